@@ -1,0 +1,264 @@
+"""Emitting a generated module: the model rendered through Jinja2 templates, then black.
+
+The per-type translations live here as small functions (construct expression, JSON
+conversion, Spark type, row value); the module's layout lives in
+``templates/module.py.j2``. The output is deterministic: same spec, same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import black
+import jinja2
+
+from . import __version__
+from .model import Field, Record, Spec, TypeRef, camel
+from .types import PRIMITIVES
+
+TEMPLATES = Path(__file__).with_name("templates")
+HEADER_HASH_PREFIX = "# content sha256: "
+
+
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["pyrepr"] = repr
+    env.filters["camel"] = camel
+    return env
+
+
+class ModuleEmitter:
+    """Everything the module template needs, computed from one :class:`Spec`."""
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+
+    # -- construct objects -------------------------------------------------------------
+
+    def prim(self, name: str) -> str:
+        return PRIMITIVES[name].construct(self.spec.endian)
+
+    def type_construct(self, ref: TypeRef) -> str:
+        if ref.kind == "prim":
+            base = self.prim(ref.name)
+            if ref.enum:
+                return f"rt.EnumField({base}, {camel(ref.enum)})"
+            return base
+        if ref.kind in ("str", "bytes"):
+            encoding = repr(ref.encoding) if ref.kind == "str" else None
+            if ref.size_is_prefix:
+                args = self.prim(ref.size) + (f", {encoding}" if encoding else "")
+                return f"rt.LengthPrefixedBytes({args})"
+            size = ref.size if isinstance(ref.size, int) else f"lambda this: {ref.size}"
+            return f"rt.SizedBytes({size}" + (f", {encoding})" if encoding else ")")
+        if ref.kind == "record":
+            body = ref.name
+            if ref.size_is_prefix:
+                return f"rt.SizePrefixed({self.prim(ref.size)}, {body})"
+            return body
+        if ref.kind == "switch":
+            enum = camel(ref.enum)
+            cases = ", ".join(
+                f"{enum}.{case}: {self.type_construct(sub)}" for case, sub in ref.cases.items()
+            )
+            return f"Switch(this.{ref.switch_on}, {{{cases}}})"
+        if ref.kind == "empty":
+            return "rt.Empty()"
+        raise AssertionError(ref.kind)
+
+    def field_construct(self, field: Field, record: Record) -> str:
+        ref = field.type
+        if ref.kind == "presence":
+            return f"rt.Presence(0x{field.tag:02x})"
+        if field.const is not None:
+            expr = f"Const({field.const:#x}, {self.type_construct(ref)})"
+        elif field.checksum is not None:
+            items = ", ".join(self.checksum_item(item, record) for item in field.checksum.items)
+            expr = f"rt_checksum.Checksum({self.type_construct(ref)}, {field.checksum.algorithm!r}, {items})"
+        else:
+            expr = self.type_construct(ref)
+        if field.repeat == "eos":
+            expr = f"rt.RepeatEos({expr})"
+        elif field.repeat == "tagged":
+            tag = self.spec.records[ref.name].tag
+            extra = f", min_count={field.min_count}" if field.min_count else ""
+            expr = f"rt.RepeatWhileTag({expr}, 0x{tag:02x}{extra})"
+        elif isinstance(field.repeat, dict):
+            count = field.repeat["count"]
+            count = count if isinstance(count, int) else f"lambda this: {count}"
+            expr = f"rt.RepeatCount({expr}, {count})"
+        if field.tag is not None:
+            optional = ", optional=True" if field.optional else ""
+            expr = f"rt.Tagged(0x{field.tag:02x}, {expr}{optional})"
+        return expr
+
+    def checksum_item(self, item, record: Record) -> str:
+        if item.kind == "raw":
+            target = record.field(item.field)
+            skip = 1 if target.tag is not None else 0
+            if target.type.size_is_prefix:
+                skip += PRIMITIVES[target.type.size].size
+            return f"rt_checksum.raw({item.field!r}, skip={skip})"
+        encoder = self.prim(item.encoder)
+        if item.kind == "each":
+            return f"rt_checksum.each({item.field!r}, {item.member!r}, {encoder})"
+        return f"rt_checksum.value(lambda this: {item.expression}, {encoder})"
+
+    # -- JSON form -> model ------------------------------------------------------------
+
+    def from_json(self, ref: TypeRef, expr: str) -> str:
+        if ref.kind == "prim":
+            if ref.enum:
+                return f"rt_codec.enum_from_json({camel(ref.enum)}, {expr})"
+            kind = PRIMITIVES[ref.name].kind
+            if kind == "int":
+                return f"rt_codec.int_from_json({expr})"
+            if kind == "float":
+                return f"rt_codec.float_from_json({expr})"
+            return expr
+        if ref.kind == "bytes":
+            return f"rt_codec.bytes_from_json({expr})"
+        if ref.kind == "record":
+            return f"{ref.name}_from_dict({expr})"
+        if ref.kind == "presence":
+            return f"bool({expr})"
+        return expr
+
+    def field_from_json(self, field: Field, record: Record) -> str:
+        ref = field.type
+        key = repr(field.name)
+        if ref.kind == "switch":
+            enum = camel(ref.enum)
+            conv = f"_{record.name}_{field.name}_from_json"
+            selector = f"rt_codec.enum_from_json({enum}, d[{ref.switch_on!r}])"
+            return f"{conv}[{selector}](d.get({key}))"
+        if field.repeat is not None:
+            inner = self.from_json(ref, "item")
+            return f"[{inner} for item in d.get({key}) or []]"
+        if field.optional:
+            return f"None if d.get({key}) is None else {self.from_json(ref, f'd[{key}]')}"
+        if ref.kind == "presence":
+            return f"bool(d.get({key}, False))"
+        return self.from_json(ref, f"d[{key}]")
+
+    def switch_converters(self, record: Record) -> list[tuple[str, str, list[tuple[str, str]]]]:
+        """Module-level tables for switch fields: case -> JSON converter."""
+        out = []
+        for field in record.fields:
+            if field.type.kind == "switch":
+                enum = camel(field.type.enum)
+                cases = [
+                    (f"{enum}.{case}", f"lambda v: {self.from_json(sub, 'v')}" if sub.kind != "empty" else "lambda v: None")
+                    for case, sub in field.type.cases.items()
+                ]
+                out.append((f"_{record.name}_{field.name}_from_json", field.name, cases))
+        return out
+
+    # -- Spark -------------------------------------------------------------------------
+
+    def spark_type(self, ref: TypeRef) -> str:
+        if ref.kind == "prim":
+            return "StringType()" if ref.enum else PRIMITIVES[ref.name].spark
+        if ref.kind == "str":
+            return "StringType()"
+        if ref.kind == "bytes":
+            return "BinaryType()"
+        if ref.kind == "presence":
+            return "BooleanType()"
+        if ref.kind == "record":
+            return f"{ref.name}_spark_type()"
+        if ref.kind == "switch":
+            cols = ", ".join(
+                f"StructField({case.lower()!r}, {self.spark_type(sub)}, True)"
+                for case, sub in ref.cases.items()
+                if sub.kind != "empty"
+            )
+            return f"StructType([{cols}])"
+        raise AssertionError(ref.kind)
+
+    def spark_fields(self, record: Record) -> list[tuple[str, str, bool]]:
+        out = []
+        for field in record.fields:
+            if field.spark_skip:
+                continue
+            dtype = self.spark_type(field.type)
+            if field.repeat is not None:
+                dtype = f"ArrayType({dtype}, False)"
+            nullable = field.optional or field.type.kind == "switch"
+            out.append((field.name, dtype, nullable))
+        return out
+
+    def row_value(self, ref: TypeRef, expr: str) -> str:
+        if ref.kind == "prim":
+            if ref.enum:
+                return f"{expr}.name"
+            if PRIMITIVES[ref.name].spark.startswith("Decimal"):
+                return f"Decimal({expr})"
+            return expr
+        if ref.kind == "record":
+            return f"{ref.name}_to_row({expr})"
+        if ref.kind == "switch":
+            return f"rt_codec.switch_row({expr}, {self.switch_case_names(ref)})"
+        return expr
+
+    def switch_case_names(self, ref: TypeRef) -> str:
+        enum = camel(ref.enum)
+        return "(" + "".join(
+            f"{enum}.{case}, " for case, sub in ref.cases.items() if sub.kind != "empty"
+        ) + ")"
+
+    def field_row(self, field: Field) -> str:
+        ref = field.type
+        if ref.kind == "switch":
+            return f"rt_codec.switch_row(m[{ref.switch_on!r}], m[{field.name!r}], {self.switch_case_names(ref)})"
+        value = f"m[{field.name!r}]"
+        if field.repeat is not None:
+            return f"[{self.row_value(ref, 'item')} for item in {value}]"
+        converted = self.row_value(ref, value)
+        if field.optional and converted != value:
+            return f"None if {value} is None else {converted}"
+        return converted
+
+    def uses_decimal(self) -> bool:
+        return any(
+            PRIMITIVES[f.type.name].spark.startswith("Decimal")
+            for r in self.spec.records.values()
+            for f in r.fields
+            if f.type.kind == "prim" and not f.type.enum and not f.spark_skip
+        )
+
+
+def render(spec: Spec) -> str:
+    """The generated module for ``spec``, formatted and headed, as text."""
+    emitter = ModuleEmitter(spec)
+    body = _env().get_template("module.py.j2").render(
+        spec=spec,
+        e=emitter,
+        records=[spec.records[name] for name in spec.record_order()],
+        version=__version__,
+    )
+    body = black.format_str(body, mode=black.Mode(line_length=100))
+    return with_header(body)
+
+
+def with_header(body: str) -> str:
+    """Put the content hash in the header, so hand edits are detectable."""
+    digest = hashlib.sha256(body.encode()).hexdigest()
+    first, rest = body.split("\n", 1)
+    return f"{first}\n{HEADER_HASH_PREFIX}{digest}\n{rest}"
+
+
+def content_is_untouched(text: str) -> bool:
+    first, _, rest = text.partition("\n")
+    recorded, _, body = rest.partition("\n")
+    if not recorded.startswith(HEADER_HASH_PREFIX):
+        return False
+    digest = hashlib.sha256(f"{first}\n{body}".encode()).hexdigest()
+    return recorded[len(HEADER_HASH_PREFIX):] == digest

@@ -1,0 +1,67 @@
+"""``wirespec generate``: every spec under ``specs/`` -> a module under ``generated/``.
+
+    >>> from pathlib import Path
+    >>> sorted(p.name for p in spec_files(Path("specs")))[:1]
+    ['plainbuffer.yaml']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .emitter import content_is_untouched, render
+from .loader import load
+from .model import build_model
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def spec_files(specs_dir: Path) -> list[Path]:
+    return sorted(specs_dir.glob("*.yaml"))
+
+
+def render_spec(path: Path, root: Path = ROOT) -> tuple[str, str]:
+    """(format name, module text) for one spec file."""
+    try:
+        display = str(path.resolve().relative_to(root))
+    except ValueError:
+        display = path.name
+    spec = build_model(load(path, display))
+    return spec.format, render(spec)
+
+
+@dataclass
+class Outcome:
+    path: Path
+    status: str
+    """fresh | written | stale | edited | missing | orphan"""
+
+
+def generate(specs_dir: Path, out_dir: Path, *, check: bool) -> list[Outcome]:
+    """Render every spec; write (or, with ``check``, only compare) the modules."""
+    outcomes = []
+    expected = {}
+    for spec_path in spec_files(specs_dir):
+        name, text = render_spec(spec_path)
+        expected[out_dir / f"{name}.py"] = text
+    for path, text in expected.items():
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current == text:
+            outcomes.append(Outcome(path, "fresh"))
+            continue
+        if check:
+            if current is None:
+                status = "missing"
+            elif not content_is_untouched(current):
+                status = "edited"
+            else:
+                status = "stale"
+            outcomes.append(Outcome(path, status))
+        else:
+            path.write_text(text, encoding="utf-8")
+            outcomes.append(Outcome(path, "written"))
+    for path in sorted(out_dir.glob("*.py")):
+        if path.name != "__init__.py" and path not in expected:
+            outcomes.append(Outcome(path, "orphan"))
+    return outcomes

@@ -1,0 +1,113 @@
+"""Loading a spec file: YAML with line numbers, then JSON Schema validation.
+
+Every error names the file, the line and the key path:
+
+    specs/plainbuffer.yaml:42: records.cell.fields[1].type: unknown type 'int33'
+
+:func:`load` returns the plain data plus a :class:`Lines` index; the model builder
+(:mod:`generator.model`) uses the same index for its semantic errors.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from runtime.errors import SpecError
+
+SCHEMA_PATH = Path(__file__).with_name("spec.schema.json")
+
+
+@functools.cache
+def _validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(SCHEMA_PATH.read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def key_path(parts) -> str:
+    """``("records", "cell", "fields", 1, "type")`` -> ``records.cell.fields[1].type``."""
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
+    return out
+
+
+class Lines:
+    """The source line of every key path in a YAML document."""
+
+    def __init__(self, file: str):
+        self.file = file
+        self._lines: dict[tuple, int] = {}
+
+    def record(self, parts: tuple, line: int) -> None:
+        self._lines[parts] = line
+
+    def line(self, parts) -> int | None:
+        parts = tuple(parts)
+        while parts not in self._lines and parts:
+            parts = parts[:-1]
+        return self._lines.get(parts)
+
+    def error(self, parts, message: str) -> SpecError:
+        return SpecError(message, file=self.file, line=self.line(parts), key=key_path(parts))
+
+
+def _to_python(node, parts: tuple, lines: Lines):
+    lines.record(parts, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        out = {}
+        for key_node, value_node in node.value:
+            key = yaml.safe_load(yaml.serialize(key_node))
+            if key in out:
+                raise lines.error(parts + (key,), f"duplicate key {key!r}")
+            lines.record(parts + (key,), key_node.start_mark.line + 1)
+            out[key] = _to_python(value_node, parts + (key,), lines)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_to_python(item, parts + (i,), lines) for i, item in enumerate(node.value)]
+    return yaml.safe_load(yaml.serialize(node))
+
+
+class LoadedSpec:
+    """The validated YAML of one spec, with its path, sha256 and line index."""
+
+    def __init__(self, path: Path, display: str, text: str, data: dict, lines: Lines):
+        self.path, self.display, self.text, self.data, self.lines = path, display, text, data, lines
+        self.sha256 = hashlib.sha256(text.encode()).hexdigest()
+
+
+def load(path: Path, display: str | None = None) -> LoadedSpec:
+    """Read, parse and schema-validate one spec file."""
+    display = display or str(path)
+    text = path.read_text(encoding="utf-8")
+    lines = Lines(display)
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise SpecError(
+            f"not valid YAML: {getattr(err, 'problem', err)}",
+            file=display,
+            line=mark.line + 1 if mark else None,
+        ) from None
+    if node is None:
+        raise SpecError("empty spec", file=display, line=1)
+    data = _to_python(node, (), lines)
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        err = min(errors, key=lambda e: -len(e.absolute_path))
+        raise lines.error(list(err.absolute_path), _schema_message(err))
+    return LoadedSpec(path, display, text, data, lines)
+
+
+def _schema_message(err: jsonschema.ValidationError) -> str:
+    if err.validator == "additionalProperties":
+        return f"unknown key: {err.message.split('(')[-1].rstrip(')')}"
+    if err.validator == "oneOf":
+        return f"not a valid form for this key: {err.instance!r}"
+    return err.message

@@ -1,0 +1,339 @@
+"""The format model: a validated spec as typed objects, independent of any target.
+
+:func:`build_model` turns a :class:`~generator.loader.LoadedSpec` into a :class:`Spec`
+and checks what JSON Schema cannot: unknown types and enums, duplicate names, enum
+value clashes, dangling references and fields used before they are read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional, Union
+
+from .expressions import translate
+from .loader import LoadedSpec, Lines
+from .types import PRIMITIVES, SPECIAL_TYPES
+
+
+@dataclasses.dataclass
+class EnumValue:
+    name: str
+    value: int
+    doc: str
+
+
+@dataclasses.dataclass
+class Enum:
+    name: str
+    doc: str
+    type: str
+    values: list[EnumValue]
+    flags: bool = False
+
+    @property
+    def class_name(self) -> str:
+        return camel(self.name)
+
+
+@dataclasses.dataclass
+class TypeRef:
+    """What a field (or a switch case) holds on the wire."""
+
+    kind: str
+    """prim | record | str | bytes | switch | presence | empty"""
+    name: str = ""
+    size: Union[None, int, str] = None
+    """For str/bytes/record: a length-prefix primitive name, a byte count, or an expression."""
+    size_is_prefix: bool = False
+    enum: Optional[str] = None
+    encoding: str = "utf8"
+    switch_on: str = ""
+    cases: dict[str, "TypeRef"] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class ChecksumItem:
+    kind: str
+    """raw | each | value"""
+    field: str = ""
+    member: str = ""
+    expression: str = ""
+    encoder: str = ""
+
+
+@dataclasses.dataclass
+class Checksum:
+    algorithm: str
+    items: list[ChecksumItem]
+
+
+@dataclasses.dataclass
+class Field:
+    name: str
+    doc: str
+    type: TypeRef
+    line: Optional[int]
+    tag: Optional[int] = None
+    optional: bool = False
+    repeat: Union[None, str, dict] = None
+    min_count: int = 0
+    const: Optional[int] = None
+    checksum: Optional[Checksum] = None
+    spark_skip: bool = False
+    spark_type: str = ""
+
+    @property
+    def computed(self) -> bool:
+        """Written by the builder itself, so models need not carry it."""
+        return self.const is not None or self.checksum is not None
+
+
+@dataclasses.dataclass
+class Record:
+    name: str
+    doc: str
+    fields: list[Field]
+    line: Optional[int]
+    tag: Optional[int] = None
+    spark_row: str = ""
+
+    def field(self, name: str) -> Field:
+        return next(f for f in self.fields if f.name == name)
+
+
+@dataclasses.dataclass
+class Spec:
+    format: str
+    title: str
+    doc: str
+    endian: str
+    default_record: str
+    enums: dict[str, Enum]
+    records: dict[str, Record]
+    source: LoadedSpec
+
+    def record_order(self) -> list[str]:
+        """Records with every dependency before its user (leaves first)."""
+        order: list[str] = []
+        seen: set[str] = set()
+
+        def visit(name: str) -> None:
+            if name in seen:
+                return
+            seen.add(name)
+            for dep in record_dependencies(self.records[name]):
+                visit(dep)
+            order.append(name)
+
+        for name in self.records:
+            visit(name)
+        return order
+
+
+def camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def record_dependencies(record: Record) -> list[str]:
+    deps = []
+    for field in record.fields:
+        refs = [field.type] + list(field.type.cases.values())
+        deps += [t.name for t in refs if t.kind == "record"]
+    return deps
+
+
+class _Builder:
+    def __init__(self, loaded: LoadedSpec):
+        self.loaded = loaded
+        self.lines: Lines = loaded.lines
+        self.data = loaded.data
+        self.endian = self.data.get("endian", "le")
+
+    def error(self, parts, message):
+        return self.lines.error(parts, message)
+
+    def build(self) -> Spec:
+        data = self.data
+        enums = {name: self.enum(name, body) for name, body in data.get("enums", {}).items()}
+        self.enums = enums
+        record_names = set(data["records"])
+        self.record_names = record_names
+        clash = record_names & set(PRIMITIVES) | record_names & set(SPECIAL_TYPES)
+        if clash:
+            name = sorted(clash)[0]
+            raise self.error(("records", name), f"record name {name!r} is a built-in type")
+        records = {name: self.record(name, body) for name, body in data["records"].items()}
+        if data["default_record"] not in records:
+            raise self.error(("default_record",), f"no record named {data['default_record']!r}")
+        return Spec(
+            format=data["format"],
+            title=data.get("title", data["format"]),
+            doc=data["doc"],
+            endian=self.endian,
+            default_record=data["default_record"],
+            enums=enums,
+            records=records,
+            source=self.loaded,
+        )
+
+    def enum(self, name: str, body: dict) -> Enum:
+        where = ("enums", name)
+        if body["type"] not in PRIMITIVES or PRIMITIVES[body["type"]].kind != "int":
+            raise self.error(where + ("type",), f"enum type must be an integer, not {body['type']!r}")
+        values, seen = [], {}
+        for member, spec in body["values"].items():
+            value = spec["value"]
+            if value in seen:
+                raise self.error(
+                    where + ("values", member),
+                    f"value {value} of {member!r} clashes with {seen[value]!r}",
+                )
+            seen[value] = member
+            values.append(EnumValue(member, value, spec["doc"]))
+        return Enum(name, body["doc"], body["type"], values, body.get("flags", False))
+
+    def record(self, name: str, body: dict) -> Record:
+        where = ("records", name)
+        fields: list[Field] = []
+        for i, raw in enumerate(body["fields"]):
+            parts = where + ("fields", i)
+            if any(f.name == raw["name"] for f in fields):
+                raise self.error(parts + ("name",), f"duplicate field name {raw['name']!r}")
+            fields.append(self.field(raw, parts, fields))
+        record = Record(name, body["doc"], fields, self.lines.line(where), body.get("tag"))
+        spark = body.get("spark", {})
+        if "row" in spark:
+            target = next((f for f in fields if f.name == spark["row"]), None)
+            if target is None or target.repeat is None or target.type.kind != "record":
+                raise self.error(where + ("spark", "row"), "must name a repeated record field")
+            record.spark_row = spark["row"]
+        return record
+
+    def typeref(self, raw: Union[str, dict], parts, siblings) -> TypeRef:
+        if isinstance(raw, str):
+            raw = {"type": raw}
+        name = raw["type"]
+        size = raw.get("size")
+        if name in ("str", "bytes"):
+            if size is None:
+                raise self.error(parts + ("size",), f"{name} needs a size")
+            ref = TypeRef(name, name, encoding=raw.get("encoding", "utf8"))
+        elif name in ("presence", "empty"):
+            ref = TypeRef(name, name)
+        elif name in PRIMITIVES:
+            ref = TypeRef("prim", name)
+        elif name in self.record_names:
+            ref = TypeRef("record", name)
+        else:
+            raise self.error(parts + ("type",), f"unknown type {name!r}")
+        if size is not None:
+            if isinstance(size, str) and size in PRIMITIVES:
+                if PRIMITIVES[size].kind != "int":
+                    raise self.error(parts + ("size",), f"length prefix {size!r} is not an integer")
+                ref.size, ref.size_is_prefix = size, True
+            elif isinstance(size, int):
+                ref.size = size
+            else:
+                ref.size = self.expression(size, parts + ("size",), siblings)
+        if raw.get("enum"):
+            if raw["enum"] not in self.enums:
+                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}")
+            if ref.kind != "prim":
+                raise self.error(parts + ("enum",), "only integers can be enums")
+            ref.enum = raw["enum"]
+        return ref
+
+    def expression(self, text: str, parts, siblings) -> str:
+        try:
+            return translate(text, {f.name for f in siblings})
+        except ValueError as err:
+            raise self.error(parts, str(err)) from None
+
+    def field(self, raw: dict, parts, siblings: list[Field]) -> Field:
+        if "switch_on" in raw:
+            ref = self.switch(raw, parts, siblings)
+        elif "type" in raw:
+            ref = self.typeref(
+                {k: raw[k] for k in ("type", "size", "enum", "encoding") if k in raw},
+                parts,
+                siblings,
+            )
+        else:
+            raise self.error(parts, "a field needs a type or a switch_on")
+        tag = raw.get("tag")
+        optional = raw.get("optional", False)
+        if optional and tag is None:
+            raise self.error(parts + ("optional",), "an optional field needs a tag to announce it")
+        if ref.kind == "presence" and tag is None:
+            raise self.error(parts + ("type",), "presence needs a tag")
+        repeat = raw.get("repeat")
+        if repeat == "tagged":
+            target = self.data["records"].get(ref.name, {}) if ref.kind == "record" else {}
+            if "tag" not in target:
+                raise self.error(parts + ("repeat",), "repeat: tagged needs a record type with a tag")
+        elif isinstance(repeat, dict):
+            count = repeat["count"]
+            repeat = {"count": count if isinstance(count, int) else self.expression(count, parts + ("repeat", "count"), siblings)}
+        field = Field(
+            name=raw["name"],
+            doc=raw["doc"],
+            type=ref,
+            line=self.lines.line(parts),
+            tag=tag,
+            optional=optional,
+            repeat=repeat,
+            min_count=raw.get("min_count", 0),
+            const=raw.get("const"),
+        )
+        if "checksum" in raw:
+            field.checksum = self.checksum(raw["checksum"], parts + ("checksum",), siblings)
+            if ref.kind != "prim" or PRIMITIVES[ref.name].kind != "int":
+                raise self.error(parts + ("type",), "a checksum is stored as an integer")
+        spark = raw.get("spark", {})
+        field.spark_skip = spark.get("skip", field.computed)
+        field.spark_type = spark.get("type", "")
+        return field
+
+    def switch(self, raw: dict, parts, siblings) -> TypeRef:
+        on = raw["switch_on"]
+        selector = next((f for f in siblings if f.name == on), None)
+        if selector is None or selector.type.enum is None:
+            raise self.error(parts + ("switch_on",), f"{on!r} is not an earlier enum field")
+        enum = self.enums[selector.type.enum]
+        members = {v.name for v in enum.values}
+        cases = {}
+        for case, case_raw in raw.get("cases", {}).items():
+            if case not in members:
+                raise self.error(parts + ("cases", case), f"{case!r} is not a member of {enum.name}")
+            cases[case] = self.typeref(case_raw, parts + ("cases", case), siblings)
+        missing = members - set(cases)
+        if missing:
+            raise self.error(parts + ("cases",), f"no case for {sorted(missing)}")
+        return TypeRef("switch", switch_on=on, cases=cases, enum=selector.type.enum)
+
+    def checksum(self, raw: dict, parts, siblings) -> Checksum:
+        names = {f.name for f in siblings}
+        items = []
+        for i, item in enumerate(raw["over"]):
+            where = parts + ("over", i)
+            if isinstance(item, str):
+                if item not in names:
+                    raise self.error(where, f"{item!r} is not an earlier field")
+                items.append(ChecksumItem("raw", field=item))
+                continue
+            encoder = item["as"]
+            if encoder not in PRIMITIVES:
+                raise self.error(where + ("as",), f"unknown type {encoder!r}")
+            if "each" in item:
+                if item["each"] not in names:
+                    raise self.error(where + ("each",), f"{item['each']!r} is not an earlier field")
+                items.append(ChecksumItem("each", field=item["each"], member=item["member"], encoder=encoder))
+            else:
+                expr = self.expression(item["value"], where + ("value",), siblings)
+                items.append(ChecksumItem("value", expression=expr, encoder=encoder))
+        return Checksum(raw["algorithm"], items)
+
+
+def build_model(loaded: LoadedSpec) -> Spec:
+    """Check a loaded spec's meaning and return its model (raises SpecError)."""
+    return _Builder(loaded).build()

@@ -1,0 +1,72 @@
+"""The primitive types a spec can name, and what each becomes in every target.
+
+    >>> PRIMITIVES["s64"].construct("le"), PRIMITIVES["s64"].spark
+    ('Int64sl', 'LongType()')
+
+A runtime primitive (a construct class in ``runtime/``) is registered here by name, so
+a spec says ``type: uvarint`` and never imports Python.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Primitive:
+    name: str
+    kind: str
+    """Python value kind: int, float, bool, str, bytes."""
+    spark: str
+    """pyspark.sql.types expression of the Spark column."""
+    size: int | None = None
+    """Fixed byte size, when there is one."""
+    construct_le: str = ""
+    construct_be: str = ""
+    signed: bool = True
+    bits: int = 0
+
+    def construct(self, endian: str) -> str:
+        return self.construct_be if endian == "be" else self.construct_le
+
+
+def _ints() -> dict[str, Primitive]:
+    spark_unsigned = {8: "ShortType()", 16: "IntegerType()", 32: "LongType()", 64: "DecimalType(20, 0)"}
+    spark_signed = {8: "ByteType()", 16: "ShortType()", 32: "IntegerType()", 64: "LongType()"}
+    out = {}
+    for bits in (8, 16, 32, 64):
+        for signed in (False, True):
+            letter = "s" if signed else "u"
+            name = f"{letter}{bits}"
+            out[name] = Primitive(
+                name,
+                "int",
+                (spark_signed if signed else spark_unsigned)[bits],
+                bits // 8,
+                f"Int{bits}{letter}l",
+                f"Int{bits}{letter}b",
+                signed,
+                bits,
+            )
+    return out
+
+
+PRIMITIVES: dict[str, Primitive] = {
+    **_ints(),
+    "f32": Primitive("f32", "float", "FloatType()", 4, "Float32l", "Float32b"),
+    "f64": Primitive("f64", "float", "DoubleType()", 8, "Float64l", "Float64b"),
+    "bool": Primitive("bool", "bool", "BooleanType()", 1, "rt.Bool8()", "rt.Bool8()"),
+}
+"""Fixed-width primitives; ``u32`` takes the spec's ``endian``, ``u32be``/``u32le`` force one."""
+
+for _name, _prim in list(PRIMITIVES.items()):
+    if _prim.kind == "int" and _prim.bits > 8:
+        PRIMITIVES[_name + "le"] = dataclasses.replace(_prim, construct_be=_prim.construct_le)
+        PRIMITIVES[_name + "be"] = dataclasses.replace(_prim, construct_le=_prim.construct_be)
+
+SPECIAL_TYPES = {
+    "str": "length-prefixed text (size: a length type, a byte count or an expression)",
+    "bytes": "length-prefixed raw bytes",
+    "presence": "a tag byte with no content: true when present",
+    "empty": "no bytes (a type code without payload)",
+}

@@ -1,0 +1,137 @@
+"""The entry points every generated module delegates to: parse, build and the JSON form.
+
+    >>> from construct import Int8ul
+    >>> from runtime.record import Record
+    >>> parse(Record("x" / Int8ul), b"\\x05\\x06")
+    Traceback (most recent call last):
+    ...
+    runtime.errors.DecodeError: <message> at offset 1: 1 trailing byte(s) after the message
+
+The JSON form (``to_jsonable``/``from_jsonable``) is stable and lossless: bytes are
+``{"$hex": "..."}``, integers beyond 2**53 are decimal strings, and floats that JSON
+cannot hold exactly (NaN with its payload, infinities) are ``{"$f64": "<16 hex digits>"}``.
+"""
+
+from __future__ import annotations
+
+import enum
+import io
+import math
+import struct
+
+from construct import ConstructError
+
+from .errors import DecodeError, EncodeError
+from .limits import Limits
+from .record import _message
+from .stream import remaining
+
+JSON_SAFE_INT = 2**53
+
+
+def parse(construct, data, limits: dict | None = None):
+    """Parse all of ``data`` with ``construct``; trailing bytes are an error."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
+    limits_obj = Limits.from_kwargs(limits or {})
+    limits_obj.check("max_message_bytes", len(data), offset=0)
+    stream = io.BytesIO(data)
+    try:
+        model = construct.parse_stream(stream, limits=limits_obj)
+    except ConstructError as err:
+        raise DecodeError(_message(err), offset=stream.tell()) from None
+    except RecursionError:
+        raise DecodeError("nesting too deep for this Python stack", offset=stream.tell()) from None
+    left = remaining(stream)
+    if left:
+        raise DecodeError(f"{left} trailing byte(s) after the message", offset=stream.tell())
+    return model
+
+
+def build(construct, model) -> bytes:
+    """Build ``model``; any problem with it is an :class:`EncodeError` with the path."""
+    try:
+        return construct.build(model)
+    except ConstructError as err:
+        raise EncodeError(_message(err)) from None
+
+
+def to_jsonable(value):
+    """A model (construct Containers, lists, enums, bytes, ...) as plain JSON values."""
+    if isinstance(value, dict):
+        return {k: to_jsonable(v) for k, v in value.items() if not k.startswith("_")}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value) if abs(value) > JSON_SAFE_INT else value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return {"$f64": struct.pack(">d", value).hex()}
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"$hex": bytes(value).hex()}
+    if hasattr(value, "__dataclass_fields__"):
+        return {name: to_jsonable(getattr(value, name)) for name in value.__dataclass_fields__}
+    raise TypeError(f"cannot represent {type(value).__name__} in JSON")
+
+
+def bytes_from_json(value, path: str = "") -> bytes:
+    if isinstance(value, dict) and set(value) == {"$hex"}:
+        try:
+            return bytes.fromhex(value["$hex"])
+        except ValueError:
+            raise EncodeError(f"bad hex {value['$hex']!r}", path=path) from None
+    raise EncodeError(f'expected {{"$hex": ...}}, got {value!r}', path=path)
+
+
+def int_from_json(value, path: str = "") -> int:
+    if isinstance(value, bool):
+        raise EncodeError(f"expected an integer, got {value!r}", path=path)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value, 10)
+        except ValueError:
+            pass
+    raise EncodeError(f"expected an integer, got {value!r}", path=path)
+
+
+def float_from_json(value, path: str = "") -> float:
+    if isinstance(value, dict) and set(value) == {"$f64"}:
+        try:
+            return struct.unpack(">d", bytes.fromhex(value["$f64"]))[0]
+        except (ValueError, struct.error):
+            raise EncodeError(f"bad $f64 {value['$f64']!r}", path=path) from None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    raise EncodeError(f"expected a number, got {value!r}", path=path)
+
+
+def enum_from_json(enum_class, value, path: str = ""):
+    """An enum member from its name (the JSON form) or its number."""
+    try:
+        return enum_class[value] if isinstance(value, str) else enum_class(value)
+    except (KeyError, ValueError):
+        raise EncodeError(f"{value!r} is not a {enum_class.__name__}", path=path) from None
+
+
+def switch_row(selector, value, cases: tuple) -> tuple:
+    """A switch as a Spark struct: one column per case with a payload, only the selected
+    one filled."""
+    return tuple(value if selector == case else None for case in cases)
+
+
+def from_jsonable_checked(converter, d):
+    """Run a generated ``*_from_dict`` converter; a missing or mistyped key is an
+    :class:`EncodeError` instead of a KeyError."""
+    try:
+        return converter(d)
+    except KeyError as err:
+        raise EncodeError(f"missing key {err}") from None
+    except (TypeError, AttributeError) as err:
+        raise EncodeError(f"malformed JSON form: {err}") from None

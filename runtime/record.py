@@ -1,0 +1,498 @@
+"""Records, tags, repetition and size prefixes: the structural constructs of a spec.
+
+construct's ``Struct`` reports errors as ``(parsing) -> rows -> value`` without offsets
+or list indices. :class:`Record` parses the same way but turns every failure into a
+:class:`~runtime.errors.DecodeError` carrying the byte offset and a path such as
+``rows[0].attributes[3].value``, and it remembers the byte span of every field so a
+:class:`~runtime.checksum.Checksum` can be computed over raw bytes.
+
+    >>> from construct import Int8ul, Int16ul
+    >>> point = Record("x" / Int8ul, "y" / Int16ul)
+    >>> point.parse(b"\\x01\\x02\\x00")
+    Container(x=1, y=2)
+    >>> point.parse(b"\\x01\\x02")
+    Traceback (most recent call last):
+    ...
+    runtime.errors.DecodeError: y at offset 1: stream read less than specified amount, expected 2, found 1
+"""
+
+from __future__ import annotations
+
+import io
+
+from construct import Construct, ConstructError, Container, ListContainer, Subconstruct
+
+from .errors import DecodeError, EncodeError
+from .limits import current as current_limits
+from .stream import peek_byte, read_byte, read_exact, remaining
+
+
+def _message(err: Exception) -> str:
+    text = str(err)
+    # construct prefixes its messages with its own path ("Error in path (parsing) -> x");
+    # ours is more precise, so keep only the explanation.
+    if "\n" in text:
+        text = text.split("\n", 1)[1]
+    return text.strip() or type(err).__name__
+
+
+class Record(Construct):
+    """An ordered sequence of named fields, like construct's ``Struct``.
+
+    Differences that matter for wirespec:
+
+    * errors are :class:`DecodeError`/:class:`EncodeError` with offset and field path;
+    * nesting depth is checked against the ``max_depth`` limit;
+    * the context keeps each field's byte span (``_spans``) for checksums;
+    * building returns the built values (including computed checksums), so an
+      enclosing checksum can use them.
+    """
+
+    def __init__(self, *subcons):
+        super().__init__()
+        self.subcons = list(subcons)
+        self._subcons = Container((sc.name, sc) for sc in self.subcons if sc.name)
+        self.flagbuildnone = all(sc.flagbuildnone for sc in self.subcons)
+
+    def _child_context(self, context, stream):
+        depth = context.get("_depth", 0) + 1
+        child = Container(
+            _=context,
+            _params=context._params,
+            _root=None,
+            _parsing=context._parsing,
+            _building=context._building,
+            _sizing=context._sizing,
+            _subcons=self._subcons,
+            _io=stream,
+            _index=context.get("_index", None),
+            _depth=depth,
+            _spans={},
+        )
+        child._root = context.get("_root", None) or child
+        return child, depth
+
+    def _parse(self, stream, context, path):
+        context, depth = self._child_context(context, stream)
+        current_limits(context).check("max_depth", depth, offset=stream.tell())
+        obj = Container()
+        for sc in self.subcons:
+            start = stream.tell()
+            try:
+                value = sc._parsereport(stream, context, path)
+            except DecodeError as err:
+                err.add_path(sc.name)
+                raise
+            except ConstructError as err:
+                raise DecodeError(_message(err), offset=start, path=sc.name or "") from None
+            if sc.name:
+                obj[sc.name] = value
+                context[sc.name] = value
+                context._spans[sc.name] = (start, stream.tell())
+        return obj
+
+    def _build(self, obj, stream, context, path):
+        if obj is None:
+            obj = Container()
+        context, _ = self._child_context(context, stream)
+        context.update(obj)
+        for sc in self.subcons:
+            start = stream.tell()
+            try:
+                value = obj.get(sc.name) if sc.flagbuildnone else obj[sc.name]
+                if sc.name:
+                    context[sc.name] = value
+                built = sc._build(value, stream, context, path)
+            except EncodeError as err:
+                err.add_path(sc.name)
+                raise
+            except KeyError as err:
+                raise EncodeError(f"missing field {err}", path=sc.name or "") from None
+            except (ConstructError, TypeError, ValueError, AttributeError) as err:
+                raise EncodeError(_message(err), path=sc.name or "") from None
+            if sc.name:
+                context[sc.name] = built
+                context._spans[sc.name] = (start, stream.tell())
+        return context
+
+    def _sizeof(self, context, path):
+        return sum(sc._sizeof(context, path) for sc in self.subcons)
+
+
+class Tag(Construct):
+    """A fixed tag byte that must be present: ``Tag(0x03)`` parses and builds ``b"\\x03"``.
+
+    >>> Tag(0x03).parse(b"\\x04")
+    Traceback (most recent call last):
+    ...
+    runtime.errors.DecodeError: <message> at offset 0: expected tag 0x03, got 0x04
+    """
+
+    def __init__(self, tag: int):
+        super().__init__()
+        self.tag = tag
+        self.flagbuildnone = True
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        got = read_byte(stream, f"tag 0x{self.tag:02x}")
+        if got != self.tag:
+            raise DecodeError(f"expected tag 0x{self.tag:02x}, got 0x{got:02x}", offset=start)
+        return None
+
+    def _build(self, obj, stream, context, path):
+        stream.write(bytes((self.tag,)))
+        return None
+
+    def _sizeof(self, context, path):
+        return 1
+
+
+class Tagged(Subconstruct):
+    """A field preceded by a tag byte. With ``optional=True`` the field is present only
+    when the next byte is the tag, and ``None`` means absent.
+
+    >>> from construct import Int8ul
+    >>> Tagged(0x06, Int8ul, optional=True).parse(b"\\x07")
+    >>> Tagged(0x06, Int8ul, optional=True).build(1)
+    b'\\x06\\x01'
+    """
+
+    def __init__(self, tag: int, subcon, *, optional: bool = False):
+        super().__init__(subcon)
+        self.tag = tag
+        self.optional = optional
+        self.flagbuildnone = optional or subcon.flagbuildnone
+
+    def _parse(self, stream, context, path):
+        if self.optional and peek_byte(stream) != self.tag:
+            return None
+        Tag(self.tag)._parse(stream, context, path)
+        return self.subcon._parsereport(stream, context, path)
+
+    def _build(self, obj, stream, context, path):
+        if self.optional and obj is None:
+            return None
+        stream.write(bytes((self.tag,)))
+        return self.subcon._build(obj, stream, context, path)
+
+
+class Presence(Construct):
+    """A tag byte with no content that says yes by being there: parses to True/False.
+
+    >>> Presence(0x08).parse(b"\\x08"), Presence(0x08).parse(b"\\x09")
+    (True, False)
+    """
+
+    def __init__(self, tag: int):
+        super().__init__()
+        self.tag = tag
+        self.flagbuildnone = True
+
+    def _parse(self, stream, context, path):
+        if peek_byte(stream) == self.tag:
+            stream.read(1)
+            return True
+        return False
+
+    def _build(self, obj, stream, context, path):
+        if obj:
+            stream.write(bytes((self.tag,)))
+        return bool(obj)
+
+
+class _Repeat(Subconstruct):
+    """Shared parse loop: index in error paths, ``max_count`` checked as it grows."""
+
+    def _more(self, stream, context, items) -> bool:
+        raise NotImplementedError
+
+    def _parse(self, stream, context, path):
+        items = ListContainer()
+        limits = current_limits(context)
+        while self._more(stream, context, items):
+            limits.check("max_count", len(items) + 1, offset=stream.tell())
+            context._index = len(items)
+            try:
+                items.append(self.subcon._parsereport(stream, context, path))
+            except DecodeError as err:
+                err.add_path(index=len(items))
+                raise
+        return items
+
+    def _build(self, obj, stream, context, path):
+        built = ListContainer()
+        for i, item in enumerate(obj or ()):
+            context._index = i
+            try:
+                built.append(self.subcon._build(item, stream, context, path))
+            except EncodeError as err:
+                err.add_path(index=i)
+                raise
+        return built
+
+
+class RepeatEos(_Repeat):
+    """Elements back to back until the end of the stream."""
+
+    def _more(self, stream, context, items):
+        return peek_byte(stream) is not None
+
+
+class RepeatWhileTag(_Repeat):
+    """Elements while the next byte is ``tag`` (the element's own leading tag).
+
+    ``min_count`` rejects a section that the format says must not be empty.
+    """
+
+    def __init__(self, subcon, tag: int, *, min_count: int = 0):
+        super().__init__(subcon)
+        self.tag = tag
+        self.min_count = min_count
+
+    def _more(self, stream, context, items):
+        return peek_byte(stream) == self.tag
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        items = super()._parse(stream, context, path)
+        if len(items) < self.min_count:
+            raise DecodeError(
+                f"expected at least {self.min_count} element(s) starting with tag "
+                f"0x{self.tag:02x}",
+                offset=start,
+            )
+        return items
+
+    def _build(self, obj, stream, context, path):
+        if len(obj or ()) < self.min_count:
+            raise EncodeError(f"needs at least {self.min_count} element(s)")
+        return super()._build(obj, stream, context, path)
+
+
+class RepeatCount(_Repeat):
+    """Exactly ``count`` elements; ``count`` is an int or a function of the context."""
+
+    def __init__(self, subcon, count):
+        super().__init__(subcon)
+        self.count = count
+
+    def _expected(self, context):
+        return self.count(context) if callable(self.count) else self.count
+
+    def _parse(self, stream, context, path):
+        n = self._expected(context)
+        current_limits(context).check("max_count", n, offset=stream.tell())
+        return super()._parse(stream, context, path)
+
+    def _more(self, stream, context, items):
+        return len(items) < self._expected(context)
+
+    def _build(self, obj, stream, context, path):
+        n = self._expected(context)
+        if len(obj) != n:
+            raise EncodeError(f"expected {n} elements, got {len(obj)}")
+        return super()._build(obj, stream, context, path)
+
+
+class SizePrefixed(Subconstruct):
+    """A length (read by ``length_field``) followed by exactly that many bytes, which
+    ``subcon`` must consume entirely.
+
+    >>> from construct import Int32sl, Int8ul
+    >>> SizePrefixed(Int32sl, Int8ul).build(7)
+    b'\\x01\\x00\\x00\\x00\\x07'
+    """
+
+    def __init__(self, length_field, subcon):
+        super().__init__(subcon)
+        self.length_field = length_field
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        length = self.length_field._parsereport(stream, context, path)
+        current_limits(context).check("max_message_bytes", length, offset=start)
+        base = stream.tell()
+        data = read_exact(stream, length, "size-prefixed field")
+        inner = io.BytesIO(data)
+        try:
+            value = self.subcon._parsereport(inner, context, path)
+        except ConstructError as err:
+            raise DecodeError(_message(err), offset=base + inner.tell()) from None
+        except DecodeError as err:
+            err.shift(base)
+            raise
+        left = remaining(inner)
+        if left:
+            raise DecodeError(
+                f"length {length} leaves {left} byte(s) unparsed", offset=start
+            )
+        return value
+
+    def _build(self, obj, stream, context, path):
+        inner = io.BytesIO()
+        built = self.subcon._build(obj, inner, context, path)
+        data = inner.getvalue()
+        self.length_field._build(len(data), stream, context, path)
+        stream.write(data)
+        return built
+
+
+class LengthPrefixedBytes(Construct):
+    """Bytes after a length; ``encoding`` makes it a string (strict UTF-8 by default).
+
+    >>> from construct import Int32sl
+    >>> LengthPrefixedBytes(Int32sl, "utf8").parse(b"\\x02\\x00\\x00\\x00hi")
+    'hi'
+    >>> LengthPrefixedBytes(Int32sl).parse(b"\\xff\\xff\\xff\\xff")
+    Traceback (most recent call last):
+    ...
+    runtime.errors.DecodeError: <message> at offset 0: negative length -1
+    """
+
+    def __init__(self, length_field, encoding: str | None = None, errors: str = "strict"):
+        super().__init__()
+        self.length_field = length_field
+        self.encoding = encoding
+        self.errors = errors
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        length = self.length_field._parsereport(stream, context, path)
+        if length < 0:
+            raise DecodeError(f"negative length {length}", offset=start)
+        current_limits(context).check("max_string", length, offset=start)
+        data = read_exact(stream, length, "string" if self.encoding else "bytes")
+        if self.encoding is None:
+            return data
+        try:
+            return data.decode(self.encoding, self.errors)
+        except UnicodeDecodeError as err:
+            raise DecodeError(f"invalid {self.encoding}: {err.reason}", offset=start) from None
+
+    def _build(self, obj, stream, context, path):
+        if self.encoding is None:
+            if not isinstance(obj, (bytes, bytearray)):
+                raise EncodeError(f"expected bytes, got {type(obj).__name__}")
+            data = bytes(obj)
+        else:
+            if not isinstance(obj, str):
+                raise EncodeError(f"expected str, got {type(obj).__name__}")
+            data = obj.encode(self.encoding)
+        self.length_field._build(len(data), stream, context, path)
+        stream.write(data)
+        return obj
+
+
+class Bool8(Construct):
+    """One byte, 0 = False and 1 = True; any other byte is an error (so rebuilds are
+    byte-exact).
+
+    >>> Bool8().parse(b"\\x01"), Bool8().build(False)
+    (True, b'\\x00')
+    """
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        b = read_byte(stream, "boolean")
+        if b > 1:
+            raise DecodeError(f"boolean byte must be 0 or 1, got 0x{b:02x}", offset=start)
+        return b == 1
+
+    def _build(self, obj, stream, context, path):
+        if not isinstance(obj, bool):
+            raise EncodeError(f"expected bool, got {type(obj).__name__}")
+        stream.write(b"\x01" if obj else b"\x00")
+        return obj
+
+    def _sizeof(self, context, path):
+        return 1
+
+
+class EnumField(Subconstruct):
+    """An integer that must be one of an ``enum.IntEnum``'s members.
+
+    >>> import enum
+    >>> from construct import Int8ul
+    >>> class Op(enum.IntEnum):
+    ...     DELETE = 1
+    >>> EnumField(Int8ul, Op).parse(b"\\x01")
+    <Op.DELETE: 1>
+    >>> EnumField(Int8ul, Op).build("DELETE")
+    b'\\x01'
+    """
+
+    def __init__(self, subcon, enum_class):
+        super().__init__(subcon)
+        self.enum_class = enum_class
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        raw = self.subcon._parsereport(stream, context, path)
+        try:
+            return self.enum_class(raw)
+        except ValueError:
+            raise DecodeError(
+                f"{raw} (0x{raw:02x}) is not a known {self.enum_class.__name__}", offset=start
+            ) from None
+
+    def _build(self, obj, stream, context, path):
+        try:
+            member = self.enum_class[obj] if isinstance(obj, str) else self.enum_class(obj)
+        except (KeyError, ValueError):
+            raise EncodeError(f"{obj!r} is not a {self.enum_class.__name__}") from None
+        self.subcon._build(int(member), stream, context, path)
+        return member
+
+
+class Empty(Construct):
+    """No bytes at all; parses to None (a type code whose value has no payload)."""
+
+    def __init__(self):
+        super().__init__()
+        self.flagbuildnone = True
+
+    def _parse(self, stream, context, path):
+        return None
+
+    def _build(self, obj, stream, context, path):
+        return None
+
+    def _sizeof(self, context, path):
+        return 0
+
+
+class SizedBytes(Construct):
+    """Bytes whose length is fixed or comes from earlier fields (``size`` is an int or a
+    function of the context); ``encoding`` makes it a string.
+
+    >>> SizedBytes(lambda this: 2).parse(b"hi")
+    b'hi'
+    """
+
+    def __init__(self, size, encoding: str | None = None):
+        super().__init__()
+        self.size = size
+        self.encoding = encoding
+
+    def _length(self, context) -> int:
+        return self.size(context) if callable(self.size) else self.size
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        length = self._length(context)
+        current_limits(context).check("max_string", length, offset=start)
+        data = read_exact(stream, length, "string" if self.encoding else "bytes")
+        if self.encoding is None:
+            return data
+        try:
+            return data.decode(self.encoding)
+        except UnicodeDecodeError as err:
+            raise DecodeError(f"invalid {self.encoding}: {err.reason}", offset=start) from None
+
+    def _build(self, obj, stream, context, path):
+        data = obj.encode(self.encoding) if self.encoding else bytes(obj)
+        if len(data) != self._length(context):
+            raise EncodeError(f"expected {self._length(context)} bytes, got {len(data)}")
+        stream.write(data)
+        return obj
