@@ -27,7 +27,7 @@ import operator
 
 from construct import Construct, SizeofError
 
-from .errors import DecodeError, EncodeError
+from .errors import DecodeError, EncodeError, SpecError
 from .stream import read_byte, read_exact, remaining
 
 # Total encoded length announced by each possible first byte: trailing ones + 1.
@@ -102,6 +102,8 @@ def read_uvar(stream, bits: int = 64, what: str = "varint") -> int:
     start = stream.tell()
     first = read_byte(stream, what)
     n = _LENGTH[first]
+    if n == 1:
+        return first >> 1  # the common case, and 7 bits fit every width
     try:
         rest = read_exact(stream, n - 1, what)
     except DecodeError:
@@ -167,7 +169,7 @@ class _VarIntBase(Construct):
     def __init__(self, bits: int = 64):
         super().__init__()
         if bits not in (8, 16, 32, 64):
-            raise ValueError(f"bits must be 8, 16, 32 or 64, not {bits!r}")
+            raise SpecError(f"bits must be 8, 16, 32 or 64, not {bits!r}")
         self.bits = bits
 
     def _parse(self, stream, context, path):
