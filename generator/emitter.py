@@ -62,6 +62,9 @@ class ModuleEmitter:
             body = ref.name
             if ref.size_is_prefix:
                 return f"rt.SizePrefixed({self.prim(ref.size)}, {body})"
+            if ref.size is not None:
+                size = ref.size if isinstance(ref.size, int) else f"lambda this: {ref.size}"
+                return f"rt.Sized({size}, {body})"
             return body
         if ref.kind == "switch":
             enum = camel(ref.enum)

@@ -101,13 +101,16 @@ def load(path: Path, display: str | None = None) -> LoadedSpec:
     errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         err = min(errors, key=lambda e: -len(e.absolute_path))
-        raise lines.error(list(err.absolute_path), _schema_message(err))
+        parts = list(err.absolute_path)
+        if err.validator == "additionalProperties":
+            unknown = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+            parts.append(unknown[0])
+            raise lines.error(parts, f"unknown key {unknown[0]!r}")
+        raise lines.error(parts, _schema_message(err))
     return LoadedSpec(path, display, text, data, lines)
 
 
 def _schema_message(err: jsonschema.ValidationError) -> str:
-    if err.validator == "additionalProperties":
-        return f"unknown key: {err.message.split('(')[-1].rstrip(')')}"
     if err.validator == "oneOf":
         return f"not a valid form for this key: {err.instance!r}"
     return err.message

@@ -379,10 +379,28 @@ def loads(data: bytes):
         text = escaped.translate(_SURROGATES_TO_FFFD)
     decoder = _DECODER_NEG_ZERO if b"-0" in data else _DECODER
     try:
-        return decoder.decode(text)
+        doc = decoder.decode(text)
     except json.JSONDecodeError as err:
         where = (escaped or text)[: err.pos].encode("utf-8", "surrogateescape")
         raise DecodeError(f"malformed JSON: {err.msg}", offset=len(where)) from None
     except (ValueError, RecursionError) as err:
         # ints longer than Python's digit limit, NaN/Infinity, nesting deeper than the stack
         raise DecodeError(f"malformed JSON: {err}", offset=0) from None
+    # A lone surrogate escape (\\ud800) reads as U+FFFD in Go; only look when one may exist.
+    if b"\\ud" in data or b"\\uD" in data:
+        return _replace_lone_surrogates(doc)
+    return doc
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _replace_lone_surrogates(doc):
+    """``doc`` with every lone surrogate in its strings (keys too) replaced by U+FFFD."""
+    if type(doc) is str:
+        return _LONE_SURROGATE.sub("\ufffd", doc)
+    if type(doc) is list:
+        return [_replace_lone_surrogates(v) for v in doc]
+    if type(doc) is dict:
+        return {_replace_lone_surrogates(k): _replace_lone_surrogates(v) for k, v in doc.items()}
+    return doc

@@ -338,6 +338,47 @@ class SizePrefixed(Subconstruct):
         return built
 
 
+class Sized(Subconstruct):
+    """Exactly ``size`` bytes (an int or a function of the context) that ``subcon`` must
+    consume entirely, e.g. an event body whose size the header gives.
+
+    >>> from construct import Int8ul
+    >>> Sized(lambda this: 1, Int8ul).parse(b"\\x07")
+    7
+    """
+
+    def __init__(self, size, subcon):
+        super().__init__(subcon)
+        self.size = size
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        size = self.size(context) if callable(self.size) else self.size
+        data = read_exact(stream, size, "sized field")
+        inner = io.BytesIO(data)
+        try:
+            value = self.subcon._parsereport(inner, context, path)
+        except ConstructError as err:
+            raise DecodeError(_message(err), offset=start + inner.tell()) from None
+        except DecodeError as err:
+            err.shift(start)
+            raise
+        left = remaining(inner)
+        if left:
+            raise DecodeError(f"size {size} leaves {left} byte(s) unparsed", offset=start)
+        return value
+
+    def _build(self, obj, stream, context, path):
+        inner = io.BytesIO()
+        built = self.subcon._build(obj, inner, context, path)
+        data = inner.getvalue()
+        size = self.size(context) if callable(self.size) else self.size
+        if len(data) != size:
+            raise EncodeError(f"built {len(data)} bytes where the size says {size}")
+        stream.write(data)
+        return built
+
+
 class LengthPrefixedBytes(Construct):
     """Bytes after a length; ``encoding`` makes it a string (strict UTF-8 by default).
 

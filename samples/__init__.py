@@ -1,0 +1,1 @@
+"""Realistic sample messages of every format, written by ``make_samples.py``."""

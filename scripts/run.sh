@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The main job: set up, regenerate the codecs, rebuild the samples and decode every
+# shipped sample of every format (JSON next to each input, under out/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+.venv/bin/wirespec generate
+.venv/bin/python samples/make_samples.py
+.venv/bin/python -m samples.decode_all --output out
