@@ -13,14 +13,21 @@ or list indices. :class:`Record` parses the same way but turns every failure int
     >>> point.parse(b"\\x01\\x02")
     Traceback (most recent call last):
     ...
-    runtime.errors.DecodeError: y at offset 1: stream read less than specified amount, expected 2, found 1
+    runtime.errors.DecodeError: y at offset 1: truncated: expected 2, found 1
 """
 
 from __future__ import annotations
 
 import io
 
-from construct import Construct, ConstructError, Container, ListContainer, Subconstruct
+from construct import (
+    Construct,
+    ConstructError,
+    Container,
+    ListContainer,
+    StreamError,
+    Subconstruct,
+)
 
 from .errors import DecodeError, EncodeError
 from .limits import current as current_limits
@@ -28,6 +35,8 @@ from .stream import peek_byte, read_byte, read_exact, remaining
 
 
 def _message(err: Exception) -> str:
+    if isinstance(err, StreamError):
+        return "truncated: " + str(err).rsplit("amount, ", 1)[-1]
     text = str(err)
     # construct prefixes its messages with its own path ("Error in path (parsing) -> x");
     # ours is more precise, so keep only the explanation.
