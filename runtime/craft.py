@@ -26,9 +26,10 @@ event model of :mod:`runtime.ticdc`; :func:`encode_events` batches like tiflow d
 from __future__ import annotations
 
 import struct
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from construct import Construct, Container, ListContainer, SizeofError, evaluate
+from construct.expr import ExprMixin
 
 from . import limits as _limits
 from .errors import DecodeError, EncodeError
@@ -181,9 +182,7 @@ class _Chunk(Construct):
         return f"{self._emit_instance(code)}._build_n(obj, io, {self._emit_count()})"
 
     def _emit_count(self) -> str:
-        from construct.expr import ExprMixin
-
-        if isinstance(self.count, int) or isinstance(self.count, ExprMixin):
+        if isinstance(self.count, (int, ExprMixin)):
             return repr(self.count)
         raise NotImplementedError
 
@@ -658,3 +657,686 @@ class TermDictionary(_Region):
         if terms:
             out += write_uvarint(len(terms))
             self._chunk.pack(terms, len(terms), out)
+
+
+# -------------------------------------------------------------------------------------
+# Column values (research §7)
+# -------------------------------------------------------------------------------------
+def value_kind(type_code: int, flags: int) -> str | None:
+    """The encoding of a column's value (``VALUE_ENCODINGS``, with "int" resolved by the
+    Unsigned flag), or None for an unknown type code.
+
+    >>> value_kind(3, 0), value_kind(3, 0x80), value_kind(13, 0x80), value_kind(99, 0)
+    ('sint', 'uint', 'sint', None)
+    """
+    kind = VALUE_ENCODINGS.get(type_code)
+    if kind == "int":
+        return "uint" if flags & FLAG_UNSIGNED else "sint"
+    return kind
+
+
+def decode_value(type_code: int, flags: int, raw: bytes | None):
+    """The typed value of the value bytes of one column (offsets in errors are into ``raw``).
+
+    >>> decode_value(3, 0, bytes.fromhex("a01f")), decode_value(8, 0x80, b"\\x01")
+    (2000, 1)
+    >>> decode_value(4, 0, bytes(7))
+    Traceback (most recent call last):
+    ...
+    runtime.errors.DecodeError: <message> at offset 0: float64 value needs 8 bytes, got 7
+    """
+    kind = value_kind(type_code, flags)
+    if kind is None:
+        raise DecodeError(f"unknown column type code {type_code}", offset=0)
+    if raw is None:
+        return None
+    if kind == "bytes":
+        return raw
+    if kind == "text":
+        return _decode_text(raw, "utf-8", 0)
+    if kind == "float64":
+        if len(raw) != 8:
+            raise DecodeError(f"float64 value needs 8 bytes, got {len(raw)}", offset=0)
+        return _DOUBLE.unpack(raw)[0]
+    if kind == "null":
+        raise DecodeError(f"type code {type_code} is always NULL but has a value", offset=0)
+    value, used = (read_zigzag if kind == "sint" else read_uvarint)(raw, 0)
+    if used != len(raw):
+        raise DecodeError(f"{len(raw) - used} bytes after the varint value", offset=used)
+    return value
+
+
+def encode_value(type_code: int, flags: int, value) -> bytes | None:
+    """The value bytes of one column, or None for NULL.
+
+    >>> encode_value(3, 0, -128).hex(), encode_value(13, 0x80, 2021).hex(), encode_value(6, 0, None)
+    ('ff01', 'ca1f', None)
+    """
+    kind = value_kind(type_code, flags)
+    if kind is None:
+        raise EncodeError(f"unknown column type code {type_code!r}")
+    if value is None:
+        return None
+    if kind == "bytes":
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return bytes(value)
+    elif kind == "text":
+        if isinstance(value, str):
+            return value.encode("utf-8", "surrogateescape")
+    elif kind == "float64":
+        if isinstance(value, float):
+            return _DOUBLE.pack(value)
+    elif kind == "sint":
+        return write_zigzag(value)
+    elif kind == "uint":
+        return write_uvarint(value)
+    else:
+        raise EncodeError(f"type code {type_code} is always NULL, got {type(value).__name__}")
+    want = {"bytes": "bytes", "text": "str", "float64": "float"}[kind]
+    raise EncodeError(f"type code {type_code} needs {want}, got {type(value).__name__}")
+
+
+# -------------------------------------------------------------------------------------
+# Whole messages
+# -------------------------------------------------------------------------------------
+class _Path:
+    """``with _Path("bodies", 3):`` prepends ``bodies[3]`` to the path of an escaping error."""
+
+    __slots__ = ("index", "name")
+
+    def __init__(self, name, index=None):
+        self.name, self.index = name, index
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, err, tb):
+        if isinstance(err, (DecodeError, EncodeError)):
+            err.add_path(self.name, index=self.index)
+        return False
+
+
+_UVARINTS = UVarIntChunk(0)
+_DELTA_UVARINTS = DeltaUVarIntChunk(0)
+_DELTA_VARINTS = DeltaVarIntChunk(0)
+_VALUES = NullableBytesChunk(0)
+_QUERY = StringChunk(0, "utf-8")
+_TERMS = TermDictionary()
+_TABLES = SizeTables()
+
+
+def _bad_element(message, buf, chunk_start, i, name):
+    """A DecodeError at element ``i`` of the varint chunk starting at ``chunk_start``."""
+    return _at(DecodeError(message, offset=skip_varints(buf, chunk_start, i)), name, index=i)
+
+
+def _unpack_message(buf, limits):
+    """Parse a message into the raw Container, plus element positions for error offsets."""
+    end = len(buf)
+    limits.check("max_message_bytes", end, offset=0)
+    with _Path("version"):
+        version, pos = read_uvarint(buf, 0)
+        if version != VERSION:
+            raise DecodeError(f"unsupported craft version {version}, expected {VERSION}", offset=0)
+    with _Path("size_tables_length"):
+        tables_len, tail = read_reversed_uvarint(buf, end)
+        if tables_len > tail - pos:
+            raise DecodeError(
+                f"size tables length {tables_len} points outside the message "
+                f"({max(tail - pos, 0)} bytes between the version and the trailer)",
+                offset=tail,
+            )
+    tables_start = tail - tables_len
+    with _Path("size_tables"):
+        tables, starts = _TABLES.unpack_with_offsets(buf, tables_start, tail, limits)
+        _check_tables(buf, tables, starts, tables_start)
+    (header_size, dict_size), sizes = tables[0], tables[1]
+    n = len(sizes)
+    header_end = pos + header_size
+    dict_start = header_end + sum(sizes)
+    if dict_start + dict_size != tables_start:
+        raise _at(
+            DecodeError(
+                f"header ({header_size} bytes), bodies ({dict_start - header_end}) and term "
+                f"dictionary ({dict_size}) end at offset {dict_start + dict_size}, but the size "
+                f"tables start at {tables_start}",
+                offset=starts[0],
+            ),
+            "size_tables",
+            index=0,
+        )
+    with _Path("term_dictionary"):
+        terms = _TERMS.unpack(buf, dict_start, tables_start, limits)
+    with _Path("header"):
+        header, rows = _unpack_header(buf, pos, header_end, n, len(terms), limits)
+    expected = 2 + n if rows else 2
+    if len(tables) != expected:
+        err = DecodeError(
+            f"{n} {'row' if rows else 'DDL/resolved'} event(s) need {expected} size tables, "
+            f"found {len(tables)}",
+            offset=starts[min(expected, len(tables) - 1)],
+        )
+        raise _at(err, "size_tables")
+    bodies, positions = [], {}
+    p = header_end
+    for i in range(n):
+        b_end = p + sizes[i]
+        with _Path("bodies", i):
+            if not rows:
+                bodies.append(_unpack_other(buf, p, b_end, header.type[i], limits))
+            else:
+                group_sizes = tables[2 + i]
+                if sum(group_sizes) != sizes[i]:
+                    raise DecodeError(
+                        f"column group sizes {group_sizes} do not add up to the body size "
+                        f"{sizes[i]}",
+                        offset=p,
+                    )
+                bodies.append(_unpack_row(buf, p, group_sizes, len(terms), limits, positions, i))
+        p = b_end
+    message = Container(
+        version=version,
+        header=header,
+        bodies=ListContainer(bodies),
+        term_dictionary=terms,
+        size_tables=ListContainer(ListContainer(t) for t in tables),
+    )
+    return message, positions
+
+
+def _check_tables(buf, tables, starts, tables_start):
+    if len(tables) < 2:
+        raise DecodeError(
+            f"expected at least 2 size tables (meta, bodies), found {len(tables)}",
+            offset=tables_start,
+        )
+    if len(tables[0]) != 2:
+        raise _at(DecodeError("the meta size table needs 2 elements", offset=starts[0]), index=0)
+    if not tables[1]:
+        raise _at(DecodeError("a message holds at least one event", offset=starts[1]), index=1)
+    for t, table in enumerate(tables):
+        for j, size in enumerate(table):
+            if size < 0:
+                raise _at(
+                    _bad_element(f"negative size {size}", buf, starts[t], j + 1, None),
+                    index=t,
+                )
+
+
+def _unpack_header(buf, pos, end, n, nterms, limits):
+    starts = {}
+    cols = {}
+    for name, chunk in (
+        ("commit_ts", _DELTA_UVARINTS),
+        ("type", _UVARINTS),
+        ("partition", _DELTA_VARINTS),
+        ("schema", _DELTA_VARINTS),
+        ("table", _DELTA_VARINTS),
+    ):
+        starts[name] = pos
+        with _Path(name):
+            cols[name], pos = chunk.unpack(buf, pos, end, n, limits)
+    if pos != end:
+        raise DecodeError(f"{end - pos} bytes after the header's chunks", offset=pos)
+    types = cols["type"]
+    for i, t in enumerate(types):
+        if t not in (EVENT_ROW, EVENT_DDL, EVENT_RESOLVED):
+            raise _bad_element(f"unknown event type {t}", buf, starts["type"], i, "type")
+    rows = types.count(EVENT_ROW)
+    if 0 < rows < n:
+        raise _at(
+            DecodeError("row events mixed with DDL/resolved events", offset=starts["type"]),
+            "type",
+        )
+    for i, t in enumerate(types):
+        for name in ("partition", "schema", "table"):
+            v = cols[name][i]
+            if t == EVENT_RESOLVED or (t == EVENT_DDL and name == "partition"):
+                ok, allowed = v == -1, "always -1 here"
+            elif name == "partition":
+                ok, allowed = v >= -1, "-1 = none, else a table id"
+            else:
+                ok, allowed = -1 <= v < nterms, f"-1 .. {nterms - 1}"
+            if not ok:
+                what = "partition" if name == "partition" else "term id"
+                raise _bad_element(
+                    f"{what} {v} out of range ({allowed})", buf, starts[name], i, name
+                )
+    header = Container((k, ListContainer(v)) for k, v in cols.items())
+    return header, bool(rows)
+
+
+def _unpack_other(buf, pos, end, event_type, limits):
+    """The body of a DDL (ddl type + query) or resolved (empty) event."""
+    if event_type == EVENT_RESOLVED:
+        if end != pos:
+            raise DecodeError(f"a resolved event has an empty body, not {end - pos} bytes", pos)
+        return Container()
+    with _Path("ddl_type"):
+        ddl_type, pos = read_uvarint(buf, pos, end=end)
+    with _Path("query"):
+        (query,), pos = _QUERY.unpack(buf, pos, end, 1, limits)
+    if pos != end:
+        raise DecodeError(f"{end - pos} bytes after the DDL query", offset=pos)
+    return Container(ddl_type=ddl_type, query=query)
+
+
+def _unpack_row(buf, pos, group_sizes, nterms, limits, positions, event):
+    if not group_sizes:
+        raise DecodeError("a row event needs at least one column group", offset=pos)
+    groups, seen = [], set()
+    for g, size in enumerate(group_sizes):
+        with _Path("column_groups", g):
+            group, types_pos, values_pos = _unpack_group(buf, pos, pos + size, nterms, limits)
+            if group.type in seen:
+                raise _at(DecodeError(f"a second group of type {group.type}", offset=pos), "type")
+        seen.add(group.type)
+        positions[event, g] = (types_pos, values_pos)
+        groups.append(group)
+        pos += size
+    return Container(column_groups=ListContainer(groups))
+
+
+def _unpack_group(buf, pos, end, nterms, limits):
+    """One column group: type byte, count, names, types, flags, values."""
+    if pos >= end:
+        raise _at(DecodeError("empty column group: missing its type byte", offset=pos), "type")
+    group_type = buf[pos]
+    if group_type not in (GROUP_NEW, GROUP_OLD):
+        raise _at(DecodeError(f"unknown column group type {group_type}", offset=pos), "type")
+    with _Path("count"):
+        count, pos = read_uvarint(buf, pos + 1, end=end)
+    names_pos = pos
+    with _Path("names"):
+        names, pos = _DELTA_VARINTS.unpack(buf, pos, end, count, limits)
+    for i, term in enumerate(names):
+        if not 0 <= term < nterms:
+            raise _bad_element(
+                f"term id {term} out of range (0 .. {nterms - 1})", buf, names_pos, i, "names"
+            )
+    types_pos = pos
+    with _Path("types"):
+        types, pos = _UVARINTS.unpack(buf, pos, end, count, limits)
+    with _Path("flags"):
+        flags, pos = _UVARINTS.unpack(buf, pos, end, count, limits)
+    values_pos = pos
+    with _Path("raw_values"):
+        values, pos = _VALUES.unpack(buf, pos, end, count, limits)
+    if pos != end:
+        raise DecodeError(
+            f"{end - pos} bytes left after {count} columns: the column count disagrees with "
+            "the size table",
+            offset=pos,
+        )
+    group = Container(
+        type=group_type,
+        names=ListContainer(names),
+        types=ListContainer(types),
+        flags=ListContainer(flags),
+        raw_values=ListContainer(values),
+    )
+    return group, types_pos, values_pos
+
+
+def _get(c, name):
+    try:
+        return c[name]
+    except (KeyError, TypeError, IndexError):
+        raise EncodeError(f"missing field {name!r}") from None
+
+
+def _pack_message(c) -> bytes:
+    """Build the raw Container of :func:`_unpack_message`; size tables are recomputed."""
+    with _Path("version"):
+        if _get(c, "version") != VERSION:
+            raise EncodeError(f"craft version must be {VERSION}, not {c['version']!r}")
+    terms = list(_get(c, "term_dictionary"))
+    nterms = len(terms)
+    h = _get(c, "header")
+    bodies = list(_get(c, "bodies"))
+    n = len(bodies)
+    if not n:
+        raise _at(EncodeError("a message holds at least one event"), "bodies")
+    header = bytearray()
+    with _Path("header"):
+        types = list(_get(h, "type"))
+        rows = types.count(EVENT_ROW)
+        for i, t in enumerate(types):
+            if t not in (EVENT_ROW, EVENT_DDL, EVENT_RESOLVED) or (rows and t != EVENT_ROW):
+                raise _at(EncodeError(f"event type {t!r}: 1, 2, 3 and never mixed"), "type", i)
+        for name, chunk in (
+            ("commit_ts", _DELTA_UVARINTS),
+            ("type", _UVARINTS),
+            ("partition", _DELTA_VARINTS),
+            ("schema", _DELTA_VARINTS),
+            ("table", _DELTA_VARINTS),
+        ):
+            with _Path(name):
+                values = _get(h, name)
+                if name in ("schema", "table"):
+                    _check_ids(values, -1, nterms)
+                chunk.pack(values, n, header)
+    out_bodies, group_tables = [], []
+    for i, body in enumerate(bodies):
+        out = bytearray()
+        with _Path("bodies", i):
+            if types[i] == EVENT_ROW:
+                group_tables.append(_pack_row(body, nterms, out))
+            elif types[i] == EVENT_DDL:
+                with _Path("ddl_type"):
+                    out += write_uvarint(_get(body, "ddl_type"))
+                with _Path("query"):
+                    _QUERY.pack([_get(body, "query")], 1, out)
+        out_bodies.append(out)
+    dictionary = bytearray()
+    with _Path("term_dictionary"):
+        _TERMS.pack(terms, dictionary)
+    tables = bytearray()
+    _TABLES.pack(
+        [[len(header), len(dictionary)], [len(b) for b in out_bodies], *group_tables], tables
+    )
+    parts = [write_uvarint(VERSION), header, *out_bodies, dictionary, tables]
+    parts.append(write_reversed_uvarint(len(tables)))
+    return b"".join(parts)
+
+
+def _check_ids(ids, lo, nterms):
+    for i, term in enumerate(ids):
+        if type(term) is not int or not lo <= term < nterms:
+            raise _at(EncodeError(f"term id {term!r} out of range ({lo} .. {nterms - 1})"), None, i)
+
+
+def _pack_row(body, nterms, out) -> list[int]:
+    groups = list(_get(body, "column_groups"))
+    if not groups:
+        raise _at(EncodeError("a row event needs at least one column group"), "column_groups")
+    sizes, seen = [], set()
+    for g, group in enumerate(groups):
+        start = len(out)
+        with _Path("column_groups", g):
+            group_type = _get(group, "type")
+            if group_type not in (GROUP_NEW, GROUP_OLD) or group_type in seen:
+                raise _at(EncodeError(f"group type {group_type!r}: 1 or 2, once each"), "type")
+            seen.add(group_type)
+            names = _get(group, "names")
+            count = len(names)
+            out.append(group_type)
+            out += write_uvarint(count)
+            with _Path("names"):
+                _check_ids(names, 0, nterms)
+                _DELTA_VARINTS.pack(names, count, out)
+            for name, chunk in (
+                ("types", _UVARINTS),
+                ("flags", _UVARINTS),
+                ("raw_values", _VALUES),
+            ):
+                with _Path(name):
+                    chunk.pack(_get(group, name), count, out)
+        sizes.append(len(out) - start)
+    return sizes
+
+
+# -------------------------------------------------------------------------------------
+# Messages <-> runtime.ticdc events
+# -------------------------------------------------------------------------------------
+def _to_events(message, positions, buf) -> list[Event]:
+    terms = message.term_dictionary
+    h = message.header
+    events = []
+    for i, body in enumerate(message.bodies):
+        ts, t = h.commit_ts[i], h.type[i]
+        schema = terms[h.schema[i]] if h.schema[i] >= 0 else None
+        table = terms[h.table[i]] if h.table[i] >= 0 else None
+        if t == EVENT_RESOLVED:
+            events.append(ResolvedEvent(ts))
+        elif t == EVENT_DDL:
+            events.append(DdlEvent(ts, schema, table, body.ddl_type, body.query))
+        else:
+            partition = h.partition[i]
+            ev = RowChangedEvent(ts, schema, table, None if partition < 0 else partition)
+            for g, group in enumerate(body.column_groups):
+                image = "new" if group.type == GROUP_NEW else "old"
+                with _Path("events", i), _Path(image):
+                    columns = _group_columns(group, terms, buf, *positions[i, g])
+                setattr(ev, image, columns)
+            events.append(ev)
+    return events
+
+
+def _group_columns(group, terms, buf, types_pos, values_pos):
+    columns = []
+    types, flags, raws = group.types, group.flags, group.raw_values
+    for j, term in enumerate(group.names):
+        try:
+            value = decode_value(types[j], flags[j], raws[j])
+        except DecodeError as err:
+            if err.message.startswith("unknown column type"):
+                raise _bad_element(err.message, buf, types_pos, j, "type") from None
+            # Value bytes start after all the lengths and the earlier non-NULL values.
+            base = skip_varints(buf, values_pos, len(raws))
+            err.shift(base + sum(len(r) for r in raws[:j] if r is not None))
+            raise _at(_at(err, "value"), None, j)
+        columns.append(Column(terms[term], types[j], flags[j], value))
+    return columns
+
+
+class _Parts:
+    """One event checked and with its values encoded: the unit of batching (§9)."""
+
+    __slots__ = ("body", "commit_ts", "estimate", "partition", "schema", "table", "type")
+
+
+def _event_parts(ev) -> _Parts:
+    """Validate ``ev`` and encode its values once, for the size estimate and the message."""
+    p = _Parts()
+    if isinstance(ev, RowChangedEvent):
+        p.type = EVENT_ROW
+    elif isinstance(ev, DdlEvent):
+        p.type = EVENT_DDL
+    elif isinstance(ev, ResolvedEvent):
+        p.type = EVENT_RESOLVED
+    else:
+        raise EncodeError(f"not a runtime.ticdc event: {type(ev).__name__}")
+    with _Path("commit_ts"):
+        if type(ev.commit_ts) is not int or not 0 <= ev.commit_ts <= U64:
+            raise EncodeError(f"commit ts {ev.commit_ts!r} is not a uint64")
+    p.commit_ts = ev.commit_ts
+    p.partition, p.schema, p.table, p.body = -1, None, None, None
+    if p.type == EVENT_RESOLVED:
+        p.estimate = 32
+        return p
+    for name in ("schema", "table"):
+        value = getattr(ev, name)
+        if value is not None and not isinstance(value, str):
+            raise _at(EncodeError(f"expected str or None, got {type(value).__name__}"), name)
+        # The reference writes -1 (null) for an empty name, never a "" term.
+        setattr(p, name, value or None)
+    p.estimate = 32 + len(_utf8(p.schema)) + len(_utf8(p.table))
+    if p.type == EVENT_DDL:
+        with _Path("ddl_type"):
+            write_uvarint(ev.ddl_type)
+        with _Path("query"):
+            if not isinstance(ev.query, str):
+                raise EncodeError(f"expected str, got {type(ev.query).__name__}")
+        p.body = Container(ddl_type=ev.ddl_type, query=ev.query)
+        return p
+    if ev.partition is not None:
+        with _Path("partition"):
+            if type(ev.partition) is not int or not 0 <= ev.partition < _I64:
+                raise EncodeError(f"partition {ev.partition!r}: None or a table id >= 0")
+        p.partition = ev.partition
+    groups = []
+    for image, group_type in (("new", GROUP_NEW), ("old", GROUP_OLD)):
+        columns = getattr(ev, image)
+        if columns is not None:
+            with _Path(image):
+                groups.append(_encode_columns(columns, group_type, p))
+    if not groups:
+        raise EncodeError("a row event needs new or old columns")
+    p.body = groups
+    return p
+
+
+def _encode_columns(columns, group_type, p):
+    names, types, flags, values = [], [], [], []
+    for j, col in enumerate(columns):
+        with _Path(None, j):
+            if not isinstance(col, Column) or not isinstance(col.name, str):
+                raise EncodeError(f"expected a Column with a str name, got {col!r}")
+            with _Path("flags"):
+                write_uvarint(col.flags)
+            with _Path("value"):
+                raw = encode_value(col.type, col.flags, col.value)
+        name = _utf8(col.name)
+        p.estimate += len(name) + (len(raw) if raw else 0) + 16
+        names.append(col.name)
+        types.append(col.type)
+        flags.append(col.flags)
+        values.append(raw)
+    return group_type, names, types, flags, values
+
+
+def _utf8(s) -> bytes:
+    return s.encode("utf-8", "surrogateescape") if s else b""
+
+
+def _assemble(parts: list[_Parts]) -> Container:
+    """The raw message of checked events, with terms interned in the reference order (§5):
+    every schema, then every table, then column names in body order (new before old)."""
+    terms: dict[str, int] = {}
+
+    def intern(s):
+        if s is None:
+            return -1
+        term = terms.get(s)
+        if term is None:
+            term = terms[s] = len(terms)
+        return term
+
+    schemas = [intern(p.schema) for p in parts]
+    tables = [intern(p.table) for p in parts]
+    bodies = []
+    for p in parts:
+        if p.type == EVENT_ROW:
+            groups = [
+                Container(
+                    type=group_type,
+                    names=[intern(name) for name in names],
+                    types=types,
+                    flags=flags,
+                    raw_values=values,
+                )
+                for group_type, names, types, flags, values in p.body
+            ]
+            bodies.append(Container(column_groups=groups))
+        else:
+            bodies.append(p.body if p.type == EVENT_DDL else Container())
+    header = Container(
+        commit_ts=[p.commit_ts for p in parts],
+        type=[p.type for p in parts],
+        partition=[p.partition for p in parts],
+        schema=schemas,
+        table=tables,
+    )
+    return Container(version=VERSION, header=header, bodies=bodies, term_dictionary=list(terms))
+
+
+def _parts_of(events) -> list[_Parts]:
+    out = []
+    for i, ev in enumerate(events):
+        with _Path("events", i):
+            out.append(_event_parts(ev))
+    return out
+
+
+class CraftMessage(Construct):
+    """A whole Craft message; it owns the rest of its stream (a Kafka message value).
+
+    With ``as_events=False`` it parses to a Container that mirrors the wire (term ids,
+    raw value bytes, the size tables) and builds any such Container back byte for byte;
+    size tables are derived, so an edited Container rebuilds consistently. With
+    ``as_events=True`` it parses to a list of :mod:`runtime.ticdc` events and builds from
+    one (row events only, or a single DDL/resolved event, as the reference writes).
+
+    >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
+    >>> CraftMessage(as_events=True).parse(data)
+    [ResolvedEvent(commit_ts=424316594097225729)]
+    >>> msg = CraftMessage().parse(data)
+    >>> msg.header.type, msg.size_tables, CraftMessage().build(msg) == data
+    (ListContainer([3]), ListContainer([ListContainer([13, 0]), ListContainer([0])]), True)
+
+    Raises :class:`DecodeError` (offset, path) for any malformed message and
+    :class:`EncodeError` for a model it cannot write.
+    """
+
+    def __init__(self, as_events: bool = False):
+        super().__init__()
+        self.as_events = as_events
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        buf = stream.read()
+        try:
+            message, positions = _unpack_message(buf, _limits.current(context))
+            return _to_events(message, positions, buf) if self.as_events else message
+        except DecodeError as err:
+            err.shift(start)
+            raise
+
+    def _build(self, obj, stream, context, path):
+        stream.write(_pack_message(_assemble(_parts_of(obj)) if self.as_events else obj))
+        return obj
+
+    def _sizeof(self, context, path):
+        raise SizeofError("a craft message has a variable size", path=path)
+
+
+_EVENTS = CraftMessage(as_events=True)
+
+
+def decode_message(data: bytes, **limits) -> Iterator[Event]:
+    """The events of one Craft message, in order (``limits`` as in :mod:`runtime.limits`).
+
+    >>> [e.op for e in decode_message(bytes.fromhex("018180e0bb9bb6def10503010101021a19010005"))]
+    ['resolved']
+    """
+    lim = _limits.Limits.from_kwargs(limits) if limits else _limits.DEFAULT
+    message, positions = _unpack_message(bytes(data), lim)
+    return iter(_to_events(message, positions, data))
+
+
+def encode_events(
+    events: Iterable[Event], max_batch_size: int = 16, max_message_bytes: int = 10 * 1024 * 1024
+) -> Iterator[bytes]:
+    """Encode events into Craft messages, batching row events as tiflow's encoder does.
+
+    Row events are appended in order; after each append the running estimate grows by
+    ``32 + len(schema) + len(table)`` plus ``len(name) + len(value bytes) + 16`` per column,
+    and the batch (with the event just added) becomes a message once the estimate exceeds
+    ``max_message_bytes`` or it holds ``max_batch_size`` rows. A DDL or resolved event is
+    always a message of its own; pending rows are flushed first so the order is kept.
+
+    >>> from runtime.ticdc import ResolvedEvent
+    >>> [m.hex() for m in encode_events([ResolvedEvent(424316594097225729)])]
+    ['018180e0bb9bb6def10503010101021a19010005']
+    """
+    if max_batch_size < 1 or max_message_bytes < 1:
+        raise EncodeError("max_batch_size and max_message_bytes must be positive")
+    batch: list[_Parts] = []
+    estimate = 0
+    for i, ev in enumerate(events):
+        with _Path("events", i):
+            parts = _event_parts(ev)
+        if parts.type != EVENT_ROW:
+            if batch:
+                yield _pack_message(_assemble(batch))
+                batch, estimate = [], 0
+            yield _pack_message(_assemble([parts]))
+            continue
+        batch.append(parts)
+        estimate += parts.estimate
+        if estimate > max_message_bytes or len(batch) >= max_batch_size:
+            yield _pack_message(_assemble(batch))
+            batch, estimate = [], 0
+    if batch:
+        yield _pack_message(_assemble(batch))
