@@ -251,7 +251,7 @@ class SerializableMessage(Construct):
         return obj
 
     def _build_with_prefix(self, obj, stream, context, path, prefix: bytes) -> int:
-        """Write ``prefix`` (the id, if any) and the message; return how many fields it has."""
+        """Write ``prefix`` (the id, if any) and the message; return whether it has fields."""
         if not isinstance(obj, Mapping):
             raise EncodeError(
                 f"a message needs a mapping of field values, got {type(obj).__name__}"
@@ -264,21 +264,22 @@ class SerializableMessage(Construct):
             if not _is_written(f, obj):
                 continue
             try:
-                if f.is_message:
-                    nested = f.subcon._build_with_prefix(
+                if f.is_message:  # it writes its own id: its size counts from there
+                    has_fields = f.subcon._build_with_prefix(
                         obj.get(f.name, {}), body, ctx, path, encode_uvar(f.id)
                     )
                 else:
                     body.write(encode_uvar(f.id))
                     f.subcon._build(obj[f.name], body, ctx, path)
-                    nested = 1
+                    has_fields = True
             except EncodeError as err:
                 err.add_path(f.name)
                 raise
             except _BUILD_ERRORS as err:
                 raise EncodeError(str(err), path=f.name) from None
             written += 1
-            if f.non_ignorable and nested:
+            # An empty nested message cannot hold anything a reader must understand.
+            if f.non_ignorable and has_fields:
                 lnifid = f.id + 1
         lnifid = _keep_if_valid(obj.get(LNIFID_KEY), range(lnifid, len(self.fields) + 1), lnifid)
         header = _Header(id_len=len(prefix), lnifid_len=uvar_size(lnifid))
@@ -286,7 +287,7 @@ class SerializableMessage(Construct):
         size = header.self_consistent_size(len(payload))
         size = _keep_if_valid(obj.get(SIZE_KEY), (header.mysql_size(len(payload)),), size)
         stream.write(prefix + encode_uvar(size) + encode_uvar(lnifid) + payload)
-        return written
+        return written > 0
 
 
 class _Header:
@@ -522,7 +523,7 @@ def _is_written(f: Field, model: Mapping) -> bool:
 
 def _keep_if_valid(given, valid, computed):
     """The model's own header value if it is one a reader accepts for these bytes."""
-    return given if given is not None and given in valid else computed
+    return given if type(given) is int and given in valid else computed
 
 
 def _check_element(element: Construct) -> None:
@@ -545,7 +546,8 @@ def _parse_item(sub, stream, context, path, index, part):
     try:
         return sub._parsereport(stream, context, path)
     except DecodeError as err:
-        err.add_path(part, index=index)
+        err.add_path(part)
+        err.add_path(index=index)
         raise
     except ConstructError as err:
         path = f"[{index}]{'.' + part if part else ''}"
@@ -556,7 +558,8 @@ def _build_item(sub, item, stream, context, path, index, part):
     try:
         sub._build(item, stream, context, path)
     except EncodeError as err:
-        err.add_path(part, index=index)
+        err.add_path(part)
+        err.add_path(index=index)
         raise
     except _BUILD_ERRORS as err:
         raise EncodeError(str(err), path=f"[{index}]{'.' + part if part else ''}") from None

@@ -1,5 +1,6 @@
 """MySQL's msb-count varints (research/mysql_serialization.md §1-§2)."""
 
+import doctest
 import io
 import json
 from pathlib import Path
@@ -9,6 +10,7 @@ from construct import Array, SizeofError, Struct
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import runtime.msbvarint
 from runtime.errors import DecodeError, EncodeError, SpecError
 from runtime.msbvarint import (
     MsbVarInt,
@@ -221,3 +223,7 @@ def test_stream_position_after_parse():
     stream = io.BytesIO(bytes.fromhex("fd03" + "04"))
     assert MsbVarInt(8).parse_stream(stream) == 255
     assert stream.tell() == 2
+
+
+def test_docstring_examples():
+    assert doctest.testmod(runtime.msbvarint).failed == 0
