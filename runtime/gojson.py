@@ -97,8 +97,8 @@ def quote_utf8(data: bytes, *, go122: bool = True) -> str:
 def utf8_text(data: bytes) -> str:
     """What a Go JSON writer makes of text bytes: invalid bytes become U+FFFD, one each.
 
-        >>> utf8_text(b"a\\xffb")
-        'a\\ufffdb'
+    >>> utf8_text(b"a\\xffb")
+    'a\\ufffdb'
     """
     try:
         return data.decode()
@@ -292,8 +292,8 @@ _F32_1E21 = _F32.unpack(_F32.pack(1e21))[0]
 def to_float32(x: float) -> float:
     """Round to the nearest float32 (as Go's ``float32(x)``); out of range raises OverflowError.
 
-        >>> to_float32(0.1)
-        0.10000000149011612
+    >>> to_float32(0.1)
+    0.10000000149011612
     """
     return _F32.unpack(_F32.pack(x))[0]
 
@@ -308,6 +308,13 @@ def _float32_candidates(v: float, precision: int):
     yield f"{unit + step}e{int(exp) - (precision - 1)}"
 
 
+def _reads_back_as(text: str, v: float) -> bool:
+    try:
+        return to_float32(float(text)) == v
+    except OverflowError:  # a candidate just above the largest float32
+        return False
+
+
 def _shortest32(v: float) -> str:
     """Shortest decimal that reads back (via float64, as Go readers do) as the float32 ``v``.
 
@@ -317,7 +324,7 @@ def _shortest32(v: float) -> str:
     """
     for precision in range(1, 9):
         for text in _float32_candidates(v, precision):
-            if to_float32(float(text)) == v:
+            if _reads_back_as(text, v):
                 return text
     return f"{v:.8e}"  # 9 significant digits always identify a float32
 

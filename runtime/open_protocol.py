@@ -25,15 +25,23 @@ from __future__ import annotations
 import base64
 import binascii
 import struct
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from construct import Const, GreedyBytes, GreedyRange, Int64ub, Prefixed, Struct, Terminated
 
 from . import gojson
 from .errors import DecodeError, EncodeError
 from .limits import Limits
-from .ticdc import FLAG_BINARY, FLAG_HANDLE_KEY, FLAG_UNSIGNED, Column, DdlEvent, Event
-from .ticdc import ResolvedEvent, RowChangedEvent
+from .ticdc import (
+    FLAG_BINARY,
+    FLAG_HANDLE_KEY,
+    FLAG_UNSIGNED,
+    Column,
+    DdlEvent,
+    Event,
+    ResolvedEvent,
+    RowChangedEvent,
+)
 
 # ---------------------------------------------------------------------------- type table
 #
@@ -133,9 +141,9 @@ def _read_frame(data: bytes, pos: int, stream: str, index: int) -> tuple[int, in
 def split_frames(key: bytes, value: bytes, limits: Limits) -> list[tuple[int, int, int, int]]:
     """Walk key and value in lock-step: (key start, key end, value start, value end) per event.
 
-        >>> split_frames(bytes.fromhex("0000000000000001 0000000000000002") + b"{}",
-        ...              bytes.fromhex("0000000000000000"), Limits())
-        [(16, 18, 8, 8)]
+    >>> split_frames(bytes.fromhex("0000000000000001 0000000000000002") + b"{}",
+    ...              bytes.fromhex("0000000000000000"), Limits())
+    [(16, 18, 8, 8)]
     """
     limits.check("max_message_bytes", max(len(key), len(value)), offset=0)
     if len(key) < 8:
@@ -149,7 +157,9 @@ def split_frames(key: bytes, value: bytes, limits: Limits) -> list[tuple[int, in
         index = len(frames)
         limits.check("max_count", index + 1, offset=kpos)
         if kpos == len(key):
-            raise DecodeError("the key has no more events", offset=kpos, path=f"events[{index}].key")
+            raise DecodeError(
+                "the key has no more events", offset=kpos, path=f"events[{index}].key"
+            )
         if vpos == len(value):
             msg = "the value has no more events"
             raise DecodeError(msg, offset=vpos, path=f"events[{index}].value")
@@ -162,8 +172,8 @@ def split_frames(key: bytes, value: bytes, limits: Limits) -> list[tuple[int, in
 def join_frames(pairs: list[tuple[bytes, bytes]]) -> tuple[bytes, bytes]:
     """The Kafka key and value for events' (key JSON, value JSON) pairs.
 
-        >>> join_frames([(b"{}", b"")])
-        (b'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02{}', b'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00')
+    >>> join_frames([(b"{}", b"")])
+    (b'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02{}', b'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00')
     """
     key = [_U64.pack(BATCH_VERSION)]
     value = []
@@ -434,7 +444,9 @@ def decode_message(key: bytes, value: bytes, **limits) -> list[Event]:
 
 def _check_int(v, bounds: tuple[int, int], path: str) -> int:
     if type(v) is not int or not bounds[0] <= v <= bounds[1]:
-        raise EncodeError(f"expected an integer in [{bounds[0]}, {bounds[1]}], got {v!r}", path=path)
+        raise EncodeError(
+            f"expected an integer in [{bounds[0]}, {bounds[1]}], got {v!r}", path=path
+        )
     return v
 
 
@@ -552,8 +564,8 @@ def _encode_row_value(ev: RowChangedEvent, layout: str) -> bytes:
 def encode_event(ev: Event, layout: str = "tiflow") -> tuple[bytes, bytes]:
     """One event's key JSON and value JSON, byte for byte as TiCDC writes them.
 
-        >>> encode_event(DdlEvent(7, "s", None, 1, "CREATE DATABASE s"))
-        (b'{"ts":7,"scm":"s","t":2}', b'{"q":"CREATE DATABASE s","t":1}')
+    >>> encode_event(DdlEvent(7, "s", None, 1, "CREATE DATABASE s"))
+    (b'{"ts":7,"scm":"s","t":2}', b'{"q":"CREATE DATABASE s","t":1}')
     """
     if isinstance(ev, ResolvedEvent):
         return _encode_key(ev.commit_ts, MESSAGE_RESOLVED), b""
