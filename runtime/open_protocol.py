@@ -31,6 +31,7 @@ from construct import Const, GreedyBytes, GreedyRange, Int64ub, Prefixed, Struct
 
 from . import gojson
 from .errors import DecodeError, EncodeError
+from .limits import DEFAULT as DEFAULT_LIMITS
 from .limits import Limits
 from .ticdc import (
     FLAG_BINARY,
@@ -428,7 +429,7 @@ def decode_message(key: bytes, value: bytes, **limits) -> list[Event]:
         runtime.errors.DecodeError: version at offset 0: batch version 0, expected 1
     """
     key, value = bytes(key), bytes(value)
-    frames = split_frames(key, value, Limits.from_kwargs(limits))
+    frames = split_frames(key, value, Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS)
     events = []
     for index, frame in enumerate(frames):
         try:
