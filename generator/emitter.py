@@ -8,6 +8,7 @@ conversion, Spark type, row value); the module's layout lives in
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import black
@@ -113,6 +114,22 @@ class ModuleEmitter:
         if item.kind == "each":
             return f"rt_checksum.each({item.field!r}, {item.member!r}, {encoder})"
         return f"rt_checksum.value(lambda this: {item.expression}, {encoder})"
+
+    def all_construct_expressions(self) -> list[str]:
+        return [
+            self.field_construct(f, r) for r in self.spec.records.values() for f in r.fields
+        ]
+
+    def fixed_imports(self) -> list[str]:
+        """The runtime.fixed integers and floats the records use."""
+        text = "\n".join(self.all_construct_expressions())
+        return sorted(set(re.findall(r"\b(?:Int\d+[su][lb]|Float\d+[lb])\b", text)))
+
+    def construct_imports(self) -> list[str]:
+        """The construct names the records use (Container always: the models)."""
+        text = "\n".join(self.all_construct_expressions())
+        used = {name for name in ("Bytes", "Const", "Switch", "this") if re.search(rf"\b{name}\b", text)}
+        return sorted(used | {"Container"}, key=str.lower)
 
     # -- JSON form -> model ------------------------------------------------------------
 

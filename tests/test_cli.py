@@ -64,7 +64,7 @@ def test_record_option_picks_a_record():
 @pytest.mark.parametrize(
     "data, offset, path",
     [
-        (SEED_ROW[:-1], 187, "rows[0].checksum"),
+        (SEED_ROW[:-1], 188, "rows[0].checksum"),
         (SEED_ROW[:-1] + b"\x23", 188, "rows[0].checksum"),
         (b"\x76" + SEED_ROW[1:], 0, "header"),
     ],
