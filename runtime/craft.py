@@ -212,14 +212,26 @@ class _Chunk(Construct):
         return f"{type(self).__name__}({self.count!r})"
 
 
-def _unpack_varints(read, buf, pos, end, n, limits):
+def _unpack_varints(buf, pos, end, n, limits, signed=False, delta=False):
+    """The one decoding loop of the varint chunks, with the one-byte case inlined (hot)."""
     _check_count(n, pos, end, limits)
     out = []
-    i = 0
+    append = out.append
+    acc = i = 0
     try:
         for i in range(n):
-            v, pos = read(buf, pos, end=end)
-            out.append(v)
+            v = buf[pos] if pos < end else 0x80  # 0x80: let read_uvarint report truncation
+            if v < 0x80:
+                pos += 1
+            else:
+                v, pos = read_uvarint(buf, pos, end=end)
+            if signed:
+                v = (v >> 1) ^ -(v & 1)
+                if delta:
+                    acc = v = ((acc + v + _I64) & U64) - _I64
+            elif delta:
+                acc = v = (acc + v) & U64
+            append(v)
     except DecodeError as err:
         raise _at(err, index=i)
     return out, pos
@@ -233,7 +245,7 @@ class UVarIntChunk(_Chunk):
     """
 
     def unpack(self, buf, pos, end, n, limits=_limits.DEFAULT):
-        return _unpack_varints(read_uvarint, buf, pos, end, n, limits)
+        return _unpack_varints(buf, pos, end, n, limits)
 
     def pack(self, values, n, out):
         _check_len(values, n)
@@ -249,7 +261,7 @@ class VarIntChunk(_Chunk):
     """
 
     def unpack(self, buf, pos, end, n, limits=_limits.DEFAULT):
-        return _unpack_varints(read_zigzag, buf, pos, end, n, limits)
+        return _unpack_varints(buf, pos, end, n, limits, signed=True)
 
     def pack(self, values, n, out):
         _check_len(values, n)
@@ -269,18 +281,7 @@ class DeltaUVarIntChunk(_Chunk):
     """
 
     def unpack(self, buf, pos, end, n, limits=_limits.DEFAULT):
-        _check_count(n, pos, end, limits)
-        out = []
-        acc = i = 0
-        try:
-            for i in range(n):
-                d, pos = read_uvarint(buf, pos, end=end)
-                acc = (acc + d) & U64
-                out.append(acc)
-        except DecodeError as err:
-            err.add_path(index=i)
-            raise
-        return out, pos
+        return _unpack_varints(buf, pos, end, n, limits, delta=True)
 
     def pack(self, values, n, out):
         _check_len(values, n)
@@ -300,18 +301,7 @@ class DeltaVarIntChunk(_Chunk):
     """
 
     def unpack(self, buf, pos, end, n, limits=_limits.DEFAULT):
-        _check_count(n, pos, end, limits)
-        out = []
-        acc = i = 0
-        try:
-            for i in range(n):
-                d, pos = read_zigzag(buf, pos, end=end)
-                acc = _wrap64(acc + d)
-                out.append(acc)
-        except DecodeError as err:
-            err.add_path(index=i)
-            raise
-        return out, pos
+        return _unpack_varints(buf, pos, end, n, limits, signed=True, delta=True)
 
     def pack(self, values, n, out):
         _check_len(values, n)
@@ -420,7 +410,7 @@ class StringChunk(_PayloadChunk):
 
     def _lengths(self, buf, pos, end, n, limits=_limits.DEFAULT):
         start = pos
-        lengths, pos = _unpack_varints(read_uvarint, buf, pos, end, n, limits)
+        lengths, pos = _unpack_varints(buf, pos, end, n, limits)
         _check_lengths(lengths, buf, start, limits)
         return lengths, pos
 
@@ -445,7 +435,7 @@ class NullableBytesChunk(_PayloadChunk):
 
     def _lengths(self, buf, pos, end, n, limits=_limits.DEFAULT):
         start = pos
-        lengths, pos = _unpack_varints(read_zigzag, buf, pos, end, n, limits)
+        lengths, pos = _unpack_varints(buf, pos, end, n, limits, signed=True)
         _check_lengths(lengths, buf, start, limits)
         return lengths, pos
 
@@ -685,11 +675,13 @@ def decode_value(type_code: int, flags: int, raw: bytes | None):
     ...
     runtime.errors.DecodeError: <message> at offset 0: float64 value needs 8 bytes, got 7
     """
-    kind = value_kind(type_code, flags)
+    kind = VALUE_ENCODINGS.get(type_code)
     if kind is None:
         raise DecodeError(f"unknown column type code {type_code}", offset=0)
     if raw is None:
         return None
+    if kind == "int":
+        kind = "uint" if flags & FLAG_UNSIGNED else "sint"
     if kind == "bytes":
         return raw
     if kind == "text":
@@ -874,8 +866,10 @@ def _unpack_header(buf, pos, end, n, nterms, limits):
         ("table", _DELTA_VARINTS),
     ):
         starts[name] = pos
-        with _Path(name):
+        try:
             cols[name], pos = chunk.unpack(buf, pos, end, n, limits)
+        except DecodeError as err:
+            raise _at(err, name)
     if pos != end:
         raise DecodeError(f"{end - pos} bytes after the header's chunks", offset=pos)
     types = cols["type"]
@@ -944,24 +938,25 @@ def _unpack_group(buf, pos, end, nterms, limits):
     group_type = buf[pos]
     if group_type not in (GROUP_NEW, GROUP_OLD):
         raise _at(DecodeError(f"unknown column group type {group_type}", offset=pos), "type")
-    with _Path("count"):
+    # One handler names the failing field (a ``with _Path`` per field costs more here).
+    field = "count"
+    try:
         count, pos = read_uvarint(buf, pos + 1, end=end)
-    names_pos = pos
-    with _Path("names"):
+        names_pos, field = pos, "names"
         names, pos = _DELTA_VARINTS.unpack(buf, pos, end, count, limits)
+        types_pos, field = pos, "types"
+        types, pos = _UVARINTS.unpack(buf, pos, end, count, limits)
+        field = "flags"
+        flags, pos = _UVARINTS.unpack(buf, pos, end, count, limits)
+        values_pos, field = pos, "raw_values"
+        values, pos = _VALUES.unpack(buf, pos, end, count, limits)
+    except DecodeError as err:
+        raise _at(err, field)
     for i, term in enumerate(names):
         if not 0 <= term < nterms:
             raise _bad_element(
                 f"term id {term} out of range (0 .. {nterms - 1})", buf, names_pos, i, "names"
             )
-    types_pos = pos
-    with _Path("types"):
-        types, pos = _UVARINTS.unpack(buf, pos, end, count, limits)
-    with _Path("flags"):
-        flags, pos = _UVARINTS.unpack(buf, pos, end, count, limits)
-    values_pos = pos
-    with _Path("raw_values"):
-        values, pos = _VALUES.unpack(buf, pos, end, count, limits)
     if pos != end:
         raise DecodeError(
             f"{end - pos} bytes left after {count} columns: the column count disagrees with "
@@ -1096,8 +1091,10 @@ def _to_events(message, positions, buf) -> list[Event]:
             ev = RowChangedEvent(ts, schema, table, None if partition < 0 else partition)
             for g, group in enumerate(body.column_groups):
                 image = "new" if group.type == GROUP_NEW else "old"
-                with _Path("events", i), _Path(image):
+                try:
                     columns = _group_columns(group, terms, buf, *positions[i, g])
+                except DecodeError as err:
+                    raise _at(_at(err, image), "events", i)
                 setattr(ev, image, columns)
             events.append(ev)
     return events
@@ -1111,7 +1108,8 @@ def _group_columns(group, terms, buf, types_pos, values_pos):
             value = decode_value(types[j], flags[j], raws[j])
         except DecodeError as err:
             if err.message.startswith("unknown column type"):
-                raise _bad_element(err.message, buf, types_pos, j, "type") from None
+                err = DecodeError(err.message, offset=skip_varints(buf, types_pos, j))
+                raise _at(_at(err, "type"), None, j) from None
             # Value bytes start after all the lengths and the earlier non-NULL values.
             base = skip_varints(buf, values_pos, len(raws))
             err.shift(base + sum(len(r) for r in raws[:j] if r is not None))
@@ -1301,7 +1299,8 @@ def decode_message(data: bytes, **limits) -> Iterator[Event]:
     ['resolved']
     """
     lim = _limits.Limits.from_kwargs(limits) if limits else _limits.DEFAULT
-    message, positions = _unpack_message(bytes(data), lim)
+    data = bytes(data)
+    message, positions = _unpack_message(data, lim)
     return iter(_to_events(message, positions, data))
 
 
