@@ -20,6 +20,16 @@ class EnumValue:
     name: str
     value: int
     doc: str
+    attributes: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class EnumAttribute:
+    """A fact every value of an enum states (how a type code's value is encoded, say)."""
+
+    name: str
+    doc: str
+    allowed: list
 
 
 @dataclasses.dataclass
@@ -29,6 +39,7 @@ class Enum:
     type: str
     values: list[EnumValue]
     flags: bool = False
+    attributes: list[EnumAttribute] = dataclasses.field(default_factory=list)
 
     @property
     def class_name(self) -> str:
@@ -180,6 +191,7 @@ class _Builder:
         where = ("enums", name)
         if body["type"] not in PRIMITIVES or PRIMITIVES[body["type"]].kind != "int":
             raise self.error(where + ("type",), f"enum type must be an integer, not {body['type']!r}")
+        declared = body.get("attributes", {})
         values, seen = [], {}
         for member, spec in body["values"].items():
             value = spec["value"]
@@ -189,8 +201,24 @@ class _Builder:
                     f"value {value} of {member!r} clashes with {seen[value]!r}",
                 )
             seen[value] = member
-            values.append(EnumValue(member, value, spec["doc"]))
-        return Enum(name, body["doc"], body["type"], values, body.get("flags", False))
+            attributes = {}
+            for attr, decl in declared.items():
+                given = spec.get(attr, decl.get("default"))
+                if given is None:
+                    raise self.error(where + ("values", member), f"needs attribute {attr!r}")
+                if given not in decl["values"]:
+                    raise self.error(
+                        where + ("values", member, attr),
+                        f"{given!r} is not one of {decl['values']}",
+                    )
+                attributes[attr] = given
+            for key in set(spec) - {"value", "doc"} - set(declared):
+                raise self.error(where + ("values", member, key), f"undeclared attribute {key!r}")
+            values.append(EnumValue(member, value, spec["doc"], attributes))
+        attributes = [EnumAttribute(a, d["doc"], d["values"]) for a, d in declared.items()]
+        return Enum(
+            name, body["doc"], body["type"], values, body.get("flags", False), attributes
+        )
 
     def record(self, name: str, body: dict) -> Record:
         where = ("records", name)

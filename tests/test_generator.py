@@ -152,3 +152,29 @@ def test_adding_a_type_code_is_a_spec_edit(tmp_path):
     with pytest.raises(DecodeError, match="not a known ValueType"):
         plainbuffer.parse(value, "cell_value")
     assert "StructField('int32', IntegerType(), True)" in repr(edited.cell_value_spark_type())
+
+
+def test_enum_attributes_become_tables(tmp_path):
+    """Per-value facts (here: payload width) are declared once and generated as a table."""
+    path = edited_spec(
+        tmp_path,
+        "    type: u8\n    values:\n      INTEGER:",
+        "    type: u8\n    attributes:\n      width:\n        doc: Payload bytes.\n"
+        "        values: [0, 1, 8, variable]\n        default: 0\n"
+        "    values:\n      INTEGER:",
+    )
+    text = path.read_text()
+    text = text.replace('INTEGER: {value: 0x00, doc: "int64, 8 bytes"}',
+                        'INTEGER: {value: 0x00, doc: "int64, 8 bytes", width: 8}')
+    path.write_text(text.replace('STRING: {value: 0x03, doc: "int32 byte length, then UTF-8 bytes"}',
+                                 'STRING: {value: 0x03, doc: "int32 byte length, then UTF-8 bytes", width: variable}'))
+    _, module_text = render_spec(path)
+    module = load_module("plainbuffer_attrs", module_text, tmp_path)
+    assert module.VALUE_TYPE_WIDTH[module.ValueType.INTEGER] == 8
+    assert module.VALUE_TYPE_WIDTH[module.ValueType.STRING] == "variable"
+    assert module.VALUE_TYPE_WIDTH[module.ValueType.BLOB] == 0
+
+    path.write_text(path.read_text().replace("width: variable", "width: 9"))
+    err = spec_error(path)
+    assert "9 is not one of [0, 1, 8, 'variable']" in err.message
+    assert err.key == "enums.value_type.values.STRING.width"
