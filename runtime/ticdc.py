@@ -24,9 +24,8 @@ column flags, the same for both codecs:
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional, Union
 
-ColumnValue = Union[None, int, float, bytes, str]
+ColumnValue = int | float | bytes | str | None
 
 FLAG_BINARY = 0x01
 FLAG_HANDLE_KEY = 0x02
@@ -50,19 +49,19 @@ class RowChangedEvent:
     """An insert (``new`` only), update (``new`` and ``old``) or delete (``old`` only)."""
 
     commit_ts: int
-    schema: Optional[str] = None
-    table: Optional[str] = None
-    partition: Optional[int] = None
+    schema: str | None = None
+    table: str | None = None
+    partition: int | None = None
     """Physical partition (table) id of a partitioned table, else None."""
-    new: Optional[list[Column]] = None
+    new: list[Column] | None = None
     """After image: insert and update."""
-    old: Optional[list[Column]] = None
+    old: list[Column] | None = None
     """Before image: update (when old values are on) and delete."""
-    row_id: Optional[int] = None
+    row_id: int | None = None
     """Open Protocol ``rid``; Craft has no such field."""
     handle_key_only: bool = False
     """Open Protocol ``ohk``: only the handle-key columns were sent (large message)."""
-    claim_check_location: Optional[str] = None
+    claim_check_location: str | None = None
     """Open Protocol ``ccl``: where the full message was stored (large message)."""
 
     @property
@@ -79,8 +78,8 @@ class DdlEvent:
     """A schema change; ``ddl_type`` is TiDB's ``model.ActionType`` (3 = CREATE TABLE)."""
 
     commit_ts: int
-    schema: Optional[str] = None
-    table: Optional[str] = None
+    schema: str | None = None
+    table: str | None = None
     ddl_type: int = 0
     query: str = ""
 
@@ -96,4 +95,105 @@ class ResolvedEvent:
     op = "resolved"
 
 
-Event = Union[RowChangedEvent, DdlEvent, ResolvedEvent]
+Event = RowChangedEvent | DdlEvent | ResolvedEvent
+
+
+OPS = ("insert", "update", "delete", "ddl", "resolved")
+
+
+def spark_schema():
+    """The one Spark table shape of TiCDC events, whichever codec decoded them.
+
+    A column image is an array of ``(name, type, flags, value)`` where ``value`` keeps
+    every kind exact in its own field: ``int`` (signed), ``uint`` (Decimal(20,0), the
+    Unsigned flag), ``float`` (double), ``bytes`` (binary: text and blob kinds) and
+    ``text`` (DECIMAL, dates and times, JSON rendered by TiCDC). SQL NULL is a null value.
+    """
+    from pyspark.sql.types import (
+        ArrayType,
+        BinaryType,
+        BooleanType,
+        DecimalType,
+        DoubleType,
+        IntegerType,
+        LongType,
+        StringType,
+        StructField,
+        StructType,
+    )  # fmt: skip
+
+    value = StructType(
+        [
+            StructField("int", LongType(), True),
+            StructField("uint", DecimalType(20, 0), True),
+            StructField("float", DoubleType(), True),
+            StructField("bytes", BinaryType(), True),
+            StructField("text", StringType(), True),
+        ]
+    )
+    column = StructType(
+        [
+            StructField("name", StringType(), False),
+            StructField("type", IntegerType(), False),
+            StructField("flags", LongType(), False),
+            StructField("value", value, True),
+        ]
+    )
+    return StructType(
+        [
+            StructField("_op", StringType(), False),
+            StructField("_commit_ts", DecimalType(20, 0), False),
+            StructField("partition", LongType(), True),
+            StructField("schema", StringType(), True),
+            StructField("table", StringType(), True),
+            StructField("row_id", LongType(), True),
+            StructField("handle_key_only", BooleanType(), False),
+            StructField("claim_check_location", StringType(), True),
+            StructField("new", ArrayType(column, False), True),
+            StructField("old", ArrayType(column, False), True),
+            StructField("ddl_type", IntegerType(), True),
+            StructField("ddl_query", StringType(), True),
+        ]
+    )
+
+
+def _value_row(column: Column):
+    from decimal import Decimal
+
+    v = column.value
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float, bytes, str)):
+        raise TypeError(f"column {column.name!r}: unsupported value {v!r}")
+    if isinstance(v, int):
+        if column.flags & FLAG_UNSIGNED or v > 2**63 - 1:
+            return (None, Decimal(v), None, None, None)
+        return (v, None, None, None, None)
+    if isinstance(v, float):
+        return (None, None, v, None, None)
+    if isinstance(v, bytes):
+        return (None, None, None, v, None)
+    return (None, None, None, None, v)
+
+
+def _image_row(columns):
+    if columns is None:
+        return None
+    return [(c.name, c.type, c.flags, _value_row(c)) for c in columns]
+
+
+def to_row(event: Event) -> tuple:
+    """One event as a tuple in the order of :func:`spark_schema`."""
+    from decimal import Decimal
+
+    ts = Decimal(event.commit_ts)
+    if isinstance(event, RowChangedEvent):
+        return (
+            event.op, ts, event.partition, event.schema, event.table, event.row_id,
+            event.handle_key_only, event.claim_check_location,
+            _image_row(event.new), _image_row(event.old), None, None,
+        )  # fmt: skip
+    if isinstance(event, DdlEvent):
+        return ("ddl", ts, None, event.schema, event.table, None, False, None, None, None,
+                event.ddl_type, event.query)  # fmt: skip
+    return ("resolved", ts, None, None, None, None, False, None, None, None, None, None)
