@@ -126,10 +126,33 @@ class ModuleEmitter:
         return sorted(set(re.findall(r"\b(?:Int\d+[su][lb]|Float\d+[lb])\b", text)))
 
     def construct_imports(self) -> list[str]:
-        """The construct names the records use (Container always: the models)."""
+        """The construct names the records use."""
         text = "\n".join(self.all_construct_expressions())
         used = {name for name in ("Bytes", "Const", "Switch", "this") if re.search(rf"\b{name}\b", text)}
-        return sorted(used | {"Container"}, key=str.lower)
+        return sorted(used, key=str.lower)
+
+    # -- model classes -----------------------------------------------------------------
+
+    def python_type(self, ref: TypeRef) -> str:
+        if ref.kind == "prim":
+            return camel(ref.enum) if ref.enum else PRIMITIVES[ref.name].kind
+        if ref.kind == "record":
+            return camel(ref.name)
+        if ref.kind == "switch":
+            kinds = {self.python_type(sub) for sub in ref.cases.values() if sub.kind != "empty"}
+            return " | ".join(sorted(kinds) + ["None"])
+        return {"presence": "bool", "empty": "None"}.get(ref.kind, ref.kind)
+
+    def model_field(self, field: Field) -> str:
+        """``name: type = default`` of the field in its record's dataclass."""
+        annotation = self.python_type(field.type)
+        if field.repeat is not None:
+            return f"{field.name}: list[{annotation}] = dataclasses.field(default_factory=list)"
+        if field.type.kind == "presence":
+            return f"{field.name}: bool = False"
+        if "None" not in annotation:
+            annotation += " | None"
+        return f"{field.name}: {annotation} = None"
 
     # -- JSON form -> model ------------------------------------------------------------
 

@@ -31,6 +31,7 @@ from construct import (
 
 from .errors import DecodeError, EncodeError
 from .limits import current as current_limits
+from .spans import current as current_spans
 from .stream import peek_byte, read_byte, read_exact, remaining
 
 
@@ -57,8 +58,10 @@ class Record(Construct):
       enclosing checksum can use them.
     """
 
-    def __init__(self, *subcons):
+    def __init__(self, *subcons, model=None):
         super().__init__()
+        self.model = model
+        """The generated dataclass a parse returns (a ``Container`` when None)."""
         self.subcons = list(subcons)
         self._subcons = Container((sc.name, sc) for sc in self.subcons if sc.name)
         self.flagbuildnone = all(sc.flagbuildnone for sc in self.subcons)
@@ -77,6 +80,7 @@ class Record(Construct):
             _index=context.get("_index", None),
             _depth=depth,
             _spans={},
+            _parent=context,  # spec expressions say `_parent.x` for an enclosing record's x
         )
         child._root = context.get("_root", None) or child
         return child, depth
@@ -85,8 +89,11 @@ class Record(Construct):
         context, depth = self._child_context(context, stream)
         current_limits(context).check("max_depth", depth, offset=stream.tell())
         obj = Container()
+        spans = current_spans(context)
         for sc in self.subcons:
             start = stream.tell()
+            if spans is not None and sc.name:
+                spans.open(sc.name, start)
             try:
                 value = sc._parsereport(stream, context, path)
             except DecodeError as err:
@@ -98,11 +105,17 @@ class Record(Construct):
                 obj[sc.name] = value
                 context[sc.name] = value
                 context._spans[sc.name] = (start, stream.tell())
-        return obj
+                if spans is not None:
+                    spans.close(stream.tell(), value)
+            elif spans is not None:
+                spans.mark(start, stream.tell(), "tag" if isinstance(sc, Tag) else "fixed")
+        return obj if self.model is None else self.model(**obj)
 
     def _build(self, obj, stream, context, path):
         if obj is None:
             obj = Container()
+        elif not isinstance(obj, dict):
+            obj = Container(obj.items())
         context, _ = self._child_context(context, stream)
         context.update(obj)
         for sc in self.subcons:
@@ -177,6 +190,9 @@ class Tagged(Subconstruct):
         if self.optional and peek_byte(stream) != self.tag:
             return None
         Tag(self.tag)._parse(stream, context, path)
+        spans = current_spans(context)
+        if spans is not None:
+            spans.mark(stream.tell() - 1, stream.tell(), "tag", self.tag)
         return self.subcon._parsereport(stream, context, path)
 
     def _build(self, obj, stream, context, path):
@@ -219,14 +235,19 @@ class _Repeat(Subconstruct):
     def _parse(self, stream, context, path):
         items = ListContainer()
         limits = current_limits(context)
+        spans = current_spans(context)
         while self._more(stream, context, items):
             limits.check("max_count", len(items) + 1, offset=stream.tell())
             context._index = len(items)
+            if spans is not None:
+                spans.open(len(items), stream.tell())
             try:
                 items.append(self.subcon._parsereport(stream, context, path))
             except DecodeError as err:
                 err.add_path(index=len(items))
                 raise
+            if spans is not None:
+                spans.close(stream.tell(), items[-1])
         return items
 
     def _build(self, obj, stream, context, path):
@@ -324,8 +345,14 @@ class SizePrefixed(Subconstruct):
         base = stream.tell()
         data = read_exact(stream, length, "size-prefixed field")
         inner = io.BytesIO(data)
+        spans = current_spans(context)
         try:
-            value = self.subcon._parsereport(inner, context, path)
+            if spans is None:
+                value = self.subcon._parsereport(inner, context, path)
+            else:
+                spans.mark(start, base, "length", length)
+                with spans.shifted(base):
+                    value = self.subcon._parsereport(inner, context, path)
         except ConstructError as err:
             raise DecodeError(_message(err), offset=base + inner.tell()) from None
         except DecodeError as err:
@@ -365,8 +392,13 @@ class Sized(Subconstruct):
         size = self.size(context) if callable(self.size) else self.size
         data = read_exact(stream, size, "sized field")
         inner = io.BytesIO(data)
+        spans = current_spans(context)
         try:
-            value = self.subcon._parsereport(inner, context, path)
+            if spans is None:
+                value = self.subcon._parsereport(inner, context, path)
+            else:
+                with spans.shifted(start):
+                    value = self.subcon._parsereport(inner, context, path)
         except ConstructError as err:
             raise DecodeError(_message(err), offset=start + inner.tell()) from None
         except DecodeError as err:
@@ -400,18 +432,32 @@ class LengthPrefixedBytes(Construct):
     runtime.errors.DecodeError: <message> at offset 0: negative length -1
     """
 
-    def __init__(self, length_field, encoding: str | None = None, errors: str = "strict"):
+    def __init__(
+        self,
+        length_field,
+        encoding: str | None = None,
+        errors: str = "strict",
+        max_length: int | None = None,
+    ):
         super().__init__()
         self.length_field = length_field
         self.encoding = encoding
         self.errors = errors
+        self.max_length = max_length
 
     def _parse(self, stream, context, path):
         start = stream.tell()
         length = self.length_field._parsereport(stream, context, path)
         if length < 0:
             raise DecodeError(f"negative length {length}", offset=start)
+        if self.max_length is not None and length > self.max_length:
+            raise DecodeError(
+                f"length {length} exceeds the bound of {self.max_length} bytes", offset=start
+            )
         current_limits(context).check("max_string", length, offset=start)
+        spans = current_spans(context)
+        if spans is not None:
+            spans.mark(start, stream.tell(), "length", length)
         data = read_exact(stream, length, "string" if self.encoding else "bytes")
         if self.encoding is None:
             return data
@@ -429,6 +475,8 @@ class LengthPrefixedBytes(Construct):
             if not isinstance(obj, str):
                 raise EncodeError(f"expected str, got {type(obj).__name__}")
             data = obj.encode(self.encoding)
+        if self.max_length is not None and len(data) > self.max_length:
+            raise EncodeError(f"{len(data)} bytes exceed the bound of {self.max_length}")
         self.length_field._build(len(data), stream, context, path)
         stream.write(data)
         return obj
