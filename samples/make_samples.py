@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Write realistic sample messages of every format with wirespec's own builders.
+
+    python samples/make_samples.py [--format NAME ...] [--output DIR]
+
+Each format has one ``make_<format>(out_dir)`` function that builds its messages as models
+with ``generated.<format>.build`` and writes ``<out_dir>/<format>/<name>.bin``; the
+``MAKERS`` registry maps format names to those functions. To add a format, write its
+function and register it. Every message is parsed back and must rebuild byte for byte
+before it is written, so a sample is never something the codec cannot read.
+Output is deterministic: fixed values, no clocks, no randomness.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from construct import Container
+
+SAMPLES = Path(__file__).resolve().parent
+
+
+def _write(out_dir: Path, fmt: str, messages: dict[str, object]) -> list[Path]:
+    """Build, check and write ``messages`` (name -> model) of format ``fmt``."""
+    codec = importlib.import_module(f"generated.{fmt}")
+    target = out_dir / fmt
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, model in messages.items():
+        data = codec.build(model)
+        if codec.build(codec.parse(data)) != data:
+            raise SystemExit(f"{fmt}/{name}: does not rebuild byte for byte")
+        path = target / f"{name}.bin"
+        path.write_bytes(data)
+        written.append(path)
+    return written
+
+
+# -- plainbuffer -------------------------------------------------------------------------------
+
+
+def make_plainbuffer(out_dir: Path) -> list[Path]:
+    """Tablestore PlainBuffer rows as the SDK would send them for an ``orders`` table with
+    primary key (``user_id`` STRING, ``order_id`` INTEGER)."""
+    from generated.plainbuffer import CellOp, ValueType
+
+    ts = 1_732_240_800_000  # 2024-11-22T02:00:00Z, in milliseconds
+
+    def value(vtype, v=None):
+        return Container(type=vtype, value=v)
+
+    def cell(name, val=None, op=None, timestamp=None):
+        return Container(name=name, value=val, op=op, timestamp=timestamp)
+
+    def pk(user, order):
+        return [
+            cell("user_id", value(ValueType.STRING, user)),
+            cell(
+                "order_id",
+                order if isinstance(order, Container) else value(ValueType.INTEGER, order),
+            ),
+        ]
+
+    def row(primary_key, attributes=None, deleted=False):
+        return Container(primary_key=primary_key, attributes=attributes, delete_marker=deleted)
+
+    def message(*rows):
+        return Container(rows=list(rows))
+
+    order_attributes = [
+        cell("status", value(ValueType.STRING, "PAID"), timestamp=ts),
+        cell("amount", value(ValueType.DOUBLE, 129.95), timestamp=ts),
+        cell("items", value(ValueType.INTEGER, 3), timestamp=ts),
+        cell("gift", value(ValueType.BOOLEAN, False), timestamp=ts),
+        cell("note", value(ValueType.STRING, "leave at the door / 放在门口"), timestamp=ts),
+        cell("receipt_sha1", value(ValueType.BLOB, bytes.fromhex("9f2c" * 10)), timestamp=ts),
+    ]
+    messages = {
+        # PutRow: a new order, every attribute versioned at the same timestamp
+        "put_row": message(row(pk("u-000042", 1001), order_attributes)),
+        # UpdateRow: a put, a delete of one version, a delete of all versions, an increment
+        "update_row_ops": message(
+            row(
+                pk("u-000042", 1001),
+                [
+                    cell("status", value(ValueType.STRING, "SHIPPED"), timestamp=ts + 86_400_000),
+                    cell("amount", op=CellOp.DELETE_ONE_VERSION, timestamp=ts),
+                    cell("note", op=CellOp.DELETE_ALL_VERSION),
+                    cell("views", value(ValueType.INTEGER, 1), op=CellOp.INCREMENT),
+                ],
+            )
+        ),
+        # DeleteRow: primary key and the delete marker only
+        "delete_row": message(row(pk("u-000042", 1001), deleted=True)),
+        # BatchWriteRow-style message: header once, three rows back to back
+        "multi_row": message(
+            row(pk("u-000042", 1002), order_attributes[:3]),
+            row(
+                pk("u-000043", 7),
+                [cell("status", value(ValueType.STRING, "CANCELLED"), timestamp=ts + 5)],
+            ),
+            row(pk("u-000044", 12), deleted=True),
+        ),
+        # GetRange bounds: every order of one user, from INF_MIN to INF_MAX
+        "range_start_inf_min": message(row(pk("u-000042", value(ValueType.INF_MIN)))),
+        "range_end_inf_max": message(row(pk("u-000042", value(ValueType.INF_MAX)))),
+        # PutRow into a table whose second key column is auto-increment
+        "put_row_auto_increment": message(
+            row(
+                pk("u-000042", value(ValueType.AUTO_INCREMENT)),
+                [cell("status", value(ValueType.STRING, "NEW"))],
+            )
+        ),
+    }
+    return _write(out_dir, "plainbuffer", messages)
+
+
+# -- registry ----------------------------------------------------------------------------------
+
+MAKERS: dict[str, Callable[[Path], list[Path]]] = {
+    "plainbuffer": make_plainbuffer,
+}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--format", action="append", choices=sorted(MAKERS), help="only these formats"
+    )
+    parser.add_argument("--output", type=Path, default=SAMPLES, help="samples folder")
+    args = parser.parse_args(argv)
+    for fmt in args.format or sorted(MAKERS):
+        for path in MAKERS[fmt](args.output):
+            print(f"{path} ({path.stat().st_size} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
