@@ -32,6 +32,7 @@ def _env() -> jinja2.Environment:
     )
     env.filters["pyrepr"] = repr
     env.filters["camel"] = camel
+    env.filters["pytuple"] = lambda items: repr(tuple(items))
     return env
 
 
@@ -268,6 +269,27 @@ class ModuleEmitter:
         if field.optional and converted != value:
             return f"None if {value} is None else {converted}"
         return converted
+
+    def json_key_args(self, key) -> str:
+        """Constructor arguments of ``runtime.gojson.JsonKey`` for one ``json:`` key."""
+        args = [repr(key.name), repr(key.type), f"field={key.field!r}", f"omit={key.omit!r}"]
+        if key.enum:
+            args.append(f"enum={camel(key.enum)}")
+        if key.open:
+            args.append("open=True")
+        if key.bit:
+            enum, _, member = key.bit.partition(".")
+            args.append(f"bit={camel(enum)}.{member}")
+        if key.layouts:
+            args.append(f"layouts={key.layouts!r}")
+        if key.when:
+            args.append(f"when={key.when!r}")
+        if key.of:
+            args.append(f"of={key.of!r}")
+        if key.rendering:
+            enum, _, attr = key.rendering.partition(".")
+            args.append(f"rendering={enum.upper()}_{attr.upper()}")
+        return ", ".join(args)
 
     def uses_decimal(self) -> bool:
         return any(

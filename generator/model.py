@@ -122,6 +122,10 @@ class Spec:
     enums: dict[str, Enum]
     records: dict[str, Record]
     source: LoadedSpec
+    json_documents: dict[str, "JsonDoc"] = dataclasses.field(default_factory=dict)
+    """``json:``: JSON documents inside the frames (Open Protocol)."""
+    kafka_message: Optional["KafkaMessage"] = None
+    """``kafka_message:``: a message made of several Kafka columns (key + value)."""
 
     def record_order(self) -> list[str]:
         """Records with every dependency before its user (leaves first)."""
@@ -139,6 +143,44 @@ class Spec:
         for name in self.records:
             visit(name)
         return order
+
+
+@dataclasses.dataclass
+class JsonKeyDef:
+    """One key of a JSON document, in wire order (see ``runtime.gojson.JsonKey``)."""
+
+    name: str
+    type: str
+    doc: str
+    line: Optional[int]
+    field: str
+    omit: str = "never"
+    enum: Optional[str] = None
+    open: bool = False
+    bit: str = ""
+    """``ENUM.MEMBER`` of a flags enum."""
+    layouts: tuple = ()
+    when: tuple = ()
+    of: Optional[str] = None
+    rendering: str = ""
+    """``ENUM.ATTRIBUTE``: the table saying how each code renders."""
+
+
+@dataclasses.dataclass
+class JsonDoc:
+    name: str
+    doc: str
+    keys: list[JsonKeyDef]
+
+
+@dataclasses.dataclass
+class KafkaMessage:
+    """A record made of several Kafka columns, decoded together by ``runtime.<codec>``."""
+
+    record: str
+    doc: str
+    columns: dict[str, str]
+    codec: str
 
 
 def camel(name: str) -> str:
@@ -174,7 +216,11 @@ class _Builder:
             name = sorted(clash)[0]
             raise self.error(("records", name), f"record name {name!r} is a built-in type")
         records = {name: self.record(name, body) for name, body in data["records"].items()}
-        if data["default_record"] not in records:
+        json_documents = self.json_documents(data.get("json", {}))
+        kafka = self.kafka_message(data.get("kafka_message"), records)
+        if data["default_record"] not in records and not (
+            kafka and kafka.record == data["default_record"]
+        ):
             raise self.error(("default_record",), f"no record named {data['default_record']!r}")
         return Spec(
             format=data["format"],
@@ -185,7 +231,59 @@ class _Builder:
             enums=enums,
             records=records,
             source=self.loaded,
+            json_documents=json_documents,
+            kafka_message=kafka,
         )
+
+    def json_documents(self, raw: dict) -> dict[str, JsonDoc]:
+        """``json:``: check every key's enum, flag bit, rendering table and map target."""
+        docs = {}
+        for name, body in raw.items():
+            keys = []
+            for i, k in enumerate(body["keys"]):
+                where = ("json", name, "keys", i)
+                if any(other.name == k["name"] for other in keys):
+                    raise self.error(where + ("name",), f"duplicate key {k['name']!r}")
+                key = JsonKeyDef(
+                    name=k["name"], type=k["type"], doc=k["doc"], line=self.lines.line(where),
+                    field=k.get("field", k["name"]), omit=k.get("omit", "never"),
+                    enum=k.get("enum"), open=k.get("open", False), bit=k.get("bit", ""),
+                    layouts=tuple(k.get("layouts", ())), when=tuple(k.get("when", ())),
+                    of=k.get("of"), rendering=k.get("rendering", ""),
+                )  # fmt: skip
+                if key.enum is not None and key.enum not in self.enums:
+                    raise self.error(where + ("enum",), f"unknown enum {key.enum!r}")
+                if key.bit:
+                    enum_name, _, member = key.bit.partition(".")
+                    enum = self.enums.get(enum_name)
+                    if enum is None or not enum.flags or member not in {v.name for v in enum.values}:
+                        raise self.error(where + ("bit",), f"{key.bit!r} is not FLAGS_ENUM.MEMBER")
+                if (key.type == "map") != (key.of is not None):
+                    raise self.error(where + ("of",), "a map names the document of its values (of:), and only a map")
+                if (key.type == "any") != bool(key.rendering):
+                    raise self.error(where + ("rendering",), "an any value names its rendering table, and only it")
+                if key.rendering:
+                    enum_name, _, attr = key.rendering.partition(".")
+                    enum = self.enums.get(enum_name)
+                    if enum is None or attr not in {a.name for a in enum.attributes}:
+                        raise self.error(where + ("rendering",), f"{key.rendering!r} is not ENUM.ATTRIBUTE")
+                keys.append(key)
+            docs[name] = JsonDoc(name, body["doc"], keys)
+        for name, doc in docs.items():
+            for i, key in enumerate(doc.keys):
+                if key.of is not None and key.of not in docs:
+                    raise self.error(("json", name, "keys", i, "of"), f"no JSON document {key.of!r}")
+        return docs
+
+    def kafka_message(self, raw: Optional[dict], records: dict) -> Optional[KafkaMessage]:
+        if raw is None:
+            return None
+        if raw["record"] in records:
+            raise self.error(("kafka_message", "record"), f"{raw['record']!r} is already a record")
+        for column, record in raw["columns"].items():
+            if record not in records:
+                raise self.error(("kafka_message", "columns", column), f"no record named {record!r}")
+        return KafkaMessage(raw["record"], raw["doc"], dict(raw["columns"]), raw["codec"])
 
     def enum(self, name: str, body: dict) -> Enum:
         where = ("enums", name)

@@ -411,3 +411,62 @@ def _replace_lone_surrogates(doc):
     if type(doc) is dict:
         return {_replace_lone_surrogates(k): _replace_lone_surrogates(v) for k, v in doc.items()}
     return doc
+
+
+# ---------------------------------------------------------------------------- documents
+
+
+class JsonKey:
+    """One key of a JSON document as a spec's ``json:`` section declares it.
+
+    ``type``: ``u8``/``u64``/``s64`` (integers), ``bool``, ``string``, ``map`` (name ->
+    the document ``of``), ``any`` (a column value, rendered per the ``rendering`` table of
+    the type code). ``omit``: ``never`` (always written, required when read), ``empty``
+    (Go ``omitempty``: left out when zero/empty/false), ``absent`` (a Go pointer: left out
+    only when None). ``field`` is the model attribute it carries; ``bit`` makes a bool
+    that mirrors one flag of ``field``; ``layouts`` lists the layouts that write it;
+    ``when`` the row ops whose value has it; ``enum`` documents the codes and, unless
+    ``open``, is the set of values accepted.
+
+        >>> JsonKey("scm", "string", field="schema", omit="empty").prefix
+        '"scm":'
+    """
+
+    __slots__ = ("bit", "doc", "enum", "field", "layouts", "name", "of", "omit", "open",
+                 "prefix", "rendering", "type", "when")  # fmt: skip
+
+    TYPES = ("u8", "u64", "s64", "bool", "string", "map", "any")
+    OMIT = ("never", "empty", "absent")
+
+    def __init__(self, name, type, *, field=None, omit="never", enum=None, open=False, bit=0,
+                 layouts=(), when=(), of=None, rendering=None, doc=""):  # fmt: skip
+        if type not in self.TYPES or omit not in self.OMIT:
+            raise ValueError(f"bad JSON key {name!r}: type {type!r}, omit {omit!r}")
+        self.name, self.type, self.field, self.omit = name, type, field or name, omit
+        self.enum, self.open, self.bit, self.layouts = enum, open, int(bit), tuple(layouts)
+        self.when, self.of, self.rendering, self.doc = tuple(when), of, rendering, doc
+        self.prefix = quote_str(name) + ":"
+
+    def __repr__(self) -> str:
+        return f"JsonKey({self.name!r}, {self.type!r}, field={self.field!r}, omit={self.omit!r})"
+
+
+class JsonDocument:
+    """A JSON object with a fixed key order (the order a writer uses; readers take any)."""
+
+    __slots__ = ("by_name", "doc", "keys", "name")
+
+    def __init__(self, name: str, keys, doc: str = ""):
+        self.name, self.keys, self.doc = name, tuple(keys), doc
+        self.by_name = {k.name: k for k in self.keys}
+
+    def key(self, role: str) -> JsonKey | None:
+        """The first key of type ``role`` (``any``, ``map``), or with ``bit`` set
+        (``bit``) or with ``layouts`` set (``layouts``)."""
+        for k in self.keys:
+            if k.type == role or (role == "bit" and k.bit) or (role == "layouts" and k.layouts):
+                return k
+        return None
+
+    def __repr__(self) -> str:
+        return f"JsonDocument({self.name!r}, {[k.name for k in self.keys]})"

@@ -1,9 +1,13 @@
 """TiCDC Open Protocol: Kafka key/value pairs <-> :mod:`runtime.ticdc` events.
 
-One Kafka message is one batch. The wire framing (big-endian lengths around JSON
-documents) is kept apart from the JSON semantics, so the framing can later come from a
-spec; ``KEY_FRAME`` and ``VALUE_FRAME`` describe it as construct objects.
+One Kafka message is one batch. What the bytes mean is declared in
+``specs/ticdc_open_protocol.yaml``: the framing as records, the JSON documents (key order,
+omission, types, the event field each key carries) as its ``json:`` section, and how each
+column type's ``v`` is rendered as the ``column_type.rendering`` enum attribute. The
+generated module hands those tables to :class:`OpenProtocol`, which is the fast codec over
+them; this module hard-codes no document layout and no type table.
 
+    >>> from generated.ticdc_open_protocol import decode_message, encode_events
     >>> key = bytes.fromhex("0000000000000001" "000000000000001f") + b'{"ts":415508856908021766,"t":3}'
     >>> decode_message(key, bytes(8))
     [ResolvedEvent(commit_ts=415508856908021766)]
@@ -13,8 +17,10 @@ spec; ``KEY_FRAME`` and ``VALUE_FRAME`` describe it as construct objects.
 Decoding accepts every layout TiCDC has written: tiflow's (HTML-escaped Go
 ``encoding/json``, columns sorted bytewise), the 2020 legacy layout (no ``f``; VARCHAR
 and CHAR bytes in base64), and the pingcap/ticdc rewrite (other key order, no HTML
-escaping, columns in table order). Encoding writes tiflow's bytes (``layout="tiflow"``,
-Go >= 1.22) or the 2020 ones (``layout="legacy"``).
+escaping, columns in table order). :meth:`OpenProtocol.parse_pair` tells tiflow from
+legacy per message and keeps it in :class:`Message`, so ``build_pair(parse_pair(k, v))``
+gives back the same bytes for both; encoding writes tiflow's bytes (Go >= 1.22) or the
+2020 ones (``layout="legacy"``).
 
 Errors name the stream offset where the failing frame or JSON document starts (or the
 byte where JSON parsing stopped) and a path such as ``events[1].value.u.id.v``.
@@ -24,74 +30,19 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
+import math
 import struct
-from collections.abc import Iterable, Iterator
-
-from construct import Const, GreedyBytes, GreedyRange, Int64ub, Prefixed, Struct, Terminated
+from collections.abc import Iterable, Iterator, Mapping
 
 from . import gojson
 from .errors import DecodeError, EncodeError
+from .gojson import JsonDocument, JsonKey
 from .limits import DEFAULT as DEFAULT_LIMITS
 from .limits import Limits
-from .ticdc import (
-    FLAG_BINARY,
-    FLAG_HANDLE_KEY,
-    FLAG_UNSIGNED,
-    Column,
-    DdlEvent,
-    Event,
-    ResolvedEvent,
-    RowChangedEvent,
-)
-
-# ---------------------------------------------------------------------------- type table
-#
-# MySQL type code -> (name, how ``v`` is rendered). This table moves to the YAML spec.
-#
-#   int     JSON integer: int64, or uint64 when the column flag has UNSIGNED (0x80).
-#           A JSON string is also kept (as ``str``): Go passes an interface{} through,
-#           and upstream's own fixtures put strings in TINYINT columns.
-#   uint    JSON integer, always uint64 (BIT, ENUM index, SET bitmask).
-#   float32 Go float32 shortest digits; the model holds the float32 value.
-#   float64 Go float64 shortest digits; ``1.0`` is written ``1``.
-#   text    JSON string, model ``str`` (DECIMAL with full scale, dates, times, JSON text).
-#   string  model ``bytes``: UTF-8 text as-is; with BINARY (0x01) strconv.Quote'd;
-#           base64 in the 2020 legacy layout (no ``f`` in the column).
-#   base64  model ``bytes``, standard base64 with padding (BLOB codes, also TEXT kinds).
-#   raw     whatever JSON scalar is there (NULL type, GEOMETRY, codes TiCDC never sends).
-COLUMN_TYPES: dict[int, tuple[str, str]] = {
-    1: ("TINYINT", "int"),
-    2: ("SMALLINT", "int"),
-    3: ("INT", "int"),
-    4: ("FLOAT", "float32"),
-    5: ("DOUBLE", "float64"),
-    6: ("NULL", "raw"),
-    7: ("TIMESTAMP", "text"),
-    8: ("BIGINT", "int"),
-    9: ("MEDIUMINT", "int"),
-    10: ("DATE", "text"),
-    11: ("TIME", "text"),
-    12: ("DATETIME", "text"),
-    13: ("YEAR", "int"),
-    14: ("NEWDATE", "text"),
-    15: ("VARCHAR", "string"),
-    16: ("BIT", "uint"),
-    225: ("VECTOR_FLOAT32", "text"),
-    245: ("JSON", "text"),
-    246: ("DECIMAL", "text"),
-    247: ("ENUM", "uint"),
-    248: ("SET", "uint"),
-    249: ("TINYBLOB", "base64"),
-    250: ("MEDIUMBLOB", "base64"),
-    251: ("LONGBLOB", "base64"),
-    252: ("BLOB", "base64"),
-    253: ("VAR_STRING", "string"),
-    254: ("STRING", "string"),
-    255: ("GEOMETRY", "raw"),
-}
-
-MESSAGE_ROW, MESSAGE_DDL, MESSAGE_RESOLVED = 1, 2, 3
-"""Key ``t``: the event kind."""
+from .ticdc import Column, DdlEvent, Event, ResolvedEvent, RowChangedEvent
+from .ticdc import spark_schema as _ticdc_spark_schema
+from .ticdc import to_row as _ticdc_to_row
 
 BATCH_VERSION = 1
 MAX_BATCH_SIZE = 16
@@ -103,21 +54,27 @@ RECORD_OVERHEAD = 36
 EVENT_OVERHEAD = 16
 """The two u64 lengths each event adds to a message."""
 LAYOUTS = ("tiflow", "legacy")
+"""``tiflow``: today's bytes (Go >= 1.22). ``legacy``: TiCDC 4.0 (2020): no ``f``, VARCHAR
+and CHAR in base64, Go < 1.22 escapes."""
 
 INT64 = (-(1 << 63), (1 << 63) - 1)
 UINT64 = (0, (1 << 64) - 1)
 _WIDE = (INT64[0], UINT64[1])  # legacy columns carry no flags, so no signedness either
+_BOUNDS = {"u8": (0, 255), "u64": UINT64, "s64": INT64}
+_EVENT_KINDS = {"ROW": "row", "DDL": "ddl", "RESOLVED": "resolved"}
+"""message_type enum member -> event kind (the spec's names)."""
+JSON_SAFE_INT = 2**53
+
+
+@dataclasses.dataclass
+class Message:
+    """One Kafka message: its events in order, and the layout they were written in."""
+
+    events: list[Event]
+    layout: str = "tiflow"
+
 
 # ---------------------------------------------------------------------------- framing
-
-EVENT_FRAME = Prefixed(Int64ub, GreedyBytes)
-"""One event's key or value: u64 big-endian length, then that many bytes of JSON."""
-KEY_FRAME = Struct(
-    "version" / Const(BATCH_VERSION, Int64ub), "events" / GreedyRange(EVENT_FRAME), Terminated
-)
-"""The Kafka key: batch version 1, then the events' keys."""
-VALUE_FRAME = Struct("events" / GreedyRange(EVENT_FRAME), Terminated)
-"""The Kafka value: the events' values, in the keys' order (resolved: length 0)."""
 
 _U64 = struct.Struct(">Q")
 
@@ -212,40 +169,30 @@ def _int_in(v, bounds: tuple[int, int], path: str) -> int:
     return v
 
 
-def _opt(obj: dict, name: str, kind: type, path: str):
-    """``obj[name]`` if present and of JSON type ``kind``; None when absent."""
-    v = obj.get(name)
-    if v is None or type(v) is kind:
-        return v
-    raise _fail(f"expected a {_JSON_KINDS[kind]}, got {_json_kind(v)}", f"{path}{name}")
+def _read_key(key: JsonKey, obj: dict, path: str):
+    """The value of one scalar key of ``obj``, checked against its declaration."""
+    v = obj.get(key.name)
+    if v is None:
+        if key.omit == "never":
+            raise _fail(f"missing key {key.name!r}", path + key.name)
+        return False if key.type == "bool" else None
+    t = key.type
+    if t == "string":
+        if type(v) is not str:
+            raise _fail(f"expected a string, got {_json_kind(v)}", path + key.name)
+    elif t == "bool":
+        if type(v) is not bool:
+            raise _fail(f"expected a boolean, got {_json_kind(v)}", path + key.name)
+    else:
+        _int_in(v, _BOUNDS[t], path + key.name)
+        if key.enum is not None and not key.open and v not in key.enum._value2member_map_:
+            raise _fail(f"{v} is not a {key.enum.__name__}", path + key.name)
+    return v
 
 
-def _opt_int64(obj: dict, name: str) -> int | None:
-    v = obj.get(name)
-    return None if v is None else _int_in(v, INT64, name)
-
-
-def _decode_key(obj: dict) -> dict:
-    """The key fields, checked: ts, t, scm, tbl, rid, ptn, ohk, ccl (absent -> None)."""
-    if "ts" not in obj:
-        raise _fail("missing commit ts", "ts")
-    return {
-        "ts": _int_in(obj["ts"], UINT64, "ts"),
-        "t": _int_in(obj.get("t"), (MESSAGE_ROW, MESSAGE_RESOLVED), "t"),
-        "scm": _opt(obj, "scm", str, ""),
-        "tbl": _opt(obj, "tbl", str, ""),
-        "rid": _opt_int64(obj, "rid"),
-        "ptn": _opt_int64(obj, "ptn"),
-        "ohk": _opt(obj, "ohk", bool, "") or False,
-        "ccl": _opt(obj, "ccl", str, ""),
-    }
-
-
-def _value_int(v, flags: int, legacy: bool, path: str):
-    if type(v) is str:
-        return v
-    bounds = _WIDE if legacy else (UINT64 if flags & FLAG_UNSIGNED else INT64)
-    return _int_in(v, bounds, path)
+def _read_fields(doc: JsonDocument, obj: dict, path: str = "") -> dict:
+    """field -> value for every scalar key of ``doc`` (absent omittable keys: None/False)."""
+    return {k.field: _read_key(k, obj, path) for k in doc.keys}
 
 
 def _value_float(v, path: str) -> float:
@@ -284,102 +231,10 @@ def _b64(v, path: str) -> bytes:
     return data
 
 
-def _value_string(v, flags: int, legacy: bool, path: str) -> bytes:
-    if legacy:
-        return _b64(v, path)
-    text = _value_str(v, path)
-    if flags & FLAG_BINARY:
-        try:
-            return gojson.go_unquote(text)
-        except DecodeError as err:
-            raise _fail(f"bad strconv.Quote text: {err.message}", path) from None
-    return text.encode()  # gojson.loads leaves no lone surrogates
-
-
 def _value_raw(v, path: str):
     if v is not None and type(v) not in (int, float, str):
         raise _fail(f"expected a JSON scalar, got {_json_kind(v)}", path)
     return v
-
-
-def _decode_value(kind: str, v, flags: int, legacy: bool, path: str):
-    if v is None:
-        return None
-    if kind == "int":
-        return _value_int(v, flags, legacy, path)
-    if kind == "uint":
-        return _int_in(v, UINT64, path)
-    if kind == "float32":
-        return _value_float32(v, path)
-    if kind == "float64":
-        return _value_float(v, path)
-    if kind == "text":
-        return _value_str(v, path)
-    if kind == "string":
-        return _value_string(v, flags, legacy, path)
-    if kind == "base64":
-        return _b64(v, path)
-    return _value_raw(v, path)
-
-
-def _decode_column(name: str, obj, path: str) -> Column:
-    obj = _object(obj, path)
-    code = _int_in(obj.get("t"), (0, 255), path + ".t")
-    flags = obj.get("f")
-    legacy = flags is None
-    handle = _opt(obj, "h", bool, path + ".")
-    if legacy:
-        flags = FLAG_HANDLE_KEY if handle else 0
-    else:
-        _int_in(flags, UINT64, path + ".f")
-        if handle is not None and handle != bool(flags & FLAG_HANDLE_KEY):
-            raise _fail(f"h={str(handle).lower()} disagrees with f={flags}", path + ".h")
-    if "v" not in obj:
-        raise _fail("missing column value", path + ".v")
-    kind = COLUMN_TYPES.get(code, ("", "raw"))[1]
-    return Column(name, code, flags, _decode_value(kind, obj["v"], flags, legacy, path + ".v"))
-
-
-def _decode_columns(obj: dict, section: str) -> list[Column] | None:
-    cols = obj.get(section)
-    if cols is None:
-        return None
-    cols = _object(cols, section)
-    return [_decode_column(name, c, f"{section}.{name}") for name, c in cols.items()]
-
-
-def _decode_row(key: dict, obj: dict) -> RowChangedEvent:
-    new, old, deleted = (_decode_columns(obj, s) for s in ("u", "p", "d"))
-    if deleted is not None and (new is not None or old is not None):
-        raise _fail("a delete ('d') carries no 'u' or 'p'", "d")
-    if old is not None and new is None:
-        raise _fail("an update's old row ('p') comes with its new row ('u')", "p")
-    if deleted is None and new is None:
-        new = []
-    return RowChangedEvent(
-        commit_ts=key["ts"],
-        schema=key["scm"],
-        table=key["tbl"],
-        partition=key["ptn"],
-        new=new,
-        old=deleted if deleted is not None else old,
-        row_id=key["rid"],
-        handle_key_only=key["ohk"],
-        claim_check_location=key["ccl"],
-    )
-
-
-def _decode_ddl(key: dict, obj: dict) -> DdlEvent:
-    query = obj.get("q")
-    if query is None:
-        raise _fail("missing DDL query", "q")
-    return DdlEvent(
-        commit_ts=key["ts"],
-        schema=key["scm"],
-        table=key["tbl"],
-        ddl_type=_int_in(obj.get("t"), INT64, "t"),
-        query=_value_str(query, "q"),
-    )
 
 
 def _load(data: bytes, start: int, end: int, stream: str) -> dict:
@@ -390,54 +245,6 @@ def _load(data: bytes, start: int, end: int, stream: str) -> dict:
         err.shift(start)
         err.add_path(stream)
         raise
-
-
-def _decode_event(key: bytes, value: bytes, frame: tuple[int, int, int, int]) -> Event:
-    ks, ke, vs, ve = frame
-    kobj = _load(key, ks, ke, "key")
-    try:
-        fields = _decode_key(kobj)
-    except DecodeError as err:
-        err.shift(ks)
-        err.add_path("key")
-        raise
-    if fields["t"] == MESSAGE_RESOLVED:
-        if ve != vs:
-            raise DecodeError("a resolved event has no value", offset=vs, path="value")
-        return ResolvedEvent(fields["ts"])
-    vobj = _load(value, vs, ve, "value")
-    try:
-        if fields["t"] == MESSAGE_DDL:
-            return _decode_ddl(fields, vobj)
-        return _decode_row(fields, vobj)
-    except DecodeError as err:
-        err.shift(vs)
-        err.add_path("value")
-        raise
-
-
-def decode_message(key: bytes, value: bytes, **limits) -> list[Event]:
-    """All events of one Kafka message, in order.
-
-    ``limits`` are :class:`runtime.limits.Limits` fields (``max_count`` caps the events,
-    ``max_message_bytes`` each of key and value). Bad input raises only
-    :class:`DecodeError` (or its :class:`LimitError`), with offset and path:
-
-        >>> decode_message(bytes(8), b"")
-        Traceback (most recent call last):
-        ...
-        runtime.errors.DecodeError: version at offset 0: batch version 0, expected 1
-    """
-    key, value = bytes(key), bytes(value)
-    frames = split_frames(key, value, Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS)
-    events = []
-    for index, frame in enumerate(frames):
-        try:
-            events.append(_decode_event(key, value, frame))
-        except DecodeError as err:
-            err.add_path("events", index=index)
-            raise
-    return events
 
 
 # ---------------------------------------------------------------------------- JSON writing
@@ -457,27 +264,6 @@ def _check_str(v, path: str) -> str:
     return v
 
 
-def _encode_key(ts, t: int, schema=None, table=None, **extra) -> bytes:
-    """tiflow's key: ts, scm, tbl, rid, ptn, t, ohk, ccl; empty ones left out (omitempty)."""
-    parts = ['{"ts":', str(_check_int(ts, UINT64, "commit_ts"))]
-    if schema:
-        parts += (',"scm":', gojson.quote_str(_check_str(schema, "schema")))
-    if table:
-        parts += (',"tbl":', gojson.quote_str(_check_str(table, "table")))
-    if extra.get("row_id"):
-        parts += (',"rid":', str(_check_int(extra["row_id"], INT64, "row_id")))
-    if extra.get("partition") is not None:  # a *int64: present even when 0
-        parts += (',"ptn":', str(_check_int(extra["partition"], INT64, "partition")))
-    parts += (',"t":', str(t))
-    if extra.get("handle_key_only"):
-        parts.append(',"ohk":true')
-    if extra.get("claim_check_location"):
-        ccl = _check_str(extra["claim_check_location"], "claim_check_location")
-        parts += (',"ccl":', gojson.quote_str(ccl))
-    parts.append("}")
-    return "".join(parts).encode()
-
-
 def _render_float(v, fmt, path: str) -> str:
     if type(v) not in (int, float):
         raise EncodeError(f"expected float, got {type(v).__name__}", path=path)
@@ -493,103 +279,6 @@ def _render_bytes(v, path: str) -> bytes:
     return v
 
 
-def _render_value(kind: str, v, flags: int, layout: str, path: str) -> str:
-    """``v`` of a column whose type renders as ``kind``, as JSON text."""
-    go122 = layout == "tiflow"
-    if v is None:
-        return "null"
-    if type(v) is str and kind in ("int", "text", "raw"):
-        return gojson.quote_str(v, go122=go122)
-    if kind == "int":
-        return str(_check_int(v, UINT64 if flags & FLAG_UNSIGNED else INT64, path))
-    if kind == "uint":
-        return str(_check_int(v, UINT64, path))
-    if kind == "float32":
-        return _render_float(v, gojson.format_float32, path)
-    if kind == "float64":
-        return _render_float(v, gojson.format_float64, path)
-    if kind == "text":
-        raise EncodeError(f"expected str, got {type(v).__name__}", path=path)
-    if kind == "base64" or (kind == "string" and layout == "legacy"):
-        return '"' + base64.b64encode(_render_bytes(v, path)).decode() + '"'
-    if kind == "string":
-        if flags & FLAG_BINARY:
-            return gojson.quote_str(gojson.go_quote(_render_bytes(v, path)), go122=go122)
-        return gojson.quote_utf8(_render_bytes(v, path), go122=go122)
-    if type(v) is int:
-        return str(_check_int(v, _WIDE, path))
-    if type(v) is float:
-        return _render_float(v, gojson.format_float64, path)
-    raise EncodeError(f"expected int, float, str or None, got {type(v).__name__}", path=path)
-
-
-def _encode_column(c: Column, layout: str, path: str) -> str:
-    code = _check_int(c.type, (0, 255), path + ".type")
-    flags = _check_int(c.flags, UINT64, path + ".flags")
-    parts = [gojson.quote_str(_check_str(c.name, path + ".name")), ':{"t":', str(code)]
-    if flags & FLAG_HANDLE_KEY:
-        parts.append(',"h":true')
-    if layout != "legacy":
-        parts += (',"f":', str(flags))
-    kind = COLUMN_TYPES.get(code, ("", "raw"))[1]
-    parts += (',"v":', _render_value(kind, c.value, flags, layout, path + ".value"), "}")
-    return "".join(parts)
-
-
-def _encode_columns(section: str, cols: list[Column], layout: str, path: str) -> str:
-    """``"u":{...}`` with columns sorted bytewise by name, as Go marshals a map."""
-    if type(cols) is not list:
-        raise EncodeError(f"expected a list of Column, got {type(cols).__name__}", path=path)
-    rendered = {}
-    for i, c in enumerate(cols):
-        if not isinstance(c, Column):
-            raise EncodeError(f"expected Column, got {type(c).__name__}", path=f"{path}[{i}]")
-        name = _check_str(c.name, f"{path}[{i}].name").encode("utf-8", "surrogatepass")
-        if name in rendered:
-            raise EncodeError(f"duplicate column {c.name!r}", path=f"{path}[{i}].name")
-        rendered[name] = _encode_column(c, layout, f"{path}[{i}]")
-    return f'"{section}":{{' + ",".join(rendered[n] for n in sorted(rendered)) + "}"
-
-
-def _encode_row_value(ev: RowChangedEvent, layout: str) -> bytes:
-    """``{"u":..,"p":..}`` for inserts and updates, ``{"d":..}`` for deletes; empty
-    sections are left out (omitempty)."""
-    if ev.op == "delete":
-        sections = [("d", ev.old, "old")]
-    else:
-        sections = [("u", ev.new, "new"), ("p", ev.old, "old")]
-    parts = [_encode_columns(name, cols, layout, path) for name, cols, path in sections if cols]
-    return ("{" + ",".join(parts) + "}").encode()
-
-
-def encode_event(ev: Event, layout: str = "tiflow") -> tuple[bytes, bytes]:
-    """One event's key JSON and value JSON, byte for byte as TiCDC writes them.
-
-    >>> encode_event(DdlEvent(7, "s", None, 1, "CREATE DATABASE s"))
-    (b'{"ts":7,"scm":"s","t":2}', b'{"q":"CREATE DATABASE s","t":1}')
-    """
-    if isinstance(ev, ResolvedEvent):
-        return _encode_key(ev.commit_ts, MESSAGE_RESOLVED), b""
-    if isinstance(ev, DdlEvent):
-        key = _encode_key(ev.commit_ts, MESSAGE_DDL, ev.schema, ev.table)
-        query = gojson.quote_str(_check_str(ev.query, "query"), go122=layout == "tiflow")
-        ddl_type = _check_int(ev.ddl_type, INT64, "ddl_type")
-        return key, f'{{"q":{query},"t":{ddl_type}}}'.encode()
-    if isinstance(ev, RowChangedEvent):
-        key = _encode_key(
-            ev.commit_ts,
-            MESSAGE_ROW,
-            ev.schema,
-            ev.table,
-            row_id=ev.row_id,
-            partition=ev.partition,
-            handle_key_only=ev.handle_key_only,
-            claim_check_location=ev.claim_check_location,
-        )
-        return key, _encode_row_value(ev, layout)
-    raise EncodeError(f"expected a TiCDC event, got {type(ev).__name__}")
-
-
 class _Batch:
     """The open Kafka message and its size as tiflow counts it (``Message.Length()``)."""
 
@@ -602,47 +291,570 @@ class _Batch:
         self.length += EVENT_OVERHEAD + len(key) + len(value)
 
 
-def encode_events(
-    events: Iterable[Event],
-    *,
-    max_batch_size: int = MAX_BATCH_SIZE,
-    max_message_bytes: int = MAX_MESSAGE_BYTES,
-    layout: str = "tiflow",
-) -> Iterator[tuple[bytes, bytes]]:
-    """Kafka (key, value) messages for ``events``, batched exactly as tiflow batches them.
+# ---------------------------------------------------------------------------- the codec
 
-    Rows share a message until it holds ``max_batch_size`` events or the next row would
-    push its ``Length()`` past ``max_message_bytes``. DDL and resolved events close the
-    open message and go alone. A row that cannot fit even alone raises
-    :class:`EncodeError`.
 
-        >>> rows = [RowChangedEvent(i, "a", "b", new=[]) for i in range(3)]
-        >>> len(list(encode_events(rows, max_batch_size=2)))
-        2
+class OpenProtocol:
+    """The Open Protocol codec over a spec's tables (built once by the generated module).
+
+    ``documents`` are the spec's ``json:`` documents (``event_key``, ``row_value``,
+    ``ddl_value`` and the column document the row value's maps hold); the column
+    document's ``any`` key names the ``rendering`` table (type code -> rendering kind) and
+    its ``bit``/``layouts`` keys the handle flag and the tiflow-only ``f``.
     """
-    if layout not in LAYOUTS:
-        raise EncodeError(f"unknown layout {layout!r}; known: {LAYOUTS}")
-    batch = _Batch()
-    for index, ev in enumerate(events):
+
+    def __init__(self, documents: Mapping[str, JsonDocument]):
+        self.documents = dict(documents)
+        self.key_doc = self.documents["event_key"]
+        self.row_doc = self.documents["row_value"]
+        self.ddl_doc = self.documents["ddl_value"]
+        self.type_key = next(k for k in self.key_doc.keys if k.field == "type")
+        self.kinds = {m.value: _EVENT_KINDS[m.name] for m in self.type_key.enum}
+        self.codes = {kind: code for code, kind in self.kinds.items()}
+        column_doc = self.documents[self.row_doc.key("map").of]
+        self.column_doc = column_doc
+        self.value_key = column_doc.key("any")
+        self.rendering = {int(code): kind for code, kind in self.value_key.rendering.items()}
+        self.bit_key = column_doc.key("bit")
+        self.flags_key = column_doc.key("layouts")
+        self.code_key = next(
+            k
+            for k in column_doc.keys
+            if k.enum is not None and k.enum in _enums(self.rendering, self.value_key)
+        )
+        self.handle_bit = self.bit_key.bit if self.bit_key else 0
+        self.binary_bit = _flag(self.flags_key, "BINARY")
+        self.unsigned_bit = _flag(self.flags_key, "UNSIGNED")
+
+    # -- reading -----------------------------------------------------------------------
+
+    def _column(self, name: str, obj, path: str, legacy: list) -> Column:
+        obj = _object(obj, path)
+        path_ = path + "."
+        code = _read_key(self.code_key, obj, path_)
+        flags = obj.get(self.flags_key.name)
+        handle = _read_key(self.bit_key, obj, path_) if self.bit_key else False
+        if flags is None:
+            legacy.append(path)
+            flags = self.handle_bit if handle else 0
+            is_legacy = True
+        else:
+            _int_in(flags, UINT64, path_ + self.flags_key.name)
+            if self.bit_key.name in obj and handle != bool(flags & self.handle_bit):
+                raise _fail(
+                    f"{self.bit_key.name}={str(handle).lower()} disagrees with "
+                    f"{self.flags_key.name}={flags}",
+                    path_ + self.bit_key.name,
+                )
+            is_legacy = False
+        vname = self.value_key.name
+        if vname not in obj:
+            raise _fail(f"missing key {vname!r}", path_ + vname)
+        kind = self.rendering.get(code, "raw")
+        value = self._value(kind, obj[vname], flags, is_legacy, path_ + vname)
+        return Column(name, code, flags, value)
+
+    def _value(self, kind: str, v, flags: int, legacy: bool, path: str):
+        if v is None:
+            return None
+        if kind == "int":
+            if type(v) is str:
+                return v
+            bounds = _WIDE if legacy else (UINT64 if flags & self.unsigned_bit else INT64)
+            return _int_in(v, bounds, path)
+        if kind == "uint":
+            return _int_in(v, UINT64, path)
+        if kind == "float32":
+            return _value_float32(v, path)
+        if kind == "float64":
+            return _value_float(v, path)
+        if kind == "text":
+            return _value_str(v, path)
+        if kind == "string":
+            if legacy:
+                return _b64(v, path)
+            text = _value_str(v, path)
+            if flags & self.binary_bit:
+                try:
+                    return gojson.go_unquote(text)
+                except DecodeError as err:
+                    raise _fail(f"bad strconv.Quote text: {err.message}", path) from None
+            return text.encode()  # gojson.loads leaves no lone surrogates
+        if kind == "base64":
+            return _b64(v, path)
+        return _value_raw(v, path)
+
+    def _columns(self, key: JsonKey, obj: dict, legacy: list):
+        cols = obj.get(key.name)
+        if cols is None:
+            return None
+        cols = _object(cols, key.name)
+        prefix = key.name + "."
+        return [self._column(n, c, prefix + n, legacy) for n, c in cols.items()]
+
+    def _row(self, fields: dict, obj: dict, legacy: list) -> RowChangedEvent:
+        sections = {}
+        for key in self.row_doc.keys:
+            sections[key.name] = (key, self._columns(key, obj, legacy))
+        # the op follows from which sections are there (a key's ``when``)
+        present = {name for name, (_, cols) in sections.items() if cols is not None}
+        delete = {n for n, (k, _) in sections.items() if k.when == ("delete",)}
+        update = {n for n, (k, _) in sections.items() if k.when == ("update",)}
+        if present & delete and present - delete:
+            name = min(present & delete)
+            raise _fail(f"a delete ({name!r}) carries no other section", name)
+        new = old = None
+        for name, (key, cols) in sections.items():
+            if cols is None:
+                continue
+            if key.field == "new":
+                new = cols
+            else:
+                old = cols
+        if present & update and new is None:
+            name = min(present & update)
+            raise _fail(f"an update's old row ({name!r}) comes with its new row", name)
+        if new is None and old is None:
+            new = []
+        return RowChangedEvent(
+            commit_ts=fields["commit_ts"],
+            schema=fields["schema"],
+            table=fields["table"],
+            partition=fields["partition"],
+            new=new,
+            old=old,
+            row_id=fields["row_id"],
+            handle_key_only=fields["handle_key_only"],
+            claim_check_location=fields["claim_check_location"],
+        )
+
+    def _event(self, key: bytes, value: bytes, frame, legacy: list) -> Event:
+        ks, ke, vs, ve = frame
+        kobj = _load(key, ks, ke, "key")
         try:
-            key, value = encode_event(ev, layout)
-        except EncodeError as err:
-            err.add_path("events", index=index)
+            fields = _read_fields(self.key_doc, kobj)
+        except DecodeError as err:
+            err.shift(ks)
+            err.add_path("key")
             raise
-        if not isinstance(ev, RowChangedEvent):
-            if batch.pairs:
+        kind = self.kinds[fields["type"]]
+        if kind == "resolved":
+            if ve != vs:
+                raise DecodeError("a resolved event has no value", offset=vs, path="value")
+            return ResolvedEvent(fields["commit_ts"])
+        vobj = _load(value, vs, ve, "value")
+        try:
+            if kind == "ddl":
+                ddl = _read_fields(self.ddl_doc, vobj)
+                return DdlEvent(
+                    commit_ts=fields["commit_ts"],
+                    schema=fields["schema"],
+                    table=fields["table"],
+                    ddl_type=ddl["ddl_type"],
+                    query=ddl["query"],
+                )
+            return self._row(fields, vobj, legacy)
+        except DecodeError as err:
+            err.shift(vs)
+            err.add_path("value")
+            raise
+
+    def parse_pair(self, key: bytes, value: bytes, **limits) -> Message:
+        """The :class:`Message` of one Kafka key and value (layout detected).
+
+        ``limits`` are :class:`runtime.limits.Limits` fields (``max_count`` caps the
+        events, ``max_message_bytes`` each of key and value). Bad input raises only
+        :class:`DecodeError` (or its :class:`LimitError`), with offset and path.
+        """
+        if not isinstance(key, (bytes, bytearray, memoryview)) or not isinstance(
+            value, (bytes, bytearray, memoryview)
+        ):
+            raise DecodeError("the key and the value must both be bytes", offset=0)
+        key, value = bytes(key), bytes(value)
+        lim = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
+        frames = split_frames(key, value, lim)
+        events, legacy = [], []
+        for index, frame in enumerate(frames):
+            try:
+                events.append(self._event(key, value, frame, legacy))
+            except DecodeError as err:
+                err.add_path("events", index=index)
+                raise
+        return Message(events, "legacy" if legacy else "tiflow")
+
+    def decode_message(self, key: bytes, value: bytes, **limits) -> list[Event]:
+        """All events of one Kafka message, in order."""
+        return self.parse_pair(key, value, **limits).events
+
+    # -- writing -----------------------------------------------------------------------
+
+    def _scalar(self, key: JsonKey, v, go122: bool, path: str) -> str | None:
+        """``v`` as JSON text for ``key``, or None when ``key`` leaves it out."""
+        if v is None or (key.omit == "empty" and not v):
+            if key.omit == "never":
+                raise EncodeError(f"{key.field} is required", path=path)
+            return None
+        t = key.type
+        if t == "string":
+            return gojson.quote_str(_check_str(v, path), go122=go122)
+        if t == "bool":
+            if type(v) is not bool:
+                raise EncodeError(f"expected bool, got {type(v).__name__}", path=path)
+            return "true" if v else "false"
+        return str(_check_int(v, _BOUNDS[t], path))
+
+    def _key(self, ev: Event, kind: str, go122: bool) -> bytes:
+        parts = []
+        for k in self.key_doc.keys:
+            v = self.codes[kind] if k is self.type_key else getattr(ev, k.field, None)
+            text = self._scalar(k, v, go122, k.field)
+            if text is not None:
+                parts.append(k.prefix + text)
+        return ("{" + ",".join(parts) + "}").encode()
+
+    def _column_text(self, c: Column, layout: str, path: str) -> str:
+        code = _check_int(c.type, _BOUNDS[self.code_key.type], path + ".type")
+        flags = _check_int(c.flags, UINT64, path + ".flags")
+        go122 = layout == "tiflow"
+        parts = []
+        for k in self.column_doc.keys:
+            if k.layouts and layout not in k.layouts:
+                continue
+            if k is self.code_key:
+                parts.append(k.prefix + str(code))
+            elif k.bit:
+                if flags & k.bit or k.omit == "never":
+                    parts.append(k.prefix + ("true" if flags & k.bit else "false"))
+            elif k is self.flags_key:
+                parts.append(k.prefix + str(flags))
+            elif k is self.value_key:
+                kind = self.rendering.get(code, "raw")
+                text = self._render(kind, c.value, flags, layout, go122, path + ".value")
+                parts.append(k.prefix + text)
+        return "{" + ",".join(parts) + "}"
+
+    def _render(self, kind: str, v, flags: int, layout: str, go122: bool, path: str) -> str:
+        """``v`` of a column whose type renders as ``kind``, as JSON text."""
+        if v is None:
+            return "null"
+        if type(v) is str and kind in ("int", "text", "raw"):
+            return gojson.quote_str(v, go122=go122)
+        if kind == "int":
+            bounds = UINT64 if flags & self.unsigned_bit else INT64
+            return str(_check_int(v, bounds, path))
+        if kind == "uint":
+            return str(_check_int(v, UINT64, path))
+        if kind == "float32":
+            return _render_float(v, gojson.format_float32, path)
+        if kind == "float64":
+            return _render_float(v, gojson.format_float64, path)
+        if kind == "text":
+            raise EncodeError(f"expected str, got {type(v).__name__}", path=path)
+        if kind == "base64" or (kind == "string" and layout == "legacy"):
+            return '"' + base64.b64encode(_render_bytes(v, path)).decode() + '"'
+        if kind == "string":
+            if flags & self.binary_bit:
+                return gojson.quote_str(gojson.go_quote(_render_bytes(v, path)), go122=go122)
+            return gojson.quote_utf8(_render_bytes(v, path), go122=go122)
+        if type(v) is int:
+            return str(_check_int(v, _WIDE, path))
+        if type(v) is float:
+            return _render_float(v, gojson.format_float64, path)
+        raise EncodeError(f"expected int, float, str or None, got {type(v).__name__}", path=path)
+
+    def _map(self, key: JsonKey, cols, layout: str, path: str) -> str:
+        """``"u":{...}`` with columns sorted bytewise by name, as Go marshals a map."""
+        if type(cols) is not list:
+            raise EncodeError(f"expected a list of Column, got {type(cols).__name__}", path=path)
+        rendered = {}
+        for i, c in enumerate(cols):
+            if not isinstance(c, Column):
+                raise EncodeError(f"expected Column, got {type(c).__name__}", path=f"{path}[{i}]")
+            name = _check_str(c.name, f"{path}[{i}].name")
+            raw = name.encode("utf-8", "surrogatepass")
+            if raw in rendered:
+                raise EncodeError(f"duplicate column {c.name!r}", path=f"{path}[{i}].name")
+            text = self._column_text(c, layout, f"{path}[{i}]")
+            rendered[raw] = gojson.quote_str(name, go122=layout == "tiflow") + ":" + text
+        return key.prefix + "{" + ",".join(rendered[n] for n in sorted(rendered)) + "}"
+
+    def encode_event(self, ev: Event, layout: str = "tiflow") -> tuple[bytes, bytes]:
+        """One event's key JSON and value JSON, byte for byte as TiCDC writes them."""
+        go122 = layout == "tiflow"
+        if isinstance(ev, ResolvedEvent):
+            return self._key(ev, "resolved", go122), b""
+        if isinstance(ev, DdlEvent):
+            parts = []
+            for k in self.ddl_doc.keys:
+                text = self._scalar(k, getattr(ev, k.field), go122, k.field)
+                if text is not None:
+                    parts.append(k.prefix + text)
+            return self._key(ev, "ddl", go122), ("{" + ",".join(parts) + "}").encode()
+        if isinstance(ev, RowChangedEvent):
+            op, parts = ev.op, []
+            for k in self.row_doc.keys:
+                cols = getattr(ev, k.field)
+                if op in k.when and (cols or k.omit == "never"):
+                    parts.append(self._map(k, cols, layout, k.field))
+            return self._key(ev, "row", go122), ("{" + ",".join(parts) + "}").encode()
+        raise EncodeError(f"expected a TiCDC event, got {type(ev).__name__}")
+
+    def build_pair(self, message: Message) -> tuple[bytes, bytes]:
+        """The Kafka key and value of one :class:`Message`: all its events, in order, in
+        its layout (no batching rules: a message is what it is)."""
+        if not isinstance(message, Message):
+            raise EncodeError(f"expected a Message, got {type(message).__name__}")
+        layout = _check_layout(message.layout)
+        if not isinstance(message.events, list):
+            raise EncodeError("expected a list of events", path="events")
+        pairs = []
+        for index, ev in enumerate(message.events):
+            try:
+                pairs.append(self.encode_event(ev, layout))
+            except EncodeError as err:
+                err.add_path("events", index=index)
+                raise
+        return join_frames(pairs)
+
+    def encode_events(
+        self,
+        events: Iterable[Event],
+        *,
+        max_batch_size: int = MAX_BATCH_SIZE,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
+        layout: str = "tiflow",
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """Kafka (key, value) messages for ``events``, batched exactly as tiflow batches.
+
+        Rows share a message until it holds ``max_batch_size`` events or the next row
+        would push its ``Length()`` past ``max_message_bytes``. DDL and resolved events
+        close the open message and go alone. A row that cannot fit even alone raises
+        :class:`EncodeError`.
+        """
+        _check_layout(layout)
+        batch = _Batch()
+        for index, ev in enumerate(events):
+            try:
+                key, value = self.encode_event(ev, layout)
+            except EncodeError as err:
+                err.add_path("events", index=index)
+                raise
+            if not isinstance(ev, RowChangedEvent):
+                if batch.pairs:
+                    yield join_frames(batch.pairs)
+                    batch = _Batch()
+                yield join_frames([(key, value)])
+                continue
+            size = len(key) + len(value) + RECORD_OVERHEAD + 2 * 8 + 8
+            if size > max_message_bytes:
+                msg = f"message of {size} bytes exceeds max_message_bytes={max_message_bytes}"
+                raise EncodeError(msg, path=f"events[{index}]")
+            full = len(batch.pairs) >= max_batch_size
+            if batch.pairs and (
+                full or batch.length + len(key) + len(value) + 16 > max_message_bytes
+            ):
                 yield join_frames(batch.pairs)
                 batch = _Batch()
-            yield join_frames([(key, value)])
-            continue
-        size = len(key) + len(value) + RECORD_OVERHEAD + 2 * 8 + 8
-        if size > max_message_bytes:
-            msg = f"message of {size} bytes exceeds max_message_bytes={max_message_bytes}"
-            raise EncodeError(msg, path=f"events[{index}]")
-        full = len(batch.pairs) >= max_batch_size
-        if batch.pairs and (full or batch.length + len(key) + len(value) + 16 > max_message_bytes):
+            batch.add(key, value)
+        if batch.pairs:
             yield join_frames(batch.pairs)
-            batch = _Batch()
-        batch.add(key, value)
-    if batch.pairs:
-        yield join_frames(batch.pairs)
+
+    # -- the JSON form and Spark ---------------------------------------------------------
+
+    def to_dict(self, message: Message) -> dict:
+        """The stable JSON form: ``{"layout": ..., "events": [...]}``; column values keep
+        their exact kind (bytes ``{"$hex"}``, big ints as strings, a str where the type
+        renders as a number ``{"$str"}``, non-finite floats ``{"$f64"}``)."""
+        return {"layout": message.layout, "events": [self._event_dict(e) for e in message.events]}
+
+    def _event_dict(self, ev: Event) -> dict:
+        if isinstance(ev, ResolvedEvent):
+            return {"type": "resolved", "commit_ts": _int_json(ev.commit_ts)}
+        if isinstance(ev, DdlEvent):
+            return {
+                "type": "ddl",
+                "commit_ts": _int_json(ev.commit_ts),
+                "schema": ev.schema,
+                "table": ev.table,
+                "ddl_type": ev.ddl_type,
+                "query": ev.query,
+            }
+        return {
+            "type": "row",
+            "op": ev.op,
+            "commit_ts": _int_json(ev.commit_ts),
+            "schema": ev.schema,
+            "table": ev.table,
+            "partition": ev.partition,
+            "row_id": ev.row_id,
+            "handle_key_only": ev.handle_key_only,
+            "claim_check_location": ev.claim_check_location,
+            "new": self._image_dict(ev.new),
+            "old": self._image_dict(ev.old),
+        }
+
+    def _image_dict(self, cols):
+        if cols is None:
+            return None
+        return [
+            {"name": c.name, "type": c.type, "flags": c.flags, "value": self._value_json(c)}
+            for c in cols
+        ]
+
+    def _value_json(self, c: Column):
+        v = c.value
+        if isinstance(v, bytes):
+            return {"$hex": v.hex()}
+        if isinstance(v, str):
+            return v if self.rendering.get(c.type, "raw") == "text" else {"$str": v}
+        if isinstance(v, float):
+            return v if math.isfinite(v) else {"$f64": struct.pack(">d", v).hex()}
+        if isinstance(v, int) and not isinstance(v, bool):
+            return _int_json(v)
+        return v
+
+    def from_dict(self, d) -> Message:
+        """The :class:`Message` of a JSON form made by :meth:`to_dict`."""
+        d = _dict(d, "")
+        layout = d.get("layout", "tiflow")
+        if layout not in LAYOUTS:
+            raise EncodeError(f"unknown layout {layout!r}; known: {LAYOUTS}", path="layout")
+        events = d.get("events")
+        if not isinstance(events, list):
+            raise EncodeError("expected a list", path="events")
+        out = []
+        for i, e in enumerate(events):
+            try:
+                out.append(self._event_from(_dict(e, "")))
+            except EncodeError as err:
+                err.add_path("events", index=i)
+                raise
+        return Message(out, layout)
+
+    def _event_from(self, e: dict) -> Event:
+        kind = e.get("type")
+        ts = _int_from(e.get("commit_ts"), "commit_ts")
+        if kind == "resolved":
+            return ResolvedEvent(ts)
+        if kind == "ddl":
+            ddl_type = _int_from(e.get("ddl_type", 0), "ddl_type")
+            return DdlEvent(ts, e.get("schema"), e.get("table"), ddl_type, e.get("query", ""))
+        if kind != "row":
+            raise EncodeError(f"unknown event type {kind!r} (row, ddl, resolved)", path="type")
+        ev = RowChangedEvent(
+            commit_ts=ts,
+            schema=e.get("schema"),
+            table=e.get("table"),
+            partition=_opt_int_from(e.get("partition"), "partition"),
+            new=self._image_from(e.get("new"), "new"),
+            old=self._image_from(e.get("old"), "old"),
+            row_id=_opt_int_from(e.get("row_id"), "row_id"),
+            handle_key_only=bool(e.get("handle_key_only", False)),
+            claim_check_location=e.get("claim_check_location"),
+        )
+        if "op" in e and e["op"] != ev.op:
+            raise EncodeError(f"op {e['op']!r} disagrees with new/old ({ev.op})", path="op")
+        return ev
+
+    def _image_from(self, cols, path: str):
+        if cols is None:
+            return None
+        if not isinstance(cols, list):
+            raise EncodeError("expected a list of columns", path=path)
+        out = []
+        for i, c in enumerate(cols):
+            where = f"{path}[{i}]"
+            c = _dict(c, where)
+            code = _int_from(c.get("type"), where + ".type")
+            kind = self.rendering.get(code, "raw")
+            value = _value_from(kind, c.get("value"), where + ".value")
+            flags = _int_from(c.get("flags", 0), where + ".flags")
+            out.append(Column(c.get("name"), code, flags, value))
+        return out
+
+    def spark_schema(self):
+        """The shared TiCDC row shape (:func:`runtime.ticdc.spark_schema`)."""
+        return _ticdc_spark_schema()
+
+    def to_rows(self, message: Message):
+        """One Spark row per event, in :meth:`spark_schema` order."""
+        for ev in message.events:
+            yield _ticdc_to_row(ev)
+
+
+def _enums(rendering, value_key):
+    """The enum classes the rendering table is keyed by."""
+    return {type(code) for code in value_key.rendering}
+
+
+def _flag(flags_key: JsonKey | None, name: str) -> int:
+    if flags_key is None or flags_key.enum is None:
+        raise ValueError("the column document needs a flags key with an enum")
+    return int(flags_key.enum[name])
+
+
+def _check_layout(layout) -> str:
+    if layout not in LAYOUTS:
+        raise EncodeError(f"unknown layout {layout!r}; known: {LAYOUTS}")
+    return layout
+
+
+def _int_json(v):
+    return str(v) if isinstance(v, int) and abs(v) > JSON_SAFE_INT else v
+
+
+def _dict(v, path: str) -> dict:
+    if not isinstance(v, dict):
+        raise EncodeError(f"expected an object, got {type(v).__name__}", path=path)
+    return v
+
+
+def _int_from(v, path: str) -> int:
+    if isinstance(v, bool):
+        raise EncodeError(f"expected an integer, got {v!r}", path=path)
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str):
+        try:
+            return int(v, 10)
+        except ValueError:
+            pass
+    raise EncodeError(f"expected an integer, got {v!r}", path=path)
+
+
+def _opt_int_from(v, path: str):
+    return None if v is None else _int_from(v, path)
+
+
+def _value_from(kind: str, v, path: str):
+    """A column value from its JSON form (see :meth:`OpenProtocol.to_dict`)."""
+    if v is None:
+        return None
+    if isinstance(v, dict):
+        if set(v) == {"$hex"}:
+            try:
+                return bytes.fromhex(v["$hex"])
+            except (TypeError, ValueError):
+                raise EncodeError(f"bad hex {v['$hex']!r}", path=path) from None
+        if set(v) == {"$str"} and isinstance(v["$str"], str):
+            return v["$str"]
+        if set(v) == {"$f64"}:
+            try:
+                return struct.unpack(">d", bytes.fromhex(v["$f64"]))[0]
+            except (TypeError, ValueError, struct.error):
+                raise EncodeError(f"bad $f64 {v['$f64']!r}", path=path) from None
+        raise EncodeError(f"unknown value form {v!r}", path=path)
+    if isinstance(v, bool):
+        raise EncodeError(f"a boolean is no column value: {v!r}", path=path)
+    if isinstance(v, float):
+        return v
+    if isinstance(v, int):
+        return float(v) if kind in ("float32", "float64") else v
+    if isinstance(v, str):
+        if kind == "text":
+            return v
+        if kind in ("int", "uint", "raw"):
+            return _int_from(v, path)
+    raise EncodeError(f"{v!r} is no {kind} value", path=path)
+KafkaCodec = OpenProtocol
+"""The name a spec's ``kafka_message: {codec: open_protocol}`` instantiates."""

@@ -16,15 +16,15 @@ from hypothesis import strategies as st
 from runtime.errors import DecodeError, EncodeError, LimitError
 from runtime.gojson import utf8_text
 from runtime.limits import Limits
-from runtime.open_protocol import (
-    COLUMN_TYPES,
-    KEY_FRAME,
-    VALUE_FRAME,
+from generated.ticdc_open_protocol import (
+    COLUMN_TYPE_RENDERING,
     decode_message,
     encode_event,
     encode_events,
-    split_frames,
+    key_frames,
+    value_frames,
 )
+from runtime.open_protocol import split_frames
 from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS_FILE = Path(__file__).parents[2] / "shared/vectors/ticdc_open_protocol.json"
@@ -112,10 +112,10 @@ def test_construct_framing_agrees_with_the_fast_path():
         frames = split_frames(key, value, Limits())
         keys = [key[ks:ke] for ks, ke, _, _ in frames]
         values = [value[vs:ve] for _, _, vs, ve in frames]
-        assert list(KEY_FRAME.parse(key).events) == keys
-        assert list(VALUE_FRAME.parse(value).events) == values
-        assert KEY_FRAME.build({"events": keys}) == key
-        assert VALUE_FRAME.build({"events": values}) == value
+        assert list(key_frames.parse(key).keys) == keys
+        assert list(value_frames.parse(value).values) == values
+        assert key_frames.build({"keys": keys}) == key
+        assert value_frames.build({"values": values}) == value
 
 
 # ---------------------------------------------------------------- per-type rendering
@@ -222,9 +222,9 @@ def columns(draw, min_size=0):
     names = draw(st.lists(st.text(max_size=6), min_size=min_size, max_size=6, unique=True))
     out = []
     for name in names:
-        code = draw(st.sampled_from(sorted(COLUMN_TYPES)) | st.integers(0, 255))
+        code = draw(st.sampled_from(sorted(map(int, COLUMN_TYPE_RENDERING))) | st.integers(0, 255))
         flags = draw(flag_sets)
-        kind = COLUMN_TYPES.get(code, ("", "raw"))[1]
+        kind = COLUMN_TYPE_RENDERING.get(code, "raw")
         out.append(Column(name, code, flags, draw(st.none() | _value(kind, flags))))
     return out
 
