@@ -4,6 +4,9 @@
     wirespec decode FORMAT [--record R] FILE|-
     wirespec encode FORMAT [--record R] JSONFILE|- [-o OUT]
     wirespec schema FORMAT [--record R] [--ddl]
+    wirespec inspect FORMAT FILE [--record R] [--html OUT.html]
+    wirespec docs [--check]
+    wirespec diff FORMAT A B [--record R]
 
 Bad input never shows a traceback: the message (with the offset and field path for
 decode errors) goes to stderr and the exit status is non-zero.
@@ -174,6 +177,12 @@ def parser() -> argparse.ArgumentParser:
     sch.add_argument("--record", help="record (default: the spec's default)")
     sch.add_argument("--ddl", action="store_true", help="print a DDL string instead of JSON")
     sch.set_defaults(run=cmd_schema)
+
+    from . import diff, docs, inspect  # the tool verbs: inspect, docs, diff
+
+    inspect.add_parser(verbs)
+    docs.add_parser(verbs)
+    diff.add_parser(verbs)
     return top
 
 

@@ -29,15 +29,21 @@ from .stream import remaining
 JSON_SAFE_INT = 2**53
 
 
-def parse(construct, data, limits: dict | None = None):
-    """Parse all of ``data`` with ``construct``; trailing bytes are an error."""
+def parse(construct, data, limits: dict | None = None, spans=None):
+    """Parse all of ``data`` with ``construct``; trailing bytes are an error.
+
+    ``spans`` is an optional :class:`runtime.spans.SpanRecorder` that the constructs
+    report the byte span of every field into (``wirespec inspect``)."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
     limits_obj = Limits.from_kwargs(limits or {})
     limits_obj.check("max_message_bytes", len(data), offset=0)
     stream = io.BytesIO(data)
     try:
-        model = construct.parse_stream(stream, limits=limits_obj)
+        if spans is None:
+            model = construct.parse_stream(stream, limits=limits_obj)
+        else:
+            model = construct.parse_stream(stream, limits=limits_obj, spans=spans)
     except ConstructError as err:
         raise DecodeError(_message(err), offset=stream.tell()) from None
     except RecursionError:

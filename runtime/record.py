@@ -108,7 +108,8 @@ class Record(Construct):
                 if spans is not None:
                     spans.close(stream.tell(), value)
             elif spans is not None:
-                spans.mark(start, stream.tell(), "tag" if isinstance(sc, Tag) else "fixed")
+                tag = getattr(sc, "tag", None)
+                spans.mark(start, stream.tell(), "tag" if isinstance(sc, Tag) else "fixed", tag)
         return obj if self.model is None else self.model(**obj)
 
     def _build(self, obj, stream, context, path):

@@ -1,0 +1,358 @@
+"""``wirespec inspect``: an annotated hexdump of one message, from the parse itself.
+
+The byte spans come from a :class:`runtime.spans.SpanRecorder` that the codec's
+constructs report into while they parse (no second walker). A generated module takes
+part in one of two ways:
+
+* it exports ``trace(data, record) -> runtime.spans.Trace`` (formats whose codec is not a
+  tree of constructs: they report from their own primitives), or
+* its ``RECORDS`` are constructs built from ``runtime.record``, which report by themselves.
+
+The terminal view lists every byte range in reading order, nested as the spec nests, with
+its offset, raw bytes, field path and decoded value; ``--html`` writes one self-contained
+page with the hex view beside the field tree (hover a field to light up its bytes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import html
+import json
+import math
+from pathlib import Path
+
+from runtime.spans import Node, Trace
+from runtime.spans import trace as trace_construct
+
+BYTES_PER_LINE = 16
+CONTEXT_BYTES = 16
+
+
+def trace(codec, data: bytes, record: str) -> Trace:
+    """Decode ``data`` with a generated module, recording spans."""
+    if hasattr(codec, "trace"):
+        return codec.trace(data, record)
+    return trace_construct(codec.RECORDS[record], data)
+
+
+# -- values as short text ---------------------------------------------------------------
+
+
+def show_value(value, role: str = "value", limit: int = 60) -> str:
+    """A short, exact rendering of a decoded value for one line of the dump."""
+    if role == "tag" and isinstance(value, int):
+        return f"tag 0x{value:02x}"
+    if role in ("length", "count") and isinstance(value, int):
+        return f"{role} {value}"
+    if role == "fixed":
+        return "fixed bytes"
+    if isinstance(value, enum.Enum):
+        return f"{value.name} ({int(value.value)})"
+    if isinstance(value, bool) or value is None:
+        return str(value).lower() if value is not None else "null"
+    if isinstance(value, int):
+        return str(value) if -10 < value < 10 else f"{value} (0x{value & (2**64 - 1):x})"
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else str(value)
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+        return text if len(text) <= limit else text[: limit - 4] + '..."'
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        hexed = bytes(value).hex()
+        return (
+            f"0x{hexed}"
+            if len(hexed) <= limit
+            else f"0x{hexed[:limit - 8]}... ({len(value)} bytes)"
+        )
+    if isinstance(value, (list, tuple)):
+        return f"[{len(value)} item(s)]"
+    if isinstance(value, dict) or dataclasses.is_dataclass(value):
+        return "{...}"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# -- the rows of the dump -----------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Row:
+    """One line of the dump: a group header (``leaf`` False) or a byte range."""
+
+    start: int
+    end: int | None
+    depth: int
+    path: str
+    label: str
+    text: str
+    role: str = "value"
+    leaf: bool = True
+    ok: bool = True
+    """False for a field that was being read when the parse failed."""
+
+
+def _label(node: Node) -> str:
+    return node.path or "<message>"
+
+
+def rows(root: Node) -> list[Row]:
+    """The dump in reading order: composite nodes become headers, the rest byte ranges."""
+    out: list[Row] = []
+
+    def pieces(node: Node):
+        """(start, end, role, value) of the node's own bytes: marks and residual value."""
+        items = [(s, e, role, v) for s, e, role, v in node.marks]
+        if node.closed:
+            covered = sorted(
+                [(s, e) for s, e, *_ in items]
+                + [(c.start, c.end) for c in node.children if c.closed]
+            )
+            pos = node.start
+            for s, e in covered:
+                if s > pos:
+                    items.append((pos, s, "value", node.value))
+                pos = max(pos, e)
+            if node.end > pos:
+                items.append((pos, node.end, "value", node.value))
+        return items
+
+    def visit(node: Node, depth: int) -> None:
+        own = pieces(node)
+        if not node.children and node.key is not None:
+            for s, e, role, v in sorted(own, key=lambda p: p[0]):
+                out.append(Row(s, e, depth, node.path, _label(node), show_value(v, role), role))
+            if not node.closed:
+                out.append(
+                    Row(
+                        node.start,
+                        None,
+                        depth,
+                        node.path,
+                        _label(node),
+                        "(failed here)",
+                        leaf=False,
+                        ok=False,
+                    )
+                )
+            return
+        if node.key is not None:
+            summary = show_value(node.value) if node.closed else "(unfinished)"
+            out.append(
+                Row(
+                    node.start,
+                    node.end,
+                    depth,
+                    node.path,
+                    _label(node),
+                    summary,
+                    leaf=False,
+                    ok=node.closed,
+                )
+            )
+        entries = [(s, 0, (s, e, role, v)) for s, e, role, v in own]
+        entries += [(c.start, 1, c) for c in node.children]
+        for _, kind, item in sorted(entries, key=lambda x: (x[0], x[1])):
+            if kind == 0:
+                s, e, role, v = item
+                out.append(Row(s, e, depth + 1, node.path, _label(node), show_value(v, role), role))
+            elif item.closed and item.end == item.start and not item.children:
+                continue  # an absent optional field: no bytes
+            else:
+                visit(item, depth + 1)
+
+    visit(root, -1)
+    return [r for r in out if not r.leaf or (r.end or 0) > r.start]
+
+
+# -- terminal ---------------------------------------------------------------------------
+
+_ROLE_STYLE = {"tag": "magenta", "length": "cyan", "count": "cyan", "fixed": "dim"}
+_DEPTH_STYLE = ["bold blue", "bold green", "bold yellow", "bold magenta", "bold cyan"]
+
+
+def render_terminal(result: Trace, console, *, fmt: str = "", record: str = "") -> None:
+    """Print the annotated dump (and, on failure, where and why) with ``rich``."""
+    from rich.text import Text
+
+    data = result.data
+    console.print(Text(f"{fmt} {record}: {len(data)} bytes", style="bold"))
+    for row in rows(result.root):
+        indent = "  " * max(row.depth, 0)
+        if not row.leaf:
+            line = Text(f"{row.start:06x}  " + " " * (BYTES_PER_LINE * 3) + " ")
+            style = _DEPTH_STYLE[max(row.depth, 0) % len(_DEPTH_STYLE)] if row.ok else "bold red"
+            line.append(indent + row.label, style=style)
+            line.append("  " + row.text, style="dim" if row.ok else "red")
+            console.print(line, soft_wrap=True)
+            continue
+        chunk = data[row.start : row.end]
+        for i in range(0, max(len(chunk), 1), BYTES_PER_LINE):
+            part = chunk[i : i + BYTES_PER_LINE]
+            line = Text(f"{row.start + i:06x}  ")
+            line.append(
+                f"{part.hex(' '):<{BYTES_PER_LINE * 3}} ", style=_ROLE_STYLE.get(row.role, "green")
+            )
+            if i == 0:
+                line.append(indent + row.label)
+                line.append(" = " if row.role == "value" else "  ")
+                line.append(row.text, style=_ROLE_STYLE.get(row.role, "bold"))
+            console.print(line, soft_wrap=True)
+    if result.error is not None:
+        render_error(result, console)
+
+
+def render_error(result: Trace, console) -> None:
+    from rich.text import Text
+
+    err = result.error
+    offset = err.offset
+    console.print(Text("decode error", style="bold red"), soft_wrap=True)
+    console.print(Text(f"  field:  {err.path or '<message>'}", style="red"), soft_wrap=True)
+    console.print(
+        Text(f"  offset: {'?' if offset is None else offset}", style="red"), soft_wrap=True
+    )
+    console.print(Text(f"  reason: {err.message}", style="red"), soft_wrap=True)
+    if offset is None:
+        return
+    data = result.data
+    lo = max(0, (offset - CONTEXT_BYTES) // BYTES_PER_LINE * BYTES_PER_LINE)
+    hi = min(len(data), offset + CONTEXT_BYTES + 1)
+    console.print(Text(f"  bytes around offset {offset}:"), soft_wrap=True)
+    for base in range(lo, max(hi, lo + 1), BYTES_PER_LINE):
+        line = Text(f"  {base:06x}  ")
+        for i in range(base, min(base + BYTES_PER_LINE, hi)):
+            line.append(f"{data[i]:02x}", style="bold white on red" if i == offset else "")
+            line.append(" ")
+        console.print(line, soft_wrap=True)
+    if offset >= len(data):
+        console.print(
+            Text(f"  (the input ends at offset {len(data)})", style="red"), soft_wrap=True
+        )
+
+
+def plain_text(result: Trace, *, fmt: str = "", record: str = "") -> str:
+    """The terminal view without colour (what a pipe gets)."""
+    import io
+
+    from rich.console import Console
+
+    buf = io.StringIO()
+    render_terminal(result, Console(file=buf, no_color=True, width=200), fmt=fmt, record=record)
+    return buf.getvalue()
+
+
+# -- HTML -------------------------------------------------------------------------------
+
+
+def _tree(node: Node) -> dict:
+    out = {
+        "key": (
+            "<message>"
+            if node.key is None
+            else (f"[{node.key}]" if isinstance(node.key, int) else node.key)
+        ),
+        "path": node.path,
+        "start": node.start,
+        "end": node.end,
+        "value": show_value(node.value) if node.closed else "(unfinished)",
+        "ok": node.closed,
+        "marks": [
+            {"start": s, "end": e, "role": role, "value": show_value(v, role)}
+            for s, e, role, v in node.marks
+        ],
+        "children": [
+            _tree(c)
+            for c in sorted(node.children, key=lambda c: c.start)
+            if not (c.closed and c.end == c.start and not c.children)
+        ],
+    }
+    return out
+
+
+def render_html(result: Trace, *, fmt: str, record: str, source: str = "") -> str:
+    """One self-contained page (inline CSS and JS, no network)."""
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+    env = Environment(
+        loader=FileSystemLoader(str(Path(__file__).parent / "templates")),
+        autoescape=select_autoescape(["html", "j2"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    leaves = [
+        {
+            "start": s.start,
+            "end": s.end,
+            "path": s.path,
+            "role": s.role,
+            "value": show_value(s.value, s.role),
+        }
+        for s in result.leaves()
+    ]
+    owner = [-1] * len(result.data)
+    for i, leaf in enumerate(leaves):
+        for o in range(leaf["start"], leaf["end"]):
+            owner[o] = i
+    err = result.error
+    error = None
+    if err is not None:
+        error = {"path": err.path or "<message>", "offset": err.offset, "message": err.message}
+    lines = []
+    for base in range(0, len(result.data), BYTES_PER_LINE):
+        lines.append(
+            {
+                "offset": base,
+                "bytes": [
+                    (o, f"{result.data[o]:02x}", owner[o], _printable(result.data[o]))
+                    for o in range(base, min(base + BYTES_PER_LINE, len(result.data)))
+                ],
+            }
+        )
+    payload = {"leaves": leaves, "tree": _tree(result.root), "error": error}
+    return env.get_template("inspect.html.j2").render(
+        fmt=fmt,
+        record=record,
+        source=source,
+        size=len(result.data),
+        lines=lines,
+        error=error,
+        data_json=json.dumps(payload, ensure_ascii=False).replace("</", "<\\/"),
+        escape=html.escape,
+    )
+
+
+def _printable(b: int) -> str:
+    return chr(b) if 0x20 <= b < 0x7F else "."
+
+
+# -- the command ------------------------------------------------------------------------
+
+
+def add_parser(verbs) -> None:
+    cmd = verbs.add_parser("inspect", help="annotated hexdump: every byte with its field path")
+    cmd.add_argument("format")
+    cmd.add_argument("file", help="input file, or - for stdin")
+    cmd.add_argument("--record", "--struct", dest="record", help="record (default: the spec's)")
+    cmd.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML page")
+    cmd.set_defaults(run=run_command)
+
+
+def run_command(args) -> int:
+    """Print the dump; exit 1 when the message does not decode (after showing why)."""
+    from rich.console import Console
+
+    from .cli import CliError, _read_input, _record, load_codec
+
+    codec = load_codec(args.format)
+    record = _record(codec, args.record)
+    data = _read_input(args.file)
+    result = trace(codec, data, record)
+    if args.html:
+        page = render_html(result, fmt=codec.FORMAT, record=record, source=args.file)
+        try:
+            Path(args.html).write_text(page, encoding="utf-8")
+        except OSError as err:
+            raise CliError(f"cannot write {args.html}: {err.strerror}") from None
+    render_terminal(result, Console(soft_wrap=True), fmt=codec.FORMAT, record=record)
+    return 0 if result.error is None else 1
