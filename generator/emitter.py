@@ -16,7 +16,7 @@ import jinja2
 
 from . import __version__
 from .model import Field, Record, Spec, TypeRef, camel
-from .types import PRIMITIVES
+from .types import PRIMITIVES, RUNTIME_IMPORTS
 
 TEMPLATES = Path(__file__).with_name("templates")
 HEADER_HASH_PREFIX = "# content sha256: "
@@ -47,7 +47,8 @@ class ModuleEmitter:
     def prim(self, name: str) -> str:
         return PRIMITIVES[name].construct(self.spec.endian)
 
-    def type_construct(self, ref: TypeRef) -> str:
+    def type_construct(self, ref: TypeRef, nested: bool = False) -> str:
+        """``nested``: inside a serializable message (a message there has no version id)."""
         if ref.kind == "prim":
             base = self.prim(ref.name)
             if ref.enum:
@@ -57,11 +58,17 @@ class ModuleEmitter:
             encoding = repr(ref.encoding) if ref.kind == "str" else None
             if ref.size_is_prefix:
                 args = self.prim(ref.size) + (f", {encoding}" if encoding else "")
+                if ref.max_length is not None:
+                    args += f", max_length={ref.max_length}"
                 return f"rt.LengthPrefixedBytes({args})"
+            if ref.size == "eos":
+                return f"GreedyString({encoding})" if encoding else "GreedyBytes"
             size = ref.size if isinstance(ref.size, int) else f"lambda this: {ref.size}"
             return f"rt.SizedBytes({size}" + (f", {encoding})" if encoding else ")")
         if ref.kind == "record":
             body = ref.name
+            if nested and self.spec.records[ref.name].serializable:
+                body = f"rt_serializable.SerializableMessage(*{ref.name}.fields, top_level=False, model={ref.name}.model)"
             if ref.size_is_prefix:
                 return f"rt.SizePrefixed({self.prim(ref.size)}, {body})"
             if ref.size is not None:
@@ -73,7 +80,19 @@ class ModuleEmitter:
             cases = ", ".join(
                 f"{enum}.{case}: {self.type_construct(sub)}" for case, sub in ref.cases.items()
             )
-            return f"Switch(this.{ref.switch_on}, {{{cases}}})"
+            default = ""
+            if "default" in ref.cases:
+                cases = ", ".join(
+                    f"{enum}.{case}: {self.type_construct(sub)}"
+                    for case, sub in ref.cases.items()
+                    if case != "default"
+                )
+                default = f", default={self.type_construct(ref.cases['default'])}"
+            expr = f"Switch(this.{ref.switch_on}, {{{cases}}}{default})"
+            if ref.size is not None:
+                size = ref.size if isinstance(ref.size, int) else f"lambda this: {ref.size}"
+                expr = f"rt.Sized({size}, {expr})"
+            return expr
         if ref.kind == "empty":
             return "rt.Empty()"
         raise AssertionError(ref.kind)
@@ -88,7 +107,7 @@ class ModuleEmitter:
             items = ", ".join(self.checksum_item(item, record) for item in field.checksum.items)
             expr = f"rt_checksum.Checksum({self.type_construct(ref)}, {field.checksum.algorithm!r}, {items})"
         else:
-            expr = self.type_construct(ref)
+            expr = self.type_construct(ref, nested=record.serializable)
         if field.repeat == "eos":
             expr = f"rt.RepeatEos({expr})"
         elif field.repeat == "tagged":
@@ -102,6 +121,17 @@ class ModuleEmitter:
         if field.tag is not None:
             optional = ", optional=True" if field.optional else ""
             expr = f"rt.Tagged(0x{field.tag:02x}, {expr}{optional})"
+        if field.condition:
+            expr = f"If(lambda this: {field.condition}, {expr})"
+        if record.serializable:
+            rule = ""
+            if field.has_default:
+                rule += f", default={field.default!r}"
+            if field.default_from:
+                rule += f", default_from={field.default_from!r}"
+            if field.unknown_field_policy != "ignore":
+                rule += f", unknown_field_policy={field.unknown_field_policy!r}"
+            return f"rt_serializable.Field({field.id}, {field.name!r}, {expr}{rule})"
         return expr
 
     def checksum_item(self, item, record: Record) -> str:
@@ -129,7 +159,8 @@ class ModuleEmitter:
     def construct_imports(self) -> list[str]:
         """The construct names the records use."""
         text = "\n".join(self.all_construct_expressions())
-        used = {name for name in ("Bytes", "Const", "Switch", "this") if re.search(rf"\b{name}\b", text)}
+        names = ("Bytes", "Const", "GreedyBytes", "GreedyString", "If", "Switch", "this")
+        used = {name for name in names if re.search(rf"\b{name}\b", text)}
         return sorted(used, key=str.lower)
 
     # -- model classes -----------------------------------------------------------------
@@ -154,6 +185,22 @@ class ModuleEmitter:
         if "None" not in annotation:
             annotation += " | None"
         return f"{field.name}: {annotation} = None"
+
+    def runtime_imports(self) -> list[tuple[str, str]]:
+        """(module, names) of the bare runtime classes the records use (MsbVarInt, ...)."""
+        text = "\n".join(self.all_construct_expressions())
+        by_module: dict[str, list[str]] = {}
+        for name, module in sorted(RUNTIME_IMPORTS.items()):
+            if re.search(rf"\b{name}\b", text):
+                by_module.setdefault(module, []).append(name)
+        return [(module, ", ".join(names)) for module, names in sorted(by_module.items())]
+
+    def uses(self, prefix: str) -> bool:
+        """Whether any construct expression names ``prefix`` (e.g. ``rt_serializable.``)."""
+        return any(prefix in text for text in self.all_construct_expressions())
+
+    def uses_spark_type(self, logical: str) -> bool:
+        return any(f.spark_type == logical for r in self.spec.records.values() for f in r.fields)
 
     # -- JSON form -> model ------------------------------------------------------------
 
@@ -181,12 +228,18 @@ class ModuleEmitter:
         if ref.kind == "switch":
             enum = camel(ref.enum)
             conv = f"_{record.name}_{field.name}_from_json"
-            selector = f"rt_codec.enum_from_json({enum}, d[{ref.switch_on!r}])"
+            if record.field(ref.switch_on).type.enum:
+                selector = f"rt_codec.enum_from_json({enum}, d[{ref.switch_on!r}])"
+            else:
+                selector = f"rt_codec.int_from_json(d[{ref.switch_on!r}])"
+            if "default" in ref.cases:
+                default = self.from_json(ref.cases["default"], "v")
+                return f"{conv}.get({selector}, lambda v: {default})(d.get({key}))"
             return f"{conv}[{selector}](d.get({key}))"
         if field.repeat is not None:
             inner = self.from_json(ref, "item")
             return f"[{inner} for item in d.get({key}) or []]"
-        if field.optional:
+        if field.optional or field.condition or field.has_default or field.default_from:
             return f"None if d.get({key}) is None else {self.from_json(ref, f'd[{key}]')}"
         if ref.kind == "presence":
             return f"bool(d.get({key}, False))"
@@ -201,6 +254,7 @@ class ModuleEmitter:
                 cases = [
                     (f"{enum}.{case}", f"lambda v: {self.from_json(sub, 'v')}" if sub.kind != "empty" else "lambda v: None")
                     for case, sub in field.type.cases.items()
+                    if case != "default"
                 ]
                 out.append((f"_{record.name}_{field.name}_from_json", field.name, cases))
         return out
@@ -219,9 +273,11 @@ class ModuleEmitter:
         if ref.kind == "record":
             return f"{ref.name}_spark_type()"
         if ref.kind == "switch":
+            # Named cases first, then `default` (the order switch rows use).
+            ordered = sorted(ref.cases.items(), key=lambda item: item[0] == "default")
             cols = ", ".join(
                 f"StructField({case.lower()!r}, {self.spark_type(sub)}, True)"
-                for case, sub in ref.cases.items()
+                for case, sub in ordered
                 if sub.kind != "empty"
             )
             return f"StructType([{cols}])"
@@ -232,11 +288,20 @@ class ModuleEmitter:
         for field in record.fields:
             if field.spark_skip:
                 continue
+            if field.spark_inline:  # the record's columns become this row's columns
+                out += self.spark_fields(self.spec.records[field.type.name])
+                continue
             dtype = self.spark_type(field.type)
             if field.repeat is not None:
                 dtype = f"ArrayType({dtype}, False)"
-            nullable = field.optional or field.type.kind == "switch"
-            out.append((field.name, dtype, nullable))
+            nullable = field.optional or field.type.kind == "switch" or bool(field.condition)
+            if field.spark_type == "uuid":
+                out.append((field.name, "StringType()", nullable))
+            elif field.spark_type == "timestamp_us":
+                out.append((field.name, "LongType()", True))
+                out.append((f"{field.name}_ts", "TimestampType()", True))
+            else:
+                out.append((field.name, dtype, nullable))
         return out
 
     def row_value(self, ref: TypeRef, expr: str) -> str:
@@ -255,14 +320,35 @@ class ModuleEmitter:
     def switch_case_names(self, ref: TypeRef) -> str:
         enum = camel(ref.enum)
         return "(" + "".join(
-            f"{enum}.{case}, " for case, sub in ref.cases.items() if sub.kind != "empty"
+            f"{enum}.{case}, "
+            for case, sub in ref.cases.items()
+            if sub.kind != "empty" and case != "default"
         ) + ")"
 
     def field_row(self, field: Field) -> str:
         ref = field.type
         if ref.kind == "switch":
-            return f"rt_codec.switch_row(m[{ref.switch_on!r}], m[{field.name!r}], {self.switch_case_names(ref)})"
+            selector, value = f"m[{ref.switch_on!r}]", f"m[{field.name!r}]"
+            if "default" not in ref.cases and all(s.kind != "record" for s in ref.cases.values()):
+                return f"rt_codec.switch_row({selector}, {value}, {self.switch_case_names(ref)})"
+            # One column per case with a payload, converted; only the selected one filled.
+            named = [c for c, s in ref.cases.items() if c != "default"]
+            cols = [
+                f"{self.row_value(sub, value)} if {selector} == {camel(ref.enum)}.{case} else None"
+                for case, sub in ref.cases.items()
+                if sub.kind != "empty" and case != "default"
+            ]
+            if "default" in ref.cases:
+                members = ", ".join(f"{camel(ref.enum)}.{c}" for c in named)
+                cols.append(f"None if {selector} in ({members},) else {value}")
+            return "(" + ", ".join(cols) + ",)"
         value = f"m[{field.name!r}]"
+        if field.spark_inline:
+            return f"*{ref.name}_to_row({value})"
+        if field.spark_type == "uuid":
+            return f"_uuid_text({value})"
+        if field.spark_type == "timestamp_us":
+            return f"*_timestamp_us_columns({value})"
         if field.repeat is not None:
             return f"[{self.row_value(ref, 'item')} for item in {value}]"
         converted = self.row_value(ref, value)

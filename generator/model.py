@@ -14,6 +14,11 @@ from .expressions import translate
 from .loader import LoadedSpec, Lines
 from .types import PRIMITIVES, SPECIAL_TYPES
 
+SPARK_LOGICAL_TYPES = {
+    "uuid": "16 byte values (a list or bytes) as the text form of a UUID",
+    "timestamp_us": "microseconds since the epoch: the number, plus a `<name>_ts` TimestampType",
+}
+
 
 @dataclasses.dataclass
 class EnumValue:
@@ -54,8 +59,11 @@ class TypeRef:
     """prim | record | str | bytes | switch | presence | empty"""
     name: str = ""
     size: Union[None, int, str] = None
-    """For str/bytes/record: a length-prefix primitive name, a byte count, or an expression."""
+    """For str/bytes/record/switch: a length-prefix primitive name, a byte count, an
+    expression, or ``"eos"`` (str/bytes: the rest of the enclosing (sub)stream)."""
     size_is_prefix: bool = False
+    max_length: Optional[int] = None
+    """For length-prefixed str/bytes: the largest byte length the format allows."""
     enum: Optional[str] = None
     encoding: str = "utf8"
     switch_on: str = ""
@@ -92,6 +100,15 @@ class Field:
     checksum: Optional[Checksum] = None
     spark_skip: bool = False
     spark_type: str = ""
+    spark_inline: bool = False
+    condition: str = ""
+    """``if:``: an expression; the field is on the wire only when it is true (else None)."""
+    id: Optional[int] = None
+    """``layout: serializable``: the field id (its position, 0, 1, 2, ...)."""
+    default: object = None
+    has_default: bool = False
+    default_from: str = ""
+    unknown_field_policy: str = "ignore"
 
     @property
     def computed(self) -> bool:
@@ -107,6 +124,12 @@ class Record:
     line: Optional[int]
     tag: Optional[int] = None
     spark_row: str = ""
+    layout: str = "sequence"
+    """``sequence`` (fields back to back) or ``serializable`` (mysql::serialization message)."""
+
+    @property
+    def serializable(self) -> bool:
+        return self.layout == "serializable"
 
     def field(self, name: str) -> Field:
         return next(f for f in self.fields if f.name == name)
@@ -327,6 +350,8 @@ class _Builder:
                 raise self.error(parts + ("name",), f"duplicate field name {raw['name']!r}")
             fields.append(self.field(raw, parts, fields))
         record = Record(name, body["doc"], fields, self.lines.line(where), body.get("tag"))
+        record.layout = body.get("layout", "sequence")
+        self.check_layout(record, where, body)
         spark = body.get("spark", {})
         if "row" in spark:
             target = next((f for f in fields if f.name == spark["row"]), None)
@@ -334,6 +359,39 @@ class _Builder:
                 raise self.error(where + ("spark", "row"), "must name a repeated record field")
             record.spark_row = spark["row"]
         return record
+
+    def check_layout(self, record: Record, where, body: dict) -> None:
+        """Id-keyed fields belong to ``layout: serializable`` records, and only there."""
+        names = {f.name for f in record.fields}
+        for i, (field, raw) in enumerate(zip(record.fields, body["fields"])):
+            parts = where + ("fields", i)
+            extras = [k for k in ("id", "default", "default_from", "unknown_field_policy") if k in raw]
+            if not record.serializable:
+                if extras:
+                    raise self.error(parts + (extras[0],), f"{extras[0]!r} needs layout: serializable")
+                continue
+            if raw.get("id") != i:
+                raise self.error(parts + ("id",), f"field ids are positions: expected id: {i}")
+            refused = [k for k in ("tag", "optional", "const", "checksum", "if") if k in raw]
+            if refused or field.repeat in ("eos", "tagged"):
+                key = refused[0] if refused else "repeat"
+                raise self.error(parts + (key,), f"{key!r} is not possible in a serializable message")
+            if field.default_from:
+                target = next((f for f in record.fields if f.name == field.default_from), None)
+                if target is None or target is field or target.has_default or target.default_from:
+                    raise self.error(
+                        parts + ("default_from",), f"{field.default_from!r} is not a required field"
+                    )
+            if field.has_default and field.default_from:
+                raise self.error(parts + ("default",), "give default or default_from, not both")
+            if field.type.kind == "record" and not self.is_serializable(field.type.name):
+                raise self.error(parts + ("type",), "a nested message must be layout: serializable")
+        for name in ("serializable_field_size", "last_non_ignorable_field_id"):
+            if name in names:
+                raise self.error(where + ("fields",), f"{name!r} is the message header's name")
+
+    def is_serializable(self, record_name: str) -> bool:
+        return self.data["records"][record_name].get("layout") == "serializable"
 
     def typeref(self, raw: Union[str, dict], parts, siblings) -> TypeRef:
         if isinstance(raw, str):
@@ -344,6 +402,7 @@ class _Builder:
             if size is None:
                 raise self.error(parts + ("size",), f"{name} needs a size")
             ref = TypeRef(name, name, encoding=raw.get("encoding", "utf8"))
+            ref.max_length = raw.get("max_length")
         elif name in ("presence", "empty"):
             ref = TypeRef(name, name)
         elif name in PRIMITIVES:
@@ -359,8 +418,12 @@ class _Builder:
                 ref.size, ref.size_is_prefix = size, True
             elif isinstance(size, int):
                 ref.size = size
+            elif size == "eos" and ref.kind in ("str", "bytes"):
+                ref.size = "eos"
             else:
                 ref.size = self.expression(size, parts + ("size",), siblings)
+        if ref.max_length is not None and not ref.size_is_prefix:
+            raise self.error(parts + ("max_length",), "max_length needs a length-prefix size")
         if raw.get("enum"):
             if raw["enum"] not in self.enums:
                 raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}")
@@ -370,8 +433,9 @@ class _Builder:
         return ref
 
     def expression(self, text: str, parts, siblings) -> str:
+        # `_parent` is the enclosing record's context (checked when the data is parsed).
         try:
-            return translate(text, {f.name for f in siblings})
+            return translate(text, {f.name for f in siblings} | {"_parent"})
         except ValueError as err:
             raise self.error(parts, str(err)) from None
 
@@ -380,7 +444,7 @@ class _Builder:
             ref = self.switch(raw, parts, siblings)
         elif "type" in raw:
             ref = self.typeref(
-                {k: raw[k] for k in ("type", "size", "enum", "encoding") if k in raw},
+                {k: raw[k] for k in ("type", "size", "enum", "encoding", "max_length") if k in raw},
                 parts,
                 siblings,
             )
@@ -418,24 +482,47 @@ class _Builder:
         spark = raw.get("spark", {})
         field.spark_skip = spark.get("skip", field.computed)
         field.spark_type = spark.get("type", "")
+        field.spark_inline = spark.get("inline", False)
+        if field.spark_inline and (ref.kind != "record" or field.repeat is not None):
+            raise self.error(parts + ("spark", "inline"), "only a single record field can be inlined")
+        if field.spark_type and field.spark_type not in SPARK_LOGICAL_TYPES:
+            raise self.error(parts + ("spark", "type"), f"unknown logical type {field.spark_type!r}")
+        if "if" in raw:
+            field.condition = self.expression(raw["if"], parts + ("if",), siblings)
+        field.id = raw.get("id")
+        field.has_default = "default" in raw
+        field.default = raw.get("default")
+        field.default_from = raw.get("default_from", "")
+        field.unknown_field_policy = raw.get("unknown_field_policy", "ignore")
         return field
 
     def switch(self, raw: dict, parts, siblings) -> TypeRef:
+        # The selector is an earlier enum field, or an integer field whose case names come
+        # from the switch's own `enum:`; a `default` case takes every other value.
         on = raw["switch_on"]
         selector = next((f for f in siblings if f.name == on), None)
-        if selector is None or selector.type.enum is None:
-            raise self.error(parts + ("switch_on",), f"{on!r} is not an earlier enum field")
-        enum = self.enums[selector.type.enum]
+        enum_name = selector.type.enum if selector is not None else None
+        if selector is not None and enum_name is None and selector.type.kind == "prim":
+            enum_name = raw.get("enum")
+        if enum_name is None or enum_name not in self.enums:
+            raise self.error(
+                parts + ("switch_on",), f"{on!r} is not an earlier enum field (or give enum:)"
+            )
+        enum = self.enums[enum_name]
         members = {v.name for v in enum.values}
         cases = {}
         for case, case_raw in raw.get("cases", {}).items():
-            if case not in members:
+            if case not in members and case != "default":
                 raise self.error(parts + ("cases", case), f"{case!r} is not a member of {enum.name}")
             cases[case] = self.typeref(case_raw, parts + ("cases", case), siblings)
         missing = members - set(cases)
-        if missing:
+        if missing and "default" not in cases:
             raise self.error(parts + ("cases",), f"no case for {sorted(missing)}")
-        return TypeRef("switch", switch_on=on, cases=cases, enum=selector.type.enum)
+        ref = TypeRef("switch", switch_on=on, cases=cases, enum=enum_name)
+        if "size" in raw:
+            size = raw["size"]
+            ref.size = size if isinstance(size, int) else self.expression(size, parts + ("size",), siblings)
+        return ref
 
     def checksum(self, raw: dict, parts, siblings) -> Checksum:
         names = {f.name for f in siblings}

@@ -64,6 +64,29 @@ for _name, _prim in list(PRIMITIVES.items()):
         PRIMITIVES[_name + "le"] = dataclasses.replace(_prim, construct_be=_prim.construct_le)
         PRIMITIVES[_name + "be"] = dataclasses.replace(_prim, construct_le=_prim.construct_be)
 
+
+
+def _msb_ints() -> dict[str, Primitive]:
+    """MySQL's msb-count varints (``mysql::serialization``): ``msb_uvarint64`` is unsigned,
+    ``msb_varint64`` zigzag-signed; the width is the range the value must fit."""
+    spark_unsigned = {8: "ShortType()", 16: "IntegerType()", 32: "LongType()", 64: "DecimalType(20, 0)"}
+    spark_signed = {8: "ByteType()", 16: "ShortType()", 32: "IntegerType()", 64: "LongType()"}
+    out = {}
+    for bits in (8, 16, 32, 64):
+        for signed, name, cls in ((False, "msb_uvarint", "MsbVarInt"), (True, "msb_varint", "MsbZigZag")):
+            construct = f"{cls}({bits})"
+            spark = (spark_signed if signed else spark_unsigned)[bits]
+            out[f"{name}{bits}"] = Primitive(
+                f"{name}{bits}", "int", spark, None, construct, construct, signed, bits
+            )
+    return out
+
+
+PRIMITIVES.update(_msb_ints())
+
+RUNTIME_IMPORTS = {"MsbVarInt": "runtime.msbvarint", "MsbZigZag": "runtime.msbvarint"}
+"""Runtime classes that construct expressions above name bare: class -> module to import."""
+
 SPECIAL_TYPES = {
     "str": "length-prefixed text (size: a length type, a byte count or an expression)",
     "bytes": "length-prefixed raw bytes",

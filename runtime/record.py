@@ -422,7 +422,8 @@ class Sized(Subconstruct):
 
 
 class LengthPrefixedBytes(Construct):
-    """Bytes after a length; ``encoding`` makes it a string (strict UTF-8 by default).
+    """Bytes after a length; ``encoding`` makes it a string (strict UTF-8 by default) and
+    ``max_length`` bounds the byte length (MySQL's bounded strings).
 
     >>> from construct import Int32sl
     >>> LengthPrefixedBytes(Int32sl, "utf8").parse(b"\\x02\\x00\\x00\\x00hi")
@@ -453,7 +454,7 @@ class LengthPrefixedBytes(Construct):
             raise DecodeError(f"negative length {length}", offset=start)
         if self.max_length is not None and length > self.max_length:
             raise DecodeError(
-                f"length {length} exceeds the bound of {self.max_length} bytes", offset=start
+                f"string of {length} bytes exceeds its bound of {self.max_length}", offset=start
             )
         current_limits(context).check("max_string", length, offset=start)
         spans = current_spans(context)
@@ -477,7 +478,7 @@ class LengthPrefixedBytes(Construct):
                 raise EncodeError(f"expected str, got {type(obj).__name__}")
             data = obj.encode(self.encoding)
         if self.max_length is not None and len(data) > self.max_length:
-            raise EncodeError(f"{len(data)} bytes exceed the bound of {self.max_length}")
+            raise EncodeError(f"string of {len(data)} bytes exceeds its bound of {self.max_length}")
         self.length_field._build(len(data), stream, context, path)
         stream.write(data)
         return obj

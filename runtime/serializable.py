@@ -136,9 +136,11 @@ class SerializableMessage(Construct):
     :class:`EncodeError`. Unknown trailing fields are skipped.
     """
 
-    def __init__(self, *fields: Field, top_level: bool = True):
+    def __init__(self, *fields: Field, top_level: bool = True, model=None):
         super().__init__()
         self.fields, self.top_level = fields, top_level
+        self.model = model
+        """A generated model class that parse returns (a ``Container`` when None)."""
         names = [f.name for f in fields]
         if [f.id for f in fields] != list(range(len(fields))):
             raise SpecError(
@@ -201,7 +203,7 @@ class SerializableMessage(Construct):
             )
         # Fields this reader does not know, appended by a newer writer: skip them.
         stream.seek(max(here, end))
-        return result
+        return result if self.model is None else self.model(**result)
 
     def _fields_end(self, stream, start, declared, header, size_at) -> int:
         """Check the declared size; return the offset where this message's fields end."""
@@ -241,7 +243,7 @@ class SerializableMessage(Construct):
         for f in self.fields:
             result[f.name] = ctx[f.name] = _missing(f, ctx, path, at)
         _resolve_defaults(self.fields, result)
-        return result
+        return result if self.model is None else self.model(**result)
 
     # -- building --------------------------------------------------------------------------
 
@@ -252,6 +254,8 @@ class SerializableMessage(Construct):
 
     def _build_with_prefix(self, obj, stream, context, path, prefix: bytes) -> int:
         """Write ``prefix`` (the id, if any) and the message; return whether it has fields."""
+        if not isinstance(obj, Mapping) and callable(getattr(obj, "items", None)):
+            obj = dict(obj.items())  # a generated model class
         if not isinstance(obj, Mapping):
             raise EncodeError(
                 f"a message needs a mapping of field values, got {type(obj).__name__}"

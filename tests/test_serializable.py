@@ -7,11 +7,12 @@ import zlib
 from pathlib import Path
 
 import pytest
-from construct import Array, FixedSized, Int8ul, Int16ul, Int32ul, SizeofError, Struct, this
+from construct import FixedSized, Int8ul, Int16ul, Int32ul, SizeofError, Struct, this
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import runtime.serializable
+from generated import mysql_serialization
 from runtime.errors import DecodeError, EncodeError, SpecError
 from runtime.limits import Limits
 from runtime.msbvarint import MsbVarInt, MsbZigZag, encode_uvar
@@ -26,24 +27,9 @@ VECTORS = {
 BODY_VECTORS = [v for name, v in VECTORS.items() if name.startswith("gtid_tagged_body")]
 SEED = bytes.fromhex(VECTORS["gtid_tagged_body_seed_blog_9.2.0"]["hex"])
 
-# ---------------------------------------------------------------------------------------------
-# STAND-IN until specs/mysql_serialization.yaml exists: the GTID_TAGGED_LOG_EVENT body of
-# research §7 and the event framing of §8, composed by hand from the runtime classes.
-# ---------------------------------------------------------------------------------------------
-GTID_TAGGED_FIELDS = (
-    Field(0, "gtid_flags", MsbVarInt(8)),
-    Field(1, "uuid", Array(16, MsbVarInt(8))),
-    Field(2, "gno", MsbZigZag()),
-    Field(3, "tag", MsbString(32, "utf8")),
-    Field(4, "last_committed", MsbZigZag()),
-    Field(5, "sequence_number", MsbZigZag()),
-    Field(6, "immediate_commit_timestamp", MsbVarInt()),
-    Field(7, "original_commit_timestamp", MsbVarInt(), default_from="immediate_commit_timestamp"),
-    Field(8, "transaction_length", MsbVarInt()),
-    Field(9, "immediate_server_version", MsbVarInt(32)),
-    Field(10, "original_server_version", MsbVarInt(32), default_from="immediate_server_version"),
-    Field(11, "commit_group_ticket", MsbVarInt(), default=0),
-)
+# The GTID_TAGGED_LOG_EVENT body of research §7 and the event framing of §8, as
+# specs/mysql_serialization.yaml defines them (parsed to Containers here, not model classes).
+GTID_TAGGED_FIELDS = mysql_serialization.gtid_tagged_body.fields
 GTID_TAGGED_BODY = SerializableMessage(*GTID_TAGGED_FIELDS)
 GTID_TAGGED_EVENT = Struct(
     "timestamp" / Int32ul,
@@ -487,7 +473,7 @@ def test_required_field_missing():
 def test_uuid_byte_over_uint8():
     data = SEED.replace(bytes.fromhex("2502"), bytes.fromhex("2504"), 1)  # 0x89 -> 0x109
     err = assert_decode_error(GTID_TAGGED_BODY, data)
-    assert err.path == "uuid" and "uint8" in err.message and err.offset == 6
+    assert err.path == "uuid[0]" and "uint8" in err.message and err.offset == 6
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
