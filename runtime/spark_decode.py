@@ -1,0 +1,326 @@
+"""Decode binary message columns into typed rows, the way ``from_protobuf`` does.
+
+    >>> from runtime.spark import decode                      # doctest: +SKIP
+    >>> rows = decode(kafka_df, "plainbuffer", mode="PERMISSIVE")   # doctest: +SKIP
+
+Everything here works over the generated module contract (``parse``, ``to_rows``,
+``spark_schema``, ``RECORDS``, ``DEFAULT_RECORD``), so a format works the moment its
+``generated/<format>.py`` exists. One optional hook widens the input:
+
+``SPARK_INPUT = ("key", "value")`` and ``parse_kafka(key, value, record, **limits)``
+    Defined by formats whose messages need the Kafka key as well as the value (TiCDC Open
+    Protocol). ``SPARK_INPUT`` names the Kafka columns one message is made of (default
+    ``("value",)``); when it includes ``"key"``, :func:`decode` reads ``key_col`` too and
+    calls ``parse_kafka`` instead of ``parse``, and the data source pairs ``<stem>.key``
+    files with their value files.
+
+The decoding itself (:class:`BatchDecoder`) turns a batch of messages into one Arrow
+record batch: each message is parsed once, its ``to_rows`` are exploded, the input's
+metadata columns are gathered with an Arrow ``take`` (exact types, no Python round trip),
+and the decoded columns are built column-wise. :func:`decode` runs it in ``mapInArrow``;
+the Python data source (:mod:`runtime.spark_source`) runs the same code per file.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .errors import WirespecError
+
+CORRUPT_COL = "_corrupt_record"
+ERROR_COL = "_error"
+MODES = ("FAILFAST", "PERMISSIVE")
+RENAMED_PREFIX = "_input_"
+"""Input columns whose names clash with decoded fields are passed through with this prefix."""
+
+
+class RecordDecodeError(WirespecError):
+    """FAILFAST: one input record could not be decoded. Names the record and the offset."""
+
+
+def known_formats() -> list[str]:
+    """The formats that have a generated module, plus the built-in TiCDC adapters."""
+    from pathlib import Path
+
+    import generated
+
+    found = {p.stem for p in Path(generated.__file__).parent.glob("*.py") if p.stem != "__init__"}
+    from . import spark_cdc
+
+    return sorted(found | set(spark_cdc.FALLBACK_CODECS))
+
+
+@functools.cache
+def load_module(fmt: str):
+    """``generated.<fmt>``; for a TiCDC format whose generated module has not landed yet,
+    the adapter over ``runtime.craft``/``runtime.open_protocol`` (same contract)."""
+    if not fmt.isidentifier():
+        raise ValueError(f"unknown format {fmt!r}")
+    try:
+        return importlib.import_module(f"generated.{fmt}")
+    except ModuleNotFoundError as err:
+        if err.name != f"generated.{fmt}":
+            raise
+    from . import spark_cdc
+
+    if fmt in spark_cdc.FALLBACK_CODECS:
+        return spark_cdc.FALLBACK_CODECS[fmt]
+    raise ValueError(f"unknown format {fmt!r}; known: {', '.join(known_formats())}")
+
+
+@dataclass(frozen=True)
+class Codec:
+    """One format and record, as the Spark glue uses it (picklable: names only)."""
+
+    format: str
+    record: str
+    limits: tuple = ()
+
+    @property
+    def module(self):
+        return load_module(self.format)
+
+    @property
+    def needs_key(self) -> bool:
+        mod = self.module
+        return "key" in getattr(mod, "SPARK_INPUT", ("value",)) and hasattr(mod, "parse_kafka")
+
+    def schema(self):
+        return self.module.spark_schema(self.record)
+
+    def rows(self, key, value) -> list[tuple]:
+        """The Spark rows of one message (raises :class:`WirespecError` on bad bytes)."""
+        mod = self.module
+        if value is None:
+            raise WirespecError("the message value is null")
+        limits = dict(self.limits)
+        if self.needs_key:
+            model = mod.parse_kafka(key, value, self.record, **limits)
+        else:
+            model = mod.parse(value, self.record, **limits)
+        return list(mod.to_rows(model, self.record))
+
+
+def codec(fmt: str, record: str | None = None, limits: dict | None = None) -> Codec:
+    mod = load_module(fmt)
+    record = record or mod.DEFAULT_RECORD
+    if record not in mod.RECORDS:
+        raise ValueError(f"{fmt} has no record {record!r}; records: {', '.join(mod.RECORDS)}")
+    return Codec(fmt, record, tuple(sorted((limits or {}).items())))
+
+
+def output_schema(input_schema, codec_: Codec, mode: str, consumed: Sequence[str], index_col=None):
+    """The schema :func:`decode` returns and the renames of clashing input columns.
+
+    Input columns other than ``consumed`` come first (renamed ``_input_<name>`` if a
+    decoded field has the same name), then ``index_col`` if asked for, then the decoded
+    fields (all nullable in PERMISSIVE), then ``_corrupt_record`` and ``_error``."""
+    from pyspark.sql.types import BinaryType, IntegerType, StringType, StructField, StructType
+
+    decoded = codec_.schema()
+    permissive = mode == "PERMISSIVE"
+    taken = set(decoded.names) | ({CORRUPT_COL, ERROR_COL} if permissive else set())
+    if index_col:
+        taken.add(index_col)
+    fields, renames = [], {}
+    for f in input_schema.fields:
+        if f.name in consumed:
+            continue
+        name = RENAMED_PREFIX + f.name if f.name in taken else f.name
+        renames[f.name] = name
+        fields.append(StructField(name, f.dataType, f.nullable))
+    if index_col:
+        fields.append(StructField(index_col, IntegerType(), permissive))
+    for f in decoded.fields:
+        fields.append(StructField(f.name, f.dataType, f.nullable or permissive))
+    if permissive:
+        fields.append(StructField(CORRUPT_COL, BinaryType(), True))
+        fields.append(StructField(ERROR_COL, StringType(), True))
+    return StructType(fields), renames
+
+
+def describe_record(meta: dict) -> str:
+    """``topic=t partition=0 offset=42`` (or file and position, or the row number)."""
+    for names in (("topic", "partition", "offset"), ("_source_file", "_position")):
+        parts = [f"{n}={meta[n]}" for n in names if meta.get(n) is not None]
+        if parts:
+            return " ".join(parts)
+    return " ".join(f"{k}={v}" for k, v in meta.items() if v is not None) or "record"
+
+
+def failure_message(fmt: str, meta: dict, err: Exception) -> str:
+    offset = getattr(err, "offset", None)
+    where = f"byte offset {offset}" if offset is not None else "byte offset unknown"
+    path = getattr(err, "path", "") or "<message>"
+    message = getattr(err, "message", None) or str(err)
+    return f"cannot decode {fmt} record {describe_record(meta)}: {where}, field {path}: {message}"
+
+
+class BatchDecoder:
+    """Decodes Arrow batches of messages into Arrow batches of rows (runs on workers).
+
+    ``passthrough`` lists the input column names that are copied to the output, in
+    order; ``out_schema`` is the Spark schema from :func:`output_schema`."""
+
+    def __init__(
+        self,
+        codec_: Codec,
+        out_schema,
+        *,
+        value_col: str = "value",
+        key_col: str | None = None,
+        mode: str = "FAILFAST",
+        passthrough: Sequence[str] = (),
+        index_col: str | None = None,
+        describe_cols: Sequence[str] = (
+            "topic",
+            "partition",
+            "offset",
+            "_source_file",
+            "_position",
+        ),
+    ):
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        self.codec = codec_
+        self.value_col, self.key_col, self.mode = value_col, key_col, mode
+        self.passthrough = list(passthrough)
+        self.index_col = index_col
+        self.describe_cols = list(describe_cols)
+        self.arrow_schema = to_arrow_schema(out_schema)
+        n_decoded = len(codec_.schema().fields)
+        start = len(self.passthrough) + (1 if index_col else 0)
+        self.decoded_types = [
+            self.arrow_schema.field(i).type for i in range(start, start + n_decoded)
+        ]
+        self.stats = {"records": 0, "rows": 0, "corrupt": 0}
+
+    def decode(self, batch, errors=None):
+        """One output ``pyarrow.RecordBatch`` for one input batch (or table).
+
+        ``errors`` maps input row numbers to errors found before decoding (a frame that
+        runs past the end of its file, say): those rows are corrupt records as they are."""
+        import pyarrow as pa
+
+        values = batch.column(self.value_col).to_pylist()
+        keys = batch.column(self.key_col).to_pylist() if self.key_col else None
+        permissive = self.mode == "PERMISSIVE"
+        rows_of = self.codec.rows
+        src: list[int] = []
+        rows: list = []
+        index: list = []
+        corrupt_raw: list = []
+        corrupt_err: list = []
+        blank = (None,) * len(self.decoded_types)
+        for i, value in enumerate(values):
+            try:
+                if errors and i in errors:
+                    raise errors[i]
+                got = rows_of(keys[i] if keys is not None else None, value)
+            except (WirespecError, ValueError, UnicodeError) as err:
+                if not permissive:
+                    meta = {
+                        c: _cell(batch, c, i) for c in self.describe_cols if c in batch.schema.names
+                    }
+                    if not meta:
+                        meta = {"row": i}
+                    raise RecordDecodeError(failure_message(self.codec.format, meta, err)) from err
+                src.append(i)
+                rows.append(blank)
+                index.append(None)
+                corrupt_raw.append(value)
+                corrupt_err.append(_error_text(err))
+                self.stats["corrupt"] += 1
+                continue
+            for j, row in enumerate(got):
+                src.append(i)
+                rows.append(row)
+                index.append(j)
+                if permissive:
+                    corrupt_raw.append(None)
+                    corrupt_err.append(None)
+            self.stats["rows"] += len(got)
+        self.stats["records"] += len(values)
+        arrays = []
+        if self.passthrough:
+            taken = batch.select(self.passthrough).take(pa.array(src, pa.int64()))
+            arrays.extend(taken.columns if hasattr(taken, "columns") else taken.itercolumns())
+        if self.index_col:
+            arrays.append(pa.array(index, pa.int32()))
+        columns = list(zip(*rows)) if rows else [[] for _ in self.decoded_types]
+        for col, typ in zip(columns, self.decoded_types):
+            arrays.append(pa.array(col, typ))
+        if permissive:
+            arrays.append(pa.array(corrupt_raw, pa.binary()))
+            arrays.append(pa.array(corrupt_err, pa.string()))
+        arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
+        return pa.RecordBatch.from_arrays(arrays, schema=self.arrow_schema)
+
+
+def _cell(batch, name, i):
+    value = batch.column(name)[i].as_py()
+    return value
+
+
+def _error_text(err: Exception) -> str:
+    offset = getattr(err, "offset", None)
+    path = getattr(err, "path", "") or "<message>"
+    message = getattr(err, "message", None) or str(err)
+    at = f"offset {offset}" if offset is not None else "offset ?"
+    return f"{path} at {at}: {message}"
+
+
+def decode(df, format: str, value_col="value", key_col="key", mode="FAILFAST", **options):
+    """One row per decoded record of ``df[value_col]``, with ``format``'s Spark schema.
+
+    ``df`` is any DataFrame with a binary message column (Spark's Kafka source gives
+    ``key, value, topic, partition, offset, timestamp``). Its other columns pass through
+    (renamed ``_input_<name>`` if a decoded field has the same name); ``value_col`` is
+    dropped, ``key_col`` too when the format consumes the key (``SPARK_INPUT``).
+    Batched messages explode into one row per event.
+
+    ``mode``: ``FAILFAST`` (default) fails the query on the first bad record, naming it
+    (topic/partition/offset when present) and the byte offset. ``PERMISSIVE`` keeps each
+    bad record as one row whose decoded fields are null, with ``_corrupt_record`` (the
+    raw bytes) and ``_error``; input records = decoded + corrupt records.
+
+    Options: ``record`` (default: the format's default record), ``index_col`` (name of an
+    int column with the row's index within its message; null for corrupt rows) and any
+    parser limit (``max_count=...``)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import BinaryType
+
+    mode = mode.upper()
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    record = options.pop("record", None)
+    index_col = options.pop("index_col", None)
+    c = codec(format, record, options)
+    if value_col not in df.columns:
+        raise ValueError(f"no column {value_col!r} in {df.columns}")
+    use_key = c.needs_key
+    if use_key and key_col not in df.columns:
+        raise ValueError(f"{format} needs the message key too; no column {key_col!r}")
+    for col in (value_col, key_col) if use_key else (value_col,):
+        if not isinstance(df.schema[col].dataType, BinaryType):
+            df = df.withColumn(col, F.col(col).cast("binary"))
+    consumed = [value_col, key_col] if use_key else [value_col]
+    out_schema, renames = output_schema(df.schema, c, mode, consumed, index_col)
+    passthrough = list(renames)
+    decoder_args = {
+        "value_col": value_col,
+        "key_col": key_col if use_key else None,
+        "mode": mode,
+        "passthrough": passthrough,
+        "index_col": index_col,
+    }
+
+    def run(batches):
+        decoder = BatchDecoder(c, out_schema, **decoder_args)
+        for batch in batches:
+            yield decoder.decode(batch)
+
+    return df.mapInArrow(run, out_schema)

@@ -1,0 +1,157 @@
+"""runtime.spark.decode on a real local SparkSession: every format, both modes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from spark_cases import CASES, normal
+
+from runtime.errors import WirespecError
+from runtime.spark import decode
+from runtime.spark_decode import codec, load_module
+
+pytestmark = pytest.mark.spark
+
+KAFKA = "id long, key binary, value binary, topic string, partition int, offset long"
+
+
+def kafka_df(spark, messages, topic="t"):
+    rows = [(i, k, v, topic, i % 3, 1000 + i) for i, (k, v) in enumerate(messages)]
+    return spark.createDataFrame(rows, KAFKA).repartition(2)
+
+
+def expected_rows(fmt, messages):
+    """(id, index, row) of the pure-Python parse, or (id, None, error) for bad bytes."""
+    c = codec(fmt)
+    out = []
+    for i, (k, v) in enumerate(messages):
+        try:
+            rows = c.rows(k, v)
+        except WirespecError as err:
+            out.append((i, None, err))
+            continue
+        out.extend((i, j, normal(r)) for j, r in enumerate(rows))
+    return out
+
+
+def spark_rows(out, fmt):
+    names = codec(fmt).schema().names
+    rows = out.select("id", "_i", *names).collect()
+    return sorted((r[0], r[1], normal(tuple(r[2:]))) for r in rows)
+
+
+def check_same_as_python(spark, fmt, messages):
+    out = decode(kafka_df(spark, messages), fmt, index_col="_i")
+    decoded = [f for f in out.schema.fields if f.name in codec(fmt).schema().names]
+    assert decoded == codec(fmt).schema().fields  # the generated schema, nullability too
+    want = [e for e in expected_rows(fmt, messages)]
+    assert all(e[1] is not None for e in want), "vectors must be valid"
+    assert spark_rows(out, fmt) == sorted(want)
+    return out
+
+
+@pytest.mark.parametrize("fmt", list(CASES))
+def test_shared_vectors_decode_like_the_python_parse(spark, fmt):
+    vectors = CASES[fmt][0]()
+    assert vectors
+    out = check_same_as_python(spark, fmt, vectors)
+    kafka_cols = ["topic", "offset"]
+    assert all(c in out.columns for c in kafka_cols)  # metadata passes through
+
+
+@pytest.mark.parametrize("fmt", list(CASES))
+@settings(
+    max_examples=2,
+    phases=[Phase.generate],  # no shrinking: every example is a Spark job
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_property_messages_decode_like_the_python_parse(spark, fmt, data):
+    messages = data.draw(CASES[fmt][1])
+    check_same_as_python(spark, fmt, messages)
+
+
+def _corrupt(messages, seed):
+    """The messages with truncated, bit-flipped and garbage records mixed in."""
+    rnd = random.Random(seed)
+    out = []
+    for k, v in messages:
+        out.append((k, v))
+        if len(v) > 4:
+            out.append((k, v[: rnd.randrange(1, len(v))]))  # truncated
+            flipped = bytearray(v)
+            flipped[-1] ^= 0xFF  # PlainBuffer: the row checksum; others: the last field
+            out.append((k, bytes(flipped)))
+        out.append((k, bytes(rnd.randrange(256) for _ in range(rnd.randrange(0, 40)))))
+    return out
+
+
+@pytest.mark.parametrize("fmt", list(CASES))
+def test_permissive_keeps_every_bad_record_with_its_bytes_and_error(spark, fmt):
+    corpus = _corrupt(CASES[fmt][0](), seed=7)
+    want = expected_rows(fmt, corpus)
+    bad = {i for i, j, _ in want if j is None}
+    assert len(bad) >= len(corpus) // 3  # the corpus really is mixed
+    out = decode(kafka_df(spark, corpus), fmt, mode="PERMISSIVE", index_col="_i").cache()
+    corrupt = out.where("_corrupt_record IS NOT NULL").select("id", "_corrupt_record", "_error")
+    got_bad = {r.id: r for r in corrupt.collect()}
+    good_ids = {r.id for r in out.where("_corrupt_record IS NULL").select("id").collect()}
+    # input records = decoded + corrupt (a message may decode to zero rows, e.g. no rows)
+    zero_row = {i for i, (k, v) in enumerate(corpus) if i not in bad} - good_ids
+    assert len(good_ids) + len(zero_row) + len(got_bad) == len(corpus)
+    assert set(got_bad) == bad
+    for i, _, err in (e for e in want if e[1] is None):
+        assert got_bad[i]._corrupt_record == corpus[i][1]
+        assert (
+            got_bad[i]._error
+            and str(err.offset if hasattr(err, "offset") else "") in got_bad[i]._error
+        )
+    good = [e for e in want if e[1] is not None]
+    rows = [r for r in spark_rows(out.where("_corrupt_record IS NULL"), fmt)]
+    assert rows == sorted(good)
+    assert out.where("_corrupt_record IS NULL AND _error IS NOT NULL").count() == 0
+    out.unpersist()
+
+
+def test_failfast_names_the_kafka_record_and_the_byte_offset(spark):
+    vectors = CASES["plainbuffer"][0]()
+    messages = vectors + [(None, vectors[0][1][:-3])]
+    df = kafka_df(spark, messages, topic="orders")
+    bad = len(messages) - 1
+    with pytest.raises(Exception) as info:
+        decode(df, "plainbuffer").collect()
+    text = str(info.value)
+    assert f"topic=orders partition={bad % 3} offset={1000 + bad}" in text
+    assert "byte offset 186" in text and "rows[0].attributes[3].checksum" in text
+
+
+def test_clashing_input_columns_are_renamed_not_lost(spark):
+    from spark_cases import craft_encode
+
+    from runtime.ticdc import ResolvedEvent
+
+    msgs = [(None, m) for m in craft_encode([ResolvedEvent(5)])]
+    out = decode(kafka_df(spark, msgs), "ticdc_craft")
+    assert "_input_partition" in out.columns and "partition" in out.columns
+    assert out.select("_input_partition", "partition").first() == (0, None)
+
+
+def test_open_protocol_consumes_the_key_and_rejects_a_missing_key_column(spark):
+    assert hasattr(load_module("ticdc_open_protocol"), "parse_kafka")
+    df = kafka_df(spark, CASES["ticdc_open_protocol"][0]()[:1])
+    assert "key" not in decode(df, "ticdc_open_protocol").columns
+    with pytest.raises(ValueError, match="key"):
+        decode(df.drop("key"), "ticdc_open_protocol")
+
+
+def test_unknown_format_and_mode_are_clear(spark):
+    df = kafka_df(spark, [(None, b"")])
+    with pytest.raises(ValueError, match="unknown format 'nope'; known: .*plainbuffer"):
+        decode(df, "nope")
+    with pytest.raises(ValueError, match="mode"):
+        decode(df, "plainbuffer", mode="DROPMALFORMED")
