@@ -27,7 +27,13 @@ def render_spec(path: Path, root: Path = ROOT) -> tuple[str, str]:
         display = str(path.resolve().relative_to(root))
     except ValueError:
         display = path.name
-    spec = build_model(load(path, display))
+    loaded = load(path, display)
+    if "protocol" in loaded.data:  # id-keyed protocols (Thrift): their own model and template
+        from .thrift import build_thrift_model, render_thrift
+
+        spec = build_thrift_model(loaded)
+        return spec.format, render_thrift(spec)
+    spec = build_model(loaded)
     return spec.format, render(spec)
 
 

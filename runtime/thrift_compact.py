@@ -1,0 +1,370 @@
+"""Small shared helpers for the generated Thrift Compact codecs.
+
+The protocol itself (type ids, header forms, the envelope) lives in
+``specs/thrift_compact.yaml`` and the generated code; this module only holds what every
+generated module would otherwise repeat: multi-byte varints (via :mod:`runtime.leb128`),
+error conversion with field paths, parse options, and a construct wrapper.
+
+    >>> read_i32(b"\\xfe\\xff\\xff\\xff\\x0f", 0, 5)
+    (2147483647, 5)
+    >>> read_size(b"\\xff\\xff\\xff\\xff\\x0f", 0, 5)
+    Traceback (most recent call last):
+    ...
+    runtime.errors.DecodeError: <message> at offset 0: size 4294967295 is negative as an int32
+    >>> zigzag(-1).hex(), uvarint(300).hex()
+    ('01', 'ac02')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import struct
+import uuid as _uuid
+
+from construct import Construct, SizeofError
+
+from .errors import DecodeError, EncodeError, LimitError, WirespecError
+from .leb128 import read_uvarint, write_uvarint, write_zigzag
+from .limits import Limits
+
+I8 = tuple(range(128)) + tuple(range(-128, 0))
+"""Unsigned byte -> signed i8."""
+UTF8_MODES = ("strict", "replace", "bytes")
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """Limits plus decode options of one ``parse`` call.
+
+    ``utf8``: ``strict`` (invalid UTF-8 in a string is a DecodeError), ``replace``
+    (U+FFFD, as Apache's C reader) or ``bytes`` (the raw bytes, as thriftpy2).
+    """
+
+    max_message_bytes: int
+    max_depth: int
+    max_count: int
+    max_string: int
+    utf8: str = "strict"
+    body: str | None = None
+
+    @classmethod
+    def make(cls, limits: dict, utf8: str = "strict", body: str | None = None) -> Options:
+        if utf8 not in UTF8_MODES:
+            raise WirespecError(f"strings must be one of {UTF8_MODES}, not {utf8!r}")
+        lim = Limits.from_kwargs(limits)
+        return cls(lim.max_message_bytes, lim.max_depth, lim.max_count, lim.max_string, utf8, body)
+
+
+# -- reading ---------------------------------------------------------------------------
+
+
+def _varint(buf, pos, end, bits, max_bytes, what):
+    try:
+        return read_uvarint(buf, pos, bits=bits, max_bytes=max_bytes, end=end)
+    except DecodeError as err:
+        err.message = f"{what}: {err.message}"
+        raise
+
+
+def read_i16(buf, pos: int, end: int):
+    u, pos = _varint(buf, pos, end, 16, 3, "i16")
+    return (u >> 1) ^ -(u & 1), pos
+
+
+def read_i32(buf, pos: int, end: int):
+    u, pos = _varint(buf, pos, end, 32, 5, "i32")
+    return (u >> 1) ^ -(u & 1), pos
+
+
+def read_i64(buf, pos: int, end: int):
+    u, pos = _varint(buf, pos, end, 64, 10, "i64")
+    return (u >> 1) ^ -(u & 1), pos
+
+
+def read_size(buf, pos: int, end: int):
+    """A length or element count: a varint that must fit a non-negative int32."""
+    u, new = _varint(buf, pos, end, 32, 5, "size")
+    if u > 0x7FFFFFFF:
+        raise DecodeError(f"size {u} is negative as an int32", offset=pos)
+    return u, new
+
+
+def read_field_id(buf, pos: int, end: int):
+    """The zigzag i16 field id of a long-form field header."""
+    try:
+        return read_i16(buf, pos, end)
+    except DecodeError as err:
+        err.message = f"long-form field id: {err.message}"
+        err.struct_level = True
+        raise
+
+
+def read_seqid(buf, pos: int, end: int):
+    """The envelope's seqid: an unsigned 32-bit varint holding an int32 (two's complement)."""
+    u, pos = _varint(buf, pos, end, 32, 5, "seqid")
+    return (u - (1 << 32) if u > 0x7FFFFFFF else u), pos
+
+
+def check_count(n: int, left: int, min_bytes: int, cx: Options, pos: int) -> None:
+    """Raise unless ``n`` elements of at least ``min_bytes`` each fit in ``left`` bytes
+    and the ``max_count`` limit."""
+    if n > cx.max_count:
+        raise LimitError(f"{n} elements exceed the limit max_count={cx.max_count}", offset=pos)
+    if n * min_bytes > left:
+        raise DecodeError(
+            f"{n} elements need at least {n * min_bytes} bytes, {left} remain", offset=pos
+        )
+
+
+def check_bytes(n: int, left: int, cx: Options, pos: int) -> None:
+    if n > cx.max_string:
+        raise LimitError(f"{n} bytes exceed the limit max_string={cx.max_string}", offset=pos)
+    raise DecodeError(f"byte length {n} but only {left} bytes remain", offset=pos)
+
+
+def bad_utf8(raw: bytes, cx: Options, pos: int, err: UnicodeDecodeError):
+    """A string that is not UTF-8: an error, U+FFFD replacement, or the bytes."""
+    if cx.utf8 == "replace":
+        return raw.decode("utf-8", "replace")
+    if cx.utf8 == "bytes":
+        return raw
+    raise DecodeError(f"invalid UTF-8 ({err.reason}) at byte {err.start}", offset=pos)
+
+
+def wrong_type(got: int, expected: str, names: dict, pos: int) -> DecodeError:
+    name = names.get(got, f"unknown type {got}")
+    return DecodeError(f"element type {name} ({got}), schema says {expected}", offset=pos)
+
+
+def too_deep(cx: Options, pos: int) -> DecodeError:
+    return LimitError(f"nesting deeper than the limit max_depth={cx.max_depth}", offset=pos)
+
+
+def no_stop(pos: int) -> DecodeError:
+    err = DecodeError("input ends before the struct's stop byte", offset=pos)
+    err.struct_level = True
+    return err
+
+
+def _as_decode_error(err: Exception, pos: int) -> DecodeError:
+    if isinstance(err, DecodeError):
+        return err
+    if isinstance(err, (IndexError, struct.error)):
+        return DecodeError("input ends inside this value", offset=pos)
+    if isinstance(err, RecursionError):
+        return DecodeError("nesting too deep for this Python stack", offset=pos)
+    if isinstance(err, MemoryError):
+        return LimitError("value too large for memory", offset=pos)
+    if isinstance(err, (KeyError, ValueError, TypeError)):
+        return DecodeError(f"malformed value: {err!r}", offset=pos)
+    raise err
+
+
+def in_field(err: Exception, name: str, pos: int) -> DecodeError:
+    """Prefix a failure inside field ``name`` with the name (converting truncation)."""
+    err = _as_decode_error(err, pos)
+    if getattr(err, "struct_level", False):
+        err.struct_level = False
+    else:
+        err.add_path(name)
+    return err
+
+
+def at_index(err: Exception, index: int, pos: int) -> DecodeError:
+    """Prefix a failure inside element ``index`` of a container."""
+    err = _as_decode_error(err, pos)
+    err.add_path(index=index)
+    return err
+
+
+# -- writing ---------------------------------------------------------------------------
+
+
+def uvarint(n: int) -> bytes:
+    return write_uvarint(n, bits=32)
+
+
+def zigzag(v: int, bits: int = 64) -> bytes:
+    return write_zigzag(v, bits=bits)
+
+
+def zz16(v) -> bytes:
+    return write_zigzag(v, bits=16)
+
+
+def zz32(v) -> bytes:
+    return write_zigzag(v, bits=32)
+
+
+def zz64(v) -> bytes:
+    return write_zigzag(v, bits=64)
+
+
+def i8_byte(v) -> int:
+    if not -128 <= v <= 127:
+        raise EncodeError(f"i8 {v} is out of range")
+    return v & 0xFF
+
+
+def text_bytes(v) -> bytes:
+    """The UTF-8 of a string value; bytes pass through (strings decoded as bytes)."""
+    if isinstance(v, str):
+        try:
+            return v.encode()
+        except UnicodeEncodeError as err:
+            raise EncodeError(f"string is not encodable as UTF-8: {err.reason}") from None
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v)
+    raise EncodeError(f"expected str, got {type(v).__name__}")
+
+
+def binary_bytes(v) -> bytes:
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v)
+    raise EncodeError(f"expected bytes, got {type(v).__name__}")
+
+
+def uuid_bytes(v) -> bytes:
+    if isinstance(v, _uuid.UUID):
+        return v.bytes
+    if isinstance(v, str):
+        return _uuid.UUID(v).bytes
+    if isinstance(v, (bytes, bytearray)) and len(v) == 16:
+        return bytes(v)
+    raise EncodeError(f"expected a uuid.UUID, got {v!r}")
+
+
+def enc_field(err: Exception, name: str, index: int | None = None) -> EncodeError:
+    """An :class:`EncodeError` for a failure while writing field ``name``."""
+    if not isinstance(err, EncodeError):
+        if isinstance(err, RecursionError):
+            err = EncodeError("model nests too deep (a cycle?)")
+        else:
+            err = EncodeError(f"cannot write {type(err).__name__}: {err}")
+    err.add_path(name, index=index)
+    return err
+
+
+# -- JSON form -------------------------------------------------------------------------
+
+
+def enum_json(v):
+    """An enum value's JSON form: the member name, or the number if it is not a member."""
+    return v.name if hasattr(v, "name") else v
+
+
+def enum_from_json(members: dict, by_value: dict, v):
+    if isinstance(v, str):
+        try:
+            return members[v]
+        except KeyError:
+            raise EncodeError(f"{v!r} is not a member name") from None
+    if isinstance(v, int) and not isinstance(v, bool):
+        return by_value.get(v, v)
+    raise EncodeError(f"expected an enum name or number, got {v!r}")
+
+
+def text_json(v):
+    return v if isinstance(v, str) else {"$hex": bytes(v).hex()}
+
+
+def text_from_json(v):
+    if isinstance(v, str):
+        return v
+    if isinstance(v, dict) and set(v) == {"$hex"}:
+        return bytes.fromhex(v["$hex"])
+    raise EncodeError(f"expected a string, got {v!r}")
+
+
+def bool_from_json(v):
+    if isinstance(v, bool):
+        return v
+    raise EncodeError(f"expected true or false, got {v!r}")
+
+
+def pairs_from_json(v):
+    """A map's JSON form: an object (string keys) or a list of ``[key, value]`` pairs."""
+    if isinstance(v, dict):
+        return list(v.items())
+    if isinstance(v, list) and all(isinstance(p, list) and len(p) == 2 for p in v):
+        return v
+    raise EncodeError(f"expected a map as an object or [key, value] pairs, got {v!r}")
+
+
+# -- construct glue --------------------------------------------------------------------
+
+
+class StructCodec(Construct):
+    """A generated Thrift struct reader/writer as a construct, to compose with others.
+
+    It parses from the current stream position to the struct's stop byte and leaves the
+    stream right after it.
+    """
+
+    def __init__(self, name: str, read, write, doc: str = ""):
+        super().__init__()
+        self.name_ = name
+        self._read, self._write = read, write
+        self.__doc__ = doc
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        data = stream.read()
+        params = getattr(context, "_params", None) or {}
+        cx = params.get("thrift_options") if hasattr(params, "get") else None
+        cx = cx or Options.make({})
+        try:
+            model, used = self._read(data, 0, len(data), 1, cx)
+        except DecodeError as err:
+            err.shift(start)
+            raise
+        except RecursionError:
+            raise DecodeError("nesting too deep for this Python stack", offset=start) from None
+        stream.seek(start + used)
+        return model
+
+    def _build(self, obj, stream, context, path):
+        out = bytearray()
+        self._write(obj, out)
+        stream.write(bytes(out))
+        return obj
+
+    def _sizeof(self, context, path):
+        raise SizeofError("a Thrift struct has no fixed size", path=path)
+
+    def __repr__(self):
+        return f"<StructCodec {self.name_}>"
+
+
+def parse_with(reader, data, cx: Options):
+    """Run a generated reader over all of ``data``; trailing bytes are an error."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
+    buf = bytes(data)
+    if len(buf) > cx.max_message_bytes:
+        raise LimitError(
+            f"{len(buf)} bytes exceed the limit max_message_bytes={cx.max_message_bytes}",
+            offset=0,
+        )
+    try:
+        model, pos = reader(buf, 0, len(buf), 1, cx)
+    except RecursionError:
+        raise DecodeError("nesting too deep for this Python stack", offset=0) from None
+    if pos != len(buf):
+        raise DecodeError(f"{len(buf) - pos} trailing byte(s) after the struct", offset=pos)
+    return model
+
+
+def build_with(writer, model) -> bytes:
+    out = bytearray()
+    try:
+        writer(model, out)
+    except EncodeError:
+        raise
+    except RecursionError:
+        raise EncodeError("model nests too deep (a cycle?)") from None
+    except (AttributeError, TypeError) as err:
+        raise EncodeError(f"not a model of this record: {err}") from None
+    return bytes(out)
+
+
