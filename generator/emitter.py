@@ -186,7 +186,7 @@ class ModuleEmitter:
             annotation += " | None"
         return f"{field.name}: {annotation} = None"
 
-    def runtime_imports(self) -> list[tuple[str, str]]:
+    def runtime_class_imports(self) -> list[tuple[str, str]]:
         """(module, names) of the bare runtime classes the records use (MsbVarInt, ...)."""
         text = "\n".join(self.all_construct_expressions())
         by_module: dict[str, list[str]] = {}
