@@ -16,7 +16,7 @@ import jinja2
 
 from . import __version__
 from .model import Field, Record, Spec, TypeRef, camel
-from .types import PRIMITIVES, RUNTIME_IMPORTS
+from .types import PRIMITIVES, RUNTIME_IMPORTS, RUNTIME_TYPES
 
 TEMPLATES = Path(__file__).with_name("templates")
 HEADER_HASH_PREFIX = "# content sha256: "
@@ -47,8 +47,65 @@ class ModuleEmitter:
     def prim(self, name: str) -> str:
         return PRIMITIVES[name].construct(self.spec.endian)
 
+    # -- runtime primitives (generator/types.py RUNTIME_TYPES) ---------------------------
+
+    def runtime_refs(self) -> list[TypeRef]:
+        return [
+            f.type for r in self.spec.records.values() for f in r.fields if f.type.kind == "runtime"
+        ]
+
+    def runtime_instance(self, ref: TypeRef) -> str:
+        """The module-level name of the configured instance of a runtime primitive."""
+        configs = []
+        for other in self.runtime_refs():
+            key = (other.name, tuple(sorted(other.args.items())))
+            if key not in configs:
+                configs.append(key)
+        key = (ref.name, tuple(sorted(ref.args.items())))
+        same = [c for c in configs if c[0] == ref.name]
+        suffix = f"_{same.index(key)}" if len(same) > 1 else ""
+        return f"_{ref.name.upper()}{suffix}"
+
+    def runtime_instances(self) -> list[tuple[str, str, object]]:
+        """(name, constructor expression, RuntimeType) of every configured instance."""
+        out, seen = [], set()
+        for ref in self.runtime_refs():
+            name = self.runtime_instance(ref)
+            if name in seen:
+                continue
+            seen.add(name)
+            rt = RUNTIME_TYPES[ref.name]
+            args = [rt.fixed] if rt.fixed else []
+            args += [f"{k}={v}" for k, v in ref.args.items()]
+            out.append((name, f"{rt.construct}({', '.join(args)})", rt))
+        return out
+
+    def runtime_fast_readers(self) -> list[tuple[Record, Field, str]]:
+        """Records that are one fast runtime primitive: (record, field, instance)."""
+        return [
+            (r, r.fields[0], self.runtime_instance(r.fields[0].type))
+            for r in self.spec.records.values()
+            if len(r.fields) == 1
+            and r.fields[0].type.kind == "runtime"
+            and RUNTIME_TYPES[r.fields[0].type.name].fast
+        ]
+
+    def runtime_row_types(self) -> list[tuple[str, object]]:
+        names = sorted({ref.name for ref in self.runtime_refs()})
+        return [(n, RUNTIME_TYPES[n]) for n in names if RUNTIME_TYPES[n].rows_spark]
+
+    def runtime_imports(self) -> list[str]:
+        """``runtime.x as rt_x`` modules the runtime primitives name."""
+        text = " ".join(
+            f"{rt.construct} {rt.rows_spark} {rt.rows_to_row}"
+            for rt in (RUNTIME_TYPES[ref.name] for ref in self.runtime_refs())
+        )
+        return sorted(set(re.findall(r"\brt_([a-z_]+)\.", text)))
+
     def type_construct(self, ref: TypeRef, nested: bool = False) -> str:
         """``nested``: inside a serializable message (a message there has no version id)."""
+        if ref.kind == "runtime":
+            return self.runtime_instance(ref)
         if ref.kind == "prim":
             base = self.prim(ref.name)
             if ref.enum:
@@ -173,6 +230,8 @@ class ModuleEmitter:
         if ref.kind == "switch":
             kinds = {self.python_type(sub) for sub in ref.cases.values() if sub.kind != "empty"}
             return " | ".join(sorted(kinds) + ["None"])
+        if ref.kind == "runtime":
+            return RUNTIME_TYPES[ref.name].python
         return {"presence": "bool", "empty": "None"}.get(ref.kind, ref.kind)
 
     def model_field(self, field: Field) -> str:
@@ -205,6 +264,8 @@ class ModuleEmitter:
     # -- JSON form -> model ------------------------------------------------------------
 
     def from_json(self, ref: TypeRef, expr: str) -> str:
+        if ref.kind == "runtime":
+            return f"{self.runtime_instance(ref)}.from_json({expr})"
         if ref.kind == "prim":
             if ref.enum:
                 return f"rt_codec.enum_from_json({camel(ref.enum)}, {expr})"
@@ -262,6 +323,8 @@ class ModuleEmitter:
     # -- Spark -------------------------------------------------------------------------
 
     def spark_type(self, ref: TypeRef) -> str:
+        if ref.kind == "runtime":
+            return f"ArrayType({ref.name}_spark_type(), False)"
         if ref.kind == "prim":
             return "StringType()" if ref.enum else PRIMITIVES[ref.name].spark
         if ref.kind == "str":
@@ -305,6 +368,8 @@ class ModuleEmitter:
         return out
 
     def row_value(self, ref: TypeRef, expr: str) -> str:
+        if ref.kind == "runtime":
+            return f"[{ref.name}_to_row(item) for item in {expr}]"
         if ref.kind == "prim":
             if ref.enum:
                 return f"{expr}.name"

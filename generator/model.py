@@ -12,7 +12,7 @@ from typing import Optional, Union
 
 from .expressions import translate
 from .loader import LoadedSpec, Lines
-from .types import PRIMITIVES, SPECIAL_TYPES
+from .types import PRIMITIVES, RUNTIME_TYPES, SPECIAL_TYPES
 
 SPARK_LOGICAL_TYPES = {
     "uuid": "16 byte values (a list or bytes) as the text form of a UUID",
@@ -56,7 +56,7 @@ class TypeRef:
     """What a field (or a switch case) holds on the wire."""
 
     kind: str
-    """prim | record | str | bytes | switch | presence | empty"""
+    """prim | record | str | bytes | switch | presence | empty | runtime"""
     name: str = ""
     size: Union[None, int, str] = None
     """For str/bytes/record/switch: a length-prefix primitive name, a byte count, an
@@ -68,6 +68,8 @@ class TypeRef:
     encoding: str = "utf8"
     switch_on: str = ""
     cases: dict[str, "TypeRef"] = dataclasses.field(default_factory=dict)
+    args: dict = dataclasses.field(default_factory=dict)
+    """For a runtime primitive (kind ``runtime``): argument -> enum class or table name."""
 
 
 @dataclasses.dataclass
@@ -355,7 +357,10 @@ class _Builder:
         spark = body.get("spark", {})
         if "row" in spark:
             target = next((f for f in fields if f.name == spark["row"]), None)
-            if target is None or target.repeat is None or target.type.kind != "record":
+            rows = target is not None and target.type.kind == "runtime"
+            if rows and not RUNTIME_TYPES[target.type.name].rows_spark:
+                rows = False
+            if not rows and (target is None or target.repeat is None or target.type.kind != "record"):
                 raise self.error(where + ("spark", "row"), "must name a repeated record field")
             record.spark_row = spark["row"]
         return record
@@ -409,6 +414,8 @@ class _Builder:
             ref = TypeRef("prim", name)
         elif name in self.record_names:
             ref = TypeRef("record", name)
+        elif name in RUNTIME_TYPES:
+            ref = TypeRef("runtime", name)
         else:
             raise self.error(parts + ("type",), f"unknown type {name!r}")
         if size is not None:
@@ -439,6 +446,27 @@ class _Builder:
         except ValueError as err:
             raise self.error(parts, str(err)) from None
 
+    def runtime_args(self, ref: TypeRef, raw: dict, parts) -> dict:
+        """A runtime primitive's arguments: enums by name, tables as ``ENUM.ATTRIBUTE``."""
+        if ref.kind != "runtime":
+            raise self.error(parts, "only a runtime primitive type takes args")
+        declared = RUNTIME_TYPES[ref.name].args
+        for name in set(declared) ^ set(raw):
+            what = "needs argument" if name in declared else "takes no argument"
+            raise self.error(parts, f"{ref.name} {what} {name!r} (it takes {sorted(declared)})")
+        out = {}
+        for name, value in raw.items():
+            enum_name, _, attr = value.partition(".")
+            enum = self.enums.get(enum_name)
+            if declared[name] == "enum" and (enum is None or attr):
+                raise self.error(parts + (name,), f"{value!r} is not an enum of this spec")
+            if declared[name] == "table" and (
+                enum is None or attr not in {a.name for a in enum.attributes}
+            ):
+                raise self.error(parts + (name,), f"{value!r} is not ENUM.ATTRIBUTE of this spec")
+            out[name] = f"{enum_name.upper()}_{attr.upper()}" if attr else camel(enum_name)
+        return out
+
     def field(self, raw: dict, parts, siblings: list[Field]) -> Field:
         if "switch_on" in raw:
             ref = self.switch(raw, parts, siblings)
@@ -450,6 +478,8 @@ class _Builder:
             )
         else:
             raise self.error(parts, "a field needs a type or a switch_on")
+        if ref.kind == "runtime" or "args" in raw:
+            ref.args = self.runtime_args(ref, raw.get("args", {}), parts + ("args",))
         tag = raw.get("tag")
         optional = raw.get("optional", False)
         if optional and tag is None:

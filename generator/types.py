@@ -93,3 +93,46 @@ SPECIAL_TYPES = {
     "presence": "a tag byte with no content: true when present",
     "empty": "no bytes (a type code without payload)",
 }
+
+
+@dataclasses.dataclass(frozen=True)
+class RuntimeType:
+    """A runtime primitive that a field names as its type and configures with ``args:``.
+
+    The construct is ``<construct>(<fixed>, <arg>=<value>, ...)``; each argument is taken
+    from the spec: ``table`` = an enum attribute (``column_type.craft`` ->
+    ``COLUMN_TYPE_CRAFT``), ``enum`` = an enum class. The configured instance is shared by
+    the record and by module-level functions bound to its ``exports``.
+    """
+
+    construct: str
+    doc: str
+    args: dict
+    """argument -> ``table`` | ``enum``, all required."""
+    fixed: str = ""
+    python: str = "object"
+    """Annotation of the field in the record's model class."""
+    rows_spark: str = ""
+    """When the value is a list of Spark rows: the Spark type of one row ..."""
+    rows_to_row: str = ""
+    """... and the function turning one element into a row tuple."""
+    exports: tuple = ()
+    """Methods of the configured instance the generated module exports as functions."""
+    fast: bool = False
+    """The instance has ``read(buf, pos, end, limits)`` -> (value, pos): a fast reader."""
+
+
+RUNTIME_TYPES: dict[str, RuntimeType] = {
+    "craft_message": RuntimeType(
+        construct="rt_craft.CraftMessage",
+        doc="a whole TiCDC Craft message (research/craft.md) as runtime.ticdc events",
+        args={"value_encodings": "table", "event_types": "enum", "group_types": "enum"},
+        fixed="as_events=True",
+        python="list",
+        rows_spark="rt_ticdc.spark_schema()",
+        rows_to_row="rt_ticdc.to_row",
+        exports=("decode_message", "encode_events"),
+        fast=True,
+    ),
+}
+"""Runtime primitives a spec names by ``type:`` (see specs/README.md, Runtime primitives)."""
