@@ -1,0 +1,65 @@
+"""Tagged GTID events per second (decode, encode) and msb varints per second, in one process.
+
+    python benchmarks/mysql_serialization.py [--seconds 1.0]
+
+No Python peer decodes GTID_TAGGED_LOG_EVENT, so the floor is decoding a plain dict of the
+same fields from JSON (``json.loads``). Issue #8's target is >= 200k events/s decoded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import uuid
+
+from generated import mysql_serialization as ms
+from runtime.msbvarint import decode_uvar, encode_uvar
+
+SEED_EVENT = bytes.fromhex(
+    "b998b3672a0100000052000000f000000000000276000002022502dcf0090230f90322bd03ad0221"
+    "0244445a685103220404060c666f6f62617a08000a040c7f1583222d5c2e0610490312c3020bef396cce"
+)
+
+
+def rate(fn, seconds: float) -> float:
+    """Calls per second of ``fn`` over about ``seconds``."""
+    n, start = 0, time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        for _ in range(200):
+            fn()
+        n += 200
+    return n / elapsed
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=1.0)
+    seconds = parser.parse_args(argv).seconds
+    event = ms.parse(SEED_EVENT)
+    doc = json.dumps(
+        {**ms.to_dict(event.body), "uuid": str(uuid.UUID(bytes=bytes(event.body.uuid)))}
+    )
+    varints = b"".join(encode_uvar(v) for v in (0, 1, 127, 128, 90200, 1739823289369365, 2**64 - 1))
+    count = 7
+
+    def decode_varints():
+        pos = 0
+        for _ in range(count):
+            _, pos = decode_uvar(varints, pos)
+
+    results = {
+        "decode events/s (construct path)": rate(lambda: ms.parse(SEED_EVENT), seconds),
+        "encode events/s (construct path)": rate(lambda: ms.build(event), seconds),
+        "json.loads of the same fields/s (floor)": rate(lambda: json.loads(doc), seconds),
+        "varints decoded/s": rate(decode_varints, seconds) * count,
+    }
+    for name, value in results.items():
+        print(f"{name:42} {value:12,.0f}")
+    floor = results["json.loads of the same fields/s (floor)"]
+    print(f"{'decode / json floor':42} {results['decode events/s (construct path)'] / floor:12.3f}")
+    print(f"{'issue #8 target (decode)':42} {200_000:12,}")
+
+
+if __name__ == "__main__":
+    main()
