@@ -12,7 +12,9 @@ its kind is detected, or set with option ``inputKind``:
                takes it from the sibling ``<stem>.key`` file (absent: null key).
 ``delimited``  length-delimited records: ``u32 big-endian length + message`` back to back;
                a keyed format writes ``u32 len + key`` then ``u32 len + value`` per record
-               (length ``0xFFFFFFFF`` is a null key). Detected when the frames tile the file.
+               (length ``0xFFFFFFFF`` is a null key). Detected by the suffix ``.ldr``,
+               ``.delimited`` or ``.records``, else when the frames tile the file exactly
+               (and no ``<stem>.key`` sibling exists).
 ``binlog``     a MySQL binlog file (magic ``fe 62 69 6e``), decoded as the format's
                ``binlog_file`` record; its events explode into rows.
 ``parquet``    Parquet files of the Kafka shape (``key``, ``value``, and metadata columns
@@ -62,6 +64,7 @@ except ImportError:  # pragma: no cover - Spark 4.0/4.1
 
 KINDS = ("raw", "delimited", "binlog", "parquet")
 BINLOG_MAGIC = b"\xfebin"
+DELIMITED_SUFFIXES = (".ldr", ".delimited", ".records")
 NULL_LEN = 0xFFFFFFFF
 CHUNK = 4096
 """Records per Arrow batch a reader yields."""
@@ -125,12 +128,16 @@ def detect_kind(path: str, keyed: bool = False) -> str:
     """The input kind of one file (see the module doc)."""
     if path.endswith(".parquet"):
         return "parquet"
+    if Path(path).with_suffix(".key").exists():
+        return "raw"
     with open(path, "rb") as f:
         head = f.read(4)
         if head == BINLOG_MAGIC:
             return "binlog"
         if head == b"PAR1":
             return "parquet"
+        if path.endswith(DELIMITED_SUFFIXES):
+            return "delimited"
         data = head + f.read()
     records, tail = split_frames(data, keyed)
     return "delimited" if records and tail is None else "raw"
