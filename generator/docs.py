@@ -210,11 +210,27 @@ def _field_notes(f) -> list[str]:
     return notes
 
 
+def json_details(key) -> str:
+    """The extra facts of one JSON key (enum, flag bit, layouts, ...)."""
+    out = []
+    if key.enum:
+        out.append(f"enum `{key.enum}`" + (" (other codes kept as numbers)" if key.open else ""))
+    if key.bit:
+        out.append(f"flag bit `{key.bit}`")
+    if key.layouts:
+        out.append("layouts: " + ", ".join(key.layouts))
+    if key.when:
+        out.append("for: " + ", ".join(key.when))
+    if key.rendering:
+        out.append(f"rendered per `{key.rendering}`")
+    return "; ".join(out)
+
+
 def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def render_doc(spec: Spec) -> str:
+def _env():
     from jinja2 import Environment, FileSystemLoader
 
     env = Environment(
@@ -225,14 +241,22 @@ def render_doc(spec: Spec) -> str:
     )
     env.filters["cell"] = _cell
     env.filters["hexv"] = _hex
+    env.filters["anchor"] = lambda name: str(name).lower().replace("_", "-")
+    return env
+
+
+def render_doc(spec: Spec) -> str:
+    env = _env()
     order = [name for name in _doc_order(spec)]
     return env.get_template("format_doc.md.j2").render(
+        thrift=False,
         spec=spec,
         records=[spec.records[name] for name in order],
         type_text=lambda ref: type_text(ref, spec),
         diagram=lambda record: "\n".join(box_lines(boxes(record))),
         notes=_field_notes,
         checksum_items=_checksum_items,
+        json_details=json_details,
         enum_of=lambda name: spec.enums[name],
         endian={"le": "little-endian", "be": "big-endian"}.get(spec.endian, spec.endian),
     )
@@ -270,8 +294,39 @@ def render_spec_doc(path: Path, root: Path = ROOT) -> tuple[str, str]:
         display = str(path.resolve().relative_to(root))
     except ValueError:
         display = path.name
-    spec = build_model(load(path, display))
+    loaded = load(path, display)
+    if "protocol" in loaded.data:  # id-keyed protocols (Thrift) have their own model
+        from .thrift import build_thrift_model
+
+        spec = build_thrift_model(loaded)
+        return spec.format, render_thrift_doc(spec)
+    spec = build_model(loaded)
     return spec.format, render_doc(spec)
+
+
+def thrift_boxes(struct) -> list[tuple[str, str]]:
+    """A Thrift struct on the wire: a field header and the value per field, then STOP."""
+    out = []
+    for f in struct.by_id:
+        mark = "" if f.required else "?"
+        out.append((f"hdr {f.id}:{f.type.ct_name}{mark}", "1-4"))
+        if f.type.kind != "bool":
+            out.append((f"{f.name}: {f.type.describe()}{mark}", "var"))
+    out.append(("00 STOP", "1"))
+    return out
+
+
+def render_thrift_doc(spec) -> str:
+    env = _env()
+    wire_enums = {k: v for k, v in spec.wire.items() if isinstance(v, dict) and "values" in v}
+    wire_rules = {k: v for k, v in spec.wire.items() if k not in wire_enums and isinstance(v, dict)}
+    return env.get_template("format_doc.md.j2").render(
+        thrift=True,
+        spec=spec,
+        wire_enums=wire_enums,
+        wire_rules=wire_rules,
+        diagram=lambda struct: "\n".join(box_lines(thrift_boxes(struct))),
+    )
 
 
 def docs(specs_dir: Path, out_dir: Path, *, check: bool) -> list[DocOutcome]:

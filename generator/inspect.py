@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import html
 import json
 import math
@@ -59,6 +60,13 @@ def show_value(value, role: str = "value", limit: int = 60) -> str:
         text = json.dumps(value, ensure_ascii=False)
         return text if len(text) <= limit else text[: limit - 4] + '..."'
     if isinstance(value, (bytes, bytearray, memoryview)):
+        try:
+            text = bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is not None and text.isprintable() and value:
+            text = repr(text)
+            return "b" + (text if len(text) <= limit else text[: limit - 4] + "...'")
         hexed = bytes(value).hex()
         return (
             f"0x{hexed}"
@@ -335,7 +343,38 @@ def add_parser(verbs) -> None:
     cmd.add_argument("file", help="input file, or - for stdin")
     cmd.add_argument("--record", "--struct", dest="record", help="record (default: the spec's)")
     cmd.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML page")
+    cmd.add_argument("--key", metavar="KEYFILE", help="the Kafka key (ticdc_open_protocol)")
     cmd.set_defaults(run=run_command)
+
+
+@functools.cache
+def kafka_columns(fmt: str) -> dict[str, str]:
+    """Kafka column -> record of a format whose default message is a Kafka key + value
+    (the spec's ``kafka_message.columns``)."""
+    from .generate import ROOT as root
+    from .loader import load
+    from .model import build_model
+
+    path = root / "specs" / f"{fmt}.yaml"
+    spec = build_model(load(path, f"specs/{fmt}.yaml"))
+    return dict(spec.kafka_message.columns)
+
+
+def trace_kafka(codec, key: bytes, value: bytes) -> list[tuple[str, str, Trace]]:
+    """(column, record, trace) for the key and the value of one Kafka message; the whole
+    message is then decoded too, and its error (JSON level) lands on the value's trace."""
+    from runtime.errors import DecodeError
+
+    out = []
+    for column, data in (("key", key), ("value", value)):
+        record = kafka_columns(codec.FORMAT)[column]
+        out.append((column, record, trace(codec, data, record)))
+    if all(t.error is None for _, _, t in out):
+        try:
+            codec.parse_pair(key, value)
+        except DecodeError as err:
+            out[1][2].error = err
+    return out
 
 
 def run_command(args) -> int:
@@ -347,6 +386,10 @@ def run_command(args) -> int:
     codec = load_codec(args.format)
     record = _record(codec, args.record)
     data = _read_input(args.file)
+    if record == getattr(codec, "KAFKA_RECORD", None):
+        if args.key is None:
+            raise CliError(f"{codec.FORMAT} {record} is a Kafka key and value: give --key KEYFILE")
+        return _run_kafka(args, codec, _read_input(args.key), data)
     result = trace(codec, data, record)
     if args.html:
         page = render_html(result, fmt=codec.FORMAT, record=record, source=args.file)
@@ -356,3 +399,27 @@ def run_command(args) -> int:
             raise CliError(f"cannot write {args.html}: {err.strerror}") from None
     render_terminal(result, Console(soft_wrap=True), fmt=codec.FORMAT, record=record)
     return 0 if result.error is None else 1
+
+
+def _run_kafka(args, codec, key: bytes, value: bytes) -> int:
+    from rich.console import Console
+
+    from .cli import CliError
+
+    parts = trace_kafka(codec, key, value)
+    console = Console(soft_wrap=True)
+    for column, record, result in parts:
+        render_terminal(result, console, fmt=f"{codec.FORMAT} {column}", record=record)
+    if args.html:
+        for column, record, result in parts:
+            out = Path(args.html)
+            if column != "value":
+                out = out.with_name(f"{out.stem}.{column}{out.suffix}")
+            page = render_html(
+                result, fmt=f"{codec.FORMAT} {column}", record=record, source=args.file
+            )
+            try:
+                out.write_text(page, encoding="utf-8")
+            except OSError as err:
+                raise CliError(f"cannot write {out}: {err.strerror}") from None
+    return 0 if all(t.error is None for _, _, t in parts) else 1

@@ -20,6 +20,7 @@ import pytest
 from generated import plainbuffer as pb
 from generator import inspect as insp
 from generator.cli import main
+from runtime.errors import WirespecError
 from runtime.spans import trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,7 +149,7 @@ def _messages():
             "delete_marker": True,
         }
     )
-    return [pb.build(pb.from_dict({"rows": rows})), pb.build(pb.from_dict({"rows": []}))]
+    return [pb.build(pb.from_dict({"rows": rows})), pb.build(pb.from_dict({"rows": rows[:1]}))]
 
 
 # -- spans ------------------------------------------------------------------------------
@@ -386,3 +387,87 @@ def test_html_renders_and_highlights_in_headless_chromium(tmp_path, capsys):
     assert _count(rows[:30], bpp, (0x24, 0x32, 0x4A)) > width * 10  # the page rendered
     # The highlight sits on the hex view (the left side) and covers many pixels.
     assert _count(rows, bpp, (0xFF, 0x98, 0x00), x_max=width // 2) > 1500
+
+
+# -- TiCDC Open Protocol: the key and the value frames ------------------------------------
+
+# seed_log_01_ddl of ../shared/vectors/ticdc_open_protocol.json (a DDL event from the seed log)
+OP_KEY = bytes.fromhex(
+    "000000000000000100000000000000377b227473223a3431353530383835363930383032313736362c2273"
+    "636d223a2274657374222c2274626c223a227431222c2274223a327d"
+)
+OP_VALUE = bytes.fromhex(
+    "00000000000000477b2271223a22435245415445205441424c4520746573742e743128696420696e7420"
+    "7072696d617279206b65792c2076616c20766172636861722831362929222c2274223a337d"
+)
+OP_VECTORS = ROOT.parent / "shared" / "vectors" / "ticdc_open_protocol.json"
+
+
+def _op_pairs():
+    pairs = [("seed_log_01_ddl", OP_KEY, OP_VALUE)]
+    if OP_VECTORS.exists():
+        import json
+
+        for v in json.loads(OP_VECTORS.read_text())["vectors"]:
+            if isinstance(v.get("hex"), dict) and v["hex"].get("key") and v["hex"].get("value"):
+                pairs.append(
+                    (v["name"], bytes.fromhex(v["hex"]["key"]), bytes.fromhex(v["hex"]["value"]))
+                )
+    return pairs
+
+
+def test_open_protocol_frames_cover_every_byte():
+    op = pytest.importorskip("generated.ticdc_open_protocol")
+    checked = 0
+    for name, key, value in _op_pairs():
+        try:
+            op.parse_pair(key, value)
+        except WirespecError:  # bad-input vectors are not for this test
+            continue
+        parts = insp.trace_kafka(op, key, value)
+        assert [(c, r) for c, r, _ in parts] == [("key", "key_frames"), ("value", "value_frames")]
+        for column, _, result in parts:
+            data = key if column == "key" else value
+            assert result.error is None, name
+            leaves = result.leaves()
+            assert leaves[0].start == 0 and leaves[-1].end == len(data), name
+            for a, b in itertools.pairwise(leaves):
+                assert a.end == b.start, (name, a, b)
+            frames = "keys" if column == "key" else "values"
+            for span in leaves:
+                raw = data[span.start : span.end]
+                if span.path == "version":
+                    assert (raw, span.value) == (b"\0" * 7 + b"\1", 1)
+                elif span.role == "length":
+                    assert re.fullmatch(rf"{frames}\[\d+\]", span.path)
+                    assert int.from_bytes(raw, "big") == span.value
+                else:
+                    assert re.fullmatch(rf"{frames}\[\d+\]", span.path) and raw == span.value
+        checked += 1
+    assert checked >= 1
+
+
+def test_open_protocol_cli_needs_the_key_and_dumps_both(tmp_path, capsys):
+    pytest.importorskip("generated.ticdc_open_protocol")
+    (tmp_path / "k").write_bytes(OP_KEY)
+    (tmp_path / "v").write_bytes(OP_VALUE)
+    assert main(["inspect", "ticdc_open_protocol", str(tmp_path / "v")]) != 0
+    capsys.readouterr()
+    assert (
+        main(["inspect", "ticdc_open_protocol", str(tmp_path / "v"), "--key", str(tmp_path / "k")])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "000000  00 00 00 00 00 00 00 01" in out and "version = 1" in out
+    assert 'keys[0] = b\'{"ts":415508856908021766,' in out
+    assert "values[0]  length 71" in out
+    # A frame length that runs past the end is named with its offset.
+    (tmp_path / "bad").write_bytes(OP_VALUE[:-1])
+    assert (
+        main(
+            ["inspect", "ticdc_open_protocol", str(tmp_path / "bad"), "--key", str(tmp_path / "k")]
+        )
+        == 1
+    )
+    out = capsys.readouterr().out
+    assert "field:  values[0]\n" in out and "offset: 8\n" in out
