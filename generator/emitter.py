@@ -15,6 +15,7 @@ import black
 import jinja2
 
 from . import __version__
+from .fastpath import FastPathEmitter
 from .model import Field, Record, Spec, TypeRef, camel
 from .types import PRIMITIVES, RUNTIME_IMPORTS, RUNTIME_TYPES
 
@@ -166,7 +167,8 @@ class ModuleEmitter:
         else:
             expr = self.type_construct(ref, nested=record.serializable)
         if field.repeat == "eos":
-            expr = f"rt.RepeatEos({expr})"
+            extra = f", min_count={field.min_count}" if field.min_count else ""
+            expr = f"rt.RepeatEos({expr}{extra})"
         elif field.repeat == "tagged":
             tag = self.spec.records[ref.name].tag
             extra = f", min_count={field.min_count}" if field.min_count else ""
@@ -177,6 +179,8 @@ class ModuleEmitter:
             expr = f"rt.RepeatCount({expr}, {count})"
         if field.tag is not None:
             optional = ", optional=True" if field.optional else ""
+            if field.optional and field.repeat is not None:
+                optional += ", absent=list"
             expr = f"rt.Tagged(0x{field.tag:02x}, {expr}{optional})"
         if field.condition:
             expr = f"If(lambda this: {field.condition}, {expr})"
@@ -457,6 +461,7 @@ def render(spec: Spec) -> str:
     body = _env().get_template("module.py.j2").render(
         spec=spec,
         e=emitter,
+        fast=FastPathEmitter(spec),
         records=[spec.records[name] for name in spec.record_order()],
         version=__version__,
     )

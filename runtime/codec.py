@@ -22,6 +22,7 @@ import struct
 from construct import ConstructError
 
 from .errors import DecodeError, EncodeError
+from .limits import DEFAULT as DEFAULT_LIMITS
 from .limits import Limits
 from .record import _message
 from .stream import remaining
@@ -51,6 +52,23 @@ def parse(construct, data, limits: dict | None = None, spans=None):
     left = remaining(stream)
     if left:
         raise DecodeError(f"{left} trailing byte(s) after the message", offset=stream.tell())
+    return model
+
+
+def parse_fast(reader, data, limits: dict | None = None):
+    """Parse all of ``data`` with a generated fast-path ``reader`` (same errors as
+    :func:`parse`)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
+    limits_obj = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
+    limits_obj.check("max_message_bytes", len(data), offset=0)
+    buf = bytes(data)
+    try:
+        model, pos = reader(buf, 0, len(buf), limits_obj, 1)
+    except RecursionError:
+        raise DecodeError("nesting too deep for this Python stack", offset=None) from None
+    if pos != len(buf):
+        raise DecodeError(f"{len(buf) - pos} trailing byte(s) after the message", offset=pos)
     return model
 
 

@@ -181,15 +181,18 @@ class Tagged(Subconstruct):
     b'\\x06\\x01'
     """
 
-    def __init__(self, tag: int, subcon, *, optional: bool = False):
+    def __init__(self, tag: int, subcon, *, optional: bool = False, absent=None):
         super().__init__(subcon)
         self.tag = tag
         self.optional = optional
+        self.absent = absent
+        """What an absent optional field parses to: None, or e.g. ``list`` for a repeated
+        field whose tag is written only when it has elements."""
         self.flagbuildnone = optional or subcon.flagbuildnone
 
     def _parse(self, stream, context, path):
         if self.optional and peek_byte(stream) != self.tag:
-            return None
+            return None if self.absent is None else self.absent()
         Tag(self.tag)._parse(stream, context, path)
         spans = current_spans(context)
         if spans is not None:
@@ -197,8 +200,8 @@ class Tagged(Subconstruct):
         return self.subcon._parsereport(stream, context, path)
 
     def _build(self, obj, stream, context, path):
-        if self.optional and obj is None:
-            return None
+        if self.optional and (obj is None or (self.absent is not None and obj == self.absent())):
+            return obj
         stream.write(bytes((self.tag,)))
         return self.subcon._build(obj, stream, context, path)
 
@@ -264,10 +267,26 @@ class _Repeat(Subconstruct):
 
 
 class RepeatEos(_Repeat):
-    """Elements back to back until the end of the stream."""
+    """Elements back to back until the end of the stream; ``min_count`` rejects fewer."""
+
+    def __init__(self, subcon, *, min_count: int = 0):
+        super().__init__(subcon)
+        self.min_count = min_count
 
     def _more(self, stream, context, items):
         return peek_byte(stream) is not None
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        items = super()._parse(stream, context, path)
+        if len(items) < self.min_count:
+            raise DecodeError(f"expected at least {self.min_count} element(s)", offset=start)
+        return items
+
+    def _build(self, obj, stream, context, path):
+        if len(obj or ()) < self.min_count:
+            raise EncodeError(f"needs at least {self.min_count} element(s)")
+        return super()._build(obj, stream, context, path)
 
 
 class RepeatWhileTag(_Repeat):
@@ -342,6 +361,8 @@ class SizePrefixed(Subconstruct):
     def _parse(self, stream, context, path):
         start = stream.tell()
         length = self.length_field._parsereport(stream, context, path)
+        if length < 0:
+            raise DecodeError(f"negative length {length}", offset=start)
         current_limits(context).check("max_message_bytes", length, offset=start)
         base = stream.tell()
         data = read_exact(stream, length, "size-prefixed field")

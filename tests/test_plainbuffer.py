@@ -322,7 +322,7 @@ def test_delete_row_marker():
     assert data[-1] == ref_crc8(bytes((0x98, 0x05, 0x01)))
     m = pb.parse(data)
     assert m.rows[0].delete_marker is True
-    assert m.rows[0].attributes is None
+    assert m.rows[0].attributes == []
     assert pb.build(message(row(pk, deleted=True))) == data
     # the same row without the marker has a different checksum
     assert pb.build(message(row(pk)))[-1] == ref_crc8(bytes((0x98, 0x05, 0x00)))
@@ -373,18 +373,11 @@ def test_multi_row_message():
     assert pb.build(message(*(row(*r) for r in rows))) == data
 
 
-FROM_DICT_EMPTY_ATTRIBUTES = pytest.mark.xfail(
-    strict=True,
-    reason="generated row_from_dict turns absent attributes into [], which build rejects",
-)
-
-
-@FROM_DICT_EMPTY_ATTRIBUTES
 @pytest.mark.parametrize("deleted", [True, False])
 def test_row_without_attributes_round_trips_through_json(deleted):
     data = HEADER + ref_row([("pk1", 3, "iampk")], deleted=deleted)
     d = json.loads(json.dumps(pb.to_dict(pb.parse(data))))
-    assert d["rows"][0]["attributes"] is None
+    assert d["rows"][0]["attributes"] == []
     assert pb.build(pb.from_dict(d)) == data
 
 
@@ -396,7 +389,6 @@ def test_seed_row_repeated():
     assert pb.build(m) == data
 
 
-@pytest.mark.xfail(strict=True, reason="spec: rows is repeat: eos, which accepts zero rows")
 def test_header_only_message():
     # research/plainbuffer.md: message = header row+  (at least one row)
     with pytest.raises(DecodeError) as err:
@@ -579,9 +571,6 @@ def test_to_rows_every_value_type_is_accepted_and_distinguishable():
     assert all(all(x is None for x in payload) for payload in sentinels.values())  # ... alone
 
 
-@pytest.mark.xfail(
-    strict=True, reason="generated row_to_row iterates attributes, which is None when absent"
-)
 @pytest.mark.parametrize("deleted", [True, False])
 def test_to_rows_row_without_attributes(deleted):
     m = pb.parse(HEADER + ref_row([("pk1", 3, "iampk")], deleted=deleted))
@@ -648,10 +637,8 @@ def test_property_build_parse_json_spark(rows):
     back = pb.parse(data)
     assert view(back) == view(m)
     assert pb.build(back) == data
-    # rows without attributes: see the xfailed test_row_without_attributes_* tests
-    if all(attrs for _, attrs, _ in rows):
-        assert pb.build(pb.from_dict(json.loads(json.dumps(pb.to_dict(back))))) == data
-        assert len(rows_of(back)) == len(rows)
+    assert pb.build(pb.from_dict(json.loads(json.dumps(pb.to_dict(back))))) == data
+    assert len(rows_of(back)) == len(rows)
 
 
 # -- corruption: checksums ---------------------------------------------------------------------
@@ -749,14 +736,7 @@ def expected_truncation(n):
     return expected, n, n
 
 
-TRUNCATIONS = [
-    (
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="header-only message"))
-        if n == 4
-        else n
-    )
-    for n in range(len(SEED))
-]
+TRUNCATIONS = list(range(len(SEED)))
 
 
 @pytest.mark.parametrize("n", TRUNCATIONS)
@@ -826,10 +806,6 @@ def with_int32(at, value):
 NAME_LEN = span("rows[0].primary_key[0].name")[0] + 1  # 7
 VALUE_LEN = span("rows[0].primary_key[0].value")[0] + 1  # 15
 STRING_LEN = VALUE_LEN + 5  # 20
-NEGATIVE_VALUE_LEN_OFFSET = pytest.mark.xfail(
-    strict=True,
-    reason="runtime.record.SizePrefixed reports a negative length at the offset after it",
-)
 
 
 @pytest.mark.parametrize("value", [-1, -(2**31)])
@@ -837,7 +813,7 @@ NEGATIVE_VALUE_LEN_OFFSET = pytest.mark.xfail(
     "at, path",
     [
         (NAME_LEN, "rows[0].primary_key[0].name"),
-        pytest.param(VALUE_LEN, "rows[0].primary_key[0].value", marks=NEGATIVE_VALUE_LEN_OFFSET),
+        (VALUE_LEN, "rows[0].primary_key[0].value"),
         (STRING_LEN, "rows[0].primary_key[0].value.value"),
     ],
 )
