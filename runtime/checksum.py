@@ -14,7 +14,6 @@ from __future__ import annotations
 import zlib
 
 import anycrc
-
 from construct import Subconstruct
 
 from .errors import DecodeError
