@@ -279,7 +279,7 @@ def decode_all(messages):
     return [ev for key, value in messages for ev in decode_message(key, value)]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.lists(events, max_size=6), st.integers(1, 4))
 def test_random_events_round_trip(evs, batch):
     messages = list(encode_events(evs, max_batch_size=batch))
@@ -288,7 +288,7 @@ def test_random_events_round_trip(evs, batch):
         assert list(encode_events(decode_message(key, value), **UNLIMITED)) == [(key, value)]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.lists(row_events(), max_size=4))
 def test_random_rows_round_trip_in_the_2020_layout(evs):
     messages = list(encode_events(evs, layout="legacy"))
@@ -490,7 +490,7 @@ def test_limits_bound_the_event_count_and_message_size():
     assert len(decode_message(GOOD_KEY, GOOD_VALUE, max_count=2)) == 2
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_corrupted_messages_raise_only_decode_error(data):
     vector = data.draw(st.sampled_from(FRAMED))
