@@ -23,7 +23,7 @@ from pathlib import Path
 
 from runtime.errors import DecodeError, EncodeError, SpecError, WirespecError
 
-from . import __version__
+from . import __version__, thrift_cli
 from .generate import ROOT, generate
 
 EXIT_BAD_INPUT = 1
@@ -233,6 +233,7 @@ def parser() -> argparse.ArgumentParser:
     sch.add_argument("--record", help="record (default: the spec's default)")
     sch.add_argument("--ddl", action="store_true", help="print a DDL string instead of JSON")
     sch.set_defaults(run=cmd_schema)
+    thrift_cli.add_to(dec, enc, sch, verbs)
 
     tra = verbs.add_parser(
         "transcode",

@@ -550,5 +550,7 @@ def import_spec(path: Path):
     module = types.ModuleType(mod_name)
     module.__file__ = str(path)
     sys.modules[mod_name] = module
-    exec(compile(text, f"<generated from {path}>", "exec"), module.__dict__)  # noqa: S102 - our own render
+    exec(
+        compile(text, f"<generated from {path}>", "exec"), module.__dict__
+    )  # noqa: S102 - our own render
     return module

@@ -366,5 +366,3 @@ def build_with(writer, model) -> bytes:
     except (AttributeError, TypeError) as err:
         raise EncodeError(f"not a model of this record: {err}") from None
     return bytes(out)
-
-

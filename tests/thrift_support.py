@@ -345,5 +345,3 @@ def struct_strategy(spec, module, name, depth=0, uuid_ok=True):
 
 def apache_bytes(apache, obj, accelerated=False):
     return apache.write(obj, accelerated)
-
-
