@@ -1800,8 +1800,7 @@ class CraftMessage(Construct):
         start = stream.tell()
         buf = stream.read()
         try:
-            # the construct protocol is the checked path only: the oracle of the fast one
-            return self._decode_checked(buf, _limits.current(context))
+            return self.decode(buf, _limits.current(context))
         except DecodeError as err:
             err.shift(start)
             raise

@@ -126,6 +126,55 @@ MAKERS: dict[str, Callable[[Path], list[Path]]] = {
 }
 
 
+# -- ticdc_craft -------------------------------------------------------------------------------
+
+
+def make_ticdc_craft(out_dir: Path) -> list[Path]:
+    """TiCDC Craft messages of a ``shop.orders`` table, as TiCDC writes them: a batch of row
+    changes (insert, update with old values, delete of the handle key), a DDL, a resolved ts."""
+    from generated.ticdc_craft import ColumnFlag as F
+    from generated.ticdc_craft import ColumnType as T
+    from generated.ticdc_craft import DdlType, Message
+    from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+
+    ts = 454_000_000_000_000_000  # a TSO: physical ms << 18
+    pk = int(F.HANDLE_KEY | F.PRIMARY_KEY | F.BINARY)
+
+    def order(oid, status, amount, note=None):
+        return [
+            Column("id", int(T.LONGLONG), pk | int(F.UNSIGNED), oid),
+            Column("status", int(T.VARCHAR), 0, status.encode()),
+            Column("amount", int(T.NEWDECIMAL), int(F.BINARY), amount),
+            Column("items", int(T.LONG), int(F.BINARY), 3),
+            Column("created", int(T.DATETIME), int(F.BINARY), "2024-11-22 02:00:00"),
+            Column("weight_kg", int(T.DOUBLE), int(F.BINARY), 1.25),
+            Column("note", int(T.BLOB), int(F.NULLABLE), note),
+        ]
+
+    rows = [
+        RowChangedEvent(ts + 1, "shop", "orders", new=order(1001, "NEW", "129.95")),
+        RowChangedEvent(ts + 2, "shop", "orders", new=order(1002, "NEW", "15.00", "放在门口".encode())),
+        RowChangedEvent(ts + 3, "shop", "orders", new=order(1001, "PAID", "129.95"),
+                        old=order(1001, "NEW", "129.95")),
+        RowChangedEvent(ts + 4, "shop", "orders",
+                        old=[Column("id", int(T.LONGLONG), pk | int(F.UNSIGNED), 1002)]),
+    ]  # fmt: skip
+    ddl = DdlEvent(ts + 5, "shop", "orders", int(DdlType.ADD_COLUMN),
+                   "ALTER TABLE `shop`.`orders` ADD COLUMN `coupon` VARCHAR(32) NULL")  # fmt: skip
+    return _write(
+        out_dir,
+        "ticdc_craft",
+        {
+            "row_batch": Message(events=rows),
+            "ddl_add_column": Message(events=[ddl]),
+            "resolved": Message(events=[ResolvedEvent(ts + 6)]),
+        },
+    )
+
+
+MAKERS["ticdc_craft"] = make_ticdc_craft
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
