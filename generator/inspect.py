@@ -48,6 +48,8 @@ def show_value(value, role: str = "value", limit: int = 60) -> str:
         return f"{role} {value}"
     if role == "fixed":
         return "fixed bytes"
+    if role != "value":
+        return f"{role} {show_value(value, limit=limit)}" if value is not None else role
     if isinstance(value, enum.Enum):
         return f"{value.name} ({int(value.value)})"
     if isinstance(value, bool) or value is None:

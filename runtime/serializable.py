@@ -38,6 +38,7 @@ from construct import Construct, ConstructError, Container, ListContainer, Sizeo
 
 from .errors import DecodeError, EncodeError, SpecError
 from .limits import current
+from .spans import current as current_spans
 from .msbvarint import encode_uvar, read_uvar, uvar_size, write_uvar
 from .stream import read_exact, remaining
 
@@ -168,6 +169,9 @@ class SerializableMessage(Construct):
                     f"format version (top-level id) is {version}, expected {FORMAT_VERSION}",
                     offset=start,
                 )
+            spans = current_spans(context)
+            if spans is not None:
+                spans.mark(start, stream.tell(), "version", version)
         return self._parse_rest(stream, context, path, start)
 
     def _parse_rest(self, stream, context, path, start):
@@ -184,6 +188,12 @@ class SerializableMessage(Construct):
             )
         header = _Header(id_len=size_at - start, lnifid_len=stream.tell() - lnifid_at)
         fields_at = stream.tell()
+        spans = current_spans(context)
+        if spans is not None:
+            spans.open(SIZE_KEY, size_at)
+            spans.close(lnifid_at, declared)
+            spans.open(LNIFID_KEY, lnifid_at)
+            spans.close(fields_at, lnifid)
         end = self._fields_end(stream, start, declared, header, size_at)
         ctx = _child_context(context, stream)
         result = Container({SIZE_KEY: declared, LNIFID_KEY: lnifid})
@@ -202,6 +212,8 @@ class SerializableMessage(Construct):
                 f"fields end {here - end} byte(s) past {SIZE_KEY}={declared}", offset=size_at
             )
         # Fields this reader does not know, appended by a newer writer: skip them.
+        if spans is not None:
+            spans.mark(here, end, "unknown fields (skipped)")
         stream.seek(max(here, end))
         return result if self.model is None else self.model(**result)
 
@@ -485,10 +497,18 @@ def _child_context(context, stream, building: bool = False) -> Container:
 def _parse_value(f: Field, stream, ctx, path, at):
     """Parse a field's value; its id, at offset ``at``, has just been read."""
     value_at = stream.tell()
+    spans = current_spans(ctx)
+    if spans is not None:
+        spans.open(f.name, at)
+        spans.mark(at, value_at, "field id", f.id)
     try:
         if f.is_message:
-            return f.subcon._parse_rest(stream, ctx, path, at)
-        return f.subcon._parsereport(stream, ctx, path)
+            value = f.subcon._parse_rest(stream, ctx, path, at)
+        else:
+            value = f.subcon._parsereport(stream, ctx, path)
+        if spans is not None:
+            spans.close(stream.tell(), value)
+        return value
     except DecodeError as err:
         err.add_path(f.name)
         raise

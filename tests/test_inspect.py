@@ -471,3 +471,62 @@ def test_open_protocol_cli_needs_the_key_and_dumps_both(tmp_path, capsys):
     )
     out = capsys.readouterr().out
     assert "field:  values[0]\n" in out and "offset: 8\n" in out
+
+
+# -- MySQL binlog GTID_TAGGED_LOG_EVENT: a mysql::serialization message in a binlog event ----
+
+# gtid_tagged_event_seed_blog_full of ../shared/vectors/mysql_serialization.json
+MYSQL_EVENT = bytes.fromhex(
+    "b998b3672a0100000052000000f000000000000276000002022502dcf0090230f90322bd03ad02210244445a"
+    "685103220404060c666f6f62617a08000a040c7f1583222d5c2e0610490312c3020bef396cce"
+)
+
+
+def test_mysql_event_spans_cover_every_byte_with_field_ids():
+    ms = pytest.importorskip("generated.mysql_serialization")
+    result = insp.trace(ms, MYSQL_EVENT, "gtid_tagged_event")
+    assert result.error is None
+    leaves = result.leaves()
+    assert leaves[0].start == 0 and leaves[-1].end == len(MYSQL_EVENT)
+    for a, b in itertools.pairwise(leaves):
+        assert a.end == b.start, (a, b)
+    form = ms.to_dict(result.model)
+    ids = []
+    for span in leaves:
+        raw = MYSQL_EVENT[span.start : span.end]
+        if span.role == "field id":
+            ids.append((span.path, span.value, raw.hex()))
+        elif span.role == "value":
+            assert ms.to_dict(span.value) == _value_at(form, span.path), span
+    # Field ids are msb-count varints: id n is the byte 2n (the low bit says "one byte").
+    assert [(p, i) for p, i, _ in ids] == [
+        ("body.gtid_flags", 0),
+        ("body.uuid", 1),
+        ("body.gno", 2),
+        ("body.tag", 3),
+        ("body.last_committed", 4),
+        ("body.sequence_number", 5),
+        ("body.immediate_commit_timestamp", 6),
+        ("body.transaction_length", 8),
+        ("body.immediate_server_version", 9),
+    ]
+    assert all(h == f"{2 * i:02x}" for _, i, h in ids)
+    by_path = {s.path: (s.start, s.end) for s in leaves if s.role == "value"}
+    assert by_path["body.tag"] == (0x34, 0x3A)  # "foobaz"
+    assert by_path["body.serializable_field_size"] == (0x14, 0x15)
+    assert by_path["crc32"] == (78, 82)
+
+
+def test_mysql_corrupt_event_names_path_and_offset():
+    ms = pytest.importorskip("generated.mysql_serialization")
+    bad = MYSQL_EVENT[:0x34] + b"\xff" + MYSQL_EVENT[0x35:]  # "foobaz" -> "\xffoobaz"
+    result = insp.trace(ms, bad, "gtid_tagged_event")
+    assert (result.error.path, result.error.offset) == ("body.tag", 0x33)
+    assert [s.path for s in result.leaves()][-1] == "body.tag"  # its field id and length
+    bad = MYSQL_EVENT[:0x3A] + b"\x04" + MYSQL_EVENT[0x3B:]  # field id 4 -> 2 again
+    result = insp.trace(ms, bad, "gtid_tagged_event")
+    assert (result.error.path, result.error.offset) == ("body", 0x3A)
+    assert "expected field id 4, found 2" in result.error.message
+    crc = insp.trace(ms, MYSQL_EVENT[:-1] + b"\x00", "gtid_tagged_event")
+    assert (crc.error.path, crc.error.offset) == ("crc32", 78)
+    assert [s.path for s in crc.leaves()][-1] == "body.immediate_server_version"
