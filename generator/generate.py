@@ -1,8 +1,8 @@
 """``wirespec generate``: every spec under ``specs/`` -> a module under ``generated/``.
 
     >>> from pathlib import Path
-    >>> sorted(p.name for p in spec_files(Path("specs")))[:1]
-    ['plainbuffer.yaml']
+    >>> "plainbuffer.yaml" in [p.name for p in spec_files(Path("specs"))]
+    True
 """
 
 from __future__ import annotations
