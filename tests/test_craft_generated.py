@@ -178,6 +178,27 @@ def test_fast_and_checked_paths_agree_on_generated_messages(events):
     assert decoded == CHECKED.decode(data) == craft.parse(data).events
     assert [e.commit_ts for e in decoded] == [e.commit_ts for e in events]  # any order of ts
     assert craft.build(craft.parse(data)) == data
+    # the fast encoder writes what the checked one writes
+    assert [data] == list(CHECKED.encode_events(events, max_batch_size=100))
+    assert craft._CRAFT_MESSAGE.encode(events) == CHECKED.encode(events) == data
+
+
+def test_the_fast_encoder_leaves_unusual_values_to_the_checked_one():
+    odd = RowChangedEvent(
+        7, "s", "t", new=[Column("a", craft.ColumnType.LONG, craft.ColumnFlag.UNSIGNED, 5),
+                          Column("b", 15, 0, bytearray(b"xy")), Column("c", 5, 0, 1.0)],
+    )  # fmt: skip
+    plain = RowChangedEvent(7, "s", "t", new=[Column("a", 3, 0x80, 5), Column("b", 15, 0, b"xy"),
+                                              Column("c", 5, 0, 1.0)])  # fmt: skip
+    assert rt_craft._quick_parts(odd, craft._CRAFT_MESSAGE._kinds) is None
+    assert list(craft.encode_events([odd])) == list(CHECKED.encode_events([plain]))
+    with pytest.raises(EncodeError) as err:
+        list(
+            craft.encode_events(
+                [plain, RowChangedEvent(8, "s", "t", new=[Column("x", 3, 0, 2**63)])]
+            )
+        )
+    assert err.value.path == "events[1].new[0].value"
 
 
 def test_decreasing_commit_ts_and_unsigned_extremes():
