@@ -208,8 +208,28 @@ def render_terminal(result: Trace, console, *, fmt: str = "", record: str = "") 
                 line.append(" = " if row.role == "value" else "  ")
                 line.append(row.text, style=_ROLE_STYLE.get(row.role, "bold"))
             console.print(line, soft_wrap=True)
+    for path in coarse_paths(result):
+        console.print(
+            Text(
+                f"note: {path or '<message>'} is read by a runtime primitive that does not "
+                "report its inner byte spans yet",
+                style="yellow",
+            ),
+            soft_wrap=True,
+        )
     if result.error is not None:
         render_error(result, console)
+
+
+def coarse_paths(result: Trace) -> list[str]:
+    """Leaves whose value is a whole list or record: a primitive read them in one piece."""
+    out = []
+    for span in result.leaves():
+        value = span.value
+        composite = isinstance(value, (list, tuple, dict)) or dataclasses.is_dataclass(value)
+        if span.role == "value" and composite and span.path not in out:
+            out.append(span.path)
+    return out
 
 
 def render_error(result: Trace, console) -> None:
