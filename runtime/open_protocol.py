@@ -324,11 +324,38 @@ class OpenProtocol:
         )
         self.handle_bit = self.bit_key.bit if self.bit_key else 0
         self.binary_bit = _flag(self.flags_key, "BINARY")
+        self._t, self._f, self._v = self.code_key.name, self.flags_key.name, self.value_key.name
+        self._h = self.bit_key.name if self.bit_key else None
         self.unsigned_bit = _flag(self.flags_key, "UNSIGNED")
 
     # -- reading -----------------------------------------------------------------------
 
     def _column(self, name: str, obj, path: str, legacy: list) -> Column:
+        # Fast path for the common, well-formed tiflow column; anything unusual (or
+        # wrong) takes the checked path below, which raises with the exact path.
+        if type(obj) is dict:
+            code, flags = obj.get(self._t), obj.get(self._f)
+            if type(code) is int and type(flags) is int and 0 <= code <= 255 and 0 <= flags:
+                h = obj.get(self._h)
+                if (h is None or (h is True and flags & self.handle_bit)) and self._v in obj:
+                    v = obj[self._v]
+                    if v is None:
+                        return Column(name, code, flags, None)
+                    kind = self.rendering.get(code, "raw")
+                    tv = type(v)
+                    if kind == "int" and tv is int:
+                        if (
+                            (INT64[0] <= v <= INT64[1])
+                            if not flags & self.unsigned_bit
+                            else (0 <= v <= UINT64[1])
+                        ):
+                            return Column(name, code, flags, v)
+                    elif kind == "text" and tv is str:
+                        return Column(name, code, flags, v)
+                    elif kind == "string" and tv is str and not flags & self.binary_bit:
+                        return Column(name, code, flags, v.encode())
+                    elif kind == "float64" and tv is float and v - v == 0.0:  # finite
+                        return Column(name, code, flags, v)
         obj = _object(obj, path)
         path_ = path + "."
         code = _read_key(self.code_key, obj, path_)
@@ -856,5 +883,7 @@ def _value_from(kind: str, v, path: str):
         if kind in ("int", "uint", "raw"):
             return _int_from(v, path)
     raise EncodeError(f"{v!r} is no {kind} value", path=path)
+
+
 KafkaCodec = OpenProtocol
 """The name a spec's ``kafka_message: {codec: open_protocol}`` instantiates."""

@@ -2,7 +2,7 @@
 
     python -m samples.decode_all --output out
 
-Each ``samples/<format>/<name>.bin`` becomes ``out/<format>/<name>.json`` (the ``to_dict``
+Each ``samples/<format>/<name>.bin`` (a keyed format: ``<name>.key`` + ``<name>.value``) becomes ``out/<format>/<name>.json`` (the ``to_dict``
 form); the summary counts messages, Spark rows and failures per format.
 """
 
@@ -26,10 +26,14 @@ def decode_format(fmt_dir: Path, out_dir: Path) -> tuple[int, int, int]:
     codec = importlib.import_module(f"generated.{fmt_dir.name}")
     messages = rows = failures = 0
     (out_dir / fmt_dir.name).mkdir(parents=True, exist_ok=True)
-    for path in sorted(fmt_dir.glob("*.bin")):
+    keyed = hasattr(codec, "parse_pair")  # Kafka key + value: <name>.key with <name>.value
+    for path in sorted(fmt_dir.glob("*.value" if keyed else "*.bin")):
         messages += 1
         try:
-            model = codec.parse(path.read_bytes())
+            if keyed:
+                model = codec.parse_pair(path.with_suffix(".key").read_bytes(), path.read_bytes())
+            else:
+                model = codec.parse(path.read_bytes())
         except WirespecError as err:
             failures += 1
             print(f"{path}: {err}", file=sys.stderr)

@@ -175,6 +175,59 @@ def make_ticdc_craft(out_dir: Path) -> list[Path]:
 MAKERS["ticdc_craft"] = make_ticdc_craft
 
 
+# -- ticdc_open_protocol -----------------------------------------------------------------------
+
+
+def make_ticdc_open_protocol(out_dir: Path) -> list[Path]:
+    """TiCDC Open Protocol messages for a ``shop.orders`` table: each is a Kafka key and
+    value, written as ``<name>.key`` + ``<name>.value`` (the pair the Spark data source and
+    ``samples/decode_all.py`` read). A tiflow row batch, an update with old values, a delete,
+    the seed doc's 2020-layout row, a DDL and a resolved event."""
+    from generated.ticdc_open_protocol import Message, build_pair, parse_pair
+    from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+
+    ts = 424316552636792833
+
+    def order(i, status=b"PAID"):
+        return [
+            Column("amount", 246, 0x41, f"{i}29.9500"),
+            Column("created", 12, 0x41, "2024-11-22 02:00:00.000000"),
+            Column("id", 8, 0x0B, 1000 + i),
+            Column("note", 15, 0x40, "leave at the door / 放在门口".encode() if i % 2 else None),
+            Column("receipt", 252, 0x41, bytes.fromhex("9f2c" * 10)),
+            Column("status", 15, 0x40, status),
+            Column("total_u", 8, 0xC1, 2**64 - 1 - i),
+        ]
+
+    rows = [RowChangedEvent(ts + i, "shop", "orders", new=order(i), row_id=1000 + i) for i in range(3)]
+    messages = {
+        "row_batch": Message(rows),
+        "update": Message([RowChangedEvent(ts + 3, "shop", "orders", new=order(1, b"SHIPPED"),
+                                           old=order(1), row_id=1001)]),
+        "delete": Message([RowChangedEvent(ts + 4, "shop", "orders", old=order(2)[2:3], row_id=1002)]),
+        "seed_legacy_row": Message([RowChangedEvent(415508878783938562, "test", "t1", new=[
+            Column("id", 3, 0x02, 1), Column("val", 15, 0, b"aa")])], "legacy"),
+        "ddl_add_column": Message([DdlEvent(ts + 5, "shop", "orders", 5,
+                                            "ALTER TABLE `shop`.`orders` ADD COLUMN `coupon` VARCHAR(32) NULL")]),
+        "resolved": Message([ResolvedEvent(ts + 6)]),
+    }  # fmt: skip
+    target = out_dir / "ticdc_open_protocol"
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, model in messages.items():
+        key, value = build_pair(model)
+        if build_pair(parse_pair(key, value)) != (key, value):
+            raise SystemExit(f"ticdc_open_protocol/{name}: does not rebuild byte for byte")
+        for suffix, data in ((".key", key), (".value", value)):
+            path = target / f"{name}{suffix}"
+            path.write_bytes(data)
+            written.append(path)
+    return written
+
+
+MAKERS["ticdc_open_protocol"] = make_ticdc_open_protocol
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
