@@ -169,16 +169,31 @@ def print_summary(results: list[dict], console=None) -> None:
 
 
 def cmd_ingest(args) -> int:
-    """The CLI verb (registered in :mod:`generator.cli`)."""
+    """The CLI verb (registered in :mod:`generator.cli`). FORMAT ``all`` ingests every
+    sub-directory of each INPUT that is named after a format (``samples/<format>/``) in
+    one Spark session."""
+    from runtime.spark_decode import known_formats
+
+    if args.format == "all":
+        jobs = [
+            (d.name, [d])
+            for root in args.inputs
+            for d in sorted(Path(root).iterdir())
+            if d.is_dir() and d.name in known_formats()
+        ]
+    else:
+        jobs = [(args.format, args.inputs)]
+    spark = session(args.master) if jobs else None
     results = [
         ingest(
-            args.format,
-            args.inputs,
+            fmt,
+            inputs,
             args.output,
             mode=args.mode,
-            master=args.master,
             input_kind=args.input_kind,
+            spark=spark,
         )
+        for fmt, inputs in jobs
     ]
     print_summary(results)
     return 0
@@ -186,7 +201,7 @@ def cmd_ingest(args) -> int:
 
 def add_parser(verbs) -> None:
     ing = verbs.add_parser("ingest", help="decode message files on Spark into Parquet tables")
-    ing.add_argument("format")
+    ing.add_argument("format", help="a format, or all (INPUT/<format>/ directories)")
     ing.add_argument("inputs", nargs="+", metavar="INPUT", help="files or directories")
     ing.add_argument("--output", required=True, help="table directory")
     ing.add_argument("--mode", default="PERMISSIVE", choices=["FAILFAST", "PERMISSIVE"])

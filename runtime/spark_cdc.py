@@ -147,9 +147,7 @@ def _typed(cell, type_code: int, flags: int, decimal=None):
         return value["bytes"].cast(target)
     text = value["text"]
     if type_code in (10, 14):
-        return F.coalesce(
-            F.try_to_date(text, F.lit("yyyy-MM-dd")), F.try_to_date(text, F.lit("yyyy/MM/dd"))
-        )
+        return F.coalesce(F.try_to_date(text, "yyyy-MM-dd"), F.try_to_date(text, "yyyy/MM/dd"))
     if type_code in (7, 12):
         norm = F.regexp_replace(text, "/", "-")
         ts = F.try_to_timestamp(norm)
