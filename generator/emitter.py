@@ -23,6 +23,16 @@ TEMPLATES = Path(__file__).with_name("templates")
 HEADER_HASH_PREFIX = "# content sha256: "
 
 
+def docstring_body(text: str) -> str:
+    """Spec prose made safe inside a triple-quoted docstring (quotes, backslashes).
+
+    >>> docstring_body('say "hi"')
+    'say "hi\\\\"'
+    """
+    text = str(text).strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    return text[:-1] + '\\"' if text.endswith('"') else text
+
+
 def _env() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
@@ -32,6 +42,7 @@ def _env() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["pyrepr"] = repr
+    env.filters["doc"] = docstring_body
     env.filters["camel"] = camel
     env.filters["pytuple"] = lambda items: repr(tuple(items))
     return env
