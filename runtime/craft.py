@@ -42,6 +42,7 @@ from .leb128 import (
     write_uvarint,
     write_zigzag,
 )
+from .spans import current as current_spans
 from .stream import read_exact
 from .ticdc import FLAG_UNSIGNED, Column, DdlEvent, Event, ResolvedEvent, RowChangedEvent
 
@@ -739,8 +740,12 @@ def _bad_element(message, buf, chunk_start, i, name):
     return _at(DecodeError(message, offset=skip_varints(buf, chunk_start, i)), name, index=i)
 
 
-def _unpack_message(buf, limits):
-    """Parse a message into the raw Container, plus element positions for error offsets."""
+def _unpack_message(buf, limits, spans=None):
+    """Parse a message into the raw Container, plus element positions for error offsets.
+
+    ``spans`` (a :class:`runtime.spans.SpanRecorder`, for ``wirespec inspect``) gets the
+    byte range of every region: version, header, each body, term dictionary, size tables
+    and their length."""
     end = len(buf)
     limits.check("max_message_bytes", end, offset=0)
     with _Path("version"):
@@ -759,6 +764,10 @@ def _unpack_message(buf, limits):
     with _Path("size_tables"):
         tables, starts = _TABLES.unpack_with_offsets(buf, tables_start, tail, limits)
         _check_tables(buf, tables, starts, tables_start)
+    if spans is not None:
+        _region(spans, "version", 0, pos, version)
+        _region(spans, "size_tables", tables_start, tail, tables)
+        _region(spans, "size_tables_length", tail, end, tables_len)
     (header_size, dict_size), sizes = tables[0], tables[1]
     n = len(sizes)
     header_end = pos + header_size
@@ -778,6 +787,10 @@ def _unpack_message(buf, limits):
         terms = _TERMS.unpack(buf, dict_start, tables_start, limits)
     with _Path("header"):
         header, rows = _unpack_header(buf, pos, header_end, n, len(terms), limits)
+    if spans is not None:
+        _region(spans, "term_dictionary", dict_start, tables_start, terms)
+        _region(spans, "header", pos, header_end, header)
+        spans.open("bodies", header_end)
     expected = 2 + n if rows else 2
     if len(tables) != expected:
         err = DecodeError(
@@ -802,7 +815,11 @@ def _unpack_message(buf, limits):
                         offset=p,
                     )
                 bodies.append(_unpack_row(buf, p, group_sizes, len(terms), limits, positions, i))
+        if spans is not None:
+            _region(spans, i, p, b_end, bodies[-1])
         p = b_end
+    if spans is not None:
+        spans.close(p, bodies)
     message = Container(
         version=version,
         header=header,
@@ -811,6 +828,11 @@ def _unpack_message(buf, limits):
         size_tables=ListContainer(ListContainer(t) for t in tables),
     )
     return message, positions
+
+
+def _region(spans, key, start: int, end: int, value) -> None:
+    spans.open(key, start)
+    spans.close(end, value)
 
 
 def _check_tables(buf, tables, starts, tables_start):
@@ -1359,16 +1381,9 @@ def _fast_events(buf: bytes, kinds, limits) -> list[Event]:
             nt, p = _uv(buf, p)
         if not nt or nt > max_count or nt > tables_start - p:
             raise _GiveUp
-        lengths = []
-        for _ in range(nt):
-            v = buf[p]
-            if v < 0x80:
-                p += 1
-            else:
-                v, p = _uv(buf, p)
-                if v > max_string:
-                    raise _GiveUp
-            lengths.append(v)
+        lengths, p = _uvarints(buf, p, nt)
+        if max(lengths) > max_string:
+            raise _GiveUp
         for ln in lengths:
             q = p + ln
             if q > tables_start:
@@ -1460,28 +1475,30 @@ def _fast_events(buf: bytes, kinds, limits) -> list[Event]:
             if lengths and (min(lengths) < -1 or max(lengths) > max_string):
                 raise _GiveUp
             names = list(map(terms.__getitem__, names))
-            values = []
-            append_value = values.append
-            for j in range(count):
-                code = codes[j]
-                kind = kinds[code] if code < 256 else None
-                ln = lengths[j]
-                if kind is None:
-                    raise _GiveUp
-                if ln < 0:
-                    value = None
-                else:
+            # codes >= 256 raise IndexError here, which gives up like an unknown code
+            column_kinds = list(map(kinds.__getitem__, codes))
+            if None in column_kinds:
+                raise _GiveUp
+            if max(lengths, default=-1) < 0:  # all NULL: nothing to slice
+                values = [None] * count
+            else:
+                values = []
+                append_value = values.append
+                for kind, ln, fl in zip(column_kinds, lengths, flags):
+                    if ln < 0:
+                        append_value(None)
+                        continue
                     q = p + ln
                     if q > g_end:
                         raise _GiveUp
                     if kind == _K_BYTES:
-                        value = buf[p:q]
+                        append_value(buf[p:q])
                     elif kind == _K_TEXT:
-                        value = buf[p:q].decode()
+                        append_value(buf[p:q].decode())
                     elif kind == _K_F64:
                         if ln != 8:
                             raise _GiveUp
-                        value = _UNPACK_DOUBLE(buf, p)[0]
+                        append_value(_UNPACK_DOUBLE(buf, p)[0])
                     elif kind == _K_NULL or not ln:
                         raise _GiveUp
                     else:
@@ -1493,10 +1510,10 @@ def _fast_events(buf: bytes, kinds, limits) -> list[Event]:
                             value, r = _uv(buf, p)
                             if r != q:
                                 raise _GiveUp
-                        if kind == _K_SINT or (kind == _K_INT and not flags[j] & FLAG_UNSIGNED):
+                        if kind == _K_SINT or (kind == _K_INT and not fl & FLAG_UNSIGNED):
                             value = (value >> 1) ^ -(value & 1)
+                        append_value(value)
                     p = q
-                append_value(value)
             columns = list(map(Column, names, codes, flags, values))
             if p != g_end:
                 raise _GiveUp
@@ -2001,7 +2018,14 @@ class CraftMessage(Construct):
     def _parse(self, stream, context, path):
         start = stream.tell()
         buf = stream.read()
+        spans = current_spans(context)
         try:
+            if spans is not None:  # wirespec inspect: the checked path reports its regions
+                with spans.shifted(start):
+                    message, positions = _unpack_message(buf, _limits.current(context), spans)
+                if not self.as_events:
+                    return message
+                return _to_events(message, positions, buf, self.encodings)
             return self.decode(buf, _limits.current(context))
         except DecodeError as err:
             err.shift(start)

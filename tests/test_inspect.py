@@ -562,3 +562,27 @@ def test_every_sample_is_accounted_for(fmt, record, data):
         assert f"note: {path or '<message>'} is read by a runtime primitive" in text
     if fmt in ("plainbuffer", "mysql_serialization"):
         assert coarse == []
+
+
+# -- TiCDC Craft: the regions of a message, reported by the checked decoder ----------------
+
+# A resolved event (runtime/craft.py's docstring): size tables [[13, 0], [0]], i.e. a 13-byte
+# header, an empty body and an empty term dictionary, then the tables and their length 5.
+CRAFT_RESOLVED = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
+
+
+def test_craft_regions():
+    cr = pytest.importorskip("generated.ticdc_craft")
+    result = insp.trace(cr, CRAFT_RESOLVED, "message")
+    assert result.error is None
+    assert cr.to_dict(result.model) == cr.to_dict(cr.parse(CRAFT_RESOLVED))
+    got = [(s.path, s.start, s.end) for s in result.leaves()]
+    assert got == [
+        ("events.version", 0, 1),
+        ("events.header", 1, 14),
+        ("events.size_tables", 14, 19),
+        ("events.size_tables_length", 19, 20),
+    ]
+    values = {s.path: s.value for s in result.leaves()}
+    assert values["events.version"] == 1 and values["events.size_tables_length"] == 5
+    assert [list(t) for t in values["events.size_tables"]] == [[13, 0], [0]]
