@@ -83,44 +83,93 @@ class FastPathEmitter:
 
     def _supported_records(self) -> set[str]:
         ok = set()
+        self.needs_parent = {
+            name for name, record in self.spec.records.items() if self._uses_parent(record)
+        }
         for name in self.spec.record_order():
             record = self.spec.records[name]
-            if record.layout != "sequence":
+            if record.layout not in ("sequence", "serializable"):
                 continue
             try:
                 for field in record.fields:
-                    self._check_field(field, ok)
+                    self._check_field(field, record, ok)
             except Unsupported:
                 continue
             ok.add(name)
         return ok
 
-    def _check_type(self, ref: TypeRef, ok: set[str]) -> None:
-        if ref.kind == "record" and ref.name not in ok:
-            raise Unsupported(ref.name)
-        if ref.max_length is not None or ref.args or "default" in ref.cases:
-            raise Unsupported("bounded strings, runtime arguments and switch defaults")
-        if ref.kind == "switch" and ref.size is not None:
-            raise Unsupported("sized switches")
+    def _expressions(self, record: Record) -> list[str]:
+        """Every expression of ``record``'s own fields (sizes, counts, conditions, ...)."""
+        out = []
+
+        def of_type(ref: TypeRef) -> None:
+            if isinstance(ref.size, str) and not ref.size_is_prefix:
+                out.append(ref.size)
+            for sub in ref.cases.values():
+                of_type(sub)
+
+        for field in record.fields:
+            of_type(field.type)
+            out.append(field.condition or "")
+            if isinstance(field.repeat, dict):
+                out.append(str(field.repeat["count"]))
+            if field.checksum is not None:
+                out.extend(item.expression for item in field.checksum.items)
+        return out
+
+    def _uses_parent(self, record: Record) -> bool:
+        return any("_parent" in text for text in self._expressions(record))
+
+    def _record_refs(self, ref: TypeRef) -> list[str]:
+        if ref.kind == "record":
+            return [ref.name]
+        return [name for sub in ref.cases.values() for name in self._record_refs(sub)]
+
+    def _check_type(
+        self, ref: TypeRef, ok: set[str], serializable: bool, bounded: bool = False
+    ) -> None:
+        """``bounded``: inside a sized switch (a message there ends where the size says)."""
+        if ref.kind == "record":
+            if ref.name not in ok:
+                raise Unsupported(ref.name)
+            target = self.spec.records[ref.name]
+            if serializable and (target.serializable or ref.name in self.needs_parent):
+                raise Unsupported("a message or a _parent user nested in a message")
+            if target.serializable and ref.size is None and not bounded:
+                raise Unsupported("an unsized message inside a record")
+        if ref.args:
+            raise Unsupported("runtime arguments")
         if ref.kind == "prim" and ref.name not in PRIMITIVES:
             raise Unsupported(ref.name)
         if ref.kind not in ("prim", "record", "str", "bytes", "switch", "presence", "empty"):
             raise Unsupported(ref.kind)
-        if isinstance(ref.size, str) and not ref.size_is_prefix and "_parent" in ref.size:
-            raise Unsupported("expression over an enclosing record")
+        if ref.kind == "str" and ref.size == "eos":
+            raise Unsupported("greedy strings")
         for sub in ref.cases.values():
-            self._check_type(sub, ok)
+            self._check_type(sub, ok, serializable, bounded or ref.size is not None)
 
-    def _check_field(self, field: Field, ok: set[str]) -> None:
-        if field.condition or field.id is not None or field.spark_inline:
-            raise Unsupported("conditional and id-keyed fields")
-        self._check_type(field.type, ok)
-        if isinstance(field.repeat, dict) and "_parent" in str(field.repeat["count"]):
-            raise Unsupported("expression over an enclosing record")
+    def _check_field(self, field: Field, record: Record, ok: set[str]) -> None:
+        if record.serializable and (
+            field.tag is not None
+            or field.condition
+            or field.const is not None
+            or field.checksum is not None
+            or field.repeat not in (None,)
+            and not isinstance(field.repeat, dict)
+        ):
+            raise Unsupported("tags, conditions, checksums or open repeats in a message")
+        if any(
+            "_parent._parent" in text or "this._parent" == text
+            for text in self._expressions(record)
+        ):
+            raise Unsupported("expressions over the grandparent")
+        self._check_type(field.type, ok, record.serializable)
         if field.checksum is not None:
             for item in field.checksum.items:
-                if "_parent" in item.expression:
-                    raise Unsupported("expression over an enclosing record")
+                if item.kind == "raw":
+                    target = self.field_of(field, item.field)
+                    if target.type.size_is_prefix and PRIMITIVES[target.type.size].size is None:
+                        raise Unsupported("a raw checksum item with a varint length")
 
     # -- emission ---------------------------------------------------------------------
 
@@ -130,7 +179,8 @@ class FastPathEmitter:
         return name
 
     def expression(self, text) -> str:
-        return _THIS.sub(r"f_\1", str(text))
+        text = str(text).replace("this._parent.", "parent.")
+        return _THIS.sub(r"f_\1", text)
 
     def module_code(self) -> str:
         """All fast-path functions, then the struct constants they use (emitted last so
@@ -147,31 +197,54 @@ class FastPathEmitter:
             f"_{e.name.upper()}_BY_VALUE = {{m.value: m for m in {e.class_name}}}"
             for e in self.spec.enums.values()
         ]
+        # A record whose expressions name `_parent` is only read inside its parent; parsed
+        # on its own it goes through construct (which has no parent to give it either).
         table = (
             ["FAST_READERS = {"]
             + [
                 f"    {name!r}: _read_{name},"
                 for name in self.spec.record_order()
-                if name in self.supported
+                if name in self.supported and name not in self.needs_parent
             ]
             + ["}"]
         )
         return "\n\n".join(["\n".join(constants + enums)] + functions + ["\n".join(table)])
 
+    def signature(self, record: Record) -> str:
+        extra = ", parent" if record.name in self.needs_parent else ""
+        return f"def _read_{record.name}(buf, pos, end, limits, depth{extra}):"
+
     def record_function(self, record: Record) -> str:
+        if record.serializable:
+            return self.message_function(record)
         w = _Writer()
         w.line(f'"""Fast path of ``{record.name}``: the model and errors of the construct path."""')
         self.limit(w, "max_depth", "depth", "pos")
         spans = self.spanned_fields(record)
         if record.tag is not None:
             self.tag(w, record.tag)
-        for field in record.fields:
+        for i, field in enumerate(record.fields):
             w.line(f"# {self.spec.source.display}:{field.line}: {field.name}")
+            if any(r in self.needs_parent for r in self._record_refs(field.type)):
+                # What the element's `_parent.x` expressions see: this record's fields so far.
+                names = [f.name for f in record.fields[:i]]
+                args = ", ".join(f"{n}=f_{n}" for n in names)
+                if record.name in self.needs_parent:
+                    args += (", " if args else "") + "_parent=parent"
+                w.line(f"parent_of_{field.name} = rt_fast.Parent({args})")
             if field.name in spans:
                 w.line(f"f_{field.name}_start = pos")
             w.line("try:")
             with w.indent():
-                self.field(w, field, record)
+                if field.condition:
+                    w.line(f"if {self.expression(field.condition)}:")
+                    with w.indent():
+                        self.field(w, field, record)
+                    w.line("else:")
+                    with w.indent():
+                        w.line(f"f_{field.name} = None")
+                else:
+                    self.field(w, field, record)
                 if field.name in spans:
                     w.line(f"f_{field.name}_end = pos")
             w.line("except DecodeError as err:")
@@ -180,8 +253,94 @@ class FastPathEmitter:
                 w.line("raise")
         args = ", ".join(f"f_{f.name}" for f in record.fields)
         w.line(f"return {camel(record.name)}({args}), pos")
-        head = f"def _read_{record.name}(buf, pos, end, limits, depth):"
-        return head + "\n" + "\n".join(w.lines)
+        return self.signature(record) + "\n" + "\n".join(w.lines)
+
+    def message_function(self, record: Record) -> str:
+        """A ``layout: serializable`` record: ``runtime.serializable.SerializableMessage``
+        (top level: version 1, size, lnifid, then the present fields by id) unrolled."""
+        w = _Writer()
+        w.line(
+            f'"""Fast path of ``{record.name}``, a mysql::serialization message: the model and '
+            'errors of ``runtime.serializable``."""'
+        )
+        w.line("# No depth check: construct's SerializableMessage does not count nesting.")
+        w.line("start = pos")
+        self.msb(w, "version", 64, False, "format version")
+        w.line("if version != 1:")
+        with w.indent():
+            w.line(
+                'raise DecodeError(f"format version (top-level id) is {version}, expected 1", '
+                "offset=start)"
+            )
+        w.line("size_at = pos")
+        self.msb(w, "declared", 64, False, "serializable_field_size")
+        w.line("lnifid_at = pos")
+        self.msb(w, "lnifid", 64, False, "last_non_ignorable_field_id")
+        n = len(record.fields)
+        w.line(f"if lnifid > {n}:")
+        with w.indent():
+            w.line(
+                'raise DecodeError(f"last_non_ignorable_field_id is {lnifid}: the writer has a '
+                "non-ignorable field {lnifid - 1}, "
+                f'this reader knows fields 0..{n - 1} only", offset=lnifid_at)'
+            )
+        w.line("# The message is the rest of the input: the true length or MySQL's formula.")
+        w.line(
+            "if declared != end - start and declared != rt_fast.mysql_size("
+            "size_at - start, pos - lnifid_at, end - pos):"
+        )
+        with w.indent():
+            w.line(
+                'raise DecodeError(f"serializable_field_size is {declared} but the message has '
+                '{end - start} bytes", offset=size_at)'
+            )
+        for field in record.fields:
+            w.line(f"# {self.spec.source.display}:{field.line}: {field.name} (id {field.id})")
+            w.line("at = pos")
+            w.line("present = False")
+            w.line("if pos < end:")
+            with w.indent():
+                if field.id < 64:
+                    w.line(f"if buf[pos] == 0x{2 * field.id:02x}:")
+                    with w.indent():
+                        w.line("pos += 1")
+                        w.line("present = True")
+                    w.line("else:")
+                    with w.indent():
+                        w.line(f"present, pos = rt_fast.msb_field_id(buf, pos, end, {field.id})")
+                else:
+                    w.line(f"present, pos = rt_fast.msb_field_id(buf, pos, end, {field.id})")
+            w.line("if present:")
+            with w.indent():
+                w.line("try:")
+                with w.indent():
+                    self.field_body(w, field, f"f_{field.name}")
+                w.line("except DecodeError as err:")
+                with w.indent():
+                    w.line(f"err.add_path({field.name!r})")
+                    w.line("raise")
+            w.line("else:")
+            with w.indent():
+                if field.has_default or field.default_from:
+                    w.line(f"f_{field.name} = None  # resolved below")
+                else:
+                    w.line(
+                        f'raise DecodeError("required field {field.id} is missing", '
+                        f"offset=at, path={field.name!r})"
+                    )
+        for field in record.fields:
+            if field.default_from:
+                w.line(f"if f_{field.name} is None:")
+                with w.indent():
+                    w.line(f"f_{field.name} = f_{field.default_from}")
+            elif field.has_default:
+                w.line(f"if f_{field.name} is None:")
+                with w.indent():
+                    w.line(f"f_{field.name} = {field.default!r}")
+        w.line("# Fields this reader does not know (a newer writer's): skipped by the size.")
+        args = ", ".join(["declared", "lnifid"] + [f"f_{f.name}" for f in record.fields])
+        w.line(f"return {camel(record.name)}({args}), end")
+        return self.signature(record) + "\n" + "\n".join(w.lines)
 
     def tag(self, w: _Writer, tag: int) -> None:
         w.line(f"if pos >= end or buf[pos] != 0x{tag:02x}:")
@@ -230,17 +389,36 @@ class FastPathEmitter:
         if field.repeat is None:
             self.value(w, ref, var, field)
             return
-        w.line(f"{var} = []")
         w.line(f"{var}_begin = pos")
+        count = field.repeat.get("count") if isinstance(field.repeat, dict) else None
+        if count is not None:
+            w.line(f"{var}_count = {self.expression(count)}")
+            self.limit(w, "max_count", f"{var}_count", "pos")
+        if isinstance(count, int) and self.is_msb(ref) and not ref.enum and field.const is None:
+            # Fixed-count varints (a UUID's 16 bytes): one tight loop for the usual 1- and
+            # 2-byte forms; anything else is re-read below element by element for its error.
+            prim = PRIMITIVES[ref.name]
+            if not prim.signed:
+                arr = w.fresh("arr")
+                w.line(f"{arr} = rt_fast.msb_uvar_array(buf, pos, end, {count}, {prim.bits})")
+                w.line(f"if {arr} is not None:")
+                with w.indent():
+                    w.line(f"{var}, pos = {arr}")
+                w.line("else:")
+                with w.indent():
+                    self.repeat_loop(w, field, var, count)
+                return
+        self.repeat_loop(w, field, var, count)
+
+    def repeat_loop(self, w: _Writer, field: Field, var: str, count) -> None:
+        ref = field.type
+        w.line(f"{var} = []")
         if field.repeat == "eos":
             w.line("while pos < end:")
         elif field.repeat == "tagged":
             tag = self.spec.records[ref.name].tag
             w.line(f"while pos < end and buf[pos] == 0x{tag:02x}:")
         else:
-            count = field.repeat["count"]
-            w.line(f"{var}_count = {self.expression(count)}")
-            self.limit(w, "max_count", f"{var}_count", "pos")
             w.line(f"while len({var}) < {var}_count:")
         with w.indent():
             self.limit(w, "max_count", f"len({var}) + 1", "pos")
@@ -259,6 +437,33 @@ class FastPathEmitter:
             w.line(f"if len({var}) < {field.min_count}:")
             with w.indent():
                 w.line(f'raise DecodeError("expected at least {what}", offset={var}_begin)')
+
+    def is_msb(self, ref: TypeRef) -> bool:
+        return ref.kind == "prim" and ref.name.startswith("msb_")
+
+    def msb(self, w: _Writer, var: str, bits: int, signed: bool, what: str) -> None:
+        """An msb-count varint: the one-byte form inline, the rest in ``runtime.fast``."""
+        w.line("if pos < end and not buf[pos] & 1:")
+        with w.indent():
+            if signed:
+                w.line(f"{var} = buf[pos] >> 1")
+                w.line(f"{var} = ({var} >> 1) ^ -({var} & 1)")
+            else:
+                w.line(f"{var} = buf[pos] >> 1")
+            w.line("pos += 1")
+        w.line("else:")
+        with w.indent():
+            helper = "msb_svar" if signed else "msb_uvar"
+            w.line(f"{var}, pos = rt_fast.{helper}(buf, pos, end, {bits}, {what!r})")
+
+    def scalar(self, w: _Writer, prim: str, var: str) -> None:
+        """A fixed-width integer or float, or an msb-count varint."""
+        p = PRIMITIVES[prim]
+        if prim.startswith("msb_"):
+            what = "signed varint" if p.signed else "varint"
+            self.msb(w, var, p.bits, p.signed, what)
+            return
+        self.fixed(w, prim, var)
 
     def fixed(self, w: _Writer, prim: str, var: str) -> None:
         size = PRIMITIVES[prim].size
@@ -280,20 +485,43 @@ class FastPathEmitter:
         elif ref.kind in ("str", "bytes"):
             self.bytes_value(w, ref, var)
         elif ref.kind == "record":
-            self.record_value(w, ref, var)
+            self.record_value(w, ref, var, field)
         elif ref.kind == "switch":
-            enum = camel(ref.enum)
-            for i, (case, sub) in enumerate(ref.cases.items()):
-                w.line(f"{'if' if i == 0 else 'elif'} f_{ref.switch_on} is {enum}.{case}:")
-                with w.indent():
-                    if sub.kind == "empty":
-                        w.line(f"{var} = None")
-                    else:
-                        self.value(w, sub, var, field)
+            if ref.size is not None:
+                self.sized(w, ref, var, field, self.switch_value)
+            else:
+                self.switch_value(w, ref, var, field)
         elif ref.kind == "empty":
             w.line(f"{var} = None")
         else:
             raise AssertionError(ref.kind)
+
+    def switch_value(self, w: _Writer, ref: TypeRef, var: str, field: Field) -> None:
+        enum = camel(ref.enum)
+        selector = self.field_of(field, ref.switch_on)
+        typed = selector.type.enum is not None
+        cases = [(case, sub) for case, sub in ref.cases.items() if case != "default"]
+        for i, (case, sub) in enumerate(cases):
+            if typed:
+                test = f"f_{ref.switch_on} is {enum}.{case}"
+            else:
+                value = next(v.value for v in self.spec.enums[ref.enum].values if v.name == case)
+                test = f"f_{ref.switch_on} == {value:#x}"
+            w.line(
+                f"{'if' if i == 0 else 'elif'} {test}:" + ("" if typed else f"  # {enum}.{case}")
+            )
+            with w.indent():
+                if sub.kind == "empty":
+                    w.line(f"{var} = None")
+                else:
+                    self.value(w, sub, var, field)
+        default = ref.cases.get("default")
+        w.line("else:" if cases else "if True:")
+        with w.indent():
+            if default is None or default.kind == "empty":
+                w.line(f"{var} = None")
+            else:
+                self.value(w, default, var, field)
 
     def prim_value(self, w: _Writer, ref: TypeRef, var: str, field: Field) -> None:
         start = w.fresh("at")
@@ -311,7 +539,7 @@ class FastPathEmitter:
             w.line(f"{var} = buf[pos] == 1")
             w.line("pos += 1")
             return
-        self.fixed(w, ref.name, var)
+        self.scalar(w, ref.name, var)
         if ref.enum:
             enum = self.spec.enums[ref.enum]
             raw = w.fresh("raw")
@@ -335,24 +563,32 @@ class FastPathEmitter:
 
     def checksum(self, w: _Writer, field: Field, var: str, start: str) -> None:
         parts = []
-        for item in field.checksum.items:
-            if item.kind == "raw":
-                target = self.field_of(field, item.field)
-                skip = 1 if target.tag is not None else 0
-                if target.type.size_is_prefix:
-                    skip += PRIMITIVES[target.type.size].size
-                src = f"f_{item.field}"
-                parts.append(f"(b'' if {src} is None else buf[{src}_start + {skip}:{src}_end])")
-            elif item.kind == "each":
-                enc = self.struct(item.encoder)
-                parts.append(f"b''.join({enc}.pack(e.{item.member}) for e in f_{item.field} or ())")
-            else:
-                enc = self.struct(item.encoder)
-                parts.append(f"{enc}.pack({self.expression(item.expression)})")
+        raws = self.contiguous_raw_items(field)
+        if raws is not None:
+            # The items are fields back to back: one slice (a field that is absent
+            # occupied no bytes, just as the construct path adds nothing for it).
+            first, last = raws
+            data = f"buf[f_{first}_start:f_{last}_end]"
+        else:
+            for item in field.checksum.items:
+                if item.kind == "raw":
+                    target = self.field_of(field, item.field)
+                    skip = 1 if target.tag is not None else 0
+                    if target.type.size_is_prefix:
+                        skip += PRIMITIVES[target.type.size].size
+                    src = f"f_{item.field}"
+                    parts.append(f"(b'' if {src} is None else buf[{src}_start + {skip}:{src}_end])")
+                elif item.kind == "each":
+                    enc = self.struct(item.encoder)
+                    parts.append(
+                        f"b''.join({enc}.pack(e.{item.member}) for e in f_{item.field} or ())"
+                    )
+                else:
+                    enc = self.struct(item.encoder)
+                    parts.append(f"{enc}.pack({self.expression(item.expression)})")
+            data = f"b''.join(({', '.join(parts)},))"
         computed = w.fresh("computed")
-        w.line(
-            f"{computed} = rt_checksum.{field.checksum.algorithm}(b''.join(({', '.join(parts)},)))"
-        )
+        w.line(f"{computed} = rt_checksum.{field.checksum.algorithm}({data})")
         w.line(f"if {var} != {computed}:")
         width = PRIMITIVES[field.type.name].size * 2
         with w.indent():
@@ -360,6 +596,29 @@ class FastPathEmitter:
                 f'raise DecodeError(f"checksum mismatch: stored 0x{{{var}:0{width}x}}, '
                 f'computed 0x{{{computed}:0{width}x}}", offset={start})'
             )
+
+    def contiguous_raw_items(self, field: Field):
+        """``(first, last)`` when the checksum covers consecutive fields whole, each of
+        which has a value whenever it occupies bytes; else None."""
+        items = field.checksum.items
+        record = next(r for r in self.spec.records.values() if field in r.fields)
+        names = [f.name for f in record.fields]
+        if not items or any(i.kind != "raw" for i in items):
+            return None
+        idx = [names.index(i.field) for i in items]
+        if idx != list(range(idx[0], idx[0] + len(idx))):
+            return None
+        for i in items:
+            target = record.field(i.field)
+            if target.tag is not None or target.type.size_is_prefix:
+                return None  # the item skips its tag or length prefix
+            if target.type.kind in ("empty", "presence") or target.repeat is not None:
+                return None
+            if target.type.kind == "switch":
+                cases = target.type.cases
+                if "default" not in cases or any(c.kind == "empty" for c in cases.values()):
+                    return None
+        return items[0].field, items[-1].field
 
     def field_of(self, field: Field, name: str) -> Field:
         for record in self.spec.records.values():
@@ -369,17 +628,34 @@ class FastPathEmitter:
 
     def bytes_value(self, w: _Writer, ref: TypeRef, var: str) -> None:
         what = "string" if ref.kind == "str" else "bytes"
+        if ref.size == "eos":
+            w.line(f"{var} = buf[pos:end]")
+            w.line("pos = end")
+            return
         start = w.fresh("at")
         n = w.fresh("n")
         w.line(f"{start} = pos")
         if ref.size_is_prefix:
-            self.fixed(w, ref.size, n)
-            w.line(f"if {n} < 0:")
-            with w.indent():
-                w.line(f'raise DecodeError(f"negative length {{{n}}}", offset={start})')
+            self.scalar(w, ref.size, n)
+            if PRIMITIVES[ref.size].signed:
+                w.line(f"if {n} < 0:")
+                with w.indent():
+                    w.line(f'raise DecodeError(f"negative length {{{n}}}", offset={start})')
+            if ref.max_length is not None:
+                w.line(f"if {n} > {ref.max_length}:")
+                with w.indent():
+                    w.line(
+                        f'raise DecodeError(f"string of {{{n}}} bytes exceeds its bound of '
+                        f'{ref.max_length}", offset={start})'
+                    )
+            self.limit(w, "max_string", n, start)
         else:
             w.line(f"{n} = {ref.size if isinstance(ref.size, int) else self.expression(ref.size)}")
-        self.limit(w, "max_string", n, start)
+            self.limit(w, "max_string", n, start)
+            if not isinstance(ref.size, int):
+                w.line(f"if {n} < 0:")
+                with w.indent():
+                    w.line(f'raise DecodeError(f"negative length {{{n}}} for {what}", offset=pos)')
         self.need(w, n, what)
         w.line(f"{var} = buf[pos : pos + {n}]")
         w.line(f"pos += {n}")
@@ -402,35 +678,65 @@ class FastPathEmitter:
                 f'{{end - pos}} remain", offset=pos)'
             )
 
-    def record_value(self, w: _Writer, ref: TypeRef, var: str) -> None:
-        reader = f"_read_{ref.name}"
+    def record_call(self, ref: TypeRef, var: str, end: str, field: Field) -> str:
+        extra = f", parent_of_{field.name}" if ref.name in self.needs_parent else ""
+        return f"{var}, pos = _read_{ref.name}(buf, pos, {end}, limits, depth + 1{extra})"
+
+    def record_value(self, w: _Writer, ref: TypeRef, var: str, field: Field) -> None:
         if ref.size is None:
-            w.line(f"{var}, pos = {reader}(buf, pos, end, limits, depth + 1)")
+            w.line(self.record_call(ref, var, "end", field))
+            return
+        if not ref.size_is_prefix:
+            self.sized(w, ref, var, field, None)
             return
         start = w.fresh("at")
         n = w.fresh("n")
         w.line(f"{start} = pos")
-        if ref.size_is_prefix:
-            self.fixed(w, ref.size, n)
-            w.line(f"if {n} < 0:")
-            with w.indent():
-                w.line(f'raise DecodeError(f"negative length {{{n}}}", offset={start})')
-            self.limit(w, "max_message_bytes", n, start)
-            what = "size-prefixed field"
-        else:
-            w.line(f"{n} = {ref.size if isinstance(ref.size, int) else self.expression(ref.size)}")
-            what = "sized field"
+        self.scalar(w, ref.size, n)
+        w.line(f"if {n} < 0:")
+        with w.indent():
+            w.line(f'raise DecodeError(f"negative length {{{n}}}", offset={start})')
+        self.limit(w, "max_message_bytes", n, start)
+        what = "size-prefixed field"
         w.line(f"if {n} < 0:")
         with w.indent():
             w.line(f'raise DecodeError(f"negative length {{{n}}} for {what}", offset=pos)')
         self.need(w, n, what)
         sub_end = w.fresh("sub_end")
         w.line(f"{sub_end} = pos + {n}")
-        w.line(f"{var}, pos = {reader}(buf, pos, {sub_end}, limits, depth + 1)")
+        w.line(self.record_call(ref, var, sub_end, field))
         w.line(f"if pos != {sub_end}:")
         with w.indent():
-            label = "length" if ref.size_is_prefix else "size"
             w.line(
-                f'raise DecodeError(f"{label} {{{n}}} leaves {{{sub_end} - pos}} byte(s) '
+                f'raise DecodeError(f"length {{{n}}} leaves {{{sub_end} - pos}} byte(s) '
+                f'unparsed", offset={start})'
+            )
+
+    def sized(self, w: _Writer, ref: TypeRef, var: str, field: Field, inner) -> None:
+        """``runtime.record.Sized``: exactly ``size`` bytes (a number or an expression),
+        which the value must consume entirely."""
+        start = w.fresh("at")
+        n = w.fresh("n")
+        w.line(f"{start} = pos")
+        w.line(f"{n} = {ref.size if isinstance(ref.size, int) else self.expression(ref.size)}")
+        what = "sized field"
+        w.line(f"if {n} < 0:")
+        with w.indent():
+            w.line(f'raise DecodeError(f"negative length {{{n}}} for {what}", offset=pos)')
+        self.need(w, n, what)
+        sub_end = w.fresh("sub_end")
+        w.line(f"{sub_end} = pos + {n}")
+        if inner is None:
+            w.line(self.record_call(ref, var, sub_end, field))
+        else:
+            outer = w.fresh("outer_end")
+            w.line(f"{outer} = end")
+            w.line(f"end = {sub_end}")
+            inner(w, ref, var, field)
+            w.line(f"end = {outer}")
+        w.line(f"if pos != {sub_end}:")
+        with w.indent():
+            w.line(
+                f'raise DecodeError(f"size {{{n}}} leaves {{{sub_end} - pos}} byte(s) '
                 f'unparsed", offset={start})'
             )
