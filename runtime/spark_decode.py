@@ -190,7 +190,8 @@ class BatchDecoder:
         self.passthrough = list(passthrough)
         self.index_col = index_col
         self.describe_cols = list(describe_cols)
-        self.arrow_schema = to_arrow_schema(out_schema)
+        # Timestamps are instants: Arrow carries them as UTC, as pyspark's workers expect
+        self.arrow_schema = to_arrow_schema(out_schema, timezone="UTC")
         n_decoded = len(codec_.schema().fields)
         start = len(self.passthrough) + (1 if index_col else 0)
         self.decoded_types = [
@@ -257,6 +258,9 @@ class BatchDecoder:
             arrays.append(pa.array(corrupt_raw, pa.binary()))
             arrays.append(pa.array(corrupt_err, pa.string()))
         arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
+        arrays = [  # e.g. a passed-through timestamp labelled with another zone name
+            a if a.type == f.type else a.cast(f.type) for a, f in zip(arrays, self.arrow_schema)
+        ]
         return pa.RecordBatch.from_arrays(arrays, schema=self.arrow_schema)
 
 

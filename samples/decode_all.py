@@ -3,7 +3,8 @@
     python -m samples.decode_all --output out
 
 Each ``samples/<format>/<name>.bin`` (a keyed format: ``<name>.key`` + ``<name>.value``) becomes ``out/<format>/<name>.json`` (the ``to_dict``
-form); the summary counts messages, Spark rows and failures per format.
+form); a ``<name>.binlog`` file is decoded as the format's ``binlog_file`` record. The
+summary counts messages (files), Spark rows and failures per format.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from rich.table import Table
 from runtime.errors import WirespecError
 
 SAMPLES = Path(__file__).resolve().parent
+BINLOG_RECORD = "binlog_file"
+"""``*.binlog`` files (a whole MySQL binlog) are decoded as this record."""
 
 
 def decode_format(fmt_dir: Path, out_dir: Path) -> tuple[int, int, int]:
@@ -27,18 +30,22 @@ def decode_format(fmt_dir: Path, out_dir: Path) -> tuple[int, int, int]:
     messages = rows = failures = 0
     (out_dir / fmt_dir.name).mkdir(parents=True, exist_ok=True)
     keyed = hasattr(codec, "parse_pair")  # Kafka key + value: <name>.key with <name>.value
-    for path in sorted(fmt_dir.glob("*.value" if keyed else "*.bin")):
+    paths = sorted(fmt_dir.glob("*.value" if keyed else "*.bin"))
+    if BINLOG_RECORD in getattr(codec, "RECORDS", {}):
+        paths += sorted(fmt_dir.glob("*.binlog"))  # whole binlog files
+    for path in paths:
         messages += 1
+        record = BINLOG_RECORD if path.suffix == ".binlog" else codec.DEFAULT_RECORD
         try:
             if keyed:
                 model = codec.parse_pair(path.with_suffix(".key").read_bytes(), path.read_bytes())
             else:
-                model = codec.parse(path.read_bytes())
+                model = codec.parse(path.read_bytes(), record)
         except WirespecError as err:
             failures += 1
             print(f"{path}: {err}", file=sys.stderr)
             continue
-        rows += sum(1 for _ in codec.to_rows(model))
+        rows += sum(1 for _ in codec.to_rows(model, record))
         target = out_dir / fmt_dir.name / f"{path.stem}.json"
         target.write_text(json.dumps(codec.to_dict(model), indent=2, ensure_ascii=False) + "\n")
     return messages, rows, failures

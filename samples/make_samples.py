@@ -228,6 +228,166 @@ def make_ticdc_open_protocol(out_dir: Path) -> list[Path]:
 MAKERS["ticdc_open_protocol"] = make_ticdc_open_protocol
 
 
+# -- thrift_compact ----------------------------------------------------------------------------
+
+
+def make_thrift_compact(out_dir: Path) -> list[Path]:
+    """Thrift Compact messages of the demo service in ``specs/thrift_compact.yaml``
+    (``User get_user(1: Lookup key) throws (1: NotFound nf)``), as a client and server
+    exchange them: calls by id and by name, a reply with a full ``User``, a reply carrying
+    the declared ``NotFound`` exception, and an EXCEPTION envelope for an unknown method.
+    Each file is one message envelope: the module's default record (``message``)."""
+    import uuid
+
+    from generated.thrift_compact import (
+        Address,
+        Lookup,
+        Message,
+        MessageType,
+        NotFound,
+        Status,
+        TApplicationException,
+        TApplicationExceptionType,
+        User,
+        get_user_args,
+        get_user_result,
+    )
+
+    ada = User(
+        id=42,
+        name="Ada Lovelace",
+        status=Status.ACTIVE,
+        admin=True,
+        age=36,
+        logins=1815,
+        score=99.5,
+        avatar=bytes.fromhex("89504e470d0a1a0a"),  # the PNG signature
+        token=uuid.UUID("6f1c2e0a-4b7d-4e8a-9c3f-2a5d8e1b7c40"),
+        tags=["math", "engines"],
+        addresses=[Address("12 St James's Square", "London", "SW1Y 4JH"), Address("Ockham Park", "Ockham")],
+        prefs={"lang": "en-GB", "tz": "Europe/London"},
+        shard=300,  # field id 16: the long-form field header
+    )  # fmt: skip
+    messages = {
+        "get_user_call_by_id": Message("get_user", MessageType.CALL, 1, get_user_args(Lookup(id=42))),
+        "get_user_call_by_name": Message("get_user", MessageType.CALL, 2,
+                                         get_user_args(Lookup(name="grace.hopper"))),
+        "get_user_reply": Message("get_user", MessageType.REPLY, 1, get_user_result(success=ada)),
+        "get_user_reply_suspended": Message("get_user", MessageType.REPLY, 3, get_user_result(
+            success=User(id=7, name="Grace Hopper", status=Status.SUSPENDED, logins=3))),
+        "get_user_reply_not_found": Message("get_user", MessageType.REPLY, 2, get_user_result(
+            nf=NotFound(Lookup(name="grace.hopper")))),
+        "get_usr_exception": Message("get_usr", MessageType.EXCEPTION, 4, TApplicationException(
+            "Invalid method name: 'get_usr'", TApplicationExceptionType.UNKNOWN_METHOD)),
+    }  # fmt: skip
+    return _write(out_dir, "thrift_compact", messages)
+
+
+MAKERS["thrift_compact"] = make_thrift_compact
+
+
+# -- mysql_serialization -----------------------------------------------------------------------
+
+
+def make_mysql_serialization(out_dir: Path) -> list[Path]:
+    """MySQL 9.2 binlog events with tagged GTIDs (``SET GTID_NEXT='AUTOMATIC:<tag>'``):
+
+    * ``<name>.bin``: single GTID_TAGGED_LOG_EVENTs (the default record, CRC32 binlog): a
+      local commit, one replicated from an 8.4 source (original commit time and server
+      version differ) and one from a Group Replication member (commit group ticket);
+    * ``binlog.000001.binlog``: a small binlog file (record ``binlog_file``): the
+      FORMAT_DESCRIPTION_EVENT, PREVIOUS_GTIDS, then two transactions, each a tagged GTID,
+      ``BEGIN`` (QUERY_EVENT) and an XID_EVENT; the events other than the GTIDs pass through
+      as raw bodies."""
+    import struct
+    import uuid as uuid_mod
+
+    from generated import mysql_serialization as ms
+
+    source = list(uuid_mod.UUID("896e7882-18fe-11ef-ab88-22222d34d411").bytes)
+    other = list(uuid_mod.UUID("3e11fa47-71ca-11e1-9e33-c80aa9429562").bytes)
+    t0 = 1_739_823_289  # 2025-02-17T20:14:49Z
+    us = t0 * 1_000_000 + 123_456
+
+    def body(gno, tag, seq, ts_us, *, uuid=source, length=0, **more):
+        # original_* left out: equal to immediate_* (not written); no commit group ticket
+        return ms.GtidTaggedBody(**{
+            "gtid_flags": 0, "uuid": uuid, "gno": gno, "tag": tag, "last_committed": seq - 1,
+            "sequence_number": seq, "immediate_commit_timestamp": ts_us,
+            "transaction_length": length, "immediate_server_version": 90200, **more,
+        })  # fmt: skip
+
+    def header(type_code, size, log_pos, *, ts=t0, server_id=1):
+        return {"timestamp": ts, "type_code": type_code, "server_id": server_id,
+                "event_size": size, "log_pos": log_pos, "flags": 0}  # fmt: skip
+
+    def gtid_event(b, log_pos, **kw):
+        size = 19 + len(ms.build(b, "gtid_tagged_body")) + 4
+        h = header(ms.EventType.GTID_TAGGED_LOG_EVENT, size, log_pos, **kw)
+        del h["type_code"]
+        return ms.GtidTaggedEvent(body=b, **h)
+
+    events = {
+        "gtid_tagged_local": gtid_event(body(1, "orders_etl", 1, us, length=312), 234),
+        "gtid_tagged_replicated_from_8_4": gtid_event(
+            body(1042, "nightly", 57, us + 900, uuid=other, length=1_843_201,
+                 original_commit_timestamp=us - 2_500_000, original_server_version=80400),
+            9_871_234, server_id=2),
+        "gtid_tagged_group_replication": gtid_event(
+            body(77, "gr_app", 12, us + 5_000, gtid_flags=1, length=655, commit_group_ticket=3),
+            41_020, server_id=3),
+    }  # fmt: skip
+    written = _write(out_dir, "mysql_serialization", events)
+
+    # -- binlog.000001: FDE, PREVIOUS_GTIDS, two transactions (GTID, BEGIN, XID) ----------
+    crc = 4
+    post_header_lengths = bytes.fromhex(  # one byte per event type from 1 (8.0+ layout)
+        "000d0008000000000400040000006200041a08000000080808020000000a0a0a2a2a0012340a280000"
+    )
+    fde = ms.FormatDescriptionEvent(
+        timestamp=t0 - 60, server_id=1, event_size=81 + len(post_header_lengths),
+        log_pos=4 + 81 + len(post_header_lengths), flags=0, binlog_version=4,
+        server_version="9.2.0".ljust(50, "\x00"), create_timestamp=t0 - 60,
+        post_header_lengths=post_header_lengths, checksum_alg=ms.ChecksumAlg.CRC32,
+        unverified_checksum=None,
+    )  # fmt: skip
+
+    def query(text, db=b"shop"):  # thread id, exec time, db len, error code, status vars
+        return struct.pack("<IIBHH", 8, 0, len(db), 0, 0) + db + b"\x00" + text
+
+    def raw(type_code, payload):
+        return (type_code, payload)
+
+    plan = [raw(ms.EventType.PREVIOUS_GTIDS_LOG_EVENT, struct.pack("<Q", 0))]
+    for i, (tag, xid) in enumerate((("orders_etl", 1201), ("orders_etl", 1202))):
+        txn = [
+            raw(ms.EventType.QUERY_EVENT, query(b"BEGIN")),
+            raw(ms.EventType.XID_EVENT, struct.pack("<Q", xid)),
+        ]
+        length = sum(19 + len(p) + crc for _, p in txn)
+        gtid = body(i + 1, tag, i + 1, us + i * 1_000, length=length)
+        for _ in range(2):  # the GTID event counts itself in transaction_length
+            size = 19 + len(ms.build(gtid, "gtid_tagged_body")) + crc
+            gtid.transaction_length = length + size
+        plan += [(ms.EventType.GTID_TAGGED_LOG_EVENT, gtid), *txn]
+    pos, file_events = fde.log_pos, []
+    for type_code, payload in plan:
+        raw_body = payload if isinstance(payload, bytes) else ms.build(payload, "gtid_tagged_body")
+        size = 19 + len(raw_body) + crc
+        pos += size
+        file_events.append(ms.BinlogEvent(body=payload, **header(int(type_code), size, pos)))
+    model = ms.BinlogFile(format_description=fde, events=file_events)
+    data = ms.build(model, "binlog_file")
+    if ms.build(ms.parse(data, "binlog_file"), "binlog_file") != data:
+        raise SystemExit("mysql_serialization/binlog.000001: does not rebuild byte for byte")
+    path = out_dir / "mysql_serialization" / "binlog.000001.binlog"
+    path.write_bytes(data)
+    return [*written, path]
+
+
+MAKERS["mysql_serialization"] = make_mysql_serialization
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 import pytest
 
 
 @pytest.fixture(scope="session")
 def spark():
+    # collect() turns timestamps into naive local datetimes: make local time UTC, the
+    # session time zone, so they compare with the codecs' UTC datetimes
+    os.environ["TZ"] = "UTC"
+    time.tzset()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession

@@ -154,3 +154,38 @@ def test_stream_picks_up_new_files_resumes_from_checkpoint_and_drains(spark, tmp
         for r in spark.read.parquet(str(out)).select("_source_file").collect()
     ]
     assert sorted(files) == [f"{i:04d}.bin" for i in range(5)]  # each file exactly once
+
+
+def test_binlog_file_one_partition_each_every_event_a_row(spark, tmp_path):
+    """A real binlog (samples/): one partition per file; every event is a row, the tagged
+    GTID events with their decoded body, the others with their raw body."""
+    from spark_cases import SAMPLES
+
+    from generated import mysql_serialization as ms
+
+    data = (SAMPLES / "mysql_serialization" / "binlog.000001.binlog").read_bytes()
+    parsed = ms.parse(data, "binlog_file")
+    gtids = [e for e in parsed.events if e.type_code == ms.EventType.GTID_TAGGED_LOG_EVENT]
+    assert len(gtids) >= 2 and len(parsed.events) > len(gtids)  # a realistic mix
+    (tmp_path / "binlog.000001").write_bytes(data)
+    (tmp_path / "binlog.000002").write_bytes(data)
+    df = read(spark, tmp_path, "mysql_serialization")
+    assert df.rdd.getNumPartitions() == 2
+    schema = codec("mysql_serialization", "binlog_file").schema()
+    assert [f for f in df.schema.fields if f.name in schema.names] == schema.fields
+    rows = df.orderBy("_source_file", "_event_index").collect()  # the one Spark job
+    want = [normal(r) for r in ms.to_rows(parsed, "binlog_file")]
+    assert len(rows) == 2 * len(parsed.events)
+    assert [normal(tuple(r[n] for n in schema.names)) for r in rows] == want * 2
+    assert [(r._source_file.rsplit("/", 1)[1], r._position, r._event_index) for r in rows] == [
+        (f"binlog.00000{f}", 0, i) for f in (1, 2) for i in range(len(parsed.events))
+    ]
+    tagged = [r for r in rows if r.body.gtid_tagged_log_event is not None]
+    assert [r.type_code for r in tagged] == [42] * (2 * len(gtids))
+    assert [r.body.gtid_tagged_log_event.gno for r in tagged] == [e.body.gno for e in gtids] * 2
+    assert all(r.body.default is None for r in tagged)
+    others = [r for r in rows if r.body.gtid_tagged_log_event is None]
+    assert [r.body.default for r in others] == [
+        e.body for e in parsed.events if e.type_code != 42
+    ] * 2
+    assert rows[-1].log_pos == len(data)
