@@ -77,6 +77,7 @@ class FastPathEmitter:
     def __init__(self, spec: Spec):
         self.spec = spec
         self.structs: dict[str, str] = {}
+        self.checksums: set[str] = set()
         self.supported = self._supported_records()
 
     # -- which records can have a fast path --------------------------------------------
@@ -192,6 +193,9 @@ class FastPathEmitter:
         ]
         constants = [
             f"{name} = struct.Struct({fmt!r})" for name, fmt in sorted(self.structs.items())
+        ]
+        constants += [
+            f"_{name.upper()} = rt_fast.CHECKSUMS[{name!r}]" for name in sorted(self.checksums)
         ]
         enums = [
             f"_{e.name.upper()}_BY_VALUE = {{m.value: m for m in {e.class_name}}}"
@@ -578,17 +582,22 @@ class FastPathEmitter:
                         skip += PRIMITIVES[target.type.size].size
                     src = f"f_{item.field}"
                     parts.append(f"(b'' if {src} is None else buf[{src}_start + {skip}:{src}_end])")
+                elif item.kind == "each" and self.member_is_u8(field, item):
+                    # one byte per element, each already a parsed u8
+                    parts.append(f"bytes([e.{item.member} for e in f_{item.field} or ()])")
                 elif item.kind == "each":
                     enc = self.struct(item.encoder)
                     parts.append(
-                        f"b''.join({enc}.pack(e.{item.member}) for e in f_{item.field} or ())"
+                        f"b''.join([{enc}.pack(e.{item.member}) for e in f_{item.field} or ()])"
                     )
                 else:
                     enc = self.struct(item.encoder)
                     parts.append(f"{enc}.pack({self.expression(item.expression)})")
             data = f"b''.join(({', '.join(parts)},))"
         computed = w.fresh("computed")
-        w.line(f"{computed} = rt_checksum.{field.checksum.algorithm}({data})")
+        algorithm = field.checksum.algorithm
+        self.checksums.add(algorithm)
+        w.line(f"{computed} = _{algorithm.upper()}({data})")
         w.line(f"if {var} != {computed}:")
         width = PRIMITIVES[field.type.name].size * 2
         with w.indent():
@@ -596,6 +605,17 @@ class FastPathEmitter:
                 f'raise DecodeError(f"checksum mismatch: stored 0x{{{var}:0{width}x}}, '
                 f'computed 0x{{{computed}:0{width}x}}", offset={start})'
             )
+
+    def member_is_u8(self, field: Field, item) -> bool:
+        """An ``each`` item that packs a u8 member of u8 elements (row checksums of cell
+        checksums): ``bytes([...])`` gives the same bytes as packing them one by one."""
+        if item.encoder != "u8":
+            return False
+        target = self.field_of(field, item.field).type
+        if target.kind != "record":
+            return False
+        member = self.spec.records[target.name].field(item.member)
+        return member.type.kind == "prim" and member.type.name == "u8" and not member.type.enum
 
     def contiguous_raw_items(self, field: Field):
         """``(first, last)`` when the checksum covers consecutive fields whole, each of

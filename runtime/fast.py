@@ -10,10 +10,17 @@ the msb-count varints that the generated code inlines only for their one-byte fo
 
 from __future__ import annotations
 
+import zlib
 from types import SimpleNamespace
+
+import anycrc
 
 from .errors import DecodeError
 from .msbvarint import _LENGTH, uvar_size
+
+CHECKSUMS = {"crc8": anycrc.Model("CRC8-SMBUS").calc, "crc32": zlib.crc32}
+"""The C functions behind ``runtime.checksum.crc8``/``crc32``, called without the wrapper
+(the same results: the fast-path tests compare every checksum error with construct's)."""
 
 Parent = SimpleNamespace
 """What a record's ``_parent`` expressions see: the enclosing record's fields so far."""
