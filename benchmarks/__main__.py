@@ -1,0 +1,456 @@
+"""The benchmark suite: every format's decode workloads in one process, peers side by side.
+
+    python -m benchmarks [--runs 5] [--seconds 0.25] [--mem-mib 64] [--only plainbuffer,...]
+
+Workloads come from the per-format scripts in this folder (the same payloads and peers):
+PlainBuffer small/wide rows (tablestore SDK Python decoder and its native C parser), Thrift
+Compact small/wide structs (Apache thrift pure Python and C accelerated, thriftpy2), TiCDC
+Craft and Open Protocol (the seed row and a 16-row batch, the same events in both), and the
+MySQL tagged GTID event (no Python peer). wirespec runs twice: the generated fast path
+(``parse``) and the construct path (``parse_construct``, the oracle).
+
+Timing: per (workload, decoder) a pass decodes the workload's payloads (cycled) for about
+``--seconds`` of CPU time (``time.process_time``, so time the scheduler gives to other
+processes on a shared machine is not counted); runs are interleaved (run 1 of every
+decoder, then run 2, ...) and the median of ``--runs`` is reported. Ratios are taken within
+one run, then their median reported. Peak memory is a separate pass under ``tracemalloc``:
+64 messages decoded with every model kept, reported per message.
+
+The memory check decodes one ``--mem-mib`` input (concatenated PlainBuffer rows in one
+message; a binlog file of tagged GTID events) with the fast path, each in a fresh process,
+and reports the peak resident memory it took (the input's bytes included) / input bytes
+(issue #8: at most 3x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import io
+import os
+import platform
+import statistics
+import sys
+import time
+import tracemalloc
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+warnings.filterwarnings("ignore")
+
+
+class Workload:
+    """Payloads of one shape and the decoders to run on them."""
+
+    def __init__(self, fmt, name, payloads, decoders, events_per_msg=1, note=""):
+        self.fmt, self.name, self.payloads = fmt, name, payloads
+        self.decoders = decoders  # [(label, fn, is_peer)]
+        self.events_per_msg = events_per_msg
+        self.note = note
+        self.bytes_per_msg = sum(map(len, payloads)) / len(payloads)
+
+
+# -- workloads, from the per-format scripts ------------------------------------------------
+
+
+def plainbuffer_workloads():
+    from benchmarks import plainbuffer as b
+    from generated import plainbuffer
+
+    out = []
+    for name, make in (("small row", b.pb_small), ("wide row", b.pb_wide)):
+        payloads = [make(i) for i in range(64)]
+        decoders = [
+            ("wirespec fast path", plainbuffer.parse, False),
+            ("wirespec construct path", plainbuffer.parse_construct, False),
+            ("tablestore SDK Python", b.sdk_python, True),
+        ]
+        if b.NATIVE_AVAILABLE:
+            decoders.append(("tablestore SDK native C (tuples)", b.parse_single_row, True))
+        out.append(Workload("PlainBuffer", name, payloads, decoders))
+    return out
+
+
+def thrift_workloads():
+    import tempfile
+
+    import thriftpy2
+    from thrift.protocol.TCompactProtocol import TCompactProtocol, TCompactProtocolAccelerated
+    from thrift.transport.TTransport import TMemoryBuffer
+    from thriftpy2.protocol import TCompactProtocolFactory
+    from thriftpy2.utils import deserialize
+
+    from benchmarks import thrift_compact as b
+    from generator.thrift import import_spec
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "thrift_bench.yaml"
+        path.write_text(b.spec_yaml())
+        ws = import_spec(path)
+    small_a, wide_a = b.apache_classes()
+    tp2 = thriftpy2.load_fp(io.StringIO(b.IDL), module_name="suite_thrift")
+    fac = TCompactProtocolFactory()
+
+    def apache(cls, accelerated):
+        def decode(data):
+            obj = cls()
+            buf = TMemoryBuffer(data)
+            proto = TCompactProtocolAccelerated(buf, fallback=False) if accelerated else None
+            obj.read(proto or TCompactProtocol(buf))
+            return obj
+
+        return decode
+
+    out = []
+    for name, struct, cls, tp_cls, values in (
+        ("small struct", "Small", small_a, tp2.Small, lambda i: b.small_values(i)),
+        ("wide struct", "Wide", wide_a, tp2.Wide, lambda i: b.wide_values(i, small_a)),
+    ):
+        payloads = [b.encode(cls(**values(i))) for i in range(64)]
+        decoders = [
+            ("wirespec fast path", lambda d, s=struct: ws.parse(d, s), False),
+            ("Apache thrift pure Python", apache(cls, False), True),
+            ("Apache thrift C accelerated", apache(cls, True), True),
+            ("thriftpy2", lambda d, c=tp_cls: deserialize(c(), d, fac), True),
+        ]
+        if hasattr(ws, "parse_construct"):
+            decoders.insert(
+                1, ("wirespec construct path", lambda d, s=struct: ws.parse_construct(d, s), False)
+            )
+        out.append(Workload("Thrift Compact", name, payloads, decoders))
+    return out
+
+
+def ticdc_workloads():
+    from benchmarks import ticdc_craft as b
+    from generated import ticdc_craft as craft
+    from generated import ticdc_open_protocol as op
+
+    out = []
+    row = b.seed_row()
+    seed_events = list(craft.decode_message(row))
+    rows16 = b.batch16()
+    (msg16,) = craft.encode_events(rows16)
+    for name, events, data in (("seed row", seed_events, row), ("batch16", rows16, msg16)):
+        out.append(
+            Workload(
+                "TiCDC Craft", name, [data],
+                [("wirespec fast path", craft.parse, False),
+                 ("wirespec construct path", craft.parse_construct, False)],
+                events_per_msg=len(events),
+                note="Go reference (published): 7,944 ns/op for the seed row" if name == "seed row" else "",
+            )
+        )  # fmt: skip
+        pairs = list(op.encode_events(events))
+        if len(pairs) == 1:
+            key, value = pairs[0]
+            out.append(
+                Workload(
+                    "TiCDC Open Protocol", name, [key + value],
+                    [("wirespec fast path", lambda _d, k=key, v=value: op.decode_message(k, v), False)],
+                    events_per_msg=len(events),
+                )
+            )  # fmt: skip
+        else:
+            joined = b"".join(k + v for k, v in pairs)
+            out.append(
+                Workload(
+                    "TiCDC Open Protocol", name, [joined],
+                    [("wirespec fast path", lambda _d, p=pairs: [op.decode_message(k, v) for k, v in p], False)],
+                    events_per_msg=len(events),
+                )
+            )  # fmt: skip
+    return out
+
+
+def mysql_binlog(n_events: int) -> bytes:
+    """A binlog file: the format description, then ``n_events`` tagged GTID events (CRC32)."""
+    from benchmarks.mysql_serialization import SEED_EVENT
+    from generated import mysql_serialization as ms
+
+    fde = ms.FormatDescriptionEvent(
+        timestamp=1739823000, server_id=1, event_size=81 + 42, log_pos=4 + 81 + 42, flags=0,
+        binlog_version=4, server_version="9.2.0".ljust(50, "\x00"), create_timestamp=1739823000,
+        post_header_lengths=bytes(range(1, 43)), checksum_alg="CRC32",
+    )  # fmt: skip
+    head = ms.build(ms.BinlogFile(format_description=fde, events=[]), "binlog_file")
+    return head + SEED_EVENT * n_events
+
+
+def mysql_workloads():
+    from benchmarks.mysql_serialization import SEED_EVENT
+    from generated import mysql_serialization as ms
+
+    binlog = mysql_binlog(100)
+    return [
+        Workload(
+            "MySQL GTID", "tagged GTID event", [SEED_EVENT],
+            [("wirespec fast path", ms.parse, False),
+             ("wirespec construct path", ms.parse_construct, False)],
+        ),
+        Workload(
+            "MySQL GTID", "binlog file, 100 events", [binlog],
+            [("wirespec fast path", lambda d: ms.parse(d, "binlog_file"), False),
+             ("wirespec construct path", lambda d: ms.parse_construct(d, "binlog_file"), False)],
+            events_per_msg=100,
+        ),
+    ]  # fmt: skip
+
+
+WORKLOADS = {
+    "plainbuffer": plainbuffer_workloads,
+    "thrift": thrift_workloads,
+    "ticdc": ticdc_workloads,
+    "mysql": mysql_workloads,
+}
+
+
+# -- measuring -------------------------------------------------------------------------
+
+
+def one_pass(fn, payloads, n):
+    count = len(payloads)
+    start = time.process_time()
+    for i in range(n):
+        fn(payloads[i % count])
+    return (time.process_time() - start) / n
+
+
+def calibrate(fn, payloads, seconds):
+    n, spent = 1, 0.0
+    while spent < seconds / 10:
+        n *= 2
+        spent = one_pass(fn, payloads, n) * n
+    return max(1, int(n * seconds / max(spent, 1e-9)))
+
+
+def peak_per_msg(fn, payloads):
+    gc.collect()
+    tracemalloc.start()
+    kept = [fn(payloads[i % len(payloads)]) for i in range(64)]
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del kept
+    return peak / 64
+
+
+def measure(workloads, runs, seconds):
+    results = {}  # (workload index, label) -> list of seconds per message
+    plan = []
+    for wi, w in enumerate(workloads):
+        for label, fn, _ in w.decoders:
+            fn(w.payloads[0])  # warm-up, and a failure here names the decoder
+            plan.append((wi, label, fn, calibrate(fn, w.payloads, seconds)))
+    for _ in range(runs):
+        for wi, label, fn, n in plan:
+            results.setdefault((wi, label), []).append(one_pass(fn, workloads[wi].payloads, n))
+    return results
+
+
+def table(workloads, results, runs):
+    lines = [
+        "| format | workload | decoder | B/msg | msgs/s | events/s | MB/s | fast path vs it | peak KiB/msg |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    summary = {}
+    for wi, w in enumerate(workloads):
+        fast = results.get((wi, "wirespec fast path"))
+        for label, fn, _peer in w.decoders:
+            times = results[wi, label]
+            per = statistics.median(times)
+            ratio = ""
+            if fast is not None and label != "wirespec fast path":
+                # the ratio within each run, then the median: robust to load swings
+                r = statistics.median(t / f for t, f in zip(times, fast))
+                ratio = f"{r:.2f}x"
+                summary[w.fmt, w.name, label] = r
+            peak = peak_per_msg(fn, w.payloads) / 1024
+            lines.append(
+                f"| {w.fmt} | {w.name} | {label} | {w.bytes_per_msg:,.0f} | {1 / per:,.0f} | "
+                f"{w.events_per_msg / per:,.0f} | {w.bytes_per_msg / per / 1e6:.2f} | {ratio} | "
+                f"{peak:,.1f} |"
+            )
+            summary[w.fmt, w.name, label, "s"] = per
+    return lines, summary
+
+
+def _rss_kib(key: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(key)
+
+
+def memory_child(kind: str, path: str) -> None:
+    """In a fresh process: read the input, decode it, print peak RSS growth (KiB)."""
+    import json
+
+    from generated import mysql_serialization as ms
+    from generated import plainbuffer
+
+    fn = plainbuffer.parse if kind == "plainbuffer" else (lambda d: ms.parse(d, "binlog_file"))
+    base = _rss_kib("VmRSS")
+    data = Path(path).read_bytes()
+    start = time.process_time()
+    model = fn(data)
+    spent = time.process_time() - start
+    peak = _rss_kib("VmHWM")
+    print(json.dumps({"base": base, "peak": peak, "size": len(data), "cpu": spent}))
+    del model
+
+
+def memory_check(mib: int):
+    """Peak resident memory of one decode, in a fresh process each (input read included)."""
+    import json
+    import subprocess
+    import tempfile
+
+    from benchmarks import plainbuffer as b
+    from benchmarks.mysql_serialization import SEED_EVENT
+
+    target = mib * 1024 * 1024 - 4096
+    rows = [b.pb_wide(i)[4:] for i in range(64)]  # rows without the 4-byte message header
+    per_lap = sum(map(len, rows))
+    laps, size = divmod(target - 4, per_lap)
+    extra, total = [], 0
+    for r in rows:
+        if total + len(r) > size:
+            break
+        extra.append(r)
+        total += len(r)
+    pb_input = b.pb_wide(0)[:4] + b"".join(rows) * laps + b"".join(extra)
+    binlog = mysql_binlog((target - 200) // len(SEED_EVENT))
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind, name, data in (
+            ("plainbuffer", f"PlainBuffer, {mib} MiB of wide rows in one message", pb_input),
+            ("mysql", f"MySQL binlog, {mib} MiB of tagged GTID events", binlog),
+        ):
+            path = Path(tmp) / kind
+            path.write_bytes(data)
+            res = subprocess.run(
+                [sys.executable, "-m", "benchmarks", "--memory-child", kind, str(path)],
+                capture_output=True, text=True, check=True,
+                cwd=Path(__file__).resolve().parent.parent,
+            )  # fmt: skip
+            r = json.loads(res.stdout.strip().splitlines()[-1])
+            held = (r["peak"] - r["base"]) * 1024
+            out.append(
+                f"| {name} | {r['size'] / 2**20:.1f} MiB | {held / 2**20:,.1f} MiB | "
+                f"{held / r['size']:.2f}x | {r['cpu']:.1f} s |"
+            )
+    del pb_input, binlog
+    return out
+
+
+def targets(workloads, results, summary, memory) -> list[str]:
+    """One line per target of issue #8: the measured value and met / NOT met."""
+    out = []
+
+    def ratio(fmt, name, peer):
+        return summary.get((fmt, name, peer))
+
+    def line(what, value, ok):
+        if value is None:
+            out.append(f"- {what}: not measured")
+        else:
+            out.append(f"- {what}: {value} -> {'met' if ok else 'NOT met'}")
+
+    for name in ("small struct", "wide struct"):
+        r = ratio("Thrift Compact", name, "thriftpy2")
+        line(f"Thrift {name}: fast path / thriftpy2 >= 2x", r and f"{r:.2f}x", r and r >= 2)
+    r = ratio("Thrift Compact", "wide struct", "Apache thrift C accelerated")
+    line(
+        "Thrift wide struct: within 2x of Apache C (fast/C >= 0.5x)",
+        r and f"{r:.2f}x",
+        r and r >= 0.5,
+    )
+    for name in ("small row", "wide row"):
+        r = ratio("PlainBuffer", name, "tablestore SDK Python")
+        line(f"PlainBuffer {name}: fast path / SDK Python >= 3x", r and f"{r:.2f}x", r and r >= 3)
+    craft = summary.get(("TiCDC Craft", "seed row", "wirespec fast path", "s"))
+    if craft is not None:
+        ns = craft * 1e9
+        line(
+            "Craft seed row decode <= 4 x 7,944 ns",
+            f"{ns:,.0f} ns ({ns / 7944:.1f}x Go)",
+            ns <= 4 * 7944,
+        )
+    for name in ("seed row", "batch16"):
+        c = summary.get(("TiCDC Craft", name, "wirespec fast path", "s"))
+        o = summary.get(("TiCDC Open Protocol", name, "wirespec fast path", "s"))
+        if c and o:
+            line(
+                f"Open Protocol decodes the {name} faster than Craft",
+                f"OP takes {o / c:.2f}x Craft's time",
+                o < c,
+            )
+    g = summary.get(("MySQL GTID", "tagged GTID event", "wirespec fast path", "s"))
+    line(
+        "MySQL tagged GTID event >= 200k events/s", g and f"{1 / g:,.0f}/s", g and 1 / g >= 200_000
+    )
+    for row in memory:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        x = float(cells[3].rstrip("x"))
+        line(f"memory: {cells[0]} peak <= 3x input", f"{x:.2f}x", x <= 3)
+    return out
+
+
+def machine() -> str:
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    return (
+        f"{os.cpu_count()} CPUs ({model}), Python {platform.python_version()} "
+        f"({platform.python_implementation()}), load average {load}"
+    )
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=0.25, help="CPU seconds per pass")
+    ap.add_argument("--mem-mib", type=int, default=64, help="0 skips the memory check")
+    ap.add_argument("--only", default="", help=f"comma list of {', '.join(WORKLOADS)}")
+    ap.add_argument("--memory-child", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.memory_child:
+        memory_child(*args.memory_child)
+        return 0
+    chosen = [s for s in args.only.split(",") if s] or list(WORKLOADS)
+    workloads = [w for key in chosen for w in WORKLOADS[key]()]
+    print(f"machine: {machine()}")
+    print(
+        f"median of {args.runs} interleaved runs, ~{args.seconds} CPU s per pass "
+        "(process_time); MB = 10^6 input bytes\n"
+    )
+    results = measure(workloads, args.runs, args.seconds)
+    lines, summary = table(workloads, results, args.runs)
+    print("\n".join(lines))
+    notes = [w.note for w in workloads if w.note]
+    for note in notes:
+        print(f"\n{note}")
+    memory = []
+    if args.mem_mib:
+        print(
+            f"\nmemory check (fast path, tracemalloc peak during one decode of {args.mem_mib} MiB)\n"
+        )
+        print("| input | size | peak traced | peak / input | CPU time (traced) |")
+        print("|---|---:|---:|---:|---:|")
+        memory = memory_check(args.mem_mib)
+        print("\n".join(memory))
+    print("\nissue #8 targets (this run)\n")
+    print("\n".join(targets(workloads, results, summary, memory)))
+    print(f"\nload average after the run: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
