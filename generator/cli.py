@@ -8,6 +8,7 @@
     wirespec inspect FORMAT FILE [--record R] [--html OUT.html]
     wirespec docs [--check]
     wirespec diff FORMAT A B [--record R]
+    wirespec fuzz FORMAT|all [--record R] [--seconds N] [--seed S] [--no-save]
 
 Bad input never shows a traceback: the message (with the offset and field path for
 decode errors) goes to stderr and the exit status is non-zero.
@@ -259,6 +260,9 @@ def parser() -> argparse.ArgumentParser:
     inspect.add_parser(verbs)
     docs.add_parser(verbs)
     diff.add_parser(verbs)
+    from . import fuzz  # robustness: mutation fuzzing of the parsers
+
+    fuzz.add_parser(verbs)
     return top
 
 

@@ -17,6 +17,7 @@ import jinja2
 from . import __version__
 from .fastpath import FastPathEmitter
 from .model import Field, Record, Spec, TypeRef, camel
+from .strategies import StrategyEmitter
 from .types import PRIMITIVES, RUNTIME_IMPORTS, RUNTIME_TYPES
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -473,6 +474,7 @@ def render(spec: Spec) -> str:
         spec=spec,
         e=emitter,
         fast=FastPathEmitter(spec),
+        strategies=StrategyEmitter(spec, emitter),
         records=[spec.records[name] for name in spec.record_order()],
         version=__version__,
     )

@@ -903,7 +903,7 @@ def _unpack_other(buf, pos, end, event_type, limits):
     """The body of a DDL (ddl type + query) or resolved (empty) event."""
     if event_type == EVENT_RESOLVED:
         if end != pos:
-            raise DecodeError(f"a resolved event has an empty body, not {end - pos} bytes", pos)
+            raise DecodeError(f"a resolved event has an empty body, not {end - pos} bytes", offset=pos)
         return Container()
     with _Path("ddl_type"):
         ddl_type, pos = read_uvarint(buf, pos, end=end)

@@ -36,7 +36,7 @@ import struct
 from collections.abc import Iterable, Iterator, Mapping
 
 from . import gojson
-from .errors import DecodeError, EncodeError
+from .errors import DecodeError, EncodeError, LimitError
 from .gojson import JsonDocument, JsonKey
 from .limits import DEFAULT as DEFAULT_LIMITS
 from .limits import Limits
@@ -123,6 +123,15 @@ def split_frames(key: bytes, value: bytes, limits: Limits) -> list[tuple[int, in
             raise DecodeError(msg, offset=vpos, path=f"events[{index}].value")
         ks, kpos = _read_frame(key, kpos, "key", index)
         vs, vpos = _read_frame(value, vpos, "value", index)
+        for stream, start, end in (("key", ks, kpos), ("value", vs, vpos)):
+            if end - start > limits.max_string:  # a document is one string
+                err = LimitError(
+                    f"{end - start} exceeds the limit max_string={limits.max_string}",
+                    offset=start - 8,
+                )
+                err.add_path(stream)
+                err.add_path("events", index=index)
+                raise err
         frames.append((ks, kpos, vs, vpos))
     return frames
 

@@ -46,6 +46,18 @@ def _message(err: Exception) -> str:
     return text.strip() or type(err).__name__
 
 
+class _NoParent:
+    """``_parent`` of a record parsed or built on its own: an expression that needs the
+    enclosing record fails with a clear error instead of an AttributeError."""
+
+    def __init__(self, parsing: bool):
+        self.parsing = parsing
+
+    def __getattr__(self, name):
+        what = f"reads _parent.{name}: it needs its enclosing record"
+        raise DecodeError(what) if self.parsing else EncodeError(what)
+
+
 class Record(Construct):
     """An ordered sequence of named fields, like construct's ``Struct``.
 
@@ -80,7 +92,8 @@ class Record(Construct):
             _index=context.get("_index", None),
             _depth=depth,
             _spans={},
-            _parent=context,  # spec expressions say `_parent.x` for an enclosing record's x
+            # spec expressions say `_parent.x` for an enclosing record's x
+            _parent=context if "_depth" in context else _NoParent(context._parsing),
         )
         child._root = context.get("_root", None) or child
         return child, depth
@@ -97,6 +110,8 @@ class Record(Construct):
             try:
                 value = sc._parsereport(stream, context, path)
             except DecodeError as err:
+                if err.offset is None:
+                    err.offset = start
                 err.add_path(sc.name)
                 raise
             except ConstructError as err:

@@ -1,0 +1,137 @@
+"""The strategy table of a generated module: what ``runtime.strategies`` needs to draw
+valid models of every record, derived from the model (ranges by width and signedness,
+enum members, switch cases, repetitions, optional/conditional fields, and which earlier
+field a size or count expression must be solved for).
+
+The table is Python source rendered into ``_STRATEGY_RECORDS``; it names the module's
+own enum classes, models and runtime instances, and holds no hypothesis objects (the
+module imports without hypothesis).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .model import Field, Spec, TypeRef, camel
+from .types import PRIMITIVES
+
+
+def _int_range(name: str) -> tuple[int, int]:
+    prim = PRIMITIVES[name]
+    bits = prim.bits or 8 * (prim.size or 8)
+    if prim.signed:
+        return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+    return 0, 2**bits - 1
+
+
+class StrategyEmitter:
+    def __init__(self, spec: Spec, emitter):
+        self.spec = spec
+        self.e = emitter
+        self.selectors = {
+            (r.name, f.type.switch_on): f.type.enum
+            for r in spec.records.values()
+            for f in r.fields
+            if f.type.kind == "switch"
+        }
+
+    def typ(self, ref: TypeRef, record: str = "", field: Field | None = None) -> str:
+        if ref.kind == "prim":
+            prim = PRIMITIVES[ref.name]
+            if ref.enum:
+                flags = self.spec.enums[ref.enum].flags
+                return f'{{"kind": "enum", "cls": {camel(ref.enum)}, "flags": {flags}}}'
+            if prim.kind == "int":
+                lo, hi = _int_range(ref.name)
+                out = f'{{"kind": "int", "lo": {lo}, "hi": {hi}'
+                enum = self.selectors.get((record, field.name)) if field else None
+                if enum:
+                    out += f', "favour": [m.value for m in {camel(enum)}]'
+                return out + "}"
+            if prim.kind == "float":
+                return f'{{"kind": "float", "bits": {8 * prim.size}}}'
+            return '{"kind": "bool"}'
+        if ref.kind in ("str", "bytes"):
+            out = f'{{"kind": "{ref.kind}"'
+            if ref.kind == "str":
+                out += f', "encoding": {ref.encoding!r}'
+            if isinstance(ref.size, int):
+                out += f', "exact": {ref.size}'
+            elif ref.max_length is not None:
+                out += f', "max": {ref.max_length}'
+            elif ref.size_is_prefix:
+                out += f', "max": {min(_int_range(ref.size)[1], 300)}'
+            return out + "}"
+        if ref.kind == "record":
+            return f'{{"kind": "record", "name": {ref.name!r}}}'
+        if ref.kind == "switch":
+            enum = camel(ref.enum)
+            cases = ", ".join(
+                f"{enum}.{case}: {self.typ(sub)}"
+                for case, sub in ref.cases.items()
+                if case != "default"
+            )
+            out = f'{{"kind": "switch", "on": {ref.switch_on!r}, "cases": {{{cases}}}'
+            if "default" in ref.cases:
+                out += f', "default": {self.typ(ref.cases["default"])}'
+            return out + "}"
+        if ref.kind == "runtime":
+            return f'{{"kind": "runtime", "name": {ref.name!r}, "instance": {self.e.runtime_instance(ref)}}}'
+        return f'{{"kind": "{ref.kind}"}}'
+
+    def solvable(self, expr: str, record) -> tuple[str, tuple] | None:
+        """The one earlier integer field an expression depends on, and its range."""
+        names = set(re.findall(r"\bthis\.(\w+)", expr)) - {"_parent"}
+        if len(names) != 1:
+            return None
+        (name,) = names
+        target = record.field(name)
+        if target.type.kind != "prim" or PRIMITIVES[target.type.name].kind != "int":
+            return None
+        return name, _int_range(target.type.name)
+
+    def field(self, f: Field, record) -> str:
+        parts = [f'"name": {f.name!r}']
+        if f.computed:
+            parts.append('"computed": True')
+            if f.const is not None:
+                parts.append(f'"const": {f.const}')
+            return "{" + ", ".join(parts) + "}"
+        parts.append(f'"type": {self.typ(f.type, record.name, f)}')
+        if f.optional:
+            parts.append('"optional": True')
+        if f.condition:
+            parts.append(f'"cond": lambda this: {f.condition}')
+        if f.repeat == "eos" or f.repeat == "tagged":
+            parts.append(f'"repeat": ({f.repeat!r}, None, {f.min_count})')
+        elif isinstance(f.repeat, dict):
+            count = f.repeat["count"]
+            if isinstance(count, int):
+                parts.append(f'"repeat": ("count", {count})')
+            else:
+                solved = self.solvable(count, record)
+                if solved:
+                    parts.append(
+                        f'"repeat": ("count", lambda this: {count}, {solved[0]!r}, {solved[1]!r})'
+                    )
+                else:
+                    parts.append('"repeat": ("count", lambda this: 0, None, (0, 0))')
+        size = f.type.size
+        if isinstance(size, str) and not f.type.size_is_prefix and size != "eos":
+            solved = self.solvable(size, record)
+            if solved:
+                parts.append(f'"size": (lambda this: {size}, {solved[0]!r}, {solved[1]!r})')
+        if f.has_default:
+            parts.append(f'"default": ("value", {f.default!r})')
+        elif f.default_from:
+            parts.append(f'"default": ("from", {f.default_from!r})')
+        return "{" + ", ".join(parts) + "}"
+
+    def table(self) -> list[tuple[str, str, list[str]]]:
+        """(record, model class, [field descriptions]) in dependency order."""
+        out = []
+        for name in self.spec.record_order():
+            record = self.spec.records[name]
+            fields = [self.field(f, record) for f in record.fields]
+            out.append((name, camel(name), fields, any("this._parent" in f for f in fields)))
+        return out

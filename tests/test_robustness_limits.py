@@ -1,0 +1,123 @@
+"""Every limit (runtime/limits.py) is enforced in every format, per call, with a clear
+message naming the limit, and before the allocation a hostile length would cause."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import tracemalloc
+
+import pytest
+
+from generator.fuzz import builder_seeds, sample_seeds, split_pair
+from runtime.errors import LimitError
+from runtime.limits import Limits
+
+FORMATS = [
+    ("plainbuffer", "message"),
+    ("mysql_serialization", "binlog_file"),
+    ("thrift_compact", "User"),
+    ("ticdc_craft", "message"),
+    ("ticdc_open_protocol", "message"),
+]
+
+
+@functools.cache
+def largest(fmt, record):
+    found = sample_seeds(fmt, record) + builder_seeds(fmt, record, count=30)
+    return max(found, key=len)
+
+
+def parse(fmt, record, data, **limits):
+    mod = importlib.import_module(f"generated.{fmt}")
+    if getattr(mod, "KAFKA_RECORD", None) == record:
+        return mod.parse_pair(*split_pair(data), **limits)
+    return mod.parse(data, record, **limits)
+
+
+def test_defaults_are_the_documented_ones():
+    assert Limits() == Limits(64 << 20, 64, 1_000_000, 16 << 20)
+
+
+@pytest.mark.parametrize("fmt, record", FORMATS)
+@pytest.mark.parametrize(
+    "limit, value",
+    [("max_message_bytes", None), ("max_count", 0), ("max_string", 0)],
+)
+def test_limit_is_enforced_with_a_clear_message(fmt, record, limit, value):
+    data = largest(fmt, record)
+    parse(fmt, record, data)  # fine with the defaults
+    if value is None:
+        value = (
+            max(len(p) for p in split_pair(data)) - 1
+            if fmt == "ticdc_open_protocol"
+            else len(data) - 1
+        )
+    with pytest.raises(LimitError, match=limit) as info:
+        parse(fmt, record, data, **{limit: value})
+    assert info.value.offset is not None
+
+
+@pytest.mark.parametrize(
+    "fmt, record",
+    [
+        ("plainbuffer", "message"),
+        ("mysql_serialization", "binlog_file"),
+        ("thrift_compact", "User"),
+    ],
+)
+def test_max_depth_is_enforced(fmt, record):
+    data = largest(fmt, record)
+    if fmt == "thrift_compact":
+        from generated import thrift_compact as tc
+
+        data = tc.build(tc.User(id=1, name="n", addresses=[tc.Address(city="c")]))
+    with pytest.raises(LimitError, match="max_depth"):
+        parse(fmt, record, data, max_depth=1)
+
+
+def test_thrift_depth_bomb_stops_at_the_limit():
+    from generated import thrift_compact as tc
+
+    # field 11 addresses: list of structs, each holding ... a deep nest of raw structs
+    bomb = b"\x1c" * 5000  # field 1, type struct, nested 5000 times
+    with pytest.raises(LimitError, match="max_depth"):
+        tc.parse_raw(bomb + b"\x00" * 5000)
+    with pytest.raises(LimitError, match="max_depth=8"):
+        tc.parse_raw(bomb + b"\x00" * 5000, max_depth=8)
+
+
+@pytest.mark.parametrize(
+    "fmt, record, hostile",
+    [
+        # a string/blob length of ~2 GiB in a few bytes
+        ("plainbuffer", "message", bytes.fromhex("75000000 01 03 04 ffffff7f")),
+        ("thrift_compact", "User", bytes.fromhex("18 ffffffff07")),
+        ("mysql_serialization", "gtid_tagged_body", bytes.fromhex("0201 8f ffffffff ffffffff")),
+        ("ticdc_open_protocol", "key_frames", bytes.fromhex("0000000000000001 00000000ffffffff")),
+        ("ticdc_craft", "message", bytes.fromhex("01 ff ff ff ff 0f")),
+    ],
+)
+def test_hostile_lengths_fail_before_allocating(fmt, record, hostile):
+    tracemalloc.start()
+    try:
+        with pytest.raises(Exception) as info:
+            parse(fmt, record, hostile)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    from runtime.errors import DecodeError
+
+    assert isinstance(info.value, DecodeError), info.value
+    assert peak < 4 << 20, peak
+
+
+def test_limits_are_per_call():
+    from generated import plainbuffer
+
+    data = largest("plainbuffer", "message")
+    with pytest.raises(LimitError):
+        plainbuffer.parse(data, max_count=0)
+    assert plainbuffer.parse(data) == plainbuffer.parse(data, max_count=10**6)
+    with pytest.raises(Exception, match="unknown limit"):
+        plainbuffer.parse(data, max_things=1)
