@@ -7,10 +7,17 @@ partition per file; the input kind is detected per file, or forced with
 * ``DIR/<format>/`` the decoded rows as Parquet, or for the TiCDC formats one table per
   upstream table, ``DIR/<format>/<schema>/<table>/`` (MERGE-ready change rows), plus
   ``DIR/<format>/_events/`` (every event) and ``DIR/<format>/_watermark/``;
-* ``DIR/_corrupt/<format>/`` the bad records (PERMISSIVE): ``_corrupt_record``,
+* ``DIR/<format>.binlog_file/`` the events of MySQL binlog files, when the inputs mix
+  them with single messages (which decode to another schema);
+* ``DIR/_corrupt/<table>/`` the bad records (PERMISSIVE): ``_corrupt_record``,
   ``_error``, ``_source_file`` and ``_position``.
 
 It prints a summary: records, events (rows), corrupt records, rows/s, output tables.
+``records`` counts the input records (a raw file, a frame, a Parquet row; a whole binlog
+file is one) that decoded to at least one row or were corrupt; ``corrupt`` those that were
+corrupt, ``events`` the rows of the others. So records = corrupt + decoded records, and a
+record that decodes to no rows at all (an empty batch) is in no count.
+Spark itself logs errors only (see :func:`quiet_log_config`); progress is a rich bar.
 """
 
 from __future__ import annotations
@@ -22,6 +29,36 @@ import time
 from pathlib import Path
 
 CDC_FORMATS = ("ticdc_craft", "ticdc_open_protocol")
+BINLOG_RECORD = "binlog_file"
+
+
+QUIET_LOG4J2 = """\
+# wirespec ingest: Spark's own logging, errors only (no startup banner or warnings)
+rootLogger.level = error
+# A PySpark driver resets the root level to its own logger's level, WARN (announcing it on
+# stderr) unless that logger is configured: configure every Spark logger.
+logger.spark.name = org.apache.spark
+logger.spark.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+"""
+
+
+def quiet_log_config() -> Path:
+    """A log4j2 configuration that keeps Spark to ERROR from the JVM's start: with it,
+    Spark prints neither its "default log4j profile" banner nor startup warnings."""
+    import tempfile
+
+    path = Path(tempfile.gettempdir()) / "wirespec-ingest-log4j2.properties"
+    if not path.exists() or path.read_text() != QUIET_LOG4J2:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(QUIET_LOG4J2)
+        tmp.replace(path)
+    return path
 
 
 def session(master: str | None):
@@ -31,9 +68,12 @@ def session(master: str | None):
 
     from runtime.spark_source import register
 
+    log_config = f"-Dlog4j2.configurationFile=file:{quiet_log_config()}"
     spark = (
         SparkSession.builder.master(master or "local[*]")
         .appName("wirespec-ingest")
+        .config("spark.driver.extraJavaOptions", log_config)
+        .config("spark.executor.extraJavaOptions", log_config)
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.driver.bindAddress", os.environ.get("SPARK_BIND", "127.0.0.1"))
@@ -45,23 +85,47 @@ def session(master: str | None):
     return spark
 
 
+def groups(fmt, files, input_kind="auto") -> list[tuple[str, list[str]]]:
+    """``(table name, paths)`` per table an ingest writes.
+
+    Files of one format decode to one schema, except binlog files (read as the format's
+    ``binlog_file`` record, one row per event) next to single messages (the default
+    record): those go to their own table, ``<format>.binlog_file``."""
+    from runtime.spark_decode import codec, load_module
+    from runtime.spark_source import detect_kind
+
+    mod = load_module(fmt)
+    paths = [p for p, _ in files]
+    if BINLOG_RECORD not in getattr(mod, "RECORDS", {}) or input_kind != "auto":
+        return [(fmt, paths)]
+    keyed = codec(fmt).needs_key
+    binlogs = [p for p in paths if detect_kind(p, keyed) == "binlog"]
+    others = [p for p in paths if p not in set(binlogs)]
+    if not binlogs or not others:
+        return [(fmt, paths)]
+    return [(fmt, others), (f"{fmt}.{BINLOG_RECORD}", binlogs)]
+
+
 def ingest(
     fmt, inputs, output, *, mode="PERMISSIVE", master=None, input_kind="auto", spark=None
 ) -> dict:
-    """Run one ingest; returns the summary dict (also what the CLI prints)."""
-    from pyspark.sql import functions as F
+    """Run one ingest; returns the summary dict (also what the CLI prints).
+
+    ``spark``: an existing session to use (the ``wirespec`` data source is registered
+    with it); without one, a local session is started (:func:`session`)."""
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from runtime import spark_cdc
-    from runtime.spark_decode import CORRUPT_COL, load_module
-    from runtime.spark_source import list_files
+    from runtime.spark_decode import load_module
+    from runtime.spark_source import list_files, register
 
     load_module(fmt)  # unknown formats fail before Spark starts
     files = list_files(inputs)
     if not files:
         raise ValueError(f"no input files in {', '.join(map(str, inputs))}")
+    jobs = groups(fmt, files, input_kind)
     output = Path(output)
     started = time.perf_counter()
+    totals = {"records": 0, "rows": 0, "corrupt": 0}
     tables: list[str] = []
     with Progress(
         SpinnerColumn(),
@@ -71,76 +135,96 @@ def ingest(
         TimeElapsedColumn(),
         transient=not sys.stderr.isatty(),
     ) as progress:
-        steps = 4 if fmt not in CDC_FORMATS else 5
+        steps = 1 + len(jobs) * (3 if fmt not in CDC_FORMATS else 4)
         task = progress.add_task(f"{fmt}: starting Spark", total=steps)
-        spark = spark or session(master)
-        progress.update(task, advance=1, description=f"{fmt}: decoding {len(files)} file(s)")
-        df = (
-            spark.read.format("wirespec")
-            .option("format", fmt)
-            .option("mode", mode)
-            .option("inputKind", input_kind)
-            .option("paths", json.dumps([str(p) for p in inputs]))
-            .load()
-        ).cache()
-        permissive = mode.upper() == "PERMISSIVE"
-        stats = df.agg(
-            F.count_distinct("_source_file", "_position").alias("records"),
-            (
-                F.sum(F.when(F.col(CORRUPT_COL).isNull(), 1).otherwise(0))
-                if permissive
-                else F.count(F.lit(1))
-            ).alias("rows"),
-            (
-                F.count_distinct(
-                    F.when(F.col(CORRUPT_COL).isNotNull(), F.struct("_source_file", "_position"))
-                )
-                if permissive
-                else F.lit(0)
-            ).alias("corrupt"),
-        ).first()
-        progress.update(task, advance=1, description=f"{fmt}: writing tables")
-        good = (
-            df.where(F.col(CORRUPT_COL).isNull()).drop(CORRUPT_COL, "_error") if permissive else df
-        )
-        target = output / fmt
-        if fmt in CDC_FORMATS:
-            good.write.mode("overwrite").parquet(str(target / "_events"))
-            tables.append(str(target / "_events"))
-            events = spark.read.parquet(str(target / "_events"))
-            spark_cdc.resolved_watermark(events).write.mode("overwrite").parquet(
-                str(target / "_watermark")
-            )
-            tables.append(str(target / "_watermark"))
-            progress.update(task, advance=1, description=f"{fmt}: change tables")
-            if events.where(F.col("_op").isin(*spark_cdc.ROW_OPS)).limit(1).count():
-                for name, frame in spark_cdc.change_frames(events).items():
-                    schema, table = name.split(".", 1)
-                    path = target / schema / table
-                    frame.write.mode("overwrite").parquet(str(path))
-                    tables.append(str(path))
+        if spark is None:
+            spark = session(master)
         else:
-            good.write.mode("overwrite").parquet(str(target))
-            tables.append(str(target))
-        if permissive and stats["corrupt"]:
-            bad = df.where(F.col(CORRUPT_COL).isNotNull()).select(
-                CORRUPT_COL, "_error", "_source_file", "_position"
+            register(spark)
+        progress.update(task, advance=1)
+        for name, paths in jobs:
+            stats = _ingest_table(
+                spark, fmt, name, paths, output, mode, input_kind, tables, progress, task
             )
-            bad.write.mode("overwrite").parquet(str(output / "_corrupt" / fmt))
-            tables.append(str(output / "_corrupt" / fmt))
-        progress.update(task, advance=1, description=f"{fmt}: done")
-        df.unpersist()
+            for k in totals:
+                totals[k] += stats[k]
     seconds = time.perf_counter() - started
     return {
         "format": fmt,
         "files": len(files),
-        "records": stats["records"],
-        "events": stats["rows"],
-        "corrupt": stats["corrupt"],
+        "records": totals["records"],
+        "events": totals["rows"],
+        "corrupt": totals["corrupt"],
         "seconds": round(seconds, 2),
-        "rows_per_s": round(stats["rows"] / seconds, 1) if seconds else 0.0,
+        "rows_per_s": round(totals["rows"] / seconds, 1) if seconds else 0.0,
         "tables": tables,
     }
+
+
+def _ingest_table(spark, fmt, name, paths, output, mode, input_kind, tables, progress, task):
+    """Decode ``paths`` into the table ``output/name`` (and ``output/_corrupt/name``)."""
+    from pyspark.sql import functions as F
+
+    from runtime import spark_cdc
+    from runtime.spark_decode import CORRUPT_COL
+
+    progress.update(task, description=f"{name}: decoding {len(paths)} file(s)")
+    df = (
+        spark.read.format("wirespec")
+        .option("format", fmt)
+        .option("mode", mode)
+        .option("inputKind", input_kind)
+        .option("paths", json.dumps([str(p) for p in paths]))
+        .load()
+    ).cache()
+    permissive = mode.upper() == "PERMISSIVE"
+    stats = df.agg(
+        F.count_distinct("_source_file", "_position").alias("records"),
+        (
+            F.sum(F.when(F.col(CORRUPT_COL).isNull(), 1).otherwise(0))
+            if permissive
+            else F.count(F.lit(1))
+        ).alias("rows"),
+        (
+            F.count_distinct(
+                F.when(F.col(CORRUPT_COL).isNotNull(), F.struct("_source_file", "_position"))
+            )
+            if permissive
+            else F.lit(0)
+        ).alias("corrupt"),
+    ).first()
+    stats = {k: stats[k] or 0 for k in ("records", "rows", "corrupt")}
+    progress.update(task, advance=1, description=f"{name}: writing tables")
+    good = df.where(F.col(CORRUPT_COL).isNull()).drop(CORRUPT_COL, "_error") if permissive else df
+    target = output / name
+    if fmt in CDC_FORMATS:
+        good.write.mode("overwrite").parquet(str(target / "_events"))
+        tables.append(str(target / "_events"))
+        events = spark.read.parquet(str(target / "_events"))
+        spark_cdc.resolved_watermark(events).write.mode("overwrite").parquet(
+            str(target / "_watermark")
+        )
+        tables.append(str(target / "_watermark"))
+        progress.update(task, advance=1, description=f"{name}: change tables")
+        if events.where(F.col("_op").isin(*spark_cdc.ROW_OPS)).limit(1).count():
+            for table_name, frame in spark_cdc.change_frames(events).items():
+                schema, table = table_name.split(".", 1)
+                path = target / schema / table
+                frame.write.mode("overwrite").parquet(str(path))
+                tables.append(str(path))
+    else:
+        good.write.mode("overwrite").parquet(str(target))
+        tables.append(str(target))
+    progress.update(task, advance=1)
+    if permissive and stats["corrupt"]:
+        bad = df.where(F.col(CORRUPT_COL).isNotNull()).select(
+            CORRUPT_COL, "_error", "_source_file", "_position"
+        )
+        bad.write.mode("overwrite").parquet(str(output / "_corrupt" / name))
+        tables.append(str(output / "_corrupt" / name))
+    progress.update(task, advance=1, description=f"{name}: done")
+    df.unpersist()
+    return stats
 
 
 def print_summary(results: list[dict], console=None) -> None:
