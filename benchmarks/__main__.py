@@ -250,7 +250,7 @@ def measure(workloads, runs, seconds):
 
 def table(workloads, results, runs):
     lines = [
-        "| format | workload | decoder | B/msg | msgs/s | events/s | MB/s | fast path vs it | peak KiB/msg |",
+        "| format | workload | decoder | B/msg | msgs/s | events/s | MB/s | fast path speed-up over it | peak KiB/msg |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     summary = {}
@@ -440,9 +440,11 @@ def main(argv=None) -> int:
     memory = []
     if args.mem_mib:
         print(
-            f"\nmemory check (fast path, tracemalloc peak during one decode of {args.mem_mib} MiB)\n"
+            f"\nmemory check: one fast-path decode of {args.mem_mib} MiB in a fresh process; peak "
+            "resident memory (VmHWM) minus the process before reading the input, so the "
+            "input's own bytes count\n"
         )
-        print("| input | size | peak traced | peak / input | CPU time (traced) |")
+        print("| input | size | peak held | peak / input | decode CPU time |")
         print("|---|---:|---:|---:|---:|")
         memory = memory_check(args.mem_mib)
         print("\n".join(memory))
