@@ -4,9 +4,14 @@
 Shapes as in ../shared/research/peer_bench.py: ``Small`` (7 fields, ~95 B) and ``Wide``
 (~1.8 KB: 24 scalars, lists, a map and nested structs). Each payload is written by Apache's
 pure-Python TCompactProtocol; every decoder reads the same N messages in one process, the
-median of R runs is reported as messages/s, and the ratios to wirespec as a Markdown table.
+runs are interleaved (run 1 of every decoder, then run 2, ...) so a loaded machine slows
+them alike, and the median of R runs is reported as messages/s, with the ratios to
+wirespec as a Markdown table.
 
     .venv/bin/python benchmarks/thrift_compact.py [--n 20000] [--runs 5]
+
+Before/after a template change: ``--save-module old.py`` writes the benchmark module the
+current template renders; after the change, ``--before old.py`` adds it as a row.
 """
 
 from __future__ import annotations
@@ -133,27 +138,48 @@ def encode(obj):
     return buf.getvalue()
 
 
-def bench(fn, payloads, n, runs):
-    msgs = [payloads[i % len(payloads)] for i in range(n)]
-    fn(msgs[0])
-    times = []
+def bench_all(cases, runs):
+    """``cases``: key -> (fn, msgs). Interleaved runs; key -> messages/s (median)."""
+    times = {k: [] for k in cases}
+    for fn, msgs in cases.values():
+        fn(msgs[0])
     for _ in range(runs):
-        t0 = time.perf_counter()
-        for m in msgs:
-            fn(m)
-        times.append(time.perf_counter() - t0)
-    return n / statistics.median(times), sum(map(len, msgs)) / n
+        for k, (fn, msgs) in cases.items():
+            t0 = time.perf_counter()
+            for m in msgs:
+                fn(m)
+            times[k].append(time.perf_counter() - t0)
+    return {k: len(cases[k][1]) / statistics.median(t) for k, t in times.items()}
+
+
+def load_module(path: Path):
+    """A benchmark module saved with ``--save-module``."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"ws_bench_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--before", type=Path, help="a module saved with --save-module: add a row")
+    ap.add_argument("--save-module", type=Path, help="write the rendered module and exit")
     a = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "thrift_bench.yaml"
         path.write_text(spec_yaml())
+        if a.save_module:
+            from generator.loader import load
+            from generator.thrift import build_thrift_model, render_thrift
+
+            a.save_module.write_text(render_thrift(build_thrift_model(load(path, path.name))))
+            return
         ws = import_spec(path)
     small_a, wide_a = apache_classes()
     tp2 = thriftpy2.load_fp(io.StringIO(IDL), module_name="bench_thrift")
@@ -181,22 +207,31 @@ def main():
         ("thriftpy2 (pure Python)", lambda b: deserialize(tp2.Small(), b, fac),
          lambda b: deserialize(tp2.Wide(), b, fac)),
     ]  # fmt: skip
+    if a.before:
+        old = load_module(a.before)
+        decoders.insert(1, ("wirespec (before)", lambda b: old.parse(b, "Small"),
+                            lambda b: old.parse(b, "Wide")))  # fmt: skip
     # sanity: wirespec agrees with Apache on what it decodes
     for b in small[:3] + wide[:3]:
         ref = apache(small_a if b in small else wide_a, False)(b)
         got = ws.parse(b, "Small" if b in small else "Wide")
         assert got.name == ref.name if b in small else got.a3 == ref.a3
         assert ws.build(got) == b
-    results = {}
+    small_msgs = [small[i % len(small)] for i in range(a.n)]
+    wide_msgs = [wide[i % len(wide)] for i in range(a.n // 4)]
+    cases = {}
     for name, fs, fw in decoders:
-        results[name] = (bench(fs, small, a.n, a.runs), bench(fw, wide, a.n // 4, a.runs))
-    base_s, base_w = results["wirespec (generated)"][0][0], results["wirespec (generated)"][1][0]
-    print(f"python {platform.python_version()} on {platform.machine()}; median of {a.runs} runs; "
-          f"small ~{results['wirespec (generated)'][0][1]:.0f} B x {a.n}, "
-          f"wide ~{results['wirespec (generated)'][1][1]:.0f} B x {a.n // 4}\n")  # fmt: skip
+        cases[name, "small"] = (fs, small_msgs)
+        cases[name, "wide"] = (fw, wide_msgs)
+    rate = bench_all(cases, a.runs)
+    base_s, base_w = rate["wirespec (generated)", "small"], rate["wirespec (generated)", "wide"]
+    print(f"python {platform.python_version()} on {platform.machine()}; median of {a.runs} "
+          f"interleaved runs; small ~{sum(map(len, small_msgs)) / a.n:.0f} B x {a.n}, "
+          f"wide ~{sum(map(len, wide_msgs)) / len(wide_msgs):.0f} B x {a.n // 4}\n")  # fmt: skip
     print("| decoder | small msgs/s | wirespec / it | wide msgs/s | wirespec / it |")
     print("|---|---:|---:|---:|---:|")
-    for name, ((s, _), (w, _)) in results.items():
+    for name, _, _ in decoders:
+        s, w = rate[name, "small"], rate[name, "wide"]
         print(f"| {name} | {s:,.0f} | {base_s / s:.2f}x | {w:,.0f} | {base_w / w:.2f}x |")
 
 

@@ -49,10 +49,20 @@ class Options:
 
     @classmethod
     def make(cls, limits: dict, utf8: str = "strict", body: str | None = None) -> Options:
+        if not limits:  # the usual call: one shared (frozen) object per utf8/body
+            got = _NO_LIMITS.get((utf8, body))
+            if got is not None:
+                return got
         if utf8 not in UTF8_MODES:
             raise WirespecError(f"strings must be one of {UTF8_MODES}, not {utf8!r}")
         lim = Limits.from_kwargs(limits)
-        return cls(lim.max_message_bytes, lim.max_depth, lim.max_count, lim.max_string, utf8, body)
+        made = cls(lim.max_message_bytes, lim.max_depth, lim.max_count, lim.max_string, utf8, body)
+        if not limits and len(_NO_LIMITS) < 256:
+            _NO_LIMITS[utf8, body] = made
+        return made
+
+
+_NO_LIMITS: dict = {}
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -66,23 +76,114 @@ def _varint(buf, pos, end, bits, max_bytes, what):
         raise
 
 
+# The readers below take the well-formed case in one flat loop and hand anything else
+# (truncated, too long, too wide) to _varint, which raises the exact error.
+
+
 def read_i16(buf, pos: int, end: int):
+    p, u, shift = pos, 0, 0
+    stop = pos + 3 if pos + 3 < end else end  # noqa: FURB136 - min() is a call
+    while p < stop:
+        b = buf[p]
+        p += 1
+        u |= (b & 0x7F) << shift
+        if b < 0x80:
+            if u >> 16:
+                break
+            return (u >> 1) ^ -(u & 1), p
+        shift += 7
     u, pos = _varint(buf, pos, end, 16, 3, "i16")
     return (u >> 1) ^ -(u & 1), pos
 
 
 def read_i32(buf, pos: int, end: int):
+    p, u, shift = pos, 0, 0
+    stop = pos + 5 if pos + 5 < end else end  # noqa: FURB136 - min() is a call
+    while p < stop:
+        b = buf[p]
+        p += 1
+        u |= (b & 0x7F) << shift
+        if b < 0x80:
+            if u >> 32:
+                break
+            return (u >> 1) ^ -(u & 1), p
+        shift += 7
     u, pos = _varint(buf, pos, end, 32, 5, "i32")
     return (u >> 1) ^ -(u & 1), pos
 
 
 def read_i64(buf, pos: int, end: int):
+    if pos + 10 <= end:  # unrolled: no loop counter, no shift variable
+        b = buf[pos]
+        u = b & 0x7F
+        if b < 0x80:
+            return (u >> 1) ^ -(u & 1), pos + 1
+        b = buf[pos + 1]
+        u |= (b & 0x7F) << 7
+        if b < 0x80:
+            return (u >> 1) ^ -(u & 1), pos + 2
+        b = buf[pos + 2]
+        u |= (b & 0x7F) << 14
+        if b < 0x80:
+            return (u >> 1) ^ -(u & 1), pos + 3
+        b = buf[pos + 3]
+        u |= (b & 0x7F) << 21
+        if b < 0x80:
+            return (u >> 1) ^ -(u & 1), pos + 4
+        b = buf[pos + 4]
+        u |= (b & 0x7F) << 28
+        if b < 0x80:
+            return (u >> 1) ^ -(u & 1), pos + 5
+        b = buf[pos + 5]
+        u |= (b & 0x7F) << 35
+        if b < 0x80:
+            return (u >> 1) ^ -(u & 1), pos + 6
+        b = buf[pos + 6]
+        u |= (b & 0x7F) << 42
+        if b < 0x80:
+            return (u >> 1) ^ -(u & 1), pos + 7
+        b = buf[pos + 7]
+        u |= (b & 0x7F) << 49
+        if b < 0x80:
+            return (u >> 1) ^ -(u & 1), pos + 8
+        b = buf[pos + 8]
+        u |= (b & 0x7F) << 56
+        if b < 0x80:
+            return (u >> 1) ^ -(u & 1), pos + 9
+        b = buf[pos + 9]
+        if b < 2:
+            u |= b << 63
+            return (u >> 1) ^ -(u & 1), pos + 10
+        u, pos = _varint(buf, pos, end, 64, 10, "i64")  # too long or too wide: the error
+        return (u >> 1) ^ -(u & 1), pos
+    p, u, shift = pos, 0, 0
+    stop = pos + 10 if pos + 10 < end else end  # noqa: FURB136 - min() is a call
+    while p < stop:
+        b = buf[p]
+        p += 1
+        u |= (b & 0x7F) << shift
+        if b < 0x80:
+            if u >> 64:
+                break
+            return (u >> 1) ^ -(u & 1), p
+        shift += 7
     u, pos = _varint(buf, pos, end, 64, 10, "i64")
     return (u >> 1) ^ -(u & 1), pos
 
 
 def read_size(buf, pos: int, end: int):
     """A length or element count: a varint that must fit a non-negative int32."""
+    p, u, shift = pos, 0, 0
+    stop = pos + 5 if pos + 5 < end else end  # noqa: FURB136 - min() is a call
+    while p < stop:
+        b = buf[p]
+        p += 1
+        u |= (b & 0x7F) << shift
+        if b < 0x80:
+            if u > 0x7FFFFFFF:
+                break
+            return u, p
+        shift += 7
     u, new = _varint(buf, pos, end, 32, 5, "size")
     if u > 0x7FFFFFFF:
         raise DecodeError(f"size {u} is negative as an int32", offset=pos)
@@ -134,6 +235,11 @@ def bad_utf8(raw: bytes, cx: Options, pos: int, err: UnicodeDecodeError):
 def wrong_type(got: int, expected: str, names: dict, pos: int) -> DecodeError:
     name = names.get(got, f"unknown type {got}")
     return DecodeError(f"element type {name} ({got}), schema says {expected}", offset=pos)
+
+
+def type_pair(h: int, names: dict) -> str:
+    """A map's key/value type byte as text (``BINARY/I32``), for ``wirespec inspect``."""
+    return f"{names.get(h >> 4, h >> 4)}/{names.get(h & 15, h & 15)}"
 
 
 def too_deep(cx: Options, pos: int) -> DecodeError:
