@@ -20,7 +20,9 @@ KNOWN_OPEN = {
         # not survive build -> parse (runtime/serializable.py "kept when valid" rule)
         "rebuild: EncodeError: body: built N bytes where the size says N",
         "rebuild: parse(build(model)) != model",
-    }
+    },
+    # a mutated delete event whose column flags (0x81) parse but are not written back
+    "ticdc_open_protocol": {"rebuild: parse(build(model)) != model"},
 }
 SECONDS = 4.0  # per format: five formats, about 20 s in all
 
