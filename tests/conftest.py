@@ -24,6 +24,7 @@ def spark():
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
+    from generator.ingest import quiet_log_config  # Spark logs errors only, from the start
     from runtime.spark_source import register
 
     session = (
@@ -39,7 +40,12 @@ def spark():
         .config("spark.driver.memory", "2g")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.python.worker.reuse", "true")
-        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
+        # tiny test queries: compiling whole-stage Java code costs more than running it
+        .config("spark.sql.codegen.wholeStage", "false")
+        .config(
+            "spark.driver.extraJavaOptions",
+            f"-XX:TieredStopAtLevel=1 -Dlog4j2.configurationFile=file:{quiet_log_config()}",
+        )
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")

@@ -88,27 +88,30 @@ def test_one_frame_per_table_with_typed_columns(frames):
     assert key_columns(frames["shop.items"]) == ["id"]
 
 
-def test_edge_values_are_exact(frames):
-    items = frames["shop.items"]
-    upd = items.where("_op = 'update'").collect()
+@pytest.fixture(scope="module")
+def items(frames):
+    """The rows of the ``shop.items`` frame, collected once for the tests that read them."""
+    return frames["shop.items"].collect()
+
+
+def test_edge_values_are_exact(items):
+    upd = [r for r in items if r._op == "update"]
     assert len(upd) == 1 and upd[0].id == 1
     assert upd[0].u == Decimal(U64)
     assert upd[0].d == Decimal(BIG)
     assert upd[0]._before.u == Decimal(0) and upd[0]._before.name == "one"
     assert upd[0].blob == bytearray(b"\xff")
-    first = items.where("_op = 'insert' AND id = 3").first()
+    (first,) = [r for r in items if r._op == "insert" and r.id == 3]
     assert first.at == datetime.datetime(2021, 1, 4, 0, 0, 0, 250000)
     assert first.day == datetime.date(2021, 1, 4) and first.name is None
-    assert items.where("_op = 'insert' AND id = 2").first().d == Decimal("-1.25")
-    assert items.select("_resolved_ts").distinct().collect()[0][0] == Decimal(135)
+    (second,) = [r for r in items if r._op == "insert" and r.id == 2]
+    assert second.d == Decimal("-1.25")
+    assert {r._resolved_ts for r in items} == {Decimal(135)}
 
 
-def test_key_update_splits_into_delete_and_insert(frames):
-    ops = [
-        (r._op, r.id)
-        for r in frames["shop.items"].where("_commit_ts = 130").orderBy("_seq").collect()
-    ]
-    assert ops == [("delete", 3), ("insert", 30)]
+def test_key_update_splits_into_delete_and_insert(items):
+    at_130 = sorted((r for r in items if r._commit_ts == 130), key=lambda r: r._seq)
+    assert [(r._op, r.id) for r in at_130] == [("delete", 3), ("insert", 30)]
 
 
 def test_merge_over_a_parquet_base_table_gives_the_final_state(spark, frames, tmp_path):
@@ -130,13 +133,12 @@ def test_merge_over_a_parquet_base_table_gives_the_final_state(spark, frames, tm
         UNION ALL
         SELECT {cols} FROM latest WHERE _op != 'delete'
         """.format(cols=", ".join(data)))
-    merged.write.parquet(str(tmp_path / "merged"))
-    result = spark.read.parquet(str(tmp_path / "merged"))
+    result = merged.collect()
     want = final_state()
-    got = {r.id: r for r in result.collect()}
+    got = {r.id: r for r in result}
     assert sorted(got) == sorted(want) == [1, 30]
     assert got[1].u == Decimal(U64) and got[1].name == "uno"
     assert got[30].d == Decimal("7.00") and got[30].name is None
     # and the DataFrame helper agrees with the SQL
     helper = apply_changes(spark.read.parquet(str(tmp_path / "base")), later, ["id"])
-    assert sorted(map(tuple, helper.collect())) == sorted(map(tuple, result.collect()))
+    assert sorted(map(tuple, helper.collect())) == sorted(map(tuple, result))

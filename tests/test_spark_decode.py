@@ -6,7 +6,6 @@ import random
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
 from spark_cases import CASES, normal
 
 from runtime.errors import WirespecError
@@ -19,8 +18,10 @@ KAFKA = "id long, key binary, value binary, topic string, partition int, offset 
 
 
 def kafka_df(spark, messages, topic="t"):
+    """The messages as a Kafka-shaped DataFrame: a local relation, which the session's
+    ``local[2]`` scans as two partitions (no shuffle needed to get more than one)."""
     rows = [(i, k, v, topic, i % 3, 1000 + i) for i, (k, v) in enumerate(messages)]
-    return spark.createDataFrame(rows, KAFKA).repartition(2)
+    return spark.createDataFrame(rows, KAFKA)
 
 
 def expected_rows(fmt, messages):
@@ -37,42 +38,53 @@ def expected_rows(fmt, messages):
     return out
 
 
-def spark_rows(out, fmt):
-    names = codec(fmt).schema().names
-    rows = out.select("id", "_i", *names).collect()
-    return sorted((r[0], r[1], normal(tuple(r[2:]))) for r in rows)
-
-
 def check_same_as_python(spark, fmt, messages):
+    """One Spark job: ``decode`` (FAILFAST) equals the pure-Python parse, row for row,
+    with the generated schema and the Kafka metadata passed through."""
     out = decode(kafka_df(spark, messages), fmt, index_col="_i")
     decoded = [f for f in out.schema.fields if f.name in codec(fmt).schema().names]
     assert decoded == codec(fmt).schema().fields  # the generated schema, nullability too
+    assert {"topic", "partition", "offset"} <= set(out.columns)  # metadata passes through
     want = [e for e in expected_rows(fmt, messages)]
     assert all(e[1] is not None for e in want), "vectors must be valid"
-    assert spark_rows(out, fmt) == sorted(want)
-    return out
+    assert want, "nothing to compare"
+    names = codec(fmt).schema().names
+    rows = out.select("id", "_i", "offset", *names).collect()
+    assert sorted((r[0], r[1], normal(tuple(r[3:]))) for r in rows) == sorted(want)
+    assert all(r.offset == 1000 + r.id for r in rows)
+    return rows
+
+
+PROPERTY_EXAMPLES = 8
+"""Hypothesis examples per format; all of them are decoded in one Spark job."""
+
+
+def property_messages(fmt):
+    """Messages of ``PROPERTY_EXAMPLES`` examples of the format's strategy (drawn without
+    Spark, so the examples cost no Spark job each)."""
+    drawn = []
+
+    @settings(
+        max_examples=PROPERTY_EXAMPLES,
+        phases=[Phase.generate],  # no shrinking: the examples are checked together
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
+    @given(messages=CASES[fmt][1])
+    def draw(messages):
+        drawn.extend(messages)
+
+    draw()
+    return drawn
 
 
 @pytest.mark.parametrize("fmt", list(CASES))
-def test_shared_vectors_decode_like_the_python_parse(spark, fmt):
+def test_vectors_and_property_messages_decode_like_the_python_parse(spark, fmt):
     vectors = CASES[fmt][0]()
     assert vectors
-    out = check_same_as_python(spark, fmt, vectors)
-    kafka_cols = ["topic", "offset"]
-    assert all(c in out.columns for c in kafka_cols)  # metadata passes through
-
-
-@pytest.mark.parametrize("fmt", list(CASES))
-@settings(
-    max_examples=2,
-    phases=[Phase.generate],  # no shrinking: every example is a Spark job
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-@given(data=st.data())
-def test_property_messages_decode_like_the_python_parse(spark, fmt, data):
-    messages = data.draw(CASES[fmt][1])
+    messages = vectors + property_messages(fmt)
+    assert len(messages) >= len(vectors) + PROPERTY_EXAMPLES
     check_same_as_python(spark, fmt, messages)
 
 
@@ -97,25 +109,26 @@ def test_permissive_keeps_every_bad_record_with_its_bytes_and_error(spark, fmt):
     want = expected_rows(fmt, corpus)
     bad = {i for i, j, _ in want if j is None}
     assert len(bad) >= len(corpus) // 3  # the corpus really is mixed
-    out = decode(kafka_df(spark, corpus), fmt, mode="PERMISSIVE", index_col="_i").cache()
-    corrupt = out.where("_corrupt_record IS NOT NULL").select("id", "_corrupt_record", "_error")
-    got_bad = {r.id: r for r in corrupt.collect()}
-    good_ids = {r.id for r in out.where("_corrupt_record IS NULL").select("id").collect()}
+    out = decode(kafka_df(spark, corpus), fmt, mode="PERMISSIVE", index_col="_i")
+    names = codec(fmt).schema().names
+    rows = out.select("id", "_i", "_corrupt_record", "_error", *names).collect()  # one job
+    got_bad = {r.id: r for r in rows if r._corrupt_record is not None}
+    good = [r for r in rows if r._corrupt_record is None]
+    good_ids = {r.id for r in good}
     # input records = decoded + corrupt (a message may decode to zero rows, e.g. no rows)
     zero_row = {i for i, (k, v) in enumerate(corpus) if i not in bad} - good_ids
     assert len(good_ids) + len(zero_row) + len(got_bad) == len(corpus)
+    assert not good_ids & set(got_bad)
     assert set(got_bad) == bad
     for i, _, err in (e for e in want if e[1] is None):
-        assert got_bad[i]._corrupt_record == corpus[i][1]
-        assert (
-            got_bad[i]._error
-            and str(err.offset if hasattr(err, "offset") else "") in got_bad[i]._error
-        )
-    good = [e for e in want if e[1] is not None]
-    rows = [r for r in spark_rows(out.where("_corrupt_record IS NULL"), fmt)]
-    assert rows == sorted(good)
-    assert out.where("_corrupt_record IS NULL AND _error IS NOT NULL").count() == 0
-    out.unpersist()
+        r = got_bad[i]
+        assert r._corrupt_record == corpus[i][1]
+        assert r._error and str(err.offset if hasattr(err, "offset") else "") in r._error
+        assert r._i is None and all(r[n] is None for n in names)  # decoded fields are null
+    assert sorted((r.id, r._i, normal(tuple(r[4:]))) for r in good) == sorted(
+        e for e in want if e[1] is not None
+    )
+    assert all(r._error is None for r in good)
 
 
 def test_failfast_names_the_kafka_record_and_the_byte_offset(spark):

@@ -7,6 +7,7 @@ import struct
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from pyspark.sql import functions as F
 from spark_cases import CASES, SEED_ROW, normal
 
 from runtime.spark_decode import codec
@@ -35,10 +36,10 @@ def read(spark, path, fmt="plainbuffer", **options):
 
 
 def decoded(df, fmt="plainbuffer"):
+    """The decoded fields of every row, in file, position and event order (one job)."""
     names = codec(fmt).schema().names
-    order = df.orderBy("_source_file", "_position", "_event_index")
-    rows = order.select(*names).collect()
-    return [normal(tuple(r)) for r in rows]
+    rows = df.select("_source_file", "_position", "_event_index", *names).collect()
+    return [normal(tuple(r[3:])) for r in sorted(rows, key=lambda r: tuple(r[:3]))]
 
 
 def test_kind_detection_and_framing(tmp_path):
@@ -52,25 +53,43 @@ def test_kind_detection_and_framing(tmp_path):
     assert len(records) == len(PB) - 1 and tail is not None
 
 
+def collect_by_file(df, fmt="plainbuffer", *extra):
+    """One Spark job (no shuffle): the rows, each with the partition that read it, sorted
+    by file, position and event index here."""
+    names = codec(fmt).schema().names
+    cols = ["_source_file", "_position", "_event_index"]
+    rows = df.select(F.spark_partition_id().alias("_part"), *cols, *extra, *names).collect()
+    return sorted(rows, key=lambda r: (r._source_file, r._position, r._event_index))
+
+
+def one_partition_per_file(rows, n_files):
+    parts = {}
+    for r in rows:
+        parts.setdefault(r._source_file, set()).add(r._part)
+    assert len(parts) == n_files and all(len(p) == 1 for p in parts.values())
+    assert len(set.union(*parts.values())) == n_files  # and no two files share one
+
+
 def test_reads_raw_delimited_and_parquet_files_one_partition_each(spark, tmp_path):
+    n = len(codec("plainbuffer").schema().names)
     raw = tmp_path / "raw"
     raw.mkdir()
     for i, (_, v) in enumerate(PB):
         (raw / f"m{i}.bin").write_bytes(v)
     (raw / "_SUCCESS").write_bytes(b"")  # skipped, like Spark's own markers
-    df = read(spark, raw)
-    assert df.rdd.getNumPartitions() == len(PB)
-    assert decoded(df) == PB_ROWS
+    rows = collect_by_file(read(spark, raw))
+    one_partition_per_file(rows, len(PB))
+    assert [normal(tuple(r[-n:])) for r in rows] == PB_ROWS
 
     delim = tmp_path / "delim"
     delim.mkdir()
     (delim / "a.ldr").write_bytes(frames(*PB))
     (delim / "b.ldr").write_bytes(frames(*PB[:1]))
-    df = read(spark, delim)
-    assert df.rdd.getNumPartitions() == 2
-    assert decoded(df) == PB_ROWS + PB_ROWS[:1]
-    firsts = df.where("_event_index = 0").orderBy("_source_file", "_position").collect()
-    assert [r._position for r in firsts][:2] == [0, 4 + len(PB[0][1])]
+    rows = collect_by_file(read(spark, delim))
+    one_partition_per_file(rows, 2)
+    assert [normal(tuple(r[-n:])) for r in rows] == PB_ROWS + PB_ROWS[:1]
+    firsts = [r._position for r in rows if r._event_index == 0]
+    assert firsts[:2] == [0, 4 + len(PB[0][1])]
 
     kafka = tmp_path / "kafka"
     kafka.mkdir()
@@ -86,10 +105,12 @@ def test_reads_raw_delimited_and_parquet_files_one_partition_each(spark, tmp_pat
         )
         pq.write_table(table, kafka / f"part-{part}.parquet")
     df = read(spark, kafka)
-    assert df.rdd.getNumPartitions() == 3
     assert {"topic", "partition", "offset"} <= set(df.columns)
-    assert sorted(decoded(df)) == sorted(PB_ROWS * 3)
-    assert df.select("partition").distinct().count() == 3
+    rows = collect_by_file(df, "plainbuffer", "partition", "offset")
+    one_partition_per_file(rows, 3)
+    assert sorted(normal(tuple(r[-n:])) for r in rows) == sorted(PB_ROWS * 3)
+    assert {r.partition for r in rows} == {0, 1, 2}
+    assert all(r._position == r.offset for r in rows)  # the row number in its file
 
 
 def test_keyed_format_reads_key_files_and_keyed_frames(spark, tmp_path):
@@ -110,15 +131,18 @@ def test_permissive_reports_file_and_position_of_bad_records(spark, tmp_path):
     good = frames(*PB)
     bad = frames((None, b"garbage!")) + frames(PB[0])[:-5]  # garbage, then a cut frame
     (tmp_path / "a.ldr").write_bytes(good + bad)
-    df = read(spark, tmp_path / "a.ldr", mode="PERMISSIVE", inputKind="delimited").cache()
-    corrupt = df.where("_corrupt_record IS NOT NULL").orderBy("_position").collect()
+    df = read(spark, tmp_path / "a.ldr", mode="PERMISSIVE", inputKind="delimited")
+    rows = collect_by_file(df, "plainbuffer", "_corrupt_record", "_error")  # one job
+    corrupt = [r for r in rows if r._corrupt_record is not None]
     assert [(r._position, r._corrupt_record) for r in corrupt] == [
         (len(good), b"garbage!"),
         (len(good) + 12, frames(PB[0])[:-5]),
     ]
     assert "runs past the end" in corrupt[1]._error
     assert all(r._source_file.endswith("a.ldr") for r in corrupt)
-    assert decoded(df.where("_corrupt_record IS NULL")) == PB_ROWS
+    n = len(codec("plainbuffer").schema().names)
+    assert [normal(tuple(r[-n:])) for r in rows if r._corrupt_record is None] == PB_ROWS
+    assert all(r._error is None for r in rows if r._corrupt_record is None)
     with pytest.raises(Exception, match=rf"_source_file=.*a\.ldr _position={len(good)}"):
         read(spark, tmp_path / "a.ldr", inputKind="delimited").collect()
 
@@ -170,10 +194,11 @@ def test_binlog_file_one_partition_each_every_event_a_row(spark, tmp_path):
     (tmp_path / "binlog.000001").write_bytes(data)
     (tmp_path / "binlog.000002").write_bytes(data)
     df = read(spark, tmp_path, "mysql_serialization")
-    assert df.rdd.getNumPartitions() == 2
     schema = codec("mysql_serialization", "binlog_file").schema()
     assert [f for f in df.schema.fields if f.name in schema.names] == schema.fields
-    rows = df.orderBy("_source_file", "_event_index").collect()  # the one Spark job
+    rows = df.select(F.spark_partition_id().alias("_part"), "*").collect()  # one job
+    rows.sort(key=lambda r: (r._source_file, r._event_index))
+    one_partition_per_file(rows, 2)
     want = [normal(r) for r in ms.to_rows(parsed, "binlog_file")]
     assert len(rows) == 2 * len(parsed.events)
     assert [normal(tuple(r[n] for n in schema.names)) for r in rows] == want * 2
