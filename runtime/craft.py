@@ -903,7 +903,9 @@ def _unpack_other(buf, pos, end, event_type, limits):
     """The body of a DDL (ddl type + query) or resolved (empty) event."""
     if event_type == EVENT_RESOLVED:
         if end != pos:
-            raise DecodeError(f"a resolved event has an empty body, not {end - pos} bytes", offset=pos)
+            raise DecodeError(
+                f"a resolved event has an empty body, not {end - pos} bytes", offset=pos
+            )
         return Container()
     with _Path("ddl_type"):
         ddl_type, pos = read_uvarint(buf, pos, end=end)
@@ -1285,41 +1287,36 @@ _ZIGZAG = [(b >> 1) ^ -(b & 1) for b in range(128)]
 """ZigZag decoding of the one-byte varints."""
 _unzigzag = _ZIGZAG.__getitem__
 
+# The chunk readers below are the slow path: the fast decoder first slices a chunk of n
+# bytes and, when ``chunk.isascii()`` (every byte < 0x80: n one-byte varints), takes
+# ``list(chunk)`` (ZigZag through _ZIGZAG) without calling them.
+
 
 def _uvarints(buf, p, n):
-    """n uvarints at ``p`` -> (list, next): one slice when they are all one byte long."""
-    q = p + n
-    chunk = buf[p:q]
-    if len(chunk) == n and max(chunk, default=0) < 0x80:
-        return list(chunk), q
+    """n uvarints of any length at ``p`` -> (list, next); two-byte ones inline."""
     out = []
+    append = out.append
     for _ in range(n):
         v = buf[p]
         if v < 0x80:
             p += 1
+        elif buf[p + 1] < 0x80:  # type codes >= 128, the unsigned flag, sizes < 16384
+            v = (v & 0x7F) | (buf[p + 1] << 7)
+            p += 2
         else:
             v, p = _uv(buf, p)
-        out.append(v)
+        append(v)
     return out, p
 
 
 def _zigzags(buf, p, n):
-    """n ZigZag varints at ``p`` -> (list, next)."""
-    q = p + n
-    chunk = buf[p:q]
-    if len(chunk) == n and max(chunk, default=0) < 0x80:
-        return list(map(_unzigzag, chunk)), q
+    """n ZigZag varints of any length at ``p`` -> (list, next)."""
     out, p = _uvarints(buf, p, n)
     return [(v >> 1) ^ -(v & 1) for v in out], p
 
 
 def _delta_zigzags(buf, p, n):
-    """A delta varint chunk of n elements at ``p`` -> (list, next); int64 arithmetic."""
-    q = p + n
-    chunk = buf[p:q]
-    if len(chunk) == n and max(chunk, default=0) < 0x80:
-        # one-byte deltas are at most 64 in size: no int64 wrap-around is possible
-        return list(_accumulate(map(_unzigzag, chunk))), q
+    """A delta varint chunk of n elements of any length at ``p`` -> (list, next); int64."""
     out, p = _zigzags(buf, p, n)
     acc = 0
     for i, v in enumerate(out):
@@ -1355,6 +1352,9 @@ def _fast_events(buf: bytes, kinds, limits) -> list[Event]:
             v = buf[p]
             if v < 0x80:
                 p += 1
+            elif buf[p + 1] < 0x80:
+                v = (v & 0x7F) | (buf[p + 1] << 7)
+                p += 2
             else:
                 v, p = _uv(buf, p)
             acc = ((acc + ((v >> 1) ^ -(v & 1)) + _I64) & U64) - _I64
@@ -1381,31 +1381,51 @@ def _fast_events(buf: bytes, kinds, limits) -> list[Event]:
             nt, p = _uv(buf, p)
         if not nt or nt > max_count or nt > tables_start - p:
             raise _GiveUp
-        lengths, p = _uvarints(buf, p, nt)
+        q = p + nt
+        chunk = buf[p:q]
+        if chunk.isascii():
+            lengths, p = list(chunk), q
+        else:
+            lengths, p = _uvarints(buf, p, nt)
         if max(lengths) > max_string:
             raise _GiveUp
-        for ln in lengths:
-            q = p + ln
-            if q > tables_start:
+        region = buf[p:tables_start]
+        if region.isascii():  # decoded once; character offsets are byte offsets
+            offsets = list(_accumulate(lengths, initial=0))
+            if offsets[-1] != len(region):
                 raise _GiveUp
-            terms.append(buf[p:q].decode())
-            p = q
-        if p != tables_start:
-            raise _GiveUp
+            terms = list(map(region.decode().__getitem__, map(slice, offsets, offsets[1:])))
+        else:
+            for ln in lengths:
+                q = p + ln
+                if q > tables_start:
+                    raise _GiveUp
+                terms.append(buf[p:q].decode())
+                p = q
+            if p != tables_start:
+                raise _GiveUp
     nterms = len(terms)
+    get_term = terms.__getitem__
     # header: five chunks of n elements
     if n > max_count or n > header_size:
         raise _GiveUp
     ts, p = _uvarints(buf, 1, n)
-    acc = 0
-    for i, v in enumerate(ts):
-        ts[i] = acc = (acc + v) & U64
-    types, p = _uvarints(buf, p, n)
-    parts, p = _delta_zigzags(buf, p, n)
-    schemas, p = _delta_zigzags(buf, p, n)
-    tbls, p = _delta_zigzags(buf, p, n)
-    if p != header_end:
-        raise _GiveUp
+    ts = list(_accumulate(ts))
+    if ts[-1] > U64:  # deltas are >= 0: the last sum is the largest
+        ts = [v & U64 for v in ts]
+    rest = buf[p:header_end]
+    if len(rest) == 4 * n and rest.isascii():  # the other four chunks: one byte each
+        types = list(rest[:n])
+        parts = list(_accumulate(map(_unzigzag, rest[n : 2 * n])))
+        schemas = list(_accumulate(map(_unzigzag, rest[2 * n : 3 * n])))
+        tbls = list(_accumulate(map(_unzigzag, rest[3 * n :])))
+    else:
+        types, p = _uvarints(buf, p, n)
+        parts, p = _delta_zigzags(buf, p, n)
+        schemas, p = _delta_zigzags(buf, p, n)
+        tbls, p = _delta_zigzags(buf, p, n)
+        if p != header_end:
+            raise _GiveUp
     rows = types.count(EVENT_ROW)
     if len(tables) != (2 + n if rows else 2) or (rows and rows != n):
         raise _GiveUp
@@ -1466,57 +1486,79 @@ def _fast_events(buf: bytes, kinds, limits) -> list[Event]:
                 count, p = _uv(buf, p + 1)
             if count > max_count or count > g_end - p:
                 raise _GiveUp
-            names, p = _delta_zigzags(buf, p, count)
-            if names and (min(names) < 0 or max(names) >= nterms):
+            # The chunks may run past g_end here (a corrupt count): p then ends past it,
+            # which the check at the end of the group catches, so none is checked alone.
+            q = p + count
+            chunk = buf[p:q]
+            if chunk.isascii():
+                # one-byte deltas are at most 64 in size: no int64 wrap-around is possible
+                names, p = list(_accumulate(map(_unzigzag, chunk))), q
+            else:
+                names, p = _delta_zigzags(buf, p, count)
+            if names and min(names) < 0:
                 raise _GiveUp
-            codes, p = _uvarints(buf, p, count)
-            flags, p = _uvarints(buf, p, count)
-            lengths, p = _zigzags(buf, p, count)
-            if lengths and (min(lengths) < -1 or max(lengths) > max_string):
-                raise _GiveUp
-            names = list(map(terms.__getitem__, names))
+            names = list(map(get_term, names))  # IndexError past the dictionary: give up
+            q = p + count
+            chunk = buf[p:q]
+            if chunk.isascii():
+                codes, p = list(chunk), q
+            else:
+                codes, p = _uvarints(buf, p, count)
+            q = p + count
+            chunk = buf[p:q]
+            if chunk.isascii():
+                flags, p = list(chunk), q
+            else:
+                flags, p = _uvarints(buf, p, count)
+            q = p + count
+            chunk = buf[p:q]
+            if chunk.isascii():
+                lengths, p = list(map(_unzigzag, chunk)), q  # -64..63
+                if max_string < 63 and lengths and max(lengths) > max_string:
+                    raise _GiveUp
+            else:
+                lengths, p = _zigzags(buf, p, count)
+                if max(lengths) > max_string:
+                    raise _GiveUp
             # codes >= 256 raise IndexError here, which gives up like an unknown code
             column_kinds = list(map(kinds.__getitem__, codes))
             if None in column_kinds:
                 raise _GiveUp
-            if max(lengths, default=-1) < 0:  # all NULL: nothing to slice
-                values = [None] * count
-            else:
-                values = []
-                append_value = values.append
-                for kind, ln, fl in zip(column_kinds, lengths, flags):
-                    if ln < 0:
-                        append_value(None)
-                        continue
-                    q = p + ln
-                    if q > g_end:
+            values = []
+            append_value = values.append
+            for kind, ln, fl in zip(column_kinds, lengths, flags):
+                if ln < 0:
+                    if ln != -1:
                         raise _GiveUp
-                    if kind == _K_BYTES:
-                        append_value(buf[p:q])
-                    elif kind == _K_TEXT:
-                        append_value(buf[p:q].decode())
-                    elif kind == _K_F64:
-                        if ln != 8:
+                    append_value(None)
+                    continue
+                q = p + ln
+                if kind == _K_BYTES:
+                    append_value(buf[p:q])
+                elif kind == _K_TEXT:
+                    append_value(buf[p:q].decode())
+                elif kind == _K_F64:
+                    if ln != 8:
+                        raise _GiveUp
+                    append_value(_UNPACK_DOUBLE(buf, p)[0])
+                elif kind == _K_NULL or not ln:
+                    raise _GiveUp
+                else:
+                    value = buf[p]
+                    if value < 0x80:
+                        if ln != 1:
                             raise _GiveUp
-                        append_value(_UNPACK_DOUBLE(buf, p)[0])
-                    elif kind == _K_NULL or not ln:
-                        raise _GiveUp
                     else:
-                        value = buf[p]
-                        if value < 0x80:
-                            if ln != 1:
-                                raise _GiveUp
-                        else:
-                            value, r = _uv(buf, p)
-                            if r != q:
-                                raise _GiveUp
-                        if kind == _K_SINT or (kind == _K_INT and not fl & FLAG_UNSIGNED):
-                            value = (value >> 1) ^ -(value & 1)
-                        append_value(value)
-                    p = q
-            columns = list(map(Column, names, codes, flags, values))
+                        value, r = _uv(buf, p)
+                        if r != q:
+                            raise _GiveUp
+                    if kind == _K_SINT or (kind == _K_INT and not fl & FLAG_UNSIGNED):
+                        value = (value >> 1) ^ -(value & 1)
+                    append_value(value)
+                p = q
             if p != g_end:
                 raise _GiveUp
+            columns = list(map(Column, names, codes, flags, values))
             if group_type == GROUP_NEW:
                 ev.new = columns
             else:
