@@ -227,7 +227,10 @@ class FastPathEmitter:
         spans = self.spanned_fields(record)
         if record.tag is not None:
             self.tag(w, record.tag)
+        runs = self.fixed_runs(record)
         for i, field in enumerate(record.fields):
+            if field.name in runs:
+                self.fused_run(w, record, runs[field.name], spans)
             w.line(f"# {self.spec.source.display}:{field.line}: {field.name}")
             if any(r in self.needs_parent for r in self._record_refs(field.type)):
                 # What the element's `_parent.x` expressions see: this record's fields so far.
@@ -255,9 +258,96 @@ class FastPathEmitter:
             with w.indent():
                 w.line(f"err.add_path({field.name!r})")
                 w.line("raise")
+            if field.name in self._run_ends:
+                w.depth -= 1  # the end of a fused run's exact (else) branch
         args = ", ".join(f"f_{f.name}" for f in record.fields)
         w.line(f"return {camel(record.name)}({args}), pos")
         return self.signature(record) + "\n" + "\n".join(w.lines)
+
+    def fusable(self, field: Field) -> bool:
+        """A plain fixed-width number: part of a run read with one ``unpack_from``."""
+        ref = field.type
+        return (
+            ref.kind == "prim"
+            and ref.name in PRIMITIVES
+            and not ref.name.startswith("msb_")
+            and ref.name != "bool"
+            and PRIMITIVES[ref.name].size is not None
+            and PRIMITIVES[ref.name].kind in ("int", "uint", "float")
+            and field.tag is None
+            and not field.condition
+            and field.repeat is None
+            and field.checksum is None
+            and not ref.args
+        )
+
+    def fixed_runs(self, record: Record) -> dict[str, list[Field]]:
+        """Runs of two or more adjacent fusable fields with one byte order, by first name."""
+        runs, current = {}, []
+        self._run_ends = set()
+
+        def close():
+            if len(current) >= 2:
+                runs[current[0].name] = list(current)
+                self._run_ends.add(current[-1].name)
+            current.clear()
+
+        for field in record.fields:
+            if self.fusable(field):
+                order = struct_format(field.type.name, self.spec.endian)[0]
+                if current and struct_format(current[0].type.name, self.spec.endian)[0] != order:
+                    close()
+                current.append(field)
+            else:
+                close()
+        close()
+        return runs
+
+    def fused_run(self, w: _Writer, record: Record, run: list[Field], spans: set[str]) -> None:
+        """Adjacent fixed-width fields in one ``unpack_from`` when all their bytes are
+        there (the checks after it raise what the field-by-field code raises); else that
+        code (the ``else`` branch, closed after the run's last field)."""
+        fmt = struct_format(run[0].type.name, self.spec.endian)[0] + "".join(
+            struct_format(f.type.name, self.spec.endian)[1:] for f in run
+        )
+        name = "_" + ("BE" if fmt[0] == ">" else "LE") + "_" + fmt[1:]
+        self.structs[name] = fmt
+        total = sum(PRIMITIVES[f.type.name].size for f in run)
+        w.line(f"# {', '.join(f.name for f in run)}: one read when all {total} bytes are there")
+        w.line(f"if end - pos >= {total}:")
+        with w.indent():
+            names = ", ".join(f"f_{f.name}" for f in run)
+            w.line(f"{names} = {name}.unpack_from(buf, pos)" + ("" if len(run) > 1 else "[0]"))
+            off = 0
+            for f in run:
+                size = PRIMITIVES[f.type.name].size
+                at = f"pos + {off}" if off else "pos"
+                if f.name in spans or f.const is not None:
+                    w.line(f"f_{f.name}_start = {at}")
+                if f.name in spans:
+                    w.line(f"f_{f.name}_end = pos + {off + size}")
+                if f.type.enum:
+                    enum = self.spec.enums[f.type.enum]
+                    raw = w.fresh("raw")
+                    w.line(f"{raw} = f_{f.name}")
+                    w.line(f"f_{f.name} = _{enum.name.upper()}_BY_VALUE.get({raw})")
+                    w.line(f"if f_{f.name} is None:")
+                    with w.indent():
+                        w.line(
+                            f'raise DecodeError(f"{{{raw}}} (0x{{{raw}:02x}}) is not a known '
+                            f'{enum.class_name}", offset={at}, path={f.name!r})'
+                        )
+                if f.const is not None:
+                    w.line(f"if f_{f.name} != {f.const:#x}:")
+                    with w.indent():
+                        w.line(
+                            f'raise DecodeError(f"expected {f.const} but parsed {{f_{f.name}}}", '
+                            f"offset={at}, path={f.name!r})"
+                        )
+                off += size
+            w.line(f"pos += {total}")
+        w.line("else:")
+        w.depth += 1
 
     def message_function(self, record: Record) -> str:
         """A ``layout: serializable`` record: ``runtime.serializable.SerializableMessage``
@@ -455,6 +545,19 @@ class FastPathEmitter:
             else:
                 w.line(f"{var} = buf[pos] >> 1")
             w.line("pos += 1")
+        # The 2- and 3-byte forms inline too when every value they hold fits in `bits`.
+        for n, mask in ((2, 3), (3, 7)):
+            if bits < 7 * n:
+                break
+            w.line(f"elif pos + {n - 1} < end and buf[pos] & {mask} == {mask >> 1}:")
+            with w.indent():
+                parts = " | ".join(
+                    ["buf[pos]"] + [f"buf[pos + {k}] << {8 * k}" for k in range(1, n)]
+                )
+                w.line(f"{var} = ({parts}) >> {n}")
+                if signed:
+                    w.line(f"{var} = ({var} >> 1) ^ -({var} & 1)")
+                w.line(f"pos += {n}")
         w.line("else:")
         with w.indent():
             helper = "msb_svar" if signed else "msb_uvar"
@@ -718,9 +821,6 @@ class FastPathEmitter:
             w.line(f'raise DecodeError(f"negative length {{{n}}}", offset={start})')
         self.limit(w, "max_message_bytes", n, start)
         what = "size-prefixed field"
-        w.line(f"if {n} < 0:")
-        with w.indent():
-            w.line(f'raise DecodeError(f"negative length {{{n}}} for {what}", offset=pos)')
         self.need(w, n, what)
         sub_end = w.fresh("sub_end")
         w.line(f"{sub_end} = pos + {n}")

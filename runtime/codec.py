@@ -61,8 +61,9 @@ def parse_fast(reader, data, limits: dict | None = None):
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
     limits_obj = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
-    limits_obj.check("max_message_bytes", len(data), offset=0)
-    buf = bytes(data)
+    if len(data) > limits_obj.max_message_bytes:
+        limits_obj.check("max_message_bytes", len(data), offset=0)
+    buf = data if type(data) is bytes else bytes(data)
     try:
         model, pos = reader(buf, 0, len(buf), limits_obj, 1)
     except RecursionError:

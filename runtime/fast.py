@@ -10,6 +10,7 @@ the msb-count varints that the generated code inlines only for their one-byte fo
 
 from __future__ import annotations
 
+import re
 import zlib
 from types import SimpleNamespace
 
@@ -60,10 +61,56 @@ def msb_svar(buf, pos: int, end: int, bits: int, what: str = "signed varint"):
     return (value >> 1) ^ -(value & 1), pos
 
 
+_ARRAYS: dict = {}
+
+
+def _array_matcher(count: int, bits: int):
+    """A compiled pattern of ``count`` 1- or 2-byte varints whose values fit in ``bits``,
+    the pattern of one such varint, and the value of each of its byte strings."""
+    key = (count, bits)
+    if key not in _ARRAYS:
+        one = [b for b in range(0, 256, 2) if b >> 1 < 1 << bits]
+        two_first = list(range(1, 256, 4))
+        two_second = [
+            s for s in range(256) if any((f | s << 8) >> 2 < 1 << bits for f in two_first)
+        ]
+        values = {bytes([b]): b >> 1 for b in one}
+        values.update(
+            {
+                bytes([f, s]): (f | s << 8) >> 2
+                for f in two_first
+                for s in two_second
+                if (f | s << 8) >> 2 < 1 << bits
+            }
+        )
+        if len(values) > 70_000 or bits < 7:
+            _ARRAYS[key] = None
+        else:
+            cls = lambda bs: b"[" + b"".join(re.escape(bytes([b])) for b in bs) + b"]"
+            if bits >= 14:
+                token = cls(one) + b"|" + cls(two_first) + b"[\x00-\xff]"
+            else:
+                # 2-byte forms within `bits`: first byte's top 6 bits and the second byte
+                top = (1 << (bits - 6)) - 1 if bits > 6 else 0
+                token = cls(one) + b"|" + cls(two_first) + cls(range(top + 1))
+            one_re = re.compile(b"(?:" + token + b")", re.DOTALL)
+            all_re = re.compile(b"(?:" + token + b"){%d}" % count, re.DOTALL)
+            _ARRAYS[key] = (all_re.match, one_re.findall, values.__getitem__)
+    return _ARRAYS[key]
+
+
 def msb_uvar_array(buf, pos: int, end: int, count: int, bits: int):
     """``count`` unsigned varints back to back, or ``None`` when any of them is not a
     well-formed 1- or 2-byte varint within ``bits`` (the caller then reads them one by one
     to raise the exact error). ``(values, new_pos)`` otherwise."""
+    matcher = _ARRAYS.get((count, bits)) or _array_matcher(count, bits)
+    if matcher is not None:
+        match, findall, value = matcher
+        m = match(buf, pos, end)
+        if m is None:
+            return None
+        stop = m.end()
+        return list(map(value, findall(buf, pos, stop))), stop
     out = []
     append = out.append
     limit = 1 << bits
