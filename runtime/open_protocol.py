@@ -342,9 +342,12 @@ class OpenProtocol:
     def _column(self, name: str, obj, path: str, legacy: list) -> Column:
         # Fast path for the common, well-formed tiflow column; anything unusual (or
         # wrong) takes the checked path below, which raises with the exact path.
-        if type(obj) is dict:
+        # ``legacy`` is the message's layout state: [first column path, its layout].
+        if type(obj) is dict and legacy[1] != "legacy":
             code, flags = obj.get(self._t), obj.get(self._f)
             if type(code) is int and type(flags) is int and 0 <= code <= 255 and 0 <= flags:
+                if legacy[1] is None:
+                    legacy[:] = [path, "tiflow"]
                 h = obj.get(self._h)
                 if (h is None or (h is True and flags & self.handle_bit)) and self._v in obj:
                     v = obj[self._v]
@@ -370,8 +373,20 @@ class OpenProtocol:
         code = _read_key(self.code_key, obj, path_)
         flags = obj.get(self.flags_key.name)
         handle = _read_key(self.bit_key, obj, path_) if self.bit_key else False
+        # A message is all tiflow (every column has f) or all legacy (none has): the
+        # layout is the message's, so a mix could not be written back (no reference
+        # writer produces one).
+        layout = "legacy" if flags is None else "tiflow"
+        if legacy[1] is None:
+            legacy[:] = [path, layout]
+        elif legacy[1] != layout:
+            raise _fail(
+                f"column {'has no' if flags is None else 'has'} {self._f!r} but column "
+                f"{legacy[0]!r} {'has' if flags is None else 'has none'}: a message's columns "
+                "are all tiflow (with it) or all legacy (without)",
+                path,
+            )
         if flags is None:
-            legacy.append(path)
             flags = self.handle_bit if handle else 0
             is_legacy = True
         else:
@@ -509,14 +524,14 @@ class OpenProtocol:
         key, value = bytes(key), bytes(value)
         lim = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
         frames = split_frames(key, value, lim)
-        events, legacy = [], []
+        events, legacy = [], [None, None]  # first column's path and layout
         for index, frame in enumerate(frames):
             try:
                 events.append(self._event(key, value, frame, legacy))
             except DecodeError as err:
                 err.add_path("events", index=index)
                 raise
-        return Message(events, "legacy" if legacy else "tiflow")
+        return Message(events, legacy[1] or "tiflow")
 
     def decode_message(self, key: bytes, value: bytes, **limits) -> list[Event]:
         """All events of one Kafka message, in order."""

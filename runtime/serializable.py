@@ -118,7 +118,12 @@ class SerializableMessage(Construct):
     ``last_non_ignorable_field_id`` and every field (absent ones set to their defaults).
     Build computes the size (the self-consistent value, see below) and the lnifid; a model
     that carries either one keeps it when it is also valid for the built bytes, so that
-    ``build(parse(x)) == x`` for MySQL's own off-by-one sizes too.
+    ``build(parse(x)) == x`` for MySQL's own off-by-one sizes too. A kept size larger
+    than the built bytes (a parsed message that also held unknown fields, non-minimal
+    varints or optional fields written with their default value) is made up with an
+    unknown-field filler (:meth:`_Header.filler`), so ``parse(build(m)) == m`` holds for
+    every parsed model; set ``serializable_field_size`` to None after shortening a
+    parsed model's values to get the computed size instead.
 
         >>> from runtime.msbvarint import MsbVarInt
         >>> SerializableMessage(Field(0, "a", MsbVarInt())).parse(bytes.fromhex("020600"))
@@ -301,7 +306,14 @@ class SerializableMessage(Construct):
         header = _Header(id_len=len(prefix), lnifid_len=uvar_size(lnifid))
         payload = body.getvalue()
         size = header.self_consistent_size(len(payload))
-        size = _keep_if_valid(obj.get(SIZE_KEY), (header.mysql_size(len(payload)),), size)
+        given = obj.get(SIZE_KEY)
+        if type(given) is int and given != size:
+            if given == header.mysql_size(len(payload)):
+                size = given  # MySQL's own off-by-one value
+            else:
+                filler = header.filler(len(payload), given, encode_uvar(len(self.fields)))
+                if filler is not None:  # a parsed message that held more than its fields
+                    payload, size = payload + filler, given
         stream.write(prefix + encode_uvar(size) + encode_uvar(lnifid) + payload)
         return written > 0
 
@@ -319,6 +331,24 @@ class _Header:
         while fixed + uvar_size(size) != size:  # grows monotonically; at most 8 steps
             size = fixed + uvar_size(size)
         return size
+
+    def filler(self, payload: int, size: int, unknown_id: bytes) -> bytes | None:
+        """The bytes that make a message of ``payload`` field bytes exactly ``size`` long
+        (``size`` written as a minimal varint), or None when it is shorter than that.
+
+        They are what fields unknown to every reader look like: ``unknown_id`` (the first
+        id past the known fields, so a reader takes every field not written as absent),
+        then zero bytes, all skipped by the size. A parsed message is longer than what
+        the builder writes for its model when it held such fields (a newer writer's) or
+        non-minimal varints, or wrote optional fields equal to their default: all
+        accepted, as MySQL's reader accepts them, and kept by this filler so that
+        ``parse(build(model)) == model``."""
+        room = size - (self.id_len + uvar_size(size) + self.lnifid_len + payload)
+        if room == 0:  # a second self-consistent size (the size varint one byte wider)
+            return b""
+        if room < len(unknown_id):
+            return None
+        return unknown_id + bytes(room - len(unknown_id))
 
     def mysql_size(self, payload: int) -> int:
         """What MySQL writes: it measures the size varint's length on the payload, so this

@@ -24,6 +24,7 @@ VECTORS = {
         (Path(__file__).parents[2] / "shared/vectors/mysql_serialization.json").read_text()
     )
 }
+FUZZ_CRASHES = Path(__file__).parent / "fuzz" / "crashes" / "mysql_serialization"
 SEED_BODY = bytes.fromhex(VECTORS["gtid_tagged_body_seed_blog_9.2.0"]["hex"])
 SEED_EVENT = bytes.fromhex(VECTORS["gtid_tagged_event_seed_blog_full"]["hex"])
 BODY_VECTORS = [v for name, v in VECTORS.items() if name.startswith("gtid_tagged_body")]
@@ -172,7 +173,40 @@ def test_unknown_trailing_fields_are_skipped():
     )
     body = ms.parse(newer, "gtid_tagged_body")
     assert body.tag == "foobaz" and body.commit_group_ticket == 0
-    assert ms.build(body, "gtid_tagged_body") == SEED_BODY  # what this reader knows
+    # The kept size is honoured with an unknown-field filler: the same model comes back.
+    rebuilt = ms.build(body, "gtid_tagged_body")
+    assert len(rebuilt) == len(newer) and rebuilt[: len(SEED_BODY)] != SEED_BODY
+    assert rebuilt[3 : len(SEED_BODY)] == SEED_BODY[3:]  # the known fields, then the filler
+    assert ms.parse(rebuilt, "gtid_tagged_body") == body
+    fresh = ms.GtidTaggedBody(**{**dict(body.items()), "serializable_field_size": None})
+    assert ms.build(fresh, "gtid_tagged_body") == SEED_BODY  # what this reader knows
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gtid_tagged_body--d4fe8e681b06",  # unknown trailing field ids 32, 11
+        "gtid_tagged_event_no_checksum--53d49c6b5723",  # varint e9 00: 58 in two bytes
+    ],
+)
+def test_fuzz_findings_longer_than_their_fields_rebuild_to_the_same_model(name):
+    record = name.split("--")[0]
+    data = (FUZZ_CRASHES / f"{name}.bin").read_bytes()
+    model = ms.parse(data, record)
+    rebuilt = ms.build(model, record)
+    assert len(rebuilt) == len(data) and ms.parse(rebuilt, record) == model
+    assert ms.parse_construct(rebuilt, record) == model
+
+
+def test_non_minimal_varints_and_explicit_defaults_are_accepted_and_rebuild():
+    # 02 size 00 | field 0 = 1 as the 2-byte form 05 00 | ... | field 11 = 0 written
+    seed = ms.parse(SEED_BODY, "gtid_tagged_body")
+    wide = SEED_BODY[:3] + b"\x00\x05\x00" + SEED_BODY[5:] + encode_uvar(11) + encode_uvar(0)
+    wide = wide[:1] + encode_uvar(len(wide)) + wide[2:]
+    body = ms.parse(wide, "gtid_tagged_body")
+    assert body.gtid_flags == seed.gtid_flags and body.commit_group_ticket == 0
+    assert body.serializable_field_size == len(wide) == len(SEED_BODY) + 3
+    assert ms.parse(ms.build(body, "gtid_tagged_body"), "gtid_tagged_body") == body
 
 
 def test_unknown_non_ignorable_field_is_an_error():

@@ -193,6 +193,29 @@ def test_update_and_delete_sections():
     assert ev.op == "delete" and ev.old == old
 
 
+@pytest.mark.parametrize(
+    "columns, bad",
+    [
+        ('"a":{"t":3,"f":129,"v":1},"b":{"t":3,"v":2}', "d.b"),  # tiflow, then legacy
+        ('"a":{"t":3,"v":1},"b":{"t":3,"f":129,"v":2}', "d.b"),  # legacy, then tiflow
+    ],
+)
+def test_a_message_mixing_tiflow_and_legacy_columns_is_rejected(columns, bad):
+    # fuzz finding tests/fuzz/crashes/ticdc_open_protocol/message--81873fb14648: the layout
+    # is the message's, so the f of a tiflow column in a legacy message was lost on build
+    value = frame(b'{"d":{' + columns.encode() + b"}}")
+    key = frame(b'{"ts":1,"t":1}', version=True)
+    with pytest.raises(DecodeError, match="all tiflow .* or all legacy") as info:
+        decode_message(key, value)
+    assert info.value.path == f"events[0].value.{bad}" and info.value.offset == 8
+    # across events too: the second event's column disagrees with the first's
+    one = frame(b'{"d":{"a":{"t":3,"f":1,"v":1}}}')
+    two = frame(b'{"d":{"a":{"t":3,"v":1}}}')
+    with pytest.raises(DecodeError, match="all legacy") as info:
+        decode_message(key + frame(b'{"ts":2,"t":1}'), one + two)
+    assert info.value.path == "events[1].value.d.a" and info.value.offset == len(one) + 8
+
+
 # ---------------------------------------------------------------- round-trip properties
 
 UINT64_MAX, INT64_MIN, INT64_MAX = 2**64 - 1, -(2**63), 2**63 - 1
