@@ -1537,17 +1537,13 @@ def _fast_events(buf: bytes, kinds, limits) -> list[Event]:
                     append_value(buf[p:q])
                 elif kind == _K_TEXT:
                     append_value(buf[p:q].decode())
-                elif kind == _K_F64:
-                    if ln != 8:
-                        raise _GiveUp
-                    append_value(_UNPACK_DOUBLE(buf, p)[0])
-                elif kind == _K_NULL or not ln:
-                    raise _GiveUp
-                else:
+                elif kind <= _K_UINT:  # a varint filling exactly ln bytes (none if ln is 0)
                     value = buf[p]
                     if value < 0x80:
                         if ln != 1:
                             raise _GiveUp
+                    elif ln == 2 and buf[p + 1] < 0x80:
+                        value = (value & 0x7F) | (buf[p + 1] << 7)
                     else:
                         value, r = _uv(buf, p)
                         if r != q:
@@ -1555,6 +1551,10 @@ def _fast_events(buf: bytes, kinds, limits) -> list[Event]:
                     if kind == _K_SINT or (kind == _K_INT and not fl & FLAG_UNSIGNED):
                         value = (value >> 1) ^ -(value & 1)
                     append_value(value)
+                elif kind == _K_F64 and ln == 8:
+                    append_value(_UNPACK_DOUBLE(buf, p)[0])
+                else:  # NULL kind with a value, or a double that is not 8 bytes
+                    raise _GiveUp
                 p = q
             if p != g_end:
                 raise _GiveUp
