@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional, Union
 
+from runtime.limits import Limits
+
 from .expressions import translate
 from .loader import LoadedSpec, Lines
 from .types import PRIMITIVES, RUNTIME_TYPES, SPECIAL_TYPES
@@ -18,6 +20,20 @@ SPARK_LOGICAL_TYPES = {
     "uuid": "16 byte values (a list or bytes) as the text form of a UUID",
     "timestamp_us": "microseconds since the epoch: the number, plus a `<name>_ts` TimestampType",
 }
+
+
+def spec_limits(raw, error) -> dict[str, int]:
+    """``limits:``: known :class:`runtime.limits.Limits` names, each a positive int
+    (``error(parts, message)`` makes the spec error)."""
+    known = [f.name for f in dataclasses.fields(Limits)]
+    if not isinstance(raw, dict):
+        raise error(("limits",), "limits must be a mapping of limit name -> int")
+    for name, value in raw.items():
+        if name not in known:
+            raise error(("limits", name), f"unknown limit {name!r}; known: {known}")
+        if type(value) is not int or value < 1:
+            raise error(("limits", name), f"{name} must be a positive int, got {value!r}")
+    return dict(raw)
 
 
 @dataclasses.dataclass
@@ -151,6 +167,8 @@ class Spec:
     """``json:``: JSON documents inside the frames (Open Protocol)."""
     kafka_message: Optional["KafkaMessage"] = None
     """``kafka_message:``: a message made of several Kafka columns (key + value)."""
+    limits: dict[str, int] = dataclasses.field(default_factory=dict)
+    """``limits:``: this format's defaults for :class:`runtime.limits.Limits` (by name)."""
 
     def record_order(self) -> list[str]:
         """Records with every dependency before its user (leaves first)."""
@@ -258,7 +276,11 @@ class _Builder:
             source=self.loaded,
             json_documents=json_documents,
             kafka_message=kafka,
+            limits=self.limits(data.get("limits", {})),
         )
+
+    def limits(self, raw: dict) -> dict[str, int]:
+        return spec_limits(raw, self.error)
 
     def json_documents(self, raw: dict) -> dict[str, JsonDoc]:
         """``json:``: check every key's enum, flag bit, rendering table and map target."""

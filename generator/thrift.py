@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 from .loader import LoadedSpec, load
+from .model import spec_limits
 
 PROTOCOL_SPEC = "thrift_compact.yaml"
 BASE_TYPES = ("bool", "i8", "i16", "i32", "i64", "double", "string", "binary", "uuid")
@@ -126,6 +127,8 @@ class ThriftSpec:
     wire: dict
     enums: dict[str, TEnum]
     structs: dict[str, TStruct]
+    limits: dict[str, int] = dataclasses.field(default_factory=dict)
+    """``limits:``: this format's defaults for :class:`runtime.limits.Limits`."""
 
     @property
     def compact_types(self) -> list[tuple[str, int, str]]:
@@ -336,6 +339,7 @@ def build_thrift_model(loaded: LoadedSpec) -> ThriftSpec:
         wire=wire,
         enums=enums,
         structs=structs,
+        limits=spec_limits(data.get("limits", {}), lines.error),
     )
 
 

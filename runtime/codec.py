@@ -30,14 +30,17 @@ from .stream import remaining
 JSON_SAFE_INT = 2**53
 
 
-def parse(construct, data, limits: dict | None = None, spans=None):
+def parse(construct, data, limits: dict | None = None, spans=None, defaults: Limits | None = None):
     """Parse all of ``data`` with ``construct``; trailing bytes are an error.
+
+    ``limits`` override ``defaults`` (a generated module's ``DEFAULT_LIMITS``; else the
+    runtime's) for this call.
 
     ``spans`` is an optional :class:`runtime.spans.SpanRecorder` that the constructs
     report the byte span of every field into (``wirespec inspect``)."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
-    limits_obj = Limits.from_kwargs(limits or {})
+    limits_obj = Limits.from_kwargs(limits or {}, defaults)
     limits_obj.check("max_message_bytes", len(data), offset=0)
     stream = io.BytesIO(data)
     try:
@@ -55,12 +58,15 @@ def parse(construct, data, limits: dict | None = None, spans=None):
     return model
 
 
-def parse_fast(reader, data, limits: dict | None = None):
-    """Parse all of ``data`` with a generated fast-path ``reader`` (same errors as
-    :func:`parse`)."""
+def parse_fast(reader, data, limits: dict | None = None, defaults: Limits | None = None):
+    """Parse all of ``data`` with a generated fast-path ``reader`` (same errors and
+    limits as :func:`parse`)."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
-    limits_obj = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
+    if limits:
+        limits_obj = Limits.from_kwargs(limits, defaults)
+    else:
+        limits_obj = defaults or DEFAULT_LIMITS
     if len(data) > limits_obj.max_message_bytes:
         limits_obj.check("max_message_bytes", len(data), offset=0)
     buf = data if type(data) is bytes else bytes(data)

@@ -33,12 +33,17 @@ class Limits:
     """Largest byte length of one string or byte field."""
 
     @classmethod
-    def from_kwargs(cls, kwargs: dict) -> "Limits":
+    def from_kwargs(cls, kwargs: dict, base: Limits | None = None) -> Limits:
+        """``base`` (default: the defaults above) with the limits ``kwargs`` names replaced.
+
+        >>> Limits.from_kwargs({"max_depth": 8}, Limits(max_count=5)).max_count
+        5
+        """
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = set(kwargs) - names
         if unknown:
             raise WirespecError(f"unknown limit(s) {sorted(unknown)}; known: {sorted(names)}")
-        return cls(**kwargs)
+        return dataclasses.replace(base, **kwargs) if base is not None else cls(**kwargs)
 
     def check(self, what: str, value: int, *, offset: int | None = None) -> None:
         """Raise :class:`LimitError` if ``value`` exceeds the limit named ``what``."""

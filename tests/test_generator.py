@@ -178,3 +178,29 @@ def test_enum_attributes_become_tables(tmp_path):
     err = spec_error(path)
     assert "9 is not one of [0, 1, 8, 'variable']" in err.message
     assert err.key == "enums.value_type.values.STRING.width"
+
+
+def test_spec_limits_are_the_module_defaults_and_a_call_still_overrides_them(tmp_path):
+    import generated.plainbuffer as stock
+    from generator.fuzz import sample_seeds
+    from runtime.errors import LimitError
+
+    path = edited_spec(tmp_path, "\ndefault_record:", "\nlimits: {max_count: 1}\ndefault_record:")
+    _, text = render_spec(path)
+    module = load_module("plainbuffer_limited", text, tmp_path)
+    assert module.DEFAULT_LIMITS == {"max_count": 1} and stock.DEFAULT_LIMITS == {}
+    data = max(sample_seeds("plainbuffer", stock.DEFAULT_RECORD), key=len)
+    model = stock.parse(data)  # the runtime default (1_000_000) lets it through
+    for parse in (module.parse, module.parse_construct):
+        with pytest.raises(LimitError, match="max_count=1"):
+            parse(data)
+        got = parse(data, max_count=1_000_000)  # the caller wins per call
+        assert module.to_dict(got) == stock.to_dict(model)
+        with pytest.raises(LimitError, match="max_string=1"):  # others: the spec's too
+            parse(data, max_string=1)
+
+
+@pytest.mark.parametrize("limits", ["{max_cells: 5}", "{max_count: 0}", "{max_count: many}"])
+def test_spec_limits_must_be_known_positive_ints(tmp_path, limits):
+    path = edited_spec(tmp_path, "\ndefault_record:", f"\nlimits: {limits}\ndefault_record:")
+    assert line_of(path, "limits:") == spec_error(path).line
