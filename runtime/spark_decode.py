@@ -89,7 +89,11 @@ class Codec:
         return "key" in getattr(mod, "SPARK_INPUT", ("value",)) and hasattr(mod, "parse_kafka")
 
     def schema(self):
-        return self.module.spark_schema(self.record)
+        """The module's ``spark_schema(record)``; options that also shape the schema (the
+        keyword parameters of ``spark_schema``, e.g. Thrift's ``body=STRUCT``) go to it as
+        well as to ``parse``."""
+        fn = self.module.spark_schema
+        return fn(self.record, **{k: v for k, v in self.limits if k in _keywords(fn)})
 
     def rows(self, key, value) -> list[tuple]:
         """The Spark rows of one message (raises :class:`WirespecError` on bad bytes)."""
@@ -102,6 +106,14 @@ class Codec:
         else:
             model = mod.parse(value, self.record, **limits)
         return list(mod.to_rows(model, self.record))
+
+
+@functools.cache
+def _keywords(fn) -> frozenset:
+    import inspect
+
+    params = inspect.signature(fn).parameters.values()
+    return frozenset(p.name for p in params if p.kind is p.KEYWORD_ONLY)
 
 
 def codec(fmt: str, record: str | None = None, limits: dict | None = None) -> Codec:

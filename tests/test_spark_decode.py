@@ -168,3 +168,18 @@ def test_unknown_format_and_mode_are_clear(spark):
         decode(df, "nope")
     with pytest.raises(ValueError, match="mode"):
         decode(df, "plainbuffer", mode="DROPMALFORMED")
+
+
+def test_thrift_body_option_types_the_message_body(spark):
+    """``body=STRUCT`` shapes the schema as well as the parse: the body is a struct column."""
+    from spark_cases import SAMPLES
+
+    calls = [(None, p.read_bytes()) for p in sorted((SAMPLES / "thrift_compact").glob("*call*"))]
+    assert len(calls) >= 2
+    c = codec("thrift_compact", None, {"body": "get_user_args"})
+    out = decode(kafka_df(spark, calls), "thrift_compact", body="get_user_args")
+    assert [f for f in out.schema.fields if f.name in c.schema().names] == c.schema().fields
+    rows = out.select("id", *c.schema().names).collect()
+    want = [(i, normal(r)) for i, (k, v) in enumerate(calls) for r in c.rows(k, v)]
+    assert sorted((r[0], normal(tuple(r[1:]))) for r in rows) == want
+    assert {r.body.key.id for r in rows} == {42, None}  # by id and by name
