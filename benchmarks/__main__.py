@@ -289,7 +289,16 @@ def memory_child(kind: str, path: str) -> None:
     from generated import mysql_serialization as ms
     from generated import plainbuffer
 
-    fn = plainbuffer.parse if kind == "plainbuffer" else (lambda d: ms.parse(d, "binlog_file"))
+    def drain(rows):
+        for _ in rows:
+            pass
+
+    fn = {
+        "plainbuffer": plainbuffer.parse,
+        "mysql": lambda d: ms.parse(d, "binlog_file"),
+        "plainbuffer-iter": lambda d: drain(plainbuffer.iter_rows(d)),
+        "mysql-iter": lambda d: drain(ms.iter_rows(d, "binlog_file")),
+    }[kind]
     base = _rss_kib("VmRSS")
     data = Path(path).read_bytes()
     start = time.process_time()
@@ -324,8 +333,10 @@ def memory_check(mib: int):
     out = []
     with tempfile.TemporaryDirectory() as tmp:
         for kind, name, data in (
-            ("plainbuffer", f"PlainBuffer, {mib} MiB of wide rows in one message", pb_input),
-            ("mysql", f"MySQL binlog, {mib} MiB of tagged GTID events", binlog),
+            ("plainbuffer", f"PlainBuffer, {mib} MiB of wide rows in one message: parse", pb_input),
+            ("plainbuffer-iter", f"PlainBuffer, {mib} MiB of wide rows: iter_rows", pb_input),
+            ("mysql", f"MySQL binlog, {mib} MiB of tagged GTID events: parse", binlog),
+            ("mysql-iter", f"MySQL binlog, {mib} MiB of tagged GTID events: iter_rows", binlog),
         ):
             path = Path(tmp) / kind
             path.write_bytes(data)

@@ -191,6 +191,12 @@ class FastPathEmitter:
             for name in self.spec.record_order()
             if name in self.supported
         ]
+        iterated = [
+            self.spec.records[name]
+            for name in self.spec.record_order()
+            if name in self.supported and self.row_iterated(self.spec.records[name])
+        ]
+        functions += [self.rows_function(r) for r in iterated]
         constants = [
             f"{name} = struct.Struct({fmt!r})" for name, fmt in sorted(self.structs.items())
         ]
@@ -210,6 +216,8 @@ class FastPathEmitter:
                 for name in self.spec.record_order()
                 if name in self.supported and name not in self.needs_parent
             ]
+            + ["}", "", "FAST_ROW_ITERATORS = {"]
+            + [f"    {r.name!r}: _rows_{r.name}," for r in iterated]
             + ["}"]
         )
         return "\n\n".join(["\n".join(constants + enums)] + functions + ["\n".join(table)])
@@ -218,11 +226,48 @@ class FastPathEmitter:
         extra = ", parent" if record.name in self.needs_parent else ""
         return f"def _read_{record.name}(buf, pos, end, limits, depth{extra}):"
 
-    def record_function(self, record: Record) -> str:
+    def row_iterated(self, record: Record) -> Field | None:
+        """The field whose elements ``iter_rows`` yields as they are read: the record's
+        ``spark: {row: ...}`` field when it is its last, a ``repeat: eos`` of records,
+        with no tag or condition (so nothing after the elements needs them kept)."""
+        if (
+            not record.spark_row
+            or record.name not in self.supported
+            or record.name in self.needs_parent
+            or record.serializable
+        ):
+            return None
+        field = record.field(record.spark_row)
+        if (
+            field is not record.fields[-1]
+            or field.repeat != "eos"
+            or field.type.kind != "record"
+            or field.type.size is not None
+            or field.tag is not None
+            or field.condition
+        ):
+            return None
+        return field
+
+    def rows_function(self, record: Record) -> str:
+        """``_rows_<record>``: a generator of the row field's elements, each yielded as
+        soon as it is read (the fields before it read as ``_read_<record>`` reads them;
+        errors with the same offset and path, raised when reached)."""
+        return self.record_function(record, rows=self.row_iterated(record))
+
+    def record_function(self, record: Record, rows: Field | None = None) -> str:
         if record.serializable:
             return self.message_function(record)
         w = _Writer()
-        w.line(f'"""Fast path of ``{record.name}``: the model and errors of the construct path."""')
+        if rows is None:
+            w.line(
+                f'"""Fast path of ``{record.name}``: the model and errors of the construct '
+                'path."""'
+            )
+        else:
+            w.line(
+                f'"""The elements of ``{record.name}.{rows.name}`` one at a time (``iter_rows``)."""'
+            )
         self.limit(w, "max_depth", "depth", "pos")
         spans = self.spanned_fields(record)
         if record.tag is not None:
@@ -239,6 +284,11 @@ class FastPathEmitter:
                 if record.name in self.needs_parent:
                     args += (", " if args else "") + "_parent=parent"
                 w.line(f"parent_of_{field.name} = rt_fast.Parent({args})")
+            if field is rows:
+                self.rows_loop(w, field)
+                return f"def _rows_{record.name}(buf, pos, end, limits, depth):\n" + "\n".join(
+                    w.lines
+                )
             if field.name in spans:
                 w.line(f"f_{field.name}_start = pos")
             w.line("try:")
@@ -263,6 +313,37 @@ class FastPathEmitter:
         args = ", ".join(f"f_{f.name}" for f in record.fields)
         w.line(f"return {camel(record.name)}({args}), pos")
         return self.signature(record) + "\n" + "\n".join(w.lines)
+
+    def rows_loop(self, w: _Writer, field: Field) -> None:
+        """``repeat_loop`` of an eos repeat that yields each element instead of keeping it."""
+        var = f"f_{field.name}"
+        w.line(f"{var}_begin = pos")
+        w.line(f"{var}_n = 0")
+        w.line("while pos < end:")
+        with w.indent():
+            w.line("try:")
+            with w.indent():
+                self.limit(w, "max_count", f"{var}_n + 1", "pos")
+                w.line("try:")
+                with w.indent():
+                    self.value(w, field.type, f"{var}_item", field)
+                w.line("except DecodeError as err:")
+                with w.indent():
+                    w.line(f"err.add_path(index={var}_n)")
+                    w.line("raise")
+            w.line("except DecodeError as err:")
+            with w.indent():
+                w.line(f"err.add_path({field.name!r})")
+                w.line("raise")
+            w.line(f"{var}_n += 1")
+            w.line(f"yield {var}_item")
+        if field.min_count:
+            w.line(f"if {var}_n < {field.min_count}:")
+            with w.indent():
+                w.line(
+                    f'raise DecodeError("expected at least {field.min_count} element(s)", '
+                    f"offset={var}_begin, path={field.name!r})"
+                )
 
     def fusable(self, field: Field) -> bool:
         """A plain fixed-width number: part of a run read with one ``unpack_from``."""

@@ -166,3 +166,23 @@ def from_jsonable_checked(converter, d):
         raise EncodeError(f"missing key {err}") from None
     except (TypeError, AttributeError) as err:
         raise EncodeError(f"malformed JSON form: {err}") from None
+
+
+def iter_fast(rows, data, limits: dict | None = None, defaults: Limits | None = None):
+    """Run a generated ``_rows_<record>`` generator over all of ``data``: its elements one
+    at a time, with the checks and errors of :func:`parse_fast`."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
+    if limits:
+        limits_obj = (
+            Limits.from_kwargs(limits, defaults) if defaults else Limits.from_kwargs(limits)
+        )
+    else:
+        limits_obj = defaults or DEFAULT_LIMITS
+    if len(data) > limits_obj.max_message_bytes:
+        limits_obj.check("max_message_bytes", len(data), offset=0)
+    buf = data if type(data) is bytes else bytes(data)
+    try:
+        yield from rows(buf, 0, len(buf), limits_obj, 1)
+    except RecursionError:
+        raise DecodeError("nesting too deep for this Python stack", offset=None) from None
