@@ -4,6 +4,7 @@
     wirespec decode FORMAT [--record R] FILE|-
     wirespec encode FORMAT [--record R] JSONFILE|- [-o OUT]
     wirespec schema FORMAT [--record R] [--ddl]
+    wirespec ingest FORMAT INPUT... --output DIR [--mode M] [--master URL] [--input-kind K]
     wirespec transcode SOURCE TARGET IN OUT [--key KEYFILE] [--key-out KEYFILE]
     wirespec inspect FORMAT FILE [--record R] [--html OUT.html]
     wirespec docs [--check]
@@ -263,6 +264,9 @@ def parser() -> argparse.ArgumentParser:
     from . import fuzz  # robustness: mutation fuzzing of the parsers
 
     fuzz.add_parser(verbs)
+    from . import ingest  # Spark: message files -> Parquet tables
+
+    ingest.add_parser(verbs)
     return top
 
 
