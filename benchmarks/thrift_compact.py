@@ -110,8 +110,9 @@ def apache_classes():
 
 
 def small_values(i):
-    return dict(id=i, ts=1700000000000 + i, name="user-%05d@example" % i, active=bool(i & 1),
-                score=i / 3.0, tags=[i, -i, 7, 100000, 3], token=bytes([i & 0xFF]) * 44)  # fmt: skip
+    return {"id": i, "ts": 1700000000000 + i, "name": f"user-{i:05d}@example",
+            "active": bool(i & 1), "score": i / 3.0, "tags": [i, -i, 7, 100000, 3],
+            "token": bytes([i & 0xFF]) * 44}  # fmt: skip
 
 
 def wide_values(i, small_cls):
@@ -119,15 +120,15 @@ def wide_values(i, small_cls):
     for p, base in SCALARS:
         d[p + "1"] = i * 31 + base
         d[p + "2"] = -(i * 10**9) - base
-        d[p + "3"] = ("%s-%d-" % (p, i)) * 20
+        d[p + "3"] = f"{p}-{i}-" * 20
         d[p + "4"] = i * 0.125 + base
         d[p + "5"] = bool((i + base) & 1)
         d[p + "6"] = bytes(range(90))
         d[p + "7"] = -(i % 30000)
         d[p + "8"] = (i % 200) - 100
     d["longs"] = [i * 2**33 + k for k in range(60)]
-    d["names"] = ["name-%d-%d" % (i, k) for k in range(25)]
-    d["counts"] = {"k%02d" % k: k * i for k in range(20)}
+    d["names"] = [f"name-{i}-{k}" for k in range(25)]
+    d["counts"] = {f"k{k:02d}": k * i for k in range(20)}
     d["items"] = [small_cls(**small_values(i + k)) for k in range(4)]
     return d
 

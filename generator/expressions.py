@@ -36,7 +36,9 @@ class _ToContext(ast.NodeTransformer):
             return node
         if node.id not in self.fields:
             raise ValueError(f"expression uses {node.id!r}, which is not an earlier field")
-        return ast.copy_location(ast.Attribute(ast.Name("this", ast.Load()), node.id, ast.Load()), node)
+        return ast.copy_location(
+            ast.Attribute(ast.Name("this", ast.Load()), node.id, ast.Load()), node
+        )
 
 
 def translate(text: str, fields: set[str]) -> str:
@@ -47,11 +49,15 @@ def translate(text: str, fields: set[str]) -> str:
         raise ValueError(f"not a valid expression: {err.msg}") from None
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED_NODES):
-            raise ValueError(f"{type(node).__name__} is not allowed in an expression")
+            # ValueError is translate()'s one failure type; the model turns it into a SpecError
+            message = f"{type(node).__name__} is not allowed in an expression"
+            raise ValueError(message)  # noqa: TRY004
         if isinstance(node, ast.Call) and not (
             isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS
         ):
-            raise ValueError(f"expression may not call functions other than {', '.join(_FUNCTIONS)}")
+            raise ValueError(
+                f"expression may not call functions other than {', '.join(_FUNCTIONS)}"
+            )
         if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
             raise ValueError("expression may not use private attributes")
     return ast.unparse(_ToContext(fields).visit(tree))

@@ -8,12 +8,11 @@ value clashes, dangling references and fields used before they are read.
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional, Union
 
 from runtime.limits import Limits
 
 from .expressions import translate
-from .loader import LoadedSpec, Lines
+from .loader import Lines, LoadedSpec
 from .types import PRIMITIVES, RUNTIME_TYPES, SPECIAL_TYPES
 
 SPARK_LOGICAL_TYPES = {
@@ -74,16 +73,16 @@ class TypeRef:
     kind: str
     """prim | record | str | bytes | switch | presence | empty | runtime"""
     name: str = ""
-    size: Union[None, int, str] = None
+    size: None | int | str = None
     """For str/bytes/record/switch: a length-prefix primitive name, a byte count, an
     expression, or ``"eos"`` (str/bytes: the rest of the enclosing (sub)stream)."""
     size_is_prefix: bool = False
-    max_length: Optional[int] = None
+    max_length: int | None = None
     """For length-prefixed str/bytes: the largest byte length the format allows."""
-    enum: Optional[str] = None
+    enum: str | None = None
     encoding: str = "utf8"
     switch_on: str = ""
-    cases: dict[str, "TypeRef"] = dataclasses.field(default_factory=dict)
+    cases: dict[str, TypeRef] = dataclasses.field(default_factory=dict)
     args: dict = dataclasses.field(default_factory=dict)
     """For a runtime primitive (kind ``runtime``): argument -> enum class or table name."""
 
@@ -109,19 +108,19 @@ class Field:
     name: str
     doc: str
     type: TypeRef
-    line: Optional[int]
-    tag: Optional[int] = None
+    line: int | None
+    tag: int | None = None
     optional: bool = False
-    repeat: Union[None, str, dict] = None
+    repeat: None | str | dict = None
     min_count: int = 0
-    const: Optional[int] = None
-    checksum: Optional[Checksum] = None
+    const: int | None = None
+    checksum: Checksum | None = None
     spark_skip: bool = False
     spark_type: str = ""
     spark_inline: bool = False
     condition: str = ""
     """``if:``: an expression; the field is on the wire only when it is true (else None)."""
-    id: Optional[int] = None
+    id: int | None = None
     """``layout: serializable``: the field id (its position, 0, 1, 2, ...)."""
     default: object = None
     has_default: bool = False
@@ -139,8 +138,8 @@ class Record:
     name: str
     doc: str
     fields: list[Field]
-    line: Optional[int]
-    tag: Optional[int] = None
+    line: int | None
+    tag: int | None = None
     spark_row: str = ""
     layout: str = "sequence"
     """``sequence`` (fields back to back) or ``serializable`` (mysql::serialization message)."""
@@ -163,9 +162,9 @@ class Spec:
     enums: dict[str, Enum]
     records: dict[str, Record]
     source: LoadedSpec
-    json_documents: dict[str, "JsonDoc"] = dataclasses.field(default_factory=dict)
+    json_documents: dict[str, JsonDoc] = dataclasses.field(default_factory=dict)
     """``json:``: JSON documents inside the frames (Open Protocol)."""
-    kafka_message: Optional["KafkaMessage"] = None
+    kafka_message: KafkaMessage | None = None
     """``kafka_message:``: a message made of several Kafka columns (key + value)."""
     limits: dict[str, int] = dataclasses.field(default_factory=dict)
     """``limits:``: this format's defaults for :class:`runtime.limits.Limits` (by name)."""
@@ -195,16 +194,16 @@ class JsonKeyDef:
     name: str
     type: str
     doc: str
-    line: Optional[int]
+    line: int | None
     field: str
     omit: str = "never"
-    enum: Optional[str] = None
+    enum: str | None = None
     open: bool = False
     bit: str = ""
     """``ENUM.MEMBER`` of a flags enum."""
     layouts: tuple = ()
     when: tuple = ()
-    of: Optional[str] = None
+    of: str | None = None
     rendering: str = ""
     """``ENUM.ATTRIBUTE``: the table saying how each code renders."""
 
@@ -256,7 +255,7 @@ class _Builder:
         self.record_names = record_names
         clash = record_names & set(PRIMITIVES) | record_names & set(SPECIAL_TYPES)
         if clash:
-            name = sorted(clash)[0]
+            name = min(clash)
             raise self.error(("records", name), f"record name {name!r} is a built-in type")
         records = {name: self.record(name, body) for name, body in data["records"].items()}
         json_documents = self.json_documents(data.get("json", {}))
@@ -303,39 +302,57 @@ class _Builder:
                 if key.bit:
                     enum_name, _, member = key.bit.partition(".")
                     enum = self.enums.get(enum_name)
-                    if enum is None or not enum.flags or member not in {v.name for v in enum.values}:
+                    if (
+                        enum is None
+                        or not enum.flags
+                        or member not in {v.name for v in enum.values}
+                    ):
                         raise self.error(where + ("bit",), f"{key.bit!r} is not FLAGS_ENUM.MEMBER")
                 if (key.type == "map") != (key.of is not None):
-                    raise self.error(where + ("of",), "a map names the document of its values (of:), and only a map")
+                    raise self.error(
+                        where + ("of",),
+                        "a map names the document of its values (of:), and only a map",
+                    )
                 if (key.type == "any") != bool(key.rendering):
-                    raise self.error(where + ("rendering",), "an any value names its rendering table, and only it")
+                    raise self.error(
+                        where + ("rendering",),
+                        "an any value names its rendering table, and only it",
+                    )
                 if key.rendering:
                     enum_name, _, attr = key.rendering.partition(".")
                     enum = self.enums.get(enum_name)
                     if enum is None or attr not in {a.name for a in enum.attributes}:
-                        raise self.error(where + ("rendering",), f"{key.rendering!r} is not ENUM.ATTRIBUTE")
+                        raise self.error(
+                            where + ("rendering",), f"{key.rendering!r} is not ENUM.ATTRIBUTE"
+                        )
                 keys.append(key)
             docs[name] = JsonDoc(name, body["doc"], keys)
         for name, doc in docs.items():
             for i, key in enumerate(doc.keys):
                 if key.of is not None and key.of not in docs:
-                    raise self.error(("json", name, "keys", i, "of"), f"no JSON document {key.of!r}")
+                    raise self.error(
+                        ("json", name, "keys", i, "of"), f"no JSON document {key.of!r}"
+                    )
         return docs
 
-    def kafka_message(self, raw: Optional[dict], records: dict) -> Optional[KafkaMessage]:
+    def kafka_message(self, raw: dict | None, records: dict) -> KafkaMessage | None:
         if raw is None:
             return None
         if raw["record"] in records:
             raise self.error(("kafka_message", "record"), f"{raw['record']!r} is already a record")
         for column, record in raw["columns"].items():
             if record not in records:
-                raise self.error(("kafka_message", "columns", column), f"no record named {record!r}")
+                raise self.error(
+                    ("kafka_message", "columns", column), f"no record named {record!r}"
+                )
         return KafkaMessage(raw["record"], raw["doc"], dict(raw["columns"]), raw["codec"])
 
     def enum(self, name: str, body: dict) -> Enum:
         where = ("enums", name)
         if body["type"] not in PRIMITIVES or PRIMITIVES[body["type"]].kind != "int":
-            raise self.error(where + ("type",), f"enum type must be an integer, not {body['type']!r}")
+            raise self.error(
+                where + ("type",), f"enum type must be an integer, not {body['type']!r}"
+            )
         declared = body.get("attributes", {})
         values, seen = [], {}
         for member, spec in body["values"].items():
@@ -361,9 +378,7 @@ class _Builder:
                 raise self.error(where + ("values", member, key), f"undeclared attribute {key!r}")
             values.append(EnumValue(member, value, spec["doc"], attributes))
         attributes = [EnumAttribute(a, d["doc"], d["values"]) for a, d in declared.items()]
-        return Enum(
-            name, body["doc"], body["type"], values, body.get("flags", False), attributes
-        )
+        return Enum(name, body["doc"], body["type"], values, body.get("flags", False), attributes)
 
     def record(self, name: str, body: dict) -> Record:
         where = ("records", name)
@@ -382,7 +397,9 @@ class _Builder:
             rows = target is not None and target.type.kind == "runtime"
             if rows and not RUNTIME_TYPES[target.type.name].rows_spark:
                 rows = False
-            if not rows and (target is None or target.repeat is None or target.type.kind != "record"):
+            if not rows and (
+                target is None or target.repeat is None or target.type.kind != "record"
+            ):
                 raise self.error(where + ("spark", "row"), "must name a repeated record field")
             record.spark_row = spark["row"]
         return record
@@ -392,17 +409,23 @@ class _Builder:
         names = {f.name for f in record.fields}
         for i, (field, raw) in enumerate(zip(record.fields, body["fields"])):
             parts = where + ("fields", i)
-            extras = [k for k in ("id", "default", "default_from", "unknown_field_policy") if k in raw]
+            extras = [
+                k for k in ("id", "default", "default_from", "unknown_field_policy") if k in raw
+            ]
             if not record.serializable:
                 if extras:
-                    raise self.error(parts + (extras[0],), f"{extras[0]!r} needs layout: serializable")
+                    raise self.error(
+                        parts + (extras[0],), f"{extras[0]!r} needs layout: serializable"
+                    )
                 continue
             if raw.get("id") != i:
                 raise self.error(parts + ("id",), f"field ids are positions: expected id: {i}")
             refused = [k for k in ("tag", "optional", "const", "checksum", "if") if k in raw]
             if refused or field.repeat in ("eos", "tagged"):
                 key = refused[0] if refused else "repeat"
-                raise self.error(parts + (key,), f"{key!r} is not possible in a serializable message")
+                raise self.error(
+                    parts + (key,), f"{key!r} is not possible in a serializable message"
+                )
             if field.default_from:
                 target = next((f for f in record.fields if f.name == field.default_from), None)
                 if target is None or target is field or target.has_default or target.default_from:
@@ -420,7 +443,7 @@ class _Builder:
     def is_serializable(self, record_name: str) -> bool:
         return self.data["records"][record_name].get("layout") == "serializable"
 
-    def typeref(self, raw: Union[str, dict], parts, siblings) -> TypeRef:
+    def typeref(self, raw: str | dict, parts, siblings) -> TypeRef:
         if isinstance(raw, str):
             raw = {"type": raw}
         name = raw["type"]
@@ -512,10 +535,18 @@ class _Builder:
         if repeat == "tagged":
             target = self.data["records"].get(ref.name, {}) if ref.kind == "record" else {}
             if "tag" not in target:
-                raise self.error(parts + ("repeat",), "repeat: tagged needs a record type with a tag")
+                raise self.error(
+                    parts + ("repeat",), "repeat: tagged needs a record type with a tag"
+                )
         elif isinstance(repeat, dict):
             count = repeat["count"]
-            repeat = {"count": count if isinstance(count, int) else self.expression(count, parts + ("repeat", "count"), siblings)}
+            repeat = {
+                "count": (
+                    count
+                    if isinstance(count, int)
+                    else self.expression(count, parts + ("repeat", "count"), siblings)
+                )
+            }
         field = Field(
             name=raw["name"],
             doc=raw["doc"],
@@ -536,9 +567,13 @@ class _Builder:
         field.spark_type = spark.get("type", "")
         field.spark_inline = spark.get("inline", False)
         if field.spark_inline and (ref.kind != "record" or field.repeat is not None):
-            raise self.error(parts + ("spark", "inline"), "only a single record field can be inlined")
+            raise self.error(
+                parts + ("spark", "inline"), "only a single record field can be inlined"
+            )
         if field.spark_type and field.spark_type not in SPARK_LOGICAL_TYPES:
-            raise self.error(parts + ("spark", "type"), f"unknown logical type {field.spark_type!r}")
+            raise self.error(
+                parts + ("spark", "type"), f"unknown logical type {field.spark_type!r}"
+            )
         if "if" in raw:
             field.condition = self.expression(raw["if"], parts + ("if",), siblings)
         field.id = raw.get("id")
@@ -565,7 +600,9 @@ class _Builder:
         cases = {}
         for case, case_raw in raw.get("cases", {}).items():
             if case not in members and case != "default":
-                raise self.error(parts + ("cases", case), f"{case!r} is not a member of {enum.name}")
+                raise self.error(
+                    parts + ("cases", case), f"{case!r} is not a member of {enum.name}"
+                )
             cases[case] = self.typeref(case_raw, parts + ("cases", case), siblings)
         missing = members - set(cases)
         if missing and "default" not in cases:
@@ -573,7 +610,11 @@ class _Builder:
         ref = TypeRef("switch", switch_on=on, cases=cases, enum=enum_name)
         if "size" in raw:
             size = raw["size"]
-            ref.size = size if isinstance(size, int) else self.expression(size, parts + ("size",), siblings)
+            ref.size = (
+                size
+                if isinstance(size, int)
+                else self.expression(size, parts + ("size",), siblings)
+            )
         return ref
 
     def checksum(self, raw: dict, parts, siblings) -> Checksum:
@@ -592,7 +633,9 @@ class _Builder:
             if "each" in item:
                 if item["each"] not in names:
                     raise self.error(where + ("each",), f"{item['each']!r} is not an earlier field")
-                items.append(ChecksumItem("each", field=item["each"], member=item["member"], encoder=encoder))
+                items.append(
+                    ChecksumItem("each", field=item["each"], member=item["member"], encoder=encoder)
+                )
             else:
                 expr = self.expression(item["value"], where + ("value",), siblings)
                 items.append(ChecksumItem("value", expression=expr, encoder=encoder))

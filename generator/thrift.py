@@ -554,7 +554,6 @@ def import_spec(path: Path):
     module = types.ModuleType(mod_name)
     module.__file__ = str(path)
     sys.modules[mod_name] = module
-    exec(
-        compile(text, f"<generated from {path}>", "exec"), module.__dict__
-    )  # noqa: S102 - our own render
+    # Runs the module we just generated from the user's spec (wirespec ... --spec FILE).
+    exec(compile(text, f"<generated from {path}>", "exec"), module.__dict__)  # noqa: S102
     return module

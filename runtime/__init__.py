@@ -7,4 +7,4 @@ names.
 from .errors import DecodeError, EncodeError, LimitError, SpecError, WirespecError
 from .limits import Limits
 
-__all__ = ["WirespecError", "DecodeError", "EncodeError", "LimitError", "SpecError", "Limits"]
+__all__ = ["DecodeError", "EncodeError", "LimitError", "Limits", "SpecError", "WirespecError"]

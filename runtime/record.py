@@ -176,11 +176,9 @@ class Tag(Construct):
         got = read_byte(stream, f"tag 0x{self.tag:02x}")
         if got != self.tag:
             raise DecodeError(f"expected tag 0x{self.tag:02x}, got 0x{got:02x}", offset=start)
-        return None
 
     def _build(self, obj, stream, context, path):
         stream.write(bytes((self.tag,)))
-        return None
 
     def _sizeof(self, context, path):
         return 1
@@ -397,9 +395,7 @@ class SizePrefixed(Subconstruct):
             raise
         left = remaining(inner)
         if left:
-            raise DecodeError(
-                f"length {length} leaves {left} byte(s) unparsed", offset=start
-            )
+            raise DecodeError(f"length {length} leaves {left} byte(s) unparsed", offset=start)
         return value
 
     def _build(self, obj, stream, context, path):

@@ -38,8 +38,8 @@ from construct import Construct, ConstructError, Container, ListContainer, Sizeo
 
 from .errors import DecodeError, EncodeError, SpecError
 from .limits import current
-from .spans import current as current_spans
 from .msbvarint import encode_uvar, read_uvar, uvar_size, write_uvar
+from .spans import current as current_spans
 from .stream import read_exact, remaining
 
 SIZE_KEY = "serializable_field_size"

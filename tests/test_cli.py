@@ -25,7 +25,10 @@ SEED_ROW = bytes.fromhex(
 
 def wirespec(*args, stdin: bytes = b""):
     return subprocess.run(
-        [sys.executable, "-m", "generator.cli", *args], input=stdin, capture_output=True
+        [sys.executable, "-m", "generator.cli", *args],
+        input=stdin,
+        capture_output=True,
+        check=False,
     )
 
 
@@ -112,5 +115,7 @@ def test_schema_json_and_ddl():
     names = [f["name"] for f in json.loads(as_json.stdout)["fields"]]
     assert names == ["primary_key", "attributes", "delete_marker"]
     ddl = wirespec("schema", "plainbuffer", "--ddl").stdout.decode()
-    assert ddl.startswith("`primary_key` ARRAY<STRUCT<`name`: STRING, `value`: STRUCT<`type`: STRING")
+    assert ddl.startswith(
+        "`primary_key` ARRAY<STRUCT<`name`: STRING, `value`: STRUCT<`type`: STRING"
+    )
     assert "`delete_marker` BOOLEAN NOT NULL" in ddl

@@ -13,9 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runtime.errors import DecodeError, EncodeError, LimitError
-from runtime.gojson import utf8_text
-from runtime.limits import Limits
 from generated.ticdc_open_protocol import (
     COLUMN_TYPE_RENDERING,
     decode_message,
@@ -24,6 +21,9 @@ from generated.ticdc_open_protocol import (
     key_frames,
     value_frames,
 )
+from runtime.errors import DecodeError, EncodeError, LimitError
+from runtime.gojson import utf8_text
+from runtime.limits import Limits
 from runtime.open_protocol import split_frames
 from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 

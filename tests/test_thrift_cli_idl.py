@@ -17,7 +17,10 @@ from generator.thrift_idl import import_thrift
 
 def wirespec(*args, stdin: bytes = b""):
     return subprocess.run(
-        [sys.executable, "-m", "generator.cli", *args], input=stdin, capture_output=True
+        [sys.executable, "-m", "generator.cli", *args],
+        input=stdin,
+        capture_output=True,
+        check=False,
     )
 
 
