@@ -740,12 +740,14 @@ def _bad_element(message, buf, chunk_start, i, name):
     return _at(DecodeError(message, offset=skip_varints(buf, chunk_start, i)), name, index=i)
 
 
-def _unpack_message(buf, limits, spans=None):
+def _unpack_message(buf, limits, spans=None, encodings=None):
     """Parse a message into the raw Container, plus element positions for error offsets.
 
     ``spans`` (a :class:`runtime.spans.SpanRecorder`, for ``wirespec inspect``) gets the
-    byte range of every region: version, header, each body, term dictionary, size tables
-    and their length."""
+    byte range of every field: each region (version, header, bodies, term dictionary, size
+    tables, their length) is re-walked by :func:`_record_fields` once it has been checked,
+    so the untraced path pays nothing. ``encodings`` (type code -> kind) only serves the
+    column values shown in those spans."""
     end = len(buf)
     limits.check("max_message_bytes", end, offset=0)
     with _Path("version"):
@@ -766,8 +768,10 @@ def _unpack_message(buf, limits, spans=None):
         _check_tables(buf, tables, starts, tables_start)
     if spans is not None:
         _region(spans, "version", 0, pos, version)
-        _region(spans, "size_tables", tables_start, tail, tables)
-        _region(spans, "size_tables_length", tail, end, tables_len)
+        _record_tables(spans, buf, tables_start, tail, tables)
+        spans.open("size_tables_length", tail)
+        spans.mark(tail, end, "reversed length", tables_len)
+        spans.close(end, tables_len)
     (header_size, dict_size), sizes = tables[0], tables[1]
     n = len(sizes)
     header_end = pos + header_size
@@ -788,8 +792,8 @@ def _unpack_message(buf, limits, spans=None):
     with _Path("header"):
         header, rows = _unpack_header(buf, pos, header_end, n, len(terms), limits)
     if spans is not None:
-        _region(spans, "term_dictionary", dict_start, tables_start, terms)
-        _region(spans, "header", pos, header_end, header)
+        _record_terms(spans, buf, dict_start, tables_start, terms)
+        _record_header(spans, buf, pos, header_end, header, terms)
         spans.open("bodies", header_end)
     expected = 2 + n if rows else 2
     if len(tables) != expected:
@@ -816,7 +820,7 @@ def _unpack_message(buf, limits, spans=None):
                     )
                 bodies.append(_unpack_row(buf, p, group_sizes, len(terms), limits, positions, i))
         if spans is not None:
-            _region(spans, i, p, b_end, bodies[-1])
+            _record_body(spans, buf, i, p, b_end, bodies[-1], terms, encodings)
         p = b_end
     if spans is not None:
         spans.close(p, bodies)
@@ -833,6 +837,137 @@ def _unpack_message(buf, limits, spans=None):
 def _region(spans, key, start: int, end: int, value) -> None:
     spans.open(key, start)
     spans.close(end, value)
+
+
+# -- field spans for ``wirespec inspect`` (only called with a recorder; the region they
+# walk has been decoded and checked already, so these re-reads cannot fail) -------------
+def _record_varints(spans, buf, key, pos, values, signed=False, delta=False, labels=None):
+    """A node ``key`` over a varint chunk, one child per element: its value, and for a
+    delta chunk the role ``base`` or ``delta +d ->`` (what the bytes say; the value is the
+    running one). ``labels[j]`` (a column or term name) prefixes the role."""
+    if key is not None:
+        spans.open(key, pos)
+    for j, v in enumerate(values):
+        raw, nxt = read_uvarint(buf, pos)
+        role = "value"
+        if delta:
+            d = (raw >> 1) ^ -(raw & 1) if signed else raw
+            role = "base" if j == 0 else f"delta {d:+d} ->"
+        label = labels[j] if labels is not None else None
+        if label is not None:
+            role = f"{label}: {'' if role == 'value' else role}".rstrip()
+        spans.open(j, pos)
+        if role != "value":
+            spans.mark(pos, nxt, role, v)
+        spans.close(nxt, v)
+        pos = nxt
+    if key is not None:
+        spans.close(pos, ListContainer(values))
+    return pos
+
+
+def _record_payloads(spans, buf, key, pos, lengths, values, labels=None):
+    """A node ``key`` over the payloads of a string/nullable chunk (NULLs have no bytes)."""
+    spans.open(key, pos)
+    for j, (ln, v) in enumerate(zip(lengths, values, strict=True)):
+        if ln < 0:
+            continue
+        spans.open(j, pos)
+        label = labels[j] if labels is not None else None
+        if label is not None:
+            spans.mark(pos, pos + ln, f"{label}:", v)
+        spans.close(pos + ln, v)
+        pos += ln
+    spans.close(pos, ListContainer(values))
+    return pos
+
+
+def _record_tables(spans, buf, pos, end, tables):
+    spans.open("size_tables", pos)
+    for t, table in enumerate(tables):
+        spans.open(t, pos)
+        n, p = read_uvarint(buf, pos)
+        spans.mark(pos, p, "count", n)
+        pos = _record_varints(spans, buf, None, p, table, signed=True, delta=True)
+        spans.close(pos, ListContainer(table))
+    spans.close(end, tables)
+
+
+def _record_terms(spans, buf, pos, end, terms):
+    spans.open("term_dictionary", pos)
+    if terms:
+        n, p = read_uvarint(buf, pos)
+        spans.mark(pos, p, "count", n)
+        lengths = [len(t.encode("utf-8")) for t in terms]
+        p = _record_varints(spans, buf, "lengths", p, lengths)
+        _record_payloads(spans, buf, "terms", p, lengths, terms)
+    spans.close(end, terms)
+
+
+def _term_names(ids, terms):
+    return [terms[i] if 0 <= i < len(terms) else None for i in ids]
+
+
+def _record_header(spans, buf, pos, end, header, terms):
+    spans.open("header", pos)
+    pos = _record_varints(spans, buf, "commit_ts", pos, header.commit_ts, delta=True)
+    pos = _record_varints(spans, buf, "type", pos, header.type)
+    pos = _record_varints(spans, buf, "partition", pos, header.partition, True, True)
+    for name in ("schema", "table"):
+        ids = header[name]
+        pos = _record_varints(spans, buf, name, pos, ids, True, True, _term_names(ids, terms))
+    spans.close(end, header)
+
+
+def _record_body(spans, buf, i, pos, end, body, terms, encodings):
+    spans.open(i, pos)
+    if "query" in body:
+        _, p = read_uvarint(buf, pos)
+        _region(spans, "ddl_type", pos, p, body.ddl_type)
+        pos = p
+        spans.open("query", pos)
+        ln, p = read_uvarint(buf, pos)
+        spans.mark(pos, p, "length", ln)
+        spans.close(end, body.query)
+    elif "column_groups" in body:
+        spans.open("column_groups", pos)
+        for g, group in enumerate(body.column_groups):
+            pos = _record_group(spans, buf, g, pos, group, terms, encodings)
+        spans.close(end, body.column_groups)
+    spans.close(end, body)
+
+
+def _record_group(spans, buf, g, pos, group, terms, encodings):
+    spans.open(g, pos)
+    spans.open("type", pos)
+    spans.close(pos + 1, group.type)
+    n, p = read_uvarint(buf, pos + 1)
+    spans.mark(pos + 1, p, "count", n)
+    names = _term_names(group.names, terms)
+    p = _record_varints(spans, buf, "names", p, group.names, True, True, names)
+    p = _record_varints(spans, buf, "types", p, group.types, labels=names)
+    p = _record_varints(spans, buf, "flags", p, group.flags, labels=names)
+    raw = group.raw_values
+    lengths = [-1 if v is None else len(v) for v in raw]
+    p = _record_varints(spans, buf, "value_lengths", p, lengths, labels=names)
+    shown = [
+        _shown_value(code, flag, v, encodings)
+        for code, flag, v in zip(group.types, group.flags, raw, strict=True)
+    ]
+    p = _record_payloads(spans, buf, "values", p, lengths, shown, names)
+    spans.close(p, group)
+    return p
+
+
+def _shown_value(code, flags, raw, encodings):
+    """The typed value of a column for the dump, or its raw bytes when it cannot be typed
+    (no table given, or bytes the event model would reject: that error comes later)."""
+    if raw is None or not encodings:
+        return raw
+    try:
+        return decode_value(code, flags, raw, encodings)
+    except DecodeError:
+        return raw
 
 
 def _check_tables(buf, tables, starts, tables_start):
@@ -2064,7 +2199,9 @@ class CraftMessage(Construct):
         try:
             if spans is not None:  # wirespec inspect: the checked path reports its regions
                 with spans.shifted(start):
-                    message, positions = _unpack_message(buf, _limits.current(context), spans)
+                    message, positions = _unpack_message(
+                        buf, _limits.current(context), spans, self.encodings
+                    )
                 if not self.as_events:
                     return message
                 return _to_events(message, positions, buf, self.encodings)

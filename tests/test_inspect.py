@@ -564,7 +564,8 @@ def test_every_sample_is_accounted_for(fmt, record, data):
         assert coarse == []
 
 
-# -- TiCDC Craft: the regions of a message, reported by the checked decoder ----------------
+# -- TiCDC Craft: the fields of a message, reported by the checked decoder ------------------
+# (the seed examples field by field: tests/test_craft_inspect.py)
 
 # A resolved event (runtime/craft.py's docstring): size tables [[13, 0], [0]], i.e. a 13-byte
 # header, an empty body and an empty term dictionary, then the tables and their length 5.
@@ -579,10 +580,19 @@ def test_craft_regions():
     got = [(s.path, s.start, s.end) for s in result.leaves()]
     assert got == [
         ("events.version", 0, 1),
-        ("events.header", 1, 14),
-        ("events.size_tables", 14, 19),
+        ("events.header.commit_ts[0]", 1, 10),
+        ("events.header.type[0]", 10, 11),
+        ("events.header.partition[0]", 11, 12),
+        ("events.header.schema[0]", 12, 13),
+        ("events.header.table[0]", 13, 14),
+        ("events.size_tables[0]", 14, 15),
+        ("events.size_tables[0][0]", 15, 16),
+        ("events.size_tables[0][1]", 16, 17),
+        ("events.size_tables[1]", 17, 18),
+        ("events.size_tables[1][0]", 18, 19),
         ("events.size_tables_length", 19, 20),
     ]
     values = {s.path: s.value for s in result.leaves()}
     assert values["events.version"] == 1 and values["events.size_tables_length"] == 5
-    assert [list(t) for t in values["events.size_tables"]] == [[13, 0], [0]]
+    assert values["events.header.commit_ts[0]"] == 424316594097225729
+    assert [values[f"events.size_tables[0][{j}]"] for j in (0, 1)] == [13, 0]
