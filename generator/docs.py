@@ -76,6 +76,9 @@ def type_text(ref, spec: Spec) -> str:
         return "presence (the tag alone means true)"
     if kind == "empty":
         return "nothing"
+    if kind == "map":
+        key, value = type_text(ref.key, spec), type_text(ref.value, spec)
+        return f"map (varint pair count) of {key} to {value}"
     return f"`{ref.name or kind}`"
 
 
@@ -195,6 +198,8 @@ def _field_notes(f) -> list[str]:
         notes.append("repeated until the end")
     elif f.repeat == "tagged":
         notes.append("repeated while the element's tag follows")
+    elif f.repeat == "msb_count":
+        notes.append("a vector: varint count, then the elements")
     elif isinstance(f.repeat, dict):
         notes.append(f"repeated `{spec_expr(f.repeat['count'])}` times")
     if f.min_count:

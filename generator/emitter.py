@@ -165,6 +165,10 @@ class ModuleEmitter:
             return expr
         if ref.kind == "empty":
             return "rt.Empty()"
+        if ref.kind == "map":
+            key = self.type_construct(ref.key, nested=True)
+            value = self.type_construct(ref.value, nested=True)
+            return f"rt_serializable.MsbMap({key}, {value})"
         raise AssertionError(ref.kind)
 
     def field_construct(self, field: Field, record: Record) -> str:
@@ -185,6 +189,8 @@ class ModuleEmitter:
             tag = self.spec.records[ref.name].tag
             extra = f", min_count={field.min_count}" if field.min_count else ""
             expr = f"rt.RepeatWhileTag({expr}, 0x{tag:02x}{extra})"
+        elif field.repeat == "msb_count":
+            expr = f"rt_serializable.MsbVector({expr})"
         elif isinstance(field.repeat, dict):
             count = field.repeat["count"]
             count = count if isinstance(count, int) else f"lambda this: {count}"
@@ -248,6 +254,8 @@ class ModuleEmitter:
             return " | ".join(sorted(kinds) + ["None"])
         if ref.kind == "runtime":
             return RUNTIME_TYPES[ref.name].python
+        if ref.kind == "map":
+            return f"dict[{self.python_type(ref.key)}, {self.python_type(ref.value)}]"
         return {"presence": "bool", "empty": "None"}.get(ref.kind, ref.kind)
 
     def model_field(self, field: Field) -> str:
@@ -257,6 +265,8 @@ class ModuleEmitter:
             return f"{field.name}: list[{annotation}] = dataclasses.field(default_factory=list)"
         if field.type.kind == "presence":
             return f"{field.name}: bool = False"
+        if field.type.kind == "map":
+            return f"{field.name}: {annotation} = dataclasses.field(default_factory=dict)"
         if "None" not in annotation:
             annotation += " | None"
         return f"{field.name}: {annotation} = None"
@@ -273,6 +283,9 @@ class ModuleEmitter:
     def uses(self, prefix: str) -> bool:
         """Whether any construct expression names ``prefix`` (e.g. ``rt_serializable.``)."""
         return any(prefix in text for text in self.all_construct_expressions())
+
+    def uses_map(self) -> bool:
+        return any(f.type.kind == "map" for r in self.spec.records.values() for f in r.fields)
 
     def uses_spark_type(self, logical: str) -> bool:
         return any(f.spark_type == logical for r in self.spec.records.values() for f in r.fields)
@@ -297,6 +310,10 @@ class ModuleEmitter:
             return f"{ref.name}_from_dict({expr})"
         if ref.kind == "presence":
             return f"bool({expr})"
+        if ref.kind == "map":
+            # JSON object keys are text: an integer key comes back from its decimal string.
+            key, value = self.from_json(ref.key, "k"), self.from_json(ref.value, "v")
+            return f"{{{key}: {value} for k, v in ({expr} or {{}}).items()}}"
         return expr
 
     def field_from_json(self, field: Field, record: Record) -> str:
@@ -360,6 +377,8 @@ class ModuleEmitter:
                 if sub.kind != "empty"
             )
             return f"StructType([{cols}])"
+        if ref.kind == "map":
+            return f"MapType({self.spark_type(ref.key)}, {self.spark_type(ref.value)}, False)"
         raise AssertionError(ref.kind)
 
     def spark_fields(self, record: Record) -> list[tuple[str, str, bool]]:
@@ -396,6 +415,9 @@ class ModuleEmitter:
             return f"{ref.name}_to_row({expr})"
         if ref.kind == "switch":
             return f"rt_codec.switch_row({expr}, {self.switch_case_names(ref)})"
+        if ref.kind == "map":
+            key, value = self.row_value(ref.key, "k"), self.row_value(ref.value, "v")
+            return f"{{{key}: {value} for k, v in {expr}.items()}}"
         return expr
 
     def switch_case_names(self, ref: TypeRef) -> str:

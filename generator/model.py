@@ -71,7 +71,7 @@ class TypeRef:
     """What a field (or a switch case) holds on the wire."""
 
     kind: str
-    """prim | record | str | bytes | switch | presence | empty | runtime"""
+    """prim | record | str | bytes | switch | presence | empty | runtime | map"""
     name: str = ""
     size: None | int | str = None
     """For str/bytes/record/switch: a length-prefix primitive name, a byte count, an
@@ -85,6 +85,10 @@ class TypeRef:
     cases: dict[str, TypeRef] = dataclasses.field(default_factory=dict)
     args: dict = dataclasses.field(default_factory=dict)
     """For a runtime primitive (kind ``runtime``): argument -> enum class or table name."""
+    key: TypeRef | None = None
+    """For a map (``map: {key: ..., value: ...}``, kind ``map``): the key's type ..."""
+    value: TypeRef | None = None
+    """... and the value's type."""
 
 
 @dataclasses.dataclass
@@ -233,6 +237,7 @@ def record_dependencies(record: Record) -> list[str]:
     deps = []
     for field in record.fields:
         refs = [field.type] + list(field.type.cases.values())
+        refs += [t for t in (field.type.key, field.type.value) if t is not None]
         deps += [t.name for t in refs if t.kind == "record"]
     return deps
 
@@ -413,6 +418,8 @@ class _Builder:
                 k for k in ("id", "default", "default_from", "unknown_field_policy") if k in raw
             ]
             if not record.serializable:
+                extras += ["map"] if "map" in raw else []
+                extras += ["repeat"] if field.repeat == "msb_count" else []
                 if extras:
                     raise self.error(
                         parts + (extras[0],), f"{extras[0]!r} needs layout: serializable"
@@ -436,6 +443,15 @@ class _Builder:
                 raise self.error(parts + ("default",), "give default or default_from, not both")
             if field.type.kind == "record" and not self.is_serializable(field.type.name):
                 raise self.error(parts + ("type",), "a nested message must be layout: serializable")
+            if field.repeat not in (None, "msb_count") and field.type.kind == "record":
+                raise self.error(parts + ("repeat",), "messages repeat only as repeat: msb_count")
+            if field.type.kind == "map":
+                for part in ("key", "value"):
+                    sub = getattr(field.type, part)
+                    if sub.kind == "record" and not self.is_serializable(sub.name):
+                        raise self.error(
+                            parts + ("map", part), "a message in a map must be layout: serializable"
+                        )
         for name in ("serializable_field_size", "last_non_ignorable_field_id"):
             if name in names:
                 raise self.error(where + ("fields",), f"{name!r} is the message header's name")
@@ -512,8 +528,33 @@ class _Builder:
             out[name] = f"{enum_name.upper()}_{attr.upper()}" if attr else camel(enum_name)
         return out
 
+    def map_type(self, raw, parts, siblings) -> TypeRef:
+        """``map: {key: TYPE, value: TYPE}``: integer or string keys, any element values."""
+        if not isinstance(raw, dict) or set(raw) != {"key", "value"}:
+            raise self.error(parts, "a map is {key: TYPE, value: TYPE}")
+        ref = TypeRef("map", "map")
+        for part in ("key", "value"):
+            sub = raw[part]
+            if not isinstance(sub, (str, dict)) or (isinstance(sub, dict) and "type" not in sub):
+                raise self.error(parts + (part,), "a type name or {type: ..., size: ...}")
+            sub = self.typeref(sub, parts + (part,), siblings)
+            if sub.kind not in ("prim", "str", "bytes", "record") or sub.enum:
+                raise self.error(parts + (part,), f"{sub.kind} cannot be in a map")
+            setattr(ref, part, sub)
+        key = ref.key
+        if key.kind == "bytes" or (
+            key.kind != "str" and (key.kind != "prim" or PRIMITIVES[key.name].kind != "int")
+        ):
+            raise self.error(parts + ("key",), "a map key is an integer or a str")
+        return ref
+
     def field(self, raw: dict, parts, siblings: list[Field]) -> Field:
-        if "switch_on" in raw:
+        if "map" in raw:
+            extra = [k for k in ("type", "switch_on", "size", "repeat", "enum") if k in raw]
+            if extra:
+                raise self.error(parts + (extra[0],), f"a map field takes no {extra[0]!r}")
+            ref = self.map_type(raw["map"], parts + ("map",), siblings)
+        elif "switch_on" in raw:
             ref = self.switch(raw, parts, siblings)
         elif "type" in raw:
             ref = self.typeref(

@@ -75,6 +75,8 @@ class StrategyEmitter:
             if "default" in ref.cases:
                 out += f', "default": {self.typ(ref.cases["default"])}'
             return out + "}"
+        if ref.kind == "map":
+            return f'{{"kind": "map", "key": {self.typ(ref.key)}, "value": {self.typ(ref.value)}}}'
         if ref.kind == "runtime":
             return f'{{"kind": "runtime", "name": {ref.name!r}, "instance": {self.e.runtime_instance(ref)}}}'
         return f'{{"kind": "{ref.kind}"}}'
@@ -102,7 +104,9 @@ class StrategyEmitter:
             parts.append('"optional": True')
         if f.condition:
             parts.append(f'"cond": lambda this: {f.condition}')
-        if f.repeat == "eos" or f.repeat == "tagged":
+        if f.repeat == "msb_count":  # a list of any length, like repeat: eos
+            parts.append('"repeat": ("eos", None, 0)')
+        elif f.repeat == "eos" or f.repeat == "tagged":
             parts.append(f'"repeat": ({f.repeat!r}, None, {f.min_count})')
         elif isinstance(f.repeat, dict):
             count = f.repeat["count"]

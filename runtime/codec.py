@@ -19,7 +19,7 @@ import io
 import math
 import struct
 
-from construct import ConstructError
+from construct import ConstructError, Container
 
 from .errors import DecodeError, EncodeError
 from .limits import DEFAULT as DEFAULT_LIMITS
@@ -90,7 +90,14 @@ def build(construct, model) -> bytes:
 def to_jsonable(value):
     """A model (construct Containers, lists, enums, bytes, ...) as plain JSON values."""
     if isinstance(value, dict):
-        return {k: to_jsonable(v) for k, v in value.items() if not k.startswith("_")}
+        # A Container's "_" keys are construct's bookkeeping; any other dict is a map
+        # (MsbMap): every key kept, integer keys as their decimal text.
+        internal = isinstance(value, Container)
+        return {
+            k if isinstance(k, str) else str(k): to_jsonable(v)
+            for k, v in value.items()
+            if not (internal and k.startswith("_"))
+        }
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v) for v in value]
     if isinstance(value, enum.Enum):

@@ -141,6 +141,9 @@ def _value(t: dict, module, ctx):
         return st.none()
     if kind == "runtime":
         return RUNTIME[t["name"]](t["instance"])
+    if kind == "map":
+        keys, values = _value(t["key"], module, ctx), _value(t["value"], module, ctx)
+        return st.dictionaries(keys, values, max_size=MAX_ITEMS)
     raise AssertionError(kind)
 
 
