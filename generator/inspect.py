@@ -386,7 +386,13 @@ def trace_kafka(codec, key: bytes, value: bytes) -> list[tuple[str, str, Trace]]
     """(column, record, trace) for the key and the value of one Kafka message; the whole
     message is then decoded too, and its error (JSON level) lands on the value's trace."""
     from runtime.errors import DecodeError
+    from runtime.open_protocol import OpenProtocol, trace_pair
 
+    kafka = codec.RECORDS.get(getattr(codec, "KAFKA_RECORD", None))
+    if isinstance(kafka, OpenProtocol):  # the JSON members too, not only the frames
+        columns = kafka_columns(codec.FORMAT)
+        traces = trace_pair(kafka, key, value, **getattr(codec, "DEFAULT_LIMITS", {}))
+        return [(c, columns[c], t) for c, t in zip(("key", "value"), traces, strict=True)]
     out = []
     for column, data in (("key", key), ("value", value)):
         record = kafka_columns(codec.FORMAT)[column]
