@@ -362,6 +362,9 @@ class OpenProtocol:
                             else (0 <= v <= UINT64[1])
                         ):
                             return Column(name, code, flags, v)
+                    elif kind == "sint" and tv is int:
+                        if INT64[0] <= v <= INT64[1]:
+                            return Column(name, code, flags, v)
                     elif kind == "text" and tv is str:
                         return Column(name, code, flags, v)
                     elif kind == "string" and tv is str and not flags & self.binary_bit:
@@ -413,6 +416,10 @@ class OpenProtocol:
                 return v
             bounds = _WIDE if legacy else (UINT64 if flags & self.unsigned_bit else INT64)
             return _int_in(v, bounds, path)
+        if kind == "sint":
+            if type(v) is str:
+                return v
+            return _int_in(v, _WIDE if legacy else INT64, path)
         if kind == "uint":
             return _int_in(v, UINT64, path)
         if kind == "float32":
@@ -588,11 +595,13 @@ class OpenProtocol:
         """``v`` of a column whose type renders as ``kind``, as JSON text."""
         if v is None:
             return "null"
-        if type(v) is str and kind in ("int", "text", "raw"):
+        if type(v) is str and kind in ("int", "sint", "text", "raw"):
             return gojson.quote_str(v, go122=go122)
         if kind == "int":
             bounds = UINT64 if flags & self.unsigned_bit else INT64
             return str(_check_int(v, bounds, path))
+        if kind == "sint":
+            return str(_check_int(v, INT64, path))
         if kind == "uint":
             return str(_check_int(v, UINT64, path))
         if kind == "float32":
@@ -904,7 +913,7 @@ def _value_from(kind: str, v, path: str):
     if isinstance(v, str):
         if kind == "text":
             return v
-        if kind in ("int", "uint", "raw"):
+        if kind in ("int", "uint", "sint", "raw"):
             return _int_from(v, path)
     raise EncodeError(f"{v!r} is no {kind} value", path=path)
 

@@ -230,6 +230,7 @@ def _value(kind: str, flags: int):
         return uint64s if flags & 0x80 else int64s
     return {
         "uint": uint64s,
+        "sint": int64s,
         "float32": st.floats(width=32, allow_nan=False, allow_infinity=False),
         "float64": st.floats(allow_nan=False, allow_infinity=False),
         "text": texts,

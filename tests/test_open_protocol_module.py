@@ -287,3 +287,13 @@ def test_cli_needs_the_key_for_open_protocol(tmp_path):
     assert out.returncode != 0 and b"--key" in out.stderr and b"Traceback" not in out.stderr
     out = wirespec("decode", "plainbuffer", "--key", tmp_path / "v", tmp_path / "v")
     assert out.returncode != 0 and b"Traceback" not in out.stderr
+
+
+def test_year_is_signed_even_when_the_column_says_unsigned():
+    """MySQL marks YEAR columns UNSIGNED, but TiDB's mounter hands the codec an int64: the
+    spec's `sint` rendering ignores the flag, as Craft's YEAR does (a -1 survives both)."""
+    assert op.COLUMN_TYPE_RENDERING[op.ColumnType.YEAR] == "sint"
+    event = RowChangedEvent(7, "s", "t", new=[Column("y", 13, 0x80, -1)])
+    key, value = op.build_pair(op.Message([event]))
+    assert b'"v":-1' in value
+    assert op.parse_pair(key, value).events == [event]

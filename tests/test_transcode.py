@@ -34,8 +34,9 @@ def column(draw, name):
     flags = draw(st.integers(0, 0xFF))
     kind = op.COLUMN_TYPE_RENDERING[op.ColumnType(code)]
     value = {
-        "int": (UINT64 if flags & 0x80 and code != 13 else INT64),
+        "int": UINT64 if flags & 0x80 else INT64,
         "uint": UINT64,
+        "sint": INT64,
         "float32": st.floats(width=32, allow_nan=False, allow_infinity=False).map(f32),
         "float64": st.floats(allow_nan=False, allow_infinity=False),
         "text": TEXT,
