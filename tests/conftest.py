@@ -12,6 +12,13 @@ import sys
 import time
 
 import pytest
+from hypothesis import settings
+
+# CI replays the same examples on every run, so a red build is about the change, not about
+# which random examples a run happened to draw; locally every run explores new ones.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture(scope="session")
