@@ -379,29 +379,13 @@ class SizePrefixed(Subconstruct):
         current_limits(context).check("max_message_bytes", length, offset=start)
         base = stream.tell()
         data = read_exact(stream, length, "size-prefixed field")
-        inner = io.BytesIO(data)
         spans = current_spans(context)
-        try:
-            if spans is None:
-                value = self.subcon._parsereport(inner, context, path)
-            else:
-                spans.mark(start, base, "length", length)
-                with spans.shifted(base):
-                    value = self.subcon._parsereport(inner, context, path)
-        except ConstructError as err:
-            raise DecodeError(_message(err), offset=base + inner.tell()) from None
-        except DecodeError as err:
-            err.shift(base)
-            raise
-        left = remaining(inner)
-        if left:
-            raise DecodeError(f"length {length} leaves {left} byte(s) unparsed", offset=start)
-        return value
+        if spans is not None:
+            spans.mark(start, base, "length", length)
+        return _parse_within(self.subcon, data, base, context, path, f"length {length}", start)
 
     def _build(self, obj, stream, context, path):
-        inner = io.BytesIO()
-        built = self.subcon._build(obj, inner, context, path)
-        data = inner.getvalue()
+        built, data = _build_apart(self.subcon, obj, context, path)
         self.length_field._build(len(data), stream, context, path)
         stream.write(data)
         return built
@@ -424,33 +408,44 @@ class Sized(Subconstruct):
         start = stream.tell()
         size = self.size(context) if callable(self.size) else self.size
         data = read_exact(stream, size, "sized field")
-        inner = io.BytesIO(data)
-        spans = current_spans(context)
-        try:
-            if spans is None:
-                value = self.subcon._parsereport(inner, context, path)
-            else:
-                with spans.shifted(start):
-                    value = self.subcon._parsereport(inner, context, path)
-        except ConstructError as err:
-            raise DecodeError(_message(err), offset=start + inner.tell()) from None
-        except DecodeError as err:
-            err.shift(start)
-            raise
-        left = remaining(inner)
-        if left:
-            raise DecodeError(f"size {size} leaves {left} byte(s) unparsed", offset=start)
-        return value
+        return _parse_within(self.subcon, data, start, context, path, f"size {size}", start)
 
     def _build(self, obj, stream, context, path):
-        inner = io.BytesIO()
-        built = self.subcon._build(obj, inner, context, path)
-        data = inner.getvalue()
+        built, data = _build_apart(self.subcon, obj, context, path)
         size = self.size(context) if callable(self.size) else self.size
         if len(data) != size:
             raise EncodeError(f"built {len(data)} bytes where the size says {size}")
         stream.write(data)
         return built
+
+
+def _parse_within(subcon, data: bytes, base: int, context, path, bound: str, bound_offset: int):
+    """Parse ``subcon`` from ``data`` (which starts at offset ``base`` of the enclosing
+    stream) and require it to use every byte; errors and spans get absolute offsets."""
+    inner = io.BytesIO(data)
+    spans = current_spans(context)
+    try:
+        if spans is None:
+            value = subcon._parsereport(inner, context, path)
+        else:
+            with spans.shifted(base):
+                value = subcon._parsereport(inner, context, path)
+    except ConstructError as err:
+        raise DecodeError(_message(err), offset=base + inner.tell()) from None
+    except DecodeError as err:
+        err.shift(base)
+        raise
+    left = remaining(inner)
+    if left:
+        raise DecodeError(f"{bound} leaves {left} byte(s) unparsed", offset=bound_offset)
+    return value
+
+
+def _build_apart(subcon, obj, context, path) -> tuple:
+    """Build ``subcon`` into its own buffer (its length is written before it)."""
+    inner = io.BytesIO()
+    built = subcon._build(obj, inner, context, path)
+    return built, inner.getvalue()
 
 
 class LengthPrefixedBytes(Construct):
