@@ -65,7 +65,7 @@ _EVENT_KINDS = {"ROW": "row", "DDL": "ddl", "RESOLVED": "resolved"}
 """message_type enum member -> event kind (the spec's names)."""
 JSON_SAFE_INT = 2**53
 _MISSING = object()
-_INT, _STRING, _TEXT, _FLOAT64 = "int", "string", "text", "float64"
+_INT, _STRING, _TEXT, _FLOAT64, _BASE64 = "int", "string", "text", "float64", "base64"
 """The renderings :meth:`OpenProtocol._tiflow_columns` checks inline."""
 
 
@@ -320,6 +320,20 @@ def _b64(v, path: str) -> bytes:
     return data
 
 
+def _canonical_b64(v) -> bytes:
+    """:func:`_b64` in C (strict decoding, then the canonical-form check); what it
+    refuses raises DecodeError without a path, for the checked reading to name."""
+    if type(v) is str:
+        try:
+            data = binascii.a2b_base64(v, strict_mode=True)
+        except ValueError:  # binascii.Error, and non-ASCII text
+            pass
+        else:
+            if binascii.b2a_base64(data, newline=False) == v.encode():
+                return data
+    raise DecodeError("not canonical base64")
+
+
 def _value_raw(v, path: str):
     if v is not None and type(v) not in (int, float, str):
         raise _fail(f"expected a JSON scalar, got {_json_kind(v)}", path)
@@ -504,14 +518,14 @@ class OpenProtocol:
         cols = obj.get(key.name)
         if cols is None:
             return None
-        prefix = key.name + "."
         if type(cols) is dict and legacy[1] != "legacy":
             out = self._tiflow_columns(cols)
             if out is not None:
                 if legacy[1] is None and out:
-                    legacy[:] = [prefix + out[0].name, "tiflow"]
+                    legacy[:] = [f"{key.name}.{out[0].name}", "tiflow"]
                 return out
         cols = _object(cols, key.name)
+        prefix = key.name + "."
         return [self._column(n, c, prefix + n, legacy) for n, c in cols.items()]
 
     def _tiflow_columns(self, cols: dict) -> list[Column] | None:
@@ -558,6 +572,8 @@ class OpenProtocol:
                 elif k is _FLOAT64:
                     if type(v) is not float or v - v != 0.0:  # not a finite float
                         v = _value_float(v, "")
+                elif k is _BASE64:
+                    v = _canonical_b64(v)
                 else:
                     v = self._value(k, v, f, False, "")
                 append(Column(name, t, f, v))

@@ -9,6 +9,7 @@ path), on vectors, generated messages and mutations of single JSON members.
 
 from __future__ import annotations
 
+import base64
 import json
 import struct
 
@@ -248,3 +249,20 @@ def test_flags_above_uint64_are_refused():
     with pytest.raises(DecodeError) as info:
         _KAFKA.parse_pair(ROW_KEY, _frame([[ROW_KEY[16:], doc]])[1])
     assert info.value.path.endswith(".f") and "outside" in info.value.message
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.binary(max_size=7).map(lambda b: base64.b64encode(b).decode())
+    | st.text("AQYZaz09+/=\n é", max_size=9)
+)
+def test_the_c_base64_check_accepts_exactly_what_the_checked_one_does(text):
+    try:
+        checked_value = rt_op._b64(text, "v")
+    except DecodeError:
+        checked_value = None
+    try:
+        fast_value = rt_op._canonical_b64(text)
+    except DecodeError:
+        fast_value = None
+    assert fast_value == checked_value
