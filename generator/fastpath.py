@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from .model import Field, Record, Spec, TypeRef, camel
-from .types import PRIMITIVES
+from .types import LEB128, PRIMITIVES
 
 _THIS = re.compile(r"\bthis\.([a-z_][a-z0-9_]*)")
 
@@ -89,7 +89,7 @@ class FastPathEmitter:
         }
         for name in self.spec.record_order():
             record = self.spec.records[name]
-            if record.layout not in ("sequence", "serializable"):
+            if record.layout not in ("sequence", "serializable") or record.trailer:
                 continue
             try:
                 for field in record.fields:
@@ -140,8 +140,10 @@ class FastPathEmitter:
                 raise Unsupported("an unsized message inside a record")
         if ref.args:
             raise Unsupported("runtime arguments")
-        if ref.kind == "prim" and ref.name not in PRIMITIVES:
+        if ref.kind == "prim" and (ref.name not in PRIMITIVES or ref.name in LEB128):
             raise Unsupported(ref.name)
+        if ref.size_is_prefix and ref.size in LEB128:
+            raise Unsupported("a LEB128 length prefix")
         if ref.kind not in ("prim", "record", "str", "bytes", "switch", "presence", "empty"):
             raise Unsupported(ref.kind)
         if ref.kind == "str" and ref.size == "eos":
@@ -150,6 +152,8 @@ class FastPathEmitter:
             self._check_type(sub, ok, serializable, bounded or ref.size is not None)
 
     def _check_field(self, field: Field, record: Record, ok: set[str]) -> None:
+        if field.value:
+            raise Unsupported("values computed on build")
         if record.serializable and (
             field.tag is not None
             or field.condition

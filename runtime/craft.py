@@ -111,11 +111,18 @@ def _decode_text(data: bytes, encoding, offset: int):
 # Chunks: n elements back to back, n from the context
 # -------------------------------------------------------------------------------------
 class _Chunk(Construct):
-    """Shared construct protocol of the chunks: ``count`` is evaluated like Array's."""
+    """Shared construct protocol of the chunks: ``count`` is evaluated like Array's.
 
-    def __init__(self, count):
+    ``enum`` (varint chunks) makes every element a member of that IntEnum class: any
+    other value is a DecodeError at the element. ``check_on_build=False`` writes the
+    elements given when the count is computed on build from what is built (a size table
+    written after the chunk)."""
+
+    def __init__(self, count, *, enum=None, check_on_build: bool = True):
         super().__init__()
         self.count = count
+        self.enum = enum
+        self.check_on_build = check_on_build
 
     def _count(self, context, offset: int) -> int:
         n = evaluate(self.count, context)
@@ -125,7 +132,22 @@ class _Chunk(Construct):
         return n
 
     def _parse(self, stream, context, path):
-        return self._read(stream, self._count(context, stream.tell()), _limits.current(context))
+        start = stream.tell()
+        values = self._read(stream, self._count(context, start), _limits.current(context))
+        return values if self.enum is None else self._members(values, stream, start)
+
+    def _members(self, values, stream, start: int):
+        enum = self.enum
+        for i, v in enumerate(values):
+            try:
+                values[i] = enum(v)
+            except ValueError:
+                end = stream.tell()
+                stream.seek(start)
+                offset = start + skip_varints(stream.read(end - start), 0, i)
+                stream.seek(end)
+                raise _at(DecodeError(f"{v} is not a {enum.__name__}", offset=offset), index=i)
+        return values
 
     def _read(self, stream, n: int, limits: _limits.Limits):
         # One bounded read instead of one per varint; the unused tail is given back.
@@ -140,7 +162,8 @@ class _Chunk(Construct):
         return ListContainer(values)
 
     def _build(self, obj, stream, context, path):
-        return self._build_n(obj, stream, evaluate(self.count, context))
+        n = evaluate(self.count, context) if self.check_on_build else len(obj)
+        return self._build_n(obj, stream, n)
 
     def _sizeof(self, context, path):
         raise SizeofError("a chunk's size depends on its values", path=path)
@@ -298,8 +321,8 @@ def _indexed(write, value, i):
 class _PayloadChunk(_Chunk):
     """All n lengths first, then the n payloads concatenated (string and nullable chunks)."""
 
-    def __init__(self, count, encoding: str | None = None):
-        super().__init__(count)
+    def __init__(self, count, encoding: str | None = None, *, check_on_build: bool = True):
+        super().__init__(count, check_on_build=check_on_build)
         self.encoding = encoding
 
     def _ctor(self) -> str:
@@ -523,6 +546,17 @@ class ReversedUVarInt(Construct):
             return read_reversed_uvarint(tail)[0]
         except DecodeError as err:
             err.shift(lo)
+            raise
+
+    def _parse_backwards(self, data: bytes, end: int, base: int, context, path):
+        """As a record's trailer field: the reversed uvarint whose last byte is
+        ``data[end - 1]``; returns ``(value, offset of its first byte)``."""
+        if end == 0:
+            raise DecodeError("no bytes left for the reversed uvarint", offset=base)
+        try:
+            return read_reversed_uvarint(data, end)
+        except DecodeError as err:
+            err.shift(base)
             raise
 
     def _build(self, obj, stream, context, path):
