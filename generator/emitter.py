@@ -88,10 +88,25 @@ class ModuleEmitter:
                 continue
             seen.add(name)
             rt = RUNTIME_TYPES[ref.name]
-            args = [rt.fixed] if rt.fixed else []
-            args += [f"{k}={v}" for k, v in ref.args.items()]
+            args = [f"{k}={v}" for k, v in ref.args.items()]
             out.append((name, f"{rt.construct}({', '.join(args)})", rt))
         return out
+
+    def runtime_instances_first_used_by(self, record: Record) -> list[tuple[str, str, object]]:
+        """The configured instances ``record`` is the first (in dependency order) to use:
+        they are defined just before it, after the records they are configured with."""
+        seen: set[str] = set()
+        for name in self.spec.record_order():
+            mine = []
+            for field in self.spec.records[name].fields:
+                if field.type.kind == "runtime":
+                    instance = self.runtime_instance(field.type)
+                    if instance not in seen:
+                        seen.add(instance)
+                        mine.append(instance)
+            if name == record.name:
+                return [i for i in self.runtime_instances() if i[0] in mine]
+        return []
 
     def runtime_fast_readers(self) -> list[tuple[Record, Field, str]]:
         """Records that are one fast runtime primitive: (record, field, instance)."""
@@ -221,6 +236,8 @@ class ModuleEmitter:
             expr = f"If(lambda this: {field.condition}, {expr})"
         if field.value:
             expr = f"rt.Computed({expr}, lambda this: {field.value})"
+        if field.valid:
+            expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r})"
         if record.serializable:
             rule = ""
             if field.has_default:

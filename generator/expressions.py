@@ -66,7 +66,8 @@ class _ToContext(ast.NodeTransformer):
         for gen in node.generators:
             gen.iter = self.visit(gen.iter)
             if not isinstance(gen.target, ast.Name):
-                raise ValueError("a comprehension binds one name")
+                # ValueError is translate()'s one failure type (see below)
+                raise ValueError("a comprehension binds one name")  # noqa: TRY004
             names.add(gen.target.id)
         self.bound.append(names)
         for gen in node.generators:

@@ -152,8 +152,8 @@ class FastPathEmitter:
             self._check_type(sub, ok, serializable, bounded or ref.size is not None)
 
     def _check_field(self, field: Field, record: Record, ok: set[str]) -> None:
-        if field.value:
-            raise Unsupported("values computed on build")
+        if field.value or field.valid:
+            raise Unsupported("values computed on build, validity expressions")
         if record.serializable and (
             field.tag is not None
             or field.condition

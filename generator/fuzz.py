@@ -170,8 +170,9 @@ def builder_seeds(fmt: str, record: str, count: int = 12, seed: int = 0) -> list
     except ImportError:  # pragma: no cover - hypothesis is a test extra
         return []
     table = getattr(mod, "_STRATEGY_RECORDS", {})
-    if table.get(record, {}).get("needs_parent"):
-        return []  # drawn only inside its enclosing record
+    entry = table.get(record, {})
+    if entry.get("needs_parent") or entry.get("no_strategy"):
+        return []  # drawn only inside its enclosing record, or from the format's own events
     strategy = mod.strategies(record)
     kafka = getattr(mod, "KAFKA_RECORD", None) == record
     out: list[bytes] = []

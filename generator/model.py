@@ -138,6 +138,11 @@ class Field:
     unknown_field_policy: str = "ignore"
     value: str = ""
     """``value:``: an expression the builder computes the field from (read as stored)."""
+    value_text: str = ""
+    """``value:`` as the spec writes it."""
+    valid: str = ""
+    """``valid:``: an expression that must hold once the field is read."""
+    valid_text: str = ""
     trailer: bool = False
     """Read from the end of the record (its ``trailer:``), before the fields in front."""
     repeat_checked_on_build: bool = True
@@ -262,6 +267,9 @@ def record_dependencies(record: Record) -> list[str]:
         refs = [field.type] + list(field.type.cases.values())
         refs += [t for t in (field.type.key, field.type.value) if t is not None]
         deps += [t.name for t in refs if t.kind == "record"]
+        if field.type.kind == "runtime":  # records a runtime primitive is configured with
+            kinds = RUNTIME_TYPES[field.type.name].args
+            deps += [v for k, v in field.type.args.items() if kinds[k] == "record"]
     return deps
 
 
@@ -461,6 +469,7 @@ class _Builder:
                     field.value = self.expression(
                         raw["value"], where + (section, i, "value"), everything, build=True
                     )
+                    field.value_text = raw["value"]
         record = Record(name, body["doc"], fields, self.lines.line(where), body.get("tag"))
         record.layout = body.get("layout", "sequence")
         self.check_layout(record, where, body)
@@ -617,6 +626,11 @@ class _Builder:
             raise self.error(parts, f"{ref.name} {what} {name!r} (it takes {sorted(declared)})")
         out = {}
         for name, value in raw.items():
+            if declared[name] == "record":
+                if value not in self.record_names:
+                    raise self.error(parts + (name,), f"{value!r} is not a record of this spec")
+                out[name] = value
+                continue
             enum_name, _, attr = value.partition(".")
             enum = self.enums.get(enum_name)
             if declared[name] == "enum" and (enum is None or attr):
@@ -714,6 +728,10 @@ class _Builder:
             )
         if "if" in raw:
             field.condition = self.expression(raw["if"], parts + ("if",), siblings)
+        if "valid" in raw:
+            names = [*siblings, field]
+            field.valid = self.expression(raw["valid"], parts + ("valid",), names)
+            field.valid_text = raw["valid"]
         field.id = raw.get("id")
         field.has_default = "default" in raw
         field.default = raw.get("default")

@@ -208,17 +208,18 @@ SPECIAL_TYPES = {
 class RuntimeType:
     """A runtime primitive that a field names as its type and configures with ``args:``.
 
-    The construct is ``<construct>(<fixed>, <arg>=<value>, ...)``; each argument is taken
+    The construct is ``<construct>(<arg>=<value>, ...)``; each argument is taken
     from the spec: ``table`` = an enum attribute (``column_type.craft`` ->
-    ``COLUMN_TYPE_CRAFT``), ``enum`` = an enum class. The configured instance is shared by
-    the record and by module-level functions bound to its ``exports``.
+    ``COLUMN_TYPE_CRAFT``), ``enum`` = an enum class, ``record`` = the construct of a
+    record of the spec (Craft's ``frame``: the layout the primitive maps to events). The
+    configured instance is shared by the record and by module-level functions bound to
+    its ``exports``.
     """
 
     construct: str
     doc: str
     args: dict
-    """argument -> ``table`` | ``enum``, all required."""
-    fixed: str = ""
+    """argument -> ``table`` | ``enum`` | ``record`` (its construct), all required."""
     python: str = "object"
     """Annotation of the field in the record's model class."""
     rows_spark: str = ""
@@ -235,8 +236,12 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
     "craft_message": RuntimeType(
         construct="rt_craft.CraftMessage",
         doc="a whole TiCDC Craft message (research/craft.md) as runtime.ticdc events",
-        args={"value_encodings": "table", "event_types": "enum", "group_types": "enum"},
-        fixed="as_events=True",
+        args={
+            "frame": "record",
+            "value_encodings": "table",
+            "event_types": "enum",
+            "group_types": "enum",
+        },
         python="list",
         rows_spark="rt_ticdc.spark_schema()",
         rows_to_row="rt_ticdc.to_row",

@@ -122,6 +122,8 @@ class Record(Construct):
         limit = len(data)  # the trailer fields read so far start here
         spans = current_spans(context)
         for sc in self.trailer:
+            # where the field starts is known once it is read: the span is moved then
+            node = None if spans is None else spans.open(sc.name, start + limit)
             try:
                 value, begin = sc.subcon._parse_backwards(data, limit, start, context, path)
             except DecodeError as err:
@@ -132,8 +134,8 @@ class Record(Construct):
                 raise DecodeError(_expression_message(err), offset=offset, path=sc.name) from None
             obj[sc.name] = context[sc.name] = value
             context._spans[sc.name] = (start + begin, start + limit)
-            if spans is not None:
-                spans.open(sc.name, start + begin)
+            if node is not None:
+                node.start = spans.base + start + begin
                 spans.close(start + limit, value)
             limit = begin
         front = io.BytesIO(data[:limit])
@@ -580,6 +582,42 @@ class Computed(Subconstruct):
 
     def _parse_backwards(self, data, end, base, context, path):
         return self.subcon._parse_backwards(data, end, base, context, path)
+
+
+class Valid(Subconstruct):
+    """A field that must satisfy ``check(context)`` once read (``valid:`` in a spec);
+    ``text`` (the spec's expression) is quoted in the DecodeError.
+
+    >>> from construct import Int8ul
+    >>> rec = Record("n" / Valid(Int8ul, "n", lambda this: this.n < 3, "n < 3"))
+    >>> rec.parse(b"\\x02"), rec.parse(b"\\x07")
+    Traceback (most recent call last):
+    ...
+    runtime.errors.DecodeError: n at offset 0: n = 7 does not satisfy n < 3
+    """
+
+    def __init__(self, subcon, name: str, check, text: str):
+        super().__init__(subcon)
+        self.field, self.check, self.text = name, check, text
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        return self._checked(self.subcon._parsereport(stream, context, path), context, start)
+
+    def _parse_backwards(self, data, end, base, context, path):
+        value, begin = self.subcon._parse_backwards(data, end, base, context, path)
+        return self._checked(value, context, base + begin), begin
+
+    def _checked(self, value, context, offset: int):
+        context[self.field] = value
+        try:
+            ok = self.check(context)
+        except _EXPRESSION_ERRORS:
+            ok = False
+        if not ok:
+            shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+            raise DecodeError(f"{self.field} = {shown} does not satisfy {self.text}", offset=offset)
+        return value
 
 
 def sizeof(owner, name: str):
