@@ -1587,7 +1587,7 @@ def _fast_events(buf: bytes, kinds, limits) -> list[Event]:
 
 
 # -------------------------------------------------------------------------------------
-# The fast encoder: _event_parts + _assemble + _pack_message in one pass per message
+# The fast encoder: _event_parts + _assemble + building the frame, in one pass per message
 # -------------------------------------------------------------------------------------
 # Like the fast decoder it never reports an error: an event it is not sure about (a type
 # it does not expect exactly, a value out of range) goes to the checked _event_parts, which
@@ -1700,7 +1700,7 @@ def _quick_parts(ev, kinds):
 
 
 def _fast_pack(parts) -> bytes:
-    """The bytes ``_pack_message(_assemble(parts))`` writes, for parts of one kind."""
+    """The bytes ``frame.build(_assemble(parts))`` writes, for parts of one kind."""
     terms: dict[str, int] = {}
     ids = []
     for attr in ("schema", "table"):
