@@ -153,7 +153,7 @@ class ModuleEmitter:
             return f"rt.SizedBytes({size}" + (f", {encoding})" if encoding else ")")
         if ref.kind == "chunk":
             chunk = CHUNK_TYPES[ref.name]
-            count = ref.count if isinstance(ref.count, int) else f"lambda this: {ref.count}"
+            count = str(ref.count) if isinstance(ref.count, int) else f"lambda this: {ref.count}"
             args = [count]
             if chunk.encoding:
                 args.append(repr(chunk.encoding))
@@ -161,7 +161,7 @@ class ModuleEmitter:
                 args.append(f"enum={camel(ref.enum)}")
             if not ref.checked_on_build:
                 args.append("check_on_build=False")
-            return f"rt_craft.{chunk.construct}({', '.join(args)})"
+            return self.sized(ref, f"rt_craft.{chunk.construct}({', '.join(args)})")
         if ref.kind == "region":
             return self.sized(ref, REGION_TYPES[ref.name].construct)
         if ref.kind == "record":

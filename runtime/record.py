@@ -31,6 +31,7 @@ from construct import (
 
 from .errors import DecodeError, EncodeError
 from .limits import current as current_limits
+from .model import fields_of
 from .spans import current as current_spans
 from .stream import peek_byte, read_byte, read_exact, remaining
 
@@ -80,7 +81,7 @@ class Record(Construct):
         the last byte, each next one where the one before it starts. They are read
         before the fields in front (which may use them) and written after them."""
         for sc in self.trailer:
-            if not hasattr(sc.subcon, "_parse_backwards"):
+            if not _reads_backwards(sc.subcon):
                 raise TypeError(f"trailer field {sc.name!r} cannot be read from the end")
         self._subcons = Container(
             (sc.name, sc) for sc in self.subcons + self.trailer if sc.name
@@ -193,7 +194,7 @@ class Record(Construct):
         if obj is None:
             obj = Container()
         elif not isinstance(obj, dict):
-            obj = Container(obj.items())
+            obj = Container(fields_of(obj))
         context, _ = self._child_context(context, stream)
         context.update(obj)
         for sc in self._wire_order():
@@ -217,6 +218,13 @@ class Record(Construct):
 
     def _sizeof(self, context, path):
         return sum(sc._sizeof(context, path) for sc in self._wire_order())
+
+
+def _reads_backwards(subcon) -> bool:
+    """Whether ``subcon`` can be a trailer field (:meth:`Sized._parse_backwards`, ...)."""
+    while isinstance(subcon, (Computed, Valid)):
+        subcon = subcon.subcon
+    return hasattr(subcon, "_parse_backwards")
 
 
 _EXPRESSION_ERRORS = (IndexError, KeyError, TypeError, ValueError, AttributeError, ArithmeticError)
