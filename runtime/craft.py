@@ -887,9 +887,13 @@ def _check_header(buf, model, at: _Layout) -> None:
                 ok, allowed = v >= -1, "-1 = none, else a table id"
             else:
                 ok, allowed = -1 <= v < nterms, f"-1 .. {nterms - 1}"
+            what = "partition" if name == "partition" else "term id"
+            message = f"{what} {v} out of range ({allowed})"
+            if ok and name != "partition" and v >= 0 and not model.term_dictionary[v]:
+                # the reference writes -1 for an empty name: a "" term would not rebuild
+                ok, message = False, f"term id {v} is the empty name, which is written as -1"
             if not ok:
-                what = "partition" if name == "partition" else "term id"
-                err = _bad_element(f"{what} {v} out of range ({allowed})", buf, starts[name], i, name)
+                err = _bad_element(message, buf, starts[name], i, name)
                 raise _at(err, "header")
 
 
@@ -1466,6 +1470,8 @@ def _fast_events(buf: bytes, kinds, limits) -> list[Event]:
             raise _GiveUp
         schema = terms[sid] if sid >= 0 else None
         table = terms[tid] if tid >= 0 else None
+        if schema == "" or table == "":  # the reference writes -1 for an empty name
+            raise _GiveUp
         if t == EVENT_DDL:
             if parts[i] != -1:
                 raise _GiveUp
