@@ -517,7 +517,7 @@ class Sized(Subconstruct):
         return _parse_within(self.subcon, data, start, context, path, f"size {size}", start)
 
     def _parse_backwards(self, data: bytes, end: int, base: int, context, path):
-        """As a trailer field: the ``size`` bytes that end at ``data[end]``."""
+        """As a trailer field: the ``size`` bytes that end just before ``data[end]``."""
         size = self._size(context, base + end)
         if size > end:
             raise DecodeError(
