@@ -78,6 +78,7 @@ class FastPathEmitter:
         self.spec = spec
         self.structs: dict[str, str] = {}
         self.checksums: set[str] = set()
+        self.uses_msb_length = False
         self.supported = self._supported_records()
 
     # -- which records can have a fast path --------------------------------------------
@@ -203,6 +204,8 @@ class FastPathEmitter:
         constants += [
             f"_{name.upper()} = rt_fast.CHECKSUMS[{name!r}]" for name in sorted(self.checksums)
         ]
+        if self.uses_msb_length:
+            constants.append("_MSB_LENGTH = rt_fast.MSB_LENGTH")
         enums = [
             f"_{e.name.upper()}_BY_VALUE = {{m.value: m for m in {e.class_name}}}"
             for e in self.spec.enums.values()
@@ -439,6 +442,11 @@ class FastPathEmitter:
             'errors of ``runtime.serializable``."""'
         )
         w.line("# No depth check: construct's SerializableMessage does not count nesting.")
+        if self.message_common_supported(record):
+            w.line(f"model = _read_{record.name}_common(buf, pos, end, limits)")
+            w.line("if model is not None:")
+            with w.indent():
+                w.line("return model, end")
         w.line("start = pos")
         self.msb(w, "version", 64, False, "format version")
         w.line("if version != 1:")
@@ -515,7 +523,163 @@ class FastPathEmitter:
         w.line("# Fields this reader does not know (a newer writer's): skipped by the size.")
         args = ", ".join(["declared", "lnifid"] + [f"f_{f.name}" for f in record.fields])
         w.line(f"return {camel(record.name)}({args}), end")
-        return self.signature(record) + "\n" + "\n".join(w.lines)
+        careful = self.signature(record) + "\n" + "\n".join(w.lines)
+        if not self.message_common_supported(record):
+            return careful
+        return self.message_common_function(record) + "\n\n" + careful
+
+    def message_common_supported(self, record: Record) -> bool:
+        """Whether every field of the message has a common form that
+        :meth:`message_common_function` reads: an id below 64 (one byte), then an msb
+        varint, a fixed count of unsigned ones, or a string or bytes with a length."""
+        return all(self._common_field(field) for field in record.fields)
+
+    def _common_field(self, field: Field) -> bool:
+        ref = field.type
+        if field.id >= 64 or ref.enum or field.const is not None:
+            return False
+        if ref.kind in ("str", "bytes"):
+            return (
+                field.repeat is None
+                and ref.size_is_prefix
+                and str(ref.size).startswith("msb_uvarint")
+            )
+        if not self.is_msb(ref):
+            return False
+        return field.repeat is None or (
+            isinstance(field.repeat, dict)
+            and isinstance(field.repeat.get("count"), int)
+            and not PRIMITIVES[ref.name].signed
+        )
+
+    def message_common_function(self, record: Record) -> str:
+        """``_read_<message>_common``: the message when it is in its common form: version
+        1, the size its true length, every field id in its one-byte form and in order,
+        varints of at most 8 bytes, string lengths of one byte, no unknown field, within
+        the limits. It reads without bounds checks and returns None at the first thing
+        outside that form (a byte it read past ``end`` included: ``pos`` ends beyond
+        ``end`` then); the exact reader then reads the same bytes again and gives the
+        model or the error. Where it returns a model, that is the exact reader's model."""
+        w = _Writer()
+        w.line(
+            f'"""``{record.name}`` in its common form (version 1, its true size, every field '
+            "id in one byte and in order, varints of at most 8 bytes, one-byte string "
+            "lengths, no unknown field, within the limits), read without bounds checks; "
+            f"else None, and ``_read_{record.name}`` reads it exactly (model or error). A read "
+            'past ``end`` leaves ``pos`` beyond it, which ends in None too."""'
+        )
+        w.line("start = pos")
+        w.line("try:")
+        with w.indent():
+            w.line("if buf[pos] != 0x02:  # format version 1")
+            with w.indent():
+                w.line("return None")
+            self.msb_common(w, "declared", 64, False, 1)
+            w.line("if declared != end - start:")
+            with w.indent():
+                w.line("return None")
+            w.line("lnifid = buf[pos]")
+            w.line(f"if lnifid & 1 or lnifid > {2 * len(record.fields)}:")
+            with w.indent():
+                w.line("return None")
+            w.line("lnifid >>= 1")
+            w.line("pos += 1")
+            for field in record.fields:
+                self.message_common_field(w, field)
+            w.line("if pos != end:")
+            with w.indent():
+                w.line("return None")
+        w.line("except (IndexError, UnicodeDecodeError):  # read past the buffer; bad text")
+        with w.indent():
+            w.line("return None")
+        for field in record.fields:
+            if field.default_from:
+                w.line(f"if f_{field.name} is None:")
+                with w.indent():
+                    w.line(f"f_{field.name} = f_{field.default_from}")
+        args = ", ".join(["declared", "lnifid"] + [f"f_{f.name}" for f in record.fields])
+        w.line(f"return {camel(record.name)}({args})")
+        return f"def _read_{record.name}_common(buf, pos, end, limits):\n" + "\n".join(w.lines)
+
+    def message_common_field(self, w: _Writer, field: Field) -> None:
+        var = f"f_{field.name}"
+        id_byte = f"0x{2 * field.id:02x}"
+        w.line(f"# {self.spec.source.display}:{field.line}: {field.name} (id {field.id})")
+        optional = field.has_default or field.default_from
+        if optional:
+            w.line(f"if pos < end and buf[pos] == {id_byte}:")
+            w.depth += 1
+        else:
+            w.line(f"if buf[pos] != {id_byte}:")
+            with w.indent():
+                w.line("return None")
+        ref = field.type
+        if ref.kind in ("str", "bytes"):
+            n = w.fresh("n")
+            w.line(f"{n} = buf[pos + 1]")
+            bound = 2 * ref.max_length if ref.max_length is not None else None
+            w.line(f"if {n} & 1{f' or {n} > {bound}' if bound is not None else ''}:")
+            with w.indent():
+                w.line("return None")
+            w.line(f"{n} >>= 1")
+            w.line(f"if {n} > limits.max_string:")
+            with w.indent():
+                w.line("return None")
+            w.line(f"{var} = buf[pos + 2 : pos + 2 + {n}]")
+            if ref.kind == "str":
+                w.line(f"{var} = {var}.decode({ref.encoding!r})")
+            w.line(f"pos += 2 + {n}")
+        elif field.repeat is not None:
+            count = field.repeat["count"]
+            arr = w.fresh("arr")
+            w.line(f"if {count} > limits.max_count:")
+            with w.indent():
+                w.line("return None")
+            bits = PRIMITIVES[ref.name].bits
+            w.line(f"{arr} = rt_fast.msb_uvar_array(buf, pos + 1, end, {count}, {bits})")
+            w.line(f"if {arr} is None:")
+            with w.indent():
+                w.line("return None")
+            w.line(f"{var}, pos = {arr}")
+        else:
+            p = PRIMITIVES[ref.name]
+            self.msb_common(w, var, p.bits, p.signed, 1)
+        if optional:
+            w.depth -= 1
+            w.line("else:")
+            with w.indent():
+                if field.default_from:
+                    w.line(f"{var} = None  # resolved below")
+                else:
+                    w.line(f"{var} = {field.default!r}")
+
+    def msb_common(self, w: _Writer, var: str, bits: int, signed: bool, skip: int) -> None:
+        """An msb varint at ``pos + skip`` without bounds checks (see
+        :meth:`message_common_function`); the 9-byte form and values wider than ``bits``
+        return None."""
+        at = f"pos + {skip}" if skip else "pos"
+        first = w.fresh("b")
+        w.line(f"{first} = buf[{at}]")
+        w.line(f"if not {first} & 1:")
+        with w.indent():
+            w.line(f"{var} = {first} >> 1")
+            w.line(f"pos += {skip + 1}")
+        w.line("else:")
+        with w.indent():
+            n = w.fresh("n")
+            w.line(f"{n} = _MSB_LENGTH[{first}]")
+            w.line(f"if {n} == 9:")
+            with w.indent():
+                w.line("return None")
+            w.line(f'{var} = int.from_bytes(buf[{at} : {at} + {n}], "little") >> {n}')
+            if bits < 56:
+                w.line(f"if {var} >> {bits}:")
+                with w.indent():
+                    w.line("return None")
+            w.line(f"pos += {skip} + {n}" if skip else f"pos += {n}")
+        if signed:
+            w.line(f"{var} = ({var} >> 1) ^ -({var} & 1)")
+        self.uses_msb_length = True
 
     def tag(self, w: _Writer, tag: int) -> None:
         w.line(f"if pos >= end or buf[pos] != 0x{tag:02x}:")
