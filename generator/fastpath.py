@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from runtime.fast import GROUPED_ARRAY_MAX
+
 from .model import Field, Record, Spec, TypeRef, camel
 from .types import PRIMITIVES
 
@@ -79,6 +81,7 @@ class FastPathEmitter:
         self.structs: dict[str, str] = {}
         self.checksums: set[str] = set()
         self.uses_msb_length = False
+        self.msb_arrays: set[tuple[int, int]] = set()
         self.supported = self._supported_records()
 
     # -- which records can have a fast path --------------------------------------------
@@ -206,6 +209,10 @@ class FastPathEmitter:
         ]
         if self.uses_msb_length:
             constants.append("_MSB_LENGTH = rt_fast.MSB_LENGTH")
+        constants += [
+            f"_MSB_MATCH_{c}_{b}, _MSB_VALUE_{c}_{b} = rt_fast.msb_array_parts({c}, {b})"
+            for c, b in sorted(self.msb_arrays)
+        ]
         enums = [
             f"_{e.name.upper()}_BY_VALUE = {{m.value: m for m in {e.class_name}}}"
             for e in self.spec.enums.values()
@@ -636,11 +643,22 @@ class FastPathEmitter:
             with w.indent():
                 w.line("return None")
             bits = PRIMITIVES[ref.name].bits
-            w.line(f"{arr} = rt_fast.msb_uvar_array(buf, pos + 1, end, {count}, {bits})")
-            w.line(f"if {arr} is None:")
-            with w.indent():
-                w.line("return None")
-            w.line(f"{var}, pos = {arr}")
+            if count <= GROUPED_ARRAY_MAX and bits >= 7:
+                # rt_fast.msb_uvar_array's match inline: one group per element
+                match, value = f"_MSB_MATCH_{count}_{bits}", f"_MSB_VALUE_{count}_{bits}"
+                self.msb_arrays.add((count, bits))
+                w.line(f"{arr} = {match}(buf, pos + 1, end)")
+                w.line(f"if {arr} is None:")
+                with w.indent():
+                    w.line("return None")
+                w.line(f"{var} = list(map({value}, {arr}.groups()))")
+                w.line(f"pos = {arr}.end()")
+            else:
+                w.line(f"{arr} = rt_fast.msb_uvar_array(buf, pos + 1, end, {count}, {bits})")
+                w.line(f"if {arr} is None:")
+                with w.indent():
+                    w.line("return None")
+                w.line(f"{var}, pos = {arr}")
         else:
             p = PRIMITIVES[ref.name]
             self.msb_common(w, var, p.bits, p.signed, 1)

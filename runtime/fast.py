@@ -65,7 +65,7 @@ def msb_svar(buf, pos: int, end: int, bits: int, what: str = "signed varint"):
 
 
 _ARRAYS: dict = {}
-_GROUPED = 64
+GROUPED_ARRAY_MAX = 64
 """Arrays up to this count are matched with one group per element (faster than a
 second pass with ``findall``); longer ones are split after the match."""
 
@@ -100,7 +100,7 @@ def _array_matcher(count: int, bits: int):
                 # 2-byte forms within `bits`: first byte's top 6 bits and the second byte
                 top = (1 << (bits - 6)) - 1 if bits > 6 else 0
                 token = cls(one) + b"|" + cls(two_first) + cls(range(top + 1))
-            if count <= _GROUPED:
+            if count <= GROUPED_ARRAY_MAX:
                 # One group per element: the match hands over every element's bytes at once.
                 all_re = re.compile((b"(" + token + b")") * count, re.DOTALL)
                 split = None
@@ -109,6 +109,15 @@ def _array_matcher(count: int, bits: int):
                 split = re.compile(b"(?:" + token + b")", re.DOTALL).findall
             _ARRAYS[key] = (all_re.match, split, values.__getitem__)
     return _ARRAYS[key]
+
+
+def msb_array_parts(count: int, bits: int):
+    """``(match, value)`` of :func:`msb_uvar_array` for generated code to inline:
+    ``match(buf, pos, end)`` matches ``count`` (at most ``GROUPED_ARRAY_MAX``) 1- or 2-byte
+    varints within ``bits``, one group each; ``value`` maps a group to its value."""
+    match, split, value = _array_matcher(count, bits)
+    assert split is None, count
+    return match, value
 
 
 def msb_uvar_array(buf, pos: int, end: int, count: int, bits: int):
