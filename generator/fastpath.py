@@ -81,6 +81,7 @@ class FastPathEmitter:
         self.structs: dict[str, str] = {}
         self.checksums: set[str] = set()
         self.uses_msb_length = False
+        self.uses_msb_zigzag = False
         self.msb_arrays: set[tuple[int, int]] = set()
         self.supported = self._supported_records()
 
@@ -209,6 +210,8 @@ class FastPathEmitter:
         ]
         if self.uses_msb_length:
             constants.append("_MSB_LENGTH = rt_fast.MSB_LENGTH")
+        if self.uses_msb_zigzag:
+            constants.append("_MSB_ZIGZAG1 = rt_fast.MSB_ZIGZAG1")
         constants += [
             f"_MSB_MATCH_{c}_{b}, _MSB_VALUE_{c}_{b} = rt_fast.msb_array_parts({c}, {b})"
             for c, b in sorted(self.msb_arrays)
@@ -410,12 +413,13 @@ class FastPathEmitter:
             names = ", ".join(f"f_{f.name}" for f in run)
             w.line(f"{names} = {name}.unpack_from(buf, pos)" + ("" if len(run) > 1 else "[0]"))
             off = 0
+            starts, ends = self.checksum_bounds(record)
             for f in run:
                 size = PRIMITIVES[f.type.name].size
                 at = f"pos + {off}" if off else "pos"
-                if f.name in spans or f.const is not None:
+                if f.name in starts:
                     w.line(f"f_{f.name}_start = {at}")
-                if f.name in spans:
+                if f.name in ends:
                     w.line(f"f_{f.name}_end = pos + {off + size}")
                 if f.type.enum:
                     enum = self.spec.enums[f.type.enum]
@@ -439,6 +443,23 @@ class FastPathEmitter:
             w.line(f"pos += {total}")
         w.line("else:")
         w.depth += 1
+
+    def checksum_bounds(self, record: Record) -> tuple[set[str], set[str]]:
+        """The fields whose start and whose end offsets a checksum of ``record`` reads
+        (a fused run defines only these; its const errors take their offsets inline)."""
+        starts, ends = set(), set()
+        for field in record.fields:
+            if field.checksum is None:
+                continue
+            raws = self.contiguous_raw_items(field)
+            if raws is not None:
+                starts.add(raws[0])
+                ends.add(raws[1])
+            else:
+                names = {i.field for i in field.checksum.items if i.kind == "raw"}
+                starts |= names
+                ends |= names
+        return starts, ends
 
     def message_function(self, record: Record) -> str:
         """A ``layout: serializable`` record: ``runtime.serializable.SerializableMessage``
@@ -581,7 +602,7 @@ class FastPathEmitter:
             w.line("if buf[pos] != 0x02:  # format version 1")
             with w.indent():
                 w.line("return None")
-            self.msb_common(w, "declared", 64, False, 1)
+            self.msb_common(w, "declared", 64, False)
             w.line("if declared != end - start:")
             with w.indent():
                 w.line("return None")
@@ -632,9 +653,8 @@ class FastPathEmitter:
             w.line(f"if {n} > limits.max_string:")
             with w.indent():
                 w.line("return None")
-            w.line(f"{var} = buf[pos + 2 : pos + 2 + {n}]")
-            if ref.kind == "str":
-                w.line(f"{var} = {var}.decode({ref.encoding!r})")
+            decode = f".decode({ref.encoding!r})" if ref.kind == "str" else ""
+            w.line(f"{var} = buf[pos + 2 : pos + 2 + {n}]{decode}")
             w.line(f"pos += 2 + {n}")
         elif field.repeat is not None:
             count = field.repeat["count"]
@@ -661,7 +681,7 @@ class FastPathEmitter:
                 w.line(f"{var}, pos = {arr}")
         else:
             p = PRIMITIVES[ref.name]
-            self.msb_common(w, var, p.bits, p.signed, 1)
+            self.msb_common(w, var, p.bits, p.signed)
         if optional:
             w.depth -= 1
             w.line("else:")
@@ -671,17 +691,17 @@ class FastPathEmitter:
                 else:
                     w.line(f"{var} = {field.default!r}")
 
-    def msb_common(self, w: _Writer, var: str, bits: int, signed: bool, skip: int) -> None:
-        """An msb varint at ``pos + skip`` without bounds checks (see
-        :meth:`message_common_function`); the 9-byte form and values wider than ``bits``
-        return None."""
-        at = f"pos + {skip}" if skip else "pos"
+    def msb_common(self, w: _Writer, var: str, bits: int, signed: bool) -> None:
+        """An msb varint at ``pos + 1`` (after a one-byte id or version) without bounds
+        checks (see :meth:`message_common_function`); the 9-byte form and values wider
+        than ``bits`` return None."""
         first = w.fresh("b")
-        w.line(f"{first} = buf[{at}]")
+        w.line(f"{first} = buf[pos + 1]")
         w.line(f"if not {first} & 1:")
         with w.indent():
-            w.line(f"{var} = {first} >> 1")
-            w.line(f"pos += {skip + 1}")
+            # a table instead of the arithmetic: signed values are mostly small
+            w.line(f"{var} = _MSB_ZIGZAG1[{first}]" if signed else f"{var} = {first} >> 1")
+            w.line("pos += 2")
         w.line("else:")
         with w.indent():
             n = w.fresh("n")
@@ -689,15 +709,16 @@ class FastPathEmitter:
             w.line(f"if {n} == 9:")
             with w.indent():
                 w.line("return None")
-            w.line(f'{var} = int.from_bytes(buf[{at} : {at} + {n}], "little") >> {n}')
+            w.line(f'{var} = int.from_bytes(buf[pos + 1 : pos + 1 + {n}], "little") >> {n}')
             if bits < 56:
                 w.line(f"if {var} >> {bits}:")
                 with w.indent():
                     w.line("return None")
-            w.line(f"pos += {skip} + {n}" if skip else f"pos += {n}")
-        if signed:
-            w.line(f"{var} = ({var} >> 1) ^ -({var} & 1)")
+            if signed:
+                w.line(f"{var} = ({var} >> 1) ^ -({var} & 1)")
+            w.line(f"pos += 1 + {n}")
         self.uses_msb_length = True
+        self.uses_msb_zigzag |= signed
 
     def tag(self, w: _Writer, tag: int) -> None:
         w.line(f"if pos >= end or buf[pos] != 0x{tag:02x}:")

@@ -26,6 +26,9 @@ CHECKSUMS = {"crc8": anycrc.Model("CRC8-SMBUS").calc, "crc32": zlib.crc32}
 MSB_LENGTH = _LENGTH
 """The length (1..9) of the msb-count varint each first byte starts."""
 
+MSB_ZIGZAG1 = tuple(None if b & 1 else (b >> 2) ^ -((b >> 1) & 1) for b in range(256))
+"""The signed (zigzag) value of each one-byte msb-count varint, by its byte."""
+
 Parent = SimpleNamespace
 """What a record's ``_parent`` expressions see: the enclosing record's fields so far."""
 
