@@ -82,7 +82,7 @@ class FastPathEmitter:
         self.checksums: set[str] = set()
         self.uses_msb_length = False
         self.uses_msb_zigzag = False
-        self.msb_arrays: set[tuple[int, int]] = set()
+        self.msb_arrays: dict[str, tuple[int, int]] = {}
         self.supported = self._supported_records()
 
     # -- which records can have a fast path --------------------------------------------
@@ -213,8 +213,8 @@ class FastPathEmitter:
         if self.uses_msb_zigzag:
             constants.append("_MSB_ZIGZAG1 = rt_fast.MSB_ZIGZAG1")
         constants += [
-            f"_MSB_MATCH_{c}_{b}, _MSB_VALUE_{c}_{b} = rt_fast.msb_array_parts({c}, {b})"
-            for c, b in sorted(self.msb_arrays)
+            f"{name} = rt_fast.MsbArray({count}, {bits})"
+            for name, (count, bits) in sorted(self.msb_arrays.items())
         ]
         enums = [
             f"_{e.name.upper()}_BY_VALUE = {{m.value: m for m in {e.class_name}}}"
@@ -613,7 +613,7 @@ class FastPathEmitter:
             w.line("lnifid >>= 1")
             w.line("pos += 1")
             for field in record.fields:
-                self.message_common_field(w, field)
+                self.message_common_field(w, record, field)
             w.line("if pos != end:")
             with w.indent():
                 w.line("return None")
@@ -629,7 +629,7 @@ class FastPathEmitter:
         w.line(f"return {camel(record.name)}({args})")
         return f"def _read_{record.name}_common(buf, pos, end, limits):\n" + "\n".join(w.lines)
 
-    def message_common_field(self, w: _Writer, field: Field) -> None:
+    def message_common_field(self, w: _Writer, record: Record, field: Field) -> None:
         var = f"f_{field.name}"
         id_byte = f"0x{2 * field.id:02x}"
         w.line(f"# {self.spec.source.display}:{field.line}: {field.name} (id {field.id})")
@@ -664,15 +664,23 @@ class FastPathEmitter:
                 w.line("return None")
             bits = PRIMITIVES[ref.name].bits
             if count <= GROUPED_ARRAY_MAX and bits >= 7:
-                # rt_fast.msb_uvar_array's match inline: one group per element
-                match, value = f"_MSB_MATCH_{count}_{bits}", f"_MSB_VALUE_{count}_{bits}"
-                self.msb_arrays.add((count, bits))
-                w.line(f"{arr} = {match}(buf, pos + 1, end)")
-                w.line(f"if {arr} is None:")
+                array = f"_{record.name.upper()}_{field.name.upper()}"
+                self.msb_arrays[array] = (count, bits)
+                last, values = w.fresh("last"), w.fresh("values")
+                w.line(f"{last}, {values} = {array}.last")
+                w.line(f"if buf.startswith({last}, pos + 1):")
                 with w.indent():
-                    w.line("return None")
-                w.line(f"{var} = list(map({value}, {arr}.groups()))")
-                w.line(f"pos = {arr}.end()")
+                    w.line(f"{var} = list({values})")
+                    w.line(f"pos += 1 + len({last})")
+                w.line("else:")
+                with w.indent():
+                    w.line(f"{arr} = {array}.match(buf, pos + 1, end)")
+                    w.line(f"if {arr} is None:")
+                    with w.indent():
+                        w.line("return None")
+                    w.line(f"{var} = list(map({array}.value, {arr}.groups()))")
+                    w.line(f"pos = {arr}.end()")
+                    w.line(f"{array}.last = ({arr}.group(), tuple({var}))")
             else:
                 w.line(f"{arr} = rt_fast.msb_uvar_array(buf, pos + 1, end, {count}, {bits})")
                 w.line(f"if {arr} is None:")

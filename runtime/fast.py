@@ -114,13 +114,19 @@ def _array_matcher(count: int, bits: int):
     return _ARRAYS[key]
 
 
-def msb_array_parts(count: int, bits: int):
-    """``(match, value)`` of :func:`msb_uvar_array` for generated code to inline:
-    ``match(buf, pos, end)`` matches ``count`` (at most ``GROUPED_ARRAY_MAX``) 1- or 2-byte
-    varints within ``bits``, one group each; ``value`` maps a group to its value."""
-    match, split, value = _array_matcher(count, bits)
-    assert split is None, count
-    return match, value
+class MsbArray:
+    """``count`` (at most ``GROUPED_ARRAY_MAX``) 1- or 2-byte msb varints within ``bits``,
+    as the common form of a generated message reader reads them: ``match(buf, pos, end)``
+    with one group per element, ``value`` of a group, and ``last``, the bytes and the
+    values of the array it matched last. The reader tries ``last`` first: the same bytes
+    are the same elements, and a binlog's events mostly carry one server's UUID."""
+
+    __slots__ = ("last", "match", "value")
+
+    def __init__(self, count: int, bits: int):
+        self.match, split, self.value = _array_matcher(count, bits)
+        assert split is None, count
+        self.last = (bytes(count), (0,) * count)  # count zeros: a true pair from the start
 
 
 def msb_uvar_array(buf, pos: int, end: int, count: int, bits: int):
