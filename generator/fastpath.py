@@ -710,6 +710,13 @@ class FastPathEmitter:
             # a table instead of the arithmetic: signed values are mostly small
             w.line(f"{var} = _MSB_ZIGZAG1[{first}]" if signed else f"{var} = {first} >> 1")
             w.line("pos += 2")
+        if bits >= 14:  # every 2-byte value fits
+            w.line(f"elif {first} & 3 == 1:")
+            with w.indent():
+                w.line(f"{var} = ({first} | buf[pos + 2] << 8) >> 2")
+                if signed:
+                    w.line(f"{var} = ({var} >> 1) ^ -({var} & 1)")
+                w.line("pos += 3")
         w.line("else:")
         with w.indent():
             n = w.fresh("n")
