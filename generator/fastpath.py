@@ -470,11 +470,6 @@ class FastPathEmitter:
             'errors of ``runtime.serializable``."""'
         )
         w.line("# No depth check: construct's SerializableMessage does not count nesting.")
-        if self.message_common_supported(record):
-            w.line(f"model = _read_{record.name}_common(buf, pos, end, limits)")
-            w.line("if model is not None:")
-            with w.indent():
-                w.line("return model, end")
         w.line("start = pos")
         self.msb(w, "version", 64, False, "format version")
         w.line("if version != 1:")
@@ -551,10 +546,10 @@ class FastPathEmitter:
         w.line("# Fields this reader does not know (a newer writer's): skipped by the size.")
         args = ", ".join(["declared", "lnifid"] + [f"f_{f.name}" for f in record.fields])
         w.line(f"return {camel(record.name)}({args}), end")
-        careful = self.signature(record) + "\n" + "\n".join(w.lines)
         if not self.message_common_supported(record):
-            return careful
-        return self.message_common_function(record) + "\n\n" + careful
+            return self.signature(record) + "\n" + "\n".join(w.lines)
+        exact = f"def _read_{record.name}_exact(buf, pos, end, limits, depth):"
+        return self.message_common_function(record) + "\n\n" + exact + "\n" + "\n".join(w.lines)
 
     def message_common_supported(self, record: Record) -> bool:
         """Whether every field of the message has a common form that
@@ -581,53 +576,56 @@ class FastPathEmitter:
         )
 
     def message_common_function(self, record: Record) -> str:
-        """``_read_<message>_common``: the message when it is in its common form: version
-        1, the size its true length, every field id in its one-byte form and in order,
-        varints of at most 8 bytes, string lengths of one byte, no unknown field, within
-        the limits. It reads without bounds checks and returns None at the first thing
-        outside that form (a byte it read past ``end`` included: ``pos`` ends beyond
-        ``end`` then); the exact reader then reads the same bytes again and gives the
-        model or the error. Where it returns a model, that is the exact reader's model."""
+        """``_read_<message>``, which reads the message in its common form: version 1, the
+        size its true length, every field id in its one-byte form and in order, varints
+        of at most 8 bytes, string lengths of one byte, no unknown field, within the
+        limits. It reads without bounds checks; at the first thing outside that form (a
+        byte read past ``end`` included: ``pos`` ends beyond ``end`` then) it hands the
+        message to ``_read_<message>_exact``, which reads it again from the start and
+        gives the model or the error. Where it gives a model, that is the exact reader's."""
+        self.exact_call = f"return _read_{record.name}_exact(buf, start, end, limits, depth)"
         w = _Writer()
-        w.line(
-            f'"""``{record.name}`` in its common form (version 1, its true size, every field '
-            "id in one byte and in order, varints of at most 8 bytes, one-byte string "
-            "lengths, no unknown field, within the limits), read without bounds checks; "
-            f"else None, and ``_read_{record.name}`` reads it exactly (model or error). A read "
-            'past ``end`` leaves ``pos`` beyond it, which ends in None too."""'
-        )
+        w.line(f'"""Fast path of ``{record.name}``, a mysql::serialization message, in its')
+        w.line("common form (version 1, its true size, every field id in one byte and in order,")
+        w.line("varints of at most 8 bytes, one-byte string lengths, no unknown field, within the")
+        w.line("limits), read without bounds checks; anything else (a read past ``end`` too: it")
+        w.line(f'leaves ``pos`` beyond ``end``) by ``_read_{record.name}_exact``."""')
         w.line("start = pos")
         w.line("try:")
         with w.indent():
             w.line("if buf[pos] != 0x02:  # format version 1")
             with w.indent():
-                w.line("return None")
+                self.uncommon(w)
             self.msb_common(w, "declared", 64, False)
             w.line("if declared != end - start:")
             with w.indent():
-                w.line("return None")
+                self.uncommon(w)
             w.line("lnifid = buf[pos]")
             w.line(f"if lnifid & 1 or lnifid > {2 * len(record.fields)}:")
             with w.indent():
-                w.line("return None")
+                self.uncommon(w)
             w.line("lnifid >>= 1")
             w.line("pos += 1")
             for field in record.fields:
                 self.message_common_field(w, record, field)
             w.line("if pos != end:")
             with w.indent():
-                w.line("return None")
+                self.uncommon(w)
         w.line("except (IndexError, UnicodeDecodeError):  # read past the buffer; bad text")
         with w.indent():
-            w.line("return None")
+            self.uncommon(w)
         for field in record.fields:
             if field.default_from:
                 w.line(f"if f_{field.name} is None:")
                 with w.indent():
                     w.line(f"f_{field.name} = f_{field.default_from}")
         args = ", ".join(["declared", "lnifid"] + [f"f_{f.name}" for f in record.fields])
-        w.line(f"return {camel(record.name)}({args})")
-        return f"def _read_{record.name}_common(buf, pos, end, limits):\n" + "\n".join(w.lines)
+        w.line(f"return {camel(record.name)}({args}), end")
+        return self.signature(record) + "\n" + "\n".join(w.lines)
+
+    def uncommon(self, w: _Writer) -> None:
+        """Leave the common form: the exact reader reads the message from its start."""
+        w.line(self.exact_call)
 
     def message_common_field(self, w: _Writer, record: Record, field: Field) -> None:
         var = f"f_{field.name}"
@@ -640,7 +638,7 @@ class FastPathEmitter:
         else:
             w.line(f"if buf[pos] != {id_byte}:")
             with w.indent():
-                w.line("return None")
+                self.uncommon(w)
         ref = field.type
         if ref.kind in ("str", "bytes"):
             n = w.fresh("n")
@@ -648,11 +646,11 @@ class FastPathEmitter:
             bound = 2 * ref.max_length if ref.max_length is not None else None
             w.line(f"if {n} & 1{f' or {n} > {bound}' if bound is not None else ''}:")
             with w.indent():
-                w.line("return None")
+                self.uncommon(w)
             w.line(f"{n} >>= 1")
             w.line(f"if {n} > limits.max_string:")
             with w.indent():
-                w.line("return None")
+                self.uncommon(w)
             decode = f".decode({ref.encoding!r})" if ref.kind == "str" else ""
             w.line(f"{var} = buf[pos + 2 : pos + 2 + {n}]{decode}")
             w.line(f"pos += 2 + {n}")
@@ -661,7 +659,7 @@ class FastPathEmitter:
             arr = w.fresh("arr")
             w.line(f"if {count} > limits.max_count:")
             with w.indent():
-                w.line("return None")
+                self.uncommon(w)
             bits = PRIMITIVES[ref.name].bits
             if count <= GROUPED_ARRAY_MAX and bits >= 7:
                 array = f"_{record.name.upper()}_{field.name.upper()}"
@@ -677,7 +675,7 @@ class FastPathEmitter:
                     w.line(f"{arr} = {array}.match(buf, pos + 1, end)")
                     w.line(f"if {arr} is None:")
                     with w.indent():
-                        w.line("return None")
+                        self.uncommon(w)
                     w.line(f"{var} = list(map({array}.value, {arr}.groups()))")
                     w.line(f"pos = {arr}.end()")
                     w.line(f"{array}.last = ({arr}.group(), tuple({var}))")
@@ -685,7 +683,7 @@ class FastPathEmitter:
                 w.line(f"{arr} = rt_fast.msb_uvar_array(buf, pos + 1, end, {count}, {bits})")
                 w.line(f"if {arr} is None:")
                 with w.indent():
-                    w.line("return None")
+                    self.uncommon(w)
                 w.line(f"{var}, pos = {arr}")
         else:
             p = PRIMITIVES[ref.name]
@@ -702,7 +700,7 @@ class FastPathEmitter:
     def msb_common(self, w: _Writer, var: str, bits: int, signed: bool) -> None:
         """An msb varint at ``pos + 1`` (after a one-byte id or version) without bounds
         checks (see :meth:`message_common_function`); the 9-byte form and values wider
-        than ``bits`` return None."""
+        than ``bits`` go to the exact reader."""
         first = w.fresh("b")
         w.line(f"{first} = buf[pos + 1]")
         w.line(f"if not {first} & 1:")
@@ -723,12 +721,12 @@ class FastPathEmitter:
             w.line(f"{n} = _MSB_LENGTH[{first}]")
             w.line(f"if {n} == 9:")
             with w.indent():
-                w.line("return None")
+                self.uncommon(w)
             w.line(f'{var} = int.from_bytes(buf[pos + 1 : pos + 1 + {n}], "little") >> {n}')
             if bits < 56:
                 w.line(f"if {var} >> {bits}:")
                 with w.indent():
-                    w.line("return None")
+                    self.uncommon(w)
             if signed:
                 w.line(f"{var} = ({var} >> 1) ^ -({var} & 1)")
             w.line(f"pos += 1 + {n}")
