@@ -288,7 +288,7 @@ class FastPathEmitter:
         runs = self.fixed_runs(record)
         for i, field in enumerate(record.fields):
             if field.name in runs:
-                self.fused_run(w, record, runs[field.name], spans)
+                self.fused_run(w, record, runs[field.name])
             w.line(f"# {self.spec.source.display}:{field.line}: {field.name}")
             if any(r in self.needs_parent for r in self._record_refs(field.type)):
                 # What the element's `_parent.x` expressions see: this record's fields so far.
@@ -397,7 +397,7 @@ class FastPathEmitter:
         close()
         return runs
 
-    def fused_run(self, w: _Writer, record: Record, run: list[Field], spans: set[str]) -> None:
+    def fused_run(self, w: _Writer, record: Record, run: list[Field]) -> None:
         """Adjacent fixed-width fields in one ``unpack_from`` when all their bytes are
         there (the checks after it raise what the field-by-field code raises); else that
         code (the ``else`` branch, closed after the run's last field)."""
