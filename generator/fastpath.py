@@ -665,6 +665,8 @@ class FastPathEmitter:
                 array = f"_{record.name.upper()}_{field.name.upper()}"
                 self.msb_arrays[array] = (count, bits)
                 last, values = w.fresh("last"), w.fresh("values")
+                w.line("# the array read last first (a binlog's events share their UUID):")
+                w.line("# the same bytes are the same elements")
                 w.line(f"{last}, {values} = {array}.last")
                 w.line(f"if buf.startswith({last}, pos + 1):")
                 with w.indent():
