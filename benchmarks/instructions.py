@@ -34,7 +34,7 @@ def _decode(workload: str, decoder: str, n: int) -> None:
 
 def _instructions(workload: str, decoder: str, n: int) -> int:
     env = dict(os.environ, PYTHONHASHSEED="0")
-    # numpy's BLAS thread (imported through the runtime's Spark glue) otherwise spins
+    # numpy's BLAS thread (the tablestore SDK imports numpy) otherwise spins
     env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [
         "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
