@@ -25,6 +25,7 @@ and reports the peak resident memory it took (the input's bytes included) / inpu
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import io
 import os
@@ -178,11 +179,31 @@ def mysql_binlog(n_events: int) -> bytes:
     return head + SEED_EVENT * n_events
 
 
+def mysql_binlog_distinct(n_events: int) -> bytes:
+    """A binlog file of ``n_events`` tagged GTID events that all differ, the source UUID
+    too (the seed's with its last 4 bytes counting): no event repeats an earlier one."""
+    from benchmarks.mysql_serialization import SEED_EVENT
+    from generated import mysql_serialization as ms
+
+    seed = ms.parse(SEED_EVENT)
+    events = []
+    for i in range(n_events):
+        uuid = seed.body.uuid[:12] + list((0x9E3779B9 * (i + 1) & 0xFFFFFFFF).to_bytes(4, "big"))
+        body = dataclasses.replace(
+            seed.body, uuid=uuid, gno=seed.body.gno + i, sequence_number=i + 1,
+            last_committed=i, serializable_field_size=None,
+        )  # fmt: skip
+        size = 19 + len(ms.build(body, "gtid_tagged_body")) + 4
+        events.append(ms.build(dataclasses.replace(seed, body=body, event_size=size)))
+    return mysql_binlog(0) + b"".join(events)
+
+
 def mysql_workloads():
     from benchmarks.mysql_serialization import SEED_EVENT
     from generated import mysql_serialization as ms
 
     binlog = mysql_binlog(100)
+    distinct = mysql_binlog_distinct(100)
     return [
         Workload(
             "MySQL GTID", "tagged GTID event", [SEED_EVENT],
@@ -191,6 +212,12 @@ def mysql_workloads():
         ),
         Workload(
             "MySQL GTID", "binlog file, 100 events", [binlog],
+            [("wirespec fast path", lambda d: ms.parse(d, "binlog_file"), False),
+             ("wirespec construct path", lambda d: ms.parse_construct(d, "binlog_file"), False)],
+            events_per_msg=100,
+        ),
+        Workload(
+            "MySQL GTID", "binlog file, 100 events, 100 UUIDs", [distinct],
             [("wirespec fast path", lambda d: ms.parse(d, "binlog_file"), False),
              ("wirespec construct path", lambda d: ms.parse_construct(d, "binlog_file"), False)],
             events_per_msg=100,

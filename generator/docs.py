@@ -79,6 +79,13 @@ def type_text(ref, spec: Spec) -> str:
     if kind == "map":
         key, value = type_text(ref.key, spec), type_text(ref.value, spec)
         return f"map (varint pair count) of {key} to {value}"
+    if kind == "chunk":
+        out = f"`{ref.name}` of `{spec_expr(ref.count)}` elements"
+        if ref.enum:
+            out += f", enum [`{ref.enum}`](#enum-{ref.enum.replace('_', '-')})"
+        return out
+    if kind == "region":
+        return f"`{ref.name}`, inside {_size_text(ref)}"
     return f"`{ref.name or kind}`"
 
 
@@ -101,7 +108,7 @@ def _box_for_type(ref, name: str) -> list[tuple[str, str]]:
                 str(size) if isinstance(size, int) else ("rest" if size == "eos" else "expr"),
             )
         ]
-    if ref.kind == "record":
+    if ref.kind in ("record", "chunk", "region"):
         return [(f"{name}: {ref.name}", "var")]
     if ref.kind == "switch":
         return [(f"{name}: by {ref.switch_on}", "var")]
@@ -186,6 +193,12 @@ def _checksum_items(checksum) -> list[str]:
 
 def _field_notes(f) -> list[str]:
     notes = []
+    if getattr(f, "trailer", False):
+        notes.append("in the trailer: read from the end, before the fields in front")
+    if getattr(f, "value_text", ""):
+        notes.append(f"computed on build: `{f.value_text}`")
+    if getattr(f, "valid_text", ""):
+        notes.append(f"must satisfy `{f.valid_text}`")
     if f.tag is not None:
         notes.append(f"tag `{_hex(f.tag)}`")
     if f.optional:

@@ -18,7 +18,7 @@ from . import __version__
 from .fastpath import FastPathEmitter
 from .model import Field, Record, Spec, TypeRef, camel
 from .strategies import StrategyEmitter
-from .types import PRIMITIVES, RUNTIME_IMPORTS, RUNTIME_TYPES
+from .types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_IMPORTS, RUNTIME_TYPES
 
 TEMPLATES = Path(__file__).with_name("templates")
 HEADER_HASH_PREFIX = "# content sha256: "
@@ -88,10 +88,25 @@ class ModuleEmitter:
                 continue
             seen.add(name)
             rt = RUNTIME_TYPES[ref.name]
-            args = [rt.fixed] if rt.fixed else []
-            args += [f"{k}={v}" for k, v in ref.args.items()]
+            args = [f"{k}={v}" for k, v in ref.args.items()]
             out.append((name, f"{rt.construct}({', '.join(args)})", rt))
         return out
+
+    def runtime_instances_first_used_by(self, record: Record) -> list[tuple[str, str, object]]:
+        """The configured instances ``record`` is the first (in dependency order) to use:
+        they are defined just before it, after the records they are configured with."""
+        seen: set[str] = set()
+        for name in self.spec.record_order():
+            mine = []
+            for field in self.spec.records[name].fields:
+                if field.type.kind == "runtime":
+                    instance = self.runtime_instance(field.type)
+                    if instance not in seen:
+                        seen.add(instance)
+                        mine.append(instance)
+            if name == record.name:
+                return [i for i in self.runtime_instances() if i[0] in mine]
+        return []
 
     def runtime_fast_readers(self) -> list[tuple[Record, Field, str]]:
         """Records that are one fast runtime primitive: (record, field, instance)."""
@@ -108,12 +123,13 @@ class ModuleEmitter:
         return [(n, RUNTIME_TYPES[n]) for n in names if RUNTIME_TYPES[n].rows_spark]
 
     def runtime_imports(self) -> list[str]:
-        """``runtime.x as rt_x`` modules the runtime primitives name."""
+        """``runtime.x as rt_x`` modules the runtime primitives, chunks and regions name."""
         text = " ".join(
             f"{rt.construct} {rt.rows_spark} {rt.rows_to_row}"
             for rt in (RUNTIME_TYPES[ref.name] for ref in self.runtime_refs())
         )
-        return sorted(set(re.findall(r"\brt_([a-z_]+)\.", text)))
+        text += " ".join(self.all_construct_expressions())
+        return sorted(set(re.findall(r"\brt_([a-z_]+)\.", text)) - {"checksum", "serializable"})
 
     def type_construct(self, ref: TypeRef, nested: bool = False) -> str:
         """``nested``: inside a serializable message (a message there has no version id)."""
@@ -135,16 +151,26 @@ class ModuleEmitter:
                 return f"GreedyString({encoding})" if encoding else "GreedyBytes"
             size = ref.size if isinstance(ref.size, int) else f"lambda this: {ref.size}"
             return f"rt.SizedBytes({size}" + (f", {encoding})" if encoding else ")")
+        if ref.kind == "chunk":
+            chunk = CHUNK_TYPES[ref.name]
+            count = str(ref.count) if isinstance(ref.count, int) else f"lambda this: {ref.count}"
+            args = [count]
+            if chunk.encoding:
+                args.append(repr(chunk.encoding))
+            if ref.enum:
+                args.append(f"enum={camel(ref.enum)}")
+            if not ref.checked_on_build:
+                args.append("check_on_build=False")
+            return self.sized(ref, f"rt_craft.{chunk.construct}({', '.join(args)})")
+        if ref.kind == "region":
+            return self.sized(ref, REGION_TYPES[ref.name].construct)
         if ref.kind == "record":
             body = ref.name
             if nested and self.spec.records[ref.name].serializable:
                 body = f"rt_serializable.SerializableMessage(*{ref.name}.fields, top_level=False, model={ref.name}.model)"
             if ref.size_is_prefix:
                 return f"rt.SizePrefixed({self.prim(ref.size)}, {body})"
-            if ref.size is not None:
-                size = ref.size if isinstance(ref.size, int) else f"lambda this: {ref.size}"
-                return f"rt.Sized({size}, {body})"
-            return body
+            return self.sized(ref, body)
         if ref.kind == "switch":
             enum = camel(ref.enum)
             cases = ", ".join(
@@ -159,10 +185,7 @@ class ModuleEmitter:
                 )
                 default = f", default={self.type_construct(ref.cases['default'])}"
             expr = f"Switch(this.{ref.switch_on}, {{{cases}}}{default})"
-            if ref.size is not None:
-                size = ref.size if isinstance(ref.size, int) else f"lambda this: {ref.size}"
-                expr = f"rt.Sized({size}, {expr})"
-            return expr
+            return self.sized(ref, expr)
         if ref.kind == "empty":
             return "rt.Empty()"
         if ref.kind == "map":
@@ -170,6 +193,14 @@ class ModuleEmitter:
             value = self.type_construct(ref.value, nested=True)
             return f"rt_serializable.MsbMap({key}, {value})"
         raise AssertionError(ref.kind)
+
+    def sized(self, ref: TypeRef, body: str) -> str:
+        """``body`` inside the byte count a ``size:`` number or expression gives."""
+        if ref.size is None:
+            return body
+        size = ref.size if isinstance(ref.size, int) else f"lambda this: {ref.size}"
+        unchecked = "" if ref.checked_on_build else ", check_on_build=False"
+        return f"rt.Sized({size}, {body}{unchecked})"
 
     def field_construct(self, field: Field, record: Record) -> str:
         ref = field.type
@@ -194,7 +225,8 @@ class ModuleEmitter:
         elif isinstance(field.repeat, dict):
             count = field.repeat["count"]
             count = count if isinstance(count, int) else f"lambda this: {count}"
-            expr = f"rt.RepeatCount({expr}, {count})"
+            unchecked = "" if field.repeat_checked_on_build else ", check_on_build=False"
+            expr = f"rt.RepeatCount({expr}, {count}{unchecked})"
         if field.tag is not None:
             optional = ", optional=True" if field.optional else ""
             if field.optional and field.repeat is not None:
@@ -202,6 +234,10 @@ class ModuleEmitter:
             expr = f"rt.Tagged(0x{field.tag:02x}, {expr}{optional})"
         if field.condition:
             expr = f"If(lambda this: {field.condition}, {expr})"
+        if field.value:
+            expr = f"rt.Computed({expr}, lambda this: {field.value})"
+        if field.valid:
+            expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r})"
         if record.serializable:
             rule = ""
             if field.has_default:
@@ -256,11 +292,21 @@ class ModuleEmitter:
             return RUNTIME_TYPES[ref.name].python
         if ref.kind == "map":
             return f"dict[{self.python_type(ref.key)}, {self.python_type(ref.value)}]"
+        if ref.kind == "chunk":
+            chunk = CHUNK_TYPES[ref.name]
+            element = camel(ref.enum) if ref.enum else chunk.element
+            return f"list[{element}{' | None' if chunk.nullable else ''}]"
+        if ref.kind == "region":
+            return REGION_TYPES[ref.name].python
         return {"presence": "bool", "empty": "None"}.get(ref.kind, ref.kind)
 
     def model_field(self, field: Field) -> str:
         """``name: type = default`` of the field in its record's dataclass."""
         annotation = self.python_type(field.type)
+        if field.type.kind in ("chunk", "region") and field.repeat is None and not field.condition:
+            return f"{field.name}: {annotation} = dataclasses.field(default_factory=list)"
+        if field.repeat is not None and field.condition:
+            return f"{field.name}: list[{annotation}] | None = None"
         if field.repeat is not None:
             return f"{field.name}: list[{annotation}] = dataclasses.field(default_factory=list)"
         if field.type.kind == "presence":
@@ -310,6 +356,21 @@ class ModuleEmitter:
             return f"{ref.name}_from_dict({expr})"
         if ref.kind == "presence":
             return f"bool({expr})"
+        if ref.kind == "chunk":
+            chunk = CHUNK_TYPES[ref.name]
+            if ref.enum:
+                item = f"rt_codec.enum_from_json({camel(ref.enum)}, x)"
+            elif chunk.element == "int":
+                item = "rt_codec.int_from_json(x)"
+            elif chunk.element == "bytes":
+                item = "None if x is None else rt_codec.bytes_from_json(x)"
+            else:
+                item = "x"
+            return f"[{item} for x in {expr}]"
+        if ref.kind == "region":
+            if REGION_TYPES[ref.name].json == "int_lists":
+                return f"[[rt_codec.int_from_json(x) for x in t] for t in {expr}]"
+            return f"list({expr})"
         if ref.kind == "map":
             # JSON object keys are text: an integer key comes back from its decimal string.
             key, value = self.from_json(ref.key, "k"), self.from_json(ref.value, "v")
@@ -332,6 +393,8 @@ class ModuleEmitter:
             return f"{conv}[{selector}](d.get({key}))"
         if field.repeat is not None:
             inner = self.from_json(ref, "item")
+            if field.condition:  # absent (None) when the condition does not hold
+                return f"None if d.get({key}) is None else [{inner} for item in d[{key}]]"
             return f"[{inner} for item in d.get({key}) or []]"
         if field.optional or field.condition or field.has_default or field.default_from:
             return f"None if d.get({key}) is None else {self.from_json(ref, f'd[{key}]')}"
@@ -358,6 +421,12 @@ class ModuleEmitter:
     def spark_type(self, ref: TypeRef) -> str:
         if ref.kind == "runtime":
             return f"ArrayType({ref.name}_spark_type(), False)"
+        if ref.kind == "chunk":
+            chunk = CHUNK_TYPES[ref.name]
+            element = "StringType()" if ref.enum else chunk.spark
+            return f"ArrayType({element}, {chunk.nullable})"
+        if ref.kind == "region":
+            return REGION_TYPES[ref.name].spark
         if ref.kind == "prim":
             return "StringType()" if ref.enum else PRIMITIVES[ref.name].spark
         if ref.kind == "str":
@@ -405,6 +474,12 @@ class ModuleEmitter:
     def row_value(self, ref: TypeRef, expr: str) -> str:
         if ref.kind == "runtime":
             return f"[{ref.name}_to_row(item) for item in {expr}]"
+        if ref.kind == "chunk":
+            if ref.enum:
+                return f"[x.name for x in {expr}]"
+            if CHUNK_TYPES[ref.name].spark.startswith("Decimal"):
+                return f"[Decimal(x) for x in {expr}]"
+            return expr
         if ref.kind == "prim":
             if ref.enum:
                 return f"{expr}.name"
@@ -481,11 +556,15 @@ class ModuleEmitter:
         return ", ".join(args)
 
     def uses_decimal(self) -> bool:
+        def decimal(ref: TypeRef) -> bool:
+            if ref.enum:
+                return False
+            if ref.kind == "prim":
+                return PRIMITIVES[ref.name].spark.startswith("Decimal")
+            return ref.kind == "chunk" and CHUNK_TYPES[ref.name].spark.startswith("Decimal")
+
         return any(
-            PRIMITIVES[f.type.name].spark.startswith("Decimal")
-            for r in self.spec.records.values()
-            for f in r.fields
-            if f.type.kind == "prim" and not f.type.enum and not f.spark_skip
+            decimal(f.type) for r in self.spec.records.values() for f in r.fields if not f.spark_skip
         )
 
 

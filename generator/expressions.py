@@ -5,11 +5,18 @@
     >>> translate("__import__('os')", set())
     Traceback (most recent call last):
     ...
-    ValueError: expression may not call functions other than len, min, max, abs
+    ValueError: expression may not call functions other than len, min, max, abs, sum
 
-A field name becomes ``this.<name>`` (construct's context); anything that is not
-arithmetic, comparison, a conditional, indexing or one of a few pure builtins is refused,
-so a spec can never run arbitrary code.
+A field name becomes ``this.<name>`` (construct's context) and ``ENUM.MEMBER`` the
+generated enum member; anything that is not arithmetic, comparison, a conditional,
+indexing, a list (comprehension) or one of a few pure builtins is refused, so a spec can
+never run arbitrary code. Expressions the builder evaluates (``value:``) may also say
+``sizeof(field)``, the built byte size of a field (a list of sizes for a repeated one):
+
+    >>> translate("[sizeof(h)] + [sizeof(b.groups) for b in bs if b.groups]", {"h", "bs"}, build=True)
+    "[rt.sizeof(this, 'h')] + [rt.sizeof(b, 'groups') for b in this.bs if b.groups]"
+    >>> translate("kind == event_type.DDL", {"kind"}, {"event_type": "EventType"})
+    'this.kind == EventType.DDL'
 """
 
 from __future__ import annotations
@@ -18,21 +25,26 @@ import ast
 
 _ALLOWED_NODES = (
     ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Compare, ast.Call,
-    ast.Constant, ast.Name, ast.Load, ast.Attribute, ast.Subscript, ast.Tuple,
+    ast.Constant, ast.Name, ast.Load, ast.Attribute, ast.Subscript, ast.Tuple, ast.List,
+    ast.ListComp, ast.comprehension, ast.Store,
     ast.And, ast.Or, ast.Not, ast.USub, ast.Invert,
     ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.Pow,
     ast.LShift, ast.RShift, ast.BitOr, ast.BitAnd, ast.BitXor,
     ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot,
 )  # fmt: skip
-_FUNCTIONS = ("len", "min", "max", "abs")
+_FUNCTIONS = ("len", "min", "max", "abs", "sum")
+_PUBLIC_PRIVATES = ("_parent", "_index")
+"""Context names an expression may use: the enclosing record, the list position."""
 
 
 class _ToContext(ast.NodeTransformer):
-    def __init__(self, fields: set[str]):
+    def __init__(self, fields: set[str], enums: dict[str, str]):
         self.fields = fields
+        self.enums = enums
+        self.bound: list[set[str]] = []
 
     def visit_Name(self, node: ast.Name):
-        if node.id in _FUNCTIONS:
+        if node.id in _FUNCTIONS or any(node.id in names for names in self.bound):
             return node
         if node.id not in self.fields:
             raise ValueError(f"expression uses {node.id!r}, which is not an earlier field")
@@ -40,24 +52,76 @@ class _ToContext(ast.NodeTransformer):
             ast.Attribute(ast.Name("this", ast.Load()), node.id, ast.Load()), node
         )
 
+    def visit_Attribute(self, node: ast.Attribute):
+        base = node.value
+        if isinstance(base, ast.Name) and base.id in self.enums and base.id not in self.fields:
+            return ast.copy_location(
+                ast.Attribute(ast.Name(self.enums[base.id], ast.Load()), node.attr, ast.Load()),
+                node,
+            )
+        return self.generic_visit(node)
 
-def translate(text: str, fields: set[str]) -> str:
-    """Check ``text`` and rewrite it to Python over construct's ``this``."""
+    def visit_ListComp(self, node: ast.ListComp):
+        names = set()
+        for gen in node.generators:
+            gen.iter = self.visit(gen.iter)
+            if not isinstance(gen.target, ast.Name):
+                # ValueError is translate()'s one failure type (see below)
+                raise ValueError("a comprehension binds one name")  # noqa: TRY004
+            names.add(gen.target.id)
+        self.bound.append(names)
+        for gen in node.generators:
+            gen.ifs = [self.visit(cond) for cond in gen.ifs]
+        node.elt = self.visit(node.elt)
+        self.bound.pop()
+        return node
+
+    def visit_Call(self, node: ast.Call):
+        if isinstance(node.func, ast.Name) and node.func.id == "sizeof":
+            (arg,) = node.args
+            if isinstance(arg, ast.Name) and not any(arg.id in b for b in self.bound):
+                owner, name = ast.Name("this", ast.Load()), arg.id
+                if name not in self.fields:
+                    raise ValueError(f"sizeof({name}): not a field of this record")
+            elif isinstance(arg, ast.Attribute):
+                owner, name = self.visit(arg.value), arg.attr
+            else:
+                raise ValueError("sizeof takes a field name or x.field")
+            call = ast.Call(
+                ast.Attribute(ast.Name("rt", ast.Load()), "sizeof", ast.Load()),
+                [owner, ast.Constant(name)],
+                [],
+            )
+            return ast.copy_location(call, node)
+        return self.generic_visit(node)
+
+
+def translate(
+    text: str, fields: set[str], enums: dict[str, str] | None = None, build: bool = False
+) -> str:
+    """Check ``text`` and rewrite it to Python over construct's ``this``; ``enums`` maps
+    an enum's spec name to its class, ``build`` allows ``sizeof``."""
     try:
         tree = ast.parse(str(text), mode="eval")
     except SyntaxError as err:
         raise ValueError(f"not a valid expression: {err.msg}") from None
+    functions = _FUNCTIONS + (("sizeof",) if build else ())
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED_NODES):
             # ValueError is translate()'s one failure type; the model turns it into a SpecError
             message = f"{type(node).__name__} is not allowed in an expression"
             raise ValueError(message)  # noqa: TRY004
         if isinstance(node, ast.Call) and not (
-            isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS
+            isinstance(node.func, ast.Name) and node.func.id in functions
         ):
+            hint = " (sizeof only in value:)" if getattr(node.func, "id", "") == "sizeof" else ""
             raise ValueError(
-                f"expression may not call functions other than {', '.join(_FUNCTIONS)}"
+                f"expression may not call functions other than {', '.join(_FUNCTIONS)}{hint}"
             )
-        if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and node.attr not in _PUBLIC_PRIVATES
+        ):
             raise ValueError("expression may not use private attributes")
-    return ast.unparse(_ToContext(fields).visit(tree))
+    return ast.unparse(_ToContext(fields, enums or {}).visit(tree))

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import re
 
+from runtime.fast import GROUPED_ARRAY_MAX
+
 from .model import Field, Record, Spec, TypeRef, camel
-from .types import PRIMITIVES
+from .types import LEB128, PRIMITIVES
 
 _THIS = re.compile(r"\bthis\.([a-z_][a-z0-9_]*)")
 
@@ -78,6 +80,9 @@ class FastPathEmitter:
         self.spec = spec
         self.structs: dict[str, str] = {}
         self.checksums: set[str] = set()
+        self.uses_msb_length = False
+        self.uses_msb_zigzag = False
+        self.msb_arrays: dict[str, tuple[int, int]] = {}
         self.supported = self._supported_records()
 
     # -- which records can have a fast path --------------------------------------------
@@ -89,7 +94,7 @@ class FastPathEmitter:
         }
         for name in self.spec.record_order():
             record = self.spec.records[name]
-            if record.layout not in ("sequence", "serializable"):
+            if record.layout not in ("sequence", "serializable") or record.trailer:
                 continue
             try:
                 for field in record.fields:
@@ -140,8 +145,10 @@ class FastPathEmitter:
                 raise Unsupported("an unsized message inside a record")
         if ref.args:
             raise Unsupported("runtime arguments")
-        if ref.kind == "prim" and ref.name not in PRIMITIVES:
+        if ref.kind == "prim" and (ref.name not in PRIMITIVES or ref.name in LEB128):
             raise Unsupported(ref.name)
+        if ref.size_is_prefix and ref.size in LEB128:
+            raise Unsupported("a LEB128 length prefix")
         if ref.kind not in ("prim", "record", "str", "bytes", "switch", "presence", "empty"):
             raise Unsupported(ref.kind)
         if ref.kind == "str" and ref.size == "eos":
@@ -150,6 +157,8 @@ class FastPathEmitter:
             self._check_type(sub, ok, serializable, bounded or ref.size is not None)
 
     def _check_field(self, field: Field, record: Record, ok: set[str]) -> None:
+        if field.value or field.valid:
+            raise Unsupported("values computed on build, validity expressions")
         if record.serializable and (
             field.tag is not None
             or field.condition
@@ -203,6 +212,16 @@ class FastPathEmitter:
         constants += [
             f"_{name.upper()} = rt_fast.CHECKSUMS[{name!r}]" for name in sorted(self.checksums)
         ]
+        if self.uses_msb_length:
+            constants.append("_MSB_LENGTH = rt_fast.MSB_LENGTH")
+        if self.uses_msb_zigzag:
+            constants.append("_MSB_ZIGZAG1 = rt_fast.MSB_ZIGZAG1")
+        constants += [
+            f"{name} = rt_fast.MsbArray({count}, {bits})"
+            for name, (count, bits) in sorted(self.msb_arrays.items())
+        ]
+        if any(not self.spec.records[n].serializable for n in self.supported):
+            constants.append("_NEW = object.__new__")
         enums = [
             f"_{e.name.upper()}_BY_VALUE = {{m.value: m for m in {e.class_name}}}"
             for e in self.spec.enums.values()
@@ -275,7 +294,7 @@ class FastPathEmitter:
         runs = self.fixed_runs(record)
         for i, field in enumerate(record.fields):
             if field.name in runs:
-                self.fused_run(w, record, runs[field.name], spans)
+                self.fused_run(w, record, runs[field.name])
             w.line(f"# {self.spec.source.display}:{field.line}: {field.name}")
             if any(r in self.needs_parent for r in self._record_refs(field.type)):
                 # What the element's `_parent.x` expressions see: this record's fields so far.
@@ -310,9 +329,17 @@ class FastPathEmitter:
                 w.line("raise")
             if field.name in self._run_ends:
                 w.depth -= 1  # the end of a fused run's exact (else) branch
-        args = ", ".join(f"f_{f.name}" for f in record.fields)
-        w.line(f"return {camel(record.name)}({args}), pos")
+        self.new_model(w, record)
         return self.signature(record) + "\n" + "\n".join(w.lines)
+
+    def new_model(self, w: _Writer, record: Record) -> None:
+        """``return Model(f_a, ...), pos`` without the class call: ``object.__new__`` and one
+        slot store per field (a model's fields are its record's, each set here) skip the
+        type call and the dataclass ``__init__`` frame, about a third of the model's cost."""
+        w.line(f"model = _NEW({camel(record.name)})")
+        for f in record.fields:
+            w.line(f"model.{f.name} = f_{f.name}")
+        w.line("return model, pos")
 
     def rows_loop(self, w: _Writer, field: Field) -> None:
         """``repeat_loop`` of an eos repeat that yields each element instead of keeping it."""
@@ -384,7 +411,7 @@ class FastPathEmitter:
         close()
         return runs
 
-    def fused_run(self, w: _Writer, record: Record, run: list[Field], spans: set[str]) -> None:
+    def fused_run(self, w: _Writer, record: Record, run: list[Field]) -> None:
         """Adjacent fixed-width fields in one ``unpack_from`` when all their bytes are
         there (the checks after it raise what the field-by-field code raises); else that
         code (the ``else`` branch, closed after the run's last field)."""
@@ -400,12 +427,13 @@ class FastPathEmitter:
             names = ", ".join(f"f_{f.name}" for f in run)
             w.line(f"{names} = {name}.unpack_from(buf, pos)" + ("" if len(run) > 1 else "[0]"))
             off = 0
+            starts, ends = self.checksum_bounds(record)
             for f in run:
                 size = PRIMITIVES[f.type.name].size
                 at = f"pos + {off}" if off else "pos"
-                if f.name in spans or f.const is not None:
+                if f.name in starts:
                     w.line(f"f_{f.name}_start = {at}")
-                if f.name in spans:
+                if f.name in ends:
                     w.line(f"f_{f.name}_end = pos + {off + size}")
                 if f.type.enum:
                     enum = self.spec.enums[f.type.enum]
@@ -429,6 +457,23 @@ class FastPathEmitter:
             w.line(f"pos += {total}")
         w.line("else:")
         w.depth += 1
+
+    def checksum_bounds(self, record: Record) -> tuple[set[str], set[str]]:
+        """The fields whose start and whose end offsets a checksum of ``record`` reads
+        (a fused run defines only these; its const errors take their offsets inline)."""
+        starts, ends = set(), set()
+        for field in record.fields:
+            if field.checksum is None:
+                continue
+            raws = self.contiguous_raw_items(field)
+            if raws is not None:
+                starts.add(raws[0])
+                ends.add(raws[1])
+            else:
+                names = {i.field for i in field.checksum.items if i.kind == "raw"}
+                starts |= names
+                ends |= names
+        return starts, ends
 
     def message_function(self, record: Record) -> str:
         """A ``layout: serializable`` record: ``runtime.serializable.SerializableMessage``
@@ -515,7 +560,194 @@ class FastPathEmitter:
         w.line("# Fields this reader does not know (a newer writer's): skipped by the size.")
         args = ", ".join(["declared", "lnifid"] + [f"f_{f.name}" for f in record.fields])
         w.line(f"return {camel(record.name)}({args}), end")
+        if not self.message_common_supported(record):
+            return self.signature(record) + "\n" + "\n".join(w.lines)
+        exact = f"def _read_{record.name}_exact(buf, pos, end, limits, depth):"
+        return self.message_common_function(record) + "\n\n" + exact + "\n" + "\n".join(w.lines)
+
+    def message_common_supported(self, record: Record) -> bool:
+        """Whether every field of the message has a common form that
+        :meth:`message_common_function` reads: an id below 64 (one byte), then an msb
+        varint, a fixed count of unsigned ones, or a string or bytes with a length."""
+        return all(self._common_field(field) for field in record.fields)
+
+    def _common_field(self, field: Field) -> bool:
+        ref = field.type
+        if field.id >= 64 or ref.enum or field.const is not None:
+            return False
+        if ref.kind in ("str", "bytes"):
+            return (
+                field.repeat is None
+                and ref.size_is_prefix
+                and str(ref.size).startswith("msb_uvarint")
+            )
+        if not self.is_msb(ref):
+            return False
+        return field.repeat is None or (
+            isinstance(field.repeat, dict)
+            and isinstance(field.repeat.get("count"), int)
+            and not PRIMITIVES[ref.name].signed
+        )
+
+    def message_common_function(self, record: Record) -> str:
+        """``_read_<message>``, which reads the message in its common form: version 1, the
+        size its true length, every field id in its one-byte form and in order, varints
+        of at most 8 bytes, string lengths of one byte, no unknown field, within the
+        limits. It reads without bounds checks; at the first thing outside that form (a
+        byte read past ``end`` included: ``pos`` ends beyond ``end`` then) it hands the
+        message to ``_read_<message>_exact``, which reads it again from the start and
+        gives the model or the error. Where it gives a model, that is the exact reader's."""
+        self.exact_call = f"return _read_{record.name}_exact(buf, start, end, limits, depth)"
+        w = _Writer()
+        w.line(f'"""Fast path of ``{record.name}``, a mysql::serialization message, in its')
+        w.line("common form (version 1, its true size, every field id in one byte and in order,")
+        w.line("varints of at most 8 bytes, one-byte string lengths, no unknown field, within the")
+        w.line("limits), read without bounds checks; anything else (a read past ``end`` too: it")
+        w.line(f'leaves ``pos`` beyond ``end``) by ``_read_{record.name}_exact``."""')
+        w.line("start = pos")
+        w.line("try:")
+        with w.indent():
+            w.line("if buf[pos] != 0x02:  # format version 1")
+            with w.indent():
+                self.uncommon(w)
+            self.msb_common(w, "declared", 64, False)
+            w.line("if declared != end - start:")
+            with w.indent():
+                self.uncommon(w)
+            w.line("lnifid = buf[pos]")
+            w.line(f"if lnifid & 1 or lnifid > {2 * len(record.fields)}:")
+            with w.indent():
+                self.uncommon(w)
+            w.line("lnifid >>= 1")
+            w.line("pos += 1")
+            for field in record.fields:
+                self.message_common_field(w, record, field)
+            w.line("if pos != end:")
+            with w.indent():
+                self.uncommon(w)
+        w.line("except (IndexError, UnicodeDecodeError):  # read past the buffer; bad text")
+        with w.indent():
+            self.uncommon(w)
+        for field in record.fields:
+            if field.default_from:
+                w.line(f"if f_{field.name} is None:")
+                with w.indent():
+                    w.line(f"f_{field.name} = f_{field.default_from}")
+        args = ", ".join(["declared", "lnifid"] + [f"f_{f.name}" for f in record.fields])
+        w.line(f"return {camel(record.name)}({args}), end")
         return self.signature(record) + "\n" + "\n".join(w.lines)
+
+    def uncommon(self, w: _Writer) -> None:
+        """Leave the common form: the exact reader reads the message from its start."""
+        w.line(self.exact_call)
+
+    def message_common_field(self, w: _Writer, record: Record, field: Field) -> None:
+        var = f"f_{field.name}"
+        id_byte = f"0x{2 * field.id:02x}"
+        w.line(f"# {self.spec.source.display}:{field.line}: {field.name} (id {field.id})")
+        optional = field.has_default or field.default_from
+        if optional:
+            w.line(f"if pos < end and buf[pos] == {id_byte}:")
+            w.depth += 1
+        else:
+            w.line(f"if buf[pos] != {id_byte}:")
+            with w.indent():
+                self.uncommon(w)
+        ref = field.type
+        if ref.kind in ("str", "bytes"):
+            n = w.fresh("n")
+            w.line(f"{n} = buf[pos + 1]")
+            bound = 2 * ref.max_length if ref.max_length is not None else None
+            w.line(f"if {n} & 1{f' or {n} > {bound}' if bound is not None else ''}:")
+            with w.indent():
+                self.uncommon(w)
+            w.line(f"{n} >>= 1")
+            w.line(f"if {n} > limits.max_string:")
+            with w.indent():
+                self.uncommon(w)
+            decode = f".decode({ref.encoding!r})" if ref.kind == "str" else ""
+            w.line(f"{var} = buf[pos + 2 : pos + 2 + {n}]{decode}")
+            w.line(f"pos += 2 + {n}")
+        elif field.repeat is not None:
+            count = field.repeat["count"]
+            arr = w.fresh("arr")
+            w.line(f"if {count} > limits.max_count:")
+            with w.indent():
+                self.uncommon(w)
+            bits = PRIMITIVES[ref.name].bits
+            if count <= GROUPED_ARRAY_MAX and bits >= 7:
+                array = f"_{record.name.upper()}_{field.name.upper()}"
+                self.msb_arrays[array] = (count, bits)
+                last, values = w.fresh("last"), w.fresh("values")
+                w.line("# the array read last first (a binlog's events share their UUID):")
+                w.line("# the same bytes are the same elements")
+                w.line(f"{last}, {values} = {array}.last")
+                w.line(f"if buf.startswith({last}, pos + 1):")
+                with w.indent():
+                    w.line(f"{var} = list({values})")
+                    w.line(f"pos += 1 + len({last})")
+                w.line("else:")
+                with w.indent():
+                    w.line(f"{arr} = {array}.match(buf, pos + 1, end)")
+                    w.line(f"if {arr} is None:")
+                    with w.indent():
+                        self.uncommon(w)
+                    w.line(f"{var} = list(map({array}.value, {arr}.groups()))")
+                    w.line(f"pos = {arr}.end()")
+                    w.line(f"{array}.last = ({arr}.group(), tuple({var}))")
+            else:
+                w.line(f"{arr} = rt_fast.msb_uvar_array(buf, pos + 1, end, {count}, {bits})")
+                w.line(f"if {arr} is None:")
+                with w.indent():
+                    self.uncommon(w)
+                w.line(f"{var}, pos = {arr}")
+        else:
+            p = PRIMITIVES[ref.name]
+            self.msb_common(w, var, p.bits, p.signed)
+        if optional:
+            w.depth -= 1
+            w.line("else:")
+            with w.indent():
+                if field.default_from:
+                    w.line(f"{var} = None  # resolved below")
+                else:
+                    w.line(f"{var} = {field.default!r}")
+
+    def msb_common(self, w: _Writer, var: str, bits: int, signed: bool) -> None:
+        """An msb varint at ``pos + 1`` (after a one-byte id or version) without bounds
+        checks (see :meth:`message_common_function`); the 9-byte form and values wider
+        than ``bits`` go to the exact reader."""
+        first = w.fresh("b")
+        w.line(f"{first} = buf[pos + 1]")
+        w.line(f"if not {first} & 1:")
+        with w.indent():
+            # a table instead of the arithmetic: signed values are mostly small
+            w.line(f"{var} = _MSB_ZIGZAG1[{first}]" if signed else f"{var} = {first} >> 1")
+            w.line("pos += 2")
+        if bits >= 14:  # every 2-byte value fits
+            w.line(f"elif {first} & 3 == 1:")
+            with w.indent():
+                w.line(f"{var} = ({first} | buf[pos + 2] << 8) >> 2")
+                if signed:
+                    w.line(f"{var} = ({var} >> 1) ^ -({var} & 1)")
+                w.line("pos += 3")
+        w.line("else:")
+        with w.indent():
+            n = w.fresh("n")
+            w.line(f"{n} = _MSB_LENGTH[{first}]")
+            w.line(f"if {n} == 9:")
+            with w.indent():
+                self.uncommon(w)
+            w.line(f'{var} = int.from_bytes(buf[pos + 1 : pos + 1 + {n}], "little") >> {n}')
+            if bits < 56:
+                w.line(f"if {var} >> {bits}:")
+                with w.indent():
+                    self.uncommon(w)
+            if signed:
+                w.line(f"{var} = ({var} >> 1) ^ -({var} & 1)")
+            w.line(f"pos += 1 + {n}")
+        self.uses_msb_length = True
+        self.uses_msb_zigzag |= signed
 
     def tag(self, w: _Writer, tag: int) -> None:
         w.line(f"if pos >= end or buf[pos] != 0x{tag:02x}:")
@@ -686,27 +918,28 @@ class FastPathEmitter:
 
     def switch_value(self, w: _Writer, ref: TypeRef, var: str, field: Field) -> None:
         enum = camel(ref.enum)
-        selector = self.field_of(field, ref.switch_on)
-        typed = selector.type.enum is not None
-        cases = [(case, sub) for case, sub in ref.cases.items() if case != "default"]
+        default = ref.cases.get("default")
+        no_default = default is None or default.kind == "empty"
+        # Cases without a payload fall to the `else` that gives None when the default does.
+        cases = [
+            (case, sub)
+            for case, sub in ref.cases.items()
+            if case != "default" and not (sub.kind == "empty" and no_default)
+        ]
         for i, (case, sub) in enumerate(cases):
-            if typed:
-                test = f"f_{ref.switch_on} is {enum}.{case}"
-            else:
-                value = next(v.value for v in self.spec.enums[ref.enum].values if v.name == case)
-                test = f"f_{ref.switch_on} == {value:#x}"
-            w.line(
-                f"{'if' if i == 0 else 'elif'} {test}:" + ("" if typed else f"  # {enum}.{case}")
-            )
+            # The value, not the member: an enum's class attributes go through
+            # EnumType.__getattr__ (about 0.1 us each); IntEnum members equal their values.
+            value = next(v.value for v in self.spec.enums[ref.enum].values if v.name == case)
+            test = f"f_{ref.switch_on} == {value:#x}"
+            w.line(f"{'if' if i == 0 else 'elif'} {test}:  # {enum}.{case}")
             with w.indent():
                 if sub.kind == "empty":
                     w.line(f"{var} = None")
                 else:
                     self.value(w, sub, var, field)
-        default = ref.cases.get("default")
         w.line("else:" if cases else "if True:")
         with w.indent():
-            if default is None or default.kind == "empty":
+            if no_default:
                 w.line(f"{var} = None")
             else:
                 self.value(w, default, var, field)
@@ -765,7 +998,12 @@ class FastPathEmitter:
                     if target.type.size_is_prefix:
                         skip += PRIMITIVES[target.type.size].size
                     src = f"f_{item.field}"
-                    parts.append(f"(b'' if {src} is None else buf[{src}_start + {skip}:{src}_end])")
+                    raw = f"buf[{src}_start + {skip}:{src}_end]"
+                    # construct adds nothing for a None value; these kinds are never None
+                    never_none = target.type.kind in ("prim", "str", "bytes", "record")
+                    if target.optional or target.condition or not never_none:
+                        raw = f"(b'' if {src} is None else {raw})"
+                    parts.append(raw)
                 elif item.kind == "each" and self.member_is_u8(field, item):
                     # one byte per element, each already a parsed u8
                     parts.append(f"bytes([e.{item.member} for e in f_{item.field} or ()])")

@@ -8,12 +8,13 @@ value clashes, dangling references and fields used before they are read.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from runtime.limits import Limits
 
 from .expressions import translate
 from .loader import Lines, LoadedSpec
-from .types import PRIMITIVES, RUNTIME_TYPES, SPECIAL_TYPES
+from .types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_TYPES, SPECIAL_TYPES
 
 SPARK_LOGICAL_TYPES = {
     "uuid": "16 byte values (a list or bytes) as the text form of a UUID",
@@ -71,7 +72,7 @@ class TypeRef:
     """What a field (or a switch case) holds on the wire."""
 
     kind: str
-    """prim | record | str | bytes | switch | presence | empty | runtime | map"""
+    """prim | record | str | bytes | switch | presence | empty | runtime | map | chunk | region"""
     name: str = ""
     size: None | int | str = None
     """For str/bytes/record/switch: a length-prefix primitive name, a byte count, an
@@ -89,6 +90,11 @@ class TypeRef:
     """For a map (``map: {key: ..., value: ...}``, kind ``map``): the key's type ..."""
     value: TypeRef | None = None
     """... and the value's type."""
+    count: None | int | str = None
+    """For a chunk: its element count, a number or an expression."""
+    checked_on_build: bool = True
+    """False when a size or count expression reads a value the builder computes after
+    this field (a trailer's size table): then the builder writes what it is given."""
 
 
 @dataclasses.dataclass
@@ -130,11 +136,22 @@ class Field:
     has_default: bool = False
     default_from: str = ""
     unknown_field_policy: str = "ignore"
+    value: str = ""
+    """``value:``: an expression the builder computes the field from (read as stored)."""
+    value_text: str = ""
+    """``value:`` as the spec writes it."""
+    valid: str = ""
+    """``valid:``: an expression that must hold once the field is read."""
+    valid_text: str = ""
+    trailer: bool = False
+    """Read from the end of the record (its ``trailer:``), before the fields in front."""
+    repeat_checked_on_build: bool = True
+    """False when ``repeat: {count:}`` reads a value the builder computes later."""
 
     @property
     def computed(self) -> bool:
         """Written by the builder itself, so models need not carry it."""
-        return self.const is not None or self.checksum is not None
+        return self.const is not None or self.checksum is not None or bool(self.value)
 
 
 @dataclasses.dataclass
@@ -142,6 +159,7 @@ class Record:
     name: str
     doc: str
     fields: list[Field]
+    """Every field in wire order (a trailer's fields last, the last one read first)."""
     line: int | None
     tag: int | None = None
     spark_row: str = ""
@@ -151,6 +169,16 @@ class Record:
     @property
     def serializable(self) -> bool:
         return self.layout == "serializable"
+
+    @property
+    def front(self) -> list[Field]:
+        """The fields read front to back."""
+        return [f for f in self.fields if not f.trailer]
+
+    @property
+    def trailer(self) -> list[Field]:
+        """The ``trailer:`` fields in reading order (the last bytes first)."""
+        return [f for f in self.fields if f.trailer][::-1]
 
     def field(self, name: str) -> Field:
         return next(f for f in self.fields if f.name == name)
@@ -239,7 +267,32 @@ def record_dependencies(record: Record) -> list[str]:
         refs = [field.type] + list(field.type.cases.values())
         refs += [t for t in (field.type.key, field.type.value) if t is not None]
         deps += [t.name for t in refs if t.kind == "record"]
+        if field.type.kind == "runtime":  # records a runtime primitive is configured with
+            kinds = RUNTIME_TYPES[field.type.name].args
+            deps += [v for k, v in field.type.args.items() if kinds[k] == "record"]
     return deps
+
+
+def _mark_late_values(records: dict[str, Record]) -> None:
+    """Sizes and counts that read a computed trailer field (a size table written after
+    what it measures) cannot be checked while building: mark them."""
+    late = {f.name for r in records.values() for f in r.fields if f.trailer and f.value}
+    if not late:
+        return
+
+    def reads_late(expr) -> bool:
+        return isinstance(expr, str) and any(
+            re.search(rf"\.{re.escape(name)}\b", expr) for name in late
+        )
+
+    for record in records.values():
+        for field in record.fields:
+            for ref in [field.type, *field.type.cases.values()]:
+                size = ref.size if not ref.size_is_prefix else None
+                if reads_late(size) or reads_late(ref.count):
+                    ref.checked_on_build = False
+            if isinstance(field.repeat, dict) and reads_late(field.repeat["count"]):
+                field.repeat_checked_on_build = False
 
 
 class _Builder:
@@ -263,6 +316,7 @@ class _Builder:
             name = min(clash)
             raise self.error(("records", name), f"record name {name!r} is a built-in type")
         records = {name: self.record(name, body) for name, body in data["records"].items()}
+        _mark_late_values(records)
         json_documents = self.json_documents(data.get("json", {}))
         kafka = self.kafka_message(data.get("kafka_message"), records)
         if data["default_record"] not in records and not (
@@ -388,11 +442,34 @@ class _Builder:
     def record(self, name: str, body: dict) -> Record:
         where = ("records", name)
         fields: list[Field] = []
+        # The trailer is read first, so the fields in front may use it.
+        trailer_fields: list[Field] = []
+        for i, raw in enumerate(body.get("trailer", [])):
+            parts = where + ("trailer", i)
+            if any(f.name == raw["name"] for f in trailer_fields):
+                raise self.error(parts + ("name",), f"duplicate field name {raw['name']!r}")
+            field = self.field(raw, parts, trailer_fields)
+            field.trailer = True
+            self.check_trailing(field, raw, parts)
+            trailer_fields.append(field)
         for i, raw in enumerate(body["fields"]):
             parts = where + ("fields", i)
-            if any(f.name == raw["name"] for f in fields):
+            if any(f.name == raw["name"] for f in fields + trailer_fields):
                 raise self.error(parts + ("name",), f"duplicate field name {raw['name']!r}")
-            fields.append(self.field(raw, parts, fields))
+            field = self.field(raw, parts, trailer_fields + fields)
+            if field.type.kind == "prim" and field.type.name == "reversed_uvarint":
+                raise self.error(parts + ("type",), "reversed_uvarint is read from the end: put it in trailer:")
+            fields.append(field)
+        fields += trailer_fields[::-1]
+        everything = {f.name for f in fields}
+        for section, raws in (("fields", body["fields"]), ("trailer", body.get("trailer", []))):
+            for i, raw in enumerate(raws):
+                if "value" in raw:
+                    field = next(f for f in fields if f.name == raw["name"])
+                    field.value = self.expression(
+                        raw["value"], where + (section, i, "value"), everything, build=True
+                    )
+                    field.value_text = raw["value"]
         record = Record(name, body["doc"], fields, self.lines.line(where), body.get("tag"))
         record.layout = body.get("layout", "sequence")
         self.check_layout(record, where, body)
@@ -456,6 +533,17 @@ class _Builder:
             if name in names:
                 raise self.error(where + ("fields",), f"{name!r} is the message header's name")
 
+    def check_trailing(self, field: Field, raw: dict, parts) -> None:
+        """A trailer field must know where it starts before it is read."""
+        backwards = field.type.kind == "prim" and field.type.name == "reversed_uvarint"
+        sized = isinstance(field.type.size, (int, str)) and not field.type.size_is_prefix
+        if not (backwards or sized) or field.repeat is not None or field.tag is not None:
+            raise self.error(
+                parts,
+                "a trailer field is a type read backwards (reversed_uvarint) or has a "
+                "size: expression, without tag or repeat",
+            )
+
     def is_serializable(self, record_name: str) -> bool:
         return self.data["records"][record_name].get("layout") == "serializable"
 
@@ -477,8 +565,24 @@ class _Builder:
             ref = TypeRef("record", name)
         elif name in RUNTIME_TYPES:
             ref = TypeRef("runtime", name)
+        elif name in CHUNK_TYPES:
+            if "count" not in raw:
+                raise self.error(parts, f"{name} needs a count: (a chunk never stores it)")
+            count = raw["count"]
+            ref = TypeRef("chunk", name)
+            ref.count = (
+                count
+                if isinstance(count, int)
+                else self.expression(count, parts + ("count",), siblings)
+            )
+        elif name in REGION_TYPES:
+            if not isinstance(size, str) or size in PRIMITIVES or size == "eos":
+                raise self.error(parts + ("size",), f"{name} takes the bytes a size: expression gives")
+            ref = TypeRef("region", name)
         else:
             raise self.error(parts + ("type",), f"unknown type {name!r}")
+        if "count" in raw and ref.kind != "chunk":
+            raise self.error(parts + ("count",), "only a chunk type takes count:")
         if size is not None:
             if isinstance(size, str) and size in PRIMITIVES:
                 if PRIMITIVES[size].kind != "int":
@@ -495,15 +599,20 @@ class _Builder:
         if raw.get("enum"):
             if raw["enum"] not in self.enums:
                 raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}")
-            if ref.kind != "prim":
+            if ref.kind != "prim" and not (
+                ref.kind == "chunk" and CHUNK_TYPES[ref.name].element == "int"
+            ):
                 raise self.error(parts + ("enum",), "only integers can be enums")
             ref.enum = raw["enum"]
         return ref
 
-    def expression(self, text: str, parts, siblings) -> str:
-        # `_parent` is the enclosing record's context (checked when the data is parsed).
+    def expression(self, text: str, parts, siblings, build: bool = False) -> str:
+        # `_parent` is the enclosing record's context (checked when the data is parsed),
+        # `_index` the position in the list being read.
+        names = {f if isinstance(f, str) else f.name for f in siblings}
+        enums = {name: camel(name) for name in self.enums}
         try:
-            return translate(text, {f.name for f in siblings} | {"_parent"})
+            return translate(text, names | {"_parent", "_index"}, enums, build=build)
         except ValueError as err:
             raise self.error(parts, str(err)) from None
 
@@ -517,6 +626,11 @@ class _Builder:
             raise self.error(parts, f"{ref.name} {what} {name!r} (it takes {sorted(declared)})")
         out = {}
         for name, value in raw.items():
+            if declared[name] == "record":
+                if value not in self.record_names:
+                    raise self.error(parts + (name,), f"{value!r} is not a record of this spec")
+                out[name] = value
+                continue
             enum_name, _, attr = value.partition(".")
             enum = self.enums.get(enum_name)
             if declared[name] == "enum" and (enum is None or attr):
@@ -557,11 +671,8 @@ class _Builder:
         elif "switch_on" in raw:
             ref = self.switch(raw, parts, siblings)
         elif "type" in raw:
-            ref = self.typeref(
-                {k: raw[k] for k in ("type", "size", "enum", "encoding", "max_length") if k in raw},
-                parts,
-                siblings,
-            )
+            keys = ("type", "size", "enum", "encoding", "max_length", "count")
+            ref = self.typeref({k: raw[k] for k in keys if k in raw}, parts, siblings)
         else:
             raise self.error(parts, "a field needs a type or a switch_on")
         if ref.kind == "runtime" or "args" in raw:
@@ -617,6 +728,10 @@ class _Builder:
             )
         if "if" in raw:
             field.condition = self.expression(raw["if"], parts + ("if",), siblings)
+        if "valid" in raw:
+            names = [*siblings, field]
+            field.valid = self.expression(raw["valid"], parts + ("valid",), names)
+            field.valid_text = raw["valid"]
         field.id = raw.get("id")
         field.has_default = "default" in raw
         field.default = raw.get("default")

@@ -131,11 +131,29 @@ class StrategyEmitter:
             parts.append(f'"default": ("from", {f.default_from!r})')
         return "{" + ", ".join(parts) + "}"
 
-    def table(self) -> list[tuple[str, str, list[str]]]:
-        """(record, model class, [field descriptions]) in dependency order."""
+    def table(self) -> list[tuple[str, str, list[str], bool, str]]:
+        """(record, model class, [field descriptions], needs parent, why there is no
+        generic strategy) in dependency order."""
         out = []
+        layout_driven: set[str] = set()
         for name in self.spec.record_order():
             record = self.spec.records[name]
+            if self.layout_driven(record, layout_driven):
+                layout_driven.add(name)
+                why = "its sizes and counts come from a computed trailer: draw the record holding it"
+                out.append((name, camel(name), [], False, why))
+                continue
             fields = [self.field(f, record) for f in record.fields]
-            out.append((name, camel(name), fields, any("this._parent" in f for f in fields)))
+            out.append((name, camel(name), fields, any("this._parent" in f for f in fields), ""))
         return out
+
+    @staticmethod
+    def layout_driven(record, layout_driven: set[str]) -> bool:
+        """A record whose valid models depend on a trailer's computed tables (Craft's
+        frame and its parts): models of it come from the format's own event strategies."""
+        return bool(record.trailer) or any(
+            f.value
+            or f.type.kind in ("chunk", "region")
+            or (f.type.kind == "record" and f.type.name in layout_driven)
+            for f in record.fields
+        )

@@ -84,8 +84,117 @@ def _msb_ints() -> dict[str, Primitive]:
 
 PRIMITIVES.update(_msb_ints())
 
-RUNTIME_IMPORTS = {"MsbVarInt": "runtime.msbvarint", "MsbZigZag": "runtime.msbvarint"}
+PRIMITIVES.update(
+    {
+        # LEB128 as the Go reference limits it: at most 10 bytes, overflow refused.
+        "uvarint": Primitive(
+            "uvarint", "int", "DecimalType(20, 0)", None, "UVarInt()", "UVarInt()", False, 64
+        ),
+        "varint": Primitive(
+            "varint", "int", "LongType()", None, "ZigZagVarInt()", "ZigZagVarInt()", True, 64
+        ),
+        # A uvarint whose bytes are stored reversed, read from the end: only in a trailer.
+        "reversed_uvarint": Primitive(
+            "reversed_uvarint",
+            "int",
+            "DecimalType(20, 0)",
+            None,
+            "ReversedUVarInt()",
+            "ReversedUVarInt()",
+            False,
+            64,
+        ),
+    }
+)
+LEB128 = ("uvarint", "varint", "reversed_uvarint")
+"""The variable-length LEB128 primitives (construct path only)."""
+
+RUNTIME_IMPORTS = {
+    "MsbVarInt": "runtime.msbvarint",
+    "MsbZigZag": "runtime.msbvarint",
+    "UVarInt": "runtime.leb128",
+    "ZigZagVarInt": "runtime.leb128",
+    "ReversedUVarInt": "runtime.craft",
+}
 """Runtime classes that construct expressions above name bare: class -> module to import."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkType:
+    """A columnar chunk: n elements back to back, n from ``count:`` (never stored)."""
+
+    construct: str
+    """Class in runtime.craft, called as ``Class(count, ...)``."""
+    element: str
+    """Python kind of one element: int, str or bytes."""
+    spark: str
+    """Spark type of one element."""
+    doc: str
+    nullable: bool = False
+    encoding: str | None = None
+
+
+CHUNK_TYPES: dict[str, ChunkType] = {
+    "uvarint_chunk": ChunkType(
+        "UVarIntChunk", "int", "DecimalType(20, 0)", "n uvarints back to back"
+    ),
+    "varint_chunk": ChunkType("VarIntChunk", "int", "LongType()", "n zigzag varints"),
+    "delta_uvarint_chunk": ChunkType(
+        "DeltaUVarIntChunk",
+        "int",
+        "DecimalType(20, 0)",
+        "a uvarint base, then n-1 uvarint deltas modulo 2**64",
+    ),
+    "delta_varint_chunk": ChunkType(
+        "DeltaVarIntChunk", "int", "LongType()", "a zigzag base, then n-1 zigzag deltas"
+    ),
+    "string_chunk": ChunkType(
+        "StringChunk",
+        "str",
+        "StringType()",
+        "n uvarint lengths, then the n UTF-8 strings",
+        encoding="utf-8",
+    ),
+    "nullable_bytes_chunk": ChunkType(
+        "NullableBytesChunk",
+        "bytes",
+        "BinaryType()",
+        "n zigzag lengths (-1 = NULL), then the bytes of the non-NULL elements",
+        nullable=True,
+    ),
+}
+"""Chunk types a spec names by ``type:`` with a ``count:`` (Craft's columnar chunks)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RegionType:
+    """A runtime primitive that reads all the bytes a ``size:`` expression gives it."""
+
+    construct: str
+    python: str
+    spark: str
+    doc: str
+    json: str
+    """How the JSON form converts back: ``int_lists`` or ``strings``."""
+
+
+REGION_TYPES: dict[str, RegionType] = {
+    "size_tables": RegionType(
+        "rt_craft.SizeTables()",
+        "list[list[int]]",
+        "ArrayType(ArrayType(LongType(), False), False)",
+        "size tables to the end of the region: each a uvarint count + a delta varint chunk",
+        "int_lists",
+    ),
+    "term_dictionary": RegionType(
+        "rt_craft.TermDictionary()",
+        "list[str]",
+        "ArrayType(StringType(), False)",
+        "a uvarint count + a string chunk, or no bytes at all when there are no terms",
+        "strings",
+    ),
+}
+"""Region types a spec names by ``type:`` with a ``size:`` expression."""
 
 SPECIAL_TYPES = {
     "str": "length-prefixed text (size: a length type, a byte count or an expression)",
@@ -99,17 +208,18 @@ SPECIAL_TYPES = {
 class RuntimeType:
     """A runtime primitive that a field names as its type and configures with ``args:``.
 
-    The construct is ``<construct>(<fixed>, <arg>=<value>, ...)``; each argument is taken
+    The construct is ``<construct>(<arg>=<value>, ...)``; each argument is taken
     from the spec: ``table`` = an enum attribute (``column_type.craft`` ->
-    ``COLUMN_TYPE_CRAFT``), ``enum`` = an enum class. The configured instance is shared by
-    the record and by module-level functions bound to its ``exports``.
+    ``COLUMN_TYPE_CRAFT``), ``enum`` = an enum class, ``record`` = the construct of a
+    record of the spec (Craft's ``frame``: the layout the primitive maps to events). The
+    configured instance is shared by the record and by module-level functions bound to
+    its ``exports``.
     """
 
     construct: str
     doc: str
     args: dict
-    """argument -> ``table`` | ``enum``, all required."""
-    fixed: str = ""
+    """argument -> ``table`` | ``enum`` | ``record`` (its construct), all required."""
     python: str = "object"
     """Annotation of the field in the record's model class."""
     rows_spark: str = ""
@@ -126,8 +236,12 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
     "craft_message": RuntimeType(
         construct="rt_craft.CraftMessage",
         doc="a whole TiCDC Craft message (research/craft.md) as runtime.ticdc events",
-        args={"value_encodings": "table", "event_types": "enum", "group_types": "enum"},
-        fixed="as_events=True",
+        args={
+            "frame": "record",
+            "value_encodings": "table",
+            "event_types": "enum",
+            "group_types": "enum",
+        },
         python="list",
         rows_spark="rt_ticdc.spark_schema()",
         rows_to_row="rt_ticdc.to_row",

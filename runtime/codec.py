@@ -61,21 +61,20 @@ def parse(construct, data, limits: dict | None = None, spans=None, defaults: Lim
 def parse_fast(reader, data, limits: dict | None = None, defaults: Limits | None = None):
     """Parse all of ``data`` with a generated fast-path ``reader`` (same errors and
     limits as :func:`parse`)."""
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
-    if limits:
-        limits_obj = Limits.from_kwargs(limits, defaults)
-    else:
-        limits_obj = defaults or DEFAULT_LIMITS
-    if len(data) > limits_obj.max_message_bytes:
-        limits_obj.check("max_message_bytes", len(data), offset=0)
-    buf = data if type(data) is bytes else bytes(data)
+    if type(data) is not bytes:
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
+        data = bytes(data)
+    limits_obj = Limits.from_kwargs(limits, defaults) if limits else defaults or DEFAULT_LIMITS
+    n = len(data)
+    if n > limits_obj.max_message_bytes:
+        limits_obj.check("max_message_bytes", n, offset=0)
     try:
-        model, pos = reader(buf, 0, len(buf), limits_obj, 1)
+        model, pos = reader(data, 0, n, limits_obj, 1)
     except RecursionError:
         raise DecodeError("nesting too deep for this Python stack", offset=None) from None
-    if pos != len(buf):
-        raise DecodeError(f"{len(buf) - pos} trailing byte(s) after the message", offset=pos)
+    if pos != n:
+        raise DecodeError(f"{n - pos} trailing byte(s) after the message", offset=pos)
     return model
 
 

@@ -1,35 +1,37 @@
-"""TiCDC Craft: columnar chunks, size tables, the term dictionary, and a whole-message codec.
+"""TiCDC Craft: the runtime primitives its spec names, and the mapping to events.
 
-A Craft message (see ``research/craft.md``) is::
+A Craft message (``specs/ticdc_craft.yaml``, record ``frame``; ``research/craft.md``) is::
 
     version (uvarint) | header | bodies | term dictionary | size tables | len(size tables)
 
-where the header is five columnar chunks (commit ts, event type, partition, schema id,
-table id), and the last field is a *reversed* uvarint read backwards from the end. No
-chunk stores its own element count: it comes from elsewhere, so the chunk classes take
-``count`` as construct's :class:`~construct.Array` does (an int, ``this.n`` or a callable):
+The spec declares that layout; this module supplies what construct lacks for it: the
+chunks, whose element count comes from elsewhere (they take ``count`` as construct's
+:class:`~construct.Array` does: an int, ``this.n`` or a callable), the size tables and
+the term dictionary (regions that use all the bytes they are given), and the reversed
+uvarint read backwards from the end:
 
     >>> from construct import Struct, this
     >>> s = Struct("n" / UVarIntChunk(1), "ids" / DeltaVarIntChunk(lambda ctx: ctx.n[0]))
     >>> s.parse(bytes.fromhex("03 04 02 03")).ids
     ListContainer([2, 3, 1])
 
-Every class here also has a bytes-level protocol used by :class:`CraftMessage` (and later
-by generated fast paths): ``unpack(buf, pos, end, ...) -> (value, new_pos)`` raising
-:class:`DecodeError` with offsets into ``buf``, and ``pack(value, out: bytearray)``
-raising :class:`EncodeError`.
+Each of them also has a bytes-level protocol: ``unpack(buf, pos, end, ...) -> (value,
+new_pos)`` raising :class:`DecodeError` with offsets into ``buf``, and ``pack(value,
+out: bytearray)`` raising :class:`EncodeError`.
 
-:func:`decode_message` and :func:`encode_events` convert between messages and the shared
-event model of :mod:`runtime.ticdc`; :func:`encode_events` batches like tiflow does.
+:class:`CraftMessage` maps the spec's frame to the shared event model of
+:mod:`runtime.ticdc` (names through the term dictionary, values by the spec's type-code
+table) and back; its ``encode_events`` batches like tiflow does.
 """
 
 from __future__ import annotations
 
+import io
 import struct
 from collections.abc import Iterable, Iterator
 from itertools import accumulate as _accumulate
 
-from construct import Construct, Container, ListContainer, SizeofError, evaluate
+from construct import Construct, ConstructError, Container, ListContainer, SizeofError, evaluate
 from construct.expr import ExprMixin
 
 from . import limits as _limits
@@ -43,7 +45,6 @@ from .leb128 import (
     write_zigzag,
 )
 from .spans import current as current_spans
-from .stream import read_exact
 from .ticdc import FLAG_UNSIGNED, Column, DdlEvent, Event, ResolvedEvent, RowChangedEvent
 
 # -------------------------------------------------------------------------------------
@@ -111,11 +112,18 @@ def _decode_text(data: bytes, encoding, offset: int):
 # Chunks: n elements back to back, n from the context
 # -------------------------------------------------------------------------------------
 class _Chunk(Construct):
-    """Shared construct protocol of the chunks: ``count`` is evaluated like Array's."""
+    """Shared construct protocol of the chunks: ``count`` is evaluated like Array's.
 
-    def __init__(self, count):
+    ``enum`` (varint chunks) makes every element a member of that IntEnum class: any
+    other value is a DecodeError at the element. ``check_on_build=False`` writes the
+    elements given when the count is computed on build from what is built (a size table
+    written after the chunk)."""
+
+    def __init__(self, count, *, enum=None, check_on_build: bool = True):
         super().__init__()
         self.count = count
+        self.enum = enum
+        self.check_on_build = check_on_build
 
     def _count(self, context, offset: int) -> int:
         n = evaluate(self.count, context)
@@ -124,8 +132,38 @@ class _Chunk(Construct):
         _limits.current(context).check("max_count", n, offset=offset)
         return n
 
+    # How ``wirespec inspect`` shows the elements (the roles of base and deltas).
+    _signed = _delta = False
+
     def _parse(self, stream, context, path):
-        return self._read(stream, self._count(context, stream.tell()), _limits.current(context))
+        start = stream.tell()
+        values = self._read(stream, self._count(context, start), _limits.current(context))
+        if self.enum is not None:
+            values = self._members(values, stream, start)
+        spans = current_spans(context)
+        if spans is not None:
+            end = stream.tell()
+            stream.seek(start)
+            raw = stream.read(end - start)
+            with spans.shifted(start):
+                self._record(spans, raw, values)
+        return values
+
+    def _record(self, spans, raw: bytes, values) -> None:
+        _record_varints(spans, raw, None, 0, values, self._signed, self._delta)
+
+    def _members(self, values, stream, start: int):
+        enum = self.enum
+        for i, v in enumerate(values):
+            try:
+                values[i] = enum(v)
+            except ValueError:
+                end = stream.tell()
+                stream.seek(start)
+                offset = start + skip_varints(stream.read(end - start), 0, i)
+                stream.seek(end)
+                raise _at(DecodeError(f"{v} is not a {enum.__name__}", offset=offset), index=i)
+        return values
 
     def _read(self, stream, n: int, limits: _limits.Limits):
         # One bounded read instead of one per varint; the unused tail is given back.
@@ -140,7 +178,8 @@ class _Chunk(Construct):
         return ListContainer(values)
 
     def _build(self, obj, stream, context, path):
-        return self._build_n(obj, stream, evaluate(self.count, context))
+        n = evaluate(self.count, context) if self.check_on_build else len(obj)
+        return self._build_n(obj, stream, n)
 
     def _sizeof(self, context, path):
         raise SizeofError("a chunk's size depends on its values", path=path)
@@ -233,6 +272,8 @@ class VarIntChunk(_Chunk):
     (ListContainer([-1, 1, -2]), '19')
     """
 
+    _signed = True
+
     def unpack(self, buf, pos, end, n, limits=_limits.DEFAULT):
         return _unpack_varints(buf, pos, end, n, limits, signed=True)
 
@@ -253,6 +294,8 @@ class DeltaUVarIntChunk(_Chunk):
     ListContainer([5, 4])
     """
 
+    _delta = True
+
     def unpack(self, buf, pos, end, n, limits=_limits.DEFAULT):
         return _unpack_varints(buf, pos, end, n, limits, delta=True)
 
@@ -272,6 +315,9 @@ class DeltaVarIntChunk(_Chunk):
     >>> DeltaVarIntChunk(3).parse(bytes.fromhex("04 02 0f")), DeltaVarIntChunk(2).build([13, 5]).hex()
     (ListContainer([2, 3, -5]), '1a0f')
     """
+
+    _signed = True
+    _delta = True
 
     def unpack(self, buf, pos, end, n, limits=_limits.DEFAULT):
         return _unpack_varints(buf, pos, end, n, limits, signed=True, delta=True)
@@ -298,8 +344,8 @@ def _indexed(write, value, i):
 class _PayloadChunk(_Chunk):
     """All n lengths first, then the n payloads concatenated (string and nullable chunks)."""
 
-    def __init__(self, count, encoding: str | None = None):
-        super().__init__(count)
+    def __init__(self, count, encoding: str | None = None, *, check_on_build: bool = True):
+        super().__init__(count, check_on_build=check_on_build)
         self.encoding = encoding
 
     def _ctor(self) -> str:
@@ -308,14 +354,21 @@ class _PayloadChunk(_Chunk):
     def _read(self, stream, n: int, limits: _limits.Limits):
         lengths = _Lengths(self)._read(stream, n, limits)
         payload_start = stream.tell()
-        total = sum(x for x in lengths if x > 0)
-        data = read_exact(stream, total, "chunk payloads")
+        # The rest of the stream (a sized region), so a payload that does not fit is
+        # reported at its own element.
+        data = stream.read()
         try:
-            values, _ = self._payloads(data, 0, len(data), lengths)
+            values, used = self._payloads(data, 0, len(data), lengths)
         except DecodeError as err:
             err.shift(payload_start)
             raise
+        stream.seek(payload_start + used)
         return ListContainer(values)
+
+    def _record(self, spans, raw: bytes, values) -> None:
+        lengths = [-1 if v is None else len(self._payload(v)) for v in values]
+        pos = _record_varints(spans, raw, "lengths", 0, lengths, signed=self._signed)
+        _record_payloads(spans, raw, "payloads", pos, lengths, values)
 
     def unpack(self, buf, pos, end, n, limits=_limits.DEFAULT):
         lengths, pos = self._lengths(buf, pos, end, n, limits)
@@ -405,6 +458,8 @@ class NullableBytesChunk(_PayloadChunk):
 
     Raises :class:`DecodeError` for a length below -1.
     """
+
+    _signed = True
 
     def _lengths(self, buf, pos, end, n, limits=_limits.DEFAULT):
         start = pos
@@ -525,6 +580,17 @@ class ReversedUVarInt(Construct):
             err.shift(lo)
             raise
 
+    def _parse_backwards(self, data: bytes, end: int, base: int, context, path):
+        """As a record's trailer field: the reversed uvarint whose last byte is
+        ``data[end - 1]``; returns ``(value, offset of its first byte)``."""
+        if end == 0:
+            raise DecodeError("no bytes left for the reversed uvarint", offset=base)
+        try:
+            return read_reversed_uvarint(data, end)
+        except DecodeError as err:
+            err.shift(base)
+            raise
+
     def _build(self, obj, stream, context, path):
         stream.write(write_reversed_uvarint(obj))
         return obj
@@ -534,16 +600,21 @@ class ReversedUVarInt(Construct):
 
 
 class _Region(Construct):
-    """A construct that owns the rest of its stream (wrap it in FixedSized to bound it)."""
+    """A construct that owns the rest of its stream (a spec gives it a ``size:``)."""
 
     def _parse(self, stream, context, path):
         start = stream.tell()
         data = stream.read()
         try:
-            return self.unpack(data, 0, len(data), _limits.current(context))
+            value = self.unpack(data, 0, len(data), _limits.current(context))
         except DecodeError as err:
             err.shift(start)
             raise
+        spans = current_spans(context)
+        if spans is not None:
+            with spans.shifted(start):
+                self._record(spans, data, len(data), value)
+        return value
 
     def _build(self, obj, stream, context, path):
         out = bytearray()
@@ -582,6 +653,9 @@ class SizeTables(_Region):
             tables.append(table)
         return tables, starts
 
+    def _record(self, spans, data, end, tables):
+        _record_tables(spans, data, 0, end, tables, key=None)
+
     def pack(self, tables, out):
         for i, table in enumerate(tables):
             try:
@@ -615,6 +689,9 @@ class TermDictionary(_Region):
         if p != end:
             raise DecodeError(f"{end - p} bytes after the last term", offset=p)
         return ListContainer(terms)
+
+    def _record(self, spans, data, end, terms):
+        _record_terms(spans, data, 0, end, terms, key=None)
 
     def pack(self, terms, out):
         if terms:
@@ -726,112 +803,153 @@ class _Path:
         return False
 
 
-_UVARINTS = UVarIntChunk(0)
-_DELTA_UVARINTS = DeltaUVarIntChunk(0)
-_DELTA_VARINTS = DeltaVarIntChunk(0)
-_VALUES = NullableBytesChunk(0)
-_QUERY = StringChunk(0, "utf-8")
-_TERMS = TermDictionary()
-_TABLES = SizeTables()
-
-
 def _bad_element(message, buf, chunk_start, i, name):
     """A DecodeError at element ``i`` of the varint chunk starting at ``chunk_start``."""
     return _at(DecodeError(message, offset=skip_varints(buf, chunk_start, i)), name, index=i)
 
 
-def _unpack_message(buf, limits, spans=None, encodings=None):
-    """Parse a message into the raw Container, plus element positions for error offsets.
+def _read_frame(frame, buf, limits, spans=None, encodings=None):
+    """Parse a message with the spec's ``frame`` record, then check what the event model
+    needs beyond the layout; returns the frame model and the positions of each column
+    group's types and values (for the offsets of value errors).
 
     ``spans`` (a :class:`runtime.spans.SpanRecorder`, for ``wirespec inspect``) gets the
-    byte range of every field: each region (version, header, bodies, term dictionary, size
-    tables, their length) is re-walked by :func:`_record_fields` once it has been checked,
-    so the untraced path pays nothing. ``encodings`` (type code -> kind) only serves the
-    column values shown in those spans."""
-    end = len(buf)
-    limits.check("max_message_bytes", end, offset=0)
-    with _Path("version"):
-        version, pos = read_uvarint(buf, 0)
-        if version != VERSION:
-            raise DecodeError(f"unsupported craft version {version}, expected {VERSION}", offset=0)
-    with _Path("size_tables_length"):
-        tables_len, tail = read_reversed_uvarint(buf, end)
-        if tables_len > tail - pos:
-            raise DecodeError(
-                f"size tables length {tables_len} points outside the message "
-                f"({max(tail - pos, 0)} bytes between the version and the trailer)",
-                offset=tail,
-            )
-    tables_start = tail - tables_len
-    with _Path("size_tables"):
-        tables, starts = _TABLES.unpack_with_offsets(buf, tables_start, tail, limits)
-        _check_tables(buf, tables, starts, tables_start)
+    byte range of every field, element by element, with names and values resolved: each
+    region is re-walked by the ``_record_*`` functions once it has been checked, so the
+    untraced path pays nothing. ``encodings`` (type code -> kind) only serves the column
+    values shown in those spans."""
+    limits.check("max_message_bytes", len(buf), offset=0)
+    try:
+        model = _parse_frame(frame, buf, limits)
+        at = _Layout(buf, model)
+        _check_header(buf, model, at)
+        positions = _check_bodies(buf, model, at)
+    except DecodeError:
+        if spans is not None:  # show the fields read before the error, as the frame has them
+            _parse_frame(frame, buf, limits, spans)
+        raise
     if spans is not None:
-        _region(spans, "version", 0, pos, version)
-        _record_tables(spans, buf, tables_start, tail, tables)
-        spans.open("size_tables_length", tail)
-        spans.mark(tail, end, "reversed length", tables_len)
-        spans.close(end, tables_len)
-    (header_size, dict_size), sizes = tables[0], tables[1]
-    n = len(sizes)
-    header_end = pos + header_size
-    dict_start = header_end + sum(sizes)
-    if dict_start + dict_size != tables_start:
+        _record_frame(spans, buf, model, at, encodings)
+    return model, positions
+
+
+def _parse_frame(frame, buf, limits, spans=None):
+    stream = io.BytesIO(buf)
+    extra = {} if spans is None else {"spans": spans}
+    try:
+        return frame.parse_stream(stream, limits=limits, **extra)
+    except ConstructError as err:
+        raise DecodeError(str(err), offset=stream.tell()) from None
+
+
+class _Layout:
+    """Where the parts of a parsed frame start (its size tables say it)."""
+
+    def __init__(self, buf, model):
+        tables = model.size_tables
+        _, self.header_start = read_uvarint(buf, 0)
+        self.tail = read_reversed_uvarint(buf, len(buf))[1]
+        self.tables_start = self.tail - model.size_tables_length
+        self.header_end = self.header_start + tables[0][0]
+        self.body_starts = list(_accumulate(tables[1][:-1], initial=self.header_end))
+        self.dict_start = self.tables_start - tables[0][1]
+
+    def table_starts(self, buf) -> list[int]:
+        starts, pos = [], self.tables_start
+        while pos < self.tail:
+            starts.append(pos)
+            n, pos = read_uvarint(buf, pos)
+            pos = skip_varints(buf, pos, n)
+        return starts
+
+
+def _check_header(buf, model, at: _Layout) -> None:
+    """Rows never mix with DDL/resolved events; names are term ids (or -1 where allowed)."""
+    h, n, nterms = model.header, len(model.size_tables[1]), len(model.term_dictionary)
+    starts = {"commit_ts": at.header_start}
+    for name, prev in (("type", "commit_ts"), ("partition", "type"), ("schema", "partition"),
+                       ("table", "schema")):  # fmt: skip
+        starts[name] = skip_varints(buf, starts[prev], n)
+    types = h.type
+    rows = types.count(EVENT_ROW)
+    if 0 < rows < n:
         raise _at(
-            DecodeError(
-                f"header ({header_size} bytes), bodies ({dict_start - header_end}) and term "
-                f"dictionary ({dict_size}) end at offset {dict_start + dict_size}, but the size "
-                f"tables start at {tables_start}",
-                offset=starts[0],
-            ),
-            "size_tables",
-            index=0,
-        )
-    with _Path("term_dictionary"):
-        terms = _TERMS.unpack(buf, dict_start, tables_start, limits)
-    with _Path("header"):
-        header, rows = _unpack_header(buf, pos, header_end, n, len(terms), limits)
-    if spans is not None:
-        _record_terms(spans, buf, dict_start, tables_start, terms)
-        _record_header(spans, buf, pos, header_end, header, terms)
-        spans.open("bodies", header_end)
-    expected = 2 + n if rows else 2
-    if len(tables) != expected:
-        err = DecodeError(
-            f"{n} {'row' if rows else 'DDL/resolved'} event(s) need {expected} size tables, "
-            f"found {len(tables)}",
-            offset=starts[min(expected, len(tables) - 1)],
-        )
-        raise _at(err, "size_tables")
-    bodies, positions = [], {}
-    p = header_end
-    for i in range(n):
-        b_end = p + sizes[i]
-        with _Path("bodies", i):
-            if not rows:
-                bodies.append(_unpack_other(buf, p, b_end, header.type[i], limits))
+            _at(DecodeError("row events mixed with DDL/resolved events", offset=starts["type"]),
+                "type"),
+            "header",
+        )  # fmt: skip
+    for i, t in enumerate(types):
+        for name in ("partition", "schema", "table"):
+            v = h[name][i]
+            if t == EVENT_RESOLVED or (t == EVENT_DDL and name == "partition"):
+                ok, allowed = v == -1, "always -1 here"
+            elif name == "partition":
+                ok, allowed = v >= -1, "-1 = none, else a table id"
             else:
-                group_sizes = tables[2 + i]
-                if sum(group_sizes) != sizes[i]:
-                    raise DecodeError(
-                        f"column group sizes {group_sizes} do not add up to the body size "
-                        f"{sizes[i]}",
-                        offset=p,
-                    )
-                bodies.append(_unpack_row(buf, p, group_sizes, len(terms), limits, positions, i))
-        if spans is not None:
-            _record_body(spans, buf, i, p, b_end, bodies[-1], terms, encodings)
-        p = b_end
-    if spans is not None:
-        spans.close(p, bodies)
-    message = Container(
-        version=version,
-        header=header,
-        bodies=ListContainer(bodies),
-        term_dictionary=terms,
-        size_tables=ListContainer(ListContainer(t) for t in tables),
-    )
-    return message, positions
+                ok, allowed = -1 <= v < nterms, f"-1 .. {nterms - 1}"
+            what = "partition" if name == "partition" else "term id"
+            message = f"{what} {v} out of range ({allowed})"
+            if ok and name != "partition" and v >= 0 and not model.term_dictionary[v]:
+                # the reference writes -1 for an empty name: a "" term would not rebuild
+                ok, message = False, f"term id {v} is the empty name, which is written as -1"
+            if not ok:
+                err = _bad_element(message, buf, starts[name], i, name)
+                raise _at(err, "header")
+
+
+def _check_bodies(buf, model, at: _Layout) -> dict:
+    """A row body has one NEW and/or one OLD group whose names are term ids."""
+    nterms = len(model.term_dictionary)
+    positions = {}
+    for i, body in enumerate(model.bodies):
+        if body.column_groups is None:
+            continue
+        pos, seen = at.body_starts[i], set()
+        for g, group in enumerate(body.column_groups):
+            where = ("bodies", i, "column_groups", g)
+            if group.type in seen:
+                raise _at_path(DecodeError(f"a second group of type {group.type}", offset=pos),
+                               *where, "type")  # fmt: skip
+            seen.add(group.type)
+            count, names_pos = read_uvarint(buf, pos + 1)
+            for j, term in enumerate(group.names):
+                if not 0 <= term < nterms:
+                    err = _bad_element(f"term id {term} out of range (0 .. {nterms - 1})",
+                                       buf, names_pos, j, "names")  # fmt: skip
+                    raise _at_path(err, *where)
+            types_pos = skip_varints(buf, names_pos, count)
+            positions[i, g] = (types_pos, skip_varints(buf, types_pos, 2 * count))
+            pos += model.size_tables[2 + i][g]
+        if not body.column_groups:
+            raise _at_path(DecodeError("a row event needs at least one column group",
+                                       offset=at.body_starts[i]), "bodies", i, "column_groups")  # fmt: skip
+    return positions
+
+
+def _at_path(err, *parts):
+    """Prefix ``err``'s path with ``parts`` (names and list indices, outermost first)."""
+    for part in reversed(parts):
+        if isinstance(part, int):
+            err.add_path(index=part)
+        else:
+            err.add_path(part)
+    return err
+
+
+def _record_frame(spans, buf, model, at: _Layout, encodings) -> None:
+    terms, tables = model.term_dictionary, model.size_tables
+    _region(spans, "version", 0, at.header_start, model.version)
+    _record_header(spans, buf, at.header_start, at.header_end, model.header, terms)
+    spans.open("bodies", at.header_end)
+    for i, body in enumerate(model.bodies):
+        b_end = at.body_starts[i] + tables[1][i]
+        _record_body(spans, buf, i, at.body_starts[i], b_end, body, terms, encodings)
+    spans.close(at.dict_start, model.bodies)
+    _record_terms(spans, buf, at.dict_start, at.tables_start, terms)
+    _record_tables(spans, buf, at.tables_start, at.tail, tables)
+    spans.open("size_tables_length", at.tail)
+    spans.mark(at.tail, len(buf), "reversed length", model.size_tables_length)
+    spans.close(len(buf), model.size_tables_length)
 
 
 def _region(spans, key, start: int, end: int, value) -> None:
@@ -882,26 +1000,31 @@ def _record_payloads(spans, buf, key, pos, lengths, values, labels=None):
     return pos
 
 
-def _record_tables(spans, buf, pos, end, tables):
-    spans.open("size_tables", pos)
+def _record_tables(spans, buf, pos, end, tables, key="size_tables"):
+    """``key`` None: into the node the caller opened (the record's field)."""
+    if key is not None:
+        spans.open(key, pos)
     for t, table in enumerate(tables):
         spans.open(t, pos)
         n, p = read_uvarint(buf, pos)
         spans.mark(pos, p, "count", n)
         pos = _record_varints(spans, buf, None, p, table, signed=True, delta=True)
         spans.close(pos, ListContainer(table))
-    spans.close(end, tables)
+    if key is not None:
+        spans.close(end, tables)
 
 
-def _record_terms(spans, buf, pos, end, terms):
-    spans.open("term_dictionary", pos)
+def _record_terms(spans, buf, pos, end, terms, key="term_dictionary"):
+    if key is not None:
+        spans.open(key, pos)
     if terms:
         n, p = read_uvarint(buf, pos)
         spans.mark(pos, p, "count", n)
         lengths = [len(t.encode("utf-8")) for t in terms]
         p = _record_varints(spans, buf, "lengths", p, lengths)
         _record_payloads(spans, buf, "terms", p, lengths, terms)
-    spans.close(end, terms)
+    if key is not None:
+        spans.close(end, terms)
 
 
 def _term_names(ids, terms):
@@ -921,7 +1044,7 @@ def _record_header(spans, buf, pos, end, header, terms):
 
 def _record_body(spans, buf, i, pos, end, body, terms, encodings):
     spans.open(i, pos)
-    if "query" in body:
+    if body.query is not None:
         _, p = read_uvarint(buf, pos)
         _region(spans, "ddl_type", pos, p, body.ddl_type)
         pos = p
@@ -929,7 +1052,7 @@ def _record_body(spans, buf, i, pos, end, body, terms, encodings):
         ln, p = read_uvarint(buf, pos)
         spans.mark(pos, p, "length", ln)
         spans.close(end, body.query)
-    elif "column_groups" in body:
+    elif body.column_groups is not None:
         spans.open("column_groups", pos)
         for g, group in enumerate(body.column_groups):
             pos = _record_group(spans, buf, g, pos, group, terms, encodings)
@@ -947,7 +1070,7 @@ def _record_group(spans, buf, g, pos, group, terms, encodings):
     p = _record_varints(spans, buf, "names", p, group.names, True, True, names)
     p = _record_varints(spans, buf, "types", p, group.types, labels=names)
     p = _record_varints(spans, buf, "flags", p, group.flags, labels=names)
-    raw = group.raw_values
+    raw = group.values
     lengths = [-1 if v is None else len(v) for v in raw]
     p = _record_varints(spans, buf, "value_lengths", p, lengths, labels=names)
     shown = [
@@ -968,243 +1091,6 @@ def _shown_value(code, flags, raw, encodings):
         return decode_value(code, flags, raw, encodings)
     except DecodeError:
         return raw
-
-
-def _check_tables(buf, tables, starts, tables_start):
-    if len(tables) < 2:
-        raise DecodeError(
-            f"expected at least 2 size tables (meta, bodies), found {len(tables)}",
-            offset=tables_start,
-        )
-    if len(tables[0]) != 2:
-        raise _at(DecodeError("the meta size table needs 2 elements", offset=starts[0]), index=0)
-    if not tables[1]:
-        raise _at(DecodeError("a message holds at least one event", offset=starts[1]), index=1)
-    for t, table in enumerate(tables):
-        for j, size in enumerate(table):
-            if size < 0:
-                raise _at(
-                    _bad_element(f"negative size {size}", buf, starts[t], j + 1, None),
-                    index=t,
-                )
-
-
-def _unpack_header(buf, pos, end, n, nterms, limits):
-    starts = {}
-    cols = {}
-    for name, chunk in (
-        ("commit_ts", _DELTA_UVARINTS),
-        ("type", _UVARINTS),
-        ("partition", _DELTA_VARINTS),
-        ("schema", _DELTA_VARINTS),
-        ("table", _DELTA_VARINTS),
-    ):
-        starts[name] = pos
-        try:
-            cols[name], pos = chunk.unpack(buf, pos, end, n, limits)
-        except DecodeError as err:
-            raise _at(err, name)
-    if pos != end:
-        raise DecodeError(f"{end - pos} bytes after the header's chunks", offset=pos)
-    types = cols["type"]
-    for i, t in enumerate(types):
-        if t not in (EVENT_ROW, EVENT_DDL, EVENT_RESOLVED):
-            raise _bad_element(f"unknown event type {t}", buf, starts["type"], i, "type")
-    rows = types.count(EVENT_ROW)
-    if 0 < rows < n:
-        raise _at(
-            DecodeError("row events mixed with DDL/resolved events", offset=starts["type"]),
-            "type",
-        )
-    for i, t in enumerate(types):
-        for name in ("partition", "schema", "table"):
-            v = cols[name][i]
-            if t == EVENT_RESOLVED or (t == EVENT_DDL and name == "partition"):
-                ok, allowed = v == -1, "always -1 here"
-            elif name == "partition":
-                ok, allowed = v >= -1, "-1 = none, else a table id"
-            else:
-                ok, allowed = -1 <= v < nterms, f"-1 .. {nterms - 1}"
-            if not ok:
-                what = "partition" if name == "partition" else "term id"
-                raise _bad_element(
-                    f"{what} {v} out of range ({allowed})", buf, starts[name], i, name
-                )
-    header = Container((k, ListContainer(v)) for k, v in cols.items())
-    return header, bool(rows)
-
-
-def _unpack_other(buf, pos, end, event_type, limits):
-    """The body of a DDL (ddl type + query) or resolved (empty) event."""
-    if event_type == EVENT_RESOLVED:
-        if end != pos:
-            raise DecodeError(
-                f"a resolved event has an empty body, not {end - pos} bytes", offset=pos
-            )
-        return Container()
-    with _Path("ddl_type"):
-        ddl_type, pos = read_uvarint(buf, pos, end=end)
-    with _Path("query"):
-        (query,), pos = _QUERY.unpack(buf, pos, end, 1, limits)
-    if pos != end:
-        raise DecodeError(f"{end - pos} bytes after the DDL query", offset=pos)
-    return Container(ddl_type=ddl_type, query=query)
-
-
-def _unpack_row(buf, pos, group_sizes, nterms, limits, positions, event):
-    if not group_sizes:
-        raise DecodeError("a row event needs at least one column group", offset=pos)
-    groups, seen = [], set()
-    for g, size in enumerate(group_sizes):
-        with _Path("column_groups", g):
-            group, types_pos, values_pos = _unpack_group(buf, pos, pos + size, nterms, limits)
-            if group.type in seen:
-                raise _at(DecodeError(f"a second group of type {group.type}", offset=pos), "type")
-        seen.add(group.type)
-        positions[event, g] = (types_pos, values_pos)
-        groups.append(group)
-        pos += size
-    return Container(column_groups=ListContainer(groups))
-
-
-def _unpack_group(buf, pos, end, nterms, limits):
-    """One column group: type byte, count, names, types, flags, values."""
-    if pos >= end:
-        raise _at(DecodeError("empty column group: missing its type byte", offset=pos), "type")
-    group_type = buf[pos]
-    if group_type not in (GROUP_NEW, GROUP_OLD):
-        raise _at(DecodeError(f"unknown column group type {group_type}", offset=pos), "type")
-    # One handler names the failing field (a ``with _Path`` per field costs more here).
-    field = "count"
-    try:
-        count, pos = read_uvarint(buf, pos + 1, end=end)
-        names_pos, field = pos, "names"
-        names, pos = _DELTA_VARINTS.unpack(buf, pos, end, count, limits)
-        types_pos, field = pos, "types"
-        types, pos = _UVARINTS.unpack(buf, pos, end, count, limits)
-        field = "flags"
-        flags, pos = _UVARINTS.unpack(buf, pos, end, count, limits)
-        values_pos, field = pos, "raw_values"
-        values, pos = _VALUES.unpack(buf, pos, end, count, limits)
-    except DecodeError as err:
-        raise _at(err, field)
-    for i, term in enumerate(names):
-        if not 0 <= term < nterms:
-            raise _bad_element(
-                f"term id {term} out of range (0 .. {nterms - 1})", buf, names_pos, i, "names"
-            )
-    if pos != end:
-        raise DecodeError(
-            f"{end - pos} bytes left after {count} columns: the column count disagrees with "
-            "the size table",
-            offset=pos,
-        )
-    group = Container(
-        type=group_type,
-        names=ListContainer(names),
-        types=ListContainer(types),
-        flags=ListContainer(flags),
-        raw_values=ListContainer(values),
-    )
-    return group, types_pos, values_pos
-
-
-def _get(c, name):
-    try:
-        return c[name]
-    except (KeyError, TypeError, IndexError):
-        raise EncodeError(f"missing field {name!r}") from None
-
-
-def _pack_message(c) -> bytes:
-    """Build the raw Container of :func:`_unpack_message`; size tables are recomputed."""
-    with _Path("version"):
-        if _get(c, "version") != VERSION:
-            raise EncodeError(f"craft version must be {VERSION}, not {c['version']!r}")
-    terms = list(_get(c, "term_dictionary"))
-    nterms = len(terms)
-    h = _get(c, "header")
-    bodies = list(_get(c, "bodies"))
-    n = len(bodies)
-    if not n:
-        raise _at(EncodeError("a message holds at least one event"), "bodies")
-    header = bytearray()
-    with _Path("header"):
-        types = list(_get(h, "type"))
-        rows = types.count(EVENT_ROW)
-        for i, t in enumerate(types):
-            if t not in (EVENT_ROW, EVENT_DDL, EVENT_RESOLVED) or (rows and t != EVENT_ROW):
-                raise _at(EncodeError(f"event type {t!r}: 1, 2, 3 and never mixed"), "type", i)
-        for name, chunk in (
-            ("commit_ts", _DELTA_UVARINTS),
-            ("type", _UVARINTS),
-            ("partition", _DELTA_VARINTS),
-            ("schema", _DELTA_VARINTS),
-            ("table", _DELTA_VARINTS),
-        ):
-            with _Path(name):
-                values = _get(h, name)
-                if name in ("schema", "table"):
-                    _check_ids(values, -1, nterms)
-                chunk.pack(values, n, header)
-    out_bodies, group_tables = [], []
-    for i, body in enumerate(bodies):
-        out = bytearray()
-        with _Path("bodies", i):
-            if types[i] == EVENT_ROW:
-                group_tables.append(_pack_row(body, nterms, out))
-            elif types[i] == EVENT_DDL:
-                with _Path("ddl_type"):
-                    out += write_uvarint(_get(body, "ddl_type"))
-                with _Path("query"):
-                    _QUERY.pack([_get(body, "query")], 1, out)
-        out_bodies.append(out)
-    dictionary = bytearray()
-    with _Path("term_dictionary"):
-        _TERMS.pack(terms, dictionary)
-    tables = bytearray()
-    _TABLES.pack(
-        [[len(header), len(dictionary)], [len(b) for b in out_bodies], *group_tables], tables
-    )
-    parts = [write_uvarint(VERSION), header, *out_bodies, dictionary, tables]
-    parts.append(write_reversed_uvarint(len(tables)))
-    return b"".join(parts)
-
-
-def _check_ids(ids, lo, nterms):
-    for i, term in enumerate(ids):
-        if type(term) is not int or not lo <= term < nterms:
-            raise _at(EncodeError(f"term id {term!r} out of range ({lo} .. {nterms - 1})"), None, i)
-
-
-def _pack_row(body, nterms, out) -> list[int]:
-    groups = list(_get(body, "column_groups"))
-    if not groups:
-        raise _at(EncodeError("a row event needs at least one column group"), "column_groups")
-    sizes, seen = [], set()
-    for g, group in enumerate(groups):
-        start = len(out)
-        with _Path("column_groups", g):
-            group_type = _get(group, "type")
-            if group_type not in (GROUP_NEW, GROUP_OLD) or group_type in seen:
-                raise _at(EncodeError(f"group type {group_type!r}: 1 or 2, once each"), "type")
-            seen.add(group_type)
-            names = _get(group, "names")
-            count = len(names)
-            out.append(group_type)
-            out += write_uvarint(count)
-            with _Path("names"):
-                _check_ids(names, 0, nterms)
-                _DELTA_VARINTS.pack(names, count, out)
-            for name, chunk in (
-                ("types", _UVARINTS),
-                ("flags", _UVARINTS),
-                ("raw_values", _VALUES),
-            ):
-                with _Path(name):
-                    chunk.pack(_get(group, name), count, out)
-        sizes.append(len(out) - start)
-    return sizes
 
 
 # -------------------------------------------------------------------------------------
@@ -1238,7 +1124,7 @@ def _to_events(message, positions, buf, encodings) -> list[Event]:
 
 def _group_columns(group, terms, buf, encodings, types_pos, values_pos):
     columns = []
-    types, flags, raws = group.types, group.flags, group.raw_values
+    types, flags, raws = group.types, group.flags, group.values
     for j, term in enumerate(group.names):
         try:
             value = decode_value(types[j], flags[j], raws[j], encodings)
@@ -1358,13 +1244,15 @@ def _assemble(parts: list[_Parts]) -> Container:
                     names=[intern(name) for name in names],
                     types=types,
                     flags=flags,
-                    raw_values=values,
+                    values=values,
                 )
                 for group_type, names, types, flags, values in p.body
             ]
-            bodies.append(Container(column_groups=groups))
+            bodies.append(Container(column_groups=groups, ddl_type=None, query=None))
+        elif p.type == EVENT_DDL:
+            bodies.append(Container(column_groups=None, ddl_type=p.body.ddl_type, query=p.body.query))
         else:
-            bodies.append(p.body if p.type == EVENT_DDL else Container())
+            bodies.append(Container(column_groups=None, ddl_type=None, query=None))
     header = Container(
         commit_ts=[p.commit_ts for p in parts],
         type=[p.type for p in parts],
@@ -1372,7 +1260,7 @@ def _assemble(parts: list[_Parts]) -> Container:
         schema=schemas,
         table=tables,
     )
-    return Container(version=VERSION, header=header, bodies=bodies, term_dictionary=list(terms))
+    return Container(header=header, bodies=bodies, term_dictionary=list(terms))
 
 
 def _parts_of(events, encodings) -> list[_Parts]:
@@ -1384,12 +1272,12 @@ def _parts_of(events, encodings) -> list[_Parts]:
 
 
 # -------------------------------------------------------------------------------------
-# The fast decoder: the same rules as _unpack_message + _to_events, straight-line
+# The fast decoder: the same rules as _read_frame + _to_events, straight-line
 # -------------------------------------------------------------------------------------
-# Why hand-written here and not generated: the layout it follows (sizes read backwards
-# from the end, chunks whose counts come from other sections, ids resolved through the
-# term dictionary) is this primitive's own logic, which the record language does not
-# express; what the spec does express, the type-code table, drives it (``kinds``).
+# It reads bytes straight into events, the frame's layout (specs/ticdc_craft.yaml) and
+# the event mapping fused; the generated fast-path emitter does not yet handle a
+# trailer, chunks or computed sizes, so this one is hand-written; the type-code table
+# from the spec drives it (``kinds``).
 #
 # It never reports an error itself: at the first thing it does not like (anything the
 # checked path would reject, or a limit) it gives up, and the checked path decodes the
@@ -1582,6 +1470,8 @@ def _fast_events(buf: bytes, kinds, limits) -> list[Event]:
             raise _GiveUp
         schema = terms[sid] if sid >= 0 else None
         table = terms[tid] if tid >= 0 else None
+        if schema == "" or table == "":  # the reference writes -1 for an empty name
+            raise _GiveUp
         if t == EVENT_DDL:
             if parts[i] != -1:
                 raise _GiveUp
@@ -1703,7 +1593,7 @@ def _fast_events(buf: bytes, kinds, limits) -> list[Event]:
 
 
 # -------------------------------------------------------------------------------------
-# The fast encoder: _event_parts + _assemble + _pack_message in one pass per message
+# The fast encoder: _event_parts + _assemble + building the frame, in one pass per message
 # -------------------------------------------------------------------------------------
 # Like the fast decoder it never reports an error: an event it is not sure about (a type
 # it does not expect exactly, a value out of range) goes to the checked _event_parts, which
@@ -1816,7 +1706,7 @@ def _quick_parts(ev, kinds):
 
 
 def _fast_pack(parts) -> bytes:
-    """The bytes ``_pack_message(_assemble(parts))`` writes, for parts of one kind."""
+    """The bytes ``frame.build(_assemble(parts))`` writes, for parts of one kind."""
     terms: dict[str, int] = {}
     ids = []
     for attr in ("schema", "table"):
@@ -1994,91 +1884,45 @@ def _event_json(d, encodings) -> Event:
     return ResolvedEvent(ts)
 
 
-def _wire_json(d):
-    """The wire Container (``CraftMessage(as_events=False)``) from its JSON form."""
-    from . import codec as _codec
-
-    def ints(values):
-        return [_int_json(v) for v in values]
-
-    h = _json_get(d, "header")
-    header = Container(
-        (name, ints(_json_get(h, name)))
-        for name in ("commit_ts", "type", "partition", "schema", "table")
-    )
-    bodies = []
-    for i, body in enumerate(_json_get(d, "bodies")):
-        with _Path("bodies", i):
-            if "column_groups" in body:
-                groups = [
-                    Container(
-                        type=_int_json(_json_get(g, "type")),
-                        names=ints(_json_get(g, "names")),
-                        types=ints(_json_get(g, "types")),
-                        flags=ints(_json_get(g, "flags")),
-                        raw_values=[
-                            None if v is None else _codec.bytes_from_json(v)
-                            for v in _json_get(g, "raw_values")
-                        ],
-                    )
-                    for g in body["column_groups"]
-                ]
-                bodies.append(Container(column_groups=groups))
-            elif "query" in body:
-                bodies.append(
-                    Container(ddl_type=_int_json(_json_get(body, "ddl_type")), query=body["query"])
-                )
-            else:
-                bodies.append(Container())
-    return Container(
-        version=_int_json(_json_get(d, "version")),
-        header=header,
-        bodies=bodies,
-        term_dictionary=list(_json_get(d, "term_dictionary")),
-    )
-
-
 # -------------------------------------------------------------------------------------
 # The construct, and the functions a generated module re-exports
 # -------------------------------------------------------------------------------------
 class CraftMessage(Construct):
-    """A whole Craft message; it owns the rest of its stream (a Kafka message value).
+    """A whole Craft message as its list of :mod:`runtime.ticdc` events; it owns the rest
+    of its stream (a Kafka message value).
 
-    With ``as_events=False`` it parses to a Container that mirrors the wire (term ids,
-    raw value bytes, the size tables) and builds any such Container back byte for byte;
-    size tables are derived, so an edited Container rebuilds consistently. With
-    ``as_events=True`` it parses to a list of :mod:`runtime.ticdc` events and builds from
-    one (row events only, or a single DDL/resolved event, as the reference writes); the
-    column values then follow ``value_encodings`` (type code -> kind, the spec's
-    ``COLUMN_TYPE_CRAFT``). ``fast=False`` turns the straight-line decoder off, leaving
-    only the checked path (the oracle the tests compare it with).
+    The layout is the spec's: ``frame`` is the construct of the spec's ``frame`` record
+    (version, header, bodies, term dictionary, size tables), which this class parses and
+    builds; what it adds is the mapping to events: term ids resolved, values decoded by
+    ``value_encodings`` (type code -> kind, the spec's ``COLUMN_TYPE_CRAFT``), and on
+    build the terms interned in the reference's order. Events are row events only, or a
+    single DDL/resolved event, as the reference writes. ``fast=False`` turns the
+    straight-line decoder and encoder off, leaving only the checked path through the
+    frame (the oracle the tests compare them with).
 
+    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT
+    >>> codec = CraftMessage(frame=frame, value_encodings=COLUMN_TYPE_CRAFT)
     >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
-    >>> CraftMessage(as_events=True, value_encodings={}).parse(data)
-    [ResolvedEvent(commit_ts=424316594097225729)]
-    >>> msg = CraftMessage().parse(data)
-    >>> msg.header.type, msg.size_tables, CraftMessage().build(msg) == data
-    (ListContainer([3]), ListContainer([ListContainer([13, 0]), ListContainer([0])]), True)
+    >>> codec.parse(data), codec.build(codec.parse(data)) == data
+    ([ResolvedEvent(commit_ts=424316594097225729)], True)
 
     Raises :class:`DecodeError` (offset, path) for any malformed message and
-    :class:`EncodeError` for a model it cannot write.
+    :class:`EncodeError` for events it cannot write.
     """
 
     def __init__(
         self,
-        as_events: bool = False,
-        value_encodings=None,
+        frame,
+        value_encodings,
         *,
         fast: bool = True,
         event_types=None,
         group_types=None,
     ):
         super().__init__()
-        self.as_events = as_events
+        self.frame = frame
         self.fast = fast
-        if as_events and value_encodings is None:
-            raise SpecError("CraftMessage(as_events=True) needs the spec's value_encodings")
-        self.encodings = {int(k): v for k, v in (value_encodings or {}).items()}
+        self.encodings = {int(k): v for k, v in value_encodings.items()}
         bad = {k: v for k, v in self.encodings.items() if v not in VALUE_KINDS or not 0 <= k < 256}
         if bad:
             raise SpecError(f"value encodings {bad}: kinds are {VALUE_KINDS}, codes 0..255")
@@ -2091,30 +1935,37 @@ class CraftMessage(Construct):
         _check_enum(group_types, {"NEW": GROUP_NEW, "OLD": GROUP_OLD})
 
     # -- bytes-level API -------------------------------------------------------------
-    def decode(self, data, limits: _limits.Limits = _limits.DEFAULT):
-        """The model of one whole message (events, or the wire Container)."""
+    def decode(self, data, limits: _limits.Limits = _limits.DEFAULT) -> list[Event]:
+        """The events of one whole message."""
         buf = data if type(data) is bytes else bytes(data)
-        if self.as_events and self.fast:
+        if self.fast:
             try:
                 return _fast_events(buf, self._kinds, limits)
             except Exception:  # noqa: BLE001, S110 - the checked path says what is wrong
                 pass
         return self._decode_checked(buf, limits)
 
-    def _decode_checked(self, buf: bytes, limits):
-        message, positions = _unpack_message(buf, limits)
-        return _to_events(message, positions, buf, self.encodings) if self.as_events else message
+    def _decode_checked(self, buf: bytes, limits, spans=None) -> list[Event]:
+        model, positions = _read_frame(self.frame, buf, limits, spans, self.encodings)
+        return _to_events(model, positions, buf, self.encodings)
 
-    def encode(self, model) -> bytes:
-        """One message of ``model`` (events are not batched: all go in this message)."""
-        if not self.as_events:
-            return _pack_message(model)
-        if self.fast and type(model) is list and model:
-            parts = [_quick_parts(ev, self._kinds) for ev in model]
+    def encode(self, events) -> bytes:
+        """One message of ``events`` (not batched: all go in this message)."""
+        if self.fast and type(events) is list and events:
+            parts = [_quick_parts(ev, self._kinds) for ev in events]
             rows = sum(1 for p in parts if p is not None and p.type == EVENT_ROW)
             if None not in parts and (rows == len(parts) or len(parts) == 1):
                 return _fast_pack(parts)
-        return _pack_message(_assemble(_parts_of(model, self.encodings)))
+        return self._encode_checked(_parts_of(events, self.encodings))
+
+    def _encode_checked(self, parts: list[_Parts]) -> bytes:
+        if not parts:
+            raise _at(EncodeError("a message holds at least one event"), "events")
+        rows = sum(1 for p in parts if p.type == EVENT_ROW)
+        if rows not in (0, len(parts)) or (not rows and len(parts) > 1):
+            raise _at(EncodeError("a message holds row events, or one DDL or resolved event"),
+                      "events")  # fmt: skip
+        return self.frame.build(_assemble(parts))
 
     def read(self, buf, pos: int, end: int, limits: _limits.Limits = _limits.DEFAULT):
         """The fast-path protocol of generated modules: ``(model of buf[pos:end], end)``."""
@@ -2127,12 +1978,12 @@ class CraftMessage(Construct):
     def decode_message(self, data, **limits) -> Iterator[Event]:
         """The events of one Craft message, in order (``limits`` as in :mod:`runtime.limits`).
 
-        >>> codec = CraftMessage(as_events=True, value_encodings={})
-        >>> [e.op for e in codec.decode_message(bytes.fromhex("018180e0bb9bb6def10503010101021a19010005"))]
+        >>> from generated.ticdc_craft import decode_message
+        >>> [e.op for e in decode_message(bytes.fromhex("018180e0bb9bb6def10503010101021a19010005"))]
         ['resolved']
         """
         lim = _limits.Limits.from_kwargs(limits) if limits else _limits.DEFAULT
-        return iter(_events_view(self).decode(data, lim))
+        return iter(self.decode(data, lim))
 
     def encode_events(
         self,
@@ -2149,15 +2000,15 @@ class CraftMessage(Construct):
         resolved event is always a message of its own; pending rows are flushed first so
         the order is kept.
 
+        >>> from generated.ticdc_craft import encode_events
         >>> from runtime.ticdc import ResolvedEvent
-        >>> codec = CraftMessage(as_events=True, value_encodings={})
-        >>> [m.hex() for m in codec.encode_events([ResolvedEvent(424316594097225729)])]
+        >>> [m.hex() for m in encode_events([ResolvedEvent(424316594097225729)])]
         ['018180e0bb9bb6def10503010101021a19010005']
         """
         if max_batch_size < 1 or max_message_bytes < 1:
             raise EncodeError("max_batch_size and max_message_bytes must be positive")
         encodings, kinds = self.encodings, self._kinds
-        pack = _fast_pack if self.fast else lambda batch: _pack_message(_assemble(batch))
+        pack = _fast_pack if self.fast else self._encode_checked
         batch: list[_Parts] = []
         estimate = 0
         for i, ev in enumerate(events):
@@ -2179,10 +2030,8 @@ class CraftMessage(Construct):
         if batch:
             yield pack(batch)
 
-    def from_json(self, value):
-        """The model of the JSON form ``runtime.codec.to_jsonable`` makes of one."""
-        if not self.as_events:
-            return _wire_json(value)
+    def from_json(self, value) -> list[Event]:
+        """The events of the JSON form ``runtime.codec.to_jsonable`` makes of them."""
         if not isinstance(value, list):
             raise EncodeError(f"expected a list of events, got {type(value).__name__}")
         out = []
@@ -2197,14 +2046,9 @@ class CraftMessage(Construct):
         buf = stream.read()
         spans = current_spans(context)
         try:
-            if spans is not None:  # wirespec inspect: the checked path reports its regions
+            if spans is not None:  # wirespec inspect: the checked path reports its fields
                 with spans.shifted(start):
-                    message, positions = _unpack_message(
-                        buf, _limits.current(context), spans, self.encodings
-                    )
-                if not self.as_events:
-                    return message
-                return _to_events(message, positions, buf, self.encodings)
+                    return self._decode_checked(buf, _limits.current(context), spans)
             return self.decode(buf, _limits.current(context))
         except DecodeError as err:
             err.shift(start)
@@ -2218,12 +2062,6 @@ class CraftMessage(Construct):
         raise SizeofError("a craft message has a variable size", path=path)
 
 
-def _events_view(codec: CraftMessage) -> CraftMessage:
-    if codec.as_events:
-        return codec
-    raise EncodeError("decode_message/encode_events need CraftMessage(as_events=True)")
-
-
 def _check_enum(enum_class, expected: dict) -> None:
     """The spec's enum (event or group types) must say what this runtime implements."""
     if enum_class is None:
@@ -2231,14 +2069,3 @@ def _check_enum(enum_class, expected: dict) -> None:
     found = {m.name: int(m) for m in enum_class}
     if any(found.get(name) != value for name, value in expected.items()):
         raise SpecError(f"{enum_class.__name__} must include {expected}, found {found}")
-
-
-def decode_message(data: bytes, *, value_encodings, **limits) -> Iterator[Event]:
-    """:meth:`CraftMessage.decode_message` with the type-code table given here (generated
-    modules re-export a bound one that uses their spec's table)."""
-    return CraftMessage(True, value_encodings).decode_message(data, **limits)
-
-
-def encode_events(events: Iterable[Event], *, value_encodings, **options) -> Iterator[bytes]:
-    """:meth:`CraftMessage.encode_events` with the type-code table given here."""
-    return CraftMessage(True, value_encodings).encode_events(events, **options)

@@ -23,6 +23,12 @@ CHECKSUMS = {"crc8": anycrc.Model("CRC8-SMBUS").calc, "crc32": zlib.crc32}
 """The C functions behind ``runtime.checksum.crc8``/``crc32``, called without the wrapper
 (the same results: the fast-path tests compare every checksum error with construct's)."""
 
+MSB_LENGTH = _LENGTH
+"""The length (1..9) of the msb-count varint each first byte starts."""
+
+MSB_ZIGZAG1 = tuple(None if b & 1 else (b >> 2) ^ -((b >> 1) & 1) for b in range(256))
+"""The signed (zigzag) value of each one-byte msb-count varint, by its byte."""
+
 Parent = SimpleNamespace
 """What a record's ``_parent`` expressions see: the enclosing record's fields so far."""
 
@@ -62,11 +68,15 @@ def msb_svar(buf, pos: int, end: int, bits: int, what: str = "signed varint"):
 
 
 _ARRAYS: dict = {}
+GROUPED_ARRAY_MAX = 64
+"""Arrays up to this count are matched with one group per element (faster than a
+second pass with ``findall``); longer ones are split after the match."""
 
 
 def _array_matcher(count: int, bits: int):
-    """A compiled pattern of ``count`` 1- or 2-byte varints whose values fit in ``bits``,
-    the pattern of one such varint, and the value of each of its byte strings."""
+    """The ``match`` of ``count`` 1- or 2-byte varints whose values fit in ``bits``, the
+    ``findall`` that splits the matched bytes into elements (None where the match has one
+    group per element), and the value of each element's byte string."""
     key = (count, bits)
     if key not in _ARRAYS:
         one = [b for b in range(0, 256, 2) if b >> 1 < 1 << bits]
@@ -93,10 +103,30 @@ def _array_matcher(count: int, bits: int):
                 # 2-byte forms within `bits`: first byte's top 6 bits and the second byte
                 top = (1 << (bits - 6)) - 1 if bits > 6 else 0
                 token = cls(one) + b"|" + cls(two_first) + cls(range(top + 1))
-            one_re = re.compile(b"(?:" + token + b")", re.DOTALL)
-            all_re = re.compile(b"(?:" + token + b"){%d}" % count, re.DOTALL)
-            _ARRAYS[key] = (all_re.match, one_re.findall, values.__getitem__)
+            if count <= GROUPED_ARRAY_MAX:
+                # One group per element: the match hands over every element's bytes at once.
+                all_re = re.compile((b"(" + token + b")") * count, re.DOTALL)
+                split = None
+            else:
+                all_re = re.compile(b"(?:" + token + b"){%d}" % count, re.DOTALL)
+                split = re.compile(b"(?:" + token + b")", re.DOTALL).findall
+            _ARRAYS[key] = (all_re.match, split, values.__getitem__)
     return _ARRAYS[key]
+
+
+class MsbArray:
+    """``count`` (at most ``GROUPED_ARRAY_MAX``) 1- or 2-byte msb varints within ``bits``,
+    as the common form of a generated message reader reads them: ``match(buf, pos, end)``
+    with one group per element, ``value`` of a group, and ``last``, the bytes and the
+    values of the array it matched last. The reader tries ``last`` first: the same bytes
+    are the same elements, and a binlog's events mostly carry one server's UUID."""
+
+    __slots__ = ("last", "match", "value")
+
+    def __init__(self, count: int, bits: int):
+        self.match, split, self.value = _array_matcher(count, bits)
+        assert split is None, count
+        self.last = (bytes(count), (0,) * count)  # count zeros: a true pair from the start
 
 
 def msb_uvar_array(buf, pos: int, end: int, count: int, bits: int):
@@ -105,12 +135,14 @@ def msb_uvar_array(buf, pos: int, end: int, count: int, bits: int):
     to raise the exact error). ``(values, new_pos)`` otherwise."""
     matcher = _ARRAYS.get((count, bits)) or _array_matcher(count, bits)
     if matcher is not None:
-        match, findall, value = matcher
+        match, split, value = matcher
         m = match(buf, pos, end)
         if m is None:
             return None
         stop = m.end()
-        return list(map(value, findall(buf, pos, stop))), stop
+        if split is None:
+            return list(map(value, m.groups())), stop
+        return list(map(value, split(buf, pos, stop))), stop
     out = []
     append = out.append
     limit = 1 << bits

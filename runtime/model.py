@@ -38,3 +38,16 @@ class Model:
 
     def items(self):
         return [(f.name, getattr(self, f.name)) for f in dataclasses.fields(self)]
+
+
+def fields_of(model) -> dict:
+    """A model's fields by name; unlike ``model.items()`` it works when a field is named
+    ``items`` or ``keys``.
+
+    >>> @dataclasses.dataclass(slots=True)
+    ... class Index(Model):
+    ...     items: list = dataclasses.field(default_factory=list)
+    >>> fields_of(Index([1]))
+    {'items': [1]}
+    """
+    return {f.name: getattr(model, f.name) for f in dataclasses.fields(model)}

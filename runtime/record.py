@@ -31,6 +31,7 @@ from construct import (
 
 from .errors import DecodeError, EncodeError
 from .limits import current as current_limits
+from .model import fields_of
 from .spans import current as current_spans
 from .stream import peek_byte, read_byte, read_exact, remaining
 
@@ -70,13 +71,22 @@ class Record(Construct):
       enclosing checksum can use them.
     """
 
-    def __init__(self, *subcons, model=None):
+    def __init__(self, *subcons, trailer=(), model=None):
         super().__init__()
         self.model = model
         """The generated dataclass a parse returns (a ``Container`` when None)."""
         self.subcons = list(subcons)
-        self._subcons = Container((sc.name, sc) for sc in self.subcons if sc.name)
-        self.flagbuildnone = all(sc.flagbuildnone for sc in self.subcons)
+        self.trailer = list(trailer)
+        """Fields at the end of the record's bytes, in reading order: the first ends at
+        the last byte, each next one where the one before it starts. They are read
+        before the fields in front (which may use them) and written after them."""
+        for sc in self.trailer:
+            if not _reads_backwards(sc.subcon):
+                raise TypeError(f"trailer field {sc.name!r} cannot be read from the end")
+        self._subcons = Container(
+            (sc.name, sc) for sc in self.subcons + self.trailer if sc.name
+        )
+        self.flagbuildnone = all(sc.flagbuildnone for sc in self.subcons + self.trailer)
 
     def _child_context(self, context, stream):
         depth = context.get("_depth", 0) + 1
@@ -102,6 +112,57 @@ class Record(Construct):
         context, depth = self._child_context(context, stream)
         current_limits(context).check("max_depth", depth, offset=stream.tell())
         obj = Container()
+        if self.trailer:
+            return self._parse_with_trailer(stream, context, path, obj)
+        self._parse_fields(stream, context, path, obj)
+        return obj if self.model is None else self.model(**obj)
+
+    def _parse_with_trailer(self, stream, context, path, obj):
+        start = stream.tell()
+        data = stream.read()
+        limit = len(data)  # the trailer fields read so far start here
+        spans = current_spans(context)
+        for sc in self.trailer:
+            # where the field starts is known once it is read: the span is moved then
+            node = None if spans is None else spans.open(sc.name, start + limit)
+            try:
+                value, begin = sc.subcon._parse_backwards(data, limit, start, context, path)
+            except DecodeError as err:
+                err.add_path(sc.name)
+                raise
+            except _EXPRESSION_ERRORS as err:
+                offset = start + limit
+                raise DecodeError(_expression_message(err), offset=offset, path=sc.name) from None
+            obj[sc.name] = context[sc.name] = value
+            context._spans[sc.name] = (start + begin, start + limit)
+            if node is not None:
+                node.start = spans.base + start + begin
+                spans.close(start + limit, value)
+            limit = begin
+        front = io.BytesIO(data[:limit])
+        try:
+            if spans is None:
+                self._parse_fields(front, context, path, obj)
+            else:
+                with spans.shifted(start):
+                    self._parse_fields(front, context, path, obj)
+        except DecodeError as err:
+            err.shift(start)
+            raise
+        if front.tell() != limit:
+            left = limit - front.tell()
+            raise DecodeError(
+                f"{left} byte(s) between the last field and the trailer",
+                offset=start + front.tell(),
+                path=self.trailer[-1].name,
+            )
+        obj = Container((sc.name, obj[sc.name]) for sc in self._wire_order() if sc.name)
+        return obj if self.model is None else self.model(**obj)
+
+    def _wire_order(self):
+        return self.subcons + self.trailer[::-1]
+
+    def _parse_fields(self, stream, context, path, obj):
         spans = current_spans(context)
         for sc in self.subcons:
             start = stream.tell()
@@ -116,6 +177,9 @@ class Record(Construct):
                 raise
             except ConstructError as err:
                 raise DecodeError(_message(err), offset=start, path=sc.name or "") from None
+            except _EXPRESSION_ERRORS as err:
+                message = _expression_message(err)
+                raise DecodeError(message, offset=start, path=sc.name or "") from None
             if sc.name:
                 obj[sc.name] = value
                 context[sc.name] = value
@@ -125,16 +189,15 @@ class Record(Construct):
             elif spans is not None:
                 tag = getattr(sc, "tag", None)
                 spans.mark(start, stream.tell(), "tag" if isinstance(sc, Tag) else "fixed", tag)
-        return obj if self.model is None else self.model(**obj)
 
     def _build(self, obj, stream, context, path):
         if obj is None:
             obj = Container()
         elif not isinstance(obj, dict):
-            obj = Container(obj.items())
+            obj = Container(fields_of(obj))
         context, _ = self._child_context(context, stream)
         context.update(obj)
-        for sc in self.subcons:
+        for sc in self._wire_order():
             start = stream.tell()
             try:
                 value = obj.get(sc.name) if sc.flagbuildnone else obj[sc.name]
@@ -146,7 +209,7 @@ class Record(Construct):
                 raise
             except KeyError as err:
                 raise EncodeError(f"missing field {err}", path=sc.name or "") from None
-            except (ConstructError, TypeError, ValueError, AttributeError) as err:
+            except (ConstructError, *_EXPRESSION_ERRORS) as err:
                 raise EncodeError(_message(err), path=sc.name or "") from None
             if sc.name:
                 context[sc.name] = built
@@ -154,7 +217,23 @@ class Record(Construct):
         return context
 
     def _sizeof(self, context, path):
-        return sum(sc._sizeof(context, path) for sc in self.subcons)
+        return sum(sc._sizeof(context, path) for sc in self._wire_order())
+
+
+def _reads_backwards(subcon) -> bool:
+    """Whether ``subcon`` can be a trailer field (:meth:`Sized._parse_backwards`, ...)."""
+    while isinstance(subcon, (Computed, Valid)):
+        subcon = subcon.subcon
+    return hasattr(subcon, "_parse_backwards")
+
+
+_EXPRESSION_ERRORS = (IndexError, KeyError, TypeError, ValueError, AttributeError, ArithmeticError)
+"""What a spec expression (a size, a count, a condition) raises on data that does not fit
+it, say a size table with too few entries: reported as a DecodeError at the field."""
+
+
+def _expression_message(err: Exception) -> str:
+    return f"the spec's expression for this field fails on this data: {type(err).__name__}: {err}"
 
 
 class Tag(Construct):
@@ -268,15 +347,26 @@ class _Repeat(Subconstruct):
         return items
 
     def _build(self, obj, stream, context, path):
-        built = ListContainer()
+        built = BuiltList()
         for i, item in enumerate(obj or ()):
             context._index = i
+            start = stream.tell()
             try:
                 built.append(self.subcon._build(item, stream, context, path))
             except EncodeError as err:
                 err.add_path(index=i)
                 raise
+            built.sizes.append(stream.tell() - start)
         return built
+
+
+class BuiltList(ListContainer):
+    """What building a repeated field returns: the built elements, and in ``sizes`` the
+    byte size of each (what :func:`sizeof` gives for the field)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.sizes = []
 
 
 class RepeatEos(_Repeat):
@@ -336,12 +426,18 @@ class RepeatWhileTag(_Repeat):
 class RepeatCount(_Repeat):
     """Exactly ``count`` elements; ``count`` is an int or a function of the context."""
 
-    def __init__(self, subcon, count):
+    def __init__(self, subcon, count, *, check_on_build: bool = True):
         super().__init__(subcon)
         self.count = count
+        self.check_on_build = check_on_build
+        """False when the count is computed on build from what is built (a size table
+        written after the elements): the elements given are written as they are."""
 
     def _expected(self, context):
-        return self.count(context) if callable(self.count) else self.count
+        n = self.count(context) if callable(self.count) else self.count
+        if type(n) is not int or n < 0:
+            raise DecodeError(f"invalid element count {n!r}", offset=context._io.tell())
+        return n
 
     def _parse(self, stream, context, path):
         n = self._expected(context)
@@ -352,9 +448,10 @@ class RepeatCount(_Repeat):
         return len(items) < self._expected(context)
 
     def _build(self, obj, stream, context, path):
-        n = self._expected(context)
-        if len(obj) != n:
-            raise EncodeError(f"expected {n} elements, got {len(obj)}")
+        if self.check_on_build:
+            n = self.count(context) if callable(self.count) else self.count
+            if len(obj) != n:
+                raise EncodeError(f"expected {n} elements, got {len(obj)}")
         return super()._build(obj, stream, context, path)
 
 
@@ -400,21 +497,46 @@ class Sized(Subconstruct):
     7
     """
 
-    def __init__(self, size, subcon):
+    def __init__(self, size, subcon, *, check_on_build: bool = True):
         super().__init__(subcon)
         self.size = size
+        self.check_on_build = check_on_build
+        """False when the size is computed on build from what is built (a size table
+        written after this field)."""
+
+    def _size(self, context, offset: int) -> int:
+        size = self.size(context) if callable(self.size) else self.size
+        if type(size) is not int or size < 0:
+            raise DecodeError(f"invalid size {size!r}", offset=offset)
+        return size
 
     def _parse(self, stream, context, path):
         start = stream.tell()
-        size = self.size(context) if callable(self.size) else self.size
+        size = self._size(context, start)
         data = read_exact(stream, size, "sized field")
         return _parse_within(self.subcon, data, start, context, path, f"size {size}", start)
 
+    def _parse_backwards(self, data: bytes, end: int, base: int, context, path):
+        """As a trailer field: the ``size`` bytes that end just before ``data[end]``."""
+        size = self._size(context, base + end)
+        if size > end:
+            raise DecodeError(
+                f"size {size} points outside the record: only {end} byte(s) before the end "
+                "of this field",
+                offset=base + end,
+            )
+        begin = end - size
+        value = _parse_within(
+            self.subcon, data[begin:end], base + begin, context, path, f"size {size}", base + begin
+        )
+        return value, begin
+
     def _build(self, obj, stream, context, path):
         built, data = _build_apart(self.subcon, obj, context, path)
-        size = self.size(context) if callable(self.size) else self.size
-        if len(data) != size:
-            raise EncodeError(f"built {len(data)} bytes where the size says {size}")
+        if self.check_on_build:
+            size = self.size(context) if callable(self.size) else self.size
+            if len(data) != size:
+                raise EncodeError(f"built {len(data)} bytes where the size says {size}")
         stream.write(data)
         return built
 
@@ -446,6 +568,88 @@ def _build_apart(subcon, obj, context, path) -> tuple:
     inner = io.BytesIO()
     built = subcon._build(obj, inner, context, path)
     return built, inner.getvalue()
+
+
+class Computed(Subconstruct):
+    """A field whose value the builder computes (``value:`` in a spec): parsed like
+    ``subcon``; built from ``func(context)``, whatever the model holds.
+
+    >>> from construct import Int8ul
+    >>> rec = Record("n" / Computed(Int8ul, lambda this: len(this.xs)), "xs" / RepeatCount(Int8ul, lambda this: this.n))
+    >>> rec.build({"xs": [7, 9]}).hex(), rec.parse(b"\\x01\\x05")
+    ('020709', Container(n=1, xs=ListContainer([5])))
+    """
+
+    def __init__(self, subcon, func):
+        super().__init__(subcon)
+        self.func = func
+        self.flagbuildnone = True
+
+    def _build(self, obj, stream, context, path):
+        return self.subcon._build(self.func(context), stream, context, path)
+
+    def _parse_backwards(self, data, end, base, context, path):
+        return self.subcon._parse_backwards(data, end, base, context, path)
+
+
+class Valid(Subconstruct):
+    """A field that must satisfy ``check(context)`` once read (``valid:`` in a spec);
+    ``text`` (the spec's expression) is quoted in the DecodeError.
+
+    >>> from construct import Int8ul
+    >>> rec = Record("n" / Valid(Int8ul, "n", lambda this: this.n < 3, "n < 3"))
+    >>> rec.parse(b"\\x02"), rec.parse(b"\\x07")
+    Traceback (most recent call last):
+    ...
+    runtime.errors.DecodeError: n at offset 0: n = 7 does not satisfy n < 3
+    """
+
+    def __init__(self, subcon, name: str, check, text: str):
+        super().__init__(subcon)
+        self.field, self.check, self.text = name, check, text
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        return self._checked(self.subcon._parsereport(stream, context, path), context, start)
+
+    def _parse_backwards(self, data, end, base, context, path):
+        value, begin = self.subcon._parse_backwards(data, end, base, context, path)
+        return self._checked(value, context, base + begin), begin
+
+    def _checked(self, value, context, offset: int):
+        context[self.field] = value
+        try:
+            ok = self.check(context)
+        except _EXPRESSION_ERRORS:
+            ok = False
+        if not ok:
+            shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+            raise DecodeError(f"{self.field} = {shown} does not satisfy {self.text}", offset=offset)
+        return value
+
+
+def sizeof(owner, name: str):
+    """Built byte size of field ``name`` of ``owner`` (a record's build context): an int,
+    a list of element sizes for a repeated field, 0 for an absent one. For ``value:``
+    expressions, e.g. a size table written after the parts it measures.
+
+    >>> from construct import Int8ul
+    >>> sizes = lambda this: [sizeof(this, "a"), *sizeof(this, "bs")]
+    >>> rec = Record(
+    ...     "a" / Int8ul,
+    ...     "bs" / RepeatCount(LengthPrefixedBytes(Int8ul), 2),
+    ...     "sizes" / Computed(RepeatCount(Int8ul, 3), sizes),
+    ... )
+    >>> rec.build({"a": 7, "bs": [b"xy", b""]}).hex(" ")
+    '07 02 78 79 00 01 03 01'
+    """
+    value = owner[name]
+    if isinstance(value, BuiltList):
+        return list(value.sizes)
+    if value is None:
+        return 0
+    start, end = owner._spans[name]
+    return end - start
 
 
 class LengthPrefixedBytes(Construct):

@@ -9,15 +9,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generated.ticdc_craft import COLUMN_TYPE_CRAFT, decode_message, encode_events
-from runtime.craft import CraftMessage, value_kind
+from generated import ticdc_craft as craft
+from generated.ticdc_craft import COLUMN_TYPE_CRAFT, decode_message, encode_events, frame
+from runtime.craft import CraftMessage, SizeTables, value_kind, write_reversed_uvarint
 from runtime.errors import DecodeError, EncodeError, LimitError
 from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS = json.loads(
     (Path(__file__).resolve().parents[2] / "shared/vectors/ticdc_craft.json").read_text()
 )
-RAW, EVENTS = CraftMessage(), CraftMessage(as_events=True, value_encodings=COLUMN_TYPE_CRAFT)
+RAW, EVENTS = frame, CraftMessage(frame, COLUMN_TYPE_CRAFT)  # the spec's layout, the events
 SEED = {v["name"]: bytes.fromhex(v["hex"]) for v in VECTORS}
 
 
@@ -150,6 +151,47 @@ def test_random_event_batches_round_trip(events, batch):
         assert RAW.build(RAW.parse(m)) == m
 
 
+@settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(events_strategy, st.integers(1, 5))
+def test_the_spec_frame_computes_its_size_tables_on_build(events, batch):
+    """The frame's JSON form leaves out what the builder computes (the size tables and
+    their length, every column count): building it again gives the same bytes, and the
+    checked decoder (frame + event mapping) agrees with the straight-line one."""
+    checked = CraftMessage(frame, COLUMN_TYPE_CRAFT, fast=False)
+    for m in encode_events(events, max_batch_size=batch):
+        wire = craft.parse(m, "frame")
+        form = craft.to_dict(wire)
+        rebuilt = craft.from_dict(form, "frame")
+        assert rebuilt.size_tables == [] and rebuilt.size_tables_length is None
+        assert craft.build(rebuilt, "frame") == m
+        assert checked.parse(m) == EVENTS.parse(m)
+        assert checked.build(checked.parse(m)) == m
+
+
+def _with_size_tables(name, tables):
+    """Seed message ``name`` with its size tables replaced by ``tables``."""
+    data = SEED[name]
+    out = bytearray()
+    SizeTables().pack(tables, out)
+    cut = len(data) - 1 - RAW.parse(data).size_tables_length
+    return data[:cut] + bytes(out) + write_reversed_uvarint(len(out))
+
+
+def test_the_number_of_size_tables_follows_the_events():
+    # a resolved message has no column group tables; a row event has one
+    for name, tables in (
+        ("seed_resolved", [[13, 0], [0], [5]]),
+        ("seed_row_changed_update", [[13, 60], [216]]),
+    ):
+        err = _decode_error(_with_size_tables(name, tables))
+        assert (err.path, err.offset) == ("header", 1) and "len(size_tables) ==" in err.message
+    err = _decode_error(_with_size_tables("seed_resolved", [[13, 0]]))
+    assert (err.path, err.offset) == ("size_tables", 14) and "len(size_tables) >= 2" in err.message
+    # a row event whose group table is empty: its body bytes are left over
+    err = _decode_error(_with_size_tables("seed_row_changed_update", [[13, 60], [216], []]))
+    assert (err.path, err.offset) == ("bodies[0]", 14) and "leaves 216 byte(s)" in err.message
+
+
 def test_nan_payloads_and_negative_zero_survive():
     nan = struct.unpack("<d", bytes.fromhex("0100000000f8ff7f"))[0]
     ev = RowChangedEvent(1, "s", "t", new=[Column("f", 5, 0, nan), Column("z", 4, 0, -0.0)])
@@ -162,7 +204,7 @@ def test_value_encodings_follow_type_code_and_unsigned_flag():
     def raw_values(*cols):
         raw = RAW.parse(next(encode_events([RowChangedEvent(1, "s", "t", new=list(cols))])))
         return [
-            v.hex() if v is not None else None for v in raw.bodies[0].column_groups[0].raw_values
+            v.hex() if v is not None else None for v in raw.bodies[0].column_groups[0].values
         ]
 
     assert raw_values(
@@ -240,7 +282,7 @@ def _patched(name, offset, new):
 
 def test_bad_version():
     err = _decode_error(b"\x02" + SEED["seed_resolved"][1:])
-    assert (err.path, err.offset) == ("version", 0) and "version 2" in err.message
+    assert (err.path, err.offset) == ("version", 0) and "expected 1 but parsed 2" in err.message
     assert _decode_error(b"\x00" + SEED["seed_resolved"][1:]).path == "version"
 
 
@@ -251,13 +293,13 @@ def test_overflowing_varint():
 
 def test_size_tables_pointing_outside_the_message():
     err = _decode_error(_patched("seed_resolved", 19, "7f"))
-    assert err.path == "size_tables_length" and "outside" in err.message
-    # meta table claims a 14-byte header: the sections no longer meet the size tables
+    assert err.path == "size_tables" and "outside" in err.message  # its length is wrong
+    # meta table [14, 1] (delta coded): a 1-byte term dictionary that cannot hold a term
     err = _decode_error(_patched("seed_resolved", 15, "1c"))
-    assert (err.path, err.offset) == ("size_tables[0]", 14)
-    # a body size that runs into the size tables
+    assert (err.path, err.offset) == ("term_dictionary", 14)
+    # a body size that runs into the term dictionary and the size tables
     err = _decode_error(_patched("seed_ddl", 39, "40"))
-    assert err.path.startswith("size_tables")
+    assert (err.path, err.offset) == ("bodies[0]", 14) and "needs 32 bytes" in err.message
 
 
 def test_term_id_out_of_range():
@@ -272,12 +314,12 @@ def test_column_count_disagreeing_with_size_table():
     for count in ("07", "09"):
         err = _decode_error(_patched("seed_row_changed_update", 15, count))
         assert err.path.startswith("bodies[0].column_groups[0]")
-        assert 15 <= err.offset <= 122
+        assert 14 <= err.offset <= 122  # the group, or where it stops making sense
 
 
 def test_bad_value_bytes_name_the_column():
     raw = RAW.parse(SEED["seed_row_changed_update"])
-    raw.bodies[0].column_groups[1].raw_values[5] = bytes(7)  # float64 needs 8 bytes
+    raw.bodies[0].column_groups[1].values[5] = bytes(7)  # float64 needs 8 bytes
     err = _decode_error(RAW.build(raw))
     assert err.path == "events[0].old[5].value"
     assert err.offset == 220  # where the old float's bytes start (offsets 220-227)

@@ -286,6 +286,60 @@ def test_mysql_corner_messages_agree(hexdata):
     assert fast == oracle
 
 
+# -- MySQL: a message's common form (read without bounds checks; None: the exact reader) ---
+
+
+def _event_bytes(ms, body) -> bytes:
+    return ms.build(_event(ms, body, checksum=True), "gtid_tagged_event")
+
+
+def test_mysql_common_form_reads_the_seed(monkeypatch):
+    """The seed is in the common form: read without the exact reader, the same model."""
+    from generated import mysql_serialization as ms
+
+    body = ms.build(_seed_body(ms), "gtid_tagged_body")
+    oracle = ms.parse_construct(body, "gtid_tagged_body")
+
+    def exact(*args):
+        raise AssertionError("the seed left the common form")
+
+    monkeypatch.setattr(ms, "_read_gtid_tagged_body_exact", exact)
+    assert ms.parse(body, "gtid_tagged_body") == oracle
+    assert ms.parse(_event_bytes(ms, _seed_body(ms))).body == oracle
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(uuids=st.lists(st.binary(min_size=16, max_size=16), min_size=1, max_size=4))
+def test_mysql_uuid_of_the_last_message_is_reused_only_when_equal(uuids):
+    """The common form tries the previous message's UUID bytes first; alternating UUIDs
+    give the exact reader's models."""
+    from generated import mysql_serialization as ms
+
+    for i, raw in enumerate(uuids + uuids[::-1] + uuids):
+        data = _event_bytes(ms, _seed_body(ms, uuid=list(raw), gno=i + 1))
+        fast, oracle = both("mysql_serialization", data, "gtid_tagged_event")
+        assert fast[0] == "ok" and fast == oracle
+        assert fast[1].model.body.uuid == list(raw)
+
+
+def test_mysql_common_form_reading_past_the_message_end():
+    """A body that ends (size and event_size agreeing) inside its own fields while the rest
+    of the fields still follow in the buffer, the last UUID's bytes among them: the common
+    form reads past ``end`` and gives up; both paths fail the same way."""
+    from generated import mysql_serialization as ms
+
+    seed = _seed_body(ms)
+    data = bytearray(_event_bytes(ms, seed))
+    body_len = len(ms.build(seed, "gtid_tagged_body"))
+    for cut in range(3, min(body_len, 64)):
+        ms.parse(bytes(_event_bytes(ms, seed)))  # the seed's UUID is the last one read
+        cut_data = bytearray(data)
+        cut_data[9:13] = (19 + cut + 4).to_bytes(4, "little")  # event_size
+        cut_data[20] = cut << 1  # serializable_field_size, one byte
+        fast, oracle = both("mysql_serialization", bytes(cut_data), "gtid_tagged_event")
+        assert fast == oracle and fast[0] != "ok", cut
+
+
 # -- iter_rows: the Spark rows one element at a time, equal to to_rows(parse(...)) --------
 
 ITERATED = [("plainbuffer", None), ("mysql_serialization", "binlog_file")]

@@ -1,0 +1,70 @@
+"""Instructions per decoded PlainBuffer row, a measure the machine's load does not change.
+
+Runs ``valgrind --tool=cachegrind --cache-sim=no`` on this script twice per decoder: decoding
+``--n`` rows and decoding none (same imports, payloads and warm-up), and prints the difference
+divided by ``--n``, then each decoder's ratio to the SDK's Python decoder. The ratios track the
+timed ones of ``python -m benchmarks`` within about 0.1x (benchmarks/README.md). Needs valgrind.
+
+    python -m benchmarks.instructions [--n 300] [--workload small|wide|both]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+DECODERS = ("sdk", "wirespec")
+
+
+def _decode(workload: str, decoder: str, n: int) -> None:
+    """The measured process: build the payloads, warm up, decode ``n`` rows."""
+    from benchmarks import plainbuffer as pb
+
+    make = pb.pb_small if workload == "small" else pb.pb_wide
+    fn = pb.sdk_python if decoder == "sdk" else pb.wirespec_parse
+    payloads = [make(i) for i in range(64)]
+    for p in payloads:
+        fn(p)
+    for i in range(n):
+        fn(payloads[i % 64])
+
+
+def _instructions(workload: str, decoder: str, n: int) -> int:
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    # numpy's BLAS thread (the tablestore SDK imports numpy) otherwise spins
+    env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    cmd = [
+        "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+        sys.executable, "-m", "benchmarks.instructions", "--run", workload, decoder, str(n),
+    ]  # fmt: skip
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stderr
+    return int(re.search(r"I\s+refs:\s+([\d,]+)", out).group(1).replace(",", ""))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=300, help="rows decoded in the measured run")
+    ap.add_argument("--workload", choices=("small", "wide", "both"), default="both")
+    ap.add_argument("--run", nargs=3, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.run:
+        workload, decoder, n = args.run
+        _decode(workload, decoder, int(n))
+        return 0
+    print("| workload | decoder | instructions/row | SDK / this |")
+    print("|---|---|---:|---:|")
+    for workload in ("small", "wide") if args.workload == "both" else (args.workload,):
+        per_row = {
+            d: (_instructions(workload, d, args.n) - _instructions(workload, d, 0)) / args.n
+            for d in DECODERS
+        }
+        for d, value in per_row.items():
+            print(f"| {workload} | {d} | {value:,.0f} | {per_row['sdk'] / value:.2f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
