@@ -361,6 +361,12 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _DECODER_NEG_ZERO = json.JSONDecoder(
     parse_constant=_reject_constant, parse_int=_int_or_negative_zero
 )
+# A -0 number token ends where a value ends. Strings holding "-0" before another
+# character (dates, "value-0-1") do not match, so they keep the C integer parser, which a
+# parse_int hook (one Python call per integer) would turn off; a match inside a string
+# only costs that speed. A -0 followed by anything else makes the text invalid JSON, and
+# both decoders stop there with the same error.
+_NEGATIVE_ZERO = re.compile(rb"-0(?:[,}\]\s]|\Z)")
 
 
 def loads(data: bytes):
@@ -384,15 +390,23 @@ def loads(data: bytes):
     except UnicodeDecodeError:
         escaped = data.decode("utf-8", "surrogateescape")
         text = escaped.translate(_SURROGATES_TO_FFFD)
-    decoder = _DECODER_NEG_ZERO if b"-0" in data else _DECODER
+    decoder = _DECODER_NEG_ZERO if _NEGATIVE_ZERO.search(data) else _DECODER
+    # decode() is scan_once(text, 0) plus whitespace around the document: call the C
+    # scanner directly, and let decode() handle whitespace and say what is wrong.
     try:
-        doc = decoder.decode(text)
-    except json.JSONDecodeError as err:
-        where = (escaped or text)[: err.pos].encode("utf-8", "surrogateescape")
-        raise DecodeError(f"malformed JSON: {err.msg}", offset=len(where)) from None
-    except (ValueError, RecursionError) as err:
-        # ints longer than Python's digit limit, NaN/Infinity, nesting deeper than the stack
-        raise DecodeError(f"malformed JSON: {err}", offset=0) from None
+        doc, end = decoder.scan_once(text, 0)
+    except (ValueError, StopIteration, RecursionError):
+        end = -1
+    if end != len(text):
+        try:
+            doc = decoder.decode(text)
+        except json.JSONDecodeError as err:
+            where = (escaped or text)[: err.pos].encode("utf-8", "surrogateescape")
+            raise DecodeError(f"malformed JSON: {err.msg}", offset=len(where)) from None
+        except (ValueError, RecursionError) as err:
+            # ints longer than Python's digit limit, NaN/Infinity, nesting deeper than
+            # the stack
+            raise DecodeError(f"malformed JSON: {err}", offset=0) from None
     # A lone surrogate escape (\\ud800) reads as U+FFFD in Go; only look when one may exist.
     if b"\\ud" in data or b"\\uD" in data:
         return _replace_lone_surrogates(doc)

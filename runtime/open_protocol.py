@@ -64,6 +64,9 @@ _BOUNDS = {"u8": (0, 255), "u64": UINT64, "s64": INT64}
 _EVENT_KINDS = {"ROW": "row", "DDL": "ddl", "RESOLVED": "resolved"}
 """message_type enum member -> event kind (the spec's names)."""
 JSON_SAFE_INT = 2**53
+_MISSING = object()
+_INT, _STRING, _TEXT, _FLOAT64, _BASE64 = "int", "string", "text", "float64", "base64"
+"""The renderings :meth:`OpenProtocol._tiflow_columns` checks inline."""
 
 
 @dataclasses.dataclass
@@ -96,6 +99,23 @@ def _read_frame(data: bytes, pos: int, stream: str, index: int) -> tuple[int, in
     raise err
 
 
+def _whole_frames(key: bytes, value: bytes, limits: Limits) -> list[tuple[int, int, int, int]]:
+    """The frames :func:`split_frames` returns, up to the first that is short, too long
+    or over a limit (that one, the checked loop there reads and names)."""
+    frames = []
+    kpos, vpos = 8, 0
+    klen, vlen, max_count, max_string = len(key), len(value), limits.max_count, limits.max_string
+    while kpos + 8 <= klen and vpos + 8 <= vlen and len(frames) < max_count:
+        (kn,) = _U64.unpack_from(key, kpos)
+        (vn,) = _U64.unpack_from(value, vpos)
+        ks, vs = kpos + 8, vpos + 8
+        if kn > max_string or vn > max_string or ks + kn > klen or vs + vn > vlen:
+            break
+        kpos, vpos = ks + kn, vs + vn
+        frames.append((ks, kpos, vs, vpos))
+    return frames
+
+
 def split_frames(key: bytes, value: bytes, limits: Limits) -> list[tuple[int, int, int, int]]:
     """Walk key and value in lock-step: (key start, key end, value start, value end) per event.
 
@@ -109,8 +129,8 @@ def split_frames(key: bytes, value: bytes, limits: Limits) -> list[tuple[int, in
     (version,) = _U64.unpack_from(key, 0)
     if version != BATCH_VERSION:
         raise DecodeError(f"batch version {version}, expected 1", offset=0, path="version")
-    frames = []
-    kpos, vpos = 8, 0
+    frames = _whole_frames(key, value, limits)
+    kpos, vpos = (frames[-1][1], frames[-1][3]) if frames else (8, 0)
     while kpos < len(key) or vpos < len(value):
         index = len(frames)
         limits.check("max_count", index + 1, offset=kpos)
@@ -181,27 +201,87 @@ def _int_in(v, bounds: tuple[int, int], path: str) -> int:
 def _read_key(key: JsonKey, obj: dict, path: str):
     """The value of one scalar key of ``obj``, checked against its declaration."""
     v = obj.get(key.name)
+    t = key.type
     if v is None:
         if key.omit == "never":
             raise _fail(f"missing key {key.name!r}", path + key.name)
-        return False if key.type == "bool" else None
-    t = key.type
+        return False if t == "bool" else None
     if t == "string":
-        if type(v) is not str:
-            raise _fail(f"expected a string, got {_json_kind(v)}", path + key.name)
+        if type(v) is str:
+            return v
     elif t == "bool":
-        if type(v) is not bool:
-            raise _fail(f"expected a boolean, got {_json_kind(v)}", path + key.name)
-    else:
-        _int_in(v, _BOUNDS[t], path + key.name)
-        if key.enum is not None and not key.open and v not in key.enum._value2member_map_:
-            raise _fail(f"{v} is not a {key.enum.__name__}", path + key.name)
-    return v
+        if type(v) is bool:
+            return v
+    elif type(v) is int:
+        lo, hi = _BOUNDS[t]
+        if lo <= v <= hi and (key.enum is None or key.open or v in key.enum._value2member_map_):
+            return v
+    raise _bad_key(key, v, path + key.name)
+
+
+def _bad_key(key: JsonKey, v, path: str) -> DecodeError:
+    """The error for a value :func:`_read_key` refused (the path is built only here)."""
+    if key.type == "string":
+        return _fail(f"expected a string, got {_json_kind(v)}", path)
+    if key.type == "bool":
+        return _fail(f"expected a boolean, got {_json_kind(v)}", path)
+    _int_in(v, _BOUNDS[key.type], path)
+    return _fail(f"{v} is not a {key.enum.__name__}", path)
+
+
+def _check_sections(present: list[JsonKey], new) -> None:
+    """The op follows from which sections are there (a key's ``when``): a delete's
+    section comes alone, an update's old row with its new row."""
+    names = {k.name for k in present}
+    delete = {k.name for k in present if k.when == ("delete",)}
+    update = {k.name for k in present if k.when == ("update",)}
+    if delete and names - delete:
+        name = min(delete)
+        raise _fail(f"a delete ({name!r}) carries no other section", name)
+    if update and new is None:
+        name = min(update)
+        raise _fail(f"an update's old row ({name!r}) comes with its new row", name)
 
 
 def _read_fields(doc: JsonDocument, obj: dict, path: str = "") -> dict:
     """field -> value for every scalar key of ``doc`` (absent omittable keys: None/False)."""
     return {k.field: _read_key(k, obj, path) for k in doc.keys}
+
+
+def _field_plan(doc: JsonDocument) -> tuple:
+    """What :func:`_fast_fields` checks per key of ``doc``: (name, field, type,
+    required, lowest, highest, accepted values or None)."""
+    return tuple(
+        (k.name, k.field, k.type, k.omit == "never", *_BOUNDS.get(k.type, (0, 0)),
+         k.enum._value2member_map_ if k.enum is not None and not k.open else None)
+        for k in doc.keys
+    )  # fmt: skip
+
+
+def _fast_fields(plan: tuple, doc: JsonDocument, obj: dict) -> dict:
+    """:func:`_read_fields` in one loop over ``_field_plan(doc)``: the same result, and
+    for anything it refuses, :func:`_read_fields` raises."""
+    out = {}
+    for name, field, t, required, lo, hi, accepted in plan:
+        v = obj.get(name)
+        if v is None:
+            if required:
+                break
+            v = False if t == "bool" else None
+        elif t == "string":
+            if type(v) is not str:
+                break
+        elif t == "bool":
+            if type(v) is not bool:
+                break
+        elif (
+            type(v) is not int or not lo <= v <= hi or (accepted is not None and v not in accepted)
+        ):
+            break
+        out[field] = v
+    else:
+        return out
+    return _read_fields(doc, obj)
 
 
 def _value_float(v, path: str) -> float:
@@ -238,6 +318,20 @@ def _b64(v, path: str) -> bytes:
     if base64.b64encode(data).decode() != text:  # Go's StdEncoding is strict about padding
         raise _fail("non-canonical base64", path)
     return data
+
+
+def _canonical_b64(v) -> bytes:
+    """:func:`_b64` in C (strict decoding, then the canonical-form check); what it
+    refuses raises DecodeError without a path, for the checked reading to name."""
+    if type(v) is str:
+        try:
+            data = binascii.a2b_base64(v, strict_mode=True)
+        except ValueError:  # binascii.Error, and non-ASCII text
+            pass
+        else:
+            if binascii.b2a_base64(data, newline=False) == v.encode():
+                return data
+    raise DecodeError("not canonical base64")
 
 
 def _value_raw(v, path: str):
@@ -336,41 +430,19 @@ class OpenProtocol:
         self._t, self._f, self._v = self.code_key.name, self.flags_key.name, self.value_key.name
         self._h = self.bit_key.name if self.bit_key else None
         self.unsigned_bit = _flag(self.flags_key, "UNSIGNED")
+        self._code_max = _BOUNDS[self.code_key.type][1]
+        self._flags_max = _BOUNDS[self.flags_key.type][1]
+        self._key_plan, self._ddl_plan = _field_plan(self.key_doc), _field_plan(self.ddl_doc)
+        # type code -> rendering, for the fast column reader (_tiflow_columns)
+        self._kind_of = {
+            code: self.rendering.get(code, "raw") for code in range(self._code_max + 1)
+        }
 
     # -- reading -----------------------------------------------------------------------
 
     def _column(self, name: str, obj, path: str, legacy: list) -> Column:
-        # Fast path for the common, well-formed tiflow column; anything unusual (or
-        # wrong) takes the checked path below, which raises with the exact path.
+        # The checked reading of one column: every rule, with the exact path on failure.
         # ``legacy`` is the message's layout state: [first column path, its layout].
-        if type(obj) is dict and legacy[1] != "legacy":
-            code, flags = obj.get(self._t), obj.get(self._f)
-            if type(code) is int and type(flags) is int and 0 <= code <= 255 and 0 <= flags:
-                if legacy[1] is None:
-                    legacy[:] = [path, "tiflow"]
-                h = obj.get(self._h)
-                if (h is None or (h is True and flags & self.handle_bit)) and self._v in obj:
-                    v = obj[self._v]
-                    if v is None:
-                        return Column(name, code, flags, None)
-                    kind = self.rendering.get(code, "raw")
-                    tv = type(v)
-                    if kind == "int" and tv is int:
-                        if (
-                            (INT64[0] <= v <= INT64[1])
-                            if not flags & self.unsigned_bit
-                            else (0 <= v <= UINT64[1])
-                        ):
-                            return Column(name, code, flags, v)
-                    elif kind == "sint" and tv is int:
-                        if INT64[0] <= v <= INT64[1]:
-                            return Column(name, code, flags, v)
-                    elif kind == "text" and tv is str:
-                        return Column(name, code, flags, v)
-                    elif kind == "string" and tv is str and not flags & self.binary_bit:
-                        return Column(name, code, flags, v.encode())
-                    elif kind == "float64" and tv is float and v - v == 0.0:  # finite
-                        return Column(name, code, flags, v)
         obj = _object(obj, path)
         path_ = path + "."
         code = _read_key(self.code_key, obj, path_)
@@ -446,32 +518,82 @@ class OpenProtocol:
         cols = obj.get(key.name)
         if cols is None:
             return None
+        if type(cols) is dict and legacy[1] != "legacy":
+            out = self._tiflow_columns(cols)
+            if out is not None:
+                if legacy[1] is None and out:
+                    legacy[:] = [f"{key.name}.{out[0].name}", "tiflow"]
+                return out
         cols = _object(cols, key.name)
         prefix = key.name + "."
         return [self._column(n, c, prefix + n, legacy) for n, c in cols.items()]
 
+    def _tiflow_columns(self, cols: dict) -> list[Column] | None:
+        """The columns of a well-formed tiflow map, or None for anything else (legacy,
+        unusual or wrong), which :meth:`_column` then reads with every check and path.
+
+        Accepts only what :meth:`_column` accepts, with the same result: a column needs
+        ``t`` and ``f`` in range, ``v``, and no key but ``h`` (true, with the handle flag)
+        besides; the common values are checked inline, the others go through
+        :meth:`_value`. This loop is most of the decoding time, hence the locals.
+        """
+        t_, f_, v_, h_ = self._t, self._f, self._v, self._h
+        fmax, handle, kind_of = self._flags_max, self.handle_bit, self._kind_of
+        unsigned, binary = self.unsigned_bit, self.binary_bit
+        lo, hi, umax = INT64[0], INT64[1], UINT64[1]
+        out = []
+        append = out.append
+        try:
+            for name, c in cols.items():
+                # a c that is no dict has no get; a missing v raises KeyError
+                t, f, v = c.get(t_), c.get(f_), c[v_]
+                if type(t) is not int or type(f) is not int:
+                    return None
+                k = kind_of.get(t)  # the rendering, or None for a code out of range
+                if k is None or not 0 <= f <= fmax:
+                    return None
+                if len(c) != 3 and (len(c) != 4 or c.get(h_) is not True or not f & handle):
+                    return None
+                if v is None:
+                    pass
+                elif k is _INT:
+                    if type(v) is not int or not (
+                        (0 <= v <= umax) if f & unsigned else (lo <= v <= hi)
+                    ):
+                        v = self._value(k, v, f, False, "")
+                elif k is _STRING:
+                    if type(v) is str and not f & binary:
+                        v = v.encode()  # gojson.loads leaves no lone surrogates
+                    else:
+                        v = self._value(k, v, f, False, "")
+                elif k is _TEXT:
+                    if type(v) is not str:
+                        v = _value_str(v, "")
+                elif k is _FLOAT64:
+                    if type(v) is not float or v - v != 0.0:  # not a finite float
+                        v = _value_float(v, "")
+                elif k is _BASE64:
+                    v = _canonical_b64(v)
+                else:
+                    v = self._value(k, v, f, False, "")
+                append(Column(name, t, f, v))
+        except (DecodeError, AttributeError, KeyError):  # the checked reading names it
+            return None
+        return out
+
     def _row(self, fields: dict, obj: dict, legacy: list) -> RowChangedEvent:
-        sections = {}
-        for key in self.row_doc.keys:
-            sections[key.name] = (key, self._columns(key, obj, legacy))
-        # the op follows from which sections are there (a key's ``when``)
-        present = {name for name, (_, cols) in sections.items() if cols is not None}
-        delete = {n for n, (k, _) in sections.items() if k.when == ("delete",)}
-        update = {n for n, (k, _) in sections.items() if k.when == ("update",)}
-        if present & delete and present - delete:
-            name = min(present & delete)
-            raise _fail(f"a delete ({name!r}) carries no other section", name)
         new = old = None
-        for name, (key, cols) in sections.items():
-            if cols is None:
-                continue
-            if key.field == "new":
-                new = cols
-            else:
-                old = cols
-        if present & update and new is None:
-            name = min(present & update)
-            raise _fail(f"an update's old row ({name!r}) comes with its new row", name)
+        present = []
+        for key in self.row_doc.keys:
+            cols = self._columns(key, obj, legacy)
+            if cols is not None:
+                present.append(key)
+                if key.field == "new":
+                    new = cols
+                else:
+                    old = cols
+        if len(present) > 1 or new is None:  # one new-row section alone is always right
+            _check_sections(present, new)
         if new is None and old is None:
             new = []
         return RowChangedEvent(
@@ -490,7 +612,7 @@ class OpenProtocol:
         ks, ke, vs, ve = frame
         kobj = _load(key, ks, ke, "key")
         try:
-            fields = _read_fields(self.key_doc, kobj)
+            fields = _fast_fields(self._key_plan, self.key_doc, kobj)
         except DecodeError as err:
             err.shift(ks)
             err.add_path("key")
@@ -503,7 +625,7 @@ class OpenProtocol:
         vobj = _load(value, vs, ve, "value")
         try:
             if kind == "ddl":
-                ddl = _read_fields(self.ddl_doc, vobj)
+                ddl = _fast_fields(self._ddl_plan, self.ddl_doc, vobj)
                 return DdlEvent(
                     commit_ts=fields["commit_ts"],
                     schema=fields["schema"],
