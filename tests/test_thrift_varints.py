@@ -1,5 +1,6 @@
 """The flat varint readers of runtime/thrift_compact.py agree with the checked reader
-(runtime/leb128.py) on every input: the same value and end, or the same error."""
+(runtime/leb128.py) on every input: the same value and end, or the same error; a list
+read as zigzag runs, then the element loop, agrees with the element loop alone."""
 
 from __future__ import annotations
 
@@ -52,3 +53,63 @@ def test_flat_readers_match_the_checked_reader(kind):
                 data.hex(),
                 end,
             )
+
+
+def _element_loop(buf, pos, end, n, bits, out):
+    read = {16: rt.read_i16, 32: rt.read_i32, 64: rt.read_i64}[bits]
+    for _ in range(len(out), n):
+        v, pos = read(buf, pos, end)
+        out.append(v)
+    return pos
+
+
+def _varints(us):
+    out = bytearray()
+    for u in us:
+        while u > 0x7F:
+            out.append(u & 0x7F | 0x80)
+            u >>= 7
+        out.append(u)
+    return bytes(out)
+
+
+def _lists():
+    rng = random.Random(9)
+    for _ in range(1500):
+        n = rng.choice((8, 9, 20, 60, 511, 512, 513, 1100))
+        if rng.random() < 0.6:  # equal sizes, sometimes one odd element
+            size = rng.randrange(1, 11)
+            us = [rng.randrange(1 << (7 * size - 7), 1 << min(7 * size, 64)) for _ in range(n)]
+            if rng.random() < 0.3:
+                us[rng.randrange(n)] = rng.randrange(1 << 64)
+            data = _varints(us)
+        else:  # anything
+            data = bytes(
+                rng.choice((rng.randrange(256), rng.randrange(0x80, 256)))
+                for _ in range(rng.randrange(12 * n))
+            )
+        if rng.random() < 0.3:
+            data = data[: rng.randrange(len(data) + 1)]
+        tail = bytes(rng.randrange(256) for _ in range(rng.randrange(4)))
+        yield n, rng.choice((16, 32, 64)), data + tail
+
+
+def _run_then_loop(data, n, bits):
+    out = []
+    pos = rt.read_zigzag_run(data, 0, len(data), n, bits, out)
+    assert len(out) <= n
+    return out, _element_loop(data, pos, len(data), n, bits, out)
+
+
+def _loop_only(data, n, bits):
+    out = []
+    return out, _element_loop(data, 0, len(data), n, bits, out)
+
+
+def test_zigzag_runs_then_the_element_loop_match_the_element_loop():
+    for n, bits, data in _lists():
+        assert _outcome(_run_then_loop, data, n, bits) == _outcome(_loop_only, data, n, bits), (
+            n,
+            bits,
+            data.hex(),
+        )
