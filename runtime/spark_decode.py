@@ -17,8 +17,11 @@ Everything here works over the generated module contract (``parse``, ``to_rows``
 The decoding itself (:class:`BatchDecoder`) turns a batch of messages into one Arrow
 record batch: each message is parsed once, its ``to_rows`` are exploded, the input's
 metadata columns are gathered with an Arrow ``take`` (exact types, no Python round trip),
-and the decoded columns are built column-wise. :func:`decode` runs it in ``mapInArrow``;
-the Python data source (:mod:`runtime.spark_source`) runs the same code per file.
+and the decoded columns are built column-wise. The TiCDC formats skip the row tuples: their
+columns, nested images included, are built straight from the events
+(:func:`runtime.ticdc.arrow_columns`). :func:`decode` runs it in ``mapInArrow``; the
+Python data source (:mod:`runtime.spark_source`) runs the same code per file. What each
+step costs per event is measured by ``benchmarks/spark_ingest.py`` (benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -256,12 +259,12 @@ class BatchDecoder:
         # The batch's rows (or events) stay alive until its arrays are built: that many
         # tracked objects made the cyclic GC rescan them over and over (measured: a quarter
         # of the decoding time for 16-event Craft messages). Decoding makes no cycles.
-        paused = gc.isenabled()
+        was_enabled = gc.isenabled()
         gc.disable()
         try:
             return self._decode(batch, errors)
         finally:
-            if paused:
+            if was_enabled:
                 gc.enable()
 
     def _decode(self, batch, errors):
