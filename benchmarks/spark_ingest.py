@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -301,6 +302,7 @@ def main(argv=None):
                 res.setdefault(stage, []).append(spark_stage(spark, stage, fmt, paths[fmt], replay))
         report(fmt, len(msgs), events, res, cores)
     spark.stop()
+    shutil.rmtree(tmp)
 
 
 def report(fmt, n_msgs, events, res, cores):
