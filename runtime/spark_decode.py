@@ -17,16 +17,20 @@ Everything here works over the generated module contract (``parse``, ``to_rows``
 The decoding itself (:class:`BatchDecoder`) turns a batch of messages into one Arrow
 record batch: each message is parsed once, its ``to_rows`` are exploded, the input's
 metadata columns are gathered with an Arrow ``take`` (exact types, no Python round trip),
-and the decoded columns are built column-wise. :func:`decode` runs it in ``mapInArrow``;
-the Python data source (:mod:`runtime.spark_source`) runs the same code per file.
+and the decoded columns are built column-wise. The TiCDC formats skip the row tuples: their
+columns, nested images included, are built straight from the events
+(:func:`runtime.ticdc.arrow_columns`). :func:`decode` runs it in ``mapInArrow``; the
+Python data source (:mod:`runtime.spark_source`) runs the same code per file. What each
+step costs per event is measured by ``benchmarks/spark_ingest.py`` (benchmarks/README.md).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import gc
 import importlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from .errors import WirespecError
 
@@ -71,13 +75,15 @@ def load_module(fmt: str):
     raise ValueError(f"unknown format {fmt!r}; known: {', '.join(known_formats())}")
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Codec:
     """One format and record, as the Spark glue uses it (picklable: names only)."""
 
     format: str
     record: str
     limits: tuple = ()
+    columns: tuple = ()
+    """The decoded fields to keep, in schema order (empty: all of them)."""
 
     @property
     def module(self):
@@ -88,24 +94,50 @@ class Codec:
         mod = self.module
         return "key" in getattr(mod, "SPARK_INPUT", ("value",)) and hasattr(mod, "parse_kafka")
 
-    def schema(self):
+    def full_schema(self):
         """The module's ``spark_schema(record)``; options that also shape the schema (the
         keyword parameters of ``spark_schema``, e.g. Thrift's ``body=STRUCT``) go to it as
         well as to ``parse``."""
         fn = self.module.spark_schema
         return fn(self.record, **{k: v for k, v in self.limits if k in _keywords(fn)})
 
-    def rows(self, key, value) -> list[tuple]:
-        """The Spark rows of one message (raises :class:`WirespecError` on bad bytes)."""
+    def schema(self):
+        """:meth:`full_schema`, only the kept :attr:`columns`."""
+        from pyspark.sql.types import StructType
+
+        full = self.full_schema()
+        return StructType([full[n] for n in self.columns]) if self.columns else full
+
+    def columnar(self):
+        """``(events_of(model), build(events, arrow_fields))`` when this record's rows are
+        TiCDC events (its schema is :func:`runtime.ticdc.spark_schema`, one row per event of
+        the message): the decoder then builds the Arrow columns straight from the events
+        (:func:`runtime.ticdc.arrow_columns`) instead of through the row tuples. None for
+        other formats: their rows are ``to_rows`` tuples, converted column by column."""
+        from . import ticdc
+
+        if self.full_schema() != ticdc.spark_schema():
+            return None
+        return _events_of, ticdc.arrow_columns
+
+    def model(self, key, value):
+        """The parsed model of one message (raises :class:`WirespecError` on bad bytes)."""
         mod = self.module
         if value is None:
             raise WirespecError("the message value is null")
         limits = dict(self.limits)
         if self.needs_key:
-            model = mod.parse_kafka(key, value, self.record, **limits)
-        else:
-            model = mod.parse(value, self.record, **limits)
-        return list(mod.to_rows(model, self.record))
+            return mod.parse_kafka(key, value, self.record, **limits)
+        return mod.parse(value, self.record, **limits)
+
+    def rows(self, key, value) -> list[tuple]:
+        """The Spark rows of one message, every field (raises :class:`WirespecError`)."""
+        return list(self.module.to_rows(self.model(key, value), self.record))
+
+
+def _events_of(model) -> list:
+    """The events of a TiCDC message model (the fallback adapters' model is the list)."""
+    return model if isinstance(model, list) else model.events
 
 
 @functools.cache
@@ -116,12 +148,20 @@ def _keywords(fn) -> frozenset:
     return frozenset(p.name for p in params if p.kind is p.KEYWORD_ONLY)
 
 
-def codec(fmt: str, record: str | None = None, limits: dict | None = None) -> Codec:
+def codec(fmt: str, record: str | None = None, limits: dict | None = None, columns=None) -> Codec:
+    """The :class:`Codec` of ``fmt``; ``columns`` keeps only those decoded fields."""
     mod = load_module(fmt)
     record = record or mod.DEFAULT_RECORD
     if record not in mod.RECORDS:
         raise ValueError(f"{fmt} has no record {record!r}; records: {', '.join(mod.RECORDS)}")
-    return Codec(fmt, record, tuple(sorted((limits or {}).items())))
+    c = Codec(fmt, record, tuple(sorted((limits or {}).items())))
+    if columns:
+        names = c.full_schema().names
+        unknown = [n for n in columns if n not in names]
+        if unknown:
+            raise ValueError(f"{fmt} {record} has no field {unknown}; fields: {', '.join(names)}")
+        c = dataclasses.replace(c, columns=tuple(n for n in names if n in columns))
+    return c
 
 
 def output_schema(input_schema, codec_: Codec, mode: str, consumed: Sequence[str], index_col=None):
@@ -204,11 +244,11 @@ class BatchDecoder:
         self.describe_cols = list(describe_cols)
         # Timestamps are instants: Arrow carries them as UTC, as pyspark's workers expect
         self.arrow_schema = to_arrow_schema(out_schema, timezone="UTC")
-        n_decoded = len(codec_.schema().fields)
         start = len(self.passthrough) + (1 if index_col else 0)
-        self.decoded_types = [
-            self.arrow_schema.field(i).type for i in range(start, start + n_decoded)
-        ]
+        self.decoded_fields = list(self.arrow_schema)[start : start + len(codec_.schema())]
+        full = codec_.full_schema().names
+        self.keep = [full.index(n) for n in codec_.schema().names]
+        self.columnar = codec_.columnar()
         self.stats = {"records": 0, "rows": 0, "corrupt": 0}
 
     def decode(self, batch, errors=None):
@@ -216,23 +256,40 @@ class BatchDecoder:
 
         ``errors`` maps input row numbers to errors found before decoding (a frame that
         runs past the end of its file, say): those rows are corrupt records as they are."""
+        # The batch's rows (or events) stay alive until its arrays are built: that many
+        # tracked objects made the cyclic GC rescan them over and over (measured: a quarter
+        # of the decoding time for 16-event Craft messages). Decoding makes no cycles.
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._decode(batch, errors)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _decode(self, batch, errors):
         import pyarrow as pa
 
         values = batch.column(self.value_col).to_pylist()
         keys = batch.column(self.key_col).to_pylist() if self.key_col else None
         permissive = self.mode == "PERMISSIVE"
-        rows_of = self.codec.rows
-        src: list[int] = []
-        rows: list = []
-        index: list = []
-        corrupt_raw: list = []
-        corrupt_err: list = []
-        blank = (None,) * len(self.decoded_types)
+        codec_ = self.codec
+        if self.columnar is None:
+            items_of = codec_.rows
+        else:
+            events_of = self.columnar[0]
+
+            def items_of(key, value):
+                return events_of(codec_.model(key, value))
+
+        items: list = []  # rows (tuples) or events of the good records, in order
+        counts: list[int] = []  # output rows per input record (a corrupt record has one)
+        corrupt: dict[int, tuple] = {}  # input row -> (raw bytes, error text)
         for i, value in enumerate(values):
             try:
                 if errors and i in errors:
                     raise errors[i]
-                got = rows_of(keys[i] if keys is not None else None, value)
+                got = items_of(keys[i] if keys is not None else None, value)
             except (WirespecError, ValueError, UnicodeError) as err:
                 if not permissive:
                     meta = {
@@ -241,34 +298,54 @@ class BatchDecoder:
                     if not meta:
                         meta = {"row": i}
                     raise RecordDecodeError(failure_message(self.codec.format, meta, err)) from err
-                src.append(i)
-                rows.append(blank)
-                index.append(None)
-                corrupt_raw.append(value)
-                corrupt_err.append(_error_text(err))
-                self.stats["corrupt"] += 1
+                corrupt[i] = (value, _error_text(err))
+                counts.append(1)
                 continue
-            for j, row in enumerate(got):
-                src.append(i)
-                rows.append(row)
-                index.append(j)
-                if permissive:
-                    corrupt_raw.append(None)
-                    corrupt_err.append(None)
-            self.stats["rows"] += len(got)
+            items.extend(got)
+            counts.append(len(got))
         self.stats["records"] += len(values)
+        self.stats["rows"] += len(items)
+        self.stats["corrupt"] += len(corrupt)
+
+        if self.columnar is None:
+            columns = list(zip(*items)) if items else [[]] * len(self.codec.full_schema())
+            decoded = [pa.array(columns[i], f.type) for i, f in zip(self.keep, self.decoded_fields)]
+        else:
+            decoded = self.columnar[1](items, self.decoded_fields)
+        if corrupt:  # the corrupt records' rows: null decoded fields
+            at, good = [], 0
+            for i, n in enumerate(counts):
+                if i in corrupt:
+                    at.append(None)
+                else:
+                    at.extend(range(good, good + n))
+                    good += n
+            decoded = [a.take(pa.array(at, pa.int64())) for a in decoded]
+
         arrays = []
         if self.passthrough:
+            src = []
+            for i, n in enumerate(counts):
+                src.extend([i] * n)
             taken = batch.select(self.passthrough).take(pa.array(src, pa.int64()))
             arrays.extend(taken.columns if hasattr(taken, "columns") else taken.itercolumns())
         if self.index_col:
+            index = []
+            for i, n in enumerate(counts):
+                if i in corrupt:
+                    index.append(None)
+                else:
+                    index.extend(range(n))
             arrays.append(pa.array(index, pa.int32()))
-        columns = list(zip(*rows)) if rows else [[] for _ in self.decoded_types]
-        for col, typ in zip(columns, self.decoded_types):
-            arrays.append(pa.array(col, typ))
+        arrays.extend(decoded)
         if permissive:
-            arrays.append(pa.array(corrupt_raw, pa.binary()))
-            arrays.append(pa.array(corrupt_err, pa.string()))
+            raw, text = [], []
+            for i, n in enumerate(counts):
+                bad_raw, bad_text = corrupt.get(i, (None, None))
+                raw.extend([bad_raw] * n)
+                text.extend([bad_text] * n)
+            arrays.append(pa.array(raw, pa.binary()))
+            arrays.append(pa.array(text, pa.string()))
         arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
         arrays = [  # e.g. a passed-through timestamp labelled with another zone name
             a if a.type == f.type else a.cast(f.type) for a, f in zip(arrays, self.arrow_schema)
@@ -304,8 +381,9 @@ def decode(df, format: str, value_col="value", key_col="key", mode="FAILFAST", *
     raw bytes) and ``_error``; input records = decoded + corrupt records.
 
     Options: ``record`` (default: the format's default record), ``index_col`` (name of an
-    int column with the row's index within its message; null for corrupt rows) and any
-    parser limit (``max_count=...``)."""
+    int column with the row's index within its message; null for corrupt rows),
+    ``columns`` (the decoded fields to keep, e.g. ``["_op", "_commit_ts", "table"]``; the
+    others are not built at all) and any parser limit (``max_count=...``)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import BinaryType
 
@@ -314,7 +392,8 @@ def decode(df, format: str, value_col="value", key_col="key", mode="FAILFAST", *
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     record = options.pop("record", None)
     index_col = options.pop("index_col", None)
-    c = codec(format, record, options)
+    columns = options.pop("columns", None)
+    c = codec(format, record, options, columns)
     if value_col not in df.columns:
         raise ValueError(f"no column {value_col!r} in {df.columns}")
     use_key = c.needs_key

@@ -183,3 +183,23 @@ def test_thrift_body_option_types_the_message_body(spark):
     want = [(i, normal(r)) for i, (k, v) in enumerate(calls) for r in c.rows(k, v)]
     assert sorted((r[0], normal(tuple(r[1:]))) for r in rows) == want
     assert {r.body.key.id for r in rows} == {42, None}  # by id and by name
+
+
+@pytest.mark.parametrize(
+    "fmt, columns",
+    [("ticdc_craft", ["table", "_op", "_commit_ts"]), ("plainbuffer", ["delete_marker"])],
+)
+def test_columns_keeps_only_the_named_fields_in_schema_order(spark, fmt, columns):
+    messages = CASES[fmt][0]()
+    out = decode(kafka_df(spark, messages), fmt, columns=columns, index_col="_i")
+    names = [n for n in codec(fmt).schema().names if n in columns]
+    # the input's partition column is not renamed: no decoded field clashes with it now
+    assert out.columns == ["id", "key", "topic", "partition", "offset", "_i", *names]
+    keep = [codec(fmt).schema().names.index(n) for n in names]
+    want = sorted(
+        (i, j, normal(tuple(r[k] for k in keep))) for i, j, r in expected_rows(fmt, messages)
+    )
+    rows = out.select("id", "_i", *names).collect()
+    assert sorted((r[0], r[1], normal(tuple(r[2:]))) for r in rows) == want
+    with pytest.raises(ValueError, match="has no field"):
+        decode(kafka_df(spark, messages), fmt, columns=["nope"])
