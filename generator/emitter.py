@@ -475,17 +475,10 @@ class ModuleEmitter:
         if ref.kind == "runtime":
             return f"[{ref.name}_to_row(item) for item in {expr}]"
         if ref.kind == "chunk":
-            if ref.enum:
-                return f"[x.name for x in {expr}]"
-            if CHUNK_TYPES[ref.name].spark.startswith("Decimal"):
-                return f"[Decimal(x) for x in {expr}]"
-            return expr
+            element = self.scalar_row(ref.enum, CHUNK_TYPES[ref.name].spark, "x")
+            return expr if element == "x" else f"[{element} for x in {expr}]"
         if ref.kind == "prim":
-            if ref.enum:
-                return f"{expr}.name"
-            if PRIMITIVES[ref.name].spark.startswith("Decimal"):
-                return f"Decimal({expr})"
-            return expr
+            return self.scalar_row(ref.enum, PRIMITIVES[ref.name].spark, expr)
         if ref.kind == "record":
             return f"{ref.name}_to_row({expr})"
         if ref.kind == "switch":
@@ -493,6 +486,15 @@ class ModuleEmitter:
         if ref.kind == "map":
             key, value = self.row_value(ref.key, "k"), self.row_value(ref.value, "v")
             return f"{{{key}: {value} for k, v in {expr}.items()}}"
+        return expr
+
+    @staticmethod
+    def scalar_row(enum: str | None, spark: str, expr: str) -> str:
+        """One integer (or other scalar) as its Spark value: an enum's name, a Decimal."""
+        if enum:
+            return f"{expr}.name"
+        if spark.startswith("Decimal"):
+            return f"Decimal({expr})"
         return expr
 
     def switch_case_names(self, ref: TypeRef) -> str:
