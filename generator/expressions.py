@@ -78,6 +78,8 @@ class _ToContext(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call):
         if isinstance(node.func, ast.Name) and node.func.id == "sizeof":
+            if len(node.args) != 1 or node.keywords:
+                raise ValueError("sizeof takes one field")
             (arg,) = node.args
             if isinstance(arg, ast.Name) and not any(arg.id in b for b in self.bound):
                 owner, name = ast.Name("this", ast.Load()), arg.id

@@ -854,14 +854,6 @@ class _Layout:
         self.body_starts = list(_accumulate(tables[1][:-1], initial=self.header_end))
         self.dict_start = self.tables_start - tables[0][1]
 
-    def table_starts(self, buf) -> list[int]:
-        starts, pos = [], self.tables_start
-        while pos < self.tail:
-            starts.append(pos)
-            n, pos = read_uvarint(buf, pos)
-            pos = skip_varints(buf, pos, n)
-        return starts
-
 
 def _check_header(buf, model, at: _Layout) -> None:
     """Rows never mix with DDL/resolved events; names are term ids (or -1 where allowed)."""

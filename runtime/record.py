@@ -29,7 +29,7 @@ from construct import (
     Subconstruct,
 )
 
-from .errors import DecodeError, EncodeError
+from .errors import DecodeError, EncodeError, SpecError
 from .limits import current as current_limits
 from .model import fields_of
 from .spans import current as current_spans
@@ -82,7 +82,7 @@ class Record(Construct):
         before the fields in front (which may use them) and written after them."""
         for sc in self.trailer:
             if not _reads_backwards(sc.subcon):
-                raise TypeError(f"trailer field {sc.name!r} cannot be read from the end")
+                raise SpecError(f"trailer field {sc.name!r} cannot be read from the end")
         self._subcons = Container(
             (sc.name, sc) for sc in self.subcons + self.trailer if sc.name
         )
@@ -156,8 +156,9 @@ class Record(Construct):
                 offset=start + front.tell(),
                 path=self.trailer[-1].name,
             )
-        obj = Container((sc.name, obj[sc.name]) for sc in self._wire_order() if sc.name)
-        return obj if self.model is None else self.model(**obj)
+        if self.model is not None:
+            return self.model(**obj)
+        return Container((sc.name, obj[sc.name]) for sc in self._wire_order() if sc.name)
 
     def _wire_order(self):
         return self.subcons + self.trailer[::-1]

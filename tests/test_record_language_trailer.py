@@ -160,3 +160,17 @@ def test_a_field_may_be_named_like_a_model_method(tmp_path):
     mod = module(tmp_path, SPEC.replace("entries", "items"))
     data = mod.build(mod.File(kinds=[mod.Kind.TEXT], items=[mod.Item(text="hi")]))
     assert mod.parse(data).items == [mod.Item(text="hi")]
+
+
+def test_sizeof_takes_one_field(tmp_path):
+    err = spec_error(tmp_path, 'value: "sizeof(sizes)"', 'value: "sizeof(sizes, entries)"')
+    assert err.key == "records.file.trailer[0].value" and "sizeof takes one field" in str(err)
+
+
+def test_a_trailer_field_that_cannot_be_read_backwards_is_a_spec_error():
+    from construct import Int8ul
+
+    from runtime.record import Record
+
+    with pytest.raises(SpecError, match="cannot be read from the end"):
+        Record("a" / Int8ul, trailer=["b" / Int8ul])
