@@ -16,12 +16,13 @@ construct for it.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from runtime.fast import GROUPED_ARRAY_MAX
 
 from .model import Field, Record, Spec, TypeRef, camel
-from .types import LEB128, PRIMITIVES
+from .types import CHUNK_TYPES, LEB128, PRIMITIVES, REGION_TYPES
 
 _THIS = re.compile(r"\bthis\.([a-z_][a-z0-9_]*)")
 
@@ -41,6 +42,10 @@ def struct_format(prim: str, endian: str) -> str:
     elif not p.signed:
         code = code.upper()
     return order + code
+
+
+FAST_KINDS = ("prim", "record", "str", "bytes", "switch", "presence", "empty", "chunk", "region")
+"""Type kinds the fast path reads (a runtime primitive brings its own reader)."""
 
 
 class Unsupported(Exception):
@@ -83,6 +88,10 @@ class FastPathEmitter:
         self.uses_msb_length = False
         self.uses_msb_zigzag = False
         self.msb_arrays: dict[str, tuple[int, int]] = {}
+        self.uses_unzigzag = False
+        self.member_constants: dict[str, str] = {}
+        self.instances: dict[str, str] = {}
+        """Runtime chunk and region objects the functions call: name -> constructor."""
         self.supported = self._supported_records()
 
     # -- which records can have a fast path --------------------------------------------
@@ -94,7 +103,7 @@ class FastPathEmitter:
         }
         for name in self.spec.record_order():
             record = self.spec.records[name]
-            if record.layout not in ("sequence", "serializable") or record.trailer:
+            if record.layout not in ("sequence", "serializable"):
                 continue
             try:
                 for field in record.fields:
@@ -107,20 +116,23 @@ class FastPathEmitter:
     def _expressions(self, record: Record) -> list[str]:
         """Every expression of ``record``'s own fields (sizes, counts, conditions, ...)."""
         out = []
-
-        def of_type(ref: TypeRef) -> None:
-            if isinstance(ref.size, str) and not ref.size_is_prefix:
-                out.append(ref.size)
-            for sub in ref.cases.values():
-                of_type(sub)
-
         for field in record.fields:
-            of_type(field.type)
+            out += self._type_expressions(field.type)
             out.append(field.condition or "")
+            out.append(field.valid)
             if isinstance(field.repeat, dict):
                 out.append(str(field.repeat["count"]))
             if field.checksum is not None:
                 out.extend(item.expression for item in field.checksum.items)
+        return out
+
+    @staticmethod
+    def _type_expressions(ref: TypeRef) -> list[str]:
+        out = [ref.size] if isinstance(ref.size, str) and not ref.size_is_prefix else []
+        if isinstance(ref.count, str):
+            out.append(ref.count)
+        for sub in ref.cases.values():
+            out += FastPathEmitter._type_expressions(sub)
         return out
 
     def _uses_parent(self, record: Record) -> bool:
@@ -145,20 +157,24 @@ class FastPathEmitter:
                 raise Unsupported("an unsized message inside a record")
         if ref.args:
             raise Unsupported("runtime arguments")
-        if ref.kind == "prim" and (ref.name not in PRIMITIVES or ref.name in LEB128):
-            raise Unsupported(ref.name)
-        if ref.size_is_prefix and ref.size in LEB128:
-            raise Unsupported("a LEB128 length prefix")
-        if ref.kind not in ("prim", "record", "str", "bytes", "switch", "presence", "empty"):
+        if ref.kind == "prim" and (ref.name not in PRIMITIVES or ref.name == "reversed_uvarint"):
+            raise Unsupported(ref.name)  # a reversed uvarint is read in a trailer only
+        if ref.size_is_prefix and ref.size == "reversed_uvarint":
+            raise Unsupported("a reversed length prefix")
+        if ref.kind not in FAST_KINDS:
             raise Unsupported(ref.kind)
+        if ref.kind in ("chunk", "region") and ref.size_is_prefix:
+            raise Unsupported("a length-prefixed chunk or region")
         if ref.kind == "str" and ref.size == "eos":
             raise Unsupported("greedy strings")
         for sub in ref.cases.values():
             self._check_type(sub, ok, serializable, bounded or ref.size is not None)
 
     def _check_field(self, field: Field, record: Record, ok: set[str]) -> None:
-        if field.value or field.valid:
-            raise Unsupported("values computed on build, validity expressions")
+        if field.trailer and not self.backwards(field.type):
+            raise Unsupported("a trailer field the fast path cannot read from the end")
+        if field.trailer and field.type.name in self.needs_parent:
+            raise Unsupported("a trailer record reading `_parent`")
         if record.serializable and (
             field.tag is not None
             or field.condition
@@ -173,13 +189,26 @@ class FastPathEmitter:
             for text in self._expressions(record)
         ):
             raise Unsupported("expressions over the grandparent")
-        self._check_type(field.type, ok, record.serializable)
+        if not (field.trailer and field.type.kind == "prim"):
+            self._check_type(field.type, ok, record.serializable)
         if field.checksum is not None:
             for item in field.checksum.items:
                 if item.kind == "raw":
                     target = self.field_of(field, item.field)
                     if target.type.size_is_prefix and PRIMITIVES[target.type.size].size is None:
                         raise Unsupported("a raw checksum item with a varint length")
+
+    @staticmethod
+    def backwards(ref: TypeRef) -> bool:
+        """A trailer field's type: a reversed uvarint, or a region or record whose
+        ``size:`` expression says where it starts."""
+        if ref.kind == "prim":
+            return ref.name == "reversed_uvarint"
+        return (
+            ref.kind in ("region", "record")
+            and isinstance(ref.size, str)
+            and not ref.size_is_prefix
+        )
 
     # -- emission ---------------------------------------------------------------------
 
@@ -190,7 +219,30 @@ class FastPathEmitter:
 
     def expression(self, text) -> str:
         text = str(text).replace("this._parent.", "parent.")
-        return _THIS.sub(r"f_\1", text)
+        text = _THIS.sub(r"f_\1", text)
+        # An enum member as a module constant holding its integer value: IntEnum members
+        # equal their values, and a class attribute of an enum goes through
+        # EnumType.__getattr__ (about 0.1 us).
+        return self._enum_member.sub(self._member_constant, text)
+
+    def _member_constant(self, match: re.Match) -> str:
+        name, value = self._enum_values[match.group(0)]
+        self.member_constants[name] = f"{value:#x}  # {match.group(0)}"
+        return name
+
+    @functools.cached_property
+    def _enum_values(self) -> dict[str, tuple[str, int]]:
+        """``Class.MEMBER`` -> (``_ENUM_MEMBER``, its value)."""
+        return {
+            f"{enum.class_name}.{v.name}": (f"_{enum.name.upper()}_{v.name}", v.value)
+            for enum in self.spec.enums.values()
+            for v in enum.values
+        }
+
+    @functools.cached_property
+    def _enum_member(self) -> re.Pattern:
+        names = sorted(self._enum_values, key=len, reverse=True) or ["(?!)"]
+        return re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
 
     def module_code(self) -> str:
         """All fast-path functions, then the struct constants they use (emitted last so
@@ -220,6 +272,10 @@ class FastPathEmitter:
             f"{name} = rt_fast.MsbArray({count}, {bits})"
             for name, (count, bits) in sorted(self.msb_arrays.items())
         ]
+        constants += [f"{name} = {ctor}" for name, ctor in sorted(self.instances.items())]
+        constants += [f"{n} = {v}" for n, v in sorted(self.member_constants.items())]
+        if self.uses_unzigzag:
+            constants.append("_UNZIGZAG = rt_fast.LEB128_ZIGZAG1.__getitem__")
         if any(not self.spec.records[n].serializable for n in self.supported):
             constants.append("_NEW = object.__new__")
         enums = [
@@ -240,6 +296,15 @@ class FastPathEmitter:
             + ["}"]
         )
         return "\n\n".join(["\n".join(constants + enums)] + functions + ["\n".join(table)])
+
+    def record_readers(self, ref: TypeRef) -> str:
+        """``arg=_read_<record>, ...`` for a runtime primitive's record arguments that
+        have a fast reader (its ``use_fast_readers`` takes them)."""
+        return ", ".join(
+            f"{arg}=_read_{value}"
+            for arg, value in ref.args.items()
+            if value in self.supported and value not in self.needs_parent
+        )
 
     def signature(self, record: Record) -> str:
         extra = ", parent" if record.name in self.needs_parent else ""
@@ -291,24 +356,28 @@ class FastPathEmitter:
         spans = self.spanned_fields(record)
         if record.tag is not None:
             self.tag(w, record.tag)
+        if record.trailer:
+            self.trailer(w, record)
         runs = self.fixed_runs(record)
-        for i, field in enumerate(record.fields):
+        known = [f.name for f in record.trailer]  # what `_parent.x` of a child may read
+        for field in record.front:
             if field.name in runs:
                 self.fused_run(w, record, runs[field.name])
             w.line(f"# {self.spec.source.display}:{field.line}: {field.name}")
             if any(r in self.needs_parent for r in self._record_refs(field.type)):
                 # What the element's `_parent.x` expressions see: this record's fields so far.
-                names = [f.name for f in record.fields[:i]]
-                args = ", ".join(f"{n}=f_{n}" for n in names)
+                args = ", ".join(f"{n}=f_{n}" for n in known)
                 if record.name in self.needs_parent:
                     args += (", " if args else "") + "_parent=parent"
                 w.line(f"parent_of_{field.name} = rt_fast.Parent({args})")
+            known.append(field.name)
             if field is rows:
                 self.rows_loop(w, field)
                 return f"def _rows_{record.name}(buf, pos, end, limits, depth):\n" + "\n".join(
                     w.lines
                 )
-            if field.name in spans:
+            evaluates = self.evaluates(field)
+            if field.name in spans or evaluates or field.valid:
                 w.line(f"f_{field.name}_start = pos")
             w.line("try:")
             with w.indent():
@@ -323,14 +392,128 @@ class FastPathEmitter:
                     self.field(w, field, record)
                 if field.name in spans:
                     w.line(f"f_{field.name}_end = pos")
+                if field.valid:
+                    self.valid(w, field, f"f_{field.name}_start")
             w.line("except DecodeError as err:")
             with w.indent():
                 w.line(f"err.add_path({field.name!r})")
                 w.line("raise")
+            if evaluates:
+                self.expression_failure(w, field, f"f_{field.name}_start")
             if field.name in self._run_ends:
                 w.depth -= 1  # the end of a fused run's exact (else) branch
+        if record.trailer:
+            last = record.trailer[-1].name
+            w.line("if pos != end:")
+            with w.indent():
+                w.line(
+                    'raise DecodeError(f"{end - pos} byte(s) between the last field and the '
+                    f'trailer", offset=pos, path={last!r})'
+                )
+            w.line("pos = record_end")
         self.new_model(w, record)
         return self.signature(record) + "\n" + "\n".join(w.lines)
+
+    def evaluates(self, field: Field) -> bool:
+        """Whether reading ``field`` evaluates a spec expression that may fail on the data
+        (an index, a call, an attribute, a division: construct reports that failure as a
+        DecodeError at the field; comparisons and sums of integers cannot fail)."""
+        texts = [field.condition, *self._type_expressions(field.type)]
+        if isinstance(field.repeat, dict):
+            texts.append(str(field.repeat["count"]))
+        return any(re.search(r"[\[(./%]", self.expression(t)) for t in texts if t != "eos")
+
+    def expression_failure(self, w: _Writer, field: Field, offset: str) -> None:
+        w.line("except rt.EXPRESSION_ERRORS as err:")
+        with w.indent():
+            w.line(f"raise rt.expression_error(err, {offset}, {field.name!r}) from None")
+
+    def valid(self, w: _Writer, field: Field, offset: str) -> None:
+        """``valid:``: the expression must hold once the field is read (failing to
+        evaluate counts as false, as in ``runtime.record.Valid``)."""
+        w.line("try:")
+        with w.indent():
+            w.line(f"valid = {self.expression(field.valid)}")
+        w.line("except rt.EXPRESSION_ERRORS:")
+        with w.indent():
+            w.line("valid = False")
+        w.line("if not valid:")
+        with w.indent():
+            w.line(
+                f"raise rt.unsatisfied({field.name!r}, f_{field.name}, "
+                f"{field.valid_text!r}, {offset})"
+            )
+
+    def trailer(self, w: _Writer, record: Record) -> None:
+        """The ``trailer:`` fields, read first from the end backwards (``limit``: where
+        the ones read so far start); the fields in front then end there."""
+        w.line("limit = end")
+        for field in record.trailer:
+            ref, var = field.type, f"f_{field.name}"
+            w.line(f"# {self.spec.source.display}:{field.line}: {field.name} (from the end)")
+            w.line("try:")
+            with w.indent():
+                if ref.kind == "prim":  # a reversed uvarint
+                    w.line("if limit == pos:")
+                    with w.indent():
+                        w.line(
+                            'raise DecodeError("no bytes left for the reversed uvarint", '
+                            "offset=pos)"
+                        )
+                    w.line(f"{var}, limit = rt_fast.read_reversed_uvarint(buf, limit, pos)")
+                else:
+                    self.sized_backwards(w, field)
+            w.line("except DecodeError as err:")
+            with w.indent():
+                w.line(f"err.add_path({field.name!r})")
+                w.line("raise")
+            if ref.kind != "prim":
+                self.expression_failure(w, field, "limit")
+        w.line("record_end, end = end, limit")
+
+    def sized_backwards(self, w: _Writer, field: Field) -> None:
+        """``Sized._parse_backwards``: the ``size`` bytes that end at ``limit``."""
+        ref, var = field.type, f"f_{field.name}"
+        w.line(f"n = {self.expression(ref.size)}")
+        w.line("if type(n) is not int or n < 0:")
+        with w.indent():
+            w.line('raise DecodeError(f"invalid size {n!r}", offset=limit)')
+        w.line("if n > limit - pos:")
+        with w.indent():
+            w.line(
+                'raise DecodeError(f"size {n} points outside the record: only {limit - pos} '
+                'byte(s) before the end of this field", offset=limit)'
+            )
+        w.line("begin = limit - n")
+        if ref.kind == "region":
+            w.line(f"{var} = {self.instance(ref)}.unpack(buf, begin, limit, limits)")
+        else:
+            w.line(f"{var}, q = _read_{ref.name}(buf, begin, limit, limits, depth + 1)")
+            w.line("if q != limit:")
+            with w.indent():
+                w.line(
+                    'raise DecodeError(f"size {n} leaves {limit - q} byte(s) unparsed", '
+                    "offset=begin)"
+                )
+        if field.valid:
+            self.valid(w, field, "begin")
+        w.line("limit = begin")
+
+    def instance(self, ref: TypeRef) -> str:
+        """The module constant of a chunk or region type (its bytes-level reader)."""
+        if ref.kind == "region":
+            name = f"_{ref.name.upper()}"
+            self.instances[name] = REGION_TYPES[ref.name].construct
+            return name
+        chunk = CHUNK_TYPES[ref.name]
+        args = ["0"]
+        if chunk.encoding:
+            args.append(repr(chunk.encoding))
+        if ref.enum:
+            args.append(f"enum={camel(ref.enum)}")
+        name = f"_{ref.name.upper()}" + (f"_OF_{ref.enum.upper()}" if ref.enum else "")
+        self.instances[name] = f"rt_craft.{chunk.construct}({', '.join(args)})"
+        return name
 
     def new_model(self, w: _Writer, record: Record) -> None:
         """``return Model(f_a, ...), pos`` without the class call: ``object.__new__`` and one
@@ -400,7 +583,7 @@ class FastPathEmitter:
                 self._run_ends.add(current[-1].name)
             current.clear()
 
-        for field in record.fields:
+        for field in record.front:
             if self.fusable(field):
                 order = struct_format(field.type.name, self.spec.endian)[0]
                 if current and struct_format(current[0].type.name, self.spec.endian)[0] != order:
@@ -829,6 +1012,10 @@ class FastPathEmitter:
             w.line(f"while len({var}) < {var}_count:")
         with w.indent():
             self.limit(w, "max_count", f"len({var}) + 1", "pos")
+            if "this._index" in " ".join(self._type_expressions(ref)):
+                w.line(f"f__index = len({var})")
+            if any(r in self.needs_parent for r in self._record_refs(ref)):
+                w.line(f"parent_of_{field.name}._index = len({var})  # `_parent._index`")
             w.line("try:")
             with w.indent():
                 self.value(w, ref, f"{var}_item", field)
@@ -883,7 +1070,22 @@ class FastPathEmitter:
             what = "signed varint" if p.signed else "varint"
             self.msb(w, var, p.bits, p.signed, what)
             return
+        if prim in LEB128:
+            self.leb128(w, var, p.signed)
+            return
         self.fixed(w, prim, var)
+
+    def leb128(self, w: _Writer, var: str, signed: bool) -> None:
+        """A LEB128 varint: the one-byte form inline, the rest in ``runtime.leb128``."""
+        w.line("if pos < end and buf[pos] < 0x80:")
+        with w.indent():
+            w.line(f"{var} = buf[pos]")
+            w.line("pos += 1")
+        w.line("else:")
+        with w.indent():
+            w.line(f"{var}, pos = rt_fast.read_uvarint(buf, pos, end=end)")
+        if signed:
+            w.line(f"{var} = ({var} >> 1) ^ -({var} & 1)")
 
     def fixed(self, w: _Writer, prim: str, var: str) -> None:
         size = PRIMITIVES[prim].size
@@ -913,8 +1115,56 @@ class FastPathEmitter:
                 self.switch_value(w, ref, var, field)
         elif ref.kind == "empty":
             w.line(f"{var} = None")
+        elif ref.kind in ("chunk", "region"):
+            if ref.size is not None:
+                self.sized(w, ref, var, field, self.runtime_value)
+            else:
+                self.runtime_value(w, ref, var, field)
         else:
             raise AssertionError(ref.kind)
+
+    def runtime_value(self, w: _Writer, ref: TypeRef, var: str, field: Field) -> None:
+        """A chunk (``count`` elements) or a region (every byte up to ``end``), read by
+        the runtime object's bytes-level ``read``/``unpack``."""
+        if ref.kind == "region":
+            w.line(f"{var} = {self.instance(ref)}.unpack(buf, pos, end, limits)")
+            w.line("pos = end")
+            return
+        count = ref.count if isinstance(ref.count, int) else self.expression(ref.count)
+        chunk = CHUNK_TYPES[ref.name]
+        if chunk.element != "int" or (ref.enum and (chunk.zigzag or chunk.delta)):
+            w.line(f"{var}, pos = {self.instance(ref)}.read(buf, pos, end, {count}, limits)")
+            return
+        # The usual chunk is n one-byte varints: the n bytes are the values (ZigZag through
+        # a table), with no loop in Python; anything else is read by the runtime's chunk.
+        n = w.fresh("n")
+        w.line(f"{n} = {count}")
+        w.line(
+            f"if type({n}) is int and 0 <= {n} <= limits.max_count and {n} <= end - pos "
+            f"and buf[pos : pos + {n}].isascii():"
+        )
+        with w.indent():
+            values = f"buf[pos : pos + {n}]"
+            if chunk.zigzag:
+                values = f"map(_UNZIGZAG, {values})"
+                self.uses_unzigzag = True
+            if chunk.delta:  # one-byte deltas: no sum of them reaches 2**63
+                values = f"rt_fast.accumulate({values})"
+            if ref.enum:
+                values = f"map(_{ref.enum.upper()}_BY_VALUE.get, {values})"
+            w.line(f"{var} = list({values})")
+            if ref.enum:  # a value that is no member: the runtime's chunk says which
+                w.line(f"if None in {var}:")
+                with w.indent():
+                    w.line(f"{var}, pos = {self.instance(ref)}.read(buf, pos, end, {n}, limits)")
+                w.line("else:")
+                with w.indent():
+                    w.line(f"pos += {n}")
+            else:
+                w.line(f"pos += {n}")
+        w.line("else:")
+        with w.indent():
+            w.line(f"{var}, pos = {self.instance(ref)}.read(buf, pos, end, {n}, limits)")
 
     def switch_value(self, w: _Writer, ref: TypeRef, var: str, field: Field) -> None:
         enum = camel(ref.enum)
@@ -1161,7 +1411,7 @@ class FastPathEmitter:
         what = "sized field"
         w.line(f"if {n} < 0:")
         with w.indent():
-            w.line(f'raise DecodeError(f"negative length {{{n}}} for {what}", offset=pos)')
+            w.line(f'raise DecodeError(f"invalid size {{{n}!r}}", offset=pos)')
         self.need(w, n, what)
         sub_end = w.fresh("sub_end")
         w.line(f"{sub_end} = pos + {n}")

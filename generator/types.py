@@ -132,21 +132,33 @@ class ChunkType:
     doc: str
     nullable: bool = False
     encoding: str | None = None
+    zigzag: bool = False
+    """Varint elements: ZigZag-mapped signed values."""
+    delta: bool = False
+    """Varint elements: each the difference to the one before (the first one itself)."""
 
 
 CHUNK_TYPES: dict[str, ChunkType] = {
     "uvarint_chunk": ChunkType(
         "UVarIntChunk", "int", "DecimalType(20, 0)", "n uvarints back to back"
     ),
-    "varint_chunk": ChunkType("VarIntChunk", "int", "LongType()", "n zigzag varints"),
+    "varint_chunk": ChunkType(
+        "VarIntChunk", "int", "LongType()", "n zigzag varints", zigzag=True
+    ),
     "delta_uvarint_chunk": ChunkType(
         "DeltaUVarIntChunk",
         "int",
         "DecimalType(20, 0)",
         "a uvarint base, then n-1 uvarint deltas modulo 2**64",
+        delta=True,
     ),
     "delta_varint_chunk": ChunkType(
-        "DeltaVarIntChunk", "int", "LongType()", "a zigzag base, then n-1 zigzag deltas"
+        "DeltaVarIntChunk",
+        "int",
+        "LongType()",
+        "a zigzag base, then n-1 zigzag deltas",
+        zigzag=True,
+        delta=True,
     ),
     "string_chunk": ChunkType(
         "StringChunk",
@@ -229,7 +241,9 @@ class RuntimeType:
     exports: tuple = ()
     """Methods of the configured instance the generated module exports as functions."""
     fast: bool = False
-    """The instance has ``read(buf, pos, end, limits)`` -> (value, pos): a fast reader."""
+    """The instance has ``read(buf, pos, end, limits)`` -> (value, pos): a fast reader;
+    with ``record`` arguments also ``use_fast_readers(arg=...)``, which the generated
+    module calls with the fast-path readers of those records."""
 
 
 RUNTIME_TYPES: dict[str, RuntimeType] = {

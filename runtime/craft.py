@@ -26,6 +26,7 @@ table) and back; its ``encode_events`` batches like tiflow does.
 
 from __future__ import annotations
 
+import functools
 import io
 import struct
 from collections.abc import Iterable, Iterator
@@ -38,9 +39,11 @@ from . import limits as _limits
 from .errors import DecodeError, EncodeError, SpecError
 from .leb128 import (
     MAX_BYTES,
+    read_reversed_uvarint,
     read_uvarint,
     read_zigzag,
     skip_varints,
+    write_reversed_uvarint,
     write_uvarint,
     write_zigzag,
 )
@@ -81,7 +84,8 @@ def _check_count(n, pos: int, end: int, limits: _limits.Limits) -> None:
     # Every element takes at least one byte, so this bounds allocation by the input size.
     if type(n) is not int or n < 0:
         raise DecodeError(f"invalid element count {n!r}", offset=pos)
-    limits.check("max_count", n, offset=pos)
+    if n > limits.max_count:
+        limits.check("max_count", n, offset=pos)
     if n > end - pos:
         raise DecodeError(f"truncated chunk: {n} elements, {end - pos} bytes remain", offset=pos)
 
@@ -148,6 +152,35 @@ class _Chunk(Construct):
             with spans.shifted(start):
                 self._record(spans, raw, values)
         return values
+
+    def read(self, buf, pos: int, end: int, n, limits: _limits.Limits = _limits.DEFAULT):
+        """What ``_parse`` does, on bytes (the generated fast path calls it): ``n``
+        elements from ``buf[pos:end]`` -> ``(list, next_pos)``, the same errors."""
+        if (
+            type(n) is int
+            and 0 <= n <= limits.max_count
+            and n <= end - pos
+            and buf[pos : pos + n].isascii()
+        ):  # n one-byte varints, the usual chunk: the bytes are the values
+            stop = pos + n
+            values = list(map(_unzigzag, buf[pos:stop])) if self._signed else list(buf[pos:stop])
+            if self._delta:  # deltas of one byte: no sum of them reaches 2**63
+                values = list(_accumulate(values))
+        else:  # the varint chunks' loop (a payload chunk has its own read)
+            values, stop = _unpack_varints(buf, pos, end, n, limits, self._signed, self._delta)
+        if self.enum is not None:
+            by_value = self._by_value
+            try:
+                values = list(map(by_value.__getitem__, values))
+            except KeyError:
+                i = next(i for i, v in enumerate(values) if v not in by_value)
+                message = f"{values[i]} is not a {self.enum.__name__}"
+                raise _at(DecodeError(message, offset=skip_varints(buf, pos, i)), index=i) from None
+        return values, stop
+
+    @functools.cached_property
+    def _by_value(self) -> dict:
+        return {m.value: m for m in self.enum}
 
     def _record(self, spans, raw: bytes, values) -> None:
         _record_varints(spans, raw, None, 0, values, self._signed, self._delta)
@@ -224,6 +257,13 @@ class _Chunk(Construct):
         return f"{type(self).__name__}({self.count!r})"
 
 
+_ZIGZAG = [(b >> 1) ^ -(b & 1) for b in range(128)]
+"""ZigZag decoding of the one-byte varints."""
+_unzigzag = _ZIGZAG.__getitem__
+_IDENTITY = list(range(128))
+"""The value of each one-byte uvarint (a table like _ZIGZAG, for one loop over both)."""
+
+
 def _unpack_varints(buf, pos, end, n, limits, signed=False, delta=False):
     """The one decoding loop of the varint chunks, with the one-byte case inlined (hot)."""
     _check_count(n, pos, end, limits)
@@ -235,6 +275,9 @@ def _unpack_varints(buf, pos, end, n, limits, signed=False, delta=False):
             v = buf[pos] if pos < end else 0x80  # 0x80: let read_uvarint report truncation
             if v < 0x80:
                 pos += 1
+            elif pos + 1 < end and buf[pos + 1] < 0x80:  # type codes >= 128, flags, sizes
+                v = (v & 0x7F) | (buf[pos + 1] << 7)
+                pos += 2
             else:
                 v, pos = read_uvarint(buf, pos, end=end)
             if signed:
@@ -261,6 +304,9 @@ class UVarIntChunk(_Chunk):
 
     def pack(self, values, n, out):
         _check_len(values, n)
+        if values and set(map(type, values)) == {int} and 0 <= min(values) <= max(values) < 0x80:
+            out += bytes(values)  # one-byte varints are their values
+            return
         for i, v in enumerate(values):
             out += _indexed(write_uvarint, v, i)
 
@@ -364,6 +410,40 @@ class _PayloadChunk(_Chunk):
             raise
         stream.seek(payload_start + used)
         return ListContainer(values)
+
+    def read(self, buf, pos: int, end: int, n, limits: _limits.Limits = _limits.DEFAULT):
+        """:meth:`_Chunk.read`: the usual chunk (one-byte lengths, payloads that fit, valid
+        text) in one loop; at anything else the exact :meth:`unpack` reads it again."""
+        if type(n) is int and 0 <= n <= limits.max_count and n <= end - pos and type(buf) is bytes:
+            p = pos + n
+            raw = buf[pos:p]
+            if raw.isascii():
+                lengths = _ZIGZAG if self._signed else _IDENTITY
+                encoding, most = self.encoding, limits.max_string
+                out = []
+                append = out.append
+                try:
+                    for b in raw:
+                        ln = lengths[b]
+                        if ln < 0:
+                            if ln != -1:
+                                break
+                            append(None)
+                            continue
+                        q = p + ln
+                        if ln > most or q > end:
+                            break
+                        append(buf[p:q])
+                        p = q
+                    else:
+                        if not encoding:
+                            return out, p
+                        if None not in out and encoding in ("utf-8", "utf8"):
+                            return list(map(bytes.decode, out)), p
+                        return [v if v is None else v.decode(encoding) for v in out], p
+                except UnicodeDecodeError:
+                    pass
+        return self.unpack(buf, pos, end, n, limits)
 
     def _record(self, spans, raw: bytes, values) -> None:
         lengths = [-1 if v is None else len(self._payload(v)) for v in values]
@@ -477,6 +557,8 @@ class NullableBytesChunk(_PayloadChunk):
 
 def _check_lengths(lengths, buf, start: int, limits: _limits.Limits) -> None:
     """Lengths are -1 (NULL, nullable chunks only) or 0 .. ``max_string``."""
+    if not lengths or (min(lengths) >= -1 and max(lengths) <= limits.max_string):
+        return
     for i, ln in enumerate(lengths):
         if ln < -1 or ln > limits.max_string:
             offset = skip_varints(buf, start, i)
@@ -527,35 +609,6 @@ class NullableString(Construct):
 # -------------------------------------------------------------------------------------
 # The trailer, size tables and the term dictionary
 # -------------------------------------------------------------------------------------
-def read_reversed_uvarint(buf, end: int | None = None) -> tuple[int, int]:
-    """Read the uvarint whose bytes are stored reversed and end at ``end``.
-
-    Returns ``(value, start)``, where ``start`` is the offset of its first byte.
-
-    >>> read_reversed_uvarint(bytes.fromhex("ff 01c6"))
-    (198, 1)
-    """
-    if end is None:
-        end = len(buf)
-    lo = max(0, end - MAX_BYTES)
-    backwards = bytes(buf[lo:end])[::-1]
-    try:
-        value, used = read_uvarint(backwards, 0)
-    except DecodeError as err:
-        # Forward offsets: the field would start at the lowest byte it examined.
-        raise DecodeError(f"reversed uvarint: {err.message}", offset=lo) from None
-    return value, end - used
-
-
-def write_reversed_uvarint(value) -> bytes:
-    """The bytes of ``write_uvarint(value)`` in reverse order.
-
-    >>> write_reversed_uvarint(198).hex()
-    '01c6'
-    """
-    return write_uvarint(value)[::-1]
-
-
 class ReversedUVarInt(Construct):
     """The trailing length of a Craft message: a uvarint stored in reverse byte order.
 
@@ -638,7 +691,38 @@ class SizeTables(_Region):
     _chunk = DeltaVarIntChunk(0)
 
     def unpack(self, buf, pos, end, limits=_limits.DEFAULT):
-        return ListContainer(self.unpack_with_offsets(buf, pos, end, limits)[0])
+        tables = self._quick(buf, pos, end, limits)
+        if tables is None:
+            tables = self.unpack_with_offsets(buf, pos, end, limits)[0]
+        return ListContainer(tables)
+
+    @staticmethod
+    def _quick(buf, pos, end, limits):
+        """The usual tables (one-byte counts, entries of one or two bytes) in one loop; None
+        for anything else, which the exact reader reads again."""
+        tables = []
+        most = min(limits.max_count, 0x7F)
+        while pos < end:
+            n = buf[pos]
+            pos += 1
+            if n > most or n > end - pos:
+                return None
+            table = []
+            append = table.append
+            acc = 0
+            for _ in range(n):
+                v = buf[pos] if pos < end else 0xFF
+                if v < 0x80:
+                    pos += 1
+                elif pos + 1 < end and buf[pos + 1] < 0x80:
+                    v = (v & 0x7F) | (buf[pos + 1] << 7)
+                    pos += 2
+                else:
+                    return None
+                acc += (v >> 1) ^ -(v & 1)  # |entry| < 2**13, n < 128: no int64 wrap
+                append(acc)
+            tables.append(table)
+        return tables
 
     def unpack_with_offsets(self, buf, pos, end, limits=_limits.DEFAULT):
         """Also return where each table starts (its count), to point errors at entries."""
@@ -646,8 +730,12 @@ class SizeTables(_Region):
         while pos < end:
             starts.append(pos)
             try:
-                n, pos = read_uvarint(buf, pos, end=end)
-                table, pos = self._chunk.unpack(buf, pos, end, n, limits)
+                n = buf[pos]
+                if n < 0x80:
+                    pos += 1
+                else:
+                    n, pos = read_uvarint(buf, pos, end=end)
+                table, pos = self._chunk.read(buf, pos, end, n, limits)
             except DecodeError as err:
                 raise _at(err, index=len(tables))
             tables.append(table)
@@ -685,7 +773,7 @@ class TermDictionary(_Region):
         n, p = read_uvarint(buf, pos, end=end)
         if n == 0:
             raise DecodeError("an empty term dictionary must be omitted", offset=pos)
-        terms, p = self._chunk.unpack(buf, p, end, n, limits)
+        terms, p = self._chunk.read(buf, p, end, n, limits)
         if p != end:
             raise DecodeError(f"{end - p} bytes after the last term", offset=p)
         return ListContainer(terms)
@@ -831,6 +919,13 @@ def _read_frame(frame, buf, limits, spans=None, encodings=None):
     if spans is not None:
         _record_frame(spans, buf, model, at, encodings)
     return model, positions
+
+
+def _checked_events(buf, model, encodings) -> list[Event]:
+    """The events of a parsed frame, checked as :func:`_read_frame` checks it."""
+    at = _Layout(buf, model)
+    _check_header(buf, model, at)
+    return _to_events(model, _check_bodies(buf, model, at), buf, encodings)
 
 
 def _parse_frame(frame, buf, limits, spans=None):
@@ -1264,199 +1359,43 @@ def _parts_of(events, encodings) -> list[_Parts]:
 
 
 # -------------------------------------------------------------------------------------
-# The fast decoder: the same rules as _read_frame + _to_events, straight-line
+# The fast path's mapping: a frame read by the generated fast path -> events
 # -------------------------------------------------------------------------------------
-# It reads bytes straight into events, the frame's layout (specs/ticdc_craft.yaml) and
-# the event mapping fused; the generated fast-path emitter does not yet handle a
-# trailer, chunks or computed sizes, so this one is hand-written; the type-code table
-# from the spec drives it (``kinds``).
-#
-# It never reports an error itself: at the first thing it does not like (anything the
-# checked path would reject, or a limit) it gives up, and the checked path decodes the
-# message again and raises its precise DecodeError. So both paths raise the same error
-# at the same offset by construction, and tests prove they return the same events.
+# The generated ``_read_frame`` (from the spec's ``frame`` record) reads the layout with
+# construct's errors; what is left is the mapping, which _quick_events does with no error
+# bookkeeping. At the first thing it does not like it gives up, and the checked mapping
+# (_check_header, _check_bodies, _to_events) maps the same frame again and raises its
+# precise DecodeError, so both paths fail the same way by construction; tests prove they
+# return the same events. The type-code table from the spec drives both (``kinds``).
 _K_INT, _K_SINT, _K_UINT, _K_F64, _K_TEXT, _K_BYTES, _K_NULL = range(7)
 _KIND_CODES = dict(zip(VALUE_KINDS, range(7)))
-_UNPACK_DOUBLE = _DOUBLE.unpack_from
+_UNPACK_DOUBLE = _DOUBLE.unpack
 
 
 class _GiveUp(Exception):
-    """The fast decoder met something it leaves to the checked path."""
+    """The quick mapping met something it leaves to the checked one."""
 
 
-def _uv(buf, p):
-    """A multi-byte uvarint at ``p`` -> (value, next); _GiveUp where read_uvarint raises."""
-    v = s = 0
-    for q in range(p, p + MAX_BYTES):
-        b = buf[q]
-        v |= (b & 0x7F) << s
-        if b < 0x80:
-            if v >> 64:
-                raise _GiveUp
-            return v, q + 1
-        s += 7
-    raise _GiveUp
-
-
-_ZIGZAG = [(b >> 1) ^ -(b & 1) for b in range(128)]
-"""ZigZag decoding of the one-byte varints."""
-_unzigzag = _ZIGZAG.__getitem__
-
-# The chunk readers below are the slow path: the fast decoder first slices a chunk of n
-# bytes and, when ``chunk.isascii()`` (every byte < 0x80: n one-byte varints), takes
-# ``list(chunk)`` (ZigZag through _ZIGZAG) without calling them.
-
-
-def _uvarints(buf, p, n):
-    """n uvarints of any length at ``p`` -> (list, next); two-byte ones inline."""
-    out = []
-    append = out.append
-    for _ in range(n):
-        v = buf[p]
-        if v < 0x80:
-            p += 1
-        elif buf[p + 1] < 0x80:  # type codes >= 128, the unsigned flag, sizes < 16384
-            v = (v & 0x7F) | (buf[p + 1] << 7)
-            p += 2
-        else:
-            v, p = _uv(buf, p)
-        append(v)
-    return out, p
-
-
-def _zigzags(buf, p, n):
-    """n ZigZag varints of any length at ``p`` -> (list, next)."""
-    out, p = _uvarints(buf, p, n)
-    return [(v >> 1) ^ -(v & 1) for v in out], p
-
-
-def _delta_zigzags(buf, p, n):
-    """A delta varint chunk of n elements of any length at ``p`` -> (list, next); int64."""
-    out, p = _zigzags(buf, p, n)
-    acc = 0
-    for i, v in enumerate(out):
-        out[i] = acc = ((acc + v + _I64) & U64) - _I64
-    return out, p
-
-
-def _fast_events(buf: bytes, kinds, limits) -> list[Event]:
-    end = len(buf)
-    if end > limits.max_message_bytes or end < 2 or buf[0] != VERSION:
-        raise _GiveUp
-    max_count, max_string = limits.max_count, limits.max_string
-    tail = end - 1
-    tables_len = buf[tail]
-    if tables_len >= 0x80:
-        raise _GiveUp
-    tables_start = p = tail - tables_len
-    if tables_start < 1:
-        raise _GiveUp
-    # size tables: (uvarint count, delta varint chunk) until the trailer
-    tables = []
-    while p < tail:
-        n = buf[p]
-        if n < 0x80:
-            p += 1
-        else:
-            n, p = _uv(buf, p)
-        if n > max_count or n > tail - p:
-            raise _GiveUp
-        acc = 0
-        table = []
-        for _ in range(n):
-            v = buf[p]
-            if v < 0x80:
-                p += 1
-            elif buf[p + 1] < 0x80:
-                v = (v & 0x7F) | (buf[p + 1] << 7)
-                p += 2
-            else:
-                v, p = _uv(buf, p)
-            acc = ((acc + ((v >> 1) ^ -(v & 1)) + _I64) & U64) - _I64
-            if acc < 0:
-                raise _GiveUp
-            table.append(acc)
-        tables.append(table)
-    if p != tail or len(tables) < 2 or len(tables[0]) != 2 or not tables[1]:
-        raise _GiveUp
-    (header_size, dict_size), sizes = tables[0], tables[1]
-    n = len(sizes)
-    header_end = 1 + header_size
-    dict_start = header_end + sum(sizes)
-    if dict_start + dict_size != tables_start:
-        raise _GiveUp
-    # term dictionary: uvarint count, all lengths, then all terms; absent when empty
-    terms = []
-    if dict_size:
-        p = dict_start
-        nt = buf[p]
-        if nt < 0x80:
-            p += 1
-        else:
-            nt, p = _uv(buf, p)
-        if not nt or nt > max_count or nt > tables_start - p:
-            raise _GiveUp
-        q = p + nt
-        chunk = buf[p:q]
-        if chunk.isascii():
-            lengths, p = list(chunk), q
-        else:
-            lengths, p = _uvarints(buf, p, nt)
-        if max(lengths) > max_string:
-            raise _GiveUp
-        region = buf[p:tables_start]
-        if region.isascii():  # decoded once; character offsets are byte offsets
-            offsets = list(_accumulate(lengths, initial=0))
-            if offsets[-1] != len(region):
-                raise _GiveUp
-            terms = list(map(region.decode().__getitem__, map(slice, offsets, offsets[1:])))
-        else:
-            for ln in lengths:
-                q = p + ln
-                if q > tables_start:
-                    raise _GiveUp
-                terms.append(buf[p:q].decode())
-                p = q
-            if p != tables_start:
-                raise _GiveUp
+def _quick_events(model, kinds) -> list[Event]:
+    """The events of a parsed frame, when everything in it is as the reference writes it
+    (no error bookkeeping: anything else raises, and the caller maps the frame again with
+    the checks of the construct path, which raise the exact error or decode the rest).
+    ``kinds``: the value kind code of each type code (None: unknown)."""
+    terms = model.term_dictionary
     nterms = len(terms)
-    get_term = terms.__getitem__
-    # header: five chunks of n elements
-    if n > max_count or n > header_size:
-        raise _GiveUp
-    ts, p = _uvarints(buf, 1, n)
-    ts = list(_accumulate(ts))
-    if ts[-1] > U64:  # deltas are >= 0: the last sum is the largest
-        ts = [v & U64 for v in ts]
-    rest = buf[p:header_end]
-    if len(rest) == 4 * n and rest.isascii():  # the other four chunks: one byte each
-        types = list(rest[:n])
-        parts = list(_accumulate(map(_unzigzag, rest[n : 2 * n])))
-        schemas = list(_accumulate(map(_unzigzag, rest[2 * n : 3 * n])))
-        tbls = list(_accumulate(map(_unzigzag, rest[3 * n :])))
-    else:
-        types, p = _uvarints(buf, p, n)
-        parts, p = _delta_zigzags(buf, p, n)
-        schemas, p = _delta_zigzags(buf, p, n)
-        tbls, p = _delta_zigzags(buf, p, n)
-        if p != header_end:
-            raise _GiveUp
+    h = model.header
+    types, partitions, schemas, tables = h.type, h.partition, h.schema, h.table
     rows = types.count(EVENT_ROW)
-    if len(tables) != (2 + n if rows else 2) or (rows and rows != n):
+    if rows and rows != len(types):
         raise _GiveUp
-    # bodies
     events = []
     append_event = events.append
-    p = header_end
-    for i in range(n):
-        size = sizes[i]
-        b_end = p + size
-        t = types[i]
-        sid, tid = schemas[i], tbls[i]
+    for i, body in enumerate(model.bodies):
+        t, part, sid, tid = types[i], partitions[i], schemas[i], tables[i]
         if t == EVENT_RESOLVED:
-            if size or sid != -1 or tid != -1 or parts[i] != -1:
+            if part != -1 or sid != -1 or tid != -1:
                 raise _GiveUp
-            append_event(ResolvedEvent(ts[i]))
+            append_event(ResolvedEvent(h.commit_ts[i]))
             continue
         if not (-1 <= sid < nterms and -1 <= tid < nterms):
             raise _GiveUp
@@ -1465,118 +1404,27 @@ def _fast_events(buf: bytes, kinds, limits) -> list[Event]:
         if schema == "" or table == "":  # the reference writes -1 for an empty name
             raise _GiveUp
         if t == EVENT_DDL:
-            if parts[i] != -1:
+            if part != -1:
                 raise _GiveUp
-            ddl_type = buf[p]
-            if ddl_type < 0x80:
-                p += 1
-            else:
-                ddl_type, p = _uv(buf, p)
-            ln = buf[p]
-            if ln < 0x80:
-                p += 1
-            else:
-                ln, p = _uv(buf, p)
-            q = p + ln
-            if ln > max_string or q != b_end:
-                raise _GiveUp
-            append_event(DdlEvent(ts[i], schema, table, ddl_type, buf[p:q].decode()))
-            p = q
+            append_event(DdlEvent(h.commit_ts[i], schema, table, body.ddl_type, body.query))
             continue
-        if t != EVENT_ROW or parts[i] < -1:
+        groups = body.column_groups
+        if part < -1 or not groups:
             raise _GiveUp
-        group_sizes = tables[2 + i]
-        if not group_sizes or sum(group_sizes) != size:
-            raise _GiveUp
-        ev = RowChangedEvent(ts[i], schema, table, None if parts[i] < 0 else parts[i])
+        ev = RowChangedEvent(h.commit_ts[i], schema, table, None if part < 0 else part)
         seen = 0
-        for group_size in group_sizes:
-            g_end = p + group_size
-            group_type = buf[p] if group_size else 0
-            if group_type not in (GROUP_NEW, GROUP_OLD) or group_type & seen:
+        for group in groups:
+            image = group.type  # GROUP_NEW (1) or GROUP_OLD (2): one bit each
+            if image & seen:
                 raise _GiveUp
-            seen |= group_type
-            count = buf[p + 1]
-            if count < 0x80:
-                p += 2
-            else:
-                count, p = _uv(buf, p + 1)
-            if count > max_count or count > g_end - p:
+            seen |= image
+            names = group.names
+            if names and (min(names) < 0 or max(names) >= nterms):
                 raise _GiveUp
-            # The chunks may run past g_end here (a corrupt count): p then ends past it,
-            # which the check at the end of the group catches, so none is checked alone.
-            q = p + count
-            chunk = buf[p:q]
-            if chunk.isascii():
-                # one-byte deltas are at most 64 in size: no int64 wrap-around is possible
-                names, p = list(_accumulate(map(_unzigzag, chunk))), q
-            else:
-                names, p = _delta_zigzags(buf, p, count)
-            if names and min(names) < 0:
-                raise _GiveUp
-            names = list(map(get_term, names))  # IndexError past the dictionary: give up
-            q = p + count
-            chunk = buf[p:q]
-            if chunk.isascii():
-                codes, p = list(chunk), q
-            else:
-                codes, p = _uvarints(buf, p, count)
-            q = p + count
-            chunk = buf[p:q]
-            if chunk.isascii():
-                flags, p = list(chunk), q
-            else:
-                flags, p = _uvarints(buf, p, count)
-            q = p + count
-            chunk = buf[p:q]
-            if chunk.isascii():
-                lengths, p = list(map(_unzigzag, chunk)), q  # -64..63
-                if max_string < 63 and lengths and max(lengths) > max_string:
-                    raise _GiveUp
-            else:
-                lengths, p = _zigzags(buf, p, count)
-                if max(lengths) > max_string:
-                    raise _GiveUp
-            # codes >= 256 raise IndexError here, which gives up like an unknown code
-            column_kinds = list(map(kinds.__getitem__, codes))
-            if None in column_kinds:
-                raise _GiveUp
-            values = []
-            append_value = values.append
-            for kind, ln, fl in zip(column_kinds, lengths, flags):
-                if ln < 0:
-                    if ln != -1:
-                        raise _GiveUp
-                    append_value(None)
-                    continue
-                q = p + ln
-                if kind == _K_BYTES:
-                    append_value(buf[p:q])
-                elif kind == _K_TEXT:
-                    append_value(buf[p:q].decode())
-                elif kind <= _K_UINT:  # a varint filling exactly ln bytes (none if ln is 0)
-                    value = buf[p]
-                    if value < 0x80:
-                        if ln != 1:
-                            raise _GiveUp
-                    elif ln == 2 and buf[p + 1] < 0x80:
-                        value = (value & 0x7F) | (buf[p + 1] << 7)
-                    else:
-                        value, r = _uv(buf, p)
-                        if r != q:
-                            raise _GiveUp
-                    if kind == _K_SINT or (kind == _K_INT and not fl & FLAG_UNSIGNED):
-                        value = (value >> 1) ^ -(value & 1)
-                    append_value(value)
-                elif kind == _K_F64 and ln == 8:
-                    append_value(_UNPACK_DOUBLE(buf, p)[0])
-                else:  # NULL kind with a value, or a double that is not 8 bytes
-                    raise _GiveUp
-                p = q
-            if p != g_end:
-                raise _GiveUp
-            columns = list(map(Column, names, codes, flags, values))
-            if group_type == GROUP_NEW:
+            codes, flags = group.types, group.flags
+            values = _quick_values(codes, flags, group.values, kinds)
+            columns = list(map(Column, map(terms.__getitem__, names), codes, flags, values))
+            if image == GROUP_NEW:
                 ev.new = columns
             else:
                 ev.old = columns
@@ -1584,12 +1432,47 @@ def _fast_events(buf: bytes, kinds, limits) -> list[Event]:
     return events
 
 
+def _quick_values(codes, flags, raws, kinds) -> list:
+    """:func:`decode_value` of every column of a group, raising on anything unusual."""
+    values = []
+    append = values.append
+    for code, fl, raw in zip(codes, flags, raws):
+        kind = kinds[code]  # an IndexError past 255, like an unknown code: the checked path
+        if kind is None:
+            raise _GiveUp
+        if raw is None:
+            append(None)
+        elif kind == _K_BYTES:
+            append(raw)
+        elif kind == _K_TEXT:
+            append(raw.decode())
+        elif kind <= _K_UINT:  # a varint filling exactly the value bytes
+            value = raw[0]
+            if len(raw) == 1 and value < 0x80:
+                pass
+            elif len(raw) == 2 and value >= 0x80 and raw[1] < 0x80:
+                value = (value & 0x7F) | (raw[1] << 7)
+            else:
+                value, used = read_uvarint(raw, 0)
+                if used != len(raw):
+                    raise _GiveUp
+            if kind == _K_SINT or (kind == _K_INT and not fl & FLAG_UNSIGNED):
+                value = (value >> 1) ^ -(value & 1)
+            append(value)
+        elif kind == _K_F64 and len(raw) == 8:
+            append(_UNPACK_DOUBLE(raw)[0])
+        else:  # NULL kind with a value, or a double that is not 8 bytes
+            raise _GiveUp
+    return values
+
+
 # -------------------------------------------------------------------------------------
-# The fast encoder: _event_parts + _assemble + building the frame, in one pass per message
+# The quick mapping of events to parts (what _event_parts makes of them)
 # -------------------------------------------------------------------------------------
-# Like the fast decoder it never reports an error: an event it is not sure about (a type
-# it does not expect exactly, a value out of range) goes to the checked _event_parts, which
-# encodes it or raises the precise EncodeError. Tests hold both to the same bytes.
+# Like _quick_events it never reports an error: an event it is not sure about (a type it
+# does not expect exactly, a value out of range) goes to the checked _event_parts, which
+# encodes it or raises the precise EncodeError. Tests hold both to the same bytes. The
+# parts then become a frame (_assemble) that the spec's ``frame`` record builds.
 _write_uvarint = write_uvarint
 
 
@@ -1695,87 +1578,6 @@ def _quick_parts(ev, kinds):
         return None
     p.type, p.body, p.estimate = EVENT_ROW, groups, estimate
     return p
-
-
-def _fast_pack(parts) -> bytes:
-    """The bytes ``frame.build(_assemble(parts))`` writes, for parts of one kind."""
-    terms: dict[str, int] = {}
-    ids = []
-    for attr in ("schema", "table"):
-        column = []
-        for p in parts:
-            s = getattr(p, attr)
-            if s is None:
-                column.append(-1)
-            else:
-                t = terms.get(s)
-                if t is None:
-                    t = terms[s] = len(terms)
-                column.append(t)
-        ids.append(column)
-    header = bytearray()
-    prev = 0
-    for p in parts:
-        header += _uvb((p.commit_ts - prev) & U64)
-        prev = p.commit_ts
-    for p in parts:
-        header += _SMALL_BYTES[p.type]
-    for column in ([p.partition for p in parts], *ids):
-        prev = 0
-        for v in column:
-            header += _zzb(_wrap64(v - prev))  # partitions: deltas wrap like Go's int64
-            prev = v
-    bodies, group_tables = [], []
-    for p in parts:
-        body = bytearray()
-        if p.type == EVENT_ROW:
-            sizes = []
-            for group_type, names, types, flags, values in p.body:
-                start = len(body)
-                body.append(group_type)
-                body += _uvb(len(names))
-                prev = 0
-                for name in names:
-                    t = terms.get(name)
-                    if t is None:
-                        t = terms[name] = len(terms)
-                    body += _zzb(t - prev)
-                    prev = t
-                for v in types:
-                    body += _uvb(v)
-                for v in flags:
-                    body += _uvb(v)
-                for v in values:
-                    body += b"\x01" if v is None else _zzb(len(v))
-                for v in values:
-                    if v:
-                        body += v
-                sizes.append(len(body) - start)
-            group_tables.append(sizes)
-        elif p.type == EVENT_DDL:
-            query = p.body.query.encode("utf-8", "surrogateescape")
-            body += _uvb(p.body.ddl_type)
-            body += _uvb(len(query))
-            body += query
-        bodies.append(body)
-    dictionary = bytearray()
-    if terms:
-        encoded = [t.encode("utf-8", "surrogateescape") for t in terms]
-        dictionary += _uvb(len(encoded))
-        for t in encoded:
-            dictionary += _uvb(len(t))
-        for t in encoded:
-            dictionary += t
-    tables = bytearray()
-    for table in ([len(header), len(dictionary)], [len(b) for b in bodies], *group_tables):
-        tables += _uvb(len(table))
-        prev = 0
-        for v in table:
-            tables += _zzb(v - prev)
-            prev = v
-    return b"".join(
-        (b"\x01", header, *bodies, dictionary, tables, write_reversed_uvarint(len(tables)))
-    )
 
 
 # -------------------------------------------------------------------------------------
@@ -1888,9 +1690,13 @@ class CraftMessage(Construct):
     builds; what it adds is the mapping to events: term ids resolved, values decoded by
     ``value_encodings`` (type code -> kind, the spec's ``COLUMN_TYPE_CRAFT``), and on
     build the terms interned in the reference's order. Events are row events only, or a
-    single DDL/resolved event, as the reference writes. ``fast=False`` turns the
-    straight-line decoder and encoder off, leaving only the checked path through the
-    frame (the oracle the tests compare them with).
+    single DDL/resolved event, as the reference writes.
+
+    Decoding reads the frame with the generated fast path's reader of ``frame`` once the
+    generated module has given it (:meth:`use_fast_readers`), else with construct; the
+    construct protocol (``_parse``, ``parse_construct``) always uses construct. Then the
+    quick mapping makes the events, and where it gives up the checked one says why.
+    ``fast=False`` leaves only the checked paths (the oracle the tests compare with).
 
     >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT
     >>> codec = CraftMessage(frame=frame, value_encodings=COLUMN_TYPE_CRAFT)
@@ -1926,18 +1732,29 @@ class CraftMessage(Construct):
         )
         _check_enum(group_types, {"NEW": GROUP_NEW, "OLD": GROUP_OLD})
 
+    def use_fast_readers(self, frame) -> None:
+        """Read frames with ``frame``, the generated fast path's reader of the spec's
+        ``frame`` record (``(buf, pos, end, limits, depth) -> (model, pos)``: the model
+        and the errors of the construct), instead of the construct."""
+        self._read_fast_frame = frame
+
+    _read_fast_frame = None
+
     # -- bytes-level API -------------------------------------------------------------
     def decode(self, data, limits: _limits.Limits = _limits.DEFAULT) -> list[Event]:
         """The events of one whole message."""
         buf = data if type(data) is bytes else bytes(data)
-        if self.fast:
-            try:
-                return _fast_events(buf, self._kinds, limits)
-            except Exception:  # noqa: BLE001, S110 - the checked path says what is wrong
-                pass
-        return self._decode_checked(buf, limits)
+        if not self.fast or self._read_fast_frame is None:
+            return self._decode_checked(buf, limits)
+        limits.check("max_message_bytes", len(buf), offset=0)
+        model = self._read_fast_frame(buf, 0, len(buf), limits, 1)[0]
+        try:
+            return _quick_events(model, self._kinds)
+        except Exception:  # noqa: BLE001 - the checked mapping says what is wrong
+            return _checked_events(buf, model, self.encodings)
 
     def _decode_checked(self, buf: bytes, limits, spans=None) -> list[Event]:
+        """The construct path: the frame parsed by construct, then checked and mapped."""
         model, positions = _read_frame(self.frame, buf, limits, spans, self.encodings)
         return _to_events(model, positions, buf, self.encodings)
 
@@ -1945,9 +1762,8 @@ class CraftMessage(Construct):
         """One message of ``events`` (not batched: all go in this message)."""
         if self.fast and type(events) is list and events:
             parts = [_quick_parts(ev, self._kinds) for ev in events]
-            rows = sum(1 for p in parts if p is not None and p.type == EVENT_ROW)
-            if None not in parts and (rows == len(parts) or len(parts) == 1):
-                return _fast_pack(parts)
+            if None not in parts:
+                return self._encode_checked(parts)
         return self._encode_checked(_parts_of(events, self.encodings))
 
     def _encode_checked(self, parts: list[_Parts]) -> bytes:
@@ -2000,7 +1816,7 @@ class CraftMessage(Construct):
         if max_batch_size < 1 or max_message_bytes < 1:
             raise EncodeError("max_batch_size and max_message_bytes must be positive")
         encodings, kinds = self.encodings, self._kinds
-        pack = _fast_pack if self.fast else self._encode_checked
+        pack = self._encode_checked
         batch: list[_Parts] = []
         estimate = 0
         for i, ev in enumerate(events):
@@ -2041,7 +1857,7 @@ class CraftMessage(Construct):
             if spans is not None:  # wirespec inspect: the checked path reports its fields
                 with spans.shifted(start):
                     return self._decode_checked(buf, _limits.current(context), spans)
-            return self.decode(buf, _limits.current(context))
+            return self._decode_checked(buf, _limits.current(context))
         except DecodeError as err:
             err.shift(start)
             raise

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 import zlib
+from itertools import accumulate  # noqa: F401 - generated code sums delta-coded chunks
 from types import SimpleNamespace
 
 import anycrc
 
 from .errors import DecodeError
+from .leb128 import read_reversed_uvarint, read_uvarint  # noqa: F401 - for generated code
 from .msbvarint import _LENGTH, uvar_size
 
 CHECKSUMS = {"crc8": anycrc.Model("CRC8-SMBUS").calc, "crc32": zlib.crc32}
@@ -28,6 +30,9 @@ MSB_LENGTH = _LENGTH
 
 MSB_ZIGZAG1 = tuple(None if b & 1 else (b >> 2) ^ -((b >> 1) & 1) for b in range(256))
 """The signed (zigzag) value of each one-byte msb-count varint, by its byte."""
+
+LEB128_ZIGZAG1 = tuple((b >> 1) ^ -(b & 1) for b in range(128))
+"""The signed (zigzag) value of each one-byte LEB128 varint, by its byte."""
 
 Parent = SimpleNamespace
 """What a record's ``_parent`` expressions see: the enclosing record's fields so far."""

@@ -149,6 +149,36 @@ def write_zigzag(value, *, bits: int = 64) -> bytes:
     return write_uvarint(value << 1 if value >= 0 else (-value << 1) - 1)
 
 
+def read_reversed_uvarint(buf, end: int | None = None, start: int = 0) -> tuple[int, int]:
+    """Read the uvarint whose bytes are stored reversed and end at ``end`` (a trailer
+    read from the end of a record), examining no byte before ``start``.
+
+    Returns ``(value, first)``, where ``first`` is the offset of its first byte.
+
+    >>> read_reversed_uvarint(bytes.fromhex("ff 01c6"))
+    (198, 1)
+    """
+    if end is None:
+        end = len(buf)
+    lo = max(start, end - MAX_BYTES)
+    backwards = bytes(buf[lo:end])[::-1]
+    try:
+        value, used = read_uvarint(backwards, 0)
+    except DecodeError as err:
+        # Forward offsets: the field would start at the lowest byte it examined.
+        raise DecodeError(f"reversed uvarint: {err.message}", offset=lo) from None
+    return value, end - used
+
+
+def write_reversed_uvarint(value) -> bytes:
+    """The bytes of ``write_uvarint(value)`` in reverse order.
+
+    >>> write_reversed_uvarint(198).hex()
+    '01c6'
+    """
+    return write_uvarint(value)[::-1]
+
+
 def parse_uvarint_stream(stream, bits: int = 64, max_bytes: int = MAX_BYTES) -> int:
     """Read one unsigned varint from a construct stream (errors: offset in that stream)."""
     start = stream.tell()

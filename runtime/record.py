@@ -130,9 +130,9 @@ class Record(Construct):
             except DecodeError as err:
                 err.add_path(sc.name)
                 raise
-            except _EXPRESSION_ERRORS as err:
+            except EXPRESSION_ERRORS as err:
                 offset = start + limit
-                raise DecodeError(_expression_message(err), offset=offset, path=sc.name) from None
+                raise expression_error(err, offset, sc.name) from None
             obj[sc.name] = context[sc.name] = value
             context._spans[sc.name] = (start + begin, start + limit)
             if node is not None:
@@ -178,9 +178,8 @@ class Record(Construct):
                 raise
             except ConstructError as err:
                 raise DecodeError(_message(err), offset=start, path=sc.name or "") from None
-            except _EXPRESSION_ERRORS as err:
-                message = _expression_message(err)
-                raise DecodeError(message, offset=start, path=sc.name or "") from None
+            except EXPRESSION_ERRORS as err:
+                raise expression_error(err, start, sc.name or "") from None
             if sc.name:
                 obj[sc.name] = value
                 context[sc.name] = value
@@ -210,7 +209,7 @@ class Record(Construct):
                 raise
             except KeyError as err:
                 raise EncodeError(f"missing field {err}", path=sc.name or "") from None
-            except (ConstructError, *_EXPRESSION_ERRORS) as err:
+            except (ConstructError, *EXPRESSION_ERRORS) as err:
                 raise EncodeError(_message(err), path=sc.name or "") from None
             if sc.name:
                 context[sc.name] = built
@@ -228,13 +227,29 @@ def _reads_backwards(subcon) -> bool:
     return hasattr(subcon, "_parse_backwards")
 
 
-_EXPRESSION_ERRORS = (IndexError, KeyError, TypeError, ValueError, AttributeError, ArithmeticError)
+EXPRESSION_ERRORS = (IndexError, KeyError, TypeError, ValueError, AttributeError, ArithmeticError)
 """What a spec expression (a size, a count, a condition) raises on data that does not fit
 it, say a size table with too few entries: reported as a DecodeError at the field."""
 
 
 def _expression_message(err: Exception) -> str:
     return f"the spec's expression for this field fails on this data: {type(err).__name__}: {err}"
+
+
+def expression_error(err: Exception, offset: int, path: str) -> DecodeError:
+    """The DecodeError for a spec expression that fails on the data (``err``, one of
+    :data:`EXPRESSION_ERRORS`) at the field ``path`` starting at ``offset``."""
+    return DecodeError(_expression_message(err), offset=offset, path=path)
+
+
+def unsatisfied(field: str, value, text: str, offset: int) -> DecodeError:
+    """The DecodeError for a field whose ``valid:`` expression ``text`` is false.
+
+    >>> str(unsatisfied("n", 7, "n < 3", 4))
+    '<message> at offset 4: n = 7 does not satisfy n < 3'
+    """
+    shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+    return DecodeError(f"{field} = {shown} does not satisfy {text}", offset=offset)
 
 
 class Tag(Construct):
@@ -621,11 +636,10 @@ class Valid(Subconstruct):
         context[self.field] = value
         try:
             ok = self.check(context)
-        except _EXPRESSION_ERRORS:
+        except EXPRESSION_ERRORS:
             ok = False
         if not ok:
-            shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
-            raise DecodeError(f"{self.field} = {shown} does not satisfy {self.text}", offset=offset)
+            raise unsatisfied(self.field, value, self.text, offset)
         return value
 
 

@@ -24,8 +24,10 @@ CHECKED = rt_craft.CraftMessage(craft.frame, craft.COLUMN_TYPE_CRAFT, fast=False
 
 
 def fast_only(data):
-    """The straight-line decoder alone (no fallback): raises _GiveUp where it gives up."""
-    return rt_craft._fast_events(data, craft._CRAFT_MESSAGE._kinds, DEFAULT)
+    """The fast path alone: the generated frame reader and the quick mapping, without the
+    checked mapping behind it (raises where the quick mapping gives up)."""
+    model, _ = craft._read_frame(data, 0, len(data), DEFAULT, 1)
+    return rt_craft._quick_events(model, craft._CRAFT_MESSAGE._kinds)
 
 
 def outcome(decode, data):

@@ -118,6 +118,8 @@ def inputs(fmt: str) -> list[tuple[str | None, bytes]]:
     out = [(None, p.read_bytes()) for p in sorted((ROOT / "samples" / fmt).glob("*.bin"))]
     if fmt == "mysql_serialization":
         out += mysql_inputs()
+    if fmt == "ticdc_craft":  # the wire layout (trailer, chunks, regions) on its own too
+        out += [("frame", data) for _, data in out]
     return out
 
 
@@ -164,6 +166,15 @@ def test_formats_with_a_fast_path():
     assert CASES, "no samples to compare on: run samples/make_samples.py"
 
 
+def test_craft_layout_records_have_a_fast_path():
+    from generated import ticdc_craft as craft
+
+    # header and body read `_parent`: fast readers used inside frame only
+    assert set(craft.FAST_READERS) == {"frame", "column_group", "message"}
+    assert callable(craft._read_header) and callable(craft._read_body)
+    assert craft._CRAFT_MESSAGE._read_fast_frame is craft._read_frame
+
+
 def test_mysql_fast_path_covers_every_record():
     from generated import mysql_serialization as ms
 
@@ -206,7 +217,12 @@ def test_same_outcome_on_mutations(fmt, index, mutations):
 
 @pytest.mark.parametrize(
     "fmt, record",
-    [("plainbuffer", None), ("mysql_serialization", "binlog_file")],
+    [
+        ("plainbuffer", None),
+        ("mysql_serialization", "binlog_file"),
+        ("ticdc_craft", None),
+        ("ticdc_craft", "frame"),
+    ],
 )
 def test_limits_fail_the_same_way(fmt, record):
     data = next(d for r, d in inputs(fmt) if r == record)
