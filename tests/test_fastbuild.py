@@ -9,7 +9,10 @@ generated frame writer equals the construct-only codec on generated events.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,7 @@ from hypothesis import strategies as st
 
 import runtime.craft as rt_craft
 from generated import ticdc_craft as craft
+from generator.generate import render_spec
 from runtime.errors import DecodeError, EncodeError
 from tests.test_craft_generated import _events
 
@@ -187,3 +191,122 @@ def test_payload_chunk_packs_read_back(values, texts):
         out = bytearray()
         chunk.pack(given_values, len(given_values), out)
         assert chunk.unpack(bytes(out), 0, len(out), len(given_values))[0] == given_values
+
+
+# -- the language features the writers know, on a small spec of their own -------------
+
+SPEC = """\
+format: mixed
+title: Mixed
+doc: Fixed and variable fields, nested records, conditions and computed values.
+endian: le
+default_record: file
+enums:
+  color:
+    doc: A color.
+    type: u8
+    values:
+      RED: {value: 1, doc: red}
+      BLUE: {value: 2, doc: blue}
+records:
+  file:
+    doc: The file.
+    fields:
+      - {name: magic, type: u16be, const: 0xCAFE, doc: A magic number.}
+      - {name: color, type: u8, enum: color, doc: A color.}
+      - {name: ok, type: bool, doc: A flag.}
+      - {name: temp, type: f64, doc: A double.}
+      - {name: delta, type: s32, doc: A signed int.}
+      - {name: name, type: str, size: u16, max_length: 8, doc: A bounded string.}
+      - {name: blob, type: bytes, size: 3, doc: Three bytes.}
+      - {name: note_size, type: u8, value: "len(note)", doc: The note's length.}
+      - {name: note, type: bytes, size: note_size, doc: A sized note.}
+      - {name: count, type: uvarint, value: "len(entries)", doc: How many entries.}
+      - {name: entries, type: item, repeat: {count: count}, doc: The entries.}
+      - {name: boxed, type: item, size: u32, doc: An item after its length.}
+      - {name: extra, type: varint, if: "ok", doc: Only when ok.}
+      - {name: total, type: u16, value: "sizeof(boxed) + sum(sizeof(entries))", doc: Sizes.}
+      - {name: rest, type: s64, repeat: eos, doc: The rest.}
+  item:
+    doc: One item.
+    tag: 0x0f
+    fields:
+      - {name: value, tag: 0x07, type: s16, doc: A value after its tag.}
+"""
+
+
+def _mixed(tmp_path):
+    spec = tmp_path / "mixed.yaml"
+    spec.write_text(SPEC)
+    _, code = render_spec(spec)
+    path = tmp_path / "mixed_mod.py"
+    path.write_text(code)
+    loader = importlib.util.spec_from_file_location("mixed_mod", path)
+    module = importlib.util.module_from_spec(loader)
+    sys.modules["mixed_mod"] = module
+    loader.loader.exec_module(module)
+    return module
+
+
+def _outcome(build, model, record):
+    try:
+        return build(model, record)
+    except EncodeError as err:
+        return str(err), err.path
+
+
+def test_language_features_write_the_bytes_of_construct(tmp_path):
+    mixed = _mixed(tmp_path)
+    assert set(mixed.FAST_WRITERS) == {"file", "item"}
+
+    item = st.builds(mixed.Item, value=st.integers(-(2**15), 2**15 - 1))
+    files = st.builds(
+        mixed.File,
+        color=st.sampled_from([*mixed.Color, "RED"]),
+        ok=st.booleans(),
+        temp=st.floats(),
+        delta=st.integers(-(2**31), 2**31 - 1),
+        name=st.text(max_size=3),
+        blob=st.binary(min_size=3, max_size=3),
+        note=st.binary(max_size=20),
+        entries=st.lists(item, max_size=3),
+        boxed=item,
+        extra=st.none() | st.integers(-(2**63), 2**63 - 1),
+        rest=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=3),
+    )
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(files)
+    def check(model):
+        expected = _outcome(mixed.build_construct, model, "file")
+        assert _outcome(mixed.build, model, "file") == expected
+        if isinstance(expected, bytes):  # the writer wrote it, not the fallback
+            assert written(mixed, model, "file") == expected
+
+    check()
+    model = mixed.parse_construct(written(mixed, _mixed_model(mixed), "file"))
+    assert model.total == (4 + 4) + 2 * 4 and model.extra == -3  # boxed: its length too
+    bad = [
+        {"magic": 0xBEEF},
+        {"color": 7},
+        {"ok": 1},
+        {"name": "x" * 9},
+        {"name": b"bytes"},
+        {"blob": b"toolong"},
+        {"delta": 2**31},
+        {"entries": [mixed.Item(value=2**15)]},
+        {"rest": [1.5]},
+    ]
+    for change in bad:
+        broken = dataclasses.replace(_mixed_model(mixed), **change)
+        expected = _outcome(mixed.build_construct, broken, "file")
+        assert isinstance(expected, tuple), change
+        assert _outcome(mixed.build, broken, "file") == expected
+
+
+def _mixed_model(mixed):
+    return mixed.File(
+        color=mixed.Color.BLUE, ok=True, temp=-0.0, delta=-5, name="héé", blob=b"abc",
+        note=b"hi", entries=[mixed.Item(value=1), mixed.Item(value=-2)],
+        boxed=mixed.Item(value=3), extra=-3, rest=[2**63 - 1, -(2**63)],
+    )  # fmt: skip
