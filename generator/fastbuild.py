@@ -28,12 +28,17 @@ from .types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
 _SIZEOF = re.compile(r"rt\.sizeof\((\w+), '(\w+)'\)")
 _PARENT = re.compile(r"\bthis\._parent\.(\w+)")
 _THIS = re.compile(r"\bthis\.(\w+)")
-_ATTRIBUTE = re.compile(r"\.([a-z_][a-z0-9_]*)")
+_BUILT_ATTRIBUTE = re.compile(r"(?<!\bthis)(?<!\b_parent)(?<!\brt)\.([a-z_][a-z0-9_]*)")
+"""``x.name`` where ``x`` is a built record (not the record's own or its parent's context)."""
 _LEB128_WRITERS = {
     "uvarint": "rt_leb128.write_uvarint",
     "varint": "rt_leb128.write_zigzag",
     "reversed_uvarint": "rt_leb128.write_reversed_uvarint",
 }
+
+
+KINDS = ("prim", "record", "str", "bytes", "chunk", "region", "switch", "empty")
+"""Type kinds the writers write (``presence`` is a field's, a runtime primitive has none)."""
 
 
 class Unsupported(Exception):
@@ -74,7 +79,16 @@ class BuildEmitter:
         expressions = [e for r in spec.records.values() for f in r.fields for e in _built(f)]
         self.measured = {name for e in expressions for _, name in _SIZEOF.findall(e)}
         """Fields some ``sizeof`` measures: their writers keep their sizes."""
-        self.read = {name for e in expressions for name in _ATTRIBUTE.findall(e)}
+        self.read = {name for e in expressions for name in _BUILT_ATTRIBUTE.findall(e)}
+        self.read |= {
+            item.member
+            for r in spec.records.values()
+            for f in r.fields
+            if f.checksum is not None
+            for item in f.checksum.items
+            if item.kind == "each"
+        }
+        """What expressions and checksums read of a built record: its writer returns it."""
         self.parent_reads = {
             r.name: {n for f in r.fields for e in _built(f) for n in _PARENT.findall(e)}
             for r in spec.records.values()
@@ -199,36 +213,102 @@ class BuildEmitter:
     def field(self, w: _Lines, field: Field, scope: _Scope, written: dict) -> None:
         var = f"f_{field.name}"
         ref = field.type
-        if field.checksum is not None or ref.kind == "presence":
-            raise Unsupported("checksums and presence bytes")
-        if field.tag is not None and (field.optional or field.repeat is not None):
-            raise Unsupported("optional or repeated tagged fields")
+        optional = field.tag is not None and field.optional
         if field.value:
             w.line(f"{var} = {self.expression(field.value, scope)}")
-        elif field.const is not None:
-            w.line(f'{var} = model.get("{field.name}")')
-        else:
-            w.line(f'{var} = model["{field.name}"]')
+        elif field.checksum is None:
+            # construct reads a field it may build from nothing with .get, any other with []
+            nothing = field.const is not None or ref.kind == "presence" or optional
+            w.line(
+                f'{var} = model.get("{field.name}")'
+                if nothing
+                else f'{var} = model["{field.name}"]'
+            )
         size = f"s_{field.name}" if field.name in self.measured else None
+        spanned = (size and field.repeat is None) or field.name in self.spanned(scope.record)
+        if spanned:
+            w.line(f"{var}_start = len(out)")
+        if size and field.repeat is not None and (field.condition or optional):
+            w.line(f"{size} = 0  # absent: no list of sizes")
+        present = []
         if field.condition:
-            w.line(f"if {self.expression(field.condition, scope)}:")
+            present.append(self.expression(field.condition, scope))
+        if optional:
+            absent = f"{var} is None" + (f" or {var} == []" if field.repeat is not None else "")
+            present.append(f"not ({absent})")
+        if present:  # else construct's If builds its Pass, an absent Tagged nothing
+            w.line(f"if {' and '.join(present)}:")
             w.depth += 1
-        if field.tag is not None:
-            w.line(f"out.append(0x{field.tag:02x})")
-        if field.repeat is None:
-            start = w.fresh("at") if size else None
-            if start:
-                w.line(f"{start} = len(out)")
-            self.value(w, ref, var, field, scope, written)
-            if size:
-                w.line(f"{size} = len(out) - {start}")
+        if ref.kind == "presence":
+            w.line(f"if {var}:")
+            w.line(f"    out.append(0x{field.tag:02x})")
+            w.line(f"{var} = bool({var})")
         else:
-            self.repeat(w, field, var, size, scope, written)
-        if field.condition:
+            if field.tag is not None:
+                w.line(f"out.append(0x{field.tag:02x})")
+            if field.checksum is not None:
+                self.checksum(w, field, var, scope)
+            elif field.repeat is None:
+                self.value(w, ref, var, field, scope, written)
+            else:
+                self.repeat(w, field, var, size, scope, written)
+        if present:
             w.depth -= 1
-            if size:
-                w.line("else:")
-                w.line(f"    {size} = 0  # absent: construct's If builds its Pass")
+        if spanned:
+            w.line(f"{var}_end = len(out)")
+        if size and field.repeat is None:
+            w.line(f"{size} = {var}_end - {var}_start")
+
+    def spanned(self, record: Record) -> set[str]:
+        """Fields whose bytes a ``raw`` checksum item of ``record`` covers."""
+        return {
+            item.field
+            for f in record.fields
+            if f.checksum is not None
+            for item in f.checksum.items
+            if item.kind == "raw"
+        }
+
+    def checksum(self, w: _Lines, field: Field, var: str, scope: _Scope) -> None:
+        """``rt_checksum.Checksum``: the items' bytes as construct gives them, then the sum."""
+        if field.repeat is not None or field.condition or field.type.kind != "prim":
+            raise Unsupported("a repeated, conditional or composite checksum")
+        parts = []
+        for item in field.checksum.items:
+            if item.kind == "raw":
+                target = scope.record.field(item.field)
+                skip = 1 if target.tag is not None else 0
+                if target.type.size_is_prefix:
+                    width = PRIMITIVES[target.type.size].size
+                    if width is None:
+                        raise Unsupported("a raw checksum item after a varint length")
+                    skip += width
+                t = f"f_{item.field}"
+                parts.append(f'b"" if {t} is None else out[{t}_start + {skip} : {t}_end]')
+            elif item.kind == "each":
+                enc = self.encoder(item.encoder)
+                parts.append(f'b"".join([{enc}(e.{item.member}) for e in f_{item.field} or ()])')
+            else:
+                parts.append(
+                    f"{self.encoder(item.encoder)}({self.expression(item.expression, scope)})"
+                )
+        algorithm = field.checksum.algorithm
+        function = self.constant(
+            f"_CHECKSUM_{algorithm.upper()}", f"rt_fast.CHECKSUMS[{algorithm!r}]"
+        )
+        w.line(f'{var} = {function}(b"".join([')
+        for part in parts:
+            w.line(f"    {part},")
+        w.line("]))")
+        self.prim(w, field.type, var)
+
+    def encoder(self, prim: str) -> str:
+        """The function whose bytes are construct's ``build`` of one ``prim`` value."""
+        if prim in _LEB128_WRITERS:
+            return _LEB128_WRITERS[prim]
+        if PRIMITIVES[prim].size is None or PRIMITIVES[prim].kind == "bool":
+            raise Unsupported(f"checksum items as {prim}")
+        return self.packer(prim)
 
     def repeat(self, w: _Lines, field: Field, var: str, size, scope: _Scope, written) -> None:
         if field.const is not None:
@@ -238,7 +318,7 @@ class BuildEmitter:
             if field.repeat_checked_on_build:
                 w.line(f"if len({var}) != {self.expression(count, scope)}:")
                 w.line('    raise ValueError("element count")')
-        elif field.repeat == "eos":
+        elif field.repeat in ("eos", "tagged"):
             if field.min_count:
                 w.line(f"if len({var} or ()) < {field.min_count}:")
                 w.line('    raise ValueError("too few elements")')
@@ -267,7 +347,7 @@ class BuildEmitter:
     def value(self, w: _Lines, ref: TypeRef, var: str, field: Field, scope, written) -> None:
         """Write ``var`` (one element) as ``ref``; ``var`` becomes what construct's build of
         it returns."""
-        if ref.args or ref.kind not in ("prim", "record", "str", "bytes", "chunk", "region"):
+        if ref.args or ref.kind not in KINDS:
             raise Unsupported(ref.kind)
         if field.const is not None:
             if ref.kind != "prim" or ref.enum:
@@ -281,6 +361,10 @@ class BuildEmitter:
             self.text(w, ref, var, scope)
         elif ref.kind == "record":
             self.record(w, ref, var, scope, written)
+        elif ref.kind == "empty":
+            w.line(f"{var} = None")
+        elif ref.kind == "switch":
+            self.switch(w, ref, var, field, scope, written)
         else:
             start = self.sized_start(w, ref)
             if ref.kind == "chunk":
@@ -298,6 +382,31 @@ class BuildEmitter:
                 )
                 w.line(f"{pack}({var}, out)")
             self.sized_end(w, ref, start, scope)
+
+    def switch(self, w: _Lines, ref: TypeRef, var: str, field: Field, scope, written) -> None:
+        """construct's ``Switch`` on an enum field: the case of its member, else the
+        default, else nothing (construct's Pass)."""
+        key = scope.record.field(ref.switch_on)
+        if key.type.kind != "prim" or not key.type.enum or key.repeat is not None:
+            raise Unsupported("a switch on anything but an enum field")  # hashing may differ
+        if field.const is not None or ref.size_is_prefix:
+            raise Unsupported("a const or length-prefixed switch")
+        start = self.sized_start(w, ref)
+        enum, on = camel(ref.enum), self.expression(f"this.{ref.switch_on}", scope)
+        keyword = "if"
+        for case, sub in ref.cases.items():
+            if case != "default":
+                w.line(f"{keyword} {on} == {enum}.{case}:")
+                keyword = "elif"
+                w.depth += 1
+                self.value(w, sub, var, field, scope, written)
+                w.depth -= 1
+        if "default" in ref.cases:
+            w.line("else:")
+            w.depth += 1
+            self.value(w, ref.cases["default"], var, field, scope, written)
+            w.depth -= 1
+        self.sized_end(w, ref, start, scope)
 
     def prim(self, w: _Lines, ref: TypeRef, var: str) -> None:
         if ref.enum:
@@ -396,4 +505,6 @@ def _built(field: Field) -> list[str]:
             out.append(ref.size)
         if isinstance(ref.count, str):
             out.append(ref.count)
+    if field.checksum is not None:
+        out += [item.expression for item in field.checksum.items if item.kind == "value"]
     return [e for e in out if isinstance(e, str) and e]

@@ -310,3 +310,40 @@ def _mixed_model(mixed):
         note=b"hi", entries=[mixed.Item(value=1), mixed.Item(value=-2)],
         boxed=mixed.Item(value=3), extra=-3, rest=[2**63 - 1, -(2**63)],
     )  # fmt: skip
+
+
+def _plainbuffer_message():
+    from generated import plainbuffer
+
+    data = (ROOT / "samples" / "plainbuffer" / "update_row_ops.bin").read_bytes()
+    return plainbuffer, plainbuffer.parse(data)
+
+
+PLAINBUFFER_CHANGES = {
+    "no rows": lambda m: m.rows.clear(),
+    "a name that is bytes": lambda m: setattr(m.rows[0].primary_key[0], "name", b"id"),
+    "an unknown op": lambda m: setattr(m.rows[0].attributes[1], "op", "SHRED"),
+    "a string value that is an int": lambda m: setattr(m.rows[0].primary_key[0].value, "value", 5),
+    "an integer beyond int64": lambda m: setattr(m.rows[0].primary_key[1].value, "value", 2**63),
+    "a wrong magic": lambda m: setattr(m, "header", 0x76),
+}
+
+
+@pytest.mark.parametrize("change", sorted(PLAINBUFFER_CHANGES))
+def test_plainbuffer_models_the_writer_cannot_write_raise_constructs_error(change):
+    plainbuffer, message = _plainbuffer_message()
+    PLAINBUFFER_CHANGES[change](message)
+    expected = _error(plainbuffer.build_construct, message, "message")
+    assert _error(plainbuffer.build, message, "message") == expected
+    with pytest.raises(Exception):  # noqa: B017 - any failure: build() falls back
+        written(plainbuffer, message, "message")
+
+
+def test_plainbuffer_checksums_are_computed_from_what_was_written():
+    plainbuffer, message = _plainbuffer_message()
+    data = plainbuffer.build(message)
+    message.rows[0].checksum = message.rows[0].primary_key[0].checksum = 0  # ignored on build
+    message.rows[0].attributes[0].timestamp += 1
+    rebuilt = written(plainbuffer, message, "message")
+    assert rebuilt != data and rebuilt == plainbuffer.build_construct(message, "message")
+    assert plainbuffer.parse(rebuilt).rows[0].checksum != 0
