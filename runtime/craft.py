@@ -294,6 +294,10 @@ def _unpack_varints(buf, pos, end, n, limits, signed=False, delta=False):
     return out, pos
 
 
+_MANY = 4
+"""From this many elements on, a chunk's quick pack (no loop in Python) pays for its checks."""
+
+
 class UVarIntChunk(_Chunk):
     """``count`` unsigned varints back to back.
 
@@ -306,7 +310,7 @@ class UVarIntChunk(_Chunk):
 
     def pack(self, values, n, out):
         _check_len(values, n)
-        if values and set(map(type, values)) == {int} and 0 <= min(values):
+        if len(values) >= _MANY and set(map(type, values)) == {int} and 0 <= min(values):
             top = max(values)
             if top < 0x80:
                 out += bytes(values)  # one-byte varints are their values
@@ -354,7 +358,7 @@ class DeltaUVarIntChunk(_Chunk):
 
     def pack(self, values, n, out):
         _check_len(values, n)
-        if values and set(map(type, values)) == {int}:
+        if len(values) >= _MANY and set(map(type, values)) == {int}:
             deltas = list(map(operator.sub, values, [0, *values]))
             if min(deltas) >= 0 and max(deltas) < 0x80:  # one-byte deltas are their bytes
                 out += bytes(deltas)
@@ -382,7 +386,7 @@ class DeltaVarIntChunk(_Chunk):
 
     def pack(self, values, n, out):
         _check_len(values, n)
-        if values and set(map(type, values)) == {int}:
+        if len(values) >= _MANY and set(map(type, values)) == {int}:
             deltas = map(operator.sub, values, [0, *values])
             zigzag = [d + d if d >= 0 else -d - d - 1 for d in deltas]
             if max(zigzag) < 0x80:  # |delta| < 64, so no int64 wrap: the ZigZag bytes
@@ -392,7 +396,10 @@ class DeltaVarIntChunk(_Chunk):
         for i, v in enumerate(values):
             if type(v) is not int or not -_I64 <= v < _I64:
                 raise _at(EncodeError(f"{v!r} is not an int64"), index=i)
-            out += write_zigzag(_wrap64(v - prev))
+            d = v - prev
+            if not -_I64 <= d < _I64:
+                d = _wrap64(d)
+            out += write_uvarint((d << 1) ^ (d >> 63))  # the ZigZag varint of an int64
             prev = v
 
 
@@ -511,29 +518,29 @@ class _PayloadChunk(_Chunk):
             if p:
                 out += p
 
-
     def _pack_quick(self, values, out) -> bool:
         """:meth:`pack` of the usual chunk (bytes, text with an encoding, NULLs where they
-        are allowed; every length one varint byte) in one pass; False leaves it to the
-        exact loop, which writes the same bytes or says what is wrong."""
+        are allowed) without a loop in Python over the elements; False leaves anything else
+        to the exact loop, which says what is wrong."""
         encoding, nullable = self.encoding, self._signed
-        payloads = []
-        append = payloads.append
-        for v in values:
-            kind = type(v)
-            if kind is bytes or (v is None and nullable):
-                append(v)
-            elif kind is str and encoding:
-                append(v.encode(encoding, "surrogateescape"))
-            else:
-                return False
+        kinds = set(map(type, values))
+        plain = {bytes, type(None)} if nullable else {bytes}
+        if kinds <= plain:
+            payloads = values
+        elif encoding and kinds <= plain | {str}:
+            payloads = [
+                v.encode(encoding, "surrogateescape") if type(v) is str else v for v in values
+            ]
+        else:
+            return False
         if nullable:  # ZigZag lengths, -1 for NULL
             lengths = [1 if p is None else len(p) << 1 for p in payloads]
         else:
             lengths = list(map(len, payloads))
         if lengths and max(lengths) >= 0x80:
-            return False
-        out += bytes(lengths)
+            out += b"".join(map(write_uvarint, lengths))
+        else:  # one-byte varints are their values
+            out += bytes(lengths)
         out += b"".join(filter(None, payloads))
         return True
 

@@ -165,7 +165,7 @@ def test_the_writer_of_a_mapping_model_reads_items_not_methods():
     assert written(craft, group, "column_group") == expected == craft.build(group, "column_group")
 
 
-@given(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=5))
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=8))
 def test_varint_chunk_packs_read_back(values):
     # the quick branches of the runtime packs the writers call, read back by the readers
     unsigned = [v + 2**63 for v in values]
@@ -182,7 +182,7 @@ def test_varint_chunk_packs_read_back(values):
         assert chunk.unpack(bytes(out), 0, len(out), len(given_values))[0] == given_values
 
 
-@given(st.lists(st.none() | st.binary(max_size=70), max_size=5), st.lists(st.text(max_size=70)))
+@given(st.lists(st.none() | st.binary(max_size=70), max_size=8), st.lists(st.text(max_size=70)))
 def test_payload_chunk_packs_read_back(values, texts):
     for chunk, given_values in (
         (rt_craft.NullableBytesChunk(0), values),
