@@ -171,11 +171,12 @@ class BuildEmitter:
         """What the children of ``record`` read of it as their ``_parent``."""
         out: set[str] = set()
         for field in record.fields:
-            if field.type.kind == "record" and field.type.name in written:
-                reads = self.parent_reads[field.type.name]
-                if "_index" in reads and field.repeat is None:
-                    raise Unsupported("`_parent._index` outside a repeat")
-                out |= reads
+            for ref in [field.type, *field.type.cases.values()]:
+                if ref.kind == "record" and ref.name in written:
+                    reads = self.parent_reads[ref.name]
+                    if "_index" in reads and field.repeat is None:
+                        raise Unsupported("`_parent._index` outside a repeat")
+                    out |= reads
         if any(n not in {f.name for f in record.fields} | {"_index"} for n in out):
             raise Unsupported("`_parent` of a field that is not there")
         return out
@@ -330,8 +331,11 @@ class BuildEmitter:
             w.line(f"{size} = []")
         w.line(f"for {i}, {item} in enumerate({var} or ()):")
         w.depth += 1
-        if "_index" in self.parent_reads.get(field.type.name, ()) and field.type.kind == "record":
-            w.line(f"ctx._index = {i}")
+        if any(
+            ref.kind == "record" and "_index" in self.parent_reads[ref.name]
+            for ref in [field.type, *field.type.cases.values()]
+        ):
+            w.line(f"ctx._index = {i}")  # construct's RepeatCount sets it for `_parent._index`
         if size:
             start = w.fresh("at")
             w.line(f"{start} = len(out)")
@@ -389,6 +393,8 @@ class BuildEmitter:
         key = scope.record.field(ref.switch_on)
         if key.type.kind != "prim" or not key.type.enum or key.repeat is not None:
             raise Unsupported("a switch on anything but an enum field")  # hashing may differ
+        if key.name not in scope.built:
+            raise Unsupported("a switch on a field written after it")
         if field.const is not None or ref.size_is_prefix:
             raise Unsupported("a const or length-prefixed switch")
         start = self.sized_start(w, ref)
