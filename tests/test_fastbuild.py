@@ -235,9 +235,9 @@ records:
 """
 
 
-def _mixed(tmp_path):
+def _mixed(tmp_path, text: str = SPEC):
     spec = tmp_path / "mixed.yaml"
-    spec.write_text(SPEC)
+    spec.write_text(text)
     _, code = render_spec(spec)
     path = tmp_path / "mixed_mod.py"
     path.write_text(code)
@@ -284,7 +284,8 @@ def test_language_features_write_the_bytes_of_construct(tmp_path):
             assert written(mixed, model, "file") == expected
 
     check()
-    model = mixed.parse_construct(written(mixed, _mixed_model(mixed), "file"))
+    entries = [mixed.Item(value=1), mixed.Item(value=-2)]
+    model = mixed.parse_construct(written(mixed, _mixed_model(mixed, entries=entries), "file"))
     assert model.total == (4 + 4) + 2 * 4 and model.extra == -3  # boxed: its length too
     bad = [
         {"magic": 0xBEEF},
@@ -298,17 +299,16 @@ def test_language_features_write_the_bytes_of_construct(tmp_path):
         {"rest": [1.5]},
     ]
     for change in bad:
-        broken = dataclasses.replace(_mixed_model(mixed), **change)
+        broken = dataclasses.replace(_mixed_model(mixed, entries=entries), **change)
         expected = _outcome(mixed.build_construct, broken, "file")
         assert isinstance(expected, tuple), change
         assert _outcome(mixed.build, broken, "file") == expected
 
 
-def _mixed_model(mixed):
+def _mixed_model(mixed, **repeated):
     return mixed.File(
         color=mixed.Color.BLUE, ok=True, temp=-0.0, delta=-5, name="héé", blob=b"abc",
-        note=b"hi", entries=[mixed.Item(value=1), mixed.Item(value=-2)],
-        boxed=mixed.Item(value=3), extra=-3, rest=[2**63 - 1, -(2**63)],
+        note=b"hi", boxed=mixed.Item(value=3), extra=-3, rest=[2**63 - 1, -(2**63)], **repeated,
     )  # fmt: skip
 
 
@@ -347,3 +347,11 @@ def test_plainbuffer_checksums_are_computed_from_what_was_written():
     rebuilt = written(plainbuffer, message, "message")
     assert rebuilt != data and rebuilt == plainbuffer.build_construct(message, "message")
     assert plainbuffer.parse(rebuilt).rows[0].checksum != 0
+
+
+def test_no_writer_where_constructs_context_would_read_a_dict_method(tmp_path):
+    # construct's build context is a dict: `len(items)` there is len() of its items method
+    mixed = _mixed(tmp_path, SPEC.replace("entries", "items"))
+    assert set(mixed.FAST_WRITERS) == {"item"}
+    model = _mixed_model(mixed, items=[mixed.Item(value=1)])
+    assert _outcome(mixed.build, model, "file") == _outcome(mixed.build_construct, model, "file")
