@@ -296,6 +296,7 @@ def _unpack_varints(buf, pos, end, n, limits, signed=False, delta=False):
 
 _MANY = 4
 """From this many elements on, a chunk's quick pack (no loop in Python) pays for its checks."""
+_UVARINTS_OF_BYTES = [write_uvarint(v) for v in range(0x100)]
 
 
 class UVarIntChunk(_Chunk):
@@ -314,6 +315,9 @@ class UVarIntChunk(_Chunk):
             top = max(values)
             if top < 0x80:
                 out += bytes(values)  # one-byte varints are their values
+                return
+            if top < 0x100:  # type codes and flag bytes: their varints from a table
+                out += b"".join(map(_UVARINTS_OF_BYTES.__getitem__, values))
                 return
             if top <= U64:  # all in range: no element to name in an error
                 out += b"".join(map(write_uvarint, values))
