@@ -15,6 +15,7 @@ import black
 import jinja2
 
 from . import __version__
+from .fastbuild import BuildEmitter
 from .fastpath import FastPathEmitter
 from .model import Field, Record, Spec, TypeRef, camel
 from .strategies import StrategyEmitter
@@ -577,6 +578,7 @@ def render(spec: Spec) -> str:
         spec=spec,
         e=emitter,
         fast=FastPathEmitter(spec),
+        build=BuildEmitter(spec),
         strategies=StrategyEmitter(spec, emitter),
         records=[spec.records[name] for name in spec.record_order()],
         version=__version__,

@@ -192,3 +192,15 @@ def iter_fast(rows, data, limits: dict | None = None, defaults: Limits | None = 
         yield from rows(buf, 0, len(buf), limits_obj, 1)
     except RecursionError:
         raise DecodeError("nesting too deep for this Python stack", offset=None) from None
+
+
+def build_fast(writer, construct, model) -> bytes:
+    """Build ``model`` with a generated fast writer (``writer(model, out)`` appends its
+    bytes to ``out``); a model it cannot write, it raises on, and ``construct`` builds it,
+    so the :class:`EncodeError` is construct's."""
+    out = bytearray()
+    try:
+        writer(model, out)
+    except Exception:  # noqa: BLE001 - construct builds it again and says what is wrong
+        return build(construct, model)
+    return bytes(out)

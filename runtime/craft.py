@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import io
+import operator
 import struct
 from collections.abc import Iterable, Iterator
 from itertools import accumulate as _accumulate
@@ -36,6 +37,7 @@ from construct import Construct, ConstructError, Container, ListContainer, Sizeo
 from construct.expr import ExprMixin
 
 from . import limits as _limits
+from .codec import build_fast
 from .errors import DecodeError, EncodeError, SpecError
 from .leb128 import (
     MAX_BYTES,
@@ -292,6 +294,11 @@ def _unpack_varints(buf, pos, end, n, limits, signed=False, delta=False):
     return out, pos
 
 
+_MANY = 4
+"""From this many elements on, a chunk's quick pack (no loop in Python) pays for its checks."""
+_UVARINTS_OF_BYTES = [write_uvarint(v) for v in range(0x100)]
+
+
 class UVarIntChunk(_Chunk):
     """``count`` unsigned varints back to back.
 
@@ -304,9 +311,17 @@ class UVarIntChunk(_Chunk):
 
     def pack(self, values, n, out):
         _check_len(values, n)
-        if values and set(map(type, values)) == {int} and 0 <= min(values) <= max(values) < 0x80:
-            out += bytes(values)  # one-byte varints are their values
-            return
+        if len(values) >= _MANY and set(map(type, values)) == {int} and 0 <= min(values):
+            top = max(values)
+            if top < 0x80:
+                out += bytes(values)  # one-byte varints are their values
+                return
+            if top < 0x100:  # type codes and flag bytes: their varints from a table
+                out += b"".join(map(_UVARINTS_OF_BYTES.__getitem__, values))
+                return
+            if top <= U64:  # all in range: no element to name in an error
+                out += b"".join(map(write_uvarint, values))
+                return
         for i, v in enumerate(values):
             out += _indexed(write_uvarint, v, i)
 
@@ -347,6 +362,11 @@ class DeltaUVarIntChunk(_Chunk):
 
     def pack(self, values, n, out):
         _check_len(values, n)
+        if len(values) >= _MANY and set(map(type, values)) == {int}:
+            deltas = list(map(operator.sub, values, [0, *values]))
+            if min(deltas) >= 0 and max(deltas) < 0x80:  # one-byte deltas are their bytes
+                out += bytes(deltas)
+                return
         prev = 0
         for i, v in enumerate(values):
             if type(v) is not int or not 0 <= v <= U64:
@@ -370,11 +390,20 @@ class DeltaVarIntChunk(_Chunk):
 
     def pack(self, values, n, out):
         _check_len(values, n)
+        if len(values) >= _MANY and set(map(type, values)) == {int}:
+            deltas = map(operator.sub, values, [0, *values])
+            zigzag = [d + d if d >= 0 else -d - d - 1 for d in deltas]
+            if max(zigzag) < 0x80:  # |delta| < 64, so no int64 wrap: the ZigZag bytes
+                out += bytes(zigzag)
+                return
         prev = 0
         for i, v in enumerate(values):
             if type(v) is not int or not -_I64 <= v < _I64:
                 raise _at(EncodeError(f"{v!r} is not an int64"), index=i)
-            out += write_zigzag(_wrap64(v - prev))
+            d = v - prev
+            if not -_I64 <= d < _I64:
+                d = _wrap64(d)
+            out += write_uvarint((d << 1) ^ (d >> 63))  # the ZigZag varint of an int64
             prev = v
 
 
@@ -478,6 +507,8 @@ class _PayloadChunk(_Chunk):
 
     def pack(self, values, n, out):
         _check_len(values, n)
+        if self._pack_quick(values, out):
+            return
         payloads = []
         for i, v in enumerate(values):
             try:
@@ -490,6 +521,32 @@ class _PayloadChunk(_Chunk):
         for p in payloads:
             if p:
                 out += p
+
+    def _pack_quick(self, values, out) -> bool:
+        """:meth:`pack` of the usual chunk (bytes, text with an encoding, NULLs where they
+        are allowed) without a loop in Python over the elements; False leaves anything else
+        to the exact loop, which says what is wrong."""
+        encoding, nullable = self.encoding, self._signed
+        kinds = set(map(type, values))
+        plain = {bytes, type(None)} if nullable else {bytes}
+        if kinds <= plain:
+            payloads = values
+        elif encoding and kinds <= plain | {str}:
+            payloads = [
+                v.encode(encoding, "surrogateescape") if type(v) is str else v for v in values
+            ]
+        else:
+            return False
+        if nullable:  # ZigZag lengths, -1 for NULL
+            lengths = [1 if p is None else len(p) << 1 for p in payloads]
+        else:
+            lengths = list(map(len, payloads))
+        if lengths and max(lengths) >= 0x80:
+            out += b"".join(map(write_uvarint, lengths))
+        else:  # one-byte varints are their values
+            out += bytes(lengths)
+        out += b"".join(filter(None, payloads))
+        return True
 
 
 class _Lengths(_Chunk):
@@ -1740,6 +1797,14 @@ class CraftMessage(Construct):
 
     _read_fast_frame = None
 
+    def use_fast_writers(self, frame) -> None:
+        """Write frames with ``frame``, the generated fast path's writer of the spec's
+        ``frame`` record (``(model, out)`` appends construct's bytes to ``out``, or raises
+        for construct to build it and say why), instead of the construct."""
+        self._write_fast_frame = frame
+
+    _write_fast_frame = None
+
     # -- bytes-level API -------------------------------------------------------------
     def decode(self, data, limits: _limits.Limits = _limits.DEFAULT) -> list[Event]:
         """The events of one whole message."""
@@ -1773,6 +1838,8 @@ class CraftMessage(Construct):
         if rows not in (0, len(parts)) or (not rows and len(parts) > 1):
             raise _at(EncodeError("a message holds row events, or one DDL or resolved event"),
                       "events")  # fmt: skip
+        if self.fast and self._write_fast_frame is not None:
+            return build_fast(self._write_fast_frame, self.frame, _assemble(parts))
         return self.frame.build(_assemble(parts))
 
     def read(self, buf, pos: int, end: int, limits: _limits.Limits = _limits.DEFAULT):

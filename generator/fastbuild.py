@@ -1,0 +1,516 @@
+"""The build fast path: straight-line Python writers emitted from the same format model.
+
+For every record whose fields it knows the emitter writes one function ::
+
+    def _write_column_group(model, out):
+        ...
+        return rt_fast.Parent(...)  # what later expressions read of it
+
+that appends to the bytearray ``out`` exactly the bytes construct's build of the record
+writes, and returns what construct's build returns as far as spec expressions can see it
+(the built values the ``value:`` expressions of enclosing records read, and ``sizeof_x``
+for each field ``x`` some ``sizeof(...)`` measures). It is written for models that build:
+on anything else it may raise anything, and the generated ``build()`` (and a runtime
+primitive given the writer) then builds with construct, so an ``EncodeError`` is always
+construct's. It must never write bytes where construct raises: every check construct
+makes on build (a ``const``, a checked size or count, an enum member, a string's type
+and bound) is made here too. Tests hold the bytes of both paths equal.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .fastpath import struct_format, struct_name
+from .model import Field, Record, Spec, TypeRef, camel
+from .types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
+
+_SIZEOF = re.compile(r"rt\.sizeof\((\w+), '(\w+)'\)")
+_PARENT = re.compile(r"\bthis\._parent\.(\w+)")
+_THIS = re.compile(r"\bthis\.(\w+)")
+_BUILT_ATTRIBUTE = re.compile(r"(?<!\bthis)(?<!\b_parent)(?<!\brt)\.([a-z_][a-z0-9_]*)")
+"""``x.name`` where ``x`` is a built record (not the record's own or its parent's context)."""
+_LEB128_WRITERS = {
+    "uvarint": "rt_leb128.write_uvarint",
+    "varint": "rt_leb128.write_zigzag",
+    "reversed_uvarint": "rt_leb128.write_reversed_uvarint",
+}
+
+
+KINDS = ("prim", "record", "str", "bytes", "chunk", "region", "switch", "empty")
+"""Type kinds the writers write (``presence`` is a field's, a runtime primitive has none)."""
+
+
+class Unsupported(Exception):
+    """The record uses something the build fast path does not write; construct does."""
+
+
+class _Lines:
+    def __init__(self):
+        self.lines: list[str] = []
+        self.depth = 1
+        self.counter = 0
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text)
+
+    def fresh(self, stem: str) -> str:
+        self.counter += 1
+        return f"{stem}{self.counter}"
+
+
+class _Scope:
+    """What an expression of one record sees while its writer runs: the fields built so
+    far (``f_<name>``, their sizes ``s_<name>``), the others still the model's, the
+    index of the repeat being written."""
+
+    def __init__(self, record: Record):
+        self.record = record
+        self.built: set[str] = set()
+        self.index: str | None = None
+
+
+class BuildEmitter:
+    """Emits the build fast path of one spec (see the module docstring)."""
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        self.constants: dict[str, str] = {}
+        expressions = [e for r in spec.records.values() for f in r.fields for e in _built(f)]
+        self.measured = {name for e in expressions for _, name in _SIZEOF.findall(e)}
+        """Fields some ``sizeof`` measures: their writers keep their sizes."""
+        self.read = {name for e in expressions for name in _BUILT_ATTRIBUTE.findall(e)}
+        self.read |= {
+            item.member
+            for r in spec.records.values()
+            for f in r.fields
+            if f.checksum is not None
+            for item in f.checksum.items
+            if item.kind == "each"
+        }
+        """What expressions and checksums read of a built record: its writer returns it."""
+        self.parent_reads = {
+            r.name: {n for f in r.fields for e in _built(f) for n in _PARENT.findall(e)}
+            for r in spec.records.values()
+        }
+        """Per record: what its build-time expressions read of ``_parent``."""
+        self.supported = self._supported_records()
+
+    # -- which records can have a fast writer ----------------------------------------
+
+    def _supported_records(self) -> dict[str, str]:
+        """Record name -> its writer function's source."""
+        out: dict[str, str] = {}
+        for name in self.spec.record_order():
+            record = self.spec.records[name]
+            if record.layout != "sequence":
+                continue
+            saved = dict(self.constants)
+            try:
+                out[name] = self.record_function(record, out)
+            except Unsupported:
+                self.constants = saved
+        return out
+
+    def needs_parent(self, name: str) -> bool:
+        return bool(self.parent_reads[name])
+
+    # -- emission ---------------------------------------------------------------------
+
+    def module_code(self) -> str:
+        """The writers, the constants they use and the ``FAST_WRITERS`` table (records that
+        read ``_parent`` are written only inside their parent, as construct builds them)."""
+        constants = [f"{name} = {value}" for name, value in sorted(self.constants.items())]
+        table = (
+            ["FAST_WRITERS = {"]
+            + [
+                f"    {name!r}: _write_{name},"
+                for name in self.supported
+                if not self.needs_parent(name)
+            ]
+            + ["}"]
+        )
+        parts = ["\n".join(constants)] if constants else []
+        return "\n\n\n".join(parts + list(self.supported.values()) + ["\n".join(table)])
+
+    def record_writers(self, ref: TypeRef) -> str:
+        """``arg=_write_<record>, ...`` for a runtime primitive's record arguments that have
+        a fast writer (its ``use_fast_writers`` takes them)."""
+        return ", ".join(
+            f"{arg}=_write_{value}"
+            for arg, value in ref.args.items()
+            if value in self.supported and not self.needs_parent(value)
+        )
+
+    def record_function(self, record: Record, written: dict) -> str:
+        w = _Lines()
+        w.line(
+            f'"""Fast build of ``{record.name}``: the bytes of the construct path, which '
+            'builds instead when this raises."""'
+        )
+        scope = _Scope(record)
+        context = self.context_fields(record, written)
+        if context:
+            args = ", ".join(f'{n}=model["{n}"]' for n in sorted(context - {"_index"}))
+            w.line(f"ctx = rt_fast.Parent({args})  # what the `_parent` expressions below see")
+        if record.tag is not None:
+            w.line(f"out.append(0x{record.tag:02x})")
+        for field in record.fields:
+            w.line(f"# {self.spec.source.display}:{field.line}: {field.name}")
+            self.field(w, field, scope, written)
+            scope.built.add(field.name)
+            if field.name in context:
+                w.line(f"ctx.{field.name} = f_{field.name}")
+        kept = [f.name for f in record.fields if f.name in self.read]
+        kept += [f"sizeof_{f.name}=s_{f.name}" for f in record.fields if f.name in self.measured]
+        w.line(f"return rt_fast.Parent({', '.join(k if '=' in k else f'{k}=f_{k}' for k in kept)})")
+        params = "model, out, parent" if self.needs_parent(record.name) else "model, out"
+        return f"def _write_{record.name}({params}):\n" + "\n".join(w.lines)
+
+    def context_fields(self, record: Record, written: dict) -> set[str]:
+        """What the children of ``record`` read of it as their ``_parent``."""
+        out: set[str] = set()
+        for field in record.fields:
+            for ref in [field.type, *field.type.cases.values()]:
+                if ref.kind == "record" and ref.name in written:
+                    reads = self.parent_reads[ref.name]
+                    if "_index" in reads and field.repeat is None:
+                        raise Unsupported("`_parent._index` outside a repeat")
+                    out |= reads
+        if any(n not in {f.name for f in record.fields} | {"_index"} for n in out):
+            raise Unsupported("`_parent` of a field that is not there")
+        return out
+
+    def expression(self, text, scope: _Scope) -> str:
+        """A build-time expression over what ``scope`` has written so far."""
+        if isinstance(text, int):
+            return str(text)
+
+        def sizeof(match: re.Match) -> str:
+            owner, name = match.groups()
+            if owner != "this":
+                return f"{owner}.sizeof_{name}"
+            if name not in scope.built:
+                raise Unsupported(f"sizeof({name}) before it is written")
+            return f"s_{name}"
+
+        def this(match: re.Match) -> str:
+            name = match.group(1)
+            if name == "_index":
+                if scope.index is None:
+                    raise Unsupported("`_index` outside a repeat")
+                return scope.index
+            if name.startswith("_") or hasattr(dict, name):
+                # construct's context is a dict: its `this.items` is the method, not the field
+                raise Unsupported(f"this.{name}")
+            return f"f_{name}" if name in scope.built else f'model["{name}"]'
+
+        text = _SIZEOF.sub(sizeof, str(text))
+        if "this._parent._parent" in text or "rt." in text:
+            raise Unsupported(text)
+        text = _PARENT.sub(r"parent.\1", text)
+        return _THIS.sub(this, text)
+
+    def field(self, w: _Lines, field: Field, scope: _Scope, written: dict) -> None:
+        var = f"f_{field.name}"
+        ref = field.type
+        optional = field.tag is not None and field.optional
+        if field.value:
+            w.line(f"{var} = {self.expression(field.value, scope)}")
+        elif field.checksum is None:
+            # construct reads a field it may build from nothing with .get, any other with []
+            nothing = field.const is not None or ref.kind == "presence" or optional
+            w.line(
+                f'{var} = model.get("{field.name}")'
+                if nothing
+                else f'{var} = model["{field.name}"]'
+            )
+        size = f"s_{field.name}" if field.name in self.measured else None
+        spanned = (size and field.repeat is None) or field.name in self.spanned(scope.record)
+        if spanned:
+            w.line(f"{var}_start = len(out)")
+        if size and field.repeat is not None and (field.condition or optional):
+            w.line(f"{size} = 0  # absent: no list of sizes")
+        present = []
+        if field.condition:
+            present.append(self.expression(field.condition, scope))
+        if optional:
+            absent = f"{var} is None" + (f" or {var} == []" if field.repeat is not None else "")
+            present.append(f"not ({absent})")
+        if present:  # else construct's If builds its Pass, an absent Tagged nothing
+            w.line(f"if {' and '.join(present)}:")
+            w.depth += 1
+        if ref.kind == "presence":
+            w.line(f"if {var}:")
+            w.line(f"    out.append(0x{field.tag:02x})")
+            w.line(f"{var} = bool({var})")
+        else:
+            if field.tag is not None:
+                w.line(f"out.append(0x{field.tag:02x})")
+            if field.checksum is not None:
+                self.checksum(w, field, var, scope)
+            elif field.repeat is None:
+                self.value(w, ref, var, field, scope, written)
+            else:
+                self.repeat(w, field, var, size, scope, written)
+        if present:
+            w.depth -= 1
+        if spanned:
+            w.line(f"{var}_end = len(out)")
+        if size and field.repeat is None:
+            w.line(f"{size} = {var}_end - {var}_start")
+
+    def spanned(self, record: Record) -> set[str]:
+        """Fields whose bytes a ``raw`` checksum item of ``record`` covers."""
+        return {
+            item.field
+            for f in record.fields
+            if f.checksum is not None
+            for item in f.checksum.items
+            if item.kind == "raw"
+        }
+
+    def checksum(self, w: _Lines, field: Field, var: str, scope: _Scope) -> None:
+        """``rt_checksum.Checksum``: the items' bytes as construct gives them, then the sum."""
+        if field.repeat is not None or field.condition or field.type.kind != "prim":
+            raise Unsupported("a repeated, conditional or composite checksum")
+        parts = []
+        for item in field.checksum.items:
+            if item.kind == "raw":
+                target = scope.record.field(item.field)
+                skip = 1 if target.tag is not None else 0
+                if target.type.size_is_prefix:
+                    width = PRIMITIVES[target.type.size].size
+                    if width is None:
+                        raise Unsupported("a raw checksum item after a varint length")
+                    skip += width
+                t = f"f_{item.field}"
+                parts.append(f'b"" if {t} is None else out[{t}_start + {skip} : {t}_end]')
+            elif item.kind == "each":
+                enc = self.encoder(item.encoder)
+                parts.append(f'b"".join([{enc}(e.{item.member}) for e in f_{item.field} or ()])')
+            else:
+                parts.append(
+                    f"{self.encoder(item.encoder)}({self.expression(item.expression, scope)})"
+                )
+        algorithm = field.checksum.algorithm
+        function = self.constant(
+            f"_CHECKSUM_{algorithm.upper()}", f"rt_fast.CHECKSUMS[{algorithm!r}]"
+        )
+        w.line(f'{var} = {function}(b"".join([')
+        for part in parts:
+            w.line(f"    {part},")
+        w.line("]))")
+        self.prim(w, field.type, var)
+
+    def encoder(self, prim: str) -> str:
+        """The function whose bytes are construct's ``build`` of one ``prim`` value."""
+        if prim in _LEB128_WRITERS:
+            return _LEB128_WRITERS[prim]
+        if PRIMITIVES[prim].size is None or PRIMITIVES[prim].kind == "bool":
+            raise Unsupported(f"checksum items as {prim}")
+        return self.packer(prim)
+
+    def repeat(self, w: _Lines, field: Field, var: str, size, scope: _Scope, written) -> None:
+        if field.const is not None:
+            raise Unsupported("a repeated const")
+        if isinstance(field.repeat, dict):
+            count = field.repeat["count"]
+            if field.repeat_checked_on_build:
+                w.line(f"if len({var}) != {self.expression(count, scope)}:")
+                w.line('    raise ValueError("element count")')
+        elif field.repeat in ("eos", "tagged"):
+            if field.min_count:
+                w.line(f"if len({var} or ()) < {field.min_count}:")
+                w.line('    raise ValueError("too few elements")')
+        else:
+            raise Unsupported(f"repeat: {field.repeat}")
+        items, i, item = w.fresh("items"), w.fresh("i"), w.fresh("item")
+        w.line(f"{items} = []")
+        if size:
+            w.line(f"{size} = []")
+        w.line(f"for {i}, {item} in enumerate({var} or ()):")
+        w.depth += 1
+        if any(
+            ref.kind == "record" and "_index" in self.parent_reads[ref.name]
+            for ref in [field.type, *field.type.cases.values()]
+        ):
+            w.line(f"ctx._index = {i}")  # construct's RepeatCount sets it for `_parent._index`
+        if size:
+            start = w.fresh("at")
+            w.line(f"{start} = len(out)")
+        outer, scope.index = scope.index, i
+        self.value(w, field.type, item, field, scope, written)
+        scope.index = outer
+        w.line(f"{items}.append({item})")
+        if size:
+            w.line(f"{size}.append(len(out) - {start})")
+        w.depth -= 1
+        w.line(f"{var} = {items}")
+
+    def value(self, w: _Lines, ref: TypeRef, var: str, field: Field, scope, written) -> None:
+        """Write ``var`` (one element) as ``ref``; ``var`` becomes what construct's build of
+        it returns."""
+        if ref.args or ref.kind not in KINDS:
+            raise Unsupported(ref.kind)
+        if field.const is not None:
+            if ref.kind != "prim" or ref.enum:
+                raise Unsupported("a const that is not a plain integer")
+            w.line(f"if {var} not in (None, {field.const:#x}):")
+            w.line('    raise ValueError("const")')
+            w.line(f"{var} = {field.const:#x}")
+        if ref.kind == "prim":
+            self.prim(w, ref, var)
+        elif ref.kind in ("str", "bytes"):
+            self.text(w, ref, var, scope)
+        elif ref.kind == "record":
+            self.record(w, ref, var, scope, written)
+        elif ref.kind == "empty":
+            w.line(f"{var} = None")
+        elif ref.kind == "switch":
+            self.switch(w, ref, var, field, scope, written)
+        else:
+            start = self.sized_start(w, ref)
+            if ref.kind == "chunk":
+                chunk = CHUNK_TYPES[ref.name]
+                args = ["0"] + ([repr(chunk.encoding)] if chunk.encoding else [])
+                pack = self.constant(
+                    f"_PACK_{ref.name.upper()}",
+                    f"rt_craft.{chunk.construct}({', '.join(args)}).pack",
+                )
+                count = self.expression(ref.count, scope) if ref.checked_on_build else f"len({var})"
+                w.line(f"{pack}({var}, {count}, out)")
+            else:
+                pack = self.constant(
+                    f"_PACK_{ref.name.upper()}", f"{REGION_TYPES[ref.name].construct}.pack"
+                )
+                w.line(f"{pack}({var}, out)")
+            self.sized_end(w, ref, start, scope)
+
+    def switch(self, w: _Lines, ref: TypeRef, var: str, field: Field, scope, written) -> None:
+        """construct's ``Switch`` on an enum field: the case of its member, else the
+        default, else nothing (construct's Pass)."""
+        key = scope.record.field(ref.switch_on)
+        if key.type.kind != "prim" or not key.type.enum or key.repeat is not None:
+            raise Unsupported("a switch on anything but an enum field")  # hashing may differ
+        if key.name not in scope.built:
+            raise Unsupported("a switch on a field written after it")
+        if field.const is not None or ref.size_is_prefix:
+            raise Unsupported("a const or length-prefixed switch")
+        start = self.sized_start(w, ref)
+        enum, on = camel(ref.enum), self.expression(f"this.{ref.switch_on}", scope)
+        keyword = "if"
+        for case, sub in ref.cases.items():
+            if case != "default":
+                w.line(f"{keyword} {on} == {enum}.{case}:")
+                keyword = "elif"
+                w.depth += 1
+                self.value(w, sub, var, field, scope, written)
+                w.depth -= 1
+        if "default" in ref.cases:
+            w.line("else:")
+            w.depth += 1
+            self.value(w, ref.cases["default"], var, field, scope, written)
+            w.depth -= 1
+        self.sized_end(w, ref, start, scope)
+
+    def prim(self, w: _Lines, ref: TypeRef, var: str) -> None:
+        if ref.enum:
+            enum = camel(ref.enum)
+            w.line(f"{var} = {enum}[{var}] if isinstance({var}, str) else {enum}({var})")
+        if ref.name in _LEB128_WRITERS:
+            w.line(f"out += {_LEB128_WRITERS[ref.name]}({var})")
+            return
+        prim = PRIMITIVES[ref.name]
+        if prim.size is None:
+            raise Unsupported(ref.name)
+        if prim.kind == "bool":
+            w.line(f"if not isinstance({var}, bool):")
+            w.line('    raise TypeError("bool")')
+            w.line(f"out.append({var})")
+            return
+        w.line(f"out += {self.packer(ref.name)}({var})")
+
+    def packer(self, prim: str) -> str:
+        """``struct.Struct(...).pack`` of a fixed-width primitive: what construct's
+        ``FormatField`` calls, so it accepts and refuses the same values."""
+        name = "_PACK" + struct_name(prim, self.spec.endian)
+        return self.constant(name, f"struct.Struct({struct_format(prim, self.spec.endian)!r}).pack")
+
+    @property
+    def uses_leb128(self) -> bool:
+        return any("rt_leb128." in code for code in self.supported.values())
+
+    def text(self, w: _Lines, ref: TypeRef, var: str, scope: _Scope) -> None:
+        """``rt.LengthPrefixedBytes`` and ``rt.SizedBytes``, as they build."""
+        data = w.fresh("data")
+        if ref.size_is_prefix:
+            kind = "str" if ref.kind == "str" else "(bytes, bytearray)"
+            w.line(f"if not isinstance({var}, {kind}):")
+            w.line('    raise TypeError("text")')
+            if ref.kind == "str":
+                w.line(f"{data} = {var}.encode({ref.encoding!r})")
+            else:
+                w.line(f"{data} = bytes({var})")
+            if ref.max_length is not None:
+                w.line(f"if len({data}) > {ref.max_length}:")
+                w.line('    raise ValueError("max_length")')
+            self.prim(w, TypeRef("prim", ref.size), f"len({data})")
+        elif ref.size is not None and ref.size != "eos":
+            encode = f".encode({ref.encoding!r})" if ref.kind == "str" else ""
+            w.line(f"{data} = {var}{encode}" if encode else f"{data} = bytes({var})")
+            w.line(f"if len({data}) != {self.expression(ref.size, scope)}:")
+            w.line('    raise ValueError("size")')
+        else:
+            raise Unsupported("greedy strings and bytes")
+        w.line(f"out += {data}")
+
+    def record(self, w: _Lines, ref: TypeRef, var: str, scope: _Scope, written) -> None:
+        if ref.name not in written:
+            raise Unsupported(ref.name)
+        args = f"{var}, {{out}}" + (", ctx" if self.needs_parent(ref.name) else "")
+        if ref.size_is_prefix:
+            sub = w.fresh("sub")
+            w.line(f"{sub} = bytearray()")
+            w.line(f"{var} = _write_{ref.name}({args.format(out=sub)})")
+            self.prim(w, TypeRef("prim", ref.size), f"len({sub})")
+            w.line(f"out += {sub}")
+            return
+        start = self.sized_start(w, ref)
+        w.line(f"{var} = _write_{ref.name}({args.format(out='out')})")
+        self.sized_end(w, ref, start, scope)
+
+    def sized_start(self, w: _Lines, ref: TypeRef) -> str | None:
+        """``rt.Sized`` around ``ref`` whose size is checked once it is written."""
+        if ref.size is None or not ref.checked_on_build:
+            return None
+        if ref.size_is_prefix:
+            raise Unsupported("a length-prefixed chunk or region")
+        start = w.fresh("at")
+        w.line(f"{start} = len(out)")
+        return start
+
+    def sized_end(self, w: _Lines, ref: TypeRef, start: str | None, scope: _Scope) -> None:
+        if start is not None:
+            w.line(f"if len(out) - {start} != {self.expression(ref.size, scope)}:")
+            w.line('    raise ValueError("size")')
+
+    def constant(self, name: str, value: str) -> str:
+        self.constants[name] = value
+        return name
+
+
+def _built(field: Field) -> list[str]:
+    """The expressions construct evaluates when it builds ``field``."""
+    out = [field.value, field.condition]
+    if isinstance(field.repeat, dict) and field.repeat_checked_on_build:
+        out.append(field.repeat["count"])
+    ref = field.type
+    if ref.checked_on_build or ref.kind in ("str", "bytes"):
+        if isinstance(ref.size, str) and not ref.size_is_prefix:
+            out.append(ref.size)
+        if isinstance(ref.count, str):
+            out.append(ref.count)
+    if field.checksum is not None:
+        out += [item.expression for item in field.checksum.items if item.kind == "value"]
+    return [e for e in out if isinstance(e, str) and e]
