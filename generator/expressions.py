@@ -17,6 +17,9 @@ never run arbitrary code. Expressions the builder evaluates (``value:``) may als
     "[rt.sizeof(this, 'h')] + [rt.sizeof(b, 'groups') for b in this.bs if b.groups]"
     >>> translate("kind == event_type.DDL", {"kind"}, {"event_type": "EventType"})
     'this.kind == EventType.DDL'
+
+A field named like a dict method (``items``, ``values``, ...) cannot be read: construct's
+context is a dict, where the name is the method.
 """
 
 from __future__ import annotations
@@ -35,6 +38,18 @@ _ALLOWED_NODES = (
 _FUNCTIONS = ("len", "min", "max", "abs", "sum")
 _PUBLIC_PRIVATES = ("_parent", "_index")
 """Context names an expression may use: the enclosing record, the list position."""
+_DICT_METHODS = frozenset(name for name in dir(dict) if not name.startswith("_"))
+"""Names an expression cannot read a field by: construct's contexts are dicts, so
+``this.items`` is the method (``keys``, ``values``, ``get``, ... likewise)."""
+
+
+def _readable(name: str) -> str:
+    if name in _DICT_METHODS:
+        raise ValueError(
+            f"an expression cannot read a field named {name!r}: in construct's context (a "
+            "dict) that is a method; rename the field"
+        )
+    return name
 
 
 class _ToContext(ast.NodeTransformer):
@@ -48,6 +63,7 @@ class _ToContext(ast.NodeTransformer):
             return node
         if node.id not in self.fields:
             raise ValueError(f"expression uses {node.id!r}, which is not an earlier field")
+        _readable(node.id)
         return ast.copy_location(
             ast.Attribute(ast.Name("this", ast.Load()), node.id, ast.Load()), node
         )
@@ -59,6 +75,7 @@ class _ToContext(ast.NodeTransformer):
                 ast.Attribute(ast.Name(self.enums[base.id], ast.Load()), node.attr, ast.Load()),
                 node,
             )
+        _readable(node.attr)
         return self.generic_visit(node)
 
     def visit_ListComp(self, node: ast.ListComp):
@@ -85,8 +102,9 @@ class _ToContext(ast.NodeTransformer):
                 owner, name = ast.Name("this", ast.Load()), arg.id
                 if name not in self.fields:
                     raise ValueError(f"sizeof({name}): not a field of this record")
+                _readable(name)
             elif isinstance(arg, ast.Attribute):
-                owner, name = self.visit(arg.value), arg.attr
+                owner, name = self.visit(arg.value), _readable(arg.attr)
             else:
                 raise ValueError("sizeof takes a field name or x.field")
             call = ast.Call(

@@ -200,8 +200,7 @@ class BuildEmitter:
                 if scope.index is None:
                     raise Unsupported("`_index` outside a repeat")
                 return scope.index
-            if name.startswith("_") or hasattr(dict, name):
-                # construct's context is a dict: its `this.items` is the method, not the field
+            if name.startswith("_"):
                 raise Unsupported(f"this.{name}")
             return f"f_{name}" if name in scope.built else f'model["{name}"]'
 
