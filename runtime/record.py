@@ -18,6 +18,7 @@ or list indices. :class:`Record` parses the same way but turns every failure int
 
 from __future__ import annotations
 
+import dataclasses
 import io
 
 from construct import (
@@ -194,6 +195,8 @@ class Record(Construct):
         if obj is None:
             obj = Container()
         elif not isinstance(obj, dict):
+            if not dataclasses.is_dataclass(obj):
+                raise EncodeError(f"expected a model or a dict, got {type(obj).__name__}")
             obj = Container(fields_of(obj))
         context, _ = self._child_context(context, stream)
         context.update(obj)

@@ -353,3 +353,11 @@ def test_a_spec_whose_expression_reads_a_dict_method_name_is_refused(tmp_path):
     # construct's contexts are dicts: `len(items)` there would be len() of the items method
     with pytest.raises(SpecError, match="cannot read a field named 'items'"):
         _mixed(tmp_path, SPEC.replace("entries", "items"))
+
+
+@pytest.mark.parametrize("value", [42, "row", (1, 2)])
+def test_a_value_that_is_no_model_is_an_encode_error_on_both_paths(value):
+    from generated import plainbuffer
+
+    fast, oracle = (_outcome(b, value, "cell") for b in (plainbuffer.build, plainbuffer.build_construct))
+    assert fast == oracle == (f"<model>: expected a model or a dict, got {type(value).__name__}", "")
