@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from .fastpath import _Writer as _Lines  # the same line writer as the parse side's
 from .fastpath import struct_format, struct_name
 from .model import Field, Record, Spec, TypeRef, camel
 from .types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
@@ -43,20 +44,6 @@ KINDS = ("prim", "record", "str", "bytes", "chunk", "region", "switch", "empty")
 
 class Unsupported(Exception):
     """The record uses something the build fast path does not write; construct does."""
-
-
-class _Lines:
-    def __init__(self):
-        self.lines: list[str] = []
-        self.depth = 1
-        self.counter = 0
-
-    def line(self, text: str) -> None:
-        self.lines.append("    " * self.depth + text)
-
-    def fresh(self, stem: str) -> str:
-        self.counter += 1
-        return f"{stem}{self.counter}"
 
 
 class _Scope:
