@@ -17,6 +17,7 @@ import jinja2
 from . import __version__
 from .fastpath import FastPathEmitter
 from .model import Field, Record, Spec, TypeRef, camel
+from .quicktier import QuickTierEmitter
 from .strategies import StrategyEmitter
 from .types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_IMPORTS, RUNTIME_TYPES
 
@@ -577,6 +578,7 @@ def render(spec: Spec) -> str:
         spec=spec,
         e=emitter,
         fast=FastPathEmitter(spec),
+        quick=QuickTierEmitter(spec),
         strategies=StrategyEmitter(spec, emitter),
         records=[spec.records[name] for name in spec.record_order()],
         version=__version__,
