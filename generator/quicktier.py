@@ -14,12 +14,19 @@ struct.error, bad text UnicodeDecodeError: ``runtime.fast.QUICK_FAILURES`` all),
 the exact ``DecodeError``. So it can only accept what the exact reader accepts, with the
 same model, and errors stay identical.
 
-What it saves: one bounds check for a run of fixed-size items (a tag, a tag and a length),
-read at constant offsets from ``pos``; a record used once, outside a repeat, read inline
-(no call, no ``(model, pos)`` tuple); a CRC-8 over one-byte items (a row's cell checksums)
-as a table loop instead of a ``bytes`` built for the C function. The nesting depth of a
-record is known from the spec (the tier reads no recursive record), so ``max_depth`` is
-compared once per parse.
+What it saves: bounds checks, offsets read at constants from ``pos`` (a run of fixed-size
+items such as a tag, a tag and a length moves ``pos`` once), a record used once, outside a
+repeat, read inline (no call, no ``(model, pos)`` tuple), the bytes a checksum covers kept
+from the reads, a CRC-8 over one-byte items (a row's cell checksums) as a table loop instead
+of a ``bytes`` built for the C function. The nesting depth of a record is known from the
+spec (the tier reads no recursive record), so ``max_depth`` is compared once per parse.
+
+Why no bounds checks: ``pos`` only grows, and every read moves it past the bytes read, so a
+read past ``end`` leaves ``pos`` beyond ``end`` for good (a loop ``while pos < end`` stops, an
+optional tag tested with ``pos < end`` is absent, a length is more than ``end - pos``). Every
+``end`` is either the input's (past it, a fixed read raises IndexError or struct.error, and
+``parse_fast`` takes only ``pos == len(data)``) or a length's, after which the reader tests
+``pos`` against it. So whatever read past an ``end`` is refused, as the exact reader refuses it.
 """
 
 from __future__ import annotations
@@ -45,7 +52,7 @@ class _NoQuick(Exception):
 @dataclasses.dataclass
 class _Fixed:
     """``size`` bytes at a constant offset from ``pos``: ``emit(at)`` reads them at ``at``
-    (``"pos + 3"``); runs of these share one bounds check."""
+    (``"pos + 3"``); ``pos`` moves past a run of these at once."""
 
     size: int
     emit: Callable[[str], None]
@@ -54,7 +61,7 @@ class _Fixed:
 @dataclasses.dataclass
 class _Code:
     """Code that reads at ``pos`` itself (``pos`` is advanced past the pending fixed items
-    first) and leaves no byte known to be there."""
+    first)."""
 
     emit: Callable[[], None]
 
@@ -210,34 +217,22 @@ class QuickTierEmitter:
             f'"""``_read_{record.name}``\'s checks without its errors: any failure raises '
             '``rt_fast.Retry``."""'
         )
-        self.off = self.known = 0
+        self.off = 0
         self.emit_ops(self.record_ops(record, "f_", "end"))
         self.flush()
         self.w.line("return model, pos")
         return f"def _quick_{record.name}(buf, pos, end, limits):\n" + "\n".join(self.w.lines)
 
-    # The pending offset: `off` bytes past `pos` are read but `pos` is not advanced yet;
-    # `known` bytes past `pos` are known to be in the buffer (bounds-checked).
+    # `off`: the bytes past `pos` read by the fixed items so far, `pos` not yet advanced.
 
-    def emit_ops(self, ops: list, end: str = "end") -> None:
-        for i, op in enumerate(ops):
+    def emit_ops(self, ops: list) -> None:
+        for op in ops:
             if isinstance(op, _Fixed):
-                if self.off + op.size > self.known:
-                    run = 0
-                    for later in ops[i:]:
-                        if not isinstance(later, _Fixed):
-                            break
-                        run += later.size
-                    self.known = self.off + run
-                    self.w.line(f"if {op.end} - pos < {self.known}:")
-                    with self.w.indent():
-                        self.w.line(_RETRY)
                 op.emit(self.at())
                 self.off += op.size
             else:
                 self.flush()
                 op.emit()
-                self.known = 0
 
     def at(self, extra: int = 0) -> str:
         off = self.off + extra
@@ -246,7 +241,6 @@ class QuickTierEmitter:
     def flush(self) -> None:
         if self.off:
             self.w.line(f"pos += {self.off}")
-            self.known -= self.off
             self.off = 0
 
     def retry_if(self, condition: str) -> None:
@@ -259,7 +253,7 @@ class QuickTierEmitter:
         the last one builds ``model``."""
         ops: list = []
         if record.tag is not None:
-            ops.append(self.tag_op(record.tag, end))
+            ops.append(self.tag_op(record.tag))
         spans = self.raw_items(record)
         for field in record.fields:
             ops += self.field_ops(record, field, prefix, end, spans)
@@ -271,15 +265,8 @@ class QuickTierEmitter:
         for f in record.fields:
             self.w.line(f"{var}.{f.name} = {prefix}{f.name}")
 
-    def tag_op(self, tag: int, end: str) -> _Fixed:
-        op = _Fixed(1, lambda at: self.retry_if(f"buf[{at}] != 0x{tag:02x}"))
-        op.end = end
-        return op
-
-    def fixed(self, size: int, end: str, emit) -> _Fixed:
-        op = _Fixed(size, emit)
-        op.end = end
-        return op
+    def tag_op(self, tag: int) -> _Fixed:
+        return _Fixed(1, lambda at: self.retry_if(f"buf[{at}] != 0x{tag:02x}"))
 
     def raw_items(self, record: Record) -> set[str]:
         return {
@@ -308,13 +295,13 @@ class QuickTierEmitter:
         if field.tag is None:
             return [self.comment_fixed(comment, body)] + body
         if not field.optional:
-            return [self.comment_fixed(comment, body), self.tag_op(field.tag, end)] + body
+            return [self.comment_fixed(comment, body), self.tag_op(field.tag)] + body
 
         def optional():
             comment.emit()
             self.w.line(f"if pos < {end} and buf[pos] == 0x{field.tag:02x}:")
             with self.w.indent():
-                self.off, self.known = 1, 1  # the tag, tested just now
+                self.off = 1  # the tag, tested just now
                 self.emit_ops(body)
                 self.flush()
             self.w.line("else:")
@@ -327,7 +314,7 @@ class QuickTierEmitter:
         """The field's spec line as a comment, which does not end a run of fixed items
         (or ends it before the comment when the field's first read does)."""
         if isinstance(body[0], _Fixed):
-            return self.fixed(0, "end", lambda at: comment.emit())
+            return _Fixed(0, lambda at: comment.emit())
         return comment
 
     def body_ops(self, record, field: Field, var: str, prefix: str, end: str, span: bool) -> list:
@@ -336,9 +323,9 @@ class QuickTierEmitter:
             return [_Code(lambda: self.repeat(field, var, end))]
         ops = self.value_ops(ref, var, prefix, end, span)
         if field.const is not None:
-            ops.append(self.fixed(0, end, lambda at: self.retry_if(f"{var} != {field.const:#x}")))
+            ops.append(_Fixed(0, lambda at: self.retry_if(f"{var} != {field.const:#x}")))
         if field.checksum is not None:
-            ops.append(self.fixed(0, end, lambda at: self.checksum(record, field, prefix)))
+            ops.append(_Fixed(0, lambda at: self.checksum(record, field, prefix)))
         return ops
 
     def value_ops(self, ref: TypeRef, var: str, prefix: str, end: str, span: bool) -> list:
@@ -351,7 +338,7 @@ class QuickTierEmitter:
         if ref.kind == "switch":
             return [_Code(lambda: self.switch(ref, var, prefix, end))]
         assert ref.kind == "empty", ref.kind
-        return [self.fixed(0, end, lambda at: self.w.line(f"{var} = None"))]
+        return [_Fixed(0, lambda at: self.w.line(f"{var} = None"))]
 
     def prim_op(self, ref: TypeRef, var: str, end: str, span: bool) -> _Fixed:
         size = self._fixed_size(ref.name)
@@ -375,7 +362,7 @@ class QuickTierEmitter:
                 else:
                     self.w.line(f"{var} = {read}")
 
-        return self.fixed(size, end, emit)
+        return _Fixed(size, emit)
 
     def unpacker(self, prim: str) -> str:
         """The module constant of the ``unpack_from`` of a fixed-width number (bound: one
@@ -397,7 +384,7 @@ class QuickTierEmitter:
             else:
                 self.w.line(f"{n} = {self.unpacker(ref.size)}(buf, {at})[0]")
 
-        return self.fixed(self._fixed_size(ref.size), end, emit)
+        return _Fixed(self._fixed_size(ref.size), emit)
 
     def bytes_ops(self, ref: TypeRef, var: str, end: str, span: bool) -> list:
         if isinstance(ref.size, int):
@@ -436,7 +423,7 @@ class QuickTierEmitter:
             self.retry_if(f"limits.max_string < {size}")
             self.sliced(ref, var, span, at, self.at(size))  # `off` is this item's offset
 
-        return self.fixed(size, end, emit)
+        return _Fixed(size, emit)
 
     def record_ops_of(self, ref: TypeRef, var: str, end: str, span: bool) -> list:
         """A record field: inline when read only here, else a call; within its length."""
@@ -516,7 +503,7 @@ class QuickTierEmitter:
                 self.branch(self.value_ops(default, var, prefix, end, False))
 
     def branch(self, ops: list) -> None:
-        self.off = self.known = 0
+        self.off = 0
         self.emit_ops(ops)
         self.flush()
 

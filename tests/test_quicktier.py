@@ -112,6 +112,24 @@ def test_limits_send_the_input_to_the_exact_reader():
         assert quick(module, data, "message", DEFAULT.from_kwargs(limits, DEFAULT)) is None
 
 
+def test_a_read_past_a_length_is_refused():
+    # The quick tier reads fixed items without bounds checks: an INTEGER value whose length
+    # says 1 byte is read 8 bytes into what follows, and refused because it ends past the
+    # length (the exact reader refuses it for its truncation).
+    module = importlib.import_module("generated.plainbuffer")
+    cell = module.Cell(
+        name="n", value=module.CellValue(type=module.ValueType.INTEGER, value=7), timestamp=1
+    )
+    data = bytearray(module.build(cell, "cell"))
+    length_at = 1 + 1 + 4 + 1 + 1  # cell tag, name tag, name length, "n", value tag
+    assert data[length_at : length_at + 4] == (9).to_bytes(4, "little")
+    data[length_at : length_at + 4] = (1).to_bytes(4, "little")
+    assert quick(module, bytes(data), "cell") is None
+    with pytest.raises(module.DecodeError, match="truncated") as err:
+        module.parse(bytes(data), "cell")
+    assert err.value.path == "value.value"
+
+
 _SPEC = """\
 format: quickcheck
 title: Quick tier coverage
