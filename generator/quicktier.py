@@ -80,7 +80,7 @@ class QuickTierEmitter:
         uses = self._uses()
         # Read inline where used: records read once, outside a repeat, by another record.
         self.inline = {name for name, n in uses.items() if n == (1, 0)}
-        self.called = {name for name, (once, repeated) in uses.items() if repeated}
+        self.called = {name for name, n in uses.items() if any(n) and name not in self.inline}
         self.entries = [
             name
             for name in spec.record_order()
@@ -137,14 +137,12 @@ class QuickTierEmitter:
             if self._fixed_size(ref.name) is None:
                 raise _NoQuick(ref.name)
         elif ref.kind in ("str", "bytes"):
-            if not (ref.size_is_prefix and self._fixed_size(ref.size)) and not isinstance(
-                ref.size, int
-            ):
+            if not self._fixed_length(ref) and not isinstance(ref.size, int):
                 raise _NoQuick("a string without a fixed-width length")
         elif ref.kind == "record":
             if ref.name not in ok:
                 raise _NoQuick(ref.name)
-            if ref.size is not None and not (ref.size_is_prefix and self._fixed_size(ref.size)):
+            if ref.size is not None and not self._fixed_length(ref):
                 raise _NoQuick("a record sized otherwise than by a fixed-width length")
         elif ref.kind == "switch":
             if ref.size is not None or not ref.enum:
@@ -155,7 +153,7 @@ class QuickTierEmitter:
             raise _NoQuick(ref.kind)
 
     def _check_checksum(self, record: Record, field: Field) -> None:
-        if field.type.kind != "prim" or field.tag is None and field.optional:
+        if field.type.kind != "prim":
             raise _NoQuick("a checksum that is no number")
         for item in field.checksum.items:
             if item.kind == "raw":
@@ -179,6 +177,14 @@ class QuickTierEmitter:
         if p.kind not in ("int", "uint", "float", "bool"):
             return None
         return p.size
+
+    def _fixed_length(self, ref: TypeRef) -> bool:
+        """Whether ``ref`` has a length prefix that is a fixed-width integer."""
+        return (
+            ref.size_is_prefix
+            and self._fixed_size(ref.size) is not None
+            and PRIMITIVES[ref.size].kind == "int"
+        )
 
     def _uses(self) -> dict[str, tuple[int, int]]:
         """How often each record is read by another one: (outside a repeat, in one)."""
@@ -579,7 +585,6 @@ class QuickTierEmitter:
             else:
                 enc = self.fast.struct(item.encoder)
                 self.w.line(f"{data} += {enc}.pack({self.expression(item.expression, prefix)})")
-        self.fast.checksums.add(algorithm)
         self.retry_if(f"{var} != _{algorithm.upper()}({data})")
 
     def one_byte(self, record: Record, field: Field, item) -> bool:

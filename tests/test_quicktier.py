@@ -145,6 +145,11 @@ enums:
       FLAG: {value: 2, doc: a bool}
       OTHER: {value: 3, doc: anything else}
 records:
+  point:
+    doc: A point, read twice by the frame (so called, not inlined).
+    fields:
+      - {name: x, type: s8, doc: x}
+      - {name: y, type: f32, doc: y}
   item:
     doc: One item.
     fields:
@@ -162,6 +167,8 @@ records:
       - {name: magic, type: u16, const: 0xcafe, doc: magic}
       - {name: code, type: str, size: 3, encoding: ascii, doc: fixed-size text}
       - {name: note, type: str, size: u8, max_length: 10, doc: short text}
+      - {name: a, type: point, doc: a point}
+      - {name: b, type: point, doc: another}
       - {name: first, type: item, size: u16, doc: one item in its length}
       - {name: crc, type: u32, doc: of the note and first, checksum: {algorithm: crc32, over: [note, first]}}
       - {name: items, type: item, repeat: eos, doc: the rest}
@@ -173,8 +180,8 @@ def test_other_items_in_a_spec_of_their_own(tmp_path):
     path.write_text(textwrap.dedent(_SPEC))
     _, text = render_spec(path)
     module = load_module("quickcheck_generated", text, tmp_path)
-    assert set(module.QUICK_READERS) == {"frame", "item"}
-    assert "_quick_item(" in text  # items are in a repeat: called, not inlined
+    assert set(module.QUICK_READERS) == {"frame", "item", "point"}
+    assert "f_a, pos = _quick_point(" in text  # read twice: called, not inlined
 
     @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(model=module.strategies("frame"), cut=st.integers(0, 60), byte=st.integers(0, 255))
