@@ -27,10 +27,10 @@ CHECKSUMS = {"crc8": anycrc.Model("CRC8-SMBUS").calc, "crc32": zlib.crc32}
 """The C functions behind ``runtime.checksum.crc8``/``crc32``, called without the wrapper
 (the same results: the fast-path tests compare every checksum error with construct's)."""
 
+
 class Retry(Exception):
     """A check of a generated quick-tier reader (``_quick_<record>``) failed: the input is
-    read again by the exact reader, which raises the exact error (or, if the check was the
-    quick tier's own, gives the model)."""
+    read again by the exact reader, which gives the model or the exact error."""
 
 
 QUICK_FAILURES = (Retry, IndexError, struct.error, ValueError)
