@@ -18,6 +18,7 @@ from . import __version__
 from .fastbuild import BuildEmitter
 from .fastpath import FastPathEmitter
 from .model import Field, Record, Spec, TypeRef, camel
+from .quicktier import QuickTierEmitter
 from .strategies import StrategyEmitter
 from .types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_IMPORTS, RUNTIME_TYPES
 
@@ -579,6 +580,7 @@ def render(spec: Spec) -> str:
         e=emitter,
         fast=FastPathEmitter(spec),
         build=BuildEmitter(spec),
+        quick=QuickTierEmitter(spec),
         strategies=StrategyEmitter(spec, emitter),
         records=[spec.records[name] for name in spec.record_order()],
         version=__version__,

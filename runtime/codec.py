@@ -22,6 +22,7 @@ import struct
 from construct import ConstructError, Container
 
 from .errors import DecodeError, EncodeError
+from .fast import QUICK_FAILURES
 from .limits import DEFAULT as DEFAULT_LIMITS
 from .limits import Limits
 from .record import _message
@@ -58,9 +59,15 @@ def parse(construct, data, limits: dict | None = None, spans=None, defaults: Lim
     return model
 
 
-def parse_fast(reader, data, limits: dict | None = None, defaults: Limits | None = None):
+def parse_fast(
+    reader, data, limits: dict | None = None, defaults: Limits | None = None, quick=None
+):
     """Parse all of ``data`` with a generated fast-path ``reader`` (same errors and
-    limits as :func:`parse`)."""
+    limits as :func:`parse`).
+
+    ``quick``: the record's quick tier, ``(reader, the nesting depth it reads)``, tried
+    first (within ``max_depth`` only: it makes no depth check); whatever it does not take
+    completely goes to ``reader``, which gives the model or the exact error."""
     if type(data) is not bytes:
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
@@ -69,6 +76,14 @@ def parse_fast(reader, data, limits: dict | None = None, defaults: Limits | None
     n = len(data)
     if n > limits_obj.max_message_bytes:
         limits_obj.check("max_message_bytes", n, offset=0)
+    if quick is not None and quick[1] <= limits_obj.max_depth:
+        try:
+            model, pos = quick[0](data, 0, n, limits_obj)
+        except QUICK_FAILURES:
+            pass
+        else:
+            if pos == n:
+                return model
     try:
         model, pos = reader(data, 0, n, limits_obj, 1)
     except RecursionError:

@@ -11,12 +11,14 @@ the msb-count varints that the generated code inlines only for their one-byte fo
 from __future__ import annotations
 
 import re
+import struct
 import zlib
 from itertools import accumulate  # noqa: F401 - generated code sums delta-coded chunks
 from types import SimpleNamespace
 
 import anycrc
 
+from .checksum import CRC8_TABLE  # noqa: F401 - the quick tier's CRC-8 of one-byte items
 from .errors import DecodeError
 from .leb128 import read_reversed_uvarint, read_uvarint  # noqa: F401 - for generated code
 from .msbvarint import _LENGTH, uvar_size
@@ -24,6 +26,16 @@ from .msbvarint import _LENGTH, uvar_size
 CHECKSUMS = {"crc8": anycrc.Model("CRC8-SMBUS").calc, "crc32": zlib.crc32}
 """The C functions behind ``runtime.checksum.crc8``/``crc32``, called without the wrapper
 (the same results: the fast-path tests compare every checksum error with construct's)."""
+
+
+class Retry(Exception):
+    """A check of a generated quick-tier reader (``_quick_<record>``) failed: the input is
+    read again by the exact reader, which gives the model or the exact error."""
+
+
+QUICK_FAILURES = (Retry, IndexError, struct.error, ValueError)
+"""What a quick-tier reader raises on bytes it does not take: its own ``Retry``, a read past
+the buffer (IndexError, struct.error) and bad text (UnicodeDecodeError, a ValueError)."""
 
 MSB_LENGTH = _LENGTH
 """The length (1..9) of the msb-count varint each first byte starts."""

@@ -1,0 +1,195 @@
+"""The quick tier (``_quick_<record>``, generator/quicktier.py): ``parse`` tries it first,
+so it must take the shipped inputs itself (else it only costs time) and must never take
+what the exact fast path refuses, nor give another model. ``tests/test_fastpath.py`` holds
+``parse`` (quick tier, then the exact reader) to the construct path on the same inputs;
+here the quick reader alone is held to the exact one."""
+
+from __future__ import annotations
+
+import importlib
+import textwrap
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import runtime.fast as rt_fast
+from generator.generate import render_spec
+from runtime.limits import DEFAULT
+from tests.test_fastpath import Same, fast_formats, inputs
+from tests.test_generator import load_module
+
+
+def quick_formats() -> list[str]:
+    return [f for f in fast_formats() if importlib.import_module(f"generated.{f}").QUICK_READERS]
+
+
+def quick(module, data: bytes, record: str, limits=DEFAULT):
+    """The quick reader's model, or None where it hands the input to the exact reader."""
+    reader, depth = module.QUICK_READERS[record]
+    assert depth <= limits.max_depth
+    try:
+        model, pos = reader(data, 0, len(data), limits)
+    except rt_fast.QUICK_FAILURES:
+        return None
+    return model if pos == len(data) else None
+
+
+def exact(module, data: bytes, record: str):
+    try:
+        return module.FAST_READERS[record](data, 0, len(data), DEFAULT, 1)
+    except module.DecodeError:
+        return None
+
+
+def agree(module, data: bytes, record: str) -> bool:
+    """Whether the quick reader took ``data``; when it did, the exact reader took it too
+    and gave the same model."""
+    got = quick(module, data, record)
+    if got is None:
+        return False
+    want = exact(module, data, record)
+    assert want is not None and want[1] == len(data), "the quick tier took refused bytes"
+    assert Same(module, got) == Same(module, want[0])
+    return True
+
+
+def test_plainbuffer_has_a_quick_tier_and_mysql_none():
+    assert "plainbuffer" in quick_formats()
+    pb = importlib.import_module("generated.plainbuffer")
+    # cell_value is read inline by the cell (its only reader), so it has no entry of its own
+    assert set(pb.QUICK_READERS) == {"message", "row", "cell"}
+    assert pb.QUICK_READERS["message"][1] == 4  # message > row > cell > cell_value
+    assert importlib.import_module("generated.mysql_serialization").QUICK_READERS == {}
+
+
+@pytest.mark.parametrize("fmt", quick_formats())
+def test_the_quick_tier_takes_every_sample(fmt):
+    module = importlib.import_module(f"generated.{fmt}")
+    for record, data in inputs(fmt):
+        record = record or module.DEFAULT_RECORD
+        if record in module.QUICK_READERS:
+            assert agree(module, data, record), record
+
+
+@pytest.mark.parametrize("fmt", quick_formats())
+def test_the_quick_tier_refuses_every_truncation(fmt):
+    module = importlib.import_module(f"generated.{fmt}")
+    for record, data in inputs(fmt):
+        record = record or module.DEFAULT_RECORD
+        if record in module.QUICK_READERS:
+            for n in range(len(data)):
+                agree(module, data[:n], record)
+
+
+@pytest.mark.parametrize("fmt", quick_formats())
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_quick_tier_takes_only_what_the_exact_reader_takes(fmt, data):
+    module = importlib.import_module(f"generated.{fmt}")
+    samples = inputs(fmt)
+    record, raw = samples[data.draw(st.integers(0, len(samples) - 1))]
+    record = record or module.DEFAULT_RECORD
+    buf = bytearray(raw)
+    for _ in range(data.draw(st.integers(1, 3))):
+        buf[data.draw(st.integers(0, len(buf) - 1))] = data.draw(st.integers(0, 255))
+    agree(module, bytes(buf), record)
+
+
+@pytest.mark.parametrize("record", ["message", "row", "cell"])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_quick_tier_takes_every_generated_plainbuffer_model(record, data):
+    module = importlib.import_module("generated.plainbuffer")
+    model = data.draw(module.strategies(record))
+    assert agree(module, module.build(model, record), record)
+
+
+def test_limits_send_the_input_to_the_exact_reader():
+    module = importlib.import_module("generated.plainbuffer")
+    data = max((d for _, d in inputs("plainbuffer")), key=len)
+    for limits in ({"max_count": 1}, {"max_string": 2}, {"max_message_bytes": 4}):
+        assert quick(module, data, "message", DEFAULT.from_kwargs(limits, DEFAULT)) is None
+
+
+def test_a_read_past_a_length_is_refused():
+    # The quick tier reads fixed items without bounds checks: an INTEGER value whose length
+    # says 1 byte is read 8 bytes into what follows, and refused because it ends past the
+    # length (the exact reader refuses it for its truncation).
+    module = importlib.import_module("generated.plainbuffer")
+    cell = module.Cell(
+        name="n", value=module.CellValue(type=module.ValueType.INTEGER, value=7), timestamp=1
+    )
+    data = bytearray(module.build(cell, "cell"))
+    length_at = 1 + 1 + 4 + 1 + 1  # cell tag, name tag, name length, "n", value tag
+    assert data[length_at : length_at + 4] == (9).to_bytes(4, "little")
+    data[length_at : length_at + 4] = (1).to_bytes(4, "little")
+    assert quick(module, bytes(data), "cell") is None
+    with pytest.raises(module.DecodeError, match="truncated") as err:
+        module.parse(bytes(data), "cell")
+    assert err.value.path == "value.value"
+
+
+_SPEC = """\
+format: quickcheck
+title: Quick tier coverage
+doc: Every kind of item the quick tier reads that PlainBuffer does not.
+endian: be
+default_record: frame
+enums:
+  kind:
+    doc: Which payload.
+    type: u8
+    values:
+      NUMBER: {value: 1, doc: a u16}
+      FLAG: {value: 2, doc: a bool}
+      OTHER: {value: 3, doc: anything else}
+records:
+  point:
+    doc: A point, read twice by the frame (so called, not inlined).
+    fields:
+      - {name: x, type: s8, doc: x}
+      - {name: y, type: f32, doc: y}
+  item:
+    doc: One item.
+    fields:
+      - {name: kind, type: u8, enum: kind, doc: selector}
+      - name: payload
+        doc: by kind
+        switch_on: kind
+        cases:
+          NUMBER: u16
+          FLAG: bool
+          default: {type: bytes, size: u8}
+  frame:
+    doc: A frame.
+    fields:
+      - {name: magic, type: u16, const: 0xcafe, doc: magic}
+      - {name: code, type: str, size: 3, encoding: ascii, doc: fixed-size text}
+      - {name: note, type: str, size: u8, max_length: 10, doc: short text}
+      - {name: a, type: point, doc: a point}
+      - {name: b, type: point, doc: another}
+      - {name: first, type: item, size: u16, doc: one item in its length}
+      - {name: crc, type: u32, doc: of the note and first, checksum: {algorithm: crc32, over: [note, first]}}
+      - {name: items, type: item, repeat: eos, doc: the rest}
+"""
+
+
+def test_other_items_in_a_spec_of_their_own(tmp_path):
+    path = tmp_path / "quickcheck.yaml"
+    path.write_text(textwrap.dedent(_SPEC))
+    _, text = render_spec(path)
+    module = load_module("quickcheck_generated", text, tmp_path)
+    assert set(module.QUICK_READERS) == {"frame", "item", "point"}
+    assert "f_a, pos = _quick_point(" in text  # read twice: called, not inlined
+
+    @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(model=module.strategies("frame"), cut=st.integers(0, 60), byte=st.integers(0, 255))
+    def check(model, cut, byte):
+        data = module.build(model, "frame")
+        assert agree(module, data, "frame")
+        agree(module, data[:cut], "frame")
+        if cut < len(data):
+            agree(module, data[:cut] + bytes([byte]) + data[cut + 1 :], "frame")
+
+    check()
