@@ -18,8 +18,8 @@ never run arbitrary code. Expressions the builder evaluates (``value:``) may als
     >>> translate("kind == event_type.DDL", {"kind"}, {"event_type": "EventType"})
     'this.kind == EventType.DDL'
 
-A field named like a dict method (``items``, ``values``, ...) cannot be read: construct's
-context is a dict, where the name is the method.
+A field named like a dict method (``items``, ``values``, ...) cannot be read by name:
+construct's context is a dict, where the name is the method (``sizeof(items)`` is fine).
 """
 
 from __future__ import annotations
@@ -102,9 +102,8 @@ class _ToContext(ast.NodeTransformer):
                 owner, name = ast.Name("this", ast.Load()), arg.id
                 if name not in self.fields:
                     raise ValueError(f"sizeof({name}): not a field of this record")
-                _readable(name)
             elif isinstance(arg, ast.Attribute):
-                owner, name = self.visit(arg.value), _readable(arg.attr)
+                owner, name = self.visit(arg.value), arg.attr
             else:
                 raise ValueError("sizeof takes a field name or x.field")
             call = ast.Call(
