@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from generated import ticdc_craft as craft
 from generator.generate import render_spec
 from runtime.errors import DecodeError, EncodeError, SpecError
 from tests.test_craft_generated import _events
+from tests.test_generator import load_module
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKED = rt_craft.CraftMessage(craft.frame, craft.COLUMN_TYPE_CRAFT, fast=False)
@@ -238,14 +238,7 @@ records:
 def _mixed(tmp_path, text: str = SPEC):
     spec = tmp_path / "mixed.yaml"
     spec.write_text(text)
-    _, code = render_spec(spec)
-    path = tmp_path / "mixed_mod.py"
-    path.write_text(code)
-    loader = importlib.util.spec_from_file_location("mixed_mod", path)
-    module = importlib.util.module_from_spec(loader)
-    sys.modules["mixed_mod"] = module
-    loader.loader.exec_module(module)
-    return module
+    return load_module("mixed_mod", render_spec(spec)[1], tmp_path)
 
 
 def _outcome(build, model, record):

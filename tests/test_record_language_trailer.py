@@ -3,14 +3,13 @@ a small spec of their own (Craft uses them for real: tests/test_craft_*.py)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
 from generator.generate import render_spec
 from runtime.errors import DecodeError, SpecError
+from tests.test_generator import load_module
 
 SPEC = """\
 format: indexed
@@ -70,14 +69,7 @@ records:
 def module(tmp_path: Path, text: str = SPEC):
     spec = tmp_path / "indexed.yaml"
     spec.write_text(text)
-    _, code = render_spec(spec)
-    path = tmp_path / "indexed_mod.py"
-    path.write_text(code)
-    loader = importlib.util.spec_from_file_location("indexed_mod", path)
-    mod = importlib.util.module_from_spec(loader)
-    sys.modules["indexed_mod"] = mod
-    loader.loader.exec_module(mod)
-    return mod
+    return load_module("indexed_mod", render_spec(spec)[1], tmp_path)
 
 
 def spec_error(tmp_path: Path, old: str, new: str) -> SpecError:
