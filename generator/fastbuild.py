@@ -212,7 +212,7 @@ class BuildEmitter:
                 else f'{var} = model["{field.name}"]'
             )
         size = f"s_{field.name}" if field.name in self.measured else None
-        spanned = (size and field.repeat is None) or field.name in self.spanned(scope.record)
+        spanned = (size and field.repeat is None) or field.name in scope.record.checksummed
         if spanned:
             w.line(f"{var}_start = len(out)")
         if size and field.repeat is not None and (field.condition or optional):
@@ -245,16 +245,6 @@ class BuildEmitter:
             w.line(f"{var}_end = len(out)")
         if size and field.repeat is None:
             w.line(f"{size} = {var}_end - {var}_start")
-
-    def spanned(self, record: Record) -> set[str]:
-        """Fields whose bytes a ``raw`` checksum item of ``record`` covers."""
-        return {
-            item.field
-            for f in record.fields
-            if f.checksum is not None
-            for item in f.checksum.items
-            if item.kind == "raw"
-        }
 
     def checksum(self, w: _Lines, field: Field, var: str, scope: _Scope) -> None:
         """``rt_checksum.Checksum``: the items' bytes as construct gives them, then the sum."""

@@ -968,11 +968,7 @@ class FastPathEmitter:
 
     def spanned_fields(self, record: Record) -> set[str]:
         """Fields whose byte span later code needs (raw checksum items, const errors)."""
-        names = {f.name for f in record.fields if f.const is not None}
-        for f in record.fields:
-            if f.checksum is not None:
-                names |= {i.field for i in f.checksum.items if i.kind == "raw"}
-        return names
+        return {f.name for f in record.fields if f.const is not None} | record.checksummed
 
     def field_body(self, w: _Writer, field: Field, var: str) -> None:
         ref = field.type
@@ -1168,14 +1164,8 @@ class FastPathEmitter:
 
     def switch_value(self, w: _Writer, ref: TypeRef, var: str, field: Field) -> None:
         enum = camel(ref.enum)
-        default = ref.cases.get("default")
-        no_default = default is None or default.kind == "empty"
         # Cases without a payload fall to the `else` that gives None when the default does.
-        cases = [
-            (case, sub)
-            for case, sub in ref.cases.items()
-            if case != "default" and not (sub.kind == "empty" and no_default)
-        ]
+        cases, default = ref.payload_cases()
         for i, (case, sub) in enumerate(cases):
             # The value, not the member: an enum's class attributes go through
             # EnumType.__getattr__ (about 0.1 us each); IntEnum members equal their values.
@@ -1189,7 +1179,7 @@ class FastPathEmitter:
                     self.value(w, sub, var, field)
         w.line("else:" if cases else "if True:")
         with w.indent():
-            if no_default:
+            if default is None:
                 w.line(f"{var} = None")
             else:
                 self.value(w, default, var, field)

@@ -96,6 +96,19 @@ class TypeRef:
     """False when a size or count expression reads a value the builder computes after
     this field (a trailer's size table): then the builder writes what it is given."""
 
+    def payload_cases(self) -> tuple[list[tuple[str, TypeRef]], TypeRef | None]:
+        """A switch's cases that hold something, and its default unless that is absent or
+        empty: a case without payload takes the same branch as every value not listed."""
+        default = self.cases.get("default")
+        if default is not None and default.kind == "empty":
+            default = None
+        cases = [
+            (case, sub)
+            for case, sub in self.cases.items()
+            if case != "default" and not (sub.kind == "empty" and default is None)
+        ]
+        return cases, default
+
 
 @dataclasses.dataclass
 class ChecksumItem:
@@ -182,6 +195,17 @@ class Record:
 
     def field(self, name: str) -> Field:
         return next(f for f in self.fields if f.name == name)
+
+    @property
+    def checksummed(self) -> set[str]:
+        """The fields whose bytes a ``raw`` item of one of the record's checksums covers."""
+        return {
+            item.field
+            for f in self.fields
+            if f.checksum is not None
+            for item in f.checksum.items
+            if item.kind == "raw"
+        }
 
 
 @dataclasses.dataclass

@@ -260,7 +260,7 @@ class QuickTierEmitter:
         ops: list = []
         if record.tag is not None:
             ops.append(self.tag_op(record.tag))
-        spans = self.raw_items(record)
+        spans = record.checksummed
         for field in record.fields:
             ops += self.field_ops(record, field, prefix, end, spans)
         ops.append(_Code(lambda: self.new_model(record, prefix)))
@@ -273,15 +273,6 @@ class QuickTierEmitter:
 
     def tag_op(self, tag: int) -> _Fixed:
         return _Fixed(1, lambda at: self.retry_if(f"buf[{at}] != 0x{tag:02x}"))
-
-    def raw_items(self, record: Record) -> set[str]:
-        return {
-            item.field
-            for f in record.fields
-            if f.checksum is not None
-            for item in f.checksum.items
-            if item.kind == "raw"
-        }
 
     def field_ops(self, record, field: Field, prefix: str, end: str, spans: set[str]) -> list:
         var = f"{prefix}{field.name}"
@@ -485,13 +476,7 @@ class QuickTierEmitter:
 
     def switch(self, ref: TypeRef, var: str, prefix: str, end: str) -> None:
         """As ``FastPathEmitter.switch_value``: the selector's integer value per case."""
-        default = ref.cases.get("default")
-        no_default = default is None or default.kind == "empty"
-        cases = [
-            (case, sub)
-            for case, sub in ref.cases.items()
-            if case != "default" and not (sub.kind == "empty" and no_default)
-        ]
+        cases, default = ref.payload_cases()
         enum = self.spec.enums[ref.enum]
         for i, (case, sub) in enumerate(cases):
             value = next(v.value for v in enum.values if v.name == case)
@@ -503,7 +488,7 @@ class QuickTierEmitter:
                 self.branch(self.value_ops(sub, var, prefix, end, False))
         self.w.line("else:" if cases else "if True:")
         with self.w.indent():
-            if no_default:
+            if default is None:
                 self.w.line(f"{var} = None")
             else:
                 self.branch(self.value_ops(default, var, prefix, end, False))

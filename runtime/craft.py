@@ -144,8 +144,6 @@ class _Chunk(Construct):
     def _parse(self, stream, context, path):
         start = stream.tell()
         values = self._read(stream, self._count(context, start), _limits.current(context))
-        if self.enum is not None:
-            values = self._members(values, stream, start)
         spans = current_spans(context)
         if spans is not None:
             end = stream.tell()
@@ -187,25 +185,16 @@ class _Chunk(Construct):
     def _record(self, spans, raw: bytes, values) -> None:
         _record_varints(spans, raw, None, 0, values, self._signed, self._delta)
 
-    def _members(self, values, stream, start: int):
-        enum = self.enum
-        for i, v in enumerate(values):
-            try:
-                values[i] = enum(v)
-            except ValueError:
-                end = stream.tell()
-                stream.seek(start)
-                offset = start + skip_varints(stream.read(end - start), 0, i)
-                stream.seek(end)
-                raise _at(DecodeError(f"{v} is not a {enum.__name__}", offset=offset), index=i)
-        return values
+    _MOST_BYTES = MAX_BYTES
+    """The most bytes one element takes (None: the payloads run to the end of the stream)."""
 
     def _read(self, stream, n: int, limits: _limits.Limits):
-        # One bounded read instead of one per varint; the unused tail is given back.
+        """:meth:`read` on a construct stream (one bounded read; the unused tail is given
+        back)."""
         start = stream.tell()
-        data = stream.read(n * MAX_BYTES)
+        data = stream.read(n * self._MOST_BYTES if self._MOST_BYTES else -1)
         try:
-            values, used = self.unpack(data, 0, len(data), n, limits)
+            values, used = self.read(data, 0, len(data), n, limits)
         except DecodeError as err:
             err.shift(start)
             raise
@@ -426,19 +415,9 @@ class _PayloadChunk(_Chunk):
     def _ctor(self) -> str:
         return f"{type(self).__name__}(0, {self.encoding!r})"
 
-    def _read(self, stream, n: int, limits: _limits.Limits):
-        lengths = _Lengths(self)._read(stream, n, limits)
-        payload_start = stream.tell()
-        # The rest of the stream (a sized region), so a payload that does not fit is
-        # reported at its own element.
-        data = stream.read()
-        try:
-            values, used = self._payloads(data, 0, len(data), lengths)
-        except DecodeError as err:
-            err.shift(payload_start)
-            raise
-        stream.seek(payload_start + used)
-        return ListContainer(values)
+    # The rest of the stream (a sized region), so a payload that does not fit is reported
+    # at its own element.
+    _MOST_BYTES = None
 
     def read(self, buf, pos: int, end: int, n, limits: _limits.Limits = _limits.DEFAULT):
         """:meth:`_Chunk.read`: the usual chunk (one-byte lengths, payloads that fit, valid
@@ -547,17 +526,6 @@ class _PayloadChunk(_Chunk):
             out += bytes(lengths)
         out += b"".join(filter(None, payloads))
         return True
-
-
-class _Lengths(_Chunk):
-    """The lengths half of a payload chunk, so ``_parse`` reads it with one bounded read."""
-
-    def __init__(self, owner: _PayloadChunk):
-        super().__init__(None)
-        self.owner = owner
-
-    def unpack(self, buf, pos, end, n, limits=_limits.DEFAULT):
-        return self.owner._lengths(buf, pos, end, n, limits)
 
 
 class StringChunk(_PayloadChunk):
@@ -966,9 +934,7 @@ def _read_frame(frame, buf, limits, spans=None, encodings=None):
     limits.check("max_message_bytes", len(buf), offset=0)
     try:
         model = _parse_frame(frame, buf, limits)
-        at = _Layout(buf, model)
-        _check_header(buf, model, at)
-        positions = _check_bodies(buf, model, at)
+        at, positions = _check_frame(buf, model)
     except DecodeError:
         if spans is not None:  # show the fields read before the error, as the frame has them
             _parse_frame(frame, buf, limits, spans)
@@ -978,11 +944,18 @@ def _read_frame(frame, buf, limits, spans=None, encodings=None):
     return model, positions
 
 
-def _checked_events(buf, model, encodings) -> list[Event]:
-    """The events of a parsed frame, checked as :func:`_read_frame` checks it."""
+def _check_frame(buf, model) -> tuple[_Layout, dict]:
+    """What the event model needs beyond the layout of a parsed frame; returns where its
+    parts start and the positions :func:`_check_bodies` gives."""
     at = _Layout(buf, model)
     _check_header(buf, model, at)
-    return _to_events(model, _check_bodies(buf, model, at), buf, encodings)
+    return at, _check_bodies(buf, model, at)
+
+
+def _checked_events(buf, model, encodings) -> list[Event]:
+    """The events of a parsed frame, checked as :func:`_read_frame` checks it."""
+    _, positions = _check_frame(buf, model)
+    return _to_events(model, positions, buf, encodings)
 
 
 def _parse_frame(frame, buf, limits, spans=None):
@@ -1811,7 +1784,8 @@ class CraftMessage(Construct):
         buf = data if type(data) is bytes else bytes(data)
         if not self.fast or self._read_fast_frame is None:
             return self._decode_checked(buf, limits)
-        limits.check("max_message_bytes", len(buf), offset=0)
+        if len(buf) > limits.max_message_bytes:
+            limits.check("max_message_bytes", len(buf), offset=0)
         model = self._read_fast_frame(buf, 0, len(buf), limits, 1)[0]
         try:
             return _quick_events(model, self._kinds)

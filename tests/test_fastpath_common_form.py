@@ -8,9 +8,6 @@ construct path's model or error (class, offset, path).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,6 +15,7 @@ from hypothesis import strategies as st
 from generator.generate import render_spec
 from runtime.errors import DecodeError
 from runtime.msbvarint import encode_uvar, uvar_length
+from tests.test_generator import load_module
 
 SPEC = """\
 format: common_form_test
@@ -46,14 +44,7 @@ def mod(tmp_path_factory):
     root = tmp_path_factory.mktemp("common_form")
     path = root / "common_form_test.yaml"
     path.write_text(SPEC)
-    name, text = render_spec(path)
-    out = root / f"{name}.py"
-    out.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, out)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module(*render_spec(path), root)
 
 
 def outcome(parse, data: bytes, **limits):

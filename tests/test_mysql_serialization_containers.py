@@ -11,9 +11,7 @@ elements; a map its pair count then key, value, ...; a nested field is its id, t
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 
 from generator.generate import render_spec
 from runtime.errors import DecodeError, SpecError
+from tests.test_generator import load_module
 
 SPEC = """\
 format: containers_test
@@ -75,14 +74,7 @@ def mod(tmp_path_factory):
     root = tmp_path_factory.mktemp("containers")
     path = root / "containers_test.yaml"
     path.write_text(SPEC)
-    name, text = render_spec(path)
-    out = root / f"{name}.py"
-    out.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, out)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module(*render_spec(path), root)
 
 
 def hand_model(mod):
