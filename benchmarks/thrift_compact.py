@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Decode throughput of the generated Thrift Compact codec against the Python peers.
 
-Shapes as in ../shared/research/peer_bench.py: ``Small`` (7 fields, ~95 B) and ``Wide``
+Shapes as in docs/reference/research/peer_bench.py: ``Small`` (7 fields, ~95 B) and ``Wide``
 (~1.8 KB: 24 scalars, lists, a map and nested structs). Each payload is written by Apache's
 pure-Python TCompactProtocol; every decoder reads the same N messages in one process, the
 runs are interleaved (run 1 of every decoder, then run 2, ...) so a loaded machine slows

@@ -31,7 +31,7 @@ from generated import ticdc_craft as craft
 from runtime.ticdc import Column, RowChangedEvent
 
 PUBLISHED = {"craft decode": 7944, "craft encode": 4809, "json decode": 75822, "json encode": 28388}
-VECTORS = Path(__file__).resolve().parents[2] / "shared/vectors/ticdc_craft.json"
+VECTORS = Path(__file__).resolve().parents[1] / "tests/data/vectors/ticdc_craft.json"
 
 
 def seed_row() -> bytes:

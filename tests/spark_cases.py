@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
-VECTORS = Path(__file__).resolve().parents[2] / "shared" / "vectors"
+VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 
 SEED_ROW = bytes.fromhex(

@@ -16,7 +16,7 @@ from runtime.errors import DecodeError, EncodeError, LimitError
 from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS = json.loads(
-    (Path(__file__).resolve().parents[2] / "shared/vectors/ticdc_craft.json").read_text()
+    (Path(__file__).resolve().parent / "data/vectors/ticdc_craft.json").read_text()
 )
 RAW, EVENTS = frame, CraftMessage(frame, COLUMN_TYPE_CRAFT)  # the spec's layout, the events
 SEED = {v["name"]: bytes.fromhex(v["hex"]) for v in VECTORS}

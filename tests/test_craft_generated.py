@@ -17,7 +17,7 @@ from runtime.limits import DEFAULT
 from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS = json.loads(
-    (Path(__file__).resolve().parents[2] / "shared/vectors/ticdc_craft.json").read_text()
+    (Path(__file__).resolve().parent / "data/vectors/ticdc_craft.json").read_text()
 )
 DATA = {v["name"]: bytes.fromhex(v["hex"]) for v in VECTORS}
 CHECKED = rt_craft.CraftMessage(craft.frame, craft.COLUMN_TYPE_CRAFT, fast=False)

@@ -22,7 +22,7 @@ from runtime.errors import DecodeError
 from runtime.msbvarint import encode_uvar
 
 ROOT = Path(__file__).resolve().parent.parent
-VECTORS = ROOT.parent / "shared" / "vectors"
+VECTORS = ROOT / "tests" / "data" / "vectors"
 
 
 def fast_formats() -> list[str]:

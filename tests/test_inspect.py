@@ -391,7 +391,7 @@ def test_html_renders_and_highlights_in_headless_chromium(tmp_path, capsys):
 
 # -- TiCDC Open Protocol: the key and the value frames ------------------------------------
 
-# seed_log_01_ddl of ../shared/vectors/ticdc_open_protocol.json (a DDL event from the seed log)
+# seed_log_01_ddl of tests/data/vectors/ticdc_open_protocol.json (a DDL event from the seed log)
 OP_KEY = bytes.fromhex(
     "000000000000000100000000000000377b227473223a3431353530383835363930383032313736362c2273"
     "636d223a2274657374222c2274626c223a227431222c2274223a327d"
@@ -400,7 +400,7 @@ OP_VALUE = bytes.fromhex(
     "00000000000000477b2271223a22435245415445205441424c4520746573742e743128696420696e7420"
     "7072696d617279206b65792c2076616c20766172636861722831362929222c2274223a337d"
 )
-OP_VECTORS = ROOT.parent / "shared" / "vectors" / "ticdc_open_protocol.json"
+OP_VECTORS = ROOT / "tests" / "data" / "vectors" / "ticdc_open_protocol.json"
 
 
 def _op_pairs():
@@ -475,7 +475,7 @@ def test_open_protocol_cli_needs_the_key_and_dumps_both(tmp_path, capsys):
 
 # -- MySQL binlog GTID_TAGGED_LOG_EVENT: a mysql::serialization message in a binlog event ----
 
-# gtid_tagged_event_seed_blog_full of ../shared/vectors/mysql_serialization.json
+# gtid_tagged_event_seed_blog_full of tests/data/vectors/mysql_serialization.json
 MYSQL_EVENT = bytes.fromhex(
     "b998b3672a0100000052000000f000000000000276000002022502dcf0090230f90322bd03ad02210244445a"
     "685103220404060c666f6f62617a08000a040c7f1583222d5c2e0610490312c3020bef396cce"

@@ -22,7 +22,7 @@ from runtime.msbvarint import (
 )
 
 VECTORS = json.loads(
-    (Path(__file__).parents[2] / "shared/vectors/mysql_serialization.json").read_text()
+    (Path(__file__).parent / "data/vectors/mysql_serialization.json").read_text()
 )
 WIDTH = {"uint64": 64, "uint8": 8, "int64": 64}
 INT_VECTORS = [v for v in VECTORS if v["decoded"].get("type") in WIDTH]

@@ -21,7 +21,7 @@ from runtime.msbvarint import encode_uvar
 VECTORS = {
     v["name"]: v
     for v in json.loads(
-        (Path(__file__).parents[2] / "shared/vectors/mysql_serialization.json").read_text()
+        (Path(__file__).parent / "data/vectors/mysql_serialization.json").read_text()
     )
 }
 FUZZ_CRASHES = Path(__file__).parent / "fuzz" / "crashes" / "mysql_serialization"

@@ -27,7 +27,7 @@ from runtime.limits import Limits
 from runtime.open_protocol import split_frames
 from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
-VECTORS_FILE = Path(__file__).parents[2] / "shared/vectors/ticdc_open_protocol.json"
+VECTORS_FILE = Path(__file__).parent / "data/vectors/ticdc_open_protocol.json"
 VECTORS = json.loads(VECTORS_FILE.read_text())["vectors"]
 FRAMED = [v for v in VECTORS if v["hex"]["key"]]
 UNLIMITED = {"max_batch_size": 1 << 62, "max_message_bytes": 1 << 62}

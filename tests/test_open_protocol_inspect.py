@@ -20,7 +20,7 @@ from runtime.ticdc import Column, DdlEvent, RowChangedEvent
 
 op = pytest.importorskip("generated.ticdc_open_protocol")
 
-VECTORS = Path(__file__).resolve().parents[2] / "shared" / "vectors" / "ticdc_open_protocol.json"
+VECTORS = Path(__file__).resolve().parent / "data" / "vectors" / "ticdc_open_protocol.json"
 
 
 def _vectors():

@@ -21,7 +21,7 @@ from runtime.serializable import Field, MsbMap, MsbString, MsbVector, Serializab
 VECTORS = {
     v["name"]: v
     for v in json.loads(
-        (Path(__file__).parents[2] / "shared/vectors/mysql_serialization.json").read_text()
+        (Path(__file__).parent / "data/vectors/mysql_serialization.json").read_text()
     )
 }
 BODY_VECTORS = [v for name, v in VECTORS.items() if name.startswith("gtid_tagged_body")]
