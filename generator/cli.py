@@ -63,14 +63,19 @@ def _read_input(name: str) -> bytes:
         raise CliError(f"cannot read {name}: {err.strerror}") from None
 
 
-def _read_json(name: str):
+def _read_json(name: str) -> dict:
+    """The JSON object in a file (the form ``decode`` prints)."""
     data = _read_input(name)
     try:
-        return json.loads(data.decode("utf-8"))
+        document = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise CliError(f"{name} is not JSON (not UTF-8 text)") from None
     except json.JSONDecodeError as err:
         raise CliError(f"{name} is not JSON: {err}") from None
+    if not isinstance(document, dict):
+        kind = type(document).__name__.replace("dict", "object").replace("list", "array")
+        raise CliError(f"{name}: expected a JSON object (the form decode prints), not {kind}")
+    return document
 
 
 def _write_output(name: str | None, data: bytes) -> None:
@@ -276,10 +281,9 @@ def cmd_decode(args) -> int:
     return 0
 
 
-def _encode_target(args, document) -> Target:
+def _encode_target(codec, args, document) -> Target:
     """``--record``/``--struct``, or the record whose ``detect:`` the built bytes match."""
-    codec = codec_for(args)
-    if args.record is None and isinstance(document, dict):
+    if args.record is None:
         for record in getattr(codec, "RECORD_DETECTORS", {}):
             target = choose(codec, None, args.struct, record)
             try:
@@ -294,10 +298,10 @@ def _encode_target(args, document) -> Target:
 def cmd_encode(args) -> int:
     if args.raw:
         return thrift_cli.encode_raw(args)
+    codec = codec_for(args)
     document = _read_json(args.file)
-    target = _encode_target(args, document)
+    target = _encode_target(codec, args, document)
     _check_key_option(target, args.key_out, "--key-out")
-    codec = target.codec
     model = codec.from_dict(document, target.record, **target.options)
     if target.keyed:
         if args.key_out is None:

@@ -115,7 +115,7 @@ def _sides(args) -> list[tuple[str, str | None]]:
     if len(args.files) != 2:
         raise CliError(
             f"diff takes two messages (A B) or two Kafka pairs (A.key A.value B.key B.value), "
-            f"not {len(args.files)} files",
+            f"not {len(args.files)} file(s)",
             EXIT_TROUBLE,
         )
     return [(args.files[0], args.key_a), (args.files[1], args.key_b)]

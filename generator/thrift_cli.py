@@ -33,11 +33,19 @@ def add_to(dec, enc, verbs) -> None:
 def spec_codec(spec: str):
     """The module of a user's Thrift spec, rendered and imported in memory."""
     from .cli import CliError
+    from .loader import load
     from .thrift import import_spec
 
-    if not Path(spec).is_file():
+    path = Path(spec)
+    if not path.is_file():
         raise CliError(f"no spec file {spec}")
-    return import_spec(Path(spec))
+    try:
+        loaded = load(path, path.name)
+    except UnicodeDecodeError as err:
+        raise CliError(f"{spec}: not UTF-8 text (byte {err.start})") from None
+    if "protocol" not in loaded.data:
+        raise CliError(f"{spec} is not a Thrift spec (no protocol: thrift_compact)")
+    return import_spec(path)
 
 
 def _raw_codec(args):
@@ -96,6 +104,8 @@ def cmd_import_thrift(args) -> int:
     except OSError as err:  # an include that cannot be read
         name = Path(err.filename).name if err.filename else args.file
         raise CliError(f"{args.file}: cannot read {name}: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise CliError(f"{args.file}: not UTF-8 text (byte {err.start})") from None
     if args.output:
         _write_output(args.output, text.encode("utf-8"))
     else:
