@@ -235,8 +235,12 @@ def key_for(target: Target, value_name: str, given: str | None, option: str = "-
 
 
 def _check_key_option(target: Target, given: str | None, option: str) -> None:
-    if given is not None and not target.keyed:
+    if given is None or target.keyed:
+        return
+    kafka = getattr(target.codec, "KAFKA_RECORD", None)
+    if kafka is None:
         raise CliError(f"{option} is only for formats whose messages have a Kafka key", EXIT_USAGE)
+    raise CliError(f"{option} goes with the Kafka record {kafka!r}, not {target.record!r}", 2)
 
 
 def decode_file(args, name: str, key: str | None = None):
@@ -247,7 +251,13 @@ def decode_file(args, name: str, key: str | None = None):
     if target.keyed:
         key_data = _read_input(key_for(target, name, key))
         return target, target.codec.parse_pair(key_data, data)
-    return target, target.codec.parse(data, target.record, **target.options)
+    try:
+        return target, target.codec.parse(data, target.record, **target.options)
+    except DecodeError as err:
+        guessed = args.record is None and args.struct is None and detect(target.codec, data) is None
+        if guessed and _is_thrift(target.codec):
+            raise CliError(f"{error_line(err)}; not a Thrift message: give --struct NAME") from None
+        raise
 
 
 # -- the verbs ---------------------------------------------------------------------------------

@@ -72,6 +72,8 @@ BAD = [
     ("decode", "ticdc_open_protocol {lonevalue}", "give --key"),
     ("decode", "ticdc_open_protocol --key {missing} {opvalue}", "cannot read"),
     ("decode", "plainbuffer --bogus {binlog}", "unrecognized arguments"),
+    ("decode", "ticdc_open_protocol --record key_frames --key {opkey} {opkey}", "goes with"),
+    ("decode", "thrift_compact {binlog}", "not a Thrift message: give --struct"),
     ("decode", "plainbuffer", "required"),
     # encode
     ("encode", "plainbuffer {nojson}", "is not JSON"),
