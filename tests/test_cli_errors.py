@@ -1,4 +1,6 @@
 """Every verb, fed bad input, says so in a line or two and exits non-zero: no traceback.
+And the options that used to trip users: records recognised without ``--record``,
+``--struct`` meaning the same on every verb, ``diff`` on Open Protocol pairs.
 
 Most rows run in-process (``generator.cli.main``); a few run ``python -m generator`` to show
 that real runs, a closed pipe included, print no traceback either.
@@ -202,6 +204,20 @@ def test_encode_picks_the_record_its_bytes_are(tmp_path, capsys):
 def test_inspect_recognises_a_binlog_file(capsys):
     status, out, _ = run_in_process(["inspect", "mysql_serialization", str(BINLOG)], capsys)
     assert status == 0 and out.startswith("mysql_serialization binlog_file: 483 bytes")
+
+
+def test_struct_is_the_message_body_on_every_verb(capsys):
+    """``--struct`` names the payload's struct: the body of a message (recognised by its
+    envelope) on decode, inspect, diff and schema alike."""
+    struct = ["--struct", "get_user_result"]
+    other = str(SAMPLES / "thrift_compact" / "get_user_reply_not_found.bin")
+    status, out, _ = run_in_process(["inspect", "thrift_compact", *struct, str(REPLY)], capsys)
+    assert status == 0 and "body.success.id = 42" in out
+    status, out, _ = run_in_process(["diff", "thrift_compact", *struct, str(REPLY), other], capsys)
+    assert status == 1 and "body.nf: <absent> -> " in out
+    argv = ["schema", "thrift_compact", "--record", "message", *struct, "--ddl"]
+    status, out, _ = run_in_process(argv, capsys)
+    assert status == 0 and "`body` STRUCT<`success`: STRUCT<" in out
 
 
 def test_help_lists_the_formats(capsys):
