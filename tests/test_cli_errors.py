@@ -206,6 +206,16 @@ def test_inspect_recognises_a_binlog_file(capsys):
     assert status == 0 and out.startswith("mysql_serialization binlog_file: 483 bytes")
 
 
+def test_open_protocol_takes_the_key_beside_the_value(capsys):
+    value, key = str(OP_UPDATE.with_suffix(".value")), str(OP_UPDATE.with_suffix(".key"))
+    given = run_in_process(["decode", "ticdc_open_protocol", "--key", key, value], capsys)
+    assert (
+        given[0] == 0 and run_in_process(["decode", "ticdc_open_protocol", value], capsys) == given
+    )
+    status, out, _ = run_in_process(["inspect", "ticdc_open_protocol", value], capsys)
+    assert status == 0 and out.startswith("ticdc_open_protocol key key_frames")
+
+
 def test_struct_is_the_message_body_on_every_verb(capsys):
     """``--struct`` names the payload's struct: the body of a message (recognised by its
     envelope) on decode, inspect, diff and schema alike."""
