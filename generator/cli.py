@@ -183,11 +183,14 @@ def choose(codec, record: str | None, struct: str | None, detected: str | None) 
     options = {}
     if struct is not None:
         if not _is_thrift(codec):
-            raise CliError(f"--struct is for Thrift formats; {codec.FORMAT} has --record", 2)
+            raise CliError(
+                f"--struct is for Thrift formats; {codec.FORMAT} has --record", EXIT_USAGE
+            )
         if struct not in codec.RECORDS or struct == "message":
             structs = [r for r in codec.RECORDS if r != "message"]
             raise CliError(
-                f"{codec.FORMAT} has no struct {struct!r}; structs: {', '.join(structs)}", 2
+                f"{codec.FORMAT} has no struct {struct!r}; structs: {', '.join(structs)}",
+                EXIT_USAGE,
             )
         if record == "message":
             options = {"body": struct}
@@ -240,16 +243,19 @@ def _check_key_option(target: Target, given: str | None, option: str) -> None:
     kafka = getattr(target.codec, "KAFKA_RECORD", None)
     if kafka is None:
         raise CliError(f"{option} is only for formats whose messages have a Kafka key", EXIT_USAGE)
-    raise CliError(f"{option} goes with the Kafka record {kafka!r}, not {target.record!r}", 2)
+    raise CliError(
+        f"{option} goes with the Kafka record {kafka!r}, not {target.record!r}", EXIT_USAGE
+    )
 
 
-def decode_file(args, name: str, key: str | None = None):
-    """(target, model) of one input file (a key + value pair when the record is one)."""
+def decode_file(args, name: str, key: str | None = None, key_option: str = "--key"):
+    """(target, model) of one input file (a key + value pair when the record is one;
+    ``key_option`` is the option that gives the key, for the messages)."""
     data = _read_input(name)
     target = target_for_bytes(args, data)
-    _check_key_option(target, key, "--key")
+    _check_key_option(target, key, key_option)
     if target.keyed:
-        key_data = _read_input(key_for(target, name, key))
+        key_data = _read_input(key_for(target, name, key, key_option))
         return target, target.codec.parse_pair(key_data, data)
     try:
         return target, target.codec.parse(data, target.record, **target.options)

@@ -103,22 +103,22 @@ def semantic_form(codec, model, record: str, *, computed: bool = False, options=
     return codec.to_dict(codec.from_dict(form, record, **(options or {})))
 
 
-def _sides(args) -> list[tuple[str, str | None]]:
-    """(value file, key file or None) of A and B."""
+def _sides(args) -> list[tuple[str, str | None, str]]:
+    """(value file, key file or None, the option that gives the key) of A and B."""
     from .cli import CliError
 
     if len(args.files) == 4:
         if args.key_a or args.key_b:
             raise CliError("give the keys either as files or as --key-a/--key-b", EXIT_TROUBLE)
         key_a, a, key_b, b = args.files
-        return [(a, key_a), (b, key_b)]
+        return [(a, key_a, "A.key"), (b, key_b, "B.key")]
     if len(args.files) != 2:
         raise CliError(
             f"diff takes two messages (A B) or two Kafka pairs (A.key A.value B.key B.value), "
             f"not {len(args.files)} file(s)",
             EXIT_TROUBLE,
         )
-    return [(args.files[0], args.key_a), (args.files[1], args.key_b)]
+    return [(args.files[0], args.key_a, "--key-a"), (args.files[1], args.key_b, "--key-b")]
 
 
 def run_command(args) -> int:
@@ -131,9 +131,9 @@ def run_command(args) -> int:
     from .cli import CliError, decode_file, error_line
 
     forms = []
-    for name, key in _sides(args):
+    for name, key, key_option in _sides(args):
         try:
-            target, model = decode_file(args, name, key)
+            target, model = decode_file(args, name, key, key_option)
         except DecodeError as err:
             raise CliError(f"{name}: {error_line(err)}", EXIT_TROUBLE) from None
         forms.append(
