@@ -152,8 +152,8 @@ def add_record_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--spec",
-        help="Thrift: your spec YAML (from import-thrift), used in memory; FORMAT is "
-        "then the format it names",
+        help="Thrift: your spec YAML (from import-thrift), rendered in memory and used "
+        "instead of FORMAT's generated module",
     )
 
 
