@@ -260,10 +260,15 @@ def decode_file(args, name: str, key: str | None = None, key_option: str = "--ke
     try:
         return target, target.codec.parse(data, target.record, **target.options)
     except DecodeError as err:
-        guessed = args.record is None and args.struct is None and detect(target.codec, data) is None
-        if guessed and _is_thrift(target.codec):
-            raise CliError(f"{error_line(err)}; not a Thrift message: give --struct NAME") from None
+        if detect(target.codec, data) is None:
+            _hint_struct(args, target, err)
         raise
+
+
+def _hint_struct(args, target: Target, err: WirespecError) -> None:
+    """A Thrift input that is no message, read as one for want of --record/--struct: say so."""
+    if args.record is None and args.struct is None and _is_thrift(target.codec):
+        raise CliError(f"{error_line(err)}; not a Thrift message: give --struct NAME") from None
 
 
 # -- the verbs ---------------------------------------------------------------------------------
@@ -318,7 +323,11 @@ def cmd_encode(args) -> int:
     document = _read_json(args.file)
     target = _encode_target(codec, args, document)
     _check_key_option(target, args.key_out, "--key-out")
-    model = codec.from_dict(document, target.record, **target.options)
+    try:
+        model = codec.from_dict(document, target.record, **target.options)
+    except WirespecError as err:
+        _hint_struct(args, target, err)
+        raise
     if target.keyed:
         if args.key_out is None:
             raise CliError(

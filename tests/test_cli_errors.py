@@ -34,6 +34,7 @@ def files(tmp_path):
     (tmp_path / "not.json").write_text("{not json")
     (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00\x01")
     (tmp_path / "list.json").write_text("[1, 2]")
+    (tmp_path / "address.json").write_text('{"street": "a", "city": "b"}')
     (tmp_path / "bad.thrift").write_bytes(b"\xff\xfe struct")
     (tmp_path / "includes.thrift").write_text('include "absent.thrift"\nstruct A { 1: i32 x }\n')
     (tmp_path / "lone.value").write_bytes((OP_UPDATE.with_suffix(".value")).read_bytes())
@@ -44,6 +45,7 @@ def files(tmp_path):
         "nojson": str(tmp_path / "not.json"),
         "binjson": str(tmp_path / "binary.json"),
         "listjson": str(tmp_path / "list.json"),
+        "structjson": str(tmp_path / "address.json"),
         "badthrift": str(tmp_path / "bad.thrift"),
         "includes": str(tmp_path / "includes.thrift"),
         "lonevalue": str(tmp_path / "lone.value"),
@@ -87,6 +89,8 @@ BAD = [
     ("encode", "plainbuffer {missing}", "cannot read"),
     ("encode", "nosuchformat {nojson}", "unknown format"),
     ("encode", "ticdc_open_protocol {listjson}", "expected a JSON object"),
+    ("encode", "thrift_compact {structjson}", "not a Thrift message: give --struct"),
+    ("encode", "thrift_compact --struct User {structjson}", "User has no field"),
     # schema
     ("schema", "nosuchformat", "unknown format"),
     ("schema", "plainbuffer --record nope", "has no record 'nope'"),
