@@ -167,6 +167,15 @@ class Field:
         return self.const is not None or self.checksum is not None or bool(self.value)
 
 
+@dataclasses.dataclass(frozen=True)
+class Detect:
+    """A record's ``detect:``: ``magic`` at ``offset``, compared in the bits of ``mask``."""
+
+    magic: bytes
+    offset: int = 0
+    mask: bytes | None = None
+
+
 @dataclasses.dataclass
 class Record:
     name: str
@@ -178,6 +187,8 @@ class Record:
     spark_row: str = ""
     layout: str = "sequence"
     """``sequence`` (fields back to back) or ``serializable`` (mysql::serialization message)."""
+    detect: Detect | None = None
+    """``detect:``: how to recognise a message of this record by its leading bytes."""
 
     @property
     def serializable(self) -> bool:
@@ -418,6 +429,15 @@ class _Builder:
                     )
         return docs
 
+    def detect(self, raw: dict | None, where: tuple) -> Detect | None:
+        if raw is None:
+            return None
+        magic = bytes.fromhex(raw["magic"])
+        mask = bytes.fromhex(raw["mask"]) if "mask" in raw else None
+        if mask is not None and len(mask) != len(magic):
+            raise self.error(where + ("mask",), "mask and magic must be the same length")
+        return Detect(magic, raw.get("offset", 0), mask)
+
     def kafka_message(self, raw: dict | None, records: dict) -> KafkaMessage | None:
         if raw is None:
             return None
@@ -496,6 +516,7 @@ class _Builder:
                     field.value_text = raw["value"]
         record = Record(name, body["doc"], fields, self.lines.line(where), body.get("tag"))
         record.layout = body.get("layout", "sequence")
+        record.detect = self.detect(body.get("detect"), where + ("detect",))
         self.check_layout(record, where, body)
         spark = body.get("spark", {})
         if "row" in spark:
