@@ -482,7 +482,9 @@ class _Builder:
                 raise self.error(parts + ("name",), f"duplicate field name {raw['name']!r}")
             field = self.field(raw, parts, trailer_fields + fields)
             if field.type.kind == "prim" and field.type.name == "reversed_uvarint":
-                raise self.error(parts + ("type",), "reversed_uvarint is read from the end: put it in trailer:")
+                raise self.error(
+                    parts + ("type",), "reversed_uvarint is read from the end: put it in trailer:"
+                )
             fields.append(field)
         fields += trailer_fields[::-1]
         everything = {f.name for f in fields}
@@ -553,7 +555,7 @@ class _Builder:
                         raise self.error(
                             parts + ("map", part), "a message in a map must be layout: serializable"
                         )
-        for name in ("serializable_field_size", "last_non_ignorable_field_id"):
+        for name in ("serializable_field_size", "last_non_ignorable_field_id", "unknown_fields"):
             if name in names:
                 raise self.error(where + ("fields",), f"{name!r} is the message header's name")
 
@@ -601,7 +603,9 @@ class _Builder:
             )
         elif name in REGION_TYPES:
             if not isinstance(size, str) or size in PRIMITIVES or size == "eos":
-                raise self.error(parts + ("size",), f"{name} takes the bytes a size: expression gives")
+                raise self.error(
+                    parts + ("size",), f"{name} takes the bytes a size: expression gives"
+                )
             ref = TypeRef("region", name)
         else:
             raise self.error(parts + ("type",), f"unknown type {name!r}")
