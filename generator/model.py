@@ -279,6 +279,16 @@ class KafkaMessage:
     doc: str
     columns: dict[str, str]
     codec: str
+    claim_check: ClaimCheck | None = None
+    """``claim_check:``: a record holding one message as kept in external storage."""
+
+
+@dataclasses.dataclass
+class ClaimCheck:
+    """A record whose bytes are one Kafka message in the codec's claim-check object."""
+
+    record: str
+    doc: str
 
 
 def camel(name: str) -> str:
@@ -428,7 +438,19 @@ class _Builder:
                 raise self.error(
                     ("kafka_message", "columns", column), f"no record named {record!r}"
                 )
-        return KafkaMessage(raw["record"], raw["doc"], dict(raw["columns"]), raw["codec"])
+        claim = raw.get("claim_check")
+        if claim is not None and claim["record"] in set(records) | {raw["record"]}:
+            raise self.error(
+                ("kafka_message", "claim_check", "record"),
+                f"{claim['record']!r} is already a record",
+            )
+        return KafkaMessage(
+            raw["record"],
+            raw["doc"],
+            dict(raw["columns"]),
+            raw["codec"],
+            None if claim is None else ClaimCheck(claim["record"], claim["doc"]),
+        )
 
     def enum(self, name: str, body: dict) -> Enum:
         where = ("enums", name)
