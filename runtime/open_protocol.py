@@ -431,17 +431,15 @@ class OpenProtocol:
         self.type_key = next(k for k in self.key_doc.keys if k.field == "type")
         self.kinds = {m.value: _EVENT_KINDS[m.name] for m in self.type_key.enum}
         self.codes = {kind: code for code, kind in self.kinds.items()}
-        self.carried = {
-            kind: {f.name for f in dataclasses.fields(cls)}
+        # kind -> the key members whose field its event class has not
+        self.not_carried = {
+            kind: [k for k in self.key_doc.keys if k.field not in {"type", *_field_names(cls)}]
             for kind, cls in (
                 ("row", RowChangedEvent),
                 ("ddl", DdlEvent),
                 ("resolved", ResolvedEvent),
             )
         }
-        self.carried["row"].add("type")
-        self.carried["ddl"].add("type")
-        self.carried["resolved"].add("type")
         column_doc = self.documents[self.row_doc.key("map").of]
         self.column_doc = column_doc
         self.value_key = column_doc.key("any")
@@ -677,10 +675,9 @@ class OpenProtocol:
         """A key member whose event field the event kind has not (``rid`` on a DDL,
         ``scm`` on a resolved event) would be lost: an error, unless it holds what tiflow
         leaves out (pingcap/ticdc writes ``"scm":"","tbl":""`` on every key)."""
-        carried = self.carried[kind]
-        for k in self.key_doc.keys:
+        for k in self.not_carried[kind]:
             v = fields[k.field]
-            if k.field not in carried and v is not None and (k.omit != "empty" or v):
+            if v is not None and (k.omit != "empty" or v):
                 raise _fail(f"a {kind} event has no {k.field} ({k.name!r})", k.name)
 
     def parse_pair(self, key: bytes, value: bytes, **limits) -> Message:
@@ -1049,6 +1046,10 @@ class OpenProtocol:
         """One Spark row per event, in :meth:`spark_schema` order."""
         for ev in message.events:
             yield _ticdc_to_row(ev)
+
+
+def _field_names(cls) -> list[str]:
+    return [f.name for f in dataclasses.fields(cls)]
 
 
 def _enums(rendering, value_key):

@@ -462,3 +462,14 @@ def test_cli_bad_crc_is_one_clear_line(tmp_path, capsys):
     assert cli(["decode", "mysql_serialization", str(src)]) == 1
     err = capsys.readouterr().err
     assert "offset 78" in err and "crc32" in err and "Traceback" not in err
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(12, 2**64 - 1), st.binary(max_size=40))
+def test_any_newer_writers_trailing_bytes_come_back(first_id, rest):
+    newer = _with_trailing_fields(SEED_BODY, encode_uvar(first_id) + rest)
+    for parse in (ms.parse, ms.parse_construct):
+        body = parse(newer, "gtid_tagged_body")
+        assert body.unknown_fields == encode_uvar(first_id) + rest
+        assert ms.build(body, "gtid_tagged_body") == newer
+    assert _json_round_trip(body, "gtid_tagged_body") == newer
