@@ -385,6 +385,16 @@ def _mark_escaped_replacements(data: bytes) -> bytes:
     return _ESCAPE.sub(lambda m: b"\\udcff" if m.group() == b"\\ufffd" else m.group(), data)
 
 
+_MAY_HOLD_CONTROL_ESCAPE = re.compile(rb"\\(?:u000[8c]|[bf])")
+"""One pass that finds every control escape :func:`control_escapes` yields, and a few
+more (an escaped backslash before b or f)."""
+
+
+def may_hold_control_escape(data: bytes) -> bool:
+    """Whether :func:`control_escapes` may find any (one pass; False means none)."""
+    return _MAY_HOLD_CONTROL_ESCAPE.search(data) is not None
+
+
 def control_escapes(data: bytes):
     """``(offset, short)`` for every escape of U+0008 or U+000C in JSON text: ``short``
     for Go >= 1.22's ``\\b``/``\\f``, False for older Go's ``\\u0008``/``\\u000c``.
@@ -392,7 +402,7 @@ def control_escapes(data: bytes):
         >>> list(control_escapes(rb'"\\b\\\\b\\u000c"'))
         [(1, True), (6, False)]
     """
-    if not any(e in data for e in (b"\\b", b"\\f", b"\\u0008", b"\\u000c")):
+    if not may_hold_control_escape(data):
         return
     for m in _ESCAPE.finditer(data):
         escape = m.group()

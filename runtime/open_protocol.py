@@ -32,7 +32,6 @@ import base64
 import binascii
 import dataclasses
 import math
-import re
 import struct
 from collections.abc import Iterable, Iterator, Mapping
 
@@ -636,7 +635,9 @@ class OpenProtocol:
             claim_check_location=fields["claim_check_location"],
         )
 
-    def _event(self, key: bytes, value: bytes, frame, legacy: list) -> Event:
+    def _event(self, key: bytes, value: bytes, frame, legacy: list, replaced: bool) -> Event:
+        """Event ``frame`` of the message; ``replaced``: the message's value holds an
+        escaped \\ufffd somewhere (see :func:`_unmark_text`)."""
         ks, ke, vs, ve = frame
         kobj = _load(key, ks, ke, "key")
         try:
@@ -651,7 +652,7 @@ class OpenProtocol:
             if ve != vs:
                 raise DecodeError("a resolved event has no value", offset=vs, path="value")
             return ResolvedEvent(fields["commit_ts"])
-        vobj = _load(value, vs, ve, "value", mark_replaced=kind == "row")
+        vobj = _load(value, vs, ve, "value", mark_replaced=replaced and kind == "row")
         try:
             if kind == "ddl":
                 ddl = _fast_fields(self._ddl_plan, self.ddl_doc, vobj)
@@ -667,7 +668,7 @@ class OpenProtocol:
             err.shift(vs)
             err.add_path("value")
             raise
-        if _MAY_HOLD_REPLACED.search(value, vs, ve):
+        if replaced:
             _unmark_text(row)
         return row
 
@@ -695,9 +696,10 @@ class OpenProtocol:
         lim = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
         frames = split_frames(key, value, lim)
         events, legacy = [], [None, None]  # first column's path and layout
+        replaced = b"\\ufffd" in value  # Go writes it lower-case; one pass for the message
         for index, frame in enumerate(frames):
             try:
-                events.append(self._event(key, value, frame, legacy))
+                events.append(self._event(key, value, frame, legacy, replaced))
             except DecodeError as err:
                 err.add_path("events", index=index)
                 raise
@@ -1079,7 +1081,7 @@ def _escapes(key: bytes, value: bytes, frames) -> str | None:
     """The :data:`ESCAPES` member a message's U+0008/U+000C escapes are written in, or
     None when it has none. One Go program writes a message, so both kinds in one is a
     :class:`DecodeError` (no writer makes it, and it could not be written back)."""
-    if b"\\" not in key and b"\\" not in value:
+    if not (gojson.may_hold_control_escape(key) or gojson.may_hold_control_escape(value)):
         return None
     found = None
     for index, (ks, ke, vs, ve) in enumerate(frames):
@@ -1096,9 +1098,6 @@ def _escapes(key: bytes, value: bytes, frames) -> str | None:
                         path=f"events[{index}].{stream}",
                     )
     return None if found is None else found[0]
-
-
-_MAY_HOLD_REPLACED = re.compile(rb"\\u(?:fffd|[dD][cC][fF][fF])")
 
 
 def _unmark_text(row: RowChangedEvent) -> None:
