@@ -256,11 +256,14 @@ class UuidText:
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
-def _iso(moment: datetime.timedelta, digits: int) -> str | None:
+def _iso(micros: int, digits: int) -> str | None:
+    """UTC text of ``micros`` since the epoch with ``digits`` fraction digits; None when
+    the time is outside what ``datetime`` holds (years 1..9999)."""
     try:
-        text = (_EPOCH + moment).strftime("%Y-%m-%dT%H:%M:%S.%f")
+        moment = _EPOCH + datetime.timedelta(microseconds=micros)
     except OverflowError:
         return None
+    text = moment.strftime("%Y-%m-%dT%H:%M:%S.%f")
     return (text[: 20 + digits] if digits else text[:19]) + "Z"
 
 
@@ -270,13 +273,13 @@ def tso_time(ts: int) -> str | None:
     >>> tso_time(454000000000000001)
     '2024-11-17T19:42:38.593Z'
     """
-    return _iso(datetime.timedelta(milliseconds=ts >> 18), 3)
+    return _iso((ts >> 18) * 1000, 3)
 
 
 LOGICAL_TIMES = {
-    "unix_seconds": lambda v: _iso(datetime.timedelta(seconds=v), 0),
-    "unix_millis": lambda v: _iso(datetime.timedelta(milliseconds=v), 3),
-    "unix_micros": lambda v: _iso(datetime.timedelta(microseconds=v), 6),
+    "unix_seconds": lambda v: _iso(v * 1_000_000, 0),
+    "unix_millis": lambda v: _iso(v * 1000, 3),
+    "unix_micros": lambda v: _iso(v, 6),
     "tidb_tso": tso_time,
 }
 """``logical:`` time kind -> the UTC text of an integer (None when out of range)."""
@@ -309,7 +312,8 @@ class TimeBeside:
 
     def put(self, out: dict, name: str, value) -> None:
         out[name] = to_jsonable(value)
-        out[name + self.SUFFIX] = self.time_of(value)
+        if value is not None:  # an absent value has no time to show
+            out[name + self.SUFFIX] = self.time_of(value)
 
     def checked(self, d: dict, name: str, value):
         """``value`` (field ``name`` of ``d`` as read back), after refusing a

@@ -7,7 +7,9 @@ spellings: ``$hex`` for text, lists of ints for uuids, numbers for enums), byte 
 
 from __future__ import annotations
 
+import importlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -40,8 +42,6 @@ def _single_samples():
 
 @pytest.mark.parametrize("path", _single_samples(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_sample_rebuilds_from_its_json_form(path):
-    import importlib
-
     mod = importlib.import_module(f"generated.{path.parent.name}")
     record = _mysql_record(path) if path.parent.name == "mysql_serialization" else None
     record = record or mod.DEFAULT_RECORD
@@ -228,3 +228,83 @@ def test_a_padded_value_given_with_its_padding_writes_the_same_bytes():
     model.format_description.server_version = "9" * 51
     with pytest.raises(EncodeError, match="at most 50 bytes"):
         ms.build(model, "binlog_file")
+
+
+# -- inspect shows values as the JSON form does ---------------------------------------------
+
+REPR = re.compile(r"""\bb'|\bb"|UUID\(|<[^>\s]*>>|\w+\(\w+=""")
+"""Python reprs (``b'NEW'``, ``UUID('...')``, ``Column(name=...``) and doubled mark labels."""
+
+
+def _inspected(fmt, path: Path):
+    from generator import inspect as insp
+
+    mod = importlib.import_module(f"generated.{fmt}")
+    record = _mysql_record(path) if fmt == "mysql_serialization" else mod.DEFAULT_RECORD
+    result = insp.trace(mod, path.read_bytes(), record)
+    assert result.error is None
+    return (
+        insp.plain_text(result, fmt=fmt, record=record),
+        insp.render_html(result, fmt=fmt, record=record),
+    )
+
+
+@pytest.mark.parametrize("path", _single_samples(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_inspect_shows_no_python_reprs(path):
+    text, page = _inspected(path.parent.name, path)
+    assert not REPR.search(text), REPR.search(text)
+    data = json.loads(
+        page.split('<script id="data" type="application/json">')[1].split("</script>")[0]
+    )
+    shown = json.dumps(data, ensure_ascii=False)
+    assert not REPR.search(shown), REPR.search(shown)
+
+
+@pytest.mark.parametrize(
+    "stem", sorted({p.stem for p in (SAMPLES / "ticdc_open_protocol").glob("*.key")})
+)
+def test_inspect_of_open_protocol_shows_no_python_reprs(stem):
+    from generator import inspect as insp
+
+    key = (SAMPLES / "ticdc_open_protocol" / f"{stem}.key").read_bytes()
+    value = (SAMPLES / "ticdc_open_protocol" / f"{stem}.value").read_bytes()
+    for column, record, result in insp.trace_kafka(op, key, value):
+        text = insp.plain_text(result, fmt=column, record=record)
+        assert not REPR.search(text), REPR.search(text)
+
+
+def _marks(tree):
+    yield from tree["marks"]
+    for child in tree["children"]:
+        yield from _marks(child)
+
+
+def test_inspect_shows_names_uuid_and_text():
+    text, page = _inspected(
+        "mysql_serialization", SAMPLES / "mysql_serialization/binlog.000001.binlog"
+    )
+    assert "type_code = GTID_TAGGED_LOG_EVENT (42)" in text
+    assert 'body.uuid = "896e7882-18fe-11ef-ab88-22222d34d411"' in text
+    assert "body.uuid[" not in text  # one row, not sixteen
+    assert 'server_version = "9.2.0"' in text
+    text, page = _inspected("ticdc_craft", SAMPLES / "ticdc_craft/row_batch.bin")
+    assert 'values[1]  status: "NEW"' in text
+    assert "types[1]  status: VARCHAR (15)" in text
+    assert "flags[0]  id: BINARY|HANDLE_KEY|PRIMARY_KEY|UNSIGNED (139)" in text
+
+
+def test_inspect_html_mark_labels_are_clean():
+    _, page = _inspected("ticdc_craft", SAMPLES / "ticdc_craft/row_batch.bin")
+    data = json.loads(
+        page.split('<script id="data" type="application/json">')[1].split("</script>")[0]
+    )
+    marks = list(_marks(data["tree"]))
+    assert marks
+    for mark in marks:  # the label once, the value without it
+        assert not mark["role"].endswith((":", "->")) and "<" not in mark["role"]
+        assert not mark["value"].startswith(mark["role"]) or not mark["role"], mark
+    labelled = {(m["role"], m["value"]) for m in marks}
+    assert ("status: delta +1", "3") in labelled  # was `<status: delta +1 ->> status: ...`
+    assert ("status", '"NEW"') in labelled
+    assert ("count", "7") in labelled
+    assert "row(m, it.mark.role," in page  # no "<" + role + ">" around the label
