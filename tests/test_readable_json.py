@@ -287,9 +287,10 @@ def test_inspect_shows_names_uuid_and_text():
     assert 'body.uuid = "896e7882-18fe-11ef-ab88-22222d34d411"' in text
     assert "body.uuid[" not in text  # one row, not sixteen
     assert 'server_version = "9.2.0"' in text
+    assert "896e7882-18fe-11ef-ab88-22222d34d411" in page and "GTID_TAGGED_LOG_EVENT (42)" in page
     text, page = _inspected("ticdc_craft", SAMPLES / "ticdc_craft/row_batch.bin")
     assert 'values[1]  status: "NEW"' in text
-    assert "types[1]  status: VARCHAR (15)" in text
+    assert "types[1]  status: VARCHAR (15)" in text and "VARCHAR (15)" in page
     assert "flags[0]  id: BINARY|HANDLE_KEY|PRIMARY_KEY|UNSIGNED (139)" in text
 
 
