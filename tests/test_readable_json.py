@@ -309,3 +309,16 @@ def test_inspect_html_mark_labels_are_clean():
     assert ("status", '"NEW"') in labelled
     assert ("count", "7") in labelled
     assert "row(m, it.mark.role," in page  # no "<" + role + ">" around the label
+
+
+def test_inspect_shows_a_thrift_uuid_as_its_text():
+    import uuid
+
+    from generated import thrift_compact as tc
+    from generator import inspect as insp
+
+    token = uuid.UUID("6b25c293-63c6-4c30-97c0-34083266af3e")
+    data = tc.build(tc.User(id=1, name="a", token=token), "User")
+    text = insp.plain_text(tc.trace(data, "User"), fmt="thrift_compact", record="User")
+    assert f'token = "{token}"' in text and "UUID(" not in text
+    assert tc.to_dict(tc.parse(data, "User"))["token"] == str(token)
