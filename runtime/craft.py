@@ -1643,7 +1643,6 @@ def _opt_str_json(value):
 
 
 def _column_value_json(value, kind):
-
     if value is None:
         return None
     if kind == "bytes":  # text for a text column (runtime.ticdc_json), else {"$hex"}
