@@ -407,7 +407,9 @@ class ModuleEmitter:
         return expr
 
     def field_from_json(self, field: Field, record: Record) -> str:
-        view = self.json_view(field) if field.type.kind != "runtime" else None
+        view = None
+        if field.type.kind != "runtime" and self.json_view(field) is not None:
+            view = f"JSON_VIEWS[{camel(record.name)}][{field.name!r}]"  # the module's table
         if field.logical and field.logical != "uuid":  # a time: its number, checked
             return f"{view}.checked(d, {field.name!r}, {self.plain_field_from_json(field, record)})"
         if view is not None:
@@ -430,7 +432,7 @@ class ModuleEmitter:
             if selector_field.type.enum:
                 selector = f"rt_codec.enum_from_json({enum}, d[{ref.switch_on!r}])"
             elif selector_field.open_enum:
-                view = self.json_view(selector_field)
+                view = f"JSON_VIEWS[{camel(record.name)}][{ref.switch_on!r}]"
                 selector = f"{view}.from_json(d[{ref.switch_on!r}], {ref.switch_on!r})"
             else:
                 selector = f"rt_codec.int_from_json(d[{ref.switch_on!r}])"
