@@ -471,6 +471,7 @@ def trace_kafka(codec, key: bytes, value: bytes) -> list[tuple[str, str, Trace]]
     if isinstance(kafka, OpenProtocol):  # the JSON members too, not only the frames
         columns = kafka_columns(codec.FORMAT)
         traces = trace_pair(kafka, key, value, **getattr(codec, "DEFAULT_LIMITS", {}))
+        _name_column_codes(kafka, traces[1])
         return [(c, columns[c], t) for c, t in zip(("key", "value"), traces, strict=True)]
     out = []
     for column, data in (("key", key), ("value", value)):
@@ -482,6 +483,24 @@ def trace_kafka(codec, key: bytes, value: bytes) -> list[tuple[str, str, Trace]]
         except DecodeError as err:
             out[1][2].error = err
     return out
+
+
+def _name_column_codes(kafka, result: Trace) -> None:
+    """An Open Protocol column's type code and flags (``t``, ``f`` in ``u``/``p``/``d``)
+    as the JSON form names them: the spec's enum members, where every bit has a name."""
+    images = {k.name for k in kafka.row_doc.keys if k.type == "map"}
+    enums = {kafka.code_key.name: kafka.code_key.enum, kafka.flags_key.name: kafka.flags_key.enum}
+    for node in result.root.walk():
+        image = node.parent.parent if node.parent is not None else None
+        enum_class = enums.get(node.key)
+        if image is None or image.key not in images or enum_class is None:
+            continue
+        if isinstance(node.value, int) and not isinstance(node.value, bool) and node.value:
+            member = OpenEnum(enum_class).to_json(node.value)
+            if isinstance(member, str) or (
+                isinstance(member, list) and all(isinstance(m, str) for m in member)
+            ):
+                node.value = enum_class(node.value)
 
 
 def run_command(args) -> int:
