@@ -325,3 +325,43 @@ def test_inspect_shows_a_thrift_uuid_as_its_text():
     text = insp.plain_text(tc.trace(data, "User"), fmt="thrift_compact", record="User")
     assert f'token = "{token}"' in text and "UUID(" not in text
     assert tc.to_dict(tc.parse(data, "User"))["token"] == str(token)
+
+
+# -- the spec keys are checked on load -------------------------------------------------------
+
+SPEC_MISTAKES = {
+    "open without enum": (
+        "        logical: unix_millis\n",
+        "        open: true\n",
+        "goes with enum",
+    ),
+    "a uuid of 8 bytes": ("        logical: unix_millis\n", "        logical: uuid\n", "16 bytes"),
+    "a time on text": (
+        "        size: s32\n        doc: Column name,",
+        "        size: s32\n        logical: unix_seconds\n        doc: Column name,",
+        "integer time",
+    ),
+    "pad on a length-prefixed string": (
+        "        size: s32\n        doc: Column name,",
+        "        size: s32\n        pad: nul\n        doc: Column name,",
+        "fixed size",
+    ),
+    "an unknown logical type": (
+        "        logical: unix_millis\n",
+        "        logical: unix_hours\n",
+        "unix_hours",
+    ),
+}
+
+
+@pytest.mark.parametrize("old, new, message", SPEC_MISTAKES.values(), ids=SPEC_MISTAKES.keys())
+def test_readable_spec_keys_are_validated(tmp_path, old, new, message):
+    from generator.generate import render_spec
+    from runtime.errors import SpecError
+
+    text = (ROOT / "specs/plainbuffer.yaml").read_text()
+    assert old in text, old
+    path = tmp_path / "plainbuffer.yaml"
+    path.write_text(text.replace(old, new, 1))
+    with pytest.raises(SpecError, match=message):
+        render_spec(path)
