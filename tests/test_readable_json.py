@@ -365,3 +365,50 @@ def test_readable_spec_keys_are_validated(tmp_path, old, new, message):
     path.write_text(text.replace(old, new, 1))
     with pytest.raises(SpecError, match=message):
         render_spec(path)
+
+
+_PADDED_SPEC = """\
+format: padcheck
+title: pad coverage
+doc: A NUL-padded fixed-size string in a record every path reads and writes.
+endian: le
+default_record: frame
+records:
+  frame:
+    doc: A frame.
+    fields:
+      - {name: version, type: str, size: 8, encoding: ascii, pad: nul, doc: padded text}
+      - {name: n, type: u8, doc: a number after it}
+      - {name: crc, type: u32, doc: over the padded bytes, checksum: {algorithm: crc32, over: [version, n]}}
+"""
+
+
+def test_every_path_trims_and_pads_a_padded_string(tmp_path):
+    import textwrap
+    import zlib
+
+    from hypothesis import given, settings
+
+    from generator.generate import render_spec
+    from tests.test_generator import load_module
+
+    path = tmp_path / "padcheck.yaml"
+    path.write_text(textwrap.dedent(_PADDED_SPEC))
+    _, text = render_spec(path)
+    module = load_module("padcheck_generated", text, tmp_path)
+    assert "frame" in module.QUICK_READERS and "frame" in module.FAST_WRITERS
+    for raw in (b"9.2.0\0\0\0", b"9.2\0x\0\0\0", b"\0" * 8, b"12345678"):
+        data = raw + b"\x05" + zlib.crc32(raw + b"\x05").to_bytes(4, "little")
+        quick, _ = module.QUICK_READERS["frame"][0](data, 0, len(data), module._LIMITS)
+        for model in (module.parse(data), module.parse_construct(data), quick):
+            assert model.version == raw.rstrip(b"\0").decode()
+            assert module.build(model) == module.build_construct(model) == data
+
+    @settings(max_examples=50, deadline=None)
+    @given(model=module.strategies("frame"))
+    def round_trip(model):
+        data = module.build(model)
+        assert module.parse(data) == module.parse_construct(data)
+        assert (module.parse(data).version, module.parse(data).n) == (model.version, model.n)
+
+    round_trip()
