@@ -412,3 +412,13 @@ def test_every_path_trims_and_pads_a_padded_string(tmp_path):
         assert (module.parse(data).version, module.parse(data).n) == (model.version, model.n)
 
     round_trip()
+
+
+def test_unnamed_flag_bits_stay_a_number_in_the_list_and_round_trip():
+    from runtime.ticdc import Column, RowChangedEvent
+
+    ev = RowChangedEvent(1 << 18, "s", "t", new=[Column("c", 3, 0x1041, 5)])
+    data = craft.build(craft.Message(events=[ev]))
+    form = _through_json(craft.to_dict(craft.parse(data)))
+    assert form["events"][0]["new"][0]["flags"] == ["BINARY", "NULLABLE", 0x1000]
+    assert craft.build(craft.from_dict(form)) == data
