@@ -253,18 +253,18 @@ class UuidText:
         return raw if self.as_bytes else list(raw)
 
 
-_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_EPOCH = datetime.datetime(1970, 1, 1)  # naive: the texts say UTC with their "Z"
+_TIMESPEC = {0: "seconds", 3: "milliseconds", 6: "microseconds"}
 
 
 def _iso(micros: int, digits: int) -> str | None:
-    """UTC text of ``micros`` since the epoch with ``digits`` fraction digits; None when
-    the time is outside what ``datetime`` holds (years 1..9999)."""
+    """UTC text of ``micros`` since the epoch with ``digits`` (0, 3, 6) fraction digits;
+    None when the time is outside what ``datetime`` holds (years 1..9999)."""
     try:
         moment = _EPOCH + datetime.timedelta(microseconds=micros)
     except OverflowError:
         return None
-    text = moment.strftime("%Y-%m-%dT%H:%M:%S.%f")
-    return (text[: 20 + digits] if digits else text[:19]) + "Z"
+    return moment.isoformat(timespec=_TIMESPEC[digits]) + "Z"
 
 
 def tso_time(ts: int) -> str | None:
