@@ -471,7 +471,7 @@ def trace_kafka(codec, key: bytes, value: bytes) -> list[tuple[str, str, Trace]]
     if isinstance(kafka, OpenProtocol):  # the JSON members too, not only the frames
         columns = kafka_columns(codec.FORMAT)
         traces = trace_pair(kafka, key, value, **getattr(codec, "DEFAULT_LIMITS", {}))
-        _name_column_codes(kafka, traces[1])
+        _name_codes(kafka, *traces)
         return [(c, columns[c], t) for c, t in zip(("key", "value"), traces, strict=True)]
     out = []
     for column, data in (("key", key), ("value", value)):
@@ -485,22 +485,32 @@ def trace_kafka(codec, key: bytes, value: bytes) -> list[tuple[str, str, Trace]]
     return out
 
 
-def _name_column_codes(kafka, result: Trace) -> None:
-    """An Open Protocol column's type code and flags (``t``, ``f`` in ``u``/``p``/``d``)
-    as the JSON form names them: the spec's enum members, where every bit has a name."""
+def _name_codes(kafka, key: Trace, value: Trace) -> None:
+    """Open Protocol codes as the JSON form names them (the spec's enum members, where
+    every bit has a name): the key's ``t``, a DDL's ``t`` and a column's ``t`` and ``f``."""
+
+    def enums(doc) -> dict:
+        return {k.name: k.enum for k in doc.keys if k.enum is not None}
+
     images = {k.name for k in kafka.row_doc.keys if k.type == "map"}
-    enums = {kafka.code_key.name: kafka.code_key.enum, kafka.flags_key.name: kafka.flags_key.enum}
-    for node in result.root.walk():
-        image = node.parent.parent if node.parent is not None else None
-        enum_class = enums.get(node.key)
-        if image is None or image.key not in images or enum_class is None:
-            continue
-        if isinstance(node.value, int) and not isinstance(node.value, bool) and node.value:
-            member = OpenEnum(enum_class).to_json(node.value)
-            if isinstance(member, str) or (
-                isinstance(member, list) and all(isinstance(m, str) for m in member)
-            ):
-                node.value = enum_class(node.value)
+    columns = {kafka.code_key.name: kafka.code_key.enum, kafka.flags_key.name: kafka.flags_key.enum}
+    for result, where in (
+        (key, {"key": enums(kafka.key_doc)}),
+        (value, {"value": enums(kafka.ddl_doc)}),
+    ):
+        for node in result.root.walk():
+            parent = node.parent
+            if parent is None or not isinstance(node.value, int) or isinstance(node.value, bool):
+                continue
+            if parent.parent is not None and parent.parent.key in images:
+                enum_class = columns.get(node.key)
+            else:
+                enum_class = where.get(parent.key, {}).get(node.key)
+            if enum_class is not None and node.value:
+                shown = OpenEnum(enum_class).to_json(node.value)
+                named = isinstance(shown, list) and all(isinstance(m, str) for m in shown)
+                if isinstance(shown, str) or named:
+                    node.value = enum_class(node.value)
 
 
 def run_command(args) -> int:

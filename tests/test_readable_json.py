@@ -274,6 +274,8 @@ def test_inspect_of_open_protocol_shows_no_python_reprs(stem):
         if stem == "update" and column == "value":  # the column codes by their names
             assert "events[0].value.u.amount.t = NEWDECIMAL (246)" in text
             assert "events[0].value.u.amount.f = BINARY|NULLABLE (65)" in text
+        if stem == "ddl_add_column":  # the event kind and the DDL type too
+            assert ("events[0].key.t = DDL (2)" if column == "key" else "ADD_COLUMN (5)") in text
 
 
 def _marks(tree):
