@@ -226,15 +226,12 @@ class UuidText:
     def to_json(self, value):
         if value is None:
             return None
-        raw = (
-            bytes(value)
-            if not isinstance(value, list)
-            or all(isinstance(v, int) and 0 <= v < 256 for v in value)
-            else None
+        byte_values = not isinstance(value, list) or all(
+            isinstance(v, int) and 0 <= v < 256 for v in value
         )
-        if raw is None or len(raw) != 16:
+        if not byte_values or len(value) != 16:
             return to_jsonable(value)  # not a UUID's bytes: shown as they are
-        return str(uuid.UUID(bytes=raw))
+        return str(uuid.UUID(bytes=bytes(value)))
 
     def put(self, out: dict, name: str, value) -> None:
         out[name] = self.to_json(value)
