@@ -1342,6 +1342,8 @@ class FastPathEmitter:
         self.need(w, n, what)
         w.line(f"{var} = buf[pos : pos + {n}]")
         w.line(f"pos += {n}")
+        if ref.pad:  # pad: the model holds the text without its trailing padding
+            w.line(f"{var} = {var}.rstrip({ref.pad!r})")
         if ref.kind == "str":
             w.line("try:")
             with w.indent():

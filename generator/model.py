@@ -82,6 +82,9 @@ class TypeRef:
     """For length-prefixed str/bytes: the largest byte length the format allows."""
     enum: str | None = None
     encoding: str = "utf8"
+    pad: bytes = b""
+    """``pad: nul`` on a fixed-size str: the byte its trailing padding is made of; the
+    model holds the text without it, building pads back to the size."""
     switch_on: str = ""
     cases: dict[str, TypeRef] = dataclasses.field(default_factory=dict)
     args: dict = dataclasses.field(default_factory=dict)
@@ -160,6 +163,10 @@ class Field:
     """Read from the end of the record (its ``trailer:``), before the fields in front."""
     repeat_checked_on_build: bool = True
     """False when ``repeat: {count:}`` reads a value the builder computes later."""
+    open_enum: str = ""
+    """``enum:`` with ``open: true``: any integer is kept; the JSON form names members."""
+    logical: str = ""
+    """``logical:``: how the JSON form shows it (``uuid``, or an integer time kind)."""
 
     @property
     def computed(self) -> bool:
@@ -742,7 +749,9 @@ class _Builder:
         elif "switch_on" in raw:
             ref = self.switch(raw, parts, siblings)
         elif "type" in raw:
-            keys = ("type", "size", "enum", "encoding", "max_length", "count")
+            # an open enum only names values (JSON form): the type stays a plain integer
+            keys = ("type", "size", "encoding", "max_length", "count")
+            keys += () if raw.get("open") else ("enum",)
             ref = self.typeref({k: raw[k] for k in keys if k in raw}, parts, siblings)
         else:
             raise self.error(parts, "a field needs a type or a switch_on")
@@ -808,7 +817,40 @@ class _Builder:
         field.default = raw.get("default")
         field.default_from = raw.get("default_from", "")
         field.unknown_field_policy = raw.get("unknown_field_policy", "ignore")
+        self.readable(field, raw, parts)
         return field
+
+    def readable(self, field: Field, raw: dict, parts) -> None:
+        """``open:``, ``logical:`` and ``pad:``: how a field reads in the JSON form."""
+        ref = field.type
+        is_int = (ref.kind == "prim" and PRIMITIVES[ref.name].kind == "int") or (
+            ref.kind == "chunk" and CHUNK_TYPES[ref.name].element == "int"
+        )
+        if raw.get("open"):
+            if "enum" not in raw or "switch_on" in raw:
+                raise self.error(parts + ("open",), "open: true goes with enum: on an integer")
+            if raw["enum"] not in self.enums:
+                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}")
+            if not is_int:
+                raise self.error(parts + ("enum",), "only integers can be enums")
+            field.open_enum = raw["enum"]
+        logical = raw.get("logical", "")
+        if logical == "uuid":
+            sixteen_ints = (
+                is_int and ref.kind == "prim" and field.repeat == {"count": 16}
+            )
+            if not (sixteen_ints or (ref.kind == "bytes" and ref.size == 16)):
+                raise self.error(
+                    parts + ("logical",),
+                    "logical: uuid is 16 bytes (bytes of size 16, or repeat: {count: 16} integers)",
+                )
+        elif logical and not is_int:
+            raise self.error(parts + ("logical",), f"logical: {logical} is an integer time")
+        field.logical = logical
+        if raw.get("pad"):
+            if ref.kind != "str" or not isinstance(ref.size, int) or ref.size_is_prefix:
+                raise self.error(parts + ("pad",), "pad: goes with a str of a fixed size: N")
+            ref.pad = {"nul": b"\0"}[raw["pad"]]
 
     def switch(self, raw: dict, parts, siblings) -> TypeRef:
         # The selector is an earlier enum field, or an integer field whose case names come

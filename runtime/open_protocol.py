@@ -46,6 +46,7 @@ from .limits import current as current_limits
 from .ticdc import Column, DdlEvent, Event, ResolvedEvent, RowChangedEvent
 from .ticdc import spark_schema as _ticdc_spark_schema
 from .ticdc import to_row as _ticdc_to_row
+from .ticdc_json import EventNames, text_or_hex
 
 BATCH_VERSION = 1
 MAX_BATCH_SIZE = 16
@@ -458,6 +459,10 @@ class OpenProtocol:
         self._code_max = _BOUNDS[self.code_key.type][1]
         self._flags_max = _BOUNDS[self.flags_key.type][1]
         self._key_plan, self._ddl_plan = _field_plan(self.key_doc), _field_plan(self.ddl_doc)
+        ddl_key = next((k for k in self.ddl_doc.keys if k.field == "ddl_type"), None)
+        self.names = EventNames(
+            self.code_key.enum, self.flags_key.enum, ddl_key.enum if ddl_key else None
+        )
         # type code -> rendering, for the fast column reader (_tiflow_columns)
         self._kind_of = {
             code: self.rendering.get(code, "raw") for code in range(self._code_max + 1)
@@ -926,28 +931,27 @@ class OpenProtocol:
     def to_dict(self, message: Message) -> dict:
         """The stable JSON form: ``{"layout": ..., "events": [...]}``; column values keep
         their exact kind (bytes ``{"$hex"}``, big ints as strings, a str where the type
-        renders as a number ``{"$str"}``, non-finite floats ``{"$f64"}``)."""
+        renders as a number ``{"$str"}``, non-finite floats ``{"$f64"}``), and read like
+        the data (:mod:`runtime.ticdc_json`: type and flag names, text columns as text,
+        ``commit_ts_time``)."""
         d = {"layout": message.layout}
         if message.escapes is not None:
             d["escapes"] = message.escapes
         return {**d, "events": [self._event_dict(e) for e in message.events]}
 
     def _event_dict(self, ev: Event) -> dict:
+        out = {"type": "resolved" if isinstance(ev, ResolvedEvent) else "ddl"}
+        if isinstance(ev, RowChangedEvent):
+            out = {"type": "row", "op": ev.op}
+        self.names.put_commit_ts(out, ev.commit_ts)
         if isinstance(ev, ResolvedEvent):
-            return {"type": "resolved", "commit_ts": _int_json(ev.commit_ts)}
+            return out
         if isinstance(ev, DdlEvent):
-            return {
-                "type": "ddl",
-                "commit_ts": _int_json(ev.commit_ts),
-                "schema": ev.schema,
-                "table": ev.table,
-                "ddl_type": ev.ddl_type,
-                "query": ev.query,
-            }
+            out.update(schema=ev.schema, table=ev.table)
+            out.update(ddl_type=self.names.ddl_type_json(ev.ddl_type), query=ev.query)
+            return out
         return {
-            "type": "row",
-            "op": ev.op,
-            "commit_ts": _int_json(ev.commit_ts),
+            **out,
             "schema": ev.schema,
             "table": ev.table,
             "partition": ev.partition,
@@ -961,15 +965,21 @@ class OpenProtocol:
     def _image_dict(self, cols):
         if cols is None:
             return None
+        names = self.names
         return [
-            {"name": c.name, "type": c.type, "flags": c.flags, "value": self._value_json(c)}
+            {
+                "name": c.name,
+                "type": names.type_json(c.type),
+                "flags": names.flags_json(c.flags),
+                "value": self._value_json(c),
+            }
             for c in cols
         ]
 
     def _value_json(self, c: Column):
         v = c.value
         if isinstance(v, bytes):
-            return {"$hex": v.hex()}
+            return text_or_hex(v, c.flags)
         if isinstance(v, str):
             return v if self.rendering.get(c.type, "raw") == "text" else {"$str": v}
         if isinstance(v, float):
@@ -1001,11 +1011,11 @@ class OpenProtocol:
 
     def _event_from(self, e: dict) -> Event:
         kind = e.get("type")
-        ts = _int_from(e.get("commit_ts"), "commit_ts")
+        ts = self.names.commit_ts_checked(e, _int_from(e.get("commit_ts"), "commit_ts"))
         if kind == "resolved":
             return ResolvedEvent(ts)
         if kind == "ddl":
-            ddl_type = _int_from(e.get("ddl_type", 0), "ddl_type")
+            ddl_type = self.names.ddl_type_from_json(e.get("ddl_type", 0), "ddl_type")
             return DdlEvent(ts, e.get("schema"), e.get("table"), ddl_type, e.get("query", ""))
         if kind != "row":
             raise EncodeError(f"unknown event type {kind!r} (row, ddl, resolved)", path="type")
@@ -1033,10 +1043,10 @@ class OpenProtocol:
         for i, c in enumerate(cols):
             where = f"{path}[{i}]"
             c = _dict(c, where)
-            code = _int_from(c.get("type"), where + ".type")
+            code = self.names.type_from_json(c.get("type"), where + ".type")
             kind = self.rendering.get(code, "raw")
             value = _value_from(kind, c.get("value"), where + ".value")
-            flags = _int_from(c.get("flags", 0), where + ".flags")
+            flags = self.names.flags_from_json(c.get("flags", 0), where + ".flags")
             out.append(Column(c.get("name"), code, flags, value))
         return out
 
@@ -1164,6 +1174,8 @@ def _value_from(kind: str, v, path: str):
     if isinstance(v, str):
         if kind == "text":
             return v
+        if kind in ("string", "base64"):  # a text column's value (runtime.ticdc_json)
+            return v.encode("utf-8")
         if kind in ("int", "uint", "sint", "raw"):
             return _int_from(v, path)
     raise EncodeError(f"{v!r} is no {kind} value", path=path)

@@ -87,7 +87,10 @@ def test_primitive_vectors_through_the_generated_field_codecs(vec):
 def test_body_vectors_decode_and_rebuild(vec):
     data = bytes.fromhex(vec["hex"])
     model = ms.parse(data, "gtid_tagged_body")
-    assert ms.to_dict(model) == body_dict(vec)
+    form = ms.to_dict(model)
+    assert form["uuid"] == vec["decoded"]["uuid"]  # canonical text, as the vector has it
+    shown = {k: v for k, v in form.items() if not k.endswith("_time")}
+    assert {**shown, "uuid": list(uuid.UUID(form["uuid"]).bytes)} == body_dict(vec)
     assert ms.build(model, "gtid_tagged_body") == data
     assert ms.build(ms.from_dict(ms.to_dict(model), "gtid_tagged_body"), "gtid_tagged_body") == data
 

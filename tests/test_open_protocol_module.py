@@ -64,9 +64,9 @@ def test_the_seed_row_in_json_form():
     assert doc["layout"] == "legacy"
     [ev] = doc["events"]
     assert ev["commit_ts"] == "415508878783938562"  # above 2**53: a string, exact
-    assert ev["new"] == [
-        {"name": "id", "type": 3, "flags": 2, "value": 1},
-        {"name": "val", "type": 15, "flags": 0, "value": {"$hex": b"aa".hex()}},
+    assert ev["new"] == [  # names for the codes, text columns as text
+        {"name": "id", "type": "LONG", "flags": ["HANDLE_KEY"], "value": 1},
+        {"name": "val", "type": "VARCHAR", "flags": [], "value": "aa"},
     ]
 
 
@@ -175,13 +175,25 @@ BAD_FORMS = {
         {"events": [{"type": "resolved", "commit_ts": "x"}]},
         "events[0].commit_ts",
     ),
-    "bytes as a plain string": (
+    "a boolean as a value": (
         {
             "events": [
-                {"type": "row", "commit_ts": 1, "new": [{"name": "c", "type": 15, "value": "x"}]}
+                {"type": "row", "commit_ts": 1, "new": [{"name": "c", "type": 15, "value": True}]}
             ]
         },
         "events[0].new[0].value",
+    ),
+    "an unknown type name": (
+        {
+            "events": [
+                {
+                    "type": "row",
+                    "commit_ts": 1,
+                    "new": [{"name": "c", "type": "TEXTY", "value": "x"}],
+                }
+            ]
+        },
+        "events[0].new[0].type",
     ),
     "op disagrees": (
         {"events": [{"type": "row", "op": "delete", "commit_ts": 1, "new": []}]},
