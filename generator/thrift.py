@@ -493,7 +493,7 @@ def default_expr(t: TType, v, structs: dict[str, TStruct] | None = None) -> str:
     if k in ("bool", "i8", "i16", "i32", "i64", "double", "string", "binary"):
         return repr(v)
     if k == "uuid":
-        return f"uuid.UUID({v!r})"
+        return f"_uuid.UUID({v!r})"  # the generated module imports uuid as _uuid
     if k == "enum":
         return f"{t.name}.{v}" if isinstance(v, str) else repr(v)
     if k in ("list", "set"):
