@@ -203,6 +203,8 @@ def test_empty_structs_and_an_empty_idl_parse_and_build(tmp_path):
         assert mod.build(mod.parse(b"\x00", name)) == b"\x00"
     value = mod.H(e=mod.E(), es=[mod.E(), mod.E()])
     assert mod.parse(mod.build(value), "H") == value
+    assert mod.to_dict(value) == {"e": {}, "es": [{}, {}]}
+    assert mod.from_dict(mod.to_dict(value), "H") == value
     empty = tmp_path / "none.yaml"
     empty.write_text(import_thrift(tmp_path / "none.thrift"))
     none = import_spec(empty)
