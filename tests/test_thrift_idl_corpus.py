@@ -225,7 +225,7 @@ def test_services_become_args_and_result_structs(imported):
     assert hive.methods["getName"].args == "getName_args"  # inherited from fb303
 
 
-def _thriftpy2_message(module, service, method, mtype, body) -> bytes:
+def _thriftpy2_message(method, mtype, body) -> bytes:
     from thriftpy2.protocol.compact import TCompactProtocol
     from thriftpy2.transport import TMemoryBuffer
 
@@ -245,7 +245,7 @@ def test_messages_decode_by_method_name_against_thriftpy2(imported):
     _, _, mod = imported("jaeger/sampling.thrift")
     svc = peer.SamplingManager
     call = _thriftpy2_message(
-        peer, svc, "getSamplingStrategy", TMessageType.CALL,
+        "getSamplingStrategy", TMessageType.CALL,
         svc.getSamplingStrategy_args(serviceName="checkout"),
     )  # fmt: skip
     got = mod.parse(call, "message")
@@ -258,13 +258,36 @@ def test_messages_decode_by_method_name_against_thriftpy2(imported):
             probabilisticSampling=peer.ProbabilisticSamplingStrategy(samplingRate=0.25),
         )
     )
-    reply = _thriftpy2_message(peer, svc, "getSamplingStrategy", TMessageType.REPLY, reply_body)
+    reply = _thriftpy2_message("getSamplingStrategy", TMessageType.REPLY, reply_body)
     got = mod.parse(reply, "message")
     assert got.body.success.probabilisticSampling.samplingRate == 0.25
     assert mod.to_dict(got)["body"]["success"]["strategyType"] == "PROBABILISTIC"
     assert mod.build(mod.from_dict(mod.to_dict(got), "message")) == reply
     # an unknown method keeps a raw body
-    other = _thriftpy2_message(
-        peer, svc, "elsewhere", TMessageType.CALL, svc.getSamplingStrategy_args()
-    )
+    other = _thriftpy2_message("elsewhere", TMessageType.CALL, svc.getSamplingStrategy_args())
     assert type(mod.parse(other, "message").body).__name__ == "RawStruct"
+
+
+@pytest.mark.parametrize(
+    "rel, struct",
+    [("jaeger/jaeger.thrift", "Batch"), ("apache_thrift/DebugProtoTest.thrift", "OneOfEach")],
+)
+def test_imported_structs_round_trip_through_apache_thrift(imported, rel, struct):
+    from hypothesis import HealthCheck, given, settings
+    from thrift_support import apache_classes, norm, struct_strategy
+
+    from generator.thrift import TType
+
+    _, spec, mod = imported(rel)
+    apache = apache_classes(spec)
+    t = TType("struct", name=struct)
+
+    @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(struct_strategy(spec, mod, struct))
+    def check(model):
+        data = mod.build(model)
+        peer = apache.read(struct, data)
+        assert norm(spec, peer, t) == norm(spec, model, t)
+        assert mod.build(mod.parse(apache.write(peer), struct)) == data
+
+    check()
