@@ -155,12 +155,10 @@ class _Reader:
     def __init__(self):
         self.documents: dict[Path, _Document] = {}
 
-    def read(self, path: Path, shown: str, stack=()) -> _Document:
+    def read(self, path: Path, shown: str) -> _Document:
         key = path.resolve()
-        if key in self.documents:
+        if key in self.documents:  # included twice, or an include cycle: read once
             return self.documents[key]
-        if key in stack:
-            raise SpecError("includes itself (an include cycle)", file=shown)
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
@@ -170,18 +168,13 @@ class _Reader:
         try:
             tree, comments = _parse(text)
         except lark.exceptions.UnexpectedInput as err:
-            got = getattr(err, "token", None) or text[err.pos_in_stream : err.pos_in_stream + 1]
-            raise SpecError(
-                f"Thrift IDL syntax error at {str(got)!r} (column {err.column})",
-                file=shown,
-                line=err.line,
-            ) from None
+            raise _syntax_error(err, text, shown) from None
         doc = _Document(path, re.sub(r"\W", "_", path.name.removesuffix(".thrift")), shown)
         self.documents[key] = doc
-        self._fill(doc, tree, comments, text, shown, stack + (key,))
+        self._fill(doc, tree, comments, text, shown)
         return doc
 
-    def _fill(self, doc, tree, comments, text, shown, stack):
+    def _fill(self, doc, tree, comments, text, shown):
         notes = _Notes(comments, text)
         for item in tree.children:
             kind, line = item.data, item.meta.line
@@ -190,7 +183,7 @@ class _Reader:
                 target = path_of_include(doc.path, rel)
                 if target is None:
                     raise SpecError(f"include {rel!r}: no such file", file=shown, line=line)
-                inc = self.read(target, str(Path(shown).parent / rel), stack)
+                inc = self.read(target, str(Path(shown).parent / rel))
                 doc.includes[re.sub(r"\W", "_", Path(rel).name.removesuffix(".thrift"))] = inc
             elif kind == "const":
                 ftype, name, value = item.children
@@ -268,6 +261,19 @@ class _Reader:
         )
         rtype = None if getattr(returns, "data", "") == "void" else _type(returns)
         return _Function(name, oneway, rtype, params, throws, tree.meta.line, notes.of(tree))
+
+
+def _syntax_error(err, text: str, shown: str) -> SpecError:
+    """The lark error as ours: the user's file and line, the token it stopped at."""
+    token = getattr(err, "token", None) or getattr(err, "char", None)
+    if token is None or getattr(token, "type", "") == "$END":
+        line = text.count("\n") + 1
+        return SpecError("Thrift IDL syntax error: the file ends too early", file=shown, line=line)
+    return SpecError(
+        f"Thrift IDL syntax error at {str(token)!r} (column {err.column})",
+        file=shown,
+        line=err.line,
+    )
 
 
 def path_of_include(base: Path, rel: str) -> Path | None:

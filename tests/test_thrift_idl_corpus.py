@@ -90,7 +90,9 @@ def test_idl_apache_refuses_is_refused_with_file_and_line():
     "text, line, words",
     [
         ('include "nowhere.thrift"\nstruct A {}', 1, "no such file"),
-        ("struct A {\n  1: i32 a\n  2: i32 }", 3, "syntax error"),
+        ("struct A {\n  1: i32 a\n  2: i32 }", 3, "syntax error at '}'"),
+        ("struct A {\n  1: i32 a", 2, "ends too early"),
+        ("const i32 X = 1\nconst i32 Y = ~", 2, "syntax error at '~'"),
         ("struct A { 1: Nope n }", 1, "unknown type 'Nope'"),
         ("const i8 X = 300", 1, "does not fit an i8"),
         ("const uuid U = 'not-a-uuid'", 1, "not a UUID"),
