@@ -65,7 +65,8 @@ def _keep_comment(token):
 
 
 @functools.lru_cache(maxsize=1)
-def _parser():
+def idl_parser():
+    """The lark parser of ``thrift.lark`` (built once per process: about a second)."""
     import lark
 
     grammar = (Path(__file__).parent / "thrift.lark").read_text(encoding="utf-8")
@@ -82,7 +83,7 @@ def _parse(text: str):
     """The parse tree and the comments of one file."""
     _COMMENTS.append([])
     try:
-        return _parser().parse(text), _COMMENTS[-1]
+        return idl_parser().parse(text), _COMMENTS[-1]
     finally:
         _COMMENTS.pop()
 
