@@ -646,8 +646,7 @@ def import_thrift(path: Path, fmt: str | None = None) -> str:
         first_of: dict[int, str] = {}
         for member, value, mdoc in members:
             if value in first_of:  # an alias: Apache allows it, the spec names each value once
-                mdoc = f"{member} = {value} is also a name of it (an alias in the IDL)"
-                out.append(f"      # {mdoc} ({first_of[value]})")
+                out.append(f"      # {member} = {value}: an alias of {first_of[value]} in the IDL")
                 continue
             first_of[value] = member
             extra = f", doc: {_flow(mdoc)}" if mdoc else ""
