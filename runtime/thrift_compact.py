@@ -127,6 +127,10 @@ def budget(size: int) -> list:
     return [EXPANSION * size + EXPANSION_SLACK]
 
 
+UNCHARGED = [float("inf")]
+"""The budget of what is not charged (values skipped, traced raw values): never spent."""
+
+
 def over_budget(pos: int) -> LimitError:
     return LimitError(
         f"decoded objects would exceed {EXPANSION}x the input's size "
@@ -382,15 +386,21 @@ def read_seqid(buf, pos: int, end: int):
     return (u - (1 << 32) if u > 0x7FFFFFFF else u), pos
 
 
-def check_count(n: int, left: int, min_bytes: int, cx: Options, pos: int) -> None:
-    """Raise unless ``n`` elements of at least ``min_bytes`` each fit in ``left`` bytes
-    and the ``max_count`` limit."""
+def check_count(
+    n: int, remain: int, min_bytes: int, cx: Options, pos: int, budget=UNCHARGED, cost: int = 0
+) -> None:
+    """Raise unless ``n`` elements of at least ``min_bytes`` each fit in ``remain`` bytes
+    and the ``max_count`` limit; then charge ``cost`` (the container and its elements) to
+    the expansion ``budget``."""
     if n > cx.max_count:
         raise LimitError(f"{n} elements exceed the limit max_count={cx.max_count}", offset=pos)
-    if n * min_bytes > left:
+    if n * min_bytes > remain:
         raise DecodeError(
-            f"{n} elements need at least {n * min_bytes} bytes, {left} remain", offset=pos
+            f"{n} elements need at least {n * min_bytes} bytes, {remain} remain", offset=pos
         )
+    budget[0] -= cost
+    if budget[0] < 0:
+        raise over_budget(pos)
 
 
 def check_bytes(n: int, left: int, cx: Options, pos: int) -> None:
