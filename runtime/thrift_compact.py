@@ -111,9 +111,10 @@ class WireLayout:
     long_headers: tuple = ()
     """Indexes into ``order`` of headers written in the long form though a delta fit."""
     header_types: bytes = b""
-    """The type nibble of each list/set header and the key/value byte of each non-empty
-    map, in wire order, of this struct's own containers (not those of nested structs):
-    a bool container says 1 or 2, an empty one may say anything."""
+    """The type nibble of each list/set header (plus 0x10 when its size is in the long
+    form though it fits the header) and the key/value byte of each non-empty map, in wire
+    order, of this struct's own containers (not those of nested structs): a bool
+    container says 1 or 2, an empty one may say anything."""
 
     @property
     def unknown(self) -> tuple:

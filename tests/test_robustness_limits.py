@@ -125,7 +125,8 @@ def test_limits_are_per_call():
 
 # -- Thrift: what a message may decode to ------------------------------------------------
 
-AMPLIFY = """\
+AMPLIFY = (
+    """\
 format: thrift_amplify
 protocol: thrift_compact
 doc: Shapes that decode to many objects per input byte.
@@ -134,9 +135,9 @@ structs:
     fields: []
   Wide:
     fields:
-""" + "".join(
-    f"      - {{id: {i}, name: f{i}, type: i32, optional: true}}\n" for i in range(1, 21)
-) + """\
+"""
+    + "".join(f"      - {{id: {i}, name: f{i}, type: i32, optional: true}}\n" for i in range(1, 21))
+    + """\
   Bag:
     fields:
       - {id: 1, name: empties, type: "list<Empty>", optional: true}
@@ -146,6 +147,7 @@ structs:
       - {id: 5, name: wides, type: "list<Wide>", optional: true}
       - {id: 6, name: strings, type: "list<string>", optional: true}
 """
+)
 
 
 @functools.cache
@@ -197,7 +199,7 @@ def test_thrift_decodes_to_at_most_32x_its_size(case, refused, tmp_path_factory)
         data, record = b"\x11" * size + b"\0", "Empty"  # each kept as an unknown field
     elif case == "raw empty structs":
         data = _list_field(1, 12, size, b"\0")
-        parse = lambda data, record: mod.parse_raw(data)  # noqa: E731
+        parse = lambda data, record: mod.parse_raw(data)
     elif case == "small ints":
         data = _list_field(4, 5, size, b"\x02")
     else:

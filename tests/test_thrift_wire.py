@@ -212,9 +212,12 @@ def test_header_forms_repeats_and_types_are_kept(hex_, value, layout):
     assert APACHE.read("Inner", data).a == value
 
 
-def test_an_empty_list_keeps_its_element_type():
+def test_an_empty_list_keeps_its_element_type_and_a_long_size_its_form():
     data = bytes.fromhex("19 05 00")  # Lists.shorts = [] with element type i32 (not i16)
     assert _rebuilds(NEW, data, "Lists").shorts == []
+    data = bytes.fromhex("19 f4 02 02 04 00")  # shorts = [1, 2], the size after the header
+    assert _rebuilds(NEW, data, "Lists").shorts == [1, 2]
+    assert APACHE.read("Lists", data).shorts == [1, 2]
 
 
 def test_canonical_bytes_keep_no_layout():
