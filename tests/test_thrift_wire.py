@@ -142,6 +142,8 @@ def test_unknown_union_member_decodes_and_rebuilds():
     assert OLD.to_dict(choice) == {
         "$wire": {"order": [{"id": 3, "type": "STRUCT", "data": {"$hex": member.data.hex()}}]}
     }
+    choice.n = 5  # a member set since parsing replaces the unknown one
+    assert NEW.parse(OLD.build(older), "Holder").choice == NEW.Choice(n=5)
     with pytest.raises(DecodeError, match="no field set"):  # an empty union is still refused
         OLD.parse(b"\x00", "Choice")
     with pytest.raises(EncodeError, match="exactly one"):
