@@ -17,6 +17,8 @@ import keyword
 import re
 from pathlib import Path
 
+from runtime import thrift_compact
+
 from .loader import LoadedSpec, load
 from .model import spec_limits
 
@@ -308,6 +310,10 @@ def build_thrift_model(loaded: LoadedSpec) -> ThriftSpec:
                 raise lines.error(where + ("id",), f"field id {f['id']} used twice")
             if f["name"] in names:
                 raise lines.error(where + ("name",), f"field name {f['name']!r} used twice")
+            if f["name"] in RESERVED_FIELDS:
+                raise lines.error(
+                    where + ("name",), f"{f['name']!r} is reserved in generated structs"
+                )
             ids.add(f["id"])
             names.add(f["name"])
             try:
@@ -558,6 +564,14 @@ def write_plan(struct: TStruct) -> list[tuple[TField, int | None]]:
     return plan
 
 
+def struct_bytes(struct: TStruct) -> int:
+    """What one instance of ``struct`` is charged against the expansion budget: its
+    object with a slot per field and one for its wire layout."""
+    return thrift_compact.STRUCT_BYTES + 8 * (len(struct.fields) + 1)
+
+
+RESERVED_FIELDS = {"wire_layout"}
+"""Attributes every generated struct has besides its fields."""
 RESERVED = {"Message", "RawStruct", "RawField", "RawList", "RawMap", "CompactType", "MessageType"}
 
 
@@ -582,6 +596,8 @@ def render_thrift(spec: ThriftSpec, *, fmt: bool = True) -> str:
             header_bytes=header_bytes,
             zz16=zz16,
             write_plan=write_plan,
+            budget=thrift_compact,
+            struct_bytes=lambda name: struct_bytes(spec.structs[name]),
         )
     )
     if fmt:  # black only for committed modules; in-memory ones skip its cost
