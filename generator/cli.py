@@ -285,8 +285,15 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_BAD_INPUT
-    except (EncodeError, SpecError, WirespecError) as err:
+    except SpecError as err:  # one line even when a file name holds a line break
+        print(f"wirespec: {err}".replace("\r", "\\r").replace("\n", "\\n"), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (EncodeError, WirespecError) as err:
         print(f"wirespec: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as err:  # generate --out into a missing folder, say
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"wirespec: {where}{err.strerror or err}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
 
