@@ -574,30 +574,13 @@ def _check_names(data: dict, lines) -> None:
 
 
 def _check_wire(wire: dict, lines) -> None:
-    """The protocol's constants are integers and its members names: they are written
-    into every Thrift module as code."""
-
-    def walk(node, parts: tuple) -> None:
-        if not isinstance(node, dict):
-            raise lines.error(parts, "expected a mapping")
-        for key, value in node.items():
-            where = parts + (key,)
-            if key == "doc":
-                continue
-            if key == "values" and parts[-1] in ("compact_type", "message_type"):
-                for member, body in value.items():
-                    found = _name_problem("member", member)
-                    if found is not None:
-                        raise lines.error(where + (member,), found)
-                    walk(body, where + (member,))
-            elif key == "type" and isinstance(value, str):
-                continue
-            elif isinstance(value, dict):
-                walk(value, where)
-            elif type(value) is not int:
-                raise lines.error(where, f"{value!r} is not an integer")
-
-    walk(wire, ("wire",))
+    """The protocol's member names (its numbers are checked by the JSON Schema): they are
+    written into every Thrift module as code."""
+    for section in ("compact_type", "message_type"):
+        for member in wire[section]["values"]:
+            found = _name_problem("member", member)
+            if found is not None:
+                raise lines.error(("wire", section, "values", member), found)
 
 
 def render_thrift(spec: ThriftSpec, *, fmt: bool = True) -> str:
