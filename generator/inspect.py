@@ -360,12 +360,18 @@ def _printable(b: int) -> str:
 
 
 def add_parser(verbs) -> None:
+    from .cli import add_record_options, format_help
+
     cmd = verbs.add_parser("inspect", help="annotated hexdump: every byte with its field path")
-    cmd.add_argument("format")
+    cmd.add_argument("format", help=format_help())
     cmd.add_argument("file", help="input file, or - for stdin")
-    cmd.add_argument("--record", "--struct", dest="record", help="record (default: the spec's)")
+    add_record_options(cmd)
     cmd.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML page")
-    cmd.add_argument("--key", metavar="KEYFILE", help="the Kafka key (ticdc_open_protocol)")
+    cmd.add_argument(
+        "--key",
+        metavar="KEYFILE",
+        help="the Kafka key (ticdc_open_protocol; default: <stem>.key beside FILE)",
+    )
     cmd.set_defaults(run=run_command)
 
 
@@ -407,35 +413,34 @@ def trace_kafka(codec, key: bytes, value: bytes) -> list[tuple[str, str, Trace]]
 
 def run_command(args) -> int:
     """Print the dump; exit 1 when the message does not decode (after showing why)."""
-    from rich.console import Console
+    from .cli import CliError, _read_input, key_for, stdout_console, target_for_bytes
 
-    from .cli import CliError, _read_input, _record, load_codec
-
-    codec = load_codec(args.format)
-    record = _record(codec, args.record)
     data = _read_input(args.file)
-    if record == getattr(codec, "KAFKA_RECORD", None):
-        if args.key is None:
-            raise CliError(f"{codec.FORMAT} {record} is a Kafka key and value: give --key KEYFILE")
-        return _run_kafka(args, codec, _read_input(args.key), data)
-    result = trace(codec, data, record)
+    target = target_for_bytes(args, data)
+    codec, record = target.codec, target.record
+    if target.keyed:
+        return _run_kafka(args, codec, _read_input(key_for(target, args.file, args.key)), data)
+    if args.key is not None:
+        raise CliError("--key is only for formats whose messages have a Kafka key", 2)
+    if target.options:  # a Thrift message with --struct: its body as that struct
+        result = codec.trace(data, record, **target.options)
+    else:
+        result = trace(codec, data, record)
     if args.html:
         page = render_html(result, fmt=codec.FORMAT, record=record, source=args.file)
         try:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as err:
             raise CliError(f"cannot write {args.html}: {err.strerror}") from None
-    render_terminal(result, Console(soft_wrap=True), fmt=codec.FORMAT, record=record)
+    render_terminal(result, stdout_console(), fmt=codec.FORMAT, record=record)
     return 0 if result.error is None else 1
 
 
 def _run_kafka(args, codec, key: bytes, value: bytes) -> int:
-    from rich.console import Console
-
-    from .cli import CliError
+    from .cli import CliError, stdout_console
 
     parts = trace_kafka(codec, key, value)
-    console = Console(soft_wrap=True)
+    console = stdout_console()
     for column, record, result in parts:
         render_terminal(result, console, fmt=f"{codec.FORMAT} {column}", record=record)
     if args.html:

@@ -171,6 +171,15 @@ class Field:
         return self.const is not None or self.checksum is not None or bool(self.value)
 
 
+@dataclasses.dataclass(frozen=True)
+class Detect:
+    """A record's ``detect:``: ``magic`` at ``offset``, compared in the bits of ``mask``."""
+
+    magic: bytes
+    offset: int = 0
+    mask: bytes | None = None
+
+
 @dataclasses.dataclass
 class Record:
     name: str
@@ -182,6 +191,8 @@ class Record:
     spark_row: str = ""
     layout: str = "sequence"
     """``sequence`` (fields back to back) or ``serializable`` (mysql::serialization message)."""
+    detect: Detect | None = None
+    """``detect:``: how to recognise a message of this record by its leading bytes."""
 
     @property
     def serializable(self) -> bool:
@@ -283,6 +294,16 @@ class KafkaMessage:
     doc: str
     columns: dict[str, str]
     codec: str
+    claim_check: ClaimCheck | None = None
+    """``claim_check:``: a record holding one message as kept in external storage."""
+
+
+@dataclasses.dataclass
+class ClaimCheck:
+    """A record whose bytes are one Kafka message in the codec's claim-check object."""
+
+    record: str
+    doc: str
 
 
 def camel(name: str) -> str:
@@ -488,6 +509,15 @@ class _Builder:
                     )
         return docs
 
+    def detect(self, raw: dict | None, where: tuple) -> Detect | None:
+        if raw is None:
+            return None
+        magic = bytes.fromhex(raw["magic"])
+        mask = bytes.fromhex(raw["mask"]) if "mask" in raw else None
+        if mask is not None and len(mask) != len(magic):
+            raise self.error(where + ("mask",), "mask and magic must be the same length")
+        return Detect(magic, raw.get("offset", 0), mask)
+
     def kafka_message(self, raw: dict | None, records: dict) -> KafkaMessage | None:
         if raw is None:
             return None
@@ -509,7 +539,19 @@ class _Builder:
                 raise self.error(
                     ("kafka_message", "columns", column), f"no record named {record!r}"
                 )
-        return KafkaMessage(raw["record"], raw["doc"], dict(raw["columns"]), raw["codec"])
+        claim = raw.get("claim_check")
+        if claim is not None and claim["record"] in set(records) | {raw["record"]}:
+            raise self.error(
+                ("kafka_message", "claim_check", "record"),
+                f"{claim['record']!r} is already a record",
+            )
+        return KafkaMessage(
+            raw["record"],
+            raw["doc"],
+            dict(raw["columns"]),
+            raw["codec"],
+            None if claim is None else ClaimCheck(claim["record"], claim["doc"]),
+        )
 
     def enum(self, name: str, body: dict) -> Enum:
         where = ("enums", name)
@@ -571,7 +613,9 @@ class _Builder:
                 raise self.error(parts + ("name",), f"duplicate field name {raw['name']!r}")
             field = self.field(raw, parts, trailer_fields + fields)
             if field.type.kind == "prim" and field.type.name == "reversed_uvarint":
-                raise self.error(parts + ("type",), "reversed_uvarint is read from the end: put it in trailer:")
+                raise self.error(
+                    parts + ("type",), "reversed_uvarint is read from the end: put it in trailer:"
+                )
             fields.append(field)
         fields += trailer_fields[::-1]
         everything = {f.name for f in fields}
@@ -585,6 +629,7 @@ class _Builder:
                     field.value_text = raw["value"]
         record = Record(name, body["doc"], fields, self.lines.line(where), body.get("tag"))
         record.layout = body.get("layout", "sequence")
+        record.detect = self.detect(body.get("detect"), where + ("detect",))
         self.check_layout(record, where, body)
         spark = body.get("spark", {})
         if "row" in spark:
@@ -642,7 +687,7 @@ class _Builder:
                         raise self.error(
                             parts + ("map", part), "a message in a map must be layout: serializable"
                         )
-        for name in ("serializable_field_size", "last_non_ignorable_field_id"):
+        for name in ("serializable_field_size", "last_non_ignorable_field_id", "unknown_fields"):
             if name in names:
                 raise self.error(where + ("fields",), f"{name!r} is the message header's name")
 
@@ -690,7 +735,9 @@ class _Builder:
             )
         elif name in REGION_TYPES:
             if not isinstance(size, str) or size in PRIMITIVES or size == "eos":
-                raise self.error(parts + ("size",), f"{name} takes the bytes a size: expression gives")
+                raise self.error(
+                    parts + ("size",), f"{name} takes the bytes a size: expression gives"
+                )
             ref = TypeRef("region", name)
         else:
             raise self.error(parts + ("type",), f"unknown type {name!r}")

@@ -56,6 +56,7 @@ MODULE_FUNCTIONS = frozenset(
         "decode_message",
         "encode_events",
         "encode_event",
+        "detect_record",
     ]
 )
 """Functions (and the ``__future__`` import) generated modules define."""
@@ -77,6 +78,8 @@ MODULE_CONSTANTS = frozenset(
         "FAST_WRITERS",
         "QUICK_READERS",
         "FAST_ROW_ITERATORS",
+        "RECORD_DETECTORS",
+        "CLAIM_CHECK_RECORD",
     ]
 )
 """Upper-case module names; an enum attribute table ``ENUM_ATTRIBUTE`` may not be one."""

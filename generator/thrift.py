@@ -530,6 +530,7 @@ RESERVED = {"Message", "RawStruct", "RawField", "RawList", "RawMap", "CompactTyp
 RESERVED_MODULE_NAMES = frozenset(
     {"DecodeError", "EncodeError", "WirespecError", "MODELS", "STRUCT_FIELDS", "THRIFT_ENUMS"}
     | {"PROTOCOL_ID", "VERSION", "RECORDS", "FORMAT", "DEFAULT_RECORD", "DEFAULT_LIMITS"}
+    | {"RECORD_DETECTORS"}
     | {"trace", "rt"}
     | spec_names.MODULE_FUNCTIONS
     | {name for name in dir(builtins) if not name.startswith("_")}

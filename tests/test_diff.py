@@ -42,7 +42,7 @@ def test_one_nested_field_differs(tmp_path, capsys):
 def test_equal_messages(tmp_path, capsys):
     a, b = _write(tmp_path, "a.bin", BASE), _write(tmp_path, "b.bin", BASE)
     assert main(["diff", "plainbuffer", a, b]) == 0
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr().out == "no differences\n"
 
 
 def test_type_change_and_added_element(tmp_path, capsys):

@@ -159,10 +159,12 @@ def test_extremes_of_every_column_kind_round_trip():
     assert op.build_pair(again) == (key, value)
 
 
-def test_invalid_utf8_in_a_binary_string_survives_and_in_text_becomes_fffd():
-    evs = [RowChangedEvent(1, new=[Column("b", 254, 1, b"\xff\xfe"), Column("t", 254, 0, b"\xff")])]
-    [ev] = op.parse_pair(*op.build_pair(message_of(evs))).events
-    assert ev.new == [Column("b", 254, 1, b"\xff\xfe"), Column("t", 254, 0, "\ufffd".encode())]
+def test_invalid_utf8_in_a_binary_string_survives_and_in_text_is_an_escaped_fffd():
+    evs = [RowChangedEvent(1, new=[Column("b", 254, 1, b"\xff\xfe"), Column("t", 254, 0, b"\xfe")])]
+    key, value = op.build_pair(message_of(evs))
+    assert b'"v":"\\ufffd"' in value  # what Go writes for an invalid byte
+    [ev] = op.parse_pair(key, value).events  # the byte is lost; 0xFF stands for it
+    assert ev.new == [Column("b", 254, 1, b"\xff\xfe"), Column("t", 254, 0, b"\xff")]
 
 
 BAD_FORMS = {
