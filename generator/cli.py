@@ -506,8 +506,13 @@ def error_line(err: BaseException) -> str:
         return f"cannot decode: {err.message} (offset {offset}, field {err.path or '<message>'})"
     if isinstance(err, OSError):
         where = f" {err.filename}" if err.filename else ""
-        return f"cannot use{where}: {err.strerror or err}"
-    return str(err)
+        return _one_line(f"cannot use{where}: {err.strerror or err}")
+    return _one_line(str(err))
+
+
+def _one_line(text: str) -> str:
+    """A file name (a spec's, say) may hold a line break: shown escaped."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _quiet_stdout() -> None:

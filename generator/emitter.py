@@ -14,7 +14,7 @@ from pathlib import Path
 import black
 import jinja2
 
-from . import __version__
+from . import __version__, pytext
 from .fastbuild import BuildEmitter
 from .fastpath import FastPathEmitter
 from .model import Field, Record, Spec, TypeRef, camel
@@ -26,16 +26,6 @@ TEMPLATES = Path(__file__).with_name("templates")
 HEADER_HASH_PREFIX = "# content sha256: "
 
 
-def docstring_body(text: str) -> str:
-    """Spec prose made safe inside a triple-quoted docstring (quotes, backslashes).
-
-    >>> docstring_body('say "hi"')
-    'say "hi\\\\"'
-    """
-    text = str(text).strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    return text[:-1] + '\\"' if text.endswith('"') else text
-
-
 def _env() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
@@ -44,10 +34,12 @@ def _env() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["pyrepr"] = repr
-    env.filters["doc"] = docstring_body
+    # spec text reaches a module only through these three (generator/pytext.py)
+    env.filters["pyrepr"] = pytext.literal
+    env.filters["doc"] = pytext.docstring
+    env.filters["comment"] = pytext.comment
     env.filters["camel"] = camel
-    env.filters["pytuple"] = lambda items: repr(tuple(items))
+    env.filters["pytuple"] = lambda items: pytext.literal(tuple(items))
     return env
 
 

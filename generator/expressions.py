@@ -20,11 +20,24 @@ never run arbitrary code. Expressions the builder evaluates (``value:``) may als
 
 A field named like a dict method (``items``, ``values``, ...) cannot be read by name:
 construct's context is a dict, where the name is the method (``sizeof(items)`` is fine).
+
+An expression binds no name the spec did not define: a comprehension's variable is a
+new lower-case name (not a field, an enum, a builtin or a name the translation uses),
+and there are no lambdas, assignments (``:=``), private or dunder attributes, or
+string constants:
+
+    >>> translate("[len(n) for len in names]", {"names"})
+    Traceback (most recent call last):
+    ...
+    ValueError: a comprehension may not bind 'len': it is a builtin
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import keyword
+import re
 
 _ALLOWED_NODES = (
     ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Compare, ast.Call,
@@ -39,6 +52,9 @@ _FUNCTIONS = ("len", "min", "max", "abs", "sum")
 _PUBLIC_PRIVATES = ("_parent", "_index")
 """Context names an expression may use: the enclosing record, the list position."""
 _DICT_METHODS = frozenset(name for name in dir(dict) if not name.startswith("_"))
+_TRANSLATION_NAMES = ("this", "rt", "sizeof")
+"""Names the translated expression uses itself."""
+_BOUND_NAME = re.compile(r"[a-z][a-z0-9_]*")
 """Names an expression cannot read a field by: construct's contexts are dicts, so
 ``this.items`` is the method (``keys``, ``values``, ``get``, ... likewise)."""
 
@@ -59,8 +75,12 @@ class _ToContext(ast.NodeTransformer):
         self.bound: list[set[str]] = []
 
     def visit_Name(self, node: ast.Name):
-        if node.id in _FUNCTIONS or any(node.id in names for names in self.bound):
+        if any(node.id in names for names in self.bound):
             return node
+        if node.id in _FUNCTIONS:  # calls visit only their arguments (visit_Call)
+            if node.id in self.fields:
+                raise ValueError(f"the field {node.id!r} is named like a function: rename it")
+            raise ValueError(f"{node.id} is a function: call it")
         if node.id not in self.fields:
             raise ValueError(f"expression uses {node.id!r}, which is not an earlier field")
         _readable(node.id)
@@ -79,19 +99,39 @@ class _ToContext(ast.NodeTransformer):
         return self.generic_visit(node)
 
     def visit_ListComp(self, node: ast.ListComp):
-        names = set()
+        names: set[str] = set()
+        self.bound.append(names)  # each generator sees the names bound before it
         for gen in node.generators:
             gen.iter = self.visit(gen.iter)
             if not isinstance(gen.target, ast.Name):
                 # ValueError is translate()'s one failure type (see below)
                 raise ValueError("a comprehension binds one name")  # noqa: TRY004
+            if gen.is_async:
+                raise ValueError("async comprehensions are not allowed in an expression")
+            self.check_binding(gen.target.id)
             names.add(gen.target.id)
-        self.bound.append(names)
-        for gen in node.generators:
             gen.ifs = [self.visit(cond) for cond in gen.ifs]
         node.elt = self.visit(node.elt)
         self.bound.pop()
         return node
+
+    def check_binding(self, name: str) -> None:
+        """A comprehension variable is a new name: it hides nothing."""
+        why = ""
+        if not _BOUND_NAME.fullmatch(name) or keyword.iskeyword(name):
+            why = "a comprehension variable is a lower-case name"
+        elif name in self.fields:
+            why = "it is a field"
+        elif name in self.enums:
+            why = "it is an enum"
+        elif name in _FUNCTIONS or hasattr(builtins, name):
+            why = "it is a builtin"
+        elif name in _TRANSLATION_NAMES:
+            why = "the translated expression uses it"
+        elif any(name in names for names in self.bound):
+            why = "it is bound already"
+        if why:
+            raise ValueError(f"a comprehension may not bind {name!r}: {why}")
 
     def visit_Call(self, node: ast.Call):
         if isinstance(node.func, ast.Name) and node.func.id == "sizeof":
@@ -112,7 +152,8 @@ class _ToContext(ast.NodeTransformer):
                 [],
             )
             return ast.copy_location(call, node)
-        return self.generic_visit(node)
+        node.args = [self.visit(arg) for arg in node.args]  # translate() checked the function
+        return node
 
 
 def translate(
@@ -143,4 +184,7 @@ def translate(
             and node.attr not in _PUBLIC_PRIVATES
         ):
             raise ValueError("expression may not use private attributes")
+        if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, type(None))):
+            message = f"expression constants are numbers or None, not {node.value!r}"
+            raise ValueError(message)  # noqa: TRY004
     return ast.unparse(_ToContext(fields, enums or {}).visit(tree))

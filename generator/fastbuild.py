@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from . import pytext
 from .fastpath import _Writer as _Lines  # the same line writer as the parse side's
 from .fastpath import struct_format, struct_name
 from .model import Field, Record, Spec, TypeRef, camel
@@ -143,7 +144,7 @@ class BuildEmitter:
         if record.tag is not None:
             w.line(f"out.append(0x{record.tag:02x})")
         for field in record.fields:
-            w.line(f"# {self.spec.source.display}:{field.line}: {field.name}")
+            w.line(pytext.source_comment(self.spec.source.display, field.line, field.name))
             self.field(w, field, scope, written)
             scope.built.add(field.name)
             if field.name in context:

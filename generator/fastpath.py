@@ -21,6 +21,7 @@ import re
 
 from runtime.fast import GROUPED_ARRAY_MAX
 
+from . import pytext
 from .model import Field, Record, Spec, TypeRef, camel
 from .types import CHUNK_TYPES, LEB128, PRIMITIVES, REGION_TYPES
 
@@ -363,7 +364,7 @@ class FastPathEmitter:
         for field in record.front:
             if field.name in runs:
                 self.fused_run(w, record, runs[field.name])
-            w.line(f"# {self.spec.source.display}:{field.line}: {field.name}")
+            w.line(pytext.source_comment(self.spec.source.display, field.line, field.name))
             if any(r in self.needs_parent for r in self._record_refs(field.type)):
                 # What the element's `_parent.x` expressions see: this record's fields so far.
                 args = ", ".join(f"{n}=f_{n}" for n in known)
@@ -450,7 +451,11 @@ class FastPathEmitter:
         w.line("limit = end")
         for field in record.trailer:
             ref, var = field.type, f"f_{field.name}"
-            w.line(f"# {self.spec.source.display}:{field.line}: {field.name} (from the end)")
+            w.line(
+                pytext.source_comment(
+                    self.spec.source.display, field.line, f"{field.name} (from the end)"
+                )
+            )
             w.line("try:")
             with w.indent():
                 if ref.kind == "prim":  # a reversed uvarint
@@ -698,7 +703,11 @@ class FastPathEmitter:
                 '{end - start} bytes", offset=size_at)'
             )
         for field in record.fields:
-            w.line(f"# {self.spec.source.display}:{field.line}: {field.name} (id {field.id})")
+            w.line(
+                pytext.source_comment(
+                    self.spec.source.display, field.line, f"{field.name} (id {field.id})"
+                )
+            )
             w.line("at = pos")
             w.line("present = False")
             w.line("if pos < end:")
@@ -828,7 +837,11 @@ class FastPathEmitter:
     def message_common_field(self, w: _Writer, record: Record, field: Field) -> None:
         var = f"f_{field.name}"
         id_byte = f"0x{2 * field.id:02x}"
-        w.line(f"# {self.spec.source.display}:{field.line}: {field.name} (id {field.id})")
+        w.line(
+            pytext.source_comment(
+                self.spec.source.display, field.line, f"{field.name} (id {field.id})"
+            )
+        )
         optional = field.has_default or field.default_from
         if optional:
             w.line(f"if pos < end and buf[pos] == {id_byte}:")

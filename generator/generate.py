@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def spec_files(specs_dir: Path) -> list[Path]:
+    if not specs_dir.is_dir():  # else a mistyped --specs would "generate" nothing and pass
+        raise FileNotFoundError(errno.ENOENT, "no such spec folder", str(specs_dir))
     return sorted(specs_dir.glob("*.yaml"))
 
 

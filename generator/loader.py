@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -20,20 +21,38 @@ import yaml
 
 from runtime.errors import SpecError
 
+from . import names
+
 SCHEMA_PATH = Path(__file__).with_name("spec.schema.json")
+
+
+def _is_integer(checker, instance) -> bool:
+    """JSON Schema's integer, without 1.0 (a float) and True (a bool)."""
+    return type(instance) is int
 
 
 @functools.cache
 def _validator() -> jsonschema.protocols.Validator:
     schema = json.loads(SCHEMA_PATH.read_text())
-    return jsonschema.Draft202012Validator(schema)
+    base = jsonschema.Draft202012Validator
+    checker = base.TYPE_CHECKER.redefine("integer", _is_integer)
+    return jsonschema.validators.extend(base, type_checker=checker)(schema)
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_]+")
 
 
 def key_path(parts) -> str:
-    """``("records", "cell", "fields", 1, "type")`` -> ``records.cell.fields[1].type``."""
+    """``("records", "cell", "fields", 1, "type")`` -> ``records.cell.fields[1].type``;
+    a key that is not a plain word is quoted (``records['a b']``), so the path is one line."""
     out = ""
     for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif isinstance(part, str) and _PLAIN_KEY.fullmatch(part):
+            out += ("." if out else "") + part
+        else:
+            out += f"[{part!r}]"
     return out
 
 
@@ -44,8 +63,12 @@ class Lines:
         self.file = file
         self._lines: dict[tuple, int] = {}
 
-    def record(self, parts: tuple, line: int) -> None:
-        self._lines[parts] = line
+    def record(self, parts: tuple, line: int, keep: bool = False) -> None:
+        """``keep``: a line already recorded for ``parts`` stays."""
+        if keep:
+            self._lines.setdefault(parts, line)
+        else:
+            self._lines[parts] = line
 
     def line(self, parts) -> int | None:
         parts = tuple(parts)
@@ -57,12 +80,31 @@ class Lines:
         return SpecError(message, file=self.file, line=self.line(parts), key=key_path(parts))
 
 
+def _construct(node, parts: tuple, lines: Lines):
+    """A scalar (or key) node's value; only YAML's safe types (no ``!!python/...`` tags)."""
+    try:
+        # constructed from the composed node: serialising and re-reading each scalar made
+        # big specs (Hive's metastore) take seconds
+        value = yaml.constructor.SafeConstructor().construct_object(node, deep=True)
+        if isinstance(value, str):
+            value.encode("utf-8")  # a "\ud800" escape makes a lone surrogate: not text
+    except (yaml.YAMLError, UnicodeEncodeError) as err:
+        problem = getattr(err, "problem", None) or getattr(err, "reason", None) or str(err)
+        raise SpecError(
+            f"not valid YAML: {problem.splitlines()[0]}",
+            file=lines.file,
+            line=node.start_mark.line + 1,
+            key=key_path(parts),
+        ) from None
+    return value
+
+
 def _to_python(node, parts: tuple, lines: Lines):
-    lines.record(parts, node.start_mark.line + 1)
+    lines.record(parts, node.start_mark.line + 1, keep=True)  # a key's line, not its value's
     if isinstance(node, yaml.MappingNode):
         out = {}
         for key_node, value_node in node.value:
-            key = _scalar(key_node)
+            key = _construct(key_node, parts, lines)
             if key in out:
                 raise lines.error(parts + (key,), f"duplicate key {key!r}")
             lines.record(parts + (key,), key_node.start_mark.line + 1)
@@ -70,13 +112,7 @@ def _to_python(node, parts: tuple, lines: Lines):
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_to_python(item, parts + (i,), lines) for i, item in enumerate(node.value)]
-    return _scalar(node)
-
-
-def _scalar(node):
-    """The value of a node as ``yaml.safe_load`` gives it (constructed from the composed
-    node: serialising and re-reading each scalar made big specs take seconds)."""
-    return yaml.constructor.SafeConstructor().construct_object(node, deep=True)
+    return _construct(node, parts, lines)
 
 
 class LoadedSpec:
@@ -90,7 +126,12 @@ class LoadedSpec:
 def load(path: Path, display: str | None = None) -> LoadedSpec:
     """Read, parse and schema-validate one spec file."""
     display = display or str(path)
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise SpecError(f"cannot read the spec: {err.strerror or err}", file=display) from None
+    except UnicodeDecodeError as err:
+        raise SpecError(f"not UTF-8 text (byte {err.start})", file=display) from None
     lines = Lines(display)
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -113,6 +154,9 @@ def load(path: Path, display: str | None = None) -> LoadedSpec:
             parts.append(unknown[0])
             raise lines.error(parts, f"unknown key {unknown[0]!r}")
         raise lines.error(parts, _schema_message(err))
+    found = names.problem("format", data["format"])
+    if found is not None:
+        raise lines.error(("format",), found)
     return LoadedSpec(path, display, text, data, lines)
 
 

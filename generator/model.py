@@ -7,14 +7,18 @@ value clashes, dangling references and fields used before they are read.
 
 from __future__ import annotations
 
+import ast
+import codecs
 import dataclasses
+import importlib.util
 import re
 
 from runtime.limits import Limits
 
+from . import names as spec_names
 from .expressions import translate
-from .loader import Lines, LoadedSpec
-from .types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_TYPES, SPECIAL_TYPES
+from .loader import Lines, LoadedSpec, key_path
+from .types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_TYPES
 
 SPARK_LOGICAL_TYPES = {
     "uuid": "16 byte values (a list or bytes) as the text form of a UUID",
@@ -314,15 +318,29 @@ def camel(name: str) -> str:
 
 
 def record_dependencies(record: Record) -> list[str]:
-    deps = []
-    for field in record.fields:
-        refs = [field.type] + list(field.type.cases.values())
-        refs += [t for t in (field.type.key, field.type.value) if t is not None]
-        deps += [t.name for t in refs if t.kind == "record"]
-        if field.type.kind == "runtime":  # records a runtime primitive is configured with
-            kinds = RUNTIME_TYPES[field.type.name].args
-            deps += [v for k, v in field.type.args.items() if kinds[k] == "record"]
+    return [dep for field in record.fields for dep in field_dependencies(field)]
+
+
+def field_dependencies(field: Field) -> list[str]:
+    """The records a field holds (or configures its runtime primitive with)."""
+    refs = [field.type] + list(field.type.cases.values())
+    refs += [t for t in (field.type.key, field.type.value) if t is not None]
+    deps = [t.name for t in refs if t.kind == "record"]
+    if field.type.kind == "runtime":  # records a runtime primitive is configured with
+        kinds = RUNTIME_TYPES[field.type.name].args
+        deps += [v for k, v in field.type.args.items() if kinds[k] == "record"]
     return deps
+
+
+def _is_literal(value) -> bool:
+    """Whether ``value`` (from YAML) is written back exactly by its ``repr``: no NaN or
+    infinity, no dates."""
+    if not isinstance(value, (int, str, bytes, bool, type(None), float, list)):
+        return False
+    try:
+        return ast.literal_eval(repr(value)) == value
+    except (ValueError, SyntaxError):
+        return False
 
 
 def _mark_late_values(records: dict[str, Record]) -> None:
@@ -359,15 +377,13 @@ class _Builder:
 
     def build(self) -> Spec:
         data = self.data
+        self.check_type_names()
         enums = {name: self.enum(name, body) for name, body in data.get("enums", {}).items()}
         self.enums = enums
         record_names = set(data["records"])
         self.record_names = record_names
-        clash = record_names & set(PRIMITIVES) | record_names & set(SPECIAL_TYPES)
-        if clash:
-            name = min(clash)
-            raise self.error(("records", name), f"record name {name!r} is a built-in type")
         records = {name: self.record(name, body) for name, body in data["records"].items()}
+        self.check_no_cycle(records)
         _mark_late_values(records)
         json_documents = self.json_documents(data.get("json", {}))
         kafka = self.kafka_message(data.get("kafka_message"), records)
@@ -391,6 +407,60 @@ class _Builder:
 
     def limits(self, raw: dict) -> dict[str, int]:
         return spec_limits(raw, self.error)
+
+    def name(self, kind: str, name, parts) -> None:
+        """Refuse a name that cannot become a Python name (:mod:`generator.names`)."""
+        found = spec_names.problem(kind, name)
+        if found is not None:
+            raise self.error(parts, found)
+
+    def check_type_names(self) -> None:
+        """Record and enum names, and the distinct classes (``camel(name)``) they make."""
+        classes: dict[str, tuple] = {}
+        for section, kind in (("enums", "enum"), ("records", "record")):
+            for name in self.data.get(section, {}):
+                parts = (section, name)
+                self.name(kind, name, parts)
+                class_name = camel(name)
+                found = spec_names.class_name_problem(name, class_name)
+                if found is None and class_name in classes:
+                    other = key_path(classes[class_name])
+                    found = f"{name!r} makes class {class_name}, as {other} does"
+                if found is not None:
+                    raise self.error(parts, found)
+                classes[class_name] = parts
+
+    def check_no_cycle(self, records: dict[str, Record]) -> None:
+        """A record may not contain itself, directly or through others (the language
+        has no recursion yet): refuse the field that closes the loop."""
+        done: set[str] = set()
+
+        def visit(path: list[str]) -> None:  # path: the records being entered, outermost first
+            name = path[-1]
+            for field in records[name].fields:
+                for dep in field_dependencies(field):
+                    if dep in path:
+                        loop = " -> ".join([*path[path.index(dep) :], dep])
+                        raise self.error(
+                            self.field_parts(name, field) + ("type",),
+                            f"{loop}: a record cannot contain itself (specs have no recursion)",
+                        )
+                    if dep not in done:
+                        visit([*path, dep])
+            done.add(name)
+
+        for name in records:
+            if name not in done:
+                visit([name])
+
+    def field_parts(self, record: str, field: Field) -> tuple:
+        """The key path of a field of ``record`` (front fields, then the trailer)."""
+        body = self.data["records"][record]
+        for section in ("fields", "trailer"):
+            for i, raw in enumerate(body.get(section, [])):
+                if raw["name"] == field.name:
+                    return ("records", record, section, i)
+        return ("records", record)
 
     def json_documents(self, raw: dict) -> dict[str, JsonDoc]:
         """``json:``: check every key's enum, flag bit, rendering table and map target."""
@@ -460,7 +530,18 @@ class _Builder:
             return None
         if raw["record"] in records:
             raise self.error(("kafka_message", "record"), f"{raw['record']!r} is already a record")
+        self.name("record", raw["record"], ("kafka_message", "record"))
+        for section in ("records", "enums"):
+            if "Message" in {camel(name) for name in self.data.get(section, {})}:
+                raise self.error(
+                    ("kafka_message",), f"Message is the codec's class: rename the {section[:-1]}"
+                )
+        codec = raw["codec"]
+        self.name("format", codec, ("kafka_message", "codec"))
+        if importlib.util.find_spec(f"runtime.{codec}") is None:
+            raise self.error(("kafka_message", "codec"), f"no runtime module {codec!r}")
         for column, record in raw["columns"].items():
+            self.name("column", column, ("kafka_message", "columns", column))
             if record not in records:
                 raise self.error(
                     ("kafka_message", "columns", column), f"no record named {record!r}"
@@ -486,8 +567,16 @@ class _Builder:
                 where + ("type",), f"enum type must be an integer, not {body['type']!r}"
             )
         declared = body.get("attributes", {})
+        for attr in declared:
+            self.name("attribute", attr, where + ("attributes", attr))
+            table = f"{name.upper()}_{attr.upper()}"
+            if table in spec_names.MODULE_CONSTANTS:
+                raise self.error(
+                    where + ("attributes", attr), f"its table {table} is a module name"
+                )
         values, seen = [], {}
         for member, spec in body["values"].items():
+            self.name("member", member, where + ("values", member))
             value = spec["value"]
             if value in seen:
                 raise self.error(
@@ -631,7 +720,7 @@ class _Builder:
         if name in ("str", "bytes"):
             if size is None:
                 raise self.error(parts + ("size",), f"{name} needs a size")
-            ref = TypeRef(name, name, encoding=raw.get("encoding", "utf8"))
+            ref = TypeRef(name, name, encoding=self.encoding(raw, parts))
             ref.max_length = raw.get("max_length")
         elif name in ("presence", "empty"):
             ref = TypeRef(name, name)
@@ -683,6 +772,17 @@ class _Builder:
                 raise self.error(parts + ("enum",), "only integers can be enums")
             ref.enum = raw["enum"]
         return ref
+
+    def encoding(self, raw: dict, parts) -> str:
+        """A str's ``encoding:``: the name of a codec Python knows."""
+        encoding = raw.get("encoding", "utf8")
+        try:
+            known = re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", encoding) and codecs.lookup(encoding)
+        except LookupError:
+            known = None
+        if not known:
+            raise self.error(parts + ("encoding",), f"unknown encoding {encoding!r}")
+        return encoding
 
     def expression(self, text: str, parts, siblings, build: bool = False) -> str:
         # `_parent` is the enclosing record's context (checked when the data is parsed),
@@ -741,6 +841,7 @@ class _Builder:
         return ref
 
     def field(self, raw: dict, parts, siblings: list[Field]) -> Field:
+        self.name("field", raw["name"], parts + ("name",))
         if "map" in raw:
             extra = [k for k in ("type", "switch_on", "size", "repeat", "enum") if k in raw]
             if extra:
@@ -815,6 +916,10 @@ class _Builder:
         field.id = raw.get("id")
         field.has_default = "default" in raw
         field.default = raw.get("default")
+        if field.has_default and not _is_literal(field.default):
+            raise self.error(
+                parts + ("default",), f"default {field.default!r} is not a plain value"
+            )
         field.default_from = raw.get("default_from", "")
         field.unknown_field_policy = raw.get("unknown_field_policy", "ignore")
         self.readable(field, raw, parts)
@@ -902,6 +1007,17 @@ class _Builder:
             if "each" in item:
                 if item["each"] not in names:
                     raise self.error(where + ("each",), f"{item['each']!r} is not an earlier field")
+                each = next(f for f in siblings if f.name == item["each"])
+                members = (
+                    self.data["records"].get(each.type.name, {})
+                    if each.type.kind == "record"
+                    else {}
+                )
+                if item["member"] not in {f["name"] for f in members.get("fields", [])}:
+                    raise self.error(
+                        where + ("member",),
+                        f"{item['member']!r} is not a field of {each.name}'s records",
+                    )
                 items.append(
                     ChecksumItem("each", field=item["each"], member=item["member"], encoder=encoder)
                 )

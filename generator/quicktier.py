@@ -36,6 +36,7 @@ import dataclasses
 import re
 from collections.abc import Callable
 
+from . import pytext
 from .fastpath import FastPathEmitter, _Writer, struct_format, struct_name
 from .model import Field, Record, Spec, TypeRef, camel
 from .types import PRIMITIVES
@@ -277,7 +278,9 @@ class QuickTierEmitter:
     def field_ops(self, record, field: Field, prefix: str, end: str, spans: set[str]) -> list:
         var = f"{prefix}{field.name}"
         comment = _Code(
-            lambda: self.w.line(f"# {self.spec.source.display}:{field.line}: {field.name}")
+            lambda: self.w.line(
+                pytext.source_comment(self.spec.source.display, field.line, field.name)
+            )
         )
         if field.type.kind == "presence":
 

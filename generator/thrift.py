@@ -12,13 +12,17 @@ header layouts, the envelope) come from the ``wire:`` section of
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import keyword
+import math
 import re
+import uuid
 from pathlib import Path
 
 from runtime import thrift_compact
 
+from . import names as spec_names
 from .loader import LoadedSpec, load
 from .model import spec_limits
 
@@ -89,7 +93,7 @@ class TField:
 
     @property
     def attr(self) -> str:
-        return self.name + "_" if keyword.iskeyword(self.name) else self.name
+        return _attr(self.name)
 
     @property
     def required(self) -> bool:
@@ -271,11 +275,13 @@ def build_thrift_model(loaded: LoadedSpec) -> ThriftSpec:
         if "wire" not in proto.data:
             raise lines.error(("protocol",), f"{PROTOCOL_SPEC} has no wire: section")
     wire = proto.data["wire"]
+    _check_wire(wire, proto.lines)
     ct = {k: v["value"] for k, v in wire["compact_type"]["values"].items()}
     missing = set(KIND_CT.values()) - set(ct)
     if missing:
         raise proto.lines.error(("wire", "compact_type"), f"missing type ids {sorted(missing)}")
 
+    _check_names(data, lines)
     enums: dict[str, TEnum] = {}
     for name, body in (data.get("enums") or {}).items():
         values, seen = [], {}
@@ -445,9 +451,17 @@ def check_default(t: TType, v, enums, structs, typedefs, ct):
     elif k in ("string", "uuid"):
         if not isinstance(v, str):
             raise _TypeError(f"default {v!r} is not a string")
+        if k == "uuid":
+            try:
+                uuid.UUID(v)
+            except ValueError:
+                raise _TypeError(f"default {v!r} is not a UUID") from None
     elif k == "binary":
         if isinstance(v, dict) and set(v) == {"$hex"}:
-            v = bytes.fromhex(v["$hex"])
+            try:
+                v = bytes.fromhex(v["$hex"])
+            except (TypeError, ValueError):
+                raise _TypeError(f"default {v!r}: $hex is not hex digits") from None
         elif isinstance(v, str):
             v = v.encode()
         else:
@@ -496,6 +510,8 @@ def default_expr(t: TType, v, structs: dict[str, TStruct] | None = None) -> str:
     """Python source that builds the default value ``v`` of type ``t`` (a new object on
     every evaluation, so mutable defaults are never shared)."""
     k = t.kind
+    if k == "double" and not math.isfinite(v):
+        return f"float({str(v)!r})"
     if k in ("bool", "i8", "i16", "i32", "i64", "double", "string", "binary"):
         return repr(v)
     if k == "uuid":
@@ -517,11 +533,15 @@ def default_expr(t: TType, v, structs: dict[str, TStruct] | None = None) -> str:
 
 
 def _attr(name: str) -> str:
-    return name + "_" if keyword.iskeyword(name) else name
+    """A field's attribute: its name, with ``_`` after a keyword or ``_dc`` (the module's
+    dataclasses alias, which the class body reads)."""
+    return name + "_" if keyword.iskeyword(name) or name == "_dc" else name
 
 
 def is_mutable(t: TType) -> bool:
-    return t.kind in ("list", "set", "map", "struct")
+    """Whether a default is built by a factory: a new object each time, and names read
+    from the module, never from the class body (where a field may be called ``Status``)."""
+    return t.kind in ("list", "set", "map", "struct", "enum", "uuid", "double")
 
 
 def header_bytes(prev: int, fid: int, ct: int) -> bytes:
@@ -573,6 +593,61 @@ def struct_bytes(struct: TStruct) -> int:
 RESERVED_FIELDS = {"wire_layout"}
 """Attributes every generated struct has besides its fields."""
 RESERVED = {"Message", "RawStruct", "RawField", "RawList", "RawMap", "CompactType", "MessageType"}
+RESERVED_MODULE_NAMES = frozenset(
+    {"DecodeError", "EncodeError", "WirespecError", "MODELS", "STRUCT_FIELDS", "THRIFT_ENUMS"}
+    | {"PROTOCOL_ID", "VERSION", "RECORDS", "FORMAT", "DEFAULT_RECORD", "DEFAULT_LIMITS"}
+    | {"RECORD_DETECTORS"}
+    | {"trace", "rt"}
+    | spec_names.MODULE_FUNCTIONS
+    | {name for name in dir(builtins) if not name.startswith("_")}
+)
+"""Other names a generated Thrift module defines or reads: no struct or enum is called so
+(a struct ``S`` also makes ``S_codec``, which ``_codec`` names cannot clash with)."""
+_THRIFT_TYPE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_THRIFT_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _name_problem(kind: str, name) -> str | None:
+    """Why a Thrift struct, enum, member or field cannot be called ``name``, or None."""
+    if kind == "member":
+        return spec_names.problem("member", name)
+    pattern = _THRIFT_FIELD_NAME if kind == "field" else _THRIFT_TYPE_NAME
+    if not isinstance(name, str) or not pattern.fullmatch(name):
+        return f"{name!r} is not a name: ASCII letters, digits and _"
+    if kind == "field":
+        return None  # a keyword gets a trailing _ (the JSON form keeps the name)
+    if keyword.iskeyword(name):
+        return f"{name!r} is a Python keyword"
+    if name in RESERVED or name in RESERVED_MODULE_NAMES or name.endswith("_codec"):
+        return f"{name!r} is reserved in generated modules"
+    return None
+
+
+def _check_names(data: dict, lines) -> None:
+    """Every struct, enum, member and field name, refused with its file:line."""
+    found = []
+    for name, body in (data.get("structs") or {}).items():
+        found.append((("structs", name), _name_problem("struct", name)))
+        for i, f in enumerate(body["fields"]):
+            where = ("structs", name, "fields", i, "name")
+            found.append((where, _name_problem("field", f["name"])))
+    for name, body in (data.get("enums") or {}).items():
+        found.append((("enums", name), _name_problem("enum", name)))
+        for member in body["values"]:
+            found.append((("enums", name, "values", member), _name_problem("member", member)))
+    for parts, problem in found:
+        if problem is not None:
+            raise lines.error(parts, problem)
+
+
+def _check_wire(wire: dict, lines) -> None:
+    """The protocol's member names (its numbers are checked by the JSON Schema): they are
+    written into every Thrift module as code."""
+    for section in ("compact_type", "message_type"):
+        for member in wire[section]["values"]:
+            found = _name_problem("member", member)
+            if found is not None:
+                raise lines.error(("wire", section, "values", member), found)
 
 
 def render_thrift(spec: ThriftSpec, *, fmt: bool = True) -> str:
