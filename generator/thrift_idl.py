@@ -162,7 +162,9 @@ class _Reader:
             return self.documents[key]
         try:
             text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
+        except UnicodeDecodeError as err:
+            raise SpecError(f"not UTF-8 (byte {err.start})", file=shown) from None
+        except OSError as err:
             raise SpecError(f"cannot read: {err.strerror or err}", file=shown) from None
         import lark
 
