@@ -22,13 +22,36 @@ its kind is detected, or set with option ``inputKind``:
 
 Rows carry ``_source_file``, ``_position`` (byte offset of the record's frame, or its row
 number in a Parquet file) and ``_event_index`` (the row's index within its message), then
-the Kafka columns when Parquet inputs are read, then the format's fields. Option ``mode``:
-``FAILFAST`` (default) or ``PERMISSIVE`` (adds ``_corrupt_record`` and ``_error``).
+the Kafka columns when Parquet inputs are read, then the format's fields. Every record
+gives rows or one row, as :func:`runtime.spark_decode.decode` says: an empty record one
+row with ``_event_index`` null, a bad one fails the query (``mode`` ``FAILFAST``, the
+default) or is one row with ``_corrupt_record`` and ``_error`` (``PERMISSIVE``).
 
-Streaming (``spark.readStream.format("wirespec")``) watches a directory; new files must
-sort after the files already read (by relative path: name them by time or sequence).
-The offset is the last file read, so a restart from a checkpoint resumes after it.
-``maxFilesPerTrigger`` limits a micro-batch; ``Trigger.AvailableNow`` reads everything
+Options (names case-insensitive): ``format`` (required), ``mode``, ``inputKind``,
+``record``, ``binlogRecord``, ``paths``, every limit of :mod:`runtime.limits`
+(``.option("max_count", "5000000")``), the format's schema options (Thrift's ``body``),
+and for streaming ``maxFilesPerTrigger`` and ``rememberSeconds``. An unknown option or a
+bad value fails the query's analysis with one line naming it.
+
+Streaming (``spark.readStream.format("wirespec")``) watches the paths and reads each new
+file once, in order of arrival. A file's arrival is its ``st_ctime``, which creating or
+renaming it sets, so a file with an earlier name, or an old mtime (``rsync -a``, ``cp
+-p``), arriving later is still read, in the next micro-batch. The offset holds the latest
+arrival read, A, and the path, size and mtime of every file read that arrived at or after
+``A - rememberSeconds`` (default 3600): its size is bounded by the files arriving within
+that window, not by the stream's age. A file is new when it is not in that set and
+arrived at or after ``A - rememberSeconds`` (the slack covers a file renamed in while a
+listing runs, and clock steps).
+
+Writers must create each file atomically: write it elsewhere (a dot- or
+underscore-named file, or another directory on the same file system) and rename it into
+the watched directory when complete (a keyed raw file's ``<stem>.key`` before its value
+file), and never reuse a name. A file that is still being
+written, or that changes after it was listed, would be read in part: the reader
+therefore checks each file's size and mtime when it reads it and on every later listing
+while it is remembered, and fails the query (:class:`ChangedFileError`, naming the file)
+when they changed. A file changed after it was forgotten looks new and is read again.
+``maxFilesPerTrigger`` limits a micro-batch; ``Trigger.AvailableNow`` reads the files
 present when the query started, honouring that limit per batch.
 """
 
@@ -46,7 +69,7 @@ from pyspark.sql.datasource import (
     InputPartition,
 )
 
-from .errors import DecodeError, OptionError
+from .errors import DecodeError, OptionError, WirespecError
 from .spark_decode import INDEX_COL, BatchDecoder, check_mode, codec, format_options, output_schema
 
 try:  # Spark 4.2+
@@ -387,7 +410,7 @@ class StreamFilePartition(FilePartition):
         self.size, self.mtime_ns = size, mtime_ns
 
 
-class ChangedFileError(OptionError):
+class ChangedFileError(WirespecError):
     """A streamed file changed after it was listed or read (see the module doc)."""
 
 
