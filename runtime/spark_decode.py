@@ -237,20 +237,24 @@ def output_schema(input_schema, codec_: Codec, mode: str, consumed: Sequence[str
 
 
 def describe_record(meta: dict) -> str:
-    """``topic=t partition=0 offset=42`` (or file and position, or the row number)."""
+    """``topic=t partition=0 offset=42`` (or file and position; empty when unknown)."""
     for names in (("topic", "partition", "offset"), ("_source_file", "_position")):
         parts = [f"{n}={meta[n]}" for n in names if meta.get(n) is not None]
         if parts:
             return " ".join(parts)
-    return " ".join(f"{k}={v}" for k, v in meta.items() if v is not None) or "record"
+    return " ".join(f"{k}={v}" for k, v in meta.items() if v is not None)
 
 
 def failure_message(fmt: str, meta: dict, err: Exception) -> str:
+    """FAILFAST's one line: the record (``meta``: its topic/partition/offset or file and
+    position, when known), the byte offset, the field path and what was wrong."""
     offset = getattr(err, "offset", None)
     where = f"byte offset {offset}" if offset is not None else "byte offset unknown"
     path = getattr(err, "path", "") or "<message>"
     message = getattr(err, "message", None) or str(err)
-    return f"cannot decode {fmt} record {describe_record(meta)}: {where}, field {path}: {message}"
+    described = describe_record(meta)
+    record = f"record {described}" if described else "a record"
+    return f"cannot decode {fmt} {record}: {where}, field {path}: {message}"
 
 
 class BatchDecoder:
@@ -345,8 +349,6 @@ class BatchDecoder:
                     meta = {
                         c: _cell(batch, c, i) for c in self.describe_cols if c in batch.schema.names
                     }
-                    if not meta:
-                        meta = {"row": i}
                     raise RecordDecodeError(failure_message(self.codec.format, meta, err)) from err
                 corrupt[i] = (value, error_text(err))
                 counts.append(0)
