@@ -16,7 +16,9 @@ The column function returns, per input record:
 
 SQL cannot type a scalar function by an argument's value (``'plainbuffer'``), so
 :func:`register_sql` registers ``from_wirespec`` as a table function whose schema its
-``analyze`` derives from the constant format and options, used with ``LATERAL``::
+``analyze`` derives from the constant format and options, used with ``LATERAL`` (a
+row-at-a-time Python UDTF: several times slower than the column function, see
+``benchmarks/README.md``)::
 
     SELECT k.offset, d.* FROM kafka k,
       LATERAL from_wirespec(k.value, 'plainbuffer', map('mode', 'PERMISSIVE')) d
@@ -125,7 +127,7 @@ def from_wirespec(data, format: str, options: dict | None = None, key=None):
 
     udf = arrow_udf(run, rtype)
     columns = [key, data] if c.needs_key else [data]
-    return udf(*[F.col(x) if isinstance(x, str) else x for x in columns])
+    return udf(*[(F.col(x) if isinstance(x, str) else x).cast("binary") for x in columns])
 
 
 class WirespecTable:
@@ -179,4 +181,6 @@ def register_sql(spark) -> None:
     """Register the SQL table function ``from_wirespec`` with a session."""
     from pyspark.sql.functions import udtf
 
-    spark.udtf.register(SQL_NAME, udtf(WirespecTable, useArrow=True))
+    # Pickled rows, not Arrow: measured on 5,000 PlainBuffer messages, the Arrow-optimized
+    # UDTF took 65 s and this one 7 s (its per-row Arrow conversion of nested structs)
+    spark.udtf.register(SQL_NAME, udtf(WirespecTable, useArrow=False))
