@@ -52,7 +52,9 @@ therefore checks each file's size and mtime when it reads it and on every later 
 while it is remembered, and fails the query (:class:`ChangedFileError`, naming the file)
 when they changed. A file changed after it was forgotten looks new and is read again.
 ``maxFilesPerTrigger`` limits a micro-batch; ``Trigger.AvailableNow`` reads the files
-present when the query started, honouring that limit per batch.
+present when the query started, honouring that limit per batch. A checkpoint of the earlier
+name-ordered reader (offset ``{"file": name}``) resumes: the files named up to it count as
+read.
 """
 
 from __future__ import annotations
@@ -467,8 +469,20 @@ class WirespecStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             return ReadMaxFiles(self.plan.max_files)
         return ReadAllAvailable() if ReadAllAvailable is not None else None
 
+    def _upgraded(self, offset: dict) -> dict:
+        """An offset of the earlier name-ordered reader, ``{"file": last name read}``, as
+        this reader's: the files named up to it count as read (a checkpoint resumes)."""
+        if "files" in offset:
+            return offset
+        read = {
+            path: list(stat)
+            for path, stat in self._listing().items()
+            if self._name(path) <= offset["file"]
+        }
+        return {"arrived_ns": max((s[2] for s in read.values()), default=0), "files": read}
+
     def latestOffset(self, start=None, limit=None):
-        start = start or self.initialOffset()
+        start = self._upgraded(start or self.initialOffset())
         read, listing = start["files"], self._listing()
         for path, (size, mtime_ns, _) in read.items():
             if path in listing and listing[path][:2] != (size, mtime_ns):
@@ -502,6 +516,7 @@ class WirespecStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return Path(path).name
 
     def partitions(self, start, end):
+        start = self._upgraded(start)
         new = sorted(
             (stat[2], path) for path, stat in end["files"].items() if path not in start["files"]
         )
