@@ -84,7 +84,9 @@ class Record(Construct):
         for sc in self.trailer:
             if not _reads_backwards(sc.subcon):
                 raise SpecError(f"trailer field {sc.name!r} cannot be read from the end")
-        self._subcons = Container((sc.name, sc) for sc in self.subcons + self.trailer if sc.name)
+        self._subcons = Container(
+            (sc.name, sc) for sc in self.subcons + self.trailer if sc.name
+        )
         self.flagbuildnone = all(sc.flagbuildnone for sc in self.subcons + self.trailer)
 
     def _child_context(self, context, stream):

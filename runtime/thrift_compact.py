@@ -222,9 +222,7 @@ class _Run:
         self.pad = bytes(lane - size + 1) if lane > size else b""
 
         def tile(value: int, width: int) -> int:  # value repeated every `width` bytes
-            return int.from_bytes(
-                value.to_bytes(width, "little") * (lane * _RUN_CHUNK // width), "little"
-            )
+            return int.from_bytes(value.to_bytes(width, "little") * (lane * _RUN_CHUNK // width), "little")
 
         # Step s joins each pair of (7 << s)-bit groups held in (8 << s)-bit slots: the
         # high one moves down (1 << s) bits, next to the low one; the masks drop the

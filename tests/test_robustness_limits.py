@@ -121,20 +121,3 @@ def test_limits_are_per_call():
     assert plainbuffer.parse(data) == plainbuffer.parse(data, max_count=10**6)
     with pytest.raises(Exception, match="unknown limit"):
         plainbuffer.parse(data, max_things=1)
-
-
-def test_limits_from_options_parses_strings_and_refuses_bad_values():
-    import doctest
-
-    import runtime.limits
-    from runtime.errors import OptionError
-    from runtime.limits import LIMIT_NAMES, limits_from_options
-
-    assert doctest.testmod(runtime.limits).failed == 0
-    given = {name: str(i + 1) for i, name in enumerate(LIMIT_NAMES)}
-    assert limits_from_options({**given, "mode": "x"}) == {
-        name: i + 1 for i, name in enumerate(LIMIT_NAMES)
-    }
-    for bad in ("", "ten", "1.5", "0", "-3", True, 2.0, None):
-        with pytest.raises(OptionError, match="max_count"):
-            limits_from_options({"max_count": bad})
