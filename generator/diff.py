@@ -69,51 +69,78 @@ def format_differences(diffs) -> str:
 
 # -- the command ------------------------------------------------------------------------
 
-EXIT_SAME, EXIT_DIFFERENT, EXIT_UNDECODABLE = 0, 1, 2
+EXIT_SAME, EXIT_DIFFERENT, EXIT_TROUBLE = 0, 1, 2
+"""As diff(1): 0 the same, 1 different, 2 trouble (a file missing or not decodable, a bad
+option)."""
 
 
 def add_parser(verbs) -> None:
-    cmd = verbs.add_parser("diff", help="field paths whose values differ between two messages")
-    cmd.add_argument("format")
-    cmd.add_argument("a", help="first message file")
-    cmd.add_argument("b", help="second message file")
-    cmd.add_argument("--record", "--struct", dest="record", help="record (default: the spec's)")
+    from .cli import add_record_options, format_help
+
+    cmd = verbs.add_parser(
+        "diff",
+        help="field paths whose values differ between two messages",
+        description="Decode two messages and print `path: old -> new` for every field whose "
+        "value differs, or `no differences`. For a Kafka key + value format "
+        "(ticdc_open_protocol) give A.key A.value B.key B.value, or A.value B.value with "
+        "<stem>.key beside each (or --key-a/--key-b). Exit status as diff(1): 0 the same, "
+        "1 different, 2 trouble.",
+    )
+    cmd.add_argument("format", help=format_help())
+    cmd.add_argument("files", nargs="+", metavar="FILE", help="A B, or A.key A.value B.key B.value")
+    add_record_options(cmd)
+    cmd.add_argument("--key-a", metavar="KEYFILE", help="the Kafka key of A")
+    cmd.add_argument("--key-b", metavar="KEYFILE", help="the Kafka key of B")
     cmd.add_argument("--all", action="store_true", help="compare checksums and constants too")
-    cmd.set_defaults(run=run_command)
+    cmd.set_defaults(run=run_command, trouble_status=EXIT_TROUBLE)
 
 
-def semantic_form(codec, model, record: str, *, computed: bool = False):
+def semantic_form(codec, model, record: str, *, computed: bool = False, options=None):
     """The JSON form to compare: without computed fields unless ``computed``."""
     form = codec.to_dict(model)
     if computed or not hasattr(codec, "from_dict"):
         return form
-    return codec.to_dict(codec.from_dict(form, record))
+    return codec.to_dict(codec.from_dict(form, record, **(options or {})))
+
+
+def _sides(args) -> list[tuple[str, str | None, str]]:
+    """(value file, key file or None, the option that gives the key) of A and B."""
+    from .cli import CliError
+
+    if len(args.files) == 4:
+        if args.key_a or args.key_b:
+            raise CliError("give the keys either as files or as --key-a/--key-b", EXIT_TROUBLE)
+        key_a, a, key_b, b = args.files
+        return [(a, key_a, "A.key"), (b, key_b, "B.key")]
+    if len(args.files) != 2:
+        raise CliError(
+            f"diff takes two messages (A B) or two Kafka pairs (A.key A.value B.key B.value), "
+            f"not {len(args.files)} file(s)",
+            EXIT_TROUBLE,
+        )
+    return [(args.files[0], args.key_a, "--key-a"), (args.files[1], args.key_b, "--key-b")]
 
 
 def run_command(args) -> int:
-    """Print ``path: old -> new`` lines; exit 0 if equal, 1 if different, 2 if one of
-    the messages does not decode."""
+    """Print ``path: old -> new`` lines (or ``no differences``); exit 0 if equal, 1 if
+    different, 2 on trouble (main() turns every error into 2 for this verb)."""
     import sys
 
     from runtime.errors import DecodeError
 
-    from .cli import _read_input, _record, load_codec
+    from .cli import CliError, decode_file, error_line
 
-    codec = load_codec(args.format)
-    record = _record(codec, args.record)
     forms = []
-    for name in (args.a, args.b):
+    for name, key, key_option in _sides(args):
         try:
-            model = codec.parse(_read_input(name), record)
-            forms.append(semantic_form(codec, model, record, computed=args.all))
+            target, model = decode_file(args, name, key, key_option)
         except DecodeError as err:
-            offset = "?" if err.offset is None else err.offset
-            print(
-                f"wirespec: cannot decode {name}: {err.message} (offset {offset}, field "
-                f"{err.path or '<message>'})",
-                file=sys.stderr,
+            raise CliError(f"{name}: {error_line(err)}", EXIT_TROUBLE) from None
+        forms.append(
+            semantic_form(
+                target.codec, model, target.record, computed=args.all, options=target.options
             )
-            return EXIT_UNDECODABLE
+        )
     diffs = differences(*forms)
-    sys.stdout.write(format_differences(diffs))
+    sys.stdout.write(format_differences(diffs) if diffs else "no differences\n")
     return EXIT_DIFFERENT if diffs else EXIT_SAME

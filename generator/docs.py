@@ -225,6 +225,15 @@ def _field_notes(f) -> list[str]:
         notes.append(f"default `{f.default!r}`")
     if getattr(f, "default_from", ""):
         notes.append(f"default: the value of `{f.default_from}`")
+    if getattr(f, "open_enum", ""):
+        anchor = f.open_enum.replace("_", "-")
+        notes.append(f"open enum [`{f.open_enum}`](#enum-{anchor}): any value, named in JSON")
+    if getattr(f, "logical", "") == "uuid":
+        notes.append("JSON: UUID text")
+    elif getattr(f, "logical", ""):
+        notes.append(f"JSON: `{f.name}_time` ({f.logical}, UTC) beside it")
+    if getattr(f.type, "pad", b""):
+        notes.append("NUL-padded: trailing NULs are not in the value")
     return notes
 
 

@@ -152,7 +152,8 @@ class ModuleEmitter:
             if ref.size == "eos":
                 return f"GreedyString({encoding})" if encoding else "GreedyBytes"
             size = ref.size if isinstance(ref.size, int) else f"lambda this: {ref.size}"
-            return f"rt.SizedBytes({size}" + (f", {encoding})" if encoding else ")")
+            pad = f", pad={ref.pad!r}" if ref.pad else ""
+            return f"rt.SizedBytes({size}" + (f", {encoding}" if encoding else "") + pad + ")"
         if ref.kind == "chunk":
             chunk = CHUNK_TYPES[ref.name]
             count = str(ref.count) if isinstance(ref.count, int) else f"lambda this: {ref.count}"
@@ -338,6 +339,32 @@ class ModuleEmitter:
     def uses_spark_type(self, logical: str) -> bool:
         return any(f.spark_type == logical for r in self.spec.records.values() for f in r.fields)
 
+    # -- readable JSON form: views ----------------------------------------------------
+
+    def json_view(self, field: Field) -> str | None:
+        """The ``runtime.codec`` view a field reads through in the JSON form, if any."""
+        if field.type.kind == "runtime":
+            return self.runtime_instance(field.type)  # the primitive renders its value
+        if field.open_enum:
+            return f"rt_codec.OpenEnum({camel(field.open_enum)})"
+        if field.logical == "uuid":
+            return f"rt_codec.UuidText(as_bytes={field.type.kind == 'bytes'})"
+        if field.logical:
+            return f"rt_codec.TimeBeside({field.logical!r})"
+        return None
+
+    def json_views(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """(model class, [(field, view)]) of the records with a readable field: the
+        module's ``JSON_VIEWS``."""
+        out = []
+        for name in self.spec.record_order():
+            record = self.spec.records[name]
+            views = [(f.name, self.json_view(f)) for f in record.fields]
+            views = [(n, v) for n, v in views if v is not None]
+            if views:
+                out.append((camel(name), views))
+        return out
+
     # -- JSON form -> model ------------------------------------------------------------
 
     def from_json(self, ref: TypeRef, expr: str) -> str:
@@ -380,13 +407,33 @@ class ModuleEmitter:
         return expr
 
     def field_from_json(self, field: Field, record: Record) -> str:
+        view = None
+        if field.type.kind != "runtime" and self.json_view(field) is not None:
+            view = f"JSON_VIEWS[{camel(record.name)}][{field.name!r}]"  # the module's table
+        if field.logical and field.logical != "uuid":  # a time: its number, checked
+            return f"{view}.checked(d, {field.name!r}, {self.plain_field_from_json(field, record)})"
+        if view is not None:
+            key = repr(field.name)
+            value = f"{view}.from_json(d[{key}], {key})"
+            if field.open_enum and (field.repeat is not None or field.type.kind == "chunk"):
+                value = f"[{view}.from_json(x, {key}) for x in d[{key}]]"  # names element-wise
+            if field.optional or field.condition or field.has_default or field.default_from:
+                return f"None if d.get({key}) is None else {value}"
+            return value
+        return self.plain_field_from_json(field, record)
+
+    def plain_field_from_json(self, field: Field, record: Record) -> str:
         ref = field.type
         key = repr(field.name)
         if ref.kind == "switch":
             enum = camel(ref.enum)
             conv = f"_{record.name}_{field.name}_from_json"
-            if record.field(ref.switch_on).type.enum:
+            selector_field = record.field(ref.switch_on)
+            if selector_field.type.enum:
                 selector = f"rt_codec.enum_from_json({enum}, d[{ref.switch_on!r}])"
+            elif selector_field.open_enum:
+                view = f"JSON_VIEWS[{camel(record.name)}][{ref.switch_on!r}]"
+                selector = f"{view}.from_json(d[{ref.switch_on!r}], {ref.switch_on!r})"
             else:
                 selector = f"rt_codec.int_from_json(d[{ref.switch_on!r}])"
             if "default" in ref.cases:

@@ -435,6 +435,8 @@ class BuildEmitter:
         elif ref.size is not None and ref.size != "eos":
             encode = f".encode({ref.encoding!r})" if ref.kind == "str" else ""
             w.line(f"{data} = {var}{encode}" if encode else f"{data} = bytes({var})")
+            if ref.pad:  # pad: back to the fixed size, as rt.SizedBytes builds it
+                w.line(f"{data} = rt.pad_to({data}, {ref.size}, {ref.pad!r})")
             w.line(f"if len({data}) != {self.expression(ref.size, scope)}:")
             w.line('    raise ValueError("size")')
         else:

@@ -740,9 +740,10 @@ class FastPathEmitter:
                 w.line(f"if f_{field.name} is None:")
                 with w.indent():
                     w.line(f"f_{field.name} = {field.default!r}")
-        w.line("# Fields this reader does not know (a newer writer's): skipped by the size.")
+        w.line("# Fields this reader does not know (a newer writer's): kept as they came.")
         args = ", ".join(["declared", "lnifid"] + [f"f_{f.name}" for f in record.fields])
-        w.line(f"return {camel(record.name)}({args}), end")
+        w.line("unknown = bytes(buf[pos:end]) if pos < end else None")
+        w.line(f"return {camel(record.name)}({args}, unknown), end")
         if not self.message_common_supported(record):
             return self.signature(record) + "\n" + "\n".join(w.lines)
         exact = f"def _read_{record.name}_exact(buf, pos, end, limits, depth):"
@@ -1341,6 +1342,8 @@ class FastPathEmitter:
         self.need(w, n, what)
         w.line(f"{var} = buf[pos : pos + {n}]")
         w.line(f"pos += {n}")
+        if ref.pad:  # pad: the model holds the text without its trailing padding
+            w.line(f"{var} = {var}.rstrip({ref.pad!r})")
         if ref.kind == "str":
             w.line("try:")
             with w.indent():

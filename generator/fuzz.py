@@ -25,6 +25,8 @@ Open Protocol's Kafka message is a key and a value; its fuzz input is
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import dataclasses
 import hashlib
 import importlib
@@ -59,6 +61,10 @@ MEMORY_BASE = 1 << 20
 """Bytes of peak allocation any input may cause, however small ..."""
 MEMORY_PER_BYTE = 256
 """... plus this many per input byte (a slotted model object per wire byte fits)."""
+PROGRESS_EVERY = 0.25
+"""Seconds between two calls of :func:`run`'s ``progress``."""
+LOG_EVERY = 5.0
+"""Seconds between two progress lines of the CLI when stderr is not a terminal."""
 
 
 def time_bound(size: int) -> float:
@@ -404,8 +410,10 @@ class Report:
 
     def summary(self) -> str:
         lines = [
-            (f"{self.format} ({', '.join(self.records)}): {self.inputs} inputs in "
-            f"{self.seconds:.1f} s, {len(self.failures)} distinct failure(s)")
+            (
+                f"{self.format} ({', '.join(self.records)}): {self.inputs} inputs in "
+                f"{self.seconds:.1f} s, {len(self.failures)} distinct failure(s)"
+            )
         ]
         for sig, f in self.failures.items():
             lines.append(f"  [{f.record}] {sig} ({len(f.data)} bytes)")
@@ -454,8 +462,10 @@ def run(
     save_dir: Path | None = CRASH_DIR,
     max_inputs: int | None = None,
     log: Callable[[str], None] | None = None,
+    progress: Callable[[Report, float], None] | None = None,
 ) -> Report:
-    """Fuzz ``record`` (or every record of ``fmt``) for ``seconds`` in all."""
+    """Fuzz ``record`` (or every record of ``fmt``) for ``seconds`` in all; ``progress``
+    gets the report so far and the seconds spent, every :data:`PROGRESS_EVERY` seconds."""
     names = [record] if record else records(fmt)
     report = Report(fmt, names)
     rng = random.Random(seed)
@@ -476,9 +486,13 @@ def run(
             for data in t.seeds:
                 _record(report, t, check(t, data), save_dir, log)
                 report.inputs += 1
-        while time.perf_counter() < deadline:
+        next_progress = started
+        while (now := time.perf_counter()) < deadline:
             if max_inputs is not None and report.inputs >= max_inputs:
                 break
+            if progress is not None and now >= next_progress:
+                progress(report, now - started)
+                next_progress = now + PROGRESS_EVERY
             t = targets[report.inputs % len(targets)]
             corpus = corpora[t.record]
             data = mutate(rng, rng.choice(corpus), corpus)
@@ -494,6 +508,8 @@ def run(
             tracemalloc.stop()
         sys.setrecursionlimit(old_limit)
     report.seconds = time.perf_counter() - started
+    if progress is not None:
+        progress(report, report.seconds)
     return report
 
 
@@ -526,13 +542,23 @@ def replay(path: Path) -> Failure | None:
 # -- the CLI verb -------------------------------------------------------------------------
 
 
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
+
+
 def add_parser(verbs) -> None:
     cmd = verbs.add_parser(
         "fuzz", help="mutation-fuzz a format's parser (only DecodeError, bounded time/memory)"
     )
     cmd.add_argument("format", help=f"one of {', '.join(FORMATS)}, or 'all'")
     cmd.add_argument("--record", help="one record (default: every record of the format)")
-    cmd.add_argument("--seconds", type=float, default=10.0, help="run time per format")
+    cmd.add_argument("--seconds", type=_positive, default=10.0, help="run time per format")
     cmd.add_argument("--seed", type=int, default=0, help="random seed (runs are repeatable)")
     cmd.add_argument(
         "--save-dir",
@@ -541,6 +567,42 @@ def add_parser(verbs) -> None:
     )
     cmd.add_argument("--no-save", action="store_true", help="do not save failing inputs")
     cmd.set_defaults(run=run_command)
+
+
+@contextlib.contextmanager
+def _progress_display(fmt: str, seconds: float):
+    """``(progress, log)`` callbacks for :func:`run`: a rich progress bar on a terminal,
+    else a line on stderr every :data:`LOG_EVERY` seconds."""
+
+    def counts(report: Report) -> str:
+        return f"{report.inputs} inputs, {len(report.failures)} failure(s)"
+
+    if not sys.stderr.isatty():
+        last = [0.0]
+
+        def line(report: Report, elapsed: float) -> None:
+            if elapsed - last[0] >= LOG_EVERY:
+                last[0] = elapsed
+                print(f"  {fmt}: {elapsed:.0f}/{seconds:g} s, {counts(report)}", file=sys.stderr)
+
+        yield line, lambda text: print(f"  found {text}", file=sys.stderr, flush=True)
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task(fmt, total=seconds)
+
+        def update(report: Report, elapsed: float) -> None:
+            bar.update(task, completed=elapsed, description=f"{fmt}: {counts(report)}")
+
+        yield update, lambda text: bar.console.print(f"  found {text}")
 
 
 def run_command(args) -> int:
@@ -555,14 +617,16 @@ def run_command(args) -> int:
             raise CliError(
                 f"{fmt} has no record {args.record!r}; records: {', '.join(codec.RECORDS)}", 2
             )
-        report = run(
-            fmt,
-            args.record,
-            seconds=args.seconds,
-            seed=args.seed,
-            save_dir=None if args.no_save else Path(args.save_dir),
-            log=lambda line: print(f"  found {line}", file=sys.stderr, flush=True),
-        )
+        with _progress_display(fmt, args.seconds) as (progress, log):
+            report = run(
+                fmt,
+                args.record,
+                seconds=args.seconds,
+                seed=args.seed,
+                save_dir=None if args.no_save else Path(args.save_dir),
+                log=log,
+                progress=progress,
+            )
         print(report.summary(), flush=True)
         failed |= bool(report.failures)
     return 1 if failed else 0

@@ -23,6 +23,7 @@ import json
 import math
 from pathlib import Path
 
+from runtime.codec import OpenEnum, TimeBeside, UuidText, to_jsonable
 from runtime.spans import Node, Trace
 from runtime.spans import trace as trace_construct
 
@@ -33,23 +34,44 @@ CONTEXT_BYTES = 16
 def trace(codec, data: bytes, record: str) -> Trace:
     """Decode ``data`` with a generated module, recording spans."""
     if hasattr(codec, "trace"):
-        return codec.trace(data, record)
-    return trace_construct(codec.RECORDS[record], data)
+        result = codec.trace(data, record)
+    else:
+        result = trace_construct(codec.RECORDS[record], data)
+    result.views = getattr(codec, "JSON_VIEWS", {})
+    return result
 
 
 # -- values as short text ---------------------------------------------------------------
 
 
-def show_value(value, role: str = "value", limit: int = 60) -> str:
-    """A short, exact rendering of a decoded value for one line of the dump."""
+STRUCTURE_ROLES = (
+    "tag", "length", "count", "fixed", "field id", "field header", "version",
+    "reversed length", "types", "stop", "syntax", "key", "unknown fields (skipped)",
+)  # fmt: skip
+"""Mark roles that are the format's structure, not a label of the value."""
+
+
+def show_mark(value, role: str, limit: int = 60) -> str:
+    """The value part of a mark (a tag, length, count or what a primitive calls the
+    bytes), without the role: the HTML view shows the role as the row's label."""
     if role == "tag" and isinstance(value, int):
-        return f"tag 0x{value:02x}"
+        return f"0x{value:02x}"
     if role in ("length", "count") and isinstance(value, int):
-        return f"{role} {value}"
+        return str(value)
+    if role == "fixed" or value is None:
+        return ""
+    return show_value(value, limit=limit)
+
+
+def show_value(value, role: str = "value", limit: int = 60, view=None) -> str:
+    """A short, exact rendering of a decoded value for one line of the dump, as the JSON
+    form shows it (``view``: the field's ``runtime.codec`` view, e.g. an enum's name)."""
     if role == "fixed":
         return "fixed bytes"
     if role != "value":
-        return f"{role} {show_value(value, limit=limit)}" if value is not None else role
+        return f"{role} {show_mark(value, role, limit)}".rstrip()
+    if view is not None and value is not None:
+        return _show_viewed(value, view, limit)
     if isinstance(value, enum.Enum):
         return f"{value.name} ({int(value.value)})"
     if isinstance(value, bool) or value is None:
@@ -61,14 +83,7 @@ def show_value(value, role: str = "value", limit: int = 60) -> str:
     if isinstance(value, str):
         text = json.dumps(value, ensure_ascii=False)
         return text if len(text) <= limit else text[: limit - 4] + '..."'
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        try:
-            text = bytes(value).decode("utf-8")
-        except UnicodeDecodeError:
-            text = None
-        if text is not None and text.isprintable() and value:
-            text = repr(text)
-            return "b" + (text if len(text) <= limit else text[: limit - 4] + "...'")
+    if isinstance(value, (bytes, bytearray, memoryview)):  # the JSON form's {"$hex"}
         hexed = bytes(value).hex()
         return (
             f"0x{hexed}"
@@ -79,8 +94,42 @@ def show_value(value, role: str = "value", limit: int = 60) -> str:
         return f"[{len(value)} item(s)]"
     if isinstance(value, dict) or dataclasses.is_dataclass(value):
         return "{...}"
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    try:  # anything else (a UUID, ...) as the JSON form writes it, never a repr
+        text = json.dumps(to_jsonable(value), ensure_ascii=False)
+    except TypeError:
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 4] + '..."'
+
+
+def _show_viewed(value, view, limit: int) -> str:
+    """A value a view shows: an enum name with its number, a UUID, a number and its time."""
+    if isinstance(view, TimeBeside):
+        time = view.time_of(value) if isinstance(value, int) else None
+        return show_value(value, limit=limit) + (f" ({time})" if time else "")
+    shown = view.to_json(value)
+    if isinstance(view, OpenEnum) and isinstance(value, int):
+        if shown in (value, str(value), []):  # no name: the number as it is
+            return show_value(value, limit=limit)
+        names = shown if isinstance(shown, str) else "|".join(map(str, shown))
+        return f"{names} ({value})"
+    return show_value(shown, limit=limit)
+
+
+def view_of(node: Node, views: dict):
+    """The view a node's value is shown through: its record's for the field, or the
+    list's for an element of a named list (a chunk of type codes)."""
+    parent = node.parent
+    if not views or parent is None:
+        return None
+    if isinstance(node.key, str):
+        return views.get(type(parent.value), {}).get(node.key)
+    owner = view_of(parent, views)
+    return owner if isinstance(owner, (OpenEnum, TimeBeside)) else None
+
+
+def _collapsed(node: Node, views: dict) -> bool:
+    """A UUID's 16 elements are one value: one row, not sixteen."""
+    return isinstance(view_of(node, views), UuidText)
 
 
 # -- the rows of the dump -----------------------------------------------------------------
@@ -106,9 +155,20 @@ def _label(node: Node) -> str:
     return node.path or "<message>"
 
 
-def rows(root: Node) -> list[Row]:
-    """The dump in reading order: composite nodes become headers, the rest byte ranges."""
+def rows(root: Node, views: dict | None = None) -> list[Row]:
+    """The dump in reading order: composite nodes become headers, the rest byte ranges
+    (``views``: the module's ``JSON_VIEWS``, to show values as the JSON form does)."""
     out: list[Row] = []
+    views = views or {}
+
+    def children_of(node: Node) -> list:
+        return [] if _collapsed(node, views) else node.children
+
+    def shown(node: Node, v, role: str = "value") -> str:
+        if role in STRUCTURE_ROLES:
+            return show_value(v, role)
+        text = show_value(v, view=view_of(node, views))
+        return text if role == "value" else f"{role} {text}"  # a primitive's label
 
     def pieces(node: Node):
         """(start, end, role, value) of the node's own bytes: marks and residual value."""
@@ -116,7 +176,7 @@ def rows(root: Node) -> list[Row]:
         if node.closed:
             covered = sorted(
                 [(s, e) for s, e, *_ in items]
-                + [(c.start, c.end) for c in node.children if c.closed]
+                + [(c.start, c.end) for c in children_of(node) if c.closed]
             )
             pos = node.start
             for s, e in covered:
@@ -129,9 +189,9 @@ def rows(root: Node) -> list[Row]:
 
     def visit(node: Node, depth: int) -> None:
         own = pieces(node)
-        if not node.children and node.key is not None:
+        if not children_of(node) and node.key is not None:
             for s, e, role, v in sorted(own, key=lambda p: p[0]):
-                out.append(Row(s, e, depth, node.path, _label(node), show_value(v, role), role))
+                out.append(Row(s, e, depth, node.path, _label(node), shown(node, v, role), role))
             if not node.closed:
                 out.append(
                     Row(
@@ -147,7 +207,7 @@ def rows(root: Node) -> list[Row]:
                 )
             return
         if node.key is not None:
-            summary = show_value(node.value) if node.closed else "(unfinished)"
+            summary = shown(node, node.value) if node.closed else "(unfinished)"
             out.append(
                 Row(
                     node.start,
@@ -165,7 +225,8 @@ def rows(root: Node) -> list[Row]:
         for _, kind, item in sorted(entries, key=lambda x: (x[0], x[1])):
             if kind == 0:
                 s, e, role, v = item
-                out.append(Row(s, e, depth + 1, node.path, _label(node), show_value(v, role), role))
+                text = shown(node, v, role)
+                out.append(Row(s, e, depth + 1, node.path, _label(node), text, role))
             elif item.closed and item.end == item.start and not item.children:
                 continue  # an absent optional field: no bytes
             else:
@@ -187,7 +248,7 @@ def render_terminal(result: Trace, console, *, fmt: str = "", record: str = "") 
 
     data = result.data
     console.print(Text(f"{fmt} {record}: {len(data)} bytes", style="bold"))
-    for row in rows(result.root):
+    for row in rows(result.root, result.views):
         indent = "  " * max(row.depth, 0)
         if not row.leaf:
             line = Text(f"{row.start:06x}  " + " " * (BYTES_PER_LINE * 3) + " ")
@@ -275,7 +336,9 @@ def plain_text(result: Trace, *, fmt: str = "", record: str = "") -> str:
 # -- HTML -------------------------------------------------------------------------------
 
 
-def _tree(node: Node) -> dict:
+def _tree(node: Node, views: dict) -> dict:
+    view = view_of(node, views)
+    children = [] if _collapsed(node, views) else node.children
     out = {
         "key": (
             "<message>"
@@ -285,18 +348,33 @@ def _tree(node: Node) -> dict:
         "path": node.path,
         "start": node.start,
         "end": node.end,
-        "value": show_value(node.value) if node.closed else "(unfinished)",
+        "value": show_value(node.value, view=view) if node.closed else "(unfinished)",
         "ok": node.closed,
-        "marks": [
-            {"start": s, "end": e, "role": role, "value": show_value(v, role)}
+        "marks": [  # the role is the row's label, the value only its value
+            {"start": s, "end": e, "role": _mark_label(role), "value": show_mark(v, role)}
             for s, e, role, v in node.marks
         ],
         "children": [
-            _tree(c)
-            for c in sorted(node.children, key=lambda c: c.start)
+            _tree(c, views)
+            for c in sorted(children, key=lambda c: c.start)
             if not (c.closed and c.end == c.start and not c.children)
         ],
     }
+    return out
+
+
+def _mark_label(role: str) -> str:
+    """A mark's role as a label: ``status:`` -> ``status``, ``id: delta +1 ->`` -> ``id: delta +1``."""
+    return role.removesuffix("->").strip().removesuffix(":")
+
+
+def _paths_views(root: Node, views: dict) -> dict:
+    """Field path -> the view its value is shown through, for the leaves."""
+    out = {}
+    for node in root.walk():
+        view = view_of(node, views)
+        if view is not None:
+            out[node.path] = view
     return out
 
 
@@ -310,13 +388,14 @@ def render_html(result: Trace, *, fmt: str, record: str, source: str = "") -> st
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    by_path = _paths_views(result.root, result.views)
     leaves = [
         {
             "start": s.start,
             "end": s.end,
             "path": s.path,
             "role": s.role,
-            "value": show_value(s.value, s.role),
+            "value": show_value(s.value, s.role, view=by_path.get(s.path)),
         }
         for s in result.leaves()
     ]
@@ -339,7 +418,7 @@ def render_html(result: Trace, *, fmt: str, record: str, source: str = "") -> st
                 ],
             }
         )
-    payload = {"leaves": leaves, "tree": _tree(result.root), "error": error}
+    payload = {"leaves": leaves, "tree": _tree(result.root, result.views), "error": error}
     return env.get_template("inspect.html.j2").render(
         fmt=fmt,
         record=record,
@@ -360,12 +439,18 @@ def _printable(b: int) -> str:
 
 
 def add_parser(verbs) -> None:
+    from .cli import add_record_options, format_help
+
     cmd = verbs.add_parser("inspect", help="annotated hexdump: every byte with its field path")
-    cmd.add_argument("format")
+    cmd.add_argument("format", help=format_help())
     cmd.add_argument("file", help="input file, or - for stdin")
-    cmd.add_argument("--record", "--struct", dest="record", help="record (default: the spec's)")
+    add_record_options(cmd)
     cmd.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML page")
-    cmd.add_argument("--key", metavar="KEYFILE", help="the Kafka key (ticdc_open_protocol)")
+    cmd.add_argument(
+        "--key",
+        metavar="KEYFILE",
+        help="the Kafka key (ticdc_open_protocol; default: <stem>.key beside FILE)",
+    )
     cmd.set_defaults(run=run_command)
 
 
@@ -392,6 +477,7 @@ def trace_kafka(codec, key: bytes, value: bytes) -> list[tuple[str, str, Trace]]
     if isinstance(kafka, OpenProtocol):  # the JSON members too, not only the frames
         columns = kafka_columns(codec.FORMAT)
         traces = trace_pair(kafka, key, value, **getattr(codec, "DEFAULT_LIMITS", {}))
+        _name_codes(kafka, *traces)
         return [(c, columns[c], t) for c, t in zip(("key", "value"), traces, strict=True)]
     out = []
     for column, data in (("key", key), ("value", value)):
@@ -405,37 +491,64 @@ def trace_kafka(codec, key: bytes, value: bytes) -> list[tuple[str, str, Trace]]
     return out
 
 
+def _name_codes(kafka, key: Trace, value: Trace) -> None:
+    """Open Protocol codes as the JSON form names them (the spec's enum members, where
+    every bit has a name): the key's ``t``, a DDL's ``t`` and a column's ``t`` and ``f``."""
+
+    def enums(doc) -> dict:
+        return {k.name: k.enum for k in doc.keys if k.enum is not None}
+
+    images = {k.name for k in kafka.row_doc.keys if k.type == "map"}
+    columns = {kafka.code_key.name: kafka.code_key.enum, kafka.flags_key.name: kafka.flags_key.enum}
+    for result, where in (
+        (key, {"key": enums(kafka.key_doc)}),
+        (value, {"value": enums(kafka.ddl_doc)}),
+    ):
+        for node in result.root.walk():
+            parent = node.parent
+            if parent is None or not isinstance(node.value, int) or isinstance(node.value, bool):
+                continue
+            if parent.parent is not None and parent.parent.key in images:
+                enum_class = columns.get(node.key)
+            else:
+                enum_class = where.get(parent.key, {}).get(node.key)
+            if enum_class is not None and node.value:
+                shown = OpenEnum(enum_class).to_json(node.value)
+                named = isinstance(shown, list) and all(isinstance(m, str) for m in shown)
+                if isinstance(shown, str) or named:
+                    node.value = enum_class(node.value)
+
+
 def run_command(args) -> int:
     """Print the dump; exit 1 when the message does not decode (after showing why)."""
-    from rich.console import Console
+    from .cli import CliError, _read_input, key_for, stdout_console, target_for_bytes
 
-    from .cli import CliError, _read_input, _record, load_codec
-
-    codec = load_codec(args.format)
-    record = _record(codec, args.record)
     data = _read_input(args.file)
-    if record == getattr(codec, "KAFKA_RECORD", None):
-        if args.key is None:
-            raise CliError(f"{codec.FORMAT} {record} is a Kafka key and value: give --key KEYFILE")
-        return _run_kafka(args, codec, _read_input(args.key), data)
-    result = trace(codec, data, record)
+    target = target_for_bytes(args, data)
+    codec, record = target.codec, target.record
+    if target.keyed:
+        return _run_kafka(args, codec, _read_input(key_for(target, args.file, args.key)), data)
+    if args.key is not None:
+        raise CliError("--key is only for formats whose messages have a Kafka key", 2)
+    if target.options:  # a Thrift message with --struct: its body as that struct
+        result = codec.trace(data, record, **target.options)
+    else:
+        result = trace(codec, data, record)
     if args.html:
         page = render_html(result, fmt=codec.FORMAT, record=record, source=args.file)
         try:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as err:
             raise CliError(f"cannot write {args.html}: {err.strerror}") from None
-    render_terminal(result, Console(soft_wrap=True), fmt=codec.FORMAT, record=record)
+    render_terminal(result, stdout_console(), fmt=codec.FORMAT, record=record)
     return 0 if result.error is None else 1
 
 
 def _run_kafka(args, codec, key: bytes, value: bytes) -> int:
-    from rich.console import Console
-
-    from .cli import CliError
+    from .cli import CliError, stdout_console
 
     parts = trace_kafka(codec, key, value)
-    console = Console(soft_wrap=True)
+    console = stdout_console()
     for column, record, result in parts:
         render_terminal(result, console, fmt=f"{codec.FORMAT} {column}", record=record)
     if args.html:

@@ -62,7 +62,7 @@ def _to_python(node, parts: tuple, lines: Lines):
     if isinstance(node, yaml.MappingNode):
         out = {}
         for key_node, value_node in node.value:
-            key = yaml.safe_load(yaml.serialize(key_node))
+            key = _scalar(key_node)
             if key in out:
                 raise lines.error(parts + (key,), f"duplicate key {key!r}")
             lines.record(parts + (key,), key_node.start_mark.line + 1)
@@ -70,7 +70,13 @@ def _to_python(node, parts: tuple, lines: Lines):
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_to_python(item, parts + (i,), lines) for i, item in enumerate(node.value)]
-    return yaml.safe_load(yaml.serialize(node))
+    return _scalar(node)
+
+
+def _scalar(node):
+    """The value of a node as ``yaml.safe_load`` gives it (constructed from the composed
+    node: serialising and re-reading each scalar made big specs take seconds)."""
+    return yaml.constructor.SafeConstructor().construct_object(node, deep=True)
 
 
 class LoadedSpec:

@@ -82,6 +82,9 @@ class TypeRef:
     """For length-prefixed str/bytes: the largest byte length the format allows."""
     enum: str | None = None
     encoding: str = "utf8"
+    pad: bytes = b""
+    """``pad: nul`` on a fixed-size str: the byte its trailing padding is made of; the
+    model holds the text without it, building pads back to the size."""
     switch_on: str = ""
     cases: dict[str, TypeRef] = dataclasses.field(default_factory=dict)
     args: dict = dataclasses.field(default_factory=dict)
@@ -160,11 +163,24 @@ class Field:
     """Read from the end of the record (its ``trailer:``), before the fields in front."""
     repeat_checked_on_build: bool = True
     """False when ``repeat: {count:}`` reads a value the builder computes later."""
+    open_enum: str = ""
+    """``enum:`` with ``open: true``: any integer is kept; the JSON form names members."""
+    logical: str = ""
+    """``logical:``: how the JSON form shows it (``uuid``, or an integer time kind)."""
 
     @property
     def computed(self) -> bool:
         """Written by the builder itself, so models need not carry it."""
         return self.const is not None or self.checksum is not None or bool(self.value)
+
+
+@dataclasses.dataclass(frozen=True)
+class Detect:
+    """A record's ``detect:``: ``magic`` at ``offset``, compared in the bits of ``mask``."""
+
+    magic: bytes
+    offset: int = 0
+    mask: bytes | None = None
 
 
 @dataclasses.dataclass
@@ -178,6 +194,8 @@ class Record:
     spark_row: str = ""
     layout: str = "sequence"
     """``sequence`` (fields back to back) or ``serializable`` (mysql::serialization message)."""
+    detect: Detect | None = None
+    """``detect:``: how to recognise a message of this record by its leading bytes."""
 
     @property
     def serializable(self) -> bool:
@@ -279,6 +297,16 @@ class KafkaMessage:
     doc: str
     columns: dict[str, str]
     codec: str
+    claim_check: ClaimCheck | None = None
+    """``claim_check:``: a record holding one message as kept in external storage."""
+
+
+@dataclasses.dataclass
+class ClaimCheck:
+    """A record whose bytes are one Kafka message in the codec's claim-check object."""
+
+    record: str
+    doc: str
 
 
 def camel(name: str) -> str:
@@ -418,6 +446,15 @@ class _Builder:
                     )
         return docs
 
+    def detect(self, raw: dict | None, where: tuple) -> Detect | None:
+        if raw is None:
+            return None
+        magic = bytes.fromhex(raw["magic"])
+        mask = bytes.fromhex(raw["mask"]) if "mask" in raw else None
+        if mask is not None and len(mask) != len(magic):
+            raise self.error(where + ("mask",), "mask and magic must be the same length")
+        return Detect(magic, raw.get("offset", 0), mask)
+
     def kafka_message(self, raw: dict | None, records: dict) -> KafkaMessage | None:
         if raw is None:
             return None
@@ -428,7 +465,19 @@ class _Builder:
                 raise self.error(
                     ("kafka_message", "columns", column), f"no record named {record!r}"
                 )
-        return KafkaMessage(raw["record"], raw["doc"], dict(raw["columns"]), raw["codec"])
+        claim = raw.get("claim_check")
+        if claim is not None and claim["record"] in set(records) | {raw["record"]}:
+            raise self.error(
+                ("kafka_message", "claim_check", "record"),
+                f"{claim['record']!r} is already a record",
+            )
+        return KafkaMessage(
+            raw["record"],
+            raw["doc"],
+            dict(raw["columns"]),
+            raw["codec"],
+            None if claim is None else ClaimCheck(claim["record"], claim["doc"]),
+        )
 
     def enum(self, name: str, body: dict) -> Enum:
         where = ("enums", name)
@@ -482,7 +531,9 @@ class _Builder:
                 raise self.error(parts + ("name",), f"duplicate field name {raw['name']!r}")
             field = self.field(raw, parts, trailer_fields + fields)
             if field.type.kind == "prim" and field.type.name == "reversed_uvarint":
-                raise self.error(parts + ("type",), "reversed_uvarint is read from the end: put it in trailer:")
+                raise self.error(
+                    parts + ("type",), "reversed_uvarint is read from the end: put it in trailer:"
+                )
             fields.append(field)
         fields += trailer_fields[::-1]
         everything = {f.name for f in fields}
@@ -496,6 +547,7 @@ class _Builder:
                     field.value_text = raw["value"]
         record = Record(name, body["doc"], fields, self.lines.line(where), body.get("tag"))
         record.layout = body.get("layout", "sequence")
+        record.detect = self.detect(body.get("detect"), where + ("detect",))
         self.check_layout(record, where, body)
         spark = body.get("spark", {})
         if "row" in spark:
@@ -553,7 +605,7 @@ class _Builder:
                         raise self.error(
                             parts + ("map", part), "a message in a map must be layout: serializable"
                         )
-        for name in ("serializable_field_size", "last_non_ignorable_field_id"):
+        for name in ("serializable_field_size", "last_non_ignorable_field_id", "unknown_fields"):
             if name in names:
                 raise self.error(where + ("fields",), f"{name!r} is the message header's name")
 
@@ -601,7 +653,9 @@ class _Builder:
             )
         elif name in REGION_TYPES:
             if not isinstance(size, str) or size in PRIMITIVES or size == "eos":
-                raise self.error(parts + ("size",), f"{name} takes the bytes a size: expression gives")
+                raise self.error(
+                    parts + ("size",), f"{name} takes the bytes a size: expression gives"
+                )
             ref = TypeRef("region", name)
         else:
             raise self.error(parts + ("type",), f"unknown type {name!r}")
@@ -695,7 +749,9 @@ class _Builder:
         elif "switch_on" in raw:
             ref = self.switch(raw, parts, siblings)
         elif "type" in raw:
-            keys = ("type", "size", "enum", "encoding", "max_length", "count")
+            # an open enum only names values (JSON form): the type stays a plain integer
+            keys = ("type", "size", "encoding", "max_length", "count")
+            keys += () if raw.get("open") else ("enum",)
             ref = self.typeref({k: raw[k] for k in keys if k in raw}, parts, siblings)
         else:
             raise self.error(parts, "a field needs a type or a switch_on")
@@ -761,7 +817,40 @@ class _Builder:
         field.default = raw.get("default")
         field.default_from = raw.get("default_from", "")
         field.unknown_field_policy = raw.get("unknown_field_policy", "ignore")
+        self.readable(field, raw, parts)
         return field
+
+    def readable(self, field: Field, raw: dict, parts) -> None:
+        """``open:``, ``logical:`` and ``pad:``: how a field reads in the JSON form."""
+        ref = field.type
+        is_int = (ref.kind == "prim" and PRIMITIVES[ref.name].kind == "int") or (
+            ref.kind == "chunk" and CHUNK_TYPES[ref.name].element == "int"
+        )
+        if raw.get("open"):
+            if "enum" not in raw or "switch_on" in raw:
+                raise self.error(parts + ("open",), "open: true goes with enum: on an integer")
+            if raw["enum"] not in self.enums:
+                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}")
+            if not is_int:
+                raise self.error(parts + ("enum",), "only integers can be enums")
+            field.open_enum = raw["enum"]
+        logical = raw.get("logical", "")
+        if logical == "uuid":
+            sixteen_ints = (
+                is_int and ref.kind == "prim" and field.repeat == {"count": 16}
+            )
+            if not (sixteen_ints or (ref.kind == "bytes" and ref.size == 16)):
+                raise self.error(
+                    parts + ("logical",),
+                    "logical: uuid is 16 bytes (bytes of size 16, or repeat: {count: 16} integers)",
+                )
+        elif logical and not is_int:
+            raise self.error(parts + ("logical",), f"logical: {logical} is an integer time")
+        field.logical = logical
+        if raw.get("pad"):
+            if ref.kind != "str" or not isinstance(ref.size, int) or ref.size_is_prefix:
+                raise self.error(parts + ("pad",), "pad: goes with a str of a fixed size: N")
+            ref.pad = {"nul": b"\0"}[raw["pad"]]
 
     def switch(self, raw: dict, parts, siblings) -> TypeRef:
         # The selector is an earlier enum field, or an integer field whose case names come

@@ -404,13 +404,14 @@ class QuickTierEmitter:
     def sliced(self, ref: TypeRef, var: str, span: bool, start: str, stop: str) -> None:
         """A string's or bytes' value; a string in a checksum keeps its bytes as
         ``<var>_raw`` (what the checksum covers: no second slice)."""
+        strip = f".rstrip({ref.pad!r})" if ref.pad else ""  # pad: not in the model
         if ref.kind == "bytes":
             self.w.line(f"{var} = buf[{start} : {stop}]")
         elif span:
             self.w.line(f"{var}_raw = buf[{start} : {stop}]")
-            self.w.line(f"{var} = {var}_raw.decode({ref.encoding!r})")
+            self.w.line(f"{var} = {var}_raw{strip}.decode({ref.encoding!r})")
         else:
-            self.w.line(f"{var} = buf[{start} : {stop}].decode({ref.encoding!r})")
+            self.w.line(f"{var} = buf[{start} : {stop}]{strip}.decode({ref.encoding!r})")
 
     def fixed_bytes(self, ref: TypeRef, var: str, end: str, span: bool) -> _Fixed:
         """A string or bytes of a constant size: part of a run of fixed items."""

@@ -55,7 +55,9 @@ class StrategyEmitter:
             out = f'{{"kind": "{ref.kind}"'
             if ref.kind == "str":
                 out += f', "encoding": {ref.encoding!r}'
-            if isinstance(ref.size, int):
+            if isinstance(ref.size, int) and ref.pad:
+                out += f', "padded": {ref.size}'
+            elif isinstance(ref.size, int):
                 out += f', "exact": {ref.size}'
             elif ref.max_length is not None:
                 out += f', "max": {ref.max_length}'

@@ -17,6 +17,8 @@ import keyword
 import re
 from pathlib import Path
 
+from runtime import thrift_compact
+
 from .loader import LoadedSpec, load
 from .model import spec_limits
 
@@ -117,6 +119,17 @@ class TEnum:
 
 
 @dataclasses.dataclass
+class TMethod:
+    """A service method: the structs of its call (``args``) and reply (``result``)."""
+
+    name: str
+    args: str
+    result: str | None
+    oneway: bool
+    doc: str
+
+
+@dataclasses.dataclass
 class ThriftSpec:
     format: str
     title: str
@@ -129,6 +142,9 @@ class ThriftSpec:
     structs: dict[str, TStruct]
     limits: dict[str, int] = dataclasses.field(default_factory=dict)
     """``limits:``: this format's defaults for :class:`runtime.limits.Limits`."""
+    methods: dict[str, TMethod] = dataclasses.field(default_factory=dict)
+    """Message name -> method, from ``services:``: each method under its own name (the
+    first service that has it wins) and as ``Service:method`` (TMultiplexedProtocol)."""
 
     @property
     def compact_types(self) -> list[tuple[str, int, str]]:
@@ -294,6 +310,10 @@ def build_thrift_model(loaded: LoadedSpec) -> ThriftSpec:
                 raise lines.error(where + ("id",), f"field id {f['id']} used twice")
             if f["name"] in names:
                 raise lines.error(where + ("name",), f"field name {f['name']!r} used twice")
+            if f["name"] in RESERVED_FIELDS:
+                raise lines.error(
+                    where + ("name",), f"{f['name']!r} is reserved in generated structs"
+                )
             ids.add(f["id"])
             names.add(f["name"])
             try:
@@ -326,6 +346,7 @@ def build_thrift_model(loaded: LoadedSpec) -> ThriftSpec:
             lines.line(("structs", sname)),
         )
     _mark_recursive(structs)
+    methods = _methods(data.get("services") or {}, structs, lines)
     default = data.get("default_record", "message")
     if default != "message" and default not in structs:
         raise lines.error(("default_record",), f"no struct {default!r}")
@@ -340,7 +361,44 @@ def build_thrift_model(loaded: LoadedSpec) -> ThriftSpec:
         enums=enums,
         structs=structs,
         limits=spec_limits(data.get("limits", {}), lines.error),
+        methods=methods,
     )
+
+
+def _methods(services: dict, structs: dict[str, TStruct], lines) -> dict[str, TMethod]:
+    """The methods each service answers (its own, then those of the services it extends)."""
+
+    def own(sname, seen=()):
+        if sname in seen:
+            raise lines.error(("services", sname, "extends"), "a service cannot extend itself")
+        body = services[sname]
+        out = {}
+        for mname, m in body["methods"].items():
+            for key in ("args", "result"):
+                if key in m and m[key] not in structs:
+                    raise lines.error(
+                        ("services", sname, "methods", mname, key), f"no struct {m[key]!r}"
+                    )
+            if m.get("oneway") and "result" in m:
+                raise lines.error(
+                    ("services", sname, "methods", mname), "a oneway method has no result"
+                )
+            out[mname] = TMethod(
+                mname, m["args"], m.get("result"), m.get("oneway", False), m.get("doc", "")
+            )
+        base = body.get("extends")
+        if base is not None:
+            if base not in services:
+                raise lines.error(("services", sname, "extends"), f"no service {base!r}")
+            out = {**own(base, seen + (sname,)), **out}
+        return out
+
+    methods: dict[str, TMethod] = {}
+    for sname in services:
+        for mname, m in own(sname).items():
+            methods.setdefault(mname, m)
+            methods[f"{sname}:{mname}"] = m
+    return methods
 
 
 def _refs(t: TType):
@@ -441,7 +499,7 @@ def default_expr(t: TType, v, structs: dict[str, TStruct] | None = None) -> str:
     if k in ("bool", "i8", "i16", "i32", "i64", "double", "string", "binary"):
         return repr(v)
     if k == "uuid":
-        return f"uuid.UUID({v!r})"
+        return f"_uuid.UUID({v!r})"  # the generated module imports uuid as _uuid
     if k == "enum":
         return f"{t.name}.{v}" if isinstance(v, str) else repr(v)
     if k in ("list", "set"):
@@ -506,6 +564,14 @@ def write_plan(struct: TStruct) -> list[tuple[TField, int | None]]:
     return plan
 
 
+def struct_bytes(struct: TStruct) -> int:
+    """What one instance of ``struct`` is charged against the expansion budget: its
+    object with a slot per field and one for its wire layout."""
+    return thrift_compact.STRUCT_BYTES + 8 * (len(struct.fields) + 1)
+
+
+RESERVED_FIELDS = {"wire_layout"}
+"""Attributes every generated struct has besides its fields."""
 RESERVED = {"Message", "RawStruct", "RawField", "RawList", "RawMap", "CompactType", "MessageType"}
 
 
@@ -530,6 +596,8 @@ def render_thrift(spec: ThriftSpec, *, fmt: bool = True) -> str:
             header_bytes=header_bytes,
             zz16=zz16,
             write_plan=write_plan,
+            budget=thrift_compact,
+            struct_bytes=lambda name: struct_bytes(spec.structs[name]),
         )
     )
     if fmt:  # black only for committed modules; in-memory ones skip its cost

@@ -1,35 +1,28 @@
 """The Thrift parts of the command line (hooked into :mod:`generator.cli` by one call).
 
+    wirespec decode thrift_compact --struct NAME FILE     # a message's body, or a bare struct
     wirespec decode thrift_compact --spec SPEC --struct NAME FILE
-    wirespec decode thrift_compact --record message [--spec SPEC --struct ARGS] FILE
     wirespec decode thrift_compact --raw FILE          # no schema, like protoc --decode_raw
     wirespec encode thrift_compact --spec SPEC --struct NAME JSONFILE -o OUT  (or --raw)
     wirespec schema thrift_compact --spec SPEC --struct NAME [--ddl]
     wirespec import-thrift FILE.thrift -o specs/NAME.yaml
 
-``--spec`` renders the spec in memory, so a user's spec works without ``generate``.
+``--spec`` renders the spec in memory, so a user's spec works without ``generate``;
+``--record`` and ``--struct`` (:func:`generator.cli.choose`) mean the same as on every verb.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 
-def add_to(dec, enc, sch, verbs) -> None:
-    """Add ``--spec/--struct/--raw`` to decode/encode/schema and the ``import-thrift`` verb."""
-    for p in (dec, enc, sch):
-        p.add_argument("--spec", help="Thrift: a spec YAML with your structs (used in memory)")
-        p.add_argument(
-            "--struct", help="Thrift: the struct (with --record message: the body's struct)"
-        )
+def add_to(dec, enc, verbs) -> None:
+    """Add ``--raw`` to decode/encode and the ``import-thrift`` verb."""
     for p in (dec, enc):
         p.add_argument(
             "--raw", action="store_true", help="Thrift: any struct/message, without a schema"
         )
-    for p, verb in ((dec, "decode"), (enc, "encode"), (sch, "schema")):
-        p.set_defaults(run=_wrap(p.get_default("run"), verb))
     imp = verbs.add_parser("import-thrift", help="turn a Thrift IDL file into a wirespec spec")
     imp.add_argument("file", help="the .thrift file (its includes are followed)")
     imp.add_argument("-o", "--output", help="spec file to write (default: stdout)")
@@ -37,104 +30,84 @@ def add_to(dec, enc, sch, verbs) -> None:
     imp.set_defaults(run=cmd_import_thrift)
 
 
-def _wrap(default, verb):
-    def run(args):
-        if not (args.spec or args.struct or getattr(args, "raw", False)):
-            return default(args)
-        return {"decode": _decode, "encode": _encode, "schema": _schema}[verb](args)
+def spec_codec(spec: str):
+    """The module of a user's Thrift spec, rendered and imported in memory."""
+    from .cli import CliError
+    from .loader import load
+    from .thrift import import_spec
 
-    return run
+    path = Path(spec)
+    if not path.is_file():
+        raise CliError(f"no spec file {spec}")
+    try:
+        loaded = load(path, path.name)
+    except UnicodeDecodeError as err:
+        raise CliError(f"{spec}: not UTF-8 text (byte {err.start})") from None
+    if "protocol" not in loaded.data:
+        raise CliError(f"{spec} is not a Thrift spec (no protocol: thrift_compact)")
+    return import_spec(path)
 
 
-def _codec(args):
-    from .cli import CliError, load_codec
+def _raw_codec(args):
+    from .cli import CliError, codec_for
 
-    if args.spec:
-        from .thrift import import_spec
-
-        if not Path(args.spec).exists():
-            raise CliError(f"no spec file {args.spec}")
-        codec = import_spec(Path(args.spec))
-    else:
-        codec = load_codec(args.format)
+    codec = codec_for(args)
     if not hasattr(codec, "parse_raw"):
-        raise CliError(f"{args.format}: --spec/--struct/--raw are for Thrift formats", 2)
+        raise CliError(f"{codec.FORMAT}: --raw is for Thrift formats", 2)
+    if args.struct:
+        raise CliError("--raw decodes without a schema: leave out --struct", 2)
     return codec
 
 
-def _record(codec, args):
-    from .cli import CliError
+def decode_raw(args) -> int:
+    """Any struct or message as field ids and wire types (a message by its envelope)."""
+    from runtime.errors import DecodeError
 
-    if args.record == "message":
-        record, body = "message", args.struct
-    else:
-        record, body = args.struct or args.record or codec.DEFAULT_RECORD, None
-    if record not in codec.RECORDS or (body and body not in codec.RECORDS):
-        raise CliError(
-            f"{codec.FORMAT} has no struct {body or record!r}; structs: {', '.join(codec.RECORDS)}",
-            2,
-        )
-    return record, body
+    from .cli import _print_json, _read_input, detect
 
-
-def _decode(args) -> int:
-    from .cli import _read_input
-
-    codec = _codec(args)
+    codec = _raw_codec(args)
     data = _read_input(args.file)
-    if args.raw:
-        message = args.record == "message"
-        if args.record is None and len(data) > 1 and data[0] == codec.PROTOCOL_ID:
-            try:  # looks like an envelope; a struct can start with 0x82 too
-                model = codec.parse_raw(data, message=True)
-                message = True
-            except Exception:  # noqa: BLE001 - fall back to a bare struct
-                message = False
-        model = codec.parse_raw(data, message=message)
+    if args.record is None and detect(codec, data) == "message":
+        try:  # looks like an envelope; a struct can start with the same two bytes
+            model = codec.parse_raw(data, message=True)
+        except DecodeError:
+            model = codec.parse_raw(data)
     else:
-        record, body = _record(codec, args)
-        model = codec.parse(data, record, body=body)
-    json.dump(codec.to_dict(model), sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+        model = codec.parse_raw(data, message=args.record == "message")
+    _print_json(codec.to_dict(model))
     return 0
 
 
-def _encode(args) -> int:
-    from .cli import CliError, _read_input, _write_output
+def encode_raw(args) -> int:
+    from .cli import _read_json, _write_output
 
-    codec = _codec(args)
-    try:
-        document = json.loads(_read_input(args.file))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise CliError(f"{args.file} is not JSON: {err}") from None
-    if args.raw:
-        if args.record == "message" or {"name", "seqid", "body"} <= set(document):
-            model = codec.from_dict(document, "message")
-        else:
-            model = codec.from_dict(document, raw=True)
+    codec = _raw_codec(args)
+    document = _read_json(args.file)
+    if args.record == "message" or {"name", "seqid", "body"} <= set(document):
+        model = codec.from_dict(document, "message")
     else:
-        record, body = _record(codec, args)
-        model = codec.from_dict(document, record, body=body)
+        model = codec.from_dict(document, raw=True)
     _write_output(args.output, codec.build(model))
     return 0
 
 
-def _schema(args) -> int:
-    from .cli import _ddl
-
-    codec = _codec(args)
-    record, body = _record(codec, args)
-    schema = codec.spark_schema(record, body=body)
-    print(_ddl(schema) if args.ddl else json.dumps(schema.jsonValue(), indent=2))
-    return 0
-
-
 def cmd_import_thrift(args) -> int:
+    from .cli import CliError, _write_output
     from .thrift_idl import import_thrift
 
-    text = import_thrift(Path(args.file), args.format)
+    path = Path(args.file)
+    if not path.is_file():
+        problem = "is a folder" if path.is_dir() else "no such file"
+        raise CliError(f"cannot read {args.file}: {problem}")
+    try:
+        text = import_thrift(path, args.format)
+    except OSError as err:  # an include that cannot be read
+        name = Path(err.filename).name if err.filename else args.file
+        raise CliError(f"{args.file}: cannot read {name}: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise CliError(f"{args.file}: not UTF-8 text (byte {err.start})") from None
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        _write_output(args.output, text.encode("utf-8"))
     else:
         sys.stdout.write(text)
     return 0

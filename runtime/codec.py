@@ -10,14 +10,19 @@
 The JSON form (``to_jsonable``/``from_jsonable``) is stable and lossless: bytes are
 ``{"$hex": "..."}``, integers beyond 2**53 are decimal strings, and floats that JSON
 cannot hold exactly (NaN with its payload, infinities) are ``{"$f64": "<16 hex digits>"}``.
+Fields the spec gives a readable form (``open: true`` enums, ``logical:`` uuids and times)
+read through a *view* (:class:`OpenEnum`, :class:`UuidText`, :class:`TimeBeside`) that
+renders the value and takes back both that rendering and the plain one.
 """
 
 from __future__ import annotations
 
+import datetime
 import enum
 import io
 import math
 import struct
+import uuid
 
 from construct import ConstructError, Container
 
@@ -101,19 +106,22 @@ def build(construct, model) -> bytes:
         raise EncodeError(_message(err)) from None
 
 
-def to_jsonable(value):
-    """A model (construct Containers, lists, enums, bytes, ...) as plain JSON values."""
+def to_jsonable(value, views: dict | None = None):
+    """A model (construct Containers, lists, enums, bytes, ...) as plain JSON values.
+
+    ``views``: model class -> {field name -> view}, the generated module's ``JSON_VIEWS``;
+    a view's ``put(out, name, value)`` writes the field's readable form into ``out``."""
     if isinstance(value, dict):
         # A Container's "_" keys are construct's bookkeeping; any other dict is a map
         # (MsbMap): every key kept, integer keys as their decimal text.
         internal = isinstance(value, Container)
         return {
-            k if isinstance(k, str) else str(k): to_jsonable(v)
+            k if isinstance(k, str) else str(k): to_jsonable(v, views)
             for k, v in value.items()
             if not (internal and k.startswith("_"))
         }
     if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
+        return [to_jsonable(v, views) for v in value]
     if isinstance(value, enum.Enum):
         return value.name
     if isinstance(value, bool) or value is None or isinstance(value, str):
@@ -126,9 +134,195 @@ def to_jsonable(value):
         return {"$f64": struct.pack(">d", value).hex()}
     if isinstance(value, (bytes, bytearray, memoryview)):
         return {"$hex": bytes(value).hex()}
+    if isinstance(value, uuid.UUID):
+        return str(value)
     if hasattr(value, "__dataclass_fields__"):
-        return {name: to_jsonable(getattr(value, name)) for name in value.__dataclass_fields__}
+        fields = views.get(type(value)) if views else None
+        out: dict = {}
+        for name in value.__dataclass_fields__:
+            view = fields.get(name) if fields else None
+            if view is None:
+                out[name] = to_jsonable(getattr(value, name), views)
+            else:
+                view.put(out, name, getattr(value, name))
+        return out
     raise TypeError(f"cannot represent {type(value).__name__} in JSON")
+
+
+# -- views: fields the spec gives a readable form --------------------------------------
+
+
+class OpenEnum:
+    """An integer field shown by its enum member's name (``enum:`` with ``open: true``):
+    any value is accepted and kept as a number in the model, so a value the enum does not
+    list stays a number in the JSON form and round-trips. A flags enum shows a list of
+    member names, plus the number of any bits no member names.
+
+    >>> class Kind(enum.IntEnum):
+    ...     A = 1
+    >>> class Bits(enum.IntFlag):
+    ...     X = 1
+    ...     Y = 4
+    >>> OpenEnum(Kind).to_json(1), OpenEnum(Kind).to_json(7), OpenEnum(Bits).to_json(0x15)
+    ('A', 7, ['X', 'Y', 16])
+    >>> OpenEnum(Kind).from_json("A"), OpenEnum(Bits).from_json(["Y", 16]), OpenEnum(Bits).from_json(5)
+    (1, 20, 5)
+    """
+
+    def __init__(self, enum_class):
+        self.enum_class = enum_class
+        self.flags = issubclass(enum_class, enum.Flag)
+        self.names = {int(m): m.name for m in enum_class}
+        self.values = {m.name: int(m) for m in enum_class}
+
+    def to_json(self, value):
+        if value is None or isinstance(value, bool) or not isinstance(value, int):
+            return to_jsonable(value)
+        if not self.flags:
+            return self.names.get(int(value), to_jsonable(int(value)))
+        out, rest = [], int(value)
+        for bit, name in self.names.items():
+            if bit and value & bit == bit:
+                out.append(name)
+                rest &= ~bit
+        return out + [to_jsonable(rest)] if rest else out
+
+    def put(self, out: dict, name: str, value) -> None:
+        out[name] = (
+            [self.to_json(v) for v in value] if isinstance(value, list) else self.to_json(value)
+        )
+
+    def from_json(self, value, path: str = "") -> int:
+        """The number of a member name, a number, or (flags) a list of both."""
+        if self.flags and isinstance(value, list):
+            bits = 0
+            for item in value:
+                bits |= self.from_json(item, path)
+            return bits
+        if isinstance(value, str) and value in self.values:
+            return self.values[value]
+        try:
+            return int_from_json(value, path)
+        except EncodeError:
+            kind = "flag" if self.flags else "member"
+            raise EncodeError(
+                f"{value!r} is not a {self.enum_class.__name__} {kind} or a number", path=path
+            ) from None
+
+
+class UuidText:
+    """A UUID's 16 bytes (``logical: uuid``: a list of 16 byte values, or 16 bytes) shown
+    as its canonical text; a list of 16 integers or ``{"$hex"}`` is taken back too.
+
+    >>> UuidText().to_json(list(range(16)))
+    '00010203-0405-0607-0809-0a0b0c0d0e0f'
+    >>> UuidText().from_json('00010203-0405-0607-0809-0a0b0c0d0e0f')[:4]
+    [0, 1, 2, 3]
+    """
+
+    def __init__(self, as_bytes: bool = False):
+        self.as_bytes = as_bytes
+
+    def to_json(self, value):
+        if value is None:
+            return None
+        byte_values = not isinstance(value, list) or all(
+            isinstance(v, int) and 0 <= v < 256 for v in value
+        )
+        if not byte_values or len(value) != 16:
+            return to_jsonable(value)  # not a UUID's bytes: shown as they are
+        return str(uuid.UUID(bytes=bytes(value)))
+
+    def put(self, out: dict, name: str, value) -> None:
+        out[name] = self.to_json(value)
+
+    def from_json(self, value, path: str = ""):
+        if isinstance(value, str):
+            try:
+                raw = uuid.UUID(value).bytes
+            except ValueError:
+                raise EncodeError(f"{value!r} is not a UUID", path=path) from None
+        elif isinstance(value, list):
+            raw = [int_from_json(v, path) for v in value]
+            return bytes(raw) if self.as_bytes else raw
+        else:
+            raw = bytes_from_json(value, path)
+        return raw if self.as_bytes else list(raw)
+
+
+_EPOCH = datetime.datetime(1970, 1, 1)  # naive: the texts say UTC with their "Z"
+_TIMESPEC = {0: "seconds", 3: "milliseconds", 6: "microseconds"}
+
+
+def _iso(micros: int, digits: int) -> str | None:
+    """UTC text of ``micros`` since the epoch with ``digits`` (0, 3, 6) fraction digits;
+    None when the time is outside what ``datetime`` holds (years 1..9999)."""
+    try:
+        moment = _EPOCH + datetime.timedelta(microseconds=micros)
+    except OverflowError:
+        return None
+    return moment.isoformat(timespec=_TIMESPEC[digits]) + "Z"
+
+
+def tso_time(ts: int) -> str | None:
+    """The physical time of a TiDB TSO (``physical ms << 18 | logical``), UTC.
+
+    >>> tso_time(454000000000000001)
+    '2024-11-17T19:42:38.593Z'
+    """
+    return _iso((ts >> 18) * 1000, 3)
+
+
+LOGICAL_TIMES = {
+    "unix_seconds": lambda v: _iso(v * 1_000_000, 0),
+    "unix_millis": lambda v: _iso(v * 1000, 3),
+    "unix_micros": lambda v: _iso(v, 6),
+    "tidb_tso": tso_time,
+}
+"""``logical:`` time kind -> the UTC text of an integer (None when out of range)."""
+
+
+class TimeBeside:
+    """An integer time (``logical: unix_seconds | unix_millis | unix_micros | tidb_tso``):
+    the number stays as it is, and ``<name>_time`` beside it gives the UTC time. On the
+    way back the number is what counts; a ``<name>_time`` that disagrees with it is an
+    error (so an edited time is not silently ignored).
+
+    >>> out = {}
+    >>> TimeBeside("unix_seconds").put(out, "timestamp", 1739823289)
+    >>> out
+    {'timestamp': 1739823289, 'timestamp_time': '2025-02-17T20:14:49Z'}
+    """
+
+    SUFFIX = "_time"
+
+    def __init__(self, logical: str):
+        self.logical = logical
+        self.text = LOGICAL_TIMES[logical]
+
+    def time_of(self, value):
+        if isinstance(value, list):
+            return [self.time_of(v) for v in value]
+        if value is None or isinstance(value, bool) or not isinstance(value, int):
+            return None
+        return self.text(value)
+
+    def put(self, out: dict, name: str, value) -> None:
+        out[name] = to_jsonable(value)
+        if value is not None:  # an absent value has no time to show
+            out[name + self.SUFFIX] = self.time_of(value)
+
+    def checked(self, d: dict, name: str, value):
+        """``value`` (field ``name`` of ``d`` as read back), after refusing a
+        ``<name>_time`` in ``d`` that is not its time (an absent value has none to check)."""
+        shown = d.get(name + self.SUFFIX)
+        if shown is not None and value is not None and shown != self.time_of(value):
+            raise EncodeError(
+                f"{shown!r} is not the time of {name} ({self.time_of(value)!r}): "
+                f"edit {name}, the {name}{self.SUFFIX} beside it only shows it",
+                path=name + self.SUFFIX,
+            )
+        return value
 
 
 def bytes_from_json(value, path: str = "") -> bytes:

@@ -36,6 +36,7 @@ from itertools import accumulate as _accumulate
 from construct import Construct, ConstructError, Container, ListContainer, SizeofError, evaluate
 from construct.expr import ExprMixin
 
+from . import codec as _codec
 from . import limits as _limits
 from .codec import build_fast
 from .errors import DecodeError, EncodeError, SpecError
@@ -51,6 +52,7 @@ from .leb128 import (
 )
 from .spans import current as current_spans
 from .ticdc import FLAG_UNSIGNED, Column, DdlEvent, Event, ResolvedEvent, RowChangedEvent
+from .ticdc_json import EXTRA_KEYS, EventNames, bytes_value_from_json, text_or_hex
 
 # -------------------------------------------------------------------------------------
 # Column value encodings: MySQL type code -> how the value bytes are encoded (research §7).
@@ -1205,9 +1207,13 @@ def _shown_value(code, flags, raw, encodings):
     if raw is None or not encodings:
         return raw
     try:
-        return decode_value(code, flags, raw, encodings)
+        value = decode_value(code, flags, raw, encodings)
     except DecodeError:
         return raw
+    if isinstance(value, bytes):  # a text column's bytes as its text (runtime.ticdc_json)
+        shown = text_or_hex(value, flags)
+        return shown if isinstance(shown, str) else value
+    return value
 
 
 # -------------------------------------------------------------------------------------
@@ -1637,12 +1643,10 @@ def _opt_str_json(value):
 
 
 def _column_value_json(value, kind):
-    from . import codec as _codec
-
     if value is None:
         return None
-    if kind == "bytes":
-        return _codec.bytes_from_json(value)
+    if kind == "bytes":  # text for a text column (runtime.ticdc_json), else {"$hex"}
+        return bytes_value_from_json(value)
     if kind == "text":
         if isinstance(value, str):
             return value
@@ -1654,7 +1658,7 @@ def _column_value_json(value, kind):
     raise EncodeError(f"this type code is always NULL, got {value!r}")
 
 
-def _columns_json(items, encodings):
+def _columns_json(items, encodings, names: EventNames):
     if items is None:
         return None
     if not isinstance(items, list):
@@ -1663,9 +1667,9 @@ def _columns_json(items, encodings):
     for j, c in enumerate(items):
         with _Path(None, j):
             with _Path("type"):
-                code = _int_json(_json_get(c, "type"))
+                code = names.type_from_json(_json_get(c, "type"))
             with _Path("flags"):
-                flags = _int_json(c.get("flags", 0))
+                flags = names.flags_from_json(c.get("flags", 0))
             kind = value_kind(code, flags, encodings)
             if kind is None:
                 raise _at(EncodeError(f"unknown column type code {code}"), "type")
@@ -1679,14 +1683,15 @@ def _columns_json(items, encodings):
     return out
 
 
-def _event_json(d, encodings) -> Event:
-    """One event from the JSON that ``runtime.codec.to_jsonable`` makes of it: the keys say
+def _event_json(d, encodings, names: EventNames) -> Event:
+    """One event from the JSON that :func:`_event_to_json` makes of it: the keys say
     which kind (``query``/``ddl_type``: DDL; ``new``/``old``: row; else resolved)."""
     with _Path("commit_ts"):
         ts = _int_json(_json_get(d, "commit_ts"))
+    names.commit_ts_checked(d, ts)
     if "query" in d or "ddl_type" in d:
         with _Path("ddl_type"):
-            ddl_type = _int_json(_json_get(d, "ddl_type"))
+            ddl_type = names.ddl_type_from_json(_json_get(d, "ddl_type"))
         with _Path("query"):
             query = _json_get(d, "query")
             if not isinstance(query, str):
@@ -1700,12 +1705,31 @@ def _event_json(d, encodings) -> Event:
             ev.partition = None if part is None else _int_json(part)
         for image in ("new", "old"):
             with _Path(image):
-                setattr(ev, image, _columns_json(d.get(image), encodings))
+                setattr(ev, image, _columns_json(d.get(image), encodings, names))
         return ev
-    unknown = set(d) - {"commit_ts"}
+    unknown = set(d) - {"commit_ts"} - EXTRA_KEYS
     if unknown:
         raise EncodeError(f"a resolved event has only commit_ts, not {sorted(unknown)}")
     return ResolvedEvent(ts)
+
+
+def _event_to_json(ev: Event, names: EventNames) -> dict:
+    """One event's JSON form: its fields in order, readable (runtime.ticdc_json)."""
+    out: dict = {}
+    names.put_commit_ts(out, ev.commit_ts)
+    if isinstance(ev, ResolvedEvent):
+        return out
+    out["schema"], out["table"] = ev.schema, ev.table
+    if isinstance(ev, DdlEvent):
+        out["ddl_type"] = names.ddl_type_json(ev.ddl_type)
+        out["query"] = ev.query
+        return out
+    out["partition"] = _codec.to_jsonable(ev.partition)
+    out["new"], out["old"] = names.image_json(ev.new), names.image_json(ev.old)
+    out["row_id"] = _codec.to_jsonable(ev.row_id)
+    out["handle_key_only"] = ev.handle_key_only
+    out["claim_check_location"] = ev.claim_check_location
+    return out
 
 
 # -------------------------------------------------------------------------------------
@@ -1746,9 +1770,13 @@ class CraftMessage(Construct):
         fast: bool = True,
         event_types=None,
         group_types=None,
+        column_types=None,
+        column_flags=None,
+        ddl_types=None,
     ):
         super().__init__()
         self.frame = frame
+        self.names = EventNames(column_types, column_flags, ddl_types)
         self.fast = fast
         self.encodings = {int(k): v for k, v in value_encodings.items()}
         bad = {k: v for k, v in self.encodings.items() if v not in VALUE_KINDS or not 0 <= k < 256}
@@ -1879,14 +1907,24 @@ class CraftMessage(Construct):
         if batch:
             yield pack(batch)
 
-    def from_json(self, value) -> list[Event]:
-        """The events of the JSON form ``runtime.codec.to_jsonable`` makes of them."""
+    def to_json(self, events) -> list[dict]:
+        """The JSON form of events: readable codes, text and commit times
+        (:mod:`runtime.ticdc_json`)."""
+        return [_event_to_json(ev, self.names) for ev in events]
+
+    def put(self, out: dict, name: str, events) -> None:
+        """The view protocol of ``runtime.codec.to_jsonable`` (a module's ``JSON_VIEWS``)."""
+        out[name] = self.to_json(events)
+
+    def from_json(self, value, path: str = "") -> list[Event]:
+        """The events of the JSON form :meth:`to_json` makes of them (numbers for codes,
+        ``{"$hex"}`` for text are taken too)."""
         if not isinstance(value, list):
             raise EncodeError(f"expected a list of events, got {type(value).__name__}")
         out = []
         for i, d in enumerate(value):
             with _Path("events", i):
-                out.append(_event_json(d, self.encodings))
+                out.append(_event_json(d, self.encodings, self.names))
         return out
 
     # -- construct protocol ------------------------------------------------------------

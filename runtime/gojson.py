@@ -369,8 +369,54 @@ _DECODER_NEG_ZERO = json.JSONDecoder(
 _NEGATIVE_ZERO = re.compile(rb"-0(?:[,}\]\s]|\Z)")
 
 
-def loads(data: bytes):
+REPLACED = "\udcff"
+"""What :func:`loads` (``mark_replaced=True``) reads an escaped ``\\ufffd`` as: Go writes
+that escape for one byte of invalid UTF-8 (the byte itself is lost), a literal U+FFFD as
+its three UTF-8 bytes. U+DCFF is Python's "surrogateescape" form of the byte 0xFF, so
+``text.encode("utf-8", "surrogateescape")`` gives bytes that :func:`quote_utf8` writes back
+as the escape."""
+
+_ESCAPE = re.compile(rb"\\(?:ufffd|u000[8c]|[bf]|.)", re.DOTALL)
+"""One backslash escape of JSON text, whole (so ``\\\\b`` is ``\\\\`` then ``b``)."""
+
+
+def _mark_escaped_replacements(data: bytes) -> bytes:
+    # Same length, so error offsets stay those of the original text.
+    return _ESCAPE.sub(lambda m: b"\\udcff" if m.group() == b"\\ufffd" else m.group(), data)
+
+
+_MAY_HOLD_CONTROL_ESCAPE = re.compile(rb"\\(?:u000[8c]|[bf])")
+"""One pass that finds every control escape :func:`control_escapes` yields, and a few
+more (an escaped backslash before b or f)."""
+
+
+def may_hold_control_escape(data: bytes) -> bool:
+    """Whether :func:`control_escapes` may find any (one pass; False means none)."""
+    return _MAY_HOLD_CONTROL_ESCAPE.search(data) is not None
+
+
+def control_escapes(data: bytes):
+    """``(offset, short)`` for every escape of U+0008 or U+000C in JSON text: ``short``
+    for Go >= 1.22's ``\\b``/``\\f``, False for older Go's ``\\u0008``/``\\u000c``.
+
+        >>> list(control_escapes(rb'"\\b\\\\b\\u000c"'))
+        [(1, True), (6, False)]
+    """
+    if not may_hold_control_escape(data):
+        return
+    for m in _ESCAPE.finditer(data):
+        escape = m.group()
+        if escape in (b"\\b", b"\\f"):
+            yield m.start(), True
+        elif escape in (b"\\u0008", b"\\u000c"):
+            yield m.start(), False
+
+
+def loads(data: bytes, *, mark_replaced: bool = False):
     """Parse one JSON document with exact integers, the way Go's decoder accepts it.
+
+    ``mark_replaced`` reads an escaped ``\\ufffd`` as :data:`REPLACED` instead of U+FFFD,
+    so that a caller can tell it from a literal U+FFFD.
 
     Integers stay Python ints (never a float on the way), ``-0`` reads as the float -0.0,
     ``NaN``/``Infinity`` are rejected, and invalid UTF-8 inside the text reads as U+FFFD
@@ -384,6 +430,8 @@ def loads(data: bytes):
         >>> loads(b"-0")
         -0.0
     """
+    if mark_replaced and b"\\ufffd" in data:
+        data = _mark_escaped_replacements(data)
     try:
         text = data.decode()
         escaped = None
@@ -408,23 +456,40 @@ def loads(data: bytes):
             # the stack
             raise DecodeError(f"malformed JSON: {err}", offset=0) from None
     # A lone surrogate escape (\\ud800) reads as U+FFFD in Go; only look when one may exist.
+    # (A \\udcff escape, which Go never writes, then reads as REPLACED too.)
     if b"\\ud" in data or b"\\uD" in data:
-        return _replace_lone_surrogates(doc)
+        return _replace_lone_surrogates(
+            doc, _SURROGATE_NOT_REPLACED if mark_replaced else _LONE_SURROGATE
+        )
     return doc
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_NOT_REPLACED = re.compile("[\ud800-\udcfe\udd00-\udfff]")
 
 
-def _replace_lone_surrogates(doc):
-    """``doc`` with every lone surrogate in its strings (keys too) replaced by U+FFFD."""
+def _replace_lone_surrogates(doc, pattern: re.Pattern):
+    """``doc`` with every lone surrogate ``pattern`` matches in its strings (keys too)
+    replaced by U+FFFD."""
     if type(doc) is str:
-        return _LONE_SURROGATE.sub("\ufffd", doc)
+        return pattern.sub("\ufffd", doc)
     if type(doc) is list:
-        return [_replace_lone_surrogates(v) for v in doc]
+        return [_replace_lone_surrogates(v, pattern) for v in doc]
     if type(doc) is dict:
-        return {_replace_lone_surrogates(k): _replace_lone_surrogates(v) for k, v in doc.items()}
+        return {
+            _replace_lone_surrogates(k, pattern): _replace_lone_surrogates(v, pattern)
+            for k, v in doc.items()
+        }
     return doc
+
+
+def unmark_replaced(text: str) -> str:
+    """``text`` with :data:`REPLACED` back to U+FFFD (for values that hold text, not bytes).
+
+    >>> unmark_replaced("a" + REPLACED) == "a\ufffd"
+    True
+    """
+    return text.replace(REPLACED, "\ufffd") if REPLACED in text else text
 
 
 # ---------------------------------------------------------------------------- documents

@@ -62,10 +62,19 @@ def encode_uvar(value: int) -> bytes:
     >>> encode_uvar(0).hex(), encode_uvar(16384).hex(), encode_uvar(2**64 - 1).hex()
     ('00', '030002', 'ffffffffffffffffff')
     """
-    n = uvar_size(value)
-    if n == 9:
+    return encode_uvar_wide(value, uvar_size(value))
+
+
+def encode_uvar_wide(value: int, width: int) -> bytes:
+    """``value`` in ``width`` bytes (``uvar_size(value)`` .. 9): a reader takes the longer
+    forms too. The caller checks that ``value`` fits.
+
+    >>> encode_uvar_wide(0, 2).hex(), encode_uvar_wide(1, 9).hex()
+    ('0100', 'ff0100000000000000')
+    """
+    if width == 9:
         return b"\xff" + value.to_bytes(8, "little")
-    return ((value << n) | ((1 << (n - 1)) - 1)).to_bytes(n, "little")
+    return ((value << width) | ((1 << (width - 1)) - 1)).to_bytes(width, "little")
 
 
 def decode_uvar(buf, pos: int = 0) -> tuple[int, int]:

@@ -35,14 +35,18 @@ import math
 import struct
 from collections.abc import Iterable, Iterator, Mapping
 
+from construct import Construct, SizeofError
+
 from . import gojson
 from .errors import DecodeError, EncodeError, LimitError
 from .gojson import JsonDocument, JsonKey
 from .limits import DEFAULT as DEFAULT_LIMITS
 from .limits import Limits
+from .limits import current as current_limits
 from .ticdc import Column, DdlEvent, Event, ResolvedEvent, RowChangedEvent
 from .ticdc import spark_schema as _ticdc_spark_schema
 from .ticdc import to_row as _ticdc_to_row
+from .ticdc_json import EventNames, text_or_hex
 
 BATCH_VERSION = 1
 MAX_BATCH_SIZE = 16
@@ -69,12 +73,25 @@ _INT, _STRING, _TEXT, _FLOAT64, _BASE64 = "int", "string", "text", "float64", "b
 """The renderings :meth:`OpenProtocol._tiflow_columns` checks inline."""
 
 
+ESCAPES = ("short", "unicode")
+"""How a message writes U+0008 and U+000C in JSON strings: ``short`` (``\\b``, ``\\f``: TiCDC
+built with Go >= 1.22) or ``unicode`` (``\\u0008``, ``\\u000c``: older Go)."""
+
+
+LAYOUT_ESCAPES = {"tiflow": "short", "legacy": "unicode"}
+"""The escapes of each layout's newest writer: what a message is written in by default."""
+
+
 @dataclasses.dataclass
 class Message:
-    """One Kafka message: its events in order, and the layout they were written in."""
+    """One Kafka message: its events in order, the layout they were written in and the
+    escapes its Go wrote U+0008 and U+000C with (:data:`ESCAPES`), when those are not the
+    layout's own (:data:`LAYOUT_ESCAPES`; None: the layout's own, or the message has
+    neither character)."""
 
     events: list[Event]
     layout: str = "tiflow"
+    escapes: str | None = None
 
 
 # ---------------------------------------------------------------------------- framing
@@ -340,10 +357,10 @@ def _value_raw(v, path: str):
     return v
 
 
-def _load(data: bytes, start: int, end: int, stream: str) -> dict:
+def _load(data: bytes, start: int, end: int, stream: str, mark_replaced: bool = False) -> dict:
     """Parse and type-check one JSON document; errors carry its absolute offset."""
     try:
-        return _object(gojson.loads(data[start:end]), "")
+        return _object(gojson.loads(data[start:end], mark_replaced=mark_replaced), "")
     except DecodeError as err:
         err.shift(start)
         err.add_path(stream)
@@ -414,6 +431,15 @@ class OpenProtocol:
         self.type_key = next(k for k in self.key_doc.keys if k.field == "type")
         self.kinds = {m.value: _EVENT_KINDS[m.name] for m in self.type_key.enum}
         self.codes = {kind: code for code, kind in self.kinds.items()}
+        # kind -> the key members whose field its event class has not
+        self.not_carried = {
+            kind: [k for k in self.key_doc.keys if k.field not in {"type", *_field_names(cls)}]
+            for kind, cls in (
+                ("row", RowChangedEvent),
+                ("ddl", DdlEvent),
+                ("resolved", ResolvedEvent),
+            )
+        }
         column_doc = self.documents[self.row_doc.key("map").of]
         self.column_doc = column_doc
         self.value_key = column_doc.key("any")
@@ -433,6 +459,10 @@ class OpenProtocol:
         self._code_max = _BOUNDS[self.code_key.type][1]
         self._flags_max = _BOUNDS[self.flags_key.type][1]
         self._key_plan, self._ddl_plan = _field_plan(self.key_doc), _field_plan(self.ddl_doc)
+        ddl_key = next((k for k in self.ddl_doc.keys if k.field == "ddl_type"), None)
+        self.names = EventNames(
+            self.code_key.enum, self.flags_key.enum, ddl_key.enum if ddl_key else None
+        )
         # type code -> rendering, for the fast column reader (_tiflow_columns)
         self._kind_of = {
             code: self.rendering.get(code, "raw") for code in range(self._code_max + 1)
@@ -506,10 +536,12 @@ class OpenProtocol:
             text = _value_str(v, path)
             if flags & self.binary_bit:
                 try:
-                    return gojson.go_unquote(text)
+                    return gojson.go_unquote(gojson.unmark_replaced(text))
                 except DecodeError as err:
                     raise _fail(f"bad strconv.Quote text: {err.message}", path) from None
-            return text.encode()  # gojson.loads leaves no lone surrogates
+            # An escaped \ufffd (gojson.REPLACED) becomes the byte 0xFF, which the
+            # encoder writes back as that escape; gojson.loads leaves no other surrogate.
+            return text.encode("utf-8", "surrogateescape")
         if kind == "base64":
             return _b64(v, path)
         return _value_raw(v, path)
@@ -563,7 +595,7 @@ class OpenProtocol:
                         v = self._value(k, v, f, False, "")
                 elif k is _STRING:
                     if type(v) is str and not f & binary:
-                        v = v.encode()  # gojson.loads leaves no lone surrogates
+                        v = v.encode()  # gojson.REPLACED raises: the checked reading
                     else:
                         v = self._value(k, v, f, False, "")
                 elif k is _TEXT:
@@ -577,8 +609,8 @@ class OpenProtocol:
                 else:
                     v = self._value(k, v, f, False, "")
                 append(Column(name, t, f, v))
-        except (DecodeError, AttributeError, KeyError):  # the checked reading names it
-            return None
+        except (DecodeError, AttributeError, KeyError, UnicodeEncodeError):
+            return None  # the checked reading names it, or reads gojson.REPLACED
         return out
 
     def _row(self, fields: dict, obj: dict, legacy: list) -> RowChangedEvent:
@@ -608,21 +640,24 @@ class OpenProtocol:
             claim_check_location=fields["claim_check_location"],
         )
 
-    def _event(self, key: bytes, value: bytes, frame, legacy: list) -> Event:
+    def _event(self, key: bytes, value: bytes, frame, legacy: list, replaced: bool) -> Event:
+        """Event ``frame`` of the message; ``replaced``: the message's value holds an
+        escaped \\ufffd somewhere (see :func:`_unmark_text`)."""
         ks, ke, vs, ve = frame
         kobj = _load(key, ks, ke, "key")
         try:
             fields = _fast_fields(self._key_plan, self.key_doc, kobj)
+            kind = self.kinds[fields["type"]]
+            self._check_carried(kind, fields)
         except DecodeError as err:
             err.shift(ks)
             err.add_path("key")
             raise
-        kind = self.kinds[fields["type"]]
         if kind == "resolved":
             if ve != vs:
                 raise DecodeError("a resolved event has no value", offset=vs, path="value")
             return ResolvedEvent(fields["commit_ts"])
-        vobj = _load(value, vs, ve, "value")
+        vobj = _load(value, vs, ve, "value", mark_replaced=replaced and kind == "row")
         try:
             if kind == "ddl":
                 ddl = _fast_fields(self._ddl_plan, self.ddl_doc, vobj)
@@ -633,11 +668,23 @@ class OpenProtocol:
                     ddl_type=ddl["ddl_type"],
                     query=ddl["query"],
                 )
-            return self._row(fields, vobj, legacy)
+            row = self._row(fields, vobj, legacy)
         except DecodeError as err:
             err.shift(vs)
             err.add_path("value")
             raise
+        if replaced:
+            _unmark_text(row)
+        return row
+
+    def _check_carried(self, kind: str, fields: dict) -> None:
+        """A key member whose event field the event kind has not (``rid`` on a DDL,
+        ``scm`` on a resolved event) would be lost: an error, unless it holds what tiflow
+        leaves out (pingcap/ticdc writes ``"scm":"","tbl":""`` on every key)."""
+        for k in self.not_carried[kind]:
+            v = fields[k.field]
+            if v is not None and (k.omit != "empty" or v):
+                raise _fail(f"a {kind} event has no {k.field} ({k.name!r})", k.name)
 
     def parse_pair(self, key: bytes, value: bytes, **limits) -> Message:
         """The :class:`Message` of one Kafka key and value (layout detected).
@@ -654,17 +701,52 @@ class OpenProtocol:
         lim = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
         frames = split_frames(key, value, lim)
         events, legacy = [], [None, None]  # first column's path and layout
+        replaced = b"\\ufffd" in value  # Go writes it lower-case; one pass for the message
         for index, frame in enumerate(frames):
             try:
-                events.append(self._event(key, value, frame, legacy))
+                events.append(self._event(key, value, frame, legacy, replaced))
             except DecodeError as err:
                 err.add_path("events", index=index)
                 raise
-        return Message(events, legacy[1] or "tiflow")
+        layout = legacy[1] or "tiflow"
+        escapes = _escapes(key, value, frames)
+        return Message(events, layout, None if escapes == LAYOUT_ESCAPES[layout] else escapes)
 
     def decode_message(self, key: bytes, value: bytes, **limits) -> list[Event]:
         """All events of one Kafka message, in order."""
         return self.parse_pair(key, value, **limits).events
+
+    def parse_claim_check(self, data: bytes, **limits) -> Message:
+        """The :class:`Message` a claim-check object carries (see :class:`ClaimCheck`).
+
+        Errors in the envelope carry its offset and the path ``key``/``value`` (the
+        member); errors in the message it carries are those of :meth:`parse_pair`, their
+        offsets in the decoded (base64) key or value that their path names."""
+        data = bytes(data)
+        lim = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
+        lim.check("max_message_bytes", len(data), offset=0)
+        obj = _load(data, 0, len(data), "")
+        parts = {}
+        for name in CLAIM_CHECK_MEMBERS:
+            if name not in obj:
+                raise _fail(f"a claim-check object has {' and '.join(CLAIM_CHECK_MEMBERS)}", name)
+            parts[name] = _b64(obj[name], name)
+        extra = sorted(set(obj) - set(CLAIM_CHECK_MEMBERS))
+        if extra:
+            raise _fail(f"a claim-check object has no {extra[0]!r}", extra[0])
+        canonical = _claim_check_bytes(parts["key"], parts["value"])
+        if data != canonical:
+            at = next((i for i, (a, b) in enumerate(zip(data, canonical)) if a != b), None)
+            raise DecodeError(
+                "not the claim-check object tiflow writes (Go's json.Marshal: no spaces, "
+                "key then value)",
+                offset=min(len(data), len(canonical)) if at is None else at,
+            )
+        return self.parse_pair(parts["key"], parts["value"], **limits)
+
+    def build_claim_check(self, message: Message) -> bytes:
+        """The claim-check object of ``message`` (:meth:`parse_claim_check` inverts it)."""
+        return _claim_check_bytes(*self.build_pair(message))
 
     # -- writing -----------------------------------------------------------------------
 
@@ -692,10 +774,9 @@ class OpenProtocol:
                 parts.append(k.prefix + text)
         return ("{" + ",".join(parts) + "}").encode()
 
-    def _column_text(self, c: Column, layout: str, path: str) -> str:
+    def _column_text(self, c: Column, layout: str, go122: bool, path: str) -> str:
         code = _check_int(c.type, _BOUNDS[self.code_key.type], path + ".type")
         flags = _check_int(c.flags, UINT64, path + ".flags")
-        go122 = layout == "tiflow"
         parts = []
         for k in self.column_doc.keys:
             if k.layouts and layout not in k.layouts:
@@ -744,7 +825,7 @@ class OpenProtocol:
             return _render_float(v, gojson.format_float64, path)
         raise EncodeError(f"expected int, float, str or None, got {type(v).__name__}", path=path)
 
-    def _map(self, key: JsonKey, cols, layout: str, path: str) -> str:
+    def _map(self, key: JsonKey, cols, layout: str, go122: bool, path: str) -> str:
         """``"u":{...}`` with columns sorted bytewise by name, as Go marshals a map."""
         if type(cols) is not list:
             raise EncodeError(f"expected a list of Column, got {type(cols).__name__}", path=path)
@@ -756,13 +837,16 @@ class OpenProtocol:
             raw = name.encode("utf-8", "surrogatepass")
             if raw in rendered:
                 raise EncodeError(f"duplicate column {c.name!r}", path=f"{path}[{i}].name")
-            text = self._column_text(c, layout, f"{path}[{i}]")
-            rendered[raw] = gojson.quote_str(name, go122=layout == "tiflow") + ":" + text
+            text = self._column_text(c, layout, go122, f"{path}[{i}]")
+            rendered[raw] = gojson.quote_str(name, go122=go122) + ":" + text
         return key.prefix + "{" + ",".join(rendered[n] for n in sorted(rendered)) + "}"
 
-    def encode_event(self, ev: Event, layout: str = "tiflow") -> tuple[bytes, bytes]:
-        """One event's key JSON and value JSON, byte for byte as TiCDC writes them."""
-        go122 = layout == "tiflow"
+    def encode_event(
+        self, ev: Event, layout: str = "tiflow", escapes: str | None = None
+    ) -> tuple[bytes, bytes]:
+        """One event's key JSON and value JSON, byte for byte as TiCDC writes them
+        (``escapes``: see :class:`Message`)."""
+        go122 = (escapes or LAYOUT_ESCAPES.get(layout)) == "short"
         if isinstance(ev, ResolvedEvent):
             return self._key(ev, "resolved", go122), b""
         if isinstance(ev, DdlEvent):
@@ -777,7 +861,7 @@ class OpenProtocol:
             for k in self.row_doc.keys:
                 cols = getattr(ev, k.field)
                 if op in k.when and (cols or k.omit == "never"):
-                    parts.append(self._map(k, cols, layout, k.field))
+                    parts.append(self._map(k, cols, layout, go122, k.field))
             return self._key(ev, "row", go122), ("{" + ",".join(parts) + "}").encode()
         raise EncodeError(f"expected a TiCDC event, got {type(ev).__name__}")
 
@@ -787,12 +871,13 @@ class OpenProtocol:
         if not isinstance(message, Message):
             raise EncodeError(f"expected a Message, got {type(message).__name__}")
         layout = _check_layout(message.layout)
+        escapes = _check_escapes(message.escapes)
         if not isinstance(message.events, list):
             raise EncodeError("expected a list of events", path="events")
         pairs = []
         for index, ev in enumerate(message.events):
             try:
-                pairs.append(self.encode_event(ev, layout))
+                pairs.append(self.encode_event(ev, layout, escapes))
             except EncodeError as err:
                 err.add_path("events", index=index)
                 raise
@@ -846,25 +931,27 @@ class OpenProtocol:
     def to_dict(self, message: Message) -> dict:
         """The stable JSON form: ``{"layout": ..., "events": [...]}``; column values keep
         their exact kind (bytes ``{"$hex"}``, big ints as strings, a str where the type
-        renders as a number ``{"$str"}``, non-finite floats ``{"$f64"}``)."""
-        return {"layout": message.layout, "events": [self._event_dict(e) for e in message.events]}
+        renders as a number ``{"$str"}``, non-finite floats ``{"$f64"}``), and read like
+        the data (:mod:`runtime.ticdc_json`: type and flag names, text columns as text,
+        ``commit_ts_time``)."""
+        d = {"layout": message.layout}
+        if message.escapes is not None:
+            d["escapes"] = message.escapes
+        return {**d, "events": [self._event_dict(e) for e in message.events]}
 
     def _event_dict(self, ev: Event) -> dict:
+        out = {"type": "resolved" if isinstance(ev, ResolvedEvent) else "ddl"}
+        if isinstance(ev, RowChangedEvent):
+            out = {"type": "row", "op": ev.op}
+        self.names.put_commit_ts(out, ev.commit_ts)
         if isinstance(ev, ResolvedEvent):
-            return {"type": "resolved", "commit_ts": _int_json(ev.commit_ts)}
+            return out
         if isinstance(ev, DdlEvent):
-            return {
-                "type": "ddl",
-                "commit_ts": _int_json(ev.commit_ts),
-                "schema": ev.schema,
-                "table": ev.table,
-                "ddl_type": ev.ddl_type,
-                "query": ev.query,
-            }
+            out.update(schema=ev.schema, table=ev.table)
+            out.update(ddl_type=self.names.ddl_type_json(ev.ddl_type), query=ev.query)
+            return out
         return {
-            "type": "row",
-            "op": ev.op,
-            "commit_ts": _int_json(ev.commit_ts),
+            **out,
             "schema": ev.schema,
             "table": ev.table,
             "partition": ev.partition,
@@ -878,15 +965,21 @@ class OpenProtocol:
     def _image_dict(self, cols):
         if cols is None:
             return None
+        names = self.names
         return [
-            {"name": c.name, "type": c.type, "flags": c.flags, "value": self._value_json(c)}
+            {
+                "name": c.name,
+                "type": names.type_json(c.type),
+                "flags": names.flags_json(c.flags),
+                "value": self._value_json(c),
+            }
             for c in cols
         ]
 
     def _value_json(self, c: Column):
         v = c.value
         if isinstance(v, bytes):
-            return {"$hex": v.hex()}
+            return text_or_hex(v, c.flags)
         if isinstance(v, str):
             return v if self.rendering.get(c.type, "raw") == "text" else {"$str": v}
         if isinstance(v, float):
@@ -901,6 +994,9 @@ class OpenProtocol:
         layout = d.get("layout", "tiflow")
         if layout not in LAYOUTS:
             raise EncodeError(f"unknown layout {layout!r}; known: {LAYOUTS}", path="layout")
+        escapes = d.get("escapes")
+        if escapes is not None and escapes not in ESCAPES:
+            raise EncodeError(f"unknown escapes {escapes!r}; known: {ESCAPES}", path="escapes")
         events = d.get("events")
         if not isinstance(events, list):
             raise EncodeError("expected a list", path="events")
@@ -911,15 +1007,15 @@ class OpenProtocol:
             except EncodeError as err:
                 err.add_path("events", index=i)
                 raise
-        return Message(out, layout)
+        return Message(out, layout, escapes)
 
     def _event_from(self, e: dict) -> Event:
         kind = e.get("type")
-        ts = _int_from(e.get("commit_ts"), "commit_ts")
+        ts = self.names.commit_ts_checked(e, _int_from(e.get("commit_ts"), "commit_ts"))
         if kind == "resolved":
             return ResolvedEvent(ts)
         if kind == "ddl":
-            ddl_type = _int_from(e.get("ddl_type", 0), "ddl_type")
+            ddl_type = self.names.ddl_type_from_json(e.get("ddl_type", 0), "ddl_type")
             return DdlEvent(ts, e.get("schema"), e.get("table"), ddl_type, e.get("query", ""))
         if kind != "row":
             raise EncodeError(f"unknown event type {kind!r} (row, ddl, resolved)", path="type")
@@ -947,10 +1043,10 @@ class OpenProtocol:
         for i, c in enumerate(cols):
             where = f"{path}[{i}]"
             c = _dict(c, where)
-            code = _int_from(c.get("type"), where + ".type")
+            code = self.names.type_from_json(c.get("type"), where + ".type")
             kind = self.rendering.get(code, "raw")
             value = _value_from(kind, c.get("value"), where + ".value")
-            flags = _int_from(c.get("flags", 0), where + ".flags")
+            flags = self.names.flags_from_json(c.get("flags", 0), where + ".flags")
             out.append(Column(c.get("name"), code, flags, value))
         return out
 
@@ -962,6 +1058,10 @@ class OpenProtocol:
         """One Spark row per event, in :meth:`spark_schema` order."""
         for ev in message.events:
             yield _ticdc_to_row(ev)
+
+
+def _field_names(cls) -> list[str]:
+    return [f.name for f in dataclasses.fields(cls)]
 
 
 def _enums(rendering, value_key):
@@ -979,6 +1079,45 @@ def _check_layout(layout) -> str:
     if layout not in LAYOUTS:
         raise EncodeError(f"unknown layout {layout!r}; known: {LAYOUTS}")
     return layout
+
+
+def _check_escapes(escapes) -> str | None:
+    if escapes is not None and escapes not in ESCAPES:
+        raise EncodeError(f"unknown escapes {escapes!r}; known: {ESCAPES}", path="escapes")
+    return escapes
+
+
+def _escapes(key: bytes, value: bytes, frames) -> str | None:
+    """The :data:`ESCAPES` member a message's U+0008/U+000C escapes are written in, or
+    None when it has none. One Go program writes a message, so both kinds in one is a
+    :class:`DecodeError` (no writer makes it, and it could not be written back)."""
+    if not (gojson.may_hold_control_escape(key) or gojson.may_hold_control_escape(value)):
+        return None
+    found = None
+    for index, (ks, ke, vs, ve) in enumerate(frames):
+        for stream, data, start in (("key", key[ks:ke], ks), ("value", value[vs:ve], vs)):
+            for offset, short in gojson.control_escapes(data):
+                style = ESCAPES[0] if short else ESCAPES[1]
+                if found is None:
+                    found = style, f"events[{index}].{stream}", start + offset
+                elif style != found[0]:
+                    raise DecodeError(
+                        f"{style} control escape, but {found[1]} at offset {found[2]} has a "
+                        f"{found[0]} one: one Go version writes a message",
+                        offset=start + offset,
+                        path=f"events[{index}].{stream}",
+                    )
+    return None if found is None else found[0]
+
+
+def _unmark_text(row: RowChangedEvent) -> None:
+    """U+FFFD for gojson.REPLACED in the names and text values of a row: only its bytes
+    values (the string rendering) keep an escaped \\ufffd apart, as the byte 0xFF."""
+    for cols in (row.new, row.old):
+        for c in cols or ():
+            c.name = gojson.unmark_replaced(c.name)
+            if type(c.value) is str:
+                c.value = gojson.unmark_replaced(c.value)
 
 
 def _int_json(v):
@@ -1035,6 +1174,8 @@ def _value_from(kind: str, v, path: str):
     if isinstance(v, str):
         if kind == "text":
             return v
+        if kind in ("string", "base64"):  # a text column's value (runtime.ticdc_json)
+            return v.encode("utf-8")
         if kind in ("int", "uint", "sint", "raw"):
             return _int_from(v, path)
     raise EncodeError(f"{v!r} is no {kind} value", path=path)
@@ -1042,6 +1183,50 @@ def _value_from(kind: str, v, path: str):
 
 KafkaCodec = OpenProtocol
 """The name a spec's ``kafka_message: {codec: open_protocol}`` instantiates."""
+
+
+# ---------------------------------------------------------------------------- claim check
+
+CLAIM_CHECK_MEMBERS = ("key", "value")
+
+
+def _claim_check_bytes(key: bytes, value: bytes) -> bytes:
+    """tiflow's ``json.Marshal(ClaimCheckMessage{Key: key, Value: value})``: two Go
+    ``[]byte`` members, so standard base64 with padding (never HTML-escaped)."""
+    return b'{"key":"%s","value":"%s"}' % (base64.b64encode(key), base64.b64encode(value))
+
+
+class ClaimCheck(Construct):
+    """tiflow's claim-check object as a record: the Kafka message TiCDC kept in external
+    storage because it was too large (``large-message-handle-option = "claim-check"``).
+
+    The file (``<uuid>.json`` under ``claim-check-storage-uri``) is
+    ``{"key":"<base64>","value":"<base64>"}``: the whole framed Kafka key and value of a
+    one-event message. Parse gives the :class:`Message` it carries (events, layout,
+    escapes), build writes the object back byte for byte; anything else than what
+    tiflow writes is a :class:`DecodeError`.
+
+        >>> from generated.ticdc_open_protocol import RECORDS
+        >>> obj = b'{"key":"AAAAAAAAAAEAAAAAAAAADnsidHMiOjEsInQiOjN9","value":"AAAAAAAAAAA="}'
+        >>> message = RECORDS["claim_check"].parse(obj)
+        >>> message.events, RECORDS["claim_check"].build(message) == obj
+        ([ResolvedEvent(commit_ts=1)], True)
+    """
+
+    def __init__(self, codec: OpenProtocol):
+        super().__init__()
+        self.codec = codec
+
+    def _parse(self, stream, context, path):
+        limits = dataclasses.asdict(current_limits(context))
+        return self.codec.parse_claim_check(stream.read(), **limits)
+
+    def _build(self, obj, stream, context, path):
+        stream.write(self.codec.build_claim_check(obj))
+        return obj
+
+    def _sizeof(self, context, path):
+        raise SizeofError("a claim-check object's size depends on its message", path=path)
 
 
 # ---------------------------------------------------------------------------- inspect

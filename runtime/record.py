@@ -817,12 +817,22 @@ class SizedBytes(Construct):
 
     >>> SizedBytes(lambda this: 2).parse(b"hi")
     b'hi'
+
+    ``pad`` (a fixed-size string's padding byte, ``pad: nul``): the value is the text
+    without its trailing pad bytes, and building pads it back to the size. Only trailing
+    pad bytes go, so ``b"9.2\\0x\\0\\0"`` is ``"9.2\\0x"`` and rebuilds the same bytes.
+
+    >>> SizedBytes(6, "ascii", pad=b"\\0").parse(b"9.2\\0\\0\\0")
+    '9.2'
+    >>> SizedBytes(6, "ascii", pad=b"\\0").build("9.2")
+    b'9.2\\x00\\x00\\x00'
     """
 
-    def __init__(self, size, encoding: str | None = None):
+    def __init__(self, size, encoding: str | None = None, pad: bytes = b""):
         super().__init__()
         self.size = size
         self.encoding = encoding
+        self.pad = pad
 
     def _length(self, context) -> int:
         return self.size(context) if callable(self.size) else self.size
@@ -832,6 +842,8 @@ class SizedBytes(Construct):
         length = self._length(context)
         current_limits(context).check("max_string", length, offset=start)
         data = read_exact(stream, length, "string" if self.encoding else "bytes")
+        if self.pad:
+            data = data.rstrip(self.pad)
         if self.encoding is None:
             return data
         try:
@@ -841,7 +853,21 @@ class SizedBytes(Construct):
 
     def _build(self, obj, stream, context, path):
         data = obj.encode(self.encoding) if self.encoding else bytes(obj)
+        if self.pad:
+            data = pad_to(data, self._length(context), self.pad)
         if len(data) != self._length(context):
             raise EncodeError(f"expected {self._length(context)} bytes, got {len(data)}")
         stream.write(data)
         return obj
+
+
+def pad_to(data: bytes, size: int, pad: bytes) -> bytes:
+    """``data`` padded with ``pad`` to ``size`` bytes (``pad:`` strings). A value given
+    with (some of) its padding, as older JSON forms spell it, writes the same bytes.
+
+    >>> pad_to(b"ab", 4, b"\\0"), pad_to(b"ab\\0\\0", 4, b"\\0")
+    (b'ab\\x00\\x00', b'ab\\x00\\x00')
+    """
+    if len(data) > size:
+        raise EncodeError(f"expected at most {size} bytes, got {len(data)}")
+    return data + pad * (size - len(data))

@@ -13,7 +13,9 @@ or field id, or the size itself in a container) to its end; ``lnifid``
 (``last_non_ignorable_field_id``) is one more than the highest id of a present field
 whose unknown-field policy is ``"error"``, or 0. A reader that knows fewer fields than
 ``lnifid`` must refuse the message; any other unknown trailing fields are skipped by
-jumping to the end that ``size`` gives.
+jumping to the end that ``size`` gives. The parsed model keeps their bytes (``unknown_fields``,
+from the first unknown id to the message's end: the wire does not say where one unknown
+value ends) and build writes them back in place, so a newer writer's message round-trips.
 
     >>> from runtime.msbvarint import MsbVarInt
     >>> point = SerializableMessage(
@@ -38,12 +40,14 @@ from construct import Construct, ConstructError, Container, ListContainer, Sizeo
 
 from .errors import DecodeError, EncodeError, SpecError
 from .limits import current
-from .msbvarint import encode_uvar, read_uvar, uvar_size, write_uvar
+from .msbvarint import decode_uvar, encode_uvar, encode_uvar_wide, read_uvar, uvar_size, write_uvar
 from .spans import current as current_spans
 from .stream import read_exact, remaining
 
 SIZE_KEY = "serializable_field_size"
 LNIFID_KEY = "last_non_ignorable_field_id"
+UNKNOWN_KEY = "unknown_fields"
+"""The model key of the bytes a newer writer's fields took (None when there are none)."""
 FORMAT_VERSION = 1
 """The id of every top-level message (``serialization_format_version``): byte ``02``."""
 
@@ -115,15 +119,18 @@ class SerializableMessage(Construct):
     ``top_level=False`` is a message nested as a :class:`Field` or inside a container.
 
     Parse returns a ``Container`` with ``serializable_field_size``,
-    ``last_non_ignorable_field_id`` and every field (absent ones set to their defaults).
+    ``last_non_ignorable_field_id``, every field (absent ones set to their defaults) and,
+    when the message holds fields this reader does not know, ``unknown_fields`` (their
+    bytes; build writes them after the known fields, where they came from).
     Build computes the size (the self-consistent value, see below) and the lnifid; a model
     that carries either one keeps it when it is also valid for the built bytes, so that
-    ``build(parse(x)) == x`` for MySQL's own off-by-one sizes too. A kept size larger
-    than the built bytes (a parsed message that also held unknown fields, non-minimal
-    varints or optional fields written with their default value) is made up with an
-    unknown-field filler (:meth:`_Header.filler`), so ``parse(build(m)) == m`` holds for
-    every parsed model; set ``serializable_field_size`` to None after shortening a
-    parsed model's values to get the computed size instead.
+    ``build(parse(x)) == x`` for MySQL's own off-by-one sizes too. The two things a model
+    does not keep are non-minimal varints and optional fields written with their default
+    value (MySQL writes neither): their message is rebuilt in the canonical form, known
+    fields minimal and the kept size made up by longer header varints
+    (:meth:`_Header.widened`), so ``parse(build(m)) == m`` holds for every parsed model;
+    set ``serializable_field_size`` to None after shortening a parsed model's values to
+    get the computed size instead.
 
         >>> from runtime.msbvarint import MsbVarInt
         >>> SerializableMessage(Field(0, "a", MsbVarInt())).parse(bytes.fromhex("020600"))
@@ -139,7 +146,7 @@ class SerializableMessage(Construct):
     Parse raises :class:`DecodeError` for a wrong version, a size that does not match,
     an lnifid beyond the known fields, out-of-order ids, a missing required field, and
     anything its fields raise (with the field name prepended to the path). Build raises
-    :class:`EncodeError`. Unknown trailing fields are skipped.
+    :class:`EncodeError`, also for ``unknown_fields`` that would not read back as such.
     """
 
     def __init__(self, *fields: Field, top_level: bool = True, model=None):
@@ -152,8 +159,10 @@ class SerializableMessage(Construct):
             raise SpecError(
                 f"field ids must be 0, 1, 2, ... in order, got {[f.id for f in fields]}"
             )
-        if len(set(names)) != len(names) or {SIZE_KEY, LNIFID_KEY} & set(names):
-            raise SpecError(f"field names must be unique and not {SIZE_KEY}/{LNIFID_KEY}")
+        if len(set(names)) != len(names) or {SIZE_KEY, LNIFID_KEY, UNKNOWN_KEY} & set(names):
+            raise SpecError(
+                f"field names must be unique and not {SIZE_KEY}/{LNIFID_KEY}/{UNKNOWN_KEY}"
+            )
         by_name = dict(zip(names, fields))
         for f in fields:
             ref = by_name.get(f.default_from, f) if f.default_from else None
@@ -216,9 +225,13 @@ class SerializableMessage(Construct):
             raise DecodeError(
                 f"fields end {here - end} byte(s) past {SIZE_KEY}={declared}", offset=size_at
             )
-        # Fields this reader does not know, appended by a newer writer: skip them.
-        if spans is not None:
-            spans.mark(here, end, "unknown fields (skipped)")
+        # Fields this reader does not know, appended by a newer writer: kept as they came
+        # (the wire does not say where one unknown value ends, so as one run of bytes).
+        if here < end:
+            result[UNKNOWN_KEY] = stream.read(end - here)
+            if spans is not None:
+                spans.open(UNKNOWN_KEY, here)
+                spans.close(end, result[UNKNOWN_KEY])
         stream.seek(max(here, end))
         return result if self.model is None else self.model(**result)
 
@@ -281,9 +294,11 @@ class SerializableMessage(Construct):
         ctx.update(obj)
         body = io.BytesIO()
         lnifid = written = 0
+        last_written = -1
         for f in self.fields:
             if not _is_written(f, obj):
                 continue
+            last_written = f.id
             try:
                 if f.is_message:  # it writes its own id: its size counts from there
                     has_fields = f.subcon._build_with_prefix(
@@ -303,18 +318,17 @@ class SerializableMessage(Construct):
             if f.non_ignorable and has_fields:
                 lnifid = f.id + 1
         lnifid = _keep_if_valid(obj.get(LNIFID_KEY), range(lnifid, len(self.fields) + 1), lnifid)
+        payload = body.getvalue() + _unknown_bytes(obj.get(UNKNOWN_KEY), last_written, self.fields)
         header = _Header(id_len=len(prefix), lnifid_len=uvar_size(lnifid))
-        payload = body.getvalue()
         size = header.self_consistent_size(len(payload))
+        head = encode_uvar(size) + encode_uvar(lnifid)
         given = obj.get(SIZE_KEY)
         if type(given) is int and given != size:
             if given == header.mysql_size(len(payload)):
-                size = given  # MySQL's own off-by-one value
+                head = encode_uvar(given) + encode_uvar(lnifid)  # MySQL's own off-by-one value
             else:
-                filler = header.filler(len(payload), given, encode_uvar(len(self.fields)))
-                if filler is not None:  # a parsed message that held more than its fields
-                    payload, size = payload + filler, given
-        stream.write(prefix + encode_uvar(size) + encode_uvar(lnifid) + payload)
+                head = header.widened(len(payload), given, lnifid) or head
+        stream.write(prefix + head + payload)
         return written > 0
 
 
@@ -332,23 +346,26 @@ class _Header:
             size = fixed + uvar_size(size)
         return size
 
-    def filler(self, payload: int, size: int, unknown_id: bytes) -> bytes | None:
-        """The bytes that make a message of ``payload`` field bytes exactly ``size`` long
-        (``size`` written as a minimal varint), or None when it is shorter than that.
+    def widened(self, payload: int, size: int, lnifid: int) -> bytes | None:
+        """The size and lnifid varints that make a message of ``payload`` field bytes
+        exactly ``size`` long, or None when no widths do.
 
-        They are what fields unknown to every reader look like: ``unknown_id`` (the first
-        id past the known fields, so a reader takes every field not written as absent),
-        then zero bytes, all skipped by the size. A parsed message is longer than what
-        the builder writes for its model when it held such fields (a newer writer's) or
-        non-minimal varints, or wrote optional fields equal to their default: all
-        accepted, as MySQL's reader accepts them, and kept by this filler so that
-        ``parse(build(model)) == model``."""
+        A parsed message is longer than what the builder writes for its model when it
+        held non-minimal varints or optional fields written with their default value
+        (both accepted, as MySQL's reader accepts them; neither is in the model). The
+        builder takes up the difference, up to 16 bytes, in the longer forms of these two
+        varints, so that the message keeps its size (and the framing around it, an
+        event_size, stays valid) and ``parse(build(model)) == model``."""
         room = size - (self.id_len + uvar_size(size) + self.lnifid_len + payload)
-        if room == 0:  # a second self-consistent size (the size varint one byte wider)
-            return b""
-        if room < len(unknown_id):
+        if room < 0:
             return None
-        return unknown_id + bytes(room - len(unknown_id))
+        lnifid_width = min(9, self.lnifid_len + room)
+        room -= lnifid_width - self.lnifid_len
+        size_width = min(9, uvar_size(size) + room)
+        room -= size_width - uvar_size(size)
+        if room:
+            return None
+        return encode_uvar_wide(size, size_width) + encode_uvar_wide(lnifid, lnifid_width)
 
     def mysql_size(self, payload: int) -> int:
         """What MySQL writes: it measures the size varint's length on the payload, so this
@@ -573,6 +590,26 @@ def _is_written(f: Field, model: Mapping) -> bool:
         return True
     value = model.get(f.name)
     return value is not None and value != f.absent_value(model)
+
+
+def _unknown_bytes(raw, last_written: int, fields) -> bytes:
+    """A model's ``unknown_fields``, checked to read back as unknown fields after the
+    known ones: a field id first, one past the known ids unless the last known field is
+    written (a reader peeks at it for each absent known field)."""
+    if raw is None:
+        return b""
+    if not isinstance(raw, (bytes, bytearray)):
+        raise EncodeError(f"must be bytes, got {type(raw).__name__}", path=UNKNOWN_KEY)
+    try:
+        first_id, _ = decode_uvar(raw, 0)
+    except DecodeError:
+        raise EncodeError("must start with a field id", path=UNKNOWN_KEY) from None
+    if last_written < len(fields) - 1 and first_id < len(fields):
+        raise EncodeError(
+            f"starts with field id {first_id}, which a reader takes for a known field",
+            path=UNKNOWN_KEY,
+        )
+    return bytes(raw)
 
 
 def _keep_if_valid(given, valid, computed):

@@ -169,6 +169,8 @@ class Trace:
     error: DecodeError | None = None
     failing: list = dataclasses.field(default_factory=list)
     """Nodes that were open when the error happened, outermost first."""
+    views: dict = dataclasses.field(default_factory=dict)
+    """How the JSON form shows fields (the module's ``JSON_VIEWS``): the dump shows them so."""
 
     def leaves(self) -> list[Span]:
         """The leaf spans in byte order; after a failure, those of the fields read

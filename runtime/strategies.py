@@ -80,9 +80,14 @@ def enum_members(cls, flags: bool = False):
     )
 
 
-def text(min_size: int = 0, max_bytes: int | None = None, encoding: str = "utf8", exact=None):
-    """Text whose encoded length fits; ``exact``: exactly that many bytes (ASCII)."""
+def text(
+    min_size: int = 0, max_bytes: int | None = None, encoding: str = "utf8", exact=None, padded=None
+):
+    """Text whose encoded length fits; ``exact``: exactly that many bytes (ASCII);
+    ``padded``: at most that many (ASCII, no NUL: a ``pad: nul`` string)."""
     st = _st()
+    if padded is not None:
+        return st.text(st.characters(min_codepoint=1, max_codepoint=127), max_size=padded)
     if exact is not None:
         return st.text(
             st.characters(min_codepoint=1, max_codepoint=127), min_size=exact, max_size=exact
@@ -130,7 +135,7 @@ def _value(t: dict, module, ctx):
     if kind == "enum":
         return enum_members(t["cls"], t.get("flags", False))
     if kind == "str":
-        return text(0, t.get("max"), t.get("encoding", "utf8"), t.get("exact"))
+        return text(0, t.get("max"), t.get("encoding", "utf8"), t.get("exact"), t.get("padded"))
     if kind == "bytes":
         return binary(t.get("max"), t.get("exact"))
     if kind == "record":

@@ -27,6 +27,25 @@ from .errors import DecodeError, EncodeError, LimitError, WirespecError
 from .leb128 import read_uvarint, write_uvarint, write_zigzag
 from .limits import Limits
 
+EXPANSION = 24
+"""Decoded objects may be charged at most this many bytes per input byte (plus
+:data:`EXPANSION_SLACK`): struct instances, containers and kept unknown fields are charged
+their size before they are made. Scalar values are not charged: each object is at most
+about 17 bytes per byte it decodes from, so a message stays within 32x its size."""
+EXPANSION_SLACK = 64 << 10
+"""Charge every message may make beyond EXPANSION x its size (a one-byte message still
+decodes to a struct of many fields)."""
+STRUCT_BYTES = 32
+"""A struct instance's fixed size (garbage-collector header and object header), plus 8
+per slot."""
+LIST_BYTES, MAP_BYTES, MAP_ENTRY_BYTES = 56, 64, 64
+"""An empty list's and an empty dict's size; a dict's share per entry (table and index)."""
+RAW_STRUCT_BYTES, RAW_FIELD_BYTES, RAW_CONTAINER_BYTES, RAW_PAIR_BYTES = 96, 64, 112, 72
+"""Schemaless values (``parse_raw``, a message body without ``body=``): a RawStruct and
+its list, a RawField and its place, a RawList/RawMap and its list, a map's (key, value)."""
+UNKNOWN_FIELD_BYTES = 128
+"""An :class:`UnknownField` with its id, its bytes object and its place in the layout."""
+
 I8 = tuple(range(128)) + tuple(range(-128, 0))
 """Unsigned byte -> signed i8."""
 ZZ7 = tuple((u >> 1) ^ -(u & 1) for u in range(128))
@@ -65,6 +84,60 @@ class Options:
 
 
 _NO_LIMITS: dict = {}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class UnknownField:
+    """A field a struct's reader kept as bytes: an id the schema does not have, a known
+    id with another wire type, or an earlier value of a field that the wire repeats."""
+
+    id: int
+    type: int
+    """The compact type of its header (for a bool field, 1 or 2 is the value)."""
+    data: bytes
+    """The value's bytes, as on the wire (empty for a bool field)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WireLayout:
+    """How a parsed struct lay on the wire, kept only where ``build`` would lay it out
+    otherwise, so that the struct rebuilds byte for byte. ``build`` of a struct without
+    one writes the fields in declaration order, each header as a delta when one fits,
+    and containers' element types as the schema's (bool: 1)."""
+
+    order: tuple
+    """Its fields in wire order: a field id (the model's value is written there) or an
+    :class:`UnknownField` (written back as it was)."""
+    long_headers: tuple = ()
+    """Indexes into ``order`` of headers written in the long form though a delta fit."""
+    header_types: bytes = b""
+    """The type nibble of each list/set header (plus 0x10 when its size is in the long
+    form though it fits the header) and the key/value byte of each non-empty map, in wire
+    order, of this struct's own containers (not those of nested structs): a bool
+    container says 1 or 2, an empty one may say anything."""
+
+    @property
+    def unknown(self) -> tuple:
+        """The fields kept as bytes, in wire order."""
+        return tuple(e for e in self.order if e.__class__ is UnknownField)
+
+
+def budget(size: int) -> list:
+    """A message's expansion budget: a one-element list the readers charge (parse_with
+    makes it inline)."""
+    return [EXPANSION * size + EXPANSION_SLACK]
+
+
+UNCHARGED = [float("inf")]
+"""The budget of what is not charged (values skipped, traced raw values): never spent."""
+
+
+def over_budget(pos: int) -> LimitError:
+    return LimitError(
+        f"decoded objects would exceed {EXPANSION}x the input's size "
+        f"(+{EXPANSION_SLACK} bytes): too many structs or containers for these bytes",
+        offset=pos,
+    )
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -222,7 +295,9 @@ class _Run:
         self.pad = bytes(lane - size + 1) if lane > size else b""
 
         def tile(value: int, width: int) -> int:  # value repeated every `width` bytes
-            return int.from_bytes(value.to_bytes(width, "little") * (lane * _RUN_CHUNK // width), "little")
+            return int.from_bytes(
+                value.to_bytes(width, "little") * (lane * _RUN_CHUNK // width), "little"
+            )
 
         # Step s joins each pair of (7 << s)-bit groups held in (8 << s)-bit slots: the
         # high one moves down (1 << s) bits, next to the low one; the masks drop the
@@ -312,15 +387,21 @@ def read_seqid(buf, pos: int, end: int):
     return (u - (1 << 32) if u > 0x7FFFFFFF else u), pos
 
 
-def check_count(n: int, left: int, min_bytes: int, cx: Options, pos: int) -> None:
-    """Raise unless ``n`` elements of at least ``min_bytes`` each fit in ``left`` bytes
-    and the ``max_count`` limit."""
+def check_count(
+    n: int, remain: int, min_bytes: int, cx: Options, pos: int, budget=UNCHARGED, cost: int = 0
+) -> None:
+    """Raise unless ``n`` elements of at least ``min_bytes`` each fit in ``remain`` bytes
+    and the ``max_count`` limit; then charge ``cost`` (the container and its elements) to
+    the expansion ``budget``."""
     if n > cx.max_count:
         raise LimitError(f"{n} elements exceed the limit max_count={cx.max_count}", offset=pos)
-    if n * min_bytes > left:
+    if n * min_bytes > remain:
         raise DecodeError(
-            f"{n} elements need at least {n * min_bytes} bytes, {left} remain", offset=pos
+            f"{n} elements need at least {n * min_bytes} bytes, {remain} remain", offset=pos
         )
+    budget[0] -= cost
+    if budget[0] < 0:
+        raise over_budget(pos)
 
 
 def check_bytes(n: int, left: int, cx: Options, pos: int) -> None:
@@ -494,6 +575,61 @@ def bool_from_json(v):
     raise EncodeError(f"expected true or false, got {v!r}")
 
 
+def layout_json(layout: WireLayout, names: dict) -> dict:
+    """A :class:`WireLayout`'s JSON form (the ``$wire`` key of a struct's)."""
+    order = [
+        (
+            e
+            if e.__class__ is int
+            else {"id": e.id, "type": names.get(e.type, e.type), "data": {"$hex": e.data.hex()}}
+        )
+        for e in layout.order
+    ]
+    d = {"order": order}
+    if layout.long_headers:
+        d["long_headers"] = list(layout.long_headers)
+    if layout.header_types:
+        d["header_types"] = {"$hex": layout.header_types.hex()}
+    return d
+
+
+def layout_from_json(d, types) -> WireLayout:
+    """The :class:`WireLayout` of :func:`layout_json`'s form; ``types``: the CompactType enum."""
+
+    def integer(v, low, high, what):
+        if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+            raise EncodeError(f"{what} {v!r} is not an integer in {low}..{high}")
+        return v
+
+    def hex_bytes(v, what):
+        if not (isinstance(v, dict) and set(v) == {"$hex"} and isinstance(v["$hex"], str)):
+            raise EncodeError(f"{what} is not {{'$hex': ...}}")
+        return bytes.fromhex(v["$hex"])
+
+    if not isinstance(d, dict) or not set(d) <= {"order", "long_headers", "header_types"}:
+        raise EncodeError("$wire has order, long_headers and header_types")
+    order = []
+    for e in d["order"]:
+        if isinstance(e, dict):
+            t = e["type"]
+            t = types[t].value if isinstance(t, str) else integer(t, 1, 15, "field type")
+            if t == 0:
+                raise EncodeError("an unknown field's type cannot be STOP")
+            data = hex_bytes(e["data"], "an unknown field's data")
+            # short-form headers add up past the i16 range: any id an int
+            order.append(UnknownField(integer(e["id"], -(2**63), 2**63, "field id"), t, data))
+        else:
+            order.append(integer(e, -(2**63), 2**63, "field id"))
+    ids = [e for e in order if e.__class__ is int]
+    if len(ids) != len(set(ids)):
+        raise EncodeError("$wire order names a field twice")
+    long_headers = tuple(
+        integer(i, 0, len(order) - 1, "long header index") for i in d.get("long_headers", ())
+    )
+    header_types = hex_bytes(d["header_types"], "header_types") if "header_types" in d else b""
+    return WireLayout(tuple(order), long_headers, header_types)
+
+
 def pairs_from_json(v):
     """A map's JSON form: an object (string keys) or a list of ``[key, value]`` pairs."""
     if isinstance(v, dict):
@@ -526,7 +662,7 @@ class StructCodec(Construct):
         cx = params.get("thrift_options") if hasattr(params, "get") else None
         cx = cx or Options.make({})
         try:
-            model, used = self._read(data, 0, len(data), 1, cx)
+            model, used = self._read(data, 0, len(data), 1, cx, budget(len(data)))
         except DecodeError as err:
             err.shift(start)
             raise
@@ -559,7 +695,7 @@ def parse_with(reader, data, cx: Options):
             offset=0,
         )
     try:
-        model, pos = reader(buf, 0, len(buf), 1, cx)
+        model, pos = reader(buf, 0, len(buf), 1, cx, [EXPANSION * len(buf) + EXPANSION_SLACK])
     except RecursionError:
         raise DecodeError("nesting too deep for this Python stack", offset=0) from None
     if pos != len(buf):

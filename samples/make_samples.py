@@ -347,7 +347,7 @@ def make_mysql_serialization(out_dir: Path) -> list[Path]:
     fde = ms.FormatDescriptionEvent(
         timestamp=t0 - 60, server_id=1, event_size=81 + len(post_header_lengths),
         log_pos=4 + 81 + len(post_header_lengths), flags=0, binlog_version=4,
-        server_version="9.2.0".ljust(50, "\x00"), create_timestamp=t0 - 60,
+        server_version="9.2.0", create_timestamp=t0 - 60,  # NUL-padded by the spec (pad: nul)
         post_header_lengths=post_header_lengths, checksum_alg=ms.ChecksumAlg.CRC32,
         unverified_checksum=None,
     )  # fmt: skip

@@ -42,7 +42,7 @@ def test_one_nested_field_differs(tmp_path, capsys):
 def test_equal_messages(tmp_path, capsys):
     a, b = _write(tmp_path, "a.bin", BASE), _write(tmp_path, "b.bin", BASE)
     assert main(["diff", "plainbuffer", a, b]) == 0
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr().out == "no differences\n"
 
 
 def test_type_change_and_added_element(tmp_path, capsys):
@@ -97,3 +97,36 @@ def test_undecodable_message_exits_2(tmp_path, capsys):
 )
 def test_differences(a, b, expected):
     assert differences(a, b) == expected
+
+
+def test_a_changed_uuid_is_one_line_of_uuid_text(tmp_path, capsys):
+    from pathlib import Path
+
+    from generated import mysql_serialization as ms
+
+    sample = Path(__file__).resolve().parent.parent / "samples/mysql_serialization"
+    data = (sample / "gtid_tagged_local.bin").read_bytes()
+    model = ms.parse(data)
+    model.body.uuid[1] ^= 1
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    a.write_bytes(data)
+    b.write_bytes(ms.build(model))
+    assert main(["diff", "mysql_serialization", str(a), str(b)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        'body.uuid: "896e7882-18fe-11ef-ab88-22222d34d411" -> "896f7882-18fe-11ef-ab88-22222d34d411"'
+    ]
+
+
+def test_a_changed_text_column_shows_its_text(tmp_path, capsys):
+    from generated import ticdc_craft as craft
+    from runtime.ticdc import Column, RowChangedEvent
+
+    def message(status: bytes) -> bytes:
+        ev = RowChangedEvent(1 << 18, "s", "t", new=[Column("status", 15, 0, status)])
+        return craft.build(craft.Message(events=[ev]))
+
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    a.write_bytes(message(b"NEW"))
+    b.write_bytes(message("已发货".encode()))
+    assert main(["diff", "ticdc_craft", str(a), str(b)]) == 1
+    assert capsys.readouterr().out.splitlines() == ['events[0].new[0].value: "NEW" -> "已发货"']

@@ -43,6 +43,7 @@ def body_dict(vec) -> dict:
     want = dict(vec["decoded"])
     want.pop("absent_fields", None)
     want["uuid"] = list(uuid.UUID(want["uuid"]).bytes)
+    want["unknown_fields"] = None  # MySQL's own events: no field this reader does not know
     return want
 
 
@@ -86,7 +87,10 @@ def test_primitive_vectors_through_the_generated_field_codecs(vec):
 def test_body_vectors_decode_and_rebuild(vec):
     data = bytes.fromhex(vec["hex"])
     model = ms.parse(data, "gtid_tagged_body")
-    assert ms.to_dict(model) == body_dict(vec)
+    form = ms.to_dict(model)
+    assert form["uuid"] == vec["decoded"]["uuid"]  # canonical text, as the vector has it
+    shown = {k: v for k, v in form.items() if not k.endswith("_time")}
+    assert {**shown, "uuid": list(uuid.UUID(form["uuid"]).bytes)} == body_dict(vec)
     assert ms.build(model, "gtid_tagged_body") == data
     assert ms.build(ms.from_dict(ms.to_dict(model), "gtid_tagged_body"), "gtid_tagged_body") == data
 
@@ -167,19 +171,63 @@ def _with_trailing_fields(body: bytes, extra: bytes, lnifid: int = 0) -> bytes:
     return b"\x02" + encode_uvar(size) + encode_uvar(lnifid) + payload
 
 
-def test_unknown_trailing_fields_are_skipped():
-    newer = _with_trailing_fields(
-        SEED_BODY, encode_uvar(12) + encode_uvar(7) + encode_uvar(13) + b"\x06abc"
-    )
+def _json_round_trip(model, record):
+    text = json.dumps(ms.to_dict(model))
+    return ms.build(ms.from_dict(json.loads(text), record), record)
+
+
+def test_unknown_trailing_fields_are_kept_and_written_back():
+    extra = encode_uvar(12) + encode_uvar(7) + encode_uvar(13) + b"\x06abc"
+    newer = _with_trailing_fields(SEED_BODY, extra)
     body = ms.parse(newer, "gtid_tagged_body")
     assert body.tag == "foobaz" and body.commit_group_ticket == 0
-    # The kept size is honoured with an unknown-field filler: the same model comes back.
-    rebuilt = ms.build(body, "gtid_tagged_body")
-    assert len(rebuilt) == len(newer) and rebuilt[: len(SEED_BODY)] != SEED_BODY
-    assert rebuilt[3 : len(SEED_BODY)] == SEED_BODY[3:]  # the known fields, then the filler
-    assert ms.parse(rebuilt, "gtid_tagged_body") == body
-    fresh = ms.GtidTaggedBody(**{**dict(body.items()), "serializable_field_size": None})
-    assert ms.build(fresh, "gtid_tagged_body") == SEED_BODY  # what this reader knows
+    assert body.unknown_fields == extra and ms.parse_construct(newer, "gtid_tagged_body") == body
+    assert ms.build(body, "gtid_tagged_body") == newer
+    assert ms.build_construct(body, "gtid_tagged_body") == newer
+    assert ms.to_dict(body)["unknown_fields"] == {"$hex": extra.hex()}
+    assert _json_round_trip(body, "gtid_tagged_body") == newer
+    # Without them (and with the size computed): what this reader knows.
+    known = ms.GtidTaggedBody(
+        **{**dict(body.items()), "serializable_field_size": None, "unknown_fields": None}
+    )
+    assert ms.build(known, "gtid_tagged_body") == SEED_BODY
+
+
+def test_the_issues_unknown_field_comes_back_as_it_came_in_a_whole_event():
+    # field 12 = 0x25 0x0c (two varints, or one value of a type this reader cannot know)
+    body = ms.parse(_with_trailing_fields(SEED_BODY, bytes.fromhex("18250c")), "gtid_tagged_body")
+    event = ms.build(event_model(body))
+    assert event[-7:-4] == bytes.fromhex("18250c")
+    for parse in (ms.parse, ms.parse_construct):
+        model = parse(event)
+        assert model.body.unknown_fields == bytes.fromhex("18250c")
+        assert ms.build(model) == event and _json_round_trip(model, "gtid_tagged_event") == event
+
+
+def test_unknown_fields_after_a_present_last_field_may_start_with_any_id():
+    # commit_group_ticket (11) present, then an id a reader has seen (3): skipped, kept.
+    base = ms.build(seed_body(commit_group_ticket=5), "gtid_tagged_body")
+    odd = _with_trailing_fields(base, encode_uvar(3) + encode_uvar(1))
+    body = ms.parse(odd, "gtid_tagged_body")
+    assert body.commit_group_ticket == 5 and body.unknown_fields == bytes.fromhex("0602")
+    assert ms.build(body, "gtid_tagged_body") == odd
+
+
+@pytest.mark.parametrize(
+    "unknown, message",
+    [
+        (b"", "must start with a field id"),
+        (b"\x01", "must start with a field id"),  # a 2-byte varint cut short
+        (encode_uvar(11) + b"\x02", "starts with field id 11"),  # read back as field 11
+        ("18", "must be bytes"),
+    ],
+)
+def test_unknown_fields_that_would_not_read_back_are_an_encode_error(unknown, message):
+    body = seed_body()
+    body.unknown_fields = unknown
+    with pytest.raises(EncodeError, match=message) as info:
+        ms.build(body, "gtid_tagged_body")
+    assert info.value.path == "unknown_fields"
 
 
 @pytest.mark.parametrize(
@@ -206,7 +254,10 @@ def test_non_minimal_varints_and_explicit_defaults_are_accepted_and_rebuild():
     body = ms.parse(wide, "gtid_tagged_body")
     assert body.gtid_flags == seed.gtid_flags and body.commit_group_ticket == 0
     assert body.serializable_field_size == len(wide) == len(SEED_BODY) + 3
-    assert ms.parse(ms.build(body, "gtid_tagged_body"), "gtid_tagged_body") == body
+    # The canonical form: known fields minimal, the size kept by wider header varints.
+    rebuilt = ms.build(body, "gtid_tagged_body")
+    assert len(rebuilt) == len(wide) and ms.parse(rebuilt, "gtid_tagged_body") == body
+    assert rebuilt[:6] == b"\x02" + encode_uvar(len(wide)) + bytes.fromhex("07000000")
 
 
 def test_unknown_non_ignorable_field_is_an_error():
@@ -414,3 +465,14 @@ def test_cli_bad_crc_is_one_clear_line(tmp_path, capsys):
     assert cli(["decode", "mysql_serialization", str(src)]) == 1
     err = capsys.readouterr().err
     assert "offset 78" in err and "crc32" in err and "Traceback" not in err
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(12, 2**64 - 1), st.binary(max_size=40))
+def test_any_newer_writers_trailing_bytes_come_back(first_id, rest):
+    newer = _with_trailing_fields(SEED_BODY, encode_uvar(first_id) + rest)
+    for parse in (ms.parse, ms.parse_construct):
+        body = parse(newer, "gtid_tagged_body")
+        assert body.unknown_fields == encode_uvar(first_id) + rest
+        assert ms.build(body, "gtid_tagged_body") == newer
+    assert _json_round_trip(body, "gtid_tagged_body") == newer

@@ -246,3 +246,25 @@ def test_docs_describe_vectors_and_maps(tmp_path):
     _, text = render_spec_doc(path)
     assert "a vector: varint count, then the elements" in text
     assert "map (varint pair count) of `msb_uvarint16` to record [`point`]" in text
+
+
+def test_unknown_fields_of_nested_messages_stay_between_the_parents_known_ids(mod):
+    # HAND with a newer writer's field 2 (= 5) in origin (id 4, before by_id, id 5) and a
+    # field 2 (= 1) in the first element of points: each kept in its own message.
+    data = bytes.fromhex(
+        "025200"  # version 1, size 41, lnifid 0
+        "000402fd03"
+        "02020261"
+        "0402026108"
+        "06020c0000020402"  # points: 1 element, size 6, x = -1, unknown "04 02"
+        "08120000040204040a"  # origin: id 4, size 9, x = 1, y = 2, unknown "04 0a"
+        "0a020608000000"  # by_id, after origin's unknown field
+    )
+    parsed = mod.parse(data, "outer")
+    assert parsed.origin.unknown_fields == bytes.fromhex("040a")
+    assert parsed.points[0].unknown_fields == bytes.fromhex("0402")
+    assert parsed.by_id[3].x == 0 and parsed.unknown_fields is None
+    assert mod.build(parsed, "outer") == data
+    d = json.loads(json.dumps(mod.to_dict(parsed)))
+    assert d["origin"]["unknown_fields"] == {"$hex": "040a"}
+    assert mod.build(mod.from_dict(d, "outer"), "outer") == data

@@ -201,8 +201,10 @@ JSON_TEXTS = st.recursive(
 )
 
 
-def reference_loads(data: bytes):
+def reference_loads(data: bytes, mark_replaced: bool = False):
     """gojson.loads the plain way: the -0 hook on every integer, through decode()."""
+    if mark_replaced and b"\\ufffd" in data:
+        data = gojson._mark_escaped_replacements(data)
     try:
         text, escaped = data.decode(), None
     except UnicodeDecodeError:
@@ -215,7 +217,8 @@ def reference_loads(data: bytes):
         raise DecodeError(f"malformed JSON: {err.msg}", offset=len(where)) from None
     except (ValueError, RecursionError) as err:
         raise DecodeError(f"malformed JSON: {err}", offset=0) from None
-    return gojson._replace_lone_surrogates(doc)
+    surrogates = gojson._SURROGATE_NOT_REPLACED if mark_replaced else gojson._LONE_SURROGATE
+    return gojson._replace_lone_surrogates(doc, surrogates)
 
 
 def _loaded(loads, data: bytes):

@@ -118,6 +118,17 @@ def test_cli_fuzz_verb(capsys):
     assert main(["fuzz", "plainbuffer", "--record", "nope", "--seconds", "0.1"]) == 2
 
 
+def test_cli_fuzz_shows_progress_with_counts(capsys, monkeypatch):
+    """Not a terminal (pytest's capture): a progress line per LOG_EVERY seconds."""
+    monkeypatch.setattr(fuzz, "LOG_EVERY", 0.1)
+    assert main(["fuzz", "plainbuffer", "--seconds", "0.6", "--no-save"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines and all(
+        line.startswith("  plainbuffer: ") and line.endswith(" inputs, 0 failure(s)")
+        for line in lines
+    ), lines
+
+
 def test_bounds_grow_with_the_input():
     assert fuzz.memory_bound(0) == 1 << 20 and fuzz.memory_bound(1000) > fuzz.memory_bound(10)
     assert fuzz.time_bound(1 << 16) > fuzz.time_bound(0) > 0

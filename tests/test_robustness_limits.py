@@ -121,3 +121,101 @@ def test_limits_are_per_call():
     assert plainbuffer.parse(data) == plainbuffer.parse(data, max_count=10**6)
     with pytest.raises(Exception, match="unknown limit"):
         plainbuffer.parse(data, max_things=1)
+
+
+# -- Thrift: what a message may decode to ------------------------------------------------
+
+AMPLIFY = (
+    """\
+format: thrift_amplify
+protocol: thrift_compact
+doc: Shapes that decode to many objects per input byte.
+structs:
+  Empty:
+    fields: []
+  Wide:
+    fields:
+"""
+    + "".join(f"      - {{id: {i}, name: f{i}, type: i32, optional: true}}\n" for i in range(1, 21))
+    + """\
+  Bag:
+    fields:
+      - {id: 1, name: empties, type: "list<Empty>", optional: true}
+      - {id: 2, name: lists, type: "list<list<i32>>", optional: true}
+      - {id: 3, name: maps, type: "list<map<i32, i32>>", optional: true}
+      - {id: 4, name: ints, type: "list<i32>", optional: true}
+      - {id: 5, name: wides, type: "list<Wide>", optional: true}
+      - {id: 6, name: strings, type: "list<string>", optional: true}
+"""
+)
+
+
+@functools.cache
+def amplify_module(tmp_dir):
+    from generator.thrift import import_spec
+
+    path = tmp_dir / "thrift_amplify.yaml"
+    path.write_text(AMPLIFY)
+    return import_spec(path)
+
+
+def _list_field(field_id: int, elem_type: int, n: int, element: bytes) -> bytes:
+    """A Bag holding field ``field_id``: a list of ``n`` copies of ``element``."""
+    from runtime.leb128 import write_uvarint
+
+    return bytes([field_id << 4 | 9, 0xF0 | elem_type]) + write_uvarint(n) + element * n + b"\0"
+
+
+@pytest.mark.parametrize(
+    "case, refused",
+    [
+        ("one million empty structs", True),
+        ("empty structs of 20 fields", True),
+        ("empty lists", True),
+        ("empty maps", True),
+        ("unknown bool fields", True),
+        ("raw empty structs", True),
+        ("small ints", False),
+        ("two-letter strings", False),
+    ],
+)
+def test_thrift_decodes_to_at_most_32x_its_size(case, refused, tmp_path_factory):
+    """A message is refused (LimitError) or held within 32x its size: tracemalloc's peak
+    over the decode, the objects it returns included."""
+    mod = amplify_module(tmp_path_factory.getbasetemp())
+    # tracemalloc looks up a line number per allocation, slowly in the long generated
+    # readers: the other shapes are smaller (the ratio is what counts)
+    size = 1_000_000 if case == "one million empty structs" else 30_000
+    record, parse = "Bag", mod.parse
+    if case == "one million empty structs":
+        data = _list_field(1, 12, size, b"\0")  # list<Empty>: a stop byte each
+    elif case == "empty structs of 20 fields":
+        data = _list_field(5, 12, size, b"\0")
+    elif case == "empty lists":
+        data = _list_field(2, 9, size, b"\x05")  # list<list<i32>>: an empty list each
+    elif case == "empty maps":
+        data = _list_field(3, 11, size, b"\0")
+    elif case == "unknown bool fields":
+        data, record = b"\x11" * size + b"\0", "Empty"  # each kept as an unknown field
+    elif case == "raw empty structs":
+        data = _list_field(1, 12, size, b"\0")
+        parse = lambda data, record: mod.parse_raw(data)
+    elif case == "small ints":
+        data = _list_field(4, 5, size, b"\x02")
+    else:
+        data = _list_field(6, 8, size // 3, b"\x02AB")
+    tracemalloc.start()
+    try:
+        try:
+            model = parse(data, record)
+            outcome = "decoded"
+        except LimitError as err:
+            assert "32x" in str(err) or "24x" in str(err), err
+            outcome = "refused"
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert outcome == ("refused" if refused else "decoded")
+    assert peak <= 32 * len(data), (case, peak / len(data))
+    if outcome == "decoded":
+        assert mod.build(model) == data

@@ -13,6 +13,7 @@ import pytest
 from generated import thrift_compact as tc
 from generator import inspect as insp
 from generator.cli import main
+from runtime import thrift_compact as rt
 from runtime.errors import DecodeError
 
 USER = tc.User(
@@ -141,7 +142,13 @@ def test_unknown_fields_are_spanned_as_skipped_values():
         ("#30", "field id", "3c", 30),
         ("", "stop", "00", None),
     ]
-    assert result.model == tc.parse(data, "Address") == tc.Address("a", "b")
+    assert result.model == tc.parse(data, "Address")
+    assert result.model.wire_layout.unknown == (
+        rt.UnknownField(20, tc.CompactType.LIST, bytes.fromhex("250201")),
+        rt.UnknownField(30, tc.CompactType.BOOLEAN_TRUE, b""),
+    )
+    assert result.model.wire_layout.long_headers == (3,)  # 30 after 20 fits a delta
+    assert tc.build(result.model) == data
 
 
 def test_raw_message_body_without_a_schema():

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -234,14 +236,17 @@ def test_doubles_little_endian_keep_nan_payload_and_negative_zero():
     )
 
 
-def test_unknown_fields_are_skipped_at_any_depth():
+def test_unknown_fields_are_kept_at_any_depth():
     # Inner knows ids 1 (i32) and 2 (string): every Holder field is unknown or of another
-    # type, so all of them (structs, containers, uuids, bools...) are skipped by wire type.
+    # type, so all of them (structs, containers, uuids, bools...) are kept as bytes by
+    # wire type, and written back where they were.
     @SETTINGS
     @given(values("Holder"))
     def check(model):
         data = MOD.build(model)
-        assert MOD.parse(data, "Inner") == MOD.Inner()
+        inner = MOD.parse(data, "Inner")
+        assert dataclasses.replace(inner, wire_layout=None) == MOD.Inner()
+        assert MOD.build(inner) == data
         raw = MOD.parse_raw(data)
         assert MOD.build(raw) == data
 
@@ -252,7 +257,10 @@ def test_fields_in_any_order_decode():
     m = MOD.AllTypes(f_i64=5, f_i32=3, f_string="x", f_bool=True)
     raw = MOD.parse_raw(MOD.build(m))
     raw.fields.reverse()
-    assert MOD.parse(MOD.build(raw), "AllTypes") == m
+    data = MOD.build(raw)
+    parsed = MOD.parse(data, "AllTypes")
+    assert dataclasses.replace(parsed, wire_layout=None) == m
+    assert parsed.wire_layout.order == (7, 5, 4, 1) and MOD.build(parsed) == data
 
 
 def test_message_envelope_like_apache():

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import generated.ticdc_open_protocol as op
-from generator.transcode import craft_codec, transcode
+from generator.transcode import craft_codec, differences, notes, transcode
 from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,3 +154,36 @@ def test_cli_transcode_usage_errors_have_no_traceback(tmp_path, args):
         env={"PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     assert out.returncode != 0 and b"Traceback" not in out.stderr and out.stderr
+
+
+def test_column_order_alone_is_no_warning():
+    """Craft keeps table order, Open Protocol writes columns in name order: no loss."""
+    craft = (ROOT / "samples" / "ticdc_craft" / "row_batch.bin").read_bytes()
+    (key, value), warnings = transcode(CRAFT, OP, None, craft)
+    assert warnings == []
+    [first, *_] = craft_codec().decode_message(craft)
+    [again, *_] = op.parse_pair(key, value).events
+    assert (
+        [c.name for c in again.new]
+        == sorted(c.name for c in first.new)
+        != [c.name for c in first.new]
+    )
+
+
+def test_a_change_is_named_by_column_flag_type_and_value():
+    before = [RowChangedEvent(7, "s", "t", new=[Column("a", 3, 0x41, 1), Column("b", 15, 0, b"x")])]
+    after = [RowChangedEvent(7, "s", "t", new=[Column("a", 8, 0x01, 2)], row_id=3)]
+    assert differences(before, after) == [
+        "event 0 (ts 7): new.a: type 3 became 8",
+        "event 0 (ts 7): new.a: flag NULLABLE lost",
+        "event 0 (ts 7): new.a: value 1 became 2",
+        "event 0 (ts 7): new.b: column dropped",
+        "event 0 (ts 7): row_id: None became 3",
+    ]
+
+
+def test_a_type_craft_has_no_value_for_is_named():
+    event = RowChangedEvent(5, "s", "t", new=[Column("g", 255, 0, "POINT(1 2)")])
+    assert notes([event], CRAFT) == [
+        "event 0 (ts 5): new.g: Craft has no value of type GEOMETRY (255); written as NULL"
+    ]
