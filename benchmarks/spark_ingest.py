@@ -19,7 +19,9 @@ then for each format measures, on the same input and in the same run:
   ``mapInArrow`` that decodes nothing: it yields slices of a batch ``decode`` made
   beforehand, as many rows as ``decode`` would, with ``decode``'s whole output schema: what
   Spark itself costs for these rows), ``flat`` (``decode`` with only the flat fields, e.g.
-  ``_op``, ``_commit_ts``, ``table``) and ``full`` (``decode`` with the whole schema).
+  ``_op``, ``_commit_ts``, ``table``) and ``full`` (``decode`` with the whole schema);
+  ``column`` (``from_wirespec`` in ``select``, exploded: an Arrow UDF) and ``sql`` (the
+  SQL table function ``LATERAL from_wirespec(...)``, a row-at-a-time Python UDTF).
 
 Costs are CPU time, not wall time, because the 2-core machine is shared: each Spark stage
 is charged the user+system CPU of the JVM and of the Python workers (the process tree
@@ -44,7 +46,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-STAGES = ("scan", "arrow", "replay", "flat", "full")
+STAGES = ("scan", "arrow", "replay", "flat", "full", "column", "sql")
 
 
 def craft_messages(n_events: int):
@@ -163,6 +165,25 @@ def _replayer(sample: bytes, rows_per_record: float):
     return replay
 
 
+def _function_stage(spark, stage, fmt, df):
+    """``from_wirespec`` over ``df``: in ``select`` (``column``) or in SQL (``sql``)."""
+    from pyspark.sql import functions as F
+
+    from runtime.spark import from_wirespec
+    from runtime.spark_decode import codec
+
+    keyed = codec(fmt).needs_key
+    if stage == "column":
+        col = from_wirespec("value", fmt, key="key" if keyed else None)
+        one = codec(fmt).one_row
+        return df.select("offset", (col if one else F.explode(col)).alias("m")).select(
+            "offset", "m.*"
+        )
+    df.createOrReplaceTempView("bench_input")
+    args = f"k.value, '{fmt}', map(), k.key" if keyed else f"k.value, '{fmt}'"
+    return spark.sql(f"SELECT k.offset, d.* FROM bench_input k, LATERAL from_wirespec({args}) d")
+
+
 def replay_sample(fmt, path, events_per_record: float) -> bytes:
     """About 4096 rows ``decode`` makes of the first records, as an Arrow IPC stream."""
     import pyarrow as pa
@@ -187,6 +208,8 @@ def spark_stage(spark, stage, fmt, path, replay=None):
         df = decode(df, fmt, columns=flat_fields(fmt))
     elif stage == "full":
         df = decode(df, fmt)
+    elif stage in ("column", "sql"):
+        df = _function_stage(spark, stage, fmt, df)
     before, start = tree_cpu(), time.perf_counter()
     df.write.format("noop").mode("overwrite").save()
     wall, after = time.perf_counter() - start, tree_cpu()
@@ -210,15 +233,21 @@ def batch_decoder(fmt, path, batch_rows: int, flat: bool):
     import pyarrow.parquet as pq
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    from runtime.spark_decode import BatchDecoder, codec, output_schema
+    from runtime.spark_decode import INDEX_COL, BatchDecoder, codec, output_schema
 
     c = codec(fmt, None, None, flat_fields(fmt) if flat else None)
     files = sorted(Path(path).glob("*.parquet"))
     schema = pq.read_schema(files[0])
     consumed = ["key", "value"] if c.needs_key else ["value"]
-    out_schema, renames = output_schema(from_arrow_schema(schema), c, "FAILFAST", consumed)
+    out_schema, renames = output_schema(
+        from_arrow_schema(schema), c, "FAILFAST", consumed, INDEX_COL
+    )
     decoder = BatchDecoder(
-        c, out_schema, key_col="key" if c.needs_key else None, passthrough=list(renames)
+        c,
+        out_schema,
+        key_col="key" if c.needs_key else None,
+        passthrough=list(renames),
+        index_col=INDEX_COL,
     )
     batches = [b for f in files for b in pq.ParquetFile(f).iter_batches(batch_size=batch_rows)]
     return decoder, batches
@@ -284,6 +313,9 @@ def main(argv=None):
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
+    from runtime.spark import register
+
+    register(spark)
     cores = spark.sparkContext.defaultParallelism
     for fmt, msgs in workloads.items():
         events = sum(len(codec(fmt).rows(k, v)) for k, v in msgs)

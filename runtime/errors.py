@@ -98,3 +98,9 @@ class SpecError(WirespecError):
     def __str__(self) -> str:
         where = self.file + (f":{self.line}" if self.line is not None else "")
         return ": ".join(part for part in (where, self.key, self.message) if part)
+
+
+class OptionError(WirespecError, ValueError):
+    """An option a caller gave (a Spark option, a keyword) with an unknown name or a bad value.
+
+    It is a :class:`ValueError` too, as Python's own bad-argument errors are."""

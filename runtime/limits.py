@@ -15,8 +15,9 @@ A construct asks :func:`current` for the limits in force and calls :meth:`Limits
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 
-from .errors import LimitError, WirespecError
+from .errors import LimitError, OptionError, WirespecError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,6 +54,38 @@ class Limits:
 
 
 DEFAULT = Limits()
+
+LIMIT_NAMES = tuple(f.name for f in dataclasses.fields(Limits))
+
+
+def limits_from_options(options: Mapping) -> dict[str, int]:
+    """The limits ``options`` names, as ints: ``{"max_count": "5000000"}`` -> ``{"max_count":
+    5000000}``. Other keys are ignored (the caller owns them); names match case-insensitively,
+    as Spark options do. Values are ints or strings of decimal digits (``"5_000_000"``
+    too); anything else, or a value below 1, raises :class:`OptionError` naming the option.
+
+    >>> limits_from_options({"max_count": "5_000_000", "mode": "PERMISSIVE"})
+    {'max_count': 5000000}
+    >>> limits_from_options({"MAX_DEPTH": 8})
+    {'max_depth': 8}
+    """
+    out = {}
+    for key, value in options.items():
+        name = str(key).lower()
+        if name not in LIMIT_NAMES:
+            continue
+        number = value if isinstance(value, int) and not isinstance(value, bool) else None
+        if isinstance(value, str):
+            try:
+                number = int(value)
+            except ValueError:
+                pass
+        if number is None:
+            raise OptionError(f"limit {name} must be a whole number, got {value!r}")
+        if number < 1:
+            raise OptionError(f"limit {name} must be at least 1, got {value!r}")
+        out[name] = number
+    return out
 
 
 def current(context) -> Limits:

@@ -1,9 +1,11 @@
 """Spark glue for every generated codec: one import for users.
 
-* :func:`decode` - binary message columns -> typed rows (``mapInArrow``), FAILFAST or
-  PERMISSIVE (:mod:`runtime.spark_decode`);
+* :func:`from_wirespec` - a binary column -> a struct (or an array of structs), in
+  ``select`` and, once registered, in SQL (:mod:`runtime.spark_functions`);
+* :func:`decode` - binary message columns -> typed rows with the input's columns
+  (``mapInArrow``), FAILFAST or PERMISSIVE (:mod:`runtime.spark_decode`);
 * the ``wirespec`` Python data source, batch and streaming (:mod:`runtime.spark_source`);
-  call :func:`register` once per session;
+* :func:`register` - the data source and the SQL function, once per session;
 * :func:`change_frames`, :func:`resolved_watermark`, :func:`apply_changes` - MERGE-ready
   TiCDC change tables (:mod:`runtime.spark_cdc`).
 """
@@ -17,5 +19,12 @@ from .spark_cdc import (  # noqa: F401
     merge_sql,
     resolved_watermark,
 )
-from .spark_decode import CORRUPT_COL, ERROR_COL, decode, known_formats  # noqa: F401
-from .spark_source import register  # noqa: F401
+from .spark_decode import CORRUPT_COL, ERROR_COL, INDEX_COL, decode, known_formats  # noqa: F401
+from .spark_functions import from_wirespec, register_sql  # noqa: F401
+from .spark_source import register as register_source
+
+
+def register(spark) -> None:
+    """Register the ``wirespec`` data source and the SQL function ``from_wirespec``."""
+    register_source(spark)
+    register_sql(spark)

@@ -26,23 +26,48 @@ step costs per event is measured by ``benchmarks/spark_ingest.py`` (benchmarks/R
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import gc
 import importlib
 from collections.abc import Sequence
 
-from .errors import WirespecError
+from .errors import OptionError, WirespecError
+from .limits import LIMIT_NAMES, limits_from_options
 
 CORRUPT_COL = "_corrupt_record"
 ERROR_COL = "_error"
+INDEX_COL = "_event_index"
+"""The row's index within its message; null on the one row of an empty or corrupt record."""
 MODES = ("FAILFAST", "PERMISSIVE")
+RECORD_ERRORS = (WirespecError, ValueError, UnicodeError)
+"""What bad bytes raise: a corrupt record in PERMISSIVE, the query's failure in FAILFAST."""
 RENAMED_PREFIX = "_input_"
 """Input columns whose names clash with decoded fields are passed through with this prefix."""
 
 
 class RecordDecodeError(WirespecError):
     """FAILFAST: one input record could not be decoded. Names the record and the offset."""
+
+
+def check_mode(mode) -> str:
+    """``mode`` upper-cased, or :class:`OptionError` when it is not one of :data:`MODES`."""
+    if not isinstance(mode, str) or mode.upper() not in MODES:
+        raise OptionError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    return mode.upper()
+
+
+def format_options(fmt: str, options: dict) -> dict:
+    """The parse options of ``fmt`` in ``options``: the limits (validated by
+    :func:`runtime.limits.limits_from_options`) and the keyword options of the format's
+    ``spark_schema`` (Thrift's ``body``). Any other name raises :class:`OptionError`."""
+    keywords = _keywords(load_module(fmt).spark_schema)
+    unknown = [k for k in options if k.lower() not in LIMIT_NAMES and k not in keywords]
+    if unknown:
+        known = sorted(LIMIT_NAMES + tuple(keywords))
+        raise OptionError(f"unknown option(s) {unknown} for {fmt}; known: {', '.join(known)}")
+    return {**{k: v for k, v in options.items() if k in keywords}, **limits_from_options(options)}
 
 
 def known_formats() -> list[str]:
@@ -62,7 +87,7 @@ def load_module(fmt: str):
     """``generated.<fmt>``; for a TiCDC format whose generated module has not landed yet,
     the adapter over ``runtime.craft``/``runtime.open_protocol`` (same contract)."""
     if not fmt.isidentifier():
-        raise ValueError(f"unknown format {fmt!r}")
+        raise OptionError(f"unknown format {fmt!r}")
     try:
         return importlib.import_module(f"generated.{fmt}")
     except ModuleNotFoundError as err:
@@ -72,7 +97,7 @@ def load_module(fmt: str):
 
     if fmt in spark_cdc.FALLBACK_CODECS:
         return spark_cdc.FALLBACK_CODECS[fmt]
-    raise ValueError(f"unknown format {fmt!r}; known: {', '.join(known_formats())}")
+    raise OptionError(f"unknown format {fmt!r}; known: {', '.join(known_formats())}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,6 +159,22 @@ class Codec:
         """The Spark rows of one message, every field (raises :class:`WirespecError`)."""
         return list(self.module.to_rows(self.model(key, value), self.record))
 
+    @functools.cached_property
+    def keep(self) -> list[int]:
+        """The positions of the kept :attr:`columns` in a row of :meth:`rows`."""
+        full = self.full_schema().names
+        return [full.index(n) for n in self.schema().names]
+
+    @property
+    def one_row(self) -> bool:
+        """Whether every message of this record is exactly one row: the record is not one
+        whose elements explode (a spec's ``spark: {row: ...}`` records, the generated
+        module's ``_SPARK_ROWS``), nor a keyed format's Kafka record, nor TiCDC events. A
+        Thrift module, generated from IDL, has no exploding records."""
+        if self.needs_key or self.columnar() is not None:
+            return False
+        return self.record not in getattr(self.module, "_SPARK_ROWS", {})
+
 
 def _events_of(model) -> list:
     """The events of a TiCDC message model (the fallback adapters' model is the list)."""
@@ -153,13 +194,13 @@ def codec(fmt: str, record: str | None = None, limits: dict | None = None, colum
     mod = load_module(fmt)
     record = record or mod.DEFAULT_RECORD
     if record not in mod.RECORDS:
-        raise ValueError(f"{fmt} has no record {record!r}; records: {', '.join(mod.RECORDS)}")
+        raise OptionError(f"{fmt} has no record {record!r}; records: {', '.join(mod.RECORDS)}")
     c = Codec(fmt, record, tuple(sorted((limits or {}).items())))
     if columns:
         names = c.full_schema().names
         unknown = [n for n in columns if n not in names]
         if unknown:
-            raise ValueError(f"{fmt} {record} has no field {unknown}; fields: {', '.join(names)}")
+            raise OptionError(f"{fmt} {record} has no field {unknown}; fields: {', '.join(names)}")
         c = dataclasses.replace(c, columns=tuple(n for n in names if n in columns))
     return c
 
@@ -169,7 +210,8 @@ def output_schema(input_schema, codec_: Codec, mode: str, consumed: Sequence[str
 
     Input columns other than ``consumed`` come first (renamed ``_input_<name>`` if a
     decoded field has the same name), then ``index_col`` if asked for, then the decoded
-    fields (all nullable in PERMISSIVE), then ``_corrupt_record`` and ``_error``."""
+    fields (nullable: an empty record's row has them null, as a corrupt record's), then
+    ``_corrupt_record`` and ``_error`` in PERMISSIVE."""
     from pyspark.sql.types import BinaryType, IntegerType, StringType, StructField, StructType
 
     decoded = codec_.schema()
@@ -185,9 +227,9 @@ def output_schema(input_schema, codec_: Codec, mode: str, consumed: Sequence[str
         renames[f.name] = name
         fields.append(StructField(name, f.dataType, f.nullable))
     if index_col:
-        fields.append(StructField(index_col, IntegerType(), permissive))
+        fields.append(StructField(index_col, IntegerType(), True))
     for f in decoded.fields:
-        fields.append(StructField(f.name, f.dataType, f.nullable or permissive))
+        fields.append(StructField(f.name, f.dataType, True))
     if permissive:
         fields.append(StructField(CORRUPT_COL, BinaryType(), True))
         fields.append(StructField(ERROR_COL, StringType(), True))
@@ -195,20 +237,24 @@ def output_schema(input_schema, codec_: Codec, mode: str, consumed: Sequence[str
 
 
 def describe_record(meta: dict) -> str:
-    """``topic=t partition=0 offset=42`` (or file and position, or the row number)."""
+    """``topic=t partition=0 offset=42`` (or file and position; empty when unknown)."""
     for names in (("topic", "partition", "offset"), ("_source_file", "_position")):
         parts = [f"{n}={meta[n]}" for n in names if meta.get(n) is not None]
         if parts:
             return " ".join(parts)
-    return " ".join(f"{k}={v}" for k, v in meta.items() if v is not None) or "record"
+    return " ".join(f"{k}={v}" for k, v in meta.items() if v is not None)
 
 
 def failure_message(fmt: str, meta: dict, err: Exception) -> str:
+    """FAILFAST's one line: the record (``meta``: its topic/partition/offset or file and
+    position, when known), the byte offset, the field path and what was wrong."""
     offset = getattr(err, "offset", None)
     where = f"byte offset {offset}" if offset is not None else "byte offset unknown"
     path = getattr(err, "path", "") or "<message>"
     message = getattr(err, "message", None) or str(err)
-    return f"cannot decode {fmt} record {describe_record(meta)}: {where}, field {path}: {message}"
+    described = describe_record(meta)
+    record = f"record {described}" if described else "a record"
+    return f"cannot decode {fmt} {record}: {where}, field {path}: {message}"
 
 
 class BatchDecoder:
@@ -246,8 +292,7 @@ class BatchDecoder:
         self.arrow_schema = to_arrow_schema(out_schema, timezone="UTC")
         start = len(self.passthrough) + (1 if index_col else 0)
         self.decoded_fields = list(self.arrow_schema)[start : start + len(codec_.schema())]
-        full = codec_.full_schema().names
-        self.keep = [full.index(n) for n in codec_.schema().names]
+        self.keep = codec_.keep
         self.columnar = codec_.columnar()
         self.stats = {"records": 0, "rows": 0, "corrupt": 0}
 
@@ -259,17 +304,26 @@ class BatchDecoder:
         # The batch's rows (or events) stay alive until its arrays are built: that many
         # tracked objects made the cyclic GC rescan them over and over (measured: a quarter
         # of the decoding time for 16-event Craft messages). Decoding makes no cycles.
+        with self.gc_paused():
+            return self._decode(batch, errors)
+
+    @staticmethod
+    @contextlib.contextmanager
+    def gc_paused():
+        """No cyclic GC inside: see :meth:`decode`."""
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return self._decode(batch, errors)
+            yield
         finally:
             if was_enabled:
                 gc.enable()
 
-    def _decode(self, batch, errors):
-        import pyarrow as pa
-
+    def explode(self, batch, errors=None):
+        """``(items, counts, corrupt)`` of one input batch: the rows (tuples) or events of
+        its good records in order, how many each record has (0 for an empty or a corrupt
+        record), and ``{input row: (raw bytes, error text)}`` of the corrupt ones
+        (PERMISSIVE; FAILFAST raises :class:`RecordDecodeError` instead)."""
         values = batch.column(self.value_col).to_pylist()
         keys = batch.column(self.key_col).to_pylist() if self.key_col else None
         permissive = self.mode == "PERMISSIVE"
@@ -282,68 +336,73 @@ class BatchDecoder:
             def items_of(key, value):
                 return events_of(codec_.model(key, value))
 
-        items: list = []  # rows (tuples) or events of the good records, in order
-        counts: list[int] = []  # output rows per input record (a corrupt record has one)
-        corrupt: dict[int, tuple] = {}  # input row -> (raw bytes, error text)
+        items: list = []
+        counts: list[int] = []
+        corrupt: dict[int, tuple] = {}
         for i, value in enumerate(values):
             try:
                 if errors and i in errors:
                     raise errors[i]
                 got = items_of(keys[i] if keys is not None else None, value)
-            except (WirespecError, ValueError, UnicodeError) as err:
+            except RECORD_ERRORS as err:
                 if not permissive:
                     meta = {
                         c: _cell(batch, c, i) for c in self.describe_cols if c in batch.schema.names
                     }
-                    if not meta:
-                        meta = {"row": i}
                     raise RecordDecodeError(failure_message(self.codec.format, meta, err)) from err
-                corrupt[i] = (value, _error_text(err))
-                counts.append(1)
+                corrupt[i] = (value, error_text(err))
+                counts.append(0)
                 continue
             items.extend(got)
             counts.append(len(got))
         self.stats["records"] += len(values)
         self.stats["rows"] += len(items)
         self.stats["corrupt"] += len(corrupt)
+        return items, counts, corrupt
 
-        if self.columnar is None:
-            columns = list(zip(*items)) if items else [[]] * len(self.codec.full_schema())
-            decoded = [pa.array(columns[i], f.type) for i, f in zip(self.keep, self.decoded_fields)]
+    def decoded_arrays(self, items) -> list:
+        """One Arrow array per kept decoded field, one element per item."""
+        import pyarrow as pa
+
+        if self.columnar is not None:
+            arrays = self.columnar[1](items, self.decoded_fields)
         else:
-            decoded = self.columnar[1](items, self.decoded_fields)
-        if corrupt:  # the corrupt records' rows: null decoded fields
+            columns = list(zip(*items)) if items else [[]] * len(self.codec.full_schema())
+            arrays = [pa.array(columns[i], f.type) for i, f in zip(self.keep, self.decoded_fields)]
+        return [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
+
+    def _decode(self, batch, errors):
+        import pyarrow as pa
+
+        items, counts, corrupt = self.explode(batch, errors)
+        decoded = self.decoded_arrays(items)
+        # Every record gives max(count, 1) rows: an empty or corrupt record gives one row
+        # with null decoded fields, so input records = distinct records of the output.
+        if 0 in counts:
             at, good = [], 0
-            for i, n in enumerate(counts):
-                if i in corrupt:
-                    at.append(None)
-                else:
+            for n in counts:
+                if n:
                     at.extend(range(good, good + n))
                     good += n
+                else:
+                    at.append(None)
             decoded = [a.take(pa.array(at, pa.int64())) for a in decoded]
 
         arrays = []
         if self.passthrough:
-            src = []
-            for i, n in enumerate(counts):
-                src.extend([i] * n)
+            src = [i for i, n in enumerate(counts) for _ in range(max(n, 1))]
             taken = batch.select(self.passthrough).take(pa.array(src, pa.int64()))
             arrays.extend(taken.columns if hasattr(taken, "columns") else taken.itercolumns())
         if self.index_col:
-            index = []
-            for i, n in enumerate(counts):
-                if i in corrupt:
-                    index.append(None)
-                else:
-                    index.extend(range(n))
+            index = [j for n in counts for j in (range(n) if n else (None,))]
             arrays.append(pa.array(index, pa.int32()))
         arrays.extend(decoded)
-        if permissive:
+        if self.mode == "PERMISSIVE":
             raw, text = [], []
             for i, n in enumerate(counts):
                 bad_raw, bad_text = corrupt.get(i, (None, None))
-                raw.extend([bad_raw] * n)
-                text.extend([bad_text] * n)
+                raw.extend([bad_raw] * max(n, 1))
+                text.extend([bad_text] * max(n, 1))
             arrays.append(pa.array(raw, pa.binary()))
             arrays.append(pa.array(text, pa.string()))
         arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
@@ -358,7 +417,7 @@ def _cell(batch, name, i):
     return value
 
 
-def _error_text(err: Exception) -> str:
+def error_text(err: Exception) -> str:
     offset = getattr(err, "offset", None)
     path = getattr(err, "path", "") or "<message>"
     message = getattr(err, "message", None) or str(err)
@@ -366,39 +425,54 @@ def _error_text(err: Exception) -> str:
     return f"{path} at {at}: {message}"
 
 
-def decode(df, format: str, value_col="value", key_col="key", mode="FAILFAST", **options):
-    """One row per decoded record of ``df[value_col]``, with ``format``'s Spark schema.
+def decode(
+    df,
+    format: str,
+    value_col="value",
+    key_col="key",
+    mode="FAILFAST",
+    *,
+    record=None,
+    index_col=INDEX_COL,
+    columns=None,
+    **options,
+):
+    """Rows of the records of ``df[value_col]``, with ``format``'s Spark schema: the
+    DataFrame form of :func:`runtime.spark_functions.from_wirespec`, exploded, with the
+    input's columns alongside.
 
     ``df`` is any DataFrame with a binary message column (Spark's Kafka source gives
     ``key, value, topic, partition, offset, timestamp``). Its other columns pass through
     (renamed ``_input_<name>`` if a decoded field has the same name); ``value_col`` is
     dropped, ``key_col`` too when the format consumes the key (``SPARK_INPUT``).
-    Batched messages explode into one row per event.
 
-    ``mode``: ``FAILFAST`` (default) fails the query on the first bad record, naming it
-    (topic/partition/offset when present) and the byte offset. ``PERMISSIVE`` keeps each
-    bad record as one row whose decoded fields are null, with ``_corrupt_record`` (the
-    raw bytes) and ``_error``; input records = decoded + corrupt records.
+    Every input record gives rows or exactly one row, so input records = distinct records
+    of the output, always:
 
-    Options: ``record`` (default: the format's default record), ``index_col`` (name of an
-    int column with the row's index within its message; null for corrupt rows),
-    ``columns`` (the decoded fields to keep, e.g. ``["_op", "_commit_ts", "table"]``; the
-    others are not built at all) and any parser limit (``max_count=...``)."""
+    * a record with N >= 1 rows or events: N rows, ``index_col`` 0..N-1;
+    * an empty record (it decodes, to zero rows or events): one row with ``index_col``
+      null and every decoded field null (and ``_corrupt_record`` null);
+    * a bad record: ``mode="FAILFAST"`` (default, as ``from_protobuf``) fails the query,
+      naming the record (topic/partition/offset when present) and the byte offset;
+      ``mode="PERMISSIVE"`` gives one row with ``index_col`` and the decoded fields null,
+      ``_corrupt_record`` (the raw bytes) and ``_error``.
+
+    Options: ``record`` (default: the format's default record), ``index_col`` (default
+    ``_event_index``; None drops it, and an empty record's row is then only told by its
+    null decoded fields), ``columns`` (the decoded fields to keep, e.g. ``["_op",
+    "_commit_ts", "table"]``; the others are not built at all), every limit of
+    :mod:`runtime.limits` (``max_count=5_000_000``), and the format's schema options
+    (Thrift's ``body``). A bad mode, option name or limit raises :class:`OptionError`."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import BinaryType
 
-    mode = mode.upper()
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    record = options.pop("record", None)
-    index_col = options.pop("index_col", None)
-    columns = options.pop("columns", None)
-    c = codec(format, record, options, columns)
+    mode = check_mode(mode)
+    c = codec(format, record, format_options(format, options), columns)
     if value_col not in df.columns:
-        raise ValueError(f"no column {value_col!r} in {df.columns}")
+        raise OptionError(f"no column {value_col!r} in {df.columns}")
     use_key = c.needs_key
     if use_key and key_col not in df.columns:
-        raise ValueError(f"{format} needs the message key too; no column {key_col!r}")
+        raise OptionError(f"{format} needs the message key too; no column {key_col!r}")
     for col in (value_col, key_col) if use_key else (value_col,):
         if not isinstance(df.schema[col].dataType, BinaryType):
             df = df.withColumn(col, F.col(col).cast("binary"))

@@ -22,14 +22,39 @@ its kind is detected, or set with option ``inputKind``:
 
 Rows carry ``_source_file``, ``_position`` (byte offset of the record's frame, or its row
 number in a Parquet file) and ``_event_index`` (the row's index within its message), then
-the Kafka columns when Parquet inputs are read, then the format's fields. Option ``mode``:
-``FAILFAST`` (default) or ``PERMISSIVE`` (adds ``_corrupt_record`` and ``_error``).
+the Kafka columns when Parquet inputs are read, then the format's fields. Every record
+gives rows or one row, as :func:`runtime.spark_decode.decode` says: an empty record one
+row with ``_event_index`` null, a bad one fails the query (``mode`` ``FAILFAST``, the
+default) or is one row with ``_corrupt_record`` and ``_error`` (``PERMISSIVE``).
 
-Streaming (``spark.readStream.format("wirespec")``) watches a directory; new files must
-sort after the files already read (by relative path: name them by time or sequence).
-The offset is the last file read, so a restart from a checkpoint resumes after it.
-``maxFilesPerTrigger`` limits a micro-batch; ``Trigger.AvailableNow`` reads everything
-present when the query started, honouring that limit per batch.
+Options (names case-insensitive): ``format`` (required), ``mode``, ``inputKind``,
+``record``, ``binlogRecord``, ``paths``, every limit of :mod:`runtime.limits`
+(``.option("max_count", "5000000")``), the format's schema options (Thrift's ``body``),
+and for streaming ``maxFilesPerTrigger`` and ``rememberSeconds``. An unknown option or a
+bad value fails the query's analysis with one line naming it.
+
+Streaming (``spark.readStream.format("wirespec")``) watches the paths and reads each new
+file once, in order of arrival. A file's arrival is its ``st_ctime``, which creating or
+renaming it sets, so a file with an earlier name, or an old mtime (``rsync -a``, ``cp
+-p``), arriving later is still read, in the next micro-batch. The offset holds the latest
+arrival read, A, and the path, size and mtime of every file read that arrived at or after
+``A - rememberSeconds`` (default 3600): its size is bounded by the files arriving within
+that window, not by the stream's age. A file is new when it is not in that set and
+arrived at or after ``A - rememberSeconds`` (the slack covers a file renamed in while a
+listing runs, and clock steps).
+
+Writers must create each file atomically: write it elsewhere (a dot- or
+underscore-named file, or another directory on the same file system) and rename it into
+the watched directory when complete (a keyed raw file's ``<stem>.key`` before its value
+file), and never reuse a name. A file that is still being
+written, or that changes after it was listed, would be read in part: the reader
+therefore checks each file's size and mtime when it reads it and on every later listing
+while it is remembered, and fails the query (:class:`ChangedFileError`, naming the file)
+when they changed. A file changed after it was forgotten looks new and is read again.
+``maxFilesPerTrigger`` limits a micro-batch; ``Trigger.AvailableNow`` reads the files
+present when the query started, honouring that limit per batch. A checkpoint of the earlier
+name-ordered reader (offset ``{"file": name}``) resumes: the files named up to it count as
+read.
 """
 
 from __future__ import annotations
@@ -46,8 +71,8 @@ from pyspark.sql.datasource import (
     InputPartition,
 )
 
-from .errors import DecodeError
-from .spark_decode import BatchDecoder, codec, output_schema
+from .errors import DecodeError, OptionError, WirespecError
+from .spark_decode import INDEX_COL, BatchDecoder, check_mode, codec, format_options, output_schema
 
 try:  # Spark 4.2+
     from pyspark.sql.streaming.datasource import (
@@ -68,7 +93,20 @@ DELIMITED_SUFFIXES = (".ldr", ".delimited", ".records")
 NULL_LEN = 0xFFFFFFFF
 CHUNK = 4096
 """Records per Arrow batch a reader yields."""
-INDEX_COL = "_event_index"
+SOURCE_OPTIONS = (
+    "format",
+    "mode",
+    "inputkind",
+    "path",
+    "paths",
+    "record",
+    "binlogrecord",
+    "maxfilespertrigger",
+    "rememberseconds",
+)
+"""The data source's own options (lower case: Spark's option names are case-insensitive);
+the limits and the format's schema options (Thrift's ``body``) come on top."""
+DEFAULT_REMEMBER_SECONDS = 3600
 
 _U32 = struct.Struct(">I")
 
@@ -146,6 +184,20 @@ def detect_kind(path: str, keyed: bool = False) -> str:
 # -- the data source ------------------------------------------------------------------------
 
 
+def positive_option(options: dict, name: str, default: int) -> int:
+    """The whole number >= 1 of option ``name`` (``default`` when absent)."""
+    value = options.get(name)
+    if value is None:
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise OptionError(f"option {name} must be a whole number >= 1, got {value!r}")
+    return number
+
+
 class FilePartition(InputPartition):
     """One input file: its path, its name relative to its root, and its kind."""
 
@@ -158,26 +210,43 @@ class _Plan:
     """What every reader needs: the codec, the kinds, the schemas (made on the driver)."""
 
     def __init__(self, options):
-        self.options = dict(options)
+        self.options = {str(k).lower(): v for k, v in dict(options).items()}
         fmt = self.options.get("format")
         if not fmt:
-            raise ValueError('the wirespec data source needs .option("format", NAME)')
-        self.mode = self.options.get("mode", "FAILFAST").upper()
-        self.kind = self.options.get("inputKind", self.options.get("inputkind", "auto")).lower()
+            raise OptionError('the wirespec data source needs .option("format", NAME)')
+        self.mode = check_mode(self.options.get("mode", "FAILFAST"))
+        self.kind = self.options.get("inputkind", "auto").lower()
         if self.kind not in KINDS + ("auto",):
-            raise ValueError(f"inputKind must be one of {KINDS} or auto, got {self.kind!r}")
+            raise OptionError(
+                f"inputKind must be one of {', '.join(KINDS)}, auto; got {self.kind!r}"
+            )
         if "paths" in self.options:
-            self.paths = json.loads(self.options["paths"])
+            try:
+                self.paths = json.loads(self.options["paths"])
+            except json.JSONDecodeError:
+                self.paths = None
+            if not isinstance(self.paths, list) or not all(isinstance(p, str) for p in self.paths):
+                raise OptionError(
+                    f"paths must be a JSON list of strings, got {self.options['paths']!r}"
+                )
         elif "path" in self.options:
             self.paths = [self.options["path"]]
         else:
-            raise ValueError("give a path: .load(path) or .option('paths', json_list)")
-        base = codec(fmt, self.options.get("record"))
+            raise OptionError("give a path: .load(path) or .option('paths', json_list)")
+        self.max_files = positive_option(self.options, "maxfilespertrigger", 0)
+        self.remember_ns = (
+            positive_option(self.options, "rememberseconds", DEFAULT_REMEMBER_SECONDS) * 10**9
+        )
+        parse_options = format_options(
+            fmt, {k: v for k, v in self.options.items() if k not in SOURCE_OPTIONS}
+        )
+        base = codec(fmt, self.options.get("record"), parse_options)
         self.codec = base
         self.keyed = base.needs_key
         self.binlog_codec = None
         try:
-            self.binlog_codec = codec(fmt, self.options.get("binlogRecord", "binlog_file"))
+            binlog_record = self.options.get("binlogrecord", "binlog_file")
+            self.binlog_codec = codec(fmt, binlog_record, parse_options)
         except ValueError:
             pass
 
@@ -335,48 +404,133 @@ class WirespecReader(DataSourceReader):
         yield from read_file(self.plan, partition, self.in_schema, self.out_schema)
 
 
+class StreamFilePartition(FilePartition):
+    """A file of a micro-batch, with the size and mtime it had when it was listed."""
+
+    def __init__(self, path, name, kind, size, mtime_ns):
+        super().__init__(path, name, kind)
+        self.size, self.mtime_ns = size, mtime_ns
+
+
+class ChangedFileError(WirespecError):
+    """A streamed file changed after it was listed or read (see the module doc)."""
+
+
+def check_unchanged(path: str, size: int, mtime_ns: int, when: str) -> None:
+    """Raise :class:`ChangedFileError` if ``path`` no longer has ``size`` and ``mtime_ns``."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise ChangedFileError(f"{path} was removed {when}") from None
+    if (st.st_size, st.st_mtime_ns) != (size, mtime_ns):
+        raise ChangedFileError(
+            f"{path} changed {when} (size {size} -> {st.st_size}, mtime_ns {mtime_ns} -> "
+            f"{st.st_mtime_ns}): writers must create each file elsewhere and rename it into "
+            "the watched directory when complete; move this file out (or restore it) to go on"
+        )
+
+
 class WirespecStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
-    """New files of a directory, in name order; offset ``{"file": last relative name}``."""
+    """New files of the watched paths, each read exactly once, in order of arrival.
+
+    The offset is ``{"arrived_ns": A, "files": {path: [size, mtime_ns, ctime_ns]}}``: A is
+    the latest arrival time (``st_ctime_ns``, which a create or rename sets) of a file
+    read, and ``files`` the files read that arrived at or after ``A - rememberSeconds``.
+    A listed file is new when it is not in ``files`` and arrived at or after
+    ``A - rememberSeconds``; a file of ``files`` whose size or mtime differs fails the
+    query (:class:`ChangedFileError`)."""
 
     def __init__(self, options, schema):
         self.plan = _Plan(options)
         self.out_schema = schema
         self.in_schema = self.plan.schemas(self.plan.files())[0]
-        self.max_files = int(options.get("maxFilesPerTrigger", 0) or 0)
         self.target = None
+        """Trigger.AvailableNow: the files present when the query started."""
 
-    def _names(self):
-        return self.plan.files()
+    def _listing(self) -> dict:
+        """``{path: (size, mtime_ns, ctime_ns)}`` of the files present now."""
+        out = {}
+        for path, _ in list_files(self.plan.paths):
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:  # removed while listing: it never arrived
+                continue
+            out[path] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        return out
 
     def initialOffset(self):
-        return {"file": ""}
+        return {"arrived_ns": 0, "files": {}}
 
     def prepareForTriggerAvailableNow(self):
-        files = self._names()
-        self.target = files[-1][1] if files else ""
+        self.target = set(self._listing())
 
     def getDefaultReadLimit(self):
-        if self.max_files and ReadMaxFiles is not None:
-            return ReadMaxFiles(self.max_files)
+        if self.plan.max_files and ReadMaxFiles is not None:
+            return ReadMaxFiles(self.plan.max_files)
         return ReadAllAvailable() if ReadAllAvailable is not None else None
 
+    def _upgraded(self, offset: dict) -> dict:
+        """An offset of the earlier name-ordered reader, ``{"file": last name read}``, as
+        this reader's: the files named up to it count as read (a checkpoint resumes)."""
+        if "files" in offset:
+            return offset
+        read = {
+            path: list(stat)
+            for path, stat in self._listing().items()
+            if self._name(path) <= offset["file"]
+        }
+        return {"arrived_ns": max((s[2] for s in read.values()), default=0), "files": read}
+
     def latestOffset(self, start=None, limit=None):
-        start = start or {"file": ""}
-        new = [n for _, n, _ in self._names() if n > start["file"]]
-        if self.target is not None:
-            new = [n for n in new if n <= self.target]
-        if limit is None and self.max_files:  # Spark 4.0/4.1: no limit argument
-            new = new[: self.max_files]
+        start = self._upgraded(start or self.initialOffset())
+        read, listing = start["files"], self._listing()
+        for path, (size, mtime_ns, _) in read.items():
+            if path in listing and listing[path][:2] != (size, mtime_ns):
+                check_unchanged(path, size, mtime_ns, "after it was read")
+        horizon = start["arrived_ns"] - self.plan.remember_ns
+        new = sorted(
+            (stat[2], path)
+            for path, stat in listing.items()
+            if path not in read
+            and stat[2] >= horizon
+            and (self.target is None or path in self.target)
+        )
+        if limit is None and self.plan.max_files:  # Spark 4.0/4.1: no limit argument
+            new = new[: self.plan.max_files]
         elif ReadMaxFiles is not None and isinstance(limit, ReadMaxFiles):
             new = new[: limit.max_files]
-        return {"file": new[-1]} if new else dict(start)
+        if not new:
+            return dict(start)
+        arrived = max(start["arrived_ns"], new[-1][0])
+        keep_from = arrived - self.plan.remember_ns
+        files = {p: stat for p, stat in read.items() if stat[2] >= keep_from}
+        files.update((path, list(listing[path])) for _, path in new)
+        return {"arrived_ns": arrived, "files": files}
+
+    def _name(self, path: str) -> str:
+        """``path`` relative to the watched root that holds it."""
+        for root in self.plan.paths:
+            root = Path(root).resolve()
+            if Path(path).is_relative_to(root) and Path(path) != root:
+                return str(Path(path).relative_to(root))
+        return Path(path).name
 
     def partitions(self, start, end):
-        lo, hi = start["file"], end["file"]
-        return [FilePartition(p, n, k) for p, n, k in self._names() if lo < n <= hi]
+        start = self._upgraded(start)
+        new = sorted(
+            (stat[2], path) for path, stat in end["files"].items() if path not in start["files"]
+        )
+        return [
+            StreamFilePartition(
+                path, self._name(path), self.plan.kind_of(path), *end["files"][path][:2]
+            )
+            for _, path in new
+        ]
 
     def read(self, partition):
+        check_unchanged(partition.path, partition.size, partition.mtime_ns, "after it was listed")
         yield from WirespecReader.read(self, partition)
+        check_unchanged(partition.path, partition.size, partition.mtime_ns, "while it was read")
 
     def commit(self, end):
         pass

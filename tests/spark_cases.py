@@ -336,3 +336,11 @@ def normal(value):
         # to_rows gives aware UTC datetimes; Spark's collect gives naive ones in local time
         return value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
     return value
+
+
+def output_fields(schema) -> list:
+    """The decoded fields as the Spark glue outputs them: the generated types, each field
+    nullable (an empty record's one row has them null)."""
+    from pyspark.sql.types import StructField
+
+    return [StructField(f.name, f.dataType, True) for f in schema.fields]

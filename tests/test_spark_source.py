@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import functions as F
-from spark_cases import CASES, SEED_ROW, normal
+from spark_cases import CASES, SEED_ROW, normal, output_fields
 
 from runtime.spark_decode import codec
 from runtime.spark_source import detect_kind, split_frames
@@ -195,7 +195,7 @@ def test_binlog_file_one_partition_each_every_event_a_row(spark, tmp_path):
     (tmp_path / "binlog.000002").write_bytes(data)
     df = read(spark, tmp_path, "mysql_serialization")
     schema = codec("mysql_serialization", "binlog_file").schema()
-    assert [f for f in df.schema.fields if f.name in schema.names] == schema.fields
+    assert [f for f in df.schema.fields if f.name in schema.names] == output_fields(schema)
     rows = df.select(F.spark_partition_id().alias("_part"), "*").collect()  # one job
     rows.sort(key=lambda r: (r._source_file, r._event_index))
     one_partition_per_file(rows, 2)
@@ -214,3 +214,79 @@ def test_binlog_file_one_partition_each_every_event_a_row(spark, tmp_path):
         e.body for e in parsed.events if e.type_code != 42
     ] * 2
     assert rows[-1].log_pos == len(data)
+
+
+@pytest.mark.parametrize("mode", ["FAILFAST", "PERMISSIVE"])
+def test_an_empty_record_is_one_row_and_limits_are_options(spark, tmp_path, mode):
+    vectors = CASES["ticdc_open_protocol"][0]()
+    empty = (struct.pack(">Q", 1), b"")  # the version header, then no events
+    (tmp_path / "a.ldr").write_bytes(frames(vectors[0], empty, vectors[1], keyed=True))
+    df = read(spark, tmp_path, "ticdc_open_protocol", mode=mode)
+    rows = df.select("_position", "_event_index", "_op").collect()
+    positions = sorted({r._position for r in rows})
+    assert len(positions) == 3  # input records = distinct records of the output
+    assert [(r._event_index, r._op) for r in rows if r._position == positions[1]] == [(None, None)]
+    if mode == "PERMISSIVE":  # a limit as an option: every record is over it, none is lost
+        df = read(spark, tmp_path, "ticdc_open_protocol", mode=mode, max_string="1")
+        rows = df.select("_position", "_error").collect()
+        errors = [r._error for r in sorted(rows)]
+        assert "max_string=1" in errors[0] and "max_string=1" in errors[2]
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"mode": "LENIENT"}, "mode must be one of FAILFAST, PERMISSIVE, got 'LENIENT'"),
+        ({"inputKind": "zip"}, "inputKind must be one of"),
+        ({"max_count": "lots"}, "limit max_count must be a whole number"),
+        ({"maxFilesPerTrigger": "0"}, "maxfilespertrigger must be a whole number >= 1"),
+        ({"recrd": "message"}, r"unknown option\(s\) \['recrd'\]"),
+    ],
+)
+def test_bad_options_are_refused_with_one_line(spark, tmp_path, options, message):
+    (tmp_path / "a.bin").write_bytes(SEED_ROW)
+    with pytest.raises(Exception, match=message):
+        read(spark, tmp_path, **options).collect()
+
+
+def stream_once(spark, src, out, chk, **options):
+    """One ``Trigger.AvailableNow`` run over ``chk``: the files it read, in order."""
+    reader = spark.readStream.format("wirespec").option("format", "plainbuffer")
+    for k, v in options.items():
+        reader = reader.option(k, v)
+    query = (
+        reader.load(str(src))
+        .writeStream.format("parquet")
+        .option("checkpointLocation", str(chk))
+        .trigger(availableNow=True)
+        .start(str(out))
+    )
+    query.awaitTermination()
+    return [p["numInputRows"] for p in query.recentProgress if p["numInputRows"] > 0]
+
+
+def test_stream_reads_late_files_with_earlier_names_exactly_once(spark, tmp_path):
+    src, out, chk = tmp_path / "in", tmp_path / "out", tmp_path / "chk"
+    src.mkdir()
+    for name in ("b", "d"):
+        (src / f"{name}.bin").write_bytes(SEED_ROW)
+    assert stream_once(spark, src, out, chk) == [2]
+    tmp = tmp_path / "staging.bin"  # written elsewhere, renamed in: arrives complete
+    for name in ("a", "c", "e"):
+        tmp.write_bytes(SEED_ROW)
+        tmp.rename(src / f"{name}.bin")
+    assert stream_once(spark, src, out, chk) == [3]
+    assert stream_once(spark, src, out, chk) == []  # nothing new: nothing read again
+    files = [r[0] for r in spark.read.parquet(str(out)).select("_source_file").collect()]
+    assert sorted(f.rsplit("/", 1)[1] for f in files) == [f"{n}.bin" for n in "abcde"]
+
+
+def test_stream_fails_on_a_file_changed_after_it_was_read(spark, tmp_path):
+    src, out, chk = tmp_path / "in", tmp_path / "out", tmp_path / "chk"
+    src.mkdir()
+    (src / "a.bin").write_bytes(SEED_ROW)
+    assert stream_once(spark, src, out, chk) == [1]
+    with open(src / "a.bin", "ab") as f:  # appended after it was read
+        f.write(SEED_ROW)
+    with pytest.raises(Exception, match=r"a\.bin changed after it was read \(size"):
+        stream_once(spark, src, out, chk)
