@@ -54,6 +54,32 @@ class Limits:
 
 DEFAULT = Limits()
 
+LIMIT_NAMES = tuple(f.name for f in dataclasses.fields(Limits))
+
+
+def limits_from_options(options) -> dict[str, int]:
+    """The limits named in ``options`` (a mapping of limit name -> value, values as strings
+    the way Spark options and ``--limit NAME=VALUE`` give them, or ints), validated: a
+    name that is no limit or a value that is not a positive integer raises ValueError.
+    Returns only the given limits, as ``parse(data, **limits)`` takes them.
+
+    >>> limits_from_options({"max_count": "5000000"})
+    {'max_count': 5000000}
+    >>> limits_from_options({"max_cont": "5"})
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown limit 'max_cont'; limits: max_message_bytes, max_depth, max_count, max_string
+    """
+    out = {}
+    for name, value in options.items():
+        if name not in LIMIT_NAMES:
+            raise ValueError(f"unknown limit {name!r}; limits: {', '.join(LIMIT_NAMES)}")
+        text = str(value).strip().replace("_", "")
+        if isinstance(value, bool) or not text.isdigit() or int(text) < 1:
+            raise ValueError(f"limit {name} must be a positive integer, got {value!r}")
+        out[name] = int(text)
+    return out
+
 
 def current(context) -> Limits:
     """The limits of the parse that ``context`` belongs to (defaults outside a parse)."""

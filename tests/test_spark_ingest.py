@@ -10,7 +10,7 @@ import pytest
 from spark_cases import SAMPLES
 
 from generated import mysql_serialization as ms
-from generator.ingest import QUIET_LOG4J2, ingest, print_summary
+from generator.ingest import ingest, log_config, print_summary
 
 pytestmark = pytest.mark.spark
 
@@ -38,13 +38,15 @@ def test_ingest_directory_with_good_and_corrupt_records(spark, tmp_path):
 
     summary = ingest(FMT, [src], out, mode="PERMISSIVE", spark=spark)
 
-    n_events = len(ms.parse(binlog.read_bytes(), "binlog_file").events)
-    # records: 3 + 1 single-event files, 5 frames, 2 binlog files
-    records = len(events) + 1 + (len(good) + 2) + 2
-    corrupt = 3  # bad CRC, garbage frame, cut binlog
+    parsed = ms.parse(binlog.read_bytes(), "binlog_file")
+    n_events = len(parsed.events)
+    last_event_at = parsed.events[-1].log_pos - parsed.events[-1].event_size  # the cut one
+    # records: 3 + 1 single-event files, 5 frames, the events of 2 binlog files
+    records = len(events) + 1 + (len(good) + 2) + 2 * n_events
+    corrupt = 3  # bad CRC, garbage frame, the cut binlog's last event
     assert summary["files"] == len(events) + 4
     assert (summary["records"], summary["corrupt"]) == (records, corrupt)
-    assert summary["events"] == (len(events) + len(good) + 1) + n_events
+    assert summary["events"] == (len(events) + len(good) + 1) + 2 * n_events - 1
     tables = {p.split(str(out) + "/", 1)[1] for p in summary["tables"]}
     assert tables == {
         FMT,
@@ -63,9 +65,19 @@ def test_ingest_directory_with_good_and_corrupt_records(spark, tmp_path):
     assert "_corrupt_record" not in rows[0].asDict() and "_error" not in rows[0].asDict()
     want_gno = sorted(ms.parse(v).body.gno for v in good + good + good[:1])
     assert sorted(r.gno for r in rows) == want_gno
-    assert len(binlog_rows) == n_events
-    assert {r._source_file.rsplit("/", 1)[1] for r in binlog_rows} == {"binlog.000001"}
-    assert sum(r.type_code == 42 for r in binlog_rows) == 2
+    # every event of a binlog file is a row (the cut one is corrupt), one record each
+    assert len(binlog_rows) == 2 * n_events - 1
+    by_name = {}
+    for r in binlog_rows:
+        by_name.setdefault(r._source_file.rsplit("/", 1)[1], []).append(r)
+    assert {k: len(v) for k, v in by_name.items()} == {
+        "binlog.000001": n_events,
+        "binlog.000002": n_events - 1,
+    }
+    assert sorted(r._position for r in by_name["binlog.000001"]) == [
+        e.log_pos - e.event_size for e in parsed.events
+    ]
+    assert sum(r.type_code == 42 for r in by_name["binlog.000001"]) == 2
 
     assert len(bad) == summary["corrupt"]
     assert all(
@@ -76,12 +88,14 @@ def test_ingest_directory_with_good_and_corrupt_records(spark, tmp_path):
     assert sorted(by_file) == [
         ("bad_crc.bin", 0),
         ("batch.ldr", garbage_at),
-        ("binlog.000002", 0),
+        ("binlog.000002", last_event_at),
     ]
     assert by_file[("bad_crc.bin", 0)]._corrupt_record == bad_crc
     assert "crc32" in by_file[("bad_crc.bin", 0)]._error
     assert by_file[("batch.ldr", garbage_at)]._corrupt_record == b"\x00garbage"
-    assert by_file[("binlog.000002", 0)]._error.count("offset") >= 1
+    cut = by_file[("binlog.000002", last_event_at)]
+    assert cut._error.startswith(f"event at offset {last_event_at}: event_size")
+    assert cut._corrupt_record == binlog.read_bytes()[last_event_at:-7]
 
     # the summary table prints the same counts
     from rich.console import Console
@@ -93,5 +107,5 @@ def test_ingest_directory_with_good_and_corrupt_records(spark, tmp_path):
     assert str(out / "_corrupt" / FMT) in text
 
 
-def test_quiet_spark_logging_config():
-    assert "rootLogger.level = error" in QUIET_LOG4J2
+def test_spark_logging_config():
+    assert "rootLogger.level = error" in log_config("error").read_text()
