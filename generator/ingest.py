@@ -193,7 +193,7 @@ def claim_output(output, overwrite: bool = False) -> Path:
     out = Path(output)
     if out.exists() and not out.is_dir():
         raise IngestError(f"--output {out} is not a directory")
-    if out.is_dir() and not (out / MARKER).exists() and any(out.iterdir()) and not overwrite:
+    if out.is_dir() and not _written_by_ingest(out) and not overwrite:
         raise IngestError(
             f"--output {out} is not empty and was not written by wirespec ingest "
             "(no .wirespec-ingest marker); give --overwrite to write into it anyway"
@@ -201,6 +201,19 @@ def claim_output(output, overwrite: bool = False) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     (out / MARKER).write_text(json.dumps({"written_by": "wirespec ingest"}) + "\n")
     return out
+
+
+def _written_by_ingest(out: Path) -> bool:
+    """Whether ``out`` is empty, has the marker, or holds only names ingest writes (an
+    output of an ingest from before the marker)."""
+    from runtime.spark_decode import known_formats
+
+    if (out / MARKER).exists():
+        return True
+    ours = {"_corrupt", LOG_NAME}
+    for fmt in known_formats():
+        ours |= {fmt, f"{fmt}.{BINLOG_RECORD}"}
+    return all(p.name in ours and p.is_dir() == (p.name != LOG_NAME) for p in out.iterdir())
 
 
 def inside(output: Path, *parts: str) -> Path:
