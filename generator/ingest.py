@@ -238,7 +238,7 @@ def table_dir(schema, table) -> str:
     :func:`_write_change_tables` refuses too).
 
     >>> table_dir("shop", "orders")
-    'shop.orders-a5cbc3ad7b7c1e4c'
+    'shop.orders-6847e4a87e274092'
     """
     exact = json.dumps([schema, table], ensure_ascii=False).encode()
     return f"{_slug(schema)}.{_slug(table)}-{hashlib.sha256(exact).hexdigest()[:16]}"
@@ -279,6 +279,7 @@ class Progress:
         self.state = {"step": "starting", "files": 0, "total": 0, "records": 0, "events": 0}
         self.decode_seconds = 0.0
         self._last = 0.0
+        self._began = time.monotonic()
         self._bar = None
         self._lock = threading.Lock()
 
@@ -327,7 +328,10 @@ class Progress:
             now = time.monotonic()
             if force or now - self._last >= self.every:
                 self._last = now
-                line = f"wirespec ingest: {s['step']}: {s['files']}/{s['total']} files, {counts}"
+                line = (
+                    f"wirespec ingest: {now - self._began:6.1f}s {s['step']}: "
+                    f"{s['files']}/{s['total']} files, {counts}"
+                )
                 print(line, file=self.stream, flush=True)
 
 
@@ -557,9 +561,10 @@ def short_error(err: BaseException) -> str:
     """The one line that says why a Spark job failed: the decode error of the first bad
     record (FAILFAST), else the first line of the exception."""
     text = str(err)
-    found = re.search(r"(?:RecordDecodeError|DecodeError|LimitError|WirespecError): ([^\n]+)", text)
-    if found:
-        return found.group(1).strip()
+    for kind in ("RecordDecodeError", "DecodeError|LimitError|WirespecError"):  # most telling
+        found = re.search(rf"(?:{kind}): ([^\n]+)", text)
+        if found:
+            return found.group(1).strip()
     first = next((line.strip() for line in text.splitlines() if line.strip()), type(err).__name__)
     return first[:300]
 

@@ -16,7 +16,10 @@ its kind is detected, or set with option ``inputKind``:
                ``.delimited`` or ``.records``, else when the frames tile the file exactly
                (and no ``<stem>.key`` sibling exists).
 ``binlog``     a MySQL binlog file (magic ``fe 62 69 6e``), decoded as the format's
-               ``binlog_file`` record; its events explode into rows.
+               ``binlog_file`` record event by event, in bounded memory: each event is one
+               input record (``_position``: its byte offset) and one row, or one corrupt
+               record; the events after a bad one still land, framed by the ``event_size``
+               of their headers (:func:`binlog_records`).
 ``parquet``    Parquet files of the Kafka shape (``key``, ``value``, and metadata columns
                such as ``topic, partition, offset, timestamp``, which pass through).
 
@@ -24,6 +27,8 @@ Rows carry ``_source_file``, ``_position`` (byte offset of the record's frame, o
 number in a Parquet file) and ``_event_index`` (the row's index within its message), then
 the Kafka columns when Parquet inputs are read, then the format's fields. Option ``mode``:
 ``FAILFAST`` (default) or ``PERMISSIVE`` (adds ``_corrupt_record`` and ``_error``).
+Every parser limit of :mod:`runtime.limits` is an option too (``.option("max_count",
+"5000000")``), validated, and applied per message (per binlog event).
 
 Streaming (``spark.readStream.format("wirespec")``) watches a directory; new files must
 sort after the files already read (by relative path: name them by time or sequence).
