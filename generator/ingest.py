@@ -305,6 +305,11 @@ class Progress:
         if self._bar is not None:
             self._bar.__exit__(*exc)
 
+    def start(self, files: int) -> None:
+        """Count from zero for one format's ``files``."""
+        self.decode_seconds = 0.0
+        self.update(total=files, files=0, records=0, events=0)
+
     def decoded(self, seconds: float) -> None:
         """Count ``seconds`` of decoding: the events/s shown are over the decode time."""
         self.decode_seconds += seconds
@@ -395,7 +400,7 @@ def ingest(
     own = progress is None
     progress = progress or Progress()
     with progress if own else _nothing():
-        progress.update(total=len(files), files=0, records=0, events=0)
+        progress.start(len(files))
         for name, paths in jobs:
             stats = _ingest_table(
                 spark, fmt, name, paths, output, mode, input_kind, limits or {}, tables, progress

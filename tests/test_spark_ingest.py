@@ -263,19 +263,21 @@ def test_binlog_over_the_default_limits_lands_one_row_per_event(spark, tmp_path)
     assert (summary["records"], summary["events"], summary["corrupt"]) == (n, n, 0)
 
 
-def test_failfast_ends_with_the_first_bad_records_error_in_one_line(spark, tmp_path, capsys):
+def test_failfast_ends_with_the_first_bad_records_error_in_one_line(
+    spark, tmp_path, capsys, monkeypatch
+):
+    import generator.ingest
     from generator.cli import main
+
+    monkeypatch.setattr(generator.ingest, "session", lambda master, log_path=None: spark)
 
     src = tmp_path / "in"
     src.mkdir()
     good = (SAMPLES / FMT / "gtid_tagged_local.bin").read_bytes()
     (src / "a.bin").write_bytes(good)
     (src / "b.bin").write_bytes(good[:-1] + bytes([good[-1] ^ 0xFF]))
-    try:
-        args = [FMT, str(src), "--output", str(tmp_path / "out"), "--mode", "FAILFAST"]
-        status = main(["ingest", *args])
-    finally:
-        spark.sparkContext.setLogLevel("ERROR")
+    args = [FMT, str(src), "--output", str(tmp_path / "out"), "--mode", "FAILFAST"]
+    status = main(["ingest", *args])
     err = capsys.readouterr().err
     assert status == 1
     assert "Traceback" not in err and "at org.apache" not in err
