@@ -5,6 +5,7 @@
     wirespec encode FORMAT [--record R] [--struct S] JSONFILE|- [-o OUT]
     wirespec schema FORMAT [--record R] [--struct S] [--ddl]
     wirespec ingest FORMAT INPUT... --output DIR [--mode M] [--master URL] [--input-kind K]
+        [--limit NAME=VALUE]... [--overwrite]
     wirespec transcode SOURCE TARGET IN OUT [--key KEYFILE] [--key-out KEYFILE]
     wirespec inspect FORMAT FILE [--record R] [--struct S] [--html OUT.html]
     wirespec docs [--check]

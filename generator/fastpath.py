@@ -530,15 +530,19 @@ class FastPathEmitter:
         w.line("return model, pos")
 
     def rows_loop(self, w: _Writer, field: Field) -> None:
-        """``repeat_loop`` of an eos repeat that yields each element instead of keeping it."""
+        """``repeat_loop`` of an eos repeat that yields each element instead of keeping it.
+
+        The elements are not kept, so ``max_count`` does not bound how many there are, and
+        ``max_message_bytes`` applies to each element (one binlog event), not to the input:
+        a file of any size streams through."""
         var = f"f_{field.name}"
         w.line(f"{var}_begin = pos")
         w.line(f"{var}_n = 0")
         w.line("while pos < end:")
         with w.indent():
+            w.line(f"{var}_at = pos")
             w.line("try:")
             with w.indent():
-                self.limit(w, "max_count", f"{var}_n + 1", "pos")
                 w.line("try:")
                 with w.indent():
                     self.value(w, field.type, f"{var}_item", field)
@@ -546,6 +550,7 @@ class FastPathEmitter:
                 with w.indent():
                     w.line(f"err.add_path(index={var}_n)")
                     w.line("raise")
+                self.limit(w, "max_message_bytes", f"pos - {var}_at", f"{var}_at")
             w.line("except DecodeError as err:")
             with w.indent():
                 w.line(f"err.add_path({field.name!r})")

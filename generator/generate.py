@@ -11,7 +11,6 @@ import errno
 from dataclasses import dataclass
 from pathlib import Path
 
-from .emitter import content_is_untouched, render
 from .loader import load
 from .model import build_model
 
@@ -36,6 +35,8 @@ def render_spec(path: Path, root: Path = ROOT) -> tuple[str, str]:
 
         spec = build_thrift_model(loaded)
         return spec.format, render_thrift(spec)
+    from .emitter import render  # Jinja2 and black: loaded only when rendering
+
     spec = build_model(loaded)
     return spec.format, render(spec)
 
@@ -49,6 +50,8 @@ class Outcome:
 
 def generate(specs_dir: Path, out_dir: Path, *, check: bool) -> list[Outcome]:
     """Render every spec; write (or, with ``check``, only compare) the modules."""
+    from .emitter import content_is_untouched
+
     outcomes = []
     expected = {}
     for spec_path in spec_files(specs_dir):

@@ -385,7 +385,9 @@ def from_jsonable_checked(converter, d):
 
 def iter_fast(rows, data, limits: dict | None = None, defaults: Limits | None = None):
     """Run a generated ``_rows_<record>`` generator over all of ``data``: its elements one
-    at a time, with the checks and errors of :func:`parse_fast`."""
+    at a time, with the errors of :func:`parse_fast`. The elements are not kept, so the
+    input as a whole is not held to ``max_message_bytes`` (nor its element count to
+    ``max_count``): the generator holds each element to them."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
     if limits:
@@ -394,8 +396,6 @@ def iter_fast(rows, data, limits: dict | None = None, defaults: Limits | None = 
         )
     else:
         limits_obj = defaults or DEFAULT_LIMITS
-    if len(data) > limits_obj.max_message_bytes:
-        limits_obj.check("max_message_bytes", len(data), offset=0)
     buf = data if type(data) is bytes else bytes(data)
     try:
         yield from rows(buf, 0, len(buf), limits_obj, 1)

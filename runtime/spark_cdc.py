@@ -250,6 +250,25 @@ def change_frames(events, table=None, *, decimals=None, split_key_updates=True):
     (or primary-key) column becomes a delete of the old key and an insert of the new one,
     so a MERGE on the key gives the right final state."""
 
+    if table is None:
+        by_table = change_frames_by_table(
+            events, decimals=decimals, split_key_updates=split_key_updates
+        )
+        frames = {}
+        for (schema, tbl), frame in by_table.items():
+            name = f"{schema}.{tbl}"
+            if name in frames:  # schema "a.b" + table "c" and schema "a" + table "b.c"
+                raise ValueError(f"two tables are named {name!r}: use change_frames_by_table")
+            frames[name] = frame
+        return frames
+    return change_frames_by_table(
+        events, table, decimals=decimals, split_key_updates=split_key_updates
+    )
+
+
+def change_frames_by_table(events, table=None, *, decimals=None, split_key_updates=True):
+    """:func:`change_frames` keyed by ``(schema, table)``: the names as they are, so no two
+    upstream tables share a key whatever their names hold (dots included)."""
     decimals = decimals or {}
     catalog = _column_catalog(events)
     tables: dict[tuple, list] = {}
@@ -267,7 +286,7 @@ def change_frames(events, table=None, *, decimals=None, split_key_updates=True):
     frames = {}
     for (schema, tbl), cols in sorted(tables.items(), key=lambda kv: tuple(map(str, kv[0]))):
         cols.sort()
-        frames[f"{schema}.{tbl}"] = _frame(
+        frames[(schema, tbl)] = _frame(
             events, schema, tbl, cols, order, watermark, split_key_updates
         )
     if table is not None:

