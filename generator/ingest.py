@@ -139,7 +139,9 @@ def parse_limits(pairs) -> dict[str, int]:
         if not sep:
             raise IngestError(f"--limit takes NAME=VALUE, got {pair!r}")
         if name.strip() not in LIMIT_NAMES:
-            raise IngestError(f"--limit: unknown limit {name.strip()!r}; limits: {', '.join(LIMIT_NAMES)}")
+            raise IngestError(
+                f"--limit: unknown limit {name.strip()!r}; limits: {', '.join(LIMIT_NAMES)}"
+            )
         given[name.strip()] = value
     try:
         return limits_from_options(given)
