@@ -12,6 +12,8 @@ partition per file; the input kind is detected per file, or forced with
   inputs mix them with single messages (which decode to another schema);
 * ``_corrupt/<table>/`` the bad records (PERMISSIVE): ``_corrupt_record``, ``_error``,
   ``_source_file`` and ``_position``;
+* ``_empty/<table>/`` the records that hold no event (an Open Protocol key/value pair of
+  zero events, say): ``_source_file`` and ``_position``;
 * ``.wirespec-ingest``, the marker that says ingest owns ``DIR``, and ``_ingest.log``,
   Spark's and the JVM's log of the last run.
 
@@ -23,9 +25,9 @@ only inside ``DIR``, and refuses a non-empty ``DIR`` without its marker unless
 
 Every argument is checked before Spark starts; a bad one, or a failed run, is one line on
 stderr and a non-zero exit. The summary counts: ``records``, the input records (a raw
-file, a frame, a Parquet row, a binlog event) that became rows or a corrupt row;
-``corrupt``, those that were corrupt; ``events``, the rows of the others. So records =
-corrupt + decoded records. The rates are over the decode alone (not the JVM's start).
+file, a frame, a Parquet row, a binlog event) that became rows, a corrupt row or an empty
+one; ``corrupt``, those that were corrupt; ``empty``, those that held no event; ``events``,
+the rows of the others. So records = corrupt + empty + decoded records. The rates are over the decode alone (not the JVM's start).
 """
 
 from __future__ import annotations
@@ -214,7 +216,7 @@ def _written_by_ingest(out: Path) -> bool:
 
     if (out / MARKER).exists():
         return True
-    ours = {"_corrupt", LOG_NAME}
+    ours = {"_corrupt", "_empty", LOG_NAME}
     for fmt in known_formats():
         ours |= {fmt, f"{fmt}.{BINLOG_RECORD}"}
     return all(p.name in ours and p.is_dir() == (p.name != LOG_NAME) for p in out.iterdir())
@@ -395,11 +397,14 @@ def ingest(
     else:
         register(spark)
     for name in (fmt, f"{fmt}.{BINLOG_RECORD}"):  # this format's tables of an earlier run
-        for path in (inside(output, name), inside(output, "_corrupt", name)):
+        for path in (
+            inside(output, name),
+            *(inside(output, d, name) for d in ("_corrupt", "_empty")),
+        ):
             if path.is_dir():
                 shutil.rmtree(path)
     started = time.perf_counter()
-    totals = {"records": 0, "rows": 0, "corrupt": 0, "decode_seconds": 0.0}
+    totals = {"records": 0, "rows": 0, "corrupt": 0, "empty": 0, "decode_seconds": 0.0}
     tables: list[str] = []
     own = progress is None
     progress = progress or Progress()
@@ -419,6 +424,7 @@ def ingest(
         "records": totals["records"],
         "events": totals["rows"],
         "corrupt": totals["corrupt"],
+        "empty": totals["empty"],
         "seconds": round(seconds, 2),
         "decode_seconds": round(decode, 2),
         "events_per_s": round(totals["rows"] / decode, 1) if decode else 0.0,
@@ -453,6 +459,8 @@ def _ingest_table(spark, fmt, name, paths, output, mode, input_kind, limits, tab
     reader = spark.read.format("wirespec").schema(plan.schemas(plan.files())[1])
     df = reader.options(**options).load().cache()
     permissive = mode.upper() == "PERMISSIVE"
+    corrupt = F.col(CORRUPT_COL).isNotNull() if permissive else F.lit(False)
+    empty = F.col("_event_index").isNull() & ~corrupt
     group = f"wirespec-ingest-{name}"
     spark.sparkContext.setJobGroup(group, f"wirespec ingest {name}")
     base = dict(progress.state)
@@ -464,14 +472,15 @@ def _ingest_table(spark, fmt, name, paths, output, mode, input_kind, limits, tab
     watcher.start()
     began = time.perf_counter()
     try:
-        # A corrupt record is one row with a null _event_index; a decoded record's first
-        # row has _event_index 0: so no distinct count (and no shuffle) is needed.
-        corrupt = F.col(CORRUPT_COL).isNotNull() if permissive else F.lit(False)
+        # A corrupt record is one row with a null _event_index, and so is an empty record
+        # (no _corrupt_record); a decoded record's first row has _event_index 0: so no
+        # distinct count (and no shuffle) is needed.
         row_ops = F.col("_op").isin(*spark_cdc.ROW_OPS) if fmt in CDC_FORMATS else F.lit(False)
         stats = df.agg(
-            F.count(F.when(corrupt | (F.col("_event_index") == 0), 1)).alias("records"),
-            F.count(F.when(~corrupt, 1)).alias("rows"),
+            F.count(F.when(corrupt | empty | (F.col("_event_index") == 0), 1)).alias("records"),
+            F.count(F.when(~corrupt & ~empty, 1)).alias("rows"),
             F.count(F.when(corrupt, 1)).alias("corrupt"),
+            F.count(F.when(empty, 1)).alias("empty"),
             F.count(F.when(~corrupt & row_ops, 1)).alias("row_ops"),
         ).first()
     finally:
@@ -479,7 +488,7 @@ def _ingest_table(spark, fmt, name, paths, output, mode, input_kind, limits, tab
         watcher.join()
     decode_seconds = time.perf_counter() - began
     row_ops = stats["row_ops"]
-    stats = {k: stats[k] or 0 for k in ("records", "rows", "corrupt")}
+    stats = {k: stats[k] or 0 for k in ("records", "rows", "corrupt", "empty")}
     progress.decoded(decode_seconds)
     progress.update(
         force=True,
@@ -488,7 +497,9 @@ def _ingest_table(spark, fmt, name, paths, output, mode, input_kind, limits, tab
         records=base["records"] + stats["records"],
         events=base["events"] + stats["rows"],
     )
-    good = df.where(F.col(CORRUPT_COL).isNull()).drop(CORRUPT_COL, "_error") if permissive else df
+    good = df.where(~corrupt & ~empty)
+    if permissive:
+        good = good.drop(CORRUPT_COL, "_error")
     target = inside(output, name)
     if fmt in CDC_FORMATS:
         _write_cdc(good, target, tables, row_ops)
@@ -501,6 +512,12 @@ def _ingest_table(spark, fmt, name, paths, output, mode, input_kind, limits, tab
         )
         path = inside(output, "_corrupt", name)
         bad.write.mode("overwrite").parquet(str(path))
+        tables.append(str(path))
+    if stats["empty"]:  # a record of no events: listed, so the counts add up
+        path = inside(output, "_empty", name)
+        df.where(empty).select("_source_file", "_position").write.mode("overwrite").parquet(
+            str(path)
+        )
         tables.append(str(path))
     progress.update(force=True, step=f"{name}: done")
     spark.sparkContext.setJobGroup("wirespec-ingest", "wirespec ingest")
@@ -545,7 +562,8 @@ def print_summary(results: list[dict], console=None) -> None:
 
     console = console or Console()
     table = Table(title="wirespec ingest")
-    columns = ("format", "files", "records", "events", "corrupt", "decode s", "events/s", "total s")
+    columns = ("format", "files", "records", "events", "corrupt", "empty", "decode s")
+    columns += ("events/s", "total s")
     for col in columns:
         table.add_column(col, justify="left" if col == "format" else "right")
     for r in results:
@@ -555,6 +573,7 @@ def print_summary(results: list[dict], console=None) -> None:
             str(r["records"]),
             str(r["events"]),
             str(r["corrupt"]),
+            str(r.get("empty", 0)),
             f"{r['decode_seconds']:.1f}",
             f"{r['events_per_s']:,.0f}",
             f"{r['seconds']:.1f}",

@@ -116,8 +116,11 @@ class Codec:
 
     @property
     def needs_key(self) -> bool:
+        """Whether a message is the Kafka key and value (a keyed format's Kafka record; its
+        other records, such as Open Protocol's claim-check object, are the value alone)."""
         mod = self.module
-        return "key" in getattr(mod, "SPARK_INPUT", ("value",)) and hasattr(mod, "parse_kafka")
+        keyed = "key" in getattr(mod, "SPARK_INPUT", ("value",)) and hasattr(mod, "parse_kafka")
+        return keyed and self.record == getattr(mod, "KAFKA_RECORD", self.record)
 
     def full_schema(self):
         """The module's ``spark_schema(record)``; options that also shape the schema (the

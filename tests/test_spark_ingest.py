@@ -284,3 +284,25 @@ def test_failfast_ends_with_the_first_bad_records_error_in_one_line(
     last = err.strip().splitlines()[-1]  # after the progress lines
     assert last.startswith("wirespec ingest: cannot decode mysql_serialization record")
     assert "b.bin" in last and "crc32" in last and "_ingest.log" in last
+
+
+def test_a_record_of_no_events_is_counted_and_listed_in_empty(spark, tmp_path):
+    from spark_cases import CASES
+
+    src, out = tmp_path / "in", tmp_path / "out"
+    src.mkdir()
+    good = CASES["ticdc_open_protocol"][0]()[0]
+    empty = (struct.pack(">Q", 1), b"")  # the version header, then no events
+    framed = b""
+    for key, value in (good, empty, good):
+        framed += frames(key) + frames(value)
+    (src / "batch.ldr").write_bytes(framed)
+
+    summary = ingest("ticdc_open_protocol", [src], out, mode="PERMISSIVE", spark=spark)
+
+    assert (summary["records"], summary["corrupt"], summary["empty"]) == (3, 0, 1)
+    listed = spark.read.parquet(str(out / "_empty" / "ticdc_open_protocol")).collect()
+    assert len(listed) == 1 and listed[0]._source_file.endswith("batch.ldr")
+    events = spark.read.parquet(str(out / "ticdc_open_protocol" / "_events"))
+    assert events.where(F.col("_event_index").isNull()).count() == 0
+    assert events.count() == summary["events"]

@@ -291,3 +291,23 @@ def test_stream_fails_on_a_file_changed_after_it_was_read(spark, tmp_path):
         f.write(SEED_ROW)
     with pytest.raises(Exception, match=r"a\.bin changed after it was read \(size"):
         stream_once(spark, src, out, chk)
+
+
+def test_claim_check_objects_land_as_the_messages_they_carry(spark, tmp_path):
+    import base64
+
+    import generated.ticdc_open_protocol as op
+    from runtime.spark_decode import decode
+
+    vectors = CASES["ticdc_open_protocol"][0]()
+    objects = [
+        b'{"key":"%s","value":"%s"}' % (base64.b64encode(k), base64.b64encode(v))
+        for k, v in vectors[:2]
+    ]
+    (tmp_path / "object.json").write_bytes(objects[0])
+    rows = read(spark, tmp_path, "ticdc_open_protocol", record="claim_check").collect()
+    carried = [op.parse_pair(*kv) for kv in vectors[:2]]
+    assert [r._commit_ts for r in rows] == [e.commit_ts for e in carried[0].events]
+    df = spark.createDataFrame([(o,) for o in objects], "value binary")
+    decoded = decode(df, "ticdc_open_protocol", record="claim_check").collect()
+    assert [r._commit_ts for r in decoded] == [e.commit_ts for m in carried for e in m.events]
