@@ -50,7 +50,7 @@ CASES = {
     ),
     "bad --limit value": (
         ["plainbuffer", SAMPLES / "plainbuffer", "--limit", "max_count=lots"],
-        "positive integer",
+        "whole number",
     ),
     "--limit without =": (
         ["plainbuffer", SAMPLES / "plainbuffer", "--limit", "max_count"],
