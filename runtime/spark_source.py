@@ -508,6 +508,10 @@ class _DecodedEvents:
     def full_schema(self):
         return self.base.full_schema()
 
+    @property
+    def keep(self) -> list[int]:
+        return self.base.keep
+
     def columnar(self):
         return None
 
