@@ -151,6 +151,24 @@ def parse_limits(pairs) -> dict[str, int]:
         raise IngestError(f"--limit: {err}") from None
 
 
+def schema_options(fmt: str, record=None, spec=None, struct=None) -> dict[str, str]:
+    """The data source options of ``--record``, ``--spec`` and ``--struct``, checked (a
+    Thrift spec is rendered here, before Spark starts; a bad one is an IngestError)."""
+    from runtime.spark_decode import codec
+
+    given = {"record": record, "spec": spec, "struct": struct}
+    options = {k: v for k, v in given.items() if v is not None}
+    if not options:
+        return {}
+    if fmt == "all":
+        raise IngestError("--record, --spec and --struct need one FORMAT, not all")
+    try:
+        codec(fmt, record, spec=spec, struct=struct)
+    except ValueError as err:
+        raise IngestError(str(err)) from None
+    return options
+
+
 def plan_jobs(fmt: str, inputs) -> list[tuple[str, list[tuple[str, str]]]]:
     """``(format, input files)`` per format to ingest; FORMAT ``all`` takes every
     sub-directory of each INPUT named after a format. Raises :class:`IngestError` for an
@@ -377,16 +395,20 @@ def ingest(
     overwrite=False,
     progress=None,
     files=None,
+    schema_options=None,
 ) -> dict:
     """Run one ingest; returns the summary dict (also what the CLI prints).
 
     ``spark``: an existing session to use (the ``wirespec`` data source is registered
     with it); without one, a local session is started (:func:`session`). ``limits``:
-    parser limits (``{"max_count": 5_000_000}``), per message, per binlog event."""
+    parser limits (``{"max_count": 5_000_000}``), per message, per binlog event.
+    ``schema_options``: the data source's ``record``, and Thrift's ``spec`` and ``struct``
+    (:func:`schema_options`)."""
     from runtime.spark_decode import load_module
     from runtime.spark_source import list_files, register
 
     load_module(fmt)  # unknown formats fail before Spark starts
+    schema_options = schema_options or {}
     files = files if files is not None else list_files(inputs)
     if not files:
         raise IngestError(f"no input files in {', '.join(map(str, inputs))}", EXIT_FAILED)
@@ -411,8 +433,9 @@ def ingest(
     with progress if own else _nothing():
         progress.start(len(files))
         for name, paths in jobs:
+            options = {**(limits or {}), **schema_options}
             stats = _ingest_table(
-                spark, fmt, name, paths, output, mode, input_kind, limits or {}, tables, progress
+                spark, fmt, name, paths, output, mode, input_kind, options, tables, progress
             )
             for k in totals:
                 totals[k] += stats[k]
@@ -441,7 +464,8 @@ class _nothing:
 
 
 def _ingest_table(spark, fmt, name, paths, output, mode, input_kind, limits, tables, progress):
-    """Decode ``paths`` into the table ``output/name`` (and ``output/_corrupt/name``)."""
+    """Decode ``paths`` into the table ``output/name`` (and ``output/_corrupt/name``);
+    ``limits``: the data source's options on top of the ingest's own."""
     from pyspark.sql import functions as F
 
     from runtime import spark_cdc
@@ -605,6 +629,7 @@ def cmd_ingest(args) -> int:
     try:
         limits = parse_limits(args.limit)
         jobs = plan_jobs(args.format, args.inputs)
+        options = schema_options(args.format, args.record, args.spec, args.struct)
         output = claim_output(args.output, args.overwrite)
         log_path = output / LOG_NAME
         log_path.write_text("")
@@ -623,6 +648,7 @@ def cmd_ingest(args) -> int:
                     overwrite=True,
                     progress=progress,
                     files=files,
+                    schema_options=options,
                 )
                 for fmt, files in jobs
             ]
@@ -659,6 +685,15 @@ def add_parser(verbs) -> None:
         metavar="NAME=VALUE",
         help="a parser limit, per message or binlog event (repeatable): max_message_bytes, "
         "max_depth, max_count, max_string",
+    )
+    ing.add_argument("--record", help="the record of each message (default: the format's)")
+    ing.add_argument(
+        "--spec",
+        help="Thrift: your spec YAML or .thrift IDL, rendered in memory (nothing is generated)",
+    )
+    ing.add_argument(
+        "--struct",
+        help="Thrift: the struct of each message (its body with --record message)",
     )
     ing.add_argument(
         "--overwrite",
