@@ -53,6 +53,10 @@ def test_a_thrift_idl_is_rendered_in_memory_and_the_codec_pickles(idl):
     assert [r for d in data for r in again.rows(None, d)] == rows
     message = codec("thrift_compact", "message", spec=str(idl), struct="Order")
     assert message.schema()["body"].dataType == c.schema()
+    from runtime.spark_functions import column_codec  # from_wirespec's options, the same words
+
+    options = (("mode", "PERMISSIVE"), ("spec", str(idl)), ("struct", "Order"))
+    assert column_codec("thrift_compact", options) == (c, "PERMISSIVE")
 
 
 @pytest.mark.parametrize(
