@@ -108,6 +108,14 @@ def test_decode_and_the_data_source_with_a_thrift_idl(spark, idl, tmp_path):
     assert [normal(r) for r in got] == rows
     with pytest.raises(OptionError, match="has no struct 'Nope'"):
         decode(df, "thrift_compact", spec=str(idl), struct="Nope")
+    for option, value, message in [
+        ("struct", "Nope", "has no struct 'Nope'"),
+        ("spec", str(tmp_path / "gone.thrift"), "no spec file"),
+    ]:  # the data source refuses them at analysis, naming them
+        reader = spark.read.format("wirespec").option("format", "thrift_compact")
+        reader = reader.option("spec", str(idl)).option("struct", "Order").option(option, value)
+        with pytest.raises(Exception, match=message):
+            reader.load(str(src)).collect()
 
 
 @pytest.mark.spark
