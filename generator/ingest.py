@@ -14,6 +14,9 @@ partition per file; the input kind is detected per file, or forced with
   ``_source_file`` and ``_position``;
 * ``_empty/<table>/`` the records that hold no event (an Open Protocol key/value pair of
   zero events, say): ``_source_file`` and ``_position``;
+* ``parquet_metadata/files/``, ``parquet_metadata/row_groups/`` and
+  ``parquet_metadata/column_chunks/`` for FORMAT ``parquet_metadata``: a lake's Parquet
+  files described from their footers alone (:func:`ingest_parquet_metadata`);
 * ``.wirespec-ingest``, the marker that says ingest owns ``DIR``, and ``_ingest.log``,
   Spark's and the JVM's log of the last run.
 
@@ -43,6 +46,8 @@ import time
 from pathlib import Path
 
 CDC_FORMATS = ("ticdc_craft", "ticdc_open_protocol")
+PARQUET_METADATA = "parquet_metadata"
+"""The input kind that is a lake of Parquet files, read as metadata (not a format)."""
 BINLOG_RECORD = "binlog_file"
 MARKER = ".wirespec-ingest"
 LOG_NAME = "_ingest.log"
@@ -151,6 +156,24 @@ def parse_limits(pairs) -> dict[str, int]:
         raise IngestError(f"--limit: {err}") from None
 
 
+def schema_options(fmt: str, record=None, spec=None, struct=None) -> dict[str, str]:
+    """The data source options of ``--record``, ``--spec`` and ``--struct``, checked (a
+    Thrift spec is rendered here, before Spark starts; a bad one is an IngestError)."""
+    from runtime.spark_decode import codec
+
+    given = {"record": record, "spec": spec, "struct": struct}
+    options = {k: v for k, v in given.items() if v is not None}
+    if not options:
+        return {}
+    if fmt == "all":
+        raise IngestError("--record, --spec and --struct need one FORMAT, not all")
+    try:
+        codec(fmt, record, spec=spec, struct=struct)
+    except ValueError as err:
+        raise IngestError(str(err)) from None
+    return options
+
+
 def plan_jobs(fmt: str, inputs) -> list[tuple[str, list[tuple[str, str]]]]:
     """``(format, input files)`` per format to ingest; FORMAT ``all`` takes every
     sub-directory of each INPUT named after a format. Raises :class:`IngestError` for an
@@ -216,7 +239,7 @@ def _written_by_ingest(out: Path) -> bool:
 
     if (out / MARKER).exists():
         return True
-    ours = {"_corrupt", "_empty", LOG_NAME}
+    ours = {"_corrupt", "_empty", PARQUET_METADATA, LOG_NAME}
     for fmt in known_formats():
         ours |= {fmt, f"{fmt}.{BINLOG_RECORD}"}
     return all(p.name in ours and p.is_dir() == (p.name != LOG_NAME) for p in out.iterdir())
@@ -377,16 +400,20 @@ def ingest(
     overwrite=False,
     progress=None,
     files=None,
+    schema_options=None,
 ) -> dict:
     """Run one ingest; returns the summary dict (also what the CLI prints).
 
     ``spark``: an existing session to use (the ``wirespec`` data source is registered
     with it); without one, a local session is started (:func:`session`). ``limits``:
-    parser limits (``{"max_count": 5_000_000}``), per message, per binlog event."""
+    parser limits (``{"max_count": 5_000_000}``), per message, per binlog event.
+    ``schema_options``: the data source's ``record``, and Thrift's ``spec`` and ``struct``
+    (:func:`schema_options`)."""
     from runtime.spark_decode import load_module
     from runtime.spark_source import list_files, register
 
     load_module(fmt)  # unknown formats fail before Spark starts
+    schema_options = schema_options or {}
     files = files if files is not None else list_files(inputs)
     if not files:
         raise IngestError(f"no input files in {', '.join(map(str, inputs))}", EXIT_FAILED)
@@ -411,8 +438,9 @@ def ingest(
     with progress if own else _nothing():
         progress.start(len(files))
         for name, paths in jobs:
+            options = {**(limits or {}), **schema_options}
             stats = _ingest_table(
-                spark, fmt, name, paths, output, mode, input_kind, limits or {}, tables, progress
+                spark, fmt, name, paths, output, mode, input_kind, options, tables, progress
             )
             for k in totals:
                 totals[k] += stats[k]
@@ -441,7 +469,8 @@ class _nothing:
 
 
 def _ingest_table(spark, fmt, name, paths, output, mode, input_kind, limits, tables, progress):
-    """Decode ``paths`` into the table ``output/name`` (and ``output/_corrupt/name``)."""
+    """Decode ``paths`` into the table ``output/name`` (and ``output/_corrupt/name``);
+    ``limits``: the data source's options on top of the ingest's own."""
     from pyspark.sql import functions as F
 
     from runtime import spark_cdc
@@ -525,6 +554,105 @@ def _ingest_table(spark, fmt, name, paths, output, mode, input_kind, limits, tab
     return {**stats, "decode_seconds": decode_seconds}
 
 
+def parquet_files(inputs) -> list[str]:
+    """The ``.parquet`` files under ``inputs`` (:func:`runtime.spark_source.list_files`:
+    names starting with ``.`` or ``_`` are skipped), or :class:`IngestError`."""
+    for root in inputs:
+        if not Path(root).exists():
+            raise IngestError(f"no such file or directory: {root}", EXIT_FAILED)
+    from runtime.spark_source import list_files
+
+    files = [p for p, _ in list_files(inputs) if p.endswith(".parquet")]
+    if not files:
+        raise IngestError(f"no .parquet files in {', '.join(map(str, inputs))}", EXIT_FAILED)
+    return files
+
+
+def footer_rows(path: str) -> dict[str, list[dict]]:
+    """:func:`runtime.parquet_metadata.metadata_rows` of one file, memory-mapped: only its
+    head and footer pages are read."""
+    import mmap
+
+    from runtime import parquet_metadata
+
+    with open(path, "rb") as f:
+        if not os.fstat(f.fileno()).st_size:  # mmap cannot map an empty file
+            return parquet_metadata.metadata_rows(path, b"")
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return parquet_metadata.metadata_rows(path, data)
+
+
+def ingest_parquet_metadata(
+    inputs, output, *, mode="PERMISSIVE", master=None, spark=None, overwrite=False, files=None
+) -> dict:
+    """FORMAT ``parquet_metadata``: one table per level of the ``.parquet`` files under
+    ``inputs`` (``parquet_metadata/files``, ``row_groups``, ``column_chunks``; see
+    :mod:`runtime.parquet_metadata`), read from the footers on Spark, files spread over
+    the tasks. A file whose footer does not decode fails the run (FAILFAST) or is one row
+    of ``_corrupt/parquet_metadata`` (``file``, ``_error``). Returns the summary dict."""
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    from runtime import parquet_metadata
+    from runtime.spark_decode import RECORD_ERRORS, RecordDecodeError, error_text
+
+    files = files if files is not None else parquet_files(inputs)
+    output = claim_output(output, overwrite)
+    spark = spark or session(master, output / LOG_NAME)
+    for path in (inside(output, PARQUET_METADATA), inside(output, "_corrupt", PARQUET_METADATA)):
+        if path.is_dir():
+            shutil.rmtree(path)
+    failfast = mode.upper() == "FAILFAST"
+    schemas = {t: parquet_metadata.spark_schema(t) for t in parquet_metadata.TABLES}
+    names = {t: schema.names for t, schema in schemas.items()}  # workers have no JVM to ask
+
+    def rows_of(paths):
+        for path in paths:
+            try:
+                rows = footer_rows(path)
+            except RECORD_ERRORS as err:
+                if failfast:
+                    raise RecordDecodeError(f"cannot read {path}: {error_text(err)}") from err
+                yield "_corrupt", (path, error_text(err))
+                continue
+            for table, table_names in names.items():
+                for row in rows[table]:
+                    yield table, tuple(row[n] for n in table_names)
+
+    started = time.perf_counter()
+    context = spark.sparkContext
+    slices = min(len(files), context.defaultParallelism * 4)
+    tagged = context.parallelize(files, slices).mapPartitions(rows_of).cache()
+    counts = tagged.map(lambda t: t[0]).countByValue()
+    decode_seconds = time.perf_counter() - started
+    corrupt_schema = StructType(
+        [StructField("file", StringType(), False), StructField("_error", StringType(), False)]
+    )
+    targets = [(t, schema, (PARQUET_METADATA, t)) for t, schema in schemas.items()]
+    targets.append(("_corrupt", corrupt_schema, ("_corrupt", PARQUET_METADATA)))
+    tables = []
+    for tag, schema, parts in targets:
+        if tag == "_corrupt" and not counts.get(tag):
+            continue
+        rows = tagged.filter(lambda t, tag=tag: t[0] == tag).map(lambda t: t[1])
+        path = inside(output, *parts)
+        spark.createDataFrame(rows, schema).write.mode("overwrite").parquet(str(path))
+        tables.append(str(path))
+    tagged.unpersist()
+    rows = sum(counts.get(t, 0) for t in parquet_metadata.TABLES)
+    return {
+        "format": PARQUET_METADATA,
+        "files": len(files),
+        "records": len(files),
+        "events": rows,
+        "corrupt": counts.get("_corrupt", 0),
+        "empty": 0,
+        "seconds": round(time.perf_counter() - started, 2),
+        "decode_seconds": round(decode_seconds, 2),
+        "events_per_s": round(rows / decode_seconds, 1) if decode_seconds else 0.0,
+        "tables": tables,
+    }
+
+
 def _write_cdc(events, target: Path, tables: list[str], row_ops: int) -> None:
     """``_events``, ``_watermark`` and, when there are ``row_ops`` row events, one change
     table per upstream table (a folder named by :func:`table_dir`), listed in
@@ -604,28 +732,37 @@ def cmd_ingest(args) -> int:
     log_path = None
     try:
         limits = parse_limits(args.limit)
-        jobs = plan_jobs(args.format, args.inputs)
+        if args.format == PARQUET_METADATA:
+            run = _parquet_metadata_run(args)
+        else:
+            jobs = plan_jobs(args.format, args.inputs)
+            options = schema_options(args.format, args.record, args.spec, args.struct)
+
+            def run(output, spark, progress):
+                return [
+                    ingest(
+                        fmt,
+                        None,
+                        output,
+                        mode=args.mode,
+                        input_kind=args.input_kind,
+                        spark=spark,
+                        limits=limits,
+                        overwrite=True,
+                        progress=progress,
+                        files=files,
+                        schema_options=options,
+                    )
+                    for fmt, files in jobs
+                ]
+
         output = claim_output(args.output, args.overwrite)
         log_path = output / LOG_NAME
         log_path.write_text("")
         with Progress() as progress:
             progress.update(force=True, step="starting Spark")
             spark = session(args.master, log_path)
-            results = [
-                ingest(
-                    fmt,
-                    None,
-                    output,
-                    mode=args.mode,
-                    input_kind=args.input_kind,
-                    spark=spark,
-                    limits=limits,
-                    overwrite=True,
-                    progress=progress,
-                    files=files,
-                )
-                for fmt, files in jobs
-            ]
+            results = run(output, spark, progress)
     except IngestError as err:
         print(f"wirespec ingest: {err}", file=sys.stderr)
         return err.status
@@ -640,9 +777,34 @@ def cmd_ingest(args) -> int:
     return 0
 
 
+def _parquet_metadata_run(args):
+    """``run(output, spark, progress)`` of ``wirespec ingest parquet_metadata LAKE_DIR``,
+    its arguments checked."""
+    if args.record or args.spec or args.struct or args.limit or args.input_kind != "auto":
+        raise IngestError("parquet_metadata reads footers: no --record/--spec/--struct/--limit")
+    files = parquet_files(args.inputs)
+
+    def run(output, spark, progress):
+        progress.start(len(files))
+        progress.update(force=True, step=f"reading {len(files)} footer(s)")
+        result = ingest_parquet_metadata(
+            None, output, mode=args.mode, spark=spark, overwrite=True, files=files
+        )
+        progress.update(
+            force=True, step="done", files=len(files), records=len(files), events=result["events"]
+        )
+        return [result]
+
+    return run
+
+
 def add_parser(verbs) -> None:
     ing = verbs.add_parser("ingest", help="decode message files on Spark into Parquet tables")
-    ing.add_argument("format", help="a format, or all (INPUT/<format>/ directories)")
+    ing.add_argument(
+        "format",
+        help="a format, all (INPUT/<format>/ directories), or parquet_metadata (a lake's "
+        "Parquet files: one table per file, row group and column chunk, from the footers)",
+    )
     ing.add_argument("inputs", nargs="+", metavar="INPUT", help="files or directories")
     ing.add_argument("--output", required=True, help="table directory")
     ing.add_argument("--mode", default="PERMISSIVE", choices=["FAILFAST", "PERMISSIVE"])
@@ -659,6 +821,15 @@ def add_parser(verbs) -> None:
         metavar="NAME=VALUE",
         help="a parser limit, per message or binlog event (repeatable): max_message_bytes, "
         "max_depth, max_count, max_string",
+    )
+    ing.add_argument("--record", help="the record of each message (default: the format's)")
+    ing.add_argument(
+        "--spec",
+        help="Thrift: your spec YAML or .thrift IDL, rendered in memory (nothing is generated)",
+    )
+    ing.add_argument(
+        "--struct",
+        help="Thrift: the struct of each message (its body with --record message)",
     )
     ing.add_argument(
         "--overwrite",

@@ -132,6 +132,13 @@ def load(path: Path, display: str | None = None) -> LoadedSpec:
         raise SpecError(f"cannot read the spec: {err.strerror or err}", file=display) from None
     except UnicodeDecodeError as err:
         raise SpecError(f"not UTF-8 text (byte {err.start})", file=display) from None
+    return load_text(text, path, display)
+
+
+def load_text(text: str, path: Path, display: str | None = None) -> LoadedSpec:
+    """:func:`load` of a spec's text already read (``path``: where it came from, for the
+    files it names beside it, such as Thrift's protocol spec)."""
+    display = display or str(path)
     lines = Lines(display)
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)

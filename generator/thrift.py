@@ -23,7 +23,7 @@ from pathlib import Path
 from runtime import thrift_compact
 
 from . import names as spec_names
-from .loader import LoadedSpec, load
+from .loader import LoadedSpec, load, load_text
 from .model import spec_limits
 
 PROTOCOL_SPEC = "thrift_compact.yaml"
@@ -680,16 +680,18 @@ def render_thrift(spec: ThriftSpec, *, fmt: bool = True) -> str:
     return with_header(body)
 
 
-def import_spec(path: Path):
+def import_spec(path: Path, text: str | None = None):
     """Render a spec and import the module in memory, without writing ``generated/``
-    (``wirespec decode --spec``, tests). The module is registered in ``sys.modules`` as
-    ``wirespec_spec_<format>``."""
+    (``wirespec decode --spec``, the Spark glue's ``spec`` option, tests). ``text``: the
+    spec's text when already read (a Spark worker gets it from the driver). The module is
+    registered in ``sys.modules`` as ``wirespec_spec_<format>_<hash>``."""
     import hashlib
     import sys
     import types
 
     path = Path(path)
-    spec = build_thrift_model(load(path, path.name))
+    loaded = load(path, path.name) if text is None else load_text(text, path, path.name)
+    spec = build_thrift_model(loaded)
     name, text = spec.format, render_thrift(spec, fmt=False)
     mod_name = f"wirespec_spec_{name}_{hashlib.sha256(text.encode()).hexdigest()[:8]}"
     if mod_name in sys.modules:

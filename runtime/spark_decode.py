@@ -100,18 +100,74 @@ def load_module(fmt: str):
     raise OptionError(f"unknown format {fmt!r}; known: {', '.join(known_formats())}")
 
 
+THRIFT = "thrift_compact"
+"""The format whose ``spec`` option takes a user's own spec or IDL."""
+
+
+def read_spec(fmt: str, spec: str) -> tuple[str, str]:
+    """``(spec text, absolute path)`` of option ``spec``: a Thrift spec YAML (from
+    ``import-thrift``) as it is, or a ``.thrift`` IDL imported (its includes followed),
+    here on the driver: the workers get the text and render it (:func:`spec_module`).
+    Anything wrong is one line of :class:`OptionError`."""
+    from pathlib import Path
+
+    # Lazy, and only for this option: rendering a user's spec is the generator's work
+    from generator.loader import load_text
+    from generator.thrift_idl import import_thrift
+
+    from .errors import SpecError
+
+    if fmt != THRIFT:
+        raise OptionError(f"option spec is for {THRIFT}, not {fmt}")
+    path = Path(spec)
+    if not path.is_file():
+        raise OptionError(f"no spec file {spec}")
+    try:
+        text = import_thrift(path) if path.suffix == ".thrift" else path.read_text("utf-8")
+        if load_text(text, path, path.name).data.get("protocol") != THRIFT:
+            raise OptionError(f"{spec} is not a Thrift spec (no protocol: {THRIFT})")
+        spec_module(text, str(path.resolve()))  # a spec that does not render fails here
+    except SpecError as err:
+        raise OptionError(f"spec {spec}: {str(err).splitlines()[0]}") from None
+    except UnicodeDecodeError as err:
+        raise OptionError(f"spec {spec}: not UTF-8 text (byte {err.start})") from None
+    except OSError as err:  # an include that cannot be read
+        raise OptionError(f"spec {spec}: cannot read {err.filename}: {err.strerror}") from None
+    return text, str(path.resolve())
+
+
+@functools.cache
+def spec_module(text: str, path: str):
+    """The module of a user's Thrift spec ``text``, rendered and run once per process (a
+    worker renders it the first time a task needs it, then finds it here)."""
+    from pathlib import Path
+
+    # Lazy, and only for the spec option: the runtime does not import the generator else
+    from generator.thrift import import_spec
+
+    return import_spec(Path(path), text)
+
+
 @dataclasses.dataclass(frozen=True)
 class Codec:
-    """One format and record, as the Spark glue uses it (picklable: names only)."""
+    """One format and record, as the Spark glue uses it (picklable: names, and the text
+    of a user's spec, never a module)."""
 
     format: str
     record: str
     limits: tuple = ()
     columns: tuple = ()
     """The decoded fields to keep, in schema order (empty: all of them)."""
+    spec: str = ""
+    """A user's Thrift spec (YAML text; option ``spec``), used instead of the generated
+    module of :attr:`format`."""
+    spec_path: str = ""
+    """Where :attr:`spec` was read (for messages and the protocol spec beside it)."""
 
     @property
     def module(self):
+        if self.spec:
+            return spec_module(self.spec, self.spec_path)
         return load_module(self.format)
 
     @property
@@ -192,13 +248,43 @@ def _keywords(fn) -> frozenset:
     return frozenset(p.name for p in params if p.kind is p.KEYWORD_ONLY)
 
 
-def codec(fmt: str, record: str | None = None, limits: dict | None = None, columns=None) -> Codec:
-    """The :class:`Codec` of ``fmt``; ``columns`` keeps only those decoded fields."""
-    mod = load_module(fmt)
+def codec(
+    fmt: str,
+    record: str | None = None,
+    limits: dict | None = None,
+    columns=None,
+    *,
+    spec: str | None = None,
+    struct: str | None = None,
+) -> Codec:
+    """The :class:`Codec` of ``fmt``; ``columns`` keeps only those decoded fields.
+
+    Thrift: ``spec`` is the path of your own spec YAML or ``.thrift`` IDL (rendered in
+    memory, on the driver and once per worker; nothing is generated into the repo), and
+    ``struct`` the struct of the payload: the record itself, or a message's body with
+    ``record="message"`` (as ``wirespec decode --struct``)."""
+    text, path = read_spec(fmt, spec) if spec is not None else ("", "")
+    mod = spec_module(text, path) if text else load_module(fmt)
+    limits = dict(limits or {})
+    if struct is not None:
+        structs = [r for r in mod.RECORDS if r != "message"]
+        if not hasattr(mod, "parse_raw"):
+            raise OptionError(f"option struct is for Thrift formats; {fmt} has record")
+        if struct not in structs:
+            raise OptionError(f"{fmt} has no struct {struct!r}; structs: {', '.join(structs)}")
+        if record == "message":
+            limits["body"] = struct
+        elif record in (None, struct):
+            record = struct
+        else:
+            raise OptionError(
+                f"record {record} and struct {struct} disagree: struct is the payload's "
+                f"struct (a message's body with record message)"
+            )
     record = record or mod.DEFAULT_RECORD
     if record not in mod.RECORDS:
         raise OptionError(f"{fmt} has no record {record!r}; records: {', '.join(mod.RECORDS)}")
-    c = Codec(fmt, record, tuple(sorted((limits or {}).items())))
+    c = Codec(fmt, record, tuple(sorted(limits.items())), spec=text, spec_path=path)
     if columns:
         names = c.full_schema().names
         unknown = [n for n in columns if n not in names]
@@ -438,6 +524,8 @@ def decode(
     record=None,
     index_col=INDEX_COL,
     columns=None,
+    spec=None,
+    struct=None,
     **options,
 ):
     """Rows of the records of ``df[value_col]``, with ``format``'s Spark schema: the
@@ -464,13 +552,15 @@ def decode(
     ``_event_index``; None drops it, and an empty record's row is then only told by its
     null decoded fields), ``columns`` (the decoded fields to keep, e.g. ``["_op",
     "_commit_ts", "table"]``; the others are not built at all), every limit of
-    :mod:`runtime.limits` (``max_count=5_000_000``), and the format's schema options
-    (Thrift's ``body``). A bad mode, option name or limit raises :class:`OptionError`."""
+    :mod:`runtime.limits` (``max_count=5_000_000``), the format's schema options
+    (Thrift's ``body``), and Thrift's ``spec`` (your spec YAML or ``.thrift`` IDL) and
+    ``struct`` (see :func:`codec`). A bad mode, option name, limit, spec or struct raises
+    :class:`OptionError`."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import BinaryType
 
     mode = check_mode(mode)
-    c = codec(format, record, format_options(format, options), columns)
+    c = codec(format, record, format_options(format, options), columns, spec=spec, struct=struct)
     if value_col not in df.columns:
         raise OptionError(f"no column {value_col!r} in {df.columns}")
     use_key = c.needs_key

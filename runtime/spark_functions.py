@@ -56,7 +56,8 @@ def column_codec(fmt: str, options: tuple):
     opts = {str(k): v for k, v in options}
     mode = check_mode(opts.pop("mode", "FAILFAST"))
     record = opts.pop("record", None)
-    return codec(fmt, record, format_options(fmt, opts)), mode
+    spec, struct = opts.pop("spec", None), opts.pop("struct", None)
+    return codec(fmt, record, format_options(fmt, opts), spec=spec, struct=struct), mode
 
 
 def _input_schema(keyed: bool):
@@ -79,8 +80,8 @@ def from_wirespec(data, format: str, options: dict | None = None, key=None):
 
     ``options`` (names and values as strings or ints, like ``from_protobuf``'s):
     ``mode`` (``FAILFAST``, the default, or ``PERMISSIVE``: null for a bad record),
-    ``record``, every limit of :mod:`runtime.limits` and the format's schema options
-    (Thrift's ``body``). ``key``: the Kafka key column, needed by the formats whose
+    ``record``, every limit of :mod:`runtime.limits`, the format's schema options
+    (Thrift's ``body``), and Thrift's ``spec`` and ``struct`` (as :func:`decode`'s). ``key``: the Kafka key column, needed by the formats whose
     messages are a key and a value (TiCDC Open Protocol). Returns a struct, or an array
     of structs to ``explode`` (see the module doc). Bad options raise
     :class:`~runtime.errors.OptionError` here, on the driver."""

@@ -34,6 +34,7 @@ A binlog file's records are its events: limits apply per event.
 Options (names case-insensitive): ``format`` (required), ``mode``, ``inputKind``,
 ``record``, ``binlogRecord``, ``paths``, every limit of :mod:`runtime.limits`
 (``.option("max_count", "5000000")``), the format's schema options (Thrift's ``body``),
+Thrift's ``spec`` (your spec YAML or ``.thrift`` IDL, rendered in memory) and ``struct``,
 and for streaming ``maxFilesPerTrigger`` and ``rememberSeconds``. An unknown option or a
 bad value fails the query's analysis with one line naming it.
 
@@ -109,6 +110,8 @@ SOURCE_OPTIONS = (
     "binlogrecord",
     "maxfilespertrigger",
     "rememberseconds",
+    "spec",
+    "struct",
 )
 """The data source's own options (lower case: Spark's option names are case-insensitive);
 the limits and the format's schema options (Thrift's ``body``) come on top."""
@@ -246,7 +249,13 @@ class _Plan:
         parse_options = format_options(
             fmt, {k: v for k, v in self.options.items() if k not in SOURCE_OPTIONS}
         )
-        base = codec(fmt, self.options.get("record"), parse_options)
+        base = codec(
+            fmt,
+            self.options.get("record"),
+            parse_options,
+            spec=self.options.get("spec"),
+            struct=self.options.get("struct"),
+        )
         self.codec = base
         self.keyed = base.needs_key
         self.binlog_codec = None
