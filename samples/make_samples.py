@@ -388,6 +388,47 @@ def make_mysql_serialization(out_dir: Path) -> list[Path]:
 MAKERS["mysql_serialization"] = make_mysql_serialization
 
 
+# -- parquet -----------------------------------------------------------------------------------
+
+
+def make_parquet(out_dir: Path) -> list[Path]:
+    """Parquet footers (``FileMetaData``, the Thrift Compact bytes before a file's last 8)
+    of small files pyarrow writes: nested list columns, two row groups, zstd and snappy,
+    page indexes. ``created_by`` is set to one fixed text, so the samples do not change with
+    the pyarrow version."""
+    import io
+    import struct
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from generated import parquet
+
+    table = pa.table(
+        {
+            "id": pa.array([1, 2, 3], pa.int64()),
+            "name": ["a", "b", None],
+            "tags": [["x"], [], ["y", "z"]],
+        }
+    )
+    footers = {}
+    for name, options in {
+        "zstd_page_index": {"compression": "zstd", "write_page_index": True},
+        "snappy_statistics": {"compression": "snappy"},
+    }.items():
+        buf = io.BytesIO()
+        pq.write_table(table, buf, row_group_size=2, **options)
+        data = buf.getvalue()
+        (length,) = struct.unpack("<I", data[-8:-4])
+        meta = parquet.parse(data[-8 - length : -8])
+        meta.created_by = "parquet-cpp-arrow (wirespec samples)"
+        footers[name] = meta
+    return _write(out_dir, "parquet", footers)
+
+
+MAKERS["parquet"] = make_parquet
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
