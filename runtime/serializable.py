@@ -600,6 +600,8 @@ def _unknown_bytes(raw, last_written: int, fields) -> bytes:
         return b""
     if not isinstance(raw, (bytes, bytearray)):
         raise EncodeError(f"must be bytes, got {type(raw).__name__}", path=UNKNOWN_KEY)
+    if last_written >= len(fields) - 1:
+        return bytes(raw)  # the reader peeks at no id after the last known field: any bytes
     try:
         first_id, _ = decode_uvar(raw, 0)
     except DecodeError:
