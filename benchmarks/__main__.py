@@ -11,7 +11,7 @@ MySQL tagged GTID event (no Python peer). wirespec runs twice: the generated fas
 
 Timing: per (workload, decoder) a pass decodes the workload's payloads (cycled) for about
 ``--seconds`` of CPU time (``time.process_time``, so time the scheduler gives to other
-processes on a shared machine is not counted); runs are interleaved (run 1 of every
+processes on a busy machine is not counted); runs are interleaved (run 1 of every
 decoder, then run 2, ...) and the median of ``--runs`` is reported. Ratios are taken within
 one run, then their median reported. Peak memory is a separate pass under ``tracemalloc``:
 64 messages decoded with every model kept, reported per message.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Decode throughput of wirespec's PlainBuffer codec against the tablestore SDK's decoders.
 
-Workloads are the PlainBuffer shapes of ``research/peer_bench.py`` (rows encoded by the SDK's
+Workloads are the PlainBuffer shapes of ``docs/reference/research/peer_bench.py`` (rows encoded by the SDK's
 own ``PlainBufferBuilder.serialize_for_put_row``, 64 distinct rows cycled):
 
 * small: 2 PK cells (string, int) + 3 attributes (string with timestamp, double, bool), ~140 B;
@@ -45,7 +45,7 @@ from generated import plainbuffer
 BASELINE = "tablestore SDK, pure-Python decoder"
 
 
-# -- workloads (research/peer_bench.py: pb_small, pb_wide) ----------------------------------------
+# -- workloads (docs/reference/research/peer_bench.py: pb_small, pb_wide) ----------------------------------------
 
 
 def pb_small(i: int) -> bytes:

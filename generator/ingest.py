@@ -45,22 +45,23 @@ import threading
 import time
 from pathlib import Path
 
+from .cli import EXIT_BAD_INPUT as EXIT_FAILED
+from .cli import EXIT_USAGE, CliError
+
 CDC_FORMATS = ("ticdc_craft", "ticdc_open_protocol")
 PARQUET_METADATA = "parquet_metadata"
 """The input kind that is a lake of Parquet files, read as metadata (not a format)."""
 BINLOG_RECORD = "binlog_file"
 MARKER = ".wirespec-ingest"
 LOG_NAME = "_ingest.log"
-EXIT_FAILED = 1
-EXIT_USAGE = 2
 
 
-class IngestError(Exception):
-    """A user-facing failure: printed as one line, with an exit status."""
+class IngestError(CliError):
+    """A bad ingest argument or a failed run: one line, with an exit status (usage by
+    default: most are found before Spark starts)."""
 
     def __init__(self, message: str, status: int = EXIT_USAGE):
-        super().__init__(message)
-        self.status = status
+        super().__init__(message, status)
 
 
 SPARK_LOG4J2 = """\

@@ -126,13 +126,18 @@ class LoadedSpec:
 def load(path: Path, display: str | None = None) -> LoadedSpec:
     """Read, parse and schema-validate one spec file."""
     display = display or str(path)
+    return load_text(read_text(path, display), path, display)
+
+
+def read_text(path: Path, display: str) -> str:
+    """A spec's (or an IDL's) text; a file that cannot be read or is not UTF-8 is a
+    :class:`SpecError` naming ``display``."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except OSError as err:
-        raise SpecError(f"cannot read the spec: {err.strerror or err}", file=display) from None
+        raise SpecError(f"cannot read: {err.strerror or err}", file=display) from None
     except UnicodeDecodeError as err:
         raise SpecError(f"not UTF-8 text (byte {err.start})", file=display) from None
-    return load_text(text, path, display)
 
 
 def load_text(text: str, path: Path, display: str | None = None) -> LoadedSpec:

@@ -42,6 +42,7 @@ from pathlib import Path
 
 from runtime.errors import SpecError
 
+from .loader import read_text
 from .thrift import RESERVED
 
 INT_BITS = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
@@ -160,12 +161,7 @@ class _Reader:
         key = path.resolve()
         if key in self.documents:  # included twice, or an include cycle: read once
             return self.documents[key]
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as err:
-            raise SpecError(f"not UTF-8 (byte {err.start})", file=shown) from None
-        except OSError as err:
-            raise SpecError(f"cannot read: {err.strerror or err}", file=shown) from None
+        text = read_text(path, shown)
         import lark
 
         try:
