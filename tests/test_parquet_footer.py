@@ -175,3 +175,15 @@ def test_footer_json_form_round_trips(written):
         "SNAPPY", "ZSTD", "GZIP", "UNCOMPRESSED"
     )  # fmt: skip
     assert spec.build(spec.from_dict(doc)) == footer
+
+
+def test_an_empty_struct_is_a_presence_flag_in_spark():
+    # parquet's StringType has no fields, and Parquet cannot store a struct without any: in
+    # Spark it is true when present, null when absent
+    from pyspark.sql.types import BooleanType
+
+    logical = {f.name: f.dataType for f in spec.spark_schema("LogicalType").fields}
+    assert logical["STRING"] == BooleanType()
+    (values,) = spec.to_rows(spec.LogicalType(STRING=spec.StringType()), "LogicalType")
+    row = dict(zip(logical, values))
+    assert row["STRING"] is True and row["MAP"] is None
