@@ -277,6 +277,30 @@ def main():
         cases[name, "small"] = (fs, small_msgs)
         cases[name, "wide"] = (fw, wide_msgs)
     rate = bench_all(cases, a.runs)
+    # encoders: the models of the same payloads back to bytes
+    models = {
+        mod: ([mod.parse(m, "Small") for m in small], [mod.parse(m, "Wide") for m in wide])
+        for mod in (ws, ws_python)
+    }  # each module builds its own classes
+    peers_small = [apache(small_a, True)(m) for m in small]
+    peers_wide = [apache(wide_a, True)(m) for m in wide]
+
+    def apache_write(obj):
+        buf = TMemoryBuffer()
+        obj.write(TCompactProtocolAccelerated(buf, fallback=False))
+        return buf.getvalue()
+
+    n_small, n_wide = a.n, a.n // 4
+    encoders = [
+        (compiled_label, ws.build, *models[ws]),
+        ("wirespec fast path (Python)", ws_python.build, *models[ws_python]),
+        ("Apache thrift, accelerated (C)", apache_write, peers_small, peers_wide),
+    ]
+    build_cases = {}
+    for name, fn, s_objs, w_objs in encoders:
+        build_cases[name, "small"] = (fn, [s_objs[i % 64] for i in range(n_small)])
+        build_cases[name, "wide"] = (fn, [w_objs[i % 64] for i in range(n_wide)])
+    build_rate = bench_all(build_cases, a.runs)
     base_s, base_w = rate[compiled_label, "small"], rate[compiled_label, "wide"]
     print(f"python {platform.python_version()} on {platform.machine()}; median of {a.runs} "
           f"interleaved runs; small ~{sum(map(len, small_msgs)) / a.n:.0f} B x {a.n}, "
@@ -285,6 +309,12 @@ def main():
     print("|---|---:|---:|---:|---:|")
     for name, _, _ in decoders:
         s, w = rate[name, "small"], rate[name, "wide"]
+        print(f"| {name} | {s:,.0f} | {base_s / s:.2f}x | {w:,.0f} | {base_w / w:.2f}x |")
+    base_s, base_w = build_rate[compiled_label, "small"], build_rate[compiled_label, "wide"]
+    print("\n| encoder | small msgs/s | wirespec / it | wide msgs/s | wirespec / it |")
+    print("|---|---:|---:|---:|---:|")
+    for name, _, _, _ in encoders:
+        s, w = build_rate[name, "small"], build_rate[name, "wide"]
         print(f"| {name} | {s:,.0f} | {base_s / s:.2f}x | {w:,.0f} | {base_w / w:.2f}x |")
 
 

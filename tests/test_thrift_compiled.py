@@ -1,7 +1,9 @@
 """The compiled Thrift loop (runtime/_compiled/thrift_compact.pyx) held equal to the Python
 readers: on every input it either declines or gives the model the Python reader gives
 (equal, same repr, same JSON form with its ``$wire`` layout, same bytes on build), and
-``parse`` gives the same model or the same DecodeError with the tier on or off.
+``parse`` gives the same model or the same DecodeError with the tier on or off. Its writer
+likewise declines or writes the Python writer's bytes, on every model read and on models
+holding values of other types.
 
 Inputs: the shapes spec's hypothesis models as wirespec, Apache thrift (pure Python and C)
 and thriftpy2 write them, read with the newer and an older schema (unknown fields); the
@@ -10,6 +12,7 @@ truncation and seeded byte mutations of each; structs of the real IDL corpus."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import random
 import struct
@@ -32,7 +35,7 @@ from thrift_support import (
 from generator.thrift import TType, import_spec
 from runtime import thrift_compact as rt
 from runtime import tier
-from runtime.errors import DecodeError
+from runtime.errors import DecodeError, EncodeError
 
 LOOP = tier.compiled("runtime._compiled.thrift_compact")
 pytestmark = pytest.mark.skipif(LOOP is None, reason="the compiled Thrift loop is not built")
@@ -91,11 +94,32 @@ def held_equal(mod, data: bytes, record: str, **kw):
         assert repr(mod.to_dict(compiled)) == repr(mod.to_dict(python))
         assert compiled.wire_layout == python.wire_layout
         assert mod.build(compiled) == mod.build(python)
+        built_alike(mod, compiled)
     try:
         whole = mod.parse(data, record, **kw)
     except DecodeError as err:
         whole = f"{type(err).__name__}: {err}"
     assert repr(whole) == repr(python)
+    return compiled
+
+
+def built_alike(mod, model):
+    """The compiled writer declines or writes the Python writer's bytes; ``build`` writes
+    the same bytes or raises the same EncodeError with the tier on or off. Returns the
+    compiled writer's bytes (or None)."""
+    name = type(model).__name__
+    compiled = mod._LOOP.build(name, model)
+    try:
+        python = rt.build_with(mod._WRITERS[name], model)
+    except EncodeError as err:
+        python = f"EncodeError: {err}"
+    if compiled is not None:
+        assert compiled == python
+    try:
+        whole = mod.build(model)
+    except EncodeError as err:
+        whole = f"EncodeError: {err}"
+    assert whole == python
     return compiled
 
 
@@ -122,6 +146,7 @@ def test_models_from_every_writer_read_alike(name):
         got = held_equal(MOD, data, name)
         assert got is not None, "the loop declined a model wirespec wrote"
         assert MOD.build(got) == data
+        assert built_alike(MOD, model) == data, "the compiled writer declined a model"
         held_equal(OLDER, data, name)  # unknown fields and members, kept by either tier
         peer = APACHE.to_peer(model, t)
         for accelerated in (False, True):
@@ -168,6 +193,25 @@ def test_limits_decline_where_python_raises(model):
     data = MOD.build(model)
     for limits in ({"max_depth": 1}, {"max_depth": 2}, {"max_count": 0}, {"max_string": 0}):
         held_equal(MOD, data, "Holder", **limits)
+
+
+ODD_VALUES = [None, True, 1.5, 2**40, -(2**63) - 1, "x", b"x", (1, 2), {"a": 1}, [1], [None]]
+
+
+@pytest.mark.parametrize("name", ["AllTypes", "Lists", "Maps", "Holder", "Choice"])
+def test_models_with_odd_values_are_built_alike(name):
+    """Each field set to values of other types or out of range: the compiled writer
+    declines (or writes what Python writes) and build() gives the Python writer's bytes
+    or its EncodeError."""
+
+    @settings(SETTINGS, max_examples=4)
+    @given(struct_strategy(SPEC, MOD, name))
+    def check(model):
+        for f in SPEC.structs[name].fields:
+            for value in ODD_VALUES:
+                built_alike(MOD, dataclasses.replace(model, **{f.attr: value}))
+
+    check()
 
 
 def test_strings_modes():
@@ -301,5 +345,6 @@ def test_idl_corpus_tables_and_loop(tmp_path, rel, record):
     def check(model):
         data = mod.build(model)
         assert held_equal(mod, data, record) is not None
+        assert built_alike(mod, model) == data
 
     check()

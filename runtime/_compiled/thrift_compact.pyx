@@ -16,14 +16,14 @@ field the struct does not expect, ``_layout`` for a struct laid out otherwise th
 would), so they are the Python reader's by construction.
 """
 
-from cpython.bytes cimport PyBytes_FromStringAndSize
-from cpython.float cimport PyFloat_FromDouble
-from cpython.long cimport PyLong_FromLong, PyLong_FromLongLong
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_FromDouble
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_Check, PyLong_FromLong, PyLong_FromLongLong
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
-from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.stdlib cimport calloc, free
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
+from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memcpy, strcmp
 
 import uuid as _uuid
@@ -194,6 +194,11 @@ cdef class Loop:
         c.utf8 = <int>self.cx_vals[4]
         c.cx = <PyObject*>cx
         return 0
+
+    def build(self, record, model):
+        """The bytes of ``model`` (a struct ``record`` made by parse or a user), or None:
+        not mine."""
+        return build_model(self, record, model)
 
     cdef object read(self, Ctx* c, record, bytes data, Py_ssize_t pos, Py_ssize_t end, int depth):
         si = self.index.get(record)
@@ -569,3 +574,199 @@ cdef unsigned char _probe_bytes[8]
 memcpy(_probe_bytes, &_probe, 8)
 if _probe_bytes[7] != 0x3F:  # doubles are read with memcpy: a big-endian host is not mine
     raise ImportError("runtime._compiled.thrift_compact reads little-endian doubles only")
+
+
+# -- writing -------------------------------------------------------------------------------
+# The generated ``_w_<struct>`` for models as parse() or a user makes them: fields in
+# declaration order, each header a delta when one fits. A struct with a wire layout, a
+# value of another Python type than the reader makes (a tuple for a list, say), a missing
+# required field or a value out of range: not mine, and the Python writer writes it or
+# raises the exact EncodeError.
+
+
+cdef struct Out:
+    unsigned char* data
+    Py_ssize_t size
+    Py_ssize_t cap
+
+
+cdef int grow(Out* o, Py_ssize_t more) except -1:
+    cdef Py_ssize_t cap = o.cap
+    cdef unsigned char* data
+    while cap - o.size < more:
+        cap = cap * 2 if cap else 256
+    data = <unsigned char*>realloc(o.data, cap)
+    if data == NULL:
+        raise MemoryError()
+    o.data, o.cap = data, cap
+    return 0
+
+
+cdef inline int put(Out* o, const unsigned char* p, Py_ssize_t n) except -1:
+    if o.cap - o.size < n:
+        grow(o, n)
+    memcpy(o.data + o.size, p, n)
+    o.size += n
+    return 0
+
+
+cdef inline int put_byte(Out* o, unsigned char b) except -1:
+    if o.cap == o.size:
+        grow(o, 1)
+    o.data[o.size] = b
+    o.size += 1
+    return 0
+
+
+cdef inline int put_uvarint(Out* o, unsigned long long u) except -1:
+    if o.cap - o.size < 10:
+        grow(o, 10)
+    while u >= 0x80:
+        o.data[o.size] = <unsigned char>(u & 0x7F | 0x80)
+        o.size += 1
+        u >>= 7
+    o.data[o.size] = <unsigned char>u
+    o.size += 1
+    return 0
+
+
+cdef inline int put_zigzag(Out* o, long long v) except -1:
+    return put_uvarint(o, (<unsigned long long>v << 1) ^ <unsigned long long>(v >> 63))
+
+
+cdef inline long long int_value(object v, int bits) except? -1:
+    """An int of a ``bits``-bit field (bool and IntEnum members count as ints, as in the
+    Python writer); anything else or out of range declines."""
+    cdef int overflow = 0
+    if not PyLong_Check(v):
+        raise DECLINE
+    cdef long long x = PyLong_AsLongLongAndOverflow(v, &overflow)
+    if overflow or bits < 64 and not -(1LL << (bits - 1)) <= x < (1LL << (bits - 1)):
+        raise DECLINE
+    return x
+
+
+cdef int write_value(Loop p, Out* o, Node* t, object v, int depth) except -1:
+    cdef int kind = t.kind
+    cdef Py_ssize_t n
+    cdef const char* s
+    cdef double d
+    cdef Node* e
+    cdef Node* k
+    if kind == K_I32 or kind == K_ENUM:
+        return put_zigzag(o, int_value(v, 32))
+    if kind == K_I64:
+        return put_zigzag(o, int_value(v, 64))
+    if kind == K_I16:
+        return put_zigzag(o, int_value(v, 16))
+    if kind == K_STRING or kind == K_BINARY:
+        if type(v) is str and kind == K_STRING:
+            s = PyUnicode_AsUTF8AndSize(v, &n)  # a lone surrogate raises: declined
+        elif type(v) is bytes:
+            s = PyBytes_AS_STRING(v)
+            n = PyBytes_GET_SIZE(v)
+        else:
+            raise DECLINE
+        put_uvarint(o, <unsigned long long>n)
+        return put(o, <const unsigned char*>s, n)
+    if kind == K_STRUCT:
+        return write_struct(p, o, t.struct_index, v, depth + 1)
+    if kind == K_BOOL:
+        if v is not True and v is not False:
+            raise DECLINE
+        return put_byte(o, CT_TRUE if v is True else CT_FALSE)
+    if kind == K_I8:
+        return put_byte(o, <unsigned char>(int_value(v, 8) & 0xFF))
+    if kind == K_DOUBLE:
+        if type(v) is not float:
+            raise DECLINE
+        d = PyFloat_AS_DOUBLE(v)
+        return put(o, <const unsigned char*>&d, 8)  # little-endian hosts only
+    if kind == K_UUID:
+        if type(v) is not _uuid.UUID:
+            raise DECLINE
+        raw = v.bytes
+        return put(o, <const unsigned char*>PyBytes_AS_STRING(raw), 16)
+    if kind == K_LIST or kind == K_SET:
+        if type(v) is not list:
+            raise DECLINE
+        e = &p.nodes[t.elem]
+        n = len(v)
+        if n <= LONG_SIZE - 1:
+            put_byte(o, <unsigned char>(n << 4 | e.ct))
+        else:
+            put_byte(o, <unsigned char>(LONG_SIZE << 4 | e.ct))
+            put_uvarint(o, <unsigned long long>n)
+        for x in <list>v:
+            write_value(p, o, e, x, depth)
+        return 0
+    if kind == K_MAP:
+        if type(v) is not dict:
+            raise DECLINE
+        n = len(v)
+        if not n:
+            return put_byte(o, 0)
+        k = &p.nodes[t.key]
+        e = &p.nodes[t.elem]
+        put_uvarint(o, <unsigned long long>n)
+        put_byte(o, <unsigned char>(k.ct << 4 | e.ct))
+        for a, b in (<dict>v).items():
+            write_value(p, o, k, a, depth)
+            write_value(p, o, e, b, depth)
+        return 0
+    raise DECLINE
+
+
+cdef int write_struct(Loop p, Out* o, int si, object m, int depth) except -1:
+    cdef Struct* s = &p.structs[si]
+    if type(m) is not <object>s.cls or depth > MAX_C_DEPTH:
+        raise DECLINE
+    if get_slot(m, s.layout_offset) != <PyObject*>None:  # laid out as read: the Python writer
+        raise DECLINE
+    cdef Field* fields = p.fields + s.first
+    cdef long long last = 0, delta
+    cdef int j, n_set = 0, ct
+    cdef PyObject* v
+    cdef Node* t
+    for j in range(s.count):
+        v = get_slot(m, fields[j].offset)
+        if v == NULL or v == <PyObject*>None:
+            if fields[j].required:
+                raise DECLINE
+            continue
+        n_set += 1
+        t = &p.nodes[fields[j].node]
+        ct = t.ct
+        if t.kind == K_BOOL:
+            if <object>v is not True and <object>v is not False:
+                raise DECLINE
+            ct = CT_TRUE if <object>v is True else CT_FALSE
+        delta = fields[j].id - last
+        if 0 < delta <= SHORT_DELTA_MAX:
+            put_byte(o, <unsigned char>(delta << 4 | ct))
+        else:
+            if not -32768 <= fields[j].id <= 32767:
+                raise DECLINE
+            put_byte(o, <unsigned char>ct)
+            put_zigzag(o, fields[j].id)
+        if t.kind != K_BOOL:
+            write_value(p, o, t, <object>v, depth)
+        last = fields[j].id
+    if s.is_union and n_set != 1:
+        raise DECLINE
+    return put_byte(o, CT_STOP)
+
+
+cdef object build_model(Loop p, record, model):
+    si = p.index.get(record)
+    if si is None:
+        return None
+    cdef Out o
+    o.data, o.size, o.cap = NULL, 0, 0
+    try:
+        write_struct(p, &o, <int>si, model, 1)
+        return PyBytes_FromStringAndSize(<const char*>o.data, o.size)
+    except Exception:
+        return None
+    finally:
+        free(o.data)
