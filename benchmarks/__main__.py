@@ -303,7 +303,8 @@ def calibrate(fn, payloads, seconds):
     while spent < seconds / 10:
         n *= 2
         spent = one_pass(fn, payloads, n) * n
-    return max(1, int(n * seconds / max(spent, 1e-9)))
+    # every pass decodes each payload at least once, even when one is slow (a big footer)
+    return max(len(payloads), int(n * seconds / max(spent, 1e-9)))
 
 
 def peak_per_msg(fn, payloads):
@@ -321,7 +322,8 @@ def measure(workloads, runs, seconds):
     plan = []
     for wi, w in enumerate(workloads):
         for label, fn, _ in w.decoders:
-            fn(w.payloads[0])  # warm-up, and a failure here names the decoder
+            for payload in w.payloads:  # warm-up (a first call may be slow), and a failure
+                fn(payload)  # here names the decoder
             plan.append((wi, label, fn, calibrate(fn, w.payloads, seconds)))
     for _ in range(runs):
         for wi, label, fn, n in plan:
