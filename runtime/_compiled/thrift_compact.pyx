@@ -14,6 +14,10 @@ anything it does not take or any error, the Python reader runs and gives the mod
 exact ``DecodeError``. Rare paths call the module's own Python helpers (``_skip`` for a
 field the struct does not expect, ``_layout`` for a struct laid out otherwise than build()
 would), so they are the Python reader's by construction.
+
+:meth:`Loop.build` writes a model from the same tables, or declines (wire layouts, values
+of other types, out of range) so that the Python writer writes it or raises its
+``EncodeError``.
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
