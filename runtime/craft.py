@@ -38,6 +38,7 @@ from construct.expr import ExprMixin
 
 from . import codec as _codec
 from . import limits as _limits
+from . import tier as _tier
 from .codec import build_fast
 from .errors import DecodeError, EncodeError, SpecError
 from .leb128 import (
@@ -69,6 +70,9 @@ from .ticdc_json import EXTRA_KEYS, EventNames, bytes_value_from_json, text_or_h
 # A code missing from the table is rejected on both decode and encode.
 # -------------------------------------------------------------------------------------
 VALUE_KINDS = ("int", "sint", "uint", "float64", "text", "bytes", "null")
+
+_COMPILED = _tier.compiled("runtime._compiled.craft")
+"""The compiled tier's reader of whole messages (runtime/_compiled/craft.pyx), or None."""
 
 VERSION = 1
 EVENT_ROW, EVENT_DDL, EVENT_RESOLVED = 1, 2, 3
@@ -1789,14 +1793,26 @@ class CraftMessage(Construct):
             event_types, {"ROW_CHANGED": EVENT_ROW, "DDL": EVENT_DDL, "RESOLVED": EVENT_RESOLVED}
         )
         _check_enum(group_types, {"NEW": GROUP_NEW, "OLD": GROUP_OLD})
+        self._enums = event_types, group_types
 
     def use_fast_readers(self, frame) -> None:
         """Read frames with ``frame``, the generated fast path's reader of the spec's
         ``frame`` record (``(buf, pos, end, limits, depth) -> (model, pos)``: the model
-        and the errors of the construct), instead of the construct."""
+        and the errors of the construct), instead of the construct.
+
+        The spec's frame is then the one the compiled tier reads too: when it is built,
+        its decoder (driven by the spec's value kinds and event and group types) is tried
+        first, and wherever it declines this Python path decodes."""
         self._read_fast_frame = frame
+        event_types, group_types = self._enums
+        if _COMPILED is not None and event_types is not None and group_types is not None:
+            self._compiled = _COMPILED.Decoder(
+                self.encodings, [int(m) for m in event_types], [int(m) for m in group_types],
+                EVENT_ROW, EVENT_DDL, EVENT_RESOLVED, GROUP_NEW, GROUP_OLD,
+            )  # fmt: skip
 
     _read_fast_frame = None
+    _compiled = None
 
     def use_fast_writers(self, frame) -> None:
         """Write frames with ``frame``, the generated fast path's writer of the spec's
@@ -1812,6 +1828,10 @@ class CraftMessage(Construct):
         buf = data if type(data) is bytes else bytes(data)
         if not self.fast or self._read_fast_frame is None:
             return self._decode_checked(buf, limits)
+        if self._compiled is not None:
+            events = self._compiled.decode(buf, limits)
+            if events is not None:
+                return events
         if len(buf) > limits.max_message_bytes:
             limits.check("max_message_bytes", len(buf), offset=0)
         model = self._read_fast_frame(buf, 0, len(buf), limits, 1)[0]
