@@ -1754,7 +1754,9 @@ class CraftMessage(Construct):
     generated module has given it (:meth:`use_fast_readers`), else with construct; the
     construct protocol (``_parse``, ``parse_construct``) always uses construct. Then the
     quick mapping makes the events, and where it gives up the checked one says why.
-    ``fast=False`` leaves only the checked paths (the oracle the tests compare with).
+    ``fast=False`` leaves only the checked paths (the oracle the tests compare with);
+    ``compiled=False`` never tries the compiled tier (the Python path the tests and
+    benchmarks compare it with).
 
     >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT
     >>> codec = CraftMessage(frame=frame, value_encodings=COLUMN_TYPE_CRAFT)
@@ -1772,6 +1774,7 @@ class CraftMessage(Construct):
         value_encodings,
         *,
         fast: bool = True,
+        compiled: bool = True,
         event_types=None,
         group_types=None,
         column_types=None,
@@ -1782,6 +1785,7 @@ class CraftMessage(Construct):
         self.frame = frame
         self.names = EventNames(column_types, column_flags, ddl_types)
         self.fast = fast
+        self.use_compiled = compiled
         self.encodings = {int(k): v for k, v in value_encodings.items()}
         bad = {k: v for k, v in self.encodings.items() if v not in VALUE_KINDS or not 0 <= k < 256}
         if bad:
@@ -1805,7 +1809,7 @@ class CraftMessage(Construct):
         first, and wherever it declines this Python path decodes."""
         self._read_fast_frame = frame
         event_types, group_types = self._enums
-        if _COMPILED is not None and event_types is not None and group_types is not None:
+        if _COMPILED is not None and self.use_compiled and None not in self._enums:
             self._compiled = _COMPILED.Decoder(
                 self.encodings, [int(m) for m in event_types], [int(m) for m in group_types],
                 EVENT_ROW, EVENT_DDL, EVENT_RESOLVED, GROUP_NEW, GROUP_OLD,

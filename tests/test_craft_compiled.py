@@ -30,9 +30,11 @@ MESSAGES.update(
     {p.name: p.read_bytes() for p in sorted((ROOT / "samples/ticdc_craft").glob("*.bin"))}
 )
 
-# The Python path: the generated frame reader and runtime/craft.py's mapping (a CraftMessage
-# given no enums has no compiled decoder).
-PYTHON = rt_craft.CraftMessage(craft.frame, craft.COLUMN_TYPE_CRAFT)
+# The Python path: the generated frame reader and runtime/craft.py's mapping.
+PYTHON = rt_craft.CraftMessage(
+    craft.frame, craft.COLUMN_TYPE_CRAFT, compiled=False,
+    event_types=craft.EventType, group_types=craft.GroupType,
+)  # fmt: skip
 PYTHON.use_fast_readers(craft._read_frame)
 
 
