@@ -24,7 +24,7 @@ from cpython.float cimport PyFloat_FromDouble
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.long cimport PyLong_FromLongLong, PyLong_FromUnsignedLongLong
 from cpython.ref cimport Py_INCREF
-from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_GET_LENGTH
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_GET_LENGTH
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
@@ -59,6 +59,10 @@ cdef object HANDLE_KEY_ONLY_DEFAULT = _ROW_DEFAULTS["handle_key_only"]
 cdef object CLAIM_CHECK_DEFAULT = _ROW_DEFAULTS["claim_check_location"]
 cdef tuple EMPTY = ()
 cdef object DECLINE = object()  # value(): the Python path raises here
+
+
+cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
 
 
 cdef extern from *:
@@ -328,6 +332,14 @@ cdef class Decoder:
 
     cdef object text(self, const unsigned char* b, Py_ssize_t length):
         """UTF-8 text as ``bytes.decode`` reads it, or None where it raises."""
+        cdef Py_ssize_t i
+        cdef unsigned char high = 0
+        for i in range(length):
+            high |= b[i]
+        if high < 0x80 and length > 1:  # ASCII (names, dates, numbers): the bytes are the text
+            text = PyUnicode_New(length, 127)
+            memcpy(PyUnicode_DATA(text), b, length)
+            return text
         try:
             return PyUnicode_DecodeUTF8(<const char*>b, length, NULL)
         except UnicodeDecodeError:
