@@ -1817,12 +1817,20 @@ class CraftMessage(Construct):
 
     _read_fast_frame = None
     _compiled = None
+    _compiled_encoder = None
 
     def use_fast_writers(self, frame) -> None:
         """Write frames with ``frame``, the generated fast path's writer of the spec's
         ``frame`` record (``(model, out)`` appends construct's bytes to ``out``, or raises
-        for construct to build it and say why), instead of the construct."""
+        for construct to build it and say why), instead of the construct.
+
+        The spec's frame is then the one the compiled tier writes too, when it is built:
+        its encoder is tried first, and wherever it declines this Python path encodes."""
         self._write_fast_frame = frame
+        if _COMPILED is not None and self.use_compiled:
+            self._compiled_encoder = _COMPILED.Encoder(
+                self.encodings, EVENT_ROW, EVENT_DDL, EVENT_RESOLVED, GROUP_NEW, GROUP_OLD
+            )
 
     _write_fast_frame = None
 
@@ -1851,6 +1859,10 @@ class CraftMessage(Construct):
 
     def encode(self, events) -> bytes:
         """One message of ``events`` (not batched: all go in this message)."""
+        if self.fast and self._compiled_encoder is not None and type(events) is list:
+            data = self._compiled_encoder.encode(events)
+            if data is not None:
+                return data
         if self.fast and type(events) is list and events:
             parts = [_quick_parts(ev, self._kinds) for ev in events]
             if None not in parts:
@@ -1908,6 +1920,13 @@ class CraftMessage(Construct):
         """
         if max_batch_size < 1 or max_message_bytes < 1:
             raise EncodeError("max_batch_size and max_message_bytes must be positive")
+        if self.fast and self._compiled_encoder is not None and type(events) is list:
+            messages = self._compiled_encoder.encode_events(
+                events, max_batch_size, max_message_bytes
+            )
+            if messages is not None:
+                yield from messages
+                return
         encodings, kinds = self.encodings, self._kinds
         pack = self._encode_checked
         batch: list[_Parts] = []

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from generated import ticdc_craft as craft
 from runtime import craft as rt_craft
 from runtime import tier
-from runtime.errors import DecodeError
+from runtime.errors import DecodeError, EncodeError
 from runtime.limits import DEFAULT, Limits
 from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from tests.test_craft_generated import _events
@@ -166,3 +166,81 @@ def test_float_payloads_and_extremes():
     ]  # fmt: skip
     (data,) = craft.encode_events(events)
     assert shape(held(data, must_take=True)) == shape(events)
+
+
+# ------------------------------------------------------------------------------ encoding
+PYTHON.use_fast_writers(craft._write_frame)
+
+
+def encoder():
+    return craft._CRAFT_MESSAGE._compiled_encoder
+
+
+def held_encoding(events, **batching):
+    """The compiled encoder writes the Python path's messages, or declines where the Python
+    path raises (or leaves the event to its checked mapping)."""
+    size, most = batching.get("max_batch_size", 16), batching.get("max_message_bytes", 10 << 20)
+    got = encoder().encode_events(events, size, most)
+    try:
+        want = list(PYTHON.encode_events(events, **batching))
+    except EncodeError:
+        assert got is None
+        return None
+    assert got is None or got == want
+    return got
+
+
+@pytest.mark.parametrize("name", sorted(MESSAGES))
+def test_encoding_vectors_and_samples(name):
+    data = MESSAGES[name]
+    events = PYTHON.decode(data)
+    assert encoder().encode(events) == data == craft.build(craft.Message(events=events))
+    assert held_encoding(events, max_batch_size=100) == [data]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_events(), st.integers(1, 5), st.sampled_from([1, 200, 10 << 20]))
+def test_encoding_generated_events(events, batch, most):
+    got = held_encoding(events, max_batch_size=batch, max_message_bytes=most)
+    assert got is not None  # valid events of the usual types: the compiled encoder takes them
+    assert [ev for m in got for ev in PYTHON.decode(m)] == events
+    assert encoder().encode(events) == PYTHON.encode(events)
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        RowChangedEvent(1, "s", "t"),  # no image
+        RowChangedEvent(1, "s", "t", new=[Column("c", 99, 0, 1)]),  # unknown type code
+        RowChangedEvent(1, "s", "t", new=[Column("c", 3, 0, 2**63)]),  # over int64
+        RowChangedEvent(1, "s", "t", new=[Column("c", 3, 0x80, -1)]),  # negative unsigned
+        RowChangedEvent(1, "s", "t", new=[Column("c", 4, 0, "1.0")]),  # not a float
+        RowChangedEvent(1, "s", "t", new=[Column("c", 6, 0, b"x")]),  # a NULL type's value
+        RowChangedEvent(1, "s", "t", new=[Column("c", 15, 0, bytearray(b"x"))]),  # not bytes
+        RowChangedEvent(1, "s", "t", new=[Column("c", 3, 0, True)]),  # a bool
+        RowChangedEvent(1, "s", "t", new=[Column("c", 254, 0, "text\udc80")]),  # surrogate
+        RowChangedEvent(1, "s\udc80", "t", new=[]),  # a surrogate in a name
+        RowChangedEvent(1, 5, "t", new=[]),  # not a name
+        RowChangedEvent(1, "s", "t", partition=-1, new=[]),
+        RowChangedEvent(2**64, "s", "t", new=[]),
+        DdlEvent(1, "s", "t", -1, "q"),
+        DdlEvent(1, "s", "t", 3, "q\ud800"),
+        ResolvedEvent(-1),
+        "not an event",
+    ],
+)
+def test_encoding_declines_what_the_quick_mapping_leaves(event):
+    events = [RowChangedEvent(7, "s", "t", new=[Column("a", 3, 0, 1)]), event]
+    assert encoder().encode_events(events, 16, 10 << 20) is None
+    assert encoder().encode([event]) is None
+    held_encoding(events)
+
+
+def test_encoding_mixed_events_and_batch_arguments():
+    row = RowChangedEvent(7, "s", "t", new=[Column("a", 3, 0, 1)])
+    assert encoder().encode([row, ResolvedEvent(1)]) is None  # one message cannot mix them
+    assert encoder().encode([]) is None
+    assert encoder().encode_events([row], 0, 10) is None
+    assert encoder().encode_events([row], 16, 0) is None
+    assert encoder().encode_events([], 16, 10) == []
+    assert held_encoding([row, ResolvedEvent(1), row, DdlEvent(2, None, None, 3, "q"), row])
