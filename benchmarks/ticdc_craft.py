@@ -7,9 +7,10 @@ Workloads, one process:
 * batch16: 16 insert rows of one 20-column table (ints, unsigned ints, doubles, text,
   VARCHAR, DECIMAL, DATETIME, a NULL) in one message, as tiflow batches them.
 
-Decoding runs twice when the compiled tier is built (runtime/_compiled/craft.pyx): the
-Python path (``decode``, the generated fast path) and ``parse`` as users call it, which then
-tries the compiled reader first (``decode compiled``).
+Decoding and encoding run twice when the compiled tier is built (runtime/_compiled/craft.pyx):
+the Python path (``decode``/``encode``: the generated fast path and runtime/craft.py) and
+``parse``/``encode_events`` as users call them, which then try the compiled reader and
+writer first (``decode compiled``/``encode compiled``).
 
 Reported per event: ns (the best of many short timed passes, so a busy machine inflates it
 less) and MB/s of message bytes (10^6 bytes).
@@ -61,14 +62,21 @@ def batch16() -> list:
     return events
 
 
-def python_parse():
-    """``craft.parse`` of a message without the compiled tier: the generated frame reader
-    and runtime/craft.py's mapping (the module's own codec, compiled=False)."""
+def python_codec() -> CraftMessage:
+    """The module's codec without the compiled tier (compiled=False): the generated frame
+    reader and writer and runtime/craft.py's mapping."""
     codec = CraftMessage(
         craft.frame, craft.COLUMN_TYPE_CRAFT, compiled=False,
         event_types=craft.EventType, group_types=craft.GroupType,
     )  # fmt: skip
     codec.use_fast_readers(craft._read_frame)
+    codec.use_fast_writers(craft._write_frame)
+    return codec
+
+
+def python_parse():
+    """``craft.parse`` of a message without the compiled tier."""
+    codec = python_codec()
     return lambda data: craft.Message(events=codec.decode(data))
 
 
@@ -132,11 +140,11 @@ def main() -> None:
     except ModuleNotFoundError:
         op = None
 
-    python, compiled = python_parse(), compiled_parse()
+    python, compiled, codec = python_parse(), compiled_parse(), python_codec()
     cases = []  # (workload, operation, events, bytes, craft fn, open protocol fn)
     for name, events, data in (("seed row", row_events, row), ("batch16", rows16, msg16)):
         dec = lambda d=data: python(d)
-        enc = lambda e=events: list(craft.encode_events(e))
+        enc = lambda e=events: list(codec.encode_events(e))
         op_dec = op_enc = None
         if op is not None:
             pairs = list(op.encode_events(events))
@@ -148,6 +156,10 @@ def main() -> None:
             dec_c = lambda d=data: compiled(d)
             cases.append((name, "decode compiled", len(events), len(data), dec_c, op_dec))
         cases.append((name, "encode", len(events), len(data), enc, op_enc))
+        if compiled is not None:
+            assert list(craft.encode_events(events)) == [data]
+            enc_c = lambda e=events: list(craft.encode_events(e))
+            cases.append((name, "encode compiled", len(events), len(data), enc_c, op_enc))
 
     calib = calibration(n, runs)
     print(f"calibration: a 100-iteration Python loop takes {calib * 1e9:,.0f} ns here (best pass)")
