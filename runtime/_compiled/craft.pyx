@@ -21,7 +21,8 @@ import dataclasses
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.float cimport PyFloat_FromDouble
-from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
+from cpython.object cimport PyObject
 from cpython.long cimport PyLong_FromLongLong, PyLong_FromUnsignedLongLong
 from cpython.ref cimport Py_INCREF
 from cpython.unicode cimport (
@@ -32,10 +33,6 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
 from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
-
-
-from cpython.list cimport PyList_GET_ITEM
-from cpython.object cimport PyObject
 
 
 # The event classes are filled as their dataclass __init__ fills them, field by field in
@@ -607,6 +604,15 @@ cdef struct Out:
     Py_ssize_t cap
 
 
+cdef struct Cell:  # one column, as estimate() read it for group() to write
+    PyObject* name  # borrowed: the column holds it, and no Python code runs in between
+    uint64_t code
+    uint64_t flags
+    PyObject* value
+    int kind
+    int64_t size  # of the value's bytes, -1: NULL
+
+
 cdef int grow(Out* out, Py_ssize_t more) except -1:
     cdef Py_ssize_t cap = out.cap * 2 if out.cap else 256
     cdef unsigned char* data
@@ -663,6 +669,11 @@ cdef class Encoder:
 
     cdef signed char kinds[256]
     cdef int row, ddl, resolved, new, old
+    cdef Cell* cells  # the columns of the events estimated and not yet written, in order
+    cdef Py_ssize_t ncells, cells_cap, cursor
+
+    def __dealloc__(self):
+        free(self.cells)
 
     def __init__(self, value_encodings, int row, int ddl, int resolved, int new, int old):
         cdef int code
@@ -684,6 +695,7 @@ cdef class Encoder:
             return None
         most_rows = min(max_batch_size, <Py_ssize_t>1 << 62)
         most_bytes = min(max_message_bytes, <Py_ssize_t>1 << 62)
+        self.ncells = 0
         messages = []
         for i in range(n):
             ev = <object>PyList_GET_ITEM(events, i)
@@ -712,6 +724,7 @@ cdef class Encoder:
         cdef Py_ssize_t i, n = len(events), rows = 0
         if n == 0:
             return None
+        self.ncells = 0
         for i in range(n):
             ev = <object>PyList_GET_ITEM(events, i)
             if self.estimate(ev) < 0:
@@ -768,6 +781,7 @@ cdef class Encoder:
         """``len(name) + 16 + len(value bytes)`` of a column the quick mapping takes, else -1."""
         cdef Py_ssize_t name_size, size
         cdef int kind
+        cdef Cell* cell
         if type(column) is not Column:
             return -1
         name, code, flags, value = column.name, column.type, column.flags, column.value
@@ -781,13 +795,30 @@ cdef class Encoder:
         name_size = utf8_size(name)
         if name_size < 0:
             return -1
-        if value is None:
-            return name_size + 16
-        size = self.value_size(kind, flags, value)
-        return -1 if size < 0 else name_size + 16 + size
+        if kind == K_INT:
+            kind = K_UINT if flags & FLAG_UNSIGNED else K_SINT
+        size = -1 if value is None else self.value_size(kind, value)
+        if size < 0 and value is not None:
+            return -1
+        if self.ncells == self.cells_cap:
+            self.grow_cells()
+        cell = self.cells + self.ncells
+        self.ncells += 1
+        cell.name, cell.code, cell.flags = <PyObject*>name, code, flags
+        cell.value, cell.kind, cell.size = <PyObject*>value, kind, size
+        return name_size + 16 + max(size, 0)
 
-    cdef Py_ssize_t value_size(self, int kind, flags, value) except -2:
-        """The byte length of a value's encoding, or -1 where the quick mapping gives up."""
+    cdef int grow_cells(self) except -1:
+        cdef Py_ssize_t cap = self.cells_cap * 2 if self.cells_cap else 64
+        cdef Cell* cells = <Cell*>realloc(self.cells, cap * sizeof(Cell))
+        if cells == NULL:
+            raise MemoryError()
+        self.cells, self.cells_cap = cells, cap
+        return 0
+
+    cdef Py_ssize_t value_size(self, int kind, value) except -2:
+        """The byte length of a value's encoding (kind int resolved by the flags), or -1
+        where the quick mapping gives up."""
         if kind == K_BYTES:
             return len(<bytes>value) if type(value) is bytes else -1
         if kind == K_TEXT:
@@ -796,7 +827,7 @@ cdef class Encoder:
             return 8 if type(value) is float else -1
         if kind == K_NULL or type(value) is not int:
             return -1
-        if kind == K_UINT or (kind == K_INT and flags & FLAG_UNSIGNED):
+        if kind == K_UINT:
             if not 0 <= value <= 0xFFFFFFFFFFFFFFFF:
                 return -1
             return uvarint_size(<uint64_t>value)
@@ -818,6 +849,7 @@ cdef class Encoder:
         tables = [self.intern(terms, ev.table) for ev in named] or [-1]
         body_sizes = []
         group_sizes = []
+        self.cursor = 0
         out.data = NULL
         out.size = out.cap = 0
         try:
@@ -849,7 +881,7 @@ cdef class Encoder:
                     sizes = []
                     for image, columns in ((self.new, ev.new), (self.old, ev.old)):
                         if columns is not None:
-                            sizes.append(self.group(&out, image, columns, terms))
+                            sizes.append(self.group(&out, image, len(columns), terms))
                     group_sizes.append(sizes)
                 elif type(ev) is DdlEvent:
                     put_uvarint(&out, <uint64_t>ev.ddl_type)
@@ -870,6 +902,7 @@ cdef class Encoder:
                     put_uvarint(&out, zigzag(<int64_t>size - prev))
                     prev = <int64_t>size
             self.reversed_length(&out, out.size - tables_start)
+            self.ncells = 0  # every column estimated so far is in this message
             return PyBytes_FromStringAndSize(<const char*>out.data, out.size)
         finally:
             free(out.data)
@@ -888,18 +921,22 @@ cdef class Encoder:
             return self.row
         return self.ddl if type(ev) is DdlEvent else self.resolved
 
-    cdef Py_ssize_t group(self, Out* out, int image, list columns, dict terms) except -1:
-        """A column group: type byte, count, names, types, flags, nullable values."""
-        cdef Py_ssize_t start = out.size, j, n = len(columns), size
+    cdef Py_ssize_t group(self, Out* out, int image, Py_ssize_t n, dict terms) except -1:
+        """A column group of the next ``n`` cells: type byte, count, names, types, flags,
+        nullable values."""
+        cdef Py_ssize_t start = out.size, j
         cdef int64_t prev = 0, term
-        cdef int kind
+        cdef Cell* cells = self.cells + self.cursor
+        if self.cursor + n > self.ncells:
+            raise AssertionError("a column group past the estimated columns")
+        self.cursor += n
         if out.size + 1 > out.cap:
             grow(out, 1)
         out.data[out.size] = <unsigned char>image
         out.size += 1
         put_uvarint(out, n)
         for j in range(n):
-            name = (<object>PyList_GET_ITEM(columns, j)).name
+            name = <object>cells[j].name
             found = terms.get(name)
             if found is None:
                 found = terms[name] = len(terms)
@@ -907,24 +944,17 @@ cdef class Encoder:
             put_uvarint(out, zigzag(term - prev))
             prev = term
         for j in range(n):
-            put_uvarint(out, <uint64_t>(<object>PyList_GET_ITEM(columns, j)).type)
+            put_uvarint(out, cells[j].code)
         for j in range(n):
-            put_uvarint(out, <uint64_t>(<object>PyList_GET_ITEM(columns, j)).flags)
+            put_uvarint(out, cells[j].flags)
         for j in range(n):
-            column = <object>PyList_GET_ITEM(columns, j)
-            if column.value is None:
-                put_uvarint(out, 1)
-            else:
-                kind = self.kinds[<int>column.type]
-                size = self.value_size(kind, column.flags, column.value)
-                put_uvarint(out, zigzag(size))
+            put_uvarint(out, zigzag(cells[j].size))
         for j in range(n):
-            column = <object>PyList_GET_ITEM(columns, j)
-            if column.value is not None:
-                self.value(out, self.kinds[<int>column.type], column.flags, column.value)
+            if cells[j].size >= 0:
+                self.value(out, cells[j].kind, <object>cells[j].value)
         return out.size - start
 
-    cdef int value(self, Out* out, int kind, flags, value) except -1:
+    cdef int value(self, Out* out, int kind, value) except -1:
         cdef double d
         cdef uint64_t u
         cdef int shift
@@ -940,7 +970,7 @@ cdef class Encoder:
             for shift in range(8):  # little-endian, whatever the host's order
                 out.data[out.size + shift] = <unsigned char>(u >> (8 * shift))
             out.size += 8
-        elif kind == K_UINT or (kind == K_INT and flags & FLAG_UNSIGNED):
+        elif kind == K_UINT:
             put_uvarint(out, <uint64_t>value)
         else:
             put_uvarint(out, zigzag(<int64_t>value))
