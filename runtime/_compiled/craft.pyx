@@ -101,6 +101,10 @@ cdef enum:
     SMALL = 64  # int64 slots on the stack before the scratch space is allocated
 
 
+cdef struct Lim:  # the limits a decode checks, copied for the call (runtime.limits.Limits)
+    Py_ssize_t max_message_bytes, max_count, max_string, max_depth
+
+
 cdef inline Py_ssize_t read_uvarint(const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
                                     uint64_t* out) noexcept nogil:
     """The uvarint at ``b[p]`` (read no further than ``end``) -> its end, or -1 where
@@ -169,7 +173,7 @@ cdef class Decoder:
     cdef unsigned char group_ok[256]
     cdef int row, ddl, resolved, new, old
     cdef object limits_seen
-    cdef Py_ssize_t max_message_bytes, max_count, max_string, max_depth
+    cdef Lim limits_read  # of limits_seen: a Limits is frozen, read once per object
 
     def __init__(self, value_encodings, event_types, group_types, int row, int ddl,
                  int resolved, int new, int old):
@@ -190,15 +194,14 @@ cdef class Decoder:
         self.row, self.ddl, self.resolved, self.new, self.old = row, ddl, resolved, new, old
         self.limits_seen = None
 
-    cdef int use_limits(self, limits) except -1:
-        # A Limits is frozen: its values are read once per Limits object.
+    cdef Lim use_limits(self, limits) except *:
         if limits is not self.limits_seen:
-            self.max_message_bytes = min(limits.max_message_bytes, <Py_ssize_t>1 << 62)
-            self.max_count = min(limits.max_count, <Py_ssize_t>1 << 62)
-            self.max_string = min(limits.max_string, <Py_ssize_t>1 << 62)
-            self.max_depth = min(limits.max_depth, <Py_ssize_t>1 << 62)
+            self.limits_read.max_message_bytes = min(limits.max_message_bytes, 1 << 62)
+            self.limits_read.max_count = min(limits.max_count, 1 << 62)
+            self.limits_read.max_string = min(limits.max_string, 1 << 62)
+            self.limits_read.max_depth = min(limits.max_depth, 1 << 62)
             self.limits_seen = limits
-        return 0
+        return self.limits_read
 
     def decode(self, bytes data not None, limits):
         """The events of the whole message ``data`` under ``limits`` (a runtime.limits
@@ -209,8 +212,10 @@ cdef class Decoder:
         cdef int64_t small[SMALL]
         cdef int64_t* slots = small
         cdef Py_ssize_t tables_len, tail = 0
-        self.use_limits(limits)
-        if n > self.max_message_bytes or self.max_depth < DEPTH:
+        # a copy: nothing another decode does meanwhile (a finalizer run by an allocation,
+        # say) can change the limits of this one
+        cdef Lim lim = self.use_limits(limits)
+        if n > lim.max_message_bytes or lim.max_depth < DEPTH:
             return None
         tables_len = self.tables_length(b, n, &tail)
         if tables_len < 0:
@@ -222,7 +227,7 @@ cdef class Decoder:
             if slots == NULL:
                 raise MemoryError()
         try:
-            return self.message(b, tail, tables_len, slots)
+            return self.message(b, tail, tables_len, slots, &lim)
         finally:
             if slots != small:
                 free(slots)
@@ -253,7 +258,7 @@ cdef class Decoder:
         return -1
 
     cdef object message(self, const unsigned char* b, Py_ssize_t tail, Py_ssize_t tables_len,
-                        int64_t* slots):
+                        int64_t* slots, const Lim* lim):
         """The events of a message whose size tables end at ``tail``, or None."""
         cdef uint64_t u
         cdef Py_ssize_t p, tables_start, count, ntables, nslots
@@ -265,7 +270,7 @@ cdef class Decoder:
         nslots = ntables = 0
         while p < tail:
             p = read_uvarint(b, p, tail, &u)
-            if p < 0 or u > <uint64_t>self.max_count or u > <uint64_t>(tail - p):
+            if p < 0 or u > <uint64_t>lim.max_count or u > <uint64_t>(tail - p):
                 return None
             count = <Py_ssize_t>u
             slots[nslots] = count
@@ -286,7 +291,7 @@ cdef class Decoder:
         if slots[t0 + 2] < 0 or slots[t0 + 2] > tables_start:
             return None
         dict_start = tables_start - <Py_ssize_t>slots[t0 + 2]
-        terms = self.term_dictionary(b, dict_start, tables_start)
+        terms = self.term_dictionary(b, dict_start, tables_start, lim)
         if terms is None:
             return None
         end = dict_start
@@ -299,16 +304,17 @@ cdef class Decoder:
             return None
         header_end = p + <Py_ssize_t>slots[t0 + 1]
         return self.events(b, p, header_end, end, events, slots, t1, tnext, nslots,
-                           ntables, terms)
+                           ntables, terms, lim)
 
-    cdef object term_dictionary(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end):
+    cdef object term_dictionary(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
+                                const Lim* lim):
         """The terms (a list of str) of the dictionary in [p, end), or None."""
         cdef uint64_t u
         cdef Py_ssize_t count, i, q, length
         if p == end:
             return []
         p = read_uvarint(b, p, end, &u)
-        if p < 0 or u == 0 or u > <uint64_t>self.max_count or u > <uint64_t>(end - p):
+        if p < 0 or u == 0 or u > <uint64_t>lim.max_count or u > <uint64_t>(end - p):
             return None
         count = <Py_ssize_t>u
         q = skip_uvarints(b, p, end, count)  # the lengths, then the texts
@@ -317,7 +323,7 @@ cdef class Decoder:
         terms = PyList_New(count)
         for i in range(count):
             p = read_uvarint(b, p, end, &u)
-            if u > <uint64_t>self.max_string or u > <uint64_t>(end - q):
+            if u > <uint64_t>lim.max_string or u > <uint64_t>(end - q):
                 return None
             length = <Py_ssize_t>u
             text = self.text(b + q, length)
@@ -347,7 +353,8 @@ cdef class Decoder:
 
     cdef object events(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t header_end,
                        Py_ssize_t end, Py_ssize_t events, int64_t* slots, Py_ssize_t t1,
-                       Py_ssize_t tnext, Py_ssize_t nslots, Py_ssize_t ntables, list terms):
+                       Py_ssize_t tnext, Py_ssize_t nslots, Py_ssize_t ntables, list terms,
+                       const Lim* lim):
         cdef uint64_t u
         cdef Py_ssize_t chunk[5]
         cdef Py_ssize_t i, k, size, body_end, nterms = len(terms)
@@ -357,7 +364,7 @@ cdef class Decoder:
         cdef int64_t part, sid, tid
         # The header's chunks are checked first (counts, varints, type codes), then read
         # again in lockstep, event by event.
-        if events > self.max_count:
+        if events > lim.max_count:
             return None
         for k in range(5):
             if events > header_end - p:
@@ -419,12 +426,12 @@ cdef class Decoder:
                 if t == self.ddl:
                     if part != -1:
                         return None
-                    ev = self.ddl_event(b, p, body_end, ts, schema, table)
+                    ev = self.ddl_event(b, p, body_end, ts, schema, table, lim)
                 else:
                     if part < -1:
                         return None
                     ev = self.row_event(b, p, body_end, ts, schema, table, part, slots + tnext,
-                                        terms)
+                                        terms, lim)
                     tnext += 1 + slots[tnext]
                 if ev is None:
                     return None
@@ -436,13 +443,13 @@ cdef class Decoder:
         return out
 
     cdef object ddl_event(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
-                          uint64_t ts, schema, table):
+                          uint64_t ts, schema, table, const Lim* lim):
         cdef uint64_t ddl_type, u
         p = read_uvarint(b, p, end, &ddl_type)
         if p < 0:
             return None
         p = read_uvarint(b, p, end, &u)
-        if p < 0 or u > <uint64_t>self.max_string or u > <uint64_t>(end - p):
+        if p < 0 or u > <uint64_t>lim.max_string or u > <uint64_t>(end - p):
             return None
         if p + <Py_ssize_t>u != end:
             return None
@@ -458,7 +465,8 @@ cdef class Decoder:
         return ev
 
     cdef object row_event(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
-                          uint64_t ts, schema, table, int64_t part, int64_t* sizes, list terms):
+                          uint64_t ts, schema, table, int64_t part, int64_t* sizes, list terms,
+                          const Lim* lim):
         """A row event from its body [p, end); ``sizes``: its table (count, then the
         column group sizes)."""
         cdef Py_ssize_t g, groups = <Py_ssize_t>sizes[0]
@@ -481,7 +489,7 @@ cdef class Decoder:
                 seen_old = True
             else:  # a second group of one type
                 return None
-            columns = self.columns(b, p + 1, p + size, terms)
+            columns = self.columns(b, p + 1, p + size, terms, lim)
             if columns is None:
                 return None
             if image == self.new:
@@ -504,7 +512,7 @@ cdef class Decoder:
         return ev
 
     cdef object columns(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
-                        list terms):
+                        list terms, const Lim* lim):
         """The columns of one column group after its type byte: count, then the names,
         types, flags and nullable values chunks of count elements, filling [p, end)."""
         cdef uint64_t u = 0, code = 0, flags = 0, name = 0
@@ -513,7 +521,7 @@ cdef class Decoder:
         cdef int64_t ln
         cdef int kind
         p = read_uvarint(b, p, end, &u)
-        if p < 0 or u > <uint64_t>self.max_count:
+        if p < 0 or u > <uint64_t>lim.max_count:
             return None
         count = <Py_ssize_t>u
         # Each chunk's count is checked against the bytes left at its start, as each
@@ -552,7 +560,7 @@ cdef class Decoder:
             if ln == -1:
                 value = None
             else:
-                if ln < 0 or ln > self.max_string or ln > end - payload:
+                if ln < 0 or ln > lim.max_string or ln > end - payload:
                     return None
                 length = <Py_ssize_t>ln
                 value = self.value(b + payload, length, kind)
@@ -613,6 +621,24 @@ cdef struct Cell:  # one column, as estimate() read it for group() to write
     int64_t size  # of the value's bytes, -1: NULL
 
 
+cdef struct Cells:  # the columns of the events estimated and not yet written, in order
+    Cell* data
+    Py_ssize_t n, cap, cursor
+
+
+cdef int add_cell(Cells* cells) except -1:
+    """Room for one more cell at ``cells.data[cells.n]``."""
+    cdef Py_ssize_t cap
+    cdef Cell* data
+    if cells.n == cells.cap:
+        cap = cells.cap * 2 if cells.cap else 64
+        data = <Cell*>realloc(cells.data, cap * sizeof(Cell))
+        if data == NULL:
+            raise MemoryError()
+        cells.data, cells.cap = data, cap
+    return 0
+
+
 cdef int grow(Out* out, Py_ssize_t more) except -1:
     cdef Py_ssize_t cap = out.cap * 2 if out.cap else 256
     cdef unsigned char* data
@@ -669,12 +695,6 @@ cdef class Encoder:
 
     cdef signed char kinds[256]
     cdef int row, ddl, resolved, new, old
-    cdef Cell* cells  # the columns of the events estimated and not yet written, in order
-    cdef Py_ssize_t ncells, cells_cap, cursor
-
-    def __dealloc__(self):
-        free(self.cells)
-
     def __init__(self, value_encodings, int row, int ddl, int resolved, int new, int old):
         cdef int code
         for code in range(256):
@@ -695,46 +715,52 @@ cdef class Encoder:
             return None
         most_rows = min(max_batch_size, <Py_ssize_t>1 << 62)
         most_bytes = min(max_message_bytes, <Py_ssize_t>1 << 62)
-        self.ncells = 0
+        cdef Cells cells = Cells(NULL, 0, 0, 0)  # this call's own: reentry cannot touch it
         messages = []
-        for i in range(n):
-            ev = <object>PyList_GET_ITEM(events, i)
-            cost = self.estimate(ev)
-            if cost < 0:
-                return None
-            if type(ev) is not RowChangedEvent:
-                if rows:
-                    messages.append(self.message(events, start, i))
+        try:
+            for i in range(n):
+                ev = <object>PyList_GET_ITEM(events, i)
+                cost = self.estimate(ev, &cells)
+                if cost < 0:
+                    return None
+                if type(ev) is not RowChangedEvent:
+                    if rows:
+                        messages.append(self.message(events, start, i, &cells))
+                        rows = estimate = 0
+                    messages.append(self.message(events, i, i + 1, &cells))
+                    start = i + 1
+                    continue
+                rows += 1
+                estimate += cost
+                if estimate > most_bytes or rows >= most_rows:
+                    messages.append(self.message(events, start, i + 1, &cells))
                     rows = estimate = 0
-                messages.append(self.message(events, i, i + 1))
-                start = i + 1
-                continue
-            rows += 1
-            estimate += cost
-            if estimate > most_bytes or rows >= most_rows:
-                messages.append(self.message(events, start, i + 1))
-                rows = estimate = 0
-                start = i + 1
-        if rows:
-            messages.append(self.message(events, start, n))
+                    start = i + 1
+            if rows:
+                messages.append(self.message(events, start, n, &cells))
+        finally:
+            free(cells.data)
         return messages
 
     def encode(self, list events not None):
         """The one message ``CraftMessage.encode`` writes for ``events``, or None."""
         cdef Py_ssize_t i, n = len(events), rows = 0
+        cdef Cells cells = Cells(NULL, 0, 0, 0)
         if n == 0:
             return None
-        self.ncells = 0
-        for i in range(n):
-            ev = <object>PyList_GET_ITEM(events, i)
-            if self.estimate(ev) < 0:
+        try:
+            for i in range(n):
+                ev = <object>PyList_GET_ITEM(events, i)
+                if self.estimate(ev, &cells) < 0:
+                    return None
+                rows += type(ev) is RowChangedEvent
+            if rows != n and n != 1:
                 return None
-            rows += type(ev) is RowChangedEvent
-        if rows != n and n != 1:
-            return None
-        return self.message(events, 0, n)
+            return self.message(events, 0, n, &cells)
+        finally:
+            free(cells.data)
 
-    cdef Py_ssize_t estimate(self, ev) except -2:
+    cdef Py_ssize_t estimate(self, ev, Cells* cells) except -2:
         """tiflow's size estimate of a checked event (``_quick_parts``), or -1 where the
         quick mapping gives up on it."""
         cdef Py_ssize_t cost = 32, size
@@ -768,7 +794,7 @@ cdef class Encoder:
                 return -1
             images += 1
             for column in columns:
-                size = self.column_cost(column)
+                size = self.column_cost(column, cells)
                 if size < 0:
                     return -1
                 cost += size
@@ -777,7 +803,7 @@ cdef class Encoder:
     cdef bint uint64(self, value):
         return type(value) is int and 0 <= value <= 0xFFFFFFFFFFFFFFFF
 
-    cdef Py_ssize_t column_cost(self, column) except -2:
+    cdef Py_ssize_t column_cost(self, column, Cells* cells) except -2:
         """``len(name) + 16 + len(value bytes)`` of a column the quick mapping takes, else -1."""
         cdef Py_ssize_t name_size, size
         cdef int kind
@@ -800,21 +826,13 @@ cdef class Encoder:
         size = -1 if value is None else self.value_size(kind, value)
         if size < 0 and value is not None:
             return -1
-        if self.ncells == self.cells_cap:
-            self.grow_cells()
-        cell = self.cells + self.ncells
-        self.ncells += 1
+        add_cell(cells)
+        cell = cells.data + cells.n
+        cells.n += 1
         cell.name, cell.code, cell.flags = <PyObject*>name, code, flags
         cell.value, cell.kind, cell.size = <PyObject*>value, kind, size
         return name_size + 16 + max(size, 0)
 
-    cdef int grow_cells(self) except -1:
-        cdef Py_ssize_t cap = self.cells_cap * 2 if self.cells_cap else 64
-        cdef Cell* cells = <Cell*>realloc(self.cells, cap * sizeof(Cell))
-        if cells == NULL:
-            raise MemoryError()
-        self.cells, self.cells_cap = cells, cap
-        return 0
 
     cdef Py_ssize_t value_size(self, int kind, value) except -2:
         """The byte length of a value's encoding (kind int resolved by the flags), or -1
@@ -835,7 +853,7 @@ cdef class Encoder:
             return -1
         return uvarint_size(zigzag(<int64_t>value))
 
-    cdef bytes message(self, list events, Py_ssize_t start, Py_ssize_t stop):
+    cdef bytes message(self, list events, Py_ssize_t start, Py_ssize_t stop, Cells* cells):
         """The message of checked events[start:stop] (rows, or one other event): terms
         interned schemas, then tables, then column names in body order."""
         cdef Out out
@@ -849,7 +867,7 @@ cdef class Encoder:
         tables = [self.intern(terms, ev.table) for ev in named] or [-1]
         body_sizes = []
         group_sizes = []
-        self.cursor = 0
+        cells.cursor = 0
         out.data = NULL
         out.size = out.cap = 0
         try:
@@ -881,7 +899,7 @@ cdef class Encoder:
                     sizes = []
                     for image, columns in ((self.new, ev.new), (self.old, ev.old)):
                         if columns is not None:
-                            sizes.append(self.group(&out, image, len(columns), terms))
+                            sizes.append(self.group(&out, image, len(columns), terms, cells))
                     group_sizes.append(sizes)
                 elif type(ev) is DdlEvent:
                     put_uvarint(&out, <uint64_t>ev.ddl_type)
@@ -902,7 +920,7 @@ cdef class Encoder:
                     put_uvarint(&out, zigzag(<int64_t>size - prev))
                     prev = <int64_t>size
             self.reversed_length(&out, out.size - tables_start)
-            self.ncells = 0  # every column estimated so far is in this message
+            cells.n = 0  # every column estimated so far is in this message
             return PyBytes_FromStringAndSize(<const char*>out.data, out.size)
         finally:
             free(out.data)
@@ -921,15 +939,16 @@ cdef class Encoder:
             return self.row
         return self.ddl if type(ev) is DdlEvent else self.resolved
 
-    cdef Py_ssize_t group(self, Out* out, int image, Py_ssize_t n, dict terms) except -1:
+    cdef Py_ssize_t group(self, Out* out, int image, Py_ssize_t n, dict terms,
+                          Cells* cells_of_batch) except -1:
         """A column group of the next ``n`` cells: type byte, count, names, types, flags,
         nullable values."""
         cdef Py_ssize_t start = out.size, j
         cdef int64_t prev = 0, term
-        cdef Cell* cells = self.cells + self.cursor
-        if self.cursor + n > self.ncells:
+        cdef Cell* cells = cells_of_batch.data + cells_of_batch.cursor
+        if cells_of_batch.cursor + n > cells_of_batch.n:
             raise AssertionError("a column group past the estimated columns")
-        self.cursor += n
+        cells_of_batch.cursor += n
         if out.size + 1 > out.cap:
             grow(out, 1)
         out.data[out.size] = <unsigned char>image
