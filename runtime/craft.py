@@ -1812,7 +1812,7 @@ class CraftMessage(Construct):
         if _COMPILED is not None and self.use_compiled and None not in self._enums:
             self._compiled = _COMPILED.Decoder(
                 self.encodings, [int(m) for m in event_types], [int(m) for m in group_types],
-                EVENT_ROW, EVENT_DDL, EVENT_RESOLVED, GROUP_NEW, GROUP_OLD,
+                VERSION, EVENT_ROW, EVENT_DDL, EVENT_RESOLVED, GROUP_NEW, GROUP_OLD,
             )  # fmt: skip
 
     _read_fast_frame = None
@@ -1829,7 +1829,7 @@ class CraftMessage(Construct):
         self._write_fast_frame = frame
         if _COMPILED is not None and self.use_compiled:
             self._compiled_encoder = _COMPILED.Encoder(
-                self.encodings, EVENT_ROW, EVENT_DDL, EVENT_RESOLVED, GROUP_NEW, GROUP_OLD
+                self.encodings, VERSION, EVENT_ROW, EVENT_DDL, EVENT_RESOLVED, GROUP_NEW, GROUP_OLD
             )
 
     _write_fast_frame = None

@@ -32,6 +32,7 @@ from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
+from runtime import ticdc
 from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 
@@ -96,9 +97,11 @@ _KIND_OF_NAME = {"int": K_INT, "sint": K_SINT, "uint": K_UINT, "float64": K_F64,
 
 cdef enum:
     MAX_VARINT = 10  # bytes of the longest uint64 varint (Go's binary.MaxVarintLen64)
-    FLAG_UNSIGNED = 0x80
     DEPTH = 3  # frame, body, column group: the nesting the Python path checks
     SMALL = 64  # int64 slots on the stack before the scratch space is allocated
+
+
+cdef uint64_t FLAG_UNSIGNED = ticdc.FLAG_UNSIGNED  # an int column's uvarint flag
 
 
 cdef struct Lim:  # the limits a decode checks, copied for the call (runtime.limits.Limits)
@@ -165,18 +168,19 @@ cdef class Decoder:
 
     ``value_encodings``: the spec's type code -> value kind (``COLUMN_TYPE_CRAFT``);
     ``event_types``/``group_types``: the values the spec's enums allow in the header's
-    type chunk and a column group's type byte; ``row``, ``ddl``, ``resolved``, ``new`` and
-    ``old``: the values runtime.craft maps (checked against those enums there)."""
+    type chunk and a column group's type byte; ``version`` (the frame's const), ``row``,
+    ``ddl``, ``resolved``, ``new`` and ``old``: the values runtime.craft reads and maps
+    (checked against the spec's enums there)."""
 
     cdef signed char kinds[256]
     cdef unsigned char event_ok[256]
     cdef unsigned char group_ok[256]
-    cdef int row, ddl, resolved, new, old
+    cdef int version, row, ddl, resolved, new, old
     cdef object limits_seen
     cdef Lim limits_read  # of limits_seen: a Limits is frozen, read once per object
 
-    def __init__(self, value_encodings, event_types, group_types, int row, int ddl,
-                 int resolved, int new, int old):
+    def __init__(self, value_encodings, event_types, group_types, int version, int row,
+                 int ddl, int resolved, int new, int old):
         cdef int code
         for code in range(256):
             self.kinds[code] = K_UNKNOWN
@@ -192,6 +196,7 @@ cdef class Decoder:
                 and self.group_ok[new] and self.group_ok[old]):
             raise ValueError("the mapped event and group types must be the enums' values")
         self.row, self.ddl, self.resolved, self.new, self.old = row, ddl, resolved, new, old
+        self.version = version
         self.limits_seen = None
 
     cdef Lim use_limits(self, limits) except *:
@@ -297,14 +302,14 @@ cdef class Decoder:
         end = dict_start
         # -- version
         p = read_uvarint(b, 0, end, &u)
-        if p < 0 or u != 1:
+        if p < 0 or u != <uint64_t>self.version:
             return None
         # -- header: five chunks of `events` elements
         if slots[t0 + 1] < 0 or slots[t0 + 1] > end - p:
             return None
         header_end = p + <Py_ssize_t>slots[t0 + 1]
-        return self.events(b, p, header_end, end, events, slots, t1, tnext, nslots,
-                           ntables, terms, lim)
+        return self.events(b, p, header_end, end, events, slots, t1, tnext, ntables, terms,
+                           lim)
 
     cdef object term_dictionary(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
                                 const Lim* lim):
@@ -353,8 +358,7 @@ cdef class Decoder:
 
     cdef object events(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t header_end,
                        Py_ssize_t end, Py_ssize_t events, int64_t* slots, Py_ssize_t t1,
-                       Py_ssize_t tnext, Py_ssize_t nslots, Py_ssize_t ntables, list terms,
-                       const Lim* lim):
+                       Py_ssize_t tnext, Py_ssize_t ntables, list terms, const Lim* lim):
         cdef uint64_t u
         cdef Py_ssize_t chunk[5]
         cdef Py_ssize_t i, k, size, body_end, nterms = len(terms)
@@ -690,18 +694,21 @@ cdef class Encoder:
     None (decline) for anything that mapping would not take as it is: then the Python path
     writes the messages or raises the exact EncodeError.
 
-    ``value_encodings``: the spec's type code -> value kind; ``row``, ``ddl``, ``resolved``,
-    ``new`` and ``old``: the event and group type values runtime.craft writes."""
+    ``value_encodings``: the spec's type code -> value kind; ``version``, ``row``, ``ddl``,
+    ``resolved``, ``new`` and ``old``: the version and the event and group type values
+    runtime.craft writes."""
 
     cdef signed char kinds[256]
-    cdef int row, ddl, resolved, new, old
-    def __init__(self, value_encodings, int row, int ddl, int resolved, int new, int old):
+    cdef int version, row, ddl, resolved, new, old
+    def __init__(self, value_encodings, int version, int row, int ddl, int resolved, int new,
+                 int old):
         cdef int code
         for code in range(256):
             self.kinds[code] = K_UNKNOWN
         for code, kind in value_encodings.items():
             self.kinds[code] = _KIND_OF_NAME[kind]
         self.row, self.ddl, self.resolved, self.new, self.old = row, ddl, resolved, new, old
+        self.version = version
 
     def encode_events(self, list events not None, max_batch_size, max_message_bytes):
         """The messages ``CraftMessage.encode_events`` yields for ``events`` (a list), or
@@ -871,7 +878,7 @@ cdef class Encoder:
         out.data = NULL
         out.size = out.cap = 0
         try:
-            put_uvarint(&out, 1)  # version
+            put_uvarint(&out, <uint64_t>self.version)
             header_start = out.size
             prev_u = 0
             for i in range(start, stop):
