@@ -244,3 +244,59 @@ def test_encoding_mixed_events_and_batch_arguments():
     assert encoder().encode_events([row], 16, 0) is None
     assert encoder().encode_events([], 16, 10) == []
     assert held_encoding([row, ResolvedEvent(1), row, DdlEvent(2, None, None, 3, "q"), row])
+
+
+# ------------------------------------------------------- frames the mutations rarely make
+def _frame(events):
+    (data,) = craft.encode_events(events)
+    return craft.parse(data, "frame")
+
+
+def _split(data):
+    """A message's bytes before its size tables, and the tables."""
+    frame = craft.parse(data, "frame")
+    tail = len(rt_craft.write_reversed_uvarint(frame.size_tables_length))
+    return data[: len(data) - tail - frame.size_tables_length], frame.size_tables
+
+
+def _assemble(before, tables):
+    """``before`` (version .. term dictionary) and these size tables."""
+    out = bytearray()
+    rt_craft.SizeTables().pack(tables, out)
+    return before + bytes(out) + rt_craft.write_reversed_uvarint(len(out))
+
+
+ROW = RowChangedEvent(5, "s", "t", new=[Column("d", 5, 0, 1.5), Column("n", 3, 0, 7)])
+
+
+def test_frames_the_python_path_refuses():
+    refused = []
+    # an empty term dictionary written out (count 0) instead of omitted; a resolved event
+    # with a body byte
+    (resolved,) = craft.encode_events([ResolvedEvent(9)])
+    before, tables = _split(resolved)
+    refused.append(_assemble(before + b"\x00", [[tables[0][0], 1], [0]]))
+    refused.append(_assemble(before + b"\x00", [[tables[0][0], 0], [1]]))
+    # a row whose first column group is empty (size 0) and the second holds the group
+    (row,) = craft.encode_events([ROW])
+    before, tables = _split(row)
+    refused.append(_assemble(before, tables[:2] + [[0, tables[1][0]]]))
+    # a double of 9 bytes, and of 7
+    for size in (9, 7):
+        frame = _frame([ROW])
+        frame.bodies[0].column_groups[0].values[0] = bytes(size)
+        refused.append(craft.build(frame, "frame"))
+    # a column name's term id past the dictionary, and a NULL type with a value
+    frame = _frame([ROW])
+    frame.bodies[0].column_groups[0].names[1] = len(frame.term_dictionary)
+    refused.append(craft.build(frame, "frame"))
+    frame = _frame([ROW])
+    frame.bodies[0].column_groups[0].types[1] = 6
+    refused.append(craft.build(frame, "frame"))
+    # two NEW column groups in one row
+    frame = _frame([RowChangedEvent(5, "s", "t", new=ROW.new, old=ROW.new)])
+    frame.bodies[0].column_groups[1].type = craft.GroupType.NEW
+    refused.append(craft.build(frame, "frame"))
+    for data in refused:
+        assert python(data) is None, data.hex()
+        assert decoder().decode(data, DEFAULT) is None, data.hex()
