@@ -21,7 +21,12 @@ BUILD_OUTPUT = ("*.so", "*.c", "*.html", "*.sources.json", "*.pyx", "*.pxd", "__
 REBUILD = [sys.executable, "setup.py", "--quiet", "build_ext", "--inplace"]
 PROBES = {
     "runtime/_compiled/probe_table.pxd": "cdef int twice(int x)\n",
-    "runtime/_compiled/probe_table.pyx": "cdef int twice(int x):\n    return 2 * x\n",
+    "runtime/_compiled/probe_table.pyx": (
+        "# distutils: define_macros = PROBE_SEVEN=7\n"
+        "cdef extern from *:\n    int PROBE_SEVEN\n\n"
+        "cdef int twice(int x):\n    return 2 * x\n\n"
+        "def seven():\n    return PROBE_SEVEN\n"
+    ),
     "runtime/_compiled/probe_loop.pyx": (
         "from .probe_table cimport twice\n\ndef quadruple(int x):\n    return twice(twice(x))\n"
     ),
@@ -81,12 +86,13 @@ def checkout(tmp_path_factory):
     return root
 
 
-def test_every_pyx_builds_in_place_and_loads(checkout):
+def test_every_pyx_builds_in_place_with_its_distutils_lines_and_loads(checkout):
     assert len(built(checkout)) == len(MODULES)
     result = python(
         "from runtime import tier\n"
         "print(tier.compiled('generated._compiled.probe').twice_plus_one(20))\n"
         "print(tier.compiled('runtime._compiled.probe_loop').quadruple(5))\n"
+        "print(tier.compiled('runtime._compiled.probe_table').seven())\n"
         "print(tier.describe())",
         checkout,
     )
@@ -94,6 +100,7 @@ def test_every_pyx_builds_in_place_and_loads(checkout):
     assert result.stdout.splitlines() == [
         "41",
         "20",
+        "7",
         "tier: compiled (3 of 3 modules compiled)",
         *(f"  {name}: compiled" for name in MODULES),
     ]
