@@ -119,10 +119,12 @@ class BuildCompiledTier(build_ext):
             skipped(f"{ext.name} stays pure Python: {type(error).__name__}: {error}")
             return False
         # The cythonized copy also carries the .pyx's "# distutils:" lines (libraries...);
-        # the setuptools state of ``ext`` (underscored) stays.
+        # the setuptools state of ``ext`` (underscored) stays, and so does ``optional``,
+        # which the in-place copy reads.
         ext.__dict__.update(
             (key, value) for key, value in vars(cythonized).items() if not key.startswith("_")
         )
+        ext.optional = True
         sources = [ROOT / name for name in create_dependency_tree().all_dependencies(str(pyx))]
         inside = [path for path in sources if path.resolve().is_relative_to(ROOT)]
         self.recorded_sources[ext.name] = inside

@@ -199,6 +199,10 @@ def test_without_a_compiler_the_install_succeeds_and_decodes_in_pure_python(tmp_
     result = run(install, tmp_path, CC="false")
     assert result.returncode == 0, result.stderr
     assert not list(target.rglob("*.so"))
+    in_place = run(REBUILD, project, CC="false")  # as pip's editable install builds
+    assert in_place.returncode == 0, in_place.stderr
+    assert "generated._compiled.probe stays pure Python: CompileError" in in_place.stderr
+    assert not built(project)
     assert (target / "generated/_compiled/probe.pyx").is_file()
     sample = ROOT / "samples/plainbuffer/put_row.bin"
     code = (
