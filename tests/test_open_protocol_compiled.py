@@ -217,6 +217,24 @@ def test_generated_strings(text, raw, column, where):
     agree(ROW_KEY, _frame([[ROW_KEY[16:], doc]])[1])
 
 
+GO_QUOTED = st.lists(
+    st.sampled_from(
+        ["x", "é", "\\x89", "\\xFf", "\\xg1", "\\x8", "\\377", "\\400", "\\0", "\\012",
+         "\\a", "\\v", "\\'", "\\\\", '\\"', '"', "\n", "\\", "\\u00e9", "\\U0001F600",
+         "\\ud800", "\\u12"]
+    ),
+    max_size=6,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(GO_QUOTED, st.sampled_from(["bin", "s"]))
+def test_generated_strconv_quoted_text(text, column):
+    # "bin" is BINARY (strconv.Quote'd), "s" is not (its text as UTF-8)
+    doc = _dump(json.loads(ROW_VALUE[8:]), ("u", column, "v"), json.dumps(text)).encode()
+    agree(ROW_KEY, _frame([[ROW_KEY[16:], doc]])[1])
+
+
 NUMBERS = st.one_of(
     st.integers(-(2**65), 2**65).map(str),
     st.floats(allow_nan=False, allow_infinity=False).map(repr),

@@ -471,14 +471,76 @@ cdef object scalar(const uint8_t *s, Token *tok):
     return None
 
 
-cdef bint has_quote_bytes(bytes data) noexcept:
-    """Whether ``go_unquote`` would need its escape pass (a backslash, quote or newline)."""
+cdef int hex_digit(uint8_t c) noexcept:
+    if 48 <= c <= 57:
+        return c - 48
+    if 97 <= c <= 102:
+        return c - 87
+    if 65 <= c <= 70:
+        return c - 55
+    return -1
+
+
+cdef object go_unquoted(bytes data):
+    """``gojson.go_unquote`` of text whose UTF-8 bytes are ``data`` (Go's
+    ``strconv.Unquote`` without the quotes): ``\\xNN``, octal and the short escapes here;
+    text with ``\\u``/``\\U`` escapes goes to the Python function (its DecodeError
+    declines). A raw quote or newline, or any other backslash, declines as Go refuses it."""
     cdef const uint8_t *p = <const uint8_t *>PyBytes_AS_STRING(data)
-    cdef Py_ssize_t i
-    for i in range(PyBytes_GET_SIZE(data)):
-        if p[i] == 92 or p[i] == 34 or p[i] == 10:
-            return True
-    return False
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data), i = 0, o = 0
+    cdef bytes out = PyBytes_FromStringAndSize(NULL, n)  # no escape is shorter than its byte
+    cdef uint8_t *w = <uint8_t *>PyBytes_AS_STRING(out)
+    cdef uint8_t c
+    cdef int hi, lo, value
+    while i < n:
+        c = p[i]
+        i += 1
+        if c == 34 or c == 10:
+            decline()
+        if c != 92:
+            w[o] = c
+            o += 1
+            continue
+        if i >= n:
+            decline()
+        c = p[i]
+        i += 1
+        if c == 120:  # \xNN
+            if n - i < 2:
+                decline()
+            hi, lo = hex_digit(p[i]), hex_digit(p[i + 1])
+            if hi < 0 or lo < 0:
+                decline()
+            w[o] = hi * 16 + lo
+            i += 2
+        elif 48 <= c <= 55:  # \NNN, at most \377
+            if n - i < 2 or not 48 <= p[i] <= 55 or not 48 <= p[i + 1] <= 55:
+                decline()
+            value = (c - 48) * 64 + (p[i] - 48) * 8 + (p[i + 1] - 48)
+            if value > 255:
+                decline()
+            w[o] = value
+            i += 2
+        elif c == 117 or c == 85:  # \u, \U: runes, rare in TiCDC's output
+            return go_unquote(data.decode())
+        else:
+            value = QUOTE_ESCAPES[c]
+            if value < 0:
+                decline()
+            w[o] = value
+        o += 1
+    return out[:o] if o < n else out
+
+
+cdef signed char QUOTE_ESCAPES[256]
+cdef int _quote_escapes_init():
+    cdef int k
+    for k in range(256):
+        QUOTE_ESCAPES[k] = -1
+    for k, v in zip(b"abfnrtv\\\"", b"\a\b\f\n\r\t\v\\\""):
+        QUOTE_ESCAPES[k] = v
+    return 0
+_quote_escapes_init()
 
 
 cdef extern from *:
@@ -821,8 +883,8 @@ cdef class Plan:
         if kind == K_BASE64:
             return base64_bytes(s, tok)
         data = utf8_bytes(s, tok)  # K_STRING
-        if flags & self.binary_bit and has_quote_bytes(data):
-            return go_unquote(text(s, tok))  # strconv.Quote'd text; its DecodeError declines
+        if flags & self.binary_bit:
+            return go_unquoted(data)  # strconv.Quote'd text
         return data
 
 
