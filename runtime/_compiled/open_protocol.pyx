@@ -222,22 +222,26 @@ cdef Py_ssize_t scan_scalar(const uint8_t *s, Py_ssize_t i, Py_ssize_t end, Toke
 
 # -- strings -------------------------------------------------------------------------------
 
+cdef int hex_digit(uint8_t c) noexcept:
+    if 48 <= c <= 57:
+        return c - 48
+    if 97 <= c <= 102:
+        return c - 87
+    if 65 <= c <= 70:
+        return c - 55
+    return -1
+
+
 cdef inline int hex4(const uint8_t *s, Py_ssize_t i, Py_ssize_t end) except -1:
     """The four hex digits at ``i`` (all before ``end``)."""
-    cdef int v = 0, k
-    cdef uint8_t c
+    cdef int v = 0, k, d
     if end - i < 4:
         decline()
     for k in range(4):
-        c = s[i + k]
-        if 48 <= c <= 57:
-            v = v * 16 + (c - 48)
-        elif 97 <= c <= 102:
-            v = v * 16 + (c - 87)
-        elif 65 <= c <= 70:
-            v = v * 16 + (c - 55)
-        else:
+        d = hex_digit(s[i + k])
+        if d < 0:
             decline()
+        v = v * 16 + d
     return v
 
 
@@ -469,16 +473,6 @@ cdef object scalar(const uint8_t *s, Token *tok):
     if tok.kind == T_FALSE:
         return False
     return None
-
-
-cdef int hex_digit(uint8_t c) noexcept:
-    if 48 <= c <= 57:
-        return c - 48
-    if 97 <= c <= 102:
-        return c - 87
-    if 65 <= c <= 70:
-        return c - 55
-    return -1
 
 
 cdef object go_unquoted(bytes data):
@@ -806,6 +800,7 @@ cdef class Plan:
                 decline()
             i = skip_ws(s, i + 1, end)
             have = 0
+            key_tok.start = key_tok.end = 0  # set by scan_string before any use
             if i < end and s[i] == 125:
                 decline()  # an empty column object
             while True:
