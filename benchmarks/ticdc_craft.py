@@ -7,6 +7,11 @@ Workloads, one process:
 * batch16: 16 insert rows of one 20-column table (ints, unsigned ints, doubles, text,
   VARCHAR, DECIMAL, DATETIME, a NULL) in one message, as tiflow batches them.
 
+Decoding and encoding run twice when the compiled tier is built (runtime/_compiled/craft.pyx):
+the Python path (``decode``/``encode``: the generated fast path and runtime/craft.py) and
+``parse``/``encode_events`` as users call them, which then try the compiled reader and
+writer first (``decode compiled``/``encode compiled``).
+
 Reported per event: ns (the best of many short timed passes, so a busy machine inflates it
 less) and MB/s of message bytes (10^6 bytes).
 Beside them: the seed document's published Go figures for the seed row (``BenchmarkCraft*``,
@@ -28,6 +33,8 @@ import time
 from pathlib import Path
 
 from generated import ticdc_craft as craft
+from runtime import tier
+from runtime.craft import CraftMessage
 from runtime.ticdc import Column, RowChangedEvent
 
 PUBLISHED = {"craft decode": 7944, "craft encode": 4809, "json decode": 75822, "json encode": 28388}
@@ -53,6 +60,29 @@ def batch16() -> list:
         cols += [Column("flag", 1, 0, i & 1), Column("gone", 3, 0x40, None)]
         events.append(RowChangedEvent(424316552636792833 + i, "shop", "orders", new=cols))
     return events
+
+
+def python_codec() -> CraftMessage:
+    """The module's codec without the compiled tier (compiled=False): the generated frame
+    reader and writer and runtime/craft.py's mapping."""
+    codec = CraftMessage(
+        craft.frame, craft.COLUMN_TYPE_CRAFT, compiled=False,
+        event_types=craft.EventType, group_types=craft.GroupType,
+    )  # fmt: skip
+    codec.use_fast_readers(craft._read_frame)
+    codec.use_fast_writers(craft._write_frame)
+    return codec
+
+
+def python_parse():
+    """``craft.parse`` of a message without the compiled tier."""
+    codec = python_codec()
+    return lambda data: craft.Message(events=codec.decode(data))
+
+
+def compiled_parse():
+    """``craft.parse`` when the compiled tier is built (it is tried first), else None."""
+    return craft.parse if tier.compiled("runtime._compiled.craft") is not None else None
 
 
 def cpu_per_call(fn, n: int, runs: int) -> float:
@@ -110,17 +140,26 @@ def main() -> None:
     except ModuleNotFoundError:
         op = None
 
+    python, compiled, codec = python_parse(), compiled_parse(), python_codec()
     cases = []  # (workload, operation, events, bytes, craft fn, open protocol fn)
     for name, events, data in (("seed row", row_events, row), ("batch16", rows16, msg16)):
-        dec = lambda d=data: craft.parse(d)
-        enc = lambda e=events: list(craft.encode_events(e))
+        dec = lambda d=data: python(d)
+        enc = lambda e=events: list(codec.encode_events(e))
         op_dec = op_enc = None
         if op is not None:
             pairs = list(op.encode_events(events))
             op_dec = lambda p=pairs: [op.decode_message(k, v) for k, v in p]
             op_enc = lambda e=events: list(op.encode_events(e))
         cases.append((name, "decode", len(events), len(data), dec, op_dec))
+        if compiled is not None:
+            assert compiled(data).events == events
+            dec_c = lambda d=data: compiled(d)
+            cases.append((name, "decode compiled", len(events), len(data), dec_c, op_dec))
         cases.append((name, "encode", len(events), len(data), enc, op_enc))
+        if compiled is not None:
+            assert list(craft.encode_events(events)) == [data]
+            enc_c = lambda e=events: list(craft.encode_events(e))
+            cases.append((name, "encode compiled", len(events), len(data), enc_c, op_enc))
 
     calib = calibration(n, runs)
     print(f"calibration: a 100-iteration Python loop takes {calib * 1e9:,.0f} ns here (best pass)")
@@ -129,7 +168,7 @@ def main() -> None:
         f"sustained: a 10^6-iteration loop takes {sustained:.0f} ns per iteration (median of 5;"
         f" an idle machine: ~30-40), so this machine runs about {sustained / 35:.1f}x slow\n"
     )
-    header = f"{'workload':10} {'op':7} {'ns/event':>10} {'MB/s':>7}  {'Go craft (published)':>21}"
+    header = f"{'workload':10} {'op':15} {'ns/event':>10} {'MB/s':>7}  {'Go craft (published)':>21}"
     header += f"  {'x Go':>5}" + (
         f"  {'Open Protocol ns/event':>22}  {'OP / craft':>10}" if op else ""
     )
@@ -138,9 +177,9 @@ def main() -> None:
         per_call = cpu_per_call(fn, max(1, n // events), runs)
         ns = per_call / events * 1e9
         mbs = size / per_call / 1e6
-        line = f"{name:10} {what:7} {ns:10,.0f} {mbs:7.1f}"
+        line = f"{name:10} {what:15} {ns:10,.0f} {mbs:7.1f}"
         if name == "seed row":
-            go = PUBLISHED[f"craft {what}"]
+            go = PUBLISHED[f"craft {what.split()[0]}"]
             line += f"  {go:>15,} ns/op  {ns / go:5.1f}"
         else:
             line += f"  {'-':>21}  {'':>5}"

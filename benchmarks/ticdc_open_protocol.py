@@ -11,7 +11,9 @@ Workloads (built as :mod:`runtime.ticdc` events, encoded by each codec):
 
 Codecs: ``generated.ticdc_open_protocol`` (``decode_message(key, value)`` /
 ``encode_events``) and ``generated.ticdc_craft`` (or ``runtime.craft`` before it
-existed) on the very same events. One process; each operation is repeated N times per
+existed) on the very same events. Open Protocol decoding runs twice: the Python reader
+alone (``open_protocol``, today's fast path) and, when built, the compiled tier
+(``open_protocol_compiled``, runtime/_compiled/open_protocol.pyx), with its speed-up. One process; each operation is repeated N times per
 pass, R passes, the median pass is reported as ns/event. bytes/event counts the Kafka key
 plus value for Open Protocol and the value for Craft (it has no key).
 
@@ -35,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import generated.ticdc_open_protocol as op
 from generator.transcode import craft_codec
+from runtime.open_protocol import OpenProtocol
 from runtime.ticdc import Column, RowChangedEvent
 
 PUBLISHED = {  # seed doc: Go, ns/op, per encoded/decoded message of its benchmark rows
@@ -44,6 +47,9 @@ PUBLISHED = {  # seed doc: Go, ns/op, per encoded/decoded message of its benchma
     ("craft", "encode"): 4_809,
 }
 UNLIMITED = {"max_batch_size": 1 << 30, "max_message_bytes": 1 << 62}
+PURE = OpenProtocol(op.JSON_DOCUMENTS)
+PURE._compiled = None  # the Python reader alone, also when the compiled tier is built
+COMPILED = op._KAFKA._compiled is not None
 
 
 def seed_events():
@@ -100,11 +106,14 @@ def measure(events, n: int, runs: int) -> dict:
     assert list(craft.decode_message(craft_msg)) == events
     per = len(events)
     ops = {
-        ("open_protocol", "decode"): lambda: op.decode_message(key, value),
+        ("open_protocol", "decode"): lambda: PURE.decode_message(key, value),
         ("open_protocol", "encode"): lambda: list(op.encode_events(events, **UNLIMITED)),
         ("craft", "decode"): lambda: list(craft.decode_message(craft_msg)),
         ("craft", "encode"): lambda: list(craft.encode_events(events, **UNLIMITED)),
     }
+    if COMPILED:
+        assert PURE.decode_message(key, value) == op.decode_message(key, value)
+        ops["open_protocol_compiled", "decode"] = lambda: op.decode_message(key, value)
     result = {"events": per, "bytes": {"open_protocol": (len(key) + len(value)) / per,
                                        "craft": len(craft_msg) / per}}  # fmt: skip
     for name, fn in ops.items():
@@ -136,6 +145,11 @@ def main(argv=None) -> int:
                 pub = PUBLISHED[(fmt, what)]
                 print(f"{fmt[:5]:>5} {what:8} {ns:10,.0f} {r['bytes'][fmt]:12,.1f} "
                       f"{ratio:9.2f} {pub:>13,} (pub.)")  # fmt: skip
+        if COMPILED:
+            ns = r["open_protocol_compiled/decode"]["ns_per_event"]
+            fast = r["open_protocol/decode"]["ns_per_event"]
+            print(f"open_protocol compiled decode {ns:,.0f} ns/event, {1e9 / ns:,.0f} events/s: "
+                  f"{fast / ns:.2f}x the Python reader ({1e9 / fast:,.0f} events/s)")  # fmt: skip
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0

@@ -33,6 +33,7 @@ import os
 import sys
 from pathlib import Path
 
+from runtime import tier
 from runtime.errors import DecodeError, EncodeError, SpecError, WirespecError
 
 from . import __version__, thrift_cli
@@ -405,6 +406,18 @@ def format_help() -> str:
     return f"one of: {', '.join(known_formats())}"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the version and which tier runs (``runtime.tier.describe``), then exit."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        kwargs["help"] = "show the version and which tier (compiled or pure Python) runs"
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"wirespec {__version__}\n{tier.describe()}")
+        parser.exit()
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="wirespec",
@@ -413,7 +426,7 @@ def parser() -> argparse.ArgumentParser:
         "the messages differ), 2 usage (diff: trouble), 3 stale generated code, 141 closed "
         "stdout. `wirespec VERB --help` for a verb's options.",
     )
-    top.add_argument("--version", action="version", version=f"wirespec {__version__}")
+    top.add_argument("--version", action=_VersionAction)
     verbs = top.add_subparsers(dest="verb", required=True, metavar="VERB")
 
     gen = verbs.add_parser("generate", help="render generated/ from specs/")

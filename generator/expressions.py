@@ -18,6 +18,12 @@ never run arbitrary code. Expressions the builder evaluates (``value:``) may als
     >>> translate("kind == event_type.DDL", {"kind"}, {"event_type": "EventType"})
     'this.kind == EventType.DDL'
 
+``**``, ``<<`` and ``*`` on a field become bounded runtime calls, so data that asks for a
+huge number (or a list repeated a billion times) is a DecodeError, not a hang:
+
+    >>> translate("1 << shift", {"shift"})
+    'rt.shift_left(1, this.shift)'
+
 A field named like a dict method (``items``, ``values``, ...) cannot be read by name:
 construct's context is a dict, where the name is the method (``sizeof(items)`` is fine).
 
@@ -49,6 +55,9 @@ _ALLOWED_NODES = (
     ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot,
 )  # fmt: skip
 _FUNCTIONS = ("len", "min", "max", "abs", "sum")
+_BOUNDED_OPERATORS = {ast.Pow: "power", ast.LShift: "shift_left", ast.Mult: "times"}
+"""Operators whose result can grow without bound: translated to runtime.record's checked
+versions (both operands constant: left as they are)."""
 _PUBLIC_PRIVATES = ("_parent", "_index")
 """Context names an expression may use: the enclosing record, the list position."""
 _DICT_METHODS = frozenset(name for name in dir(dict) if not name.startswith("_"))
@@ -114,6 +123,20 @@ class _ToContext(ast.NodeTransformer):
         node.elt = self.visit(node.elt)
         self.bound.pop()
         return node
+
+    def visit_BinOp(self, node: ast.BinOp):
+        """``**``, ``<<`` and ``*`` call the bounded versions in runtime.record: their
+        operands may come from the data (a shift by 4 billion must fail, not hang)."""
+        self.generic_visit(node)
+        bounded = _BOUNDED_OPERATORS.get(type(node.op))
+        if bounded is None or all(isinstance(x, ast.Constant) for x in (node.left, node.right)):
+            return node
+        call = ast.Call(
+            ast.Attribute(ast.Name("rt", ast.Load()), bounded, ast.Load()),
+            [node.left, node.right],
+            [],
+        )
+        return ast.copy_location(call, node)
 
     def check_binding(self, name: str) -> None:
         """A comprehension variable is a new name: it hides nothing."""

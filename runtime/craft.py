@@ -38,6 +38,7 @@ from construct.expr import ExprMixin
 
 from . import codec as _codec
 from . import limits as _limits
+from . import tier as _tier
 from .codec import build_fast
 from .errors import DecodeError, EncodeError, SpecError
 from .leb128 import (
@@ -69,6 +70,9 @@ from .ticdc_json import EXTRA_KEYS, EventNames, bytes_value_from_json, text_or_h
 # A code missing from the table is rejected on both decode and encode.
 # -------------------------------------------------------------------------------------
 VALUE_KINDS = ("int", "sint", "uint", "float64", "text", "bytes", "null")
+
+_COMPILED = _tier.compiled("runtime._compiled.craft")
+"""The compiled tier's reader of whole messages (runtime/_compiled/craft.pyx), or None."""
 
 VERSION = 1
 EVENT_ROW, EVENT_DDL, EVENT_RESOLVED = 1, 2, 3
@@ -1750,7 +1754,9 @@ class CraftMessage(Construct):
     generated module has given it (:meth:`use_fast_readers`), else with construct; the
     construct protocol (``_parse``, ``parse_construct``) always uses construct. Then the
     quick mapping makes the events, and where it gives up the checked one says why.
-    ``fast=False`` leaves only the checked paths (the oracle the tests compare with).
+    ``fast=False`` leaves only the checked paths (the oracle the tests compare with);
+    ``compiled=False`` never tries the compiled tier (the Python path the tests and
+    benchmarks compare it with).
 
     >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT
     >>> codec = CraftMessage(frame=frame, value_encodings=COLUMN_TYPE_CRAFT)
@@ -1768,6 +1774,7 @@ class CraftMessage(Construct):
         value_encodings,
         *,
         fast: bool = True,
+        compiled: bool = True,
         event_types=None,
         group_types=None,
         column_types=None,
@@ -1778,6 +1785,7 @@ class CraftMessage(Construct):
         self.frame = frame
         self.names = EventNames(column_types, column_flags, ddl_types)
         self.fast = fast
+        self.use_compiled = compiled
         self.encodings = {int(k): v for k, v in value_encodings.items()}
         bad = {k: v for k, v in self.encodings.items() if v not in VALUE_KINDS or not 0 <= k < 256}
         if bad:
@@ -1789,20 +1797,40 @@ class CraftMessage(Construct):
             event_types, {"ROW_CHANGED": EVENT_ROW, "DDL": EVENT_DDL, "RESOLVED": EVENT_RESOLVED}
         )
         _check_enum(group_types, {"NEW": GROUP_NEW, "OLD": GROUP_OLD})
+        self._enums = event_types, group_types
 
     def use_fast_readers(self, frame) -> None:
         """Read frames with ``frame``, the generated fast path's reader of the spec's
         ``frame`` record (``(buf, pos, end, limits, depth) -> (model, pos)``: the model
-        and the errors of the construct), instead of the construct."""
+        and the errors of the construct), instead of the construct.
+
+        The spec's frame is then the one the compiled tier reads too: when it is built,
+        its decoder (driven by the spec's value kinds and event and group types) is tried
+        first, and wherever it declines this Python path decodes."""
         self._read_fast_frame = frame
+        event_types, group_types = self._enums
+        if _COMPILED is not None and self.use_compiled and None not in self._enums:
+            self._compiled = _COMPILED.Decoder(
+                self.encodings, [int(m) for m in event_types], [int(m) for m in group_types],
+                VERSION, EVENT_ROW, EVENT_DDL, EVENT_RESOLVED, GROUP_NEW, GROUP_OLD,
+            )  # fmt: skip
 
     _read_fast_frame = None
+    _compiled = None
+    _compiled_encoder = None
 
     def use_fast_writers(self, frame) -> None:
         """Write frames with ``frame``, the generated fast path's writer of the spec's
         ``frame`` record (``(model, out)`` appends construct's bytes to ``out``, or raises
-        for construct to build it and say why), instead of the construct."""
+        for construct to build it and say why), instead of the construct.
+
+        The spec's frame is then the one the compiled tier writes too, when it is built:
+        its encoder is tried first, and wherever it declines this Python path encodes."""
         self._write_fast_frame = frame
+        if _COMPILED is not None and self.use_compiled:
+            self._compiled_encoder = _COMPILED.Encoder(
+                self.encodings, VERSION, EVENT_ROW, EVENT_DDL, EVENT_RESOLVED, GROUP_NEW, GROUP_OLD
+            )
 
     _write_fast_frame = None
 
@@ -1812,6 +1840,10 @@ class CraftMessage(Construct):
         buf = data if type(data) is bytes else bytes(data)
         if not self.fast or self._read_fast_frame is None:
             return self._decode_checked(buf, limits)
+        if self._compiled is not None:
+            events = self._compiled.decode(buf, limits)
+            if events is not None:
+                return events
         if len(buf) > limits.max_message_bytes:
             limits.check("max_message_bytes", len(buf), offset=0)
         model = self._read_fast_frame(buf, 0, len(buf), limits, 1)[0]
@@ -1827,6 +1859,10 @@ class CraftMessage(Construct):
 
     def encode(self, events) -> bytes:
         """One message of ``events`` (not batched: all go in this message)."""
+        if self.fast and self._compiled_encoder is not None and type(events) is list:
+            data = self._compiled_encoder.encode(events)
+            if data is not None:
+                return data
         if self.fast and type(events) is list and events:
             parts = [_quick_parts(ev, self._kinds) for ev in events]
             if None not in parts:
@@ -1884,6 +1920,13 @@ class CraftMessage(Construct):
         """
         if max_batch_size < 1 or max_message_bytes < 1:
             raise EncodeError("max_batch_size and max_message_bytes must be positive")
+        if self.fast and self._compiled_encoder is not None and type(events) is list:
+            messages = self._compiled_encoder.encode_events(
+                events, max_batch_size, max_message_bytes
+            )
+            if messages is not None:
+                yield from messages
+                return
         encodings, kinds = self.encodings, self._kinds
         pack = self._encode_checked
         batch: list[_Parts] = []

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from construct import Construct, SizeofError
 
-from . import gojson
+from . import gojson, tier
 from .errors import DecodeError, EncodeError, LimitError
 from .gojson import JsonDocument, JsonKey
 from .limits import DEFAULT as DEFAULT_LIMITS
@@ -71,6 +71,8 @@ JSON_SAFE_INT = 2**53
 _MISSING = object()
 _INT, _STRING, _TEXT, _FLOAT64, _BASE64 = "int", "string", "text", "float64", "base64"
 """The renderings :meth:`OpenProtocol._tiflow_columns` checks inline."""
+_COMPILED = tier.compiled("runtime._compiled.open_protocol")
+"""The compiled reader of the common form (None: pure Python); see :meth:`OpenProtocol.parse_pair`."""
 
 
 ESCAPES = ("short", "unicode")
@@ -467,6 +469,7 @@ class OpenProtocol:
         self._kind_of = {
             code: self.rendering.get(code, "raw") for code in range(self._code_max + 1)
         }
+        self._compiled = _compiled_plan(self)
 
     # -- reading -----------------------------------------------------------------------
 
@@ -699,6 +702,10 @@ class OpenProtocol:
             raise DecodeError("the key and the value must both be bytes", offset=0)
         key, value = bytes(key), bytes(value)
         lim = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
+        if self._compiled is not None:  # the common form in C; None: not its to decide
+            message = self._compiled.parse_pair(key, value, lim)
+            if message is not None:
+                return message
         frames = split_frames(key, value, lim)
         events, legacy = [], [None, None]  # first column's path and layout
         replaced = b"\\ufffd" in value  # Go writes it lower-case; one pass for the message
@@ -1058,6 +1065,17 @@ class OpenProtocol:
         """One Spark row per event, in :meth:`spark_schema` order."""
         for ev in message.events:
             yield _ticdc_to_row(ev)
+
+
+def _compiled_plan(codec: OpenProtocol):
+    """The compiled reader's plan over ``codec``'s tables, or None when the compiled tier
+    is absent or does not implement them (a rendering it does not know, say)."""
+    if _COMPILED is None:
+        return None
+    try:
+        return _COMPILED.Plan(codec, Message, _check_sections, BATCH_VERSION)
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _field_names(cls) -> list[str]:

@@ -84,9 +84,7 @@ class Record(Construct):
         for sc in self.trailer:
             if not _reads_backwards(sc.subcon):
                 raise SpecError(f"trailer field {sc.name!r} cannot be read from the end")
-        self._subcons = Container(
-            (sc.name, sc) for sc in self.subcons + self.trailer if sc.name
-        )
+        self._subcons = Container((sc.name, sc) for sc in self.subcons + self.trailer if sc.name)
         self.flagbuildnone = all(sc.flagbuildnone for sc in self.subcons + self.trailer)
 
     def _child_context(self, context, stream):
@@ -644,6 +642,65 @@ class Valid(Subconstruct):
         if not ok:
             raise unsatisfied(self.field, value, self.text, offset)
         return value
+
+
+EXPRESSION_MAX_BITS = 4096
+"""The largest integer a spec expression may make with ``**``, ``<<`` or ``*``. The
+operands come from the data, and an unbounded power or shift (``2 ** n`` with ``n`` read as
+4 billion) would hang the decoder building a number of gigabytes."""
+
+
+def power(base, exponent):
+    """``base ** exponent`` of a spec expression, refused (ValueError: reported as a
+    DecodeError at the field) when the result would pass :data:`EXPRESSION_MAX_BITS`.
+
+    >>> power(2, 10)
+    1024
+    >>> power(2, 1 << 32)
+    Traceback (most recent call last):
+    ...
+    ValueError: 2 ** 4294967296 is too large for a spec expression
+    """
+    integers = isinstance(base, int) and isinstance(exponent, int)
+    if integers and abs(base) > 1 and (abs(base).bit_length() - 1) * exponent > EXPRESSION_MAX_BITS:
+        raise ValueError(f"{base} ** {exponent} is too large for a spec expression")
+    return base**exponent
+
+
+def shift_left(value, count):
+    """``value << count`` of a spec expression, refused past :data:`EXPRESSION_MAX_BITS`.
+
+    >>> shift_left(1, 18)
+    262144
+    >>> shift_left(1, 10**9)
+    Traceback (most recent call last):
+    ...
+    ValueError: 1 << 1000000000 is too large for a spec expression
+    """
+    integers = isinstance(value, int) and isinstance(count, int)
+    if integers and value and value.bit_length() + count > EXPRESSION_MAX_BITS:
+        raise ValueError(f"{value} << {count} is too large for a spec expression")
+    return value << count
+
+
+def times(left, right):
+    """``left * right`` of a spec expression: numbers only, so a list or bytes value from
+    the data is never repeated a number of times the data says.
+
+    >>> times(3, 4)
+    12
+    >>> times([0], 10**9)
+    Traceback (most recent call last):
+    ...
+    TypeError: a spec expression multiplies numbers, not list
+    """
+    for operand in (left, right):
+        if not isinstance(operand, (int, float)):
+            raise TypeError(f"a spec expression multiplies numbers, not {type(operand).__name__}")
+    integers = isinstance(left, int) and isinstance(right, int)
+    if integers and left.bit_length() + right.bit_length() > EXPRESSION_MAX_BITS:
+        raise ValueError(f"{left} * {right} is too large for a spec expression")
+    return left * right
 
 
 def sizeof(owner, name: str):

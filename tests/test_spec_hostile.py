@@ -26,7 +26,7 @@ from generator.generate import ROOT, render_spec
 from generator.loader import load
 from generator.model import build_model, camel
 from generator.thrift import import_spec
-from runtime.errors import SpecError
+from runtime.errors import DecodeError, SpecError
 from tests.test_generator import load_module
 
 MARK = "wirespec_hostile_ran"
@@ -601,3 +601,24 @@ def test_generate_command_exits_non_zero_without_a_traceback(tmp_path):
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith("wirespec: hostile.yaml:") and result.stderr.count("\n") == 1
     assert not list(tmp_path.glob("*.py"))
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["1 << size", "2 ** size", "len([size] * size)"],
+)
+def test_data_never_makes_an_expression_grow_without_bound(expression, tmp_path):
+    """A size computed from the data by ``<<``, ``**`` or ``*`` is bounded: a shift or
+    power of 2 billion, or a list repeated 2 billion times, would take gigabytes; it is a
+    DecodeError at the field on both paths."""
+    data = copy.deepcopy(BASE)
+    fields = data["records"]["message"]["fields"]
+    fields[1] = {"name": "size", "type": "u32", "doc": "an exponent"}
+    fields[2] = {"name": "payload", "type": "bytes", "size": expression, "doc": "the payload"}
+    module, _ = render_and_import(write_spec(tmp_path, data), tmp_path, "bounded_expressions")
+    huge = b"\x01" + (1 << 32 - 1).to_bytes(4, "little")
+    for parse in (module.parse, module.parse_construct):
+        with pytest.raises(DecodeError, match="too large|multiplies numbers"):
+            parse(huge)
+    if "[" not in expression:
+        assert module.parse(b"\x01\x00\x00\x00\x00" + b"x")["payload"] == b"x"

@@ -1,0 +1,1041 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""TiCDC Craft messages read in C: the frame and its mapping to ``runtime.ticdc`` events.
+
+:class:`Decoder` reads one whole Craft message (``specs/ticdc_craft.yaml``, records
+``frame`` and ``message``) with C integers over ``const unsigned char*``: the size tables
+from the end, the term dictionary, the header chunks, the bodies and their column groups,
+then makes the events ``runtime.craft.CraftMessage.decode`` makes (same classes, same
+field values) with the values decoded by the column type table the spec generates
+(``COLUMN_TYPE_CRAFT``, handed over by the CraftMessage that owns the decoder, like the
+event and group type values of the spec's enums).
+
+It gives exactly the events the Python path gives, or declines with ``None``: at any byte
+the Python path would reject (and at the few valid layouts it leaves to Python, see
+:meth:`Decoder.decode`) the Python path runs and gives the events or the exact
+``DecodeError``. Every read is bounds-checked against the end of its region; a count or
+length read from the input is checked against the bytes left before anything is sized
+by it; the limits (``runtime.limits``) are the Python path's.
+"""
+
+import dataclasses
+
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.float cimport PyFloat_FromDouble
+from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
+from cpython.object cimport PyObject
+from cpython.long cimport PyLong_FromLongLong, PyLong_FromUnsignedLongLong
+from cpython.ref cimport Py_INCREF
+from cpython.unicode cimport (
+    PyUnicode_AsUTF8AndSize, PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_GET_LENGTH,
+)
+from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
+
+from runtime import ticdc
+from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+
+
+# The event classes are filled as their dataclass __init__ fills them, field by field in
+# declaration order (so an instance's __dict__ is the one __init__ makes): the fields this
+# module writes must be the classes' own, else it refuses to load and Python decodes.
+def _field_names(cls):
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+if (
+    _field_names(Column) != ("name", "type", "flags", "value")
+    or _field_names(RowChangedEvent)
+    != ("commit_ts", "schema", "table", "partition", "new", "old", "row_id",
+        "handle_key_only", "claim_check_location")
+    or _field_names(DdlEvent) != ("commit_ts", "schema", "table", "ddl_type", "query")
+    or _field_names(ResolvedEvent) != ("commit_ts",)
+):
+    raise ImportError("runtime.ticdc's event classes changed: runtime/_compiled/craft.pyx is stale")
+
+_ROW_DEFAULTS = {f.name: f.default for f in dataclasses.fields(RowChangedEvent)}
+cdef object ROW_ID_DEFAULT = _ROW_DEFAULTS["row_id"]
+cdef object HANDLE_KEY_ONLY_DEFAULT = _ROW_DEFAULTS["handle_key_only"]
+cdef object CLAIM_CHECK_DEFAULT = _ROW_DEFAULTS["claim_check_location"]
+cdef tuple EMPTY = ()
+cdef object DECLINE = object()  # value(): the Python path raises here
+
+
+cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    bint PyUnicode_IS_ASCII(object)
+
+
+cdef extern from *:
+    """
+    /* An instance of cls from its tp_new, without __init__ (the caller fills it). */
+    static PyObject* craft_new_instance(PyObject* cls, PyObject* no_args) {
+        return ((PyTypeObject*)cls)->tp_new((PyTypeObject*)cls, no_args, NULL);
+    }
+    """
+    object craft_new_instance(object cls, object no_args)
+
+
+cdef inline object new_instance(type cls):
+    """An instance of ``cls`` without calling its ``__init__`` (the caller fills it)."""
+    return craft_new_instance(cls, EMPTY)
+
+
+# The value kinds of runtime/craft.py (VALUE_KINDS): how a column's value bytes read.
+cdef enum Kind:
+    K_UNKNOWN = -1
+    K_INT = 0
+    K_SINT = 1
+    K_UINT = 2
+    K_F64 = 3
+    K_TEXT = 4
+    K_BYTES = 5
+    K_NULL = 6
+
+_KIND_OF_NAME = {"int": K_INT, "sint": K_SINT, "uint": K_UINT, "float64": K_F64,
+                 "text": K_TEXT, "bytes": K_BYTES, "null": K_NULL}
+
+cdef enum:
+    MAX_VARINT = 10  # bytes of the longest uint64 varint (Go's binary.MaxVarintLen64)
+    DEPTH = 3  # frame, body, column group: the nesting the Python path checks
+    SMALL = 64  # int64 slots on the stack before the scratch space is allocated
+
+
+cdef uint64_t FLAG_UNSIGNED = ticdc.FLAG_UNSIGNED  # an int column's uvarint flag
+
+
+cdef struct Lim:  # the limits a decode checks, copied for the call (runtime.limits.Limits)
+    Py_ssize_t max_message_bytes, max_count, max_string, max_depth
+
+
+cdef inline Py_ssize_t read_uvarint(const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
+                                    uint64_t* out) noexcept nogil:
+    """The uvarint at ``b[p]`` (read no further than ``end``) -> its end, or -1 where
+    runtime.leb128.read_uvarint raises (truncated, longer than 10 bytes, over 64 bits)."""
+    cdef uint64_t v = 0
+    cdef unsigned int shift = 0
+    cdef unsigned char c
+    cdef Py_ssize_t stop = p + MAX_VARINT
+    if stop > end:
+        stop = end
+    while p < stop:
+        c = b[p]
+        p += 1
+        if shift == 63 and c > 1:
+            return -1
+        v |= (<uint64_t>(c & 0x7F)) << shift
+        if c < 0x80:
+            out[0] = v
+            return p
+        shift += 7
+    return -1
+
+
+cdef inline int64_t unzigzag(uint64_t u) noexcept nogil:
+    return <int64_t>(u >> 1) ^ -<int64_t>(u & 1)
+
+
+cdef inline Py_ssize_t read_delta_varints(const unsigned char* b, Py_ssize_t p,
+                                          Py_ssize_t end, Py_ssize_t n,
+                                          int64_t* out) noexcept nogil:
+    """A delta ZigZag chunk of ``n`` elements (int64 wrap, as DeltaVarIntChunk) -> its end
+    or -1; ``out`` gets the values (NULL: only checked)."""
+    cdef uint64_t u, acc = 0
+    cdef Py_ssize_t i
+    for i in range(n):
+        p = read_uvarint(b, p, end, &u)
+        if p < 0:
+            return -1
+        acc += <uint64_t>unzigzag(u)
+        if out != NULL:
+            out[i] = <int64_t>acc
+    return p
+
+
+cdef inline Py_ssize_t skip_uvarints(const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
+                                     Py_ssize_t n) noexcept nogil:
+    cdef uint64_t u
+    cdef Py_ssize_t i
+    for i in range(n):
+        p = read_uvarint(b, p, end, &u)
+        if p < 0:
+            return -1
+    return p
+
+
+cdef class Decoder:
+    """Craft messages -> ``runtime.ticdc`` events, or None (decline).
+
+    ``value_encodings``: the spec's type code -> value kind (``COLUMN_TYPE_CRAFT``);
+    ``event_types``/``group_types``: the values the spec's enums allow in the header's
+    type chunk and a column group's type byte; ``version`` (the frame's const), ``row``,
+    ``ddl``, ``resolved``, ``new`` and ``old``: the values runtime.craft reads and maps
+    (checked against the spec's enums there)."""
+
+    cdef signed char kinds[256]
+    cdef unsigned char event_ok[256]
+    cdef unsigned char group_ok[256]
+    cdef int version, row, ddl, resolved, new, old
+    cdef object limits_seen
+    cdef Lim limits_read  # of limits_seen: a Limits is frozen, read once per object
+
+    def __init__(self, value_encodings, event_types, group_types, int version, int row,
+                 int ddl, int resolved, int new, int old):
+        cdef int code
+        for code in range(256):
+            self.kinds[code] = K_UNKNOWN
+            self.event_ok[code] = 0
+            self.group_ok[code] = 0
+        for code, kind in value_encodings.items():
+            self.kinds[code] = _KIND_OF_NAME[kind]
+        for code in event_types:
+            self.event_ok[code] = 1
+        for code in group_types:
+            self.group_ok[code] = 1
+        if not (self.event_ok[row] and self.event_ok[ddl] and self.event_ok[resolved]
+                and self.group_ok[new] and self.group_ok[old]):
+            raise ValueError("the mapped event and group types must be the enums' values")
+        self.row, self.ddl, self.resolved, self.new, self.old = row, ddl, resolved, new, old
+        self.version = version
+        self.limits_seen = None
+
+    cdef Lim use_limits(self, limits) except *:
+        if limits is not self.limits_seen:
+            self.limits_read.max_message_bytes = min(limits.max_message_bytes, 1 << 62)
+            self.limits_read.max_count = min(limits.max_count, 1 << 62)
+            self.limits_read.max_string = min(limits.max_string, 1 << 62)
+            self.limits_read.max_depth = min(limits.max_depth, 1 << 62)
+            self.limits_seen = limits
+        return self.limits_read
+
+    def decode(self, bytes data not None, limits):
+        """The events of the whole message ``data`` under ``limits`` (a runtime.limits
+        Limits), or None: the Python path decides (an error, or a layout left to it:
+        row events mixed with others, a ``max_depth`` below the message's nesting)."""
+        cdef Py_ssize_t n = len(data)
+        cdef const unsigned char* b = <const unsigned char*>(<char*>data)
+        cdef int64_t small[SMALL]
+        cdef int64_t* slots = small
+        cdef Py_ssize_t tables_len, tail = 0
+        # a copy: nothing another decode does meanwhile (a finalizer run by an allocation,
+        # say) can change the limits of this one
+        cdef Lim lim = self.use_limits(limits)
+        if n > lim.max_message_bytes or lim.max_depth < DEPTH:
+            return None
+        tables_len = self.tables_length(b, n, &tail)
+        if tables_len < 0:
+            return None
+        # Every table count and entry takes at least one byte: the region's length bounds
+        # the slots (a count, then the entries, per table).
+        if tables_len > SMALL:
+            slots = <int64_t*>malloc(tables_len * sizeof(int64_t))
+            if slots == NULL:
+                raise MemoryError()
+        try:
+            return self.message(b, tail, tables_len, slots, &lim)
+        finally:
+            if slots != small:
+                free(slots)
+
+    cdef Py_ssize_t tables_length(self, const unsigned char* b, Py_ssize_t n,
+                                  Py_ssize_t* tail) noexcept:
+        """The reversed uvarint that ends the message (the size tables' length; ``tail``
+        gets the offset of its first byte), or -1 where the Python path raises."""
+        cdef uint64_t v = 0
+        cdef unsigned int shift = 0
+        cdef unsigned char c
+        cdef Py_ssize_t p = n, lo = n - MAX_VARINT
+        if lo < 0:
+            lo = 0
+        while p > lo:
+            p -= 1
+            c = b[p]
+            if shift == 63 and c > 1:
+                return -1
+            v |= (<uint64_t>(c & 0x7F)) << shift
+            if c < 0x80:
+                # the tables end where the varint starts, and start no earlier than 0
+                if v > <uint64_t>p:
+                    return -1
+                tail[0] = p
+                return <Py_ssize_t>v
+            shift += 7
+        return -1
+
+    cdef object message(self, const unsigned char* b, Py_ssize_t tail, Py_ssize_t tables_len,
+                        int64_t* slots, const Lim* lim):
+        """The events of a message whose size tables end at ``tail``, or None."""
+        cdef uint64_t u
+        cdef Py_ssize_t p, tables_start, count, ntables, nslots
+        cdef Py_ssize_t t0, t1, tnext, events, dict_start, end, header_end
+        # -- size tables, [tables_start, tail): each a uvarint count + a delta zigzag chunk;
+        # slots get each table's count then its entries
+        tables_start = tail - tables_len
+        p = tables_start
+        nslots = ntables = 0
+        while p < tail:
+            p = read_uvarint(b, p, tail, &u)
+            if p < 0 or u > <uint64_t>lim.max_count or u > <uint64_t>(tail - p):
+                return None
+            count = <Py_ssize_t>u
+            slots[nslots] = count
+            p = read_delta_varints(b, p, tail, count, slots + nslots + 1)
+            if p < 0:
+                return None
+            nslots += 1 + count
+            ntables += 1
+        if ntables < 2 or slots[0] != 2:
+            return None
+        t0 = 0
+        t1 = 3
+        events = slots[t1]
+        if events < 1:
+            return None
+        tnext = t1 + 1 + events  # table 2 + i: the column group sizes of event i
+        # -- term dictionary, [dict_start, tables_start)
+        if slots[t0 + 2] < 0 or slots[t0 + 2] > tables_start:
+            return None
+        dict_start = tables_start - <Py_ssize_t>slots[t0 + 2]
+        terms = self.term_dictionary(b, dict_start, tables_start, lim)
+        if terms is None:
+            return None
+        end = dict_start
+        # -- version
+        p = read_uvarint(b, 0, end, &u)
+        if p < 0 or u != <uint64_t>self.version:
+            return None
+        # -- header: five chunks of `events` elements
+        if slots[t0 + 1] < 0 or slots[t0 + 1] > end - p:
+            return None
+        header_end = p + <Py_ssize_t>slots[t0 + 1]
+        return self.events(b, p, header_end, end, events, slots, t1, tnext, ntables, terms,
+                           lim)
+
+    cdef object term_dictionary(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
+                                const Lim* lim):
+        """The terms (a list of str) of the dictionary in [p, end), or None."""
+        cdef uint64_t u
+        cdef Py_ssize_t count, i, q, length
+        if p == end:
+            return []
+        p = read_uvarint(b, p, end, &u)
+        if p < 0 or u == 0 or u > <uint64_t>lim.max_count or u > <uint64_t>(end - p):
+            return None
+        count = <Py_ssize_t>u
+        q = skip_uvarints(b, p, end, count)  # the lengths, then the texts
+        if q < 0:
+            return None
+        terms = PyList_New(count)
+        for i in range(count):
+            p = read_uvarint(b, p, end, &u)
+            if u > <uint64_t>lim.max_string or u > <uint64_t>(end - q):
+                return None
+            length = <Py_ssize_t>u
+            text = self.text(b + q, length)
+            if text is None:
+                return None
+            Py_INCREF(text)
+            PyList_SET_ITEM(terms, i, text)
+            q += length
+        if q != end:
+            return None
+        return terms
+
+    cdef object text(self, const unsigned char* b, Py_ssize_t length):
+        """UTF-8 text as ``bytes.decode`` reads it, or None where it raises."""
+        cdef Py_ssize_t i
+        cdef unsigned char high = 0
+        for i in range(length):
+            high |= b[i]
+        if high < 0x80 and length > 1:  # ASCII (names, dates, numbers): the bytes are the text
+            text = PyUnicode_New(length, 127)
+            memcpy(PyUnicode_DATA(text), b, length)
+            return text
+        try:
+            return PyUnicode_DecodeUTF8(<const char*>b, length, NULL)
+        except UnicodeDecodeError:
+            return None
+
+    cdef object events(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t header_end,
+                       Py_ssize_t end, Py_ssize_t events, int64_t* slots, Py_ssize_t t1,
+                       Py_ssize_t tnext, Py_ssize_t ntables, list terms, const Lim* lim):
+        cdef uint64_t u
+        cdef Py_ssize_t chunk[5]
+        cdef Py_ssize_t i, k, size, body_end, nterms = len(terms)
+        cdef Py_ssize_t rows = 0
+        cdef int t
+        cdef uint64_t ts = 0, part_acc = 0, sid_acc = 0, tid_acc = 0  # int64 wrap, as Go
+        cdef int64_t part, sid, tid
+        # The header's chunks are checked first (counts, varints, type codes), then read
+        # again in lockstep, event by event.
+        if events > lim.max_count:
+            return None
+        for k in range(5):
+            if events > header_end - p:
+                return None
+            chunk[k] = p
+            for i in range(events):
+                p = read_uvarint(b, p, header_end, &u)
+                if p < 0:
+                    return None
+                if k == 1:
+                    if u > 255 or not self.event_ok[u]:
+                        return None
+                    if <int>u == self.row:
+                        rows += 1
+        if p != header_end:
+            return None
+        # Rows never mix with other events (the Python path's mapping raises): a message
+        # is rows only, with one column group table each, or one other event.
+        if rows:
+            if rows != events or ntables != 2 + events:
+                return None
+        elif ntables != 2:
+            return None
+        out = PyList_New(events)
+        p = header_end
+        for i in range(events):
+            chunk[0] = read_uvarint(b, chunk[0], header_end, &u)
+            ts += u
+            chunk[1] = read_uvarint(b, chunk[1], header_end, &u)
+            t = <int>u
+            chunk[2] = read_uvarint(b, chunk[2], header_end, &u)
+            part_acc += <uint64_t>unzigzag(u)
+            part = <int64_t>part_acc
+            chunk[3] = read_uvarint(b, chunk[3], header_end, &u)
+            sid_acc += <uint64_t>unzigzag(u)
+            sid = <int64_t>sid_acc
+            chunk[4] = read_uvarint(b, chunk[4], header_end, &u)
+            tid_acc += <uint64_t>unzigzag(u)
+            tid = <int64_t>tid_acc
+            size = <Py_ssize_t>slots[t1 + 1 + i]
+            if size < 0 or size > end - p:
+                return None
+            body_end = p + size
+            if t == self.resolved:
+                if part != -1 or sid != -1 or tid != -1 or size != 0:
+                    return None
+                ev = new_instance(ResolvedEvent)
+                ev.commit_ts = PyLong_FromUnsignedLongLong(ts)
+            else:
+                if not (-1 <= sid < nterms and -1 <= tid < nterms):
+                    return None
+                schema = None if sid < 0 else <object>PyList_GET_ITEM(terms, sid)
+                table = None if tid < 0 else <object>PyList_GET_ITEM(terms, tid)
+                # the reference writes -1 for an empty name, never a "" term
+                if (sid >= 0 and PyUnicode_GET_LENGTH(schema) == 0) or (
+                    tid >= 0 and PyUnicode_GET_LENGTH(table) == 0
+                ):
+                    return None
+                if t == self.ddl:
+                    if part != -1:
+                        return None
+                    ev = self.ddl_event(b, p, body_end, ts, schema, table, lim)
+                else:
+                    if part < -1:
+                        return None
+                    ev = self.row_event(b, p, body_end, ts, schema, table, part, slots + tnext,
+                                        terms, lim)
+                    tnext += 1 + slots[tnext]
+                if ev is None:
+                    return None
+            Py_INCREF(ev)
+            PyList_SET_ITEM(out, i, ev)
+            p = body_end
+        if p != end:
+            return None
+        return out
+
+    cdef object ddl_event(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
+                          uint64_t ts, schema, table, const Lim* lim):
+        cdef uint64_t ddl_type, u
+        p = read_uvarint(b, p, end, &ddl_type)
+        if p < 0:
+            return None
+        p = read_uvarint(b, p, end, &u)
+        if p < 0 or u > <uint64_t>lim.max_string or u > <uint64_t>(end - p):
+            return None
+        if p + <Py_ssize_t>u != end:
+            return None
+        query = self.text(b + p, <Py_ssize_t>u)
+        if query is None:
+            return None
+        ev = new_instance(DdlEvent)
+        ev.commit_ts = PyLong_FromUnsignedLongLong(ts)
+        ev.schema = schema
+        ev.table = table
+        ev.ddl_type = PyLong_FromUnsignedLongLong(ddl_type)
+        ev.query = query
+        return ev
+
+    cdef object row_event(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
+                          uint64_t ts, schema, table, int64_t part, int64_t* sizes, list terms,
+                          const Lim* lim):
+        """A row event from its body [p, end); ``sizes``: its table (count, then the
+        column group sizes)."""
+        cdef Py_ssize_t g, groups = <Py_ssize_t>sizes[0]
+        cdef Py_ssize_t size
+        cdef bint seen_new = False, seen_old = False
+        cdef int image
+        new = old = None
+        if groups < 1:
+            return None
+        for g in range(groups):
+            size = <Py_ssize_t>sizes[1 + g]
+            if size < 1 or size > end - p:
+                return None
+            image = b[p]
+            if not self.group_ok[image]:
+                return None
+            if image == self.new and not seen_new:
+                seen_new = True
+            elif image == self.old and not seen_old:
+                seen_old = True
+            else:  # a second group of one type
+                return None
+            columns = self.columns(b, p + 1, p + size, terms, lim)
+            if columns is None:
+                return None
+            if image == self.new:
+                new = columns
+            else:
+                old = columns
+            p += size
+        if p != end:
+            return None
+        ev = new_instance(RowChangedEvent)
+        ev.commit_ts = PyLong_FromUnsignedLongLong(ts)
+        ev.schema = schema
+        ev.table = table
+        ev.partition = None if part < 0 else PyLong_FromLongLong(part)
+        ev.new = new
+        ev.old = old
+        ev.row_id = ROW_ID_DEFAULT
+        ev.handle_key_only = HANDLE_KEY_ONLY_DEFAULT
+        ev.claim_check_location = CLAIM_CHECK_DEFAULT
+        return ev
+
+    cdef object columns(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
+                        list terms, const Lim* lim):
+        """The columns of one column group after its type byte: count, then the names,
+        types, flags and nullable values chunks of count elements, filling [p, end)."""
+        cdef uint64_t u = 0, code = 0, flags = 0, name = 0
+        cdef Py_ssize_t count, j, names, types, flag_at, lengths, payload, length
+        cdef Py_ssize_t nterms = len(terms)
+        cdef int64_t ln
+        cdef int kind
+        p = read_uvarint(b, p, end, &u)
+        if p < 0 or u > <uint64_t>lim.max_count:
+            return None
+        count = <Py_ssize_t>u
+        # Each chunk's count is checked against the bytes left at its start, as each
+        # Python chunk reader does; then the four are read again in lockstep.
+        if count > end - p:
+            return None
+        names = p
+        p = read_delta_varints(b, p, end, count, NULL)
+        if p < 0 or count > end - p:
+            return None
+        types = p
+        p = skip_uvarints(b, p, end, count)
+        if p < 0 or count > end - p:
+            return None
+        flag_at = p
+        p = skip_uvarints(b, p, end, count)
+        if p < 0 or count > end - p:
+            return None
+        lengths = p
+        payload = skip_uvarints(b, p, end, count)
+        if payload < 0:
+            return None
+        out = PyList_New(count)
+        for j in range(count):
+            names = read_uvarint(b, names, end, &u)
+            name += <uint64_t>unzigzag(u)
+            types = read_uvarint(b, types, end, &code)
+            flag_at = read_uvarint(b, flag_at, end, &flags)
+            lengths = read_uvarint(b, lengths, end, &u)
+            ln = unzigzag(u)
+            kind = self.kinds[code] if code < 256 else K_UNKNOWN
+            if <int64_t>name < 0 or <int64_t>name >= nterms or kind == K_UNKNOWN:
+                return None
+            if kind == K_INT:
+                kind = K_UINT if flags & FLAG_UNSIGNED else K_SINT
+            if ln == -1:
+                value = None
+            else:
+                if ln < 0 or ln > lim.max_string or ln > end - payload:
+                    return None
+                length = <Py_ssize_t>ln
+                value = self.value(b + payload, length, kind)
+                if value is DECLINE:
+                    return None
+                payload += length
+            column = new_instance(Column)
+            column.name = <object>PyList_GET_ITEM(terms, <Py_ssize_t>name)
+            column.type = PyLong_FromUnsignedLongLong(code)
+            column.flags = PyLong_FromUnsignedLongLong(flags)
+            column.value = value
+            Py_INCREF(column)
+            PyList_SET_ITEM(out, j, column)
+        if payload != end:
+            return None
+        return out
+
+    cdef object value(self, const unsigned char* b, Py_ssize_t length, int kind):
+        """The value of a column from its bytes (kind int resolved by the flags), or
+        DECLINE where the Python path raises."""
+        cdef uint64_t u = 0
+        cdef double d
+        cdef int shift
+        if kind == K_BYTES:
+            return PyBytes_FromStringAndSize(<const char*>b, length)
+        if kind == K_TEXT:
+            text = self.text(b, length)
+            return DECLINE if text is None else text
+        if kind == K_SINT or kind == K_UINT:
+            if read_uvarint(b, 0, length, &u) != length:
+                return DECLINE
+            if kind == K_SINT:
+                return PyLong_FromLongLong(unzigzag(u))
+            return PyLong_FromUnsignedLongLong(u)
+        if kind == K_F64 and length == 8:
+            u = 0
+            for shift in range(8):  # little-endian, whatever the host's order
+                u |= (<uint64_t>b[shift]) << (8 * shift)
+            memcpy(&d, &u, 8)
+            return PyFloat_FromDouble(d)
+        return DECLINE  # a NULL kind with a value, or a float64 of another size
+
+
+# -- encoding ---------------------------------------------------------------------------
+
+cdef struct Out:
+    unsigned char* data
+    Py_ssize_t size
+    Py_ssize_t cap
+
+
+cdef struct Cell:  # one column, as estimate() read it for group() to write
+    PyObject* name  # borrowed: the column holds it, and no Python code runs in between
+    uint64_t code
+    uint64_t flags
+    PyObject* value
+    int kind
+    int64_t size  # of the value's bytes, -1: NULL
+
+
+cdef struct Cells:  # the columns of the events estimated and not yet written, in order
+    Cell* data
+    Py_ssize_t n, cap, cursor
+
+
+cdef int add_cell(Cells* cells) except -1:
+    """Room for one more cell at ``cells.data[cells.n]``."""
+    cdef Py_ssize_t cap
+    cdef Cell* data
+    if cells.n == cells.cap:
+        cap = cells.cap * 2 if cells.cap else 64
+        data = <Cell*>realloc(cells.data, cap * sizeof(Cell))
+        if data == NULL:
+            raise MemoryError()
+        cells.data, cells.cap = data, cap
+    return 0
+
+
+cdef int grow(Out* out, Py_ssize_t more) except -1:
+    cdef Py_ssize_t cap = out.cap * 2 if out.cap else 256
+    cdef unsigned char* data
+    while cap < out.size + more:
+        cap *= 2
+    data = <unsigned char*>realloc(out.data, cap)
+    if data == NULL:
+        raise MemoryError()
+    out.data = data
+    out.cap = cap
+    return 0
+
+
+cdef inline int put_uvarint(Out* out, uint64_t v) except -1:
+    if out.size + MAX_VARINT > out.cap:
+        grow(out, MAX_VARINT)
+    while v >= 0x80:
+        out.data[out.size] = <unsigned char>((v & 0x7F) | 0x80)
+        out.size += 1
+        v >>= 7
+    out.data[out.size] = <unsigned char>v
+    out.size += 1
+    return 0
+
+
+cdef inline uint64_t zigzag(int64_t v) noexcept nogil:
+    return (<uint64_t>v << 1) ^ <uint64_t>(v >> 63)
+
+
+cdef inline int put_bytes(Out* out, const char* data, Py_ssize_t length) except -1:
+    if out.size + length > out.cap:
+        grow(out, length)
+    memcpy(out.data + out.size, data, length)
+    out.size += length
+    return 0
+
+
+cdef inline Py_ssize_t uvarint_size(uint64_t v) noexcept nogil:
+    cdef Py_ssize_t n = 1
+    while v >= 0x80:
+        v >>= 7
+        n += 1
+    return n
+
+
+cdef class Encoder:
+    """``runtime.ticdc`` events -> Craft messages, as runtime.craft.CraftMessage writes them
+    (its quick mapping ``_quick_parts``, ``_assemble`` and the generated frame writer), or
+    None (decline) for anything that mapping would not take as it is: then the Python path
+    writes the messages or raises the exact EncodeError.
+
+    ``value_encodings``: the spec's type code -> value kind; ``version``, ``row``, ``ddl``,
+    ``resolved``, ``new`` and ``old``: the version and the event and group type values
+    runtime.craft writes."""
+
+    cdef signed char kinds[256]
+    cdef int version, row, ddl, resolved, new, old
+    def __init__(self, value_encodings, int version, int row, int ddl, int resolved, int new,
+                 int old):
+        cdef int code
+        for code in range(256):
+            self.kinds[code] = K_UNKNOWN
+        for code, kind in value_encodings.items():
+            self.kinds[code] = _KIND_OF_NAME[kind]
+        self.row, self.ddl, self.resolved, self.new, self.old = row, ddl, resolved, new, old
+        self.version = version
+
+    def encode_events(self, list events not None, max_batch_size, max_message_bytes):
+        """The messages ``CraftMessage.encode_events`` yields for ``events`` (a list), or
+        None: the Python path decides."""
+        cdef Py_ssize_t i, start = 0, n = len(events), rows = 0
+        cdef Py_ssize_t estimate = 0, cost, most_rows, most_bytes
+        cdef int kind
+        if type(max_batch_size) is not int or type(max_message_bytes) is not int:
+            return None
+        if max_batch_size < 1 or max_message_bytes < 1:
+            return None
+        most_rows = min(max_batch_size, <Py_ssize_t>1 << 62)
+        most_bytes = min(max_message_bytes, <Py_ssize_t>1 << 62)
+        cdef Cells cells = Cells(NULL, 0, 0, 0)  # this call's own: reentry cannot touch it
+        messages = []
+        try:
+            for i in range(n):
+                ev = <object>PyList_GET_ITEM(events, i)
+                cost = self.estimate(ev, &cells)
+                if cost < 0:
+                    return None
+                if type(ev) is not RowChangedEvent:
+                    if rows:
+                        messages.append(self.message(events, start, i, &cells))
+                        rows = estimate = 0
+                    messages.append(self.message(events, i, i + 1, &cells))
+                    start = i + 1
+                    continue
+                rows += 1
+                estimate += cost
+                if estimate > most_bytes or rows >= most_rows:
+                    messages.append(self.message(events, start, i + 1, &cells))
+                    rows = estimate = 0
+                    start = i + 1
+            if rows:
+                messages.append(self.message(events, start, n, &cells))
+        finally:
+            free(cells.data)
+        return messages
+
+    def encode(self, list events not None):
+        """The one message ``CraftMessage.encode`` writes for ``events``, or None."""
+        cdef Py_ssize_t i, n = len(events), rows = 0
+        cdef Cells cells = Cells(NULL, 0, 0, 0)
+        if n == 0:
+            return None
+        try:
+            for i in range(n):
+                ev = <object>PyList_GET_ITEM(events, i)
+                if self.estimate(ev, &cells) < 0:
+                    return None
+                rows += type(ev) is RowChangedEvent
+            if rows != n and n != 1:
+                return None
+            return self.message(events, 0, n, &cells)
+        finally:
+            free(cells.data)
+
+    cdef Py_ssize_t estimate(self, ev, Cells* cells) except -2:
+        """tiflow's size estimate of a checked event (``_quick_parts``), or -1 where the
+        quick mapping gives up on it."""
+        cdef Py_ssize_t cost = 32, size
+        cdef type cls = type(ev)
+        if cls is ResolvedEvent:
+            return 32 if self.uint64(ev.commit_ts) else -1
+        if cls is not RowChangedEvent and cls is not DdlEvent:
+            return -1
+        if not self.uint64(ev.commit_ts):
+            return -1
+        for name in (ev.schema, ev.table):
+            if name is not None:
+                if type(name) is not str:
+                    return -1
+                size = utf8_size(name)
+                if size < 0:
+                    return -1
+                cost += size
+        if cls is DdlEvent:
+            if not self.uint64(ev.ddl_type) or type(ev.query) is not str:
+                return -1
+            return cost if utf8_size(ev.query) >= 0 else -1
+        part = ev.partition
+        if part is not None and (type(part) is not int or not 0 <= part < (1 << 63)):
+            return -1
+        images = 0
+        for columns in (ev.new, ev.old):
+            if columns is None:
+                continue
+            if type(columns) is not list:
+                return -1
+            images += 1
+            for column in columns:
+                size = self.column_cost(column, cells)
+                if size < 0:
+                    return -1
+                cost += size
+        return cost if images else -1
+
+    cdef bint uint64(self, value):
+        return type(value) is int and 0 <= value <= 0xFFFFFFFFFFFFFFFF
+
+    cdef Py_ssize_t column_cost(self, column, Cells* cells) except -2:
+        """``len(name) + 16 + len(value bytes)`` of a column the quick mapping takes, else -1."""
+        cdef Py_ssize_t name_size, size
+        cdef int kind
+        cdef Cell* cell
+        if type(column) is not Column:
+            return -1
+        name, code, flags, value = column.name, column.type, column.flags, column.value
+        if type(name) is not str or type(code) is not int or type(flags) is not int:
+            return -1
+        if not 0 <= code < 256 or not self.uint64(flags):
+            return -1
+        kind = self.kinds[<int>code]
+        if kind == K_UNKNOWN:
+            return -1
+        name_size = utf8_size(name)
+        if name_size < 0:
+            return -1
+        if kind == K_INT:
+            kind = K_UINT if flags & FLAG_UNSIGNED else K_SINT
+        size = -1 if value is None else self.value_size(kind, value)
+        if size < 0 and value is not None:
+            return -1
+        add_cell(cells)
+        cell = cells.data + cells.n
+        cells.n += 1
+        cell.name, cell.code, cell.flags = <PyObject*>name, code, flags
+        cell.value, cell.kind, cell.size = <PyObject*>value, kind, size
+        return name_size + 16 + max(size, 0)
+
+
+    cdef Py_ssize_t value_size(self, int kind, value) except -2:
+        """The byte length of a value's encoding (kind int resolved by the flags), or -1
+        where the quick mapping gives up."""
+        if kind == K_BYTES:
+            return len(<bytes>value) if type(value) is bytes else -1
+        if kind == K_TEXT:
+            return utf8_size(value) if type(value) is str else -1
+        if kind == K_F64:
+            return 8 if type(value) is float else -1
+        if kind == K_NULL or type(value) is not int:
+            return -1
+        if kind == K_UINT:
+            if not 0 <= value <= 0xFFFFFFFFFFFFFFFF:
+                return -1
+            return uvarint_size(<uint64_t>value)
+        if not -(1 << 63) <= value < (1 << 63):
+            return -1
+        return uvarint_size(zigzag(<int64_t>value))
+
+    cdef bytes message(self, list events, Py_ssize_t start, Py_ssize_t stop, Cells* cells):
+        """The message of checked events[start:stop] (rows, or one other event): terms
+        interned schemas, then tables, then column names in body order."""
+        cdef Out out
+        cdef Py_ssize_t i, n = stop - start, header_start, header_size, body_start
+        cdef Py_ssize_t dict_start, tables_start
+        cdef uint64_t prev_u
+        cdef int64_t prev
+        terms = {}
+        named = events[start:stop] if type(events[start]) is not ResolvedEvent else []
+        schemas = [self.intern(terms, ev.schema) for ev in named] or [-1]
+        tables = [self.intern(terms, ev.table) for ev in named] or [-1]
+        body_sizes = []
+        group_sizes = []
+        cells.cursor = 0
+        out.data = NULL
+        out.size = out.cap = 0
+        try:
+            put_uvarint(&out, <uint64_t>self.version)
+            header_start = out.size
+            prev_u = 0
+            for i in range(start, stop):
+                ts = (<object>PyList_GET_ITEM(events, i)).commit_ts
+                put_uvarint(&out, <uint64_t>ts - prev_u)
+                prev_u = <uint64_t>ts
+            for i in range(start, stop):
+                put_uvarint(&out, self.event_type(<object>PyList_GET_ITEM(events, i)))
+            prev = 0
+            for i in range(start, stop):
+                ev = <object>PyList_GET_ITEM(events, i)
+                part = -1 if type(ev) is not RowChangedEvent or ev.partition is None else ev.partition
+                put_uvarint(&out, zigzag(<int64_t>(<uint64_t><int64_t>part - <uint64_t>prev)))
+                prev = <int64_t>part
+            for ids in (schemas, tables):
+                prev = 0
+                for term in ids:
+                    put_uvarint(&out, zigzag(<int64_t>(<uint64_t><int64_t>term - <uint64_t>prev)))
+                    prev = <int64_t>term
+            header_size = out.size - header_start
+            for i in range(start, stop):
+                ev = <object>PyList_GET_ITEM(events, i)
+                body_start = out.size
+                if type(ev) is RowChangedEvent:
+                    sizes = []
+                    for image, columns in ((self.new, ev.new), (self.old, ev.old)):
+                        if columns is not None:
+                            sizes.append(self.group(&out, image, len(columns), terms, cells))
+                    group_sizes.append(sizes)
+                elif type(ev) is DdlEvent:
+                    put_uvarint(&out, <uint64_t>ev.ddl_type)
+                    self.text(&out, ev.query)
+                body_sizes.append(out.size - body_start)
+            dict_start = out.size
+            if terms:
+                put_uvarint(&out, len(terms))
+                for term in terms:
+                    put_uvarint(&out, <uint64_t>utf8_size(term))
+                for term in terms:
+                    put_str(&out, term)
+            tables_start = out.size
+            for table in [[header_size, tables_start - dict_start], body_sizes] + group_sizes:
+                put_uvarint(&out, len(table))
+                prev = 0
+                for size in table:
+                    put_uvarint(&out, zigzag(<int64_t>size - prev))
+                    prev = <int64_t>size
+            self.reversed_length(&out, out.size - tables_start)
+            cells.n = 0  # every column estimated so far is in this message
+            return PyBytes_FromStringAndSize(<const char*>out.data, out.size)
+        finally:
+            free(out.data)
+
+    cdef int intern(self, dict terms, name) except -2:
+        """The term id of a schema or table name (-1: none, or empty)."""
+        if not name:
+            return -1
+        term = terms.get(name)
+        if term is None:
+            term = terms[name] = len(terms)
+        return term
+
+    cdef uint64_t event_type(self, ev):
+        if type(ev) is RowChangedEvent:
+            return self.row
+        return self.ddl if type(ev) is DdlEvent else self.resolved
+
+    cdef Py_ssize_t group(self, Out* out, int image, Py_ssize_t n, dict terms,
+                          Cells* cells_of_batch) except -1:
+        """A column group of the next ``n`` cells: type byte, count, names, types, flags,
+        nullable values."""
+        cdef Py_ssize_t start = out.size, j
+        cdef int64_t prev = 0, term
+        cdef Cell* cells = cells_of_batch.data + cells_of_batch.cursor
+        if cells_of_batch.cursor + n > cells_of_batch.n:
+            raise AssertionError("a column group past the estimated columns")
+        cells_of_batch.cursor += n
+        if out.size + 1 > out.cap:
+            grow(out, 1)
+        out.data[out.size] = <unsigned char>image
+        out.size += 1
+        put_uvarint(out, n)
+        for j in range(n):
+            name = <object>cells[j].name
+            found = terms.get(name)
+            if found is None:
+                found = terms[name] = len(terms)
+            term = found
+            put_uvarint(out, zigzag(term - prev))
+            prev = term
+        for j in range(n):
+            put_uvarint(out, cells[j].code)
+        for j in range(n):
+            put_uvarint(out, cells[j].flags)
+        for j in range(n):
+            put_uvarint(out, zigzag(cells[j].size))
+        for j in range(n):
+            if cells[j].size >= 0:
+                self.value(out, cells[j].kind, <object>cells[j].value)
+        return out.size - start
+
+    cdef int value(self, Out* out, int kind, value) except -1:
+        cdef double d
+        cdef uint64_t u
+        cdef int shift
+        if kind == K_BYTES:
+            put_bytes(out, <const char*>(<bytes>value), len(<bytes>value))
+        elif kind == K_TEXT:
+            put_str(out, value)
+        elif kind == K_F64:
+            d = value
+            memcpy(&u, &d, 8)
+            if out.size + 8 > out.cap:
+                grow(out, 8)
+            for shift in range(8):  # little-endian, whatever the host's order
+                out.data[out.size + shift] = <unsigned char>(u >> (8 * shift))
+            out.size += 8
+        elif kind == K_UINT:
+            put_uvarint(out, <uint64_t>value)
+        else:
+            put_uvarint(out, zigzag(<int64_t>value))
+        return 0
+
+    cdef int text(self, Out* out, str text) except -1:
+        """A uvarint length and the UTF-8 of ``text``."""
+        put_uvarint(out, <uint64_t>utf8_size(text))
+        put_str(out, text)
+        return 0
+
+    cdef int reversed_length(self, Out* out, Py_ssize_t length) except -1:
+        cdef Py_ssize_t at = out.size, lo, hi
+        cdef unsigned char c
+        put_uvarint(out, <uint64_t>length)
+        lo, hi = at, out.size - 1
+        while lo < hi:
+            c = out.data[lo]
+            out.data[lo] = out.data[hi]
+            out.data[hi] = c
+            lo += 1
+            hi -= 1
+        return 0
+
+
+cdef Py_ssize_t utf8_size(str text) except -2:
+    """The length of ``text``'s UTF-8, or -1 if it has none (lone surrogates: the Python
+    path encodes some of them with surrogateescape, and decides)."""
+    cdef Py_ssize_t size
+    if PyUnicode_IS_ASCII(text):
+        return PyUnicode_GET_LENGTH(text)
+    try:
+        PyUnicode_AsUTF8AndSize(text, &size)
+    except UnicodeEncodeError:
+        return -1
+    return size
+
+
+cdef int put_str(Out* out, str text) except -1:
+    cdef Py_ssize_t size
+    cdef const char* data = PyUnicode_AsUTF8AndSize(text, &size)
+    return put_bytes(out, data, size)

@@ -1,0 +1,926 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""TiCDC Open Protocol messages read in C: the framing and the JSON documents of the
+common form, straight from the bytes to :mod:`runtime.ticdc` events.
+
+:class:`Plan` takes its tables from a :class:`runtime.open_protocol.OpenProtocol` (which
+holds the spec's documents): the key and DDL documents' field plans, the column
+document's key names, the type code -> rendering table, the flag bits and the row
+sections. Nothing of the format is written here twice.
+
+:meth:`Plan.parse_pair` gives the :class:`Message` the Python reader gives, or None
+("not mine") for anything outside the common form: any error, the legacy layout, JSON
+nesting or keys the fast column reader does not take, duplicate keys, ``-0`` or numbers
+beyond 64 bits where a column needs an integer, invalid UTF-8, lone surrogates, the
+escapes ``\\ufffd``, ``\\u0008`` and ``\\u000c`` (which set the message's escape style
+or mark a replaced byte), and anything that raises. The Python reader then runs and
+gives the model or the exact DecodeError.
+
+Every read is checked against the end of its document first; a frame's length is
+checked against what remains before it is used, and nothing is allocated from a length
+field (an escaped string's buffer is at most its own bytes).
+"""
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.float cimport PyFloat_FromDouble
+from cpython.long cimport PyLong_FromLongLong, PyLong_FromUnsignedLongLong
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.ref cimport PyObject
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.math cimport isfinite, isinf
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.string cimport memcmp
+
+import dataclasses
+
+from runtime.gojson import go_unquote
+from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+
+cdef extern from "Python.h":
+    double PyOS_string_to_double(const char *s, char **endptr,
+                                 PyObject *overflow_exception) except? -1.0
+
+
+class Decline(Exception):
+    """Not the common form: the Python reader decides (internal to this module)."""
+
+
+cdef int decline() except -1:
+    raise Decline
+
+
+# -- renderings (the names are the spec's column_type.rendering values) -------------------
+
+cdef enum:
+    K_INT, K_UINT, K_SINT, K_FLOAT32, K_FLOAT64, K_TEXT, K_STRING, K_BASE64, K_RAW
+
+RENDERINGS = {"int": K_INT, "uint": K_UINT, "sint": K_SINT, "float32": K_FLOAT32,
+              "float64": K_FLOAT64, "text": K_TEXT, "string": K_STRING, "base64": K_BASE64,
+              "raw": K_RAW}
+"""The renderings this reader implements; a plan over any other refuses to build."""
+
+cdef enum:
+    T_NULL, T_TRUE, T_FALSE, T_STRING, T_INT, T_FLOAT
+
+cdef struct Token:
+    int kind
+    Py_ssize_t start, end  # a string's bytes between its quotes
+    bint escaped
+    bint negative  # T_INT: the sign; the value is -magnitude or magnitude
+    uint64_t magnitude
+    double number  # T_FLOAT
+
+cdef uint64_t INT64_MAX = 0x7FFFFFFFFFFFFFFF
+cdef uint64_t MAG_LIMIT = 1844674407370955161  # (2**64 - 1) // 10: one more digit overflows
+
+
+# -- scanning ------------------------------------------------------------------------------
+
+cdef inline Py_ssize_t skip_ws(const uint8_t *s, Py_ssize_t i, Py_ssize_t end) noexcept:
+    while i < end and (s[i] == 32 or s[i] == 10 or s[i] == 13 or s[i] == 9):
+        i += 1
+    return i
+
+
+cdef inline Py_ssize_t expect(const uint8_t *s, Py_ssize_t i, Py_ssize_t end, uint8_t c) except -1:
+    """Past ``c`` at ``i`` (after whitespace) and the whitespace behind it."""
+    i = skip_ws(s, i, end)
+    if i >= end or s[i] != c:
+        decline()
+    return skip_ws(s, i + 1, end)
+
+
+cdef inline Py_ssize_t next_member(const uint8_t *s, Py_ssize_t i, Py_ssize_t end,
+                                   bint *closed) except -1:
+    """Past the comma (and whitespace) before an object's next member, or past the brace
+    that closes it (``closed`` set); anything else declines."""
+    i = skip_ws(s, i, end)
+    if i < end and s[i] == 44:  # ,
+        closed[0] = False
+        return skip_ws(s, i + 1, end)
+    if i < end and s[i] == 125:  # }
+        closed[0] = True
+        return i + 1
+    return decline()
+
+
+cdef Py_ssize_t scan_string(const uint8_t *s, Py_ssize_t i, Py_ssize_t end, Token *tok) except -1:
+    """The string whose opening quote is at ``i``; its end. Escapes are checked when the
+    string is decoded (every string token is decoded or refused)."""
+    cdef uint8_t c
+    i += 1
+    tok.kind = T_STRING
+    tok.start = i
+    tok.escaped = False
+    while i < end:
+        c = s[i]
+        if c == 34:  # "
+            tok.end = i
+            return i + 1
+        if c == 92:  # a backslash and the character it escapes
+            tok.escaped = True
+            i += 2
+            continue
+        if c < 32:  # Python's json (strict) refuses raw control characters
+            decline()
+        i += 1
+    return decline()
+
+
+cdef inline Py_ssize_t digits(const uint8_t *s, Py_ssize_t i, Py_ssize_t end) except -1:
+    """Past the one or more digits at ``i``."""
+    if i >= end or not 48 <= s[i] <= 57:
+        decline()
+    while i < end and 48 <= s[i] <= 57:
+        i += 1
+    return i
+
+
+cdef Py_ssize_t scan_number(const uint8_t *s, Py_ssize_t i, Py_ssize_t end, Token *tok) except -1:
+    """JSON's number grammar exactly; integers up to 64 bits of magnitude, floats parsed
+    by Python's own float parser (``PyOS_string_to_double``, as ``json`` does)."""
+    cdef Py_ssize_t start = i, n
+    cdef uint64_t mag = 0, d
+    cdef bint is_float = False
+    cdef char buf[64]
+    cdef char *stop
+    tok.negative = False
+    if s[i] == 45:  # -
+        tok.negative = True
+        i += 1
+    if i >= end:
+        decline()
+    if s[i] == 48:  # 0
+        i += 1
+    elif 49 <= s[i] <= 57:
+        while i < end and 48 <= s[i] <= 57:
+            d = s[i] - 48
+            if mag > MAG_LIMIT or (mag == MAG_LIMIT and d > 5):
+                decline()  # beyond 64 bits
+            mag = mag * 10 + d
+            i += 1
+    else:
+        decline()
+    if i < end and s[i] == 46:  # .
+        i = digits(s, i + 1, end)
+        is_float = True
+    if i < end and (s[i] == 101 or s[i] == 69):  # e E
+        i += 1
+        if i < end and (s[i] == 43 or s[i] == 45):
+            i += 1
+        i = digits(s, i, end)
+        is_float = True
+    if is_float:
+        n = i - start
+        if n >= 64:
+            decline()
+        for d in range(<uint64_t>n):
+            buf[d] = <char>s[start + d]
+        buf[n] = 0
+        tok.number = PyOS_string_to_double(buf, &stop, NULL)
+        if stop != buf + n:
+            decline()
+        tok.kind = T_FLOAT
+    elif tok.negative and mag == 0:  # Go writes float -0.0 as -0; gojson reads it so
+        tok.kind = T_FLOAT
+        tok.number = -0.0
+    else:
+        if tok.negative and mag > INT64_MAX + 1:
+            decline()
+        tok.kind = T_INT
+        tok.magnitude = mag
+    return i
+
+
+cdef inline Py_ssize_t scan_literal(const uint8_t *s, Py_ssize_t i, Py_ssize_t end,
+                                    const char *text, Py_ssize_t n) except -1:
+    if end - i < n or memcmp(s + i, text, n) != 0:
+        decline()
+    return i + n
+
+
+cdef Py_ssize_t scan_scalar(const uint8_t *s, Py_ssize_t i, Py_ssize_t end, Token *tok) except -1:
+    """The JSON scalar at ``i`` (no whitespace before it); objects and arrays decline."""
+    cdef uint8_t c
+    if i >= end:
+        decline()
+    c = s[i]
+    if c == 34:
+        return scan_string(s, i, end, tok)
+    if c == 45 or 48 <= c <= 57:
+        return scan_number(s, i, end, tok)
+    if c == 116:
+        tok.kind = T_TRUE
+        return scan_literal(s, i, end, b"true", 4)
+    if c == 102:
+        tok.kind = T_FALSE
+        return scan_literal(s, i, end, b"false", 5)
+    if c == 110:
+        tok.kind = T_NULL
+        return scan_literal(s, i, end, b"null", 4)
+    return decline()
+
+
+# -- strings -------------------------------------------------------------------------------
+
+cdef int hex_digit(uint8_t c) noexcept:
+    if 48 <= c <= 57:
+        return c - 48
+    if 97 <= c <= 102:
+        return c - 87
+    if 65 <= c <= 70:
+        return c - 55
+    return -1
+
+
+cdef inline int hex4(const uint8_t *s, Py_ssize_t i, Py_ssize_t end) except -1:
+    """The four hex digits at ``i`` (all before ``end``)."""
+    cdef int v = 0, k, d
+    if end - i < 4:
+        decline()
+    for k in range(4):
+        d = hex_digit(s[i + k])
+        if d < 0:
+            decline()
+        v = v * 16 + d
+    return v
+
+
+cdef Py_ssize_t unescape(const uint8_t *s, Py_ssize_t i, Py_ssize_t end, uint8_t *out) except -1:
+    """The UTF-8 bytes of the JSON string text ``s[i:end]`` into ``out`` (which has room
+    for ``end - i`` bytes: no escape is shorter than what it stands for); their count."""
+    cdef Py_ssize_t o = 0
+    cdef uint8_t c
+    cdef int cp, lo
+    while i < end:
+        c = s[i]
+        if c != 92:
+            out[o] = c
+            o += 1
+            i += 1
+            continue
+        i += 1  # the string's scan saw a character after every backslash
+        c = s[i]
+        i += 1
+        if c == 34 or c == 92 or c == 47:
+            out[o] = c
+        elif c == 98:
+            out[o] = 8
+        elif c == 102:
+            out[o] = 12
+        elif c == 110:
+            out[o] = 10
+        elif c == 114:
+            out[o] = 13
+        elif c == 116:
+            out[o] = 9
+        elif c == 117:
+            cp = hex4(s, i, end)
+            i += 4
+            if cp == 8 or cp == 12 or cp == 0xFFFD:
+                decline()  # the message's escape style, or a replaced byte
+            if 0xDC00 <= cp <= 0xDFFF:
+                decline()  # a lone low surrogate
+            if 0xD800 <= cp <= 0xDBFF:
+                if end - i < 6 or s[i] != 92 or s[i + 1] != 117:
+                    decline()  # a lone high surrogate
+                lo = hex4(s, i + 2, end)
+                if not 0xDC00 <= lo <= 0xDFFF:
+                    decline()
+                i += 6
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)
+                out[o] = 0xF0 | (cp >> 18)
+                out[o + 1] = 0x80 | ((cp >> 12) & 0x3F)
+                out[o + 2] = 0x80 | ((cp >> 6) & 0x3F)
+                out[o + 3] = 0x80 | (cp & 0x3F)
+                o += 4
+                continue
+            if cp < 0x80:
+                out[o] = cp
+            elif cp < 0x800:
+                out[o] = 0xC0 | (cp >> 6)
+                out[o + 1] = 0x80 | (cp & 0x3F)
+                o += 1
+            else:
+                out[o] = 0xE0 | (cp >> 12)
+                out[o + 1] = 0x80 | ((cp >> 6) & 0x3F)
+                out[o + 2] = 0x80 | (cp & 0x3F)
+                o += 2
+        else:
+            decline()
+        o += 1
+    return o
+
+
+cdef bint utf8_valid(const uint8_t *p, Py_ssize_t n) noexcept:
+    """Strict UTF-8, as Python's decoder takes it (no surrogates, overlongs or > U+10FFFF):
+    the second byte's range depends on the first, the others are 0x80-0xBF."""
+    cdef Py_ssize_t i = 0, size, k
+    cdef uint8_t c, lo, hi
+    while i < n:
+        c = p[i]
+        if c < 0x80:
+            i += 1
+            continue
+        if c < 0xC2 or c > 0xF4:
+            return False
+        size = 2 if c < 0xE0 else 3 if c < 0xF0 else 4
+        lo, hi = 0x80, 0xBF
+        if c == 0xE0:
+            lo = 0xA0  # no overlong three-byte forms
+        elif c == 0xED:
+            hi = 0x9F  # no surrogates
+        elif c == 0xF0:
+            lo = 0x90  # no overlong four-byte forms
+        elif c == 0xF4:
+            hi = 0x8F  # nothing above U+10FFFF
+        if n - i < size or not lo <= p[i + 1] <= hi:
+            return False
+        for k in range(2, size):
+            if (p[i + k] & 0xC0) != 0x80:
+                return False
+        i += size
+    return True
+
+
+cdef object string(const uint8_t *s, Token *tok, bint as_text):
+    """A string token's text (``as_text``; invalid UTF-8 raises, which declines) or its
+    UTF-8 bytes (what ``text.encode()`` gives of its decoded text)."""
+    cdef Py_ssize_t n = tok.end - tok.start
+    cdef const uint8_t *p = s + tok.start
+    cdef uint8_t *buf = NULL
+    try:
+        if tok.escaped:
+            buf = <uint8_t *>PyMem_Malloc(n + 1)
+            if buf == NULL:
+                raise MemoryError
+            n = unescape(s, tok.start, tok.end, buf)
+            p = buf
+        if as_text:
+            return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
+        if not utf8_valid(p, n):
+            decline()
+        return PyBytes_FromStringAndSize(<const char *>p, n)
+    finally:
+        PyMem_Free(buf)
+
+
+cdef inline object text(const uint8_t *s, Token *tok):
+    return string(s, tok, True)
+
+
+cdef inline object utf8_bytes(const uint8_t *s, Token *tok):
+    return string(s, tok, False)
+
+
+cdef signed char B64[256]
+cdef int _b64_init():
+    cdef int k
+    alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    for k in range(256):
+        B64[k] = -1
+    for k in range(64):
+        B64[alphabet[k]] = k
+    return 0
+_b64_init()
+
+
+cdef object base64_bytes(const uint8_t *s, Token *tok):
+    """The bytes of a string that is canonical standard base64 (what
+    ``b64encode(b64decode(text, validate=True)) == text`` accepts), else decline."""
+    cdef bytes raw = utf8_bytes(s, tok)
+    cdef const uint8_t *p = <const uint8_t *>PyBytes_AS_STRING(raw)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(raw), pad = 0, q, o = 0, size
+    cdef int a, b, c, d
+    cdef bytes out
+    cdef uint8_t *w
+    if n % 4:
+        decline()
+    if n == 0:
+        return b""
+    if p[n - 1] == 61:
+        pad = 2 if p[n - 2] == 61 else 1
+    size = n // 4 * 3 - pad
+    out = PyBytes_FromStringAndSize(NULL, size)
+    w = <uint8_t *>PyBytes_AS_STRING(out)
+    for q in range(0, n, 4):
+        a, b = B64[p[q]], B64[p[q + 1]]
+        c = B64[p[q + 2]] if not (q + 4 == n and pad == 2) else 0
+        d = B64[p[q + 3]] if not (q + 4 == n and pad >= 1) else 0
+        if a < 0 or b < 0 or c < 0 or d < 0:
+            decline()
+        w[o] = (a << 2) | (b >> 4)
+        if o + 1 < size:
+            w[o + 1] = ((b & 15) << 4) | (c >> 2)
+        elif b & 15:
+            decline()  # non-zero bits under the padding: not canonical
+        if o + 2 < size:
+            w[o + 2] = ((c & 3) << 6) | d
+        elif o + 1 < size and c & 3:
+            decline()
+        o += 3
+    return out
+
+
+# -- values --------------------------------------------------------------------------------
+
+cdef object int_value(Token *tok):
+    """A T_INT token as Python's exact int."""
+    if not tok.negative:
+        return PyLong_FromUnsignedLongLong(tok.magnitude)
+    if tok.magnitude <= INT64_MAX:
+        return PyLong_FromLongLong(-<int64_t>tok.magnitude)
+    return PyLong_FromLongLong(<int64_t>(-INT64_MAX - 1))  # -2**63, the one beyond
+
+
+cdef object signed_value(Token *tok):
+    if tok.kind != T_INT or (not tok.negative and tok.magnitude > INT64_MAX):
+        decline()
+    return int_value(tok)
+
+
+cdef object unsigned_value(Token *tok):
+    if tok.kind != T_INT or tok.negative:
+        decline()
+    return PyLong_FromUnsignedLongLong(tok.magnitude)
+
+
+cdef double number(Token *tok) except? -1.0:
+    """``float(v)`` of a number token, which must be finite (a float64 column)."""
+    cdef double x
+    if tok.kind == T_FLOAT:
+        x = tok.number
+    elif tok.kind == T_INT:
+        x = <double>tok.magnitude  # rounds to nearest even, as float(int) does
+        if tok.negative:
+            x = -x
+    else:
+        return decline()
+    if not isfinite(x):
+        decline()
+    return x
+
+
+cdef object scalar(const uint8_t *s, Token *tok):
+    """A JSON scalar as Python's ``json`` (with gojson's -0) reads it."""
+    if tok.kind == T_STRING:
+        return text(s, tok)
+    if tok.kind == T_INT:
+        return int_value(tok)
+    if tok.kind == T_FLOAT:
+        return PyFloat_FromDouble(tok.number)
+    if tok.kind == T_TRUE:
+        return True
+    if tok.kind == T_FALSE:
+        return False
+    return None
+
+
+cdef object go_unquoted(bytes data):
+    """``gojson.go_unquote`` of text whose UTF-8 bytes are ``data`` (Go's
+    ``strconv.Unquote`` without the quotes): ``\\xNN``, octal and the short escapes here;
+    text with ``\\u``/``\\U`` escapes goes to the Python function (its DecodeError
+    declines). A raw quote or newline, or any other backslash, declines as Go refuses it."""
+    cdef const uint8_t *p = <const uint8_t *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data), i = 0, o = 0
+    cdef bytes out = PyBytes_FromStringAndSize(NULL, n)  # no escape is shorter than its byte
+    cdef uint8_t *w = <uint8_t *>PyBytes_AS_STRING(out)
+    cdef uint8_t c
+    cdef int hi, lo, value
+    while i < n:
+        c = p[i]
+        i += 1
+        if c == 34 or c == 10:
+            decline()
+        if c != 92:
+            w[o] = c
+            o += 1
+            continue
+        if i >= n:
+            decline()
+        c = p[i]
+        i += 1
+        if c == 120:  # \xNN
+            if n - i < 2:
+                decline()
+            hi, lo = hex_digit(p[i]), hex_digit(p[i + 1])
+            if hi < 0 or lo < 0:
+                decline()
+            w[o] = hi * 16 + lo
+            i += 2
+        elif 48 <= c <= 55:  # \NNN, at most \377
+            if n - i < 2 or not 48 <= p[i] <= 55 or not 48 <= p[i + 1] <= 55:
+                decline()
+            value = (c - 48) * 64 + (p[i] - 48) * 8 + (p[i + 1] - 48)
+            if value > 255:
+                decline()
+            w[o] = value
+            i += 2
+        elif c == 117 or c == 85:  # \u, \U: runes, rare in TiCDC's output
+            return go_unquote(data.decode())
+        else:
+            value = QUOTE_ESCAPES[c]
+            if value < 0:
+                decline()
+            w[o] = value
+        o += 1
+    return out[:o] if o < n else out
+
+
+cdef signed char QUOTE_ESCAPES[256]
+cdef int _quote_escapes_init():
+    cdef int k
+    for k in range(256):
+        QUOTE_ESCAPES[k] = -1
+    for k, v in zip(b"abfnrtv\\\"", b"\a\b\f\n\r\t\v\\\""):
+        QUOTE_ESCAPES[k] = v
+    return 0
+_quote_escapes_init()
+
+
+cdef extern from *:
+    """
+    /* object.__new__(cls) without the slot wrapper's argument parsing */
+    static PyObject *wirespec_op_new(PyObject *cls) {
+        static PyObject *no_args = NULL;
+        if (no_args == NULL && (no_args = PyTuple_New(0)) == NULL) return NULL;
+        return PyBaseObject_Type.tp_new((PyTypeObject *)cls, no_args, NULL);
+    }
+    """
+    object new_instance "wirespec_op_new"(object cls)
+
+
+cdef object new_column(object name, object code, object flags, object value):
+    """``Column(name, code, flags, value)`` without running the dataclass ``__init__``
+    (same attributes, set in field order)."""
+    cdef object c = new_instance(Column)
+    c.name = name
+    c.type = code
+    c.flags = flags
+    c.value = value
+    return c
+
+
+# -- the plan ------------------------------------------------------------------------------
+
+cdef class KeyRule:
+    """One key of a flat JSON document: a row of ``OpenProtocol._field_plan``."""
+
+    cdef object name, field, lo, hi, accepted
+    cdef int kind  # 0 string, 1 bool, 2 integer
+    cdef bint required
+
+    def __init__(self, name, field, type_, required, lo, hi, accepted):
+        self.name, self.field, self.required = name, field, required
+        self.kind = 0 if type_ == "string" else 1 if type_ == "bool" else 2
+        self.lo, self.hi, self.accepted = lo, hi, accepted
+
+
+cdef list key_rules(tuple plan):
+    return [KeyRule(*row) for row in plan]
+
+
+cdef dict read_fields(list rules, dict obj):
+    """``_fast_fields``: field -> value, or decline where it would fall back (the
+    checked reading then raises)."""
+    cdef dict out = {}
+    cdef KeyRule r
+    for r in rules:
+        v = obj.get(r.name)
+        if v is None:
+            if r.required:
+                decline()
+            v = False if r.kind == 1 else None
+        elif r.kind == 0:
+            if type(v) is not str:
+                decline()
+        elif r.kind == 1:
+            if type(v) is not bool:
+                decline()
+        elif (type(v) is not int or not r.lo <= v <= r.hi
+              or (r.accepted is not None and v not in r.accepted)):
+            decline()
+        out[r.field] = v
+    return out
+
+
+cdef class Plan:
+    """The tables of one :class:`runtime.open_protocol.OpenProtocol`, typed for C.
+
+    ``message`` is the Message class, ``check_sections`` the codec's rule for which row
+    sections go together (called only for updates and deletes), ``batch_version`` the
+    key's version."""
+
+    cdef uint8_t kinds[256]
+    cdef int code_max
+    cdef bytes t_name, f_name, v_name, h_name
+    cdef uint64_t handle_bit, unsigned_bit, binary_bit, flags_max
+    cdef list key_rules, ddl_rules
+    cdef dict event_kinds, not_carried
+    cdef list sections  # (name bytes, field is new, JsonKey), in the row document's order
+    cdef tuple row_fields
+    cdef object message, check_sections
+    cdef uint64_t batch_version
+
+    def __init__(self, codec, message, check_sections, batch_version):
+        cdef int code
+        if not 0 <= codec._code_max <= 255:
+            raise ValueError("column type codes beyond u8")
+        for code in range(256):
+            self.kinds[code] = K_RAW
+        for code, rendering in codec._kind_of.items():
+            self.kinds[code] = RENDERINGS[rendering]  # KeyError: a rendering not known here
+        self.code_max = codec._code_max
+        self.t_name, self.f_name, self.v_name = (
+            _ascii(codec._t), _ascii(codec._f), _ascii(codec._v)
+        )
+        self.h_name = _ascii(codec._h) if codec._h is not None else None
+        self.handle_bit, self.unsigned_bit = codec.handle_bit, codec.unsigned_bit
+        self.binary_bit, self.flags_max = codec.binary_bit, codec._flags_max
+        self.key_rules, self.ddl_rules = key_rules(codec._key_plan), key_rules(codec._ddl_plan)
+        self.event_kinds = dict(codec.kinds)
+        self.not_carried = {
+            kind: [(k.field, k.omit == "empty") for k in keys]
+            for kind, keys in codec.not_carried.items()
+        }
+        self.sections = [(_ascii(k.name), k.field == "new", k) for k in codec.row_doc.keys]
+        if any(k.field not in ("new", "old") for k in codec.row_doc.keys):
+            raise ValueError("a row section that is neither the new nor the old image")
+        self.row_fields = tuple(f.name for f in dataclasses.fields(RowChangedEvent))
+        self.message, self.check_sections = message, check_sections
+        self.batch_version = batch_version
+
+    def parse_pair(self, bytes key, bytes value, limits):
+        """The Message of a Kafka key and value, or None: not the common form (the
+        Python reader then gives the model or the error)."""
+        try:
+            return self._message(key, value, limits)
+        except Exception:  # Decline, and anything else: the Python reader decides
+            return None
+
+    cdef object _message(self, bytes key, bytes value, limits):
+        cdef const uint8_t *k = <const uint8_t *>PyBytes_AS_STRING(key)
+        cdef const uint8_t *v = <const uint8_t *>PyBytes_AS_STRING(value)
+        cdef Py_ssize_t klen = PyBytes_GET_SIZE(key), vlen = PyBytes_GET_SIZE(value)
+        cdef Py_ssize_t kpos = 8, vpos = 0, ks, vs
+        cdef uint64_t kn, vn
+        cdef uint64_t max_string = limits.max_string, max_count = limits.max_count
+        cdef uint64_t count = 0
+        cdef list events = []
+        if <uint64_t>max(klen, vlen) > <uint64_t>limits.max_message_bytes:
+            decline()
+        if klen < 8 or be64(k) != self.batch_version:
+            decline()
+        while kpos < klen or vpos < vlen:
+            if count >= max_count or klen - kpos < 8 or vlen - vpos < 8:
+                decline()
+            kn, vn = be64(k + kpos), be64(v + vpos)
+            ks, vs = kpos + 8, vpos + 8
+            if (kn > max_string or vn > max_string
+                    or kn > <uint64_t>(klen - ks) or vn > <uint64_t>(vlen - vs)):
+                decline()
+            kpos, vpos = ks + <Py_ssize_t>kn, vs + <Py_ssize_t>vn
+            events.append(self._event(k, ks, kpos, v, vs, vpos))
+            count += 1
+        return self.message(events, "tiflow", None)
+
+    cdef object _event(self, const uint8_t *k, Py_ssize_t ks, Py_ssize_t ke,
+                       const uint8_t *v, Py_ssize_t vs, Py_ssize_t ve):
+        cdef dict fields = read_fields(self.key_rules, flat_object(k, ks, ke))
+        kind = self.event_kinds[fields["type"]]
+        for field, omit_empty in self.not_carried[kind]:
+            value = fields[field]
+            if value is not None and (not omit_empty or value):
+                decline()  # _check_carried raises
+        if kind == "resolved":
+            if ve != vs:
+                decline()
+            return ResolvedEvent(fields["commit_ts"])
+        if kind == "ddl":
+            ddl = read_fields(self.ddl_rules, flat_object(v, vs, ve))
+            return DdlEvent(fields["commit_ts"], fields["schema"], fields["table"],
+                            ddl["ddl_type"], ddl["query"])
+        return self._row(fields, v, vs, ve)
+
+    cdef object _row(self, dict fields, const uint8_t *s, Py_ssize_t i, Py_ssize_t end):
+        cdef object new = None, old = None, cols
+        cdef list found = [None] * len(self.sections)
+        cdef Token tok
+        cdef Py_ssize_t at, n
+        cdef bint closed
+        i = expect(s, i, end, 123)  # {
+        if i < end and s[i] == 125:  # }
+            i += 1
+        else:
+            while True:
+                if i >= end or s[i] != 34:
+                    decline()
+                i = scan_string(s, i, end, &tok)
+                at = self._section(s, &tok)
+                if found[at] is not None:
+                    decline()  # a duplicate section
+                i = expect(s, i, end, 58)  # :
+                cols, i = self._columns(s, i, end)
+                found[at] = cols
+                i = next_member(s, i, end, &closed)
+                if closed:
+                    break
+        if skip_ws(s, i, end) != end:
+            decline()
+        present = []
+        for at in range(len(self.sections)):
+            if found[at] is not None:
+                name, is_new, jkey = self.sections[at]
+                present.append(jkey)
+                if is_new:
+                    new = found[at]
+                else:
+                    old = found[at]
+        if len(present) > 1 or new is None:
+            try:
+                self.check_sections(present, new)
+            except Exception:
+                decline()
+        if new is None and old is None:
+            new = []
+        values = {**fields, "new": new, "old": old}
+        ev = new_instance(RowChangedEvent)
+        for name in self.row_fields:
+            setattr(ev, name, values[name])
+        return ev
+
+    cdef Py_ssize_t _section(self, const uint8_t *s, Token *tok) except -1:
+        cdef Py_ssize_t at
+        cdef bytes name
+        if not tok.escaped:
+            for at in range(len(self.sections)):
+                name = self.sections[at][0]
+                if same_name(s, tok, name):
+                    return at
+        return decline()
+
+    cdef tuple _columns(self, const uint8_t *s, Py_ssize_t i, Py_ssize_t end):
+        """The column map at ``i``: ([Column], its end). What ``_tiflow_columns`` takes,
+        with its result; anything else declines."""
+        cdef list out = []
+        cdef set seen = None
+        cdef Token name_tok, t_tok, f_tok, v_tok, key_tok
+        cdef bint closed
+        cdef const uint8_t *prev = NULL
+        cdef Py_ssize_t prev_n = 0, n, m
+        cdef int have, bit, kind, code
+        cdef uint64_t flags
+        cdef bytes tn = self.t_name, fn = self.f_name, vn = self.v_name, hn = self.h_name
+        if i >= end or s[i] != 123:
+            decline()
+        i = skip_ws(s, i + 1, end)
+        if i < end and s[i] == 125:
+            return out, i + 1
+        while True:
+            if i >= end or s[i] != 34:
+                decline()
+            i = scan_string(s, i, end, &name_tok)
+            name = text(s, &name_tok)
+            # no duplicate names: tiflow's are sorted bytewise, which is checked as they
+            # come; any other order (or an escaped name) is checked with a set
+            n = name_tok.end - name_tok.start
+            if seen is None:
+                if name_tok.escaped:
+                    seen = {c.name for c in out}
+                elif prev != NULL:
+                    m = memcmp(prev, s + name_tok.start, n if n < prev_n else prev_n)
+                    if m > 0 or (m == 0 and prev_n >= n):
+                        seen = {c.name for c in out}
+                prev, prev_n = s + name_tok.start, n
+            if seen is not None:
+                if name in seen:
+                    decline()
+                seen.add(name)
+            i = expect(s, i, end, 58)
+            if i >= end or s[i] != 123:
+                decline()
+            i = skip_ws(s, i + 1, end)
+            have = 0
+            key_tok.start = key_tok.end = 0  # set by scan_string before any use
+            if i < end and s[i] == 125:
+                decline()  # an empty column object
+            while True:
+                if i >= end or s[i] != 34:
+                    decline()
+                i = scan_string(s, i, end, &key_tok)
+                if key_tok.escaped:
+                    decline()
+                i = expect(s, i, end, 58)
+                if same_name(s, &key_tok, tn):
+                    bit, i = 1, scan_scalar(s, i, end, &t_tok)
+                elif same_name(s, &key_tok, fn):
+                    bit, i = 2, scan_scalar(s, i, end, &f_tok)
+                elif same_name(s, &key_tok, vn):
+                    bit, i = 4, scan_scalar(s, i, end, &v_tok)
+                elif hn is not None and same_name(s, &key_tok, hn):
+                    bit, i = 8, scan_literal(s, i, end, b"true", 4)
+                else:
+                    bit = decline()
+                if have & bit:
+                    decline()  # a duplicate key
+                have |= bit
+                i = next_member(s, i, end, &closed)
+                if closed:
+                    break
+            if have & 7 != 7:
+                decline()
+            if (t_tok.kind != T_INT or t_tok.negative or t_tok.magnitude > <uint64_t>self.code_max
+                    or f_tok.kind != T_INT or f_tok.negative or f_tok.magnitude > self.flags_max):
+                decline()
+            code = <int>t_tok.magnitude
+            flags = f_tok.magnitude
+            if have & 8 and not flags & self.handle_bit:
+                decline()
+            out.append(new_column(name, code, PyLong_FromUnsignedLongLong(flags),
+                                  self._value(s, &v_tok, self.kinds[code], flags)))
+            i = next_member(s, i, end, &closed)
+            if closed:
+                return out, i
+
+    cdef object _value(self, const uint8_t *s, Token *tok, int kind, uint64_t flags):
+        """A column's value by its rendering (``OpenProtocol._value``, tiflow layout)."""
+        cdef float single
+        cdef double x
+        if tok.kind == T_NULL:
+            return None
+        if kind == K_INT:
+            if tok.kind == T_STRING:
+                return text(s, tok)
+            if flags & self.unsigned_bit:
+                return unsigned_value(tok)
+            return signed_value(tok)
+        if kind == K_SINT:
+            if tok.kind == T_STRING:
+                return text(s, tok)
+            return signed_value(tok)
+        if kind == K_UINT:
+            return unsigned_value(tok)
+        if kind == K_FLOAT64:
+            return PyFloat_FromDouble(number(tok))
+        if kind == K_FLOAT32:
+            x = number(tok)
+            single = <float>x  # Go's float32(x); struct.pack("<f") refuses overflow
+            if isinf(single):
+                decline()
+            return PyFloat_FromDouble(<double>single)
+        if tok.kind == T_TRUE or tok.kind == T_FALSE:
+            decline()
+        if kind == K_RAW:
+            return scalar(s, tok)
+        if tok.kind != T_STRING:
+            decline()
+        if kind == K_TEXT:
+            return text(s, tok)
+        if kind == K_BASE64:
+            return base64_bytes(s, tok)
+        data = utf8_bytes(s, tok)  # K_STRING
+        if flags & self.binary_bit:
+            return go_unquoted(data)  # strconv.Quote'd text
+        return data
+
+
+cdef inline bint same_name(const uint8_t *s, Token *tok, bytes name) noexcept:
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(name)
+    return tok.end - tok.start == n and memcmp(s + tok.start, PyBytes_AS_STRING(name), n) == 0
+
+
+cdef bytes _ascii(str name):
+    return name.encode("ascii")
+
+
+cdef inline uint64_t be64(const uint8_t *p) noexcept:
+    cdef uint64_t x = 0
+    cdef int k
+    for k in range(8):
+        x = (x << 8) | p[k]
+    return x
+
+
+cdef dict flat_object(const uint8_t *s, Py_ssize_t i, Py_ssize_t end):
+    """A JSON object of scalars (the key and DDL documents) as ``json`` reads it: the
+    last of duplicate keys wins, as in Python's dict."""
+    cdef dict out = {}
+    cdef Token tok
+    cdef bint closed
+    i = expect(s, i, end, 123)
+    if i < end and s[i] == 125:
+        i += 1
+    else:
+        while True:
+            if i >= end or s[i] != 34:
+                decline()
+            i = scan_string(s, i, end, &tok)
+            name = text(s, &tok)
+            i = expect(s, i, end, 58)
+            i = scan_scalar(s, i, end, &tok)
+            out[name] = scalar(s, &tok)
+            i = next_member(s, i, end, &closed)
+            if closed:
+                break
+    if skip_ws(s, i, end) != end:
+        decline()
+    return out

@@ -1,0 +1,302 @@
+"""runtime/_compiled/craft.pyx, the compiled Craft reader, held to the Python path: on every
+vector and sample, every truncation, byte mutations, limits and generated events it gives
+exactly the Python path's events (same classes, same field values in the same order) or
+declines (None), and it declines wherever the Python path raises. Skipped when not built."""
+
+import json
+import random
+import struct
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generated import ticdc_craft as craft
+from runtime import craft as rt_craft
+from runtime import tier
+from runtime.errors import DecodeError, EncodeError
+from runtime.limits import DEFAULT, Limits
+from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from tests.test_craft_generated import _events
+
+COMPILED = tier.compiled("runtime._compiled.craft")
+pytestmark = pytest.mark.skipif(COMPILED is None, reason="runtime._compiled.craft is not built")
+
+ROOT = Path(__file__).resolve().parents[1]
+VECTORS = json.loads((ROOT / "tests/data/vectors/ticdc_craft.json").read_text())
+MESSAGES = {v["name"]: bytes.fromhex(v["hex"]) for v in VECTORS}
+MESSAGES.update(
+    {p.name: p.read_bytes() for p in sorted((ROOT / "samples/ticdc_craft").glob("*.bin"))}
+)
+
+# The Python path: the generated frame reader and runtime/craft.py's mapping.
+PYTHON = rt_craft.CraftMessage(
+    craft.frame, craft.COLUMN_TYPE_CRAFT, compiled=False,
+    event_types=craft.EventType, group_types=craft.GroupType,
+)  # fmt: skip
+PYTHON.use_fast_readers(craft._read_frame)
+
+
+def decoder():
+    return craft._CRAFT_MESSAGE._compiled
+
+
+def shape(value):
+    """What must be equal, exactly: classes, fields in order, floats by their bits."""
+    if isinstance(value, list):
+        return [shape(v) for v in value]
+    if isinstance(value, (Column, RowChangedEvent, DdlEvent, ResolvedEvent)):
+        return type(value), [(k, shape(v)) for k, v in vars(value).items()]
+    if isinstance(value, float):
+        return float, struct.pack("<d", value)
+    return type(value), value
+
+
+def python(data, limits=DEFAULT):
+    try:
+        return PYTHON.decode(data, limits)
+    except DecodeError:
+        return None
+
+
+def held(data, limits=DEFAULT, *, must_take=False):
+    """The compiled outcome equals the Python one, or declines; returns the compiled."""
+    got = decoder().decode(data, limits)
+    want = python(data, limits)
+    if got is None:
+        assert not must_take or want is None, data.hex()
+    else:
+        assert want is not None, f"compiled accepts what Python refuses: {data.hex()}"
+        assert shape(got) == shape(want), data.hex()
+    return got
+
+
+def test_the_generated_module_uses_the_compiled_decoder():
+    assert decoder() is not None
+    assert PYTHON._compiled is None
+
+
+@pytest.mark.parametrize("name", sorted(MESSAGES))
+def test_vectors_and_samples_decode_equal_and_rebuild(name):
+    data = MESSAGES[name]
+    events = held(data, must_take=True)
+    assert events is not None
+    assert craft.parse(data).events == events
+    assert craft.build(craft.Message(events=events)) == data
+
+
+@pytest.mark.parametrize("name", sorted(MESSAGES))
+def test_every_truncation_and_missing_prefix(name):
+    data = MESSAGES[name]
+    for cut in range(len(data)):
+        held(data[:cut], must_take=True)
+        held(data[cut + 1 :], must_take=True)
+
+
+def test_byte_mutations():
+    rnd = random.Random(17)
+    taken = refused = 0
+    for _ in range(6000):
+        data = bytearray(rnd.choice(list(MESSAGES.values())))
+        for _ in range(rnd.randint(1, 3)):
+            data[rnd.randrange(len(data))] = rnd.choice(
+                [0x00, 0x01, 0x02, 0x7F, 0x80, 0xFF, rnd.randrange(256)]
+            )
+        got = held(bytes(data), must_take=True)
+        taken += got is not None
+        refused += got is None
+    assert taken > 300 and refused > 1000
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(MESSAGES)), st.randoms(use_true_random=False))
+def test_mutations_inserted_and_removed_bytes(name, rnd):
+    data = bytearray(MESSAGES[name])
+    for _ in range(rnd.randint(1, 3)):
+        at = rnd.randrange(len(data))
+        if rnd.random() < 0.5:
+            data.insert(at, rnd.randrange(256))
+        else:
+            del data[at]
+    held(bytes(data), must_take=True)
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [
+        {"max_count": 1}, {"max_count": 2}, {"max_count": 7}, {"max_count": 8},
+        {"max_string": 1}, {"max_string": 7}, {"max_string": 19}, {"max_string": 20},
+        {"max_message_bytes": 300}, {"max_message_bytes": 301},
+        {"max_depth": 1}, {"max_depth": 2}, {"max_depth": 3},
+    ],
+)  # fmt: skip
+def test_limits(limits):
+    lim = Limits.from_kwargs(limits)
+    for data in MESSAGES.values():
+        held(data, lim, must_take=lim.max_depth >= 3)
+
+
+def test_non_shortest_varints_and_a_ten_byte_size():
+    seed = MESSAGES["seed_row_changed_update"]
+    # version 1 as "81 00": Go and the Python path accept non-shortest varints
+    assert held(b"\x81\x00" + seed[1:], must_take=True) is not None
+    # the tables' length as a ten-byte reversed uvarint, and one over 64 bits
+    length = seed[-1]
+    long_tail = bytes([0x00] + [0x80] * 8 + [0x80 | length])
+    assert held(seed[:-1] + long_tail, must_take=True) is not None
+    assert held(seed[:-1] + bytes([0x02] + [0x80] * 8 + [0x80 | length])) is None
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_events())
+def test_generated_events(events):
+    (data,) = craft.encode_events(events, max_batch_size=100)
+    got = held(data, must_take=True)
+    assert got is not None and shape(got) == shape(events)
+    assert craft.build(craft.Message(events=got)) == data
+
+
+def test_float_payloads_and_extremes():
+    nan = struct.unpack("<d", bytes.fromhex("0100000000f8ff7f"))[0]
+    events = [
+        RowChangedEvent(2**64 - 1, "s", "t", 2**63 - 1, new=[Column("f", 5, 0, nan)]),
+        RowChangedEvent(0, None, None, None, old=[Column("f", 4, 0, -0.0), Column("i", 8, 0, -(2**63)),
+                        Column("u", 8, 0x80, 2**64 - 1), Column("y", 13, 0x80, -1)]),
+    ]  # fmt: skip
+    (data,) = craft.encode_events(events)
+    assert shape(held(data, must_take=True)) == shape(events)
+
+
+# ------------------------------------------------------------------------------ encoding
+PYTHON.use_fast_writers(craft._write_frame)
+
+
+def encoder():
+    return craft._CRAFT_MESSAGE._compiled_encoder
+
+
+def held_encoding(events, **batching):
+    """The compiled encoder writes the Python path's messages, or declines where the Python
+    path raises (or leaves the event to its checked mapping)."""
+    size, most = batching.get("max_batch_size", 16), batching.get("max_message_bytes", 10 << 20)
+    got = encoder().encode_events(events, size, most)
+    try:
+        want = list(PYTHON.encode_events(events, **batching))
+    except EncodeError:
+        assert got is None
+        return None
+    assert got is None or got == want
+    return got
+
+
+@pytest.mark.parametrize("name", sorted(MESSAGES))
+def test_encoding_vectors_and_samples(name):
+    data = MESSAGES[name]
+    events = PYTHON.decode(data)
+    assert encoder().encode(events) == data == craft.build(craft.Message(events=events))
+    assert held_encoding(events, max_batch_size=100) == [data]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_events(), st.integers(1, 5), st.sampled_from([1, 200, 10 << 20]))
+def test_encoding_generated_events(events, batch, most):
+    got = held_encoding(events, max_batch_size=batch, max_message_bytes=most)
+    assert got is not None  # valid events of the usual types: the compiled encoder takes them
+    assert [ev for m in got for ev in PYTHON.decode(m)] == events
+    assert encoder().encode(events) == PYTHON.encode(events)
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        RowChangedEvent(1, "s", "t"),  # no image
+        RowChangedEvent(1, "s", "t", new=[Column("c", 99, 0, 1)]),  # unknown type code
+        RowChangedEvent(1, "s", "t", new=[Column("c", 3, 0, 2**63)]),  # over int64
+        RowChangedEvent(1, "s", "t", new=[Column("c", 3, 0x80, -1)]),  # negative unsigned
+        RowChangedEvent(1, "s", "t", new=[Column("c", 4, 0, "1.0")]),  # not a float
+        RowChangedEvent(1, "s", "t", new=[Column("c", 6, 0, b"x")]),  # a NULL type's value
+        RowChangedEvent(1, "s", "t", new=[Column("c", 15, 0, bytearray(b"x"))]),  # not bytes
+        RowChangedEvent(1, "s", "t", new=[Column("c", 3, 0, True)]),  # a bool
+        RowChangedEvent(1, "s", "t", new=[Column("c", 254, 0, "text\udc80")]),  # surrogate
+        RowChangedEvent(1, "s\udc80", "t", new=[]),  # a surrogate in a name
+        RowChangedEvent(1, 5, "t", new=[]),  # not a name
+        RowChangedEvent(1, "s", "t", partition=-1, new=[]),
+        RowChangedEvent(2**64, "s", "t", new=[]),
+        DdlEvent(1, "s", "t", -1, "q"),
+        DdlEvent(1, "s", "t", 3, "q\ud800"),
+        ResolvedEvent(-1),
+        "not an event",
+    ],
+)
+def test_encoding_declines_what_the_quick_mapping_leaves(event):
+    events = [RowChangedEvent(7, "s", "t", new=[Column("a", 3, 0, 1)]), event]
+    assert encoder().encode_events(events, 16, 10 << 20) is None
+    assert encoder().encode([event]) is None
+    held_encoding(events)
+
+
+def test_encoding_mixed_events_and_batch_arguments():
+    row = RowChangedEvent(7, "s", "t", new=[Column("a", 3, 0, 1)])
+    assert encoder().encode([row, ResolvedEvent(1)]) is None  # one message cannot mix them
+    assert encoder().encode([]) is None
+    assert encoder().encode_events([row], 0, 10) is None
+    assert encoder().encode_events([row], 16, 0) is None
+    assert encoder().encode_events([], 16, 10) == []
+    assert held_encoding([row, ResolvedEvent(1), row, DdlEvent(2, None, None, 3, "q"), row])
+
+
+# ------------------------------------------------------- frames the mutations rarely make
+def _frame(events):
+    (data,) = craft.encode_events(events)
+    return craft.parse(data, "frame")
+
+
+def _split(data):
+    """A message's bytes before its size tables, and the tables."""
+    frame = craft.parse(data, "frame")
+    tail = len(rt_craft.write_reversed_uvarint(frame.size_tables_length))
+    return data[: len(data) - tail - frame.size_tables_length], frame.size_tables
+
+
+def _assemble(before, tables):
+    """``before`` (version .. term dictionary) and these size tables."""
+    out = bytearray()
+    rt_craft.SizeTables().pack(tables, out)
+    return before + bytes(out) + rt_craft.write_reversed_uvarint(len(out))
+
+
+ROW = RowChangedEvent(5, "s", "t", new=[Column("d", 5, 0, 1.5), Column("n", 3, 0, 7)])
+
+
+def test_frames_the_python_path_refuses():
+    refused = []
+    # an empty term dictionary written out (count 0) instead of omitted; a resolved event
+    # with a body byte
+    (resolved,) = craft.encode_events([ResolvedEvent(9)])
+    before, tables = _split(resolved)
+    refused.append(_assemble(before + b"\x00", [[tables[0][0], 1], [0]]))
+    refused.append(_assemble(before + b"\x00", [[tables[0][0], 0], [1]]))
+    # a row whose first column group is empty (size 0) and the second holds the group
+    (row,) = craft.encode_events([ROW])
+    before, tables = _split(row)
+    refused.append(_assemble(before, tables[:2] + [[0, tables[1][0]]]))
+    # a double of 9 bytes, and of 7
+    for size in (9, 7):
+        frame = _frame([ROW])
+        frame.bodies[0].column_groups[0].values[0] = bytes(size)
+        refused.append(craft.build(frame, "frame"))
+    # a column name's term id past the dictionary, and a NULL type with a value
+    frame = _frame([ROW])
+    frame.bodies[0].column_groups[0].names[1] = len(frame.term_dictionary)
+    refused.append(craft.build(frame, "frame"))
+    frame = _frame([ROW])
+    frame.bodies[0].column_groups[0].types[1] = 6
+    refused.append(craft.build(frame, "frame"))
+    # two NEW column groups in one row
+    frame = _frame([RowChangedEvent(5, "s", "t", new=ROW.new, old=ROW.new)])
+    frame.bodies[0].column_groups[1].type = craft.GroupType.NEW
+    refused.append(craft.build(frame, "frame"))
+    for data in refused:
+        assert python(data) is None, data.hex()
+        assert decoder().decode(data, DEFAULT) is None, data.hex()
