@@ -4,10 +4,12 @@
 
 Workloads come from the per-format scripts in this folder (the same payloads and peers):
 PlainBuffer small/wide rows (tablestore SDK Python decoder and its native C parser), Thrift
-Compact small/wide structs (Apache thrift pure Python and C accelerated, thriftpy2), TiCDC
+Compact small/wide structs (Apache thrift pure Python and C accelerated, thriftpy2), Parquet
+footers (Apache thrift C, thriftpy2, pyarrow's C++ metadata reader), TiCDC
 Craft and Open Protocol (the seed row and a 16-row batch, the same events in both), and the
 MySQL tagged GTID event (no Python peer). wirespec runs twice: the generated fast path
-(``parse``) and the construct path (``parse_construct``, the oracle).
+(``parse``) and the construct path (``parse_construct``, the oracle); Thrift and Parquet
+also run the compiled tier (``wirespec compiled``, when built) beside the fast path.
 
 Timing: per (workload, decoder) a pass decodes the workload's payloads (cycled) for about
 ``--seconds`` of CPU time (``time.process_time``, so time the scheduler gives to other
@@ -83,13 +85,18 @@ def thrift_workloads():
     from thriftpy2.utils import deserialize
 
     from benchmarks import thrift_compact as b
-    from generator.thrift import import_spec
+    from generated import parquet
+    from generator.loader import load
+    from generator.thrift import build_thrift_model, render_thrift
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "thrift_bench.yaml"
         path.write_text(b.spec_yaml())
-        ws = import_spec(path)
-    small_a, wide_a = b.apache_classes()
+        spec = build_thrift_model(load(path, path.name))
+        ws, ws_python = b.wirespec_tiers(render_thrift(spec), Path(tmp), "suite_thrift")
+        parquet_python = b.wirespec_tiers(Path(parquet.__file__).read_text(), Path(tmp), "pq")[1]
+    classes = b.apache_classes(spec)
+    small_a = classes["Small"]
     tp2 = thriftpy2.load_fp(io.StringIO(b.IDL), module_name="suite_thrift")
     fac = TCompactProtocolFactory()
 
@@ -103,24 +110,71 @@ def thrift_workloads():
 
         return decode
 
+    def tiers(module, python, record):
+        rows = [("wirespec fast path", lambda d: python.parse(d, record), False)]
+        if module._LOOP is not None:
+            rows.insert(0, ("wirespec compiled", lambda d: module.parse(d, record), False))
+        return rows
+
     out = []
-    for name, struct, cls, tp_cls, values in (
-        ("small struct", "Small", small_a, tp2.Small, lambda i: b.small_values(i)),
-        ("wide struct", "Wide", wide_a, tp2.Wide, lambda i: b.wide_values(i, small_a)),
+    for name, struct, tp_cls, values in (
+        ("small struct", "Small", tp2.Small, lambda i: b.small_values(i)),
+        ("wide struct", "Wide", tp2.Wide, lambda i: b.wide_values(i, small_a)),
     ):
+        cls = classes[struct]
         payloads = [b.encode(cls(**values(i))) for i in range(64)]
-        decoders = [
-            ("wirespec fast path", lambda d, s=struct: ws.parse(d, s), False),
+        decoders = tiers(ws, ws_python, struct) + [
             ("Apache thrift pure Python", apache(cls, False), True),
             ("Apache thrift C accelerated", apache(cls, True), True),
             ("thriftpy2", lambda d, c=tp_cls: deserialize(c(), d, fac), True),
         ]
-        if hasattr(ws, "parse_construct"):
-            decoders.insert(
-                1, ("wirespec construct path", lambda d, s=struct: ws.parse_construct(d, s), False)
-            )
         out.append(Workload("Thrift Compact", name, payloads, decoders))
+    out.append(parquet_footer_workload(parquet, parquet_python, tiers, apache))
     return out
+
+
+def parquet_footer_workload(parquet, parquet_python, tiers, apache):
+    """Parquet footers (``FileMetaData``) of files pyarrow writes: wirespec's generated
+    parquet module in both tiers, Apache thrift's C reader with classes built from the same
+    spec, thriftpy2 from parquet-format's IDL, and pyarrow's own metadata reader (C++; it
+    takes the whole file)."""
+    import struct
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    import thriftpy2
+    from thriftpy2.protocol import TCompactProtocolFactory
+    from thriftpy2.utils import deserialize
+
+    from benchmarks import thrift_compact as b
+    from generator.loader import load
+    from generator.thrift import build_thrift_model
+
+    files = []
+    for columns, row_groups in ((4, 1), (20, 10)):
+        table = pa.table({f"c{i}": list(range(1000)) for i in range(columns)})
+        out = io.BytesIO()
+        pq.write_table(table, out, row_group_size=1000 // row_groups, write_page_index=True)
+        files.append(out.getvalue())
+    footers = {}
+    for data in files:
+        (length,) = struct.unpack("<I", data[-8:-4])
+        footers[data[-8 - length : -8]] = data
+    spec_path = Path(__file__).resolve().parent.parent / "specs" / "parquet.yaml"
+    apache_cls = b.apache_classes(build_thrift_model(load(spec_path, spec_path.name)))
+    idl = Path(__file__).resolve().parent.parent / "tests/data/thrift/idl/parquet/parquet.thrift"
+    tp2 = thriftpy2.load(str(idl), module_name="suite_parquet_thrift")
+    fac = TCompactProtocolFactory()
+    decoders = tiers(parquet, parquet_python, "FileMetaData") + [
+        ("Apache thrift C accelerated", apache(apache_cls["FileMetaData"], True), True),
+        ("thriftpy2", lambda d: deserialize(tp2.FileMetaData(), d, fac), True),
+        ("pyarrow ParquetFile.metadata (C++)",
+         lambda d: pq.ParquetFile(io.BytesIO(footers[d])).metadata, True),
+    ]  # fmt: skip
+    sizes = ", ".join(f"{len(f):,} B" for f in footers)
+    return Workload(
+        "Parquet", "footer", list(footers), decoders, note=f"footers of {sizes} (page indexes)"
+    )
 
 
 def ticdc_workloads():
@@ -252,7 +306,8 @@ def calibrate(fn, payloads, seconds):
     while spent < seconds / 10:
         n *= 2
         spent = one_pass(fn, payloads, n) * n
-    return max(1, int(n * seconds / max(spent, 1e-9)))
+    # every pass decodes each payload at least once, even when one is slow (a big footer)
+    return max(len(payloads), int(n * seconds / max(spent, 1e-9)))
 
 
 def peak_per_msg(fn, payloads):
@@ -270,7 +325,8 @@ def measure(workloads, runs, seconds):
     plan = []
     for wi, w in enumerate(workloads):
         for label, fn, _ in w.decoders:
-            fn(w.payloads[0])  # warm-up, and a failure here names the decoder
+            for payload in w.payloads:  # warm-up (a first call may be slow), and a failure
+                fn(payload)  # here names the decoder
             plan.append((wi, label, fn, calibrate(fn, w.payloads, seconds)))
     for _ in range(runs):
         for wi, label, fn, n in plan:
@@ -280,26 +336,35 @@ def measure(workloads, runs, seconds):
 
 def table(workloads, results, runs):
     lines = [
-        "| format | workload | decoder | B/msg | msgs/s | events/s | MB/s | fast path speed-up over it | peak KiB/msg |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|",
+        "| format | workload | decoder | B/msg | msgs/s | events/s | MB/s | fast path speed-up over it | compiled speed-up over it | peak KiB/msg |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     summary = {}
+
+    def speed_up(times, base):
+        # the ratio within each run, then the median: robust to load swings
+        return statistics.median(t / f for t, f in zip(times, base))
+
     for wi, w in enumerate(workloads):
         fast = results.get((wi, "wirespec fast path"))
+        compiled = results.get((wi, "wirespec compiled"))
         for label, fn, _peer in w.decoders:
             times = results[wi, label]
             per = statistics.median(times)
-            ratio = ""
+            ratio = compiled_ratio = ""
             if fast is not None and label != "wirespec fast path":
-                # the ratio within each run, then the median: robust to load swings
-                r = statistics.median(t / f for t, f in zip(times, fast))
+                r = speed_up(times, fast)
                 ratio = f"{r:.2f}x"
                 summary[w.fmt, w.name, label] = r
+            if compiled is not None and label != "wirespec compiled":
+                r = speed_up(times, compiled)
+                compiled_ratio = f"{r:.2f}x"
+                summary[w.fmt, w.name, label, "compiled"] = r
             peak = peak_per_msg(fn, w.payloads) / 1024
             lines.append(
                 f"| {w.fmt} | {w.name} | {label} | {w.bytes_per_msg:,.0f} | {1 / per:,.0f} | "
                 f"{w.events_per_msg / per:,.0f} | {w.bytes_per_msg / per / 1e6:.2f} | {ratio} | "
-                f"{peak:,.1f} |"
+                f"{compiled_ratio} | {peak:,.1f} |"
             )
             summary[w.fmt, w.name, label, "s"] = per
             summary[w.fmt, w.name, label, "s/event"] = per / w.events_per_msg
@@ -408,6 +473,13 @@ def targets(workloads, results, summary, memory) -> list[str]:
         r and f"{r:.2f}x",
         r and r >= 0.5,
     )
+    for fmt, name in (
+        ("Thrift Compact", "small struct"),
+        ("Thrift Compact", "wide struct"),
+        ("Parquet", "footer"),
+    ):
+        r = summary.get((fmt, name, "Apache thrift C accelerated", "compiled"))
+        line(f"{fmt} {name}: compiled / Apache C >= 2x (#17)", r and f"{r:.2f}x", r and r >= 2)
     for name in ("small row", "wide row"):
         r = ratio("PlainBuffer", name, "tablestore SDK Python")
         line(f"PlainBuffer {name}: fast path / SDK Python >= 3x", r and f"{r:.2f}x", r and r >= 3)

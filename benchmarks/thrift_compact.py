@@ -6,7 +6,11 @@ Shapes as in docs/reference/research/peer_bench.py: ``Small`` (7 fields, ~95 B) 
 pure-Python TCompactProtocol; every decoder reads the same N messages in one process, the
 runs are interleaved (run 1 of every decoder, then run 2, ...) so a loaded machine slows
 them alike, and the median of R runs is reported as messages/s, with the ratios to
-wirespec as a Markdown table.
+wirespec as a Markdown table. wirespec runs in both tiers: the compiled loop
+(runtime/_compiled/thrift_compact.pyx, when built) and the Python fast path (the same
+module with the loop off). Apache's classes are built from the spec model (``thrift_spec``
+tuples, as Apache's generated code has), so :func:`apache_classes` also serves the Parquet
+footer workload of the suite (``python -m benchmarks --only thrift``).
 
     .venv/bin/python benchmarks/thrift_compact.py [--n 20000] [--runs 5]
 
@@ -40,7 +44,8 @@ from thrift.transport.TTransport import TMemoryBuffer
 from thriftpy2.protocol import TCompactProtocolFactory
 from thriftpy2.utils import deserialize
 
-from generator.thrift import import_spec
+from generator.loader import load
+from generator.thrift import build_thrift_model, render_thrift
 
 IDL = """
 struct Small {
@@ -77,36 +82,80 @@ def spec_yaml() -> str:
     )
 
 
-def apache_classes():
-    tt = {"i32": TType.I32, "i64": TType.I64, "string": TType.STRING, "double": TType.DOUBLE,
-          "bool": TType.BOOL, "binary": TType.STRING, "i16": TType.I16, "byte": TType.BYTE}  # fmt: skip
+_APACHE_TTYPE = {
+    "bool": TType.BOOL,
+    "i8": TType.BYTE,
+    "i16": TType.I16,
+    "i32": TType.I32,
+    "i64": TType.I64,
+    "double": TType.DOUBLE,
+    "string": TType.STRING,
+    "binary": TType.STRING,
+    "uuid": TType.UUID,
+    "enum": TType.I32,
+    "list": TType.LIST,
+    "set": TType.SET,
+    "map": TType.MAP,
+    "struct": TType.STRUCT,
+}
 
-    def mk(name, spec):
-        names = tuple(f[2] for f in spec if f)
 
-        def __init__(self, **kw):
-            for n in names:
+def apache_classes(spec) -> dict:
+    """Struct name -> a TBase class with the ``thrift_spec`` Apache's compiler would
+    generate for it, for every struct of a wirespec Thrift spec model."""
+    classes = {}
+    for s in spec.structs.values():
+        names = tuple(f.name for f in s.fields)
+
+        def __init__(self, _names=names, **kw):
+            for n in _names:
                 setattr(self, n, kw.get(n))
 
-        cls = type(name, (TBase,), {"__slots__": names, "__init__": __init__})
-        cls.thrift_spec = tuple(spec)
-        return cls
+        classes[s.name] = type(s.name, (TBase,), {"__slots__": names, "__init__": __init__})
 
-    small = mk("Small", [None, (1, TType.I32, "id", None, None), (2, TType.I64, "ts", None, None),
-                         (3, TType.STRING, "name", "UTF8", None), (4, TType.BOOL, "active", None, None),
-                         (5, TType.DOUBLE, "score", None, None),
-                         (6, TType.LIST, "tags", (TType.I32, None, False), None),
-                         (7, TType.STRING, "token", "BINARY", None)])  # fmt: skip
-    wide = [None]
-    for p, base in SCALARS:
-        for i, (s, t) in enumerate(KINDS):
-            arg = "UTF8" if t == "string" else "BINARY" if t == "binary" else None
-            wide.append((base + i + 1, tt[t], p + s, arg, None))
-    wide += [(25, TType.LIST, "longs", (TType.I64, None, False), None),
-             (26, TType.LIST, "names", (TType.STRING, "UTF8", False), None),
-             (27, TType.MAP, "counts", (TType.STRING, "UTF8", TType.I32, None, False), None),
-             (28, TType.LIST, "items", (TType.STRUCT, [small, small.thrift_spec], False), None)]  # fmt: skip
-    return small, mk("Wide", wide)
+    def args(t):
+        if t.kind in ("string", "binary"):
+            return "UTF8" if t.kind == "string" else "BINARY"
+        if t.kind in ("list", "set"):
+            return (_APACHE_TTYPE[t.elem.kind], args(t.elem), False)
+        if t.kind == "map":
+            key, value = t.key, t.value
+            return (
+                _APACHE_TTYPE[key.kind],
+                args(key),
+                _APACHE_TTYPE[value.kind],
+                args(value),
+                False,
+            )
+        if t.kind == "struct":
+            return [classes[t.name], None]  # filled below, as Apache's fix_spec does
+        return None
+
+    lazy = []
+    for s in spec.structs.values():
+        by_id = {
+            f.id: (f.id, _APACHE_TTYPE[f.type.kind], f.name, args(f.type), None) for f in s.fields
+        }
+        classes[s.name].thrift_spec = tuple(by_id.get(i) for i in range(max(by_id, default=0) + 1))
+        lazy += [e[3] for e in by_id.values()]
+    while lazy:
+        a = lazy.pop()
+        if isinstance(a, list):
+            a[1] = a[0].thrift_spec
+        elif isinstance(a, tuple):
+            lazy += a
+    return classes
+
+
+def wirespec_tiers(module_text: str, tmp: Path, name: str):
+    """A rendered Thrift module loaded twice: with the compiled tier (when it is built) and
+    with it off (the Python fast path)."""
+    compiled_path, python_path = tmp / f"{name}.py", tmp / f"{name}_python.py"
+    compiled_path.write_text(module_text)
+    python_path.write_text(module_text)
+    python = load_module(python_path)
+    python._LOOP = None
+    return load_module(compiled_path), python
 
 
 def small_values(i):
@@ -175,14 +224,14 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "thrift_bench.yaml"
         path.write_text(spec_yaml())
+        spec = build_thrift_model(load(path, path.name))
+        text = render_thrift(spec)
         if a.save_module:
-            from generator.loader import load
-            from generator.thrift import build_thrift_model, render_thrift
-
-            a.save_module.write_text(render_thrift(build_thrift_model(load(path, path.name))))
+            a.save_module.write_text(text)
             return
-        ws = import_spec(path)
-    small_a, wide_a = apache_classes()
+        ws, ws_python = wirespec_tiers(text, Path(tmp), "thrift_bench")
+    classes = apache_classes(spec)
+    small_a, wide_a = classes["Small"], classes["Wide"]
     tp2 = thriftpy2.load_fp(io.StringIO(IDL), module_name="bench_thrift")
     small = [encode(small_a(**small_values(i))) for i in range(64)]
     wide = [encode(wide_a(**wide_values(i, small_a))) for i in range(64)]
@@ -201,8 +250,11 @@ def main():
         return f
 
     fac = TCompactProtocolFactory()
+    compiled_label = "wirespec compiled" if ws._LOOP is not None else "wirespec (not compiled)"
     decoders = [
-        ("wirespec (generated)", lambda b: ws.parse(b, "Small"), lambda b: ws.parse(b, "Wide")),
+        (compiled_label, lambda b: ws.parse(b, "Small"), lambda b: ws.parse(b, "Wide")),
+        ("wirespec fast path (Python)", lambda b: ws_python.parse(b, "Small"),
+         lambda b: ws_python.parse(b, "Wide")),
         ("Apache thrift, pure Python", apache(small_a, False), apache(wide_a, False)),
         ("Apache thrift, accelerated (C)", apache(small_a, True), apache(wide_a, True)),
         ("thriftpy2 (pure Python)", lambda b: deserialize(tp2.Small(), b, fac),
@@ -225,7 +277,31 @@ def main():
         cases[name, "small"] = (fs, small_msgs)
         cases[name, "wide"] = (fw, wide_msgs)
     rate = bench_all(cases, a.runs)
-    base_s, base_w = rate["wirespec (generated)", "small"], rate["wirespec (generated)", "wide"]
+    # encoders: the models of the same payloads back to bytes
+    models = {
+        mod: ([mod.parse(m, "Small") for m in small], [mod.parse(m, "Wide") for m in wide])
+        for mod in (ws, ws_python)
+    }  # each module builds its own classes
+    peers_small = [apache(small_a, True)(m) for m in small]
+    peers_wide = [apache(wide_a, True)(m) for m in wide]
+
+    def apache_write(obj):
+        buf = TMemoryBuffer()
+        obj.write(TCompactProtocolAccelerated(buf, fallback=False))
+        return buf.getvalue()
+
+    n_small, n_wide = a.n, a.n // 4
+    encoders = [
+        (compiled_label, ws.build, *models[ws]),
+        ("wirespec fast path (Python)", ws_python.build, *models[ws_python]),
+        ("Apache thrift, accelerated (C)", apache_write, peers_small, peers_wide),
+    ]
+    build_cases = {}
+    for name, fn, s_objs, w_objs in encoders:
+        build_cases[name, "small"] = (fn, [s_objs[i % 64] for i in range(n_small)])
+        build_cases[name, "wide"] = (fn, [w_objs[i % 64] for i in range(n_wide)])
+    build_rate = bench_all(build_cases, a.runs)
+    base_s, base_w = rate[compiled_label, "small"], rate[compiled_label, "wide"]
     print(f"python {platform.python_version()} on {platform.machine()}; median of {a.runs} "
           f"interleaved runs; small ~{sum(map(len, small_msgs)) / a.n:.0f} B x {a.n}, "
           f"wide ~{sum(map(len, wide_msgs)) / len(wide_msgs):.0f} B x {a.n // 4}\n")  # fmt: skip
@@ -233,6 +309,12 @@ def main():
     print("|---|---:|---:|---:|---:|")
     for name, _, _ in decoders:
         s, w = rate[name, "small"], rate[name, "wide"]
+        print(f"| {name} | {s:,.0f} | {base_s / s:.2f}x | {w:,.0f} | {base_w / w:.2f}x |")
+    base_s, base_w = build_rate[compiled_label, "small"], build_rate[compiled_label, "wide"]
+    print("\n| encoder | small msgs/s | wirespec / it | wide msgs/s | wirespec / it |")
+    print("|---|---:|---:|---:|---:|")
+    for name, _, _, _ in encoders:
+        s, w = build_rate[name, "small"], build_rate[name, "wide"]
         print(f"| {name} | {s:,.0f} | {base_s / s:.2f}x | {w:,.0f} | {base_w / w:.2f}x |")
 
 

@@ -595,6 +595,7 @@ RESERVED_FIELDS = {"wire_layout"}
 RESERVED = {"Message", "RawStruct", "RawField", "RawList", "RawMap", "CompactType", "MessageType"}
 RESERVED_MODULE_NAMES = frozenset(
     {"DecodeError", "EncodeError", "WirespecError", "MODELS", "STRUCT_FIELDS", "THRIFT_ENUMS"}
+    | {"FIELD_TABLES"}
     | {"PROTOCOL_ID", "VERSION", "RECORDS", "FORMAT", "DEFAULT_RECORD", "DEFAULT_LIMITS"}
     | {"RECORD_DETECTORS"}
     | {"trace", "rt"}
