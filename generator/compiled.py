@@ -56,15 +56,16 @@ _C_TYPES = {
     "f": "float",
     "d": "double",
 }
-_DECODERS = {"utf8": "PyUnicode_DecodeUTF8", "ascii": "PyUnicode_DecodeASCII"}
+_DECODERS = {"utf8": "_utf8", "ascii": "PyUnicode_DecodeASCII"}
 
 _PRELUDE = '''\
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.object cimport PyObject
 from cpython.pyport cimport PY_SSIZE_T_MAX
+from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.unicode cimport PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcmp, memcpy
 
 import dataclasses
 import types
@@ -128,16 +129,61 @@ cdef bint _limits(limits, _Limits* out) except False:
 
 
 cdef unsigned char _CRC8[256]
+cdef unsigned char _CRC8_BY_8[8][256]
+"""``_CRC8_BY_8[k][x]``: the CRC-8 of the byte x then k zero bytes (eight bytes a step)."""
 for _i in range(256):
     _CRC8[_i] = CRC8_TABLE[_i]
+    _CRC8_BY_8[0][_i] = _CRC8[_i]
+for _k in range(1, 8):
+    for _i in range(256):
+        _CRC8_BY_8[_k][_i] = _CRC8[_CRC8_BY_8[_k - 1][_i]]
 
 
 cdef inline unsigned int _crc8(unsigned int crc, const unsigned char* buf, Py_ssize_t start,
                                Py_ssize_t stop) noexcept:
+    # a CRC is linear: the CRC of eight bytes is the sum of each byte's, shifted
+    while stop - start >= 8:
+        crc = (_CRC8_BY_8[7][crc ^ buf[start]] ^ _CRC8_BY_8[6][buf[start + 1]]
+               ^ _CRC8_BY_8[5][buf[start + 2]] ^ _CRC8_BY_8[4][buf[start + 3]]
+               ^ _CRC8_BY_8[3][buf[start + 4]] ^ _CRC8_BY_8[2][buf[start + 5]]
+               ^ _CRC8_BY_8[1][buf[start + 6]] ^ _CRC8_BY_8[0][buf[start + 7]])
+        start += 8
     while start < stop:
         crc = _CRC8[crc ^ buf[start]]
         start += 1
     return crc
+
+
+cdef struct _Text:
+    PyObject* value
+    Py_ssize_t n
+    unsigned char key[24]
+
+
+cdef _Text _TEXTS[1024]
+"""Short strings decoded lately, by a hash of their bytes: column names repeat row after row,
+and a str is immutable, so a model may share one (equal either way)."""
+
+
+cdef object _utf8(const unsigned char* p, Py_ssize_t n):
+    """The UTF-8 text of ``n`` bytes at ``p`` (raises UnicodeDecodeError as ``bytes.decode``)."""
+    cdef uint32_t h = 2166136261
+    cdef Py_ssize_t i
+    cdef _Text* slot
+    if n > 24:
+        return PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
+    for i in range(n):
+        h = (h ^ p[i]) * 16777619
+    slot = &_TEXTS[(h ^ (h >> 16)) & 1023]
+    if slot.value != NULL and slot.n == n and memcmp(slot.key, p, n) == 0:
+        return <object>slot.value
+    value = PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
+    Py_XDECREF(slot.value)
+    Py_INCREF(value)
+    slot.value = <PyObject*>value
+    slot.n = n
+    memcpy(slot.key, p, n)
+    return value
 
 
 ctypedef object (*_Reader)(const unsigned char*, Py_ssize_t, Py_ssize_t, _Limits*, Py_ssize_t*)
@@ -524,7 +570,10 @@ class CompiledEmitter:
             with self.w.indent():
                 self.w.line(f"{var}_n -= 1")
             n = f"{var}_n"
-        self.w.line(f"{var} = {decoder}(<const char*>buf + {start}, {n}, NULL)")
+        if decoder == "_utf8":
+            self.w.line(f"{var} = _utf8(buf + {start}, {n})")
+        else:
+            self.w.line(f"{var} = {decoder}(<const char*>buf + {start}, {n}, NULL)")
 
     def build(self, step: Build) -> None:
         fields = [name for name, _ in step.fields]
