@@ -81,6 +81,7 @@ def generate(specs_dir: Path, out_dir: Path, *, check: bool) -> list[Outcome]:
                 status = "stale"
             outcomes.append(Outcome(path, status))
         else:
+            path.parent.mkdir(exist_ok=True)  # the compiled tier's folder
             path.write_text(text, encoding="utf-8")
             outcomes.append(Outcome(path, "written"))
     for path in sorted([*out_dir.glob("*.py"), *out_dir.glob(f"{COMPILED_DIR}/*.pyx")]):
