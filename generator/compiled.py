@@ -207,6 +207,43 @@ cdef object _whole(_Reader read, Py_ssize_t depth, bytes data, limits):
     return model
 
 
+cdef class _Entry:
+    """A record's reader and the nesting depth it reads."""
+    cdef _Reader read
+    cdef Py_ssize_t depth
+
+
+cdef _Entry _entry(_Reader read, Py_ssize_t depth):
+    cdef _Entry entry = _Entry.__new__(_Entry)
+    entry.read = read
+    entry.depth = depth
+    return entry
+
+
+cdef object _first(object entry, object data, object limits):
+    """The model of ``data`` by ``entry`` (an ``_Entry`` or None), or None (a decline)."""
+    if entry is None or type(data) is not bytes:
+        return None
+    return _whole((<_Entry>entry).read, (<_Entry>entry).depth, <bytes>data, limits)
+
+
+def parse_first(python_parse, default_record, default_limits):
+    """The module's ``parse`` with the compiled readers tried first, from C (no Python frame
+    when they take the input): ``python_parse`` decides whatever they decline, and every
+    call with limits or input that is not ``bytes``."""
+
+    def parse(data, record=default_record, **limits):
+        if not limits:
+            model = _first(_ENTRIES.get(record), data, default_limits)
+            if model is not None:
+                return model
+        return python_parse(data, record, **limits)
+
+    parse.__doc__ = python_parse.__doc__
+    parse.__wrapped__ = python_parse
+    return parse
+
+
 cdef Py_ssize_t _slot(cls, str name) except -1:
     """The offset of a model slot (a member descriptor of the class itself)."""
     descr = cls.__dict__[name]
@@ -305,6 +342,11 @@ class CompiledEmitter:
         body.append("\n".join(globals_))
         body += [self.functions[name] for name in self.entries]
         body += [self.entry_function(name) for name in self.entries]
+        entries = [
+            f'    "{name}": _entry(_read_{name}, {self.lowering.plans[name].depth}),'
+            for name in self.entries
+        ]
+        body.append("\n".join(["_ENTRIES = {", *entries, "}"]))
         body.append(self.bind_function())
         text = "\n".join(head) + "\n" + "\n\n".join(part.rstrip("\n") + "\n" for part in body)
         return text
