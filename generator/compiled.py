@@ -241,6 +241,9 @@ def parse_first(python_parse, default_record, default_limits):
 
     parse.__doc__ = python_parse.__doc__
     parse.__wrapped__ = python_parse
+    # the module's parse by name: pickled by reference (Spark ships it to workers) as before
+    parse.__module__ = python_parse.__module__
+    parse.__qualname__ = parse.__name__ = python_parse.__qualname__
     return parse
 
 

@@ -8,6 +8,7 @@ rendering are tested either way."""
 from __future__ import annotations
 
 import importlib
+import pickle
 import shutil
 from pathlib import Path
 
@@ -245,3 +246,8 @@ def test_parse_tries_the_compiled_readers_first_and_errors_stay():
                 python_parse(bad)
             assert str(compiled_first.value) == str(python_only.value)
             assert compiled_first.value.offset == python_only.value.offset
+
+
+def test_parse_pickles_by_reference_as_before():
+    module = built("plainbuffer")
+    assert pickle.loads(pickle.dumps(module.parse)) is module.parse
