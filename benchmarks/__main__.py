@@ -64,8 +64,10 @@ def plainbuffer_workloads():
     out = []
     for name, make in (("small row", b.pb_small), ("wide row", b.pb_wide)):
         payloads = [make(i) for i in range(64)]
-        decoders = [
-            ("wirespec fast path", plainbuffer.parse, False),
+        decoders = [("wirespec fast path", b.python_tiers, False)]
+        if b.COMPILED:
+            decoders.append(("wirespec compiled", plainbuffer.parse, False))
+        decoders += [
             ("wirespec construct path", plainbuffer.parse_construct, False),
             ("tablestore SDK Python", b.sdk_python, True),
         ]
@@ -483,6 +485,11 @@ def targets(workloads, results, summary, memory) -> list[str]:
     for name in ("small row", "wide row"):
         r = ratio("PlainBuffer", name, "tablestore SDK Python")
         line(f"PlainBuffer {name}: fast path / SDK Python >= 3x", r and f"{r:.2f}x", r and r >= 3)
+    for name in ("small row", "wide row"):  # issue #17
+        c = ratio("PlainBuffer", name, "tablestore SDK native C (tuples)")
+        f = ratio("PlainBuffer", name, "wirespec compiled")
+        r = c and f and c / f  # both relative to the fast path within each run
+        line(f"PlainBuffer {name}: compiled / SDK native C >= 1x", r and f"{r:.2f}x", r and r >= 1)
     craft = summary.get(("TiCDC Craft", "seed row", "wirespec fast path", "s"))
     if craft is not None:
         ns = craft * 1e9

@@ -7,7 +7,8 @@ own ``PlainBufferBuilder.serialize_for_put_row``, 64 distinct rows cycled):
 * small: 2 PK cells (string, int) + 3 attributes (string with timestamp, double, bool), ~140 B;
 * wide:  2 PK cells + 40 timestamped attributes (int / string / double / 10-byte blob), ~1.8 KB.
 
-Decoders: ``generated.plainbuffer.parse``; the SDK's pure-Python decoder
+Decoders: ``generated.plainbuffer.parse`` (the compiled tier when it is built); the Python
+tiers on their own (the quick tier, then the exact reader); the SDK's pure-Python decoder
 (``PlainBufferCodedInputStream.read_row``, the baseline of the ratio column); and, as a labelled
 extra, the SDK's bundled native C parser (``tablestore.native.parse_single_row``, which returns
 plain tuples and skips nothing but does no object building).
@@ -40,8 +41,11 @@ with warnings.catch_warnings():
     from tablestore.plainbuffer.plain_buffer_coded_stream import PlainBufferCodedInputStream
     from tablestore.plainbuffer.plain_buffer_stream import PlainBufferInputStream
 
+import runtime.codec as rt_codec
 from generated import plainbuffer
 
+COMPILED = "message" in plainbuffer.COMPILED_READERS
+"""Whether ``plainbuffer.parse`` runs the compiled tier (built, and not forced off)."""
 BASELINE = "tablestore SDK, pure-Python decoder"
 
 
@@ -82,12 +86,20 @@ def wirespec_parse(data: bytes):
     return plainbuffer.parse(data)
 
 
+def python_tiers(data: bytes):
+    """``parse`` without the compiled tier: the Python quick tier, then the exact reader."""
+    return rt_codec.parse_fast(
+        plainbuffer.FAST_READERS["message"], data, quick=plainbuffer.QUICK_READERS["message"]
+    )
+
+
 def sdk_python(data: bytes):
     return PlainBufferCodedInputStream(PlainBufferInputStream(data)).read_row()
 
 
 DECODERS = [
-    ("wirespec plainbuffer.parse", wirespec_parse),
+    ("wirespec plainbuffer.parse" + " (compiled tier)" * COMPILED, wirespec_parse),
+    ("wirespec Python tiers", python_tiers),
     (BASELINE, sdk_python),
 ]
 if NATIVE_AVAILABLE:

@@ -15,8 +15,10 @@ import black
 import jinja2
 
 from . import __version__, pytext
+from .compiled import CompiledEmitter
 from .fastbuild import BuildEmitter
 from .fastpath import FastPathEmitter
+from .lowering import Lowering
 from .model import Field, Record, Spec, TypeRef, camel
 from .quicktier import QuickTierEmitter
 from .strategies import StrategyEmitter
@@ -613,19 +615,29 @@ class ModuleEmitter:
 
 def render(spec: Spec) -> str:
     """The generated module for ``spec``, formatted and headed, as text."""
+    return render_with_compiled(spec)[0]
+
+
+def render_with_compiled(spec: Spec) -> tuple[str, str | None]:
+    """The generated module for ``spec`` and its compiled tier (a .pyx, None when no
+    record has one), both headed, as text."""
     emitter = ModuleEmitter(spec)
+    lowering = Lowering(spec)
+    compiled = CompiledEmitter(spec, lowering)
     body = _env().get_template("module.py.j2").render(
         spec=spec,
         e=emitter,
         fast=FastPathEmitter(spec),
         build=BuildEmitter(spec),
-        quick=QuickTierEmitter(spec),
+        quick=QuickTierEmitter(spec, lowering),
+        compiled=compiled,
         strategies=StrategyEmitter(spec, emitter),
         records=[spec.records[name] for name in spec.record_order()],
         version=__version__,
     )
     body = black.format_str(body, mode=black.Mode(line_length=100))
-    return with_header(body)
+    pyx = compiled.module_text(__version__)
+    return with_header(body), pyx and with_header(pyx)
 
 
 def with_header(body: str) -> str:

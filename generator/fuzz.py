@@ -13,7 +13,9 @@ the parser. An input passes when:
   of its size;
 * a model it returns rebuilds: ``parse(build(model))`` has the same JSON form (the
   fields the builder computes left out), and the fast path (where there is one) returns
-  what the construct path returns.
+  what the construct path returns;
+* where the compiled tier is built, its reader takes exactly what the Python quick tier
+  takes, with the same model (:func:`tier_readers`).
 
 Every failing input is saved under ``tests/fuzz/crashes/<format>/<record>--<hash>.bin``
 (with a ``.txt`` saying what went wrong); ``tests/test_robustness_fuzz.py`` replays them
@@ -40,7 +42,9 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+import runtime.fast as rt_fast
 from runtime.errors import DecodeError, EncodeError
+from runtime.limits import Limits
 
 ROOT = Path(__file__).resolve().parent.parent
 CRASH_DIR = ROOT / "tests" / "fuzz" / "crashes"
@@ -108,6 +112,8 @@ class Target:
     semantic: Callable[[object], object] | None = None
     """The JSON form a rebuild must keep: without the fields the builder computes (a
     size table of non-minimal varints is rewritten minimal); ``to_dict`` when None."""
+    tiers: Callable[[bytes], tuple] | None = None
+    """data -> (the compiled reader's model or None, the quick tier's), when built."""
 
 
 def module(fmt: str):
@@ -153,7 +159,40 @@ def target(fmt: str, record: str | None = None, limits: dict | None = None) -> T
     def semantic(model):
         return to_dict(mod.from_dict(to_dict(model), record))
 
-    return Target(fmt, record, parse, rebuild, oracle, to_dict, semantic=semantic)
+    return Target(
+        fmt,
+        record,
+        parse,
+        rebuild,
+        oracle,
+        to_dict,
+        semantic=semantic,
+        tiers=tier_readers(mod, record, limits),
+    )
+
+
+def tier_readers(mod, record: str, limits: dict):
+    """data -> (the compiled reader's model or None, the Python quick tier's model or
+    None), for a record the compiled tier reads; None when it is not built."""
+    compiled = (getattr(mod, "COMPILED_READERS", None) or {}).get(record)
+    if compiled is None:
+        return None
+    quick, depth = mod.QUICK_READERS[record]
+    limits_obj = Limits.from_kwargs(limits, mod._LIMITS) if limits else mod._LIMITS
+
+    def both(data: bytes):
+        mine = compiled(data, limits_obj)
+        theirs = None
+        if depth <= limits_obj.max_depth and len(data) <= limits_obj.max_message_bytes:
+            try:
+                model, pos = quick(data, 0, len(data), limits_obj)
+            except rt_fast.QUICK_FAILURES:
+                pass
+            else:
+                theirs = model if pos == len(data) else None
+        return mine, theirs
+
+    return both
 
 
 def sample_seeds(fmt: str, record: str) -> list[bytes]:
@@ -326,7 +365,7 @@ class Failure:
     format: str
     record: str
     kind: str
-    """crash | slow | memory | rebuild | fastpath"""
+    """crash | slow | memory | rebuild | fastpath | compiled"""
     detail: str
     data: bytes
 
@@ -383,6 +422,17 @@ def check(t: Target, data: bytes, *, bounds: bool = True) -> Failure | None:
             mine = (type(error).__name__, error.offset, error.path)
         if mine != oracle:
             return fail("fastpath", f"fast path {mine!r} != construct path {oracle!r}")
+    if t.tiers is not None:
+        try:
+            mine, quick = t.tiers(data)
+        except Exception:  # noqa: BLE001 - the compiled tier declines, it never raises
+            return fail("crash", "compiled tier: " + traceback.format_exc(limit=-4))
+        same = mine is None and quick is None
+        if mine is not None and quick is not None:
+            same = _same(mine, quick, t.to_dict)
+        if not same:
+            shown = ["declined" if m is None else "took it" for m in (mine, quick)]
+            return fail("compiled", f"compiled tier {shown[0]}, quick tier {shown[1]}")
     if ok and t.rebuild is not None:
         try:
             again = t.rebuild(model)

@@ -15,6 +15,8 @@ from .loader import load
 from .model import build_model
 
 ROOT = Path(__file__).resolve().parent.parent
+COMPILED_DIR = "_compiled"
+"""Where the compiled tier's sources go, inside the output folder (one .pyx a format)."""
 
 
 def spec_files(specs_dir: Path) -> list[Path]:
@@ -25,6 +27,12 @@ def spec_files(specs_dir: Path) -> list[Path]:
 
 def render_spec(path: Path, root: Path = ROOT) -> tuple[str, str]:
     """(format name, module text) for one spec file."""
+    name, text, _ = render_spec_outputs(path, root)
+    return name, text
+
+
+def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str, str | None]:
+    """(format name, module text, compiled tier text or None) for one spec file."""
     try:
         display = str(path.resolve().relative_to(root))
     except ValueError:
@@ -34,11 +42,11 @@ def render_spec(path: Path, root: Path = ROOT) -> tuple[str, str]:
         from .thrift import build_thrift_model, render_thrift
 
         spec = build_thrift_model(loaded)
-        return spec.format, render_thrift(spec)
-    from .emitter import render  # Jinja2 and black: loaded only when rendering
+        return spec.format, render_thrift(spec), None
+    from .emitter import render_with_compiled  # Jinja2 and black: loaded only when rendering
 
     spec = build_model(loaded)
-    return spec.format, render(spec)
+    return (spec.format, *render_with_compiled(spec))
 
 
 @dataclass
@@ -55,8 +63,10 @@ def generate(specs_dir: Path, out_dir: Path, *, check: bool) -> list[Outcome]:
     outcomes = []
     expected = {}
     for spec_path in spec_files(specs_dir):
-        name, text = render_spec(spec_path)
+        name, text, pyx = render_spec_outputs(spec_path)
         expected[out_dir / f"{name}.py"] = text
+        if pyx is not None:
+            expected[out_dir / COMPILED_DIR / f"{name}.pyx"] = pyx
     for path, text in expected.items():
         current = path.read_text(encoding="utf-8") if path.exists() else None
         if current == text:
@@ -71,9 +81,10 @@ def generate(specs_dir: Path, out_dir: Path, *, check: bool) -> list[Outcome]:
                 status = "stale"
             outcomes.append(Outcome(path, status))
         else:
+            path.parent.mkdir(exist_ok=True)  # the compiled tier's folder
             path.write_text(text, encoding="utf-8")
             outcomes.append(Outcome(path, "written"))
-    for path in sorted(out_dir.glob("*.py")):
+    for path in sorted([*out_dir.glob("*.py"), *out_dir.glob(f"{COMPILED_DIR}/*.pyx")]):
         if path.name != "__init__.py" and path not in expected:
             outcomes.append(Outcome(path, "orphan"))
     return outcomes

@@ -1,0 +1,766 @@
+"""The compiled tier: the plan of ``generator/lowering.py`` rendered as typed Cython.
+
+``wirespec generate`` writes ``generated/_compiled/<format>.pyx`` for every format with a
+record the renderer covers. Each covered record gets ``read_<record>(data, limits)``: the
+model, exactly the quick tier's (``_quick_<record>``), or None where the quick tier raises
+``Retry`` ("not mine": the Python readers then give the model or the exact ``DecodeError``).
+It reads a ``const unsigned char*`` with C integers, and checks ``end`` before every read:
+a run of fixed-size steps is checked once against the end it reads within, an untrusted
+length against what is left (and the limits) before anything is sliced or allocated.
+
+Models are made as ``object.__new__`` makes them (the type's ``tp_alloc``) and their slots
+written at the offsets of their member descriptors, found once by ``bind``. ``bind`` takes
+the generated module's namespace (its classes and enum tables) when the module imports the
+extension; it refuses (returns no readers) a namespace whose plan digest differs from the
+one the extension was rendered from, so a stale build is never used.
+
+The renderer covers a subset of what a plan can say (below, :class:`NotCompiled`); a record
+it does not cover stays with the Python quick tier.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+
+from . import pytext
+from .fastpath import _Writer, struct_format
+from .lowering import (
+    Build,
+    Checksum,
+    FieldSteps,
+    Length,
+    Lowering,
+    Nested,
+    Nothing,
+    Number,
+    Optional,
+    Presence,
+    Repeat,
+    Switch,
+    TagByte,
+    Text,
+    flatten,
+)
+
+_DECLINE = "return None"
+_C_TYPES = {
+    "B": "uint8_t",
+    "b": "int8_t",
+    "H": "uint16_t",
+    "h": "int16_t",
+    "I": "uint32_t",
+    "i": "int32_t",
+    "Q": "uint64_t",
+    "q": "int64_t",
+    "f": "float",
+    "d": "double",
+}
+_DECODERS = {"utf8": "_utf8", "ascii": "PyUnicode_DecodeASCII"}
+
+_PRELUDE = '''\
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.object cimport PyObject
+from cpython.pyport cimport PY_SSIZE_T_MAX
+from cpython.ref cimport Py_INCREF, Py_XDECREF
+from cpython.unicode cimport PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcmp, memcpy
+
+import dataclasses
+import types
+
+from runtime.checksum import CRC8_TABLE
+
+cdef extern from *:
+    """
+    #include <structmember.h>
+    /* A model as object.__new__ makes it, and its slots written at their offsets. */
+    static PyObject *wirespec_alloc(PyObject *cls) {
+        return ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
+    }
+    static Py_ssize_t wirespec_slot_offset(PyObject *descr) {
+        return ((PyMemberDescrObject *)descr)->d_member->offset;
+    }
+    static void wirespec_put(PyObject *obj, Py_ssize_t offset, PyObject *value) {
+        PyObject **slot = (PyObject **)((char *)obj + offset);
+        Py_INCREF(value);
+        Py_XSETREF(*slot, value);
+    }
+    static PyObject *wirespec_get(PyObject *obj, Py_ssize_t offset) {
+        PyObject *value = *(PyObject **)((char *)obj + offset);
+        Py_XINCREF(value);
+        return value;
+    }
+    """
+    object wirespec_alloc(object cls)
+    Py_ssize_t wirespec_slot_offset(object descr) except? -1
+    void wirespec_put(object obj, Py_ssize_t offset, object value)
+    object wirespec_get(object obj, Py_ssize_t offset)
+
+
+cdef struct _Limits:
+    Py_ssize_t max_message_bytes
+    Py_ssize_t max_count
+    Py_ssize_t max_string
+    Py_ssize_t max_depth
+
+
+cdef object _limits_seen = None
+cdef _Limits _limits_last
+
+
+cdef Py_ssize_t _limit(value):
+    """A limit as a C size (any larger int is no limit at all here)."""
+    return min(max(value, -1), PY_SSIZE_T_MAX)
+
+
+cdef bint _limits(limits, _Limits* out) except False:
+    """The limits as C sizes (the last ones seen kept: a frozen ``Limits``)."""
+    global _limits_seen, _limits_last
+    if limits is not _limits_seen:
+        _limits_last.max_message_bytes = _limit(limits.max_message_bytes)
+        _limits_last.max_count = _limit(limits.max_count)
+        _limits_last.max_string = _limit(limits.max_string)
+        _limits_last.max_depth = _limit(limits.max_depth)
+        _limits_seen = limits
+    out[0] = _limits_last
+    return True
+
+
+cdef unsigned char _CRC8[256]
+cdef unsigned char _CRC8_BY_8[8][256]
+"""``_CRC8_BY_8[k][x]``: the CRC-8 of the byte x then k zero bytes (eight bytes a step)."""
+for _i in range(256):
+    _CRC8[_i] = CRC8_TABLE[_i]
+    _CRC8_BY_8[0][_i] = _CRC8[_i]
+for _k in range(1, 8):
+    for _i in range(256):
+        _CRC8_BY_8[_k][_i] = _CRC8[_CRC8_BY_8[_k - 1][_i]]
+
+
+cdef inline unsigned int _crc8(unsigned int crc, const unsigned char* buf, Py_ssize_t start,
+                               Py_ssize_t stop) noexcept:
+    # a CRC is linear: the CRC of eight bytes is the sum of each byte's, shifted
+    while stop - start >= 8:
+        crc = (_CRC8_BY_8[7][crc ^ buf[start]] ^ _CRC8_BY_8[6][buf[start + 1]]
+               ^ _CRC8_BY_8[5][buf[start + 2]] ^ _CRC8_BY_8[4][buf[start + 3]]
+               ^ _CRC8_BY_8[3][buf[start + 4]] ^ _CRC8_BY_8[2][buf[start + 5]]
+               ^ _CRC8_BY_8[1][buf[start + 6]] ^ _CRC8_BY_8[0][buf[start + 7]])
+        start += 8
+    while start < stop:
+        crc = _CRC8[crc ^ buf[start]]
+        start += 1
+    return crc
+
+
+cdef struct _Text:
+    PyObject* value
+    Py_ssize_t n
+    unsigned char key[24]
+
+
+cdef _Text _TEXTS[1024]
+"""Short strings decoded lately, by a hash of their bytes: column names repeat row after row,
+and a str is immutable, so a model may share one (equal either way)."""
+
+
+cdef object _utf8(const unsigned char* p, Py_ssize_t n):
+    """The UTF-8 text of ``n`` bytes at ``p`` (raises UnicodeDecodeError as ``bytes.decode``)."""
+    cdef uint32_t h = 2166136261
+    cdef Py_ssize_t i
+    cdef _Text* slot
+    if n > 24:
+        return PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
+    for i in range(n):
+        h = (h ^ p[i]) * 16777619
+    slot = &_TEXTS[(h ^ (h >> 16)) & 1023]
+    if slot.value != NULL and slot.n == n and memcmp(slot.key, p, n) == 0:
+        return <object>slot.value
+    value = PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
+    Py_XDECREF(slot.value)
+    Py_INCREF(value)
+    slot.value = <PyObject*>value
+    slot.n = n
+    memcpy(slot.key, p, n)
+    return value
+
+
+ctypedef object (*_Reader)(const unsigned char*, Py_ssize_t, Py_ssize_t, _Limits*, Py_ssize_t*)
+
+
+cdef object _whole(_Reader read, Py_ssize_t depth, bytes data, limits):
+    """What ``read`` gives for all of ``data``, or None (a decline)."""
+    cdef _Limits lim
+    cdef Py_ssize_t stop = 0
+    cdef Py_ssize_t n = len(data)
+    cdef const unsigned char* buf = data
+    _limits(limits, &lim)
+    if lim.max_depth < depth or n > lim.max_message_bytes:
+        return None
+    try:
+        model = read(buf, 0, n, &lim, &stop)
+    except ValueError:  # text that does not decode
+        return None
+    if model is None or stop != n:
+        return None
+    return model
+
+
+cdef class _Entry:
+    """A record's reader and the nesting depth it reads."""
+    cdef _Reader read
+    cdef Py_ssize_t depth
+
+
+cdef _Entry _entry(_Reader read, Py_ssize_t depth):
+    cdef _Entry entry = _Entry.__new__(_Entry)
+    entry.read = read
+    entry.depth = depth
+    return entry
+
+
+cdef object _first(object entry, object data, object limits):
+    """The model of ``data`` by ``entry`` (an ``_Entry`` or None), or None (a decline)."""
+    if entry is None or type(data) is not bytes:
+        return None
+    return _whole((<_Entry>entry).read, (<_Entry>entry).depth, <bytes>data, limits)
+
+
+def parse_first(python_parse, default_record, default_limits):
+    """The module's ``parse`` with the compiled readers tried first, from C (no Python frame
+    when they take the input): ``python_parse`` decides whatever they decline, and every
+    call with limits or input that is not ``bytes``."""
+
+    def parse(data, record=default_record, **limits):
+        if not limits:
+            model = _first(_ENTRIES.get(record), data, default_limits)
+            if model is not None:
+                return model
+        return python_parse(data, record, **limits)
+
+    parse.__doc__ = python_parse.__doc__
+    parse.__wrapped__ = python_parse
+    # the module's parse by name: pickled by reference (Spark ships it to workers) as before
+    parse.__module__ = python_parse.__module__
+    parse.__qualname__ = parse.__name__ = python_parse.__qualname__
+    return parse
+
+
+cdef Py_ssize_t _slot(cls, str name) except -1:
+    """The offset of a model slot (a member descriptor of the class itself)."""
+    descr = cls.__dict__[name]
+    if type(descr) is not types.MemberDescriptorType:
+        raise TypeError(f"{cls.__name__}.{name} is no slot")
+    return wirespec_slot_offset(descr)
+
+
+cdef _enum_bytes(dict by_value, PyObject** table):
+    """A u8 enum's members by byte (NULL: no member), from the module's ``_X_BY_VALUE``."""
+    for i in range(256):
+        table[i] = NULL
+    for value, member in by_value.items():
+        if 0 <= value < 256:
+            table[value] = <PyObject*>member
+'''
+
+
+class NotCompiled(Exception):
+    """The plan says something this renderer does not write: the record keeps the Python
+    quick tier only."""
+
+
+def plan_digest(lowering: Lowering) -> str:
+    """What the compiled readers of a spec were rendered from: the generated module and the
+    extension must name the same."""
+    text = f"endian {lowering.endian}\n{lowering.describe()}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class CompiledEmitter:
+    """Renders ``generated/_compiled/<format>.pyx`` of one spec (see the module docstring)."""
+
+    def __init__(self, spec, lowering: Lowering | None = None):
+        self.spec = spec
+        self.lowering = lowering or Lowering(spec)
+        self.module = f"generated._compiled.{spec.format}"
+        self.digest = plan_digest(self.lowering)
+        self.functions: dict[str, str] = {}
+        self.loaders: dict[str, str] = {}
+        self.classes: dict[str, list[str]] = {}
+        """Model class -> its fields, in the order the generated module declares them."""
+        self.enums: set[str] = set()
+        self.refused: dict[str, str] = {}
+        self.callees: dict[str, set[str]] = {}
+        """Record -> the records its reader calls."""
+        for name in self.lowering.entries:
+            try:
+                self.functions[name] = self.record_function(self.lowering.plans[name])
+            except NotCompiled as why:
+                self.refused[name] = str(why)
+        # a record that calls one not covered is not covered either
+        changed = True
+        while changed:
+            changed = False
+            for name in list(self.functions):
+                missing = self.callees.get(name, set()) - set(self.functions)
+                if missing:
+                    del self.functions[name]
+                    self.refused[name] = f"calls {', '.join(sorted(missing))}"
+                    changed = True
+        self.entries = [name for name in self.lowering.entries if name in self.functions]
+
+    # -- the module ---------------------------------------------------------------------
+
+    def module_text(self, version: str) -> str | None:
+        """The .pyx (headed, as ``with_header`` heads it), or None when no record is covered."""
+        if not self.entries:
+            return None
+        source = self.spec.source.display
+        head = [
+            f"# Code generated by wirespec {version} from {pytext.comment(source)}. DO NOT EDIT.",
+            f"# source sha256: {self.spec.source.sha256}",
+            "# @generated",
+            "# Every read is checked against its end by the code itself, so Cython checks none:",
+            "# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True",
+            f'"""The compiled tier of ``generated.{self.spec.format}``.',
+            "",
+            "The plans of generator/lowering.py in typed Cython (generator/compiled.py renders",
+            "them; ``bind`` hands the readers to the module). Each reader gives the quick tier's",
+            'model, or None where the quick tier would raise Retry."""',
+            "",
+        ]
+        body = [_PRELUDE]
+        body += list(self.loaders.values())
+        body.append(
+            f'PLAN = "{self.digest}"\n"""The digest of the plans this was rendered from."""\n'
+        )
+        globals_ = [
+            "# Set by bind: the model classes, their slot offsets, the enum members by byte."
+        ]
+        for cls, fields in sorted(self.classes.items()):
+            globals_.append(f"cdef object _{cls}")
+            globals_ += [f"cdef Py_ssize_t _{cls}_{field}" for field in fields]
+        globals_ += [f"cdef PyObject* _{enum.upper()}_BY_BYTE[256]" for enum in sorted(self.enums)]
+        body.append("\n".join(globals_))
+        body += [self.functions[name] for name in self.entries]
+        body += [self.entry_function(name) for name in self.entries]
+        entries = [
+            f'    "{name}": _entry(_read_{name}, {self.lowering.plans[name].depth}),'
+            for name in self.entries
+        ]
+        body.append("\n".join(["_ENTRIES = {", *entries, "}"]))
+        body.append(self.bind_function())
+        text = "\n".join(head) + "\n" + "\n\n".join(part.rstrip("\n") + "\n" for part in body)
+        return text
+
+    def bind_function(self) -> str:
+        lines = [
+            "def bind(namespace):",
+            '    """The readers by record, given the generated module\'s namespace; none when',
+            '    the module was generated from other plans (a stale build)."""',
+        ]
+        names = [f"_{cls}" for cls in sorted(self.classes)] + [
+            f"_{cls}_{f}" for cls, fields in sorted(self.classes.items()) for f in fields
+        ]
+        if names:
+            lines.append(f"    global {', '.join(names)}")
+        lines.append('    if namespace.get("COMPILED_PLAN") != PLAN:')
+        lines.append("        return {}")
+        for cls, fields in sorted(self.classes.items()):
+            lines.append(f'    _{cls} = namespace["{cls}"]')
+            lines.append(
+                f"    if tuple(f.name for f in dataclasses.fields(_{cls})) != {tuple(fields)!r}:"
+            )
+            lines.append("        return {}")
+            for field in fields:
+                lines.append(f'    _{cls}_{field} = _slot(_{cls}, "{field}")')
+        for enum in sorted(self.enums):
+            table = f"_{enum.upper()}_BY_VALUE"
+            lines.append(f'    _enum_bytes(namespace["{table}"], _{enum.upper()}_BY_BYTE)')
+        lines.append("    return {")
+        lines += [f'        "{name}": read_{name},' for name in self.entries]
+        lines.append("    }")
+        return "\n".join(lines)
+
+    def entry_function(self, name: str) -> str:
+        depth = self.lowering.plans[name].depth
+        return "\n".join(
+            [
+                f"def read_{name}(bytes data not None, limits):",
+                f'    """A ``{name}`` from all of ``data``: ``_quick_{name}``\'s model, or None where',
+                '    it raises Retry (or where the limits do not let it read)."""',
+                f"    return _whole(_read_{name}, {depth}, data, limits)",
+            ]
+        )
+
+    # -- a record ------------------------------------------------------------------------
+
+    def record_function(self, plan) -> str:
+        self.w = _Writer()
+        self.decls: dict[str, str] = {}
+        self.numbers = {}
+        """Variable -> the Number step that reads it (for selectors and element members)."""
+        self.repeats = {}
+        """List variable -> the record of its elements."""
+        self.loose: set[str] = set()
+        """Variables that may hold None or another type (in a switch or an optional)."""
+        self.calls: set[str] = set()
+        self._collect(plan.steps)
+        self.name = plan.name
+        self.off = 0
+        self.checked = 0
+        self.steps(plan.steps, "end")
+        self.flush()
+        self.w.line("stop[0] = pos")
+        self.w.line("return model")
+        signature = "const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end, _Limits* lim,"
+        head = [
+            f"cdef object _read_{plan.name}({signature}",
+            f"{' ' * (len(plan.name) + 19)}Py_ssize_t* stop):",
+            f'    """``_quick_{plan.name}`` in C: None where it raises Retry."""',
+        ]
+        for var, ctype in self.decls.items():
+            ctype, _, init = ctype.partition(" = ")
+            head.append(f"    cdef {ctype} {var}" + f" = {init}" * bool(init))
+        self.callees[plan.name] = self.calls
+        return "\n".join(head + self.w.lines)
+
+    def _collect(self, steps) -> None:
+        """Note the numbers read (selectors and element members are read back as C
+        numbers), the element records of lists, and the variables that may hold None or
+        values of several types (an optional's, a switch's)."""
+        for step in steps:
+            if isinstance(step, FieldSteps):
+                self._collect(step.steps)
+            elif isinstance(step, Number):
+                self.numbers[step.var] = step
+            elif isinstance(step, Optional):
+                self.loose.add(step.var)
+                self._collect(step.steps)
+            elif isinstance(step, Switch):
+                self.loose.add(step.var)
+                for case in step.cases:
+                    self._collect(case.steps)
+                self._collect(step.default or ())
+            elif isinstance(step, Nested) and step.steps is not None:
+                self._collect(step.steps)
+            elif isinstance(step, Repeat):
+                self.repeats[step.var] = step.record
+
+    # `off`: bytes past `pos` read by fixed steps, `pos` not yet advanced; `checked`: bytes
+    # past `pos` known to be before the end of the steps being read.
+
+    def steps(self, steps, end: str) -> None:
+        flat = flatten(steps)
+        for i, step in enumerate(flat):
+            if isinstance(step, FieldSteps):
+                if i + 1 < len(flat) and flat[i + 1].size is None:
+                    self.flush()
+                self.w.line(pytext.source_comment(self.spec.source.display, step.line, step.name))
+            elif step.size is not None:
+                if step.size and self.off + step.size > self.checked:
+                    run = 0
+                    for later in flat[i:]:
+                        if isinstance(later, FieldSteps):
+                            continue
+                        if later.size is None:
+                            break
+                        run += later.size
+                    self.decline_if(f"{end} - pos < {self.off + run}")
+                    self.checked = self.off + run
+                self.fixed(step, self.at(), end)
+                self.off += step.size
+            else:
+                self.flush()
+                self.moving(step, end)
+                self.checked = 0
+
+    def at(self, extra: int = 0) -> str:
+        off = self.off + extra
+        return f"pos + {off}" if off else "pos"
+
+    def flush(self) -> None:
+        if self.off:
+            self.w.line(f"pos += {self.off}")
+            self.checked = max(0, self.checked - self.off)
+            self.off = 0
+
+    def decline_if(self, condition: str) -> None:
+        self.w.line(f"if {condition}:")
+        with self.w.indent():
+            self.w.line(_DECLINE)
+
+    def declare(self, var: str, ctype: str) -> None:
+        if self.decls.setdefault(var, ctype) != ctype:
+            raise NotCompiled(f"{var} is read as {self.decls[var]} and as {ctype}")
+
+    def branch(self, steps, end: str) -> None:
+        self.off = 0
+        self.checked = 0
+        self.steps(steps, end)
+        self.flush()
+
+    # -- numbers -------------------------------------------------------------------------
+
+    def load(self, prim: str, at: str) -> tuple[str, str]:
+        """(C type, C expression) of the fixed-width number ``prim`` at ``buf + at``."""
+        if prim == "bool":
+            return "bint", f"buf[{at}] == 1"
+        fmt = struct_format(prim, self.spec.endian)
+        order, code = fmt[0], fmt[1]
+        ctype = _C_TYPES[code]
+        if code == "B":
+            return ctype, f"buf[{at}]"
+        if code == "b":
+            return ctype, f"<int8_t>buf[{at}]"
+        name = f"_load_{'be' if order == '>' else 'le'}_{code}"
+        if name not in self.loaders:
+            self.loaders[name] = self.loader(name, ctype, order, code)
+        return ctype, f"{name}(buf + {at})"
+
+    def loader(self, name: str, ctype: str, order: str, code: str) -> str:
+        """An inline C function reading one number (byte by byte: any host byte order)."""
+        size = {"H": 2, "h": 2, "I": 4, "i": 4, "f": 4, "Q": 8, "q": 8, "d": 8}[code]
+        unsigned = {2: "uint16_t", 4: "uint32_t", 8: "uint64_t"}[size]
+        shifts = range(size) if order == "<" else reversed(range(size))
+        parts = [f"(<{unsigned}>p[{i}] << {8 * k})" for k, i in enumerate(shifts)]
+        lines = [f"cdef inline {ctype} {name}(const unsigned char* p) noexcept:"]
+        lines.append(f"    cdef {unsigned} u = {parts[0]}")
+        lines += [f"    u |= {part}" for part in parts[1:]]
+        if code in "fd":
+            lines += [
+                f"    cdef {ctype} value",
+                f"    memcpy(&value, &u, {size})",
+                "    return value",
+            ]
+        else:
+            lines.append(f"    return <{ctype}>u")
+        return "\n".join(lines) + "\n"
+
+    # -- steps at a constant offset ------------------------------------------------------
+
+    def fixed(self, step, at: str, end: str) -> None:
+        if isinstance(step, TagByte):
+            self.decline_if(f"buf[{at}] != 0x{step.byte:02x}")
+        elif isinstance(step, Number):
+            self.number(step, at)
+        elif isinstance(step, Length):
+            fmt = struct_format(step.prim, self.spec.endian)
+            if fmt[1] == "Q":
+                raise NotCompiled("a u64 length")
+            self.declare(step.var, "Py_ssize_t")
+            self.w.line(f"{step.var} = {self.load(step.prim, at)[1]}")
+        elif isinstance(step, Text):
+            self.decline_if(f"lim.max_string < {step.fixed}")
+            self.text_value(step, at, str(step.fixed))
+        elif isinstance(step, Nothing):
+            self.w.line(f"{step.var} = None")
+        elif isinstance(step, Checksum):
+            self.checksum(step)
+        else:
+            assert isinstance(step, Build), step
+            self.build(step)
+
+    def number(self, step: Number, at: str) -> None:
+        var = step.var
+        if step.keep:
+            self.keep(var, at, self.at(step.size))
+        if step.prim == "bool":
+            self.decline_if(f"buf[{at}] > 1")
+        ctype, value = self.load(step.prim, at)
+        if step.enum:
+            if ctype != "uint8_t":
+                raise NotCompiled(f"{var}: an enum wider than a byte")
+            table = f"_{step.enum.upper()}_BY_BYTE"
+            self.enums.add(step.enum)
+            self.declare(f"{var}_c", ctype)
+            self.declare(f"{var}_p", "PyObject*")
+            self.w.line(f"{var}_c = {value}")
+            self.w.line(f"{var}_p = {table}[{var}_c]")
+            self.decline_if(f"{var}_p == NULL")
+            self.w.line(f"{var} = <object>{var}_p")
+        elif var in self.loose:
+            self.w.line(f"{var} = {value}")
+        else:
+            self.declare(var, ctype)
+            self.w.line(f"{var} = {value}")
+        if step.const is not None:
+            self.decline_if(f"{var} != {step.const:#x}")
+
+    def keep(self, var: str, start: str, stop: str) -> None:
+        """The bytes of ``var`` a checksum covers: ``<var>_at`` to ``<var>_end``."""
+        self.declare(f"{var}_at", "Py_ssize_t = 0")  # set where the checksum reads it
+        self.declare(f"{var}_end", "Py_ssize_t = 0")
+        self.w.line(f"{var}_at = {start}")
+        self.w.line(f"{var}_end = {stop}")
+
+    def text_value(self, step: Text, start: str, n: str) -> None:
+        """A string or bytes of ``n`` bytes at ``buf + start`` (already checked)."""
+        var = step.var
+        if step.keep:
+            self.keep(var, start, f"{start} + {n}")
+        if step.kind == "bytes":
+            self.w.line(f"{var} = PyBytes_FromStringAndSize(<const char*>buf + {start}, {n})")
+            return
+        decoder = _DECODERS.get(step.encoding.replace("-", "").lower())
+        if decoder is None:
+            raise NotCompiled(f"{var}: encoding {step.encoding}")
+        if step.pad:
+            # the pad bytes at the end are no part of the value
+            self.declare(f"{var}_n", "Py_ssize_t")
+            self.w.line(f"{var}_n = {n}")
+            tests = " or ".join(f"buf[{start} + {var}_n - 1] == {b:#04x}" for b in step.pad)
+            self.w.line(f"while {var}_n > 0 and ({tests}):")
+            with self.w.indent():
+                self.w.line(f"{var}_n -= 1")
+            n = f"{var}_n"
+        if decoder == "_utf8":
+            self.w.line(f"{var} = _utf8(buf + {start}, {n})")
+        else:
+            self.w.line(f"{var} = {decoder}(<const char*>buf + {start}, {n}, NULL)")
+
+    def build(self, step: Build) -> None:
+        fields = [name for name, _ in step.fields]
+        if self.classes.setdefault(step.class_name, fields) != fields:
+            raise NotCompiled(f"{step.class_name}: two field lists")
+        self.w.line(f"{step.var} = wirespec_alloc(_{step.class_name})")
+        for name, var in step.fields:
+            self.w.line(f"wirespec_put({step.var}, _{step.class_name}_{name}, {var})")
+
+    # -- steps that move `pos` themselves ------------------------------------------------
+
+    def moving(self, step, end: str) -> None:
+        if isinstance(step, Text):
+            self.text(step)
+        elif isinstance(step, Presence):
+            self.declare(step.var, "bint")
+            self.w.line(f"{step.var} = pos < {step.end} and buf[pos] == 0x{step.tag:02x}")
+            self.w.line(f"if {step.var}:")
+            with self.w.indent():
+                self.w.line("pos += 1")
+        elif isinstance(step, Optional):
+            self.w.line(f"if pos < {step.end} and buf[pos] == 0x{step.tag:02x}:")
+            with self.w.indent():
+                self.off = 1  # the tag, tested just now
+                self.checked = 1
+                self.steps(step.steps, step.end)
+                self.flush()
+            self.w.line("else:")
+            with self.w.indent():
+                self.w.line(f"{step.var} = {step.absent}")
+        elif isinstance(step, Repeat):
+            self.repeat(step)
+        elif isinstance(step, Nested):
+            self.nested(step)
+        else:
+            assert isinstance(step, Switch), step
+            self.switch(step, end)
+
+    def text(self, step: Text) -> None:
+        n = step.length
+        tests = [f"{n} < 0"] * step.signed
+        if step.max_length is not None:
+            tests.append(f"{n} > {step.max_length}")
+        tests += [f"{n} > lim.max_string", f"{n} > {step.end} - pos"]
+        self.decline_if(" or ".join(tests))
+        self.text_value(step, "pos", n)
+        self.w.line(f"pos += {n}")
+
+    def nested(self, step: Nested) -> None:
+        var = step.var
+        if step.length is not None:
+            n = step.length
+            tests = [f"{n} < 0"] * step.signed
+            tests += [f"{n} > lim.max_message_bytes", f"{n} > {step.end} - pos"]
+            self.decline_if(" or ".join(tests))
+            self.declare(step.inner_end, "Py_ssize_t")
+            self.w.line(f"{step.inner_end} = pos + {n}")
+        if step.keep:
+            self.declare(f"{var}_at", "Py_ssize_t = 0")
+            self.declare(f"{var}_end", "Py_ssize_t = 0")
+            self.w.line(f"{var}_at = pos")
+        if step.steps is not None:
+            self.w.line(f"# {step.record}, read here")
+            self.steps(step.steps, step.inner_end)
+            self.flush()
+        else:
+            self.calls.add(step.record)
+            self.w.line(f"{var} = _read_{step.record}(buf, pos, {step.inner_end}, lim, &pos)")
+            self.decline_if(f"{var} is None")
+        if step.length is not None:
+            self.decline_if(f"pos != {step.inner_end}")
+        if step.keep:
+            self.w.line(f"{var}_end = pos")
+
+    def switch(self, step: Switch, end: str) -> None:
+        selector = self.numbers.get(step.selector)
+        if selector is None or not selector.enum or step.selector in self.loose:
+            raise NotCompiled(f"{step.var}: a switch on what is no enum byte read always")
+        for i, case in enumerate(step.cases):
+            self.w.line(
+                f"{'if' if i == 0 else 'elif'} {step.selector}_c == {case.value:#x}:"
+                f"  # {case.member}"
+            )
+            with self.w.indent():
+                self.branch(case.steps, end)
+        self.w.line("else:" if step.cases else "if True:")
+        with self.w.indent():
+            if step.default is None:
+                self.w.line(f"{step.var} = None")
+            else:
+                self.branch(step.default, end)
+
+    def repeat(self, step: Repeat) -> None:
+        var = step.var
+        self.calls.add(step.record)
+        self.declare(f"{var}_n", "Py_ssize_t")
+        self.w.line(f"{var} = []")
+        self.w.line(f"{var}_n = 0")
+        if step.until == "eos":
+            self.w.line(f"while pos < {step.end}:")
+        else:
+            self.w.line(f"while pos < {step.end} and buf[pos] == 0x{step.tag:02x}:")
+        with self.w.indent():
+            self.decline_if(f"{var}_n >= lim.max_count")
+            self.w.line(f"item = _read_{step.record}(buf, pos, {step.end}, lim, &pos)")
+            self.decline_if("item is None")
+            self.w.line(f"{var}.append(item)")
+            self.w.line(f"{var}_n += 1")
+        if step.min_count:
+            self.decline_if(f"{var}_n < {step.min_count}")
+
+    # -- checksums -----------------------------------------------------------------------
+
+    def checksum(self, step: Checksum) -> None:
+        if step.algorithm != "crc8":
+            raise NotCompiled(f"{step.var}: a {step.algorithm} checksum")
+        crc = f"{step.var}_crc"
+        self.declare(crc, "unsigned int")
+        self.w.line(f"{crc} = 0")
+        for item in step.items:
+            if item.kind == "raw":
+                line = f"{crc} = _crc8({crc}, buf, {item.var}_at, {item.var}_end)"
+                if item.optional:
+                    self.w.line(f"if {item.var} is not None:")
+                    with self.w.indent():
+                        self.w.line(line)
+                else:
+                    self.w.line(line)
+            elif item.kind == "each" and item.target == "u8":
+                cls = self.lowering.plans[self.repeats[item.var]].class_name
+                self.w.line(f"for e in {item.var}:")
+                with self.w.indent():
+                    self.w.line(
+                        f"{crc} = _CRC8[{crc} ^ <uint8_t>wirespec_get(e, _{cls}_{item.member})]"
+                    )
+            elif item.kind == "value" and step.one_byte:
+                names = {
+                    n.id for n in ast.walk(ast.parse(item.expression)) if isinstance(n, ast.Name)
+                }
+                if not names <= set(self.decls) | self.loose:
+                    raise NotCompiled(f"{step.var}: a value over {sorted(names)}")
+                self.w.line(f"{crc} = _CRC8[{crc} ^ ({item.expression})]")
+            else:
+                raise NotCompiled(f"{step.var}: a checksum item {item.kind}")
+        self.decline_if(f"{step.var} != {crc}")

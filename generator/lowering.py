@@ -1,0 +1,678 @@
+"""The lowering: one reading plan per record, which every optimistic reader renders.
+
+A record's plan is an ordered tree of small frozen steps: what is read, in which order, with
+which checks. ``generator/quicktier.py`` renders it as Python (``_quick_<record>``) and
+``generator/compiled.py`` as typed Cython (``generated/_compiled/<format>.pyx``); neither
+decides anything about the spec again, so both read the same bytes with the same checks.
+
+Variables are named here, so every renderer uses the same names: a record's fields are
+``f_<field>``, the fields of a record read inline ``v<n>_<field>``, lengths ``n<n>`` and the
+ends they set ``end<n>``. A step's ``size`` is the bytes it reads at a constant offset from
+``pos`` (a renderer reads a run of such steps at ``pos + k`` and moves ``pos`` once), or None
+when it moves ``pos`` by what it reads.
+
+Which records get a plan: those the tier can read without the exact reader's bookkeeping
+(see :class:`Lowering`); ``refused`` says why the others have none. A plan reads no
+recursive record, so its nesting depth is known (``RecordPlan.depth``).
+
+    >>> from pathlib import Path
+    >>> from generator.loader import load
+    >>> from generator.model import build_model
+    >>> spec = build_model(load(Path("specs/plainbuffer.yaml")))
+    >>> print(Lowering(spec).plans["row"].describe().splitlines()[0])
+    row -> Row, nesting depth 3, entry
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+
+from .fastpath import FastPathEmitter
+from .model import Field, Record, Spec, TypeRef, camel
+from .types import PRIMITIVES
+
+_THIS = re.compile(r"\bthis\.([a-z_][a-z0-9_]*)")
+
+
+class NotLowered(Exception):
+    """The record uses something the plan does not read: parse goes straight to the exact
+    reader for it."""
+
+
+def fixed_size(prim) -> int | None:
+    """The size of a fixed-width number (not a varint), else None."""
+    p = PRIMITIVES.get(prim) if isinstance(prim, str) else None
+    if p is None or p.size is None or prim.startswith("msb_"):
+        return None
+    if p.kind not in ("int", "uint", "float", "bool"):
+        return None
+    return p.size
+
+
+def _fixed_length(ref: TypeRef) -> bool:
+    """Whether ``ref`` has a length prefix that is a fixed-width integer."""
+    return (
+        ref.size_is_prefix
+        and fixed_size(ref.size) is not None
+        and PRIMITIVES[ref.size].kind == "int"
+    )
+
+
+# -- the steps --------------------------------------------------------------------------
+
+
+def _indented(lines: list[str]) -> list[str]:
+    return ["  " + line for line in lines]
+
+
+def _steps_lines(steps) -> list[str]:
+    return _indented([line for step in steps for line in step.lines()])
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """One step of a plan."""
+
+    @property
+    def size(self) -> int | None:
+        """Bytes read at a constant offset from ``pos``; None when ``pos`` moves by what
+        is read (or by a branch)."""
+        return None
+
+    def lines(self) -> list[str]:
+        """The step as text, one line per step (children indented under it)."""
+        return [str(self)]
+
+
+@dataclasses.dataclass(frozen=True)
+class TagByte(Step):
+    """One byte that must be ``byte`` (a record's or a field's tag)."""
+
+    byte: int
+
+    @property
+    def size(self) -> int:
+        return 1
+
+    def __str__(self) -> str:
+        return f"tag 0x{self.byte:02x}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Number(Step):
+    """A fixed-width number ``prim`` into ``var``: a ``bool`` must be 0 or 1, an ``enum``
+    value must be a member (``var`` is the member), a ``const`` must match. ``keep``: its
+    bytes are kept for a checksum."""
+
+    var: str
+    prim: str
+    enum: str | None = None
+    const: int | None = None
+    keep: bool = False
+
+    @property
+    def size(self) -> int:
+        return fixed_size(self.prim)
+
+    def __str__(self) -> str:
+        text = f"{self.prim} {self.var}"
+        if self.enum:
+            text += f" in enum {self.enum}"
+        if self.const is not None:
+            text += f" == {self.const:#x}"
+        return text + ", kept" * self.keep
+
+
+@dataclasses.dataclass(frozen=True)
+class Length(Step):
+    """A length prefix, a fixed-width integer, into ``var`` (unchecked: the step that uses
+    it checks it)."""
+
+    var: str
+    prim: str
+
+    @property
+    def size(self) -> int:
+        return fixed_size(self.prim)
+
+    @property
+    def signed(self) -> bool:
+        return PRIMITIVES[self.prim].signed
+
+    def __str__(self) -> str:
+        return f"length {self.var}: {self.prim}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Text(Step):
+    """A string (``kind`` ``str``, decoded with ``encoding``, trailing ``pad`` bytes
+    stripped) or ``bytes``: ``fixed`` bytes, or ``length`` (a :class:`Length`'s variable)
+    bytes checked first: not negative, at most ``max_length``, ``limits.max_string`` and
+    what is left before ``end``. ``keep``: its bytes are kept for a checksum."""
+
+    var: str
+    kind: str
+    end: str
+    encoding: str = "utf8"
+    pad: bytes = b""
+    fixed: int | None = None
+    length: str | None = None
+    signed: bool = False
+    max_length: int | None = None
+    keep: bool = False
+
+    @property
+    def size(self) -> int | None:
+        return self.fixed
+
+    def __str__(self) -> str:
+        what = f"{self.fixed}" if self.fixed is not None else self.length
+        text = f"{self.kind} {self.var}: {what} bytes"
+        if self.kind == "str":
+            text += f" {self.encoding}"
+        if self.pad:
+            text += f", {self.pad!r} stripped"
+        if self.max_length is not None:
+            text += f", <= {self.max_length}"
+        text += ", <= max_string"
+        if self.length:
+            text += f", within {self.end}"
+        return text + ", kept" * self.keep
+
+
+@dataclasses.dataclass(frozen=True)
+class Nothing(Step):
+    """No bytes: ``var`` is None (an ``empty`` value)."""
+
+    var: str
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return f"{self.var} = None"
+
+
+@dataclasses.dataclass(frozen=True)
+class Presence(Step):
+    """``var`` is whether the next byte before ``end`` is ``tag`` (then read)."""
+
+    var: str
+    tag: int
+    end: str
+
+    def __str__(self) -> str:
+        return f"presence {self.var}: tag 0x{self.tag:02x} before {self.end}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Optional(Step):
+    """When the next byte before ``end`` is ``tag``, it and ``steps``; else ``var`` is
+    ``absent`` (``None`` or ``[]``)."""
+
+    var: str
+    tag: int
+    end: str
+    absent: str
+    steps: tuple[Step, ...]
+
+    def lines(self) -> list[str]:
+        head = f"optional tag 0x{self.tag:02x} before {self.end} (else {self.var} = {self.absent})"
+        return [head] + _steps_lines(self.steps)
+
+
+@dataclasses.dataclass(frozen=True)
+class Repeat(Step):
+    """Records ``record`` (each read by its own reader) into the list ``var``: until
+    ``end`` (``eos``), or while the next byte before ``end`` is the record's ``tag``
+    (``tagged``); at most ``limits.max_count``, at least ``min_count``."""
+
+    var: str
+    record: str
+    until: str
+    end: str
+    tag: int | None = None
+    min_count: int = 0
+
+    def __str__(self) -> str:
+        how = f"while tag 0x{self.tag:02x}" if self.until == "tagged" else "until"
+        text = f"repeat {self.var}: {self.record} {how} {self.end}, <= max_count"
+        return text + (f", >= {self.min_count}" if self.min_count else "")
+
+
+@dataclasses.dataclass(frozen=True)
+class Nested(Step):
+    """A record ``record`` into ``var``. With ``length`` (a :class:`Length`'s variable,
+    checked against ``limits.max_message_bytes`` and what is left before ``end``), it is
+    read within ``inner_end`` and must end there. ``steps``: read inline (its fields
+    named with another prefix, the last step builds ``var``); None: by its own reader.
+    ``keep``: its start and end (``<var>_at``, ``<var>_end``) are kept for a checksum."""
+
+    var: str
+    record: str
+    end: str
+    inner_end: str
+    length: str | None = None
+    signed: bool = False
+    keep: bool = False
+    steps: tuple[Step, ...] | None = None
+
+    def lines(self) -> list[str]:
+        within = f" within {self.length} bytes ({self.inner_end})" if self.length else ""
+        how = "inline" if self.steps is not None else "called"
+        head = f"record {self.var}: {self.record}{within}, {how}" + ", kept" * self.keep
+        return [head] + _steps_lines(self.steps or ())
+
+
+@dataclasses.dataclass(frozen=True)
+class Case(Step):
+    """One branch of a :class:`Switch`: the selector's integer ``value`` (enum ``member``)."""
+
+    value: int
+    member: str
+    steps: tuple[Step, ...]
+
+    def lines(self) -> list[str]:
+        return [f"case {self.member} ({self.value:#x})"] + _steps_lines(self.steps)
+
+
+@dataclasses.dataclass(frozen=True)
+class Switch(Step):
+    """``var`` by the value of the enum field ``selector``: the steps of the matching case,
+    else ``default`` (None: ``var`` is None)."""
+
+    var: str
+    selector: str
+    enum: str
+    cases: tuple[Case, ...]
+    default: tuple[Step, ...] | None = None
+
+    def lines(self) -> list[str]:
+        lines = [f"switch {self.var} on {self.selector} ({self.enum})"]
+        lines += _indented([line for case in self.cases for line in case.lines()])
+        tail = ["default"] + _steps_lines(self.default) if self.default else ["default: None"]
+        return lines + _indented(tail)
+
+
+@dataclasses.dataclass(frozen=True)
+class ChecksumItem:
+    """What a checksum covers, in order: a field's bytes (``raw``; ``optional`` fields only
+    when present; ``target`` is its kind: ``prim``, ``str``, ``bytes`` or ``record``), a
+    member of each element of a list (``each``; ``target`` ``u8`` when the member is a plain
+    u8 of records), or the value of a Python ``expression``
+    over the plan's variables (``value``); the last two packed as ``encoder``."""
+
+    kind: str
+    var: str = ""
+    target: str = ""
+    optional: bool = False
+    member: str = ""
+    encoder: str = ""
+    expression: str = ""
+
+    def __str__(self) -> str:
+        if self.kind == "raw":
+            return f"bytes of {self.var}" + " (when present)" * self.optional
+        if self.kind == "each":
+            return f"{self.encoder} {self.member} of each of {self.var}"
+        return f"{self.encoder} {self.expression}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Checksum(Step):
+    """``var`` (already read) must be the ``algorithm`` of ``items``. ``one_byte``: every
+    item is one byte 0..255 (a CRC-8 can run as a table loop over them)."""
+
+    var: str
+    algorithm: str
+    items: tuple[ChecksumItem, ...]
+    one_byte: bool = False
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def lines(self) -> list[str]:
+        head = f"checksum {self.var} == {self.algorithm}" + " of one-byte items" * self.one_byte
+        return [head] + _indented([str(item) for item in self.items])
+
+
+@dataclasses.dataclass(frozen=True)
+class Build(Step):
+    """The model: a ``class_name`` made without ``__init__``, its ``fields`` (name,
+    variable) stored, into ``var``."""
+
+    var: str
+    class_name: str
+    fields: tuple[tuple[str, str], ...]
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return f"{self.var} = {self.class_name}({', '.join(v for _, v in self.fields)})"
+
+
+@dataclasses.dataclass(frozen=True)
+class FieldSteps(Step):
+    """The steps of one field, from spec line ``line`` (the renderers' source comment)."""
+
+    name: str
+    line: int | None
+    steps: tuple[Step, ...]
+
+    @property
+    def size(self) -> int | None:
+        sizes = [step.size for step in self.steps]
+        return None if None in sizes else sum(sizes)
+
+    def lines(self) -> list[str]:
+        return [f"field {self.name} (line {self.line})"] + _steps_lines(self.steps)
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordPlan:
+    """The plan of one record: its ``steps`` (the last builds ``model``), read within
+    ``end``; ``depth``: the nesting depth it reads; ``entry``: it has a reader of its own
+    (the default record, or one another plan calls)."""
+
+    name: str
+    class_name: str
+    steps: tuple[Step, ...]
+    depth: int
+    entry: bool
+
+    def describe(self) -> str:
+        head = f"{self.name} -> {self.class_name}, nesting depth {self.depth}"
+        head += ", entry" if self.entry else ", inline only"
+        return "\n".join([head] + _steps_lines(self.steps))
+
+    __str__ = describe
+
+
+def flatten(steps) -> list[Step]:
+    """``steps`` with every :class:`FieldSteps` replaced by itself (its comment) and its
+    steps: a renderer reads runs of fixed-size steps across fields."""
+    out: list[Step] = []
+    for step in steps:
+        if isinstance(step, FieldSteps):
+            out.append(step)
+            out += flatten(step.steps)
+        else:
+            out.append(step)
+    return out
+
+
+# -- the lowering -----------------------------------------------------------------------
+
+
+class Lowering:
+    """The plans of one spec's records.
+
+    A record gets a plan when the exact fast path reads it without its parent, it is a
+    sequence with no trailer, and every field is a fixed-width number, a string or bytes
+    of a fixed size or a fixed-width length, an enum switch, a tag, a presence flag, an
+    eos or tagged repeat of unsized records, or another planned record (sized by a
+    fixed-width length, or not), with no condition or ``valid:``. A record used once,
+    outside a repeat, is read inline where used; records in repeats or used more than
+    once have readers of their own (``entries``)."""
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        self.endian = spec.endian
+        self.fast = FastPathEmitter(spec)
+        self.depths: dict[str, int] = {}
+        self.refused: dict[str, str] = {}
+        """Record -> why it has no plan."""
+        supported = self._supported()
+        uses = self._uses(supported)
+        self.inline = {name for name, n in uses.items() if n == (1, 0)}
+        called = {name for name, n in uses.items() if any(n) and name not in self.inline}
+        self.entries = [
+            name
+            for name in spec.record_order()
+            if name in supported and (name == spec.default_record or name in called)
+        ]
+        self.plans: dict[str, RecordPlan] = {}
+        for name in spec.record_order():
+            if name in supported:
+                self._counter = 0
+                record = spec.records[name]
+                self.plans[name] = RecordPlan(
+                    name,
+                    camel(name),
+                    tuple(self._record_steps(record, "f_", "end", "model")),
+                    self.depths[name],
+                    name in self.entries,
+                )
+
+    def describe(self) -> str:
+        """Every plan, then why the other records have none."""
+        parts = [plan.describe() for plan in self.plans.values()]
+        parts += [f"{name}: no plan ({why})" for name, why in self.refused.items()]
+        return "\n\n".join(parts)
+
+    # -- which records have a plan -----------------------------------------------------
+
+    def _supported(self) -> set[str]:
+        ok: set[str] = set()
+        for name in self.spec.record_order():
+            record = self.spec.records[name]
+            try:
+                self._check_record(record, ok)
+            except NotLowered as why:
+                self.refused[name] = str(why)
+                continue
+            ok.add(name)
+            children = [self.depths[r] for f in record.fields for r in self._refs(f.type)]
+            self.depths[name] = 1 + max(children, default=0)
+        return ok
+
+    def _refs(self, ref: TypeRef) -> list[str]:
+        if ref.kind == "record":
+            return [ref.name]
+        return [name for sub in ref.cases.values() for name in self._refs(sub)]
+
+    def _check_record(self, record: Record, ok: set[str]) -> None:
+        fast = self.fast
+        if record.name not in fast.supported:
+            raise NotLowered("no exact fast path")
+        if record.name in fast.needs_parent:
+            raise NotLowered("reads its parent")
+        if record.layout != "sequence":
+            raise NotLowered(f"layout {record.layout}")
+        if record.trailer:
+            raise NotLowered("a trailer")
+        for field in record.fields:
+            if field.condition or field.valid or field.trailer:
+                raise NotLowered(f"{field.name}: a condition, valid: or trailer")
+            if field.repeat is not None:
+                if field.repeat not in ("eos", "tagged") or field.type.kind != "record":
+                    raise NotLowered(f"{field.name}: a counted repeat or a repeat of values")
+                if field.type.size is not None:
+                    raise NotLowered(f"{field.name}: a repeat of sized records")
+            if field.const is not None and field.type.kind != "prim":
+                raise NotLowered(f"{field.name}: a const that is no number")
+            self._check_type(field.type, ok, field.name)
+            if field.checksum is not None:
+                self._check_checksum(record, field)
+
+    def _check_type(self, ref: TypeRef, ok: set[str], where: str) -> None:
+        if ref.args or ref.count is not None:
+            raise NotLowered(f"{where}: runtime arguments or counts")
+        if ref.kind == "prim":
+            if fixed_size(ref.name) is None:
+                raise NotLowered(f"{where}: {ref.name}")
+        elif ref.kind in ("str", "bytes"):
+            if not _fixed_length(ref) and not isinstance(ref.size, int):
+                raise NotLowered(f"{where}: a string without a fixed-width length")
+        elif ref.kind == "record":
+            if ref.name not in ok:
+                raise NotLowered(f"{where}: record {ref.name} has no plan")
+            if ref.size is not None and not _fixed_length(ref):
+                raise NotLowered(f"{where}: a record sized otherwise than by a fixed-width length")
+        elif ref.kind == "switch":
+            if ref.size is not None or not ref.enum:
+                raise NotLowered(f"{where}: a sized switch or one not over an enum")
+            for sub in ref.cases.values():
+                self._check_type(sub, ok, where)
+        elif ref.kind not in ("empty", "presence"):
+            raise NotLowered(f"{where}: {ref.kind}")
+
+    def _check_checksum(self, record: Record, field: Field) -> None:
+        if field.type.kind != "prim":
+            raise NotLowered(f"{field.name}: a checksum that is no number")
+        for item in field.checksum.items:
+            if item.kind == "raw":
+                target = record.field(item.field)
+                if target.repeat is not None or target.type.kind not in (
+                    "prim",
+                    "str",
+                    "bytes",
+                    "record",
+                ):
+                    raise NotLowered(f"{field.name}: a raw item that may be None when present")
+            elif item.kind == "value" and "_parent" in item.expression:
+                raise NotLowered(f"{field.name}: a checksum value over the parent")
+
+    def _uses(self, supported: set[str]) -> dict[str, tuple[int, int]]:
+        """How often each record is read by another one: (outside a repeat, in one)."""
+        uses = {name: [0, 0] for name in supported}
+        for name in supported:
+            for field in self.spec.records[name].fields:
+                for ref in self._refs(field.type):
+                    uses[ref][1 if field.repeat is not None else 0] += 1
+        return {name: tuple(n) for name, n in uses.items()}
+
+    # -- the steps of a record ---------------------------------------------------------
+
+    def _fresh(self, stem: str) -> str:
+        self._counter += 1
+        return f"{stem}{self._counter}"
+
+    def _record_steps(self, record: Record, prefix: str, end: str, into: str) -> list[Step]:
+        steps: list[Step] = []
+        if record.tag is not None:
+            steps.append(TagByte(record.tag))
+        spans = record.checksummed
+        for field in record.fields:
+            steps.append(self._field_steps(record, field, prefix, end, field.name in spans))
+        fields = tuple((f.name, f"{prefix}{f.name}") for f in record.fields)
+        steps.append(Build(into, camel(record.name), fields))
+        return steps
+
+    def _field_steps(self, record, field: Field, prefix: str, end: str, keep: bool):
+        var = f"{prefix}{field.name}"
+        if field.type.kind == "presence":
+            return FieldSteps(field.name, field.line, (Presence(var, field.tag, end),))
+        if field.repeat is not None:
+            tag = self.spec.records[field.type.name].tag
+            body = [Repeat(var, field.type.name, field.repeat, end, tag, field.min_count)]
+        else:
+            body = self._value_steps(field.type, var, prefix, end, keep, field.const)
+        if field.checksum is not None:
+            body.append(self._checksum(record, field, prefix))
+        if field.tag is not None and field.optional:
+            absent = "[]" if field.repeat is not None else "None"
+            body = [Optional(var, field.tag, end, absent, tuple(body))]
+        elif field.tag is not None:
+            body.insert(0, TagByte(field.tag))
+        return FieldSteps(field.name, field.line, tuple(body))
+
+    def _value_steps(self, ref: TypeRef, var, prefix, end, keep, const=None) -> list[Step]:
+        if ref.kind == "prim":
+            return [Number(var, ref.name, ref.enum, const, keep)]
+        if ref.kind in ("str", "bytes"):
+            common = {
+                "encoding": ref.encoding,
+                "pad": ref.pad,
+                "max_length": ref.max_length,
+                "keep": keep,
+            }
+            if isinstance(ref.size, int):
+                return [Text(var, ref.kind, end, fixed=ref.size, **common)]
+            n = self._fresh("n")
+            signed = PRIMITIVES[ref.size].signed
+            return [
+                Length(n, ref.size),
+                Text(var, ref.kind, end, length=n, signed=signed, **common),
+            ]
+        if ref.kind == "record":
+            return self._nested(ref, var, end, keep)
+        if ref.kind == "switch":
+            return [self._switch(ref, var, prefix, end)]
+        assert ref.kind == "empty", ref.kind
+        return [Nothing(var)]
+
+    def _nested(self, ref: TypeRef, var: str, end: str, keep: bool) -> list[Step]:
+        steps: list[Step] = []
+        n = inner_end = None
+        if ref.size is not None:
+            n = self._fresh("n")
+            steps.append(Length(n, ref.size))
+            inner_end = self._fresh("end")
+        inline = None
+        if ref.name in self.inline:
+            record = self.spec.records[ref.name]
+            inner = f"{self._fresh('v')}_"
+            inline = tuple(self._record_steps(record, inner, inner_end or end, var))
+        signed = n is not None and PRIMITIVES[ref.size].signed
+        steps.append(Nested(var, ref.name, end, inner_end or end, n, signed, keep, inline))
+        return steps
+
+    def _switch(self, ref: TypeRef, var: str, prefix: str, end: str) -> Switch:
+        cases, default = ref.payload_cases()
+        enum = self.spec.enums[ref.enum]
+        branches = []
+        for case, sub in cases:
+            value = next(v.value for v in enum.values if v.name == case)
+            steps = tuple(self._value_steps(sub, var, prefix, end, False))
+            branches.append(Case(value, f"{enum.class_name}.{case}", steps))
+        other = (
+            None if default is None else tuple(self._value_steps(default, var, prefix, end, False))
+        )
+        return Switch(var, f"{prefix}{ref.switch_on}", enum.class_name, tuple(branches), other)
+
+    def _checksum(self, record: Record, field: Field, prefix: str) -> Checksum:
+        items = []
+        for item in field.checksum.items:
+            var = f"{prefix}{item.field}"
+            if item.kind == "raw":
+                target = record.field(item.field)
+                items.append(ChecksumItem("raw", var, target.type.kind, target.optional))
+            elif item.kind == "each":
+                u8 = "u8" if self.fast.member_is_u8(field, item) else ""
+                items.append(
+                    ChecksumItem("each", var, u8, member=item.member, encoder=item.encoder)
+                )
+            else:
+                expression = self._expression(item.expression, prefix)
+                items.append(ChecksumItem("value", encoder=item.encoder, expression=expression))
+        one_byte = all(self._one_byte(item) for item in items)
+        return Checksum(f"{prefix}{field.name}", field.checksum.algorithm, tuple(items), one_byte)
+
+    @staticmethod
+    def _one_byte(item: ChecksumItem) -> bool:
+        """An item that is one byte in 0..255: a u8 member of each element, or a value
+        whose every outcome is a number literal in range (another value could index a
+        table from its end)."""
+        if item.kind == "each":
+            return item.target == "u8"
+        if item.kind != "value" or item.encoder != "u8":
+            return False
+        node = ast.parse(item.expression, mode="eval").body
+        outcomes = [node.body, node.orelse] if isinstance(node, ast.IfExp) else [node]
+        return all(
+            isinstance(o, ast.Constant) and type(o.value) is int and 0 <= o.value <= 0xFF
+            for o in outcomes
+        )
+
+    def _expression(self, text: str, prefix: str) -> str:
+        """A spec expression over this record's fields (``this.x``) as its variables."""
+        return self.fast.expression(_THIS.sub(rf"this.{prefix}\1", text)).replace(
+            f"f_{prefix}", prefix
+        )

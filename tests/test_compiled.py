@@ -1,0 +1,253 @@
+"""The compiled tier (``generated/_compiled/<format>.pyx``, generator/compiled.py) held to the
+Python quick tier: on every input it takes exactly what ``_quick_<record>`` takes, with the
+model of the exact reader (and on the samples, of the construct path: tests/test_fastpath.py
+holds the exact reader to construct on the rest). Tests of the built
+extension skip when it is not built (pure Python, or no compiler); the plan and the
+rendering are tested either way."""
+
+from __future__ import annotations
+
+import importlib
+import pickle
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generator.compiled import CompiledEmitter
+from generator.fuzz import tier_readers
+from generator.generate import ROOT, generate
+from generator.loader import load
+from generator.lowering import Lowering
+from generator.model import build_model
+from runtime.limits import DEFAULT
+from tests.test_fastpath import Same, inputs
+from tests.test_quicktier import exact, quick
+
+FORMATS = sorted(p.stem for p in (ROOT / "generated" / "_compiled").glob("*.pyx"))
+
+
+def built(fmt: str):
+    """The generated module, when its compiled tier is built and bound."""
+    module = importlib.import_module(f"generated.{fmt}")
+    if not getattr(module, "COMPILED_READERS", None):
+        pytest.skip(f"the compiled tier of {fmt} is not built")
+    return module
+
+
+def agree(module, data: bytes, record: str, limits=DEFAULT) -> bool:
+    """Whether the compiled reader took ``data``; it must take what the quick tier takes,
+    with the same model, and the construct path must give that model too."""
+    got = module.COMPILED_READERS[record](data, limits)
+    deep_enough = module.QUICK_READERS[record][1] <= limits.max_depth
+    want = quick(module, data, record, limits) if deep_enough else None
+    assert (got is None) == (want is None), "compiled and quick tiers disagree"
+    if got is None:
+        return False
+    assert Same(module, got) == Same(module, want)
+    assert Same(module, got) == Same(module, exact(module, data, record)[0])
+    return True
+
+
+def test_plainbuffer_is_compiled():
+    assert "plainbuffer" in FORMATS
+    spec = build_model(load(ROOT / "specs" / "plainbuffer.yaml"))
+    assert CompiledEmitter(spec).entries == ["cell", "row", "message"]
+
+
+def test_the_plan_of_a_plainbuffer_cell():
+    spec = build_model(load(ROOT / "specs" / "plainbuffer.yaml"))
+    plan = Lowering(spec).plans["cell"]
+    assert plan.describe() == _CELL_PLAN
+
+
+_CELL_PLAN = """\
+cell -> Cell, nesting depth 2, entry
+  tag 0x03
+  field name (line 86)
+    tag 0x04
+    length n1: s32
+    str f_name: n1 bytes utf8, <= max_string, within end, kept
+  field value (line 91)
+    optional tag 0x05 before end (else f_value = None)
+      length n2: s32
+      record f_value: cell_value within n2 bytes (end3), inline, kept
+        field type (line 120)
+          u8 v4_type in enum value_type
+        field value (line 124)
+          switch v4_value on v4_type (ValueType)
+            case ValueType.INTEGER (0x0)
+              s64 v4_value
+            case ValueType.DOUBLE (0x1)
+              f64 v4_value
+            case ValueType.BOOLEAN (0x2)
+              bool v4_value
+            case ValueType.STRING (0x3)
+              length n5: s32
+              str v4_value: n5 bytes utf8, <= max_string, within end3
+            case ValueType.BLOB (0x7)
+              length n6: s32
+              bytes v4_value: n6 bytes, <= max_string, within end3
+            default: None
+        f_value = CellValue(v4_type, v4_value)
+  field op (line 97)
+    optional tag 0x06 before end (else f_op = None)
+      u8 f_op in enum cell_op, kept
+  field timestamp (line 103)
+    optional tag 0x07 before end (else f_timestamp = None)
+      s64 f_timestamp, kept
+  field checksum (line 109)
+    tag 0x0a
+    u8 f_checksum
+    checksum f_checksum == crc8
+      bytes of f_name
+      bytes of f_value (when present)
+      bytes of f_timestamp (when present)
+      bytes of f_op (when present)
+  model = Cell(f_name, f_value, f_op, f_timestamp, f_checksum)"""
+
+
+def test_records_without_a_plan_say_why():
+    spec = build_model(load(ROOT / "specs" / "mysql_serialization.yaml"))
+    lowering = Lowering(spec)
+    assert not lowering.plans
+    assert lowering.refused["gtid_tagged_body"] == "layout serializable"
+
+
+def test_generate_check_fails_on_an_edited_pyx(tmp_path):
+    specs, out = tmp_path / "specs", tmp_path / "generated"
+    specs.mkdir()
+    (out / "_compiled").mkdir(parents=True)
+    shutil.copy(ROOT / "specs" / "plainbuffer.yaml", specs)
+    assert {o.status for o in generate(specs, out, check=False)} == {"written"}
+    pyx = out / "_compiled" / "plainbuffer.pyx"
+    assert "DO NOT EDIT" in pyx.read_text().splitlines()[0]
+    pyx.write_text(pyx.read_text().replace("return None", "return 0", 1))
+    (out / "_compiled" / "gone.pyx").write_text("# left over\n")
+    status = {o.path.name: o.status for o in generate(specs, out, check=True)}
+    assert status == {"plainbuffer.py": "fresh", "plainbuffer.pyx": "edited", "gone.pyx": "orphan"}
+
+
+def test_a_stale_build_is_not_bound():
+    module = built("plainbuffer")
+    extension = importlib.import_module("generated._compiled.plainbuffer")
+    assert extension.bind({**vars(module), "COMPILED_PLAN": "other"}) == {}
+    assert set(extension.bind(vars(module))) == {"cell", "row", "message"}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_compiled_tier_takes_every_sample(fmt):
+    module = built(fmt)
+    for record, data in inputs(fmt):
+        record = record or module.DEFAULT_RECORD
+        if record in module.COMPILED_READERS:
+            assert agree(module, data, record), record
+            construct = module.parse_construct(data, record)
+            assert Same(module, module.COMPILED_READERS[record](data, DEFAULT)) == Same(
+                module, construct
+            )
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_compiled_tier_refuses_every_truncation(fmt):
+    module = built(fmt)
+    for record, data in inputs(fmt):
+        record = record or module.DEFAULT_RECORD
+        if record in module.COMPILED_READERS:
+            for n in range(len(data)):
+                agree(module, data[:n], record)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_compiled_tier_takes_what_the_quick_tier_takes(fmt, data):
+    module = built(fmt)
+    samples = inputs(fmt)
+    record, raw = samples[data.draw(st.integers(0, len(samples) - 1))]
+    record = record or module.DEFAULT_RECORD
+    buf = bytearray(raw)
+    for _ in range(data.draw(st.integers(1, 3))):
+        buf[data.draw(st.integers(0, len(buf) - 1))] = data.draw(st.integers(0, 255))
+    agree(module, bytes(buf), record)
+
+
+@pytest.mark.parametrize("record", ["message", "row", "cell"])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_compiled_tier_takes_every_generated_plainbuffer_model(record, data):
+    module = built("plainbuffer")
+    model = data.draw(module.strategies(record))
+    assert agree(module, module.build(model, record), record)
+
+
+def test_limits_and_errors_stay_the_python_ones():
+    module = built("plainbuffer")
+    data = max((d for _, d in inputs("plainbuffer")), key=len)
+    for limits in ({"max_count": 1}, {"max_string": 2}, {"max_message_bytes": 4}, {"max_depth": 3}):
+        assert agree(module, data, "message", DEFAULT.from_kwargs(limits, DEFAULT)) is False
+        with pytest.raises(module.DecodeError) as compiled_tier:
+            module.parse(data, **limits)
+        assert compiled_tier.value.path is not None or compiled_tier.value.offset is not None
+    # a huge limit is no limit (not an overflow)
+    assert agree(module, data, "message", DEFAULT.from_kwargs({"max_string": 1 << 80}, DEFAULT))
+
+
+def test_a_read_past_a_length_is_declined():
+    module = built("plainbuffer")
+    cell = module.Cell(
+        name="n", value=module.CellValue(type=module.ValueType.INTEGER, value=7), timestamp=1
+    )
+    data = bytearray(module.build(cell, "cell"))
+    length_at = 1 + 1 + 4 + 1 + 1  # cell tag, name tag, name length, "n", value tag
+    data[length_at : length_at + 4] = (1).to_bytes(4, "little")
+    assert module.COMPILED_READERS["cell"](bytes(data), DEFAULT) is None
+    with pytest.raises(module.DecodeError, match="truncated") as err:
+        module.parse(bytes(data), "cell")
+    assert err.value.path == "value.value"
+
+
+def test_bad_text_is_declined_not_raised():
+    module = built("plainbuffer")
+    data = bytearray(module.build(module.Cell(name="é"), "cell"))
+    data[data.index("é".encode())] = 0xFF  # no longer UTF-8; the checksum is refused later
+    assert module.COMPILED_READERS["cell"](bytes(data), DEFAULT) is None
+
+
+def test_the_fuzzer_compares_the_tiers():
+    module = built("plainbuffer")
+    both = tier_readers(module, "message", {})
+    data = max((d for _, d in inputs("plainbuffer")), key=len)
+    mine, theirs = both(data)
+    assert mine == theirs and mine is not None
+    assert both(data[:-1]) == (None, None)
+
+
+def test_the_pyx_names_its_spec_and_says_do_not_edit():
+    text = Path(ROOT / "generated" / "_compiled" / "plainbuffer.pyx").read_text()
+    first = text.splitlines()[0]
+    assert first.startswith("# Code generated by wirespec") and "specs/plainbuffer.yaml" in first
+    assert "DO NOT EDIT" in first
+    assert "# specs/plainbuffer.yaml:86: name" in text
+
+
+def test_parse_tries_the_compiled_readers_first_and_errors_stay():
+    module = built("plainbuffer")
+    python_parse = module.parse.__wrapped__  # the module's own parse, which decides declines
+    for _, data in inputs("plainbuffer"):
+        model = module.parse(data)
+        assert model == module.parse(bytearray(data)) == python_parse(data)
+        for bad in (data[:-1], data[:5] + bytes([data[5] ^ 0xFF]) + data[6:]):
+            with pytest.raises(module.DecodeError) as compiled_first:
+                module.parse(bad)
+            with pytest.raises(module.DecodeError) as python_only:
+                python_parse(bad)
+            assert str(compiled_first.value) == str(python_only.value)
+            assert compiled_first.value.offset == python_only.value.offset
+
+
+def test_parse_pickles_by_reference_as_before():
+    module = built("plainbuffer")
+    assert pickle.loads(pickle.dumps(module.parse)) is module.parse
