@@ -15,6 +15,7 @@ import black
 import jinja2
 
 from . import __version__, pytext
+from .compiled_tables import CompiledTablesEmitter
 from .fastbuild import BuildEmitter
 from .fastpath import FastPathEmitter
 from .model import Field, Record, Spec, TypeRef, camel
@@ -620,6 +621,7 @@ def render(spec: Spec) -> str:
         fast=FastPathEmitter(spec),
         build=BuildEmitter(spec),
         quick=QuickTierEmitter(spec),
+        compiled=CompiledTablesEmitter(spec),
         strategies=StrategyEmitter(spec, emitter),
         records=[spec.records[name] for name in spec.record_order()],
         version=__version__,
