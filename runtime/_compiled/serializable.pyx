@@ -18,14 +18,16 @@ per-kind value readers (``_read_value``), so a later tag-keyed layout can reuse 
 readers with its own keys.
 """
 
+cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.sequence cimport PySequence_List
 from cpython.long cimport PyLong_FromLongLong, PyLong_FromUnsignedLongLong
-from cpython.object cimport PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
 from cpython.unicode cimport PyUnicode_Decode
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcmp
 
 import dataclasses
 import types
@@ -37,6 +39,7 @@ from runtime.limits import Limits
 
 
 cdef extern from "Python.h":
+    object PyType_GenericAlloc(type cls, Py_ssize_t nitems)
     ctypedef struct PyMemberDef:
         int type
         Py_ssize_t offset
@@ -66,12 +69,10 @@ cdef Py_ssize_t _slot_offset(cls, str name) except -1:
     return member.offset
 
 
-cdef tuple _NO_ARGS = ()
-
-
 cdef inline object _new(object cls):
-    """``object.__new__(cls)`` without the call: the type's own ``tp_new``."""
-    return (<PyTypeObject*>cls).tp_new(cls, <PyObject*>_NO_ARGS, NULL)
+    """``object.__new__(cls)`` of a model class (checked by :func:`_slots_of`): its memory,
+    zeroed and tracked, every slot unset."""
+    return PyType_GenericAlloc(cls, 0)
 
 
 cdef inline void _set(object obj, Py_ssize_t offset, object value) noexcept:
@@ -89,6 +90,8 @@ cdef inline PyObject* _get(object obj, Py_ssize_t offset) noexcept:
 
 cdef dict _slots_of(cls, names):
     """Offsets of ``names`` in ``cls``; ``names`` must be all of its dataclass fields."""
+    if type(cls) is not type or cls.__new__ is not object.__new__:
+        raise TypeError(f"{cls.__name__} is not made by object.__new__ alone")
     fields = [f.name for f in dataclasses.fields(cls)]
     if sorted(fields) != sorted(names):
         raise TypeError(f"{cls.__name__}: the table covers {sorted(names)}, the model {fields}")
@@ -271,8 +274,10 @@ cdef struct FieldSpec:
     int absent
     Py_ssize_t from_slot   # ABSENT_FROM: the slot whose value an absent field takes
     Py_ssize_t slot
+    Py_ssize_t length      # scratch: the byte length of the text or bytes just read
 
 
+@cython.final
 cdef class Message(_Entry):
     """A ``layout: serializable`` record read from its field table.
 
@@ -285,6 +290,9 @@ cdef class Message(_Entry):
     cdef tuple absent_values  # ABSENT_VALUE: the value, by field
     cdef tuple encodings      # KIND_TEXT: the encoding's name as bytes, by field
     cdef Py_ssize_t size_slot, lnifid_slot, unknown_slot
+    # The bytes and value a text or array field had last, by field: a binlog's events
+    # mostly share their source UUID and tag, and the same bytes are the same value.
+    cdef list last_raw, last_value
 
     def __cinit__(self):
         self.specs = NULL
@@ -329,6 +337,7 @@ cdef class Message(_Entry):
             absent_values.append(value)
             encodings.append(encoding.encode("ascii") if encoding else None)
         self.absent_values, self.encodings = tuple(absent_values), tuple(encodings)
+        self.last_raw, self.last_value = [b""] * self.n, [None] * self.n
 
     def __dealloc__(self):
         free(self.specs)
@@ -399,14 +408,50 @@ cdef class Message(_Entry):
             _set(model, self.unknown_slot, None)
         return model
 
-    cdef object _read_value(self, Py_ssize_t i, FieldSpec* spec, const unsigned char* buf,
-                            Py_ssize_t* pos, Py_ssize_t end, CLimits* lim):
+    cdef inline object _read_value(self, Py_ssize_t i, FieldSpec* spec,
+                                   const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t end,
+                                   CLimits* lim):
         """The value of field ``i`` at ``pos[0]`` (its id read), or None to decline."""
+        cdef Py_ssize_t at = pos[0], length
         if spec.count:
-            return _read_array(spec, buf, pos, end, lim)
+            if spec.count > lim.max_count:
+                return None
+            value = self._repeated(i, buf, at, end)
+            if value is not None:
+                pos[0] = at + PyBytes_GET_SIZE(self.last_raw[i])
+                return PySequence_List(value)
+            value = _read_array(spec, buf, pos, end)
+            if value is not None:
+                self._remember(i, buf, at, pos[0], tuple(value))
+            return value
         if spec.kind == KIND_UINT or spec.kind == KIND_SINT:
             return _read_int(spec, buf, pos, end)
-        return _read_sized(spec, self.encodings[i], buf, pos, end, lim)
+        if not _sized(spec, buf, pos, end, lim):
+            return None
+        at = pos[0] - <Py_ssize_t>spec.length
+        if spec.kind == KIND_BYTES:
+            return PyBytes_FromStringAndSize(<char*>buf + at, spec.length)
+        value = self._repeated(i, buf, at, pos[0])
+        if value is not None and PyBytes_GET_SIZE(self.last_raw[i]) == spec.length:
+            return value
+        value = _decode(buf + at, spec.length, self.encodings[i])
+        if value is not None:
+            self._remember(i, buf, at, pos[0], value)
+        return value
+
+    cdef inline object _repeated(self, Py_ssize_t i, const unsigned char* buf, Py_ssize_t at,
+                                 Py_ssize_t end):
+        """Field ``i``'s last value if its bytes are at ``at`` again (before ``end``)."""
+        cdef bytes raw = self.last_raw[i]
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(raw)
+        if n == 0 or n > end - at or memcmp(PyBytes_AS_STRING(raw), buf + at, n) != 0:
+            return None
+        return self.last_value[i]
+
+    cdef inline void _remember(self, Py_ssize_t i, const unsigned char* buf, Py_ssize_t at,
+                               Py_ssize_t stop, value):
+        self.last_raw[i] = PyBytes_FromStringAndSize(<char*>buf + at, stop - at)
+        self.last_value[i] = value
 
 
 cdef inline bint _msb_key(
@@ -430,12 +475,12 @@ cdef inline object _read_int(FieldSpec* spec, const unsigned char* buf, Py_ssize
 
 
 cdef object _read_array(FieldSpec* spec, const unsigned char* buf, Py_ssize_t* pos,
-                        Py_ssize_t end, CLimits* lim):
+                        Py_ssize_t end):
     """``spec.count`` integers back to back (no count on the wire), or None to decline."""
     cdef Py_ssize_t k, p
     cdef unsigned char b
     cdef list items
-    if spec.count > lim.max_count or spec.count > end - pos[0]:  # each takes a byte at least
+    if spec.count > end - pos[0]:  # each takes a byte at least
         return None
     items = PyList_New(spec.count)
     for k in range(spec.count):
@@ -453,24 +498,27 @@ cdef object _read_array(FieldSpec* spec, const unsigned char* buf, Py_ssize_t* p
     return items
 
 
-cdef object _read_sized(FieldSpec* spec, encoding, const unsigned char* buf, Py_ssize_t* pos,
-                        Py_ssize_t end, CLimits* lim):
-    """A KIND_TEXT or KIND_BYTES value: a varint length, checked against the bound, the
-    ``max_string`` limit and what remains before the slice; or None to decline."""
+cdef inline bint _sized(FieldSpec* spec, const unsigned char* buf, Py_ssize_t* pos,
+                        Py_ssize_t end, CLimits* lim) noexcept:
+    """Read a KIND_TEXT or KIND_BYTES length and step over the bytes it announces, after
+    checking it against the bound, the ``max_string`` limit and what remains (the length
+    in ``spec.length``); False to decline."""
     cdef uint64_t raw
-    cdef Py_ssize_t at
     if not _msb_uvar(buf, pos, end, &raw):
-        return None
+        return False
     if spec.max_length >= 0 and raw > <uint64_t>spec.max_length:
-        return None
+        return False
     if raw > <uint64_t>lim.max_string or raw > <uint64_t>(end - pos[0]):
-        return None
-    at = pos[0]
-    pos[0] = at + <Py_ssize_t>raw
-    if spec.kind == KIND_BYTES:
-        return PyBytes_FromStringAndSize(<char*>buf + at, <Py_ssize_t>raw)
+        return False
+    spec.length = <Py_ssize_t>raw
+    pos[0] += spec.length
+    return True
+
+
+cdef object _decode(const unsigned char* data, Py_ssize_t length, bytes encoding):
+    """Text in ``encoding``, or None to decline (bytes that are not such text)."""
     try:
-        return PyUnicode_Decode(<char*>buf + at, <Py_ssize_t>raw, <char*>encoding, "strict")
+        return PyUnicode_Decode(<char*>data, length, <char*>encoding, "strict")
     except UnicodeDecodeError:
         return None
 
@@ -486,6 +534,7 @@ cdef struct HeaderField:
     long long const_value  # -1: any value
 
 
+@cython.final
 cdef class Frame:
     """An event read from its frame table (``generator/compiled_tables.py``): little-endian
     header integers, a body of ``size_field - minus`` bytes (``minus_if`` fewer when a
@@ -587,7 +636,9 @@ cdef class Frame:
         elif self.crc_slot >= 0:
             _set(model, self.crc_slot, None)
         for i in range(self.n_header):
-            _set(model, self.header[i].slot, PyLong_FromUnsignedLongLong(values[i]))
+            _set(model, self.header[i].slot,
+                 <object>_SMALL[values[i]] if values[i] < 256
+                 else PyLong_FromUnsignedLongLong(values[i]))
         _set(model, self.body_slot, body)
         pos[0] = p
         return model
