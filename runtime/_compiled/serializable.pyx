@@ -21,7 +21,6 @@ readers with its own keys.
 cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.list cimport PyList_New, PyList_SET_ITEM
-from cpython.sequence cimport PySequence_List
 from cpython.long cimport PyLong_FromLongLong, PyLong_FromUnsignedLongLong
 from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
 from cpython.unicode cimport PyUnicode_Decode
@@ -290,8 +289,8 @@ cdef class Message(_Entry):
     cdef tuple absent_values  # ABSENT_VALUE: the value, by field
     cdef tuple encodings      # KIND_TEXT: the encoding's name as bytes, by field
     cdef Py_ssize_t size_slot, lnifid_slot, unknown_slot
-    # The bytes and value a text or array field had last, by field: a binlog's events
-    # mostly share their source UUID and tag, and the same bytes are the same value.
+    # The bytes and text a text field had last, by field: a binlog's events mostly share
+    # their tag, and the same bytes are the same text (decoding it again makes a new str).
     cdef list last_raw, last_value
 
     def __cinit__(self):
@@ -412,18 +411,9 @@ cdef class Message(_Entry):
                                    const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t end,
                                    CLimits* lim):
         """The value of field ``i`` at ``pos[0]`` (its id read), or None to decline."""
-        cdef Py_ssize_t at = pos[0], length
+        cdef Py_ssize_t at
         if spec.count:
-            if spec.count > lim.max_count:
-                return None
-            value = self._repeated(i, buf, at, end)
-            if value is not None:
-                pos[0] = at + PyBytes_GET_SIZE(self.last_raw[i])
-                return PySequence_List(value)
-            value = _read_array(spec, buf, pos, end)
-            if value is not None:
-                self._remember(i, buf, at, pos[0], tuple(value))
-            return value
+            return _read_array(spec, buf, pos, end) if spec.count <= lim.max_count else None
         if spec.kind == KIND_UINT or spec.kind == KIND_SINT:
             return _read_int(spec, buf, pos, end)
         if not _sized(spec, buf, pos, end, lim):
@@ -679,17 +669,17 @@ cdef class File(_Entry):
     cdef Frame frame
     cdef uint32_t magic
     cdef Py_ssize_t magic_slot, head_slot, events_slot
-    cdef str head_name, trailer_attribute
+    cdef str magic_name, head_name, trailer_attribute
     cdef object trailer_value
 
     def __init__(self, model, framing, Frame frame, read_head, read_event, parent, defaults):
         super().__init__(defaults)
-        magic_name, self.magic = framing["magic"]
+        self.magic_name, self.magic = framing["magic"]
         self.head_name = framing["head"][0]
-        slots = _slots_of(model, [magic_name, self.head_name, framing["events"][0]])
+        slots = _slots_of(model, [self.magic_name, self.head_name, framing["events"][0]])
         self.model, self.frame = model, frame
         self.read_head, self.read_event, self.parent = read_head, read_event, parent
-        self.magic_slot = slots[magic_name]
+        self.magic_slot = slots[self.magic_name]
         self.head_slot = slots[self.head_name]
         self.events_slot = slots[framing["events"][0]]
         parent_field, self.trailer_attribute, self.trailer_value = frame.trailer_if
@@ -758,7 +748,7 @@ cdef class File(_Entry):
         head = self._head(data, limits_obj, n, &pos, &with_crc)
         if head is None:
             return None
-        parent = self.parent(**{self.head_name: head})
+        parent = self.parent(**{self.magic_name: self.magic, self.head_name: head})
         return _Rows(self, data, pos, with_crc, limits_obj, lim, parent)
 
 
