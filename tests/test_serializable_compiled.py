@@ -19,6 +19,7 @@ from generated import mysql_serialization as ms
 from runtime import codec as rt_codec
 from runtime import tier
 from runtime.errors import DecodeError
+from runtime.msbvarint import encode_uvar
 from tests.test_fastpath import Same, _event, _seed_body, mysql_binlog, mysql_inputs, outcome
 
 COMPILED = tier.compiled("runtime._compiled.serializable")
@@ -113,7 +114,7 @@ def test_every_truncation_declines_or_agrees(index):
 
 
 @pytest.mark.parametrize("index", range(len(INPUTS)), ids=IDS)
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutations=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), max_size=4))
 def test_mutations_decline_or_agree(index, mutations):
     record, data = INPUTS[index]
@@ -192,6 +193,21 @@ def test_seed_body_fields_are_in_their_slots():
     got = ms.COMPILED_READERS["gtid_tagged_body"](ms.build(seed, "gtid_tagged_body"), {})
     assert got.uuid == seed.uuid and got.tag == seed.tag and got.unknown_fields is None
     assert got.original_commit_timestamp == got.immediate_commit_timestamp
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "0000" "02" + "0500" * 8 + "00",  # a UUID of 2-byte elements that runs out
+        "0000" "02" + "00" * 15 + "0500",  # its last element one byte short
+        "0000" "02" + "00" * 16 + "04" "ff" + "00" * 7,  # gno's 9-byte form cut short
+        "0000" "02" + "00" * 16 + "0402" "06" "40" + "61" * 31,  # tag: 32 bytes announced, 31 there
+    ],
+)
+def test_elements_and_lengths_that_run_past_the_end_decline(payload):
+    payload = bytes.fromhex(payload)
+    data = b"\x02" + encode_uvar(3 + len(payload)) + b"\x00" + payload
+    assert check(data, "gtid_tagged_body") != "ok"
 
 
 def test_non_bytes_input_is_declined_and_decoded_by_python():

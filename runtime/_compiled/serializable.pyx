@@ -467,24 +467,32 @@ cdef inline object _read_int(FieldSpec* spec, const unsigned char* buf, Py_ssize
 cdef object _read_array(FieldSpec* spec, const unsigned char* buf, Py_ssize_t* pos,
                         Py_ssize_t end):
     """``spec.count`` integers back to back (no count on the wire), or None to decline."""
-    cdef Py_ssize_t k, p
+    cdef Py_ssize_t k, p = pos[0], count = spec.count
+    cdef bint one_byte_fits = spec.bits >= 7 and spec.kind == KIND_UINT
     cdef unsigned char b
+    cdef PyObject* small
     cdef list items
-    if spec.count > end - pos[0]:  # each takes a byte at least
+    if count > end - p:  # each takes a byte at least
         return None
-    items = PyList_New(spec.count)
-    for k in range(spec.count):
-        p = pos[0]
-        b = buf[p]  # p < end: the count was checked against what remains
-        if not b & 1 and spec.bits >= 7 and spec.kind == KIND_UINT:
-            item = <object>_SMALL[b >> 1]  # the one-byte form
-            pos[0] = p + 1
-        else:
-            item = _read_int(spec, buf, pos, end)
-            if item is None:
-                return None
+    items = PyList_New(count)
+    for k in range(count):
+        if p >= end:  # a longer element before took the bytes
+            return None
+        b = buf[p]
+        if one_byte_fits and not b & 1:  # the one-byte form: a small int from the table
+            small = _SMALL[b >> 1]
+            Py_INCREF(<object>small)
+            PyList_SET_ITEM(items, k, <object>small)
+            p += 1
+            continue
+        pos[0] = p
+        item = _read_int(spec, buf, pos, end)
+        if item is None:
+            return None
         Py_INCREF(item)
         PyList_SET_ITEM(items, k, item)
+        p = pos[0]
+    pos[0] = p
     return items
 
 
