@@ -99,13 +99,6 @@ cdef dict _slots_of(cls, names):
 
 # -- limits ------------------------------------------------------------------------------
 
-cdef struct CLimits:
-    Py_ssize_t max_message_bytes
-    Py_ssize_t max_depth
-    Py_ssize_t max_count
-    Py_ssize_t max_string
-
-
 cdef CLimits _c_limits(limits):
     cdef CLimits out
     out.max_message_bytes = min(limits.max_message_bytes, PY_SSIZE_T_MAX)
@@ -117,9 +110,6 @@ cdef CLimits _c_limits(limits):
 
 cdef class _Entry:
     """What every ``parse`` shares: the module's default limits and the per-call ones."""
-
-    cdef object defaults
-    cdef CLimits default_limits
 
     def __init__(self, defaults):
         self.defaults = defaults
@@ -264,34 +254,12 @@ cdef enum Absent:
 
 _KINDS = {"uint": KIND_UINT, "sint": KIND_SINT, "text": KIND_TEXT, "bytes": KIND_BYTES}
 
-cdef struct FieldSpec:
-    uint64_t id
-    int kind
-    int bits
-    Py_ssize_t count       # a fixed repeat count; 0: one value
-    Py_ssize_t max_length  # of a text or bytes; -1: unbounded
-    int absent
-    Py_ssize_t from_slot   # ABSENT_FROM: the slot whose value an absent field takes
-    Py_ssize_t slot
-    Py_ssize_t length      # scratch: the byte length of the text or bytes just read
-
-
-@cython.final
 cdef class Message(_Entry):
     """A ``layout: serializable`` record read from its field table.
 
     ``fields``: ``(id, slot, kind, bits, count, max_length, encoding, absent)`` per field,
-    ids 0, 1, 2, ... in order, as ``generator/compiled_tables.py`` emits them."""
-
-    cdef FieldSpec* specs
-    cdef Py_ssize_t n
-    cdef object model
-    cdef tuple absent_values  # ABSENT_VALUE: the value, by field
-    cdef tuple encodings      # KIND_TEXT: the encoding's name as bytes, by field
-    cdef Py_ssize_t size_slot, lnifid_slot, unknown_slot
-    # The bytes and text a text field had last, by field: a binlog's events mostly share
-    # their tag, and the same bytes are the same text (decoding it again makes a new str).
-    cdef list last_raw, last_value
+    ids 0, 1, 2, ... in order, as ``generator/compiled_tables.py`` emits them. Its
+    attributes and C methods are declared in ``serializable.pxd``."""
 
     def __cinit__(self):
         self.specs = NULL
@@ -407,9 +375,8 @@ cdef class Message(_Entry):
             _set(model, self.unknown_slot, None)
         return model
 
-    cdef inline object _read_value(self, Py_ssize_t i, FieldSpec* spec,
-                                   const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t end,
-                                   CLimits* lim):
+    cdef object _read_value(self, Py_ssize_t i, FieldSpec* spec, const unsigned char* buf,
+                            Py_ssize_t* pos, Py_ssize_t end, CLimits* lim):
         """The value of field ``i`` at ``pos[0]`` (its id read), or None to decline."""
         cdef Py_ssize_t at
         if spec.count:
@@ -429,8 +396,8 @@ cdef class Message(_Entry):
             self._remember(i, buf, at, pos[0], value)
         return value
 
-    cdef inline object _repeated(self, Py_ssize_t i, const unsigned char* buf, Py_ssize_t at,
-                                 Py_ssize_t end):
+    cdef object _repeated(self, Py_ssize_t i, const unsigned char* buf, Py_ssize_t at,
+                          Py_ssize_t end):
         """Field ``i``'s last value if its bytes are at ``at`` again (before ``end``)."""
         cdef bytes raw = self.last_raw[i]
         cdef Py_ssize_t n = PyBytes_GET_SIZE(raw)
@@ -438,8 +405,8 @@ cdef class Message(_Entry):
             return None
         return self.last_value[i]
 
-    cdef inline void _remember(self, Py_ssize_t i, const unsigned char* buf, Py_ssize_t at,
-                               Py_ssize_t stop, value):
+    cdef void _remember(self, Py_ssize_t i, const unsigned char* buf, Py_ssize_t at,
+                        Py_ssize_t stop, value):
         self.last_raw[i] = PyBytes_FromStringAndSize(<char*>buf + at, stop - at)
         self.last_value[i] = value
 
