@@ -97,7 +97,18 @@ cdef dict _slots_of(cls, names):
     return {name: _slot_offset(cls, name) for name in names}
 
 
-# -- limits ------------------------------------------------------------------------------
+# -- input and limits --------------------------------------------------------------------
+
+cdef inline object _as_bytes(data):
+    """``data`` as bytes, copied from a bytearray or memoryview as the Python path copies
+    it (a Spark binary column arrives as a bytearray); None for anything else (declined:
+    the Python path raises its TypeError)."""
+    if type(data) is bytes:
+        return data
+    if isinstance(data, (bytearray, memoryview)):
+        return bytes(data)
+    return None
+
 
 cdef CLimits _c_limits(limits):
     cdef CLimits out
@@ -312,7 +323,8 @@ cdef class Message(_Entry):
     def parse(self, data, dict limits):
         """The model of ``data``, a whole message, or None to decline."""
         cdef CLimits lim
-        if type(data) is not bytes or self._limits(limits, &lim) is None:
+        data = _as_bytes(data)
+        if data is None or self._limits(limits, &lim) is None:
             return None
         cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
         if n > lim.max_message_bytes:
@@ -623,7 +635,8 @@ cdef class Event(_Entry):
         """The model of ``data``, a whole event, or None to decline."""
         cdef CLimits lim
         cdef Py_ssize_t pos = 0, n
-        if type(data) is not bytes or self._limits(limits, &lim) is None:
+        data = _as_bytes(data)
+        if data is None or self._limits(limits, &lim) is None:
             return None
         n = PyBytes_GET_SIZE(data)
         if n > lim.max_message_bytes or lim.max_depth < 1:
@@ -682,7 +695,8 @@ cdef class File(_Entry):
         cdef Py_ssize_t pos = 0, n
         cdef bint with_crc
         cdef list events = []
-        if type(data) is not bytes:
+        data = _as_bytes(data)
+        if data is None:
             return None
         limits_obj = self._limits(limits, &lim)
         if limits_obj is None:
@@ -714,7 +728,8 @@ cdef class File(_Entry):
         cdef CLimits lim
         cdef Py_ssize_t pos = 0, n
         cdef bint with_crc
-        if type(data) is not bytes:
+        data = _as_bytes(data)
+        if data is None:
             return None
         limits_obj = self._limits(limits, &lim)
         if limits_obj is None or lim.max_depth < 2:
