@@ -214,8 +214,8 @@ def test_bytearray_and_memoryview_input_are_read_as_their_bytes():
     """As a Spark binary column gives them; anything else is declined to Python's TypeError."""
     for record, data in INPUTS:
         want = ms.parse_construct(data, record)
-        for given in (bytearray(data), memoryview(data)):
-            assert ms.COMPILED_READERS[record](given, {}) == want
+        for view in (bytearray(data), memoryview(data)):
+            assert ms.COMPILED_READERS[record](view, {}) == want
         if record in ms.COMPILED_ROW_ITERATORS:
             assert list(ms.COMPILED_ROW_ITERATORS[record](bytearray(data), {})) == want.events
     assert ms.COMPILED_READERS[record]("not bytes", {}) is None
