@@ -8,8 +8,9 @@ Compact small/wide structs (Apache thrift pure Python and C accelerated, thriftp
 footers (Apache thrift C, thriftpy2, pyarrow's C++ metadata reader), TiCDC
 Craft and Open Protocol (the seed row and a 16-row batch, the same events in both), and the
 MySQL tagged GTID event (no Python peer). wirespec runs twice: the generated fast path
-(``parse``) and the construct path (``parse_construct``, the oracle); Thrift and Parquet
-also run the compiled tier (``wirespec compiled``, when built) beside the fast path.
+(``parse``) and the construct path (``parse_construct``, the oracle); every format also runs
+the compiled tier (``wirespec compiled``, when built) beside the fast path, whose row then
+runs the Python readers alone.
 
 Timing: per (workload, decoder) a pass decodes the workload's payloads (cycled) for about
 ``--seconds`` of CPU time (``time.process_time``, so time the scheduler gives to other
@@ -258,29 +259,27 @@ def mysql_binlog_distinct(n_events: int) -> bytes:
 
 
 def mysql_workloads():
-    from benchmarks.mysql_serialization import SEED_EVENT
+    from benchmarks.mysql_serialization import SEED_EVENT, compiled_parse, fast_path_parse
     from generated import mysql_serialization as ms
 
     binlog = mysql_binlog(100)
     distinct = mysql_binlog_distinct(100)
+
+    def decoders(record):
+        out = [
+            ("wirespec fast path", lambda d: fast_path_parse(d, record), False),
+            ("wirespec construct path", lambda d: ms.parse_construct(d, record), False),
+        ]
+        if compiled_parse is not None:
+            out.insert(0, ("wirespec compiled", lambda d: compiled_parse(d, record), False))
+        return out
+
     return [
-        Workload(
-            "MySQL GTID", "tagged GTID event", [SEED_EVENT],
-            [("wirespec fast path", ms.parse, False),
-             ("wirespec construct path", ms.parse_construct, False)],
-        ),
-        Workload(
-            "MySQL GTID", "binlog file, 100 events", [binlog],
-            [("wirespec fast path", lambda d: ms.parse(d, "binlog_file"), False),
-             ("wirespec construct path", lambda d: ms.parse_construct(d, "binlog_file"), False)],
-            events_per_msg=100,
-        ),
-        Workload(
-            "MySQL GTID", "binlog file, 100 events, 100 UUIDs", [distinct],
-            [("wirespec fast path", lambda d: ms.parse(d, "binlog_file"), False),
-             ("wirespec construct path", lambda d: ms.parse_construct(d, "binlog_file"), False)],
-            events_per_msg=100,
-        ),
+        Workload("MySQL GTID", "tagged GTID event", [SEED_EVENT], decoders("gtid_tagged_event")),
+        Workload("MySQL GTID", "binlog file, 100 events", [binlog], decoders("binlog_file"),
+                 events_per_msg=100),
+        Workload("MySQL GTID", "binlog file, 100 events, 100 UUIDs", [distinct],
+                 decoders("binlog_file"), events_per_msg=100),
     ]  # fmt: skip
 
 

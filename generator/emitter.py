@@ -16,6 +16,7 @@ import jinja2
 
 from . import __version__, pytext
 from .compiled import CompiledEmitter
+from .compiled_tables import CompiledTablesEmitter
 from .fastbuild import BuildEmitter
 from .fastpath import FastPathEmitter
 from .lowering import Lowering
@@ -631,6 +632,7 @@ def render_with_compiled(spec: Spec) -> tuple[str, str | None]:
         build=BuildEmitter(spec),
         quick=QuickTierEmitter(spec, lowering),
         compiled=compiled,
+        tables=CompiledTablesEmitter(spec),
         strategies=StrategyEmitter(spec, emitter),
         records=[spec.records[name] for name in spec.record_order()],
         version=__version__,

@@ -79,6 +79,10 @@ MODULE_CONSTANTS = frozenset(
         "FAST_WRITERS",
         "QUICK_READERS",
         "FAST_ROW_ITERATORS",
+        "COMPILED_PLAN",
+        "COMPILED_READERS",
+        "TABLE_READERS",
+        "TABLE_ROW_ITERATORS",
         "RECORD_DETECTORS",
         "CLAIM_CHECK_RECORD",
     ]
