@@ -216,7 +216,30 @@ class Codec:
 
     def rows(self, key, value) -> list[tuple]:
         """The Spark rows of one message, every field (raises :class:`WirespecError`)."""
-        return list(self.module.to_rows(self.model(key, value), self.record))
+        return self.rows_of(self.model(key, value))
+
+    def rows_of(self, model) -> list[tuple]:
+        """The Spark rows of one parsed message."""
+        return list(self.module.to_rows(model, self.record))
+
+    def arrow_writer(self, fields):
+        """``(writer, row field)`` that writes this record's models as the Arrow ``fields``
+        (the kept columns) without row tuples (:mod:`runtime._compiled.arrow`), when that
+        module is built and the format has its ``SPARK_COLUMNS``; else None. ``row field``
+        names the elements that are the rows (``spark: {row: ...}``), or is None."""
+        from . import tier
+
+        compiled = tier.compiled("runtime._compiled.arrow")
+        mod = self.module
+        tables = getattr(mod, "SPARK_COLUMNS", None)
+        if compiled is None or not tables or self.needs_key or self.columnar() is not None:
+            return None
+        if self.record in getattr(mod, "_MESSAGE_RECORDS", ()):
+            return None
+        row_field, row_record = mod._SPARK_ROWS.get(self.record, (None, self.record))
+        if row_record not in tables:
+            return None
+        return compiled.RowWriter(tables, row_record, fields), row_field
 
     @functools.cached_property
     def keep(self) -> list[int]:
@@ -383,6 +406,8 @@ class BatchDecoder:
         self.decoded_fields = list(self.arrow_schema)[start : start + len(codec_.schema())]
         self.keep = codec_.keep
         self.columnar = codec_.columnar()
+        self.arrow = codec_.arrow_writer(self.decoded_fields) if isinstance(codec_, Codec) else None
+        """``(writer, row field)`` when rows go straight into Arrow (:meth:`explode`)."""
         self.stats = {"records": 0, "rows": 0, "corrupt": 0}
 
     def decode(self, batch, errors=None):
@@ -412,18 +437,31 @@ class BatchDecoder:
         """``(items, counts, corrupt)`` of one input batch: the rows (tuples) or events of
         its good records in order, how many each record has (0 for an empty or a corrupt
         record), and ``{input row: (raw bytes, error text)}`` of the corrupt ones
-        (PERMISSIVE; FAILFAST raises :class:`RecordDecodeError` instead)."""
+        (PERMISSIVE; FAILFAST raises :class:`RecordDecodeError` instead).
+
+        With the Arrow writer (:attr:`arrow`) the rows go into its columns instead and
+        ``items`` is None. A model the writer does not take (it raises) makes the rest of
+        the batch go the Python way: the rows of the models before it are made from them
+        again and the writer is emptied, so the batch is exactly what the Python way gives,
+        its errors included."""
         values = batch.column(self.value_col).to_pylist()
         keys = batch.column(self.key_col).to_pylist() if self.key_col else None
         permissive = self.mode == "PERMISSIVE"
         codec_ = self.codec
-        if self.columnar is None:
-            items_of = codec_.rows
-        else:
+        writer, row_field = self.arrow or (None, None)
+        if writer is not None:
+            writer.reset()  # rows of a batch that raised (FAILFAST) are not this batch's
+        models: list = []
+        if self.columnar is not None:
             events_of = self.columnar[0]
 
             def items_of(key, value):
                 return events_of(codec_.model(key, value))
+
+        elif writer is not None:
+            items_of = codec_.model
+        else:
+            items_of = codec_.rows
 
         items: list = []
         counts: list[int] = []
@@ -433,6 +471,20 @@ class BatchDecoder:
                 if errors and i in errors:
                     raise errors[i]
                 got = items_of(keys[i] if keys is not None else None, value)
+                if writer is not None:
+                    try:
+                        if row_field is None:
+                            writer.append(got)
+                            counts.append(1)
+                        else:
+                            counts.append(writer.extend(got[row_field]))
+                        models.append(got)
+                        continue
+                    except Exception:  # noqa: BLE001 - any: the Python way decides, below
+                        writer.reset()
+                        writer, items_of = None, codec_.rows
+                        items = [row for model in models for row in codec_.rows_of(model)]
+                    got = codec_.rows_of(got)
             except RECORD_ERRORS as err:
                 if not permissive:
                     meta = {
@@ -445,14 +497,16 @@ class BatchDecoder:
             items.extend(got)
             counts.append(len(got))
         self.stats["records"] += len(values)
-        self.stats["rows"] += len(items)
+        self.stats["rows"] += sum(counts)
         self.stats["corrupt"] += len(corrupt)
-        return items, counts, corrupt
+        return (None if writer is not None else items), counts, corrupt
 
     def decoded_arrays(self, items) -> list:
         """One Arrow array per kept decoded field, one element per item."""
         import pyarrow as pa
 
+        if items is None:  # written by the Arrow writer (explode)
+            return self.arrow[0].finish()
         if self.columnar is not None:
             arrays = self.columnar[1](items, self.decoded_fields)
         else:
