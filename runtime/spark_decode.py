@@ -19,7 +19,10 @@ record batch: each message is parsed once, its ``to_rows`` are exploded, the inp
 metadata columns are gathered with an Arrow ``take`` (exact types, no Python round trip),
 and the decoded columns are built column-wise. The TiCDC formats skip the row tuples: their
 columns, nested images included, are built straight from the events
-(:func:`runtime.ticdc.arrow_columns`). :func:`decode` runs it in ``mapInArrow``; the
+(:func:`runtime.ticdc.arrow_columns`); with the compiled tier built, so do the other
+formats: their models are written into Arrow buffers as their generated ``SPARK_COLUMNS``
+tables say (:mod:`runtime._compiled.arrow`, :meth:`Codec.arrow_writer`), with the same
+results. :func:`decode` runs it in ``mapInArrow``; the
 Python data source (:mod:`runtime.spark_source`) runs the same code per file. What each
 step costs per event is measured by ``benchmarks/spark_ingest.py`` (benchmarks/README.md).
 """

@@ -729,28 +729,32 @@ cdef class RowWriter:
             entry = by_name[field.name]
             self.columns.append(_column(entry, field, builder_for(field.type), tables))
 
-    cpdef append(self, model):
-        """One row. If it raises, the columns are left part-written: call reset()."""
+    cdef int _append(self, object model) except -1:
         cdef Column column
         for column in self.columns:
             column.write_from(model)
         self.rows += 1
+        return 0
 
-    cpdef Py_ssize_t extend(self, items) except -1:
+    def append(self, model):
+        """One row. If it raises, the columns are left part-written: call reset()."""
+        self._append(model)
+
+    def extend(self, items):
         """One row per item (a record whose rows are its elements); returns how many."""
         cdef Py_ssize_t n = 0
         for item in items:
-            self.append(item)
+            self._append(item)
             n += 1
         return n
 
-    cpdef list finish(self):
+    def finish(self):
         """One Arrow array per column; the writer is empty again."""
         cdef Column column
         self.rows = 0
         return [column.writer.builder.finish() for column in self.columns]
 
-    cpdef reset(self):
+    def reset(self):
         """Drop what was written (after a row raised)."""
         cdef Column column
         for column in self.columns:
