@@ -473,7 +473,7 @@ cdef class EnumWriter(Writer):
         cdef Py_ssize_t i
         cdef bytes name
         for i in range(len(self.members)):
-            if self.members[i] is value and self.names[i] is not None:
+            if self.members[i] is value:
                 name = <bytes>self.names[i]
                 return (<BinaryBuilder>self.builder).append_bytes(
                     PyBytes_AS_STRING(name), PyBytes_GET_SIZE(name)
@@ -481,9 +481,9 @@ cdef class EnumWriter(Writer):
         text = value.name
         if text is None:  # a flag with no name: pa.array makes it a null
             return self.builder.null()
-        if len(self.members) < 64:
-            self.members.append(value)
-            self.names.append(text.encode("utf-8") if PyUnicode_Check(text) else None)
+        if len(self.members) < 64 and PyUnicode_Check(text):
+            self.members.append(value)  # kept alive here, so its identity stays its own
+            self.names.append(text.encode("utf-8"))
         return self.builder.append_value(text)
 
 
