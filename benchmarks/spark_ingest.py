@@ -2,16 +2,22 @@
 
     .venv/bin/python benchmarks/spark_ingest.py [--events 1000000] [--others 50000]
         [--runs 3] [--master local[2]] [--batch 10000] [--only ticdc_craft,...]
+        [--stages scan,arrow,...]
 
 Builds Craft messages holding ``--events`` row events (16 per message, as tiflow batches
-them) plus a mix of the other formats, writes them as Kafka-shaped Parquet (four files),
+them) plus a mix of the other formats (PlainBuffer: the small row of
+``benchmarks/plainbuffer.py``, 64 distinct rows cycled), writes them as Kafka-shaped Parquet (four files),
 then for each format measures, on the same input and in the same run:
 
 * ``loop``: the plain Python loop on one core, no Spark: ``parse`` alone, then ``parse`` +
   ``to_rows`` (the rows a Python user gets; the baseline the overhead is taken from);
 * ``py-batch``: :class:`BatchDecoder` (what each Spark worker runs) over the Parquet
   record batches read by pyarrow in this process, with the full schema and with the flat
-  projection, so the Python share of the Spark cost is known without Spark;
+  projection, so the Python share of the Spark cost is known without Spark; with the
+  compiled Arrow writer (``runtime/_compiled/arrow.pyx``, when built) and without it
+  (``py-rows``: today's row tuples then ``pa.array``);
+* ``writer``: the Arrow writer alone against ``to_rows`` + ``pa.array``, fed the same
+  parsed models (batches of ``--batch``), so the parse's share is left out;
 * Spark stages, each written to the ``noop`` sink (which copies every output column into
   Spark's row format, nested arrays included):
   ``scan`` (the Parquet read alone), ``arrow`` (an identity ``mapInArrow`` returning one
@@ -21,7 +27,10 @@ then for each format measures, on the same input and in the same run:
   Spark itself costs for these rows), ``flat`` (``decode`` with only the flat fields, e.g.
   ``_op``, ``_commit_ts``, ``table``) and ``full`` (``decode`` with the whole schema);
   ``column`` (``from_wirespec`` in ``select``, exploded: an Arrow UDF) and ``sql`` (the
-  SQL table function ``LATERAL from_wirespec(...)``, a row-at-a-time Python UDTF).
+  SQL table function ``LATERAL from_wirespec(...)``, a row-at-a-time Python UDTF);
+  ``from_json`` (Spark's built-in ``from_json`` with ``decode``'s schema, over the same rows
+  as JSON text: ``to_json`` of ``decode``'s output, written to Parquet beforehand): the
+  ratio ``full`` / ``from_json`` in rows/s is what a user compares.
 
 Costs are CPU time, not wall time, because the 2-core machine is shared: each Spark stage
 is charged the user+system CPU of the JVM and of the Python workers (the process tree
@@ -35,6 +44,7 @@ then run 2, ...) after one warm-up run, and medians are printed.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shutil
 import statistics
@@ -46,7 +56,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-STAGES = ("scan", "arrow", "replay", "flat", "full", "column", "sql")
+STAGES = ("scan", "arrow", "replay", "flat", "full", "from_json", "column", "sql")
 
 
 def craft_messages(n_events: int):
@@ -75,9 +85,12 @@ def craft_messages(n_events: int):
 def other_messages(n: int):
     from spark_cases import CASES
 
+    from benchmarks.plainbuffer import pb_small
+
+    small = [(None, pb_small(i)) for i in range(64)]
     out = {}
     for fmt in ("plainbuffer", "ticdc_open_protocol"):
-        vectors = [kv for kv in CASES[fmt][0]()]
+        vectors = small if fmt == "plainbuffer" else [kv for kv in CASES[fmt][0]()]
         out[fmt] = (vectors * (n // len(vectors) + 1))[:n]
     return out
 
@@ -184,6 +197,20 @@ def _function_stage(spark, stage, fmt, df):
     return spark.sql(f"SELECT k.offset, d.* FROM bench_input k, LATERAL from_wirespec({args}) d")
 
 
+def json_input(spark, fmt, path, out: str) -> str:
+    """``decode``'s rows of the Parquet files at ``path`` as JSON text (one column, and the
+    offset passed through), written as Parquet to ``out``: the ``from_json`` stage's input."""
+    from pyspark.sql import functions as F
+
+    from runtime.spark import decode
+    from runtime.spark_decode import codec
+
+    names = codec(fmt).schema().names
+    rows = decode(spark.read.parquet(path), fmt)
+    rows.select("offset", F.to_json(F.struct(*names)).alias("json")).write.parquet(out)
+    return out
+
+
 def replay_sample(fmt, path, events_per_record: float) -> bytes:
     """About 4096 rows ``decode`` makes of the first records, as an Arrow IPC stream."""
     import pyarrow as pa
@@ -196,11 +223,17 @@ def replay_sample(fmt, path, events_per_record: float) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def spark_stage(spark, stage, fmt, path, replay=None):
+def spark_stage(spark, stage, fmt, path, replay=None, json_path=None):
+    from pyspark.sql import functions as F
+
     from runtime.spark import decode
+    from runtime.spark_decode import codec
 
     df = spark.read.parquet(path)
-    if stage == "arrow":
+    if stage == "from_json":
+        parsed = F.from_json("json", codec(fmt).schema()).alias("r")
+        df = spark.read.parquet(json_path).select("offset", parsed).select("offset", "r.*")
+    elif stage == "arrow":
         df = df.mapInArrow(_lengths, "n int")
     elif stage == "replay":
         df = df.mapInArrow(replay, decode(df, fmt).schema)
@@ -227,7 +260,7 @@ def loop(fmt, messages, with_rows: bool):
     return time.process_time() - start
 
 
-def batch_decoder(fmt, path, batch_rows: int, flat: bool):
+def batch_decoder(fmt, path, batch_rows: int, flat: bool, arrow: bool = True):
     """The :class:`BatchDecoder` a Spark worker runs for ``decode`` of the Parquet files at
     ``path``, and those files' record batches of ``batch_rows``."""
     import pyarrow.parquet as pq
@@ -249,17 +282,57 @@ def batch_decoder(fmt, path, batch_rows: int, flat: bool):
         passthrough=list(renames),
         index_col=INDEX_COL,
     )
+    if not arrow:
+        decoder.arrow = None  # today's row tuples
     batches = [b for f in files for b in pq.ParquetFile(f).iter_batches(batch_size=batch_rows)]
     return decoder, batches
 
 
-def py_batches(fmt, path, batch_rows: int, flat: bool):
+def py_batches(fmt, path, batch_rows: int, flat: bool, arrow: bool = True):
     """CPU seconds of the Spark worker's decoding, run here over the same Parquet input."""
-    decoder, batches = batch_decoder(fmt, path, batch_rows, flat)
+    decoder, batches = batch_decoder(fmt, path, batch_rows, flat, arrow)
     start = time.process_time()
     for b in batches:
         decoder.decode(b)
     return time.process_time() - start
+
+
+def writer_alone(fmt, messages, batch_rows: int):
+    """``{"rows": seconds, "writer": seconds}`` of building the Arrow columns of the parsed
+    ``messages`` (in batches of ``batch_rows`` messages): ``to_rows`` + ``pa.array``
+    against the compiled writer; None when the writer is not built or not for ``fmt``."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    from runtime.spark_decode import codec
+
+    c = codec(fmt)
+    fields = list(to_arrow_schema(c.schema(), timezone="UTC"))
+    made = c.arrow_writer(fields)
+    if made is None:
+        return None
+    writer, row_field = made
+    models = [c.model(k, v) for k, v in messages]
+    batches = [models[i : i + batch_rows] for i in range(0, len(models), batch_rows)]
+
+    def with_rows():
+        for batch in batches:
+            rows = [row for model in batch for row in c.rows_of(model)]
+            columns = list(zip(*rows))
+            [pa.array(column, f.type) for column, f in zip(columns, fields)]
+
+    def with_writer():
+        for batch in batches:
+            for model in batch:
+                writer.append(model) if row_field is None else writer.extend(model[row_field])
+            writer.finish()
+
+    took = {}
+    for name, step in (("rows", with_rows), ("writer", with_writer)):
+        start = time.process_time()
+        step()
+        took[name] = time.process_time() - start
+    return took
 
 
 def main(argv=None):
@@ -272,7 +345,9 @@ def main(argv=None):
         "--batch", type=int, default=10_000, help="spark.sql.execution.arrow.maxRecordsPerBatch"
     )
     parser.add_argument("--only", default="", help="comma-separated formats")
+    parser.add_argument("--stages", default=",".join(STAGES), help="comma-separated stages")
     args = parser.parse_args(argv)
+    stages = [s for s in STAGES if s in args.stages.split(",")]
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -280,10 +355,14 @@ def main(argv=None):
 
     from runtime.spark_decode import codec
 
-    print(f"building {args.events:,} Craft events ...", flush=True)
-    workloads = {"ticdc_craft": craft_messages(args.events), **other_messages(args.others)}
-    if args.only:
-        workloads = {f: m for f, m in workloads.items() if f in args.only.split(",")}
+    only = (
+        args.only.split(",") if args.only else ["ticdc_craft", "plainbuffer", "ticdc_open_protocol"]
+    )
+    workloads = {}
+    if "ticdc_craft" in only:
+        print(f"building {args.events:,} Craft events ...", flush=True)
+        workloads["ticdc_craft"] = craft_messages(args.events)
+    workloads.update({f: m for f, m in other_messages(args.others).items() if f in only})
     tmp = Path(tempfile.mkdtemp(prefix="wirespec-bench-"))
     paths = {}
     for fmt, msgs in workloads.items():
@@ -316,42 +395,62 @@ def main(argv=None):
     from runtime.spark import register
 
     register(spark)
+    from runtime import tier
+
+    arrow_built = tier.compiled("runtime._compiled.arrow") is not None
+    print(f"compiled Arrow writer: {'built' if arrow_built else 'not built (pure Python)'}")
     cores = spark.sparkContext.defaultParallelism
     for fmt, msgs in workloads.items():
         events = sum(len(codec(fmt).rows(k, v)) for k, v in msgs)
         replay = _replayer(replay_sample(fmt, paths[fmt], events / len(msgs)), events / len(msgs))
+        json_path = json_input(spark, fmt, paths[fmt], str(tmp / f"{fmt}-json"))
+        run = functools.partial(spark_stage, spark, fmt=fmt, path=paths[fmt], replay=replay,
+                                json_path=json_path)  # fmt: skip
         # every stage once to warm up the workers and the JIT, then interleaved runs
-        for stage in STAGES:
-            spark_stage(spark, stage, fmt, paths[fmt], replay)
+        for stage in stages:
+            run(stage=stage)
         res: dict[str, list] = {}
         for _ in range(args.runs):
             res.setdefault("parse", []).append(loop(fmt, msgs, with_rows=False))
             res.setdefault("loop", []).append(loop(fmt, msgs, with_rows=True))
-            for flat in (True, False):
-                took = py_batches(fmt, paths[fmt], args.batch, flat)
-                res.setdefault("py-flat" if flat else "py-full", []).append(took)
-            for stage in STAGES:
-                res.setdefault(stage, []).append(spark_stage(spark, stage, fmt, paths[fmt], replay))
-        report(fmt, len(msgs), events, res, cores)
+            for name, flat, arrow in (
+                ("py-flat", True, True),
+                ("py-full", False, True),
+                ("py-rows", False, False),
+            ):
+                res.setdefault(name, []).append(
+                    py_batches(fmt, paths[fmt], args.batch, flat, arrow)
+                )
+            alone = writer_alone(fmt, msgs, args.batch)
+            if alone is not None:
+                for name, took in alone.items():
+                    res.setdefault(f"alone-{name}", []).append(took)
+            for stage in stages:
+                res.setdefault(stage, []).append(run(stage=stage))
+        report(fmt, len(msgs), events, res, cores, stages)
     spark.stop()
     shutil.rmtree(tmp)
 
 
-def report(fmt, n_msgs, events, res, cores):
+def report(fmt, n_msgs, events, res, cores, stages=STAGES):
     def us(seconds):
         return seconds / events * 1e6
 
     med = statistics.median
     parse, base = med(res["parse"]), med(res["loop"])
-    cpu = {stage: med(sum(c.values()) for _, c in res[stage]) for stage in STAGES}
+    cpu = {stage: med(sum(c.values()) for _, c in res[stage]) for stage in stages}
     print(f"\n{fmt}: {n_msgs:,} messages, {events:,} events; core-us per event, median")
     print(f"  loop (1 core)   parse {us(parse):7.2f}  parse+to_rows {us(base):7.2f}"
           f"  = {events / base:,.0f} ev/s")  # fmt: skip
-    for name in ("py-flat", "py-full"):
+    for name in ("py-flat", "py-full", "py-rows"):
         print(f"  {name:15} {us(med(res[name])):7.2f}  (BatchDecoder here, no Spark)")
+    if "alone-writer" in res:
+        rows, writer = med(res["alone-rows"]), med(res["alone-writer"])
+        print(f"  models -> Arrow: to_rows + pa.array {us(rows):7.2f}, compiled writer"
+              f" {us(writer):7.2f} ({rows / writer:.1f}x)")  # fmt: skip
     print(f"  {'spark stage':15} {'total':>7} {'jvm':>7} {'python':>7} {'driver':>7}"
           f" {'wall s':>7} {'ev/s':>9} {'cores x wall - loop':>19}")  # fmt: skip
-    for stage in STAGES:
+    for stage in stages:
         wall = med(w for w, _ in res[stage])
         parts = {k: med(c[k] for _, c in res[stage]) for k in ("jvm", "python", "driver")}
         print(
@@ -359,6 +458,19 @@ def report(fmt, n_msgs, events, res, cores):
             f" {us(parts['python']):7.2f} {us(parts['driver']):7.2f} {wall:7.2f}"
             f" {events / wall:9,.0f} {us(cores * wall - base):19.2f}"
         )
+    if {"full", "from_json"} <= set(stages):
+        walls = {s: med(w for w, _ in res[s]) for s in ("full", "from_json")}
+        print(
+            f"  decode() vs from_json: {events / walls['full']:,.0f} vs"
+            f" {events / walls['from_json']:,.0f} rows/s = {walls['from_json'] / walls['full']:.2f}x"
+            f" (wall); core-us/row {us(cpu['full']):.2f} vs {us(cpu['from_json']):.2f} ="
+            f" {cpu['from_json'] / cpu['full']:.2f}x (CPU)"
+        )
+    if not {"scan", "arrow", "replay", "full", "flat"} <= set(stages):
+        return
+    print(
+        f"  the workers' own cost (full - replay): {us(cpu['full'] - cpu['replay']):.2f} core-us/row"
+    )
     steps = [
         ("Parquet scan, query and task fixed costs", cpu["scan"]),
         ("+ Arrow round trip to the workers", cpu["arrow"] - cpu["scan"]),

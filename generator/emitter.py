@@ -495,25 +495,78 @@ class ModuleEmitter:
         raise AssertionError(ref.kind)
 
     def spark_fields(self, record: Record) -> list[tuple[str, str, bool]]:
+        return [(name, dtype, nullable) for name, dtype, nullable, _ in self.spark_columns(record)]
+
+    def spark_columns(self, record: Record, prefix: str = "") -> list[tuple]:
+        """Each Spark column of ``record``: ``(name, Spark type, nullable, table entry)``.
+        One walk gives both ``<record>_spark_type`` and the ``SPARK_COLUMNS`` table the Arrow
+        writer reads, so the two cannot disagree. An entry is ``(name, slot, kind, nullable)``:
+        ``slot`` the model attribute (``a.b`` through an inlined record), ``kind`` how its
+        value becomes the Spark value (:meth:`column_kind`; None: no table), ``nullable``
+        whether a None there is a null (else ``<record>_to_row`` would fail on it)."""
         out = []
         for field in record.fields:
             if field.spark_skip:
                 continue
+            slot = prefix + field.name
             if field.spark_inline:  # the record's columns become this row's columns
-                out += self.spark_fields(self.spec.records[field.type.name])
+                out += self.spark_columns(self.spec.records[field.type.name], slot + ".")
                 continue
-            dtype = self.spark_type(field.type)
+            dtype, kind = self.spark_type(field.type), self.column_kind(field.type)
+            if isinstance(kind, tuple) and kind[0] == "switch":  # its selector is beside it
+                kind = ("switch", prefix + kind[1], *kind[2:])
             if field.repeat is not None:
-                dtype = f"ArrayType({dtype}, False)"
+                dtype, kind = f"ArrayType({dtype}, False)", ("list", kind)
             nullable = field.optional or field.type.kind == "switch" or bool(field.condition)
+            # what field_row converts without a None guard fails on None
+            none_is_null = field.repeat is None and (field.optional or _raw(kind))
             if field.spark_type == "uuid":
-                out.append((field.name, "StringType()", nullable))
+                out.append((field.name, "StringType()", nullable, (field.name, slot, "uuid", False)))
             elif field.spark_type == "timestamp_us":
-                out.append((field.name, "LongType()", True))
-                out.append((f"{field.name}_ts", "TimestampType()", True))
+                out.append((field.name, "LongType()", True, (field.name, slot, "micros", False)))
+                ts = f"{field.name}_ts"
+                out.append((ts, "TimestampType()", True, (ts, slot, "time_us", False)))
             else:
-                out.append((field.name, dtype, nullable))
+                out.append((field.name, dtype, nullable, (field.name, slot, kind, none_is_null)))
         return out
+
+    def column_kind(self, ref: TypeRef):
+        """How a model value of ``ref`` becomes its Spark value, as data: ``int``, ``float``,
+        ``bool``, ``string``, ``binary`` (as they are), ``decimal`` (an int as a Decimal),
+        ``enum`` (a member's name), ``("list", element)``, ``("record", name)``, ``("switch",
+        selector slot, ((case value, kind or None), ...), default kind or None)``; None
+        where the Arrow writer has no kind (runtime rows, maps)."""
+        if ref.kind == "prim":
+            return "enum" if ref.enum else _spark_kind(PRIMITIVES[ref.name].spark)
+        if ref.kind == "chunk":
+            return ("list", "enum" if ref.enum else _spark_kind(CHUNK_TYPES[ref.name].spark))
+        if ref.kind == "region":
+            return _spark_kind(REGION_TYPES[ref.name].spark)
+        if ref.kind in _FIXED_KINDS:
+            return _FIXED_KINDS[ref.kind]
+        if ref.kind == "record":
+            return ("record", ref.name)
+        if ref.kind == "switch":
+            values = {v.name: v.value for v in self.spec.enums[ref.enum].values}
+            cases = tuple(
+                (values[case], None if sub.kind == "empty" else self.column_kind(sub))
+                for case, sub in ref.cases.items()
+                if case != "default"
+            )
+            default = ref.cases.get("default")
+            kind = None if default is None or default.kind == "empty" else self.column_kind(default)
+            return ("switch", ref.switch_on, cases, kind)
+        return None
+
+    def spark_tables(self) -> dict[str, tuple]:
+        """``SPARK_COLUMNS``: each record's table entries (see :meth:`spark_columns`), for
+        the records whose every column has a kind, nested records included."""
+        tables = {}
+        for name in self.spec.record_order():  # a nested record comes before its users
+            entries = tuple(entry for *_, entry in self.spark_columns(self.spec.records[name]))
+            if all(_has_table(entry[2], tables) for entry in entries):
+                tables[name] = entries
+        return tables
 
     def row_value(self, ref: TypeRef, expr: str) -> str:
         if ref.kind == "runtime":
@@ -612,6 +665,50 @@ class ModuleEmitter:
         return any(
             decimal(f.type) for r in self.spec.records.values() for f in r.fields if not f.spark_skip
         )
+
+
+_FIXED_KINDS = {"str": "string", "bytes": "binary", "presence": "bool"}
+_SCALAR_KINDS = {
+    "ByteType()": "int",
+    "ShortType()": "int",
+    "IntegerType()": "int",
+    "LongType()": "int",
+    "FloatType()": "float",
+    "DoubleType()": "float",
+    "BooleanType()": "bool",
+    "StringType()": "string",
+    "BinaryType()": "binary",
+    "DecimalType(20, 0)": "decimal",
+}
+
+
+def _spark_kind(spark: str):
+    """The column kind of a Spark type text that the value already is (``ArrayType(...)``
+    of scalars: a list)."""
+    if spark.startswith("ArrayType("):
+        return ("list", _spark_kind(spark[len("ArrayType(") : spark.rindex(",")]))
+    return _SCALAR_KINDS[spark]
+
+
+def _raw(kind) -> bool:
+    """Whether a value of ``kind`` goes into the row as it is (a None there is a null)."""
+    if isinstance(kind, tuple):
+        return kind[0] == "list" and _raw(kind[1])
+    return kind in ("int", "float", "bool", "string", "binary")
+
+
+def _has_table(kind, tables: dict) -> bool:
+    """Whether the Arrow writer can write ``kind`` (its nested records have tables)."""
+    if kind is None:
+        return False
+    if not isinstance(kind, tuple):
+        return True
+    if kind[0] == "record":
+        return kind[1] in tables
+    if kind[0] == "list":
+        return _has_table(kind[1], tables)
+    cases = [k for _, k in kind[2] if k is not None] + ([kind[3]] if kind[3] else [])
+    return all(_has_table(k, tables) for k in cases)
 
 
 def render(spec: Spec) -> str:

@@ -19,7 +19,10 @@ record batch: each message is parsed once, its ``to_rows`` are exploded, the inp
 metadata columns are gathered with an Arrow ``take`` (exact types, no Python round trip),
 and the decoded columns are built column-wise. The TiCDC formats skip the row tuples: their
 columns, nested images included, are built straight from the events
-(:func:`runtime.ticdc.arrow_columns`). :func:`decode` runs it in ``mapInArrow``; the
+(:func:`runtime.ticdc.arrow_columns`); with the compiled tier built, so do the other
+formats: their models are written into Arrow buffers as their generated ``SPARK_COLUMNS``
+tables say (:mod:`runtime._compiled.arrow`, :meth:`Codec.arrow_writer`), with the same
+results. :func:`decode` runs it in ``mapInArrow``; the
 Python data source (:mod:`runtime.spark_source`) runs the same code per file. What each
 step costs per event is measured by ``benchmarks/spark_ingest.py`` (benchmarks/README.md).
 """
@@ -216,7 +219,33 @@ class Codec:
 
     def rows(self, key, value) -> list[tuple]:
         """The Spark rows of one message, every field (raises :class:`WirespecError`)."""
-        return list(self.module.to_rows(self.model(key, value), self.record))
+        return self.rows_of(self.model(key, value))
+
+    def rows_of(self, model) -> list[tuple]:
+        """The Spark rows of one parsed message."""
+        return list(self.module.to_rows(model, self.record))
+
+    def arrow_writer(self, fields):
+        """``(writer, row field)`` that writes this record's models as the Arrow ``fields``
+        (the kept columns) without row tuples (:mod:`runtime._compiled.arrow`), when that
+        module is built and the format has its ``SPARK_COLUMNS``; else None. ``row field``
+        names the elements that are the rows (``spark: {row: ...}``), or is None."""
+        from . import tier
+
+        compiled = tier.compiled("runtime._compiled.arrow")
+        mod = self.module
+        tables = getattr(mod, "SPARK_COLUMNS", None)
+        if compiled is None or not tables or self.needs_key or self.columnar() is not None:
+            return None
+        if self.record in getattr(mod, "_MESSAGE_RECORDS", ()):
+            return None
+        row_field, row_record = mod._SPARK_ROWS.get(self.record, (None, self.record))
+        if row_record not in tables:
+            return None
+        try:
+            return compiled.RowWriter(tables, row_record, fields), row_field
+        except TypeError:  # a table the built module cannot follow (tests/test_arrow_writer.py)
+            return None
 
     @functools.cached_property
     def keep(self) -> list[int]:
@@ -383,6 +412,8 @@ class BatchDecoder:
         self.decoded_fields = list(self.arrow_schema)[start : start + len(codec_.schema())]
         self.keep = codec_.keep
         self.columnar = codec_.columnar()
+        self.arrow = codec_.arrow_writer(self.decoded_fields) if isinstance(codec_, Codec) else None
+        """``(writer, row field)`` when rows go straight into Arrow (:meth:`explode`)."""
         self.stats = {"records": 0, "rows": 0, "corrupt": 0}
 
     def decode(self, batch, errors=None):
@@ -412,18 +443,37 @@ class BatchDecoder:
         """``(items, counts, corrupt)`` of one input batch: the rows (tuples) or events of
         its good records in order, how many each record has (0 for an empty or a corrupt
         record), and ``{input row: (raw bytes, error text)}`` of the corrupt ones
-        (PERMISSIVE; FAILFAST raises :class:`RecordDecodeError` instead)."""
+        (PERMISSIVE; FAILFAST raises :class:`RecordDecodeError` instead).
+
+        With the Arrow writer (:attr:`arrow`) the rows go into its columns instead and
+        ``items`` is None. A model the writer does not take (it raises) makes the rest of
+        the batch go the Python way: the rows of the models before it are made from them
+        again and the writer is emptied, so the batch is exactly what the Python way gives,
+        its errors included."""
         values = batch.column(self.value_col).to_pylist()
         keys = batch.column(self.key_col).to_pylist() if self.key_col else None
         permissive = self.mode == "PERMISSIVE"
         codec_ = self.codec
-        if self.columnar is None:
-            items_of = codec_.rows
-        else:
+        writer, row_field = self.arrow or (None, None)
+        if writer is not None:
+            writer.reset()  # rows of a batch that raised (FAILFAST) are not this batch's
+        models: list = []
+        if self.columnar is not None:
             events_of = self.columnar[0]
 
             def items_of(key, value):
                 return events_of(codec_.model(key, value))
+
+        elif writer is not None:  # a record of one value (arrow_writer): its parse, bound once
+            parse, record, limits = codec_.module.parse, codec_.record, dict(codec_.limits)
+
+            def items_of(key, value):
+                if value is None:
+                    return codec_.model(key, value)  # its error
+                return parse(value, record, **limits)
+
+        else:
+            items_of = codec_.rows
 
         items: list = []
         counts: list[int] = []
@@ -433,6 +483,20 @@ class BatchDecoder:
                 if errors and i in errors:
                     raise errors[i]
                 got = items_of(keys[i] if keys is not None else None, value)
+                if writer is not None:
+                    try:
+                        if row_field is None:
+                            writer.append(got)
+                            counts.append(1)
+                        else:
+                            counts.append(writer.extend(got[row_field]))
+                        models.append(got)
+                        continue
+                    except Exception:  # noqa: BLE001 - any: the Python way decides, below
+                        writer.reset()
+                        writer, items_of = None, codec_.rows
+                        items = [row for model in models for row in codec_.rows_of(model)]
+                    got = codec_.rows_of(got)
             except RECORD_ERRORS as err:
                 if not permissive:
                     meta = {
@@ -445,14 +509,16 @@ class BatchDecoder:
             items.extend(got)
             counts.append(len(got))
         self.stats["records"] += len(values)
-        self.stats["rows"] += len(items)
+        self.stats["rows"] += sum(counts)
         self.stats["corrupt"] += len(corrupt)
-        return items, counts, corrupt
+        return (None if writer is not None else items), counts, corrupt
 
     def decoded_arrays(self, items) -> list:
         """One Arrow array per kept decoded field, one element per item."""
         import pyarrow as pa
 
+        if items is None:  # written by the Arrow writer (explode)
+            return self.arrow[0].finish()
         if self.columnar is not None:
             arrays = self.columnar[1](items, self.decoded_fields)
         else:
@@ -477,16 +543,26 @@ class BatchDecoder:
                     at.append(None)
             decoded = [a.take(pa.array(at, pa.int64())) for a in decoded]
 
+        # one row per record (the common case): the input's columns as they are, no lists
+        one_each = 0 not in counts and sum(counts) == len(counts)
         arrays = []
         if self.passthrough:
-            src = [i for i, n in enumerate(counts) for _ in range(max(n, 1))]
-            taken = batch.select(self.passthrough).take(pa.array(src, pa.int64()))
+            taken = batch.select(self.passthrough)
+            if not one_each:
+                src = [i for i, n in enumerate(counts) for _ in range(max(n, 1))]
+                taken = taken.take(pa.array(src, pa.int64()))
             arrays.extend(taken.columns if hasattr(taken, "columns") else taken.itercolumns())
         if self.index_col:
-            index = [j for n in counts for j in (range(n) if n else (None,))]
-            arrays.append(pa.array(index, pa.int32()))
+            if one_each:
+                arrays.append(pa.repeat(pa.scalar(0, pa.int32()), len(counts)))
+            else:
+                index = [j for n in counts for j in (range(n) if n else (None,))]
+                arrays.append(pa.array(index, pa.int32()))
         arrays.extend(decoded)
-        if self.mode == "PERMISSIVE":
+        if self.mode == "PERMISSIVE" and not corrupt:
+            rows = sum(max(n, 1) for n in counts)
+            arrays.extend([pa.nulls(rows, pa.binary()), pa.nulls(rows, pa.string())])
+        elif self.mode == "PERMISSIVE":
             raw, text = [], []
             for i, n in enumerate(counts):
                 bad_raw, bad_text = corrupt.get(i, (None, None))

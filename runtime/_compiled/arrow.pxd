@@ -1,0 +1,89 @@
+# The typed Arrow column builders and the table-driven writer of runtime/_compiled/arrow.pyx.
+#
+# A compiled decoder can cimport this and append values straight from bytes: every builder
+# takes C values (append_int, append_double, append_bool, append_bytes), null() appends a
+# null, and a struct or list closes its slot with valid() / close_list() after its children.
+# finish() gives the pyarrow Array and leaves the builder empty for the next batch.
+
+from libc.stdint cimport int64_t, uint8_t
+
+
+cdef class Buffer:
+    """A growable byte buffer that ends as a pyarrow Buffer (no copy)."""
+    cdef bytearray data
+    cdef char* ptr
+    cdef Py_ssize_t size, capacity
+    cdef char* grow(self, Py_ssize_t n) except NULL
+    cdef object finish(self)
+
+
+cdef class Bitmap:
+    """Bits appended one at a time (validity, or a bool column's values)."""
+    cdef Buffer bytes
+    cdef Py_ssize_t length
+    cdef int append(self, bint bit) except -1
+    cdef int append_ones(self, Py_ssize_t n) except -1
+
+
+cdef class Builder:
+    """One Arrow array being built: its length, nulls and validity (made at the first null)."""
+    cdef readonly object type
+    cdef Py_ssize_t length, nulls
+    cdef Bitmap validity
+    cdef int valid(self) except -1
+    cdef int null(self) except -1
+    cdef int fill_null(self) except -1
+    cdef int append_value(self, object value) except -1
+    cdef object validity_buffer(self)
+    cdef void reset(self)
+    cpdef object finish(self)
+
+
+cdef class FixedBuilder(Builder):
+    """Columns of ``width`` bytes per value (little-endian), zeros under a null."""
+    cdef Buffer values
+    cdef int width
+
+
+cdef class IntBuilder(FixedBuilder):
+    """int8/16/32/64 and timestamp columns."""
+    cdef int64_t low, high
+    cdef int append_int(self, int64_t value) except -1
+
+
+cdef class FloatBuilder(FixedBuilder):
+    cdef bint single
+    cdef int append_double(self, double value) except -1
+
+
+cdef class BoolBuilder(Builder):
+    cdef Bitmap values
+    cdef int append_bool(self, bint value) except -1
+
+
+cdef class BinaryBuilder(Builder):
+    """string (UTF-8) and binary columns: int32 offsets and the bytes."""
+    cdef Buffer offsets, values
+    cdef bint text
+    cdef int append_bytes(self, const char* data, Py_ssize_t size) except -1
+
+
+cdef class DecimalBuilder(FixedBuilder):
+    """decimal128 columns of integers (scale 0)."""
+    cdef int append_int(self, int64_t value) except -1
+    cdef int append_uint(self, unsigned long long value) except -1
+
+
+cdef class ListBuilder(Builder):
+    """A list column: append the elements to ``child``, then close_list()."""
+    cdef Buffer offsets
+    cdef readonly Builder child
+    cdef int close_list(self) except -1
+
+
+cdef class StructBuilder(Builder):
+    """A struct column: append one value to every child, then valid()."""
+    cdef readonly list children
+
+
+cpdef Builder builder_for(object arrow_type)

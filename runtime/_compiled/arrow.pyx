@@ -1,0 +1,762 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""Arrow columns written straight from decoded models: typed builders that fill C buffers
+and end in ``pyarrow.Array.from_buffers``, and a writer driven by a generated module's
+``SPARK_COLUMNS`` table, so a batch of models becomes its Spark columns without the row
+tuples of ``to_rows`` (which cost most of a Spark worker's time).
+
+The writer gives exactly the Arrow that ``pa.array(to_rows columns, type)`` gives, or raises:
+on anything it does not take as it is (a value of an unexpected Python type, an integer out
+of its column's range, a None where ``<record>_to_row`` would fail) it raises, and the caller
+(``runtime.spark_decode.BatchDecoder``) builds that batch the Python way instead, so results
+and errors stay those of the Python path. Index checks (``boundscheck=False``) are safe:
+every index below is a position the builder itself grew its buffer to.
+"""
+
+import datetime
+
+import pyarrow as pa
+
+from cpython.bool cimport PyBool_Check
+from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_GET_SIZE
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check
+from cpython.list cimport PyList_Check
+from cpython.long cimport PyLong_AsLongLong, PyLong_AsUnsignedLongLong, PyLong_Check
+from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
+from cpython.tuple cimport PyTuple_Check
+from cpython.unicode cimport PyUnicode_Check
+from libc.stdint cimport INT32_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t
+from libc.string cimport memcpy, memset
+
+
+cdef extern from "Python.h":
+    const char* PyUnicode_AsUTF8AndSize(object text, Py_ssize_t* size) except NULL
+
+
+cdef extern from "structmember.h":
+    ctypedef struct PyMemberDef:
+        const char* name
+        int type
+        Py_ssize_t offset
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+    enum:
+        T_OBJECT_EX
+
+
+# -- buffers ----------------------------------------------------------------------------
+
+
+cdef class Buffer:
+    def __cinit__(self):
+        self.data = bytearray()
+        self.ptr = PyByteArray_AS_STRING(self.data)
+
+    cdef char* grow(self, Py_ssize_t n) except NULL:
+        """Room for ``n`` more bytes at the end; returns where they start."""
+        cdef Py_ssize_t need = self.size + n
+        cdef Py_ssize_t capacity
+        if need > self.capacity:
+            capacity = max(need, 2 * self.capacity, 64)
+            PyByteArray_Resize(self.data, capacity)
+            self.ptr = PyByteArray_AS_STRING(self.data)
+            self.capacity = capacity
+        cdef char* at = self.ptr + self.size
+        self.size = need
+        return at
+
+    cdef object finish(self):
+        """The bytes as a pyarrow Buffer (sharing them); this buffer starts empty again."""
+        PyByteArray_Resize(self.data, self.size)
+        out = pa.py_buffer(self.data)
+        self.data = bytearray()
+        self.ptr = PyByteArray_AS_STRING(self.data)
+        self.size = self.capacity = 0
+        return out
+
+
+cdef class Bitmap:
+    def __cinit__(self):
+        self.bytes = Buffer()
+
+    cdef int append(self, bint bit) except -1:
+        cdef Py_ssize_t i = self.length >> 3
+        if i == self.bytes.size:
+            self.bytes.grow(1)[0] = 0
+        if bit:
+            (<uint8_t*>self.bytes.ptr)[i] |= <uint8_t>(1 << (self.length & 7))
+        self.length += 1
+        return 0
+
+    cdef int append_ones(self, Py_ssize_t n) except -1:
+        cdef Py_ssize_t i
+        for i in range(n):
+            self.append(True)
+        return 0
+
+
+# -- builders ---------------------------------------------------------------------------
+
+
+cdef class Builder:
+    def __init__(self, arrow_type):
+        self.type = arrow_type
+
+    cdef int valid(self) except -1:
+        """One more non-null slot (its value already appended)."""
+        if self.validity is not None:
+            self.validity.append(True)
+        self.length += 1
+        return 0
+
+    cdef int null(self) except -1:
+        """One more null slot."""
+        if self.validity is None:
+            self.validity = Bitmap()
+            self.validity.append_ones(self.length)
+        self.validity.append(False)
+        self.fill_null()
+        self.nulls += 1
+        self.length += 1
+        return 0
+
+    cdef int fill_null(self) except -1:
+        """What a null slot holds in the data buffers (zeros, an empty list)."""
+        return 0
+
+    cdef int append_value(self, object value) except -1:
+        """A Spark value as ``pa.array`` would take it from a row tuple (the plain types
+        only; anything else raises so the caller uses the Python path)."""
+        raise TypeError(f"no plain value of {self.type}")
+
+    cdef object validity_buffer(self):
+        return None if self.validity is None else self.validity.bytes.finish()
+
+    cdef void reset(self):
+        self.length = self.nulls = 0
+        self.validity = None
+
+    cpdef object finish(self):
+        raise NotImplementedError
+
+
+cdef class FixedBuilder(Builder):
+    def __init__(self, arrow_type, int width):
+        Builder.__init__(self, arrow_type)
+        self.values = Buffer()
+        self.width = width
+
+    cdef int fill_null(self) except -1:
+        memset(self.values.grow(self.width), 0, self.width)
+        return 0
+
+    cdef void reset(self):
+        Builder.reset(self)
+        self.values = Buffer()
+
+    cpdef object finish(self):
+        out = pa.Array.from_buffers(
+            self.type, self.length, [self.validity_buffer(), self.values.finish()], self.nulls
+        )
+        self.reset()
+        return out
+
+
+cdef class IntBuilder(FixedBuilder):
+    def __init__(self, arrow_type):
+        FixedBuilder.__init__(self, arrow_type, arrow_type.bit_width // 8)
+        self.high = (1 << (8 * self.width - 1)) - 1 if self.width < 8 else 0x7FFFFFFFFFFFFFFF
+        self.low = -self.high - 1
+
+    cdef int append_int(self, int64_t value) except -1:
+        if value < self.low or value > self.high:
+            raise OverflowError(f"{value} does not fit {self.type}")
+        cdef char* at = self.values.grow(self.width)
+        if self.width == 8:
+            (<int64_t*>at)[0] = value
+        elif self.width == 4:
+            (<int32_t*>at)[0] = <int32_t>value
+        elif self.width == 2:
+            (<int16_t*>at)[0] = <int16_t>value
+        else:
+            (<int8_t*>at)[0] = <int8_t>value
+        return self.valid()
+
+    cdef int append_value(self, object value) except -1:
+        if not PyLong_Check(value) or PyBool_Check(value):
+            raise TypeError(f"{type(value).__name__} in {self.type} column")
+        return self.append_int(PyLong_AsLongLong(value))
+
+cdef class FloatBuilder(FixedBuilder):
+    def __init__(self, arrow_type):
+        FixedBuilder.__init__(self, arrow_type, arrow_type.bit_width // 8)
+        self.single = arrow_type.bit_width == 32
+
+    cdef int append_double(self, double value) except -1:
+        if self.single:
+            (<float*>self.values.grow(4))[0] = <float>value
+        else:
+            (<double*>self.values.grow(8))[0] = value
+        return self.valid()
+
+    cdef int append_value(self, object value) except -1:
+        if not PyFloat_Check(value):
+            raise TypeError(f"{type(value).__name__} in {self.type} column")
+        return self.append_double(PyFloat_AS_DOUBLE(value))
+
+cdef class BoolBuilder(Builder):
+    def __init__(self, arrow_type):
+        Builder.__init__(self, arrow_type)
+        self.values = Bitmap()
+
+    cdef int append_bool(self, bint value) except -1:
+        self.values.append(value)
+        return self.valid()
+
+    cdef int fill_null(self) except -1:
+        return self.values.append(False)
+
+    cdef int append_value(self, object value) except -1:
+        if not PyBool_Check(value):
+            raise TypeError(f"{type(value).__name__} in {self.type} column")
+        return self.append_bool(value is True)
+
+    cdef void reset(self):
+        Builder.reset(self)
+        self.values = Bitmap()
+
+    cpdef object finish(self):
+        buffers = [self.validity_buffer(), self.values.bytes.finish()]
+        out = pa.Array.from_buffers(self.type, self.length, buffers, self.nulls)
+        self.reset()
+        return out
+
+
+cdef class BinaryBuilder(Builder):
+    def __init__(self, arrow_type):
+        Builder.__init__(self, arrow_type)
+        self.text = pa.types.is_string(arrow_type)
+        self.reset()
+
+    cdef int append_bytes(self, const char* data, Py_ssize_t size) except -1:
+        cdef Py_ssize_t end = self.values.size + size
+        if end > INT32_MAX:
+            raise OverflowError(f"{self.type} column over 2 GiB")
+        if size:
+            memcpy(self.values.grow(size), data, size)
+        (<int32_t*>self.offsets.grow(4))[0] = <int32_t>end
+        return self.valid()
+
+    cdef int fill_null(self) except -1:
+        (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.values.size
+        return 0
+
+    cdef int append_value(self, object value) except -1:
+        cdef Py_ssize_t size
+        cdef const char* data
+        if self.text and PyUnicode_Check(value):
+            data = PyUnicode_AsUTF8AndSize(value, &size)
+            return self.append_bytes(data, size)
+        if not self.text and PyBytes_Check(value):
+            return self.append_bytes(PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value))
+        raise TypeError(f"{type(value).__name__} in {self.type} column")
+
+    cdef void reset(self):
+        Builder.reset(self)
+        self.values = Buffer()
+        self.offsets = Buffer()
+        (<int32_t*>self.offsets.grow(4))[0] = 0
+
+    cpdef object finish(self):
+        buffers = [self.validity_buffer(), self.offsets.finish(), self.values.finish()]
+        out = pa.Array.from_buffers(self.type, self.length, buffers, self.nulls)
+        self.reset()
+        return out
+
+
+cdef class DecimalBuilder(FixedBuilder):
+    def __init__(self, arrow_type):
+        FixedBuilder.__init__(self, arrow_type, 16)
+
+    cdef int append_int(self, int64_t value) except -1:
+        cdef int64_t* at = <int64_t*>self.values.grow(16)
+        at[0] = value
+        at[1] = -1 if value < 0 else 0
+        return self.valid()
+
+    cdef int append_uint(self, unsigned long long value) except -1:
+        cdef unsigned long long* at = <unsigned long long*>self.values.grow(16)
+        at[0] = value
+        at[1] = 0
+        return self.valid()
+
+    cdef int append_value(self, object value) except -1:
+        raise TypeError("a decimal column takes integers (kind decimal)")
+
+cdef class ListBuilder(Builder):
+    def __init__(self, arrow_type):
+        Builder.__init__(self, arrow_type)
+        self.child = builder_for(arrow_type.value_type)
+        self.reset()
+
+    cdef int close_list(self) except -1:
+        if self.child.length > INT32_MAX:
+            raise OverflowError(f"{self.type} column over 2**31 elements")
+        (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.child.length
+        return self.valid()
+
+    cdef int fill_null(self) except -1:
+        (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.child.length
+        return 0
+
+    cdef int append_value(self, object value) except -1:
+        if not (PyList_Check(value) or PyTuple_Check(value)):
+            raise TypeError(f"{type(value).__name__} in {self.type} column")
+        for item in value:
+            if item is None:
+                self.child.null()
+            else:
+                self.child.append_value(item)
+        return self.close_list()
+
+    cdef void reset(self):
+        Builder.reset(self)
+        self.child.reset()
+        self.offsets = Buffer()
+        (<int32_t*>self.offsets.grow(4))[0] = 0
+
+    cpdef object finish(self):
+        buffers = [self.validity_buffer(), self.offsets.finish()]
+        children = [self.child.finish()]
+        out = pa.Array.from_buffers(self.type, self.length, buffers, self.nulls, children=children)
+        self.reset()
+        return out
+
+
+cdef class StructBuilder(Builder):
+    def __init__(self, arrow_type):
+        Builder.__init__(self, arrow_type)
+        self.children = [builder_for(field.type) for field in arrow_type]
+
+    cdef int fill_null(self) except -1:
+        cdef Builder child
+        for child in self.children:
+            child.null()
+        return 0
+
+    cdef void reset(self):
+        cdef Builder child
+        Builder.reset(self)
+        for child in self.children:
+            child.reset()
+
+    cpdef object finish(self):
+        cdef Builder child
+        children = [child.finish() for child in self.children]
+        buffers = [self.validity_buffer()]
+        out = pa.Array.from_buffers(self.type, self.length, buffers, self.nulls, children=children)
+        self.reset()
+        return out
+
+
+cpdef Builder builder_for(object arrow_type):
+    """An empty builder of ``arrow_type`` (the types Spark's Arrow schemas use, no maps)."""
+    types = pa.types
+    if types.is_integer(arrow_type) or types.is_timestamp(arrow_type):
+        return IntBuilder(arrow_type)
+    if types.is_floating(arrow_type) and not types.is_float16(arrow_type):
+        return FloatBuilder(arrow_type)
+    if types.is_boolean(arrow_type):
+        return BoolBuilder(arrow_type)
+    if types.is_string(arrow_type) or types.is_binary(arrow_type):
+        return BinaryBuilder(arrow_type)
+    if types.is_decimal128(arrow_type) and arrow_type.scale == 0:
+        return DecimalBuilder(arrow_type)
+    if types.is_list(arrow_type):
+        return ListBuilder(arrow_type)
+    if types.is_struct(arrow_type):
+        return StructBuilder(arrow_type)
+    raise TypeError(f"no Arrow builder for {arrow_type}")
+
+
+# -- model slots ------------------------------------------------------------------------
+
+
+cdef class Slot:
+    """Reads one attribute of a model (``a.b``: through an inlined record). A slotted
+    dataclass's attribute is read at its offset once the model's type is known."""
+
+    cdef str name
+    cdef Slot rest
+    cdef object known_type
+    cdef Py_ssize_t offset
+
+    def __init__(self, str path):
+        name, _, rest = path.partition(".")
+        self.name = name
+        self.rest = Slot(rest) if rest else None
+
+    cdef object get(self, object model):
+        cdef PyObject* value
+        if <PyObject*>Py_TYPE(model) == <PyObject*>self.known_type:
+            value = (<PyObject**>((<char*><PyObject*>model) + self.offset))[0]
+            if value == NULL:
+                raise AttributeError(self.name)
+            found = <object>value
+        else:
+            found = self.learn(model)
+        return found if self.rest is None else self.rest.get(found)
+
+    cdef object learn(self, object model):
+        """The attribute the slow way, and where it is when the model's class has it as a
+        slot (a member descriptor)."""
+        cdef PyMemberDescrObject* member
+        for klass in type(model).__mro__:
+            descriptor = klass.__dict__.get(self.name)
+            if descriptor is not None:
+                if type(descriptor) is _MEMBER_DESCRIPTOR:
+                    member = <PyMemberDescrObject*>descriptor
+                    if member.d_member.type == T_OBJECT_EX:
+                        self.known_type = type(model)
+                        self.offset = member.d_member.offset
+                break
+        return getattr(model, self.name)
+
+
+class _Slotted:
+    __slots__ = ("x",)
+
+
+_MEMBER_DESCRIPTOR = type(_Slotted.__dict__["x"])
+
+
+# -- writers: one per column kind of SPARK_COLUMNS ----------------------------------------
+
+
+cdef class Writer:
+    """Appends one model value to ``builder`` as its Spark value (one column kind)."""
+
+    cdef Builder builder
+    cdef bint nullable
+    """Whether a None is a null (else ``<record>_to_row`` fails on it, and so does this)."""
+
+    cdef int write(self, object value) except -1:
+        if value is None:
+            if not self.nullable:
+                raise TypeError("None where the row conversion needs a value")
+            return self.builder.null()
+        return self.put(value)
+
+    cdef int put(self, object value) except -1:
+        return self.builder.append_value(value)
+
+
+cdef class DecimalWriter(Writer):
+    cdef int put(self, object value) except -1:
+        if not PyLong_Check(value) or PyBool_Check(value):
+            raise TypeError(f"{type(value).__name__} as a decimal")
+        builder = <DecimalBuilder>self.builder
+        if value < 0:
+            return builder.append_int(PyLong_AsLongLong(value))
+        return builder.append_uint(PyLong_AsUnsignedLongLong(value))
+
+
+cdef class EnumWriter(Writer):
+    """An enum member as its name; names are remembered per member (few per column)."""
+
+    cdef list members, names
+
+    def __init__(self):
+        self.members, self.names = [], []
+
+    cdef int put(self, object value) except -1:
+        cdef Py_ssize_t i
+        cdef bytes name
+        for i in range(len(self.members)):
+            if self.members[i] is value:
+                name = <bytes>self.names[i]
+                return (<BinaryBuilder>self.builder).append_bytes(
+                    PyBytes_AS_STRING(name), PyBytes_GET_SIZE(name)
+                )
+        text = value.name
+        if text is None:  # a flag with no name: pa.array makes it a null
+            return self.builder.null()
+        if len(self.members) < 64 and PyUnicode_Check(text):
+            self.members.append(value)  # kept alive here, so its identity stays its own
+            self.names.append(text.encode("utf-8"))
+        return self.builder.append_value(text)
+
+
+cdef class UuidWriter(Writer):
+    """16 bytes as UUID text, as ``str(uuid.UUID(bytes=bytes(value)))``."""
+
+    cdef int put(self, object value) except -1:
+        raw = bytes(value)
+        if len(raw) != 16:
+            raise ValueError("bytes is not a 16-char string")
+        cdef const uint8_t* b = <const uint8_t*>PyBytes_AS_STRING(raw)
+        cdef char text[36]
+        cdef const char* digits = b"0123456789abcdef"
+        cdef int i, at = 0
+        for i in range(16):
+            if i == 4 or i == 6 or i == 8 or i == 10:
+                text[at] = b"-"
+                at += 1
+            text[at] = digits[b[i] >> 4]
+            text[at + 1] = digits[b[i] & 15]
+            at += 2
+        return (<BinaryBuilder>self.builder).append_bytes(text, 36)
+
+
+cdef int64_t _int64_or_null(object value, bint *fits) except? -1:
+    """``value`` as int64, ``fits`` False (no error) when it is an int outside int64."""
+    if not PyLong_Check(value) or PyBool_Check(value):
+        raise TypeError(f"{type(value).__name__} as a time")
+    fits[0] = -0x8000000000000000 <= value <= 0x7FFFFFFFFFFFFFFF
+    return PyLong_AsLongLong(value) if fits[0] else 0
+
+
+cdef class MicrosWriter(Writer):
+    """``timestamp_us``'s number column: the int, null when it does not fit int64."""
+
+    cdef int put(self, object value) except -1:
+        cdef bint fits
+        cdef int64_t micros = _int64_or_null(value, &fits)
+        if not fits:
+            return self.builder.null()
+        return (<IntBuilder>self.builder).append_int(micros)
+
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_MICRO = datetime.timedelta(microseconds=1)
+cdef int64_t _FIRST_US = (datetime.datetime.min.replace(tzinfo=datetime.timezone.utc) - _EPOCH) // _MICRO
+cdef int64_t _LAST_US = (datetime.datetime.max.replace(tzinfo=datetime.timezone.utc) - _EPOCH) // _MICRO
+
+
+cdef class TimeWriter(Writer):
+    """``timestamp_us``'s timestamp column: null where Python's datetime has no such time."""
+
+    cdef int put(self, object value) except -1:
+        cdef bint fits
+        cdef int64_t micros = _int64_or_null(value, &fits)
+        if not fits or micros < _FIRST_US or micros > _LAST_US:
+            return self.builder.null()
+        return (<IntBuilder>self.builder).append_int(micros)
+
+
+cdef class ListWriter(Writer):
+    cdef Writer element
+
+    cdef int put(self, object value) except -1:
+        if not (PyList_Check(value) or PyTuple_Check(value)):
+            raise TypeError(f"{type(value).__name__} as a list")
+        for item in value:
+            self.element.write(item)
+        return (<ListBuilder>self.builder).close_list()
+
+
+cdef class Column:
+    """One column of a record: reads its slot of a model and writes it."""
+
+    cdef Slot slot
+    cdef Writer writer
+
+    cdef int write_from(self, object model) except -1:
+        return self.writer.write(self.slot.get(model))
+
+
+cdef class SwitchColumn(Column):
+    """A switch: one struct child per case with a payload, only the selected one filled
+    (the selector is another slot of the same model), and ``default`` for other codes."""
+
+    cdef Slot selector
+    cdef int64_t values[64]
+    cdef Py_ssize_t count
+    cdef list writers
+    """the Writer of each named case, None for a case without payload"""
+    cdef Writer default
+
+    cdef int write_from(self, object model) except -1:
+        cdef Writer writer
+        cdef Py_ssize_t i
+        cdef int64_t code = 0
+        cdef bint known = False, matched = False, hit
+        selected = self.selector.get(model)
+        value = self.slot.get(model)
+        if selected is not None:
+            if not PyLong_Check(selected) or PyBool_Check(selected):
+                raise TypeError(f"{type(selected).__name__} as a switch selector")
+            code = PyLong_AsLongLong(selected)
+            known = True
+        for i in range(self.count):
+            hit = known and code == self.values[i]
+            matched = matched or hit
+            writer = <Writer>self.writers[i]
+            if writer is None:
+                continue
+            if hit:
+                writer.write(value)
+            else:
+                writer.builder.null()
+        if self.default is not None:
+            if matched:
+                self.default.builder.null()
+            else:
+                self.default.write(value)
+        return self.writer.builder.valid()
+
+
+cdef class RecordWriter(Writer):
+    cdef list columns
+
+    cdef int put(self, object value) except -1:
+        cdef Column column
+        for column in self.columns:
+            column.write_from(value)
+        return self.builder.valid()
+
+
+# -- compiling a table into writers ------------------------------------------------------
+
+_RAW_KINDS = {"int": "integer", "float": "floating", "bool": "boolean", "string": "string", "binary": "binary"}
+
+
+cdef bint _raw(kind):
+    """Whether ``<record>_to_row`` puts a value of ``kind`` into the row as it is."""
+    if isinstance(kind, tuple):
+        return kind[0] == "list" and _raw(kind[1])
+    return kind in _RAW_KINDS
+
+
+cdef Writer _writer(kind, Builder builder, bint nullable, dict tables):
+    """The writer of ``kind`` into ``builder`` (made from the Arrow type); TypeError when
+    the two disagree."""
+    cdef Writer writer
+    arrow_type = builder.type
+    types = pa.types
+    if kind in _RAW_KINDS:
+        if not getattr(types, "is_" + _RAW_KINDS[kind])(arrow_type):
+            raise TypeError(f"kind {kind} in an Arrow {arrow_type} column")
+        writer = Writer()
+    elif kind == "decimal" and types.is_decimal128(arrow_type) and arrow_type.precision >= 20:
+        writer = DecimalWriter()
+    elif kind == "enum" and types.is_string(arrow_type):
+        writer = EnumWriter()
+    elif kind == "uuid" and types.is_string(arrow_type):
+        writer = UuidWriter()
+    elif kind == "micros" and arrow_type == pa.int64():
+        writer = MicrosWriter()
+    elif kind == "time_us" and types.is_timestamp(arrow_type) and arrow_type.unit == "us":
+        writer = TimeWriter()
+    elif isinstance(kind, tuple) and kind[0] == "list" and types.is_list(arrow_type):
+        writer = ListWriter()
+        child = (<ListBuilder>builder).child
+        (<ListWriter>writer).element = _writer(kind[1], child, _raw(kind[1]), tables)
+    elif isinstance(kind, tuple) and kind[0] == "record" and types.is_struct(arrow_type):
+        writer = RecordWriter()
+        (<RecordWriter>writer).columns = _columns(
+            tables[kind[1]], list(arrow_type), (<StructBuilder>builder).children, tables
+        )
+    else:
+        raise TypeError(f"kind {kind!r} in an Arrow {arrow_type} column")
+    writer.builder = builder
+    writer.nullable = nullable
+    return writer
+
+
+cdef Column _column(tuple entry, field, Builder builder, dict tables):
+    cdef Column column
+    name, slot, kind, nullable = entry
+    if name != field.name:
+        raise TypeError(f"column {name} where Arrow has {field.name}")
+    if isinstance(kind, tuple) and kind[0] == "switch":
+        column = _switch(kind, builder, tables)
+    else:
+        column = Column()
+        column.writer = _writer(kind, builder, nullable, tables)
+    column.slot = Slot(slot)
+    return column
+
+
+cdef SwitchColumn _switch(tuple kind, Builder builder, dict tables):
+    _, selector, cases, default = kind
+    cdef SwitchColumn column = SwitchColumn()
+    if not pa.types.is_struct(builder.type):
+        raise TypeError(f"switch {kind!r} in an Arrow {builder.type} column")
+    children = (<StructBuilder>builder).children
+    with_payload = [k for _, k in cases if k is not None] + ([default] if default else [])
+    if len(children) != len(with_payload) or len(cases) > 64:
+        raise TypeError(f"switch {kind!r} in an Arrow {builder.type} column")
+    column.selector = Slot(selector)
+    column.writer = Writer()
+    column.writer.builder = builder
+    column.writers = []
+    column.count = len(cases)
+    payload = iter(children)
+    for i, (case, case_kind) in enumerate(cases):
+        column.values[i] = case
+        writer = None
+        if case_kind is not None:
+            writer = _writer(case_kind, next(payload), _raw(case_kind), tables)
+        column.writers.append(writer)
+    if default:
+        column.default = _writer(default, next(payload), _raw(default), tables)
+    return column
+
+
+cdef list _columns(tuple entries, list fields, list builders, dict tables):
+    if len(entries) != len(fields):
+        raise TypeError(f"{len(entries)} columns where Arrow has {len(fields)}")
+    return [_column(e, f, b, tables) for e, f, b in zip(entries, fields, builders)]
+
+
+cdef class RowWriter:
+    """Spark rows of one record's models, written column by column into Arrow builders.
+
+    ``tables`` is a generated module's ``SPARK_COLUMNS``, ``record`` the record of a row,
+    ``fields`` the Arrow fields to build (the record's columns, or some of them in order).
+    Raises TypeError when the table and the Arrow fields disagree."""
+
+    cdef list columns
+    cdef readonly Py_ssize_t rows
+
+    def __init__(self, dict tables, str record, fields):
+        by_name = {entry[0]: entry for entry in tables[record]}
+        self.columns = []
+        for field in fields:
+            if field.name not in by_name:
+                raise TypeError(f"{record} has no column {field.name}")
+            entry = by_name[field.name]
+            self.columns.append(_column(entry, field, builder_for(field.type), tables))
+
+    cdef int _append(self, object model) except -1:
+        cdef Column column
+        for column in self.columns:
+            column.write_from(model)
+        self.rows += 1
+        return 0
+
+    def append(self, model):
+        """One row. If it raises, the columns are left part-written: call reset()."""
+        self._append(model)
+
+    def extend(self, items):
+        """One row per item (a record whose rows are its elements); returns how many."""
+        cdef Py_ssize_t n = 0
+        for item in items:
+            self._append(item)
+            n += 1
+        return n
+
+    def finish(self):
+        """One Arrow array per column; the writer is empty again."""
+        cdef Column column
+        self.rows = 0
+        return [column.writer.builder.finish() for column in self.columns]
+
+    def reset(self):
+        """Drop what was written (after a row raised)."""
+        cdef Column column
+        for column in self.columns:
+            column.writer.builder.reset()
+        self.rows = 0
