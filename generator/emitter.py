@@ -517,9 +517,9 @@ class ModuleEmitter:
                 kind = ("switch", prefix + kind[1], *kind[2:])
             if field.repeat is not None:
                 dtype, kind = f"ArrayType({dtype}, False)", ("list", kind)
-            nullable = field.optional or field.type.kind == "switch" or bool(field.condition)
+            nullable = _may_be_absent(field) or field.type.kind == "switch"
             # what field_row converts without a None guard fails on None
-            none_is_null = field.repeat is None and (field.optional or _raw(kind))
+            none_is_null = _may_be_absent(field) or (field.repeat is None and _raw(kind))
             if field.spark_type == "uuid":
                 out.append((field.name, "StringType()", nullable, (field.name, slot, "uuid", False)))
             elif field.spark_type == "timestamp_us":
@@ -627,9 +627,10 @@ class ModuleEmitter:
         if field.spark_type == "timestamp_us":
             return f"*_timestamp_us_columns({value})"
         if field.repeat is not None:
-            return f"[{self.row_value(ref, 'item')} for item in {value}]"
+            items = f"[{self.row_value(ref, 'item')} for item in {value}]"
+            return f"None if {value} is None else {items}" if _may_be_absent(field) else items
         converted = self.row_value(ref, value)
-        if field.optional and converted != value:
+        if _may_be_absent(field) and converted != value:
             return f"None if {value} is None else {converted}"
         return converted
 
@@ -688,6 +689,12 @@ def _spark_kind(spark: str):
     if spark.startswith("ArrayType("):
         return ("list", _spark_kind(spark[len("ArrayType(") : spark.rindex(",")]))
     return _SCALAR_KINDS[spark]
+
+
+def _may_be_absent(field: Field) -> bool:
+    """Whether a model may hold None for ``field``: optional, or read only ``if:`` its
+    condition holds. Its Spark column is then null, not a conversion of None."""
+    return field.optional or bool(field.condition)
 
 
 def _raw(kind) -> bool:

@@ -293,3 +293,18 @@ def test_limits_reach_the_fast_path():
         with pytest.raises(DecodeError):
             craft.parse(data, **limits)
     assert craft.parse(data, max_count=10).events == craft.parse(data).events
+
+
+def test_every_frame_sample_becomes_a_spark_row():
+    """A frame's fields read only ``if:`` their event is a row change (column groups) or a
+    DDL (ddl_type) are null columns for the other events, not a failed conversion."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    schema = to_arrow_schema(craft.spark_schema("frame"))
+    samples = sorted((Path(__file__).parent.parent / "samples" / "ticdc_craft").glob("*.bin"))
+    assert samples
+    for path in samples:
+        rows = list(craft.to_rows(craft.parse(path.read_bytes(), "frame"), "frame"))
+        assert len(rows) == 1
+        assert pa.Table.from_pylist([dict(zip(schema.names, rows[0]))], schema).num_rows == 1
