@@ -40,7 +40,9 @@ import tracemalloc
 import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+"""The repo's root: every file a benchmark reads is inside it."""
+sys.path.insert(0, str(ROOT))
 warnings.filterwarnings("ignore")
 
 
@@ -163,9 +165,9 @@ def parquet_footer_workload(parquet, parquet_python, tiers, apache):
     for data in files:
         (length,) = struct.unpack("<I", data[-8:-4])
         footers[data[-8 - length : -8]] = data
-    spec_path = Path(__file__).resolve().parent.parent / "specs" / "parquet.yaml"
+    spec_path = ROOT / "specs" / "parquet.yaml"
     apache_cls = b.apache_classes(build_thrift_model(load(spec_path, spec_path.name)))
-    idl = Path(__file__).resolve().parent.parent / "tests/data/thrift/idl/parquet/parquet.thrift"
+    idl = ROOT / "tests" / "data" / "thrift" / "idl" / "parquet" / "parquet.thrift"
     tp2 = thriftpy2.load(str(idl), module_name="suite_parquet_thrift")
     fac = TCompactProtocolFactory()
     decoders = tiers(parquet, parquet_python, "FileMetaData") + [
@@ -440,7 +442,7 @@ def memory_check(mib: int):
             res = subprocess.run(
                 [sys.executable, "-m", "benchmarks", "--memory-child", kind, str(path)],
                 capture_output=True, text=True, check=True,
-                cwd=Path(__file__).resolve().parent.parent,
+                cwd=ROOT,
             )  # fmt: skip
             r = json.loads(res.stdout.strip().splitlines()[-1])
             held = (r["peak"] - r["base"]) * 1024
