@@ -24,7 +24,7 @@ from generator.lowering import Lowering
 from generator.model import build_model
 from runtime.limits import DEFAULT
 from tests.test_fastpath import Same, inputs
-from tests.test_quicktier import exact, quick
+from tests.test_quicktier import exact, mutated_sample, quick
 
 FORMATS = sorted(p.stem for p in (ROOT / "generated" / "_compiled").glob("*.pyx"))
 
@@ -165,13 +165,7 @@ def test_the_compiled_tier_refuses_every_truncation(fmt):
 @given(data=st.data())
 def test_the_compiled_tier_takes_what_the_quick_tier_takes(fmt, data):
     module = built(fmt)
-    samples = inputs(fmt)
-    record, raw = samples[data.draw(st.integers(0, len(samples) - 1))]
-    record = record or module.DEFAULT_RECORD
-    buf = bytearray(raw)
-    for _ in range(data.draw(st.integers(1, 3))):
-        buf[data.draw(st.integers(0, len(buf) - 1))] = data.draw(st.integers(0, 255))
-    agree(module, bytes(buf), record)
+    agree(module, *mutated_sample(module, fmt, data))
 
 
 @pytest.mark.parametrize("record", ["message", "row", "cell"])
