@@ -220,23 +220,21 @@ cdef _Entry _entry(_Reader read, Py_ssize_t depth):
     return entry
 
 
-cdef object _first(object entry, object data, object limits):
-    """The model of ``data`` by ``entry`` (an ``_Entry`` or None), or None (a decline)."""
-    if entry is None or type(data) is not bytes:
-        return None
-    return _whole((<_Entry>entry).read, (<_Entry>entry).depth, <bytes>data, limits)
-
-
 def parse_first(python_parse, default_record, default_limits):
     """The module's ``parse`` with the compiled readers tried first, from C (no Python frame
     when they take the input): ``python_parse`` decides whatever they decline, and every
     call with limits or input that is not ``bytes``."""
+    # the default record's reader found once: a dict look-up is a tenth of a small message
+    cdef object default_entry = _ENTRIES.get(default_record)
 
     def parse(data, record=default_record, **limits):
-        if not limits:
-            model = _first(_ENTRIES.get(record), data, default_limits)
-            if model is not None:
-                return model
+        if not limits and type(data) is bytes:
+            entry = default_entry if record is default_record else _ENTRIES.get(record)
+            if entry is not None:
+                model = _whole((<_Entry>entry).read, (<_Entry>entry).depth, <bytes>data,
+                               default_limits)
+                if model is not None:
+                    return model
         return python_parse(data, record, **limits)
 
     parse.__doc__ = python_parse.__doc__
