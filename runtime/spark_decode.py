@@ -446,10 +446,11 @@ class BatchDecoder:
         (PERMISSIVE; FAILFAST raises :class:`RecordDecodeError` instead).
 
         With the Arrow writer (:attr:`arrow`) the rows go into its columns instead and
-        ``items`` is None. A model the writer does not take (it raises) makes the rest of
-        the batch go the Python way: the rows of the models before it are made from them
-        again and the writer is emptied, so the batch is exactly what the Python way gives,
-        its errors included."""
+        ``items`` is None: the writer parses and writes in its own loop, and hands back each
+        record it cannot parse, for the error handling here. A model the writer does not
+        take (it raises) makes the rest of the batch go the Python way: the rows of the
+        records before it are made again (parsing is deterministic) and the writer is
+        emptied, so the batch is exactly what the Python way gives, its errors included."""
         values = batch.column(self.value_col).to_pylist()
         keys = batch.column(self.key_col).to_pylist() if self.key_col else None
         permissive = self.mode == "PERMISSIVE"
@@ -457,7 +458,6 @@ class BatchDecoder:
         writer, row_field = self.arrow or (None, None)
         if writer is not None:
             writer.reset()  # rows of a batch that raised (FAILFAST) are not this batch's
-        models: list = []
         if self.columnar is not None:
             events_of = self.columnar[0]
 
@@ -478,24 +478,44 @@ class BatchDecoder:
         items: list = []
         counts: list[int] = []
         corrupt: dict[int, tuple] = {}
-        for i, value in enumerate(values):
+        stops = sorted(errors or ()) + [len(values)]
+        i = 0
+        while i < len(values):
+            if writer is not None:
+                # the writer's own loop up to the next record with an error found before
+                try:
+                    i = writer.write_parsed(
+                        parse,
+                        values,
+                        i,
+                        next(s for s in stops if s >= i),
+                        record,
+                        limits,
+                        row_field,
+                        counts,
+                    )
+                except Exception:  # noqa: BLE001 - any: the Python way decides, below
+                    i = len(counts)  # the record the writer did not take
+                    writer.reset()
+                    writer, items_of = None, codec_.rows
+                    items = self.rows_before(values, keys, corrupt, i)
+                    continue
+                if i == len(values):
+                    break
+            key, value = (keys[i] if keys is not None else None), values[i]
             try:
                 if errors and i in errors:
                     raise errors[i]
-                got = items_of(keys[i] if keys is not None else None, value)
-                if writer is not None:
+                got = items_of(key, value)
+                if writer is not None:  # a model after all (its parse is the writer's)
                     try:
-                        if row_field is None:
-                            writer.append(got)
-                            counts.append(1)
-                        else:
-                            counts.append(writer.extend(got[row_field]))
-                        models.append(got)
+                        counts.append(writer.extend([got] if row_field is None else got[row_field]))
+                        i += 1
                         continue
                     except Exception:  # noqa: BLE001 - any: the Python way decides, below
                         writer.reset()
                         writer, items_of = None, codec_.rows
-                        items = [row for model in models for row in codec_.rows_of(model)]
+                        items = self.rows_before(values, keys, corrupt, i)
                     got = codec_.rows_of(got)
             except RECORD_ERRORS as err:
                 if not permissive:
@@ -505,13 +525,24 @@ class BatchDecoder:
                     raise RecordDecodeError(failure_message(self.codec.format, meta, err)) from err
                 corrupt[i] = (value, error_text(err))
                 counts.append(0)
+                i += 1
                 continue
             items.extend(got)
             counts.append(len(got))
+            i += 1
         self.stats["records"] += len(values)
         self.stats["rows"] += sum(counts)
         self.stats["corrupt"] += len(corrupt)
         return (None if writer is not None else items), counts, corrupt
+
+    def rows_before(self, values, keys, corrupt, stop) -> list:
+        """The rows of the good records of ``values[:stop]``, made the Python way."""
+        return [
+            row
+            for i in range(stop)
+            if i not in corrupt
+            for row in self.codec.rows(keys[i] if keys is not None else None, values[i])
+        ]
 
     def decoded_arrays(self, items) -> list:
         """One Arrow array per kept decoded field, one element per item."""

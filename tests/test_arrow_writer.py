@@ -313,6 +313,39 @@ def test_batch_decoder_gives_the_same_batches_with_the_writer(fmt, mode):
     assert written.stats == python.stats
 
 
+def test_the_writers_loop_hands_back_nulls_bad_records_and_errors_found_before():
+    """The writer's own loop stops at a null value, at a record whose parse raises and at
+    the rows of ``errors`` (a frame cut short, found before decoding), and goes on after
+    each: the batch is the Python way's, row for row."""
+    written, python = decoders("plainbuffer", "PERMISSIVE")
+    good, bad = sample_inputs("plainbuffer")[1], sample_inputs("plainbuffer")[0][:-3]
+    values = [None, good, bad, good, None, good, good, bad]
+    for errors in (None, {0: WirespecError("cut")}, {3: WirespecError("cut"), 7: ValueError()}):
+        got = written.decode(input_batch(values), dict(errors or {}))
+        want = python.decode(input_batch(values), dict(errors or {}))
+        assert got.equals(want), (got.to_pylist(), want.to_pylist())
+    assert written.stats == python.stats
+
+
+def test_a_refused_model_after_a_bad_record_keeps_the_rows_before(monkeypatch):
+    mod = load_module("mysql_serialization")
+    good = gtid_event()
+    models = {b"g": good, b"b": gtid_event(uuid=list(range(15)))}
+
+    def parse(data, record, **limits):
+        if data == b"x":
+            raise WirespecError("no such event")
+        return models[data]
+
+    monkeypatch.setattr(mod, "parse", parse)
+    written, python = decoders("mysql_serialization", "PERMISSIVE", "gtid_tagged_event")
+    batch = input_batch([b"g", b"x", b"g", b"b", b"g", b"x"])
+    got, want = written.decode(batch), python.decode(batch)
+    assert got.equals(want)
+    assert got.column("_corrupt_record").to_pylist() == [None, b"x", None, b"b", None, b"x"]
+    assert written.stats == python.stats == {"records": 6, "rows": 3, "corrupt": 3}
+
+
 def parsed_ok(fmt, value):
     try:
         codec(fmt).model(None, value)

@@ -242,6 +242,36 @@ def test_parse_tries_the_compiled_readers_first_and_errors_stay():
             assert compiled_first.value.offset == python_only.value.offset
 
 
+def test_a_big_message_is_read_with_the_gc_paused_and_the_gc_as_it_was_after():
+    """From 64 KiB on the reader pauses the cyclic GC; it leaves it as it found it, whether it
+    takes the message, declines it, or the GC was off already."""
+    import gc
+
+    module = built("plainbuffer")
+    message = module.parse(max((d for _, d in inputs("plainbuffer")), key=len))
+    rows = message.rows * (1 + (1 << 17) // len(module.build(message)))
+    data = module.build(module.Message(rows=rows))
+    assert len(data) >= 1 << 16
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            assert agree(module, data, "message")
+            assert gc.isenabled() is enabled
+            assert not agree(module, data[:-1], "message")
+            assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+def test_parse_of_another_record_than_the_default_is_compiled_too():
+    module = built("plainbuffer")
+    message = module.parse(max((d for _, d in inputs("plainbuffer")), key=len))
+    data = module.build(message.rows[0], "row")
+    assert module.parse(data, "row") == message.rows[0]
+    assert module.parse(data, record="row") == module.parse.__wrapped__(data, "row")
+
+
 def test_parse_pickles_by_reference_as_before():
     module = built("plainbuffer")
     assert pickle.loads(pickle.dumps(module.parse)) is module.parse

@@ -5,9 +5,11 @@
 # null, and a struct or list closes its slot with valid() / close_list() after its children.
 # finish() gives the pyarrow Array and leaves the builder empty for the next batch.
 
+cimport cython
 from libc.stdint cimport int64_t, uint8_t
 
 
+@cython.final  # called directly, not through a vtable: appends are most of the writer's work
 cdef class Buffer:
     """A growable byte buffer that ends as a pyarrow Buffer (no copy)."""
     cdef bytearray data
@@ -17,6 +19,7 @@ cdef class Buffer:
     cdef object finish(self)
 
 
+@cython.final
 cdef class Bitmap:
     """Bits appended one at a time (validity, or a bool column's values)."""
     cdef Buffer bytes

@@ -748,6 +748,35 @@ cdef class RowWriter:
             n += 1
         return n
 
+    def write_parsed(self, parse, list values, Py_ssize_t start, Py_ssize_t stop,
+                     str record, dict limits, row_field, list counts):
+        """``parse(value, record, **limits)`` of ``values[start:stop]`` written as rows (the
+        elements named ``row_field`` of each model, or the model itself when it is None),
+        each one's number of rows appended to ``counts``: a Spark worker's loop without a
+        Python frame a message. Returns where it stopped: ``stop``, or the first value that
+        is None or whose parse raises, left to the caller, whose error handling decides it.
+        A row the writer does not take raises as :meth:`append` does (``len(counts)`` is then
+        that value's index)."""
+        cdef Py_ssize_t i, n
+        for i in range(start, stop):
+            value = values[i]
+            if value is None:
+                return i
+            try:
+                model = parse(value, record, **limits) if limits else parse(value, record)
+            except Exception:  # any: the caller parses it again and its handling decides
+                return i
+            if row_field is None:
+                self._append(model)
+                counts.append(1)
+            else:
+                n = 0
+                for item in getattr(model, row_field):
+                    self._append(item)
+                    n += 1
+                counts.append(n)
+        return stop
+
     def finish(self):
         """One Arrow array per column; the writer is empty again."""
         cdef Column column
