@@ -87,16 +87,21 @@ class BuildEmitter:
     # -- which records can have a fast writer ----------------------------------------
 
     def _supported_records(self) -> dict[str, str]:
-        """Record name -> its writer function's source."""
+        """Record name -> its writer function's source; ``refused``: why the others have
+        none (``build`` writes them with construct)."""
         out: dict[str, str] = {}
+        self.refused: dict[str, str] = {}
         for name in self.spec.record_order():
             record = self.spec.records[name]
             if record.layout != "sequence":
+                self.refused[name] = f"layout {record.layout}: no writer for id-keyed messages"
                 continue
             saved = dict(self.constants)
+            self.writing = ""
             try:
                 out[name] = self.record_function(record, out)
-            except Unsupported:
+            except Unsupported as why:
+                self.refused[name] = f"{self.writing}: {why}" if self.writing else str(why)
                 self.constants = saved
         return out
 
@@ -144,6 +149,7 @@ class BuildEmitter:
         if record.tag is not None:
             w.line(f"out.append(0x{record.tag:02x})")
         for field in record.fields:
+            self.writing = field.name  # the field a refusal names
             w.line(pytext.source_comment(self.spec.source.display, field.line, field.name))
             self.field(w, field, scope, written)
             scope.built.add(field.name)
@@ -194,7 +200,7 @@ class BuildEmitter:
 
         text = _SIZEOF.sub(sizeof, str(text))
         if "this._parent._parent" in text or "rt." in text:
-            raise Unsupported(text)
+            raise Unsupported(f"`{text}` reads the grandparent or calls the runtime")
         text = _PARENT.sub(r"parent.\1", text)
         return _THIS.sub(this, text)
 
@@ -329,7 +335,8 @@ class BuildEmitter:
         """Write ``var`` (one element) as ``ref``; ``var`` becomes what construct's build of
         it returns."""
         if ref.args or ref.kind not in KINDS:
-            raise Unsupported(ref.kind)
+            what = f"runtime primitive {ref.name}" if ref.kind == "runtime" else f"a {ref.kind}"
+            raise Unsupported(f"{what} type")
         if field.const is not None:
             if ref.kind != "prim" or ref.enum:
                 raise Unsupported("a const that is not a plain integer")
@@ -400,7 +407,7 @@ class BuildEmitter:
             return
         prim = PRIMITIVES[ref.name]
         if prim.size is None:
-            raise Unsupported(ref.name)
+            raise Unsupported(f"{ref.name} values")
         if prim.kind == "bool":
             w.line(f"if not isinstance({var}, bool):")
             w.line('    raise TypeError("bool")')
@@ -446,7 +453,7 @@ class BuildEmitter:
 
     def record(self, w: _Lines, ref: TypeRef, var: str, scope: _Scope, written) -> None:
         if ref.name not in written:
-            raise Unsupported(ref.name)
+            raise Unsupported(f"record {ref.name} has no fast writer")
         args = f"{var}, {{out}}" + (", ctx" if self.needs_parent(ref.name) else "")
         if ref.size_is_prefix:
             sub = w.fresh("sub")
