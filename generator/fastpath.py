@@ -167,8 +167,6 @@ class FastPathEmitter:
             raise Unsupported(f"a {ref.kind} type")
         if ref.kind in ("chunk", "region") and ref.size_is_prefix:
             raise Unsupported("a length-prefixed chunk or region")
-        if ref.kind == "str" and ref.size == "eos":
-            raise Unsupported("a string of size: eos")
         for sub in ref.cases.values():
             self._check_type(sub, ok, serializable, bounded or ref.size is not None)
 
@@ -1330,9 +1328,24 @@ class FastPathEmitter:
 
     def bytes_value(self, w: _Writer, ref: TypeRef, var: str) -> None:
         what = "string" if ref.kind == "str" else "bytes"
-        if ref.size == "eos":
+        if ref.size == "eos" and ref.kind == "bytes":
             w.line(f"{var} = buf[pos:end]")
             w.line("pos = end")
+            return
+        if ref.size == "eos":  # construct's GreedyString, and its error word for word
+            start = w.fresh("at")
+            w.line(f"{start} = pos")
+            w.line(f"{var} = buf[pos:end]")
+            w.line("pos = end")
+            w.line("try:")
+            with w.indent():
+                w.line(f"{var} = {var}.decode({ref.encoding!r})")
+            w.line("except UnicodeDecodeError:")
+            with w.indent():
+                w.line(
+                    f'raise DecodeError(f"cannot use encoding {ref.encoding!r} to decode '
+                    f'{{bytes({var})!r}}", offset={start}) from None'
+                )
             return
         start = w.fresh("at")
         n = w.fresh("n")
