@@ -77,6 +77,15 @@ THRIFT = {"parquet", "thrift_compact"}
 """Thrift specs: their modules read and write every struct straight, with no construct path."""
 
 
+@pytest.mark.parametrize("fmt", sorted(THRIFT))
+def test_a_thrift_module_declares_no_fallback(fmt):
+    module = importlib.import_module(f"generated.{fmt}")
+    assert module.FALLBACKS == {"parse": {}, "build": {}}
+    assert (
+        "# Fast paths (FALLBACKS): every struct" in (ROOT / "generated" / f"{fmt}.py").read_text()
+    )
+
+
 @pytest.fixture(scope="module")
 def shipped():
     return spec_fallbacks(ROOT / "specs")
