@@ -11,7 +11,7 @@ interpreting construct objects. It must return the same model as the construct p
 raise the same ``DecodeError`` (class, offset, field path) on bad bytes; tests hold the
 two paths against each other. A record whose fields use something the fast path does not
 know (a runtime primitive, say) gets no fast function, and ``parse`` falls back to
-construct for it.
+construct for it; ``refused`` keeps why, which the module declares (generator/fallbacks.py).
 """
 
 from __future__ import annotations
