@@ -37,7 +37,7 @@ from runtime import tier
 from runtime.errors import DecodeError, EncodeError, SpecError, WirespecError
 
 from . import __version__, thrift_cli
-from .generate import ROOT, generate
+from .generate import ROOT, generate, spec_fallbacks
 
 EXIT_BAD_INPUT = 1
 EXIT_USAGE = 2
@@ -287,6 +287,12 @@ def cmd_generate(args) -> int:
     for o in outcomes:
         if o.status != "fresh" or args.verbose:
             print(f"{o.status:8} {o.path}", file=sys.stderr if o in problems else sys.stdout)
+    if args.verbose:
+        from . import fallbacks  # the emitters: loaded only when asked
+
+        for fmt, tiers in spec_fallbacks(specs).items():
+            for line in fallbacks.report(fmt, tiers):
+                print(f"fallback {line}")
     if args.check and problems:
         print(
             "generated code is out of date or was edited by hand; run `wirespec generate`",
@@ -433,7 +439,14 @@ def parser() -> argparse.ArgumentParser:
     gen.add_argument("--check", action="store_true", help="fail if generated/ is stale or edited")
     gen.add_argument("--specs", default=str(ROOT / "specs"), help="spec folder (default: specs/)")
     gen.add_argument("--out", default=str(ROOT / "generated"), help="output folder")
-    gen.add_argument("-v", "--verbose", action="store_true", help="list fresh files too")
+    gen.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="list fresh files too, and every fallback: each record that parse() or build() "
+        "handles with construct instead of the fast path, or that has no quick-tier or "
+        "compiled reader, with why (also in each module's header and FALLBACKS)",
+    )
     gen.set_defaults(run=cmd_generate)
 
     dec = verbs.add_parser(

@@ -69,6 +69,18 @@ class CompiledTablesEmitter:
         """True when any record of the spec has a compiled reader."""
         return bool(self.messages)
 
+    @property
+    def readers(self) -> set[str]:
+        """The records ``TABLE_READERS`` has a reader for (see ``readers_function``)."""
+        if not self.entries:
+            return set()
+        events = {
+            name
+            for name, frame in self.frames.items()
+            if frame["crc32_if"] is None and name in self.fast_readers
+        }
+        return set(self.messages) | events | set(self.files)
+
     # -- messages ----------------------------------------------------------------------
 
     def message_rows(self, record: Record) -> list[tuple] | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import black
 import jinja2
 
-from . import __version__, pytext
+from . import __version__, fallbacks, pytext
 from .compiled import CompiledEmitter
 from .compiled_tables import CompiledTablesEmitter
 from .fastbuild import BuildEmitter
@@ -729,14 +729,17 @@ def render_with_compiled(spec: Spec) -> tuple[str, str | None]:
     emitter = ModuleEmitter(spec)
     lowering = Lowering(spec)
     compiled = CompiledEmitter(spec, lowering)
+    fast, build, tables = FastPathEmitter(spec), BuildEmitter(spec), CompiledTablesEmitter(spec)
     body = _env().get_template("module.py.j2").render(
         spec=spec,
         e=emitter,
-        fast=FastPathEmitter(spec),
-        build=BuildEmitter(spec),
+        fast=fast,
+        build=build,
         quick=QuickTierEmitter(spec, lowering),
         compiled=compiled,
-        tables=CompiledTablesEmitter(spec),
+        tables=tables,
+        fallbacks=fallbacks.collect(spec, fast, build, lowering, compiled, tables),
+        fallback_lines=fallbacks.header_lines,
         strategies=StrategyEmitter(spec, emitter),
         records=[spec.records[name] for name in spec.record_order()],
         version=__version__,

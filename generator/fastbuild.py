@@ -87,16 +87,23 @@ class BuildEmitter:
     # -- which records can have a fast writer ----------------------------------------
 
     def _supported_records(self) -> dict[str, str]:
-        """Record name -> its writer function's source."""
+        """Record name -> its writer function's source; ``refused``: why the others have
+        none (``build`` writes them with construct)."""
         out: dict[str, str] = {}
+        self.refused: dict[str, str] = {}
         for name in self.spec.record_order():
             record = self.spec.records[name]
             if record.layout != "sequence":
+                self.refused[name] = (
+                    f"layout {record.layout}: no writer for id-keyed messages (a record holding one writes it with construct)"
+                )
                 continue
             saved = dict(self.constants)
+            self.writing = ""
             try:
                 out[name] = self.record_function(record, out)
-            except Unsupported:
+            except Unsupported as why:
+                self.refused[name] = f"{self.writing}: {why}" if self.writing else str(why)
                 self.constants = saved
         return out
 
@@ -144,6 +151,7 @@ class BuildEmitter:
         if record.tag is not None:
             w.line(f"out.append(0x{record.tag:02x})")
         for field in record.fields:
+            self.writing = field.name  # the field a refusal names
             w.line(pytext.source_comment(self.spec.source.display, field.line, field.name))
             self.field(w, field, scope, written)
             scope.built.add(field.name)
@@ -194,7 +202,7 @@ class BuildEmitter:
 
         text = _SIZEOF.sub(sizeof, str(text))
         if "this._parent._parent" in text or "rt." in text:
-            raise Unsupported(text)
+            raise Unsupported(f"`{text}` reads the grandparent or calls the runtime")
         text = _PARENT.sub(r"parent.\1", text)
         return _THIS.sub(this, text)
 
@@ -204,6 +212,8 @@ class BuildEmitter:
         optional = field.tag is not None and field.optional
         if field.value:
             w.line(f"{var} = {self.expression(field.value, scope)}")
+        elif field.checksum is not None and field.condition:
+            w.line(f'{var} = model.get("{field.name}")  # what construct\'s If keeps when absent')
         elif field.checksum is None:
             # construct reads a field it may build from nothing with .get, any other with []
             nothing = field.const is not None or ref.kind == "presence" or optional
@@ -249,8 +259,8 @@ class BuildEmitter:
 
     def checksum(self, w: _Lines, field: Field, var: str, scope: _Scope) -> None:
         """``rt_checksum.Checksum``: the items' bytes as construct gives them, then the sum."""
-        if field.repeat is not None or field.condition or field.type.kind != "prim":
-            raise Unsupported("a repeated, conditional or composite checksum")
+        if field.repeat is not None or field.type.kind != "prim":
+            raise Unsupported("a repeated checksum or one that is no number")
         parts = []
         for item in field.checksum.items:
             if item.kind == "raw":
@@ -329,7 +339,8 @@ class BuildEmitter:
         """Write ``var`` (one element) as ``ref``; ``var`` becomes what construct's build of
         it returns."""
         if ref.args or ref.kind not in KINDS:
-            raise Unsupported(ref.kind)
+            what = f"runtime primitive {ref.name}" if ref.kind == "runtime" else f"a {ref.kind}"
+            raise Unsupported(f"{what} type")
         if field.const is not None:
             if ref.kind != "prim" or ref.enum:
                 raise Unsupported("a const that is not a plain integer")
@@ -365,11 +376,13 @@ class BuildEmitter:
             self.sized_end(w, ref, start, scope)
 
     def switch(self, w: _Lines, ref: TypeRef, var: str, field: Field, scope, written) -> None:
-        """construct's ``Switch`` on an enum field: the case of its member, else the
-        default, else nothing (construct's Pass)."""
+        """construct's ``Switch`` on a number field (an enum's member, or a plain integer
+        such as an open enum's): the case whose member equals it, else the default, else
+        nothing (construct's Pass). The key is what the field's writer accepted, an integer
+        or a member, so ``==`` finds the case construct's dict lookup finds."""
         key = scope.record.field(ref.switch_on)
-        if key.type.kind != "prim" or not key.type.enum or key.repeat is not None:
-            raise Unsupported("a switch on anything but an enum field")  # hashing may differ
+        if key.type.kind != "prim" or key.repeat is not None:
+            raise Unsupported("a switch on a field that is no single number")
         if key.name not in scope.built:
             raise Unsupported("a switch on a field written after it")
         if field.const is not None or ref.size_is_prefix:
@@ -400,7 +413,7 @@ class BuildEmitter:
             return
         prim = PRIMITIVES[ref.name]
         if prim.size is None:
-            raise Unsupported(ref.name)
+            raise Unsupported(f"{ref.name} values")
         if prim.kind == "bool":
             w.line(f"if not isinstance({var}, bool):")
             w.line('    raise TypeError("bool")')
@@ -440,13 +453,26 @@ class BuildEmitter:
                 w.line(f"{data} = rt.pad_to({data}, {ref.size}, {ref.pad!r})")
             w.line(f"if len({data}) != {self.expression(ref.size, scope)}:")
             w.line('    raise ValueError("size")')
-        else:
-            raise Unsupported("greedy strings and bytes")
+        elif ref.kind == "str":  # size: eos, construct's GreedyString
+            w.line(f"if not isinstance({var}, str):")
+            w.line('    raise TypeError("text")')
+            w.line(f"{data} = {var}.encode({ref.encoding!r})")
+        else:  # size: eos, construct's GreedyBytes (which keeps bytes, as built)
+            w.line(f"{var} = {data} = bytes({var}) if type({var}) is bytearray else {var}")
+            w.line(f"if not isinstance({data}, bytes):")
+            w.line('    raise TypeError("bytes")')
         w.line(f"out += {data}")
 
     def record(self, w: _Lines, ref: TypeRef, var: str, scope: _Scope, written) -> None:
         if ref.name not in written:
-            raise Unsupported(ref.name)
+            if self.message_by_construct(ref):
+                # the id-keyed message alone through its construct object (its own writer):
+                # the rest of the record stays fast; it returns the model it wrote
+                start = self.sized_start(w, ref)
+                w.line(f"out += {ref.name}.build({var})")
+                self.sized_end(w, ref, start, scope)
+                return
+            raise Unsupported(f"record {ref.name} has no fast writer")
         args = f"{var}, {{out}}" + (", ctx" if self.needs_parent(ref.name) else "")
         if ref.size_is_prefix:
             sub = w.fresh("sub")
@@ -458,6 +484,13 @@ class BuildEmitter:
         start = self.sized_start(w, ref)
         w.line(f"{var} = _write_{ref.name}({args.format(out='out')})")
         self.sized_end(w, ref, start, scope)
+
+    def message_by_construct(self, ref: TypeRef) -> bool:
+        """Whether a record field holds an id-keyed message (no writer here) that its
+        construct object can build on its own: not length-prefixed, not reading
+        ``_parent``."""
+        target = self.spec.records[ref.name]
+        return target.serializable and not ref.size_is_prefix and not self.needs_parent(ref.name)
 
     def sized_start(self, w: _Lines, ref: TypeRef) -> str | None:
         """``rt.Sized`` around ``ref`` whose size is checked once it is written."""

@@ -11,7 +11,7 @@ interpreting construct objects. It must return the same model as the construct p
 raise the same ``DecodeError`` (class, offset, field path) on bad bytes; tests hold the
 two paths against each other. A record whose fields use something the fast path does not
 know (a runtime primitive, say) gets no fast function, and ``parse`` falls back to
-construct for it.
+construct for it; ``refused`` keeps why, which the module declares (generator/fallbacks.py).
 """
 
 from __future__ import annotations
@@ -102,14 +102,15 @@ class FastPathEmitter:
         self.needs_parent = {
             name for name, record in self.spec.records.items() if self._uses_parent(record)
         }
+        self.refused: dict[str, str] = {}
+        """Record -> why it has no fast reader (``parse`` reads it with construct)."""
         for name in self.spec.record_order():
             record = self.spec.records[name]
-            if record.layout not in ("sequence", "serializable"):
-                continue
             try:
                 for field in record.fields:
                     self._check_field(field, record, ok)
-            except Unsupported:
+            except Unsupported as why:
+                self.refused[name] = f"{field.name}: {why}"
                 continue
             ok.add(name)
         return ok
@@ -150,24 +151,22 @@ class FastPathEmitter:
         """``bounded``: inside a sized switch (a message there ends where the size says)."""
         if ref.kind == "record":
             if ref.name not in ok:
-                raise Unsupported(ref.name)
+                raise Unsupported(f"record {ref.name} has no fast reader")
             target = self.spec.records[ref.name]
             if serializable and (target.serializable or ref.name in self.needs_parent):
                 raise Unsupported("a message or a _parent user nested in a message")
             if target.serializable and ref.size is None and not bounded:
                 raise Unsupported("an unsized message inside a record")
         if ref.args:
-            raise Unsupported("runtime arguments")
+            raise Unsupported(f"runtime primitive {ref.name} (it brings its own reader)")
         if ref.kind == "prim" and (ref.name not in PRIMITIVES or ref.name == "reversed_uvarint"):
-            raise Unsupported(ref.name)  # a reversed uvarint is read in a trailer only
+            raise Unsupported(f"{ref.name} outside a trailer")  # read from the end only
         if ref.size_is_prefix and ref.size == "reversed_uvarint":
             raise Unsupported("a reversed length prefix")
         if ref.kind not in FAST_KINDS:
-            raise Unsupported(ref.kind)
+            raise Unsupported(f"a {ref.kind} type")
         if ref.kind in ("chunk", "region") and ref.size_is_prefix:
             raise Unsupported("a length-prefixed chunk or region")
-        if ref.kind == "str" and ref.size == "eos":
-            raise Unsupported("greedy strings")
         for sub in ref.cases.values():
             self._check_type(sub, ok, serializable, bounded or ref.size is not None)
 
@@ -1329,9 +1328,24 @@ class FastPathEmitter:
 
     def bytes_value(self, w: _Writer, ref: TypeRef, var: str) -> None:
         what = "string" if ref.kind == "str" else "bytes"
-        if ref.size == "eos":
+        if ref.size == "eos" and ref.kind == "bytes":
             w.line(f"{var} = buf[pos:end]")
             w.line("pos = end")
+            return
+        if ref.size == "eos":  # construct's GreedyString, and its error word for word
+            start = w.fresh("at")
+            w.line(f"{start} = pos")
+            w.line(f"{var} = buf[pos:end]")
+            w.line("pos = end")
+            w.line("try:")
+            with w.indent():
+                w.line(f"{var} = {var}.decode({ref.encoding!r})")
+            w.line("except UnicodeDecodeError:")
+            with w.indent():
+                w.line(
+                    f'raise DecodeError(f"cannot use encoding {ref.encoding!r} to decode '
+                    f'{{bytes({var})!r}}", offset={start}) from None'
+                )
             return
         start = w.fresh("at")
         n = w.fresh("n")

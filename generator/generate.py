@@ -1,8 +1,8 @@
 """``wirespec generate``: every spec under ``specs/`` -> a module under ``generated/``.
 
-    >>> from pathlib import Path
-    >>> "plainbuffer.yaml" in [p.name for p in spec_files(Path("specs"))]
-    True
+>>> from pathlib import Path
+>>> "plainbuffer.yaml" in [p.name for p in spec_files(Path("specs"))]
+True
 """
 
 from __future__ import annotations
@@ -33,11 +33,7 @@ def render_spec(path: Path, root: Path = ROOT) -> tuple[str, str]:
 
 def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str, str | None]:
     """(format name, module text, compiled tier text or None) for one spec file."""
-    try:
-        display = str(path.resolve().relative_to(root))
-    except ValueError:
-        display = path.name
-    loaded = load(path, display)
+    loaded = load(path, _display(path, root))
     if "protocol" in loaded.data:  # id-keyed protocols (Thrift): their own model and template
         from .thrift import build_thrift_model, render_thrift
 
@@ -47,6 +43,28 @@ def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str, str | 
 
     spec = build_model(loaded)
     return (spec.format, *render_with_compiled(spec))
+
+
+def spec_fallbacks(specs_dir: Path, root: Path = ROOT) -> dict[str, dict[str, dict[str, str]]]:
+    """Format -> its ``FALLBACKS`` (generator/fallbacks.py), for ``generate -v``; a Thrift
+    spec's module has no construct path (every struct has its reader and writer)."""
+    from .fallbacks import collect
+
+    out = {}
+    for path in spec_files(specs_dir):
+        loaded = load(path, _display(path, root))
+        if "protocol" not in loaded.data:
+            spec = build_model(loaded)
+            out[spec.format] = collect(spec)
+    return out
+
+
+def _display(path: Path, root: Path) -> str:
+    """How errors and generated headers name a spec: relative to the repository."""
+    try:
+        return str(path.resolve().relative_to(root))
+    except ValueError:
+        return path.name
 
 
 @dataclass

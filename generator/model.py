@@ -923,7 +923,26 @@ class _Builder:
         field.default_from = raw.get("default_from", "")
         field.unknown_field_policy = raw.get("unknown_field_policy", "ignore")
         self.readable(field, raw, parts)
+        self.no_ignored_keys(field, raw, parts)
         return field
+
+    def no_ignored_keys(self, field: Field, raw: dict, parts) -> None:
+        """Keys that no emitter would act on for this field are refused, not ignored (only
+        for the kinds known to ignore them: a new kind decides its own keys)."""
+        ref = field.type
+        if "encoding" in raw and ref.kind in ("prim", "bytes"):
+            raise self.error(parts + ("encoding",), "encoding: goes with a str")
+        if "max_length" in raw and ref.kind == "prim":
+            raise self.error(parts + ("max_length",), "max_length goes with a str or bytes")
+        if "size" in raw and ref.kind in ("prim", "presence", "empty"):
+            raise self.error(parts + ("size",), f"a {ref.name} has a size of its own")
+        counted = isinstance(field.repeat, dict) and "count" in field.repeat
+        if "min_count" in raw and (field.repeat in (None, "msb_count") or counted):
+            raise self.error(parts + ("min_count",), "min_count goes with repeat: eos or tagged")
+        if field.const is not None and ref.kind in ("str", "bytes"):
+            raise self.error(parts + ("const",), "const: goes with a number type")
+        if field.checksum is not None and "value" in raw:
+            raise self.error(parts + ("value",), "a checksum is computed: no value: with it")
 
     def readable(self, field: Field, raw: dict, parts) -> None:
         """``open:``, ``logical:`` and ``pad:``: how a field reads in the JSON form."""

@@ -86,6 +86,7 @@ MODULE_CONSTANTS = frozenset(
         "TABLE_ROW_ITERATORS",
         "RECORD_DETECTORS",
         "CLAIM_CHECK_RECORD",
+        "FALLBACKS",
     ]
 )
 """Upper-case module names; an enum attribute table ``ENUM_ATTRIBUTE`` may not be one."""

@@ -597,7 +597,7 @@ RESERVED_MODULE_NAMES = frozenset(
     {"DecodeError", "EncodeError", "WirespecError", "MODELS", "STRUCT_FIELDS", "THRIFT_ENUMS"}
     | {"FIELD_TABLES"}
     | {"PROTOCOL_ID", "VERSION", "RECORDS", "FORMAT", "DEFAULT_RECORD", "DEFAULT_LIMITS"}
-    | {"RECORD_DETECTORS"}
+    | {"RECORD_DETECTORS", "FALLBACKS"}
     | {"trace", "rt"}
     | spec_names.MODULE_FUNCTIONS
     | {name for name in dir(builtins) if not name.startswith("_")}
