@@ -736,7 +736,7 @@ def render_with_compiled(spec: Spec) -> tuple[str, str | None]:
         build=BuildEmitter(spec),
         quick=QuickTierEmitter(spec, lowering),
         compiled=compiled,
-        tables=CompiledTablesEmitter(spec),
+        tables=CompiledTablesEmitter(spec, emitter.runtime_instance),
         strategies=StrategyEmitter(spec, emitter),
         records=[spec.records[name] for name in spec.record_order()],
         version=__version__,

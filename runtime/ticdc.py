@@ -33,7 +33,7 @@ FLAG_HANDLE_KEY = 0x02
 FLAG_UNSIGNED = 0x80
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class Column:
     """One column of a row image."""
 
@@ -45,7 +45,7 @@ class Column:
     value: ColumnValue = None
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class RowChangedEvent:
     """An insert (``new`` only), update (``new`` and ``old``) or delete (``old`` only)."""
 
@@ -74,7 +74,7 @@ class RowChangedEvent:
         return "insert"
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class DdlEvent:
     """A schema change; ``ddl_type`` is TiDB's ``model.ActionType`` (3 = CREATE TABLE)."""
 
@@ -87,7 +87,7 @@ class DdlEvent:
     op = "ddl"
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class ResolvedEvent:
     """A watermark: every change with a smaller commit ts has been sent."""
 
