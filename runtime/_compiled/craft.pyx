@@ -95,6 +95,12 @@ cdef enum:
 
 cdef uint64_t FLAG_UNSIGNED = ticdc.FLAG_UNSIGNED  # an int column's uvarint flag
 
+# 0..255 as objects, kept alive here: type codes and most flags need no call.
+_SMALL_INTS = tuple(range(256))
+cdef PyObject* SMALL_INTS[256]
+for _code in range(256):
+    SMALL_INTS[_code] = <PyObject*>_SMALL_INTS[_code]
+
 
 cdef struct Lim:  # the limits a decode checks, copied for the call (runtime.limits.Limits)
     Py_ssize_t max_message_bytes, max_count, max_string, max_depth
@@ -599,8 +605,9 @@ cdef class Decoder:
                 payload += length
             column = new_model(COLUMN)
             put_slot(column, COLUMN_NAME, <object>PyList_GET_ITEM(terms, <Py_ssize_t>name))
-            put_slot(column, COLUMN_TYPE, PyLong_FromUnsignedLongLong(code))
-            put_slot(column, COLUMN_FLAGS, PyLong_FromUnsignedLongLong(flags))
+            put_slot(column, COLUMN_TYPE, <object>SMALL_INTS[code])  # code < 256: a kind
+            put_slot(column, COLUMN_FLAGS, <object>SMALL_INTS[flags] if flags < 256
+                     else PyLong_FromUnsignedLongLong(flags))
             put_slot(column, COLUMN_VALUE, value)
             Py_INCREF(column)
             PyList_SET_ITEM(out, j, column)
