@@ -8,6 +8,11 @@ one Spark table shape and can be transcoded into each other:
     >>> ev.op
     'insert'
 
+The classes are ``slots=True`` dataclasses (a decoded message makes one object per column,
+and the compiled Craft reader writes their slots directly): ``==``, ``dataclasses.replace``
+and ``asdict``, ``copy`` and ``pickle`` work as for any dataclass; an instance has no
+``__dict__`` (``vars()`` does not apply, and no other attribute can be set).
+
 Values are exact. The Python type of ``Column.value`` follows the MySQL type code and the
 column flags, the same for both codecs:
 
