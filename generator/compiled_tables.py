@@ -22,7 +22,12 @@ module (until ``generator/lowering.py`` renders positional records, see its docs
 * a *file*: a big-endian magic, a head record (read by the Python fast reader), then frames
   back to back (``repeat: eos``), whose CRC-32 condition names that head.
 
-A record of any other shape gets no table and stays with the Python readers.
+A record that is one runtime primitive with a compiled reader of whole messages (Craft's
+``craft_message``: ``RuntimeType.compiled``) needs no table: the primitive's configured
+instance gives its reader (``compiled_reader``), None when the tier is not built.
+
+A record of any other shape gets no table and stays with the Python readers. ``parse`` tries
+these readers first, from C (``runtime/_compiled/dispatch.pyx``), when they are built.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import re
 from . import pytext
 from .fastpath import FastPathEmitter
 from .model import Field, Record, Spec, TypeRef, camel
-from .types import PRIMITIVES
+from .types import PRIMITIVES, RUNTIME_TYPES
 
 _HEADER_WIDTHS = {"u8": 1, "u16": 2, "u32": 4, "u16le": 2, "u32le": 4}
 _SIZE = re.compile(r"this\.(\w+) - (\d+)")
@@ -45,7 +50,9 @@ _TRAILER_IF = re.compile(r"this\._parent\.(\w+)\.(\w+) == (\d+)")
 class CompiledTablesEmitter:
     """The compiled tier's tables of one spec and the code that hands them to the loop."""
 
-    def __init__(self, spec: Spec):
+    def __init__(self, spec: Spec, runtime_instance=None):
+        """``runtime_instance``: the module-level name of a runtime primitive's configured
+        instance (``ModuleEmitter.runtime_instance``)."""
         self.spec = spec
         self.fast_readers = FastPathEmitter(spec).supported
         self.messages = {
@@ -63,11 +70,21 @@ class CompiledTablesEmitter:
             for name, record in spec.records.items()
             if (framing := self.file(record)) is not None
         }
+        self.runtime = {
+            name: (runtime_instance(record.fields[0].type), record.fields[0].name)
+            for name, record in spec.records.items()
+            if runtime_instance is not None
+            and len(record.fields) == 1
+            and record.fields[0].type.kind == "runtime"
+            and RUNTIME_TYPES[record.fields[0].type.name].compiled
+        }
+        """Record -> (the configured runtime primitive whose compiled reader reads it, the
+        record's field)."""
 
     @property
     def entries(self) -> bool:
         """True when any record of the spec has a compiled reader."""
-        return bool(self.messages)
+        return bool(self.messages or self.runtime)
 
     @property
     def readers(self) -> set[str]:
@@ -255,8 +272,10 @@ class CompiledTablesEmitter:
     def module_code(self) -> str:
         """The tables, and ``TABLE_READERS`` / ``TABLE_ROW_ITERATORS``: by record,
         the compiled ``parse`` / ``iter_rows`` readers (empty when the tier is absent)."""
-        if not self.entries:
-            return "TABLE_READERS = {}\nTABLE_ROW_ITERATORS = {}\n"
+        if not self.messages:
+            out = ["TABLE_READERS, TABLE_ROW_ITERATORS = {}, {}"]
+            out.extend(self.runtime_readers())
+            return "\n".join(out) + "\n"
         out = []
         for name, rows in self.messages.items():
             out.append(f"# {name}: (id, slot, kind, bits, count, max_length, encoding, absent)")
@@ -276,7 +295,18 @@ class CompiledTablesEmitter:
         out.append("TABLE_READERS, TABLE_ROW_ITERATORS = _compiled_readers(")
         out.append('    rt_tier.compiled("runtime._compiled.serializable")')
         out.append(")")
+        out.extend(self.runtime_readers())
         return "\n".join(out) + "\n"
+
+    def runtime_readers(self) -> list[str]:
+        """The runtime primitives' compiled readers, added to ``TABLE_READERS`` when built."""
+        out = []
+        for name, (instance, field) in self.runtime.items():
+            reader = f"_{name}_compiled_reader"
+            out.append(f"{reader} = {instance}.compiled_reader({camel(name)}, {field!r}, _LIMITS)")
+            out.append(f"if {reader} is not None:")
+            out.append(f"    TABLE_READERS[{name!r}] = {reader}")
+        return out
 
     def readers_function(self) -> list[str]:
         out = [

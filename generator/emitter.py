@@ -729,7 +729,8 @@ def render_with_compiled(spec: Spec) -> tuple[str, str | None]:
     emitter = ModuleEmitter(spec)
     lowering = Lowering(spec)
     compiled = CompiledEmitter(spec, lowering)
-    fast, build, tables = FastPathEmitter(spec), BuildEmitter(spec), CompiledTablesEmitter(spec)
+    fast, build = FastPathEmitter(spec), BuildEmitter(spec)
+    tables = CompiledTablesEmitter(spec, emitter.runtime_instance)
     body = _env().get_template("module.py.j2").render(
         spec=spec,
         e=emitter,

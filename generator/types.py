@@ -244,6 +244,10 @@ class RuntimeType:
     """The instance has ``read(buf, pos, end, limits)`` -> (value, pos): a fast reader;
     with ``record`` arguments also ``use_fast_readers(arg=...)``, which the generated
     module calls with the fast-path readers of those records."""
+    compiled: bool = False
+    """The instance has ``compiled_reader(model, field, defaults)``, called after
+    ``use_fast_readers``: the compiled tier's ``(data, limits) -> model or None`` (None:
+    declined) of a record that is this one field, or None when the tier is not built."""
 
 
 RUNTIME_TYPES: dict[str, RuntimeType] = {
@@ -264,6 +268,7 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
         rows_to_row="rt_ticdc.to_row",
         exports=("decode_message", "encode_events"),
         fast=True,
+        compiled=True,
     ),
 }
 """Runtime primitives a spec names by ``type:`` (see specs/README.md, Runtime primitives)."""

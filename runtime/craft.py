@@ -1819,6 +1819,15 @@ class CraftMessage(Construct):
     _compiled = None
     _compiled_encoder = None
 
+    def compiled_reader(self, model, field: str, defaults: _limits.Limits):
+        """The compiled tier's ``parse`` of a record that is this one ``field`` (``model``,
+        a slots dataclass): ``(data, limits) -> model``, or None to decline (then
+        :meth:`read` decides); None when the tier is not built or not used. Called after
+        :meth:`use_fast_readers`."""
+        if self._compiled is None:
+            return None
+        return _COMPILED.MessageReader(self._compiled, model, field, defaults).parse
+
     def use_fast_writers(self, frame) -> None:
         """Write frames with ``frame``, the generated fast path's writer of the spec's
         ``frame`` record (``(model, out)`` appends construct's bytes to ``out``, or raises

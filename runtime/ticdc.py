@@ -8,6 +8,11 @@ one Spark table shape and can be transcoded into each other:
     >>> ev.op
     'insert'
 
+The classes are ``slots=True`` dataclasses (a decoded message makes one object per column,
+and the compiled Craft reader writes their slots directly): ``==``, ``dataclasses.replace``
+and ``asdict``, ``copy`` and ``pickle`` work as for any dataclass; an instance has no
+``__dict__`` (``vars()`` does not apply, and no other attribute can be set).
+
 Values are exact. The Python type of ``Column.value`` follows the MySQL type code and the
 column flags, the same for both codecs:
 
@@ -33,7 +38,7 @@ FLAG_HANDLE_KEY = 0x02
 FLAG_UNSIGNED = 0x80
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class Column:
     """One column of a row image."""
 
@@ -45,7 +50,7 @@ class Column:
     value: ColumnValue = None
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class RowChangedEvent:
     """An insert (``new`` only), update (``new`` and ``old``) or delete (``old`` only)."""
 
@@ -74,7 +79,7 @@ class RowChangedEvent:
         return "insert"
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class DdlEvent:
     """A schema change; ``ddl_type`` is TiDB's ``model.ActionType`` (3 = CREATE TABLE)."""
 
@@ -87,7 +92,7 @@ class DdlEvent:
     op = "ddl"
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class ResolvedEvent:
     """A watermark: every change with a smaller commit ts has been sent."""
 

@@ -3,7 +3,10 @@ vector and sample, every truncation, byte mutations, limits and generated events
 exactly the Python path's events (same classes, same field values in the same order) or
 declines (None), and it declines wherever the Python path raises. Skipped when not built."""
 
+import copy
+import dataclasses
 import json
+import pickle
 import random
 import struct
 from pathlib import Path
@@ -47,7 +50,8 @@ def shape(value):
     if isinstance(value, list):
         return [shape(v) for v in value]
     if isinstance(value, (Column, RowChangedEvent, DdlEvent, ResolvedEvent)):
-        return type(value), [(k, shape(v)) for k, v in vars(value).items()]
+        fields = dataclasses.fields(value)  # slots: the fields are all there is
+        return type(value), [(f.name, shape(getattr(value, f.name))) for f in fields]
     if isinstance(value, float):
         return float, struct.pack("<d", value)
     return type(value), value
@@ -84,6 +88,42 @@ def test_vectors_and_samples_decode_equal_and_rebuild(name):
     assert events is not None
     assert craft.parse(data).events == events
     assert craft.build(craft.Message(events=events)) == data
+
+
+def test_parse_tries_the_compiled_reader_first():
+    """``craft.parse`` of a message is the compiled ``MessageReader`` (from C), equal to
+    the construct path's model; with limits or input that is not bytes it declines and
+    the Python path decides."""
+    reader = craft.TABLE_READERS["message"]
+    for data in MESSAGES.values():
+        model = reader(data, {})
+        want = craft.parse_construct(data)
+        assert type(model) is craft.Message and shape(model.events) == shape(want.events)
+        assert reader(data, {"max_count": 1}) is None
+        assert reader(bytearray(data), {}) is None
+        assert shape(craft.parse(bytearray(data)).events) == shape(want.events)
+    with pytest.raises(DecodeError) as raised:
+        craft.parse(MESSAGES["seed_row_changed_update"], max_string=7)
+    with pytest.raises(DecodeError) as construct:
+        craft.parse_construct(MESSAGES["seed_row_changed_update"], max_string=7)
+    assert str(raised.value) == str(construct.value)
+
+
+def test_a_repeated_term_dictionary_is_read_once_and_checked_under_each_limits():
+    seed = MESSAGES["seed_row_changed_update"]
+    first, again = held(seed, must_take=True), held(seed, must_take=True)
+    assert all(a.name is b.name for a, b in zip(first[0].new, again[0].new))
+    for max_string in (1, 7, 8, 9, 19):
+        held(seed, Limits.from_kwargs({"max_string": max_string}), must_take=True)
+    for max_count in (7, 8, 9, 10):
+        held(seed, Limits.from_kwargs({"max_count": max_count}), must_take=True)
+
+
+def test_events_pickle_copy_and_compare_as_before():
+    events = held(MESSAGES["seed_row_changed_update"], must_take=True)
+    assert pickle.loads(pickle.dumps(events)) == events
+    assert copy.deepcopy(events) == events and copy.copy(events[0]) == events[0]
+    assert dataclasses.replace(events[0], row_id=7) != events[0]
 
 
 @pytest.mark.parametrize("name", sorted(MESSAGES))

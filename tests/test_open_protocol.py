@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import math
@@ -293,7 +294,7 @@ def canonical(evs, legacy: bool = False):
     out = []
     for ev in evs:
         if isinstance(ev, RowChangedEvent):
-            ev = RowChangedEvent(**{**vars(ev), "new": cols(ev.new), "old": cols(ev.old)})
+            ev = dataclasses.replace(ev, new=cols(ev.new), old=cols(ev.old))
         out.append(ev)
     return out
 

@@ -19,7 +19,7 @@ by it; the limits (``runtime.limits``) are the Python path's.
 
 import dataclasses
 
-from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.float cimport PyFloat_FromDouble
 from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
 from cpython.object cimport PyObject
@@ -30,55 +30,47 @@ from cpython.unicode cimport (
 )
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy
+from libc.string cimport memcmp, memcpy
 
 from runtime import ticdc
 from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
-
-# The event classes are filled as their dataclass __init__ fills them, field by field in
-# declaration order (so an instance's __dict__ is the one __init__ makes): the fields this
-# module writes must be the classes' own, else it refuses to load and Python decodes.
-def _field_names(cls):
-    return tuple(f.name for f in dataclasses.fields(cls))
+from runtime._compiled.slots cimport new_model, put_slot, slots_of
 
 
-if (
-    _field_names(Column) != ("name", "type", "flags", "value")
-    or _field_names(RowChangedEvent)
-    != ("commit_ts", "schema", "table", "partition", "new", "old", "row_id",
-        "handle_key_only", "claim_check_location")
-    or _field_names(DdlEvent) != ("commit_ts", "schema", "table", "ddl_type", "query")
-    or _field_names(ResolvedEvent) != ("commit_ts",)
-):
-    raise ImportError("runtime.ticdc's event classes changed: runtime/_compiled/craft.pyx is stale")
+# The events are made as runtime.ticdc's slots dataclasses are made (object.__new__), every
+# field's slot written at its offset; slots_of refuses (the import fails: Python decodes) a class
+# whose fields are not exactly the ones written here.
+cdef type COLUMN = Column, ROW = RowChangedEvent, DDL = DdlEvent, RESOLVED = ResolvedEvent
+cdef dict _COLUMN = slots_of(Column, ["name", "type", "flags", "value"])
+cdef dict _ROW = slots_of(
+    RowChangedEvent,
+    ["commit_ts", "schema", "table", "partition", "new", "old", "row_id", "handle_key_only",
+     "claim_check_location"],
+)
+cdef dict _DDL = slots_of(DdlEvent, ["commit_ts", "schema", "table", "ddl_type", "query"])
+cdef Py_ssize_t COLUMN_NAME = _COLUMN["name"], COLUMN_TYPE = _COLUMN["type"]
+cdef Py_ssize_t COLUMN_FLAGS = _COLUMN["flags"], COLUMN_VALUE = _COLUMN["value"]
+cdef Py_ssize_t ROW_TS = _ROW["commit_ts"], ROW_SCHEMA = _ROW["schema"]
+cdef Py_ssize_t ROW_TABLE = _ROW["table"], ROW_PARTITION = _ROW["partition"]
+cdef Py_ssize_t ROW_NEW = _ROW["new"], ROW_OLD = _ROW["old"], ROW_ID = _ROW["row_id"]
+cdef Py_ssize_t ROW_HANDLE_KEY_ONLY = _ROW["handle_key_only"]
+cdef Py_ssize_t ROW_CLAIM_CHECK = _ROW["claim_check_location"]
+cdef Py_ssize_t DDL_TS = _DDL["commit_ts"], DDL_SCHEMA = _DDL["schema"]
+cdef Py_ssize_t DDL_TABLE = _DDL["table"], DDL_TYPE = _DDL["ddl_type"]
+cdef Py_ssize_t DDL_QUERY = _DDL["query"]
+cdef Py_ssize_t RESOLVED_TS = slots_of(ResolvedEvent, ["commit_ts"])["commit_ts"]
 
 _ROW_DEFAULTS = {f.name: f.default for f in dataclasses.fields(RowChangedEvent)}
 cdef object ROW_ID_DEFAULT = _ROW_DEFAULTS["row_id"]
 cdef object HANDLE_KEY_ONLY_DEFAULT = _ROW_DEFAULTS["handle_key_only"]
 cdef object CLAIM_CHECK_DEFAULT = _ROW_DEFAULTS["claim_check_location"]
-cdef tuple EMPTY = ()
 cdef object DECLINE = object()  # value(): the Python path raises here
 
 
 cdef extern from "Python.h":
     object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
     bint PyUnicode_IS_ASCII(object)
-
-
-cdef extern from *:
-    """
-    /* An instance of cls from its tp_new, without __init__ (the caller fills it). */
-    static PyObject* craft_new_instance(PyObject* cls, PyObject* no_args) {
-        return ((PyTypeObject*)cls)->tp_new((PyTypeObject*)cls, no_args, NULL);
-    }
-    """
-    object craft_new_instance(object cls, object no_args)
-
-
-cdef inline object new_instance(type cls):
-    """An instance of ``cls`` without calling its ``__init__`` (the caller fills it)."""
-    return craft_new_instance(cls, EMPTY)
 
 
 # The value kinds of runtime/craft.py (VALUE_KINDS): how a column's value bytes read.
@@ -103,6 +95,12 @@ cdef enum:
 
 cdef uint64_t FLAG_UNSIGNED = ticdc.FLAG_UNSIGNED  # an int column's uvarint flag
 
+# 0..255 as objects, kept alive here: type codes and most flags need no call.
+_SMALL_INTS = tuple(range(256))
+cdef PyObject* SMALL_INTS[256]
+for _code in range(256):
+    SMALL_INTS[_code] = <PyObject*>_SMALL_INTS[_code]
+
 
 cdef struct Lim:  # the limits a decode checks, copied for the call (runtime.limits.Limits)
     Py_ssize_t max_message_bytes, max_count, max_string, max_depth
@@ -112,6 +110,15 @@ cdef inline Py_ssize_t read_uvarint(const unsigned char* b, Py_ssize_t p, Py_ssi
                                     uint64_t* out) noexcept nogil:
     """The uvarint at ``b[p]`` (read no further than ``end``) -> its end, or -1 where
     runtime.leb128.read_uvarint raises (truncated, longer than 10 bytes, over 64 bits)."""
+    if p < end and b[p] < 0x80:  # one byte: most counts, codes, flags and lengths
+        out[0] = b[p]
+        return p + 1
+    return read_long_uvarint(b, p, end, out)
+
+
+cdef Py_ssize_t read_long_uvarint(const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
+                                  uint64_t* out) noexcept nogil:
+    """:func:`read_uvarint` of any length."""
     cdef uint64_t v = 0
     cdef unsigned int shift = 0
     cdef unsigned char c
@@ -177,6 +184,13 @@ cdef class Decoder:
     cdef unsigned char group_ok[256]
     cdef int version, row, ddl, resolved, new, old
     cdef object limits_seen
+    # The last term dictionary read: its bytes, its terms, their count and the longest
+    # one's length. Messages of one table repeat it; its str objects are then shared by
+    # the events of each (immutable, equal: invisible in the events). Written and read
+    # with no Python code in between, so they always belong together.
+    cdef bytes terms_raw
+    cdef list terms_seen
+    cdef Py_ssize_t terms_count, terms_longest
     cdef Lim limits_read  # of limits_seen: a Limits is frozen, read once per object
 
     def __init__(self, value_encodings, event_types, group_types, int version, int row,
@@ -198,6 +212,7 @@ cdef class Decoder:
         self.row, self.ddl, self.resolved, self.new, self.old = row, ddl, resolved, new, old
         self.version = version
         self.limits_seen = None
+        self.terms_raw = None
 
     cdef Lim use_limits(self, limits) except *:
         if limits is not self.limits_seen:
@@ -212,6 +227,10 @@ cdef class Decoder:
         """The events of the whole message ``data`` under ``limits`` (a runtime.limits
         Limits), or None: the Python path decides (an error, or a layout left to it:
         row events mixed with others, a ``max_depth`` below the message's nesting)."""
+        return self.events_of(data, limits)
+
+    cdef object events_of(self, bytes data, limits):
+        """:meth:`decode`, from C."""
         cdef Py_ssize_t n = len(data)
         cdef const unsigned char* b = <const unsigned char*>(<char*>data)
         cdef int64_t small[SMALL]
@@ -315,9 +334,17 @@ cdef class Decoder:
                                 const Lim* lim):
         """The terms (a list of str) of the dictionary in [p, end), or None."""
         cdef uint64_t u
-        cdef Py_ssize_t count, i, q, length
+        cdef Py_ssize_t count, i, q, length, start = p, longest = 0
         if p == end:
             return []
+        if (
+            self.terms_raw is not None
+            and PyBytes_GET_SIZE(self.terms_raw) == end - p
+            and memcmp(PyBytes_AS_STRING(self.terms_raw), b + p, end - p) == 0
+            and self.terms_count <= lim.max_count
+            and self.terms_longest <= lim.max_string
+        ):
+            return self.terms_seen
         p = read_uvarint(b, p, end, &u)
         if p < 0 or u == 0 or u > <uint64_t>lim.max_count or u > <uint64_t>(end - p):
             return None
@@ -331,6 +358,8 @@ cdef class Decoder:
             if u > <uint64_t>lim.max_string or u > <uint64_t>(end - q):
                 return None
             length = <Py_ssize_t>u
+            if length > longest:
+                longest = length
             text = self.text(b + q, length)
             if text is None:
                 return None
@@ -339,6 +368,9 @@ cdef class Decoder:
             q += length
         if q != end:
             return None
+        raw = PyBytes_FromStringAndSize(<const char*>b + start, end - start)
+        self.terms_raw, self.terms_seen = raw, terms
+        self.terms_count, self.terms_longest = count, longest
         return terms
 
     cdef object text(self, const unsigned char* b, Py_ssize_t length):
@@ -415,8 +447,8 @@ cdef class Decoder:
             if t == self.resolved:
                 if part != -1 or sid != -1 or tid != -1 or size != 0:
                     return None
-                ev = new_instance(ResolvedEvent)
-                ev.commit_ts = PyLong_FromUnsignedLongLong(ts)
+                ev = new_model(RESOLVED)
+                put_slot(ev, RESOLVED_TS, PyLong_FromUnsignedLongLong(ts))
             else:
                 if not (-1 <= sid < nterms and -1 <= tid < nterms):
                     return None
@@ -460,12 +492,12 @@ cdef class Decoder:
         query = self.text(b + p, <Py_ssize_t>u)
         if query is None:
             return None
-        ev = new_instance(DdlEvent)
-        ev.commit_ts = PyLong_FromUnsignedLongLong(ts)
-        ev.schema = schema
-        ev.table = table
-        ev.ddl_type = PyLong_FromUnsignedLongLong(ddl_type)
-        ev.query = query
+        ev = new_model(DDL)
+        put_slot(ev, DDL_TS, PyLong_FromUnsignedLongLong(ts))
+        put_slot(ev, DDL_SCHEMA, schema)
+        put_slot(ev, DDL_TABLE, table)
+        put_slot(ev, DDL_TYPE, PyLong_FromUnsignedLongLong(ddl_type))
+        put_slot(ev, DDL_QUERY, query)
         return ev
 
     cdef object row_event(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
@@ -503,16 +535,16 @@ cdef class Decoder:
             p += size
         if p != end:
             return None
-        ev = new_instance(RowChangedEvent)
-        ev.commit_ts = PyLong_FromUnsignedLongLong(ts)
-        ev.schema = schema
-        ev.table = table
-        ev.partition = None if part < 0 else PyLong_FromLongLong(part)
-        ev.new = new
-        ev.old = old
-        ev.row_id = ROW_ID_DEFAULT
-        ev.handle_key_only = HANDLE_KEY_ONLY_DEFAULT
-        ev.claim_check_location = CLAIM_CHECK_DEFAULT
+        ev = new_model(ROW)
+        put_slot(ev, ROW_TS, PyLong_FromUnsignedLongLong(ts))
+        put_slot(ev, ROW_SCHEMA, schema)
+        put_slot(ev, ROW_TABLE, table)
+        put_slot(ev, ROW_PARTITION, None if part < 0 else PyLong_FromLongLong(part))
+        put_slot(ev, ROW_NEW, new)
+        put_slot(ev, ROW_OLD, old)
+        put_slot(ev, ROW_ID, ROW_ID_DEFAULT)
+        put_slot(ev, ROW_HANDLE_KEY_ONLY, HANDLE_KEY_ONLY_DEFAULT)
+        put_slot(ev, ROW_CLAIM_CHECK, CLAIM_CHECK_DEFAULT)
         return ev
 
     cdef object columns(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
@@ -571,11 +603,12 @@ cdef class Decoder:
                 if value is DECLINE:
                     return None
                 payload += length
-            column = new_instance(Column)
-            column.name = <object>PyList_GET_ITEM(terms, <Py_ssize_t>name)
-            column.type = PyLong_FromUnsignedLongLong(code)
-            column.flags = PyLong_FromUnsignedLongLong(flags)
-            column.value = value
+            column = new_model(COLUMN)
+            put_slot(column, COLUMN_NAME, <object>PyList_GET_ITEM(terms, <Py_ssize_t>name))
+            put_slot(column, COLUMN_TYPE, <object>SMALL_INTS[code])  # code < 256: a kind
+            put_slot(column, COLUMN_FLAGS, <object>SMALL_INTS[flags] if flags < 256
+                     else PyLong_FromUnsignedLongLong(flags))
+            put_slot(column, COLUMN_VALUE, value)
             Py_INCREF(column)
             PyList_SET_ITEM(out, j, column)
         if payload != end:
@@ -606,6 +639,32 @@ cdef class Decoder:
             memcpy(&d, &u, 8)
             return PyFloat_FromDouble(d)
         return DECLINE  # a NULL kind with a value, or a float64 of another size
+
+
+cdef class MessageReader:
+    """``parse`` of a record that is one Craft message (the spec's ``message``: its
+    ``events`` field) by a :class:`Decoder`: the model, or None to decline."""
+
+    cdef Decoder decoder
+    cdef type model
+    cdef Py_ssize_t events_slot
+    cdef object defaults
+
+    def __init__(self, Decoder decoder not None, type model not None, str field, defaults):
+        self.decoder, self.model, self.defaults = decoder, model, defaults
+        self.events_slot = slots_of(model, [field])[field]
+
+    def parse(self, data, dict limits):
+        """The model of ``data``, a whole message, under the default limits, or None: the
+        Python path decides (and every call with limits, or input that is not bytes)."""
+        if limits or type(data) is not bytes:
+            return None
+        events = self.decoder.events_of(<bytes>data, self.defaults)
+        if events is None:
+            return None
+        model = new_model(self.model)
+        put_slot(model, self.events_slot, events)
+        return model
 
 
 # -- encoding ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@ that remain before anything is sliced or allocated, so ``boundscheck=False`` is 
 
 Models are built as the fast path builds them (``object.__new__``, then every slot), but
 the slots are written at their offsets in the object, found once from the class's member
-descriptors: no attribute lookup per field.
+descriptors (``runtime/_compiled/slots.pxd``): no attribute lookup per field.
 
 The message loop keeps the key decoding (``_msb_key``: the next field id) apart from the
 per-kind value readers (``_read_value``), so a later tag-keyed layout can reuse the value
@@ -22,79 +22,20 @@ cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.long cimport PyLong_FromLongLong, PyLong_FromUnsignedLongLong
-from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
+from cpython.ref cimport Py_INCREF, PyObject
 from cpython.unicode cimport PyUnicode_Decode
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp
 
-import dataclasses
-import types
-
 from runtime.errors import DecodeError
 from runtime.limits import Limits
 
-
+from runtime._compiled.slots cimport get_slot, new_model, put_slot, slots_of
 
 
 cdef extern from "Python.h":
-    object PyType_GenericAlloc(type cls, Py_ssize_t nitems)
-    ctypedef struct PyMemberDef:
-        int type
-        Py_ssize_t offset
-        int flags
-    ctypedef struct PyMemberDescrObject:
-        PyMemberDef* d_member
-    int T_OBJECT_EX
-    int READONLY
     const Py_ssize_t PY_SSIZE_T_MAX
-
-
-# -- model slots -------------------------------------------------------------------------
-
-cdef Py_ssize_t _slot_offset(cls, str name) except -1:
-    """The offset of ``name``'s slot in instances of ``cls`` (a ``slots=True`` dataclass)."""
-    for klass in cls.__mro__:
-        descr = klass.__dict__.get(name)
-        if descr is not None:
-            break
-    else:
-        raise TypeError(f"{cls.__name__} has no slot {name!r}")
-    if type(descr) is not types.MemberDescriptorType:
-        raise TypeError(f"{cls.__name__}.{name} is not a slot")
-    cdef PyMemberDef* member = (<PyMemberDescrObject*><PyObject*>descr).d_member
-    if member.type != T_OBJECT_EX or member.flags & READONLY:
-        raise TypeError(f"{cls.__name__}.{name} is not a writable object slot")
-    return member.offset
-
-
-cdef inline object _new(object cls):
-    """``object.__new__(cls)`` of a model class (checked by :func:`_slots_of`): its memory,
-    zeroed and tracked, every slot unset."""
-    return PyType_GenericAlloc(cls, 0)
-
-
-cdef inline void _set(object obj, Py_ssize_t offset, object value) noexcept:
-    """Write a slot of a freshly made model (its old value, if any, released)."""
-    cdef PyObject** cell = <PyObject**>((<char*><PyObject*>obj) + offset)
-    Py_INCREF(value)
-    Py_XDECREF(cell[0])
-    cell[0] = <PyObject*>value
-
-
-cdef inline PyObject* _get(object obj, Py_ssize_t offset) noexcept:
-    """A slot's value (NULL while unset); borrowed."""
-    return (<PyObject**>((<char*><PyObject*>obj) + offset))[0]
-
-
-cdef dict _slots_of(cls, names):
-    """Offsets of ``names`` in ``cls``; ``names`` must be all of its dataclass fields."""
-    if type(cls) is not type or cls.__new__ is not object.__new__:
-        raise TypeError(f"{cls.__name__} is not made by object.__new__ alone")
-    fields = [f.name for f in dataclasses.fields(cls)]
-    if sorted(fields) != sorted(names):
-        raise TypeError(f"{cls.__name__}: the table covers {sorted(names)}, the model {fields}")
-    return {name: _slot_offset(cls, name) for name in names}
 
 
 # -- input and limits --------------------------------------------------------------------
@@ -278,7 +219,7 @@ cdef class Message(_Entry):
     def __init__(self, model, fields, defaults):
         super().__init__(defaults)
         names = [row[1] for row in fields]
-        slots = _slots_of(
+        slots = slots_of(
             model,
             names + ["serializable_field_size", "last_non_ignorable_field_id", "unknown_fields"],
         )
@@ -352,9 +293,9 @@ cdef class Message(_Entry):
             (size_at - start) + _msb_size(end - pos) + (pos - lnifid_at) + (end - pos)
         ):
             return None
-        model = _new(self.model)
-        _set(model, self.size_slot, PyLong_FromUnsignedLongLong(declared))
-        _set(model, self.lnifid_slot, PyLong_FromUnsignedLongLong(lnifid))
+        model = new_model(self.model)
+        put_slot(model, self.size_slot, PyLong_FromUnsignedLongLong(declared))
+        put_slot(model, self.lnifid_slot, PyLong_FromUnsignedLongLong(lnifid))
         for i in range(self.n):
             spec = &self.specs[i]
             at = pos
@@ -365,7 +306,7 @@ cdef class Message(_Entry):
                     value = self._read_value(i, spec, buf, &pos, end, lim)
                     if value is None:
                         return None
-                    _set(model, spec.slot, value)
+                    put_slot(model, spec.slot, value)
                     continue
                 if found < spec.id:
                     return None  # out of order: an error
@@ -373,18 +314,18 @@ cdef class Message(_Entry):
             if spec.absent == ABSENT_REQUIRED:
                 return None
             if spec.absent == ABSENT_VALUE:
-                _set(model, spec.slot, self.absent_values[i])
+                put_slot(model, spec.slot, self.absent_values[i])
         # After all fields: a default may name a field further down.
         for i in range(self.n):
             spec = &self.specs[i]
-            if spec.absent == ABSENT_FROM and _get(model, spec.slot) == NULL:
-                ref = _get(model, spec.from_slot)
-                _set(model, spec.slot, <object>ref)
+            if spec.absent == ABSENT_FROM and get_slot(model, spec.slot) == NULL:
+                ref = get_slot(model, spec.from_slot)
+                put_slot(model, spec.slot, <object>ref)
         # Fields this reader does not know (a newer writer's): kept as they came.
         if pos < end:
-            _set(model, self.unknown_slot, PyBytes_FromStringAndSize(<char*>buf + pos, end - pos))
+            put_slot(model, self.unknown_slot, PyBytes_FromStringAndSize(<char*>buf + pos, end - pos))
         else:
-            _set(model, self.unknown_slot, None)
+            put_slot(model, self.unknown_slot, None)
         return model
 
     cdef object _read_value(self, Py_ssize_t i, FieldSpec* spec, const unsigned char* buf,
@@ -448,7 +389,9 @@ cdef object _read_array(FieldSpec* spec, const unsigned char* buf, Py_ssize_t* p
     """``spec.count`` integers back to back (no count on the wire), or None to decline."""
     cdef Py_ssize_t k, p = pos[0], count = spec.count
     cdef bint one_byte_fits = spec.bits >= 7 and spec.kind == KIND_UINT
+    cdef bint two_bytes_fit = spec.bits >= 8 and spec.kind == KIND_UINT  # 0..255: a small int
     cdef unsigned char b
+    cdef unsigned int two
     cdef PyObject* small
     cdef list items
     if count > end - p:  # each takes a byte at least
@@ -464,6 +407,14 @@ cdef object _read_array(FieldSpec* spec, const unsigned char* buf, Py_ssize_t* p
             PyList_SET_ITEM(items, k, <object>small)
             p += 1
             continue
+        if two_bytes_fit and b & 3 == 1 and end - p >= 2:  # the two-byte form of a byte
+            two = (b | (<unsigned int>buf[p + 1] << 8)) >> 2
+            if two < 256:
+                small = _SMALL[two]
+                Py_INCREF(<object>small)
+                PyList_SET_ITEM(items, k, <object>small)
+                p += 2
+                continue
         pos[0] = p
         item = _read_int(spec, buf, pos, end)
         if item is None:
@@ -530,7 +481,7 @@ cdef class Frame:
     def __init__(self, model, frame, dict messages):
         header = frame["header"]
         names = [name for name, _, _ in header] + [frame["body"]]
-        slots = _slots_of(model, names + ([frame["crc32"]] if frame["crc32"] else []))
+        slots = slots_of(model, names + ([frame["crc32"]] if frame["crc32"] else []))
         if len(header) > MAX_HEADER:
             raise ValueError("header too long")
         self.model = model
@@ -600,7 +551,7 @@ cdef class Frame:
         else:
             body = PyBytes_FromStringAndSize(<char*>buf + p, body_end - p)
         p = body_end
-        model = _new(self.model)
+        model = new_model(self.model)
         if with_crc:
             if end - p < 4:
                 return None
@@ -609,14 +560,14 @@ cdef class Frame:
             if stored != _crc32(buf + start, p - start):
                 return None
             p += 4
-            _set(model, self.crc_slot, PyLong_FromUnsignedLongLong(stored))
+            put_slot(model, self.crc_slot, PyLong_FromUnsignedLongLong(stored))
         elif self.crc_slot >= 0:
-            _set(model, self.crc_slot, None)
+            put_slot(model, self.crc_slot, None)
         for i in range(self.n_header):
-            _set(model, self.header[i].slot,
+            put_slot(model, self.header[i].slot,
                  <object>_SMALL[values[i]] if values[i] < 256
                  else PyLong_FromUnsignedLongLong(values[i]))
-        _set(model, self.body_slot, body)
+        put_slot(model, self.body_slot, body)
         pos[0] = p
         return model
 
@@ -664,7 +615,7 @@ cdef class File(_Entry):
         super().__init__(defaults)
         self.magic_name, self.magic = framing["magic"]
         self.head_name = framing["head"][0]
-        slots = _slots_of(model, [self.magic_name, self.head_name, framing["events"][0]])
+        slots = slots_of(model, [self.magic_name, self.head_name, framing["events"][0]])
         self.model, self.frame = model, frame
         self.read_head, self.read_event, self.parent = read_head, read_event, parent
         self.magic_slot = slots[self.magic_name]
@@ -715,10 +666,10 @@ cdef class File(_Entry):
             if event is None:
                 return None
             events.append(event)
-        model = _new(self.model)
-        _set(model, self.magic_slot, PyLong_FromUnsignedLongLong(self.magic))
-        _set(model, self.head_slot, head)
-        _set(model, self.events_slot, events)
+        model = new_model(self.model)
+        put_slot(model, self.magic_slot, PyLong_FromUnsignedLongLong(self.magic))
+        put_slot(model, self.head_slot, head)
+        put_slot(model, self.events_slot, events)
         return model
 
     def rows(self, data, dict limits):

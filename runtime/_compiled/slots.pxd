@@ -1,0 +1,70 @@
+# cython: language_level=3
+"""Models made in C: instances of ``slots=True`` dataclasses allocated as ``object.__new__``
+allocates them, their slots written at their offsets (found once from the class's member
+descriptors), so no attribute lookup runs per field. Inline functions only: a module that
+cimports them (``from runtime._compiled.slots cimport new_model, put_slot``) compiles them in
+and needs no module of this name at run time."""
+
+from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
+
+
+cdef extern from "Python.h":
+    object PyType_GenericAlloc(type cls, Py_ssize_t nitems)
+    ctypedef struct PyMemberDef:
+        int type
+        Py_ssize_t offset
+        int flags
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+    int T_OBJECT_EX
+    int READONLY
+
+
+cdef inline Py_ssize_t slot_offset(cls, str name) except -1:
+    """The offset of ``name``'s slot in instances of ``cls`` (a ``slots=True`` dataclass)."""
+    import types
+
+    for klass in cls.__mro__:
+        descr = klass.__dict__.get(name)
+        if descr is not None:
+            break
+    else:
+        raise TypeError(f"{cls.__name__} has no slot {name!r}")
+    if type(descr) is not types.MemberDescriptorType:
+        raise TypeError(f"{cls.__name__}.{name} is not a slot")
+    cdef PyMemberDef* member = (<PyMemberDescrObject*><PyObject*>descr).d_member
+    if member.type != T_OBJECT_EX or member.flags & READONLY:
+        raise TypeError(f"{cls.__name__}.{name} is not a writable object slot")
+    return member.offset
+
+
+cdef inline dict slots_of(cls, names):
+    """Offsets of ``names`` in ``cls``; ``names`` must be all of its dataclass fields, and
+    ``cls`` made by ``object.__new__`` alone (so :func:`new_model` makes what it makes)."""
+    import dataclasses
+
+    if type(cls) is not type or cls.__new__ is not object.__new__:
+        raise TypeError(f"{cls.__name__} is not made by object.__new__ alone")
+    fields = [f.name for f in dataclasses.fields(cls)]
+    if sorted(fields) != sorted(names):
+        raise TypeError(f"{cls.__name__}: the table covers {sorted(names)}, the model {fields}")
+    return {name: slot_offset(cls, name) for name in names}
+
+
+cdef inline object new_model(type cls):
+    """``object.__new__(cls)`` of a class checked by :func:`slots_of`: its memory, zeroed
+    and tracked, every slot unset."""
+    return PyType_GenericAlloc(cls, 0)
+
+
+cdef inline void put_slot(object obj, Py_ssize_t offset, object value) noexcept:
+    """Write a slot of a model (its old value, if any, released)."""
+    cdef PyObject** cell = <PyObject**>((<char*><PyObject*>obj) + offset)
+    Py_INCREF(value)
+    Py_XDECREF(cell[0])
+    cell[0] = <PyObject*>value
+
+
+cdef inline PyObject* get_slot(object obj, Py_ssize_t offset) noexcept:
+    """A slot's value (NULL while unset); borrowed."""
+    return (<PyObject**>((<char*><PyObject*>obj) + offset))[0]
