@@ -234,6 +234,14 @@ def _field_notes(f) -> list[str]:
         notes.append(f"JSON: `{f.name}_time` ({f.logical}, UTC) beside it")
     if getattr(f.type, "pad", b""):
         notes.append("NUL-padded: trailing NULs are not in the value")
+    process = getattr(f, "process", None)
+    if process is not None and process.cases is None:
+        notes.append(f"compressed: `{process.codec}`")
+    elif process is not None:
+        cases = ", ".join(f"{value!r} {codec}" for value, codec in process.cases.items())
+        notes.append(f"compressed by `{process.codec_text}`: {cases}")
+    if getattr(f, "wire_of", ""):
+        notes.append(f"model only: `{f.wire_of}`'s bytes as read, for an exact rebuild")
     return notes
 
 

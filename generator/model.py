@@ -134,6 +134,18 @@ class Checksum:
 
 
 @dataclasses.dataclass
+class Process:
+    """``process:`` on a sized field: the codec its bytes are transformed by."""
+
+    codec: str
+    """A codec name (runtime/process.py CODECS), or with ``cases`` an expression."""
+    cases: dict | None = None
+    """Value of the ``codec`` expression -> codec name."""
+    level: int | None = None
+    codec_text: str = ""
+
+
+@dataclasses.dataclass
 class Field:
     name: str
     doc: str
@@ -171,6 +183,11 @@ class Field:
     """``enum:`` with ``open: true``: any integer is kept; the JSON form names members."""
     logical: str = ""
     """``logical:``: how the JSON form shows it (``uuid``, or an integer time kind)."""
+    process: Process | None = None
+    """``process:``: the field's sized bytes are transformed (compressed) on the wire."""
+    wire_of: str = ""
+    """The model field ``<name>_wire`` the loader adds after a ``process:`` field ``name``:
+    its bytes as read, so build writes them back while they still decode to the model."""
 
     @property
     def computed(self) -> bool:
@@ -625,6 +642,7 @@ class _Builder:
                 )
             fields.append(field)
         fields += trailer_fields[::-1]
+        fields += self.wire_fields(fields, where)
         everything = {f.name for f in fields}
         for section, raws in (("fields", body["fields"]), ("trailer", body.get("trailer", []))):
             for i, raw in enumerate(raws):
@@ -650,6 +668,46 @@ class _Builder:
                 raise self.error(where + ("spark", "row"), "must name a repeated record field")
             record.spark_row = spark["row"]
         return record
+
+    def wire_fields(self, fields: list[Field], where) -> list[Field]:
+        """One ``<name>_wire`` model field per ``process:`` field (after every field, so
+        the spec's field indexes stay as written)."""
+        out = []
+        for field in fields:
+            if field.process is None:
+                continue
+            name = f"{field.name}_wire"
+            if any(f.name == name for f in fields):
+                raise self.error(where, f"{name!r} is the kept wire bytes of {field.name!r}")
+            doc = f"The bytes of {field.name} as read (kept for an exact rebuild)."
+            wire = Field(name, doc, TypeRef("bytes", "bytes", size="eos"), field.line)
+            wire.wire_of = field.name
+            wire.spark_skip = True
+            out.append(wire)
+        return out
+
+    def process(self, field: Field, raw, parts, siblings) -> Process:
+        """``process:``: a codec name, or ``{codec: EXPR, cases: {VALUE: CODEC}, level}``."""
+        from runtime.process import CODECS
+
+        ref = field.type
+        if ref.size is None or ref.kind not in ("record", "bytes", "str") or ref.size == "eos":
+            raise self.error(parts, "process: goes on a record, bytes or str with a size:")
+        if field.repeat is not None or field.tag is not None or field.trailer:
+            raise self.error(parts, "process: goes on a single field (no repeat, tag or trailer)")
+        if isinstance(raw, str):
+            raw = {"codec": raw}
+        codec, cases = raw["codec"], raw.get("cases")
+        out = Process(codec, level=raw.get("level"), codec_text=codec)
+        if cases is None:
+            if codec not in CODECS:
+                raise self.error(
+                    parts + ("codec",), f"unknown codec {codec!r} (an expression needs cases:)"
+                )
+            return out
+        out.codec = self.expression(codec, parts + ("codec",), siblings)
+        out.cases = dict(cases)
+        return out
 
     def check_layout(self, record: Record, where, body: dict) -> None:
         """Id-keyed fields belong to ``layout: serializable`` records, and only there."""
@@ -923,6 +981,8 @@ class _Builder:
         field.default_from = raw.get("default_from", "")
         field.unknown_field_policy = raw.get("unknown_field_policy", "ignore")
         self.readable(field, raw, parts)
+        if "process" in raw:
+            field.process = self.process(field, raw["process"], parts + ("process",), siblings)
         return field
 
     def readable(self, field: Field, raw: dict, parts) -> None:

@@ -96,7 +96,7 @@ class StrategyEmitter:
 
     def field(self, f: Field, record) -> str:
         parts = [f'"name": {f.name!r}']
-        if f.computed:
+        if f.computed or f.wire_of:  # a process: field's kept wire bytes: None, built afresh
             parts.append('"computed": True')
             if f.const is not None:
                 parts.append(f'"const": {f.const}')
@@ -123,7 +123,8 @@ class StrategyEmitter:
                 else:
                     parts.append('"repeat": ("count", lambda this: 0, None, (0, 0))')
         size = f.type.size
-        if isinstance(size, str) and not f.type.size_is_prefix and size != "eos":
+        fresh = isinstance(size, str) and not f.type.size_is_prefix and size != "eos"
+        if fresh and not f.process:  # a compressed size is no function of the model
             solved = self.solvable(size, record)
             if solved:
                 parts.append(f'"size": (lambda this: {size}, {solved[0]!r}, {solved[1]!r})')
