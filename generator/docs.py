@@ -211,6 +211,12 @@ def _field_notes(f) -> list[str]:
         notes.append("repeated until the end")
     elif f.repeat == "tagged":
         notes.append("repeated while the element's tag follows")
+    elif f.repeat == "blocks":
+        notes.append("in blocks: a ZigZag count (negative: then a byte size), ..., a 0 count")
+    elif f.repeat == "until":
+        until = f.repeat_until
+        kept = "the last element" if until["include"] else "not in the list"
+        notes.append(f"repeated until `{until['text']}` (the terminator: {kept})")
     elif f.repeat == "msb_count":
         notes.append("a vector: varint count, then the elements")
     elif isinstance(f.repeat, dict):
@@ -240,8 +246,8 @@ def _field_notes(f) -> list[str]:
     elif process is not None:
         cases = ", ".join(f"{value!r} {codec}" for value, codec in process.cases.items())
         notes.append(f"compressed by `{process.codec_text}`: {cases}")
-    if getattr(f, "wire_of", ""):
-        notes.append(f"model only: `{f.wire_of}`'s bytes as read, for an exact rebuild")
+    if getattr(f, "kept_of", ""):
+        notes.append(f"model only: kept from reading `{f.kept_of}`, for an exact rebuild")
     return notes
 
 

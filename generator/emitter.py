@@ -219,8 +219,9 @@ class ModuleEmitter:
 
     def field_construct(self, field: Field, record: Record) -> str:
         ref = field.type
-        if field.wire_of:
-            return f"rt_process.WireBytes({field.wire_of!r})"
+        if field.kept_of:
+            suffix = field.name[len(field.kept_of) :]
+            return f"rt_sequences.Kept({'_' + field.kept_of + suffix!r})"
         if field.process is not None:
             expr = self.processed_construct(field)
             if field.condition:
@@ -244,6 +245,13 @@ class ModuleEmitter:
             expr = f"rt.RepeatWhileTag({expr}, 0x{tag:02x}{extra})"
         elif field.repeat == "msb_count":
             expr = f"rt_serializable.MsbVector({expr})"
+        elif field.repeat == "blocks":
+            expr = f"rt_sequences.RepeatBlocks({expr}, {field.name!r})"
+        elif field.repeat == "until":
+            until = field.repeat_until
+            extra = "" if until["include"] else f", include=False, default={until['default']!r}"
+            until = f"lambda this: {until['until']}{extra}"
+            expr = f"rt_sequences.RepeatUntil({expr}, {field.name!r}, {until})"
         elif isinstance(field.repeat, dict):
             count = field.repeat["count"]
             count = count if isinstance(count, int) else f"lambda this: {count}"

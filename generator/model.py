@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import codecs
+import copy
 import dataclasses
 import importlib.util
 import re
@@ -183,11 +184,16 @@ class Field:
     """``enum:`` with ``open: true``: any integer is kept; the JSON form names members."""
     logical: str = ""
     """``logical:``: how the JSON form shows it (``uuid``, or an integer time kind)."""
+    repeat_until: dict = dataclasses.field(default_factory=dict)
+    """``repeat: {until: EXPR, include, terminator}`` (``repeat`` is then ``"until"``):
+    ``until`` translated, ``text`` as written, ``include``, ``default`` terminator."""
     process: Process | None = None
     """``process:``: the field's sized bytes are transformed (compressed) on the wire."""
-    wire_of: str = ""
-    """The model field ``<name>_wire`` the loader adds after a ``process:`` field ``name``:
-    its bytes as read, so build writes them back while they still decode to the model."""
+    kept_of: str = ""
+    """A model field the loader adds (``Kept``) for field ``kept_of``: what its reading
+    saw beside the value, so build writes the same bytes: ``<name>_wire`` (a ``process:``
+    field's bytes as read), ``<name>_blocks`` (``repeat: blocks``: the block counts),
+    ``<name>_terminator`` (``repeat: {until:, include: false}``: the terminator)."""
 
     @property
     def computed(self) -> bool:
@@ -642,7 +648,7 @@ class _Builder:
                 )
             fields.append(field)
         fields += trailer_fields[::-1]
-        fields += self.wire_fields(fields, where)
+        fields += self.kept_fields(fields, where)
         everything = {f.name for f in fields}
         for section, raws in (("fields", body["fields"]), ("trailer", body.get("trailer", []))):
             for i, raw in enumerate(raws):
@@ -669,21 +675,27 @@ class _Builder:
             record.spark_row = spark["row"]
         return record
 
-    def wire_fields(self, fields: list[Field], where) -> list[Field]:
-        """One ``<name>_wire`` model field per ``process:`` field (after every field, so
-        the spec's field indexes stay as written)."""
+    def kept_fields(self, fields: list[Field], where) -> list[Field]:
+        """The model fields that keep what a field's reading saw beside its value (after
+        every field, so the spec's field indexes stay as written)."""
         out = []
         for field in fields:
-            if field.process is None:
-                continue
-            name = f"{field.name}_wire"
-            if any(f.name == name for f in fields):
-                raise self.error(where, f"{name!r} is the kept wire bytes of {field.name!r}")
-            doc = f"The bytes of {field.name} as read (kept for an exact rebuild)."
-            wire = Field(name, doc, TypeRef("bytes", "bytes", size="eos"), field.line)
-            wire.wire_of = field.name
-            wire.spark_skip = True
-            out.append(wire)
+            kept = []
+            if field.process is not None:
+                kept.append(("wire", TypeRef("bytes", "bytes", size="eos"), None, "bytes as read"))
+            if field.repeat == "blocks":
+                kept.append(("blocks", TypeRef("prim", "varint"), "eos", "block counts as read"))
+            if field.repeat == "until" and not field.repeat_until["include"]:
+                kept.append(("terminator", copy.copy(field.type), None, "terminator as read"))
+            for suffix, ref, repeat, what in kept:
+                name = f"{field.name}_{suffix}"
+                if any(f.name == name for f in fields):
+                    raise self.error(where, f"{name!r} keeps {field.name}'s {what}")
+                doc = f"{field.name}'s {what} (kept for an exact rebuild)."
+                extra = Field(name, doc, ref, field.line, repeat=repeat)
+                extra.kept_of = field.name
+                extra.spark_skip = True
+                out.append(extra)
         return out
 
     def process(self, field: Field, raw, parts, siblings) -> Process:
@@ -929,6 +941,18 @@ class _Builder:
                 raise self.error(
                     parts + ("repeat",), "repeat: tagged needs a record type with a tag"
                 )
+        repeat_until = {}
+        if isinstance(repeat, dict) and "until" in repeat:
+            item = Field("_item", "the element just read", ref, None)
+            repeat_until = {
+                "until": self.expression(
+                    repeat["until"], parts + ("repeat", "until"), [*siblings, item]
+                ),
+                "text": repeat["until"],
+                "include": repeat.get("include", True),
+                "default": repeat.get("terminator"),
+            }
+            repeat = "until"
         elif isinstance(repeat, dict):
             count = repeat["count"]
             repeat = {
@@ -946,6 +970,7 @@ class _Builder:
             tag=tag,
             optional=optional,
             repeat=repeat,
+            repeat_until=repeat_until,
             min_count=raw.get("min_count", 0),
             const=raw.get("const"),
         )

@@ -225,7 +225,7 @@ class Processed(Subconstruct):
     ``codec`` is a codec name, or a function of the context returning a value that
     ``cases`` maps to a codec name (``{0: "none", 1: "gzip"}``, ``{"null": "none"}``; a
     bytes value is matched as ASCII text). ``name`` is the field: its wire bytes are kept
-    in the model as ``<name>_wire``.
+    in the model as ``<name>_wire`` (``runtime.sequences.Kept``).
     """
 
     def __init__(self, subcon, name: str, *, codec, cases=None, level: int | None = None):
@@ -289,25 +289,3 @@ class Processed(Subconstruct):
                 pass  # the kept bytes are stale or corrupt: compress afresh
         stream.write(encoder(codec, self.level)(plain))
         return built
-
-
-class WireBytes(Subconstruct):
-    """The zero-width model field ``<name>_wire``: on parse, the wire bytes the
-    :class:`Processed` field ``name`` read (kept so build can write them back); on build
-    nothing (the processed field reads it)."""
-
-    def __init__(self, name: str):
-        from construct import Pass
-
-        super().__init__(Pass)
-        self.field = name
-        self.flagbuildnone = True
-
-    def _parse(self, stream, context, path):
-        return context.get(f"_{self.field}_wire")
-
-    def _build(self, obj, stream, context, path):
-        return obj
-
-    def _sizeof(self, context, path):
-        return 0

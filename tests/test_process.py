@@ -59,12 +59,17 @@ CODES = {
 }
 
 
+def spec_module(tmp_path_factory, name: str, spec: str):
+    """The generated module of ``spec``, imported as ``name``."""
+    path = tmp_path_factory.mktemp(name) / f"{name}.yaml"
+    path.write_text(spec)
+    _, text = render_spec(path)
+    return load_module(name, text, path.parent)
+
+
 @pytest.fixture(scope="module")
 def packed(tmp_path_factory):
-    path = tmp_path_factory.mktemp("process") / "packed.yaml"
-    path.write_text(SPEC)
-    _, text = render_spec(path)
-    return load_module("packed_process", text, path.parent)
+    return spec_module(tmp_path_factory, "packed_process", SPEC)
 
 
 def wire(codec: str, values: list[int], note: str = "hi") -> bytes:
