@@ -122,8 +122,8 @@ class StrategyEmitter:
                     parts.append(
                         f'"repeat": ("count", lambda this: {count}, {solved[0]!r}, {solved[1]!r})'
                     )
-                else:
-                    parts.append('"repeat": ("count", lambda this: 0, None, (0, 0))')
+                else:  # another record's count (a parent's): drawn freely, not solved
+                    parts.append(f'"repeat": ("count", lambda this: {count}, None, (0, 0))')
         size = f.type.size
         fresh = isinstance(size, str) and not f.type.size_is_prefix and size != "eos"
         if fresh and not f.process:  # a compressed size is no function of the model
