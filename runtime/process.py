@@ -11,11 +11,14 @@ the result.
     >>> p.parse(p.build(b"hello" * 10))
     b'hellohellohellohellohellohellohellohellohellohello'
 
-The decoded size is bounded by the ``max_decompressed_bytes`` limit, and nothing larger
-than the limit (plus one byte) is ever allocated: every codec decodes into a buffer of
-bounded size (cramjam's ``decompress_into``), grown geometrically from a small guess, so
-a decompression bomb is a :class:`~runtime.errors.LimitError` at the field after at most
-the limit's worth of work.
+The decoded size is bounded by the ``max_decompressed_bytes`` limit, and nothing much
+larger than the decoded bytes (at most the limit plus one byte) is ever allocated: the
+zlib family decodes through Python's zlib with ``max_length`` (it stops at the limit),
+snappy, lz4 and zstd through cramjam's ``decompress_into`` into a buffer that starts at
+the size the format declares (snappy) or a small guess and doubles, up to the limit plus
+one byte (cramjam stops when the buffer is full). So a decompression bomb is a
+:class:`~runtime.errors.LimitError` at the field after at most the limit's worth of work.
+Which library decodes which codec was measured (``benchmarks/avro_container.py``).
 
 Exact rebuild: the wire bytes are kept in the model beside the decoded value (the field
 ``<name>_wire``). Building writes them back unchanged when they still decode to what the
@@ -42,8 +45,9 @@ _XERIAL_MAGIC = b"\x82SNAPPY\x00"
 _XERIAL_HEADER = _XERIAL_MAGIC + struct.pack(">ii", 1, 1)
 _XERIAL_BLOCK = 32 * 1024
 """Kafka's Java producer (snappy-java's SnappyOutputStream) writes 32 KiB blocks."""
-_FIRST_GUESS = 64 * 1024
-"""The first output buffer, when the format does not say the decoded size."""
+_FIRST_GUESS_RATIO = 8
+"""The first output buffer is this many times the compressed size (at least 1 KiB) when
+the format does not say the decoded size; it doubles while the output does not fit."""
 
 
 class _Overflow(Exception):
@@ -68,7 +72,9 @@ def _into(decompress_into, data: bytes, size: int) -> bytes:
 
 def _bounded(decompress_into, data: bytes, limit: int, guess: int | None = None) -> bytes:
     """Decode with buffers that double from ``guess`` up to ``limit + 1`` bytes."""
-    size = min(limit + 1, max(guess or 0, _FIRST_GUESS, 4 * len(data)) + 1)
+    if guess is None:
+        guess = max(1024, _FIRST_GUESS_RATIO * len(data))
+    size = min(limit + 1, guess + 1)
     while True:
         try:
             return _into(decompress_into, data, size)
@@ -127,6 +133,34 @@ def _snappy_xerial(data: bytes, limit: int) -> bytes:
     return b"".join(parts)
 
 
+def _zlib_family(wbits: int):
+    """Python's zlib with ``max_length``: it stops at the limit by itself (no buffer to
+    guess), and on small blocks it is twice as fast as cramjam (benchmarks/avro_container.py).
+    Concatenated gzip members are read one after the other, as ``gzip.decompress`` does."""
+
+    def decode(data: bytes, limit: int) -> bytes:
+        parts, total, rest = [], 0, data
+        while True:
+            d = zlib.decompressobj(wbits)
+            try:
+                part = d.decompress(rest, limit - total + 1)
+            except zlib.error as err:
+                raise DecodeError(f"corrupt compressed data: {err}") from None
+            total += len(part)
+            if total > limit:
+                raise LimitError(
+                    f"decompressed data exceeds the limit max_decompressed_bytes={limit}"
+                )
+            parts.append(part)
+            if not d.eof:
+                raise DecodeError("truncated compressed data")
+            rest = d.unused_data
+            if wbits != 31 or not rest:
+                return b"".join(parts)
+
+    return decode
+
+
 def _deflate_compress(level):
     def compress(data: bytes) -> bytes:
         c = zlib.compressobj(level, zlib.DEFLATED, -15)
@@ -153,9 +187,9 @@ def _bounded_codec(module):
 
 DECODERS = {
     "none": None,
-    "gzip": _bounded_codec(cramjam.gzip),
-    "zlib": _bounded_codec(cramjam.zlib),
-    "deflate": _bounded_codec(cramjam.deflate),
+    "gzip": _zlib_family(31),
+    "zlib": _zlib_family(15),
+    "deflate": _zlib_family(-15),
     "snappy": _snappy_raw,
     "snappy_framed": _bounded_codec(cramjam.snappy),
     "snappy_xerial": _snappy_xerial,
