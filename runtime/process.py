@@ -39,7 +39,6 @@ from construct import Container, Subconstruct
 
 from .errors import DecodeError, EncodeError, LimitError
 from .limits import current as current_limits
-from .stream import remaining
 
 _XERIAL_MAGIC = b"\x82SNAPPY\x00"
 _XERIAL_HEADER = _XERIAL_MAGIC + struct.pack(">ii", 1, 1)
@@ -243,6 +242,54 @@ def decode(codec: str, data: bytes, limit: int) -> bytes:
     return decoder(data, limit)
 
 
+def codec_for(value, cases: dict | None) -> str:
+    """The codec ``cases`` maps ``value`` to (bytes compared as ASCII text)."""
+    if cases is None:
+        return value
+    key = value.decode("latin-1") if isinstance(value, (bytes, bytearray)) else value
+    try:
+        return cases[key]
+    except (KeyError, TypeError):
+        raise DecodeError(f"no codec for {value!r} (known: {list(cases)})") from None
+
+
+def _read_decoded(read, wire: bytes, start: int, codec: str, limits):
+    """``read(plain, limits) -> (value, used)`` over ``wire`` decoded; errors at ``start``
+    (an offset inside decoded bytes is no offset of the input) with ``<codec>`` in the
+    path of an error inside them."""
+    try:
+        plain = decode(codec, wire, limits.max_decompressed_bytes)
+    except DecodeError as err:
+        err.offset = start
+        raise
+    try:
+        value, used = read(plain, limits)
+    except DecodeError as err:
+        err.offset = start
+        err.add_path(f"<{codec}>")
+        raise
+    if used != len(plain):
+        raise DecodeError(f"{len(plain) - used} decoded byte(s) left unparsed", offset=start)
+    return value
+
+
+def read_processed(reader, buf, pos: int, end: int, codec, cases, limits, depth: int, *parent):
+    """The fast path's :class:`Processed`: ``reader`` (a generated ``_read_<record>``)
+    over ``buf[pos:end]`` decoded by the codec ``cases`` maps ``codec`` to; returns the
+    value and the wire bytes (kept)."""
+    try:
+        codec = codec_for(codec, cases)
+    except DecodeError as err:
+        err.offset = pos
+        raise
+    wire = bytes(buf[pos:end])
+
+    def read(plain, limits):
+        return reader(plain, 0, len(plain), limits, depth, *parent)
+
+    return _read_decoded(read, wire, pos, codec, limits), wire
+
+
 def _param_context(context):
     """A copy of ``context`` whose parse records no spans: offsets inside decoded bytes
     are not offsets of the input, so ``inspect`` shows the region as one leaf."""
@@ -272,36 +319,23 @@ class Processed(Subconstruct):
     def codec_of(self, context) -> str:
         if not callable(self.codec):
             return self.codec
-        value = self.codec(context)
-        if self.cases is None:
-            return value
-        key = value.decode("latin-1") if isinstance(value, (bytes, bytearray)) else value
-        try:
-            return self.cases[key]
-        except (KeyError, TypeError):
-            raise DecodeError(f"no codec for {value!r} (known: {list(self.cases)})") from None
+        return codec_for(self.codec(context), self.cases)
 
     def _parse(self, stream, context, path):
         start = stream.tell()
         wire = stream.read()
         try:
             codec = self.codec_of(context)
-            limit = current_limits(context).max_decompressed_bytes
-            plain = decode(codec, wire, limit)
         except DecodeError as err:
             err.offset = start
             raise
-        inner = io.BytesIO(plain)
-        try:
+
+        def read(plain, limits):
+            inner = io.BytesIO(plain)
             value = self.subcon._parsereport(inner, _param_context(context), path)
-        except DecodeError as err:
-            # an offset inside decoded bytes is no offset of the input
-            err.offset = start
-            err.add_path(f"<{codec}>")
-            raise
-        left = remaining(inner)
-        if left:
-            raise DecodeError(f"{left} decoded byte(s) left unparsed", offset=start)
+            return value, inner.tell()
+
+        value = _read_decoded(read, wire, start, codec, current_limits(context))
         context[f"_{self.field}_wire"] = wire
         return value
 
