@@ -1017,6 +1017,13 @@ class FastPathEmitter:
         count = field.repeat.get("count") if isinstance(field.repeat, dict) else None
         if count is not None:
             w.line(f"{var}_count = {self.expression(count)}")
+            if not isinstance(count, int):  # construct's RepeatCount checks what it is given
+                w.line(f"if type({var}_count) is not int or {var}_count < 0:")
+                with w.indent():
+                    w.line(
+                        f'raise DecodeError(f"invalid element count {{{var}_count!r}}", '
+                        "offset=pos)"
+                    )
             self.limit(w, "max_count", f"{var}_count", "pos")
         if isinstance(count, int) and self.is_msb(ref) and not ref.enum and field.const is None:
             # Fixed-count varints (a UUID's 16 bytes): one tight loop for the usual 1- and
