@@ -185,6 +185,18 @@ def test_generated_round_trips(packed, codec, values, note):
     assert packed.build(model) == data
 
 
+def test_only_construct_and_the_fast_path_read_processed_records(tmp_path_factory):
+    """A processed record of plain fields would be lowered if it were not processed: the
+    quick and compiled tiers must not read its compressed bytes as the record."""
+    spec = SPEC.replace("{name: values, type: u32, repeat: eos,", "{name: values, type: u32,")
+    spec = spec[: spec.index("      - name: note")] + spec[spec.index("  items:") :]
+    module = spec_module(tmp_path_factory, "packed_single", spec)
+    assert "batch" in module.FAST_READERS
+    assert "batch" not in module.QUICK_READERS
+    data = wire("zstd", [7])[: -2 - len(zlib.compress(b"hi"))]  # without the note
+    assert module.parse(data).items.values == 7 and module.build(module.parse(data)) == data
+
+
 def test_spec_errors(tmp_path):
     bad = SPEC.replace("        process: zlib\n", "        process: brotli9\n")
     path = tmp_path / "bad.yaml"
