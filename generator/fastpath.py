@@ -124,6 +124,8 @@ class FastPathEmitter:
             out.append(field.valid)
             if isinstance(field.repeat, dict):
                 out.append(str(field.repeat["count"]))
+            if field.process is not None and field.process.cases is not None:
+                out.append(field.process.codec)
             if field.checksum is not None:
                 out.extend(item.expression for item in field.checksum.items)
         return out
@@ -171,6 +173,12 @@ class FastPathEmitter:
             self._check_type(sub, ok, serializable, bounded or ref.size is not None)
 
     def _check_field(self, field: Field, record: Record, ok: set[str]) -> None:
+        if field.repeat == "until":
+            raise Unsupported("repeat: until (read by construct)")
+        if (field.process is not None or field.repeat == "blocks") and field.condition:
+            raise Unsupported("a conditional process: or repeat: blocks (read by construct)")
+        if field.process is not None and field.type.kind != "record":
+            raise Unsupported("process: on bytes or text (read by construct)")
         if field.trailer and not self.backwards(field.type):
             raise Unsupported("a trailer field the fast path cannot read from the end")
         if field.trailer and field.type.name in self.needs_parent:
@@ -421,6 +429,8 @@ class FastPathEmitter:
         texts = [field.condition, *self._type_expressions(field.type)]
         if isinstance(field.repeat, dict):
             texts.append(str(field.repeat["count"]))
+        if field.process is not None and field.process.cases is not None:
+            texts.append(field.process.codec)
         return any(re.search(r"[\[(./%]", self.expression(t)) for t in texts if t != "eos")
 
     def expression_failure(self, w: _Writer, field: Field, offset: str) -> None:
@@ -965,6 +975,9 @@ class FastPathEmitter:
     def field(self, w: _Writer, field: Field, record: Record) -> None:
         var = f"f_{field.name}"
         ref = field.type
+        if field.kept_of:
+            w.line(f"pass  # {field.name} is set with {field.kept_of}")
+            return
         if ref.kind == "presence":
             w.line(f"{var} = pos < end and buf[pos] == 0x{field.tag:02x}")
             w.line(f"if {var}:")
@@ -990,13 +1003,26 @@ class FastPathEmitter:
 
     def field_body(self, w: _Writer, field: Field, var: str) -> None:
         ref = field.type
+        if field.process is not None:
+            self.processed_value(w, field, var)
+            return
         if field.repeat is None:
             self.value(w, ref, var, field)
+            return
+        if field.repeat == "blocks":
+            self.blocks_loop(w, field, var)
             return
         w.line(f"{var}_begin = pos")
         count = field.repeat.get("count") if isinstance(field.repeat, dict) else None
         if count is not None:
             w.line(f"{var}_count = {self.expression(count)}")
+            if not isinstance(count, int):  # construct's RepeatCount checks what it is given
+                w.line(f"if type({var}_count) is not int or {var}_count < 0:")
+                with w.indent():
+                    w.line(
+                        f'raise DecodeError(f"invalid element count {{{var}_count!r}}", '
+                        "offset=pos)"
+                    )
             self.limit(w, "max_count", f"{var}_count", "pos")
         if isinstance(count, int) and self.is_msb(ref) and not ref.enum and field.const is None:
             # Fixed-count varints (a UUID's 16 bytes): one tight loop for the usual 1- and
@@ -1014,6 +1040,74 @@ class FastPathEmitter:
                 return
         self.repeat_loop(w, field, var, count)
 
+    def element(self, w: _Writer, field: Field, var: str) -> None:
+        """One element of a repeated field onto the list ``var`` (its index in errors)."""
+        ref = field.type
+        if "this._index" in " ".join(self._type_expressions(ref)):
+            w.line(f"f__index = len({var})")
+        if any(r in self.needs_parent for r in self._record_refs(ref)):
+            w.line(f"parent_of_{field.name}._index = len({var})  # `_parent._index`")
+        w.line("try:")
+        with w.indent():
+            self.value(w, ref, f"{var}_item", field)
+        w.line("except DecodeError as err:")
+        with w.indent():
+            w.line(f"err.add_path(index=len({var}))")
+            w.line("raise")
+        w.line(f"{var}.append({var}_item)")
+
+    def blocks_loop(self, w: _Writer, field: Field, var: str) -> None:
+        """``runtime.sequences.RepeatBlocks``: ZigZag counts (a byte size after a negative
+        one), the elements, until a 0 count; the split goes to ``<name>_blocks``."""
+        count, size, stop = f"{var}_n", f"{var}_size", f"{var}_stop"
+        w.line(f"{var} = []")
+        w.line(f"{var}_blocks = []")
+        w.line("while True:")
+        with w.indent():
+            w.line(f"{var}_at = pos")
+            self.leb128(w, count, True)
+            w.line(f"if {count} == 0:")
+            with w.indent():
+                w.line("break")
+            self.limit(w, "max_count", f"len({var}) + abs({count})", f"{var}_at")
+            w.line(f"{stop} = None")
+            w.line(f"if {count} < 0:")
+            with w.indent():
+                w.line(f"{var}_size_at = pos")
+                self.leb128(w, size, True)
+                w.line(f"if {size} < 0 or {size} > end - pos:")
+                with w.indent():
+                    w.line(
+                        f'raise DecodeError(f"block byte size {{{size}}} out of range", '
+                        f"offset={var}_size_at)"
+                    )
+                w.line(f"{stop} = pos + {size}")
+            w.line(f"for _ in range(abs({count})):")
+            with w.indent():
+                self.element(w, field, var)
+            w.line(f"if {stop} is not None and pos != {stop}:")
+            with w.indent():
+                w.line(
+                    f'raise DecodeError(f"block of {{abs({count})}} element(s) ends at {{pos}}, '
+                    f'its byte size says {{{stop}}}", offset={var}_at)'
+                )
+            w.line(f"{var}_blocks.append({count})")
+
+    def processed_value(self, w: _Writer, field: Field, var: str) -> None:
+        """``runtime.process.Processed`` inside its size: the bytes decoded by the codec,
+        the record read from them (``runtime.process.read_processed``)."""
+        ref, process = field.type, field.process
+        if process.cases is None:
+            codec = f"{process.codec!r}, None"
+        else:
+            codec = f"{self.expression(process.codec)}, {process.cases!r}"
+        extra = f", parent_of_{field.name}" if ref.name in self.needs_parent else ""
+        call = (
+            f"{var}, {var}_wire = rt_process.read_processed(_read_{ref.name}, buf, pos, {{end}}, "
+            f"{codec}, limits, depth + 1{extra})"
+        )
+        self.record_value(w, ref, var, field, call)
+
     def repeat_loop(self, w: _Writer, field: Field, var: str, count) -> None:
         ref = field.type
         w.line(f"{var} = []")
@@ -1026,18 +1120,7 @@ class FastPathEmitter:
             w.line(f"while len({var}) < {var}_count:")
         with w.indent():
             self.limit(w, "max_count", f"len({var}) + 1", "pos")
-            if "this._index" in " ".join(self._type_expressions(ref)):
-                w.line(f"f__index = len({var})")
-            if any(r in self.needs_parent for r in self._record_refs(ref)):
-                w.line(f"parent_of_{field.name}._index = len({var})  # `_parent._index`")
-            w.line("try:")
-            with w.indent():
-                self.value(w, ref, f"{var}_item", field)
-            w.line("except DecodeError as err:")
-            with w.indent():
-                w.line(f"err.add_path(index=len({var}))")
-                w.line("raise")
-            w.line(f"{var}.append({var}_item)")
+            self.element(w, field, var)
         if field.min_count:
             what = f"{field.min_count} element(s)"
             if field.repeat == "tagged":
@@ -1399,12 +1482,15 @@ class FastPathEmitter:
         extra = f", parent_of_{field.name}" if ref.name in self.needs_parent else ""
         return f"{var}, pos = _read_{ref.name}(buf, pos, {end}, limits, depth + 1{extra})"
 
-    def record_value(self, w: _Writer, ref: TypeRef, var: str, field: Field) -> None:
+    def record_value(
+        self, w: _Writer, ref: TypeRef, var: str, field: Field, call: str = ""
+    ) -> None:
+        """A record (``call``: the read of it, ``{end}`` where it ends: a processed one)."""
         if ref.size is None:
-            w.line(self.record_call(ref, var, "end", field))
+            w.line(call.replace("{end}", "end") or self.record_call(ref, var, "end", field))
             return
         if not ref.size_is_prefix:
-            self.sized(w, ref, var, field, None)
+            self.sized(w, ref, var, field, None, call)
             return
         start = w.fresh("at")
         n = w.fresh("n")
@@ -1418,6 +1504,10 @@ class FastPathEmitter:
         self.need(w, n, what)
         sub_end = w.fresh("sub_end")
         w.line(f"{sub_end} = pos + {n}")
+        if call:  # it reads every byte up to sub_end, or raises
+            w.line(call.replace("{end}", sub_end))
+            w.line(f"pos = {sub_end}")
+            return
         w.line(self.record_call(ref, var, sub_end, field))
         w.line(f"if pos != {sub_end}:")
         with w.indent():
@@ -1426,7 +1516,7 @@ class FastPathEmitter:
                 f'unparsed", offset={start})'
             )
 
-    def sized(self, w: _Writer, ref: TypeRef, var: str, field: Field, inner) -> None:
+    def sized(self, w: _Writer, ref: TypeRef, var: str, field: Field, inner, call="") -> None:
         """``runtime.record.Sized``: exactly ``size`` bytes (a number or an expression),
         which the value must consume entirely."""
         start = w.fresh("at")
@@ -1440,6 +1530,10 @@ class FastPathEmitter:
         self.need(w, n, what)
         sub_end = w.fresh("sub_end")
         w.line(f"{sub_end} = pos + {n}")
+        if call:  # it reads every byte up to sub_end, or raises
+            w.line(call.replace("{end}", sub_end))
+            w.line(f"pos = {sub_end}")
+            return
         if inner is None:
             w.line(self.record_call(ref, var, sub_end, field))
         else:

@@ -488,6 +488,8 @@ class Lowering:
         if record.trailer:
             raise NotLowered("a trailer")
         for field in record.fields:
+            if field.process is not None or field.kept_of:
+                raise NotLowered(f"{field.name}: a process: transform")
             if field.condition or field.valid or field.trailer:
                 raise NotLowered(f"{field.name}: a condition, valid: or trailer")
             if field.repeat is not None:

@@ -37,6 +37,15 @@ CONSTRUCT_PATHS = {
         },
     },
     "plainbuffer": {"parse": {}, "build": {}},
+    "avro_container": {
+        "parse": {"block_records": _ALONE, "data_block": _ALONE},
+        "build": {
+            "page_view": "tags: process:, repeat: blocks or until (built by construct)",
+            "block_records": "objects: record page_view has no fast writer",
+            "data_block": "records: process:, repeat: blocks or until (built by construct)",
+            "container_file": "meta: process:, repeat: blocks or until (built by construct)",
+        },
+    },
     "ticdc_craft": {
         "parse": {"header": _ALONE, "body": _ALONE},
         "build": {
@@ -61,6 +70,18 @@ WITHOUT_TIERS = {
         "compiled": {"format_description_event", "binlog_event"},
     },
     "plainbuffer": {"quick": {"cell_value"}, "compiled": {"cell_value"}},
+    "avro_container": {
+        tier: {
+            "meta_entry",
+            "counter",
+            "device",
+            "page_view",
+            "block_records",
+            "data_block",
+            "container_file",
+        }
+        for tier in ("quick", "compiled")
+    },
     "ticdc_craft": {
         "quick": {"header", "column_group", "body", "frame", "message"},
         "compiled": {"header", "column_group", "body", "frame", "message"},
