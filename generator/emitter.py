@@ -143,6 +143,8 @@ class ModuleEmitter:
                 args = self.prim(ref.size) + (f", {encoding}" if encoding else "")
                 if ref.max_length is not None:
                     args += f", max_length={ref.max_length}"
+                if ref.nullable:
+                    args += ", nullable=True"
                 return f"rt.LengthPrefixedBytes({args})"
             if ref.size == "eos":
                 return f"GreedyString({encoding})" if encoding else "GreedyBytes"
@@ -204,6 +206,8 @@ class ModuleEmitter:
         ref = field.type
         if ref.kind == "presence":
             return f"rt.Presence(0x{field.tag:02x})"
+        if field.derived:
+            return f"rt.Derived(lambda this: {field.derived})"
         if field.const is not None:
             expr = f"Const({field.const:#x}, {self.type_construct(ref)})"
         elif field.checksum is not None:
@@ -248,6 +252,8 @@ class ModuleEmitter:
         return expr
 
     def checksum_item(self, item, record: Record) -> str:
+        if item.kind == "span":
+            return f"rt_checksum.span({item.field!r}, {item.last!r})"
         if item.kind == "raw":
             target = record.field(item.field)
             skip = 1 if target.tag is not None else 0

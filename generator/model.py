@@ -84,6 +84,8 @@ class TypeRef:
     size_is_prefix: bool = False
     max_length: int | None = None
     """For length-prefixed str/bytes: the largest byte length the format allows."""
+    nullable: bool = False
+    """``nullable: true`` on length-prefixed str/bytes: the length -1 is None."""
     enum: str | None = None
     encoding: str = "utf8"
     pad: bytes = b""
@@ -120,8 +122,9 @@ class TypeRef:
 @dataclasses.dataclass
 class ChecksumItem:
     kind: str
-    """raw | each | value"""
+    """raw | each | value | span (``field`` to ``last``, which may follow the checksum)"""
     field: str = ""
+    last: str = ""
     member: str = ""
     expression: str = ""
     encoder: str = ""
@@ -171,11 +174,17 @@ class Field:
     """``enum:`` with ``open: true``: any integer is kept; the JSON form names members."""
     logical: str = ""
     """``logical:``: how the JSON form shows it (``uuid``, or an integer time kind)."""
+    derived: str = ""
+    """``derived:``: an expression computed on parse; the field is not on the wire."""
+    derived_text: str = ""
 
     @property
     def computed(self) -> bool:
-        """Written by the builder itself, so models need not carry it."""
-        return self.const is not None or self.checksum is not None or bool(self.value)
+        """Written (or, when derived, computed) by the codec itself, so models need not
+        carry it."""
+        return (
+            self.const is not None or self.checksum is not None or bool(self.value or self.derived)
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -220,14 +229,22 @@ class Record:
 
     @property
     def checksummed(self) -> set[str]:
-        """The fields whose bytes a ``raw`` item of one of the record's checksums covers."""
+        """The fields whose bytes a ``raw`` or ``span`` item of one of the record's
+        checksums covers (a span: its first and its last field)."""
         return {
-            item.field
+            name
             for f in self.fields
             if f.checksum is not None
             for item in f.checksum.items
-            if item.kind == "raw"
+            if item.kind in ("raw", "span")
+            for name in (item.field, item.last)
+            if name
         }
+
+    @property
+    def on_wire(self) -> list[Field]:
+        """The fields that occupy bytes: all but the ``derived:`` ones."""
+        return [f for f in self.fields if not f.derived]
 
 
 @dataclasses.dataclass
@@ -635,6 +652,7 @@ class _Builder:
                     )
                     field.value_text = raw["value"]
         record = Record(name, body["doc"], fields, self.lines.line(where), body.get("tag"))
+        self.check_spans(record, where)
         record.layout = body.get("layout", "sequence")
         record.detect = self.detect(body.get("detect"), where + ("detect",))
         self.check_layout(record, where, body)
@@ -650,6 +668,36 @@ class _Builder:
                 raise self.error(where + ("spark", "row"), "must name a repeated record field")
             record.spark_row = spark["row"]
         return record
+
+    def check_spans(self, record: Record, where) -> None:
+        """A checksum's ``span: [first, last]`` names fields after it, in order, on the wire:
+        the record verifies it once ``last`` is read and writes it once ``last`` is built."""
+        names = [f.name for f in record.fields]
+        for i, field in enumerate(record.fields):
+            spans = [
+                k
+                for k, item in enumerate(field.checksum.items if field.checksum else [])
+                if item.kind == "span"
+            ]
+            if not spans:
+                continue
+            parts = where + (("trailer",) if field.trailer else ("fields",))
+            parts += (names.index(field.name) if not field.trailer else 0, "checksum", "over")
+            if len(spans) > 1 or field.trailer or field.condition or field.repeat is not None:
+                raise self.error(
+                    parts + (spans[-1],),
+                    "one span: per checksum, on a field read once in front (no if:, repeat:)",
+                )
+            item = field.checksum.items[spans[0]]
+            for name in (item.field, item.last):
+                target = next((f for f in record.fields if f.name == name), None)
+                if target is None or names.index(name) <= i or target.trailer or target.derived:
+                    raise self.error(
+                        parts + (spans[0], "span"),
+                        f"{name!r} is not a field on the wire after {field.name!r}",
+                    )
+            if names.index(item.last) < names.index(item.field):
+                raise self.error(parts + (spans[0], "span"), "span: [first, last] in wire order")
 
     def check_layout(self, record: Record, where, body: dict) -> None:
         """Id-keyed fields belong to ``layout: serializable`` records, and only there."""
@@ -763,6 +811,13 @@ class _Builder:
                 ref.size = self.expression(size, parts + ("size",), siblings)
         if ref.max_length is not None and not ref.size_is_prefix:
             raise self.error(parts + ("max_length",), "max_length needs a length-prefix size")
+        if raw.get("nullable"):
+            signed = ref.size_is_prefix and PRIMITIVES[ref.size].signed
+            if ref.kind not in ("str", "bytes") or not signed:
+                raise self.error(
+                    parts + ("nullable",), "nullable: goes with str/bytes of a signed length prefix"
+                )
+            ref.nullable = True
         if raw.get("enum"):
             if raw["enum"] not in self.enums:
                 raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}")
@@ -851,7 +906,7 @@ class _Builder:
             ref = self.switch(raw, parts, siblings)
         elif "type" in raw:
             # an open enum only names values (JSON form): the type stays a plain integer
-            keys = ("type", "size", "encoding", "max_length", "count")
+            keys = ("type", "size", "encoding", "max_length", "count", "nullable")
             keys += () if raw.get("open") else ("enum",)
             ref = self.typeref({k: raw[k] for k in keys if k in raw}, parts, siblings)
         else:
@@ -895,8 +950,10 @@ class _Builder:
             field.checksum = self.checksum(raw["checksum"], parts + ("checksum",), siblings)
             if ref.kind != "prim" or PRIMITIVES[ref.name].kind != "int":
                 raise self.error(parts + ("type",), "a checksum is stored as an integer")
+        if "derived" in raw:
+            self.derived(field, raw, parts, siblings)
         spark = raw.get("spark", {})
-        field.spark_skip = spark.get("skip", field.computed)
+        field.spark_skip = spark.get("skip", field.computed and not field.derived)
         field.spark_type = spark.get("type", "")
         field.spark_inline = spark.get("inline", False)
         if field.spark_inline and (ref.kind != "record" or field.repeat is not None):
@@ -924,6 +981,20 @@ class _Builder:
         field.unknown_field_policy = raw.get("unknown_field_policy", "ignore")
         self.readable(field, raw, parts)
         return field
+
+    def derived(self, field: Field, raw: dict, parts, siblings) -> None:
+        """``derived: EXPR``: a value of the model computed on parse, never on the wire."""
+        wire = [
+            k for k in ("size", "tag", "const", "checksum", "repeat", "if", "value") if k in raw
+        ]
+        wire += ["enum"] if field.type.enum else []
+        if wire or field.type.kind != "prim" or PRIMITIVES[field.type.name].size is None:
+            key = wire[0] if wire else "type"
+            raise self.error(
+                parts + (key,), "a derived value takes a fixed-width type and nothing of the wire"
+            )
+        field.derived = self.expression(raw["derived"], parts + ("derived",), siblings)
+        field.derived_text = raw["derived"]
 
     def readable(self, field: Field, raw: dict, parts) -> None:
         """``open:``, ``logical:`` and ``pad:``: how a field reads in the JSON form."""
@@ -1000,6 +1071,11 @@ class _Builder:
                 if item not in names:
                     raise self.error(where, f"{item!r} is not an earlier field")
                 items.append(ChecksumItem("raw", field=item))
+                continue
+            if "span" in item:
+                # checked against the whole record in check_spans, once every field is known
+                first, last = item["span"]
+                items.append(ChecksumItem("span", field=first, last=last))
                 continue
             encoder = item["as"]
             if encoder not in PRIMITIVES:
