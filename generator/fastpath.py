@@ -327,6 +327,7 @@ class FastPathEmitter:
         with no tag or condition (so nothing after the elements needs them kept)."""
         if (
             not record.spark_row
+            or record.spark_path
             or record.name not in self.supported
             or record.name in self.needs_parent
             or record.serializable

@@ -205,6 +205,9 @@ class Record:
     line: int | None
     tag: int | None = None
     spark_row: str = ""
+    spark_path: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    """``spark: {row: a.b.c}`` (a nested row path): (record, field) of each step; empty
+    when ``spark_row`` names a field of the record itself."""
     layout: str = "sequence"
     """``sequence`` (fields back to back) or ``serializable`` (mysql::serialization message)."""
     detect: Detect | None = None
@@ -657,7 +660,10 @@ class _Builder:
         record.detect = self.detect(body.get("detect"), where + ("detect",))
         self.check_layout(record, where, body)
         spark = body.get("spark", {})
-        if "row" in spark:
+        if "row" in spark and "." in spark["row"]:
+            record.spark_path = self.row_path(record, spark["row"], where + ("spark", "row"))
+            record.spark_row = spark["row"]
+        elif "row" in spark:
             target = next((f for f in fields if f.name == spark["row"]), None)
             rows = target is not None and target.type.kind == "runtime"
             if rows and not RUNTIME_TYPES[target.type.name].rows_spark:
@@ -668,6 +674,22 @@ class _Builder:
                 raise self.error(where + ("spark", "row"), "must name a repeated record field")
             record.spark_row = spark["row"]
         return record
+
+    def row_path(self, record: Record, path: str, parts) -> list[tuple[str, str]]:
+        """``spark: {row: a.b.c}``: each step a record field of the record before it (a
+        list or one record), the last a repeated record field; (record, field) per step."""
+        steps, current = [], record
+        names = path.split(".")
+        for i, name in enumerate(names):
+            field = next((f for f in current.fields if f.name == name), None)
+            last = i == len(names) - 1
+            if field is None or field.type.kind != "record" or (last and field.repeat is None):
+                raise self.error(parts, f"{name!r}: a row path steps through record fields "
+                                        "and ends with a repeated one")
+            steps.append((current.name, name))
+            body = self.data["records"][field.type.name]
+            current = self.record(field.type.name, body)
+        return steps
 
     def check_spans(self, record: Record, where) -> None:
         """A checksum's ``span: [first, last]`` names fields after it, in order, on the wire:
