@@ -73,8 +73,8 @@ def peer_reader(batch_class):
             if not batch.validate_crc():
                 raise ValueError("crc")
             for r in batch:
-                r.offset, r.timestamp, r.key, r.value, r.headers
-                n += 1
+                fields = (r.offset, r.timestamp, r.key, r.value, r.headers)
+                n += len(fields) // 5
         return n
 
     return read
@@ -85,8 +85,8 @@ def wirespec_reader(parse):
         n = 0
         for rb in parse(data).batches:
             for r in rb.batch.records:
-                r.offset, r.timestamp, r.key, r.value, r.headers
-                n += 1
+                fields = (r.offset, r.timestamp, r.key, r.value, r.headers)
+                n += len(fields) // 5
         return n
 
     return read
