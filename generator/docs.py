@@ -211,6 +211,12 @@ def _field_notes(f) -> list[str]:
         notes.append("repeated until the end")
     elif f.repeat == "tagged":
         notes.append("repeated while the element's tag follows")
+    elif f.repeat == "blocks":
+        notes.append("in blocks: a ZigZag count (negative: then a byte size), ..., a 0 count")
+    elif f.repeat == "until":
+        until = f.repeat_until
+        kept = "the last element" if until["include"] else "not in the list"
+        notes.append(f"repeated until `{until['text']}` (the terminator: {kept})")
     elif f.repeat == "msb_count":
         notes.append("a vector: varint count, then the elements")
     elif isinstance(f.repeat, dict):
@@ -234,6 +240,14 @@ def _field_notes(f) -> list[str]:
         notes.append(f"JSON: `{f.name}_time` ({f.logical}, UTC) beside it")
     if getattr(f.type, "pad", b""):
         notes.append("NUL-padded: trailing NULs are not in the value")
+    process = getattr(f, "process", None)
+    if process is not None and process.cases is None:
+        notes.append(f"compressed: `{process.codec}`")
+    elif process is not None:
+        cases = ", ".join(f"{value!r} {codec}" for value, codec in process.cases.items())
+        notes.append(f"compressed by `{process.codec_text}`: {cases}")
+    if getattr(f, "kept_of", ""):
+        notes.append(f"model only: kept from reading `{f.kept_of}`, for an exact rebuild")
     return notes
 
 

@@ -203,8 +203,33 @@ class ModuleEmitter:
         unchecked = "" if ref.checked_on_build else ", check_on_build=False"
         return f"rt.Sized({size}, {body}{unchecked})"
 
+    def processed_construct(self, field: Field) -> str:
+        """A ``process:`` field: its (sized) wire bytes decoded by the codec, then read."""
+        ref, process = field.type, field.process
+        if ref.kind == "record":
+            body = ref.name
+        else:
+            body = f"GreedyString({ref.encoding!r})" if ref.kind == "str" else "GreedyBytes"
+        if process.cases is None:
+            codec = repr(process.codec)
+        else:
+            codec = f"lambda this: {process.codec}, cases={process.cases!r}"
+        level = "" if process.level is None else f", level={process.level}"
+        expr = f"rt_process.Processed({body}, {field.name!r}, codec={codec}{level})"
+        if ref.size_is_prefix:
+            return f"rt.SizePrefixed({self.prim(ref.size)}, {expr})"
+        return self.sized(ref, expr)
+
     def field_construct(self, field: Field, record: Record) -> str:
         ref = field.type
+        if field.kept_of:
+            suffix = field.name[len(field.kept_of) :]
+            return f"rt_sequences.Kept({'_' + field.kept_of + suffix!r})"
+        if field.process is not None:
+            expr = self.processed_construct(field)
+            if field.condition:
+                expr = f"If(lambda this: {field.condition}, {expr})"
+            return expr
         if ref.kind == "presence":
             return f"rt.Presence(0x{field.tag:02x})"
         if field.derived:
@@ -225,6 +250,13 @@ class ModuleEmitter:
             expr = f"rt.RepeatWhileTag({expr}, 0x{tag:02x}{extra})"
         elif field.repeat == "msb_count":
             expr = f"rt_serializable.MsbVector({expr})"
+        elif field.repeat == "blocks":
+            expr = f"rt_sequences.RepeatBlocks({expr}, {field.name!r})"
+        elif field.repeat == "until":
+            until = field.repeat_until
+            extra = "" if until["include"] else f", include=False, default={until['default']!r}"
+            until = f"lambda this: {until['until']}{extra}"
+            expr = f"rt_sequences.RepeatUntil({expr}, {field.name!r}, {until})"
         elif isinstance(field.repeat, dict):
             count = field.repeat["count"]
             count = count if isinstance(count, int) else f"lambda this: {count}"

@@ -29,8 +29,8 @@ construct's context is a dict, where the name is the method (``sizeof(items)`` i
 
 An expression binds no name the spec did not define: a comprehension's variable is a
 new lower-case name (not a field, an enum, a builtin or a name the translation uses),
-and there are no lambdas, assignments (``:=``), private or dunder attributes, or
-string constants:
+and there are no lambdas, assignments (``:=``), private or dunder attributes; text
+constants are short printable ASCII (a metadata key to look up), rendered with ``repr``:
 
     >>> translate("[len(n) for len in names]", {"names"})
     Traceback (most recent call last):
@@ -179,6 +179,14 @@ class _ToContext(ast.NodeTransformer):
         return node
 
 
+def _allowed_constant(value) -> bool:
+    """Numbers, None, and text of up to 64 printable ASCII characters (a metadata key such
+    as ``"avro.codec"``, compared with a str or bytes field: ``e.key == "avro.codec"``)."""
+    if isinstance(value, str):
+        return len(value) <= 64 and all(" " <= c <= "~" for c in value)
+    return isinstance(value, (int, float, type(None)))
+
+
 def translate(
     text: str, fields: set[str], enums: dict[str, str] | None = None, build: bool = False
 ) -> str:
@@ -207,7 +215,10 @@ def translate(
             and node.attr not in _PUBLIC_PRIVATES
         ):
             raise ValueError("expression may not use private attributes")
-        if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, type(None))):
-            message = f"expression constants are numbers or None, not {node.value!r}"
-            raise ValueError(message)  # noqa: TRY004
+        if isinstance(node, ast.Constant) and not _allowed_constant(node.value):
+            message = (
+                "expression constants are numbers, None or short printable ASCII text, "
+                f"not {node.value!r}"
+            )
+            raise ValueError(message)
     return ast.unparse(_ToContext(fields, enums or {}).visit(tree))

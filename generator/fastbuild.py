@@ -208,6 +208,8 @@ class BuildEmitter:
         return _THIS.sub(this, text)
 
     def field(self, w: _Lines, field: Field, scope: _Scope, written: dict) -> None:
+        if field.process is not None or field.kept_of or field.repeat in ("blocks", "until"):
+            raise Unsupported("process:, repeat: blocks or until (built by construct)")
         var = f"f_{field.name}"
         ref = field.type
         optional = field.tag is not None and field.optional

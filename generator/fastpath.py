@@ -182,6 +182,8 @@ class FastPathEmitter:
             self._check_type(sub, ok, serializable, bounded or ref.size is not None)
 
     def _check_field(self, field: Field, record: Record, ok: set[str]) -> None:
+        if field.process is not None or field.kept_of or field.repeat in ("blocks", "until"):
+            raise Unsupported("process:, repeat: blocks or until (read by construct)")
         if field.trailer and not self.backwards(field.type):
             raise Unsupported("a trailer field the fast path cannot read from the end")
         if field.trailer and field.type.name in self.needs_parent:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import codecs
+import copy
 import dataclasses
 import importlib.util
 import re
@@ -137,6 +138,18 @@ class Checksum:
 
 
 @dataclasses.dataclass
+class Process:
+    """``process:`` on a sized field: the codec its bytes are transformed by."""
+
+    codec: str
+    """A codec name (runtime/process.py CODECS), or with ``cases`` an expression."""
+    cases: dict | None = None
+    """Value of the ``codec`` expression -> codec name."""
+    level: int | None = None
+    codec_text: str = ""
+
+
+@dataclasses.dataclass
 class Field:
     name: str
     doc: str
@@ -177,6 +190,16 @@ class Field:
     derived: str = ""
     """``derived:``: an expression computed on parse; the field is not on the wire."""
     derived_text: str = ""
+    repeat_until: dict = dataclasses.field(default_factory=dict)
+    """``repeat: {until: EXPR, include, terminator}`` (``repeat`` is then ``"until"``):
+    ``until`` translated, ``text`` as written, ``include``, ``default`` terminator."""
+    process: Process | None = None
+    """``process:``: the field's sized bytes are transformed (compressed) on the wire."""
+    kept_of: str = ""
+    """A model field the loader adds (``Kept``) for field ``kept_of``: what its reading
+    saw beside the value, so build writes the same bytes: ``<name>_wire`` (a ``process:``
+    field's bytes as read), ``<name>_blocks`` (``repeat: blocks``: the block counts),
+    ``<name>_terminator`` (``repeat: {until:, include: false}``: the terminator)."""
 
     @property
     def computed(self) -> bool:
@@ -645,6 +668,7 @@ class _Builder:
                 )
             fields.append(field)
         fields += trailer_fields[::-1]
+        fields += self.kept_fields(fields, where)
         everything = {f.name for f in fields}
         for section, raws in (("fields", body["fields"]), ("trailer", body.get("trailer", []))):
             for i, raw in enumerate(raws):
@@ -720,6 +744,51 @@ class _Builder:
                     )
             if names.index(item.last) < names.index(item.field):
                 raise self.error(parts + (spans[0], "span"), "span: [first, last] in wire order")
+    def kept_fields(self, fields: list[Field], where) -> list[Field]:
+        """The model fields that keep what a field's reading saw beside its value (after
+        every field, so the spec's field indexes stay as written)."""
+        out = []
+        for field in fields:
+            kept = []
+            if field.process is not None:
+                kept.append(("wire", TypeRef("bytes", "bytes", size="eos"), None, "bytes as read"))
+            if field.repeat == "blocks":
+                kept.append(("blocks", TypeRef("prim", "varint"), "eos", "block counts as read"))
+            if field.repeat == "until" and not field.repeat_until["include"]:
+                kept.append(("terminator", copy.copy(field.type), None, "terminator as read"))
+            for suffix, ref, repeat, what in kept:
+                name = f"{field.name}_{suffix}"
+                if any(f.name == name for f in fields):
+                    raise self.error(where, f"{name!r} keeps {field.name}'s {what}")
+                doc = f"{field.name}'s {what} (kept for an exact rebuild)."
+                extra = Field(name, doc, ref, field.line, repeat=repeat)
+                extra.kept_of = field.name
+                extra.spark_skip = True
+                out.append(extra)
+        return out
+
+    def process(self, field: Field, raw, parts, siblings) -> Process:
+        """``process:``: a codec name, or ``{codec: EXPR, cases: {VALUE: CODEC}, level}``."""
+        from runtime.process import CODECS
+
+        ref = field.type
+        if ref.size is None or ref.kind not in ("record", "bytes", "str") or ref.size == "eos":
+            raise self.error(parts, "process: goes on a record, bytes or str with a size:")
+        if field.repeat is not None or field.tag is not None or field.trailer:
+            raise self.error(parts, "process: goes on a single field (no repeat, tag or trailer)")
+        if isinstance(raw, str):
+            raw = {"codec": raw}
+        codec, cases = raw["codec"], raw.get("cases")
+        out = Process(codec, level=raw.get("level"), codec_text=codec)
+        if cases is None:
+            if codec not in CODECS:
+                raise self.error(
+                    parts + ("codec",), f"unknown codec {codec!r} (an expression needs cases:)"
+                )
+            return out
+        out.codec = self.expression(codec, parts + ("codec",), siblings)
+        out.cases = dict(cases)
+        return out
 
     def check_layout(self, record: Record, where, body: dict) -> None:
         """Id-keyed fields belong to ``layout: serializable`` records, and only there."""
@@ -948,6 +1017,18 @@ class _Builder:
                 raise self.error(
                     parts + ("repeat",), "repeat: tagged needs a record type with a tag"
                 )
+        repeat_until = {}
+        if isinstance(repeat, dict) and "until" in repeat:
+            item = Field("_item", "the element just read", ref, None)
+            repeat_until = {
+                "until": self.expression(
+                    repeat["until"], parts + ("repeat", "until"), [*siblings, item]
+                ),
+                "text": repeat["until"],
+                "include": repeat.get("include", True),
+                "default": repeat.get("terminator"),
+            }
+            repeat = "until"
         elif isinstance(repeat, dict):
             count = repeat["count"]
             repeat = {
@@ -965,6 +1046,7 @@ class _Builder:
             tag=tag,
             optional=optional,
             repeat=repeat,
+            repeat_until=repeat_until,
             min_count=raw.get("min_count", 0),
             const=raw.get("const"),
         )
@@ -1002,6 +1084,8 @@ class _Builder:
         field.default_from = raw.get("default_from", "")
         field.unknown_field_policy = raw.get("unknown_field_policy", "ignore")
         self.readable(field, raw, parts)
+        if "process" in raw:
+            field.process = self.process(field, raw["process"], parts + ("process",), siblings)
         return field
 
     def derived(self, field: Field, raw: dict, parts, siblings) -> None:

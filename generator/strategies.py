@@ -98,7 +98,7 @@ class StrategyEmitter:
 
     def field(self, f: Field, record) -> str:
         parts = [f'"name": {f.name!r}']
-        if f.computed:
+        if f.computed or f.kept_of:  # kept wire bytes, blocks, terminator: None, built afresh
             parts.append('"computed": True')
             if f.const is not None:
                 parts.append(f'"const": {f.const}')
@@ -108,7 +108,9 @@ class StrategyEmitter:
             parts.append('"optional": True')
         if f.condition:
             parts.append(f'"cond": lambda this: {f.condition}')
-        if f.repeat == "msb_count":  # a list of any length, like repeat: eos
+        if f.repeat == "until":  # no general way to draw elements only the last ends
+            parts.append('"repeat": ("count", 0)')
+        elif f.repeat in ("msb_count", "blocks"):  # a list of any length, like repeat: eos
             parts.append('"repeat": ("eos", None, 0)')
         elif f.repeat == "eos" or f.repeat == "tagged":
             parts.append(f'"repeat": ({f.repeat!r}, None, {f.min_count})')
@@ -122,10 +124,11 @@ class StrategyEmitter:
                     parts.append(
                         f'"repeat": ("count", lambda this: {count}, {solved[0]!r}, {solved[1]!r})'
                     )
-                else:
-                    parts.append('"repeat": ("count", lambda this: 0, None, (0, 0))')
+                else:  # another record's count (a parent's): drawn freely, not solved
+                    parts.append(f'"repeat": ("count", lambda this: {count}, None, (0, 0))')
         size = f.type.size
-        if isinstance(size, str) and not f.type.size_is_prefix and size != "eos":
+        fresh = isinstance(size, str) and not f.type.size_is_prefix and size != "eos"
+        if fresh and not f.process:  # a compressed size is no function of the model
             solved = self.solvable(size, record)
             if solved:
                 parts.append(f'"size": (lambda this: {size}, {solved[0]!r}, {solved[1]!r})')

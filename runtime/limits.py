@@ -32,6 +32,8 @@ class Limits:
     """Largest element count of one list, map, chunk or repetition."""
     max_string: int = 16 * 1024 * 1024
     """Largest byte length of one string or byte field."""
+    max_decompressed_bytes: int = 64 * 1024 * 1024
+    """Largest decoded size of one ``process:`` region (compressed data)."""
 
     @classmethod
     def from_kwargs(cls, kwargs: dict, base: Limits | None = None) -> Limits:

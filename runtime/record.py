@@ -361,17 +361,21 @@ class _Repeat(Subconstruct):
         spans = current_spans(context)
         while self._more(stream, context, items):
             limits.check("max_count", len(items) + 1, offset=stream.tell())
-            context._index = len(items)
-            if spans is not None:
-                spans.open(len(items), stream.tell())
-            try:
-                items.append(self.subcon._parsereport(stream, context, path))
-            except DecodeError as err:
-                err.add_path(index=len(items))
-                raise
-            if spans is not None:
-                spans.close(stream.tell(), items[-1])
+            self._element(stream, context, path, items, spans)
         return items
+
+    def _element(self, stream, context, path, items, spans) -> None:
+        """Read one element onto ``items`` (its index in spans and error paths)."""
+        context._index = len(items)
+        if spans is not None:
+            spans.open(len(items), stream.tell())
+        try:
+            items.append(self.subcon._parsereport(stream, context, path))
+        except DecodeError as err:
+            err.add_path(index=len(items))
+            raise
+        if spans is not None:
+            spans.close(stream.tell(), items[-1])
 
     def _build(self, obj, stream, context, path):
         built = BuiltList()

@@ -226,7 +226,8 @@ def _record(module, name: str, parent):
             value = draw(strategy)
             values[fname] = ctx[fname] = value
             try:
-                if repeat is not None and repeat[0] == "count" and callable(repeat[1]):
+                # no target: the count is another record's (a parent's computed count)
+                if repeat is not None and repeat[0] == "count" and repeat[2] is not None:
                     solved = _solve(repeat[1], ctx, repeat[2], len(value), repeat[3])
                     values[repeat[2]] = solved
                 size = f.get("size")

@@ -506,6 +506,101 @@ def make_kafka_record_batch(out_dir: Path) -> list[Path]:
 
 
 MAKERS["kafka_record_batch"] = make_kafka_record_batch
+# -- avro_container ----------------------------------------------------------------------------
+
+AVRO_PAGE_VIEW_SCHEMA = {
+    "type": "record",
+    "name": "PageView",
+    "namespace": "com.example.events",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "user", "type": "string"},
+        {"name": "score", "type": "double"},
+        {"name": "ratio", "type": "float"},
+        {"name": "active", "type": "boolean"},
+        {"name": "email", "type": ["null", "string"]},
+        {"name": "tags", "type": {"type": "array", "items": "string"}},
+        {"name": "counters", "type": {"type": "map", "values": "long"}},
+        {
+            "name": "kind",
+            "type": {"type": "enum", "name": "Kind", "symbols": ["VIEW", "CLICK", "PURCHASE"]},
+        },
+        {"name": "digest", "type": {"type": "fixed", "name": "Digest", "size": 8}},
+        {
+            "name": "device",
+            "type": {
+                "type": "record",
+                "name": "Device",
+                "fields": [{"name": "os", "type": "string"}, {"name": "version", "type": "int"}],
+            },
+        },
+        {"name": "payload", "type": "bytes"},
+    ],
+}
+"""The record schema ``specs/avro_container.yaml`` declares (``page_view``)."""
+AVRO_SYNC = bytes.fromhex("5a17c0de0ddba11fee1dcafe5eed0b0e")
+"""A fixed sync marker: the samples are the same bytes on every run."""
+
+
+def avro_page_views(n: int) -> list[dict]:
+    """``n`` page views of a small web shop, as an events pipeline would log them."""
+    kinds = ["VIEW", "VIEW", "CLICK", "VIEW", "PURCHASE"]
+    pages = ["home", "search", "product", "cart", "checkout"]
+    return [
+        {
+            "id": 1_700_000_000_000 + 37 * i,
+            "user": f"user-{(i * 7919) % 97:03d}",
+            "score": round(0.5 + (i % 13) / 8, 3),
+            "ratio": (i % 5) / 4,
+            "active": i % 4 != 3,
+            "email": None if i % 3 else f"user-{(i * 7919) % 97:03d}@example.com",
+            "tags": pages[: i % 4],
+            "counters": {page: (i * 31 + j) % 1000 for j, page in enumerate(pages[: i % 3])},
+            "kind": kinds[i % 5],
+            "digest": (i * 0x9E3779B97F4A7C15 % 2**64).to_bytes(8, "big"),
+            "device": {"os": ["android", "ios", "linux"][i % 3], "version": 10 + i % 7},
+            "payload": bytes([i % 256, (i * 3) % 256]) * (i % 3),
+        }
+        for i in range(n)
+    ]
+
+
+def avro_file(records: list[dict], codec: str, block_records: int) -> bytes:
+    """A container file as fastavro writes it: ``block_records`` records per block."""
+    import io
+
+    from fastavro import parse_schema
+    from fastavro.write import Writer
+
+    out = io.BytesIO()
+    writer = Writer(out, parse_schema(AVRO_PAGE_VIEW_SCHEMA), codec=codec, sync_marker=AVRO_SYNC)
+    for i, record in enumerate(records, 1):
+        writer.write(record)
+        if i % block_records == 0:
+            writer.flush()
+    writer.flush()
+    return out.getvalue()
+
+
+def make_avro_container(out_dir: Path) -> list[Path]:
+    """Avro container files of PageView records written by fastavro (the reference
+    library) with a fixed sync marker, one per codec; several blocks each."""
+    from generated.avro_container import build, parse
+
+    target = out_dir / "avro_container"
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for codec, n, per_block in (("null", 12, 5), ("deflate", 40, 16), ("snappy", 40, 16)):
+        data = avro_file(avro_page_views(n), codec, per_block)
+        if build(parse(data)) != data:
+            raise SystemExit(f"avro_container/{codec}: does not rebuild byte for byte")
+        path = target / f"page_views_{codec}.bin"
+        path.write_bytes(data)
+        written.append(path)
+    return written
+
+
+MAKERS["avro_container"] = make_avro_container
 
 
 def main(argv=None) -> int:

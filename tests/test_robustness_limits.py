@@ -19,6 +19,7 @@ FORMATS = [
     ("thrift_compact", "User"),
     ("ticdc_craft", "message"),
     ("ticdc_open_protocol", "message"),
+    ("avro_container", "container_file"),
 ]
 
 

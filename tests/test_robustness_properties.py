@@ -27,6 +27,7 @@ FORMATS = [
     "thrift_compact",
     "ticdc_craft",
     "ticdc_open_protocol",
+    "avro_container",
 ]
 EXAMPLES = 25
 HEADER = ("serializable_field_size", "last_non_ignorable_field_id")
@@ -52,9 +53,16 @@ def records(fmt):
 CASES = [(fmt, rec) for fmt in FORMATS for rec in records(fmt)]
 
 
+def _kept(key: str, form: dict) -> bool:
+    """A model field the loader adds to keep how a field was written (``<field>_wire``,
+    ``_blocks``, ``_terminator``; runtime.sequences.Kept): read, never drawn."""
+    field, _, suffix = key.rpartition("_")
+    return suffix in ("wire", "blocks", "terminator") and field in form
+
+
 def _strip(value):
     if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if k not in HEADER}
+        return {k: _strip(v) for k, v in value.items() if k not in HEADER and not _kept(k, value)}
     if isinstance(value, list):
         return [_strip(v) for v in value]
     return value

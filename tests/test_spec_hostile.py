@@ -342,7 +342,8 @@ HOSTILE_EXPRESSIONS = [
     "__import__('os').getpid()",
     "print(size)",
     "globals()",
-    "'abc'",
+    "'" + "a" * 65 + "'",  # text constants are short printable ASCII (a metadata key)
+    "'\\n'",
     "b'abc'",
     "{1: 2}[1]",
     "{3}.pop()",

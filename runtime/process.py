@@ -1,0 +1,325 @@
+"""``process:`` transforms on sized regions: compression codecs with bounded output.
+
+A field with ``size:`` and ``process:`` holds, on the wire, its bytes transformed by a
+codec (Kafka's compressed record batches, Avro's compressed data blocks); the model holds
+them decoded. :class:`Processed` is the construct: it reads every byte of its (sized)
+stream, decodes them with the codec an expression picks, and parses its subconstruct from
+the result.
+
+    >>> from construct import GreedyBytes
+    >>> p = Processed(GreedyBytes, "body", codec="deflate")
+    >>> p.parse(p.build(b"hello" * 10))
+    b'hellohellohellohellohellohellohellohellohellohello'
+
+The decoded size is bounded by the ``max_decompressed_bytes`` limit, and nothing much
+larger than the decoded bytes (at most the limit plus one byte) is ever allocated: the
+zlib family decodes through Python's zlib with ``max_length`` (it stops at the limit),
+snappy, lz4 and zstd through cramjam's ``decompress_into`` into a buffer that starts at
+the size the format declares (snappy) or a small guess and doubles, up to the limit plus
+one byte (cramjam stops when the buffer is full). So a decompression bomb is a
+:class:`~runtime.errors.LimitError` at the field after at most the limit's worth of work.
+Which library decodes which codec was measured (``benchmarks/avro_container.py``).
+
+Exact rebuild: the wire bytes are kept in the model beside the decoded value (the field
+``<name>_wire``). Building writes them back unchanged when they still decode to what the
+model builds; otherwise (a new or edited model) it compresses afresh. Fresh output is a
+function of the codec, its ``level`` and the library version: zlib (gzip, zlib, deflate)
+through the standard library, the same bytes Java's ``java.util.zip`` and Python peers
+write at the same level; snappy, lz4 and zstd through cramjam.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+
+import cramjam
+from construct import Container, Subconstruct
+
+from .errors import DecodeError, EncodeError, LimitError
+from .limits import current as current_limits
+from .stream import remaining
+
+_XERIAL_MAGIC = b"\x82SNAPPY\x00"
+_XERIAL_HEADER = _XERIAL_MAGIC + struct.pack(">ii", 1, 1)
+_XERIAL_BLOCK = 32 * 1024
+"""Kafka's Java producer (snappy-java's SnappyOutputStream) writes 32 KiB blocks."""
+_FIRST_GUESS_RATIO = 8
+"""The first output buffer is this many times the compressed size (at least 1 KiB) when
+the format does not say the decoded size; it doubles while the output does not fit."""
+
+
+class _Overflow(Exception):
+    """The decoded bytes do not fit the buffer given."""
+
+
+def _into(decompress_into, data: bytes, size: int) -> bytes:
+    """``data`` decoded into a buffer of ``size`` bytes; _Overflow when it does not fit."""
+    out = bytearray(size)
+    try:
+        n = decompress_into(data, out)
+    except cramjam.DecompressionError as err:
+        # cramjam stops writing (and decoding) once the buffer is full and says so
+        if "failed to write whole buffer" in str(err) or "smaller than required" in str(err):
+            raise _Overflow from None
+        raise DecodeError(f"corrupt compressed data: {err}") from None
+    if n >= size:
+        raise _Overflow
+    del out[n:]
+    return bytes(out)
+
+
+def _bounded(decompress_into, data: bytes, limit: int, guess: int | None = None) -> bytes:
+    """Decode with buffers that double from ``guess`` up to ``limit + 1`` bytes."""
+    if guess is None:
+        guess = max(1024, _FIRST_GUESS_RATIO * len(data))
+    size = min(limit + 1, guess + 1)
+    while True:
+        try:
+            return _into(decompress_into, data, size)
+        except _Overflow:
+            if size > limit:
+                raise LimitError(
+                    f"decompressed data exceeds the limit max_decompressed_bytes={limit}"
+                ) from None
+            size = min(limit + 1, 2 * size)
+
+
+def _snappy_raw(data: bytes, limit: int) -> bytes:
+    try:
+        declared = cramjam.snappy.decompress_raw_len(data)
+    except cramjam.DecompressionError as err:
+        raise DecodeError(f"corrupt snappy data: {err}") from None
+    if declared > limit:
+        raise LimitError(f"snappy block of {declared} bytes exceeds max_decompressed_bytes={limit}")
+    return _bounded(cramjam.snappy.decompress_raw_into, data, limit, declared)
+
+
+def _snappy_avro(data: bytes, limit: int) -> bytes:
+    """Avro's snappy: a raw block, then the CRC-32 (big-endian) of the decoded bytes."""
+    if len(data) < 4:
+        raise DecodeError("snappy block without its 4-byte CRC-32")
+    plain = _snappy_raw(data[:-4], limit)
+    (stored,) = struct.unpack(">I", data[-4:])
+    if zlib.crc32(plain) != stored:
+        raise DecodeError(
+            f"snappy block CRC-32 mismatch: stored {stored:#010x}, computed {zlib.crc32(plain):#010x}"
+        )
+    return plain
+
+
+def _snappy_xerial(data: bytes, limit: int) -> bytes:
+    """snappy-java's stream (Kafka's Java producers): a 16-byte header, then blocks of a
+    big-endian int32 length and a raw snappy block. Without the header: one raw block."""
+    if not data.startswith(_XERIAL_MAGIC):
+        return _snappy_raw(data, limit)
+    pos, parts, total = 16, [], 0
+    if len(data) < 16:
+        raise DecodeError("truncated snappy-java header")
+    while pos < len(data):
+        if len(data) - pos < 4:
+            raise DecodeError("truncated snappy-java block length")
+        (length,) = struct.unpack_from(">i", data, pos)
+        if length < 0 or length > len(data) - pos - 4:
+            raise DecodeError(f"snappy-java block length {length} past the end")
+        try:
+            part = _snappy_raw(data[pos + 4 : pos + 4 + length], limit - total)
+        except LimitError:
+            raise LimitError(f"snappy-java stream exceeds max_decompressed_bytes={limit}") from None
+        total += len(part)
+        parts.append(part)
+        pos += 4 + length
+    return b"".join(parts)
+
+
+def _zlib_family(wbits: int):
+    """Python's zlib with ``max_length``: it stops at the limit by itself (no buffer to
+    guess), and on small blocks it is twice as fast as cramjam (benchmarks/avro_container.py).
+    Concatenated gzip members are read one after the other, as ``gzip.decompress`` does."""
+
+    def decode(data: bytes, limit: int) -> bytes:
+        parts, total, rest = [], 0, data
+        while True:
+            d = zlib.decompressobj(wbits)
+            try:
+                part = d.decompress(rest, limit - total + 1)
+            except zlib.error as err:
+                raise DecodeError(f"corrupt compressed data: {err}") from None
+            total += len(part)
+            if total > limit:
+                raise LimitError(
+                    f"decompressed data exceeds the limit max_decompressed_bytes={limit}"
+                )
+            parts.append(part)
+            if not d.eof:
+                raise DecodeError("truncated compressed data")
+            rest = d.unused_data
+            if wbits != 31 or not rest:
+                return b"".join(parts)
+
+    return decode
+
+
+def _deflate_compress(level):
+    def compress(data: bytes) -> bytes:
+        c = zlib.compressobj(level, zlib.DEFLATED, -15)
+        return c.compress(data) + c.flush()
+
+    return compress
+
+
+def _xerial_compress(data: bytes) -> bytes:
+    out = [_XERIAL_HEADER]
+    for start in range(0, len(data), _XERIAL_BLOCK):
+        block = bytes(cramjam.snappy.compress_raw(data[start : start + _XERIAL_BLOCK]))
+        out += [struct.pack(">i", len(block)), block]
+    return b"".join(out)
+
+
+def _avro_snappy_compress(data: bytes) -> bytes:
+    return bytes(cramjam.snappy.compress_raw(data)) + struct.pack(">I", zlib.crc32(data))
+
+
+def _bounded_codec(module):
+    return lambda data, limit: _bounded(module.decompress_into, data, limit)
+
+
+DECODERS = {
+    "none": None,
+    "gzip": _zlib_family(31),
+    "zlib": _zlib_family(15),
+    "deflate": _zlib_family(-15),
+    "snappy": _snappy_raw,
+    "snappy_framed": _bounded_codec(cramjam.snappy),
+    "snappy_xerial": _snappy_xerial,
+    "snappy_avro": _snappy_avro,
+    "lz4_frame": _bounded_codec(cramjam.lz4),
+    "zstd": _bounded_codec(cramjam.zstd),
+}
+"""Codec name -> ``decode(data, limit) -> bytes`` (``none``: the bytes as they are)."""
+
+CODECS = tuple(DECODERS)
+
+
+def encoder(codec: str, level: int | None = None):
+    """``codec``'s compressor at ``level`` (the library's default when None)."""
+    zlevel = -1 if level is None else level
+    if codec == "gzip":
+        # mtime 0: the same bytes every time (Python's gzip would stamp the clock)
+        return lambda data: _gzip(data, zlevel)
+    if codec == "zlib":
+        return lambda data: zlib.compress(data, zlevel)
+    if codec == "deflate":
+        return _deflate_compress(zlevel)
+    if codec == "snappy":
+        return lambda data: bytes(cramjam.snappy.compress_raw(data))
+    if codec == "snappy_framed":
+        return lambda data: bytes(cramjam.snappy.compress(data))
+    if codec == "snappy_xerial":
+        return _xerial_compress
+    if codec == "snappy_avro":
+        return _avro_snappy_compress
+    if codec == "lz4_frame":
+        return lambda data: bytes(cramjam.lz4.compress(data, *(() if level is None else (level,))))
+    if codec == "zstd":
+        return lambda data: bytes(cramjam.zstd.compress(data, *(() if level is None else (level,))))
+    return lambda data: bytes(data)
+
+
+def _gzip(data: bytes, level: int) -> bytes:
+    import gzip
+
+    return gzip.compress(data, compresslevel=9 if level == -1 else level, mtime=0)
+
+
+def decode(codec: str, data: bytes, limit: int) -> bytes:
+    """``data`` decoded by ``codec``, at most ``limit`` bytes (else a LimitError)."""
+    decoder = DECODERS.get(codec)
+    if decoder is None:
+        if codec != "none":
+            raise DecodeError(f"unknown codec {codec!r}")
+        return bytes(data)
+    return decoder(data, limit)
+
+
+def _param_context(context):
+    """A copy of ``context`` whose parse records no spans: offsets inside decoded bytes
+    are not offsets of the input, so ``inspect`` shows the region as one leaf."""
+    inner = Container(context)
+    params = Container(getattr(context, "_params", None) or {})
+    params["spans"] = None
+    inner._params = params
+    return inner
+
+
+class Processed(Subconstruct):
+    """``subcon`` read from the decoded bytes of the whole (sized) stream.
+
+    ``codec`` is a codec name, or a function of the context returning a value that
+    ``cases`` maps to a codec name (``{0: "none", 1: "gzip"}``, ``{"null": "none"}``; a
+    bytes value is matched as ASCII text). ``name`` is the field: its wire bytes are kept
+    in the model as ``<name>_wire`` (``runtime.sequences.Kept``).
+    """
+
+    def __init__(self, subcon, name: str, *, codec, cases=None, level: int | None = None):
+        super().__init__(subcon)
+        self.field = name
+        self.codec = codec
+        self.cases = cases
+        self.level = level
+
+    def codec_of(self, context) -> str:
+        if not callable(self.codec):
+            return self.codec
+        value = self.codec(context)
+        if self.cases is None:
+            return value
+        key = value.decode("latin-1") if isinstance(value, (bytes, bytearray)) else value
+        try:
+            return self.cases[key]
+        except (KeyError, TypeError):
+            raise DecodeError(f"no codec for {value!r} (known: {list(self.cases)})") from None
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        wire = stream.read()
+        try:
+            codec = self.codec_of(context)
+            limit = current_limits(context).max_decompressed_bytes
+            plain = decode(codec, wire, limit)
+        except DecodeError as err:
+            err.offset = start
+            raise
+        inner = io.BytesIO(plain)
+        try:
+            value = self.subcon._parsereport(inner, _param_context(context), path)
+        except DecodeError as err:
+            # an offset inside decoded bytes is no offset of the input
+            err.offset = start
+            err.add_path(f"<{codec}>")
+            raise
+        left = remaining(inner)
+        if left:
+            raise DecodeError(f"{left} decoded byte(s) left unparsed", offset=start)
+        context[f"_{self.field}_wire"] = wire
+        return value
+
+    def _build(self, obj, stream, context, path):
+        inner = io.BytesIO()
+        built = self.subcon._build(obj, inner, context, path)
+        plain = inner.getvalue()
+        try:
+            codec = self.codec_of(context)
+        except DecodeError as err:
+            raise EncodeError(str(err)) from None
+        wire = context.get(f"{self.field}_wire")
+        if wire is not None and codec in DECODERS:
+            try:
+                if decode(codec, wire, len(plain)) == plain:
+                    stream.write(wire)
+                    return built
+            except DecodeError:
+                pass  # the kept bytes are stale or corrupt: compress afresh
+        stream.write(encoder(codec, self.level)(plain))
+        return built
