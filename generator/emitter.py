@@ -702,7 +702,12 @@ class ModuleEmitter:
         names = sorted(set(re.findall(r"\b([A-Z][A-Za-z]*Type)\(", " ".join(types))))
         w.append(f"    from pyspark.sql.types import {', '.join(names + ['StructField', 'StructType'])}")
         w.append("")
-        w.append(f"    return StructType([*{leaf.name}_spark_type().fields, " + ", ".join(types) + "])")
+        absent = _may_be_absent(levels[-1][3])
+        if absent:  # a row for an absent list: its element columns are null
+            leaf_fields = f"*(StructField(f.name, f.dataType, True) for f in {leaf.name}_spark_type().fields)"
+        else:
+            leaf_fields = f"*{leaf.name}_spark_type().fields"
+        w.append(f"    return StructType([{leaf_fields}, " + ", ".join(types) + "])")
         w += ["", "", f"def {record.name}_rows(m0):"]
         w.append(f'    """The rows of one ``{record.name}`` (see ``{record.name}_row_spark_type``)."""')
         outer = "()"
@@ -715,6 +720,11 @@ class ModuleEmitter:
                 w.append(f"{indent}{joined} = " + (f"{outer} + " if outer != "()" else "") + f"({columns})")
                 outer = joined
             child = f"{m}[{through!r}]"
+            if absent and depth == len(levels) - 1:
+                # absent (its if: is false): still one row, so every batch is counted
+                nulls = len(self.spark_columns(leaf))
+                w.append(f"{indent}if {child} is None:")
+                w.append(f"{indent}    yield (*(None,) * {nulls}, *{outer})")
             if step.repeat is not None:
                 w.append(f"{indent}for m{depth + 1} in {child} or ():")
                 indent += "    "

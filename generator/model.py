@@ -707,9 +707,18 @@ class _Builder:
         for i, name in enumerate(names):
             field = next((f for f in current.fields if f.name == name), None)
             last = i == len(names) - 1
-            if field is None or field.type.kind != "record" or (last and field.repeat is None):
-                raise self.error(parts, f"{name!r}: a row path steps through record fields "
-                                        "and ends with a repeated one")
+            absent = field is not None and (field.condition or field.optional) and not last
+            if (
+                field is None
+                or field.type.kind != "record"
+                or (last and field.repeat is None)
+                or absent
+            ):
+                raise self.error(
+                    parts,
+                    f"{name!r}: a row path steps through record fields that are always there "
+                    "and ends with a repeated one",
+                )
             steps.append((current.name, name))
             body = self.data["records"][field.type.name]
             current = self.record(field.type.name, body)

@@ -279,3 +279,21 @@ def test_tiers_that_do_not_know_the_new_concepts_decline():
     values, nullable lengths or checksums over later fields: the fast path reads them."""
     assert kafka.QUICK_READERS == {}
     assert set(kafka.FAST_READERS) >= {"log_segment", "record_batch"}
+
+
+def test_a_compressed_batch_is_one_row_with_its_bytes_until_its_records_decode():
+    pytest.importorskip("pyspark")
+    data = (SAMPLES / "gzip_batch.bin").read_bytes()
+    names = [f.name for f in kafka.spark_schema().fields]
+    (row,) = [dict(zip(names, row)) for row in kafka.iter_rows(data)]
+    assert row["offset"] is None and row["records_count"] == 4
+    assert row["compression"] == 1 and row["compressed_records"] == data[61:]
+
+
+@pytest.mark.spark
+def test_spark_takes_the_rows_of_a_segment_and_a_compressed_batch(spark):
+    files = ["segment_00000000000000000000.bin", "gzip_batch.bin"]
+    rows = [row for name in files for row in kafka.iter_rows((SAMPLES / name).read_bytes())]
+    frame = spark.createDataFrame(rows, kafka.spark_schema())
+    assert frame.count() == 12
+    assert frame.where("offset is not null").count() == 11
