@@ -227,7 +227,8 @@ def _record(module, name: str, parent):
             values[fname] = ctx[fname] = value
             try:
                 # no target: the count is another record's (a parent's computed count)
-                if repeat is not None and repeat[0] == "count" and repeat[2] is not None:
+                fixed = repeat is None or len(repeat) < 3  # ("count", 16): nothing to solve
+                if not fixed and repeat[0] == "count" and repeat[2] is not None:
                     solved = _solve(repeat[1], ctx, repeat[2], len(value), repeat[3])
                     values[repeat[2]] = solved
                 size = f.get("size")
