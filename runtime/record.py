@@ -625,8 +625,8 @@ class Computed(Subconstruct):
 
 class Derived(Construct):
     """A value computed from fields read before it, not on the wire (Kaitai's
-    ``instances``): parse gives ``function(context)``, build writes nothing and gives the
-    same value from the model being built.
+    ``instances``): parse gives ``function(context)``; build writes nothing and keeps
+    what the model holds (the bytes say the value, so it needs no parent to build).
 
     >>> from construct import Int8ul
     >>> offset = Derived(lambda this: this.base + this.delta)
@@ -644,7 +644,7 @@ class Derived(Construct):
         return self.function(context)
 
     def _build(self, obj, stream, context, path):
-        return self.function(context)
+        return obj
 
     def _sizeof(self, context, path):
         return 0
