@@ -124,6 +124,8 @@ def boxes(record) -> list[tuple[str, str]]:
     if getattr(record, "tag", None) is not None:
         out.append((f"{record.tag:02x}", "1"))
     for f in record.fields:
+        if getattr(f, "derived", ""):
+            continue  # not on the wire
         if getattr(record, "layout", "sequence") == "serializable":
             out.append((f"id {f.id}: {f.name}", "var"))
             continue
@@ -186,6 +188,11 @@ def _checksum_items(checksum) -> list[str]:
             out.append(f"the raw bytes of `{item.field}` (after its tag and any length prefix)")
         elif item.kind == "each":
             out.append(f"`{item.member}` of every element of `{item.field}`, as `{item.encoder}`")
+        elif item.kind == "span":
+            out.append(
+                f"the raw bytes from the start of `{item.field}` to the end of `{item.last}` "
+                "(read after the checksum: verified once they are read, written once built)"
+            )
         else:
             out.append(f"the value `{spec_expr(item.expression)}`, as `{item.encoder}`")
     return out
@@ -197,6 +204,10 @@ def _field_notes(f) -> list[str]:
         notes.append("in the trailer: read from the end, before the fields in front")
     if getattr(f, "value_text", ""):
         notes.append(f"computed on build: `{f.value_text}`")
+    if getattr(f, "derived_text", ""):
+        notes.append(f"derived on parse, not on the wire: `{f.derived_text}`")
+    if getattr(f.type, "nullable", False):
+        notes.append("length -1 is null")
     if getattr(f, "valid_text", ""):
         notes.append(f"must satisfy `{f.valid_text}`")
     if f.tag is not None:

@@ -7,6 +7,7 @@ conversion, Spark type, row value); the module's layout lives in
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from pathlib import Path
@@ -143,6 +144,8 @@ class ModuleEmitter:
                 args = self.prim(ref.size) + (f", {encoding}" if encoding else "")
                 if ref.max_length is not None:
                     args += f", max_length={ref.max_length}"
+                if ref.nullable:
+                    args += ", nullable=True"
                 return f"rt.LengthPrefixedBytes({args})"
             if ref.size == "eos":
                 return f"GreedyString({encoding})" if encoding else "GreedyBytes"
@@ -229,6 +232,8 @@ class ModuleEmitter:
             return expr
         if ref.kind == "presence":
             return f"rt.Presence(0x{field.tag:02x})"
+        if field.derived:
+            return f"rt.Derived(lambda this: {field.derived})"
         if field.const is not None:
             expr = f"Const({field.const:#x}, {self.type_construct(ref)})"
         elif field.checksum is not None:
@@ -280,6 +285,8 @@ class ModuleEmitter:
         return expr
 
     def checksum_item(self, item, record: Record) -> str:
+        if item.kind == "span":
+            return f"rt_checksum.span({item.field!r}, {item.last!r})"
         if item.kind == "raw":
             target = record.field(item.field)
             skip = 1 if target.tag is not None else 0
@@ -474,6 +481,8 @@ class ModuleEmitter:
             return f"[{inner} for item in d.get({key}) or []]"
         if field.optional or field.condition or field.has_default or field.default_from:
             return f"None if d.get({key}) is None else {self.from_json(ref, f'd[{key}]')}"
+        if ref.nullable:  # null is the length -1; the key must be there
+            return f"None if d[{key}] is None else {self.from_json(ref, f'd[{key}]')}"
         if ref.kind == "presence":
             return f"bool(d.get({key}, False))"
         return self.from_json(ref, f"d[{key}]")
@@ -666,6 +675,64 @@ class ModuleEmitter:
             return f"None if {value} is None else {converted}"
         return converted
 
+    def nested_rows(self, record: Record) -> str:
+        """``spark: {row: a.b.c}``: ``<record>_row_spark_type()`` and ``<record>_rows(m)``,
+        one row per element at the path's end: the element's columns, then the columns of
+        every record on the way (outermost first) but the field the path goes through; a
+        name the row already has gets the prefix of the field that leads to that record
+        (``batch_attributes``)."""
+        leaf = self.spec.records[self.spec.records[record.spark_path[-1][0]].field(
+            record.spark_path[-1][1]).type.name]
+        taken = {name for name, *_ in self.spark_columns(leaf)}
+        types, levels = [], []
+        prefix = ""
+        for depth, (owner, through) in enumerate(record.spark_path):
+            fields = [
+                f for f in self.spec.records[owner].fields if f.name != through and not f.spark_skip
+            ]
+            shell = dataclasses.replace(self.spec.records[owner], fields=fields)
+            for name, dtype, nullable, _ in self.spark_columns(shell):
+                shown = prefix + name if name in taken else name
+                taken.add(shown)
+                types.append(f"StructField({shown!r}, {dtype}, {nullable})")
+            levels.append((depth, fields, through, self.spec.records[owner].field(through)))
+            prefix = through + "_"
+        w = [f"def {record.name}_row_spark_type():"]
+        w.append(f'    """The Spark row of ``{record.name}``: one per ``{record.spark_row}``."""')
+        names = sorted(set(re.findall(r"\b([A-Z][A-Za-z]*Type)\(", " ".join(types))))
+        w.append(f"    from pyspark.sql.types import {', '.join(names + ['StructField', 'StructType'])}")
+        w.append("")
+        absent = _may_be_absent(levels[-1][3])
+        if absent:  # a row for an absent list: its element columns are null
+            leaf_fields = f"*(StructField(f.name, f.dataType, True) for f in {leaf.name}_spark_type().fields)"
+        else:
+            leaf_fields = f"*{leaf.name}_spark_type().fields"
+        w.append(f"    return StructType([{leaf_fields}, " + ", ".join(types) + "])")
+        w += ["", "", f"def {record.name}_rows(m0):"]
+        w.append(f'    """The rows of one ``{record.name}`` (see ``{record.name}_row_spark_type``)."""')
+        outer = "()"
+        indent = "    "
+        for depth, fields, through, step in levels:
+            m = f"m{depth}"
+            columns = "".join(self.field_row(f).replace("m[", f"{m}[") + ", " for f in fields)
+            if columns:
+                joined = f"cols{depth}"
+                w.append(f"{indent}{joined} = " + (f"{outer} + " if outer != "()" else "") + f"({columns})")
+                outer = joined
+            child = f"{m}[{through!r}]"
+            if absent and depth == len(levels) - 1:
+                # absent (its if: is false): still one row, so every batch is counted
+                nulls = len(self.spark_columns(leaf))
+                w.append(f"{indent}if {child} is None:")
+                w.append(f"{indent}    yield (*(None,) * {nulls}, *{outer})")
+            if step.repeat is not None:
+                w.append(f"{indent}for m{depth + 1} in {child} or ():")
+                indent += "    "
+            else:
+                w.append(f"{indent}m{depth + 1} = {child}")
+        w.append(f"{indent}yield (*{leaf.name}_to_row(m{len(levels)}), *{outer})")
+        return "\n".join(w)
+
     def json_key_args(self, key) -> str:
         """Constructor arguments of ``runtime.gojson.JsonKey`` for one ``json:`` key."""
         args = [repr(key.name), repr(key.type), f"field={key.field!r}", f"omit={key.omit!r}"]
@@ -726,7 +793,7 @@ def _spark_kind(spark: str):
 def _may_be_absent(field: Field) -> bool:
     """Whether a model may hold None for ``field``: optional, or read only ``if:`` its
     condition holds. Its Spark column is then null, not a conversion of None."""
-    return field.optional or bool(field.condition)
+    return field.optional or bool(field.condition) or field.type.nullable
 
 
 def _raw(kind) -> bool:

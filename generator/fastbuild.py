@@ -19,6 +19,7 @@ and bound) is made here too. Tests hold the bytes of both paths equal.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from . import pytext
@@ -150,10 +151,18 @@ class BuildEmitter:
             w.line(f"ctx = rt_fast.Parent({args})  # what the `_parent` expressions below see")
         if record.tag is not None:
             w.line(f"out.append(0x{record.tag:02x})")
+        read_on_build = {n for f in record.fields for e in _built(f) for n in _THIS.findall(e)}
         for field in record.fields:
             self.writing = field.name  # the field a refusal names
+            if field.derived:
+                # not on the wire: construct computes it on build only for what reads it
+                if field.name in read_on_build | context:
+                    raise Unsupported("a build-time expression reads a derived value")
+                continue
             w.line(pytext.source_comment(self.spec.source.display, field.line, field.name))
             self.field(w, field, scope, written)
+            for name, placeholder in self.patch_after(record, field):
+                self.patch(w, record.field(name), placeholder)
             scope.built.add(field.name)
             if field.name in context:
                 w.line(f"ctx.{field.name} = f_{field.name}")
@@ -259,10 +268,42 @@ class BuildEmitter:
         if size and field.repeat is None:
             w.line(f"{size} = {var}_end - {var}_start")
 
+    @staticmethod
+    def patch_after(record: Record, field: Field) -> list[tuple[str, str]]:
+        """The checksums over a ``span`` that ends with ``field``: (checksum, its start)."""
+        return [
+            (f.name, f"f_{f.name}_at")
+            for f in record.fields
+            if f.checksum is not None
+            for item in f.checksum.items
+            if item.kind == "span" and item.last == field.name
+        ]
+
+    def patch(self, w: _Lines, field: Field, at: str) -> None:
+        """A span checksum, once its last field is written: the sum over its placeholder."""
+        item = field.checksum.items[0]
+        function = self.checksum_function(field.checksum.algorithm)
+        var = f"f_{field.name}"
+        w.line(f"{var} = {function}(out[f_{item.field}_start : f_{item.last}_end])")
+        w.line(
+            f"out[{at} : {at} + {PRIMITIVES[field.type.name].size}] = {self.packer(field.type.name)}({var})"
+        )
+
+    def checksum_function(self, algorithm: str) -> str:
+        return self.constant(f"_CHECKSUM_{algorithm.upper()}", f"rt_fast.CHECKSUMS[{algorithm!r}]")
+
     def checksum(self, w: _Lines, field: Field, var: str, scope: _Scope) -> None:
-        """``rt_checksum.Checksum``: the items' bytes as construct gives them, then the sum."""
+        """``rt_checksum.Checksum``: the items' bytes as construct gives them, then the sum
+        (a ``span`` of later fields: zeros now, :meth:`patch` once they are written)."""
         if field.repeat is not None or field.type.kind != "prim":
             raise Unsupported("a repeated checksum or one that is no number")
+        if any(item.kind == "span" for item in field.checksum.items):
+            if len(field.checksum.items) != 1 or PRIMITIVES[field.type.name].size is None:
+                raise Unsupported("a span checksum with other items, or of a varint")
+            w.line(f"{var} = None")
+            w.line(f"{var}_at = len(out)")
+            w.line(f"out += bytes({PRIMITIVES[field.type.name].size})")
+            return
         parts = []
         for item in field.checksum.items:
             if item.kind == "raw":
@@ -282,10 +323,7 @@ class BuildEmitter:
                 parts.append(
                     f"{self.encoder(item.encoder)}({self.expression(item.expression, scope)})"
                 )
-        algorithm = field.checksum.algorithm
-        function = self.constant(
-            f"_CHECKSUM_{algorithm.upper()}", f"rt_fast.CHECKSUMS[{algorithm!r}]"
-        )
+        function = self.checksum_function(field.checksum.algorithm)
         w.line(f'{var} = {function}(b"".join([')
         for part in parts:
             w.line(f"    {part},")
@@ -436,6 +474,16 @@ class BuildEmitter:
     def text(self, w: _Lines, ref: TypeRef, var: str, scope: _Scope) -> None:
         """``rt.LengthPrefixedBytes`` and ``rt.SizedBytes``, as they build."""
         data = w.fresh("data")
+        if ref.nullable:  # None is the length -1, as rt.LengthPrefixedBytes builds it
+            w.line(f"if {var} is None:")
+            w.depth += 1
+            self.prim(w, TypeRef("prim", ref.size), "-1")
+            w.depth -= 1
+            w.line("else:")
+            w.depth += 1
+            self.text(w, dataclasses.replace(ref, nullable=False), var, scope)
+            w.depth -= 1
+            return
         if ref.size_is_prefix:
             kind = "str" if ref.kind == "str" else "(bytes, bytearray)"
             w.line(f"if not isinstance({var}, {kind}):")

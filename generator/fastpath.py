@@ -104,6 +104,15 @@ class FastPathEmitter:
         }
         self.refused: dict[str, str] = {}
         """Record -> why it has no fast reader (``parse`` reads it with construct)."""
+        # `_parent._parent.x`: the parent passes its own parent on, so it takes one too
+        self.needs_parent |= {
+            name
+            for name, record in self.spec.records.items()
+            for field in record.fields
+            for ref in [field.type, *field.type.cases.values()]
+            if ref.kind == "record"
+            and any("_parent._parent" in t for t in self._expressions(self.spec.records[ref.name]))
+        }
         for name in self.spec.record_order():
             record = self.spec.records[name]
             try:
@@ -122,6 +131,7 @@ class FastPathEmitter:
             out += self._type_expressions(field.type)
             out.append(field.condition or "")
             out.append(field.valid)
+            out.append(field.derived)
             if isinstance(field.repeat, dict):
                 out.append(str(field.repeat["count"]))
             if field.process is not None and field.process.cases is not None:
@@ -193,10 +203,10 @@ class FastPathEmitter:
         ):
             raise Unsupported("tags, conditions, checksums or open repeats in a message")
         if any(
-            "_parent._parent" in text or "this._parent" == text
+            "_parent._parent._parent" in text or "this._parent" == text
             for text in self._expressions(record)
         ):
-            raise Unsupported("expressions over the grandparent")
+            raise Unsupported("expressions over the great-grandparent")
         if not (field.trailer and field.type.kind == "prim"):
             self._check_type(field.type, ok, record.serializable)
         if field.checksum is not None:
@@ -324,6 +334,7 @@ class FastPathEmitter:
         with no tag or condition (so nothing after the elements needs them kept)."""
         if (
             not record.spark_row
+            or record.spark_path
             or record.name not in self.supported
             or record.name in self.needs_parent
             or record.serializable
@@ -379,6 +390,9 @@ class FastPathEmitter:
                     args += (", " if args else "") + "_parent=parent"
                 w.line(f"parent_of_{field.name} = rt_fast.Parent({args})")
             known.append(field.name)
+            if field.derived:
+                self.derived(w, field)
+                continue
             if field is rows:
                 self.rows_loop(w, field)
                 return f"def _rows_{record.name}(buf, pos, end, limits, depth):\n" + "\n".join(
@@ -408,6 +422,9 @@ class FastPathEmitter:
                 w.line("raise")
             if evaluates:
                 self.expression_failure(w, field, f"f_{field.name}_start")
+            for checksum in record.fields:
+                if checksum.checksum is not None and self.span_of(checksum, field.name):
+                    self.checksum(w, checksum, f"f_{checksum.name}", f"f_{checksum.name}_start")
             if field.name in self._run_ends:
                 w.depth -= 1  # the end of a fused run's exact (else) branch
         if record.trailer:
@@ -421,6 +438,27 @@ class FastPathEmitter:
             w.line("pos = record_end")
         self.new_model(w, record)
         return self.signature(record) + "\n" + "\n".join(w.lines)
+
+    def derived(self, w: _Writer, field: Field) -> None:
+        """``derived:``: the value from the fields read so far (``runtime.record.Derived``)."""
+        w.line("try:")
+        with w.indent():
+            w.line(f"f_{field.name} = {self.expression(field.derived)}")
+        w.line("except rt.EXPRESSION_ERRORS as err:")
+        with w.indent():
+            w.line(f"raise rt.expression_error(err, pos, {field.name!r}) from None")
+
+    @staticmethod
+    def span_of(field: Field, last: str | None = None):
+        """The ``span`` item of ``field``'s checksum (ending with ``last`` when given)."""
+        return next(
+            (
+                item
+                for item in field.checksum.items
+                if item.kind == "span" and last in (None, item.last)
+            ),
+            None,
+        )
 
     def evaluates(self, field: Field) -> bool:
         """Whether reading ``field`` evaluates a spec expression that may fail on the data
@@ -588,6 +626,7 @@ class FastPathEmitter:
             and not field.condition
             and field.repeat is None
             and field.checksum is None
+            and not field.derived
             and not ref.args
         )
 
@@ -998,8 +1037,10 @@ class FastPathEmitter:
             self.field_body(w, field, var)
 
     def spanned_fields(self, record: Record) -> set[str]:
-        """Fields whose byte span later code needs (raw checksum items, const errors)."""
-        return {f.name for f in record.fields if f.const is not None} | record.checksummed
+        """Fields whose byte span later code needs (raw checksum items, const errors, a
+        checksum over later fields)."""
+        spanned = {f.name for f in record.fields if f.const is not None} | record.checksummed
+        return spanned | {f.name for f in record.fields if f.checksum and self.span_of(f)}
 
     def field_body(self, w: _Writer, field: Field, var: str) -> None:
         ref = field.type
@@ -1320,13 +1361,18 @@ class FastPathEmitter:
                     f'raise DecodeError(f"expected {field.const} but parsed {{{var}}}", '
                     f"offset=f_{field.name}_start)"
                 )
-        if field.checksum is not None and var == f"f_{field.name}":
+        if field.checksum is not None and var == f"f_{field.name}" and not self.span_of(field):
             self.checksum(w, field, var, start)
 
     def checksum(self, w: _Writer, field: Field, var: str, start: str) -> None:
         parts = []
         raws = self.contiguous_raw_items(field)
-        if raws is not None:
+        span = self.span_of(field)
+        if span is not None and len(field.checksum.items) == 1:
+            data = f"buf[f_{span.field}_start:f_{span.last}_end]"
+        elif span is not None:
+            raise Unsupported("a span checksum with other items")
+        elif raws is not None:
             # The items are fields back to back: one slice (a field that is absent
             # occupied no bytes, just as the construct path adds nothing for it).
             first, last = raws
@@ -1366,7 +1412,8 @@ class FastPathEmitter:
         with w.indent():
             w.line(
                 f'raise DecodeError(f"checksum mismatch: stored 0x{{{var}:0{width}x}}, '
-                f'computed 0x{{{computed}:0{width}x}}", offset={start})'
+                f'computed 0x{{{computed}:0{width}x}}", offset={start}'
+                + (f", path={field.name!r})" if span is not None else ")")
             )
 
     def member_is_u8(self, field: Field, item) -> bool:
@@ -1435,6 +1482,12 @@ class FastPathEmitter:
         w.line(f"{start} = pos")
         if ref.size_is_prefix:
             self.scalar(w, ref.size, n)
+            if ref.nullable:  # the length -1 is None; the rest reads in the else branch
+                w.line(f"if {n} == -1:")
+                with w.indent():
+                    w.line(f"{var} = None")
+                w.line("else:")
+                w.depth += 1
             if PRIMITIVES[ref.size].signed:
                 w.line(f"if {n} < 0:")
                 with w.indent():
@@ -1469,6 +1522,8 @@ class FastPathEmitter:
                     f'raise DecodeError(f"invalid {ref.encoding}: {{exc.reason}}", '
                     f"offset={start}) from None"
                 )
+        if ref.nullable:
+            w.depth -= 1
 
     def need(self, w: _Writer, n: str, what: str) -> None:
         w.line(f"if {n} > end - pos:")

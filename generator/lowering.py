@@ -492,6 +492,8 @@ class Lowering:
                 raise NotLowered(f"{field.name}: a process: transform")
             if field.condition or field.valid or field.trailer:
                 raise NotLowered(f"{field.name}: a condition, valid: or trailer")
+            if field.derived or field.type.nullable:
+                raise NotLowered(f"{field.name}: a derived value or a nullable length")
             if field.repeat is not None:
                 if field.repeat not in ("eos", "tagged") or field.type.kind != "record":
                     raise NotLowered(f"{field.name}: a counted repeat or a repeat of values")
@@ -540,6 +542,8 @@ class Lowering:
                     raise NotLowered(f"{field.name}: a raw item that may be None when present")
             elif item.kind == "value" and "_parent" in item.expression:
                 raise NotLowered(f"{field.name}: a checksum value over the parent")
+            elif item.kind == "span":
+                raise NotLowered(f"{field.name}: a checksum over later fields")
 
     def _uses(self, supported: set[str]) -> dict[str, tuple[int, int]]:
         """How often each record is read by another one: (outside a repeat, in one)."""

@@ -85,6 +85,8 @@ class TypeRef:
     size_is_prefix: bool = False
     max_length: int | None = None
     """For length-prefixed str/bytes: the largest byte length the format allows."""
+    nullable: bool = False
+    """``nullable: true`` on length-prefixed str/bytes: the length -1 is None."""
     enum: str | None = None
     encoding: str = "utf8"
     pad: bytes = b""
@@ -121,8 +123,9 @@ class TypeRef:
 @dataclasses.dataclass
 class ChecksumItem:
     kind: str
-    """raw | each | value"""
+    """raw | each | value | span (``field`` to ``last``, which may follow the checksum)"""
     field: str = ""
+    last: str = ""
     member: str = ""
     expression: str = ""
     encoder: str = ""
@@ -184,6 +187,9 @@ class Field:
     """``enum:`` with ``open: true``: any integer is kept; the JSON form names members."""
     logical: str = ""
     """``logical:``: how the JSON form shows it (``uuid``, or an integer time kind)."""
+    derived: str = ""
+    """``derived:``: an expression computed on parse; the field is not on the wire."""
+    derived_text: str = ""
     repeat_until: dict = dataclasses.field(default_factory=dict)
     """``repeat: {until: EXPR, include, terminator}`` (``repeat`` is then ``"until"``):
     ``until`` translated, ``text`` as written, ``include``, ``default`` terminator."""
@@ -197,8 +203,11 @@ class Field:
 
     @property
     def computed(self) -> bool:
-        """Written by the builder itself, so models need not carry it."""
-        return self.const is not None or self.checksum is not None or bool(self.value)
+        """Written (or, when derived, computed) by the codec itself, so models need not
+        carry it."""
+        return (
+            self.const is not None or self.checksum is not None or bool(self.value or self.derived)
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -219,6 +228,9 @@ class Record:
     line: int | None
     tag: int | None = None
     spark_row: str = ""
+    spark_path: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    """``spark: {row: a.b.c}`` (a nested row path): (record, field) of each step; empty
+    when ``spark_row`` names a field of the record itself."""
     layout: str = "sequence"
     """``sequence`` (fields back to back) or ``serializable`` (mysql::serialization message)."""
     detect: Detect | None = None
@@ -243,14 +255,22 @@ class Record:
 
     @property
     def checksummed(self) -> set[str]:
-        """The fields whose bytes a ``raw`` item of one of the record's checksums covers."""
+        """The fields whose bytes a ``raw`` or ``span`` item of one of the record's
+        checksums covers (a span: its first and its last field)."""
         return {
-            item.field
+            name
             for f in self.fields
             if f.checksum is not None
             for item in f.checksum.items
-            if item.kind == "raw"
+            if item.kind in ("raw", "span")
+            for name in (item.field, item.last)
+            if name
         }
+
+    @property
+    def on_wire(self) -> list[Field]:
+        """The fields that occupy bytes: all but the ``derived:`` ones."""
+        return [f for f in self.fields if not f.derived]
 
 
 @dataclasses.dataclass
@@ -659,11 +679,15 @@ class _Builder:
                     )
                     field.value_text = raw["value"]
         record = Record(name, body["doc"], fields, self.lines.line(where), body.get("tag"))
+        self.check_spans(record, where)
         record.layout = body.get("layout", "sequence")
         record.detect = self.detect(body.get("detect"), where + ("detect",))
         self.check_layout(record, where, body)
         spark = body.get("spark", {})
-        if "row" in spark:
+        if "row" in spark and "." in spark["row"]:
+            record.spark_path = self.row_path(record, spark["row"], where + ("spark", "row"))
+            record.spark_row = spark["row"]
+        elif "row" in spark:
             target = next((f for f in fields if f.name == spark["row"]), None)
             rows = target is not None and target.type.kind == "runtime"
             if rows and not RUNTIME_TYPES[target.type.name].rows_spark:
@@ -675,6 +699,60 @@ class _Builder:
             record.spark_row = spark["row"]
         return record
 
+    def row_path(self, record: Record, path: str, parts) -> list[tuple[str, str]]:
+        """``spark: {row: a.b.c}``: each step a record field of the record before it (a
+        list or one record), the last a repeated record field; (record, field) per step."""
+        steps, current = [], record
+        names = path.split(".")
+        for i, name in enumerate(names):
+            field = next((f for f in current.fields if f.name == name), None)
+            last = i == len(names) - 1
+            absent = field is not None and (field.condition or field.optional) and not last
+            if (
+                field is None
+                or field.type.kind != "record"
+                or (last and field.repeat is None)
+                or absent
+            ):
+                raise self.error(
+                    parts,
+                    f"{name!r}: a row path steps through record fields that are always there "
+                    "and ends with a repeated one",
+                )
+            steps.append((current.name, name))
+            body = self.data["records"][field.type.name]
+            current = self.record(field.type.name, body)
+        return steps
+
+    def check_spans(self, record: Record, where) -> None:
+        """A checksum's ``span: [first, last]`` names fields after it, in order, on the wire:
+        the record verifies it once ``last`` is read and writes it once ``last`` is built."""
+        names = [f.name for f in record.fields]
+        for i, field in enumerate(record.fields):
+            spans = [
+                k
+                for k, item in enumerate(field.checksum.items if field.checksum else [])
+                if item.kind == "span"
+            ]
+            if not spans:
+                continue
+            parts = where + (("trailer",) if field.trailer else ("fields",))
+            parts += (names.index(field.name) if not field.trailer else 0, "checksum", "over")
+            if len(spans) > 1 or field.trailer or field.condition or field.repeat is not None:
+                raise self.error(
+                    parts + (spans[-1],),
+                    "one span: per checksum, on a field read once in front (no if:, repeat:)",
+                )
+            item = field.checksum.items[spans[0]]
+            for name in (item.field, item.last):
+                target = next((f for f in record.fields if f.name == name), None)
+                if target is None or names.index(name) <= i or target.trailer or target.derived:
+                    raise self.error(
+                        parts + (spans[0], "span"),
+                        f"{name!r} is not a field on the wire after {field.name!r}",
+                    )
+            if names.index(item.last) < names.index(item.field):
+                raise self.error(parts + (spans[0], "span"), "span: [first, last] in wire order")
     def kept_fields(self, fields: list[Field], where) -> list[Field]:
         """The model fields that keep what a field's reading saw beside its value (after
         every field, so the spec's field indexes stay as written)."""
@@ -833,6 +911,13 @@ class _Builder:
                 ref.size = self.expression(size, parts + ("size",), siblings)
         if ref.max_length is not None and not ref.size_is_prefix:
             raise self.error(parts + ("max_length",), "max_length needs a length-prefix size")
+        if raw.get("nullable"):
+            signed = ref.size_is_prefix and PRIMITIVES[ref.size].signed
+            if ref.kind not in ("str", "bytes") or not signed:
+                raise self.error(
+                    parts + ("nullable",), "nullable: goes with str/bytes of a signed length prefix"
+                )
+            ref.nullable = True
         if raw.get("enum"):
             if raw["enum"] not in self.enums:
                 raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}")
@@ -921,7 +1006,7 @@ class _Builder:
             ref = self.switch(raw, parts, siblings)
         elif "type" in raw:
             # an open enum only names values (JSON form): the type stays a plain integer
-            keys = ("type", "size", "encoding", "max_length", "count")
+            keys = ("type", "size", "encoding", "max_length", "count", "nullable")
             keys += () if raw.get("open") else ("enum",)
             ref = self.typeref({k: raw[k] for k in keys if k in raw}, parts, siblings)
         else:
@@ -978,8 +1063,10 @@ class _Builder:
             field.checksum = self.checksum(raw["checksum"], parts + ("checksum",), siblings)
             if ref.kind != "prim" or PRIMITIVES[ref.name].kind != "int":
                 raise self.error(parts + ("type",), "a checksum is stored as an integer")
+        if "derived" in raw:
+            self.derived(field, raw, parts, siblings)
         spark = raw.get("spark", {})
-        field.spark_skip = spark.get("skip", field.computed)
+        field.spark_skip = spark.get("skip", field.computed and not field.derived)
         field.spark_type = spark.get("type", "")
         field.spark_inline = spark.get("inline", False)
         if field.spark_inline and (ref.kind != "record" or field.repeat is not None):
@@ -1028,6 +1115,19 @@ class _Builder:
             raise self.error(parts + ("const",), "const: goes with a number type")
         if field.checksum is not None and "value" in raw:
             raise self.error(parts + ("value",), "a checksum is computed: no value: with it")
+    def derived(self, field: Field, raw: dict, parts, siblings) -> None:
+        """``derived: EXPR``: a value of the model computed on parse, never on the wire."""
+        wire = [
+            k for k in ("size", "tag", "const", "checksum", "repeat", "if", "value") if k in raw
+        ]
+        wire += ["enum"] if field.type.enum else []
+        if wire or field.type.kind != "prim" or PRIMITIVES[field.type.name].size is None:
+            key = wire[0] if wire else "type"
+            raise self.error(
+                parts + (key,), "a derived value takes a fixed-width type and nothing of the wire"
+            )
+        field.derived = self.expression(raw["derived"], parts + ("derived",), siblings)
+        field.derived_text = raw["derived"]
 
     def readable(self, field: Field, raw: dict, parts) -> None:
         """``open:``, ``logical:`` and ``pad:``: how a field reads in the JSON form."""
@@ -1104,6 +1204,11 @@ class _Builder:
                 if item not in names:
                     raise self.error(where, f"{item!r} is not an earlier field")
                 items.append(ChecksumItem("raw", field=item))
+                continue
+            if "span" in item:
+                # checked against the whole record in check_spans, once every field is known
+                first, last = item["span"]
+                items.append(ChecksumItem("span", field=first, last=last))
                 continue
             encoder = item["as"]
             if encoder not in PRIMITIVES:

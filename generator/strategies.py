@@ -63,6 +63,8 @@ class StrategyEmitter:
                 out += f', "max": {ref.max_length}'
             elif ref.size_is_prefix:
                 out += f', "max": {min(_int_range(ref.size)[1], 300)}'
+            if ref.nullable:
+                out += ', "nullable": True'
             return out + "}"
         if ref.kind == "record":
             return f'{{"kind": "record", "name": {ref.name!r}}}'
@@ -157,7 +159,8 @@ class StrategyEmitter:
         """A record whose valid models depend on a trailer's computed tables (Craft's
         frame and its parts): models of it come from the format's own event strategies."""
         return bool(record.trailer) or any(
-            f.value
+            # a count the builder computes (`len(items)`) is solved like any other count
+            (f.value and not re.fullmatch(r"len\(this\.\w+\)", f.value))
             or f.type.kind in ("chunk", "region")
             or (f.type.kind == "record" and f.type.name in layout_driven)
             for f in record.fields

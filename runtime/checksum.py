@@ -4,6 +4,8 @@
     True
     >>> hex(crc32(b"123456789"))
     '0xcbf43926'
+    >>> hex(crc32c(b"123456789"))           # CRC-32C (Castagnoli), Kafka's batches
+    '0xe3069283'
 
 A :class:`Checksum` field names what it covers with *items*, each a function of the
 record's context that returns bytes; :func:`raw`, :func:`each` and :func:`value` make them.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import zlib
 
 import anycrc
+import crc32c as _crc32c
 from construct import Subconstruct
 
 from .errors import DecodeError
@@ -56,7 +59,16 @@ def crc32(data: bytes, crc: int = 0) -> int:
     return zlib.crc32(data, crc)
 
 
-ALGORITHMS = {"crc8": crc8, "crc32": crc32}
+def crc32c(data: bytes, crc: int = 0) -> int:
+    """CRC-32C (Castagnoli, iSCSI), the checksum of Kafka's record batches.
+
+    The ``crc32c`` package uses the CPU's CRC instruction: 3x faster than anycrc's
+    ``CRC32C`` model on batch-sized inputs (benchmarks/kafka_record_batch.py)."""
+    return _crc32c.crc32c(data, crc)
+
+
+ALGORITHMS = {"crc8": crc8, "crc32": crc32, "crc32c": crc32c}
+"""Every checksum a spec can name (``checksum: {algorithm: NAME}``)."""
 
 
 def raw(field: str, skip: int = 0):
@@ -74,6 +86,24 @@ def raw(field: str, skip: int = 0):
         stream.seek(here)
         return data
 
+    return item
+
+
+def span(first: str, last: str):
+    """Item: the raw bytes from the start of ``first`` to the end of ``last``, fields of the
+    same record that may come after the checksum (Kafka's CRC covers ``attributes`` to the
+    batch's end): the record verifies and writes such a checksum once ``last`` is done."""
+
+    def item(context) -> bytes:
+        start, end = context._spans[first][0], context._spans[last][1]
+        stream = context._io
+        here = stream.tell()
+        stream.seek(start)
+        data = stream.read(end - start)
+        stream.seek(here)
+        return data
+
+    item.last = last
     return item
 
 
@@ -116,6 +146,9 @@ class Checksum(Subconstruct):
         self.algorithm = algorithm
         self.function = ALGORITHMS[algorithm]
         self.items = items
+        self.after = next((item.last for item in items if hasattr(item, "last")), None)
+        """The last field a ``span`` item covers: the record checks (and, on build, writes)
+        the checksum once that field is done, through :meth:`verify` and :meth:`patch`."""
 
     def _compute(self, context) -> int:
         return self.function(b"".join(item(context) for item in self.items))
@@ -123,6 +156,11 @@ class Checksum(Subconstruct):
     def _parse(self, stream, context, path):
         start = stream.tell()
         stored = self.subcon._parsereport(stream, context, path)
+        if self.after is None:
+            self._check(stored, context, start)
+        return stored
+
+    def _check(self, stored: int, context, start: int) -> None:
         computed = self._compute(context)
         if stored != computed:
             width = self.subcon.sizeof() * 2
@@ -130,9 +168,29 @@ class Checksum(Subconstruct):
                 f"checksum mismatch: stored 0x{stored:0{width}x}, computed 0x{computed:0{width}x}",
                 offset=start,
             )
-        return stored
+
+    def verify(self, name: str, context) -> None:
+        """Check the stored checksum ``name`` once the fields after it are read."""
+        try:
+            self._check(context[name], context, context._spans[name][0])
+        except DecodeError as err:
+            err.add_path(name)
+            raise
 
     def _build(self, obj, stream, context, path):
+        if self.after is not None:
+            # a placeholder: patch() writes the sum once the covered fields are built
+            self.subcon._build(0, stream, context, path)
+            return None
         computed = self._compute(context)
         self.subcon._build(computed, stream, context, path)
+        return computed
+
+    def patch(self, name: str, stream, context, path) -> int:
+        """Write the checksum ``name`` over its placeholder once its fields are built."""
+        computed = self._compute(context)
+        here = stream.tell()
+        stream.seek(context._spans[name][0])
+        self.subcon._build(computed, stream, context, path)
+        stream.seek(here)
         return computed

@@ -17,13 +17,18 @@ from itertools import accumulate  # noqa: F401 - generated code sums delta-coded
 from types import SimpleNamespace
 
 import anycrc
+import crc32c
 
 from .checksum import CRC8_TABLE  # noqa: F401 - the quick tier's CRC-8 of one-byte items
 from .errors import DecodeError
 from .leb128 import read_reversed_uvarint, read_uvarint  # noqa: F401 - for generated code
 from .msbvarint import _LENGTH, uvar_size
 
-CHECKSUMS = {"crc8": anycrc.Model("CRC8-SMBUS").calc, "crc32": zlib.crc32}
+CHECKSUMS = {
+    "crc8": anycrc.Model("CRC8-SMBUS").calc,
+    "crc32": zlib.crc32,
+    "crc32c": crc32c.crc32c,
+}
 """The C functions behind ``runtime.checksum.crc8``/``crc32``, called without the wrapper
 (the same results: the fast-path tests compare every checksum error with construct's)."""
 

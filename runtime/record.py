@@ -85,6 +85,12 @@ class Record(Construct):
             if not _reads_backwards(sc.subcon):
                 raise SpecError(f"trailer field {sc.name!r} cannot be read from the end")
         self._subcons = Container((sc.name, sc) for sc in self.subcons + self.trailer if sc.name)
+        self._deferred: dict[str, list] = {}
+        """Checksums over fields after them, by the last field they cover: (name, checksum)."""
+        for sc in self.subcons:
+            after = getattr(getattr(sc, "subcon", None), "after", None)
+            if after is not None:
+                self._deferred.setdefault(after, []).append((sc.name, sc.subcon))
         self.flagbuildnone = all(sc.flagbuildnone for sc in self.subcons + self.trailer)
 
     def _child_context(self, context, stream):
@@ -185,6 +191,8 @@ class Record(Construct):
                 context._spans[sc.name] = (start, stream.tell())
                 if spans is not None:
                     spans.close(stream.tell(), value)
+                for name, checksum in self._deferred.get(sc.name, ()):
+                    checksum.verify(name, context)
             elif spans is not None:
                 tag = getattr(sc, "tag", None)
                 spans.mark(start, stream.tell(), "tag" if isinstance(sc, Tag) else "fixed", tag)
@@ -215,6 +223,8 @@ class Record(Construct):
             if sc.name:
                 context[sc.name] = built
                 context._spans[sc.name] = (start, stream.tell())
+                for name, checksum in self._deferred.get(sc.name, ()):
+                    context[name] = checksum.patch(name, stream, context, path)
         return context
 
     def _sizeof(self, context, path):
@@ -613,6 +623,33 @@ class Computed(Subconstruct):
         return self.subcon._parse_backwards(data, end, base, context, path)
 
 
+class Derived(Construct):
+    """A value computed from fields read before it, not on the wire (Kaitai's
+    ``instances``): parse gives ``function(context)``; build writes nothing and keeps
+    what the model holds (the bytes say the value, so it needs no parent to build).
+
+    >>> from construct import Int8ul
+    >>> offset = Derived(lambda this: this.base + this.delta)
+    >>> rec = Record("base" / Int8ul, "delta" / Int8ul, "offset" / offset)
+    >>> rec.parse(b"\\x64\\x02").offset, rec.build({"base": 100, "delta": 2})
+    (102, b'd\\x02')
+    """
+
+    def __init__(self, function):
+        super().__init__()
+        self.function = function
+        self.flagbuildnone = True
+
+    def _parse(self, stream, context, path):
+        return self.function(context)
+
+    def _build(self, obj, stream, context, path):
+        return obj
+
+    def _sizeof(self, context, path):
+        return 0
+
+
 class Valid(Subconstruct):
     """A field that must satisfy ``check(context)`` once read (``valid:`` in a spec);
     ``text`` (the spec's expression) is quoted in the DecodeError.
@@ -742,6 +779,11 @@ class LengthPrefixedBytes(Construct):
     Traceback (most recent call last):
     ...
     runtime.errors.DecodeError: <message> at offset 0: negative length -1
+
+    With ``nullable=True`` the length -1 is None (Kafka's null key, value and header value):
+
+    >>> LengthPrefixedBytes(Int32sl, nullable=True).parse(b"\\xff\\xff\\xff\\xff") is None
+    True
     """
 
     def __init__(
@@ -750,16 +792,24 @@ class LengthPrefixedBytes(Construct):
         encoding: str | None = None,
         errors: str = "strict",
         max_length: int | None = None,
+        nullable: bool = False,
     ):
         super().__init__()
         self.length_field = length_field
         self.encoding = encoding
         self.errors = errors
         self.max_length = max_length
+        self.nullable = nullable
+        self.flagbuildnone = nullable
 
     def _parse(self, stream, context, path):
         start = stream.tell()
         length = self.length_field._parsereport(stream, context, path)
+        if length == -1 and self.nullable:
+            spans = current_spans(context)
+            if spans is not None:
+                spans.mark(start, stream.tell(), "length", length)
+            return None
         if length < 0:
             raise DecodeError(f"negative length {length}", offset=start)
         if self.max_length is not None and length > self.max_length:
@@ -779,6 +829,9 @@ class LengthPrefixedBytes(Construct):
             raise DecodeError(f"invalid {self.encoding}: {err.reason}", offset=start) from None
 
     def _build(self, obj, stream, context, path):
+        if obj is None and self.nullable:
+            self.length_field._build(-1, stream, context, path)
+            return None
         if self.encoding is None:
             if not isinstance(obj, (bytes, bytearray)):
                 raise EncodeError(f"expected bytes, got {type(obj).__name__}")

@@ -134,6 +134,8 @@ def _value(t: dict, module, ctx):
         return st.booleans()
     if kind == "enum":
         return enum_members(t["cls"], t.get("flags", False))
+    if kind in ("str", "bytes") and t.get("nullable"):  # the length -1 is None
+        return st.none() | _value({**t, "nullable": False}, module, ctx)
     if kind == "str":
         return text(0, t.get("max"), t.get("encoding", "utf8"), t.get("exact"), t.get("padded"))
     if kind == "bytes":

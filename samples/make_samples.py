@@ -429,6 +429,83 @@ def make_parquet(out_dir: Path) -> list[Path]:
 MAKERS["parquet"] = make_parquet
 
 
+# -- kafka_record_batch ------------------------------------------------------------------------
+
+
+def kafka_batch(
+    records, *, base_offset=0, compression=0, transactional=False, producer=(-1, -1, -1)
+):
+    """One RecordBatch v2 as kafka-python's ``DefaultRecordBatchBuilder`` writes it:
+    ``records`` are (offset_delta, timestamp ms, key, value, headers); the base offset is
+    the log's (a producer writes 0 and the broker assigns it; it is outside the CRC)."""
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+
+    producer_id, producer_epoch, base_sequence = producer
+    builder = DefaultRecordBatchBuilder(
+        2, compression, int(transactional), producer_id, producer_epoch, base_sequence, 1 << 24
+    )
+    for offset, timestamp, key, value, headers in records:
+        builder.append(offset, timestamp=timestamp, key=key, value=value, headers=headers)
+    data = bytes(builder.build())
+    return base_offset.to_bytes(8, "big", signed=True) + data[8:]
+
+
+def make_kafka_record_batch(out_dir: Path) -> list[Path]:
+    """Kafka RecordBatch v2 bytes from kafka-python's ``DefaultRecordBatchBuilder`` (an
+    orders topic: JSON values, keys, headers, a null key and a tombstone), a transaction's
+    batch and its COMMIT control batch (built with our builder: kafka-python's cannot set
+    the control bit), batches with the four codecs, a log segment file
+    (``00000000000000000000.log``: batches back to back), and a batch whose values are the
+    TiCDC Craft samples (Kafka segment -> Craft messages -> change rows)."""
+    import generated.kafka_record_batch as kafka
+
+    t0 = 1_732_240_800_000  # 2024-11-22T02:00:00Z, ms
+    orders = [
+        (0, t0, b"order-1001", b'{"id":1001,"status":"NEW","amount":"129.95"}',
+         [("content-type", b"application/json"), ("trace-id", b"4bf92f3577b34da6")]),
+        (1, t0 + 7, b"order-1002", b'{"id":1002,"status":"NEW","amount":"15.00"}', []),
+        (2, t0 + 9, None, b'{"heartbeat":true}', [("source", None)]),
+        (3, t0 + 12, b"order-1002", None, []),  # a tombstone: the key's latest value is null
+    ]  # fmt: skip
+    batches = {
+        "orders_batch": kafka_batch(orders),
+        "transactional_batch": kafka_batch(
+            orders[:2], base_offset=4, transactional=True, producer=(4000, 0, 0)
+        ),
+    }
+    # the transaction's COMMIT marker: key = version 0, type 1; value = version 0, epoch 7
+    marker = kafka.parse(batches["transactional_batch"], "record_batch")
+    marker.base_offset, batch = 6, marker.batch
+    batch.attributes |= 0x30  # transactional and control
+    batch.records = [batch.records[0]]
+    batch.records[0].key = bytes.fromhex("00000001")
+    batch.records[0].value = bytes.fromhex("000000000007")
+    batch.records[0].headers = []
+    batch.last_offset_delta, batch.max_timestamp = 0, batch.base_timestamp
+    batches["control_commit_batch"] = kafka.build(marker, "record_batch")
+    for codec, name in enumerate(("gzip", "snappy", "lz4", "zstd"), start=1):
+        batches[f"{name}_batch"] = kafka_batch(orders, base_offset=10 * codec, compression=codec)
+    # gzip's header holds the time it was written: zero it (and so the CRC) for a fixed sample
+    gzipped = kafka.parse(batches["gzip_batch"], "record_batch")
+    stream = bytearray(gzipped.batch.compressed_records)
+    stream[4:8] = bytes(4)
+    gzipped.batch.compressed_records = bytes(stream)
+    batches["gzip_batch"] = kafka.build(gzipped, "record_batch")
+    craft = sorted((SAMPLES / "ticdc_craft").glob("*.bin"))
+    values = [(i, t0 + i, b"shop.orders", p.read_bytes(), []) for i, p in enumerate(craft)]
+    batches["craft_values_batch"] = kafka_batch(values, base_offset=100)
+    segment = b"".join(
+        batches[n] for n in ("orders_batch", "transactional_batch", "control_commit_batch")
+    ) + kafka_batch(orders, base_offset=7)
+    models = {}
+    for name, data in {**batches, "segment_00000000000000000000": segment}.items():
+        models[name] = kafka.parse(data)
+        if kafka.build(models[name]) != data:
+            raise SystemExit(f"kafka_record_batch/{name}: does not rebuild byte for byte")
+    return _write(out_dir, "kafka_record_batch", models)
+
+
+MAKERS["kafka_record_batch"] = make_kafka_record_batch
 # -- avro_container ----------------------------------------------------------------------------
 
 AVRO_PAGE_VIEW_SCHEMA = {

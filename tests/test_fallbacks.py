@@ -46,6 +46,10 @@ CONSTRUCT_PATHS = {
             "container_file": "meta: process:, repeat: blocks or until (built by construct)",
         },
     },
+    "kafka_record_batch": {
+        "parse": {"kafka_record": _ALONE, "batch": _ALONE},
+        "build": {},
+    },
     "ticdc_craft": {
         "parse": {"header": _ALONE, "body": _ALONE},
         "build": {
@@ -80,6 +84,10 @@ WITHOUT_TIERS = {
             "data_block",
             "container_file",
         }
+        for tier in ("quick", "compiled")
+    },
+    "kafka_record_batch": {
+        tier: {"header", "kafka_record", "batch", "record_batch", "log_segment"}
         for tier in ("quick", "compiled")
     },
     "ticdc_craft": {
