@@ -514,9 +514,10 @@ class ModuleEmitter:
             return _bits_spark(ref.bits)
         if ref.kind == "record" and self.spec.is_back_reference(self._user, ref.name):
             return "StringType()"  # Spark types cannot recurse: the JSON form, as text
-        if ref.kind == "choice":
+        if ref.kind == "choice":  # a column per case; a case with no columns is a flag
             cols = ", ".join(
-                f"StructField({case!r}, {self.spark_type(sub)}, True)"
+                f"StructField({case!r}, "
+                f"{'BooleanType()' if self.columnless(case) else self.spark_type(sub)}, True)"
                 for case, sub in ref.cases.items()
             )
             return f"StructType([{cols}])"
@@ -550,6 +551,10 @@ class ModuleEmitter:
         if ref.kind == "map":
             return f"MapType({self.spark_type(ref.key)}, {self.spark_type(ref.value)}, False)"
         raise AssertionError(ref.kind)
+
+    def columnless(self, name: str) -> bool:
+        """Whether record ``name`` has no Spark column (only constants: MessagePack's nil)."""
+        return all(f.spark_skip for f in self.spec.records[name].fields)
 
     def spark_fields(self, record: Record) -> list[tuple[str, str, bool]]:
         return [(name, dtype, nullable) for name, dtype, nullable, _ in self.spark_columns(record)]
@@ -637,7 +642,8 @@ class ModuleEmitter:
             return f"rt_codec.json_text({expr}, JSON_VIEWS)"
         if ref.kind == "choice":
             cols = ", ".join(
-                f"{self.row_value(sub, expr)} if type({expr}) is {camel(case)} else None"
+                f"{'True' if self.columnless(case) else self.row_value(sub, expr)} "
+                f"if type({expr}) is {camel(case)} else None"
                 for case, sub in ref.cases.items()
             )
             return f"({cols},)"

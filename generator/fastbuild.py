@@ -130,9 +130,7 @@ class BuildEmitter:
             f"{name} = {{{', '.join(f'{camel(c)}: _write_{c}' for c in cases)}}}"
             for name, cases in sorted(self.choices.items())
         ]
-        return "\n\n\n".join(
-            parts + list(self.supported.values()) + ["\n".join(choices + table)]
-        )
+        return "\n\n\n".join(parts + list(self.supported.values()) + ["\n".join(choices + table)])
 
     def record_writers(self, ref: TypeRef) -> str:
         """``arg=_write_<record>, ...`` for a runtime primitive's record arguments that have

@@ -244,7 +244,7 @@ class CaseName:
                 f"expected one of {sorted(readers)} as the only key, got {value!r}"[:200],
                 path=path,
             )
-        (case, body), = value.items()
+        ((case, body),) = value.items()
         return readers[case](body)
 
 

@@ -34,7 +34,7 @@ from construct import Container
 
 MAX_ITEMS = 3
 """Longest list a strategy draws (repeat: eos / tagged), beyond any min_count."""
-MAX_NESTING = 6
+MAX_NESTING = 4
 """Records deep past which a choice draws only the cases that hold no record."""
 MAX_TEXT = 40
 """Longest unbounded string or byte field drawn (besides the maximal ones)."""
@@ -129,8 +129,7 @@ def _value(t: dict, module, ctx, depth: int = 0):
     st = _st()
     kind = t["kind"]
     if kind == "choice":
-        cases = t["cases"] if depth < MAX_NESTING else t["leaves"]
-        return st.one_of([_record(module, name, ctx, depth + 1) for name in cases])
+        return _choice(module, tuple(t["cases"] if depth < MAX_NESTING else t["leaves"]), depth)
     if kind == "int":
         ints = integers(t["lo"], t["hi"])
         return st.one_of(st.sampled_from(t["favour"]), ints) if t.get("favour") else ints
@@ -156,6 +155,14 @@ def _value(t: dict, module, ctx, depth: int = 0):
         keys, values = _value(t["key"], module, ctx), _value(t["value"], module, ctx)
         return st.dictionaries(keys, values, max_size=MAX_ITEMS)
     raise AssertionError(kind)
+
+
+@functools.cache
+def _choice(module, cases: tuple, depth: int):
+    """One of the choice's cases, made once per depth: a choice is drawn inside every
+    element of a recursive record, and building its strategy each time costs more than
+    the draw. (A case never reads ``_parent``: the generator refuses that.)"""
+    return _st().one_of([_record(module, name, None, depth + 1) for name in cases])
 
 
 def _lists(inner, min_size: int):
