@@ -35,7 +35,7 @@ _FIXEXT = {1: "fixext1", 2: "fixext2", 4: "fixext4", 8: "fixext8", 16: "fixext16
 
 
 class Unhashable(Exception):
-    """A map key the library cannot hold in a dict (an array or a map)."""
+    """A map key the library cannot hold in a dict (an array or a map), or a NaN."""
 
 
 def _form(name: str, **fields):
@@ -100,8 +100,8 @@ def to_python(model: codec.Value):
         out = {}
         for pair in form.pairs:
             key = to_python(pair.key)
-            if isinstance(key, (list, dict)):
-                raise Unhashable
+            if isinstance(key, (list, dict)) or (isinstance(key, float) and math.isnan(key)):
+                raise Unhashable  # a NaN key: no two dicts holding one compare equal
             out[key] = to_python(pair.value)
         return out
     if hasattr(form, "type"):  # an extension; type -1 is a timestamp to the library

@@ -168,3 +168,17 @@ def test_bad_bytes_fail_the_same_on_both_paths(data):
         slow.value.path,
         str(slow.value),
     )
+
+
+@pytest.mark.spark
+def test_a_stream_of_values_is_a_row_per_value_in_spark(spark):
+    """Spark types cannot recurse: where a value holds values, each is its JSON text."""
+    import json
+
+    data = (ROOT / "samples" / "msgpack" / "log_stream.bin").read_bytes()
+    stream = codec.parse(data)
+    frame = spark.createDataFrame(list(codec.to_rows(stream)), codec.spark_schema())
+    rows = frame.select("form.fixmap.count", "form.fixmap.pairs").collect()
+    assert len(rows) == 5 and {r["count"] for r in rows} == {5}
+    keys = [json.loads(p["key"])["form"]["fixstr"]["data"] for p in rows[0]["pairs"]]
+    assert keys == list(msgpack.unpackb(codec.build(stream.values[0], "value")))
