@@ -320,7 +320,8 @@ class ModuleEmitter:
             return camel(ref.name)
         if ref.kind == "switch":
             kinds = {self.python_type(sub) for sub in ref.cases.values() if sub.kind != "empty"}
-            return " | ".join(sorted(kinds) + ["None"])
+            union = " | ".join(sorted(k.strip("'") for k in kinds) + ["None"])
+            return repr(union) if any(k.startswith("'") for k in kinds) else union
         if ref.kind == "runtime":
             return RUNTIME_TYPES[ref.name].python
         if ref.kind == "map":
@@ -348,7 +349,9 @@ class ModuleEmitter:
         if field.type.kind == "map":
             return f"{field.name}: {annotation} = dataclasses.field(default_factory=dict)"
         if annotation.startswith("'"):  # names a class defined later: all of it quoted
-            return f"{field.name}: {annotation[:-1]} | None' = None"
+            if "None" not in annotation:
+                annotation = f"{annotation[:-1]} | None'"
+            return f"{field.name}: {annotation} = None"
         if "None" not in annotation:
             annotation += " | None"
         return f"{field.name}: {annotation} = None"

@@ -25,7 +25,6 @@ from __future__ import annotations
 from construct import Construct
 
 from .errors import EncodeError
-from .spans import current as current_spans
 from .stream import read_exact
 
 _READ = "_bit_run"
@@ -46,10 +45,6 @@ class BitField(Construct):
         if self.first:
             run = read_exact(stream, self.group, f"{self.group}-byte bit field run")
             context[_READ] = int.from_bytes(run, "big")
-        else:
-            spans = current_spans(context)
-            if spans is not None:  # `wirespec inspect`: every field of a run shows its bytes
-                spans.current.start -= self.group
         return (context[_READ] >> self.shift) & self.mask
 
     def _build(self, obj, stream, context, path):
