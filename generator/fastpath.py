@@ -592,6 +592,7 @@ class FastPathEmitter:
             and not field.condition
             and field.repeat is None
             and field.checksum is None
+            and not field.valid  # the run's fast branch makes no `valid:` check
             and not ref.args
         )
 

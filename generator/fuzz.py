@@ -55,6 +55,7 @@ FORMATS = (
     "thrift_compact",
     "ticdc_craft",
     "ticdc_open_protocol",
+    "msgpack",
 )
 
 TIME_BASE = 0.5

@@ -156,8 +156,10 @@ def test_a_huge_max_depth_still_ends_in_a_decode_error(parse):
 
 
 @pytest.mark.parametrize(
-    "data", [b"", b"\xc1", b"\x92\x01", b"\xa3ab", b"\xd7\xff" + b"\xff" * 8, b"\xdc\xff"]
-)
+    "data",
+    [b"", b"\xc1", b"\x92\x01", b"\xa3ab", b"\xd7\xff" + b"\xff" * 8, b"\xdc\xff",
+     bytes.fromhex("c70cff80000000") + bytes(8)],  # timestamp96: nanoseconds past 10**9
+)  # fmt: skip
 def test_bad_bytes_fail_the_same_on_both_paths(data):
     with pytest.raises(DecodeError) as fast:
         codec.parse(data, "value")
