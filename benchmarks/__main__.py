@@ -291,7 +291,17 @@ def mysql_workloads():
     ]  # fmt: skip
 
 
+def msgpack_workloads():
+    from benchmarks import msgpack_values as b
+
+    return [
+        Workload("MessagePack", shape, [make(i) for i in range(64)], b.DECODERS)
+        for shape, make in b.SHAPES
+    ]
+
+
 WORKLOADS = {
+    "msgpack": msgpack_workloads,
     "plainbuffer": plainbuffer_workloads,
     "thrift": thrift_workloads,
     "ticdc": ticdc_workloads,

@@ -72,6 +72,15 @@ def type_text(ref, spec: Spec) -> str:
         return out
     if kind == "switch":
         return f"switch on `{ref.switch_on}` (see below)"
+    if kind == "choice":
+        cases = ", ".join(
+            f"[`{c}`](#record-{c.replace('_', '-')}) (`{m.hex()}`"
+            + (f" mask `{k.hex()}`)" if k != b"\xff" * len(k) else ")")
+            for c, (m, k) in zip(ref.cases, ref.detects)
+        )
+        return f"one of, by its leading bytes (the first that matches): {cases}"
+    if kind == "bits":
+        return f"{ref.bits}-bit unsigned integer (most significant bits first)"
     if kind == "presence":
         return "presence (the tag alone means true)"
     if kind == "empty":
@@ -112,6 +121,8 @@ def _box_for_type(ref, name: str) -> list[tuple[str, str]]:
         return [(f"{name}: {ref.name}", "var")]
     if ref.kind == "switch":
         return [(f"{name}: by {ref.switch_on}", "var")]
+    if ref.kind == "bits":
+        return [(f"{name} {ref.name}", f"{ref.bits} bits")]
     if ref.kind == "empty":
         return []
     return [(name, "var")]

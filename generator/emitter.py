@@ -52,6 +52,8 @@ class ModuleEmitter:
 
     def __init__(self, spec: Spec):
         self.spec = spec
+        self._user = ""
+        """The record whose field is being emitted (where a recursive record recurses)."""
 
     # -- construct objects -------------------------------------------------------------
 
@@ -165,8 +167,14 @@ class ModuleEmitter:
             return self.sized(ref, f"rt_craft.{chunk.construct}({', '.join(args)})")
         if ref.kind == "region":
             return self.sized(ref, REGION_TYPES[ref.name].construct)
+        if ref.kind == "choice":
+            cases = ", ".join(
+                f"({magic!r}, {mask!r}, {self.record_construct(case)}, {camel(case)})"
+                for case, (magic, mask) in zip(ref.cases, ref.detects)
+            )
+            return f"rt_choice.Choice([{cases}])"
         if ref.kind == "record":
-            body = ref.name
+            body = self.record_construct(ref.name)
             if nested and self.spec.records[ref.name].serializable:
                 body = f"rt_serializable.SerializableMessage(*{ref.name}.fields, top_level=False, model={ref.name}.model)"
             if ref.size_is_prefix:
@@ -195,6 +203,13 @@ class ModuleEmitter:
             return f"rt_serializable.MsbMap({key}, {value})"
         raise AssertionError(ref.kind)
 
+    def record_construct(self, name: str) -> str:
+        """The construct of record ``name`` where the record being emitted uses it: a
+        ``LazyBound`` where the record recurses (``name`` is defined later)."""
+        if self.spec.is_back_reference(self._user, name):
+            return f"LazyBound(lambda: {name})"
+        return name
+
     def sized(self, ref: TypeRef, body: str) -> str:
         """``body`` inside the byte count a ``size:`` number or expression gives."""
         if ref.size is None:
@@ -222,6 +237,18 @@ class ModuleEmitter:
 
     def field_construct(self, field: Field, record: Record) -> str:
         ref = field.type
+        self._user = record.name
+        if ref.kind == "bits":
+            group, shift, first, last = field.bit_group
+            flags = (", first=True" if first else "") + (", last=True" if last else "")
+            ref_expr = f"rt_bits.BitField({group}, {shift}, {ref.bits}{flags})"
+            if field.const is not None:
+                ref_expr = f"Const({field.const:#x}, {ref_expr})"
+            if field.value:
+                ref_expr = f"rt.Computed({ref_expr}, lambda this: {field.value})"
+            if field.valid:
+                ref_expr = f"rt.Valid({ref_expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r})"
+            return ref_expr
         if field.kept_of:
             suffix = field.name[len(field.kept_of) :]
             return f"rt_sequences.Kept({'_' + field.kept_of + suffix!r})"
@@ -311,20 +338,29 @@ class ModuleEmitter:
     def construct_imports(self) -> list[str]:
         """The construct names the records use."""
         text = "\n".join(self.all_construct_expressions())
-        names = ("Bytes", "Const", "GreedyBytes", "GreedyString", "If", "Switch", "this")
+        names = ("Bytes", "Const", "GreedyBytes", "GreedyString", "If", "LazyBound", "Switch", "this")
         used = {name for name in names if re.search(rf"\b{name}\b", text)}
         return sorted(used, key=str.lower)
 
     # -- model classes -----------------------------------------------------------------
 
     def python_type(self, ref: TypeRef) -> str:
+        if ref.kind == "bits":
+            return "int"
+        if ref.kind == "choice":
+            union = " | ".join(camel(case) for case in ref.cases)
+            later = any(self.spec.is_back_reference(self._user, case) for case in ref.cases)
+            return repr(union) if later else union
         if ref.kind == "prim":
             return camel(ref.enum) if ref.enum else PRIMITIVES[ref.name].kind
         if ref.kind == "record":
+            if self.spec.is_back_reference(self._user, ref.name):
+                return repr(camel(ref.name))  # defined later: the annotation names it
             return camel(ref.name)
         if ref.kind == "switch":
             kinds = {self.python_type(sub) for sub in ref.cases.values() if sub.kind != "empty"}
-            return " | ".join(sorted(kinds) + ["None"])
+            union = " | ".join(sorted(k.strip("'") for k in kinds) + ["None"])
+            return repr(union) if any(k.startswith("'") for k in kinds) else union
         if ref.kind == "runtime":
             return RUNTIME_TYPES[ref.name].python
         if ref.kind == "map":
@@ -337,8 +373,9 @@ class ModuleEmitter:
             return REGION_TYPES[ref.name].python
         return {"presence": "bool", "empty": "None"}.get(ref.kind, ref.kind)
 
-    def model_field(self, field: Field) -> str:
+    def model_field(self, field: Field, record: Record) -> str:
         """``name: type = default`` of the field in its record's dataclass."""
+        self._user = record.name
         annotation = self.python_type(field.type)
         if field.type.kind in ("chunk", "region") and field.repeat is None and not field.condition:
             return f"{field.name}: {annotation} = dataclasses.field(default_factory=list)"
@@ -350,6 +387,10 @@ class ModuleEmitter:
             return f"{field.name}: bool = False"
         if field.type.kind == "map":
             return f"{field.name}: {annotation} = dataclasses.field(default_factory=dict)"
+        if annotation.startswith("'"):  # names a class defined later: all of it quoted
+            if "None" not in annotation:
+                annotation = f"{annotation[:-1]} | None'"
+            return f"{field.name}: {annotation} = None"
         if "None" not in annotation:
             annotation += " | None"
         return f"{field.name}: {annotation} = None"
@@ -379,6 +420,9 @@ class ModuleEmitter:
         """The ``runtime.codec`` view a field reads through in the JSON form, if any."""
         if field.type.kind == "runtime":
             return self.runtime_instance(field.type)  # the primitive renders its value
+        if field.type.kind == "choice":
+            names = ", ".join(f"{camel(case)}: {case!r}" for case in field.type.cases)
+            return f"rt_codec.CaseName({{{names}}})"
         if field.open_enum:
             return f"rt_codec.OpenEnum({camel(field.open_enum)})"
         if field.logical == "uuid":
@@ -402,6 +446,8 @@ class ModuleEmitter:
     # -- JSON form -> model ------------------------------------------------------------
 
     def from_json(self, ref: TypeRef, expr: str) -> str:
+        if ref.kind == "bits":
+            return f"rt_codec.int_from_json({expr})"
         if ref.kind == "runtime":
             return f"{self.runtime_instance(ref)}.from_json({expr})"
         if ref.kind == "prim":
@@ -441,6 +487,10 @@ class ModuleEmitter:
         return expr
 
     def field_from_json(self, field: Field, record: Record) -> str:
+        if field.type.kind == "choice":
+            readers = ", ".join(f"{case!r}: {case}_from_dict" for case in field.type.cases)
+            view = f"JSON_VIEWS[{camel(record.name)}][{field.name!r}]"
+            return f"{view}.from_json(d[{field.name!r}], {{{readers}}}, {field.name!r})"
         view = None
         if field.type.kind != "runtime" and self.json_view(field) is not None:
             view = f"JSON_VIEWS[{camel(record.name)}][{field.name!r}]"  # the module's table
@@ -504,6 +554,17 @@ class ModuleEmitter:
     # -- Spark -------------------------------------------------------------------------
 
     def spark_type(self, ref: TypeRef) -> str:
+        if ref.kind == "bits":
+            return _bits_spark(ref.bits)
+        if ref.kind == "record" and self.spec.is_back_reference(self._user, ref.name):
+            return "StringType()"  # Spark types cannot recurse: the JSON form, as text
+        if ref.kind == "choice":  # a column per case; a case with no columns is a flag
+            cols = ", ".join(
+                f"StructField({case!r}, "
+                f"{'BooleanType()' if self.columnless(case) else self.spark_type(sub)}, True)"
+                for case, sub in ref.cases.items()
+            )
+            return f"StructType([{cols}])"
         if ref.kind == "runtime":
             return f"ArrayType({ref.name}_spark_type(), False)"
         if ref.kind == "chunk":
@@ -535,6 +596,10 @@ class ModuleEmitter:
             return f"MapType({self.spark_type(ref.key)}, {self.spark_type(ref.value)}, False)"
         raise AssertionError(ref.kind)
 
+    def columnless(self, name: str) -> bool:
+        """Whether record ``name`` has no Spark column (only constants: MessagePack's nil)."""
+        return all(f.spark_skip for f in self.spec.records[name].fields)
+
     def spark_fields(self, record: Record) -> list[tuple[str, str, bool]]:
         return [(name, dtype, nullable) for name, dtype, nullable, _ in self.spark_columns(record)]
 
@@ -547,6 +612,7 @@ class ModuleEmitter:
         whether a None there is a null (else ``<record>_to_row`` would fail on it)."""
         out = []
         for field in record.fields:
+            self._user = record.name
             if field.spark_skip:
                 continue
             slot = prefix + field.name
@@ -579,6 +645,12 @@ class ModuleEmitter:
         where the Arrow writer has no kind (runtime rows, maps)."""
         if ref.kind == "prim":
             return "enum" if ref.enum else _spark_kind(PRIMITIVES[ref.name].spark)
+        if ref.kind == "bits":
+            return _spark_kind(_bits_spark(ref.bits))
+        if ref.kind == "choice" or (
+            ref.kind == "record" and self.spec.is_back_reference(self._user, ref.name)
+        ):
+            return None  # the Arrow writer leaves these to the rows
         if ref.kind == "chunk":
             return ("list", "enum" if ref.enum else _spark_kind(CHUNK_TYPES[ref.name].spark))
         if ref.kind == "region":
@@ -610,6 +682,15 @@ class ModuleEmitter:
         return tables
 
     def row_value(self, ref: TypeRef, expr: str) -> str:
+        if ref.kind == "record" and self.spec.is_back_reference(self._user, ref.name):
+            return f"rt_codec.json_text({expr}, JSON_VIEWS)"
+        if ref.kind == "choice":
+            cols = ", ".join(
+                f"{'True' if self.columnless(case) else self.row_value(sub, expr)} "
+                f"if type({expr}) is {camel(case)} else None"
+                for case, sub in ref.cases.items()
+            )
+            return f"({cols},)"
         if ref.kind == "runtime":
             return f"[{ref.name}_to_row(item) for item in {expr}]"
         if ref.kind == "chunk":
@@ -643,8 +724,9 @@ class ModuleEmitter:
             if sub.kind != "empty" and case != "default"
         ) + ")"
 
-    def field_row(self, field: Field) -> str:
+    def field_row(self, field: Field, record: Record) -> str:
         ref = field.type
+        self._user = record.name
         if ref.kind == "switch":
             selector, value = f"m[{ref.switch_on!r}]", f"m[{field.name!r}]"
             if "default" not in ref.cases and all(s.kind != "record" for s in ref.cases.values()):
@@ -714,7 +796,10 @@ class ModuleEmitter:
         indent = "    "
         for depth, fields, through, step in levels:
             m = f"m{depth}"
-            columns = "".join(self.field_row(f).replace("m[", f"{m}[") + ", " for f in fields)
+            owner = self.spec.records[record.spark_path[depth][0]]
+            columns = "".join(
+                self.field_row(f, owner).replace("m[", f"{m}[") + ", " for f in fields
+            )
             if columns:
                 joined = f"cols{depth}"
                 w.append(f"{indent}{joined} = " + (f"{outer} + " if outer != "()" else "") + f"({columns})")
@@ -780,6 +865,14 @@ _SCALAR_KINDS = {
     "BinaryType()": "binary",
     "DecimalType(20, 0)": "decimal",
 }
+
+
+def _bits_spark(bits: int) -> str:
+    """The Spark type of an unsigned ``bits``-bit field: the smallest that holds it."""
+    for limit, spark in ((7, "ByteType()"), (15, "ShortType()"), (31, "IntegerType()"), (63, "LongType()")):
+        if bits <= limit:
+            return spark
+    return "DecimalType(20, 0)"
 
 
 def _spark_kind(spark: str):

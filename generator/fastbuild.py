@@ -40,7 +40,7 @@ _LEB128_WRITERS = {
 }
 
 
-KINDS = ("prim", "record", "str", "bytes", "chunk", "region", "switch", "empty")
+KINDS = ("prim", "bits", "record", "str", "bytes", "chunk", "region", "switch", "choice", "empty")
 """Type kinds the writers write (``presence`` is a field's, a runtime primitive has none)."""
 
 
@@ -65,6 +65,8 @@ class BuildEmitter:
     def __init__(self, spec: Spec):
         self.spec = spec
         self.constants: dict[str, str] = {}
+        self.choices: dict[str, list[str]] = {}
+        """Choice tables the writers read: name -> the case records."""
         expressions = [e for r in spec.records.values() for f in r.fields for e in _built(f)]
         self.measured = {name for e in expressions for _, name in _SIZEOF.findall(e)}
         """Fields some ``sizeof`` measures: their writers keep their sizes."""
@@ -89,24 +91,34 @@ class BuildEmitter:
 
     def _supported_records(self) -> dict[str, str]:
         """Record name -> its writer function's source; ``refused``: why the others have
-        none (``build`` writes them with construct)."""
-        out: dict[str, str] = {}
+        none (``build`` writes them with construct). Every record is taken to have a writer
+        until one it uses has none (a recursive record's writer calls itself)."""
         self.refused: dict[str, str] = {}
+        names = set()
         for name in self.spec.record_order():
-            record = self.spec.records[name]
-            if record.layout != "sequence":
+            layout = self.spec.records[name].layout
+            if layout == "sequence":
+                names.add(name)
+            else:
                 self.refused[name] = (
-                    f"layout {record.layout}: no writer for id-keyed messages (a record holding one writes it with construct)"
+                    f"layout {layout}: no writer for id-keyed messages (a record holding one writes it with construct)"
                 )
-                continue
-            saved = dict(self.constants)
-            self.writing = ""
-            try:
-                out[name] = self.record_function(record, out)
-            except Unsupported as why:
-                self.refused[name] = f"{self.writing}: {why}" if self.writing else str(why)
-                self.constants = saved
-        return out
+        while True:
+            self.constants, self.choices = {}, {}
+            out: dict[str, str] = {}
+            for name in self.spec.record_order():
+                if name not in names:
+                    continue
+                saved = (dict(self.constants), dict(self.choices))
+                self.writing = ""
+                try:
+                    out[name] = self.record_function(self.spec.records[name], names)
+                except Unsupported as why:
+                    self.refused[name] = f"{self.writing}: {why}" if self.writing else str(why)
+                    self.constants, self.choices = saved
+            if set(out) == names:
+                return out
+            names = set(out)
 
     def needs_parent(self, name: str) -> bool:
         return bool(self.parent_reads[name])
@@ -127,7 +139,11 @@ class BuildEmitter:
             + ["}"]
         )
         parts = ["\n".join(constants)] if constants else []
-        return "\n\n\n".join(parts + list(self.supported.values()) + ["\n".join(table)])
+        choices = [
+            f"{name} = {{{', '.join(f'{camel(c)}: _write_{c}' for c in cases)}}}"
+            for name, cases in sorted(self.choices.items())
+        ]
+        return "\n\n\n".join(parts + list(self.supported.values()) + ["\n".join(choices + table)])
 
     def record_writers(self, ref: TypeRef) -> str:
         """``arg=_write_<record>, ...`` for a runtime primitive's record arguments that have
@@ -195,8 +211,13 @@ class BuildEmitter:
             owner, name = match.groups()
             if owner != "this":
                 return f"{owner}.sizeof_{name}"
-            if name not in scope.built:
-                raise Unsupported(f"sizeof({name}) before it is written")
+            if name not in scope.built:  # a length before its text: measured as construct does
+                target = scope.record.field(name)
+                if target.repeat is not None or target.type.kind not in ("str", "bytes"):
+                    raise Unsupported(f"sizeof({name}) before it is written")
+                if target.type.kind == "bytes":
+                    return f'len(model["{name}"])'
+                return f'len(model["{name}"].encode({target.type.encoding!r}))'
             return f"s_{name}"
 
         def this(match: re.Match) -> str:
@@ -382,13 +403,24 @@ class BuildEmitter:
             what = f"runtime primitive {ref.name}" if ref.kind == "runtime" else f"a {ref.kind}"
             raise Unsupported(f"{what} type")
         if field.const is not None:
-            if ref.kind != "prim" or ref.enum:
+            if ref.kind not in ("prim", "bits") or ref.enum:
                 raise Unsupported("a const that is not a plain integer")
             w.line(f"if {var} not in (None, {field.const:#x}):")
             w.line('    raise ValueError("const")')
             w.line(f"{var} = {field.const:#x}")
         if ref.kind == "prim":
             self.prim(w, ref, var)
+        elif ref.kind == "bits":
+            self.bits(w, ref, var, field)
+        elif ref.kind == "choice":
+            if any(self.needs_parent(case) for case in ref.cases):
+                raise Unsupported("a choice of records reading `_parent`")
+            missing = [case for case in ref.cases if case not in written]
+            if missing:
+                raise Unsupported(missing[0])
+            table = f"_WRITE_{field.name.upper()}_OF_{scope.record.name.upper()}"
+            self.choices[table] = list(ref.cases)
+            w.line(f"{var} = {table}[type({var})]({var}, out)")
         elif ref.kind in ("str", "bytes"):
             self.text(w, ref, var, scope)
         elif ref.kind == "record":
@@ -443,6 +475,19 @@ class BuildEmitter:
             self.value(w, ref.cases["default"], var, field, scope, written)
             w.depth -= 1
         self.sized_end(w, ref, start, scope)
+
+    def bits(self, w: _Lines, ref: TypeRef, var: str, field: Field) -> None:
+        """``runtime.bits.BitField``: OR the value into the run; its last field writes it."""
+        group, shift, first, last = field.bit_group
+        w.line(f"if {var}.__class__ is not int or not 0 <= {var} <= {(1 << ref.bits) - 1:#x}:")
+        w.line('    raise ValueError("bit field")')
+        shifted = var if shift == 0 else f"({var} << {shift})"
+        w.line(f"bit_run = {shifted}" if first else f"bit_run |= {shifted}")
+        if last:
+            if group == 1:
+                w.line("out.append(bit_run)")
+            else:
+                w.line(f'out += bit_run.to_bytes({group}, "big")')
 
     def prim(self, w: _Lines, ref: TypeRef, var: str) -> None:
         if ref.enum:

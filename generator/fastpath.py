@@ -45,7 +45,10 @@ def struct_format(prim: str, endian: str) -> str:
     return order + code
 
 
-FAST_KINDS = ("prim", "record", "str", "bytes", "switch", "presence", "empty", "chunk", "region")
+FAST_KINDS = (
+    "prim", "bits", "record", "str", "bytes", "switch", "choice", "presence", "empty", "chunk",
+    "region",
+)
 """Type kinds the fast path reads (a runtime primitive brings its own reader)."""
 
 
@@ -93,12 +96,13 @@ class FastPathEmitter:
         self.member_constants: dict[str, str] = {}
         self.instances: dict[str, str] = {}
         """Runtime chunk and region objects the functions call: name -> constructor."""
+        self.choices: dict[str, TypeRef] = {}
+        """Choice tables the functions read: name -> the choice."""
         self.supported = self._supported_records()
 
     # -- which records can have a fast path --------------------------------------------
 
     def _supported_records(self) -> set[str]:
-        ok = set()
         self.needs_parent = {
             name for name, record in self.spec.records.items() if self._uses_parent(record)
         }
@@ -113,15 +117,23 @@ class FastPathEmitter:
             if ref.kind == "record"
             and any("_parent._parent" in t for t in self._expressions(self.spec.records[ref.name]))
         }
-        for name in self.spec.record_order():
-            record = self.spec.records[name]
-            try:
-                for field in record.fields:
-                    self._check_field(field, record, ok)
-            except Unsupported as why:
-                self.refused[name] = f"{field.name}: {why}"
-                continue
-            ok.add(name)
+        # Every record is taken to have a reader until one it uses has none: a recursive
+        # record's reader calls itself, so its records are supported together or not at all.
+        ok = set(self.spec.records)
+        changed = True
+        while changed:
+            changed = False
+            for name in self.spec.record_order():
+                if name not in ok:
+                    continue
+                record = self.spec.records[name]
+                try:
+                    for field in record.fields:
+                        self._check_field(field, record, ok)
+                except Unsupported as why:
+                    self.refused[name] = f"{field.name}: {why}"
+                    ok.discard(name)
+                    changed = True
         return ok
 
     def _expressions(self, record: Record) -> list[str]:
@@ -179,6 +191,8 @@ class FastPathEmitter:
             raise Unsupported(f"a {ref.kind} type")
         if ref.kind in ("chunk", "region") and ref.size_is_prefix:
             raise Unsupported("a length-prefixed chunk or region")
+        if ref.kind == "choice" and any(case in self.needs_parent for case in ref.cases):
+            raise Unsupported("a choice of records reading `_parent`")
         for sub in ref.cases.values():
             self._check_type(sub, ok, serializable, bounded or ref.size is not None)
 
@@ -313,6 +327,7 @@ class FastPathEmitter:
             + [f"    {r.name!r}: _rows_{r.name}," for r in iterated]
             + ["}"]
         )
+        table = self.choice_tables() + table
         return "\n\n".join(["\n".join(constants + enums)] + functions + ["\n".join(table)])
 
     def record_readers(self, ref: TypeRef) -> str:
@@ -627,6 +642,7 @@ class FastPathEmitter:
             and field.repeat is None
             and field.checksum is None
             and not field.derived
+            and not field.valid  # the run's fast branch makes no `valid:` check
             and not ref.args
         )
 
@@ -1242,6 +1258,10 @@ class FastPathEmitter:
     def value(self, w: _Writer, ref: TypeRef, var: str, field: Field) -> None:
         if ref.kind == "prim":
             self.prim_value(w, ref, var, field)
+        elif ref.kind == "bits":
+            self.bits_value(w, ref, var, field)
+        elif ref.kind == "choice":
+            self.choice_value(w, ref, var, field)
         elif ref.kind in ("str", "bytes"):
             self.bytes_value(w, ref, var)
         elif ref.kind == "record":
@@ -1325,6 +1345,62 @@ class FastPathEmitter:
                 w.line(f"{var} = None")
             else:
                 self.value(w, default, var, field)
+
+    def bits_value(self, w: _Writer, ref: TypeRef, var: str, field: Field) -> None:
+        """A bit field: the run's first field reads its bytes (``runtime.bits``)."""
+        group, shift, first, _ = field.bit_group
+        if first:
+            w.line(f"if pos + {group} > end:")
+            with w.indent():
+                w.line(
+                    f'raise DecodeError(f"truncated {group}-byte bit field run: needs {group} '
+                    'bytes, {end - pos} remain", offset=pos)'
+                )
+            if group == 1:
+                w.line("bit_run = buf[pos]")
+            else:
+                w.line(f'bit_run = int.from_bytes(buf[pos : pos + {group}], "big")')
+            w.line(f"pos += {group}")
+        value = "bit_run" if shift == 0 else f"(bit_run >> {shift})"
+        if shift + ref.bits < 8 * group:
+            value += f" & {(1 << ref.bits) - 1:#x}"
+        w.line(f"{var} = {value}")
+        if field.const is not None:
+            w.line(f"if {var} != {field.const:#x}:")
+            with w.indent():
+                w.line(
+                    f'raise DecodeError(f"expected {field.const} but parsed {{{var}}}", '
+                    f"offset=f_{field.name}_start)"
+                )
+
+    def choice_value(self, w: _Writer, ref: TypeRef, var: str, field: Field) -> None:
+        """A choice: the table of its first byte gives the case's reader (several cases
+        sharing that byte: the bytes after it pick, ``runtime.fast.pick``)."""
+        table = f"_PICK_{field.name.upper()}_OF_{self._record_of(field).upper()}"
+        self.choices[table] = ref
+        width = max(len(magic) for magic, _ in ref.detects)
+        w.line("reader = None if pos >= end else " + f"{table}[buf[pos]]")
+        w.line("if reader.__class__ is tuple:")
+        with w.indent():
+            w.line("reader = rt_fast.pick(reader, buf, pos, end)")
+        w.line("if reader is None:")
+        with w.indent():
+            w.line(f"raise rt_fast.no_case(buf, pos, end, {width})")
+        w.line(f"{var}, pos = reader(buf, pos, end, limits, depth + 1)")
+
+    def _record_of(self, field: Field) -> str:
+        return next(n for n, r in self.spec.records.items() if any(f is field for f in r.fields))
+
+    def choice_tables(self) -> list[str]:
+        """The module-level tables the choices read: first byte -> reader(s)."""
+        out = []
+        for table, ref in sorted(self.choices.items()):
+            cases = ", ".join(
+                f"({magic!r}, {mask!r}, _read_{case})"
+                for case, (magic, mask) in zip(ref.cases, ref.detects)
+            )
+            out.append(f"{table} = rt_fast.choice_table([{cases}])")
+        return out
 
     def prim_value(self, w: _Writer, ref: TypeRef, var: str, field: Field) -> None:
         start = w.fresh("at")

@@ -56,6 +56,7 @@ FORMATS = (
     "ticdc_craft",
     "ticdc_open_protocol",
     "avro_container",
+    "msgpack",
 )
 
 TIME_BASE = 0.5

@@ -21,6 +21,9 @@ from .expressions import translate
 from .loader import Lines, LoadedSpec, key_path
 from .types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_TYPES
 
+BIT_FIELD = re.compile(r"b[1-9][0-9]?")
+"""``b1``..``b64``: an unsigned integer of that many bits (most significant bit first)."""
+
 SPARK_LOGICAL_TYPES = {
     "uuid": "16 byte values (a list or bytes) as the text form of a UUID",
     "timestamp_us": "microseconds since the epoch: the number, plus a `<name>_ts` TimestampType",
@@ -77,7 +80,8 @@ class TypeRef:
     """What a field (or a switch case) holds on the wire."""
 
     kind: str
-    """prim | record | str | bytes | switch | presence | empty | runtime | map | chunk | region"""
+    """prim | bits | record | str | bytes | switch | choice | presence | empty | runtime | map |
+    chunk | region"""
     name: str = ""
     size: None | int | str = None
     """For str/bytes/record/switch: a length-prefix primitive name, a byte count, an
@@ -105,6 +109,11 @@ class TypeRef:
     checked_on_build: bool = True
     """False when a size or count expression reads a value the builder computes after
     this field (a trailer's size table): then the builder writes what it is given."""
+    bits: int = 0
+    """For a bit field (kind ``bits``, ``b1``..``b64``): its width in bits."""
+    detects: list = dataclasses.field(default_factory=list)
+    """For a choice (kind ``choice``): ``(magic, mask)`` of each case in ``cases`` order,
+    the bytes that pick it (its ``detect:``, else its leading constants)."""
 
     def payload_cases(self) -> tuple[list[tuple[str, TypeRef]], TypeRef | None]:
         """A switch's cases that hold something, and its default unless that is absent or
@@ -200,6 +209,9 @@ class Field:
     saw beside the value, so build writes the same bytes: ``<name>_wire`` (a ``process:``
     field's bytes as read), ``<name>_blocks`` (``repeat: blocks``: the block counts),
     ``<name>_terminator`` (``repeat: {until:, include: false}``: the terminator)."""
+    bit_group: tuple | None = None
+    """A bit field's place in its run of bit fields: ``(group bytes, shift, first, last)``;
+    the run is read as one big-endian integer and the field is ``value >> shift``."""
 
     @property
     def computed(self) -> bool:
@@ -289,6 +301,22 @@ class Spec:
     """``kafka_message:``: a message made of several Kafka columns (key + value)."""
     limits: dict[str, int] = dataclasses.field(default_factory=dict)
     """``limits:``: this format's defaults for :class:`runtime.limits.Limits` (by name)."""
+
+    def is_back_reference(self, user: str, dep: str) -> bool:
+        """Whether ``user`` refers to ``dep`` before ``dep`` is defined (:meth:`record_order`):
+        the points where recursive records recurse (construct's ``LazyBound``, a JSON text
+        column in Spark)."""
+        order = self.record_order()
+        return order.index(dep) >= order.index(user)
+
+    @property
+    def recursive(self) -> bool:
+        """Whether any record contains itself, directly or through others."""
+        return any(
+            self.is_back_reference(name, dep)
+            for name, record in self.records.items()
+            for dep in record_dependencies(record)
+        )
 
     def record_order(self) -> list[str]:
         """Records with every dependency before its user (leaves first)."""
@@ -427,6 +455,7 @@ class _Builder:
         self.record_names = record_names
         records = {name: self.record(name, body) for name, body in data["records"].items()}
         self.check_no_cycle(records)
+        self.choice_detects(records)
         _mark_late_values(records)
         json_documents = self.json_documents(data.get("json", {}))
         kafka = self.kafka_message(data.get("kafka_message"), records)
@@ -474,8 +503,9 @@ class _Builder:
                 classes[class_name] = parts
 
     def check_no_cycle(self, records: dict[str, Record]) -> None:
-        """A record may not contain itself, directly or through others (the language
-        has no recursion yet): refuse the field that closes the loop."""
+        """A record may contain itself, directly or through others (``max_depth`` bounds
+        the nesting), but not through what cannot recurse: a runtime primitive's record
+        argument or a ``layout: serializable`` message. Refuse the field closing such a loop."""
         done: set[str] = set()
 
         def visit(path: list[str]) -> None:  # path: the records being entered, outermost first
@@ -483,11 +513,16 @@ class _Builder:
             for field in records[name].fields:
                 for dep in field_dependencies(field):
                     if dep in path:
-                        loop = " -> ".join([*path[path.index(dep) :], dep])
-                        raise self.error(
-                            self.field_parts(name, field) + ("type",),
-                            f"{loop}: a record cannot contain itself (specs have no recursion)",
-                        )
+                        loop = [*path[path.index(dep) :], dep]
+                        if field.type.kind == "runtime" or any(
+                            records[r].serializable for r in loop
+                        ):
+                            raise self.error(
+                                self.field_parts(name, field) + ("type",),
+                                f"{' -> '.join(loop)}: a record cannot contain itself through "
+                                "a runtime primitive or a layout: serializable message",
+                            )
+                        continue
                     if dep not in done:
                         visit([*path, dep])
             done.add(name)
@@ -495,6 +530,53 @@ class _Builder:
         for name in records:
             if name not in done:
                 visit([name])
+
+    def choice_detects(self, records: dict[str, Record]) -> None:
+        """Each choice case's ``(magic, mask)``: its ``detect:`` (at offset 0), else the
+        bytes its leading ``const:`` fields fix."""
+        for rname, record in records.items():
+            for field in record.fields:
+                if field.type.kind != "choice":
+                    continue
+                parts = self.field_parts(rname, field) + ("choice",)
+                for case in field.type.cases:
+                    found = self.leading_bytes(records[case])
+                    if found is None:
+                        raise self.error(
+                            parts,
+                            f"{case!r} has no detect: (at offset 0) and does not start with a "
+                            "const: field, so nothing tells it from the other cases",
+                        )
+                    field.type.detects.append(found)
+
+    def leading_bytes(self, record: Record) -> tuple[bytes, bytes] | None:
+        if record.detect is not None:
+            if record.detect.offset:
+                return None
+            mask = record.detect.mask or b"\xff" * len(record.detect.magic)
+            return record.detect.magic, mask
+        magic, mask, bits, width, group = b"", b"", 0, 0, 0  # a run of bit fields so far
+        for field in record.front:
+            ref = field.type
+            if field.const is None or field.tag is not None or field.condition:
+                break
+            if ref.kind == "bits":
+                bits, width, group = (bits << ref.bits) | field.const, width + ref.bits, field.bit_group[0]
+                if field.bit_group[3]:  # the run's last field: its bytes are all fixed
+                    magic, mask = magic + bits.to_bytes(group, "big"), mask + b"\xff" * group
+                    bits, width = 0, 0
+                continue
+            if ref.kind != "prim" or PRIMITIVES[ref.name].size is None:
+                break
+            size = PRIMITIVES[ref.name].size
+            order = "little" if PRIMITIVES[ref.name].construct(self.endian).endswith("l") else "big"
+            magic += (field.const % (1 << (8 * size))).to_bytes(size, order)
+            mask += b"\xff" * size
+        if width:  # the leading bits of a run (the rest of its bytes are free)
+            pad = 8 * group - width
+            magic += (bits << pad).to_bytes(group, "big")
+            mask += (((1 << width) - 1) << pad).to_bytes(group, "big")
+        return (magic, mask) if magic else None
 
     def field_parts(self, record: str, field: Field) -> tuple:
         """The key path of a field of ``record`` (front fields, then the trailer)."""
@@ -667,6 +749,7 @@ class _Builder:
                     parts + ("type",), "reversed_uvarint is read from the end: put it in trailer:"
                 )
             fields.append(field)
+        self.bit_groups(fields, body["fields"], where)
         fields += trailer_fields[::-1]
         fields += self.kept_fields(fields, where)
         everything = {f.name for f in fields}
@@ -753,6 +836,7 @@ class _Builder:
                     )
             if names.index(item.last) < names.index(item.field):
                 raise self.error(parts + (spans[0], "span"), "span: [first, last] in wire order")
+
     def kept_fields(self, fields: list[Field], where) -> list[Field]:
         """The model fields that keep what a field's reading saw beside its value (after
         every field, so the spec's field indexes stay as written)."""
@@ -798,6 +882,39 @@ class _Builder:
         out.codec = self.expression(codec, parts + ("codec",), siblings)
         out.cases = dict(cases)
         return out
+
+    def bit_groups(self, fields: list[Field], raws: list[dict], where) -> None:
+        """Consecutive bit fields make a run that fills whole bytes; give each its place."""
+        run: list[int] = []  # indices of the run being read
+
+        def close(end: int) -> None:
+            width = sum(fields[i].type.bits for i in run)
+            if width % 8:
+                raise self.error(
+                    where + ("fields", run[-1], "type"),
+                    f"bit fields {', '.join(fields[i].name for i in run)} make {width} bits: "
+                    "a run of bit fields fills whole bytes",
+                )
+            shift = width
+            for i in run:
+                shift -= fields[i].type.bits
+                fields[i].bit_group = (width // 8, shift, i == run[0], i == run[-1])
+            run.clear()
+
+        for i, (field, raw) in enumerate(zip(fields, raws)):
+            if field.type.kind != "bits":
+                if run:
+                    close(i)
+                continue
+            parts = where + ("fields", i)
+            refused = [k for k in ("tag", "repeat", "size", "if", "checksum", "optional") if k in raw]
+            if refused:
+                raise self.error(parts + (refused[0],), f"a bit field takes no {refused[0]!r}")
+            if field.const is not None and not 0 <= field.const < 1 << field.type.bits:
+                raise self.error(parts + ("const",), f"{field.const} does not fit {field.type.name}")
+            run.append(i)
+        if run:
+            close(len(fields))
 
     def check_layout(self, record: Record, where, body: dict) -> None:
         """Id-keyed fields belong to ``layout: serializable`` records, and only there."""
@@ -874,6 +991,8 @@ class _Builder:
             ref = TypeRef(name, name)
         elif name in PRIMITIVES:
             ref = TypeRef("prim", name)
+        elif BIT_FIELD.fullmatch(name) and 1 <= int(name[1:]) <= 64:
+            ref = TypeRef("bits", name, bits=int(name[1:]))
         elif name in self.record_names:
             ref = TypeRef("record", name)
         elif name in RUNTIME_TYPES:
@@ -1004,6 +1123,15 @@ class _Builder:
             ref = self.map_type(raw["map"], parts + ("map",), siblings)
         elif "switch_on" in raw:
             ref = self.switch(raw, parts, siblings)
+        elif "choice" in raw:
+            extra = [k for k in ("type", "size", "enum", "tag", "repeat", "if", "optional") if k in raw]
+            if extra:
+                raise self.error(parts + (extra[0],), f"a choice takes no {extra[0]!r}")
+            for i, case in enumerate(raw["choice"]):
+                if case not in self.record_names:
+                    raise self.error(parts + ("choice", i), f"{case!r} is not a record of this spec")
+            cases = {case: TypeRef("record", case) for case in raw["choice"]}
+            ref = TypeRef("choice", "choice", cases=cases)
         elif "type" in raw:
             # an open enum only names values (JSON form): the type stays a plain integer
             keys = ("type", "size", "encoding", "max_length", "count", "nullable")
@@ -1135,6 +1263,9 @@ class _Builder:
         is_int = (ref.kind == "prim" and PRIMITIVES[ref.name].kind == "int") or (
             ref.kind == "chunk" and CHUNK_TYPES[ref.name].element == "int"
         )
+        if raw.get("open") and ref.kind == "bits":
+            raise self.error(parts + ("enum",), "a bit field takes no enum")
+        is_int = is_int or ref.kind == "bits"
         if raw.get("open"):
             if "enum" not in raw or "switch_on" in raw:
                 raise self.error(parts + ("open",), "open: true goes with enum: on an integer")

@@ -92,7 +92,7 @@ MODULE_CONSTANTS = frozenset(
 """Upper-case module names; an enum attribute table ``ENUM_ATTRIBUTE`` may not be one."""
 CLASS_NAMES = frozenset(
     {"Decimal", "DecodeError", "EncodeError", "WirespecError", "Model"}
-    | {"Bytes", "Const", "GreedyBytes", "GreedyString", "If", "Switch"}
+    | {"Bytes", "Const", "GreedyBytes", "GreedyString", "If", "LazyBound", "Switch"}
     | set(RUNTIME_IMPORTS)
 )
 """Classes the generated module imports; a record or enum class (``camel(name)``) may

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .model import Field, Spec, TypeRef, camel
+from .model import Field, Spec, TypeRef, camel, record_dependencies
 from .types import PRIMITIVES
 
 
@@ -36,6 +36,12 @@ class StrategyEmitter:
         }
 
     def typ(self, ref: TypeRef, record: str = "", field: Field | None = None) -> str:
+        if ref.kind == "bits":
+            return f'{{"kind": "int", "lo": 0, "hi": {(1 << ref.bits) - 1}}}'
+        if ref.kind == "choice":
+            # past the nesting bound only cases that hold no record: the values stay finite
+            leaves = [c for c in ref.cases if not record_dependencies(self.spec.records[c])]
+            return f'{{"kind": "choice", "cases": {list(ref.cases)!r}, "leaves": {leaves!r}}}'
         if ref.kind == "prim":
             prim = PRIMITIVES[ref.name]
             if ref.enum:
@@ -108,12 +114,16 @@ class StrategyEmitter:
             parts.append('"optional": True')
         if f.condition:
             parts.append(f'"cond": lambda this: {f.condition}')
+        if f.valid:
+            parts.append(f'"valid": lambda this: {f.valid}')
         if f.repeat == "until":  # no general way to draw elements only the last ends
             parts.append('"repeat": ("count", 0)')
         elif f.repeat in ("msb_count", "blocks"):  # a list of any length, like repeat: eos
             parts.append('"repeat": ("eos", None, 0)')
         elif f.repeat == "eos" or f.repeat == "tagged":
             parts.append(f'"repeat": ({f.repeat!r}, None, {f.min_count})')
+        elif self.repeat_of_computed(f, record):
+            parts.append(self.repeat_of_computed(f, record))
         elif isinstance(f.repeat, dict):
             count = f.repeat["count"]
             if isinstance(count, int):
@@ -132,11 +142,32 @@ class StrategyEmitter:
             solved = self.solvable(size, record)
             if solved:
                 parts.append(f'"size": (lambda this: {size}, {solved[0]!r}, {solved[1]!r})')
+            elif self.computed_int(size, record):  # the builder computes it: any that fits
+                typ = self.typ(f.type, record.name, f)[:-1]
+                parts[1] = f'"type": {typ}, "max": {self.computed_int(size, record)}}}'
         if f.has_default:
             parts.append(f'"default": ("value", {f.default!r})')
         elif f.default_from:
             parts.append(f'"default": ("from", {f.default_from!r})')
         return "{" + ", ".join(parts) + "}"
+
+    def computed_int(self, expr, record) -> int | None:
+        """The largest value of the computed (``value:``) integer field ``expr`` names."""
+        target = next((g for g in record.fields if f"this.{g.name}" == expr), None)
+        if target is None or not target.value:
+            return None
+        if target.type.kind == "bits":
+            return (1 << target.type.bits) - 1
+        if target.type.kind == "prim" and PRIMITIVES[target.type.name].kind == "int":
+            return _int_range(target.type.name)[1]
+        return None
+
+    def repeat_of_computed(self, f: Field, record) -> str | None:
+        """``repeat: {count: n}`` where the builder computes ``n``: any list that fits."""
+        count = f.repeat["count"] if isinstance(f.repeat, dict) else None
+        if isinstance(count, str) and self.computed_int(count, record):
+            return '"repeat": ("eos", None, 0)'
+        return None
 
     def table(self) -> list[tuple[str, str, list[str], bool, str]]:
         """(record, model class, [field descriptions], needs parent, why there is no
@@ -159,8 +190,7 @@ class StrategyEmitter:
         """A record whose valid models depend on a trailer's computed tables (Craft's
         frame and its parts): models of it come from the format's own event strategies."""
         return bool(record.trailer) or any(
-            # a count the builder computes (`len(items)`) is solved like any other count
-            (f.value and not re.fullmatch(r"len\(this\.\w+\)", f.value))
+            (f.value and f.trailer)
             or f.type.kind in ("chunk", "region")
             or (f.type.kind == "record" and f.type.name in layout_driven)
             for f in record.fields

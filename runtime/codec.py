@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime
 import enum
 import io
+import json
 import math
 import struct
 import uuid
@@ -104,6 +105,8 @@ def build(construct, model) -> bytes:
         return construct.build(model)
     except ConstructError as err:
         raise EncodeError(_message(err)) from None
+    except RecursionError:
+        raise EncodeError("nesting too deep for this Python stack") from None
 
 
 def to_jsonable(value, views: dict | None = None):
@@ -143,6 +146,8 @@ def to_jsonable(value, views: dict | None = None):
             view = fields.get(name) if fields else None
             if view is None:
                 out[name] = to_jsonable(getattr(value, name), views)
+            elif isinstance(view, CaseName):
+                out[name] = view.to_json(getattr(value, name), views)
             else:
                 view.put(out, name, getattr(value, name))
         return out
@@ -208,6 +213,39 @@ class OpenEnum:
             raise EncodeError(
                 f"{value!r} is not a {self.enum_class.__name__} {kind} or a number", path=path
             ) from None
+
+
+class CaseName:
+    """A choice field (``choice: [a, b]``): its value is one of several records, shown as
+    ``{"<record>": {...}}`` so the JSON form says which.
+
+    >>> import dataclasses
+    >>> @dataclasses.dataclass
+    ... class Nil:
+    ...     code: int = 0xC0
+    >>> CaseName({Nil: "nil"}).to_json(Nil())
+    {'nil': {'code': 192}}
+    >>> CaseName({Nil: "nil"}).from_json({"nil": {}}, {"nil": lambda d: Nil()})
+    Nil(code=192)
+    """
+
+    def __init__(self, names: dict):
+        self.names = names
+
+    def to_json(self, value, views=None):
+        if value is None or type(value) not in self.names:
+            return to_jsonable(value, views)
+        return {self.names[type(value)]: to_jsonable(value, views)}
+
+    def from_json(self, value, readers: dict, path: str = ""):
+        """The model of ``{"<record>": {...}}``; ``readers``: record -> its ``from_dict``."""
+        if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in readers:
+            raise EncodeError(
+                f"expected one of {sorted(readers)} as the only key, got {value!r}"[:200],
+                path=path,
+            )
+        ((case, body),) = value.items()
+        return readers[case](body)
 
 
 class UuidText:
@@ -323,6 +361,12 @@ class TimeBeside:
                 path=name + self.SUFFIX,
             )
         return value
+
+
+def json_text(model, views: dict | None = None) -> str:
+    """A model's JSON form as compact text: a Spark column where a recursive record
+    recurses (Spark types cannot)."""
+    return json.dumps(to_jsonable(model, views), separators=(",", ":"), ensure_ascii=False)
 
 
 def bytes_from_json(value, path: str = "") -> bytes:

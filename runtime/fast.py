@@ -201,3 +201,43 @@ def msb_field_id(buf, pos: int, end: int, field_id: int) -> tuple[bool, int]:
 def mysql_size(id_len: int, lnifid_len: int, payload: int) -> int:
     """The ``serializable_field_size`` MySQL writes (``runtime.serializable._Header``)."""
     return id_len + uvar_size(payload) + lnifid_len + payload
+
+
+def choice_table(cases) -> list:
+    """A choice's readers by first byte (``runtime.choice.Choice``): for each byte value,
+    the reader of the only case it can start, a tuple of ``(magic, mask, reader)`` when
+    the bytes after it decide (or an earlier case is longer), or None.
+
+    >>> table = choice_table([(b"\\xd6\\xff", b"\\xff\\xff", "ts"), (b"\\xd6", b"\\xff", "ext"), (b"\\x00", b"\\x80", "int")])
+    >>> table[0x05], table[0xd6], table[0xc1]
+    ('int', ((b'\\xd6\\xff', b'\\xff\\xff', 'ts'), (b'\\xd6', b'\\xff', 'ext')), None)
+    """
+    table = []
+    for byte in range(256):
+        matching = tuple(c for c in cases if byte & c[1][0] == c[0][0])
+        if not matching:
+            table.append(None)
+        elif len(matching[0][0]) == 1:
+            table.append(matching[0][2])  # the first match decides on this byte alone
+        else:
+            table.append(matching)
+    return table
+
+
+def pick(candidates, buf, pos: int, end: int):
+    """The reader of the first of ``candidates`` whose bytes match at ``pos``, or None."""
+    for magic, mask, reader in candidates:
+        if end - pos >= len(magic) and all(
+            buf[pos + i] & m == g for i, (g, m) in enumerate(zip(magic, mask))
+        ):
+            return reader
+    return None
+
+
+def no_case(buf, pos: int, end: int, width: int) -> DecodeError:
+    """The error of a choice no case of which matches (``runtime.choice.Choice``)."""
+    if pos >= end:
+        return DecodeError("truncated: a value needs at least 1 byte", offset=pos)
+    return DecodeError(
+        f"no case matches the bytes {bytes(buf[pos : min(pos + width, end)]).hex()}", offset=pos
+    )

@@ -764,8 +764,22 @@ def sizeof(owner, name: str):
         return list(value.sizes)
     if value is None:
         return 0
+    if name not in owner._spans:  # not written yet (a length before its text): measure it
+        return _unwritten_size(owner, name, value)
     start, end = owner._spans[name]
     return end - start
+
+
+def _unwritten_size(owner, name: str, value) -> int:
+    """The byte size of a text or bytes field the builder has not written yet."""
+    if isinstance(value, (bytes, bytearray)):
+        return len(value)
+    if isinstance(value, str):
+        sub = owner._subcons[name]
+        while getattr(sub, "encoding", None) is None and hasattr(sub, "subcon"):
+            sub = sub.subcon
+        return len(value.encode(getattr(sub, "encoding", None) or "utf8"))
+    raise ValueError(f"sizeof({name}) before {name} is written: only text and bytes are known")
 
 
 class LengthPrefixedBytes(Construct):

@@ -34,6 +34,8 @@ from construct import Container
 
 MAX_ITEMS = 3
 """Longest list a strategy draws (repeat: eos / tagged), beyond any min_count."""
+MAX_NESTING = 4
+"""Records deep past which a choice draws only the cases that hold no record."""
 MAX_TEXT = 40
 """Longest unbounded string or byte field drawn (besides the maximal ones)."""
 
@@ -121,10 +123,13 @@ class _Solve(Exception):
     """An expression could not be solved for the field it depends on."""
 
 
-def _value(t: dict, module, ctx):
-    """Strategy of one value of type description ``t`` (see the generated table)."""
+def _value(t: dict, module, ctx, depth: int = 0):
+    """Strategy of one value of type description ``t`` (see the generated table);
+    ``depth``: the records it is inside (a recursive record's values stay finite)."""
     st = _st()
     kind = t["kind"]
+    if kind == "choice":
+        return _choice(module, tuple(t["cases"] if depth < MAX_NESTING else t["leaves"]), depth)
     if kind == "int":
         ints = integers(t["lo"], t["hi"])
         return st.one_of(st.sampled_from(t["favour"]), ints) if t.get("favour") else ints
@@ -141,7 +146,7 @@ def _value(t: dict, module, ctx):
     if kind == "bytes":
         return binary(t.get("max"), t.get("exact"))
     if kind == "record":
-        return _record(module, t["name"], ctx)
+        return _record(module, t["name"], ctx, depth + 1)
     if kind == "presence":
         return st.booleans()
     if kind == "empty":
@@ -152,6 +157,14 @@ def _value(t: dict, module, ctx):
         keys, values = _value(t["key"], module, ctx), _value(t["value"], module, ctx)
         return st.dictionaries(keys, values, max_size=MAX_ITEMS)
     raise AssertionError(kind)
+
+
+@functools.cache
+def _choice(module, cases: tuple, depth: int):
+    """One of the choice's cases, made once per depth: a choice is drawn inside every
+    element of a recursive record, and building its strategy each time costs more than
+    the draw. (A case never reads ``_parent``: the generator refuses that.)"""
+    return _st().one_of([_record(module, name, None, depth + 1) for name in cases])
 
 
 def _lists(inner, min_size: int):
@@ -182,7 +195,7 @@ def _built_size(module, record: str, field: str, value, ctx) -> int:
     return len(inner.build(value, **{k: v for k, v in ctx.items() if not k.startswith("_")}))
 
 
-def _record(module, name: str, parent):
+def _record(module, name: str, parent, depth: int = 0):
     st = _st()
     table = module._STRATEGY_RECORDS
     spec = table[name]
@@ -205,9 +218,9 @@ def _record(module, name: str, parent):
             if t["kind"] == "switch":
                 selector = ctx[t["on"]]
                 case = t["cases"].get(selector, t.get("default"))
-                inner = _value(case, module, ctx)
+                inner = _value(case, module, ctx, depth)
             else:
-                inner = _value(t, module, ctx)
+                inner = _value(t, module, ctx, depth)
             repeat = f.get("repeat")
             if repeat is None:
                 strategy = inner
@@ -225,6 +238,10 @@ def _record(module, name: str, parent):
                 strategy = st.one_of(st.just(same), strategy)
             value = draw(strategy)
             values[fname] = ctx[fname] = value
+            if f.get("valid") is not None and not f["valid"](ctx):
+                from hypothesis import reject
+
+                reject()  # a value the format refuses (`valid:`)
             try:
                 # no target: the count is another record's (a parent's computed count)
                 counted = repeat is not None and repeat[0] == "count" and callable(repeat[1])

@@ -199,7 +199,9 @@ def make_ticdc_open_protocol(out_dir: Path) -> list[Path]:
             Column("total_u", 8, 0xC1, 2**64 - 1 - i),
         ]
 
-    rows = [RowChangedEvent(ts + i, "shop", "orders", new=order(i), row_id=1000 + i) for i in range(3)]
+    rows = [
+        RowChangedEvent(ts + i, "shop", "orders", new=order(i), row_id=1000 + i) for i in range(3)
+    ]
     messages = {
         "row_batch": Message(rows),
         "update": Message([RowChangedEvent(ts + 3, "shop", "orders", new=order(1, b"SHIPPED"),
@@ -601,6 +603,59 @@ def make_avro_container(out_dir: Path) -> list[Path]:
 
 
 MAKERS["avro_container"] = make_avro_container
+
+
+# -- msgpack -----------------------------------------------------------------------------------
+
+
+def make_msgpack(out_dir: Path) -> list[Path]:
+    """MessagePack values written by the reference library (``msgpack.packb``, which picks
+    the smallest form of each value) and read with our codec: a Fluentd forward-protocol
+    event (``[tag, [[time, record], ...]]`` with EventTime-like timestamps), a nested
+    document of every scalar form, a stream of log records back to back (one Spark row
+    each), and one value in longer forms than needed (kept as written)."""
+    import datetime
+
+    import msgpack
+
+    from generated import msgpack as codec
+
+    epoch = datetime.datetime(2026, 11, 25, 12, 0, 0, tzinfo=datetime.timezone.utc)
+    stamp = msgpack.Timestamp.from_datetime(epoch)
+    record = {"level": "info", "msg": "order paid", "order_id": 100234, "amount": 42.5}
+    forward = [
+        "app.orders",
+        [
+            [stamp, record],
+            [msgpack.Timestamp(stamp.seconds + 1, 250_000_000), {**record, "order_id": 100235}],
+        ],
+    ]
+    document = {
+        "nil": None, "yes": True, "no": False, "small": 7, "minus": -5, "u8": 200, "u16": 60000,
+        "u32": 4_000_000_000, "u64": 2**63 + 5, "i8": -100, "i16": -30000, "i32": -2_000_000_000,
+        "i64": -(2**62), "f64": 3.141592653589793, "text": "caf\u00e9", "str8": "x" * 40,
+        "bin": b"\x00\x01\xfe\xff", "ext": msgpack.ExtType(7, b"\x01\x02\x03\x04"),
+        "t32": msgpack.Timestamp(1_764_072_000, 0), "t96": msgpack.Timestamp(-1, 5),
+        "nested": [[1, [2, [3, {"deep": [None]}]]]], "f32": 1.5,
+    }  # fmt: skip
+    values = {
+        "fluentd_forward": msgpack.packb(forward),
+        "document": msgpack.packb(document, use_single_float=False).replace(
+            msgpack.packb(1.5), msgpack.packb(1.5, use_single_float=True)
+        ),
+    }
+    models = {name: codec.parse(data, "value") for name, data in values.items()}
+    long_forms = bytes.fromhex("dc0002ce00000005d9016b")
+    models["long_forms"] = codec.parse(long_forms, "value")  # array16 [uint32 5, str8 "k"]
+    logs = b"".join(
+        msgpack.packb({**record, "order_id": 100234 + i, "ts": stamp}) for i in range(5)
+    )
+    streams = {name: codec.Stream(values=[model]) for name, model in models.items()}
+    streams["log_stream"] = codec.parse(logs)  # the default record: values back to back
+    return _write(out_dir, "msgpack", streams)
+
+
+MAKERS["msgpack"] = make_msgpack
 
 
 def main(argv=None) -> int:

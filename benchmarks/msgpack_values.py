@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Decode throughput of the generated MessagePack codec beside the ``msgpack`` library's
+pure-Python unpacker (``msgpack.fallback``) and its C extension.
+
+Shapes: ``log record`` (a map of 8 scalars, ~120 B, as a structured logger writes it) and
+``nested document`` (~1 KB: arrays of maps of arrays, every scalar form, timestamps). Every
+decoder reads the same payloads in one process; the runs are interleaved (run 1 of every
+decoder, then run 2, ...) so a loaded machine slows them alike, and the median of R runs is
+reported as messages/s with the ratio to the wirespec fast path. wirespec gives its
+models (every value keeps its form), the library plain Python values.
+
+    .venv/bin/python benchmarks/msgpack_values.py [--n 2000] [--runs 5]
+
+Also in the suite: ``python -m benchmarks --only msgpack``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import msgpack
+import msgpack.fallback
+
+from generated import msgpack as codec
+
+
+def log_record(i: int) -> bytes:
+    return msgpack.packb(
+        {"ts": msgpack.Timestamp(1_764_072_000 + i, 1000 * i), "level": "info",
+         "msg": f"order {i} paid", "order_id": 100_000 + i, "amount": 42.5 + i,
+         "user": None, "retry": False, "tags": ["shop", "eu"]}
+    )  # fmt: skip
+
+
+def nested_document(i: int) -> bytes:
+    item = {"sku": f"A-{i}", "qty": i % 7, "price": 9.99, "big": 2**40 + i, "neg": -300 - i,
+            "blob": bytes(range(i % 50)), "when": msgpack.Timestamp(i, 0)}  # fmt: skip
+    return msgpack.packb(
+        {"id": i, "items": [item] * 5, "meta": {"path": [[1, [2, [3]]], {"k": "v" * 40}]}}
+    )
+
+
+def fast_path(data: bytes):
+    return codec.parse(data, "value")
+
+
+def construct_path(data: bytes):
+    return codec.parse_construct(data, "value")
+
+
+def fallback(data: bytes):
+    return msgpack.fallback.unpackb(data)
+
+
+def c_extension(data: bytes):
+    return msgpack.unpackb(data)
+
+
+DECODERS = [
+    ("wirespec fast path", fast_path, False),
+    ("wirespec construct path", construct_path, False),
+    ("msgpack.fallback (pure Python)", fallback, True),
+    ("msgpack C extension", c_extension, True),
+]
+SHAPES = [("log record", log_record), ("nested document", nested_document)]
+
+
+def measure(decode, payloads) -> float:
+    start = time.perf_counter()
+    for data in payloads:
+        decode(data)
+    return len(payloads) / (time.perf_counter() - start)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=2000, help="messages per run")
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args(argv)
+    print(f"Python {platform.python_version()}, msgpack {msgpack.version}, {platform.machine()}")
+    for shape, make in SHAPES:
+        payloads = [make(i) for i in range(args.n)]
+        rates: dict[str, list[float]] = {label: [] for label, _, _ in DECODERS}
+        for _ in range(args.runs):
+            for label, decode, _ in DECODERS:
+                n = args.n if "construct" not in label else max(1, args.n // 20)
+                rates[label].append(measure(decode, payloads[:n]))
+        size = sum(map(len, payloads)) / len(payloads)
+        print(
+            f"\n{shape} ({size:.0f} B)\n\n| decoder | msg/s | vs wirespec fast path |\n|---|---:|---:|"
+        )
+        base = statistics.median(rates[DECODERS[0][0]])
+        for label, _, _ in DECODERS:
+            rate = statistics.median(rates[label])
+            print(f"| {label} | {rate:,.0f} | {rate / base:.2f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
