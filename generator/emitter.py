@@ -14,7 +14,7 @@ from pathlib import Path
 import black
 import jinja2
 
-from . import __version__, pytext
+from . import __version__, protobuf, pytext
 from .compiled import CompiledEmitter
 from .compiled_tables import CompiledTablesEmitter
 from .fastbuild import BuildEmitter
@@ -201,6 +201,8 @@ class ModuleEmitter:
         return f"rt.Sized({size}, {body}{unchecked})"
 
     def field_construct(self, field: Field, record: Record) -> str:
+        if record.layout == "protobuf":
+            return protobuf.field_construct(field)
         ref = field.type
         if ref.kind == "presence":
             return f"rt.Presence(0x{field.tag:02x})"
@@ -301,6 +303,8 @@ class ModuleEmitter:
     def model_field(self, field: Field) -> str:
         """``name: type = default`` of the field in its record's dataclass."""
         annotation = self.python_type(field.type)
+        if (default := protobuf.model_default(field)) is not None:  # proto3 implicit presence
+            return f"{field.name}: {annotation} = {default}"
         if field.type.kind in ("chunk", "region") and field.repeat is None and not field.condition:
             return f"{field.name}: {annotation} = dataclasses.field(default_factory=list)"
         if field.repeat is not None and field.condition:

@@ -104,9 +104,11 @@ class StrategyEmitter:
         parts.append(f'"type": {self.typ(f.type, record.name, f)}')
         if f.optional:
             parts.append('"optional": True')
+        if f.oneof:  # layout: protobuf: at most one member of the group is set
+            parts.append(f'"oneof": {f.oneof!r}')
         if f.condition:
             parts.append(f'"cond": lambda this: {f.condition}')
-        if f.repeat == "msb_count":  # a list of any length, like repeat: eos
+        if f.repeat in ("msb_count", "packed", "unpacked"):  # a list of any length
             parts.append('"repeat": ("eos", None, 0)')
         elif f.repeat == "eos" or f.repeat == "tagged":
             parts.append(f'"repeat": ({f.repeat!r}, None, {f.min_count})')
