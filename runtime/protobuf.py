@@ -240,6 +240,13 @@ class ProtobufMessage(Construct):
         self.canonical_order = sorted(self.fields, key=lambda f: f.number)
         self.entries = {f.number: _map_entry_fields(f) for f in self.fields if f.kind == "map"}
         self.entry_messages = {n: ProtobufMessage(*kv) for n, kv in self.entries.items()}
+        self._list_names = [f.name for f in self.fields if f.repeated is not None]
+        self._map_names = [f.name for f in self.fields if f.kind == "map"]
+        self._scalar_defaults = {
+            f.name: None if f.explicit else f.default
+            for f in self.fields
+            if f.repeated is None and f.kind != "map"
+        }
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -250,14 +257,11 @@ class ProtobufMessage(Construct):
 
     def initial(self) -> dict:
         """The values of a message with no records."""
-        values = {}
-        for f in self.fields:
-            if f.kind == "map":
-                values[f.name] = {}
-            elif f.repeated is not None:
-                values[f.name] = []
-            else:
-                values[f.name] = None if f.explicit else f.default
+        values = dict(self._scalar_defaults)
+        for name in self._list_names:
+            values[name] = []
+        for name in self._map_names:
+            values[name] = {}
         return values
 
     def read(self, buf, pos: int, end: int, limits, depth: int, spans=None):
@@ -266,9 +270,10 @@ class ProtobufMessage(Construct):
             limits.check("max_depth", depth, offset=pos)
         values = self.initial()
         layout: list = []
-        last: dict = (
-            {}
-        )  # a singular field, oneof or map key -> (its entry's index, start, end, name)
+        # Whether the records so far are in the order and form encode writes without a
+        # layout (number order, each singular field once, the schema's packing).
+        canonical, previous = True, 0
+        last: dict = {}  # a singular field, oneof or map key -> (entry index, start, end, name)
         by_number = self.by_number
         while pos < end:
             start = pos
@@ -302,7 +307,11 @@ class ProtobufMessage(Construct):
             else:
                 raise DecodeError(f"field {number}: wire type {wt} does not exist", offset=start)
             f = by_number.get(number)
+            if number < previous:
+                canonical = False
+            previous = number
             if f is None or (f.wire_type != wt and not (wt == LEN and f.packable)):
+                canonical = False
                 layout.append(bytes(buf[start:pos]))
                 if spans is not None:
                     spans.mark(start, pos, f"unknown field {number}", bytes(buf[start:pos]))
@@ -314,9 +323,12 @@ class ProtobufMessage(Construct):
                     items = values[f.name]
                     if wt == LEN and f.wire_type != LEN:
                         count = len(items)
+                        canonical = canonical and f.repeated == "packed" and not count
                         self._read_packed(f, buf, at, pos, items, limits)
+                        canonical = canonical and len(items) > count  # not an empty record
                         layout.append((number, len(items) - count))
                     else:
+                        canonical = canonical and f.repeated != "packed"
                         items.append(
                             self._value(
                                 f,
@@ -336,6 +348,7 @@ class ProtobufMessage(Construct):
                     held = values[f.name]
                     slot = (number, k)
                     if k in held:
+                        canonical = False
                         del held[k]  # moves to the end: the dict keeps the wire order
                         self._forget(layout, last.pop(slot), buf)
                     held[k] = value
@@ -348,10 +361,13 @@ class ProtobufMessage(Construct):
                     slot = f.oneof or number
                     earlier = last.get(slot)
                     if earlier is not None:
+                        canonical = False
                         self._forget(layout, earlier, buf)
                         if earlier[3] != f.name:  # another member of the oneof
                             values[earlier[3]] = None
                     values[f.name] = value
+                    if not f.explicit and is_default(f.kind, value):
+                        canonical = False  # written though a new message would leave it out
                     last[slot] = (len(layout), start, pos, f.name)
                     layout.append(number)
             except DecodeError as err:
@@ -359,10 +375,7 @@ class ProtobufMessage(Construct):
                 raise
             if spans is not None:
                 spans.close(pos, values[f.name])
-        if layout != self._canonical(values):
-            values[LAYOUT_KEY] = tuple(layout)
-        else:
-            values[LAYOUT_KEY] = None
+        values[LAYOUT_KEY] = None if canonical else tuple(layout)
         return (values if self.model is None else self.model(**values)), pos
 
     @staticmethod
