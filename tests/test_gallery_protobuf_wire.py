@@ -258,3 +258,26 @@ def test_build_refuses_bad_models():
         pw.build(pw.Order(customer_id=-1))
     with pytest.raises(EncodeError):
         pw.build(pw.Order(order_id=b"bytes"))
+
+
+def test_spark_rows_fit_the_schema():
+    from pyspark.sql.types import _make_type_verifier
+
+    verify = _make_type_verifier(pw.spark_schema())
+    for path in SAMPLES:
+        rows = list(pw.to_rows(pw.parse(path.read_bytes())))
+        assert len(rows) == 1
+        verify(rows[0])
+
+
+def test_inspect_spans_cover_every_record():
+    from runtime.codec import parse
+    from runtime.spans import SpanRecorder, run
+
+    data = (SAMPLES[0].parent / "order_mixed_writers.bin").read_bytes()
+    recorder = SpanRecorder()
+    trace = run(lambda: parse(pw.RECORDS["order"], data, spans=recorder), data, recorder)
+    assert trace.error is None
+    covered = sorted((s.start, s.end) for s in trace.leaves())
+    assert covered[0][0] == 0 and covered[-1][1] == len(data)
+    assert any("unknown field 3000" in str(s.role) for s in trace.leaves())
