@@ -669,6 +669,8 @@ class _Builder:
         names = {f.name for f in record.fields}
         for i, (field, raw) in enumerate(zip(record.fields, body["fields"])):
             parts = where + ("fields", i)
+            if self.is_protobuf(field.type) and field.type.size is None:
+                raise self.error(parts + ("type",), "a protobuf message has no end: give it a size:")
             extras = [
                 k for k in ("id", "default", "default_from", "unknown_field_policy") if k in raw
             ]
@@ -806,6 +808,9 @@ class _Builder:
                 "a trailer field is a type read backwards (reversed_uvarint) or has a "
                 "size: expression, without tag or repeat",
             )
+
+    def is_protobuf(self, ref: TypeRef) -> bool:
+        return ref.kind == "record" and self.data["records"][ref.name].get("layout") == "protobuf"
 
     def is_serializable(self, record_name: str) -> bool:
         return self.data["records"][record_name].get("layout") == "serializable"

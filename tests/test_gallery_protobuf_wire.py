@@ -281,3 +281,38 @@ def test_inspect_spans_cover_every_record():
     covered = sorted((s.start, s.end) for s in trace.leaves())
     assert covered[0][0] == 0 and covered[-1][1] == len(data)
     assert any("unknown field 3000" in str(s.role) for s in trace.leaves())
+
+
+GOOD = {"name": "x", "number": 1, "type": "int32"}
+
+
+@pytest.mark.parametrize(
+    "field, outer, error",
+    [
+        ({**GOOD, "type": "int33"}, None, "unknown protobuf type 'int33'"),
+        ({**GOOD, "number": None}, None, "number"),
+        ({**GOOD, "type": "string", "repeat": "packed"}, None, "only numeric scalars pack"),
+        ({**GOOD, "tag": 3}, None, "'tag' is not possible in a protobuf message"),
+        ({**GOOD, "number": 2**29}, None, r"fields\[0\].number: 536870912 is greater"),
+        ({**GOOD, "type": "enum"}, None, "goes with enum"),
+        (GOOD, {"name": "m", "type": "m", "doc": "unsized"}, "has no end: give it a size"),
+    ],
+)
+def test_spec_errors_name_file_line_and_key(tmp_path, field, outer, error):
+    import yaml
+
+    from generator.loader import load
+    from generator.model import build_model
+    from runtime.errors import SpecError
+
+    field = {k: v for k, v in field.items() if v is not None}
+    records = {"m": {"doc": "m", "layout": "protobuf", "fields": [{**field, "doc": "x"}]}}
+    if outer is not None:
+        records["outer"] = {"doc": "o", "fields": [outer]}
+    spec = {"format": "pb_errors", "title": "t", "doc": "d", "endian": "le"}
+    spec |= {"default_record": "m", "records": records}
+    path = tmp_path / "pb_errors.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    with pytest.raises(SpecError, match=error) as err:
+        build_model(load(path))
+    assert "pb_errors.yaml:" in str(err.value)
