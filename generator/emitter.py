@@ -15,7 +15,7 @@ from pathlib import Path
 import black
 import jinja2
 
-from . import __version__, fallbacks, pytext
+from . import __version__, fallbacks, protobuf, pytext
 from .compiled import CompiledEmitter
 from .compiled_tables import CompiledTablesEmitter
 from .fastbuild import BuildEmitter
@@ -236,6 +236,8 @@ class ModuleEmitter:
         return self.sized(ref, expr)
 
     def field_construct(self, field: Field, record: Record) -> str:
+        if record.layout == "protobuf":
+            return protobuf.field_construct(field)
         ref = field.type
         self._user = record.name
         if ref.kind == "bits":
@@ -377,6 +379,8 @@ class ModuleEmitter:
         """``name: type = default`` of the field in its record's dataclass."""
         self._user = record.name
         annotation = self.python_type(field.type)
+        if (default := protobuf.model_default(field)) is not None:  # proto3 implicit presence
+            return f"{field.name}: {annotation} = {default}"
         if field.type.kind in ("chunk", "region") and field.repeat is None and not field.condition:
             return f"{field.name}: {annotation} = dataclasses.field(default_factory=list)"
         if field.repeat is not None and field.condition:

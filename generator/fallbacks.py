@@ -54,6 +54,11 @@ def collect(
     tables = tables or CompiledTablesEmitter(spec)
     out: dict[str, dict[str, str]] = {tier: {} for tier in TIERS}
     for name in spec.record_order():
+        if spec.records[name].layout == "protobuf":
+            # runtime/protobuf.py's table-driven reader and writer are its fast path
+            for tier in ("quick", "compiled"):
+                out[tier][name] = "layout protobuf: read by runtime/protobuf.py's Python reader"
+            continue
         runtime = _runtime_primitive(spec, name)
         if name in fast.needs_parent:
             out["parse"][name] = _ALONE

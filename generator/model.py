@@ -17,6 +17,7 @@ import re
 from runtime.limits import Limits
 
 from . import names as spec_names
+from . import protobuf
 from .expressions import translate
 from .loader import Lines, LoadedSpec, key_path
 from .types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_TYPES
@@ -212,6 +213,12 @@ class Field:
     bit_group: tuple | None = None
     """A bit field's place in its run of bit fields: ``(group bytes, shift, first, last)``;
     the run is read as one big-endian integer and the field is ``value >> shift``."""
+    number: int | None = None
+    """``layout: protobuf``: the field number of its records' keys."""
+    pb_kind: str = ""
+    """``layout: protobuf``: its protobuf type (``sint32``, ``message``, ``map:K:V``, ...)."""
+    oneof: str = ""
+    """``layout: protobuf``: the oneof group it belongs to."""
 
     @property
     def computed(self) -> bool:
@@ -244,7 +251,8 @@ class Record:
     """``spark: {row: a.b.c}`` (a nested row path): (record, field) of each step; empty
     when ``spark_row`` names a field of the record itself."""
     layout: str = "sequence"
-    """``sequence`` (fields back to back) or ``serializable`` (mysql::serialization message)."""
+    """``sequence`` (fields back to back), ``serializable`` (mysql::serialization message)
+    or ``protobuf`` (tag-keyed records in any order)."""
     detect: Detect | None = None
     """``detect:``: how to recognise a message of this record by its leading bytes."""
 
@@ -743,7 +751,10 @@ class _Builder:
             parts = where + ("fields", i)
             if any(f.name == raw["name"] for f in fields + trailer_fields):
                 raise self.error(parts + ("name",), f"duplicate field name {raw['name']!r}")
-            field = self.field(raw, parts, trailer_fields + fields)
+            if body.get("layout") == "protobuf":
+                field = self.protobuf_field(raw, parts)
+            else:
+                field = self.field(raw, parts, trailer_fields + fields)
             if field.type.kind == "prim" and field.type.name == "reversed_uvarint":
                 raise self.error(
                     parts + ("type",), "reversed_uvarint is read from the end: put it in trailer:"
@@ -918,9 +929,13 @@ class _Builder:
 
     def check_layout(self, record: Record, where, body: dict) -> None:
         """Id-keyed fields belong to ``layout: serializable`` records, and only there."""
+        if record.layout == "protobuf":
+            return self.check_protobuf(record, where)
         names = {f.name for f in record.fields}
         for i, (field, raw) in enumerate(zip(record.fields, body["fields"])):
             parts = where + ("fields", i)
+            if self.is_protobuf(field.type) and field.type.size is None:
+                raise self.error(parts + ("type",), "a protobuf message has no end: give it a size:")
             extras = [
                 k for k in ("id", "default", "default_from", "unknown_field_policy") if k in raw
             ]
@@ -963,6 +978,91 @@ class _Builder:
             if name in names:
                 raise self.error(where + ("fields",), f"{name!r} is the message header's name")
 
+    def protobuf_typeref(self, name: str, parts) -> tuple[TypeRef, str]:
+        """(the model's type, the protobuf kind) of a protobuf type name or record."""
+        if name in protobuf.MODELLED_AS:
+            return TypeRef("prim", protobuf.MODELLED_AS[name]), name
+        if name in ("string", "bytes"):
+            kind = "str" if name == "string" else "bytes"
+            return TypeRef(kind, kind, size="eos"), name
+        if name in self.record_names:
+            if self.data["records"][name].get("layout") != "protobuf":
+                raise self.error(parts, f"{name!r} is not a layout: protobuf record")
+            return TypeRef("record", name), "message"
+        raise self.error(
+            parts,
+            f"unknown protobuf type {name!r} (one of {sorted(protobuf.SCALARS)} or a message)",
+        )
+
+    def protobuf_field(self, raw: dict, parts) -> Field:
+        """A field of a ``layout: protobuf`` record."""
+        self.name("field", raw["name"], parts + ("name",))
+        for key in raw:
+            if key not in protobuf.ALLOWED_KEYS:
+                raise self.error(parts + (key,), f"{key!r} is not possible in a protobuf message")
+        if "number" not in raw:
+            raise self.error(parts, "a protobuf field needs its number:")
+        repeat = raw.get("repeat")
+        if "map" in raw:
+            for key in ("type", "repeat", "optional", "oneof", "enum"):
+                if key in raw:
+                    raise self.error(parts + (key,), f"a map field takes no {key!r}")
+            spec = raw["map"]
+            if not isinstance(spec, dict) or set(spec) != {"key", "value"}:
+                raise self.error(parts + ("map",), "a map is {key: TYPE, value: TYPE}")
+            key, key_kind = self.protobuf_typeref(spec["key"], parts + ("map", "key"))
+            if key_kind in ("float", "double", "bytes", "message", "enum"):
+                raise self.error(parts + ("map", "key"), "a map key is an integer, bool or string")
+            value, value_kind = self.protobuf_typeref(spec["value"], parts + ("map", "value"))
+            ref = TypeRef("map", "map", key=key, value=value)
+            kind = f"map:{key_kind}:{value_kind}"
+        elif "type" in raw:
+            ref, kind = self.protobuf_typeref(raw["type"], parts + ("type",))
+        else:
+            raise self.error(parts, "a protobuf field needs a type: or a map:")
+        if repeat not in (None, "packed", "unpacked"):
+            raise self.error(parts + ("repeat",), "a protobuf field repeats as packed or unpacked")
+        if repeat == "packed" and protobuf.SCALARS.get(kind, (2,))[0] == 2:
+            raise self.error(parts + ("repeat",), "only numeric scalars pack: use repeat: unpacked")
+        if repeat and (raw.get("optional") or raw.get("oneof")):
+            raise self.error(parts + ("repeat",), "a repeated field is not optional or in a oneof")
+        if ("enum" in raw) != (kind == "enum"):
+            raise self.error(
+                parts + ("enum",), "type: enum goes with enum: NAME (open, as proto3's)"
+            )
+        f = Field(
+            name=raw["name"],
+            doc=raw["doc"],
+            type=ref,
+            line=self.lines.line(parts),
+            optional=bool(raw.get("optional") or raw.get("oneof") or kind == "message"),
+            repeat=repeat,
+        )
+        f.number, f.pb_kind, f.oneof = raw["number"], kind, raw.get("oneof", "")
+        if kind == "enum":
+            if raw["enum"] not in self.enums:
+                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}")
+            f.open_enum = raw["enum"]
+        spark = raw.get("spark", {})
+        f.spark_skip = spark.get("skip", False)
+        return f
+
+    def check_protobuf(self, record: Record, where) -> None:
+        """Numbers unique, oneof names not field names, no ``wire_layout`` field."""
+        seen: dict[int, str] = {}
+        names = {f.name for f in record.fields}
+        for i, f in enumerate(record.fields):
+            if f.number in seen:
+                raise self.error(
+                    where + ("fields", i, "number"),
+                    f"number {f.number} is taken by {seen[f.number]!r}",
+                )
+            seen[f.number] = f.name
+            if f.oneof and f.oneof in names:
+                raise self.error(where + ("fields", i, "oneof"), f"{f.oneof!r} is a field's name")
+        if "wire_layout" in names:
+            raise self.error(where + ("fields",), "'wire_layout' is the model's own attribute")
+
     def check_trailing(self, field: Field, raw: dict, parts) -> None:
         """A trailer field must know where it starts before it is read."""
         backwards = field.type.kind == "prim" and field.type.name == "reversed_uvarint"
@@ -973,6 +1073,9 @@ class _Builder:
                 "a trailer field is a type read backwards (reversed_uvarint) or has a "
                 "size: expression, without tag or repeat",
             )
+
+    def is_protobuf(self, ref: TypeRef) -> bool:
+        return ref.kind == "record" and self.data["records"][ref.name].get("layout") == "protobuf"
 
     def is_serializable(self, record_name: str) -> bool:
         return self.data["records"][record_name].get("layout") == "serializable"

@@ -112,13 +112,15 @@ class StrategyEmitter:
         parts.append(f'"type": {self.typ(f.type, record.name, f)}')
         if f.optional:
             parts.append('"optional": True')
+        if f.oneof:  # layout: protobuf: at most one member of the group is set
+            parts.append(f'"oneof": {f.oneof!r}')
         if f.condition:
             parts.append(f'"cond": lambda this: {f.condition}')
         if f.valid:
             parts.append(f'"valid": lambda this: {f.valid}')
         if f.repeat == "until":  # no general way to draw elements only the last ends
             parts.append('"repeat": ("count", 0)')
-        elif f.repeat in ("msb_count", "blocks"):  # a list of any length, like repeat: eos
+        elif f.repeat in ("msb_count", "blocks", "packed", "unpacked"):  # a list of any length, like repeat: eos
             parts.append('"repeat": ("eos", None, 0)')
         elif f.repeat == "eos" or f.repeat == "tagged":
             parts.append(f'"repeat": ({f.repeat!r}, None, {f.min_count})')

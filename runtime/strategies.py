@@ -204,8 +204,12 @@ def _record(module, name: str, parent, depth: int = 0):
     def draw_record(draw):
         ctx = Container(_parent=parent if parent is not None else Container())
         values = {}
+        chosen = _oneof_members(draw, spec["fields"])
         for f in spec["fields"]:
             fname = f["name"]
+            if "oneof" in f and chosen[f["oneof"]] != fname:
+                values[fname] = ctx[fname] = None
+                continue
             if f.get("computed"):
                 values[fname] = None
                 ctx[fname] = None if f.get("const") is None else f["const"]
@@ -261,6 +265,15 @@ def _record(module, name: str, parent, depth: int = 0):
         return model
 
     return draw_record()
+
+
+def _oneof_members(draw, fields) -> dict:
+    """Oneof group -> the one member a drawn model sets (None: no member)."""
+    groups: dict = {}
+    for f in fields:
+        if "oneof" in f:
+            groups.setdefault(f["oneof"], [None]).append(f["name"])
+    return {group: draw(_st().sampled_from(members)) for group, members in groups.items()}
 
 
 def record(module, name: str):

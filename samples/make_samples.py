@@ -508,6 +508,8 @@ def make_kafka_record_batch(out_dir: Path) -> list[Path]:
 
 
 MAKERS["kafka_record_batch"] = make_kafka_record_batch
+
+
 # -- avro_container ----------------------------------------------------------------------------
 
 AVRO_PAGE_VIEW_SCHEMA = {
@@ -656,6 +658,62 @@ def make_msgpack(out_dir: Path) -> list[Path]:
 
 
 MAKERS["msgpack"] = make_msgpack
+
+
+# -- protobuf_wire -----------------------------------------------------------------------------
+
+
+def make_protobuf_wire(out_dir: Path) -> list[Path]:
+    """Order events of ``specs/protobuf_wire.yaml`` as the protobuf package (upb) writes
+    them from a descriptor made of the same schema (``samples/protobuf_peer.py``): a card
+    payment with every kind of field, a small voucher order, and one as a mixed fleet
+    writes it: upb's bytes of an older writer (ratings unpacked) followed by a newer
+    writer's fields this schema does not know (21, 3000) and a later status, so fields
+    are out of order, repeated and unknown (protobuf reads concatenated messages as one)."""
+    from generated import protobuf_wire
+
+    from .protobuf_peer import Peer
+
+    peer = Peer(protobuf_wire)
+    order_class = peer.classes["order"]
+    card = order_class(
+        order_id="ORD-2026-000417", customer_id=90210, created_at_micros=1764100800123456,
+        status=2, tags=["express", "fragile"], price_adjustments=[-500, 125, 0],
+        coupon_ids=[1001, 1002], delivery_latitude=52.520008, delivery_longitude=13.404954,
+        gift=True, note="Leave at the door", ratings=[5, -1], trace_id=bytes(range(16)),
+    )  # fmt: skip
+    card.items.add(sku="MUG-01", quantity=2, discount_permille=-50, labels=["ceramic"])
+    card.items[0].unit_price.currency_code, card.items[0].unit_price.units = "EUR", 12
+    card.items[0].unit_price.nanos = 990000000
+    card.items.add(sku="TEA-GREEN", quantity=1).unit_price.units = 7
+    card.shipping.street, card.shipping.city = "Unter den Linden 1", "Berlin"
+    card.shipping.postal_code, card.shipping.country_code = "10117", "DE"
+    card.attributes["channel"], card.attributes["campaign"] = "web", "winter-sale"
+    card.total.currency_code, card.total.units, card.total.nanos = "EUR", 32, 980000000
+    card.card.network, card.card.last4, card.card.expiry_month = "VISA", 4242, 11
+    card.card.expiry_year = 2029
+    card.subtotals["EUR"].units = 32
+    voucher = order_class(order_id="ORD-2026-000418", customer_id=7, voucher_code="WELCOME10")
+    voucher.items.add(sku="GIFT-CARD", quantity=1)
+    older = order_class(order_id="ORD-2026-000419", customer_id=12, status=1).SerializeToString()
+    older += bytes.fromhex("a001" "04" "a001" "03")  # ratings 4, 3 as unpacked records
+    newer = (
+        bytes.fromhex("a801" "2a") + bytes.fromhex("c2bb01" "05") + b"hello"
+    )  # 21: 42, 3000: "hello"
+    later = order_class(status=3).SerializeToString()
+    messages = {
+        "order_card": card.SerializeToString(deterministic=True),
+        "order_voucher": voucher.SerializeToString(deterministic=True),
+        "order_mixed_writers": older + newer + later,
+    }
+    return _write(
+        out_dir,
+        "protobuf_wire",
+        {name: protobuf_wire.parse(data) for name, data in messages.items()},
+    )
+
+
+MAKERS["protobuf_wire"] = make_protobuf_wire
 
 
 def main(argv=None) -> int:

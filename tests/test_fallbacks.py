@@ -51,6 +51,7 @@ CONSTRUCT_PATHS = {
         "build": {},
     },
     "msgpack": {"parse": {}, "build": {}},
+    "protobuf_wire": {"parse": {}, "build": {}},
     "ticdc_craft": {
         "parse": {"header": _ALONE, "body": _ALONE},
         "build": {
@@ -97,6 +98,10 @@ WITHOUT_TIERS = {
     },
     # no quick or compiled tier reads a recursive record or a choice yet
     "msgpack": {tier: set(generated_records("msgpack")) for tier in ("quick", "compiled")},
+    "protobuf_wire": {
+        tier: {"money", "address", "line_item", "payment_card", "order"}
+        for tier in ("quick", "compiled")
+    },
     "ticdc_craft": {
         "quick": {"header", "column_group", "body", "frame", "message"},
         "compiled": {"header", "column_group", "body", "frame", "message"},

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Decode and encode throughput of the generated protobuf_wire codec against the protobuf
+package: upb (its C decoder) in this process, and protobuf's pure-Python implementation
+in a child process (the implementation is chosen once per process, by
+``PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python`` before the first import, so both cannot
+be loaded side by side).
+
+Payloads are the samples (samples/protobuf_wire/): ``order_card`` (321 B, every kind of
+field) and ``order_voucher`` (45 B). Both peers use the descriptor made from the same
+schema (samples/protobuf_peer.py). Runs are interleaved, the median of R runs is reported
+as messages/s with the ratio to wirespec, as a Markdown table.
+
+    .venv/bin/python benchmarks/protobuf_wire.py [--n 20000] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PAYLOADS = ("order_card", "order_voucher")
+
+
+def _payloads() -> dict[str, bytes]:
+    folder = ROOT / "samples" / "protobuf_wire"
+    return {name: (folder / f"{name}.bin").read_bytes() for name in PAYLOADS}
+
+
+def _rate(fn, data, n: int) -> float:
+    start = time.perf_counter()
+    for _ in range(n):
+        fn(data)
+    return n / (time.perf_counter() - start)
+
+
+def _decoders(peer, pw) -> dict:
+    order = peer.classes["order"]
+    return {"wirespec parse": pw.parse, "protobuf FromString": order.FromString}
+
+
+def measure(n: int, runs: int, implementation_only: bool = False) -> dict:
+    """{(payload, decoder): median messages/s}."""
+    from generated import protobuf_wire as pw
+    from samples.protobuf_peer import Peer
+
+    peer = Peer(pw)
+    decoders = _decoders(peer, pw)
+    if implementation_only:
+        decoders = {"protobuf FromString": decoders["protobuf FromString"]}
+    else:
+        models = {name: pw.parse(data) for name, data in _payloads().items()}
+        messages = {name: peer.classes["order"].FromString(d) for name, d in _payloads().items()}
+    results: dict = {}
+    for name, data in _payloads().items():
+        cases = dict(decoders)
+        if not implementation_only:
+            cases["wirespec build"] = lambda _, m=models[name]: pw.build(m)
+            cases["protobuf SerializeToString"] = lambda _, m=messages[name]: m.SerializeToString()
+        samples: dict = {label: [] for label in cases}
+        for _ in range(runs):
+            for label, fn in cases.items():
+                samples[label].append(_rate(fn, data, n))
+        for label, rates in samples.items():
+            results[f"{name}|{label}"] = statistics.median(rates)
+    return results
+
+
+def pure_python(n: int, runs: int) -> dict:
+    env = {**os.environ, "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"}
+    out = subprocess.run(
+        [sys.executable, __file__, "--n", str(n), "--runs", str(runs), "--peer-only"],
+        env=env, capture_output=True, text=True, check=True, cwd=ROOT,
+    )  # fmt: skip
+    return {
+        key.replace("protobuf FromString", "protobuf pure-Python FromString"): value
+        for key, value in json.loads(out.stdout).items()
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=20000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--peer-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.peer_only:
+        from google.protobuf.internal import api_implementation
+
+        assert api_implementation.Type() == "python"
+        print(json.dumps(measure(args.n, args.runs, implementation_only=True)))
+        return 0
+    from google.protobuf.internal import api_implementation
+
+    results = measure(args.n, args.runs)
+    results.update(pure_python(max(args.n // 10, 100), args.runs))
+    print(f"protobuf {api_implementation.Type()} in process; median of {args.runs} runs\n")
+    print("| payload | codec | messages/s | x wirespec |")
+    print("|---|---|---:|---:|")
+    for payload in PAYLOADS:
+        ours = results[f"{payload}|wirespec parse"]
+        ours_build = results[f"{payload}|wirespec build"]
+        for key, rate in results.items():
+            name, label = key.split("|")
+            if name == payload:
+                base = ours_build if "build" in label or "Serialize" in label else ours
+                print(f"| {name} | {label} | {rate:,.0f} | {rate / base:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

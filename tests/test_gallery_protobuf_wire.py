@@ -1,0 +1,318 @@
+"""specs/protobuf_wire.yaml against the protobuf package (upb), both ways.
+
+The peer's descriptor is made at test time from the same schema (samples/protobuf_peer.py,
+no protoc). upb's serializer is canonical (field-number order, packed repeats, map keys
+sorted with ``deterministic=True``), so our build of a model made from values must give
+its bytes, and our parse of its bytes must equal its decode. Non-canonical wire (any
+order, unpacked repeats, unknown fields, values read twice) must rebuild byte for byte.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generated import protobuf_wire as pw
+from runtime.errors import DecodeError, EncodeError
+from samples.protobuf_peer import Peer, plain
+
+SAMPLES = sorted((pathlib.Path(__file__).parent.parent / "samples" / "protobuf_wire").glob("*.bin"))
+PEER = Peer(pw)
+ORDER = PEER.classes["order"]
+CASES = settings(
+    max_examples=int(__import__("os").environ.get("PB_CASES", 300)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+def upb_values(data: bytes, record: str = "order") -> dict:
+    return plain(
+        pw.RECORDS[record], PEER.values(pw.RECORDS[record], PEER.classes[record].FromString(data))
+    )
+
+
+def ours(model, record: str = "order") -> dict:
+    return plain(pw.RECORDS[record], model)
+
+
+def in_upb_map_order(model, upb_bytes: bytes):
+    """The model with its maps in the order upb's deterministic serializer writes them
+    (its own string order: not Python's), read from upb's bytes. The schema's maps are
+    all on the top-level order."""
+    peer_order = pw.parse(upb_bytes)
+    for f in pw.order.fields:
+        if f.kind == "map":
+            value = model[f.name]
+            setattr(model, f.name, {k: value[k] for k in peer_order[f.name]})
+    return model
+
+
+def records(data: bytes) -> list[bytes]:
+    """The top-level records of a message, split by their keys (a splitter of its own)."""
+    out, pos = [], 0
+    while pos < len(data):
+        start = pos
+        key, pos = _varint(data, pos)
+        wire_type = key & 7
+        if wire_type == 0:
+            _, pos = _varint(data, pos)
+        elif wire_type == 2:
+            n, pos = _varint(data, pos)
+            pos += n
+        else:
+            pos += 8 if wire_type == 1 else 4
+        out.append(data[start:pos])
+    return out
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return value, pos
+
+
+def uvarint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    return bytes(out + bytes([value]))
+
+
+def unpacked(record: bytes) -> bytes:
+    """A packed varint record (ratings, price_adjustments) as one record per element."""
+    key, pos = _varint(record, 0)
+    _, pos = _varint(record, pos)  # the packed length: the elements run to the end
+    out = bytearray()
+    element_key = uvarint(key & ~7)
+    while pos < len(record):
+        start = pos
+        _, pos = _varint(record, pos)
+        out += element_key + record[start:pos]
+    return bytes(out)
+
+
+UNKNOWN = st.one_of(
+    st.tuples(st.integers(21, 2047), st.just(0), st.integers(0, 2**64 - 1)).map(
+        lambda t: uvarint(t[0] << 3) + uvarint(t[2])
+    ),
+    st.tuples(st.integers(2049, 2**29 - 1), st.binary(max_size=8)).map(
+        lambda t: uvarint(t[0] << 3 | 2) + uvarint(len(t[1])) + t[1]
+    ),
+    st.tuples(st.integers(21, 99), st.binary(min_size=4, max_size=4)).map(
+        lambda t: uvarint(t[0] << 3 | 5) + t[1]
+    ),
+    # a known number with another wire type is unknown too (field 2 is a varint)
+    st.binary(min_size=8, max_size=8).map(lambda b: uvarint(2 << 3 | 1) + b),
+)
+
+
+# -- upb's bytes -> our parse ----------------------------------------------------------
+
+
+@CASES
+@given(pw.strategies("order"))
+def test_upb_bytes_parse_to_upb_decode_and_rebuild(model):
+    data = PEER.to_pb("order", model).SerializeToString(deterministic=True)
+    parsed = pw.parse(data)
+    assert ours(parsed) == upb_values(data)
+    assert parsed.wire_layout is None  # canonical bytes: the model is the values alone
+    assert pw.build(parsed) == data
+
+
+# -- our build -> upb ------------------------------------------------------------------
+
+
+@CASES
+@given(pw.strategies("order"))
+def test_our_build_is_upb_bytes_and_upb_reads_it(model):
+    expected = PEER.to_pb("order", model).SerializeToString(deterministic=True)
+    model = in_upb_map_order(model, expected)
+    data = pw.build(model)
+    assert data == expected
+    assert upb_values(data) == ours(model)
+    assert ours(pw.parse(data)) == ours(model)
+
+
+# -- any order, unpacked, unknown fields ---------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pw.strategies("order"), st.randoms(use_true_random=False), st.lists(UNKNOWN, max_size=3))
+def test_non_canonical_wire_rebuilds_exactly(model, rnd, unknown):
+    parts = records(PEER.to_pb("order", model).SerializeToString(deterministic=True))
+    parts = [unpacked(p) if p[:1] in (b"\x4a",) or p[:2] == b"\xa2\x01" else p for p in parts]
+    parts += unknown
+    rnd.shuffle(parts)
+    data = b"".join(parts)
+    parsed = pw.parse(data)
+    assert pw.build(parsed) == data
+    assert ours(parsed) == upb_values(data)
+
+
+# -- the samples and hand-made cases ----------------------------------------------------
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_samples(path):
+    data = path.read_bytes()
+    parsed = pw.parse(data)
+    assert pw.build(parsed) == data
+    assert pw.build_construct(parsed) == data
+    assert pw.from_dict(pw.to_dict(parsed)) == parsed
+    assert pw.parse_construct(data) == parsed
+    if path.name != "order_mixed_writers.bin":  # upb merges nothing there either, but
+        assert ours(parsed) == upb_values(data)  # its unknown fields are ours alone
+    for cut in range(len(data)):
+        try:
+            pw.parse(data[:cut])
+        except DecodeError:
+            pass
+
+
+def test_mixed_writers_sample():
+    data = (SAMPLES[0].parent / "order_mixed_writers.bin").read_bytes()
+    parsed = pw.parse(data)
+    assert parsed.status == 3 and parsed.ratings == [4, 3]  # last status wins; unpacked read
+    assert ours(parsed) == upb_values(data)
+    unknown = [e for e in parsed.wire_layout if isinstance(e, bytes)]
+    assert unknown == [b"\x20\x01", b"\xa8\x01\x2a", b"\xc2\xbb\x01\x05hello"]
+    assert (
+        b"hello" in PEER.classes["order"].FromString(data).SerializeToString()
+    )  # upb keeps them too
+
+
+def test_last_wins_oneof_and_map_duplicates():
+    data = (
+        bytes.fromhex("6a0161")  # voucher_code "a"
+        + bytes.fromhex("7005")  # loyalty_points 5: the oneof's last member wins
+        + bytes.fromhex("42060a016b120176")  # attributes k=v
+        + bytes.fromhex("42060a016b120177")  # attributes k=w: the last wins
+        + bytes.fromhex("0a0178" "0a0179")  # order_id x then y
+    )
+    parsed = pw.parse(data)
+    assert parsed.voucher_code is None and parsed.loyalty_points == 5
+    assert parsed.attributes == {"k": "w"} and parsed.order_id == "y"
+    assert ours(parsed) == upb_values(data)
+    assert pw.build(parsed) == data
+
+
+def test_edited_model_writes_new_fields_after_the_layout():
+    data = (SAMPLES[0].parent / "order_mixed_writers.bin").read_bytes()
+    parsed = pw.parse(data)
+    parsed.ratings.append(1)
+    parsed.gift = True
+    rebuilt = pw.build(parsed)
+    assert rebuilt.startswith(data[: data.index(b"\x20\x03")])
+    assert pw.parse(rebuilt).ratings == [4, 3, 1] and pw.parse(rebuilt).gift is True
+    assert ours(pw.parse(rebuilt)) == upb_values(rebuilt)
+
+
+@pytest.mark.parametrize(
+    "hex_data, message",
+    [
+        ("0b", "groups are not read"),
+        ("0c", "groups are not read"),
+        ("0e00", "wire type 6 does not exist"),
+        ("0000", "field number 0"),
+        ("0a02c328", "not UTF-8"),
+        ("0a05616263", "runs past the end"),
+        ("19000000", "truncated fixed-width"),
+        ("4a0180", "truncated varint"),
+        ("5203000000", "not a multiple of 4"),
+        ("ffffffff7f00", "exceeds 32 bits"),
+    ],
+)
+def test_bad_bytes_are_decode_errors(hex_data, message):
+    with pytest.raises(DecodeError, match=message):
+        pw.parse(bytes.fromhex(hex_data))
+    with pytest.raises(DecodeError, match=message):
+        pw.parse_construct(bytes.fromhex(hex_data))
+
+
+def test_largest_field_number_is_kept():
+    record = uvarint((2**29 - 1) << 3) + b"\x01"
+    parsed = pw.parse(record)
+    assert parsed.wire_layout == (record,) and pw.build(parsed) == record
+
+
+def test_nesting_is_bounded_and_errors_name_the_path():
+    with pytest.raises(DecodeError) as err:
+        pw.parse(bytes.fromhex("2a04" "1a02" "08ff"))  # items[0].unit_price.units truncated
+    assert err.value.path.startswith("items.unit_price") or "items" in err.value.path
+
+
+def test_build_refuses_bad_models():
+    with pytest.raises(EncodeError, match="both"):
+        pw.build(pw.Order(voucher_code="a", loyalty_points=1))
+    with pytest.raises(EncodeError, match="not in"):
+        pw.build(pw.Order(customer_id=-1))
+    with pytest.raises(EncodeError):
+        pw.build(pw.Order(order_id=b"bytes"))
+
+
+def test_spark_rows_fit_the_schema():
+    from pyspark.sql.types import _make_type_verifier
+
+    verify = _make_type_verifier(pw.spark_schema())
+    for path in SAMPLES:
+        rows = list(pw.to_rows(pw.parse(path.read_bytes())))
+        assert len(rows) == 1
+        verify(rows[0])
+
+
+def test_inspect_spans_cover_every_record():
+    from runtime.codec import parse
+    from runtime.spans import SpanRecorder, run
+
+    data = (SAMPLES[0].parent / "order_mixed_writers.bin").read_bytes()
+    recorder = SpanRecorder()
+    trace = run(lambda: parse(pw.RECORDS["order"], data, spans=recorder), data, recorder)
+    assert trace.error is None
+    covered = sorted((s.start, s.end) for s in trace.leaves())
+    assert covered[0][0] == 0 and covered[-1][1] == len(data)
+    assert any("unknown field 3000" in str(s.role) for s in trace.leaves())
+
+
+GOOD = {"name": "x", "number": 1, "type": "int32"}
+
+
+@pytest.mark.parametrize(
+    "field, outer, error",
+    [
+        ({**GOOD, "type": "int33"}, None, "unknown protobuf type 'int33'"),
+        ({**GOOD, "number": None}, None, "number"),
+        ({**GOOD, "type": "string", "repeat": "packed"}, None, "only numeric scalars pack"),
+        ({**GOOD, "tag": 3}, None, "'tag' is not possible in a protobuf message"),
+        ({**GOOD, "number": 2**29}, None, r"fields\[0\].number: 536870912 is greater"),
+        ({**GOOD, "type": "enum"}, None, "goes with enum"),
+        (GOOD, {"name": "m", "type": "m", "doc": "unsized"}, "has no end: give it a size"),
+    ],
+)
+def test_spec_errors_name_file_line_and_key(tmp_path, field, outer, error):
+    import yaml
+
+    from generator.loader import load
+    from generator.model import build_model
+    from runtime.errors import SpecError
+
+    field = {k: v for k, v in field.items() if v is not None}
+    records = {"m": {"doc": "m", "layout": "protobuf", "fields": [{**field, "doc": "x"}]}}
+    if outer is not None:
+        records["outer"] = {"doc": "o", "fields": [outer]}
+    spec = {"format": "pb_errors", "title": "t", "doc": "d", "endian": "le"}
+    spec |= {"default_record": "m", "records": records}
+    path = tmp_path / "pb_errors.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    with pytest.raises(SpecError, match=error) as err:
+        build_model(load(path))
+    assert "pb_errors.yaml:" in str(err.value)
