@@ -154,15 +154,16 @@ def add_record_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--spec",
-        help="Thrift: your spec YAML (from import-thrift), rendered in memory and used "
-        "instead of FORMAT's generated module",
+        help="your spec YAML, rendered in memory and used instead of FORMAT's generated "
+        "module (try a spec before generating it); FORMAT is the spec's format:, or "
+        "thrift_compact for a spec from import-thrift",
     )
 
 
 def codec_for(args):
     """The module ``args`` name: ``--spec`` rendered in memory, else ``generated.FORMAT``."""
     if getattr(args, "spec", None):
-        return thrift_cli.spec_codec(args.spec)
+        return thrift_cli.spec_codec(args.spec, args.format)
     return load_codec(args.format)
 
 

@@ -45,6 +45,34 @@ def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str, str | 
     return (spec.format, *render_with_compiled(spec))
 
 
+def import_spec(path: Path):
+    """Render one spec and import its module in memory, without writing ``generated/``
+    (``wirespec decode FORMAT FILE --spec SPEC``: try a spec before generating it). The
+    module is registered in ``sys.modules`` as ``wirespec_spec_<format>_<hash>``."""
+    import hashlib
+    import sys
+    import types
+
+    loaded = load(path, path.name)
+    if "protocol" in loaded.data:
+        from .thrift import import_spec as import_thrift_spec
+
+        return import_thrift_spec(path)
+    from .emitter import render_with_compiled
+
+    spec = build_model(loaded)
+    text = render_with_compiled(spec)[0]
+    name = f"wirespec_spec_{spec.format}_{hashlib.sha256(text.encode()).hexdigest()[:8]}"
+    if name not in sys.modules:
+        module = types.ModuleType(name)
+        module.__file__ = str(path)
+        sys.modules[name] = module
+        # Runs the module we just generated from the user's spec: spec text in it is
+        # escaped as in generated/ (specs/README.md, "A spec is data, never code").
+        exec(compile(text, f"<generated from {path}>", "exec"), module.__dict__)  # noqa: S102
+    return sys.modules[name]
+
+
 def spec_fallbacks(specs_dir: Path, root: Path = ROOT) -> dict[str, dict[str, dict[str, str]]]:
     """Format -> its ``FALLBACKS`` (generator/fallbacks.py), for ``generate -v``; a Thrift
     spec's module has no construct path (every struct has its reader and writer)."""

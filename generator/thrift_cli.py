@@ -30,21 +30,24 @@ def add_to(dec, enc, verbs) -> None:
     imp.set_defaults(run=cmd_import_thrift)
 
 
-def spec_codec(spec: str):
-    """The module of a user's Thrift spec, rendered and imported in memory."""
+def spec_codec(spec: str, fmt: str):
+    """The module of a user's spec, rendered and imported in memory. ``fmt`` names it:
+    the spec's own ``format:``, or ``thrift_compact`` for a Thrift spec (import-thrift's)."""
     from .cli import CliError
+    from .generate import import_spec
     from .loader import load
-    from .thrift import import_spec
 
     path = Path(spec)
     if not path.is_file():
         raise CliError(f"no spec file {spec}")
     try:
-        loaded = load(path, path.name)
+        data = load(path, path.name).data
     except UnicodeDecodeError as err:
         raise CliError(f"{spec}: not UTF-8 text (byte {err.start})") from None
-    if "protocol" not in loaded.data:
-        raise CliError(f"{spec} is not a Thrift spec (no protocol: thrift_compact)")
+    own = data.get("format")
+    if fmt != own and not (fmt == "thrift_compact" and "protocol" in data):
+        hint = "" if "protocol" in data else " (not a Thrift spec)"
+        raise CliError(f"{spec} is the spec of {own!r}, not {fmt!r}{hint}", 2)
     return import_spec(path)
 
 

@@ -71,6 +71,7 @@ BAD = [
     ("decode", "thrift_compact --record User --struct Address {reply}", "disagree"),
     ("decode", "thrift_compact --spec {missing} {reply}", "no spec file"),
     ("decode", "thrift_compact --spec {plainspec} {reply}", "not a Thrift spec"),
+    ("decode", "msgpack --spec {plainspec} {reply}", "the spec of 'plainbuffer', not 'msgpack'"),
     ("decode", "plainbuffer --raw {binlog}", "--raw is for Thrift"),
     ("decode", "plainbuffer --key {opkey} {binlog}", "--key is only for"),
     ("decode", "ticdc_open_protocol {lonevalue}", "give --key"),

@@ -63,6 +63,7 @@ CONSTRUCT_PATHS = {
 }
 """Per shipped spec: the records ``parse``/``build`` handle with construct, and why."""
 
+
 def generated_records(fmt: str) -> list[str]:
     return list(importlib.import_module(f"generated.{fmt}").RECORDS)
 
