@@ -479,7 +479,7 @@ def make_kafka_record_batch(out_dir: Path) -> list[Path]:
     marker = kafka.parse(batches["transactional_batch"], "record_batch")
     marker.base_offset, batch = 6, marker.batch
     batch.attributes |= 0x30  # transactional and control
-    batch.records = [batch.records[0]]
+    batch.records, batch.records_count = [batch.records[0]], 1
     batch.records[0].key = bytes.fromhex("00000001")
     batch.records[0].value = bytes.fromhex("000000000007")
     batch.records[0].headers = []

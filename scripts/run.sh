@@ -10,6 +10,6 @@ bash scripts/setup.sh
 # Recompile the compiled tier where generate changed its sources (a no-op otherwise).
 .venv/bin/python setup.py --quiet build_ext --inplace
 .venv/bin/wirespec --version
-.venv/bin/python samples/make_samples.py
+.venv/bin/python -m samples.make_samples
 .venv/bin/python -m samples.decode_all --output out
 .venv/bin/wirespec ingest all samples --output out/tables
