@@ -171,8 +171,11 @@ def split_frames(data: bytes, keyed: bool):
     return records, None
 
 
-def detect_kind(path: str, keyed: bool = False) -> str:
-    """The input kind of one file (see the module doc)."""
+def detect_kind(path: str, keyed: bool = False, recognise=None) -> str:
+    """The input kind of one file (see the module doc). ``recognise``: the format's
+    ``detect_record`` (its spec's ``detect:``); a file whose leading bytes it recognises is
+    one message (raw), never split as frames that happen to tile it (a Kafka batch with
+    base offset 0 reads as two empty frames and one more)."""
     if path.endswith(".parquet"):
         return "parquet"
     if Path(path).with_suffix(".key").exists():
@@ -186,6 +189,8 @@ def detect_kind(path: str, keyed: bool = False) -> str:
         if path.endswith(DELIMITED_SUFFIXES):
             return "delimited"
         data = head + f.read()
+    if recognise is not None and recognise(data) is not None:
+        return "raw"
     records, tail = split_frames(data, keyed)
     return "delimited" if records and tail is None else "raw"
 
@@ -269,7 +274,9 @@ class _Plan:
         return [(p, n, self.kind_of(p)) for p, n in list_files(self.paths)]
 
     def kind_of(self, path):
-        return detect_kind(path, self.keyed) if self.kind == "auto" else self.kind
+        if self.kind != "auto":
+            return self.kind
+        return detect_kind(path, self.keyed, getattr(self.codec.module, "detect_record", None))
 
     def codec_for(self, kind):
         if kind == "binlog":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -12,6 +13,8 @@ from spark_cases import CASES, SEED_ROW, normal, output_fields
 
 from runtime.spark_decode import codec
 from runtime.spark_source import detect_kind, split_frames
+
+ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.spark
 
@@ -51,6 +54,16 @@ def test_kind_detection_and_framing(tmp_path):
     assert kinds == ["raw", "delimited", "binlog", "parquet"]
     records, tail = split_frames(frames(*PB)[:-2], keyed=False)
     assert len(records) == len(PB) - 1 and tail is not None
+
+
+def test_a_file_the_spec_recognises_is_one_message_not_frames(tmp_path):
+    # base offset 0, then batchLength: it tiles as two empty frames and the rest
+    batch = (ROOT / "samples" / "kafka_record_batch" / "orders_batch.bin").read_bytes()
+    assert split_frames(batch, keyed=False)[1] is None
+    (tmp_path / "orders.bin").write_bytes(batch)
+    recognise = codec("kafka_record_batch").module.detect_record
+    assert detect_kind(str(tmp_path / "orders.bin")) == "delimited"
+    assert detect_kind(str(tmp_path / "orders.bin"), recognise=recognise) == "raw"
 
 
 def collect_by_file(df, fmt="plainbuffer", *extra):
