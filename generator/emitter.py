@@ -530,10 +530,13 @@ class ModuleEmitter:
             return f"{conv}[{selector}](d.get({key}))"
         if field.repeat is not None:
             inner = self.from_json(ref, "item")
-            if field.condition:  # absent (None) when the condition does not hold
+            # absent (None) when the condition does not hold, or nothing was kept (a new model)
+            if field.condition or field.kept_of:
                 return f"None if d.get({key}) is None else [{inner} for item in d[{key}]]"
             return f"[{inner} for item in d.get({key}) or []]"
         if field.optional or field.condition or field.has_default or field.default_from:
+            return f"None if d.get({key}) is None else {self.from_json(ref, f'd[{key}]')}"
+        if field.kept_of:  # None in a model made from values: nothing read to keep
             return f"None if d.get({key}) is None else {self.from_json(ref, f'd[{key}]')}"
         if ref.nullable:  # null is the length -1; the key must be there
             return f"None if d[{key}] is None else {self.from_json(ref, f'd[{key}]')}"

@@ -104,8 +104,9 @@ MODEL_CLASS_BODY = frozenset(
 )
 """What a generated dataclass body reads after its fields (annotations, default
 factories): a field with one of these names would hide it."""
-RECORD_SUFFIXES = ("_from_dict", "_spark_type", "_to_row")
-"""Each record ``r`` also defines ``r_from_dict``, ``r_spark_type`` and ``r_to_row``."""
+RECORD_SUFFIXES = ("_from_dict", "_spark_type", "_to_row", "_rows")
+"""Each record ``r`` also defines ``r_from_dict``, ``r_spark_type`` and ``r_to_row``, and
+one with ``spark: {row: a.b}`` ``r_rows`` and ``r_row_spark_type``."""
 _BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_"))
 _TYPE_NAMES = frozenset(PRIMITIVES).union(CHUNK_TYPES, REGION_TYPES, RUNTIME_TYPES, SPECIAL_TYPES)
 _RUNTIME_EXPORTS = frozenset(x for rt in RUNTIME_TYPES.values() for x in rt.exports)
