@@ -33,6 +33,7 @@ import gc
 import io
 import os
 import platform
+import resource
 import statistics
 import sys
 import time
@@ -398,11 +399,9 @@ def table(workloads, results, runs):
     return lines, summary
 
 
-def _rss_kib(key: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
-    raise RuntimeError(key)
+def _peak_rss_kib() -> int:
+    """The process's peak resident set so far (``ru_maxrss``: KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def memory_child(kind: str, path: str) -> None:
@@ -422,12 +421,12 @@ def memory_child(kind: str, path: str) -> None:
         "plainbuffer-iter": lambda d: drain(plainbuffer.iter_rows(d)),
         "mysql-iter": lambda d: drain(ms.iter_rows(d, "binlog_file")),
     }[kind]
-    base = _rss_kib("VmRSS")
+    base = _peak_rss_kib()  # after the imports, which only grew the process
     data = Path(path).read_bytes()
     start = time.process_time()
     model = fn(data)
     spent = time.process_time() - start
-    peak = _rss_kib("VmHWM")
+    peak = _peak_rss_kib()
     print(json.dumps({"base": base, "peak": peak, "size": len(data), "cpu": spent}))
     del model
 
@@ -565,14 +564,7 @@ def targets(workloads, results, summary, memory) -> list[str]:
 
 
 def machine() -> str:
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    model = platform.processor() or platform.machine() or "unknown CPU"
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     return (
         f"{os.cpu_count()} CPUs ({model}), Python {platform.python_version()} "
