@@ -45,15 +45,16 @@ def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str, str | 
     return (spec.format, *render_with_compiled(spec))
 
 
-def import_spec(path: Path):
+def import_spec(path: Path, loaded=None):
     """Render one spec and import its module in memory, without writing ``generated/``
     (``wirespec decode FORMAT FILE --spec SPEC``: try a spec before generating it). The
-    module is registered in ``sys.modules`` as ``wirespec_spec_<format>_<hash>``."""
+    module is registered in ``sys.modules`` as ``wirespec_spec_<format>_<hash>``.
+    ``loaded``: the spec when the caller has already loaded it."""
     import hashlib
     import sys
     import types
 
-    loaded = load(path, path.name)
+    loaded = loaded or load(path, path.name)
     if "protocol" in loaded.data:
         from .thrift import import_spec as import_thrift_spec
 

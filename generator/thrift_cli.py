@@ -41,14 +41,15 @@ def spec_codec(spec: str, fmt: str):
     if not path.is_file():
         raise CliError(f"no spec file {spec}")
     try:
-        data = load(path, path.name).data
+        loaded = load(path, path.name)
     except UnicodeDecodeError as err:
         raise CliError(f"{spec}: not UTF-8 text (byte {err.start})") from None
+    data = loaded.data
     own = data.get("format")
     if fmt != own and not (fmt == "thrift_compact" and "protocol" in data):
         hint = "" if "protocol" in data else " (not a Thrift spec)"
         raise CliError(f"{spec} is the spec of {own!r}, not {fmt!r}{hint}", 2)
-    return import_spec(path)
+    return import_spec(path, loaded)
 
 
 def _raw_codec(args):
