@@ -1377,7 +1377,9 @@ def _assemble(parts: list[_Parts]) -> Container:
             ]
             bodies.append(Container(column_groups=groups, ddl_type=None, query=None))
         elif p.type == EVENT_DDL:
-            bodies.append(Container(column_groups=None, ddl_type=p.body.ddl_type, query=p.body.query))
+            bodies.append(
+                Container(column_groups=None, ddl_type=p.body.ddl_type, query=p.body.query)
+            )
         else:
             bodies.append(Container(column_groups=None, ddl_type=None, query=None))
     header = Container(

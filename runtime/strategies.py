@@ -284,7 +284,9 @@ def record(module, name: str):
     if module._STRATEGY_RECORDS[name].get("needs_parent"):
         raise WirespecError(f"{name} reads _parent: draw the record that holds it")
     if module._STRATEGY_RECORDS[name].get("no_strategy"):
-        raise WirespecError(f"no generic strategy for {name}: {module._STRATEGY_RECORDS[name]['no_strategy']}")
+        raise WirespecError(
+            f"no generic strategy for {name}: {module._STRATEGY_RECORDS[name]['no_strategy']}"
+        )
     return _record(module, name, None)
 
 

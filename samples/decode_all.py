@@ -59,7 +59,9 @@ def main(argv=None) -> int:
     for column in ("format", "messages", "rows", "failures"):
         table.add_column(column, justify="left" if column == "format" else "right")
     total_failures = 0
-    for fmt_dir in sorted(p for p in SAMPLES.iterdir() if p.is_dir() and not p.name.startswith("_")):
+    for fmt_dir in sorted(
+        p for p in SAMPLES.iterdir() if p.is_dir() and not p.name.startswith("_")
+    ):
         messages, rows, failures = decode_format(fmt_dir, Path(args.output))
         total_failures += failures
         table.add_row(fmt_dir.name, str(messages), str(rows), str(failures))

@@ -203,9 +203,7 @@ def test_nan_payloads_and_negative_zero_survive():
 def test_value_encodings_follow_type_code_and_unsigned_flag():
     def raw_values(*cols):
         raw = RAW.parse(next(encode_events([RowChangedEvent(1, "s", "t", new=list(cols))])))
-        return [
-            v.hex() if v is not None else None for v in raw.bodies[0].column_groups[0].values
-        ]
+        return [v.hex() if v is not None else None for v in raw.bodies[0].column_groups[0].values]
 
     assert raw_values(
         Column("a", 1, 0, -128),

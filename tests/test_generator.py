@@ -132,7 +132,7 @@ def test_checksum_may_only_cover_earlier_fields(tmp_path):
 
 
 def test_expressions_cannot_run_code(tmp_path):
-    path = edited_spec(tmp_path, '"1 if delete_marker else 0"', '"__import__(\'os\')"')
+    path = edited_spec(tmp_path, '"1 if delete_marker else 0"', "\"__import__('os')\"")
     assert "may not call functions" in spec_error(path).message
 
 
@@ -144,8 +144,12 @@ def test_adding_a_type_code_is_a_spec_edit(tmp_path):
         '      AUTO_INCREMENT: {value: 0x0b, doc: "no payload; asks the server for the next id"}\n'
         '      INT32: {value: 0x0c, doc: "int32, 4 bytes"}\n',
     )
-    path.write_text(path.read_text().replace("          AUTO_INCREMENT: empty\n",
-                                             "          AUTO_INCREMENT: empty\n          INT32: s32\n"))
+    path.write_text(
+        path.read_text().replace(
+            "          AUTO_INCREMENT: empty\n",
+            "          AUTO_INCREMENT: empty\n          INT32: s32\n",
+        )
+    )
     _, text = render_spec(path)
     edited = load_module("plainbuffer_edited", text, tmp_path)
     from generated import plainbuffer
@@ -168,10 +172,16 @@ def test_enum_attributes_become_tables(tmp_path):
         "    values:\n      INTEGER:",
     )
     text = path.read_text()
-    text = text.replace('INTEGER: {value: 0x00, doc: "int64, 8 bytes"}',
-                        'INTEGER: {value: 0x00, doc: "int64, 8 bytes", width: 8}')
-    path.write_text(text.replace('STRING: {value: 0x03, doc: "int32 byte length, then UTF-8 bytes"}',
-                                 'STRING: {value: 0x03, doc: "int32 byte length, then UTF-8 bytes", width: variable}'))
+    text = text.replace(
+        'INTEGER: {value: 0x00, doc: "int64, 8 bytes"}',
+        'INTEGER: {value: 0x00, doc: "int64, 8 bytes", width: 8}',
+    )
+    path.write_text(
+        text.replace(
+            'STRING: {value: 0x03, doc: "int32 byte length, then UTF-8 bytes"}',
+            'STRING: {value: 0x03, doc: "int32 byte length, then UTF-8 bytes", width: variable}',
+        )
+    )
     _, module_text = render_spec(path)
     module = load_module("plainbuffer_attrs", module_text, tmp_path)
     assert module.VALUE_TYPE_WIDTH[module.ValueType.INTEGER] == 8

@@ -21,9 +21,7 @@ from runtime.msbvarint import (
     uvar_size,
 )
 
-VECTORS = json.loads(
-    (Path(__file__).parent / "data/vectors/mysql_serialization.json").read_text()
-)
+VECTORS = json.loads((Path(__file__).parent / "data/vectors/mysql_serialization.json").read_text())
 WIDTH = {"uint64": 64, "uint8": 8, "int64": 64}
 INT_VECTORS = [v for v in VECTORS if v["decoded"].get("type") in WIDTH]
 U64_MAX, I64_MIN, I64_MAX = 2**64 - 1, -(2**63), 2**63 - 1

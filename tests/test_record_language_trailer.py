@@ -104,7 +104,9 @@ def test_bad_trailers_are_decode_errors_at_the_field(tmp_path):
     assert (err.value.path, err.value.offset) == ("sizes", 5) and "outside" in err.value.message
     with pytest.raises(DecodeError) as err:
         mod.parse(data[:-2] + b"\x05\x01")  # a size of -3
-    assert err.value.path == "sizes" and "does not satisfy min(sizes + [0]) >= 0" in err.value.message
+    assert (
+        err.value.path == "sizes" and "does not satisfy min(sizes + [0]) >= 0" in err.value.message
+    )
     with pytest.raises(DecodeError) as err:
         mod.parse(b"\x01" + data)  # one byte more in front than the sizes account for
     assert err.value.path == "entries[0]"
@@ -114,7 +116,9 @@ def test_bad_trailers_are_decode_errors_at_the_field(tmp_path):
 
 
 def test_a_chunk_needs_a_count(tmp_path):
-    err = spec_error(tmp_path, '        count: "len(sizes)"\n        enum: kind', "        enum: kind")
+    err = spec_error(
+        tmp_path, '        count: "len(sizes)"\n        enum: kind', "        enum: kind"
+    )
     assert err.key == "records.file.fields[0]" and "needs a count" in str(err)
 
 
@@ -125,7 +129,8 @@ def test_a_trailer_field_must_know_where_it_starts(tmp_path):
 
 def test_reversed_uvarint_only_in_a_trailer(tmp_path):
     err = spec_error(
-        tmp_path, '        type: uvarint_chunk\n        count: "len(sizes)"\n        enum: kind',
+        tmp_path,
+        '        type: uvarint_chunk\n        count: "len(sizes)"\n        enum: kind',
         "        type: reversed_uvarint",
     )
     assert err.key == "records.file.fields[0].type" and "put it in trailer:" in str(err)
