@@ -1,5 +1,7 @@
 """Avro container files: records per second decoded by wirespec and by fastavro (its C
-reader and its pure-Python reader), and the block codecs by library, in one process.
+reader and its pure-Python reader), records per second written by wirespec's ``build``
+and by fastavro's writers (C and pure Python), and the block codecs by library, in one
+process.
 
     python benchmarks/avro_container.py [--records 2000] [--runs 5]
 
@@ -10,6 +12,12 @@ interleaved and the median of ``--runs`` is reported. wirespec decodes the whole
 its model (every record): ``parse`` (the generated fast path; the quick and compiled
 tiers decline these records) and ``parse_construct`` (the oracle); fastavro's readers
 iterate every record as a dict.
+
+The build table writes the same records to a whole file (100 per block): wirespec from
+a model made from values (``new model``: compressed afresh, as fastavro does), from the
+parsed model (its kept compressed bytes checked and written back) and through construct
+(the path every Avro build took before the fast writers knew blocks and ``process:``);
+fastavro from the record dicts.
 
 The codec table times one typical block (100 records, ~7 KiB decoded) decoded by
 ``runtime/process.py`` (bounded) and by the alternatives: cramjam's ``decompress_into``
@@ -82,6 +90,73 @@ def decode_table(n_records: int, runs: int) -> list[str]:
     return lines
 
 
+def new_model(data: bytes):
+    """The model of ``data`` as a program makes it from values: no kept wire bytes or
+    block splits, so build compresses afresh and writes one block per list."""
+    model = av.parse(data)
+    model.meta_blocks = None
+    for block in model.blocks:
+        block.records_wire = None
+        for view in block.records.objects:
+            view.tags_blocks = view.counters_blocks = None
+    return model
+
+
+def encoders(records: list[dict], codec: str) -> dict:
+    """Whole-file writers of the same records: ours from a model, fastavro's from dicts."""
+    from fastavro import parse_schema
+    from fastavro._write_py import Writer as PyWriter
+    from fastavro.write import Writer
+
+    from samples.make_samples import AVRO_PAGE_VIEW_SCHEMA, AVRO_SYNC
+
+    schema = parse_schema(AVRO_PAGE_VIEW_SCHEMA)
+    data = avro_file(records, codec, 100)
+    parsed, fresh = av.parse(data), new_model(data)
+
+    def fastavro_writer(writer_class):
+        def write():
+            out = io.BytesIO()
+            writer = writer_class(out, schema, codec=codec, sync_marker=AVRO_SYNC)
+            for i, record in enumerate(records, 1):
+                writer.write(record)
+                if i % 100 == 0:
+                    writer.flush()
+            writer.flush()
+            return out.getvalue()
+
+        return write
+
+    return {
+        "wirespec build, new model": lambda: av.build(fresh),
+        "wirespec build, parsed model (kept bytes)": lambda: av.build(parsed),
+        "wirespec construct path, new model": lambda: av.build_construct(fresh),
+        "fastavro C writer": fastavro_writer(Writer),
+        "fastavro pure-Python writer": fastavro_writer(PyWriter),
+    }
+
+
+def encode_table(n_records: int, runs: int) -> list[str]:
+    """Records per CPU second written to a whole file, by codec and writer."""
+    records = avro_page_views(n_records)
+    peers = {codec: encoders(records, codec) for codec in CODECS}
+    rates: dict = {(c, name): [] for c in CODECS for name in peers[c]}
+    for _ in range(runs):
+        for codec, writers in peers.items():
+            for name, fn in writers.items():
+                rates[codec, name].append(cpu_rate(fn))
+    lines = [
+        "| codec | writer | records/s | wirespec new-model speed-up over it |",
+        "|---|---|---:|---:|",
+    ]
+    for codec, writers in peers.items():
+        ours = statistics.median(rates[codec, "wirespec build, new model"])
+        for name in writers:
+            per_s = statistics.median(rates[codec, name])
+            lines.append(f"| {codec} | {name} | {per_s * n_records:,.0f} | {ours / per_s:.2f}x |")
+    return lines
+
+
 def codec_table(runs: int) -> list[str]:
     import lz4.frame
     import snappy
@@ -132,6 +207,8 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args(argv)
     print("\n".join(decode_table(args.records, args.runs)))
+    print()
+    print("\n".join(encode_table(args.records, args.runs)))
     print()
     print("\n".join(codec_table(args.runs)))
     return 0

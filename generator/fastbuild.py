@@ -57,6 +57,8 @@ class _Scope:
         self.record = record
         self.built: set[str] = set()
         self.index: str | None = None
+        self.item: str | None = None
+        """The element a ``repeat: {until:}`` expression reads as ``_item``."""
 
 
 class BuildEmitter:
@@ -170,6 +172,12 @@ class BuildEmitter:
         read_on_build = {n for f in record.fields for e in _built(f) for n in _THIS.findall(e)}
         for field in record.fields:
             self.writing = field.name  # the field a refusal names
+            if field.kept_of:
+                # construct's Kept writes nothing: the field it belongs to reads the model's
+                if field.name in read_on_build | context | self.read:
+                    w.line(f'f_{field.name} = model.get("{field.name}")')
+                scope.built.add(field.name)
+                continue
             if field.derived:
                 # not on the wire: construct computes it on build only for what reads it
                 if field.name in read_on_build | context:
@@ -226,6 +234,8 @@ class BuildEmitter:
                 if scope.index is None:
                     raise Unsupported("`_index` outside a repeat")
                 return scope.index
+            if name == "_item" and scope.item is not None:
+                return scope.item
             if name.startswith("_"):
                 raise Unsupported(f"this.{name}")
             return f"f_{name}" if name in scope.built else f'model["{name}"]'
@@ -237,8 +247,6 @@ class BuildEmitter:
         return _THIS.sub(this, text)
 
     def field(self, w: _Lines, field: Field, scope: _Scope, written: dict) -> None:
-        if field.process is not None or field.kept_of or field.repeat in ("blocks", "until"):
-            raise Unsupported("process:, repeat: blocks or until (built by construct)")
         var = f"f_{field.name}"
         ref = field.type
         optional = field.tag is not None and field.optional
@@ -278,6 +286,8 @@ class BuildEmitter:
                 w.line(f"out.append(0x{field.tag:02x})")
             if field.checksum is not None:
                 self.checksum(w, field, var, scope)
+            elif field.process is not None:
+                self.processed(w, field, var, scope, written)
             elif field.repeat is None:
                 self.value(w, ref, var, field, scope, written)
             else:
@@ -362,6 +372,12 @@ class BuildEmitter:
     def repeat(self, w: _Lines, field: Field, var: str, size, scope: _Scope, written) -> None:
         if field.const is not None:
             raise Unsupported("a repeated const")
+        if field.repeat == "blocks":
+            self.blocks(w, field, var, size, scope, written)
+            return
+        if field.repeat == "until":
+            self.until(w, field, var, size, scope, written)
+            return
         if isinstance(field.repeat, dict):
             count = field.repeat["count"]
             if field.repeat_checked_on_build:
@@ -373,11 +389,18 @@ class BuildEmitter:
                 w.line('    raise ValueError("too few elements")')
         else:
             raise Unsupported(f"repeat: {field.repeat}")
-        items, i, item = w.fresh("items"), w.fresh("i"), w.fresh("item")
+        items = w.fresh("items")
         w.line(f"{items} = []")
         if size:
             w.line(f"{size} = []")
-        w.line(f"for {i}, {item} in enumerate({var} or ()):")
+        self.elements(w, field, f"enumerate({var} or ())", items, size, scope, written)
+        w.line(f"{var} = {items}")
+
+    def elements(self, w: _Lines, field: Field, source: str, items, size, scope, written) -> None:
+        """``for i, item in <source>:`` write each element, its built value onto ``items``
+        (its size onto ``size``), as construct's repeats do."""
+        i, item = w.fresh("i"), w.fresh("item")
+        w.line(f"for {i}, {item} in {source}:")
         w.depth += 1
         if any(
             ref.kind == "record" and "_index" in self.parent_reads[ref.name]
@@ -394,7 +417,111 @@ class BuildEmitter:
         if size:
             w.line(f"{size}.append(len(out) - {start})")
         w.depth -= 1
+
+    def blocks(self, w: _Lines, field: Field, var: str, size, scope: _Scope, written) -> None:
+        """``runtime.sequences.RepeatBlocks``: the model's ``<name>_blocks`` when its counts
+        still add up, else one block; a negative count's byte size goes in before its
+        elements once they are written; a 0 count ends the list."""
+        elements, blocks, count = w.fresh("elements"), w.fresh("blocks"), w.fresh("count")
+        done, at, items = w.fresh("done"), w.fresh("at"), w.fresh("items")
+        w.line(f"{elements} = list({var} or ())")
+        w.line(f'{blocks} = model.get("{field.name}_blocks")')
+        w.line(
+            f"if not {blocks} or sum(abs(c) for c in {blocks}) != len({elements}) "
+            f"or 0 in {blocks}:"
+        )
+        w.line(f"    {blocks} = [len({elements})] if {elements} else []")
+        w.line(f"{items} = []")
+        if size:
+            w.line(f"{size} = []")
+        w.line(f"{done} = 0")
+        w.line(f"for {count} in {blocks}:")
+        w.depth += 1
+        w.line(f"out += rt_leb128.write_zigzag({count})")
+        w.line(f"{at} = len(out)")
+        source = f"enumerate({elements}[{done} : {done} + abs({count})])"
+        self.elements(w, field, source, items, size, scope, written)
+        w.line(f"if {count} < 0:")
+        w.line(f"    out[{at}:{at}] = rt_leb128.write_zigzag(len(out) - {at})")
+        w.line(f"{done} += abs({count})")
+        w.depth -= 1
+        w.line("out.append(0)")
         w.line(f"{var} = {items}")
+
+    def until(self, w: _Lines, field: Field, var: str, size, scope: _Scope, written) -> None:
+        """``runtime.sequences.RepeatUntil``: only the last element (``include``) or only
+        the terminator (the model's ``<name>_terminator``, else the spec's) satisfies the
+        expression; it is written after the elements, and left out of what is built."""
+        until = field.repeat_until
+        elements, items, i, item = (w.fresh(n) for n in ("elements", "items", "i", "item"))
+        w.line(f"{elements} = list({var} or ())")
+        w.line(f"for {i}, {item} in enumerate({elements}):")
+        scope.item = item
+        done = self.expression(until["until"], scope)
+        last = f"{i} == len({elements}) - 1" if until["include"] else "False"
+        w.line(f"    if ({last}) != bool({done}):")
+        w.line('        raise ValueError("terminator")')
+        if until["include"]:
+            w.line(f"if not {elements}:")
+            w.line('    raise ValueError("no terminator")')
+        else:
+            default = self.constant(
+                f"_TERMINATOR_{field.name.upper()}_OF_{scope.record.name.upper()}",
+                f"rt_sequences.default_terminator({until['default']!r})",
+            )
+            terminator = w.fresh("terminator")
+            scope.item = terminator
+            w.line(f'{terminator} = model.get("{field.name}_terminator")')
+            w.line(f"if {terminator} is None:")
+            w.line(f"    {terminator} = {default}")
+            w.line(f"if {terminator} is None or not {self.expression(until['until'], scope)}:")
+            w.line('    raise ValueError("no terminator")')
+            w.line(f"{elements}.append({terminator})")
+        scope.item = None
+        w.line(f"{items} = []")
+        if size:
+            w.line(f"{size} = []")
+        self.elements(w, field, f"enumerate({elements})", items, size, scope, written)
+        if not until["include"]:
+            w.line(f"{items}.pop()")
+            if size:
+                w.line(f"{size}.pop()")
+        w.line(f"{var} = {items}")
+
+    def processed(self, w: _Lines, field: Field, var: str, scope: _Scope, written) -> None:
+        """``runtime.process.Processed`` in its size: the value written, its bytes taken
+        back off ``out`` and replaced by the model's ``<name>_wire`` when that still decodes
+        to them, else by them compressed (``rt_process.wire_of``); then its length."""
+        ref, process = field.type, field.process
+        if field.const is not None:
+            raise Unsupported("a processed const")
+        if ref.kind == "record":
+            body = dataclasses.replace(ref, size=None, size_is_prefix=False)
+        else:  # construct's GreedyString / GreedyBytes inside the codec
+            body = dataclasses.replace(
+                ref, size="eos", size_is_prefix=False, max_length=None, nullable=False, pad=b""
+            )
+        at, plain, wire = w.fresh("at"), w.fresh("plain"), w.fresh("wire")
+        w.line(f"{at} = len(out)")
+        self.value(w, body, var, field, scope, written)
+        w.line(f"{plain} = bytes(out[{at}:])")
+        w.line(f"del out[{at}:]")
+        if process.cases is None:
+            codec = repr(process.codec)
+        else:
+            codec = (
+                f"rt_process.codec_for({self.expression(process.codec, scope)}, {process.cases!r})"
+            )
+        w.line(
+            f'{wire} = rt_process.wire_of({plain}, model.get("{field.name}_wire"), {codec}, '
+            f"{process.level!r})"
+        )
+        if ref.size_is_prefix:
+            self.prim(w, TypeRef("prim", ref.size), f"len({wire})")
+        elif ref.checked_on_build:
+            w.line(f"if len({wire}) != {self.expression(ref.size, scope)}:")
+            w.line('    raise ValueError("size")')
+        w.line(f"out += {wire}")
 
     def value(self, w: _Lines, ref: TypeRef, var: str, field: Field, scope, written) -> None:
         """Write ``var`` (one element) as ``ref``; ``var`` becomes what construct's build of
@@ -612,6 +739,10 @@ def _built(field: Field) -> list[str]:
     out = [field.value, field.condition]
     if isinstance(field.repeat, dict) and field.repeat_checked_on_build:
         out.append(field.repeat["count"])
+    if field.repeat == "until":
+        out.append(field.repeat_until["until"])
+    if field.process is not None and field.process.cases is not None:
+        out.append(field.process.codec)
     ref = field.type
     if ref.checked_on_build or ref.kind in ("str", "bytes"):
         if isinstance(ref.size, str) and not ref.size_is_prefix:

@@ -290,6 +290,19 @@ def read_processed(reader, buf, pos: int, end: int, codec, cases, limits, depth:
     return _read_decoded(read, wire, pos, codec, limits), wire
 
 
+def wire_of(plain: bytes, wire, codec: str, level: int | None = None) -> bytes:
+    """The bytes a ``process:`` field writes for its decoded bytes ``plain``: the kept wire
+    bytes when they still decode to ``plain``, else ``plain`` compressed afresh (the build
+    of :class:`Processed` and of the generated fast writers)."""
+    if wire is not None and codec in DECODERS:
+        try:
+            if decode(codec, wire, len(plain)) == plain:
+                return wire
+        except DecodeError:
+            pass  # the kept bytes are stale or corrupt: compress afresh
+    return encoder(codec, level)(plain)
+
+
 def _param_context(context):
     """A copy of ``context`` whose parse records no spans: offsets inside decoded bytes
     are not offsets of the input, so ``inspect`` shows the region as one leaf."""
@@ -347,13 +360,5 @@ class Processed(Subconstruct):
             codec = self.codec_of(context)
         except DecodeError as err:
             raise EncodeError(str(err)) from None
-        wire = context.get(f"{self.field}_wire")
-        if wire is not None and codec in DECODERS:
-            try:
-                if decode(codec, wire, len(plain)) == plain:
-                    stream.write(wire)
-                    return built
-            except DecodeError:
-                pass  # the kept bytes are stale or corrupt: compress afresh
-        stream.write(encoder(codec, self.level)(plain))
+        stream.write(wire_of(plain, context.get(f"{self.field}_wire"), codec, self.level))
         return built

@@ -35,6 +35,12 @@ from .spans import current as current_spans
 from .stream import remaining
 
 
+def default_terminator(default):
+    """The terminator a new model is written with: a record's is given as a mapping, so a
+    Container (which the ``until`` expression reads by attribute)."""
+    return Container(default) if isinstance(default, dict) else default
+
+
 class RepeatUntil(_Repeat):
     """Elements until ``until(context)`` holds for the one just read (``this._item``).
 
@@ -48,8 +54,7 @@ class RepeatUntil(_Repeat):
         self.field = name
         self.until = until
         self.include = include
-        self.default = Container(default) if isinstance(default, dict) else default
-        """A record terminator is given as a mapping: a Container reads it by attribute."""
+        self.default = default_terminator(default)
 
     def _done(self, context, item) -> bool:
         context._item = item

@@ -39,12 +39,7 @@ CONSTRUCT_PATHS = {
     "plainbuffer": {"parse": {}, "build": {}},
     "avro_container": {
         "parse": {"block_records": _ALONE, "data_block": _ALONE},
-        "build": {
-            "page_view": "tags: process:, repeat: blocks or until (built by construct)",
-            "block_records": "objects: record page_view has no fast writer",
-            "data_block": "records: process:, repeat: blocks or until (built by construct)",
-            "container_file": "meta: process:, repeat: blocks or until (built by construct)",
-        },
+        "build": {"block_records": _ALONE, "data_block": _ALONE},
     },
     "kafka_record_batch": {
         "parse": {"kafka_record": _ALONE, "batch": _ALONE},

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from generated import avro_container as av
 from runtime.errors import DecodeError
 from samples.make_samples import AVRO_SYNC, avro_file, avro_page_views
+from tests.test_fastbuild import written
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "avro_container"
 CODECS = ("null", "deflate", "snappy")
@@ -74,6 +75,7 @@ def test_samples_parse_as_fastavro_reads_them_and_rebuild(path):
     assert len(model.blocks) > 1
     assert records_of(model) == fastavro_records(data)
     assert av.build(model) == data
+    assert written(av, model, "container_file") == data  # the fast writer, not construct
     assert av.build(av.from_dict(av.to_dict(model))) == data
 
 
@@ -108,6 +110,7 @@ def test_fastavro_files_parse_and_rebuild(file):
     model = av.parse(data)
     assert records_of(model) == fastavro_records(data)
     assert av.build(model) == data
+    assert written(av, model, "container_file") == data  # the fast writer, not construct
 
 
 @settings(max_examples=300, deadline=None)
@@ -123,7 +126,9 @@ def test_our_files_are_fastavros(file):
         )
         for i in range(0, len(records), per_block)
     ]
-    ours = av.build(av.ContainerFile(meta=header.meta, sync=AVRO_SYNC, blocks=blocks))
+    model = av.ContainerFile(meta=header.meta, sync=AVRO_SYNC, blocks=blocks)
+    ours = av.build(model)
+    assert written(av, model, "container_file") == ours == av.build_construct(model)
     assert fastavro_records(ours) == fastavro_records(reference)
     if codec != "deflate":
         assert ours == reference
@@ -157,11 +162,45 @@ def test_decompression_is_bounded():
         av.parse(data, max_decompressed_bytes=50_000)
 
 
-def test_rows_one_per_block():
-    """One Spark row per data block, its records an array (one row per record needs
-    spark.row on a nested path: blocks[].records.objects[])."""
-    model = av.parse((SAMPLES / "page_views_null.bin").read_bytes())
-    rows = list(av.to_rows(model))
-    assert len(rows) == len(model.blocks)
-    names = [f.name for f in av.spark_schema().fields]
-    assert "records" in names and "records_wire" not in names
+def test_rows_one_per_record_with_the_block_and_file_columns():
+    """One Spark row per record (``spark: {row: blocks.records.objects}``), the block's
+    count and sync marker and the file's metadata and sync marker joined; a file of no
+    records gives no row."""
+    for path in sorted(SAMPLES.glob("*.bin")):
+        data = path.read_bytes()
+        model = av.parse(data)
+        names = [f.name for f in av.spark_schema().fields]
+        rows = [dict(zip(names, row)) for row in av.to_rows(model)]
+        assert len(rows) == len(fastavro_records(data)) == sum(b.count for b in model.blocks)
+        assert [(r["id"], r["user"]) for r in rows] == [
+            (r["id"], r["user"]) for r in fastavro_records(data)
+        ]
+        assert {r["blocks_sync"] for r in rows} == {r["sync"] for r in rows} == {model.sync}
+        assert "records_wire" not in names and "objects" not in names
+    assert list(av.to_rows(av.parse(avro_file([], "null", 1)))) == []
+
+
+@pytest.mark.spark
+def test_ingest_lands_one_row_per_record_and_the_counts_add_up(spark, tmp_path):
+    from generator.ingest import ingest
+
+    src, out = tmp_path / "in", tmp_path / "out"
+    src.mkdir()
+    records = 0
+    for path in sorted(SAMPLES.glob("*.bin")):
+        (src / path.name).write_bytes(path.read_bytes())
+        records += len(fastavro_records(path.read_bytes()))
+    cut = (SAMPLES / "page_views_deflate.bin").read_bytes()[:-20]
+    (src / "cut.avro").write_bytes(cut)  # its last block cut short: one corrupt record
+    summary = ingest("avro_container", [src], out, mode="PERMISSIVE", spark=spark)
+    files = len(list(SAMPLES.glob("*.bin"))) + 1
+    assert (summary["files"], summary["records"], summary["corrupt"]) == (files, files, 1)
+    assert summary["events"] == records
+    rows = spark.read.parquet(str(out / "avro_container")).collect()
+    assert len(rows) == records
+    by_file = {}
+    for row in rows:
+        by_file[row._source_file.rsplit("/", 1)[1]] = (
+            by_file.get(row._source_file.rsplit("/", 1)[1], 0) + 1
+        )
+    assert by_file == {p.name: len(fastavro_records(p.read_bytes())) for p in SAMPLES.glob("*.bin")}

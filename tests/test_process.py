@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from generator.generate import render_spec
 from runtime import process
-from runtime.errors import DecodeError, LimitError, SpecError
+from runtime.errors import DecodeError, EncodeError, LimitError, SpecError
+from tests.test_fastbuild import written
 from tests.test_generator import load_module
 
 SPEC = """\
@@ -183,6 +184,23 @@ def test_generated_round_trips(packed, codec, values, note):
     model = packed.parse(data)
     assert (model.items.values, model.note) == (values, note)
     assert packed.build(model) == data
+    assert written(packed, model, "batch") == data  # the fast writer's own bytes
+    model.items_wire = model.note_wire = None  # a new model: compressed afresh, as construct does
+    assert written(packed, model, "batch") == packed.build_construct(model)
+
+
+def test_the_fast_writer_writes_processed_fields_as_construct_does(packed):
+    """Kept wire bytes back unchanged while they decode to the value, else compressed
+    afresh; a codec value with no case is construct's EncodeError (the writer gives up)."""
+    assert "batch" in packed.FAST_WRITERS
+    model = packed.parse(wire("gzip", [1, 2]))
+    model.items.values.append(3)  # the kept bytes are stale now
+    assert written(packed, model, "batch") == packed.build_construct(model)
+    model.codec = 9
+    with pytest.raises(DecodeError):
+        written(packed, model, "batch")
+    with pytest.raises(EncodeError, match="no codec for 9"):
+        packed.build(model)
 
 
 def test_only_construct_and_the_fast_path_read_processed_records(tmp_path_factory):

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from runtime import leb128
 from runtime.errors import DecodeError, EncodeError
+from tests.test_fastbuild import written
 from tests.test_process import spec_module
 
 SPEC = """\
@@ -69,6 +70,7 @@ def test_until_and_blocks_parse_and_rebuild(seqs):
     assert model.numbers == [5, -1, 7] and model.numbers_blocks == [2, -1]
     assert [(p.key, p.value) for p in model.pairs] == [("a", 9)]
     assert seqs.build(model) == data
+    assert written(seqs, model, "message") == data  # the fast writer's own bytes
     assert seqs.build(seqs.from_dict(seqs.to_dict(model))) == data
 
 
@@ -76,8 +78,39 @@ def test_new_models_write_one_block(seqs):
     model = seqs.Message(kept=[0], words=[seqs.Word("x")], numbers=[1, 2, 3], pairs=[])
     data = seqs.build(model)
     assert data == b"\x00" + b"\x01x\x00" + z(3) + z(1) + z(2) + z(3) + z(0) + z(0)
+    assert written(seqs, model, "message") == data
     model.numbers_blocks = [1, 1]  # no longer adds up: one block again
-    assert seqs.build(model) == data
+    assert seqs.build(model) == written(seqs, model, "message") == data
+    model.numbers_blocks = [-2, 1]  # adds up: a sized block, then a plain one
+    model.words_terminator = seqs.Word("")
+    assert written(seqs, model, "message") == seqs.build_construct(model)
+    assert seqs.parse(seqs.build(model)).numbers_blocks == [-2, 1]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"kept": [1]},  # no terminator last
+        {"kept": [0, 0]},  # a terminator before the last
+        {"words": [("",)]},  # the excluded terminator inside the list
+        {"words_terminator": ("x",)},  # a terminator that does not end the list
+        {"numbers": ["1"]},
+    ],
+)
+def test_models_the_writer_cannot_write_are_constructs_encode_error(seqs, change):
+    fields = {"kept": [0], "words": [], "numbers": [], "pairs": []}
+    for name, value in change.items():
+        if name.startswith("words"):
+            value = [seqs.Word(*v) for v in value] if name == "words" else seqs.Word(*value)
+        fields[name] = value
+    model = seqs.Message(**fields)
+    with pytest.raises(Exception):  # noqa: B017 - any failure: build() falls back
+        written(seqs, model, "message")
+    with pytest.raises(EncodeError) as fast:
+        seqs.build(model)
+    with pytest.raises(EncodeError) as oracle:
+        seqs.build_construct(model)
+    assert (str(fast.value), fast.value.path) == (str(oracle.value), oracle.value.path)
 
 
 def test_errors(seqs):
@@ -112,4 +145,4 @@ def test_generated(seqs, kept, words, blocks, sized):
     data = bytes(kept) + b"\x00" + text + numbers + z(0)
     model = seqs.parse(data)
     assert model.numbers == [n for block in blocks for n in block]
-    assert seqs.build(model) == data
+    assert seqs.build(model) == data == written(seqs, model, "message")
