@@ -36,10 +36,12 @@ from .lowering import (
     Number,
     Optional,
     Presence,
+    Processed,
     Repeat,
     Switch,
     TagByte,
     Text,
+    Valid,
     flatten,
 )
 
@@ -104,6 +106,7 @@ cdef struct _Limits:
     Py_ssize_t max_count
     Py_ssize_t max_string
     Py_ssize_t max_depth
+    Py_ssize_t max_decompressed_bytes
 
 
 cdef object _limits_seen = None
@@ -123,6 +126,7 @@ cdef bint _limits(limits, _Limits* out) except False:
         _limits_last.max_count = _limit(limits.max_count)
         _limits_last.max_string = _limit(limits.max_string)
         _limits_last.max_depth = _limit(limits.max_depth)
+        _limits_last.max_decompressed_bytes = _limit(limits.max_decompressed_bytes)
         _limits_seen = limits
     out[0] = _limits_last
     return True
@@ -152,6 +156,33 @@ cdef inline unsigned int _crc8(unsigned int crc, const unsigned char* buf, Py_ss
         crc = _CRC8[crc ^ buf[start]]
         start += 1
     return crc
+
+
+cdef inline bint _uvarint(const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t end,
+                          uint64_t* out) noexcept:
+    """A LEB128 varint at ``pos[0]`` before ``end``, as ``read_uvarint`` takes it: at most
+    10 bytes and 64 bits (non-shortest forms too). False where it raises."""
+    cdef Py_ssize_t p = pos[0]
+    cdef Py_ssize_t stop = p + 10 if end - p > 10 else end
+    cdef uint64_t value = 0
+    cdef uint64_t b
+    cdef int shift = 0
+    while p < stop:
+        b = buf[p]
+        p += 1
+        if shift == 63 and b > 1:  # past 64 bits, or an 11th byte
+            return False
+        value |= (b & 0x7F) << shift
+        if b < 0x80:
+            out[0] = value
+            pos[0] = p
+            return True
+        shift += 7
+    return False
+
+
+cdef inline int64_t _unzigzag(uint64_t u) noexcept:
+    return <int64_t>(u >> 1) ^ -<int64_t>(u & 1)
 
 
 cdef struct _Text:
@@ -280,6 +311,17 @@ cdef _enum_bytes(dict by_value, PyObject** table):
 '''
 
 
+_EXPRESSION_PRELUDE = '''\
+import runtime.process as rt_process
+from runtime.errors import DecodeError
+from runtime.record import EXPRESSION_ERRORS
+
+_EXPRESSION_FAILURES = (DecodeError, *EXPRESSION_ERRORS)
+"""What evaluating a spec expression (or finding a codec) raises where the quick tier
+retries."""
+'''
+
+
 class NotCompiled(Exception):
     """The plan says something this renderer does not write: the record keeps the Python
     quick tier only."""
@@ -308,6 +350,8 @@ class CompiledEmitter:
         self.refused: dict[str, str] = {}
         self.callees: dict[str, set[str]] = {}
         """Record -> the records its reader calls."""
+        self.expressions = False
+        """Whether a reader evaluates spec expressions or decodes a ``process:`` codec."""
         for name in self.lowering.entries:
             try:
                 self.functions[name] = self.record_function(self.lowering.plans[name])
@@ -346,6 +390,8 @@ class CompiledEmitter:
             "",
         ]
         body = [_PRELUDE]
+        if self.expressions:
+            body.append(_EXPRESSION_PRELUDE)
         body += list(self.loaders.values())
         body.append(
             f'PLAN = "{self.digest}"\n"""The digest of the plans this was rendered from."""\n'
@@ -458,10 +504,11 @@ class CompiledEmitter:
                 for case in step.cases:
                     self._collect(case.steps)
                 self._collect(step.default or ())
-            elif isinstance(step, Nested) and step.steps is not None:
-                self._collect(step.steps)
+            elif isinstance(step, (Nested, Processed)):
+                self._collect(step.steps or ())
             elif isinstance(step, Repeat):
                 self.repeats[step.var] = step.record
+                self._collect(step.steps or ())
 
     # `off`: bytes past `pos` read by fixed steps, `pos` not yet advanced; `checked`: bytes
     # past `pos` known to be before the end of the steps being read.
@@ -573,18 +620,54 @@ class CompiledEmitter:
             self.w.line(f"{step.var} = None")
         elif isinstance(step, Checksum):
             self.checksum(step)
+        elif isinstance(step, Valid):
+            self.expressions = True
+            self.w.line("try:")
+            with self.w.indent():
+                self.w.line(f"valid = {step.expression}")
+            self.w.line("except _EXPRESSION_FAILURES:")
+            with self.w.indent():
+                self.w.line("valid = False")
+            self.decline_if("not valid")
         else:
             assert isinstance(step, Build), step
             self.build(step)
 
-    def number(self, step: Number, at: str) -> None:
+    def varint(self, var: str, zigzag: bool, end: str) -> tuple[str, str]:
+        """A varint at ``pos`` before ``end`` read into ``<var>_u``: (C type, C value)."""
+        self.declare(f"{var}_u", "uint64_t")
+        self.decline_if(f"not _uvarint(buf, &pos, {end}, &{var}_u)")
+        if zigzag:
+            return "int64_t", f"_unzigzag({var}_u)"
+        return "uint64_t", f"{var}_u"
+
+    def number(self, step: Number, at: str | None, end: str = "") -> None:
+        """A number at ``buf + at``, or a varint at ``pos`` before ``end`` (``at`` None)."""
         var = step.var
         if step.keep:
             self.keep(var, at, self.at(step.size))
         if step.prim == "bool":
             self.decline_if(f"buf[{at}] > 1")
-        ctype, value = self.load(step.prim, at)
-        if step.enum:
+        if at is None:
+            ctype, value = self.varint(var, step.zigzag, end)
+        else:
+            ctype, value = self.load(step.prim, at)
+        if step.enum and at is None:
+            values = [v.value for v in self.spec.enums[step.enum].values]
+            if not all(0 <= v < 256 for v in values):
+                raise NotCompiled(f"{var}: an enum with members past a byte")
+            table = f"_{step.enum.upper()}_BY_BYTE"
+            self.enums.add(step.enum)
+            self.declare(f"{var}_c", ctype)
+            self.declare(f"{var}_p", "PyObject*")
+            self.w.line(f"{var}_c = {value}")
+            self.decline_if(
+                f"{var}_c > 255" if ctype == "uint64_t" else f"{var}_c < 0 or {var}_c > 255"
+            )
+            self.w.line(f"{var}_p = {table}[{var}_c]")
+            self.decline_if(f"{var}_p == NULL")
+            self.w.line(f"{var} = <object>{var}_p")
+        elif step.enum:
             if ctype != "uint8_t":
                 raise NotCompiled(f"{var}: an enum wider than a byte")
             table = f"_{step.enum.upper()}_BY_BYTE"
@@ -646,7 +729,17 @@ class CompiledEmitter:
     # -- steps that move `pos` themselves ------------------------------------------------
 
     def moving(self, step, end: str) -> None:
-        if isinstance(step, Text):
+        if isinstance(step, Number):
+            self.number(step, None, end)
+        elif isinstance(step, Length):
+            ctype, value = self.varint(step.var, step.zigzag, end)
+            if ctype == "uint64_t":  # not a Py_ssize_t: too long for anything anyway
+                self.decline_if(f"{value} > <uint64_t>PY_SSIZE_T_MAX")
+            self.declare(step.var, "Py_ssize_t")
+            self.w.line(f"{step.var} = <Py_ssize_t>{value}")
+        elif isinstance(step, Processed):
+            self.processed(step)
+        elif isinstance(step, Text):
             self.text(step)
         elif isinstance(step, Presence):
             self.declare(step.var, "bint")
@@ -727,23 +820,133 @@ class CompiledEmitter:
                 self.branch(step.default, end)
 
     def repeat(self, step: Repeat) -> None:
-        var = step.var
-        self.calls.add(step.record)
-        self.declare(f"{var}_n", "Py_ssize_t")
+        var, n = step.var, f"{step.var}_n"
+        if step.record and step.steps is None:
+            self.calls.add(step.record)
+        self.declare(n, "Py_ssize_t")
         self.w.line(f"{var} = []")
-        self.w.line(f"{var}_n = 0")
+        self.w.line(f"{n} = 0")
+        if step.until == "blocks":
+            self.blocks(step)
+            return
+        if step.until == "count":
+            self.expressions = True
+            count = f"{var}_count"
+            self.w.line("try:")
+            with self.w.indent():
+                self.w.line(f"{count} = {step.count}")
+            self.w.line("except _EXPRESSION_FAILURES:")
+            with self.w.indent():
+                self.w.line(_DECLINE)
+            self.decline_if(f"type({count}) is not int or {count} < 0 or {count} > lim.max_count")
+            self.declare(f"{var}_k", "Py_ssize_t")
+            self.w.line(f"{var}_k = {count}")
+            self.w.line(f"while {n} < {var}_k:")
+            with self.w.indent():
+                self.item(step)
+            return
         if step.until == "eos":
             self.w.line(f"while pos < {step.end}:")
         else:
             self.w.line(f"while pos < {step.end} and buf[pos] == 0x{step.tag:02x}:")
         with self.w.indent():
-            self.decline_if(f"{var}_n >= lim.max_count")
-            self.w.line(f"item = _read_{step.record}(buf, pos, {step.end}, lim, &pos)")
-            self.decline_if("item is None")
-            self.w.line(f"{var}.append(item)")
-            self.w.line(f"{var}_n += 1")
+            self.decline_if(f"{n} >= lim.max_count")
+            self.item(step)
         if step.min_count:
-            self.decline_if(f"{var}_n < {step.min_count}")
+            self.decline_if(f"{n} < {step.min_count}")
+
+    def item(self, step: Repeat) -> None:
+        """One item of a repeat, appended and counted in ``<var>_n``."""
+        if step.steps is None:
+            self.w.line(f"{step.item} = _read_{step.record}(buf, pos, {step.end}, lim, &pos)")
+            self.decline_if(f"{step.item} is None")
+        else:
+            self.branch(step.steps, step.end)
+        self.w.line(f"{step.var}.append({step.item})")
+        self.w.line(f"{step.var}_n += 1")
+
+    def blocks(self, step: Repeat) -> None:
+        """Avro's blocks, as ``FastPathEmitter`` reads them."""
+        var, end = step.var, step.end
+        count, k, size = f"{var}_count", f"{var}_k", f"{var}_size"
+        self.declare(count, "int64_t")
+        self.declare(k, "Py_ssize_t")
+        self.declare(size, "int64_t")
+        self.declare(f"{var}_stop", "Py_ssize_t = 0")
+        self.declare(f"{var}_i", "Py_ssize_t")
+        self.w.line(f"{step.blocks} = []")
+        self.w.line("while True:")
+        with self.w.indent():
+            self.w.line(f"{count} = {self.varint(count, True, end)[1]}")
+            self.w.line(f"if {count} == 0:")
+            with self.w.indent():
+                self.w.line("break")
+            self.decline_if(f"{count} < -lim.max_count or {count} > lim.max_count")
+            self.w.line(f"{k} = {count} if {count} > 0 else -{count}")
+            self.decline_if(f"{k} > lim.max_count - {var}_n")
+            self.w.line(f"if {count} < 0:")
+            with self.w.indent():
+                self.w.line(f"{size} = {self.varint(size, True, end)[1]}")
+                self.decline_if(f"{size} < 0 or {size} > {end} - pos")
+                self.w.line(f"{var}_stop = pos + {size}")
+            self.w.line(f"for {var}_i in range({k}):")
+            with self.w.indent():
+                self.item(step)
+            self.decline_if(f"{count} < 0 and pos != {var}_stop")
+            self.w.line(f"{step.blocks}.append({count})")
+
+    def processed(self, step: Processed) -> None:
+        """``process:``: the bytes decoded (``none``: read where they are), then read; the
+        steps read ``buf``, so it points into the decoded bytes while they do."""
+        self.expressions = True
+        n, inner_end, codec = step.length, step.inner_end, f"{step.var}_codec"
+        plain, outer = f"{step.var}_plain", f"{step.var}_outer"
+        tests = [f"{n} < 0"] * step.signed
+        tests += [f"{n} > lim.max_message_bytes", f"{n} > {step.end} - pos"]
+        self.decline_if(" or ".join(tests))
+        self.declare(inner_end, "Py_ssize_t")
+        self.declare(plain, "bytes")
+        self.declare(f"{outer}_buf", "const unsigned char* = NULL")
+        self.declare(f"{outer}_pos", "Py_ssize_t = 0")
+        self.declare(f"{step.var}_decoded", "bint")
+        self.w.line(f"{step.wire} = PyBytes_FromStringAndSize(<const char*>buf + pos, {n})")
+        self.w.line("try:")
+        with self.w.indent():
+            cases = "None" if not step.cases else repr(dict(step.cases))
+            self.w.line(f"{codec} = rt_process.codec_for({step.codec}, {cases})")
+        self.w.line("except _EXPRESSION_FAILURES:")
+        with self.w.indent():
+            self.w.line(_DECLINE)
+        self.w.line(f'{step.var}_decoded = {codec} != "none"')
+        self.w.line(f"if {step.var}_decoded:")
+        with self.w.indent():
+            self.w.line("try:")
+            with self.w.indent():
+                self.w.line(
+                    f"{plain} = rt_process.decode({codec}, {step.wire},"
+                    " lim.max_decompressed_bytes)"
+                )
+            self.w.line("except DecodeError:")
+            with self.w.indent():
+                self.w.line(_DECLINE)
+            self.w.line(f"{outer}_buf = buf")
+            self.w.line(f"{outer}_pos = pos + {n}")
+            self.w.line(f"buf = {plain}")
+            self.w.line("pos = 0")
+            self.w.line(f"{inner_end} = len({plain})")
+        self.w.line("else:")
+        with self.w.indent():
+            self.w.line(f"{inner_end} = pos + {n}")
+        self.w.line(f"# {step.var}, read here")
+        self.off = 0
+        self.checked = 0
+        self.steps(step.steps, inner_end)
+        self.flush()
+        self.decline_if(f"pos != {inner_end}")
+        self.w.line(f"if {step.var}_decoded:")
+        with self.w.indent():
+            self.w.line(f"buf = {outer}_buf")
+            self.w.line(f"pos = {outer}_pos")
 
     # -- checksums -----------------------------------------------------------------------
 

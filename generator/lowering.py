@@ -33,7 +33,7 @@ from .fastpath import FastPathEmitter
 from .model import Field, Record, Spec, TypeRef, camel
 from .types import PRIMITIVES
 
-_THIS = re.compile(r"\bthis\.([a-z_][a-z0-9_]*)")
+_THIS_UP = re.compile(r"\bthis\.((?:_parent\.)*)([a-z_][a-z0-9_]*)")
 
 
 class NotLowered(Exception):
@@ -51,13 +51,21 @@ def fixed_size(prim) -> int | None:
     return p.size
 
 
+VARINTS = {"uvarint": False, "varint": True}
+"""The LEB128 varints a plan reads (at most 10 bytes, 64 bits) -> whether ZigZag-signed."""
+
+
 def _fixed_length(ref: TypeRef) -> bool:
-    """Whether ``ref`` has a length prefix that is a fixed-width integer."""
-    return (
-        ref.size_is_prefix
-        and fixed_size(ref.size) is not None
-        and PRIMITIVES[ref.size].kind == "int"
+    """Whether ``ref`` has a length prefix that is a fixed-width integer or a varint."""
+    return ref.size_is_prefix and (
+        ref.size in VARINTS
+        or (fixed_size(ref.size) is not None and PRIMITIVES[ref.size].kind == "int")
     )
+
+
+def _signed(prim: str) -> bool:
+    """Whether a length or count read as ``prim`` may be negative."""
+    return VARINTS[prim] if prim in VARINTS else PRIMITIVES[prim].signed
 
 
 # -- the steps --------------------------------------------------------------------------
@@ -102,7 +110,8 @@ class TagByte(Step):
 
 @dataclasses.dataclass(frozen=True)
 class Number(Step):
-    """A fixed-width number ``prim`` into ``var``: a ``bool`` must be 0 or 1, an ``enum``
+    """A number ``prim`` into ``var``: fixed-width, or a varint (``uvarint``; ``varint``
+    ZigZag-signed) of at most 10 bytes and 64 bits; a ``bool`` must be 0 or 1, an ``enum``
     value must be a member (``var`` is the member), a ``const`` must match. ``keep``: its
     bytes are kept for a checksum."""
 
@@ -113,8 +122,12 @@ class Number(Step):
     keep: bool = False
 
     @property
-    def size(self) -> int:
+    def size(self) -> int | None:
         return fixed_size(self.prim)
+
+    @property
+    def zigzag(self) -> bool:
+        return VARINTS.get(self.prim, False)
 
     def __str__(self) -> str:
         text = f"{self.prim} {self.var}"
@@ -127,19 +140,23 @@ class Number(Step):
 
 @dataclasses.dataclass(frozen=True)
 class Length(Step):
-    """A length prefix, a fixed-width integer, into ``var`` (unchecked: the step that uses
-    it checks it)."""
+    """A length prefix, a fixed-width integer or a varint, into ``var`` (unchecked: the
+    step that uses it checks it)."""
 
     var: str
     prim: str
 
     @property
-    def size(self) -> int:
+    def size(self) -> int | None:
         return fixed_size(self.prim)
 
     @property
     def signed(self) -> bool:
-        return PRIMITIVES[self.prim].signed
+        return _signed(self.prim)
+
+    @property
+    def zigzag(self) -> bool:
+        return VARINTS.get(self.prim, False)
 
     def __str__(self) -> str:
         return f"length {self.var}: {self.prim}"
@@ -226,9 +243,15 @@ class Optional(Step):
 
 @dataclasses.dataclass(frozen=True)
 class Repeat(Step):
-    """Records ``record`` (each read by its own reader) into the list ``var``: until
-    ``end`` (``eos``), or while the next byte before ``end`` is the record's ``tag``
-    (``tagged``); at most ``limits.max_count``, at least ``min_count``."""
+    """Items into the list ``var``, at most ``limits.max_count``: records ``record`` read
+    by their own reader, or by ``steps`` (inline: a record, its last step builds ``item``;
+    or a value's steps into ``item``). ``until`` says how many:
+
+    - ``eos``: until ``end``; ``tagged``: while the next byte before ``end`` is ``tag``;
+      at least ``min_count``;
+    - ``count``: the Python expression ``count`` (an int, not negative, else not mine);
+    - ``blocks``: Avro's blocks: a ZigZag varint count (0 ends; negative: a varint byte
+      size follows, and the block must end there), its counts kept in ``blocks``."""
 
     var: str
     record: str
@@ -236,11 +259,63 @@ class Repeat(Step):
     end: str
     tag: int | None = None
     min_count: int = 0
+    count: str = ""
+    blocks: str = ""
+    item: str = "item"
+    steps: tuple[Step, ...] | None = None
+
+    def lines(self) -> list[str]:
+        what = self.record or "values"
+        how = {
+            "tagged": f"while tag 0x{self.tag or 0:02x} before {self.end}",
+            "count": f"{self.count} times, within {self.end}",
+            "blocks": f"in blocks (counts {self.blocks}) within {self.end}",
+        }.get(self.until, f"until {self.end}")
+        text = f"repeat {self.var}: {what} {how}, <= max_count"
+        text += f", >= {self.min_count}" if self.min_count else ""
+        text += ", inline" if self.steps is not None else ", called"
+        return [text] + _steps_lines(self.steps or ())
+
+
+@dataclasses.dataclass(frozen=True)
+class Valid(Step):
+    """The Python ``expression`` over the plan's variables must be true (an error
+    evaluating it is false)."""
+
+    expression: str
+
+    @property
+    def size(self) -> int:
+        return 0
 
     def __str__(self) -> str:
-        how = f"while tag 0x{self.tag:02x}" if self.until == "tagged" else "until"
-        text = f"repeat {self.var}: {self.record} {how} {self.end}, <= max_count"
-        return text + (f", >= {self.min_count}" if self.min_count else "")
+        return f"valid {self.expression}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Processed(Step):
+    """``process:``: ``length`` bytes (checked as :class:`Nested` checks them) kept as
+    bytes in ``wire``, decoded by the codec ``cases`` maps the Python expression ``codec``
+    to (``none``: read where they are), then read by ``steps`` (a record read inline into
+    ``var``) within ``inner_end``, which they must fill exactly."""
+
+    var: str
+    wire: str
+    codec: str
+    cases: tuple[tuple[str, str], ...]
+    length: str
+    signed: bool
+    end: str
+    inner_end: str
+    steps: tuple[Step, ...]
+
+    def lines(self) -> list[str]:
+        cases = ", ".join(f"{k!r}: {v}" for k, v in self.cases)
+        head = (
+            f"processed {self.var}: {self.length} bytes kept in {self.wire}, decoded by"
+            f" {{{cases}}}[{self.codec}], read within {self.inner_end}"
+        )
+        return [head] + _steps_lines(self.steps)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -413,13 +488,16 @@ def flatten(steps) -> list[Step]:
 class Lowering:
     """The plans of one spec's records.
 
-    A record gets a plan when the exact fast path reads it without its parent, it is a
-    sequence with no trailer, and every field is a fixed-width number, a string or bytes
-    of a fixed size or a fixed-width length, an enum switch, a tag, a presence flag, an
-    eos or tagged repeat of unsized records, or another planned record (sized by a
-    fixed-width length, or not), with no condition or ``valid:``. A record used once,
-    outside a repeat, is read inline where used; records in repeats or used more than
-    once have readers of their own (``entries``)."""
+    A record gets a plan when the exact fast path reads it, it is a sequence with no
+    trailer, and every field is a number (fixed-width or a varint), a string or bytes of a
+    fixed size or a length (fixed-width or a varint), an enum switch, a tag, a presence
+    flag, a repeat of records or values (to the end, while tagged, a count computed from
+    earlier fields, or Avro's blocks), a ``process:``ed record sized by a length, or another
+    planned record (sized by a length, or not), with no condition. A record used once,
+    outside a repeat, is read inline where used; records in repeats or used more than once
+    have readers of their own (``entries``). A record that reads its parent (``_parent.x``)
+    is planned only when it is read from one place, inline there, so its parent's fields
+    are variables in scope."""
 
     def __init__(self, spec: Spec):
         self.spec = spec
@@ -428,9 +506,14 @@ class Lowering:
         self.depths: dict[str, int] = {}
         self.refused: dict[str, str] = {}
         """Record -> why it has no plan."""
+        self.raw_uses = self._uses(set(spec.records))
         supported = self._supported()
         uses = self._uses(supported)
-        self.inline = {name for name, n in uses.items() if n == (1, 0)}
+        self.inline = {
+            name
+            for name, n in uses.items()
+            if n == (1, 0) or (name in self.fast.needs_parent and sum(n) == 1)
+        }
         called = {name for name, n in uses.items() if any(n) and name not in self.inline}
         self.entries = [
             name
@@ -439,8 +522,10 @@ class Lowering:
         ]
         self.plans: dict[str, RecordPlan] = {}
         for name in spec.record_order():
-            if name in supported:
+            # a record that reads its parent has steps only inline, in its parent's
+            if name in supported and name not in self.fast.needs_parent:
                 self._counter = 0
+                self._scopes: list[str] = []
                 record = spec.records[name]
                 self.plans[name] = RecordPlan(
                     name,
@@ -477,48 +562,76 @@ class Lowering:
             return [ref.name]
         return [name for sub in ref.cases.values() for name in self._refs(sub)]
 
+    def _read_once(self, name: str) -> bool:
+        """Whether the spec reads record ``name`` from one place only (so inline there)."""
+        return name != self.spec.default_record and sum(self.raw_uses[name]) == 1
+
     def _check_record(self, record: Record, ok: set[str]) -> None:
         fast = self.fast
         if record.name not in fast.supported:
             raise NotLowered("no exact fast path")
-        if record.name in fast.needs_parent:
-            raise NotLowered("reads its parent")
+        if record.name in fast.needs_parent and not self._read_once(record.name):
+            raise NotLowered("reads its parent, and is read from more than one place")
         if record.layout != "sequence":
             raise NotLowered(f"layout {record.layout}")
         if record.trailer:
             raise NotLowered("a trailer")
         for field in record.fields:
-            if field.process is not None or field.kept_of:
-                raise NotLowered(f"{field.name}: a process: transform")
-            if field.condition or field.valid or field.trailer:
-                raise NotLowered(f"{field.name}: a condition, valid: or trailer")
+            if field.kept_of:
+                kept = record.field(field.kept_of)
+                if kept.process is None and kept.repeat != "blocks":
+                    raise NotLowered(f"{field.name}: a kept {kept.name} terminator")
+                continue
+            if field.process is not None:
+                self._check_process(field)
+            if field.condition or field.trailer:
+                raise NotLowered(f"{field.name}: a condition or trailer")
             if field.derived or field.type.nullable:
                 raise NotLowered(f"{field.name}: a derived value or a nullable length")
+            if field.bit_group is not None:
+                raise NotLowered(f"{field.name}: a bit field")
             if field.repeat is not None:
-                if field.repeat not in ("eos", "tagged") or field.type.kind != "record":
-                    raise NotLowered(f"{field.name}: a counted repeat or a repeat of values")
-                if field.type.size is not None:
-                    raise NotLowered(f"{field.name}: a repeat of sized records")
+                self._check_repeat(field)
             if field.const is not None and field.type.kind != "prim":
                 raise NotLowered(f"{field.name}: a const that is no number")
             self._check_type(field.type, ok, field.name)
             if field.checksum is not None:
                 self._check_checksum(record, field)
 
+    def _check_repeat(self, field: Field) -> None:
+        how = field.repeat if isinstance(field.repeat, str) else "count"
+        if how not in ("eos", "tagged", "count", "blocks"):
+            raise NotLowered(f"{field.name}: a repeat {how}")
+        if how == "count" and set(field.repeat) != {"count"}:
+            raise NotLowered(f"{field.name}: a repeat {sorted(field.repeat)}")
+        if how in ("eos", "tagged") and field.type.kind != "record":
+            raise NotLowered(f"{field.name}: a repeat of values to the end")
+        if field.type.kind == "record" and field.type.size is not None:
+            raise NotLowered(f"{field.name}: a repeat of sized records")
+        if field.type.kind not in ("record", "prim", "str", "bytes"):
+            raise NotLowered(f"{field.name}: a repeat of {field.type.kind}")
+
+    def _check_process(self, field: Field) -> None:
+        ref = field.type
+        if ref.kind != "record" or field.repeat is not None or not _fixed_length(ref):
+            raise NotLowered(f"{field.name}: a process: of other than one record after a length")
+        if not self._read_once(ref.name):
+            raise NotLowered(f"{field.name}: a process:ed record read from more than one place")
+
     def _check_type(self, ref: TypeRef, ok: set[str], where: str) -> None:
         if ref.args or ref.count is not None:
             raise NotLowered(f"{where}: runtime arguments or counts")
         if ref.kind == "prim":
-            if fixed_size(ref.name) is None:
+            if fixed_size(ref.name) is None and ref.name not in VARINTS:
                 raise NotLowered(f"{where}: {ref.name}")
         elif ref.kind in ("str", "bytes"):
             if not _fixed_length(ref) and not isinstance(ref.size, int):
-                raise NotLowered(f"{where}: a string without a fixed-width length")
+                raise NotLowered(f"{where}: a string without a length")
         elif ref.kind == "record":
             if ref.name not in ok:
                 raise NotLowered(f"{where}: record {ref.name} has no plan")
             if ref.size is not None and not _fixed_length(ref):
-                raise NotLowered(f"{where}: a record sized otherwise than by a fixed-width length")
+                raise NotLowered(f"{where}: a record sized otherwise than by a length")
         elif ref.kind == "switch":
             if ref.size is not None or not ref.enum:
                 raise NotLowered(f"{where}: a sized switch or one not over an enum")
@@ -540,6 +653,8 @@ class Lowering:
                     "record",
                 ):
                     raise NotLowered(f"{field.name}: a raw item that may be None when present")
+                if target.type.kind == "prim" and fixed_size(target.type.name) is None:
+                    raise NotLowered(f"{field.name}: a raw item that is a varint")
             elif item.kind == "value" and "_parent" in item.expression:
                 raise NotLowered(f"{field.name}: a checksum value over the parent")
             elif item.kind == "span":
@@ -561,6 +676,7 @@ class Lowering:
         return f"{stem}{self._counter}"
 
     def _record_steps(self, record: Record, prefix: str, end: str, into: str) -> list[Step]:
+        self._scopes.append(prefix)
         steps: list[Step] = []
         if record.tag is not None:
             steps.append(TagByte(record.tag))
@@ -569,17 +685,23 @@ class Lowering:
             steps.append(self._field_steps(record, field, prefix, end, field.name in spans))
         fields = tuple((f.name, f"{prefix}{f.name}") for f in record.fields)
         steps.append(Build(into, camel(record.name), fields))
+        self._scopes.pop()
         return steps
 
     def _field_steps(self, record, field: Field, prefix: str, end: str, keep: bool):
         var = f"{prefix}{field.name}"
+        if field.kept_of:  # set by the field it is kept for
+            return FieldSteps(field.name, field.line, ())
         if field.type.kind == "presence":
             return FieldSteps(field.name, field.line, (Presence(var, field.tag, end),))
         if field.repeat is not None:
-            tag = self.spec.records[field.type.name].tag
-            body = [Repeat(var, field.type.name, field.repeat, end, tag, field.min_count)]
+            body = [self._repeat(field, var, prefix, end)]
+        elif field.process is not None:
+            body = self._processed(field, var, end)
         else:
             body = self._value_steps(field.type, var, prefix, end, keep, field.const)
+        if field.valid:
+            body.append(Valid(self._expression(field.valid)))
         if field.checksum is not None:
             body.append(self._checksum(record, field, prefix))
         if field.tag is not None and field.optional:
@@ -588,6 +710,48 @@ class Lowering:
         elif field.tag is not None:
             body.insert(0, TagByte(field.tag))
         return FieldSteps(field.name, field.line, tuple(body))
+
+    def _repeat(self, field: Field, var: str, prefix: str, end: str) -> Repeat:
+        ref = field.type
+        how = field.repeat if isinstance(field.repeat, str) else "count"
+        item = self._fresh("item")
+        record, tag, steps = "", None, None
+        if ref.kind == "record":
+            record, tag = ref.name, self.spec.records[ref.name].tag
+            if ref.name in self.inline:
+                inner = f"{self._fresh('v')}_"
+                steps = tuple(self._record_steps(self.spec.records[ref.name], inner, end, item))
+        else:
+            steps = tuple(self._value_steps(ref, item, prefix, end, False))
+        return Repeat(
+            var,
+            record,
+            how,
+            end,
+            tag,
+            field.min_count,
+            count=self._expression(field.repeat["count"]) if how == "count" else "",
+            blocks=f"{var}_blocks" if how == "blocks" else "",
+            item=item,
+            steps=steps,
+        )
+
+    def _processed(self, field: Field, var: str, end: str) -> list[Step]:
+        ref, process = field.type, field.process
+        n, inner_end = self._fresh("n"), self._fresh("end")
+        inner = f"{self._fresh('v')}_"
+        steps = tuple(self._record_steps(self.spec.records[ref.name], inner, inner_end, var))
+        if process.cases is None:
+            codec, cases = repr(process.codec), ()
+        else:
+            codec = self._expression(process.codec)
+            cases = tuple((str(k), v) for k, v in process.cases.items())
+        return [
+            Length(n, ref.size),
+            Processed(
+                var, f"{var}_wire", codec, cases, n, _signed(ref.size), end, inner_end, steps
+            ),
+        ]
 
     def _value_steps(self, ref: TypeRef, var, prefix, end, keep, const=None) -> list[Step]:
         if ref.kind == "prim":
@@ -602,7 +766,7 @@ class Lowering:
             if isinstance(ref.size, int):
                 return [Text(var, ref.kind, end, fixed=ref.size, **common)]
             n = self._fresh("n")
-            signed = PRIMITIVES[ref.size].signed
+            signed = _signed(ref.size)
             return [
                 Length(n, ref.size),
                 Text(var, ref.kind, end, length=n, signed=signed, **common),
@@ -626,7 +790,7 @@ class Lowering:
             record = self.spec.records[ref.name]
             inner = f"{self._fresh('v')}_"
             inline = tuple(self._record_steps(record, inner, inner_end or end, var))
-        signed = n is not None and PRIMITIVES[ref.size].signed
+        signed = n is not None and _signed(ref.size)
         steps.append(Nested(var, ref.name, end, inner_end or end, n, signed, keep, inline))
         return steps
 
@@ -656,7 +820,7 @@ class Lowering:
                     ChecksumItem("each", var, u8, member=item.member, encoder=item.encoder)
                 )
             else:
-                expression = self._expression(item.expression, prefix)
+                expression = self._expression(item.expression)
                 items.append(ChecksumItem("value", encoder=item.encoder, expression=expression))
         one_byte = all(self._one_byte(item) for item in items)
         return Checksum(f"{prefix}{field.name}", field.checksum.algorithm, tuple(items), one_byte)
@@ -677,8 +841,14 @@ class Lowering:
             for o in outcomes
         )
 
-    def _expression(self, text: str, prefix: str) -> str:
-        """A spec expression over this record's fields (``this.x``) as its variables."""
-        return self.fast.expression(_THIS.sub(rf"this.{prefix}\1", text)).replace(
-            f"f_{prefix}", prefix
-        )
+    def _expression(self, text: str) -> str:
+        """A spec expression over this record's fields (``this.x``) and its parents'
+        (``this._parent.x``, read inline around it) as the plan's variables."""
+
+        def variable(match: re.Match) -> str:
+            up = match.group(1).count("_parent.")
+            if up >= len(self._scopes):
+                raise NotLowered(f"{text}: reads past the records read inline")
+            return f"{self._scopes[-1 - up]}{match.group(2)}"
+
+        return self.fast.expression(_THIS_UP.sub(variable, text))  # (its enum members)

@@ -46,14 +46,24 @@ from .lowering import (
     Number,
     Optional,
     Presence,
+    Processed,
     Repeat,
     Switch,
     TagByte,
     Text,
+    Valid,
     flatten,
 )
 
 _RETRY = "raise rt_fast.Retry"
+_EXPRESSION_FAILURES = "(DecodeError, *rt.EXPRESSION_ERRORS)"
+_QUICK_UVARINT = '''\
+def _quick_uvarint(buf, pos):
+    """A LEB128 varint of two bytes or more (``read_uvarint``'s checks), else Retry."""
+    try:
+        return rt_fast.read_uvarint(buf, pos)
+    except DecodeError:
+        raise rt_fast.Retry from None'''
 
 
 class QuickTierEmitter:
@@ -66,6 +76,7 @@ class QuickTierEmitter:
         self.unpackers: dict[str, str] = {}
         """``_UNPACK_LE_S32``-style names of bound ``unpack_from`` methods -> struct format."""
         self.uses_crc8_table = False
+        self.uses_uvarint = False
 
     def module_code(self) -> str:
         plans = self.lowering.plans
@@ -76,6 +87,8 @@ class QuickTierEmitter:
         ]
         if self.uses_crc8_table:
             constants.append("_CRC8_TABLE = rt_fast.CRC8_TABLE")
+        if self.uses_uvarint:
+            functions.insert(0, _QUICK_UVARINT)
         table = (
             [
                 "# The quick tier of `parse`: (reader, the nesting depth it reads) by record.",
@@ -153,6 +166,14 @@ class QuickTierEmitter:
             self.w.line(f"{step.var} = None")
         elif isinstance(step, Checksum):
             self.checksum(step)
+        elif isinstance(step, Valid):
+            self.w.line("try:")
+            with self.w.indent():
+                self.w.line(f"valid = {step.expression}")
+            self.w.line(f"except {_EXPRESSION_FAILURES}:")
+            with self.w.indent():
+                self.w.line("valid = False")
+            self.retry_if("not valid")
         else:
             assert isinstance(step, Build), step
             self.w.line(f"{step.var} = _NEW({step.class_name})")
@@ -164,11 +185,17 @@ class QuickTierEmitter:
             return f"buf[{at}]"
         return f"{self.unpacker(prim)}(buf, {at})[0]"
 
-    def number(self, step: Number, at: str) -> None:
+    def number(self, step: Number, at: str | None) -> None:
+        """A number at ``at``, or a varint at ``pos`` (``at`` None)."""
         var = step.var
         if step.keep:  # the bytes a checksum covers
             self.w.line(f"{var}_raw = buf[{at} : {self.at(step.size)}]")
-        if step.prim == "bool":
+        if at is None:
+            self.varint(var, step.zigzag)
+            if step.enum:
+                self.w.line(f"{var} = _{step.enum.upper()}_BY_VALUE.get({var})")
+                self.retry_if(f"{var} is None")
+        elif step.prim == "bool":
             self.retry_if(f"buf[{at}] > 1")
             self.w.line(f"{var} = buf[{at}] == 1")
         elif step.enum:
@@ -180,6 +207,19 @@ class QuickTierEmitter:
             self.w.line(f"{var} = {self.read_int(step.prim, at)}")
         if step.const is not None:
             self.retry_if(f"{var} != {step.const:#x}")
+
+    def varint(self, var: str, zigzag: bool) -> None:
+        """A LEB128 varint at ``pos`` into ``var`` (one byte inline, longer ones by call)."""
+        self.uses_uvarint = True
+        self.w.line(f"{var} = buf[pos]")
+        self.w.line(f"if {var} < 0x80:")
+        with self.w.indent():
+            self.w.line("pos += 1")
+        self.w.line("else:")
+        with self.w.indent():
+            self.w.line(f"{var}, pos = _quick_uvarint(buf, pos)")
+        if zigzag:
+            self.w.line(f"{var} = ({var} >> 1) ^ -({var} & 1)")
 
     def unpacker(self, prim: str) -> str:
         """The module constant of the ``unpack_from`` of a fixed-width number (bound: one
@@ -204,7 +244,13 @@ class QuickTierEmitter:
     # -- steps that move `pos` themselves ----------------------------------------------
 
     def moving(self, step) -> None:
-        if isinstance(step, Text):
+        if isinstance(step, Number):
+            self.number(step, None)
+        elif isinstance(step, Length):
+            self.varint(step.var, step.zigzag)
+        elif isinstance(step, Processed):
+            self.processed(step)
+        elif isinstance(step, Text):
             self.text(step)
         elif isinstance(step, Presence):
             self.w.line(f"{step.var} = pos < {step.end} and buf[pos] == 0x{step.tag:02x}")
@@ -278,16 +324,102 @@ class QuickTierEmitter:
     def repeat(self, step: Repeat) -> None:
         var = step.var
         self.w.line(f"{var} = []")
+        if step.until == "blocks":
+            self.blocks(step)
+            return
+        if step.until == "count":
+            self.w.line("try:")
+            with self.w.indent():
+                self.w.line(f"{var}_count = {step.count}")
+            self.w.line(f"except {_EXPRESSION_FAILURES}:")
+            with self.w.indent():
+                self.w.line(_RETRY)
+            self.retry_if(
+                f"type({var}_count) is not int or {var}_count < 0"
+                f" or {var}_count > limits.max_count"
+            )
+            self.w.line(f"for _ in range({var}_count):")
+            with self.w.indent():
+                self.item(step)
+            return
         if step.until == "eos":
             self.w.line(f"while pos < {step.end}:")
         else:
             self.w.line(f"while pos < {step.end} and buf[pos] == 0x{step.tag:02x}:")
         with self.w.indent():
             self.retry_if(f"len({var}) >= limits.max_count")
-            self.w.line(f"item, pos = _quick_{step.record}(buf, pos, {step.end}, limits)")
-            self.w.line(f"{var}.append(item)")
+            self.item(step)
         if step.min_count:
             self.retry_if(f"len({var}) < {step.min_count}")
+
+    def item(self, step: Repeat) -> None:
+        """One item of a repeat, appended."""
+        if step.steps is None:
+            self.w.line(f"{step.item}, pos = _quick_{step.record}(buf, pos, {step.end}, limits)")
+        else:
+            self.branch(step.steps)
+        self.w.line(f"{step.var}.append({step.item})")
+
+    def blocks(self, step: Repeat) -> None:
+        """Avro's blocks, as ``FastPathEmitter`` reads them."""
+        var, n, size = step.var, f"{step.var}_count", f"{step.var}_size"
+        self.w.line(f"{step.blocks} = []")
+        self.w.line("while True:")
+        with self.w.indent():
+            self.varint(n, True)
+            self.w.line(f"if {n} == 0:")
+            with self.w.indent():
+                self.w.line("break")
+            self.retry_if(f"len({var}) + abs({n}) > limits.max_count")
+            self.w.line(f"if {n} < 0:")
+            with self.w.indent():
+                self.varint(size, True)
+                self.retry_if(f"{size} < 0 or {size} > {step.end} - pos")
+                self.w.line(f"{var}_stop = pos + {size}")
+            self.w.line(f"for _ in range(abs({n})):")
+            with self.w.indent():
+                self.item(step)
+            self.retry_if(f"{n} < 0 and pos != {var}_stop")
+            self.w.line(f"{step.blocks}.append({n})")
+
+    def processed(self, step: Processed) -> None:
+        """``process:``: the bytes decoded (``none``: read where they are), then read."""
+        n, inner_end, codec = step.length, step.inner_end, f"{step.var}_codec"
+        tests = [f"{n} < 0"] * step.signed
+        tests += [f"{n} > limits.max_message_bytes", f"{n} > {step.end} - pos"]
+        self.retry_if(" or ".join(tests))
+        self.w.line(f"{step.wire} = buf[pos : pos + {n}]")
+        self.w.line("try:")
+        with self.w.indent():
+            cases = "None" if not step.cases else repr(dict(step.cases))
+            self.w.line(f"{codec} = rt_process.codec_for({step.codec}, {cases})")
+        self.w.line(f"except {_EXPRESSION_FAILURES}:")
+        with self.w.indent():
+            self.w.line(_RETRY)
+        self.w.line(f'if {codec} == "none":')
+        with self.w.indent():
+            self.w.line(f"{inner_end} = pos + {n}")
+        self.w.line("else:")
+        with self.w.indent():
+            self.w.line("try:")
+            with self.w.indent():
+                self.w.line(
+                    f"{step.var}_plain = rt_process.decode("
+                    f"{codec}, {step.wire}, limits.max_decompressed_bytes)"
+                )
+            self.w.line("except DecodeError:")
+            with self.w.indent():
+                self.w.line(_RETRY)
+            # the steps read `buf`: the decoded bytes, then the input again
+            self.w.line(f"{step.var}_outer = buf, pos + {n}")
+            self.w.line(f"buf, pos, {inner_end} = {step.var}_plain, 0, len({step.var}_plain)")
+        self.w.line(f"# {step.var}, read here")
+        self.steps(step.steps)
+        self.flush()
+        self.retry_if(f"pos != {inner_end}")
+        self.w.line(f'if {codec} != "none":')
+        with self.w.indent():
+            self.w.line(f"buf, pos = {step.var}_outer")
 
     # -- checksums --------------------------------------------------------------------
 

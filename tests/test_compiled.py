@@ -275,3 +275,32 @@ def test_parse_of_another_record_than_the_default_is_compiled_too():
 def test_parse_pickles_by_reference_as_before():
     module = built("plainbuffer")
     assert pickle.loads(pickle.dumps(module.parse)) is module.parse
+
+
+@pytest.mark.parametrize("record", ["container_file", "page_view"])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_compiled_tier_takes_every_generated_avro_model(record, data):
+    module = built("avro_container")
+    model = data.draw(module.strategies(record))
+    assert agree(module, module.build(model, record), record)
+
+
+@pytest.mark.parametrize(
+    "varint, taken",
+    [
+        ("00", True),
+        ("7f", True),
+        ("8001", True),  # not the shortest form: taken, as read_uvarint takes it
+        ("ff" * 9 + "01", True),  # 64 bits exactly
+        ("ff" * 9 + "02", False),  # 65 bits
+        ("80" * 10 + "00", False),  # 11 bytes
+        ("ff" * 9, False),  # cut short
+    ],
+)
+def test_varints_are_taken_and_refused_as_the_exact_reader_does(varint, taken):
+    module = built("avro_container")
+    counter = bytes.fromhex("02") + b"k" + bytes.fromhex(varint)  # key "k", then the value
+    assert agree(module, counter, "counter") is taken
+    if taken:
+        assert agree(module, counter + b"\x00", "counter") is False  # a trailing byte

@@ -197,3 +197,12 @@ def test_other_items_in_a_spec_of_their_own(tmp_path):
             agree(module, data[:cut] + bytes([byte]) + data[cut + 1 :], "frame")
 
     check()
+
+
+@pytest.mark.parametrize("record", ["container_file", "page_view"])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_quick_tier_takes_every_generated_avro_model(record, data):
+    module = importlib.import_module("generated.avro_container")
+    model = data.draw(module.strategies(record))
+    assert agree(module, module.build(model, record), record)
