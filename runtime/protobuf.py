@@ -62,6 +62,7 @@ from .leb128 import read_uvarint, write_uvarint
 from .limits import Limits, current
 from .spans import current as current_spans
 from .stream import remaining
+from .tier import compiled
 
 VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
 MAX_FIELD_NUMBER = 2**29 - 1
@@ -247,6 +248,14 @@ class ProtobufMessage(Construct):
             for f in self.fields
             if f.repeated is None and f.kind != "map"
         }
+        self.compiled = _compiled_loop(self)
+        """The compiled tier's loop over this message's tables, or None. When there is
+        one, ``read`` and ``write`` are its own (instance attributes, so a generated
+        module's ``FAST_READERS`` calls C with no Python frame between): it gives
+        :meth:`read_exact`'s model and :meth:`write_exact`'s bytes, or hands them the
+        input."""
+        if self.compiled is not None:
+            self.read, self.write = self.compiled.read, self.compiled.write
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -264,8 +273,9 @@ class ProtobufMessage(Construct):
             values[name] = {}
         return values
 
-    def read(self, buf, pos: int, end: int, limits, depth: int, spans=None):
-        """Read the records in ``buf[pos:end]``; returns ``(model, end)``."""
+    def read_exact(self, buf, pos: int, end: int, limits, depth: int, spans=None):
+        """Read the records in ``buf[pos:end]``; returns ``(model, end)``. The reader the
+        compiled tier is held to (nested messages are read by it too)."""
         if depth > limits.max_depth:
             limits.check("max_depth", depth, offset=pos)
         values = self.initial()
@@ -378,6 +388,8 @@ class ProtobufMessage(Construct):
         values[LAYOUT_KEY] = None if canonical else tuple(layout)
         return (values if self.model is None else self.model(**values)), pos
 
+    read = read_exact  # the compiled loop's when it is built (see ``compiled``)
+
     @staticmethod
     def _forget(layout: list, earlier: tuple, buf) -> None:
         """An earlier record of a field read again: kept as bytes where it was."""
@@ -399,7 +411,7 @@ class ProtobufMessage(Construct):
                 raise DecodeError(f"string is not UTF-8: {err.reason}", offset=at) from None
         if f.kind == "bytes":
             return bytes(buf[at:stop])
-        return f.message.read(buf, at, stop, limits, depth + 1, spans)[0]
+        return f.message.read_exact(buf, at, stop, limits, depth + 1, spans)[0]
 
     @staticmethod
     def _read_packed(f: PbField, buf, pos: int, stop: int, items: list, limits) -> None:
@@ -424,10 +436,10 @@ class ProtobufMessage(Construct):
     def _map_entry(self, f: PbField, buf, pos: int, stop: int, limits, depth):
         """The (key, value) of one map entry message (absent parts are their defaults)."""
         value_field = self.entries[f.number][1]
-        got, _ = self.entry_messages[f.number].read(buf, pos, stop, limits, depth + 1)
+        got, _ = self.entry_messages[f.number].read_exact(buf, pos, stop, limits, depth + 1)
         value = got["value"]
         if value is None and value_field.kind == "message":
-            value = value_field.message.read(b"", 0, 0, limits, depth + 2)[0]
+            value = value_field.message.read_exact(b"", 0, 0, limits, depth + 2)[0]
         return got["key"], value
 
     # -- the canonical order ---------------------------------------------------------------
@@ -460,8 +472,9 @@ class ProtobufMessage(Construct):
         self.write(model, out)
         return bytes(out)
 
-    def write(self, model, out: bytearray) -> None:
-        """Append the bytes of ``model`` (a generated model or a mapping) to ``out``."""
+    def write_exact(self, model, out: bytearray) -> None:
+        """Append the bytes of ``model`` (a generated model or a mapping) to ``out``. The
+        writer the compiled tier is held to."""
         get = model.get if isinstance(model, Mapping) or hasattr(model, "get") else None
         if get is None:
             raise EncodeError(f"a message needs a model or a mapping, got {type(model).__name__}")
@@ -511,6 +524,8 @@ class ProtobufMessage(Construct):
                 raise
             except (TypeError, ValueError, OverflowError, struct.error) as err:
                 raise EncodeError(str(err), path=f.name) from None
+
+    write = write_exact  # the compiled loop's when it is built (see ``compiled``)
 
     def _check_oneofs(self, values) -> None:
         seen: dict[str, str] = {}
@@ -573,7 +588,7 @@ class ProtobufMessage(Construct):
         if kind == "message":
             if value is None:
                 raise EncodeError("a message element cannot be None")
-            f.message.write(value, out)
+            f.message.write_exact(value, out)
         elif kind == "string":
             if not isinstance(value, str):
                 raise EncodeError(f"a string needs str, got {type(value).__name__}")
@@ -630,20 +645,35 @@ class ProtobufMessage(Construct):
         try:
             if spans is not None:
                 with spans.shifted(start):
-                    model, _ = self.read(data, 0, len(data), current(context), 1, spans)
+                    model, _ = self.read_exact(data, 0, len(data), current(context), 1, spans)
             else:
-                model, _ = self.read(data, 0, len(data), current(context), 1)
+                model, _ = self.read_exact(data, 0, len(data), current(context), 1)
         except DecodeError as err:
             err.shift(start)
             raise
         return model
 
     def _build(self, obj, stream, context, path):
-        stream.write(self.encode(obj))
+        out = bytearray()  # the construct path is the oracle: Python's writer
+        self.write_exact(obj, out)
+        stream.write(bytes(out))
         return obj
 
     def _sizeof(self, context, path):
         raise SizeofError("a message's size depends on its values", path=path)
+
+
+def _compiled_loop(message: ProtobufMessage):
+    """The compiled tier's reader and writer of ``message`` (runtime/_compiled/protobuf.pyx
+    over its tables), or None: not built, pure Python forced, or a message without a
+    ``slots=True`` model class (a dict model, say)."""
+    module = compiled("runtime._compiled.protobuf")
+    if module is None or message.model is None:
+        return None
+    try:
+        return module.load(message)
+    except (TypeError, ValueError):
+        return None
 
 
 def _packed_entry(entry) -> tuple[int, int]:
