@@ -37,7 +37,9 @@ added, after parsing) canonically after it.
     >>> point.encode(m).hex(), point.encode({"x": -2, "ys": [1, 2]}).hex()
     ('1a00080312020102', '080312020102')
 
-Not read: groups (wire types 3 and 4, deprecated) are a DecodeError. Canonical forms
+Groups (wire types 3 and 4, deprecated proto2) are unknown records: a group is kept whole,
+start key to end key, as bytes (a start key without its end, or an end key without its
+start, is a DecodeError; nested groups count against ``max_depth``). Canonical forms
 (read, then written otherwise): non-minimal varints, varints beyond a 32-bit type's
 range (truncated as upb does), bool varints other than 0/1, map entries that are not
 key then value. A singular message read twice keeps the last one (protobuf merges the
@@ -312,8 +314,10 @@ class ProtobufMessage(Construct):
                 at, pos = pos, pos + (8 if wt == I64 else 4)
                 if pos > end:
                     raise DecodeError("truncated fixed-width value", offset=start)
-            elif wt == SGROUP or wt == EGROUP:
-                raise DecodeError(f"field {number}: groups are not read", offset=start)
+            elif wt == SGROUP:  # a group: kept whole as an unknown record
+                pos = _group_end(buf, pos, end, number, limits, depth + 1)
+            elif wt == EGROUP:
+                raise DecodeError(f"end of group {number} without its start", offset=start)
             else:
                 raise DecodeError(f"field {number}: wire type {wt} does not exist", offset=start)
             f = by_number.get(number)
@@ -661,6 +665,42 @@ class ProtobufMessage(Construct):
 
     def _sizeof(self, context, path):
         raise SizeofError("a message's size depends on its values", path=path)
+
+
+def _group_end(buf, pos: int, end: int, number: int, limits, depth: int) -> int:
+    """Where the group of field ``number`` that starts at ``pos`` (after its start key)
+    ends: after the end key of the same number, past its records and nested groups."""
+    if depth > limits.max_depth:
+        limits.check("max_depth", depth, offset=pos)
+    while True:
+        if pos >= end:
+            raise DecodeError(f"group {number} has no end", offset=pos)
+        start = pos
+        key, pos = read_uvarint(buf, pos, bits=32, end=end)
+        inner, wt = key >> 3, key & 7
+        if inner == 0:
+            raise DecodeError("field number 0", offset=start)
+        if wt == VARINT:
+            _, pos = read_uvarint(buf, pos, end=end)
+        elif wt == LEN:
+            n, pos = read_uvarint(buf, pos, end=end)
+            if n > end - pos:
+                raise DecodeError(
+                    f"length {n} runs past the end ({end - pos} byte(s) left)", offset=start
+                )
+            pos += n
+        elif wt == I64 or wt == I32:
+            pos += 8 if wt == I64 else 4
+            if pos > end:
+                raise DecodeError("truncated fixed-width value", offset=start)
+        elif wt == SGROUP:
+            pos = _group_end(buf, pos, end, inner, limits, depth + 1)
+        elif wt == EGROUP:
+            if inner != number:
+                raise DecodeError(f"group {number} ends as group {inner}", offset=start)
+            return pos
+        else:
+            raise DecodeError(f"field {inner}: wire type {wt} does not exist", offset=start)
 
 
 def _compiled_loop(message: ProtobufMessage):

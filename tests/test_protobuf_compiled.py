@@ -262,6 +262,12 @@ CASES_BY_HAND = {
     "varint eleven bytes": b"\x10" + b"\x80" * 10 + b"\x00",
     "field number zero": b"\x00\x00",
     "group start": b"\x0b",
+    "group": b"\x0b\x0c" + record(2, 0, b"\x01"),
+    "group of records": bytes.fromhex("abbb01" "08011203616263" "1d00000000" "acbb01"),
+    "nested groups": bytes.fromhex("ab01" + "0b" * 3 + "0c" * 3 + "ac01"),
+    "group ends otherwise": bytes.fromhex("0b14"),
+    "group in a map entry": record(8, 2, b"\x1b\x1c" + record(1, 2, b"k")),
+    "group in a nested message": record(6, 2, b"\x0b\x0c"),
     "group end": b"\x0c",
     "wire type six": b"\x0e\x00",
     "length past end": b"\x0a\x05abc",
@@ -281,8 +287,8 @@ def test_cases_by_hand(name):
 
 
 def test_what_the_compiled_reader_takes():
-    """Canonical and non-canonical bytes alike; a map key read twice is the Python
-    reader's (it moves the key), and so are errors."""
+    """Canonical and non-canonical bytes alike, groups kept whole; a map key read twice
+    is the Python reader's (it moves the key), and so are errors."""
     for name in (
         "out of order",
         "unknown fields",
@@ -292,6 +298,10 @@ def test_what_the_compiled_reader_takes():
         "unpacked packable",
         "default written",
         "map message value absent",
+        "group",
+        "nested groups",
+        "group in a map entry",
+        "group in a nested message",
     ):
         assert held_equal(CASES_BY_HAND[name]), name
     assert not held_equal(CASES_BY_HAND["map key twice"])

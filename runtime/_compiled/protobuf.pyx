@@ -73,6 +73,8 @@ cdef enum:
     VARINT = 0
     I64 = 1
     LEN = 2
+    SGROUP = 3
+    EGROUP = 4
     I32 = 5
     NOT_REPEATED = 0
     PACKED = 1
@@ -356,18 +358,47 @@ cdef struct Record:
     Py_ssize_t stop  # where the record ends
 
 
-cdef inline int read_record(Ctx* c, Py_ssize_t pos, Py_ssize_t end, Record* r) except -1:
-    """The record at ``pos``: its key and where its value lies (``read``'s checks)."""
-    cdef unsigned long long key, n
-    if pos < end and c.buf[pos] < 0x80:
-        key = c.buf[pos]
-        pos += 1
-    elif uvarint(c.buf, &pos, end, &key) < 0 or key >> 32:
+cdef inline int read_key(Ctx* c, Py_ssize_t* pos, Py_ssize_t end, Record* r) except -1:
+    """A record's key: its field number (not 0) and wire type."""
+    cdef unsigned long long key
+    if pos[0] < end and c.buf[pos[0]] < 0x80:
+        key = c.buf[pos[0]]
+        pos[0] += 1
+    elif uvarint(c.buf, pos, end, &key) < 0 or key >> 32:
         raise DECLINE
     r.number = <long long>(key >> 3)
     r.wire_type = <int>(key & 7)
     if r.number == 0:
         raise DECLINE
+    return 0
+
+
+cdef Py_ssize_t group_end(Ctx* c, Py_ssize_t pos, Py_ssize_t end, long long number,
+                          int depth) except -1:
+    """``_group_end``: where the group of field ``number`` starting at ``pos`` ends."""
+    if depth > c.max_depth or depth > MAX_C_DEPTH:
+        raise DECLINE
+    cdef Record r
+    cdef Py_ssize_t start
+    while True:
+        if pos >= end:
+            raise DECLINE
+        start = pos
+        read_key(c, &pos, end, &r)
+        if r.wire_type == EGROUP:
+            if r.number != number:
+                raise DECLINE
+            return pos
+        read_record(c, start, end, &r, depth)
+        pos = r.stop
+
+
+cdef inline int read_record(Ctx* c, Py_ssize_t pos, Py_ssize_t end, Record* r,
+                            int depth) except -1:
+    """The record at ``pos`` of a message at ``depth``: its key and where its value lies
+    (``read``'s checks); a group is passed over whole."""
+    cdef unsigned long long n
+    read_key(c, &pos, end, r)
     if r.wire_type == VARINT:
         r.at = pos
         if pos < end and c.buf[pos] < 0x80:
@@ -390,7 +421,10 @@ cdef inline int read_record(Ctx* c, Py_ssize_t pos, Py_ssize_t end, Record* r) e
         pos += 8 if r.wire_type == I64 else 4
         if pos > end:
             raise DECLINE
-    else:  # groups (read by the Python reader) and wire types that do not exist
+    elif r.wire_type == SGROUP:
+        r.at = pos
+        pos = group_end(c, pos, end, r.number, depth + 1)
+    else:  # an end of group without its start, and wire types that do not exist
         raise DECLINE
     r.stop = pos
     return 0
@@ -502,7 +536,7 @@ cdef int read_entry(Loop p, Ctx* c, Field* f, Record* outer, int depth, dict hel
     key = <object>f.key_default
     value = <object>f.value_default
     while pos < outer.stop:
-        read_record(c, pos, outer.stop, &r)
+        read_record(c, pos, outer.stop, &r, depth + 1)
         pos = r.stop
         if r.number == 1 and r.wire_type == wire_type_of(f.key_kind):
             key = read_value(p, c, f.key_kind, -1, &r, depth + 1)
@@ -587,7 +621,7 @@ cdef object read_message(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end,
         else:
             put_slot(obj, f.offset, <object>f.default)
     while pos < end:
-        read_record(c, pos, end, &r)
+        read_record(c, pos, end, &r, depth)
         fi = -1
         if guess < count and fields[order[guess]].number == r.number:
             fi = order[guess]
