@@ -57,7 +57,7 @@ def _reading_every_field(codec):
     for f in codec.fields:
         if f.kind == "map" and isinstance(f.map_value, ProtobufMessage):
             sub = _reading_every_field(f.map_value)
-            steps.append((f.name, lambda v, sub=sub: {k: sub(x) for k, x in v.items()}))
+            steps.append((f.name, lambda v, sub=sub: {k: sub(v[k]) for k in v}))
         elif f.kind == "map":
             steps.append((f.name, dict))
         elif f.repeated and f.kind == "message":
