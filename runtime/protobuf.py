@@ -561,8 +561,8 @@ class ProtobufMessage(Construct):
             take = min(count, have - used.get(number, 0))
             if f.repeated is None and f.kind != "map" and used.get(number):
                 take = 0  # a singular field is written once
-            if take <= 0:
-                continue
+            if take <= 0 and not (count == 0 and type(entry) is not int):
+                continue  # (an empty packed record read is written back empty)
             used[number] = used.get(number, 0) + take
             entries.append(number if type(entry) is int else (number, take))
         for f in self.canonical_order:

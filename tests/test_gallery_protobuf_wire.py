@@ -270,6 +270,13 @@ def test_nested_groups_count_against_max_depth():
         pw.parse(data, max_depth=3)
 
 
+def test_an_empty_packed_record_is_written_back():
+    data = bytes.fromhex("a20100" "a2010101" "a20100")  # ratings: empty, [1], empty
+    parsed = pw.parse(data)
+    assert parsed.ratings == [1] and parsed.wire_layout == ((20, 0), (20, 1), (20, 0))
+    assert pw.build(parsed) == data and pw.build_construct(parsed) == data
+
+
 def test_largest_field_number_is_kept():
     record = uvarint((2**29 - 1) << 3) + b"\x01"
     parsed = pw.parse(record)

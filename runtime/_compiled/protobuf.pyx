@@ -18,9 +18,9 @@ The layout of a message is kept as C entries while it is read (a stack shared by
 nested messages: a message's entries are popped when it ends) and becomes a tuple only
 when the records were not in the canonical order.
 
-:meth:`Loop.write` writes a model laid out canonically (``wire_layout`` None, every value
-of the Python type the reader makes) and declines anything else, so that the Python
-writer writes it or raises its ``EncodeError``.
+:meth:`Loop.write` writes a model as ``write_exact`` does, its ``wire_layout`` included,
+when every value has the Python type the reader makes, and declines anything else, so that
+the Python writer writes it or raises its ``EncodeError``.
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
@@ -39,7 +39,7 @@ from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
 from libc.limits cimport LLONG_MAX, LLONG_MIN
 from libc.math cimport signbit
 from libc.stdint cimport int32_t, uint32_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memmove
 
 from runtime._compiled.out cimport Out, grow, put, put_uvarint
@@ -706,10 +706,12 @@ if _probe_bytes[7] != 0x3F:  # fixed-width values are assembled little-endian be
 
 
 # -- writing -------------------------------------------------------------------------------
-# ``write`` for a model with no wire layout: fields in number order, implicit-presence
-# ones only when not their default, repeats in the schema's packing, map entries as key
-# then value. A layout, a value of another type than the reader makes (an IntEnum, a
-# tuple, a dict for a message), two members of a oneof or a value out of range: not mine.
+# ``write_exact`` in C: a model's wire layout first (kept bytes in place, each field's next
+# values), then in number order what it does not cover: implicit-presence fields only when
+# not their default, repeats in the schema's packing, map entries as key then value. A value
+# of another type than the reader makes (an IntEnum, a tuple, a dict for a message, a
+# bytearray in a layout), two members of a oneof, a value out of range or a layout entry
+# that names no field of its kind: not mine.
 
 
 cdef inline int uvarint_size(unsigned long long u) noexcept:
@@ -851,19 +853,63 @@ cdef int write_entry(Loop p, Out* o, Field* f, object key, object value, int dep
     return prefix_length(o, start)
 
 
+cdef object field_value(object m, Field* f):
+    """``write``'s value of a field: an implicit-presence scalar's None is its default; a
+    container that is not the reader's type (None, a tuple) is not mine."""
+    value = <object>get_slot(m, f.offset)
+    if f.kind == K_MAP:
+        if type(value) is not dict:
+            raise DECLINE
+    elif f.repeated != NOT_REPEATED:
+        if type(value) is not list:
+            raise DECLINE
+    elif value is None and not f.explicit:
+        return <object>f.default
+    return value
+
+
+cdef int write_elements(Loop p, Out* o, Field* f, object value, Py_ssize_t first,
+                        Py_ssize_t stop, bint packed, int depth) except -1:
+    """Elements ``first:stop`` of a repeated field: one packed record, or one record each."""
+    cdef Py_ssize_t start, i
+    if packed:
+        put(o, f.len_key, f.len_key_len)
+        start = o.size
+        for i in range(first, stop):
+            write_payload(p, o, f.kind, f.message, (<list>value)[i], depth)
+        return prefix_length(o, start)
+    for i in range(first, stop):
+        x = (<list>value)[i]
+        if x is None:
+            raise DECLINE
+        write_one(p, o, f, f.kind, x, depth)
+    return 0
+
+
+cdef int field_index(Field* fields, int count, object number) except -2:
+    """The index of the field numbered ``number`` (an int), or -1."""
+    cdef int overflow = 0
+    cdef long long n = PyLong_AsLongLongAndOverflow(number, &overflow)
+    if overflow:
+        return -1
+    for j in range(count):
+        if fields[j].number == n:
+            return j
+    return -1
+
+
 cdef int write_message(Loop p, Out* o, int mi, object m, int depth) except -1:
+    """``write_exact``: the records of a layout (kept bytes, then each field's next
+    values), then what it does not cover in the canonical order; with no layout, all of
+    them canonically."""
     cdef Message* s = &p.messages[mi]
     if type(m) is not <object>s.cls or depth > MAX_C_DEPTH:
-        raise DECLINE
-    if get_slot(m, s.layout_offset) != <PyObject*>None:  # laid out as read: the Python writer
         raise DECLINE
     cdef Field* fields = p.fields + s.first
     cdef int* order = p.order + s.first
     cdef unsigned long long oneofs = 0
     cdef int j
-    cdef Py_ssize_t start
     cdef PyObject* v
-    cdef Field* f
     for j in range(s.count):
         v = get_slot(m, fields[j].offset)
         if v == NULL:
@@ -872,37 +918,91 @@ cdef int write_message(Loop p, Out* o, int mi, object m, int depth) except -1:
             if oneofs >> fields[j].oneof & 1:  # two members set: the Python writer's error
                 raise DECLINE
             oneofs |= 1ULL << fields[j].oneof
-    for j in range(s.count):
-        f = &fields[order[j]]
-        value = <object>get_slot(m, f.offset)
-        if value is None:
-            if f.repeated != NOT_REPEATED or f.kind == K_MAP:  # None for a list: not mine
-                raise DECLINE
-            continue  # absent (explicit presence), or implicit and left to its default
+    layout = <object>get_slot(m, s.layout_offset)
+    cdef Py_ssize_t* used = <Py_ssize_t*>calloc(max(s.count, 1), sizeof(Py_ssize_t))
+    if used == NULL:
+        raise MemoryError()
+    try:
+        if layout is not None:
+            write_layout(p, o, s, m, layout, used, depth)
+        for j in range(s.count):
+            write_rest(p, o, &fields[order[j]], m, used[order[j]], depth)
+    finally:
+        free(used)
+    return 0
+
+
+cdef int write_layout(Loop p, Out* o, Message* s, object m, object layout, Py_ssize_t* used,
+                      int depth) except -1:
+    """``_entries_with_rest``'s walk of a layout, writing as it goes; ``used`` counts the
+    values of each field it wrote."""
+    cdef Field* fields = p.fields + s.first
+    cdef Field* f
+    cdef Py_ssize_t count, have, take
+    cdef int fi
+    cdef bint packed_entry
+    if type(layout) is not tuple:
+        raise DECLINE
+    items = None  # each map's items, listed when a layout entry names the map
+    for entry in <tuple>layout:
+        if type(entry) is bytes:
+            put(o, <const unsigned char*>PyBytes_AS_STRING(entry), PyBytes_GET_SIZE(entry))
+            continue
+        if type(entry) is int:
+            number, count, packed_entry = entry, 1, False
+        elif (type(entry) is tuple and len(<tuple>entry) == 2 and type(entry[0]) is int
+              and type(entry[1]) is int and 0 <= entry[1] < (1 << 62)):
+            number, count, packed_entry = entry[0], entry[1], True
+        else:
+            raise DECLINE
+        fi = field_index(fields, s.count, number)
+        if fi < 0:
+            raise DECLINE
+        f = &fields[fi]
+        if (count != 1 or packed_entry) and not f.packable:
+            raise DECLINE
+        value = field_value(m, f)
+        if f.kind == K_MAP or f.repeated != NOT_REPEATED:
+            have = len(value)
+        else:
+            have = value is not None
+        take = min(count, have - used[fi])
+        if f.kind != K_MAP and f.repeated == NOT_REPEATED and used[fi]:
+            take = 0  # a singular field is written once
+        if take <= 0 and not (packed_entry and count == 0):
+            continue  # (an empty packed record read is written back empty)
         if f.kind == K_MAP:
-            if type(value) is not dict:
-                raise DECLINE
-            for a, b in (<dict>value).items():
-                write_entry(p, o, f, a, b, depth)
-        elif f.repeated == PACKED:
-            if type(value) is not list:
-                raise DECLINE
-            if not <list>value:
-                continue
-            put(o, f.len_key, f.len_key_len)
-            start = o.size
-            for x in <list>value:
-                write_payload(p, o, f.kind, f.message, x, depth)
-            prefix_length(o, start)
-        elif f.repeated == UNPACKED:
-            if type(value) is not list:
-                raise DECLINE
-            for x in <list>value:
-                if x is None:
-                    raise DECLINE
-                write_one(p, o, f, f.kind, x, depth)
-        elif f.explicit or not write_default_check(f.kind, value):
+            if items is None:
+                items = {}
+            if fi not in items:
+                items[fi] = list((<dict>value).items())
+            key, x = items[fi][used[fi]]
+            write_entry(p, o, f, key, x, depth)
+        elif f.repeated != NOT_REPEATED:
+            write_elements(p, o, f, value, used[fi], used[fi] + take, packed_entry, depth)
+        else:
             write_one(p, o, f, f.kind, value, depth)
+        used[fi] += take
+    return 0
+
+
+cdef int write_rest(Loop p, Out* o, Field* f, object m, Py_ssize_t done, int depth) except -1:
+    """A field's values a layout did not cover (all of them without a layout), written
+    canonically."""
+    cdef Py_ssize_t i = 0
+    value = field_value(m, f)
+    if f.kind == K_MAP:
+        for a, b in (<dict>value).items():
+            if i >= done:
+                write_entry(p, o, f, a, b, depth)
+            i += 1
+    elif f.repeated != NOT_REPEATED:
+        if len(value) > done:
+            write_elements(p, o, f, value, done, len(value), f.repeated == PACKED, depth)
+    elif done or value is None:
+        return 0  # written by the layout, or absent
+    elif f.explicit or not write_default_check(f.kind, value):
+        write_one(p, o, f, f.kind, value, depth)
     return 0
 
 
