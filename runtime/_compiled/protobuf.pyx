@@ -9,10 +9,10 @@ every length against the bytes left before reading or allocating, and writes the
 the ``slots=True`` model classes directly (runtime/_compiled/slots.pxd).
 
 It gives exactly the model ``ProtobufMessage.read_exact`` gives (the same values, the same
-``wire_layout``: unknown fields kept raw in place, packed and unpacked repeats, last-wins
-singular fields and oneofs, the canonical-order test) or declines with ``None``: on bad
-bytes, a limit, a map key read twice, nesting past what the C stack is given, the Python
-reader runs and gives the model or the exact ``DecodeError``.
+``wire_layout``: unknown fields and groups kept raw in place, packed and unpacked repeats,
+last-wins singular fields, oneofs and map keys, the canonical-order test) or declines with
+``None``: on bad bytes, a limit, nesting past what the C stack is given, the Python reader
+runs and gives the model or the exact ``DecodeError``.
 
 The layout of a message is kept as C entries while it is read (a stack shared by the
 nested messages: a message's entries are popped when it ends) and becomes a tuple only
@@ -524,11 +524,13 @@ cdef inline int wire_type_of(int kind) noexcept:
     return VARINT
 
 
-cdef int read_entry(Loop p, Ctx* c, Field* f, Record* outer, int depth, dict held) except -1:
+cdef Py_ssize_t read_entry(Loop p, Ctx* c, Field* f, Record* outer, int depth,
+                          dict held) except -2:
     """``_map_entry``: one map entry message read at ``depth + 1``, its key and value put
     in ``held``. Records other than a key or value of their wire type are passed over;
     absent ones are their defaults (a message value: an empty message). A key read again
-    is not mine (the Python reader moves it to the end and keeps the earlier entry)."""
+    moves to the end, as in the Python reader: returns where it was among the keys, or -1
+    for a new key."""
     if depth + 1 > c.max_depth:
         raise DECLINE
     cdef Record r
@@ -544,10 +546,12 @@ cdef int read_entry(Loop p, Ctx* c, Field* f, Record* outer, int depth, dict hel
             value = read_value(p, c, f.value_kind, f.message, &r, depth + 1)
     if value is None:  # a message value left out
         value = read_message(p, c, f.message, outer.stop, outer.stop, depth + 2)
+    cdef Py_ssize_t where = -1
     if PyDict_Contains(held, key):
-        raise DECLINE
+        where = list(held).index(key)
+        del held[key]
     PyDict_SetItem(held, key, value)
-    return 0
+    return where
 
 
 cdef inline int push_entry(Ctx* c, int kind, int field, long long number, Py_ssize_t count,
@@ -607,8 +611,8 @@ cdef object read_message(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end,
     cdef bint canonical = True
     cdef long long previous = 0
     cdef int guess = 0  # where in number order the next record's field usually is
-    cdef int fi, j, earlier
-    cdef Py_ssize_t had
+    cdef int fi, j
+    cdef Py_ssize_t had, earlier
     cdef Record r
     cdef Field* f
     obj = new_model(<type>m.cls)
@@ -657,7 +661,10 @@ cdef object read_message(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end,
                 PyList_Append(items, read_value(p, c, f.kind, f.message, &r, depth))
                 push_entry(c, E_NUMBER, fi, r.number, 1, pos, r.stop)
         elif f.kind == K_MAP:
-            read_entry(p, c, f, &r, depth, <dict>get_slot(obj, f.offset))
+            earlier = read_entry(p, c, f, &r, depth, <dict>get_slot(obj, f.offset))
+            if earlier >= 0:  # a key read again: its earlier record is kept as bytes
+                canonical = False
+                forget_map_entry(c, base, fi, earlier)
             push_entry(c, E_NUMBER, fi, r.number, 1, pos, r.stop)
         else:
             value = read_value(p, c, f.kind, f.message, &r, depth)
@@ -680,6 +687,20 @@ cdef object read_message(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end,
     c.n_entries = base
     c.n_last = slots
     return obj
+
+
+cdef int forget_map_entry(Ctx* c, Py_ssize_t base, int fi, Py_ssize_t which) except -1:
+    """Keep as bytes the record of the map key that was ``which``-th among the map's keys:
+    the map's entries in the layout are in the order of its keys (a key read again moves
+    to the end of both)."""
+    cdef Py_ssize_t i
+    for i in range(base, c.n_entries):
+        if c.entries[i].field == fi and c.entries[i].kind == E_NUMBER:
+            if which == 0:
+                c.entries[i].kind = E_BYTES
+                return 0
+            which -= 1
+    raise DECLINE
 
 
 cdef tuple layout_of(Ctx* c, Py_ssize_t base):
