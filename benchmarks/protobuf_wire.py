@@ -10,6 +10,13 @@ field) and ``order_voucher`` (45 B). Both peers use the descriptor made from the
 schema (samples/protobuf_peer.py). Runs are interleaved, the median of R runs is reported
 as messages/s with the ratio to wirespec, as a Markdown table.
 
+wirespec's ``parse``/``build`` run the compiled loop (runtime/_compiled/protobuf.pyx) when
+it is built, and the ``(pure Python)`` rows run ``runtime/protobuf.py``'s reader and
+writer. upb's ``FromString`` is lazy: it makes one Python object and makes the others
+when a field is read, while ``parse`` makes the whole model. So upb is also measured as
+``FromString + every field``: the message parsed, then every field read into the shape of
+our model (lists, dicts, nested values; a lean getattr walk, no json_format).
+
     .venv/bin/python benchmarks/protobuf_wire.py [--n 20000] [--runs 5]
 """
 
@@ -42,9 +49,58 @@ def _rate(fn, data, n: int) -> float:
     return n / (time.perf_counter() - start)
 
 
+def _reading_every_field(codec):
+    """A function reading every field of a upb message of ``codec`` into plain values."""
+    from runtime.protobuf import ProtobufMessage
+
+    steps = []
+    for f in codec.fields:
+        if f.kind == "map" and isinstance(f.map_value, ProtobufMessage):
+            sub = _reading_every_field(f.map_value)
+            steps.append((f.name, lambda v, sub=sub: {k: sub(v[k]) for k in v}))
+        elif f.kind == "map":
+            steps.append((f.name, dict))
+        elif f.repeated and f.kind == "message":
+            sub = _reading_every_field(f.message)
+            steps.append((f.name, lambda v, sub=sub: [sub(x) for x in v]))
+        elif f.repeated:
+            steps.append((f.name, list))
+        elif f.kind == "message" or f.explicit:
+            sub = _reading_every_field(f.message) if f.kind == "message" else None
+            steps.append((f.name, ("has", sub)))
+        else:
+            steps.append((f.name, None))
+
+    def read(msg):
+        out = {}
+        for name, how in steps:
+            value = getattr(msg, name)
+            if how is None:
+                out[name] = value
+            elif how.__class__ is tuple:
+                out[name] = (
+                    (value if how[1] is None else how[1](value)) if msg.HasField(name) else None
+                )
+            else:
+                out[name] = how(value)
+        return out
+
+    return read
+
+
 def _decoders(peer, pw) -> dict:
+    from runtime import codec
+
     order = peer.classes["order"]
-    return {"wirespec parse": pw.parse, "protobuf FromString": order.FromString}
+    every_field = _reading_every_field(pw.order)
+    return {
+        "wirespec parse": pw.parse,
+        "wirespec parse (pure Python)": lambda d: codec.parse_fast(
+            pw.order.read_exact, d, None, pw._LIMITS
+        ),
+        "protobuf FromString": order.FromString,
+        "protobuf FromString + every field": lambda d: every_field(order.FromString(d)),
+    }
 
 
 def measure(n: int, runs: int, implementation_only: bool = False) -> dict:
@@ -56,6 +112,8 @@ def measure(n: int, runs: int, implementation_only: bool = False) -> dict:
     decoders = _decoders(peer, pw)
     if implementation_only:
         decoders = {"protobuf FromString": decoders["protobuf FromString"]}
+    elif pw.order.compiled is None:
+        del decoders["wirespec parse (pure Python)"]  # parse is pure Python already
     else:
         models = {name: pw.parse(data) for name, data in _payloads().items()}
         messages = {name: peer.classes["order"].FromString(d) for name, d in _payloads().items()}
@@ -64,6 +122,10 @@ def measure(n: int, runs: int, implementation_only: bool = False) -> dict:
         cases = dict(decoders)
         if not implementation_only:
             cases["wirespec build"] = lambda _, m=models[name]: pw.build(m)
+            if pw.order.compiled is not None:
+                cases["wirespec build (pure Python)"] = lambda _, m=models[name]: _build_exact(
+                    pw, m
+                )
             cases["protobuf SerializeToString"] = lambda _, m=messages[name]: m.SerializeToString()
         samples: dict = {label: [] for label in cases}
         for _ in range(runs):
@@ -72,6 +134,12 @@ def measure(n: int, runs: int, implementation_only: bool = False) -> dict:
         for label, rates in samples.items():
             results[f"{name}|{label}"] = statistics.median(rates)
     return results
+
+
+def _build_exact(pw, model) -> bytes:
+    out = bytearray()
+    pw.order.write_exact(model, out)
+    return bytes(out)
 
 
 def pure_python(n: int, runs: int) -> dict:
@@ -102,7 +170,13 @@ def main(argv=None) -> int:
 
     results = measure(args.n, args.runs)
     results.update(pure_python(max(args.n // 10, 100), args.runs))
-    print(f"protobuf {api_implementation.Type()} in process; median of {args.runs} runs\n")
+    from generated import protobuf_wire as pw
+
+    tier = "compiled" if pw.order.compiled is not None else "pure Python"
+    print(
+        f"protobuf {api_implementation.Type()} in process; wirespec {tier}; "
+        f"median of {args.runs} runs\n"
+    )
     print("| payload | codec | messages/s | x wirespec |")
     print("|---|---|---:|---:|")
     for payload in PAYLOADS:

@@ -55,9 +55,9 @@ def collect(
     out: dict[str, dict[str, str]] = {tier: {} for tier in TIERS}
     for name in spec.record_order():
         if spec.records[name].layout == "protobuf":
-            # runtime/protobuf.py's table-driven reader and writer are its fast path
-            for tier in ("quick", "compiled"):
-                out[tier][name] = "layout protobuf: read by runtime/protobuf.py's Python reader"
+            # runtime/protobuf.py's table-driven reader and writer are its fast path, and
+            # runtime/_compiled/protobuf.pyx runs the same tables compiled
+            out["quick"][name] = "layout protobuf: no quick tier (the compiled loop reads it)"
             continue
         runtime = _runtime_primitive(spec, name)
         if name in fast.needs_parent:

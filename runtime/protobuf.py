@@ -37,7 +37,9 @@ added, after parsing) canonically after it.
     >>> point.encode(m).hex(), point.encode({"x": -2, "ys": [1, 2]}).hex()
     ('1a00080312020102', '080312020102')
 
-Not read: groups (wire types 3 and 4, deprecated) are a DecodeError. Canonical forms
+Groups (wire types 3 and 4, deprecated proto2) are unknown records: a group is kept whole,
+start key to end key, as bytes (a start key without its end, or an end key without its
+start, is a DecodeError; nested groups count against ``max_depth``). Canonical forms
 (read, then written otherwise): non-minimal varints, varints beyond a 32-bit type's
 range (truncated as upb does), bool varints other than 0/1, map entries that are not
 key then value. A singular message read twice keeps the last one (protobuf merges the
@@ -62,6 +64,7 @@ from .leb128 import read_uvarint, write_uvarint
 from .limits import Limits, current
 from .spans import current as current_spans
 from .stream import remaining
+from .tier import compiled
 
 VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
 MAX_FIELD_NUMBER = 2**29 - 1
@@ -247,6 +250,14 @@ class ProtobufMessage(Construct):
             for f in self.fields
             if f.repeated is None and f.kind != "map"
         }
+        self.compiled = _compiled_loop(self)
+        """The compiled tier's loop over this message's tables, or None. When there is
+        one, ``read`` and ``write`` are its own (instance attributes, so a generated
+        module's ``FAST_READERS`` calls C with no Python frame between): it gives
+        :meth:`read_exact`'s model and :meth:`write_exact`'s bytes, or hands them the
+        input."""
+        if self.compiled is not None:
+            self.read, self.write = self.compiled.read, self.compiled.write
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -264,8 +275,9 @@ class ProtobufMessage(Construct):
             values[name] = {}
         return values
 
-    def read(self, buf, pos: int, end: int, limits, depth: int, spans=None):
-        """Read the records in ``buf[pos:end]``; returns ``(model, end)``."""
+    def read_exact(self, buf, pos: int, end: int, limits, depth: int, spans=None):
+        """Read the records in ``buf[pos:end]``; returns ``(model, end)``. The reader the
+        compiled tier is held to (nested messages are read by it too)."""
         if depth > limits.max_depth:
             limits.check("max_depth", depth, offset=pos)
         values = self.initial()
@@ -302,8 +314,10 @@ class ProtobufMessage(Construct):
                 at, pos = pos, pos + (8 if wt == I64 else 4)
                 if pos > end:
                     raise DecodeError("truncated fixed-width value", offset=start)
-            elif wt == SGROUP or wt == EGROUP:
-                raise DecodeError(f"field {number}: groups are not read", offset=start)
+            elif wt == SGROUP:  # a group: kept whole as an unknown record
+                pos = _group_end(buf, pos, end, number, limits, depth + 1)
+            elif wt == EGROUP:
+                raise DecodeError(f"end of group {number} without its start", offset=start)
             else:
                 raise DecodeError(f"field {number}: wire type {wt} does not exist", offset=start)
             f = by_number.get(number)
@@ -378,6 +392,8 @@ class ProtobufMessage(Construct):
         values[LAYOUT_KEY] = None if canonical else tuple(layout)
         return (values if self.model is None else self.model(**values)), pos
 
+    read = read_exact  # the compiled loop's when it is built (see ``compiled``)
+
     @staticmethod
     def _forget(layout: list, earlier: tuple, buf) -> None:
         """An earlier record of a field read again: kept as bytes where it was."""
@@ -399,7 +415,7 @@ class ProtobufMessage(Construct):
                 raise DecodeError(f"string is not UTF-8: {err.reason}", offset=at) from None
         if f.kind == "bytes":
             return bytes(buf[at:stop])
-        return f.message.read(buf, at, stop, limits, depth + 1, spans)[0]
+        return f.message.read_exact(buf, at, stop, limits, depth + 1, spans)[0]
 
     @staticmethod
     def _read_packed(f: PbField, buf, pos: int, stop: int, items: list, limits) -> None:
@@ -424,10 +440,10 @@ class ProtobufMessage(Construct):
     def _map_entry(self, f: PbField, buf, pos: int, stop: int, limits, depth):
         """The (key, value) of one map entry message (absent parts are their defaults)."""
         value_field = self.entries[f.number][1]
-        got, _ = self.entry_messages[f.number].read(buf, pos, stop, limits, depth + 1)
+        got, _ = self.entry_messages[f.number].read_exact(buf, pos, stop, limits, depth + 1)
         value = got["value"]
         if value is None and value_field.kind == "message":
-            value = value_field.message.read(b"", 0, 0, limits, depth + 2)[0]
+            value = value_field.message.read_exact(b"", 0, 0, limits, depth + 2)[0]
         return got["key"], value
 
     # -- the canonical order ---------------------------------------------------------------
@@ -460,8 +476,9 @@ class ProtobufMessage(Construct):
         self.write(model, out)
         return bytes(out)
 
-    def write(self, model, out: bytearray) -> None:
-        """Append the bytes of ``model`` (a generated model or a mapping) to ``out``."""
+    def write_exact(self, model, out: bytearray) -> None:
+        """Append the bytes of ``model`` (a generated model or a mapping) to ``out``. The
+        writer the compiled tier is held to."""
         get = model.get if isinstance(model, Mapping) or hasattr(model, "get") else None
         if get is None:
             raise EncodeError(f"a message needs a model or a mapping, got {type(model).__name__}")
@@ -512,6 +529,8 @@ class ProtobufMessage(Construct):
             except (TypeError, ValueError, OverflowError, struct.error) as err:
                 raise EncodeError(str(err), path=f.name) from None
 
+    write = write_exact  # the compiled loop's when it is built (see ``compiled``)
+
     def _check_oneofs(self, values) -> None:
         seen: dict[str, str] = {}
         for f in self.fields:
@@ -542,8 +561,8 @@ class ProtobufMessage(Construct):
             take = min(count, have - used.get(number, 0))
             if f.repeated is None and f.kind != "map" and used.get(number):
                 take = 0  # a singular field is written once
-            if take <= 0:
-                continue
+            if take <= 0 and not (count == 0 and type(entry) is not int):
+                continue  # (an empty packed record read is written back empty)
             used[number] = used.get(number, 0) + take
             entries.append(number if type(entry) is int else (number, take))
         for f in self.canonical_order:
@@ -573,7 +592,7 @@ class ProtobufMessage(Construct):
         if kind == "message":
             if value is None:
                 raise EncodeError("a message element cannot be None")
-            f.message.write(value, out)
+            f.message.write_exact(value, out)
         elif kind == "string":
             if not isinstance(value, str):
                 raise EncodeError(f"a string needs str, got {type(value).__name__}")
@@ -630,20 +649,71 @@ class ProtobufMessage(Construct):
         try:
             if spans is not None:
                 with spans.shifted(start):
-                    model, _ = self.read(data, 0, len(data), current(context), 1, spans)
+                    model, _ = self.read_exact(data, 0, len(data), current(context), 1, spans)
             else:
-                model, _ = self.read(data, 0, len(data), current(context), 1)
+                model, _ = self.read_exact(data, 0, len(data), current(context), 1)
         except DecodeError as err:
             err.shift(start)
             raise
         return model
 
     def _build(self, obj, stream, context, path):
-        stream.write(self.encode(obj))
+        out = bytearray()  # the construct path is the oracle: Python's writer
+        self.write_exact(obj, out)
+        stream.write(bytes(out))
         return obj
 
     def _sizeof(self, context, path):
         raise SizeofError("a message's size depends on its values", path=path)
+
+
+def _group_end(buf, pos: int, end: int, number: int, limits, depth: int) -> int:
+    """Where the group of field ``number`` that starts at ``pos`` (after its start key)
+    ends: after the end key of the same number, past its records and nested groups."""
+    if depth > limits.max_depth:
+        limits.check("max_depth", depth, offset=pos)
+    while True:
+        if pos >= end:
+            raise DecodeError(f"group {number} has no end", offset=pos)
+        start = pos
+        key, pos = read_uvarint(buf, pos, bits=32, end=end)
+        inner, wt = key >> 3, key & 7
+        if inner == 0:
+            raise DecodeError("field number 0", offset=start)
+        if wt == VARINT:
+            _, pos = read_uvarint(buf, pos, end=end)
+        elif wt == LEN:
+            n, pos = read_uvarint(buf, pos, end=end)
+            if n > end - pos:
+                raise DecodeError(
+                    f"length {n} runs past the end ({end - pos} byte(s) left)", offset=start
+                )
+            pos += n
+        elif wt == I64 or wt == I32:
+            pos += 8 if wt == I64 else 4
+            if pos > end:
+                raise DecodeError("truncated fixed-width value", offset=start)
+        elif wt == SGROUP:
+            pos = _group_end(buf, pos, end, inner, limits, depth + 1)
+        elif wt == EGROUP:
+            if inner != number:
+                raise DecodeError(f"group {number} ends as group {inner}", offset=start)
+            return pos
+        else:
+            raise DecodeError(f"field {inner}: wire type {wt} does not exist", offset=start)
+
+
+def _compiled_loop(message: ProtobufMessage):
+    """The compiled tier's reader and writer of ``message`` (runtime/_compiled/protobuf.pyx
+    over its tables), or None: not built, pure Python forced, or a message without a
+    ``slots=True`` model class (a dict model, say)."""
+    module = compiled("runtime._compiled.protobuf")
+    if module is None or message.model is None:
+        return None
+    try:
+        return module.load(message)
+    except (TypeError, ValueError):
+        return None
 
 
 def _packed_entry(entry) -> tuple[int, int]:

@@ -111,6 +111,8 @@ UNKNOWN = st.one_of(
     st.tuples(st.integers(21, 99), st.binary(min_size=4, max_size=4)).map(
         lambda t: uvarint(t[0] << 3 | 5) + t[1]
     ),
+    # a group (wire types 3 and 4) holding a varint record, kept whole
+    st.integers(21, 99).map(lambda n: uvarint(n << 3 | 3) + b"\x08\x01" + uvarint(n << 3 | 4)),
     # a known number with another wire type is unknown too (field 2 is a varint)
     st.binary(min_size=8, max_size=8).map(lambda b: uvarint(2 << 3 | 1) + b),
 )
@@ -220,8 +222,10 @@ def test_edited_model_writes_new_fields_after_the_layout():
 @pytest.mark.parametrize(
     "hex_data, message",
     [
-        ("0b", "groups are not read"),
-        ("0c", "groups are not read"),
+        ("0b", "group 1 has no end"),
+        ("0c", "end of group 1 without its start"),
+        ("0b14", "group 1 ends as group 2"),
+        ("0b1b1c", "group 1 has no end"),
         ("0e00", "wire type 6 does not exist"),
         ("0000", "field number 0"),
         ("0a02c328", "not UTF-8"),
@@ -237,6 +241,40 @@ def test_bad_bytes_are_decode_errors(hex_data, message):
         pw.parse(bytes.fromhex(hex_data))
     with pytest.raises(DecodeError, match=message):
         pw.parse_construct(bytes.fromhex(hex_data))
+
+
+@pytest.mark.parametrize(
+    "group",
+    [
+        "0b0c",  # an empty group of field 1 (a string field here: another wire type)
+        "abbb01 08011203616263 1d00000000 190000000000000000 acbb01",  # field 3000
+        "ab01 0b 1005 0c ac01",  # field 21 holding a nested group of field 1
+    ],
+)
+def test_groups_are_kept_as_unknown_records(group):
+    """upb keeps an unknown group in its unknown fields; so do we, whole and in place."""
+    group = group.replace(" ", "")
+    data = bytes.fromhex("0a0178" + group + "1007")
+    parsed = pw.parse(data)
+    assert parsed.order_id == "x" and parsed.customer_id == 7
+    assert parsed.wire_layout == (1, bytes.fromhex(group), 2)
+    assert pw.build(parsed) == data and pw.build_construct(parsed) == data
+    assert ours(parsed) == upb_values(data)
+    assert bytes.fromhex(group) in ORDER.FromString(data).SerializeToString()
+
+
+def test_nested_groups_count_against_max_depth():
+    data = bytes.fromhex("ab01" + "0b" * 3 + "0c" * 3 + "ac01")
+    assert pw.parse(data).wire_layout == (data,)
+    with pytest.raises(DecodeError, match="max_depth"):
+        pw.parse(data, max_depth=3)
+
+
+def test_an_empty_packed_record_is_written_back():
+    data = bytes.fromhex("a20100" "a2010101" "a20100")  # ratings: empty, [1], empty
+    parsed = pw.parse(data)
+    assert parsed.ratings == [1] and parsed.wire_layout == ((20, 0), (20, 1), (20, 0))
+    assert pw.build(parsed) == data and pw.build_construct(parsed) == data
 
 
 def test_largest_field_number_is_kept():

@@ -27,8 +27,10 @@ from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
-from libc.stdlib cimport calloc, free, realloc
+from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, strcmp
+
+from runtime._compiled.out cimport Out, put, put_byte, put_uvarint
 
 import uuid as _uuid
 
@@ -601,52 +603,6 @@ if _probe_bytes[7] != 0x3F:  # doubles are read with memcpy: a big-endian host i
 # value of another Python type than the reader makes (a tuple for a list, say), a missing
 # required field or a value out of range: not mine, and the Python writer writes it or
 # raises the exact EncodeError.
-
-
-cdef struct Out:
-    unsigned char* data
-    Py_ssize_t size
-    Py_ssize_t cap
-
-
-cdef int grow(Out* o, Py_ssize_t more) except -1:
-    cdef Py_ssize_t cap = o.cap
-    cdef unsigned char* data
-    while cap - o.size < more:
-        cap = cap * 2 if cap else 256
-    data = <unsigned char*>realloc(o.data, cap)
-    if data == NULL:
-        raise MemoryError()
-    o.data, o.cap = data, cap
-    return 0
-
-
-cdef inline int put(Out* o, const unsigned char* p, Py_ssize_t n) except -1:
-    if o.cap - o.size < n:
-        grow(o, n)
-    memcpy(o.data + o.size, p, n)
-    o.size += n
-    return 0
-
-
-cdef inline int put_byte(Out* o, unsigned char b) except -1:
-    if o.cap == o.size:
-        grow(o, 1)
-    o.data[o.size] = b
-    o.size += 1
-    return 0
-
-
-cdef inline int put_uvarint(Out* o, unsigned long long u) except -1:
-    if o.cap - o.size < 10:
-        grow(o, 10)
-    while u >= 0x80:
-        o.data[o.size] = <unsigned char>(u & 0x7F | 0x80)
-        o.size += 1
-        u >>= 7
-    o.data[o.size] = <unsigned char>u
-    o.size += 1
-    return 0
 
 
 cdef inline int put_zigzag(Out* o, long long v) except -1:
