@@ -227,3 +227,20 @@ def test_bytearray_and_memoryview_input_are_read_as_their_bytes():
 def test_crc32_is_zlibs(size):
     data = os.urandom(size)
     assert COMPILED.crc32(data) == zlib.crc32(data)
+
+
+def test_events_share_their_repeated_ints_and_keep_their_own_values():
+    """An int a field had in the event before is the same object again (ints are
+    immutable); a value that differs is its own, whichever event came before."""
+    seed = ms.build(_event(ms, _seed_body(ms), checksum=True), "gtid_tagged_event")
+    other = ms.build(
+        _event(ms, _seed_body(ms, immediate_server_version=80400), checksum=True),
+        "gtid_tagged_event",
+    )
+    first = ms.parse(seed)
+    again = ms.parse(seed)
+    assert again.body.immediate_server_version is first.body.immediate_server_version
+    assert again.timestamp is first.timestamp and again.crc32 is first.crc32
+    assert ms.parse(other).body.immediate_server_version == 80400
+    assert ms.parse(other) == ms.parse_construct(other)
+    assert ms.parse(seed) == first == ms.parse_construct(seed)

@@ -10,10 +10,14 @@ import functools
 def tables_first(python_parse, dict readers, default_record):
     """``python_parse`` with ``readers`` (record -> ``(data, limits) -> model or None``)
     tried first; ``python_parse`` decides whatever they decline (None), with the exact
-    model or error."""
+    model or error. ``readers`` is complete by now: the default record's reader is looked
+    up here, once."""
+
+    default_reader = readers.get(default_record)
 
     def parse(data, record=default_record, **limits):
-        reader = readers.get(record)
+        # the default record (most calls) without a dict lookup
+        reader = default_reader if record is default_record else readers.get(record)
         if reader is not None:
             model = reader(data, limits)
             if model is not None:

@@ -5,6 +5,7 @@ own positional code (``from runtime._compiled.serializable cimport CLimits, Mess
 or None to decline, exactly as ``Message.parse`` gives it for those bytes alone."""
 
 cimport cython
+from cpython.ref cimport PyObject
 from libc.stdint cimport uint64_t
 
 
@@ -13,6 +14,13 @@ cdef struct CLimits:
     Py_ssize_t max_depth
     Py_ssize_t max_count
     Py_ssize_t max_string
+
+
+cdef struct SharedInt:
+    # The int a field made last and its wire value: a field that has the same value again
+    # gives the same (immutable) int, so events in a binlog share their repeated values.
+    uint64_t raw
+    PyObject* value  # owned; NULL until the first int above the small ones
 
 
 cdef struct FieldSpec:
@@ -25,6 +33,7 @@ cdef struct FieldSpec:
     Py_ssize_t from_slot   # ABSENT_FROM: the slot whose value an absent field takes
     Py_ssize_t slot
     Py_ssize_t length      # scratch: the byte length of the text or bytes just read
+    SharedInt shared       # KIND_UINT, KIND_SINT: the int this field made last
 
 
 cdef class _Entry:
@@ -42,6 +51,7 @@ cdef class Message(_Entry):
     cdef tuple absent_values  # ABSENT_VALUE: the value, by field
     cdef tuple encodings      # KIND_TEXT: the encoding's name as bytes, by field
     cdef Py_ssize_t size_slot, lnifid_slot, unknown_slot
+    cdef SharedInt size_shared
     # The bytes and text a text field had last, by field: a binlog's events mostly share
     # their tag, and the same bytes are the same text (decoding it again makes a new str).
     cdef list last_raw, last_value

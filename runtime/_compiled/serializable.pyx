@@ -22,10 +22,10 @@ cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.long cimport PyLong_FromLongLong, PyLong_FromUnsignedLongLong
-from cpython.ref cimport Py_INCREF, PyObject
+from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
 from cpython.unicode cimport PyUnicode_Decode
 from libc.stdint cimport int64_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free
 from libc.string cimport memcmp
 
 from runtime.errors import DecodeError
@@ -143,6 +143,41 @@ for _b in range(256):
     _SMALL[_b] = <PyObject*>_SMALL_INTS[_b]
 
 
+# -- ints shared between events ----------------------------------------------------------
+
+cdef inline object _shared_uint(SharedInt* shared, uint64_t raw):
+    """The int ``raw``: 0..255 from the table, the int made last for this field when its
+    value is the same (ints are immutable, so events may share them: a binlog's server id,
+    versions and timestamps repeat), else a new one, remembered."""
+    if raw < 256:
+        return <object>_SMALL[raw]
+    if shared.value != NULL and shared.raw == raw:
+        return <object>shared.value
+    value = PyLong_FromUnsignedLongLong(raw)
+    Py_XDECREF(shared.value)
+    Py_INCREF(value)
+    shared.value, shared.raw = <PyObject*>value, raw
+    return value
+
+
+cdef inline object _shared_sint(SharedInt* shared, uint64_t raw):
+    """The int of the zigzag value ``raw``, shared as :func:`_shared_uint` shares it."""
+    if raw < 512 and not raw & 1:
+        return <object>_SMALL[raw >> 1]
+    if shared.value != NULL and shared.raw == raw:
+        return <object>shared.value
+    value = PyLong_FromLongLong(<int64_t>(raw >> 1) ^ -<int64_t>(raw & 1))
+    Py_XDECREF(shared.value)
+    Py_INCREF(value)
+    shared.value, shared.raw = <PyObject*>value, raw
+    return value
+
+
+cdef inline void _forget(SharedInt* shared) noexcept:
+    Py_XDECREF(shared.value)
+    shared.value = NULL
+
+
 # -- msb-count varints -------------------------------------------------------------------
 
 cdef unsigned char _MSB_LENGTH[256]
@@ -215,6 +250,8 @@ cdef class Message(_Entry):
 
     def __cinit__(self):
         self.specs = NULL
+        self.n = 0
+        self.size_shared.value = NULL
 
     def __init__(self, model, fields, defaults):
         super().__init__(defaults)
@@ -228,7 +265,7 @@ cdef class Message(_Entry):
         self.lnifid_slot = slots["last_non_ignorable_field_id"]
         self.unknown_slot = slots["unknown_fields"]
         self.n = len(fields)
-        self.specs = <FieldSpec*>malloc(max(1, self.n) * sizeof(FieldSpec))
+        self.specs = <FieldSpec*>calloc(max(1, self.n), sizeof(FieldSpec))
         if self.specs == NULL:
             raise MemoryError()
         cdef FieldSpec* spec
@@ -246,6 +283,7 @@ cdef class Message(_Entry):
             spec.max_length = -1 if max_length is None else max_length
             spec.slot = slots[name]
             spec.from_slot = -1
+            spec.shared.value = NULL
             value = None
             if absent == "required":
                 spec.absent = ABSENT_REQUIRED
@@ -259,6 +297,11 @@ cdef class Message(_Entry):
         self.last_raw, self.last_value = [b""] * self.n, [None] * self.n
 
     def __dealloc__(self):
+        cdef Py_ssize_t i
+        if self.specs != NULL:
+            for i in range(self.n):
+                _forget(&self.specs[i].shared)
+        _forget(&self.size_shared)
         free(self.specs)
 
     def parse(self, data, dict limits):
@@ -277,7 +320,7 @@ cdef class Message(_Entry):
         """The message that is all of ``buf[start:end]`` (a top-level one: version 1
         first), or None to decline."""
         cdef Py_ssize_t pos = start, size_at, lnifid_at, at, i
-        cdef uint64_t version, declared, lnifid, found
+        cdef uint64_t version, declared, lnifid, found, raw
         cdef FieldSpec* spec
         cdef PyObject* ref
         if not _msb_uvar(buf, &pos, end, &version) or version != 1:
@@ -294,15 +337,27 @@ cdef class Message(_Entry):
         ):
             return None
         model = new_model(self.model)
-        put_slot(model, self.size_slot, PyLong_FromUnsignedLongLong(declared))
-        put_slot(model, self.lnifid_slot, PyLong_FromUnsignedLongLong(lnifid))
+        put_slot(model, self.size_slot, _shared_uint(&self.size_shared, declared))
+        put_slot(model, self.lnifid_slot, _shared_uint(&self.size_shared, lnifid)
+                 if lnifid >= 256 else <object>_SMALL[lnifid])
         for i in range(self.n):
             spec = &self.specs[i]
             at = pos
             if pos < end:
-                if not _msb_key(buf, &pos, end, &found):
+                if not _msb_key(buf, &at, end, &found):
                     return None
                 if found == spec.id:
+                    pos = at
+                    if spec.count == 0 and spec.kind <= KIND_SINT:  # one int, read inline
+                        if not _msb_uvar(buf, &pos, end, &raw) or (
+                            spec.bits < 64 and raw >> spec.bits
+                        ):
+                            return None
+                        if spec.kind == KIND_UINT:
+                            put_slot(model, spec.slot, _shared_uint(&spec.shared, raw))
+                        else:
+                            put_slot(model, spec.slot, _shared_sint(&spec.shared, raw))
+                        continue
                     value = self._read_value(i, spec, buf, &pos, end, lim)
                     if value is None:
                         return None
@@ -310,7 +365,7 @@ cdef class Message(_Entry):
                     continue
                 if found < spec.id:
                     return None  # out of order: an error
-                pos = at  # only peeked: the id is a later field's
+                # only peeked: the id is a later field's
             if spec.absent == ABSENT_REQUIRED:
                 return None
             if spec.absent == ABSENT_VALUE:
@@ -334,8 +389,6 @@ cdef class Message(_Entry):
         cdef Py_ssize_t at
         if spec.count:
             return _read_array(spec, buf, pos, end) if spec.count <= lim.max_count else None
-        if spec.kind == KIND_UINT or spec.kind == KIND_SINT:
-            return _read_int(spec, buf, pos, end)
         if not _sized(spec, buf, pos, end, lim):
             return None
         at = pos[0] - <Py_ssize_t>spec.length
@@ -380,8 +433,8 @@ cdef inline object _read_int(FieldSpec* spec, const unsigned char* buf, Py_ssize
     if not _msb_uvar(buf, pos, end, &raw) or (spec.bits < 64 and raw >> spec.bits):
         return None
     if spec.kind == KIND_UINT:
-        return <object>_SMALL[raw] if raw < 256 else PyLong_FromUnsignedLongLong(raw)
-    return PyLong_FromLongLong(<int64_t>(raw >> 1) ^ -<int64_t>(raw & 1))
+        return _shared_uint(&spec.shared, raw)
+    return _shared_sint(&spec.shared, raw)
 
 
 cdef object _read_array(FieldSpec* spec, const unsigned char* buf, Py_ssize_t* pos,
@@ -460,6 +513,7 @@ cdef struct HeaderField:
     Py_ssize_t slot
     int width     # 1, 2 or 4 bytes, little-endian
     long long const_value  # -1: any value
+    SharedInt shared       # the int this field made last
 
 
 @cython.final
@@ -476,7 +530,18 @@ cdef class Frame:
     cdef Message body_message  # the body when there is no switch
     cdef dict cases            # code -> Message, with a switch
     cdef Py_ssize_t body_slot, crc_slot
+    cdef SharedInt crc_shared
     cdef readonly object trailer_if  # (parent field, attribute, value) or None: always
+
+    def __cinit__(self):
+        self.n_header = 0
+        self.crc_shared.value = NULL
+
+    def __dealloc__(self):
+        cdef int i
+        for i in range(self.n_header):
+            _forget(&self.header[i].shared)
+        _forget(&self.crc_shared)
 
     def __init__(self, model, frame, dict messages):
         header = frame["header"]
@@ -494,6 +559,7 @@ cdef class Frame:
             self.header[i].slot = slots[name]
             self.header[i].width = width
             self.header[i].const_value = -1 if const is None else const
+            self.header[i].shared.value = NULL
             self.header_bytes += width
             if name == frame["size"][0]:
                 self.size_index = i
@@ -560,13 +626,11 @@ cdef class Frame:
             if stored != _crc32(buf + start, p - start):
                 return None
             p += 4
-            put_slot(model, self.crc_slot, PyLong_FromUnsignedLongLong(stored))
+            put_slot(model, self.crc_slot, _shared_uint(&self.crc_shared, stored))
         elif self.crc_slot >= 0:
             put_slot(model, self.crc_slot, None)
         for i in range(self.n_header):
-            put_slot(model, self.header[i].slot,
-                 <object>_SMALL[values[i]] if values[i] < 256
-                 else PyLong_FromUnsignedLongLong(values[i]))
+            put_slot(model, self.header[i].slot, _shared_uint(&self.header[i].shared, values[i]))
         put_slot(model, self.body_slot, body)
         pos[0] = p
         return model
