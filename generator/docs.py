@@ -80,7 +80,9 @@ def type_text(ref, spec: Spec) -> str:
         )
         return f"one of, by its leading bytes (the first that matches): {cases}"
     if kind == "bits":
-        return f"{ref.bits}-bit unsigned integer (most significant bits first)"
+        sign = "signed (two's complement)" if ref.bits_signed else "unsigned"
+        order = "least" if ref.bit_order == "little" else "most"
+        return f"{ref.bits}-bit {sign} integer (its run read {order} significant bit first)"
     if kind == "presence":
         return "presence (the tag alone means true)"
     if kind == "empty":

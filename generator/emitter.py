@@ -243,6 +243,8 @@ class ModuleEmitter:
         if ref.kind == "bits":
             group, shift, first, last = field.bit_group
             flags = (", first=True" if first else "") + (", last=True" if last else "")
+            flags += ", order='little'" if ref.bit_order == "little" else ""
+            flags += ", signed=True" if ref.bits_signed else ""
             ref_expr = f"rt_bits.BitField({group}, {shift}, {ref.bits}{flags})"
             if field.const is not None:
                 ref_expr = f"Const({field.const:#x}, {ref_expr})"
@@ -562,7 +564,7 @@ class ModuleEmitter:
 
     def spark_type(self, ref: TypeRef) -> str:
         if ref.kind == "bits":
-            return _bits_spark(ref.bits)
+            return _bits_spark(ref.bits + (0 if ref.bits_signed else 1))
         if ref.kind == "record" and self.spec.is_back_reference(self._user, ref.name):
             return "StringType()"  # Spark types cannot recurse: the JSON form, as text
         if ref.kind == "choice":  # a column per case; a case with no columns is a flag
@@ -653,7 +655,7 @@ class ModuleEmitter:
         if ref.kind == "prim":
             return "enum" if ref.enum else _spark_kind(PRIMITIVES[ref.name].spark)
         if ref.kind == "bits":
-            return _spark_kind(_bits_spark(ref.bits))
+            return _spark_kind(_bits_spark(ref.bits + (0 if ref.bits_signed else 1)))
         if ref.kind == "choice" or (
             ref.kind == "record" and self.spec.is_back_reference(self._user, ref.name)
         ):
@@ -875,8 +877,9 @@ _SCALAR_KINDS = {
 
 
 def _bits_spark(bits: int) -> str:
-    """The Spark type of an unsigned ``bits``-bit field: the smallest that holds it."""
-    for limit, spark in ((7, "ByteType()"), (15, "ShortType()"), (31, "IntegerType()"), (63, "LongType()")):
+    """The Spark type of a bit field of ``bits`` bits with its sign (one more than an
+    unsigned field's width): the smallest signed type that holds it."""
+    for limit, spark in ((8, "ByteType()"), (16, "ShortType()"), (32, "IntegerType()"), (64, "LongType()")):
         if bits <= limit:
             return spark
     return "DecimalType(20, 0)"

@@ -25,7 +25,7 @@ import re
 from . import pytext
 from .fastpath import _Writer as _Lines  # the same line writer as the parse side's
 from .fastpath import struct_format, struct_name
-from .model import Field, Record, Spec, TypeRef, camel
+from .model import Field, Record, Spec, TypeRef, bit_field_range, camel
 from .types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
 
 _SIZEOF = re.compile(r"rt\.sizeof\((\w+), '(\w+)'\)")
@@ -163,6 +163,7 @@ class BuildEmitter:
             'builds instead when this raises."""'
         )
         scope = _Scope(record)
+        self.writers = written
         context = self.context_fields(record, written)
         if context:
             args = ", ".join(f'{n}=model["{n}"]' for n in sorted(context - {"_index"}))
@@ -220,12 +221,7 @@ class BuildEmitter:
             if owner != "this":
                 return f"{owner}.sizeof_{name}"
             if name not in scope.built:  # a length before its text: measured as construct does
-                target = scope.record.field(name)
-                if target.repeat is not None or target.type.kind not in ("str", "bytes"):
-                    raise Unsupported(f"sizeof({name}) before it is written")
-                if target.type.kind == "bytes":
-                    return f'len(model["{name}"])'
-                return f'len(model["{name}"].encode({target.type.encoding!r}))'
+                return self.measure_ahead(scope.record.field(name))
             return f"s_{name}"
 
         def this(match: re.Match) -> str:
@@ -245,6 +241,29 @@ class BuildEmitter:
             raise Unsupported(f"`{text}` reads the grandparent or calls the runtime")
         text = _PARENT.sub(r"parent.\1", text)
         return _THIS.sub(this, text)
+
+    def measure_ahead(self, target: Field) -> str:
+        """``sizeof(target)`` before ``target`` is written: a text's or bytes' length, a
+        record's bytes written on their own (``rt_fast.measured``; a list: each
+        element's), as ``rt.sizeof`` measures them."""
+        ref, name = target.type, target.name
+        if target.repeat is None and ref.kind == "bytes":
+            return f'len(model["{name}"])'
+        if target.repeat is None and ref.kind == "str":
+            return f'len(model["{name}"].encode({ref.encoding!r}))'
+        measurable = (
+            ref.kind == "record"
+            and ref.name in self.writers
+            and not self.needs_parent(ref.name)
+            and not ref.size_is_prefix
+            and target.process is None
+            and (target.repeat is None or isinstance(target.repeat, dict) or target.repeat == "eos")
+        )
+        if not measurable:
+            raise Unsupported(f"sizeof({name}) before it is written")
+        if target.repeat is None:
+            return f'rt_fast.measured(_write_{ref.name}, model["{name}"])'
+        return f'[rt_fast.measured(_write_{ref.name}, e) for e in model["{name}"] or ()]'
 
     def field(self, w: _Lines, field: Field, scope: _Scope, written: dict) -> None:
         var = f"f_{field.name}"
@@ -606,15 +625,17 @@ class BuildEmitter:
     def bits(self, w: _Lines, ref: TypeRef, var: str, field: Field) -> None:
         """``runtime.bits.BitField``: OR the value into the run; its last field writes it."""
         group, shift, first, last = field.bit_group
-        w.line(f"if {var}.__class__ is not int or not 0 <= {var} <= {(1 << ref.bits) - 1:#x}:")
+        low, high = bit_field_range(ref)
+        w.line(f"if {var}.__class__ is not int or not {low} <= {var} <= {high:#x}:")
         w.line('    raise ValueError("bit field")')
-        shifted = var if shift == 0 else f"({var} << {shift})"
+        raw = f"({var} & {(1 << ref.bits) - 1:#x})" if ref.bits_signed else var
+        shifted = raw if shift == 0 else f"({raw} << {shift})"
         w.line(f"bit_run = {shifted}" if first else f"bit_run |= {shifted}")
         if last:
             if group == 1:
                 w.line("out.append(bit_run)")
             else:
-                w.line(f'out += bit_run.to_bytes({group}, "big")')
+                w.line(f"out += bit_run.to_bytes({group}, {ref.bit_order!r})")
 
     def prim(self, w: _Lines, ref: TypeRef, var: str) -> None:
         if ref.enum:

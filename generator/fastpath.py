@@ -1359,12 +1359,15 @@ class FastPathEmitter:
             if group == 1:
                 w.line("bit_run = buf[pos]")
             else:
-                w.line(f'bit_run = int.from_bytes(buf[pos : pos + {group}], "big")')
+                w.line(f"bit_run = int.from_bytes(buf[pos : pos + {group}], {ref.bit_order!r})")
             w.line(f"pos += {group}")
         value = "bit_run" if shift == 0 else f"(bit_run >> {shift})"
         if shift + ref.bits < 8 * group:
             value += f" & {(1 << ref.bits) - 1:#x}"
         w.line(f"{var} = {value}")
+        if ref.bits_signed:  # two's complement in its width
+            w.line(f"if {var} >> {ref.bits - 1}:")
+            w.line(f"    {var} -= {1 << ref.bits:#x}")
         if field.const is not None:
             w.line(f"if {var} != {field.const:#x}:")
             with w.indent():

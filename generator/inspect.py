@@ -151,6 +151,19 @@ class Row:
     """False for a field that was being read when the parse failed."""
 
 
+def bit_pattern(value, bits: tuple) -> str:
+    """A bit field in its run, as Wireshark shows one: the run's bits most significant
+    first (the run read as one integer), the field's as 0/1, the others as dots, in groups
+    of four: ``1000 .... = 8``."""
+    shift, width, group, _ = bits
+    raw = value & ((1 << width) - 1)
+    chars = [
+        str(raw >> (position - shift) & 1) if shift <= position < shift + width else "."
+        for position in reversed(range(8 * group))
+    ]
+    return " ".join("".join(chars[i : i + 4]) for i in range(0, len(chars), 4))
+
+
 def _label(node: Node) -> str:
     return node.path or "<message>"
 
@@ -168,6 +181,8 @@ def rows(root: Node, views: dict | None = None) -> list[Row]:
         if role in STRUCTURE_ROLES:
             return show_value(v, role)
         text = show_value(v, view=view_of(node, views))
+        if node.bits is not None and role == "value" and isinstance(v, int):
+            text = f"{bit_pattern(v, node.bits)} = {text}"  # which bits of the run
         return text if role == "value" else f"{role} {text}"  # a primitive's label
 
     def pieces(node: Node):

@@ -22,8 +22,10 @@ from .expressions import translate
 from .loader import Lines, LoadedSpec, key_path
 from .types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_TYPES
 
-BIT_FIELD = re.compile(r"b[1-9][0-9]?")
-"""``b1``..``b64``: an unsigned integer of that many bits (most significant bit first)."""
+BIT_FIELD = re.compile(r"(s?)b([1-9][0-9]?)(le)?")
+"""``b1``..``b64``: an unsigned integer of that many bits, its run read most significant
+bit first; ``sb12`` signed (two's complement); ``b12le``/``sb12le``: its run read least
+significant bit first (Kaitai's ``b12le``)."""
 
 SPARK_LOGICAL_TYPES = {
     "uuid": "16 byte values (a list or bytes) as the text form of a UUID",
@@ -76,6 +78,13 @@ class Enum:
         return camel(self.name)
 
 
+def bit_field_range(ref) -> tuple[int, int]:
+    """The smallest and largest value a bit field holds."""
+    if ref.bits_signed:
+        return -(1 << (ref.bits - 1)), (1 << (ref.bits - 1)) - 1
+    return 0, (1 << ref.bits) - 1
+
+
 @dataclasses.dataclass
 class TypeRef:
     """What a field (or a switch case) holds on the wire."""
@@ -112,6 +121,11 @@ class TypeRef:
     this field (a trailer's size table): then the builder writes what it is given."""
     bits: int = 0
     """For a bit field (kind ``bits``, ``b1``..``b64``): its width in bits."""
+    bits_signed: bool = False
+    """For a bit field: ``sb<n>``, two's complement."""
+    bit_order: str = "big"
+    """For a bit field: ``little`` (``b<n>le``) when its run is read least significant bit
+    first (the run's bytes a little-endian integer, the first field its lowest bits)."""
     detects: list = dataclasses.field(default_factory=list)
     """For a choice (kind ``choice``): ``(magic, mask)`` of each case in ``cases`` order,
     the bytes that pick it (its ``detect:``, else its leading constants)."""
@@ -568,6 +582,8 @@ class _Builder:
             ref = field.type
             if field.const is None or field.tag is not None or field.condition:
                 break
+            if ref.kind == "bits" and (ref.bits_signed or ref.bit_order == "little"):
+                break  # only a big-endian run of unsigned constants is leading bytes here
             if ref.kind == "bits":
                 bits, width, group = (bits << ref.bits) | field.const, width + ref.bits, field.bit_group[0]
                 if field.bit_group[3]:  # the run's last field: its bytes are all fixed
@@ -906,10 +922,14 @@ class _Builder:
                     f"bit fields {', '.join(fields[i].name for i in run)} make {width} bits: "
                     "a run of bit fields fills whole bytes",
                 )
-            shift = width
+            little = fields[run[0]].type.bit_order == "little"
+            shift = 0 if little else width
             for i in run:
-                shift -= fields[i].type.bits
+                if not little:
+                    shift -= fields[i].type.bits
                 fields[i].bit_group = (width // 8, shift, i == run[0], i == run[-1])
+                if little:
+                    shift += fields[i].type.bits
             run.clear()
 
         for i, (field, raw) in enumerate(zip(fields, raws)):
@@ -921,8 +941,17 @@ class _Builder:
             refused = [k for k in ("tag", "repeat", "size", "if", "checksum", "optional") if k in raw]
             if refused:
                 raise self.error(parts + (refused[0],), f"a bit field takes no {refused[0]!r}")
-            if field.const is not None and not 0 <= field.const < 1 << field.type.bits:
+            low, high = bit_field_range(field.type)
+            if field.const is not None and not low <= field.const <= high:
                 raise self.error(parts + ("const",), f"{field.const} does not fit {field.type.name}")
+            if run and field.type.bit_order != fields[run[0]].type.bit_order:
+                if sum(fields[j].type.bits for j in run) % 8:
+                    raise self.error(
+                        parts + ("type",),
+                        f"bit fields {', '.join(fields[j].name for j in run)} and {field.name} "
+                        "mix bit orders (b<n> and b<n>le) inside a byte",
+                    )
+                close(i)  # a new run, in the other bit order
             run.append(i)
         if run:
             close(len(fields))
@@ -1094,8 +1123,9 @@ class _Builder:
             ref = TypeRef(name, name)
         elif name in PRIMITIVES:
             ref = TypeRef("prim", name)
-        elif BIT_FIELD.fullmatch(name) and 1 <= int(name[1:]) <= 64:
-            ref = TypeRef("bits", name, bits=int(name[1:]))
+        elif (bit := BIT_FIELD.fullmatch(name)) and 1 <= int(bit[2]) <= 64:
+            ref = TypeRef("bits", name, bits=int(bit[2]), bits_signed=bool(bit[1]))
+            ref.bit_order = "little" if bit[3] else "big"
         elif name in self.record_names:
             ref = TypeRef("record", name)
         elif name in RUNTIME_TYPES:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .model import Field, Spec, TypeRef, camel, record_dependencies
+from .model import Field, Spec, TypeRef, bit_field_range, camel, record_dependencies
 from .types import PRIMITIVES
 
 
@@ -37,7 +37,8 @@ class StrategyEmitter:
 
     def typ(self, ref: TypeRef, record: str = "", field: Field | None = None) -> str:
         if ref.kind == "bits":
-            return f'{{"kind": "int", "lo": 0, "hi": {(1 << ref.bits) - 1}}}'
+            low, high = bit_field_range(ref)
+            return f'{{"kind": "int", "lo": {low}, "hi": {high}}}'
         if ref.kind == "choice":
             # past the nesting bound only cases that hold no record: the values stay finite
             leaves = [c for c in ref.cases if not record_dependencies(self.spec.records[c])]
@@ -159,7 +160,7 @@ class StrategyEmitter:
         if target is None or not target.value:
             return None
         if target.type.kind == "bits":
-            return (1 << target.type.bits) - 1
+            return bit_field_range(target.type)[1]
         if target.type.kind == "prim" and PRIMITIVES[target.type.name].kind == "int":
             return _int_range(target.type.name)[1]
         return None

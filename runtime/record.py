@@ -770,16 +770,26 @@ def sizeof(owner, name: str):
     return end - start
 
 
-def _unwritten_size(owner, name: str, value) -> int:
-    """The byte size of a text or bytes field the builder has not written yet."""
+def _unwritten_size(owner, name: str, value):
+    """The byte size of a field the builder has not written yet (a length before what it
+    measures): a text's or bytes' length in its encoding; anything else (a record, a
+    list) is built on its own to measure it (a list: its element sizes), inside the
+    ``size:`` it may have, whose check reads the value being computed."""
     if isinstance(value, (bytes, bytearray)):
         return len(value)
+    sub = owner._subcons[name]
     if isinstance(value, str):
-        sub = owner._subcons[name]
         while getattr(sub, "encoding", None) is None and hasattr(sub, "subcon"):
             sub = sub.subcon
         return len(value.encode(getattr(sub, "encoding", None) or "utf8"))
-    raise ValueError(f"sizeof({name}) before {name} is written: only text and bytes are known")
+    sub = sub.subcon  # the field's Renamed
+    while isinstance(sub, Sized):
+        sub = sub.subcon
+    scratch = io.BytesIO()
+    built = sub._build(value, scratch, owner, f"(sizeof {name})")
+    if isinstance(built, BuiltList):
+        return list(built.sizes)
+    return len(scratch.getvalue())
 
 
 class LengthPrefixedBytes(Construct):

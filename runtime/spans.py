@@ -47,6 +47,9 @@ class Node:
     parent: Node | None = dataclasses.field(default=None, repr=False)
     children: list = dataclasses.field(default_factory=list, repr=False)
     marks: list = dataclasses.field(default_factory=list, repr=False)
+    bits: tuple | None = None
+    """A bit field's place in its run: (shift, width, run bytes, first of the run); the
+    node spans the run's bytes (the leaves give them to the first field only)."""
 
     @property
     def path(self) -> str:
@@ -141,6 +144,8 @@ def current(context) -> SpanRecorder | None:
 def _node_leaves(node: Node, depth: int, out: list) -> None:
     parts = [(s, e, node.path, v, role, depth) for s, e, role, v in node.marks]
     for child in node.children:
+        if child.bits is not None and not child.bits[3]:
+            continue  # a bit run's bytes are one leaf, its first field's: leaves tile
         sub: list = []
         _node_leaves(child, depth + 1, sub)
         parts += sub

@@ -352,5 +352,52 @@ def test_a_spec_whose_expression_reads_a_dict_method_name_is_refused(tmp_path):
 def test_a_value_that_is_no_model_is_an_encode_error_on_both_paths(value):
     from generated import plainbuffer
 
-    fast, oracle = (_outcome(b, value, "cell") for b in (plainbuffer.build, plainbuffer.build_construct))
-    assert fast == oracle == (f"<model>: expected a model or a dict, got {type(value).__name__}", "")
+    fast, oracle = (
+        _outcome(b, value, "cell") for b in (plainbuffer.build, plainbuffer.build_construct)
+    )
+    assert (
+        fast == oracle == (f"<model>: expected a model or a dict, got {type(value).__name__}", "")
+    )
+
+
+FORWARD = """\
+format: forward
+title: Forward sizes
+doc: Lengths written before the record and the list they measure.
+endian: le
+default_record: message
+records:
+  message:
+    doc: One message.
+    fields:
+      - {name: length, type: u8, value: "sizeof(body)", doc: "The body's byte size."}
+      - {name: body, type: item, size: length, doc: "The body."}
+      - {name: count, type: u8, value: "len(entries)", doc: "How many entries."}
+      - {name: total, type: u16, value: "sum(sizeof(entries))", doc: "The entries' bytes."}
+      - {name: entries, type: item, repeat: {count: count}, doc: "The entries."}
+  item:
+    doc: An item.
+    fields:
+      - {name: a, type: u16, doc: "A number."}
+      - {name: s, type: str, size: u8, doc: "A text."}
+"""
+
+
+def test_a_length_before_the_record_and_list_it_measures(tmp_path):
+    """``value: sizeof(x)`` on a field written before ``x`` (a record, a list of them):
+    construct builds ``x`` on its own to measure it, the fast writer the same way."""
+    module = _mixed(tmp_path, FORWARD)
+    assert module.FALLBACKS["build"] == {} and "message" in module.FAST_WRITERS
+    items = st.builds(module.Item, a=st.integers(0, 2**16 - 1), s=st.text(max_size=5))
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(items, st.lists(items, max_size=4))
+    def check(body, entries):
+        model = module.Message(body=body, entries=entries)
+        data = module.build_construct(model)
+        assert written(module, model, "message") == data == module.build(model)
+        parsed = module.parse(data)
+        assert parsed.length == len(data) - 4 - parsed.total and parsed.body == body
+        assert parsed.entries == entries
+
+    check()
