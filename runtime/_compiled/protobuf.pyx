@@ -191,8 +191,12 @@ cdef class Loop:
         if type(buf) is not bytes or not 0 <= pos <= end <= PyBytes_GET_SIZE(buf):
             return None
         if limits is not self.last_limits:  # Limits is frozen: read once per object
-            self.max_depth = limits.max_depth
-            self.max_string = limits.max_string
+            try:
+                self.max_depth = limits.max_depth
+                self.max_string = limits.max_string
+            except (AttributeError, TypeError, OverflowError):  # beyond C's range: not mine
+                self.last_limits = None
+                return None
             self.last_limits = limits
         if self.busy:
             return None
