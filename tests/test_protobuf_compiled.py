@@ -227,6 +227,13 @@ def test_tight_limits(path, limit):
     held_equal(path.read_bytes(), limits=Limits(**limit))
 
 
+def test_limits_beyond_c_are_the_python_readers():
+    data = SAMPLES[0].read_bytes()
+    huge = Limits(max_depth=2**70, max_string=2**70)
+    assert pw.order.compiled.try_read(data, 0, len(data), huge, 1) is None
+    assert same(pw.order.read(data, 0, len(data), huge, 1)[0], pw.parse(data))
+
+
 MONEY = record(1, 2, b"EUR") + record(2, 0, uvarint(5))
 CASES_BY_HAND = {
     "singular read twice": record(1, 2, b"a") + record(1, 2, b"b"),

@@ -23,6 +23,7 @@ when every value has the Python type the reader makes, and declines anything els
 the Python writer writes it or raises its ``EncodeError``.
 """
 
+from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_GET_SIZE, PyByteArray_Resize
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_Contains, PyDict_SetItem
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_FromDouble
@@ -191,8 +192,12 @@ cdef class Loop:
         if type(buf) is not bytes or not 0 <= pos <= end <= PyBytes_GET_SIZE(buf):
             return None
         if limits is not self.last_limits:  # Limits is frozen: read once per object
-            self.max_depth = limits.max_depth
-            self.max_string = limits.max_string
+            try:
+                self.max_depth = limits.max_depth
+                self.max_string = limits.max_string
+            except (AttributeError, TypeError, OverflowError):  # beyond C's range: not mine
+                self.last_limits = None
+                return None
             self.last_limits = limits
         if self.busy:
             return None
@@ -220,10 +225,13 @@ cdef class Loop:
     cpdef bint try_write(self, model, bytearray out):
         """Append the bytes of ``model`` to ``out``; False (``out`` unchanged): not mine."""
         cdef Out o
+        cdef Py_ssize_t had
         o.data, o.size, o.cap = NULL, 0, 0
         try:
             write_message(self, &o, 0, model, 1)
-            out += PyBytes_FromStringAndSize(<const char*>o.data, o.size)
+            had = PyByteArray_GET_SIZE(out)
+            PyByteArray_Resize(out, had + o.size)
+            memcpy(PyByteArray_AS_STRING(out) + had, o.data, o.size)
             return True
         except Exception:
             return False
