@@ -11,7 +11,10 @@ that remain before anything is sliced or allocated, so ``boundscheck=False`` is 
 
 Models are built as the fast path builds them (``object.__new__``, then every slot), but
 the slots are written at their offsets in the object, found once from the class's member
-descriptors (``runtime/_compiled/slots.pxd``): no attribute lookup per field.
+descriptors (``runtime/_compiled/slots.pxd``): no attribute lookup per field. Fewer
+objects per event: a field whose value repeats gives the same int again (``_shared_uint``),
+and ``parse`` of one event writes it into the model it returned last when the caller has
+dropped that one (``_spare``).
 
 The message loop keeps the key decoding (``_msb_key``: the next field id) apart from the
 per-kind value readers (``_read_value``), so a later tag-keyed layout can reuse the value
