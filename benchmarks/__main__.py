@@ -283,8 +283,14 @@ def mysql_workloads():
             out.insert(0, ("wirespec compiled", lambda d: compiled_parse(d, record), False))
         return out
 
+    # the distinct binlog's events one at a time: no value repeats from the event before
+    distinct_events = [
+        ms.build(event, "gtid_tagged_event") for event in ms.parse(distinct, "binlog_file").events
+    ]
     return [
         Workload("MySQL GTID", "tagged GTID event", [SEED_EVENT], decoders("gtid_tagged_event")),
+        Workload("MySQL GTID", "tagged GTID events, 100 distinct", distinct_events,
+                 decoders("gtid_tagged_event")),
         Workload("MySQL GTID", "binlog file, 100 events", [binlog], decoders("binlog_file"),
                  events_per_msg=100),
         Workload("MySQL GTID", "binlog file, 100 events, 100 UUIDs", [distinct],
@@ -551,11 +557,10 @@ def targets(workloads, results, summary, memory) -> list[str]:
     line(
         "MySQL tagged GTID event >= 200k events/s", g and f"{1 / g:,.0f}/s", g and 1 / g >= 200_000
     )
-    g = summary.get(("MySQL GTID", "tagged GTID event", "wirespec compiled", "s"))
-    if g is not None:
-        line(
-            "MySQL tagged GTID event compiled >= 2M events/s (#17)", f"{1 / g:,.0f}/s", 1 / g >= 2e6
-        )
+    for name in ("tagged GTID event", "tagged GTID events, 100 distinct"):
+        g = summary.get(("MySQL GTID", name, "wirespec compiled", "s"))
+        if g is not None:
+            line(f"MySQL {name} compiled >= 2M events/s (#17)", f"{1 / g:,.0f}/s", 1 / g >= 2e6)
     for row in memory:
         cells = [c.strip() for c in row.strip("|").split("|")]
         x = float(cells[3].rstrip("x"))

@@ -244,3 +244,42 @@ def test_events_share_their_repeated_ints_and_keep_their_own_values():
     assert ms.parse(other).body.immediate_server_version == 80400
     assert ms.parse(other) == ms.parse_construct(other)
     assert ms.parse(seed) == first == ms.parse_construct(seed)
+
+
+def test_a_dropped_event_is_reused_and_a_held_one_never_changes():
+    """parse writes the next event into the last one it returned when the caller has
+    dropped it (and into its body and UUID list when nothing holds them); an event, body
+    or UUID list a caller still holds keeps its values, and a read that declines half
+    way leaves the next read right."""
+    with_original = ms.build(
+        _event(ms, _seed_body(ms, original_commit_timestamp=1, gno=7), checksum=True),
+        "gtid_tagged_event",
+    )
+    seed = ms.build(_event(ms, _seed_body(ms), checksum=True), "gtid_tagged_event")
+    other = ms.build(
+        _event(ms, _seed_body(ms, uuid=list(range(16)), tag="", gno=-3), checksum=True),
+        "gtid_tagged_event",
+    )
+    expected = {data: ms.parse_construct(data) for data in (with_original, seed, other)}
+    reader = ms.TABLE_READERS["gtid_tagged_event"]
+    first = ms.parse(with_original)
+    first_id = id(first)
+    del first
+    reused = ms.parse(seed)  # written into the dropped event: the default comes back
+    assert id(reused) == first_id and reused == expected[seed]
+    body, uuid = reused.body, reused.body.uuid
+    del reused
+    again = ms.parse(other)  # the event is reused, the held body and list are not
+    assert again == expected[other] and body == expected[seed].body
+    assert uuid == expected[seed].body.uuid and again.body is not body
+    held = again
+    del again
+    assert ms.parse(with_original) == expected[with_original] and held == expected[other]
+    del held
+    bad = bytearray(other)
+    bad[-1] ^= 0xFF  # the CRC-32: declined after the body is written
+    assert reader(bytes(bad), {}) is None
+    truncated = other[:19] + other[19:-4][:-1]  # the body's last byte missing
+    assert reader(truncated, {}) is None
+    for data in (seed, with_original, other, seed):
+        assert ms.parse(data) == expected[data]

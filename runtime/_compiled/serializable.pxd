@@ -2,7 +2,8 @@
 """What another compiled module cimports to read a ``layout: serializable`` record inside its
 own positional code (``from runtime._compiled.serializable cimport CLimits, Message``):
 ``Message.read(buf, start, end, &limits)`` is the message that is all of ``buf[start:end]``,
-or None to decline, exactly as ``Message.parse`` gives it for those bytes alone."""
+or None to decline, exactly as ``Message.parse`` gives it for those bytes alone (written
+into ``target``, a model of the class nothing else holds, when one is given)."""
 
 cimport cython
 from cpython.ref cimport PyObject
@@ -56,10 +57,13 @@ cdef class Message(_Entry):
     # their tag, and the same bytes are the same text (decoding it again makes a new str).
     cdef list last_raw, last_value
 
+    # The model parse returned last: reused when nothing else holds it (see _spare).
+    cdef object spare
+
     cdef object read(self, const unsigned char* buf, Py_ssize_t start, Py_ssize_t end,
-                     CLimits* lim)
+                     CLimits* lim, PyObject* target=*)
     cdef object _read_value(self, Py_ssize_t i, FieldSpec* spec, const unsigned char* buf,
-                            Py_ssize_t* pos, Py_ssize_t end, CLimits* lim)
+                            Py_ssize_t* pos, Py_ssize_t end, CLimits* lim, PyObject* old)
     cdef object _repeated(self, Py_ssize_t i, const unsigned char* buf, Py_ssize_t at,
                           Py_ssize_t end)
     cdef void _remember(self, Py_ssize_t i, const unsigned char* buf, Py_ssize_t at,

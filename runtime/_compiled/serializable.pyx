@@ -11,7 +11,10 @@ that remain before anything is sliced or allocated, so ``boundscheck=False`` is 
 
 Models are built as the fast path builds them (``object.__new__``, then every slot), but
 the slots are written at their offsets in the object, found once from the class's member
-descriptors (``runtime/_compiled/slots.pxd``): no attribute lookup per field.
+descriptors (``runtime/_compiled/slots.pxd``): no attribute lookup per field. Fewer
+objects per event: a field whose value repeats gives the same int again (``_shared_uint``),
+and ``parse`` of one event writes it into the model it returned last when the caller has
+dropped that one (``_spare``).
 
 The message loop keeps the key decoding (``_msb_key``: the next field id) apart from the
 per-kind value readers (``_read_value``), so a later tag-keyed layout can reuse the value
@@ -20,7 +23,7 @@ readers with its own keys.
 
 cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
-from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.list cimport PyList_GET_SIZE, PyList_New
 from cpython.long cimport PyLong_FromLongLong, PyLong_FromUnsignedLongLong
 from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
 from cpython.unicode cimport PyUnicode_Decode
@@ -31,7 +34,7 @@ from libc.string cimport memcmp
 from runtime.errors import DecodeError
 from runtime.limits import Limits
 
-from runtime._compiled.slots cimport get_slot, new_model, put_slot, slots_of
+from runtime._compiled.slots cimport clear_slot, get_slot, new_model, put_slot, slots_of
 
 
 cdef extern from "Python.h":
@@ -178,6 +181,30 @@ cdef inline void _forget(SharedInt* shared) noexcept:
     shared.value = NULL
 
 
+# -- models reused once dead ------------------------------------------------------------
+
+cdef extern from "Python.h":
+    ctypedef struct PyListObject:
+        PyObject** ob_item
+    void _incref "Py_INCREF" (PyObject* obj)
+    void _decref "Py_DECREF" (PyObject* obj)
+    Py_ssize_t _refs "Py_REFCNT" (PyObject* obj)
+    PyObject* _type_of "(PyObject*)Py_TYPE" (PyObject* obj)
+
+
+cdef inline PyObject* _spare(PyObject* model, type cls) noexcept:
+    """``model`` when it is a ``cls`` that nothing but its one holder (our reference to
+    the model returned last, or such a model's slot) still refers to, else NULL.
+
+    A model that a caller has dropped is dead to every caller: writing the next message's
+    values into it gives what a new one would, without freeing one model and allocating
+    another (CPython keeps free lists of its own types for the same reason). A model a
+    caller still holds, directly or through an attribute, is never touched. Borrowed."""
+    if model == NULL or _refs(model) != 1 or _type_of(model) != <PyObject*>cls:
+        return NULL
+    return model
+
+
 # -- msb-count varints -------------------------------------------------------------------
 
 cdef unsigned char _MSB_LENGTH[256]
@@ -313,12 +340,17 @@ cdef class Message(_Entry):
         cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
         if n > lim.max_message_bytes:
             return None
-        return self.read(<const unsigned char*>PyBytes_AS_STRING(data), 0, n, &lim)
+        model = self.read(<const unsigned char*>PyBytes_AS_STRING(data), 0, n, &lim,
+                          _spare(<PyObject*>self.spare, self.model))
+        if model is not None:
+            self.spare = model
+        return model
 
     cdef object read(self, const unsigned char* buf, Py_ssize_t start, Py_ssize_t end,
-                     CLimits* lim):
+                     CLimits* lim, PyObject* target=NULL):
         """The message that is all of ``buf[start:end]`` (a top-level one: version 1
-        first), or None to decline."""
+        first), or None to decline; written into ``target`` when one is given (a model of
+        this record that nothing else holds: a declined read leaves it half written)."""
         cdef Py_ssize_t pos = start, size_at, lnifid_at, at, i
         cdef uint64_t version, declared, lnifid, found, raw
         cdef FieldSpec* spec
@@ -336,7 +368,13 @@ cdef class Message(_Entry):
             (size_at - start) + _msb_size(end - pos) + (pos - lnifid_at) + (end - pos)
         ):
             return None
-        model = new_model(self.model)
+        if target == NULL:
+            model = new_model(self.model)
+        else:
+            model = <object>target
+            for i in range(self.n):  # unset, as in a new model: the pass below fills them
+                if self.specs[i].absent == ABSENT_FROM:
+                    clear_slot(model, self.specs[i].slot)
         put_slot(model, self.size_slot, _shared_uint(&self.size_shared, declared))
         put_slot(model, self.lnifid_slot, _shared_uint(&self.size_shared, lnifid)
                  if lnifid >= 256 else <object>_SMALL[lnifid])
@@ -358,7 +396,10 @@ cdef class Message(_Entry):
                         else:
                             put_slot(model, spec.slot, _shared_sint(&spec.shared, raw))
                         continue
-                    value = self._read_value(i, spec, buf, &pos, end, lim)
+                    value = self._read_value(
+                        i, spec, buf, &pos, end, lim,
+                        NULL if target == NULL else get_slot(model, spec.slot),
+                    )
                     if value is None:
                         return None
                     put_slot(model, spec.slot, value)
@@ -384,11 +425,15 @@ cdef class Message(_Entry):
         return model
 
     cdef object _read_value(self, Py_ssize_t i, FieldSpec* spec, const unsigned char* buf,
-                            Py_ssize_t* pos, Py_ssize_t end, CLimits* lim):
-        """The value of field ``i`` at ``pos[0]`` (its id read), or None to decline."""
+                            Py_ssize_t* pos, Py_ssize_t end, CLimits* lim, PyObject* old):
+        """The value of field ``i`` at ``pos[0]`` (its id read), or None to decline;
+        ``old``: the field's value in a reused model (NULL: a new model), a list that
+        a repeated field writes again when nothing else holds it."""
         cdef Py_ssize_t at
         if spec.count:
-            return _read_array(spec, buf, pos, end) if spec.count <= lim.max_count else None
+            if spec.count > lim.max_count:
+                return None
+            return _read_array(spec, buf, pos, end, _spare_list(old, spec.count))
         if not _sized(spec, buf, pos, end, lim):
             return None
         at = pos[0] - <Py_ssize_t>spec.length
@@ -437,43 +482,60 @@ cdef inline object _read_int(FieldSpec* spec, const unsigned char* buf, Py_ssize
     return _shared_sint(&spec.shared, raw)
 
 
+cdef inline PyObject* _spare_list(PyObject* items, Py_ssize_t count) noexcept:
+    """``items`` when it is a list of ``count`` items that only its model holds, else
+    NULL. Borrowed."""
+    if items == NULL or _refs(items) != 1 or _type_of(items) != <PyObject*>list:
+        return NULL
+    if PyList_GET_SIZE(<list>items) != count:
+        return NULL
+    return items
+
+
+cdef inline void _set_item(PyObject** cells, Py_ssize_t k, PyObject* item) noexcept:
+    """Item ``k`` of a list's ``cells``: a new list's NULL, or a reused list's old item,
+    released."""
+    cdef PyObject* old = cells[k]
+    _incref(item)
+    cells[k] = item
+    if old != NULL:
+        _decref(old)
+
+
 cdef object _read_array(FieldSpec* spec, const unsigned char* buf, Py_ssize_t* pos,
-                        Py_ssize_t end):
-    """``spec.count`` integers back to back (no count on the wire), or None to decline."""
+                        Py_ssize_t end, PyObject* reuse):
+    """``spec.count`` integers back to back (no count on the wire), or None to decline;
+    written into ``reuse`` when it is a list (a dead one of ``spec.count`` items)."""
     cdef Py_ssize_t k, p = pos[0], count = spec.count
     cdef bint one_byte_fits = spec.bits >= 7 and spec.kind == KIND_UINT
     cdef bint two_bytes_fit = spec.bits >= 8 and spec.kind == KIND_UINT  # 0..255: a small int
     cdef unsigned char b
     cdef unsigned int two
-    cdef PyObject* small
     cdef list items
+    cdef PyObject** cells
     if count > end - p:  # each takes a byte at least
         return None
-    items = PyList_New(count)
+    items = PyList_New(count) if reuse == NULL else <list>reuse
+    cells = (<PyListObject*><PyObject*>items).ob_item
     for k in range(count):
         if p >= end:  # a longer element before took the bytes
             return None
         b = buf[p]
         if one_byte_fits and not b & 1:  # the one-byte form: a small int from the table
-            small = _SMALL[b >> 1]
-            Py_INCREF(<object>small)
-            PyList_SET_ITEM(items, k, <object>small)
+            _set_item(cells, k, _SMALL[b >> 1])
             p += 1
             continue
         if two_bytes_fit and b & 3 == 1 and end - p >= 2:  # the two-byte form of a byte
             two = (b | (<unsigned int>buf[p + 1] << 8)) >> 2
             if two < 256:
-                small = _SMALL[two]
-                Py_INCREF(<object>small)
-                PyList_SET_ITEM(items, k, <object>small)
+                _set_item(cells, k, _SMALL[two])
                 p += 2
                 continue
         pos[0] = p
         item = _read_int(spec, buf, pos, end)
         if item is None:
             return None
-        Py_INCREF(item)
-        PyList_SET_ITEM(items, k, item)
+        _set_item(cells, k, <PyObject*>item)
         p = pos[0]
     pos[0] = p
     return items
@@ -531,6 +593,7 @@ cdef class Frame:
     cdef dict cases            # code -> Message, with a switch
     cdef Py_ssize_t body_slot, crc_slot
     cdef SharedInt crc_shared
+    cdef object spare  # the event a reusing read returned last (see _spare)
     cdef readonly object trailer_if  # (parent field, attribute, value) or None: always
 
     def __cinit__(self):
@@ -577,8 +640,10 @@ cdef class Frame:
         self.trailer_if = frame["crc32_if"]
 
     cdef object read(self, const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t end,
-                     bint with_crc, CLimits* lim):
-        """The event at ``pos[0]`` (``pos[0]`` moved past it), or None to decline."""
+                     bint with_crc, CLimits* lim, bint reuse=False):
+        """The event at ``pos[0]`` (``pos[0]`` moved past it), or None to decline. With
+        ``reuse``, the event this returned last, and its body, are written again when the
+        caller has dropped them (``_spare``): for one event a call, not for a file's list."""
         cdef Py_ssize_t start = pos[0], p = start, body_end, i
         cdef long long body_size
         cdef uint32_t value, stored
@@ -610,14 +675,19 @@ cdef class Frame:
             body_message = self.body_message
         else:
             body_message = self.cases.get(values[self.switch_index])
+        cdef PyObject* target = _spare(<PyObject*>self.spare, self.model) if reuse else NULL
         if body_message is not None:
-            body = body_message.read(buf, p, body_end, lim)
+            body = body_message.read(
+                buf, p, body_end, lim,
+                NULL if target == NULL
+                else _spare(get_slot(<object>target, self.body_slot), body_message.model),
+            )
             if body is None:
                 return None
         else:
             body = PyBytes_FromStringAndSize(<char*>buf + p, body_end - p)
         p = body_end
-        model = new_model(self.model)
+        model = new_model(self.model) if target == NULL else <object>target
         if with_crc:
             if end - p < 4:
                 return None
@@ -633,6 +703,8 @@ cdef class Frame:
             put_slot(model, self.header[i].slot, _shared_uint(&self.header[i].shared, values[i]))
         put_slot(model, self.body_slot, body)
         pos[0] = p
+        if reuse:
+            self.spare = model
         return model
 
 
@@ -657,7 +729,7 @@ cdef class Event(_Entry):
         if n > lim.max_message_bytes or lim.max_depth < 1:
             return None
         model = self.frame.read(<const unsigned char*>PyBytes_AS_STRING(data), &pos, n,
-                                self.with_crc, &lim)
+                                self.with_crc, &lim, True)
         return model if pos == n else None
 
 

@@ -68,3 +68,11 @@ cdef inline void put_slot(object obj, Py_ssize_t offset, object value) noexcept:
 cdef inline PyObject* get_slot(object obj, Py_ssize_t offset) noexcept:
     """A slot's value (NULL while unset); borrowed."""
     return (<PyObject**>((<char*><PyObject*>obj) + offset))[0]
+
+
+cdef inline void clear_slot(object obj, Py_ssize_t offset) noexcept:
+    """Unset a slot of a model (its value, if any, released)."""
+    cdef PyObject** cell = <PyObject**>((<char*><PyObject*>obj) + offset)
+    cdef PyObject* old = cell[0]
+    cell[0] = NULL
+    Py_XDECREF(old)
