@@ -59,6 +59,8 @@ _C_TYPES = {
     "d": "double",
 }
 _DECODERS = {"utf8": "_utf8", "ascii": "PyUnicode_DecodeASCII"}
+_SHARED_INTS = {"int64_t", "int32_t", "uint32_t", "int16_t", "uint16_t"}
+"""C types of numbers made Python ints through ``_int64``, which shares them."""
 
 _PRELUDE = '''\
 from cpython.bytes cimport PyBytes_FromStringAndSize
@@ -194,26 +196,72 @@ cdef struct _Text:
 cdef _Text _TEXTS[1024]
 """Short strings decoded lately, by a hash of their bytes: column names repeat row after row,
 and a str is immutable, so a model may share one (equal either way)."""
+cdef _Text _BLOBS[1024]
+"""Short bytes values made lately, the same way (a table of their own: text and bytes of the
+same bytes are different values)."""
 
 
-cdef object _utf8(const unsigned char* p, Py_ssize_t n):
-    """The UTF-8 text of ``n`` bytes at ``p`` (raises UnicodeDecodeError as ``bytes.decode``)."""
+cdef inline object _shared(_Text* table, const unsigned char* p, Py_ssize_t n, bint text):
+    """``n`` bytes at ``p`` as UTF-8 text or as bytes, shared through ``table`` when short
+    (raises UnicodeDecodeError as ``bytes.decode``)."""
     cdef uint32_t h = 2166136261
     cdef Py_ssize_t i
     cdef _Text* slot
     if n > 24:
-        return PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
+        return PyUnicode_DecodeUTF8(<const char*>p, n, NULL) if text else (
+            PyBytes_FromStringAndSize(<const char*>p, n))
     for i in range(n):
         h = (h ^ p[i]) * 16777619
-    slot = &_TEXTS[(h ^ (h >> 16)) & 1023]
+    slot = &table[(h ^ (h >> 16)) & 1023]
     if slot.value != NULL and slot.n == n and memcmp(slot.key, p, n) == 0:
         return <object>slot.value
-    value = PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
+    if text:
+        value = PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
+    else:
+        value = PyBytes_FromStringAndSize(<const char*>p, n)
     Py_XDECREF(slot.value)
     Py_INCREF(value)
     slot.value = <PyObject*>value
     slot.n = n
     memcpy(slot.key, p, n)
+    return value
+
+
+cdef inline object _utf8(const unsigned char* p, Py_ssize_t n):
+    """The UTF-8 text of ``n`` bytes at ``p``."""
+    return _shared(_TEXTS, p, n, True)
+
+
+cdef inline object _bytes(const unsigned char* p, Py_ssize_t n):
+    """``n`` bytes at ``p`` as ``bytes``."""
+    return _shared(_BLOBS, p, n, False)
+
+
+cdef struct _Number:
+    PyObject* value
+    int64_t key
+
+
+cdef _Number _NUMBERS[1024]
+"""Integers made lately, by a hash of their value: a cell's timestamp, a status or a type
+code repeats row after row, and an int is immutable, so a model may share one (equal either
+way). Each int not shared is an allocation and a release, and 32 bytes held."""
+
+
+cdef object _int64(int64_t v):
+    """``v`` as a Python int."""
+    cdef _Number* slot
+    cdef object value
+    if -5 <= v <= 256:  # CPython's own shared ints
+        return v
+    slot = &_NUMBERS[(<uint64_t>v * 0x9E3779B97F4A7C15u) >> 54]
+    if slot.value != NULL and slot.key == v:
+        return <object>slot.value
+    value = v
+    Py_XDECREF(slot.value)
+    Py_INCREF(value)
+    slot.value = <PyObject*>value
+    slot.key = v
     return value
 
 
@@ -678,6 +726,8 @@ class CompiledEmitter:
             self.w.line(f"{var}_p = {table}[{var}_c]")
             self.decline_if(f"{var}_p == NULL")
             self.w.line(f"{var} = <object>{var}_p")
+        elif var in self.loose and ctype in _SHARED_INTS:
+            self.w.line(f"{var} = _int64({value})")
         elif var in self.loose:
             self.w.line(f"{var} = {value}")
         else:
@@ -699,7 +749,7 @@ class CompiledEmitter:
         if step.keep:
             self.keep(var, start, f"{start} + {n}")
         if step.kind == "bytes":
-            self.w.line(f"{var} = PyBytes_FromStringAndSize(<const char*>buf + {start}, {n})")
+            self.w.line(f"{var} = _bytes(buf + {start}, {n})")
             return
         decoder = _DECODERS.get(step.encoding.replace("-", "").lower())
         if decoder is None:
