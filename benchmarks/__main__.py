@@ -33,7 +33,6 @@ import gc
 import io
 import os
 import platform
-import resource
 import statistics
 import sys
 import time
@@ -405,38 +404,6 @@ def table(workloads, results, runs):
     return lines, summary
 
 
-def _peak_rss_kib() -> int:
-    """The process's peak resident set so far (``ru_maxrss``: KiB on Linux)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
-
-def memory_child(kind: str, path: str) -> None:
-    """In a fresh process: read the input, decode it, print peak RSS growth (KiB)."""
-    import json
-
-    from generated import mysql_serialization as ms
-    from generated import plainbuffer
-
-    def drain(rows):
-        for _ in rows:
-            pass
-
-    fn = {
-        "plainbuffer": plainbuffer.parse,
-        "mysql": lambda d: ms.parse(d, "binlog_file"),
-        "plainbuffer-iter": lambda d: drain(plainbuffer.iter_rows(d)),
-        "mysql-iter": lambda d: drain(ms.iter_rows(d, "binlog_file")),
-    }[kind]
-    base = _peak_rss_kib()  # after the imports, which only grew the process
-    data = Path(path).read_bytes()
-    start = time.process_time()
-    model = fn(data)
-    spent = time.process_time() - start
-    peak = _peak_rss_kib()
-    print(json.dumps({"base": base, "peak": peak, "size": len(data), "cpu": spent}))
-    del model
-
-
 def memory_check(mib: int):
     """Peak resident memory of one decode, in a fresh process each (input read included)."""
     import json
@@ -469,7 +436,7 @@ def memory_check(mib: int):
             path = Path(tmp) / kind
             path.write_bytes(data)
             res = subprocess.run(
-                [sys.executable, "-m", "benchmarks", "--memory-child", kind, str(path)],
+                [sys.executable, "-m", "benchmarks.memory_child", kind, str(path)],
                 capture_output=True, text=True, check=True,
                 cwd=ROOT,
             )  # fmt: skip
@@ -583,11 +550,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, default=0.25, help="CPU seconds per pass")
     ap.add_argument("--mem-mib", type=int, default=64, help="0 skips the memory check")
     ap.add_argument("--only", default="", help=f"comma list of {', '.join(WORKLOADS)}")
-    ap.add_argument("--memory-child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    if args.memory_child:
-        memory_child(*args.memory_child)
-        return 0
     chosen = [s for s in args.only.split(",") if s] or list(WORKLOADS)
     workloads = [w for key in chosen for w in WORKLOADS[key]()]
     print(f"machine: {machine()}")
