@@ -237,8 +237,29 @@ class BuildEmitter:
         return _THIS.sub(this, text)
 
     def field(self, w: _Lines, field: Field, scope: _Scope, written: dict) -> None:
-        if field.process is not None or field.kept_of or field.repeat in ("blocks", "until"):
+        if field.kept_of and self.compressed_rest(scope.record.field(field.kept_of)):
+            return  # the wire bytes are written with their field
+        if (
+            (field.process is not None and not self.compressed_rest(field))
+            or field.kept_of
+            or field.repeat in ("blocks", "until")
+        ):
             raise Unsupported("process:, repeat: blocks or until (built by construct)")
+        if field.process is not None:
+            process = field.process
+            codec = self.expression(process.codec, scope) if process.cases else repr(process.codec)
+            w.line(f"f_{field.name}_codec = rt_process.codec_for({codec}, {process.cases!r})")
+            w.line(f"f_{field.name}_plain_at = len(out)")
+        self.field_bytes(w, field, scope, written)
+
+    @staticmethod
+    def compressed_rest(field: Field) -> bool:
+        """A ``process: {size: eos}`` field (Kafka's records): written plain, then the
+        bytes from its start to the end replaced by the codec's (``runtime.process``)."""
+        process = field.process
+        return process is not None and process.rest and not field.condition and field.tag is None
+
+    def field_bytes(self, w: _Lines, field: Field, scope: _Scope, written: dict) -> None:
         var = f"f_{field.name}"
         ref = field.type
         optional = field.tag is not None and field.optional
@@ -284,6 +305,13 @@ class BuildEmitter:
                 self.repeat(w, field, var, size, scope, written)
         if present:
             w.depth -= 1
+        if field.process is not None:  # the plain bytes written become the codec's
+            at, wire = f"{var}_plain_at", f'model.get("{field.name}_wire")'
+            w.line(f'if {var}_codec != "none":')
+            w.line(
+                f"    out[{at}:] = rt_process.compressed({var}_codec, bytes(out[{at}:]), "
+                f"{wire}, {field.process.level})"
+            )
         if spanned:
             w.line(f"{var}_end = len(out)")
         if size and field.repeat is None:
