@@ -207,7 +207,7 @@ class FastPathEmitter:
             raise Unsupported("repeat: until (read by construct)")
         if (field.process is not None or field.repeat == "blocks") and field.condition:
             raise Unsupported("a conditional process: or repeat: blocks (read by construct)")
-        if field.process is not None and field.type.kind != "record":
+        if field.process is not None and field.type.kind != "record" and not field.repeat:
             raise Unsupported("process: on bytes or text (read by construct)")
         if field.trailer and not self.backwards(field.type):
             raise Unsupported("a trailer field the fast path cannot read from the end")

@@ -897,12 +897,12 @@ class _Builder:
             raw = {"codec": raw}
         rest = raw.get("size") == "eos"
         if rest:
-            repeats = field.repeat in (None, "eos") or isinstance(field.repeat, dict)
-            if ref.kind not in ("record", "bytes", "str") or not repeats:
+            repeats = field.repeat == "eos" or isinstance(field.repeat, dict)
+            if not (repeats or field.repeat is None and ref.kind in ("record", "bytes", "str")):
                 raise self.error(
                     parts + ("size",),
-                    "process: {size: eos} goes on a record, bytes or str, single or "
-                    "repeated by count or to the end",
+                    "process: {size: eos} goes on a record, bytes or str, or a field repeated "
+                    "by count or to the end",
                 )
             if field.repeat is None and ref.size is not None:
                 raise self.error(parts + ("size",), "the region has one size: eos or the field's")
