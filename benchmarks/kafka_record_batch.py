@@ -5,7 +5,8 @@ beside kafka-python's pure-Python reader and aiokafka's C (Cython) reader.
 Workload, one process: a log segment of 100 uncompressed batches of 10 records each (a
 16-byte key, a 120-byte JSON value, one header), written by kafka-python's
 ``DefaultRecordBatchBuilder``. Every decoder reads every record's offset, timestamp, key,
-value and headers and checks each batch's CRC-32C:
+value and headers and checks each batch's CRC-32C (``--codec N``: the batches compressed
+by kafka-python, 1 gzip, 2 snappy, 3 lz4, 4 zstd; every decoder decompresses them):
 
 * ``wirespec parse``: ``parse(segment)``, the generated fast path (models of every batch
   and record, CRC verified, absolute offsets derived);
@@ -37,11 +38,12 @@ import generated.kafka_record_batch as kafka
 BATCHES, RECORDS = 100, 10
 
 
-def segment() -> bytes:
-    """100 batches of 10 records back to back, base offsets as a broker assigns them."""
+def segment(codec: int = 0) -> bytes:
+    """100 batches of 10 records back to back, base offsets as a broker assigns them
+    (``codec``: kafka-python's compression, 0 none .. 4 zstd)."""
     out = bytearray()
     for b in range(BATCHES):
-        builder = DefaultRecordBatchBuilder(2, 0, 0, -1, -1, -1, 1 << 20)
+        builder = DefaultRecordBatchBuilder(2, codec, 0, -1, -1, -1, 1 << 20)
         for i in range(RECORDS):
             n = b * RECORDS + i
             value = b'{"id":%d,"status":"NEW","amount":"129.95","note":"%s"}' % (n, b"x" * 60)
@@ -109,8 +111,9 @@ def timed(function, data, runs: int) -> float:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--codec", type=int, default=0, help="1 gzip, 2 snappy, 3 lz4, 4 zstd")
     args = parser.parse_args(argv)
-    data = segment()
+    data = segment(args.codec)
     total = BATCHES * RECORDS
     decoders = {
         "wirespec parse": wirespec_reader(kafka.parse),
@@ -121,7 +124,7 @@ def main(argv=None) -> int:
     }
     for name, function in decoders.items():  # each reads every record
         assert function(data) == total, name
-    print(f"segment: {len(data)} bytes, {BATCHES} batches x {RECORDS} records")
+    print(f"segment: {len(data)} bytes, {BATCHES} batches x {RECORDS} records, codec {args.codec}")
     results = {name: timed(f, data, args.runs) for name, f in decoders.items()}
     base = results["kafka-python"]
     for name, seconds in results.items():

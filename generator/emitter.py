@@ -218,19 +218,23 @@ class ModuleEmitter:
         unchecked = "" if ref.checked_on_build else ", check_on_build=False"
         return f"rt.Sized({size}, {body}{unchecked})"
 
-    def processed_construct(self, field: Field) -> str:
-        """A ``process:`` field: its (sized) wire bytes decoded by the codec, then read."""
+    def processed_construct(self, field: Field, body: str = "") -> str:
+        """A ``process:`` field: its (sized) wire bytes decoded by the codec, then read
+        (``body``: what is read, when not the field's type: a repeated field's list)."""
         ref, process = field.type, field.process
-        if ref.kind == "record":
+        if not body and ref.kind == "record":
             body = ref.name
-        else:
+        elif not body:
             body = f"GreedyString({ref.encoding!r})" if ref.kind == "str" else "GreedyBytes"
         if process.cases is None:
             codec = repr(process.codec)
         else:
             codec = f"lambda this: {process.codec}, cases={process.cases!r}"
         level = "" if process.level is None else f", level={process.level}"
-        expr = f"rt_process.Processed({body}, {field.name!r}, codec={codec}{level})"
+        rest = ", rest=True" if process.rest else ""
+        expr = f"rt_process.Processed({body}, {field.name!r}, codec={codec}{level}{rest})"
+        if process.rest:  # the rest of the enclosing (sized) stream
+            return expr
         if ref.size_is_prefix:
             return f"rt.SizePrefixed({self.prim(ref.size)}, {expr})"
         return self.sized(ref, expr)
@@ -256,7 +260,7 @@ class ModuleEmitter:
         if field.kept_of:
             suffix = field.name[len(field.kept_of) :]
             return f"rt_sequences.Kept({'_' + field.kept_of + suffix!r})"
-        if field.process is not None:
+        if field.process is not None and field.repeat is None:
             expr = self.processed_construct(field)
             if field.condition:
                 expr = f"If(lambda this: {field.condition}, {expr})"
@@ -293,6 +297,8 @@ class ModuleEmitter:
             count = count if isinstance(count, int) else f"lambda this: {count}"
             unchecked = "" if field.repeat_checked_on_build else ", check_on_build=False"
             expr = f"rt.RepeatCount({expr}, {count}{unchecked})"
+        if field.process is not None:  # a repeated field's whole list, compressed
+            expr = self.processed_construct(field, expr)
         if field.tag is not None:
             optional = ", optional=True" if field.optional else ""
             if field.optional and field.repeat is not None:

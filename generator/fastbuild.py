@@ -266,6 +266,21 @@ class BuildEmitter:
         return f'[rt_fast.measured(_write_{ref.name}, e) for e in model["{name}"] or ()]'
 
     def field(self, w: _Lines, field: Field, scope: _Scope, written: dict) -> None:
+        if self.compressed_rest(field):
+            process = field.process
+            codec = self.expression(process.codec, scope) if process.cases else repr(process.codec)
+            w.line(f"f_{field.name}_codec = rt_process.codec_for({codec}, {process.cases!r})")
+            w.line(f"f_{field.name}_plain_at = len(out)")
+        self.field_bytes(w, field, scope, written)
+
+    @staticmethod
+    def compressed_rest(field: Field) -> bool:
+        """A ``process: {size: eos}`` field (Kafka's records): written plain, then the
+        bytes from its start to the end replaced by the codec's (``runtime.process``)."""
+        process = field.process
+        return process is not None and process.rest and not field.condition and field.tag is None
+
+    def field_bytes(self, w: _Lines, field: Field, scope: _Scope, written: dict) -> None:
         var = f"f_{field.name}"
         ref = field.type
         optional = field.tag is not None and field.optional
@@ -306,6 +321,8 @@ class BuildEmitter:
             if field.checksum is not None:
                 self.checksum(w, field, var, scope)
             elif field.process is not None:
+                if field.process.rest:
+                    raise Unsupported("process: {size: eos} with a condition or a tag")
                 self.processed(w, field, var, scope, written)
             elif field.repeat is None:
                 self.value(w, ref, var, field, scope, written)
@@ -313,6 +330,13 @@ class BuildEmitter:
                 self.repeat(w, field, var, size, scope, written)
         if present:
             w.depth -= 1
+        if self.compressed_rest(field):  # the plain bytes written become the codec's
+            at, wire = f"{var}_plain_at", f'model.get("{field.name}_wire")'
+            w.line(f'if {var}_codec != "none":')
+            w.line(
+                f"    out[{at}:] = rt_process.compressed({var}_codec, bytes(out[{at}:]), "
+                f"{wire}, {field.process.level})"
+            )
         if spanned:
             w.line(f"{var}_end = len(out)")
         if size and field.repeat is None:
@@ -510,7 +534,7 @@ class BuildEmitter:
     def processed(self, w: _Lines, field: Field, var: str, scope: _Scope, written) -> None:
         """``runtime.process.Processed`` in its size: the value written, its bytes taken
         back off ``out`` and replaced by the model's ``<name>_wire`` when that still decodes
-        to them, else by them compressed (``rt_process.wire_of``); then its length."""
+        to them, else by them compressed (``rt_process.compressed``); then its length."""
         ref, process = field.type, field.process
         if field.const is not None:
             raise Unsupported("a processed const")
@@ -532,7 +556,7 @@ class BuildEmitter:
                 f"rt_process.codec_for({self.expression(process.codec, scope)}, {process.cases!r})"
             )
         w.line(
-            f'{wire} = rt_process.wire_of({plain}, model.get("{field.name}_wire"), {codec}, '
+            f'{wire} = rt_process.compressed({codec}, {plain}, model.get("{field.name}_wire"), '
             f"{process.level!r})"
         )
         if ref.size_is_prefix:

@@ -117,6 +117,12 @@ class FastPathEmitter:
             if ref.kind == "record"
             and any("_parent._parent" in t for t in self._expressions(self.spec.records[ref.name]))
         }
+        self.reads_index = any(
+            "_index" in text
+            for record in self.spec.records.values()
+            for text in self._expressions(record)
+        )
+        """Some expression reads ``_index``: parents passed on carry the element's index."""
         # Every record is taken to have a reader until one it uses has none: a recursive
         # record's reader calls itself, so its records are supported together or not at all.
         ok = set(self.spec.records)
@@ -201,7 +207,7 @@ class FastPathEmitter:
             raise Unsupported("repeat: until (read by construct)")
         if (field.process is not None or field.repeat == "blocks") and field.condition:
             raise Unsupported("a conditional process: or repeat: blocks (read by construct)")
-        if field.process is not None and field.type.kind != "record":
+        if field.process is not None and field.type.kind != "record" and not field.repeat:
             raise Unsupported("process: on bytes or text (read by construct)")
         if field.trailer and not self.backwards(field.type):
             raise Unsupported("a trailer field the fast path cannot read from the end")
@@ -1059,10 +1065,58 @@ class FastPathEmitter:
         return spanned | {f.name for f in record.fields if f.checksum and self.span_of(f)}
 
     def field_body(self, w: _Writer, field: Field, var: str) -> None:
-        ref = field.type
-        if field.process is not None:
+        if field.process is not None and field.process.rest:
+            self.processed_rest(w, field, var)
+        elif field.process is not None:
             self.processed_value(w, field, var)
-            return
+        else:
+            self.plain_body(w, field, var)
+
+    def processed_rest(self, w: _Writer, field: Field, var: str) -> None:
+        """``process: {size: eos}``: the field (a list too) read from the rest of the
+        record's bytes decoded, ``buf`` and ``end`` standing for the decoded bytes
+        meanwhile; with the codec ``none`` in place (no copy, no wire kept)."""
+        process = field.process
+        if process.cases is None:
+            codec = f"{process.codec!r}, None"
+        else:
+            codec = f"{self.expression(process.codec)}, {process.cases!r}"
+        at, outer = f"{var}_at", f"{var}_outer"
+        w.line(f"{at} = pos")
+        w.line(f"{var}_codec = rt_process.codec_at({codec}, pos)")
+        w.line(f"{var}_wire = {outer} = None")
+        w.line(f'if {var}_codec != "none":')
+        with w.indent():
+            w.line(f"{outer} = buf, end")
+            w.line(f"{var}_wire = bytes(buf[pos:end])")
+            w.line(f"buf = rt_process.decoded({var}_codec, {var}_wire, pos, limits)")
+            w.line("pos, end = 0, len(buf)")
+        w.line("try:")
+        with w.indent():
+            self.plain_body(w, field, var)
+        w.line("except DecodeError as err:")
+        with w.indent():
+            w.line(f"if {outer} is not None:  # no offset of the input: the region's")
+            with w.indent():
+                w.line(f"err.offset = {at}")
+                w.line(f'err.add_path(f"<{{{var}_codec}}>")')
+            w.line("raise")
+        w.line("if pos != end:")
+        with w.indent():
+            w.line(f"if {outer} is None:")
+            with w.indent():
+                w.line('raise DecodeError(f"{end - pos} byte(s) left unparsed", offset=pos)')
+            w.line(
+                f'raise DecodeError(f"{{end - pos}} decoded byte(s) left unparsed", offset={at})'
+            )
+        w.line(f"if {outer} is not None:")
+        with w.indent():
+            w.line(f"buf, end = {outer}")
+            w.line("pos = end")
+
+    def plain_body(self, w: _Writer, field: Field, var: str) -> None:
+        """The field's value (a list when repeated) from ``buf[pos:end]``."""
+        ref = field.type
         if field.repeat is None:
             self.value(w, ref, var, field)
             return
@@ -1102,7 +1156,7 @@ class FastPathEmitter:
         ref = field.type
         if "this._index" in " ".join(self._type_expressions(ref)):
             w.line(f"f__index = len({var})")
-        if any(r in self.needs_parent for r in self._record_refs(ref)):
+        if self.reads_index and any(r in self.needs_parent for r in self._record_refs(ref)):
             w.line(f"parent_of_{field.name}._index = len({var})  # `_parent._index`")
         w.line("try:")
         with w.indent():
@@ -1173,10 +1227,11 @@ class FastPathEmitter:
         elif field.repeat == "tagged":
             tag = self.spec.records[ref.name].tag
             w.line(f"while pos < end and buf[pos] == 0x{tag:02x}:")
-        else:
-            w.line(f"while len({var}) < {var}_count:")
+        else:  # the count is checked against max_count before the loop
+            w.line(f"for _ in range({var}_count):")
         with w.indent():
-            self.limit(w, "max_count", f"len({var}) + 1", "pos")
+            if field.repeat in ("eos", "tagged"):
+                self.limit(w, "max_count", f"len({var}) + 1", "pos")
             self.element(w, field, var)
         if field.min_count:
             what = f"{field.min_count} element(s)"
@@ -1235,6 +1290,11 @@ class FastPathEmitter:
         with w.indent():
             w.line(f"{var} = buf[pos]")
             w.line("pos += 1")
+        # The 2-byte form too (values below 2**14: a Kafka record's or value's length).
+        w.line("elif pos + 1 < end and buf[pos + 1] < 0x80:")
+        with w.indent():
+            w.line(f"{var} = (buf[pos] & 0x7F) | (buf[pos + 1] << 7)")
+            w.line("pos += 2")
         w.line("else:")
         with w.indent():
             w.line(f"{var}, pos = rt_fast.read_uvarint(buf, pos, end=end)")
@@ -1251,6 +1311,11 @@ class FastPathEmitter:
             )
         if prim == "u8":
             w.line(f"{var} = buf[pos]")
+        elif prim == "s8":  # cheaper than a struct call
+            w.line(f"{var} = buf[pos]")
+            w.line(f"if {var} > 0x7F:")
+            with w.indent():
+                w.line(f"{var} -= 0x100")
         else:
             w.line(f"{var} = {self.struct(prim)}.unpack_from(buf, pos)[0]")
         w.line(f"pos += {size}")

@@ -171,6 +171,9 @@ class Process:
     """Value of the ``codec`` expression -> codec name."""
     level: int | None = None
     codec_text: str = ""
+    rest: bool = False
+    """``size: eos``: the compressed region is the rest of the enclosing record (the
+    field's own ``size:``, if any, is each element's); the field is the last on the wire."""
 
 
 @dataclasses.dataclass
@@ -777,6 +780,7 @@ class _Builder:
                 )
             fields.append(field)
         self.bit_groups(fields, body["fields"], where)
+        self.rest_is_last(fields, where)
         fields += trailer_fields[::-1]
         fields += self.kept_fields(fields, where)
         everything = {f.name for f in fields}
@@ -864,6 +868,19 @@ class _Builder:
             if names.index(item.last) < names.index(item.field):
                 raise self.error(parts + (spans[0], "span"), "span: [first, last] in wire order")
 
+    def rest_is_last(self, fields: list[Field], where) -> None:
+        """A ``process: {size: eos}`` region runs to the record's end: nothing after it
+        is on the wire (derived fields may follow)."""
+        for i, field in enumerate(fields):
+            if field.process is None or not field.process.rest:
+                continue
+            later = [f.name for f in fields[i + 1 :] if not f.derived]
+            if later:
+                raise self.error(
+                    where + ("fields", i, "process", "size"),
+                    f"the region runs to the record's end, but {', '.join(later)} follow(s)",
+                )
+
     def kept_fields(self, fields: list[Field], where) -> list[Field]:
         """The model fields that keep what a field's reading saw beside its value (after
         every field, so the spec's field indexes stay as written)."""
@@ -892,14 +909,32 @@ class _Builder:
         from runtime.process import CODECS
 
         ref = field.type
-        if ref.size is None or ref.kind not in ("record", "bytes", "str") or ref.size == "eos":
-            raise self.error(parts, "process: goes on a record, bytes or str with a size:")
-        if field.repeat is not None or field.tag is not None or field.trailer:
-            raise self.error(parts, "process: goes on a single field (no repeat, tag or trailer)")
         if isinstance(raw, str):
             raw = {"codec": raw}
+        rest = raw.get("size") == "eos"
+        if rest:
+            repeats = field.repeat == "eos" or isinstance(field.repeat, dict)
+            if not (repeats or field.repeat is None and ref.kind in ("record", "bytes", "str")):
+                raise self.error(
+                    parts + ("size",),
+                    "process: {size: eos} goes on a record, bytes or str, or a field repeated "
+                    "by count or to the end",
+                )
+            if field.repeat is None and ref.size is not None:
+                raise self.error(parts + ("size",), "the region has one size: eos or the field's")
+            if field.tag is not None or field.trailer:
+                raise self.error(parts, "process: {size: eos} goes on an untagged field")
+        else:
+            if ref.size is None or ref.kind not in ("record", "bytes", "str") or ref.size == "eos":
+                raise self.error(
+                    parts, "process: goes on a record, bytes or str with a size: (or size: eos)"
+                )
+            if field.repeat is not None or field.tag is not None or field.trailer:
+                raise self.error(
+                    parts, "process: goes on a single field (no repeat, tag or trailer)"
+                )
         codec, cases = raw["codec"], raw.get("cases")
-        out = Process(codec, level=raw.get("level"), codec_text=codec)
+        out = Process(codec, level=raw.get("level"), codec_text=codec, rest=rest)
         if cases is None:
             if codec not in CODECS:
                 raise self.error(

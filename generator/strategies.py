@@ -117,8 +117,13 @@ class StrategyEmitter:
             parts.append(f'"oneof": {f.oneof!r}')
         if f.condition:
             parts.append(f'"cond": lambda this: {f.condition}')
-        if f.valid:
-            parts.append(f'"valid": lambda this: {f.valid}')
+        valid = f.valid
+        cases = f.process.cases if f.process is not None else None
+        if cases and all(isinstance(k, int) for k in cases):  # a codec the field names
+            known = f"({f.process.codec}) in {tuple(sorted(cases))!r}"
+            valid = f"({valid}) and {known}" if valid else known
+        if valid:
+            parts.append(f'"valid": lambda this: {valid}')
         if f.repeat == "until":  # no general way to draw elements only the last ends
             parts.append('"repeat": ("count", 0)')
         elif f.repeat in ("msb_count", "blocks", "packed", "unpacked"):  # a list of any length, like repeat: eos

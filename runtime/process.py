@@ -290,17 +290,23 @@ def read_processed(reader, buf, pos: int, end: int, codec, cases, limits, depth:
     return _read_decoded(read, wire, pos, codec, limits), wire
 
 
-def wire_of(plain: bytes, wire, codec: str, level: int | None = None) -> bytes:
-    """The bytes a ``process:`` field writes for its decoded bytes ``plain``: the kept wire
-    bytes when they still decode to ``plain``, else ``plain`` compressed afresh (the build
-    of :class:`Processed` and of the generated fast writers)."""
-    if wire is not None and codec in DECODERS:
-        try:
-            if decode(codec, wire, len(plain)) == plain:
-                return wire
-        except DecodeError:
-            pass  # the kept bytes are stale or corrupt: compress afresh
-    return encoder(codec, level)(plain)
+def codec_at(value, cases, pos: int) -> str:
+    """:func:`codec_for`, its error at ``pos`` (the region's first byte)."""
+    try:
+        return codec_for(value, cases)
+    except DecodeError as err:
+        err.offset = pos
+        raise
+
+
+def decoded(codec: str, wire: bytes, pos: int, limits) -> bytes:
+    """The fast path's decoding of a region running to its record's end (``process:
+    {size: eos}``): :func:`decode` bounded by ``max_decompressed_bytes``, errors at ``pos``."""
+    try:
+        return decode(codec, wire, limits.max_decompressed_bytes)
+    except DecodeError as err:
+        err.offset = pos
+        raise
 
 
 def _param_context(context):
@@ -322,12 +328,18 @@ class Processed(Subconstruct):
     in the model as ``<name>_wire`` (``runtime.sequences.Kept``).
     """
 
-    def __init__(self, subcon, name: str, *, codec, cases=None, level: int | None = None):
+    def __init__(
+        self, subcon, name: str, *, codec, cases=None, level: int | None = None, rest=False
+    ):
         super().__init__(subcon)
         self.field = name
         self.codec = codec
         self.cases = cases
         self.level = level
+        self.rest = rest
+        """The region is the rest of the stream (``process: {size: eos}``): with the codec
+        ``none`` it is read in place (offsets and ``inspect`` spans of the input) and no
+        wire bytes are kept, since writing the value gives them back."""
 
     def codec_of(self, context) -> str:
         if not callable(self.codec):
@@ -336,12 +348,20 @@ class Processed(Subconstruct):
 
     def _parse(self, stream, context, path):
         start = stream.tell()
-        wire = stream.read()
         try:
             codec = self.codec_of(context)
         except DecodeError as err:
             err.offset = start
             raise
+        if self.rest and codec == "none":
+            value = self.subcon._parsereport(stream, context, path)
+            at = stream.tell()
+            left = len(stream.read())
+            if left:
+                raise DecodeError(f"{left} byte(s) left unparsed", offset=at)
+            context[f"_{self.field}_wire"] = None
+            return value
+        wire = stream.read()
 
         def read(plain, limits):
             inner = io.BytesIO(plain)
@@ -360,5 +380,19 @@ class Processed(Subconstruct):
             codec = self.codec_of(context)
         except DecodeError as err:
             raise EncodeError(str(err)) from None
-        stream.write(wire_of(plain, context.get(f"{self.field}_wire"), codec, self.level))
+        stream.write(compressed(codec, plain, context.get(f"{self.field}_wire"), self.level))
         return built
+
+
+def compressed(codec: str, plain: bytes, wire: bytes | None, level: int | None = None) -> bytes:
+    """``plain`` as ``codec`` writes it: the kept ``wire`` bytes when they still decode to
+    ``plain`` (whichever compressor made them), else a fresh compression at ``level``."""
+    if codec == "none":
+        return plain
+    if wire is not None and codec in DECODERS:
+        try:
+            if decode(codec, wire, len(plain)) == plain:
+                return wire
+        except DecodeError:
+            pass  # the kept bytes are stale or corrupt: compress afresh
+    return encoder(codec, level)(plain)

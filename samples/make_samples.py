@@ -489,9 +489,9 @@ def make_kafka_record_batch(out_dir: Path) -> list[Path]:
         batches[f"{name}_batch"] = kafka_batch(orders, base_offset=10 * codec, compression=codec)
     # gzip's header holds the time it was written: zero it (and so the CRC) for a fixed sample
     gzipped = kafka.parse(batches["gzip_batch"], "record_batch")
-    stream = bytearray(gzipped.batch.compressed_records)
+    stream = bytearray(gzipped.batch.records_wire)
     stream[4:8] = bytes(4)
-    gzipped.batch.compressed_records = bytes(stream)
+    gzipped.batch.records_wire = bytes(stream)
     batches["gzip_batch"] = kafka.build(gzipped, "record_batch")
     craft = sorted((SAMPLES / "ticdc_craft").glob("*.bin"))
     values = [(i, t0 + i, b"shop.orders", p.read_bytes(), []) for i, p in enumerate(craft)]

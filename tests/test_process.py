@@ -228,3 +228,72 @@ def test_spec_errors(tmp_path):
     path.write_text(bad)
     with pytest.raises(SpecError, match="process: goes on"):
         render_spec(path)
+
+
+REST_SPEC = """\
+format: packed_rest
+title: Packed to the end
+doc: A codec byte, then items compressed to the end of the input (Kafka's records).
+endian: be
+default_record: batch
+records:
+  batch:
+    doc: One batch.
+    fields:
+      - {name: codec, type: u8, doc: "0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd, 5 deflate, 6 xerial"}
+      - name: values
+        type: u32
+        repeat: eos
+        process:
+          size: eos
+          codec: "codec"
+          cases: {0: none, 1: gzip, 2: snappy, 3: lz4_frame, 4: zstd, 5: deflate, 6: snappy_xerial}
+        doc: The numbers, compressed as one stream to the end.
+"""
+
+
+@pytest.mark.parametrize("codec", sorted(CODES))
+def test_a_region_to_the_end_decodes_on_both_paths_and_rebuilds(tmp_path_factory, codec):
+    module = spec_module(tmp_path_factory, "packed_rest", REST_SPEC)
+    assert "batch" in module.FAST_READERS and "batch" in module.FAST_WRITERS
+    plain = b"".join(v.to_bytes(4, "big") for v in range(300))
+    data = bytes([CODES[codec]]) + (process.encoder(codec)(plain) if codec != "none" else plain)
+    model = module.parse(data)
+    assert model == module.parse_construct(data) and model.values == list(range(300))
+    assert (model.values_wire is None) == (codec == "none")  # in place: nothing kept
+    assert module.build(model) == module.build_construct(model) == data
+    for cut in range(1, len(data), 7):  # the same model or error on both paths
+        outcomes = []
+        for parse in (module.parse, module.parse_construct):
+            try:
+                outcomes.append(parse(data[:cut]))
+            except DecodeError as err:
+                outcomes.append((str(err), err.path, err.offset))
+        assert outcomes[0] == outcomes[1], cut
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (  # the region runs to the end: nothing may follow it
+            (
+                "        doc: The numbers, compressed as one stream to the end.\n",
+                "        doc: The numbers.\n      - {name: tail, type: u8, doc: a byte}\n",
+            ),
+            r"bad\.yaml:\d+: records\.batch\.fields\[1\]\.process\.size: .*tail follow",
+        ),
+        (  # one size for the region
+            ("        type: u32\n        repeat: eos\n", "        type: bytes\n        size: u8\n"),
+            r"bad\.yaml:\d+: .*the region has one size",
+        ),
+        (
+            ("        repeat: eos\n", "        repeat: until\n"),
+            r"bad\.yaml:\d+: ",
+        ),
+    ],
+)
+def test_a_region_to_the_end_is_checked_at_load(tmp_path, edit, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(REST_SPEC.replace(*edit))
+    with pytest.raises(SpecError, match=message):
+        render_spec(path)
