@@ -25,8 +25,13 @@ Why no bounds checks: ``pos`` only grows, and every read moves it past the bytes
 read past ``end`` leaves ``pos`` beyond ``end`` for good (a loop ``while pos < end`` stops, an
 optional tag tested with ``pos < end`` is absent, a length is more than ``end - pos``). Every
 ``end`` is either the input's (past it, a fixed read raises IndexError or struct.error, and
-``parse_fast`` takes only ``pos == len(data)``) or a length's, after which the reader tests
-``pos`` against it. So whatever read past an ``end`` is refused, as the exact reader refuses it.
+``parse_fast`` takes only ``pos == len(data)``), a ``process:``ed region's decoded bytes (the
+same: ``buf`` is then those bytes, and ``pos`` must end at their length), or a length's,
+after which the reader tests ``pos`` against it; bytes to the end (``size: eos``) are read
+only from ``pos <= end``. So whatever read past an ``end`` is refused, as the exact reader
+refuses it. Varints longer than a byte go through ``read_uvarint`` (its 10-byte and 64-bit
+checks), and every spec expression (``derived:``, ``if:``, ``valid:``, a count, a codec)
+that fails to evaluate is a Retry.
 
 This module only renders: what is read, in which order and with which checks is the plan's.
 """
