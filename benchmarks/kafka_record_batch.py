@@ -8,8 +8,10 @@ Workload, one process: a log segment of 100 uncompressed batches of 10 records e
 value and headers and checks each batch's CRC-32C (``--codec N``: the batches compressed
 by kafka-python, 1 gzip, 2 snappy, 3 lz4, 4 zstd; every decoder decompresses them):
 
-* ``wirespec parse``: ``parse(segment)``, the generated fast path (models of every batch
-  and record, CRC verified, absolute offsets derived);
+* ``wirespec parse``: ``parse(segment)``, the compiled tier when it is built, else the
+  Python tiers (models of every batch and record, CRC verified, absolute offsets derived);
+* ``wirespec quick tier`` and ``wirespec exact fast path``: the Python tiers on their own
+  (``_quick_log_segment`` then the exact reader; the exact reader alone);
 * ``wirespec iter_rows``: the Spark rows (one tuple per record with its batch's columns);
 * ``wirespec construct``: ``parse_construct``, the oracle path;
 * ``kafka-python``: ``DefaultRecordBatch`` per batch, ``validate_crc()``, then its records;
@@ -34,6 +36,7 @@ from aiokafka.record._crecords import DefaultRecordBatch as CDefaultRecordBatch
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 
 import generated.kafka_record_batch as kafka
+from runtime import codec as rt_codec
 
 BATCHES, RECORDS = 100, 10
 
@@ -94,6 +97,14 @@ def wirespec_reader(parse):
     return read
 
 
+def python_tier(quick: bool):
+    """``parse`` without the compiled tier: the quick tier first (``quick``), then the
+    exact reader."""
+    record = kafka.DEFAULT_RECORD
+    tier = kafka.QUICK_READERS.get(record) if quick else None
+    return lambda data: rt_codec.parse_fast(kafka.FAST_READERS[record], data, quick=tier)
+
+
 def rows(data: bytes) -> int:
     return sum(1 for _ in kafka.iter_rows(data))
 
@@ -117,6 +128,8 @@ def main(argv=None) -> int:
     total = BATCHES * RECORDS
     decoders = {
         "wirespec parse": wirespec_reader(kafka.parse),
+        "wirespec quick tier": wirespec_reader(python_tier(quick=True)),
+        "wirespec exact fast path": wirespec_reader(python_tier(quick=False)),
         "wirespec iter_rows": rows,
         "wirespec construct": wirespec_reader(kafka.parse_construct),
         "kafka-python": peer_reader(DefaultRecordBatch),
@@ -126,11 +139,11 @@ def main(argv=None) -> int:
         assert function(data) == total, name
     print(f"segment: {len(data)} bytes, {BATCHES} batches x {RECORDS} records, codec {args.codec}")
     results = {name: timed(f, data, args.runs) for name, f in decoders.items()}
-    base = results["kafka-python"]
+    base, c = results["kafka-python"], results["aiokafka C"]
     for name, seconds in results.items():
         print(
-            f"{name:20} {seconds / total * 1e9:9.0f} ns/record {total / seconds:12,.0f} records/s"
-            f"  {base / seconds:5.2f}x kafka-python"
+            f"{name:24} {seconds / total * 1e9:9.0f} ns/record {total / seconds:12,.0f} records/s"
+            f"  {base / seconds:6.2f}x kafka-python  {c / seconds:5.2f}x aiokafka C"
         )
     one = batch_slices(data)[0][21:]
     model = anycrc.Model("CRC32C")

@@ -22,15 +22,18 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 
 from . import pytext
 from .fastpath import _Writer, struct_format
 from .lowering import (
     Build,
     Checksum,
+    Derived,
     FieldSteps,
     Length,
     Lowering,
+    Mark,
     Nested,
     Nothing,
     Number,
@@ -42,6 +45,7 @@ from .lowering import (
     TagByte,
     Text,
     Valid,
+    When,
     flatten,
 )
 
@@ -91,6 +95,10 @@ cdef extern from *:
         Py_INCREF(value);
         Py_XSETREF(*slot, value);
     }
+    /* a + b in 64 bits, or 1 where Python's int would be wider */
+    static int wirespec_add_overflows(int64_t a, int64_t b, int64_t *sum) {
+        return __builtin_add_overflow(a, b, sum);
+    }
     static PyObject *wirespec_get(PyObject *obj, Py_ssize_t offset) {
         PyObject *value = *(PyObject **)((char *)obj + offset);
         Py_XINCREF(value);
@@ -101,6 +109,7 @@ cdef extern from *:
     Py_ssize_t wirespec_slot_offset(object descr) except? -1
     void wirespec_put(object obj, Py_ssize_t offset, object value)
     object wirespec_get(object obj, Py_ssize_t offset)
+    bint wirespec_add_overflows(int64_t a, int64_t b, int64_t* sum) noexcept
 
 
 cdef struct _Limits:
@@ -360,8 +369,12 @@ cdef _enum_bytes(dict by_value, PyObject** table):
 
 
 _EXPRESSION_PRELUDE = '''\
+from cpython.buffer cimport PyBUF_READ
+from cpython.memoryview cimport PyMemoryView_FromMemory
+
 import runtime.process as rt_process
 from runtime.errors import DecodeError
+from runtime.fast import CHECKSUMS as _CHECKSUMS
 from runtime.record import EXPRESSION_ERRORS
 
 _EXPRESSION_FAILURES = (DecodeError, *EXPRESSION_ERRORS)
@@ -554,6 +567,9 @@ class CompiledEmitter:
                 self._collect(step.default or ())
             elif isinstance(step, (Nested, Processed)):
                 self._collect(step.steps or ())
+            elif isinstance(step, When):
+                self.loose.add(step.var)
+                self._collect(step.steps)
             elif isinstance(step, Repeat):
                 self.repeats[step.var] = step.record
                 self._collect(step.steps or ())
@@ -668,11 +684,16 @@ class CompiledEmitter:
             self.w.line(f"{step.var} = None")
         elif isinstance(step, Checksum):
             self.checksum(step)
+        elif isinstance(step, Derived):
+            self.evaluate(step.var, step.expression)
+        elif isinstance(step, Mark):
+            self.declare(step.var, "Py_ssize_t")
+            self.w.line(f"{step.var} = {at}")
         elif isinstance(step, Valid):
             self.expressions = True
             self.w.line("try:")
             with self.w.indent():
-                self.w.line(f"valid = {step.expression}")
+                self.w.line(f"valid = {self.python(step.expression)}")
             self.w.line("except _EXPRESSION_FAILURES:")
             with self.w.indent():
                 self.w.line("valid = False")
@@ -680,6 +701,44 @@ class CompiledEmitter:
         else:
             assert isinstance(step, Build), step
             self.build(step)
+
+    def python(self, expression: str) -> str:
+        """A spec expression with Python's semantics: its C numbers as Python ints (no
+        overflow where Python has none)."""
+        numbers = [
+            v for v, ctype in self.decls.items() if not ctype.startswith(("bytes", "PyObject"))
+        ]
+        if not numbers:
+            return expression
+        pattern = re.compile(r"(?<![.\w])(" + "|".join(map(re.escape, numbers)) + r")\b")
+        return pattern.sub(r"(<object>\1)", expression)
+
+    def evaluate(self, var: str, expression: str) -> None:
+        """``var`` is a spec expression's value (a Python object); an error evaluating it
+        is a decline."""
+        self.expressions = True
+        if var in self.decls:
+            raise NotCompiled(f"{var}: a C number and an expression's value")
+        terms = re.fullmatch(r"(\w+) \+ (\w+)", expression)
+        small = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t")
+        if terms and all(self.decls.get(term) in small for term in terms.groups()):
+            # the sum of two C numbers (an offset plus a delta) without Python ints, unless
+            # it is wider than 64 bits
+            a, b = terms.groups()
+            self.declare(f"{var}_sum", "int64_t")
+            self.w.line(f"if wirespec_add_overflows({a}, {b}, &{var}_sum):")
+            with self.w.indent():
+                self.w.line(f"{var} = (<object>{a}) + (<object>{b})")
+            self.w.line("else:")
+            with self.w.indent():
+                self.w.line(f"{var} = {var}_sum")
+            return
+        self.w.line("try:")
+        with self.w.indent():
+            self.w.line(f"{var} = {self.python(expression)}")
+        self.w.line("except _EXPRESSION_FAILURES:")
+        with self.w.indent():
+            self.w.line(_DECLINE)
 
     def varint(self, var: str, zigzag: bool, end: str) -> tuple[str, str]:
         """A varint at ``pos`` before ``end`` read into ``<var>_u``: (C type, C value)."""
@@ -789,6 +848,14 @@ class CompiledEmitter:
             self.w.line(f"{step.var} = <Py_ssize_t>{value}")
         elif isinstance(step, Processed):
             self.processed(step)
+        elif isinstance(step, When):
+            self.evaluate(step.test, step.expression)
+            self.w.line(f"if {step.test}:")
+            with self.w.indent():
+                self.branch(step.steps, end)
+            self.w.line("else:")
+            with self.w.indent():
+                self.w.line(f"{step.var} = None")
         elif isinstance(step, Text):
             self.text(step)
         elif isinstance(step, Presence):
@@ -816,7 +883,18 @@ class CompiledEmitter:
             self.switch(step, end)
 
     def text(self, step: Text) -> None:
+        if step.to_end:
+            self.decline_if(f"pos > {step.end}")
+            self.text_value(step, "pos", f"{step.end} - pos")
+            self.w.line(f"pos = {step.end}")
+            return
         n = step.length
+        if step.nullable:
+            self.w.line(f"if {n} == -1:")
+            with self.w.indent():
+                self.w.line(f"{step.var} = None")
+            self.w.line("else:")
+            self.w.depth += 1
         tests = [f"{n} < 0"] * step.signed
         if step.max_length is not None:
             tests.append(f"{n} > {step.max_length}")
@@ -824,6 +902,8 @@ class CompiledEmitter:
         self.decline_if(" or ".join(tests))
         self.text_value(step, "pos", n)
         self.w.line(f"pos += {n}")
+        if step.nullable:
+            self.w.depth -= 1
 
     def nested(self, step: Nested) -> None:
         var = step.var
@@ -870,7 +950,7 @@ class CompiledEmitter:
                 self.branch(step.default, end)
 
     def repeat(self, step: Repeat) -> None:
-        var, n = step.var, f"{step.var}_n"
+        var, n = step.var, f"{step.item}_n"
         if step.record and step.steps is None:
             self.calls.add(step.record)
         self.declare(n, "Py_ssize_t")
@@ -880,18 +960,36 @@ class CompiledEmitter:
             self.blocks(step)
             return
         if step.until == "count":
+            ctype = self.decls.get(step.count, "")
+            if ctype in (
+                "int8_t",
+                "int16_t",
+                "int32_t",
+                "int64_t",
+                "uint8_t",
+                "uint16_t",
+                "uint32_t",
+            ):
+                # a count read as a C number: no Python int made to check it
+                self.decline_if(f"{step.count} < 0 or {step.count} > lim.max_count")
+                self.declare(f"{step.item}_k", "Py_ssize_t")
+                self.w.line(f"{step.item}_k = <Py_ssize_t>{step.count}")
+                self.w.line(f"while {n} < {step.item}_k:")
+                with self.w.indent():
+                    self.item(step)
+                return
             self.expressions = True
-            count = f"{var}_count"
+            count = f"{step.item}_times"
             self.w.line("try:")
             with self.w.indent():
-                self.w.line(f"{count} = {step.count}")
+                self.w.line(f"{count} = {self.python(step.count)}")
             self.w.line("except _EXPRESSION_FAILURES:")
             with self.w.indent():
                 self.w.line(_DECLINE)
             self.decline_if(f"type({count}) is not int or {count} < 0 or {count} > lim.max_count")
-            self.declare(f"{var}_k", "Py_ssize_t")
-            self.w.line(f"{var}_k = {count}")
-            self.w.line(f"while {n} < {var}_k:")
+            self.declare(f"{step.item}_k", "Py_ssize_t")
+            self.w.line(f"{step.item}_k = {count}")
+            self.w.line(f"while {n} < {step.item}_k:")
             with self.w.indent():
                 self.item(step)
             return
@@ -913,17 +1011,17 @@ class CompiledEmitter:
         else:
             self.branch(step.steps, step.end)
         self.w.line(f"{step.var}.append({step.item})")
-        self.w.line(f"{step.var}_n += 1")
+        self.w.line(f"{step.item}_n += 1")
 
     def blocks(self, step: Repeat) -> None:
         """Avro's blocks, as ``FastPathEmitter`` reads them."""
-        var, end = step.var, step.end
-        count, k, size = f"{var}_count", f"{var}_k", f"{var}_size"
+        end = step.end
+        count, k, size = f"{step.item}_count", f"{step.item}_k", f"{step.item}_size"
         self.declare(count, "int64_t")
         self.declare(k, "Py_ssize_t")
         self.declare(size, "int64_t")
-        self.declare(f"{var}_stop", "Py_ssize_t = 0")
-        self.declare(f"{var}_i", "Py_ssize_t")
+        self.declare(f"{step.item}_stop", "Py_ssize_t = 0")
+        self.declare(f"{step.item}_i", "Py_ssize_t")
         self.w.line(f"{step.blocks} = []")
         self.w.line("while True:")
         with self.w.indent():
@@ -933,24 +1031,24 @@ class CompiledEmitter:
                 self.w.line("break")
             self.decline_if(f"{count} < -lim.max_count or {count} > lim.max_count")
             self.w.line(f"{k} = {count} if {count} > 0 else -{count}")
-            self.decline_if(f"{k} > lim.max_count - {var}_n")
+            self.decline_if(f"{k} > lim.max_count - {step.item}_n")
             self.w.line(f"if {count} < 0:")
             with self.w.indent():
                 self.w.line(f"{size} = {self.varint(size, True, end)[1]}")
                 self.decline_if(f"{size} < 0 or {size} > {end} - pos")
-                self.w.line(f"{var}_stop = pos + {size}")
-            self.w.line(f"for {var}_i in range({k}):")
+                self.w.line(f"{step.item}_stop = pos + {size}")
+            self.w.line(f"for {step.item}_i in range({k}):")
             with self.w.indent():
                 self.item(step)
-            self.decline_if(f"{count} < 0 and pos != {var}_stop")
+            self.decline_if(f"{count} < 0 and pos != {step.item}_stop")
             self.w.line(f"{step.blocks}.append({count})")
 
     def processed(self, step: Processed) -> None:
         """``process:``: the bytes decoded (``none``: read where they are), then read; the
         steps read ``buf``, so it points into the decoded bytes while they do."""
         self.expressions = True
-        n, inner_end, codec = step.length, step.inner_end, f"{step.var}_codec"
-        plain, outer = f"{step.var}_plain", f"{step.var}_outer"
+        n, inner_end, codec = step.length, step.inner_end, f"{step.inner_end}_codec"
+        plain, outer = f"{inner_end}_plain", f"{inner_end}_outer"
         tests = [f"{n} < 0"] * step.signed
         tests += [f"{n} > lim.max_message_bytes", f"{n} > {step.end} - pos"]
         self.decline_if(" or ".join(tests))
@@ -958,17 +1056,17 @@ class CompiledEmitter:
         self.declare(plain, "bytes")
         self.declare(f"{outer}_buf", "const unsigned char* = NULL")
         self.declare(f"{outer}_pos", "Py_ssize_t = 0")
-        self.declare(f"{step.var}_decoded", "bint")
+        self.declare(f"{inner_end}_decoded", "bint")
         self.w.line(f"{step.wire} = PyBytes_FromStringAndSize(<const char*>buf + pos, {n})")
         self.w.line("try:")
         with self.w.indent():
             cases = "None" if not step.cases else repr(dict(step.cases))
-            self.w.line(f"{codec} = rt_process.codec_for({step.codec}, {cases})")
+            self.w.line(f"{codec} = rt_process.codec_for({self.python(step.codec)}, {cases})")
         self.w.line("except _EXPRESSION_FAILURES:")
         with self.w.indent():
             self.w.line(_DECLINE)
-        self.w.line(f'{step.var}_decoded = {codec} != "none"')
-        self.w.line(f"if {step.var}_decoded:")
+        self.w.line(f'{inner_end}_decoded = {codec} != "none"')
+        self.w.line(f"if {inner_end}_decoded:")
         with self.w.indent():
             self.w.line("try:")
             with self.w.indent():
@@ -993,7 +1091,7 @@ class CompiledEmitter:
         self.steps(step.steps, inner_end)
         self.flush()
         self.decline_if(f"pos != {inner_end}")
-        self.w.line(f"if {step.var}_decoded:")
+        self.w.line(f"if {inner_end}_decoded:")
         with self.w.indent():
             self.w.line(f"buf = {outer}_buf")
             self.w.line(f"pos = {outer}_pos")
@@ -1001,6 +1099,16 @@ class CompiledEmitter:
     # -- checksums -----------------------------------------------------------------------
 
     def checksum(self, step: Checksum) -> None:
+        if step.items[0].kind == "span":
+            # the C function of the exact reader, over the bytes where they are
+            self.expressions = True
+            span = step.items[0]
+            self.w.line(
+                f"{step.var}_crc = _CHECKSUMS[{step.algorithm!r}](PyMemoryView_FromMemory("
+                f"<char*>buf + {span.var}, {span.target} - {span.var}, PyBUF_READ))"
+            )
+            self.decline_if(f"{step.var} != {step.var}_crc")
+            return
         if step.algorithm != "crc8":
             raise NotCompiled(f"{step.var}: a {step.algorithm} checksum")
         crc = f"{step.var}_crc"

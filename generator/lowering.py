@@ -179,6 +179,10 @@ class Text(Step):
     signed: bool = False
     max_length: int | None = None
     keep: bool = False
+    nullable: bool = False
+    """The length -1 is None."""
+    to_end: bool = False
+    """Every byte left before ``end`` (``size: eos``)."""
 
     @property
     def size(self) -> int | None:
@@ -186,6 +190,10 @@ class Text(Step):
 
     def __str__(self) -> str:
         what = f"{self.fixed}" if self.fixed is not None else self.length
+        if self.to_end:
+            what = "the rest"
+        if self.nullable:
+            what += " (-1: None)"
         text = f"{self.kind} {self.var}: {what} bytes"
         if self.kind == "str":
             text += f" {self.encoding}"
@@ -293,6 +301,52 @@ class Valid(Step):
 
 
 @dataclasses.dataclass(frozen=True)
+class Derived(Step):
+    """``var`` is the Python ``expression`` over the plan's variables (an error evaluating
+    it: not mine)."""
+
+    var: str
+    expression: str
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return f"derived {self.var} = {self.expression}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Mark(Step):
+    """``var`` is where reading is now (a span checksum's first or last byte + 1)."""
+
+    var: str
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return f"mark {self.var}"
+
+
+@dataclasses.dataclass(frozen=True)
+class When(Step):
+    """``if:``: ``steps`` when the Python ``expression`` is true (an error evaluating it:
+    not mine), else ``var`` is None."""
+
+    var: str
+    test: str
+    """The variable the expression's value goes in."""
+    expression: str
+    steps: tuple[Step, ...]
+
+    def lines(self) -> list[str]:
+        head = f"when {self.test} = {self.expression} (else {self.var} = None)"
+        return [head] + _steps_lines(self.steps)
+
+
+@dataclasses.dataclass(frozen=True)
 class Processed(Step):
     """``process:``: ``length`` bytes (checked as :class:`Nested` checks them) kept as
     bytes in ``wire``, decoded by the codec ``cases`` maps the Python expression ``codec``
@@ -374,7 +428,8 @@ class Switch(Step):
 
 @dataclasses.dataclass(frozen=True)
 class ChecksumItem:
-    """What a checksum covers, in order: a field's bytes (``raw``; ``optional`` fields only
+    """What a checksum covers, in order: the bytes between two :class:`Mark` steps
+    (``span``: ``var`` to ``target``), a field's bytes (``raw``; ``optional`` fields only
     when present; ``target`` is its kind: ``prim``, ``str``, ``bytes`` or ``record``), a
     member of each element of a list (``each``; ``target`` ``u8`` when the member is a plain
     u8 of records), or the value of a Python ``expression``
@@ -391,6 +446,8 @@ class ChecksumItem:
     def __str__(self) -> str:
         if self.kind == "raw":
             return f"bytes of {self.var}" + " (when present)" * self.optional
+        if self.kind == "span":
+            return f"bytes from {self.var} to {self.target}"
         if self.kind == "each":
             return f"{self.encoder} {self.member} of each of {self.var}"
         return f"{self.encoder} {self.expression}"
@@ -584,10 +641,12 @@ class Lowering:
                 continue
             if field.process is not None:
                 self._check_process(field)
-            if field.condition or field.trailer:
-                raise NotLowered(f"{field.name}: a condition or trailer")
-            if field.derived or field.type.nullable:
-                raise NotLowered(f"{field.name}: a derived value or a nullable length")
+            if field.trailer:
+                raise NotLowered(f"{field.name}: a trailer")
+            if field.derived:
+                continue
+            if field.type.nullable and field.type.kind not in ("str", "bytes"):
+                raise NotLowered(f"{field.name}: a nullable length of a {field.type.kind}")
             if field.bit_group is not None:
                 raise NotLowered(f"{field.name}: a bit field")
             if field.repeat is not None:
@@ -606,8 +665,9 @@ class Lowering:
             raise NotLowered(f"{field.name}: a repeat {sorted(field.repeat)}")
         if how in ("eos", "tagged") and field.type.kind != "record":
             raise NotLowered(f"{field.name}: a repeat of values to the end")
-        if field.type.kind == "record" and field.type.size is not None:
-            raise NotLowered(f"{field.name}: a repeat of sized records")
+        sized = field.type.kind == "record" and field.type.size is not None
+        if sized and (how == "tagged" or not _fixed_length(field.type)):
+            raise NotLowered(f"{field.name}: a repeat of records sized otherwise than by a length")
         if field.type.kind not in ("record", "prim", "str", "bytes"):
             raise NotLowered(f"{field.name}: a repeat of {field.type.kind}")
 
@@ -625,7 +685,8 @@ class Lowering:
             if fixed_size(ref.name) is None and ref.name not in VARINTS:
                 raise NotLowered(f"{where}: {ref.name}")
         elif ref.kind in ("str", "bytes"):
-            if not _fixed_length(ref) and not isinstance(ref.size, int):
+            eos_bytes = ref.size == "eos" and ref.kind == "bytes"
+            if not _fixed_length(ref) and not isinstance(ref.size, int) and not eos_bytes:
                 raise NotLowered(f"{where}: a string without a length")
         elif ref.kind == "record":
             if ref.name not in ok:
@@ -655,10 +716,12 @@ class Lowering:
                     raise NotLowered(f"{field.name}: a raw item that may be None when present")
                 if target.type.kind == "prim" and fixed_size(target.type.name) is None:
                     raise NotLowered(f"{field.name}: a raw item that is a varint")
+                if target.condition or target.derived:
+                    raise NotLowered(f"{field.name}: a raw item that is conditional or derived")
             elif item.kind == "value" and "_parent" in item.expression:
                 raise NotLowered(f"{field.name}: a checksum value over the parent")
-            elif item.kind == "span":
-                raise NotLowered(f"{field.name}: a checksum over later fields")
+            elif item.kind == "span" and len(field.checksum.items) > 1:
+                raise NotLowered(f"{field.name}: a checksum over a span and more")
 
     def _uses(self, supported: set[str]) -> dict[str, tuple[int, int]]:
         """How often each record is read by another one: (outside a repeat, in one)."""
@@ -692,6 +755,10 @@ class Lowering:
         var = f"{prefix}{field.name}"
         if field.kept_of:  # set by the field it is kept for
             return FieldSteps(field.name, field.line, ())
+        if field.derived:
+            return FieldSteps(
+                field.name, field.line, (Derived(var, self._expression(field.derived)),)
+            )
         if field.type.kind == "presence":
             return FieldSteps(field.name, field.line, (Presence(var, field.tag, end),))
         if field.repeat is not None:
@@ -700,9 +767,19 @@ class Lowering:
             body = self._processed(field, var, end)
         else:
             body = self._value_steps(field.type, var, prefix, end, keep, field.const)
+        if field.condition:
+            test = self._fresh("when")
+            body = [When(var, test, self._expression(field.condition), tuple(body))]
         if field.valid:
             body.append(Valid(self._expression(field.valid)))
-        if field.checksum is not None:
+        for other in record.fields:  # a span checksum: its first byte, and its last
+            for item in other.checksum.items if other.checksum else ():
+                if item.kind == "span" and item.field == field.name:
+                    body.insert(0, Mark(f"{prefix}{other.name}_from"))
+                if item.kind == "span" and item.last == field.name:
+                    body.append(Mark(f"{prefix}{other.name}_to"))
+                    body.append(self._checksum(record, other, prefix))
+        if field.checksum is not None and field.checksum.items[0].kind != "span":
             body.append(self._checksum(record, field, prefix))
         if field.tag is not None and field.optional:
             absent = "[]" if field.repeat is not None else "None"
@@ -718,7 +795,9 @@ class Lowering:
         record, tag, steps = "", None, None
         if ref.kind == "record":
             record, tag = ref.name, self.spec.records[ref.name].tag
-            if ref.name in self.inline:
+            if ref.size is not None:
+                steps = tuple(self._nested(ref, item, end, False))
+            elif ref.name in self.inline:
                 inner = f"{self._fresh('v')}_"
                 steps = tuple(self._record_steps(self.spec.records[ref.name], inner, end, item))
         else:
@@ -765,11 +844,13 @@ class Lowering:
             }
             if isinstance(ref.size, int):
                 return [Text(var, ref.kind, end, fixed=ref.size, **common)]
+            if ref.size == "eos":
+                return [Text(var, ref.kind, end, to_end=True, **common)]
             n = self._fresh("n")
             signed = _signed(ref.size)
             return [
                 Length(n, ref.size),
-                Text(var, ref.kind, end, length=n, signed=signed, **common),
+                Text(var, ref.kind, end, length=n, signed=signed, nullable=ref.nullable, **common),
             ]
         if ref.kind == "record":
             return self._nested(ref, var, end, keep)
@@ -811,7 +892,10 @@ class Lowering:
         items = []
         for item in field.checksum.items:
             var = f"{prefix}{item.field}"
-            if item.kind == "raw":
+            if item.kind == "span":
+                from_, to = f"{prefix}{field.name}_from", f"{prefix}{field.name}_to"
+                items.append(ChecksumItem("span", from_, to))
+            elif item.kind == "raw":
                 target = record.field(item.field)
                 items.append(ChecksumItem("raw", var, target.type.kind, target.optional))
             elif item.kind == "each":

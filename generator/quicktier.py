@@ -25,8 +25,13 @@ Why no bounds checks: ``pos`` only grows, and every read moves it past the bytes
 read past ``end`` leaves ``pos`` beyond ``end`` for good (a loop ``while pos < end`` stops, an
 optional tag tested with ``pos < end`` is absent, a length is more than ``end - pos``). Every
 ``end`` is either the input's (past it, a fixed read raises IndexError or struct.error, and
-``parse_fast`` takes only ``pos == len(data)``) or a length's, after which the reader tests
-``pos`` against it. So whatever read past an ``end`` is refused, as the exact reader refuses it.
+``parse_fast`` takes only ``pos == len(data)``), a ``process:``ed region's decoded bytes (the
+same: ``buf`` is then those bytes, and ``pos`` must end at their length), or a length's,
+after which the reader tests ``pos`` against it; bytes to the end (``size: eos``) are read
+only from ``pos <= end``. So whatever read past an ``end`` is refused, as the exact reader
+refuses it. Varints longer than a byte go through ``read_uvarint`` (its 10-byte and 64-bit
+checks), and every spec expression (``derived:``, ``if:``, ``valid:``, a count, a codec)
+that fails to evaluate is a Retry.
 
 This module only renders: what is read, in which order and with which checks is the plan's.
 """
@@ -38,9 +43,11 @@ from .fastpath import _Writer, struct_format, struct_name
 from .lowering import (
     Build,
     Checksum,
+    Derived,
     FieldSteps,
     Length,
     Lowering,
+    Mark,
     Nested,
     Nothing,
     Number,
@@ -52,6 +59,7 @@ from .lowering import (
     TagByte,
     Text,
     Valid,
+    When,
     flatten,
 )
 
@@ -166,6 +174,10 @@ class QuickTierEmitter:
             self.w.line(f"{step.var} = None")
         elif isinstance(step, Checksum):
             self.checksum(step)
+        elif isinstance(step, Derived):
+            self.evaluate(step.var, step.expression)
+        elif isinstance(step, Mark):
+            self.w.line(f"{step.var} = {at}")
         elif isinstance(step, Valid):
             self.w.line("try:")
             with self.w.indent():
@@ -179,6 +191,15 @@ class QuickTierEmitter:
             self.w.line(f"{step.var} = _NEW({step.class_name})")
             for name, var in step.fields:
                 self.w.line(f"{step.var}.{name} = {var}")
+
+    def evaluate(self, var: str, expression: str) -> None:
+        """``var`` is a spec expression's value; an error evaluating it is a Retry."""
+        self.w.line("try:")
+        with self.w.indent():
+            self.w.line(f"{var} = {expression}")
+        self.w.line(f"except {_EXPRESSION_FAILURES}:")
+        with self.w.indent():
+            self.w.line(_RETRY)
 
     def read_int(self, prim: str, at: str) -> str:
         if prim == "u8":
@@ -250,6 +271,14 @@ class QuickTierEmitter:
             self.varint(step.var, step.zigzag)
         elif isinstance(step, Processed):
             self.processed(step)
+        elif isinstance(step, When):
+            self.evaluate(step.test, step.expression)
+            self.w.line(f"if {step.test}:")
+            with self.w.indent():
+                self.branch(step.steps)
+            self.w.line("else:")
+            with self.w.indent():
+                self.w.line(f"{step.var} = None")
         elif isinstance(step, Text):
             self.text(step)
         elif isinstance(step, Presence):
@@ -275,7 +304,18 @@ class QuickTierEmitter:
             self.switch(step)
 
     def text(self, step: Text) -> None:
+        if step.to_end:
+            self.retry_if(f"pos > {step.end}")  # `pos` never moves back
+            self.sliced(step, "pos", step.end)
+            self.w.line(f"pos = {step.end}")
+            return
         n = step.length
+        if step.nullable:
+            self.w.line(f"if {n} == -1:")
+            with self.w.indent():
+                self.w.line(f"{step.var} = None")
+            self.w.line("else:")
+            self.w.depth += 1
         tests = [f"{n} < 0"] * step.signed
         if step.max_length is not None:
             tests.append(f"{n} > {step.max_length}")
@@ -283,6 +323,8 @@ class QuickTierEmitter:
         self.retry_if(" or ".join(tests))
         self.sliced(step, "pos", f"pos + {n}")
         self.w.line(f"pos += {n}")
+        if step.nullable:
+            self.w.depth -= 1
 
     def nested(self, step: Nested) -> None:
         """A record: inline when read only here, else a call; within its length."""
@@ -330,15 +372,15 @@ class QuickTierEmitter:
         if step.until == "count":
             self.w.line("try:")
             with self.w.indent():
-                self.w.line(f"{var}_count = {step.count}")
+                self.w.line(f"{step.item}_times = {step.count}")
             self.w.line(f"except {_EXPRESSION_FAILURES}:")
             with self.w.indent():
                 self.w.line(_RETRY)
             self.retry_if(
-                f"type({var}_count) is not int or {var}_count < 0"
-                f" or {var}_count > limits.max_count"
+                f"type({step.item}_times) is not int or {step.item}_times < 0"
+                f" or {step.item}_times > limits.max_count"
             )
-            self.w.line(f"for _ in range({var}_count):")
+            self.w.line(f"for _ in range({step.item}_times):")
             with self.w.indent():
                 self.item(step)
             return
@@ -362,7 +404,7 @@ class QuickTierEmitter:
 
     def blocks(self, step: Repeat) -> None:
         """Avro's blocks, as ``FastPathEmitter`` reads them."""
-        var, n, size = step.var, f"{step.var}_count", f"{step.var}_size"
+        var, n, size = step.var, f"{step.item}_count", f"{step.item}_size"
         self.w.line(f"{step.blocks} = []")
         self.w.line("while True:")
         with self.w.indent():
@@ -375,16 +417,16 @@ class QuickTierEmitter:
             with self.w.indent():
                 self.varint(size, True)
                 self.retry_if(f"{size} < 0 or {size} > {step.end} - pos")
-                self.w.line(f"{var}_stop = pos + {size}")
+                self.w.line(f"{step.item}_stop = pos + {size}")
             self.w.line(f"for _ in range(abs({n})):")
             with self.w.indent():
                 self.item(step)
-            self.retry_if(f"{n} < 0 and pos != {var}_stop")
+            self.retry_if(f"{n} < 0 and pos != {step.item}_stop")
             self.w.line(f"{step.blocks}.append({n})")
 
     def processed(self, step: Processed) -> None:
         """``process:``: the bytes decoded (``none``: read where they are), then read."""
-        n, inner_end, codec = step.length, step.inner_end, f"{step.var}_codec"
+        n, inner_end, codec = step.length, step.inner_end, f"{step.inner_end}_codec"
         tests = [f"{n} < 0"] * step.signed
         tests += [f"{n} > limits.max_message_bytes", f"{n} > {step.end} - pos"]
         self.retry_if(" or ".join(tests))
@@ -404,22 +446,22 @@ class QuickTierEmitter:
             self.w.line("try:")
             with self.w.indent():
                 self.w.line(
-                    f"{step.var}_plain = rt_process.decode("
+                    f"{inner_end}_plain = rt_process.decode("
                     f"{codec}, {step.wire}, limits.max_decompressed_bytes)"
                 )
             self.w.line("except DecodeError:")
             with self.w.indent():
                 self.w.line(_RETRY)
             # the steps read `buf`: the decoded bytes, then the input again
-            self.w.line(f"{step.var}_outer = buf, pos + {n}")
-            self.w.line(f"buf, pos, {inner_end} = {step.var}_plain, 0, len({step.var}_plain)")
+            self.w.line(f"{inner_end}_outer = buf, pos + {n}")
+            self.w.line(f"buf, pos, {inner_end} = {inner_end}_plain, 0, len({inner_end}_plain)")
         self.w.line(f"# {step.var}, read here")
         self.steps(step.steps)
         self.flush()
         self.retry_if(f"pos != {inner_end}")
         self.w.line(f'if {codec} != "none":')
         with self.w.indent():
-            self.w.line(f"buf, pos = {step.var}_outer")
+            self.w.line(f"buf, pos = {inner_end}_outer")
 
     # -- checksums --------------------------------------------------------------------
 
@@ -440,11 +482,13 @@ class QuickTierEmitter:
             return
         data = f"{step.var}_data"
         first = step.items[0]
-        assigned = first.kind == "raw" and not first.optional
+        assigned = first.kind == "span" or (first.kind == "raw" and not first.optional)
         if not assigned:
             self.w.line(f'{data} = b""')
         for i, item in enumerate(step.items):
-            if item.kind == "raw":
+            if item.kind == "span":
+                self.w.line(f"{data} = buf[{item.var} : {item.target}]")
+            elif item.kind == "raw":
                 part = {"bytes": item.var, "record": f"buf[{item.var}_at : {item.var}_end]"}.get(
                     item.target, f"{item.var}_raw"
                 )

@@ -277,11 +277,18 @@ def test_parse_pickles_by_reference_as_before():
     assert pickle.loads(pickle.dumps(module.parse)) is module.parse
 
 
-@pytest.mark.parametrize("record", ["container_file", "page_view"])
+@pytest.mark.parametrize(
+    "fmt, record",
+    [
+        ("avro_container", "container_file"),
+        ("avro_container", "page_view"),
+        ("kafka_record_batch", "log_segment"),
+    ],
+)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_the_compiled_tier_takes_every_generated_avro_model(record, data):
-    module = built("avro_container")
+def test_the_compiled_tier_takes_every_generated_gallery_model(fmt, record, data):
+    module = built(fmt)
     model = data.draw(module.strategies(record))
     assert agree(module, module.build(model, record), record)
 

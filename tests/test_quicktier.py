@@ -199,10 +199,17 @@ def test_other_items_in_a_spec_of_their_own(tmp_path):
     check()
 
 
-@pytest.mark.parametrize("record", ["container_file", "page_view"])
+@pytest.mark.parametrize(
+    "fmt, record",
+    [
+        ("avro_container", "container_file"),
+        ("avro_container", "page_view"),
+        ("kafka_record_batch", "log_segment"),
+    ],
+)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_the_quick_tier_takes_every_generated_avro_model(record, data):
-    module = importlib.import_module("generated.avro_container")
+def test_the_quick_tier_takes_every_generated_gallery_model(fmt, record, data):
+    module = importlib.import_module(f"generated.{fmt}")
     model = data.draw(module.strategies(record))
     assert agree(module, module.build(model, record), record)
