@@ -1049,15 +1049,21 @@ class CompiledEmitter:
         self.expressions = True
         n, inner_end, codec = step.length, step.inner_end, f"{step.inner_end}_codec"
         plain, outer = f"{inner_end}_plain", f"{inner_end}_outer"
-        tests = [f"{n} < 0"] * step.signed
-        tests += [f"{n} > lim.max_message_bytes", f"{n} > {step.end} - pos"]
-        self.decline_if(" or ".join(tests))
+        if step.rest:
+            self.declare(n, "Py_ssize_t")
+            self.w.line(f"{n} = {step.end} - pos")
+        else:
+            tests = [f"{n} < 0"] * step.signed
+            tests += [f"{n} > lim.max_message_bytes", f"{n} > {step.end} - pos"]
+            self.decline_if(" or ".join(tests))
         self.declare(inner_end, "Py_ssize_t")
         self.declare(plain, "bytes")
         self.declare(f"{outer}_buf", "const unsigned char* = NULL")
         self.declare(f"{outer}_pos", "Py_ssize_t = 0")
         self.declare(f"{inner_end}_decoded", "bint")
-        self.w.line(f"{step.wire} = PyBytes_FromStringAndSize(<const char*>buf + pos, {n})")
+        keep = f"{step.wire} = PyBytes_FromStringAndSize(<const char*>buf + pos, {n})"
+        if not step.rest:
+            self.w.line(keep)
         self.w.line("try:")
         with self.w.indent():
             cases = "None" if not step.cases else repr(dict(step.cases))
@@ -1068,6 +1074,8 @@ class CompiledEmitter:
         self.w.line(f'{inner_end}_decoded = {codec} != "none"')
         self.w.line(f"if {inner_end}_decoded:")
         with self.w.indent():
+            if step.rest:
+                self.w.line(keep)
             self.w.line("try:")
             with self.w.indent():
                 self.w.line(
@@ -1085,6 +1093,8 @@ class CompiledEmitter:
         self.w.line("else:")
         with self.w.indent():
             self.w.line(f"{inner_end} = pos + {n}")
+            if step.rest:  # read in place, nothing kept
+                self.w.line(f"{step.wire} = None")
         self.w.line(f"# {step.var}, read here")
         self.off = 0
         self.checked = 0

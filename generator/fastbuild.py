@@ -320,7 +320,7 @@ class BuildEmitter:
                 w.line(f"out.append(0x{field.tag:02x})")
             if field.checksum is not None:
                 self.checksum(w, field, var, scope)
-            elif field.process is not None:
+            elif field.process is not None and not self.compressed_rest(field):
                 if field.process.rest:
                     raise Unsupported("process: {size: eos} with a condition or a tag")
                 self.processed(w, field, var, scope, written)

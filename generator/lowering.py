@@ -351,17 +351,20 @@ class Processed(Step):
     """``process:``: ``length`` bytes (checked as :class:`Nested` checks them) kept as
     bytes in ``wire``, decoded by the codec ``cases`` maps the Python expression ``codec``
     to (``none``: read where they are), then read by ``steps`` (a record read inline into
-    ``var``) within ``inner_end``, which they must fill exactly."""
+    ``var``, or a :class:`Repeat` of them) within ``inner_end``, which they must fill
+    exactly. ``rest`` (``process: {size: eos}``): the bytes up to ``end``, ``length`` set
+    to their count, and ``wire`` None when the codec is ``none``."""
 
     var: str
     wire: str
     codec: str
-    cases: tuple[tuple[str, str], ...]
+    cases: tuple[tuple[int | str, str], ...]
     length: str
     signed: bool
     end: str
     inner_end: str
     steps: tuple[Step, ...]
+    rest: bool = False
 
     def lines(self) -> list[str]:
         cases = ", ".join(f"{k!r}: {v}" for k, v in self.cases)
@@ -673,6 +676,12 @@ class Lowering:
 
     def _check_process(self, field: Field) -> None:
         ref = field.type
+        if field.process.rest:  # the rest of the record: one record, or a list of them
+            if ref.kind != "record" or field.condition or field.tag is not None:
+                raise NotLowered(f"{field.name}: a process: {{size: eos}} of other than records")
+            if field.repeat is None and not self._read_once(ref.name):
+                raise NotLowered(f"{field.name}: a process:ed record read from more than one place")
+            return
         if ref.kind != "record" or field.repeat is not None or not _fixed_length(ref):
             raise NotLowered(f"{field.name}: a process: of other than one record after a length")
         if not self._read_once(ref.name):
@@ -761,10 +770,10 @@ class Lowering:
             )
         if field.type.kind == "presence":
             return FieldSteps(field.name, field.line, (Presence(var, field.tag, end),))
-        if field.repeat is not None:
+        if field.process is not None:  # a list under process: is one region
+            body = self._processed(field, var, prefix, end)
+        elif field.repeat is not None:
             body = [self._repeat(field, var, prefix, end)]
-        elif field.process is not None:
-            body = self._processed(field, var, end)
         else:
             body = self._value_steps(field.type, var, prefix, end, keep, field.const)
         if field.condition:
@@ -815,16 +824,23 @@ class Lowering:
             steps=steps,
         )
 
-    def _processed(self, field: Field, var: str, end: str) -> list[Step]:
+    def _processed(self, field: Field, var: str, prefix: str, end: str) -> list[Step]:
         ref, process = field.type, field.process
         n, inner_end = self._fresh("n"), self._fresh("end")
-        inner = f"{self._fresh('v')}_"
-        steps = tuple(self._record_steps(self.spec.records[ref.name], inner, inner_end, var))
+        if field.repeat is not None:
+            steps = (self._repeat(field, var, prefix, inner_end),)
+        else:
+            inner = f"{self._fresh('v')}_"
+            steps = tuple(self._record_steps(self.spec.records[ref.name], inner, inner_end, var))
         if process.cases is None:
             codec, cases = repr(process.codec), ()
         else:
             codec = self._expression(process.codec)
-            cases = tuple((str(k), v) for k, v in process.cases.items())
+            cases = tuple(process.cases.items())  # the keys as the spec types them
+        if process.rest:
+            return [
+                Processed(var, f"{var}_wire", codec, cases, n, False, end, inner_end, steps, True)
+            ]
         return [
             Length(n, ref.size),
             Processed(

@@ -427,10 +427,15 @@ class QuickTierEmitter:
     def processed(self, step: Processed) -> None:
         """``process:``: the bytes decoded (``none``: read where they are), then read."""
         n, inner_end, codec = step.length, step.inner_end, f"{step.inner_end}_codec"
-        tests = [f"{n} < 0"] * step.signed
-        tests += [f"{n} > limits.max_message_bytes", f"{n} > {step.end} - pos"]
-        self.retry_if(" or ".join(tests))
-        self.w.line(f"{step.wire} = buf[pos : pos + {n}]")
+        if step.rest:
+            self.w.line(f"{n} = {step.end} - pos")
+        else:
+            tests = [f"{n} < 0"] * step.signed
+            tests += [f"{n} > limits.max_message_bytes", f"{n} > {step.end} - pos"]
+            self.retry_if(" or ".join(tests))
+        keep = f"{step.wire} = buf[pos : pos + {n}]"
+        if not step.rest:
+            self.w.line(keep)
         self.w.line("try:")
         with self.w.indent():
             cases = "None" if not step.cases else repr(dict(step.cases))
@@ -441,8 +446,12 @@ class QuickTierEmitter:
         self.w.line(f'if {codec} == "none":')
         with self.w.indent():
             self.w.line(f"{inner_end} = pos + {n}")
+            if step.rest:  # read in place, nothing kept
+                self.w.line(f"{step.wire} = None")
         self.w.line("else:")
         with self.w.indent():
+            if step.rest:
+                self.w.line(keep)
             self.w.line("try:")
             with self.w.indent():
                 self.w.line(

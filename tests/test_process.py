@@ -203,15 +203,17 @@ def test_the_fast_writer_writes_processed_fields_as_construct_does(packed):
         packed.build(model)
 
 
-def test_only_construct_and_the_fast_path_read_processed_records(tmp_path_factory):
-    """A processed record of plain fields would be lowered if it were not processed: the
-    quick and compiled tiers must not read its compressed bytes as the record."""
+def test_the_quick_tier_reads_a_processed_record_decoded(tmp_path_factory):
+    """A processed record of plain fields: the quick tier reads it decoded, never its
+    compressed bytes as the record."""
     spec = SPEC.replace("{name: values, type: u32, repeat: eos,", "{name: values, type: u32,")
     spec = spec[: spec.index("      - name: note")] + spec[spec.index("  items:") :]
     module = spec_module(tmp_path_factory, "packed_single", spec)
-    assert "batch" in module.FAST_READERS
-    assert "batch" not in module.QUICK_READERS
+    assert "batch" in module.FAST_READERS and "batch" in module.QUICK_READERS
     data = wire("zstd", [7])[: -2 - len(zlib.compress(b"hi"))]  # without the note
+    quick, _ = module.QUICK_READERS["batch"]
+    model, used = quick(data, 0, len(data), module._LIMITS)
+    assert used == len(data) and model == module.parse_construct(data)
     assert module.parse(data).items.values == 7 and module.build(module.parse(data)) == data
 
 
