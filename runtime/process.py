@@ -257,11 +257,7 @@ def _read_decoded(read, wire: bytes, start: int, codec: str, limits):
     """``read(plain, limits) -> (value, used)`` over ``wire`` decoded; errors at ``start``
     (an offset inside decoded bytes is no offset of the input) with ``<codec>`` in the
     path of an error inside them."""
-    try:
-        plain = decode(codec, wire, limits.max_decompressed_bytes)
-    except DecodeError as err:
-        err.offset = start
-        raise
+    plain = decoded(codec, wire, start, limits)
     try:
         value, used = read(plain, limits)
     except DecodeError as err:
