@@ -67,7 +67,7 @@ def resolve(loaded: LoadedSpec, check=None, _chain: tuple[str, ...] = ()) -> Res
     """
     data, lines = loaded.data, loaded.lines
     names = data.get("imports", [])
-    if not names:
+    if not names and not any("extends" in body for body in data.get("enums", {}).values()):
         return Resolved(data, [], {})
     data = copy.deepcopy(data)
     chain = _chain or (data["format"],)
@@ -96,6 +96,8 @@ def resolve(loaded: LoadedSpec, check=None, _chain: tuple[str, ...] = ()) -> Res
             data["enums"][enum_name] = _extend(body, base, lines, ("enums", enum_name))
             origins[enum_name] = body["extends"]
     copies: dict[str, str] = {}  # local name -> qualified name
+    if not names:
+        return Resolved(data, [], origins)
     pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, names)) + r")\.(\w+)")
 
     def rewrite(text: str, parts: tuple) -> str:
@@ -106,6 +108,9 @@ def resolve(loaded: LoadedSpec, check=None, _chain: tuple[str, ...] = ()) -> Res
             if name in local:
                 raise lines.error(parts, f"{qualified} would be the local enum {name!r}, "
                                   "which this spec already defines")  # fmt: skip
+            if copies.get(name, qualified) != qualified:
+                raise lines.error(parts, f"{qualified} and {copies[name]} would both be the "
+                                  f"local enum {name!r}")  # fmt: skip
             copies[name] = qualified
             return name
 

@@ -231,3 +231,23 @@ def test_a_thrift_spec_imports_nothing(tmp_path):
     with pytest.raises(SpecError) as err:
         build_thrift_model(load(tmp_path / "rpc.yaml", "specs/rpc.yaml"))
     assert err.value.key == "imports" and "imports nothing" in err.value.message
+
+
+def test_extends_without_imports(tmp_path):
+    _write(tmp_path, paint=PAINT.replace("imports: [colors]\n", ""))
+    err = _error(tmp_path, "paint")
+    _assert_error(err, "specs/paint.yaml", "enums.primary.extends", "'colors' is not imported")
+
+
+def test_two_qualified_names_that_would_make_one_local_name(tmp_path):
+    a_b = COLORS.replace("format: colors", "format: a_b").replace("  color:", "  c:")
+    a = COLORS.replace("format: colors", "format: a").replace("  color:", "  b_c:")
+    user = (
+        "format: user\ndoc: U.\ndefault_record: r\nimports: [a_b, a]\nrecords:\n  r:\n"
+        "    doc: R.\n    fields:\n"
+        "      - {name: x, type: u8, enum: a_b.c, doc: X.}\n"
+        "      - {name: y, type: u8, enum: a.b_c, doc: Y.}\n"
+    )
+    _write(tmp_path, a_b=a_b, a=a, user=user)
+    err = _error(tmp_path, "user")
+    _assert_error(err, "specs/user.yaml", "records.r.fields[1].enum", "would both be the local")
