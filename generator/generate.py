@@ -11,6 +11,8 @@ import errno
 from dataclasses import dataclass
 from pathlib import Path
 
+from runtime.errors import SpecError
+
 from .loader import load
 from .model import build_model
 
@@ -31,8 +33,9 @@ def render_spec(path: Path, root: Path = ROOT) -> tuple[str, str]:
     return name, text
 
 
-def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str, str | None]:
-    """(format name, module text, compiled tier text or None) for one spec file."""
+def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str | None, str | None]:
+    """(format name, module text, compiled tier text or None) for one spec file; a spec of
+    enums only, for others to import, has no module (text None)."""
     loaded = load(path, _display(path, root))
     if "protocol" in loaded.data:  # id-keyed protocols (Thrift): their own model and template
         from .thrift import build_thrift_model, render_thrift
@@ -42,6 +45,8 @@ def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str, str | 
     from .emitter import render_with_compiled  # Jinja2 and black: loaded only when rendering
 
     spec = build_model(loaded)
+    if spec.is_library:
+        return spec.format, None, None
     return (spec.format, *render_with_compiled(spec))
 
 
@@ -62,6 +67,10 @@ def import_spec(path: Path, loaded=None):
     from .emitter import render_with_compiled
 
     spec = build_model(loaded)
+    if spec.is_library:
+        raise SpecError(
+            f"{spec.format} only declares enums for other specs to import", file=path.name
+        )
     text = render_with_compiled(spec)[0]
     name = f"wirespec_spec_{spec.format}_{hashlib.sha256(text.encode()).hexdigest()[:8]}"
     if name not in sys.modules:
@@ -84,7 +93,8 @@ def spec_fallbacks(specs_dir: Path, root: Path = ROOT) -> dict[str, dict[str, di
         loaded = load(path, _display(path, root))
         if "protocol" not in loaded.data:
             spec = build_model(loaded)
-            out[spec.format] = collect(spec)
+            if not spec.is_library:
+                out[spec.format] = collect(spec)
     return out
 
 
@@ -111,6 +121,8 @@ def generate(specs_dir: Path, out_dir: Path, *, check: bool) -> list[Outcome]:
     expected = {}
     for spec_path in spec_files(specs_dir):
         name, text, pyx = render_spec_outputs(spec_path)
+        if text is None:
+            continue
         expected[out_dir / f"{name}.py"] = text
         if pyx is not None:
             expected[out_dir / COMPILED_DIR / f"{name}.pyx"] = pyx

@@ -19,6 +19,7 @@ from runtime.limits import Limits
 from . import names as spec_names
 from . import protobuf
 from .expressions import translate
+from .imports import resolve as resolve_imports
 from .loader import Lines, LoadedSpec, key_path
 from .types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_TYPES
 
@@ -72,6 +73,8 @@ class Enum:
     values: list[EnumValue]
     flags: bool = False
     attributes: list[EnumAttribute] = dataclasses.field(default_factory=list)
+    origin: str = ""
+    """``SPEC.ENUM`` when the enum comes from an imported spec (a copy, or ``extends:``)."""
 
     @property
     def class_name(self) -> str:
@@ -326,6 +329,13 @@ class Spec:
     """``kafka_message:``: a message made of several Kafka columns (key + value)."""
     limits: dict[str, int] = dataclasses.field(default_factory=dict)
     """``limits:``: this format's defaults for :class:`runtime.limits.Limits` (by name)."""
+    imports: list[str] = dataclasses.field(default_factory=list)
+    """``imports:``: the specs whose enums this one uses (:mod:`generator.imports`)."""
+
+    @property
+    def is_library(self) -> bool:
+        """A spec of enums only, for other specs to import: it has no module of its own."""
+        return not self.records
 
     def is_back_reference(self, user: str, dep: str) -> bool:
         """Whether ``user`` refers to ``dep`` before ``dep`` is defined (:meth:`record_order`):
@@ -465,7 +475,8 @@ class _Builder:
     def __init__(self, loaded: LoadedSpec):
         self.loaded = loaded
         self.lines: Lines = loaded.lines
-        self.data = loaded.data
+        resolved = resolve_imports(loaded, check=build_model)
+        self.data, self.imports, self.origins = resolved.data, resolved.imports, resolved.origins
         self.endian = self.data.get("endian", "le")
 
     def error(self, parts, message):
@@ -476,15 +487,17 @@ class _Builder:
         self.check_type_names()
         enums = {name: self.enum(name, body) for name, body in data.get("enums", {}).items()}
         self.enums = enums
-        record_names = set(data["records"])
+        record_names = set(data.get("records", {}))
         self.record_names = record_names
-        records = {name: self.record(name, body) for name, body in data["records"].items()}
+        if not record_names and not enums:
+            raise self.error((), "a spec has records (and a default_record), or enums to import")
+        records = {name: self.record(name, body) for name, body in data.get("records", {}).items()}
         self.check_no_cycle(records)
         self.choice_detects(records)
         _mark_late_values(records)
         json_documents = self.json_documents(data.get("json", {}))
         kafka = self.kafka_message(data.get("kafka_message"), records)
-        if data["default_record"] not in records and not (
+        if records and data["default_record"] not in records and not (
             kafka and kafka.record == data["default_record"]
         ):
             raise self.error(("default_record",), f"no record named {data['default_record']!r}")
@@ -493,13 +506,14 @@ class _Builder:
             title=data.get("title", data["format"]),
             doc=data["doc"],
             endian=self.endian,
-            default_record=data["default_record"],
+            default_record=data.get("default_record", ""),
             enums=enums,
             records=records,
             source=self.loaded,
             json_documents=json_documents,
             kafka_message=kafka,
             limits=self.limits(data.get("limits", {})),
+            imports=self.imports,
         )
 
     def limits(self, raw: dict) -> dict[str, int]:
@@ -751,7 +765,9 @@ class _Builder:
                 raise self.error(where + ("values", member, key), f"undeclared attribute {key!r}")
             values.append(EnumValue(member, value, spec["doc"], attributes))
         attributes = [EnumAttribute(a, d["doc"], d["values"]) for a, d in declared.items()]
-        return Enum(name, body["doc"], body["type"], values, body.get("flags", False), attributes)
+        flags = body.get("flags", False)
+        origin = self.origins.get(name, "")
+        return Enum(name, body["doc"], body["type"], values, flags, attributes, origin)
 
     def record(self, name: str, body: dict) -> Record:
         where = ("records", name)

@@ -268,6 +268,8 @@ def build_thrift_model(loaded: LoadedSpec) -> ThriftSpec:
     data, lines = loaded.data, loaded.lines
     if data["protocol"] != "thrift_compact":
         raise lines.error(("protocol",), f"unknown protocol {data['protocol']!r}")
+    if "imports" in data:  # generator/imports.py serves record specs
+        raise lines.error(("imports",), "a Thrift spec imports nothing: its structs are its own")
     if "wire" in data:
         proto = loaded
     else:

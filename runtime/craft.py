@@ -56,17 +56,10 @@ from .ticdc import FLAG_UNSIGNED, Column, DdlEvent, Event, ResolvedEvent, RowCha
 from .ticdc_json import EXTRA_KEYS, EventNames, bytes_value_from_json, text_or_hex
 
 # -------------------------------------------------------------------------------------
-# Column value encodings: MySQL type code -> how the value bytes are encoded (research §7).
-# The table is data from the spec (``specs/ticdc_craft.yaml``: the ``craft`` attribute of
-# ``column_type``, generated as ``COLUMN_TYPE_CRAFT``); this module only knows the kinds:
-#   "int"     ZigZag varint of the int64, or uvarint of the uint64 when the column has the
-#             Unsigned flag (0x80)
-#   "sint"    always a ZigZag varint (YEAR ignores the Unsigned flag)
-#   "uint"    always a uvarint
-#   "float64" 8 bytes IEEE-754 little-endian (FLOAT is widened, never 4 bytes)
-#   "text"    UTF-8 text as TiCDC renders it; decoded to str
-#   "bytes"   raw bytes, unmodified
-#   "null"    always NULL (length -1): unsupported or valueless kinds
+# Column value encodings: MySQL type code -> how the value bytes are encoded. The table and
+# what each kind means are the spec's (``specs/ticdc_craft.yaml``: the ``craft`` attribute
+# of ``column_type``, generated as ``COLUMN_TYPE_CRAFT``; the codes are MySQL's, imported
+# from ``specs/mysql_types.yaml``); this module implements the kinds (:func:`decode_value`).
 # A code missing from the table is rejected on both decode and encode.
 # -------------------------------------------------------------------------------------
 VALUE_KINDS = ("int", "sint", "uint", "float64", "text", "bytes", "null")

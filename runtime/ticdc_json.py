@@ -31,9 +31,7 @@ from __future__ import annotations
 
 from .codec import OpenEnum, TimeBeside, bytes_from_json, to_jsonable
 from .errors import EncodeError
-from .ticdc import Column
-
-FLAG_BINARY = 0x01
+from .ticdc import FLAG_BINARY, Column
 
 COMMIT_TS = TimeBeside("tidb_tso")
 """``commit_ts`` is a TiDB TSO: ``commit_ts_time`` beside it on the way out, checked back."""

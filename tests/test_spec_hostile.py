@@ -292,7 +292,7 @@ def test_reserved_names_cover_every_name_a_generated_module_defines():
     name rules keep specs from taking (so the rules follow the template)."""
     for spec in sorted((ROOT / "specs").glob("*.yaml")):
         data = yaml.safe_load(spec.read_text())
-        if "protocol" in data:
+        if "protocol" in data or "records" not in data:  # Thrift; enums only (no module)
             continue
         tree = ast.parse((ROOT / "generated" / f"{data['format']}.py").read_text())
         made = set()
