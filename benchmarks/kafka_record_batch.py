@@ -22,12 +22,22 @@ instruction; what wirespec uses) against anycrc's ``CRC32C`` model.
 
 Reported: ns per record (the median of ``--runs`` passes), records/s and the ratio to
 kafka-python. ``python benchmarks/kafka_record_batch.py [--runs 7]``
+
+``--instructions N`` counts instead, which the machine's load does not change: valgrind's
+cachegrind runs this script decoding the segment N more times and 0 more times (same
+imports and warm-up) for wirespec ``parse`` and aiokafka C, and the difference per record
+is printed (``--gc off``: with ``gc.disable()`` before the passes). Needs valgrind.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import os
+import re
 import statistics
+import subprocess
+import sys
 import time
 
 import anycrc
@@ -119,11 +129,59 @@ def timed(function, data, runs: int) -> float:
     return statistics.median(times)
 
 
+COUNTED = {
+    "wirespec parse": wirespec_reader(kafka.parse),
+    "aiokafka C": peer_reader(CDefaultRecordBatch),
+}
+"""The decoders ``--instructions`` counts."""
+
+
+def counted_run(name: str, codec: int, passes: int, collect: bool) -> None:
+    """The process cachegrind measures: set up, warm up, then ``passes`` decodes."""
+    data, read = segment(codec), COUNTED[name]
+    read(data)
+    read(data)
+    if not collect:
+        gc.disable()
+    for _ in range(passes):
+        read(data)
+
+
+def instructions(name: str, codec: int, passes: int, collect: bool) -> float:
+    """Instructions per record of ``name``: ``passes`` decodes minus none."""
+
+    def count(n: int) -> int:
+        cmd = [
+            "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+            sys.executable, __file__, "--codec", str(codec), "--gc", "on" if collect else "off",
+            "--counted-run", name, str(n),
+        ]  # fmt: skip
+        env = dict(os.environ, PYTHONHASHSEED="0")
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stderr
+        return int(re.search(r"I\s+refs:\s+([\d,]+)", out).group(1).replace(",", ""))
+
+    return (count(passes) - count(0)) / (passes * BATCHES * RECORDS)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--codec", type=int, default=0, help="1 gzip, 2 snappy, 3 lz4, 4 zstd")
+    parser.add_argument("--instructions", type=int, metavar="N", help="count N passes instead")
+    parser.add_argument("--gc", choices=("on", "off"), default="on")
+    parser.add_argument("--counted-run", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.counted_run:
+        counted_run(args.counted_run[0], args.codec, int(args.counted_run[1]), args.gc == "on")
+        return 0
+    if args.instructions:
+        counts = {
+            n: instructions(n, args.codec, args.instructions, args.gc == "on") for n in COUNTED
+        }
+        for name, per_record in counts.items():
+            ratio = counts["aiokafka C"] / per_record
+            print(f"{name:16} {per_record:9,.0f} instructions/record  {ratio:5.2f}x aiokafka C")
+        return 0
     data = segment(args.codec)
     total = BATCHES * RECORDS
     decoders = {

@@ -12,29 +12,43 @@ the result.
     b'hellohellohellohellohellohellohellohellohellohello'
 
 The decoded size is bounded by the ``max_decompressed_bytes`` limit, and nothing much
-larger than the decoded bytes (at most the limit plus one byte) is ever allocated: the
-zlib family decodes through Python's zlib with ``max_length`` (it stops at the limit),
-snappy, lz4 and zstd through cramjam's ``decompress_into`` into a buffer that starts at
-the size the format declares (snappy) or a small guess and doubles, up to the limit plus
-one byte (cramjam stops when the buffer is full). So a decompression bomb is a
-:class:`~runtime.errors.LimitError` at the field after at most the limit's worth of work.
-Which library decodes which codec was measured (``benchmarks/avro_container.py``).
+larger than the decoded bytes (at most the limit plus one byte; zstd: plus 256 KiB) is ever
+allocated: the zlib family decodes through Python's zlib with ``max_length`` (it stops at
+the limit), snappy and lz4 through cramjam's ``decompress_into`` into a buffer that starts
+at the size the format declares (snappy) or a small guess and doubles, up to the limit plus
+one byte (cramjam stops when the buffer is full), zstd through ``zstandard`` (below). So a
+decompression bomb is a :class:`~runtime.errors.LimitError` at the field after at most the
+limit's worth of work. Which library decodes which codec was measured
+(``benchmarks/avro_container.py``, ``benchmarks/kafka_record_batch.py``).
+
+zstd: cramjam's decoder takes 5-8x as long on a 1.7 kB Kafka batch as a reused
+``zstandard`` one (benchmarks/README.md). A frame that declares its content size
+(kafka-python's) is decoded in one call into a buffer of that size, after checking the size
+against the limit (libzstd checks the declared size against the decoded one). A frame that
+does not (Kafka's Java producers stream theirs) goes to a streaming decoder a piece at a
+time: at least 4 bytes, at most the limit left over the most one input byte decodes to
+(:data:`_ZSTD_MOST_PER_BYTE`), so the output passes the limit by at most a piece's worth
+and one block held back (256 KiB). The window a frame asks for is capped by libzstd's
+default (128 MiB), as it was with cramjam.
 
 Exact rebuild: the wire bytes are kept in the model beside the decoded value (the field
 ``<name>_wire``). Building writes them back unchanged when they still decode to what the
 model builds; otherwise (a new or edited model) it compresses afresh. Fresh output is a
 function of the codec, its ``level`` and the library version: zlib (gzip, zlib, deflate)
 through the standard library, the same bytes Java's ``java.util.zip`` and Python peers
-write at the same level; snappy, lz4 and zstd through cramjam.
+write at the same level; snappy and lz4 through cramjam; zstd through ``zstandard`` (what
+kafka-python writes), the content size in the frame.
 """
 
 from __future__ import annotations
 
 import io
 import struct
+import threading
 import zlib
 
 import cramjam
+import zstandard
 from construct import Container, Subconstruct
 
 from .errors import DecodeError, EncodeError, LimitError
@@ -180,6 +194,69 @@ def _avro_snappy_compress(data: bytes) -> bytes:
     return bytes(cramjam.snappy.compress_raw(data)) + struct.pack(">I", zlib.crc32(data))
 
 
+_ZSTD_MOST_PER_BYTE = 32 * 1024
+"""No zstd input byte decodes to more than this: the densest block is an RLE block, a 3-byte
+header and one byte standing for up to 128 KiB (the format's largest block)."""
+_ZSTD_LOCAL = threading.local()
+"""A ``zstandard.ZstdDecompressor`` per thread (one is not safe to share between threads);
+reusing it spares the decoder context's allocation and setup on every frame."""
+
+
+def _zstd_decompressor() -> zstandard.ZstdDecompressor:
+    try:
+        return _ZSTD_LOCAL.decompressor
+    except AttributeError:
+        _ZSTD_LOCAL.decompressor = zstandard.ZstdDecompressor()
+        return _ZSTD_LOCAL.decompressor
+
+
+def _zstd(data: bytes, limit: int) -> bytes:
+    """zstd frames one after the other (as Kafka's Java consumer reads them), at most
+    ``limit`` bytes of output."""
+    decompressor = _zstd_decompressor()
+    try:
+        declared = zstandard.frame_content_size(data)
+    except zstandard.ZstdError as err:
+        raise DecodeError(f"corrupt compressed data: {err}") from None
+    if declared > limit:
+        raise LimitError(f"decompressed data exceeds the limit max_decompressed_bytes={limit}")
+    if declared > 0:  # 0 may be a frame lying about its content: the stream checks it
+        try:
+            return decompressor.decompress(data, allow_extra_data=False)
+        except zstandard.ZstdError:
+            pass  # several frames, or corrupt: the stream decodes or says which
+    return _zstd_stream(decompressor, data, limit)
+
+
+def _zstd_stream(decompressor, data: bytes, limit: int) -> bytes:
+    parts, total, rest = [], 0, memoryview(data)
+    while rest:
+        frame = decompressor.decompressobj()
+        fed = 0
+        while not frame.eof:
+            if fed >= len(rest):
+                raise DecodeError("corrupt compressed data: truncated zstd frame")
+            piece = max(4, (limit - total) // _ZSTD_MOST_PER_BYTE)
+            try:
+                part = frame.decompress(rest[fed : fed + piece])
+            except zstandard.ZstdError as err:
+                raise DecodeError(f"corrupt compressed data: {err}") from None
+            fed += piece
+            total += len(part)
+            if total > limit:
+                raise LimitError(
+                    f"decompressed data exceeds the limit max_decompressed_bytes={limit}"
+                )
+            parts.append(part)
+        rest = memoryview(frame.unused_data + rest[fed:])
+    return b"".join(parts)
+
+
+def _zstd_compress(level):
+    compressor = zstandard.ZstdCompressor(**({} if level is None else {"level": level}))
+    return compressor.compress
+
+
 def _bounded_codec(module):
     return lambda data, limit: _bounded(module.decompress_into, data, limit)
 
@@ -194,7 +271,7 @@ DECODERS = {
     "snappy_xerial": _snappy_xerial,
     "snappy_avro": _snappy_avro,
     "lz4_frame": _bounded_codec(cramjam.lz4),
-    "zstd": _bounded_codec(cramjam.zstd),
+    "zstd": _zstd,
 }
 """Codec name -> ``decode(data, limit) -> bytes`` (``none``: the bytes as they are)."""
 
@@ -222,7 +299,7 @@ def encoder(codec: str, level: int | None = None):
     if codec == "lz4_frame":
         return lambda data: bytes(cramjam.lz4.compress(data, *(() if level is None else (level,))))
     if codec == "zstd":
-        return lambda data: bytes(cramjam.zstd.compress(data, *(() if level is None else (level,))))
+        return _zstd_compress(level)
     return lambda data: bytes(data)
 
 

@@ -54,6 +54,8 @@ cdef extern from "Python.h":
     int PyFloat_Pack8(double x, char* p, int le) except -1
     int PyGC_Disable()
     int PyGC_Enable()
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    void* PyUnicode_DATA(object text)
 
 
 # The kinds of runtime.protobuf.SCALARS, then messages and maps.
@@ -479,6 +481,22 @@ cdef inline object from_fixed(int kind, const unsigned char* p):
     return PyLong_FromLongLong(<long long>u64)
 
 
+cdef inline bint is_ascii(const unsigned char* p, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t i
+    for i in range(n):
+        if p[i] >= 0x80:
+            return False
+    return True
+
+
+cdef inline object ascii_text(const unsigned char* p, Py_ssize_t n):
+    """The str of ``n`` ASCII bytes: the one ``PyUnicode_DecodeUTF8`` makes, without its
+    decoder's set-up (a quarter of the cost of a short field's text)."""
+    text = PyUnicode_New(n, 127)
+    memcpy(PyUnicode_DATA(text), p, n)
+    return text
+
+
 cdef object read_value(Loop p, Ctx* c, int kind, int message, Record* r, int depth):
     """``_value``: the value of one record of a field of ``kind`` (wire type checked)."""
     cdef Py_ssize_t n
@@ -490,6 +508,8 @@ cdef object read_value(Loop p, Ctx* c, int kind, int message, Record* r, int dep
     if n > c.max_string:
         raise DECLINE
     if kind == K_STRING:
+        if is_ascii(c.buf + r.at, n):
+            return ascii_text(c.buf + r.at, n)
         try:
             return PyUnicode_DecodeUTF8(<const char*>(c.buf + r.at), n, NULL)
         except UnicodeDecodeError:
