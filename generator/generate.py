@@ -11,10 +11,10 @@ import errno
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import ROOT
 from .loader import load
 from .model import build_model
 
-ROOT = Path(__file__).resolve().parent.parent
 COMPILED_DIR = "_compiled"
 """Where the compiled tier's sources go, inside the output folder (one .pyx a format)."""
 
