@@ -93,7 +93,7 @@ class Contract:
         if self.table_readers:
             dispatch = tier.compiled("runtime._compiled.dispatch")
             if dispatch is not None:  # tried first from C: no Python frame a message
-                parse = dispatch.tables_first(parse, self.table_readers, default_record)
+                parse = dispatch.TablesFirst(parse, self.table_readers, default_record)
         if self.compiled_readers:  # tried first from C: no Python frame a message
             parse = compiled.parse_first(parse, default_record, limits)
         self.parse = parse

@@ -10,6 +10,7 @@ import pickle
 
 import pytest
 
+from runtime import tier
 from tests.test_core_install import FORMATS
 
 CONTRACT = [
@@ -41,3 +42,34 @@ def test_the_contract_functions_belong_to_the_module(fmt):
         record = inspect.signature(fn).parameters.get("record")
         if record is not None:
             assert record.default == module.DEFAULT_RECORD
+
+
+def test_tables_first_takes_calls_without_limits_and_hands_the_rest_to_python():
+    dispatch = tier.compiled("runtime._compiled.dispatch")
+    if dispatch is None:
+        pytest.skip("runtime._compiled.dispatch is not built")
+    calls = []
+
+    def python_parse(data: bytes, record: str = "a", **limits):
+        """The Python parse."""
+        calls.append((data, record, limits))
+        return "python"
+
+    def reader(data, limits):
+        assert limits == {}
+        return None if data == b"decline" else ("table", data)
+
+    parse = dispatch.TablesFirst(python_parse, {"a": reader, "b": reader}, "a")
+    assert parse(b"x") == parse(b"x", "a") == parse(b"x", "b") == ("table", b"x")
+    assert parse(b"decline") == parse(b"x", "c") == "python"
+    assert parse(b"x", max_depth=3) == parse(data=b"x") == "python"
+    assert calls == [
+        (b"decline", "a", {}),
+        (b"x", "c", {}),
+        (b"x", "a", {"max_depth": 3}),
+        (b"x", "a", {}),
+    ]
+    assert inspect.signature(parse) == inspect.signature(python_parse)
+    assert parse.__doc__ == "The Python parse." and inspect.isroutine(parse)
+    with pytest.raises(TypeError):
+        parse()
