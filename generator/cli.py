@@ -36,8 +36,7 @@ from pathlib import Path
 from runtime import tier
 from runtime.errors import DecodeError, EncodeError, SpecError, WirespecError
 
-from . import __version__, thrift_cli
-from .generate import ROOT, generate, spec_fallbacks
+from . import ROOT, __version__, thrift_cli
 
 EXIT_BAD_INPUT = 1
 EXIT_USAGE = 2
@@ -46,6 +45,13 @@ EXIT_BROKEN_PIPE = 141
 """128 + SIGPIPE: what a shell shows for a writer whose reader went away."""
 EXIT_INTERRUPTED = 130
 """128 + SIGINT."""
+EXTRAS = {
+    **dict.fromkeys(("jinja2", "yaml", "jsonschema", "black", "lark", "rich"), "generate"),
+    **dict.fromkeys(("pyspark", "pandas", "pyarrow"), "spark"),
+    "hypothesis": "test",
+}
+"""A module some verbs need -> the extra of pyproject.toml that installs it: the core install
+(what ``import generated.<format>`` needs) runs ``decode`` and ``encode``."""
 
 
 class CliError(Exception):
@@ -278,6 +284,8 @@ def _hint_struct(args, target: Target, err: WirespecError) -> None:
 
 
 def cmd_generate(args) -> int:
+    from .generate import generate, spec_fallbacks  # the generate extra: loaded when used
+
     specs = Path(args.specs)
     if not specs.is_dir():
         raise CliError(f"no spec folder {args.specs}")
@@ -564,6 +572,14 @@ def main(argv: list[str] | None = None) -> int:
         except (WirespecError, SpecError, EncodeError, DecodeError) as err:
             status = EXIT_BAD_INPUT
             message = error_line(err)
+        except ModuleNotFoundError as err:
+            extra = EXTRAS.get((err.name or "").partition(".")[0])
+            if extra is None:
+                raise
+            status = EXIT_BAD_INPUT
+            message = (
+                f"{args.verb} needs {err.name}, not installed: pip install 'wirespec[{extra}]'"
+            )
         except BrokenPipeError:
             raise
         except OSError as err:

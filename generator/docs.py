@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .generate import ROOT, spec_files
-from .loader import load
-from .model import Spec, build_model
+from . import ROOT
 from .types import PRIMITIVES
+
+if TYPE_CHECKING:
+    from .model import Spec
 
 DOCS_DIR = ROOT / "docs" / "formats"
 DIAGRAM_WIDTH = 96
@@ -359,6 +361,9 @@ def render_spec_doc(path: Path, root: Path = ROOT) -> tuple[str, str]:
         display = str(path.resolve().relative_to(root))
     except ValueError:
         display = path.name
+    from .loader import load  # the generate extra (jsonschema, pyyaml): loaded when used
+    from .model import build_model
+
     loaded = load(path, display)
     if "protocol" in loaded.data:  # id-keyed protocols (Thrift) have their own model
         from .thrift import build_thrift_model
@@ -396,6 +401,8 @@ def render_thrift_doc(spec) -> str:
 
 def docs(specs_dir: Path, out_dir: Path, *, check: bool) -> list[DocOutcome]:
     """Render every spec's document; write (or, with ``check``, only compare) them."""
+    from .generate import spec_files
+
     outcomes = []
     expected = {}
     for spec_path in spec_files(specs_dir):

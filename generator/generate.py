@@ -13,10 +13,10 @@ from pathlib import Path
 
 from runtime.errors import SpecError
 
+from . import ROOT
 from .loader import load
 from .model import build_model
 
-ROOT = Path(__file__).resolve().parent.parent
 COMPILED_DIR = "_compiled"
 """Where the compiled tier's sources go, inside the output folder (one .pyx a format)."""
 
