@@ -272,7 +272,8 @@ def decoders(fmt, mode, record=None, passthrough=("topic", "offset"), index_col=
     out_schema, renames = output_schema(spark_in, c, mode, ["value"], index_col)
     args = {"mode": mode, "passthrough": list(renames), "index_col": index_col}
     written, python = BatchDecoder(c, out_schema, **args), BatchDecoder(c, out_schema, **args)
-    python.arrow = None
+    written.reader = None  # the writer from models (tests/test_arrow_reader.py: from bytes)
+    python.arrow = python.reader = None
     return written, python
 
 
