@@ -21,6 +21,7 @@ from pathlib import Path
 DECODES = {
     "plainbuffer": ("generated.plainbuffer", lambda m, d: m.parse(d)),
     "plainbuffer-iter": ("generated.plainbuffer", lambda m, d: _drain(m.iter_rows(d))),
+    "plainbuffer-arrow": ("runtime.spark_decode", lambda m, d: _arrow_batch(m, d)),
     "mysql": ("generated.mysql_serialization", lambda m, d: m.parse(d, "binlog_file")),
     "mysql-iter": (
         "generated.mysql_serialization",
@@ -29,9 +30,38 @@ DECODES = {
 }
 
 
+def _arrow_batch(spark_decode, data: bytes):
+    """What a Spark worker holds for the input as one record: ``BatchDecoder`` writes its
+    rows into Arrow (the compiled tier's reader when built) and returns the batch."""
+    import pyarrow as pa
+
+    return _decoder(spark_decode).decode(pa.record_batch({"value": pa.array([data])}))
+
+
+def _decoder(spark_decode):
+    """The PlainBuffer BatchDecoder of ``decode()`` (its imports made before the base)."""
+    from pyspark.sql.types import BinaryType, StructField, StructType
+
+    c = spark_decode.codec("plainbuffer")
+    spark_in = StructType([StructField("value", BinaryType())])
+    schema, _ = spark_decode.output_schema(spark_in, c, "FAILFAST", ["value"], None)
+    return spark_decode.BatchDecoder(c, schema)
+
+
 def _drain(rows) -> None:
     for _ in rows:
         pass
+
+
+def _one_row_batch():
+    import pyarrow as pa
+
+    from generated import plainbuffer
+
+    cell = plainbuffer.Cell(name="k", value=plainbuffer.CellValue(plainbuffer.ValueType.INTEGER, 1))
+    row = plainbuffer.Row(primary_key=[cell], attributes=[], delete_marker=False)
+    model = plainbuffer.Message(rows=[row])
+    return pa.record_batch({"value": pa.array([plainbuffer.build(model)], pa.binary())})
 
 
 def _peak_rss_kib() -> int:
@@ -42,6 +72,8 @@ def _peak_rss_kib() -> int:
 def main(kind: str, path: str) -> None:
     module_name, decode = DECODES[kind]
     module = importlib.import_module(module_name)
+    if kind == "plainbuffer-arrow":
+        _decoder(module).decode(_one_row_batch())  # imports pyarrow, pyspark, the tier
     base = _peak_rss_kib()
     data = Path(path).read_bytes()
     start = time.process_time()

@@ -283,7 +283,7 @@ def batch_decoder(fmt, path, batch_rows: int, flat: bool, arrow: bool = True):
         index_col=INDEX_COL,
     )
     if not arrow:
-        decoder.arrow = None  # today's row tuples
+        decoder.arrow = decoder.reader = None  # today's row tuples
     batches = [b for f in files for b in pq.ParquetFile(f).iter_batches(batch_size=batch_rows)]
     return decoder, batches
 

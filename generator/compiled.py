@@ -432,8 +432,9 @@ class CompiledEmitter:
 
     # -- the module ---------------------------------------------------------------------
 
-    def module_text(self, version: str) -> str | None:
-        """The .pyx (headed, as ``with_header`` heads it), or None when no record is covered."""
+    def module_text(self, version: str, arrow=None) -> str | None:
+        """The .pyx (headed, as ``with_header`` heads it), or None when no record is covered.
+        ``arrow``: the Arrow writers of :mod:`generator.compiled_arrow` to add, if any."""
         if not self.entries:
             return None
         source = self.spec.source.display
@@ -453,7 +454,8 @@ class CompiledEmitter:
         body = [_PRELUDE]
         if self.expressions:
             body.append(_EXPRESSION_PRELUDE)
-        body += list(self.loaders.values())
+        loaders = {**self.loaders, **(arrow.loaders if arrow is not None else {})}
+        body += list(loaders.values())
         body.append(
             f'PLAN = "{self.digest}"\n"""The digest of the plans this was rendered from."""\n'
         )
@@ -473,6 +475,8 @@ class CompiledEmitter:
         ]
         body.append("\n".join(["_ENTRIES = {", *entries, "}"]))
         body.append(self.bind_function())
+        if arrow is not None and arrow.entries:
+            body.append(arrow.section())
         text = "\n".join(head) + "\n" + "\n\n".join(part.rstrip("\n") + "\n" for part in body)
         return text
 
@@ -536,17 +540,21 @@ class CompiledEmitter:
         self.flush()
         self.w.line("stop[0] = pos")
         self.w.line("return model")
-        signature = "const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end, _Limits* lim,"
-        head = [
-            f"cdef object _read_{plan.name}({signature}",
-            f"{' ' * (len(plan.name) + 19)}Py_ssize_t* stop):",
-            f'    """``_quick_{plan.name}`` in C: None where it raises Retry."""',
-        ]
+        head = self.function_head(plan.name)
         for var, ctype in self.decls.items():
             ctype, _, init = ctype.partition(" = ")
             head.append(f"    cdef {ctype} {var}" + f" = {init}" * bool(init))
         self.callees[plan.name] = self.calls
         return "\n".join(head + self.w.lines)
+
+    def function_head(self, name: str) -> list[str]:
+        """The ``def`` line and docstring of record ``name``'s reader."""
+        signature = "const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end, _Limits* lim,"
+        return [
+            f"cdef object _read_{name}({signature}",
+            f"{' ' * (len(name) + 19)}Py_ssize_t* stop):",
+            f'    """``_quick_{name}`` in C: None where it raises Retry."""',
+        ]
 
     def _collect(self, steps) -> None:
         """Note the numbers read (selectors and element members are read back as C
@@ -924,7 +932,7 @@ class CompiledEmitter:
             self.flush()
         else:
             self.calls.add(step.record)
-            self.w.line(f"{var} = _read_{step.record}(buf, pos, {step.inner_end}, lim, &pos)")
+            self.w.line(f"{var} = {self.call(step.record, step.inner_end, var)}")
             self.decline_if(f"{var} is None")
         if step.length is not None:
             self.decline_if(f"pos != {step.inner_end}")
@@ -1003,10 +1011,19 @@ class CompiledEmitter:
         if step.min_count:
             self.decline_if(f"{n} < {step.min_count}")
 
+    def call(self, record: str, end: str, var: str) -> str:
+        """The call of ``record``'s reader up to ``end`` for ``var`` (a field, or a list's
+        element): it advances ``pos`` and is None on a decline."""
+        return f"_read_{record}(buf, pos, {end}, lim, &pos)"
+
+    def element_member(self, cls: str, member: str) -> str:
+        """The C byte ``member`` of list element ``e`` (a ``cls`` model)."""
+        return f"<uint8_t>wirespec_get(e, _{cls}_{member})"
+
     def item(self, step: Repeat) -> None:
         """One item of a repeat, appended and counted in ``<var>_n``."""
         if step.steps is None:
-            self.w.line(f"{step.item} = _read_{step.record}(buf, pos, {step.end}, lim, &pos)")
+            self.w.line(f"{step.item} = {self.call(step.record, step.end, step.var)}")
             self.decline_if(f"{step.item} is None")
         else:
             self.branch(step.steps, step.end)
@@ -1137,9 +1154,7 @@ class CompiledEmitter:
                 cls = self.lowering.plans[self.repeats[item.var]].class_name
                 self.w.line(f"for e in {item.var}:")
                 with self.w.indent():
-                    self.w.line(
-                        f"{crc} = _CRC8[{crc} ^ <uint8_t>wirespec_get(e, _{cls}_{item.member})]"
-                    )
+                    self.w.line(f"{crc} = _CRC8[{crc} ^ {self.element_member(cls, item.member)}]")
             elif item.kind == "value" and step.one_byte:
                 names = {
                     n.id for n in ast.walk(ast.parse(item.expression)) if isinstance(n, ast.Name)

@@ -17,6 +17,7 @@ import jinja2
 
 from . import __version__, fallbacks, protobuf, pytext
 from .compiled import CompiledEmitter
+from .compiled_arrow import ArrowEmitter
 from .compiled_tables import CompiledTablesEmitter
 from .fastbuild import BuildEmitter
 from .fastpath import FastPathEmitter
@@ -954,7 +955,10 @@ def render_with_compiled(spec: Spec) -> tuple[str, str | None]:
         version=__version__,
     )
     body = black.format_str(body, mode=black.Mode(line_length=100))
-    pyx = compiled.module_text(__version__)
+    rows = {r.name: r.spark_row for r in spec.records.values() if r.spark_row}
+    paths = [r.name for r in spec.records.values() if r.spark_path]
+    arrow = ArrowEmitter(spec, lowering, emitter.spark_tables(), rows, paths)
+    pyx = compiled.module_text(__version__, arrow)
     return with_header(body), pyx and with_header(pyx)
 
 

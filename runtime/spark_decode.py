@@ -50,6 +50,10 @@ RENAMED_PREFIX = "_input_"
 """Input columns whose names clash with decoded fields are passed through with this prefix."""
 
 
+ARROW_READ = "read into Arrow"
+"""``explode``'s items when the compiled tier wrote the rows straight into Arrow."""
+
+
 class RecordDecodeError(WirespecError):
     """FAILFAST: one input record could not be decoded. Names the record and the offset."""
 
@@ -247,6 +251,26 @@ class Codec:
         except TypeError:  # a table the built module cannot follow (tests/test_arrow_writer.py)
             return None
 
+    def arrow_reader(self, fields):
+        """``(write_arrow, record, builder)`` when the compiled tier reads this record's
+        bytes straight into Arrow (``generated/_compiled/<format>.pyx``'s ``write_arrow``:
+        no models, no rows) as the Arrow ``fields`` (a struct ``builder`` of them); None
+        when it is not built, or for a user's spec, limits, kept columns or keyed records."""
+        from . import tier
+
+        arrow = tier.compiled("runtime._compiled.arrow")
+        if arrow is None or self.spec or self.limits or self.columns or self.needs_key:
+            return None
+        if self.columnar() is not None or self.record not in _arrow_records(self.format):
+            return None
+        import pyarrow as pa
+
+        try:
+            builder = arrow.builder_for(pa.struct(fields))
+        except TypeError:  # a column type the builders do not make
+            return None
+        return tier.compiled(f"generated._compiled.{self.format}").write_arrow, self.record, builder
+
     @functools.cached_property
     def keep(self) -> list[int]:
         """The positions of the kept :attr:`columns` in a row of :meth:`rows`."""
@@ -262,6 +286,16 @@ class Codec:
         if self.needs_key or self.columnar() is not None:
             return False
         return self.record not in getattr(self.module, "_SPARK_ROWS", {})
+
+
+@functools.cache
+def _arrow_records(fmt: str) -> frozenset:
+    """The records whose Arrow columns ``fmt``'s compiled tier writes from bytes."""
+    from . import tier
+
+    compiled = tier.compiled(f"generated._compiled.{fmt}")
+    bind = getattr(compiled, "bind_arrow", None)
+    return frozenset() if bind is None else bind(vars(load_module(fmt)))
 
 
 def _events_of(model) -> list:
@@ -414,6 +448,10 @@ class BatchDecoder:
         self.columnar = codec_.columnar()
         self.arrow = codec_.arrow_writer(self.decoded_fields) if isinstance(codec_, Codec) else None
         """``(writer, row field)`` when rows go straight into Arrow (:meth:`explode`)."""
+        is_codec = isinstance(codec_, Codec)
+        self.reader = codec_.arrow_reader(self.decoded_fields) if is_codec else None
+        """``(write_arrow, record, builder)`` when bytes go straight into Arrow
+        (:meth:`explode_read`)."""
         self.stats = {"records": 0, "rows": 0, "corrupt": 0}
 
     def decode(self, batch, errors=None):
@@ -451,9 +489,12 @@ class BatchDecoder:
         take (it raises) makes the rest of the batch go the Python way: the rows of the
         records before it are made again (parsing is deterministic) and the writer is
         emptied, so the batch is exactly what the Python way gives, its errors included."""
+        if self.reader is not None:
+            read = self.explode_read(batch, errors)
+            if read is not None:
+                return read
         values = batch.column(self.value_col).to_pylist()
         keys = batch.column(self.key_col).to_pylist() if self.key_col else None
-        permissive = self.mode == "PERMISSIVE"
         codec_ = self.codec
         writer, row_field = self.arrow or (None, None)
         if writer is not None:
@@ -518,13 +559,7 @@ class BatchDecoder:
                         items = self.rows_before(values, keys, corrupt, i)
                     got = codec_.rows_of(got)
             except RECORD_ERRORS as err:
-                if not permissive:
-                    meta = {
-                        c: _cell(batch, c, i) for c in self.describe_cols if c in batch.schema.names
-                    }
-                    raise RecordDecodeError(failure_message(self.codec.format, meta, err)) from err
-                corrupt[i] = (value, error_text(err))
-                counts.append(0)
+                self.bad_record(batch, i, value, err, corrupt, counts)
                 i += 1
                 continue
             items.extend(got)
@@ -534,6 +569,58 @@ class BatchDecoder:
         self.stats["rows"] += sum(counts)
         self.stats["corrupt"] += len(corrupt)
         return (None if writer is not None else items), counts, corrupt
+
+    def bad_record(self, batch, i, value, err, corrupt, counts) -> None:
+        """Input row ``i`` does not decode: FAILFAST raises :class:`RecordDecodeError`
+        naming it, PERMISSIVE notes it in ``corrupt`` (its one row, no decoded fields)."""
+        if self.mode != "PERMISSIVE":
+            meta = {c: _cell(batch, c, i) for c in self.describe_cols if c in batch.schema.names}
+            raise RecordDecodeError(failure_message(self.codec.format, meta, err)) from err
+        corrupt[i] = (value, error_text(err))
+        counts.append(0)
+
+    def explode_read(self, batch, errors=None):
+        """:meth:`explode` with the compiled tier reading the bytes straight into Arrow
+        (:attr:`reader`; ``items`` is then :data:`ARROW_READ`): no model, no row tuple. A
+        message it does not take (one it declines, or an error found before) is decoded
+        the Python way, its rows appended to the same columns, or it is the corrupt record
+        as in :meth:`explode`. None (nothing written) when a row does not fit the columns:
+        the caller then decodes the batch the other way."""
+        write, record, out = self.reader
+        values = batch.column(self.value_col).to_pylist()
+        limits = self.codec.module._LIMITS
+        counts: list[int] = []
+        corrupt: dict[int, tuple] = {}
+        stops = sorted(errors or ()) + [len(values)]
+        out.clear()
+        i = 0
+        try:
+            while i < len(values):
+                i = write(record, values, i, next(s for s in stops if s >= i), out, counts, limits)
+                if i == len(values):
+                    break
+                try:
+                    if errors and i in errors:
+                        raise errors[i]
+                    rows = self.codec.rows(None, values[i])
+                except RECORD_ERRORS as err:
+                    self.bad_record(batch, i, values[i], err, corrupt, counts)
+                    i += 1
+                    continue
+                for row in rows:
+                    out.append(row)
+                counts.append(len(rows))
+                i += 1
+        except RecordDecodeError:
+            out.clear()
+            raise
+        except Exception:  # noqa: BLE001 - a row the columns do not take: the other way
+            out.clear()
+            return None
+        self.stats["records"] += len(values)
+        self.stats["rows"] += sum(counts)
+        self.stats["corrupt"] += len(corrupt)
+        return ARROW_READ, counts, corrupt
 
     def rows_before(self, values, keys, corrupt, stop) -> list:
         """The rows of the good records of ``values[:stop]``, made the Python way."""
@@ -548,6 +635,9 @@ class BatchDecoder:
         """One Arrow array per kept decoded field, one element per item."""
         import pyarrow as pa
 
+        if items is ARROW_READ:
+            written = self.reader[2].finish()
+            return [written.field(i) for i in range(written.type.num_fields)]
         if items is None:  # written by the Arrow writer (explode)
             return self.arrow[0].finish()
         if self.columnar is not None:

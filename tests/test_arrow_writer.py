@@ -272,7 +272,8 @@ def decoders(fmt, mode, record=None, passthrough=("topic", "offset"), index_col=
     out_schema, renames = output_schema(spark_in, c, mode, ["value"], index_col)
     args = {"mode": mode, "passthrough": list(renames), "index_col": index_col}
     written, python = BatchDecoder(c, out_schema, **args), BatchDecoder(c, out_schema, **args)
-    python.arrow = None
+    written.reader = None  # the writer from models (tests/test_arrow_reader.py: from bytes)
+    python.arrow = python.reader = None
     return written, python
 
 
@@ -424,6 +425,9 @@ def test_decode_in_spark_writes_through_the_compiled_writer(spark):
         for _ in batches:
             pass
         fields = list(to_arrow_schema(c.schema(), timezone="UTC"))
-        yield pa.RecordBatch.from_pydict({"on": [c.arrow_writer(fields) is not None]})
+        on = c.arrow_writer(fields) is not None and c.arrow_reader(fields) is not None
+        yield pa.RecordBatch.from_pydict({"on": [on]})
 
+    # the worker has the writer, and the compiled reader straight into Arrow (which decode()
+    # above used: tests/test_arrow_reader.py holds it equal to the Python way)
     assert spark.range(1).mapInArrow(writer_in_worker, "on boolean").collect()[0].on

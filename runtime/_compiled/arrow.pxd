@@ -26,6 +26,8 @@ cdef class Bitmap:
     cdef Py_ssize_t length
     cdef int append(self, bint bit) except -1
     cdef int append_ones(self, Py_ssize_t n) except -1
+    cdef Py_ssize_t zeros(self, Py_ssize_t start) noexcept
+    cdef void truncate(self, Py_ssize_t length) noexcept
 
 
 cdef class Builder:
@@ -38,6 +40,8 @@ cdef class Builder:
     cdef int fill_null(self) except -1
     cdef int append_value(self, object value) except -1
     cdef object validity_buffer(self)
+    cdef int truncate(self, Py_ssize_t length) except -1
+    cdef int truncate_values(self, Py_ssize_t length) except -1
     cdef void reset(self)
     cpdef object finish(self)
 
@@ -90,3 +94,30 @@ cdef class StructBuilder(Builder):
 
 
 cpdef Builder builder_for(object arrow_type)
+
+
+# A value a compiled reader read, in C: what a column gets (put_scalar) without a Python object
+cdef enum:
+    SCALAR_NONE = 0
+    SCALAR_INT = 1
+    SCALAR_FLOAT = 2
+    SCALAR_BOOL = 3
+    SCALAR_TEXT = 4
+    SCALAR_BYTES = 5
+
+
+cdef struct Scalar:
+    int kind
+    int64_t i
+    double d
+    const char* p
+    Py_ssize_t n
+
+
+# Each appends to a builder of the matching kind, and raises TypeError into any other
+cdef int put_int(Builder builder, int64_t value) except -1
+cdef int put_double(Builder builder, double value) except -1
+cdef int put_bool(Builder builder, bint value) except -1
+cdef int put_bytes(Builder builder, const char* data, Py_ssize_t size, bint text) except -1
+cdef int put_scalar(Builder builder, Scalar* value) except -1
+cdef int utf8_valid(const unsigned char* data, Py_ssize_t size) except -1

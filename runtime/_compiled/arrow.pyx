@@ -14,8 +14,6 @@ every index below is a position the builder itself grew its buffer to.
 
 import datetime
 
-import pyarrow as pa
-
 from cpython.bool cimport PyBool_Check
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_GET_SIZE
@@ -24,7 +22,7 @@ from cpython.list cimport PyList_Check
 from cpython.long cimport PyLong_AsLongLong, PyLong_AsUnsignedLongLong, PyLong_Check
 from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
 from cpython.tuple cimport PyTuple_Check
-from cpython.unicode cimport PyUnicode_Check
+from cpython.unicode cimport PyUnicode_Check, PyUnicode_DecodeUTF8
 from libc.stdint cimport INT32_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t
 from libc.string cimport memcpy, memset
 
@@ -42,6 +40,20 @@ cdef extern from "structmember.h":
         PyMemberDef* d_member
     enum:
         T_OBJECT_EX
+
+
+cdef object _pyarrow = None
+
+
+cdef object _pa():
+    """pyarrow, imported the first time a builder needs it: a generated module cimports
+    the builders, and importing it must not import pyarrow."""
+    global _pyarrow
+    if _pyarrow is None:
+        import pyarrow
+
+        _pyarrow = pyarrow
+    return _pyarrow
 
 
 # -- buffers ----------------------------------------------------------------------------
@@ -68,7 +80,7 @@ cdef class Buffer:
     cdef object finish(self):
         """The bytes as a pyarrow Buffer (sharing them); this buffer starts empty again."""
         PyByteArray_Resize(self.data, self.size)
-        out = pa.py_buffer(self.data)
+        out = _pa().py_buffer(self.data)
         self.data = bytearray()
         self.ptr = PyByteArray_AS_STRING(self.data)
         self.size = self.capacity = 0
@@ -93,6 +105,21 @@ cdef class Bitmap:
         for i in range(n):
             self.append(True)
         return 0
+
+    cdef Py_ssize_t zeros(self, Py_ssize_t start) noexcept:
+        """How many bits from ``start`` to the end are 0."""
+        cdef Py_ssize_t i, n = 0
+        for i in range(start, self.length):
+            n += not ((<uint8_t*>self.bytes.ptr)[i >> 3] >> (i & 7)) & 1
+        return n
+
+    cdef void truncate(self, Py_ssize_t length) noexcept:
+        """The first ``length`` bits only (the bits after them in their byte cleared, as
+        ``append`` expects them)."""
+        self.length = length
+        self.bytes.size = (length + 7) >> 3
+        if length & 7:
+            (<uint8_t*>self.bytes.ptr)[length >> 3] &= <uint8_t>((1 << (length & 7)) - 1)
 
 
 # -- builders ---------------------------------------------------------------------------
@@ -132,12 +159,41 @@ cdef class Builder:
     cdef object validity_buffer(self):
         return None if self.validity is None else self.validity.bytes.finish()
 
+    cdef int truncate(self, Py_ssize_t length) except -1:
+        """Back to the first ``length`` slots: what a compiled reader wrote of a record it
+        then declined is dropped, so the record can be written the Python way instead."""
+        if length < self.length:
+            if self.validity is not None:
+                self.nulls -= self.validity.zeros(length)
+                self.validity.truncate(length)
+            self.length = length
+        # children too when the length is the same: a list's elements or a struct's fields
+        # may be written past it (the record declined before its own slot was closed)
+        return self.truncate_values(length)
+
+    cdef int truncate_values(self, Py_ssize_t length) except -1:
+        """The data buffers' part of :meth:`truncate`."""
+        return 0
+
     cdef void reset(self):
         self.length = self.nulls = 0
         self.validity = None
 
     cpdef object finish(self):
         raise NotImplementedError
+
+    def append(self, value):
+        """One value as ``pa.array`` takes it from a row (a struct's: the row tuple)."""
+        self.append_value(value)
+
+    def clear(self):
+        """Drop everything written."""
+        self.reset()
+
+    @property
+    def size(self):
+        """How many values were written."""
+        return self.length
 
 
 cdef class FixedBuilder(Builder):
@@ -150,12 +206,16 @@ cdef class FixedBuilder(Builder):
         memset(self.values.grow(self.width), 0, self.width)
         return 0
 
+    cdef int truncate_values(self, Py_ssize_t length) except -1:
+        self.values.size = length * self.width
+        return 0
+
     cdef void reset(self):
         Builder.reset(self)
         self.values = Buffer()
 
     cpdef object finish(self):
-        out = pa.Array.from_buffers(
+        out = _pa().Array.from_buffers(
             self.type, self.length, [self.validity_buffer(), self.values.finish()], self.nulls
         )
         self.reset()
@@ -216,6 +276,10 @@ cdef class BoolBuilder(Builder):
     cdef int fill_null(self) except -1:
         return self.values.append(False)
 
+    cdef int truncate_values(self, Py_ssize_t length) except -1:
+        self.values.truncate(length)
+        return 0
+
     cdef int append_value(self, object value) except -1:
         if not PyBool_Check(value):
             raise TypeError(f"{type(value).__name__} in {self.type} column")
@@ -227,7 +291,7 @@ cdef class BoolBuilder(Builder):
 
     cpdef object finish(self):
         buffers = [self.validity_buffer(), self.values.bytes.finish()]
-        out = pa.Array.from_buffers(self.type, self.length, buffers, self.nulls)
+        out = _pa().Array.from_buffers(self.type, self.length, buffers, self.nulls)
         self.reset()
         return out
 
@@ -235,7 +299,7 @@ cdef class BoolBuilder(Builder):
 cdef class BinaryBuilder(Builder):
     def __init__(self, arrow_type):
         Builder.__init__(self, arrow_type)
-        self.text = pa.types.is_string(arrow_type)
+        self.text = _pa().types.is_string(arrow_type)
         self.reset()
 
     cdef int append_bytes(self, const char* data, Py_ssize_t size) except -1:
@@ -249,6 +313,11 @@ cdef class BinaryBuilder(Builder):
 
     cdef int fill_null(self) except -1:
         (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.values.size
+        return 0
+
+    cdef int truncate_values(self, Py_ssize_t length) except -1:
+        self.offsets.size = (length + 1) * 4
+        self.values.size = (<int32_t*>self.offsets.ptr)[length]
         return 0
 
     cdef int append_value(self, object value) except -1:
@@ -269,7 +338,7 @@ cdef class BinaryBuilder(Builder):
 
     cpdef object finish(self):
         buffers = [self.validity_buffer(), self.offsets.finish(), self.values.finish()]
-        out = pa.Array.from_buffers(self.type, self.length, buffers, self.nulls)
+        out = _pa().Array.from_buffers(self.type, self.length, buffers, self.nulls)
         self.reset()
         return out
 
@@ -309,6 +378,10 @@ cdef class ListBuilder(Builder):
         (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.child.length
         return 0
 
+    cdef int truncate_values(self, Py_ssize_t length) except -1:
+        self.offsets.size = (length + 1) * 4
+        return self.child.truncate((<int32_t*>self.offsets.ptr)[length])
+
     cdef int append_value(self, object value) except -1:
         if not (PyList_Check(value) or PyTuple_Check(value)):
             raise TypeError(f"{type(value).__name__} in {self.type} column")
@@ -328,7 +401,7 @@ cdef class ListBuilder(Builder):
     cpdef object finish(self):
         buffers = [self.validity_buffer(), self.offsets.finish()]
         children = [self.child.finish()]
-        out = pa.Array.from_buffers(self.type, self.length, buffers, self.nulls, children=children)
+        out = _pa().Array.from_buffers(self.type, self.length, buffers, self.nulls, children=children)
         self.reset()
         return out
 
@@ -344,6 +417,24 @@ cdef class StructBuilder(Builder):
             child.null()
         return 0
 
+    cdef int truncate_values(self, Py_ssize_t length) except -1:
+        cdef Builder child
+        for child in self.children:
+            child.truncate(length)
+        return 0
+
+    cdef int append_value(self, object value) except -1:
+        """A row tuple, one item a child (None: a null)."""
+        cdef Builder child
+        if not PyTuple_Check(value) or len(value) != len(self.children):
+            raise TypeError(f"{type(value).__name__} in {self.type} column")
+        for child, item in zip(self.children, value):
+            if item is None:
+                child.null()
+            else:
+                child.append_value(item)
+        return self.valid()
+
     cdef void reset(self):
         cdef Builder child
         Builder.reset(self)
@@ -354,14 +445,14 @@ cdef class StructBuilder(Builder):
         cdef Builder child
         children = [child.finish() for child in self.children]
         buffers = [self.validity_buffer()]
-        out = pa.Array.from_buffers(self.type, self.length, buffers, self.nulls, children=children)
+        out = _pa().Array.from_buffers(self.type, self.length, buffers, self.nulls, children=children)
         self.reset()
         return out
 
 
 cpdef Builder builder_for(object arrow_type):
     """An empty builder of ``arrow_type`` (the types Spark's Arrow schemas use, no maps)."""
-    types = pa.types
+    types = _pa().types
     if types.is_integer(arrow_type) or types.is_timestamp(arrow_type):
         return IntBuilder(arrow_type)
     if types.is_floating(arrow_type) and not types.is_float16(arrow_type):
@@ -377,6 +468,61 @@ cpdef Builder builder_for(object arrow_type):
     if types.is_struct(arrow_type):
         return StructBuilder(arrow_type)
     raise TypeError(f"no Arrow builder for {arrow_type}")
+
+
+# -- values a compiled reader read (C values, no Python objects) -------------------------
+
+
+cdef int put_int(Builder builder, int64_t value) except -1:
+    if type(builder) is not IntBuilder:
+        raise TypeError(f"an integer in a {builder.type} column")
+    return (<IntBuilder>builder).append_int(value)
+
+
+cdef int put_double(Builder builder, double value) except -1:
+    if type(builder) is not FloatBuilder:
+        raise TypeError(f"a float in a {builder.type} column")
+    return (<FloatBuilder>builder).append_double(value)
+
+
+cdef int put_bool(Builder builder, bint value) except -1:
+    if type(builder) is not BoolBuilder:
+        raise TypeError(f"a bool in a {builder.type} column")
+    return (<BoolBuilder>builder).append_bool(value)
+
+
+cdef int put_bytes(Builder builder, const char* data, Py_ssize_t size, bint text) except -1:
+    if type(builder) is not BinaryBuilder or (<BinaryBuilder>builder).text != text:
+        raise TypeError(f"{'text' if text else 'bytes'} in a {builder.type} column")
+    return (<BinaryBuilder>builder).append_bytes(data, size)
+
+
+cdef int put_scalar(Builder builder, Scalar* value) except -1:
+    if value.kind == SCALAR_INT:
+        return put_int(builder, value.i)
+    if value.kind == SCALAR_FLOAT:
+        return put_double(builder, value.d)
+    if value.kind == SCALAR_BOOL:
+        return put_bool(builder, value.i != 0)
+    if value.kind == SCALAR_TEXT or value.kind == SCALAR_BYTES:
+        return put_bytes(builder, value.p, value.n, value.kind == SCALAR_TEXT)
+    return builder.null()
+
+
+cdef int utf8_valid(const unsigned char* data, Py_ssize_t size) except -1:
+    """1 when ``bytes.decode("utf-8")`` takes these bytes, else 0 (ASCII checked here,
+    the rest by Python's own decoder, so exactly the same bytes pass)."""
+    cdef Py_ssize_t i
+    for i in range(size):
+        if data[i] >= 0x80:
+            break
+    else:
+        return 1
+    try:
+        PyUnicode_DecodeUTF8(<const char*>data, size, NULL)
+    except UnicodeDecodeError:
+        return 0
+    return 1
 
 
 # -- model slots ------------------------------------------------------------------------
@@ -633,7 +779,7 @@ cdef Writer _writer(kind, Builder builder, bint nullable, dict tables):
     the two disagree."""
     cdef Writer writer
     arrow_type = builder.type
-    types = pa.types
+    types = _pa().types
     if kind in _RAW_KINDS:
         if not getattr(types, "is_" + _RAW_KINDS[kind])(arrow_type):
             raise TypeError(f"kind {kind} in an Arrow {arrow_type} column")
@@ -644,7 +790,7 @@ cdef Writer _writer(kind, Builder builder, bint nullable, dict tables):
         writer = EnumWriter()
     elif kind == "uuid" and types.is_string(arrow_type):
         writer = UuidWriter()
-    elif kind == "micros" and arrow_type == pa.int64():
+    elif kind == "micros" and arrow_type == _pa().int64():
         writer = MicrosWriter()
     elif kind == "time_us" and types.is_timestamp(arrow_type) and arrow_type.unit == "us":
         writer = TimeWriter()
@@ -681,7 +827,7 @@ cdef Column _column(tuple entry, field, Builder builder, dict tables):
 cdef SwitchColumn _switch(tuple kind, Builder builder, dict tables):
     _, selector, cases, default = kind
     cdef SwitchColumn column = SwitchColumn()
-    if not pa.types.is_struct(builder.type):
+    if not _pa().types.is_struct(builder.type):
         raise TypeError(f"switch {kind!r} in an Arrow {builder.type} column")
     children = (<StructBuilder>builder).children
     with_payload = [k for _, k in cases if k is not None] + ([default] if default else [])

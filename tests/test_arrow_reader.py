@@ -1,0 +1,183 @@
+"""The compiled tier's Arrow output (``write_arrow`` in ``generated/_compiled/<format>.pyx``,
+rendered by generator/compiled_arrow.py): straight from the bytes it writes exactly the Arrow
+that ``pa.array`` makes from ``to_rows(parse(x))``, and it takes exactly the inputs the
+compiled model reader takes (declining the rest, with its columns as they were before).
+Held on every vector, sample, truncation, mutations and generated models; and
+:class:`BatchDecoder` gives the same batches, corrupt records and counts with it as the
+Python way."""
+
+from __future__ import annotations
+
+import importlib
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from runtime import tier
+from runtime.errors import WirespecError
+from runtime.limits import DEFAULT
+from runtime.spark_decode import RecordDecodeError, _arrow_records, load_module
+from tests.test_arrow_writer import (
+    arrow_fields,
+    decoders,
+    input_batch,
+    pb_messages,
+    python_arrays,
+    same,
+)
+from tests.test_fastpath import inputs
+from tests.test_quicktier import mutated_sample
+
+arrow = tier.compiled("runtime._compiled.arrow")
+FORMATS = [f for f in ("plainbuffer", "avro_container", "kafka_record_batch") if _arrow_records(f)]
+pytestmark = pytest.mark.skipif(
+    arrow is None or "plainbuffer" not in FORMATS, reason="the compiled tier is not built"
+)
+RECORDS = [(fmt, record) for fmt in FORMATS for record in sorted(_arrow_records(fmt))]
+
+
+def compiled(fmt):
+    return importlib.import_module(f"generated._compiled.{fmt}")
+
+
+def read(fmt, record, values, out=None):
+    """``(columns, counts)`` of ``write_arrow`` over ``values``, going on after each value
+    it declines (as BatchDecoder does)."""
+    out = out or arrow.builder_for(pa.struct(arrow_fields(fmt, record)))
+    counts, i = [], 0
+    while i < len(values):
+        i = compiled(fmt).write_arrow(record, values, i, len(values), out, counts, DEFAULT) + 1
+    written = out.finish()
+    return [written.field(k) for k in range(written.type.num_fields)], counts
+
+
+def check(fmt, record, data: bytes):
+    """``write_arrow`` takes ``data`` when the model reader does, with the Arrow of its
+    rows; declines it (writing nothing) when the model reader declines."""
+    mod = load_module(fmt)
+    model = mod.COMPILED_READERS[record](data, DEFAULT)
+    out = arrow.builder_for(pa.struct(arrow_fields(fmt, record)))
+    counts: list = []
+    stopped = compiled(fmt).write_arrow(record, [data], 0, 1, out, counts, DEFAULT)
+    if model is None:
+        assert (stopped, counts, out.size) == (0, [], 0), (fmt, record, data.hex())
+        return False
+    assert stopped == 1, (fmt, record, data.hex())
+    written = out.finish()
+    want = python_arrays(fmt, record, [model])
+    assert counts == [len(want[0]) if want else 0]
+    for k, w in enumerate(want):
+        got = written.field(k)
+        got.validate(full=True)
+        assert same(got, w), (fmt, record, got.to_pylist(), w.to_pylist())
+    return True
+
+
+@pytest.mark.parametrize("fmt,record", RECORDS)
+def test_vectors_samples_and_their_truncations(fmt, record):
+    mod = load_module(fmt)
+    taken = 0
+    for rec, data in inputs(fmt):
+        if (rec or mod.DEFAULT_RECORD) != record:
+            continue
+        taken += check(fmt, record, data)
+        for n in range(len(data)):
+            check(fmt, record, data[:n])
+    if fmt == "plainbuffer" and record == "message":
+        assert taken >= 3
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_mutations(fmt, data):
+    mod = load_module(fmt)
+    mutated, record = mutated_sample(mod, fmt, data)
+    if record in _arrow_records(fmt):
+        check(fmt, record, mutated)
+
+
+@pytest.mark.parametrize("record", ["message", "row", "cell"])
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_generated_plainbuffer_models(record, data):
+    mod = load_module("plainbuffer")
+    assert check("plainbuffer", record, mod.build(data.draw(mod.strategies(record)), record))
+
+
+def test_a_declined_message_leaves_the_columns_as_they_were():
+    """Messages declined part way (a bad row checksum after good cells, text that is not
+    UTF-8) between good ones: the columns are the good ones' rows, nothing of the others."""
+    mod = load_module("plainbuffer")
+    good = [d for rec, d in inputs("plainbuffer") if rec in (None, "message")]
+    good = [d for d in good if mod.COMPILED_READERS["message"](d, DEFAULT) is not None]
+    bad_crc = good[-1][:-1] + bytes([good[-1][-1] ^ 1])
+    bad_text = mod.build(
+        mod.Message(
+            rows=[
+                mod.Row(
+                    primary_key=[
+                        mod.Cell(name="k", value=mod.CellValue(mod.ValueType.STRING, "\u00e9"))
+                    ],
+                    attributes=[],
+                    delete_marker=False,
+                )
+            ]
+        )
+    ).replace("\u00e9".encode(), b"\xff\xfe")
+    values = [good[0], bad_crc, good[1], bad_text, good[-1]]
+    got, counts = read("plainbuffer", "message", values)
+    models = [mod.parse(v) for v in (good[0], good[1], good[-1])]
+    assert counts == [len(m.rows) for m in models]
+    for g, w in zip(got, python_arrays("plainbuffer", "message", models)):
+        g.validate(full=True)
+        assert same(g, w)
+
+
+@pytest.mark.parametrize("mode", ["PERMISSIVE", "FAILFAST"])
+def test_batch_decoder_gives_the_python_batches_reading_bytes_into_arrow(mode):
+    read_in, python = reading_decoders(mode)
+    assert read_in.reader is not None and python.reader is None
+    values = pb_messages() + [None]
+    for batch in (values, [v for v in values if ok(v)], [], [values[0]] * 5):
+        if mode == "FAILFAST" and not all(ok(v) for v in batch):
+            with pytest.raises(RecordDecodeError) as failed:
+                read_in.decode(input_batch(batch))
+            with pytest.raises(RecordDecodeError) as too:
+                python.decode(input_batch(batch))
+            assert str(failed.value) == str(too.value)
+            continue
+        got, want = read_in.decode(input_batch(batch)), python.decode(input_batch(batch))
+        assert got.schema == want.schema
+        assert got.equals(want), (got.to_pylist(), want.to_pylist())
+    assert read_in.stats == python.stats
+
+
+def test_errors_found_before_and_rows_the_columns_refuse():
+    read_in, python = reading_decoders("PERMISSIVE")
+    good, bad = pb_messages()[1], pb_messages()[-3]
+    values = [good, bad, good, good]
+    for errors in (None, {0: WirespecError("cut")}, {2: ValueError("x")}):
+        got = read_in.decode(input_batch(values), dict(errors or {}))
+        want = python.decode(input_batch(values), dict(errors or {}))
+        assert got.equals(want)
+    assert read_in.stats == python.stats
+
+
+def reading_decoders(mode):
+    """A BatchDecoder reading bytes into Arrow (then the Python way for what it hands
+    back), and one the Python way only."""
+    read_in, python = decoders("plainbuffer", mode)
+    read_in.arrow = None
+    read_in.reader = read_in.codec.arrow_reader(read_in.decoded_fields)
+    return read_in, python
+
+
+def ok(value):
+    try:
+        load_module("plainbuffer").parse(value)
+    except (WirespecError, ValueError, UnicodeError, TypeError):
+        return False
+    return True
