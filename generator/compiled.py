@@ -733,6 +733,16 @@ class CompiledEmitter:
             self.declare(step.var, "Py_ssize_t")
             self.w.line(f"{step.var} = {at}")
         elif isinstance(step, Valid):
+            compared = re.fullmatch(r"(\w+) (<|<=|>|>=|==|!=) (-?\d+)", step.expression)
+            ctype = self.decls.get(compared.group(1), "") if compared else ""
+            if ctype in _C_TYPES.values() and ctype not in ("float", "double"):
+                # a C integer against a literal it can hold: the comparison Python would
+                # make, in C (an unsigned one against a negative literal stays in Python)
+                name, op, literal = compared.groups()
+                low = 0 if ctype.startswith("u") else -(1 << 63)
+                if low <= int(literal) < (1 << 63):
+                    self.decline_if(f"not ({name} {op} {literal})")
+                    return
             self.expressions = True
             self.w.line("try:")
             with self.w.indent():
