@@ -6,10 +6,17 @@ Shapes: ``log record`` (a map of 8 scalars, ~120 B, as a structured logger write
 ``nested document`` (~1 KB: arrays of maps of arrays, every scalar form, timestamps). Every
 decoder reads the same payloads in one process; the runs are interleaved (run 1 of every
 decoder, then run 2, ...) so a loaded machine slows them alike, and the median of R runs is
-reported as messages/s with the ratio to the wirespec fast path. wirespec gives its
-models (every value keeps its form), the library plain Python values.
+reported as messages/s with the ratio to msgpack's C extension. wirespec's tiers are
+measured one by one: ``parse`` (the compiled tier when it is built, else the quick tier),
+the quick tier's reader alone, the exact fast reader alone, and the construct oracle.
+wirespec gives its models (every value keeps its form: a ``Value`` and its form's record
+per value), the library plain Python values.
 
-    .venv/bin/python benchmarks/msgpack_values.py [--n 2000] [--runs 5]
+``--instructions`` counts instead, with ``valgrind --tool=cachegrind``, the instructions
+per message of each decoder (a run decoding ``--n`` messages less one decoding none: the
+same imports and payloads), which the machine's load does not change.
+
+    .venv/bin/python benchmarks/msgpack_values.py [--n 2000] [--runs 5] [--instructions]
 
 Also in the suite: ``python -m benchmarks --only msgpack``.
 """
@@ -17,8 +24,11 @@ Also in the suite: ``python -m benchmarks --only msgpack``.
 from __future__ import annotations
 
 import argparse
+import os
 import platform
+import re
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -29,6 +39,7 @@ import msgpack
 import msgpack.fallback
 
 from generated import msgpack as codec
+from runtime.limits import DEFAULT
 
 
 def log_record(i: int) -> bytes:
@@ -47,8 +58,16 @@ def nested_document(i: int) -> bytes:
     )
 
 
-def fast_path(data: bytes):
+def parse(data: bytes):
     return codec.parse(data, "value")
+
+
+def quick_tier(data: bytes):
+    return codec.QUICK_READERS["value"][0](data, 0, len(data), DEFAULT)[0]
+
+
+def fast_path(data: bytes):
+    return codec.FAST_READERS["value"](data, 0, len(data), DEFAULT, 1)[0]
 
 
 def construct_path(data: bytes):
@@ -63,8 +82,11 @@ def c_extension(data: bytes):
     return msgpack.unpackb(data)
 
 
+PARSE = "wirespec parse (compiled tier)" if codec.COMPILED_READERS else "wirespec parse"
 DECODERS = [
-    ("wirespec fast path", fast_path, False),
+    (PARSE, parse, False),
+    ("wirespec quick tier", quick_tier, False),
+    ("wirespec exact fast path", fast_path, False),
     ("wirespec construct path", construct_path, False),
     ("msgpack.fallback (pure Python)", fallback, True),
     ("msgpack C extension", c_extension, True),
@@ -83,7 +105,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=2000, help="messages per run")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--instructions", action="store_true", help="count with cachegrind")
+    ap.add_argument("--run", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.run:
+        shape, label, n = args.run
+        _decode(shape, label, int(n))
+        return 0
+    if args.instructions:
+        return _count(args.n)
     print(f"Python {platform.python_version()}, msgpack {msgpack.version}, {platform.machine()}")
     for shape, make in SHAPES:
         payloads = [make(i) for i in range(args.n)]
@@ -93,13 +123,46 @@ def main(argv=None) -> int:
                 n = args.n if "construct" not in label else max(1, args.n // 20)
                 rates[label].append(measure(decode, payloads[:n]))
         size = sum(map(len, payloads)) / len(payloads)
-        print(
-            f"\n{shape} ({size:.0f} B)\n\n| decoder | msg/s | vs wirespec fast path |\n|---|---:|---:|"
-        )
-        base = statistics.median(rates[DECODERS[0][0]])
+        print(f"\n{shape} ({size:.0f} B)\n\n| decoder | msg/s | vs msgpack C |\n|---|---:|---:|")
+        base = statistics.median(rates[DECODERS[-1][0]])
         for label, _, _ in DECODERS:
             rate = statistics.median(rates[label])
             print(f"| {label} | {rate:,.0f} | {rate / base:.2f}x |")
+    return 0
+
+
+def _decode(shape: str, label: str, n: int) -> None:
+    """The measured process: the payloads made, every decoder warmed, ``n`` decoded."""
+    make = dict(SHAPES)[shape]
+    decode = {name: fn for name, fn, _ in DECODERS}[label]
+    payloads = [make(i) for i in range(64)]
+    for data in payloads:
+        decode(data)
+    for i in range(n):
+        decode(payloads[i % 64])
+
+
+def _instructions(shape: str, label: str, n: int) -> int:
+    cmd = [
+        "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+        sys.executable, __file__, "--run", shape, label, str(n),
+    ]  # fmt: skip
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stderr
+    return int(re.search(r"I\s+refs:\s+([\d,]+)", out).group(1).replace(",", ""))
+
+
+def _count(n: int) -> int:
+    print("| shape | decoder | instructions/message | vs msgpack C |\n|---|---|---:|---:|")
+    for shape, _ in SHAPES:
+        per = {}
+        for label, _, _ in DECODERS:
+            if "construct" in label or "exact" in label:  # the exact reader: as the quick tier
+                continue
+            per[label] = (_instructions(shape, label, n) - _instructions(shape, label, 0)) / n
+        base = per[DECODERS[-1][0]]
+        for label, count in per.items():
+            print(f"| {shape} | {label} | {count:,.0f} | {count / base:.2f}x |")
     return 0
 
 

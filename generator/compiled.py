@@ -27,8 +27,11 @@ import re
 from . import pytext
 from .fastpath import _Writer, struct_format
 from .lowering import (
+    Bits,
     Build,
     Checksum,
+    Choice,
+    Computed,
     Derived,
     FieldSteps,
     Length,
@@ -383,6 +386,16 @@ retries."""
 '''
 
 
+_RECURSION_PRELUDE = '''\
+ctypedef object (*_DReader)(const unsigned char*, Py_ssize_t, Py_ssize_t, _Limits*, Py_ssize_t*,
+                            Py_ssize_t)
+"""A reader of a spec that recurses: it takes the nesting depth it is read at."""
+
+cdef Py_ssize_t _C_MAX_DEPTH = 1000
+"""Deeper than this the C stack is not trusted: declined, the Python readers decide."""
+'''
+
+
 class NotCompiled(Exception):
     """The plan says something this renderer does not write: the record keeps the Python
     quick tier only."""
@@ -413,6 +426,10 @@ class CompiledEmitter:
         """Record -> the records its reader calls."""
         self.expressions = False
         """Whether a reader evaluates spec expressions or decodes a ``process:`` codec."""
+        self.recursive = any(plan.checks_depth for plan in self.lowering.plans.values())
+        """The spec recurses: every reader takes the depth it is read at (``_DReader``)."""
+        self.pickers: dict[str, str] = {}
+        """A choice's table -> the code that declares and fills it."""
         for name in self.lowering.entries:
             try:
                 self.functions[name] = self.record_function(self.lowering.plans[name])
@@ -454,6 +471,8 @@ class CompiledEmitter:
         body = [_PRELUDE]
         if self.expressions:
             body.append(_EXPRESSION_PRELUDE)
+        if self.recursive:
+            body.append(_RECURSION_PRELUDE)
         loaders = {**self.loaders, **(arrow.loaders if arrow is not None else {})}
         body += list(loaders.values())
         body.append(
@@ -468,9 +487,13 @@ class CompiledEmitter:
         globals_ += [f"cdef PyObject* _{enum.upper()}_BY_BYTE[256]" for enum in sorted(self.enums)]
         body.append("\n".join(globals_))
         body += [self.functions[name] for name in self.entries]
+        body += [self.pickers[table] for table in sorted(self.pickers)]
+        if self.recursive:  # the readers as `_Reader`s: the first record at depth 1
+            body += [self.top_function(name) for name in self.entries]
         body += [self.entry_function(name) for name in self.entries]
+        top = "_top" if self.recursive else "_read"
         entries = [
-            f'    "{name}": _entry(_read_{name}, {self.lowering.plans[name].depth}),'
+            f'    "{name}": _entry({top}_{name}, {self.lowering.plans[name].depth}),'
             for name in self.entries
         ]
         body.append("\n".join(["_ENTRIES = {", *entries, "}"]))
@@ -511,12 +534,24 @@ class CompiledEmitter:
 
     def entry_function(self, name: str) -> str:
         depth = self.lowering.plans[name].depth
+        top = "_top" if self.recursive else "_read"
         return "\n".join(
             [
                 f"def read_{name}(bytes data not None, limits):",
                 f'    """A ``{name}`` from all of ``data``: ``_quick_{name}``\'s model, or None where',
                 '    it raises Retry (or where the limits do not let it read)."""',
-                f"    return _whole(_read_{name}, {depth}, data, limits)",
+                f"    return _whole({top}_{name}, {depth}, data, limits)",
+            ]
+        )
+
+    def top_function(self, name: str) -> str:
+        """A reader of a spec that recurses, as a ``_Reader`` reading at depth 1."""
+        signature = "const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end, _Limits* lim,"
+        return "\n".join(
+            [
+                f"cdef object _top_{name}({signature}",
+                f"{' ' * (len(name) + 18)}Py_ssize_t* stop):",
+                f"    return _read_{name}(buf, pos, end, lim, stop, 1)",
             ]
         )
 
@@ -536,24 +571,28 @@ class CompiledEmitter:
         self.name = plan.name
         self.off = 0
         self.checked = 0
+        if plan.checks_depth:
+            extra = f" + {plan.depth - 1}" if plan.depth > 1 else ""
+            self.decline_if(f"depth{extra} > lim.max_depth or depth > _C_MAX_DEPTH")
         self.steps(plan.steps, "end")
         self.flush()
         self.w.line("stop[0] = pos")
         self.w.line("return model")
-        head = self.function_head(plan.name)
+        head = self.function_head(plan)
         for var, ctype in self.decls.items():
             ctype, _, init = ctype.partition(" = ")
             head.append(f"    cdef {ctype} {var}" + f" = {init}" * bool(init))
         self.callees[plan.name] = self.calls
         return "\n".join(head + self.w.lines)
 
-    def function_head(self, name: str) -> list[str]:
-        """The ``def`` line and docstring of record ``name``'s reader."""
+    def function_head(self, plan) -> list[str]:
+        """The ``def`` line and docstring of ``plan``'s reader."""
         signature = "const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end, _Limits* lim,"
+        last = "Py_ssize_t* stop, Py_ssize_t depth" if plan.checks_depth else "Py_ssize_t* stop"
         return [
-            f"cdef object _read_{name}({signature}",
-            f"{' ' * (len(name) + 19)}Py_ssize_t* stop):",
-            f'    """``_quick_{name}`` in C: None where it raises Retry."""',
+            f"cdef object _read_{plan.name}({signature}",
+            f"{' ' * (len(plan.name) + 19)}{last}):",
+            f'    """``_quick_{plan.name}`` in C: None where it raises Retry."""',
         ]
 
     def _collect(self, steps) -> None:
@@ -690,6 +729,10 @@ class CompiledEmitter:
             self.text_value(step, at, str(step.fixed))
         elif isinstance(step, Nothing):
             self.w.line(f"{step.var} = None")
+        elif isinstance(step, Bits):
+            self.bits(step, at)
+        elif isinstance(step, Computed):
+            self.computed(step)
         elif isinstance(step, Checksum):
             self.checksum(step)
         elif isinstance(step, Derived):
@@ -698,6 +741,16 @@ class CompiledEmitter:
             self.declare(step.var, "Py_ssize_t")
             self.w.line(f"{step.var} = {at}")
         elif isinstance(step, Valid):
+            compared = re.fullmatch(r"(\w+) (<|<=|>|>=|==|!=) (-?\d+)", step.expression)
+            ctype = self.decls.get(compared.group(1), "") if compared else ""
+            if ctype in _C_TYPES.values() and ctype not in ("float", "double"):
+                # a C integer against a literal it can hold: the comparison Python would
+                # make, in C (an unsigned one against a negative literal stays in Python)
+                name, op, literal = compared.groups()
+                low = 0 if ctype.startswith("u") else -(1 << 63)
+                if low <= int(literal) < (1 << 63):
+                    self.decline_if(f"not ({name} {op} {literal})")
+                    return
             self.expressions = True
             self.w.line("try:")
             with self.w.indent():
@@ -709,6 +762,53 @@ class CompiledEmitter:
         else:
             assert isinstance(step, Build), step
             self.build(step)
+
+    def bits(self, step: Bits, at: str) -> None:
+        """A bit field of the run ``step.run`` (its first field reads the run's bytes, as
+        one unsigned integer in the run's order)."""
+        if step.var in self.loose:
+            raise NotCompiled(f"{step.var}: a bit field that may be absent")
+        if step.first:
+            self.declare(step.run, "uint64_t")
+            order = range(step.group) if step.order == "little" else reversed(range(step.group))
+            parts = [
+                (
+                    f"(<uint64_t>buf[{at} + {i}] << {8 * k})"
+                    if i
+                    else f"(<uint64_t>buf[{at}] << {8 * k})"
+                )
+                for k, i in enumerate(order)
+            ]
+            self.w.line(f"{step.run} = {' | '.join(parts)}".replace(" << 0)", ")"))
+        value = step.run if step.shift == 0 else f"({step.run} >> {step.shift})"
+        if step.mask is not None:
+            value = f"({value} & {step.mask:#x}u)"
+        if step.width == 64 and not step.signed:
+            self.declare(step.var, "uint64_t")
+            self.w.line(f"{step.var} = {value}")
+        else:
+            self.declare(step.var, "int64_t")
+            self.w.line(f"{step.var} = <int64_t>{value}")
+            if step.signed and step.width < 64:  # two's complement in its width
+                self.w.line(f"if {step.var} >> {step.width - 1}:")
+                with self.w.indent():
+                    self.w.line(f"{step.var} -= (<int64_t>1) << {step.width}")
+        if step.const is not None:
+            self.decline_if(f"{step.var} != {step.const:#x}")
+
+    def computed(self, step: Computed) -> None:
+        """A length an expression computes: a C number read as such, else the Python
+        value (an int in range, else a decline)."""
+        self.declare(step.var, "Py_ssize_t")
+        ctype = self.decls.get(step.expression, "")
+        if ctype in ("int8_t", "int16_t", "int32_t", "uint8_t", "uint16_t", "int64_t"):
+            self.w.line(f"{step.var} = {step.expression}")
+            return
+        self.evaluate(f"{step.var}_o", step.expression)
+        self.decline_if(
+            f"type({step.var}_o) is not int or not -1 <= {step.var}_o <= PY_SSIZE_T_MAX"
+        )
+        self.w.line(f"{step.var} = {step.var}_o")
 
     def python(self, expression: str) -> str:
         """A spec expression with Python's semantics: its C numbers as Python ints (no
@@ -886,9 +986,74 @@ class CompiledEmitter:
             self.repeat(step)
         elif isinstance(step, Nested):
             self.nested(step)
+        elif isinstance(step, Choice):
+            self.choice(step)
         else:
             assert isinstance(step, Switch), step
             self.switch(step, end)
+
+    def depth_arg(self, depth: int) -> str:
+        """The depth argument of a call to a record's reader (none where readers take no
+        depth)."""
+        return f", depth + {depth}" if depth else ""
+
+    def choice(self, step: Choice) -> None:
+        """A table of the first byte gives the case's reader when that byte alone decides;
+        else ``_pick_<table>`` tries the cases in order, as ``rt_fast.pick``."""
+        table = f"_{step.table.upper()}_OF_{self.name.upper()}"
+        reader_type = "_DReader" if self.recursive else "_Reader"
+        self.calls.update(record for _, _, record in step.cases)
+        self.pickers[table] = self.picker(table, reader_type, step.cases)
+        reader = f"{step.var}_read"
+        self.declare(reader, reader_type)
+        self.decline_if(f"pos >= {step.end}")
+        self.w.line(f"{reader} = {table}[buf[pos]]")
+        self.w.line(f"if {reader} == NULL:")
+        with self.w.indent():
+            self.w.line(f"{reader} = _pick{table}(buf, pos, {step.end})")
+            self.decline_if(f"{reader} == NULL")
+        self.w.line(
+            f"{step.var} = {reader}(buf, pos, {step.end}, lim, &pos{self.depth_arg(step.depth)})"
+        )
+        self.decline_if(f"{step.var} is None")
+
+    @staticmethod
+    def picker(table: str, reader_type: str, cases) -> str:
+        """The table of a choice's first byte (the reader when that byte decides, else
+        NULL) and the function that tries every case in order."""
+        lines = [
+            f"cdef {reader_type} {table}[256]",
+            f"cdef {reader_type} _pick{table}(const unsigned char* buf, Py_ssize_t pos,",
+            f"{' ' * (len(reader_type) + len(table) + 11)}Py_ssize_t end) noexcept:",
+            '    """The first case whose bytes match at ``pos`` (``rt_fast.pick``), or NULL."""',
+        ]
+        for magic, mask, record in cases:
+            tests = [f"end - pos >= {len(magic)}"] + [
+                (
+                    f"buf[pos + {i}] == {g:#04x}"
+                    if m == 0xFF
+                    else f"buf[pos + {i}] & {m:#04x} == {g:#04x}"
+                )
+                for i, (g, m) in enumerate(zip(magic, mask))
+            ]
+            lines.append(f"    if {' and '.join(tests)}:".replace("pos + 0]", "pos]"))
+            lines.append(f"        return _read_{record}")
+        lines.append("    return NULL")
+        lines.append("")
+        lines.append("")
+        # the first case a byte matches decides when its magic is that byte alone
+        firsts = []
+        for byte in range(256):
+            first = next(((m, r) for m, k, r in cases if byte & k[0] == m[0]), None)
+            firsts.append(first[1] if first is not None and len(first[0]) == 1 else None)
+        start = 0
+        for byte in range(1, 257):
+            if byte == 256 or firsts[byte] != firsts[start]:
+                reader = "NULL" if firsts[start] is None else f"_read_{firsts[start]}"
+                lines.append(f"for _i in range({start:#04x}, {byte:#05x}):")
+                lines.append(f"    {table}[_i] = {reader}")
+                start = byte
+        return "\n".join(lines)
 
     def text(self, step: Text) -> None:
         if step.to_end:
@@ -932,7 +1097,7 @@ class CompiledEmitter:
             self.flush()
         else:
             self.calls.add(step.record)
-            self.w.line(f"{var} = {self.call(step.record, step.inner_end, var)}")
+            self.w.line(f"{var} = {self.call(step.record, step.inner_end, var, step.depth)}")
             self.decline_if(f"{var} is None")
         if step.length is not None:
             self.decline_if(f"pos != {step.inner_end}")
@@ -1011,10 +1176,11 @@ class CompiledEmitter:
         if step.min_count:
             self.decline_if(f"{n} < {step.min_count}")
 
-    def call(self, record: str, end: str, var: str) -> str:
+    def call(self, record: str, end: str, var: str, depth: int = 0) -> str:
         """The call of ``record``'s reader up to ``end`` for ``var`` (a field, or a list's
-        element): it advances ``pos`` and is None on a decline."""
-        return f"_read_{record}(buf, pos, {end}, lim, &pos)"
+        element), ``depth`` levels below this one: it advances ``pos`` and is None on a
+        decline."""
+        return f"_read_{record}(buf, pos, {end}, lim, &pos{self.depth_arg(depth)})"
 
     def element_member(self, cls: str, member: str) -> str:
         """The C byte ``member`` of list element ``e`` (a ``cls`` model)."""
@@ -1023,7 +1189,7 @@ class CompiledEmitter:
     def item(self, step: Repeat) -> None:
         """One item of a repeat, appended and counted in ``<var>_n``."""
         if step.steps is None:
-            self.w.line(f"{step.item} = {self.call(step.record, step.end, step.var)}")
+            self.w.line(f"{step.item} = {self.call(step.record, step.end, step.var, step.depth)}")
             self.decline_if(f"{step.item} is None")
         else:
             self.branch(step.steps, step.end)

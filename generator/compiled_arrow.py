@@ -117,7 +117,10 @@ class ArrowEmitter(CompiledEmitter):
             else:
                 self.targets[var] = builder
 
-    def function_head(self, name: str) -> list[str]:
+    def function_head(self, plan) -> list[str]:
+        if plan.checks_depth:
+            raise NotCompiled("a recursive record")
+        name = plan.name
         signature = "const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end, _Limits* lim,"
         return [
             f"cdef object _arrow_{name}({signature}",
@@ -127,13 +130,22 @@ class ArrowEmitter(CompiledEmitter):
             *(f"    {line}" for line in self.builders.values()),
         ]
 
-    def call(self, record: str, end: str, var: str) -> str:
+    def call(self, record: str, end: str, var: str, depth: int = 0) -> str:
         if var not in self.targets or record in self.rows:
             raise NotCompiled(f"{var}: a record that is no Spark struct column")
         return f"_arrow_{record}(buf, pos, {end}, lim, &pos, {self.targets[var]})"
 
     def element_member(self, cls: str, member: str) -> str:
         return "<uint8_t>e"  # what the element's writer returned (see ``returned``)
+
+    def bits(self, step, at: str) -> None:
+        raise NotCompiled(f"{step.var}: bit fields")
+
+    def computed(self, step) -> None:
+        raise NotCompiled(f"{step.var}: a size computed from fields")
+
+    def choice(self, step) -> None:
+        raise NotCompiled(f"{step.var}: a choice")
 
     def item(self, step) -> None:
         if step.steps is not None:

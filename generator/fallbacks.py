@@ -91,7 +91,14 @@ def _runtime_primitive(spec: Spec, name: str) -> str | None:
 def _unplanned(lowering: Lowering, name: str) -> str:
     if name in lowering.refused:
         return f"no plan: {lowering.refused[name]}"
-    return "planned inline inside the record that reads it: no reader of its own"
+    readers = lowering.readers_of(name)
+    planned = [other for other in readers if other not in lowering.refused]
+    if planned:
+        return f"planned inline inside {', '.join(planned)}: no reader of its own"
+    if readers:  # its plan is read by nothing that has one
+        which = "which reads it, has" if len(readers) == 1 else "which read it, have"
+        return f"planned, but {', '.join(readers)}, {which} no plan"
+    return "planned, but no record reads it and it is not the default record"
 
 
 def header_lines(fallbacks: dict[str, dict[str, str]]) -> list[tuple[str, str]]:

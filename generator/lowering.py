@@ -271,6 +271,9 @@ class Repeat(Step):
     blocks: str = ""
     item: str = "item"
     steps: tuple[Step, ...] | None = None
+    depth: int = 0
+    """A record read by its own reader in a spec with recursion: the nesting depth it is
+    read at, past the plan's record (0: readers take no depth)."""
 
     def lines(self) -> list[str]:
         what = self.record or "values"
@@ -282,6 +285,7 @@ class Repeat(Step):
         text = f"repeat {self.var}: {what} {how}, <= max_count"
         text += f", >= {self.min_count}" if self.min_count else ""
         text += ", inline" if self.steps is not None else ", called"
+        text += f" at depth +{self.depth}" * bool(self.depth)
         return [text] + _steps_lines(self.steps or ())
 
 
@@ -391,10 +395,13 @@ class Nested(Step):
     signed: bool = False
     keep: bool = False
     steps: tuple[Step, ...] | None = None
+    depth: int = 0
+    """As :class:`Repeat`'s: the depth a record read by its own reader is read at."""
 
     def lines(self) -> list[str]:
         within = f" within {self.length} bytes ({self.inner_end})" if self.length else ""
         how = "inline" if self.steps is not None else "called"
+        how += f" at depth +{self.depth}" * bool(self.depth)
         head = f"record {self.var}: {self.record}{within}, {how}" + ", kept" * self.keep
         return [head] + _steps_lines(self.steps or ())
 
@@ -427,6 +434,78 @@ class Switch(Step):
         lines += _indented([line for case in self.cases for line in case.lines()])
         tail = ["default"] + _steps_lines(self.default) if self.default else ["default: None"]
         return lines + _indented(tail)
+
+
+@dataclasses.dataclass(frozen=True)
+class Bits(Step):
+    """A bit field into ``var``: ``width`` bits at ``shift`` of the run ``run``, a
+    ``group``-byte integer in ``order`` (``big``; ``little``: ``b<n>le``) read by the run's
+    ``first`` field; ``signed``: two's complement in its width; a ``const`` must match."""
+
+    var: str
+    run: str
+    group: int
+    shift: int
+    width: int
+    first: bool
+    order: str = "big"
+    signed: bool = False
+    const: int | None = None
+
+    @property
+    def size(self) -> int:
+        return self.group if self.first else 0
+
+    @property
+    def mask(self) -> int | None:
+        """The mask after the shift, None when the shift leaves only this field."""
+        return None if self.shift + self.width >= 8 * self.group else (1 << self.width) - 1
+
+    def __str__(self) -> str:
+        text = f"bits {self.var}: {self.width} at {self.shift} of {self.run}"
+        if self.first:
+            text += f" ({self.group} bytes, {self.order})"
+        text += ", signed" * self.signed
+        return text + (f" == {self.const:#x}" if self.const is not None else "")
+
+
+@dataclasses.dataclass(frozen=True)
+class Computed(Step):
+    """A length ``var`` computed by the Python ``expression`` over earlier fields (``size:
+    length``): an int, else not mine (the step that uses it checks its range)."""
+
+    var: str
+    expression: str
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return f"length {self.var} = {self.expression}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Choice(Step):
+    """``choice:``: the first of ``cases`` (magic, mask, record) whose bytes match at
+    ``pos`` before ``end`` picks the record read into ``var``, each by its own reader
+    (``depth``: the nesting depth it is read at, past the plan's record; 0 when the spec
+    has no recursion and readers take no depth); none matches: not mine."""
+
+    var: str
+    table: str
+    """A name for the table of the first byte (module-level in a renderer)."""
+    end: str
+    cases: tuple[tuple[bytes, bytes, str], ...]
+    depth: int = 0
+
+    def lines(self) -> list[str]:
+        head = f"choice {self.var} within {self.end}" + f", at depth +{self.depth}" * bool(
+            self.depth
+        )
+        return [head] + _indented(
+            [f"{magic.hex()}/{mask.hex()}: {record}" for magic, mask, record in self.cases]
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -520,9 +599,14 @@ class RecordPlan:
     steps: tuple[Step, ...]
     depth: int
     entry: bool
+    checks_depth: bool = False
+    """The spec recurses: the reader takes the depth it is read at and checks
+    ``depth + self.depth - 1`` against ``max_depth`` itself (``depth`` then counts the
+    records read by their own readers as 0: they check their own)."""
 
     def describe(self) -> str:
         head = f"{self.name} -> {self.class_name}, nesting depth {self.depth}"
+        head += ", checked by the reader" * self.checks_depth
         head += ", entry" if self.entry else ", inline only"
         return "\n".join([head] + _steps_lines(self.steps))
 
@@ -567,12 +651,24 @@ class Lowering:
         self.refused: dict[str, str] = {}
         """Record -> why it has no plan."""
         self.raw_uses = self._uses(set(spec.records))
+        self.recursive = self._recursive_records()
+        """The records that read themselves, directly or through others: read by their own
+        readers, which take and check the nesting depth."""
         supported = self._supported()
         uses = self._uses(supported)
+        chosen = {  # a choice's cases are picked by a table of their readers
+            name
+            for r in supported
+            for f in spec.records[r].fields
+            if f.type.kind == "choice"
+            for name in f.type.cases
+        }
         self.inline = {
             name
             for name, n in uses.items()
-            if n == (1, 0) or (name in self.fast.needs_parent and sum(n) == 1)
+            if name not in self.recursive
+            and name not in chosen
+            and (n == (1, 0) or (name in self.fast.needs_parent and sum(n) == 1))
         }
         called = {name for name, n in uses.items() if any(n) and name not in self.inline}
         self.entries = [
@@ -593,6 +689,7 @@ class Lowering:
                     tuple(self._record_steps(record, "f_", "end", "model")),
                     self.depths[name],
                     name in self.entries,
+                    bool(self.recursive),
                 )
 
     def describe(self) -> str:
@@ -604,18 +701,64 @@ class Lowering:
     # -- which records have a plan -----------------------------------------------------
 
     def _supported(self) -> set[str]:
-        ok: set[str] = set()
+        # the records of a loop are checked as if all of them had a plan, until one has not
+        hopeful = set(self.recursive)
+        while True:
+            ok: set[str] = set()
+            self.refused.clear()
+            for name in self.spec.record_order():
+                try:
+                    self._check_record(self.spec.records[name], ok | hopeful)
+                except NotLowered as why:
+                    self.refused[name] = str(why)
+                    continue
+                ok.add(name)
+            if hopeful <= ok:
+                break
+            hopeful &= ok
         for name in self.spec.record_order():
-            record = self.spec.records[name]
-            try:
-                self._check_record(record, ok)
-            except NotLowered as why:
-                self.refused[name] = str(why)
-                continue
-            ok.add(name)
-            children = [self.depths[r] for f in record.fields for r in self._refs(f.type)]
-            self.depths[name] = 1 + max(children, default=0)
+            if name in ok:
+                self._depth(name)
         return ok
+
+    def _depth(self, name: str) -> int:
+        """The nesting depth a record reads, a recursive one it reads by a call as 0 (its
+        reader checks its own)."""
+        if name not in self.depths:
+            record = self.spec.records[name]
+            children = [
+                0 if r in self.recursive else self._depth(r)
+                for f in record.fields
+                for r in self._refs(f.type)
+            ]
+            self.depths[name] = 1 + max(children, default=0)
+        return self.depths[name]
+
+    def _recursive_records(self) -> set[str]:
+        """The records on a loop of records reading records (choices included)."""
+        reads = {
+            name: {r for f in record.fields for r in self._refs(f.type)}
+            for name, record in self.spec.records.items()
+        }
+        out = set()
+        for name, direct in reads.items():
+            seen, todo = set(), list(direct)
+            while todo:
+                other = todo.pop()
+                if other not in seen:
+                    seen.add(other)
+                    todo += reads.get(other, ())
+            if name in seen:
+                out.add(name)
+        return out
+
+    def readers_of(self, name: str) -> list[str]:
+        """The records that read record ``name``, in the spec's order."""
+        return [
+            other
+            for other, record in self.spec.records.items()
+            if any(name in self._refs(f.type) for f in record.fields)
+        ]
 
     def _refs(self, ref: TypeRef) -> list[str]:
         if ref.kind == "record":
@@ -650,11 +793,11 @@ class Lowering:
                 continue
             if field.type.nullable and field.type.kind not in ("str", "bytes"):
                 raise NotLowered(f"{field.name}: a nullable length of a {field.type.kind}")
-            if field.bit_group is not None:
+            if field.bit_group is not None and field.type.kind != "bits":
                 raise NotLowered(f"{field.name}: a bit field")
             if field.repeat is not None:
                 self._check_repeat(field)
-            if field.const is not None and field.type.kind != "prim":
+            if field.const is not None and field.type.kind not in ("prim", "bits"):
                 raise NotLowered(f"{field.name}: a const that is no number")
             self._check_type(field.type, ok, field.name)
             if field.checksum is not None:
@@ -695,7 +838,13 @@ class Lowering:
                 raise NotLowered(f"{where}: {ref.name}")
         elif ref.kind in ("str", "bytes"):
             eos_bytes = ref.size == "eos" and ref.kind == "bytes"
-            if not _fixed_length(ref) and not isinstance(ref.size, int) and not eos_bytes:
+            computed = isinstance(ref.size, str) and not ref.size_is_prefix and ref.size != "eos"
+            if (
+                not _fixed_length(ref)
+                and not isinstance(ref.size, int)
+                and not eos_bytes
+                and not computed
+            ):
                 raise NotLowered(f"{where}: a string without a length")
         elif ref.kind == "record":
             if ref.name not in ok:
@@ -707,6 +856,15 @@ class Lowering:
                 raise NotLowered(f"{where}: a sized switch or one not over an enum")
             for sub in ref.cases.values():
                 self._check_type(sub, ok, where)
+        elif ref.kind == "choice":
+            if ref.size is not None:
+                raise NotLowered(f"{where}: a sized choice")
+            for case in ref.cases:
+                if case not in ok:
+                    raise NotLowered(f"{where}: record {case} has no plan")
+        elif ref.kind == "bits":
+            if ref.bits > 64:
+                raise NotLowered(f"{where}: a bit field of more than 64 bits")
         elif ref.kind not in ("empty", "presence"):
             raise NotLowered(f"{where}: {ref.kind}")
 
@@ -770,7 +928,9 @@ class Lowering:
             )
         if field.type.kind == "presence":
             return FieldSteps(field.name, field.line, (Presence(var, field.tag, end),))
-        if field.process is not None:  # a list under process: is one region
+        if field.type.kind == "bits":
+            body = [self._bits(field, var, prefix)]
+        elif field.process is not None:  # a list under process: is one region
             body = self._processed(field, var, prefix, end)
         elif field.repeat is not None:
             body = [self._repeat(field, var, prefix, end)]
@@ -822,6 +982,7 @@ class Lowering:
             blocks=f"{var}_blocks" if how == "blocks" else "",
             item=item,
             steps=steps,
+            depth=self._call_depth() if record and steps is None else 0,
         )
 
     def _processed(self, field: Field, var: str, prefix: str, end: str) -> list[Step]:
@@ -863,6 +1024,11 @@ class Lowering:
             if ref.size == "eos":
                 return [Text(var, ref.kind, end, to_end=True, **common)]
             n = self._fresh("n")
+            if not ref.size_is_prefix:  # `size:` an expression over earlier fields
+                return [
+                    Computed(n, self._expression(ref.size)),
+                    Text(var, ref.kind, end, length=n, signed=True, **common),
+                ]
             signed = _signed(ref.size)
             return [
                 Length(n, ref.size),
@@ -872,6 +1038,11 @@ class Lowering:
             return self._nested(ref, var, end, keep)
         if ref.kind == "switch":
             return [self._switch(ref, var, prefix, end)]
+        if ref.kind == "choice":
+            cases = tuple(
+                (magic, mask, case) for case, (magic, mask) in zip(ref.cases, ref.detects)
+            )
+            return [Choice(var, f"pick_{var}", end, cases, self._call_depth())]
         assert ref.kind == "empty", ref.kind
         return [Nothing(var)]
 
@@ -888,8 +1059,33 @@ class Lowering:
             inner = f"{self._fresh('v')}_"
             inline = tuple(self._record_steps(record, inner, inner_end or end, var))
         signed = n is not None and _signed(ref.size)
-        steps.append(Nested(var, ref.name, end, inner_end or end, n, signed, keep, inline))
+        depth = self._call_depth() if inline is None else 0
+        steps.append(
+            Nested(var, ref.name, end, inner_end or end, n, signed, keep, inline, depth=depth)
+        )
         return steps
+
+    def _call_depth(self) -> int:
+        """The depth past the plan's record a record read by its own reader is at, where
+        the spec recurses (else 0: readers take no depth)."""
+        return len(self._scopes) if self.recursive else 0
+
+    def _bits(self, field: Field, var: str, prefix: str) -> Bits:
+        group, shift, first, _ = field.bit_group
+        if first:
+            self._run = f"{var}_run"
+        ref = field.type
+        return Bits(
+            var,
+            self._run,
+            group,
+            shift,
+            ref.bits,
+            first,
+            ref.bit_order,
+            ref.bits_signed,
+            field.const,
+        )
 
     def _switch(self, ref: TypeRef, var: str, prefix: str, end: str) -> Switch:
         cases, default = ref.payload_cases()

@@ -41,8 +41,11 @@ from __future__ import annotations
 from . import pytext
 from .fastpath import _Writer, struct_format, struct_name
 from .lowering import (
+    Bits,
     Build,
     Checksum,
+    Choice,
+    Computed,
     Derived,
     FieldSteps,
     Length,
@@ -64,6 +67,9 @@ from .lowering import (
 )
 
 _RETRY = "raise rt_fast.Retry"
+_STACK_DEPTH = 200
+"""Where a spec recurses, deeper than this the Python stack is not trusted (a level is at
+most a call): the exact reader decides, and turns a RecursionError into a DecodeError."""
 _EXPRESSION_FAILURES = "(DecodeError, *rt.EXPRESSION_ERRORS)"
 _QUICK_UVARINT = '''\
 def _quick_uvarint(buf, pos):
@@ -85,6 +91,8 @@ class QuickTierEmitter:
         """``_UNPACK_LE_S32``-style names of bound ``unpack_from`` methods -> struct format."""
         self.uses_crc8_table = False
         self.uses_uvarint = False
+        self.choice_tables: dict[str, Choice] = {}
+        """Module-level tables of a choice's first byte -> its cases' readers."""
 
     def module_code(self) -> str:
         plans = self.lowering.plans
@@ -97,6 +105,9 @@ class QuickTierEmitter:
             constants.append("_CRC8_TABLE = rt_fast.CRC8_TABLE")
         if self.uses_uvarint:
             functions.insert(0, _QUICK_UVARINT)
+        for table, step in self.choice_tables.items():
+            cases = ", ".join(f"({m!r}, {k!r}, _quick_{r})" for m, k, r in step.cases)
+            functions.append(f"{table} = rt_fast.choice_table([{cases}])")
         table = (
             [
                 "# The quick tier of `parse`: (reader, the nesting depth it reads) by record.",
@@ -116,10 +127,15 @@ class QuickTierEmitter:
             '``rt_fast.Retry``."""'
         )
         self.off = 0
+        self.plan = plan
+        if plan.checks_depth:  # the exact reader checks each record's; the deepest is this
+            extra = f" + {plan.depth - 1}" if plan.depth > 1 else ""
+            self.retry_if(f"depth{extra} > limits.max_depth or depth > {_STACK_DEPTH}")
         self.steps(plan.steps)
         self.flush()
         self.w.line("return model, pos")
-        return f"def _quick_{plan.name}(buf, pos, end, limits):\n" + "\n".join(self.w.lines)
+        params = "buf, pos, end, limits" + ", depth=1" * plan.checks_depth
+        return f"def _quick_{plan.name}({params}):\n" + "\n".join(self.w.lines)
 
     # `off`: the bytes past `pos` read by the fixed steps so far, `pos` not yet advanced.
 
@@ -172,6 +188,11 @@ class QuickTierEmitter:
             self.sliced(step, at, self.at(step.fixed))  # `off` is this step's offset
         elif isinstance(step, Nothing):
             self.w.line(f"{step.var} = None")
+        elif isinstance(step, Bits):
+            self.bits(step, at)
+        elif isinstance(step, Computed):
+            self.evaluate(step.var, step.expression)
+            self.retry_if(f"type({step.var}) is not int")
         elif isinstance(step, Checksum):
             self.checksum(step)
         elif isinstance(step, Derived):
@@ -191,6 +212,31 @@ class QuickTierEmitter:
             self.w.line(f"{step.var} = _NEW({step.class_name})")
             for name, var in step.fields:
                 self.w.line(f"{step.var}.{name} = {var}")
+
+    def bits(self, step: Bits, at: str) -> None:
+        """A bit field: the run's first field reads the run's bytes."""
+        if step.first and step.group == 1:
+            self.w.line(f"{step.run} = buf[{at}]")
+        elif step.first and step.group in (2, 4, 8):
+            code = {2: "H", 4: "I", 8: "Q"}[step.group]
+            order = ">" if step.order == "big" else "<"
+            name = f"_UNPACK_BITS_{'BE' if order == '>' else 'LE'}_{code}"
+            self.unpackers[name] = order + code
+            self.w.line(f"{step.run} = {name}(buf, {at})[0]")
+        elif step.first:
+            self.w.line(f"{step.run}_bytes = buf[{at} : {self.at(step.group)}]")
+            self.retry_if(f"len({step.run}_bytes) != {step.group}")  # past the input
+            self.w.line(f"{step.run} = int.from_bytes({step.run}_bytes, {step.order!r})")
+        value = step.run if step.shift == 0 else f"({step.run} >> {step.shift})"
+        if step.mask is not None:
+            value += f" & {step.mask:#x}"
+        self.w.line(f"{step.var} = {value}")
+        if step.signed:  # two's complement in its width
+            self.w.line(f"if {step.var} >> {step.width - 1}:")
+            with self.w.indent():
+                self.w.line(f"{step.var} -= {1 << step.width:#x}")
+        if step.const is not None:
+            self.retry_if(f"{step.var} != {step.const:#x}")
 
     def evaluate(self, var: str, expression: str) -> None:
         """``var`` is a spec expression's value; an error evaluating it is a Retry."""
@@ -299,9 +345,31 @@ class QuickTierEmitter:
             self.repeat(step)
         elif isinstance(step, Nested):
             self.nested(step)
+        elif isinstance(step, Choice):
+            self.choice(step)
         else:
             assert isinstance(step, Switch), step
             self.switch(step)
+
+    def depth_arg(self, depth: int) -> str:
+        """The depth argument of a call to a record's reader (none where readers take no
+        depth)."""
+        return f", depth + {depth}" if depth else ""
+
+    def choice(self, step: Choice) -> None:
+        """The table of the first byte gives the case's reader (several cases sharing that
+        byte: the bytes after it pick, ``rt_fast.pick``), as the exact reader picks."""
+        table = f"_QUICK_{step.table.upper()}_OF_{self.plan.name.upper()}"
+        self.choice_tables[table] = step
+        self.retry_if(f"pos >= {step.end}")
+        self.w.line(f"reader = {table}[buf[pos]]")
+        self.w.line("if reader.__class__ is tuple:")
+        with self.w.indent():
+            self.w.line(f"reader = rt_fast.pick(reader, buf, pos, {step.end})")
+        self.retry_if("reader is None")
+        self.w.line(
+            f"{step.var}, pos = reader(buf, pos, {step.end}, limits{self.depth_arg(step.depth)})"
+        )
 
     def text(self, step: Text) -> None:
         if step.to_end:
@@ -342,7 +410,10 @@ class QuickTierEmitter:
             self.steps(step.steps)
             self.flush()
         else:
-            self.w.line(f"{var}, pos = _quick_{step.record}(buf, pos, {step.inner_end}, limits)")
+            self.w.line(
+                f"{var}, pos = _quick_{step.record}(buf, pos, {step.inner_end}, limits"
+                f"{self.depth_arg(step.depth)})"
+            )
         if step.length is not None:
             self.retry_if(f"pos != {step.inner_end}")
         if step.keep:
@@ -397,7 +468,10 @@ class QuickTierEmitter:
     def item(self, step: Repeat) -> None:
         """One item of a repeat, appended."""
         if step.steps is None:
-            self.w.line(f"{step.item}, pos = _quick_{step.record}(buf, pos, {step.end}, limits)")
+            self.w.line(
+                f"{step.item}, pos = _quick_{step.record}(buf, pos, {step.end}, limits"
+                f"{self.depth_arg(step.depth)})"
+            )
         else:
             self.branch(step.steps)
         self.w.line(f"{step.var}.append({step.item})")

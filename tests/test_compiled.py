@@ -112,7 +112,7 @@ cell -> Cell, nesting depth 2, entry
 def test_records_without_a_plan_say_why():
     spec = build_model(load(ROOT / "specs" / "mysql_serialization.yaml"))
     lowering = Lowering(spec)
-    assert not lowering.plans
+    assert not lowering.entries  # format_description_event is planned; binlog_file is not
     assert lowering.refused["gtid_tagged_body"] == "layout serializable"
 
 
@@ -283,6 +283,8 @@ def test_parse_pickles_by_reference_as_before():
         ("avro_container", "container_file"),
         ("avro_container", "page_view"),
         ("kafka_record_batch", "log_segment"),
+        ("msgpack", "stream"),
+        ("msgpack", "value"),
     ],
 )
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -311,3 +313,25 @@ def test_varints_are_taken_and_refused_as_the_exact_reader_does(varint, taken):
     assert agree(module, counter, "counter") is taken
     if taken:
         assert agree(module, counter + b"\x00", "counter") is False  # a trailing byte
+
+
+@pytest.mark.parametrize("max_depth", [2, 3, 4, 9, 64])
+def test_msgpack_nesting_is_taken_exactly_as_deep_as_max_depth_allows(max_depth):
+    """A recursive record's reader checks the depth it is read at: as deep as the exact
+    reader reads, and no deeper (then declined, and the exact reader's LimitError)."""
+    module = built("msgpack")
+    limits = DEFAULT.from_kwargs({"max_depth": max_depth}, DEFAULT)
+    taken = []
+    for levels in range(40):
+        data = b"\x91" * levels + b"\xc0"  # arrays of one, then nil
+        deep = agree(module, data, "value", limits)
+        assert deep is (exact(module, data, "value", limits) is not None)
+        taken.append(deep)
+    assert taken == sorted(taken, reverse=True) and any(taken) == (max_depth >= 2)
+
+
+def test_msgpack_nesting_past_the_c_bound_is_declined():
+    module = built("msgpack")
+    limits = DEFAULT.from_kwargs({"max_depth": 10**6}, DEFAULT)
+    data = b"\x91" * 5000 + b"\xc0"
+    assert module.COMPILED_READERS["value"](data, limits) is None

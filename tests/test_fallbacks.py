@@ -59,10 +59,6 @@ CONSTRUCT_PATHS = {
 """Per shipped spec: the records ``parse``/``build`` handle with construct, and why."""
 
 
-def generated_records(fmt: str) -> list[str]:
-    return list(importlib.import_module(f"generated.{fmt}").RECORDS)
-
-
 WITHOUT_TIERS = {
     "mysql_serialization": {
         "quick": {
@@ -82,8 +78,8 @@ WITHOUT_TIERS = {
     },
     # read inline where used (they read their parents)
     "kafka_record_batch": {tier: {"kafka_record", "batch"} for tier in ("quick", "compiled")},
-    # no quick or compiled tier reads a recursive record or a choice yet
-    "msgpack": {tier: set(generated_records("msgpack")) for tier in ("quick", "compiled")},
+    # recursive records, choices and bit fields: every record has both tiers
+    "msgpack": {"quick": set(), "compiled": set()},
     # runtime/_compiled/protobuf.pyx reads layout: protobuf; no quick tier does
     "protobuf_wire": {
         "quick": {"money", "address", "line_item", "payment_card", "order"},
@@ -317,3 +313,12 @@ def test_a_key_no_emitter_would_act_on_is_refused_at_its_line(tmp_path, field):
         render_spec(spec)
     assert str(err.value).startswith("ignored.yaml:19: records.item.fields[1].")
     assert IGNORED_KEYS[field] in str(err.value)
+
+
+def test_a_record_planned_inside_a_parent_without_a_plan_says_so(shipped):
+    """Not "planned inline" when nothing that reads it has a plan (issue #18)."""
+    why = shipped["mysql_serialization"]["quick"]["format_description_event"]
+    assert why == "planned, but binlog_file, which reads it, has no plan"
+    assert shipped["plainbuffer"]["quick"]["cell_value"] == (
+        "planned inline inside cell: no reader of its own"
+    )

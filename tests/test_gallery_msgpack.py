@@ -16,7 +16,10 @@ from hypothesis import strategies as st
 
 from generated import msgpack as codec
 from runtime.errors import DecodeError
+from runtime.fast import QUICK_FAILURES
+from runtime.limits import DEFAULT
 from tests.msgpack_support import Unhashable, from_python, same, to_python
+from tests.test_fastpath import Same
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "samples" / "msgpack").glob("*.bin"))
@@ -132,6 +135,29 @@ def test_json_form_names_the_form_and_shows_times():
     assert codec.build(codec.from_dict(codec.to_dict(model), "value"), "value") == codec.build(
         model, "value"
     )
+
+
+@settings(max_examples=150, deadline=None)
+@given(VALUES, st.integers(0, 3))
+def test_the_quick_and_compiled_tiers_give_the_construct_model(value, cut):
+    """The quick and compiled tiers read library bytes to the construct oracle's model, and
+    decline (None) what it refuses (here: the bytes cut short); the compiled tier is
+    compared where it is built."""
+    data = msgpack.packb(value)[: -cut or None]
+    try:
+        want = Same(codec, codec.parse_construct(data, "value"))
+    except DecodeError:
+        want = None
+    try:
+        model, pos = codec.QUICK_READERS["value"][0](data, 0, len(data), DEFAULT)
+        quick = Same(codec, model) if pos == len(data) else None
+    except QUICK_FAILURES:
+        quick = None
+    assert quick == want
+    if "value" in codec.COMPILED_READERS:
+        compiled = codec.COMPILED_READERS["value"](data, DEFAULT)
+        assert (compiled is None) == (quick is None)
+        assert compiled is None or Same(codec, compiled) == want
 
 
 def _nested(levels: int) -> bytes:

@@ -35,9 +35,9 @@ def quick(module, data: bytes, record: str, limits=DEFAULT):
     return model if pos == len(data) else None
 
 
-def exact(module, data: bytes, record: str):
+def exact(module, data: bytes, record: str, limits=DEFAULT):
     try:
-        return module.FAST_READERS[record](data, 0, len(data), DEFAULT, 1)
+        return module.FAST_READERS[record](data, 0, len(data), limits, 1)
     except module.DecodeError:
         return None
 
@@ -205,6 +205,8 @@ def test_other_items_in_a_spec_of_their_own(tmp_path):
         ("avro_container", "container_file"),
         ("avro_container", "page_view"),
         ("kafka_record_batch", "log_segment"),
+        ("msgpack", "stream"),
+        ("msgpack", "value"),
     ],
 )
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -213,3 +215,20 @@ def test_the_quick_tier_takes_every_generated_gallery_model(fmt, record, data):
     module = importlib.import_module(f"generated.{fmt}")
     model = data.draw(module.strategies(record))
     assert agree(module, module.build(model, record), record)
+
+
+def test_a_recursive_record_is_read_as_deep_as_max_depth_allows_and_no_deeper():
+    module = importlib.import_module("generated.msgpack")
+    for max_depth in (2, 3, 9, 64):
+        limits = DEFAULT.from_kwargs({"max_depth": max_depth}, DEFAULT)
+        for levels in range(40):
+            data = b"\x91" * levels + b"\xc0"  # arrays of one, then nil
+            got, want = quick(module, data, "value", limits), exact(module, data, "value", limits)
+            assert (got is None) == (want is None), (max_depth, levels)
+            assert got is None or Same(module, got) == Same(module, want[0])
+
+
+def test_a_recursion_deeper_than_the_python_stack_goes_to_the_exact_reader():
+    module = importlib.import_module("generated.msgpack")
+    limits = DEFAULT.from_kwargs({"max_depth": 10**9}, DEFAULT)
+    assert quick(module, b"\x91" * 20_000 + b"\xc0", "value", limits) is None
