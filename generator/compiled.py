@@ -390,20 +390,11 @@ retries."""
 '''
 
 
-_KEYED_PRELUDE = '''\
-from cpython.long cimport PyLong_FromUnsignedLongLong
-
+_KEYED_PRELUDE = """\
 from runtime._compiled.ints cimport SharedInt, shared_int
-from runtime._compiled.msb cimport msb_size, msb_uvar, msb_unzigzag
-
-
-cdef inline object _uint64(uint64_t v):
-    """``v`` as a Python int (shared as ``_int64`` shares them while it fits one)."""
-    if v <= <uint64_t>0x7FFFFFFFFFFFFFFF:
-        return _int64(<int64_t>v)
-    return PyLong_FromUnsignedLongLong(v)
-'''
-"""What a reader of mysql::serialization messages adds (runtime/_compiled/msb.pxd)."""
+from runtime._compiled.msb cimport msb_size, msb_uvar
+"""
+"""What a reader of mysql::serialization messages adds (runtime/_compiled/msb.pxd, ints.pxd)."""
 
 _CRC32_PRELUDE = "from runtime._compiled.crc32 cimport crc32_update\n"
 _REUSE_PRELUDE = (

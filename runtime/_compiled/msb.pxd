@@ -4,7 +4,7 @@ count the bytes after it (``runtime/msbvarint.py``). Inline functions only: a mo
 cimports them (``from runtime._compiled.msb cimport msb_uvar``) compiles them in and needs
 no module of this name at run time."""
 
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport uint64_t
 
 
 cdef extern from *:
@@ -45,10 +45,6 @@ cdef inline bint msb_uvar(const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t 
     out[0] = value
     pos[0] = p + n
     return True
-
-
-cdef inline int64_t msb_unzigzag(uint64_t u) noexcept nogil:
-    return <int64_t>(u >> 1) ^ -<int64_t>(u & 1)
 
 
 cdef inline int msb_size(uint64_t value) noexcept nogil:
