@@ -4,7 +4,7 @@
 
 No Python peer decodes GTID_TAGGED_LOG_EVENT, so the floor is decoding a plain dict of the
 same fields from JSON (``json.loads``). Issue #8's target is >= 200k events/s decoded;
-issue #17's, for the compiled tier (``runtime/_compiled/serializable``, when built), 2M.
+issue #17's, for the compiled tier (``generated/_compiled/mysql_serialization``, when built), 2M.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def fast_path_parse(data: bytes, record: str = ms.DEFAULT_RECORD):
     return rt_codec.parse_fast(ms.FAST_READERS[record], data, None, ms._LIMITS)
 
 
-compiled_parse = ms.parse if ms.TABLE_READERS else None
+compiled_parse = ms.parse if ms.COMPILED_READERS or ms.TABLE_READERS else None
 """``ms.parse`` with the compiled tier tried first (None when it is not built)."""
 
 

@@ -27,16 +27,21 @@ import re
 from . import pytext
 from .fastpath import _Writer, struct_format
 from .lowering import (
+    KEYED_STEPS,
     Bits,
     Build,
     Checksum,
     Choice,
     Computed,
     Derived,
+    Fallback,
     FieldSteps,
+    KeyedField,
+    KeyedHeader,
     Length,
     Lowering,
     Mark,
+    MsbNumber,
     Nested,
     Nothing,
     Number,
@@ -44,6 +49,8 @@ from .lowering import (
     Presence,
     Processed,
     Repeat,
+    Rest,
+    SizeOf,
     Switch,
     TagByte,
     Text,
@@ -395,6 +402,18 @@ cdef Py_ssize_t _C_MAX_DEPTH = 1000
 """Deeper than this the C stack is not trusted: declined, the Python readers decide."""
 '''
 
+_KEYED_PRELUDE = """\
+from runtime._compiled.ints cimport SharedInt, shared_int
+from runtime._compiled.msb cimport msb_size, msb_uvar
+"""
+"""What a reader of mysql::serialization messages adds (runtime/_compiled/msb.pxd, ints.pxd)."""
+
+_CRC32_PRELUDE = "from runtime._compiled.crc32 cimport crc32_update\n"
+_REUSE_PRELUDE = (
+    "from cpython.list cimport PyList_New\n"
+    "from runtime._compiled.reuse cimport list_put, spare, spare_list, spare_slot\n"
+)
+
 
 class NotCompiled(Exception):
     """The plan says something this renderer does not write: the record keeps the Python
@@ -430,6 +449,13 @@ class CompiledEmitter:
         """The spec recurses: every reader takes the depth it is read at (``_DReader``)."""
         self.pickers: dict[str, str] = {}
         """A choice's table -> the code that declares and fills it."""
+        self.preludes: dict[str, None] = {}
+        """Shared helpers a reader cimports (runtime/_compiled/*.pxd), in first-use order."""
+        self.shared_ints: list[str] = []
+        """The ``SharedInt`` globals of the fields read through ``shared_int``."""
+        self.reuse = self._reuse_records()
+        """Entry record -> the model classes its reads write into dead models (see
+        :meth:`reuse_entry`)."""
         for name in self.lowering.entries:
             try:
                 self.functions[name] = self.record_function(self.lowering.plans[name])
@@ -473,6 +499,7 @@ class CompiledEmitter:
             body.append(_EXPRESSION_PRELUDE)
         if self.recursive:
             body.append(_RECURSION_PRELUDE)
+        body += list(self.preludes)
         loaders = {**self.loaders, **(arrow.loaders if arrow is not None else {})}
         body += list(loaders.values())
         body.append(
@@ -485,15 +512,23 @@ class CompiledEmitter:
             globals_.append(f"cdef object _{cls}")
             globals_ += [f"cdef Py_ssize_t _{cls}_{field}" for field in fields]
         globals_ += [f"cdef PyObject* _{enum.upper()}_BY_BYTE[256]" for enum in sorted(self.enums)]
+        reused = sorted({cls for name in self.entries for cls in self.reuse.get(name, ())})
+        globals_ += [f"cdef SharedInt {name}" for name in self.shared_ints]
+        if reused:
+            body.append(_REUSE_PRELUDE)
+            globals_.append(
+                "# A dead model of the class for the next Build to write into, or NULL."
+            )
+            globals_ += [f"cdef PyObject* _into_{cls} = NULL" for cls in reused]
         body.append("\n".join(globals_))
         body += [self.functions[name] for name in self.entries]
         body += [self.pickers[table] for table in sorted(self.pickers)]
         if self.recursive:  # the readers as `_Reader`s: the first record at depth 1
             body += [self.top_function(name) for name in self.entries]
+        body += [self.reuse_entry(name) for name in self.entries if name in self.reuse]
         body += [self.entry_function(name) for name in self.entries]
-        top = "_top" if self.recursive else "_read"
         entries = [
-            f'    "{name}": _entry({top}_{name}, {self.lowering.plans[name].depth}),'
+            f'    "{name}": _entry({self.reader(name)}, {self.lowering.plans[name].depth}),'
             for name in self.entries
         ]
         body.append("\n".join(["_ENTRIES = {", *entries, "}"]))
@@ -534,13 +569,12 @@ class CompiledEmitter:
 
     def entry_function(self, name: str) -> str:
         depth = self.lowering.plans[name].depth
-        top = "_top" if self.recursive else "_read"
         return "\n".join(
             [
                 f"def read_{name}(bytes data not None, limits):",
                 f'    """A ``{name}`` from all of ``data``: ``_quick_{name}``\'s model, or None where',
                 '    it raises Retry (or where the limits do not let it read)."""',
-                f"    return _whole({top}_{name}, {depth}, data, limits)",
+                f"    return _whole({self.reader(name)}, {depth}, data, limits)",
             ]
         )
 
@@ -569,6 +603,9 @@ class CompiledEmitter:
         self.calls: set[str] = set()
         self._collect(plan.steps)
         self.name = plan.name
+        self.plan = plan
+        self.intos: set[str] = set()
+        """The ``_into_<class>`` globals the reader sets (see :meth:`reuse_entry`)."""
         self.off = 0
         self.checked = 0
         if plan.checks_depth:
@@ -579,6 +616,8 @@ class CompiledEmitter:
         self.w.line("stop[0] = pos")
         self.w.line("return model")
         head = self.function_head(plan)
+        if self.intos:
+            head.append(f"    global {', '.join(sorted(self.intos))}")
         for var, ctype in self.decls.items():
             ctype, _, init = ctype.partition(" = ")
             head.append(f"    cdef {ctype} {var}" + f" = {init}" * bool(init))
@@ -612,7 +651,7 @@ class CompiledEmitter:
                 for case in step.cases:
                     self._collect(case.steps)
                 self._collect(step.default or ())
-            elif isinstance(step, (Nested, Processed)):
+            elif isinstance(step, (Nested, Processed, KeyedField)):
                 self._collect(step.steps or ())
             elif isinstance(step, When):
                 self.loose.add(step.var)
@@ -714,7 +753,9 @@ class CompiledEmitter:
     # -- steps at a constant offset ------------------------------------------------------
 
     def fixed(self, step, at: str, end: str) -> None:
-        if isinstance(step, TagByte):
+        if isinstance(step, KEYED_STEPS):
+            self.keyed(step)
+        elif isinstance(step, TagByte):
             self.decline_if(f"buf[{at}] != 0x{step.byte:02x}")
         elif isinstance(step, Number):
             self.number(step, at)
@@ -939,14 +980,30 @@ class CompiledEmitter:
         fields = [name for name, _ in step.fields]
         if self.classes.setdefault(step.class_name, fields) != fields:
             raise NotCompiled(f"{step.class_name}: two field lists")
-        self.w.line(f"{step.var} = wirespec_alloc(_{step.class_name})")
+        if any(step.class_name in classes for classes in self.reuse.values()):
+            # a dead model of the class when the entry found one (and only once)
+            self.intos.add(f"_into_{step.class_name}")
+            self.w.line(f"if _into_{step.class_name} != NULL:")
+            with self.w.indent():
+                self.w.line(f"{step.var} = <object>_into_{step.class_name}")
+                self.w.line(f"_into_{step.class_name} = NULL")
+            self.w.line("else:")
+            with self.w.indent():
+                self.w.line(f"{step.var} = wirespec_alloc(_{step.class_name})")
+        else:
+            self.w.line(f"{step.var} = wirespec_alloc(_{step.class_name})")
+        reused = any(step.class_name in classes for classes in self.reuse.values())
         for name, var in step.fields:
+            if reused and self.decls.get(var) in ("uint8_t", "uint16_t", "uint32_t"):
+                var = f"shared_int(&{self.shared_int(var)}, {var}, 0)"
             self.w.line(f"wirespec_put({step.var}, _{step.class_name}_{name}, {var})")
 
     # -- steps that move `pos` themselves ------------------------------------------------
 
     def moving(self, step, end: str) -> None:
-        if isinstance(step, Number):
+        if isinstance(step, KEYED_STEPS):
+            self.keyed(step)
+        elif isinstance(step, Number):
             self.number(step, None, end)
         elif isinstance(step, Length):
             ctype, value = self.varint(step.var, step.zigzag, end)
@@ -1091,6 +1148,7 @@ class CompiledEmitter:
             self.declare(f"{var}_at", "Py_ssize_t = 0")
             self.declare(f"{var}_end", "Py_ssize_t = 0")
             self.w.line(f"{var}_at = pos")
+        self.spare_slot(step)
         if step.steps is not None:
             self.w.line(f"# {step.record}, read here")
             self.steps(step.steps, step.inner_end)
@@ -1127,10 +1185,25 @@ class CompiledEmitter:
         if step.record and step.steps is None:
             self.calls.add(step.record)
         self.declare(n, "Py_ssize_t")
-        self.w.line(f"{var} = []")
+        if step.until == "count" and step.count.isdigit() and step.steps is not None:
+            self.preludes.setdefault(_REUSE_PRELUDE)
+            self.fixed_list(step)
+        else:
+            self.w.line(f"{var} = []")
         self.w.line(f"{n} = 0")
         if step.until == "blocks":
             self.blocks(step)
+            return
+        if step.until == "count" and step.count.isdigit():
+            self.decline_if(f"{step.count} > lim.max_count")
+            self.w.line(f"while {n} < {step.count}:")
+            with self.w.indent():
+                if step.steps is None:
+                    self.item(step)
+                else:
+                    self.branch(step.steps, step.end)
+                    self.w.line(f"list_put({var}, {n}, {step.item})")
+                    self.w.line(f"{n} += 1")
             return
         if step.until == "count":
             ctype = self.decls.get(step.count, "")
@@ -1302,6 +1375,9 @@ class CompiledEmitter:
             )
             self.decline_if(f"{step.var} != {step.var}_crc")
             return
+        if step.algorithm == "crc32":
+            self.crc32(step)
+            return
         if step.algorithm != "crc8":
             raise NotCompiled(f"{step.var}: a {step.algorithm} checksum")
         crc = f"{step.var}_crc"
@@ -1331,3 +1407,265 @@ class CompiledEmitter:
             else:
                 raise NotCompiled(f"{step.var}: a checksum item {item.kind}")
         self.decline_if(f"{step.var} != {crc}")
+
+    def crc32(self, step: Checksum) -> None:
+        """zlib's CRC-32 of raw items, over the bytes where they are: items that follow
+        each other (a header's fields, then the body) are one run, one call."""
+        if not all(item.kind == "raw" and not item.optional for item in step.items):
+            raise NotCompiled(f"{step.var}: a CRC-32 of other than raw items")
+        self.preludes.setdefault(_CRC32_PRELUDE)
+        crc, start, stop = f"{step.var}_crc", f"{step.var}_from", f"{step.var}_to"
+        self.declare(crc, "uint32_t")
+        self.declare(start, "Py_ssize_t")
+        self.declare(stop, "Py_ssize_t")
+        first, *rest = step.items
+        self.w.line(f"{crc} = 0")
+        self.w.line(f"{start} = {first.var}_at")
+        self.w.line(f"{stop} = {first.var}_end")
+        for item in rest:
+            self.w.line(f"if {item.var}_at == {stop}:")
+            with self.w.indent():
+                self.w.line(f"{stop} = {item.var}_end")
+            self.w.line("else:")
+            with self.w.indent():
+                self.w.line(f"{crc} = crc32_update({crc}, buf + {start}, {stop} - {start})")
+                self.w.line(f"{start} = {item.var}_at")
+                self.w.line(f"{stop} = {item.var}_end")
+        self.w.line(f"{crc} = crc32_update({crc}, buf + {start}, {stop} - {start})")
+        self.decline_if(f"{step.var} != {crc}")
+
+    # -- mysql::serialization messages, and sizes from expressions -----------------------
+
+    def keyed(self, step) -> None:
+        """A step of :data:`generator.lowering.KEYED_STEPS`."""
+        self.preludes.setdefault(_KEYED_PRELUDE)
+        if isinstance(step, SizeOf):
+            self.size_of(step)
+        elif isinstance(step, MsbNumber):
+            self.msb_number(step)
+        elif isinstance(step, KeyedHeader):
+            self.keyed_header(step)
+        elif isinstance(step, KeyedField):
+            self.keyed_field(step)
+        elif isinstance(step, Fallback):
+            self.w.line(f"if {step.var} is None:")
+            with self.w.indent():
+                self.w.line(f"{step.var} = {step.source}")
+        else:
+            assert isinstance(step, Rest), step
+            self.w.line(f"if pos < {step.end}:")
+            with self.w.indent():
+                self.w.line(
+                    f"{step.var} = PyBytes_FromStringAndSize(<const char*>buf + pos,"
+                    f" {step.end} - pos)"
+                )
+                self.w.line(f"pos = {step.end}")
+            self.w.line("else:")
+            with self.w.indent():
+                self.w.line(f"{step.var} = None")
+
+    def size_of(self, step: SizeOf) -> None:
+        """A size from an expression, as a C size: C arithmetic for ``<C number> - <n>``,
+        else the expression's Python value (no int, or too big: not mine)."""
+        self.declare(step.var, "Py_ssize_t")
+        terms = re.fullmatch(r"(\w+) - (\d+)", step.expression)
+        small = ("uint8_t", "uint16_t", "uint32_t", "int8_t", "int16_t", "int32_t")
+        if terms and self.decls.get(terms[1]) in small:
+            self.w.line(f"{step.var} = <Py_ssize_t>{terms[1]} - {terms[2]}")
+            return
+        self.evaluate(f"{step.var}_value", step.expression)
+        self.decline_if(
+            f"type({step.var}_value) is not int"
+            f" or not -PY_SSIZE_T_MAX <= {step.var}_value <= PY_SSIZE_T_MAX"
+        )
+        self.w.line(f"{step.var} = {step.var}_value")
+
+    def msb_number(self, step: MsbNumber) -> None:
+        raw = f"{step.var}_u"
+        self.declare(raw, "uint64_t")
+        self.msb_read(raw, step.end, step.bits)
+        if step.length:
+            self.decline_if(f"{raw} > <uint64_t>PY_SSIZE_T_MAX")
+            self.declare(step.var, "Py_ssize_t")
+            self.w.line(f"{step.var} = <Py_ssize_t>{raw}")
+        else:
+            shared = self.shared_int(step.var)
+            self.w.line(f"{step.var} = shared_int(&{shared}, {raw}, {int(step.signed)})")
+
+    def msb_read(self, raw: str, end: str, bits: int = 64) -> None:
+        """An msb-count varint at ``pos`` into the C ``raw``, its one-byte form inline."""
+        self.w.line(f"if pos < {end} and not buf[pos] & 1:")
+        with self.w.indent():
+            self.w.line(f"{raw} = buf[pos] >> 1")
+            self.w.line("pos += 1")
+        test = f"not msb_uvar(buf, &pos, {end}, &{raw})"
+        if bits < 64:
+            test += f" or {raw} >> {bits}"
+        self.w.line("else:")
+        with self.w.indent():
+            self.decline_if(test)
+
+    def shared_int(self, var: str) -> str:
+        """The ``SharedInt`` global of a variable of this record (declared once)."""
+        name = f"_shared_{self.name}_{var}"
+        if name not in self.shared_ints:
+            self.shared_ints.append(name)
+        return name
+
+    def keyed_header(self, step: KeyedHeader) -> None:
+        for var, ctype in (
+            ("k_start", "Py_ssize_t"),
+            ("k_size_at", "Py_ssize_t"),
+            ("k_lnifid_at", "Py_ssize_t"),
+            ("k_version", "uint64_t"),
+            ("k_declared", "uint64_t"),
+            ("k_lnifid", "uint64_t"),
+        ):
+            self.declare(var, ctype)
+        end = step.end
+        self.w.line("k_start = pos")
+        self.msb_read("k_version", end)
+        self.decline_if("k_version != 1")
+        self.w.line("k_size_at = pos")
+        self.msb_read("k_declared", end)
+        self.w.line("k_lnifid_at = pos")
+        self.msb_read("k_lnifid", end)
+        self.decline_if(f"k_lnifid > {step.fields}")
+        self.w.line("# the message is the rest of the input: its true length or MySQL's formula")
+        self.decline_if(
+            f"k_declared != <uint64_t>({end} - k_start) and k_declared != <uint64_t>("
+            f"(k_size_at - k_start) + msb_size({end} - pos) + (pos - k_lnifid_at)"
+            f" + ({end} - pos))"
+        )
+        self.w.line(
+            f"{step.declared} = shared_int(&{self.shared_int(step.declared)}, k_declared, 0)"
+        )
+        self.w.line(f"{step.lnifid} = shared_int(&{self.shared_int(step.lnifid)}, k_lnifid, 0)")
+
+    def keyed_field(self, step: KeyedField) -> None:
+        """The next field id peeked (its one-byte form first); the value read when it is
+        this field's."""
+        self.declare("k_present", "bint")
+        self.declare("k_key", "uint64_t")
+        self.declare("k_key_at", "Py_ssize_t")
+        self.w.line("k_present = False")
+        self.w.line(f"if pos < {step.end}:")
+        with self.w.indent():
+            if step.id < 64:
+                self.w.line(f"if buf[pos] == 0x{2 * step.id:02x}:")
+                with self.w.indent():
+                    self.w.line("pos += 1")
+                    self.w.line("k_present = True")
+                self.w.line("else:")
+                self.w.depth += 1
+            self.w.line("k_key_at = pos")
+            self.decline_if(f"not msb_uvar(buf, &k_key_at, {step.end}, &k_key)")
+            self.decline_if(f"k_key < {step.id}")  # out of order
+            self.w.line(f"if k_key == {step.id}:")
+            with self.w.indent():
+                self.w.line("pos = k_key_at")
+                self.w.line("k_present = True")
+            if step.id < 64:
+                self.w.depth -= 1
+        self.w.line("if k_present:")
+        with self.w.indent():
+            self.branch(step.steps, step.end)
+        self.w.line("else:")
+        with self.w.indent():
+            if step.absent == "required":
+                self.w.line(_DECLINE)
+            else:
+                self.w.line(f"{step.var} = {step.default or 'None'}")
+
+    # -- models reused once dead ---------------------------------------------------------
+
+    def _reuse_records(self) -> dict[str, list[str]]:
+        """Entry record -> the classes of the models it builds (its own, then those in its
+        record fields), for the entries of mysql::serialization messages and of records
+        that hold one: a binlog's events are read one after another and dropped, and
+        each would otherwise free one event and body and allocate the next
+        (``runtime/_compiled/reuse.pxd``)."""
+        plans = self.lowering.plans
+        out = {}
+        for name in self.lowering.entries:
+            plan = plans[name]
+            build = plan.steps[-1]
+            classes = [plan.class_name]
+            keyed = isinstance(plan.steps[0], KeyedHeader)
+            for step in flatten(plan.steps):
+                if isinstance(step, Nested) and step.record in plans:
+                    inner = plans[step.record]
+                    keyed = keyed or isinstance(inner.steps[0], KeyedHeader)
+                    if any(var == step.var for _, var in build.fields):
+                        classes.append(inner.class_name)
+            if keyed:
+                out[name] = classes
+        return out
+
+    def reader(self, name: str) -> str:
+        """The C reader of an entry: ``_read_<name>``, its reusing wrapper, or where the
+        spec recurses its ``_top_<name>`` reading at depth 1."""
+        if self.recursive:
+            return f"_top_{name}"
+        return f"_reuse_{name}" if name in self.reuse else f"_read_{name}"
+
+    def reuse_entry(self, name: str) -> str:
+        """``_read_<name>`` writing into the model it returned last when its caller has
+        dropped it (and into that model's record fields when nothing else holds them)."""
+        cls, *inner = self.reuse[name]
+        classes = [cls, *inner]
+        intos = ", ".join(f"_into_{c}" for c in classes)
+        signature = "const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end, _Limits* lim,"
+        lines = [
+            f"cdef object _last_{name} = None",
+            f'"""The model ``_reuse_{name}`` returned last."""',
+            "",
+            "",
+            f"cdef object _reuse_{name}({signature}",
+            f"{' ' * (len(name) + 20)}Py_ssize_t* stop):",
+            f'    """``_read_{name}`` into the model it returned last, when dead."""',
+            f"    global _last_{name}, {intos}",
+            f"    _into_{cls} = spare(<PyObject*>_last_{name}, _{cls})",
+            "    try:",
+            f"        model = _read_{name}(buf, pos, end, lim, stop)",
+            "    finally:  # a declined read leaves no dead model to the next one",
+        ]
+        lines += [f"        _into_{c} = NULL" for c in classes]
+        lines += [
+            "    if model is not None:",
+            f"        _last_{name} = model",
+            "    return model",
+        ]
+        return "\n".join(lines)
+
+    def spare_slot(self, step: Nested) -> None:
+        """Before a record field of a reusing entry's model: the dead model in that slot,
+        for the field's Build."""
+        classes = self.reuse.get(self.plan.name)
+        if not classes or step.record not in self.lowering.plans:
+            return
+        build = self.plan.steps[-1]
+        field = next((name for name, var in build.fields if var == step.var), None)
+        inner = self.lowering.plans[step.record].class_name
+        if field is None or inner not in classes:
+            return
+        outer = self.plan.class_name
+        self.intos.add(f"_into_{inner}")
+        self.w.line(f"_into_{inner} = spare_slot(_into_{outer}, _{outer}_{field}, _{inner})")
+
+    def fixed_list(self, step: Repeat) -> None:
+        """The list of a repeat of a literal count: the dead model's when the entry
+        reuses it and nothing else holds that list, else a new one of that size."""
+        classes = [c for name, cs in self.reuse.items() for c in cs]
+        build = self.plan.steps[-1]
+        field = next((name for name, var in build.fields if var == step.var), None)
+        cls = self.plan.class_name
+        if field is not None and cls in classes:
+            spare = f"{step.var}_spare"
+            self.declare(spare, "PyObject*")
+            self.w.line(f"{spare} = spare_list(_into_{cls}, _{cls}_{field}, {step.count})")
+            self.w.line(
+                f"{step.var} = PyList_New({step.count}) if {spare} == NULL else <list>{spare}"
+            )
+        else:
+            self.w.line(f"{step.var} = PyList_New({step.count})")

@@ -147,6 +147,9 @@ class ArrowEmitter(CompiledEmitter):
     def choice(self, step) -> None:
         raise NotCompiled(f"{step.var}: a choice")
 
+    def keyed(self, step) -> None:
+        raise NotCompiled(f"{type(step).__name__}: a mysql::serialization step")
+
     def item(self, step) -> None:
         if step.steps is not None:
             raise NotCompiled(f"{step.var}: elements read inline")

@@ -63,6 +63,16 @@ def _fixed_length(ref: TypeRef) -> bool:
     )
 
 
+def _size_expression(ref: TypeRef) -> bool:
+    """Whether ``ref`` is sized by an expression over earlier fields (``event_size - 23``)."""
+    return (
+        isinstance(ref.size, str)
+        and not ref.size_is_prefix
+        and ref.size != "eos"
+        and ref.size not in PRIMITIVES
+    )
+
+
 def _signed(prim: str) -> bool:
     """Whether a length or count read as ``prim`` may be negative."""
     return VARINTS[prim] if prim in VARINTS else PRIMITIVES[prim].signed
@@ -589,6 +599,113 @@ class FieldSteps(Step):
 
 
 @dataclasses.dataclass(frozen=True)
+class SizeOf(Step):
+    """``var`` is a record's byte size computed by the Python ``expression`` over the
+    plan's variables (``size: event_size - 23``); a :class:`Nested` then checks it as a
+    signed length (an error evaluating it, or a value that is no int: not mine)."""
+
+    var: str
+    expression: str
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return f"size {self.var} = {self.expression}"
+
+
+@dataclasses.dataclass(frozen=True)
+class MsbNumber(Step):
+    """An msb-count varint (mysql::serialization's: the first byte's low one bits count
+    the bytes after it, 9 bytes at most) before ``end`` into ``var``, within ``bits``
+    (``runtime.msbvarint.read_uvar``); ``signed``: ZigZag. ``length``: a byte length (a
+    :class:`Text` checks it), not a model value."""
+
+    var: str
+    bits: int
+    end: str
+    signed: bool = False
+    length: bool = False
+
+    def __str__(self) -> str:
+        kind = "length" if self.length else "msb_svarint" if self.signed else "msb_uvarint"
+        return f"{kind}{self.bits} {self.var} before {self.end}"
+
+
+@dataclasses.dataclass(frozen=True)
+class KeyedHeader(Step):
+    """A mysql::serialization message's head, before ``end`` (the message is the rest of
+    the input): the format version (must be 1), ``declared`` (``serializable_field_size``:
+    the message's true length, or MySQL's formula for it) and ``lnifid``
+    (``last_non_ignorable_field_id``, at most ``fields``), each an msb-count varint."""
+
+    declared: str
+    lnifid: str
+    fields: int
+    end: str
+
+    def __str__(self) -> str:
+        return (
+            f"message head before {self.end}: version 1, size {self.declared},"
+            f" lnifid {self.lnifid} <= {self.fields}"
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class KeyedField(Step):
+    """Field ``id`` of a mysql::serialization message: the next field id before ``end``
+    (an msb-count varint) peeked; ``id``: read, then ``steps`` into ``var``; a smaller id:
+    not mine (out of order); a larger one, or the end: absent, and ``absent`` says what
+    ``var`` is: ``required`` (not mine), ``value`` (the Python literal ``default``) or
+    ``from`` (None, then :class:`Fallback` gives it another field's value)."""
+
+    var: str
+    id: int
+    end: str
+    absent: str
+    default: str = ""
+    steps: tuple[Step, ...] = ()
+
+    def lines(self) -> list[str]:
+        otherwise = {"required": "not mine", "value": self.default, "from": "None"}[self.absent]
+        head = f"keyed field {self.id} {self.var} before {self.end} (absent: {otherwise})"
+        return [head] + _steps_lines(self.steps)
+
+
+@dataclasses.dataclass(frozen=True)
+class Fallback(Step):
+    """``var`` is ``source``'s value when it is None (an absent ``default_from`` field,
+    resolved after every field: it may name a later one)."""
+
+    var: str
+    source: str
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return f"{self.var} = {self.source} when None"
+
+
+@dataclasses.dataclass(frozen=True)
+class Rest(Step):
+    """``var`` is the bytes left before ``end`` (fields a newer writer added), None when
+    there are none; reading ends at ``end``."""
+
+    var: str
+    end: str
+
+    def __str__(self) -> str:
+        return f"rest {self.var}: the bytes before {self.end}, or None"
+
+
+KEYED_STEPS = (SizeOf, MsbNumber, KeyedHeader, KeyedField, Fallback, Rest)
+"""The steps of mysql::serialization messages and of records sized by an expression."""
+
+
+@dataclasses.dataclass(frozen=True)
 class RecordPlan:
     """The plan of one record: its ``steps`` (the last builds ``model``), read within
     ``end``; ``depth``: the nesting depth it reads; ``entry``: it has a reader of its own
@@ -731,7 +848,8 @@ class Lowering:
                 for f in record.fields
                 for r in self._refs(f.type)
             ]
-            self.depths[name] = 1 + max(children, default=0)
+            # construct's SerializableMessage counts no nesting: the exact reader neither
+            self.depths[name] = 0 if record.serializable else 1 + max(children, default=0)
         return self.depths[name]
 
     def _recursive_records(self) -> set[str]:
@@ -775,6 +893,9 @@ class Lowering:
             raise NotLowered("no exact fast path")
         if record.name in fast.needs_parent and not self._read_once(record.name):
             raise NotLowered("reads its parent, and is read from more than one place")
+        if record.serializable:
+            self._check_keyed(record)
+            return
         if record.layout != "sequence":
             raise NotLowered(f"layout {record.layout}")
         if record.trailer:
@@ -849,7 +970,7 @@ class Lowering:
         elif ref.kind == "record":
             if ref.name not in ok:
                 raise NotLowered(f"{where}: record {ref.name} has no plan")
-            if ref.size is not None and not _fixed_length(ref):
+            if ref.size is not None and not _fixed_length(ref) and not _size_expression(ref):
                 raise NotLowered(f"{where}: a record sized otherwise than by a length")
         elif ref.kind == "switch":
             if ref.size is not None or not ref.enum:
@@ -890,6 +1011,84 @@ class Lowering:
             elif item.kind == "span" and len(field.checksum.items) > 1:
                 raise NotLowered(f"{field.name}: a checksum over a span and more")
 
+    def _check_keyed(self, record: Record) -> None:
+        """A mysql::serialization message whose every field is an msb varint, a fixed
+        count of them, or text or bytes after an msb varint length (no nested message,
+        no map, no enum)."""
+        for field in record.fields:
+            ref = field.type
+            if ref.enum or field.const is not None or field.condition or field.valid:
+                raise NotLowered(f"{field.name}: an enum, const, if: or valid: in a message")
+            if field.repeat is not None and (
+                not isinstance(field.repeat, dict)
+                or set(field.repeat) != {"count"}
+                or not isinstance(field.repeat["count"], int)
+                or ref.kind != "prim"
+            ):
+                raise NotLowered(f"{field.name}: a repeat in a message other than a fixed count")
+            if ref.kind == "prim" and ref.name.startswith("msb_") and not ref.args:
+                continue
+            if ref.kind in ("str", "bytes") and ref.size_is_prefix and ref.size == "msb_uvarint64":
+                continue
+            raise NotLowered(f"{field.name}: a {ref.kind} in a message")
+
+    def _keyed_steps(self, record: Record, prefix: str, end: str, into: str) -> list[Step]:
+        """A mysql::serialization message (``runtime.serializable``): its head, its fields
+        by id, the defaults, the bytes of fields this reader does not know."""
+        size, lnifid, unknown = (
+            f"{prefix}serializable_field_size",
+            f"{prefix}last_non_ignorable_field_id",
+            f"{prefix}unknown_fields",
+        )
+        steps: list[Step] = [KeyedHeader(size, lnifid, len(record.fields), end)]
+        for field in record.fields:
+            var = f"{prefix}{field.name}"
+            if field.default_from:
+                absent, default = "from", ""
+            elif field.has_default:
+                absent, default = "value", repr(field.default)
+            else:
+                absent, default = "required", ""
+            value = tuple(self._keyed_value(field.type, var, end))
+            if field.repeat is not None:
+                item = self._fresh("item")
+                count = str(field.repeat["count"])
+                value = (
+                    Repeat(
+                        var,
+                        "",
+                        "count",
+                        end,
+                        count=count,
+                        item=item,
+                        steps=tuple(self._keyed_value(field.type, item, end)),
+                    ),
+                )
+            keyed = KeyedField(var, field.id, end, absent, default, value)
+            steps.append(FieldSteps(field.name, field.line, (keyed,)))
+        for field in record.fields:
+            if field.default_from:
+                steps.append(Fallback(f"{prefix}{field.name}", f"{prefix}{field.default_from}"))
+        steps.append(Rest(unknown, end))
+        fields = (
+            ("serializable_field_size", size),
+            ("last_non_ignorable_field_id", lnifid),
+            *((f.name, f"{prefix}{f.name}") for f in record.fields),
+            ("unknown_fields", unknown),
+        )
+        steps.append(Build(into, camel(record.name), fields))
+        return steps
+
+    def _keyed_value(self, ref: TypeRef, var: str, end: str) -> list[Step]:
+        if ref.kind == "prim":
+            prim = PRIMITIVES[ref.name]
+            return [MsbNumber(var, prim.bits, end, prim.signed)]
+        n = self._fresh("n")
+        return [
+            MsbNumber(n, 64, end, length=True),
+            Text(var, ref.kind, end, ref.encoding, length=n, max_length=ref.max_length),
+        ]
+
     def _uses(self, supported: set[str]) -> dict[str, tuple[int, int]]:
         """How often each record is read by another one: (outside a repeat, in one)."""
         uses = {name: [0, 0] for name in supported}
@@ -906,6 +1105,8 @@ class Lowering:
         return f"{stem}{self._counter}"
 
     def _record_steps(self, record: Record, prefix: str, end: str, into: str) -> list[Step]:
+        if record.serializable:
+            return self._keyed_steps(record, prefix, end, into)
         self._scopes.append(prefix)
         steps: list[Step] = []
         if record.tag is not None:
@@ -1049,7 +1250,11 @@ class Lowering:
     def _nested(self, ref: TypeRef, var: str, end: str, keep: bool) -> list[Step]:
         steps: list[Step] = []
         n = inner_end = None
-        if ref.size is not None:
+        if ref.size is not None and _size_expression(ref):
+            n = self._fresh("n")
+            steps.append(SizeOf(n, self._expression(ref.size)))
+            inner_end = self._fresh("end")
+        elif ref.size is not None:
             n = self._fresh("n")
             steps.append(Length(n, ref.size))
             inner_end = self._fresh("end")
@@ -1058,7 +1263,7 @@ class Lowering:
             record = self.spec.records[ref.name]
             inner = f"{self._fresh('v')}_"
             inline = tuple(self._record_steps(record, inner, inner_end or end, var))
-        signed = n is not None and _signed(ref.size)
+        signed = n is not None and (_size_expression(ref) or _signed(ref.size))
         depth = self._call_depth() if inline is None else 0
         steps.append(
             Nested(var, ref.name, end, inner_end or end, n, signed, keep, inline, depth=depth)

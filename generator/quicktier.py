@@ -41,16 +41,21 @@ from __future__ import annotations
 from . import pytext
 from .fastpath import _Writer, struct_format, struct_name
 from .lowering import (
+    KEYED_STEPS,
     Bits,
     Build,
     Checksum,
     Choice,
     Computed,
     Derived,
+    Fallback,
     FieldSteps,
+    KeyedField,
+    KeyedHeader,
     Length,
     Lowering,
     Mark,
+    MsbNumber,
     Nested,
     Nothing,
     Number,
@@ -58,6 +63,8 @@ from .lowering import (
     Presence,
     Processed,
     Repeat,
+    Rest,
+    SizeOf,
     Switch,
     TagByte,
     Text,
@@ -78,6 +85,13 @@ def _quick_uvarint(buf, pos):
         return rt_fast.read_uvarint(buf, pos)
     except DecodeError:
         raise rt_fast.Retry from None'''
+_QUICK_MSB = '''\
+def _quick_msb(buf, pos, end, bits):
+    """An msb-count varint (``runtime.fast.msb_uvar``'s checks), else Retry."""
+    try:
+        return rt_fast.msb_uvar(buf, pos, end, bits)
+    except DecodeError:
+        raise rt_fast.Retry from None'''
 
 
 class QuickTierEmitter:
@@ -93,6 +107,7 @@ class QuickTierEmitter:
         self.uses_uvarint = False
         self.choice_tables: dict[str, Choice] = {}
         """Module-level tables of a choice's first byte -> its cases' readers."""
+        self.uses_msb = False
 
     def module_code(self) -> str:
         plans = self.lowering.plans
@@ -108,6 +123,8 @@ class QuickTierEmitter:
         for table, step in self.choice_tables.items():
             cases = ", ".join(f"({m!r}, {k!r}, _quick_{r})" for m, k, r in step.cases)
             functions.append(f"{table} = rt_fast.choice_table([{cases}])")
+        if self.uses_msb:
+            functions.insert(0, _QUICK_MSB)
         table = (
             [
                 "# The quick tier of `parse`: (reader, the nesting depth it reads) by record.",
@@ -177,7 +194,9 @@ class QuickTierEmitter:
     # -- steps at a constant offset ----------------------------------------------------
 
     def fixed(self, step, at: str) -> None:
-        if isinstance(step, TagByte):
+        if isinstance(step, KEYED_STEPS):
+            self.keyed(step)
+        elif isinstance(step, TagByte):
             self.retry_if(f"buf[{at}] != 0x{step.byte:02x}")
         elif isinstance(step, Number):
             self.number(step, at)
@@ -311,7 +330,9 @@ class QuickTierEmitter:
     # -- steps that move `pos` themselves ----------------------------------------------
 
     def moving(self, step) -> None:
-        if isinstance(step, Number):
+        if isinstance(step, KEYED_STEPS):
+            self.keyed(step)
+        elif isinstance(step, Number):
             self.number(step, None)
         elif isinstance(step, Length):
             self.varint(step.var, step.zigzag)
@@ -596,3 +617,80 @@ class QuickTierEmitter:
     def packer(self, prim: str) -> str:
         """The fast path's ``struct.Struct`` constant of ``prim``."""
         return struct_name(prim, self.spec.endian)
+
+    # -- mysql::serialization messages, and sizes from expressions -----------------------
+
+    def keyed(self, step) -> None:
+        """A step of :data:`generator.lowering.KEYED_STEPS`."""
+        if isinstance(step, SizeOf):
+            self.evaluate(step.var, step.expression)
+            self.retry_if(f"type({step.var}) is not int")
+        elif isinstance(step, MsbNumber):
+            self.msb(step.var, step.bits, step.end)
+            if step.signed:
+                self.w.line(f"{step.var} = ({step.var} >> 1) ^ -({step.var} & 1)")
+        elif isinstance(step, KeyedHeader):
+            end = step.end
+            self.w.line("k_start = pos")
+            self.msb("k_version", 64, end)
+            self.retry_if("k_version != 1")
+            self.w.line("k_size_at = pos")
+            self.msb(step.declared, 64, end)
+            self.w.line("k_lnifid_at = pos")
+            self.msb(step.lnifid, 64, end)
+            self.retry_if(f"{step.lnifid} > {step.fields}")
+            self.retry_if(
+                f"{step.declared} != {end} - k_start and {step.declared} != rt_fast.mysql_size("
+                f"k_size_at - k_start, pos - k_lnifid_at, {end} - pos)"
+            )
+        elif isinstance(step, KeyedField):
+            self.keyed_field(step)
+        elif isinstance(step, Fallback):
+            self.w.line(f"if {step.var} is None:")
+            with self.w.indent():
+                self.w.line(f"{step.var} = {step.source}")
+        else:
+            assert isinstance(step, Rest), step
+            self.w.line(f"{step.var} = bytes(buf[pos : {step.end}]) if pos < {step.end} else None")
+            self.w.line(f"pos = max(pos, {step.end})")
+
+    def msb(self, var: str, bits: int, end: str) -> None:
+        """An msb-count varint at ``pos`` into ``var`` (one byte inline)."""
+        self.uses_msb = True
+        self.w.line(f"if pos < {end} and not buf[pos] & 1:")
+        with self.w.indent():
+            self.w.line(f"{var} = buf[pos] >> 1")
+            self.w.line("pos += 1")
+            if bits < 7:
+                self.retry_if(f"{var} >> {bits}")
+        self.w.line("else:")
+        with self.w.indent():
+            self.w.line(f"{var}, pos = _quick_msb(buf, pos, {end}, {bits})")
+
+    def keyed_field(self, step: KeyedField) -> None:
+        """The next field id peeked (its one-byte form first)."""
+        self.w.line("k_present = False")
+        self.w.line(f"if pos < {step.end}:")
+        with self.w.indent():
+            self.w.line(f"if buf[pos] == 0x{2 * step.id:02x}:" if step.id < 64 else "if False:")
+            with self.w.indent():
+                self.w.line("pos += 1")
+                self.w.line("k_present = True")
+            self.w.line("else:")
+            with self.w.indent():
+                self.uses_msb = True
+                self.w.line(f"k_key, k_after = _quick_msb(buf, pos, {step.end}, 64)")
+                self.retry_if(f"k_key < {step.id}")  # out of order
+                self.w.line(f"if k_key == {step.id}:")
+                with self.w.indent():
+                    self.w.line("pos = k_after")
+                    self.w.line("k_present = True")
+        self.w.line("if k_present:")
+        with self.w.indent():
+            self.branch(step.steps)
+        self.w.line("else:")
+        with self.w.indent():
+            if step.absent == "required":
+                self.w.line(_RETRY)
+            else:
+                self.w.line(f"{step.var} = {step.default or 'None'}")

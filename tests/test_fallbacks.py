@@ -61,9 +61,8 @@ CONSTRUCT_PATHS = {
 
 WITHOUT_TIERS = {
     "mysql_serialization": {
+        # the message and the checksummed event have plans; the rest no quick reader
         "quick": {
-            "gtid_tagged_body",
-            "gtid_tagged_event",
             "gtid_tagged_event_no_checksum",
             "format_description_event",
             "binlog_event",

@@ -54,13 +54,18 @@ def agree(module, data: bytes, record: str) -> bool:
     return True
 
 
-def test_plainbuffer_has_a_quick_tier_and_mysql_none():
+def test_plainbuffer_and_mysql_have_quick_tiers():
     assert "plainbuffer" in quick_formats()
     pb = importlib.import_module("generated.plainbuffer")
     # cell_value is read inline by the cell (its only reader), so it has no entry of its own
     assert set(pb.QUICK_READERS) == {"message", "row", "cell"}
     assert pb.QUICK_READERS["message"][1] == 4  # message > row > cell > cell_value
-    assert importlib.import_module("generated.mysql_serialization").QUICK_READERS == {}
+    mysql = importlib.import_module("generated.mysql_serialization").QUICK_READERS
+    # a message counts no nesting (as construct's); the event around it is one deep
+    assert {name: depth for name, (_, depth) in mysql.items()} == {
+        "gtid_tagged_body": 0,
+        "gtid_tagged_event": 1,
+    }
 
 
 @pytest.mark.parametrize("fmt", quick_formats())
@@ -87,7 +92,9 @@ def test_the_quick_tier_refuses_every_truncation(fmt):
 @given(data=st.data())
 def test_the_quick_tier_takes_only_what_the_exact_reader_takes(fmt, data):
     module = importlib.import_module(f"generated.{fmt}")
-    agree(module, *mutated_sample(module, fmt, data))
+    mutated, record = mutated_sample(module, fmt, data)
+    if record in module.QUICK_READERS:  # (MySQL's files and unsummed events have none)
+        agree(module, mutated, record)
 
 
 def mutated_sample(module, fmt: str, data) -> tuple[bytes, str]:

@@ -1,5 +1,7 @@
-"""The compiled tier of MySQL's mysql::serialization records (runtime/_compiled/serializable.pyx,
-driven by the tables generator/compiled_tables.py emits) is held to the Python readers: on
+"""The compiled tier of MySQL's mysql::serialization records (the message and the tagged
+event rendered from the plan into generated/_compiled/mysql_serialization.pyx; the rest read
+by runtime/_compiled/serializable.pyx, driven by the tables generator/compiled_tables.py
+emits) is held to the Python readers: on
 every vector, sample and binlog file, every truncation, byte mutations and property-generated
 models, it gives the model ``parse_construct`` gives, or declines exactly where the Python
 readers raise; ``build`` of its model gives the input back; ``iter_rows`` over a binlog file
@@ -62,6 +64,15 @@ def check(data: bytes, record: str, *, canonical: bool = False, **limits) -> str
             assert ms.parse_construct(ms.build(compiled, record), record) == compiled
     else:
         assert compiled is None, f"took an input the Python readers reject: {oracle}"
+    if record in ms.COMPILED_READERS:  # the reader rendered from the plan, held the same way
+        rendered = ms.COMPILED_READERS[record](
+            data, rt_codec.Limits.from_kwargs(limits, ms._LIMITS)
+        )
+        if oracle[0] == "ok":
+            assert rendered is not None, "the rendered reader declined a decodable input"
+            assert Same(ms, rendered) == oracle[1]
+        else:
+            assert rendered is None, f"the rendered reader took a rejected input: {oracle}"
     assert outcome(lambda d, r: ms.parse(d, r, **limits), data, record, ms) == oracle
     if record in ms.TABLE_ROW_ITERATORS:
         check_rows(data, record, limits)
@@ -87,6 +98,12 @@ def check_rows(data: bytes, record: str, limits: dict) -> None:
     items = ms.TABLE_ROW_ITERATORS[record](data, limits)
     if items is not None:
         assert rows_outcome(items) == python
+
+
+def test_the_message_and_the_event_are_rendered_from_the_plan():
+    """generator/lowering.py plans them and generated/_compiled/ reads them; the table
+    loop keeps the records the plan does not cover (the unsummed event, the file)."""
+    assert set(ms.COMPILED_READERS) == {"gtid_tagged_body", "gtid_tagged_event"}
 
 
 def test_every_record_with_a_table_is_compiled():
@@ -281,5 +298,7 @@ def test_a_dropped_event_is_reused_and_a_held_one_never_changes():
     assert reader(bytes(bad), {}) is None
     truncated = other[:19] + other[19:-4][:-1]  # the body's last byte missing
     assert reader(truncated, {}) is None
+    rendered = ms.COMPILED_READERS["gtid_tagged_event"]  # parse's: it reuses through reuse.pxd
+    assert rendered(bytes(bad), ms._LIMITS) is None and rendered(truncated, ms._LIMITS) is None
     for data in (seed, with_original, other, seed):
         assert ms.parse(data) == expected[data]

@@ -14,7 +14,7 @@ the slots are written at their offsets in the object, found once from the class'
 descriptors (``runtime/_compiled/slots.pxd``): no attribute lookup per field. Fewer
 objects per event: a field whose value repeats gives the same int again (``_shared_uint``),
 and ``parse`` of one event writes it into the model it returned last when the caller has
-dropped that one (``_spare``).
+dropped that one (``reuse.pxd``'s ``spare``).
 
 The message loop keeps the key decoding (``_msb_key``: the next field id) apart from the
 per-kind value readers (``_read_value``), so a later tag-keyed layout can reuse the value
@@ -34,6 +34,10 @@ from libc.string cimport memcmp
 from runtime.errors import DecodeError
 from runtime.limits import Limits
 
+from runtime._compiled.crc32 cimport crc32_update
+from runtime._compiled.msb cimport msb_size as _msb_size
+from runtime._compiled.msb cimport msb_uvar as _msb_uvar
+from runtime._compiled.reuse cimport spare
 from runtime._compiled.slots cimport clear_slot, get_slot, new_model, put_slot, slots_of
 
 
@@ -84,57 +88,14 @@ cdef class _Entry:
         return limits
 
 
-# -- CRC-32 (zlib's) ---------------------------------------------------------------------
-
-# Slicing-by-8 tables: a binlog event's CRC-32 by eight bytes a step. The system zlib's
-# crc32 measured 2-3x slower on 80-byte events, and this needs no library to link.
-cdef uint32_t _CRC_TABLES[8][256]
-
-
-cdef void _crc_tables() noexcept:
-    cdef uint32_t c
-    cdef int n, k, t
-    for n in range(256):
-        c = n
-        for k in range(8):
-            c = (c >> 1) ^ <uint32_t>0xEDB88320UL if c & 1 else c >> 1
-        _CRC_TABLES[0][n] = c
-    for n in range(256):
-        c = _CRC_TABLES[0][n]
-        for t in range(1, 8):
-            c = _CRC_TABLES[0][c & 0xFF] ^ (c >> 8)
-            _CRC_TABLES[t][n] = c
-
-
-_crc_tables()
-
-
-cdef uint32_t _crc32(const unsigned char* buf, Py_ssize_t n) noexcept nogil:
-    """zlib's CRC-32 of ``buf[0:n]``."""
-    cdef uint32_t c = ~(<uint32_t>0), lo, hi
-    while n >= 8:
-        lo = c ^ (buf[0] | (<uint32_t>buf[1] << 8) | (<uint32_t>buf[2] << 16)
-                  | (<uint32_t>buf[3] << 24))
-        hi = buf[4] | (<uint32_t>buf[5] << 8) | (<uint32_t>buf[6] << 16) | (<uint32_t>buf[7] << 24)
-        c = (_CRC_TABLES[7][lo & 0xFF] ^ _CRC_TABLES[6][(lo >> 8) & 0xFF]
-             ^ _CRC_TABLES[5][(lo >> 16) & 0xFF] ^ _CRC_TABLES[4][lo >> 24]
-             ^ _CRC_TABLES[3][hi & 0xFF] ^ _CRC_TABLES[2][(hi >> 8) & 0xFF]
-             ^ _CRC_TABLES[1][(hi >> 16) & 0xFF] ^ _CRC_TABLES[0][hi >> 24])
-        buf += 8
-        n -= 8
-    while n > 0:
-        c = _CRC_TABLES[0][(c ^ buf[0]) & 0xFF] ^ (c >> 8)
-        buf += 1
-        n -= 1
-    return ~c
-
+# -- CRC-32 (zlib's, runtime/_compiled/crc32.pxd) ----------------------------------------
 
 def crc32(data) -> int:
     """The CRC-32 this module checks events with (tests hold it equal to ``zlib.crc32``)."""
     cdef const unsigned char[:] view = data
     if view.shape[0] == 0:
         return 0
-    return _crc32(&view[0], view.shape[0])
+    return crc32_update(0, &view[0], view.shape[0])
 
 
 # -- small ints --------------------------------------------------------------------------
@@ -181,7 +142,7 @@ cdef inline void _forget(SharedInt* shared) noexcept:
     shared.value = NULL
 
 
-# -- models reused once dead ------------------------------------------------------------
+# -- models reused once dead (runtime/_compiled/reuse.pxd), lists too -------------------
 
 cdef extern from "Python.h":
     ctypedef struct PyListObject:
@@ -190,67 +151,6 @@ cdef extern from "Python.h":
     void _decref "Py_DECREF" (PyObject* obj)
     Py_ssize_t _refs "Py_REFCNT" (PyObject* obj)
     PyObject* _type_of "(PyObject*)Py_TYPE" (PyObject* obj)
-
-
-cdef inline PyObject* _spare(PyObject* model, type cls) noexcept:
-    """``model`` when it is a ``cls`` that nothing but its one holder (our reference to
-    the model returned last, or such a model's slot) still refers to, else NULL.
-
-    A model that a caller has dropped is dead to every caller: writing the next message's
-    values into it gives what a new one would, without freeing one model and allocating
-    another (CPython keeps free lists of its own types for the same reason). A model a
-    caller still holds, directly or through an attribute, is never touched. Borrowed."""
-    if model == NULL or _refs(model) != 1 or _type_of(model) != <PyObject*>cls:
-        return NULL
-    return model
-
-
-# -- msb-count varints -------------------------------------------------------------------
-
-cdef unsigned char _MSB_LENGTH[256]
-for _b in range(256):
-    _MSB_LENGTH[_b] = ((~_b) & (_b + 1)).bit_length()
-
-
-cdef inline bint _msb_uvar(
-    const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t end, uint64_t* out
-) noexcept nogil:
-    """One msb-count varint at ``pos[0]`` (any of its forms); False when it is truncated."""
-    cdef Py_ssize_t p = pos[0]
-    cdef unsigned char first
-    cdef int n, i
-    cdef uint64_t value = 0
-    if p >= end:
-        return False
-    first = buf[p]
-    if not first & 1:
-        out[0] = first >> 1
-        pos[0] = p + 1
-        return True
-    n = _MSB_LENGTH[first]
-    if n > end - p:
-        return False
-    if n == 9:
-        for i in range(8, 0, -1):
-            value = (value << 8) | buf[p + i]
-    else:
-        for i in range(n - 1, -1, -1):
-            value = (value << 8) | buf[p + i]
-        value >>= n
-    out[0] = value
-    pos[0] = p + n
-    return True
-
-
-cdef inline int _msb_size(uint64_t value) noexcept nogil:
-    """Bytes of the shortest msb-count varint of ``value`` (``runtime.msbvarint.uvar_size``)."""
-    cdef int bits = 0
-    while value:
-        bits += 1
-        value >>= 1
-    if bits > 56:
-        return 9
-    return (bits + 6) // 7 if bits else 1
 
 
 # -- mysql::serialization messages -------------------------------------------------------
@@ -341,7 +241,7 @@ cdef class Message(_Entry):
         if n > lim.max_message_bytes:
             return None
         model = self.read(<const unsigned char*>PyBytes_AS_STRING(data), 0, n, &lim,
-                          _spare(<PyObject*>self.spare, self.model))
+                          spare(<PyObject*>self.spare, self.model))
         if model is not None:
             self.spare = model
         return model
@@ -593,7 +493,7 @@ cdef class Frame:
     cdef dict cases            # code -> Message, with a switch
     cdef Py_ssize_t body_slot, crc_slot
     cdef SharedInt crc_shared
-    cdef object spare  # the event a reusing read returned last (see _spare)
+    cdef object spare  # the event a reusing read returned last (see runtime/_compiled/reuse.pxd)
     cdef readonly object trailer_if  # (parent field, attribute, value) or None: always
 
     def __cinit__(self):
@@ -643,7 +543,7 @@ cdef class Frame:
                      bint with_crc, CLimits* lim, bint reuse=False):
         """The event at ``pos[0]`` (``pos[0]`` moved past it), or None to decline. With
         ``reuse``, the event this returned last, and its body, are written again when the
-        caller has dropped them (``_spare``): for one event a call, not for a file's list."""
+        caller has dropped them (``reuse.pxd``'s ``spare``): for one event a call, not for a file's list."""
         cdef Py_ssize_t start = pos[0], p = start, body_end, i
         cdef long long body_size
         cdef uint32_t value, stored
@@ -675,12 +575,12 @@ cdef class Frame:
             body_message = self.body_message
         else:
             body_message = self.cases.get(values[self.switch_index])
-        cdef PyObject* target = _spare(<PyObject*>self.spare, self.model) if reuse else NULL
+        cdef PyObject* target = spare(<PyObject*>self.spare, self.model) if reuse else NULL
         if body_message is not None:
             body = body_message.read(
                 buf, p, body_end, lim,
                 NULL if target == NULL
-                else _spare(get_slot(<object>target, self.body_slot), body_message.model),
+                else spare(get_slot(<object>target, self.body_slot), body_message.model),
             )
             if body is None:
                 return None
@@ -693,7 +593,7 @@ cdef class Frame:
                 return None
             stored = (buf[p] | (<uint32_t>buf[p + 1] << 8) | (<uint32_t>buf[p + 2] << 16)
                       | (<uint32_t>buf[p + 3] << 24))
-            if stored != _crc32(buf + start, p - start):
+            if stored != crc32_update(0, buf + start, p - start):
                 return None
             p += 4
             put_slot(model, self.crc_slot, _shared_uint(&self.crc_shared, stored))
