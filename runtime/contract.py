@@ -111,8 +111,9 @@ class Contract:
             setattr(self, fn.__name__, fn)
 
     def _exported(self, fn):
-        """``fn`` as a function of the generated module."""
-        fn.__module__ = self.namespace["__name__"]
+        """``fn`` as a function of the generated module (text run by ``exec`` in a bare
+        namespace has no module name: its functions keep this module's)."""
+        fn.__module__ = self.namespace.get("__name__", fn.__module__)
         fn.__qualname__ = fn.__name__
         return fn
 

@@ -10,7 +10,7 @@ import importlib
 import textwrap
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import runtime.fast as rt_fast
@@ -113,7 +113,11 @@ def mutated_sample(module, fmt: str, data) -> tuple[bytes, str]:
 def test_the_quick_tier_takes_every_generated_plainbuffer_model(record, data):
     module = importlib.import_module("generated.plainbuffer")
     model = data.draw(module.strategies(record))
-    assert agree(module, module.build(model, record), record)
+    wire = module.build(model, record)
+    # a model may build bytes that another case reads (msgpack: an ext8 of type -1 and 12
+    # bytes is a timestamp, whose nanoseconds may then be out of range): not a reader's model
+    assume(exact(module, wire, record) is not None)
+    assert agree(module, wire, record)
 
 
 def test_limits_send_the_input_to_the_exact_reader():
@@ -221,7 +225,11 @@ def test_other_items_in_a_spec_of_their_own(tmp_path):
 def test_the_quick_tier_takes_every_generated_gallery_model(fmt, record, data):
     module = importlib.import_module(f"generated.{fmt}")
     model = data.draw(module.strategies(record))
-    assert agree(module, module.build(model, record), record)
+    wire = module.build(model, record)
+    # a model may build bytes that another case reads (msgpack: an ext8 of type -1 and 12
+    # bytes is a timestamp, whose nanoseconds may then be out of range): not a reader's model
+    assume(exact(module, wire, record) is not None)
+    assert agree(module, wire, record)
 
 
 def test_a_recursive_record_is_read_as_deep_as_max_depth_allows_and_no_deeper():
