@@ -6,7 +6,7 @@ Cython or a C compiler is missing, or a module fails to compile, the install sti
 with a warning and wirespec runs that module's pure-Python path (``wirespec --version`` says
 which tier runs).
 
-An extension is rebuilt only when the sources recorded beside it (``runtime/build_record.py``)
+An extension is rebuilt only when the sources recorded beside it (``runtime/core/build_record.py``)
 differ from today's, so ``python setup.py build_ext --inplace`` after ``wirespec generate``
 compiles just the modules whose specs changed. ``pip install -e .`` builds them in place.
 """
@@ -27,10 +27,10 @@ COMPILE_ARGS = ["-O2", "-g0"]  # -g0: half the compile time, a seventh of the si
 
 
 def load_build_record():
-    """runtime/build_record.py alone: importing the ``runtime`` package would need wirespec's
+    """runtime/core/build_record.py alone: importing the ``runtime`` package would need wirespec's
     dependencies, which the build environment does not have."""
     spec = importlib.util.spec_from_file_location(
-        "wirespec_build_record", ROOT / "runtime" / "build_record.py"
+        "wirespec_build_record", ROOT / "runtime" / "core" / "build_record.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -92,8 +92,8 @@ def thrift_workloads():
 
     from benchmarks import thrift_compact as b
     from generated import parquet
-    from generator.loader import load
-    from generator.thrift import build_thrift_model, render_thrift
+    from generator.spec.loader import load
+    from generator.spec.thrift import build_thrift_model, render_thrift
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "thrift_bench.yaml"
@@ -153,8 +153,8 @@ def parquet_footer_workload(parquet, parquet_python, tiers, apache):
     from thriftpy2.utils import deserialize
 
     from benchmarks import thrift_compact as b
-    from generator.loader import load
-    from generator.thrift import build_thrift_model
+    from generator.spec.loader import load
+    from generator.spec.thrift import build_thrift_model
 
     files = []
     for columns, row_groups in ((4, 1), (20, 10)):
@@ -191,7 +191,7 @@ def ticdc_workloads():
     from benchmarks import ticdc_craft as b
     from generated import ticdc_craft as craft
     from generated import ticdc_open_protocol as op
-    from runtime.open_protocol import OpenProtocol
+    from runtime.formats.open_protocol import OpenProtocol
 
     pure_op = OpenProtocol(op.JSON_DOCUMENTS)
     pure_op._compiled = None  # the Python reader alone: today's fast path

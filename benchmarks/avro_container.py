@@ -20,7 +20,7 @@ parsed model (its kept compressed bytes checked and written back) and through co
 fastavro from the record dicts.
 
 The codec table times one typical block (100 records, ~7 KiB decoded) decoded by
-``runtime/process.py`` (bounded) and by the alternatives: cramjam's ``decompress_into``
+``runtime/core/process.py`` (bounded) and by the alternatives: cramjam's ``decompress_into``
 for deflate, and the single-codec packages (python-snappy, lz4.frame, zstandard), which
 decode without a bound.
 """
@@ -35,8 +35,8 @@ import time
 import cramjam
 
 from generated import avro_container as av
-from runtime import codec as rt_codec
-from runtime import process
+from runtime.core import codec as rt_codec
+from runtime.core import process
 from samples.make_samples import avro_file, avro_page_views
 
 CODECS = ("null", "deflate", "snappy")

@@ -58,7 +58,7 @@ def build_binlog(path: Path, mib: int, query_bytes: int = 0) -> tuple[int, int]:
 
 CHILD = """
 import json, sys
-from generator.ingest import ingest, session, claim_output, LOG_NAME
+from generator.cli.ingest import ingest, session, claim_output, LOG_NAME
 out = claim_output(sys.argv[2])
 spark = session(sys.argv[3], out / LOG_NAME)
 print(json.dumps(ingest("mysql_serialization", [sys.argv[1]], out, spark=spark)))

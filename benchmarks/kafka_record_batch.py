@@ -46,7 +46,7 @@ from aiokafka.record._crecords import DefaultRecordBatch as CDefaultRecordBatch
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 
 import generated.kafka_record_batch as kafka
-from runtime import codec as rt_codec
+from runtime.core import codec as rt_codec
 
 BATCHES, RECORDS = 100, 10
 

@@ -21,7 +21,7 @@ from pathlib import Path
 DECODES = {
     "plainbuffer": ("generated.plainbuffer", lambda m, d: m.parse(d)),
     "plainbuffer-iter": ("generated.plainbuffer", lambda m, d: _drain(m.iter_rows(d))),
-    "plainbuffer-arrow": ("runtime.spark_decode", lambda m, d: _arrow_batch(m, d)),
+    "plainbuffer-arrow": ("runtime.spark.decode", lambda m, d: _arrow_batch(m, d)),
     "mysql": ("generated.mysql_serialization", lambda m, d: m.parse(d, "binlog_file")),
     "mysql-iter": (
         "generated.mysql_serialization",

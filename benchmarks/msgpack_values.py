@@ -39,7 +39,7 @@ import msgpack
 import msgpack.fallback
 
 from generated import msgpack as codec
-from runtime.limits import DEFAULT
+from runtime.core.limits import DEFAULT
 
 
 def log_record(i: int) -> bytes:

@@ -14,8 +14,8 @@ import json
 import time
 
 from generated import mysql_serialization as ms
-from runtime import codec as rt_codec
-from runtime.msbvarint import decode_uvar, encode_uvar
+from runtime.core import codec as rt_codec
+from runtime.core.msbvarint import decode_uvar, encode_uvar
 
 SEED_EVENT = bytes.fromhex(
     "b998b3672a0100000052000000f000000000000276000002022502dcf0090230f90322bd03ad0221"

@@ -41,7 +41,7 @@ with warnings.catch_warnings():
     from tablestore.plainbuffer.plain_buffer_coded_stream import PlainBufferCodedInputStream
     from tablestore.plainbuffer.plain_buffer_stream import PlainBufferInputStream
 
-import runtime.codec as rt_codec
+import runtime.core.codec as rt_codec
 from generated import plainbuffer
 
 COMPILED = "message" in plainbuffer.COMPILED_READERS

@@ -3,7 +3,7 @@
     python -m benchmarks.plainbuffer_worker [--rows 50000] [--batch 10000] [--runs 7]
     python -m benchmarks.plainbuffer_worker --instructions [--rows 20000]
 
-Runs :class:`runtime.spark_decode.BatchDecoder` (what ``decode()``'s ``mapInArrow`` runs on
+Runs :class:`runtime.spark.decode.BatchDecoder` (what ``decode()``'s ``mapInArrow`` runs on
 each worker) over Kafka-shaped Arrow batches of the small row of ``benchmarks/plainbuffer.py``
 (64 distinct rows cycled, ``--batch`` messages a batch, the offset column passed through), in
 each way the worker can take:
@@ -39,7 +39,7 @@ def decoder_and_batches(way: str, rows: int, batch: int):
     from pyspark.sql.pandas.types import from_arrow_schema
 
     from benchmarks.plainbuffer import pb_small
-    from runtime.spark_decode import INDEX_COL, BatchDecoder, codec, output_schema
+    from runtime.spark.decode import INDEX_COL, BatchDecoder, codec, output_schema
 
     payloads = [pb_small(i) for i in range(64)]
     values = [payloads[i % 64] for i in range(rows)]

@@ -11,7 +11,7 @@ schema (samples/protobuf_peer.py). Runs are interleaved, the median of R runs is
 as messages/s with the ratio to wirespec, as a Markdown table.
 
 wirespec's ``parse``/``build`` run the compiled loop (runtime/_compiled/protobuf.pyx) when
-it is built, and the ``(pure Python)`` rows run ``runtime/protobuf.py``'s reader and
+it is built, and the ``(pure Python)`` rows run ``runtime/formats/protobuf.py``'s reader and
 writer. upb's ``FromString`` is lazy: it makes one Python object and makes the others
 when a field is read, while ``parse`` makes the whole model. So upb is also measured as
 ``FromString + every field``: the message parsed, then every field read into the shape of
@@ -51,7 +51,7 @@ def _rate(fn, data, n: int) -> float:
 
 def _reading_every_field(codec):
     """A function reading every field of a upb message of ``codec`` into plain values."""
-    from runtime.protobuf import ProtobufMessage
+    from runtime.formats.protobuf import ProtobufMessage
 
     steps = []
     for f in codec.fields:
@@ -89,7 +89,7 @@ def _reading_every_field(codec):
 
 
 def _decoders(peer, pw) -> dict:
-    from runtime import codec
+    from runtime.core import codec
 
     order = peer.classes["order"]
     every_field = _reading_every_field(pw.order)

@@ -62,7 +62,7 @@ STAGES = ("scan", "arrow", "replay", "flat", "full", "from_json", "column", "sql
 def craft_messages(n_events: int):
     from spark_cases import craft_encode
 
-    from runtime.ticdc import Column, RowChangedEvent
+    from runtime.formats.ticdc import Column, RowChangedEvent
 
     events = [
         RowChangedEvent(
@@ -99,7 +99,7 @@ def flat_fields(fmt) -> list[str]:
     """The decoded fields of atomic type (no arrays, structs or maps)."""
     from pyspark.sql.types import ArrayType, MapType, StructType
 
-    from runtime.spark_decode import codec
+    from runtime.spark.decode import codec
 
     nested = (ArrayType, MapType, StructType)
     return [f.name for f in codec(fmt).schema().fields if not isinstance(f.dataType, nested)]
@@ -183,7 +183,7 @@ def _function_stage(spark, stage, fmt, df):
     from pyspark.sql import functions as F
 
     from runtime.spark import from_wirespec
-    from runtime.spark_decode import codec
+    from runtime.spark.decode import codec
 
     keyed = codec(fmt).needs_key
     if stage == "column":
@@ -203,7 +203,7 @@ def json_input(spark, fmt, path, out: str) -> str:
     from pyspark.sql import functions as F
 
     from runtime.spark import decode
-    from runtime.spark_decode import codec
+    from runtime.spark.decode import codec
 
     names = codec(fmt).schema().names
     rows = decode(spark.read.parquet(path), fmt)
@@ -227,7 +227,7 @@ def spark_stage(spark, stage, fmt, path, replay=None, json_path=None):
     from pyspark.sql import functions as F
 
     from runtime.spark import decode
-    from runtime.spark_decode import codec
+    from runtime.spark.decode import codec
 
     df = spark.read.parquet(path)
     if stage == "from_json":
@@ -250,7 +250,7 @@ def spark_stage(spark, stage, fmt, path, replay=None, json_path=None):
 
 
 def loop(fmt, messages, with_rows: bool):
-    from runtime.spark_decode import codec
+    from runtime.spark.decode import codec
 
     c = codec(fmt)
     step = c.rows if with_rows else c.model
@@ -266,7 +266,7 @@ def batch_decoder(fmt, path, batch_rows: int, flat: bool, arrow: bool = True):
     import pyarrow.parquet as pq
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    from runtime.spark_decode import INDEX_COL, BatchDecoder, codec, output_schema
+    from runtime.spark.decode import INDEX_COL, BatchDecoder, codec, output_schema
 
     c = codec(fmt, None, None, flat_fields(fmt) if flat else None)
     files = sorted(Path(path).glob("*.parquet"))
@@ -304,7 +304,7 @@ def writer_alone(fmt, messages, batch_rows: int):
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    from runtime.spark_decode import codec
+    from runtime.spark.decode import codec
 
     c = codec(fmt)
     fields = list(to_arrow_schema(c.schema(), timezone="UTC"))
@@ -353,7 +353,7 @@ def main(argv=None):
     import pyarrow.parquet as pq
     from pyspark.sql import SparkSession
 
-    from runtime.spark_decode import codec
+    from runtime.spark.decode import codec
 
     only = (
         args.only.split(",") if args.only else ["ticdc_craft", "plainbuffer", "ticdc_open_protocol"]
@@ -395,7 +395,7 @@ def main(argv=None):
     from runtime.spark import register
 
     register(spark)
-    from runtime import tier
+    from runtime.core import tier
 
     arrow_built = tier.compiled("runtime._compiled.arrow") is not None
     print(f"compiled Arrow writer: {'built' if arrow_built else 'not built (pure Python)'}")

@@ -8,7 +8,7 @@ Workloads, one process:
   VARCHAR, DECIMAL, DATETIME, a NULL) in one message, as tiflow batches them.
 
 Decoding and encoding run twice when the compiled tier is built (runtime/_compiled/craft.pyx):
-the Python path (``decode``/``encode``: the generated fast path and runtime/craft.py) and
+the Python path (``decode``/``encode``: the generated fast path and runtime/formats/craft.py) and
 ``parse``/``encode_events`` as users call them, which then try the compiled reader and
 writer first (``decode compiled``/``encode compiled``).
 
@@ -33,9 +33,9 @@ import time
 from pathlib import Path
 
 from generated import ticdc_craft as craft
-from runtime import tier
-from runtime.craft import CraftMessage
-from runtime.ticdc import Column, RowChangedEvent
+from runtime.core import tier
+from runtime.formats.craft import CraftMessage
+from runtime.formats.ticdc import Column, RowChangedEvent
 
 PUBLISHED = {"craft decode": 7944, "craft encode": 4809, "json decode": 75822, "json encode": 28388}
 VECTORS = Path(__file__).resolve().parents[1] / "tests/data/vectors/ticdc_craft.json"
@@ -64,7 +64,7 @@ def batch16() -> list:
 
 def python_codec() -> CraftMessage:
     """The module's codec without the compiled tier (compiled=False): the generated frame
-    reader and writer and runtime/craft.py's mapping."""
+    reader and writer and runtime/formats/craft.py's mapping."""
     codec = CraftMessage(
         craft.frame, craft.COLUMN_TYPE_CRAFT, compiled=False,
         event_types=craft.EventType, group_types=craft.GroupType,

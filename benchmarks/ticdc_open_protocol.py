@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Open Protocol decode/encode cost per event, and the ratio to Craft on the same events.
 
-Workloads (built as :mod:`runtime.ticdc` events, encoded by each codec):
+Workloads (built as :mod:`runtime.formats.ticdc` events, encoded by each codec):
 
 * seed:  the seed doc's row event (``test.t1``: ``id`` INT PK, ``val`` VARCHAR), tiflow
   layout, one event per Kafka message;
@@ -10,7 +10,7 @@ Workloads (built as :mod:`runtime.ticdc` events, encoded by each codec):
   JSON, ENUM, NULLs), one Kafka message.
 
 Codecs: ``generated.ticdc_open_protocol`` (``decode_message(key, value)`` /
-``encode_events``) and ``generated.ticdc_craft`` (or ``runtime.craft`` before it
+``encode_events``) and ``generated.ticdc_craft`` (or ``runtime.formats.craft`` before it
 existed) on the very same events. Open Protocol decoding runs twice: the Python reader
 alone (``open_protocol``, today's fast path) and, when built, the compiled tier
 (``open_protocol_compiled``, runtime/_compiled/open_protocol.pyx), with its speed-up. One process; each operation is repeated N times per
@@ -36,9 +36,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import generated.ticdc_open_protocol as op
-from generator.transcode import craft_codec
-from runtime.open_protocol import OpenProtocol
-from runtime.ticdc import Column, RowChangedEvent
+from generator.cli.transcode import craft_codec
+from runtime.formats.open_protocol import OpenProtocol
+from runtime.formats.ticdc import Column, RowChangedEvent
 
 PUBLISHED = {  # seed doc: Go, ns/op, per encoded/decoded message of its benchmark rows
     ("open_protocol", "decode"): 75_822,

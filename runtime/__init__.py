@@ -4,7 +4,7 @@ Generated modules import from here; nothing here knows a format beyond the primi
 names.
 """
 
-from .errors import DecodeError, EncodeError, LimitError, SpecError, WirespecError
-from .limits import Limits
+from runtime.core.errors import DecodeError, EncodeError, LimitError, SpecError, WirespecError
+from runtime.core.limits import Limits
 
 __all__ = ["DecodeError", "EncodeError", "LimitError", "Limits", "SpecError", "WirespecError"]

@@ -18,7 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from runtime.errors import WirespecError
+from runtime.core.errors import WirespecError
 
 SAMPLES = Path(__file__).resolve().parent
 BINLOG_RECORD = "binlog_file"

@@ -11,7 +11,7 @@ import math
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-from runtime.protobuf import ProtobufMessage
+from runtime.formats.protobuf import ProtobufMessage
 
 _FDP = descriptor_pb2.FieldDescriptorProto
 TYPES = {

@@ -31,8 +31,8 @@ def spark():
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
-    from generator.ingest import log_config  # Spark logs errors only, from the start
-    from runtime.spark_source import register
+    from generator.cli.ingest import log_config  # Spark logs errors only, from the start
+    from runtime.spark.source import register
 
     session = (
         SparkSession.builder.master("local[2]")

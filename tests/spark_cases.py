@@ -14,7 +14,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
@@ -123,13 +123,13 @@ def _craft_messages(events):
 
 def craft_encode(events, **options):
     """Craft messages of events, with the type-code table of the generated module."""
-    from runtime import craft
-    from runtime.spark_decode import load_module
+    from runtime.formats import craft
+    from runtime.spark.decode import load_module
 
     mod = load_module("ticdc_craft")
     if hasattr(mod, "encode_events"):
         return list(mod.encode_events(events, **options))
-    from runtime.spark_cdc import CRAFT_VALUE_ENCODINGS
+    from runtime.spark.cdc import CRAFT_VALUE_ENCODINGS
 
     try:
         return list(craft.encode_events(events, value_encodings=CRAFT_VALUE_ENCODINGS, **options))
@@ -138,8 +138,8 @@ def craft_encode(events, **options):
 
 
 def _op_messages(events):
-    from runtime.errors import DecodeError, EncodeError
-    from runtime.spark_decode import load_module
+    from runtime.core.errors import DecodeError, EncodeError
+    from runtime.spark.decode import load_module
 
     mod = load_module("ticdc_open_protocol")
     try:

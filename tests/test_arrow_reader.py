@@ -1,5 +1,5 @@
 """The compiled tier's Arrow output (``write_arrow`` in ``generated/_compiled/<format>.pyx``,
-rendered by generator/compiled_arrow.py): straight from the bytes it writes exactly the Arrow
+rendered by generator/emit/compiled_arrow.py): straight from the bytes it writes exactly the Arrow
 that ``pa.array`` makes from ``to_rows(parse(x))``, and it takes exactly the inputs the
 compiled model reader takes (declining the rest, with its columns as they were before).
 Held on every vector, sample, truncation, mutations and generated models; and
@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runtime import tier
-from runtime.errors import WirespecError
-from runtime.limits import DEFAULT
-from runtime.spark_decode import RecordDecodeError, _arrow_records, load_module
+from runtime.core import tier
+from runtime.core.errors import WirespecError
+from runtime.core.limits import DEFAULT
+from runtime.spark.decode import RecordDecodeError, _arrow_records, load_module
 from tests.test_arrow_writer import (
     arrow_fields,
     decoders,

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyspark.sql.pandas.types import to_arrow_schema
 
-from runtime import tier
-from runtime.errors import WirespecError
-from runtime.spark_decode import (
+from runtime.core import tier
+from runtime.core.errors import WirespecError
+from runtime.spark.decode import (
     RECORD_ERRORS,
     BatchDecoder,
     RecordDecodeError,

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from generator import inspect as insp
-from runtime.errors import EncodeError, SpecError
+from generator.cli import inspect as insp
+from runtime.core.errors import EncodeError, SpecError
 from tests.test_fastbuild import written
 from tests.test_process import spec_module
 
@@ -84,7 +84,7 @@ def test_a_value_out_of_its_bits_is_constructs_encode_error(bitty, field, value)
 def test_refused_at_load_with_file_and_line(tmp_path, old, new, message):
     path = tmp_path / "bad.yaml"
     path.write_text(SPEC.replace(old, new))
-    from generator.generate import render_spec
+    from generator.emit.generate import render_spec
 
     with pytest.raises(SpecError, match=message) as info:
         render_spec(path)

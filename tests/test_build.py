@@ -1,4 +1,4 @@
-"""setup.py builds the compiled tier optionally, and runtime.tier runs only current builds.
+"""setup.py builds the compiled tier optionally, and runtime.core.tier runs only current builds.
 
 Each test works in a throwaway copy of the project whose compiled packages hold small probe
 modules instead of the real ones (a ``.pxd`` cimported from the same folder and from the other
@@ -107,7 +107,7 @@ def test_every_pyx_builds_in_place_with_its_distutils_lines_and_loads(checkout):
 
 
 def test_the_build_records_each_module_s_sources(checkout):
-    from runtime import build_record
+    from runtime.core import build_record
 
     (extension,) = checkout.glob("generated/_compiled/probe.*.so")
     record = build_record.record_path(extension).read_text(encoding="utf-8")
@@ -168,7 +168,7 @@ def test_an_edited_pyx_runs_compiled_again_once_rebuilt_and_only_it_is_rebuilt(c
 
 
 def test_a_module_built_by_hand_is_judged_by_modification_time(checkout):
-    from runtime import build_record
+    from runtime.core import build_record
 
     (extension,) = checkout.glob("runtime/_compiled/probe_loop.*.so")
     record = build_record.record_path(extension)

@@ -25,7 +25,7 @@ SEED_ROW = bytes.fromhex(
 
 def wirespec(*args, stdin: bytes = b""):
     return subprocess.run(
-        [sys.executable, "-m", "generator.cli", *args],
+        [sys.executable, "-m", "generator.cli.main", *args],
         input=stdin,
         capture_output=True,
         check=False,

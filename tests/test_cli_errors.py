@@ -2,7 +2,7 @@
 And the options that used to trip users: records recognised without ``--record``,
 ``--struct`` meaning the same on every verb, ``diff`` on Open Protocol pairs.
 
-Most rows run in-process (``generator.cli.main``); a few run ``python -m generator`` to show
+Most rows run in-process (``generator.cli.main.main``); a few run ``python -m generator`` to show
 that real runs, a closed pipe included, print no traceback either.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import EXIT_BROKEN_PIPE, main
+from generator.cli.main import EXIT_BROKEN_PIPE, main
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"

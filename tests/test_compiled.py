@@ -1,4 +1,4 @@
-"""The compiled tier (``generated/_compiled/<format>.pyx``, generator/compiled.py) held to the
+"""The compiled tier (``generated/_compiled/<format>.pyx``, generator/emit/compiled.py) held to the
 Python quick tier: on every input it takes exactly what ``_quick_<record>`` takes, with the
 model of the exact reader (and on the samples, of the construct path: tests/test_fastpath.py
 holds the exact reader to construct on the rest). Tests of the built
@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.compiled import CompiledEmitter
-from generator.fuzz import tier_readers
-from generator.generate import ROOT, generate
-from generator.loader import load
-from generator.lowering import Lowering
-from generator.model import build_model
-from runtime.limits import DEFAULT
+from generator.cli.fuzz import tier_readers
+from generator.emit.compiled import CompiledEmitter
+from generator.emit.generate import ROOT, generate
+from generator.emit.lowering import Lowering
+from generator.spec.loader import load
+from generator.spec.model import build_model
+from runtime.core.limits import DEFAULT
 from tests.test_fastpath import Same, inputs
 from tests.test_quicktier import exact, mutated_sample, quick
 

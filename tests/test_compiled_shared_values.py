@@ -1,5 +1,5 @@
 """The compiled reader shares the immutable values it makes (short text and bytes, ints) by a
-small table keyed by their bytes or value (generator/compiled.py: ``_utf8``, ``_bytes``,
+small table keyed by their bytes or value (generator/emit/compiled.py: ``_utf8``, ``_bytes``,
 ``_int64``). Held here: a shared value is always the value the input holds, also when many
 values fall into the same table slot, and the kinds never mix (text ``"ab"`` and bytes
 ``b"ab"``, ints that differ in one bit)."""
@@ -10,7 +10,7 @@ import importlib
 
 import pytest
 
-from runtime.limits import DEFAULT
+from runtime.core.limits import DEFAULT
 
 
 def compiled_plainbuffer():

@@ -1,4 +1,4 @@
-"""The contract functions a generated module gets from ``runtime.contract`` are the module's
+"""The contract functions a generated module gets from ``runtime.core.contract`` are the module's
 own, as when the module defined them: ``help()`` lists them there, and pickle sends them by
 reference (Spark ships ``parse`` to its workers so)."""
 
@@ -10,7 +10,7 @@ import pickle
 
 import pytest
 
-from runtime import tier
+from runtime.core import tier
 from tests.test_core_install import FORMATS
 
 CONTRACT = [

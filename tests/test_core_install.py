@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import EXTRAS
+from generator.cli.main import EXTRAS
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATS = sorted(p.stem for p in (ROOT / "generated").glob("*.py") if p.stem != "__init__")
@@ -77,7 +77,7 @@ print(json.dumps(loaded))
 @pytest.mark.parametrize("fmt", ["plainbuffer", "mysql_serialization", "thrift_compact"])
 def test_decode_and_encode_run_with_the_core_install(fmt, tmp_path):
     sample = _sample(fmt)
-    cli = "from generator.cli import main; sys.exit(main(sys.argv[1:]))"
+    cli = "from generator.cli.main import main; sys.exit(main(sys.argv[1:]))"
     decoded = _core_only(cli, "decode", fmt, str(sample))
     assert decoded.returncode == 0, decoded.stderr
     (tmp_path / "form.json").write_text(decoded.stdout)
@@ -92,7 +92,7 @@ def test_decode_and_encode_run_with_the_core_install(fmt, tmp_path):
     [(["generate", "--check"], "generate"), (["schema", "plainbuffer"], "spark")],
 )
 def test_a_verb_without_its_extra_names_the_extra_in_one_line(argv, extra):
-    result = _core_only("from generator.cli import main; sys.exit(main(sys.argv[1:]))", *argv)
+    result = _core_only("from generator.cli.main import main; sys.exit(main(sys.argv[1:]))", *argv)
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert f"pip install 'wirespec[{extra}]'" in result.stderr

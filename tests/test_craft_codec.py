@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from generated import ticdc_craft as craft
 from generated.ticdc_craft import COLUMN_TYPE_CRAFT, decode_message, encode_events, frame
-from runtime.craft import CraftMessage, SizeTables, value_kind, write_reversed_uvarint
-from runtime.errors import DecodeError, EncodeError, LimitError
-from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from runtime.core.errors import DecodeError, EncodeError, LimitError
+from runtime.formats.craft import CraftMessage, SizeTables, value_kind, write_reversed_uvarint
+from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS = json.loads(
     (Path(__file__).resolve().parent / "data/vectors/ticdc_craft.json").read_text()

@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generated import ticdc_craft as craft
-from runtime import craft as rt_craft
-from runtime import tier
-from runtime.errors import DecodeError, EncodeError
-from runtime.limits import DEFAULT, Limits
-from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from runtime.core import tier
+from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.limits import DEFAULT, Limits
+from runtime.formats import craft as rt_craft
+from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from tests.test_craft_generated import _events
 
 COMPILED = tier.compiled("runtime._compiled.craft")
@@ -33,7 +33,7 @@ MESSAGES.update(
     {p.name: p.read_bytes() for p in sorted((ROOT / "samples/ticdc_craft").glob("*.bin"))}
 )
 
-# The Python path: the generated frame reader and runtime/craft.py's mapping.
+# The Python path: the generated frame reader and runtime/formats/craft.py's mapping.
 PYTHON = rt_craft.CraftMessage(
     craft.frame, craft.COLUMN_TYPE_CRAFT, compiled=False,
     event_types=craft.EventType, group_types=craft.GroupType,

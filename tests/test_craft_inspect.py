@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import inspect as insp
+from generator.cli import inspect as insp
 
 cr = pytest.importorskip("generated.ticdc_craft")
 

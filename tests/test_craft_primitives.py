@@ -7,7 +7,17 @@ from construct import Bytes, Struct, this
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runtime.craft import (
+from runtime.core.errors import DecodeError, EncodeError, LimitError, SpecError
+from runtime.core.leb128 import (
+    UVarInt,
+    ZigZagVarInt,
+    read_uvarint,
+    read_zigzag,
+    write_uvarint,
+    write_zigzag,
+)
+from runtime.core.limits import Limits
+from runtime.formats.craft import (
     DeltaUVarIntChunk,
     DeltaVarIntChunk,
     NullableBytesChunk,
@@ -21,16 +31,6 @@ from runtime.craft import (
     read_reversed_uvarint,
     write_reversed_uvarint,
 )
-from runtime.errors import DecodeError, EncodeError, LimitError, SpecError
-from runtime.leb128 import (
-    UVarInt,
-    ZigZagVarInt,
-    read_uvarint,
-    read_zigzag,
-    write_uvarint,
-    write_zigzag,
-)
-from runtime.limits import Limits
 
 U64 = 2**64 - 1
 uint64 = st.integers(0, U64)

@@ -9,10 +9,10 @@ import pytest
 import generated.mysql_serialization as mysql
 import generated.thrift_compact as thrift
 from generated import plainbuffer
-from generator.generate import render_spec
-from generator.loader import load
-from generator.model import build_model
-from runtime.errors import SpecError
+from generator.emit.generate import render_spec
+from generator.spec.loader import load
+from generator.spec.model import build_model
+from runtime.core.errors import SpecError
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAINBUFFER = ROOT / "specs" / "plainbuffer.yaml"

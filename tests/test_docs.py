@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
-from generator.docs import DOCS_DIR, box_lines, boxes, render_spec_doc
-from generator.loader import load
-from generator.model import build_model
+from generator.cli.main import main
+from generator.emit.docs import DOCS_DIR, box_lines, boxes, render_spec_doc
+from generator.spec.loader import load
+from generator.spec.model import build_model
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted(p for p in (ROOT / "specs").glob("*.yaml") if (DOCS_DIR / f"{p.stem}.md").exists())
@@ -67,7 +67,7 @@ def test_document_has_every_field_and_type_code(path):
 
 @pytest.mark.parametrize("path", PROTOCOL_SPECS, ids=lambda p: p.stem)
 def test_thrift_document_has_every_struct_field_and_type_id(path):
-    from generator.thrift import build_thrift_model
+    from generator.spec.thrift import build_thrift_model
 
     spec = build_thrift_model(load(path, str(path.relative_to(ROOT))))
     text = (DOCS_DIR / f"{spec.format}.md").read_text(encoding="utf-8")

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from generator import fallbacks
-from generator.cli import main
-from generator.generate import render_spec, spec_fallbacks
-from runtime.errors import DecodeError
+from generator.cli.main import main
+from generator.emit import fallbacks
+from generator.emit.generate import render_spec, spec_fallbacks
+from runtime.core.errors import DecodeError
 from tests.test_fastbuild import _outcome as _built
 from tests.test_generator import load_module
 
@@ -143,7 +143,7 @@ def test_the_module_declares_them_in_its_header_and_constant(fmt, shipped):
             assert f"#     {name}: {why}\n" in head
         assert (f"#   {tier}: every record\n" in head) == (not records)
     # what the declaration says is what parse and build do (a Kafka message and its claim
-    # check are no spec records: runtime/open_protocol.py's codec reads them)
+    # check are no spec records: runtime/formats/open_protocol.py's codec reads them)
     for name in set(module.RECORDS) - set(getattr(module, "_MESSAGE_RECORDS", ())):
         assert (name in module.FAST_READERS) == (name not in module.FALLBACKS["parse"])
         assert (name in module.FAST_WRITERS) == (name not in module.FALLBACKS["build"]) or (
@@ -299,7 +299,7 @@ IGNORED_KEYS = {
 
 @pytest.mark.parametrize("field", sorted(IGNORED_KEYS))
 def test_a_key_no_emitter_would_act_on_is_refused_at_its_line(tmp_path, field):
-    from runtime.errors import SpecError
+    from runtime.core.errors import SpecError
 
     spec = tmp_path / "ignored.yaml"
     spec.write_text(

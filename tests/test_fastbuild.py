@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import runtime.craft as rt_craft
+import runtime.formats.craft as rt_craft
 from generated import ticdc_craft as craft
-from generator.generate import render_spec
-from runtime.errors import DecodeError, EncodeError, SpecError
+from generator.emit.generate import render_spec
+from runtime.core.errors import DecodeError, EncodeError, SpecError
 from tests.test_craft_generated import _events
 from tests.test_generator import load_module
 

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runtime.errors import DecodeError, LimitError
-from runtime.msbvarint import encode_uvar
+from runtime.core.errors import DecodeError, LimitError
+from runtime.core.msbvarint import encode_uvar
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "tests" / "data" / "vectors"

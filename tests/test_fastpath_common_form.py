@@ -1,4 +1,4 @@
-"""A ``layout: serializable`` message's common form (generator/fastpath.py
+"""A ``layout: serializable`` message's common form (generator/emit/fastpath.py
 ``message_common_function``: read without bounds checks, anything else handed to the exact
 reader) on every field kind it reads, through a module rendered from a small test spec:
 valid messages (with the optional fields present and absent, the varints in each of their
@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.generate import render_spec
-from runtime.errors import DecodeError
-from runtime.msbvarint import encode_uvar, uvar_length
+from generator.emit.generate import render_spec
+from runtime.core.errors import DecodeError
+from runtime.core.msbvarint import encode_uvar, uvar_length
 from tests.test_generator import load_module
 
 SPEC = """\

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generated import avro_container as av
-from runtime.errors import DecodeError
+from runtime.core.errors import DecodeError
 from samples.make_samples import AVRO_SYNC, avro_file, avro_page_views
 from tests.test_fastbuild import written
 
@@ -182,7 +182,7 @@ def test_rows_one_per_record_with_the_block_and_file_columns():
 
 @pytest.mark.spark
 def test_ingest_lands_one_row_per_record_and_the_counts_add_up(spark, tmp_path):
-    from generator.ingest import ingest
+    from generator.cli.ingest import ingest
 
     src, out = tmp_path / "in", tmp_path / "out"
     src.mkdir()

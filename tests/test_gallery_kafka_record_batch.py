@@ -23,8 +23,8 @@ from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchB
 
 import generated.kafka_record_batch as kafka
 import generated.ticdc_craft as craft
-from generator.cli import main as cli_main
-from runtime.errors import DecodeError, LimitError
+from generator.cli.main import main as cli_main
+from runtime.core.errors import DecodeError, LimitError
 from samples.make_samples import kafka_batch
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "kafka_record_batch"
@@ -305,7 +305,7 @@ zstd_values = batch_values.map(lambda v: {**v, "compression": 4})
 @settings(max_examples=100, deadline=None)
 @given(zstd_values)
 def test_zstd_batches_are_kafka_pythons_both_ways(v):
-    """zstd alone (runtime/process.py decodes it through zstandard): kafka-python's bytes
+    """zstd alone (runtime/core/process.py decodes it through zstandard): kafka-python's bytes
     parse to its values and rebuild exactly; our fresh build is its bytes; it reads ours."""
     theirs = kafka_python_bytes(v)
     codec = theirs[22] & 7  # none when zstd gained nothing

@@ -15,9 +15,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from generated import msgpack as codec
-from runtime.errors import DecodeError
-from runtime.fast import QUICK_FAILURES
-from runtime.limits import DEFAULT
+from runtime.core.errors import DecodeError
+from runtime.core.fast import QUICK_FAILURES
+from runtime.core.limits import DEFAULT
 from tests.msgpack_support import Unhashable, from_python, same, to_python
 from tests.test_fastpath import Same
 

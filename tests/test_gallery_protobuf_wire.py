@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generated import protobuf_wire as pw
-from runtime.errors import DecodeError, EncodeError
+from runtime.core.errors import DecodeError, EncodeError
 from samples.protobuf_peer import Peer, plain
 
 SAMPLES = sorted((pathlib.Path(__file__).parent.parent / "samples" / "protobuf_wire").glob("*.bin"))
@@ -309,8 +309,8 @@ def test_spark_rows_fit_the_schema():
 
 
 def test_inspect_spans_cover_every_record():
-    from runtime.codec import parse
-    from runtime.spans import SpanRecorder, run
+    from runtime.core.codec import parse
+    from runtime.core.spans import SpanRecorder, run
 
     data = (SAMPLES[0].parent / "order_mixed_writers.bin").read_bytes()
     recorder = SpanRecorder()
@@ -339,9 +339,9 @@ GOOD = {"name": "x", "number": 1, "type": "int32"}
 def test_spec_errors_name_file_line_and_key(tmp_path, field, outer, error):
     import yaml
 
-    from generator.loader import load
-    from generator.model import build_model
-    from runtime.errors import SpecError
+    from generator.spec.loader import load
+    from generator.spec.model import build_model
+    from runtime.core.errors import SpecError
 
     field = {k: v for k, v in field.items() if v is not None}
     records = {"m": {"doc": "m", "layout": "protobuf", "fields": [{**field, "doc": "x"}]}}

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.emitter import content_is_untouched
-from generator.generate import ROOT, generate, render_spec
-from runtime.errors import DecodeError, SpecError
+from generator.emit.emitter import content_is_untouched
+from generator.emit.generate import ROOT, generate, render_spec
+from runtime.core.errors import DecodeError, SpecError
 
 PLAINBUFFER = ROOT / "specs" / "plainbuffer.yaml"
 
@@ -196,8 +196,8 @@ def test_enum_attributes_become_tables(tmp_path):
 
 def test_spec_limits_are_the_module_defaults_and_a_call_still_overrides_them(tmp_path):
     import generated.plainbuffer as stock
-    from generator.fuzz import sample_seeds
-    from runtime.errors import LimitError
+    from generator.cli.fuzz import sample_seeds
+    from runtime.core.errors import LimitError
 
     path = edited_spec(tmp_path, "\ndefault_record:", "\nlimits: {max_count: 1}\ndefault_record:")
     _, text = render_spec(path)

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runtime.errors import DecodeError
-from runtime.gojson import (
+from runtime.core.errors import DecodeError
+from runtime.formats.gojson import (
     format_float32,
     format_float64,
     go_quote,

@@ -7,8 +7,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from generator.cli import main
-from generator.ingest import footer_rows
+from generator.cli.ingest import footer_rows
+from generator.cli.main import main
 
 
 def write_lake(root):
@@ -25,7 +25,7 @@ def write_lake(root):
 
 
 def test_footer_rows_of_an_empty_file_is_a_decode_error(tmp_path):
-    from runtime.errors import DecodeError
+    from runtime.core.errors import DecodeError
 
     (tmp_path / "empty.parquet").write_bytes(b"")
     with pytest.raises(DecodeError):
@@ -43,7 +43,7 @@ def test_a_lake_without_parquet_files_is_one_line(tmp_path, capsys):
 
 @pytest.mark.spark
 def test_one_table_per_level_equal_to_pyarrow(spark, tmp_path):
-    from generator.ingest import ingest_parquet_metadata
+    from generator.cli.ingest import ingest_parquet_metadata
 
     files = write_lake(tmp_path / "lake")
     out = tmp_path / "meta"

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from generated import plainbuffer as pb
-from generator import inspect as insp
-from generator.cli import main
-from runtime.codec import to_jsonable
-from runtime.errors import WirespecError
-from runtime.spans import trace
+from generator.cli import inspect as insp
+from generator.cli.main import main
+from runtime.core.codec import to_jsonable
+from runtime.core.errors import WirespecError
+from runtime.core.spans import trace
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -238,7 +238,7 @@ def test_error_dump_shows_the_parsed_prefix_and_the_bytes_around():
 
 def _cli(args, stdin: bytes = b""):
     proc = subprocess.run(
-        [sys.executable, "-m", "generator.cli", *args],
+        [sys.executable, "-m", "generator.cli.main", *args],
         input=stdin,
         capture_output=True,
         cwd=ROOT,
@@ -568,7 +568,7 @@ def test_every_sample_is_accounted_for(fmt, record, data):
 # -- TiCDC Craft: the fields of a message, reported by the checked decoder ------------------
 # (the seed examples field by field: tests/test_craft_inspect.py)
 
-# A resolved event (runtime/craft.py's docstring): size tables [[13, 0], [0]], i.e. a 13-byte
+# A resolved event (runtime/formats/craft.py's docstring): size tables [[13, 0], [0]], i.e. a 13-byte
 # header, an empty body and an empty term dictionary, then the tables and their length 5.
 CRAFT_RESOLVED = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
 

@@ -10,9 +10,9 @@ from construct import Array, SizeofError, Struct
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import runtime.msbvarint
-from runtime.errors import DecodeError, EncodeError, SpecError
-from runtime.msbvarint import (
+import runtime.core.msbvarint
+from runtime.core.errors import DecodeError, EncodeError, SpecError
+from runtime.core.msbvarint import (
     MsbVarInt,
     MsbZigZag,
     decode_uvar,
@@ -224,4 +224,4 @@ def test_stream_position_after_parse():
 
 
 def test_docstring_examples():
-    assert doctest.testmod(runtime.msbvarint).failed == 0
+    assert doctest.testmod(runtime.core.msbvarint).failed == 0

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generated import mysql_serialization as ms
-from generator.cli import main as cli
-from runtime.errors import DecodeError, EncodeError
-from runtime.msbvarint import encode_uvar
+from generator.cli.main import main as cli
+from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.msbvarint import encode_uvar
 
 VECTORS = {
     v["name"]: v

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from generator.generate import render_spec
-from runtime.errors import DecodeError, SpecError
+from generator.emit.generate import render_spec
+from runtime.core.errors import DecodeError, SpecError
 from tests.test_generator import load_module
 
 SPEC = """\
@@ -239,7 +239,7 @@ def test_msb_count_outside_a_message_is_a_spec_error(tmp_path):
 
 
 def test_docs_describe_vectors_and_maps(tmp_path):
-    from generator.docs import render_spec_doc
+    from generator.emit.docs import render_spec_doc
 
     path = tmp_path / "containers_test.yaml"
     path.write_text(SPEC)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import generated.ticdc_open_protocol as op
-from runtime.errors import DecodeError
-from runtime.ticdc import Column, RowChangedEvent
+from runtime.core.errors import DecodeError
+from runtime.formats.ticdc import Column, RowChangedEvent
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCATION = "s3://bucket/claim-check/0b5f2e0c-4a52-4d5b-9f77-1c0f2d5c1e44.json"
@@ -95,7 +95,7 @@ def test_a_bad_carried_message_names_its_own_path():
 
 def wirespec(*args):
     return subprocess.run(
-        [sys.executable, "-m", "generator.cli", *map(str, args)],
+        [sys.executable, "-m", "generator.cli.main", *map(str, args)],
         capture_output=True, check=False, cwd=ROOT, timeout=60,
     )  # fmt: skip
 

@@ -30,11 +30,11 @@ from test_open_protocol_fast import (
     one_member_changed,
 )
 
-import runtime.open_protocol as rt_op
+import runtime.formats.open_protocol as rt_op
 from benchmarks import ticdc_craft as craft_bench
 from generated.ticdc_open_protocol import _KAFKA, build_pair, encode_events
-from runtime.errors import DecodeError
-from runtime.limits import DEFAULT, Limits
+from runtime.core.errors import DecodeError
+from runtime.core.limits import DEFAULT, Limits
 
 PLAN = _KAFKA._compiled
 pytestmark = pytest.mark.skipif(PLAN is None, reason="runtime._compiled.open_protocol not built")

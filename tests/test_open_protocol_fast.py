@@ -18,13 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_open_protocol import FRAMED, UNLIMITED, events
 
-import runtime.open_protocol as rt_op
+import runtime.formats.open_protocol as rt_op
 from benchmarks import ticdc_craft as craft_bench
 from generated.ticdc_open_protocol import _KAFKA, encode_events
-from runtime import gojson
-from runtime.errors import DecodeError
-from runtime.limits import Limits
-from runtime.ticdc import Column, RowChangedEvent
+from runtime.core.errors import DecodeError
+from runtime.core.limits import Limits
+from runtime.formats import gojson
+from runtime.formats.ticdc import Column, RowChangedEvent
 
 # JSON texts a member may be set to: every JSON kind, and integers at each bound
 TOKENS = [

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import inspect as insp
-from runtime.errors import WirespecError
-from runtime.ticdc import Column, DdlEvent, RowChangedEvent
+from generator.cli import inspect as insp
+from runtime.core.errors import WirespecError
+from runtime.formats.ticdc import Column, DdlEvent, RowChangedEvent
 
 op = pytest.importorskip("generated.ticdc_open_protocol")
 
@@ -47,7 +47,7 @@ def _lang_event() -> tuple[bytes, bytes]:
 
 
 def op_join(pairs):
-    from runtime.open_protocol import join_frames
+    from runtime.formats.open_protocol import join_frames
 
     return join_frames(pairs)
 
@@ -208,7 +208,7 @@ def test_corrupt_json_names_the_path_and_offset():
 
 def test_no_recorder_no_walk(monkeypatch):
     """Decoding never calls the span walker."""
-    import runtime.json_spans as js
+    import runtime.formats.json_spans as js
 
     def boom(*a, **k):
         raise AssertionError("walked without a recorder")

@@ -10,9 +10,9 @@ import json
 import pytest
 
 import generated.ticdc_open_protocol as op
-from runtime.errors import DecodeError
-from runtime.open_protocol import join_frames
-from runtime.ticdc import Column, RowChangedEvent
+from runtime.core.errors import DecodeError
+from runtime.formats.open_protocol import join_frames
+from runtime.formats.ticdc import Column, RowChangedEvent
 
 FFFD = "\ufffd".encode()
 

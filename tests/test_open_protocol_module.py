@@ -23,10 +23,10 @@ from test_open_protocol import (
 )
 
 import generated.ticdc_open_protocol as op
-from runtime import ticdc
-from runtime.errors import DecodeError, EncodeError
-from runtime.open_protocol import OpenProtocol
-from runtime.ticdc import Column, RowChangedEvent
+from runtime.core.errors import DecodeError, EncodeError
+from runtime.formats import ticdc
+from runtime.formats.open_protocol import OpenProtocol
+from runtime.formats.ticdc import Column, RowChangedEvent
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = [v for v in FRAMED if v["name"].startswith("seed_log_")]
@@ -221,7 +221,7 @@ def test_build_pair_refuses_what_is_not_a_message():
 
 def wirespec(*args, stdin: bytes = b""):
     return subprocess.run(
-        [sys.executable, "-m", "generator.cli", *map(str, args)],
+        [sys.executable, "-m", "generator.cli.main", *map(str, args)],
         input=stdin,
         capture_output=True,
         check=False,
@@ -259,7 +259,7 @@ CLI_BAD = {
 
 DRIVER = """
 import contextlib, io, json, sys
-from generator.cli import main
+from generator.cli.main import main
 out = []
 for argv in json.loads(sys.argv[1]):
     err = io.StringIO()

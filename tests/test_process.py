@@ -1,4 +1,4 @@
-"""``process:`` transforms on sized regions (runtime/process.py): every codec both ways,
+"""``process:`` transforms on sized regions (runtime/core/process.py): every codec both ways,
 the codec picked by an expression, exact rebuild from the kept wire bytes, and bounded
 decompression (a bomb is a LimitError at the field, without allocating the bomb)."""
 
@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.generate import render_spec
-from runtime import process
-from runtime.errors import DecodeError, EncodeError, LimitError, SpecError
+from generator.emit.generate import render_spec
+from runtime.core import process
+from runtime.core.errors import DecodeError, EncodeError, LimitError, SpecError
 from tests.test_fastbuild import written
 from tests.test_generator import load_module
 

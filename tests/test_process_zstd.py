@@ -1,4 +1,4 @@
-"""zstd in ``process:`` (runtime/process.py decodes it through ``zstandard``): the
+"""zstd in ``process:`` (runtime/core/process.py decodes it through ``zstandard``): the
 ``max_decompressed_bytes`` limit holds whether a frame declares its content size, leaves
 it out (Kafka's Java producers) or lies about it; frames follow one another; a truncated
 frame is an error (zstandard's stream reader would return what it had); every outcome
@@ -16,8 +16,8 @@ import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runtime import process
-from runtime.errors import DecodeError, LimitError
+from runtime.core import process
+from runtime.core.errors import DecodeError, LimitError
 
 PLAIN = b"".join(b"record %05d " % i for i in range(250))  # 3,000 bytes
 MIB = 1 << 20

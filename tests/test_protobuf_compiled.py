@@ -1,5 +1,5 @@
 """The compiled protobuf loop (runtime/_compiled/protobuf.pyx) held equal to the Python
-reader and writer of runtime/protobuf.py (``read_exact``, ``write_exact``).
+reader and writer of runtime/formats/protobuf.py (``read_exact``, ``write_exact``).
 
 On every input the compiled reader either declines (None) or gives the model the Python
 reader gives: the same classes, values (floats by their bits) and ``wire_layout``; where
@@ -28,8 +28,8 @@ from test_gallery_protobuf_wire import records as _records
 from test_gallery_protobuf_wire import uvarint
 
 from generated import protobuf_wire as pw
-from runtime.errors import DecodeError, EncodeError
-from runtime.limits import Limits
+from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.limits import Limits
 from samples.protobuf_peer import Peer
 
 pytestmark = pytest.mark.skipif(

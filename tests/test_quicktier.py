@@ -1,4 +1,4 @@
-"""The quick tier (``_quick_<record>``, generator/quicktier.py): ``parse`` tries it first,
+"""The quick tier (``_quick_<record>``, generator/emit/quicktier.py): ``parse`` tries it first,
 so it must take the shipped inputs itself (else it only costs time) and must never take
 what the exact fast path refuses, nor give another model. ``tests/test_fastpath.py`` holds
 ``parse`` (quick tier, then the exact reader) to the construct path on the same inputs;
@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import runtime.fast as rt_fast
-from generator.generate import render_spec
-from runtime.limits import DEFAULT
+import runtime.core.fast as rt_fast
+from generator.emit.generate import render_spec
+from runtime.core.limits import DEFAULT
 from tests.test_fastpath import Same, fast_formats, inputs
 from tests.test_generator import load_module
 

@@ -17,7 +17,7 @@ import pytest
 from generated import mysql_serialization as ms
 from generated import ticdc_craft as craft
 from generated import ticdc_open_protocol as op
-from runtime.errors import EncodeError
+from runtime.core.errors import EncodeError
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -66,7 +66,7 @@ def _vectors(name):
 
 
 def _decodes(parse, *data):
-    from runtime.errors import DecodeError
+    from runtime.core.errors import DecodeError
 
     try:
         return parse(*data)
@@ -195,7 +195,7 @@ def test_a_time_that_disagrees_with_its_number_is_refused():
 
 
 def test_invalid_utf8_in_a_text_column_stays_hex_and_rebuilds():
-    from runtime.ticdc import Column, RowChangedEvent
+    from runtime.formats.ticdc import Column, RowChangedEvent
 
     ev = RowChangedEvent(1 << 18, "s", "t", new=[Column("c", 15, 0, b"ok\xff")])
     data = craft.build(craft.Message(events=[ev]))
@@ -237,7 +237,7 @@ REPR = re.compile(r"""\bb'|\bb"|UUID\(|<[^>\s]*>>|\w+\(\w+=""")
 
 
 def _inspected(fmt, path: Path):
-    from generator import inspect as insp
+    from generator.cli import inspect as insp
 
     mod = importlib.import_module(f"generated.{fmt}")
     record = _mysql_record(path) if fmt == "mysql_serialization" else mod.DEFAULT_RECORD
@@ -264,7 +264,7 @@ def test_inspect_shows_no_python_reprs(path):
     "stem", sorted({p.stem for p in (SAMPLES / "ticdc_open_protocol").glob("*.key")})
 )
 def test_inspect_of_open_protocol_shows_no_python_reprs(stem):
-    from generator import inspect as insp
+    from generator.cli import inspect as insp
 
     key = (SAMPLES / "ticdc_open_protocol" / f"{stem}.key").read_bytes()
     value = (SAMPLES / "ticdc_open_protocol" / f"{stem}.value").read_bytes()
@@ -320,7 +320,7 @@ def test_inspect_shows_a_thrift_uuid_as_its_text():
     import uuid
 
     from generated import thrift_compact as tc
-    from generator import inspect as insp
+    from generator.cli import inspect as insp
 
     token = uuid.UUID("6b25c293-63c6-4c30-97c0-34083266af3e")
     data = tc.build(tc.User(id=1, name="a", token=token), "User")
@@ -358,8 +358,8 @@ SPEC_MISTAKES = {
 
 @pytest.mark.parametrize("old, new, message", SPEC_MISTAKES.values(), ids=SPEC_MISTAKES.keys())
 def test_readable_spec_keys_are_validated(tmp_path, old, new, message):
-    from generator.generate import render_spec
-    from runtime.errors import SpecError
+    from generator.emit.generate import render_spec
+    from runtime.core.errors import SpecError
 
     text = (ROOT / "specs/plainbuffer.yaml").read_text()
     assert old in text, old
@@ -391,7 +391,7 @@ def test_every_path_trims_and_pads_a_padded_string(tmp_path):
 
     from hypothesis import given, settings
 
-    from generator.generate import render_spec
+    from generator.emit.generate import render_spec
     from tests.test_generator import load_module
 
     path = tmp_path / "padcheck.yaml"
@@ -417,7 +417,7 @@ def test_every_path_trims_and_pads_a_padded_string(tmp_path):
 
 
 def test_unnamed_flag_bits_stay_a_number_in_the_list_and_round_trip():
-    from runtime.ticdc import Column, RowChangedEvent
+    from runtime.formats.ticdc import Column, RowChangedEvent
 
     ev = RowChangedEvent(1 << 18, "s", "t", new=[Column("c", 3, 0x1041, 5)])
     data = craft.build(craft.Message(events=[ev]))

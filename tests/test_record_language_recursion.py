@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator.emitter import render
-from generator.loader import load
-from generator.model import build_model
-from runtime.errors import DecodeError, SpecError
+from generator.emit.emitter import render
+from generator.spec.loader import load
+from generator.spec.model import build_model
+from runtime.core.errors import DecodeError, SpecError
 
 TREE = {
     "format": "tree",

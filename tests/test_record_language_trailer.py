@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.generate import render_spec
-from runtime.errors import DecodeError, SpecError
+from generator.emit.generate import render_spec
+from runtime.core.errors import DecodeError, SpecError
 from tests.test_generator import load_module
 
 SPEC = """\
@@ -167,7 +167,7 @@ def test_sizeof_takes_one_field(tmp_path):
 def test_a_trailer_field_that_cannot_be_read_backwards_is_a_spec_error():
     from construct import Int8ul
 
-    from runtime.record import Record
+    from runtime.core.record import Record
 
     with pytest.raises(SpecError, match="cannot be read from the end"):
         Record("a" / Int8ul, trailer=["b" / Int8ul])

@@ -1,4 +1,4 @@
-"""The mutation fuzzer (generator/fuzz.py): a short run per format in CI, the replay of
+"""The mutation fuzzer (generator/cli/fuzz.py): a short run per format in CI, the replay of
 every crash it ever found, and proof that its checks can fail."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import fuzz
-from generator.cli import main
+from generator.cli import fuzz
+from generator.cli.main import main
 
 CRASHES = sorted(fuzz.CRASH_DIR.rglob("*.bin"))
 OPEN = sorted((fuzz.CRASH_DIR.parent / "open").rglob("*.bin"))

@@ -1,4 +1,4 @@
-"""Every limit (runtime/limits.py) is enforced in every format, per call, with a clear
+"""Every limit (runtime/core/limits.py) is enforced in every format, per call, with a clear
 message naming the limit, and before the allocation a hostile length would cause."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import tracemalloc
 
 import pytest
 
-from generator.fuzz import builder_seeds, sample_seeds, split_pair
-from runtime.errors import LimitError
-from runtime.limits import Limits
+from generator.cli.fuzz import builder_seeds, sample_seeds, split_pair
+from runtime.core.errors import LimitError
+from runtime.core.limits import Limits
 
 FORMATS = [
     ("plainbuffer", "message"),
@@ -107,7 +107,7 @@ def test_hostile_lengths_fail_before_allocating(fmt, record, hostile):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    from runtime.errors import DecodeError
+    from runtime.core.errors import DecodeError
 
     assert isinstance(info.value, DecodeError), info.value
     assert peak < 4 << 20, peak
@@ -153,7 +153,7 @@ structs:
 
 @functools.cache
 def amplify_module(tmp_dir):
-    from generator.thrift import import_spec
+    from generator.spec.thrift import import_spec
 
     path = tmp_dir / "thrift_amplify.yaml"
     path.write_text(AMPLIFY)
@@ -162,7 +162,7 @@ def amplify_module(tmp_dir):
 
 def _list_field(field_id: int, elem_type: int, n: int, element: bytes) -> bytes:
     """A Bag holding field ``field_id``: a list of ``n`` copies of ``element``."""
-    from runtime.leb128 import write_uvarint
+    from runtime.core.leb128 import write_uvarint
 
     return bytes([field_id << 4 | 9, 0xF0 | elem_type]) + write_uvarint(n) + element * n + b"\0"
 

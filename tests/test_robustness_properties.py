@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.fuzz import join_pair
+from generator.cli.fuzz import join_pair
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATS = [
@@ -55,7 +55,7 @@ CASES = [(fmt, rec) for fmt in FORMATS for rec in records(fmt)]
 
 def _kept(key: str, form: dict) -> bool:
     """A model field the loader adds to keep how a field was written (``<field>_wire``,
-    ``_blocks``, ``_terminator``; runtime.sequences.Kept): read, never drawn."""
+    ``_blocks``, ``_terminator``; runtime.core.sequences.Kept): read, never drawn."""
     field, _, suffix = key.rpartition("_")
     return suffix in ("wire", "blocks", "terminator") and field in form
 
@@ -127,7 +127,7 @@ def test_reference_samples_rebuild_byte_for_byte(fmt, path):
 
 def test_open_protocol_pairs_join_for_the_fuzzer():
     mod = module("ticdc_open_protocol")
-    from generator.fuzz import split_pair
+    from generator.cli.fuzz import split_pair
 
     key, value = mod.build_pair(mod.Message(events=[]))
     assert split_pair(join_pair(key, value)) == (key, value)

@@ -1,4 +1,4 @@
-"""Repetition until a terminator and block-encoded sequences (runtime/sequences.py) on a
+"""Repetition until a terminator and block-encoded sequences (runtime/core/sequences.py) on a
 small spec of their own; Avro's container files use the blocks for real
 (tests/test_gallery_avro_container.py)."""
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runtime import leb128
-from runtime.errors import DecodeError, EncodeError
+from runtime.core import leb128
+from runtime.core.errors import DecodeError, EncodeError
 from tests.test_fastbuild import written
 from tests.test_process import spec_module
 

@@ -11,12 +11,12 @@ from construct import FixedSized, Int8ul, Int16ul, Int32ul, SizeofError, Struct,
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import runtime.serializable
+import runtime.formats.serializable
 from generated import mysql_serialization
-from runtime.errors import DecodeError, EncodeError, SpecError
-from runtime.limits import Limits
-from runtime.msbvarint import MsbVarInt, MsbZigZag, encode_uvar
-from runtime.serializable import Field, MsbMap, MsbString, MsbVector, SerializableMessage
+from runtime.core.errors import DecodeError, EncodeError, SpecError
+from runtime.core.limits import Limits
+from runtime.core.msbvarint import MsbVarInt, MsbZigZag, encode_uvar
+from runtime.formats.serializable import Field, MsbMap, MsbString, MsbVector, SerializableMessage
 
 VECTORS = {
     v["name"]: v
@@ -244,7 +244,7 @@ def test_empty_non_ignorable_nested_message_does_not_count():
 
 
 def test_docstring_examples():
-    assert doctest.testmod(runtime.serializable).failed == 0
+    assert doctest.testmod(runtime.formats.serializable).failed == 0
 
 
 # -- nested messages and containers -------------------------------------------------------------

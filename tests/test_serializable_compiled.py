@@ -1,6 +1,6 @@
 """The compiled tier of MySQL's mysql::serialization records (the message and the tagged
 event rendered from the plan into generated/_compiled/mysql_serialization.pyx; the rest read
-by runtime/_compiled/serializable.pyx, driven by the tables generator/compiled_tables.py
+by runtime/_compiled/serializable.pyx, driven by the tables generator/emit/compiled_tables.py
 emits) is held to the Python readers: on
 every vector, sample and binlog file, every truncation, byte mutations and property-generated
 models, it gives the model ``parse_construct`` gives, or declines exactly where the Python
@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generated import mysql_serialization as ms
-from runtime import codec as rt_codec
-from runtime import tier
-from runtime.errors import DecodeError
-from runtime.msbvarint import encode_uvar
+from runtime.core import codec as rt_codec
+from runtime.core import tier
+from runtime.core.errors import DecodeError
+from runtime.core.msbvarint import encode_uvar
 from tests.test_fastpath import Same, _event, _seed_body, mysql_binlog, mysql_inputs, outcome
 
 COMPILED = tier.compiled("runtime._compiled.serializable")
@@ -101,7 +101,7 @@ def check_rows(data: bytes, record: str, limits: dict) -> None:
 
 
 def test_the_message_and_the_event_are_rendered_from_the_plan():
-    """generator/lowering.py plans them and generated/_compiled/ reads them; the table
+    """generator/emit/lowering.py plans them and generated/_compiled/ reads them; the table
     loop keeps the records the plan does not cover (the unsummed event, the file)."""
     assert set(ms.COMPILED_READERS) == {"gtid_tagged_body", "gtid_tagged_event"}
 

@@ -9,8 +9,8 @@ import pytest
 from pyspark.sql import types as T
 from spark_cases import craft_encode
 
+from runtime.formats.ticdc import Column, ResolvedEvent, RowChangedEvent
 from runtime.spark import apply_changes, change_frames, decode, key_columns
-from runtime.ticdc import Column, ResolvedEvent, RowChangedEvent
 
 pytestmark = pytest.mark.spark
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from spark_cases import CASES, normal, output_fields
 
-from runtime.errors import WirespecError
+from runtime.core.errors import WirespecError
 from runtime.spark import decode
-from runtime.spark_decode import codec, load_module
+from runtime.spark.decode import codec, load_module
 
 pytestmark = pytest.mark.spark
 
@@ -146,7 +146,7 @@ def test_failfast_names_the_kafka_record_and_the_byte_offset(spark):
 def test_clashing_input_columns_are_renamed_not_lost(spark):
     from spark_cases import craft_encode
 
-    from runtime.ticdc import ResolvedEvent
+    from runtime.formats.ticdc import ResolvedEvent
 
     msgs = [(None, m) for m in craft_encode([ResolvedEvent(5)])]
     out = decode(kafka_df(spark, msgs), "ticdc_craft")

@@ -9,9 +9,9 @@ from pyspark.sql import functions as F
 from spark_cases import CASES, normal
 from test_spark_decode import _corrupt, kafka_df
 
-from runtime.errors import OptionError
+from runtime.core.errors import OptionError
 from runtime.spark import decode, from_wirespec, register
-from runtime.spark_decode import codec
+from runtime.spark.decode import codec
 
 pytestmark = pytest.mark.spark
 

@@ -12,8 +12,8 @@ from pyspark.sql import functions as F
 from spark_cases import SAMPLES, craft_encode
 
 from generated import mysql_serialization as ms
-from generator.ingest import MARKER, IngestError, ingest, log_config, print_summary
-from runtime.ticdc import Column, ResolvedEvent, RowChangedEvent
+from generator.cli.ingest import MARKER, IngestError, ingest, log_config, print_summary
+from runtime.formats.ticdc import Column, ResolvedEvent, RowChangedEvent
 
 pytestmark = pytest.mark.spark
 
@@ -266,10 +266,10 @@ def test_binlog_over_the_default_limits_lands_one_row_per_event(spark, tmp_path)
 def test_failfast_ends_with_the_first_bad_records_error_in_one_line(
     spark, tmp_path, capsys, monkeypatch
 ):
-    import generator.ingest
-    from generator.cli import main
+    import generator.cli.ingest
+    from generator.cli.main import main
 
-    monkeypatch.setattr(generator.ingest, "session", lambda master, log_path=None: spark)
+    monkeypatch.setattr(generator.cli.ingest, "session", lambda master, log_path=None: spark)
 
     src = tmp_path / "in"
     src.mkdir()

@@ -11,8 +11,8 @@ import pytest
 from pyspark.sql import functions as F
 from spark_cases import CASES, SEED_ROW, normal, output_fields
 
-from runtime.spark_decode import codec
-from runtime.spark_source import detect_kind, split_frames
+from runtime.spark.decode import codec
+from runtime.spark.source import detect_kind, split_frames
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -310,7 +310,7 @@ def test_claim_check_objects_land_as_the_messages_they_carry(spark, tmp_path):
     import base64
 
     import generated.ticdc_open_protocol as op
-    from runtime.spark_decode import decode
+    from runtime.spark.decode import decode
 
     vectors = CASES["ticdc_open_protocol"][0]()
     objects = [

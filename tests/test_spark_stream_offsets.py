@@ -8,7 +8,7 @@ import time
 import pytest
 from spark_cases import SEED_ROW
 
-from runtime.spark_source import ChangedFileError, WirespecStreamReader
+from runtime.spark.source import ChangedFileError, WirespecStreamReader
 
 
 def stream_reader(src, **options):

@@ -9,9 +9,9 @@ import struct
 import pyarrow.parquet as pq
 import pytest
 
-from generator.cli import main
-from runtime.errors import OptionError
-from runtime.spark_decode import codec
+from generator.cli.main import main
+from runtime.core.errors import OptionError
+from runtime.spark.decode import codec
 
 IDL = """\
 struct Item { 1: string sku; 2: i32 qty }
@@ -53,7 +53,7 @@ def test_a_thrift_idl_is_rendered_in_memory_and_the_codec_pickles(idl):
     assert [r for d in data for r in again.rows(None, d)] == rows
     message = codec("thrift_compact", "message", spec=str(idl), struct="Order")
     assert message.schema()["body"].dataType == c.schema()
-    from runtime.spark_functions import column_codec  # from_wirespec's options, the same words
+    from runtime.spark.functions import column_codec  # from_wirespec's options, the same words
 
     options = (("mode", "PERMISSIVE"), ("spec", str(idl)), ("struct", "Order"))
     assert column_codec("thrift_compact", options) == (c, "PERMISSIVE")
@@ -120,7 +120,7 @@ def test_decode_and_the_data_source_with_a_thrift_idl(spark, idl, tmp_path):
 
 @pytest.mark.spark
 def test_ingest_with_spec_and_struct(spark, idl, tmp_path):
-    from generator.ingest import ingest, schema_options
+    from generator.cli.ingest import ingest, schema_options
 
     data, rows = orders(idl)
     src = tmp_path / "in"

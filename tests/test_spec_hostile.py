@@ -19,14 +19,14 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from generator import names, pytext
-from generator.cli import main
-from generator.docs import render_spec_doc
-from generator.generate import ROOT, render_spec
-from generator.loader import load
-from generator.model import build_model, camel
-from generator.thrift import import_spec
-from runtime.errors import DecodeError, SpecError
+from generator.cli.main import main
+from generator.emit.docs import render_spec_doc
+from generator.emit.generate import ROOT, render_spec
+from generator.spec import names, pytext
+from generator.spec.loader import load
+from generator.spec.model import build_model, camel
+from generator.spec.thrift import import_spec
+from runtime.core.errors import DecodeError, SpecError
 from tests.test_generator import load_module
 
 MARK = "wirespec_hostile_ran"

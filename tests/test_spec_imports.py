@@ -1,4 +1,4 @@
-"""``imports:`` between specs (generator/imports.py): qualified enum names, ``extends:``,
+"""``imports:`` between specs (generator/spec/imports.py): qualified enum names, ``extends:``,
 the shared MySQL and TiCDC code tables, and every way an import is refused."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from generator.generate import import_spec
-from generator.loader import load
-from generator.model import build_model
-from generator.thrift import build_thrift_model
-from runtime.errors import SpecError
+from generator.emit.generate import import_spec
+from generator.spec.loader import load
+from generator.spec.model import build_model
+from generator.spec.thrift import build_thrift_model
+from runtime.core.errors import SpecError
 
 ROOT = Path(__file__).resolve().parent.parent
 

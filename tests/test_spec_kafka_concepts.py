@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from generator.generate import render_spec
-from runtime.errors import DecodeError, SpecError
+from generator.emit.generate import render_spec
+from runtime.core.errors import DecodeError, SpecError
 from tests.test_generator import load_module
 
 SPEC = """\

@@ -11,13 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from thrift_support import DATA, apache_classes, norm, struct_strategy, thrift_model
 
 from generated import thrift_compact as tc
-from generator.thrift import TType, import_spec
-from generator.thrift_idl import import_thrift
+from generator.importers.thrift_idl import import_thrift
+from generator.spec.thrift import TType, import_spec
 
 
 def wirespec(*args, stdin: bytes = b""):
     return subprocess.run(
-        [sys.executable, "-m", "generator.cli", *args],
+        [sys.executable, "-m", "generator.cli.main", *args],
         input=stdin,
         capture_output=True,
         check=False,

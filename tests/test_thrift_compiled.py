@@ -32,10 +32,10 @@ from thrift_support import (
     tp2_to_peer,
 )
 
-from generator.thrift import TType, import_spec
-from runtime import thrift_compact as rt
-from runtime import tier
-from runtime.errors import DecodeError, EncodeError
+from generator.spec.thrift import TType, import_spec
+from runtime.core import tier
+from runtime.core.errors import DecodeError, EncodeError
+from runtime.formats import thrift_compact as rt
 
 LOOP = tier.compiled("runtime._compiled.thrift_compact")
 pytestmark = pytest.mark.skipif(LOOP is None, reason="the compiled Thrift loop is not built")
@@ -294,7 +294,7 @@ def test_parquet_footers():
 
 def test_the_parquet_metadata_input_uses_it(monkeypatch):
     from generated import parquet
-    from runtime import parquet_metadata
+    from runtime.formats import parquet_metadata
 
     calls = []
     real = parquet._LOOP
@@ -330,9 +330,9 @@ def test_tables_name_every_field():
     ],
 )
 def test_idl_corpus_tables_and_loop(tmp_path, rel, record):
-    from generator.loader import load
-    from generator.thrift import build_thrift_model
-    from generator.thrift_idl import import_thrift
+    from generator.importers.thrift_idl import import_thrift
+    from generator.spec.loader import load
+    from generator.spec.thrift import build_thrift_model
 
     path = tmp_path / (Path(rel).stem + ".yaml")
     path.write_text(import_thrift(DATA / "idl" / rel))

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from thrift_support import codec, struct_strategy, thrift_model
 
 from generated import thrift_compact as tc
-from runtime.errors import DecodeError, EncodeError, LimitError
+from runtime.core.errors import DecodeError, EncodeError, LimitError
 
 SPEC = thrift_model()
 MOD = codec()

@@ -11,10 +11,10 @@ import uuid
 import pytest
 from thrift_support import DATA
 
-from generator.loader import load
-from generator.thrift import build_thrift_model, import_spec, render_thrift
-from generator.thrift_idl import import_thrift
-from runtime.errors import SpecError
+from generator.importers.thrift_idl import import_thrift
+from generator.spec.loader import load
+from generator.spec.thrift import build_thrift_model, import_spec, render_thrift
+from runtime.core.errors import SpecError
 
 IDL = DATA / "idl"
 REFUSED = {"apache_thrift/BrokenConstants.thrift"}
@@ -278,7 +278,7 @@ def test_imported_structs_round_trip_through_apache_thrift(imported, rel, struct
     from hypothesis import HealthCheck, given, settings
     from thrift_support import apache_classes, norm, struct_strategy
 
-    from generator.thrift import TType
+    from generator.spec.thrift import TType
 
     _, spec, mod = imported(rel)
     apache = apache_classes(spec)

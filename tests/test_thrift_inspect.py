@@ -11,10 +11,10 @@ import uuid
 import pytest
 
 from generated import thrift_compact as tc
-from generator import inspect as insp
-from generator.cli import main
-from runtime import thrift_compact as rt
-from runtime.errors import DecodeError
+from generator.cli import inspect as insp
+from generator.cli.main import main
+from runtime.core.errors import DecodeError
+from runtime.formats import thrift_compact as rt
 
 USER = tc.User(
     id=5,

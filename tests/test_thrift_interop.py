@@ -18,7 +18,7 @@ from thrift_support import (
     tp2_to_peer,
 )
 
-from generator.thrift import TType
+from generator.spec.thrift import TType
 
 SPEC = thrift_model()
 MOD = codec()

@@ -1,5 +1,5 @@
-"""The flat varint readers of runtime/thrift_compact.py agree with the checked reader
-(runtime/leb128.py) on every input: the same value and end, or the same error; a list
+"""The flat varint readers of runtime/formats/thrift_compact.py agree with the checked reader
+(runtime/core/leb128.py) on every input: the same value and end, or the same error; a list
 read as zigzag runs, then the element loop, agrees with the element loop alone."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-import runtime.thrift_compact as rt
-from runtime.errors import DecodeError
+import runtime.formats.thrift_compact as rt
+from runtime.core.errors import DecodeError
 
 
 def _reference(kind, buf, pos, end):

@@ -23,9 +23,9 @@ from thrift_support import (
     tp2_to_peer,
 )
 
-from generator.thrift import TType, import_spec
-from runtime import thrift_compact as rt
-from runtime.errors import DecodeError, EncodeError
+from generator.spec.thrift import TType, import_spec
+from runtime.core.errors import DecodeError, EncodeError
+from runtime.formats import thrift_compact as rt
 
 NEW_SPEC = thrift_model()
 NEW = codec()

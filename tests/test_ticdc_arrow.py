@@ -1,4 +1,4 @@
-"""runtime.ticdc.arrow_columns: the Spark decoder's column-wise build equals to_row."""
+"""runtime.formats.ticdc.arrow_columns: the Spark decoder's column-wise build equals to_row."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spark_cases import _cdc_event
 
-from runtime.ticdc import (
+from runtime.formats.ticdc import (
     Column,
     DdlEvent,
     ResolvedEvent,

@@ -1,4 +1,4 @@
-"""runtime.tier in this checkout: the run has the tier it was started for, and the report
+"""runtime.core.tier in this checkout: the run has the tier it was started for, and the report
 reads as documented. (Building, staleness and loading are in test_build.py.)"""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from runtime import tier
-from runtime.tier import ModuleState, TierReport
+from runtime.core import tier
+from runtime.core.tier import ModuleState, TierReport
 
 EXPECT_TIER_ENV = "WIRESPEC_EXPECT_TIER"
 """Set by scripts/test.sh: ``compiled`` for the run after a build with a C compiler, ``pure

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import generated.ticdc_open_protocol as op
-from generator.transcode import craft_codec, differences, notes, transcode
-from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from generator.cli.transcode import craft_codec, differences, notes, transcode
+from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 ROOT = Path(__file__).resolve().parents[1]
 OP, CRAFT = "ticdc_open_protocol", "ticdc_craft"
@@ -119,7 +119,7 @@ def test_legacy_layout_transcodes_to_the_same_events():
 
 def wirespec(*args):
     return subprocess.run(
-        [sys.executable, "-m", "generator.cli", *map(str, args)],
+        [sys.executable, "-m", "generator.cli.main", *map(str, args)],
         capture_output=True, cwd=ROOT, timeout=60, check=False,
     )  # fmt: skip
 
@@ -149,7 +149,7 @@ def test_cli_transcodes_both_ways(tmp_path):
 )
 def test_cli_transcode_usage_errors_have_no_traceback(tmp_path, args):
     out = subprocess.run(
-        [sys.executable, "-m", "generator.cli", *args],
+        [sys.executable, "-m", "generator.cli.main", *args],
         capture_output=True, cwd=tmp_path, timeout=60, check=False,
         env={"PYTHONPATH": str(ROOT)},
     )  # fmt: skip

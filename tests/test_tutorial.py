@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
-from generator.generate import import_spec
-from runtime.errors import DecodeError
+from generator.cli.main import main
+from generator.emit.generate import import_spec
+from runtime.core.errors import DecodeError
 
 README = Path(__file__).resolve().parent.parent / "specs" / "README.md"
 

@@ -1,2 +1,2 @@
-"""Hand-written Cython of the compiled tier (see runtime.tier): typed loops that the
+"""Hand-written Cython of the compiled tier (see runtime.core.tier): typed loops that the
 generated tables drive. Optional: every caller keeps its pure-Python path."""

@@ -7,7 +7,7 @@ tuples of ``to_rows`` (which cost most of a Spark worker's time).
 The writer gives exactly the Arrow that ``pa.array(to_rows columns, type)`` gives, or raises:
 on anything it does not take as it is (a value of an unexpected Python type, an integer out
 of its column's range, a None where ``<record>_to_row`` would fail) it raises, and the caller
-(``runtime.spark_decode.BatchDecoder``) builds that batch the Python way instead, so results
+(``runtime.spark.decode.BatchDecoder``) builds that batch the Python way instead, so results
 and errors stay those of the Python path. Index checks (``boundscheck=False``) are safe:
 every index below is a position the builder itself grew its buffer to.
 """

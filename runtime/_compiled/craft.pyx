@@ -1,10 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
-"""TiCDC Craft messages read in C: the frame and its mapping to ``runtime.ticdc`` events.
+"""TiCDC Craft messages read in C: the frame and its mapping to ``runtime.formats.ticdc`` events.
 
 :class:`Decoder` reads one whole Craft message (``specs/ticdc_craft.yaml``, records
 ``frame`` and ``message``) with C integers over ``const unsigned char*``: the size tables
 from the end, the term dictionary, the header chunks, the bodies and their column groups,
-then makes the events ``runtime.craft.CraftMessage.decode`` makes (same classes, same
+then makes the events ``runtime.formats.craft.CraftMessage.decode`` makes (same classes, same
 field values) with the values decoded by the column type table the spec generates
 (``COLUMN_TYPE_CRAFT``, handed over by the CraftMessage that owns the decoder, like the
 event and group type values of the spec's enums).
@@ -14,7 +14,7 @@ the Python path would reject (and at the few valid layouts it leaves to Python, 
 :meth:`Decoder.decode`) the Python path runs and gives the events or the exact
 ``DecodeError``. Every read is bounds-checked against the end of its region; a count or
 length read from the input is checked against the bytes left before anything is sized
-by it; the limits (``runtime.limits``) are the Python path's.
+by it; the limits (``runtime.core.limits``) are the Python path's.
 """
 
 import dataclasses
@@ -32,13 +32,13 @@ from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy
 
-from runtime import ticdc
-from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from runtime.formats import ticdc
+from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 from runtime._compiled.slots cimport new_model, put_slot, slots_of
 
 
-# The events are made as runtime.ticdc's slots dataclasses are made (object.__new__), every
+# The events are made as runtime.formats.ticdc's slots dataclasses are made (object.__new__), every
 # field's slot written at its offset; slots_of refuses (the import fails: Python decodes) a class
 # whose fields are not exactly the ones written here.
 cdef type COLUMN = Column, ROW = RowChangedEvent, DDL = DdlEvent, RESOLVED = ResolvedEvent
@@ -73,7 +73,7 @@ cdef extern from "Python.h":
     bint PyUnicode_IS_ASCII(object)
 
 
-# The value kinds of runtime/craft.py (VALUE_KINDS): how a column's value bytes read.
+# The value kinds of runtime/formats/craft.py (VALUE_KINDS): how a column's value bytes read.
 cdef enum Kind:
     K_UNKNOWN = -1
     K_INT = 0
@@ -102,14 +102,14 @@ for _code in range(256):
     SMALL_INTS[_code] = <PyObject*>_SMALL_INTS[_code]
 
 
-cdef struct Lim:  # the limits a decode checks, copied for the call (runtime.limits.Limits)
+cdef struct Lim:  # the limits a decode checks, copied for the call (runtime.core.limits.Limits)
     Py_ssize_t max_message_bytes, max_count, max_string, max_depth
 
 
 cdef inline Py_ssize_t read_uvarint(const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
                                     uint64_t* out) noexcept nogil:
     """The uvarint at ``b[p]`` (read no further than ``end``) -> its end, or -1 where
-    runtime.leb128.read_uvarint raises (truncated, longer than 10 bytes, over 64 bits)."""
+    runtime.core.leb128.read_uvarint raises (truncated, longer than 10 bytes, over 64 bits)."""
     if p < end and b[p] < 0x80:  # one byte: most counts, codes, flags and lengths
         out[0] = b[p]
         return p + 1
@@ -171,12 +171,12 @@ cdef inline Py_ssize_t skip_uvarints(const unsigned char* b, Py_ssize_t p, Py_ss
 
 
 cdef class Decoder:
-    """Craft messages -> ``runtime.ticdc`` events, or None (decline).
+    """Craft messages -> ``runtime.formats.ticdc`` events, or None (decline).
 
     ``value_encodings``: the spec's type code -> value kind (``COLUMN_TYPE_CRAFT``);
     ``event_types``/``group_types``: the values the spec's enums allow in the header's
     type chunk and a column group's type byte; ``version`` (the frame's const), ``row``,
-    ``ddl``, ``resolved``, ``new`` and ``old``: the values runtime.craft reads and maps
+    ``ddl``, ``resolved``, ``new`` and ``old``: the values runtime.formats.craft reads and maps
     (checked against the spec's enums there)."""
 
     cdef signed char kinds[256]
@@ -224,7 +224,7 @@ cdef class Decoder:
         return self.limits_read
 
     def decode(self, bytes data not None, limits):
-        """The events of the whole message ``data`` under ``limits`` (a runtime.limits
+        """The events of the whole message ``data`` under ``limits`` (a runtime.core.limits
         Limits), or None: the Python path decides (an error, or a layout left to it:
         row events mixed with others, a ``max_depth`` below the message's nesting)."""
         return self.events_of(data, limits)
@@ -748,14 +748,14 @@ cdef inline Py_ssize_t uvarint_size(uint64_t v) noexcept nogil:
 
 
 cdef class Encoder:
-    """``runtime.ticdc`` events -> Craft messages, as runtime.craft.CraftMessage writes them
+    """``runtime.formats.ticdc`` events -> Craft messages, as runtime.formats.craft.CraftMessage writes them
     (its quick mapping ``_quick_parts``, ``_assemble`` and the generated frame writer), or
     None (decline) for anything that mapping would not take as it is: then the Python path
     writes the messages or raises the exact EncodeError.
 
     ``value_encodings``: the spec's type code -> value kind; ``version``, ``row``, ``ddl``,
     ``resolved``, ``new`` and ``old``: the version and the event and group type values
-    runtime.craft writes."""
+    runtime.formats.craft writes."""
 
     cdef signed char kinds[256]
     cdef int version, row, ddl, resolved, new, old

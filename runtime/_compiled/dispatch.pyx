@@ -1,7 +1,7 @@
 # cython: language_level=3
 """A generated module's ``parse`` with its table readers (``TABLE_READERS``, see
-``generator/compiled_tables.py``) tried first, from C: a message they take runs no Python
-frame of the module (its ``parse``, then ``runtime.codec.parse_fast`` and the readers' own
+``generator/emit/compiled_tables.py``) tried first, from C: a message they take runs no Python
+frame of the module (its ``parse``, then ``runtime.core.codec.parse_fast`` and the readers' own
 calls cost about as much as reading a small message in C), and a call without limits makes
 no tuple and no ``**limits`` dict (vectorcall)."""
 

@@ -1,6 +1,6 @@
 # cython: language_level=3
 """mysql::serialization's msb-count varints, read in C: the first byte's low one bits
-count the bytes after it (``runtime/msbvarint.py``). Inline functions only: a module that
+count the bytes after it (``runtime/core/msbvarint.py``). Inline functions only: a module that
 cimports them (``from runtime._compiled.msb cimport msb_uvar``) compiles them in and needs
 no module of this name at run time."""
 
@@ -20,7 +20,7 @@ cdef extern from *:
 cdef inline bint msb_uvar(const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t end,
                           uint64_t* out) noexcept nogil:
     """One msb-count varint at ``pos[0]`` before ``end`` (any of its forms, as
-    ``runtime.fast.msb_uvar`` takes them); False where it is truncated."""
+    ``runtime.core.fast.msb_uvar`` takes them); False where it is truncated."""
     cdef Py_ssize_t p = pos[0]
     cdef unsigned char first
     cdef int n, i
@@ -48,7 +48,7 @@ cdef inline bint msb_uvar(const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t 
 
 
 cdef inline int msb_size(uint64_t value) noexcept nogil:
-    """Bytes of the shortest msb-count varint of ``value`` (``runtime.msbvarint.uvar_size``)."""
+    """Bytes of the shortest msb-count varint of ``value`` (``runtime.core.msbvarint.uvar_size``)."""
     cdef int bits = 0
     while value:
         bits += 1

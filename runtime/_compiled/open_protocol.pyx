@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """TiCDC Open Protocol messages read in C: the framing and the JSON documents of the
-common form, straight from the bytes to :mod:`runtime.ticdc` events.
+common form, straight from the bytes to :mod:`runtime.formats.ticdc` events.
 
-:class:`Plan` takes its tables from a :class:`runtime.open_protocol.OpenProtocol` (which
+:class:`Plan` takes its tables from a :class:`runtime.formats.open_protocol.OpenProtocol` (which
 holds the spec's documents): the key and DDL documents' field plans, the column
 document's key names, the type code -> rendering table, the flag bits and the row
 sections. Nothing of the format is written here twice.
@@ -32,8 +32,8 @@ from libc.string cimport memcmp
 
 import dataclasses
 
-from runtime.gojson import go_unquote
-from runtime.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from runtime.formats.gojson import go_unquote
+from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 cdef extern from "Python.h":
     double PyOS_string_to_double(const char *s, char **endptr,
@@ -604,7 +604,7 @@ cdef dict read_fields(list rules, dict obj):
 
 
 cdef class Plan:
-    """The tables of one :class:`runtime.open_protocol.OpenProtocol`, typed for C.
+    """The tables of one :class:`runtime.formats.open_protocol.OpenProtocol`, typed for C.
 
     ``message`` is the Message class, ``check_sections`` the codec's rule for which row
     sections go together (called only for updates and deletes), ``batch_version`` the

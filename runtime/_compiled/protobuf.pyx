@@ -2,7 +2,7 @@
 """One typed loop that reads and writes any ``layout: protobuf`` message from its tables.
 
 The tables are the ones the generated module already builds for the Python reader: a
-``runtime.protobuf.ProtobufMessage`` of ``PbField`` rows per message. :func:`load` turns a
+``runtime.formats.protobuf.ProtobufMessage`` of ``PbField`` rows per message. :func:`load` turns a
 message and every message it reaches into C arrays once (at the module's import);
 :meth:`Loop.read` then reads records with C integers over ``const unsigned char*``, checks
 every length against the bytes left before reading or allocating, and writes the slots of
@@ -58,7 +58,7 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(object text)
 
 
-# The kinds of runtime.protobuf.SCALARS, then messages and maps.
+# The kinds of runtime.formats.protobuf.SCALARS, then messages and maps.
 cdef enum Kind:
     K_INT32, K_INT64, K_UINT32, K_UINT64, K_SINT32, K_SINT64, K_ENUM, K_BOOL,
     K_FIXED32, K_SFIXED32, K_FLOAT, K_FIXED64, K_SFIXED64, K_DOUBLE, K_STRING, K_BYTES,
@@ -248,7 +248,7 @@ def load(root):
     Raises TypeError or ValueError when a message has no model class laid out as a slots
     dataclass of its fields and ``wire_layout`` (the message then keeps to its Python
     reader and writer)."""
-    from runtime import protobuf as rt
+    from runtime.formats import protobuf as rt
 
     index = {}
     found = []

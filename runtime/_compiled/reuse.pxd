@@ -1,6 +1,6 @@
 # cython: language_level=3
 """Models reused once dead: a free list of one model per record, which a rendered plan
-(``generator/compiled.py``) writes the next message into instead of allocating a new one.
+(``generator/emit/compiled.py``) writes the next message into instead of allocating a new one.
 
 A model the reader returned last and that the caller has dropped is held by the reader's
 own reference alone (reference count 1): it is dead to every caller, so writing the next

@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """The compiled tier of ``layout: serializable`` records (``mysql::serialization``) and of
 the binlog events and files that frame them: one typed loop driven by the field tables a
-generated module emits (see ``generator/compiled_tables.py``).
+generated module emits (see ``generator/emit/compiled_tables.py``).
 
 Every reader here either returns exactly the model the Python readers return or declines
 (returns None); the generated ``parse`` then runs the Python readers, which give the model
@@ -31,8 +31,8 @@ from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcmp
 
-from runtime.errors import DecodeError
-from runtime.limits import Limits
+from runtime.core.errors import DecodeError
+from runtime.core.limits import Limits
 
 from runtime._compiled.crc32 cimport crc32_update
 from runtime._compiled.msb cimport msb_size as _msb_size
@@ -172,7 +172,7 @@ cdef class Message(_Entry):
     """A ``layout: serializable`` record read from its field table.
 
     ``fields``: ``(id, slot, kind, bits, count, max_length, encoding, absent)`` per field,
-    ids 0, 1, 2, ... in order, as ``generator/compiled_tables.py`` emits them. Its
+    ids 0, 1, 2, ... in order, as ``generator/emit/compiled_tables.py`` emits them. Its
     attributes and C methods are declared in ``serializable.pxd``."""
 
     def __cinit__(self):
@@ -480,7 +480,7 @@ cdef struct HeaderField:
 
 @cython.final
 cdef class Frame:
-    """An event read from its frame table (``generator/compiled_tables.py``): little-endian
+    """An event read from its frame table (``generator/emit/compiled_tables.py``): little-endian
     header integers, a body of ``size_field - minus`` bytes (``minus_if`` fewer when a
     conditional CRC-32 follows), a message or, by the ``switch_on`` header field, a message for the
     listed codes and raw bytes for the others, then a CRC-32 of header and body."""

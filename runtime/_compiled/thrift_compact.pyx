@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
 """One typed loop that reads any Thrift Compact struct from its field table.
 
-A generated Thrift module (``generator/templates/thrift_module.py.j2``) emits
+A generated Thrift module (``generator/emit/templates/thrift_module.py.j2``) emits
 ``FIELD_TABLES``: per struct its class, its charge against the expansion budget and its
 fields (id, attribute, required, type tree with compact type ids). :func:`load` turns them
 into C arrays once, at the module's import; :meth:`Loop.parse` then reads a message with C
@@ -34,7 +34,7 @@ from runtime._compiled.out cimport Out, put, put_byte, put_uvarint
 
 import uuid as _uuid
 
-from runtime import thrift_compact as _rt
+from runtime.formats import thrift_compact as _rt
 
 
 cdef extern from "Python.h":

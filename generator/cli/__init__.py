@@ -1,0 +1,1 @@
+"""The ``wirespec`` command: one module per verb."""

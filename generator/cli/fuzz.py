@@ -1,0 +1,715 @@
+"""Mutation fuzzing of the generated parsers: ``wirespec fuzz FORMAT [--seconds N]``.
+
+The fuzzer starts from valid messages (``samples/<format>/*.bin`` plus messages the
+module's own builder writes from its hypothesis strategies), mutates them (bit flips,
+interesting bytes, truncation, splices of two messages, length fields set to huge or
+negative values, repeated and deleted sections, inserted bytes) and feeds every mutant to
+the parser. An input passes when:
+
+* the parser returns a model or raises :class:`runtime.core.errors.DecodeError` (nothing else:
+  no ``IndexError``, ``RecursionError``, ``MemoryError``, ...);
+* it finishes within :func:`time_bound` of its size;
+* the peak memory the parse allocated (``tracemalloc``) stays below :func:`memory_bound`
+  of its size;
+* a model it returns rebuilds: ``parse(build(model))`` has the same JSON form (the
+  fields the builder computes left out), and the fast path (where there is one) returns
+  what the construct path returns;
+* where the compiled tier is built, its reader takes exactly what the Python quick tier
+  takes, with the same model (:func:`tier_readers`).
+
+Every failing input is saved under ``tests/fuzz/crashes/<format>/<record>--<hash>.bin``
+(with a ``.txt`` saying what went wrong); ``tests/test_robustness_fuzz.py`` replays them
+all, so a crash found once stays fixed.
+
+Open Protocol's Kafka message is a key and a value; its fuzz input is
+``u32be(len(key)) + key + value`` (:func:`split_pair`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import hashlib
+import importlib
+import random
+import re
+import struct
+import sys
+import time
+import traceback
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import runtime.core.fast as rt_fast
+from generator import ROOT
+from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.limits import Limits
+
+CRASH_DIR = ROOT / "tests" / "fuzz" / "crashes"
+
+FORMATS = (
+    "plainbuffer",
+    "mysql_serialization",
+    "thrift_compact",
+    "ticdc_craft",
+    "ticdc_open_protocol",
+    "avro_container",
+    "msgpack",
+)
+
+TIME_BASE = 0.5
+"""Seconds any input may take, however small (tracemalloc is on while it runs) ..."""
+TIME_PER_BYTE = 20e-6
+"""... plus this much per input byte (a 64 KiB input: 1.8 s)."""
+SLOW_RETRIES = 2
+"""A parse over its time bound is timed this many times again; only the fastest counts."""
+MEMORY_BASE = 1 << 20
+"""Bytes of peak allocation any input may cause, however small ..."""
+MEMORY_PER_BYTE = 256
+"""... plus this many per input byte (a slotted model object per wire byte fits)."""
+PROGRESS_EVERY = 0.25
+"""Seconds between two calls of :func:`run`'s ``progress``."""
+LOG_EVERY = 5.0
+"""Seconds between two progress lines of the CLI when stderr is not a terminal."""
+
+
+def time_bound(size: int) -> float:
+    """Seconds a parse of ``size`` bytes may take."""
+    return TIME_BASE + TIME_PER_BYTE * size
+
+
+def _timed(parse, data: bytes) -> float:
+    """Seconds one ``parse(data)`` takes, whatever it gives."""
+    start = time.perf_counter()
+    with contextlib.suppress(Exception):  # only the time matters here
+        parse(data)
+    return time.perf_counter() - start
+
+
+def memory_bound(size: int) -> int:
+    """Peak bytes a parse of ``size`` bytes may allocate."""
+    return MEMORY_BASE + MEMORY_PER_BYTE * size
+
+
+# -- targets ------------------------------------------------------------------------------
+
+
+def split_pair(data: bytes) -> tuple[bytes, bytes]:
+    """An Open Protocol fuzz input as (key, value): ``u32be(len(key)) + key + value``."""
+    if len(data) < 4:
+        return data, b""
+    (n,) = struct.unpack_from(">I", data)
+    return data[4 : 4 + n], data[4 + n :]
+
+
+def join_pair(key: bytes, value: bytes) -> bytes:
+    return struct.pack(">I", len(key)) + key + value
+
+
+def _columns_as_written(message: dict) -> dict:
+    """An Open Protocol message's JSON form with each row's columns in the order the
+    builder writes them: tiflow marshals a Go map, so column order carries nothing and is
+    canonicalised (specs/README.md, "Round trips and their canonical forms")."""
+
+    def by_name(column: dict) -> bytes:
+        return column["name"].encode("utf-8", "surrogatepass")
+
+    events = [
+        {k: sorted(v, key=by_name) if k in ("new", "old") and v else v for k, v in ev.items()}
+        for ev in message["events"]
+    ]
+    return {**message, "events": events}
+
+
+@dataclasses.dataclass
+class Target:
+    """One record of one format: how to parse a fuzz input and check its model."""
+
+    format: str
+    record: str
+    parse: Callable[[bytes], object]
+    rebuild: Callable[[object], object] | None = None
+    """model -> the model of its rebuilt bytes (compared by JSON form)."""
+    oracle: Callable[[bytes], object] | None = None
+    """The construct path, when ``parse`` is a fast path."""
+    to_dict: Callable[[object], object] = lambda m: m
+    seeds: list[bytes] = dataclasses.field(default_factory=list)
+    semantic: Callable[[object], object] | None = None
+    """The JSON form a rebuild must keep: without the fields the builder computes (a
+    size table of non-minimal varints is rewritten minimal); ``to_dict`` when None."""
+    tiers: Callable[[bytes], tuple] | None = None
+    """data -> (the compiled reader's model or None, the quick tier's), when built."""
+
+
+def module(fmt: str):
+    return importlib.import_module(f"generated.{fmt}")
+
+
+def records(fmt: str) -> list[str]:
+    """The records a format's fuzzing covers (all of them)."""
+    mod = module(fmt)
+    return list(mod.RECORDS)
+
+
+def target(fmt: str, record: str | None = None, limits: dict | None = None) -> Target:
+    """The fuzz target of ``record`` (default: the format's default record)."""
+    mod = module(fmt)
+    record = record or mod.DEFAULT_RECORD
+    if record not in mod.RECORDS:
+        raise KeyError(f"{fmt} has no record {record!r}; records: {', '.join(mod.RECORDS)}")
+    limits = dict(limits or {})
+    to_dict = mod.to_dict
+    if getattr(mod, "KAFKA_RECORD", None) == record:
+
+        def parse_pair(data):
+            return mod.parse_pair(*split_pair(data), **limits)
+
+        def rebuild_pair(model):
+            return mod.parse_pair(*mod.build_pair(model), **limits)
+
+        def semantic(model):
+            return _columns_as_written(to_dict(model))
+
+        return Target(fmt, record, parse_pair, rebuild_pair, None, to_dict, semantic=semantic)
+
+    def parse(data):
+        return mod.parse(data, record, **limits)
+
+    def rebuild(model):
+        return mod.parse(mod.build(model, record), record, **limits)
+
+    oracle = None
+    if record in (getattr(mod, "FAST_READERS", None) or {}) and hasattr(mod, "parse_construct"):
+
+        def oracle(data):
+            return mod.parse_construct(data, record, **limits)
+
+    def semantic(model):
+        return to_dict(mod.from_dict(to_dict(model), record))
+
+    return Target(
+        fmt,
+        record,
+        parse,
+        rebuild,
+        oracle,
+        to_dict,
+        semantic=semantic,
+        tiers=tier_readers(mod, record, limits),
+    )
+
+
+def tier_readers(mod, record: str, limits: dict):
+    """data -> (the compiled reader's model or None, the Python quick tier's model or
+    None), for a record the compiled tier reads; None when it is not built."""
+    compiled = (getattr(mod, "COMPILED_READERS", None) or {}).get(record)
+    if compiled is None:
+        return None
+    quick, depth = mod.QUICK_READERS[record]
+    limits_obj = Limits.from_kwargs(limits, mod._LIMITS) if limits else mod._LIMITS
+
+    def both(data: bytes):
+        mine = compiled(data, limits_obj)
+        theirs = None
+        if depth <= limits_obj.max_depth and len(data) <= limits_obj.max_message_bytes:
+            try:
+                model, pos = quick(data, 0, len(data), limits_obj)
+            except rt_fast.QUICK_FAILURES:
+                pass
+            else:
+                theirs = model if pos == len(data) else None
+        return mine, theirs
+
+    return both
+
+
+def sample_seeds(fmt: str, record: str) -> list[bytes]:
+    """Shipped samples that parse as ``record``."""
+    out = []
+    t = target(fmt, record)
+    for path in sorted((ROOT / "samples" / fmt).glob("*.bin")):
+        data = path.read_bytes()
+        try:
+            t.parse(data)
+        except DecodeError:
+            continue
+        out.append(data)
+    return out
+
+
+def builder_seeds(fmt: str, record: str, count: int = 12, seed: int = 0) -> list[bytes]:
+    """Messages the module's builder writes from models its ``strategies`` draws
+    (deterministic for a seed); empty when the module has no strategies or hypothesis is
+    not installed."""
+    mod = module(fmt)
+    if not hasattr(mod, "strategies"):
+        return []
+    try:
+        from hypothesis import HealthCheck, Phase, given, settings
+        from hypothesis import seed as hseed
+    except ImportError:  # pragma: no cover - hypothesis is a test extra
+        return []
+    table = getattr(mod, "_STRATEGY_RECORDS", {})
+    entry = table.get(record, {})
+    if entry.get("needs_parent") or entry.get("no_strategy"):
+        return []  # drawn only inside its enclosing record, or from the format's own events
+    strategy = mod.strategies(record)
+    kafka = getattr(mod, "KAFKA_RECORD", None) == record
+    out: list[bytes] = []
+
+    @hseed(seed)
+    @settings(
+        max_examples=count,
+        database=None,
+        phases=[Phase.generate],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def collect(model):
+        data = join_pair(*mod.build_pair(model)) if kafka else mod.build(model, record)
+        if data not in out:
+            out.append(data)
+
+    collect()
+    return out
+
+
+def seeds(fmt: str, record: str, seed: int = 0) -> list[bytes]:
+    found = sample_seeds(fmt, record) + builder_seeds(fmt, record, seed=seed)
+    return found or [b""]
+
+
+# -- mutators -----------------------------------------------------------------------------
+
+INTERESTING_BYTES = (0x00, 0x01, 0x7F, 0x80, 0xFF, 0xFE, 0x3F, 0x40, 0x0F, 0x10)
+HUGE = (
+    b"\xff\xff\xff\xff",
+    b"\xff\xff\xff\x7f",
+    b"\x7f\xff\xff\xff",
+    b"\x00\x00\x00\x80",
+    b"\x80\x00\x00\x00",
+    b"\xff\xff\xff\xff\xff\xff\xff\xff",
+    b"\x7f\xff\xff\xff\xff\xff\xff\xff",
+    b"\xff\xff\xff\xff\xff\xff\xff\x7f",
+    b"\xff\xff\xff\xff\x0f",  # LEB128 uvarint 2**32 - 1
+    b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01",  # LEB128 2**64 - 1
+    b"\xfe\xff\xff\xff\xff\xff\xff\xff\xff",  # msb varint, 8 extra bytes
+    b"\x00\x10\x00\x00",
+)
+
+
+def _bitflip(rng, data, corpus):
+    if not data:
+        return data
+    data = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        i = rng.randrange(len(data))
+        data[i] ^= 1 << rng.randrange(8)
+    return bytes(data)
+
+
+def _interesting_byte(rng, data, corpus):
+    if not data:
+        return bytes([rng.choice(INTERESTING_BYTES)])
+    data = bytearray(data)
+    data[rng.randrange(len(data))] = rng.choice(INTERESTING_BYTES)
+    return bytes(data)
+
+
+def _truncate(rng, data, corpus):
+    return data[: rng.randrange(len(data) + 1)] if data else data
+
+
+def _splice(rng, data, corpus):
+    other = rng.choice(corpus)
+    return data[: rng.randint(0, len(data))] + other[rng.randint(0, len(other)) :]
+
+
+def _huge_length(rng, data, corpus):
+    value = rng.choice(HUGE)
+    if not data:
+        return value
+    i = rng.randrange(len(data))
+    if rng.random() < 0.5:  # overwrite
+        return data[:i] + value + data[i + len(value) :]
+    return data[:i] + value + data[i:]
+
+
+def _repeat_section(rng, data, corpus):
+    if not data:
+        return data
+    i = rng.randrange(len(data))
+    j = rng.randint(i, min(len(data), i + 64))
+    times = rng.choice((1, 2, 4, 16, 256))
+    return data[:j] + data[i:j] * times + data[j:]
+
+
+def _delete_section(rng, data, corpus):
+    if not data:
+        return data
+    i = rng.randrange(len(data))
+    j = rng.randint(i, min(len(data), i + 16))
+    return data[:i] + data[j:]
+
+
+def _insert_random(rng, data, corpus):
+    i = rng.randint(0, len(data))
+    return data[:i] + rng.randbytes(rng.randint(1, 8)) + data[i:]
+
+
+def _concat(rng, data, corpus):
+    return data + rng.choice(corpus)
+
+
+MUTATORS: tuple = (
+    _bitflip,
+    _interesting_byte,
+    _truncate,
+    _splice,
+    _huge_length,
+    _repeat_section,
+    _delete_section,
+    _insert_random,
+    _concat,
+)
+"""Each takes (rng, data, corpus) and returns the mutated bytes."""
+
+MAX_INPUT = 1 << 20
+
+
+def mutate(rng: random.Random, data: bytes, corpus: list[bytes]) -> bytes:
+    """One to three stacked mutations of ``data``."""
+    for _ in range(rng.randint(1, 3)):
+        data = rng.choice(MUTATORS)(rng, data, corpus)
+    return data[:MAX_INPUT]
+
+
+# -- checking one input -------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Failure:
+    format: str
+    record: str
+    kind: str
+    """crash | slow | memory | rebuild | fastpath | compiled"""
+    detail: str
+    data: bytes
+
+    @property
+    def signature(self) -> str:
+        """What makes two failures the same bug: kind and the last frame / message."""
+        first = self.detail.strip().splitlines()[-1] if self.detail.strip() else ""
+        return f"{self.kind}: {re.sub(r'[0-9]+', 'N', first)[:120]}"
+
+
+def _same(a, b, to_dict) -> bool:
+    try:
+        return to_dict(a) == to_dict(b)
+    except Exception:  # noqa: BLE001 - a model to_dict cannot render is itself a finding
+        return False
+
+
+def check(t: Target, data: bytes, *, bounds: bool = True) -> Failure | None:
+    """Parse one input; a :class:`Failure` if it breaks a rule (see the module doc)."""
+
+    def fail(kind, detail):
+        return Failure(t.format, t.record, kind, detail, data)
+
+    tracing = bounds and tracemalloc.is_tracing()
+    if tracing:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+    start = time.perf_counter()
+    model = error = None
+    try:
+        model = t.parse(data)
+        ok = True
+    except DecodeError as err:
+        ok, error = False, err
+    except Exception:  # noqa: BLE001 - exactly what the fuzzer looks for
+        return fail("crash", traceback.format_exc(limit=-4))
+    elapsed = time.perf_counter() - start
+    if tracing:
+        peak = tracemalloc.get_traced_memory()[1] - base
+        if peak > memory_bound(len(data)):
+            return fail("memory", f"peak {peak} bytes > bound {memory_bound(len(data))}")
+    if bounds and elapsed > time_bound(len(data)):
+        # a load spike or a collection of the whole heap does not come back; a slow parse does
+        elapsed = min(elapsed, *(_timed(t.parse, data) for _ in range(SLOW_RETRIES)))
+        if elapsed > time_bound(len(data)):
+            return fail("slow", f"{elapsed:.3f} s > bound {time_bound(len(data)):.3f} s")
+    if t.oracle is not None:
+        try:
+            oracle = ("ok", t.to_dict(t.oracle(data)))
+        except DecodeError as err:
+            oracle = (type(err).__name__, err.offset, err.path)
+        except Exception:  # noqa: BLE001
+            return fail("crash", "construct path: " + traceback.format_exc(limit=-4))
+        if ok:
+            mine = ("ok", t.to_dict(model))
+        else:
+            mine = (type(error).__name__, error.offset, error.path)
+        if mine != oracle:
+            return fail("fastpath", f"fast path {mine!r} != construct path {oracle!r}")
+    if t.tiers is not None:
+        try:
+            mine, quick = t.tiers(data)
+        except Exception:  # noqa: BLE001 - the compiled tier declines, it never raises
+            return fail("crash", "compiled tier: " + traceback.format_exc(limit=-4))
+        same = mine is None and quick is None
+        if mine is not None and quick is not None:
+            same = _same(mine, quick, t.to_dict)
+        if not same:
+            shown = ["declined" if m is None else "took it" for m in (mine, quick)]
+            return fail("compiled", f"compiled tier {shown[0]}, quick tier {shown[1]}")
+    if ok and t.rebuild is not None:
+        try:
+            again = t.rebuild(model)
+        except (DecodeError, EncodeError) as err:
+            return fail("rebuild", f"{type(err).__name__}: {err}")
+        except Exception:  # noqa: BLE001
+            return fail("rebuild", traceback.format_exc(limit=-4))
+        if not _same(model, again, t.semantic or t.to_dict):
+            return fail("rebuild", "parse(build(model)) != model")
+    return None
+
+
+# -- the loop -----------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Report:
+    format: str
+    records: list[str]
+    inputs: int = 0
+    seconds: float = 0.0
+    failures: dict = dataclasses.field(default_factory=dict)
+    """signature -> first (minimized) Failure."""
+    saved: list[Path] = dataclasses.field(default_factory=list)
+
+    def summary(self) -> str:
+        lines = [
+            (
+                f"{self.format} ({', '.join(self.records)}): {self.inputs} inputs in "
+                f"{self.seconds:.1f} s, {len(self.failures)} distinct failure(s)"
+            )
+        ]
+        for sig, f in self.failures.items():
+            lines.append(f"  [{f.record}] {sig} ({len(f.data)} bytes)")
+        for path in self.saved:
+            lines.append(f"  saved {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+        return "\n".join(lines)
+
+
+def minimize(t: Target, failure: Failure, budget: float = 2.0) -> Failure:
+    """Shrink a failing input (cuts and deletions) while it fails the same way."""
+    best = failure
+    stop = time.perf_counter() + budget
+    step = max(1, len(best.data) // 2)
+    while step >= 1 and time.perf_counter() < stop:
+        shrunk = False
+        i = 0
+        while i < len(best.data) and time.perf_counter() < stop:
+            candidate = best.data[:i] + best.data[i + step :]
+            again = check(t, candidate, bounds=failure.kind in ("slow", "memory"))
+            if again is not None and again.signature == failure.signature:
+                best = again
+                shrunk = True
+            else:
+                i += step
+        if not shrunk:
+            step //= 2
+    return best
+
+
+def save(failure: Failure, directory: Path = CRASH_DIR) -> Path:
+    folder = directory / failure.format
+    folder.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256(failure.data).hexdigest()[:12]
+    path = folder / f"{failure.record}--{digest}.bin"
+    path.write_bytes(failure.data)
+    path.with_suffix(".txt").write_text(f"{failure.kind}\n{failure.detail}\n")
+    return path
+
+
+def run(
+    fmt: str,
+    record: str | None = None,
+    *,
+    seconds: float = 10.0,
+    seed: int = 0,
+    save_dir: Path | None = CRASH_DIR,
+    max_inputs: int | None = None,
+    log: Callable[[str], None] | None = None,
+    progress: Callable[[Report, float], None] | None = None,
+) -> Report:
+    """Fuzz ``record`` (or every record of ``fmt``) for ``seconds`` in all; ``progress``
+    gets the report so far and the seconds spent, every :data:`PROGRESS_EVERY` seconds."""
+    names = [record] if record else records(fmt)
+    report = Report(fmt, names)
+    rng = random.Random(seed)
+    targets = []
+    for name in names:
+        t = target(fmt, name)
+        t.seeds = seeds(fmt, name, seed)
+        targets.append(t)
+    corpora = {t.record: list(t.seeds) for t in targets}
+    started = time.perf_counter()
+    deadline = started + seconds
+    was_tracing = tracemalloc.is_tracing()
+    if not was_tracing:
+        tracemalloc.start()
+    old_limit = sys.getrecursionlimit()
+    try:
+        for t in targets:  # the seeds themselves must pass
+            for data in t.seeds:
+                _record(report, t, check(t, data), save_dir, log)
+                report.inputs += 1
+        next_progress = started
+        while (now := time.perf_counter()) < deadline:
+            if max_inputs is not None and report.inputs >= max_inputs:
+                break
+            if progress is not None and now >= next_progress:
+                progress(report, now - started)
+                next_progress = now + PROGRESS_EVERY
+            t = targets[report.inputs % len(targets)]
+            corpus = corpora[t.record]
+            data = mutate(rng, rng.choice(corpus), corpus)
+            failure = check(t, data)
+            report.inputs += 1
+            if failure is None:
+                if len(corpus) < 256 and rng.random() < 0.05 and _parses(t, data):
+                    corpus.append(data)  # valid mutants seed further mutation
+                continue
+            _record(report, t, failure, save_dir, log)
+    finally:
+        if not was_tracing:
+            tracemalloc.stop()
+        sys.setrecursionlimit(old_limit)
+    report.seconds = time.perf_counter() - started
+    if progress is not None:
+        progress(report, report.seconds)
+    return report
+
+
+def _parses(t: Target, data: bytes) -> bool:
+    try:
+        t.parse(data)
+        return True
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _record(report: Report, t: Target, failure, save_dir, log) -> None:
+    if failure is None or failure.signature in report.failures:
+        return
+    failure = minimize(t, failure)
+    report.failures[failure.signature] = failure
+    if log:
+        log(f"{t.format}[{t.record}] {failure.signature}")
+    if save_dir is not None:
+        report.saved.append(save(failure, save_dir))
+
+
+def replay(path: Path) -> Failure | None:
+    """Check a saved crash input again (``<record>--<hash>.bin`` under its format)."""
+    fmt = path.parent.name
+    record = path.name.split("--", 1)[0]
+    return check(target(fmt, record), path.read_bytes(), bounds=False)
+
+
+# -- the CLI verb -------------------------------------------------------------------------
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
+
+
+def add_parser(verbs) -> None:
+    cmd = verbs.add_parser(
+        "fuzz", help="mutation-fuzz a format's parser (only DecodeError, bounded time/memory)"
+    )
+    cmd.add_argument("format", help=f"one of {', '.join(FORMATS)}, or 'all'")
+    cmd.add_argument("--record", help="one record (default: every record of the format)")
+    cmd.add_argument("--seconds", type=_positive, default=10.0, help="run time per format")
+    cmd.add_argument("--seed", type=int, default=0, help="random seed (runs are repeatable)")
+    cmd.add_argument(
+        "--save-dir",
+        default=str(CRASH_DIR),
+        help="where failing inputs go (default tests/fuzz/crashes, replayed by the tests)",
+    )
+    cmd.add_argument("--no-save", action="store_true", help="do not save failing inputs")
+    cmd.set_defaults(run=run_command)
+
+
+@contextlib.contextmanager
+def _progress_display(fmt: str, seconds: float):
+    """``(progress, log)`` callbacks for :func:`run`: a rich progress bar on a terminal,
+    else a line on stderr every :data:`LOG_EVERY` seconds."""
+
+    def counts(report: Report) -> str:
+        return f"{report.inputs} inputs, {len(report.failures)} failure(s)"
+
+    if not sys.stderr.isatty():
+        last = [0.0]
+
+        def line(report: Report, elapsed: float) -> None:
+            if elapsed - last[0] >= LOG_EVERY:
+                last[0] = elapsed
+                print(f"  {fmt}: {elapsed:.0f}/{seconds:g} s, {counts(report)}", file=sys.stderr)
+
+        yield line, lambda text: print(f"  found {text}", file=sys.stderr, flush=True)
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task(fmt, total=seconds)
+
+        def update(report: Report, elapsed: float) -> None:
+            bar.update(task, completed=elapsed, description=f"{fmt}: {counts(report)}")
+
+        yield update, lambda text: bar.console.print(f"  found {text}")
+
+
+def run_command(args) -> int:
+    """Exit 0 when nothing failed, 1 when something did (saved for the regression test)."""
+    from generator.cli.main import CliError, load_codec
+
+    formats = list(FORMATS) if args.format == "all" else [args.format]
+    failed = False
+    for fmt in formats:
+        codec = load_codec(fmt)
+        if args.record and args.record not in codec.RECORDS:
+            raise CliError(
+                f"{fmt} has no record {args.record!r}; records: {', '.join(codec.RECORDS)}", 2
+            )
+        with _progress_display(fmt, args.seconds) as (progress, log):
+            report = run(
+                fmt,
+                args.record,
+                seconds=args.seconds,
+                seed=args.seed,
+                save_dir=None if args.no_save else Path(args.save_dir),
+                log=log,
+                progress=progress,
+            )
+        print(report.summary(), flush=True)
+        failed |= bool(report.failures)
+    return 1 if failed else 0

@@ -1,0 +1,411 @@
+"""The compiled tier's second output: Spark's Arrow columns written straight from the bytes.
+
+The same plans the model readers render (generator/emit/lowering.py), rendered once more by
+:class:`ArrowEmitter`: each record gets ``_arrow_<record>``, which reads exactly what
+``_read_<record>`` reads and declines where it declines, but makes no model. The values
+stay C values (a number, or a pointer and a length into the input for text and bytes;
+``Scalar`` of runtime/_compiled/arrow.pxd), and where the model reader builds its model,
+this one appends them to the record's Spark columns, as the generated module's
+``SPARK_COLUMNS`` table says (:mod:`runtime._compiled.arrow`'s typed builders). A list of
+records is written element by element into its column's child builder as it is read; a
+record read inline is written with its parent.
+
+A decline part way leaves columns part-written: ``write_arrow`` (rendered at the end)
+truncates every builder back to where the message began and hands the message back, and
+the caller (``runtime.spark.decode.BatchDecoder``) decodes it the Python way. Records the
+renderer cannot write (expressions, ``process:``, inlined columns, lists read inline, a
+switch's default) raise :class:`NotCompiled` and keep the model path only.
+"""
+
+from __future__ import annotations
+
+from generator.emit.compiled import CompiledEmitter, NotCompiled
+from generator.emit.lowering import Build, Checksum, Lowering
+
+_RAW = ("int", "float", "bool", "string", "binary")
+_FLOATS = ("float", "double")
+_INTS = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t")
+
+
+def _walk(steps):
+    """Every step, nested ones included."""
+    for step in steps or ():
+        yield step
+        for inner in ("steps", "default"):
+            yield from _walk(getattr(step, inner, None))
+        for case in getattr(step, "cases", None) or ():
+            yield from _walk(getattr(case, "steps", None))
+
+
+class ArrowEmitter(CompiledEmitter):
+    """The ``_arrow_<record>`` writers of one spec, and ``write_arrow``/``bind_arrow``.
+
+    ``tables``: the module's ``SPARK_COLUMNS`` (records -> column entries); ``rows``:
+    records whose Spark rows are the elements of one of their fields (``spark: {row:}``),
+    record -> that field; ``paths``: records whose rows are a path (not written here)."""
+
+    def __init__(self, spec, lowering: Lowering, tables: dict, rows: dict, paths=()):
+        self.tables, self.rows, self.paths = tables, rows, set(paths)
+        self.returned: dict[str, str] = {}
+        """Record -> the member of its elements a parent's checksum reads (its writer
+        returns that member's value, the parent keeps them in the list)."""
+        for plan in lowering.plans.values():
+            lists = {s.var: s.record for s in _walk(plan.steps) if hasattr(s, "until")}
+            for step in _walk(plan.steps):
+                if isinstance(step, Checksum):
+                    for item in step.items:
+                        if item.kind == "each" and lists.get(item.var):
+                            self.returned.setdefault(lists[item.var], item.member)
+        super().__init__(spec, lowering)
+
+    # -- a record ------------------------------------------------------------------------
+
+    def record_function(self, plan) -> str:
+        if plan.name not in self.tables or plan.name in self.paths:
+            raise NotCompiled("no Spark columns of its own")
+        builds = [s for s in _walk(plan.steps) if isinstance(s, Build)]
+        self.builds = {s.var: s for s in builds}
+        self.targets: dict[str, str] = {}
+        """Variable -> the builder a record read into it is written to (as it is read)."""
+        self.builders: dict[str, str] = {}
+        """Local builder -> its declaration (found once a call, not once a value)."""
+        top = dict(self.builds["model"].fields)
+        row_field = self.rows.get(plan.name)
+        if row_field is not None:
+            self.targets[top[row_field]] = "out"
+        else:
+            for var, kind, builder in self.columns(plan.name, top, "out"):
+                self.aim(var, kind, builder)
+        self.expressions = False
+        text = super().record_function(plan)
+        if self.expressions:
+            raise NotCompiled("reads spec expressions or a process: codec")
+        return text
+
+    def columns(self, record: str, fields: dict, struct: str) -> list[tuple[str, object, str]]:
+        """``(variable, kind, builder)`` of each Spark column of ``record``, whose model
+        fields are in ``fields`` (name -> variable), in struct builder ``struct``."""
+        out = []
+        for k, (_name, slot, kind, _nullable) in enumerate(self.tables[record]):
+            if slot not in fields:
+                raise NotCompiled(f"{record}: column {slot} is no field of its own")
+            shape = kind[0] if isinstance(kind, tuple) else ""
+            ctype = {"list": "ListBuilder", "record": "StructBuilder", "switch": "StructBuilder"}
+            name = f"{struct}_{k}"
+            out.append(
+                (fields[slot], kind, self.local(name, ctype.get(shape, "Builder"), k, struct))
+            )
+        return out
+
+    def local(self, name: str, ctype: str, k, struct: str) -> str:
+        """``name``: a local ``ctype``, child ``k`` of builder ``struct`` (its list element
+        when ``k`` is None)."""
+        of = f"{struct}.child" if k is None else f"{struct}.children[{k}]"
+        self.builders[name] = f"cdef {ctype} {name} = <{ctype}>{of}"
+        return name
+
+    def aim(self, var: str, kind, builder: str) -> None:
+        """Note where the records read into ``var`` go (lists and records read by a call;
+        inline records' own columns)."""
+        if isinstance(kind, tuple) and kind[0] == "list" and isinstance(kind[1], tuple):
+            if kind[1][0] == "record":
+                self.targets[var] = self.local(f"{builder}_e", "StructBuilder", None, builder)
+        elif isinstance(kind, tuple) and kind[0] == "record":
+            if var in self.builds:
+                for inner, k, b in self.columns(kind[1], dict(self.builds[var].fields), builder):
+                    self.aim(inner, k, b)
+            else:
+                self.targets[var] = builder
+
+    def function_head(self, plan) -> list[str]:
+        if plan.checks_depth:
+            raise NotCompiled("a recursive record")
+        name = plan.name
+        signature = "const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end, _Limits* lim,"
+        return [
+            f"cdef object _arrow_{name}({signature}",
+            f"{' ' * (len(name) + 20)}Py_ssize_t* stop, StructBuilder out):",
+            f'    """``_read_{name}`` writing Spark\'s Arrow columns into ``out``: None where it',
+            '    declines (``out`` then part-written)."""',
+            *(f"    {line}" for line in self.builders.values()),
+        ]
+
+    def call(self, record: str, end: str, var: str, depth: int = 0) -> str:
+        if var not in self.targets or record in self.rows:
+            raise NotCompiled(f"{var}: a record that is no Spark struct column")
+        return f"_arrow_{record}(buf, pos, {end}, lim, &pos, {self.targets[var]})"
+
+    def element_member(self, cls: str, member: str) -> str:
+        return "<uint8_t>e"  # what the element's writer returned (see ``returned``)
+
+    def bits(self, step, at: str) -> None:
+        raise NotCompiled(f"{step.var}: bit fields")
+
+    def computed(self, step) -> None:
+        raise NotCompiled(f"{step.var}: a size computed from fields")
+
+    def choice(self, step) -> None:
+        raise NotCompiled(f"{step.var}: a choice")
+
+    def keyed(self, step) -> None:
+        raise NotCompiled(f"{type(step).__name__}: a mysql::serialization step")
+
+    def item(self, step) -> None:
+        if step.steps is not None:
+            raise NotCompiled(f"{step.var}: elements read inline")
+        super().item(step)
+
+    # -- values: C values, no Python objects ---------------------------------------------
+
+    def scalar(self, var: str, kind: str, **values: str) -> None:
+        self.declare(f"{var}_s", "Scalar")
+        self.w.line(f"{var}_s.kind = SCALAR_{kind}")
+        for name, value in values.items():
+            self.w.line(f"{var}_s.{name} = {value}")
+        self.w.line(f"{var} = True")
+
+    def number(self, step, at, end: str = "") -> None:
+        if step.var not in self.loose or step.enum:
+            super().number(step, at, end)
+            return
+        if step.const is not None:
+            raise NotCompiled(f"{step.var}: a constant that may be absent")
+        if step.keep:
+            self.keep(step.var, at, self.at(step.size))
+        if step.prim == "bool":
+            self.decline_if(f"buf[{at}] > 1")
+        if at is None:
+            ctype, value = self.varint(step.var, step.zigzag, end)
+        else:
+            ctype, value = self.load(step.prim, at)
+        if ctype in _FLOATS:
+            self.scalar(step.var, "FLOAT", d=value)
+        elif ctype == "bint":
+            self.scalar(step.var, "BOOL", i=value)
+        elif ctype in _INTS:
+            self.scalar(step.var, "INT", i=value)
+        else:
+            raise NotCompiled(f"{step.var}: a {ctype} value")
+
+    def text_value(self, step, start: str, n: str) -> None:
+        var = step.var
+        if step.keep:
+            self.keep(var, start, f"{start} + {n}")
+        if step.pad:
+            self.declare(f"{var}_n", "Py_ssize_t")
+            self.w.line(f"{var}_n = {n}")
+            tests = " or ".join(f"buf[{start} + {var}_n - 1] == {b:#04x}" for b in step.pad)
+            self.w.line(f"while {var}_n > 0 and ({tests}):")
+            with self.w.indent():
+                self.w.line(f"{var}_n -= 1")
+            n = f"{var}_n"
+        if step.kind != "bytes":
+            encoding = step.encoding.replace("-", "").lower()
+            if encoding == "utf8":
+                self.decline_if(f"not utf8_valid(buf + {start}, {n})")
+            elif encoding == "ascii":
+                self.declare(f"{var}_i", "Py_ssize_t")
+                self.w.line(f"for {var}_i in range({n}):")
+                with self.w.indent():
+                    self.decline_if(f"buf[{start} + {var}_i] >= 0x80")
+            else:
+                raise NotCompiled(f"{var}: encoding {step.encoding}")
+        kind = "BYTES" if step.kind == "bytes" else "TEXT"
+        self.scalar(var, kind, p=f"<const char*>buf + {start}", n=n)
+
+    # -- the columns, where the model reader builds its model ----------------------------
+
+    def build(self, step: Build) -> None:
+        if step.var != "model":  # a record read inline: written with its parent
+            self.w.line(f"{step.var} = True")
+            return
+        if self.name not in self.rows:
+            self.write_columns(self.name, dict(step.fields), "out")
+        member = self.returned.get(self.name)
+        if member is None:
+            self.w.line("model = True")
+            return
+        var = dict(step.fields)[member]
+        if self.decls.get(var) not in _INTS:
+            raise NotCompiled(f"{var}: a checksum member that is no C number")
+        self.w.line(f"model = {var}")
+
+    def write_columns(self, record: str, fields: dict, struct: str) -> None:
+        entries = self.tables[record]
+        for (var, kind, builder), entry in zip(self.columns(record, fields, struct), entries):
+            self.write(var, kind, builder, fields, nullable=entry[3])
+        self.w.line(f"{struct}.valid()")
+
+    def write(self, var: str, kind, builder: str, fields: dict, nullable: bool) -> None:
+        """Append the value of ``var`` (a column of ``kind``) to ``builder``."""
+        ctype = self.decls.get(var)
+        if ctype in _INTS or ctype in _FLOATS or ctype == "bint":
+            put = "put_double" if ctype in _FLOATS else "put_bool" if ctype == "bint" else "put_int"
+            if kind not in _RAW:
+                raise NotCompiled(f"{var}: a {ctype} in a {kind} column")
+            self.w.line(f"{put}({builder}, {var})")
+            return
+        if isinstance(kind, tuple) and kind[0] == "switch":  # None: a case without payload
+            self.switch_columns(var, kind, builder, fields)
+            return
+        self.w.line(f"if {var} is None:")
+        with self.w.indent():
+            # where <record>_to_row would fail on a None, the Python way decides
+            self.w.line(f"{builder}.null()" if nullable else "return None")
+        self.w.line("else:")
+        with self.w.indent():
+            self.present(var, kind, builder, fields)
+
+    def present(self, var: str, kind, builder: str, fields: dict) -> None:
+        if kind in _RAW:
+            if f"{var}_s" not in self.decls:
+                raise NotCompiled(f"{var}: no C value for a {kind} column")
+            self.w.line(f"put_scalar({builder}, &{var}_s)")
+        elif kind == "enum":
+            step = self.numbers.get(var)
+            if step is None or not step.enum:
+                raise NotCompiled(f"{var}: an enum column of no enum byte")
+            names = f"_{step.enum.upper()}_NAME"
+            self.arrow_enums.add(step.enum)
+            self.w.line(f"put_bytes({builder}, {names}[{var}_c], {names}_N[{var}_c], True)")
+        elif isinstance(kind, tuple) and kind[0] == "list" and var in self.targets:
+            self.w.line(f"{builder}.close_list()")
+        elif isinstance(kind, tuple) and kind[0] == "record" and var in self.builds:
+            self.write_columns(kind[1], dict(self.builds[var].fields), builder)
+        elif isinstance(kind, tuple) and kind[0] == "record" and var in self.targets:
+            self.w.line("pass  # written as it was read")
+        else:
+            raise NotCompiled(f"{var}: a {kind!r} column")
+
+    def switch_columns(self, var: str, kind, builder: str, fields: dict) -> None:
+        """One struct child per case with a payload, only the selected one filled."""
+        _, selector, cases, default = kind
+        step = self.numbers.get(fields.get(selector, ""))
+        if default is not None or step is None or not step.enum or step.var in self.loose:
+            raise NotCompiled(f"{var}: a switch on no enum byte, or with a default")
+        k = 0
+        for value, case_kind in cases:
+            if case_kind is None:
+                continue
+            if case_kind not in _RAW or f"{var}_s" not in self.decls:
+                raise NotCompiled(f"{var}: a {case_kind!r} case")
+            child = self.local(f"{builder}_{k}", "Builder", k, builder)
+            self.w.line(f"if {step.var}_c == {value:#x} and {var} is not None:")
+            with self.w.indent():
+                self.w.line(f"put_scalar({child}, &{var}_s)")
+            self.w.line("else:")
+            with self.w.indent():
+                self.w.line(f"{child}.null()")
+            k += 1
+        self.w.line(f"{builder}.valid()")
+
+    # -- the module section --------------------------------------------------------------
+
+    @property
+    def arrow_enums(self) -> set:
+        if not hasattr(self, "_arrow_enums"):
+            self._arrow_enums = set()
+        return self._arrow_enums
+
+    def section(self) -> str:
+        """The Arrow part of the .pyx: the writers, ``write_arrow`` and ``bind_arrow``."""
+        names = sorted(self.arrow_enums)
+        head = [
+            "# -- Spark's Arrow columns straight from the bytes (generator/emit/compiled_arrow.py) --",
+            "",
+            "from runtime._compiled.arrow cimport (",
+            "    SCALAR_BOOL, SCALAR_BYTES, SCALAR_FLOAT, SCALAR_INT, SCALAR_TEXT, Builder,",
+            "    ListBuilder, Scalar, StructBuilder, put_bool, put_bytes, put_double, put_int,",
+            "    put_scalar, utf8_valid,",
+            ")",
+            "",
+            "# Set by bind_arrow: each enum member's name by byte, as UTF-8 (kept alive in _NAMES)",
+            "cdef list _NAMES = []",
+        ]
+        for enum in names:
+            head.append(f"cdef const char* _{enum.upper()}_NAME[256]")
+            head.append(f"cdef Py_ssize_t _{enum.upper()}_NAME_N[256]")
+        parts = ["\n".join(head)]
+        parts += [self.functions[name] for name in self.entries]
+        entries = [
+            f'    "{name}": _arrow_entry(_arrow_{name}, {self.lowering.plans[name].depth}),'
+            for name in self.entries
+        ]
+        parts.append(_ARROW_ENTRY)
+        parts.append("\n".join(["_ARROW_ENTRIES = {", *entries, "}"]))
+        parts.append(_WRITE_ARROW)
+        bind = [
+            "def bind_arrow(namespace):",
+            '    """The records ``write_arrow`` writes, given the generated module\'s namespace;',
+            '    none when the module was generated from other plans (a stale build)."""',
+            '    if namespace.get("COMPILED_PLAN") != PLAN:',
+            "        return frozenset()",
+        ]
+        for enum in names:
+            table, name = f'namespace["_{enum.upper()}_BY_VALUE"]', f"_{enum.upper()}_NAME"
+            bind.append(f"    _enum_names({table}, {name}, {name}_N)")
+        bind.append("    return frozenset(_ARROW_ENTRIES)")
+        parts.append("\n".join(bind))
+        return "\n\n\n".join(part.rstrip("\n") for part in parts) + "\n"
+
+
+_ARROW_ENTRY = '''\
+ctypedef object (*_ArrowReader)(const unsigned char*, Py_ssize_t, Py_ssize_t, _Limits*,
+                                Py_ssize_t*, StructBuilder)
+
+
+cdef class _ArrowEntry:
+    """A record's Arrow writer and the nesting depth it reads."""
+    cdef _ArrowReader read
+    cdef Py_ssize_t depth
+
+
+cdef _ArrowEntry _arrow_entry(_ArrowReader read, Py_ssize_t depth):
+    cdef _ArrowEntry entry = _ArrowEntry.__new__(_ArrowEntry)
+    entry.read = read
+    entry.depth = depth
+    return entry
+
+
+cdef _enum_names(dict by_value, const char** names, Py_ssize_t* sizes):
+    """An enum's member names by byte, as UTF-8 (an empty name where no member is)."""
+    for i in range(256):
+        names[i] = b""
+        sizes[i] = 0
+    for value, member in by_value.items():
+        if 0 <= value < 256:
+            name = member.name.encode("utf-8")
+            _NAMES.append(name)
+            names[value] = name
+            sizes[value] = len(name)'''
+
+_WRITE_ARROW = '''\
+def write_arrow(str record, list values, Py_ssize_t start, Py_ssize_t stop, StructBuilder out,
+                list counts, limits):
+    """The Spark rows of ``values[start:stop]`` as ``record``s, written into ``out`` (a struct
+    of the row's columns), each message's number of rows appended to ``counts``. Returns
+    where it stopped: ``stop``, or the first value it does not take (not bytes, or one the
+    compiled reader declines: ``out`` is then as it was before that value), for the caller
+    to decode the Python way. A value the builders refuse raises, ``out`` part-written."""
+    cdef _ArrowEntry entry = _ARROW_ENTRIES[record]
+    cdef _Limits lim
+    cdef Py_ssize_t i, n, mark, at
+    cdef const unsigned char* buf
+    _limits(limits, &lim)
+    if lim.max_depth < entry.depth:
+        return start
+    for i in range(start, stop):
+        value = values[i]
+        if type(value) is not bytes:
+            return i
+        n = len(<bytes>value)
+        if n > lim.max_message_bytes:
+            return i
+        buf = <bytes>value
+        mark = out.length
+        at = 0
+        if entry.read(buf, 0, n, &lim, &at, out) is None or at != n:
+            out.truncate(mark)
+            return i
+        counts.append(out.length - mark)
+    return stop'''

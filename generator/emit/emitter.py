@@ -1,0 +1,989 @@
+"""Emitting a generated module: the model rendered through Jinja2 templates, then black.
+
+The per-type translations live here as small functions (construct expression, JSON
+conversion, Spark type, row value); the module's layout lives in
+``templates/module.py.j2``. The output is deterministic: same spec, same bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from pathlib import Path
+
+import black
+import jinja2
+
+from generator import __version__
+from generator.emit import fallbacks, protobuf
+from generator.emit.compiled import CompiledEmitter
+from generator.emit.compiled_arrow import ArrowEmitter
+from generator.emit.compiled_tables import CompiledTablesEmitter
+from generator.emit.fastbuild import BuildEmitter
+from generator.emit.fastpath import FastPathEmitter
+from generator.emit.lowering import Lowering
+from generator.emit.quicktier import QuickTierEmitter
+from generator.emit.strategies import StrategyEmitter
+from generator.spec import pytext
+from generator.spec.model import Field, Record, Spec, TypeRef, camel
+from generator.spec.types import (
+    CHUNK_TYPES,
+    PRIMITIVES,
+    REGION_TYPES,
+    RUNTIME_IMPORTS,
+    RUNTIME_TYPES,
+    runtime_module,
+)
+
+TEMPLATES = Path(__file__).with_name("templates")
+HEADER_HASH_PREFIX = "# content sha256: "
+
+
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    # spec text reaches a module only through these three (generator/spec/pytext.py)
+    env.filters["pyrepr"] = pytext.literal
+    env.filters["doc"] = pytext.docstring
+    env.filters["comment"] = pytext.comment
+    env.filters["camel"] = camel
+    env.filters["pytuple"] = lambda items: pytext.literal(tuple(items))
+    return env
+
+
+class ModuleEmitter:
+    """Everything the module template needs, computed from one :class:`Spec`."""
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        self._user = ""
+        """The record whose field is being emitted (where a recursive record recurses)."""
+
+    # -- construct objects -------------------------------------------------------------
+
+    def prim(self, name: str) -> str:
+        return PRIMITIVES[name].construct(self.spec.endian)
+
+    # -- runtime primitives (generator/spec/types.py RUNTIME_TYPES) ---------------------------
+
+    def runtime_refs(self) -> list[TypeRef]:
+        return [
+            f.type for r in self.spec.records.values() for f in r.fields if f.type.kind == "runtime"
+        ]
+
+    def runtime_instance(self, ref: TypeRef) -> str:
+        """The module-level name of the configured instance of a runtime primitive."""
+        configs = []
+        for other in self.runtime_refs():
+            key = (other.name, tuple(sorted(other.args.items())))
+            if key not in configs:
+                configs.append(key)
+        key = (ref.name, tuple(sorted(ref.args.items())))
+        same = [c for c in configs if c[0] == ref.name]
+        suffix = f"_{same.index(key)}" if len(same) > 1 else ""
+        return f"_{ref.name.upper()}{suffix}"
+
+    def runtime_instances(self) -> list[tuple[str, str, object]]:
+        """(name, constructor expression, RuntimeType) of every configured instance."""
+        out, seen = [], set()
+        for ref in self.runtime_refs():
+            name = self.runtime_instance(ref)
+            if name in seen:
+                continue
+            seen.add(name)
+            rt = RUNTIME_TYPES[ref.name]
+            args = [f"{k}={v}" for k, v in ref.args.items()]
+            out.append((name, f"{rt.construct}({', '.join(args)})", rt))
+        return out
+
+    def runtime_instances_first_used_by(self, record: Record) -> list[tuple[str, str, object]]:
+        """The configured instances ``record`` is the first (in dependency order) to use:
+        they are defined just before it, after the records they are configured with."""
+        seen: set[str] = set()
+        for name in self.spec.record_order():
+            mine = []
+            for field in self.spec.records[name].fields:
+                if field.type.kind == "runtime":
+                    instance = self.runtime_instance(field.type)
+                    if instance not in seen:
+                        seen.add(instance)
+                        mine.append(instance)
+            if name == record.name:
+                return [i for i in self.runtime_instances() if i[0] in mine]
+        return []
+
+    def runtime_fast_readers(self) -> list[tuple[Record, Field, str]]:
+        """Records that are one fast runtime primitive: (record, field, instance)."""
+        return [
+            (r, r.fields[0], self.runtime_instance(r.fields[0].type))
+            for r in self.spec.records.values()
+            if len(r.fields) == 1
+            and r.fields[0].type.kind == "runtime"
+            and RUNTIME_TYPES[r.fields[0].type.name].fast
+        ]
+
+    def runtime_row_types(self) -> list[tuple[str, object]]:
+        names = sorted({ref.name for ref in self.runtime_refs()})
+        return [(n, RUNTIME_TYPES[n]) for n in names if RUNTIME_TYPES[n].rows_spark]
+
+    def runtime_imports(self) -> dict[str, str]:
+        """``rt_x`` -> the runtime module ``x`` that the primitives, chunks and regions name
+        (``runtime.core.x``, or ``runtime.formats.x`` for a format's own)."""
+        text = " ".join(
+            f"{rt.construct} {rt.rows_spark} {rt.rows_to_row}"
+            for rt in (RUNTIME_TYPES[ref.name] for ref in self.runtime_refs())
+        )
+        text += " ".join(self.all_construct_expressions())
+        names = sorted(set(re.findall(r"\brt_([a-z_]+)\.", text)) - {"checksum", "serializable"})
+        return {name: runtime_module(name) for name in names}
+
+    def type_construct(self, ref: TypeRef, nested: bool = False) -> str:
+        """``nested``: inside a serializable message (a message there has no version id)."""
+        if ref.kind == "runtime":
+            return self.runtime_instance(ref)
+        if ref.kind == "prim":
+            base = self.prim(ref.name)
+            if ref.enum:
+                return f"rt.EnumField({base}, {camel(ref.enum)})"
+            return base
+        if ref.kind in ("str", "bytes"):
+            encoding = repr(ref.encoding) if ref.kind == "str" else None
+            if ref.size_is_prefix:
+                args = self.prim(ref.size) + (f", {encoding}" if encoding else "")
+                if ref.max_length is not None:
+                    args += f", max_length={ref.max_length}"
+                if ref.nullable:
+                    args += ", nullable=True"
+                return f"rt.LengthPrefixedBytes({args})"
+            if ref.size == "eos":
+                return f"GreedyString({encoding})" if encoding else "GreedyBytes"
+            size = ref.size if isinstance(ref.size, int) else f"lambda this: {ref.size}"
+            pad = f", pad={ref.pad!r}" if ref.pad else ""
+            return f"rt.SizedBytes({size}" + (f", {encoding}" if encoding else "") + pad + ")"
+        if ref.kind == "chunk":
+            chunk = CHUNK_TYPES[ref.name]
+            count = str(ref.count) if isinstance(ref.count, int) else f"lambda this: {ref.count}"
+            args = [count]
+            if chunk.encoding:
+                args.append(repr(chunk.encoding))
+            if ref.enum:
+                args.append(f"enum={camel(ref.enum)}")
+            if not ref.checked_on_build:
+                args.append("check_on_build=False")
+            return self.sized(ref, f"rt_craft.{chunk.construct}({', '.join(args)})")
+        if ref.kind == "region":
+            return self.sized(ref, REGION_TYPES[ref.name].construct)
+        if ref.kind == "choice":
+            cases = ", ".join(
+                f"({magic!r}, {mask!r}, {self.record_construct(case)}, {camel(case)})"
+                for case, (magic, mask) in zip(ref.cases, ref.detects)
+            )
+            return f"rt_choice.Choice([{cases}])"
+        if ref.kind == "record":
+            body = self.record_construct(ref.name)
+            if nested and self.spec.records[ref.name].serializable:
+                body = f"rt_serializable.SerializableMessage(*{ref.name}.fields, top_level=False, model={ref.name}.model)"
+            if ref.size_is_prefix:
+                return f"rt.SizePrefixed({self.prim(ref.size)}, {body})"
+            return self.sized(ref, body)
+        if ref.kind == "switch":
+            enum = camel(ref.enum)
+            cases = ", ".join(
+                f"{enum}.{case}: {self.type_construct(sub)}" for case, sub in ref.cases.items()
+            )
+            default = ""
+            if "default" in ref.cases:
+                cases = ", ".join(
+                    f"{enum}.{case}: {self.type_construct(sub)}"
+                    for case, sub in ref.cases.items()
+                    if case != "default"
+                )
+                default = f", default={self.type_construct(ref.cases['default'])}"
+            expr = f"Switch(this.{ref.switch_on}, {{{cases}}}{default})"
+            return self.sized(ref, expr)
+        if ref.kind == "empty":
+            return "rt.Empty()"
+        if ref.kind == "map":
+            key = self.type_construct(ref.key, nested=True)
+            value = self.type_construct(ref.value, nested=True)
+            return f"rt_serializable.MsbMap({key}, {value})"
+        raise AssertionError(ref.kind)
+
+    def record_construct(self, name: str) -> str:
+        """The construct of record ``name`` where the record being emitted uses it: a
+        ``LazyBound`` where the record recurses (``name`` is defined later)."""
+        if self.spec.is_back_reference(self._user, name):
+            return f"LazyBound(lambda: {name})"
+        return name
+
+    def sized(self, ref: TypeRef, body: str) -> str:
+        """``body`` inside the byte count a ``size:`` number or expression gives."""
+        if ref.size is None:
+            return body
+        size = ref.size if isinstance(ref.size, int) else f"lambda this: {ref.size}"
+        unchecked = "" if ref.checked_on_build else ", check_on_build=False"
+        return f"rt.Sized({size}, {body}{unchecked})"
+
+    def processed_construct(self, field: Field, body: str = "") -> str:
+        """A ``process:`` field: its (sized) wire bytes decoded by the codec, then read
+        (``body``: what is read, when not the field's type: a repeated field's list)."""
+        ref, process = field.type, field.process
+        if not body and ref.kind == "record":
+            body = ref.name
+        elif not body:
+            body = f"GreedyString({ref.encoding!r})" if ref.kind == "str" else "GreedyBytes"
+        if process.cases is None:
+            codec = repr(process.codec)
+        else:
+            codec = f"lambda this: {process.codec}, cases={process.cases!r}"
+        level = "" if process.level is None else f", level={process.level}"
+        rest = ", rest=True" if process.rest else ""
+        expr = f"rt_process.Processed({body}, {field.name!r}, codec={codec}{level}{rest})"
+        if process.rest:  # the rest of the enclosing (sized) stream
+            return expr
+        if ref.size_is_prefix:
+            return f"rt.SizePrefixed({self.prim(ref.size)}, {expr})"
+        return self.sized(ref, expr)
+
+    def field_construct(self, field: Field, record: Record) -> str:
+        if record.layout == "protobuf":
+            return protobuf.field_construct(field)
+        ref = field.type
+        self._user = record.name
+        if ref.kind == "bits":
+            group, shift, first, last = field.bit_group
+            flags = (", first=True" if first else "") + (", last=True" if last else "")
+            flags += ", order='little'" if ref.bit_order == "little" else ""
+            flags += ", signed=True" if ref.bits_signed else ""
+            ref_expr = f"rt_bits.BitField({group}, {shift}, {ref.bits}{flags})"
+            if field.const is not None:
+                ref_expr = f"Const({field.const:#x}, {ref_expr})"
+            if field.value:
+                ref_expr = f"rt.Computed({ref_expr}, lambda this: {field.value})"
+            if field.valid:
+                ref_expr = f"rt.Valid({ref_expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r})"
+            return ref_expr
+        if field.kept_of:
+            suffix = field.name[len(field.kept_of) :]
+            return f"rt_sequences.Kept({'_' + field.kept_of + suffix!r})"
+        if field.process is not None and field.repeat is None:
+            expr = self.processed_construct(field)
+            if field.condition:
+                expr = f"If(lambda this: {field.condition}, {expr})"
+            return expr
+        if ref.kind == "presence":
+            return f"rt.Presence(0x{field.tag:02x})"
+        if field.derived:
+            return f"rt.Derived(lambda this: {field.derived})"
+        if field.const is not None:
+            expr = f"Const({field.const:#x}, {self.type_construct(ref)})"
+        elif field.checksum is not None:
+            items = ", ".join(self.checksum_item(item, record) for item in field.checksum.items)
+            expr = f"rt_checksum.Checksum({self.type_construct(ref)}, {field.checksum.algorithm!r}, {items})"
+        else:
+            expr = self.type_construct(ref, nested=record.serializable)
+        if field.repeat == "eos":
+            extra = f", min_count={field.min_count}" if field.min_count else ""
+            expr = f"rt.RepeatEos({expr}{extra})"
+        elif field.repeat == "tagged":
+            tag = self.spec.records[ref.name].tag
+            extra = f", min_count={field.min_count}" if field.min_count else ""
+            expr = f"rt.RepeatWhileTag({expr}, 0x{tag:02x}{extra})"
+        elif field.repeat == "msb_count":
+            expr = f"rt_serializable.MsbVector({expr})"
+        elif field.repeat == "blocks":
+            expr = f"rt_sequences.RepeatBlocks({expr}, {field.name!r})"
+        elif field.repeat == "until":
+            until = field.repeat_until
+            extra = "" if until["include"] else f", include=False, default={until['default']!r}"
+            until = f"lambda this: {until['until']}{extra}"
+            expr = f"rt_sequences.RepeatUntil({expr}, {field.name!r}, {until})"
+        elif isinstance(field.repeat, dict):
+            count = field.repeat["count"]
+            count = count if isinstance(count, int) else f"lambda this: {count}"
+            unchecked = "" if field.repeat_checked_on_build else ", check_on_build=False"
+            expr = f"rt.RepeatCount({expr}, {count}{unchecked})"
+        if field.process is not None:  # a repeated field's whole list, compressed
+            expr = self.processed_construct(field, expr)
+        if field.tag is not None:
+            optional = ", optional=True" if field.optional else ""
+            if field.optional and field.repeat is not None:
+                optional += ", absent=list"
+            expr = f"rt.Tagged(0x{field.tag:02x}, {expr}{optional})"
+        if field.condition:
+            expr = f"If(lambda this: {field.condition}, {expr})"
+        if field.value:
+            expr = f"rt.Computed({expr}, lambda this: {field.value})"
+        if field.valid:
+            expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r})"
+        if record.serializable:
+            rule = ""
+            if field.has_default:
+                rule += f", default={field.default!r}"
+            if field.default_from:
+                rule += f", default_from={field.default_from!r}"
+            if field.unknown_field_policy != "ignore":
+                rule += f", unknown_field_policy={field.unknown_field_policy!r}"
+            return f"rt_serializable.Field({field.id}, {field.name!r}, {expr}{rule})"
+        return expr
+
+    def checksum_item(self, item, record: Record) -> str:
+        if item.kind == "span":
+            return f"rt_checksum.span({item.field!r}, {item.last!r})"
+        if item.kind == "raw":
+            target = record.field(item.field)
+            skip = 1 if target.tag is not None else 0
+            if target.type.size_is_prefix:
+                skip += PRIMITIVES[target.type.size].size
+            return f"rt_checksum.raw({item.field!r}, skip={skip})"
+        encoder = self.prim(item.encoder)
+        if item.kind == "each":
+            return f"rt_checksum.each({item.field!r}, {item.member!r}, {encoder})"
+        return f"rt_checksum.value(lambda this: {item.expression}, {encoder})"
+
+    def all_construct_expressions(self) -> list[str]:
+        return [
+            self.field_construct(f, r) for r in self.spec.records.values() for f in r.fields
+        ]
+
+    def fixed_imports(self) -> list[str]:
+        """The runtime.core.fixed integers and floats the records use."""
+        text = "\n".join(self.all_construct_expressions())
+        return sorted(set(re.findall(r"\b(?:Int\d+[su][lb]|Float\d+[lb])\b", text)))
+
+    def construct_imports(self) -> list[str]:
+        """The construct names the records use."""
+        text = "\n".join(self.all_construct_expressions())
+        names = ("Bytes", "Const", "GreedyBytes", "GreedyString", "If", "LazyBound", "Switch", "this")
+        used = {name for name in names if re.search(rf"\b{name}\b", text)}
+        return sorted(used, key=str.lower)
+
+    # -- model classes -----------------------------------------------------------------
+
+    def python_type(self, ref: TypeRef) -> str:
+        if ref.kind == "bits":
+            return "int"
+        if ref.kind == "choice":
+            union = " | ".join(camel(case) for case in ref.cases)
+            later = any(self.spec.is_back_reference(self._user, case) for case in ref.cases)
+            return repr(union) if later else union
+        if ref.kind == "prim":
+            return camel(ref.enum) if ref.enum else PRIMITIVES[ref.name].kind
+        if ref.kind == "record":
+            if self.spec.is_back_reference(self._user, ref.name):
+                return repr(camel(ref.name))  # defined later: the annotation names it
+            return camel(ref.name)
+        if ref.kind == "switch":
+            kinds = {self.python_type(sub) for sub in ref.cases.values() if sub.kind != "empty"}
+            union = " | ".join(sorted(k.strip("'") for k in kinds) + ["None"])
+            return repr(union) if any(k.startswith("'") for k in kinds) else union
+        if ref.kind == "runtime":
+            return RUNTIME_TYPES[ref.name].python
+        if ref.kind == "map":
+            return f"dict[{self.python_type(ref.key)}, {self.python_type(ref.value)}]"
+        if ref.kind == "chunk":
+            chunk = CHUNK_TYPES[ref.name]
+            element = camel(ref.enum) if ref.enum else chunk.element
+            return f"list[{element}{' | None' if chunk.nullable else ''}]"
+        if ref.kind == "region":
+            return REGION_TYPES[ref.name].python
+        return {"presence": "bool", "empty": "None"}.get(ref.kind, ref.kind)
+
+    def model_field(self, field: Field, record: Record) -> str:
+        """``name: type = default`` of the field in its record's dataclass."""
+        self._user = record.name
+        annotation = self.python_type(field.type)
+        if (default := protobuf.model_default(field)) is not None:  # proto3 implicit presence
+            return f"{field.name}: {annotation} = {default}"
+        if field.type.kind in ("chunk", "region") and field.repeat is None and not field.condition:
+            return f"{field.name}: {annotation} = dataclasses.field(default_factory=list)"
+        if field.repeat is not None and field.condition:
+            return f"{field.name}: list[{annotation}] | None = None"
+        if field.repeat is not None:
+            return f"{field.name}: list[{annotation}] = dataclasses.field(default_factory=list)"
+        if field.type.kind == "presence":
+            return f"{field.name}: bool = False"
+        if field.type.kind == "map":
+            return f"{field.name}: {annotation} = dataclasses.field(default_factory=dict)"
+        if annotation.startswith("'"):  # names a class defined later: all of it quoted
+            if "None" not in annotation:
+                annotation = f"{annotation[:-1]} | None'"
+            return f"{field.name}: {annotation} = None"
+        if "None" not in annotation:
+            annotation += " | None"
+        return f"{field.name}: {annotation} = None"
+
+    def runtime_class_imports(self) -> list[tuple[str, str]]:
+        """(module, names) of the bare runtime classes the records use (MsbVarInt, ...)."""
+        text = "\n".join(self.all_construct_expressions())
+        by_module: dict[str, list[str]] = {}
+        for name, module in sorted(RUNTIME_IMPORTS.items()):
+            if re.search(rf"\b{name}\b", text):
+                by_module.setdefault(module, []).append(name)
+        return [(module, ", ".join(names)) for module, names in sorted(by_module.items())]
+
+    def uses(self, prefix: str) -> bool:
+        """Whether any construct expression names ``prefix`` (e.g. ``rt_serializable.``)."""
+        return any(prefix in text for text in self.all_construct_expressions())
+
+    def uses_map(self) -> bool:
+        return any(f.type.kind == "map" for r in self.spec.records.values() for f in r.fields)
+
+    def uses_spark_type(self, logical: str) -> bool:
+        return any(f.spark_type == logical for r in self.spec.records.values() for f in r.fields)
+
+    # -- readable JSON form: views ----------------------------------------------------
+
+    def json_view(self, field: Field) -> str | None:
+        """The ``runtime.core.codec`` view a field reads through in the JSON form, if any."""
+        if field.type.kind == "runtime":
+            return self.runtime_instance(field.type)  # the primitive renders its value
+        if field.type.kind == "choice":
+            names = ", ".join(f"{camel(case)}: {case!r}" for case in field.type.cases)
+            return f"rt_codec.CaseName({{{names}}})"
+        if field.open_enum:
+            return f"rt_codec.OpenEnum({camel(field.open_enum)})"
+        if field.logical == "uuid":
+            return f"rt_codec.UuidText(as_bytes={field.type.kind == 'bytes'})"
+        if field.logical:
+            return f"rt_codec.TimeBeside({field.logical!r})"
+        return None
+
+    def json_views(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """(model class, [(field, view)]) of the records with a readable field: the
+        module's ``JSON_VIEWS``."""
+        out = []
+        for name in self.spec.record_order():
+            record = self.spec.records[name]
+            views = [(f.name, self.json_view(f)) for f in record.fields]
+            views = [(n, v) for n, v in views if v is not None]
+            if views:
+                out.append((camel(name), views))
+        return out
+
+    # -- JSON form -> model ------------------------------------------------------------
+
+    def from_json(self, ref: TypeRef, expr: str) -> str:
+        if ref.kind == "bits":
+            return f"rt_codec.int_from_json({expr})"
+        if ref.kind == "runtime":
+            return f"{self.runtime_instance(ref)}.from_json({expr})"
+        if ref.kind == "prim":
+            if ref.enum:
+                return f"rt_codec.enum_from_json({camel(ref.enum)}, {expr})"
+            kind = PRIMITIVES[ref.name].kind
+            if kind == "int":
+                return f"rt_codec.int_from_json({expr})"
+            if kind == "float":
+                return f"rt_codec.float_from_json({expr})"
+            return expr
+        if ref.kind == "bytes":
+            return f"rt_codec.bytes_from_json({expr})"
+        if ref.kind == "record":
+            return f"{ref.name}_from_dict({expr})"
+        if ref.kind == "presence":
+            return f"bool({expr})"
+        if ref.kind == "chunk":
+            chunk = CHUNK_TYPES[ref.name]
+            if ref.enum:
+                item = f"rt_codec.enum_from_json({camel(ref.enum)}, x)"
+            elif chunk.element == "int":
+                item = "rt_codec.int_from_json(x)"
+            elif chunk.element == "bytes":
+                item = "None if x is None else rt_codec.bytes_from_json(x)"
+            else:
+                item = "x"
+            return f"[{item} for x in {expr}]"
+        if ref.kind == "region":
+            if REGION_TYPES[ref.name].json == "int_lists":
+                return f"[[rt_codec.int_from_json(x) for x in t] for t in {expr}]"
+            return f"list({expr})"
+        if ref.kind == "map":
+            # JSON object keys are text: an integer key comes back from its decimal string.
+            key, value = self.from_json(ref.key, "k"), self.from_json(ref.value, "v")
+            return f"{{{key}: {value} for k, v in ({expr} or {{}}).items()}}"
+        return expr
+
+    def field_from_json(self, field: Field, record: Record) -> str:
+        if field.type.kind == "choice":
+            readers = ", ".join(f"{case!r}: {case}_from_dict" for case in field.type.cases)
+            view = f"JSON_VIEWS[{camel(record.name)}][{field.name!r}]"
+            return f"{view}.from_json(d[{field.name!r}], {{{readers}}}, {field.name!r})"
+        view = None
+        if field.type.kind != "runtime" and self.json_view(field) is not None:
+            view = f"JSON_VIEWS[{camel(record.name)}][{field.name!r}]"  # the module's table
+        if field.logical and field.logical != "uuid":  # a time: its number, checked
+            return f"{view}.checked(d, {field.name!r}, {self.plain_field_from_json(field, record)})"
+        if view is not None:
+            key = repr(field.name)
+            value = f"{view}.from_json(d[{key}], {key})"
+            if field.open_enum and (field.repeat is not None or field.type.kind == "chunk"):
+                value = f"[{view}.from_json(x, {key}) for x in d[{key}]]"  # names element-wise
+            if field.optional or field.condition or field.has_default or field.default_from:
+                return f"None if d.get({key}) is None else {value}"
+            return value
+        return self.plain_field_from_json(field, record)
+
+    def plain_field_from_json(self, field: Field, record: Record) -> str:
+        ref = field.type
+        key = repr(field.name)
+        if ref.kind == "switch":
+            enum = camel(ref.enum)
+            conv = f"_{record.name}_{field.name}_from_json"
+            selector_field = record.field(ref.switch_on)
+            if selector_field.type.enum:
+                selector = f"rt_codec.enum_from_json({enum}, d[{ref.switch_on!r}])"
+            elif selector_field.open_enum:
+                view = f"JSON_VIEWS[{camel(record.name)}][{ref.switch_on!r}]"
+                selector = f"{view}.from_json(d[{ref.switch_on!r}], {ref.switch_on!r})"
+            else:
+                selector = f"rt_codec.int_from_json(d[{ref.switch_on!r}])"
+            if "default" in ref.cases:
+                default = self.from_json(ref.cases["default"], "v")
+                return f"{conv}.get({selector}, lambda v: {default})(d.get({key}))"
+            return f"{conv}[{selector}](d.get({key}))"
+        if field.repeat is not None:
+            inner = self.from_json(ref, "item")
+            # absent (None) when the condition does not hold, or nothing was kept (a new model)
+            if field.condition or field.kept_of:
+                return f"None if d.get({key}) is None else [{inner} for item in d[{key}]]"
+            return f"[{inner} for item in d.get({key}) or []]"
+        if field.optional or field.condition or field.has_default or field.default_from:
+            return f"None if d.get({key}) is None else {self.from_json(ref, f'd[{key}]')}"
+        if field.kept_of:  # None in a model made from values: nothing read to keep
+            return f"None if d.get({key}) is None else {self.from_json(ref, f'd[{key}]')}"
+        if ref.nullable:  # null is the length -1; the key must be there
+            return f"None if d[{key}] is None else {self.from_json(ref, f'd[{key}]')}"
+        if ref.kind == "presence":
+            return f"bool(d.get({key}, False))"
+        return self.from_json(ref, f"d[{key}]")
+
+    def switch_converters(self, record: Record) -> list[tuple[str, str, list[tuple[str, str]]]]:
+        """Module-level tables for switch fields: case -> JSON converter."""
+        out = []
+        for field in record.fields:
+            if field.type.kind == "switch":
+                enum = camel(field.type.enum)
+                cases = [
+                    (f"{enum}.{case}", f"lambda v: {self.from_json(sub, 'v')}" if sub.kind != "empty" else "lambda v: None")
+                    for case, sub in field.type.cases.items()
+                    if case != "default"
+                ]
+                out.append((f"_{record.name}_{field.name}_from_json", field.name, cases))
+        return out
+
+    # -- Spark -------------------------------------------------------------------------
+
+    def spark_type(self, ref: TypeRef) -> str:
+        if ref.kind == "bits":
+            return _bits_spark(ref.bits + (0 if ref.bits_signed else 1))
+        if ref.kind == "record" and self.spec.is_back_reference(self._user, ref.name):
+            return "StringType()"  # Spark types cannot recurse: the JSON form, as text
+        if ref.kind == "choice":  # a column per case; a case with no columns is a flag
+            cols = ", ".join(
+                f"StructField({case!r}, "
+                f"{'BooleanType()' if self.columnless(case) else self.spark_type(sub)}, True)"
+                for case, sub in ref.cases.items()
+            )
+            return f"StructType([{cols}])"
+        if ref.kind == "runtime":
+            return f"ArrayType({ref.name}_spark_type(), False)"
+        if ref.kind == "chunk":
+            chunk = CHUNK_TYPES[ref.name]
+            element = "StringType()" if ref.enum else chunk.spark
+            return f"ArrayType({element}, {chunk.nullable})"
+        if ref.kind == "region":
+            return REGION_TYPES[ref.name].spark
+        if ref.kind == "prim":
+            return "StringType()" if ref.enum else PRIMITIVES[ref.name].spark
+        if ref.kind == "str":
+            return "StringType()"
+        if ref.kind == "bytes":
+            return "BinaryType()"
+        if ref.kind == "presence":
+            return "BooleanType()"
+        if ref.kind == "record":
+            return f"{ref.name}_spark_type()"
+        if ref.kind == "switch":
+            # Named cases first, then `default` (the order switch rows use).
+            ordered = sorted(ref.cases.items(), key=lambda item: item[0] == "default")
+            cols = ", ".join(
+                f"StructField({case.lower()!r}, {self.spark_type(sub)}, True)"
+                for case, sub in ordered
+                if sub.kind != "empty"
+            )
+            return f"StructType([{cols}])"
+        if ref.kind == "map":
+            return f"MapType({self.spark_type(ref.key)}, {self.spark_type(ref.value)}, False)"
+        raise AssertionError(ref.kind)
+
+    def columnless(self, name: str) -> bool:
+        """Whether record ``name`` has no Spark column (only constants: MessagePack's nil)."""
+        return all(f.spark_skip for f in self.spec.records[name].fields)
+
+    def spark_fields(self, record: Record) -> list[tuple[str, str, bool]]:
+        return [(name, dtype, nullable) for name, dtype, nullable, _ in self.spark_columns(record)]
+
+    def spark_columns(self, record: Record, prefix: str = "") -> list[tuple]:
+        """Each Spark column of ``record``: ``(name, Spark type, nullable, table entry)``.
+        One walk gives both ``<record>_spark_type`` and the ``SPARK_COLUMNS`` table the Arrow
+        writer reads, so the two cannot disagree. An entry is ``(name, slot, kind, nullable)``:
+        ``slot`` the model attribute (``a.b`` through an inlined record), ``kind`` how its
+        value becomes the Spark value (:meth:`column_kind`; None: no table), ``nullable``
+        whether a None there is a null (else ``<record>_to_row`` would fail on it)."""
+        out = []
+        for field in record.fields:
+            self._user = record.name
+            if field.spark_skip:
+                continue
+            slot = prefix + field.name
+            if field.spark_inline:  # the record's columns become this row's columns
+                out += self.spark_columns(self.spec.records[field.type.name], slot + ".")
+                continue
+            dtype, kind = self.spark_type(field.type), self.column_kind(field.type)
+            if isinstance(kind, tuple) and kind[0] == "switch":  # its selector is beside it
+                kind = ("switch", prefix + kind[1], *kind[2:])
+            if field.repeat is not None:
+                dtype, kind = f"ArrayType({dtype}, False)", ("list", kind)
+            nullable = _may_be_absent(field) or field.type.kind == "switch"
+            # what field_row converts without a None guard fails on None
+            none_is_null = _may_be_absent(field) or (field.repeat is None and _raw(kind))
+            if field.spark_type == "uuid":
+                out.append((field.name, "StringType()", nullable, (field.name, slot, "uuid", False)))
+            elif field.spark_type == "timestamp_us":
+                out.append((field.name, "LongType()", True, (field.name, slot, "micros", False)))
+                ts = f"{field.name}_ts"
+                out.append((ts, "TimestampType()", True, (ts, slot, "time_us", False)))
+            else:
+                out.append((field.name, dtype, nullable, (field.name, slot, kind, none_is_null)))
+        return out
+
+    def column_kind(self, ref: TypeRef):
+        """How a model value of ``ref`` becomes its Spark value, as data: ``int``, ``float``,
+        ``bool``, ``string``, ``binary`` (as they are), ``decimal`` (an int as a Decimal),
+        ``enum`` (a member's name), ``("list", element)``, ``("record", name)``, ``("switch",
+        selector slot, ((case value, kind or None), ...), default kind or None)``; None
+        where the Arrow writer has no kind (runtime rows, maps)."""
+        if ref.kind == "prim":
+            return "enum" if ref.enum else _spark_kind(PRIMITIVES[ref.name].spark)
+        if ref.kind == "bits":
+            return _spark_kind(_bits_spark(ref.bits + (0 if ref.bits_signed else 1)))
+        if ref.kind == "choice" or (
+            ref.kind == "record" and self.spec.is_back_reference(self._user, ref.name)
+        ):
+            return None  # the Arrow writer leaves these to the rows
+        if ref.kind == "chunk":
+            return ("list", "enum" if ref.enum else _spark_kind(CHUNK_TYPES[ref.name].spark))
+        if ref.kind == "region":
+            return _spark_kind(REGION_TYPES[ref.name].spark)
+        if ref.kind in _FIXED_KINDS:
+            return _FIXED_KINDS[ref.kind]
+        if ref.kind == "record":
+            return ("record", ref.name)
+        if ref.kind == "switch":
+            values = {v.name: v.value for v in self.spec.enums[ref.enum].values}
+            cases = tuple(
+                (values[case], None if sub.kind == "empty" else self.column_kind(sub))
+                for case, sub in ref.cases.items()
+                if case != "default"
+            )
+            default = ref.cases.get("default")
+            kind = None if default is None or default.kind == "empty" else self.column_kind(default)
+            return ("switch", ref.switch_on, cases, kind)
+        return None
+
+    def spark_tables(self) -> dict[str, tuple]:
+        """``SPARK_COLUMNS``: each record's table entries (see :meth:`spark_columns`), for
+        the records whose every column has a kind, nested records included."""
+        tables = {}
+        for name in self.spec.record_order():  # a nested record comes before its users
+            entries = tuple(entry for *_, entry in self.spark_columns(self.spec.records[name]))
+            if all(_has_table(entry[2], tables) for entry in entries):
+                tables[name] = entries
+        return tables
+
+    def row_value(self, ref: TypeRef, expr: str) -> str:
+        if ref.kind == "record" and self.spec.is_back_reference(self._user, ref.name):
+            return f"rt_codec.json_text({expr}, JSON_VIEWS)"
+        if ref.kind == "choice":
+            cols = ", ".join(
+                f"{'True' if self.columnless(case) else self.row_value(sub, expr)} "
+                f"if type({expr}) is {camel(case)} else None"
+                for case, sub in ref.cases.items()
+            )
+            return f"({cols},)"
+        if ref.kind == "runtime":
+            return f"[{ref.name}_to_row(item) for item in {expr}]"
+        if ref.kind == "chunk":
+            element = self.scalar_row(ref.enum, CHUNK_TYPES[ref.name].spark, "x")
+            return expr if element == "x" else f"[{element} for x in {expr}]"
+        if ref.kind == "prim":
+            return self.scalar_row(ref.enum, PRIMITIVES[ref.name].spark, expr)
+        if ref.kind == "record":
+            return f"{ref.name}_to_row({expr})"
+        if ref.kind == "switch":
+            return f"rt_codec.switch_row({expr}, {self.switch_case_names(ref)})"
+        if ref.kind == "map":
+            key, value = self.row_value(ref.key, "k"), self.row_value(ref.value, "v")
+            return f"{{{key}: {value} for k, v in {expr}.items()}}"
+        return expr
+
+    @staticmethod
+    def scalar_row(enum: str | None, spark: str, expr: str) -> str:
+        """One integer (or other scalar) as its Spark value: an enum's name, a Decimal."""
+        if enum:
+            return f"{expr}.name"
+        if spark.startswith("Decimal"):
+            return f"Decimal({expr})"
+        return expr
+
+    def switch_case_names(self, ref: TypeRef) -> str:
+        enum = camel(ref.enum)
+        return "(" + "".join(
+            f"{enum}.{case}, "
+            for case, sub in ref.cases.items()
+            if sub.kind != "empty" and case != "default"
+        ) + ")"
+
+    def field_row(self, field: Field, record: Record) -> str:
+        ref = field.type
+        self._user = record.name
+        if ref.kind == "switch":
+            selector, value = f"m[{ref.switch_on!r}]", f"m[{field.name!r}]"
+            if "default" not in ref.cases and all(s.kind != "record" for s in ref.cases.values()):
+                return f"rt_codec.switch_row({selector}, {value}, {self.switch_case_names(ref)})"
+            # One column per case with a payload, converted; only the selected one filled.
+            named = [c for c, s in ref.cases.items() if c != "default"]
+            cols = [
+                f"{self.row_value(sub, value)} if {selector} == {camel(ref.enum)}.{case} else None"
+                for case, sub in ref.cases.items()
+                if sub.kind != "empty" and case != "default"
+            ]
+            if "default" in ref.cases:
+                members = ", ".join(f"{camel(ref.enum)}.{c}" for c in named)
+                cols.append(f"None if {selector} in ({members},) else {value}")
+            return "(" + ", ".join(cols) + ",)"
+        value = f"m[{field.name!r}]"
+        if field.spark_inline:
+            return f"*{ref.name}_to_row({value})"
+        if field.spark_type == "uuid":
+            return f"_uuid_text({value})"
+        if field.spark_type == "timestamp_us":
+            return f"*_timestamp_us_columns({value})"
+        if field.repeat is not None:
+            items = f"[{self.row_value(ref, 'item')} for item in {value}]"
+            return f"None if {value} is None else {items}" if _may_be_absent(field) else items
+        converted = self.row_value(ref, value)
+        if _may_be_absent(field) and converted != value:
+            return f"None if {value} is None else {converted}"
+        return converted
+
+    def nested_rows(self, record: Record) -> str:
+        """``spark: {row: a.b.c}``: ``<record>_row_spark_type()`` and ``<record>_rows(m)``,
+        one row per element at the path's end: the element's columns, then the columns of
+        every record on the way (outermost first) but the field the path goes through; a
+        name the row already has gets the prefix of the field that leads to that record
+        (``batch_attributes``)."""
+        leaf = self.spec.records[self.spec.records[record.spark_path[-1][0]].field(
+            record.spark_path[-1][1]).type.name]
+        taken = {name for name, *_ in self.spark_columns(leaf)}
+        types, levels = [], []
+        prefix = ""
+        for depth, (owner, through) in enumerate(record.spark_path):
+            fields = [
+                f for f in self.spec.records[owner].fields if f.name != through and not f.spark_skip
+            ]
+            shell = dataclasses.replace(self.spec.records[owner], fields=fields)
+            for name, dtype, nullable, _ in self.spark_columns(shell):
+                shown = prefix + name if name in taken else name
+                taken.add(shown)
+                types.append(f"StructField({shown!r}, {dtype}, {nullable})")
+            levels.append((depth, fields, through, self.spec.records[owner].field(through)))
+            prefix = through + "_"
+        w = [f"def {record.name}_row_spark_type():"]
+        w.append(f'    """The Spark row of ``{record.name}``: one per ``{record.spark_row}``."""')
+        names = sorted(set(re.findall(r"\b([A-Z][A-Za-z]*Type)\(", " ".join(types))))
+        w.append(f"    from pyspark.sql.types import {', '.join(names + ['StructField', 'StructType'])}")
+        w.append("")
+        absent = _may_be_absent(levels[-1][3])
+        if absent:  # a row for an absent list: its element columns are null
+            leaf_fields = f"*(StructField(f.name, f.dataType, True) for f in {leaf.name}_spark_type().fields)"
+        else:
+            leaf_fields = f"*{leaf.name}_spark_type().fields"
+        w.append(f"    return StructType([{leaf_fields}, " + ", ".join(types) + "])")
+        w += ["", "", f"def {record.name}_rows(m0):"]
+        w.append(f'    """The rows of one ``{record.name}`` (see ``{record.name}_row_spark_type``)."""')
+        outer = "()"
+        indent = "    "
+        for depth, fields, through, step in levels:
+            m = f"m{depth}"
+            owner = self.spec.records[record.spark_path[depth][0]]
+            columns = "".join(
+                self.field_row(f, owner).replace("m[", f"{m}[") + ", " for f in fields
+            )
+            if columns:
+                joined = f"cols{depth}"
+                w.append(f"{indent}{joined} = " + (f"{outer} + " if outer != "()" else "") + f"({columns})")
+                outer = joined
+            child = f"{m}[{through!r}]"
+            if absent and depth == len(levels) - 1:
+                # absent (its if: is false): still one row, so every batch is counted
+                nulls = len(self.spark_columns(leaf))
+                w.append(f"{indent}if {child} is None:")
+                w.append(f"{indent}    yield (*(None,) * {nulls}, *{outer})")
+            if step.repeat is not None:
+                w.append(f"{indent}for m{depth + 1} in {child} or ():")
+                indent += "    "
+            else:
+                w.append(f"{indent}m{depth + 1} = {child}")
+        w.append(f"{indent}yield (*{leaf.name}_to_row(m{len(levels)}), *{outer})")
+        return "\n".join(w)
+
+    def json_key_args(self, key) -> str:
+        """Constructor arguments of ``runtime.formats.gojson.JsonKey`` for one ``json:`` key."""
+        args = [repr(key.name), repr(key.type), f"field={key.field!r}", f"omit={key.omit!r}"]
+        if key.enum:
+            args.append(f"enum={camel(key.enum)}")
+        if key.open:
+            args.append("open=True")
+        if key.bit:
+            enum, _, member = key.bit.partition(".")
+            args.append(f"bit={camel(enum)}.{member}")
+        if key.layouts:
+            args.append(f"layouts={key.layouts!r}")
+        if key.when:
+            args.append(f"when={key.when!r}")
+        if key.of:
+            args.append(f"of={key.of!r}")
+        if key.rendering:
+            enum, _, attr = key.rendering.partition(".")
+            args.append(f"rendering={enum.upper()}_{attr.upper()}")
+        return ", ".join(args)
+
+    def uses_decimal(self) -> bool:
+        def decimal(ref: TypeRef) -> bool:
+            if ref.enum:
+                return False
+            if ref.kind == "prim":
+                return PRIMITIVES[ref.name].spark.startswith("Decimal")
+            return ref.kind == "chunk" and CHUNK_TYPES[ref.name].spark.startswith("Decimal")
+
+        return any(
+            decimal(f.type) for r in self.spec.records.values() for f in r.fields if not f.spark_skip
+        )
+
+
+_FIXED_KINDS = {"str": "string", "bytes": "binary", "presence": "bool"}
+_SCALAR_KINDS = {
+    "ByteType()": "int",
+    "ShortType()": "int",
+    "IntegerType()": "int",
+    "LongType()": "int",
+    "FloatType()": "float",
+    "DoubleType()": "float",
+    "BooleanType()": "bool",
+    "StringType()": "string",
+    "BinaryType()": "binary",
+    "DecimalType(20, 0)": "decimal",
+}
+
+
+def _bits_spark(bits: int) -> str:
+    """The Spark type of a bit field of ``bits`` bits with its sign (one more than an
+    unsigned field's width): the smallest signed type that holds it."""
+    for limit, spark in ((8, "ByteType()"), (16, "ShortType()"), (32, "IntegerType()"), (64, "LongType()")):
+        if bits <= limit:
+            return spark
+    return "DecimalType(20, 0)"
+
+
+def _spark_kind(spark: str):
+    """The column kind of a Spark type text that the value already is (``ArrayType(...)``
+    of scalars: a list)."""
+    if spark.startswith("ArrayType("):
+        return ("list", _spark_kind(spark[len("ArrayType(") : spark.rindex(",")]))
+    return _SCALAR_KINDS[spark]
+
+
+def _may_be_absent(field: Field) -> bool:
+    """Whether a model may hold None for ``field``: optional, or read only ``if:`` its
+    condition holds. Its Spark column is then null, not a conversion of None."""
+    return field.optional or bool(field.condition) or field.type.nullable
+
+
+def _raw(kind) -> bool:
+    """Whether a value of ``kind`` goes into the row as it is (a None there is a null)."""
+    if isinstance(kind, tuple):
+        return kind[0] == "list" and _raw(kind[1])
+    return kind in ("int", "float", "bool", "string", "binary")
+
+
+def _has_table(kind, tables: dict) -> bool:
+    """Whether the Arrow writer can write ``kind`` (its nested records have tables)."""
+    if kind is None:
+        return False
+    if not isinstance(kind, tuple):
+        return True
+    if kind[0] == "record":
+        return kind[1] in tables
+    if kind[0] == "list":
+        return _has_table(kind[1], tables)
+    cases = [k for _, k in kind[2] if k is not None] + ([kind[3]] if kind[3] else [])
+    return all(_has_table(k, tables) for k in cases)
+
+
+def render(spec: Spec) -> str:
+    """The generated module for ``spec``, formatted and headed, as text."""
+    return render_with_compiled(spec)[0]
+
+
+def render_with_compiled(spec: Spec) -> tuple[str, str | None]:
+    """The generated module for ``spec`` and its compiled tier (a .pyx, None when no
+    record has one), both headed, as text."""
+    emitter = ModuleEmitter(spec)
+    lowering = Lowering(spec)
+    compiled = CompiledEmitter(spec, lowering)
+    fast, build = FastPathEmitter(spec), BuildEmitter(spec)
+    tables = CompiledTablesEmitter(spec, emitter.runtime_instance)
+    body = _env().get_template("module.py.j2").render(
+        spec=spec,
+        e=emitter,
+        fast=fast,
+        build=build,
+        quick=QuickTierEmitter(spec, lowering),
+        compiled=compiled,
+        tables=tables,
+        fallbacks=fallbacks.collect(spec, fast, build, lowering, compiled, tables),
+        fallback_lines=fallbacks.header_lines,
+        strategies=StrategyEmitter(spec, emitter),
+        records=[spec.records[name] for name in spec.record_order()],
+        version=__version__,
+    )
+    body = black.format_str(body, mode=black.Mode(line_length=100))
+    rows = {r.name: r.spark_row for r in spec.records.values() if r.spark_row}
+    paths = [r.name for r in spec.records.values() if r.spark_path]
+    arrow = ArrowEmitter(spec, lowering, emitter.spark_tables(), rows, paths)
+    pyx = compiled.module_text(__version__, arrow)
+    return with_header(body), pyx and with_header(pyx)
+
+
+def with_header(body: str) -> str:
+    """Put the content hash in the header, so hand edits are detectable."""
+    digest = hashlib.sha256(body.encode()).hexdigest()
+    first, rest = body.split("\n", 1)
+    return f"{first}\n{HEADER_HASH_PREFIX}{digest}\n{rest}"
+
+
+def content_is_untouched(text: str) -> bool:
+    first, _, rest = text.partition("\n")
+    recorded, _, body = rest.partition("\n")
+    if not recorded.startswith(HEADER_HASH_PREFIX):
+        return False
+    digest = hashlib.sha256(f"{first}\n{body}".encode()).hexdigest()
+    return recorded[len(HEADER_HASH_PREFIX):] == digest

@@ -1,0 +1,150 @@
+"""``wirespec generate``: every spec under ``specs/`` -> a module under ``generated/``.
+
+>>> from pathlib import Path
+>>> "plainbuffer.yaml" in [p.name for p in spec_files(Path("specs"))]
+True
+"""
+
+from __future__ import annotations
+
+import errno
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator import ROOT
+from generator.spec.loader import load
+from generator.spec.model import build_model
+from runtime.core.errors import SpecError
+
+COMPILED_DIR = "_compiled"
+"""Where the compiled tier's sources go, inside the output folder (one .pyx a format)."""
+
+
+def spec_files(specs_dir: Path) -> list[Path]:
+    if not specs_dir.is_dir():  # else a mistyped --specs would "generate" nothing and pass
+        raise FileNotFoundError(errno.ENOENT, "no such spec folder", str(specs_dir))
+    return sorted(specs_dir.glob("*.yaml"))
+
+
+def render_spec(path: Path, root: Path = ROOT) -> tuple[str, str]:
+    """(format name, module text) for one spec file."""
+    name, text, _ = render_spec_outputs(path, root)
+    return name, text
+
+
+def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str | None, str | None]:
+    """(format name, module text, compiled tier text or None) for one spec file; a spec of
+    enums only, for others to import, has no module (text None)."""
+    loaded = load(path, _display(path, root))
+    if "protocol" in loaded.data:  # id-keyed protocols (Thrift): their own model and template
+        from generator.spec.thrift import build_thrift_model, render_thrift
+
+        spec = build_thrift_model(loaded)
+        return spec.format, render_thrift(spec), None
+    from generator.emit.emitter import (
+        render_with_compiled,  # Jinja2 and black: loaded only when rendering
+    )
+
+    spec = build_model(loaded)
+    if spec.is_library:
+        return spec.format, None, None
+    return (spec.format, *render_with_compiled(spec))
+
+
+def import_spec(path: Path, loaded=None):
+    """Render one spec and import its module in memory, without writing ``generated/``
+    (``wirespec decode FORMAT FILE --spec SPEC``: try a spec before generating it). The
+    module is registered in ``sys.modules`` as ``wirespec_spec_<format>_<hash>``.
+    ``loaded``: the spec when the caller has already loaded it."""
+    import hashlib
+    import sys
+    import types
+
+    loaded = loaded or load(path, path.name)
+    if "protocol" in loaded.data:
+        from generator.spec.thrift import import_spec as import_thrift_spec
+
+        return import_thrift_spec(path)
+    from generator.emit.emitter import render_with_compiled
+
+    spec = build_model(loaded)
+    if spec.is_library:
+        raise SpecError(
+            f"{spec.format} only declares enums for other specs to import", file=path.name
+        )
+    text = render_with_compiled(spec)[0]
+    name = f"wirespec_spec_{spec.format}_{hashlib.sha256(text.encode()).hexdigest()[:8]}"
+    if name not in sys.modules:
+        module = types.ModuleType(name)
+        module.__file__ = str(path)
+        sys.modules[name] = module
+        # Runs the module we just generated from the user's spec: spec text in it is
+        # escaped as in generated/ (specs/README.md, "A spec is data, never code").
+        exec(compile(text, f"<generated from {path}>", "exec"), module.__dict__)  # noqa: S102
+    return sys.modules[name]
+
+
+def spec_fallbacks(specs_dir: Path, root: Path = ROOT) -> dict[str, dict[str, dict[str, str]]]:
+    """Format -> its ``FALLBACKS`` (generator/emit/fallbacks.py), for ``generate -v``; a Thrift
+    spec's module has no construct path (every struct has its reader and writer)."""
+    from generator.emit.fallbacks import collect
+
+    out = {}
+    for path in spec_files(specs_dir):
+        loaded = load(path, _display(path, root))
+        if "protocol" not in loaded.data:
+            spec = build_model(loaded)
+            if not spec.is_library:
+                out[spec.format] = collect(spec)
+    return out
+
+
+def _display(path: Path, root: Path) -> str:
+    """How errors and generated headers name a spec: relative to the repository."""
+    try:
+        return str(path.resolve().relative_to(root))
+    except ValueError:
+        return path.name
+
+
+@dataclass
+class Outcome:
+    path: Path
+    status: str
+    """fresh | written | stale | edited | missing | orphan"""
+
+
+def generate(specs_dir: Path, out_dir: Path, *, check: bool) -> list[Outcome]:
+    """Render every spec; write (or, with ``check``, only compare) the modules."""
+    from generator.emit.emitter import content_is_untouched
+
+    outcomes = []
+    expected = {}
+    for spec_path in spec_files(specs_dir):
+        name, text, pyx = render_spec_outputs(spec_path)
+        if text is None:
+            continue
+        expected[out_dir / f"{name}.py"] = text
+        if pyx is not None:
+            expected[out_dir / COMPILED_DIR / f"{name}.pyx"] = pyx
+    for path, text in expected.items():
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current == text:
+            outcomes.append(Outcome(path, "fresh"))
+            continue
+        if check:
+            if current is None:
+                status = "missing"
+            elif not content_is_untouched(current):
+                status = "edited"
+            else:
+                status = "stale"
+            outcomes.append(Outcome(path, status))
+        else:
+            path.parent.mkdir(exist_ok=True)  # the compiled tier's folder
+            path.write_text(text, encoding="utf-8")
+            outcomes.append(Outcome(path, "written"))
+    for path in sorted([*out_dir.glob("*.py"), *out_dir.glob(f"{COMPILED_DIR}/*.pyx")]):
+        if path.name != "__init__.py" and path not in expected:
+            outcomes.append(Outcome(path, "orphan"))
+    return outcomes

@@ -1,0 +1,1355 @@
+"""The lowering: one reading plan per record, which every optimistic reader renders.
+
+A record's plan is an ordered tree of small frozen steps: what is read, in which order, with
+which checks. ``generator/emit/quicktier.py`` renders it as Python (``_quick_<record>``) and
+``generator/emit/compiled.py`` as typed Cython (``generated/_compiled/<format>.pyx``); neither
+decides anything about the spec again, so both read the same bytes with the same checks.
+
+Variables are named here, so every renderer uses the same names: a record's fields are
+``f_<field>``, the fields of a record read inline ``v<n>_<field>``, lengths ``n<n>`` and the
+ends they set ``end<n>``. A step's ``size`` is the bytes it reads at a constant offset from
+``pos`` (a renderer reads a run of such steps at ``pos + k`` and moves ``pos`` once), or None
+when it moves ``pos`` by what it reads.
+
+Which records get a plan: those the tier can read without the exact reader's bookkeeping
+(see :class:`Lowering`); ``refused`` says why the others have none. A plan reads no
+recursive record, so its nesting depth is known (``RecordPlan.depth``).
+
+    >>> from pathlib import Path
+    >>> from generator.spec.loader import load
+    >>> from generator.spec.model import build_model
+    >>> spec = build_model(load(Path("specs/plainbuffer.yaml")))
+    >>> print(Lowering(spec).plans["row"].describe().splitlines()[0])
+    row -> Row, nesting depth 3, entry
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+
+from generator.emit.fastpath import FastPathEmitter
+from generator.spec.model import Field, Record, Spec, TypeRef, camel
+from generator.spec.types import PRIMITIVES
+
+_THIS_UP = re.compile(r"\bthis\.((?:_parent\.)*)([a-z_][a-z0-9_]*)")
+
+
+class NotLowered(Exception):
+    """The record uses something the plan does not read: parse goes straight to the exact
+    reader for it."""
+
+
+def fixed_size(prim) -> int | None:
+    """The size of a fixed-width number (not a varint), else None."""
+    p = PRIMITIVES.get(prim) if isinstance(prim, str) else None
+    if p is None or p.size is None or prim.startswith("msb_"):
+        return None
+    if p.kind not in ("int", "uint", "float", "bool"):
+        return None
+    return p.size
+
+
+VARINTS = {"uvarint": False, "varint": True}
+"""The LEB128 varints a plan reads (at most 10 bytes, 64 bits) -> whether ZigZag-signed."""
+
+
+def _fixed_length(ref: TypeRef) -> bool:
+    """Whether ``ref`` has a length prefix that is a fixed-width integer or a varint."""
+    return ref.size_is_prefix and (
+        ref.size in VARINTS
+        or (fixed_size(ref.size) is not None and PRIMITIVES[ref.size].kind == "int")
+    )
+
+
+def _size_expression(ref: TypeRef) -> bool:
+    """Whether ``ref`` is sized by an expression over earlier fields (``event_size - 23``)."""
+    return (
+        isinstance(ref.size, str)
+        and not ref.size_is_prefix
+        and ref.size != "eos"
+        and ref.size not in PRIMITIVES
+    )
+
+
+def _signed(prim: str) -> bool:
+    """Whether a length or count read as ``prim`` may be negative."""
+    return VARINTS[prim] if prim in VARINTS else PRIMITIVES[prim].signed
+
+
+# -- the steps --------------------------------------------------------------------------
+
+
+def _indented(lines: list[str]) -> list[str]:
+    return ["  " + line for line in lines]
+
+
+def _steps_lines(steps) -> list[str]:
+    return _indented([line for step in steps for line in step.lines()])
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """One step of a plan."""
+
+    @property
+    def size(self) -> int | None:
+        """Bytes read at a constant offset from ``pos``; None when ``pos`` moves by what
+        is read (or by a branch)."""
+        return None
+
+    def lines(self) -> list[str]:
+        """The step as text, one line per step (children indented under it)."""
+        return [str(self)]
+
+
+@dataclasses.dataclass(frozen=True)
+class TagByte(Step):
+    """One byte that must be ``byte`` (a record's or a field's tag)."""
+
+    byte: int
+
+    @property
+    def size(self) -> int:
+        return 1
+
+    def __str__(self) -> str:
+        return f"tag 0x{self.byte:02x}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Number(Step):
+    """A number ``prim`` into ``var``: fixed-width, or a varint (``uvarint``; ``varint``
+    ZigZag-signed) of at most 10 bytes and 64 bits; a ``bool`` must be 0 or 1, an ``enum``
+    value must be a member (``var`` is the member), a ``const`` must match. ``keep``: its
+    bytes are kept for a checksum."""
+
+    var: str
+    prim: str
+    enum: str | None = None
+    const: int | None = None
+    keep: bool = False
+
+    @property
+    def size(self) -> int | None:
+        return fixed_size(self.prim)
+
+    @property
+    def zigzag(self) -> bool:
+        return VARINTS.get(self.prim, False)
+
+    def __str__(self) -> str:
+        text = f"{self.prim} {self.var}"
+        if self.enum:
+            text += f" in enum {self.enum}"
+        if self.const is not None:
+            text += f" == {self.const:#x}"
+        return text + ", kept" * self.keep
+
+
+@dataclasses.dataclass(frozen=True)
+class Length(Step):
+    """A length prefix, a fixed-width integer or a varint, into ``var`` (unchecked: the
+    step that uses it checks it)."""
+
+    var: str
+    prim: str
+
+    @property
+    def size(self) -> int | None:
+        return fixed_size(self.prim)
+
+    @property
+    def signed(self) -> bool:
+        return _signed(self.prim)
+
+    @property
+    def zigzag(self) -> bool:
+        return VARINTS.get(self.prim, False)
+
+    def __str__(self) -> str:
+        return f"length {self.var}: {self.prim}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Text(Step):
+    """A string (``kind`` ``str``, decoded with ``encoding``, trailing ``pad`` bytes
+    stripped) or ``bytes``: ``fixed`` bytes, or ``length`` (a :class:`Length`'s variable)
+    bytes checked first: not negative, at most ``max_length``, ``limits.max_string`` and
+    what is left before ``end``. ``keep``: its bytes are kept for a checksum."""
+
+    var: str
+    kind: str
+    end: str
+    encoding: str = "utf8"
+    pad: bytes = b""
+    fixed: int | None = None
+    length: str | None = None
+    signed: bool = False
+    max_length: int | None = None
+    keep: bool = False
+    nullable: bool = False
+    """The length -1 is None."""
+    to_end: bool = False
+    """Every byte left before ``end`` (``size: eos``)."""
+
+    @property
+    def size(self) -> int | None:
+        return self.fixed
+
+    def __str__(self) -> str:
+        what = f"{self.fixed}" if self.fixed is not None else self.length
+        if self.to_end:
+            what = "the rest"
+        if self.nullable:
+            what += " (-1: None)"
+        text = f"{self.kind} {self.var}: {what} bytes"
+        if self.kind == "str":
+            text += f" {self.encoding}"
+        if self.pad:
+            text += f", {self.pad!r} stripped"
+        if self.max_length is not None:
+            text += f", <= {self.max_length}"
+        text += ", <= max_string"
+        if self.length:
+            text += f", within {self.end}"
+        return text + ", kept" * self.keep
+
+
+@dataclasses.dataclass(frozen=True)
+class Nothing(Step):
+    """No bytes: ``var`` is None (an ``empty`` value)."""
+
+    var: str
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return f"{self.var} = None"
+
+
+@dataclasses.dataclass(frozen=True)
+class Presence(Step):
+    """``var`` is whether the next byte before ``end`` is ``tag`` (then read)."""
+
+    var: str
+    tag: int
+    end: str
+
+    def __str__(self) -> str:
+        return f"presence {self.var}: tag 0x{self.tag:02x} before {self.end}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Optional(Step):
+    """When the next byte before ``end`` is ``tag``, it and ``steps``; else ``var`` is
+    ``absent`` (``None`` or ``[]``)."""
+
+    var: str
+    tag: int
+    end: str
+    absent: str
+    steps: tuple[Step, ...]
+
+    def lines(self) -> list[str]:
+        head = f"optional tag 0x{self.tag:02x} before {self.end} (else {self.var} = {self.absent})"
+        return [head] + _steps_lines(self.steps)
+
+
+@dataclasses.dataclass(frozen=True)
+class Repeat(Step):
+    """Items into the list ``var``, at most ``limits.max_count``: records ``record`` read
+    by their own reader, or by ``steps`` (inline: a record, its last step builds ``item``;
+    or a value's steps into ``item``). ``until`` says how many:
+
+    - ``eos``: until ``end``; ``tagged``: while the next byte before ``end`` is ``tag``;
+      at least ``min_count``;
+    - ``count``: the Python expression ``count`` (an int, not negative, else not mine);
+    - ``blocks``: Avro's blocks: a ZigZag varint count (0 ends; negative: a varint byte
+      size follows, and the block must end there), its counts kept in ``blocks``."""
+
+    var: str
+    record: str
+    until: str
+    end: str
+    tag: int | None = None
+    min_count: int = 0
+    count: str = ""
+    blocks: str = ""
+    item: str = "item"
+    steps: tuple[Step, ...] | None = None
+    depth: int = 0
+    """A record read by its own reader in a spec with recursion: the nesting depth it is
+    read at, past the plan's record (0: readers take no depth)."""
+
+    def lines(self) -> list[str]:
+        what = self.record or "values"
+        how = {
+            "tagged": f"while tag 0x{self.tag or 0:02x} before {self.end}",
+            "count": f"{self.count} times, within {self.end}",
+            "blocks": f"in blocks (counts {self.blocks}) within {self.end}",
+        }.get(self.until, f"until {self.end}")
+        text = f"repeat {self.var}: {what} {how}, <= max_count"
+        text += f", >= {self.min_count}" if self.min_count else ""
+        text += ", inline" if self.steps is not None else ", called"
+        text += f" at depth +{self.depth}" * bool(self.depth)
+        return [text] + _steps_lines(self.steps or ())
+
+
+@dataclasses.dataclass(frozen=True)
+class Valid(Step):
+    """The Python ``expression`` over the plan's variables must be true (an error
+    evaluating it is false)."""
+
+    expression: str
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return f"valid {self.expression}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Derived(Step):
+    """``var`` is the Python ``expression`` over the plan's variables (an error evaluating
+    it: not mine)."""
+
+    var: str
+    expression: str
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return f"derived {self.var} = {self.expression}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Mark(Step):
+    """``var`` is where reading is now (a span checksum's first or last byte + 1)."""
+
+    var: str
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return f"mark {self.var}"
+
+
+@dataclasses.dataclass(frozen=True)
+class When(Step):
+    """``if:``: ``steps`` when the Python ``expression`` is true (an error evaluating it:
+    not mine), else ``var`` is None."""
+
+    var: str
+    test: str
+    """The variable the expression's value goes in."""
+    expression: str
+    steps: tuple[Step, ...]
+
+    def lines(self) -> list[str]:
+        head = f"when {self.test} = {self.expression} (else {self.var} = None)"
+        return [head] + _steps_lines(self.steps)
+
+
+@dataclasses.dataclass(frozen=True)
+class Processed(Step):
+    """``process:``: ``length`` bytes (checked as :class:`Nested` checks them) kept as
+    bytes in ``wire``, decoded by the codec ``cases`` maps the Python expression ``codec``
+    to (``none``: read where they are), then read by ``steps`` (a record read inline into
+    ``var``, or a :class:`Repeat` of them) within ``inner_end``, which they must fill
+    exactly. ``rest`` (``process: {size: eos}``): the bytes up to ``end``, ``length`` set
+    to their count, and ``wire`` None when the codec is ``none``."""
+
+    var: str
+    wire: str
+    codec: str
+    cases: tuple[tuple[int | str, str], ...]
+    length: str
+    signed: bool
+    end: str
+    inner_end: str
+    steps: tuple[Step, ...]
+    rest: bool = False
+
+    def lines(self) -> list[str]:
+        cases = ", ".join(f"{k!r}: {v}" for k, v in self.cases)
+        head = (
+            f"processed {self.var}: {self.length} bytes kept in {self.wire}, decoded by"
+            f" {{{cases}}}[{self.codec}], read within {self.inner_end}"
+        )
+        return [head] + _steps_lines(self.steps)
+
+
+@dataclasses.dataclass(frozen=True)
+class Nested(Step):
+    """A record ``record`` into ``var``. With ``length`` (a :class:`Length`'s variable,
+    checked against ``limits.max_message_bytes`` and what is left before ``end``), it is
+    read within ``inner_end`` and must end there. ``steps``: read inline (its fields
+    named with another prefix, the last step builds ``var``); None: by its own reader.
+    ``keep``: its start and end (``<var>_at``, ``<var>_end``) are kept for a checksum."""
+
+    var: str
+    record: str
+    end: str
+    inner_end: str
+    length: str | None = None
+    signed: bool = False
+    keep: bool = False
+    steps: tuple[Step, ...] | None = None
+    depth: int = 0
+    """As :class:`Repeat`'s: the depth a record read by its own reader is read at."""
+
+    def lines(self) -> list[str]:
+        within = f" within {self.length} bytes ({self.inner_end})" if self.length else ""
+        how = "inline" if self.steps is not None else "called"
+        how += f" at depth +{self.depth}" * bool(self.depth)
+        head = f"record {self.var}: {self.record}{within}, {how}" + ", kept" * self.keep
+        return [head] + _steps_lines(self.steps or ())
+
+
+@dataclasses.dataclass(frozen=True)
+class Case(Step):
+    """One branch of a :class:`Switch`: the selector's integer ``value`` (enum ``member``)."""
+
+    value: int
+    member: str
+    steps: tuple[Step, ...]
+
+    def lines(self) -> list[str]:
+        return [f"case {self.member} ({self.value:#x})"] + _steps_lines(self.steps)
+
+
+@dataclasses.dataclass(frozen=True)
+class Switch(Step):
+    """``var`` by the value of the enum field ``selector``: the steps of the matching case,
+    else ``default`` (None: ``var`` is None)."""
+
+    var: str
+    selector: str
+    enum: str
+    cases: tuple[Case, ...]
+    default: tuple[Step, ...] | None = None
+
+    def lines(self) -> list[str]:
+        lines = [f"switch {self.var} on {self.selector} ({self.enum})"]
+        lines += _indented([line for case in self.cases for line in case.lines()])
+        tail = ["default"] + _steps_lines(self.default) if self.default else ["default: None"]
+        return lines + _indented(tail)
+
+
+@dataclasses.dataclass(frozen=True)
+class Bits(Step):
+    """A bit field into ``var``: ``width`` bits at ``shift`` of the run ``run``, a
+    ``group``-byte integer in ``order`` (``big``; ``little``: ``b<n>le``) read by the run's
+    ``first`` field; ``signed``: two's complement in its width; a ``const`` must match."""
+
+    var: str
+    run: str
+    group: int
+    shift: int
+    width: int
+    first: bool
+    order: str = "big"
+    signed: bool = False
+    const: int | None = None
+
+    @property
+    def size(self) -> int:
+        return self.group if self.first else 0
+
+    @property
+    def mask(self) -> int | None:
+        """The mask after the shift, None when the shift leaves only this field."""
+        return None if self.shift + self.width >= 8 * self.group else (1 << self.width) - 1
+
+    def __str__(self) -> str:
+        text = f"bits {self.var}: {self.width} at {self.shift} of {self.run}"
+        if self.first:
+            text += f" ({self.group} bytes, {self.order})"
+        text += ", signed" * self.signed
+        return text + (f" == {self.const:#x}" if self.const is not None else "")
+
+
+@dataclasses.dataclass(frozen=True)
+class Computed(Step):
+    """A length ``var`` computed by the Python ``expression`` over earlier fields (``size:
+    length``): an int, else not mine (the step that uses it checks its range)."""
+
+    var: str
+    expression: str
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return f"length {self.var} = {self.expression}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Choice(Step):
+    """``choice:``: the first of ``cases`` (magic, mask, record) whose bytes match at
+    ``pos`` before ``end`` picks the record read into ``var``, each by its own reader
+    (``depth``: the nesting depth it is read at, past the plan's record; 0 when the spec
+    has no recursion and readers take no depth); none matches: not mine."""
+
+    var: str
+    table: str
+    """A name for the table of the first byte (module-level in a renderer)."""
+    end: str
+    cases: tuple[tuple[bytes, bytes, str], ...]
+    depth: int = 0
+
+    def lines(self) -> list[str]:
+        head = f"choice {self.var} within {self.end}" + f", at depth +{self.depth}" * bool(
+            self.depth
+        )
+        return [head] + _indented(
+            [f"{magic.hex()}/{mask.hex()}: {record}" for magic, mask, record in self.cases]
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class ChecksumItem:
+    """What a checksum covers, in order: the bytes between two :class:`Mark` steps
+    (``span``: ``var`` to ``target``), a field's bytes (``raw``; ``optional`` fields only
+    when present; ``target`` is its kind: ``prim``, ``str``, ``bytes`` or ``record``), a
+    member of each element of a list (``each``; ``target`` ``u8`` when the member is a plain
+    u8 of records), or the value of a Python ``expression``
+    over the plan's variables (``value``); the last two packed as ``encoder``."""
+
+    kind: str
+    var: str = ""
+    target: str = ""
+    optional: bool = False
+    member: str = ""
+    encoder: str = ""
+    expression: str = ""
+
+    def __str__(self) -> str:
+        if self.kind == "raw":
+            return f"bytes of {self.var}" + " (when present)" * self.optional
+        if self.kind == "span":
+            return f"bytes from {self.var} to {self.target}"
+        if self.kind == "each":
+            return f"{self.encoder} {self.member} of each of {self.var}"
+        return f"{self.encoder} {self.expression}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Checksum(Step):
+    """``var`` (already read) must be the ``algorithm`` of ``items``. ``one_byte``: every
+    item is one byte 0..255 (a CRC-8 can run as a table loop over them)."""
+
+    var: str
+    algorithm: str
+    items: tuple[ChecksumItem, ...]
+    one_byte: bool = False
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def lines(self) -> list[str]:
+        head = f"checksum {self.var} == {self.algorithm}" + " of one-byte items" * self.one_byte
+        return [head] + _indented([str(item) for item in self.items])
+
+
+@dataclasses.dataclass(frozen=True)
+class Build(Step):
+    """The model: a ``class_name`` made without ``__init__``, its ``fields`` (name,
+    variable) stored, into ``var``."""
+
+    var: str
+    class_name: str
+    fields: tuple[tuple[str, str], ...]
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return f"{self.var} = {self.class_name}({', '.join(v for _, v in self.fields)})"
+
+
+@dataclasses.dataclass(frozen=True)
+class FieldSteps(Step):
+    """The steps of one field, from spec line ``line`` (the renderers' source comment)."""
+
+    name: str
+    line: int | None
+    steps: tuple[Step, ...]
+
+    @property
+    def size(self) -> int | None:
+        sizes = [step.size for step in self.steps]
+        return None if None in sizes else sum(sizes)
+
+    def lines(self) -> list[str]:
+        return [f"field {self.name} (line {self.line})"] + _steps_lines(self.steps)
+
+
+@dataclasses.dataclass(frozen=True)
+class SizeOf(Step):
+    """``var`` is a record's byte size computed by the Python ``expression`` over the
+    plan's variables (``size: event_size - 23``); a :class:`Nested` then checks it as a
+    signed length (an error evaluating it, or a value that is no int: not mine)."""
+
+    var: str
+    expression: str
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return f"size {self.var} = {self.expression}"
+
+
+@dataclasses.dataclass(frozen=True)
+class MsbNumber(Step):
+    """An msb-count varint (mysql::serialization's: the first byte's low one bits count
+    the bytes after it, 9 bytes at most) before ``end`` into ``var``, within ``bits``
+    (``runtime.core.msbvarint.read_uvar``); ``signed``: ZigZag. ``length``: a byte length (a
+    :class:`Text` checks it), not a model value."""
+
+    var: str
+    bits: int
+    end: str
+    signed: bool = False
+    length: bool = False
+
+    def __str__(self) -> str:
+        kind = "length" if self.length else "msb_svarint" if self.signed else "msb_uvarint"
+        return f"{kind}{self.bits} {self.var} before {self.end}"
+
+
+@dataclasses.dataclass(frozen=True)
+class KeyedHeader(Step):
+    """A mysql::serialization message's head, before ``end`` (the message is the rest of
+    the input): the format version (must be 1), ``declared`` (``serializable_field_size``:
+    the message's true length, or MySQL's formula for it) and ``lnifid``
+    (``last_non_ignorable_field_id``, at most ``fields``), each an msb-count varint."""
+
+    declared: str
+    lnifid: str
+    fields: int
+    end: str
+
+    def __str__(self) -> str:
+        return (
+            f"message head before {self.end}: version 1, size {self.declared},"
+            f" lnifid {self.lnifid} <= {self.fields}"
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class KeyedField(Step):
+    """Field ``id`` of a mysql::serialization message: the next field id before ``end``
+    (an msb-count varint) peeked; ``id``: read, then ``steps`` into ``var``; a smaller id:
+    not mine (out of order); a larger one, or the end: absent, and ``absent`` says what
+    ``var`` is: ``required`` (not mine), ``value`` (the Python literal ``default``) or
+    ``from`` (None, then :class:`Fallback` gives it another field's value)."""
+
+    var: str
+    id: int
+    end: str
+    absent: str
+    default: str = ""
+    steps: tuple[Step, ...] = ()
+
+    def lines(self) -> list[str]:
+        otherwise = {"required": "not mine", "value": self.default, "from": "None"}[self.absent]
+        head = f"keyed field {self.id} {self.var} before {self.end} (absent: {otherwise})"
+        return [head] + _steps_lines(self.steps)
+
+
+@dataclasses.dataclass(frozen=True)
+class Fallback(Step):
+    """``var`` is ``source``'s value when it is None (an absent ``default_from`` field,
+    resolved after every field: it may name a later one)."""
+
+    var: str
+    source: str
+
+    @property
+    def size(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return f"{self.var} = {self.source} when None"
+
+
+@dataclasses.dataclass(frozen=True)
+class Rest(Step):
+    """``var`` is the bytes left before ``end`` (fields a newer writer added), None when
+    there are none; reading ends at ``end``."""
+
+    var: str
+    end: str
+
+    def __str__(self) -> str:
+        return f"rest {self.var}: the bytes before {self.end}, or None"
+
+
+KEYED_STEPS = (SizeOf, MsbNumber, KeyedHeader, KeyedField, Fallback, Rest)
+"""The steps of mysql::serialization messages and of records sized by an expression."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordPlan:
+    """The plan of one record: its ``steps`` (the last builds ``model``), read within
+    ``end``; ``depth``: the nesting depth it reads; ``entry``: it has a reader of its own
+    (the default record, or one another plan calls)."""
+
+    name: str
+    class_name: str
+    steps: tuple[Step, ...]
+    depth: int
+    entry: bool
+    checks_depth: bool = False
+    """The spec recurses: the reader takes the depth it is read at and checks
+    ``depth + self.depth - 1`` against ``max_depth`` itself (``depth`` then counts the
+    records read by their own readers as 0: they check their own)."""
+
+    def describe(self) -> str:
+        head = f"{self.name} -> {self.class_name}, nesting depth {self.depth}"
+        head += ", checked by the reader" * self.checks_depth
+        head += ", entry" if self.entry else ", inline only"
+        return "\n".join([head] + _steps_lines(self.steps))
+
+    __str__ = describe
+
+
+def flatten(steps) -> list[Step]:
+    """``steps`` with every :class:`FieldSteps` replaced by itself (its comment) and its
+    steps: a renderer reads runs of fixed-size steps across fields."""
+    out: list[Step] = []
+    for step in steps:
+        if isinstance(step, FieldSteps):
+            out.append(step)
+            out += flatten(step.steps)
+        else:
+            out.append(step)
+    return out
+
+
+# -- the lowering -----------------------------------------------------------------------
+
+
+class Lowering:
+    """The plans of one spec's records.
+
+    A record gets a plan when the exact fast path reads it, it is a sequence with no
+    trailer, and every field is a number (fixed-width or a varint), a string or bytes of a
+    fixed size or a length (fixed-width or a varint), an enum switch, a tag, a presence
+    flag, a repeat of records or values (to the end, while tagged, a count computed from
+    earlier fields, or Avro's blocks), a ``process:``ed record sized by a length, or another
+    planned record (sized by a length, or not), with no condition. A record used once,
+    outside a repeat, is read inline where used; records in repeats or used more than once
+    have readers of their own (``entries``). A record that reads its parent (``_parent.x``)
+    is planned only when it is read from one place, inline there, so its parent's fields
+    are variables in scope."""
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        self.endian = spec.endian
+        self.fast = FastPathEmitter(spec)
+        self.depths: dict[str, int] = {}
+        self.refused: dict[str, str] = {}
+        """Record -> why it has no plan."""
+        self.raw_uses = self._uses(set(spec.records))
+        self.recursive = self._recursive_records()
+        """The records that read themselves, directly or through others: read by their own
+        readers, which take and check the nesting depth."""
+        supported = self._supported()
+        uses = self._uses(supported)
+        chosen = {  # a choice's cases are picked by a table of their readers
+            name
+            for r in supported
+            for f in spec.records[r].fields
+            if f.type.kind == "choice"
+            for name in f.type.cases
+        }
+        self.inline = {
+            name
+            for name, n in uses.items()
+            if name not in self.recursive
+            and name not in chosen
+            and (n == (1, 0) or (name in self.fast.needs_parent and sum(n) == 1))
+        }
+        called = {name for name, n in uses.items() if any(n) and name not in self.inline}
+        self.entries = [
+            name
+            for name in spec.record_order()
+            if name in supported and (name == spec.default_record or name in called)
+        ]
+        self.plans: dict[str, RecordPlan] = {}
+        for name in spec.record_order():
+            # a record that reads its parent has steps only inline, in its parent's
+            if name in supported and name not in self.fast.needs_parent:
+                self._counter = 0
+                self._scopes: list[str] = []
+                record = spec.records[name]
+                self.plans[name] = RecordPlan(
+                    name,
+                    camel(name),
+                    tuple(self._record_steps(record, "f_", "end", "model")),
+                    self.depths[name],
+                    name in self.entries,
+                    bool(self.recursive),
+                )
+
+    def describe(self) -> str:
+        """Every plan, then why the other records have none."""
+        parts = [plan.describe() for plan in self.plans.values()]
+        parts += [f"{name}: no plan ({why})" for name, why in self.refused.items()]
+        return "\n\n".join(parts)
+
+    # -- which records have a plan -----------------------------------------------------
+
+    def _supported(self) -> set[str]:
+        # the records of a loop are checked as if all of them had a plan, until one has not
+        hopeful = set(self.recursive)
+        while True:
+            ok: set[str] = set()
+            self.refused.clear()
+            for name in self.spec.record_order():
+                try:
+                    self._check_record(self.spec.records[name], ok | hopeful)
+                except NotLowered as why:
+                    self.refused[name] = str(why)
+                    continue
+                ok.add(name)
+            if hopeful <= ok:
+                break
+            hopeful &= ok
+        for name in self.spec.record_order():
+            if name in ok:
+                self._depth(name)
+        return ok
+
+    def _depth(self, name: str) -> int:
+        """The nesting depth a record reads, a recursive one it reads by a call as 0 (its
+        reader checks its own)."""
+        if name not in self.depths:
+            record = self.spec.records[name]
+            children = [
+                0 if r in self.recursive else self._depth(r)
+                for f in record.fields
+                for r in self._refs(f.type)
+            ]
+            # construct's SerializableMessage counts no nesting: the exact reader neither
+            self.depths[name] = 0 if record.serializable else 1 + max(children, default=0)
+        return self.depths[name]
+
+    def _recursive_records(self) -> set[str]:
+        """The records on a loop of records reading records (choices included)."""
+        reads = {
+            name: {r for f in record.fields for r in self._refs(f.type)}
+            for name, record in self.spec.records.items()
+        }
+        out = set()
+        for name, direct in reads.items():
+            seen, todo = set(), list(direct)
+            while todo:
+                other = todo.pop()
+                if other not in seen:
+                    seen.add(other)
+                    todo += reads.get(other, ())
+            if name in seen:
+                out.add(name)
+        return out
+
+    def readers_of(self, name: str) -> list[str]:
+        """The records that read record ``name``, in the spec's order."""
+        return [
+            other
+            for other, record in self.spec.records.items()
+            if any(name in self._refs(f.type) for f in record.fields)
+        ]
+
+    def _refs(self, ref: TypeRef) -> list[str]:
+        if ref.kind == "record":
+            return [ref.name]
+        return [name for sub in ref.cases.values() for name in self._refs(sub)]
+
+    def _read_once(self, name: str) -> bool:
+        """Whether the spec reads record ``name`` from one place only (so inline there)."""
+        return name != self.spec.default_record and sum(self.raw_uses[name]) == 1
+
+    def _check_record(self, record: Record, ok: set[str]) -> None:
+        fast = self.fast
+        if record.name not in fast.supported:
+            raise NotLowered("no exact fast path")
+        if record.name in fast.needs_parent and not self._read_once(record.name):
+            raise NotLowered("reads its parent, and is read from more than one place")
+        if record.serializable:
+            self._check_keyed(record)
+            return
+        if record.layout != "sequence":
+            raise NotLowered(f"layout {record.layout}")
+        if record.trailer:
+            raise NotLowered("a trailer")
+        for field in record.fields:
+            if field.kept_of:
+                kept = record.field(field.kept_of)
+                if kept.process is None and kept.repeat != "blocks":
+                    raise NotLowered(f"{field.name}: a kept {kept.name} terminator")
+                continue
+            if field.process is not None:
+                self._check_process(field)
+            if field.trailer:
+                raise NotLowered(f"{field.name}: a trailer")
+            if field.derived:
+                continue
+            if field.type.nullable and field.type.kind not in ("str", "bytes"):
+                raise NotLowered(f"{field.name}: a nullable length of a {field.type.kind}")
+            if field.bit_group is not None and field.type.kind != "bits":
+                raise NotLowered(f"{field.name}: a bit field")
+            if field.repeat is not None:
+                self._check_repeat(field)
+            if field.const is not None and field.type.kind not in ("prim", "bits"):
+                raise NotLowered(f"{field.name}: a const that is no number")
+            self._check_type(field.type, ok, field.name)
+            if field.checksum is not None:
+                self._check_checksum(record, field)
+
+    def _check_repeat(self, field: Field) -> None:
+        how = field.repeat if isinstance(field.repeat, str) else "count"
+        if how not in ("eos", "tagged", "count", "blocks"):
+            raise NotLowered(f"{field.name}: a repeat {how}")
+        if how == "count" and set(field.repeat) != {"count"}:
+            raise NotLowered(f"{field.name}: a repeat {sorted(field.repeat)}")
+        if how in ("eos", "tagged") and field.type.kind != "record":
+            raise NotLowered(f"{field.name}: a repeat of values to the end")
+        sized = field.type.kind == "record" and field.type.size is not None
+        if sized and (how == "tagged" or not _fixed_length(field.type)):
+            raise NotLowered(f"{field.name}: a repeat of records sized otherwise than by a length")
+        if field.type.kind not in ("record", "prim", "str", "bytes"):
+            raise NotLowered(f"{field.name}: a repeat of {field.type.kind}")
+
+    def _check_process(self, field: Field) -> None:
+        ref = field.type
+        if field.process.rest:  # the rest of the record: one record, or a list of them
+            if ref.kind != "record" or field.condition or field.tag is not None:
+                raise NotLowered(f"{field.name}: a process: {{size: eos}} of other than records")
+            if field.repeat is None and not self._read_once(ref.name):
+                raise NotLowered(f"{field.name}: a process:ed record read from more than one place")
+            return
+        if ref.kind != "record" or field.repeat is not None or not _fixed_length(ref):
+            raise NotLowered(f"{field.name}: a process: of other than one record after a length")
+        if not self._read_once(ref.name):
+            raise NotLowered(f"{field.name}: a process:ed record read from more than one place")
+
+    def _check_type(self, ref: TypeRef, ok: set[str], where: str) -> None:
+        if ref.args or ref.count is not None:
+            raise NotLowered(f"{where}: runtime arguments or counts")
+        if ref.kind == "prim":
+            if fixed_size(ref.name) is None and ref.name not in VARINTS:
+                raise NotLowered(f"{where}: {ref.name}")
+        elif ref.kind in ("str", "bytes"):
+            eos_bytes = ref.size == "eos" and ref.kind == "bytes"
+            computed = isinstance(ref.size, str) and not ref.size_is_prefix and ref.size != "eos"
+            if (
+                not _fixed_length(ref)
+                and not isinstance(ref.size, int)
+                and not eos_bytes
+                and not computed
+            ):
+                raise NotLowered(f"{where}: a string without a length")
+        elif ref.kind == "record":
+            if ref.name not in ok:
+                raise NotLowered(f"{where}: record {ref.name} has no plan")
+            if ref.size is not None and not _fixed_length(ref) and not _size_expression(ref):
+                raise NotLowered(f"{where}: a record sized otherwise than by a length")
+        elif ref.kind == "switch":
+            if ref.size is not None or not ref.enum:
+                raise NotLowered(f"{where}: a sized switch or one not over an enum")
+            for sub in ref.cases.values():
+                self._check_type(sub, ok, where)
+        elif ref.kind == "choice":
+            if ref.size is not None:
+                raise NotLowered(f"{where}: a sized choice")
+            for case in ref.cases:
+                if case not in ok:
+                    raise NotLowered(f"{where}: record {case} has no plan")
+        elif ref.kind == "bits":
+            if ref.bits > 64:
+                raise NotLowered(f"{where}: a bit field of more than 64 bits")
+        elif ref.kind not in ("empty", "presence"):
+            raise NotLowered(f"{where}: {ref.kind}")
+
+    def _check_checksum(self, record: Record, field: Field) -> None:
+        if field.type.kind != "prim":
+            raise NotLowered(f"{field.name}: a checksum that is no number")
+        for item in field.checksum.items:
+            if item.kind == "raw":
+                target = record.field(item.field)
+                if target.repeat is not None or target.type.kind not in (
+                    "prim",
+                    "str",
+                    "bytes",
+                    "record",
+                ):
+                    raise NotLowered(f"{field.name}: a raw item that may be None when present")
+                if target.type.kind == "prim" and fixed_size(target.type.name) is None:
+                    raise NotLowered(f"{field.name}: a raw item that is a varint")
+                if target.condition or target.derived:
+                    raise NotLowered(f"{field.name}: a raw item that is conditional or derived")
+            elif item.kind == "value" and "_parent" in item.expression:
+                raise NotLowered(f"{field.name}: a checksum value over the parent")
+            elif item.kind == "span" and len(field.checksum.items) > 1:
+                raise NotLowered(f"{field.name}: a checksum over a span and more")
+
+    def _check_keyed(self, record: Record) -> None:
+        """A mysql::serialization message whose every field is an msb varint, a fixed
+        count of them, or text or bytes after an msb varint length (no nested message,
+        no map, no enum)."""
+        for field in record.fields:
+            ref = field.type
+            if ref.enum or field.const is not None or field.condition or field.valid:
+                raise NotLowered(f"{field.name}: an enum, const, if: or valid: in a message")
+            if field.repeat is not None and (
+                not isinstance(field.repeat, dict)
+                or set(field.repeat) != {"count"}
+                or not isinstance(field.repeat["count"], int)
+                or ref.kind != "prim"
+            ):
+                raise NotLowered(f"{field.name}: a repeat in a message other than a fixed count")
+            if ref.kind == "prim" and ref.name.startswith("msb_") and not ref.args:
+                continue
+            if ref.kind in ("str", "bytes") and ref.size_is_prefix and ref.size == "msb_uvarint64":
+                continue
+            raise NotLowered(f"{field.name}: a {ref.kind} in a message")
+
+    def _keyed_steps(self, record: Record, prefix: str, end: str, into: str) -> list[Step]:
+        """A mysql::serialization message (``runtime.formats.serializable``): its head, its fields
+        by id, the defaults, the bytes of fields this reader does not know."""
+        size, lnifid, unknown = (
+            f"{prefix}serializable_field_size",
+            f"{prefix}last_non_ignorable_field_id",
+            f"{prefix}unknown_fields",
+        )
+        steps: list[Step] = [KeyedHeader(size, lnifid, len(record.fields), end)]
+        for field in record.fields:
+            var = f"{prefix}{field.name}"
+            if field.default_from:
+                absent, default = "from", ""
+            elif field.has_default:
+                absent, default = "value", repr(field.default)
+            else:
+                absent, default = "required", ""
+            value = tuple(self._keyed_value(field.type, var, end))
+            if field.repeat is not None:
+                item = self._fresh("item")
+                count = str(field.repeat["count"])
+                value = (
+                    Repeat(
+                        var,
+                        "",
+                        "count",
+                        end,
+                        count=count,
+                        item=item,
+                        steps=tuple(self._keyed_value(field.type, item, end)),
+                    ),
+                )
+            keyed = KeyedField(var, field.id, end, absent, default, value)
+            steps.append(FieldSteps(field.name, field.line, (keyed,)))
+        for field in record.fields:
+            if field.default_from:
+                steps.append(Fallback(f"{prefix}{field.name}", f"{prefix}{field.default_from}"))
+        steps.append(Rest(unknown, end))
+        fields = (
+            ("serializable_field_size", size),
+            ("last_non_ignorable_field_id", lnifid),
+            *((f.name, f"{prefix}{f.name}") for f in record.fields),
+            ("unknown_fields", unknown),
+        )
+        steps.append(Build(into, camel(record.name), fields))
+        return steps
+
+    def _keyed_value(self, ref: TypeRef, var: str, end: str) -> list[Step]:
+        if ref.kind == "prim":
+            prim = PRIMITIVES[ref.name]
+            return [MsbNumber(var, prim.bits, end, prim.signed)]
+        n = self._fresh("n")
+        return [
+            MsbNumber(n, 64, end, length=True),
+            Text(var, ref.kind, end, ref.encoding, length=n, max_length=ref.max_length),
+        ]
+
+    def _uses(self, supported: set[str]) -> dict[str, tuple[int, int]]:
+        """How often each record is read by another one: (outside a repeat, in one)."""
+        uses = {name: [0, 0] for name in supported}
+        for name in supported:
+            for field in self.spec.records[name].fields:
+                for ref in self._refs(field.type):
+                    uses[ref][1 if field.repeat is not None else 0] += 1
+        return {name: tuple(n) for name, n in uses.items()}
+
+    # -- the steps of a record ---------------------------------------------------------
+
+    def _fresh(self, stem: str) -> str:
+        self._counter += 1
+        return f"{stem}{self._counter}"
+
+    def _record_steps(self, record: Record, prefix: str, end: str, into: str) -> list[Step]:
+        if record.serializable:
+            return self._keyed_steps(record, prefix, end, into)
+        self._scopes.append(prefix)
+        steps: list[Step] = []
+        if record.tag is not None:
+            steps.append(TagByte(record.tag))
+        spans = record.checksummed
+        for field in record.fields:
+            steps.append(self._field_steps(record, field, prefix, end, field.name in spans))
+        fields = tuple((f.name, f"{prefix}{f.name}") for f in record.fields)
+        steps.append(Build(into, camel(record.name), fields))
+        self._scopes.pop()
+        return steps
+
+    def _field_steps(self, record, field: Field, prefix: str, end: str, keep: bool):
+        var = f"{prefix}{field.name}"
+        if field.kept_of:  # set by the field it is kept for
+            return FieldSteps(field.name, field.line, ())
+        if field.derived:
+            return FieldSteps(
+                field.name, field.line, (Derived(var, self._expression(field.derived)),)
+            )
+        if field.type.kind == "presence":
+            return FieldSteps(field.name, field.line, (Presence(var, field.tag, end),))
+        if field.type.kind == "bits":
+            body = [self._bits(field, var, prefix)]
+        elif field.process is not None:  # a list under process: is one region
+            body = self._processed(field, var, prefix, end)
+        elif field.repeat is not None:
+            body = [self._repeat(field, var, prefix, end)]
+        else:
+            body = self._value_steps(field.type, var, prefix, end, keep, field.const)
+        if field.condition:
+            test = self._fresh("when")
+            body = [When(var, test, self._expression(field.condition), tuple(body))]
+        if field.valid:
+            body.append(Valid(self._expression(field.valid)))
+        for other in record.fields:  # a span checksum: its first byte, and its last
+            for item in other.checksum.items if other.checksum else ():
+                if item.kind == "span" and item.field == field.name:
+                    body.insert(0, Mark(f"{prefix}{other.name}_from"))
+                if item.kind == "span" and item.last == field.name:
+                    body.append(Mark(f"{prefix}{other.name}_to"))
+                    body.append(self._checksum(record, other, prefix))
+        if field.checksum is not None and field.checksum.items[0].kind != "span":
+            body.append(self._checksum(record, field, prefix))
+        if field.tag is not None and field.optional:
+            absent = "[]" if field.repeat is not None else "None"
+            body = [Optional(var, field.tag, end, absent, tuple(body))]
+        elif field.tag is not None:
+            body.insert(0, TagByte(field.tag))
+        return FieldSteps(field.name, field.line, tuple(body))
+
+    def _repeat(self, field: Field, var: str, prefix: str, end: str) -> Repeat:
+        ref = field.type
+        how = field.repeat if isinstance(field.repeat, str) else "count"
+        item = self._fresh("item")
+        record, tag, steps = "", None, None
+        if ref.kind == "record":
+            record, tag = ref.name, self.spec.records[ref.name].tag
+            if ref.size is not None:
+                steps = tuple(self._nested(ref, item, end, False))
+            elif ref.name in self.inline:
+                inner = f"{self._fresh('v')}_"
+                steps = tuple(self._record_steps(self.spec.records[ref.name], inner, end, item))
+        else:
+            steps = tuple(self._value_steps(ref, item, prefix, end, False))
+        return Repeat(
+            var,
+            record,
+            how,
+            end,
+            tag,
+            field.min_count,
+            count=self._expression(field.repeat["count"]) if how == "count" else "",
+            blocks=f"{var}_blocks" if how == "blocks" else "",
+            item=item,
+            steps=steps,
+            depth=self._call_depth() if record and steps is None else 0,
+        )
+
+    def _processed(self, field: Field, var: str, prefix: str, end: str) -> list[Step]:
+        ref, process = field.type, field.process
+        n, inner_end = self._fresh("n"), self._fresh("end")
+        if field.repeat is not None:
+            steps = (self._repeat(field, var, prefix, inner_end),)
+        else:
+            inner = f"{self._fresh('v')}_"
+            steps = tuple(self._record_steps(self.spec.records[ref.name], inner, inner_end, var))
+        if process.cases is None:
+            codec, cases = repr(process.codec), ()
+        else:
+            codec = self._expression(process.codec)
+            cases = tuple(process.cases.items())  # the keys as the spec types them
+        if process.rest:
+            return [
+                Processed(var, f"{var}_wire", codec, cases, n, False, end, inner_end, steps, True)
+            ]
+        return [
+            Length(n, ref.size),
+            Processed(
+                var, f"{var}_wire", codec, cases, n, _signed(ref.size), end, inner_end, steps
+            ),
+        ]
+
+    def _value_steps(self, ref: TypeRef, var, prefix, end, keep, const=None) -> list[Step]:
+        if ref.kind == "prim":
+            return [Number(var, ref.name, ref.enum, const, keep)]
+        if ref.kind in ("str", "bytes"):
+            common = {
+                "encoding": ref.encoding,
+                "pad": ref.pad,
+                "max_length": ref.max_length,
+                "keep": keep,
+            }
+            if isinstance(ref.size, int):
+                return [Text(var, ref.kind, end, fixed=ref.size, **common)]
+            if ref.size == "eos":
+                return [Text(var, ref.kind, end, to_end=True, **common)]
+            n = self._fresh("n")
+            if not ref.size_is_prefix:  # `size:` an expression over earlier fields
+                return [
+                    Computed(n, self._expression(ref.size)),
+                    Text(var, ref.kind, end, length=n, signed=True, **common),
+                ]
+            signed = _signed(ref.size)
+            return [
+                Length(n, ref.size),
+                Text(var, ref.kind, end, length=n, signed=signed, nullable=ref.nullable, **common),
+            ]
+        if ref.kind == "record":
+            return self._nested(ref, var, end, keep)
+        if ref.kind == "switch":
+            return [self._switch(ref, var, prefix, end)]
+        if ref.kind == "choice":
+            cases = tuple(
+                (magic, mask, case) for case, (magic, mask) in zip(ref.cases, ref.detects)
+            )
+            return [Choice(var, f"pick_{var}", end, cases, self._call_depth())]
+        assert ref.kind == "empty", ref.kind
+        return [Nothing(var)]
+
+    def _nested(self, ref: TypeRef, var: str, end: str, keep: bool) -> list[Step]:
+        steps: list[Step] = []
+        n = inner_end = None
+        if ref.size is not None and _size_expression(ref):
+            n = self._fresh("n")
+            steps.append(SizeOf(n, self._expression(ref.size)))
+            inner_end = self._fresh("end")
+        elif ref.size is not None:
+            n = self._fresh("n")
+            steps.append(Length(n, ref.size))
+            inner_end = self._fresh("end")
+        inline = None
+        if ref.name in self.inline:
+            record = self.spec.records[ref.name]
+            inner = f"{self._fresh('v')}_"
+            inline = tuple(self._record_steps(record, inner, inner_end or end, var))
+        signed = n is not None and (_size_expression(ref) or _signed(ref.size))
+        depth = self._call_depth() if inline is None else 0
+        steps.append(
+            Nested(var, ref.name, end, inner_end or end, n, signed, keep, inline, depth=depth)
+        )
+        return steps
+
+    def _call_depth(self) -> int:
+        """The depth past the plan's record a record read by its own reader is at, where
+        the spec recurses (else 0: readers take no depth)."""
+        return len(self._scopes) if self.recursive else 0
+
+    def _bits(self, field: Field, var: str, prefix: str) -> Bits:
+        group, shift, first, _ = field.bit_group
+        if first:
+            self._run = f"{var}_run"
+        ref = field.type
+        return Bits(
+            var,
+            self._run,
+            group,
+            shift,
+            ref.bits,
+            first,
+            ref.bit_order,
+            ref.bits_signed,
+            field.const,
+        )
+
+    def _switch(self, ref: TypeRef, var: str, prefix: str, end: str) -> Switch:
+        cases, default = ref.payload_cases()
+        enum = self.spec.enums[ref.enum]
+        branches = []
+        for case, sub in cases:
+            value = next(v.value for v in enum.values if v.name == case)
+            steps = tuple(self._value_steps(sub, var, prefix, end, False))
+            branches.append(Case(value, f"{enum.class_name}.{case}", steps))
+        other = (
+            None if default is None else tuple(self._value_steps(default, var, prefix, end, False))
+        )
+        return Switch(var, f"{prefix}{ref.switch_on}", enum.class_name, tuple(branches), other)
+
+    def _checksum(self, record: Record, field: Field, prefix: str) -> Checksum:
+        items = []
+        for item in field.checksum.items:
+            var = f"{prefix}{item.field}"
+            if item.kind == "span":
+                from_, to = f"{prefix}{field.name}_from", f"{prefix}{field.name}_to"
+                items.append(ChecksumItem("span", from_, to))
+            elif item.kind == "raw":
+                target = record.field(item.field)
+                items.append(ChecksumItem("raw", var, target.type.kind, target.optional))
+            elif item.kind == "each":
+                u8 = "u8" if self.fast.member_is_u8(field, item) else ""
+                items.append(
+                    ChecksumItem("each", var, u8, member=item.member, encoder=item.encoder)
+                )
+            else:
+                expression = self._expression(item.expression)
+                items.append(ChecksumItem("value", encoder=item.encoder, expression=expression))
+        one_byte = all(self._one_byte(item) for item in items)
+        return Checksum(f"{prefix}{field.name}", field.checksum.algorithm, tuple(items), one_byte)
+
+    @staticmethod
+    def _one_byte(item: ChecksumItem) -> bool:
+        """An item that is one byte in 0..255: a u8 member of each element, or a value
+        whose every outcome is a number literal in range (another value could index a
+        table from its end)."""
+        if item.kind == "each":
+            return item.target == "u8"
+        if item.kind != "value" or item.encoder != "u8":
+            return False
+        node = ast.parse(item.expression, mode="eval").body
+        outcomes = [node.body, node.orelse] if isinstance(node, ast.IfExp) else [node]
+        return all(
+            isinstance(o, ast.Constant) and type(o.value) is int and 0 <= o.value <= 0xFF
+            for o in outcomes
+        )
+
+    def _expression(self, text: str) -> str:
+        """A spec expression over this record's fields (``this.x``) and its parents'
+        (``this._parent.x``, read inline around it) as the plan's variables."""
+
+        def variable(match: re.Match) -> str:
+            up = match.group(1).count("_parent.")
+            if up >= len(self._scopes):
+                raise NotLowered(f"{text}: reads past the records read inline")
+            return f"{self._scopes[-1 - up]}{match.group(2)}"
+
+        return self.fast.expression(_THIS_UP.sub(variable, text))  # (its enum members)

@@ -1,0 +1,1 @@
+"""Specs made from other schema languages: Thrift IDL."""

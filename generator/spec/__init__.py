@@ -1,0 +1,1 @@
+"""Reading a spec: load and validate the YAML, the model, expressions and types."""

@@ -1,0 +1,177 @@
+"""Loading a spec file: YAML with line numbers, then JSON Schema validation.
+
+Every error names the file, the line and the key path:
+
+    specs/plainbuffer.yaml:42: records.cell.fields[1].type: unknown type 'int33'
+
+:func:`load` returns the plain data plus a :class:`Lines` index; the model builder
+(:mod:`generator.spec.model`) uses the same index for its semantic errors.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from generator.spec import names
+from runtime.core.errors import SpecError
+
+SCHEMA_PATH = Path(__file__).with_name("spec.schema.json")
+
+
+def _is_integer(checker, instance) -> bool:
+    """JSON Schema's integer, without 1.0 (a float) and True (a bool)."""
+    return type(instance) is int
+
+
+@functools.cache
+def _validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(SCHEMA_PATH.read_text())
+    base = jsonschema.Draft202012Validator
+    checker = base.TYPE_CHECKER.redefine("integer", _is_integer)
+    return jsonschema.validators.extend(base, type_checker=checker)(schema)
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_]+")
+
+
+def key_path(parts) -> str:
+    """``("records", "cell", "fields", 1, "type")`` -> ``records.cell.fields[1].type``;
+    a key that is not a plain word is quoted (``records['a b']``), so the path is one line."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif isinstance(part, str) and _PLAIN_KEY.fullmatch(part):
+            out += ("." if out else "") + part
+        else:
+            out += f"[{part!r}]"
+    return out
+
+
+class Lines:
+    """The source line of every key path in a YAML document."""
+
+    def __init__(self, file: str):
+        self.file = file
+        self._lines: dict[tuple, int] = {}
+
+    def record(self, parts: tuple, line: int, keep: bool = False) -> None:
+        """``keep``: a line already recorded for ``parts`` stays."""
+        if keep:
+            self._lines.setdefault(parts, line)
+        else:
+            self._lines[parts] = line
+
+    def line(self, parts) -> int | None:
+        parts = tuple(parts)
+        while parts not in self._lines and parts:
+            parts = parts[:-1]
+        return self._lines.get(parts)
+
+    def error(self, parts, message: str) -> SpecError:
+        return SpecError(message, file=self.file, line=self.line(parts), key=key_path(parts))
+
+
+def _construct(node, parts: tuple, lines: Lines):
+    """A scalar (or key) node's value; only YAML's safe types (no ``!!python/...`` tags)."""
+    try:
+        # constructed from the composed node: serialising and re-reading each scalar made
+        # big specs (Hive's metastore) take seconds
+        value = yaml.constructor.SafeConstructor().construct_object(node, deep=True)
+        if isinstance(value, str):
+            value.encode("utf-8")  # a "\ud800" escape makes a lone surrogate: not text
+    except (yaml.YAMLError, UnicodeEncodeError) as err:
+        problem = getattr(err, "problem", None) or getattr(err, "reason", None) or str(err)
+        raise SpecError(
+            f"not valid YAML: {problem.splitlines()[0]}",
+            file=lines.file,
+            line=node.start_mark.line + 1,
+            key=key_path(parts),
+        ) from None
+    return value
+
+
+def _to_python(node, parts: tuple, lines: Lines):
+    lines.record(parts, node.start_mark.line + 1, keep=True)  # a key's line, not its value's
+    if isinstance(node, yaml.MappingNode):
+        out = {}
+        for key_node, value_node in node.value:
+            key = _construct(key_node, parts, lines)
+            if key in out:
+                raise lines.error(parts + (key,), f"duplicate key {key!r}")
+            lines.record(parts + (key,), key_node.start_mark.line + 1)
+            out[key] = _to_python(value_node, parts + (key,), lines)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_to_python(item, parts + (i,), lines) for i, item in enumerate(node.value)]
+    return _construct(node, parts, lines)
+
+
+class LoadedSpec:
+    """The validated YAML of one spec, with its path, sha256 and line index."""
+
+    def __init__(self, path: Path, display: str, text: str, data: dict, lines: Lines):
+        self.path, self.display, self.text, self.data, self.lines = path, display, text, data, lines
+        self.sha256 = hashlib.sha256(text.encode()).hexdigest()
+
+
+def load(path: Path, display: str | None = None) -> LoadedSpec:
+    """Read, parse and schema-validate one spec file."""
+    display = display or str(path)
+    return load_text(read_text(path, display), path, display)
+
+
+def read_text(path: Path, display: str) -> str:
+    """A spec's (or an IDL's) text; a file that cannot be read or is not UTF-8 is a
+    :class:`SpecError` naming ``display``."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise SpecError(f"cannot read: {err.strerror or err}", file=display) from None
+    except UnicodeDecodeError as err:
+        raise SpecError(f"not UTF-8 text (byte {err.start})", file=display) from None
+
+
+def load_text(text: str, path: Path, display: str | None = None) -> LoadedSpec:
+    """:func:`load` of a spec's text already read (``path``: where it came from, for the
+    files it names beside it, such as Thrift's protocol spec)."""
+    display = display or str(path)
+    lines = Lines(display)
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise SpecError(
+            f"not valid YAML: {getattr(err, 'problem', err)}",
+            file=display,
+            line=mark.line + 1 if mark else None,
+        ) from None
+    if node is None:
+        raise SpecError("empty spec", file=display, line=1)
+    data = _to_python(node, (), lines)
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        err = min(errors, key=lambda e: -len(e.absolute_path))
+        parts = list(err.absolute_path)
+        if err.validator == "additionalProperties":
+            unknown = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+            parts.append(unknown[0])
+            raise lines.error(parts, f"unknown key {unknown[0]!r}")
+        raise lines.error(parts, _schema_message(err))
+    found = names.problem("format", data["format"])
+    if found is not None:
+        raise lines.error(("format",), found)
+    return LoadedSpec(path, display, text, data, lines)
+
+
+def _schema_message(err: jsonschema.ValidationError) -> str:
+    if err.validator == "oneOf":
+        return f"not a valid form for this key: {err.instance!r}"
+    return err.message

@@ -1,0 +1,287 @@
+"""The primitive types a spec can name, and what each becomes in every target.
+
+    >>> PRIMITIVES["s64"].construct("le"), PRIMITIVES["s64"].spark
+    ('Int64sl', 'LongType()')
+
+A runtime primitive (a construct class in ``runtime/``) is registered here by name, so
+a spec says ``type: uvarint`` and never imports Python.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+
+
+@dataclasses.dataclass(frozen=True)
+class Primitive:
+    name: str
+    kind: str
+    """Python value kind: int, float, bool, str, bytes."""
+    spark: str
+    """pyspark.sql.types expression of the Spark column."""
+    size: int | None = None
+    """Fixed byte size, when there is one."""
+    construct_le: str = ""
+    construct_be: str = ""
+    signed: bool = True
+    bits: int = 0
+
+    def construct(self, endian: str) -> str:
+        return self.construct_be if endian == "be" else self.construct_le
+
+
+def _ints() -> dict[str, Primitive]:
+    spark_unsigned = {8: "ShortType()", 16: "IntegerType()", 32: "LongType()", 64: "DecimalType(20, 0)"}
+    spark_signed = {8: "ByteType()", 16: "ShortType()", 32: "IntegerType()", 64: "LongType()"}
+    out = {}
+    for bits in (8, 16, 32, 64):
+        for signed in (False, True):
+            letter = "s" if signed else "u"
+            name = f"{letter}{bits}"
+            out[name] = Primitive(
+                name,
+                "int",
+                (spark_signed if signed else spark_unsigned)[bits],
+                bits // 8,
+                f"Int{bits}{letter}l",
+                f"Int{bits}{letter}b",
+                signed,
+                bits,
+            )
+    return out
+
+
+PRIMITIVES: dict[str, Primitive] = {
+    **_ints(),
+    "f32": Primitive("f32", "float", "FloatType()", 4, "Float32l", "Float32b"),
+    "f64": Primitive("f64", "float", "DoubleType()", 8, "Float64l", "Float64b"),
+    "bool": Primitive("bool", "bool", "BooleanType()", 1, "rt.Bool8()", "rt.Bool8()"),
+}
+"""Fixed-width primitives; ``u32`` takes the spec's ``endian``, ``u32be``/``u32le`` force one."""
+
+for _name, _prim in list(PRIMITIVES.items()):
+    if _prim.kind == "int" and _prim.bits > 8:
+        PRIMITIVES[_name + "le"] = dataclasses.replace(_prim, construct_be=_prim.construct_le)
+        PRIMITIVES[_name + "be"] = dataclasses.replace(_prim, construct_le=_prim.construct_be)
+
+
+
+def _msb_ints() -> dict[str, Primitive]:
+    """MySQL's msb-count varints (``mysql::serialization``): ``msb_uvarint64`` is unsigned,
+    ``msb_varint64`` zigzag-signed; the width is the range the value must fit."""
+    spark_unsigned = {8: "ShortType()", 16: "IntegerType()", 32: "LongType()", 64: "DecimalType(20, 0)"}
+    spark_signed = {8: "ByteType()", 16: "ShortType()", 32: "IntegerType()", 64: "LongType()"}
+    out = {}
+    for bits in (8, 16, 32, 64):
+        for signed, name, cls in ((False, "msb_uvarint", "MsbVarInt"), (True, "msb_varint", "MsbZigZag")):
+            construct = f"{cls}({bits})"
+            spark = (spark_signed if signed else spark_unsigned)[bits]
+            out[f"{name}{bits}"] = Primitive(
+                f"{name}{bits}", "int", spark, None, construct, construct, signed, bits
+            )
+    return out
+
+
+PRIMITIVES.update(_msb_ints())
+
+PRIMITIVES.update(
+    {
+        # LEB128 as the Go reference limits it: at most 10 bytes, overflow refused.
+        "uvarint": Primitive(
+            "uvarint", "int", "DecimalType(20, 0)", None, "UVarInt()", "UVarInt()", False, 64
+        ),
+        "varint": Primitive(
+            "varint", "int", "LongType()", None, "ZigZagVarInt()", "ZigZagVarInt()", True, 64
+        ),
+        # A uvarint whose bytes are stored reversed, read from the end: only in a trailer.
+        "reversed_uvarint": Primitive(
+            "reversed_uvarint",
+            "int",
+            "DecimalType(20, 0)",
+            None,
+            "ReversedUVarInt()",
+            "ReversedUVarInt()",
+            False,
+            64,
+        ),
+    }
+)
+LEB128 = ("uvarint", "varint", "reversed_uvarint")
+"""The variable-length LEB128 primitives (construct path only)."""
+
+def runtime_module(name: str) -> str:
+    """The dotted path of a runtime module an emitted expression names bare:
+
+    >>> runtime_module("craft"), runtime_module("choice")
+    ('runtime.formats.craft', 'runtime.core.choice')
+    """
+    for package in ("runtime.core", "runtime.formats"):
+        if importlib.util.find_spec(f"{package}.{name}") is not None:
+            return f"{package}.{name}"
+    raise LookupError(f"no runtime module {name!r}")
+
+
+RUNTIME_IMPORTS = {
+    "MsbVarInt": "runtime.core.msbvarint",
+    "MsbZigZag": "runtime.core.msbvarint",
+    "UVarInt": "runtime.core.leb128",
+    "ZigZagVarInt": "runtime.core.leb128",
+    "ReversedUVarInt": "runtime.formats.craft",
+}
+"""Runtime classes that construct expressions above name bare: class -> module to import."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkType:
+    """A columnar chunk: n elements back to back, n from ``count:`` (never stored)."""
+
+    construct: str
+    """Class in runtime.formats.craft, called as ``Class(count, ...)``."""
+    element: str
+    """Python kind of one element: int, str or bytes."""
+    spark: str
+    """Spark type of one element."""
+    doc: str
+    nullable: bool = False
+    encoding: str | None = None
+    zigzag: bool = False
+    """Varint elements: ZigZag-mapped signed values."""
+    delta: bool = False
+    """Varint elements: each the difference to the one before (the first one itself)."""
+
+
+CHUNK_TYPES: dict[str, ChunkType] = {
+    "uvarint_chunk": ChunkType(
+        "UVarIntChunk", "int", "DecimalType(20, 0)", "n uvarints back to back"
+    ),
+    "varint_chunk": ChunkType(
+        "VarIntChunk", "int", "LongType()", "n zigzag varints", zigzag=True
+    ),
+    "delta_uvarint_chunk": ChunkType(
+        "DeltaUVarIntChunk",
+        "int",
+        "DecimalType(20, 0)",
+        "a uvarint base, then n-1 uvarint deltas modulo 2**64",
+        delta=True,
+    ),
+    "delta_varint_chunk": ChunkType(
+        "DeltaVarIntChunk",
+        "int",
+        "LongType()",
+        "a zigzag base, then n-1 zigzag deltas",
+        zigzag=True,
+        delta=True,
+    ),
+    "string_chunk": ChunkType(
+        "StringChunk",
+        "str",
+        "StringType()",
+        "n uvarint lengths, then the n UTF-8 strings",
+        encoding="utf-8",
+    ),
+    "nullable_bytes_chunk": ChunkType(
+        "NullableBytesChunk",
+        "bytes",
+        "BinaryType()",
+        "n zigzag lengths (-1 = NULL), then the bytes of the non-NULL elements",
+        nullable=True,
+    ),
+}
+"""Chunk types a spec names by ``type:`` with a ``count:`` (Craft's columnar chunks)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RegionType:
+    """A runtime primitive that reads all the bytes a ``size:`` expression gives it."""
+
+    construct: str
+    python: str
+    spark: str
+    doc: str
+    json: str
+    """How the JSON form converts back: ``int_lists`` or ``strings``."""
+
+
+REGION_TYPES: dict[str, RegionType] = {
+    "size_tables": RegionType(
+        "rt_craft.SizeTables()",
+        "list[list[int]]",
+        "ArrayType(ArrayType(LongType(), False), False)",
+        "size tables to the end of the region: each a uvarint count + a delta varint chunk",
+        "int_lists",
+    ),
+    "term_dictionary": RegionType(
+        "rt_craft.TermDictionary()",
+        "list[str]",
+        "ArrayType(StringType(), False)",
+        "a uvarint count + a string chunk, or no bytes at all when there are no terms",
+        "strings",
+    ),
+}
+"""Region types a spec names by ``type:`` with a ``size:`` expression."""
+
+SPECIAL_TYPES = {
+    "str": "length-prefixed text (size: a length type, a byte count or an expression)",
+    "bytes": "length-prefixed raw bytes",
+    "presence": "a tag byte with no content: true when present",
+    "empty": "no bytes (a type code without payload)",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class RuntimeType:
+    """A runtime primitive that a field names as its type and configures with ``args:``.
+
+    The construct is ``<construct>(<arg>=<value>, ...)``; each argument is taken
+    from the spec: ``table`` = an enum attribute (``column_type.craft`` ->
+    ``COLUMN_TYPE_CRAFT``), ``enum`` = an enum class, ``record`` = the construct of a
+    record of the spec (Craft's ``frame``: the layout the primitive maps to events). The
+    configured instance is shared by the record and by module-level functions bound to
+    its ``exports``.
+    """
+
+    construct: str
+    doc: str
+    args: dict
+    """argument -> ``table`` | ``enum`` | ``record`` (its construct), all required."""
+    python: str = "object"
+    """Annotation of the field in the record's model class."""
+    rows_spark: str = ""
+    """When the value is a list of Spark rows: the Spark type of one row ..."""
+    rows_to_row: str = ""
+    """... and the function turning one element into a row tuple."""
+    exports: tuple = ()
+    """Methods of the configured instance the generated module exports as functions."""
+    fast: bool = False
+    """The instance has ``read(buf, pos, end, limits)`` -> (value, pos): a fast reader;
+    with ``record`` arguments also ``use_fast_readers(arg=...)``, which the generated
+    module calls with the fast-path readers of those records."""
+    compiled: bool = False
+    """The instance has ``compiled_reader(model, field, defaults)``, called after
+    ``use_fast_readers``: the compiled tier's ``(data, limits) -> model or None`` (None:
+    declined) of a record that is this one field, or None when the tier is not built."""
+
+
+RUNTIME_TYPES: dict[str, RuntimeType] = {
+    "craft_message": RuntimeType(
+        construct="rt_craft.CraftMessage",
+        doc="a whole TiCDC Craft message (research/craft.md) as runtime.formats.ticdc events",
+        args={
+            "frame": "record",
+            "value_encodings": "table",
+            "event_types": "enum",
+            "group_types": "enum",
+            "column_types": "enum",
+            "column_flags": "enum",
+            "ddl_types": "enum",
+        },
+        python="list",
+        rows_spark="rt_ticdc.spark_schema()",
+        rows_to_row="rt_ticdc.to_row",
+        exports=("decode_message", "encode_events"),
+        fast=True,
+        compiled=True,
+    ),
+}
+"""Runtime primitives a spec names by ``type:`` (see specs/README.md, Runtime primitives)."""

@@ -1,0 +1,459 @@
+"""The entry points every generated module delegates to: parse, build and the JSON form.
+
+    >>> from construct import Int8ul
+    >>> from runtime.core.record import Record
+    >>> parse(Record("x" / Int8ul), b"\\x05\\x06")
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.DecodeError: <message> at offset 1: 1 trailing byte(s) after the message
+
+The JSON form (``to_jsonable``/``from_jsonable``) is stable and lossless: bytes are
+``{"$hex": "..."}``, integers beyond 2**53 are decimal strings, and floats that JSON
+cannot hold exactly (NaN with its payload, infinities) are ``{"$f64": "<16 hex digits>"}``.
+Fields the spec gives a readable form (``open: true`` enums, ``logical:`` uuids and times)
+read through a *view* (:class:`OpenEnum`, :class:`UuidText`, :class:`TimeBeside`) that
+renders the value and takes back both that rendering and the plain one.
+"""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import io
+import json
+import math
+import struct
+import uuid
+
+from construct import ConstructError, Container
+
+from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.fast import QUICK_FAILURES
+from runtime.core.limits import DEFAULT as DEFAULT_LIMITS
+from runtime.core.limits import Limits
+from runtime.core.record import _message
+from runtime.core.stream import remaining
+
+JSON_SAFE_INT = 2**53
+
+
+def parse(construct, data, limits: dict | None = None, spans=None, defaults: Limits | None = None):
+    """Parse all of ``data`` with ``construct``; trailing bytes are an error.
+
+    ``limits`` override ``defaults`` (a generated module's ``DEFAULT_LIMITS``; else the
+    runtime's) for this call.
+
+    ``spans`` is an optional :class:`runtime.core.spans.SpanRecorder` that the constructs
+    report the byte span of every field into (``wirespec inspect``)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
+    limits_obj = Limits.from_kwargs(limits or {}, defaults)
+    limits_obj.check("max_message_bytes", len(data), offset=0)
+    stream = io.BytesIO(data)
+    try:
+        if spans is None:
+            model = construct.parse_stream(stream, limits=limits_obj)
+        else:
+            model = construct.parse_stream(stream, limits=limits_obj, spans=spans)
+    except ConstructError as err:
+        raise DecodeError(_message(err), offset=stream.tell()) from None
+    except RecursionError:
+        raise DecodeError("nesting too deep for this Python stack", offset=stream.tell()) from None
+    left = remaining(stream)
+    if left:
+        raise DecodeError(f"{left} trailing byte(s) after the message", offset=stream.tell())
+    return model
+
+
+def parse_fast(
+    reader, data, limits: dict | None = None, defaults: Limits | None = None, quick=None
+):
+    """Parse all of ``data`` with a generated fast-path ``reader`` (same errors and
+    limits as :func:`parse`).
+
+    ``quick``: the record's quick tier, ``(reader, the nesting depth it reads)``, tried
+    first (within ``max_depth`` only: it makes no depth check); whatever it does not take
+    completely goes to ``reader``, which gives the model or the exact error."""
+    if type(data) is not bytes:
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
+        data = bytes(data)
+    limits_obj = Limits.from_kwargs(limits, defaults) if limits else defaults or DEFAULT_LIMITS
+    n = len(data)
+    if n > limits_obj.max_message_bytes:
+        limits_obj.check("max_message_bytes", n, offset=0)
+    if quick is not None and quick[1] <= limits_obj.max_depth:
+        try:
+            model, pos = quick[0](data, 0, n, limits_obj)
+        except QUICK_FAILURES:
+            pass
+        else:
+            if pos == n:
+                return model
+    try:
+        model, pos = reader(data, 0, n, limits_obj, 1)
+    except RecursionError:
+        raise DecodeError("nesting too deep for this Python stack", offset=None) from None
+    if pos != n:
+        raise DecodeError(f"{n - pos} trailing byte(s) after the message", offset=pos)
+    return model
+
+
+def build(construct, model) -> bytes:
+    """Build ``model``; any problem with it is an :class:`EncodeError` with the path."""
+    try:
+        return construct.build(model)
+    except ConstructError as err:
+        raise EncodeError(_message(err)) from None
+    except RecursionError:
+        raise EncodeError("nesting too deep for this Python stack") from None
+
+
+def to_jsonable(value, views: dict | None = None):
+    """A model (construct Containers, lists, enums, bytes, ...) as plain JSON values.
+
+    ``views``: model class -> {field name -> view}, the generated module's ``JSON_VIEWS``;
+    a view's ``put(out, name, value)`` writes the field's readable form into ``out``."""
+    if isinstance(value, dict):
+        # A Container's "_" keys are construct's bookkeeping; any other dict is a map
+        # (MsbMap): every key kept, integer keys as their decimal text.
+        internal = isinstance(value, Container)
+        return {
+            k if isinstance(k, str) else str(k): to_jsonable(v, views)
+            for k, v in value.items()
+            if not (internal and k.startswith("_"))
+        }
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v, views) for v in value]
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value) if abs(value) > JSON_SAFE_INT else value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return {"$f64": struct.pack(">d", value).hex()}
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"$hex": bytes(value).hex()}
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if hasattr(value, "__dataclass_fields__"):
+        fields = views.get(type(value)) if views else None
+        out: dict = {}
+        for name in value.__dataclass_fields__:
+            view = fields.get(name) if fields else None
+            if view is None:
+                out[name] = to_jsonable(getattr(value, name), views)
+            elif isinstance(view, CaseName):
+                out[name] = view.to_json(getattr(value, name), views)
+            else:
+                view.put(out, name, getattr(value, name))
+        return out
+    raise TypeError(f"cannot represent {type(value).__name__} in JSON")
+
+
+# -- views: fields the spec gives a readable form --------------------------------------
+
+
+class OpenEnum:
+    """An integer field shown by its enum member's name (``enum:`` with ``open: true``):
+    any value is accepted and kept as a number in the model, so a value the enum does not
+    list stays a number in the JSON form and round-trips. A flags enum shows a list of
+    member names, plus the number of any bits no member names.
+
+    >>> class Kind(enum.IntEnum):
+    ...     A = 1
+    >>> class Bits(enum.IntFlag):
+    ...     X = 1
+    ...     Y = 4
+    >>> OpenEnum(Kind).to_json(1), OpenEnum(Kind).to_json(7), OpenEnum(Bits).to_json(0x15)
+    ('A', 7, ['X', 'Y', 16])
+    >>> OpenEnum(Kind).from_json("A"), OpenEnum(Bits).from_json(["Y", 16]), OpenEnum(Bits).from_json(5)
+    (1, 20, 5)
+    """
+
+    def __init__(self, enum_class):
+        self.enum_class = enum_class
+        self.flags = issubclass(enum_class, enum.Flag)
+        self.names = {int(m): m.name for m in enum_class}
+        self.values = {m.name: int(m) for m in enum_class}
+
+    def to_json(self, value):
+        if value is None or isinstance(value, bool) or not isinstance(value, int):
+            return to_jsonable(value)
+        if not self.flags:
+            return self.names.get(int(value), to_jsonable(int(value)))
+        out, rest = [], int(value)
+        for bit, name in self.names.items():
+            if bit and value & bit == bit:
+                out.append(name)
+                rest &= ~bit
+        return out + [to_jsonable(rest)] if rest else out
+
+    def put(self, out: dict, name: str, value) -> None:
+        out[name] = (
+            [self.to_json(v) for v in value] if isinstance(value, list) else self.to_json(value)
+        )
+
+    def from_json(self, value, path: str = "") -> int:
+        """The number of a member name, a number, or (flags) a list of both."""
+        if self.flags and isinstance(value, list):
+            bits = 0
+            for item in value:
+                bits |= self.from_json(item, path)
+            return bits
+        if isinstance(value, str) and value in self.values:
+            return self.values[value]
+        try:
+            return int_from_json(value, path)
+        except EncodeError:
+            kind = "flag" if self.flags else "member"
+            raise EncodeError(
+                f"{value!r} is not a {self.enum_class.__name__} {kind} or a number", path=path
+            ) from None
+
+
+class CaseName:
+    """A choice field (``choice: [a, b]``): its value is one of several records, shown as
+    ``{"<record>": {...}}`` so the JSON form says which.
+
+    >>> import dataclasses
+    >>> @dataclasses.dataclass
+    ... class Nil:
+    ...     code: int = 0xC0
+    >>> CaseName({Nil: "nil"}).to_json(Nil())
+    {'nil': {'code': 192}}
+    >>> CaseName({Nil: "nil"}).from_json({"nil": {}}, {"nil": lambda d: Nil()})
+    Nil(code=192)
+    """
+
+    def __init__(self, names: dict):
+        self.names = names
+
+    def to_json(self, value, views=None):
+        if value is None or type(value) not in self.names:
+            return to_jsonable(value, views)
+        return {self.names[type(value)]: to_jsonable(value, views)}
+
+    def from_json(self, value, readers: dict, path: str = ""):
+        """The model of ``{"<record>": {...}}``; ``readers``: record -> its ``from_dict``."""
+        if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in readers:
+            raise EncodeError(
+                f"expected one of {sorted(readers)} as the only key, got {value!r}"[:200],
+                path=path,
+            )
+        ((case, body),) = value.items()
+        return readers[case](body)
+
+
+class UuidText:
+    """A UUID's 16 bytes (``logical: uuid``: a list of 16 byte values, or 16 bytes) shown
+    as its canonical text; a list of 16 integers or ``{"$hex"}`` is taken back too.
+
+    >>> UuidText().to_json(list(range(16)))
+    '00010203-0405-0607-0809-0a0b0c0d0e0f'
+    >>> UuidText().from_json('00010203-0405-0607-0809-0a0b0c0d0e0f')[:4]
+    [0, 1, 2, 3]
+    """
+
+    def __init__(self, as_bytes: bool = False):
+        self.as_bytes = as_bytes
+
+    def to_json(self, value):
+        if value is None:
+            return None
+        byte_values = not isinstance(value, list) or all(
+            isinstance(v, int) and 0 <= v < 256 for v in value
+        )
+        if not byte_values or len(value) != 16:
+            return to_jsonable(value)  # not a UUID's bytes: shown as they are
+        return str(uuid.UUID(bytes=bytes(value)))
+
+    def put(self, out: dict, name: str, value) -> None:
+        out[name] = self.to_json(value)
+
+    def from_json(self, value, path: str = ""):
+        if isinstance(value, str):
+            try:
+                raw = uuid.UUID(value).bytes
+            except ValueError:
+                raise EncodeError(f"{value!r} is not a UUID", path=path) from None
+        elif isinstance(value, list):
+            raw = [int_from_json(v, path) for v in value]
+            return bytes(raw) if self.as_bytes else raw
+        else:
+            raw = bytes_from_json(value, path)
+        return raw if self.as_bytes else list(raw)
+
+
+_EPOCH = datetime.datetime(1970, 1, 1)  # naive: the texts say UTC with their "Z"
+_TIMESPEC = {0: "seconds", 3: "milliseconds", 6: "microseconds"}
+
+
+def _iso(micros: int, digits: int) -> str | None:
+    """UTC text of ``micros`` since the epoch with ``digits`` (0, 3, 6) fraction digits;
+    None when the time is outside what ``datetime`` holds (years 1..9999)."""
+    try:
+        moment = _EPOCH + datetime.timedelta(microseconds=micros)
+    except OverflowError:
+        return None
+    return moment.isoformat(timespec=_TIMESPEC[digits]) + "Z"
+
+
+def tso_time(ts: int) -> str | None:
+    """The physical time of a TiDB TSO (``physical ms << 18 | logical``), UTC.
+
+    >>> tso_time(454000000000000001)
+    '2024-11-17T19:42:38.593Z'
+    """
+    return _iso((ts >> 18) * 1000, 3)
+
+
+LOGICAL_TIMES = {
+    "unix_seconds": lambda v: _iso(v * 1_000_000, 0),
+    "unix_millis": lambda v: _iso(v * 1000, 3),
+    "unix_micros": lambda v: _iso(v, 6),
+    "tidb_tso": tso_time,
+}
+"""``logical:`` time kind -> the UTC text of an integer (None when out of range)."""
+
+
+class TimeBeside:
+    """An integer time (``logical: unix_seconds | unix_millis | unix_micros | tidb_tso``):
+    the number stays as it is, and ``<name>_time`` beside it gives the UTC time. On the
+    way back the number is what counts; a ``<name>_time`` that disagrees with it is an
+    error (so an edited time is not silently ignored).
+
+    >>> out = {}
+    >>> TimeBeside("unix_seconds").put(out, "timestamp", 1739823289)
+    >>> out
+    {'timestamp': 1739823289, 'timestamp_time': '2025-02-17T20:14:49Z'}
+    """
+
+    SUFFIX = "_time"
+
+    def __init__(self, logical: str):
+        self.logical = logical
+        self.text = LOGICAL_TIMES[logical]
+
+    def time_of(self, value):
+        if isinstance(value, list):
+            return [self.time_of(v) for v in value]
+        if value is None or isinstance(value, bool) or not isinstance(value, int):
+            return None
+        return self.text(value)
+
+    def put(self, out: dict, name: str, value) -> None:
+        out[name] = to_jsonable(value)
+        if value is not None:  # an absent value has no time to show
+            out[name + self.SUFFIX] = self.time_of(value)
+
+    def checked(self, d: dict, name: str, value):
+        """``value`` (field ``name`` of ``d`` as read back), after refusing a
+        ``<name>_time`` in ``d`` that is not its time (an absent value has none to check)."""
+        shown = d.get(name + self.SUFFIX)
+        if shown is not None and value is not None and shown != self.time_of(value):
+            raise EncodeError(
+                f"{shown!r} is not the time of {name} ({self.time_of(value)!r}): "
+                f"edit {name}, the {name}{self.SUFFIX} beside it only shows it",
+                path=name + self.SUFFIX,
+            )
+        return value
+
+
+def json_text(model, views: dict | None = None) -> str:
+    """A model's JSON form as compact text: a Spark column where a recursive record
+    recurses (Spark types cannot)."""
+    return json.dumps(to_jsonable(model, views), separators=(",", ":"), ensure_ascii=False)
+
+
+def bytes_from_json(value, path: str = "") -> bytes:
+    if isinstance(value, dict) and set(value) == {"$hex"}:
+        try:
+            return bytes.fromhex(value["$hex"])
+        except ValueError:
+            raise EncodeError(f"bad hex {value['$hex']!r}", path=path) from None
+    raise EncodeError(f'expected {{"$hex": ...}}, got {value!r}', path=path)
+
+
+def int_from_json(value, path: str = "") -> int:
+    if isinstance(value, bool):
+        raise EncodeError(f"expected an integer, got {value!r}", path=path)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value, 10)
+        except ValueError:
+            pass
+    raise EncodeError(f"expected an integer, got {value!r}", path=path)
+
+
+def float_from_json(value, path: str = "") -> float:
+    if isinstance(value, dict) and set(value) == {"$f64"}:
+        try:
+            return struct.unpack(">d", bytes.fromhex(value["$f64"]))[0]
+        except (ValueError, struct.error):
+            raise EncodeError(f"bad $f64 {value['$f64']!r}", path=path) from None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    raise EncodeError(f"expected a number, got {value!r}", path=path)
+
+
+def enum_from_json(enum_class, value, path: str = ""):
+    """An enum member from its name (the JSON form) or its number."""
+    try:
+        return enum_class[value] if isinstance(value, str) else enum_class(value)
+    except (KeyError, ValueError):
+        raise EncodeError(f"{value!r} is not a {enum_class.__name__}", path=path) from None
+
+
+def switch_row(selector, value, cases: tuple) -> tuple:
+    """A switch as a Spark struct: one column per case with a payload, only the selected
+    one filled."""
+    return tuple(value if selector == case else None for case in cases)
+
+
+def from_jsonable_checked(converter, d):
+    """Run a generated ``*_from_dict`` converter; a missing or mistyped key is an
+    :class:`EncodeError` instead of a KeyError."""
+    try:
+        return converter(d)
+    except KeyError as err:
+        raise EncodeError(f"missing key {err}") from None
+    except (TypeError, AttributeError) as err:
+        raise EncodeError(f"malformed JSON form: {err}") from None
+
+
+def iter_fast(rows, data, limits: dict | None = None, defaults: Limits | None = None):
+    """Run a generated ``_rows_<record>`` generator over all of ``data``: its elements one
+    at a time, with the errors of :func:`parse_fast`. The elements are not kept, so the
+    input as a whole is not held to ``max_message_bytes`` (nor its element count to
+    ``max_count``): the generator holds each element to them."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
+    if limits:
+        limits_obj = (
+            Limits.from_kwargs(limits, defaults) if defaults else Limits.from_kwargs(limits)
+        )
+    else:
+        limits_obj = defaults or DEFAULT_LIMITS
+    buf = data if type(data) is bytes else bytes(data)
+    try:
+        yield from rows(buf, 0, len(buf), limits_obj, 1)
+    except RecursionError:
+        raise DecodeError("nesting too deep for this Python stack", offset=None) from None
+
+
+def build_fast(writer, construct, model) -> bytes:
+    """Build ``model`` with a generated fast writer (``writer(model, out)`` appends its
+    bytes to ``out``); a model it cannot write, it raises on, and ``construct`` builds it,
+    so the :class:`EncodeError` is construct's."""
+    out = bytearray()
+    try:
+        writer(model, out)
+    except Exception:  # noqa: BLE001 - construct builds it again and says what is wrong
+        return build(construct, model)
+    return bytes(out)

@@ -1,0 +1,277 @@
+"""The contract every generated module keeps: ``parse``, ``build``, the JSON form and the Spark
+rows of its records, made from the tables the module declares.
+
+A generated module declares its records, readers, writers and row types, hands them to a
+:class:`Contract` and exports its functions under the contract's names::
+
+    _CONTRACT = rt_contract.Contract(globals(), records=RECORDS, fast_readers=FAST_READERS, ...)
+    parse = _CONTRACT.parse
+
+The functions belong to the module (``__module__``, ``__qualname__``): ``help()`` lists them
+there and pickle sends them by reference (Spark ships ``parse`` to its workers that way).
+``parse`` tries the tiers in order: the compiled readers (from C, when built), the Python quick
+tier, then the exact fast path, which gives the model or the exact ``DecodeError``.
+
+    >>> from construct import Int8ul
+    >>> from runtime.core.limits import DEFAULT
+    >>> from runtime.core.record import Record
+    >>> tables = dict(fast_readers={}, quick_readers={}, fast_writers={}, row_iterators={})
+    >>> contract = Contract(
+    ...     {"__name__": "example"}, default_record="byte", limits=DEFAULT,
+    ...     records={"byte": Record("value" / Int8ul)}, json_views={}, spark_rows={},
+    ...     spark_paths={}, **tables,
+    ... )
+    >>> contract.parse(b"\\x07").value, contract.build({"value": 7})
+    (7, b'\\x07')
+    >>> contract.parse.__module__, contract.parse.__qualname__
+    ('example', 'parse')
+"""
+
+# no ``from __future__ import annotations``: help() shows the annotations as the module did
+
+from runtime.core import codec as rt_codec
+from runtime.core import tier
+
+
+class Contract:
+    """The contract functions of the generated module whose globals are ``namespace``.
+
+    Tables (each a dict keyed by record name): ``records`` the construct objects (the
+    oracle), ``fast_readers``/``quick_readers``/``fast_writers`` the Python fast path,
+    ``compiled_readers`` (``reader(data, limits)``, from ``compiled``, the module's compiled
+    tier) and ``table_readers`` (``reader(data, limits dict)``, run from C by
+    ``runtime._compiled.dispatch``) the compiled tier, ``row_iterators`` and
+    ``table_row_iterators`` the records read one row element at a time, ``spark_rows`` and
+    ``spark_paths`` the records whose rows are a field or a path. ``json_views``: model class
+    -> {field -> view}. ``kafka``: the module's Kafka codec when a record is a Kafka message
+    of several columns (``kafka_message``: its model class, ``kafka_records``: the records it
+    reads, the message first, ``kafka_columns``: the columns). Per-record functions (``<record>_from_dict``, ``<record>_spark_type``,
+    ``<record>_to_row``) are found in ``namespace`` by name."""
+
+    def __init__(
+        self,
+        namespace: dict,
+        *,
+        default_record: str,
+        limits,
+        records: dict,
+        fast_readers: dict,
+        quick_readers: dict,
+        fast_writers: dict,
+        row_iterators: dict,
+        json_views: dict,
+        spark_rows: dict,
+        spark_paths: dict,
+        compiled=None,
+        compiled_readers: dict | None = None,
+        table_readers: dict | None = None,
+        table_row_iterators: dict | None = None,
+        kafka=None,
+        kafka_message: type | None = None,
+        kafka_records: tuple = (),
+        kafka_columns: tuple = (),
+    ):
+        self.namespace = namespace
+        self.default_record = default_record
+        self.limits = limits
+        self.records = records
+        self.fast_readers = fast_readers
+        self.quick_readers = quick_readers
+        self.fast_writers = fast_writers
+        self.row_iterators = row_iterators
+        self.json_views = json_views
+        self.spark_rows = spark_rows
+        self.spark_paths = spark_paths
+        self.compiled_readers = compiled_readers or {}
+        self.table_readers = table_readers or {}
+        self.table_row_iterators = table_row_iterators or {}
+        self.kafka = kafka
+        self.kafka_message = kafka_message
+        self.kafka_records = kafka_records
+        self.kafka_columns = kafka_columns
+        parse = self._parse()
+        if self.table_readers:
+            dispatch = tier.compiled("runtime._compiled.dispatch")
+            if dispatch is not None:  # tried first from C: no Python frame a message
+                parse = dispatch.TablesFirst(parse, self.table_readers, default_record)
+        if self.compiled_readers:  # tried first from C: no Python frame a message
+            parse = compiled.parse_first(parse, default_record, limits)
+        self.parse = parse
+        for make in (
+            self._parse_construct,
+            self._build,
+            self._build_construct,
+            self._to_dict,
+            self._from_dict,
+            self._spark_schema,
+            self._to_rows,
+            self._iter_rows,
+        ):
+            fn = self._exported(make())
+            setattr(self, fn.__name__, fn)
+
+    def _exported(self, fn):
+        """``fn`` as a function of the generated module (text run by ``exec`` in a bare
+        namespace has no module name: its functions keep this module's)."""
+        fn.__module__ = self.namespace.get("__name__", fn.__module__)
+        fn.__qualname__ = fn.__name__
+        return fn
+
+    def _kafka_only(self, record: str) -> bool:
+        """Whether ``record`` is a Kafka message of several columns, read only as a pair."""
+        return bool(self.kafka_records) and record == self.kafka_records[0]
+
+    def _parse(self):
+        default_record, defaults = self.default_record, self.limits
+        records, fast_readers, quick_readers = self.records, self.fast_readers, self.quick_readers
+        compiled_readers, table_readers = self.compiled_readers, self.table_readers
+        kafka_only, columns = self._kafka_only, " + ".join(self.kafka_columns)
+        parse_fast, Limits = rt_codec.parse_fast, rt_codec.Limits
+
+        def parse(data: bytes, record: str = default_record, **limits):
+            """Decode ``data`` as one ``record``; raises ``runtime.DecodeError`` on bad bytes."""
+            if columns and kafka_only(record):
+                raise rt_codec.DecodeError(f"a {record} is {columns}: use parse_pair()", offset=0)
+            if compiled_readers:
+                compiled = compiled_readers.get(record)
+                if compiled is not None and type(data) is bytes:
+                    model = compiled(
+                        data, Limits.from_kwargs(limits, defaults) if limits else defaults
+                    )
+                    if model is not None:
+                        return model
+                    # it takes what the quick tier takes: the exact reader decides
+                    return parse_fast(fast_readers[record], data, limits, defaults)
+            if table_readers:
+                compiled = table_readers.get(record)
+                if compiled is not None:
+                    model = compiled(data, limits)  # None: declined, the Python readers decide
+                    if model is not None:
+                        return model
+            reader = fast_readers.get(record)
+            if reader is None:
+                return rt_codec.parse(records[record], data, limits, defaults=defaults)
+            return parse_fast(reader, data, limits, defaults, quick_readers.get(record))
+
+        return self._exported(parse)
+
+    def _parse_construct(self):
+        records, defaults = self.records, self.limits
+
+        def parse_construct(data: bytes, record: str = self.default_record, **limits):
+            """:func:`parse` through the construct objects: the oracle the fast path is held to."""
+            return rt_codec.parse(records[record], data, limits, defaults=defaults)
+
+        return parse_construct
+
+    def _build(self):
+        records, fast_writers = self.records, self.fast_writers
+        kafka_only, columns = self._kafka_only, " + ".join(self.kafka_columns)
+
+        def build(model, record: str = self.default_record) -> bytes:
+            """Encode a model; raises ``runtime.EncodeError`` if it cannot be written."""
+            if columns and kafka_only(record):
+                raise rt_codec.EncodeError(f"a {record} is {columns}: use build_pair()")
+            writer = fast_writers.get(record)
+            if writer is None:
+                return rt_codec.build(records[record], model)
+            return rt_codec.build_fast(writer, records[record], model)
+
+        return build
+
+    def _build_construct(self):
+        records = self.records
+
+        def build_construct(model, record: str = self.default_record) -> bytes:
+            """:func:`build` through the construct objects: the oracle the fast path is held to."""
+            return rt_codec.build(records[record], model)
+
+        return build_construct
+
+    def _to_dict(self):
+        views, kafka, message = self.json_views, self.kafka, self.kafka_message
+
+        def to_dict(model) -> dict:
+            """The stable JSON form of a model (bytes as ``{"$hex": ...}``, readable fields
+            through ``JSON_VIEWS``)."""
+            if message is not None and isinstance(model, message):
+                return kafka.to_dict(model)
+            return rt_codec.to_jsonable(model, views)
+
+        return to_dict
+
+    def _from_dict(self):
+        namespace, kafka, kafka_records = self.namespace, self.kafka, self.kafka_records
+
+        def from_dict(d: dict, record: str = self.default_record):
+            """The model of a JSON form made by :func:`to_dict`."""
+            if record in kafka_records:
+                return kafka.from_dict(d)
+            return rt_codec.from_jsonable_checked(namespace[f"{record}_from_dict"], d)
+
+        return from_dict
+
+    def _spark_schema(self):
+        namespace, kafka, kafka_records = self.namespace, self.kafka, self.kafka_records
+        spark_rows, spark_paths = self.spark_rows, self.spark_paths
+
+        def spark_schema(record: str = self.default_record):
+            """The Spark schema of the rows :func:`to_rows` yields."""
+            if record in kafka_records:
+                return kafka.spark_schema()
+            if record in spark_paths:
+                return spark_paths[record][0]()
+            _, row_record = spark_rows.get(record, (None, record))
+            return namespace[f"{row_record}_spark_type"]()
+
+        return spark_schema
+
+    def _to_rows(self):
+        namespace, kafka, kafka_records = self.namespace, self.kafka, self.kafka_records
+        spark_rows, spark_paths = self.spark_rows, self.spark_paths
+
+        def to_rows(model, record: str = self.default_record):
+            """Yield the Spark rows of one decoded model, as tuples in schema order."""
+            if record in kafka_records:
+                yield from kafka.to_rows(model)
+                return
+            if record in spark_paths:
+                yield from spark_paths[record][1](model)
+                return
+            row_field, row_record = spark_rows.get(record, (None, record))
+            to_row = namespace[f"{row_record}_to_row"]
+            if row_field is None:
+                yield to_row(model)
+            else:
+                for item in model[row_field]:
+                    yield to_row(item)
+
+        return to_rows
+
+    def _iter_rows(self):
+        namespace, defaults, row_iterators = self.namespace, self.limits, self.row_iterators
+        spark_rows, table_row_iterators = self.spark_rows, self.table_row_iterators
+
+        def iter_rows(data: bytes, record: str = self.default_record, **limits):
+            """Yield the Spark rows of ``data`` decoded as one ``record``: the rows
+            ``to_rows(parse(data, record), record)`` yields, and its ``DecodeError`` (same offset and
+            path), raised when the decode reaches the bad bytes. A record whose ``spark: {row: ...}``
+            field is its last, a ``repeat: eos`` of records, is read one element at a time (the
+            elements are not kept: memory is the input plus one element), and the limits apply to
+            each element, not to the input (a binlog file of any size and event count streams
+            through; ``max_message_bytes`` bounds one event); any other is parsed whole first."""
+            rows = row_iterators.get(record)
+            if rows is None:
+                # the module's parse and to_rows by name, as its own code would call them
+                model = namespace["parse"](data, record, **limits)
+                yield from namespace["to_rows"](model, record)
+                return
+            to_row = namespace[f"{spark_rows[record][1]}_to_row"]
+            compiled = table_row_iterators.get(record)
+            items = compiled(data, limits) if compiled is not None else None
+            if items is None:  # declined: the Python readers decide
+                items = rt_codec.iter_fast(rows, data, limits, defaults)
+            for item in items:
+                yield to_row(item)
+
+        return iter_rows

@@ -1,0 +1,106 @@
+"""The one error family of wirespec.
+
+Everything a generated codec raises for bad bytes, a bad model or a bad spec is a
+:class:`WirespecError`:
+
+    >>> from runtime.core.errors import DecodeError
+    >>> err = DecodeError("expected tag 0x03, got 0x07", offset=12)
+    >>> err.add_path("value"); err.add_path("cells", index=3); err.add_path("rows", index=0)
+    >>> str(err)
+    'rows[0].cells[3].value at offset 12: expected tag 0x03, got 0x07'
+
+Paths are built from the inside out: the innermost construct raises with the offset it
+saw, and every enclosing record or list prepends its own name or index on the way up.
+Offsets are relative to the stream the error was raised in; a construct that parses a
+sub-stream (a size-prefixed field, say) shifts them to absolute offsets with
+:meth:`DecodeError.shift`.
+"""
+
+from __future__ import annotations
+
+
+class WirespecError(Exception):
+    """Base of every error wirespec raises on purpose."""
+
+
+class _PathError(WirespecError):
+    """An error that knows where in the model it happened (``rows[0].cells[3].value``)."""
+
+    def __init__(self, message: str, *, path: str = ""):
+        super().__init__(message)
+        self.message = message
+        self._segments: list[str] = [path] if path else []
+
+    @property
+    def path(self) -> str:
+        """The dotted field path, outermost first; empty at the top level."""
+        out = ""
+        for seg in reversed(self._segments):
+            if seg.startswith("["):
+                out += seg
+            else:
+                out += ("." if out else "") + seg
+        return out
+
+    def add_path(self, name: str | None = None, *, index: int | None = None) -> None:
+        """Prepend one level: ``add_path("cells", index=3)`` turns ``value`` into
+        ``cells[3].value``."""
+        if index is not None:
+            self._segments.append(f"[{index}]")
+        if name:
+            self._segments.append(name)
+
+
+class DecodeError(_PathError):
+    """Bytes that do not match the format.
+
+    ``offset`` is the byte offset (from the start of the input) where the failing field
+    starts, ``path`` is the field path, ``message`` says what was expected.
+    """
+
+    def __init__(self, message: str, *, offset: int | None = None, path: str = ""):
+        super().__init__(message, path=path)
+        self.offset = offset
+
+    def shift(self, base: int) -> None:
+        """Make the offset absolute for an error raised inside a sub-stream at ``base``."""
+        if self.offset is not None:
+            self.offset += base
+
+    def __str__(self) -> str:
+        where = self.path or "<message>"
+        at = f" at offset {self.offset}" if self.offset is not None else ""
+        return f"{where}{at}: {self.message}"
+
+
+class LimitError(DecodeError):
+    """A length, count, depth or size read from the input exceeds a configured limit."""
+
+
+class EncodeError(_PathError):
+    """A model that cannot be written (a value out of range, a missing field, ...)."""
+
+    def __str__(self) -> str:
+        return f"{self.path or '<model>'}: {self.message}"
+
+
+class SpecError(WirespecError):
+    """A spec that is not valid: names the file, the line and the key path.
+
+    >>> str(SpecError("unknown type 'int33'", file="specs/x.yaml", line=42, key="cell.value.type"))
+    "specs/x.yaml:42: cell.value.type: unknown type 'int33'"
+    """
+
+    def __init__(self, message: str, *, file: str = "", line: int | None = None, key: str = ""):
+        super().__init__(message)
+        self.message, self.file, self.line, self.key = message, file, line, key
+
+    def __str__(self) -> str:
+        where = self.file + (f":{self.line}" if self.line is not None else "")
+        return ": ".join(part for part in (where, self.key, self.message) if part)
+
+
+class OptionError(WirespecError, ValueError):
+    """An option a caller gave (a Spark option, a keyword) with an unknown name or a bad value.
+
+    It is a :class:`ValueError` too, as Python's own bad-argument errors are."""

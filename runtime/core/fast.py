@@ -1,0 +1,251 @@
+"""Helpers of the generated fast path: the errors it raises, built exactly as the
+construct path builds them, so both paths fail the same way, and the slow branches of
+the msb-count varints that the generated code inlines only for their one-byte form.
+
+    >>> str(tag_error(b"\\x07", 0, 1, 0x03))
+    '<message> at offset 0: expected tag 0x03, got 0x07'
+    >>> msb_uvar(bytes.fromhex("c3020b"), 0, 3, 64)
+    (90200, 3)
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import zlib
+from itertools import accumulate  # noqa: F401 - generated code sums delta-coded chunks
+from types import SimpleNamespace
+
+import anycrc
+import crc32c
+
+from runtime.core.checksum import CRC8_TABLE  # noqa: F401 - the quick tier's CRC-8 of one-byte items
+from runtime.core.errors import DecodeError
+from runtime.core.leb128 import read_reversed_uvarint, read_uvarint  # noqa: F401 - for generated code
+from runtime.core.msbvarint import _LENGTH, uvar_size
+
+CHECKSUMS = {
+    "crc8": anycrc.Model("CRC8-SMBUS").calc,
+    "crc32": zlib.crc32,
+    "crc32c": crc32c.crc32c,
+}
+"""The C functions behind ``runtime.core.checksum.crc8``/``crc32``, called without the wrapper
+(the same results: the fast-path tests compare every checksum error with construct's)."""
+
+
+class Retry(Exception):
+    """A check of a generated quick-tier reader (``_quick_<record>``) failed: the input is
+    read again by the exact reader, which gives the model or the exact error."""
+
+
+QUICK_FAILURES = (Retry, IndexError, struct.error, ValueError)
+"""What a quick-tier reader raises on bytes it does not take: its own ``Retry``, a read past
+the buffer (IndexError, struct.error) and bad text (UnicodeDecodeError, a ValueError)."""
+
+MSB_LENGTH = _LENGTH
+"""The length (1..9) of the msb-count varint each first byte starts."""
+
+MSB_ZIGZAG1 = tuple(None if b & 1 else (b >> 2) ^ -((b >> 1) & 1) for b in range(256))
+"""The signed (zigzag) value of each one-byte msb-count varint, by its byte."""
+
+LEB128_ZIGZAG1 = tuple((b >> 1) ^ -(b & 1) for b in range(128))
+"""The signed (zigzag) value of each one-byte LEB128 varint, by its byte."""
+
+Parent = SimpleNamespace
+"""What a record's ``_parent`` expressions see: the enclosing record's fields so far."""
+
+
+def measured(writer, value) -> int:
+    """The bytes a generated fast writer writes for ``value``: ``sizeof(x)`` in a length
+    written before ``x``."""
+    out = bytearray()
+    writer(value, out)
+    return len(out)
+
+
+def tag_error(buf: bytes, pos: int, end: int, tag: int) -> DecodeError:
+    """The error for a missing or wrong tag byte at ``pos`` (see ``runtime.core.record.Tag``)."""
+    if pos >= end:
+        return DecodeError(f"truncated tag 0x{tag:02x}: needs 1 byte, 0 remain", offset=pos)
+    return DecodeError(f"expected tag 0x{tag:02x}, got 0x{buf[pos]:02x}", offset=pos)
+
+
+def msb_uvar(buf, pos: int, end: int, bits: int, what: str = "varint") -> tuple[int, int]:
+    """One unsigned msb-count varint at ``pos``: ``(value, new_pos)``, with the errors of
+    :func:`runtime.core.msbvarint.read_uvar` (truncation, a value wider than ``bits``)."""
+    if pos >= end:
+        raise DecodeError(f"truncated {what}: needs 1 byte, 0 remain", offset=pos)
+    first = buf[pos]
+    n = _LENGTH[first]
+    if n == 1:
+        return first >> 1, pos + 1
+    stop = pos + n
+    if stop > end:
+        raise DecodeError(f"truncated {what}: announces {n} bytes, {end - pos} remain", offset=pos)
+    if n == 9:
+        value = int.from_bytes(buf[pos + 1 : stop], "little")
+    else:
+        value = int.from_bytes(buf[pos:stop], "little") >> n
+    if value >> bits:
+        raise DecodeError(f"{what} {value} does not fit in uint{bits}", offset=pos)
+    return value, stop
+
+
+def msb_svar(buf, pos: int, end: int, bits: int, what: str = "signed varint"):
+    """One zigzag msb-count varint (:func:`runtime.core.msbvarint.read_svar`)."""
+    value, pos = msb_uvar(buf, pos, end, bits, what)
+    return (value >> 1) ^ -(value & 1), pos
+
+
+_ARRAYS: dict = {}
+GROUPED_ARRAY_MAX = 64
+"""Arrays up to this count are matched with one group per element (faster than a
+second pass with ``findall``); longer ones are split after the match."""
+
+
+def _array_matcher(count: int, bits: int):
+    """The ``match`` of ``count`` 1- or 2-byte varints whose values fit in ``bits``, the
+    ``findall`` that splits the matched bytes into elements (None where the match has one
+    group per element), and the value of each element's byte string."""
+    key = (count, bits)
+    if key not in _ARRAYS:
+        one = [b for b in range(0, 256, 2) if b >> 1 < 1 << bits]
+        two_first = list(range(1, 256, 4))
+        two_second = [
+            s for s in range(256) if any((f | s << 8) >> 2 < 1 << bits for f in two_first)
+        ]
+        values = {bytes([b]): b >> 1 for b in one}
+        values.update(
+            {
+                bytes([f, s]): (f | s << 8) >> 2
+                for f in two_first
+                for s in two_second
+                if (f | s << 8) >> 2 < 1 << bits
+            }
+        )
+        if len(values) > 70_000 or bits < 7:
+            _ARRAYS[key] = None
+        else:
+            cls = lambda bs: b"[" + b"".join(re.escape(bytes([b])) for b in bs) + b"]"
+            if bits >= 14:
+                token = cls(one) + b"|" + cls(two_first) + b"[\x00-\xff]"
+            else:
+                # 2-byte forms within `bits`: first byte's top 6 bits and the second byte
+                top = (1 << (bits - 6)) - 1 if bits > 6 else 0
+                token = cls(one) + b"|" + cls(two_first) + cls(range(top + 1))
+            if count <= GROUPED_ARRAY_MAX:
+                # One group per element: the match hands over every element's bytes at once.
+                all_re = re.compile((b"(" + token + b")") * count, re.DOTALL)
+                split = None
+            else:
+                all_re = re.compile(b"(?:" + token + b"){%d}" % count, re.DOTALL)
+                split = re.compile(b"(?:" + token + b")", re.DOTALL).findall
+            _ARRAYS[key] = (all_re.match, split, values.__getitem__)
+    return _ARRAYS[key]
+
+
+class MsbArray:
+    """``count`` (at most ``GROUPED_ARRAY_MAX``) 1- or 2-byte msb varints within ``bits``,
+    as the common form of a generated message reader reads them: ``match(buf, pos, end)``
+    with one group per element, ``value`` of a group, and ``last``, the bytes and the
+    values of the array it matched last. The reader tries ``last`` first: the same bytes
+    are the same elements, and a binlog's events mostly carry one server's UUID."""
+
+    __slots__ = ("last", "match", "value")
+
+    def __init__(self, count: int, bits: int):
+        self.match, split, self.value = _array_matcher(count, bits)
+        assert split is None, count
+        self.last = (bytes(count), (0,) * count)  # count zeros: a true pair from the start
+
+
+def msb_uvar_array(buf, pos: int, end: int, count: int, bits: int):
+    """``count`` unsigned varints back to back, or ``None`` when any of them is not a
+    well-formed 1- or 2-byte varint within ``bits`` (the caller then reads them one by one
+    to raise the exact error). ``(values, new_pos)`` otherwise."""
+    matcher = _ARRAYS.get((count, bits)) or _array_matcher(count, bits)
+    if matcher is not None:
+        match, split, value = matcher
+        m = match(buf, pos, end)
+        if m is None:
+            return None
+        stop = m.end()
+        if split is None:
+            return list(map(value, m.groups())), stop
+        return list(map(value, split(buf, pos, stop))), stop
+    out = []
+    append = out.append
+    limit = 1 << bits
+    for _ in range(count):
+        if pos >= end:
+            return None
+        b = buf[pos]
+        if not b & 1:
+            append(b >> 1)
+            pos += 1
+        elif b & 3 == 1 and pos + 1 < end:
+            v = (b | (buf[pos + 1] << 8)) >> 2
+            if v >= limit:
+                return None
+            append(v)
+            pos += 2
+        else:
+            return None
+    return out, pos
+
+
+def msb_field_id(buf, pos: int, end: int, field_id: int) -> tuple[bool, int]:
+    """Peek at the next field id of a ``mysql::serialization`` message: ``(True, after)``
+    when it is ``field_id``, ``(False, pos)`` when it belongs to a later field; an earlier
+    id is an error (``runtime.formats.serializable.SerializableMessage._parse_field``)."""
+    found, after = msb_uvar(buf, pos, end, 64, "field id")
+    if found == field_id:
+        return True, after
+    if found < field_id:
+        raise DecodeError(f"expected field id {field_id}, found {found}", offset=pos)
+    return False, pos
+
+
+def mysql_size(id_len: int, lnifid_len: int, payload: int) -> int:
+    """The ``serializable_field_size`` MySQL writes (``runtime.formats.serializable._Header``)."""
+    return id_len + uvar_size(payload) + lnifid_len + payload
+
+
+def choice_table(cases) -> list:
+    """A choice's readers by first byte (``runtime.core.choice.Choice``): for each byte value,
+    the reader of the only case it can start, a tuple of ``(magic, mask, reader)`` when
+    the bytes after it decide (or an earlier case is longer), or None.
+
+    >>> table = choice_table([(b"\\xd6\\xff", b"\\xff\\xff", "ts"), (b"\\xd6", b"\\xff", "ext"), (b"\\x00", b"\\x80", "int")])
+    >>> table[0x05], table[0xd6], table[0xc1]
+    ('int', ((b'\\xd6\\xff', b'\\xff\\xff', 'ts'), (b'\\xd6', b'\\xff', 'ext')), None)
+    """
+    table = []
+    for byte in range(256):
+        matching = tuple(c for c in cases if byte & c[1][0] == c[0][0])
+        if not matching:
+            table.append(None)
+        elif len(matching[0][0]) == 1:
+            table.append(matching[0][2])  # the first match decides on this byte alone
+        else:
+            table.append(matching)
+    return table
+
+
+def pick(candidates, buf, pos: int, end: int):
+    """The reader of the first of ``candidates`` whose bytes match at ``pos``, or None."""
+    for magic, mask, reader in candidates:
+        if end - pos >= len(magic) and all(
+            buf[pos + i] & m == g for i, (g, m) in enumerate(zip(magic, mask))
+        ):
+            return reader
+    return None
+
+
+def no_case(buf, pos: int, end: int, width: int) -> DecodeError:
+    """The error of a choice no case of which matches (``runtime.core.choice.Choice``)."""
+    if pos >= end:
+        return DecodeError("truncated: a value needs at least 1 byte", offset=pos)
+    return DecodeError(
+        f"no case matches the bytes {bytes(buf[pos : min(pos + width, end)]).hex()}", offset=pos
+    )

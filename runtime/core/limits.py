@@ -1,0 +1,96 @@
+"""Limits on what untrusted input may make a parser allocate or recurse into.
+
+Every generated ``parse(data, **limits)`` accepts these as keyword arguments and hands
+them to the constructs through construct's ``_params`` as ``limits``:
+
+    >>> Limits().max_depth
+    64
+    >>> Limits.from_kwargs({"max_count": 10}).max_count
+    10
+
+A construct asks :func:`current` for the limits in force and calls :meth:`Limits.check`
+*before* allocating anything sized by a length or count it has read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+from runtime.core.errors import LimitError, OptionError, WirespecError
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """Safe defaults; each can be overridden per call (``parse(data, max_count=1000)``)."""
+
+    max_message_bytes: int = 64 * 1024 * 1024
+    """Largest input a parser accepts."""
+    max_depth: int = 64
+    """Deepest nesting of structs/containers (Apache Thrift's default)."""
+    max_count: int = 1_000_000
+    """Largest element count of one list, map, chunk or repetition."""
+    max_string: int = 16 * 1024 * 1024
+    """Largest byte length of one string or byte field."""
+    max_decompressed_bytes: int = 64 * 1024 * 1024
+    """Largest decoded size of one ``process:`` region (compressed data)."""
+
+    @classmethod
+    def from_kwargs(cls, kwargs: dict, base: Limits | None = None) -> Limits:
+        """``base`` (default: the defaults above) with the limits ``kwargs`` names replaced.
+
+        >>> Limits.from_kwargs({"max_depth": 8}, Limits(max_count=5)).max_count
+        5
+        """
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(kwargs) - names
+        if unknown:
+            raise WirespecError(f"unknown limit(s) {sorted(unknown)}; known: {sorted(names)}")
+        return dataclasses.replace(base, **kwargs) if base is not None else cls(**kwargs)
+
+    def check(self, what: str, value: int, *, offset: int | None = None) -> None:
+        """Raise :class:`LimitError` if ``value`` exceeds the limit named ``what``."""
+        limit = getattr(self, what)
+        if value > limit:
+            raise LimitError(f"{value} exceeds the limit {what}={limit}", offset=offset)
+
+
+DEFAULT = Limits()
+
+LIMIT_NAMES = tuple(f.name for f in dataclasses.fields(Limits))
+
+
+def limits_from_options(options: Mapping) -> dict[str, int]:
+    """The limits ``options`` names, as ints: ``{"max_count": "5000000"}`` -> ``{"max_count":
+    5000000}``. Other keys are ignored (the caller owns them); names match case-insensitively,
+    as Spark options do. Values are ints or strings of decimal digits (``"5_000_000"``
+    too); anything else, or a value below 1, raises :class:`OptionError` naming the option.
+
+    >>> limits_from_options({"max_count": "5_000_000", "mode": "PERMISSIVE"})
+    {'max_count': 5000000}
+    >>> limits_from_options({"MAX_DEPTH": 8})
+    {'max_depth': 8}
+    """
+    out = {}
+    for key, value in options.items():
+        name = str(key).lower()
+        if name not in LIMIT_NAMES:
+            continue
+        number = value if isinstance(value, int) and not isinstance(value, bool) else None
+        if isinstance(value, str):
+            try:
+                number = int(value)
+            except ValueError:
+                pass
+        if number is None:
+            raise OptionError(f"limit {name} must be a whole number, got {value!r}")
+        if number < 1:
+            raise OptionError(f"limit {name} must be at least 1, got {value!r}")
+        out[name] = number
+    return out
+
+
+def current(context) -> Limits:
+    """The limits of the parse that ``context`` belongs to (defaults outside a parse)."""
+    params = getattr(context, "_params", None) or {}
+    return params.get("limits", DEFAULT) if hasattr(params, "get") else DEFAULT

@@ -1,0 +1,242 @@
+"""MySQL's msb-count variable-length integers (``mysql::serialization``).
+
+This is **not** LEB128. The number of trailing 1-bits of the first byte, plus one, is the
+total length; the bytes are little-endian and the value sits above the length marker:
+
+    ======  ===================  ==============================
+    length  byte 0 (bits 7..0)   value
+    ======  ===================  ==============================
+    1       ``vvvvvvv0``         ``W >> 1``   (0 .. 127)
+    2       ``vvvvvv01``         ``W >> 2``   (.. 16383)
+    n<=8    n-1 ones, a zero     ``W >> n``   (.. 2**(7n)-1)
+    9       ``11111111``         bytes 1..8 as a plain uint64
+    ======  ===================  ==============================
+
+where W is the n bytes read as one little-endian integer. Writers use the shortest form;
+readers accept longer ones, as MySQL does (``01 00`` reads as 0).
+
+    >>> encode_uvar(128).hex(), decode_uvar(bytes.fromhex("0102"), 0)
+    ('0102', (128, 2))
+    >>> MsbZigZag().parse(b"\\x04"), MsbVarInt(8).build(255).hex()
+    (1, 'fd03')
+"""
+
+from __future__ import annotations
+
+import operator
+
+from construct import Construct, SizeofError
+
+from runtime.core.errors import DecodeError, EncodeError, SpecError
+from runtime.core.stream import read_byte, read_exact, remaining
+
+# Total encoded length announced by each possible first byte: trailing ones + 1.
+# For 0xff that is 9, which is exactly the special 9-byte form.
+_LENGTH = bytes(((~b) & (b + 1)).bit_length() for b in range(256))
+
+
+def uvar_length(first_byte: int) -> int:
+    """Total length in bytes (1..9) of the varint whose first byte is ``first_byte``.
+
+    >>> uvar_length(0x02), uvar_length(0x01), uvar_length(0x7F), uvar_length(0xFF)
+    (1, 2, 8, 9)
+    """
+    return _LENGTH[first_byte]
+
+
+def uvar_size(value: int) -> int:
+    """Length in bytes of the shortest encoding of the unsigned ``value`` (0 .. 2**64-1).
+
+    >>> [uvar_size(v) for v in (0, 127, 128, 2**56 - 1, 2**56)]
+    [1, 1, 2, 8, 9]
+    """
+    bits = value.bit_length()
+    if bits > 56:
+        return 9
+    return (bits + 6) // 7 or 1
+
+
+def encode_uvar(value: int) -> bytes:
+    """The shortest encoding of the unsigned 64-bit ``value``. The caller checks the range.
+
+    >>> encode_uvar(0).hex(), encode_uvar(16384).hex(), encode_uvar(2**64 - 1).hex()
+    ('00', '030002', 'ffffffffffffffffff')
+    """
+    return encode_uvar_wide(value, uvar_size(value))
+
+
+def encode_uvar_wide(value: int, width: int) -> bytes:
+    """``value`` in ``width`` bytes (``uvar_size(value)`` .. 9): a reader takes the longer
+    forms too. The caller checks that ``value`` fits.
+
+    >>> encode_uvar_wide(0, 2).hex(), encode_uvar_wide(1, 9).hex()
+    ('0100', 'ff0100000000000000')
+    """
+    if width == 9:
+        return b"\xff" + value.to_bytes(8, "little")
+    return ((value << width) | ((1 << (width - 1)) - 1)).to_bytes(width, "little")
+
+
+def decode_uvar(buf, pos: int = 0) -> tuple[int, int]:
+    """Decode one varint of ``buf`` (bytes-like) at ``pos``; returns ``(value, new_pos)``.
+
+    Raises :class:`DecodeError` (offset ``pos``) when ``buf`` ends before the varint does.
+
+    >>> decode_uvar(b"\\x00\\xfd\\x03", 1)
+    (255, 3)
+    >>> decode_uvar(b"\\x01", 0)
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.DecodeError: <message> at offset 0: truncated varint: announces 2 bytes, 1 remain
+    """
+    if pos >= len(buf):
+        raise DecodeError("truncated varint: needs 1 byte, 0 remain", offset=pos)
+    n = _LENGTH[buf[pos]]
+    end = pos + n
+    if end > len(buf):
+        raise DecodeError(
+            f"truncated varint: announces {n} bytes, {len(buf) - pos} remain", offset=pos
+        )
+    if n == 9:
+        return int.from_bytes(buf[pos + 1 : end], "little"), end
+    return int.from_bytes(buf[pos:end], "little") >> n, end
+
+
+def read_uvar(stream, bits: int = 64, what: str = "varint") -> int:
+    """Read one unsigned varint from a construct stream, checking it fits in ``bits``.
+
+    Errors carry the offset where the varint starts. Used by the classes below, by
+    compiled parsers (see ``_emitparse``) and by :mod:`runtime.formats.serializable`.
+    """
+    start = stream.tell()
+    first = read_byte(stream, what)
+    n = _LENGTH[first]
+    if n == 1:
+        return first >> 1  # the common case, and 7 bits fit every width
+    try:
+        rest = read_exact(stream, n - 1, what)
+    except DecodeError:
+        left = remaining(stream) + 1
+        raise DecodeError(
+            f"truncated {what}: announces {n} bytes, {left} remain", offset=start
+        ) from None
+    value, _ = decode_uvar(bytes((first,)) + rest)
+    if value >> bits:
+        raise DecodeError(f"{what} {value} does not fit in uint{bits}", offset=start)
+    return value
+
+
+def write_uvar(value, stream, bits: int = 64, what: str = "varint") -> int:
+    """Check that ``value`` is an int in ``0 .. 2**bits-1``, write it, and return it."""
+    value = _as_int(value, what)
+    if value < 0 or value >> bits:
+        raise EncodeError(f"{what} {value} is out of range for uint{bits}")
+    stream.write(encode_uvar(value))
+    return value
+
+
+def zigzag(value: int, bits: int = 64) -> int:
+    """Signed ``value`` to the unsigned zigzag form (protobuf's sint): 0, -1, 1, -2 -> 0, 1, 2, 3."""
+    return ((value << 1) ^ (value >> (bits - 1))) & ((1 << bits) - 1)
+
+
+def unzigzag(value: int) -> int:
+    """Inverse of :func:`zigzag`."""
+    return (value >> 1) ^ -(value & 1)
+
+
+def read_svar(stream, bits: int = 64, what: str = "signed varint") -> int:
+    """Read one zigzag varint; the unsigned form must fit ``bits`` (as MySQL checks it)."""
+    return unzigzag(read_uvar(stream, bits, what))
+
+
+def write_svar(value, stream, bits: int = 64, what: str = "signed varint") -> int:
+    """Check that ``value`` fits in int``bits``, write its zigzag varint, and return it."""
+    value = _as_int(value, what)
+    if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+        raise EncodeError(f"{what} {value} is out of range for int{bits}")
+    stream.write(encode_uvar(zigzag(value, bits)))
+    return value
+
+
+def _as_int(value, what: str) -> int:
+    # operator.index accepts numpy integers too; bool is an int but never a valid value here.
+    if isinstance(value, bool):
+        raise EncodeError(f"{what} must be an integer, got bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise EncodeError(f"{what} must be an integer, got {type(value).__name__}") from None
+
+
+class _VarIntBase(Construct):
+    """Shared shape of the two varint classes: a width and the private construct protocol."""
+
+    _read: staticmethod
+    _write: staticmethod
+
+    def __init__(self, bits: int = 64):
+        super().__init__()
+        if bits not in (8, 16, 32, 64):
+            raise SpecError(f"bits must be 8, 16, 32 or 64, not {bits!r}")
+        self.bits = bits
+
+    def _parse(self, stream, context, path):
+        return self._read(stream, self.bits)
+
+    def _build(self, obj, stream, context, path):
+        return self._write(obj, stream, self.bits)
+
+    def _sizeof(self, context, path):
+        raise SizeofError("a varint's size depends on its value", path=path)
+
+    # The compiled parser imports the same reader/writer, so both paths share one
+    # implementation and there is no linked (interpreted) fallback.
+    def _emitparse(self, code):
+        name = self._read.__name__
+        code.append(f"from {__name__} import {name}")
+        return f"{name}(io, {self.bits})"
+
+    def _emitbuild(self, code):
+        name = self._write.__name__
+        code.append(f"from {__name__} import {name}")
+        return f"{name}(obj, io, {self.bits})"
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.bits})"
+
+
+class MsbVarInt(_VarIntBase):
+    """Unsigned msb-count varint that must fit in ``bits`` (8, 16, 32 or 64).
+
+        >>> MsbVarInt().parse(bytes.fromhex("c3020b"))
+        90200
+        >>> MsbVarInt().build(2**56).hex()
+        'ff0000000000000001'
+        >>> MsbVarInt(8).parse(bytes.fromhex("0104"))
+        Traceback (most recent call last):
+        ...
+        runtime.core.errors.DecodeError: <message> at offset 0: varint 256 does not fit in uint8
+
+    Parse raises :class:`DecodeError` on truncation or a value wider than ``bits``
+    (non-minimal encodings are accepted); build raises :class:`EncodeError` for a non-integer
+    or out-of-range value. Size is variable (:class:`construct.SizeofError`).
+    """
+
+    _read = staticmethod(read_uvar)
+    _write = staticmethod(write_uvar)
+
+
+class MsbZigZag(_VarIntBase):
+    """Signed zigzag varint: ``(x << 1) ^ (x >> bits-1)``, then :class:`MsbVarInt`.
+
+        >>> [MsbZigZag().parse(bytes([b])) for b in (0x00, 0x02, 0x04, 0x06)]
+        [0, -1, 1, -2]
+        >>> MsbZigZag().build(-2**63).hex()
+        'ffffffffffffffffff'
+
+    Errors as for :class:`MsbVarInt`; the range is ``-2**(bits-1) .. 2**(bits-1)-1``.
+    """
+
+    _read = staticmethod(read_svar)
+    _write = staticmethod(write_svar)

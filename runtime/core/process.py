@@ -1,0 +1,471 @@
+"""``process:`` transforms on sized regions: compression codecs with bounded output.
+
+A field with ``size:`` and ``process:`` holds, on the wire, its bytes transformed by a
+codec (Kafka's compressed record batches, Avro's compressed data blocks); the model holds
+them decoded. :class:`Processed` is the construct: it reads every byte of its (sized)
+stream, decodes them with the codec an expression picks, and parses its subconstruct from
+the result.
+
+    >>> from construct import GreedyBytes
+    >>> p = Processed(GreedyBytes, "body", codec="deflate")
+    >>> p.parse(p.build(b"hello" * 10))
+    b'hellohellohellohellohellohellohellohellohellohello'
+
+The decoded size is bounded by the ``max_decompressed_bytes`` limit, and nothing much
+larger than the decoded bytes (at most the limit plus one byte; zstd: plus 256 KiB) is ever
+allocated: the zlib family decodes through Python's zlib with ``max_length`` (it stops at
+the limit), snappy and lz4 through cramjam's ``decompress_into`` into a buffer that starts
+at the size the format declares (snappy) or a small guess and doubles, up to the limit plus
+one byte (cramjam stops when the buffer is full), zstd through ``zstandard`` (below). So a
+decompression bomb is a :class:`~runtime.core.errors.LimitError` at the field after at most the
+limit's worth of work. Which library decodes which codec was measured
+(``benchmarks/avro_container.py``, ``benchmarks/kafka_record_batch.py``).
+
+zstd: cramjam's decoder takes 5-8x as long on a 1.7 kB Kafka batch as a reused
+``zstandard`` one (benchmarks/README.md). A frame that declares its content size
+(kafka-python's) is decoded in one call into a buffer of that size, after checking the size
+against the limit (libzstd checks the declared size against the decoded one). A frame that
+does not (Kafka's Java producers stream theirs) goes to a streaming decoder a piece at a
+time: at least 4 bytes, at most the limit left over the most one input byte decodes to
+(:data:`_ZSTD_MOST_PER_BYTE`), so the output passes the limit by at most a piece's worth
+and one block held back (256 KiB). The window a frame asks for is capped by libzstd's
+default (128 MiB), as it was with cramjam.
+
+Exact rebuild: the wire bytes are kept in the model beside the decoded value (the field
+``<name>_wire``). Building writes them back unchanged when they still decode to what the
+model builds; otherwise (a new or edited model) it compresses afresh. Fresh output is a
+function of the codec, its ``level`` and the library version: zlib (gzip, zlib, deflate)
+through the standard library, the same bytes Java's ``java.util.zip`` and Python peers
+write at the same level; snappy and lz4 through cramjam; zstd through ``zstandard`` (what
+kafka-python writes), the content size in the frame.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import threading
+import zlib
+
+import cramjam
+import zstandard
+from construct import Container, Subconstruct
+
+from runtime.core.errors import DecodeError, EncodeError, LimitError
+from runtime.core.limits import current as current_limits
+
+_XERIAL_MAGIC = b"\x82SNAPPY\x00"
+_XERIAL_HEADER = _XERIAL_MAGIC + struct.pack(">ii", 1, 1)
+_XERIAL_BLOCK = 32 * 1024
+"""Kafka's Java producer (snappy-java's SnappyOutputStream) writes 32 KiB blocks."""
+_FIRST_GUESS_RATIO = 8
+"""The first output buffer is this many times the compressed size (at least 1 KiB) when
+the format does not say the decoded size; it doubles while the output does not fit."""
+
+
+class _Overflow(Exception):
+    """The decoded bytes do not fit the buffer given."""
+
+
+def _into(decompress_into, data: bytes, size: int) -> bytes:
+    """``data`` decoded into a buffer of ``size`` bytes; _Overflow when it does not fit."""
+    out = bytearray(size)
+    try:
+        n = decompress_into(data, out)
+    except cramjam.DecompressionError as err:
+        # cramjam stops writing (and decoding) once the buffer is full and says so
+        if "failed to write whole buffer" in str(err) or "smaller than required" in str(err):
+            raise _Overflow from None
+        raise DecodeError(f"corrupt compressed data: {err}") from None
+    if n >= size:
+        raise _Overflow
+    del out[n:]
+    return bytes(out)
+
+
+def _bounded(decompress_into, data: bytes, limit: int, guess: int | None = None) -> bytes:
+    """Decode with buffers that double from ``guess`` up to ``limit + 1`` bytes."""
+    if guess is None:
+        guess = max(1024, _FIRST_GUESS_RATIO * len(data))
+    size = min(limit + 1, guess + 1)
+    while True:
+        try:
+            return _into(decompress_into, data, size)
+        except _Overflow:
+            if size > limit:
+                raise LimitError(
+                    f"decompressed data exceeds the limit max_decompressed_bytes={limit}"
+                ) from None
+            size = min(limit + 1, 2 * size)
+
+
+def _snappy_raw(data: bytes, limit: int) -> bytes:
+    try:
+        declared = cramjam.snappy.decompress_raw_len(data)
+    except cramjam.DecompressionError as err:
+        raise DecodeError(f"corrupt snappy data: {err}") from None
+    if declared > limit:
+        raise LimitError(f"snappy block of {declared} bytes exceeds max_decompressed_bytes={limit}")
+    return _bounded(cramjam.snappy.decompress_raw_into, data, limit, declared)
+
+
+def _snappy_avro(data: bytes, limit: int) -> bytes:
+    """Avro's snappy: a raw block, then the CRC-32 (big-endian) of the decoded bytes."""
+    if len(data) < 4:
+        raise DecodeError("snappy block without its 4-byte CRC-32")
+    plain = _snappy_raw(data[:-4], limit)
+    (stored,) = struct.unpack(">I", data[-4:])
+    if zlib.crc32(plain) != stored:
+        raise DecodeError(
+            f"snappy block CRC-32 mismatch: stored {stored:#010x}, computed {zlib.crc32(plain):#010x}"
+        )
+    return plain
+
+
+def _snappy_xerial(data: bytes, limit: int) -> bytes:
+    """snappy-java's stream (Kafka's Java producers): a 16-byte header, then blocks of a
+    big-endian int32 length and a raw snappy block. Without the header: one raw block."""
+    if not data.startswith(_XERIAL_MAGIC):
+        return _snappy_raw(data, limit)
+    pos, parts, total = 16, [], 0
+    if len(data) < 16:
+        raise DecodeError("truncated snappy-java header")
+    while pos < len(data):
+        if len(data) - pos < 4:
+            raise DecodeError("truncated snappy-java block length")
+        (length,) = struct.unpack_from(">i", data, pos)
+        if length < 0 or length > len(data) - pos - 4:
+            raise DecodeError(f"snappy-java block length {length} past the end")
+        try:
+            part = _snappy_raw(data[pos + 4 : pos + 4 + length], limit - total)
+        except LimitError:
+            raise LimitError(f"snappy-java stream exceeds max_decompressed_bytes={limit}") from None
+        total += len(part)
+        parts.append(part)
+        pos += 4 + length
+    return b"".join(parts)
+
+
+def _zlib_family(wbits: int):
+    """Python's zlib with ``max_length``: it stops at the limit by itself (no buffer to
+    guess), and on small blocks it is twice as fast as cramjam (benchmarks/avro_container.py).
+    Concatenated gzip members are read one after the other, as ``gzip.decompress`` does."""
+
+    def decode(data: bytes, limit: int) -> bytes:
+        parts, total, rest = [], 0, data
+        while True:
+            d = zlib.decompressobj(wbits)
+            try:
+                part = d.decompress(rest, limit - total + 1)
+            except zlib.error as err:
+                raise DecodeError(f"corrupt compressed data: {err}") from None
+            total += len(part)
+            if total > limit:
+                raise LimitError(
+                    f"decompressed data exceeds the limit max_decompressed_bytes={limit}"
+                )
+            parts.append(part)
+            if not d.eof:
+                raise DecodeError("truncated compressed data")
+            rest = d.unused_data
+            if wbits != 31 or not rest:
+                return b"".join(parts)
+
+    return decode
+
+
+def _deflate_compress(level):
+    def compress(data: bytes) -> bytes:
+        c = zlib.compressobj(level, zlib.DEFLATED, -15)
+        return c.compress(data) + c.flush()
+
+    return compress
+
+
+def _xerial_compress(data: bytes) -> bytes:
+    out = [_XERIAL_HEADER]
+    for start in range(0, len(data), _XERIAL_BLOCK):
+        block = bytes(cramjam.snappy.compress_raw(data[start : start + _XERIAL_BLOCK]))
+        out += [struct.pack(">i", len(block)), block]
+    return b"".join(out)
+
+
+def _avro_snappy_compress(data: bytes) -> bytes:
+    return bytes(cramjam.snappy.compress_raw(data)) + struct.pack(">I", zlib.crc32(data))
+
+
+_ZSTD_MOST_PER_BYTE = 32 * 1024
+"""No zstd input byte decodes to more than this: the densest block is an RLE block, a 3-byte
+header and one byte standing for up to 128 KiB (the format's largest block)."""
+_ZSTD_LOCAL = threading.local()
+"""A ``zstandard.ZstdDecompressor`` per thread (one is not safe to share between threads);
+reusing it spares the decoder context's allocation and setup on every frame."""
+
+
+def _zstd_decompressor() -> zstandard.ZstdDecompressor:
+    try:
+        return _ZSTD_LOCAL.decompressor
+    except AttributeError:
+        _ZSTD_LOCAL.decompressor = zstandard.ZstdDecompressor()
+        return _ZSTD_LOCAL.decompressor
+
+
+def _zstd(data: bytes, limit: int) -> bytes:
+    """zstd frames one after the other (as Kafka's Java consumer reads them), at most
+    ``limit`` bytes of output."""
+    decompressor = _zstd_decompressor()
+    try:
+        declared = zstandard.frame_content_size(data)
+    except zstandard.ZstdError as err:
+        raise DecodeError(f"corrupt compressed data: {err}") from None
+    if declared > limit:
+        raise LimitError(f"decompressed data exceeds the limit max_decompressed_bytes={limit}")
+    if declared > 0:  # 0 may be a frame lying about its content: the stream checks it
+        try:
+            return decompressor.decompress(data, allow_extra_data=False)
+        except zstandard.ZstdError:
+            pass  # several frames, or corrupt: the stream decodes or says which
+    return _zstd_stream(decompressor, data, limit)
+
+
+def _zstd_stream(decompressor, data: bytes, limit: int) -> bytes:
+    parts, total, rest = [], 0, memoryview(data)
+    while rest:
+        frame = decompressor.decompressobj()
+        fed = 0
+        while not frame.eof:
+            if fed >= len(rest):
+                raise DecodeError("corrupt compressed data: truncated zstd frame")
+            piece = max(4, (limit - total) // _ZSTD_MOST_PER_BYTE)
+            try:
+                part = frame.decompress(rest[fed : fed + piece])
+            except zstandard.ZstdError as err:
+                raise DecodeError(f"corrupt compressed data: {err}") from None
+            fed += piece
+            total += len(part)
+            if total > limit:
+                raise LimitError(
+                    f"decompressed data exceeds the limit max_decompressed_bytes={limit}"
+                )
+            parts.append(part)
+        rest = memoryview(frame.unused_data + rest[fed:])
+    return b"".join(parts)
+
+
+def _zstd_compress(level):
+    compressor = zstandard.ZstdCompressor(**({} if level is None else {"level": level}))
+    return compressor.compress
+
+
+def _bounded_codec(module):
+    return lambda data, limit: _bounded(module.decompress_into, data, limit)
+
+
+DECODERS = {
+    "none": None,
+    "gzip": _zlib_family(31),
+    "zlib": _zlib_family(15),
+    "deflate": _zlib_family(-15),
+    "snappy": _snappy_raw,
+    "snappy_framed": _bounded_codec(cramjam.snappy),
+    "snappy_xerial": _snappy_xerial,
+    "snappy_avro": _snappy_avro,
+    "lz4_frame": _bounded_codec(cramjam.lz4),
+    "zstd": _zstd,
+}
+"""Codec name -> ``decode(data, limit) -> bytes`` (``none``: the bytes as they are)."""
+
+CODECS = tuple(DECODERS)
+
+
+def encoder(codec: str, level: int | None = None):
+    """``codec``'s compressor at ``level`` (the library's default when None)."""
+    zlevel = -1 if level is None else level
+    if codec == "gzip":
+        # mtime 0: the same bytes every time (Python's gzip would stamp the clock)
+        return lambda data: _gzip(data, zlevel)
+    if codec == "zlib":
+        return lambda data: zlib.compress(data, zlevel)
+    if codec == "deflate":
+        return _deflate_compress(zlevel)
+    if codec == "snappy":
+        return lambda data: bytes(cramjam.snappy.compress_raw(data))
+    if codec == "snappy_framed":
+        return lambda data: bytes(cramjam.snappy.compress(data))
+    if codec == "snappy_xerial":
+        return _xerial_compress
+    if codec == "snappy_avro":
+        return _avro_snappy_compress
+    if codec == "lz4_frame":
+        return lambda data: bytes(cramjam.lz4.compress(data, *(() if level is None else (level,))))
+    if codec == "zstd":
+        return _zstd_compress(level)
+    return lambda data: bytes(data)
+
+
+def _gzip(data: bytes, level: int) -> bytes:
+    import gzip
+
+    return gzip.compress(data, compresslevel=9 if level == -1 else level, mtime=0)
+
+
+def decode(codec: str, data: bytes, limit: int) -> bytes:
+    """``data`` decoded by ``codec``, at most ``limit`` bytes (else a LimitError)."""
+    decoder = DECODERS.get(codec)
+    if decoder is None:
+        if codec != "none":
+            raise DecodeError(f"unknown codec {codec!r}")
+        return bytes(data)
+    return decoder(data, limit)
+
+
+def codec_for(value, cases: dict | None) -> str:
+    """The codec ``cases`` maps ``value`` to (bytes compared as ASCII text)."""
+    if cases is None:
+        return value
+    key = value.decode("latin-1") if isinstance(value, (bytes, bytearray)) else value
+    try:
+        return cases[key]
+    except (KeyError, TypeError):
+        raise DecodeError(f"no codec for {value!r} (known: {list(cases)})") from None
+
+
+def _read_decoded(read, wire: bytes, start: int, codec: str, limits):
+    """``read(plain, limits) -> (value, used)`` over ``wire`` decoded; errors at ``start``
+    (an offset inside decoded bytes is no offset of the input) with ``<codec>`` in the
+    path of an error inside them."""
+    plain = decoded(codec, wire, start, limits)
+    try:
+        value, used = read(plain, limits)
+    except DecodeError as err:
+        err.offset = start
+        err.add_path(f"<{codec}>")
+        raise
+    if used != len(plain):
+        raise DecodeError(f"{len(plain) - used} decoded byte(s) left unparsed", offset=start)
+    return value
+
+
+def read_processed(reader, buf, pos: int, end: int, codec, cases, limits, depth: int, *parent):
+    """The fast path's :class:`Processed`: ``reader`` (a generated ``_read_<record>``)
+    over ``buf[pos:end]`` decoded by the codec ``cases`` maps ``codec`` to; returns the
+    value and the wire bytes (kept)."""
+    try:
+        codec = codec_for(codec, cases)
+    except DecodeError as err:
+        err.offset = pos
+        raise
+    wire = bytes(buf[pos:end])
+
+    def read(plain, limits):
+        return reader(plain, 0, len(plain), limits, depth, *parent)
+
+    return _read_decoded(read, wire, pos, codec, limits), wire
+
+
+def codec_at(value, cases, pos: int) -> str:
+    """:func:`codec_for`, its error at ``pos`` (the region's first byte)."""
+    try:
+        return codec_for(value, cases)
+    except DecodeError as err:
+        err.offset = pos
+        raise
+
+
+def decoded(codec: str, wire: bytes, pos: int, limits) -> bytes:
+    """The fast path's decoding of a region running to its record's end (``process:
+    {size: eos}``): :func:`decode` bounded by ``max_decompressed_bytes``, errors at ``pos``."""
+    try:
+        return decode(codec, wire, limits.max_decompressed_bytes)
+    except DecodeError as err:
+        err.offset = pos
+        raise
+
+
+def _param_context(context):
+    """A copy of ``context`` whose parse records no spans: offsets inside decoded bytes
+    are not offsets of the input, so ``inspect`` shows the region as one leaf."""
+    inner = Container(context)
+    params = Container(getattr(context, "_params", None) or {})
+    params["spans"] = None
+    inner._params = params
+    return inner
+
+
+class Processed(Subconstruct):
+    """``subcon`` read from the decoded bytes of the whole (sized) stream.
+
+    ``codec`` is a codec name, or a function of the context returning a value that
+    ``cases`` maps to a codec name (``{0: "none", 1: "gzip"}``, ``{"null": "none"}``; a
+    bytes value is matched as ASCII text). ``name`` is the field: its wire bytes are kept
+    in the model as ``<name>_wire`` (``runtime.core.sequences.Kept``).
+    """
+
+    def __init__(
+        self, subcon, name: str, *, codec, cases=None, level: int | None = None, rest=False
+    ):
+        super().__init__(subcon)
+        self.field = name
+        self.codec = codec
+        self.cases = cases
+        self.level = level
+        self.rest = rest
+        """The region is the rest of the stream (``process: {size: eos}``): with the codec
+        ``none`` it is read in place (offsets and ``inspect`` spans of the input) and no
+        wire bytes are kept, since writing the value gives them back."""
+
+    def codec_of(self, context) -> str:
+        if not callable(self.codec):
+            return self.codec
+        return codec_for(self.codec(context), self.cases)
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        try:
+            codec = self.codec_of(context)
+        except DecodeError as err:
+            err.offset = start
+            raise
+        if self.rest and codec == "none":
+            value = self.subcon._parsereport(stream, context, path)
+            at = stream.tell()
+            left = len(stream.read())
+            if left:
+                raise DecodeError(f"{left} byte(s) left unparsed", offset=at)
+            context[f"_{self.field}_wire"] = None
+            return value
+        wire = stream.read()
+
+        def read(plain, limits):
+            inner = io.BytesIO(plain)
+            value = self.subcon._parsereport(inner, _param_context(context), path)
+            return value, inner.tell()
+
+        value = _read_decoded(read, wire, start, codec, current_limits(context))
+        context[f"_{self.field}_wire"] = wire
+        return value
+
+    def _build(self, obj, stream, context, path):
+        inner = io.BytesIO()
+        built = self.subcon._build(obj, inner, context, path)
+        plain = inner.getvalue()
+        try:
+            codec = self.codec_of(context)
+        except DecodeError as err:
+            raise EncodeError(str(err)) from None
+        stream.write(compressed(codec, plain, context.get(f"{self.field}_wire"), self.level))
+        return built
+
+
+def compressed(codec: str, plain: bytes, wire: bytes | None, level: int | None = None) -> bytes:
+    """``plain`` as ``codec`` writes it: the kept ``wire`` bytes when they still decode to
+    ``plain`` (whichever compressor made them), else a fresh compression at ``level``."""
+    if codec == "none":
+        return plain
+    if wire is not None and codec in DECODERS:
+        try:
+            if decode(codec, wire, len(plain)) == plain:
+                return wire
+        except DecodeError:
+            pass  # the kept bytes are stale or corrupt: compress afresh
+    return encoder(codec, level)(plain)

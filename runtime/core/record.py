@@ -1,0 +1,1011 @@
+"""Records, tags, repetition and size prefixes: the structural constructs of a spec.
+
+construct's ``Struct`` reports errors as ``(parsing) -> rows -> value`` without offsets
+or list indices. :class:`Record` parses the same way but turns every failure into a
+:class:`~runtime.core.errors.DecodeError` carrying the byte offset and a path such as
+``rows[0].attributes[3].value``, and it remembers the byte span of every field so a
+:class:`~runtime.core.checksum.Checksum` can be computed over raw bytes.
+
+    >>> from construct import Int8ul, Int16ul
+    >>> point = Record("x" / Int8ul, "y" / Int16ul)
+    >>> point.parse(b"\\x01\\x02\\x00")
+    Container(x=1, y=2)
+    >>> point.parse(b"\\x01\\x02")
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.DecodeError: y at offset 1: truncated: expected 2, found 1
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+
+from construct import (
+    Construct,
+    ConstructError,
+    Container,
+    ListContainer,
+    StreamError,
+    Subconstruct,
+)
+
+from runtime.core.errors import DecodeError, EncodeError, SpecError
+from runtime.core.limits import current as current_limits
+from runtime.core.model import fields_of
+from runtime.core.spans import current as current_spans
+from runtime.core.stream import peek_byte, read_byte, read_exact, remaining
+
+
+def _message(err: Exception) -> str:
+    if isinstance(err, StreamError):
+        return "truncated: " + str(err).rsplit("amount, ", 1)[-1]
+    text = str(err)
+    # construct prefixes its messages with its own path ("Error in path (parsing) -> x");
+    # ours is more precise, so keep only the explanation.
+    if "\n" in text:
+        text = text.split("\n", 1)[1]
+    return text.strip() or type(err).__name__
+
+
+class _NoParent:
+    """``_parent`` of a record parsed or built on its own: an expression that needs the
+    enclosing record fails with a clear error instead of an AttributeError."""
+
+    def __init__(self, parsing: bool):
+        self.parsing = parsing
+
+    def __getattr__(self, name):
+        what = f"reads _parent.{name}: it needs its enclosing record"
+        raise DecodeError(what) if self.parsing else EncodeError(what)
+
+
+class Record(Construct):
+    """An ordered sequence of named fields, like construct's ``Struct``.
+
+    Differences that matter for wirespec:
+
+    * errors are :class:`DecodeError`/:class:`EncodeError` with offset and field path;
+    * nesting depth is checked against the ``max_depth`` limit;
+    * the context keeps each field's byte span (``_spans``) for checksums;
+    * building returns the built values (including computed checksums), so an
+      enclosing checksum can use them.
+    """
+
+    def __init__(self, *subcons, trailer=(), model=None):
+        super().__init__()
+        self.model = model
+        """The generated dataclass a parse returns (a ``Container`` when None)."""
+        self.subcons = list(subcons)
+        self.trailer = list(trailer)
+        """Fields at the end of the record's bytes, in reading order: the first ends at
+        the last byte, each next one where the one before it starts. They are read
+        before the fields in front (which may use them) and written after them."""
+        for sc in self.trailer:
+            if not _reads_backwards(sc.subcon):
+                raise SpecError(f"trailer field {sc.name!r} cannot be read from the end")
+        self._subcons = Container((sc.name, sc) for sc in self.subcons + self.trailer if sc.name)
+        self._deferred: dict[str, list] = {}
+        """Checksums over fields after them, by the last field they cover: (name, checksum)."""
+        for sc in self.subcons:
+            after = getattr(getattr(sc, "subcon", None), "after", None)
+            if after is not None:
+                self._deferred.setdefault(after, []).append((sc.name, sc.subcon))
+        self.flagbuildnone = all(sc.flagbuildnone for sc in self.subcons + self.trailer)
+
+    def _child_context(self, context, stream):
+        depth = context.get("_depth", 0) + 1
+        child = Container(
+            _=context,
+            _params=context._params,
+            _root=None,
+            _parsing=context._parsing,
+            _building=context._building,
+            _sizing=context._sizing,
+            _subcons=self._subcons,
+            _io=stream,
+            _index=context.get("_index", None),
+            _depth=depth,
+            _spans={},
+            # spec expressions say `_parent.x` for an enclosing record's x
+            _parent=context if "_depth" in context else _NoParent(context._parsing),
+        )
+        child._root = context.get("_root", None) or child
+        return child, depth
+
+    def _parse(self, stream, context, path):
+        context, depth = self._child_context(context, stream)
+        current_limits(context).check("max_depth", depth, offset=stream.tell())
+        obj = Container()
+        if self.trailer:
+            return self._parse_with_trailer(stream, context, path, obj)
+        self._parse_fields(stream, context, path, obj)
+        return obj if self.model is None else self.model(**obj)
+
+    def _parse_with_trailer(self, stream, context, path, obj):
+        start = stream.tell()
+        data = stream.read()
+        limit = len(data)  # the trailer fields read so far start here
+        spans = current_spans(context)
+        for sc in self.trailer:
+            # where the field starts is known once it is read: the span is moved then
+            node = None if spans is None else spans.open(sc.name, start + limit)
+            try:
+                value, begin = sc.subcon._parse_backwards(data, limit, start, context, path)
+            except DecodeError as err:
+                err.add_path(sc.name)
+                raise
+            except EXPRESSION_ERRORS as err:
+                offset = start + limit
+                raise expression_error(err, offset, sc.name) from None
+            obj[sc.name] = context[sc.name] = value
+            context._spans[sc.name] = (start + begin, start + limit)
+            if node is not None:
+                node.start = spans.base + start + begin
+                spans.close(start + limit, value)
+            limit = begin
+        front = io.BytesIO(data[:limit])
+        try:
+            if spans is None:
+                self._parse_fields(front, context, path, obj)
+            else:
+                with spans.shifted(start):
+                    self._parse_fields(front, context, path, obj)
+        except DecodeError as err:
+            err.shift(start)
+            raise
+        if front.tell() != limit:
+            left = limit - front.tell()
+            raise DecodeError(
+                f"{left} byte(s) between the last field and the trailer",
+                offset=start + front.tell(),
+                path=self.trailer[-1].name,
+            )
+        if self.model is not None:
+            return self.model(**obj)
+        return Container((sc.name, obj[sc.name]) for sc in self._wire_order() if sc.name)
+
+    def _wire_order(self):
+        return self.subcons + self.trailer[::-1]
+
+    def _parse_fields(self, stream, context, path, obj):
+        spans = current_spans(context)
+        for sc in self.subcons:
+            start = stream.tell()
+            if spans is not None and sc.name:
+                spans.open(sc.name, start)
+            try:
+                value = sc._parsereport(stream, context, path)
+            except DecodeError as err:
+                if err.offset is None:
+                    err.offset = start
+                err.add_path(sc.name)
+                raise
+            except ConstructError as err:
+                raise DecodeError(_message(err), offset=start, path=sc.name or "") from None
+            except EXPRESSION_ERRORS as err:
+                raise expression_error(err, start, sc.name or "") from None
+            if sc.name:
+                obj[sc.name] = value
+                context[sc.name] = value
+                context._spans[sc.name] = (start, stream.tell())
+                if spans is not None:
+                    spans.close(stream.tell(), value)
+                for name, checksum in self._deferred.get(sc.name, ()):
+                    checksum.verify(name, context)
+            elif spans is not None:
+                tag = getattr(sc, "tag", None)
+                spans.mark(start, stream.tell(), "tag" if isinstance(sc, Tag) else "fixed", tag)
+
+    def _build(self, obj, stream, context, path):
+        if obj is None:
+            obj = Container()
+        elif not isinstance(obj, dict):
+            if not dataclasses.is_dataclass(obj):
+                raise EncodeError(f"expected a model or a dict, got {type(obj).__name__}")
+            obj = Container(fields_of(obj))
+        context, _ = self._child_context(context, stream)
+        context.update(obj)
+        for sc in self._wire_order():
+            start = stream.tell()
+            try:
+                value = obj.get(sc.name) if sc.flagbuildnone else obj[sc.name]
+                if sc.name:
+                    context[sc.name] = value
+                built = sc._build(value, stream, context, path)
+            except EncodeError as err:
+                err.add_path(sc.name)
+                raise
+            except KeyError as err:
+                raise EncodeError(f"missing field {err}", path=sc.name or "") from None
+            except (ConstructError, *EXPRESSION_ERRORS) as err:
+                raise EncodeError(_message(err), path=sc.name or "") from None
+            if sc.name:
+                context[sc.name] = built
+                context._spans[sc.name] = (start, stream.tell())
+                for name, checksum in self._deferred.get(sc.name, ()):
+                    context[name] = checksum.patch(name, stream, context, path)
+        return context
+
+    def _sizeof(self, context, path):
+        return sum(sc._sizeof(context, path) for sc in self._wire_order())
+
+
+def _reads_backwards(subcon) -> bool:
+    """Whether ``subcon`` can be a trailer field (:meth:`Sized._parse_backwards`, ...)."""
+    while isinstance(subcon, (Computed, Valid)):
+        subcon = subcon.subcon
+    return hasattr(subcon, "_parse_backwards")
+
+
+EXPRESSION_ERRORS = (IndexError, KeyError, TypeError, ValueError, AttributeError, ArithmeticError)
+"""What a spec expression (a size, a count, a condition) raises on data that does not fit
+it, say a size table with too few entries: reported as a DecodeError at the field."""
+
+
+def _expression_message(err: Exception) -> str:
+    return f"the spec's expression for this field fails on this data: {type(err).__name__}: {err}"
+
+
+def expression_error(err: Exception, offset: int, path: str) -> DecodeError:
+    """The DecodeError for a spec expression that fails on the data (``err``, one of
+    :data:`EXPRESSION_ERRORS`) at the field ``path`` starting at ``offset``."""
+    return DecodeError(_expression_message(err), offset=offset, path=path)
+
+
+def unsatisfied(field: str, value, text: str, offset: int) -> DecodeError:
+    """The DecodeError for a field whose ``valid:`` expression ``text`` is false.
+
+    >>> str(unsatisfied("n", 7, "n < 3", 4))
+    '<message> at offset 4: n = 7 does not satisfy n < 3'
+    """
+    shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+    return DecodeError(f"{field} = {shown} does not satisfy {text}", offset=offset)
+
+
+class Tag(Construct):
+    """A fixed tag byte that must be present: ``Tag(0x03)`` parses and builds ``b"\\x03"``.
+
+    >>> Tag(0x03).parse(b"\\x04")
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.DecodeError: <message> at offset 0: expected tag 0x03, got 0x04
+    """
+
+    def __init__(self, tag: int):
+        super().__init__()
+        self.tag = tag
+        self.flagbuildnone = True
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        got = read_byte(stream, f"tag 0x{self.tag:02x}")
+        if got != self.tag:
+            raise DecodeError(f"expected tag 0x{self.tag:02x}, got 0x{got:02x}", offset=start)
+
+    def _build(self, obj, stream, context, path):
+        stream.write(bytes((self.tag,)))
+
+    def _sizeof(self, context, path):
+        return 1
+
+
+class Tagged(Subconstruct):
+    """A field preceded by a tag byte. With ``optional=True`` the field is present only
+    when the next byte is the tag, and ``None`` means absent.
+
+    >>> from construct import Int8ul
+    >>> Tagged(0x06, Int8ul, optional=True).parse(b"\\x07")
+    >>> Tagged(0x06, Int8ul, optional=True).build(1)
+    b'\\x06\\x01'
+    """
+
+    def __init__(self, tag: int, subcon, *, optional: bool = False, absent=None):
+        super().__init__(subcon)
+        self.tag = tag
+        self.optional = optional
+        self.absent = absent
+        """What an absent optional field parses to: None, or e.g. ``list`` for a repeated
+        field whose tag is written only when it has elements."""
+        self.flagbuildnone = optional or subcon.flagbuildnone
+
+    def _parse(self, stream, context, path):
+        if self.optional and peek_byte(stream) != self.tag:
+            return None if self.absent is None else self.absent()
+        Tag(self.tag)._parse(stream, context, path)
+        spans = current_spans(context)
+        if spans is not None:
+            spans.mark(stream.tell() - 1, stream.tell(), "tag", self.tag)
+        return self.subcon._parsereport(stream, context, path)
+
+    def _build(self, obj, stream, context, path):
+        if self.optional and (obj is None or (self.absent is not None and obj == self.absent())):
+            return obj
+        stream.write(bytes((self.tag,)))
+        return self.subcon._build(obj, stream, context, path)
+
+
+class Presence(Construct):
+    """A tag byte with no content that says yes by being there: parses to True/False.
+
+    >>> Presence(0x08).parse(b"\\x08"), Presence(0x08).parse(b"\\x09")
+    (True, False)
+    """
+
+    def __init__(self, tag: int):
+        super().__init__()
+        self.tag = tag
+        self.flagbuildnone = True
+
+    def _parse(self, stream, context, path):
+        if peek_byte(stream) == self.tag:
+            stream.read(1)
+            return True
+        return False
+
+    def _build(self, obj, stream, context, path):
+        if obj:
+            stream.write(bytes((self.tag,)))
+        return bool(obj)
+
+
+class _Repeat(Subconstruct):
+    """Shared parse loop: index in error paths, ``max_count`` checked as it grows."""
+
+    def _more(self, stream, context, items) -> bool:
+        raise NotImplementedError
+
+    def _parse(self, stream, context, path):
+        items = ListContainer()
+        limits = current_limits(context)
+        spans = current_spans(context)
+        while self._more(stream, context, items):
+            limits.check("max_count", len(items) + 1, offset=stream.tell())
+            self._element(stream, context, path, items, spans)
+        return items
+
+    def _element(self, stream, context, path, items, spans) -> None:
+        """Read one element onto ``items`` (its index in spans and error paths)."""
+        context._index = len(items)
+        if spans is not None:
+            spans.open(len(items), stream.tell())
+        try:
+            items.append(self.subcon._parsereport(stream, context, path))
+        except DecodeError as err:
+            err.add_path(index=len(items))
+            raise
+        if spans is not None:
+            spans.close(stream.tell(), items[-1])
+
+    def _build(self, obj, stream, context, path):
+        built = BuiltList()
+        for i, item in enumerate(obj or ()):
+            context._index = i
+            start = stream.tell()
+            try:
+                built.append(self.subcon._build(item, stream, context, path))
+            except EncodeError as err:
+                err.add_path(index=i)
+                raise
+            built.sizes.append(stream.tell() - start)
+        return built
+
+
+class BuiltList(ListContainer):
+    """What building a repeated field returns: the built elements, and in ``sizes`` the
+    byte size of each (what :func:`sizeof` gives for the field)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.sizes = []
+
+
+class RepeatEos(_Repeat):
+    """Elements back to back until the end of the stream; ``min_count`` rejects fewer."""
+
+    def __init__(self, subcon, *, min_count: int = 0):
+        super().__init__(subcon)
+        self.min_count = min_count
+
+    def _more(self, stream, context, items):
+        return peek_byte(stream) is not None
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        items = super()._parse(stream, context, path)
+        if len(items) < self.min_count:
+            raise DecodeError(f"expected at least {self.min_count} element(s)", offset=start)
+        return items
+
+    def _build(self, obj, stream, context, path):
+        if len(obj or ()) < self.min_count:
+            raise EncodeError(f"needs at least {self.min_count} element(s)")
+        return super()._build(obj, stream, context, path)
+
+
+class RepeatWhileTag(_Repeat):
+    """Elements while the next byte is ``tag`` (the element's own leading tag).
+
+    ``min_count`` rejects a section that the format says must not be empty.
+    """
+
+    def __init__(self, subcon, tag: int, *, min_count: int = 0):
+        super().__init__(subcon)
+        self.tag = tag
+        self.min_count = min_count
+
+    def _more(self, stream, context, items):
+        return peek_byte(stream) == self.tag
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        items = super()._parse(stream, context, path)
+        if len(items) < self.min_count:
+            raise DecodeError(
+                f"expected at least {self.min_count} element(s) starting with tag "
+                f"0x{self.tag:02x}",
+                offset=start,
+            )
+        return items
+
+    def _build(self, obj, stream, context, path):
+        if len(obj or ()) < self.min_count:
+            raise EncodeError(f"needs at least {self.min_count} element(s)")
+        return super()._build(obj, stream, context, path)
+
+
+class RepeatCount(_Repeat):
+    """Exactly ``count`` elements; ``count`` is an int or a function of the context."""
+
+    def __init__(self, subcon, count, *, check_on_build: bool = True):
+        super().__init__(subcon)
+        self.count = count
+        self.check_on_build = check_on_build
+        """False when the count is computed on build from what is built (a size table
+        written after the elements): the elements given are written as they are."""
+
+    def _expected(self, context):
+        n = self.count(context) if callable(self.count) else self.count
+        if type(n) is not int or n < 0:
+            raise DecodeError(f"invalid element count {n!r}", offset=context._io.tell())
+        return n
+
+    def _parse(self, stream, context, path):
+        n = self._expected(context)
+        current_limits(context).check("max_count", n, offset=stream.tell())
+        return super()._parse(stream, context, path)
+
+    def _more(self, stream, context, items):
+        return len(items) < self._expected(context)
+
+    def _build(self, obj, stream, context, path):
+        if self.check_on_build:
+            n = self.count(context) if callable(self.count) else self.count
+            if len(obj) != n:
+                raise EncodeError(f"expected {n} elements, got {len(obj)}")
+        return super()._build(obj, stream, context, path)
+
+
+class SizePrefixed(Subconstruct):
+    """A length (read by ``length_field``) followed by exactly that many bytes, which
+    ``subcon`` must consume entirely.
+
+    >>> from construct import Int32sl, Int8ul
+    >>> SizePrefixed(Int32sl, Int8ul).build(7)
+    b'\\x01\\x00\\x00\\x00\\x07'
+    """
+
+    def __init__(self, length_field, subcon):
+        super().__init__(subcon)
+        self.length_field = length_field
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        length = self.length_field._parsereport(stream, context, path)
+        if length < 0:
+            raise DecodeError(f"negative length {length}", offset=start)
+        current_limits(context).check("max_message_bytes", length, offset=start)
+        base = stream.tell()
+        data = read_exact(stream, length, "size-prefixed field")
+        spans = current_spans(context)
+        if spans is not None:
+            spans.mark(start, base, "length", length)
+        return _parse_within(self.subcon, data, base, context, path, f"length {length}", start)
+
+    def _build(self, obj, stream, context, path):
+        built, data = _build_apart(self.subcon, obj, context, path)
+        self.length_field._build(len(data), stream, context, path)
+        stream.write(data)
+        return built
+
+
+class Sized(Subconstruct):
+    """Exactly ``size`` bytes (an int or a function of the context) that ``subcon`` must
+    consume entirely, e.g. an event body whose size the header gives.
+
+    >>> from construct import Int8ul
+    >>> Sized(lambda this: 1, Int8ul).parse(b"\\x07")
+    7
+    """
+
+    def __init__(self, size, subcon, *, check_on_build: bool = True):
+        super().__init__(subcon)
+        self.size = size
+        self.check_on_build = check_on_build
+        """False when the size is computed on build from what is built (a size table
+        written after this field)."""
+
+    def _size(self, context, offset: int) -> int:
+        size = self.size(context) if callable(self.size) else self.size
+        if type(size) is not int or size < 0:
+            raise DecodeError(f"invalid size {size!r}", offset=offset)
+        return size
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        size = self._size(context, start)
+        data = read_exact(stream, size, "sized field")
+        return _parse_within(self.subcon, data, start, context, path, f"size {size}", start)
+
+    def _parse_backwards(self, data: bytes, end: int, base: int, context, path):
+        """As a trailer field: the ``size`` bytes that end just before ``data[end]``."""
+        size = self._size(context, base + end)
+        if size > end:
+            raise DecodeError(
+                f"size {size} points outside the record: only {end} byte(s) before the end "
+                "of this field",
+                offset=base + end,
+            )
+        begin = end - size
+        value = _parse_within(
+            self.subcon, data[begin:end], base + begin, context, path, f"size {size}", base + begin
+        )
+        return value, begin
+
+    def _build(self, obj, stream, context, path):
+        built, data = _build_apart(self.subcon, obj, context, path)
+        if self.check_on_build:
+            size = self.size(context) if callable(self.size) else self.size
+            if len(data) != size:
+                raise EncodeError(f"built {len(data)} bytes where the size says {size}")
+        stream.write(data)
+        return built
+
+
+def _parse_within(subcon, data: bytes, base: int, context, path, bound: str, bound_offset: int):
+    """Parse ``subcon`` from ``data`` (which starts at offset ``base`` of the enclosing
+    stream) and require it to use every byte; errors and spans get absolute offsets."""
+    inner = io.BytesIO(data)
+    spans = current_spans(context)
+    try:
+        if spans is None:
+            value = subcon._parsereport(inner, context, path)
+        else:
+            with spans.shifted(base):
+                value = subcon._parsereport(inner, context, path)
+    except ConstructError as err:
+        raise DecodeError(_message(err), offset=base + inner.tell()) from None
+    except DecodeError as err:
+        err.shift(base)
+        raise
+    left = remaining(inner)
+    if left:
+        raise DecodeError(f"{bound} leaves {left} byte(s) unparsed", offset=bound_offset)
+    return value
+
+
+def _build_apart(subcon, obj, context, path) -> tuple:
+    """Build ``subcon`` into its own buffer (its length is written before it)."""
+    inner = io.BytesIO()
+    built = subcon._build(obj, inner, context, path)
+    return built, inner.getvalue()
+
+
+class Computed(Subconstruct):
+    """A field whose value the builder computes (``value:`` in a spec): parsed like
+    ``subcon``; built from ``func(context)``, whatever the model holds.
+
+    >>> from construct import Int8ul
+    >>> rec = Record("n" / Computed(Int8ul, lambda this: len(this.xs)), "xs" / RepeatCount(Int8ul, lambda this: this.n))
+    >>> rec.build({"xs": [7, 9]}).hex(), rec.parse(b"\\x01\\x05")
+    ('020709', Container(n=1, xs=ListContainer([5])))
+    """
+
+    def __init__(self, subcon, func):
+        super().__init__(subcon)
+        self.func = func
+        self.flagbuildnone = True
+
+    def _build(self, obj, stream, context, path):
+        return self.subcon._build(self.func(context), stream, context, path)
+
+    def _parse_backwards(self, data, end, base, context, path):
+        return self.subcon._parse_backwards(data, end, base, context, path)
+
+
+class Derived(Construct):
+    """A value computed from fields read before it, not on the wire (Kaitai's
+    ``instances``): parse gives ``function(context)``; build writes nothing and keeps
+    what the model holds (the bytes say the value, so it needs no parent to build).
+
+    >>> from construct import Int8ul
+    >>> offset = Derived(lambda this: this.base + this.delta)
+    >>> rec = Record("base" / Int8ul, "delta" / Int8ul, "offset" / offset)
+    >>> rec.parse(b"\\x64\\x02").offset, rec.build({"base": 100, "delta": 2})
+    (102, b'd\\x02')
+    """
+
+    def __init__(self, function):
+        super().__init__()
+        self.function = function
+        self.flagbuildnone = True
+
+    def _parse(self, stream, context, path):
+        return self.function(context)
+
+    def _build(self, obj, stream, context, path):
+        return obj
+
+    def _sizeof(self, context, path):
+        return 0
+
+
+class Valid(Subconstruct):
+    """A field that must satisfy ``check(context)`` once read (``valid:`` in a spec);
+    ``text`` (the spec's expression) is quoted in the DecodeError.
+
+    >>> from construct import Int8ul
+    >>> rec = Record("n" / Valid(Int8ul, "n", lambda this: this.n < 3, "n < 3"))
+    >>> rec.parse(b"\\x02"), rec.parse(b"\\x07")
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.DecodeError: n at offset 0: n = 7 does not satisfy n < 3
+    """
+
+    def __init__(self, subcon, name: str, check, text: str):
+        super().__init__(subcon)
+        self.field, self.check, self.text = name, check, text
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        return self._checked(self.subcon._parsereport(stream, context, path), context, start)
+
+    def _parse_backwards(self, data, end, base, context, path):
+        value, begin = self.subcon._parse_backwards(data, end, base, context, path)
+        return self._checked(value, context, base + begin), begin
+
+    def _checked(self, value, context, offset: int):
+        context[self.field] = value
+        try:
+            ok = self.check(context)
+        except EXPRESSION_ERRORS:
+            ok = False
+        if not ok:
+            raise unsatisfied(self.field, value, self.text, offset)
+        return value
+
+
+EXPRESSION_MAX_BITS = 4096
+"""The largest integer a spec expression may make with ``**``, ``<<`` or ``*``. The
+operands come from the data, and an unbounded power or shift (``2 ** n`` with ``n`` read as
+4 billion) would hang the decoder building a number of gigabytes."""
+
+
+def power(base, exponent):
+    """``base ** exponent`` of a spec expression, refused (ValueError: reported as a
+    DecodeError at the field) when the result would pass :data:`EXPRESSION_MAX_BITS`.
+
+    >>> power(2, 10)
+    1024
+    >>> power(2, 1 << 32)
+    Traceback (most recent call last):
+    ...
+    ValueError: 2 ** 4294967296 is too large for a spec expression
+    """
+    integers = isinstance(base, int) and isinstance(exponent, int)
+    if integers and abs(base) > 1 and (abs(base).bit_length() - 1) * exponent > EXPRESSION_MAX_BITS:
+        raise ValueError(f"{base} ** {exponent} is too large for a spec expression")
+    return base**exponent
+
+
+def shift_left(value, count):
+    """``value << count`` of a spec expression, refused past :data:`EXPRESSION_MAX_BITS`.
+
+    >>> shift_left(1, 18)
+    262144
+    >>> shift_left(1, 10**9)
+    Traceback (most recent call last):
+    ...
+    ValueError: 1 << 1000000000 is too large for a spec expression
+    """
+    integers = isinstance(value, int) and isinstance(count, int)
+    if integers and value and value.bit_length() + count > EXPRESSION_MAX_BITS:
+        raise ValueError(f"{value} << {count} is too large for a spec expression")
+    return value << count
+
+
+def times(left, right):
+    """``left * right`` of a spec expression: numbers only, so a list or bytes value from
+    the data is never repeated a number of times the data says.
+
+    >>> times(3, 4)
+    12
+    >>> times([0], 10**9)
+    Traceback (most recent call last):
+    ...
+    TypeError: a spec expression multiplies numbers, not list
+    """
+    for operand in (left, right):
+        if not isinstance(operand, (int, float)):
+            raise TypeError(f"a spec expression multiplies numbers, not {type(operand).__name__}")
+    integers = isinstance(left, int) and isinstance(right, int)
+    if integers and left.bit_length() + right.bit_length() > EXPRESSION_MAX_BITS:
+        raise ValueError(f"{left} * {right} is too large for a spec expression")
+    return left * right
+
+
+def sizeof(owner, name: str):
+    """Built byte size of field ``name`` of ``owner`` (a record's build context): an int,
+    a list of element sizes for a repeated field, 0 for an absent one. For ``value:``
+    expressions, e.g. a size table written after the parts it measures.
+
+    >>> from construct import Int8ul
+    >>> sizes = lambda this: [sizeof(this, "a"), *sizeof(this, "bs")]
+    >>> rec = Record(
+    ...     "a" / Int8ul,
+    ...     "bs" / RepeatCount(LengthPrefixedBytes(Int8ul), 2),
+    ...     "sizes" / Computed(RepeatCount(Int8ul, 3), sizes),
+    ... )
+    >>> rec.build({"a": 7, "bs": [b"xy", b""]}).hex(" ")
+    '07 02 78 79 00 01 03 01'
+    """
+    value = owner[name]
+    if isinstance(value, BuiltList):
+        return list(value.sizes)
+    if value is None:
+        return 0
+    if name not in owner._spans:  # not written yet (a length before its text): measure it
+        return _unwritten_size(owner, name, value)
+    start, end = owner._spans[name]
+    return end - start
+
+
+def _unwritten_size(owner, name: str, value):
+    """The byte size of a field the builder has not written yet (a length before what it
+    measures): a text's or bytes' length in its encoding; anything else (a record, a
+    list) is built on its own to measure it (a list: its element sizes), inside the
+    ``size:`` it may have, whose check reads the value being computed."""
+    if isinstance(value, (bytes, bytearray)):
+        return len(value)
+    sub = owner._subcons[name]
+    if isinstance(value, str):
+        while getattr(sub, "encoding", None) is None and hasattr(sub, "subcon"):
+            sub = sub.subcon
+        return len(value.encode(getattr(sub, "encoding", None) or "utf8"))
+    sub = sub.subcon  # the field's Renamed
+    while isinstance(sub, Sized):
+        sub = sub.subcon
+    scratch = io.BytesIO()
+    built = sub._build(value, scratch, owner, f"(sizeof {name})")
+    if isinstance(built, BuiltList):
+        return list(built.sizes)
+    return len(scratch.getvalue())
+
+
+class LengthPrefixedBytes(Construct):
+    """Bytes after a length; ``encoding`` makes it a string (strict UTF-8 by default) and
+    ``max_length`` bounds the byte length (MySQL's bounded strings).
+
+    >>> from construct import Int32sl
+    >>> LengthPrefixedBytes(Int32sl, "utf8").parse(b"\\x02\\x00\\x00\\x00hi")
+    'hi'
+    >>> LengthPrefixedBytes(Int32sl).parse(b"\\xff\\xff\\xff\\xff")
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.DecodeError: <message> at offset 0: negative length -1
+
+    With ``nullable=True`` the length -1 is None (Kafka's null key, value and header value):
+
+    >>> LengthPrefixedBytes(Int32sl, nullable=True).parse(b"\\xff\\xff\\xff\\xff") is None
+    True
+    """
+
+    def __init__(
+        self,
+        length_field,
+        encoding: str | None = None,
+        errors: str = "strict",
+        max_length: int | None = None,
+        nullable: bool = False,
+    ):
+        super().__init__()
+        self.length_field = length_field
+        self.encoding = encoding
+        self.errors = errors
+        self.max_length = max_length
+        self.nullable = nullable
+        self.flagbuildnone = nullable
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        length = self.length_field._parsereport(stream, context, path)
+        if length == -1 and self.nullable:
+            spans = current_spans(context)
+            if spans is not None:
+                spans.mark(start, stream.tell(), "length", length)
+            return None
+        if length < 0:
+            raise DecodeError(f"negative length {length}", offset=start)
+        if self.max_length is not None and length > self.max_length:
+            raise DecodeError(
+                f"string of {length} bytes exceeds its bound of {self.max_length}", offset=start
+            )
+        current_limits(context).check("max_string", length, offset=start)
+        spans = current_spans(context)
+        if spans is not None:
+            spans.mark(start, stream.tell(), "length", length)
+        data = read_exact(stream, length, "string" if self.encoding else "bytes")
+        if self.encoding is None:
+            return data
+        try:
+            return data.decode(self.encoding, self.errors)
+        except UnicodeDecodeError as err:
+            raise DecodeError(f"invalid {self.encoding}: {err.reason}", offset=start) from None
+
+    def _build(self, obj, stream, context, path):
+        if obj is None and self.nullable:
+            self.length_field._build(-1, stream, context, path)
+            return None
+        if self.encoding is None:
+            if not isinstance(obj, (bytes, bytearray)):
+                raise EncodeError(f"expected bytes, got {type(obj).__name__}")
+            data = bytes(obj)
+        else:
+            if not isinstance(obj, str):
+                raise EncodeError(f"expected str, got {type(obj).__name__}")
+            data = obj.encode(self.encoding)
+        if self.max_length is not None and len(data) > self.max_length:
+            raise EncodeError(f"string of {len(data)} bytes exceeds its bound of {self.max_length}")
+        self.length_field._build(len(data), stream, context, path)
+        stream.write(data)
+        return obj
+
+
+class Bool8(Construct):
+    """One byte, 0 = False and 1 = True; any other byte is an error (so rebuilds are
+    byte-exact).
+
+    >>> Bool8().parse(b"\\x01"), Bool8().build(False)
+    (True, b'\\x00')
+    """
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        b = read_byte(stream, "boolean")
+        if b > 1:
+            raise DecodeError(f"boolean byte must be 0 or 1, got 0x{b:02x}", offset=start)
+        return b == 1
+
+    def _build(self, obj, stream, context, path):
+        if not isinstance(obj, bool):
+            raise EncodeError(f"expected bool, got {type(obj).__name__}")
+        stream.write(b"\x01" if obj else b"\x00")
+        return obj
+
+    def _sizeof(self, context, path):
+        return 1
+
+
+class EnumField(Subconstruct):
+    """An integer that must be one of an ``enum.IntEnum``'s members.
+
+    >>> import enum
+    >>> from construct import Int8ul
+    >>> class Op(enum.IntEnum):
+    ...     DELETE = 1
+    >>> EnumField(Int8ul, Op).parse(b"\\x01")
+    <Op.DELETE: 1>
+    >>> EnumField(Int8ul, Op).build("DELETE")
+    b'\\x01'
+    """
+
+    def __init__(self, subcon, enum_class):
+        super().__init__(subcon)
+        self.enum_class = enum_class
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        raw = self.subcon._parsereport(stream, context, path)
+        try:
+            return self.enum_class(raw)
+        except ValueError:
+            raise DecodeError(
+                f"{raw} (0x{raw:02x}) is not a known {self.enum_class.__name__}", offset=start
+            ) from None
+
+    def _build(self, obj, stream, context, path):
+        try:
+            member = self.enum_class[obj] if isinstance(obj, str) else self.enum_class(obj)
+        except (KeyError, ValueError):
+            raise EncodeError(f"{obj!r} is not a {self.enum_class.__name__}") from None
+        self.subcon._build(int(member), stream, context, path)
+        return member
+
+
+class Empty(Construct):
+    """No bytes at all; parses to None (a type code whose value has no payload)."""
+
+    def __init__(self):
+        super().__init__()
+        self.flagbuildnone = True
+
+    def _parse(self, stream, context, path):
+        return None
+
+    def _build(self, obj, stream, context, path):
+        return None
+
+    def _sizeof(self, context, path):
+        return 0
+
+
+class SizedBytes(Construct):
+    """Bytes whose length is fixed or comes from earlier fields (``size`` is an int or a
+    function of the context); ``encoding`` makes it a string.
+
+    >>> SizedBytes(lambda this: 2).parse(b"hi")
+    b'hi'
+
+    ``pad`` (a fixed-size string's padding byte, ``pad: nul``): the value is the text
+    without its trailing pad bytes, and building pads it back to the size. Only trailing
+    pad bytes go, so ``b"9.2\\0x\\0\\0"`` is ``"9.2\\0x"`` and rebuilds the same bytes.
+
+    >>> SizedBytes(6, "ascii", pad=b"\\0").parse(b"9.2\\0\\0\\0")
+    '9.2'
+    >>> SizedBytes(6, "ascii", pad=b"\\0").build("9.2")
+    b'9.2\\x00\\x00\\x00'
+    """
+
+    def __init__(self, size, encoding: str | None = None, pad: bytes = b""):
+        super().__init__()
+        self.size = size
+        self.encoding = encoding
+        self.pad = pad
+
+    def _length(self, context) -> int:
+        return self.size(context) if callable(self.size) else self.size
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        length = self._length(context)
+        current_limits(context).check("max_string", length, offset=start)
+        data = read_exact(stream, length, "string" if self.encoding else "bytes")
+        if self.pad:
+            data = data.rstrip(self.pad)
+        if self.encoding is None:
+            return data
+        try:
+            return data.decode(self.encoding)
+        except UnicodeDecodeError as err:
+            raise DecodeError(f"invalid {self.encoding}: {err.reason}", offset=start) from None
+
+    def _build(self, obj, stream, context, path):
+        data = obj.encode(self.encoding) if self.encoding else bytes(obj)
+        if self.pad:
+            data = pad_to(data, self._length(context), self.pad)
+        if len(data) != self._length(context):
+            raise EncodeError(f"expected {self._length(context)} bytes, got {len(data)}")
+        stream.write(data)
+        return obj
+
+
+def pad_to(data: bytes, size: int, pad: bytes) -> bytes:
+    """``data`` padded with ``pad`` to ``size`` bytes (``pad:`` strings). A value given
+    with (some of) its padding, as older JSON forms spell it, writes the same bytes.
+
+    >>> pad_to(b"ab", 4, b"\\0"), pad_to(b"ab\\0\\0", 4, b"\\0")
+    (b'ab\\x00\\x00', b'ab\\x00\\x00')
+    """
+    if len(data) > size:
+        raise EncodeError(f"expected at most {size} bytes, got {len(data)}")
+    return data + pad * (size - len(data))

@@ -1,0 +1,496 @@
+"""Hypothesis strategies of valid models, driven by what the generator writes.
+
+Every generated module exports ``strategies(record=DEFAULT_RECORD)``; it hands this
+module a table it generated from the spec (records and their fields: integer ranges by
+width and signedness, enum members, switch cases, repetitions, optional and conditional
+fields, sizes and counts given by earlier fields) and gets back a strategy of models that
+``build`` writes and ``parse`` reads back:
+
+    >>> from generated import plainbuffer
+    >>> from hypothesis import given
+    >>> @given(plainbuffer.strategies())
+    ... def test_round_trip(model):
+    ...     assert plainbuffer.build(plainbuffer.parse(plainbuffer.build(model))) == plainbuffer.build(model)
+
+The strategies reach the extremes on purpose: 0 and the ends of every integer range (so
+unsigned 64-bit max and the most negative zigzag values), NaN with payloads and -0.0,
+empty and maximal strings, every enum member and flag, optional fields present and
+absent. Computed fields (constants, checksums) are left to the builder; a field whose
+value an earlier field's size or count expression depends on is solved after the later
+field is drawn (``event_size`` from the body it frames).
+
+Hypothesis is a test extra: it is imported only when a strategy is asked for.
+
+The TiCDC formats (Craft, Open Protocol) share :func:`ticdc_events`; Thrift modules
+describe their structs as IDL type strings for :func:`thrift_struct`.
+"""
+
+from __future__ import annotations
+
+import functools
+import struct
+
+from construct import Container
+
+MAX_ITEMS = 3
+"""Longest list a strategy draws (repeat: eos / tagged), beyond any min_count."""
+MAX_NESTING = 4
+"""Records deep past which a choice draws only the cases that hold no record."""
+MAX_TEXT = 40
+"""Longest unbounded string or byte field drawn (besides the maximal ones)."""
+
+
+def _st():
+    from hypothesis import strategies as st
+
+    return st
+
+
+# -- scalars ------------------------------------------------------------------------------
+
+
+def integers(lo: int, hi: int):
+    """Any integer in [lo, hi], with the ends, 0 and the byte/varint boundaries favoured."""
+    st = _st()
+    edges = {lo, hi, 0, 1, -1, 127, 128, 255, 256, 16383, 16384, 2**31 - 1, -(2**31), 2**32 - 1}
+    edges |= {2**63 - 1, -(2**63), 2**63, 2**64 - 1}
+    special = sorted(v for v in edges if lo <= v <= hi)
+    return st.one_of(st.sampled_from(special), st.integers(lo, hi))
+
+
+def floats(bits: int = 64):
+    """Every float64 (or float32) bit pattern class: NaN with payloads, +-inf, -0.0."""
+    st = _st()
+    if bits == 32:
+        nans = st.integers(0, 2**22 - 1).map(
+            lambda p: struct.unpack("<f", struct.pack("<I", 0x7FC00000 | p))[0]
+        )
+        return st.one_of(st.floats(width=32), nans, st.just(-0.0))
+    nans = st.integers(1, 2**52 - 1).map(
+        lambda p: struct.unpack("<d", struct.pack("<Q", 0x7FF0000000000000 | p))[0]
+    )
+    return st.one_of(st.floats(), nans, st.sampled_from([-0.0, float("inf"), float("-inf")]))
+
+
+def enum_members(cls, flags: bool = False):
+    st = _st()
+    members = list(cls)
+    if not flags:
+        return st.sampled_from(members)
+    return st.sets(st.sampled_from(members)).map(
+        lambda chosen: functools.reduce(lambda a, b: a | b, chosen, cls(0))
+    )
+
+
+def text(
+    min_size: int = 0, max_bytes: int | None = None, encoding: str = "utf8", exact=None, padded=None
+):
+    """Text whose encoded length fits; ``exact``: exactly that many bytes (ASCII);
+    ``padded``: at most that many (ASCII, no NUL: a ``pad: nul`` string)."""
+    st = _st()
+    if padded is not None:
+        return st.text(st.characters(min_codepoint=1, max_codepoint=127), max_size=padded)
+    if exact is not None:
+        return st.text(
+            st.characters(min_codepoint=1, max_codepoint=127), min_size=exact, max_size=exact
+        )
+    alphabet = (
+        st.characters(max_codepoint=127) if encoding == "ascii" else st.characters(codec="utf-8")
+    )
+    cap = MAX_TEXT if max_bytes is None else min(max_bytes, MAX_TEXT)
+    out = st.text(alphabet, min_size=min_size, max_size=cap)
+    if max_bytes is not None:
+        out = out.filter(lambda s: len(s.encode(encoding)) <= max_bytes)
+        out = st.one_of(out, st.just("x" * max_bytes))  # the maximal string
+    return out
+
+
+def binary(max_bytes: int | None = None, exact=None):
+    st = _st()
+    if exact is not None:
+        return st.binary(min_size=exact, max_size=exact)
+    cap = MAX_TEXT if max_bytes is None else min(max_bytes, MAX_TEXT)
+    out = st.binary(max_size=cap)
+    if max_bytes is not None:
+        out = st.one_of(out, st.just(b"\xff" * max_bytes))
+    return out
+
+
+# -- the record language --------------------------------------------------------------------
+
+
+class _Solve(Exception):
+    """An expression could not be solved for the field it depends on."""
+
+
+def _value(t: dict, module, ctx, depth: int = 0):
+    """Strategy of one value of type description ``t`` (see the generated table);
+    ``depth``: the records it is inside (a recursive record's values stay finite)."""
+    st = _st()
+    kind = t["kind"]
+    if kind == "choice":
+        return _choice(module, tuple(t["cases"] if depth < MAX_NESTING else t["leaves"]), depth)
+    if kind == "int":
+        ints = integers(t["lo"], t["hi"])
+        return st.one_of(st.sampled_from(t["favour"]), ints) if t.get("favour") else ints
+    if kind == "float":
+        return floats(t["bits"])
+    if kind == "bool":
+        return st.booleans()
+    if kind == "enum":
+        return enum_members(t["cls"], t.get("flags", False))
+    if kind in ("str", "bytes") and t.get("nullable"):  # the length -1 is None
+        return st.none() | _value({**t, "nullable": False}, module, ctx)
+    if kind == "str":
+        return text(0, t.get("max"), t.get("encoding", "utf8"), t.get("exact"), t.get("padded"))
+    if kind == "bytes":
+        return binary(t.get("max"), t.get("exact"))
+    if kind == "record":
+        return _record(module, t["name"], ctx, depth + 1)
+    if kind == "presence":
+        return st.booleans()
+    if kind == "empty":
+        return st.none()
+    if kind == "runtime":
+        return RUNTIME[t["name"]](t["instance"])
+    if kind == "map":
+        keys, values = _value(t["key"], module, ctx), _value(t["value"], module, ctx)
+        return st.dictionaries(keys, values, max_size=MAX_ITEMS)
+    raise AssertionError(kind)
+
+
+@functools.cache
+def _choice(module, cases: tuple, depth: int):
+    """One of the choice's cases, made once per depth: a choice is drawn inside every
+    element of a recursive record, and building its strategy each time costs more than
+    the draw. (A case never reads ``_parent``: the generator refuses that.)"""
+    return _st().one_of([_record(module, name, None, depth + 1) for name in cases])
+
+
+def _lists(inner, min_size: int):
+    return _st().lists(inner, min_size=min_size, max_size=max(min_size, MAX_ITEMS))
+
+
+def _solve(fn, ctx, name: str, want: int, lo_hi) -> int:
+    """The value of ``ctx[name]`` that makes ``fn(ctx) == want`` (fn linear in it)."""
+    ctx[name] = 0
+    base = fn(ctx)
+    value = want - base
+    ctx[name] = value
+    if fn(ctx) != want or not (lo_hi[0] <= value <= lo_hi[1]):
+        raise _Solve(name)
+    return value
+
+
+def _built_size(module, record: str, field: str, value, ctx) -> int:
+    """Bytes the field's construct (inside its size wrapper) writes for ``value``."""
+    if isinstance(value, (bytes, bytearray)):
+        return len(value)
+    if isinstance(value, str):
+        return len(value.encode("utf8"))
+    sc = next(s for s in module.RECORDS[record].subcons if s.name == field)
+    inner = sc.subcon  # Renamed -> Sized / RepeatCount / ...
+    while hasattr(inner, "size") and hasattr(inner, "subcon"):
+        inner = inner.subcon
+    return len(inner.build(value, **{k: v for k, v in ctx.items() if not k.startswith("_")}))
+
+
+def _record(module, name: str, parent, depth: int = 0):
+    st = _st()
+    table = module._STRATEGY_RECORDS
+    spec = table[name]
+
+    @st.composite
+    def draw_record(draw):
+        ctx = Container(_parent=parent if parent is not None else Container())
+        values = {}
+        chosen = _oneof_members(draw, spec["fields"])
+        for f in spec["fields"]:
+            fname = f["name"]
+            if "oneof" in f and chosen[f["oneof"]] != fname:
+                values[fname] = ctx[fname] = None
+                continue
+            if f.get("computed"):
+                values[fname] = None
+                ctx[fname] = None if f.get("const") is None else f["const"]
+                continue
+            cond = f.get("cond")
+            if cond is not None and not cond(ctx):
+                values[fname] = ctx[fname] = None
+                continue
+            t = f["type"]
+            if t["kind"] == "switch":
+                selector = ctx[t["on"]]
+                case = t["cases"].get(selector, t.get("default"))
+                inner = _value(case, module, ctx, depth)
+            else:
+                inner = _value(t, module, ctx, depth)
+            repeat = f.get("repeat")
+            if repeat is None:
+                strategy = inner
+            elif repeat[0] == "count" and not callable(repeat[1]):
+                strategy = _lists(inner, repeat[1]).map(lambda xs, n=repeat[1]: xs[:n])
+            else:
+                strategy = _lists(inner, repeat[2] if repeat[0] != "count" else 0)
+                if f.get("optional"):
+                    strategy = st.one_of(st.just([]), _lists(inner, max(1, repeat[2])))
+            if f.get("optional") and repeat is None:
+                strategy = st.none() | strategy
+            default = f.get("default")
+            if default is not None:  # sometimes exactly the default: then it is not written
+                same = ctx[default[1]] if default[0] == "from" else default[1]
+                strategy = st.one_of(st.just(same), strategy)
+            value = draw(strategy)
+            values[fname] = ctx[fname] = value
+            if f.get("valid") is not None and not f["valid"](ctx):
+                from hypothesis import reject
+
+                reject()  # a value the format refuses (`valid:`)
+            try:
+                # no target: the count is another record's (a parent's computed count)
+                counted = repeat is not None and repeat[0] == "count" and callable(repeat[1])
+                if counted and repeat[2] is not None:
+                    solved = _solve(repeat[1], ctx, repeat[2], len(value), repeat[3])
+                    values[repeat[2]] = solved
+                size = f.get("size")
+                if size is not None:
+                    fn, target, bounds = size
+                    want = _built_size(module, name, fname, value, ctx)
+                    values[target] = _solve(fn, ctx, target, want, bounds)
+            except _Solve:
+                from hypothesis import reject
+
+                reject()
+        model = spec["model"](**values)
+        return model
+
+    return draw_record()
+
+
+def _oneof_members(draw, fields) -> dict:
+    """Oneof group -> the one member a drawn model sets (None: no member)."""
+    groups: dict = {}
+    for f in fields:
+        if "oneof" in f:
+            groups.setdefault(f["oneof"], [None]).append(f["name"])
+    return {group: draw(_st().sampled_from(members)) for group, members in groups.items()}
+
+
+def record(module, name: str):
+    """The strategy of ``name`` models of a generated record-language module (a record
+    whose expressions read ``_parent`` is drawn inside its enclosing record only)."""
+    from runtime.core.errors import WirespecError
+
+    if module._STRATEGY_RECORDS[name].get("needs_parent"):
+        raise WirespecError(f"{name} reads _parent: draw the record that holds it")
+    if module._STRATEGY_RECORDS[name].get("no_strategy"):
+        raise WirespecError(
+            f"no generic strategy for {name}: {module._STRATEGY_RECORDS[name]['no_strategy']}"
+        )
+    return _record(module, name, None)
+
+
+# -- TiCDC events (Craft and Open Protocol share the event model) --------------------------
+
+
+def ticdc_values(kind: str | None, flags: int):
+    """Column values of one value kind (runtime.formats.craft / runtime.formats.open_protocol kinds)."""
+    st = _st()
+    int64 = integers(-(2**63), 2**63 - 1)
+    uint64 = integers(0, 2**64 - 1)
+    texts = st.text(max_size=12)
+    table = {
+        "sint": int64,
+        "int": uint64 if flags & 0x80 else int64,
+        "uint": uint64,
+        "float64": st.floats(allow_nan=False),
+        "float32": st.floats(width=32, allow_nan=False, allow_infinity=False),
+        "text": texts,
+        "bytes": st.binary(max_size=12),
+        "string": st.binary(max_size=12) if flags & 1 else texts.map(str.encode),
+        "base64": st.binary(max_size=12),
+        "null": st.none(),
+    }
+    return st.none() | table.get(kind, st.none())
+
+
+def ticdc_events(
+    kind_of,
+    type_codes,
+    *,
+    flags=(0, 0x01, 0x02, 0x80, 0x81, 0xFF),
+    float64_exact: bool = True,
+    open_protocol: bool = False,
+    max_events: int = 4,
+):
+    """Lists of ``runtime.formats.ticdc`` events; ``kind_of(code, flags)`` is a column's value kind.
+
+    ``open_protocol``: columns with unique names in Go's sorted order, the Open Protocol
+    extras (row id, handle-key-only, claim check) and partitions within int64.
+    """
+    from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+
+    st = _st()
+    del float64_exact
+    uint64 = integers(0, 2**64 - 1)
+    int64 = integers(-(2**63), 2**63 - 1)
+    names = st.sampled_from(["id", "v", "长", "x" * 130, ""]) | st.text(max_size=6)
+
+    @st.composite
+    def column(draw, name=None):
+        code = int(draw(st.sampled_from(sorted(int(c) for c in type_codes))))
+        flag = draw(st.sampled_from(flags))
+        return Column(
+            draw(names) if name is None else name,
+            code,
+            flag,
+            draw(ticdc_values(kind_of(code, flag), flag)),
+        )
+
+    @st.composite
+    def image(draw, min_size=0):
+        if not open_protocol:
+            return draw(st.lists(column(), min_size=min_size, max_size=MAX_ITEMS))
+        chosen = draw(
+            st.lists(st.text(max_size=6), min_size=min_size, max_size=MAX_ITEMS, unique=True)
+        )
+        return [draw(column(n)) for n in sorted(chosen, key=str.encode)]
+
+    optional_names = st.none() | st.text(min_size=1, max_size=6)
+
+    @st.composite
+    def row(draw):
+        op = draw(st.sampled_from(["insert", "update", "delete"]))
+        new = draw(image(1 if op == "update" else 0)) if op != "delete" else None
+        old = draw(image(1)) if op != "insert" else None
+        extras = {}
+        if open_protocol:
+            extras = {
+                "row_id": draw(st.none() | int64.filter(bool)),
+                "handle_key_only": draw(st.booleans()),
+                "claim_check_location": draw(optional_names),
+            }
+        return RowChangedEvent(
+            commit_ts=draw(uint64),
+            schema=draw(optional_names),
+            table=draw(optional_names),
+            partition=draw(st.none() | integers(0, 2**63 - 1)),
+            new=new,
+            old=old,
+            **extras,
+        )
+
+    ddl = st.builds(
+        DdlEvent,
+        uint64,
+        optional_names,
+        optional_names,
+        int64 if open_protocol else uint64,
+        st.text(max_size=12),
+    )
+    resolved = st.builds(ResolvedEvent, uint64)
+    rows = st.lists(row(), min_size=1, max_size=max_events)
+    if open_protocol:
+        return st.lists(st.one_of(row(), ddl, resolved), max_size=max_events)
+    return rows | ddl.map(lambda e: [e]) | resolved.map(lambda e: [e])
+
+
+def craft_events(instance):
+    """Events a Craft message carries (``instance``: the module's configured CraftMessage)."""
+    from runtime.formats.craft import value_kind
+
+    encodings = instance.encodings
+    return ticdc_events(lambda code, flags: value_kind(code, flags, encodings), encodings)
+
+
+def open_protocol_message(module):
+    """Open Protocol ``Message`` models (key + value) of a generated module."""
+    rendering = {int(k): v for k, v in module.COLUMN_TYPE_RENDERING.items()}
+    events = ticdc_events(lambda code, flags: rendering.get(code), rendering, open_protocol=True)
+    return events.map(lambda evs: module.Message(events=evs))
+
+
+RUNTIME = {"craft_message": craft_events}
+"""Runtime primitive (generator/spec/types.py RUNTIME_TYPES) -> strategy of its model value."""
+KAFKA = {"open_protocol": open_protocol_message}
+"""``kafka_message: codec`` -> strategy of its Message models."""
+
+
+# -- Thrift structs -----------------------------------------------------------------------
+
+_THRIFT_INTS = {
+    "byte": (-(2**7), 2**7 - 1),
+    "i8": (-(2**7), 2**7 - 1),
+    "i16": (-(2**15), 2**15 - 1),
+    "i32": (-(2**31), 2**31 - 1),
+    "i64": (-(2**63), 2**63 - 1),
+}
+
+
+def thrift_type(module, t: tuple, depth: int, key: bool = False):
+    """Values of one type tree (``("list", ("struct", "Address"))``) of a Thrift module."""
+    import uuid
+
+    st = _st()
+    kind = t[0]
+    if kind in _THRIFT_INTS:
+        return integers(*_THRIFT_INTS[kind])
+    if kind == "bool":
+        return st.booleans()
+    if kind == "double":
+        return st.floats(allow_nan=False) if key else floats(64)
+    if kind == "string":
+        return text()
+    if kind == "binary":
+        return binary()
+    if kind == "uuid":
+        return st.builds(uuid.UUID, bytes=st.binary(min_size=16, max_size=16))
+    small = MAX_ITEMS if depth < 3 else 0
+    if kind in ("list", "set"):
+        return st.lists(thrift_type(module, t[1], depth + 1), max_size=small)
+    if kind == "map":
+        keys = thrift_type(module, t[1], depth + 1, key=True)
+        return st.dictionaries(keys, thrift_type(module, t[2], depth + 1), max_size=small)
+    if kind == "enum":
+        return st.sampled_from(list(module.THRIFT_ENUMS[t[1]]))
+    return thrift_struct(module, t[1], depth + 1)
+
+
+def thrift_struct(module, name: str, depth: int = 0):
+    """Valid models of struct ``name`` of a generated Thrift module: required fields set,
+    optional ones present or absent, unions with exactly one field set; nesting stops
+    growing past a few levels (recursive structs stay finite)."""
+    st = _st()
+    kind, fields = module.STRUCT_FIELDS[name]
+    cls = module.MODELS[name]
+
+    def field(f):
+        return st.deferred(lambda: thrift_type(module, f[2], depth))
+
+    if kind == "union":
+        return st.sampled_from(fields).flatmap(
+            lambda f: field(f).map(lambda v, attr=f[1]: cls(**{attr: v}))
+        )
+    kw = {}
+    for f in fields:
+        if f[3]:
+            kw[f[1]] = field(f)
+        else:
+            kw[f[1]] = st.none() if depth > 4 else st.none() | field(f)
+    return st.fixed_dictionaries(kw).map(lambda d: cls(**d))
+
+
+def thrift_record(module, record: str):
+    """``strategies(record)`` of a Thrift module: a struct, or ``message`` envelopes."""
+    if record != "message":
+        return thrift_struct(module, record)
+    st = _st()
+    return st.builds(
+        module.Message,
+        name=text(),
+        type=st.sampled_from(list(module.MessageType)),
+        seqid=integers(-(2**31), 2**31 - 1),
+        body=st.sampled_from(sorted(module.STRUCT_FIELDS)).flatmap(
+            lambda n: thrift_struct(module, n)
+        ),
+    )

@@ -1,0 +1,1327 @@
+"""TiCDC Open Protocol: Kafka key/value pairs <-> :mod:`runtime.formats.ticdc` events.
+
+One Kafka message is one batch. What the bytes mean is declared in
+``specs/ticdc_open_protocol.yaml``: the framing as records, the JSON documents (key order,
+omission, types, the event field each key carries) as its ``json:`` section, and how each
+column type's ``v`` is rendered as the ``column_type.rendering`` enum attribute. The
+generated module hands those tables to :class:`OpenProtocol`, which is the fast codec over
+them; this module hard-codes no document layout and no type table.
+
+    >>> from generated.ticdc_open_protocol import decode_message, encode_events
+    >>> key = bytes.fromhex("0000000000000001" "000000000000001f") + b'{"ts":415508856908021766,"t":3}'
+    >>> decode_message(key, bytes(8))
+    [ResolvedEvent(commit_ts=415508856908021766)]
+    >>> [(k == key, v) for k, v in encode_events(decode_message(key, bytes(8)))]
+    [(True, b'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00')]
+
+Decoding accepts every layout TiCDC has written: tiflow's (HTML-escaped Go
+``encoding/json``, columns sorted bytewise), the 2020 legacy layout (no ``f``; VARCHAR
+and CHAR bytes in base64), and the pingcap/ticdc rewrite (other key order, no HTML
+escaping, columns in table order). :meth:`OpenProtocol.parse_pair` tells tiflow from
+legacy per message and keeps it in :class:`Message`, so ``build_pair(parse_pair(k, v))``
+gives back the same bytes for both; encoding writes tiflow's bytes (Go >= 1.22) or the
+2020 ones (``layout="legacy"``).
+
+Errors name the stream offset where the failing frame or JSON document starts (or the
+byte where JSON parsing stopped) and a path such as ``events[1].value.u.id.v``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import math
+import struct
+from collections.abc import Iterable, Iterator, Mapping
+
+from construct import Construct, SizeofError
+
+from runtime.core import tier
+from runtime.core.errors import DecodeError, EncodeError, LimitError
+from runtime.core.limits import DEFAULT as DEFAULT_LIMITS
+from runtime.core.limits import Limits
+from runtime.core.limits import current as current_limits
+from runtime.formats import gojson
+from runtime.formats.gojson import JsonDocument, JsonKey
+from runtime.formats.ticdc import Column, DdlEvent, Event, ResolvedEvent, RowChangedEvent
+from runtime.formats.ticdc import spark_schema as _ticdc_spark_schema
+from runtime.formats.ticdc import to_row as _ticdc_to_row
+from runtime.formats.ticdc_json import EventNames, text_or_hex
+
+BATCH_VERSION = 1
+MAX_BATCH_SIZE = 16
+"""tiflow's default ``max-batch-size``: events per Kafka message."""
+MAX_MESSAGE_BYTES = 10 * 1024 * 1024
+"""tiflow's ``DefaultMaxMessageBytes``."""
+RECORD_OVERHEAD = 36
+"""sarama's per-record bound (5 * MaxVarintLen32 + MaxVarintLen64 + 1) tiflow adds."""
+EVENT_OVERHEAD = 16
+"""The two u64 lengths each event adds to a message."""
+LAYOUTS = ("tiflow", "legacy")
+"""``tiflow``: today's bytes (Go >= 1.22). ``legacy``: TiCDC 4.0 (2020): no ``f``, VARCHAR
+and CHAR in base64, Go < 1.22 escapes."""
+
+INT64 = (-(1 << 63), (1 << 63) - 1)
+UINT64 = (0, (1 << 64) - 1)
+_WIDE = (INT64[0], UINT64[1])  # legacy columns carry no flags, so no signedness either
+_BOUNDS = {"u8": (0, 255), "u64": UINT64, "s64": INT64}
+_EVENT_KINDS = {"ROW": "row", "DDL": "ddl", "RESOLVED": "resolved"}
+"""message_type enum member -> event kind (the spec's names)."""
+JSON_SAFE_INT = 2**53
+_MISSING = object()
+_INT, _STRING, _TEXT, _FLOAT64, _BASE64 = "int", "string", "text", "float64", "base64"
+"""The renderings :meth:`OpenProtocol._tiflow_columns` checks inline."""
+_COMPILED = tier.compiled("runtime._compiled.open_protocol")
+"""The compiled reader of the common form (None: pure Python); see :meth:`OpenProtocol.parse_pair`."""
+
+
+ESCAPES = ("short", "unicode")
+"""How a message writes U+0008 and U+000C in JSON strings: ``short`` (``\\b``, ``\\f``: TiCDC
+built with Go >= 1.22) or ``unicode`` (``\\u0008``, ``\\u000c``: older Go)."""
+
+
+LAYOUT_ESCAPES = {"tiflow": "short", "legacy": "unicode"}
+"""The escapes of each layout's newest writer: what a message is written in by default."""
+
+
+@dataclasses.dataclass
+class Message:
+    """One Kafka message: its events in order, the layout they were written in and the
+    escapes its Go wrote U+0008 and U+000C with (:data:`ESCAPES`), when those are not the
+    layout's own (:data:`LAYOUT_ESCAPES`; None: the layout's own, or the message has
+    neither character)."""
+
+    events: list[Event]
+    layout: str = "tiflow"
+    escapes: str | None = None
+
+
+# ---------------------------------------------------------------------------- framing
+
+_U64 = struct.Struct(">Q")
+
+
+def _read_frame(data: bytes, pos: int, stream: str, index: int) -> tuple[int, int]:
+    """Bounds of the length-prefixed document at ``pos``: (start, end)."""
+    if len(data) - pos < 8:
+        err = DecodeError(f"truncated length: needs 8 bytes, {len(data) - pos} remain", offset=pos)
+    else:
+        (length,) = _U64.unpack_from(data, pos)
+        if length <= len(data) - pos - 8:
+            return pos + 8, pos + 8 + length
+        err = DecodeError(
+            f"length {length} goes beyond the data: {len(data) - pos - 8} bytes remain",
+            offset=pos,
+        )
+    err.add_path(stream)
+    err.add_path("events", index=index)
+    raise err
+
+
+def _whole_frames(key: bytes, value: bytes, limits: Limits) -> list[tuple[int, int, int, int]]:
+    """The frames :func:`split_frames` returns, up to the first that is short, too long
+    or over a limit (that one, the checked loop there reads and names)."""
+    frames = []
+    kpos, vpos = 8, 0
+    klen, vlen, max_count, max_string = len(key), len(value), limits.max_count, limits.max_string
+    while kpos + 8 <= klen and vpos + 8 <= vlen and len(frames) < max_count:
+        (kn,) = _U64.unpack_from(key, kpos)
+        (vn,) = _U64.unpack_from(value, vpos)
+        ks, vs = kpos + 8, vpos + 8
+        if kn > max_string or vn > max_string or ks + kn > klen or vs + vn > vlen:
+            break
+        kpos, vpos = ks + kn, vs + vn
+        frames.append((ks, kpos, vs, vpos))
+    return frames
+
+
+def split_frames(key: bytes, value: bytes, limits: Limits) -> list[tuple[int, int, int, int]]:
+    """Walk key and value in lock-step: (key start, key end, value start, value end) per event.
+
+    >>> split_frames(bytes.fromhex("0000000000000001 0000000000000002") + b"{}",
+    ...              bytes.fromhex("0000000000000000"), Limits())
+    [(16, 18, 8, 8)]
+    """
+    limits.check("max_message_bytes", max(len(key), len(value)), offset=0)
+    if len(key) < 8:
+        raise DecodeError(f"truncated batch version: {len(key)} bytes", offset=0, path="version")
+    (version,) = _U64.unpack_from(key, 0)
+    if version != BATCH_VERSION:
+        raise DecodeError(f"batch version {version}, expected 1", offset=0, path="version")
+    frames = _whole_frames(key, value, limits)
+    kpos, vpos = (frames[-1][1], frames[-1][3]) if frames else (8, 0)
+    while kpos < len(key) or vpos < len(value):
+        index = len(frames)
+        limits.check("max_count", index + 1, offset=kpos)
+        if kpos == len(key):
+            raise DecodeError(
+                "the key has no more events", offset=kpos, path=f"events[{index}].key"
+            )
+        if vpos == len(value):
+            msg = "the value has no more events"
+            raise DecodeError(msg, offset=vpos, path=f"events[{index}].value")
+        ks, kpos = _read_frame(key, kpos, "key", index)
+        vs, vpos = _read_frame(value, vpos, "value", index)
+        for stream, start, end in (("key", ks, kpos), ("value", vs, vpos)):
+            if end - start > limits.max_string:  # a document is one string
+                err = LimitError(
+                    f"{end - start} exceeds the limit max_string={limits.max_string}",
+                    offset=start - 8,
+                )
+                err.add_path(stream)
+                err.add_path("events", index=index)
+                raise err
+        frames.append((ks, kpos, vs, vpos))
+    return frames
+
+
+def join_frames(pairs: list[tuple[bytes, bytes]]) -> tuple[bytes, bytes]:
+    """The Kafka key and value for events' (key JSON, value JSON) pairs.
+
+    >>> join_frames([(b"{}", b"")])
+    (b'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02{}', b'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00')
+    """
+    key = [_U64.pack(BATCH_VERSION)]
+    value = []
+    for k, v in pairs:
+        key += (_U64.pack(len(k)), k)
+        value += (_U64.pack(len(v)), v)
+    return b"".join(key), b"".join(value)
+
+
+# ---------------------------------------------------------------------------- JSON reading
+
+
+def _fail(message: str, path: str) -> DecodeError:
+    return DecodeError(message, offset=0, path=path)
+
+
+def _object(doc, path: str) -> dict:
+    if type(doc) is not dict:
+        raise _fail(f"expected a JSON object, got {_json_kind(doc)}", path)
+    return doc
+
+
+_JSON_KINDS = {dict: "object", list: "array", str: "string", bool: "boolean", float: "number"}
+
+
+def _json_kind(v) -> str:
+    return "null" if v is None else _JSON_KINDS.get(type(v), "integer")
+
+
+def _int_in(v, bounds: tuple[int, int], path: str) -> int:
+    if type(v) is not int:
+        raise _fail(f"expected an integer, got {_json_kind(v)}", path)
+    if not bounds[0] <= v <= bounds[1]:
+        raise _fail(f"{v} is outside [{bounds[0]}, {bounds[1]}]", path)
+    return v
+
+
+def _read_key(key: JsonKey, obj: dict, path: str):
+    """The value of one scalar key of ``obj``, checked against its declaration."""
+    v = obj.get(key.name)
+    t = key.type
+    if v is None:
+        if key.omit == "never":
+            raise _fail(f"missing key {key.name!r}", path + key.name)
+        return False if t == "bool" else None
+    if t == "string":
+        if type(v) is str:
+            return v
+    elif t == "bool":
+        if type(v) is bool:
+            return v
+    elif type(v) is int:
+        lo, hi = _BOUNDS[t]
+        if lo <= v <= hi and (key.enum is None or key.open or v in key.enum._value2member_map_):
+            return v
+    raise _bad_key(key, v, path + key.name)
+
+
+def _bad_key(key: JsonKey, v, path: str) -> DecodeError:
+    """The error for a value :func:`_read_key` refused (the path is built only here)."""
+    if key.type == "string":
+        return _fail(f"expected a string, got {_json_kind(v)}", path)
+    if key.type == "bool":
+        return _fail(f"expected a boolean, got {_json_kind(v)}", path)
+    _int_in(v, _BOUNDS[key.type], path)
+    return _fail(f"{v} is not a {key.enum.__name__}", path)
+
+
+def _check_sections(present: list[JsonKey], new) -> None:
+    """The op follows from which sections are there (a key's ``when``): a delete's
+    section comes alone, an update's old row with its new row."""
+    names = {k.name for k in present}
+    delete = {k.name for k in present if k.when == ("delete",)}
+    update = {k.name for k in present if k.when == ("update",)}
+    if delete and names - delete:
+        name = min(delete)
+        raise _fail(f"a delete ({name!r}) carries no other section", name)
+    if update and new is None:
+        name = min(update)
+        raise _fail(f"an update's old row ({name!r}) comes with its new row", name)
+
+
+def _read_fields(doc: JsonDocument, obj: dict, path: str = "") -> dict:
+    """field -> value for every scalar key of ``doc`` (absent omittable keys: None/False)."""
+    return {k.field: _read_key(k, obj, path) for k in doc.keys}
+
+
+def _field_plan(doc: JsonDocument) -> tuple:
+    """What :func:`_fast_fields` checks per key of ``doc``: (name, field, type,
+    required, lowest, highest, accepted values or None)."""
+    return tuple(
+        (k.name, k.field, k.type, k.omit == "never", *_BOUNDS.get(k.type, (0, 0)),
+         k.enum._value2member_map_ if k.enum is not None and not k.open else None)
+        for k in doc.keys
+    )  # fmt: skip
+
+
+def _fast_fields(plan: tuple, doc: JsonDocument, obj: dict) -> dict:
+    """:func:`_read_fields` in one loop over ``_field_plan(doc)``: the same result, and
+    for anything it refuses, :func:`_read_fields` raises."""
+    out = {}
+    for name, field, t, required, lo, hi, accepted in plan:
+        v = obj.get(name)
+        if v is None:
+            if required:
+                break
+            v = False if t == "bool" else None
+        elif t == "string":
+            if type(v) is not str:
+                break
+        elif t == "bool":
+            if type(v) is not bool:
+                break
+        elif (
+            type(v) is not int or not lo <= v <= hi or (accepted is not None and v not in accepted)
+        ):
+            break
+        out[field] = v
+    else:
+        return out
+    return _read_fields(doc, obj)
+
+
+def _value_float(v, path: str) -> float:
+    if type(v) not in (int, float):
+        raise _fail(f"expected a number, got {_json_kind(v)}", path)
+    try:
+        x = float(v)
+    except OverflowError:
+        x = float("inf")
+    if x in (float("inf"), float("-inf")):
+        raise _fail(f"{v} is out of float64 range", path)
+    return x
+
+
+def _value_float32(v, path: str) -> float:
+    try:
+        return gojson.to_float32(_value_float(v, path))
+    except OverflowError:
+        raise _fail(f"{v} is out of float32 range", path) from None
+
+
+def _value_str(v, path: str) -> str:
+    if type(v) is not str:
+        raise _fail(f"expected a string, got {_json_kind(v)}", path)
+    return v
+
+
+def _b64(v, path: str) -> bytes:
+    text = _value_str(v, path)
+    try:
+        data = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise _fail("invalid base64", path) from None
+    if base64.b64encode(data).decode() != text:  # Go's StdEncoding is strict about padding
+        raise _fail("non-canonical base64", path)
+    return data
+
+
+def _canonical_b64(v) -> bytes:
+    """:func:`_b64` in C (strict decoding, then the canonical-form check); what it
+    refuses raises DecodeError without a path, for the checked reading to name."""
+    if type(v) is str:
+        try:
+            data = binascii.a2b_base64(v, strict_mode=True)
+        except ValueError:  # binascii.Error, and non-ASCII text
+            pass
+        else:
+            if binascii.b2a_base64(data, newline=False) == v.encode():
+                return data
+    raise DecodeError("not canonical base64")
+
+
+def _value_raw(v, path: str):
+    if v is not None and type(v) not in (int, float, str):
+        raise _fail(f"expected a JSON scalar, got {_json_kind(v)}", path)
+    return v
+
+
+def _load(data: bytes, start: int, end: int, stream: str, mark_replaced: bool = False) -> dict:
+    """Parse and type-check one JSON document; errors carry its absolute offset."""
+    try:
+        return _object(gojson.loads(data[start:end], mark_replaced=mark_replaced), "")
+    except DecodeError as err:
+        err.shift(start)
+        err.add_path(stream)
+        raise
+
+
+# ---------------------------------------------------------------------------- JSON writing
+
+
+def _check_int(v, bounds: tuple[int, int], path: str) -> int:
+    if type(v) is not int or not bounds[0] <= v <= bounds[1]:
+        raise EncodeError(
+            f"expected an integer in [{bounds[0]}, {bounds[1]}], got {v!r}", path=path
+        )
+    return v
+
+
+def _check_str(v, path: str) -> str:
+    if type(v) is not str:
+        raise EncodeError(f"expected str, got {type(v).__name__}", path=path)
+    return v
+
+
+def _render_float(v, fmt, path: str) -> str:
+    if type(v) not in (int, float):
+        raise EncodeError(f"expected float, got {type(v).__name__}", path=path)
+    try:
+        return fmt(float(v))
+    except (ValueError, OverflowError) as err:
+        raise EncodeError(str(err), path=path) from None
+
+
+def _render_bytes(v, path: str) -> bytes:
+    if type(v) is not bytes:
+        raise EncodeError(f"expected bytes, got {type(v).__name__}", path=path)
+    return v
+
+
+class _Batch:
+    """The open Kafka message and its size as tiflow counts it (``Message.Length()``)."""
+
+    def __init__(self):
+        self.pairs: list[tuple[bytes, bytes]] = []
+        self.length = 8 + RECORD_OVERHEAD  # the version header and sarama's overhead
+
+    def add(self, key: bytes, value: bytes) -> None:
+        self.pairs.append((key, value))
+        self.length += EVENT_OVERHEAD + len(key) + len(value)
+
+
+# ---------------------------------------------------------------------------- the codec
+
+
+class OpenProtocol:
+    """The Open Protocol codec over a spec's tables (built once by the generated module).
+
+    ``documents`` are the spec's ``json:`` documents (``event_key``, ``row_value``,
+    ``ddl_value`` and the column document the row value's maps hold); the column
+    document's ``any`` key names the ``rendering`` table (type code -> rendering kind) and
+    its ``bit``/``layouts`` keys the handle flag and the tiflow-only ``f``.
+    """
+
+    def __init__(self, documents: Mapping[str, JsonDocument]):
+        self.documents = dict(documents)
+        self.key_doc = self.documents["event_key"]
+        self.row_doc = self.documents["row_value"]
+        self.ddl_doc = self.documents["ddl_value"]
+        self.type_key = next(k for k in self.key_doc.keys if k.field == "type")
+        self.kinds = {m.value: _EVENT_KINDS[m.name] for m in self.type_key.enum}
+        self.codes = {kind: code for code, kind in self.kinds.items()}
+        # kind -> the key members whose field its event class has not
+        self.not_carried = {
+            kind: [k for k in self.key_doc.keys if k.field not in {"type", *_field_names(cls)}]
+            for kind, cls in (
+                ("row", RowChangedEvent),
+                ("ddl", DdlEvent),
+                ("resolved", ResolvedEvent),
+            )
+        }
+        column_doc = self.documents[self.row_doc.key("map").of]
+        self.column_doc = column_doc
+        self.value_key = column_doc.key("any")
+        self.rendering = {int(code): kind for code, kind in self.value_key.rendering.items()}
+        self.bit_key = column_doc.key("bit")
+        self.flags_key = column_doc.key("layouts")
+        self.code_key = next(
+            k
+            for k in column_doc.keys
+            if k.enum is not None and k.enum in _enums(self.rendering, self.value_key)
+        )
+        self.handle_bit = self.bit_key.bit if self.bit_key else 0
+        self.binary_bit = _flag(self.flags_key, "BINARY")
+        self._t, self._f, self._v = self.code_key.name, self.flags_key.name, self.value_key.name
+        self._h = self.bit_key.name if self.bit_key else None
+        self.unsigned_bit = _flag(self.flags_key, "UNSIGNED")
+        self._code_max = _BOUNDS[self.code_key.type][1]
+        self._flags_max = _BOUNDS[self.flags_key.type][1]
+        self._key_plan, self._ddl_plan = _field_plan(self.key_doc), _field_plan(self.ddl_doc)
+        ddl_key = next((k for k in self.ddl_doc.keys if k.field == "ddl_type"), None)
+        self.names = EventNames(
+            self.code_key.enum, self.flags_key.enum, ddl_key.enum if ddl_key else None
+        )
+        # type code -> rendering, for the fast column reader (_tiflow_columns)
+        self._kind_of = {
+            code: self.rendering.get(code, "raw") for code in range(self._code_max + 1)
+        }
+        self._compiled = _compiled_plan(self)
+
+    # -- reading -----------------------------------------------------------------------
+
+    def _column(self, name: str, obj, path: str, legacy: list) -> Column:
+        # The checked reading of one column: every rule, with the exact path on failure.
+        # ``legacy`` is the message's layout state: [first column path, its layout].
+        obj = _object(obj, path)
+        path_ = path + "."
+        code = _read_key(self.code_key, obj, path_)
+        flags = obj.get(self.flags_key.name)
+        handle = _read_key(self.bit_key, obj, path_) if self.bit_key else False
+        # A message is all tiflow (every column has f) or all legacy (none has): the
+        # layout is the message's, so a mix could not be written back (no reference
+        # writer produces one).
+        layout = "legacy" if flags is None else "tiflow"
+        if legacy[1] is None:
+            legacy[:] = [path, layout]
+        elif legacy[1] != layout:
+            raise _fail(
+                f"column {'has no' if flags is None else 'has'} {self._f!r} but column "
+                f"{legacy[0]!r} {'has' if flags is None else 'has none'}: a message's columns "
+                "are all tiflow (with it) or all legacy (without)",
+                path,
+            )
+        if flags is None:
+            flags = self.handle_bit if handle else 0
+            is_legacy = True
+        else:
+            _int_in(flags, UINT64, path_ + self.flags_key.name)
+            if self.bit_key.name in obj and handle != bool(flags & self.handle_bit):
+                raise _fail(
+                    f"{self.bit_key.name}={str(handle).lower()} disagrees with "
+                    f"{self.flags_key.name}={flags}",
+                    path_ + self.bit_key.name,
+                )
+            is_legacy = False
+        vname = self.value_key.name
+        if vname not in obj:
+            raise _fail(f"missing key {vname!r}", path_ + vname)
+        kind = self.rendering.get(code, "raw")
+        value = self._value(kind, obj[vname], flags, is_legacy, path_ + vname)
+        return Column(name, code, flags, value)
+
+    def _value(self, kind: str, v, flags: int, legacy: bool, path: str):
+        if v is None:
+            return None
+        if kind == "int":
+            if type(v) is str:
+                return v
+            bounds = _WIDE if legacy else (UINT64 if flags & self.unsigned_bit else INT64)
+            return _int_in(v, bounds, path)
+        if kind == "sint":
+            if type(v) is str:
+                return v
+            return _int_in(v, _WIDE if legacy else INT64, path)
+        if kind == "uint":
+            return _int_in(v, UINT64, path)
+        if kind == "float32":
+            return _value_float32(v, path)
+        if kind == "float64":
+            return _value_float(v, path)
+        if kind == "text":
+            return _value_str(v, path)
+        if kind == "string":
+            if legacy:
+                return _b64(v, path)
+            text = _value_str(v, path)
+            if flags & self.binary_bit:
+                try:
+                    return gojson.go_unquote(gojson.unmark_replaced(text))
+                except DecodeError as err:
+                    raise _fail(f"bad strconv.Quote text: {err.message}", path) from None
+            # An escaped \ufffd (gojson.REPLACED) becomes the byte 0xFF, which the
+            # encoder writes back as that escape; gojson.loads leaves no other surrogate.
+            return text.encode("utf-8", "surrogateescape")
+        if kind == "base64":
+            return _b64(v, path)
+        return _value_raw(v, path)
+
+    def _columns(self, key: JsonKey, obj: dict, legacy: list):
+        cols = obj.get(key.name)
+        if cols is None:
+            return None
+        if type(cols) is dict and legacy[1] != "legacy":
+            out = self._tiflow_columns(cols)
+            if out is not None:
+                if legacy[1] is None and out:
+                    legacy[:] = [f"{key.name}.{out[0].name}", "tiflow"]
+                return out
+        cols = _object(cols, key.name)
+        prefix = key.name + "."
+        return [self._column(n, c, prefix + n, legacy) for n, c in cols.items()]
+
+    def _tiflow_columns(self, cols: dict) -> list[Column] | None:
+        """The columns of a well-formed tiflow map, or None for anything else (legacy,
+        unusual or wrong), which :meth:`_column` then reads with every check and path.
+
+        Accepts only what :meth:`_column` accepts, with the same result: a column needs
+        ``t`` and ``f`` in range, ``v``, and no key but ``h`` (true, with the handle flag)
+        besides; the common values are checked inline, the others go through
+        :meth:`_value`. This loop is most of the decoding time, hence the locals.
+        """
+        t_, f_, v_, h_ = self._t, self._f, self._v, self._h
+        fmax, handle, kind_of = self._flags_max, self.handle_bit, self._kind_of
+        unsigned, binary = self.unsigned_bit, self.binary_bit
+        lo, hi, umax = INT64[0], INT64[1], UINT64[1]
+        out = []
+        append = out.append
+        try:
+            for name, c in cols.items():
+                # a c that is no dict has no get; a missing v raises KeyError
+                t, f, v = c.get(t_), c.get(f_), c[v_]
+                if type(t) is not int or type(f) is not int:
+                    return None
+                k = kind_of.get(t)  # the rendering, or None for a code out of range
+                if k is None or not 0 <= f <= fmax:
+                    return None
+                if len(c) != 3 and (len(c) != 4 or c.get(h_) is not True or not f & handle):
+                    return None
+                if v is None:
+                    pass
+                elif k is _INT:
+                    if type(v) is not int or not (
+                        (0 <= v <= umax) if f & unsigned else (lo <= v <= hi)
+                    ):
+                        v = self._value(k, v, f, False, "")
+                elif k is _STRING:
+                    if type(v) is str and not f & binary:
+                        v = v.encode()  # gojson.REPLACED raises: the checked reading
+                    else:
+                        v = self._value(k, v, f, False, "")
+                elif k is _TEXT:
+                    if type(v) is not str:
+                        v = _value_str(v, "")
+                elif k is _FLOAT64:
+                    if type(v) is not float or v - v != 0.0:  # not a finite float
+                        v = _value_float(v, "")
+                elif k is _BASE64:
+                    v = _canonical_b64(v)
+                else:
+                    v = self._value(k, v, f, False, "")
+                append(Column(name, t, f, v))
+        except (DecodeError, AttributeError, KeyError, UnicodeEncodeError):
+            return None  # the checked reading names it, or reads gojson.REPLACED
+        return out
+
+    def _row(self, fields: dict, obj: dict, legacy: list) -> RowChangedEvent:
+        new = old = None
+        present = []
+        for key in self.row_doc.keys:
+            cols = self._columns(key, obj, legacy)
+            if cols is not None:
+                present.append(key)
+                if key.field == "new":
+                    new = cols
+                else:
+                    old = cols
+        if len(present) > 1 or new is None:  # one new-row section alone is always right
+            _check_sections(present, new)
+        if new is None and old is None:
+            new = []
+        return RowChangedEvent(
+            commit_ts=fields["commit_ts"],
+            schema=fields["schema"],
+            table=fields["table"],
+            partition=fields["partition"],
+            new=new,
+            old=old,
+            row_id=fields["row_id"],
+            handle_key_only=fields["handle_key_only"],
+            claim_check_location=fields["claim_check_location"],
+        )
+
+    def _event(self, key: bytes, value: bytes, frame, legacy: list, replaced: bool) -> Event:
+        """Event ``frame`` of the message; ``replaced``: the message's value holds an
+        escaped \\ufffd somewhere (see :func:`_unmark_text`)."""
+        ks, ke, vs, ve = frame
+        kobj = _load(key, ks, ke, "key")
+        try:
+            fields = _fast_fields(self._key_plan, self.key_doc, kobj)
+            kind = self.kinds[fields["type"]]
+            self._check_carried(kind, fields)
+        except DecodeError as err:
+            err.shift(ks)
+            err.add_path("key")
+            raise
+        if kind == "resolved":
+            if ve != vs:
+                raise DecodeError("a resolved event has no value", offset=vs, path="value")
+            return ResolvedEvent(fields["commit_ts"])
+        vobj = _load(value, vs, ve, "value", mark_replaced=replaced and kind == "row")
+        try:
+            if kind == "ddl":
+                ddl = _fast_fields(self._ddl_plan, self.ddl_doc, vobj)
+                return DdlEvent(
+                    commit_ts=fields["commit_ts"],
+                    schema=fields["schema"],
+                    table=fields["table"],
+                    ddl_type=ddl["ddl_type"],
+                    query=ddl["query"],
+                )
+            row = self._row(fields, vobj, legacy)
+        except DecodeError as err:
+            err.shift(vs)
+            err.add_path("value")
+            raise
+        if replaced:
+            _unmark_text(row)
+        return row
+
+    def _check_carried(self, kind: str, fields: dict) -> None:
+        """A key member whose event field the event kind has not (``rid`` on a DDL,
+        ``scm`` on a resolved event) would be lost: an error, unless it holds what tiflow
+        leaves out (pingcap/ticdc writes ``"scm":"","tbl":""`` on every key)."""
+        for k in self.not_carried[kind]:
+            v = fields[k.field]
+            if v is not None and (k.omit != "empty" or v):
+                raise _fail(f"a {kind} event has no {k.field} ({k.name!r})", k.name)
+
+    def parse_pair(self, key: bytes, value: bytes, **limits) -> Message:
+        """The :class:`Message` of one Kafka key and value (layout detected).
+
+        ``limits`` are :class:`runtime.core.limits.Limits` fields (``max_count`` caps the
+        events, ``max_message_bytes`` each of key and value). Bad input raises only
+        :class:`DecodeError` (or its :class:`LimitError`), with offset and path.
+        """
+        if not isinstance(key, (bytes, bytearray, memoryview)) or not isinstance(
+            value, (bytes, bytearray, memoryview)
+        ):
+            raise DecodeError("the key and the value must both be bytes", offset=0)
+        key, value = bytes(key), bytes(value)
+        lim = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
+        if self._compiled is not None:  # the common form in C; None: not its to decide
+            message = self._compiled.parse_pair(key, value, lim)
+            if message is not None:
+                return message
+        frames = split_frames(key, value, lim)
+        events, legacy = [], [None, None]  # first column's path and layout
+        replaced = b"\\ufffd" in value  # Go writes it lower-case; one pass for the message
+        for index, frame in enumerate(frames):
+            try:
+                events.append(self._event(key, value, frame, legacy, replaced))
+            except DecodeError as err:
+                err.add_path("events", index=index)
+                raise
+        layout = legacy[1] or "tiflow"
+        escapes = _escapes(key, value, frames)
+        return Message(events, layout, None if escapes == LAYOUT_ESCAPES[layout] else escapes)
+
+    def decode_message(self, key: bytes, value: bytes, **limits) -> list[Event]:
+        """All events of one Kafka message, in order."""
+        return self.parse_pair(key, value, **limits).events
+
+    def parse_claim_check(self, data: bytes, **limits) -> Message:
+        """The :class:`Message` a claim-check object carries (see :class:`ClaimCheck`).
+
+        Errors in the envelope carry its offset and the path ``key``/``value`` (the
+        member); errors in the message it carries are those of :meth:`parse_pair`, their
+        offsets in the decoded (base64) key or value that their path names."""
+        data = bytes(data)
+        lim = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
+        lim.check("max_message_bytes", len(data), offset=0)
+        obj = _load(data, 0, len(data), "")
+        parts = {}
+        for name in CLAIM_CHECK_MEMBERS:
+            if name not in obj:
+                raise _fail(f"a claim-check object has {' and '.join(CLAIM_CHECK_MEMBERS)}", name)
+            parts[name] = _b64(obj[name], name)
+        extra = sorted(set(obj) - set(CLAIM_CHECK_MEMBERS))
+        if extra:
+            raise _fail(f"a claim-check object has no {extra[0]!r}", extra[0])
+        canonical = _claim_check_bytes(parts["key"], parts["value"])
+        if data != canonical:
+            at = next((i for i, (a, b) in enumerate(zip(data, canonical)) if a != b), None)
+            raise DecodeError(
+                "not the claim-check object tiflow writes (Go's json.Marshal: no spaces, "
+                "key then value)",
+                offset=min(len(data), len(canonical)) if at is None else at,
+            )
+        return self.parse_pair(parts["key"], parts["value"], **limits)
+
+    def build_claim_check(self, message: Message) -> bytes:
+        """The claim-check object of ``message`` (:meth:`parse_claim_check` inverts it)."""
+        return _claim_check_bytes(*self.build_pair(message))
+
+    # -- writing -----------------------------------------------------------------------
+
+    def _scalar(self, key: JsonKey, v, go122: bool, path: str) -> str | None:
+        """``v`` as JSON text for ``key``, or None when ``key`` leaves it out."""
+        if v is None or (key.omit == "empty" and not v):
+            if key.omit == "never":
+                raise EncodeError(f"{key.field} is required", path=path)
+            return None
+        t = key.type
+        if t == "string":
+            return gojson.quote_str(_check_str(v, path), go122=go122)
+        if t == "bool":
+            if type(v) is not bool:
+                raise EncodeError(f"expected bool, got {type(v).__name__}", path=path)
+            return "true" if v else "false"
+        return str(_check_int(v, _BOUNDS[t], path))
+
+    def _key(self, ev: Event, kind: str, go122: bool) -> bytes:
+        parts = []
+        for k in self.key_doc.keys:
+            v = self.codes[kind] if k is self.type_key else getattr(ev, k.field, None)
+            text = self._scalar(k, v, go122, k.field)
+            if text is not None:
+                parts.append(k.prefix + text)
+        return ("{" + ",".join(parts) + "}").encode()
+
+    def _column_text(self, c: Column, layout: str, go122: bool, path: str) -> str:
+        code = _check_int(c.type, _BOUNDS[self.code_key.type], path + ".type")
+        flags = _check_int(c.flags, UINT64, path + ".flags")
+        parts = []
+        for k in self.column_doc.keys:
+            if k.layouts and layout not in k.layouts:
+                continue
+            if k is self.code_key:
+                parts.append(k.prefix + str(code))
+            elif k.bit:
+                if flags & k.bit or k.omit == "never":
+                    parts.append(k.prefix + ("true" if flags & k.bit else "false"))
+            elif k is self.flags_key:
+                parts.append(k.prefix + str(flags))
+            elif k is self.value_key:
+                kind = self.rendering.get(code, "raw")
+                text = self._render(kind, c.value, flags, layout, go122, path + ".value")
+                parts.append(k.prefix + text)
+        return "{" + ",".join(parts) + "}"
+
+    def _render(self, kind: str, v, flags: int, layout: str, go122: bool, path: str) -> str:
+        """``v`` of a column whose type renders as ``kind``, as JSON text."""
+        if v is None:
+            return "null"
+        if type(v) is str and kind in ("int", "sint", "text", "raw"):
+            return gojson.quote_str(v, go122=go122)
+        if kind == "int":
+            bounds = UINT64 if flags & self.unsigned_bit else INT64
+            return str(_check_int(v, bounds, path))
+        if kind == "sint":
+            return str(_check_int(v, INT64, path))
+        if kind == "uint":
+            return str(_check_int(v, UINT64, path))
+        if kind == "float32":
+            return _render_float(v, gojson.format_float32, path)
+        if kind == "float64":
+            return _render_float(v, gojson.format_float64, path)
+        if kind == "text":
+            raise EncodeError(f"expected str, got {type(v).__name__}", path=path)
+        if kind == "base64" or (kind == "string" and layout == "legacy"):
+            return '"' + base64.b64encode(_render_bytes(v, path)).decode() + '"'
+        if kind == "string":
+            if flags & self.binary_bit:
+                return gojson.quote_str(gojson.go_quote(_render_bytes(v, path)), go122=go122)
+            return gojson.quote_utf8(_render_bytes(v, path), go122=go122)
+        if type(v) is int:
+            return str(_check_int(v, _WIDE, path))
+        if type(v) is float:
+            return _render_float(v, gojson.format_float64, path)
+        raise EncodeError(f"expected int, float, str or None, got {type(v).__name__}", path=path)
+
+    def _map(self, key: JsonKey, cols, layout: str, go122: bool, path: str) -> str:
+        """``"u":{...}`` with columns sorted bytewise by name, as Go marshals a map."""
+        if type(cols) is not list:
+            raise EncodeError(f"expected a list of Column, got {type(cols).__name__}", path=path)
+        rendered = {}
+        for i, c in enumerate(cols):
+            if not isinstance(c, Column):
+                raise EncodeError(f"expected Column, got {type(c).__name__}", path=f"{path}[{i}]")
+            name = _check_str(c.name, f"{path}[{i}].name")
+            raw = name.encode("utf-8", "surrogatepass")
+            if raw in rendered:
+                raise EncodeError(f"duplicate column {c.name!r}", path=f"{path}[{i}].name")
+            text = self._column_text(c, layout, go122, f"{path}[{i}]")
+            rendered[raw] = gojson.quote_str(name, go122=go122) + ":" + text
+        return key.prefix + "{" + ",".join(rendered[n] for n in sorted(rendered)) + "}"
+
+    def encode_event(
+        self, ev: Event, layout: str = "tiflow", escapes: str | None = None
+    ) -> tuple[bytes, bytes]:
+        """One event's key JSON and value JSON, byte for byte as TiCDC writes them
+        (``escapes``: see :class:`Message`)."""
+        go122 = (escapes or LAYOUT_ESCAPES.get(layout)) == "short"
+        if isinstance(ev, ResolvedEvent):
+            return self._key(ev, "resolved", go122), b""
+        if isinstance(ev, DdlEvent):
+            parts = []
+            for k in self.ddl_doc.keys:
+                text = self._scalar(k, getattr(ev, k.field), go122, k.field)
+                if text is not None:
+                    parts.append(k.prefix + text)
+            return self._key(ev, "ddl", go122), ("{" + ",".join(parts) + "}").encode()
+        if isinstance(ev, RowChangedEvent):
+            op, parts = ev.op, []
+            for k in self.row_doc.keys:
+                cols = getattr(ev, k.field)
+                if op in k.when and (cols or k.omit == "never"):
+                    parts.append(self._map(k, cols, layout, go122, k.field))
+            return self._key(ev, "row", go122), ("{" + ",".join(parts) + "}").encode()
+        raise EncodeError(f"expected a TiCDC event, got {type(ev).__name__}")
+
+    def build_pair(self, message: Message) -> tuple[bytes, bytes]:
+        """The Kafka key and value of one :class:`Message`: all its events, in order, in
+        its layout (no batching rules: a message is what it is)."""
+        if not isinstance(message, Message):
+            raise EncodeError(f"expected a Message, got {type(message).__name__}")
+        layout = _check_layout(message.layout)
+        escapes = _check_escapes(message.escapes)
+        if not isinstance(message.events, list):
+            raise EncodeError("expected a list of events", path="events")
+        pairs = []
+        for index, ev in enumerate(message.events):
+            try:
+                pairs.append(self.encode_event(ev, layout, escapes))
+            except EncodeError as err:
+                err.add_path("events", index=index)
+                raise
+        return join_frames(pairs)
+
+    def encode_events(
+        self,
+        events: Iterable[Event],
+        *,
+        max_batch_size: int = MAX_BATCH_SIZE,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
+        layout: str = "tiflow",
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """Kafka (key, value) messages for ``events``, batched exactly as tiflow batches.
+
+        Rows share a message until it holds ``max_batch_size`` events or the next row
+        would push its ``Length()`` past ``max_message_bytes``. DDL and resolved events
+        close the open message and go alone. A row that cannot fit even alone raises
+        :class:`EncodeError`.
+        """
+        _check_layout(layout)
+        batch = _Batch()
+        for index, ev in enumerate(events):
+            try:
+                key, value = self.encode_event(ev, layout)
+            except EncodeError as err:
+                err.add_path("events", index=index)
+                raise
+            if not isinstance(ev, RowChangedEvent):
+                if batch.pairs:
+                    yield join_frames(batch.pairs)
+                    batch = _Batch()
+                yield join_frames([(key, value)])
+                continue
+            size = len(key) + len(value) + RECORD_OVERHEAD + 2 * 8 + 8
+            if size > max_message_bytes:
+                msg = f"message of {size} bytes exceeds max_message_bytes={max_message_bytes}"
+                raise EncodeError(msg, path=f"events[{index}]")
+            full = len(batch.pairs) >= max_batch_size
+            if batch.pairs and (
+                full or batch.length + len(key) + len(value) + 16 > max_message_bytes
+            ):
+                yield join_frames(batch.pairs)
+                batch = _Batch()
+            batch.add(key, value)
+        if batch.pairs:
+            yield join_frames(batch.pairs)
+
+    # -- the JSON form and Spark ---------------------------------------------------------
+
+    def to_dict(self, message: Message) -> dict:
+        """The stable JSON form: ``{"layout": ..., "events": [...]}``; column values keep
+        their exact kind (bytes ``{"$hex"}``, big ints as strings, a str where the type
+        renders as a number ``{"$str"}``, non-finite floats ``{"$f64"}``), and read like
+        the data (:mod:`runtime.formats.ticdc_json`: type and flag names, text columns as text,
+        ``commit_ts_time``)."""
+        d = {"layout": message.layout}
+        if message.escapes is not None:
+            d["escapes"] = message.escapes
+        return {**d, "events": [self._event_dict(e) for e in message.events]}
+
+    def _event_dict(self, ev: Event) -> dict:
+        out = {"type": "resolved" if isinstance(ev, ResolvedEvent) else "ddl"}
+        if isinstance(ev, RowChangedEvent):
+            out = {"type": "row", "op": ev.op}
+        self.names.put_commit_ts(out, ev.commit_ts)
+        if isinstance(ev, ResolvedEvent):
+            return out
+        if isinstance(ev, DdlEvent):
+            out.update(schema=ev.schema, table=ev.table)
+            out.update(ddl_type=self.names.ddl_type_json(ev.ddl_type), query=ev.query)
+            return out
+        return {
+            **out,
+            "schema": ev.schema,
+            "table": ev.table,
+            "partition": ev.partition,
+            "row_id": ev.row_id,
+            "handle_key_only": ev.handle_key_only,
+            "claim_check_location": ev.claim_check_location,
+            "new": self._image_dict(ev.new),
+            "old": self._image_dict(ev.old),
+        }
+
+    def _image_dict(self, cols):
+        if cols is None:
+            return None
+        names = self.names
+        return [
+            {
+                "name": c.name,
+                "type": names.type_json(c.type),
+                "flags": names.flags_json(c.flags),
+                "value": self._value_json(c),
+            }
+            for c in cols
+        ]
+
+    def _value_json(self, c: Column):
+        v = c.value
+        if isinstance(v, bytes):
+            return text_or_hex(v, c.flags)
+        if isinstance(v, str):
+            return v if self.rendering.get(c.type, "raw") == "text" else {"$str": v}
+        if isinstance(v, float):
+            return v if math.isfinite(v) else {"$f64": struct.pack(">d", v).hex()}
+        if isinstance(v, int) and not isinstance(v, bool):
+            return _int_json(v)
+        return v
+
+    def from_dict(self, d) -> Message:
+        """The :class:`Message` of a JSON form made by :meth:`to_dict`."""
+        d = _dict(d, "")
+        layout = d.get("layout", "tiflow")
+        if layout not in LAYOUTS:
+            raise EncodeError(f"unknown layout {layout!r}; known: {LAYOUTS}", path="layout")
+        escapes = d.get("escapes")
+        if escapes is not None and escapes not in ESCAPES:
+            raise EncodeError(f"unknown escapes {escapes!r}; known: {ESCAPES}", path="escapes")
+        events = d.get("events")
+        if not isinstance(events, list):
+            raise EncodeError("expected a list", path="events")
+        out = []
+        for i, e in enumerate(events):
+            try:
+                out.append(self._event_from(_dict(e, "")))
+            except EncodeError as err:
+                err.add_path("events", index=i)
+                raise
+        return Message(out, layout, escapes)
+
+    def _event_from(self, e: dict) -> Event:
+        kind = e.get("type")
+        ts = self.names.commit_ts_checked(e, _int_from(e.get("commit_ts"), "commit_ts"))
+        if kind == "resolved":
+            return ResolvedEvent(ts)
+        if kind == "ddl":
+            ddl_type = self.names.ddl_type_from_json(e.get("ddl_type", 0), "ddl_type")
+            return DdlEvent(ts, e.get("schema"), e.get("table"), ddl_type, e.get("query", ""))
+        if kind != "row":
+            raise EncodeError(f"unknown event type {kind!r} (row, ddl, resolved)", path="type")
+        ev = RowChangedEvent(
+            commit_ts=ts,
+            schema=e.get("schema"),
+            table=e.get("table"),
+            partition=_opt_int_from(e.get("partition"), "partition"),
+            new=self._image_from(e.get("new"), "new"),
+            old=self._image_from(e.get("old"), "old"),
+            row_id=_opt_int_from(e.get("row_id"), "row_id"),
+            handle_key_only=bool(e.get("handle_key_only", False)),
+            claim_check_location=e.get("claim_check_location"),
+        )
+        if "op" in e and e["op"] != ev.op:
+            raise EncodeError(f"op {e['op']!r} disagrees with new/old ({ev.op})", path="op")
+        return ev
+
+    def _image_from(self, cols, path: str):
+        if cols is None:
+            return None
+        if not isinstance(cols, list):
+            raise EncodeError("expected a list of columns", path=path)
+        out = []
+        for i, c in enumerate(cols):
+            where = f"{path}[{i}]"
+            c = _dict(c, where)
+            code = self.names.type_from_json(c.get("type"), where + ".type")
+            kind = self.rendering.get(code, "raw")
+            value = _value_from(kind, c.get("value"), where + ".value")
+            flags = self.names.flags_from_json(c.get("flags", 0), where + ".flags")
+            out.append(Column(c.get("name"), code, flags, value))
+        return out
+
+    def spark_schema(self):
+        """The shared TiCDC row shape (:func:`runtime.formats.ticdc.spark_schema`)."""
+        return _ticdc_spark_schema()
+
+    def to_rows(self, message: Message):
+        """One Spark row per event, in :meth:`spark_schema` order."""
+        for ev in message.events:
+            yield _ticdc_to_row(ev)
+
+
+def _compiled_plan(codec: OpenProtocol):
+    """The compiled reader's plan over ``codec``'s tables, or None when the compiled tier
+    is absent or does not implement them (a rendering it does not know, say)."""
+    if _COMPILED is None:
+        return None
+    try:
+        return _COMPILED.Plan(codec, Message, _check_sections, BATCH_VERSION)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _field_names(cls) -> list[str]:
+    return [f.name for f in dataclasses.fields(cls)]
+
+
+def _enums(rendering, value_key):
+    """The enum classes the rendering table is keyed by."""
+    return {type(code) for code in value_key.rendering}
+
+
+def _flag(flags_key: JsonKey | None, name: str) -> int:
+    if flags_key is None or flags_key.enum is None:
+        raise ValueError("the column document needs a flags key with an enum")
+    return int(flags_key.enum[name])
+
+
+def _check_layout(layout) -> str:
+    if layout not in LAYOUTS:
+        raise EncodeError(f"unknown layout {layout!r}; known: {LAYOUTS}")
+    return layout
+
+
+def _check_escapes(escapes) -> str | None:
+    if escapes is not None and escapes not in ESCAPES:
+        raise EncodeError(f"unknown escapes {escapes!r}; known: {ESCAPES}", path="escapes")
+    return escapes
+
+
+def _escapes(key: bytes, value: bytes, frames) -> str | None:
+    """The :data:`ESCAPES` member a message's U+0008/U+000C escapes are written in, or
+    None when it has none. One Go program writes a message, so both kinds in one is a
+    :class:`DecodeError` (no writer makes it, and it could not be written back)."""
+    if not (gojson.may_hold_control_escape(key) or gojson.may_hold_control_escape(value)):
+        return None
+    found = None
+    for index, (ks, ke, vs, ve) in enumerate(frames):
+        for stream, data, start in (("key", key[ks:ke], ks), ("value", value[vs:ve], vs)):
+            for offset, short in gojson.control_escapes(data):
+                style = ESCAPES[0] if short else ESCAPES[1]
+                if found is None:
+                    found = style, f"events[{index}].{stream}", start + offset
+                elif style != found[0]:
+                    raise DecodeError(
+                        f"{style} control escape, but {found[1]} at offset {found[2]} has a "
+                        f"{found[0]} one: one Go version writes a message",
+                        offset=start + offset,
+                        path=f"events[{index}].{stream}",
+                    )
+    return None if found is None else found[0]
+
+
+def _unmark_text(row: RowChangedEvent) -> None:
+    """U+FFFD for gojson.REPLACED in the names and text values of a row: only its bytes
+    values (the string rendering) keep an escaped \\ufffd apart, as the byte 0xFF."""
+    for cols in (row.new, row.old):
+        for c in cols or ():
+            c.name = gojson.unmark_replaced(c.name)
+            if type(c.value) is str:
+                c.value = gojson.unmark_replaced(c.value)
+
+
+def _int_json(v):
+    return str(v) if isinstance(v, int) and abs(v) > JSON_SAFE_INT else v
+
+
+def _dict(v, path: str) -> dict:
+    if not isinstance(v, dict):
+        raise EncodeError(f"expected an object, got {type(v).__name__}", path=path)
+    return v
+
+
+def _int_from(v, path: str) -> int:
+    if isinstance(v, bool):
+        raise EncodeError(f"expected an integer, got {v!r}", path=path)
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str):
+        try:
+            return int(v, 10)
+        except ValueError:
+            pass
+    raise EncodeError(f"expected an integer, got {v!r}", path=path)
+
+
+def _opt_int_from(v, path: str):
+    return None if v is None else _int_from(v, path)
+
+
+def _value_from(kind: str, v, path: str):
+    """A column value from its JSON form (see :meth:`OpenProtocol.to_dict`)."""
+    if v is None:
+        return None
+    if isinstance(v, dict):
+        if set(v) == {"$hex"}:
+            try:
+                return bytes.fromhex(v["$hex"])
+            except (TypeError, ValueError):
+                raise EncodeError(f"bad hex {v['$hex']!r}", path=path) from None
+        if set(v) == {"$str"} and isinstance(v["$str"], str):
+            return v["$str"]
+        if set(v) == {"$f64"}:
+            try:
+                return struct.unpack(">d", bytes.fromhex(v["$f64"]))[0]
+            except (TypeError, ValueError, struct.error):
+                raise EncodeError(f"bad $f64 {v['$f64']!r}", path=path) from None
+        raise EncodeError(f"unknown value form {v!r}", path=path)
+    if isinstance(v, bool):
+        raise EncodeError(f"a boolean is no column value: {v!r}", path=path)
+    if isinstance(v, float):
+        return v
+    if isinstance(v, int):
+        return float(v) if kind in ("float32", "float64") else v
+    if isinstance(v, str):
+        if kind == "text":
+            return v
+        if kind in ("string", "base64"):  # a text column's value (runtime.formats.ticdc_json)
+            return v.encode("utf-8")
+        if kind in ("int", "uint", "sint", "raw"):
+            return _int_from(v, path)
+    raise EncodeError(f"{v!r} is no {kind} value", path=path)
+
+
+KafkaCodec = OpenProtocol
+"""The name a spec's ``kafka_message: {codec: open_protocol}`` instantiates."""
+
+
+# ---------------------------------------------------------------------------- claim check
+
+CLAIM_CHECK_MEMBERS = ("key", "value")
+
+
+def _claim_check_bytes(key: bytes, value: bytes) -> bytes:
+    """tiflow's ``json.Marshal(ClaimCheckMessage{Key: key, Value: value})``: two Go
+    ``[]byte`` members, so standard base64 with padding (never HTML-escaped)."""
+    return b'{"key":"%s","value":"%s"}' % (base64.b64encode(key), base64.b64encode(value))
+
+
+class ClaimCheck(Construct):
+    """tiflow's claim-check object as a record: the Kafka message TiCDC kept in external
+    storage because it was too large (``large-message-handle-option = "claim-check"``).
+
+    The file (``<uuid>.json`` under ``claim-check-storage-uri``) is
+    ``{"key":"<base64>","value":"<base64>"}``: the whole framed Kafka key and value of a
+    one-event message. Parse gives the :class:`Message` it carries (events, layout,
+    escapes), build writes the object back byte for byte; anything else than what
+    tiflow writes is a :class:`DecodeError`.
+
+        >>> from generated.ticdc_open_protocol import RECORDS
+        >>> obj = b'{"key":"AAAAAAAAAAEAAAAAAAAADnsidHMiOjEsInQiOjN9","value":"AAAAAAAAAAA="}'
+        >>> message = RECORDS["claim_check"].parse(obj)
+        >>> message.events, RECORDS["claim_check"].build(message) == obj
+        ([ResolvedEvent(commit_ts=1)], True)
+    """
+
+    def __init__(self, codec: OpenProtocol):
+        super().__init__()
+        self.codec = codec
+
+    def _parse(self, stream, context, path):
+        limits = dataclasses.asdict(current_limits(context))
+        return self.codec.parse_claim_check(stream.read(), **limits)
+
+    def _build(self, obj, stream, context, path):
+        stream.write(self.codec.build_claim_check(obj))
+        return obj
+
+    def _sizeof(self, context, path):
+        raise SizeofError("a claim-check object's size depends on its message", path=path)
+
+
+# ---------------------------------------------------------------------------- inspect
+
+
+def trace_pair(codec: OpenProtocol, key: bytes, value: bytes, **limits):
+    """The byte spans of one Kafka message, for ``wirespec inspect``: a
+    :class:`runtime.core.spans.Trace` for the key and one for the value.
+
+    The key's spans are ``version``, then per event ``events[i]`` (its u64 length) and
+    ``events[i].key`` with one node per JSON member (``events[i].key.ts``); the value's
+    are ``events[i]`` and ``events[i].value`` (``events[i].value.u.<column>.v``, ``.q``).
+    Member names are ``key`` marks, JSON punctuation ``syntax`` marks
+    (:mod:`runtime.formats.json_spans`), so each stream's leaves cover every byte once. The
+    model and the error are those of :meth:`OpenProtocol.parse_pair` (the walk is only
+    for the spans); the error lands on the trace of the stream its path names.
+    Nothing here runs when decoding normally.
+    """
+    from runtime.core.spans import SpanRecorder, Trace
+    from runtime.formats import json_spans
+
+    key, value = bytes(key), bytes(value)
+    model = error = None
+    try:
+        model = codec.parse_pair(key, value, **limits)
+    except DecodeError as err:
+        error = err
+    traces = []
+    for stream, data in (("key", key), ("value", value)):
+        rec = SpanRecorder()
+        pos = 0
+        if stream == "key" and len(data) >= 8:
+            rec.open("version", 0)
+            rec.close(8, _U64.unpack_from(data, 0)[0])
+            pos = 8
+        complete = stream == "value" or len(data) >= 8
+        index = 0
+        events = rec.open("events", pos)
+        while pos < len(data):
+            if len(data) - pos < 8:
+                complete = False
+                break
+            (length,) = _U64.unpack_from(data, pos)
+            if length > len(data) - pos - 8:
+                complete = False
+                break
+            rec.open(index, pos)
+            rec.mark(pos, pos + 8, "length", length)
+            start, end = pos + 8, pos + 8 + length
+            rec.open(stream, start)
+            doc = data[start:end]
+            json_spans.report(rec, doc, start)  # False: the document stays one leaf
+            rec.close(end, _doc_value(doc))
+            event = model.events[index] if model is not None else None
+            rec.close(end, event)
+            pos = end
+            index += 1
+        rec.close(pos, model.events if model is not None else None)
+        if not events.children:
+            rec.root.children.remove(events)
+        result = Trace(data, rec.root, model=model)
+        if complete:
+            rec.root.end = len(data)
+            rec.root.value = model
+        traces.append(result)
+    if error is not None:
+        where = error.path or ""
+        on_key = where == "version" or ".key" in where.split("]", 1)[-1][:4]
+        traces[0 if on_key else 1].error = error
+        for t in traces:
+            t.model = None
+    return traces[0], traces[1]
+
+
+def _doc_value(doc: bytes):
+    try:
+        return gojson.loads(doc) if doc else b""
+    except DecodeError:
+        return doc

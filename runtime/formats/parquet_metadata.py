@@ -1,0 +1,142 @@
+"""Rows about Parquet files, read from their footers: one row per file, per row group and
+per column chunk (the ``parquet_metadata`` input of ``wirespec ingest``).
+
+A Parquet file is ``PAR1``, the column chunks, the Thrift Compact ``FileMetaData``, its
+length as a little-endian u32, and ``PAR1`` again; ``generated/parquet.py`` (from
+parquet-format's IDL) decodes the footer. Only the footer is read, so a file's data pages
+are never decompressed.
+
+    >>> import io, pyarrow as pa, pyarrow.parquet as pq
+    >>> out = io.BytesIO(); pq.write_table(pa.table({"a": [1, 2, 3]}), out)
+    >>> rows = metadata_rows("t.parquet", out.getvalue())
+    >>> rows["files"][0]["num_rows"], rows["column_chunks"][0]["codec"]
+    (3, 'SNAPPY')
+"""
+
+from __future__ import annotations
+
+import struct
+
+from runtime.core.errors import DecodeError
+
+MAGIC = b"PAR1"
+TAIL = 8
+"""The footer's length (u32 little-endian) and the closing magic."""
+
+TABLES = ("files", "row_groups", "column_chunks")
+
+SCHEMAS = {
+    "files": "file STRING NOT NULL, num_rows BIGINT, num_row_groups INT, num_columns INT, "
+    "created_by STRING, version INT, footer_bytes INT, key_value_metadata MAP<STRING, STRING>",
+    "row_groups": "file STRING NOT NULL, row_group INT NOT NULL, num_rows BIGINT, "
+    "total_byte_size BIGINT, total_compressed_size BIGINT, file_offset BIGINT, ordinal INT",
+    "column_chunks": "file STRING NOT NULL, row_group INT NOT NULL, column INT NOT NULL, "
+    "path STRING, physical_type STRING, codec STRING, encodings ARRAY<STRING>, "
+    "num_values BIGINT, total_compressed_size BIGINT, total_uncompressed_size BIGINT, "
+    "data_page_offset BIGINT, dictionary_page_offset BIGINT, null_count BIGINT, "
+    "distinct_count BIGINT, min_value BINARY, max_value BINARY, "
+    "column_index_offset BIGINT, offset_index_offset BIGINT, bloom_filter_offset BIGINT",
+}
+"""The Spark DDL of each table (``StructType.fromDDL``)."""
+
+
+def footer(data: bytes) -> bytes:
+    """The Thrift Compact bytes of a Parquet file's ``FileMetaData``."""
+    if len(data) < len(MAGIC) + TAIL:
+        raise DecodeError(f"{len(data)} bytes is too short for a Parquet file", offset=0)
+    if data[:4] != MAGIC:
+        raise DecodeError("a Parquet file starts with PAR1", offset=0, path="magic")
+    if data[-4:] != MAGIC:
+        raise DecodeError("a Parquet file ends with PAR1", offset=len(data) - 4, path="magic")
+    (length,) = struct.unpack("<I", data[-TAIL:-4])
+    start = len(data) - TAIL - length
+    if start < len(MAGIC):
+        raise DecodeError(
+            f"footer length {length} is more than the file holds",
+            offset=len(data) - TAIL,
+            path="footer_length",
+        )
+    return data[start : len(data) - TAIL]
+
+
+def _name(value) -> str | None:
+    return None if value is None else getattr(value, "name", str(value))
+
+
+def metadata_rows(file: str, data: bytes) -> dict[str, list[dict]]:
+    """The rows of :data:`TABLES` for one file (``file`` names it in every row)."""
+    from generated import parquet
+
+    raw = footer(data)
+    try:
+        meta = parquet.parse(raw, "FileMetaData")
+    except DecodeError as err:
+        err.shift(len(data) - TAIL - len(raw))  # offsets in the file, not the footer
+        raise
+    leaves = sum(1 for e in meta.schema if not e.num_children)
+    files = [
+        {
+            "file": file,
+            "num_rows": meta.num_rows,
+            "num_row_groups": len(meta.row_groups),
+            "num_columns": leaves,
+            "created_by": meta.created_by,
+            "version": meta.version,
+            "footer_bytes": len(raw),
+            "key_value_metadata": {kv.key: kv.value for kv in meta.key_value_metadata or []},
+        }
+    ]
+    groups, chunks = [], []
+    for g, group in enumerate(meta.row_groups):
+        groups.append(
+            {
+                "file": file,
+                "row_group": g,
+                "num_rows": group.num_rows,
+                "total_byte_size": group.total_byte_size,
+                "total_compressed_size": group.total_compressed_size,
+                "file_offset": group.file_offset,
+                "ordinal": group.ordinal,
+            }
+        )
+        for c, chunk in enumerate(group.columns):
+            md = chunk.meta_data
+            stats = md.statistics if md is not None else None
+            chunks.append(
+                {
+                    "file": file,
+                    "row_group": g,
+                    "column": c,
+                    "path": ".".join(md.path_in_schema) if md else None,
+                    "physical_type": _name(md.type) if md else None,
+                    "codec": _name(md.codec) if md else None,
+                    "encodings": [_name(e) for e in md.encodings] if md else None,
+                    "num_values": md.num_values if md else None,
+                    "total_compressed_size": md.total_compressed_size if md else None,
+                    "total_uncompressed_size": md.total_uncompressed_size if md else None,
+                    "data_page_offset": md.data_page_offset if md else None,
+                    "dictionary_page_offset": md.dictionary_page_offset if md else None,
+                    "null_count": stats.null_count if stats else None,
+                    "distinct_count": stats.distinct_count if stats else None,
+                    "min_value": stats.min_value if stats else None,
+                    "max_value": stats.max_value if stats else None,
+                    "column_index_offset": chunk.column_index_offset,
+                    "offset_index_offset": chunk.offset_index_offset,
+                    "bloom_filter_offset": md.bloom_filter_offset if md else None,
+                }
+            )
+    return {"files": files, "row_groups": groups, "column_chunks": chunks}
+
+
+def spark_schema(table: str):
+    """The Spark ``StructType`` of one of :data:`TABLES`."""
+    from pyspark.sql.types import StructType
+
+    return StructType.fromDDL(SCHEMAS[table])
+
+
+def to_pandas(rows: dict[str, list[dict]]):
+    """The tables as pandas DataFrames (``pyarrow``-typed columns), by table name."""
+    import pandas as pd
+
+    return {name: pd.DataFrame(rows[name]) for name in TABLES}

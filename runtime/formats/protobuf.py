@@ -1,0 +1,744 @@
+"""Tag-keyed messages: the Protocol Buffers wire format (``layout: protobuf``).
+
+A message is a run of records in any order; each starts with a varint key that packs a
+field number and a wire type (``key = number << 3 | wire_type``)::
+
+    record := key  (VARINT varint | I64 8 bytes LE | LEN varint n + n bytes | I32 4 bytes LE)
+
+A table of :class:`PbField` says what a known number holds. Everything else is kept, so
+``encode(decode(x)) == x``:
+
+* an unknown number, or a known one with another wire type, is kept as its record's
+  bytes (key included) and written back where it was;
+* a repeated scalar reads packed (one LEN record) and unpacked (one record per element)
+  alike, and the form read is kept;
+* a singular field read twice keeps the last value (in a oneof: the last member), and
+  the earlier records are kept as bytes, in place; a map key read twice likewise;
+* the wire order is kept in the model's ``wire_layout``, only when it differs from the
+  canonical order ``encode`` writes for a model made from values (fields in number
+  order, implicit-presence fields only when not their default, repeated scalars in the
+  schema's packing, map entries as key then value: what upb writes), so a model read
+  from canonical bytes equals one made from values.
+
+``wire_layout`` is None or a tuple of entries: a field number (one record of that
+field: its value, or the next element of a repeated field or map), ``(number, count)``
+(one packed record of the next ``count`` elements) or ``bytes`` (a record kept as it
+was). Encoding walks it, then writes what it does not cover (a field set, or elements
+added, after parsing) canonically after it.
+
+    >>> point = ProtobufMessage(PbField(1, "x", "sint32"), PbField(2, "ys", "int32", repeated="packed"))
+    >>> point.decode(bytes.fromhex("080312030102ff"))
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.DecodeError: ys at offset 6: truncated varint: input ends 1 byte(s) into it
+    >>> m = point.decode(bytes.fromhex("1a00080312020102"))
+    >>> m["x"], m["ys"], m["wire_layout"]
+    (-2, [1, 2], (b'\\x1a\\x00', 1, (2, 2)))
+    >>> point.encode(m).hex(), point.encode({"x": -2, "ys": [1, 2]}).hex()
+    ('1a00080312020102', '080312020102')
+
+Groups (wire types 3 and 4, deprecated proto2) are unknown records: a group is kept whole,
+start key to end key, as bytes (a start key without its end, or an end key without its
+start, is a DecodeError; nested groups count against ``max_depth``). Canonical forms
+(read, then written otherwise): non-minimal varints, varints beyond a 32-bit type's
+range (truncated as upb does), bool varints other than 0/1, map entries that are not
+key then value. A singular message read twice keeps the last one (protobuf merges the
+two; the earlier record is kept as bytes, so the bytes still round-trip).
+
+Shared shape: the model + ``wire_layout`` (known entries by id, unknown ones as bytes)
+is the one Thrift's ``WireLayout`` uses; MySQL's ``SerializableMessage`` keeps its
+unknown fields as one run because its wire has no types.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Mapping
+
+from construct import Construct, SizeofError
+
+from runtime.core.codec import bytes_from_json
+from runtime.core.errors import DecodeError, EncodeError, SpecError
+from runtime.core.leb128 import read_uvarint, write_uvarint
+from runtime.core.limits import Limits, current
+from runtime.core.spans import current as current_spans
+from runtime.core.stream import remaining
+from runtime.core.tier import compiled
+
+VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
+MAX_FIELD_NUMBER = 2**29 - 1
+LAYOUT_KEY = "wire_layout"
+_MASK32, _MASK64 = 2**32 - 1, 2**64 - 1
+
+_F32, _F64 = struct.Struct("<f"), struct.Struct("<d")
+_U32, _S32, _U64, _S64 = (struct.Struct(f) for f in ("<I", "<i", "<Q", "<q"))
+
+# Scalar -> (wire type, (lo, hi) of an integer, default value). Integers decode from the
+# varint's value; fixed types and floats from their bytes; string/bytes from a LEN slice.
+SCALARS = {
+    "int32": (VARINT, (-(2**31), 2**31 - 1), 0),
+    "int64": (VARINT, (-(2**63), 2**63 - 1), 0),
+    "uint32": (VARINT, (0, _MASK32), 0),
+    "uint64": (VARINT, (0, _MASK64), 0),
+    "sint32": (VARINT, (-(2**31), 2**31 - 1), 0),
+    "sint64": (VARINT, (-(2**63), 2**63 - 1), 0),
+    "enum": (VARINT, (-(2**31), 2**31 - 1), 0),
+    "bool": (VARINT, None, False),
+    "fixed32": (I32, (0, _MASK32), 0),
+    "sfixed32": (I32, (-(2**31), 2**31 - 1), 0),
+    "float": (I32, None, 0.0),
+    "fixed64": (I64, (0, _MASK64), 0),
+    "sfixed64": (I64, (-(2**63), 2**63 - 1), 0),
+    "double": (I64, None, 0.0),
+    "string": (LEN, None, ""),
+    "bytes": (LEN, None, b""),
+}
+"""Every protobuf scalar type: its wire type, the range of an integer, its default."""
+
+
+def _from_varint(scalar: str, v: int):
+    """The value of a varint read for ``scalar`` (upb's truncation for 32-bit types)."""
+    if scalar == "uint64":
+        return v
+    if scalar in ("int64",):
+        return v - (1 << 64) if v >> 63 else v
+    if scalar in ("int32", "enum"):
+        v &= _MASK32
+        return v - (1 << 32) if v >> 31 else v
+    if scalar == "uint32":
+        return v & _MASK32
+    if scalar == "sint32":
+        v &= _MASK32
+        return (v >> 1) ^ -(v & 1)
+    if scalar == "sint64":
+        return (v >> 1) ^ -(v & 1)
+    return v != 0  # bool
+
+
+def _to_varint(scalar: str, v) -> int:
+    if scalar == "bool":
+        return 1 if v else 0
+    if scalar == "sint32":
+        return ((v << 1) ^ (v >> 31)) & _MASK32
+    if scalar == "sint64":
+        return ((v << 1) ^ (v >> 63)) & _MASK64
+    return v & _MASK64  # negative int32/int64/enum: sign-extended to ten bytes
+
+
+_FIXED = {
+    "fixed32": _U32,
+    "sfixed32": _S32,
+    "float": _F32,
+    "fixed64": _U64,
+    "sfixed64": _S64,
+    "double": _F64,
+}
+
+
+def is_default(scalar: str, v) -> bool:
+    """Whether an implicit-presence field holding ``v`` is left off the wire (a float
+    only when it is +0.0: upb writes -0.0)."""
+    if scalar in ("float", "double"):
+        return v == 0 and math.copysign(1.0, v) > 0
+    return not v
+
+
+class PbField:
+    """One field of a :class:`ProtobufMessage`.
+
+    ``kind`` is a scalar name of :data:`SCALARS`, or ``"message"`` (``message`` is the
+    nested :class:`ProtobufMessage`), or ``"map"`` (``map_key``: a scalar; ``map_value``:
+    a scalar or a :class:`ProtobufMessage`). ``repeated``: None, ``"packed"`` or
+    ``"unpacked"`` (the form written for a model made from values; both are read).
+    ``explicit``: the field has presence (None when absent): proto3 ``optional``, a oneof
+    member, a message; otherwise absent reads as the default and the default is not
+    written. ``oneof``: the name of its oneof group.
+    """
+
+    __slots__ = (
+        "default",
+        "explicit",
+        "fixed",
+        "key",
+        "kind",
+        "len_key",
+        "map_key",
+        "map_value",
+        "message",
+        "name",
+        "number",
+        "oneof",
+        "range",
+        "repeated",
+        "wire_type",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        number: int,
+        name: str,
+        kind: str,
+        *,
+        message: ProtobufMessage | None = None,
+        map_key: str | None = None,
+        map_value=None,
+        repeated: str | None = None,
+        explicit: bool = False,
+        oneof: str | None = None,
+    ):
+        if not 1 <= number <= MAX_FIELD_NUMBER:
+            raise SpecError(f"field {name}: number {number} is not in 1..{MAX_FIELD_NUMBER}")
+        self.number, self.name, self.kind = number, name, kind
+        self.message, self.map_key, self.map_value = message, map_key, map_value
+        self.repeated, self.oneof = repeated, oneof
+        self.explicit = explicit or oneof is not None or kind == "message"
+        if kind in SCALARS:
+            self.wire_type, self.range, self.default = SCALARS[kind]
+        elif kind in ("message", "map"):
+            self.wire_type, self.range, self.default = LEN, None, None
+        else:
+            raise SpecError(f"field {name}: unknown kind {kind!r}")
+        if repeated == "packed" and self.wire_type == LEN:
+            raise SpecError(f"field {name}: only numeric scalars pack")
+        if kind == "map" and (map_key not in SCALARS or map_key in ("float", "double", "bytes")):
+            raise SpecError(f"field {name}: a map key is an integer, bool or string")
+        self.fixed = _FIXED.get(kind)
+        self.key = write_uvarint(number << 3 | self.wire_type)
+        self.len_key = write_uvarint(number << 3 | LEN)
+
+    @property
+    def packable(self) -> bool:
+        return self.repeated is not None and self.wire_type != LEN
+
+    def __repr__(self):
+        return f"PbField({self.number}, {self.name!r}, {self.kind!r})"
+
+
+def _map_entry_fields(f: PbField) -> tuple[PbField, PbField]:
+    value_kind = "message" if isinstance(f.map_value, ProtobufMessage) else f.map_value
+    message = f.map_value if value_kind == "message" else None
+    return PbField(1, "key", f.map_key), PbField(2, "value", value_kind, message=message)
+
+
+class ProtobufMessage(Construct):
+    """A protobuf message of the fields given (see the module docstring).
+
+    ``decode(data)``/``encode(model)`` work on bytes; ``read``/``write`` are what a
+    generated module's fast path calls; as a construct it parses the rest of its stream
+    (a message has no end of its own: give it a ``size:`` inside another record).
+    ``model``: a generated model class (a ``dict`` when None).
+    """
+
+    def __init__(self, *fields: PbField, model=None):
+        super().__init__()
+        self.fields = tuple(fields)
+        self.model = model
+        by_number: dict[int, PbField] = {}
+        for f in self.fields:
+            if f.number in by_number or f.name == LAYOUT_KEY:
+                raise SpecError(f"field {f.name}: its number or name is taken")
+            by_number[f.number] = f
+        self.by_number = by_number
+        self.canonical_order = sorted(self.fields, key=lambda f: f.number)
+        self.entries = {f.number: _map_entry_fields(f) for f in self.fields if f.kind == "map"}
+        self.entry_messages = {n: ProtobufMessage(*kv) for n, kv in self.entries.items()}
+        self._list_names = [f.name for f in self.fields if f.repeated is not None]
+        self._map_names = [f.name for f in self.fields if f.kind == "map"]
+        self._scalar_defaults = {
+            f.name: None if f.explicit else f.default
+            for f in self.fields
+            if f.repeated is None and f.kind != "map"
+        }
+        self.compiled = _compiled_loop(self)
+        """The compiled tier's loop over this message's tables, or None. When there is
+        one, ``read`` and ``write`` are its own (instance attributes, so a generated
+        module's ``FAST_READERS`` calls C with no Python frame between): it gives
+        :meth:`read_exact`'s model and :meth:`write_exact`'s bytes, or hands them the
+        input."""
+        if self.compiled is not None:
+            self.read, self.write = self.compiled.read, self.compiled.write
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def decode(self, data, limits=None):
+        """The model of all of ``data``."""
+        model, _ = self.read(data, 0, len(data), limits or Limits(), 1)
+        return model
+
+    def initial(self) -> dict:
+        """The values of a message with no records."""
+        values = dict(self._scalar_defaults)
+        for name in self._list_names:
+            values[name] = []
+        for name in self._map_names:
+            values[name] = {}
+        return values
+
+    def read_exact(self, buf, pos: int, end: int, limits, depth: int, spans=None):
+        """Read the records in ``buf[pos:end]``; returns ``(model, end)``. The reader the
+        compiled tier is held to (nested messages are read by it too)."""
+        if depth > limits.max_depth:
+            limits.check("max_depth", depth, offset=pos)
+        values = self.initial()
+        layout: list = []
+        # Whether the records so far are in the order and form encode writes without a
+        # layout (number order, each singular field once, the schema's packing).
+        canonical, previous = True, 0
+        last: dict = {}  # a singular field, oneof or map key -> (entry index, start, end, name)
+        by_number = self.by_number
+        while pos < end:
+            start = pos
+            key = buf[pos]
+            if key < 0x80:
+                pos += 1
+            else:
+                key, pos = read_uvarint(buf, pos, bits=32, end=end)
+            number, wt = key >> 3, key & 7
+            if number == 0:
+                raise DecodeError("field number 0", offset=start)
+            if wt == VARINT:
+                at = pos
+                if pos < end and buf[pos] < 0x80:
+                    v, pos = buf[pos], pos + 1
+                else:
+                    v, pos = read_uvarint(buf, pos, end=end)
+            elif wt == LEN:
+                n, at = read_uvarint(buf, pos, end=end)
+                pos = at + n
+                if pos > end:
+                    raise DecodeError(
+                        f"length {n} runs past the end ({end - at} byte(s) left)", offset=start
+                    )
+            elif wt == I64 or wt == I32:
+                at, pos = pos, pos + (8 if wt == I64 else 4)
+                if pos > end:
+                    raise DecodeError("truncated fixed-width value", offset=start)
+            elif wt == SGROUP:  # a group: kept whole as an unknown record
+                pos = _group_end(buf, pos, end, number, limits, depth + 1)
+            elif wt == EGROUP:
+                raise DecodeError(f"end of group {number} without its start", offset=start)
+            else:
+                raise DecodeError(f"field {number}: wire type {wt} does not exist", offset=start)
+            f = by_number.get(number)
+            if number < previous:
+                canonical = False
+            previous = number
+            if f is None or (f.wire_type != wt and not (wt == LEN and f.packable)):
+                canonical = False
+                layout.append(bytes(buf[start:pos]))
+                if spans is not None:
+                    spans.mark(start, pos, f"unknown field {number}", bytes(buf[start:pos]))
+                continue
+            if spans is not None:
+                spans.open(f.name, start)
+            try:
+                if f.repeated is not None:
+                    items = values[f.name]
+                    if wt == LEN and f.wire_type != LEN:
+                        count = len(items)
+                        canonical = canonical and f.repeated == "packed" and not count
+                        self._read_packed(f, buf, at, pos, items, limits)
+                        canonical = canonical and len(items) > count  # not an empty record
+                        layout.append((number, len(items) - count))
+                    else:
+                        canonical = canonical and f.repeated != "packed"
+                        items.append(
+                            self._value(
+                                f,
+                                wt,
+                                v if wt == VARINT else None,
+                                buf,
+                                at,
+                                pos,
+                                limits,
+                                depth,
+                                spans,
+                            )
+                        )
+                        layout.append(number)
+                elif f.kind == "map":
+                    k, value = self._map_entry(f, buf, at, pos, limits, depth)
+                    held = values[f.name]
+                    slot = (number, k)
+                    if k in held:
+                        canonical = False
+                        del held[k]  # moves to the end: the dict keeps the wire order
+                        self._forget(layout, last.pop(slot), buf)
+                    held[k] = value
+                    last[slot] = (len(layout), start, pos, f.name)
+                    layout.append(number)
+                else:
+                    value = self._value(
+                        f, wt, v if wt == VARINT else None, buf, at, pos, limits, depth, spans
+                    )
+                    slot = f.oneof or number
+                    earlier = last.get(slot)
+                    if earlier is not None:
+                        canonical = False
+                        self._forget(layout, earlier, buf)
+                        if earlier[3] != f.name:  # another member of the oneof
+                            values[earlier[3]] = None
+                    values[f.name] = value
+                    if not f.explicit and is_default(f.kind, value):
+                        canonical = False  # written though a new message would leave it out
+                    last[slot] = (len(layout), start, pos, f.name)
+                    layout.append(number)
+            except DecodeError as err:
+                err.add_path(f.name)
+                raise
+            if spans is not None:
+                spans.close(pos, values[f.name])
+        values[LAYOUT_KEY] = None if canonical else tuple(layout)
+        return (values if self.model is None else self.model(**values)), pos
+
+    read = read_exact  # the compiled loop's when it is built (see ``compiled``)
+
+    @staticmethod
+    def _forget(layout: list, earlier: tuple, buf) -> None:
+        """An earlier record of a field read again: kept as bytes where it was."""
+        index, start, stop, _ = earlier
+        layout[index] = bytes(buf[start:stop])
+
+    def _value(self, f: PbField, wt: int, v, buf, at: int, stop: int, limits, depth, spans):
+        """The value of one record of ``f`` (its payload is ``buf[at:stop]``)."""
+        if wt == VARINT:
+            return v if f.kind == "uint64" else _from_varint(f.kind, v)
+        if f.fixed is not None:
+            return f.fixed.unpack_from(buf, at)[0]
+        if stop - at > limits.max_string:
+            limits.check("max_string", stop - at, offset=at)
+        if f.kind == "string":
+            try:
+                return str(buf[at:stop], "utf-8")
+            except UnicodeDecodeError as err:
+                raise DecodeError(f"string is not UTF-8: {err.reason}", offset=at) from None
+        if f.kind == "bytes":
+            return bytes(buf[at:stop])
+        return f.message.read_exact(buf, at, stop, limits, depth + 1, spans)[0]
+
+    @staticmethod
+    def _read_packed(f: PbField, buf, pos: int, stop: int, items: list, limits) -> None:
+        if f.fixed is not None:
+            width = f.fixed.size
+            if (stop - pos) % width:
+                raise DecodeError(
+                    f"packed {f.kind} of {stop - pos} bytes is not a multiple of {width}",
+                    offset=pos,
+                )
+            items.extend(v for (v,) in f.fixed.iter_unpack(bytes(buf[pos:stop])))
+            return
+        kind = f.kind
+        while pos < stop:
+            b = buf[pos]
+            if b < 0x80:
+                v, pos = b, pos + 1
+            else:
+                v, pos = read_uvarint(buf, pos, end=stop)
+            items.append(v if kind == "uint64" else _from_varint(kind, v))
+
+    def _map_entry(self, f: PbField, buf, pos: int, stop: int, limits, depth):
+        """The (key, value) of one map entry message (absent parts are their defaults)."""
+        value_field = self.entries[f.number][1]
+        got, _ = self.entry_messages[f.number].read_exact(buf, pos, stop, limits, depth + 1)
+        value = got["value"]
+        if value is None and value_field.kind == "message":
+            value = value_field.message.read_exact(b"", 0, 0, limits, depth + 2)[0]
+        return got["key"], value
+
+    # -- the canonical order ---------------------------------------------------------------
+
+    def _canonical(self, values) -> list:
+        """The layout entries ``encode`` writes for these values without a layout."""
+        out = []
+        for f in self.canonical_order:
+            value = values[f.name]
+            if f.kind == "map":
+                out += [f.number] * len(value)
+            elif f.repeated == "packed":
+                if value:
+                    out.append((f.number, len(value)))
+            elif f.repeated is not None:
+                out += [f.number] * len(value)
+            elif self._canonical_single(f, value):
+                out.append(f.number)
+        return out
+
+    @staticmethod
+    def _canonical_single(f: PbField, value) -> bool:
+        """Whether a singular field's value is written without a layout."""
+        return value is not None if f.explicit else not is_default(f.kind, value)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def encode(self, model) -> bytes:
+        out = bytearray()
+        self.write(model, out)
+        return bytes(out)
+
+    def write_exact(self, model, out: bytearray) -> None:
+        """Append the bytes of ``model`` (a generated model or a mapping) to ``out``. The
+        writer the compiled tier is held to."""
+        get = model.get if isinstance(model, Mapping) or hasattr(model, "get") else None
+        if get is None:
+            raise EncodeError(f"a message needs a model or a mapping, got {type(model).__name__}")
+        values = {}
+        for f in self.fields:
+            value = get(f.name)
+            if value is None and not f.explicit:
+                value = {} if f.kind == "map" else [] if f.repeated else f.default
+            values[f.name] = value
+        self._check_oneofs(values)
+        layout = get(LAYOUT_KEY)
+        if layout is None:
+            entries = self._canonical(values)
+        else:
+            entries = self._entries_with_rest(layout, values)
+        cursors = {f.name: 0 for f in self.fields if f.repeated or f.kind == "map"}
+        items = {f.name: list(values[f.name].items()) for f in self.fields if f.kind == "map"}
+        by_number = self.by_number
+        for entry in entries:
+            if entry.__class__ is bytes:
+                out += entry
+                continue
+            number, count = (entry, None) if entry.__class__ is int else entry
+            f = by_number[number]
+            try:
+                if f.kind == "map":
+                    i = cursors[f.name]
+                    cursors[f.name] = i + 1
+                    self._write_map_entry(f, *items[f.name][i], out)
+                elif f.repeated is not None:
+                    i = cursors[f.name]
+                    if count is None:
+                        self._write_one(f, values[f.name][i], out)
+                        cursors[f.name] = i + 1
+                    else:
+                        payload = bytearray()
+                        for value in values[f.name][i : i + count]:
+                            self._write_payload(f, value, payload)
+                        cursors[f.name] = i + count
+                        out += f.len_key
+                        out += write_uvarint(len(payload))
+                        out += payload
+                else:
+                    self._write_one(f, values[f.name], out)
+            except EncodeError as err:
+                err.add_path(f.name)
+                raise
+            except (TypeError, ValueError, OverflowError, struct.error) as err:
+                raise EncodeError(str(err), path=f.name) from None
+
+    write = write_exact  # the compiled loop's when it is built (see ``compiled``)
+
+    def _check_oneofs(self, values) -> None:
+        seen: dict[str, str] = {}
+        for f in self.fields:
+            if f.oneof is not None and values[f.name] is not None:
+                if f.oneof in seen:
+                    raise EncodeError(
+                        f"oneof {f.oneof}: both {seen[f.oneof]} and {f.name} are set", path=f.name
+                    )
+                seen[f.oneof] = f.name
+
+    def _entries_with_rest(self, layout, values) -> list:
+        """A parsed model's layout, without records of values that are gone, then the
+        canonical records of what it does not cover."""
+        if not isinstance(layout, (tuple, list)):
+            raise EncodeError("must be None or a list of entries", path=LAYOUT_KEY)
+        used: dict[int, int] = {}
+        entries = []
+        for entry in layout:
+            if isinstance(entry, (bytes, bytearray)):
+                entries.append(bytes(entry))
+                continue
+            number, count = (entry, 1) if type(entry) is int else _packed_entry(entry)
+            f = self.by_number.get(number)
+            if f is None or (count != 1 or type(entry) is not int) and not f.packable:
+                raise EncodeError(f"entry {entry!r} names no field of its kind", path=LAYOUT_KEY)
+            value = values[f.name]
+            have = len(value) if f.repeated or f.kind == "map" else (value is not None)
+            take = min(count, have - used.get(number, 0))
+            if f.repeated is None and f.kind != "map" and used.get(number):
+                take = 0  # a singular field is written once
+            if take <= 0 and not (count == 0 and type(entry) is not int):
+                continue  # (an empty packed record read is written back empty)
+            used[number] = used.get(number, 0) + take
+            entries.append(number if type(entry) is int else (number, take))
+        for f in self.canonical_order:
+            done = used.get(f.number, 0)
+            if f.kind == "map" or f.repeated is not None:
+                left = len(values[f.name]) - done
+                if left > 0:
+                    entries += [(f.number, left)] if f.repeated == "packed" else [f.number] * left
+            elif not done and self._canonical_single(f, values[f.name]):
+                entries.append(f.number)
+        return entries
+
+    def _write_one(self, f: PbField, value, out: bytearray) -> None:
+        """One record of ``f``: its key and its value."""
+        if f.wire_type == LEN:
+            payload = bytearray()
+            self._write_payload(f, value, payload)
+            out += f.key
+            out += write_uvarint(len(payload))
+            out += payload
+            return
+        out += f.key
+        self._write_payload(f, value, out)
+
+    def _write_payload(self, f: PbField, value, out: bytearray) -> None:
+        kind = f.kind
+        if kind == "message":
+            if value is None:
+                raise EncodeError("a message element cannot be None")
+            f.message.write_exact(value, out)
+        elif kind == "string":
+            if not isinstance(value, str):
+                raise EncodeError(f"a string needs str, got {type(value).__name__}")
+            try:
+                out += value.encode("utf-8")
+            except UnicodeEncodeError as err:
+                raise EncodeError(f"string is not UTF-8: {err.reason}") from None
+        elif kind == "bytes":
+            if not isinstance(value, (bytes, bytearray)):
+                raise EncodeError(f"bytes needs bytes, got {type(value).__name__}")
+            out += value
+        elif kind == "bool":
+            if not isinstance(value, (bool, int)) or value not in (0, 1):
+                raise EncodeError(f"bool needs True or False, got {value!r}")
+            out.append(1 if value else 0)
+        elif f.range is None:  # float, double
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise EncodeError(f"{kind} needs a number, got {type(value).__name__}")
+            out += f.fixed.pack(value)
+        else:
+            if not isinstance(value, int) or isinstance(value, bool) and kind != "enum":
+                raise EncodeError(f"{kind} needs an integer, got {type(value).__name__}")
+            lo, hi = f.range
+            if not lo <= value <= hi:
+                raise EncodeError(f"{kind} value {value} is not in {lo}..{hi}")
+            if f.fixed is not None:
+                out += f.fixed.pack(value)
+            else:
+                out += write_uvarint(_to_varint(kind, int(value)))
+
+    def _write_map_entry(self, f: PbField, key, value, out: bytearray) -> None:
+        key_field, value_field = self.entries[f.number]
+        payload = bytearray()
+        try:
+            self._write_one(key_field, key, payload)
+        except EncodeError as err:
+            err.add_path("key")
+            raise
+        try:
+            self._write_one(value_field, value, payload)
+        except EncodeError as err:
+            err.add_path("value")
+            raise
+        out += f.key
+        out += write_uvarint(len(payload))
+        out += payload
+
+    # -- construct -------------------------------------------------------------------------
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        data = stream.read(remaining(stream))
+        spans = current_spans(context)
+        try:
+            if spans is not None:
+                with spans.shifted(start):
+                    model, _ = self.read_exact(data, 0, len(data), current(context), 1, spans)
+            else:
+                model, _ = self.read_exact(data, 0, len(data), current(context), 1)
+        except DecodeError as err:
+            err.shift(start)
+            raise
+        return model
+
+    def _build(self, obj, stream, context, path):
+        out = bytearray()  # the construct path is the oracle: Python's writer
+        self.write_exact(obj, out)
+        stream.write(bytes(out))
+        return obj
+
+    def _sizeof(self, context, path):
+        raise SizeofError("a message's size depends on its values", path=path)
+
+
+def _group_end(buf, pos: int, end: int, number: int, limits, depth: int) -> int:
+    """Where the group of field ``number`` that starts at ``pos`` (after its start key)
+    ends: after the end key of the same number, past its records and nested groups."""
+    if depth > limits.max_depth:
+        limits.check("max_depth", depth, offset=pos)
+    while True:
+        if pos >= end:
+            raise DecodeError(f"group {number} has no end", offset=pos)
+        start = pos
+        key, pos = read_uvarint(buf, pos, bits=32, end=end)
+        inner, wt = key >> 3, key & 7
+        if inner == 0:
+            raise DecodeError("field number 0", offset=start)
+        if wt == VARINT:
+            _, pos = read_uvarint(buf, pos, end=end)
+        elif wt == LEN:
+            n, pos = read_uvarint(buf, pos, end=end)
+            if n > end - pos:
+                raise DecodeError(
+                    f"length {n} runs past the end ({end - pos} byte(s) left)", offset=start
+                )
+            pos += n
+        elif wt == I64 or wt == I32:
+            pos += 8 if wt == I64 else 4
+            if pos > end:
+                raise DecodeError("truncated fixed-width value", offset=start)
+        elif wt == SGROUP:
+            pos = _group_end(buf, pos, end, inner, limits, depth + 1)
+        elif wt == EGROUP:
+            if inner != number:
+                raise DecodeError(f"group {number} ends as group {inner}", offset=start)
+            return pos
+        else:
+            raise DecodeError(f"field {inner}: wire type {wt} does not exist", offset=start)
+
+
+def _compiled_loop(message: ProtobufMessage):
+    """The compiled tier's reader and writer of ``message`` (runtime/_compiled/protobuf.pyx
+    over its tables), or None: not built, pure Python forced, or a message without a
+    ``slots=True`` model class (a dict model, say)."""
+    module = compiled("runtime._compiled.protobuf")
+    if module is None or message.model is None:
+        return None
+    try:
+        return module.load(message)
+    except (TypeError, ValueError):
+        return None
+
+
+def _packed_entry(entry) -> tuple[int, int]:
+    if (
+        isinstance(entry, (tuple, list))
+        and len(entry) == 2
+        and all(type(x) is int for x in entry)
+        and entry[1] >= 0
+    ):
+        return entry[0], entry[1]
+    raise EncodeError(f"entry {entry!r} is not a number, [number, count] or bytes", path=LAYOUT_KEY)
+
+
+def layout_from_json(value):
+    """A ``wire_layout`` from its JSON form (numbers, ``[number, count]``, ``{"$hex"}``)."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise EncodeError("must be null or a list of entries", path=LAYOUT_KEY)
+    out = []
+    for entry in value:
+        if isinstance(entry, dict):
+            out.append(bytes_from_json(entry, LAYOUT_KEY))
+        elif isinstance(entry, list):
+            out.append(_packed_entry(entry))
+        else:
+            out.append(entry)
+    return tuple(out)

@@ -1,0 +1,665 @@
+"""``mysql::serialization`` messages ("serializables") and their containers.
+
+A message is a list of id-keyed fields. The type of a field is not on the wire, only its id::
+
+    top level    := format_version(=1)  size  lnifid  field*
+    nested field := field_id            size  lnifid  field*   (ids restart at 0 inside)
+    in container :=                     size  lnifid  field*
+    field        := field_id  value
+
+Every integer above is an :class:`~runtime.core.msbvarint.MsbVarInt`. ``size``
+(``serializable_field_size``) counts the message's bytes from its first byte (the version
+or field id, or the size itself in a container) to its end; ``lnifid``
+(``last_non_ignorable_field_id``) is one more than the highest id of a present field
+whose unknown-field policy is ``"error"``, or 0. A reader that knows fewer fields than
+``lnifid`` must refuse the message; any other unknown trailing fields are skipped by
+jumping to the end that ``size`` gives. The parsed model keeps their bytes (``unknown_fields``,
+from the first unknown id to the message's end: the wire does not say where one unknown
+value ends) and build writes them back in place, so a newer writer's message round-trips.
+
+    >>> from runtime.core.msbvarint import MsbVarInt
+    >>> point = SerializableMessage(
+    ...     Field(0, "x", MsbVarInt()),
+    ...     Field(1, "y", MsbVarInt(), default=0),
+    ... )
+    >>> point.build({"x": 5, "y": 0}).hex()      # y equals its default: not written
+    '020a00000a'
+    >>> point.parse(bytes.fromhex("020a00000a"))
+    Container(serializable_field_size=5, last_non_ignorable_field_id=0, x=5, y=0)
+
+Fixed-size arrays (the 16 bytes of a UUID) need no class of their own: use construct's
+``Array(16, MsbVarInt(8))``, which has no count on the wire either.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+
+from construct import Construct, ConstructError, Container, ListContainer, SizeofError
+
+from runtime.core.errors import DecodeError, EncodeError, SpecError
+from runtime.core.limits import current
+from runtime.core.msbvarint import (
+    decode_uvar,
+    encode_uvar,
+    encode_uvar_wide,
+    read_uvar,
+    uvar_size,
+    write_uvar,
+)
+from runtime.core.spans import current as current_spans
+from runtime.core.stream import read_exact, remaining
+
+SIZE_KEY = "serializable_field_size"
+LNIFID_KEY = "last_non_ignorable_field_id"
+UNKNOWN_KEY = "unknown_fields"
+"""The model key of the bytes a newer writer's fields took (None when there are none)."""
+FORMAT_VERSION = 1
+"""The id of every top-level message (``serialization_format_version``): byte ``02``."""
+
+_REQUIRED = object()
+_POLICIES = ("ignore", "error")
+# Construct's own errors and the plain ones a stock subconstruct raises for a bad model
+# value (construct's Array calls len() on it, for example); turned into ours at the field.
+_BUILD_ERRORS = (ConstructError, TypeError, ValueError)
+
+
+class Field:
+    """One field of a :class:`SerializableMessage` and its presence rule.
+
+    * ``Field(0, "gtid_flags", MsbVarInt(8))``: always written; missing on parse is an error.
+    * ``Field(11, "commit_group_ticket", MsbVarInt(), default=0)``: written only when the
+      value differs from ``default``; absent means ``default``.
+    * ``Field(7, "original_commit_timestamp", MsbVarInt(),
+      default_from="immediate_commit_timestamp")``: written only when the value differs from
+      that field's value; absent means that value.
+
+    ``unknown_field_policy="error"`` makes a present field count towards
+    ``last_non_ignorable_field_id`` (MySQL's ``Unknown_field_policy``; the default is
+    ``"ignore"``). A nested message is given as a ``SerializableMessage(...,
+    top_level=False)`` subconstruct; it is always written and takes neither default.
+    """
+
+    def __init__(
+        self,
+        id: int,
+        name: str,
+        subcon: Construct,
+        *,
+        default=_REQUIRED,
+        default_from: str | None = None,
+        unknown_field_policy: str = "ignore",
+    ):
+        self.id, self.name, self.subcon = id, name, subcon
+        self.default, self.default_from = default, default_from
+        self.non_ignorable = unknown_field_policy == "error"
+        self.is_message = isinstance(subcon, SerializableMessage)
+        if unknown_field_policy not in _POLICIES:
+            raise SpecError(f"field {name}: unknown_field_policy must be one of {_POLICIES}")
+        if default is not _REQUIRED and default_from is not None:
+            raise SpecError(f"field {name}: give default or default_from, not both")
+        if self.is_message and (subcon.top_level or self.optional):
+            raise SpecError(f"field {name}: a nested message is top_level=False, without default")
+
+    @property
+    def optional(self) -> bool:
+        return self.default is not _REQUIRED or self.default_from is not None
+
+    def absent_value(self, model: Mapping):
+        """The value this field has when it is not on the wire."""
+        return model[self.default_from] if self.default_from else self.default
+
+    def __repr__(self):
+        rule = f", default={self.default!r}" if self.default is not _REQUIRED else ""
+        rule += f", default_from={self.default_from!r}" if self.default_from else ""
+        rule += ", unknown_field_policy='error'" if self.non_ignorable else ""
+        return f"Field({self.id}, {self.name!r}, {self.subcon!r}{rule})"
+
+
+class SerializableMessage(Construct):
+    """A ``mysql::serialization`` message: a header, then its present fields in id order.
+
+    Field ids must be 0, 1, 2, ... in declaration order: MySQL assigns them by position.
+    ``top_level=True`` (an event body) starts with the format version 1 and occupies the
+    rest of its stream (wrap it in ``FixedSized`` when something follows it).
+    ``top_level=False`` is a message nested as a :class:`Field` or inside a container.
+
+    Parse returns a ``Container`` with ``serializable_field_size``,
+    ``last_non_ignorable_field_id``, every field (absent ones set to their defaults) and,
+    when the message holds fields this reader does not know, ``unknown_fields`` (their
+    bytes; build writes them after the known fields, where they came from).
+    Build computes the size (the self-consistent value, see below) and the lnifid; a model
+    that carries either one keeps it when it is also valid for the built bytes, so that
+    ``build(parse(x)) == x`` for MySQL's own off-by-one sizes too. The two things a model
+    does not keep are non-minimal varints and optional fields written with their default
+    value (MySQL writes neither): their message is rebuilt in the canonical form, known
+    fields minimal and the kept size made up by longer header varints
+    (:meth:`_Header.widened`), so ``parse(build(m)) == m`` holds for every parsed model;
+    set ``serializable_field_size`` to None after shortening a parsed model's values to
+    get the computed size instead.
+
+        >>> from runtime.core.msbvarint import MsbVarInt
+        >>> SerializableMessage(Field(0, "a", MsbVarInt())).parse(bytes.fromhex("020600"))
+        Traceback (most recent call last):
+        ...
+        runtime.core.errors.DecodeError: a at offset 3: required field 0 is missing
+
+    Sizes: MySQL writes ``len(id) + len(varint(P)) + len(lnifid) + P`` for P payload bytes,
+    which is one short of the real length when adding the size's own bytes crosses a varint
+    boundary (P = 125..127 at the top level, for instance). The builder writes the real
+    length; the parser accepts both.
+
+    Parse raises :class:`DecodeError` for a wrong version, a size that does not match,
+    an lnifid beyond the known fields, out-of-order ids, a missing required field, and
+    anything its fields raise (with the field name prepended to the path). Build raises
+    :class:`EncodeError`, also for ``unknown_fields`` that would not read back as such.
+    """
+
+    def __init__(self, *fields: Field, top_level: bool = True, model=None):
+        super().__init__()
+        self.fields, self.top_level = fields, top_level
+        self.model = model
+        """A generated model class that parse returns (a ``Container`` when None)."""
+        names = [f.name for f in fields]
+        if [f.id for f in fields] != list(range(len(fields))):
+            raise SpecError(
+                f"field ids must be 0, 1, 2, ... in order, got {[f.id for f in fields]}"
+            )
+        if len(set(names)) != len(names) or {SIZE_KEY, LNIFID_KEY, UNKNOWN_KEY} & set(names):
+            raise SpecError(
+                f"field names must be unique and not {SIZE_KEY}/{LNIFID_KEY}/{UNKNOWN_KEY}"
+            )
+        by_name = dict(zip(names, fields))
+        for f in fields:
+            ref = by_name.get(f.default_from, f) if f.default_from else None
+            if ref is f or (ref is not None and (ref.optional or ref.is_message)):
+                raise SpecError(f"field {f.name}: default_from must name a required field")
+
+    def _sizeof(self, context, path):
+        raise SizeofError("a message's size depends on its values", path=path)
+
+    # -- parsing ---------------------------------------------------------------------------
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        if self.top_level:
+            version = read_uvar(stream, 64, "format version")
+            if version != FORMAT_VERSION:
+                raise DecodeError(
+                    f"format version (top-level id) is {version}, expected {FORMAT_VERSION}",
+                    offset=start,
+                )
+            spans = current_spans(context)
+            if spans is not None:
+                spans.mark(start, stream.tell(), "version", version)
+        return self._parse_rest(stream, context, path, start)
+
+    def _parse_rest(self, stream, context, path, start):
+        """Parse from the size varint on; ``start`` is where the message's bytes begin."""
+        size_at = stream.tell()
+        declared = read_uvar(stream, 64, SIZE_KEY)
+        lnifid_at = stream.tell()
+        lnifid = read_uvar(stream, 64, LNIFID_KEY)
+        if lnifid > len(self.fields):
+            raise DecodeError(
+                f"{LNIFID_KEY} is {lnifid}: the writer has a non-ignorable field {lnifid - 1}, "
+                f"this reader knows fields 0..{len(self.fields) - 1} only",
+                offset=lnifid_at,
+            )
+        header = _Header(id_len=size_at - start, lnifid_len=stream.tell() - lnifid_at)
+        fields_at = stream.tell()
+        spans = current_spans(context)
+        if spans is not None:
+            spans.open(SIZE_KEY, size_at)
+            spans.close(lnifid_at, declared)
+            spans.open(LNIFID_KEY, lnifid_at)
+            spans.close(fields_at, lnifid)
+        end = self._fields_end(stream, start, declared, header, size_at)
+        ctx = _child_context(context, stream)
+        result = Container({SIZE_KEY: declared, LNIFID_KEY: lnifid})
+        for f in self.fields:
+            at = stream.tell()
+            value = _ABSENT
+            if at < end:
+                value = self._parse_field(f, stream, ctx, path, at)
+            if value is _ABSENT:
+                value = _missing(f, ctx, path, at)
+            result[f.name] = ctx[f.name] = value
+        _resolve_defaults(self.fields, result)
+        here = stream.tell()
+        if here > end and declared != header.mysql_size(here - fields_at):
+            raise DecodeError(
+                f"fields end {here - end} byte(s) past {SIZE_KEY}={declared}", offset=size_at
+            )
+        # Fields this reader does not know, appended by a newer writer: kept as they came
+        # (the wire does not say where one unknown value ends, so as one run of bytes).
+        if here < end:
+            result[UNKNOWN_KEY] = stream.read(end - here)
+            if spans is not None:
+                spans.open(UNKNOWN_KEY, here)
+                spans.close(end, result[UNKNOWN_KEY])
+        stream.seek(max(here, end))
+        return result if self.model is None else self.model(**result)
+
+    def _fields_end(self, stream, start, declared, header, size_at) -> int:
+        """Check the declared size; return the offset where this message's fields end."""
+        header_len = stream.tell() - start
+        available = header_len + remaining(stream)
+        if self.top_level:
+            # The message is the rest of the stream, so the size can be checked exactly:
+            # the true length, or MySQL's formula value (one less at varint boundaries).
+            if declared not in (available, header.mysql_size(available - header_len)):
+                raise DecodeError(
+                    f"{SIZE_KEY} is {declared} but the message has {available} bytes",
+                    offset=size_at,
+                )
+            return start + available
+        if not header_len <= declared <= available:
+            raise DecodeError(
+                f"{SIZE_KEY} {declared} does not fit: the header alone is {header_len} bytes "
+                f"and {available} remain",
+                offset=size_at,
+            )
+        return start + declared
+
+    def _parse_field(self, f: Field, stream, ctx, path, at):
+        """The value of ``f`` if the next id is its own (else ``_ABSENT``; nothing consumed)."""
+        found = read_uvar(stream, 64, "field id")
+        if found == f.id:
+            return _parse_value(f, stream, ctx, path, at)
+        stream.seek(at)  # only peeked: the id belongs to a later field
+        if found < f.id or f.is_message:
+            raise DecodeError(f"expected field id {f.id}, found {found}", offset=at)
+        return _ABSENT
+
+    def _absent(self, context, path, at):
+        """The model of a nested message whose parent ended before it."""
+        ctx = _child_context(context, None)
+        result = Container({SIZE_KEY: None, LNIFID_KEY: None})
+        for f in self.fields:
+            result[f.name] = ctx[f.name] = _missing(f, ctx, path, at)
+        _resolve_defaults(self.fields, result)
+        return result if self.model is None else self.model(**result)
+
+    # -- building --------------------------------------------------------------------------
+
+    def _build(self, obj, stream, context, path):
+        prefix = encode_uvar(FORMAT_VERSION) if self.top_level else b""
+        self._build_with_prefix(obj, stream, context, path, prefix)
+        return obj
+
+    def _build_with_prefix(self, obj, stream, context, path, prefix: bytes) -> int:
+        """Write ``prefix`` (the id, if any) and the message; return whether it has fields."""
+        if not isinstance(obj, Mapping) and callable(getattr(obj, "items", None)):
+            obj = dict(obj.items())  # a generated model class
+        if not isinstance(obj, Mapping):
+            raise EncodeError(
+                f"a message needs a mapping of field values, got {type(obj).__name__}"
+            )
+        ctx = _child_context(context, stream, building=True)
+        ctx.update(obj)
+        body = io.BytesIO()
+        lnifid = written = 0
+        last_written = -1
+        for f in self.fields:
+            if not _is_written(f, obj):
+                continue
+            last_written = f.id
+            try:
+                if f.is_message:  # it writes its own id: its size counts from there
+                    has_fields = f.subcon._build_with_prefix(
+                        obj.get(f.name, {}), body, ctx, path, encode_uvar(f.id)
+                    )
+                else:
+                    body.write(encode_uvar(f.id))
+                    f.subcon._build(obj[f.name], body, ctx, path)
+                    has_fields = True
+            except EncodeError as err:
+                err.add_path(f.name)
+                raise
+            except _BUILD_ERRORS as err:
+                raise EncodeError(str(err), path=f.name) from None
+            written += 1
+            # An empty nested message cannot hold anything a reader must understand.
+            if f.non_ignorable and has_fields:
+                lnifid = f.id + 1
+        lnifid = _keep_if_valid(obj.get(LNIFID_KEY), range(lnifid, len(self.fields) + 1), lnifid)
+        payload = body.getvalue() + _unknown_bytes(obj.get(UNKNOWN_KEY), last_written, self.fields)
+        header = _Header(id_len=len(prefix), lnifid_len=uvar_size(lnifid))
+        size = header.self_consistent_size(len(payload))
+        head = encode_uvar(size) + encode_uvar(lnifid)
+        given = obj.get(SIZE_KEY)
+        if type(given) is int and given != size:
+            if given == header.mysql_size(len(payload)):
+                head = encode_uvar(given) + encode_uvar(lnifid)  # MySQL's own off-by-one value
+            else:
+                head = header.widened(len(payload), given, lnifid) or head
+        stream.write(prefix + head + payload)
+        return written > 0
+
+
+class _Header:
+    """The lengths that decide a message's ``serializable_field_size``."""
+
+    def __init__(self, id_len: int, lnifid_len: int):
+        self.id_len, self.lnifid_len = id_len, lnifid_len
+
+    def self_consistent_size(self, payload: int) -> int:
+        """The true byte count: solve ``s = id + len(varint(s)) + lnifid + payload``."""
+        fixed = self.id_len + self.lnifid_len + payload
+        size = fixed + 1
+        while fixed + uvar_size(size) != size:  # grows monotonically; at most 8 steps
+            size = fixed + uvar_size(size)
+        return size
+
+    def widened(self, payload: int, size: int, lnifid: int) -> bytes | None:
+        """The size and lnifid varints that make a message of ``payload`` field bytes
+        exactly ``size`` long, or None when no widths do.
+
+        A parsed message is longer than what the builder writes for its model when it
+        held non-minimal varints or optional fields written with their default value
+        (both accepted, as MySQL's reader accepts them; neither is in the model). The
+        builder takes up the difference, up to 16 bytes, in the longer forms of these two
+        varints, so that the message keeps its size (and the framing around it, an
+        event_size, stays valid) and ``parse(build(model)) == model``."""
+        room = size - (self.id_len + uvar_size(size) + self.lnifid_len + payload)
+        if room < 0:
+            return None
+        lnifid_width = min(9, self.lnifid_len + room)
+        room -= lnifid_width - self.lnifid_len
+        size_width = min(9, uvar_size(size) + room)
+        room -= size_width - uvar_size(size)
+        if room:
+            return None
+        return encode_uvar_wide(size, size_width) + encode_uvar_wide(lnifid, lnifid_width)
+
+    def mysql_size(self, payload: int) -> int:
+        """What MySQL writes: it measures the size varint's length on the payload, so this
+        is one less than the true length where adding that varint crosses a boundary."""
+        return self.id_len + uvar_size(payload) + self.lnifid_len + payload
+
+
+class MsbString(Construct):
+    """A varint byte length, then the bytes. ``max_length`` bounds it (the GTID tag: 32).
+
+        >>> MsbString(32, "ascii").parse(bytes.fromhex("0c666f6f62617a"))
+        'foobaz'
+        >>> MsbString().build(b"\\x00\\xff").hex()
+        '0400ff'
+        >>> MsbString(2).parse(bytes.fromhex("06616263"))
+        Traceback (most recent call last):
+        ...
+        runtime.core.errors.DecodeError: <message> at offset 0: string of 3 bytes exceeds its bound of 2
+
+    Without ``encoding`` the value is ``bytes`` (MySQL checks no charset). Parse raises
+    :class:`DecodeError` for a length over the bound or the ``max_string`` limit, truncation
+    or undecodable text; build raises :class:`EncodeError` for a value over the bound or of
+    the wrong type.
+    """
+
+    def __init__(self, max_length: int | None = None, encoding: str | None = None):
+        super().__init__()
+        self.max_length, self.encoding = max_length, encoding
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        length = read_uvar(stream, 64, "string length")
+        if self.max_length is not None and length > self.max_length:
+            raise DecodeError(
+                f"string of {length} bytes exceeds its bound of {self.max_length}", offset=start
+            )
+        current(context).check("max_string", length, offset=start)
+        try:
+            data = read_exact(stream, length, "string")
+        except DecodeError as err:
+            raise DecodeError(err.message, offset=start) from None
+        if self.encoding is None:
+            return data
+        try:
+            return data.decode(self.encoding)
+        except UnicodeDecodeError as err:
+            raise DecodeError(
+                f"string is not {self.encoding}: {err.reason}", offset=start
+            ) from None
+
+    def _build(self, obj, stream, context, path):
+        if self.encoding is not None and isinstance(obj, str):
+            try:
+                data = obj.encode(self.encoding)
+            except UnicodeEncodeError as err:
+                raise EncodeError(f"string is not {self.encoding}: {err.reason}") from None
+        elif isinstance(obj, (bytes, bytearray)):
+            data = bytes(obj)
+        else:
+            want = "str or bytes" if self.encoding else "bytes"
+            raise EncodeError(f"string must be {want}, got {type(obj).__name__}")
+        if self.max_length is not None and len(data) > self.max_length:
+            raise EncodeError(f"string of {len(data)} bytes exceeds its bound of {self.max_length}")
+        stream.write(encode_uvar(len(data)) + data)
+        return obj
+
+    def _sizeof(self, context, path):
+        raise SizeofError("a string's size depends on its value", path=path)
+
+    def __repr__(self):
+        return f"MsbString({self.max_length!r}, {self.encoding!r})"
+
+
+class MsbVector(Construct):
+    """A varint element count, then the elements (a ``vector``, ``list`` or ``set``).
+
+        >>> from runtime.core.msbvarint import MsbVarInt
+        >>> MsbVector(MsbVarInt()).parse(bytes.fromhex("0402fd03"))
+        ListContainer([1, 255])
+        >>> MsbVector(MsbVarInt()).build([1, 255]).hex()
+        '0402fd03'
+
+    Messages inside containers are ``top_level=False`` and carry no id. The count is
+    checked against the ``max_count`` limit and against the remaining bytes (each element
+    takes at least one) before anything is read. Errors as for the elements, with
+    ``[index]`` in the path.
+    """
+
+    def __init__(self, element: Construct):
+        super().__init__()
+        _check_element(element)
+        self.element = element
+
+    def _parse(self, stream, context, path):
+        count = _read_count(stream, context, 1)
+        return ListContainer(
+            _parse_item(self.element, stream, context, path, i, None) for i in range(count)
+        )
+
+    def _build(self, obj, stream, context, path):
+        if isinstance(obj, (str, Mapping)) or not hasattr(obj, "__len__"):
+            raise EncodeError(f"a vector needs a sequence, got {type(obj).__name__}")
+        write_uvar(len(obj), stream, 64, "element count")
+        for i, item in enumerate(obj):
+            _build_item(self.element, item, stream, context, path, i, None)
+        return obj
+
+    def _sizeof(self, context, path):
+        raise SizeofError("a vector's size depends on its values", path=path)
+
+
+class MsbMap(Construct):
+    """A varint pair count, then key, value, key, value, ... Parses to a ``dict``.
+
+        >>> from runtime.core.msbvarint import MsbVarInt
+        >>> m = MsbMap(MsbString(encoding="utf8"), MsbVarInt())
+        >>> m.parse(bytes.fromhex("02026104"))
+        {'a': 2}
+        >>> m.build({"a": 2}).hex()
+        '02026104'
+
+    A repeated key is a :class:`DecodeError`. Limits and errors as for :class:`MsbVector`,
+    with ``[index].key`` / ``[index].value`` in the path.
+    """
+
+    def __init__(self, key: Construct, value: Construct):
+        super().__init__()
+        _check_element(key)
+        _check_element(value)
+        self.key, self.value = key, value
+
+    def _parse(self, stream, context, path):
+        count = _read_count(stream, context, 2)
+        result = {}
+        for i in range(count):
+            at = stream.tell()
+            key = _parse_item(self.key, stream, context, path, i, "key")
+            if key in result:
+                raise DecodeError(f"map key {key!r} repeated", offset=at, path=f"[{i}]")
+            result[key] = _parse_item(self.value, stream, context, path, i, "value")
+        return result
+
+    def _build(self, obj, stream, context, path):
+        if not isinstance(obj, Mapping):
+            raise EncodeError(f"a map needs a mapping, got {type(obj).__name__}")
+        write_uvar(len(obj), stream, 64, "pair count")
+        for i, (key, value) in enumerate(obj.items()):
+            _build_item(self.key, key, stream, context, path, i, "key")
+            _build_item(self.value, value, stream, context, path, i, "value")
+        return obj
+
+    def _sizeof(self, context, path):
+        raise SizeofError("a map's size depends on its values", path=path)
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+_ABSENT = object()  # placeholder for an optional field until its default is resolved
+
+
+def _child_context(context, stream, building: bool = False) -> Container:
+    # Like construct's Struct, so subconstructs can refer to earlier fields as this.name.
+    return Container(
+        _=context,
+        _params=context.get("_params"),
+        _root=context.get("_root", context),
+        _parsing=not building,
+        _building=building,
+        _sizing=False,
+        _subcons=None,
+        _io=stream,
+        _index=context.get("_index"),
+    )
+
+
+def _parse_value(f: Field, stream, ctx, path, at):
+    """Parse a field's value; its id, at offset ``at``, has just been read."""
+    value_at = stream.tell()
+    spans = current_spans(ctx)
+    if spans is not None:
+        spans.open(f.name, at)
+        spans.mark(at, value_at, "field id", f.id)
+    try:
+        if f.is_message:
+            value = f.subcon._parse_rest(stream, ctx, path, at)
+        else:
+            value = f.subcon._parsereport(stream, ctx, path)
+        if spans is not None:
+            spans.close(stream.tell(), value)
+        return value
+    except DecodeError as err:
+        err.add_path(f.name)
+        raise
+    except ConstructError as err:
+        raise DecodeError(str(err), offset=value_at, path=f.name) from None
+
+
+def _missing(f: Field, ctx, path, at):
+    """The value of a field that is not on the wire at offset ``at``."""
+    if f.is_message:
+        try:
+            return f.subcon._absent(ctx, path, at)
+        except DecodeError as err:
+            err.add_path(f.name)
+            raise
+    if not f.optional:
+        raise DecodeError(f"required field {f.id} is missing", offset=at, path=f.name)
+    return _ABSENT
+
+
+def _resolve_defaults(fields, result: Container) -> None:
+    # After all fields, because default_from may name a field further down.
+    for f in fields:
+        if result[f.name] is _ABSENT:
+            result[f.name] = f.absent_value(result)
+
+
+def _is_written(f: Field, model: Mapping) -> bool:
+    if not f.optional:
+        if f.name not in model and not f.is_message:
+            raise EncodeError("required field is missing", path=f.name)
+        return True
+    value = model.get(f.name)
+    return value is not None and value != f.absent_value(model)
+
+
+def _unknown_bytes(raw, last_written: int, fields) -> bytes:
+    """A model's ``unknown_fields``, checked to read back as unknown fields after the
+    known ones: a field id first, one past the known ids unless the last known field is
+    written (a reader peeks at it for each absent known field)."""
+    if raw is None:
+        return b""
+    if not isinstance(raw, (bytes, bytearray)):
+        raise EncodeError(f"must be bytes, got {type(raw).__name__}", path=UNKNOWN_KEY)
+    if last_written >= len(fields) - 1:
+        return bytes(raw)  # the reader peeks at no id after the last known field: any bytes
+    try:
+        first_id, _ = decode_uvar(raw, 0)
+    except DecodeError:
+        raise EncodeError("must start with a field id", path=UNKNOWN_KEY) from None
+    if last_written < len(fields) - 1 and first_id < len(fields):
+        raise EncodeError(
+            f"starts with field id {first_id}, which a reader takes for a known field",
+            path=UNKNOWN_KEY,
+        )
+    return bytes(raw)
+
+
+def _keep_if_valid(given, valid, computed):
+    """The model's own header value if it is one a reader accepts for these bytes."""
+    return given if type(given) is int and given in valid else computed
+
+
+def _check_element(element: Construct) -> None:
+    if isinstance(element, SerializableMessage) and element.top_level:
+        raise SpecError("a message inside a container has no id: use top_level=False")
+
+
+def _read_count(stream, context, min_bytes_each: int) -> int:
+    at = stream.tell()
+    count = read_uvar(stream, 64, "element count")
+    current(context).check("max_count", count, offset=at)
+    left = remaining(stream)
+    if count * min_bytes_each > left:
+        raise DecodeError(f"count {count} needs more than the {left} bytes that remain", offset=at)
+    return count
+
+
+def _parse_item(sub, stream, context, path, index, part):
+    at = stream.tell()
+    try:
+        return sub._parsereport(stream, context, path)
+    except DecodeError as err:
+        err.add_path(part)
+        err.add_path(index=index)
+        raise
+    except ConstructError as err:
+        path = f"[{index}]{'.' + part if part else ''}"
+        raise DecodeError(str(err), offset=at, path=path) from None
+
+
+def _build_item(sub, item, stream, context, path, index, part):
+    try:
+        sub._build(item, stream, context, path)
+    except EncodeError as err:
+        err.add_path(part)
+        err.add_path(index=index)
+        raise
+    except _BUILD_ERRORS as err:
+        raise EncodeError(str(err), path=f"[{index}]{'.' + part if part else ''}") from None

@@ -1,0 +1,785 @@
+"""Decode binary message columns into typed rows, the way ``from_protobuf`` does.
+
+    >>> from runtime.spark import decode                      # doctest: +SKIP
+    >>> rows = decode(kafka_df, "plainbuffer", mode="PERMISSIVE")   # doctest: +SKIP
+
+Everything here works over the generated module contract (``parse``, ``to_rows``,
+``spark_schema``, ``RECORDS``, ``DEFAULT_RECORD``), so a format works the moment its
+``generated/<format>.py`` exists. One optional hook widens the input:
+
+``SPARK_INPUT = ("key", "value")`` and ``parse_kafka(key, value, record, **limits)``
+    Defined by formats whose messages need the Kafka key as well as the value (TiCDC Open
+    Protocol). ``SPARK_INPUT`` names the Kafka columns one message is made of (default
+    ``("value",)``); when it includes ``"key"``, :func:`decode` reads ``key_col`` too and
+    calls ``parse_kafka`` instead of ``parse``, and the data source pairs ``<stem>.key``
+    files with their value files.
+
+The decoding itself (:class:`BatchDecoder`) turns a batch of messages into one Arrow
+record batch: each message is parsed once, its ``to_rows`` are exploded, the input's
+metadata columns are gathered with an Arrow ``take`` (exact types, no Python round trip),
+and the decoded columns are built column-wise. The TiCDC formats skip the row tuples: their
+columns, nested images included, are built straight from the events
+(:func:`runtime.formats.ticdc.arrow_columns`); with the compiled tier built, so do the other
+formats: their models are written into Arrow buffers as their generated ``SPARK_COLUMNS``
+tables say (:mod:`runtime._compiled.arrow`, :meth:`Codec.arrow_writer`), with the same
+results. :func:`decode` runs it in ``mapInArrow``; the
+Python data source (:mod:`runtime.spark.source`) runs the same code per file. What each
+step costs per event is measured by ``benchmarks/spark_ingest.py`` (benchmarks/README.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import gc
+import importlib
+from collections.abc import Sequence
+
+from runtime.core.errors import OptionError, WirespecError
+from runtime.core.limits import LIMIT_NAMES, limits_from_options
+
+CORRUPT_COL = "_corrupt_record"
+ERROR_COL = "_error"
+INDEX_COL = "_event_index"
+"""The row's index within its message; null on the one row of an empty or corrupt record."""
+MODES = ("FAILFAST", "PERMISSIVE")
+RECORD_ERRORS = (WirespecError, ValueError, UnicodeError)
+"""What bad bytes raise: a corrupt record in PERMISSIVE, the query's failure in FAILFAST."""
+RENAMED_PREFIX = "_input_"
+"""Input columns whose names clash with decoded fields are passed through with this prefix."""
+
+
+ARROW_READ = "read into Arrow"
+"""``explode``'s items when the compiled tier wrote the rows straight into Arrow."""
+
+
+class RecordDecodeError(WirespecError):
+    """FAILFAST: one input record could not be decoded. Names the record and the offset."""
+
+
+def check_mode(mode) -> str:
+    """``mode`` upper-cased, or :class:`OptionError` when it is not one of :data:`MODES`."""
+    if not isinstance(mode, str) or mode.upper() not in MODES:
+        raise OptionError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    return mode.upper()
+
+
+def format_options(fmt: str, options: dict) -> dict:
+    """The parse options of ``fmt`` in ``options``: the limits (validated by
+    :func:`runtime.core.limits.limits_from_options`) and the keyword options of the format's
+    ``spark_schema`` (Thrift's ``body``). Any other name raises :class:`OptionError`."""
+    keywords = _keywords(load_module(fmt).spark_schema)
+    unknown = [k for k in options if k.lower() not in LIMIT_NAMES and k not in keywords]
+    if unknown:
+        known = sorted(LIMIT_NAMES + tuple(keywords))
+        raise OptionError(f"unknown option(s) {unknown} for {fmt}; known: {', '.join(known)}")
+    return {**{k: v for k, v in options.items() if k in keywords}, **limits_from_options(options)}
+
+
+def known_formats() -> list[str]:
+    """The formats that have a generated module, plus the built-in TiCDC adapters."""
+    from pathlib import Path
+
+    import generated
+
+    found = {p.stem for p in Path(generated.__file__).parent.glob("*.py") if p.stem != "__init__"}
+    from runtime.spark import cdc as spark_cdc
+
+    return sorted(found | set(spark_cdc.FALLBACK_CODECS))
+
+
+@functools.cache
+def load_module(fmt: str):
+    """``generated.<fmt>``; for a TiCDC format whose generated module has not landed yet,
+    the adapter over ``runtime.formats.craft``/``runtime.formats.open_protocol`` (same contract)."""
+    if not fmt.isidentifier():
+        raise OptionError(f"unknown format {fmt!r}")
+    try:
+        return importlib.import_module(f"generated.{fmt}")
+    except ModuleNotFoundError as err:
+        if err.name != f"generated.{fmt}":
+            raise
+    from runtime.spark import cdc as spark_cdc
+
+    if fmt in spark_cdc.FALLBACK_CODECS:
+        return spark_cdc.FALLBACK_CODECS[fmt]
+    raise OptionError(f"unknown format {fmt!r}; known: {', '.join(known_formats())}")
+
+
+THRIFT = "thrift_compact"
+"""The format whose ``spec`` option takes a user's own spec or IDL."""
+
+
+def read_spec(fmt: str, spec: str) -> tuple[str, str]:
+    """``(spec text, absolute path)`` of option ``spec``: a Thrift spec YAML (from
+    ``import-thrift``) as it is, or a ``.thrift`` IDL imported (its includes followed),
+    here on the driver: the workers get the text and render it (:func:`spec_module`).
+    Anything wrong is one line of :class:`OptionError`."""
+    from pathlib import Path
+
+    from generator.importers.thrift_idl import import_thrift
+
+    # Lazy, and only for this option: rendering a user's spec is the generator's work
+    from generator.spec.loader import load_text
+    from runtime.core.errors import SpecError
+
+    if fmt != THRIFT:
+        raise OptionError(f"option spec is for {THRIFT}, not {fmt}")
+    path = Path(spec)
+    if not path.is_file():
+        raise OptionError(f"no spec file {spec}")
+    try:
+        text = import_thrift(path) if path.suffix == ".thrift" else path.read_text("utf-8")
+        if load_text(text, path, path.name).data.get("protocol") != THRIFT:
+            raise OptionError(f"{spec} is not a Thrift spec (no protocol: {THRIFT})")
+        spec_module(text, str(path.resolve()))  # a spec that does not render fails here
+    except SpecError as err:
+        raise OptionError(f"spec {spec}: {str(err).splitlines()[0]}") from None
+    except UnicodeDecodeError as err:
+        raise OptionError(f"spec {spec}: not UTF-8 text (byte {err.start})") from None
+    except OSError as err:  # an include that cannot be read
+        raise OptionError(f"spec {spec}: cannot read {err.filename}: {err.strerror}") from None
+    return text, str(path.resolve())
+
+
+@functools.cache
+def spec_module(text: str, path: str):
+    """The module of a user's Thrift spec ``text``, rendered and run once per process (a
+    worker renders it the first time a task needs it, then finds it here)."""
+    from pathlib import Path
+
+    # Lazy, and only for the spec option: the runtime does not import the generator else
+    from generator.spec.thrift import import_spec
+
+    return import_spec(Path(path), text)
+
+
+@dataclasses.dataclass(frozen=True)
+class Codec:
+    """One format and record, as the Spark glue uses it (picklable: names, and the text
+    of a user's spec, never a module)."""
+
+    format: str
+    record: str
+    limits: tuple = ()
+    columns: tuple = ()
+    """The decoded fields to keep, in schema order (empty: all of them)."""
+    spec: str = ""
+    """A user's Thrift spec (YAML text; option ``spec``), used instead of the generated
+    module of :attr:`format`."""
+    spec_path: str = ""
+    """Where :attr:`spec` was read (for messages and the protocol spec beside it)."""
+
+    @property
+    def module(self):
+        if self.spec:
+            return spec_module(self.spec, self.spec_path)
+        return load_module(self.format)
+
+    @property
+    def needs_key(self) -> bool:
+        """Whether a message is the Kafka key and value (a keyed format's Kafka record; its
+        other records, such as Open Protocol's claim-check object, are the value alone)."""
+        mod = self.module
+        keyed = "key" in getattr(mod, "SPARK_INPUT", ("value",)) and hasattr(mod, "parse_kafka")
+        return keyed and self.record == getattr(mod, "KAFKA_RECORD", self.record)
+
+    def full_schema(self):
+        """The module's ``spark_schema(record)``; options that also shape the schema (the
+        keyword parameters of ``spark_schema``, e.g. Thrift's ``body=STRUCT``) go to it as
+        well as to ``parse``."""
+        fn = self.module.spark_schema
+        return fn(self.record, **{k: v for k, v in self.limits if k in _keywords(fn)})
+
+    def schema(self):
+        """:meth:`full_schema`, only the kept :attr:`columns`."""
+        from pyspark.sql.types import StructType
+
+        full = self.full_schema()
+        return StructType([full[n] for n in self.columns]) if self.columns else full
+
+    def columnar(self):
+        """``(events_of(model), build(events, arrow_fields))`` when this record's rows are
+        TiCDC events (its schema is :func:`runtime.formats.ticdc.spark_schema`, one row per event of
+        the message): the decoder then builds the Arrow columns straight from the events
+        (:func:`runtime.formats.ticdc.arrow_columns`) instead of through the row tuples. None for
+        other formats: their rows are ``to_rows`` tuples, converted column by column."""
+        from runtime.formats import ticdc
+
+        if self.full_schema() != ticdc.spark_schema():
+            return None
+        return _events_of, ticdc.arrow_columns
+
+    def model(self, key, value):
+        """The parsed model of one message (raises :class:`WirespecError` on bad bytes)."""
+        mod = self.module
+        if value is None:
+            raise WirespecError("the message value is null")
+        limits = dict(self.limits)
+        if self.needs_key:
+            return mod.parse_kafka(key, value, self.record, **limits)
+        return mod.parse(value, self.record, **limits)
+
+    def rows(self, key, value) -> list[tuple]:
+        """The Spark rows of one message, every field (raises :class:`WirespecError`)."""
+        return self.rows_of(self.model(key, value))
+
+    def rows_of(self, model) -> list[tuple]:
+        """The Spark rows of one parsed message."""
+        return list(self.module.to_rows(model, self.record))
+
+    def arrow_writer(self, fields):
+        """``(writer, row field)`` that writes this record's models as the Arrow ``fields``
+        (the kept columns) without row tuples (:mod:`runtime._compiled.arrow`), when that
+        module is built and the format has its ``SPARK_COLUMNS``; else None. ``row field``
+        names the elements that are the rows (``spark: {row: ...}``), or is None."""
+        from runtime.core import tier
+
+        compiled = tier.compiled("runtime._compiled.arrow")
+        mod = self.module
+        tables = getattr(mod, "SPARK_COLUMNS", None)
+        if compiled is None or not tables or self.needs_key or self.columnar() is not None:
+            return None
+        if self.record in getattr(mod, "_MESSAGE_RECORDS", ()):
+            return None
+        row_field, row_record = mod._SPARK_ROWS.get(self.record, (None, self.record))
+        if row_record not in tables:
+            return None
+        try:
+            return compiled.RowWriter(tables, row_record, fields), row_field
+        except TypeError:  # a table the built module cannot follow (tests/test_arrow_writer.py)
+            return None
+
+    def arrow_reader(self, fields):
+        """``(write_arrow, record, builder)`` when the compiled tier reads this record's
+        bytes straight into Arrow (``generated/_compiled/<format>.pyx``'s ``write_arrow``:
+        no models, no rows) as the Arrow ``fields`` (a struct ``builder`` of them); None
+        when it is not built, or for a user's spec, limits, kept columns or keyed records."""
+        from runtime.core import tier
+
+        arrow = tier.compiled("runtime._compiled.arrow")
+        if arrow is None or self.spec or self.limits or self.columns or self.needs_key:
+            return None
+        if self.columnar() is not None or self.record not in _arrow_records(self.format):
+            return None
+        import pyarrow as pa
+
+        try:
+            builder = arrow.builder_for(pa.struct(fields))
+        except TypeError:  # a column type the builders do not make
+            return None
+        return tier.compiled(f"generated._compiled.{self.format}").write_arrow, self.record, builder
+
+    @functools.cached_property
+    def keep(self) -> list[int]:
+        """The positions of the kept :attr:`columns` in a row of :meth:`rows`."""
+        full = self.full_schema().names
+        return [full.index(n) for n in self.schema().names]
+
+    @property
+    def one_row(self) -> bool:
+        """Whether every message of this record is exactly one row: the record is not one
+        whose elements explode (a spec's ``spark: {row: ...}`` records, the generated
+        module's ``_SPARK_ROWS``), nor a keyed format's Kafka record, nor TiCDC events. A
+        Thrift module, generated from IDL, has no exploding records."""
+        if self.needs_key or self.columnar() is not None:
+            return False
+        return self.record not in getattr(self.module, "_SPARK_ROWS", {})
+
+
+@functools.cache
+def _arrow_records(fmt: str) -> frozenset:
+    """The records whose Arrow columns ``fmt``'s compiled tier writes from bytes."""
+    from runtime.core import tier
+
+    compiled = tier.compiled(f"generated._compiled.{fmt}")
+    bind = getattr(compiled, "bind_arrow", None)
+    return frozenset() if bind is None else bind(vars(load_module(fmt)))
+
+
+def _events_of(model) -> list:
+    """The events of a TiCDC message model (the fallback adapters' model is the list)."""
+    return model if isinstance(model, list) else model.events
+
+
+@functools.cache
+def _keywords(fn) -> frozenset:
+    import inspect
+
+    params = inspect.signature(fn).parameters.values()
+    return frozenset(p.name for p in params if p.kind is p.KEYWORD_ONLY)
+
+
+def codec(
+    fmt: str,
+    record: str | None = None,
+    limits: dict | None = None,
+    columns=None,
+    *,
+    spec: str | None = None,
+    struct: str | None = None,
+) -> Codec:
+    """The :class:`Codec` of ``fmt``; ``columns`` keeps only those decoded fields.
+
+    Thrift: ``spec`` is the path of your own spec YAML or ``.thrift`` IDL (rendered in
+    memory, on the driver and once per worker; nothing is generated into the repo), and
+    ``struct`` the struct of the payload: the record itself, or a message's body with
+    ``record="message"`` (as ``wirespec decode --struct``)."""
+    text, path = read_spec(fmt, spec) if spec is not None else ("", "")
+    mod = spec_module(text, path) if text else load_module(fmt)
+    limits = dict(limits or {})
+    if struct is not None:
+        structs = [r for r in mod.RECORDS if r != "message"]
+        if not hasattr(mod, "parse_raw"):
+            raise OptionError(f"option struct is for Thrift formats; {fmt} has record")
+        if struct not in structs:
+            raise OptionError(f"{fmt} has no struct {struct!r}; structs: {', '.join(structs)}")
+        if record == "message":
+            limits["body"] = struct
+        elif record in (None, struct):
+            record = struct
+        else:
+            raise OptionError(
+                f"record {record} and struct {struct} disagree: struct is the payload's "
+                f"struct (a message's body with record message)"
+            )
+    record = record or mod.DEFAULT_RECORD
+    if record not in mod.RECORDS:
+        raise OptionError(f"{fmt} has no record {record!r}; records: {', '.join(mod.RECORDS)}")
+    c = Codec(fmt, record, tuple(sorted(limits.items())), spec=text, spec_path=path)
+    if columns:
+        names = c.full_schema().names
+        unknown = [n for n in columns if n not in names]
+        if unknown:
+            raise OptionError(f"{fmt} {record} has no field {unknown}; fields: {', '.join(names)}")
+        c = dataclasses.replace(c, columns=tuple(n for n in names if n in columns))
+    return c
+
+
+def output_schema(input_schema, codec_: Codec, mode: str, consumed: Sequence[str], index_col=None):
+    """The schema :func:`decode` returns and the renames of clashing input columns.
+
+    Input columns other than ``consumed`` come first (renamed ``_input_<name>`` if a
+    decoded field has the same name), then ``index_col`` if asked for, then the decoded
+    fields (nullable: an empty record's row has them null, as a corrupt record's), then
+    ``_corrupt_record`` and ``_error`` in PERMISSIVE."""
+    from pyspark.sql.types import BinaryType, IntegerType, StringType, StructField, StructType
+
+    decoded = codec_.schema()
+    permissive = mode == "PERMISSIVE"
+    taken = set(decoded.names) | ({CORRUPT_COL, ERROR_COL} if permissive else set())
+    if index_col:
+        taken.add(index_col)
+    fields, renames = [], {}
+    for f in input_schema.fields:
+        if f.name in consumed:
+            continue
+        name = RENAMED_PREFIX + f.name if f.name in taken else f.name
+        renames[f.name] = name
+        fields.append(StructField(name, f.dataType, f.nullable))
+    if index_col:
+        fields.append(StructField(index_col, IntegerType(), True))
+    for f in decoded.fields:
+        fields.append(StructField(f.name, f.dataType, True))
+    if permissive:
+        fields.append(StructField(CORRUPT_COL, BinaryType(), True))
+        fields.append(StructField(ERROR_COL, StringType(), True))
+    return StructType(fields), renames
+
+
+def describe_record(meta: dict) -> str:
+    """``topic=t partition=0 offset=42`` (or file and position; empty when unknown)."""
+    for names in (("topic", "partition", "offset"), ("_source_file", "_position")):
+        parts = [f"{n}={meta[n]}" for n in names if meta.get(n) is not None]
+        if parts:
+            return " ".join(parts)
+    return " ".join(f"{k}={v}" for k, v in meta.items() if v is not None)
+
+
+def failure_message(fmt: str, meta: dict, err: Exception) -> str:
+    """FAILFAST's one line: the record (``meta``: its topic/partition/offset or file and
+    position, when known), the byte offset, the field path and what was wrong."""
+    offset = getattr(err, "offset", None)
+    where = f"byte offset {offset}" if offset is not None else "byte offset unknown"
+    path = getattr(err, "path", "") or "<message>"
+    message = getattr(err, "message", None) or str(err)
+    described = describe_record(meta)
+    record = f"record {described}" if described else "a record"
+    return f"cannot decode {fmt} {record}: {where}, field {path}: {message}"
+
+
+class BatchDecoder:
+    """Decodes Arrow batches of messages into Arrow batches of rows (runs on workers).
+
+    ``passthrough`` lists the input column names that are copied to the output, in
+    order; ``out_schema`` is the Spark schema from :func:`output_schema`."""
+
+    def __init__(
+        self,
+        codec_: Codec,
+        out_schema,
+        *,
+        value_col: str = "value",
+        key_col: str | None = None,
+        mode: str = "FAILFAST",
+        passthrough: Sequence[str] = (),
+        index_col: str | None = None,
+        describe_cols: Sequence[str] = (
+            "topic",
+            "partition",
+            "offset",
+            "_source_file",
+            "_position",
+        ),
+    ):
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        self.codec = codec_
+        self.value_col, self.key_col, self.mode = value_col, key_col, mode
+        self.passthrough = list(passthrough)
+        self.index_col = index_col
+        self.describe_cols = list(describe_cols)
+        # Timestamps are instants: Arrow carries them as UTC, as pyspark's workers expect
+        self.arrow_schema = to_arrow_schema(out_schema, timezone="UTC")
+        start = len(self.passthrough) + (1 if index_col else 0)
+        self.decoded_fields = list(self.arrow_schema)[start : start + len(codec_.schema())]
+        self.keep = codec_.keep
+        self.columnar = codec_.columnar()
+        self.arrow = codec_.arrow_writer(self.decoded_fields) if isinstance(codec_, Codec) else None
+        """``(writer, row field)`` when rows go straight into Arrow (:meth:`explode`)."""
+        is_codec = isinstance(codec_, Codec)
+        self.reader = codec_.arrow_reader(self.decoded_fields) if is_codec else None
+        """``(write_arrow, record, builder)`` when bytes go straight into Arrow
+        (:meth:`explode_read`)."""
+        self.stats = {"records": 0, "rows": 0, "corrupt": 0}
+
+    def decode(self, batch, errors=None):
+        """One output ``pyarrow.RecordBatch`` for one input batch (or table).
+
+        ``errors`` maps input row numbers to errors found before decoding (a frame that
+        runs past the end of its file, say): those rows are corrupt records as they are."""
+        # The batch's rows (or events) stay alive until its arrays are built: that many
+        # tracked objects made the cyclic GC rescan them over and over (measured: a quarter
+        # of the decoding time for 16-event Craft messages). Decoding makes no cycles.
+        with self.gc_paused():
+            return self._decode(batch, errors)
+
+    @staticmethod
+    @contextlib.contextmanager
+    def gc_paused():
+        """No cyclic GC inside: see :meth:`decode`."""
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            yield
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def explode(self, batch, errors=None):
+        """``(items, counts, corrupt)`` of one input batch: the rows (tuples) or events of
+        its good records in order, how many each record has (0 for an empty or a corrupt
+        record), and ``{input row: (raw bytes, error text)}`` of the corrupt ones
+        (PERMISSIVE; FAILFAST raises :class:`RecordDecodeError` instead).
+
+        With the Arrow writer (:attr:`arrow`) the rows go into its columns instead and
+        ``items`` is None: the writer parses and writes in its own loop, and hands back each
+        record it cannot parse, for the error handling here. A model the writer does not
+        take (it raises) makes the rest of the batch go the Python way: the rows of the
+        records before it are made again (parsing is deterministic) and the writer is
+        emptied, so the batch is exactly what the Python way gives, its errors included."""
+        if self.reader is not None:
+            read = self.explode_read(batch, errors)
+            if read is not None:
+                return read
+        values = batch.column(self.value_col).to_pylist()
+        keys = batch.column(self.key_col).to_pylist() if self.key_col else None
+        codec_ = self.codec
+        writer, row_field = self.arrow or (None, None)
+        if writer is not None:
+            writer.reset()  # rows of a batch that raised (FAILFAST) are not this batch's
+        if self.columnar is not None:
+            events_of = self.columnar[0]
+
+            def items_of(key, value):
+                return events_of(codec_.model(key, value))
+
+        elif writer is not None:  # a record of one value (arrow_writer): its parse, bound once
+            parse, record, limits = codec_.module.parse, codec_.record, dict(codec_.limits)
+
+            def items_of(key, value):
+                if value is None:
+                    return codec_.model(key, value)  # its error
+                return parse(value, record, **limits)
+
+        else:
+            items_of = codec_.rows
+
+        items: list = []
+        counts: list[int] = []
+        corrupt: dict[int, tuple] = {}
+        stops = sorted(errors or ()) + [len(values)]
+        i = 0
+        while i < len(values):
+            if writer is not None:
+                # the writer's own loop up to the next record with an error found before
+                try:
+                    i = writer.write_parsed(
+                        parse,
+                        values,
+                        i,
+                        next(s for s in stops if s >= i),
+                        record,
+                        limits,
+                        row_field,
+                        counts,
+                    )
+                except Exception:  # noqa: BLE001 - any: the Python way decides, below
+                    i = len(counts)  # the record the writer did not take
+                    writer.reset()
+                    writer, items_of = None, codec_.rows
+                    items = self.rows_before(values, keys, corrupt, i)
+                    continue
+                if i == len(values):
+                    break
+            key, value = (keys[i] if keys is not None else None), values[i]
+            try:
+                if errors and i in errors:
+                    raise errors[i]
+                got = items_of(key, value)
+                if writer is not None:  # a model after all (its parse is the writer's)
+                    try:
+                        counts.append(writer.extend([got] if row_field is None else got[row_field]))
+                        i += 1
+                        continue
+                    except Exception:  # noqa: BLE001 - any: the Python way decides, below
+                        writer.reset()
+                        writer, items_of = None, codec_.rows
+                        items = self.rows_before(values, keys, corrupt, i)
+                    got = codec_.rows_of(got)
+            except RECORD_ERRORS as err:
+                self.bad_record(batch, i, value, err, corrupt, counts)
+                i += 1
+                continue
+            items.extend(got)
+            counts.append(len(got))
+            i += 1
+        self.stats["records"] += len(values)
+        self.stats["rows"] += sum(counts)
+        self.stats["corrupt"] += len(corrupt)
+        return (None if writer is not None else items), counts, corrupt
+
+    def bad_record(self, batch, i, value, err, corrupt, counts) -> None:
+        """Input row ``i`` does not decode: FAILFAST raises :class:`RecordDecodeError`
+        naming it, PERMISSIVE notes it in ``corrupt`` (its one row, no decoded fields)."""
+        if self.mode != "PERMISSIVE":
+            meta = {c: _cell(batch, c, i) for c in self.describe_cols if c in batch.schema.names}
+            raise RecordDecodeError(failure_message(self.codec.format, meta, err)) from err
+        corrupt[i] = (value, error_text(err))
+        counts.append(0)
+
+    def explode_read(self, batch, errors=None):
+        """:meth:`explode` with the compiled tier reading the bytes straight into Arrow
+        (:attr:`reader`; ``items`` is then :data:`ARROW_READ`): no model, no row tuple. A
+        message it does not take (one it declines, or an error found before) is decoded
+        the Python way, its rows appended to the same columns, or it is the corrupt record
+        as in :meth:`explode`. None (nothing written) when a row does not fit the columns:
+        the caller then decodes the batch the other way."""
+        write, record, out = self.reader
+        values = batch.column(self.value_col).to_pylist()
+        limits = self.codec.module._LIMITS
+        counts: list[int] = []
+        corrupt: dict[int, tuple] = {}
+        stops = sorted(errors or ()) + [len(values)]
+        out.clear()
+        i = 0
+        try:
+            while i < len(values):
+                i = write(record, values, i, next(s for s in stops if s >= i), out, counts, limits)
+                if i == len(values):
+                    break
+                try:
+                    if errors and i in errors:
+                        raise errors[i]
+                    rows = self.codec.rows(None, values[i])
+                except RECORD_ERRORS as err:
+                    self.bad_record(batch, i, values[i], err, corrupt, counts)
+                    i += 1
+                    continue
+                for row in rows:
+                    out.append(row)
+                counts.append(len(rows))
+                i += 1
+        except RecordDecodeError:
+            out.clear()
+            raise
+        except Exception:  # noqa: BLE001 - a row the columns do not take: the other way
+            out.clear()
+            return None
+        self.stats["records"] += len(values)
+        self.stats["rows"] += sum(counts)
+        self.stats["corrupt"] += len(corrupt)
+        return ARROW_READ, counts, corrupt
+
+    def rows_before(self, values, keys, corrupt, stop) -> list:
+        """The rows of the good records of ``values[:stop]``, made the Python way."""
+        return [
+            row
+            for i in range(stop)
+            if i not in corrupt
+            for row in self.codec.rows(keys[i] if keys is not None else None, values[i])
+        ]
+
+    def decoded_arrays(self, items) -> list:
+        """One Arrow array per kept decoded field, one element per item."""
+        import pyarrow as pa
+
+        if items is ARROW_READ:
+            written = self.reader[2].finish()
+            return [written.field(i) for i in range(written.type.num_fields)]
+        if items is None:  # written by the Arrow writer (explode)
+            return self.arrow[0].finish()
+        if self.columnar is not None:
+            arrays = self.columnar[1](items, self.decoded_fields)
+        else:
+            columns = list(zip(*items)) if items else [[]] * len(self.codec.full_schema())
+            arrays = [pa.array(columns[i], f.type) for i, f in zip(self.keep, self.decoded_fields)]
+        return [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
+
+    def _decode(self, batch, errors):
+        import pyarrow as pa
+
+        items, counts, corrupt = self.explode(batch, errors)
+        decoded = self.decoded_arrays(items)
+        # Every record gives max(count, 1) rows: an empty or corrupt record gives one row
+        # with null decoded fields, so input records = distinct records of the output.
+        if 0 in counts:
+            at, good = [], 0
+            for n in counts:
+                if n:
+                    at.extend(range(good, good + n))
+                    good += n
+                else:
+                    at.append(None)
+            decoded = [a.take(pa.array(at, pa.int64())) for a in decoded]
+
+        # one row per record (the common case): the input's columns as they are, no lists
+        one_each = 0 not in counts and sum(counts) == len(counts)
+        arrays = []
+        if self.passthrough:
+            taken = batch.select(self.passthrough)
+            if not one_each:
+                src = [i for i, n in enumerate(counts) for _ in range(max(n, 1))]
+                taken = taken.take(pa.array(src, pa.int64()))
+            arrays.extend(taken.columns if hasattr(taken, "columns") else taken.itercolumns())
+        if self.index_col:
+            if one_each:
+                arrays.append(pa.repeat(pa.scalar(0, pa.int32()), len(counts)))
+            else:
+                index = [j for n in counts for j in (range(n) if n else (None,))]
+                arrays.append(pa.array(index, pa.int32()))
+        arrays.extend(decoded)
+        if self.mode == "PERMISSIVE" and not corrupt:
+            rows = sum(max(n, 1) for n in counts)
+            arrays.extend([pa.nulls(rows, pa.binary()), pa.nulls(rows, pa.string())])
+        elif self.mode == "PERMISSIVE":
+            raw, text = [], []
+            for i, n in enumerate(counts):
+                bad_raw, bad_text = corrupt.get(i, (None, None))
+                raw.extend([bad_raw] * max(n, 1))
+                text.extend([bad_text] * max(n, 1))
+            arrays.append(pa.array(raw, pa.binary()))
+            arrays.append(pa.array(text, pa.string()))
+        arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
+        arrays = [  # e.g. a passed-through timestamp labelled with another zone name
+            a if a.type == f.type else a.cast(f.type) for a, f in zip(arrays, self.arrow_schema)
+        ]
+        return pa.RecordBatch.from_arrays(arrays, schema=self.arrow_schema)
+
+
+def _cell(batch, name, i):
+    value = batch.column(name)[i].as_py()
+    return value
+
+
+def error_text(err: Exception) -> str:
+    offset = getattr(err, "offset", None)
+    path = getattr(err, "path", "") or "<message>"
+    message = getattr(err, "message", None) or str(err)
+    at = f"offset {offset}" if offset is not None else "offset ?"
+    return f"{path} at {at}: {message}"
+
+
+def decode(
+    df,
+    format: str,
+    value_col="value",
+    key_col="key",
+    mode="FAILFAST",
+    *,
+    record=None,
+    index_col=INDEX_COL,
+    columns=None,
+    spec=None,
+    struct=None,
+    **options,
+):
+    """Rows of the records of ``df[value_col]``, with ``format``'s Spark schema: the
+    DataFrame form of :func:`runtime.spark.functions.from_wirespec`, exploded, with the
+    input's columns alongside.
+
+    ``df`` is any DataFrame with a binary message column (Spark's Kafka source gives
+    ``key, value, topic, partition, offset, timestamp``). Its other columns pass through
+    (renamed ``_input_<name>`` if a decoded field has the same name); ``value_col`` is
+    dropped, ``key_col`` too when the format consumes the key (``SPARK_INPUT``).
+
+    Every input record gives rows or exactly one row, so input records = distinct records
+    of the output, always:
+
+    * a record with N >= 1 rows or events: N rows, ``index_col`` 0..N-1;
+    * an empty record (it decodes, to zero rows or events): one row with ``index_col``
+      null and every decoded field null (and ``_corrupt_record`` null);
+    * a bad record: ``mode="FAILFAST"`` (default, as ``from_protobuf``) fails the query,
+      naming the record (topic/partition/offset when present) and the byte offset;
+      ``mode="PERMISSIVE"`` gives one row with ``index_col`` and the decoded fields null,
+      ``_corrupt_record`` (the raw bytes) and ``_error``.
+
+    Options: ``record`` (default: the format's default record), ``index_col`` (default
+    ``_event_index``; None drops it, and an empty record's row is then only told by its
+    null decoded fields), ``columns`` (the decoded fields to keep, e.g. ``["_op",
+    "_commit_ts", "table"]``; the others are not built at all), every limit of
+    :mod:`runtime.core.limits` (``max_count=5_000_000``), the format's schema options
+    (Thrift's ``body``), and Thrift's ``spec`` (your spec YAML or ``.thrift`` IDL) and
+    ``struct`` (see :func:`codec`). A bad mode, option name, limit, spec or struct raises
+    :class:`OptionError`."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import BinaryType
+
+    mode = check_mode(mode)
+    c = codec(format, record, format_options(format, options), columns, spec=spec, struct=struct)
+    if value_col not in df.columns:
+        raise OptionError(f"no column {value_col!r} in {df.columns}")
+    use_key = c.needs_key
+    if use_key and key_col not in df.columns:
+        raise OptionError(f"{format} needs the message key too; no column {key_col!r}")
+    for col in (value_col, key_col) if use_key else (value_col,):
+        if not isinstance(df.schema[col].dataType, BinaryType):
+            df = df.withColumn(col, F.col(col).cast("binary"))
+    consumed = [value_col, key_col] if use_key else [value_col]
+    out_schema, renames = output_schema(df.schema, c, mode, consumed, index_col)
+    passthrough = list(renames)
+    decoder_args = {
+        "value_col": value_col,
+        "key_col": key_col if use_key else None,
+        "mode": mode,
+        "passthrough": passthrough,
+        "index_col": index_col,
+    }
+
+    def run(batches):
+        decoder = BatchDecoder(c, out_schema, **decoder_args)
+        for batch in batches:
+            yield decoder.decode(batch)
+
+    return df.mapInArrow(run, out_schema)
