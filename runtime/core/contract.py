@@ -31,6 +31,7 @@ tier, then the exact fast path, which gives the model or the exact ``DecodeError
 
 from runtime.core import codec as rt_codec
 from runtime.core import tier
+from runtime.core.errors import WirespecError
 
 
 class Contract:
@@ -117,6 +118,14 @@ class Contract:
         fn.__qualname__ = fn.__name__
         return fn
 
+    def check_record(self, record: str) -> None:
+        """Refuse a record the module does not have, naming the ones it has."""
+        if record not in self.records:
+            name = self.namespace.get("FORMAT", self.namespace.get("__name__"))
+            raise WirespecError(
+                f"{name} has no record {record!r}; records: {', '.join(self.records)}"
+            )
+
     def _kafka_only(self, record: str) -> bool:
         """Whether ``record`` is a Kafka message of several columns, read only as a pair."""
         return bool(self.kafka_records) and record == self.kafka_records[0]
@@ -126,7 +135,7 @@ class Contract:
         records, fast_readers, quick_readers = self.records, self.fast_readers, self.quick_readers
         compiled_readers, table_readers = self.compiled_readers, self.table_readers
         kafka_only, columns = self._kafka_only, " + ".join(self.kafka_columns)
-        parse_fast, Limits = rt_codec.parse_fast, rt_codec.Limits
+        parse_fast, Limits, check = rt_codec.parse_fast, rt_codec.Limits, self.check_record
 
         def parse(data: bytes, record: str = default_record, **limits):
             """Decode ``data`` as one ``record``; raises ``runtime.DecodeError`` on bad bytes."""
@@ -150,22 +159,24 @@ class Contract:
                         return model
             reader = fast_readers.get(record)
             if reader is None:
+                check(record)
                 return rt_codec.parse(records[record], data, limits, defaults=defaults)
             return parse_fast(reader, data, limits, defaults, quick_readers.get(record))
 
         return self._exported(parse)
 
     def _parse_construct(self):
-        records, defaults = self.records, self.limits
+        records, defaults, check = self.records, self.limits, self.check_record
 
         def parse_construct(data: bytes, record: str = self.default_record, **limits):
             """:func:`parse` through the construct objects: the oracle the fast path is held to."""
+            check(record)
             return rt_codec.parse(records[record], data, limits, defaults=defaults)
 
         return parse_construct
 
     def _build(self):
-        records, fast_writers = self.records, self.fast_writers
+        records, fast_writers, check = self.records, self.fast_writers, self.check_record
         kafka_only, columns = self._kafka_only, " + ".join(self.kafka_columns)
 
         def build(model, record: str = self.default_record) -> bytes:
@@ -174,16 +185,18 @@ class Contract:
                 raise rt_codec.EncodeError(f"a {record} is {columns}: use build_pair()")
             writer = fast_writers.get(record)
             if writer is None:
+                check(record)
                 return rt_codec.build(records[record], model)
             return rt_codec.build_fast(writer, records[record], model)
 
         return build
 
     def _build_construct(self):
-        records = self.records
+        records, check = self.records, self.check_record
 
         def build_construct(model, record: str = self.default_record) -> bytes:
             """:func:`build` through the construct objects: the oracle the fast path is held to."""
+            check(record)
             return rt_codec.build(records[record], model)
 
         return build_construct
@@ -202,9 +215,11 @@ class Contract:
 
     def _from_dict(self):
         namespace, kafka, kafka_records = self.namespace, self.kafka, self.kafka_records
+        check = self.check_record
 
         def from_dict(d: dict, record: str = self.default_record):
             """The model of a JSON form made by :func:`to_dict`."""
+            check(record)
             if record in kafka_records:
                 return kafka.from_dict(d)
             return rt_codec.from_jsonable_checked(namespace[f"{record}_from_dict"], d)
@@ -213,10 +228,11 @@ class Contract:
 
     def _spark_schema(self):
         namespace, kafka, kafka_records = self.namespace, self.kafka, self.kafka_records
-        spark_rows, spark_paths = self.spark_rows, self.spark_paths
+        spark_rows, spark_paths, check = self.spark_rows, self.spark_paths, self.check_record
 
         def spark_schema(record: str = self.default_record):
             """The Spark schema of the rows :func:`to_rows` yields."""
+            check(record)
             if record in kafka_records:
                 return kafka.spark_schema()
             if record in spark_paths:
@@ -228,10 +244,11 @@ class Contract:
 
     def _to_rows(self):
         namespace, kafka, kafka_records = self.namespace, self.kafka, self.kafka_records
-        spark_rows, spark_paths = self.spark_rows, self.spark_paths
+        spark_rows, spark_paths, check = self.spark_rows, self.spark_paths, self.check_record
 
         def to_rows(model, record: str = self.default_record):
             """Yield the Spark rows of one decoded model, as tuples in schema order."""
+            check(record)
             if record in kafka_records:
                 yield from kafka.to_rows(model)
                 return
@@ -251,6 +268,7 @@ class Contract:
     def _iter_rows(self):
         namespace, defaults, row_iterators = self.namespace, self.limits, self.row_iterators
         spark_rows, table_row_iterators = self.spark_rows, self.table_row_iterators
+        check = self.check_record
 
         def iter_rows(data: bytes, record: str = self.default_record, **limits):
             """Yield the Spark rows of ``data`` decoded as one ``record``: the rows
@@ -262,6 +280,7 @@ class Contract:
             through; ``max_message_bytes`` bounds one event); any other is parsed whole first."""
             rows = row_iterators.get(record)
             if rows is None:
+                check(record)
                 # the module's parse and to_rows by name, as its own code would call them
                 model = namespace["parse"](data, record, **limits)
                 yield from namespace["to_rows"](model, record)

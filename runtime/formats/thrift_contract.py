@@ -210,13 +210,19 @@ class ThriftContract:
         return spark_schema
 
     def _to_rows(self):
-        namespace, message = self.namespace, self.message
+        namespace, message, check = self.namespace, self.message, self.check_record
+        format_name = self.format_name
 
         def to_rows(model, record: str | None = None):
             """Yield the Spark row (a tuple in schema order) of one decoded model."""
+            if record is not None:
+                check(record, None)
             if isinstance(model, message):
                 yield namespace["_row_message"](model)
-            else:
-                yield namespace[f"_row_{type(model).__name__}"](model)
+                return
+            to_row = namespace.get(f"_row_{type(model).__name__}")
+            if to_row is None:
+                raise WirespecError(f"not a model of {format_name}: {type(model).__name__}")
+            yield to_row(model)
 
         return to_rows
