@@ -1,4 +1,4 @@
-"""runtime.core.limits.limits_from_options: the limits as Spark and CLI options (no JVM)."""
+"""runtime.core.limits: the limits as Spark and CLI options, and as call keywords (no JVM)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import doctest
 import pytest
 
 import runtime.core.limits
-from runtime.core.errors import OptionError
-from runtime.core.limits import LIMIT_NAMES, limits_from_options
+from runtime.core.errors import OptionError, WirespecError
+from runtime.core.limits import DEFAULT, LIMIT_NAMES, Limits, limits_from_options
 
 
 def test_limits_from_options_parses_strings_and_refuses_bad_values():
@@ -20,3 +20,13 @@ def test_limits_from_options_parses_strings_and_refuses_bad_values():
     for bad in ("", "ten", "1.5", "0", "-3", True, 2.0, None):
         with pytest.raises(OptionError, match="max_count"):
             limits_from_options({"max_count": bad})
+
+
+def test_limits_made_from_the_same_ints_are_made_once_and_others_every_time():
+    first = Limits.from_kwargs({"max_depth": 8, "max_count": 9}, DEFAULT)
+    assert Limits.from_kwargs({"max_depth": 8, "max_count": 9}, DEFAULT) is first
+    assert Limits.from_kwargs({"max_depth": 8}, Limits(max_count=5)).max_count == 5
+    flag = Limits.from_kwargs({"max_depth": True}, DEFAULT)
+    assert flag.max_depth is True and Limits.from_kwargs({"max_depth": True}, DEFAULT) is not flag
+    with pytest.raises(WirespecError, match="unknown limit"):
+        Limits.from_kwargs({"max_dept": []})

@@ -42,11 +42,26 @@ class Limits:
         >>> Limits.from_kwargs({"max_depth": 8}, Limits(max_count=5)).max_count
         5
         """
+        key = (cls, base, *kwargs.items())
+        try:
+            return _MADE[key]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable value: refused below, or made every time
+            key = None
+        for value in kwargs.values():
+            if type(value) is not int:  # True == 1.0 == 1 would share an entry: ints only
+                key = None
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = set(kwargs) - names
         if unknown:
             raise WirespecError(f"unknown limit(s) {sorted(unknown)}; known: {sorted(names)}")
-        return dataclasses.replace(base, **kwargs) if base is not None else cls(**kwargs)
+        made = dataclasses.replace(base, **kwargs) if base is not None else cls(**kwargs)
+        if key is not None:
+            if len(_MADE) >= _MADE_MAX:
+                _MADE.clear()
+            _MADE[key] = made
+        return made
 
     def check(self, what: str, value: int, *, offset: int | None = None) -> None:
         """Raise :class:`LimitError` if ``value`` exceeds the limit named ``what``."""
@@ -54,6 +69,11 @@ class Limits:
         if value > limit:
             raise LimitError(f"{value} exceeds the limit {what}={limit}", offset=offset)
 
+
+_MADE: dict[tuple, Limits] = {}
+"""The limits made for each (class, base, keyword arguments): a call with limits (Spark passes
+them with every record) costs a dict look-up, not a dataclass replace."""
+_MADE_MAX = 256
 
 DEFAULT = Limits()
 
