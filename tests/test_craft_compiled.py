@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from generated import ticdc_craft as craft
 from runtime.core import tier
 from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.leb128 import write_reversed_uvarint
 from runtime.core.limits import DEFAULT, Limits
 from runtime.formats import craft as rt_craft
 from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
@@ -295,7 +296,7 @@ def _frame(events):
 def _split(data):
     """A message's bytes before its size tables, and the tables."""
     frame = craft.parse(data, "frame")
-    tail = len(rt_craft.write_reversed_uvarint(frame.size_tables_length))
+    tail = len(write_reversed_uvarint(frame.size_tables_length))
     return data[: len(data) - tail - frame.size_tables_length], frame.size_tables
 
 
@@ -303,7 +304,7 @@ def _assemble(before, tables):
     """``before`` (version .. term dictionary) and these size tables."""
     out = bytearray()
     rt_craft.SizeTables().pack(tables, out)
-    return before + bytes(out) + rt_craft.write_reversed_uvarint(len(out))
+    return before + bytes(out) + write_reversed_uvarint(len(out))
 
 
 ROW = RowChangedEvent(5, "s", "t", new=[Column("d", 5, 0, 1.5), Column("n", 3, 0, 7)])
