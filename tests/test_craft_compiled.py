@@ -1,7 +1,8 @@
-"""runtime/_compiled/craft.pyx, the compiled Craft reader, held to the Python path: on every
-vector and sample, every truncation, byte mutations, limits and generated events it gives
-exactly the Python path's events (same classes, same field values in the same order) or
-declines (None), and it declines wherever the Python path raises. Skipped when not built."""
+"""runtime/_compiled/craft.pyx and craft_encode.pyx, the compiled Craft reader and writer, held
+to the Python path: on every vector and sample, every truncation, byte mutations, limits and
+generated events it gives exactly the Python path's events (same classes, same field values
+in the same order) or declines (None), and it declines wherever the Python path raises.
+Skipped when not built."""
 
 import copy
 import dataclasses
@@ -25,7 +26,10 @@ from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEve
 from tests.test_craft_generated import _events
 
 COMPILED = tier.compiled("runtime._compiled.craft")
-pytestmark = pytest.mark.skipif(COMPILED is None, reason="runtime._compiled.craft is not built")
+ENCODER = tier.compiled("runtime._compiled.craft_encode")
+pytestmark = pytest.mark.skipif(
+    COMPILED is None or ENCODER is None, reason="runtime._compiled.craft(_encode) is not built"
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = json.loads((ROOT / "tests/data/vectors/ticdc_craft.json").read_text())

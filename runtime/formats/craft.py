@@ -65,6 +65,8 @@ from runtime.formats.ticdc_json import EventNames
 
 _COMPILED = _tier.compiled("runtime._compiled.craft")
 """The compiled tier's reader of whole messages (runtime/_compiled/craft.pyx), or None."""
+_COMPILED_ENCODER = _tier.compiled("runtime._compiled.craft_encode")
+"""The compiled tier's writer of messages (runtime/_compiled/craft_encode.pyx), or None."""
 
 
 # -------------------------------------------------------------------------------------
@@ -165,8 +167,8 @@ class CraftMessage(Construct):
         The spec's frame is then the one the compiled tier writes too, when it is built:
         its encoder is tried first, and wherever it declines this Python path encodes."""
         self._write_fast_frame = frame
-        if _COMPILED is not None and self.use_compiled:
-            self._compiled_encoder = _COMPILED.Encoder(
+        if _COMPILED_ENCODER is not None and self.use_compiled:
+            self._compiled_encoder = _COMPILED_ENCODER.Encoder(
                 self.encodings, VERSION, EVENT_ROW, EVENT_DDL, EVENT_RESOLVED, GROUP_NEW, GROUP_OLD
             )
 
