@@ -89,9 +89,7 @@ def test_generated_messages(evs, layout):
 
 
 def _docs(key: bytes, value: bytes) -> list[list[bytes]]:
-    return [
-        [key[ks:ke], value[vs:ve]] for ks, ke, vs, ve in split_frames(key, value, Limits())
-    ]
+    return [[key[ks:ke], value[vs:ve]] for ks, ke, vs, ve in split_frames(key, value, Limits())]
 
 
 def _frame(docs: list[list[bytes]]) -> tuple[bytes, bytes]:
