@@ -7,7 +7,8 @@ Workloads, one process:
 * batch16: 16 insert rows of one 20-column table (ints, unsigned ints, doubles, text,
   VARCHAR, DECIMAL, DATETIME, a NULL) in one message, as tiflow batches them.
 
-Decoding and encoding run twice when the compiled tier is built (runtime/_compiled/craft.pyx):
+Decoding and encoding run twice when the compiled tier is built (runtime/_compiled/craft.pyx,
+craft_encode.pyx):
 the Python path (``decode``/``encode``: the generated fast path and runtime/formats/craft.py) and
 ``parse``/``encode_events`` as users call them, which then try the compiled reader and
 writer first (``decode compiled``/``encode compiled``).

@@ -12,7 +12,10 @@ from hypothesis import strategies as st
 from generated import ticdc_craft as craft
 from generated.ticdc_craft import COLUMN_TYPE_CRAFT, decode_message, encode_events, frame
 from runtime.core.errors import DecodeError, EncodeError, LimitError
-from runtime.formats.craft import CraftMessage, SizeTables, value_kind, write_reversed_uvarint
+from runtime.core.leb128 import write_reversed_uvarint
+from runtime.formats.craft import CraftMessage
+from runtime.formats.craft_chunks import SizeTables
+from runtime.formats.craft_values import value_kind
 from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS = json.loads(

@@ -1,7 +1,8 @@
-"""runtime/_compiled/craft.pyx, the compiled Craft reader, held to the Python path: on every
-vector and sample, every truncation, byte mutations, limits and generated events it gives
-exactly the Python path's events (same classes, same field values in the same order) or
-declines (None), and it declines wherever the Python path raises. Skipped when not built."""
+"""runtime/_compiled/craft.pyx and craft_encode.pyx, the compiled Craft reader and writer, held
+to the Python path: on every vector and sample, every truncation, byte mutations, limits and
+generated events it gives exactly the Python path's events (same classes, same field values
+in the same order) or declines (None), and it declines wherever the Python path raises.
+Skipped when not built."""
 
 import copy
 import dataclasses
@@ -18,13 +19,17 @@ from hypothesis import strategies as st
 from generated import ticdc_craft as craft
 from runtime.core import tier
 from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.leb128 import write_reversed_uvarint
 from runtime.core.limits import DEFAULT, Limits
 from runtime.formats import craft as rt_craft
 from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from tests.test_craft_generated import _events
 
 COMPILED = tier.compiled("runtime._compiled.craft")
-pytestmark = pytest.mark.skipif(COMPILED is None, reason="runtime._compiled.craft is not built")
+ENCODER = tier.compiled("runtime._compiled.craft_encode")
+pytestmark = pytest.mark.skipif(
+    COMPILED is None or ENCODER is None, reason="runtime._compiled.craft(_encode) is not built"
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = json.loads((ROOT / "tests/data/vectors/ticdc_craft.json").read_text())
@@ -295,7 +300,7 @@ def _frame(events):
 def _split(data):
     """A message's bytes before its size tables, and the tables."""
     frame = craft.parse(data, "frame")
-    tail = len(rt_craft.write_reversed_uvarint(frame.size_tables_length))
+    tail = len(write_reversed_uvarint(frame.size_tables_length))
     return data[: len(data) - tail - frame.size_tables_length], frame.size_tables
 
 
@@ -303,7 +308,7 @@ def _assemble(before, tables):
     """``before`` (version .. term dictionary) and these size tables."""
     out = bytearray()
     rt_craft.SizeTables().pack(tables, out)
-    return before + bytes(out) + rt_craft.write_reversed_uvarint(len(out))
+    return before + bytes(out) + write_reversed_uvarint(len(out))
 
 
 ROW = RowChangedEvent(5, "s", "t", new=[Column("d", 5, 0, 1.5), Column("n", 3, 0, 7)])

@@ -14,6 +14,8 @@ from generator.cli.main import main as cli
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.limits import DEFAULT
 from runtime.formats import craft as rt_craft
+from runtime.formats import craft_quick
+from runtime.formats.craft_values import value_kind
 from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS = json.loads(
@@ -27,7 +29,7 @@ def fast_only(data):
     """The fast path alone: the generated frame reader and the quick mapping, without the
     checked mapping behind it (raises where the quick mapping gives up)."""
     model, _ = craft._read_frame(data, 0, len(data), DEFAULT, 1)
-    return rt_craft._quick_events(model, craft._CRAFT_MESSAGE._kinds)
+    return craft_quick._quick_events(model, craft._CRAFT_MESSAGE._kinds)
 
 
 def outcome(decode, data):
@@ -161,7 +163,7 @@ def _events():
     def column(draw):
         code, kind = draw(st.sampled_from(kinds))
         flags = draw(st.sampled_from([0, 0x80, 0x01, 0xFF, 300]))
-        kind = rt_craft.value_kind(code, flags, craft.COLUMN_TYPE_CRAFT)
+        kind = value_kind(code, flags, craft.COLUMN_TYPE_CRAFT)
         value = draw(st.none() | values[kind])
         return Column(draw(st.sampled_from(["id", "v", "长", "x" * 130])), int(code), flags, value)
 
@@ -201,7 +203,7 @@ def test_the_fast_encoder_leaves_unusual_values_to_the_checked_one():
     )  # fmt: skip
     plain = RowChangedEvent(7, "s", "t", new=[Column("a", 3, 0x80, 5), Column("b", 15, 0, b"xy"),
                                               Column("c", 5, 0, 1.0)])  # fmt: skip
-    assert rt_craft._quick_parts(odd, craft._CRAFT_MESSAGE._kinds) is None
+    assert craft_quick._quick_parts(odd, craft._CRAFT_MESSAGE._kinds) is None
     assert list(craft.encode_events([odd])) == list(CHECKED.encode_events([plain]))
     with pytest.raises(EncodeError) as err:
         list(
@@ -263,7 +265,7 @@ def test_the_fast_path_never_accepts_what_the_checked_path_refuses():
             continue
         try:
             assert fast_only(bytes(data)) == want
-        except rt_craft._GiveUp:
+        except craft_quick._GiveUp:
             pass  # allowed: the fallback then answers
     assert refused > 1000
 

@@ -11,13 +11,15 @@ from runtime.core.errors import DecodeError, EncodeError, LimitError, SpecError
 from runtime.core.leb128 import (
     UVarInt,
     ZigZagVarInt,
+    read_reversed_uvarint,
     read_uvarint,
     read_zigzag,
+    write_reversed_uvarint,
     write_uvarint,
     write_zigzag,
 )
 from runtime.core.limits import Limits
-from runtime.formats.craft import (
+from runtime.formats.craft_chunks import (
     DeltaUVarIntChunk,
     DeltaVarIntChunk,
     NullableBytesChunk,
@@ -28,8 +30,6 @@ from runtime.formats.craft import (
     TermDictionary,
     UVarIntChunk,
     VarIntChunk,
-    read_reversed_uvarint,
-    write_reversed_uvarint,
 )
 
 U64 = 2**64 - 1

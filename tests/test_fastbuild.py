@@ -22,6 +22,7 @@ import runtime.formats.craft as rt_craft
 from generated import ticdc_craft as craft
 from generator.emit.generate import render_spec
 from runtime.core.errors import DecodeError, EncodeError, SpecError
+from runtime.formats import craft_events
 from tests.test_craft_generated import _events
 from tests.test_generator import load_module
 
@@ -99,7 +100,7 @@ def test_same_bytes_on_generated_models(fmt, record):
 
 def _frame_of(events):
     """The frame model ``encode`` builds from ``events`` (one message)."""
-    return rt_craft._assemble(rt_craft._parts_of(events, CHECKED.encodings))
+    return craft_events._assemble(craft_events._parts_of(events, CHECKED.encodings))
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -24,7 +24,7 @@ from generated.ticdc_open_protocol import (
 )
 from runtime.core.errors import DecodeError, EncodeError, LimitError
 from runtime.core.limits import Limits
-from runtime.formats.open_protocol import split_frames
+from runtime.formats.open_protocol_frames import split_frames
 from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS_FILE = Path(__file__).parent / "data/vectors/ticdc_open_protocol.json"

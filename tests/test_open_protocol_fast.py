@@ -24,6 +24,9 @@ from generated.ticdc_open_protocol import _KAFKA, encode_events
 from runtime.core.errors import DecodeError
 from runtime.core.limits import Limits
 from runtime.formats import gojson
+from runtime.formats import open_protocol_frames as op_frames
+from runtime.formats import open_protocol_json as op_json
+from runtime.formats.open_protocol_frames import join_frames, split_frames
 from runtime.formats.ticdc import Column, RowChangedEvent
 
 # JSON texts a member may be set to: every JSON kind, and integers at each bound
@@ -50,8 +53,8 @@ def checked(key: bytes, value: bytes, **limits):
     with pytest.MonkeyPatch.context() as m:
         m.setattr(_KAFKA, "_compiled", None)
         m.setattr(rt_op.OpenProtocol, "_tiflow_columns", lambda self, cols: None)
-        m.setattr(rt_op, "_fast_fields", lambda plan, doc, obj: rt_op._read_fields(doc, obj))
-        m.setattr(rt_op, "_whole_frames", lambda key, value, limits: [])
+        m.setattr(rt_op, "_fast_fields", lambda plan, doc, obj: op_json._read_fields(doc, obj))
+        m.setattr(op_frames, "_whole_frames", lambda key, value, limits: [])
         m.setattr(gojson, "loads", reference_loads)
         return outcome(key, value, **limits)
 
@@ -86,13 +89,11 @@ def test_generated_messages(evs, layout):
 
 
 def _docs(key: bytes, value: bytes) -> list[list[bytes]]:
-    return [
-        [key[ks:ke], value[vs:ve]] for ks, ke, vs, ve in rt_op.split_frames(key, value, Limits())
-    ]
+    return [[key[ks:ke], value[vs:ve]] for ks, ke, vs, ve in split_frames(key, value, Limits())]
 
 
 def _frame(docs: list[list[bytes]]) -> tuple[bytes, bytes]:
-    return rt_op.join_frames([(k, v) for k, v in docs])
+    return join_frames([(k, v) for k, v in docs])
 
 
 def _dump(obj, raw_at, raw: str) -> str:
@@ -285,11 +286,11 @@ def test_flags_above_uint64_are_refused():
 )
 def test_the_c_base64_check_accepts_exactly_what_the_checked_one_does(text):
     try:
-        checked_value = rt_op._b64(text, "v")
+        checked_value = op_json._b64(text, "v")
     except DecodeError:
         checked_value = None
     try:
-        fast_value = rt_op._canonical_b64(text)
+        fast_value = op_json._canonical_b64(text)
     except DecodeError:
         fast_value = None
     assert fast_value == checked_value

@@ -47,7 +47,7 @@ def _lang_event() -> tuple[bytes, bytes]:
 
 
 def op_join(pairs):
-    from runtime.formats.open_protocol import join_frames
+    from runtime.formats.open_protocol_frames import join_frames
 
     return join_frames(pairs)
 

@@ -11,7 +11,7 @@ import pytest
 
 import generated.ticdc_open_protocol as op
 from runtime.core.errors import DecodeError
-from runtime.formats.open_protocol import join_frames
+from runtime.formats.open_protocol_frames import join_frames
 from runtime.formats.ticdc import Column, RowChangedEvent
 
 FFFD = "\ufffd".encode()

@@ -486,7 +486,8 @@ def trace_kafka(codec, key: bytes, value: bytes) -> list[tuple[str, str, Trace]]
     """(column, record, trace) for the key and the value of one Kafka message; the whole
     message is then decoded too, and its error (JSON level) lands on the value's trace."""
     from runtime.core.errors import DecodeError
-    from runtime.formats.open_protocol import OpenProtocol, trace_pair
+    from runtime.formats.open_protocol import OpenProtocol
+    from runtime.formats.open_protocol_inspect import trace_pair
 
     kafka = codec.RECORDS.get(getattr(codec, "KAFKA_RECORD", None))
     if isinstance(kafka, OpenProtocol):  # the JSON members too, not only the frames

@@ -31,8 +31,25 @@ from construct import (
 )
 
 from runtime.core.errors import DecodeError, EncodeError, SpecError
+from runtime.core.expressions import (  # noqa: F401 - generated code calls rt.power, ...
+    EXPRESSION_ERRORS,
+    EXPRESSION_MAX_BITS,
+    expression_error,
+    power,
+    shift_left,
+    times,
+    unsatisfied,
+)
 from runtime.core.limits import current as current_limits
 from runtime.core.model import fields_of
+from runtime.core.scalars import (  # noqa: F401 - generated code calls rt.Bool8, ...
+    Bool8,
+    Empty,
+    EnumField,
+    LengthPrefixedBytes,
+    SizedBytes,
+    pad_to,
+)
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import peek_byte, read_byte, read_exact, remaining
 
@@ -236,31 +253,6 @@ def _reads_backwards(subcon) -> bool:
     while isinstance(subcon, (Computed, Valid)):
         subcon = subcon.subcon
     return hasattr(subcon, "_parse_backwards")
-
-
-EXPRESSION_ERRORS = (IndexError, KeyError, TypeError, ValueError, AttributeError, ArithmeticError)
-"""What a spec expression (a size, a count, a condition) raises on data that does not fit
-it, say a size table with too few entries: reported as a DecodeError at the field."""
-
-
-def _expression_message(err: Exception) -> str:
-    return f"the spec's expression for this field fails on this data: {type(err).__name__}: {err}"
-
-
-def expression_error(err: Exception, offset: int, path: str) -> DecodeError:
-    """The DecodeError for a spec expression that fails on the data (``err``, one of
-    :data:`EXPRESSION_ERRORS`) at the field ``path`` starting at ``offset``."""
-    return DecodeError(_expression_message(err), offset=offset, path=path)
-
-
-def unsatisfied(field: str, value, text: str, offset: int) -> DecodeError:
-    """The DecodeError for a field whose ``valid:`` expression ``text`` is false.
-
-    >>> str(unsatisfied("n", 7, "n < 3", 4))
-    '<message> at offset 4: n = 7 does not satisfy n < 3'
-    """
-    shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
-    return DecodeError(f"{field} = {shown} does not satisfy {text}", offset=offset)
 
 
 class Tag(Construct):
@@ -685,65 +677,6 @@ class Valid(Subconstruct):
         return value
 
 
-EXPRESSION_MAX_BITS = 4096
-"""The largest integer a spec expression may make with ``**``, ``<<`` or ``*``. The
-operands come from the data, and an unbounded power or shift (``2 ** n`` with ``n`` read as
-4 billion) would hang the decoder building a number of gigabytes."""
-
-
-def power(base, exponent):
-    """``base ** exponent`` of a spec expression, refused (ValueError: reported as a
-    DecodeError at the field) when the result would pass :data:`EXPRESSION_MAX_BITS`.
-
-    >>> power(2, 10)
-    1024
-    >>> power(2, 1 << 32)
-    Traceback (most recent call last):
-    ...
-    ValueError: 2 ** 4294967296 is too large for a spec expression
-    """
-    integers = isinstance(base, int) and isinstance(exponent, int)
-    if integers and abs(base) > 1 and (abs(base).bit_length() - 1) * exponent > EXPRESSION_MAX_BITS:
-        raise ValueError(f"{base} ** {exponent} is too large for a spec expression")
-    return base**exponent
-
-
-def shift_left(value, count):
-    """``value << count`` of a spec expression, refused past :data:`EXPRESSION_MAX_BITS`.
-
-    >>> shift_left(1, 18)
-    262144
-    >>> shift_left(1, 10**9)
-    Traceback (most recent call last):
-    ...
-    ValueError: 1 << 1000000000 is too large for a spec expression
-    """
-    integers = isinstance(value, int) and isinstance(count, int)
-    if integers and value and value.bit_length() + count > EXPRESSION_MAX_BITS:
-        raise ValueError(f"{value} << {count} is too large for a spec expression")
-    return value << count
-
-
-def times(left, right):
-    """``left * right`` of a spec expression: numbers only, so a list or bytes value from
-    the data is never repeated a number of times the data says.
-
-    >>> times(3, 4)
-    12
-    >>> times([0], 10**9)
-    Traceback (most recent call last):
-    ...
-    TypeError: a spec expression multiplies numbers, not list
-    """
-    for operand in (left, right):
-        if not isinstance(operand, (int, float)):
-            raise TypeError(f"a spec expression multiplies numbers, not {type(operand).__name__}")
-    integers = isinstance(left, int) and isinstance(right, int)
-    if integers and left.bit_length() + right.bit_length() > EXPRESSION_MAX_BITS:
-        raise ValueError(f"{left} * {right} is too large for a spec expression")
-    return left * right
-
-
 def sizeof(owner, name: str):
     """Built byte size of field ``name`` of ``owner`` (a record's build context): an int,
     a list of element sizes for a repeated field, 0 for an absent one. For ``value:``
@@ -790,222 +723,3 @@ def _unwritten_size(owner, name: str, value):
     if isinstance(built, BuiltList):
         return list(built.sizes)
     return len(scratch.getvalue())
-
-
-class LengthPrefixedBytes(Construct):
-    """Bytes after a length; ``encoding`` makes it a string (strict UTF-8 by default) and
-    ``max_length`` bounds the byte length (MySQL's bounded strings).
-
-    >>> from construct import Int32sl
-    >>> LengthPrefixedBytes(Int32sl, "utf8").parse(b"\\x02\\x00\\x00\\x00hi")
-    'hi'
-    >>> LengthPrefixedBytes(Int32sl).parse(b"\\xff\\xff\\xff\\xff")
-    Traceback (most recent call last):
-    ...
-    runtime.core.errors.DecodeError: <message> at offset 0: negative length -1
-
-    With ``nullable=True`` the length -1 is None (Kafka's null key, value and header value):
-
-    >>> LengthPrefixedBytes(Int32sl, nullable=True).parse(b"\\xff\\xff\\xff\\xff") is None
-    True
-    """
-
-    def __init__(
-        self,
-        length_field,
-        encoding: str | None = None,
-        errors: str = "strict",
-        max_length: int | None = None,
-        nullable: bool = False,
-    ):
-        super().__init__()
-        self.length_field = length_field
-        self.encoding = encoding
-        self.errors = errors
-        self.max_length = max_length
-        self.nullable = nullable
-        self.flagbuildnone = nullable
-
-    def _parse(self, stream, context, path):
-        start = stream.tell()
-        length = self.length_field._parsereport(stream, context, path)
-        if length == -1 and self.nullable:
-            spans = current_spans(context)
-            if spans is not None:
-                spans.mark(start, stream.tell(), "length", length)
-            return None
-        if length < 0:
-            raise DecodeError(f"negative length {length}", offset=start)
-        if self.max_length is not None and length > self.max_length:
-            raise DecodeError(
-                f"string of {length} bytes exceeds its bound of {self.max_length}", offset=start
-            )
-        current_limits(context).check("max_string", length, offset=start)
-        spans = current_spans(context)
-        if spans is not None:
-            spans.mark(start, stream.tell(), "length", length)
-        data = read_exact(stream, length, "string" if self.encoding else "bytes")
-        if self.encoding is None:
-            return data
-        try:
-            return data.decode(self.encoding, self.errors)
-        except UnicodeDecodeError as err:
-            raise DecodeError(f"invalid {self.encoding}: {err.reason}", offset=start) from None
-
-    def _build(self, obj, stream, context, path):
-        if obj is None and self.nullable:
-            self.length_field._build(-1, stream, context, path)
-            return None
-        if self.encoding is None:
-            if not isinstance(obj, (bytes, bytearray)):
-                raise EncodeError(f"expected bytes, got {type(obj).__name__}")
-            data = bytes(obj)
-        else:
-            if not isinstance(obj, str):
-                raise EncodeError(f"expected str, got {type(obj).__name__}")
-            data = obj.encode(self.encoding)
-        if self.max_length is not None and len(data) > self.max_length:
-            raise EncodeError(f"string of {len(data)} bytes exceeds its bound of {self.max_length}")
-        self.length_field._build(len(data), stream, context, path)
-        stream.write(data)
-        return obj
-
-
-class Bool8(Construct):
-    """One byte, 0 = False and 1 = True; any other byte is an error (so rebuilds are
-    byte-exact).
-
-    >>> Bool8().parse(b"\\x01"), Bool8().build(False)
-    (True, b'\\x00')
-    """
-
-    def _parse(self, stream, context, path):
-        start = stream.tell()
-        b = read_byte(stream, "boolean")
-        if b > 1:
-            raise DecodeError(f"boolean byte must be 0 or 1, got 0x{b:02x}", offset=start)
-        return b == 1
-
-    def _build(self, obj, stream, context, path):
-        if not isinstance(obj, bool):
-            raise EncodeError(f"expected bool, got {type(obj).__name__}")
-        stream.write(b"\x01" if obj else b"\x00")
-        return obj
-
-    def _sizeof(self, context, path):
-        return 1
-
-
-class EnumField(Subconstruct):
-    """An integer that must be one of an ``enum.IntEnum``'s members.
-
-    >>> import enum
-    >>> from construct import Int8ul
-    >>> class Op(enum.IntEnum):
-    ...     DELETE = 1
-    >>> EnumField(Int8ul, Op).parse(b"\\x01")
-    <Op.DELETE: 1>
-    >>> EnumField(Int8ul, Op).build("DELETE")
-    b'\\x01'
-    """
-
-    def __init__(self, subcon, enum_class):
-        super().__init__(subcon)
-        self.enum_class = enum_class
-
-    def _parse(self, stream, context, path):
-        start = stream.tell()
-        raw = self.subcon._parsereport(stream, context, path)
-        try:
-            return self.enum_class(raw)
-        except ValueError:
-            raise DecodeError(
-                f"{raw} (0x{raw:02x}) is not a known {self.enum_class.__name__}", offset=start
-            ) from None
-
-    def _build(self, obj, stream, context, path):
-        try:
-            member = self.enum_class[obj] if isinstance(obj, str) else self.enum_class(obj)
-        except (KeyError, ValueError):
-            raise EncodeError(f"{obj!r} is not a {self.enum_class.__name__}") from None
-        self.subcon._build(int(member), stream, context, path)
-        return member
-
-
-class Empty(Construct):
-    """No bytes at all; parses to None (a type code whose value has no payload)."""
-
-    def __init__(self):
-        super().__init__()
-        self.flagbuildnone = True
-
-    def _parse(self, stream, context, path):
-        return None
-
-    def _build(self, obj, stream, context, path):
-        return None
-
-    def _sizeof(self, context, path):
-        return 0
-
-
-class SizedBytes(Construct):
-    """Bytes whose length is fixed or comes from earlier fields (``size`` is an int or a
-    function of the context); ``encoding`` makes it a string.
-
-    >>> SizedBytes(lambda this: 2).parse(b"hi")
-    b'hi'
-
-    ``pad`` (a fixed-size string's padding byte, ``pad: nul``): the value is the text
-    without its trailing pad bytes, and building pads it back to the size. Only trailing
-    pad bytes go, so ``b"9.2\\0x\\0\\0"`` is ``"9.2\\0x"`` and rebuilds the same bytes.
-
-    >>> SizedBytes(6, "ascii", pad=b"\\0").parse(b"9.2\\0\\0\\0")
-    '9.2'
-    >>> SizedBytes(6, "ascii", pad=b"\\0").build("9.2")
-    b'9.2\\x00\\x00\\x00'
-    """
-
-    def __init__(self, size, encoding: str | None = None, pad: bytes = b""):
-        super().__init__()
-        self.size = size
-        self.encoding = encoding
-        self.pad = pad
-
-    def _length(self, context) -> int:
-        return self.size(context) if callable(self.size) else self.size
-
-    def _parse(self, stream, context, path):
-        start = stream.tell()
-        length = self._length(context)
-        current_limits(context).check("max_string", length, offset=start)
-        data = read_exact(stream, length, "string" if self.encoding else "bytes")
-        if self.pad:
-            data = data.rstrip(self.pad)
-        if self.encoding is None:
-            return data
-        try:
-            return data.decode(self.encoding)
-        except UnicodeDecodeError as err:
-            raise DecodeError(f"invalid {self.encoding}: {err.reason}", offset=start) from None
-
-    def _build(self, obj, stream, context, path):
-        data = obj.encode(self.encoding) if self.encoding else bytes(obj)
-        if self.pad:
-            data = pad_to(data, self._length(context), self.pad)
-        if len(data) != self._length(context):
-            raise EncodeError(f"expected {self._length(context)} bytes, got {len(data)}")
-        stream.write(data)
-        return obj
-
-
-def pad_to(data: bytes, size: int, pad: bytes) -> bytes:
-    """``data`` padded with ``pad`` to ``size`` bytes (``pad:`` strings). A value given
-    with (some of) its padding, as older JSON forms spell it, writes the same bytes.
-
-    >>> pad_to(b"ab", 4, b"\\0"), pad_to(b"ab\\0\\0", 4, b"\\0")
-    (b'ab\\x00\\x00', b'ab\\x00\\x00')
-    """
-    if len(data) > size:
-        raise EncodeError(f"expected at most {size} bytes, got {len(data)}")
-    return data + pad * (size - len(data))

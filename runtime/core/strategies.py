@@ -397,7 +397,7 @@ def ticdc_events(
 
 def craft_events(instance):
     """Events a Craft message carries (``instance``: the module's configured CraftMessage)."""
-    from runtime.formats.craft import value_kind
+    from runtime.formats.craft_values import value_kind
 
     encodings = instance.encodings
     return ticdc_events(lambda code, flags: value_kind(code, flags, encodings), encodings)

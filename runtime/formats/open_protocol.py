@@ -24,12 +24,16 @@ gives back the same bytes for both; encoding writes tiflow's bytes (Go >= 1.22) 
 
 Errors name the stream offset where the failing frame or JSON document starts (or the
 byte where JSON parsing stopped) and a path such as ``events[1].value.u.id.v``.
+
+The codec's parts live by concept beside it: :mod:`runtime.formats.open_protocol_frames`
+(the u64-framed key and value, tiflow's batching), :mod:`runtime.formats.open_protocol_json`
+(reading and rendering the members of the spec's JSON documents) and
+:mod:`runtime.formats.open_protocol_inspect` (byte spans for ``wirespec inspect``).
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import dataclasses
 import math
 import struct
@@ -38,47 +42,67 @@ from collections.abc import Iterable, Iterator, Mapping
 from construct import Construct, SizeofError
 
 from runtime.core import tier
-from runtime.core.errors import DecodeError, EncodeError, LimitError
+from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.limits import DEFAULT as DEFAULT_LIMITS
 from runtime.core.limits import Limits
 from runtime.core.limits import current as current_limits
 from runtime.formats import gojson
 from runtime.formats.gojson import JsonDocument, JsonKey
+from runtime.formats.open_protocol_frames import (
+    BATCH_VERSION,
+    ESCAPES,
+    MAX_BATCH_SIZE,
+    MAX_MESSAGE_BYTES,
+    RECORD_OVERHEAD,
+    _Batch,
+    _escapes,
+    join_frames,
+    split_frames,
+)
+from runtime.formats.open_protocol_json import (
+    _BOUNDS,
+    INT64,
+    UINT64,
+    _b64,
+    _canonical_b64,
+    _check_int,
+    _check_sections,
+    _check_str,
+    _dict,
+    _fail,
+    _fast_fields,
+    _field_plan,
+    _int_from,
+    _int_in,
+    _int_json,
+    _load,
+    _object,
+    _opt_int_from,
+    _read_key,
+    _render_bytes,
+    _render_float,
+    _value_float,
+    _value_float32,
+    _value_from,
+    _value_raw,
+    _value_str,
+)
 from runtime.formats.ticdc import Column, DdlEvent, Event, ResolvedEvent, RowChangedEvent
 from runtime.formats.ticdc import spark_schema as _ticdc_spark_schema
 from runtime.formats.ticdc import to_row as _ticdc_to_row
 from runtime.formats.ticdc_json import EventNames, text_or_hex
 
-BATCH_VERSION = 1
-MAX_BATCH_SIZE = 16
-"""tiflow's default ``max-batch-size``: events per Kafka message."""
-MAX_MESSAGE_BYTES = 10 * 1024 * 1024
-"""tiflow's ``DefaultMaxMessageBytes``."""
-RECORD_OVERHEAD = 36
-"""sarama's per-record bound (5 * MaxVarintLen32 + MaxVarintLen64 + 1) tiflow adds."""
-EVENT_OVERHEAD = 16
-"""The two u64 lengths each event adds to a message."""
 LAYOUTS = ("tiflow", "legacy")
 """``tiflow``: today's bytes (Go >= 1.22). ``legacy``: TiCDC 4.0 (2020): no ``f``, VARCHAR
 and CHAR in base64, Go < 1.22 escapes."""
 
-INT64 = (-(1 << 63), (1 << 63) - 1)
-UINT64 = (0, (1 << 64) - 1)
 _WIDE = (INT64[0], UINT64[1])  # legacy columns carry no flags, so no signedness either
-_BOUNDS = {"u8": (0, 255), "u64": UINT64, "s64": INT64}
 _EVENT_KINDS = {"ROW": "row", "DDL": "ddl", "RESOLVED": "resolved"}
 """message_type enum member -> event kind (the spec's names)."""
-JSON_SAFE_INT = 2**53
-_MISSING = object()
 _INT, _STRING, _TEXT, _FLOAT64, _BASE64 = "int", "string", "text", "float64", "base64"
 """The renderings :meth:`OpenProtocol._tiflow_columns` checks inline."""
 _COMPILED = tier.compiled("runtime._compiled.open_protocol")
 """The compiled reader of the common form (None: pure Python); see :meth:`OpenProtocol.parse_pair`."""
-
-
-ESCAPES = ("short", "unicode")
-"""How a message writes U+0008 and U+000C in JSON strings: ``short`` (``\\b``, ``\\f``: TiCDC
-built with Go >= 1.22) or ``unicode`` (``\\u0008``, ``\\u000c``: older Go)."""
 
 
 LAYOUT_ESCAPES = {"tiflow": "short", "legacy": "unicode"}
@@ -95,323 +119,6 @@ class Message:
     events: list[Event]
     layout: str = "tiflow"
     escapes: str | None = None
-
-
-# ---------------------------------------------------------------------------- framing
-
-_U64 = struct.Struct(">Q")
-
-
-def _read_frame(data: bytes, pos: int, stream: str, index: int) -> tuple[int, int]:
-    """Bounds of the length-prefixed document at ``pos``: (start, end)."""
-    if len(data) - pos < 8:
-        err = DecodeError(f"truncated length: needs 8 bytes, {len(data) - pos} remain", offset=pos)
-    else:
-        (length,) = _U64.unpack_from(data, pos)
-        if length <= len(data) - pos - 8:
-            return pos + 8, pos + 8 + length
-        err = DecodeError(
-            f"length {length} goes beyond the data: {len(data) - pos - 8} bytes remain",
-            offset=pos,
-        )
-    err.add_path(stream)
-    err.add_path("events", index=index)
-    raise err
-
-
-def _whole_frames(key: bytes, value: bytes, limits: Limits) -> list[tuple[int, int, int, int]]:
-    """The frames :func:`split_frames` returns, up to the first that is short, too long
-    or over a limit (that one, the checked loop there reads and names)."""
-    frames = []
-    kpos, vpos = 8, 0
-    klen, vlen, max_count, max_string = len(key), len(value), limits.max_count, limits.max_string
-    while kpos + 8 <= klen and vpos + 8 <= vlen and len(frames) < max_count:
-        (kn,) = _U64.unpack_from(key, kpos)
-        (vn,) = _U64.unpack_from(value, vpos)
-        ks, vs = kpos + 8, vpos + 8
-        if kn > max_string or vn > max_string or ks + kn > klen or vs + vn > vlen:
-            break
-        kpos, vpos = ks + kn, vs + vn
-        frames.append((ks, kpos, vs, vpos))
-    return frames
-
-
-def split_frames(key: bytes, value: bytes, limits: Limits) -> list[tuple[int, int, int, int]]:
-    """Walk key and value in lock-step: (key start, key end, value start, value end) per event.
-
-    >>> split_frames(bytes.fromhex("0000000000000001 0000000000000002") + b"{}",
-    ...              bytes.fromhex("0000000000000000"), Limits())
-    [(16, 18, 8, 8)]
-    """
-    limits.check("max_message_bytes", max(len(key), len(value)), offset=0)
-    if len(key) < 8:
-        raise DecodeError(f"truncated batch version: {len(key)} bytes", offset=0, path="version")
-    (version,) = _U64.unpack_from(key, 0)
-    if version != BATCH_VERSION:
-        raise DecodeError(f"batch version {version}, expected 1", offset=0, path="version")
-    frames = _whole_frames(key, value, limits)
-    kpos, vpos = (frames[-1][1], frames[-1][3]) if frames else (8, 0)
-    while kpos < len(key) or vpos < len(value):
-        index = len(frames)
-        limits.check("max_count", index + 1, offset=kpos)
-        if kpos == len(key):
-            raise DecodeError(
-                "the key has no more events", offset=kpos, path=f"events[{index}].key"
-            )
-        if vpos == len(value):
-            msg = "the value has no more events"
-            raise DecodeError(msg, offset=vpos, path=f"events[{index}].value")
-        ks, kpos = _read_frame(key, kpos, "key", index)
-        vs, vpos = _read_frame(value, vpos, "value", index)
-        for stream, start, end in (("key", ks, kpos), ("value", vs, vpos)):
-            if end - start > limits.max_string:  # a document is one string
-                err = LimitError(
-                    f"{end - start} exceeds the limit max_string={limits.max_string}",
-                    offset=start - 8,
-                )
-                err.add_path(stream)
-                err.add_path("events", index=index)
-                raise err
-        frames.append((ks, kpos, vs, vpos))
-    return frames
-
-
-def join_frames(pairs: list[tuple[bytes, bytes]]) -> tuple[bytes, bytes]:
-    """The Kafka key and value for events' (key JSON, value JSON) pairs.
-
-    >>> join_frames([(b"{}", b"")])
-    (b'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02{}', b'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00')
-    """
-    key = [_U64.pack(BATCH_VERSION)]
-    value = []
-    for k, v in pairs:
-        key += (_U64.pack(len(k)), k)
-        value += (_U64.pack(len(v)), v)
-    return b"".join(key), b"".join(value)
-
-
-# ---------------------------------------------------------------------------- JSON reading
-
-
-def _fail(message: str, path: str) -> DecodeError:
-    return DecodeError(message, offset=0, path=path)
-
-
-def _object(doc, path: str) -> dict:
-    if type(doc) is not dict:
-        raise _fail(f"expected a JSON object, got {_json_kind(doc)}", path)
-    return doc
-
-
-_JSON_KINDS = {dict: "object", list: "array", str: "string", bool: "boolean", float: "number"}
-
-
-def _json_kind(v) -> str:
-    return "null" if v is None else _JSON_KINDS.get(type(v), "integer")
-
-
-def _int_in(v, bounds: tuple[int, int], path: str) -> int:
-    if type(v) is not int:
-        raise _fail(f"expected an integer, got {_json_kind(v)}", path)
-    if not bounds[0] <= v <= bounds[1]:
-        raise _fail(f"{v} is outside [{bounds[0]}, {bounds[1]}]", path)
-    return v
-
-
-def _read_key(key: JsonKey, obj: dict, path: str):
-    """The value of one scalar key of ``obj``, checked against its declaration."""
-    v = obj.get(key.name)
-    t = key.type
-    if v is None:
-        if key.omit == "never":
-            raise _fail(f"missing key {key.name!r}", path + key.name)
-        return False if t == "bool" else None
-    if t == "string":
-        if type(v) is str:
-            return v
-    elif t == "bool":
-        if type(v) is bool:
-            return v
-    elif type(v) is int:
-        lo, hi = _BOUNDS[t]
-        if lo <= v <= hi and (key.enum is None or key.open or v in key.enum._value2member_map_):
-            return v
-    raise _bad_key(key, v, path + key.name)
-
-
-def _bad_key(key: JsonKey, v, path: str) -> DecodeError:
-    """The error for a value :func:`_read_key` refused (the path is built only here)."""
-    if key.type == "string":
-        return _fail(f"expected a string, got {_json_kind(v)}", path)
-    if key.type == "bool":
-        return _fail(f"expected a boolean, got {_json_kind(v)}", path)
-    _int_in(v, _BOUNDS[key.type], path)
-    return _fail(f"{v} is not a {key.enum.__name__}", path)
-
-
-def _check_sections(present: list[JsonKey], new) -> None:
-    """The op follows from which sections are there (a key's ``when``): a delete's
-    section comes alone, an update's old row with its new row."""
-    names = {k.name for k in present}
-    delete = {k.name for k in present if k.when == ("delete",)}
-    update = {k.name for k in present if k.when == ("update",)}
-    if delete and names - delete:
-        name = min(delete)
-        raise _fail(f"a delete ({name!r}) carries no other section", name)
-    if update and new is None:
-        name = min(update)
-        raise _fail(f"an update's old row ({name!r}) comes with its new row", name)
-
-
-def _read_fields(doc: JsonDocument, obj: dict, path: str = "") -> dict:
-    """field -> value for every scalar key of ``doc`` (absent omittable keys: None/False)."""
-    return {k.field: _read_key(k, obj, path) for k in doc.keys}
-
-
-def _field_plan(doc: JsonDocument) -> tuple:
-    """What :func:`_fast_fields` checks per key of ``doc``: (name, field, type,
-    required, lowest, highest, accepted values or None)."""
-    return tuple(
-        (k.name, k.field, k.type, k.omit == "never", *_BOUNDS.get(k.type, (0, 0)),
-         k.enum._value2member_map_ if k.enum is not None and not k.open else None)
-        for k in doc.keys
-    )  # fmt: skip
-
-
-def _fast_fields(plan: tuple, doc: JsonDocument, obj: dict) -> dict:
-    """:func:`_read_fields` in one loop over ``_field_plan(doc)``: the same result, and
-    for anything it refuses, :func:`_read_fields` raises."""
-    out = {}
-    for name, field, t, required, lo, hi, accepted in plan:
-        v = obj.get(name)
-        if v is None:
-            if required:
-                break
-            v = False if t == "bool" else None
-        elif t == "string":
-            if type(v) is not str:
-                break
-        elif t == "bool":
-            if type(v) is not bool:
-                break
-        elif (
-            type(v) is not int or not lo <= v <= hi or (accepted is not None and v not in accepted)
-        ):
-            break
-        out[field] = v
-    else:
-        return out
-    return _read_fields(doc, obj)
-
-
-def _value_float(v, path: str) -> float:
-    if type(v) not in (int, float):
-        raise _fail(f"expected a number, got {_json_kind(v)}", path)
-    try:
-        x = float(v)
-    except OverflowError:
-        x = float("inf")
-    if x in (float("inf"), float("-inf")):
-        raise _fail(f"{v} is out of float64 range", path)
-    return x
-
-
-def _value_float32(v, path: str) -> float:
-    try:
-        return gojson.to_float32(_value_float(v, path))
-    except OverflowError:
-        raise _fail(f"{v} is out of float32 range", path) from None
-
-
-def _value_str(v, path: str) -> str:
-    if type(v) is not str:
-        raise _fail(f"expected a string, got {_json_kind(v)}", path)
-    return v
-
-
-def _b64(v, path: str) -> bytes:
-    text = _value_str(v, path)
-    try:
-        data = base64.b64decode(text, validate=True)
-    except (binascii.Error, ValueError):
-        raise _fail("invalid base64", path) from None
-    if base64.b64encode(data).decode() != text:  # Go's StdEncoding is strict about padding
-        raise _fail("non-canonical base64", path)
-    return data
-
-
-def _canonical_b64(v) -> bytes:
-    """:func:`_b64` in C (strict decoding, then the canonical-form check); what it
-    refuses raises DecodeError without a path, for the checked reading to name."""
-    if type(v) is str:
-        try:
-            data = binascii.a2b_base64(v, strict_mode=True)
-        except ValueError:  # binascii.Error, and non-ASCII text
-            pass
-        else:
-            if binascii.b2a_base64(data, newline=False) == v.encode():
-                return data
-    raise DecodeError("not canonical base64")
-
-
-def _value_raw(v, path: str):
-    if v is not None and type(v) not in (int, float, str):
-        raise _fail(f"expected a JSON scalar, got {_json_kind(v)}", path)
-    return v
-
-
-def _load(data: bytes, start: int, end: int, stream: str, mark_replaced: bool = False) -> dict:
-    """Parse and type-check one JSON document; errors carry its absolute offset."""
-    try:
-        return _object(gojson.loads(data[start:end], mark_replaced=mark_replaced), "")
-    except DecodeError as err:
-        err.shift(start)
-        err.add_path(stream)
-        raise
-
-
-# ---------------------------------------------------------------------------- JSON writing
-
-
-def _check_int(v, bounds: tuple[int, int], path: str) -> int:
-    if type(v) is not int or not bounds[0] <= v <= bounds[1]:
-        raise EncodeError(
-            f"expected an integer in [{bounds[0]}, {bounds[1]}], got {v!r}", path=path
-        )
-    return v
-
-
-def _check_str(v, path: str) -> str:
-    if type(v) is not str:
-        raise EncodeError(f"expected str, got {type(v).__name__}", path=path)
-    return v
-
-
-def _render_float(v, fmt, path: str) -> str:
-    if type(v) not in (int, float):
-        raise EncodeError(f"expected float, got {type(v).__name__}", path=path)
-    try:
-        return fmt(float(v))
-    except (ValueError, OverflowError) as err:
-        raise EncodeError(str(err), path=path) from None
-
-
-def _render_bytes(v, path: str) -> bytes:
-    if type(v) is not bytes:
-        raise EncodeError(f"expected bytes, got {type(v).__name__}", path=path)
-    return v
-
-
-class _Batch:
-    """The open Kafka message and its size as tiflow counts it (``Message.Length()``)."""
-
-    def __init__(self):
-        self.pairs: list[tuple[bytes, bytes]] = []
-        self.length = 8 + RECORD_OVERHEAD  # the version header and sarama's overhead
-
-    def add(self, key: bytes, value: bytes) -> None:
-        self.pairs.append((key, value))
-        self.length += EVENT_OVERHEAD + len(key) + len(value)
 
 
 # ---------------------------------------------------------------------------- the codec
@@ -1106,29 +813,6 @@ def _check_escapes(escapes) -> str | None:
     return escapes
 
 
-def _escapes(key: bytes, value: bytes, frames) -> str | None:
-    """The :data:`ESCAPES` member a message's U+0008/U+000C escapes are written in, or
-    None when it has none. One Go program writes a message, so both kinds in one is a
-    :class:`DecodeError` (no writer makes it, and it could not be written back)."""
-    if not (gojson.may_hold_control_escape(key) or gojson.may_hold_control_escape(value)):
-        return None
-    found = None
-    for index, (ks, ke, vs, ve) in enumerate(frames):
-        for stream, data, start in (("key", key[ks:ke], ks), ("value", value[vs:ve], vs)):
-            for offset, short in gojson.control_escapes(data):
-                style = ESCAPES[0] if short else ESCAPES[1]
-                if found is None:
-                    found = style, f"events[{index}].{stream}", start + offset
-                elif style != found[0]:
-                    raise DecodeError(
-                        f"{style} control escape, but {found[1]} at offset {found[2]} has a "
-                        f"{found[0]} one: one Go version writes a message",
-                        offset=start + offset,
-                        path=f"events[{index}].{stream}",
-                    )
-    return None if found is None else found[0]
-
-
 def _unmark_text(row: RowChangedEvent) -> None:
     """U+FFFD for gojson.REPLACED in the names and text values of a row: only its bytes
     values (the string rendering) keep an escaped \\ufffd apart, as the byte 0xFF."""
@@ -1137,67 +821,6 @@ def _unmark_text(row: RowChangedEvent) -> None:
             c.name = gojson.unmark_replaced(c.name)
             if type(c.value) is str:
                 c.value = gojson.unmark_replaced(c.value)
-
-
-def _int_json(v):
-    return str(v) if isinstance(v, int) and abs(v) > JSON_SAFE_INT else v
-
-
-def _dict(v, path: str) -> dict:
-    if not isinstance(v, dict):
-        raise EncodeError(f"expected an object, got {type(v).__name__}", path=path)
-    return v
-
-
-def _int_from(v, path: str) -> int:
-    if isinstance(v, bool):
-        raise EncodeError(f"expected an integer, got {v!r}", path=path)
-    if isinstance(v, int):
-        return v
-    if isinstance(v, str):
-        try:
-            return int(v, 10)
-        except ValueError:
-            pass
-    raise EncodeError(f"expected an integer, got {v!r}", path=path)
-
-
-def _opt_int_from(v, path: str):
-    return None if v is None else _int_from(v, path)
-
-
-def _value_from(kind: str, v, path: str):
-    """A column value from its JSON form (see :meth:`OpenProtocol.to_dict`)."""
-    if v is None:
-        return None
-    if isinstance(v, dict):
-        if set(v) == {"$hex"}:
-            try:
-                return bytes.fromhex(v["$hex"])
-            except (TypeError, ValueError):
-                raise EncodeError(f"bad hex {v['$hex']!r}", path=path) from None
-        if set(v) == {"$str"} and isinstance(v["$str"], str):
-            return v["$str"]
-        if set(v) == {"$f64"}:
-            try:
-                return struct.unpack(">d", bytes.fromhex(v["$f64"]))[0]
-            except (TypeError, ValueError, struct.error):
-                raise EncodeError(f"bad $f64 {v['$f64']!r}", path=path) from None
-        raise EncodeError(f"unknown value form {v!r}", path=path)
-    if isinstance(v, bool):
-        raise EncodeError(f"a boolean is no column value: {v!r}", path=path)
-    if isinstance(v, float):
-        return v
-    if isinstance(v, int):
-        return float(v) if kind in ("float32", "float64") else v
-    if isinstance(v, str):
-        if kind == "text":
-            return v
-        if kind in ("string", "base64"):  # a text column's value (runtime.formats.ticdc_json)
-            return v.encode("utf-8")
-        if kind in ("int", "uint", "sint", "raw"):
-            return _int_from(v, path)
-    raise EncodeError(f"{v!r} is no {kind} value", path=path)
 
 
 KafkaCodec = OpenProtocol
@@ -1246,82 +869,3 @@ class ClaimCheck(Construct):
 
     def _sizeof(self, context, path):
         raise SizeofError("a claim-check object's size depends on its message", path=path)
-
-
-# ---------------------------------------------------------------------------- inspect
-
-
-def trace_pair(codec: OpenProtocol, key: bytes, value: bytes, **limits):
-    """The byte spans of one Kafka message, for ``wirespec inspect``: a
-    :class:`runtime.core.spans.Trace` for the key and one for the value.
-
-    The key's spans are ``version``, then per event ``events[i]`` (its u64 length) and
-    ``events[i].key`` with one node per JSON member (``events[i].key.ts``); the value's
-    are ``events[i]`` and ``events[i].value`` (``events[i].value.u.<column>.v``, ``.q``).
-    Member names are ``key`` marks, JSON punctuation ``syntax`` marks
-    (:mod:`runtime.formats.json_spans`), so each stream's leaves cover every byte once. The
-    model and the error are those of :meth:`OpenProtocol.parse_pair` (the walk is only
-    for the spans); the error lands on the trace of the stream its path names.
-    Nothing here runs when decoding normally.
-    """
-    from runtime.core.spans import SpanRecorder, Trace
-    from runtime.formats import json_spans
-
-    key, value = bytes(key), bytes(value)
-    model = error = None
-    try:
-        model = codec.parse_pair(key, value, **limits)
-    except DecodeError as err:
-        error = err
-    traces = []
-    for stream, data in (("key", key), ("value", value)):
-        rec = SpanRecorder()
-        pos = 0
-        if stream == "key" and len(data) >= 8:
-            rec.open("version", 0)
-            rec.close(8, _U64.unpack_from(data, 0)[0])
-            pos = 8
-        complete = stream == "value" or len(data) >= 8
-        index = 0
-        events = rec.open("events", pos)
-        while pos < len(data):
-            if len(data) - pos < 8:
-                complete = False
-                break
-            (length,) = _U64.unpack_from(data, pos)
-            if length > len(data) - pos - 8:
-                complete = False
-                break
-            rec.open(index, pos)
-            rec.mark(pos, pos + 8, "length", length)
-            start, end = pos + 8, pos + 8 + length
-            rec.open(stream, start)
-            doc = data[start:end]
-            json_spans.report(rec, doc, start)  # False: the document stays one leaf
-            rec.close(end, _doc_value(doc))
-            event = model.events[index] if model is not None else None
-            rec.close(end, event)
-            pos = end
-            index += 1
-        rec.close(pos, model.events if model is not None else None)
-        if not events.children:
-            rec.root.children.remove(events)
-        result = Trace(data, rec.root, model=model)
-        if complete:
-            rec.root.end = len(data)
-            rec.root.value = model
-        traces.append(result)
-    if error is not None:
-        where = error.path or ""
-        on_key = where == "version" or ".key" in where.split("]", 1)[-1][:4]
-        traces[0 if on_key else 1].error = error
-        for t in traces:
-            t.model = None
-    return traces[0], traces[1]
-
-
-def _doc_value(doc: bytes):
-    try:
-        return gojson.loads(doc) if doc else b""
-    except DecodeError:
-        return doc

@@ -1,0 +1,99 @@
+"""What a spec expression (a size, a count, a condition) needs at run time: arithmetic
+guarded against sizes taken from the data, and the errors of an expression that fails.
+
+The generated code calls these as ``rt.power``, ``rt.shift_left``, ``rt.times`` (``rt``
+being :mod:`runtime.core.record`, which re-exports them), so ``2 ** n`` with ``n`` read
+from the data cannot hang the decoder:
+
+    >>> power(2, 10), shift_left(1, 18), times(3, 4)
+    (1024, 262144, 12)
+    >>> str(expression_error(IndexError("list index out of range"), 5, "sizes"))
+    "sizes at offset 5: the spec's expression for this field fails on this data: IndexError: list index out of range"
+"""
+
+from __future__ import annotations
+
+from runtime.core.errors import DecodeError
+
+EXPRESSION_ERRORS = (IndexError, KeyError, TypeError, ValueError, AttributeError, ArithmeticError)
+"""What a spec expression (a size, a count, a condition) raises on data that does not fit
+it, say a size table with too few entries: reported as a DecodeError at the field."""
+
+
+def _expression_message(err: Exception) -> str:
+    return f"the spec's expression for this field fails on this data: {type(err).__name__}: {err}"
+
+
+def expression_error(err: Exception, offset: int, path: str) -> DecodeError:
+    """The DecodeError for a spec expression that fails on the data (``err``, one of
+    :data:`EXPRESSION_ERRORS`) at the field ``path`` starting at ``offset``."""
+    return DecodeError(_expression_message(err), offset=offset, path=path)
+
+
+def unsatisfied(field: str, value, text: str, offset: int) -> DecodeError:
+    """The DecodeError for a field whose ``valid:`` expression ``text`` is false.
+
+    >>> str(unsatisfied("n", 7, "n < 3", 4))
+    '<message> at offset 4: n = 7 does not satisfy n < 3'
+    """
+    shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+    return DecodeError(f"{field} = {shown} does not satisfy {text}", offset=offset)
+
+
+EXPRESSION_MAX_BITS = 4096
+"""The largest integer a spec expression may make with ``**``, ``<<`` or ``*``. The
+operands come from the data, and an unbounded power or shift (``2 ** n`` with ``n`` read as
+4 billion) would hang the decoder building a number of gigabytes."""
+
+
+def power(base, exponent):
+    """``base ** exponent`` of a spec expression, refused (ValueError: reported as a
+    DecodeError at the field) when the result would pass :data:`EXPRESSION_MAX_BITS`.
+
+    >>> power(2, 10)
+    1024
+    >>> power(2, 1 << 32)
+    Traceback (most recent call last):
+    ...
+    ValueError: 2 ** 4294967296 is too large for a spec expression
+    """
+    integers = isinstance(base, int) and isinstance(exponent, int)
+    if integers and abs(base) > 1 and (abs(base).bit_length() - 1) * exponent > EXPRESSION_MAX_BITS:
+        raise ValueError(f"{base} ** {exponent} is too large for a spec expression")
+    return base**exponent
+
+
+def shift_left(value, count):
+    """``value << count`` of a spec expression, refused past :data:`EXPRESSION_MAX_BITS`.
+
+    >>> shift_left(1, 18)
+    262144
+    >>> shift_left(1, 10**9)
+    Traceback (most recent call last):
+    ...
+    ValueError: 1 << 1000000000 is too large for a spec expression
+    """
+    integers = isinstance(value, int) and isinstance(count, int)
+    if integers and value and value.bit_length() + count > EXPRESSION_MAX_BITS:
+        raise ValueError(f"{value} << {count} is too large for a spec expression")
+    return value << count
+
+
+def times(left, right):
+    """``left * right`` of a spec expression: numbers only, so a list or bytes value from
+    the data is never repeated a number of times the data says.
+
+    >>> times(3, 4)
+    12
+    >>> times([0], 10**9)
+    Traceback (most recent call last):
+    ...
+    TypeError: a spec expression multiplies numbers, not list
+    """
+    for operand in (left, right):
+        if not isinstance(operand, (int, float)):
+            raise TypeError(f"a spec expression multiplies numbers, not {type(operand).__name__}")
+    integers = isinstance(left, int) and isinstance(right, int)
+    if integers and left.bit_length() + right.bit_length() > EXPRESSION_MAX_BITS:
+        raise ValueError(f"{left} * {right} is too large for a spec expression")
+    return left * right

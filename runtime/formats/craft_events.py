@@ -1,0 +1,481 @@
+"""TiCDC Craft frames <-> :mod:`runtime.formats.ticdc` events, with every check and its
+exact error: the mapping the spec's ``frame`` record does not say (term ids resolved, values
+decoded by the type-code table, the reference's interning order on build).
+
+This is the checked path: the quick mapping (:mod:`runtime.formats.craft_quick`) gives up
+to it wherever it is unsure, so every error comes from here. It also records the spans of
+every field for ``wirespec inspect``.
+
+    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT
+    >>> from runtime.core.limits import DEFAULT
+    >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
+    >>> model, positions = _read_frame(frame, data, DEFAULT)
+    >>> _to_events(model, positions, data, COLUMN_TYPE_CRAFT)
+    [ResolvedEvent(commit_ts=424316594097225729)]
+"""
+
+from __future__ import annotations
+
+import io
+from itertools import accumulate as _accumulate
+
+from construct import ConstructError, Container
+
+from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.leb128 import (
+    read_reversed_uvarint,
+    read_uvarint,
+    skip_varints,
+    write_uvarint,
+)
+from runtime.formats.craft_chunks import (
+    _I64,
+    U64,
+    _at,
+    _record_payloads,
+    _record_tables,
+    _record_terms,
+    _record_varints,
+)
+from runtime.formats.craft_values import decode_value, encode_value
+from runtime.formats.ticdc import (
+    Column,
+    DdlEvent,
+    Event,
+    ResolvedEvent,
+    RowChangedEvent,
+)
+from runtime.formats.ticdc_json import text_or_hex
+
+VERSION = 1
+EVENT_ROW, EVENT_DDL, EVENT_RESOLVED = 1, 2, 3
+GROUP_NEW, GROUP_OLD = 1, 2
+
+
+# -------------------------------------------------------------------------------------
+# Whole messages
+# -------------------------------------------------------------------------------------
+class _Path:
+    """``with _Path("bodies", 3):`` prepends ``bodies[3]`` to the path of an escaping error."""
+
+    __slots__ = ("index", "name")
+
+    def __init__(self, name, index=None):
+        self.name, self.index = name, index
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, err, tb):
+        if isinstance(err, (DecodeError, EncodeError)):
+            err.add_path(self.name, index=self.index)
+        return False
+
+
+def _bad_element(message, buf, chunk_start, i, name):
+    """A DecodeError at element ``i`` of the varint chunk starting at ``chunk_start``."""
+    return _at(DecodeError(message, offset=skip_varints(buf, chunk_start, i)), name, index=i)
+
+
+def _read_frame(frame, buf, limits, spans=None, encodings=None):
+    """Parse a message with the spec's ``frame`` record, then check what the event model
+    needs beyond the layout; returns the frame model and the positions of each column
+    group's types and values (for the offsets of value errors).
+
+    ``spans`` (a :class:`runtime.core.spans.SpanRecorder`, for ``wirespec inspect``) gets the
+    byte range of every field, element by element, with names and values resolved: each
+    region is re-walked by the ``_record_*`` functions once it has been checked, so the
+    untraced path pays nothing. ``encodings`` (type code -> kind) only serves the column
+    values shown in those spans."""
+    limits.check("max_message_bytes", len(buf), offset=0)
+    try:
+        model = _parse_frame(frame, buf, limits)
+        at, positions = _check_frame(buf, model)
+    except DecodeError:
+        if spans is not None:  # show the fields read before the error, as the frame has them
+            _parse_frame(frame, buf, limits, spans)
+        raise
+    if spans is not None:
+        _record_frame(spans, buf, model, at, encodings)
+    return model, positions
+
+
+def _check_frame(buf, model) -> tuple[_Layout, dict]:
+    """What the event model needs beyond the layout of a parsed frame; returns where its
+    parts start and the positions :func:`_check_bodies` gives."""
+    at = _Layout(buf, model)
+    _check_header(buf, model, at)
+    return at, _check_bodies(buf, model, at)
+
+
+def _checked_events(buf, model, encodings) -> list[Event]:
+    """The events of a parsed frame, checked as :func:`_read_frame` checks it."""
+    _, positions = _check_frame(buf, model)
+    return _to_events(model, positions, buf, encodings)
+
+
+def _parse_frame(frame, buf, limits, spans=None):
+    stream = io.BytesIO(buf)
+    extra = {} if spans is None else {"spans": spans}
+    try:
+        return frame.parse_stream(stream, limits=limits, **extra)
+    except ConstructError as err:
+        raise DecodeError(str(err), offset=stream.tell()) from None
+
+
+class _Layout:
+    """Where the parts of a parsed frame start (its size tables say it)."""
+
+    def __init__(self, buf, model):
+        tables = model.size_tables
+        _, self.header_start = read_uvarint(buf, 0)
+        self.tail = read_reversed_uvarint(buf, len(buf))[1]
+        self.tables_start = self.tail - model.size_tables_length
+        self.header_end = self.header_start + tables[0][0]
+        self.body_starts = list(_accumulate(tables[1][:-1], initial=self.header_end))
+        self.dict_start = self.tables_start - tables[0][1]
+
+
+def _check_header(buf, model, at: _Layout) -> None:
+    """Rows never mix with DDL/resolved events; names are term ids (or -1 where allowed)."""
+    h, n, nterms = model.header, len(model.size_tables[1]), len(model.term_dictionary)
+    starts = {"commit_ts": at.header_start}
+    for name, prev in (("type", "commit_ts"), ("partition", "type"), ("schema", "partition"),
+                       ("table", "schema")):  # fmt: skip
+        starts[name] = skip_varints(buf, starts[prev], n)
+    types = h.type
+    rows = types.count(EVENT_ROW)
+    if 0 < rows < n:
+        raise _at(
+            _at(DecodeError("row events mixed with DDL/resolved events", offset=starts["type"]),
+                "type"),
+            "header",
+        )  # fmt: skip
+    for i, t in enumerate(types):
+        for name in ("partition", "schema", "table"):
+            v = h[name][i]
+            if t == EVENT_RESOLVED or (t == EVENT_DDL and name == "partition"):
+                ok, allowed = v == -1, "always -1 here"
+            elif name == "partition":
+                ok, allowed = v >= -1, "-1 = none, else a table id"
+            else:
+                ok, allowed = -1 <= v < nterms, f"-1 .. {nterms - 1}"
+            what = "partition" if name == "partition" else "term id"
+            message = f"{what} {v} out of range ({allowed})"
+            if ok and name != "partition" and v >= 0 and not model.term_dictionary[v]:
+                # the reference writes -1 for an empty name: a "" term would not rebuild
+                ok, message = False, f"term id {v} is the empty name, which is written as -1"
+            if not ok:
+                err = _bad_element(message, buf, starts[name], i, name)
+                raise _at(err, "header")
+
+
+def _check_bodies(buf, model, at: _Layout) -> dict:
+    """A row body has one NEW and/or one OLD group whose names are term ids."""
+    nterms = len(model.term_dictionary)
+    positions = {}
+    for i, body in enumerate(model.bodies):
+        if body.column_groups is None:
+            continue
+        pos, seen = at.body_starts[i], set()
+        for g, group in enumerate(body.column_groups):
+            where = ("bodies", i, "column_groups", g)
+            if group.type in seen:
+                raise _at_path(DecodeError(f"a second group of type {group.type}", offset=pos),
+                               *where, "type")  # fmt: skip
+            seen.add(group.type)
+            count, names_pos = read_uvarint(buf, pos + 1)
+            for j, term in enumerate(group.names):
+                if not 0 <= term < nterms:
+                    err = _bad_element(f"term id {term} out of range (0 .. {nterms - 1})",
+                                       buf, names_pos, j, "names")  # fmt: skip
+                    raise _at_path(err, *where)
+            types_pos = skip_varints(buf, names_pos, count)
+            positions[i, g] = (types_pos, skip_varints(buf, types_pos, 2 * count))
+            pos += model.size_tables[2 + i][g]
+        if not body.column_groups:
+            raise _at_path(DecodeError("a row event needs at least one column group",
+                                       offset=at.body_starts[i]), "bodies", i, "column_groups")  # fmt: skip
+    return positions
+
+
+def _at_path(err, *parts):
+    """Prefix ``err``'s path with ``parts`` (names and list indices, outermost first)."""
+    for part in reversed(parts):
+        if isinstance(part, int):
+            err.add_path(index=part)
+        else:
+            err.add_path(part)
+    return err
+
+
+def _record_frame(spans, buf, model, at: _Layout, encodings) -> None:
+    terms, tables = model.term_dictionary, model.size_tables
+    _region(spans, "version", 0, at.header_start, model.version)
+    _record_header(spans, buf, at.header_start, at.header_end, model.header, terms)
+    spans.open("bodies", at.header_end)
+    for i, body in enumerate(model.bodies):
+        b_end = at.body_starts[i] + tables[1][i]
+        _record_body(spans, buf, i, at.body_starts[i], b_end, body, terms, encodings)
+    spans.close(at.dict_start, model.bodies)
+    _record_terms(spans, buf, at.dict_start, at.tables_start, terms)
+    _record_tables(spans, buf, at.tables_start, at.tail, tables)
+    spans.open("size_tables_length", at.tail)
+    spans.mark(at.tail, len(buf), "reversed length", model.size_tables_length)
+    spans.close(len(buf), model.size_tables_length)
+
+
+def _region(spans, key, start: int, end: int, value) -> None:
+    spans.open(key, start)
+    spans.close(end, value)
+
+
+# -- field spans of the frame for ``wirespec inspect`` (the chunks' own are in craft_chunks)
+def _term_names(ids, terms):
+    return [terms[i] if 0 <= i < len(terms) else None for i in ids]
+
+
+def _record_header(spans, buf, pos, end, header, terms):
+    spans.open("header", pos)
+    pos = _record_varints(spans, buf, "commit_ts", pos, header.commit_ts, delta=True)
+    pos = _record_varints(spans, buf, "type", pos, header.type)
+    pos = _record_varints(spans, buf, "partition", pos, header.partition, True, True)
+    for name in ("schema", "table"):
+        ids = header[name]
+        pos = _record_varints(spans, buf, name, pos, ids, True, True, _term_names(ids, terms))
+    spans.close(end, header)
+
+
+def _record_body(spans, buf, i, pos, end, body, terms, encodings):
+    spans.open(i, pos)
+    if body.query is not None:
+        _, p = read_uvarint(buf, pos)
+        _region(spans, "ddl_type", pos, p, body.ddl_type)
+        pos = p
+        spans.open("query", pos)
+        ln, p = read_uvarint(buf, pos)
+        spans.mark(pos, p, "length", ln)
+        spans.close(end, body.query)
+    elif body.column_groups is not None:
+        spans.open("column_groups", pos)
+        for g, group in enumerate(body.column_groups):
+            pos = _record_group(spans, buf, g, pos, group, terms, encodings)
+        spans.close(end, body.column_groups)
+    spans.close(end, body)
+
+
+def _record_group(spans, buf, g, pos, group, terms, encodings):
+    spans.open(g, pos)
+    spans.open("type", pos)
+    spans.close(pos + 1, group.type)
+    n, p = read_uvarint(buf, pos + 1)
+    spans.mark(pos + 1, p, "count", n)
+    names = _term_names(group.names, terms)
+    p = _record_varints(spans, buf, "names", p, group.names, True, True, names)
+    p = _record_varints(spans, buf, "types", p, group.types, labels=names)
+    p = _record_varints(spans, buf, "flags", p, group.flags, labels=names)
+    raw = group.values
+    lengths = [-1 if v is None else len(v) for v in raw]
+    p = _record_varints(spans, buf, "value_lengths", p, lengths, labels=names)
+    shown = [
+        _shown_value(code, flag, v, encodings)
+        for code, flag, v in zip(group.types, group.flags, raw, strict=True)
+    ]
+    p = _record_payloads(spans, buf, "values", p, lengths, shown, names)
+    spans.close(p, group)
+    return p
+
+
+def _shown_value(code, flags, raw, encodings):
+    """The typed value of a column for the dump, or its raw bytes when it cannot be typed
+    (no table given, or bytes the event model would reject: that error comes later)."""
+    if raw is None or not encodings:
+        return raw
+    try:
+        value = decode_value(code, flags, raw, encodings)
+    except DecodeError:
+        return raw
+    if isinstance(value, bytes):  # a text column's bytes as its text (runtime.formats.ticdc_json)
+        shown = text_or_hex(value, flags)
+        return shown if isinstance(shown, str) else value
+    return value
+
+
+# -------------------------------------------------------------------------------------
+# Messages <-> runtime.formats.ticdc events
+# -------------------------------------------------------------------------------------
+def _to_events(message, positions, buf, encodings) -> list[Event]:
+    terms = message.term_dictionary
+    h = message.header
+    events = []
+    for i, body in enumerate(message.bodies):
+        ts, t = h.commit_ts[i], h.type[i]
+        schema = terms[h.schema[i]] if h.schema[i] >= 0 else None
+        table = terms[h.table[i]] if h.table[i] >= 0 else None
+        if t == EVENT_RESOLVED:
+            events.append(ResolvedEvent(ts))
+        elif t == EVENT_DDL:
+            events.append(DdlEvent(ts, schema, table, body.ddl_type, body.query))
+        else:
+            partition = h.partition[i]
+            ev = RowChangedEvent(ts, schema, table, None if partition < 0 else partition)
+            for g, group in enumerate(body.column_groups):
+                image = "new" if group.type == GROUP_NEW else "old"
+                try:
+                    columns = _group_columns(group, terms, buf, encodings, *positions[i, g])
+                except DecodeError as err:
+                    raise _at(_at(err, image), "events", i)
+                setattr(ev, image, columns)
+            events.append(ev)
+    return events
+
+
+def _group_columns(group, terms, buf, encodings, types_pos, values_pos):
+    columns = []
+    types, flags, raws = group.types, group.flags, group.values
+    for j, term in enumerate(group.names):
+        try:
+            value = decode_value(types[j], flags[j], raws[j], encodings)
+        except DecodeError as err:
+            if err.message.startswith("unknown column type"):
+                err = DecodeError(err.message, offset=skip_varints(buf, types_pos, j))
+                raise _at(_at(err, "type"), None, j) from None
+            # Value bytes start after all the lengths and the earlier non-NULL values.
+            base = skip_varints(buf, values_pos, len(raws))
+            err.shift(base + sum(len(r) for r in raws[:j] if r is not None))
+            raise _at(_at(err, "value"), None, j)
+        columns.append(Column(terms[term], types[j], flags[j], value))
+    return columns
+
+
+class _Parts:
+    """One event checked and with its values encoded: the unit of batching (§9)."""
+
+    __slots__ = ("body", "commit_ts", "estimate", "partition", "schema", "table", "type")
+
+
+def _event_parts(ev, encodings) -> _Parts:
+    """Validate ``ev`` and encode its values once, for the size estimate and the message."""
+    p = _Parts()
+    if isinstance(ev, RowChangedEvent):
+        p.type = EVENT_ROW
+    elif isinstance(ev, DdlEvent):
+        p.type = EVENT_DDL
+    elif isinstance(ev, ResolvedEvent):
+        p.type = EVENT_RESOLVED
+    else:
+        raise EncodeError(f"not a runtime.formats.ticdc event: {type(ev).__name__}")
+    with _Path("commit_ts"):
+        if type(ev.commit_ts) is not int or not 0 <= ev.commit_ts <= U64:
+            raise EncodeError(f"commit ts {ev.commit_ts!r} is not a uint64")
+    p.commit_ts = ev.commit_ts
+    p.partition, p.schema, p.table, p.body = -1, None, None, None
+    if p.type == EVENT_RESOLVED:
+        p.estimate = 32
+        return p
+    for name in ("schema", "table"):
+        value = getattr(ev, name)
+        if value is not None and not isinstance(value, str):
+            raise _at(EncodeError(f"expected str or None, got {type(value).__name__}"), name)
+        # The reference writes -1 (null) for an empty name, never a "" term.
+        setattr(p, name, value or None)
+    p.estimate = 32 + len(_utf8(p.schema)) + len(_utf8(p.table))
+    if p.type == EVENT_DDL:
+        with _Path("ddl_type"):
+            write_uvarint(ev.ddl_type)
+        with _Path("query"):
+            if not isinstance(ev.query, str):
+                raise EncodeError(f"expected str, got {type(ev.query).__name__}")
+        p.body = Container(ddl_type=ev.ddl_type, query=ev.query)
+        return p
+    if ev.partition is not None:
+        with _Path("partition"):
+            if type(ev.partition) is not int or not 0 <= ev.partition < _I64:
+                raise EncodeError(f"partition {ev.partition!r}: None or a table id >= 0")
+        p.partition = ev.partition
+    groups = []
+    for image, group_type in (("new", GROUP_NEW), ("old", GROUP_OLD)):
+        columns = getattr(ev, image)
+        if columns is not None:
+            with _Path(image):
+                groups.append(_encode_columns(columns, group_type, p, encodings))
+    if not groups:
+        raise EncodeError("a row event needs new or old columns")
+    p.body = groups
+    return p
+
+
+def _encode_columns(columns, group_type, p, encodings):
+    names, types, flags, values = [], [], [], []
+    for j, col in enumerate(columns):
+        with _Path(None, j):
+            if not isinstance(col, Column) or not isinstance(col.name, str):
+                raise EncodeError(f"expected a Column with a str name, got {col!r}")
+            with _Path("flags"):
+                write_uvarint(col.flags)
+            with _Path("value"):
+                raw = encode_value(col.type, col.flags, col.value, encodings)
+        name = _utf8(col.name)
+        p.estimate += len(name) + (len(raw) if raw else 0) + 16
+        names.append(col.name)
+        types.append(col.type)
+        flags.append(col.flags)
+        values.append(raw)
+    return group_type, names, types, flags, values
+
+
+def _utf8(s) -> bytes:
+    return s.encode("utf-8", "surrogateescape") if s else b""
+
+
+def _assemble(parts: list[_Parts]) -> Container:
+    """The raw message of checked events, with terms interned in the reference order (§5):
+    every schema, then every table, then column names in body order (new before old)."""
+    terms: dict[str, int] = {}
+
+    def intern(s):
+        if s is None:
+            return -1
+        term = terms.get(s)
+        if term is None:
+            term = terms[s] = len(terms)
+        return term
+
+    schemas = [intern(p.schema) for p in parts]
+    tables = [intern(p.table) for p in parts]
+    bodies = []
+    for p in parts:
+        if p.type == EVENT_ROW:
+            groups = [
+                Container(
+                    type=group_type,
+                    names=[intern(name) for name in names],
+                    types=types,
+                    flags=flags,
+                    values=values,
+                )
+                for group_type, names, types, flags, values in p.body
+            ]
+            bodies.append(Container(column_groups=groups, ddl_type=None, query=None))
+        elif p.type == EVENT_DDL:
+            bodies.append(
+                Container(column_groups=None, ddl_type=p.body.ddl_type, query=p.body.query)
+            )
+        else:
+            bodies.append(Container(column_groups=None, ddl_type=None, query=None))
+    header = Container(
+        commit_ts=[p.commit_ts for p in parts],
+        type=[p.type for p in parts],
+        partition=[p.partition for p in parts],
+        schema=schemas,
+        table=tables,
+    )
+    return Container(header=header, bodies=bodies, term_dictionary=list(terms))
+
+
+def _parts_of(events, encodings) -> list[_Parts]:
+    out = []
+    for i, ev in enumerate(events):
+        with _Path("events", i):
+            out.append(_event_parts(ev, encodings))
+    return out

@@ -1,0 +1,264 @@
+"""TiCDC Craft's quick mapping: frames read by the generated fast path -> events, and
+events -> the parts a frame is assembled from, with no error bookkeeping.
+
+Both give up at the first thing they are not sure about (``_GiveUp`` on decode, None on
+encode); the checked mapping (:mod:`runtime.formats.craft_events`) then maps the same input
+again and raises its precise error, so both paths fail the same way by construction; tests
+hold them to the same events and bytes. The type-code table from the spec drives both
+(``kinds``: the value kind code of each type code, None for unknown).
+
+    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT
+    >>> from runtime.core.limits import DEFAULT
+    >>> from runtime.formats.craft_events import _read_frame
+    >>> kinds = kind_codes(COLUMN_TYPE_CRAFT)
+    >>> model, _ = _read_frame(frame, bytes.fromhex("018180e0bb9bb6def10503010101021a19010005"), DEFAULT)
+    >>> _quick_events(model, kinds)
+    [ResolvedEvent(commit_ts=424316594097225729)]
+"""
+
+from __future__ import annotations
+
+from construct import Container
+
+from runtime.core.leb128 import (
+    read_uvarint,
+    write_uvarint,
+)
+from runtime.formats.craft_chunks import _DOUBLE, _I64, U64
+from runtime.formats.craft_events import (
+    EVENT_DDL,
+    EVENT_RESOLVED,
+    EVENT_ROW,
+    GROUP_NEW,
+    GROUP_OLD,
+    _Parts,
+)
+from runtime.formats.craft_values import VALUE_KINDS
+from runtime.formats.ticdc import (
+    FLAG_UNSIGNED,
+    Column,
+    DdlEvent,
+    Event,
+    ResolvedEvent,
+    RowChangedEvent,
+)
+
+_K_INT, _K_SINT, _K_UINT, _K_F64, _K_TEXT, _K_BYTES, _K_NULL = range(7)
+_KIND_CODES = dict(zip(VALUE_KINDS, range(7)))
+_UNPACK_DOUBLE = _DOUBLE.unpack
+
+
+def kind_codes(encodings) -> list:
+    """The table the quick mapping reads: type code (0..255) -> value kind code, or None."""
+    kinds = [None] * 256
+    for code, kind in encodings.items():
+        kinds[code] = _KIND_CODES[kind]
+    return kinds
+
+
+class _GiveUp(Exception):
+    """The quick mapping met something it leaves to the checked one."""
+
+
+def _quick_events(model, kinds) -> list[Event]:
+    """The events of a parsed frame, when everything in it is as the reference writes it
+    (no error bookkeeping: anything else raises, and the caller maps the frame again with
+    the checks of the construct path, which raise the exact error or decode the rest).
+    ``kinds``: the value kind code of each type code (None: unknown)."""
+    terms = model.term_dictionary
+    nterms = len(terms)
+    h = model.header
+    types, partitions, schemas, tables = h.type, h.partition, h.schema, h.table
+    rows = types.count(EVENT_ROW)
+    if rows and rows != len(types):
+        raise _GiveUp
+    events = []
+    append_event = events.append
+    for i, body in enumerate(model.bodies):
+        t, part, sid, tid = types[i], partitions[i], schemas[i], tables[i]
+        if t == EVENT_RESOLVED:
+            if part != -1 or sid != -1 or tid != -1:
+                raise _GiveUp
+            append_event(ResolvedEvent(h.commit_ts[i]))
+            continue
+        if not (-1 <= sid < nterms and -1 <= tid < nterms):
+            raise _GiveUp
+        schema = terms[sid] if sid >= 0 else None
+        table = terms[tid] if tid >= 0 else None
+        if schema == "" or table == "":  # the reference writes -1 for an empty name
+            raise _GiveUp
+        if t == EVENT_DDL:
+            if part != -1:
+                raise _GiveUp
+            append_event(DdlEvent(h.commit_ts[i], schema, table, body.ddl_type, body.query))
+            continue
+        groups = body.column_groups
+        if part < -1 or not groups:
+            raise _GiveUp
+        ev = RowChangedEvent(h.commit_ts[i], schema, table, None if part < 0 else part)
+        seen = 0
+        for group in groups:
+            image = group.type  # GROUP_NEW (1) or GROUP_OLD (2): one bit each
+            if image & seen:
+                raise _GiveUp
+            seen |= image
+            names = group.names
+            if names and (min(names) < 0 or max(names) >= nterms):
+                raise _GiveUp
+            codes, flags = group.types, group.flags
+            values = _quick_values(codes, flags, group.values, kinds)
+            columns = list(map(Column, map(terms.__getitem__, names), codes, flags, values))
+            if image == GROUP_NEW:
+                ev.new = columns
+            else:
+                ev.old = columns
+        append_event(ev)
+    return events
+
+
+def _quick_values(codes, flags, raws, kinds) -> list:
+    """:func:`decode_value` of every column of a group, raising on anything unusual."""
+    values = []
+    append = values.append
+    for code, fl, raw in zip(codes, flags, raws):
+        kind = kinds[code]  # an IndexError past 255, like an unknown code: the checked path
+        if kind is None:
+            raise _GiveUp
+        if raw is None:
+            append(None)
+        elif kind == _K_BYTES:
+            append(raw)
+        elif kind == _K_TEXT:
+            append(raw.decode())
+        elif kind <= _K_UINT:  # a varint filling exactly the value bytes
+            value = raw[0]
+            if len(raw) == 1 and value < 0x80:
+                pass
+            elif len(raw) == 2 and value >= 0x80 and raw[1] < 0x80:
+                value = (value & 0x7F) | (raw[1] << 7)
+            else:
+                value, used = read_uvarint(raw, 0)
+                if used != len(raw):
+                    raise _GiveUp
+            if kind == _K_SINT or (kind == _K_INT and not fl & FLAG_UNSIGNED):
+                value = (value >> 1) ^ -(value & 1)
+            append(value)
+        elif kind == _K_F64 and len(raw) == 8:
+            append(_UNPACK_DOUBLE(raw)[0])
+        else:  # NULL kind with a value, or a double that is not 8 bytes
+            raise _GiveUp
+    return values
+
+
+# -------------------------------------------------------------------------------------
+# The quick mapping of events to parts (what _event_parts makes of them)
+# -------------------------------------------------------------------------------------
+# Like _quick_events it never reports an error: an event it is not sure about (a type it
+# does not expect exactly, a value out of range) goes to the checked _event_parts, which
+# encodes it or raises the precise EncodeError. Tests hold both to the same bytes. The
+# parts then become a frame (_assemble) that the spec's ``frame`` record builds.
+_write_uvarint = write_uvarint
+
+
+def _uvb(v: int) -> bytes:
+    return _SMALL_BYTES[v] if v < 0x80 else _write_uvarint(v)
+
+
+def _zzb(v: int) -> bytes:
+    """ZigZag varint of an int64."""
+    v = (v << 1) ^ (v >> 63)
+    return _SMALL_BYTES[v] if v < 0x80 else _write_uvarint(v)
+
+
+_SMALL_BYTES = [bytes((i,)) for i in range(128)]
+
+
+def _quick_parts(ev, kinds):
+    """:func:`_event_parts` for the events it is sure about, else None."""
+    cls = type(ev)
+    if cls is not RowChangedEvent and cls is not DdlEvent and cls is not ResolvedEvent:
+        return None
+    ts = ev.commit_ts
+    if type(ts) is not int or not 0 <= ts <= U64:
+        return None
+    p = _Parts()
+    p.commit_ts = ts
+    p.partition = -1
+    if cls is ResolvedEvent:
+        p.type, p.schema, p.table, p.body, p.estimate = EVENT_RESOLVED, None, None, None, 32
+        return p
+    schema, table = ev.schema, ev.table
+    if (schema is not None and type(schema) is not str) or (
+        table is not None and type(table) is not str
+    ):
+        return None
+    p.schema = schema = schema or None
+    p.table = table = table or None
+    estimate = 32 + (len(schema.encode("utf-8", "surrogateescape")) if schema else 0)
+    estimate += len(table.encode("utf-8", "surrogateescape")) if table else 0
+    if cls is DdlEvent:
+        ddl_type = ev.ddl_type
+        if type(ddl_type) is not int or not 0 <= ddl_type <= U64 or type(ev.query) is not str:
+            return None
+        p.type, p.estimate = EVENT_DDL, estimate
+        p.body = Container(ddl_type=ddl_type, query=ev.query)
+        return p
+    if cls is not RowChangedEvent:
+        return None
+    part = ev.partition
+    if part is not None:
+        if type(part) is not int or not 0 <= part < _I64:
+            return None
+        p.partition = part
+    groups = []
+    for group_type, columns in ((GROUP_NEW, ev.new), (GROUP_OLD, ev.old)):
+        if columns is None:
+            continue
+        if type(columns) is not list:
+            return None
+        names, types, flags, values = [], [], [], []
+        for col in columns:
+            if type(col) is not Column:
+                return None
+            name, code, fl, v = col.name, col.type, col.flags, col.value
+            if type(name) is not str or type(code) is not int or type(fl) is not int:
+                return None
+            kind = kinds[code] if 0 <= code < 256 else None
+            if kind is None or not 0 <= fl <= U64:
+                return None
+            if v is None:
+                raw = None
+            elif kind == _K_BYTES:
+                if type(v) is not bytes:
+                    return None
+                raw = v
+            elif kind == _K_TEXT:
+                if type(v) is not str:
+                    return None
+                raw = v.encode("utf-8", "surrogateescape")
+            elif kind == _K_F64:
+                if type(v) is not float:
+                    return None
+                raw = _DOUBLE.pack(v)
+            elif kind == _K_NULL or type(v) is not int:
+                return None
+            elif kind == _K_UINT or (kind == _K_INT and fl & FLAG_UNSIGNED):
+                if not 0 <= v <= U64:
+                    return None
+                raw = _uvb(v)
+            else:
+                if not -_I64 <= v < _I64:
+                    return None
+                raw = _zzb(v)
+            estimate += (len(name.encode("utf-8", "surrogateescape")) if name else 0) + 16
+            if raw:
+                estimate += len(raw)
+            names.append(name)
+            types.append(code)
+            flags.append(fl)
+            values.append(raw)
+        groups.append((group_type, names, types, flags, values))
+    if not groups:
+        return None
+    p.type, p.body, p.estimate = EVENT_ROW, groups, estimate
+    return p

@@ -1,0 +1,301 @@
+"""TiCDC Open Protocol's JSON documents: reading the members the spec's ``json:`` section
+declares out of a decoded Go ``encoding/json`` document, and the checks and renderings of
+their values on the way back (:mod:`runtime.formats.gojson` does the JSON itself).
+
+What a document holds (key order, omission, types, the event field each key carries) is
+the spec's; :class:`runtime.formats.open_protocol.OpenProtocol` drives these helpers with it.
+
+    >>> _int_in(7, _BOUNDS["u8"], "t"), _canonical_b64("AAE=")
+    (7, b'\\x00\\x01')
+    >>> _value_from("int", "9007199254740993", "v")
+    9007199254740993
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import struct
+
+from runtime.core.errors import DecodeError, EncodeError
+from runtime.formats import gojson
+from runtime.formats.gojson import JsonDocument, JsonKey
+
+INT64 = (-(1 << 63), (1 << 63) - 1)
+UINT64 = (0, (1 << 64) - 1)
+_BOUNDS = {"u8": (0, 255), "u64": UINT64, "s64": INT64}
+JSON_SAFE_INT = 2**53
+_MISSING = object()
+
+
+# ---------------------------------------------------------------------------- JSON reading
+
+
+def _fail(message: str, path: str) -> DecodeError:
+    return DecodeError(message, offset=0, path=path)
+
+
+def _object(doc, path: str) -> dict:
+    if type(doc) is not dict:
+        raise _fail(f"expected a JSON object, got {_json_kind(doc)}", path)
+    return doc
+
+
+_JSON_KINDS = {dict: "object", list: "array", str: "string", bool: "boolean", float: "number"}
+
+
+def _json_kind(v) -> str:
+    return "null" if v is None else _JSON_KINDS.get(type(v), "integer")
+
+
+def _int_in(v, bounds: tuple[int, int], path: str) -> int:
+    if type(v) is not int:
+        raise _fail(f"expected an integer, got {_json_kind(v)}", path)
+    if not bounds[0] <= v <= bounds[1]:
+        raise _fail(f"{v} is outside [{bounds[0]}, {bounds[1]}]", path)
+    return v
+
+
+def _read_key(key: JsonKey, obj: dict, path: str):
+    """The value of one scalar key of ``obj``, checked against its declaration."""
+    v = obj.get(key.name)
+    t = key.type
+    if v is None:
+        if key.omit == "never":
+            raise _fail(f"missing key {key.name!r}", path + key.name)
+        return False if t == "bool" else None
+    if t == "string":
+        if type(v) is str:
+            return v
+    elif t == "bool":
+        if type(v) is bool:
+            return v
+    elif type(v) is int:
+        lo, hi = _BOUNDS[t]
+        if lo <= v <= hi and (key.enum is None or key.open or v in key.enum._value2member_map_):
+            return v
+    raise _bad_key(key, v, path + key.name)
+
+
+def _bad_key(key: JsonKey, v, path: str) -> DecodeError:
+    """The error for a value :func:`_read_key` refused (the path is built only here)."""
+    if key.type == "string":
+        return _fail(f"expected a string, got {_json_kind(v)}", path)
+    if key.type == "bool":
+        return _fail(f"expected a boolean, got {_json_kind(v)}", path)
+    _int_in(v, _BOUNDS[key.type], path)
+    return _fail(f"{v} is not a {key.enum.__name__}", path)
+
+
+def _check_sections(present: list[JsonKey], new) -> None:
+    """The op follows from which sections are there (a key's ``when``): a delete's
+    section comes alone, an update's old row with its new row."""
+    names = {k.name for k in present}
+    delete = {k.name for k in present if k.when == ("delete",)}
+    update = {k.name for k in present if k.when == ("update",)}
+    if delete and names - delete:
+        name = min(delete)
+        raise _fail(f"a delete ({name!r}) carries no other section", name)
+    if update and new is None:
+        name = min(update)
+        raise _fail(f"an update's old row ({name!r}) comes with its new row", name)
+
+
+def _read_fields(doc: JsonDocument, obj: dict, path: str = "") -> dict:
+    """field -> value for every scalar key of ``doc`` (absent omittable keys: None/False)."""
+    return {k.field: _read_key(k, obj, path) for k in doc.keys}
+
+
+def _field_plan(doc: JsonDocument) -> tuple:
+    """What :func:`_fast_fields` checks per key of ``doc``: (name, field, type,
+    required, lowest, highest, accepted values or None)."""
+    return tuple(
+        (k.name, k.field, k.type, k.omit == "never", *_BOUNDS.get(k.type, (0, 0)),
+         k.enum._value2member_map_ if k.enum is not None and not k.open else None)
+        for k in doc.keys
+    )  # fmt: skip
+
+
+def _fast_fields(plan: tuple, doc: JsonDocument, obj: dict) -> dict:
+    """:func:`_read_fields` in one loop over ``_field_plan(doc)``: the same result, and
+    for anything it refuses, :func:`_read_fields` raises."""
+    out = {}
+    for name, field, t, required, lo, hi, accepted in plan:
+        v = obj.get(name)
+        if v is None:
+            if required:
+                break
+            v = False if t == "bool" else None
+        elif t == "string":
+            if type(v) is not str:
+                break
+        elif t == "bool":
+            if type(v) is not bool:
+                break
+        elif (
+            type(v) is not int or not lo <= v <= hi or (accepted is not None and v not in accepted)
+        ):
+            break
+        out[field] = v
+    else:
+        return out
+    return _read_fields(doc, obj)
+
+
+def _value_float(v, path: str) -> float:
+    if type(v) not in (int, float):
+        raise _fail(f"expected a number, got {_json_kind(v)}", path)
+    try:
+        x = float(v)
+    except OverflowError:
+        x = float("inf")
+    if x in (float("inf"), float("-inf")):
+        raise _fail(f"{v} is out of float64 range", path)
+    return x
+
+
+def _value_float32(v, path: str) -> float:
+    try:
+        return gojson.to_float32(_value_float(v, path))
+    except OverflowError:
+        raise _fail(f"{v} is out of float32 range", path) from None
+
+
+def _value_str(v, path: str) -> str:
+    if type(v) is not str:
+        raise _fail(f"expected a string, got {_json_kind(v)}", path)
+    return v
+
+
+def _b64(v, path: str) -> bytes:
+    text = _value_str(v, path)
+    try:
+        data = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise _fail("invalid base64", path) from None
+    if base64.b64encode(data).decode() != text:  # Go's StdEncoding is strict about padding
+        raise _fail("non-canonical base64", path)
+    return data
+
+
+def _canonical_b64(v) -> bytes:
+    """:func:`_b64` in C (strict decoding, then the canonical-form check); what it
+    refuses raises DecodeError without a path, for the checked reading to name."""
+    if type(v) is str:
+        try:
+            data = binascii.a2b_base64(v, strict_mode=True)
+        except ValueError:  # binascii.Error, and non-ASCII text
+            pass
+        else:
+            if binascii.b2a_base64(data, newline=False) == v.encode():
+                return data
+    raise DecodeError("not canonical base64")
+
+
+def _value_raw(v, path: str):
+    if v is not None and type(v) not in (int, float, str):
+        raise _fail(f"expected a JSON scalar, got {_json_kind(v)}", path)
+    return v
+
+
+def _load(data: bytes, start: int, end: int, stream: str, mark_replaced: bool = False) -> dict:
+    """Parse and type-check one JSON document; errors carry its absolute offset."""
+    try:
+        return _object(gojson.loads(data[start:end], mark_replaced=mark_replaced), "")
+    except DecodeError as err:
+        err.shift(start)
+        err.add_path(stream)
+        raise
+
+
+# ---------------------------------------------------------------------------- JSON writing
+
+
+def _check_int(v, bounds: tuple[int, int], path: str) -> int:
+    if type(v) is not int or not bounds[0] <= v <= bounds[1]:
+        raise EncodeError(
+            f"expected an integer in [{bounds[0]}, {bounds[1]}], got {v!r}", path=path
+        )
+    return v
+
+
+def _check_str(v, path: str) -> str:
+    if type(v) is not str:
+        raise EncodeError(f"expected str, got {type(v).__name__}", path=path)
+    return v
+
+
+def _render_float(v, fmt, path: str) -> str:
+    if type(v) not in (int, float):
+        raise EncodeError(f"expected float, got {type(v).__name__}", path=path)
+    try:
+        return fmt(float(v))
+    except (ValueError, OverflowError) as err:
+        raise EncodeError(str(err), path=path) from None
+
+
+def _render_bytes(v, path: str) -> bytes:
+    if type(v) is not bytes:
+        raise EncodeError(f"expected bytes, got {type(v).__name__}", path=path)
+    return v
+
+
+def _int_json(v):
+    return str(v) if isinstance(v, int) and abs(v) > JSON_SAFE_INT else v
+
+
+def _dict(v, path: str) -> dict:
+    if not isinstance(v, dict):
+        raise EncodeError(f"expected an object, got {type(v).__name__}", path=path)
+    return v
+
+
+def _int_from(v, path: str) -> int:
+    if isinstance(v, bool):
+        raise EncodeError(f"expected an integer, got {v!r}", path=path)
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str):
+        try:
+            return int(v, 10)
+        except ValueError:
+            pass
+    raise EncodeError(f"expected an integer, got {v!r}", path=path)
+
+
+def _opt_int_from(v, path: str):
+    return None if v is None else _int_from(v, path)
+
+
+def _value_from(kind: str, v, path: str):
+    """A column value from its JSON form (see :meth:`OpenProtocol.to_dict`)."""
+    if v is None:
+        return None
+    if isinstance(v, dict):
+        if set(v) == {"$hex"}:
+            try:
+                return bytes.fromhex(v["$hex"])
+            except (TypeError, ValueError):
+                raise EncodeError(f"bad hex {v['$hex']!r}", path=path) from None
+        if set(v) == {"$str"} and isinstance(v["$str"], str):
+            return v["$str"]
+        if set(v) == {"$f64"}:
+            try:
+                return struct.unpack(">d", bytes.fromhex(v["$f64"]))[0]
+            except (TypeError, ValueError, struct.error):
+                raise EncodeError(f"bad $f64 {v['$f64']!r}", path=path) from None
+        raise EncodeError(f"unknown value form {v!r}", path=path)
+    if isinstance(v, bool):
+        raise EncodeError(f"a boolean is no column value: {v!r}", path=path)
+    if isinstance(v, float):
+        return v
+    if isinstance(v, int):
+        return float(v) if kind in ("float32", "float64") else v
+    if isinstance(v, str):
+        if kind == "text":
+            return v
+        if kind in ("string", "base64"):  # a text column's value (runtime.formats.ticdc_json)
+            return v.encode("utf-8")
+        if kind in ("int", "uint", "sint", "raw"):
+            return _int_from(v, path)
+    raise EncodeError(f"{v!r} is no {kind} value", path=path)
