@@ -1845,6 +1845,13 @@ class CraftMessage(Construct):
 
     _write_fast_frame = None
 
+    def strategy(self):
+        """A hypothesis strategy of the event lists this message carries (a test extra)."""
+        from runtime.formats.ticdc_strategies import ticdc_events
+
+        encodings = self.encodings
+        return ticdc_events(lambda code, flags: value_kind(code, flags, encodings), encodings)
+
     # -- bytes-level API -------------------------------------------------------------
     def decode(self, data, limits: _limits.Limits = _limits.DEFAULT) -> list[Event]:
         """The events of one whole message."""

@@ -1325,3 +1325,11 @@ def _doc_value(doc: bytes):
         return gojson.loads(doc) if doc else b""
     except DecodeError:
         return doc
+
+
+def strategies(module):
+    """A hypothesis strategy of ``Message`` models of a generated Open Protocol module (the
+    ``strategies`` of its Kafka record; a test extra)."""
+    from runtime.formats.ticdc_strategies import open_protocol_messages
+
+    return open_protocol_messages(module)
