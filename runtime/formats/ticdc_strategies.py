@@ -1,11 +1,14 @@
 """Hypothesis strategies of TiCDC events, shared by Craft and Open Protocol (one event model,
 :mod:`runtime.formats.ticdc`); the generic strategies are :mod:`runtime.core.strategies`.
 
-    >>> from hypothesis import given
-    >>> from generated import ticdc_open_protocol as op
-    >>> @given(op.strategies())
-    ... def test_round_trip(message):
-    ...     assert op.parse_pair(*op.build_pair(message)) == message
+    >>> from hypothesis import given, settings
+    >>> from generated import ticdc_craft
+    >>> @settings(max_examples=5, database=None)
+    ... @given(ticdc_craft.strategies())
+    ... def round_trip(message):
+    ...     data = ticdc_craft.build(message)
+    ...     assert ticdc_craft.build(ticdc_craft.parse(data)) == data
+    >>> round_trip()
 
 Hypothesis is a test extra: it is imported only when a strategy is asked for.
 """
