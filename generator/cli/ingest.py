@@ -726,7 +726,7 @@ def short_error(err: BaseException) -> str:
     return first[:300]
 
 
-def cmd_ingest(args) -> int:
+def run_command(args) -> int:
     """The CLI verb (registered in :mod:`generator.cli.main`). FORMAT ``all`` ingests every
     sub-directory of each INPUT that is named after a format (``samples/<format>/``) in
     one Spark session."""
@@ -837,4 +837,4 @@ def add_parser(verbs) -> None:
         action="store_true",
         help="write into a non-empty --output that wirespec ingest did not create",
     )
-    ing.set_defaults(run=cmd_ingest)
+    ing.set_defaults(run=run_command)
