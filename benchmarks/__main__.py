@@ -92,8 +92,9 @@ def thrift_workloads():
 
     from benchmarks import thrift_compact as b
     from generated import parquet
+    from generator.emit.thrift_module import render_thrift
     from generator.spec.loader import load
-    from generator.spec.thrift import build_thrift_model, render_thrift
+    from generator.spec.thrift import build_thrift_model
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "thrift_bench.yaml"

@@ -24,9 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from generator.emit.thrift_module import render_thrift
 from generator.importers.thrift_idl import idl_parser, import_thrift
 from generator.spec.loader import load
-from generator.spec.thrift import build_thrift_model, render_thrift
+from generator.spec.thrift import build_thrift_model
 
 IDL = Path(__file__).resolve().parent.parent / "tests" / "data" / "thrift" / "idl"
 

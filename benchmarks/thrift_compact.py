@@ -44,8 +44,9 @@ from thrift.transport.TTransport import TMemoryBuffer
 from thriftpy2.protocol import TCompactProtocolFactory
 from thriftpy2.utils import deserialize
 
+from generator.emit.thrift_module import render_thrift
 from generator.spec.loader import load
-from generator.spec.thrift import build_thrift_model, render_thrift
+from generator.spec.thrift import build_thrift_model
 
 IDL = """
 struct Small {

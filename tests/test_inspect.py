@@ -20,9 +20,8 @@ import pytest
 from generated import plainbuffer as pb
 from generator.cli import inspect as insp
 from generator.cli.main import main
-from runtime.core.codec import to_jsonable
+from runtime.core.codec import to_jsonable, trace
 from runtime.core.errors import WirespecError
-from runtime.core.spans import trace
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -153,7 +153,7 @@ structs:
 
 @functools.cache
 def amplify_module(tmp_dir):
-    from generator.spec.thrift import import_spec
+    from generator.emit.user_spec import import_spec
 
     path = tmp_dir / "thrift_amplify.yaml"
     path.write_text(AMPLIFY)

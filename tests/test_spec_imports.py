@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.emit.generate import import_spec
+from generator.emit.user_spec import import_spec
 from generator.spec.loader import load
 from generator.spec.model import build_model
 from generator.spec.thrift import build_thrift_model

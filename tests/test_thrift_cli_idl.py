@@ -11,8 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from thrift_support import DATA, apache_classes, norm, struct_strategy, thrift_model
 
 from generated import thrift_compact as tc
+from generator.emit.user_spec import import_spec
 from generator.importers.thrift_idl import import_thrift
-from generator.spec.thrift import TType, import_spec
+from generator.spec.thrift import TType
 
 
 def wirespec(*args, stdin: bytes = b""):

@@ -32,7 +32,8 @@ from thrift_support import (
     tp2_to_peer,
 )
 
-from generator.spec.thrift import TType, import_spec
+from generator.emit.user_spec import import_spec
+from generator.spec.thrift import TType
 from runtime.core import tier
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.formats import thrift_compact as rt
@@ -294,7 +295,7 @@ def test_parquet_footers():
 
 def test_the_parquet_metadata_input_uses_it(monkeypatch):
     from generated import parquet
-    from runtime.formats import parquet_metadata
+    from runtime.spark import parquet_metadata
 
     calls = []
     real = parquet._LOOP

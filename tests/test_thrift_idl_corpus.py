@@ -11,9 +11,11 @@ import uuid
 import pytest
 from thrift_support import DATA
 
+from generator.emit.thrift_module import render_thrift
+from generator.emit.user_spec import import_spec
 from generator.importers.thrift_idl import import_thrift
 from generator.spec.loader import load
-from generator.spec.thrift import build_thrift_model, import_spec, render_thrift
+from generator.spec.thrift import build_thrift_model
 from runtime.core.errors import SpecError
 
 IDL = DATA / "idl"

@@ -23,7 +23,8 @@ from thrift_support import (
     tp2_to_peer,
 )
 
-from generator.spec.thrift import TType, import_spec
+from generator.emit.user_spec import import_spec
+from generator.spec.thrift import TType
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.formats import thrift_compact as rt
 

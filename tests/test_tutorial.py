@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator.cli.main import main
-from generator.emit.generate import import_spec
+from generator.emit.user_spec import import_spec
 from runtime.core.errors import DecodeError
 
 README = Path(__file__).resolve().parent.parent / "specs" / "README.md"

@@ -15,8 +15,9 @@ from thrift.protocol.TCompactProtocol import TCompactProtocol, TCompactProtocolA
 from thrift.Thrift import TType
 from thrift.transport.TTransport import TMemoryBuffer
 
+from generator.emit.user_spec import import_spec
 from generator.spec.loader import load
-from generator.spec.thrift import build_thrift_model, import_spec
+from generator.spec.thrift import build_thrift_model
 
 DATA = Path(__file__).parent / "data" / "thrift"
 SHAPES = DATA / "shapes.yaml"

@@ -16,6 +16,11 @@ them).
 from __future__ import annotations
 
 import json
+import sys
+
+from generator.cli.common import CliError, error_line
+from generator.cli.target import add_record_options, decode_file, format_help
+from runtime.core.errors import DecodeError
 
 
 class _Absent:
@@ -75,8 +80,6 @@ option)."""
 
 
 def add_parser(verbs) -> None:
-    from generator.cli.main import add_record_options, format_help
-
     cmd = verbs.add_parser(
         "diff",
         help="field paths whose values differ between two messages",
@@ -105,8 +108,6 @@ def semantic_form(codec, model, record: str, *, computed: bool = False, options=
 
 def _sides(args) -> list[tuple[str, str | None, str]]:
     """(value file, key file or None, the option that gives the key) of A and B."""
-    from generator.cli.main import CliError
-
     if len(args.files) == 4:
         if args.key_a or args.key_b:
             raise CliError("give the keys either as files or as --key-a/--key-b", EXIT_TROUBLE)
@@ -124,11 +125,6 @@ def _sides(args) -> list[tuple[str, str | None, str]]:
 def run_command(args) -> int:
     """Print ``path: old -> new`` lines (or ``no differences``); exit 0 if equal, 1 if
     different, 2 on trouble (main() turns every error into 2 for this verb)."""
-    import sys
-
-    from generator.cli.main import CliError, decode_file, error_line
-    from runtime.core.errors import DecodeError
-
     forms = []
     for name, key, key_option in _sides(args):
         try:

@@ -44,6 +44,8 @@ from pathlib import Path
 
 import runtime.core.fast as rt_fast
 from generator import ROOT
+from generator.cli.common import CliError
+from generator.cli.target import load_codec
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.limits import Limits
 
@@ -690,8 +692,6 @@ def _progress_display(fmt: str, seconds: float):
 
 def run_command(args) -> int:
     """Exit 0 when nothing failed, 1 when something did (saved for the regression test)."""
-    from generator.cli.main import CliError, load_codec
-
     formats = list(FORMATS) if args.format == "all" else [args.format]
     failed = False
     for fmt in formats:

@@ -45,8 +45,8 @@ import threading
 import time
 from pathlib import Path
 
-from generator.cli.main import EXIT_BAD_INPUT as EXIT_FAILED
-from generator.cli.main import EXIT_USAGE, CliError
+from generator.cli.common import EXIT_BAD_INPUT as EXIT_FAILED
+from generator.cli.common import EXIT_USAGE, CliError
 
 CDC_FORMATS = ("ticdc_craft", "ticdc_open_protocol")
 PARQUET_METADATA = "parquet_metadata"
@@ -570,11 +570,11 @@ def parquet_files(inputs) -> list[str]:
 
 
 def footer_rows(path: str) -> dict[str, list[dict]]:
-    """:func:`runtime.formats.parquet_metadata.metadata_rows` of one file, memory-mapped: only its
+    """:func:`runtime.spark.parquet_metadata.metadata_rows` of one file, memory-mapped: only its
     head and footer pages are read."""
     import mmap
 
-    from runtime.formats import parquet_metadata
+    from runtime.spark import parquet_metadata
 
     with open(path, "rb") as f:
         if not os.fstat(f.fileno()).st_size:  # mmap cannot map an empty file
@@ -588,12 +588,12 @@ def ingest_parquet_metadata(
 ) -> dict:
     """FORMAT ``parquet_metadata``: one table per level of the ``.parquet`` files under
     ``inputs`` (``parquet_metadata/files``, ``row_groups``, ``column_chunks``; see
-    :mod:`runtime.formats.parquet_metadata`), read from the footers on Spark, files spread over
+    :mod:`runtime.spark.parquet_metadata`), read from the footers on Spark, files spread over
     the tasks. A file whose footer does not decode fails the run (FAILFAST) or is one row
     of ``_corrupt/parquet_metadata`` (``file``, ``_error``). Returns the summary dict."""
     from pyspark.sql.types import StringType, StructField, StructType
 
-    from runtime.formats import parquet_metadata
+    from runtime.spark import parquet_metadata
     from runtime.spark.decode import RECORD_ERRORS, RecordDecodeError, error_text
 
     files = files if files is not None else parquet_files(inputs)
@@ -726,7 +726,7 @@ def short_error(err: BaseException) -> str:
     return first[:300]
 
 
-def cmd_ingest(args) -> int:
+def run_command(args) -> int:
     """The CLI verb (registered in :mod:`generator.cli.main`). FORMAT ``all`` ingests every
     sub-directory of each INPUT that is named after a format (``samples/<format>/``) in
     one Spark session."""
@@ -837,4 +837,4 @@ def add_parser(verbs) -> None:
         action="store_true",
         help="write into a non-empty --output that wirespec ingest did not create",
     )
-    ing.set_defaults(run=cmd_ingest)
+    ing.set_defaults(run=run_command)

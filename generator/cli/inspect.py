@@ -23,9 +23,12 @@ import json
 import math
 from pathlib import Path
 
+from generator import ROOT
+from generator.cli.common import CliError, read_input, stdout_console
+from generator.cli.target import add_record_options, format_help, key_for, target_for_bytes
 from runtime.core.codec import OpenEnum, TimeBeside, UuidText, to_jsonable
+from runtime.core.codec import trace as trace_construct
 from runtime.core.spans import Node, Trace
-from runtime.core.spans import trace as trace_construct
 
 BYTES_PER_LINE = 16
 CONTEXT_BYTES = 16
@@ -454,8 +457,6 @@ def _printable(b: int) -> str:
 
 
 def add_parser(verbs) -> None:
-    from generator.cli.main import add_record_options, format_help
-
     cmd = verbs.add_parser("inspect", help="annotated hexdump: every byte with its field path")
     cmd.add_argument("format", help=format_help())
     cmd.add_argument("file", help="input file, or - for stdin")
@@ -473,11 +474,10 @@ def add_parser(verbs) -> None:
 def kafka_columns(fmt: str) -> dict[str, str]:
     """Kafka column -> record of a format whose default message is a Kafka key + value
     (the spec's ``kafka_message.columns``)."""
-    from generator.emit.generate import ROOT as root
     from generator.spec.loader import load
     from generator.spec.model import build_model
 
-    path = root / "specs" / f"{fmt}.yaml"
+    path = ROOT / "specs" / f"{fmt}.yaml"
     spec = build_model(load(path, f"specs/{fmt}.yaml"))
     return dict(spec.kafka_message.columns)
 
@@ -537,13 +537,11 @@ def _name_codes(kafka, key: Trace, value: Trace) -> None:
 
 def run_command(args) -> int:
     """Print the dump; exit 1 when the message does not decode (after showing why)."""
-    from generator.cli.main import CliError, _read_input, key_for, stdout_console, target_for_bytes
-
-    data = _read_input(args.file)
+    data = read_input(args.file)
     target = target_for_bytes(args, data)
     codec, record = target.codec, target.record
     if target.keyed:
-        return _run_kafka(args, codec, _read_input(key_for(target, args.file, args.key)), data)
+        return _run_kafka(args, codec, read_input(key_for(target, args.file, args.key)), data)
     if args.key is not None:
         raise CliError("--key is only for formats whose messages have a Kafka key", 2)
     if target.options:  # a Thrift message with --struct: its body as that struct
@@ -561,8 +559,6 @@ def run_command(args) -> int:
 
 
 def _run_kafka(args, codec, key: bytes, value: bytes) -> int:
-    from generator.cli.main import CliError, stdout_console
-
     parts = trace_kafka(codec, key, value)
     console = stdout_console()
     for column, record, result in parts:

@@ -425,30 +425,3 @@ def docs(specs_dir: Path, out_dir: Path, *, check: bool) -> list[DocOutcome]:
             if path not in expected:
                 outcomes.append(DocOutcome(path, "orphan"))
     return outcomes
-
-
-# -- the command ------------------------------------------------------------------------
-
-EXIT_STALE = 3
-
-
-def add_parser(verbs) -> None:
-    cmd = verbs.add_parser("docs", help="render docs/formats/*.md from specs/")
-    cmd.add_argument("--check", action="store_true", help="fail if a document is stale")
-    cmd.add_argument("--specs", default=str(ROOT / "specs"), help="spec folder (default: specs/)")
-    cmd.add_argument("--out", default=str(DOCS_DIR), help="output folder (default: docs/formats/)")
-    cmd.set_defaults(run=run_command)
-
-
-def run_command(args) -> int:
-    import sys
-
-    outcomes = docs(Path(args.specs), Path(args.out), check=args.check)
-    problems = [o for o in outcomes if o.status not in ("fresh", "written")]
-    for o in outcomes:
-        if o.status != "fresh":
-            print(f"{o.status:8} {o.path}", file=sys.stderr if o in problems else sys.stdout)
-    if args.check and problems:
-        print("docs/formats is out of date; run `wirespec docs`", file=sys.stderr)
-        return EXIT_STALE
-    return 0

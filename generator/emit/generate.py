@@ -14,7 +14,6 @@ from pathlib import Path
 from generator import ROOT
 from generator.spec.loader import load
 from generator.spec.model import build_model
-from runtime.core.errors import SpecError
 
 COMPILED_DIR = "_compiled"
 """Where the compiled tier's sources go, inside the output folder (one .pyx a format)."""
@@ -37,7 +36,8 @@ def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str | None,
     enums only, for others to import, has no module (text None)."""
     loaded = load(path, _display(path, root))
     if "protocol" in loaded.data:  # id-keyed protocols (Thrift): their own model and template
-        from generator.spec.thrift import build_thrift_model, render_thrift
+        from generator.emit.thrift_module import render_thrift
+        from generator.spec.thrift import build_thrift_model
 
         spec = build_thrift_model(loaded)
         return spec.format, render_thrift(spec), None
@@ -49,39 +49,6 @@ def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str | None,
     if spec.is_library:
         return spec.format, None, None
     return (spec.format, *render_with_compiled(spec))
-
-
-def import_spec(path: Path, loaded=None):
-    """Render one spec and import its module in memory, without writing ``generated/``
-    (``wirespec decode FORMAT FILE --spec SPEC``: try a spec before generating it). The
-    module is registered in ``sys.modules`` as ``wirespec_spec_<format>_<hash>``.
-    ``loaded``: the spec when the caller has already loaded it."""
-    import hashlib
-    import sys
-    import types
-
-    loaded = loaded or load(path, path.name)
-    if "protocol" in loaded.data:
-        from generator.spec.thrift import import_spec as import_thrift_spec
-
-        return import_thrift_spec(path)
-    from generator.emit.emitter import render_with_compiled
-
-    spec = build_model(loaded)
-    if spec.is_library:
-        raise SpecError(
-            f"{spec.format} only declares enums for other specs to import", file=path.name
-        )
-    text = render_with_compiled(spec)[0]
-    name = f"wirespec_spec_{spec.format}_{hashlib.sha256(text.encode()).hexdigest()[:8]}"
-    if name not in sys.modules:
-        module = types.ModuleType(name)
-        module.__file__ = str(path)
-        sys.modules[name] = module
-        # Runs the module we just generated from the user's spec: spec text in it is
-        # escaped as in generated/ (specs/README.md, "A spec is data, never code").
-        exec(compile(text, f"<generated from {path}>", "exec"), module.__dict__)  # noqa: S102
-    return sys.modules[name]
 
 
 def spec_fallbacks(specs_dir: Path, root: Path = ROOT) -> dict[str, dict[str, dict[str, str]]]:

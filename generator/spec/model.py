@@ -14,8 +14,8 @@ import dataclasses
 import importlib.util
 import re
 
-from generator.emit import protobuf
 from generator.spec import names as spec_names
+from generator.spec import protobuf
 from generator.spec.expressions import translate
 from generator.spec.imports import resolve as resolve_imports
 from generator.spec.loader import Lines, LoadedSpec, key_path

@@ -15,16 +15,14 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import keyword
-import math
 import re
 import uuid
 from pathlib import Path
 
 from generator import ROOT
 from generator.spec import names as spec_names
-from generator.spec.loader import LoadedSpec, load, load_text
+from generator.spec.loader import LoadedSpec, load
 from generator.spec.model import spec_limits
-from runtime.formats import thrift_compact
 
 PROTOCOL_SPEC = "thrift_compact.yaml"
 BASE_TYPES = ("bool", "i8", "i16", "i32", "i64", "double", "string", "binary", "uuid")
@@ -93,7 +91,7 @@ class TField:
 
     @property
     def attr(self) -> str:
-        return _attr(self.name)
+        return attr_name(self.name)
 
     @property
     def required(self) -> bool:
@@ -508,88 +506,10 @@ def check_default(t: TType, v, enums, structs, typedefs, ct):
     return v
 
 
-def default_expr(t: TType, v, structs: dict[str, TStruct] | None = None) -> str:
-    """Python source that builds the default value ``v`` of type ``t`` (a new object on
-    every evaluation, so mutable defaults are never shared)."""
-    k = t.kind
-    if k == "double" and not math.isfinite(v):
-        return f"float({str(v)!r})"
-    if k in ("bool", "i8", "i16", "i32", "i64", "double", "string", "binary"):
-        return repr(v)
-    if k == "uuid":
-        return f"_uuid.UUID({v!r})"  # the generated module imports uuid as _uuid
-    if k == "enum":
-        return f"{t.name}.{v}" if isinstance(v, str) else repr(v)
-    if k in ("list", "set"):
-        return "[" + ", ".join(default_expr(t.elem, x) for x in v) + "]"
-    if k == "map":
-        return (
-            "{"
-            + ", ".join(f"{default_expr(t.key, a)}: {default_expr(t.value, b)}" for a, b in v)
-            + "}"
-        )
-    if k == "struct":
-        args = ", ".join(f"{_attr(n)}={default_expr(sub, x)}" for n, (sub, x) in v.items())
-        return f"{t.name}({args})"
-    raise AssertionError(k)
-
-
-def _attr(name: str) -> str:
+def attr_name(name: str) -> str:
     """A field's attribute: its name, with ``_`` after a keyword or ``_dc`` (the module's
     dataclasses alias, which the class body reads)."""
     return name + "_" if keyword.iskeyword(name) or name == "_dc" else name
-
-
-def is_mutable(t: TType) -> bool:
-    """Whether a default is built by a factory: a new object each time, and names read
-    from the module, never from the class body (where a field may be called ``Status``)."""
-    return t.kind in ("list", "set", "map", "struct", "enum", "uuid", "double")
-
-
-def header_bytes(prev: int, fid: int, ct: int) -> bytes:
-    """The field header Apache writes for ``fid`` after ``prev`` (short or long form)."""
-    delta = fid - prev
-    if 0 < delta <= 15:
-        return bytes([delta << 4 | ct])
-    z = (fid << 1) ^ (fid >> 15)
-    out = bytearray([ct])
-    z &= 0xFFFF
-    while z >= 0x80:
-        out.append(z & 0x7F | 0x80)
-        z >>= 7
-    out.append(z)
-    return bytes(out)
-
-
-def zz16(fid: int) -> bytes:
-    """The zigzag varint of a long-form field id."""
-    return _zz_bytes(fid)
-
-
-def _zz_bytes(v: int) -> bytes:
-    z = ((v << 1) ^ (v >> 15)) & 0xFFFF
-    out = bytearray()
-    while z >= 0x80:
-        out.append(z & 0x7F | 0x80)
-        z >>= 7
-    out.append(z)
-    return bytes(out)
-
-
-def write_plan(struct: TStruct) -> list[tuple[TField, int | None]]:
-    """Each field with the id written before it when that is known statically (the
-    previous field is required, or it is the first field), else None."""
-    plan, prev = [], 0
-    for f in struct.fields:
-        plan.append((f, prev))
-        prev = f.id if f.required else None
-    return plan
-
-
-def struct_bytes(struct: TStruct) -> int:
-    """What one instance of ``struct`` is charged against the expansion budget: its
-    object with a slot per field and one for its wire layout."""
-    return thrift_compact.STRUCT_BYTES + 8 * (len(struct.fields) + 1)
 
 
 RESERVED_FIELDS = {"wire_layout"}
@@ -651,57 +571,3 @@ def _check_wire(wire: dict, lines) -> None:
             found = _name_problem("member", member)
             if found is not None:
                 raise lines.error(("wire", section, "values", member), found)
-
-
-def render_thrift(spec: ThriftSpec, *, fmt: bool = True) -> str:
-    """The generated module of a Thrift spec, formatted and headed, as text."""
-    import black
-
-    from generator import __version__
-    from generator.emit.emitter import _env, with_header
-
-    body = (
-        _env()
-        .get_template("thrift_module.py.j2")
-        .render(
-            spec=spec,
-            w=spec.wire,
-            ct={k: v["value"] for k, v in spec.wire["compact_type"]["values"].items()},
-            structs=list(spec.structs.values()),
-            version=__version__,
-            default_expr=default_expr,
-            is_mutable=is_mutable,
-            header_bytes=header_bytes,
-            zz16=zz16,
-            write_plan=write_plan,
-            budget=thrift_compact,
-            struct_bytes=lambda name: struct_bytes(spec.structs[name]),
-        )
-    )
-    if fmt:  # black only for committed modules; in-memory ones skip its cost
-        body = black.format_str(body, mode=black.Mode(line_length=100))
-    return with_header(body)
-
-
-def import_spec(path: Path, text: str | None = None):
-    """Render a spec and import the module in memory, without writing ``generated/``
-    (``wirespec decode --spec``, the Spark glue's ``spec`` option, tests). ``text``: the
-    spec's text when already read (a Spark worker gets it from the driver). The module is
-    registered in ``sys.modules`` as ``wirespec_spec_<format>_<hash>``."""
-    import hashlib
-    import sys
-    import types
-
-    path = Path(path)
-    loaded = load(path, path.name) if text is None else load_text(text, path, path.name)
-    spec = build_thrift_model(loaded)
-    name, text = spec.format, render_thrift(spec, fmt=False)
-    mod_name = f"wirespec_spec_{name}_{hashlib.sha256(text.encode()).hexdigest()[:8]}"
-    if mod_name in sys.modules:
-        return sys.modules[mod_name]
-    module = types.ModuleType(mod_name)
-    module.__file__ = str(path)
-    sys.modules[mod_name] = module
-    # Runs the module we just generated from the user's spec (wirespec ... --spec FILE).
-    exec(compile(text, f"<generated from {path}>", "exec"), module.__dict__)  # noqa: S102
-    return module

@@ -238,7 +238,8 @@ class RuntimeType:
     ``COLUMN_TYPE_CRAFT``), ``enum`` = an enum class, ``record`` = the construct of a
     record of the spec (Craft's ``frame``: the layout the primitive maps to events). The
     configured instance is shared by the record and by module-level functions bound to
-    its ``exports``.
+    its ``exports``, and its ``strategy()`` gives the hypothesis strategy of the field's
+    values (:mod:`runtime.core.strategies`).
     """
 
     construct: str

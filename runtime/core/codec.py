@@ -32,6 +32,7 @@ from runtime.core.fast import QUICK_FAILURES
 from runtime.core.limits import DEFAULT as DEFAULT_LIMITS
 from runtime.core.limits import Limits
 from runtime.core.record import _message
+from runtime.core.spans import SpanRecorder, Trace, run
 from runtime.core.stream import remaining
 
 JSON_SAFE_INT = 2**53
@@ -63,6 +64,13 @@ def parse(construct, data, limits: dict | None = None, spans=None, defaults: Lim
     if left:
         raise DecodeError(f"{left} trailing byte(s) after the message", offset=stream.tell())
     return model
+
+
+def trace(construct, data, limits: dict | None = None) -> Trace:
+    """Parse ``data`` with ``construct`` (as :func:`parse` does) and record the byte span of
+    every field (``wirespec inspect``): a :class:`runtime.core.spans.Trace`."""
+    recorder = SpanRecorder()
+    return run(lambda: parse(construct, data, limits, spans=recorder), data, recorder)
 
 
 def parse_fast(

@@ -7,9 +7,11 @@ one per element, and tags, length prefixes and counts are *marks* of the node th
 to (:meth:`SpanRecorder.mark`). Offsets are relative to the stream being read; a construct
 that parses a sub-stream wraps it in :meth:`SpanRecorder.shifted` so every span is
 absolute. When no recorder is passed, :func:`current` returns None and a construct does
-nothing more than that one lookup.
+nothing more than that one lookup. :func:`runtime.core.codec.trace` is a parse with a
+recorder:
 
     >>> from construct import Int8ul
+    >>> from runtime.core.codec import trace
     >>> from runtime.core.record import Record
     >>> t = trace(Record("x" / Int8ul, "y" / Int8ul), b"\\x01\\x02")
     >>> [(s.start, s.end, s.path, s.value) for s in t.leaves()]
@@ -203,12 +205,3 @@ def run(parse_call, data: bytes, recorder: SpanRecorder) -> Trace:
     recorder.root.end = len(data)
     recorder.root.value = result.model
     return result
-
-
-def trace(construct, data, limits: dict | None = None) -> Trace:
-    """Parse ``data`` with ``construct`` (as :func:`runtime.core.codec.parse` does) and record
-    the byte span of every field."""
-    from runtime.core.codec import parse
-
-    recorder = SpanRecorder()
-    return run(lambda: parse(construct, data, limits, spans=recorder), data, recorder)

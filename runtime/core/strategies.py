@@ -21,8 +21,10 @@ field is drawn (``event_size`` from the body it frames).
 
 Hypothesis is a test extra: it is imported only when a strategy is asked for.
 
-The TiCDC formats (Craft, Open Protocol) share :func:`ticdc_events`; Thrift modules
-describe their structs as IDL type strings for :func:`thrift_struct`.
+A runtime primitive's value (Craft's message) comes from its configured instance's
+``strategy()``, a Kafka codec's messages from its module's ``strategies(module)``
+(:mod:`runtime.formats.ticdc_strategies`); Thrift modules describe their structs as IDL
+type strings for :func:`thrift_struct`.
 """
 
 from __future__ import annotations
@@ -151,8 +153,8 @@ def _value(t: dict, module, ctx, depth: int = 0):
         return st.booleans()
     if kind == "empty":
         return st.none()
-    if kind == "runtime":
-        return RUNTIME[t["name"]](t["instance"])
+    if kind == "runtime":  # a runtime primitive's configured instance knows its values
+        return t["instance"].strategy()
     if kind == "map":
         keys, values = _value(t["key"], module, ctx), _value(t["value"], module, ctx)
         return st.dictionaries(keys, values, max_size=MAX_ITEMS)
@@ -288,132 +290,6 @@ def record(module, name: str):
             f"no generic strategy for {name}: {module._STRATEGY_RECORDS[name]['no_strategy']}"
         )
     return _record(module, name, None)
-
-
-# -- TiCDC events (Craft and Open Protocol share the event model) --------------------------
-
-
-def ticdc_values(kind: str | None, flags: int):
-    """Column values of one value kind (runtime.formats.craft / runtime.formats.open_protocol kinds)."""
-    st = _st()
-    int64 = integers(-(2**63), 2**63 - 1)
-    uint64 = integers(0, 2**64 - 1)
-    texts = st.text(max_size=12)
-    table = {
-        "sint": int64,
-        "int": uint64 if flags & 0x80 else int64,
-        "uint": uint64,
-        "float64": st.floats(allow_nan=False),
-        "float32": st.floats(width=32, allow_nan=False, allow_infinity=False),
-        "text": texts,
-        "bytes": st.binary(max_size=12),
-        "string": st.binary(max_size=12) if flags & 1 else texts.map(str.encode),
-        "base64": st.binary(max_size=12),
-        "null": st.none(),
-    }
-    return st.none() | table.get(kind, st.none())
-
-
-def ticdc_events(
-    kind_of,
-    type_codes,
-    *,
-    flags=(0, 0x01, 0x02, 0x80, 0x81, 0xFF),
-    float64_exact: bool = True,
-    open_protocol: bool = False,
-    max_events: int = 4,
-):
-    """Lists of ``runtime.formats.ticdc`` events; ``kind_of(code, flags)`` is a column's value kind.
-
-    ``open_protocol``: columns with unique names in Go's sorted order, the Open Protocol
-    extras (row id, handle-key-only, claim check) and partitions within int64.
-    """
-    from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
-
-    st = _st()
-    del float64_exact
-    uint64 = integers(0, 2**64 - 1)
-    int64 = integers(-(2**63), 2**63 - 1)
-    names = st.sampled_from(["id", "v", "长", "x" * 130, ""]) | st.text(max_size=6)
-
-    @st.composite
-    def column(draw, name=None):
-        code = int(draw(st.sampled_from(sorted(int(c) for c in type_codes))))
-        flag = draw(st.sampled_from(flags))
-        return Column(
-            draw(names) if name is None else name,
-            code,
-            flag,
-            draw(ticdc_values(kind_of(code, flag), flag)),
-        )
-
-    @st.composite
-    def image(draw, min_size=0):
-        if not open_protocol:
-            return draw(st.lists(column(), min_size=min_size, max_size=MAX_ITEMS))
-        chosen = draw(
-            st.lists(st.text(max_size=6), min_size=min_size, max_size=MAX_ITEMS, unique=True)
-        )
-        return [draw(column(n)) for n in sorted(chosen, key=str.encode)]
-
-    optional_names = st.none() | st.text(min_size=1, max_size=6)
-
-    @st.composite
-    def row(draw):
-        op = draw(st.sampled_from(["insert", "update", "delete"]))
-        new = draw(image(1 if op == "update" else 0)) if op != "delete" else None
-        old = draw(image(1)) if op != "insert" else None
-        extras = {}
-        if open_protocol:
-            extras = {
-                "row_id": draw(st.none() | int64.filter(bool)),
-                "handle_key_only": draw(st.booleans()),
-                "claim_check_location": draw(optional_names),
-            }
-        return RowChangedEvent(
-            commit_ts=draw(uint64),
-            schema=draw(optional_names),
-            table=draw(optional_names),
-            partition=draw(st.none() | integers(0, 2**63 - 1)),
-            new=new,
-            old=old,
-            **extras,
-        )
-
-    ddl = st.builds(
-        DdlEvent,
-        uint64,
-        optional_names,
-        optional_names,
-        int64 if open_protocol else uint64,
-        st.text(max_size=12),
-    )
-    resolved = st.builds(ResolvedEvent, uint64)
-    rows = st.lists(row(), min_size=1, max_size=max_events)
-    if open_protocol:
-        return st.lists(st.one_of(row(), ddl, resolved), max_size=max_events)
-    return rows | ddl.map(lambda e: [e]) | resolved.map(lambda e: [e])
-
-
-def craft_events(instance):
-    """Events a Craft message carries (``instance``: the module's configured CraftMessage)."""
-    from runtime.formats.craft_values import value_kind
-
-    encodings = instance.encodings
-    return ticdc_events(lambda code, flags: value_kind(code, flags, encodings), encodings)
-
-
-def open_protocol_message(module):
-    """Open Protocol ``Message`` models (key + value) of a generated module."""
-    rendering = {int(k): v for k, v in module.COLUMN_TYPE_RENDERING.items()}
-    events = ticdc_events(lambda code, flags: rendering.get(code), rendering, open_protocol=True)
-    return events.map(lambda evs: module.Message(events=evs))
-
-
-RUNTIME = {"craft_message": craft_events}
-"""Runtime primitive (generator/spec/types.py RUNTIME_TYPES) -> strategy of its model value."""
-KAFKA = {"open_protocol": open_protocol_message}
-"""``kafka_message: codec`` -> strategy of its Message models."""
 
 
 # -- Thrift structs -----------------------------------------------------------------------

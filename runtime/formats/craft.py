@@ -59,7 +59,7 @@ from runtime.formats.craft_events import (
 )
 from runtime.formats.craft_json import _event_json, _event_to_json
 from runtime.formats.craft_quick import _quick_events, _quick_parts, kind_codes
-from runtime.formats.craft_values import VALUE_KINDS
+from runtime.formats.craft_values import VALUE_KINDS, value_kind
 from runtime.formats.ticdc import Event
 from runtime.formats.ticdc_json import EventNames
 
@@ -173,6 +173,13 @@ class CraftMessage(Construct):
             )
 
     _write_fast_frame = None
+
+    def strategy(self):
+        """A hypothesis strategy of the event lists this message carries (a test extra)."""
+        from runtime.formats.ticdc_strategies import ticdc_events
+
+        encodings = self.encodings
+        return ticdc_events(lambda code, flags: value_kind(code, flags, encodings), encodings)
 
     # -- bytes-level API -------------------------------------------------------------
     def decode(self, data, limits: _limits.Limits = _limits.DEFAULT) -> list[Event]:

@@ -869,3 +869,11 @@ class ClaimCheck(Construct):
 
     def _sizeof(self, context, path):
         raise SizeofError("a claim-check object's size depends on its message", path=path)
+
+
+def strategies(module):
+    """A hypothesis strategy of ``Message`` models of a generated Open Protocol module (the
+    ``strategies`` of its Kafka record; a test extra)."""
+    from runtime.formats.ticdc_strategies import open_protocol_messages
+
+    return open_protocol_messages(module)

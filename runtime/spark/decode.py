@@ -118,10 +118,8 @@ def read_spec(fmt: str, spec: str) -> tuple[str, str]:
     Anything wrong is one line of :class:`OptionError`."""
     from pathlib import Path
 
-    from generator.importers.thrift_idl import import_thrift
-
     # Lazy, and only for this option: rendering a user's spec is the generator's work
-    from generator.spec.loader import load_text
+    from generator.emit import user_spec
     from runtime.core.errors import SpecError
 
     if fmt != THRIFT:
@@ -130,8 +128,8 @@ def read_spec(fmt: str, spec: str) -> tuple[str, str]:
     if not path.is_file():
         raise OptionError(f"no spec file {spec}")
     try:
-        text = import_thrift(path) if path.suffix == ".thrift" else path.read_text("utf-8")
-        if load_text(text, path, path.name).data.get("protocol") != THRIFT:
+        text = user_spec.spec_text(path)
+        if user_spec.protocol(text, path) != THRIFT:
             raise OptionError(f"{spec} is not a Thrift spec (no protocol: {THRIFT})")
         spec_module(text, str(path.resolve()))  # a spec that does not render fails here
     except SpecError as err:
@@ -150,9 +148,9 @@ def spec_module(text: str, path: str):
     from pathlib import Path
 
     # Lazy, and only for the spec option: the runtime does not import the generator else
-    from generator.spec.thrift import import_spec
+    from generator.emit.user_spec import import_spec
 
-    return import_spec(Path(path), text)
+    return import_spec(Path(path), text=text)
 
 
 @dataclasses.dataclass(frozen=True)

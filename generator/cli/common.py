@@ -1,0 +1,101 @@
+"""What every verb of the command line shares: its one error type and exit statuses, reading
+and writing the user's files, and turning an error into the one line a user sees.
+
+    >>> error_line(DecodeError("bad tag", offset=3, path="body.tag"))
+    'cannot decode: bad tag (offset 3, field body.tag)'
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from runtime.core.errors import DecodeError
+
+EXIT_BAD_INPUT = 1
+EXIT_USAGE = 2
+EXIT_STALE = 3
+EXIT_BROKEN_PIPE = 141
+"""128 + SIGPIPE: what a shell shows for a writer whose reader went away."""
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT."""
+
+
+class CliError(Exception):
+    """A user-facing failure: printed as one line, exit status attached."""
+
+    def __init__(self, message: str, status: int = EXIT_BAD_INPUT):
+        super().__init__(message)
+        self.status = status
+
+
+def read_input(name: str) -> bytes:
+    """The bytes of file ``name``, or of stdin for ``-``."""
+    if name == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(name).read_bytes()
+    except OSError as err:
+        raise CliError(f"cannot read {name}: {err.strerror}") from None
+
+
+def read_json(name: str) -> dict:
+    """The JSON object in a file (the form ``decode`` prints)."""
+    data = read_input(name)
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise CliError(f"{name} is not JSON (not UTF-8 text)") from None
+    except json.JSONDecodeError as err:
+        raise CliError(f"{name} is not JSON: {err}") from None
+    if not isinstance(document, dict):
+        kind = type(document).__name__.replace("dict", "object").replace("list", "array")
+        raise CliError(f"{name}: expected a JSON object (the form decode prints), not {kind}")
+    return document
+
+
+def write_output(name: str | None, data: bytes) -> None:
+    """``data`` into file ``name``, or to stdout for None or ``-``."""
+    if name in (None, "-"):
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    try:
+        Path(name).write_bytes(data)
+    except OSError as err:
+        raise CliError(f"cannot write {name}: {err.strerror}") from None
+
+
+def print_json(document) -> None:
+    json.dump(document, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def stdout_console():
+    """A rich console on stdout whose closed pipe ends the command like any other
+    (rich's own handling exits with status 1)."""
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    return _Console(soft_wrap=True)
+
+
+def error_line(err: BaseException) -> str:
+    """The one line a user sees for an error of ours."""
+    if isinstance(err, DecodeError):
+        offset = "?" if err.offset is None else err.offset
+        return f"cannot decode: {err.message} (offset {offset}, field {err.path or '<message>'})"
+    if isinstance(err, OSError):
+        where = f" {err.filename}" if err.filename else ""
+        return _one_line(f"cannot use{where}: {err.strerror or err}")
+    return _one_line(str(err))
+
+
+def _one_line(text: str) -> str:
+    """A file name (a spec's, say) may hold a line break: shown escaped."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")

@@ -1,0 +1,31 @@
+"""``wirespec docs [--check]``: render ``docs/formats/<format>.md`` from every spec
+(:mod:`generator.emit.docs`); ``--check`` fails when a document is missing, stale or edited."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from generator import ROOT
+from generator.cli.common import EXIT_STALE
+from generator.emit.docs import DOCS_DIR, docs
+
+
+def add_parser(verbs) -> None:
+    cmd = verbs.add_parser("docs", help="render docs/formats/*.md from specs/")
+    cmd.add_argument("--check", action="store_true", help="fail if a document is stale")
+    cmd.add_argument("--specs", default=str(ROOT / "specs"), help="spec folder (default: specs/)")
+    cmd.add_argument("--out", default=str(DOCS_DIR), help="output folder (default: docs/formats/)")
+    cmd.set_defaults(run=run_command)
+
+
+def run_command(args) -> int:
+    outcomes = docs(Path(args.specs), Path(args.out), check=args.check)
+    problems = [o for o in outcomes if o.status not in ("fresh", "written")]
+    for o in outcomes:
+        if o.status != "fresh":
+            print(f"{o.status:8} {o.path}", file=sys.stderr if o in problems else sys.stdout)
+    if args.check and problems:
+        print("docs/formats is out of date; run `wirespec docs`", file=sys.stderr)
+        return EXIT_STALE
+    return 0

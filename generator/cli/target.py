@@ -1,0 +1,225 @@
+"""Which module and record a verb reads or writes: ``FORMAT``, ``--record``, ``--struct``,
+``--spec`` and the spec's ``detect:``, the same words and meaning on every verb.
+
+``--record`` is the spec record (default: the record the input is recognised as by the
+spec's ``detect:``, else the spec's ``default_record``); ``--struct`` is the Thrift struct
+of the payload (a message's body when the input is a message envelope, else the whole
+input); ``--spec`` is your own spec, rendered and used in memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+from pathlib import Path
+
+from generator import ROOT
+from generator.cli.common import EXIT_USAGE, CliError, error_line, read_input
+from runtime.core.errors import DecodeError, WirespecError
+
+
+def known_formats() -> list[str]:
+    """The formats of ``generated/`` (what FORMAT may be)."""
+    return sorted(p.stem for p in (ROOT / "generated").glob("*.py") if p.stem != "__init__")
+
+
+def format_help() -> str:
+    return f"one of: {', '.join(known_formats())}"
+
+
+def load_codec(fmt: str):
+    """The generated module of a format (``plainbuffer`` -> ``generated.plainbuffer``)."""
+    known = known_formats()
+    if fmt not in known:
+        raise CliError(f"unknown format {fmt!r}; known: {', '.join(known)}", EXIT_USAGE)
+    return importlib.import_module(f"generated.{fmt}")
+
+
+def spec_codec(spec: str, fmt: str):
+    """The module of a user's spec, rendered and imported in memory. ``fmt`` names it:
+    the spec's own ``format:``, or ``thrift_compact`` for a Thrift spec (import-thrift's)."""
+    from generator.emit.user_spec import import_spec  # the generate extra: loaded when used
+    from generator.spec.loader import load
+
+    path = Path(spec)
+    if not path.is_file():
+        raise CliError(f"no spec file {spec}")
+    try:
+        loaded = load(path, path.name)
+    except UnicodeDecodeError as err:
+        raise CliError(f"{spec}: not UTF-8 text (byte {err.start})") from None
+    data = loaded.data
+    own = data.get("format")
+    if fmt != own and not (fmt == "thrift_compact" and "protocol" in data):
+        hint = "" if "protocol" in data else " (not a Thrift spec)"
+        raise CliError(f"{spec} is the spec of {own!r}, not {fmt!r}{hint}", EXIT_USAGE)
+    return import_spec(path, loaded=loaded)
+
+
+def codec_for(args):
+    """The module ``args`` name: ``--spec`` rendered in memory, else ``generated.FORMAT``."""
+    if getattr(args, "spec", None):
+        return spec_codec(args.spec, args.format)
+    return load_codec(args.format)
+
+
+def raw_codec(args):
+    """The module of ``--raw`` (Thrift: any struct or message, without a schema)."""
+    codec = codec_for(args)
+    if not is_thrift(codec):
+        raise CliError(f"{codec.FORMAT}: --raw is for Thrift formats", EXIT_USAGE)
+    if args.struct:
+        raise CliError("--raw decodes without a schema: leave out --struct", EXIT_USAGE)
+    return codec
+
+
+@dataclasses.dataclass
+class Target:
+    """What to decode/encode the input as: a record of a module, and for a Thrift message
+    the struct of its body (``options`` = ``{"body": NAME}``)."""
+
+    codec: object
+    record: str
+    options: dict
+
+    @property
+    def keyed(self) -> bool:
+        """Is the record a Kafka key + value pair (``kafka_message`` in the spec)?"""
+        return getattr(self.codec, "KAFKA_RECORD", None) == self.record
+
+
+def add_record_options(p: argparse.ArgumentParser) -> None:
+    """``--record``, ``--struct`` and ``--spec``: the same words and meaning on every verb."""
+    p.add_argument(
+        "--record",
+        help="the spec record to use (default: the record the input is recognised as, by the "
+        "spec's detect:, else the spec's default_record)",
+    )
+    p.add_argument(
+        "--struct",
+        help="Thrift: the struct of the payload (the body when the input is a message "
+        "envelope, else the whole input)",
+    )
+    p.add_argument(
+        "--spec",
+        help="your spec YAML, rendered in memory and used instead of FORMAT's generated "
+        "module (try a spec before generating it); FORMAT is the spec's format:, or "
+        "thrift_compact for a spec from import-thrift",
+    )
+
+
+def add_raw_option(p: argparse.ArgumentParser) -> None:
+    """``--raw`` of decode and encode (:func:`raw_codec`)."""
+    p.add_argument(
+        "--raw", action="store_true", help="Thrift: any struct/message, without a schema"
+    )
+
+
+def is_thrift(codec) -> bool:
+    return hasattr(codec, "parse_raw")
+
+
+def _check_record(codec, record: str) -> None:
+    if record not in codec.RECORDS:
+        raise CliError(
+            f"{codec.FORMAT} has no record {record!r}; records: {', '.join(codec.RECORDS)}",
+            EXIT_USAGE,
+        )
+
+
+def choose(codec, record: str | None, struct: str | None, detected: str | None) -> Target:
+    """The target of ``--record``/``--struct``; ``detected`` is what the input looks like
+    (``detect_record``), used only when no ``--record`` is given."""
+    record = record or detected
+    options = {}
+    if struct is not None:
+        if not is_thrift(codec):
+            raise CliError(
+                f"--struct is for Thrift formats; {codec.FORMAT} has --record", EXIT_USAGE
+            )
+        if struct not in codec.RECORDS or struct == "message":
+            structs = [r for r in codec.RECORDS if r != "message"]
+            raise CliError(
+                f"{codec.FORMAT} has no struct {struct!r}; structs: {', '.join(structs)}",
+                EXIT_USAGE,
+            )
+        if record == "message":
+            options = {"body": struct}
+        elif record in (None, struct):
+            record = struct
+        else:
+            raise CliError(
+                f"--record {record} and --struct {struct} disagree: --struct is the payload's "
+                f"struct (a message's body with --record message)",
+                EXIT_USAGE,
+            )
+    record = record or codec.DEFAULT_RECORD
+    _check_record(codec, record)
+    return Target(codec, record, options)
+
+
+def detect(codec, data: bytes) -> str | None:
+    """The record ``data`` is by the spec's ``detect:`` (modules without it: None)."""
+    detect_record = getattr(codec, "detect_record", None)
+    return detect_record(data) if detect_record else None
+
+
+def target_for_bytes(args, data: bytes) -> Target:
+    codec = codec_for(args)
+    return choose(codec, args.record, args.struct, None if args.record else detect(codec, data))
+
+
+def sibling_key(name: str) -> str | None:
+    """``<stem>.key`` beside ``<stem>.value`` (as the Spark data source pairs them)."""
+    if name == "-":
+        return None
+    key = Path(name).with_suffix(".key")
+    return str(key) if key != Path(name) and key.is_file() else None
+
+
+def key_for(target: Target, value_name: str, given: str | None, option: str = "--key") -> str:
+    """The key file of a Kafka key + value record: ``given``, else the sibling ``.key``."""
+    key = given or sibling_key(value_name)
+    if key is None:
+        raise CliError(
+            f"{target.codec.FORMAT} {target.record} is a Kafka key and value: give {option} "
+            f"KEYFILE (or put <stem>.key beside the value file)"
+        )
+    return key
+
+
+def check_key_option(target: Target, given: str | None, option: str) -> None:
+    """A key option (``--key``, ``--key-out``) given for a record that has no Kafka key:
+    refused, naming the record that has one."""
+    if given is None or target.keyed:
+        return
+    kafka = getattr(target.codec, "KAFKA_RECORD", None)
+    if kafka is None:
+        raise CliError(f"{option} is only for formats whose messages have a Kafka key", EXIT_USAGE)
+    raise CliError(
+        f"{option} goes with the Kafka record {kafka!r}, not {target.record!r}", EXIT_USAGE
+    )
+
+
+def decode_file(args, name: str, key: str | None = None, key_option: str = "--key"):
+    """(target, model) of one input file (a key + value pair when the record is one;
+    ``key_option`` is the option that gives the key, for the messages)."""
+    data = read_input(name)
+    target = target_for_bytes(args, data)
+    check_key_option(target, key, key_option)
+    if target.keyed:
+        key_data = read_input(key_for(target, name, key, key_option))
+        return target, target.codec.parse_pair(key_data, data)
+    try:
+        return target, target.codec.parse(data, target.record, **target.options)
+    except DecodeError as err:
+        if detect(target.codec, data) is None:
+            hint_struct(args, target, err)
+        raise
+
+
+def hint_struct(args, target: Target, err: WirespecError) -> None:
+    """A Thrift input that is no message, read as one for want of --record/--struct: say so."""
+    if args.record is None and args.struct is None and is_thrift(target.codec):
+        raise CliError(f"{error_line(err)}; not a Thrift message: give --struct NAME") from None

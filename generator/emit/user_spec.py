@@ -1,0 +1,69 @@
+"""A user's own spec used without ``wirespec generate``: rendered and imported in memory.
+
+``wirespec decode FORMAT FILE --spec SPEC`` (try a spec before generating it), the Spark
+glue's ``spec`` option (a user's Thrift spec or IDL, rendered on the driver and once per
+worker) and tests come here. Nothing is written to ``generated/``: the module is registered
+in ``sys.modules`` as ``wirespec_spec_<format>_<hash>``, and spec text in it is escaped as
+in ``generated/`` (specs/README.md, "A spec is data, never code").
+
+:mod:`runtime.spark.decode` imports this module, only for its ``spec`` option: the one
+import from the runtime into the generator (ARCHITECTURE.md, "The contract").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import types
+from pathlib import Path
+
+from generator.spec.loader import LoadedSpec, load, load_text
+from generator.spec.model import build_model
+from runtime.core.errors import SpecError
+
+
+def spec_text(path: Path) -> str:
+    """The text of a spec file, or of the spec a ``.thrift`` IDL file imports to (its
+    includes followed)."""
+    if path.suffix == ".thrift":
+        from generator.importers.thrift_idl import import_thrift
+
+        return import_thrift(path)
+    return path.read_text("utf-8")
+
+
+def protocol(text: str, path: Path) -> str | None:
+    """The spec's ``protocol:`` (``thrift_compact`` for a Thrift spec), None for others."""
+    return load_text(text, path, path.name).data.get("protocol")
+
+
+def import_spec(path: Path, text: str | None = None, *, loaded: LoadedSpec | None = None):
+    """Render the spec at ``path`` and import its module in memory. ``text``: its text when
+    already read (a Spark worker gets it from the driver); ``loaded``: the spec when the
+    caller has already loaded it."""
+    path = Path(path)
+    if loaded is None:
+        loaded = load(path, path.name) if text is None else load_text(text, path, path.name)
+    if "protocol" in loaded.data:  # id-keyed protocols (Thrift): their own model and target
+        from generator.emit.thrift_module import render_thrift
+        from generator.spec.thrift import build_thrift_model
+
+        spec = build_thrift_model(loaded)
+        source = render_thrift(spec, fmt=False)  # black only for committed modules
+    else:
+        from generator.emit.emitter import render_with_compiled
+
+        spec = build_model(loaded)
+        if spec.is_library:
+            raise SpecError(
+                f"{spec.format} only declares enums for other specs to import", file=path.name
+            )
+        source = render_with_compiled(spec)[0]
+    name = f"wirespec_spec_{spec.format}_{hashlib.sha256(source.encode()).hexdigest()[:8]}"
+    if name not in sys.modules:
+        module = types.ModuleType(name)
+        module.__file__ = str(path)
+        sys.modules[name] = module
+        # Runs the module we just generated from the user's spec.
+        exec(compile(source, f"<generated from {path}>", "exec"), module.__dict__)  # noqa: S102
+    return sys.modules[name]
