@@ -255,7 +255,9 @@ class ProtobufMessage(Construct):
         one, ``read`` and ``write`` are its own (instance attributes, so a generated
         module's ``FAST_READERS`` calls C with no Python frame between): it gives
         :meth:`read_exact`'s model and :meth:`write_exact`'s bytes, or hands them the
-        input."""
+        input. Its models are lazy: the message is checked whole, and built from the
+        input ``bytes`` on the first access of any of its fields (the model classes' slots
+        are read through its descriptors from then on)."""
         if self.compiled is not None:
             self.read, self.write = self.compiled.read, self.compiled.write
 
