@@ -491,5 +491,24 @@ def test_the_class_keeps_its_slots():
 def test_parse_and_build_use_the_compiled_loop():
     data = SAMPLES[0].read_bytes()
     assert pw.FAST_READERS["order"] == pw.order.compiled.read
+    assert pw.TABLE_READERS["order"] == pw.order.compiled.read_whole  # parse(data), from C
     assert pw.FAST_WRITERS["order"] == pw.order.compiled.write
     assert pw.build(pw.parse(data)) == data
+
+
+def test_parse_from_c_declines_what_the_python_parse_decides():
+    """``read_whole`` (what ``parse(data)`` runs first) reads only bytes with the module's
+    defaults; limits given, other buffers and messages over ``max_message_bytes`` go to
+    the Python ``parse``, which gives its model or its error."""
+    data = SAMPLES[0].read_bytes()
+    whole = pw.order.compiled.read_whole
+    assert same(whole(data, {}), exact(data, "order", pw._LIMITS))
+    assert whole(data, {"max_depth": 1}) is None
+    assert whole(bytearray(data), {}) is None
+    assert whole(data[:-1], {}) is None or same(
+        whole(data[:-1], {}), exact(data[:-1], "order", pw._LIMITS)
+    )
+    with pytest.raises(DecodeError, match="max_message_bytes"):
+        pw.parse(data, max_message_bytes=len(data) - 1)
+    with pytest.raises(DecodeError, match="max_depth"):
+        pw.parse(data, max_depth=1)

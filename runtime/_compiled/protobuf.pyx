@@ -53,6 +53,7 @@ from runtime._compiled.slots cimport clear_slot, get_slot, new_model, put_slot, 
 
 
 cdef extern from "Python.h":
+    const Py_ssize_t PY_SSIZE_T_MAX
     int PyGC_Disable()
     int PyGC_Enable()
 
@@ -109,7 +110,9 @@ cdef class Loop:
     cdef Py_ssize_t cap_entries
     cdef int* last
     cdef Py_ssize_t cap_last
-    cdef bint busy
+    cdef bint busy  # a model is being built in entries and last
+    cdef object defaults
+    cdef Py_ssize_t max_message_bytes
     cdef object exact_read
     cdef object exact_write
 
@@ -139,6 +142,26 @@ cdef class Loop:
         """The root message's ``(model, end)``, or None: not mine."""
         if type(buf) is not bytes or not 0 <= pos <= end <= PyBytes_GET_SIZE(buf):
             return None
+        model = self.read_root(buf, pos, end, limits, depth)
+        return None if model is None else (model, end)
+
+    cpdef object read_whole(self, data, dict limits):
+        """``parse(data)`` from C (``runtime._compiled.dispatch.TablesFirst``): the root
+        message's model with the defaults of :meth:`use_defaults`, or None (limits given,
+        too long, not mine): the module's Python ``parse`` decides."""
+        if limits or type(data) is not bytes or self.defaults is None:
+            return None
+        if PyBytes_GET_SIZE(data) > self.max_message_bytes:
+            return None
+        return self.read_root(data, 0, PyBytes_GET_SIZE(data), self.defaults, 1)
+
+    def use_defaults(self, limits):
+        """The limits :meth:`read_whole` reads with (a generated module's defaults)."""
+        self.max_message_bytes = min(limits.max_message_bytes, PY_SSIZE_T_MAX)
+        self.defaults = limits
+
+    cdef object read_root(self, bytes buf, Py_ssize_t pos, Py_ssize_t end, limits, int depth):
+        """The lazy model of ``buf[pos:end]`` (in range) once it is checked, or None."""
         if limits is not self.last_limits:  # Limits is frozen: read once per object
             try:
                 self.max_depth = limits.max_depth
@@ -147,30 +170,16 @@ cdef class Loop:
                 self.last_limits = None
                 return None
             self.last_limits = limits
-        if self.busy:
-            return None
         cdef Ctx c
         c.buf = <const unsigned char*>PyBytes_AS_STRING(buf)
+        c.owner = <PyObject*>buf
         c.max_depth = self.max_depth
         c.max_string = self.max_string
-        c.entries, c.n_entries, c.cap_entries = self.entries, 0, self.cap_entries
-        c.last, c.n_last, c.cap_last = self.last, 0, self.cap_last
-        self.busy = True
-        # A model is a tree of new objects the garbage collector can find no cycle in:
-        # it is paused while the tree grows.
-        cdef int collecting = PyGC_Disable()
-        c.owner = <PyObject*>buf
-        try:
+        try:  # the check makes no object and uses no entries: the two objects come after
             check_message(self, &c, 0, pos, end, depth)
-            return lazy_message(self, &c, 0, pos, end, depth), end
+            return lazy_message(self, &c, 0, pos, end, depth)
         except Exception:
             return None
-        finally:
-            if collecting:
-                PyGC_Enable()
-            self.entries, self.cap_entries = c.entries, c.cap_entries
-            self.last, self.cap_last = c.last, c.cap_last
-            self.busy = False
 
     cpdef bint try_write(self, model, bytearray out):
         """Append the bytes of ``model`` to ``out``; False (``out`` unchanged): not mine."""

@@ -718,6 +718,18 @@ def _compiled_loop(message: ProtobufMessage):
         return None
 
 
+def table_readers(messages: dict, limits) -> dict:
+    """A generated module's ``TABLE_READERS`` for its protobuf ``messages`` (record ->
+    ``ProtobufMessage``): ``parse(data)`` run from C by ``runtime._compiled.dispatch`` with
+    the module's default ``limits``, for each message whose compiled loop is built."""
+    readers = {}
+    for name, message in messages.items():
+        if message.compiled is not None:
+            message.compiled.use_defaults(limits)
+            readers[name] = message.compiled.read_whole
+    return readers
+
+
 def _packed_entry(entry) -> tuple[int, int]:
     if (
         isinstance(entry, (tuple, list))
