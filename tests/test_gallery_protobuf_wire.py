@@ -383,3 +383,26 @@ def test_spec_errors_name_file_line_and_key(tmp_path, field, outer, error):
     with pytest.raises(SpecError, match=error) as err:
         build_model(load(path))
     assert "pb_errors.yaml:" in str(err.value)
+
+
+def test_spark_batches_of_lazy_models_are_the_eager_rows():
+    """The Spark worker's Arrow batch (models from ``parse``, lazy with the compiled tier)
+    holds the rows of ``parse_construct``'s eager models."""
+    import pyarrow as pa
+    from pyspark.sql.types import BinaryType, StructField, StructType
+
+    from runtime.spark.decode import BatchDecoder, codec, output_schema
+
+    spark_codec = codec("protobuf_wire")
+    schema, *_ = output_schema(
+        StructType([StructField("value", BinaryType())]), spark_codec, "FAILFAST", ["value"]
+    )
+    datas = [path.read_bytes() for path in SAMPLES]
+    got = BatchDecoder(spark_codec, schema).decode(
+        pa.record_batch([pa.array(datas, pa.binary())], names=["value"])
+    )
+    rows = [row for data in datas for row in pw.to_rows(pw.parse_construct(data))]
+    want = pa.Table.from_pylist(
+        [dict(zip(got.schema.names, row)) for row in rows], schema=got.schema
+    ).to_batches()[0]
+    assert got.equals(want)
