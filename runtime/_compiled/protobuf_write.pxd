@@ -1,4 +1,7 @@
 # cython: language_level=3
+"""The compiled protobuf writer (protobuf_write.pyx), as the reader's module (protobuf.pyx)
+calls it: the bytes of a model appended to ``Out`` over the shared C tables."""
+
 from runtime._compiled.out cimport Out
 from runtime._compiled.protobuf_tables cimport Tables
 
