@@ -15,9 +15,15 @@ it is built, and the ``(pure Python)`` rows run ``runtime/formats/protobuf.py``'
 writer. upb's ``FromString`` is lazy: it makes one Python object and makes the others
 when a field is read, while ``parse`` makes the whole model. So upb is also measured as
 ``FromString + every field``: the message parsed, then every field read into the shape of
-our model (lists, dicts, nested values; a lean getattr walk, no json_format).
+our model (lists, dicts, nested values; a lean getattr walk, no json_format). ``parse`` makes
+its models lazily too (a checked span, built on the first access), so ``parse + every
+field`` is the same walk over our model.
 
-    .venv/bin/python benchmarks/protobuf_wire.py [--n 20000] [--runs 5]
+``--instructions`` counts instructions per message instead of timing them (``valgrind
+--tool=cachegrind``: ``--n`` calls of each case minus none, after 100 warm-up calls, the
+same imports; a measure the machine's load does not change).
+
+    .venv/bin/python benchmarks/protobuf_wire.py [--n 20000] [--runs 5] [--instructions]
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -49,24 +56,26 @@ def _rate(fn, data, n: int) -> float:
     return n / (time.perf_counter() - start)
 
 
-def _reading_every_field(codec):
-    """A function reading every field of a upb message of ``codec`` into plain values."""
+def _reading_every_field(codec, upb: bool = True):
+    """A function reading every field of a message of ``codec`` into plain values: a upb
+    message (``HasField`` says whether a message or explicit field is set), or with
+    ``upb=False`` our model (None says it)."""
     from runtime.formats.protobuf import ProtobufMessage
 
     steps = []
     for f in codec.fields:
         if f.kind == "map" and isinstance(f.map_value, ProtobufMessage):
-            sub = _reading_every_field(f.map_value)
+            sub = _reading_every_field(f.map_value, upb)
             steps.append((f.name, lambda v, sub=sub: {k: sub(v[k]) for k in v}))
         elif f.kind == "map":
             steps.append((f.name, dict))
         elif f.repeated and f.kind == "message":
-            sub = _reading_every_field(f.message)
+            sub = _reading_every_field(f.message, upb)
             steps.append((f.name, lambda v, sub=sub: [sub(x) for x in v]))
         elif f.repeated:
             steps.append((f.name, list))
         elif f.kind == "message" or f.explicit:
-            sub = _reading_every_field(f.message) if f.kind == "message" else None
+            sub = _reading_every_field(f.message, upb) if f.kind == "message" else None
             steps.append((f.name, ("has", sub)))
         else:
             steps.append((f.name, None))
@@ -78,9 +87,8 @@ def _reading_every_field(codec):
             if how is None:
                 out[name] = value
             elif how.__class__ is tuple:
-                out[name] = (
-                    (value if how[1] is None else how[1](value)) if msg.HasField(name) else None
-                )
+                present = msg.HasField(name) if upb else value is not None
+                out[name] = (value if how[1] is None else how[1](value)) if present else None
             else:
                 out[name] = how(value)
         return out
@@ -93,8 +101,10 @@ def _decoders(peer, pw) -> dict:
 
     order = peer.classes["order"]
     every_field = _reading_every_field(pw.order)
+    our_every_field = _reading_every_field(pw.order, upb=False)
     return {
         "wirespec parse": pw.parse,
+        "wirespec parse + every field": lambda d: our_every_field(pw.parse(d)),
         "wirespec parse (pure Python)": lambda d: codec.parse_fast(
             pw.order.read_exact, d, None, pw._LIMITS
         ),
@@ -112,9 +122,9 @@ def measure(n: int, runs: int, implementation_only: bool = False) -> dict:
     decoders = _decoders(peer, pw)
     if implementation_only:
         decoders = {"protobuf FromString": decoders["protobuf FromString"]}
-    elif pw.order.compiled is None:
-        del decoders["wirespec parse (pure Python)"]  # parse is pure Python already
     else:
+        if pw.order.compiled is None:
+            del decoders["wirespec parse (pure Python)"]  # parse is pure Python already
         models = {name: pw.parse(data) for name, data in _payloads().items()}
         messages = {name: peer.classes["order"].FromString(d) for name, d in _payloads().items()}
     results: dict = {}
@@ -154,12 +164,70 @@ def pure_python(n: int, runs: int) -> dict:
     }
 
 
+INSTRUCTION_CASES = (
+    "wirespec parse",
+    "wirespec parse + every field",
+    "protobuf FromString",
+    "protobuf FromString + every field",
+)
+
+
+def _run_calls(payload: str, case: str, n: int) -> None:
+    """The process cachegrind counts: every import and payload, 100 warm-up calls of
+    ``case``, then ``n`` more (``case`` "none": no call at all)."""
+    from generated import protobuf_wire as pw
+    from samples.protobuf_peer import Peer
+
+    decoders = _decoders(Peer(pw), pw)
+    data = _payloads()[payload]
+    if case == "none":
+        return
+    fn = decoders[case]
+    for _ in range(100):
+        fn(data)
+    for _ in range(n):
+        fn(data)
+
+
+def _instructions(payload: str, case: str, n: int) -> int:
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    cmd = [
+        "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+        sys.executable, __file__, "--run", payload, case, str(n),
+    ]  # fmt: skip
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True, cwd=ROOT)
+    return int(re.search(r"I\s+refs:\s+([\d,]+)", out.stderr).group(1).replace(",", ""))
+
+
+def instructions(n: int) -> None:
+    """Print instructions per message of each case and upb's over ours, as Markdown."""
+    print("| payload | case | instructions/message | upb / wirespec |")
+    print("|---|---|---:|---:|")
+    for payload in PAYLOADS:
+        per = {}
+        for case in INSTRUCTION_CASES:
+            warm = _instructions(payload, case, 0)
+            per[case] = (_instructions(payload, case, n) - warm) / n
+        for case in INSTRUCTION_CASES:
+            ours = per[case.replace("protobuf FromString", "wirespec parse")]
+            print(f"| {payload} | {case} | {per[case]:,.0f} | {per[case] / ours:.2f} |")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--peer-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--instructions", action="store_true", help="count, do not time")
+    parser.add_argument("--run", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.run:
+        payload, case, n = args.run
+        _run_calls(payload, case, int(n))
+        return 0
+    if args.instructions:
+        instructions(args.n)
+        return 0
     if args.peer_only:
         from google.protobuf.internal import api_implementation
 

@@ -6,6 +6,10 @@ reader gives: the same classes, values (floats by their bits) and ``wire_layout`
 the Python reader raises, it declines, and ``parse`` raises the same DecodeError with the
 tier on. Its writer either declines or writes the Python writer's bytes.
 
+Its models are lazy (a checked span, built on the first access of any field): every model
+it gives is held equal when its fields are read all at once (``same``, ``repr``, ``==``),
+one by one in a shuffled order (nested models too), written untouched, and pickled.
+
 Inputs: upb's bytes of the gallery's hypothesis models, the same records shuffled,
 unpacked and mixed with unknown fields, record soups of every field number and wire type
 (values read over, oneof switches, empty packed records, defaults written, non-minimal
@@ -15,9 +19,12 @@ each, tight limits; models made from values and models holding values of other t
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import gc
 import math
 import pathlib
+import pickle
 import random
 import struct
 
@@ -28,6 +35,7 @@ from test_gallery_protobuf_wire import records as _records
 from test_gallery_protobuf_wire import uvarint
 
 from generated import protobuf_wire as pw
+from runtime.core.codec import to_jsonable
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.limits import Limits
 from samples.protobuf_peer import Peer
@@ -84,7 +92,41 @@ def held_equal(data: bytes, record: str = "order", limits: Limits = pw._LIMITS) 
     assert got[1] == len(data)
     assert same(got[0], expected), (data.hex(), got[0], expected)
     writes_equal(got[0], record)
+    lazy_equal(
+        lambda: message.compiled.try_read(data, 0, len(data), limits, 1)[0],
+        expected,
+        exact(data, record, limits),
+    )
     return True
+
+
+def lazy_equal(fresh, expected, again) -> None:
+    """Models from ``fresh()`` (a new lazy model each call) equal ``expected`` however
+    they are first looked at (``again``: ``expected`` read once more, for ``==``, which a
+    NaN read twice fails)."""
+    assert repr(fresh()) == repr(expected)
+    assert same(touched_one_by_one(fresh(), random.Random(repr(expected))), expected)
+    assert (fresh() == expected) == (again == expected)
+    message = next(m for m in pw.RECORDS.values() if m.model is type(expected))
+    untouched, out, exact_out = fresh(), bytearray(), bytearray()
+    message.write(untouched, out)
+    message.write_exact(expected, exact_out)
+    assert out == exact_out
+    assert same(pickle.loads(pickle.dumps(fresh())), expected)
+
+
+def touched_one_by_one(model, rnd: random.Random):
+    """``model`` after reading its fields one at a time in a shuffled order, and those of
+    the models it holds likewise."""
+    names = [f.name for f in dataclasses.fields(model)]
+    rnd.shuffle(names)
+    for name in names:
+        value = getattr(model, name)
+        held = value.values() if isinstance(value, dict) else value
+        for v in held if isinstance(value, (list, dict)) else [value]:
+            if dataclasses.is_dataclass(v):
+                touched_one_by_one(v, rnd)
+    return model
 
 
 def writes_equal(model, record: str = "order") -> bool:
@@ -361,8 +403,112 @@ def test_writer_on_odd_models(index):
     writes_equal(list(_odd_models())[index])
 
 
+# -- lazy models ------------------------------------------------------------------------------
+
+
+def pending(model) -> bool:
+    """Whether ``model`` is still a span: its slots hold the reader's ``Pending``."""
+    return any(type(r).__name__ == "Pending" for r in gc.get_referents(model))
+
+
+def test_a_parsed_model_is_built_on_first_access():
+    data = SAMPLES[0].read_bytes()
+    model = pw.parse(data)
+    assert pending(model)
+    assert model.order_id == exact(data, "order", pw._LIMITS).order_id
+    assert not pending(model)  # the whole message, not one field
+    assert model.items and all(pending(item) for item in model.items)  # nested: their turn
+    assert same(model, exact(data, "order", pw._LIMITS))
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_writes_and_deletes_before_any_read(path):
+    data = path.read_bytes()
+    expected = exact(data, "order", pw._LIMITS)
+    model = pw.parse(data)
+    model.gift = not expected.gift
+    expected.gift = not expected.gift
+    assert same(model, expected) and pw.build(model) == pw.build(expected)
+    model, expected = pw.parse(data), exact(data, "order", pw._LIMITS)
+    del model.note
+    del expected.note
+    errors = []
+    for m in (model, expected):
+        with pytest.raises(AttributeError) as err:
+            m.note  # noqa: B018 (the error of an unset slot is the test)
+        errors.append(str(err.value))
+    assert errors[0] == errors[1]
+    with pytest.raises(AttributeError):
+        del model.note
+    assert same(model.items, expected.items) and model.tags == expected.tags
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_every_form_of_a_lazy_model_is_the_eager_one(path):
+    data = path.read_bytes()
+    expected = exact(data, "order", pw._LIMITS)
+    assert pw.to_dict(pw.parse(data)) == pw.to_dict(expected)
+    assert to_jsonable(pw.parse(data)) == to_jsonable(expected)
+    assert list(pw.to_rows(pw.parse(data))) == list(pw.to_rows(expected))
+    assert same(copy.copy(pw.parse(data)), expected)
+    assert same(copy.deepcopy(pw.parse(data)), expected)
+    assert same(dataclasses.replace(pw.parse(data)), expected)
+    assert pw.build(pw.parse(data)) == pw.build(expected)
+    assert same(pw.parse_construct(data), expected) and same(pw.parse(data), expected)
+
+
+def test_the_input_buffer_is_never_shared():
+    """A lazy model keeps the input only when it is ``bytes`` (immutable); a bytearray or
+    memoryview the caller changes after ``parse`` does not change the model."""
+    data = SAMPLES[0].read_bytes()
+    expected = exact(data, "order", pw._LIMITS)
+    for make in (bytearray, lambda d: memoryview(bytearray(d))):
+        source = make(data)
+        model = pw.parse(source)
+        source[:] = bytes(len(data))
+        assert same(model, expected)
+    view = memoryview(bytearray(data))
+    got = pw.order.read(view, 0, len(data), pw._LIMITS, 1)[0]
+    view[:] = bytes(len(data))
+    assert same(got, expected)
+    assert pw.order.compiled.try_read(bytearray(data), 0, len(data), pw._LIMITS, 1) is None
+
+
+def test_the_class_keeps_its_slots():
+    """On the class, a field is still its slot's ``member_descriptor``; on another object
+    it raises what the slot raises."""
+    import types
+
+    assert type(pw.Order.order_id) is types.MemberDescriptorType
+    lazy = pw.Order.__dict__["order_id"]
+    with pytest.raises(TypeError):
+        lazy.__get__(pw.Money(), pw.Money)
+    with pytest.raises(TypeError):
+        lazy.__set__(object(), "x")
+    assert pw.Order(order_id="x").order_id == "x"
+
+
 def test_parse_and_build_use_the_compiled_loop():
     data = SAMPLES[0].read_bytes()
     assert pw.FAST_READERS["order"] == pw.order.compiled.read
+    assert pw.TABLE_READERS["order"] == pw.order.compiled.read_whole  # parse(data), from C
     assert pw.FAST_WRITERS["order"] == pw.order.compiled.write
     assert pw.build(pw.parse(data)) == data
+
+
+def test_parse_from_c_declines_what_the_python_parse_decides():
+    """``read_whole`` (what ``parse(data)`` runs first) reads only bytes with the module's
+    defaults; limits given, other buffers and messages over ``max_message_bytes`` go to
+    the Python ``parse``, which gives its model or its error."""
+    data = SAMPLES[0].read_bytes()
+    whole = pw.order.compiled.read_whole
+    assert same(whole(data, {}), exact(data, "order", pw._LIMITS))
+    assert whole(data, {"max_depth": 1}) is None
+    assert whole(bytearray(data), {}) is None
+    assert whole(data[:-1], {}) is None or same(
+        whole(data[:-1], {}), exact(data[:-1], "order", pw._LIMITS)
+    )
+    with pytest.raises(DecodeError, match="max_message_bytes"):
+        pw.parse(data, max_message_bytes=len(data) - 1)
+    with pytest.raises(DecodeError, match="max_depth"):
+        pw.parse(data, max_depth=1)

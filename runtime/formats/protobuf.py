@@ -255,7 +255,9 @@ class ProtobufMessage(Construct):
         one, ``read`` and ``write`` are its own (instance attributes, so a generated
         module's ``FAST_READERS`` calls C with no Python frame between): it gives
         :meth:`read_exact`'s model and :meth:`write_exact`'s bytes, or hands them the
-        input."""
+        input. Its models are lazy: the message is checked whole, and built from the
+        input ``bytes`` on the first access of any of its fields (the model classes' slots
+        are read through its descriptors from then on)."""
         if self.compiled is not None:
             self.read, self.write = self.compiled.read, self.compiled.write
 
@@ -714,6 +716,18 @@ def _compiled_loop(message: ProtobufMessage):
         return module.load(message)
     except (TypeError, ValueError):
         return None
+
+
+def table_readers(messages: dict, limits) -> dict:
+    """A generated module's ``TABLE_READERS`` for its protobuf ``messages`` (record ->
+    ``ProtobufMessage``): ``parse(data)`` run from C by ``runtime._compiled.dispatch`` with
+    the module's default ``limits``, for each message whose compiled loop is built."""
+    readers = {}
+    for name, message in messages.items():
+        if message.compiled is not None:
+            message.compiled.use_defaults(limits)
+            readers[name] = message.compiled.read_whole
+    return readers
 
 
 def _packed_entry(entry) -> tuple[int, int]:

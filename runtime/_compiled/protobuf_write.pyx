@@ -1,0 +1,363 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""The writer of the compiled protobuf loop (runtime/_compiled/protobuf.pyx): ``write_exact``
+over the C tables of protobuf_tables.pxd. A model still lazy (its slots holding the reader's
+pending span) is built first, through the ``force`` method of that span."""
+
+from cpython.float cimport PyFloat_AS_DOUBLE
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
+from cpython.object cimport PyObject
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from libc.limits cimport LLONG_MAX, LLONG_MIN
+from libc.stdint cimport uint32_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memmove
+
+from runtime._compiled.out cimport Out, grow, put, put_uvarint
+from runtime._compiled.protobuf_tables cimport *
+from runtime._compiled.slots cimport get_slot
+
+
+cdef extern from "Python.h":
+    int PyFloat_Pack4(double x, char* p, int le) except -1
+    int PyFloat_Pack8(double x, char* p, int le) except -1
+
+
+class _Decline(Exception):
+    """Not mine: the Python writer decides."""
+
+
+cdef object DECLINE = _Decline()
+cdef object pending_type = None  # protobuf.Pending, once that module has loaded
+
+
+def set_pending_type(cls):
+    """Tell the writer the type of a lazy model's slots (runtime/_compiled/protobuf.pyx)."""
+    global pending_type
+    pending_type = cls
+
+
+# -- writing -------------------------------------------------------------------------------
+# ``write_exact`` in C: a model's wire layout first (kept bytes in place, each field's next
+# values), then in number order what it does not cover: implicit-presence fields only when
+# not their default, repeats in the schema's packing, map entries as key then value. A value
+# of another type than the reader makes (an IntEnum, a tuple, a dict for a message, a
+# bytearray in a layout), two members of a oneof, a value out of range or a layout entry
+# that names no field of its kind: not mine.
+
+
+cdef inline int uvarint_size(unsigned long long u) noexcept:
+    cdef int n = 1
+    while u >= 0x80:
+        u >>= 7
+        n += 1
+    return n
+
+
+cdef int prefix_length(Out* o, Py_ssize_t start) except -1:
+    """Insert the varint length of ``o.data[start:]`` before it."""
+    cdef Py_ssize_t n = o.size - start
+    cdef int width = uvarint_size(<unsigned long long>n)
+    if o.cap - o.size < width:
+        grow(o, width)
+    memmove(o.data + start + width, o.data + start, n)
+    cdef Py_ssize_t end = o.size + width
+    o.size = start
+    put_uvarint(o, <unsigned long long>n)
+    o.size = end
+    return 0
+
+
+cdef inline long long signed_value(object v, long long lo, long long hi) except? -1:
+    """An int in ``lo..hi`` (type int exactly: bool, IntEnum and the rest are not mine)."""
+    cdef int overflow = 0
+    if type(v) is not int:
+        raise DECLINE
+    cdef long long x = PyLong_AsLongLongAndOverflow(v, &overflow)
+    if overflow or not lo <= x <= hi:
+        raise DECLINE
+    return x
+
+
+cdef inline unsigned long long unsigned_value(object v, unsigned long long hi) except? 0xFFFFFFFFFFFFFFFF:
+    if type(v) is not int or v < 0:
+        raise DECLINE
+    cdef unsigned long long x = PyLong_AsUnsignedLongLong(v)  # > 64 bits: OverflowError
+    if x > hi:
+        raise DECLINE
+    return x
+
+
+cdef int write_payload(Tables* t, Out* o, int kind, int message, object v, int depth) except -1:
+    """``_write_payload``: a value without its key (a LEN value without its length)."""
+    cdef long long x
+    cdef unsigned long long u
+    cdef Py_ssize_t n
+    cdef const char* s
+    cdef char raw[8]
+    cdef int i
+    if kind == K_STRING:
+        if type(v) is not str:
+            raise DECLINE
+        s = PyUnicode_AsUTF8AndSize(v, &n)  # a lone surrogate raises: declined
+        return put(o, <const unsigned char*>s, n)
+    if kind == K_BYTES:
+        if type(v) is not bytes:
+            raise DECLINE
+        return put(o, <const unsigned char*>PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v))
+    if kind == K_MESSAGE:
+        return write_message(t, o, message, v, depth + 1)
+    if kind == K_BOOL:
+        if v is not True and v is not False:
+            raise DECLINE
+        return put_uvarint(o, 1 if v is True else 0)
+    if kind == K_FLOAT or kind == K_DOUBLE:
+        if type(v) is not float:
+            raise DECLINE
+        if kind == K_FLOAT:
+            PyFloat_Pack4(PyFloat_AS_DOUBLE(v), raw, 1)  # too large: OverflowError
+            return put(o, <const unsigned char*>raw, 4)
+        PyFloat_Pack8(PyFloat_AS_DOUBLE(v), raw, 1)
+        return put(o, <const unsigned char*>raw, 8)
+    if kind == K_INT32 or kind == K_ENUM:
+        return put_uvarint(o, <unsigned long long>signed_value(v, -2147483648LL, 2147483647LL))
+    if kind == K_INT64:
+        return put_uvarint(o, <unsigned long long>signed_value(v, LLONG_MIN, LLONG_MAX))
+    if kind == K_SINT32:
+        x = signed_value(v, -2147483648LL, 2147483647LL)
+        return put_uvarint(o, ((<uint32_t>x) << 1) ^ <uint32_t>(x >> 31))
+    if kind == K_SINT64:
+        x = signed_value(v, LLONG_MIN, LLONG_MAX)
+        return put_uvarint(o, ((<unsigned long long>x) << 1) ^ <unsigned long long>(x >> 63))
+    if kind == K_UINT32:
+        return put_uvarint(o, unsigned_value(v, 0xFFFFFFFFULL))
+    if kind == K_UINT64:
+        return put_uvarint(o, unsigned_value(v, 0xFFFFFFFFFFFFFFFFULL))
+    if kind == K_FIXED32 or kind == K_SFIXED32:
+        if kind == K_FIXED32:
+            u = unsigned_value(v, 0xFFFFFFFFULL)
+        else:
+            u = <uint32_t>signed_value(v, -2147483648LL, 2147483647LL)
+        for i in range(4):
+            raw[i] = <char>((u >> (8 * i)) & 0xFF)
+        return put(o, <const unsigned char*>raw, 4)
+    if kind == K_FIXED64:
+        u = unsigned_value(v, 0xFFFFFFFFFFFFFFFFULL)
+    else:
+        u = <unsigned long long>signed_value(v, LLONG_MIN, LLONG_MAX)
+    for i in range(8):
+        raw[i] = <char>((u >> (8 * i)) & 0xFF)
+    return put(o, <const unsigned char*>raw, 8)
+
+
+cdef int write_one(Tables* t, Out* o, Field* f, int kind, object v, int depth) except -1:
+    """``_write_one``: the record of one value: ``f``'s key, then the value."""
+    cdef Py_ssize_t start
+    put(o, f.key, f.key_len)
+    if wire_type_of(kind) != LEN:
+        return write_payload(t, o, kind, f.message, v, depth)
+    start = o.size
+    write_payload(t, o, kind, f.message, v, depth)
+    return prefix_length(o, start)
+
+
+cdef int write_entry(Tables* t, Out* o, Field* f, object key, object value, int depth) except -1:
+    """``_write_map_entry``: key (number 1) and value (number 2), both always written."""
+    cdef unsigned char head
+    cdef Py_ssize_t start
+    if value is None:
+        raise DECLINE
+    put(o, f.key, f.key_len)
+    start = o.size
+    head = <unsigned char>(1 << 3 | wire_type_of(f.key_kind))
+    put(o, &head, 1)
+    if wire_type_of(f.key_kind) == LEN:
+        write_payload(t, o, f.key_kind, -1, key, depth)
+        prefix_length(o, start + 1)
+    else:
+        write_payload(t, o, f.key_kind, -1, key, depth)
+    head = <unsigned char>(2 << 3 | wire_type_of(f.value_kind))
+    put(o, &head, 1)
+    cdef Py_ssize_t value_start = o.size
+    write_payload(t, o, f.value_kind, f.message, value, depth)
+    if wire_type_of(f.value_kind) == LEN:
+        prefix_length(o, value_start)
+    return prefix_length(o, start)
+
+
+cdef object field_value(object m, Field* f):
+    """``write``'s value of a field: an implicit-presence scalar's None is its default; a
+    container that is not the reader's type (None, a tuple) is not mine."""
+    value = <object>get_slot(m, f.offset)
+    if f.kind == K_MAP:
+        if type(value) is not dict:
+            raise DECLINE
+    elif f.repeated != NOT_REPEATED:
+        if type(value) is not list:
+            raise DECLINE
+    elif value is None and not f.explicit:
+        return <object>f.default
+    return value
+
+
+cdef int write_elements(Tables* t, Out* o, Field* f, object value, Py_ssize_t first,
+                        Py_ssize_t stop, bint packed, int depth) except -1:
+    """Elements ``first:stop`` of a repeated field: one packed record, or one record each."""
+    cdef Py_ssize_t start, i
+    if packed:
+        put(o, f.len_key, f.len_key_len)
+        start = o.size
+        for i in range(first, stop):
+            write_payload(t, o, f.kind, f.message, (<list>value)[i], depth)
+        return prefix_length(o, start)
+    for i in range(first, stop):
+        x = (<list>value)[i]
+        if x is None:
+            raise DECLINE
+        write_one(t, o, f, f.kind, x, depth)
+    return 0
+
+
+cdef int field_index(Field* fields, int count, object number) except -2:
+    """The index of the field numbered ``number`` (an int), or -1."""
+    cdef int overflow = 0
+    cdef long long n = PyLong_AsLongLongAndOverflow(number, &overflow)
+    if overflow:
+        return -1
+    for j in range(count):
+        if fields[j].number == n:
+            return j
+    return -1
+
+
+cdef int write_message(Tables* t, Out* o, int mi, object m, int depth) except -1:
+    """``write_exact``: the records of a layout (kept bytes, then each field's next
+    values), then what it does not cover in the canonical order; with no layout, all of
+    them canonically."""
+    cdef Message* s = &t.messages[mi]
+    if type(m) is not <object>s.cls or depth > MAX_C_DEPTH:
+        raise DECLINE
+    cdef Field* fields = t.fields + s.first
+    cdef int* order = t.order + s.first
+    cdef unsigned long long oneofs = 0
+    cdef int j
+    cdef PyObject* v = get_slot(m, s.layout_offset)
+    if v == NULL:
+        raise DECLINE
+    if type(<object>v) is pending_type:  # a model not looked at yet: build it first
+        (<object>v).force(m)
+    for j in range(s.count):
+        v = get_slot(m, fields[j].offset)
+        if v == NULL:
+            raise DECLINE
+        if fields[j].oneof >= 0 and v != <PyObject*>None:
+            if oneofs >> fields[j].oneof & 1:  # two members set: the Python writer's error
+                raise DECLINE
+            oneofs |= 1ULL << fields[j].oneof
+    layout = <object>get_slot(m, s.layout_offset)
+    cdef Py_ssize_t* used = <Py_ssize_t*>calloc(max(s.count, 1), sizeof(Py_ssize_t))
+    if used == NULL:
+        raise MemoryError()
+    try:
+        if layout is not None:
+            write_layout(t, o, s, m, layout, used, depth)
+        for j in range(s.count):
+            write_rest(t, o, &fields[order[j]], m, used[order[j]], depth)
+    finally:
+        free(used)
+    return 0
+
+
+cdef int write_layout(Tables* t, Out* o, Message* s, object m, object layout, Py_ssize_t* used,
+                      int depth) except -1:
+    """``_entries_with_rest``'s walk of a layout, writing as it goes; ``used`` counts the
+    values of each field it wrote."""
+    cdef Field* fields = t.fields + s.first
+    cdef Field* f
+    cdef Py_ssize_t count, have, take
+    cdef int fi
+    cdef bint packed_entry
+    if type(layout) is not tuple:
+        raise DECLINE
+    items = None  # each map's items, listed when a layout entry names the map
+    for entry in <tuple>layout:
+        if type(entry) is bytes:
+            put(o, <const unsigned char*>PyBytes_AS_STRING(entry), PyBytes_GET_SIZE(entry))
+            continue
+        if type(entry) is int:
+            number, count, packed_entry = entry, 1, False
+        elif (type(entry) is tuple and len(<tuple>entry) == 2 and type(entry[0]) is int
+              and type(entry[1]) is int and 0 <= entry[1] < (1 << 62)):
+            number, count, packed_entry = entry[0], entry[1], True
+        else:
+            raise DECLINE
+        fi = field_index(fields, s.count, number)
+        if fi < 0:
+            raise DECLINE
+        f = &fields[fi]
+        if (count != 1 or packed_entry) and not f.packable:
+            raise DECLINE
+        value = field_value(m, f)
+        if f.kind == K_MAP or f.repeated != NOT_REPEATED:
+            have = len(value)
+        else:
+            have = value is not None
+        take = min(count, have - used[fi])
+        if f.kind != K_MAP and f.repeated == NOT_REPEATED and used[fi]:
+            take = 0  # a singular field is written once
+        if take <= 0 and not (packed_entry and count == 0):
+            continue  # (an empty packed record read is written back empty)
+        if f.kind == K_MAP:
+            if items is None:
+                items = {}
+            if fi not in items:
+                items[fi] = list((<dict>value).items())
+            key, x = items[fi][used[fi]]
+            write_entry(t, o, f, key, x, depth)
+        elif f.repeated != NOT_REPEATED:
+            write_elements(t, o, f, value, used[fi], used[fi] + take, packed_entry, depth)
+        else:
+            write_one(t, o, f, f.kind, value, depth)
+        used[fi] += take
+    return 0
+
+
+cdef int write_rest(Tables* t, Out* o, Field* f, object m, Py_ssize_t done, int depth) except -1:
+    """A field's values a layout did not cover (all of them without a layout), written
+    canonically."""
+    cdef Py_ssize_t i = 0
+    value = field_value(m, f)
+    if f.kind == K_MAP:
+        for a, b in (<dict>value).items():
+            if i >= done:
+                write_entry(t, o, f, a, b, depth)
+            i += 1
+    elif f.repeated != NOT_REPEATED:
+        if len(value) > done:
+            write_elements(t, o, f, value, done, len(value), f.repeated == PACKED, depth)
+    elif done or value is None:
+        return 0  # written by the layout, or absent
+    elif f.explicit or not write_default_check(f.kind, value):
+        write_one(t, o, f, f.kind, value, depth)
+    return 0
+
+
+cdef inline bint write_default_check(int kind, object value) except -1:
+    """Whether an implicit-presence value is its default (left out); a value of another
+    type than the reader makes is not mine."""
+    if kind == K_FLOAT or kind == K_DOUBLE:
+        if type(value) is not float:
+            raise DECLINE
+    elif kind == K_STRING:
+        if type(value) is not str:
+            raise DECLINE
+    elif kind == K_BYTES:
+        if type(value) is not bytes:
+            raise DECLINE
+    elif kind == K_BOOL:
+        if value is not True and value is not False:
+            raise DECLINE
+    elif type(value) is not int:
+        raise DECLINE
+    return is_default(kind, value)
+
