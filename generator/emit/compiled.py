@@ -25,7 +25,8 @@ import hashlib
 import re
 
 from generator.emit.fastpath import _Writer, struct_format
-from generator.emit.lowering import (
+from generator.emit.lowering import Lowering
+from generator.emit.plan import (
     KEYED_STEPS,
     Bits,
     Build,
@@ -38,7 +39,6 @@ from generator.emit.lowering import (
     KeyedField,
     KeyedHeader,
     Length,
-    Lowering,
     Mark,
     MsbNumber,
     Nested,
@@ -1437,7 +1437,7 @@ class CompiledEmitter:
     # -- mysql::serialization messages, and sizes from expressions -----------------------
 
     def keyed(self, step) -> None:
-        """A step of :data:`generator.emit.lowering.KEYED_STEPS`."""
+        """A step of :data:`generator.emit.plan.KEYED_STEPS`."""
         self.preludes.setdefault(_KEYED_PRELUDE)
         if isinstance(step, SizeOf):
             self.size_of(step)
