@@ -41,7 +41,7 @@ def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str | None,
 
         spec = build_thrift_model(loaded)
         return spec.format, render_thrift(spec), None
-    from generator.emit.emitter import (
+    from generator.emit.render import (
         render_with_compiled,  # Jinja2 and black: loaded only when rendering
     )
 
@@ -65,7 +65,7 @@ def import_spec(path: Path, loaded=None):
         from generator.spec.thrift import import_spec as import_thrift_spec
 
         return import_thrift_spec(path)
-    from generator.emit.emitter import render_with_compiled
+    from generator.emit.render import render_with_compiled
 
     spec = build_model(loaded)
     if spec.is_library:
@@ -116,7 +116,7 @@ class Outcome:
 
 def generate(specs_dir: Path, out_dir: Path, *, check: bool) -> list[Outcome]:
     """Render every spec; write (or, with ``check``, only compare) the modules."""
-    from generator.emit.emitter import content_is_untouched
+    from generator.emit.render import content_is_untouched
 
     outcomes = []
     expected = {}
