@@ -12,7 +12,7 @@ import yaml
 
 from generator.emit.render import render
 from generator.spec.loader import load
-from generator.spec.model import build_model
+from generator.spec.validate import build_model
 from runtime.core.errors import DecodeError, SpecError
 
 TREE = {

@@ -24,8 +24,9 @@ from generator.emit.docs import render_spec_doc
 from generator.emit.generate import ROOT, render_spec
 from generator.spec import names, pytext
 from generator.spec.loader import load
-from generator.spec.model import build_model, camel
+from generator.spec.model import camel
 from generator.spec.thrift import import_spec
+from generator.spec.validate import build_model
 from runtime.core.errors import DecodeError, SpecError
 from tests.test_generator import load_module
 

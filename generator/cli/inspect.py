@@ -475,7 +475,7 @@ def kafka_columns(fmt: str) -> dict[str, str]:
     (the spec's ``kafka_message.columns``)."""
     from generator.emit.generate import ROOT as root
     from generator.spec.loader import load
-    from generator.spec.model import build_model
+    from generator.spec.validate import build_model
 
     path = root / "specs" / f"{fmt}.yaml"
     spec = build_model(load(path, f"specs/{fmt}.yaml"))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from generator import ROOT
 from generator.spec.loader import load
-from generator.spec.model import build_model
+from generator.spec.validate import build_model
 from runtime.core.errors import SpecError
 
 COMPILED_DIR = "_compiled"

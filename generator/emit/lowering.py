@@ -16,7 +16,7 @@ recursive record, so its nesting depth is known (``RecordPlan.depth``).
 
     >>> from pathlib import Path
     >>> from generator.spec.loader import load
-    >>> from generator.spec.model import build_model
+    >>> from generator.spec.validate import build_model
     >>> spec = build_model(load(Path("specs/plainbuffer.yaml")))
     >>> print(Lowering(spec).plans["row"].describe().splitlines()[0])
     row -> Row, nesting depth 3, entry

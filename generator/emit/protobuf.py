@@ -1,27 +1,13 @@
-"""``layout: protobuf`` records in the generator: the type names and keys the loader
-(``generator/spec/model.py``) accepts, and the construct expression of a field
-(``runtime.formats.protobuf.PbField``).
+"""``layout: protobuf`` records in the generated module: the construct expression of a field
+(``runtime.formats.protobuf.PbField``) and a model field's default.
 
-A protobuf field names a protobuf scalar type (``sint32``, ``fixed64``, ``string``, ...)
-and is modelled as the wirespec primitive of the same range, so the model classes, the
-JSON form, Spark and the strategies treat it like any field; the wire rules are the
-runtime's. ``Field.number`` keeps the field number, ``Field.pb_kind`` the protobuf type.
+What a protobuf field may say, and how it is modelled, is the spec side's
+(``generator/spec/protobuf.py``).
 """
 
 from __future__ import annotations
 
 from runtime.formats.protobuf import SCALARS
-
-MODELLED_AS = {
-    "int32": "s32", "sint32": "s32", "sfixed32": "s32", "enum": "s32",
-    "int64": "s64", "sint64": "s64", "sfixed64": "s64",
-    "uint32": "u32", "fixed32": "u32", "uint64": "u64", "fixed64": "u64",
-    "float": "f32", "double": "f64", "bool": "bool",
-}  # fmt: skip
-"""Protobuf scalar -> the primitive whose range, Python type and Spark type it has."""
-ALLOWED_KEYS = {
-    "name", "doc", "number", "type", "enum", "open", "repeat", "optional", "oneof", "map", "spark",
-}  # fmt: skip
 
 
 def field_construct(field) -> str:

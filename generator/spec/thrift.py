@@ -23,7 +23,7 @@ from pathlib import Path
 from generator import ROOT
 from generator.spec import names as spec_names
 from generator.spec.loader import LoadedSpec, load, load_text
-from generator.spec.model import spec_limits
+from generator.spec.validate import spec_limits
 from runtime.formats import thrift_compact
 
 PROTOCOL_SPEC = "thrift_compact.yaml"
