@@ -24,7 +24,6 @@ import ast
 import hashlib
 import re
 
-from generator.emit.fastpath import _Writer, struct_format
 from generator.emit.lowering import Lowering
 from generator.emit.plan import (
     KEYED_STEPS,
@@ -57,6 +56,7 @@ from generator.emit.plan import (
     When,
     flatten,
 )
+from generator.emit.pysource import LineWriter, struct_format
 from generator.spec import pytext
 
 _DECLINE = "return None"
@@ -592,7 +592,7 @@ class CompiledEmitter:
     # -- a record ------------------------------------------------------------------------
 
     def record_function(self, plan) -> str:
-        self.w = _Writer()
+        self.w = LineWriter()
         self.decls: dict[str, str] = {}
         self.numbers = {}
         """Variable -> the Number step that reads it (for selectors and element members)."""
