@@ -1,8 +1,6 @@
-"""``layout: protobuf`` records in the generated module: the construct expression of a field
-(``runtime.formats.protobuf.PbField``) and a model field's default.
-
-What a protobuf field may say, and how it is modelled, is the spec side's
-(``generator/spec/protobuf.py``).
+"""``layout: protobuf`` records in the emitter: the construct expression of a field
+(``runtime.formats.protobuf.PbField``) and the model default of an implicit-presence
+scalar. What the loader accepts is :mod:`generator.spec.protobuf`.
 """
 
 from __future__ import annotations

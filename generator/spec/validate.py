@@ -3,8 +3,7 @@
 It checks what JSON Schema cannot: unknown types and enums, duplicate names, enum value
 clashes, dangling references, fields used before they are read, loops a record cannot
 make, the rules of each layout, and the ``json:`` documents and ``kafka_message:``. The
-fields themselves are built by :class:`generator.spec.fields.FieldBuilder`, protobuf
-fields by :class:`generator.spec.protobuf.ProtobufFields`.
+fields themselves are built by :class:`generator.spec.fields.FieldBuilder`.
 """
 
 from __future__ import annotations
@@ -34,7 +33,6 @@ from generator.spec.model import (
     camel,
     field_dependencies,
 )
-from generator.spec.protobuf import ProtobufFields
 from generator.spec.types import PRIMITIVES, RUNTIME_TYPES
 from runtime.core.limits import Limits
 
@@ -75,7 +73,7 @@ def _mark_late_values(records: dict[str, Record]) -> None:
                 field.repeat_checked_on_build = False
 
 
-class SpecBuilder(FieldBuilder, ProtobufFields):
+class SpecBuilder(FieldBuilder):
     """Builds the :class:`Spec` of one loaded spec, checking it as it goes."""
 
     def __init__(self, loaded: LoadedSpec):
@@ -584,6 +582,22 @@ class SpecBuilder(FieldBuilder, ProtobufFields):
         for name in ("serializable_field_size", "last_non_ignorable_field_id", "unknown_fields"):
             if name in names:
                 raise self.error(where + ("fields",), f"{name!r} is the message header's name")
+
+    def check_protobuf(self, record: Record, where) -> None:
+        """Numbers unique, oneof names not field names, no ``wire_layout`` field."""
+        seen: dict[int, str] = {}
+        names = {f.name for f in record.fields}
+        for i, f in enumerate(record.fields):
+            if f.number in seen:
+                raise self.error(
+                    where + ("fields", i, "number"),
+                    f"number {f.number} is taken by {seen[f.number]!r}",
+                )
+            seen[f.number] = f.name
+            if f.oneof and f.oneof in names:
+                raise self.error(where + ("fields", i, "oneof"), f"{f.oneof!r} is a field's name")
+        if "wire_layout" in names:
+            raise self.error(where + ("fields",), "'wire_layout' is the model's own attribute")
 
     def is_serializable(self, record_name: str) -> bool:
         return self.data["records"][record_name].get("layout") == "serializable"
