@@ -21,7 +21,7 @@ from generator.emit.compiled import CompiledEmitter
 from generator.emit.generate import ROOT, generate
 from generator.emit.lowering import Lowering
 from generator.spec.loader import load
-from generator.spec.model import build_model
+from generator.spec.validate import build_model
 from runtime.core.limits import DEFAULT
 from tests.test_fastpath import Same, inputs
 from tests.test_quicktier import exact, mutated_sample, quick

@@ -11,7 +11,7 @@ import generated.thrift_compact as thrift
 from generated import plainbuffer
 from generator.emit.generate import render_spec
 from generator.spec.loader import load
-from generator.spec.model import build_model
+from generator.spec.validate import build_model
 from runtime.core.errors import SpecError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ import pytest
 from generator.cli.main import main
 from generator.emit.docs import DOCS_DIR, box_lines, boxes, render_spec_doc
 from generator.spec.loader import load
-from generator.spec.model import build_model
+from generator.spec.validate import build_model
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted(p for p in (ROOT / "specs").glob("*.yaml") if (DOCS_DIR / f"{p.stem}.md").exists())

@@ -369,7 +369,7 @@ def test_spec_errors_name_file_line_and_key(tmp_path, field, outer, error):
     import yaml
 
     from generator.spec.loader import load
-    from generator.spec.model import build_model
+    from generator.spec.validate import build_model
     from runtime.core.errors import SpecError
 
     field = {k: v for k, v in field.items() if v is not None}

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.emit.emitter import content_is_untouched
 from generator.emit.generate import ROOT, generate, render_spec
+from generator.emit.render import content_is_untouched
 from runtime.core.errors import DecodeError, SpecError
 
 PLAINBUFFER = ROOT / "specs" / "plainbuffer.yaml"

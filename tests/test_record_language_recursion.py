@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator.emit.emitter import render
+from generator.emit.render import render
 from generator.spec.loader import load
-from generator.spec.model import build_model
+from generator.spec.validate import build_model
 from runtime.core.errors import DecodeError, SpecError
 
 TREE = {

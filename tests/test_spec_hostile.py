@@ -25,7 +25,8 @@ from generator.emit.generate import ROOT, render_spec
 from generator.emit.user_spec import import_spec
 from generator.spec import names, pytext
 from generator.spec.loader import load
-from generator.spec.model import build_model, camel
+from generator.spec.model import camel
+from generator.spec.validate import build_model
 from runtime.core.errors import DecodeError, SpecError
 from tests.test_generator import load_module
 

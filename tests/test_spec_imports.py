@@ -11,8 +11,8 @@ import pytest
 
 from generator.emit.user_spec import import_spec
 from generator.spec.loader import load
-from generator.spec.model import build_model
 from generator.spec.thrift import build_thrift_model
+from generator.spec.validate import build_model
 from runtime.core.errors import SpecError
 
 ROOT = Path(__file__).resolve().parent.parent

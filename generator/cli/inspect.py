@@ -475,7 +475,7 @@ def kafka_columns(fmt: str) -> dict[str, str]:
     """Kafka column -> record of a format whose default message is a Kafka key + value
     (the spec's ``kafka_message.columns``)."""
     from generator.spec.loader import load
-    from generator.spec.model import build_model
+    from generator.spec.validate import build_model
 
     path = ROOT / "specs" / f"{fmt}.yaml"
     spec = build_model(load(path, f"specs/{fmt}.yaml"))

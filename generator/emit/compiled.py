@@ -24,8 +24,8 @@ import ast
 import hashlib
 import re
 
-from generator.emit.fastpath import _Writer, struct_format
-from generator.emit.lowering import (
+from generator.emit.lowering import Lowering
+from generator.emit.plan import (
     KEYED_STEPS,
     Bits,
     Build,
@@ -38,7 +38,6 @@ from generator.emit.lowering import (
     KeyedField,
     KeyedHeader,
     Length,
-    Lowering,
     Mark,
     MsbNumber,
     Nested,
@@ -57,6 +56,7 @@ from generator.emit.lowering import (
     When,
     flatten,
 )
+from generator.emit.pysource import LineWriter, struct_format
 from generator.spec import pytext
 
 _DECLINE = "return None"
@@ -592,7 +592,7 @@ class CompiledEmitter:
     # -- a record ------------------------------------------------------------------------
 
     def record_function(self, plan) -> str:
-        self.w = _Writer()
+        self.w = LineWriter()
         self.decls: dict[str, str] = {}
         self.numbers = {}
         """Variable -> the Number step that reads it (for selectors and element members)."""
@@ -1437,7 +1437,7 @@ class CompiledEmitter:
     # -- mysql::serialization messages, and sizes from expressions -----------------------
 
     def keyed(self, step) -> None:
-        """A step of :data:`generator.emit.lowering.KEYED_STEPS`."""
+        """A step of :data:`generator.emit.plan.KEYED_STEPS`."""
         self.preludes.setdefault(_KEYED_PRELUDE)
         if isinstance(step, SizeOf):
             self.size_of(step)

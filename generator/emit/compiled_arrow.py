@@ -20,7 +20,8 @@ switch's default) raise :class:`NotCompiled` and keep the model path only.
 from __future__ import annotations
 
 from generator.emit.compiled import CompiledEmitter, NotCompiled
-from generator.emit.lowering import Build, Checksum, Lowering
+from generator.emit.lowering import Lowering
+from generator.emit.plan import Build, Checksum
 
 _RAW = ("int", "float", "bool", "string", "binary")
 _FLOATS = ("float", "double")

@@ -364,7 +364,7 @@ def render_spec_doc(path: Path, root: Path = ROOT) -> tuple[str, str]:
     from generator.spec.loader import (
         load,  # the generate extra (jsonschema, pyyaml): loaded when used
     )
-    from generator.spec.model import build_model
+    from generator.spec.validate import build_model
 
     loaded = load(path, display)
     if "protocol" in loaded.data:  # id-keyed protocols (Thrift) have their own model

@@ -10,7 +10,7 @@ header and its ``FALLBACKS`` constant, and for ``wirespec generate -v``.
 
     >>> from pathlib import Path
     >>> from generator.spec.loader import load
-    >>> from generator.spec.model import build_model
+    >>> from generator.spec.validate import build_model
     >>> spec = build_model(load(Path("specs/plainbuffer.yaml")))
     >>> collect(spec)["parse"]
     {}

@@ -22,8 +22,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from generator.emit.fastpath import _Writer as _Lines  # the same line writer as the parse side's
-from generator.emit.fastpath import struct_format, struct_name
+from generator.emit.pysource import LineWriter, struct_format, struct_name
 from generator.spec import pytext
 from generator.spec.model import Field, Record, Spec, TypeRef, bit_field_range, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
@@ -157,7 +156,7 @@ class BuildEmitter:
         )
 
     def record_function(self, record: Record, written: dict) -> str:
-        w = _Lines()
+        w = LineWriter()
         w.line(
             f'"""Fast build of ``{record.name}``: the bytes of the construct path, which '
             'builds instead when this raises."""'
@@ -265,7 +264,7 @@ class BuildEmitter:
             return f'rt_fast.measured(_write_{ref.name}, model["{name}"])'
         return f'[rt_fast.measured(_write_{ref.name}, e) for e in model["{name}"] or ()]'
 
-    def field(self, w: _Lines, field: Field, scope: _Scope, written: dict) -> None:
+    def field(self, w: LineWriter, field: Field, scope: _Scope, written: dict) -> None:
         if self.compressed_rest(field):
             process = field.process
             codec = self.expression(process.codec, scope) if process.cases else repr(process.codec)
@@ -280,7 +279,7 @@ class BuildEmitter:
         process = field.process
         return process is not None and process.rest and not field.condition and field.tag is None
 
-    def field_bytes(self, w: _Lines, field: Field, scope: _Scope, written: dict) -> None:
+    def field_bytes(self, w: LineWriter, field: Field, scope: _Scope, written: dict) -> None:
         var = f"f_{field.name}"
         ref = field.type
         optional = field.tag is not None and field.optional
@@ -353,7 +352,7 @@ class BuildEmitter:
             if item.kind == "span" and item.last == field.name
         ]
 
-    def patch(self, w: _Lines, field: Field, at: str) -> None:
+    def patch(self, w: LineWriter, field: Field, at: str) -> None:
         """A span checksum, once its last field is written: the sum over its placeholder."""
         item = field.checksum.items[0]
         function = self.checksum_function(field.checksum.algorithm)
@@ -366,7 +365,7 @@ class BuildEmitter:
     def checksum_function(self, algorithm: str) -> str:
         return self.constant(f"_CHECKSUM_{algorithm.upper()}", f"rt_fast.CHECKSUMS[{algorithm!r}]")
 
-    def checksum(self, w: _Lines, field: Field, var: str, scope: _Scope) -> None:
+    def checksum(self, w: LineWriter, field: Field, var: str, scope: _Scope) -> None:
         """``rt_checksum.Checksum``: the items' bytes as construct gives them, then the sum
         (a ``span`` of later fields: zeros now, :meth:`patch` once they are written)."""
         if field.repeat is not None or field.type.kind != "prim":
@@ -412,7 +411,7 @@ class BuildEmitter:
             raise Unsupported(f"checksum items as {prim}")
         return self.packer(prim)
 
-    def repeat(self, w: _Lines, field: Field, var: str, size, scope: _Scope, written) -> None:
+    def repeat(self, w: LineWriter, field: Field, var: str, size, scope: _Scope, written) -> None:
         if field.const is not None:
             raise Unsupported("a repeated const")
         if field.repeat == "blocks":
@@ -439,7 +438,9 @@ class BuildEmitter:
         self.elements(w, field, f"enumerate({var} or ())", items, size, scope, written)
         w.line(f"{var} = {items}")
 
-    def elements(self, w: _Lines, field: Field, source: str, items, size, scope, written) -> None:
+    def elements(
+        self, w: LineWriter, field: Field, source: str, items, size, scope, written
+    ) -> None:
         """``for i, item in <source>:`` write each element, its built value onto ``items``
         (its size onto ``size``), as construct's repeats do."""
         i, item = w.fresh("i"), w.fresh("item")
@@ -461,7 +462,7 @@ class BuildEmitter:
             w.line(f"{size}.append(len(out) - {start})")
         w.depth -= 1
 
-    def blocks(self, w: _Lines, field: Field, var: str, size, scope: _Scope, written) -> None:
+    def blocks(self, w: LineWriter, field: Field, var: str, size, scope: _Scope, written) -> None:
         """``runtime.core.sequences.RepeatBlocks``: the model's ``<name>_blocks`` when its counts
         still add up, else one block; a negative count's byte size goes in before its
         elements once they are written; a 0 count ends the list."""
@@ -491,7 +492,7 @@ class BuildEmitter:
         w.line("out.append(0)")
         w.line(f"{var} = {items}")
 
-    def until(self, w: _Lines, field: Field, var: str, size, scope: _Scope, written) -> None:
+    def until(self, w: LineWriter, field: Field, var: str, size, scope: _Scope, written) -> None:
         """``runtime.core.sequences.RepeatUntil``: only the last element (``include``) or only
         the terminator (the model's ``<name>_terminator``, else the spec's) satisfies the
         expression; it is written after the elements, and left out of what is built."""
@@ -531,7 +532,7 @@ class BuildEmitter:
                 w.line(f"{size}.pop()")
         w.line(f"{var} = {items}")
 
-    def processed(self, w: _Lines, field: Field, var: str, scope: _Scope, written) -> None:
+    def processed(self, w: LineWriter, field: Field, var: str, scope: _Scope, written) -> None:
         """``runtime.core.process.Processed`` in its size: the value written, its bytes taken
         back off ``out`` and replaced by the model's ``<name>_wire`` when that still decodes
         to them, else by them compressed (``rt_process.compressed``); then its length."""
@@ -566,7 +567,7 @@ class BuildEmitter:
             w.line('    raise ValueError("size")')
         w.line(f"out += {wire}")
 
-    def value(self, w: _Lines, ref: TypeRef, var: str, field: Field, scope, written) -> None:
+    def value(self, w: LineWriter, ref: TypeRef, var: str, field: Field, scope, written) -> None:
         """Write ``var`` (one element) as ``ref``; ``var`` becomes what construct's build of
         it returns."""
         if ref.args or ref.kind not in KINDS:
@@ -617,7 +618,7 @@ class BuildEmitter:
                 w.line(f"{pack}({var}, out)")
             self.sized_end(w, ref, start, scope)
 
-    def switch(self, w: _Lines, ref: TypeRef, var: str, field: Field, scope, written) -> None:
+    def switch(self, w: LineWriter, ref: TypeRef, var: str, field: Field, scope, written) -> None:
         """construct's ``Switch`` on a number field (an enum's member, or a plain integer
         such as an open enum's): the case whose member equals it, else the default, else
         nothing (construct's Pass). The key is what the field's writer accepted, an integer
@@ -646,7 +647,7 @@ class BuildEmitter:
             w.depth -= 1
         self.sized_end(w, ref, start, scope)
 
-    def bits(self, w: _Lines, ref: TypeRef, var: str, field: Field) -> None:
+    def bits(self, w: LineWriter, ref: TypeRef, var: str, field: Field) -> None:
         """``runtime.core.bits.BitField``: OR the value into the run; its last field writes it."""
         group, shift, first, last = field.bit_group
         low, high = bit_field_range(ref)
@@ -661,7 +662,7 @@ class BuildEmitter:
             else:
                 w.line(f"out += bit_run.to_bytes({group}, {ref.bit_order!r})")
 
-    def prim(self, w: _Lines, ref: TypeRef, var: str) -> None:
+    def prim(self, w: LineWriter, ref: TypeRef, var: str) -> None:
         if ref.enum:
             enum = camel(ref.enum)
             w.line(f"{var} = {enum}[{var}] if isinstance({var}, str) else {enum}({var})")
@@ -688,7 +689,7 @@ class BuildEmitter:
     def uses_leb128(self) -> bool:
         return any("rt_leb128." in code for code in self.supported.values())
 
-    def text(self, w: _Lines, ref: TypeRef, var: str, scope: _Scope) -> None:
+    def text(self, w: LineWriter, ref: TypeRef, var: str, scope: _Scope) -> None:
         """``rt.LengthPrefixedBytes`` and ``rt.SizedBytes``, as they build."""
         data = w.fresh("data")
         if ref.nullable:  # None is the length -1, as rt.LengthPrefixedBytes builds it
@@ -730,7 +731,7 @@ class BuildEmitter:
             w.line('    raise TypeError("bytes")')
         w.line(f"out += {data}")
 
-    def record(self, w: _Lines, ref: TypeRef, var: str, scope: _Scope, written) -> None:
+    def record(self, w: LineWriter, ref: TypeRef, var: str, scope: _Scope, written) -> None:
         if ref.name not in written:
             if self.message_by_construct(ref):
                 # the id-keyed message alone through its construct object (its own writer):
@@ -759,7 +760,7 @@ class BuildEmitter:
         target = self.spec.records[ref.name]
         return target.serializable and not ref.size_is_prefix and not self.needs_parent(ref.name)
 
-    def sized_start(self, w: _Lines, ref: TypeRef) -> str | None:
+    def sized_start(self, w: LineWriter, ref: TypeRef) -> str | None:
         """``rt.Sized`` around ``ref`` whose size is checked once it is written."""
         if ref.size is None or not ref.checked_on_build:
             return None
@@ -769,7 +770,7 @@ class BuildEmitter:
         w.line(f"{start} = len(out)")
         return start
 
-    def sized_end(self, w: _Lines, ref: TypeRef, start: str | None, scope: _Scope) -> None:
+    def sized_end(self, w: LineWriter, ref: TypeRef, start: str | None, scope: _Scope) -> None:
         if start is not None:
             w.line(f"if len(out) - {start} != {self.expression(ref.size, scope)}:")
             w.line('    raise ValueError("size")')

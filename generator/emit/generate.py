@@ -13,7 +13,7 @@ from pathlib import Path
 
 from generator import ROOT
 from generator.spec.loader import load
-from generator.spec.model import build_model
+from generator.spec.validate import build_model
 
 COMPILED_DIR = "_compiled"
 """Where the compiled tier's sources go, inside the output folder (one .pyx a format)."""
@@ -41,7 +41,7 @@ def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str | None,
 
         spec = build_thrift_model(loaded)
         return spec.format, render_thrift(spec), None
-    from generator.emit.emitter import (
+    from generator.emit.render import (
         render_with_compiled,  # Jinja2 and black: loaded only when rendering
     )
 
@@ -83,7 +83,7 @@ class Outcome:
 
 def generate(specs_dir: Path, out_dir: Path, *, check: bool) -> list[Outcome]:
     """Render every spec; write (or, with ``check``, only compare) the modules."""
-    from generator.emit.emitter import content_is_untouched
+    from generator.emit.render import content_is_untouched
 
     outcomes = []
     expected = {}

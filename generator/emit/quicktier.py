@@ -38,8 +38,8 @@ This module only renders: what is read, in which order and with which checks is 
 
 from __future__ import annotations
 
-from generator.emit.fastpath import _Writer, struct_format, struct_name
-from generator.emit.lowering import (
+from generator.emit.lowering import Lowering
+from generator.emit.plan import (
     KEYED_STEPS,
     Bits,
     Build,
@@ -52,7 +52,6 @@ from generator.emit.lowering import (
     KeyedField,
     KeyedHeader,
     Length,
-    Lowering,
     Mark,
     MsbNumber,
     Nested,
@@ -71,6 +70,7 @@ from generator.emit.lowering import (
     When,
     flatten,
 )
+from generator.emit.pysource import LineWriter, struct_format, struct_name
 from generator.spec import pytext
 
 _RETRY = "raise rt_fast.Retry"
@@ -138,7 +138,7 @@ class QuickTierEmitter:
         )
 
     def record_function(self, plan) -> str:
-        self.w = _Writer()
+        self.w = LineWriter()
         self.w.line(
             f'"""``_read_{plan.name}``\'s checks without its errors: any failure raises '
             '``rt_fast.Retry``."""'
@@ -621,7 +621,7 @@ class QuickTierEmitter:
     # -- mysql::serialization messages, and sizes from expressions -----------------------
 
     def keyed(self, step) -> None:
-        """A step of :data:`generator.emit.lowering.KEYED_STEPS`."""
+        """A step of :data:`generator.emit.plan.KEYED_STEPS`."""
         if isinstance(step, SizeOf):
             self.evaluate(step.var, step.expression)
             self.retry_if(f"type({step.var}) is not int")

@@ -97,10 +97,10 @@ def render_thrift(spec: ThriftSpec, *, fmt: bool = True) -> str:
     import black
 
     from generator import __version__
-    from generator.emit.emitter import _env, with_header
+    from generator.emit.render import template_environment, with_header
 
     body = (
-        _env()
+        template_environment()
         .get_template("thrift_module.py.j2")
         .render(
             spec=spec,

@@ -18,7 +18,7 @@ import types
 from pathlib import Path
 
 from generator.spec.loader import LoadedSpec, load, load_text
-from generator.spec.model import build_model
+from generator.spec.validate import build_model
 from runtime.core.errors import SpecError
 
 
@@ -51,7 +51,7 @@ def import_spec(path: Path, text: str | None = None, *, loaded: LoadedSpec | Non
         spec = build_thrift_model(loaded)
         source = render_thrift(spec, fmt=False)  # black only for committed modules
     else:
-        from generator.emit.emitter import render_with_compiled
+        from generator.emit.render import render_with_compiled
 
         spec = build_model(loaded)
         if spec.is_library:

@@ -5,7 +5,7 @@ Every error names the file, the line and the key path:
     specs/plainbuffer.yaml:42: records.cell.fields[1].type: unknown type 'int33'
 
 :func:`load` returns the plain data plus a :class:`Lines` index; the model builder
-(:mod:`generator.spec.model`) uses the same index for its semantic errors.
+(:mod:`generator.spec.validate`) uses the same index for its semantic errors.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ surrogates, ``\N{...}``):
 
 ``literal`` is ``repr`` (a Python literal that evaluates to the value); ``docstring`` keeps
 newlines, so a doc reads as the spec wrote it; ``comment`` is one line. Templates use them
-as the filters ``pyrepr``, ``doc`` and ``comment`` (:func:`generator.emit.emitter._env`).
+as the filters ``pyrepr``, ``doc`` and ``comment``
+(:func:`generator.emit.render.template_environment`).
 '''
 
 from __future__ import annotations

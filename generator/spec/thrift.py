@@ -22,7 +22,7 @@ from pathlib import Path
 from generator import ROOT
 from generator.spec import names as spec_names
 from generator.spec.loader import LoadedSpec, load
-from generator.spec.model import spec_limits
+from generator.spec.validate import spec_limits
 
 PROTOCOL_SPEC = "thrift_compact.yaml"
 BASE_TYPES = ("bool", "i8", "i16", "i32", "i64", "double", "string", "binary", "uuid")

@@ -1,31 +1,17 @@
-"""Emitting a generated module: the model rendered through Jinja2 templates, then black.
+"""What ``templates/module.py.j2`` needs of one spec, beyond the other targets' functions:
+the construct objects (the exact reader and writer, the oracle every tier is held to), the
+runtime primitives' instances, the model classes and the JSON form.
 
-The per-type translations live here as small functions (construct expression, JSON
-conversion, Spark type, row value); the module's layout lives in
-``templates/module.py.j2``. The output is deterministic: same spec, same bytes.
+The Spark part is :class:`generator.emit.spark_columns.SparkColumns`; the module is put
+together by :func:`generator.emit.render.render`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import re
-from pathlib import Path
 
-import black
-import jinja2
-
-from generator import __version__
-from generator.emit import fallbacks, protobuf
-from generator.emit.compiled import CompiledEmitter
-from generator.emit.compiled_arrow import ArrowEmitter
-from generator.emit.compiled_tables import CompiledTablesEmitter
-from generator.emit.fastbuild import BuildEmitter
-from generator.emit.fastpath import FastPathEmitter
-from generator.emit.lowering import Lowering
-from generator.emit.quicktier import QuickTierEmitter
-from generator.emit.strategies import StrategyEmitter
-from generator.spec import pytext
+from generator.emit import protobuf
+from generator.emit.spark_columns import SparkColumns
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
 from generator.spec.types import (
     CHUNK_TYPES,
@@ -36,28 +22,8 @@ from generator.spec.types import (
     runtime_module,
 )
 
-TEMPLATES = Path(__file__).with_name("templates")
-HEADER_HASH_PREFIX = "# content sha256: "
 
-
-def _env() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    # spec text reaches a module only through these three (generator/spec/pytext.py)
-    env.filters["pyrepr"] = pytext.literal
-    env.filters["doc"] = pytext.docstring
-    env.filters["comment"] = pytext.comment
-    env.filters["camel"] = camel
-    env.filters["pytuple"] = lambda items: pytext.literal(tuple(items))
-    return env
-
-
-class ModuleEmitter:
+class ModuleEmitter(SparkColumns):
     """Everything the module template needs, computed from one :class:`Spec`."""
 
     def __init__(self, spec: Spec):
@@ -348,9 +314,7 @@ class ModuleEmitter:
         return f"rt_checksum.value(lambda this: {item.expression}, {encoder})"
 
     def all_construct_expressions(self) -> list[str]:
-        return [
-            self.field_construct(f, r) for r in self.spec.records.values() for f in r.fields
-        ]
+        return [self.field_construct(f, r) for r in self.spec.records.values() for f in r.fields]
 
     def fixed_imports(self) -> list[str]:
         """The runtime.core.fixed integers and floats the records use."""
@@ -360,7 +324,16 @@ class ModuleEmitter:
     def construct_imports(self) -> list[str]:
         """The construct names the records use."""
         text = "\n".join(self.all_construct_expressions())
-        names = ("Bytes", "Const", "GreedyBytes", "GreedyString", "If", "LazyBound", "Switch", "this")
+        names = (
+            "Bytes",
+            "Const",
+            "GreedyBytes",
+            "GreedyString",
+            "If",
+            "LazyBound",
+            "Switch",
+            "this",
+        )
         used = {name for name in names if re.search(rf"\b{name}\b", text)}
         return sorted(used, key=str.lower)
 
@@ -571,279 +544,19 @@ class ModuleEmitter:
             if field.type.kind == "switch":
                 enum = camel(field.type.enum)
                 cases = [
-                    (f"{enum}.{case}", f"lambda v: {self.from_json(sub, 'v')}" if sub.kind != "empty" else "lambda v: None")
+                    (
+                        f"{enum}.{case}",
+                        (
+                            f"lambda v: {self.from_json(sub, 'v')}"
+                            if sub.kind != "empty"
+                            else "lambda v: None"
+                        ),
+                    )
                     for case, sub in field.type.cases.items()
                     if case != "default"
                 ]
                 out.append((f"_{record.name}_{field.name}_from_json", field.name, cases))
         return out
-
-    # -- Spark -------------------------------------------------------------------------
-
-    def spark_type(self, ref: TypeRef) -> str:
-        if ref.kind == "bits":
-            return _bits_spark(ref.bits + (0 if ref.bits_signed else 1))
-        if ref.kind == "record" and self.spec.is_back_reference(self._user, ref.name):
-            return "StringType()"  # Spark types cannot recurse: the JSON form, as text
-        if ref.kind == "choice":  # a column per case; a case with no columns is a flag
-            cols = ", ".join(
-                f"StructField({case!r}, "
-                f"{'BooleanType()' if self.columnless(case) else self.spark_type(sub)}, True)"
-                for case, sub in ref.cases.items()
-            )
-            return f"StructType([{cols}])"
-        if ref.kind == "runtime":
-            return f"ArrayType({ref.name}_spark_type(), False)"
-        if ref.kind == "chunk":
-            chunk = CHUNK_TYPES[ref.name]
-            element = "StringType()" if ref.enum else chunk.spark
-            return f"ArrayType({element}, {chunk.nullable})"
-        if ref.kind == "region":
-            return REGION_TYPES[ref.name].spark
-        if ref.kind == "prim":
-            return "StringType()" if ref.enum else PRIMITIVES[ref.name].spark
-        if ref.kind == "str":
-            return "StringType()"
-        if ref.kind == "bytes":
-            return "BinaryType()"
-        if ref.kind == "presence":
-            return "BooleanType()"
-        if ref.kind == "record":
-            return f"{ref.name}_spark_type()"
-        if ref.kind == "switch":
-            # Named cases first, then `default` (the order switch rows use).
-            ordered = sorted(ref.cases.items(), key=lambda item: item[0] == "default")
-            cols = ", ".join(
-                f"StructField({case.lower()!r}, {self.spark_type(sub)}, True)"
-                for case, sub in ordered
-                if sub.kind != "empty"
-            )
-            return f"StructType([{cols}])"
-        if ref.kind == "map":
-            return f"MapType({self.spark_type(ref.key)}, {self.spark_type(ref.value)}, False)"
-        raise AssertionError(ref.kind)
-
-    def columnless(self, name: str) -> bool:
-        """Whether record ``name`` has no Spark column (only constants: MessagePack's nil)."""
-        return all(f.spark_skip for f in self.spec.records[name].fields)
-
-    def spark_fields(self, record: Record) -> list[tuple[str, str, bool]]:
-        return [(name, dtype, nullable) for name, dtype, nullable, _ in self.spark_columns(record)]
-
-    def spark_columns(self, record: Record, prefix: str = "") -> list[tuple]:
-        """Each Spark column of ``record``: ``(name, Spark type, nullable, table entry)``.
-        One walk gives both ``<record>_spark_type`` and the ``SPARK_COLUMNS`` table the Arrow
-        writer reads, so the two cannot disagree. An entry is ``(name, slot, kind, nullable)``:
-        ``slot`` the model attribute (``a.b`` through an inlined record), ``kind`` how its
-        value becomes the Spark value (:meth:`column_kind`; None: no table), ``nullable``
-        whether a None there is a null (else ``<record>_to_row`` would fail on it)."""
-        out = []
-        for field in record.fields:
-            self._user = record.name
-            if field.spark_skip:
-                continue
-            slot = prefix + field.name
-            if field.spark_inline:  # the record's columns become this row's columns
-                out += self.spark_columns(self.spec.records[field.type.name], slot + ".")
-                continue
-            dtype, kind = self.spark_type(field.type), self.column_kind(field.type)
-            if isinstance(kind, tuple) and kind[0] == "switch":  # its selector is beside it
-                kind = ("switch", prefix + kind[1], *kind[2:])
-            if field.repeat is not None:
-                dtype, kind = f"ArrayType({dtype}, False)", ("list", kind)
-            nullable = _may_be_absent(field) or field.type.kind == "switch"
-            # what field_row converts without a None guard fails on None
-            none_is_null = _may_be_absent(field) or (field.repeat is None and _raw(kind))
-            if field.spark_type == "uuid":
-                out.append((field.name, "StringType()", nullable, (field.name, slot, "uuid", False)))
-            elif field.spark_type == "timestamp_us":
-                out.append((field.name, "LongType()", True, (field.name, slot, "micros", False)))
-                ts = f"{field.name}_ts"
-                out.append((ts, "TimestampType()", True, (ts, slot, "time_us", False)))
-            else:
-                out.append((field.name, dtype, nullable, (field.name, slot, kind, none_is_null)))
-        return out
-
-    def column_kind(self, ref: TypeRef):
-        """How a model value of ``ref`` becomes its Spark value, as data: ``int``, ``float``,
-        ``bool``, ``string``, ``binary`` (as they are), ``decimal`` (an int as a Decimal),
-        ``enum`` (a member's name), ``("list", element)``, ``("record", name)``, ``("switch",
-        selector slot, ((case value, kind or None), ...), default kind or None)``; None
-        where the Arrow writer has no kind (runtime rows, maps)."""
-        if ref.kind == "prim":
-            return "enum" if ref.enum else _spark_kind(PRIMITIVES[ref.name].spark)
-        if ref.kind == "bits":
-            return _spark_kind(_bits_spark(ref.bits + (0 if ref.bits_signed else 1)))
-        if ref.kind == "choice" or (
-            ref.kind == "record" and self.spec.is_back_reference(self._user, ref.name)
-        ):
-            return None  # the Arrow writer leaves these to the rows
-        if ref.kind == "chunk":
-            return ("list", "enum" if ref.enum else _spark_kind(CHUNK_TYPES[ref.name].spark))
-        if ref.kind == "region":
-            return _spark_kind(REGION_TYPES[ref.name].spark)
-        if ref.kind in _FIXED_KINDS:
-            return _FIXED_KINDS[ref.kind]
-        if ref.kind == "record":
-            return ("record", ref.name)
-        if ref.kind == "switch":
-            values = {v.name: v.value for v in self.spec.enums[ref.enum].values}
-            cases = tuple(
-                (values[case], None if sub.kind == "empty" else self.column_kind(sub))
-                for case, sub in ref.cases.items()
-                if case != "default"
-            )
-            default = ref.cases.get("default")
-            kind = None if default is None or default.kind == "empty" else self.column_kind(default)
-            return ("switch", ref.switch_on, cases, kind)
-        return None
-
-    def spark_tables(self) -> dict[str, tuple]:
-        """``SPARK_COLUMNS``: each record's table entries (see :meth:`spark_columns`), for
-        the records whose every column has a kind, nested records included."""
-        tables = {}
-        for name in self.spec.record_order():  # a nested record comes before its users
-            entries = tuple(entry for *_, entry in self.spark_columns(self.spec.records[name]))
-            if all(_has_table(entry[2], tables) for entry in entries):
-                tables[name] = entries
-        return tables
-
-    def row_value(self, ref: TypeRef, expr: str) -> str:
-        if ref.kind == "record" and self.spec.is_back_reference(self._user, ref.name):
-            return f"rt_codec.json_text({expr}, JSON_VIEWS)"
-        if ref.kind == "choice":
-            cols = ", ".join(
-                f"{'True' if self.columnless(case) else self.row_value(sub, expr)} "
-                f"if type({expr}) is {camel(case)} else None"
-                for case, sub in ref.cases.items()
-            )
-            return f"({cols},)"
-        if ref.kind == "runtime":
-            return f"[{ref.name}_to_row(item) for item in {expr}]"
-        if ref.kind == "chunk":
-            element = self.scalar_row(ref.enum, CHUNK_TYPES[ref.name].spark, "x")
-            return expr if element == "x" else f"[{element} for x in {expr}]"
-        if ref.kind == "prim":
-            return self.scalar_row(ref.enum, PRIMITIVES[ref.name].spark, expr)
-        if ref.kind == "record":
-            return f"{ref.name}_to_row({expr})"
-        if ref.kind == "switch":
-            return f"rt_codec.switch_row({expr}, {self.switch_case_names(ref)})"
-        if ref.kind == "map":
-            key, value = self.row_value(ref.key, "k"), self.row_value(ref.value, "v")
-            return f"{{{key}: {value} for k, v in {expr}.items()}}"
-        return expr
-
-    @staticmethod
-    def scalar_row(enum: str | None, spark: str, expr: str) -> str:
-        """One integer (or other scalar) as its Spark value: an enum's name, a Decimal."""
-        if enum:
-            return f"{expr}.name"
-        if spark.startswith("Decimal"):
-            return f"Decimal({expr})"
-        return expr
-
-    def switch_case_names(self, ref: TypeRef) -> str:
-        enum = camel(ref.enum)
-        return "(" + "".join(
-            f"{enum}.{case}, "
-            for case, sub in ref.cases.items()
-            if sub.kind != "empty" and case != "default"
-        ) + ")"
-
-    def field_row(self, field: Field, record: Record) -> str:
-        ref = field.type
-        self._user = record.name
-        if ref.kind == "switch":
-            selector, value = f"m[{ref.switch_on!r}]", f"m[{field.name!r}]"
-            if "default" not in ref.cases and all(s.kind != "record" for s in ref.cases.values()):
-                return f"rt_codec.switch_row({selector}, {value}, {self.switch_case_names(ref)})"
-            # One column per case with a payload, converted; only the selected one filled.
-            named = [c for c, s in ref.cases.items() if c != "default"]
-            cols = [
-                f"{self.row_value(sub, value)} if {selector} == {camel(ref.enum)}.{case} else None"
-                for case, sub in ref.cases.items()
-                if sub.kind != "empty" and case != "default"
-            ]
-            if "default" in ref.cases:
-                members = ", ".join(f"{camel(ref.enum)}.{c}" for c in named)
-                cols.append(f"None if {selector} in ({members},) else {value}")
-            return "(" + ", ".join(cols) + ",)"
-        value = f"m[{field.name!r}]"
-        if field.spark_inline:
-            return f"*{ref.name}_to_row({value})"
-        if field.spark_type == "uuid":
-            return f"_uuid_text({value})"
-        if field.spark_type == "timestamp_us":
-            return f"*_timestamp_us_columns({value})"
-        if field.repeat is not None:
-            items = f"[{self.row_value(ref, 'item')} for item in {value}]"
-            return f"None if {value} is None else {items}" if _may_be_absent(field) else items
-        converted = self.row_value(ref, value)
-        if _may_be_absent(field) and converted != value:
-            return f"None if {value} is None else {converted}"
-        return converted
-
-    def nested_rows(self, record: Record) -> str:
-        """``spark: {row: a.b.c}``: ``<record>_row_spark_type()`` and ``<record>_rows(m)``,
-        one row per element at the path's end: the element's columns, then the columns of
-        every record on the way (outermost first) but the field the path goes through; a
-        name the row already has gets the prefix of the field that leads to that record
-        (``batch_attributes``)."""
-        leaf = self.spec.records[self.spec.records[record.spark_path[-1][0]].field(
-            record.spark_path[-1][1]).type.name]
-        taken = {name for name, *_ in self.spark_columns(leaf)}
-        types, levels = [], []
-        prefix = ""
-        for depth, (owner, through) in enumerate(record.spark_path):
-            fields = [
-                f for f in self.spec.records[owner].fields if f.name != through and not f.spark_skip
-            ]
-            shell = dataclasses.replace(self.spec.records[owner], fields=fields)
-            for name, dtype, nullable, _ in self.spark_columns(shell):
-                shown = prefix + name if name in taken else name
-                taken.add(shown)
-                types.append(f"StructField({shown!r}, {dtype}, {nullable})")
-            levels.append((depth, fields, through, self.spec.records[owner].field(through)))
-            prefix = through + "_"
-        w = [f"def {record.name}_row_spark_type():"]
-        w.append(f'    """The Spark row of ``{record.name}``: one per ``{record.spark_row}``."""')
-        names = sorted(set(re.findall(r"\b([A-Z][A-Za-z]*Type)\(", " ".join(types))))
-        w.append(f"    from pyspark.sql.types import {', '.join(names + ['StructField', 'StructType'])}")
-        w.append("")
-        absent = _may_be_absent(levels[-1][3])
-        if absent:  # a row for an absent list: its element columns are null
-            leaf_fields = f"*(StructField(f.name, f.dataType, True) for f in {leaf.name}_spark_type().fields)"
-        else:
-            leaf_fields = f"*{leaf.name}_spark_type().fields"
-        w.append(f"    return StructType([{leaf_fields}, " + ", ".join(types) + "])")
-        w += ["", "", f"def {record.name}_rows(m0):"]
-        w.append(f'    """The rows of one ``{record.name}`` (see ``{record.name}_row_spark_type``)."""')
-        outer = "()"
-        indent = "    "
-        for depth, fields, through, step in levels:
-            m = f"m{depth}"
-            owner = self.spec.records[record.spark_path[depth][0]]
-            columns = "".join(
-                self.field_row(f, owner).replace("m[", f"{m}[") + ", " for f in fields
-            )
-            if columns:
-                joined = f"cols{depth}"
-                w.append(f"{indent}{joined} = " + (f"{outer} + " if outer != "()" else "") + f"({columns})")
-                outer = joined
-            child = f"{m}[{through!r}]"
-            if absent and depth == len(levels) - 1:
-                # absent (its if: is false): still one row, so every batch is counted
-                nulls = len(self.spark_columns(leaf))
-                w.append(f"{indent}if {child} is None:")
-                w.append(f"{indent}    yield (*(None,) * {nulls}, *{outer})")
-            if step.repeat is not None:
-                w.append(f"{indent}for m{depth + 1} in {child} or ():")
-                indent += "    "
-            else:
-                w.append(f"{indent}m{depth + 1} = {child}")
-        w.append(f"{indent}yield (*{leaf.name}_to_row(m{len(levels)}), *{outer})")
-        return "\n".join(w)
 
     def json_key_args(self, key) -> str:
         """Constructor arguments of ``runtime.formats.gojson.JsonKey`` for one ``json:`` key."""
@@ -865,125 +578,3 @@ class ModuleEmitter:
             enum, _, attr = key.rendering.partition(".")
             args.append(f"rendering={enum.upper()}_{attr.upper()}")
         return ", ".join(args)
-
-    def uses_decimal(self) -> bool:
-        def decimal(ref: TypeRef) -> bool:
-            if ref.enum:
-                return False
-            if ref.kind == "prim":
-                return PRIMITIVES[ref.name].spark.startswith("Decimal")
-            return ref.kind == "chunk" and CHUNK_TYPES[ref.name].spark.startswith("Decimal")
-
-        return any(
-            decimal(f.type) for r in self.spec.records.values() for f in r.fields if not f.spark_skip
-        )
-
-
-_FIXED_KINDS = {"str": "string", "bytes": "binary", "presence": "bool"}
-_SCALAR_KINDS = {
-    "ByteType()": "int",
-    "ShortType()": "int",
-    "IntegerType()": "int",
-    "LongType()": "int",
-    "FloatType()": "float",
-    "DoubleType()": "float",
-    "BooleanType()": "bool",
-    "StringType()": "string",
-    "BinaryType()": "binary",
-    "DecimalType(20, 0)": "decimal",
-}
-
-
-def _bits_spark(bits: int) -> str:
-    """The Spark type of a bit field of ``bits`` bits with its sign (one more than an
-    unsigned field's width): the smallest signed type that holds it."""
-    for limit, spark in ((8, "ByteType()"), (16, "ShortType()"), (32, "IntegerType()"), (64, "LongType()")):
-        if bits <= limit:
-            return spark
-    return "DecimalType(20, 0)"
-
-
-def _spark_kind(spark: str):
-    """The column kind of a Spark type text that the value already is (``ArrayType(...)``
-    of scalars: a list)."""
-    if spark.startswith("ArrayType("):
-        return ("list", _spark_kind(spark[len("ArrayType(") : spark.rindex(",")]))
-    return _SCALAR_KINDS[spark]
-
-
-def _may_be_absent(field: Field) -> bool:
-    """Whether a model may hold None for ``field``: optional, or read only ``if:`` its
-    condition holds. Its Spark column is then null, not a conversion of None."""
-    return field.optional or bool(field.condition) or field.type.nullable
-
-
-def _raw(kind) -> bool:
-    """Whether a value of ``kind`` goes into the row as it is (a None there is a null)."""
-    if isinstance(kind, tuple):
-        return kind[0] == "list" and _raw(kind[1])
-    return kind in ("int", "float", "bool", "string", "binary")
-
-
-def _has_table(kind, tables: dict) -> bool:
-    """Whether the Arrow writer can write ``kind`` (its nested records have tables)."""
-    if kind is None:
-        return False
-    if not isinstance(kind, tuple):
-        return True
-    if kind[0] == "record":
-        return kind[1] in tables
-    if kind[0] == "list":
-        return _has_table(kind[1], tables)
-    cases = [k for _, k in kind[2] if k is not None] + ([kind[3]] if kind[3] else [])
-    return all(_has_table(k, tables) for k in cases)
-
-
-def render(spec: Spec) -> str:
-    """The generated module for ``spec``, formatted and headed, as text."""
-    return render_with_compiled(spec)[0]
-
-
-def render_with_compiled(spec: Spec) -> tuple[str, str | None]:
-    """The generated module for ``spec`` and its compiled tier (a .pyx, None when no
-    record has one), both headed, as text."""
-    emitter = ModuleEmitter(spec)
-    lowering = Lowering(spec)
-    compiled = CompiledEmitter(spec, lowering)
-    fast, build = FastPathEmitter(spec), BuildEmitter(spec)
-    tables = CompiledTablesEmitter(spec, emitter.runtime_instance)
-    body = _env().get_template("module.py.j2").render(
-        spec=spec,
-        e=emitter,
-        fast=fast,
-        build=build,
-        quick=QuickTierEmitter(spec, lowering),
-        compiled=compiled,
-        tables=tables,
-        fallbacks=fallbacks.collect(spec, fast, build, lowering, compiled, tables),
-        fallback_lines=fallbacks.header_lines,
-        strategies=StrategyEmitter(spec, emitter),
-        records=[spec.records[name] for name in spec.record_order()],
-        version=__version__,
-    )
-    body = black.format_str(body, mode=black.Mode(line_length=100))
-    rows = {r.name: r.spark_row for r in spec.records.values() if r.spark_row}
-    paths = [r.name for r in spec.records.values() if r.spark_path]
-    arrow = ArrowEmitter(spec, lowering, emitter.spark_tables(), rows, paths)
-    pyx = compiled.module_text(__version__, arrow)
-    return with_header(body), pyx and with_header(pyx)
-
-
-def with_header(body: str) -> str:
-    """Put the content hash in the header, so hand edits are detectable."""
-    digest = hashlib.sha256(body.encode()).hexdigest()
-    first, rest = body.split("\n", 1)
-    return f"{first}\n{HEADER_HASH_PREFIX}{digest}\n{rest}"
-
-
-def content_is_untouched(text: str) -> bool:
-    first, _, rest = text.partition("\n")
-    recorded, _, body = rest.partition("\n")
-    if not recorded.startswith(HEADER_HASH_PREFIX):
-        return False
-    digest = hashlib.sha256(f"{first}\n{body}".encode()).hexdigest()
-    return recorded[len(HEADER_HASH_PREFIX):] == digest

@@ -1,0 +1,59 @@
+"""Writing Python (and Cython) source: the indenting line writer every renderer writes
+through, and the ``struct`` names and formats of fixed-width primitives.
+
+    >>> w = LineWriter()
+    >>> w.line("if n:")
+    >>> with w.indent():
+    ...     w.line("pass")
+    >>> w.lines  # a function body: one level in
+    ['    if n:', '        pass']
+    >>> struct_name("u32", "le"), struct_format("u32", "le"), struct_format("s16be", "le")
+    ('_LE_U32', '<I', '>h')
+"""
+
+from __future__ import annotations
+
+from generator.spec.types import PRIMITIVES
+
+
+def struct_name(prim: str, endian: str) -> str:
+    p = PRIMITIVES[prim]
+    order = "BE" if p.construct(endian).endswith("b") else "LE"
+    return f"_{order}_{prim.rstrip('lbe').upper()}"
+
+
+def struct_format(prim: str, endian: str) -> str:
+    p = PRIMITIVES[prim]
+    order = ">" if p.construct(endian).endswith("b") else "<"
+    code = {8: "b", 16: "h", 32: "i", 64: "q"}.get(p.bits)
+    if p.kind == "float":
+        code = "f" if p.size == 4 else "d"
+    elif not p.signed:
+        code = code.upper()
+    return order + code
+
+
+class LineWriter:
+    def __init__(self):
+        self.lines: list[str] = []
+        self.depth = 1
+        self.counter = 0
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text)
+
+    def fresh(self, stem: str) -> str:
+        self.counter += 1
+        return f"{stem}{self.counter}"
+
+    def indent(self):
+        writer = self
+
+        class _Indent:
+            def __enter__(self):
+                writer.depth += 1
+
+            def __exit__(self, *exc):
+                writer.depth -= 1
+
+        return _Indent()

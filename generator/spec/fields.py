@@ -1,0 +1,615 @@
+"""One field of a spec -> a checked :class:`~generator.spec.model.Field`: its type (a
+primitive, bit field, bytes, string, record, map, switch, choice or runtime primitive), its
+size, repeat and condition, ``process:``, checksums, ``valid:``/``derived:`` and the
+expressions it uses, each checked where the spec says it.
+
+:class:`FieldBuilder` is a base of :class:`generator.spec.validate.SpecBuilder`; it uses
+the builder's ``error``, ``name``, ``lines``, ``data``, ``endian``, ``enums``,
+``record_names`` and ``imports``. A ``layout: protobuf`` record's fields say less and are
+built by :meth:`FieldBuilder.protobuf_field` (what they may say: :mod:`generator.spec.protobuf`).
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import re
+
+from generator.spec import protobuf
+from generator.spec.expressions import translate
+from generator.spec.model import (
+    BIT_FIELD,
+    SPARK_LOGICAL_TYPES,
+    Checksum,
+    ChecksumItem,
+    Field,
+    Process,
+    TypeRef,
+    bit_field_range,
+    camel,
+)
+from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_TYPES
+
+
+def _is_literal(value) -> bool:
+    """Whether ``value`` (from YAML) is written back exactly by its ``repr``: no NaN or
+    infinity, no dates."""
+    if not isinstance(value, (int, str, bytes, bool, type(None), float, list)):
+        return False
+    try:
+        return ast.literal_eval(repr(value)) == value
+    except (ValueError, SyntaxError):
+        return False
+
+
+class FieldBuilder:
+    """Builds and checks the fields of one spec's records (see the module docstring)."""
+
+    def field(self, raw: dict, parts, siblings: list[Field]) -> Field:
+        self.name("field", raw["name"], parts + ("name",))
+        if "map" in raw:
+            extra = [k for k in ("type", "switch_on", "size", "repeat", "enum") if k in raw]
+            if extra:
+                raise self.error(parts + (extra[0],), f"a map field takes no {extra[0]!r}")
+            ref = self.map_type(raw["map"], parts + ("map",), siblings)
+        elif "switch_on" in raw:
+            ref = self.switch(raw, parts, siblings)
+        elif "choice" in raw:
+            extra = [
+                k for k in ("type", "size", "enum", "tag", "repeat", "if", "optional") if k in raw
+            ]
+            if extra:
+                raise self.error(parts + (extra[0],), f"a choice takes no {extra[0]!r}")
+            for i, case in enumerate(raw["choice"]):
+                if case not in self.record_names:
+                    raise self.error(
+                        parts + ("choice", i), f"{case!r} is not a record of this spec"
+                    )
+            cases = {case: TypeRef("record", case) for case in raw["choice"]}
+            ref = TypeRef("choice", "choice", cases=cases)
+        elif "type" in raw:
+            # an open enum only names values (JSON form): the type stays a plain integer
+            keys = ("type", "size", "encoding", "max_length", "count", "nullable")
+            keys += () if raw.get("open") else ("enum",)
+            ref = self.typeref({k: raw[k] for k in keys if k in raw}, parts, siblings)
+        else:
+            raise self.error(parts, "a field needs a type or a switch_on")
+        if ref.kind == "runtime" or "args" in raw:
+            ref.args = self.runtime_args(ref, raw.get("args", {}), parts + ("args",))
+        tag = raw.get("tag")
+        optional = raw.get("optional", False)
+        if optional and tag is None:
+            raise self.error(parts + ("optional",), "an optional field needs a tag to announce it")
+        if ref.kind == "presence" and tag is None:
+            raise self.error(parts + ("type",), "presence needs a tag")
+        repeat = raw.get("repeat")
+        if repeat == "tagged":
+            target = self.data["records"].get(ref.name, {}) if ref.kind == "record" else {}
+            if "tag" not in target:
+                raise self.error(
+                    parts + ("repeat",), "repeat: tagged needs a record type with a tag"
+                )
+        repeat_until = {}
+        if isinstance(repeat, dict) and "until" in repeat:
+            item = Field("_item", "the element just read", ref, None)
+            repeat_until = {
+                "until": self.expression(
+                    repeat["until"], parts + ("repeat", "until"), [*siblings, item]
+                ),
+                "text": repeat["until"],
+                "include": repeat.get("include", True),
+                "default": repeat.get("terminator"),
+            }
+            repeat = "until"
+        elif isinstance(repeat, dict):
+            count = repeat["count"]
+            repeat = {
+                "count": (
+                    count
+                    if isinstance(count, int)
+                    else self.expression(count, parts + ("repeat", "count"), siblings)
+                )
+            }
+        field = Field(
+            name=raw["name"],
+            doc=raw["doc"],
+            type=ref,
+            line=self.lines.line(parts),
+            tag=tag,
+            optional=optional,
+            repeat=repeat,
+            repeat_until=repeat_until,
+            min_count=raw.get("min_count", 0),
+            const=raw.get("const"),
+        )
+        if "checksum" in raw:
+            field.checksum = self.checksum(raw["checksum"], parts + ("checksum",), siblings)
+            if ref.kind != "prim" or PRIMITIVES[ref.name].kind != "int":
+                raise self.error(parts + ("type",), "a checksum is stored as an integer")
+        if "derived" in raw:
+            self.derived(field, raw, parts, siblings)
+        spark = raw.get("spark", {})
+        field.spark_skip = spark.get("skip", field.computed and not field.derived)
+        field.spark_type = spark.get("type", "")
+        field.spark_inline = spark.get("inline", False)
+        if field.spark_inline and (ref.kind != "record" or field.repeat is not None):
+            raise self.error(
+                parts + ("spark", "inline"), "only a single record field can be inlined"
+            )
+        if field.spark_type and field.spark_type not in SPARK_LOGICAL_TYPES:
+            raise self.error(
+                parts + ("spark", "type"), f"unknown logical type {field.spark_type!r}"
+            )
+        if "if" in raw:
+            field.condition = self.expression(raw["if"], parts + ("if",), siblings)
+        if "valid" in raw:
+            names = [*siblings, field]
+            field.valid = self.expression(raw["valid"], parts + ("valid",), names)
+            field.valid_text = raw["valid"]
+        field.id = raw.get("id")
+        field.has_default = "default" in raw
+        field.default = raw.get("default")
+        if field.has_default and not _is_literal(field.default):
+            raise self.error(
+                parts + ("default",), f"default {field.default!r} is not a plain value"
+            )
+        field.default_from = raw.get("default_from", "")
+        field.unknown_field_policy = raw.get("unknown_field_policy", "ignore")
+        self.readable(field, raw, parts)
+        self.no_ignored_keys(field, raw, parts)
+        if "process" in raw:
+            field.process = self.process(field, raw["process"], parts + ("process",), siblings)
+        return field
+
+    def typeref(self, raw: str | dict, parts, siblings) -> TypeRef:
+        if isinstance(raw, str):
+            raw = {"type": raw}
+        name = raw["type"]
+        size = raw.get("size")
+        if name in ("str", "bytes"):
+            if size is None:
+                raise self.error(parts + ("size",), f"{name} needs a size")
+            ref = TypeRef(name, name, encoding=self.encoding(raw, parts))
+            ref.max_length = raw.get("max_length")
+        elif name in ("presence", "empty"):
+            ref = TypeRef(name, name)
+        elif name in PRIMITIVES:
+            ref = TypeRef("prim", name)
+        elif (bit := BIT_FIELD.fullmatch(name)) and 1 <= int(bit[2]) <= 64:
+            ref = TypeRef("bits", name, bits=int(bit[2]), bits_signed=bool(bit[1]))
+            ref.bit_order = "little" if bit[3] else "big"
+        elif name in self.record_names:
+            ref = TypeRef("record", name)
+        elif name in RUNTIME_TYPES:
+            ref = TypeRef("runtime", name)
+        elif name in CHUNK_TYPES:
+            if "count" not in raw:
+                raise self.error(parts, f"{name} needs a count: (a chunk never stores it)")
+            count = raw["count"]
+            ref = TypeRef("chunk", name)
+            ref.count = (
+                count
+                if isinstance(count, int)
+                else self.expression(count, parts + ("count",), siblings)
+            )
+        elif name in REGION_TYPES:
+            if not isinstance(size, str) or size in PRIMITIVES or size == "eos":
+                raise self.error(
+                    parts + ("size",), f"{name} takes the bytes a size: expression gives"
+                )
+            ref = TypeRef("region", name)
+        else:
+            raise self.error(parts + ("type",), f"unknown type {name!r}")
+        if "count" in raw and ref.kind != "chunk":
+            raise self.error(parts + ("count",), "only a chunk type takes count:")
+        if size is not None:
+            if isinstance(size, str) and size in PRIMITIVES:
+                if PRIMITIVES[size].kind != "int":
+                    raise self.error(parts + ("size",), f"length prefix {size!r} is not an integer")
+                ref.size, ref.size_is_prefix = size, True
+            elif isinstance(size, int):
+                ref.size = size
+            elif size == "eos" and ref.kind in ("str", "bytes"):
+                ref.size = "eos"
+            else:
+                ref.size = self.expression(size, parts + ("size",), siblings)
+        if ref.max_length is not None and not ref.size_is_prefix:
+            raise self.error(parts + ("max_length",), "max_length needs a length-prefix size")
+        if raw.get("nullable"):
+            signed = ref.size_is_prefix and PRIMITIVES[ref.size].signed
+            if ref.kind not in ("str", "bytes") or not signed:
+                raise self.error(
+                    parts + ("nullable",), "nullable: goes with str/bytes of a signed length prefix"
+                )
+            ref.nullable = True
+        if raw.get("enum"):
+            if raw["enum"] not in self.enums:
+                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}")
+            if ref.kind != "prim" and not (
+                ref.kind == "chunk" and CHUNK_TYPES[ref.name].element == "int"
+            ):
+                raise self.error(parts + ("enum",), "only integers can be enums")
+            ref.enum = raw["enum"]
+        return ref
+
+    def encoding(self, raw: dict, parts) -> str:
+        """A str's ``encoding:``: the name of a codec Python knows."""
+        encoding = raw.get("encoding", "utf8")
+        try:
+            known = re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", encoding) and codecs.lookup(encoding)
+        except LookupError:
+            known = None
+        if not known:
+            raise self.error(parts + ("encoding",), f"unknown encoding {encoding!r}")
+        return encoding
+
+    def expression(self, text: str, parts, siblings, build: bool = False) -> str:
+        # `_parent` is the enclosing record's context (checked when the data is parsed),
+        # `_index` the position in the list being read.
+        names = {f if isinstance(f, str) else f.name for f in siblings}
+        enums = {name: camel(name) for name in self.enums}
+        try:
+            return translate(text, names | {"_parent", "_index"}, enums, build=build)
+        except ValueError as err:
+            raise self.error(parts, str(err)) from None
+
+    def runtime_args(self, ref: TypeRef, raw: dict, parts) -> dict:
+        """A runtime primitive's arguments: enums by name, tables as ``ENUM.ATTRIBUTE``."""
+        if ref.kind != "runtime":
+            raise self.error(parts, "only a runtime primitive type takes args")
+        declared = RUNTIME_TYPES[ref.name].args
+        for name in set(declared) ^ set(raw):
+            what = "needs argument" if name in declared else "takes no argument"
+            raise self.error(parts, f"{ref.name} {what} {name!r} (it takes {sorted(declared)})")
+        out = {}
+        for name, value in raw.items():
+            if declared[name] == "record":
+                if value not in self.record_names:
+                    raise self.error(parts + (name,), f"{value!r} is not a record of this spec")
+                out[name] = value
+                continue
+            enum_name, _, attr = value.partition(".")
+            enum = self.enums.get(enum_name)
+            if declared[name] == "enum" and (enum is None or attr):
+                raise self.error(parts + (name,), f"{value!r} is not an enum of this spec")
+            if declared[name] == "table" and (
+                enum is None or attr not in {a.name for a in enum.attributes}
+            ):
+                raise self.error(parts + (name,), f"{value!r} is not ENUM.ATTRIBUTE of this spec")
+            out[name] = f"{enum_name.upper()}_{attr.upper()}" if attr else camel(enum_name)
+        return out
+
+    def map_type(self, raw, parts, siblings) -> TypeRef:
+        """``map: {key: TYPE, value: TYPE}``: integer or string keys, any element values."""
+        if not isinstance(raw, dict) or set(raw) != {"key", "value"}:
+            raise self.error(parts, "a map is {key: TYPE, value: TYPE}")
+        ref = TypeRef("map", "map")
+        for part in ("key", "value"):
+            sub = raw[part]
+            if not isinstance(sub, (str, dict)) or (isinstance(sub, dict) and "type" not in sub):
+                raise self.error(parts + (part,), "a type name or {type: ..., size: ...}")
+            sub = self.typeref(sub, parts + (part,), siblings)
+            if sub.kind not in ("prim", "str", "bytes", "record") or sub.enum:
+                raise self.error(parts + (part,), f"{sub.kind} cannot be in a map")
+            setattr(ref, part, sub)
+        key = ref.key
+        if key.kind == "bytes" or (
+            key.kind != "str" and (key.kind != "prim" or PRIMITIVES[key.name].kind != "int")
+        ):
+            raise self.error(parts + ("key",), "a map key is an integer or a str")
+        return ref
+
+    def switch(self, raw: dict, parts, siblings) -> TypeRef:
+        # The selector is an earlier enum field, or an integer field whose case names come
+        # from the switch's own `enum:`; a `default` case takes every other value.
+        on = raw["switch_on"]
+        selector = next((f for f in siblings if f.name == on), None)
+        enum_name = selector.type.enum if selector is not None else None
+        if selector is not None and enum_name is None and selector.type.kind == "prim":
+            enum_name = raw.get("enum")
+        if enum_name is None or enum_name not in self.enums:
+            raise self.error(
+                parts + ("switch_on",), f"{on!r} is not an earlier enum field (or give enum:)"
+            )
+        enum = self.enums[enum_name]
+        members = {v.name for v in enum.values}
+        cases = {}
+        for case, case_raw in raw.get("cases", {}).items():
+            if case not in members and case != "default":
+                raise self.error(
+                    parts + ("cases", case), f"{case!r} is not a member of {enum.name}"
+                )
+            cases[case] = self.typeref(case_raw, parts + ("cases", case), siblings)
+        missing = members - set(cases)
+        if missing and "default" not in cases:
+            raise self.error(parts + ("cases",), f"no case for {sorted(missing)}")
+        ref = TypeRef("switch", switch_on=on, cases=cases, enum=enum_name)
+        if "size" in raw:
+            size = raw["size"]
+            ref.size = (
+                size
+                if isinstance(size, int)
+                else self.expression(size, parts + ("size",), siblings)
+            )
+        return ref
+
+    def checksum(self, raw: dict, parts, siblings) -> Checksum:
+        names = {f.name for f in siblings}
+        items = []
+        for i, item in enumerate(raw["over"]):
+            where = parts + ("over", i)
+            if isinstance(item, str):
+                if item not in names:
+                    raise self.error(where, f"{item!r} is not an earlier field")
+                items.append(ChecksumItem("raw", field=item))
+                continue
+            if "span" in item:
+                # checked against the whole record in check_spans, once every field is known
+                first, last = item["span"]
+                items.append(ChecksumItem("span", field=first, last=last))
+                continue
+            encoder = item["as"]
+            if encoder not in PRIMITIVES:
+                raise self.error(where + ("as",), f"unknown type {encoder!r}")
+            if "each" in item:
+                if item["each"] not in names:
+                    raise self.error(where + ("each",), f"{item['each']!r} is not an earlier field")
+                each = next(f for f in siblings if f.name == item["each"])
+                members = (
+                    self.data["records"].get(each.type.name, {})
+                    if each.type.kind == "record"
+                    else {}
+                )
+                if item["member"] not in {f["name"] for f in members.get("fields", [])}:
+                    raise self.error(
+                        where + ("member",),
+                        f"{item['member']!r} is not a field of {each.name}'s records",
+                    )
+                items.append(
+                    ChecksumItem("each", field=item["each"], member=item["member"], encoder=encoder)
+                )
+            else:
+                expr = self.expression(item["value"], where + ("value",), siblings)
+                items.append(ChecksumItem("value", expression=expr, encoder=encoder))
+        return Checksum(raw["algorithm"], items)
+
+    def process(self, field: Field, raw, parts, siblings) -> Process:
+        """``process:``: a codec name, or ``{codec: EXPR, cases: {VALUE: CODEC}, level}``."""
+        from runtime.core.process import CODECS
+
+        ref = field.type
+        if isinstance(raw, str):
+            raw = {"codec": raw}
+        rest = raw.get("size") == "eos"
+        if rest:
+            repeats = field.repeat == "eos" or isinstance(field.repeat, dict)
+            if not (repeats or field.repeat is None and ref.kind in ("record", "bytes", "str")):
+                raise self.error(
+                    parts + ("size",),
+                    "process: {size: eos} goes on a record, bytes or str, or a field repeated "
+                    "by count or to the end",
+                )
+            if field.repeat is None and ref.size is not None:
+                raise self.error(parts + ("size",), "the region has one size: eos or the field's")
+            if field.tag is not None or field.trailer:
+                raise self.error(parts, "process: {size: eos} goes on an untagged field")
+        else:
+            if ref.size is None or ref.kind not in ("record", "bytes", "str") or ref.size == "eos":
+                raise self.error(
+                    parts, "process: goes on a record, bytes or str with a size: (or size: eos)"
+                )
+            if field.repeat is not None or field.tag is not None or field.trailer:
+                raise self.error(
+                    parts, "process: goes on a single field (no repeat, tag or trailer)"
+                )
+        codec, cases = raw["codec"], raw.get("cases")
+        out = Process(codec, level=raw.get("level"), codec_text=codec, rest=rest)
+        if cases is None:
+            if codec not in CODECS:
+                raise self.error(
+                    parts + ("codec",), f"unknown codec {codec!r} (an expression needs cases:)"
+                )
+            return out
+        out.codec = self.expression(codec, parts + ("codec",), siblings)
+        out.cases = dict(cases)
+        return out
+
+    def bit_groups(self, fields: list[Field], raws: list[dict], where) -> None:
+        """Consecutive bit fields make a run that fills whole bytes; give each its place."""
+        run: list[int] = []  # indices of the run being read
+
+        def close(end: int) -> None:
+            width = sum(fields[i].type.bits for i in run)
+            if width % 8:
+                raise self.error(
+                    where + ("fields", run[-1], "type"),
+                    f"bit fields {', '.join(fields[i].name for i in run)} make {width} bits: "
+                    "a run of bit fields fills whole bytes",
+                )
+            little = fields[run[0]].type.bit_order == "little"
+            shift = 0 if little else width
+            for i in run:
+                if not little:
+                    shift -= fields[i].type.bits
+                fields[i].bit_group = (width // 8, shift, i == run[0], i == run[-1])
+                if little:
+                    shift += fields[i].type.bits
+            run.clear()
+
+        for i, (field, raw) in enumerate(zip(fields, raws)):
+            if field.type.kind != "bits":
+                if run:
+                    close(i)
+                continue
+            parts = where + ("fields", i)
+            refused = [
+                k for k in ("tag", "repeat", "size", "if", "checksum", "optional") if k in raw
+            ]
+            if refused:
+                raise self.error(parts + (refused[0],), f"a bit field takes no {refused[0]!r}")
+            low, high = bit_field_range(field.type)
+            if field.const is not None and not low <= field.const <= high:
+                raise self.error(
+                    parts + ("const",), f"{field.const} does not fit {field.type.name}"
+                )
+            if run and field.type.bit_order != fields[run[0]].type.bit_order:
+                if sum(fields[j].type.bits for j in run) % 8:
+                    raise self.error(
+                        parts + ("type",),
+                        f"bit fields {', '.join(fields[j].name for j in run)} and {field.name} "
+                        "mix bit orders (b<n> and b<n>le) inside a byte",
+                    )
+                close(i)  # a new run, in the other bit order
+            run.append(i)
+        if run:
+            close(len(fields))
+
+    def check_trailing(self, field: Field, raw: dict, parts) -> None:
+        """A trailer field must know where it starts before it is read."""
+        backwards = field.type.kind == "prim" and field.type.name == "reversed_uvarint"
+        sized = isinstance(field.type.size, (int, str)) and not field.type.size_is_prefix
+        if not (backwards or sized) or field.repeat is not None or field.tag is not None:
+            raise self.error(
+                parts,
+                "a trailer field is a type read backwards (reversed_uvarint) or has a "
+                "size: expression, without tag or repeat",
+            )
+
+    def no_ignored_keys(self, field: Field, raw: dict, parts) -> None:
+        """Keys that no emitter would act on for this field are refused, not ignored (only
+        for the kinds known to ignore them: a new kind decides its own keys)."""
+        ref = field.type
+        if "encoding" in raw and ref.kind in ("prim", "bytes"):
+            raise self.error(parts + ("encoding",), "encoding: goes with a str")
+        if "max_length" in raw and ref.kind == "prim":
+            raise self.error(parts + ("max_length",), "max_length goes with a str or bytes")
+        if "size" in raw and ref.kind in ("prim", "presence", "empty"):
+            raise self.error(parts + ("size",), f"a {ref.name} has a size of its own")
+        counted = isinstance(field.repeat, dict) and "count" in field.repeat
+        if "min_count" in raw and (field.repeat in (None, "msb_count") or counted):
+            raise self.error(parts + ("min_count",), "min_count goes with repeat: eos or tagged")
+        if field.const is not None and ref.kind in ("str", "bytes"):
+            raise self.error(parts + ("const",), "const: goes with a number type")
+        if field.checksum is not None and "value" in raw:
+            raise self.error(parts + ("value",), "a checksum is computed: no value: with it")
+
+    def derived(self, field: Field, raw: dict, parts, siblings) -> None:
+        """``derived: EXPR``: a value of the model computed on parse, never on the wire."""
+        wire = [
+            k for k in ("size", "tag", "const", "checksum", "repeat", "if", "value") if k in raw
+        ]
+        wire += ["enum"] if field.type.enum else []
+        if wire or field.type.kind != "prim" or PRIMITIVES[field.type.name].size is None:
+            key = wire[0] if wire else "type"
+            raise self.error(
+                parts + (key,), "a derived value takes a fixed-width type and nothing of the wire"
+            )
+        field.derived = self.expression(raw["derived"], parts + ("derived",), siblings)
+        field.derived_text = raw["derived"]
+
+    def readable(self, field: Field, raw: dict, parts) -> None:
+        """``open:``, ``logical:`` and ``pad:``: how a field reads in the JSON form."""
+        ref = field.type
+        is_int = (ref.kind == "prim" and PRIMITIVES[ref.name].kind == "int") or (
+            ref.kind == "chunk" and CHUNK_TYPES[ref.name].element == "int"
+        )
+        if raw.get("open") and ref.kind == "bits":
+            raise self.error(parts + ("enum",), "a bit field takes no enum")
+        is_int = is_int or ref.kind == "bits"
+        if raw.get("open"):
+            if "enum" not in raw or "switch_on" in raw:
+                raise self.error(parts + ("open",), "open: true goes with enum: on an integer")
+            if raw["enum"] not in self.enums:
+                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}")
+            if not is_int:
+                raise self.error(parts + ("enum",), "only integers can be enums")
+            field.open_enum = raw["enum"]
+        logical = raw.get("logical", "")
+        if logical == "uuid":
+            sixteen_ints = is_int and ref.kind == "prim" and field.repeat == {"count": 16}
+            if not (sixteen_ints or (ref.kind == "bytes" and ref.size == 16)):
+                raise self.error(
+                    parts + ("logical",),
+                    "logical: uuid is 16 bytes (bytes of size 16, or repeat: {count: 16} integers)",
+                )
+        elif logical and not is_int:
+            raise self.error(parts + ("logical",), f"logical: {logical} is an integer time")
+        field.logical = logical
+        if raw.get("pad"):
+            if ref.kind != "str" or not isinstance(ref.size, int) or ref.size_is_prefix:
+                raise self.error(parts + ("pad",), "pad: goes with a str of a fixed size: N")
+            ref.pad = {"nul": b"\0"}[raw["pad"]]
+
+    # -- layout: protobuf ------------------------------------------------------------
+
+    def protobuf_field(self, raw: dict, parts) -> Field:
+        """A field of a ``layout: protobuf`` record."""
+        self.name("field", raw["name"], parts + ("name",))
+        for key in raw:
+            if key not in protobuf.ALLOWED_KEYS:
+                raise self.error(parts + (key,), f"{key!r} is not possible in a protobuf message")
+        if "number" not in raw:
+            raise self.error(parts, "a protobuf field needs its number:")
+        repeat = raw.get("repeat")
+        if "map" in raw:
+            for key in ("type", "repeat", "optional", "oneof", "enum"):
+                if key in raw:
+                    raise self.error(parts + (key,), f"a map field takes no {key!r}")
+            spec = raw["map"]
+            if not isinstance(spec, dict) or set(spec) != {"key", "value"}:
+                raise self.error(parts + ("map",), "a map is {key: TYPE, value: TYPE}")
+            key, key_kind = self.protobuf_typeref(spec["key"], parts + ("map", "key"))
+            if key_kind in ("float", "double", "bytes", "message", "enum"):
+                raise self.error(parts + ("map", "key"), "a map key is an integer, bool or string")
+            value, value_kind = self.protobuf_typeref(spec["value"], parts + ("map", "value"))
+            ref = TypeRef("map", "map", key=key, value=value)
+            kind = f"map:{key_kind}:{value_kind}"
+        elif "type" in raw:
+            ref, kind = self.protobuf_typeref(raw["type"], parts + ("type",))
+        else:
+            raise self.error(parts, "a protobuf field needs a type: or a map:")
+        if repeat not in (None, "packed", "unpacked"):
+            raise self.error(parts + ("repeat",), "a protobuf field repeats as packed or unpacked")
+        if repeat == "packed" and protobuf.SCALARS.get(kind, (2,))[0] == 2:
+            raise self.error(parts + ("repeat",), "only numeric scalars pack: use repeat: unpacked")
+        if repeat and (raw.get("optional") or raw.get("oneof")):
+            raise self.error(parts + ("repeat",), "a repeated field is not optional or in a oneof")
+        if ("enum" in raw) != (kind == "enum"):
+            raise self.error(
+                parts + ("enum",), "type: enum goes with enum: NAME (open, as proto3's)"
+            )
+        f = Field(
+            name=raw["name"],
+            doc=raw["doc"],
+            type=ref,
+            line=self.lines.line(parts),
+            optional=bool(raw.get("optional") or raw.get("oneof") or kind == "message"),
+            repeat=repeat,
+        )
+        f.number, f.pb_kind, f.oneof = raw["number"], kind, raw.get("oneof", "")
+        if kind == "enum":
+            if raw["enum"] not in self.enums:
+                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}")
+            f.open_enum = raw["enum"]
+        spark = raw.get("spark", {})
+        f.spark_skip = spark.get("skip", False)
+        return f
+
+    def protobuf_typeref(self, name: str, parts) -> tuple[TypeRef, str]:
+        """(the model's type, the protobuf kind) of a protobuf type name or record."""
+        if name in protobuf.MODELLED_AS:
+            return TypeRef("prim", protobuf.MODELLED_AS[name]), name
+        if name in ("string", "bytes"):
+            kind = "str" if name == "string" else "bytes"
+            return TypeRef(kind, kind, size="eos"), name
+        if name in self.record_names:
+            if self.data["records"][name].get("layout") != "protobuf":
+                raise self.error(parts, f"{name!r} is not a layout: protobuf record")
+            return TypeRef("record", name), "message"
+        raise self.error(
+            parts,
+            f"unknown protobuf type {name!r} (one of {sorted(protobuf.SCALARS)} or a message)",
+        )
+
+    def is_protobuf(self, ref: TypeRef) -> bool:
+        return ref.kind == "record" and self.data["records"][ref.name].get("layout") == "protobuf"
