@@ -2,7 +2,8 @@
 
 Runs ``valgrind --tool=cachegrind --cache-sim=no`` on this script twice per decoder: decoding
 ``--n`` rows and decoding none (same imports, payloads and warm-up), and prints the difference
-divided by ``--n``, then each decoder's ratio to the SDK's Python decoder. The ratios track the
+divided by ``--n``, then each decoder's ratio to the SDK's Python decoder and to its native C
+parser. The ratios track the
 timed ones of ``python -m benchmarks`` within about 0.1x (benchmarks/README.md). Needs valgrind.
 
     python -m benchmarks.instructions [--n 300] [--workload small|wide|both]
@@ -16,7 +17,9 @@ import re
 import subprocess
 import sys
 
-DECODERS = ("sdk", "wirespec")
+DECODERS = ("sdk", "wirespec", "sdk-c")
+"""The SDK's Python decoder, ``parse`` (the compiled tier when built), the SDK's native C
+parser (``tablestore.native.parse_single_row``: tuples, not objects; left out when absent)."""
 
 
 def _decode(workload: str, decoder: str, n: int) -> None:
@@ -24,7 +27,9 @@ def _decode(workload: str, decoder: str, n: int) -> None:
     from benchmarks import plainbuffer as pb
 
     make = pb.pb_small if workload == "small" else pb.pb_wide
-    fn = pb.sdk_python if decoder == "sdk" else pb.wirespec_parse
+    fn = {"sdk": pb.sdk_python, "wirespec": pb.wirespec_parse, "sdk-c": pb.parse_single_row}[
+        decoder
+    ]
     payloads = [make(i) for i in range(64)]
     for p in payloads:
         fn(p)
@@ -54,15 +59,20 @@ def main(argv=None) -> int:
         workload, decoder, n = args.run
         _decode(workload, decoder, int(n))
         return 0
-    print("| workload | decoder | instructions/row | SDK / this |")
-    print("|---|---|---:|---:|")
+    from benchmarks.plainbuffer import NATIVE_AVAILABLE
+
+    decoders = [d for d in DECODERS if d != "sdk-c" or NATIVE_AVAILABLE]
+    print("| workload | decoder | instructions/row | SDK / this | SDK's C / this |")
+    print("|---|---|---:|---:|---:|")
     for workload in ("small", "wide") if args.workload == "both" else (args.workload,):
         per_row = {
             d: (_instructions(workload, d, args.n) - _instructions(workload, d, 0)) / args.n
-            for d in DECODERS
+            for d in decoders
         }
+        native = per_row.get("sdk-c")
         for d, value in per_row.items():
-            print(f"| {workload} | {d} | {value:,.0f} | {per_row['sdk'] / value:.2f}x |")
+            to_c = f"{native / value:.2f}x" if native else "-"
+            print(f"| {workload} | {d} | {value:,.0f} | {per_row['sdk'] / value:.2f}x | {to_c} |")
     return 0
 
 

@@ -1,8 +1,8 @@
 """One decode in a bare process, for the memory check of ``python -m benchmarks``.
 
 It imports nothing but the standard library and the generated module it decodes, so the
-peak resident set after the imports is the process's size when decoding starts: the peak's
-growth is what the decode held (input read included). Importing the benchmark suite first
+resident set after the imports is the process's size when decoding starts: the peak's
+growth over it is what the decode held (input read included). Importing the benchmark suite first
 (the SDKs, numpy) would leave freed memory the decode reuses unseen, so the growth would
 under-report.
 
@@ -64,8 +64,16 @@ def _one_row_batch():
     return pa.record_batch({"value": pa.array([plainbuffer.build(model)], pa.binary())})
 
 
-def _peak_rss_kib() -> int:
-    """The process's peak resident set so far (``ru_maxrss``: KiB on Linux)."""
+def _rss_kib(field: str) -> int:
+    """``VmRSS`` (resident now) or ``VmHWM`` (its peak) of this process, in KiB. Not
+    ``ru_maxrss``: Linux carries that over ``exec`` from the parent, so a parent that held
+    the input made the base a peak the decode never reached (the check under-reported)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
@@ -74,12 +82,12 @@ def main(kind: str, path: str) -> None:
     module = importlib.import_module(module_name)
     if kind == "plainbuffer-arrow":
         _decoder(module).decode(_one_row_batch())  # imports pyarrow, pyspark, the tier
-    base = _peak_rss_kib()
+    base = _rss_kib("VmRSS")
     data = Path(path).read_bytes()
     start = time.process_time()
     model = decode(module, data)
     spent = time.process_time() - start
-    peak = _peak_rss_kib()
+    peak = _rss_kib("VmHWM")
     print(json.dumps({"base": base, "peak": peak, "size": len(data), "cpu": spent}))
     del model
 

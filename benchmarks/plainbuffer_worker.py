@@ -1,6 +1,6 @@
 """What a Spark worker's Python costs per PlainBuffer row, without a JVM (not a test).
 
-    python -m benchmarks.plainbuffer_worker [--rows 50000] [--batch 10000] [--runs 7]
+    python -m benchmarks.plainbuffer_worker [--rows 50000] [--batch 10000] [--runs 7] [--ways arrow,models,rows]
     python -m benchmarks.plainbuffer_worker --instructions [--rows 20000]
 
 Runs :class:`runtime.spark.decode.BatchDecoder` (what ``decode()``'s ``mapInArrow`` runs on
@@ -15,9 +15,9 @@ each way the worker can take:
 * ``rows``: parse, ``to_rows`` tuples, ``pa.array`` (the pure-Python worker).
 
 CPU time per row (``time.process_time``), median of ``--runs`` interleaved runs after a
-warm-up. ``--instructions`` runs each way under ``valgrind --tool=cachegrind`` twice (with
-the rows decoded and with none) and prints the difference per row: a count the machine's load
-does not change.
+warm-up. ``--instructions`` runs each way under ``valgrind --tool=cachegrind`` twice (both
+making the same input batches, one decoding them) and prints the difference per row: a count
+the machine's load does not change.
 """
 
 from __future__ import annotations
@@ -90,25 +90,30 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--instructions", action="store_true")
+    ap.add_argument("--ways", default=",".join(WAYS), help="comma-separated ways to measure")
     ap.add_argument("--run", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.run:  # the measured process of --instructions: warm up, then decode n rows
+        # both processes make the same batches; only the measured one decodes them, so
+        # the difference is the decoding alone (not making the input)
         way, n = args.run[0], int(args.run[1])
-        decoder, batches = decoder_and_batches(way, max(n, args.batch), args.batch)
+        decoder, batches = decoder_and_batches(way, max(abs(n), args.batch), args.batch)
         decoder.decode(batches[0])
-        if n:
-            run_once(decoder, decoder_and_batches(way, n, args.batch)[1])
+        batches = decoder_and_batches(way, abs(n), args.batch)[1]
+        if n > 0:
+            run_once(decoder, batches)
         return 0
     if args.instructions:
         print("| way | instructions/row |")
         print("|---|---:|")
-        for way in WAYS:
+        for way in args.ways.split(","):
             if way == "arrow" and decoder_and_batches(way, 1, 1)[0] is None:
                 continue
-            diff = _instructions(way, args.rows, args.batch) - _instructions(way, 0, args.batch)
+            made = _instructions(way, -args.rows, args.batch)
+            diff = _instructions(way, args.rows, args.batch) - made
             print(f"| {way} | {diff / args.rows:,.0f} |")
         return 0
-    made = {way: decoder_and_batches(way, args.rows, args.batch) for way in WAYS}
+    made = {way: decoder_and_batches(way, args.rows, args.batch) for way in args.ways.split(",")}
     made = {way: m for way, m in made.items() if m[0] is not None}
     for decoder, batches in made.values():
         run_once(decoder, batches[:1])

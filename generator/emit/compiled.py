@@ -1189,7 +1189,7 @@ class CompiledEmitter:
             self.preludes.setdefault(_REUSE_PRELUDE)
             self.fixed_list(step)
         else:
-            self.w.line(f"{var} = []")
+            self.w.line(f"{var} = {self.new_list(step)}")
         self.w.line(f"{n} = 0")
         if step.until == "blocks":
             self.blocks(step)
@@ -1248,6 +1248,10 @@ class CompiledEmitter:
             self.item(step)
         if step.min_count:
             self.decline_if(f"{n} < {step.min_count}")
+
+    def new_list(self, step: Repeat) -> str:
+        """What a list read by ``step`` starts as."""
+        return "[]"
 
     def call(self, record: str, end: str, var: str, depth: int = 0) -> str:
         """The call of ``record``'s reader up to ``end`` for ``var`` (a field, or a list's
@@ -1381,9 +1385,7 @@ class CompiledEmitter:
         if step.algorithm != "crc8":
             raise NotCompiled(f"{step.var}: a {step.algorithm} checksum")
         crc = f"{step.var}_crc"
-        self.declare(crc, "unsigned int")
-        self.w.line(f"{crc} = 0")
-        for item in step.items:
+        for item in self.crc8_start(step, crc):
             if item.kind == "raw":
                 line = f"{crc} = _crc8({crc}, buf, {item.var}_at, {item.var}_end)"
                 if item.optional:
@@ -1407,6 +1409,12 @@ class CompiledEmitter:
             else:
                 raise NotCompiled(f"{step.var}: a checksum item {item.kind}")
         self.decline_if(f"{step.var} != {crc}")
+
+    def crc8_start(self, step: Checksum, crc: str) -> tuple:
+        """Start the CRC-8 in ``crc``; returns the items still to add to it."""
+        self.declare(crc, "unsigned int")
+        self.w.line(f"{crc} = 0")
+        return step.items
 
     def crc32(self, step: Checksum) -> None:
         """zlib's CRC-32 of raw items, over the bytes where they are: items that follow

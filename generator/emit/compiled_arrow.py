@@ -50,6 +50,11 @@ class ArrowEmitter(CompiledEmitter):
         self.returned: dict[str, str] = {}
         """Record -> the member of its elements a parent's checksum reads (its writer
         returns that member's value, the parent keeps them in the list)."""
+        self.running: dict[str, dict[str, str]] = {}
+        """Record -> its lists whose elements' members go into a CRC-8 as they are read
+        (list -> the checksum), so no list of them is kept: see :meth:`running_crcs`."""
+        self.summed: set[str] = set()
+        """Lists whose elements a checksum reads (the others keep no elements at all)."""
         for plan in lowering.plans.values():
             lists = {s.var: s.record for s in _walk(plan.steps) if hasattr(s, "until")}
             for step in _walk(plan.steps):
@@ -57,7 +62,36 @@ class ArrowEmitter(CompiledEmitter):
                     for item in step.items:
                         if item.kind == "each" and lists.get(item.var):
                             self.returned.setdefault(lists[item.var], item.member)
+                        if item.kind == "each":
+                            self.summed.add(item.var)
+            self.running[plan.name] = self.running_crcs(plan)
         super().__init__(spec, lowering)
+
+    @staticmethod
+    def running_crcs(plan) -> dict[str, str]:
+        """The lists of ``plan`` a CRC-8 can take element by element as they are read:
+        the checksum's first items are ``each`` of lists read one after the other in that
+        order, each list read once by a call, so the CRC so far is the same number."""
+        steps = list(_walk(plan.steps))
+        lists = [s.var for s in steps if hasattr(s, "until")]
+        out: dict[str, str] = {}
+        for step in steps:
+            if not isinstance(step, Checksum) or step.algorithm != "crc8":
+                continue
+            prefix = []
+            for item in step.items:
+                if item.kind != "each" or item.target != "u8":
+                    break
+                prefix.append(item.var)
+            read = [s for s in steps if hasattr(s, "until") and s.var in prefix]
+            if (
+                prefix
+                and [s.var for s in read] == prefix
+                and all(lists.count(var) == 1 and s.steps is None for var, s in zip(prefix, read))
+                and not set(prefix) & set(out)
+            ):
+                out.update(dict.fromkeys(prefix, step.var))
+        return out
 
     # -- a record ------------------------------------------------------------------------
 
@@ -79,7 +113,7 @@ class ArrowEmitter(CompiledEmitter):
                 self.aim(var, kind, builder)
         self.expressions = False
         text = super().record_function(plan)
-        if self.expressions:
+        if self.expressions or "return None" in text:
             raise NotCompiled("reads spec expressions or a process: codec")
         return text
 
@@ -124,17 +158,37 @@ class ArrowEmitter(CompiledEmitter):
         name = plan.name
         signature = "const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end, _Limits* lim,"
         return [
-            f"cdef object _arrow_{name}({signature}",
-            f"{' ' * (len(name) + 20)}Py_ssize_t* stop, StructBuilder out):",
-            f'    """``_read_{name}`` writing Spark\'s Arrow columns into ``out``: None where it',
+            f"cdef int _arrow_{name}({signature}",
+            f"{' ' * (len(name) + 17)}Py_ssize_t* stop, StructBuilder out) except -2:",
+            f'    """``_read_{name}`` writing Spark\'s Arrow columns into ``out``: -1 where it',
             '    declines (``out`` then part-written)."""',
             *(f"    {line}" for line in self.builders.values()),
         ]
 
-    def call(self, record: str, end: str, var: str, depth: int = 0) -> str:
+    def decline_if(self, condition: str) -> None:
+        self.w.line(f"if {condition}:")
+        with self.w.indent():
+            self.w.line("return -1")
+
+    def raw_call(self, record: str, end: str, var: str) -> str:
+        """The call of ``record``'s writer for ``var``: -1 where it declines."""
         if var not in self.targets or record in self.rows:
             raise NotCompiled(f"{var}: a record that is no Spark struct column")
         return f"_arrow_{record}(buf, pos, {end}, lim, &pos, {self.targets[var]})"
+
+    def call(self, record: str, end: str, var: str, depth: int = 0) -> str:
+        return f"_present({self.raw_call(record, end, var)})"
+
+    def new_list(self, step) -> str:
+        kept = step.var in self.summed and step.var not in self.running[self.name]
+        return "[]" if kept else "True"
+
+    def crc8_start(self, step, crc: str) -> tuple:
+        lists = [var for var, chk in self.running[self.name].items() if chk == step.var]
+        if not lists:
+            return super().crc8_start(step, crc)
+        self.declare(crc, "unsigned int = 0")  # added to as the lists were read
+        return step.items[len(lists) :]
 
     def element_member(self, cls: str, member: str) -> str:
         return "<uint8_t>e"  # what the element's writer returned (see ``returned``)
@@ -154,7 +208,17 @@ class ArrowEmitter(CompiledEmitter):
     def item(self, step) -> None:
         if step.steps is not None:
             raise NotCompiled(f"{step.var}: elements read inline")
-        super().item(step)
+        self.calls.add(step.record)
+        self.declare(step.item, "int")
+        self.w.line(f"{step.item} = {self.raw_call(step.record, step.end, step.var)}")
+        self.decline_if(f"{step.item} < 0")
+        checksum = self.running[self.name].get(step.var)
+        if checksum is None and step.var in self.summed:
+            self.w.line(f"{step.var}.append({step.item})")
+        elif checksum is not None:
+            self.declare(f"{checksum}_crc", "unsigned int = 0")
+            self.w.line(f"{checksum}_crc = _CRC8[{checksum}_crc ^ <uint8_t>{step.item}]")
+        self.w.line(f"{step.item}_n += 1")
 
     # -- values: C values, no Python objects ---------------------------------------------
 
@@ -222,9 +286,10 @@ class ArrowEmitter(CompiledEmitter):
             return
         if self.name not in self.rows:
             self.write_columns(self.name, dict(step.fields), "out")
+        self.declare("model", "int")
         member = self.returned.get(self.name)
         if member is None:
-            self.w.line("model = True")
+            self.w.line("model = 1")
             return
         var = dict(step.fields)[member]
         if self.decls.get(var) not in _INTS:
@@ -252,7 +317,7 @@ class ArrowEmitter(CompiledEmitter):
         self.w.line(f"if {var} is None:")
         with self.w.indent():
             # where <record>_to_row would fail on a None, the Python way decides
-            self.w.line(f"{builder}.null()" if nullable else "return None")
+            self.w.line(f"{builder}.null()" if nullable else "return -1")
         self.w.line("else:")
         with self.w.indent():
             self.present(var, kind, builder, fields)
@@ -320,6 +385,11 @@ class ArrowEmitter(CompiledEmitter):
             "    put_scalar, utf8_valid,",
             ")",
             "",
+            "",
+            "cdef inline object _present(int read):",
+            '    """A record written as it was read: None where its writer declined."""',
+            "    return None if read < 0 else True",
+            "",
             "# Set by bind_arrow: each enum member's name by byte, as UTF-8 (kept alive in _NAMES)",
             "cdef list _NAMES = []",
         ]
@@ -351,8 +421,8 @@ class ArrowEmitter(CompiledEmitter):
 
 
 _ARROW_ENTRY = '''\
-ctypedef object (*_ArrowReader)(const unsigned char*, Py_ssize_t, Py_ssize_t, _Limits*,
-                                Py_ssize_t*, StructBuilder)
+ctypedef int (*_ArrowReader)(const unsigned char*, Py_ssize_t, Py_ssize_t, _Limits*,
+                             Py_ssize_t*, StructBuilder) except -2
 
 
 cdef class _ArrowEntry:
@@ -405,7 +475,7 @@ def write_arrow(str record, list values, Py_ssize_t start, Py_ssize_t stop, Stru
         buf = <bytes>value
         mark = out.length
         at = 0
-        if entry.read(buf, 0, n, &lim, &at, out) is None or at != n:
+        if entry.read(buf, 0, n, &lim, &at, out) < 0 or at != n:
             out.truncate(mark)
             return i
         counts.append(out.length - mark)

@@ -4,19 +4,37 @@
 # takes C values (append_int, append_double, append_bool, append_bytes), null() appends a
 # null, and a struct or list closes its slot with valid() / close_list() after its children.
 # finish() gives the pyarrow Array and leaves the builder empty for the next batch.
+#
+# The appends a compiled reader makes for every value are defined here, inline: a small
+# row is ~75 appends (a fifth of them nulls of a switch's other cases), and a call each was
+# a third of the Arrow reader's instructions. The classes a reader appends to are final, so
+# their methods are called directly, not through a vtable.
 
 cimport cython
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport INT32_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t
+from libc.string cimport memcpy
 
 
-@cython.final  # called directly, not through a vtable: appends are most of the writer's work
+@cython.final
 cdef class Buffer:
     """A growable byte buffer that ends as a pyarrow Buffer (no copy)."""
     cdef bytearray data
     cdef char* ptr
     cdef Py_ssize_t size, capacity
-    cdef char* grow(self, Py_ssize_t n) except NULL
+    cdef Py_ssize_t hint
+    """the size it had when it last finished: a column's next batch is about as big"""
+    cdef int reserve(self, Py_ssize_t need) except -1
+    cdef void clear(self) noexcept
     cdef object finish(self)
+
+    cdef inline char* grow(self, Py_ssize_t n) except NULL:
+        """Room for ``n`` more bytes at the end; returns where they start."""
+        cdef Py_ssize_t need = self.size + n
+        if need > self.capacity:
+            self.reserve(need)
+        cdef char* at = self.ptr + self.size
+        self.size = need
+        return at
 
 
 @cython.final
@@ -24,10 +42,18 @@ cdef class Bitmap:
     """Bits appended one at a time (validity, or a bool column's values)."""
     cdef Buffer bytes
     cdef Py_ssize_t length
-    cdef int append(self, bint bit) except -1
     cdef int append_ones(self, Py_ssize_t n) except -1
     cdef Py_ssize_t zeros(self, Py_ssize_t start) noexcept
     cdef void truncate(self, Py_ssize_t length) noexcept
+
+    cdef inline int append(self, bint bit) except -1:
+        cdef Py_ssize_t i = self.length >> 3
+        if i == self.bytes.size:
+            self.bytes.grow(1)[0] = 0
+        if bit:
+            (<uint8_t*>self.bytes.ptr)[i] |= <uint8_t>(1 << (self.length & 7))
+        self.length += 1
+        return 0
 
 
 cdef class Builder:
@@ -35,8 +61,7 @@ cdef class Builder:
     cdef readonly object type
     cdef Py_ssize_t length, nulls
     cdef Bitmap validity
-    cdef int valid(self) except -1
-    cdef int null(self) except -1
+    cdef int start_validity(self) except -1
     cdef int fill_null(self) except -1
     cdef int append_value(self, object value) except -1
     cdef object validity_buffer(self)
@@ -45,6 +70,25 @@ cdef class Builder:
     cdef void reset(self)
     cpdef object finish(self)
 
+    @cython.final
+    cdef inline int valid(self) except -1:
+        """One more non-null slot (its value already appended)."""
+        if self.validity is not None:
+            self.validity.append(True)
+        self.length += 1
+        return 0
+
+    @cython.final
+    cdef inline int null(self) except -1:
+        """One more null slot."""
+        if self.validity is None:
+            self.start_validity()
+        self.validity.append(False)
+        self.fill_null()
+        self.nulls += 1
+        self.length += 1
+        return 0
+
 
 cdef class FixedBuilder(Builder):
     """Columns of ``width`` bytes per value (little-endian), zeros under a null."""
@@ -52,42 +96,93 @@ cdef class FixedBuilder(Builder):
     cdef int width
 
 
+@cython.final
 cdef class IntBuilder(FixedBuilder):
     """int8/16/32/64 and timestamp columns."""
     cdef int64_t low, high
-    cdef int append_int(self, int64_t value) except -1
+    cdef int out_of_range(self, int64_t value) except -1
+
+    cdef inline int append_int(self, int64_t value) except -1:
+        if value < self.low or value > self.high:
+            return self.out_of_range(value)
+        cdef char* at = self.values.grow(self.width)
+        if self.width == 8:
+            (<int64_t*>at)[0] = value
+        elif self.width == 4:
+            (<int32_t*>at)[0] = <int32_t>value
+        elif self.width == 2:
+            (<int16_t*>at)[0] = <int16_t>value
+        else:
+            (<int8_t*>at)[0] = <int8_t>value
+        return self.valid()
 
 
+@cython.final
 cdef class FloatBuilder(FixedBuilder):
     cdef bint single
-    cdef int append_double(self, double value) except -1
+
+    cdef inline int append_double(self, double value) except -1:
+        if self.single:
+            (<float*>self.values.grow(4))[0] = <float>value
+        else:
+            (<double*>self.values.grow(8))[0] = value
+        return self.valid()
 
 
+@cython.final
 cdef class BoolBuilder(Builder):
     cdef Bitmap values
-    cdef int append_bool(self, bint value) except -1
+
+    cdef inline int append_bool(self, bint value) except -1:
+        self.values.append(value)
+        return self.valid()
 
 
+@cython.final
 cdef class BinaryBuilder(Builder):
     """string (UTF-8) and binary columns: int32 offsets and the bytes."""
     cdef Buffer offsets, values
     cdef bint text
-    cdef int append_bytes(self, const char* data, Py_ssize_t size) except -1
+    cdef int too_long(self) except -1
+
+    cdef inline int append_bytes(self, const char* data, Py_ssize_t size) except -1:
+        cdef Py_ssize_t end = self.values.size + size
+        cdef char* at
+        cdef Py_ssize_t i
+        if end > INT32_MAX:
+            return self.too_long()
+        if size > 16:
+            memcpy(self.values.grow(size), data, size)
+        elif size:  # most text in a row is short: no call for it
+            at = self.values.grow(size)
+            for i in range(size):
+                at[i] = data[i]
+        (<int32_t*>self.offsets.grow(4))[0] = <int32_t>end
+        return self.valid()
 
 
+@cython.final
 cdef class DecimalBuilder(FixedBuilder):
     """decimal128 columns of integers (scale 0)."""
     cdef int append_int(self, int64_t value) except -1
     cdef int append_uint(self, unsigned long long value) except -1
 
 
+@cython.final
 cdef class ListBuilder(Builder):
     """A list column: append the elements to ``child``, then close_list()."""
     cdef Buffer offsets
     cdef readonly Builder child
-    cdef int close_list(self) except -1
+    cdef int too_long(self) except -1
+
+    cdef inline int close_list(self) except -1:
+        if self.child.length > INT32_MAX:
+            return self.too_long()
+        (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.child.length
+        return self.valid()
 
 
+@cython.final
 cdef class StructBuilder(Builder):
     """A struct column: append one value to every child, then valid()."""
     cdef readonly list children
@@ -115,9 +210,53 @@ cdef struct Scalar:
 
 
 # Each appends to a builder of the matching kind, and raises TypeError into any other
-cdef int put_int(Builder builder, int64_t value) except -1
-cdef int put_double(Builder builder, double value) except -1
-cdef int put_bool(Builder builder, bint value) except -1
-cdef int put_bytes(Builder builder, const char* data, Py_ssize_t size, bint text) except -1
-cdef int put_scalar(Builder builder, Scalar* value) except -1
-cdef int utf8_valid(const unsigned char* data, Py_ssize_t size) except -1
+cdef int wrong_column(Builder builder, str what) except -1
+
+
+cdef inline int put_int(Builder builder, int64_t value) except -1:
+    if type(builder) is not IntBuilder:
+        return wrong_column(builder, "an integer")
+    return (<IntBuilder>builder).append_int(value)
+
+
+cdef inline int put_double(Builder builder, double value) except -1:
+    if type(builder) is not FloatBuilder:
+        return wrong_column(builder, "a float")
+    return (<FloatBuilder>builder).append_double(value)
+
+
+cdef inline int put_bool(Builder builder, bint value) except -1:
+    if type(builder) is not BoolBuilder:
+        return wrong_column(builder, "a bool")
+    return (<BoolBuilder>builder).append_bool(value)
+
+
+cdef inline int put_bytes(Builder builder, const char* data, Py_ssize_t size, bint text) except -1:
+    if type(builder) is not BinaryBuilder or (<BinaryBuilder>builder).text != text:
+        return wrong_column(builder, "text" if text else "bytes")
+    return (<BinaryBuilder>builder).append_bytes(data, size)
+
+
+cdef inline int put_scalar(Builder builder, Scalar* value) except -1:
+    if value.kind == SCALAR_INT:
+        return put_int(builder, value.i)
+    if value.kind == SCALAR_FLOAT:
+        return put_double(builder, value.d)
+    if value.kind == SCALAR_BOOL:
+        return put_bool(builder, value.i != 0)
+    if value.kind == SCALAR_TEXT or value.kind == SCALAR_BYTES:
+        return put_bytes(builder, value.p, value.n, value.kind == SCALAR_TEXT)
+    return builder.null()
+
+
+cdef int utf8_decodes(const unsigned char* data, Py_ssize_t size) except -1
+
+
+cdef inline int utf8_valid(const unsigned char* data, Py_ssize_t size) except -1:
+    """1 when ``bytes.decode("utf-8")`` takes these bytes, else 0 (ASCII checked here,
+    the rest by Python's own decoder, so exactly the same bytes pass)."""
+    cdef Py_ssize_t i
+    for i in range(size):
+        if data[i] >= 0x80:
+            return utf8_decodes(data, size)
+    return 1

@@ -64,41 +64,32 @@ cdef class Buffer:
         self.data = bytearray()
         self.ptr = PyByteArray_AS_STRING(self.data)
 
-    cdef char* grow(self, Py_ssize_t n) except NULL:
-        """Room for ``n`` more bytes at the end; returns where they start."""
-        cdef Py_ssize_t need = self.size + n
-        cdef Py_ssize_t capacity
-        if need > self.capacity:
-            capacity = max(need, 2 * self.capacity, 64)
-            PyByteArray_Resize(self.data, capacity)
-            self.ptr = PyByteArray_AS_STRING(self.data)
-            self.capacity = capacity
-        cdef char* at = self.ptr + self.size
-        self.size = need
-        return at
+    cdef int reserve(self, Py_ssize_t need) except -1:
+        """Room for ``need`` bytes in all (``grow``'s slow path, inline in arrow.pxd)."""
+        cdef Py_ssize_t capacity = max(need, 2 * self.capacity, 64, self.hint)
+        PyByteArray_Resize(self.data, capacity)
+        self.ptr = PyByteArray_AS_STRING(self.data)
+        self.capacity = capacity
+        return 0
 
     cdef object finish(self):
         """The bytes as a pyarrow Buffer (sharing them); this buffer starts empty again."""
         PyByteArray_Resize(self.data, self.size)
         out = _pa().py_buffer(self.data)
+        self.hint = self.size
         self.data = bytearray()
         self.ptr = PyByteArray_AS_STRING(self.data)
         self.size = self.capacity = 0
         return out
 
+    cdef void clear(self) noexcept:
+        """Empty (its room and hint kept)."""
+        self.size = 0
+
 
 cdef class Bitmap:
     def __cinit__(self):
         self.bytes = Buffer()
-
-    cdef int append(self, bint bit) except -1:
-        cdef Py_ssize_t i = self.length >> 3
-        if i == self.bytes.size:
-            self.bytes.grow(1)[0] = 0
-        if bit:
-            (<uint8_t*>self.bytes.ptr)[i] |= <uint8_t>(1 << (self.length & 7))
-        self.length += 1
-        return 0
 
     cdef int append_ones(self, Py_ssize_t n) except -1:
         cdef Py_ssize_t i
@@ -129,22 +120,10 @@ cdef class Builder:
     def __init__(self, arrow_type):
         self.type = arrow_type
 
-    cdef int valid(self) except -1:
-        """One more non-null slot (its value already appended)."""
-        if self.validity is not None:
-            self.validity.append(True)
-        self.length += 1
-        return 0
-
-    cdef int null(self) except -1:
-        """One more null slot."""
-        if self.validity is None:
-            self.validity = Bitmap()
-            self.validity.append_ones(self.length)
-        self.validity.append(False)
-        self.fill_null()
-        self.nulls += 1
-        self.length += 1
+    cdef int start_validity(self) except -1:
+        """The validity bitmap, at the first null (``null`` is inline in arrow.pxd)."""
+        self.validity = Bitmap()
+        self.validity.append_ones(self.length)
         return 0
 
     cdef int fill_null(self) except -1:
@@ -203,7 +182,11 @@ cdef class FixedBuilder(Builder):
         self.width = width
 
     cdef int fill_null(self) except -1:
-        memset(self.values.grow(self.width), 0, self.width)
+        cdef char* at = self.values.grow(self.width)
+        if self.width == 8:  # most: no call for eight zeros
+            (<int64_t*>at)[0] = 0
+        else:
+            memset(at, 0, self.width)
         return 0
 
     cdef int truncate_values(self, Py_ssize_t length) except -1:
@@ -212,7 +195,7 @@ cdef class FixedBuilder(Builder):
 
     cdef void reset(self):
         Builder.reset(self)
-        self.values = Buffer()
+        self.values.clear()
 
     cpdef object finish(self):
         out = _pa().Array.from_buffers(
@@ -228,19 +211,8 @@ cdef class IntBuilder(FixedBuilder):
         self.high = (1 << (8 * self.width - 1)) - 1 if self.width < 8 else 0x7FFFFFFFFFFFFFFF
         self.low = -self.high - 1
 
-    cdef int append_int(self, int64_t value) except -1:
-        if value < self.low or value > self.high:
-            raise OverflowError(f"{value} does not fit {self.type}")
-        cdef char* at = self.values.grow(self.width)
-        if self.width == 8:
-            (<int64_t*>at)[0] = value
-        elif self.width == 4:
-            (<int32_t*>at)[0] = <int32_t>value
-        elif self.width == 2:
-            (<int16_t*>at)[0] = <int16_t>value
-        else:
-            (<int8_t*>at)[0] = <int8_t>value
-        return self.valid()
+    cdef int out_of_range(self, int64_t value) except -1:
+        raise OverflowError(f"{value} does not fit {self.type}")
 
     cdef int append_value(self, object value) except -1:
         if not PyLong_Check(value) or PyBool_Check(value):
@@ -252,13 +224,6 @@ cdef class FloatBuilder(FixedBuilder):
         FixedBuilder.__init__(self, arrow_type, arrow_type.bit_width // 8)
         self.single = arrow_type.bit_width == 32
 
-    cdef int append_double(self, double value) except -1:
-        if self.single:
-            (<float*>self.values.grow(4))[0] = <float>value
-        else:
-            (<double*>self.values.grow(8))[0] = value
-        return self.valid()
-
     cdef int append_value(self, object value) except -1:
         if not PyFloat_Check(value):
             raise TypeError(f"{type(value).__name__} in {self.type} column")
@@ -268,10 +233,6 @@ cdef class BoolBuilder(Builder):
     def __init__(self, arrow_type):
         Builder.__init__(self, arrow_type)
         self.values = Bitmap()
-
-    cdef int append_bool(self, bint value) except -1:
-        self.values.append(value)
-        return self.valid()
 
     cdef int fill_null(self) except -1:
         return self.values.append(False)
@@ -300,16 +261,11 @@ cdef class BinaryBuilder(Builder):
     def __init__(self, arrow_type):
         Builder.__init__(self, arrow_type)
         self.text = _pa().types.is_string(arrow_type)
+        self.values, self.offsets = Buffer(), Buffer()
         self.reset()
 
-    cdef int append_bytes(self, const char* data, Py_ssize_t size) except -1:
-        cdef Py_ssize_t end = self.values.size + size
-        if end > INT32_MAX:
-            raise OverflowError(f"{self.type} column over 2 GiB")
-        if size:
-            memcpy(self.values.grow(size), data, size)
-        (<int32_t*>self.offsets.grow(4))[0] = <int32_t>end
-        return self.valid()
+    cdef int too_long(self) except -1:
+        raise OverflowError(f"{self.type} column over 2 GiB")
 
     cdef int fill_null(self) except -1:
         (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.values.size
@@ -332,8 +288,8 @@ cdef class BinaryBuilder(Builder):
 
     cdef void reset(self):
         Builder.reset(self)
-        self.values = Buffer()
-        self.offsets = Buffer()
+        self.values.clear()
+        self.offsets.clear()
         (<int32_t*>self.offsets.grow(4))[0] = 0
 
     cpdef object finish(self):
@@ -366,13 +322,11 @@ cdef class ListBuilder(Builder):
     def __init__(self, arrow_type):
         Builder.__init__(self, arrow_type)
         self.child = builder_for(arrow_type.value_type)
+        self.offsets = Buffer()
         self.reset()
 
-    cdef int close_list(self) except -1:
-        if self.child.length > INT32_MAX:
-            raise OverflowError(f"{self.type} column over 2**31 elements")
-        (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.child.length
-        return self.valid()
+    cdef int too_long(self) except -1:
+        raise OverflowError(f"{self.type} column over 2**31 elements")
 
     cdef int fill_null(self) except -1:
         (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.child.length
@@ -395,7 +349,7 @@ cdef class ListBuilder(Builder):
     cdef void reset(self):
         Builder.reset(self)
         self.child.reset()
-        self.offsets = Buffer()
+        self.offsets.clear()
         (<int32_t*>self.offsets.grow(4))[0] = 0
 
     cpdef object finish(self):
@@ -473,51 +427,12 @@ cpdef Builder builder_for(object arrow_type):
 # -- values a compiled reader read (C values, no Python objects) -------------------------
 
 
-cdef int put_int(Builder builder, int64_t value) except -1:
-    if type(builder) is not IntBuilder:
-        raise TypeError(f"an integer in a {builder.type} column")
-    return (<IntBuilder>builder).append_int(value)
+cdef int wrong_column(Builder builder, str what) except -1:
+    raise TypeError(f"{what} in a {builder.type} column")
 
 
-cdef int put_double(Builder builder, double value) except -1:
-    if type(builder) is not FloatBuilder:
-        raise TypeError(f"a float in a {builder.type} column")
-    return (<FloatBuilder>builder).append_double(value)
-
-
-cdef int put_bool(Builder builder, bint value) except -1:
-    if type(builder) is not BoolBuilder:
-        raise TypeError(f"a bool in a {builder.type} column")
-    return (<BoolBuilder>builder).append_bool(value)
-
-
-cdef int put_bytes(Builder builder, const char* data, Py_ssize_t size, bint text) except -1:
-    if type(builder) is not BinaryBuilder or (<BinaryBuilder>builder).text != text:
-        raise TypeError(f"{'text' if text else 'bytes'} in a {builder.type} column")
-    return (<BinaryBuilder>builder).append_bytes(data, size)
-
-
-cdef int put_scalar(Builder builder, Scalar* value) except -1:
-    if value.kind == SCALAR_INT:
-        return put_int(builder, value.i)
-    if value.kind == SCALAR_FLOAT:
-        return put_double(builder, value.d)
-    if value.kind == SCALAR_BOOL:
-        return put_bool(builder, value.i != 0)
-    if value.kind == SCALAR_TEXT or value.kind == SCALAR_BYTES:
-        return put_bytes(builder, value.p, value.n, value.kind == SCALAR_TEXT)
-    return builder.null()
-
-
-cdef int utf8_valid(const unsigned char* data, Py_ssize_t size) except -1:
-    """1 when ``bytes.decode("utf-8")`` takes these bytes, else 0 (ASCII checked here,
-    the rest by Python's own decoder, so exactly the same bytes pass)."""
-    cdef Py_ssize_t i
-    for i in range(size):
-        if data[i] >= 0x80:
-            break
-    else:
-        return 1
+cdef int utf8_decodes(const unsigned char* data, Py_ssize_t size) except -1:
+    """``utf8_valid``'s text that is not ASCII: whether Python's own decoder takes it."""
     try:
         PyUnicode_DecodeUTF8(<const char*>data, size, NULL)
     except UnicodeDecodeError:
