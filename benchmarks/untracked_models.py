@@ -7,8 +7,9 @@ Per workload (``python -m benchmarks``'s payloads, plus a Kafka log segment of
 
 * objects per message in the decoded model (models, lists, dicts) and how many of them the
   GC tracks, for the compiled tier and for the Python tiers (which track every one);
-* a full collection (``gc.collect()``) while ``--held`` decoded messages are kept, the
-  median of ``--runs``, for both tiers' models: what a consumer that keeps models pays.
+* a full collection (``gc.collect()``) while ``--held`` decoded messages are kept (the rest
+  of the process frozen by ``gc.freeze``), the median of ``--runs``, for both tiers' models:
+  what a consumer that keeps models pays per collection.
 
 Then the cost a ``__setattr__`` hook (the alternative to untracking: re-track a model when a
 field is assigned) would put on the pure-Python tier, which builds models through
@@ -97,14 +98,20 @@ def census(decode, payloads) -> tuple[float, float]:
 
 
 def collection_ms(decode, payloads, held: int, runs: int) -> float:
-    """Median ms of ``gc.collect()`` with ``held`` decoded payloads kept."""
-    kept = [decode(payloads[i % len(payloads)]) for i in range(held)]
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        gc.collect()
-        times.append(time.perf_counter() - start)
-    del kept
+    """Median ms of ``gc.collect()`` with ``held`` decoded payloads kept, everything else
+    the process holds frozen (``gc.freeze``: not walked), so only the models count."""
+    gc.collect()
+    gc.freeze()
+    try:
+        kept = [decode(payloads[i % len(payloads)]) for i in range(held)]
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            gc.collect()
+            times.append(time.perf_counter() - start)
+        del kept
+    finally:
+        gc.unfreeze()
     return statistics.median(times) * 1e3
 
 
