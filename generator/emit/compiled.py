@@ -57,6 +57,7 @@ from generator.emit.plan import (
     flatten,
 )
 from generator.emit.pysource import LineWriter, struct_format
+from generator.emit.untracked import CHECK, LIST, atomic_classes, is_atomic, value_kinds
 from generator.spec import pytext
 
 _DECLINE = "return None"
@@ -88,6 +89,7 @@ from libc.string cimport memcmp, memcpy
 import dataclasses
 import types
 
+from runtime._compiled.slots cimport atomic, keep_tracked, untrack
 from runtime.core.checksum import CRC8_TABLE
 
 cdef extern from *:
@@ -415,6 +417,10 @@ _REUSE_PRELUDE = (
 )
 
 
+_C_VALUES = {*_C_TYPES.values(), "bint", "Py_ssize_t", "bytes"}
+"""C types of variables whose Python value is atomic (a number, a bool, bytes or None)."""
+
+
 class NotCompiled(Exception):
     """The plan says something this renderer does not write: the record keeps the Python
     quick tier only."""
@@ -456,6 +462,9 @@ class CompiledEmitter:
         self.reuse = self._reuse_records()
         """Entry record -> the model classes its reads write into dead models (see
         :meth:`reuse_entry`)."""
+        self.atomic_classes = atomic_classes(self.lowering)
+        """Model classes whose every field is atomic in every model read (see
+        :meth:`untrack`)."""
         for name in self.lowering.entries:
             try:
                 self.functions[name] = self.record_function(self.lowering.plans[name])
@@ -604,6 +613,8 @@ class CompiledEmitter:
         self._collect(plan.steps)
         self.name = plan.name
         self.plan = plan
+        self.kinds = value_kinds(plan.steps, self.lowering.plans)
+        """Variable -> what it may hold (:func:`generator.emit.untracked.value_kinds`)."""
         self.intos: set[str] = set()
         """The ``_into_<class>`` globals the reader sets (see :meth:`reuse_entry`)."""
         self.off = 0
@@ -997,6 +1008,37 @@ class CompiledEmitter:
             if reused and self.decls.get(var) in ("uint8_t", "uint16_t", "uint32_t"):
                 var = f"shared_int(&{self.shared_int(var)}, {var}, 0)"
             self.w.line(f"wirespec_put({step.var}, _{step.class_name}_{name}, {var})")
+        self.untrack(step, reused)
+
+    def untrack(self, step: Build, reused: bool) -> None:
+        """CPython's rule for tuples, for a model: one that holds only atomic values (numbers,
+        text, bytes, None, enum members, models the collector does not track) can be in no
+        reference cycle the reader made, so the cyclic GC need not walk it. Decided here
+        where the plan says what each field holds; checked at run time for the fields it
+        does not (a nested model, an expression's value). A model that holds a list stays
+        tracked. A dead model written again (``reused``) is tracked again when it must be."""
+        tests = []
+        for _, var in step.fields:
+            if self.decls.get(var, "").partition(" = ")[0] in _C_VALUES:
+                continue
+            held = self.kinds.get(var, {CHECK})
+            if is_atomic(held, self.atomic_classes):
+                continue
+            if held == {LIST}:  # stays tracked
+                if reused:
+                    self.w.line(f"keep_tracked({step.var})")
+                return
+            tests.append(f"atomic({var})")
+        if not tests:
+            self.w.line(f"untrack({step.var})")
+            return
+        self.w.line(f"if {' and '.join(tests)}:")
+        with self.w.indent():
+            self.w.line(f"untrack({step.var})")
+        if reused:
+            self.w.line("else:")
+            with self.w.indent():
+                self.w.line(f"keep_tracked({step.var})")
 
     # -- steps that move `pos` themselves ------------------------------------------------
 

@@ -37,7 +37,7 @@ from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEve
 from runtime._compiled.craft_kinds cimport (
     K_BYTES, K_F64, K_INT, K_SINT, K_TEXT, K_UINT, K_UNKNOWN, MAX_VARINT, fill_kinds,
 )
-from runtime._compiled.slots cimport new_model, put_slot, slots_of
+from runtime._compiled.slots cimport new_model, put_slot, slots_of, untrack
 
 
 # The events are made as runtime.formats.ticdc's slots dataclasses are made (object.__new__), every
@@ -433,6 +433,7 @@ cdef class Decoder:
                     return None
                 ev = new_model(RESOLVED)
                 put_slot(ev, RESOLVED_TS, PyLong_FromUnsignedLongLong(ts))
+                untrack(ev)  # atomic values only (slots.pxd)
             else:
                 if not (-1 <= sid < nterms and -1 <= tid < nterms):
                     return None
@@ -482,6 +483,7 @@ cdef class Decoder:
         put_slot(ev, DDL_TABLE, table)
         put_slot(ev, DDL_TYPE, PyLong_FromUnsignedLongLong(ddl_type))
         put_slot(ev, DDL_QUERY, query)
+        untrack(ev)  # atomic values only (slots.pxd)
         return ev
 
     cdef object row_event(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
@@ -593,6 +595,7 @@ cdef class Decoder:
             put_slot(column, COLUMN_FLAGS, <object>SMALL_INTS[flags] if flags < 256
                      else PyLong_FromUnsignedLongLong(flags))
             put_slot(column, COLUMN_VALUE, value)
+            untrack(column)  # atomic values only (slots.pxd): the value is a number or text
             Py_INCREF(column)
             PyList_SET_ITEM(out, j, column)
         if payload != end:

@@ -30,6 +30,8 @@ from libc.math cimport isfinite, isinf
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.string cimport memcmp
 
+from runtime._compiled.slots cimport atomic, untrack
+
 import dataclasses
 
 from runtime.formats.gojson import go_unquote
@@ -557,6 +559,8 @@ cdef object new_column(object name, object code, object flags, object value):
     c.type = code
     c.flags = flags
     c.value = value
+    if atomic(value):  # the rest are text and ints: atomic values only (slots.pxd)
+        untrack(c)
     return c
 
 

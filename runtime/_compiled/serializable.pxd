@@ -52,6 +52,7 @@ cdef class Message(_Entry):
     cdef tuple absent_values  # ABSENT_VALUE: the value, by field
     cdef tuple encodings      # KIND_TEXT: the encoding's name as bytes, by field
     cdef Py_ssize_t size_slot, lnifid_slot, unknown_slot
+    cdef bint untracked  # every field one number or text: its models are not GC-tracked
     cdef SharedInt size_shared
     # The bytes and text a text field had last, by field: a binlog's events mostly share
     # their tag, and the same bytes are the same text (decoding it again makes a new str).

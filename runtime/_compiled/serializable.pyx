@@ -38,7 +38,9 @@ from runtime._compiled.crc32 cimport crc32_update
 from runtime._compiled.msb cimport msb_size as _msb_size
 from runtime._compiled.msb cimport msb_uvar as _msb_uvar
 from runtime._compiled.reuse cimport spare
-from runtime._compiled.slots cimport clear_slot, get_slot, new_model, put_slot, slots_of
+from runtime._compiled.slots cimport (
+    atomic, clear_slot, get_slot, keep_tracked, new_model, put_slot, slots_of, untrack,
+)
 
 
 cdef extern from "Python.h":
@@ -221,6 +223,10 @@ cdef class Message(_Entry):
             absent_values.append(value)
             encodings.append(encoding.encode("ascii") if encoding else None)
         self.absent_values, self.encodings = tuple(absent_values), tuple(encodings)
+        # no repeat and no default but an atomic one: every model holds atomic values only
+        self.untracked = all(row[4] == 0 for row in fields) and all(
+            type(value) in (type(None), bool, int, float, str, bytes) for value in absent_values
+        )
         self.last_raw, self.last_value = [b""] * self.n, [None] * self.n
 
     def __dealloc__(self):
@@ -322,6 +328,8 @@ cdef class Message(_Entry):
             put_slot(model, self.unknown_slot, PyBytes_FromStringAndSize(<char*>buf + pos, end - pos))
         else:
             put_slot(model, self.unknown_slot, None)
+        if self.untracked:  # atomic values only (slots.pxd)
+            untrack(model)
         return model
 
     cdef object _read_value(self, Py_ssize_t i, FieldSpec* spec, const unsigned char* buf,
@@ -602,6 +610,10 @@ cdef class Frame:
         for i in range(self.n_header):
             put_slot(model, self.header[i].slot, _shared_uint(&self.header[i].shared, values[i]))
         put_slot(model, self.body_slot, body)
+        if atomic(body):  # the header's ints and an untracked body (slots.pxd)
+            untrack(model)
+        else:
+            keep_tracked(model)  # a reused model that was untracked
         pos[0] = p
         if reuse:
             self.spare = model

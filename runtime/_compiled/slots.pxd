@@ -76,3 +76,36 @@ cdef inline void clear_slot(object obj, Py_ssize_t offset) noexcept:
     cdef PyObject* old = cell[0]
     cell[0] = NULL
     Py_XDECREF(old)
+
+
+# -- the cyclic GC ---------------------------------------------------------------------------
+# CPython does not track a tuple that holds only atomic values: it can be in no reference
+# cycle. The compiled readers apply the same rule to the models they build
+# (generator/emit/untracked.py): a model whose slots hold only atomic values is untracked
+# once they are written, so collections do not walk it. Caveat (docs/compiled-tier.md): a
+# user who later makes such a model part of a cycle leaks that cycle; nothing crashes.
+
+
+cdef extern from "Python.h":
+    int PyObject_GC_IsTracked(PyObject* obj)
+    void PyObject_GC_UnTrack(void* obj)
+    void PyObject_GC_Track(void* obj)
+    bint _is_int "PyLong_Check" (PyObject* obj)
+
+
+cdef inline bint atomic(object value) noexcept:
+    """Whether ``value`` is in no cycle the collector must find: not tracked by it (None,
+    numbers, text, bytes, an untracked model), or an int (an IntEnum member: held by its
+    class for good anyway)."""
+    return _is_int(<PyObject*>value) or not PyObject_GC_IsTracked(<PyObject*>value)
+
+
+cdef inline void untrack(object model) noexcept:
+    """A model whose slots hold only atomic values, taken out of the collector's lists."""
+    PyObject_GC_UnTrack(<void*><PyObject*>model)
+
+
+cdef inline void keep_tracked(object model) noexcept:
+    """A model written again (a dead one reused) that holds what is not atomic: tracked."""
+    if not PyObject_GC_IsTracked(<PyObject*>model):
+        PyObject_GC_Track(<void*><PyObject*>model)

@@ -31,6 +31,7 @@ from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, strcmp
 
 from runtime._compiled.out cimport Out, put, put_byte, put_uvarint
+from runtime._compiled.slots cimport atomic, untrack
 
 import uuid as _uuid
 
@@ -572,13 +573,20 @@ cdef object read_struct(Loop p, Ctx* c, int si, int depth):
             odd = True
             c.pos = p.skip(<object>c.data, c.pos, c.end, ct, depth, <object>c.cx)
     cdef int n_set = 0
+    cdef bint untracked = not odd  # a layout is kept where the bytes were odd
+    cdef PyObject* value
     for j in range(count):
-        if get_slot(obj, fields[j].offset) == NULL:
+        value = get_slot(obj, fields[j].offset)
+        if value == NULL:
             if fields[j].required:
                 raise DECLINE
             set_slot(obj, fields[j].offset, None)
         else:
             n_set += 1
+            # below K_STRUCT every value is atomic: a number, text, an enum member, or a
+            # uuid.UUID (immutable: its __setattr__ raises)
+            if p.nodes[fields[j].node].kind >= K_STRUCT and untracked:
+                untracked = atomic(<object>value)
     layout = None
     if odd:
         left = [c.left]
@@ -587,6 +595,8 @@ cdef object read_struct(Loop p, Ctx* c, int si, int depth):
     set_slot(obj, s.layout_offset, layout)
     if s.is_union and (n_set > 1 or not n_set and (layout is None or not layout.unknown)):
         raise DECLINE
+    if untracked:  # numbers, text, None and untracked structs only (slots.pxd)
+        untrack(obj)
     return obj
 
 

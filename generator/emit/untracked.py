@@ -1,0 +1,147 @@
+"""Which compiled models the cyclic GC need not track.
+
+CPython does not track a tuple that holds only atomic values (numbers, text, None, untracked
+objects): it can be in no reference cycle, so the collector has nothing to find by walking
+it. The compiled readers (:mod:`generator.emit.compiled`) apply the same rule to the models
+they build: a model whose fields hold only atomic values is untracked once its slots are
+written. This module decides it from the plans of :mod:`generator.emit.lowering`: what each
+reader variable may hold, and which model classes hold only atomic values in every model
+read. What the plans cannot say (a nested model of a class that may hold a list, an
+expression's value) the reader checks at run time (``runtime/_compiled/slots.pxd``).
+
+Caveat (docs/compiled-tier.md): a user who later makes an untracked model part of a
+reference cycle (a list in it appended to itself, say) leaks that cycle instead of having it
+collected; nothing crashes.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from generator.emit.lowering import Lowering
+from generator.emit.plan import (
+    Bits,
+    Build,
+    Choice,
+    Computed,
+    Derived,
+    Fallback,
+    FieldSteps,
+    KeyedField,
+    Length,
+    Mark,
+    MsbNumber,
+    Nested,
+    Nothing,
+    Number,
+    Optional,
+    Presence,
+    Processed,
+    Repeat,
+    Rest,
+    SizeOf,
+    Switch,
+    Text,
+    When,
+)
+
+ATOMIC, LIST, CHECK = "atomic", "list", "check"
+"""What a reader's variable holds, for the GC rule of ``CompiledEmitter.untrack``: an atomic
+value, a list, or something only known at run time; else ``model <Class>``."""
+
+_VALUE_STEPS = (Number, Text, Nothing, Bits, Presence, Computed, Length, Mark, SizeOf, Rest)
+_VALUE_STEPS += (MsbNumber,)
+
+
+def _literal_kind(text: str) -> str:
+    """The kind of a Python literal a reader writes for an absent field."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return CHECK
+    if isinstance(value, list):
+        return LIST
+    return ATOMIC if isinstance(value, (type(None), bool, int, float, str, bytes)) else CHECK
+
+
+def value_kinds(steps, plans, kinds: dict[str, set[str]] | None = None) -> dict[str, set[str]]:
+    """Variable -> the kinds of value (``ATOMIC``, ...) the steps that set it may give it."""
+    kinds = {} if kinds is None else kinds
+
+    def add(var: str, kind: str) -> None:
+        kinds.setdefault(var, set()).add(kind)
+
+    for step in steps:
+        if isinstance(step, _VALUE_STEPS):
+            add(step.var, ATOMIC)
+        elif isinstance(step, Build):
+            add(step.var, f"model {step.class_name}")
+        elif isinstance(step, Repeat):
+            add(step.var, LIST)
+        elif isinstance(step, Nested) and step.steps is None:
+            add(step.var, f"model {plans[step.record].class_name}")
+        elif isinstance(step, Choice):
+            for _, _, record in step.cases:
+                add(step.var, f"model {plans[record].class_name}")
+        elif isinstance(step, Optional):
+            add(step.var, _literal_kind(step.absent))
+        elif isinstance(step, KeyedField) and step.absent != "required":
+            add(step.var, _literal_kind(step.default or "None"))
+        elif isinstance(step, When) or isinstance(step, Switch) and step.default is None:
+            add(step.var, ATOMIC)  # None where it reads nothing
+        elif isinstance(step, (Derived, Fallback)):
+            add(step.var, CHECK)
+        elif isinstance(step, Processed):
+            add(step.wire, ATOMIC)  # the bytes as on the wire, or None
+        for inner in _inner_steps(step):
+            value_kinds(inner, plans, kinds)
+    return kinds
+
+
+def _inner_steps(step) -> list:
+    """The step lists inside ``step`` (a field's, a branch's, a nested record's)."""
+    if isinstance(step, Switch):
+        return [case.steps for case in step.cases] + [step.default or ()]
+    if isinstance(step, (FieldSteps, Optional, When, Processed, KeyedField)):
+        return [step.steps]
+    if isinstance(step, (Nested, Repeat)):
+        return [step.steps or ()]
+    return []
+
+
+def is_atomic(kinds: set[str], atomic: set[str]) -> bool:
+    """Whether a variable of these kinds holds an atomic value in every read, given the
+    model classes known to be atomic."""
+    return kinds <= {ATOMIC} | {f"model {cls}" for cls in atomic}
+
+
+def atomic_classes(lowering: Lowering) -> set[str]:
+    """The model classes whose every field holds an atomic value in every model the plans
+    build (a class built where a field may hold a list or an unknown value is not): the
+    least fixed point, so a record that holds itself never is."""
+    builds = []
+    for plan in lowering.plans.values():
+        kinds = value_kinds(plan.steps, lowering.plans)
+        found = [s for s in _all_steps(plan.steps) if isinstance(s, Build)]
+        builds += [(build, kinds) for build in found]
+    atomic: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        candidates = {build.class_name for build, _ in builds} - atomic
+        for cls in sorted(candidates):
+            if all(
+                all(is_atomic(kinds.get(var, {CHECK}), atomic) for _, var in build.fields)
+                for build, kinds in builds
+                if build.class_name == cls
+            ):
+                atomic.add(cls)
+                changed = True
+    return atomic
+
+
+def _all_steps(steps):
+    for step in steps:
+        yield step
+        for inner in _inner_steps(step):
+            yield from _all_steps(inner)

@@ -1,0 +1,176 @@
+"""Compiled models that hold only atomic values are not tracked by the cyclic GC
+(generator/emit/untracked.py, runtime/_compiled/slots.pxd): CPython's rule for tuples. A
+model from the compiled tier is untracked exactly when every value it holds is atomic (None,
+a number, text, bytes, an enum member, a UUID, or a model that is itself untracked); one
+that holds a list, a dict or a tracked model stays tracked. Models stay equal to the
+construct path's, pure-Python models are tracked as before, and a user who makes an
+untracked model part of a reference cycle leaks that cycle, without a crash."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import gc
+import importlib
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from generator.emit.generate import ROOT
+from generator.emit.lowering import Lowering
+from generator.emit.untracked import atomic_classes
+from generator.spec.loader import load
+from generator.spec.model import build_model
+from runtime.core import tier
+from tests.test_fastpath import Same, inputs
+
+ATOMIC_TYPES = (type(None), bool, int, float, str, bytes, enum.Enum, uuid.UUID)
+
+EXACT = [
+    "avro_container",
+    "kafka_record_batch",
+    "msgpack",
+    "mysql_serialization",
+    "plainbuffer",
+    "parquet",
+    "ticdc_craft",
+]
+"""Formats whose models on the samples are built by compiled code (but PYTHON_BUILT; and
+Craft's ``frame`` record, the wire layout, is read in Python)."""
+
+PYTHON_BUILT = {"FormatDescriptionEvent"}
+"""Classes the compiled tier leaves to a Python reader: a binlog file's head event."""
+
+
+HAND_WRITTEN = {
+    "parquet": "thrift_compact",
+    "ticdc_craft": "craft",
+    "ticdc_open_protocol": "open_protocol",
+}
+"""Formats read by a hand-written loop of runtime/_compiled/ (the rest: generated/_compiled/)."""
+
+
+def compiled(fmt: str):
+    """The generated module, when its compiled tier is built."""
+    name = HAND_WRITTEN.get(fmt)
+    extension = f"runtime._compiled.{name}" if name else f"generated._compiled.{fmt}"
+    if tier.compiled(extension) is None:
+        pytest.skip(f"the compiled tier of {fmt} is not built")
+    return importlib.import_module(f"generated.{fmt}")
+
+
+def slot_values(model) -> list:
+    """Every slot value of a model (its dataclass fields and any other slot), set or not."""
+    names = {name for cls in type(model).__mro__ for name in cls.__dict__.get("__slots__", ())}
+    names.discard("__weakref__")
+    return [getattr(model, name) for name in sorted(names) if hasattr(model, name)]
+
+
+def is_model(value) -> bool:
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
+def should_track(model) -> bool:
+    """The rule, in Python: a model is tracked unless all it holds is atomic."""
+    return not all(
+        isinstance(v, ATOMIC_TYPES) or is_model(v) and not should_track(v)
+        for v in slot_values(model)
+    )
+
+
+def models_in(value):
+    """Every model reachable from ``value`` through models, lists, tuples and dicts."""
+    if is_model(value):
+        yield value
+        for inner in slot_values(value):
+            yield from models_in(inner)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from models_in(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from models_in(item)
+
+
+def parsed(module, record, data):
+    return module.parse(data) if record is None else module.parse(data, record)
+
+
+@pytest.mark.parametrize("fmt", EXACT)
+def test_compiled_models_are_untracked_exactly_when_atomic(fmt):
+    module = compiled(fmt)
+    seen_untracked = 0
+    for record, data in inputs(fmt):
+        if record == "frame":
+            continue
+        model = parsed(module, record, data)
+        for inner in models_in(model):
+            if type(inner).__name__ in PYTHON_BUILT:
+                continue
+            want = should_track(inner)
+            assert gc.is_tracked(inner) == want, (type(inner).__name__, want)
+            seen_untracked += not want
+        if hasattr(module, "parse_construct"):  # parquet: tests/test_thrift_compiled.py
+            args = (data,) if record is None else (data, record)
+            assert Same(module, model) == Same(module, module.parse_construct(*args))
+    assert seen_untracked, "no sample has a model of atomic values only"
+
+
+def test_open_protocol_models_never_untracked_while_holding_a_list():
+    module = compiled("ticdc_open_protocol")
+    for record, data in inputs("ticdc_open_protocol"):
+        for inner in models_in(parsed(module, record, data)):
+            if should_track(inner):
+                assert gc.is_tracked(inner), type(inner).__name__
+
+
+def test_the_static_rule_of_the_plans():
+    """Kafka's header holds two atomic values: untracked with no check at run time; a record
+    holds its header list, a batch its records: tracked."""
+    spec = build_model(load(ROOT / "specs" / "kafka_record_batch.yaml"))
+    atomic = atomic_classes(Lowering(spec))
+    assert "Header" in atomic
+    assert not {"KafkaRecord", "Batch", "RecordBatch", "LogSegment"} & atomic
+
+
+def test_a_reused_model_is_tracked_again_when_it_holds_a_list():
+    """mysql::serialization entries write into the model returned last once it is dead
+    (runtime/_compiled/reuse.pxd): its tracking follows what it holds each time."""
+    module = compiled("mysql_serialization")
+    for record, data in inputs("mysql_serialization"):
+        for _ in range(3):  # the second and third reads reuse the first model
+            for inner in models_in(parsed(module, record, data)):
+                if type(inner).__name__ not in PYTHON_BUILT:
+                    assert gc.is_tracked(inner) == should_track(inner), type(inner).__name__
+
+
+def test_a_cycle_a_user_makes_through_an_untracked_model_leaks_without_a_crash():
+    module = compiled("kafka_record_batch")
+    data = (ROOT / "samples" / "kafka_record_batch" / "orders_batch.bin").read_bytes()
+    model = module.parse(data)
+    header = next(m for m in models_in(model) if type(m).__name__ == "Header")
+    assert not gc.is_tracked(header)
+    holder = [header]
+    header.value = holder  # header -> list -> header: a cycle the collector cannot see
+    del holder, model
+    gc.collect()
+    gc.collect()
+    assert header.value[0] is header  # kept (leaked), intact
+    header.value = None  # broken by hand: freed by reference counting
+
+
+def test_pure_python_models_are_tracked_as_before():
+    code = (
+        "import gc, sys\n"
+        "import generated.kafka_record_batch as k\n"
+        "assert not k.COMPILED_READERS\n"
+        "m = k.parse(open(sys.argv[1], 'rb').read())\n"
+        "h = m.batches[0].batch.records[0].headers[0]\n"
+        "assert gc.is_tracked(h) and gc.is_tracked(m)\n"
+    )
+    sample = ROOT / "samples" / "kafka_record_batch" / "orders_batch.bin"
+    env = dict(os.environ, WIRESPEC_PURE_PYTHON="1")
+    subprocess.run([sys.executable, "-c", code, str(sample)], env=env, check=True, cwd=ROOT)
