@@ -23,7 +23,7 @@ from generator.emit.generate import ROOT
 from generator.emit.lowering import Lowering
 from generator.emit.untracked import atomic_classes
 from generator.spec.loader import load
-from generator.spec.model import build_model
+from generator.spec.validate import build_model
 from runtime.core import tier
 from tests.test_fastpath import Same, inputs
 

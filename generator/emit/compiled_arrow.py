@@ -19,7 +19,8 @@ switch's default) raise :class:`NotCompiled` and keep the model path only.
 
 from __future__ import annotations
 
-from generator.emit.compiled import CompiledEmitter, NotCompiled
+from generator.emit.compiled import CompiledEmitter
+from generator.emit.compiled_support import NotCompiled
 from generator.emit.lowering import Lowering
 from generator.emit.plan import Build, Checksum
 

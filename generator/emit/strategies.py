@@ -126,7 +126,12 @@ class StrategyEmitter:
             parts.append(f'"valid": lambda this: {valid}')
         if f.repeat == "until":  # no general way to draw elements only the last ends
             parts.append('"repeat": ("count", 0)')
-        elif f.repeat in ("msb_count", "blocks", "packed", "unpacked"):  # a list of any length, like repeat: eos
+        elif f.repeat in (
+            "msb_count",
+            "blocks",
+            "packed",
+            "unpacked",
+        ):  # a list of any length, like repeat: eos
             parts.append('"repeat": ("eos", None, 0)')
         elif f.repeat == "eos" or f.repeat == "tagged":
             parts.append(f'"repeat": ({f.repeat!r}, None, {f.min_count})')
@@ -186,7 +191,9 @@ class StrategyEmitter:
             record = self.spec.records[name]
             if self.layout_driven(record, layout_driven):
                 layout_driven.add(name)
-                why = "its sizes and counts come from a computed trailer: draw the record holding it"
+                why = (
+                    "its sizes and counts come from a computed trailer: draw the record holding it"
+                )
                 out.append((name, camel(name), [], False, why))
                 continue
             fields = [self.field(f, record) for f in record.fields]

@@ -1,0 +1,396 @@
+"""The compiled tier's steps that move ``pos`` themselves: varints, choices, nested
+records, switches, repeats, blocks and ``process:`` regions."""
+
+from __future__ import annotations
+
+from generator.emit.compiled_prelude import REUSE_PRELUDE
+from generator.emit.compiled_support import DECLINE, NotCompiled
+from generator.emit.plan import (
+    KEYED_STEPS,
+    Choice,
+    Length,
+    Nested,
+    Number,
+    Optional,
+    Presence,
+    Processed,
+    Repeat,
+    Switch,
+    Text,
+    When,
+)
+
+
+class MovingSteps:
+    """Steps that move ``pos`` themselves.
+
+    A base of :class:`generator.emit.compiled.CompiledEmitter`, whose state and other parts
+    it uses."""
+
+    # -- steps that move `pos` themselves ------------------------------------------------
+
+    def moving(self, step, end: str) -> None:
+        if isinstance(step, KEYED_STEPS):
+            self.keyed(step)
+        elif isinstance(step, Number):
+            self.number(step, None, end)
+        elif isinstance(step, Length):
+            ctype, value = self.varint(step.var, step.zigzag, end)
+            if ctype == "uint64_t":  # not a Py_ssize_t: too long for anything anyway
+                self.decline_if(f"{value} > <uint64_t>PY_SSIZE_T_MAX")
+            self.declare(step.var, "Py_ssize_t")
+            self.w.line(f"{step.var} = <Py_ssize_t>{value}")
+        elif isinstance(step, Processed):
+            self.processed(step)
+        elif isinstance(step, When):
+            self.evaluate(step.test, step.expression)
+            self.w.line(f"if {step.test}:")
+            with self.w.indent():
+                self.branch(step.steps, end)
+            self.w.line("else:")
+            with self.w.indent():
+                self.w.line(f"{step.var} = None")
+        elif isinstance(step, Text):
+            self.text(step)
+        elif isinstance(step, Presence):
+            self.declare(step.var, "bint")
+            self.w.line(f"{step.var} = pos < {step.end} and buf[pos] == 0x{step.tag:02x}")
+            self.w.line(f"if {step.var}:")
+            with self.w.indent():
+                self.w.line("pos += 1")
+        elif isinstance(step, Optional):
+            self.w.line(f"if pos < {step.end} and buf[pos] == 0x{step.tag:02x}:")
+            with self.w.indent():
+                self.off = 1  # the tag, tested just now
+                self.checked = 1
+                self.steps(step.steps, step.end)
+                self.flush()
+            self.w.line("else:")
+            with self.w.indent():
+                self.w.line(f"{step.var} = {step.absent}")
+        elif isinstance(step, Repeat):
+            self.repeat(step)
+        elif isinstance(step, Nested):
+            self.nested(step)
+        elif isinstance(step, Choice):
+            self.choice(step)
+        else:
+            assert isinstance(step, Switch), step
+            self.switch(step, end)
+
+    def depth_arg(self, depth: int) -> str:
+        """The depth argument of a call to a record's reader (none where readers take no
+        depth)."""
+        return f", depth + {depth}" if depth else ""
+
+    def choice(self, step: Choice) -> None:
+        """A table of the first byte gives the case's reader when that byte alone decides;
+        else ``_pick_<table>`` tries the cases in order, as ``rt_fast.pick``."""
+        table = f"_{step.table.upper()}_OF_{self.name.upper()}"
+        reader_type = "_DReader" if self.recursive else "_Reader"
+        self.calls.update(record for _, _, record in step.cases)
+        self.pickers[table] = self.picker(table, reader_type, step.cases)
+        reader = f"{step.var}_read"
+        self.declare(reader, reader_type)
+        self.decline_if(f"pos >= {step.end}")
+        self.w.line(f"{reader} = {table}[buf[pos]]")
+        self.w.line(f"if {reader} == NULL:")
+        with self.w.indent():
+            self.w.line(f"{reader} = _pick{table}(buf, pos, {step.end})")
+            self.decline_if(f"{reader} == NULL")
+        self.w.line(
+            f"{step.var} = {reader}(buf, pos, {step.end}, lim, &pos{self.depth_arg(step.depth)})"
+        )
+        self.decline_if(f"{step.var} is None")
+
+    @staticmethod
+    def picker(table: str, reader_type: str, cases) -> str:
+        """The table of a choice's first byte (the reader when that byte decides, else
+        NULL) and the function that tries every case in order."""
+        lines = [
+            f"cdef {reader_type} {table}[256]",
+            f"cdef {reader_type} _pick{table}(const unsigned char* buf, Py_ssize_t pos,",
+            f"{' ' * (len(reader_type) + len(table) + 11)}Py_ssize_t end) noexcept:",
+            '    """The first case whose bytes match at ``pos`` (``rt_fast.pick``), or NULL."""',
+        ]
+        for magic, mask, record in cases:
+            tests = [f"end - pos >= {len(magic)}"] + [
+                (
+                    f"buf[pos + {i}] == {g:#04x}"
+                    if m == 0xFF
+                    else f"buf[pos + {i}] & {m:#04x} == {g:#04x}"
+                )
+                for i, (g, m) in enumerate(zip(magic, mask))
+            ]
+            lines.append(f"    if {' and '.join(tests)}:".replace("pos + 0]", "pos]"))
+            lines.append(f"        return _read_{record}")
+        lines.append("    return NULL")
+        lines.append("")
+        lines.append("")
+        # the first case a byte matches decides when its magic is that byte alone
+        firsts = []
+        for byte in range(256):
+            first = next(((m, r) for m, k, r in cases if byte & k[0] == m[0]), None)
+            firsts.append(first[1] if first is not None and len(first[0]) == 1 else None)
+        start = 0
+        for byte in range(1, 257):
+            if byte == 256 or firsts[byte] != firsts[start]:
+                reader = "NULL" if firsts[start] is None else f"_read_{firsts[start]}"
+                lines.append(f"for _i in range({start:#04x}, {byte:#05x}):")
+                lines.append(f"    {table}[_i] = {reader}")
+                start = byte
+        return "\n".join(lines)
+
+    def text(self, step: Text) -> None:
+        if step.to_end:
+            self.decline_if(f"pos > {step.end}")
+            self.text_value(step, "pos", f"{step.end} - pos")
+            self.w.line(f"pos = {step.end}")
+            return
+        n = step.length
+        if step.nullable:
+            self.w.line(f"if {n} == -1:")
+            with self.w.indent():
+                self.w.line(f"{step.var} = None")
+            self.w.line("else:")
+            self.w.depth += 1
+        tests = [f"{n} < 0"] * step.signed
+        if step.max_length is not None:
+            tests.append(f"{n} > {step.max_length}")
+        tests += [f"{n} > lim.max_string", f"{n} > {step.end} - pos"]
+        self.decline_if(" or ".join(tests))
+        self.text_value(step, "pos", n)
+        self.w.line(f"pos += {n}")
+        if step.nullable:
+            self.w.depth -= 1
+
+    def nested(self, step: Nested) -> None:
+        var = step.var
+        if step.length is not None:
+            n = step.length
+            tests = [f"{n} < 0"] * step.signed
+            tests += [f"{n} > lim.max_message_bytes", f"{n} > {step.end} - pos"]
+            self.decline_if(" or ".join(tests))
+            self.declare(step.inner_end, "Py_ssize_t")
+            self.w.line(f"{step.inner_end} = pos + {n}")
+        if step.keep:
+            self.declare(f"{var}_at", "Py_ssize_t = 0")
+            self.declare(f"{var}_end", "Py_ssize_t = 0")
+            self.w.line(f"{var}_at = pos")
+        self.spare_slot(step)
+        if step.steps is not None:
+            self.w.line(f"# {step.record}, read here")
+            self.steps(step.steps, step.inner_end)
+            self.flush()
+        else:
+            self.calls.add(step.record)
+            self.w.line(f"{var} = {self.call(step.record, step.inner_end, var, step.depth)}")
+            self.decline_if(f"{var} is None")
+        if step.length is not None:
+            self.decline_if(f"pos != {step.inner_end}")
+        if step.keep:
+            self.w.line(f"{var}_end = pos")
+
+    def switch(self, step: Switch, end: str) -> None:
+        selector = self.numbers.get(step.selector)
+        if selector is None or not selector.enum or step.selector in self.loose:
+            raise NotCompiled(f"{step.var}: a switch on what is no enum byte read always")
+        for i, case in enumerate(step.cases):
+            self.w.line(
+                f"{'if' if i == 0 else 'elif'} {step.selector}_c == {case.value:#x}:"
+                f"  # {case.member}"
+            )
+            with self.w.indent():
+                self.branch(case.steps, end)
+        self.w.line("else:" if step.cases else "if True:")
+        with self.w.indent():
+            if step.default is None:
+                self.w.line(f"{step.var} = None")
+            else:
+                self.branch(step.default, end)
+
+    def repeat(self, step: Repeat) -> None:
+        var, n = step.var, f"{step.item}_n"
+        if step.record and step.steps is None:
+            self.calls.add(step.record)
+        self.declare(n, "Py_ssize_t")
+        if step.until == "count" and step.count.isdigit() and step.steps is not None:
+            self.preludes.setdefault(REUSE_PRELUDE)
+            self.fixed_list(step)
+        else:
+            self.w.line(f"{var} = {self.new_list(step)}")
+        self.w.line(f"{n} = 0")
+        if step.until == "blocks":
+            self.blocks(step)
+            return
+        if step.until == "count" and step.count.isdigit():
+            self.decline_if(f"{step.count} > lim.max_count")
+            self.w.line(f"while {n} < {step.count}:")
+            with self.w.indent():
+                if step.steps is None:
+                    self.item(step)
+                else:
+                    self.branch(step.steps, step.end)
+                    self.w.line(f"list_put({var}, {n}, {step.item})")
+                    self.w.line(f"{n} += 1")
+            return
+        if step.until == "count":
+            ctype = self.decls.get(step.count, "")
+            if ctype in (
+                "int8_t",
+                "int16_t",
+                "int32_t",
+                "int64_t",
+                "uint8_t",
+                "uint16_t",
+                "uint32_t",
+            ):
+                # a count read as a C number: no Python int made to check it
+                self.decline_if(f"{step.count} < 0 or {step.count} > lim.max_count")
+                self.declare(f"{step.item}_k", "Py_ssize_t")
+                self.w.line(f"{step.item}_k = <Py_ssize_t>{step.count}")
+                self.w.line(f"while {n} < {step.item}_k:")
+                with self.w.indent():
+                    self.item(step)
+                return
+            self.expressions = True
+            count = f"{step.item}_times"
+            self.w.line("try:")
+            with self.w.indent():
+                self.w.line(f"{count} = {self.python(step.count)}")
+            self.w.line("except _EXPRESSION_FAILURES:")
+            with self.w.indent():
+                self.w.line(DECLINE)
+            self.decline_if(f"type({count}) is not int or {count} < 0 or {count} > lim.max_count")
+            self.declare(f"{step.item}_k", "Py_ssize_t")
+            self.w.line(f"{step.item}_k = {count}")
+            self.w.line(f"while {n} < {step.item}_k:")
+            with self.w.indent():
+                self.item(step)
+            return
+        if step.until == "eos":
+            self.w.line(f"while pos < {step.end}:")
+        else:
+            self.w.line(f"while pos < {step.end} and buf[pos] == 0x{step.tag:02x}:")
+        with self.w.indent():
+            self.decline_if(f"{n} >= lim.max_count")
+            self.item(step)
+        if step.min_count:
+            self.decline_if(f"{n} < {step.min_count}")
+
+    def new_list(self, step: Repeat) -> str:
+        """What a list read by ``step`` starts as."""
+        return "[]"
+
+    def call(self, record: str, end: str, var: str, depth: int = 0) -> str:
+        """The call of ``record``'s reader up to ``end`` for ``var`` (a field, or a list's
+        element), ``depth`` levels below this one: it advances ``pos`` and is None on a
+        decline."""
+        return f"_read_{record}(buf, pos, {end}, lim, &pos{self.depth_arg(depth)})"
+
+    def element_member(self, cls: str, member: str) -> str:
+        """The C byte ``member`` of list element ``e`` (a ``cls`` model)."""
+        return f"<uint8_t>wirespec_get(e, _{cls}_{member})"
+
+    def item(self, step: Repeat) -> None:
+        """One item of a repeat, appended and counted in ``<var>_n``."""
+        if step.steps is None:
+            self.w.line(f"{step.item} = {self.call(step.record, step.end, step.var, step.depth)}")
+            self.decline_if(f"{step.item} is None")
+        else:
+            self.branch(step.steps, step.end)
+        self.w.line(f"{step.var}.append({step.item})")
+        self.w.line(f"{step.item}_n += 1")
+
+    def blocks(self, step: Repeat) -> None:
+        """Avro's blocks, as ``FastPathEmitter`` reads them."""
+        end = step.end
+        count, k, size = f"{step.item}_count", f"{step.item}_k", f"{step.item}_size"
+        self.declare(count, "int64_t")
+        self.declare(k, "Py_ssize_t")
+        self.declare(size, "int64_t")
+        self.declare(f"{step.item}_stop", "Py_ssize_t = 0")
+        self.declare(f"{step.item}_i", "Py_ssize_t")
+        self.w.line(f"{step.blocks} = []")
+        self.w.line("while True:")
+        with self.w.indent():
+            self.w.line(f"{count} = {self.varint(count, True, end)[1]}")
+            self.w.line(f"if {count} == 0:")
+            with self.w.indent():
+                self.w.line("break")
+            self.decline_if(f"{count} < -lim.max_count or {count} > lim.max_count")
+            self.w.line(f"{k} = {count} if {count} > 0 else -{count}")
+            self.decline_if(f"{k} > lim.max_count - {step.item}_n")
+            self.w.line(f"if {count} < 0:")
+            with self.w.indent():
+                self.w.line(f"{size} = {self.varint(size, True, end)[1]}")
+                self.decline_if(f"{size} < 0 or {size} > {end} - pos")
+                self.w.line(f"{step.item}_stop = pos + {size}")
+            self.w.line(f"for {step.item}_i in range({k}):")
+            with self.w.indent():
+                self.item(step)
+            self.decline_if(f"{count} < 0 and pos != {step.item}_stop")
+            self.w.line(f"{step.blocks}.append({count})")
+
+    def processed(self, step: Processed) -> None:
+        """``process:``: the bytes decoded (``none``: read where they are), then read; the
+        steps read ``buf``, so it points into the decoded bytes while they do."""
+        self.expressions = True
+        n, inner_end, codec = step.length, step.inner_end, f"{step.inner_end}_codec"
+        plain, outer = f"{inner_end}_plain", f"{inner_end}_outer"
+        if step.rest:
+            self.declare(n, "Py_ssize_t")
+            self.w.line(f"{n} = {step.end} - pos")
+        else:
+            tests = [f"{n} < 0"] * step.signed
+            tests += [f"{n} > lim.max_message_bytes", f"{n} > {step.end} - pos"]
+            self.decline_if(" or ".join(tests))
+        self.declare(inner_end, "Py_ssize_t")
+        self.declare(plain, "bytes")
+        self.declare(f"{outer}_buf", "const unsigned char* = NULL")
+        self.declare(f"{outer}_pos", "Py_ssize_t = 0")
+        self.declare(f"{inner_end}_decoded", "bint")
+        keep = f"{step.wire} = PyBytes_FromStringAndSize(<const char*>buf + pos, {n})"
+        if not step.rest:
+            self.w.line(keep)
+        self.w.line("try:")
+        with self.w.indent():
+            cases = "None" if not step.cases else repr(dict(step.cases))
+            self.w.line(f"{codec} = rt_process.codec_for({self.python(step.codec)}, {cases})")
+        self.w.line("except _EXPRESSION_FAILURES:")
+        with self.w.indent():
+            self.w.line(DECLINE)
+        self.w.line(f'{inner_end}_decoded = {codec} != "none"')
+        self.w.line(f"if {inner_end}_decoded:")
+        with self.w.indent():
+            if step.rest:
+                self.w.line(keep)
+            self.w.line("try:")
+            with self.w.indent():
+                self.w.line(
+                    f"{plain} = rt_process.decode({codec}, {step.wire},"
+                    " lim.max_decompressed_bytes)"
+                )
+            self.w.line("except DecodeError:")
+            with self.w.indent():
+                self.w.line(DECLINE)
+            self.w.line(f"{outer}_buf = buf")
+            self.w.line(f"{outer}_pos = pos + {n}")
+            self.w.line(f"buf = {plain}")
+            self.w.line("pos = 0")
+            self.w.line(f"{inner_end} = len({plain})")
+        self.w.line("else:")
+        with self.w.indent():
+            self.w.line(f"{inner_end} = pos + {n}")
+            if step.rest:  # read in place, nothing kept
+                self.w.line(f"{step.wire} = None")
+        self.w.line(f"# {step.var}, read here")
+        self.off = 0
+        self.checked = 0
+        self.steps(step.steps, inner_end)
+        self.flush()
+        self.decline_if(f"pos != {inner_end}")
+        self.w.line(f"if {inner_end}_decoded:")
+        with self.w.indent():
+            self.w.line(f"buf = {outer}_buf")
+            self.w.line(f"pos = {outer}_pos")
