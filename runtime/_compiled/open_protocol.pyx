@@ -31,6 +31,7 @@ from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.string cimport memcmp
 
 from runtime._compiled.slots cimport atomic, untrack
+from runtime._compiled.utf8 cimport utf8_valid
 
 import dataclasses
 
@@ -311,37 +312,6 @@ cdef Py_ssize_t unescape(const uint8_t *s, Py_ssize_t i, Py_ssize_t end, uint8_t
             decline()
         o += 1
     return o
-
-
-cdef bint utf8_valid(const uint8_t *p, Py_ssize_t n) noexcept:
-    """Strict UTF-8, as Python's decoder takes it (no surrogates, overlongs or > U+10FFFF):
-    the second byte's range depends on the first, the others are 0x80-0xBF."""
-    cdef Py_ssize_t i = 0, size, k
-    cdef uint8_t c, lo, hi
-    while i < n:
-        c = p[i]
-        if c < 0x80:
-            i += 1
-            continue
-        if c < 0xC2 or c > 0xF4:
-            return False
-        size = 2 if c < 0xE0 else 3 if c < 0xF0 else 4
-        lo, hi = 0x80, 0xBF
-        if c == 0xE0:
-            lo = 0xA0  # no overlong three-byte forms
-        elif c == 0xED:
-            hi = 0x9F  # no surrogates
-        elif c == 0xF0:
-            lo = 0x90  # no overlong four-byte forms
-        elif c == 0xF4:
-            hi = 0x8F  # nothing above U+10FFFF
-        if n - i < size or not lo <= p[i + 1] <= hi:
-            return False
-        for k in range(2, size):
-            if (p[i + k] & 0xC0) != 0x80:
-                return False
-        i += size
-    return True
 
 
 cdef object string(const uint8_t *s, Token *tok, bint as_text):
