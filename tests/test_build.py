@@ -89,7 +89,7 @@ def checkout(tmp_path_factory):
 def test_every_pyx_builds_in_place_with_its_distutils_lines_and_loads(checkout):
     assert len(built(checkout)) == len(MODULES)
     result = python(
-        "from runtime import tier\n"
+        "from runtime.core import tier\n"
         "print(tier.compiled('generated._compiled.probe').twice_plus_one(20))\n"
         "print(tier.compiled('runtime._compiled.probe_loop').quadruple(5))\n"
         "print(tier.compiled('runtime._compiled.probe_table').seven())\n"
@@ -137,7 +137,7 @@ def test_an_edited_pxd_stops_every_module_that_cimports_it(checkout):
     table.write_text(PROBES["runtime/_compiled/probe_table.pxd"] + "cdef int thrice(int x)\n")
     try:
         stale = python(
-            "from runtime import tier\n"
+            "from runtime.core import tier\n"
             "print(tier.compiled('generated._compiled.probe'))\n"
             "print(tier.describe().active)",
             checkout,
@@ -150,14 +150,14 @@ def test_an_edited_pxd_stops_every_module_that_cimports_it(checkout):
     assert "runtime/_compiled/probe_table.pxd changed since it was built" in stale.stderr
     assert "python setup.py build_ext --inplace" in stale.stderr
     # Freshness is by content: the same text again is the build's source again.
-    again = python("from runtime import tier\nprint(tier.active())", checkout)
+    again = python("from runtime.core import tier\nprint(tier.active())", checkout)
     assert again.stdout.strip() == "compiled", again.stderr
 
 
 def test_an_edited_pyx_runs_compiled_again_once_rebuilt_and_only_it_is_rebuilt(checkout):
     loop = checkout / "runtime/_compiled/probe_loop.pyx"
     loop.write_text(PROBES["runtime/_compiled/probe_loop.pyx"] + "\ndef one():\n    return 1\n")
-    check = "from runtime import tier\nprint(tier.compiled('runtime._compiled.probe_loop').one())"
+    check = "from runtime.core import tier\nprint(tier.compiled('runtime._compiled.probe_loop').one())"
     assert "StaleBuildWarning" in python(check, checkout).stderr
     before = built(checkout)
     rebuilt = run(REBUILD, checkout)
@@ -176,7 +176,7 @@ def test_a_module_built_by_hand_is_judged_by_modification_time(checkout):
     record.unlink()  # as `cythonize -i` leaves it
     source = checkout / "runtime/_compiled/probe_loop.pyx"
     built_at = extension.stat().st_mtime
-    check = "from runtime import tier\nprint(tier.describe())"
+    check = "from runtime.core import tier\nprint(tier.describe())"
     try:
         os.utime(source, (built_at - 10, built_at - 10))
         assert "probe_loop: compiled" in python(check, checkout).stdout
@@ -208,7 +208,7 @@ def test_without_a_compiler_the_install_succeeds_and_decodes_in_pure_python(tmp_
     code = (
         "import sys\n"
         "from generated import plainbuffer\n"
-        "from runtime import tier\n"
+        "from runtime.core import tier\n"
         "data = open(sys.argv[1], 'rb').read()\n"
         "assert plainbuffer.build(plainbuffer.parse(data)) == data\n"
         "print(tier.describe().active, tier.compiled('generated._compiled.probe'))\n"
@@ -229,7 +229,7 @@ def test_a_module_that_fails_to_cythonize_leaves_the_build_green(tmp_path):
     hidden = run(REBUILD, project, PYTHONPATH=f"{shadow.parent}{os.pathsep}{project}")
     assert hidden.returncode == 0, hidden.stderr
     assert "Cython is not installed: runtime._compiled.probe_bad stays pure Python" in hidden.stderr
-    report = python("from runtime import tier\nprint(tier.describe())", project)
+    report = python("from runtime.core import tier\nprint(tier.describe())", project)
     assert report.stdout.splitlines()[1:] == ["  runtime._compiled.probe_bad: not built"]
 
 
