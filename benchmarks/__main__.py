@@ -20,9 +20,10 @@ one run, then their median reported. Peak memory is a separate pass under ``trac
 64 messages decoded with every model kept, reported per message.
 
 The memory check decodes one ``--mem-mib`` input (concatenated PlainBuffer rows in one
-message; a binlog file of tagged GTID events) with the fast path, each in a fresh process,
-and reports the peak resident memory it took (the input's bytes included) / input bytes
-(issue #8: at most 3x).
+message; a binlog file of tagged GTID events) with ``parse`` and with ``iter_rows``, and the
+PlainBuffer rows with Spark's ``BatchDecoder`` (as one message, and as a message a row in one
+Arrow batch), each in a fresh process, and reports the peak resident memory it took (the
+input's bytes included) / input bytes (issues #8, #17: at most 3x).
 """
 
 from __future__ import annotations
@@ -407,6 +408,7 @@ def table(workloads, results, runs):
 
 def memory_check(mib: int):
     """Peak resident memory of one decode, in a fresh process each (input read included)."""
+    import array
     import json
     import subprocess
     import tempfile
@@ -425,29 +427,36 @@ def memory_check(mib: int):
         extra.append(r)
         total += len(r)
     pb_input = b.pb_wide(0)[:4] + b"".join(rows) * laps + b"".join(extra)
+    # the same rows as messages of one row each (Kafka-sized records), in one Arrow batch
+    messages = [b.pb_wide(0)[:4] + rows[i % len(rows)] for i in range(len(rows) * laps)]
+    sizes, many = array.array("I", map(len, messages)), b"".join(messages)
+    del messages
     binlog = mysql_binlog((target - 200) // len(SEED_EVENT))
     out = []
     with tempfile.TemporaryDirectory() as tmp:
-        for kind, name, data in (
-            ("plainbuffer", f"PlainBuffer, {mib} MiB of wide rows in one message: parse", pb_input),
-            ("plainbuffer-iter", f"PlainBuffer, {mib} MiB of wide rows: iter_rows", pb_input),
-            ("mysql", f"MySQL binlog, {mib} MiB of tagged GTID events: parse", binlog),
-            ("mysql-iter", f"MySQL binlog, {mib} MiB of tagged GTID events: iter_rows", binlog),
+        pb, my, each = f"PlainBuffer, {mib} MiB of wide rows", f"MySQL binlog, {mib} MiB", None
+        for kind, name, data, sizes_of in (
+            ("plainbuffer", f"{pb} in one message: parse", pb_input, each),
+            ("plainbuffer-iter", f"{pb}: iter_rows", pb_input, each),
+            ("arrow:plainbuffer:message", f"{pb} in one message: BatchDecoder", pb_input, each),
+            ("arrow:plainbuffer:message", f"{pb}, a message each: BatchDecoder", many, sizes),
+            ("mysql", f"{my} of tagged GTID events: parse", binlog, each),
+            ("mysql-iter", f"{my} of tagged GTID events: iter_rows", binlog, each),
         ):
-            path = Path(tmp) / kind
+            path = Path(tmp) / "input"
             path.write_bytes(data)
-            res = subprocess.run(
-                [sys.executable, "-m", "benchmarks.memory_child", kind, str(path)],
-                capture_output=True, text=True, check=True,
-                cwd=ROOT,
-            )  # fmt: skip
+            args = [sys.executable, "-m", "benchmarks.memory_child", kind, str(path)]
+            if sizes_of is not None:
+                (Path(tmp) / "sizes").write_bytes(sizes_of.tobytes())
+                args.append(str(Path(tmp) / "sizes"))
+            res = subprocess.run(args, capture_output=True, text=True, check=True, cwd=ROOT)
             r = json.loads(res.stdout.strip().splitlines()[-1])
             held = (r["peak"] - r["base"]) * 1024
             out.append(
                 f"| {name} | {r['size'] / 2**20:.1f} MiB | {held / 2**20:,.1f} MiB | "
                 f"{held / r['size']:.2f}x | {r['cpu']:.1f} s |"
             )
-    del pb_input, binlog
+    del pb_input, binlog, many
     return out
 
 
@@ -568,7 +577,7 @@ def main(argv=None) -> int:
     memory = []
     if args.mem_mib:
         print(
-            f"\nmemory check: one fast-path decode of {args.mem_mib} MiB in a fresh process; peak "
+            f"\nmemory check: one decode of {args.mem_mib} MiB in a fresh process; peak "
             "resident memory (VmHWM) minus the process before reading the input, so the "
             "input's own bytes count\n"
         )

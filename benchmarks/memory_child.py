@@ -6,7 +6,13 @@ growth over it is what the decode held (input read included). Importing the benc
 (the SDKs, numpy) would leave freed memory the decode reuses unseen, so the growth would
 under-report.
 
-    python -m benchmarks.memory_child plainbuffer INPUT    # prints {"base", "peak", "size", "cpu"}
+    python -m benchmarks.memory_child plainbuffer INPUT    # prints {"base", "peak", "end", "size", "cpu"}
+    python -m benchmarks.memory_child arrow:plainbuffer:message INPUT [SIZES]
+
+``arrow:FORMAT:RECORD`` runs ``decode()``'s ``BatchDecoder`` (the compiled tier's Arrow reader
+when built) over one Arrow batch of the input: one message, or one a size in ``SIZES`` (a file
+of native uint32s) when given. The batch's binary column holds the input's bytes as read (no
+copy), as a Spark worker holds the batch it was sent.
 """
 
 from __future__ import annotations
@@ -21,7 +27,6 @@ from pathlib import Path
 DECODES = {
     "plainbuffer": ("generated.plainbuffer", lambda m, d: m.parse(d)),
     "plainbuffer-iter": ("generated.plainbuffer", lambda m, d: _drain(m.iter_rows(d))),
-    "plainbuffer-arrow": ("runtime.spark.decode", lambda m, d: _arrow_batch(m, d)),
     "mysql": ("generated.mysql_serialization", lambda m, d: m.parse(d, "binlog_file")),
     "mysql-iter": (
         "generated.mysql_serialization",
@@ -30,38 +35,48 @@ DECODES = {
 }
 
 
-def _arrow_batch(spark_decode, data: bytes):
-    """What a Spark worker holds for the input as one record: ``BatchDecoder`` writes its
-    rows into Arrow (the compiled tier's reader when built) and returns the batch."""
-    import pyarrow as pa
-
-    return _decoder(spark_decode).decode(pa.record_batch({"value": pa.array([data])}))
-
-
-def _decoder(spark_decode):
-    """The PlainBuffer BatchDecoder of ``decode()`` (its imports made before the base)."""
+def _decoder(spark_decode, fmt: str, record: str):
+    """The BatchDecoder ``decode()`` makes for ``record`` of ``fmt`` (FAILFAST)."""
     from pyspark.sql.types import BinaryType, StructField, StructType
 
-    c = spark_decode.codec("plainbuffer")
+    c = spark_decode.codec(fmt, record)
     spark_in = StructType([StructField("value", BinaryType())])
     schema, _ = spark_decode.output_schema(spark_in, c, "FAILFAST", ["value"], None)
     return spark_decode.BatchDecoder(c, schema)
 
 
-def _drain(rows) -> None:
-    for _ in rows:
+def _message_batch(data, sizes=None):
+    """One Arrow batch of the messages of ``data`` (one, or one a size in ``sizes``): its
+    binary column's data buffer is ``data`` itself, not a copy."""
+    import itertools
+
+    import pyarrow as pa
+
+    ends = list(itertools.accumulate(sizes)) if sizes else [len(data)]
+    offsets = pa.array([0, *ends], pa.int32()).buffers()[1]
+    column = pa.Array.from_buffers(pa.binary(), len(ends), [None, offsets, pa.py_buffer(data)])
+    return pa.record_batch({"value": column})
+
+
+def _warm_up(decoder, first_message) -> None:
+    """Decode a small batch first (the imports, the tier's first call): the first message
+    of many, or for one big message a batch of one null (its corrupt record)."""
+    import pyarrow as pa
+
+    from runtime.spark.decode import RecordDecodeError
+
+    if first_message is not None:
+        decoder.decode(_message_batch(first_message))
+        return
+    try:
+        decoder.decode(pa.record_batch({"value": pa.array([None], pa.binary())}))
+    except RecordDecodeError:
         pass
 
 
-def _one_row_batch():
-    import pyarrow as pa
-
-    from generated import plainbuffer
-
-    cell = plainbuffer.Cell(name="k", value=plainbuffer.CellValue(plainbuffer.ValueType.INTEGER, 1))
-    row = plainbuffer.Row(primary_key=[cell], attributes=[], delete_marker=False)
-    model = plainbuffer.Message(rows=[row])
-    return pa.record_batch({"value": pa.array([plainbuffer.build(model)], pa.binary())})
+def _drain(rows) -> None:
+    for _ in rows:
+        pass
 
 
 def _rss_kib(field: str) -> int:
@@ -77,20 +92,31 @@ def _rss_kib(field: str) -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
-def main(kind: str, path: str) -> None:
-    module_name, decode = DECODES[kind]
-    module = importlib.import_module(module_name)
-    if kind == "plainbuffer-arrow":
-        _decoder(module).decode(_one_row_batch())  # imports pyarrow, pyspark, the tier
+def main(kind: str, path: str, sizes_path: str | None = None) -> None:
+    if kind.startswith("arrow:"):
+        import array
+
+        _, fmt, record = kind.split(":")
+        module = importlib.import_module("runtime.spark.decode")
+        decoder = _decoder(module, fmt, record)
+        sizes = array.array("I", Path(sizes_path).read_bytes()) if sizes_path else None
+        _warm_up(decoder, Path(path).read_bytes()[: sizes[0]] if sizes else None)
+
+        def decode(_, data):
+            return decoder.decode(_message_batch(data, sizes))
+
+    else:
+        module_name, decode = DECODES[kind]
+        module = importlib.import_module(module_name)
     base = _rss_kib("VmRSS")
     data = Path(path).read_bytes()
     start = time.process_time()
     model = decode(module, data)
     spent = time.process_time() - start
-    peak = _rss_kib("VmHWM")
-    print(json.dumps({"base": base, "peak": peak, "size": len(data), "cpu": spent}))
+    peak, end = _rss_kib("VmHWM"), _rss_kib("VmRSS")  # end: with the result still held
+    print(json.dumps({"base": base, "peak": peak, "end": end, "size": len(data), "cpu": spent}))
     del model
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(*sys.argv[1:4])

@@ -46,9 +46,9 @@ def read(fmt, record, values, out=None):
     """``(columns, counts)`` of ``write_arrow`` over ``values``, going on after each value
     it declines (as BatchDecoder does)."""
     out = out or arrow.builder_for(pa.struct(arrow_fields(fmt, record)))
-    counts, i = [], 0
+    counts, i, column = [], 0, pa.array(values, pa.binary())
     while i < len(values):
-        i = compiled(fmt).write_arrow(record, values, i, len(values), out, counts, DEFAULT) + 1
+        i = compiled(fmt).write_arrow(record, column, i, len(values), out, counts, DEFAULT) + 1
     written = out.finish()
     return [written.field(k) for k in range(written.type.num_fields)], counts
 
@@ -60,7 +60,7 @@ def check(fmt, record, data: bytes):
     model = mod.COMPILED_READERS[record](data, DEFAULT)
     out = arrow.builder_for(pa.struct(arrow_fields(fmt, record)))
     counts: list = []
-    stopped = compiled(fmt).write_arrow(record, [data], 0, 1, out, counts, DEFAULT)
+    stopped = compiled(fmt).write_arrow(record, pa.array([data]), 0, 1, out, counts, DEFAULT)
     if model is None:
         assert (stopped, counts, out.size) == (0, [], 0), (fmt, record, data.hex())
         return False
@@ -181,3 +181,41 @@ def ok(value):
     except (WirespecError, ValueError, UnicodeError, TypeError):
         return False
     return True
+
+
+def test_batch_decoder_reads_the_column_as_arrow_holds_it():
+    """The messages are read from the input column's buffers: a sliced batch (its offset),
+    a large_binary column, a table of two chunks (an error found before in the second),
+    nulls: the same batches and counts as the Python way."""
+    read_in, python = reading_decoders("PERMISSIVE")
+    whole = input_batch((pb_messages() + [None]) * 2)
+    large = pa.RecordBatch.from_arrays(
+        [whole.column(0).cast(pa.large_binary()), *whole.columns[1:]], names=whole.schema.names
+    )
+    chunked = pa.Table.from_batches([whole.slice(0, 5), whole.slice(5)])
+    for batch in (whole.slice(3, 9), large, chunked):
+        for errors in (None, {6: WirespecError("cut")}):
+            got = read_in.decode(batch, dict(errors or {}))
+            want = python.decode(batch, dict(errors or {}))
+            assert got.equals(want), (got.to_pylist(), want.to_pylist())
+    assert read_in.stats == python.stats
+
+
+def test_offsets_outside_the_data_are_declined_not_read():
+    """A column whose offsets point outside its data buffer (Arrow from elsewhere, not
+    validated): those messages are handed back, nothing read past the buffer; a range past
+    the column's end raises."""
+    good = pb_messages()[1]
+    offsets = [0, len(good), len(good) + 64, 2, 1]
+    column = pa.Array.from_buffers(
+        pa.binary(), 4, [None, pa.array(offsets, pa.int32()).buffers()[1], pa.py_buffer(good)]
+    )
+    out = arrow.builder_for(pa.struct(arrow_fields("plainbuffer", "message")))
+    counts: list = []
+    write = compiled("plainbuffer").write_arrow
+    assert write("message", column, 0, 4, out, counts, DEFAULT) == 1
+    assert write("message", column, 1, 4, out, counts, DEFAULT) == 1  # ends past the data
+    assert write("message", column, 3, 4, out, counts, DEFAULT) == 3  # starts after its end
+    assert len(counts) == 1 and out.size == counts[0]
+    with pytest.raises(IndexError):
+        write("message", column, 2, 5, out, counts, DEFAULT)

@@ -381,9 +381,9 @@ class ArrowEmitter(CompiledEmitter):
             "# -- Spark's Arrow columns straight from the bytes (generator/emit/compiled_arrow.py) --",
             "",
             "from runtime._compiled.arrow cimport (",
-            "    SCALAR_BOOL, SCALAR_BYTES, SCALAR_FLOAT, SCALAR_INT, SCALAR_TEXT, Builder,",
-            "    ListBuilder, Scalar, StructBuilder, put_bool, put_bytes, put_double, put_int,",
-            "    put_scalar, utf8_valid,",
+            "    SCALAR_BOOL, SCALAR_BYTES, SCALAR_FLOAT, SCALAR_INT, SCALAR_TEXT, BinaryColumn,",
+            "    Builder, ListBuilder, Scalar, StructBuilder, binary_column, binary_value, put_bool,",
+            "    put_bytes, put_double, put_int, put_scalar, utf8_valid,",
             ")",
             "",
             "",
@@ -452,28 +452,29 @@ cdef _enum_names(dict by_value, const char** names, Py_ssize_t* sizes):
             sizes[value] = len(name)'''
 
 _WRITE_ARROW = '''\
-def write_arrow(str record, list values, Py_ssize_t start, Py_ssize_t stop, StructBuilder out,
+def write_arrow(str record, column, Py_ssize_t start, Py_ssize_t stop, StructBuilder out,
                 list counts, limits):
-    """The Spark rows of ``values[start:stop]`` as ``record``s, written into ``out`` (a struct
-    of the row's columns), each message's number of rows appended to ``counts``. Returns
-    where it stopped: ``stop``, or the first value it does not take (not bytes, or one the
-    compiled reader declines: ``out`` is then as it was before that value), for the caller
-    to decode the Python way. A value the builders refuse raises, ``out`` part-written."""
+    """The Spark rows of ``column[start:stop]`` (a pyarrow binary or large_binary Array of
+    messages, read where Arrow holds them: no bytes object a message) as ``record``s,
+    written into ``out`` (a struct of the row's columns), each message's number of rows
+    appended to ``counts``. Returns where it stopped: ``stop``, or the first message it
+    does not take (a null, or one the compiled reader declines: ``out`` is then as it was
+    before that message), for the caller to decode the Python way. A value the builders
+    refuse raises, ``out`` part-written."""
     cdef _ArrowEntry entry = _ARROW_ENTRIES[record]
     cdef _Limits lim
+    cdef BinaryColumn messages
     cdef Py_ssize_t i, n, mark, at
     cdef const unsigned char* buf
     _limits(limits, &lim)
+    binary_column(column, &messages)
+    if not 0 <= start <= stop <= messages.length:
+        raise IndexError(f"messages {start}:{stop} of a column of {messages.length}")
     if lim.max_depth < entry.depth:
         return start
     for i in range(start, stop):
-        value = values[i]
-        if type(value) is not bytes:
+        if not binary_value(&messages, i, &buf, &n) or n > lim.max_message_bytes:
             return i
-        n = len(<bytes>value)
-        if n > lim.max_message_bytes:
-            return i
-        buf = <bytes>value
         mark = out.length
         at = 0
         if entry.read(buf, 0, n, &lim, &at, out) < 0 or at != n:

@@ -260,3 +260,36 @@ cdef inline int utf8_valid(const unsigned char* data, Py_ssize_t size) except -1
         if data[i] >= 0x80:
             return utf8_decodes(data, size)
     return 1
+
+
+# A binary (or large_binary) input column, read where Arrow holds it: no bytes object a value
+cdef struct BinaryColumn:
+    const unsigned char* data
+    Py_ssize_t data_size
+    const char* offsets
+    bint wide
+    const uint8_t* validity
+    Py_ssize_t offset
+    Py_ssize_t length
+
+
+cdef int binary_column(object array, BinaryColumn* out) except -1
+
+
+cdef inline bint binary_value(BinaryColumn* column, Py_ssize_t i, const unsigned char** data,
+                              Py_ssize_t* size) noexcept:
+    """Value ``i`` of ``column`` (``0 <= i < column.length``) as a pointer and a size, or
+    False for a null or a value whose offsets do not lie within the data buffer."""
+    cdef Py_ssize_t at = column.offset + i
+    cdef int64_t start, end
+    if column.validity != NULL and not (column.validity[at >> 3] >> (at & 7)) & 1:
+        return False
+    if column.wide:
+        start, end = (<const int64_t*>column.offsets)[at], (<const int64_t*>column.offsets)[at + 1]
+    else:
+        start, end = (<const int32_t*>column.offsets)[at], (<const int32_t*>column.offsets)[at + 1]
+    if start < 0 or start > end or end > column.data_size:
+        return False
+    data[0] = column.data + start
+    size[0] = <Py_ssize_t>(end - start)
+    return True

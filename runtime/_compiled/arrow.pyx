@@ -424,6 +424,40 @@ cpdef Builder builder_for(object arrow_type):
     raise TypeError(f"no Arrow builder for {arrow_type}")
 
 
+# -- the input column -------------------------------------------------------------------
+
+
+cdef const unsigned char* _NO_BYTES = b""  # the data of a column of empty values only
+
+
+cdef int binary_column(object array, BinaryColumn* out) except -1:
+    """``out`` reads ``array`` (a pyarrow binary or large_binary Array, kept alive by the
+    caller) where its buffers are. Raises TypeError for any other array, ValueError when
+    its offsets buffer is shorter than its length needs (each value's offsets are checked
+    against the data buffer as it is read: ``binary_value``)."""
+    types = _pa().types
+    if not (types.is_binary(array.type) or types.is_large_binary(array.type)):
+        raise TypeError(f"a {array.type} column, not binary")
+    validity, offsets, data = array.buffers()
+    out.wide = types.is_large_binary(array.type)
+    out.offset, out.length = array.offset, len(array)
+    if out.length == 0:
+        out.offsets, out.data, out.data_size, out.validity = NULL, _NO_BYTES, 0, NULL
+        return 0
+    if offsets is None or offsets.size < (out.offset + out.length + 1) * (8 if out.wide else 4):
+        raise ValueError("a binary column's offsets buffer is shorter than its length")
+    if validity is not None and validity.size * 8 < out.offset + out.length:
+        raise ValueError("a binary column's validity buffer is shorter than its length")
+    out.offsets = <const char*><size_t>offsets.address
+    out.validity = NULL
+    if validity is not None:
+        out.validity = <const uint8_t*><size_t>validity.address
+    out.data, out.data_size = _NO_BYTES, 0
+    if data is not None:
+        out.data, out.data_size = <const unsigned char*><size_t>data.address, data.size
+    return 0
+
+
 # -- values a compiled reader read (C values, no Python objects) -------------------------
 
 

@@ -579,43 +579,54 @@ class BatchDecoder:
 
     def explode_read(self, batch, errors=None):
         """:meth:`explode` with the compiled tier reading the bytes straight into Arrow
-        (:attr:`reader`; ``items`` is then :data:`ARROW_READ`): no model, no row tuple. A
-        message it does not take (one it declines, or an error found before) is decoded
-        the Python way, its rows appended to the same columns, or it is the corrupt record
-        as in :meth:`explode`. None (nothing written) when a row does not fit the columns:
-        the caller then decodes the batch the other way."""
+        (:attr:`reader`; ``items`` is then :data:`ARROW_READ`): no model, no row tuple, and
+        the messages read where the input column's buffers hold them (no bytes object a
+        message, so a big message is held once). A message it does not take (one it
+        declines, or an error found before) is decoded the Python way, its rows appended
+        to the same columns, or it is the corrupt record as in :meth:`explode`. None
+        (nothing written) when a row does not fit the columns: the caller then decodes the
+        batch the other way."""
+        import pyarrow as pa
+
         write, record, out = self.reader
-        values = batch.column(self.value_col).to_pylist()
         limits = self.codec.module._LIMITS
         counts: list[int] = []
         corrupt: dict[int, tuple] = {}
-        stops = sorted(errors or ()) + [len(values)]
+        stops = sorted(errors or ())
         out.clear()
-        i = 0
+        base = 0  # the batch's row number of the chunk's first message
         try:
-            while i < len(values):
-                i = write(record, values, i, next(s for s in stops if s >= i), out, counts, limits)
-                if i == len(values):
-                    break
-                try:
-                    if errors and i in errors:
-                        raise errors[i]
-                    rows = self.codec.rows(None, values[i])
-                except RECORD_ERRORS as err:
-                    self.bad_record(batch, i, values[i], err, corrupt, counts)
+            column = batch.column(self.value_col)
+            if not (pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type)):
+                column = column.cast(pa.binary())
+            for chunk in column.chunks if isinstance(column, pa.ChunkedArray) else [column]:
+                i, n = 0, len(chunk)
+                while i < n:
+                    stop = min(next((s for s in stops if s >= base + i), base + n) - base, n)
+                    i = write(record, chunk, i, stop, out, counts, limits)
+                    if i == n:
+                        break
+                    value = chunk[i].as_py()
+                    try:
+                        if errors and base + i in errors:
+                            raise errors[base + i]
+                        rows = self.codec.rows(None, value)
+                    except RECORD_ERRORS as err:
+                        self.bad_record(batch, base + i, value, err, corrupt, counts)
+                        i += 1
+                        continue
+                    for row in rows:
+                        out.append(row)
+                    counts.append(len(rows))
                     i += 1
-                    continue
-                for row in rows:
-                    out.append(row)
-                counts.append(len(rows))
-                i += 1
+                base += n
         except RecordDecodeError:
             out.clear()
             raise
         except Exception:  # noqa: BLE001 - a row the columns do not take: the other way
             out.clear()
             return None
-        self.stats["records"] += len(values)
+        self.stats["records"] += len(counts)
         self.stats["rows"] += sum(counts)
         self.stats["corrupt"] += len(corrupt)
         return ARROW_READ, counts, corrupt

@@ -377,13 +377,13 @@ def _records(plan, part, arrow_in):
     """(input batch, errors) pairs of one file, in the input schema."""
     import pyarrow as pa
 
-    def batch(rows, errors=None):
+    def batch(rows, errors=None, values=None):
         cols = {n: [None] * len(rows) for n in arrow_in.names}
         cols["_source_file"] = [part.path] * len(rows)
         cols["_position"] = [r[0] for r in rows]
         if plan.keyed:
             cols["key"] = [r[1] for r in rows]
-        cols["value"] = [r[2] for r in rows]
+        cols["value"] = [r[2] for r in rows] if values is None else values
         return pa.RecordBatch.from_pydict(cols, schema=arrow_in), errors or {}
 
     if part.kind == "parquet":
@@ -409,7 +409,13 @@ def _records(plan, part, arrow_in):
         if plan.keyed:
             key_path = Path(part.path).with_suffix(".key")
             key = key_path.read_bytes() if key_path.exists() else None
-        yield batch([(0, key, data)])
+        if len(data) >= 2**31 or not pa.types.is_binary(arrow_in.field("value").type):
+            yield batch([(0, key, data)])
+            return
+        # the file's bytes are the value column's data buffer: a big file is held once
+        offsets = pa.array([0, len(data)], pa.int32()).buffers()[1]
+        value = pa.Array.from_buffers(pa.binary(), 1, [None, offsets, pa.py_buffer(data)])
+        yield batch([(0, key, None)], values=value)
         return
     records, tail = split_frames(data, plan.keyed)
     for i in range(0, len(records), CHUNK):
