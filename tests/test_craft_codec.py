@@ -190,9 +190,14 @@ def test_the_number_of_size_tables_follows_the_events():
         assert (err.path, err.offset) == ("header", 1) and "len(size_tables) ==" in err.message
     err = _decode_error(_with_size_tables("seed_resolved", [[13, 0]]))
     assert (err.path, err.offset) == ("size_tables", 14) and "len(size_tables) >= 2" in err.message
-    # a row event whose group table is empty: its body bytes are left over
+    # a row event whose group table is empty: the spec's rule on column_groups says so
+    # (before its 216 body bytes are found left over)
     err = _decode_error(_with_size_tables("seed_row_changed_update", [[13, 60], [216], []]))
-    assert (err.path, err.offset) == ("bodies[0]", 14) and "leaves 216 byte(s)" in err.message
+    assert (err.path, err.offset, err.message) == (
+        "bodies[0].column_groups",
+        14,
+        "a row event needs at least one column group",
+    )
 
 
 def test_nan_payloads_and_negative_zero_survive():
@@ -309,6 +314,21 @@ def test_term_id_out_of_range():
     assert "term id 2 out of range" in err.message
     err = _decode_error(_patched("seed_row_changed_update", 16, "14"))  # name id 10 of 10 terms
     assert err.path == "bodies[0].column_groups[0].names[0]" and err.offset == 16
+
+
+def test_rows_mixed_with_a_ddl_event_are_refused_by_the_frame():
+    row = RowChangedEvent(5, "db", "t", new=[Column("a", 3, 0, 7)])
+    ddl = DdlEvent(6, "db", "t", 3, "q")  # its terms have the row message's ids: db 0, t 1
+    mixed, other = RAW.parse(EVENTS.encode([row])), RAW.parse(EVENTS.encode([ddl]))
+    for name in ("commit_ts", "type", "partition", "schema", "table"):
+        setattr(mixed.header, name, getattr(mixed.header, name) + getattr(other.header, name))
+    mixed.bodies = mixed.bodies + other.bodies
+    data = RAW.build(mixed)  # 2 + 2 size tables: the size tables' own rule holds
+    for parse in (craft.parse, craft.parse_construct, RAW.parse):
+        with pytest.raises(DecodeError) as err:
+            parse(data)
+        assert err.value.path.endswith("header.type") and err.value.offset == 3
+        assert err.value.message == "row events mixed with DDL/resolved events"
 
 
 def test_column_count_disagreeing_with_size_table():

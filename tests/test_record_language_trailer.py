@@ -115,6 +115,35 @@ def test_bad_trailers_are_decode_errors_at_the_field(tmp_path):
     assert (err.value.path, err.value.offset) == ("table_size", 0)
 
 
+MESSAGE_RULE = 'valid: {check: "all([s >= 0 for s in sizes])", message: "an item size is negative"}'
+
+
+def test_a_validity_rule_over_every_element_may_say_its_own_message(tmp_path):
+    mod = module(tmp_path, SPEC.replace('valid: "min(sizes + [0]) >= 0"', MESSAGE_RULE))
+    data = mod.build(mod.File(kinds=[mod.Kind.TEXT], entries=[mod.Item(text="hi")]))
+    assert mod.parse(data).sizes == [3]
+    for parse in (mod.parse, mod.parse_construct):  # the fast path and construct
+        with pytest.raises(DecodeError) as err:
+            parse(data[:-2] + b"\x05\x01")  # a size of -3
+        assert (err.value.path, err.value.offset, err.value.message) == (
+            "sizes",
+            4,
+            "an item size is negative",
+        )
+
+
+def test_a_validity_rule_is_checked_when_the_spec_is_loaded(tmp_path):
+    err = spec_error(
+        tmp_path,
+        'valid: "min(sizes + [0]) >= 0"',
+        'valid: {check: "all([open(s) for s in sizes])", message: "no"}',
+    )
+    assert err.key == "records.file.trailer[1].valid.check" and "may not call" in str(err)
+    assert "indexed.yaml:37: " in str(err)
+    err = spec_error(tmp_path, 'valid: "min(sizes + [0]) >= 0"', 'valid: {check: "1"}')
+    assert str(err).startswith("indexed.yaml:37: records.file.trailer[1].valid: not a valid form")
+
+
 def test_a_chunk_needs_a_count(tmp_path):
     err = spec_error(
         tmp_path, '        count: "len(sizes)"\n        enum: kind', "        enum: kind"

@@ -224,7 +224,8 @@ def _field_notes(f) -> list[str]:
     if getattr(f.type, "nullable", False):
         notes.append("length -1 is null")
     if getattr(f, "valid_text", ""):
-        notes.append(f"must satisfy `{f.valid_text}`")
+        otherwise = f' (else "{f.valid_message}")' if getattr(f, "valid_message", "") else ""
+        notes.append(f"must satisfy `{f.valid_text}`{otherwise}")
     if f.tag is not None:
         notes.append(f"tag `{_hex(f.tag)}`")
     if f.optional:

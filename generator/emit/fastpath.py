@@ -29,7 +29,7 @@ from generator.emit.fastpath_fields import FieldReaders
 from generator.emit.fastpath_messages import MessageReaders
 from generator.emit.fastpath_support import FastPathSupport
 from generator.emit.fastpath_values import ValueReaders
-from generator.emit.pysource import LineWriter, struct_format, struct_name
+from generator.emit.pysource import LineWriter, struct_format, struct_name, valid_message_arg
 from generator.spec import pytext
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
@@ -315,7 +315,7 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
         with w.indent():
             w.line(
                 f"raise rt.unsatisfied({field.name!r}, f_{field.name}, "
-                f"{field.valid_text!r}, {offset})"
+                f"{field.valid_text!r}, {offset}{valid_message_arg(field)})"
             )
 
     def trailer(self, w: LineWriter, record: Record) -> None:

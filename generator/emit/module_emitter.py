@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from generator.emit import protobuf
+from generator.emit.pysource import valid_message_arg
 from generator.emit.spark_columns import SparkColumns
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
 from generator.spec.types import (
@@ -233,7 +234,7 @@ class ModuleEmitter(SparkColumns):
             if field.value:
                 ref_expr = f"rt.Computed({ref_expr}, lambda this: {field.value})"
             if field.valid:
-                ref_expr = f"rt.Valid({ref_expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r})"
+                ref_expr = f"rt.Valid({ref_expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_message_arg(field)})"
             return ref_expr
         if field.kept_of:
             suffix = field.name[len(field.kept_of) :]
@@ -287,7 +288,7 @@ class ModuleEmitter(SparkColumns):
         if field.value:
             expr = f"rt.Computed({expr}, lambda this: {field.value})"
         if field.valid:
-            expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r})"
+            expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_message_arg(field)})"
         if record.serializable:
             rule = ""
             if field.has_default:

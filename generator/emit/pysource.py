@@ -1,5 +1,6 @@
 """Writing Python (and Cython) source: the indenting line writer every renderer writes
-through, and the ``struct`` names and formats of fixed-width primitives.
+through, the ``struct`` names and formats of fixed-width primitives, and the arguments
+both Python readers pass for a ``valid:`` message.
 
     >>> w = LineWriter()
     >>> w.line("if n:")
@@ -31,6 +32,12 @@ def struct_format(prim: str, endian: str) -> str:
     elif not p.signed:
         code = code.upper()
     return order + code
+
+
+def valid_message_arg(field) -> str:
+    """``, 'message'`` when ``field`` says ``valid: {check, message}`` (the argument
+    ``rt.Valid`` and ``rt.unsatisfied`` take after the quoted check), else nothing."""
+    return f", {field.valid_message!r}" if field.valid_message else ""
 
 
 class LineWriter:

@@ -5,7 +5,7 @@
     >>> translate("__import__('os')", set())
     Traceback (most recent call last):
     ...
-    ValueError: expression may not call functions other than len, min, max, abs, sum
+    ValueError: expression may not call functions other than len, min, max, abs, sum, all, any
 
 A field name becomes ``this.<name>`` (construct's context) and ``ENUM.MEMBER`` the
 generated enum member; anything that is not arithmetic, comparison, a conditional,
@@ -17,6 +17,13 @@ never run arbitrary code. Expressions the builder evaluates (``value:``) may als
     "[rt.sizeof(this, 'h')] + [rt.sizeof(b, 'groups') for b in this.bs if b.groups]"
     >>> translate("kind == event_type.DDL", {"kind"}, {"event_type": "EventType"})
     'this.kind == EventType.DDL'
+
+A rule over every element says ``all([...])`` or ``any([...])``, and a count of the
+elements that match is the length of a filtered list (a ``count()`` would hide the many
+fields named ``count``):
+
+    >>> translate("len([t for t in types if t == event_type.ROW]) in (0, len(types))", {"types"}, {"event_type": "EventType"})
+    'len([t for t in this.types if t == EventType.ROW]) in (0, len(this.types))'
 
 ``**``, ``<<`` and ``*`` on a field become bounded runtime calls, so data that asks for a
 huge number (or a list repeated a billion times) is a DecodeError, not a hang:
@@ -54,7 +61,7 @@ _ALLOWED_NODES = (
     ast.LShift, ast.RShift, ast.BitOr, ast.BitAnd, ast.BitXor,
     ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot,
 )  # fmt: skip
-_FUNCTIONS = ("len", "min", "max", "abs", "sum")
+_FUNCTIONS = ("len", "min", "max", "abs", "sum", "all", "any")
 _BOUNDED_OPERATORS = {ast.Pow: "power", ast.LShift: "shift_left", ast.Mult: "times"}
 """Operators whose result can grow without bound: translated to runtime.core.record's checked
 versions (both operands constant: left as they are)."""

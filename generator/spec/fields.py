@@ -144,8 +144,12 @@ class FieldBuilder:
             field.condition = self.expression(raw["if"], parts + ("if",), siblings)
         if "valid" in raw:
             names = [*siblings, field]
-            field.valid = self.expression(raw["valid"], parts + ("valid",), names)
-            field.valid_text = raw["valid"]
+            valid, where = raw["valid"], parts + ("valid",)
+            if isinstance(valid, dict):  # {check, message}: the message replaces the quote
+                field.valid_message = valid["message"]
+                valid, where = valid["check"], where + ("check",)
+            field.valid = self.expression(valid, where, names)
+            field.valid_text = valid
         field.id = raw.get("id")
         field.has_default = "default" in raw
         field.default = raw.get("default")

@@ -186,6 +186,8 @@ class Field:
     valid: str = ""
     """``valid:``: an expression that must hold once the field is read."""
     valid_text: str = ""
+    valid_message: str = ""
+    """``valid: {check, message}``: the DecodeError's message (else it quotes the check)."""
     trailer: bool = False
     """Read from the end of the record (its ``trailer:``), before the fields in front."""
     repeat_checked_on_build: bool = True

@@ -30,12 +30,15 @@ def expression_error(err: Exception, offset: int, path: str) -> DecodeError:
     return DecodeError(_expression_message(err), offset=offset, path=path)
 
 
-def unsatisfied(field: str, value, text: str, offset: int) -> DecodeError:
-    """The DecodeError for a field whose ``valid:`` expression ``text`` is false.
+def unsatisfied(field: str, value, text: str, offset: int, message: str = "") -> DecodeError:
+    """The DecodeError for a field whose ``valid:`` expression ``text`` is false; it says
+    ``message`` when the spec gives one (``valid: {check, message}``).
 
-    >>> str(unsatisfied("n", 7, "n < 3", 4))
-    '<message> at offset 4: n = 7 does not satisfy n < 3'
+    >>> str(unsatisfied("n", 7, "n < 3", 4)), str(unsatisfied("n", 7, "n < 3", 4, "too many"))
+    ('<message> at offset 4: n = 7 does not satisfy n < 3', '<message> at offset 4: too many')
     """
+    if message:
+        return DecodeError(message, offset=offset)
     shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
     return DecodeError(f"{field} = {shown} does not satisfy {text}", offset=offset)
 

@@ -644,7 +644,8 @@ class Derived(Construct):
 
 class Valid(Subconstruct):
     """A field that must satisfy ``check(context)`` once read (``valid:`` in a spec);
-    ``text`` (the spec's expression) is quoted in the DecodeError.
+    ``text`` (the spec's expression) is quoted in the DecodeError, or ``message`` (the
+    spec's ``valid: {check, message}``) said instead.
 
     >>> from construct import Int8ul
     >>> rec = Record("n" / Valid(Int8ul, "n", lambda this: this.n < 3, "n < 3"))
@@ -654,9 +655,9 @@ class Valid(Subconstruct):
     runtime.core.errors.DecodeError: n at offset 0: n = 7 does not satisfy n < 3
     """
 
-    def __init__(self, subcon, name: str, check, text: str):
+    def __init__(self, subcon, name: str, check, text: str, message: str = ""):
         super().__init__(subcon)
-        self.field, self.check, self.text = name, check, text
+        self.field, self.check, self.text, self.message = name, check, text, message
 
     def _parse(self, stream, context, path):
         start = stream.tell()
@@ -673,7 +674,7 @@ class Valid(Subconstruct):
         except EXPRESSION_ERRORS:
             ok = False
         if not ok:
-            raise unsatisfied(self.field, value, self.text, offset)
+            raise unsatisfied(self.field, value, self.text, offset, self.message)
         return value
 
 

@@ -137,21 +137,14 @@ class _Layout:
 
 
 def _check_header(buf, model, at: _Layout) -> None:
-    """Rows never mix with DDL/resolved events; names are term ids (or -1 where allowed)."""
+    """Names are term ids (or -1 where allowed); the spec's frame has refused a message
+    that mixes rows with DDL/resolved events."""
     h, n, nterms = model.header, len(model.size_tables[1]), len(model.term_dictionary)
     starts = {"commit_ts": at.header_start}
     for name, prev in (("type", "commit_ts"), ("partition", "type"), ("schema", "partition"),
                        ("table", "schema")):  # fmt: skip
         starts[name] = skip_varints(buf, starts[prev], n)
-    types = h.type
-    rows = types.count(EVENT_ROW)
-    if 0 < rows < n:
-        raise _at(
-            _at(DecodeError("row events mixed with DDL/resolved events", offset=starts["type"]),
-                "type"),
-            "header",
-        )  # fmt: skip
-    for i, t in enumerate(types):
+    for i, t in enumerate(h.type):
         for name in ("partition", "schema", "table"):
             v = h[name][i]
             if t == EVENT_RESOLVED or (t == EVENT_DDL and name == "partition"):
@@ -171,7 +164,8 @@ def _check_header(buf, model, at: _Layout) -> None:
 
 
 def _check_bodies(buf, model, at: _Layout) -> dict:
-    """A row body has one NEW and/or one OLD group whose names are term ids."""
+    """A row body has one NEW and/or one OLD group whose names are term ids (the spec's
+    frame has refused a row body without groups)."""
     nterms = len(model.term_dictionary)
     positions = {}
     for i, body in enumerate(model.bodies):
@@ -193,9 +187,6 @@ def _check_bodies(buf, model, at: _Layout) -> dict:
             types_pos = skip_varints(buf, names_pos, count)
             positions[i, g] = (types_pos, skip_varints(buf, types_pos, 2 * count))
             pos += model.size_tables[2 + i][g]
-        if not body.column_groups:
-            raise _at_path(DecodeError("a row event needs at least one column group",
-                                       offset=at.body_starts[i]), "bodies", i, "column_groups")  # fmt: skip
     return positions
 
 

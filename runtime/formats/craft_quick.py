@@ -61,7 +61,8 @@ class _GiveUp(Exception):
 
 
 def _quick_events(model, kinds) -> list[Event]:
-    """The events of a parsed frame, when everything in it is as the reference writes it
+    """The events of a parsed frame (read with the spec's rules: rows are not mixed with
+    other events, a row body has groups), when everything in it is as the reference writes it
     (no error bookkeeping: anything else raises, and the caller maps the frame again with
     the checks of the construct path, which raise the exact error or decode the rest).
     ``kinds``: the value kind code of each type code (None: unknown)."""
@@ -69,9 +70,6 @@ def _quick_events(model, kinds) -> list[Event]:
     nterms = len(terms)
     h = model.header
     types, partitions, schemas, tables = h.type, h.partition, h.schema, h.table
-    rows = types.count(EVENT_ROW)
-    if rows and rows != len(types):
-        raise _GiveUp
     events = []
     append_event = events.append
     for i, body in enumerate(model.bodies):
@@ -93,7 +91,7 @@ def _quick_events(model, kinds) -> list[Event]:
             append_event(DdlEvent(h.commit_ts[i], schema, table, body.ddl_type, body.query))
             continue
         groups = body.column_groups
-        if part < -1 or not groups:
+        if part < -1:
             raise _GiveUp
         ev = RowChangedEvent(h.commit_ts[i], schema, table, None if part < 0 else part)
         seen = 0
