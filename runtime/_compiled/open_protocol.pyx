@@ -626,14 +626,9 @@ cdef class Plan:
 
     def documents(self, list keys, list values):
         """The Message of the events whose key and value JSON documents are ``keys[i]``
-        and ``values[i]``, or None: not the common form (the Python reader then gives the
-        model or the error). The generated framing (``read_pair`` in
-        ``generated/_compiled/ticdc_open_protocol.pyx``) calls it with the lists of the
-        spec's ``key_frames`` and ``value_frames``, read and checked by their plans.
-
-            >>> plan.documents([b'{"ts":1,"t":3}'], [b""]).events  # doctest: +SKIP
-            [ResolvedEvent(commit_ts=1)]
-        """
+        and ``values[i]`` (the lists the generated ``read_pair`` read by the spec's plans),
+        or None: not the common form. ``documents([b'{"ts":1,"t":3}'], [b""])`` is a
+        Message of ``[ResolvedEvent(commit_ts=1)]``."""
         cdef list events = []
         cdef bytes k, v
         cdef Py_ssize_t i
