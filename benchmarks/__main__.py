@@ -227,7 +227,7 @@ def ticdc_workloads():
         pairs = list(op.encode_events(events))
         payload = b"".join(k + v for k, v in pairs)
         decoders = [("wirespec fast path", per_pair(pure_op.decode_message, pairs), False)]
-        if op._KAFKA._compiled is not None:
+        if op._KAFKA._read_pair is not None:
             decoders.append(("wirespec compiled", per_pair(op.decode_message, pairs), False))
         out.append(
             Workload("TiCDC Open Protocol", name, [payload], decoders, events_per_msg=len(events))

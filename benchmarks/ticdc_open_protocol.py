@@ -49,7 +49,7 @@ PUBLISHED = {  # seed doc: Go, ns/op, per encoded/decoded message of its benchma
 UNLIMITED = {"max_batch_size": 1 << 30, "max_message_bytes": 1 << 62}
 PURE = OpenProtocol(op.JSON_DOCUMENTS)
 PURE._compiled = None  # the Python reader alone, also when the compiled tier is built
-COMPILED = op._KAFKA._compiled is not None
+COMPILED = op._KAFKA._read_pair is not None
 
 
 def seed_events():

@@ -120,6 +120,10 @@ def inputs(fmt: str) -> list[tuple[str | None, bytes]]:
         out += mysql_inputs()
     if fmt == "ticdc_craft":  # the wire layout (trailer, chunks, regions) on its own too
         out += [("frame", data) for _, data in out]
+    if fmt == "ticdc_open_protocol":  # a Kafka message's columns, each its own record
+        for key in sorted((ROOT / "samples" / fmt).glob("*.key")):
+            out += [("key_frames", key.read_bytes())]
+            out += [("value_frames", key.with_suffix(".value").read_bytes())]
     return out
 
 

@@ -1,5 +1,6 @@
-"""The compiled Open Protocol reader (runtime/_compiled/open_protocol.pyx) gives exactly the
-Python reader's Message, or declines.
+"""The compiled Open Protocol reader (the framing generated from the spec's records,
+generated/_compiled/ticdc_open_protocol.pyx, over the JSON kernel
+runtime/_compiled/open_protocol.pyx) gives exactly the Python reader's Message, or declines.
 
 On every vector and sample, every truncation, byte mutations, single JSON members set to
 every kind of token, generated events and generated strings, the compiled plan's result is
@@ -36,8 +37,10 @@ from generated.ticdc_open_protocol import _KAFKA, build_pair, encode_events
 from runtime.core.errors import DecodeError
 from runtime.core.limits import DEFAULT, Limits
 
-PLAN = _KAFKA._compiled
-pytestmark = pytest.mark.skipif(PLAN is None, reason="runtime._compiled.open_protocol not built")
+READ_PAIR = _KAFKA._read_pair
+pytestmark = pytest.mark.skipif(
+    READ_PAIR is None, reason="the compiled framing or the JSON kernel is not built"
+)
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "ticdc_open_protocol"
 SAMPLE_PAIRS = {
@@ -49,7 +52,7 @@ SAMPLE_PAIRS = {
 def python_outcome(key: bytes, value: bytes, **limits):
     """The Python reader's Message (repr) or error, the compiled tier switched off."""
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(_KAFKA, "_compiled", None)
+        m.setattr(_KAFKA, "_read_pair", None)
         try:
             return repr(_KAFKA.parse_pair(key, value, **limits))
         except DecodeError as err:
@@ -57,7 +60,8 @@ def python_outcome(key: bytes, value: bytes, **limits):
 
 
 def compiled_outcome(key: bytes, value: bytes, **limits):
-    message = PLAN.parse_pair(key, value, Limits.from_kwargs(limits) if limits else DEFAULT)
+    lim = Limits.from_kwargs(limits) if limits else DEFAULT
+    message = READ_PAIR(key, value, lim, _KAFKA._read_documents)
     return None if message is None else repr(message)
 
 

@@ -51,7 +51,7 @@ def outcome(key: bytes, value: bytes, **limits):
 def checked(key: bytes, value: bytes, **limits):
     """The outcome of a decode with every fast reader switched off."""
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(_KAFKA, "_compiled", None)
+        m.setattr(_KAFKA, "_read_pair", None)
         m.setattr(rt_op.OpenProtocol, "_tiflow_columns", lambda self, cols: None)
         m.setattr(rt_op, "_fast_fields", lambda plan, doc, obj: op_json._read_fields(doc, obj))
         m.setattr(op_frames, "_whole_frames", lambda key, value, limits: [])

@@ -38,7 +38,7 @@ from generator.emit.compiled_support import (
     NotCompiled,
 )
 from generator.emit.compiled_values import ValueSteps
-from generator.emit.lowering import Lowering
+from generator.emit.lowering import Lowering, kafka_lists
 from generator.emit.plan import (
     FieldSteps,
     KeyedField,
@@ -167,6 +167,8 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps):
             body += [self.top_function(name) for name in self.entries]
         body += [self.reuse_entry(name) for name in self.entries if name in self.reuse]
         body += [self.entry_function(name) for name in self.entries]
+        if self.pair_function() is not None:
+            body.append(self.pair_function())
         entries = [
             f'    "{name}": _entry({self.reader(name)}, {self.lowering.plans[name].depth}),'
             for name in self.entries
@@ -217,6 +219,36 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps):
                 f"    return _whole({self.reader(name)}, {depth}, data, limits)",
             ]
         )
+
+    def pair_function(self) -> str | None:
+        """``read_pair``: the spec's ``kafka_message:`` read from its Kafka columns, each by
+        its plan, their lists walked in step; item i of every list (event i's documents)
+        goes to the runtime codec's kernel, ``documents(*lists)``, which gives the model or
+        None. None when the columns are not lists to the end (``kafka_lists``)."""
+        lists = kafka_lists(self.lowering)
+        if lists is None or any(record not in self.entries for record, _ in lists):
+            return None
+        columns = list(self.spec.kafka_message.columns)
+        record, fields = self.spec.kafka_message.record, ", ".join(f for _, f in lists)
+        lines = [
+            f"def read_pair({', '.join(f'bytes {c} not None' for c in columns)}, limits, documents):",
+            f'    """A ``{record}`` from its Kafka columns: each read by its plan, then',
+            f"    ``documents({fields})`` (the codec's kernel) on their lists, which",
+            '    hold one item per event; None where a column declines or the lists differ."""',
+        ]
+        for column, (record, field) in zip(columns, lists):
+            depth = self.lowering.plans[record].depth
+            lines += [
+                f"    {column}_model = _whole({self.reader(record)}, {depth}, {column}, limits)",
+                f"    if {column}_model is None:",
+                "        return None",
+                f"    {field} = {column}_model.{field}",
+            ]
+        first = lists[0][1]
+        for _, field in lists[1:]:
+            lines += [f"    if len({field}) != len({first}):", "        return None"]
+        lines.append(f"    return documents({fields})")
+        return "\n".join(lines)
 
     def top_function(self, name: str) -> str:
         """A reader of a spec that recurses, as a ``_Reader`` reading at depth 1."""

@@ -88,10 +88,14 @@ class ValueSteps:
             self.number(step, at)
         elif isinstance(step, Length):
             fmt = struct_format(step.prim, self.spec.endian)
-            if fmt[1] == "Q":
-                raise NotCompiled("a u64 length")
             self.declare(step.var, "Py_ssize_t")
-            self.w.line(f"{step.var} = {self.load(step.prim, at)[1]}")
+            if fmt[1] == "Q":  # beyond a C size is beyond what is left: the quick tier retries
+                self.declare(f"{step.var}_u", "uint64_t")
+                self.w.line(f"{step.var}_u = {self.load(step.prim, at)[1]}")
+                self.decline_if(f"{step.var}_u > <uint64_t>PY_SSIZE_T_MAX")
+                self.w.line(f"{step.var} = <Py_ssize_t>{step.var}_u")
+            else:
+                self.w.line(f"{step.var} = {self.load(step.prim, at)[1]}")
         elif isinstance(step, Text):
             self.decline_if(f"lim.max_string < {step.fixed}")
             self.text_value(step, at, str(step.fixed))

@@ -138,7 +138,8 @@ class Lowering:
         self.entries = [
             name
             for name in spec.record_order()
-            if name in supported and (name == spec.default_record or name in called)
+            if name in supported
+            and (name == spec.default_record or name in called or name in _kafka_columns(spec))
         ]
         self.plans: dict[str, RecordPlan] = {}
         for name in spec.record_order():
@@ -277,8 +278,8 @@ class Lowering:
             raise NotLowered(f"{field.name}: a repeat {how}")
         if how == "count" and set(field.repeat) != {"count"}:
             raise NotLowered(f"{field.name}: a repeat {sorted(field.repeat)}")
-        if how in ("eos", "tagged") and field.type.kind != "record":
-            raise NotLowered(f"{field.name}: a repeat of values to the end")
+        if how == "tagged" and field.type.kind != "record":
+            raise NotLowered(f"{field.name}: a tagged repeat of values")
         sized = field.type.kind == "record" and field.type.size is not None
         if sized and (how == "tagged" or not _fixed_length(field.type)):
             raise NotLowered(f"{field.name}: a repeat of records sized otherwise than by a length")
@@ -708,3 +709,24 @@ class Lowering:
             return f"{self._scopes[-1 - up]}{match.group(2)}"
 
         return self.fast.expression(_THIS_UP.sub(variable, text))  # (its enum members)
+
+
+def _kafka_columns(spec: Spec) -> set[str]:
+    """The records a ``kafka_message:`` is made of: read by the message, so entries."""
+    return set(spec.kafka_message.columns.values()) if spec.kafka_message else set()
+
+
+def kafka_lists(lowering: Lowering) -> tuple[tuple[str, str], ...] | None:
+    """The ``kafka_message:`` as (column record, its list) per Kafka column, in order, when
+    every column is an entry whose one repeated field is a list to the end (the message's
+    events walked in step, item i of each list making event i); else None."""
+    message = lowering.spec.kafka_message
+    if message is None:
+        return None
+    lists = []
+    for record in message.columns.values():
+        repeats = [f for f in lowering.spec.records[record].fields if f.repeat is not None]
+        if record not in lowering.entries or len(repeats) != 1 or repeats[0].repeat != "eos":
+            return None
+        lists.append((record, repeats[0].name))
+    return tuple(lists)

@@ -1,13 +1,18 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""TiCDC Open Protocol messages read in C: the framing and the JSON documents of the
-common form, straight from the bytes to :mod:`runtime.formats.ticdc` events.
+"""TiCDC Open Protocol's JSON kernel in C: the key and value documents of the common form,
+straight from their bytes to :mod:`runtime.formats.ticdc` events.
+
+The framing is not here: ``generated/_compiled/ticdc_open_protocol.pyx`` reads the Kafka
+key and value by the plans of the spec's ``key_frames`` and ``value_frames`` records
+(version, u64 lengths, every limit) and hands their lists of documents to
+:meth:`Plan.documents`, a primitive of the spec's ``kafka_message: {codec: open_protocol}``.
 
 :class:`Plan` takes its tables from a :class:`runtime.formats.open_protocol.OpenProtocol` (which
 holds the spec's documents): the key and DDL documents' field plans, the column
 document's key names, the type code -> rendering table, the flag bits and the row
 sections. Nothing of the format is written here twice.
 
-:meth:`Plan.parse_pair` gives the :class:`Message` the Python reader gives, or None
+:meth:`Plan.documents` gives the :class:`Message` the Python reader gives, or None
 ("not mine") for anything outside the common form: any error, the legacy layout, JSON
 nesting or keys the fast column reader does not take, duplicate keys, ``-0`` or numbers
 beyond 64 bits where a column needs an integer, invalid UTF-8, lone surrogates, the
@@ -15,9 +20,8 @@ escapes ``\\ufffd``, ``\\u0008`` and ``\\u000c`` (which set the message's escape
 or mark a replaced byte), and anything that raises. The Python reader then runs and
 gives the model or the exact DecodeError.
 
-Every read is checked against the end of its document first; a frame's length is
-checked against what remains before it is used, and nothing is allocated from a length
-field (an escaped string's buffer is at most its own bytes).
+Every read is checked against the end of its document first, and nothing is allocated
+from a length field (an escaped string's buffer is at most its own bytes).
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
@@ -581,8 +585,7 @@ cdef class Plan:
     """The tables of one :class:`runtime.formats.open_protocol.OpenProtocol`, typed for C.
 
     ``message`` is the Message class, ``check_sections`` the codec's rule for which row
-    sections go together (called only for updates and deletes), ``batch_version`` the
-    key's version."""
+    sections go together (called only for updates and deletes)."""
 
     cdef uint8_t kinds[256]
     cdef int code_max
@@ -593,9 +596,8 @@ cdef class Plan:
     cdef list sections  # (name bytes, field is new, JsonKey), in the row document's order
     cdef tuple row_fields
     cdef object message, check_sections
-    cdef uint64_t batch_version
 
-    def __init__(self, codec, message, check_sections, batch_version):
+    def __init__(self, codec, message, check_sections):
         cdef int code
         if not 0 <= codec._code_max <= 255:
             raise ValueError("column type codes beyond u8")
@@ -621,40 +623,24 @@ cdef class Plan:
             raise ValueError("a row section that is neither the new nor the old image")
         self.row_fields = tuple(f.name for f in dataclasses.fields(RowChangedEvent))
         self.message, self.check_sections = message, check_sections
-        self.batch_version = batch_version
 
-    def parse_pair(self, bytes key, bytes value, limits):
-        """The Message of a Kafka key and value, or None: not the common form (the
-        Python reader then gives the model or the error)."""
+    def documents(self, list keys, list values):
+        """The Message of the events whose key and value JSON documents are ``keys[i]``
+        and ``values[i]`` (the lists the generated ``read_pair`` read by the spec's plans),
+        or None: not the common form. ``documents([b'{"ts":1,"t":3}'], [b""])`` is a
+        Message of ``[ResolvedEvent(commit_ts=1)]``."""
+        cdef list events = []
+        cdef bytes k, v
+        cdef Py_ssize_t i
         try:
-            return self._message(key, value, limits)
+            for i in range(len(keys)):
+                k, v = keys[i], values[i]
+                events.append(self._event(<const uint8_t *>PyBytes_AS_STRING(k), 0,
+                                          PyBytes_GET_SIZE(k),
+                                          <const uint8_t *>PyBytes_AS_STRING(v), 0,
+                                          PyBytes_GET_SIZE(v)))
         except Exception:  # Decline, and anything else: the Python reader decides
             return None
-
-    cdef object _message(self, bytes key, bytes value, limits):
-        cdef const uint8_t *k = <const uint8_t *>PyBytes_AS_STRING(key)
-        cdef const uint8_t *v = <const uint8_t *>PyBytes_AS_STRING(value)
-        cdef Py_ssize_t klen = PyBytes_GET_SIZE(key), vlen = PyBytes_GET_SIZE(value)
-        cdef Py_ssize_t kpos = 8, vpos = 0, ks, vs
-        cdef uint64_t kn, vn
-        cdef uint64_t max_string = limits.max_string, max_count = limits.max_count
-        cdef uint64_t count = 0
-        cdef list events = []
-        if <uint64_t>max(klen, vlen) > <uint64_t>limits.max_message_bytes:
-            decline()
-        if klen < 8 or be64(k) != self.batch_version:
-            decline()
-        while kpos < klen or vpos < vlen:
-            if count >= max_count or klen - kpos < 8 or vlen - vpos < 8:
-                decline()
-            kn, vn = be64(k + kpos), be64(v + vpos)
-            ks, vs = kpos + 8, vpos + 8
-            if (kn > max_string or vn > max_string
-                    or kn > <uint64_t>(klen - ks) or vn > <uint64_t>(vlen - vs)):
-                decline()
-            kpos, vpos = ks + <Py_ssize_t>kn, vs + <Py_ssize_t>vn
-            events.append(self._event(k, ks, kpos, v, vs, vpos))
-            count += 1
         return self.message(events, "tiflow", None)
 
     cdef object _event(self, const uint8_t *k, Py_ssize_t ks, Py_ssize_t ke,
@@ -864,14 +850,6 @@ cdef inline bint same_name(const uint8_t *s, Token *tok, bytes name) noexcept:
 
 cdef bytes _ascii(str name):
     return name.encode("ascii")
-
-
-cdef inline uint64_t be64(const uint8_t *p) noexcept:
-    cdef uint64_t x = 0
-    cdef int k
-    for k in range(8):
-        x = (x << 8) | p[k]
-    return x
 
 
 cdef dict flat_object(const uint8_t *s, Py_ssize_t i, Py_ssize_t end):

@@ -49,7 +49,6 @@ from runtime.core.limits import current as current_limits
 from runtime.formats import gojson
 from runtime.formats.gojson import JsonDocument, JsonKey
 from runtime.formats.open_protocol_frames import (
-    BATCH_VERSION,
     ESCAPES,
     MAX_BATCH_SIZE,
     MAX_MESSAGE_BYTES,
@@ -102,7 +101,8 @@ _EVENT_KINDS = {"ROW": "row", "DDL": "ddl", "RESOLVED": "resolved"}
 _INT, _STRING, _TEXT, _FLOAT64, _BASE64 = "int", "string", "text", "float64", "base64"
 """The renderings :meth:`OpenProtocol._tiflow_columns` checks inline."""
 _COMPILED = tier.compiled("runtime._compiled.open_protocol")
-"""The compiled reader of the common form (None: pure Python); see :meth:`OpenProtocol.parse_pair`."""
+"""The compiled JSON kernel of the common form (None: pure Python); see
+:meth:`OpenProtocol.bind_compiled_pair`."""
 
 
 LAYOUT_ESCAPES = {"tiflow": "short", "legacy": "unicode"}
@@ -178,6 +178,7 @@ class OpenProtocol:
             code: self.rendering.get(code, "raw") for code in range(self._code_max + 1)
         }
         self._compiled = _compiled_plan(self)
+        self._read_pair = self._read_documents = None  # see bind_compiled_pair
 
     # -- reading -----------------------------------------------------------------------
 
@@ -410,8 +411,8 @@ class OpenProtocol:
             raise DecodeError("the key and the value must both be bytes", offset=0)
         key, value = bytes(key), bytes(value)
         lim = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
-        if self._compiled is not None:  # the common form in C; None: not its to decide
-            message = self._compiled.parse_pair(key, value, lim)
+        if self._read_pair is not None:  # the common form in C; None: not its to decide
+            message = self._read_pair(key, value, lim, self._read_documents)
             if message is not None:
                 return message
         frames = split_frames(key, value, lim)
@@ -426,6 +427,16 @@ class OpenProtocol:
         layout = legacy[1] or "tiflow"
         escapes = _escapes(key, value, frames)
         return Message(events, layout, None if escapes == LAYOUT_ESCAPES[layout] else escapes)
+
+    def bind_compiled_pair(self, read_pair) -> None:
+        """Read the common form in C: ``read_pair(key, value, limits, documents)`` is the
+        generated framing (the plans of the spec's ``key_frames`` and ``value_frames``), which
+        hands the documents to the compiled JSON kernel (``runtime._compiled.open_protocol``);
+        None (or no kernel built): pure Python."""
+        if read_pair is None or self._compiled is None:
+            self._read_pair = self._read_documents = None
+        else:
+            self._read_pair, self._read_documents = read_pair, self._compiled.documents
 
     def decode_message(self, key: bytes, value: bytes, **limits) -> list[Event]:
         """All events of one Kafka message, in order."""
@@ -781,7 +792,7 @@ def _compiled_plan(codec: OpenProtocol):
     if _COMPILED is None:
         return None
     try:
-        return _COMPILED.Plan(codec, Message, _check_sections, BATCH_VERSION)
+        return _COMPILED.Plan(codec, Message, _check_sections)
     except (ValueError, KeyError, TypeError):
         return None
 

@@ -1,5 +1,6 @@
 """TiCDC Open Protocol's Kafka message: the framing of its events and the batching of
-tiflow's encoder (``specs/ticdc_open_protocol.yaml``, records ``batch_key``/``batch_value``).
+tiflow's encoder (``specs/ticdc_open_protocol.yaml``, records ``key_frames``/``value_frames``;
+the compiled tier reads them by their plans, this is the Python tier's exact reader).
 
 The key is a u64 batch version, then per event a u64 length and its key JSON document; the
 value has a u64 length and a value JSON document per event. The two are walked in
