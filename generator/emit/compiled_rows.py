@@ -89,7 +89,8 @@ class RowSteps:
         if len(last.steps) != 1 or not isinstance(last.steps[0], Repeat):
             return None
         repeat = last.steps[0]
-        return (last, repeat) if repeat.until == "eos" else None
+        # (at least n elements: the error comes after them, the Python iterator's alone)
+        return (last, repeat) if repeat.until == "eos" and not repeat.min_count else None
 
     def rows_function(self, name: str) -> str:
         """``_rows_<name>``: a generator that yields None once the fields before the
