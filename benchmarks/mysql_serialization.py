@@ -28,7 +28,7 @@ def fast_path_parse(data: bytes, record: str = ms.DEFAULT_RECORD):
     return rt_codec.parse_fast(ms.FAST_READERS[record], data, None, ms._LIMITS)
 
 
-compiled_parse = ms.parse if ms.COMPILED_READERS or ms.TABLE_READERS else None
+compiled_parse = ms.parse if ms.COMPILED_READERS else None
 """``ms.parse`` with the compiled tier tried first (None when it is not built)."""
 
 

@@ -109,7 +109,9 @@ cell -> Cell, nesting depth 2, entry
   model = Cell(f_name, f_value, f_op, f_timestamp, f_checksum)"""
 
 
-def test_records_without_a_plan_say_why():
+def test_every_mysql_record_has_a_plan():
+    """The binlog file too: a switch on a plain number sized by an expression, and a
+    CRC-32 trailer there when the format description says so."""
     spec = build_model(load(ROOT / "specs" / "mysql_serialization.yaml"))
     lowering = Lowering(spec)
     assert set(lowering.plans) == {
@@ -117,9 +119,21 @@ def test_records_without_a_plan_say_why():
         "gtid_tagged_body",
         "gtid_tagged_event",
         "gtid_tagged_event_no_checksum",
+        "binlog_file",  # binlog_event reads its parent: planned inline in the file only
     }
-    assert lowering.refused["binlog_event"] == "body: a sized switch or one not over an enum"
-    assert lowering.refused["binlog_file"] == "events: record binlog_event has no plan"
+    assert lowering.refused == {}
+    assert lowering.entries == [  # a planned record no other reads is an entry too
+        "gtid_tagged_body",
+        "gtid_tagged_event",
+        "gtid_tagged_event_no_checksum",
+        "binlog_file",
+    ]
+    text = lowering.plans["binlog_file"].describe()
+    assert "        size n7 = v6_event_size - 19 - (4 if v1_checksum_alg == 1 else 0)" in text
+    assert "        value v6_body: within n7 bytes (end8), inline, kept" in text
+    assert "          switch v6_body on v6_type_code (EventType)" in text
+    assert "        when when9 = v1_checksum_alg == 1 (else v6_crc32 = None)" in text
+    assert "          checksum v6_crc32 == crc32" in text  # inside the when: only when read
 
 
 def test_the_plan_of_a_mysql_message_and_its_event():
@@ -135,7 +149,12 @@ def test_the_plan_of_a_mysql_message_and_its_event():
     event = lowering.plans["gtid_tagged_event"].describe()
     assert "    size n1 = f_event_size - 23" in event
     assert "    checksum f_crc32 == crc32" in event
-    assert CompiledEmitter(spec).entries == ["gtid_tagged_body", "gtid_tagged_event"]
+    assert CompiledEmitter(spec).entries == [
+        "gtid_tagged_body",
+        "gtid_tagged_event",
+        "gtid_tagged_event_no_checksum",
+        "binlog_file",
+    ]
 
 
 def test_generate_check_fails_on_an_edited_pyx(tmp_path):

@@ -61,13 +61,8 @@ CONSTRUCT_PATHS = {
 
 WITHOUT_TIERS = {
     "mysql_serialization": {
-        # the message and the checksummed event have plans; the rest no quick reader
-        "quick": {
-            "gtid_tagged_event_no_checksum",
-            "format_description_event",
-            "binlog_event",
-            "binlog_file",
-        },
+        # every record has a plan; these two are read inline in the binlog file only
+        "quick": {"format_description_event", "binlog_event"},
         "compiled": {"format_description_event", "binlog_event"},
     },
     "plainbuffer": {"quick": {"cell_value"}, "compiled": {"cell_value"}},
@@ -311,10 +306,10 @@ def test_a_key_no_emitter_would_act_on_is_refused_at_its_line(tmp_path, field):
     assert IGNORED_KEYS[field] in str(err.value)
 
 
-def test_a_record_planned_inside_a_parent_without_a_plan_says_so(shipped):
-    """Not "planned inline" when nothing that reads it has a plan (issue #18)."""
+def test_a_record_planned_inside_its_parent_says_so(shipped):
+    """ "Planned inline" names the record that reads it (issue #18)."""
     why = shipped["mysql_serialization"]["quick"]["format_description_event"]
-    assert why == "planned, but binlog_file, which reads it, has no plan"
+    assert why == "planned inline inside binlog_file: no reader of its own"
     assert shipped["plainbuffer"]["quick"]["cell_value"] == (
         "planned inline inside cell: no reader of its own"
     )

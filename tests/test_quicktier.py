@@ -65,6 +65,8 @@ def test_plainbuffer_and_mysql_have_quick_tiers():
     assert {name: depth for name, (_, depth) in mysql.items()} == {
         "gtid_tagged_body": 0,
         "gtid_tagged_event": 1,
+        "gtid_tagged_event_no_checksum": 1,
+        "binlog_file": 2,  # file > event (its body a message: no nesting)
     }
 
 

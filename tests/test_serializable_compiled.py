@@ -1,7 +1,6 @@
-"""The compiled tier of MySQL's mysql::serialization records (the message and the tagged
-event rendered from the plan into generated/_compiled/mysql_serialization.pyx; the rest read
-by runtime/_compiled/serializable.pyx, driven by the tables generator/emit/compiled_tables.py
-emits) is held to the Python readers: on
+"""The compiled tier of MySQL's mysql::serialization records and binlog files (every
+record rendered from the lowering's plan into generated/_compiled/mysql_serialization.pyx,
+the binlog file's row iterator too) is held to the Python readers: on
 every vector, sample and binlog file, every truncation, byte mutations and property-generated
 models, it gives the model ``parse_construct`` gives, or declines exactly where the Python
 readers raise; ``build`` of its model gives the input back; ``iter_rows`` over a binlog file
@@ -9,8 +8,6 @@ yields the same events and then the same error. Skipped when the module is not b
 
 from __future__ import annotations
 
-import os
-import zlib
 from pathlib import Path
 
 import pytest
@@ -24,10 +21,16 @@ from runtime.core.errors import DecodeError
 from runtime.core.msbvarint import encode_uvar
 from tests.test_fastpath import Same, _event, _seed_body, mysql_binlog, mysql_inputs, outcome
 
-COMPILED = tier.compiled("runtime._compiled.serializable")
+COMPILED = tier.compiled("generated._compiled.mysql_serialization")
 pytestmark = pytest.mark.skipif(
-    COMPILED is None or not ms.TABLE_READERS, reason="the compiled tier is not built"
+    COMPILED is None or not ms.COMPILED_READERS, reason="the compiled tier is not built"
 )
+
+
+def compiled_read(record: str, data, limits: dict):
+    """The compiled reader of ``record`` with the limits of a ``parse`` call."""
+    return ms.COMPILED_READERS[record](data, rt_codec.Limits.from_kwargs(limits, ms._LIMITS))
+
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "mysql_serialization"
 
@@ -54,7 +57,7 @@ def check(data: bytes, record: str, *, canonical: bool = False, **limits) -> str
     the model gives ``data`` back when ``canonical`` (MySQL's own minimal forms), else a
     message that reads back as the same model. Returns ``"ok"`` or the error class."""
     oracle = outcome(lambda d, r: ms.parse_construct(d, r, **limits), data, record, ms)
-    compiled = ms.TABLE_READERS[record](data, limits)
+    compiled = compiled_read(record, data, limits)
     if oracle[0] == "ok":
         assert compiled is not None, "declined an input the Python readers decode"
         assert Same(ms, compiled) == oracle[1]
@@ -64,17 +67,8 @@ def check(data: bytes, record: str, *, canonical: bool = False, **limits) -> str
             assert ms.parse_construct(ms.build(compiled, record), record) == compiled
     else:
         assert compiled is None, f"took an input the Python readers reject: {oracle}"
-    if record in ms.COMPILED_READERS:  # the reader rendered from the plan, held the same way
-        rendered = ms.COMPILED_READERS[record](
-            data, rt_codec.Limits.from_kwargs(limits, ms._LIMITS)
-        )
-        if oracle[0] == "ok":
-            assert rendered is not None, "the rendered reader declined a decodable input"
-            assert Same(ms, rendered) == oracle[1]
-        else:
-            assert rendered is None, f"the rendered reader took a rejected input: {oracle}"
     assert outcome(lambda d, r: ms.parse(d, r, **limits), data, record, ms) == oracle
-    if record in ms.TABLE_ROW_ITERATORS:
+    if record in ms.COMPILED_ROW_ITERATORS:
         check_rows(data, record, limits)
     return oracle[0]
 
@@ -95,25 +89,26 @@ def check_rows(data: bytes, record: str, limits: dict) -> None:
     python = rows_outcome(
         rt_codec.iter_fast(ms.FAST_ROW_ITERATORS[record], data, limits, ms._LIMITS)
     )
-    items = ms.TABLE_ROW_ITERATORS[record](data, limits)
+    items = ms.COMPILED_ROW_ITERATORS[record](data, limits)
     if items is not None:
         assert rows_outcome(items) == python
 
 
-def test_the_message_and_the_event_are_rendered_from_the_plan():
-    """generator/emit/lowering.py plans them and generated/_compiled/ reads them; the table
-    loop keeps the records the plan does not cover (the unsummed event, the file)."""
-    assert set(ms.COMPILED_READERS) == {"gtid_tagged_body", "gtid_tagged_event"}
-
-
-def test_every_record_with_a_table_is_compiled():
-    assert set(ms.TABLE_READERS) == {
+def test_every_record_is_rendered_from_the_plan():
+    """generator/emit/lowering.py plans them and generated/_compiled/ reads them: the binlog
+    file (a switch sized by an expression on a plain number, a conditional CRC-32) and its
+    row iterator too; no hand-written table loop is left."""
+    assert not hasattr(ms, "TABLE_READERS") and ms.FALLBACKS["compiled"].keys() == {
+        "format_description_event",
+        "binlog_event",
+    }  # read inline in the file (no reader of their own)
+    assert set(ms.COMPILED_READERS) == {
         "gtid_tagged_body",
         "gtid_tagged_event",
         "gtid_tagged_event_no_checksum",
         "binlog_file",
     }
-    assert set(ms.TABLE_ROW_ITERATORS) == {"binlog_file"}
+    assert set(ms.COMPILED_ROW_ITERATORS) == {"binlog_file"}
     assert len(INPUTS) >= 12
 
 
@@ -207,7 +202,7 @@ def test_rows_after_a_declined_event_come_from_the_python_reader():
 
 def test_seed_body_fields_are_in_their_slots():
     seed = _seed_body(ms)
-    got = ms.TABLE_READERS["gtid_tagged_body"](ms.build(seed, "gtid_tagged_body"), {})
+    got = compiled_read("gtid_tagged_body", ms.build(seed, "gtid_tagged_body"), {})
     assert got.uuid == seed.uuid and got.tag == seed.tag and got.unknown_fields is None
     assert got.original_commit_timestamp == got.immediate_commit_timestamp
 
@@ -228,22 +223,16 @@ def test_elements_and_lengths_that_run_past_the_end_decline(payload):
 
 
 def test_bytearray_and_memoryview_input_are_read_as_their_bytes():
-    """As a Spark binary column gives them; anything else is declined to Python's TypeError."""
+    """As a Spark binary column gives them; anything else is Python's TypeError."""
     for record, data in INPUTS:
         want = ms.parse_construct(data, record)
         for view in (bytearray(data), memoryview(data)):
-            assert ms.TABLE_READERS[record](view, {}) == want
-        if record in ms.TABLE_ROW_ITERATORS:
-            assert list(ms.TABLE_ROW_ITERATORS[record](bytearray(data), {})) == want.events
-    assert ms.TABLE_READERS[record]("not bytes", {}) is None
+            assert ms.parse(view, record) == want
+        if record in ms.COMPILED_ROW_ITERATORS:
+            assert list(ms.COMPILED_ROW_ITERATORS[record](bytearray(data), {})) == want.events
+    assert ms.COMPILED_ROW_ITERATORS["binlog_file"]("not bytes", {}) is None
     with pytest.raises(TypeError):
         ms.parse("not bytes", record)
-
-
-@pytest.mark.parametrize("size", [0, 1, 7, 8, 9, 82, 1000])
-def test_crc32_is_zlibs(size):
-    data = os.urandom(size)
-    assert COMPILED.crc32(data) == zlib.crc32(data)
 
 
 def test_events_share_their_repeated_ints_and_keep_their_own_values():
@@ -278,7 +267,10 @@ def test_a_dropped_event_is_reused_and_a_held_one_never_changes():
         "gtid_tagged_event",
     )
     expected = {data: ms.parse_construct(data) for data in (with_original, seed, other)}
-    reader = ms.TABLE_READERS["gtid_tagged_event"]
+
+    def reader(data, limits):
+        return compiled_read("gtid_tagged_event", data, limits)
+
     first = ms.parse(with_original)
     first_id = id(first)
     del first

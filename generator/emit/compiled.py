@@ -33,6 +33,7 @@ from generator.emit.compiled_prelude import (
     RECURSION_PRELUDE,
     REUSE_PRELUDE,
 )
+from generator.emit.compiled_rows import RowSteps
 from generator.emit.compiled_support import (
     DECLINE,
     NotCompiled,
@@ -64,8 +65,11 @@ def plan_digest(lowering: Lowering) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps):
+class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
     """Renders ``generated/_compiled/<format>.pyx`` of one spec (see the module docstring)."""
+
+    decline_text = DECLINE
+    """The line that declines (a row iterator's element steps raise instead)."""
 
     def __init__(self, spec, lowering: Lowering | None = None):
         self.spec = spec
@@ -112,6 +116,17 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps):
                     self.refused[name] = f"calls {', '.join(sorted(missing))}"
                     changed = True
         self.entries = [name for name in self.lowering.entries if name in self.functions]
+        self.fast = self.lowering.fast
+        self.rows: dict[str, str] = {}
+        """Record -> its row iterator (:mod:`generator.emit.compiled_rows`)."""
+        for name in self.entries:
+            if self.row_field(name) is not None:
+                try:
+                    function = self.rows_function(name)
+                except NotCompiled:
+                    continue
+                if self.callees[f"rows {name}"] <= set(self.functions):
+                    self.rows[name] = function
 
     # -- the module ---------------------------------------------------------------------
 
@@ -169,6 +184,7 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps):
         body += [self.entry_function(name) for name in self.entries]
         if self.pair_function() is not None:
             body.append(self.pair_function())
+        body += self.rows_section()
         entries = [
             f'    "{name}": _entry({self.reader(name)}, {self.lowering.plans[name].depth}),'
             for name in self.entries
@@ -204,6 +220,8 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps):
         for enum in sorted(self.enums):
             table = f"_{enum.upper()}_BY_VALUE"
             lines.append(f'    _enum_bytes(namespace["{table}"], _{enum.upper()}_BY_BYTE)')
+        if self.rows:
+            lines.append("    _bind_rows(namespace)")
         lines.append("    return {")
         lines += [f'        "{name}": read_{name},' for name in self.entries]
         lines.append("    }")
@@ -264,6 +282,25 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps):
     # -- a record ------------------------------------------------------------------------
 
     def record_function(self, plan) -> str:
+        self.start(plan)
+        if plan.checks_depth:
+            extra = f" + {plan.depth - 1}" if plan.depth > 1 else ""
+            self.decline_if(f"depth{extra} > lim.max_depth or depth > _C_MAX_DEPTH")
+        self.steps(plan.steps, "end")
+        self.flush()
+        self.w.line("stop[0] = pos")
+        self.w.line("return model")
+        head = self.function_head(plan)
+        if self.intos:
+            head.append(f"    global {', '.join(sorted(self.intos))}")
+        for var, ctype in self.decls.items():
+            ctype, _, init = ctype.partition(" = ")
+            head.append(f"    cdef {ctype} {var}" + f" = {init}" * bool(init))
+        self.callees[plan.name] = self.calls
+        return "\n".join(head + self.w.lines)
+
+    def start(self, plan) -> None:
+        """A new function reading ``plan``: no lines, no variables yet."""
         self.w = LineWriter()
         self.decls: dict[str, str] = {}
         self.numbers = {}
@@ -282,21 +319,6 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps):
         """The ``_into_<class>`` globals the reader sets (see :meth:`reuse_entry`)."""
         self.off = 0
         self.checked = 0
-        if plan.checks_depth:
-            extra = f" + {plan.depth - 1}" if plan.depth > 1 else ""
-            self.decline_if(f"depth{extra} > lim.max_depth or depth > _C_MAX_DEPTH")
-        self.steps(plan.steps, "end")
-        self.flush()
-        self.w.line("stop[0] = pos")
-        self.w.line("return model")
-        head = self.function_head(plan)
-        if self.intos:
-            head.append(f"    global {', '.join(sorted(self.intos))}")
-        for var, ctype in self.decls.items():
-            ctype, _, init = ctype.partition(" = ")
-            head.append(f"    cdef {ctype} {var}" + f" = {init}" * bool(init))
-        self.callees[plan.name] = self.calls
-        return "\n".join(head + self.w.lines)
 
     def function_head(self, plan) -> list[str]:
         """The ``def`` line and docstring of ``plan``'s reader."""
@@ -375,7 +397,7 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps):
     def decline_if(self, condition: str) -> None:
         self.w.line(f"if {condition}:")
         with self.w.indent():
-            self.w.line(DECLINE)
+            self.w.line(self.decline_text)
 
     def declare(self, var: str, ctype: str) -> None:
         if self.decls.setdefault(var, ctype) != ctype:

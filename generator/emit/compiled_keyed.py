@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from generator.emit.compiled_prelude import KEYED_PRELUDE
-from generator.emit.compiled_support import DECLINE
 from generator.emit.plan import (
     Fallback,
     KeyedField,
@@ -61,6 +60,10 @@ class KeyedSteps:
         small = ("uint8_t", "uint16_t", "uint32_t", "int8_t", "int16_t", "int32_t")
         if terms and self.decls.get(terms[1]) in small:
             self.w.line(f"{step.var} = <Py_ssize_t>{terms[1]} - {terms[2]}")
+            return
+        c_value = self.c_expression(step.expression)
+        if c_value is not None:  # 64 bits hold it: a Py_ssize_t too
+            self.w.line(f"{step.var} = <Py_ssize_t>{c_value}")
             return
         self.evaluate(f"{step.var}_value", step.expression)
         self.decline_if(
@@ -162,6 +165,6 @@ class KeyedSteps:
         self.w.line("else:")
         with self.w.indent():
             if step.absent == "required":
-                self.w.line(DECLINE)
+                self.w.line(self.decline_text)
             else:
                 self.w.line(f"{step.var} = {step.default or 'None'}")

@@ -4,7 +4,7 @@ records, switches, repeats, blocks and ``process:`` regions."""
 from __future__ import annotations
 
 from generator.emit.compiled_prelude import REUSE_PRELUDE
-from generator.emit.compiled_support import DECLINE, NotCompiled
+from generator.emit.compiled_support import NotCompiled
 from generator.emit.plan import (
     KEYED_STEPS,
     Choice,
@@ -43,8 +43,11 @@ class MovingSteps:
         elif isinstance(step, Processed):
             self.processed(step)
         elif isinstance(step, When):
-            self.evaluate(step.test, step.expression)
-            self.w.line(f"if {step.test}:")
+            test = self.c_expression(step.expression)
+            if test is None:
+                self.evaluate(step.test, step.expression)
+                test = step.test
+            self.w.line(f"if {test}:")
             with self.w.indent():
                 self.branch(step.steps, end)
             self.w.line("else:")
@@ -179,7 +182,8 @@ class MovingSteps:
             self.w.line(f"{var}_at = pos")
         self.spare_slot(step)
         if step.steps is not None:
-            self.w.line(f"# {step.record}, read here")
+            if step.record:
+                self.w.line(f"# {step.record}, read here")
             self.steps(step.steps, step.inner_end)
             self.flush()
         else:
@@ -193,12 +197,13 @@ class MovingSteps:
 
     def switch(self, step: Switch, end: str) -> None:
         selector = self.numbers.get(step.selector)
-        if selector is None or not selector.enum or step.selector in self.loose:
-            raise NotCompiled(f"{step.var}: a switch on what is no enum byte read always")
+        if selector is None or step.selector in self.loose:
+            raise NotCompiled(f"{step.var}: a switch on what is no number read always")
+        # an enum's byte, or the plain number itself (`enum:` on the switch names its cases)
+        value = f"{step.selector}_c" if selector.enum else step.selector
         for i, case in enumerate(step.cases):
             self.w.line(
-                f"{'if' if i == 0 else 'elif'} {step.selector}_c == {case.value:#x}:"
-                f"  # {case.member}"
+                f"{'if' if i == 0 else 'elif'} {value} == {case.value:#x}:  # {case.member}"
             )
             with self.w.indent():
                 self.branch(case.steps, end)
@@ -260,7 +265,7 @@ class MovingSteps:
                 self.w.line(f"{count} = {self.python(step.count)}")
             self.w.line("except _EXPRESSION_FAILURES:")
             with self.w.indent():
-                self.w.line(DECLINE)
+                self.w.line(self.decline_text)
             self.decline_if(f"type({count}) is not int or {count} < 0 or {count} > lim.max_count")
             self.declare(f"{step.item}_k", "Py_ssize_t")
             self.w.line(f"{step.item}_k = {count}")
@@ -359,7 +364,7 @@ class MovingSteps:
             self.w.line(f"{codec} = rt_process.codec_for({self.python(step.codec)}, {cases})")
         self.w.line("except _EXPRESSION_FAILURES:")
         with self.w.indent():
-            self.w.line(DECLINE)
+            self.w.line(self.decline_text)
         self.w.line(f'{inner_end}_decoded = {codec} != "none"')
         self.w.line(f"if {inner_end}_decoded:")
         with self.w.indent():
@@ -373,7 +378,7 @@ class MovingSteps:
                 )
             self.w.line("except DecodeError:")
             with self.w.indent():
-                self.w.line(DECLINE)
+                self.w.line(self.decline_text)
             self.w.line(f"{outer}_buf = buf")
             self.w.line(f"{outer}_pos = pos + {n}")
             self.w.line(f"buf = {plain}")

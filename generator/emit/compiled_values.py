@@ -10,7 +10,6 @@ from generator.emit.compiled_prelude import CRC32_PRELUDE
 from generator.emit.compiled_support import (
     C_TYPES,
     C_VALUES,
-    DECLINE,
     DECODERS,
     SHARED_INTS,
     NotCompiled,
@@ -176,11 +175,54 @@ class ValueSteps:
         if ctype in ("int8_t", "int16_t", "int32_t", "uint8_t", "uint16_t", "int64_t"):
             self.w.line(f"{step.var} = {step.expression}")
             return
+        c_value = self.c_expression(step.expression)
+        if c_value is not None:  # 64 bits hold it: a Py_ssize_t too
+            self.w.line(f"{step.var} = <Py_ssize_t>{c_value}")
+            return
         self.evaluate(f"{step.var}_o", step.expression)
         self.decline_if(
             f"type({step.var}_o) is not int or not -1 <= {step.var}_o <= PY_SSIZE_T_MAX"
         )
         self.w.line(f"{step.var} = {step.var}_o")
+
+    def c_expression(self, expression: str) -> str | None:
+        """A spec expression as C arithmetic in 64 bits, when it is sums, differences,
+        comparisons and ``a if test else b`` of numbers read as C integers of at most 32
+        bits (an enum member as its byte) and literals below 2**31: Python's value, with no
+        overflow possible. None for any other expression (evaluated in Python)."""
+        small = ("uint8_t", "uint16_t", "uint32_t", "int8_t", "int16_t", "int32_t")
+        operators = {ast.Add: "+", ast.Sub: "-"}
+        comparisons = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<="}
+        comparisons.update({ast.Gt: ">", ast.GtE: ">="})
+
+        def c(node) -> str:
+            if isinstance(node, ast.Constant) and type(node.value) is int:
+                if abs(node.value) >= 1 << 31:
+                    raise ValueError(node.value)
+                return str(node.value)
+            if isinstance(node, ast.Name) and node.id not in self.loose:
+                number = self.numbers.get(node.id)
+                if number is not None and number.enum and f"{node.id}_c" in self.decls:
+                    return f"<int64_t>{node.id}_c"
+                if self.decls.get(node.id) in small:
+                    return f"<int64_t>{node.id}"
+            if isinstance(node, ast.BinOp) and type(node.op) in operators:
+                return f"({c(node.left)} {operators[type(node.op)]} {c(node.right)})"
+            if isinstance(node, ast.IfExp):
+                return f"({c(node.body)} if {c(node.test)} else {c(node.orelse)})"
+            if isinstance(node, ast.Compare) and len(node.ops) == 1:
+                op = comparisons.get(type(node.ops[0]))
+                if op is not None:
+                    return f"({c(node.left)} {op} {c(node.comparators[0])})"
+            raise ValueError(ast.dump(node))
+
+        tree = ast.parse(expression, mode="eval").body
+        if sum(1 for _ in ast.walk(tree)) > 32:  # a few terms: 64 bits cannot overflow
+            return None
+        try:
+            return c(tree)
+        except ValueError:
+            return None
 
     def python(self, expression: str) -> str:
         """A spec expression with Python's semantics: its C numbers as Python ints (no
@@ -218,7 +260,7 @@ class ValueSteps:
             self.w.line(f"{var} = {self.python(expression)}")
         self.w.line("except _EXPRESSION_FAILURES:")
         with self.w.indent():
-            self.w.line(DECLINE)
+            self.w.line(self.decline_text)
 
     def varint(self, var: str, zigzag: bool, end: str) -> tuple[str, str]:
         """A varint at ``pos`` before ``end`` read into ``<var>_u``: (C type, C value)."""

@@ -3,7 +3,7 @@
 ``parse`` reads a record with its exact fast reader (``FAST_READERS``) and ``build`` writes it
 with its fast writer (``FAST_WRITERS``); a record that has none goes through its construct
 objects, 10x to 700x slower. Ahead of the exact reader, the quick tier (``QUICK_READERS``)
-and the compiled tier (``COMPILED_READERS``, ``TABLE_READERS``) take what they can. Each
+and the compiled tier (``COMPILED_READERS``) take what they can. Each
 emitter decides what it covers and keeps why it refused the rest (``refused``); this module
 only collects those decisions, one reason per record and tier, for the generated module's
 header and its ``FALLBACKS`` constant, and for ``wirespec generate -v``.
@@ -19,7 +19,6 @@ header and its ``FALLBACKS`` constant, and for ``wirespec generate -v``.
 from __future__ import annotations
 
 from generator.emit.compiled import CompiledEmitter
-from generator.emit.compiled_tables import CompiledTablesEmitter
 from generator.emit.fastbuild import BuildEmitter
 from generator.emit.fastpath import FastPathEmitter
 from generator.emit.lowering import Lowering
@@ -43,7 +42,6 @@ def collect(
     build: BuildEmitter | None = None,
     lowering: Lowering | None = None,
     compiled: CompiledEmitter | None = None,
-    tables: CompiledTablesEmitter | None = None,
 ) -> dict[str, dict[str, str]]:
     """Tier -> {record -> why that tier does not cover it}, records in the spec's order
     (the emitters are made when not given)."""
@@ -51,7 +49,6 @@ def collect(
     build = build or BuildEmitter(spec)
     lowering = lowering or Lowering(spec)
     compiled = compiled or CompiledEmitter(spec, lowering)
-    tables = tables or CompiledTablesEmitter(spec)
     out: dict[str, dict[str, str]] = {tier: {} for tier in TIERS}
     for name in spec.record_order():
         if spec.records[name].layout == "protobuf":
@@ -75,7 +72,7 @@ def collect(
         own = runtime and f"runtime primitive {runtime}: its runtime module's reader and tiers"
         if name not in lowering.entries:
             out["quick"][name] = own or _unplanned(lowering, name)
-        if name not in compiled.entries and name not in tables.readers:
+        if name not in compiled.entries:
             out["compiled"][name] = own or compiled.refused.get(name) or _unplanned(lowering, name)
     return out
 

@@ -68,6 +68,7 @@ from generator.spec.model import Field, Record, Spec, TypeRef, camel
 from generator.spec.types import PRIMITIVES
 
 _THIS_UP = re.compile(r"\bthis\.((?:_parent\.)*)([a-z_][a-z0-9_]*)")
+_MEMBER = re.compile(r"(?<![.\w])(f_\w+|v\d+_\w+)\.([a-z_][a-z0-9_]*)\b")
 
 
 class NotLowered(Exception):
@@ -135,11 +136,18 @@ class Lowering:
             and (n == (1, 0) or (name in self.fast.needs_parent and sum(n) == 1))
         }
         called = {name for name, n in uses.items() if any(n) and name not in self.inline}
-        self.entries = [
+        unread = {name for name, n in uses.items() if not any(n)}
+        self.entries = [  # what parse reads: the default, a record called, or one unread
             name
             for name in spec.record_order()
             if name in supported
-            and (name == spec.default_record or name in called or name in _kafka_columns(spec))
+            and name not in self.fast.needs_parent
+            and (
+                name == spec.default_record
+                or name in called
+                or name in unread
+                or name in _kafka_columns(spec)
+            )
         ]
         self.plans: dict[str, RecordPlan] = {}
         for name in spec.record_order():
@@ -147,6 +155,8 @@ class Lowering:
             if name in supported and name not in self.fast.needs_parent:
                 self._counter = 0
                 self._scopes: list[str] = []
+                self._inline_fields: dict[str, str] = {}
+                """A record read inline -> the prefix of its fields' variables."""
                 record = spec.records[name]
                 self.plans[name] = RecordPlan(
                     name,
@@ -321,8 +331,8 @@ class Lowering:
             if ref.size is not None and not _fixed_length(ref) and not _size_expression(ref):
                 raise NotLowered(f"{where}: a record sized otherwise than by a length")
         elif ref.kind == "switch":
-            if ref.size is not None or not ref.enum:
-                raise NotLowered(f"{where}: a sized switch or one not over an enum")
+            if ref.size is not None and not _size_expression(ref) and not _fixed_length(ref):
+                raise NotLowered(f"{where}: a switch sized otherwise than by a length")
             for sub in ref.cases.values():
                 self._check_type(sub, ok, where)
         elif ref.kind == "choice":
@@ -343,11 +353,9 @@ class Lowering:
         for item in field.checksum.items:
             if item.kind == "raw":
                 target = record.field(item.field)
-                if target.repeat is not None or target.type.kind not in (
-                    "prim",
-                    "str",
-                    "bytes",
-                    "record",
+                sized_switch = target.type.kind == "switch" and target.type.size is not None
+                if target.repeat is not None or (
+                    target.type.kind not in ("prim", "str", "bytes", "record") and not sized_switch
                 ):
                     raise NotLowered(f"{field.name}: a raw item that may be None when present")
                 if target.type.kind == "prim" and fixed_size(target.type.name) is None:
@@ -485,6 +493,8 @@ class Lowering:
             body = [self._repeat(field, var, prefix, end)]
         else:
             body = self._value_steps(field.type, var, prefix, end, keep, field.const)
+        if field.checksum is not None and field.checksum.items[0].kind != "span":
+            body.append(self._checksum(record, field, prefix))  # only where it is read
         if field.condition:
             test = self._fresh("when")
             body = [When(var, test, self._expression(field.condition), tuple(body))]
@@ -497,8 +507,6 @@ class Lowering:
                 if item.kind == "span" and item.last == field.name:
                     body.append(Mark(f"{prefix}{other.name}_to"))
                     body.append(self._checksum(record, other, prefix))
-        if field.checksum is not None and field.checksum.items[0].kind != "span":
-            body.append(self._checksum(record, field, prefix))
         if field.tag is not None and field.optional:
             absent = "[]" if field.repeat is not None else "None"
             body = [Optional(var, field.tag, end, absent, tuple(body))]
@@ -593,6 +601,8 @@ class Lowering:
             ]
         if ref.kind == "record":
             return self._nested(ref, var, end, keep)
+        if ref.kind == "switch" and ref.size is not None:
+            return self._sized_switch(ref, var, prefix, end, keep)
         if ref.kind == "switch":
             return [self._switch(ref, var, prefix, end)]
         if ref.kind == "choice":
@@ -618,6 +628,7 @@ class Lowering:
         if ref.name in self.inline:
             record = self.spec.records[ref.name]
             inner = f"{self._fresh('v')}_"
+            self._inline_fields[var] = inner
             inline = tuple(self._record_steps(record, inner, inner_end or end, var))
         signed = n is not None and (_size_expression(ref) or may_be_negative(ref.size))
         depth = self._call_depth() if inline is None else 0
@@ -648,6 +659,18 @@ class Lowering:
             field.const,
         )
 
+    def _sized_switch(self, ref: TypeRef, var, prefix, end, keep: bool) -> list[Step]:
+        """A switch within a size (an expression, ``size: event_size - 19``, or a length
+        prefix): its cases read within it, and must end there (as a sized record)."""
+        n, inner_end = self._fresh("n"), self._fresh("end")
+        if _size_expression(ref):
+            size: Step = SizeOf(n, self._expression(ref.size))
+            signed = True
+        else:
+            size, signed = Length(n, ref.size), may_be_negative(ref.size)
+        switch = self._switch(ref, var, prefix, inner_end)
+        return [size, Nested(var, "", end, inner_end, n, signed, keep, steps=(switch,))]
+
     def _switch(self, ref: TypeRef, var: str, prefix: str, end: str) -> Switch:
         cases, default = ref.payload_cases()
         enum = self.spec.enums[ref.enum]
@@ -670,7 +693,8 @@ class Lowering:
                 items.append(ChecksumItem("span", from_, to))
             elif item.kind == "raw":
                 target = record.field(item.field)
-                items.append(ChecksumItem("raw", var, target.type.kind, target.optional))
+                kind = "record" if target.type.kind == "switch" else target.type.kind  # (kept)
+                items.append(ChecksumItem("raw", var, kind, target.optional))
             elif item.kind == "each":
                 u8 = "u8" if self.fast.member_is_u8(field, item) else ""
                 items.append(
@@ -708,7 +732,13 @@ class Lowering:
                 raise NotLowered(f"{text}: reads past the records read inline")
             return f"{self._scopes[-1 - up]}{match.group(2)}"
 
-        return self.fast.expression(_THIS_UP.sub(variable, text))  # (its enum members)
+        text = self.fast.expression(_THIS_UP.sub(variable, text))  # (its enum members)
+
+        def field(match: re.Match) -> str:  # `record.field` of a record read inline here
+            prefix = self._inline_fields.get(match.group(1))
+            return match.group(0) if prefix is None else f"{prefix}{match.group(2)}"
+
+        return _MEMBER.sub(field, text)
 
 
 def _kafka_columns(spec: Spec) -> set[str]:

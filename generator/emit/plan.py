@@ -358,7 +358,9 @@ class Nested(Step):
     checked against ``limits.max_message_bytes`` and what is left before ``end``), it is
     read within ``inner_end`` and must end there. ``steps``: read inline (its fields
     named with another prefix, the last step builds ``var``); None: by its own reader.
-    ``keep``: its start and end (``<var>_at``, ``<var>_end``) are kept for a checksum."""
+    ``keep``: its start and end (``<var>_at``, ``<var>_end``) are kept for a checksum.
+    ``record`` empty: a value that is no record (a sized :class:`Switch`, the one step)
+    read within ``length``."""
 
     var: str
     record: str
@@ -375,7 +377,8 @@ class Nested(Step):
         within = f" within {self.length} bytes ({self.inner_end})" if self.length else ""
         how = "inline" if self.steps is not None else "called"
         how += f" at depth +{self.depth}" * bool(self.depth)
-        head = f"record {self.var}: {self.record}{within}, {how}" + ", kept" * self.keep
+        what = f"record {self.var}: {self.record}" if self.record else f"value {self.var}:"
+        head = f"{what}{within}, {how}" + ", kept" * self.keep
         return [head] + _steps_lines(self.steps or ())
 
 

@@ -427,7 +427,8 @@ class QuickTierEmitter:
         if step.keep:
             self.w.line(f"{var}_at = pos")
         if step.steps is not None:
-            self.w.line(f"# {step.record}, read here")
+            if step.record:
+                self.w.line(f"# {step.record}, read here")
             self.steps(step.steps)
             self.flush()
         else:

@@ -75,7 +75,7 @@ def render_with_compiled(spec: Spec) -> tuple[str, str | None]:
             quick=QuickTierEmitter(spec, lowering),
             compiled=compiled,
             tables=tables,
-            fallbacks=fallbacks.collect(spec, fast, build, lowering, compiled, tables),
+            fallbacks=fallbacks.collect(spec, fast, build, lowering, compiled),
             fallback_lines=fallbacks.header_lines,
             strategies=StrategyEmitter(spec, emitter),
             records=[spec.records[name] for name in spec.record_order()],

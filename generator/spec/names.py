@@ -83,7 +83,7 @@ MODULE_CONSTANTS = frozenset(
         "COMPILED_PLAN",
         "COMPILED_READERS",
         "TABLE_READERS",
-        "TABLE_ROW_ITERATORS",
+        "COMPILED_ROW_ITERATORS",
         "RECORD_DETECTORS",
         "CLAIM_CHECK_RECORD",
         "FALLBACKS",

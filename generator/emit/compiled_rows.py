@@ -1,0 +1,207 @@
+"""The compiled tier's row iterators: ``iter_rows`` of a record whose last field is the
+``repeat: eos`` its Spark rows come from (a binlog file's events), rendered from the same
+plan as its reader.
+
+``rows_<record>(data, limits)`` reads the fields before the repeat (declining the whole
+input as the reader would: None, and the Python row iterator runs), then is an iterator of
+the elements, each read by the plan's element steps. An element those steps decline is read
+by the generated module's exact reader of the element (``_read_<element>``, given the
+parent's fields when it reads them), which gives the element or raises its exact
+``DecodeError``, with the path ``_rows_<record>`` gives it; reading goes on after it. As the
+Python row iterator, it holds each element to ``max_message_bytes``, and neither the input
+as a whole nor the element count.
+"""
+
+from __future__ import annotations
+
+from generator.emit.compiled_support import NotCompiled
+from generator.emit.plan import Build, FieldSteps, Repeat
+from generator.emit.pysource import LineWriter
+
+ROWS_PRELUDE = '''\
+from runtime.core.errors import DecodeError as _DecodeError
+
+
+class _Declined(Exception):
+    """An element the compiled steps do not read: the exact reader reads it."""
+
+
+cdef object _DECLINED = _Declined()
+
+
+def _exact_row(read, bytes data, Py_ssize_t at, Py_ssize_t end, limits, Py_ssize_t index,
+               str field, tuple args):
+    """The element at ``at`` by the exact reader, with the errors and path of the
+    generated ``_rows_<record>``: (element, where it ends)."""
+    try:
+        try:
+            item, pos = read(data, at, end, limits, *args)
+        except _DecodeError as err:
+            err.add_path(index=index)
+            raise
+        if pos - at > limits.max_message_bytes:
+            limits.check("max_message_bytes", pos - at, offset=at)
+    except _DecodeError as err:
+        err.add_path(field)
+        raise
+    return item, pos
+
+
+cdef object _row_limits(data, dict limits, defaults):
+    """(bytes, Limits) of a call, or None to decline (the Python path says what is wrong)."""
+    if type(data) is not bytes:
+        if not isinstance(data, (bytearray, memoryview)):
+            return None
+        data = bytes(data)
+    if not limits:
+        return data, defaults
+    try:
+        return data, type(defaults).from_kwargs(limits, defaults)
+    except Exception:  # noqa: BLE001 - declined: the Python path raises the exact error
+        return None
+
+
+def _started(rows):
+    """``rows`` once it has read the fields before its elements, or None (declined)."""
+    try:
+        for _ in rows:
+            return rows
+    except ValueError:  # text that does not decode
+        return None
+    return None
+'''
+
+
+class RowSteps:
+    """Row iterators (see the module docstring).
+
+    A base of :class:`generator.emit.compiled.CompiledEmitter`, whose state and other parts
+    it uses."""
+
+    def row_field(self, name: str) -> tuple[FieldSteps, Repeat] | None:
+        """The plan's last field when it is the row field, read by one ``eos`` repeat."""
+        record = self.spec.records[name]
+        if self.fast.row_iterated(record) is None:
+            return None
+        *_, last, build = self.lowering.plans[name].steps
+        if not isinstance(build, Build) or not isinstance(last, FieldSteps):
+            return None
+        if len(last.steps) != 1 or not isinstance(last.steps[0], Repeat):
+            return None
+        repeat = last.steps[0]
+        # (at least n elements: the error comes after them, the Python iterator's alone)
+        return (last, repeat) if repeat.until == "eos" and not repeat.min_count else None
+
+    def rows_function(self, name: str) -> str:
+        """``_rows_<name>``: a generator that yields None once the fields before the
+        elements are read (returns before it to decline), then each element."""
+        plan = self.lowering.plans[name]
+        field, repeat = self.row_field(name)
+        if plan.checks_depth:
+            raise NotCompiled("rows of a recursive spec")
+        self.start(plan)
+        self.w = LineWriter()
+        self.w.depth = 1
+        self.decline_text = "return"
+        self.decline_if(f"lim.max_depth < {plan.depth}")
+        self.steps(plan.steps[:-2], "end")
+        self.flush()
+        self.w.line("yield None  # the fields before the elements are read")
+        record = self.spec.records[name]
+        before = [f.name for f in record.fields[: record.fields.index(record.field(field.name))]]
+        element = repeat.record
+        if element in self.fast.needs_parent:
+            parent = ", ".join(f"{f}=f_{f}" for f in before)
+            self.w.line(f"args = (2, _Parent({parent}))")
+        else:
+            self.w.line("args = (2,)")
+        self.w.line(f"while pos < {repeat.end}:")
+        with self.w.indent():
+            self.w.line("at = pos")
+            self.w.line("try:")
+            with self.w.indent():
+                self.decline_text = "raise _DECLINED"
+                if repeat.steps is None:
+                    self.calls.add(element)
+                    call = self.call(element, repeat.end, repeat.var, repeat.depth)
+                    self.w.line(f"{repeat.item} = {call}")
+                    self.decline_if(f"{repeat.item} is None")
+                else:
+                    self.branch(repeat.steps, repeat.end)
+                self.decline_if("pos - at > lim.max_message_bytes")
+            self.w.line(
+                "except (_Declined, ValueError):  # (ValueError: text that does not decode)"
+            )
+            with self.w.indent():
+                self.w.line(
+                    f"{repeat.item}, pos = _exact_row(_ROW_READERS[{element!r}], data, at,"
+                    f" {repeat.end}, limits, n, {field.name!r}, args)"
+                )
+            self.w.line("n += 1")
+            self.w.line(f"yield {repeat.item}")
+        self.decline_text = "return None"
+        self.preludes.setdefault(ROWS_PRELUDE)
+        head = [
+            f"def _rows_{name}(bytes data, limits):",
+            f'    """The elements of ``{name}.{field.name}``, after a None once the fields',
+            '    before them are read (none: declined)."""',
+            "    cdef const unsigned char* buf = data",
+            "    cdef Py_ssize_t pos = 0, at, n = 0",
+            "    cdef Py_ssize_t end = len(data)",
+            "    cdef _Limits lim_value",
+            "    cdef _Limits* lim = &lim_value",
+        ]
+        for var, ctype in self.decls.items():
+            ctype, _, init = ctype.partition(" = ")
+            head.append(f"    cdef {ctype} {var}" + f" = {init}" * bool(init))
+        head.append("    _limits(limits, lim)")
+        self.callees[f"rows {name}"] = self.calls
+        return "\n".join(head + self.w.lines)
+
+    def rows_entry(self, name: str) -> str:
+        """``rows_<name>(data, limits)``: what ``iter_rows`` iterates, or None."""
+        return "\n".join(
+            [
+                f"def rows_{name}(data, dict limits):",
+                f'    """The elements of a ``{name}`` one at a time (an iterator), or None',
+                '    to decline the input: the Python row iterator decides."""',
+                "    called = _row_limits(data, limits, _ROW_DEFAULTS)",
+                "    if called is None:",
+                "        return None",
+                f"    return _started(_rows_{name}(*called))",
+            ]
+        )
+
+    def rows_section(self) -> list[str]:
+        """The row iterators, their bindings and ``row_iterators()``."""
+        if not self.rows:
+            return []
+        elements = sorted({self.row_field(name)[1].record for name in self.rows})
+        parts = [self.rows[name] for name in self.rows]
+        parts += [self.rows_entry(name) for name in self.rows]
+        parts.append(
+            "\n".join(
+                [
+                    "cdef dict _ROW_READERS = {}",
+                    '"""Element record -> the generated module\'s exact reader (set by bind)."""',
+                    "cdef object _ROW_DEFAULTS = None",
+                    "cdef object _Parent = None",
+                    "",
+                    "",
+                    "def _bind_rows(namespace):",
+                    "    global _ROW_DEFAULTS, _Parent",
+                    '    _ROW_DEFAULTS = namespace["_LIMITS"]',
+                    '    _Parent = namespace["rt_fast"].Parent',
+                    *[f'    _ROW_READERS["{e}"] = namespace["_read_{e}"]' for e in elements],
+                    "",
+                    "",
+                    "def row_iterators():",
+                    '    """Record -> its ``iter_rows`` reader, ``reader(data, limits)`` (after',
+                    '    ``bind``)."""',
+                    "    return {",
+                    *[f'        "{name}": rows_{name},' for name in self.rows],
+                    "    }",
+                ]
+            )
+        )
+        return parts
