@@ -15,6 +15,7 @@ from generator.emit.plan import (
     Rest,
     SizeOf,
 )
+from generator.emit.untracked import untracked_literal
 
 
 class KeyedSteps:
@@ -165,3 +166,5 @@ class KeyedSteps:
                 self.w.line(DECLINE)
             else:
                 self.w.line(f"{step.var} = {step.default or 'None'}")
+                if untracked_literal(step.default or "None"):
+                    self.w.line(f"untrack({step.var})")

@@ -39,7 +39,8 @@ from runtime._compiled.msb cimport msb_size as _msb_size
 from runtime._compiled.msb cimport msb_uvar as _msb_uvar
 from runtime._compiled.reuse cimport spare
 from runtime._compiled.slots cimport (
-    atomic, clear_slot, get_slot, keep_tracked, new_model, put_slot, slots_of, untrack,
+    all_atomic, atomic, clear_slot, get_slot, keep_tracked, new_model, new_untracked_model, put_slot,
+    slots_of, untrack,
 )
 
 
@@ -223,8 +224,9 @@ cdef class Message(_Entry):
             absent_values.append(value)
             encodings.append(encoding.encode("ascii") if encoding else None)
         self.absent_values, self.encodings = tuple(absent_values), tuple(encodings)
-        # no repeat and no default but an atomic one: every model holds atomic values only
-        self.untracked = all(row[4] == 0 for row in fields) and all(
+        # no default but an atomic one (repeats are untracked lists of ints): every model
+        # holds atomic values only
+        self.untracked = all(
             type(value) in (type(None), bool, int, float, str, bytes) for value in absent_values
         )
         self.last_raw, self.last_value = [b""] * self.n, [None] * self.n
@@ -275,7 +277,7 @@ cdef class Message(_Entry):
         ):
             return None
         if target == NULL:
-            model = new_model(self.model)
+            model = new_untracked_model(self.model) if self.untracked else new_model(self.model)
         else:
             model = <object>target
             for i in range(self.n):  # unset, as in a new model: the pass below fills them
@@ -446,6 +448,7 @@ cdef object _read_array(FieldSpec* spec, const unsigned char* buf, Py_ssize_t* p
         _set_item(cells, k, <PyObject*>item)
         p = pos[0]
     pos[0] = p
+    untrack(items)  # ints: atomic values only (slots.pxd)
     return items
 
 
@@ -714,6 +717,8 @@ cdef class File(_Entry):
             if event is None:
                 return None
             events.append(event)
+        if all_atomic(events):  # untracked events only (slots.pxd)
+            untrack(events)
         model = new_model(self.model)
         put_slot(model, self.magic_slot, PyLong_FromUnsignedLongLong(self.magic))
         put_slot(model, self.head_slot, head)
