@@ -317,6 +317,8 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
         """Variable -> what it may hold (:func:`generator.emit.untracked.value_kinds`)."""
         self.intos: set[str] = set()
         """The ``_into_<class>`` globals the reader sets (see :meth:`reuse_entry`)."""
+        self.spare_lists: set[str] = set()
+        """List variables that may hold a dead model's list (see :meth:`fixed_list`)."""
         self.off = 0
         self.checked = 0
 
@@ -493,6 +495,7 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
         field = next((name for name, var in build.fields if var == step.var), None)
         cls = self.plan.class_name
         if field is not None and cls in classes:
+            self.spare_lists.add(step.var)
             spare = f"{step.var}_spare"
             self.declare(spare, "PyObject*")
             self.w.line(f"{spare} = spare_list(_into_{cls}, _{cls}_{field}, {step.count})")

@@ -184,6 +184,9 @@ class ArrowEmitter(CompiledEmitter):
         kept = step.var in self.summed and step.var not in self.running[self.name]
         return "[]" if kept else "True"
 
+    def untrack_list(self, step) -> None:
+        """Nothing: the lists here are no models' (``True``, or the counts a checksum reads)."""
+
     def crc8_start(self, step, crc: str) -> tuple:
         lists = [var for var, chk in self.running[self.name].items() if chk == step.var]
         if not lists:

@@ -14,6 +14,7 @@ from generator.emit.plan import (
     Rest,
     SizeOf,
 )
+from generator.emit.untracked import untracked_literal
 
 
 class KeyedSteps:
@@ -168,3 +169,5 @@ class KeyedSteps:
                 self.w.line(self.decline_text)
             else:
                 self.w.line(f"{step.var} = {step.default or 'None'}")
+                if untracked_literal(step.default or "None"):
+                    self.w.line(f"untrack({step.var})")

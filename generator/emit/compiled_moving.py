@@ -19,6 +19,7 @@ from generator.emit.plan import (
     Text,
     When,
 )
+from generator.emit.untracked import CHECK, is_atomic, may_be_atomic, untracked_literal
 
 
 class MovingSteps:
@@ -71,6 +72,8 @@ class MovingSteps:
             self.w.line("else:")
             with self.w.indent():
                 self.w.line(f"{step.var} = {step.absent}")
+                if untracked_literal(step.absent):
+                    self.w.line(f"untrack({step.var})")
         elif isinstance(step, Repeat):
             self.repeat(step)
         elif isinstance(step, Nested):
@@ -215,6 +218,35 @@ class MovingSteps:
                 self.branch(step.default, end)
 
     def repeat(self, step: Repeat) -> None:
+        self.fill_list(step)
+        self.untrack_list(step)
+
+    def untrack_list(self, step: Repeat) -> None:
+        """CPython's rule for tuples, for a list the reader filled: untracked when its items
+        are all atomic (the models' rule, :meth:`ValueSteps.atomic_tests`), decided by the
+        plan where it can, else by a walk over the items. A dead model's list filled again
+        may come tracked or not."""
+        if step.blocks:
+            self.w.line(f"untrack({step.blocks})")  # ints
+        held = self.kinds.get(step.item, {CHECK})
+        spare = step.var in self.spare_lists
+        if is_atomic(held, self.atomic_classes, self.kinds):
+            self.w.line(f"untrack({step.var})")
+            return
+        if not may_be_atomic(held):
+            if spare:
+                self.w.line(f"keep_tracked({step.var})")
+            return
+        self.w.line(f"if all_atomic({step.var}):")
+        with self.w.indent():
+            self.w.line(f"untrack({step.var})")
+        if spare:
+            self.w.line("else:")
+            with self.w.indent():
+                self.w.line(f"keep_tracked({step.var})")
+
+    def fill_list(self, step: Repeat) -> None:
+        """The list ``step.var``, its items read and appended."""
         var, n = step.var, f"{step.item}_n"
         if step.record and step.steps is None:
             self.calls.add(step.record)

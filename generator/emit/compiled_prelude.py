@@ -15,7 +15,9 @@ from libc.string cimport memcmp, memcpy
 import dataclasses
 import types
 
-from runtime._compiled.slots cimport atomic, keep_tracked, untrack
+from runtime._compiled.slots cimport (
+    all_atomic, atomic, keep_tracked, untrack, wirespec_alloc_untracked,
+)
 from runtime.core.checksum import CRC8_TABLE
 
 cdef extern from *:

@@ -30,7 +30,7 @@ from generator.emit.plan import (
     Valid,
 )
 from generator.emit.pysource import struct_format
-from generator.emit.untracked import CHECK, LIST, is_atomic
+from generator.emit.untracked import CHECK, is_atomic, may_be_atomic
 
 
 class ValueSteps:
@@ -353,7 +353,12 @@ class ValueSteps:
         fields = [name for name, _ in step.fields]
         if self.classes.setdefault(step.class_name, fields) != fields:
             raise NotCompiled(f"{step.class_name}: two field lists")
-        if any(step.class_name in classes for classes in self.reuse.values()):
+        tests = self.atomic_tests(step)
+        # a model that may hold only atomic values is allocated untracked (CPython's rule
+        # for tuples, below), and tracked only if the run-time tests say it must be
+        alloc = "wirespec_alloc" if tests is None else "wirespec_alloc_untracked"
+        reused = any(step.class_name in classes for classes in self.reuse.values())
+        if reused:
             # a dead model of the class when the entry found one (and only once)
             self.intos.add(f"_into_{step.class_name}")
             self.w.line(f"if _into_{step.class_name} != NULL:")
@@ -362,45 +367,53 @@ class ValueSteps:
                 self.w.line(f"_into_{step.class_name} = NULL")
             self.w.line("else:")
             with self.w.indent():
-                self.w.line(f"{step.var} = wirespec_alloc(_{step.class_name})")
+                self.w.line(f"{step.var} = {alloc}(_{step.class_name})")
         else:
-            self.w.line(f"{step.var} = wirespec_alloc(_{step.class_name})")
-        reused = any(step.class_name in classes for classes in self.reuse.values())
+            self.w.line(f"{step.var} = {alloc}(_{step.class_name})")
         for name, var in step.fields:
             if reused and self.decls.get(var) in ("uint8_t", "uint16_t", "uint32_t"):
                 var = f"shared_int(&{self.shared_int(var)}, {var}, 0)"
             self.w.line(f"wirespec_put({step.var}, _{step.class_name}_{name}, {var})")
-        self.untrack(step, reused)
+        self.track(step, tests, reused)
 
-    def untrack(self, step: Build, reused: bool) -> None:
+    def atomic_tests(self, step: Build) -> list[str] | None:
         """CPython's rule for tuples, for a model: one that holds only atomic values (numbers,
-        text, bytes, None, enum members, models the collector does not track) can be in no
-        reference cycle the reader made, so the cyclic GC need not walk it. Decided here
-        where the plan says what each field holds; checked at run time for the fields it
-        does not (a nested model, an expression's value). A model that holds a list stays
-        tracked. A dead model written again (``reused``) is tracked again when it must be."""
+        text, bytes, None, enum members, models and lists the collector does not track) can
+        be in no reference cycle the reader made, so the cyclic GC need not walk it. The
+        run-time tests for the fields the plan cannot decide (a nested model, a list of
+        them, an expression's value): ``[]`` when it decides them all, None when the model
+        holds a tracked list in every read."""
         tests = []
         for _, var in step.fields:
             if self.decls.get(var, "").partition(" = ")[0] in C_VALUES:
                 continue
             held = self.kinds.get(var, {CHECK})
-            if is_atomic(held, self.atomic_classes):
+            if is_atomic(held, self.atomic_classes, self.kinds):
                 continue
-            if held == {LIST}:  # stays tracked
-                if reused:
-                    self.w.line(f"keep_tracked({step.var})")
-                return
+            if not may_be_atomic(held):
+                return None
             tests.append(f"atomic({var})")
-        if not tests:
-            self.w.line(f"untrack({step.var})")
+        return tests
+
+    def track(self, step: Build, tests: list[str] | None, reused: bool) -> None:
+        """The GC state of a model whose slots are written: tracked when ``tests`` fail (or
+        it holds a tracked list), untracked else. A dead model written again (``reused``)
+        may come in either state."""
+        if tests is None:
+            if reused:
+                self.w.line(f"keep_tracked({step.var})")
             return
-        self.w.line(f"if {' and '.join(tests)}:")
+        if not tests:
+            if reused:
+                self.w.line(f"untrack({step.var})")
+            return
+        self.w.line(f"if not ({' and '.join(tests)}):")
         with self.w.indent():
-            self.w.line(f"untrack({step.var})")
+            self.w.line(f"keep_tracked({step.var})")
         if reused:
             self.w.line("else:")
             with self.w.indent():
-                self.w.line(f"keep_tracked({step.var})")
+                self.w.line(f"untrack({step.var})")
 
     # -- checksums -----------------------------------------------------------------------
 

@@ -3,13 +3,14 @@
 CPython does not track a tuple that holds only atomic values (numbers, text, None, untracked
 objects): it can be in no reference cycle, so the collector has nothing to find by walking
 it. The compiled readers (:mod:`generator.emit.compiled`) apply the same rule to the models
-they build: a model whose fields hold only atomic values is untracked once its slots are
-written. This module decides it from the plans of :mod:`generator.emit.lowering`: what each
+they build, and to the lists they fill: a model whose fields hold only atomic values, or a
+list whose items all are, is untracked (a model is allocated so, a list untracked once it is
+filled). This module decides it from the plans of :mod:`generator.emit.lowering`: what each
 reader variable may hold, and which model classes hold only atomic values in every model
 read. What the plans cannot say (a nested model of a class that may hold a list, an
 expression's value) the reader checks at run time (``runtime/_compiled/slots.pxd``).
 
-Caveat (docs/compiled-tier.md): a user who later makes an untracked model part of a
+Caveat (generator/README.md): a user who later makes an untracked model or list part of a
 reference cycle (a list in it appended to itself, say) leaks that cycle instead of having it
 collected; nothing crashes.
 """
@@ -47,21 +48,36 @@ from generator.emit.plan import (
 
 ATOMIC, LIST, CHECK = "atomic", "list", "check"
 """What a reader's variable holds, for the GC rule of ``CompiledEmitter.untrack``: an atomic
-value, a list, or something only known at run time; else ``model <Class>``."""
+value, a (tracked) list, or something only known at run time; else ``model <Class>``, or
+``items <var>``: a list the reader fills with the values of ``var`` and untracks when they
+are all atomic."""
 
 _VALUE_STEPS = (Number, Text, Nothing, Bits, Presence, Computed, Length, Mark, SizeOf, Rest)
 _VALUE_STEPS += (MsbNumber,)
 
 
+_SCALARS = (type(None), bool, int, float, str, bytes)
+
+
 def _literal_kind(text: str) -> str:
-    """The kind of a Python literal a reader writes for an absent field."""
+    """The kind of a Python literal a reader writes for an absent field (a list of scalars
+    the reader untracks: :func:`untracked_literal`)."""
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError):
         return CHECK
     if isinstance(value, list):
-        return LIST
-    return ATOMIC if isinstance(value, (type(None), bool, int, float, str, bytes)) else CHECK
+        return ATOMIC if untracked_literal(text) else LIST
+    return ATOMIC if isinstance(value, _SCALARS) else CHECK
+
+
+def untracked_literal(text: str) -> bool:
+    """Whether ``text`` is a list literal of scalars, which a reader untracks once made."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return False
+    return isinstance(value, list) and all(isinstance(item, _SCALARS) for item in value)
 
 
 def value_kinds(steps, plans, kinds: dict[str, set[str]] | None = None) -> dict[str, set[str]]:
@@ -77,7 +93,11 @@ def value_kinds(steps, plans, kinds: dict[str, set[str]] | None = None) -> dict[
         elif isinstance(step, Build):
             add(step.var, f"model {step.class_name}")
         elif isinstance(step, Repeat):
-            add(step.var, LIST)
+            add(step.var, f"items {step.item}")
+            if step.steps is None:
+                add(step.item, f"model {plans[step.record].class_name}")
+            if step.blocks:
+                add(step.blocks, ATOMIC)  # a list of ints, untracked once filled
         elif isinstance(step, Nested) and step.steps is None:
             add(step.var, f"model {plans[step.record].class_name}")
         elif isinstance(step, Choice):
@@ -109,33 +129,53 @@ def _inner_steps(step) -> list:
     return []
 
 
-def is_atomic(kinds: set[str], atomic: set[str]) -> bool:
+def is_atomic(kinds: set[str], atomic: set[str], variables: dict[str, set[str]]) -> bool:
     """Whether a variable of these kinds holds an atomic value in every read, given the
-    model classes known to be atomic."""
-    return kinds <= {ATOMIC} | {f"model {cls}" for cls in atomic}
+    model classes known to be atomic and what the reader's ``variables`` hold (a list is
+    atomic when its items are)."""
+    return _atomic(kinds, atomic, variables, set())
+
+
+def _atomic(kinds: set[str], atomic: set[str], variables: dict, seen: set[str]) -> bool:
+    for kind in kinds:
+        what, _, name = kind.partition(" ")
+        if kind == ATOMIC or what == "model" and name in atomic:
+            continue
+        if what != "items" or name in seen:
+            return False
+        if not _atomic(variables.get(name, {CHECK}), atomic, variables, seen | {name}):
+            return False
+    return True
+
+
+def may_be_atomic(kinds: set[str]) -> bool:
+    """Whether a variable of these kinds may hold an atomic value (else it is a tracked
+    list in every read, and a run-time check would never pass)."""
+    return kinds != {LIST}
 
 
 def atomic_classes(lowering: Lowering) -> set[str]:
     """The model classes whose every field holds an atomic value in every model the plans
-    build (a class built where a field may hold a list or an unknown value is not): the
-    least fixed point, so a record that holds itself never is."""
+    build (a class built where a field may hold a tracked list or an unknown value is not).
+    The greatest fixed point: a reader builds a tree bottom up, each model after what it
+    holds, so a record that holds itself (through a list, say) is atomic when its other
+    fields are, by induction on the tree's depth."""
     builds = []
     for plan in lowering.plans.values():
         kinds = value_kinds(plan.steps, lowering.plans)
         found = [s for s in _all_steps(plan.steps) if isinstance(s, Build)]
         builds += [(build, kinds) for build in found]
-    atomic: set[str] = set()
+    atomic = {build.class_name for build, _ in builds}
     changed = True
     while changed:
         changed = False
-        candidates = {build.class_name for build, _ in builds} - atomic
-        for cls in sorted(candidates):
-            if all(
-                all(is_atomic(kinds.get(var, {CHECK}), atomic) for _, var in build.fields)
+        for cls in sorted(atomic):
+            if not all(
+                all(is_atomic(kinds.get(var, {CHECK}), atomic, kinds) for _, var in build.fields)
                 for build, kinds in builds
                 if build.class_name == cls
             ):
-                atomic.add(cls)
+                atomic.discard(cls)
                 changed = True
     return atomic
 

@@ -37,7 +37,9 @@ from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEve
 from runtime._compiled.craft_kinds cimport (
     K_BYTES, K_F64, K_INT, K_SINT, K_TEXT, K_UINT, K_UNKNOWN, MAX_VARINT, fill_kinds,
 )
-from runtime._compiled.slots cimport new_model, put_slot, slots_of, untrack
+from runtime._compiled.slots cimport (
+    all_atomic, atomic, keep_tracked, new_untracked_model, put_slot, slots_of, untrack,
+)
 
 
 # The events are made as runtime.formats.ticdc's slots dataclasses are made (object.__new__), every
@@ -67,6 +69,10 @@ _ROW_DEFAULTS = {f.name: f.default for f in dataclasses.fields(RowChangedEvent)}
 cdef object ROW_ID_DEFAULT = _ROW_DEFAULTS["row_id"]
 cdef object HANDLE_KEY_ONLY_DEFAULT = _ROW_DEFAULTS["handle_key_only"]
 cdef object CLAIM_CHECK_DEFAULT = _ROW_DEFAULTS["claim_check_location"]
+cdef bint ROW_DEFAULTS_ATOMIC = all(
+    type(value) in (type(None), bool, int, str)
+    for value in (ROW_ID_DEFAULT, HANDLE_KEY_ONLY_DEFAULT, CLAIM_CHECK_DEFAULT)
+)
 cdef object DECLINE = object()  # value(): the Python path raises here
 
 
@@ -352,6 +358,7 @@ cdef class Decoder:
             q += length
         if q != end:
             return None
+        untrack(terms)  # text only (slots.pxd)
         raw = PyBytes_FromStringAndSize(<const char*>b + start, end - start)
         self.terms_raw, self.terms_seen = raw, terms
         self.terms_count, self.terms_longest = count, longest
@@ -431,9 +438,8 @@ cdef class Decoder:
             if t == self.resolved:
                 if part != -1 or sid != -1 or tid != -1 or size != 0:
                     return None
-                ev = new_model(RESOLVED)
+                ev = new_untracked_model(RESOLVED)  # atomic values only (slots.pxd)
                 put_slot(ev, RESOLVED_TS, PyLong_FromUnsignedLongLong(ts))
-                untrack(ev)  # atomic values only (slots.pxd)
             else:
                 if not (-1 <= sid < nterms and -1 <= tid < nterms):
                     return None
@@ -461,6 +467,8 @@ cdef class Decoder:
             p = body_end
         if p != end:
             return None
+        if all_atomic(out):  # untracked events only (slots.pxd)
+            untrack(out)
         return out
 
     cdef object ddl_event(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
@@ -477,13 +485,12 @@ cdef class Decoder:
         query = self.text(b + p, <Py_ssize_t>u)
         if query is None:
             return None
-        ev = new_model(DDL)
+        ev = new_untracked_model(DDL)  # atomic values only (slots.pxd)
         put_slot(ev, DDL_TS, PyLong_FromUnsignedLongLong(ts))
         put_slot(ev, DDL_SCHEMA, schema)
         put_slot(ev, DDL_TABLE, table)
         put_slot(ev, DDL_TYPE, PyLong_FromUnsignedLongLong(ddl_type))
         put_slot(ev, DDL_QUERY, query)
-        untrack(ev)  # atomic values only (slots.pxd)
         return ev
 
     cdef object row_event(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
@@ -521,7 +528,7 @@ cdef class Decoder:
             p += size
         if p != end:
             return None
-        ev = new_model(ROW)
+        ev = new_untracked_model(ROW)  # text, numbers and untracked column lists (slots.pxd)
         put_slot(ev, ROW_TS, PyLong_FromUnsignedLongLong(ts))
         put_slot(ev, ROW_SCHEMA, schema)
         put_slot(ev, ROW_TABLE, table)
@@ -531,6 +538,8 @@ cdef class Decoder:
         put_slot(ev, ROW_ID, ROW_ID_DEFAULT)
         put_slot(ev, ROW_HANDLE_KEY_ONLY, HANDLE_KEY_ONLY_DEFAULT)
         put_slot(ev, ROW_CLAIM_CHECK, CLAIM_CHECK_DEFAULT)
+        if not ROW_DEFAULTS_ATOMIC:
+            keep_tracked(ev)
         return ev
 
     cdef object columns(self, const unsigned char* b, Py_ssize_t p, Py_ssize_t end,
@@ -589,17 +598,17 @@ cdef class Decoder:
                 if value is DECLINE:
                     return None
                 payload += length
-            column = new_model(COLUMN)
+            column = new_untracked_model(COLUMN)  # the value is a number or text (slots.pxd)
             put_slot(column, COLUMN_NAME, <object>PyList_GET_ITEM(terms, <Py_ssize_t>name))
             put_slot(column, COLUMN_TYPE, <object>SMALL_INTS[code])  # code < 256: a kind
             put_slot(column, COLUMN_FLAGS, <object>SMALL_INTS[flags] if flags < 256
                      else PyLong_FromUnsignedLongLong(flags))
             put_slot(column, COLUMN_VALUE, value)
-            untrack(column)  # atomic values only (slots.pxd): the value is a number or text
             Py_INCREF(column)
             PyList_SET_ITEM(out, j, column)
         if payload != end:
             return None
+        untrack(out)  # untracked columns only (slots.pxd)
         return out
 
     cdef object value(self, const unsigned char* b, Py_ssize_t length, int kind):
@@ -649,6 +658,8 @@ cdef class MessageReader:
         events = self.decoder.events_of(<bytes>data, self.defaults)
         if events is None:
             return None
-        model = new_model(self.model)
+        model = new_untracked_model(self.model)
         put_slot(model, self.events_slot, events)
+        if not atomic(events):  # untracked events only: untracked (slots.pxd)
+            keep_tracked(model)
         return model

@@ -5,6 +5,7 @@ descriptors), so no attribute lookup runs per field. Inline functions only: a mo
 cimports them (``from runtime._compiled.slots cimport new_model, put_slot``) compiles them in
 and needs no module of this name at run time."""
 
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
 
 
@@ -80,10 +81,11 @@ cdef inline void clear_slot(object obj, Py_ssize_t offset) noexcept:
 
 # -- the cyclic GC ---------------------------------------------------------------------------
 # CPython does not track a tuple that holds only atomic values: it can be in no reference
-# cycle. The compiled readers apply the same rule to the models they build
-# (generator/emit/untracked.py): a model whose slots hold only atomic values is untracked
-# once they are written, so collections do not walk it. Caveat (docs/compiled-tier.md): a
-# user who later makes such a model part of a cycle leaks that cycle; nothing crashes.
+# cycle. The compiled readers apply the same rule to the models they build and the lists they
+# fill (generator/emit/untracked.py): a model whose slots hold only atomic values is allocated
+# untracked (or untracked once they are written), a list of atomic values untracked once it
+# is filled, so collections do not walk them. Caveat (generator/README.md): a user who later
+# makes such a model or list part of a cycle leaks that cycle; nothing crashes.
 
 
 cdef extern from "Python.h":
@@ -91,6 +93,39 @@ cdef extern from "Python.h":
     void PyObject_GC_UnTrack(void* obj)
     void PyObject_GC_Track(void* obj)
     bint _is_int "PyLong_Check" (PyObject* obj)
+
+
+cdef extern from *:
+    """
+    /* object.__new__(cls) as CPython 3.11's PyType_GenericAlloc makes it (the GC header
+       linked and counted, the body zeroed, the heap type's reference taken), less the
+       tracking: a model that will hold only atomic values is never tracked at all. */
+    static PyObject *wirespec_alloc_untracked(PyObject *cls) {
+        PyTypeObject *tp = (PyTypeObject *)cls;
+        PyObject *obj;
+        if (tp->tp_alloc != PyType_GenericAlloc || tp->tp_itemsize != 0
+                || !PyType_IS_GC(tp)) {
+            obj = tp->tp_alloc(tp, 0);
+            if (obj != NULL && PyObject_GC_IsTracked(obj)) {
+                PyObject_GC_UnTrack(obj);
+            }
+            return obj;
+        }
+        obj = _PyObject_GC_New(tp);
+        if (obj != NULL) {
+            memset((char *)obj + sizeof(PyObject), 0,
+                   (size_t)tp->tp_basicsize - sizeof(PyObject));
+        }
+        return obj;
+    }
+    """
+    object wirespec_alloc_untracked(object cls)
+
+
+cdef inline object new_untracked_model(type cls):
+    """:func:`new_model`, untracked: for a model that will hold only atomic values (a
+    model untracked this way need not be untracked again)."""
+    return wirespec_alloc_untracked(cls)
 
 
 cdef inline bint atomic(object value) noexcept:
@@ -101,11 +136,22 @@ cdef inline bint atomic(object value) noexcept:
 
 
 cdef inline void untrack(object model) noexcept:
-    """A model whose slots hold only atomic values, taken out of the collector's lists."""
+    """A model whose slots hold only atomic values, or a list of them, taken out of the
+    collector's lists (if it is in them)."""
     PyObject_GC_UnTrack(<void*><PyObject*>model)
 
 
 cdef inline void keep_tracked(object model) noexcept:
-    """A model written again (a dead one reused) that holds what is not atomic: tracked."""
+    """A model (or list) that holds what is not atomic: tracked, if it is not yet (one
+    allocated untracked, or a dead one reused)."""
     if not PyObject_GC_IsTracked(<PyObject*>model):
         PyObject_GC_Track(<void*><PyObject*>model)
+
+
+cdef inline bint all_atomic(object items) noexcept:
+    """Whether every item of the list ``items`` is :func:`atomic`."""
+    cdef Py_ssize_t i
+    for i in range(PyList_GET_SIZE(items)):
+        if not atomic(<object>PyList_GET_ITEM(items, i)):
+            return False
+    return True

@@ -31,7 +31,9 @@ from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, strcmp
 
 from runtime._compiled.out cimport Out, put, put_byte, put_uvarint
-from runtime._compiled.slots cimport atomic, untrack
+from runtime._compiled.slots cimport (
+    all_atomic, atomic, keep_tracked, new_untracked_model, untrack,
+)
 
 import uuid as _uuid
 
@@ -473,6 +475,8 @@ cdef object read_value(Loop p, Ctx* c, Node* t, int depth, bint* odd):
             x = read_value(p, c, e, depth, odd)
             Py_INCREF(x)
             PyList_SET_ITEM(out, i, x)
+        if e.kind < K_STRUCT or all_atomic(out):  # atomic values only (slots.pxd)
+            untrack(out)
         return out
     if kind == K_MAP:
         n = size(c)
@@ -527,8 +531,7 @@ cdef object read_struct(Loop p, Ctx* c, int si, int depth):
     cdef bint odd = False
     cdef Field* f
     cdef Node* t
-    obj = <object>s.cls.tp_alloc(s.cls, 0)
-    Py_XDECREF(<PyObject*>obj)  # tp_alloc's reference: `obj` holds its own
+    obj = new_untracked_model(<type><PyObject*>s.cls)  # tracked below if it must be
     while True:
         if c.pos >= c.end:
             raise DECLINE
@@ -595,8 +598,8 @@ cdef object read_struct(Loop p, Ctx* c, int si, int depth):
     set_slot(obj, s.layout_offset, layout)
     if s.is_union and (n_set > 1 or not n_set and (layout is None or not layout.unknown)):
         raise DECLINE
-    if untracked:  # numbers, text, None and untracked structs only (slots.pxd)
-        untrack(obj)
+    if not untracked:  # untracked: numbers, text, None, untracked structs and lists (slots.pxd)
+        keep_tracked(obj)
     return obj
 
 

@@ -14,9 +14,11 @@ the result.
 The decoded size is bounded by the ``max_decompressed_bytes`` limit, and nothing much
 larger than the decoded bytes (at most the limit plus one byte; zstd: plus 256 KiB) is ever
 allocated: the zlib family decodes through Python's zlib with ``max_length`` (it stops at
-the limit), snappy and lz4 through cramjam's ``decompress_into`` into a buffer that starts
-at the size the format declares (snappy) or a small guess and doubles, up to the limit plus
-one byte (cramjam stops when the buffer is full), zstd through ``zstandard`` (below). So a
+the limit), snappy through cramjam's raw decoder once each block's declared size is checked
+against the limit (the decoder writes into a buffer of that size and fails on more), lz4
+through cramjam's ``decompress_into`` into a buffer that starts at a small guess and
+doubles, up to the limit plus one byte (cramjam stops when the buffer is full), zstd
+through ``zstandard`` (below). So a
 decompression bomb is a :class:`~runtime.core.errors.LimitError` at the field after at most the
 limit's worth of work. Which library decodes which codec was measured
 (``benchmarks/avro_container.py``, ``benchmarks/kafka_record_batch.py``).
@@ -99,14 +101,25 @@ def _bounded(decompress_into, data: bytes, limit: int, guess: int | None = None)
             size = min(limit + 1, 2 * size)
 
 
-def _snappy_raw(data: bytes, limit: int) -> bytes:
+def _snappy_size(data, limit: int) -> int:
+    """The decoded size a raw snappy block declares, checked against ``limit``."""
     try:
         declared = cramjam.snappy.decompress_raw_len(data)
     except cramjam.DecompressionError as err:
         raise DecodeError(f"corrupt snappy data: {err}") from None
     if declared > limit:
         raise LimitError(f"snappy block of {declared} bytes exceeds max_decompressed_bytes={limit}")
-    return _bounded(cramjam.snappy.decompress_raw_into, data, limit, declared)
+    return declared
+
+
+def _snappy_raw(data: bytes, limit: int) -> bytes:
+    """One raw snappy block. Its declared size is checked first: the decoder writes into a
+    buffer of that size and fails on a block that would decode to more, so no guessing."""
+    _snappy_size(data, limit)
+    try:
+        return bytes(cramjam.snappy.decompress_raw(data))
+    except cramjam.DecompressionError as err:
+        raise DecodeError(f"corrupt snappy data: {err}") from None
 
 
 def _snappy_avro(data: bytes, limit: int) -> bytes:
@@ -127,23 +140,28 @@ def _snappy_xerial(data: bytes, limit: int) -> bytes:
     big-endian int32 length and a raw snappy block. Without the header: one raw block."""
     if not data.startswith(_XERIAL_MAGIC):
         return _snappy_raw(data, limit)
-    pos, parts, total = 16, [], 0
-    if len(data) < 16:
+    pos, parts, total, end = 16, [], 0, len(data)
+    if end < 16:
         raise DecodeError("truncated snappy-java header")
-    while pos < len(data):
-        if len(data) - pos < 4:
+    while pos < end:
+        if end - pos < 4:
             raise DecodeError("truncated snappy-java block length")
-        (length,) = struct.unpack_from(">i", data, pos)
-        if length < 0 or length > len(data) - pos - 4:
+        length = int.from_bytes(data[pos : pos + 4], "big", signed=True)
+        if length < 0 or length > end - pos - 4:
             raise DecodeError(f"snappy-java block length {length} past the end")
+        block = data[pos + 4 : pos + 4 + length]
         try:
-            part = _snappy_raw(data[pos + 4 : pos + 4 + length], limit - total)
+            total += _snappy_size(block, limit - total)
         except LimitError:
             raise LimitError(f"snappy-java stream exceeds max_decompressed_bytes={limit}") from None
-        total += len(part)
-        parts.append(part)
+        parts.append(block)
         pos += 4 + length
-    return b"".join(parts)
+    try:
+        if len(parts) == 1:  # a batch's usual case: one copy, from the decoder's buffer
+            return bytes(cramjam.snappy.decompress_raw(parts[0]))
+        return b"".join([cramjam.snappy.decompress_raw(block) for block in parts])
+    except cramjam.DecompressionError as err:
+        raise DecodeError(f"corrupt snappy data: {err}") from None
 
 
 def _zlib_family(wbits: int):
