@@ -41,11 +41,8 @@ EXACT = [
     "parquet",
     "ticdc_craft",
 ]
-"""Formats whose models on the samples are built by compiled code (but PYTHON_BUILT; and
-Craft's ``frame`` record, the wire layout, is read in Python)."""
-
-PYTHON_BUILT = {"FormatDescriptionEvent"}
-"""Classes the compiled tier leaves to a Python reader: a binlog file's head event."""
+"""Formats whose models on the samples are built by compiled code (but Craft's ``frame``
+record, the wire layout, which is read in Python)."""
 
 
 HAND_WRITTEN = {
@@ -77,10 +74,7 @@ def is_model(value) -> bool:
 
 
 def should_track(value) -> bool:
-    """The rule, in Python: a model or list is tracked unless all it holds is atomic (a
-    model of PYTHON_BUILT is tracked, as Python makes it)."""
-    if type(value).__name__ in PYTHON_BUILT:
-        return True
+    """The rule, in Python: a model or list is tracked unless all it holds is atomic."""
     held = value if isinstance(value, list) else slot_values(value)
     return not all(
         isinstance(v, ATOMIC_TYPES) or (is_model(v) or isinstance(v, list)) and not should_track(v)
@@ -118,8 +112,6 @@ def test_compiled_models_are_untracked_exactly_when_atomic(fmt):
             continue
         model = parsed(module, record, data)
         for inner in models_in(model, lists=True):
-            if type(inner).__name__ in PYTHON_BUILT:
-                continue
             want = should_track(inner)
             assert gc.is_tracked(inner) == want, (type(inner).__name__, want, record)
             seen_untracked += not want
@@ -182,8 +174,7 @@ def test_a_reused_model_is_tracked_again_when_it_holds_a_list():
     for record, data in inputs("mysql_serialization"):
         for _ in range(3):  # the second and third reads reuse the first model
             for inner in models_in(parsed(module, record, data)):
-                if type(inner).__name__ not in PYTHON_BUILT:
-                    assert gc.is_tracked(inner) == should_track(inner), type(inner).__name__
+                assert gc.is_tracked(inner) == should_track(inner), type(inner).__name__
 
 
 def test_a_cycle_a_user_makes_through_an_untracked_model_leaks_without_a_crash():
