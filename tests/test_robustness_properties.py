@@ -12,6 +12,7 @@ Bounded example counts keep the normal run short; ``wirespec fuzz`` covers hosti
 from __future__ import annotations
 
 import importlib
+import math
 from pathlib import Path
 
 import pytest
@@ -106,6 +107,22 @@ def test_parse_build_round_trip(fmt, record, data):
     assert write(mod, again, record) == wire  # build(parse(b)) == b
     if record in (getattr(mod, "FAST_READERS", None) or {}):
         assert mod.to_dict(mod.parse_construct(wire, record)) == mod.to_dict(again)
+
+
+def test_open_protocol_draws_only_floats_go_can_write():
+    """Go's encoding/json cannot write an infinite float (Open Protocol refuses to build one),
+    so its strategies draw finite floats only; Craft's binary float64 may be infinite."""
+    from hypothesis import find
+    from hypothesis.errors import NoSuchExample
+
+    from runtime.formats.ticdc_strategies import ticdc_values
+
+    def infinite(value):
+        return value is not None and math.isinf(value)
+
+    assert math.isinf(find(ticdc_values("float64", 0), infinite))
+    with pytest.raises(NoSuchExample):
+        find(ticdc_values("float64", 0, finite=True), infinite)
 
 
 def reference(fmt):
