@@ -94,6 +94,8 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
         """Shared helpers a reader cimports (runtime/_compiled/*.pxd), in first-use order."""
         self.shared_ints: list[str] = []
         """The ``SharedInt`` globals of the fields read through ``shared_int``."""
+        self.enclosing_repeats = 0
+        """How many repeats enclose the step being rendered."""
         self.reuse = self._reuse_records()
         """Entry record -> the model classes its reads write into dead models (see
         :meth:`reuse_entry`)."""

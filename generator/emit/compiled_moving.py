@@ -218,7 +218,11 @@ class MovingSteps:
                 self.branch(step.default, end)
 
     def repeat(self, step: Repeat) -> None:
-        self.fill_list(step)
+        self.enclosing_repeats += 1  # its items' models share their ints (ValueSteps.build)
+        try:
+            self.fill_list(step)
+        finally:
+            self.enclosing_repeats -= 1
         self.untrack_list(step)
 
     def untrack_list(self, step: Repeat) -> None:

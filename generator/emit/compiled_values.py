@@ -370,8 +370,11 @@ class ValueSteps:
                 self.w.line(f"{step.var} = {alloc}(_{step.class_name})")
         else:
             self.w.line(f"{step.var} = {alloc}(_{step.class_name})")
+        # a model built again and again (in a repeat, or into a dead one) gets the int made
+        # last for a field when its value repeats: a binlog's server id, sizes, timestamps
+        shared = reused or self.enclosing_repeats > 0
         for name, var in step.fields:
-            if reused and self.decls.get(var) in ("uint8_t", "uint16_t", "uint32_t"):
+            if shared and self.decls.get(var) in ("uint8_t", "uint16_t", "uint32_t"):
                 var = f"shared_int(&{self.shared_int(var)}, {var}, 0)"
             self.w.line(f"wirespec_put({step.var}, _{step.class_name}_{name}, {var})")
         self.track(step, tests, reused)
