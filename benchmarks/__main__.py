@@ -578,7 +578,7 @@ def main(argv=None) -> int:
     if args.mem_mib:
         print(
             f"\nmemory check: one decode of {args.mem_mib} MiB in a fresh process; peak "
-            "resident memory (VmHWM) minus the process before reading the input, so the "
+            "resident memory (ru_maxrss) minus the process before reading the input, so the "
             "input's own bytes count\n"
         )
         print("| input | size | peak held | peak / input | decode CPU time |")

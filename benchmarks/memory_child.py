@@ -6,13 +6,18 @@ growth over it is what the decode held (input read included). Importing the benc
 (the SDKs, numpy) would leave freed memory the decode reuses unseen, so the growth would
 under-report.
 
-    python -m benchmarks.memory_child plainbuffer INPUT    # prints {"base", "peak", "end", "size", "cpu"}
+    python -m benchmarks.memory_child plainbuffer INPUT    # prints {"base", "peak", "size", "cpu"}
     python -m benchmarks.memory_child arrow:plainbuffer:message INPUT [SIZES]
 
 ``arrow:FORMAT:RECORD`` runs ``decode()``'s ``BatchDecoder`` (the compiled tier's Arrow reader
 when built) over one Arrow batch of the input: one message, or one a size in ``SIZES`` (a file
 of native uint32s) when given. The batch's binary column holds the input's bytes as read (no
 copy), as a Spark worker holds the batch it was sent.
+
+The peak is ``ru_maxrss``. Linux carries it over ``exec`` from the process that started
+this one (the benchmark suite, which held the input), so the decode runs in a grandchild
+started by this bare process: what it carries over is this process's few MiB, below the
+base the decode starts from.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import importlib
 import json
 import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -79,16 +85,15 @@ def _drain(rows) -> None:
         pass
 
 
-def _rss_kib(field: str) -> int:
-    """``VmRSS`` (resident now) or ``VmHWM`` (its peak) of this process, in KiB. Not
-    ``ru_maxrss``: Linux carries that over ``exec`` from the parent, so a parent that held
-    the input made the base a peak the decode never reached (the check under-reported)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    except OSError:
-        pass
+def _head(path: str, size: int) -> bytes:
+    """The input's first ``size`` bytes, without holding the rest: a transient copy of the
+    whole input before the base would hide that much of the decode's peak."""
+    with open(path, "rb") as f:
+        return f.read(size)
+
+
+def _peak_kib() -> int:
+    """The peak resident set of this process so far, in KiB (Linux's unit)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
@@ -100,7 +105,7 @@ def main(kind: str, path: str, sizes_path: str | None = None) -> None:
         module = importlib.import_module("runtime.spark.decode")
         decoder = _decoder(module, fmt, record)
         sizes = array.array("I", Path(sizes_path).read_bytes()) if sizes_path else None
-        _warm_up(decoder, Path(path).read_bytes()[: sizes[0]] if sizes else None)
+        _warm_up(decoder, _head(path, sizes[0]) if sizes else None)
 
         def decode(_, data):
             return decoder.decode(_message_batch(data, sizes))
@@ -108,15 +113,19 @@ def main(kind: str, path: str, sizes_path: str | None = None) -> None:
     else:
         module_name, decode = DECODES[kind]
         module = importlib.import_module(module_name)
-    base = _rss_kib("VmRSS")
+    base = _peak_kib()
     data = Path(path).read_bytes()
     start = time.process_time()
     model = decode(module, data)
     spent = time.process_time() - start
-    peak, end = _rss_kib("VmHWM"), _rss_kib("VmRSS")  # end: with the result still held
-    print(json.dumps({"base": base, "peak": peak, "end": end, "size": len(data), "cpu": spent}))
+    peak = _peak_kib()
+    print(json.dumps({"base": base, "peak": peak, "size": len(data), "cpu": spent}))
     del model
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    if sys.argv[1] == "--decode":
+        main(*sys.argv[2:5])
+    else:
+        args = [sys.executable, "-m", "benchmarks.memory_child", "--decode", *sys.argv[1:4]]
+        sys.exit(subprocess.run(args, check=False).returncode)

@@ -1,48 +1,33 @@
-"""The processes below one process (a CLI run: its JVM and Python workers), read from /proc:
-peak resident memory per kind and CPU seconds, sampled while it runs (benchmarks only)."""
+"""The processes below one process (a CLI run: its JVM and Python workers), read through
+psutil: peak resident memory per kind and CPU seconds, sampled while it runs (benchmarks
+only)."""
 
 from __future__ import annotations
 
-import os
 import threading
-from pathlib import Path
 
-TICK = os.sysconf("SC_CLK_TCK")
+import psutil
 
 
 def tree(root: int) -> list[int]:
-    """``root`` and every process below it."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo.extend(children.get(pid, []))
-    return out
+    """``root`` and every process below it (none when ``root`` has ended)."""
+    try:
+        parent = psutil.Process(root)
+        return [root, *(child.pid for child in parent.children(recursive=True))]
+    except psutil.Error:
+        return []
 
 
 def sample(pid: int) -> tuple[str, int, float]:
     """(kind: ``jvm``/``python``/other name, resident KiB, CPU seconds so far) of one process."""
     try:
-        name = Path(f"/proc/{pid}/comm").read_text().strip()
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        cpu = (int(fields[11]) + int(fields[12])) / TICK  # utime + stime
-        rss = next(
-            int(line.split()[1])
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-            if line.startswith("VmRSS:")
-        )
-    except (OSError, StopIteration):
+        process = psutil.Process(pid)
+        with process.oneshot():
+            name, rss, cpu = process.name(), process.memory_info().rss, process.cpu_times()
+    except psutil.Error:
         return "", 0, 0.0
     kind = "jvm" if name == "java" else "python" if name.startswith("python") else name
-    return kind, rss, cpu
+    return kind, rss // 1024, cpu.user + cpu.system
 
 
 class Watch:
