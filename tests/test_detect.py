@@ -34,7 +34,7 @@ def with_detect(tmp_path: Path, detect: str) -> Path:
         ('{magic: "03", mask: "ffff"}', "mask and magic must be the same length"),
         ('{magic: "03", offset: -1}', "less than the minimum"),
         ('{magic: "03", at: 1}', "unknown key 'at'"),
-        ("{offset: 1}", "'magic' is a required property"),
+        ("{offset: 1}", "missing key 'magic'"),
     ],
 )
 def test_a_bad_detect_names_its_line(tmp_path, detect, message):

@@ -140,7 +140,13 @@ def test_a_validity_rule_is_checked_when_the_spec_is_loaded(tmp_path):
     )
     assert err.key == "records.file.trailer[1].valid.check" and "may not call" in str(err)
     assert "indexed.yaml:37: " in str(err)
+    # a mapping is told what is wrong with it as the {check, message} form, not that no
+    # form of the key fits
     err = spec_error(tmp_path, 'valid: "min(sizes + [0]) >= 0"', 'valid: {check: "1"}')
+    assert str(err) == "indexed.yaml:37: records.file.trailer[1].valid: missing key 'message'"
+    err = spec_error(tmp_path, 'valid: "min(sizes + [0]) >= 0"', 'valid: {chek: "1", message: m}')
+    assert str(err).startswith("indexed.yaml:37: records.file.trailer[1].valid.chek: unknown key")
+    err = spec_error(tmp_path, 'valid: "min(sizes + [0]) >= 0"', "valid: [1]")
     assert str(err).startswith("indexed.yaml:37: records.file.trailer[1].valid: not a valid form")
 
 

@@ -158,7 +158,7 @@ def load_text(text: str, path: Path, display: str | None = None) -> LoadedSpec:
     data = _to_python(node, (), lines)
     errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
-        err = min(errors, key=lambda e: -len(e.absolute_path))
+        err = _within_alternative(min(errors, key=lambda e: -len(e.absolute_path)))
         parts = list(err.absolute_path)
         if err.validator == "additionalProperties":
             unknown = sorted(set(err.instance) - set(err.schema.get("properties", {})))
@@ -171,7 +171,32 @@ def load_text(text: str, path: Path, display: str | None = None) -> LoadedSpec:
     return LoadedSpec(path, display, text, data, lines)
 
 
+def _within_alternative(err: jsonschema.ValidationError) -> jsonschema.ValidationError:
+    """For a key of several forms (``oneOf``), the error inside the one form of the value's
+    own type, so ``valid: {chek: ...}`` says "unknown key 'chek'", not that no form fits.
+    Left as it is when no form, or more than one, has the value's type."""
+    while err.validator == "oneOf" and err.context:
+        forms = [
+            i
+            for i, form in enumerate(err.validator_value)
+            if _has_type(err.instance, form.get("type", ()))
+        ]
+        inside = [e for e in err.context if len(forms) == 1 and e.schema_path[0] == forms[0]]
+        if not inside:
+            break
+        err = max(inside, key=lambda e: len(e.absolute_path))
+    return err
+
+
+def _has_type(instance, types: str | list[str]) -> bool:
+    types = [types] if isinstance(types, str) else types
+    return any(_validator().is_type(instance, name) for name in types)
+
+
 def _schema_message(err: jsonschema.ValidationError) -> str:
     if err.validator == "oneOf":
         return f"not a valid form for this key: {err.instance!r}"
+    if err.validator == "required":
+        missing = [key for key in err.validator_value if key not in err.instance]
+        return f"missing key {missing[0]!r}"
     return err.message
