@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generator.emit.compiled import CompiledEmitter
+from generator.emit.fastpath import FastPathEmitter
 from generator.emit.lowering import Lowering
 from generator.spec.loader import load
 from generator.spec.validate import build_model
@@ -96,6 +97,21 @@ def test_every_tier_reads_it(module):
     assert fallbacks["quick"] == fallbacks["compiled"] == inline  # read by frame's
     assert set(module.QUICK_READERS) >= {"frame"} and "frame" in module.FAST_READERS
     assert "frame" in module.FAST_WRITERS
+
+
+@pytest.mark.parametrize(
+    "old, new, why",
+    [
+        ('"_item == 0"', '"_item == _index"', "a repeat until over `_index`"),
+        ("include: false, terminator: 65535}", "include: false}\n        if: head > 1", "a cond"),
+    ],
+)
+def test_what_stays_on_construct_says_why(tmp_path, old, new, why):
+    path = tmp_path / "untils.yaml"
+    assert old in UNTILS
+    path.write_text(UNTILS.replace(old, new))
+    fast = FastPathEmitter(build_model(load(path)))
+    assert "frame" not in fast.supported and why in fast.refused["frame"]
 
 
 def test_the_compiled_tier_renders_it(spec_path):

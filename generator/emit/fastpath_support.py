@@ -128,6 +128,9 @@ class FastPathSupport:
             raise Unsupported("a process:ed repeat until (read by construct)")
         if field.repeat == "until" and "_index" in field.repeat_until["until"]:
             raise Unsupported("a repeat until over `_index` (read by construct)")
+        excluded = field.repeat == "until" and not field.repeat_until["include"]
+        if excluded and (field.condition or field.optional):  # its terminator may be unread
+            raise Unsupported("a conditional repeat until with include: false")
         if (field.process is not None or field.repeat == "blocks") and field.condition:
             raise Unsupported("a conditional process: or repeat: blocks (read by construct)")
         if field.process is not None and field.type.kind != "record" and not field.repeat:
