@@ -309,6 +309,9 @@ class MovingSteps:
             with self.w.indent():
                 self.item(step)
             return
+        if step.until == "until":
+            self.until(step)
+            return
         if step.until == "eos":
             self.w.line(f"while pos < {step.end}:")
         else:
@@ -318,6 +321,26 @@ class MovingSteps:
             self.item(step)
         if step.min_count:
             self.decline_if(f"{n} < {step.min_count}")
+
+    def until(self, step: Repeat) -> None:
+        """Items up to the first that passes the test, as the quick tier reads them: the
+        end before it, too many items, or a test that fails to evaluate declines."""
+        self.expressions = True
+        self.w.line("while True:")
+        with self.w.indent():
+            self.decline_if(f"pos >= {step.end} or {step.item}_n >= lim.max_count")
+            self.item(step)
+            self.w.line("try:")
+            with self.w.indent():
+                self.w.line(f"{step.item}_stop = {self.python(step.stop)}")
+            self.w.line("except _EXPRESSION_FAILURES:")
+            with self.w.indent():
+                self.w.line(self.decline_text)
+            self.w.line(f"if {step.item}_stop:")
+            with self.w.indent():
+                self.w.line("break")
+        if step.terminator:
+            self.w.line(f"{step.terminator} = {step.var}.pop()")
 
     def new_list(self, step: Repeat) -> str:
         """What a list read by ``step`` starts as."""

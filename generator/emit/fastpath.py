@@ -289,7 +289,10 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
     def evaluates(self, field: Field) -> bool:
         """Whether reading ``field`` evaluates a spec expression that may fail on the data
         (an index, a call, an attribute, a division: construct reports that failure as a
-        DecodeError at the field; comparisons and sums of integers cannot fail)."""
+        DecodeError at the field; comparisons and sums of integers cannot fail). A repeat
+        until's test always may: ``_item`` is of any type."""
+        if field.repeat == "until":
+            return True
         texts = [field.condition, *self._type_expressions(field.type)]
         if isinstance(field.repeat, dict):
             texts.append(str(field.repeat["count"]))

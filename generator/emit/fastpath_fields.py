@@ -4,6 +4,8 @@ reading of each value (:mod:`generator.emit.fastpath_values`)."""
 
 from __future__ import annotations
 
+import re
+
 from generator.emit.pysource import LineWriter
 from generator.spec.model import Field, Record
 from generator.spec.types import PRIMITIVES
@@ -151,6 +153,9 @@ class FieldReaders:
         if field.repeat == "blocks":
             self.blocks_loop(w, field, var)
             return
+        if field.repeat == "until":
+            self.until_loop(w, field, var)
+            return
         w.line(f"{var}_begin = pos")
         count = field.repeat.get("count") if isinstance(field.repeat, dict) else None
         if count is not None:
@@ -231,6 +236,28 @@ class FieldReaders:
                     f'its byte size says {{{stop}}}", offset={var}_at)'
                 )
             w.line(f"{var}_blocks.append({count})")
+
+    def until_loop(self, w: LineWriter, field: Field, var: str) -> None:
+        """``runtime.core.sequences.RepeatUntil``: no bytes left before the terminator is an
+        error at the end, ``max_count`` is checked before each element, the test runs on
+        the element just read (``_item``); with ``include: false`` the terminator goes to
+        ``<name>_terminator``. A test that fails to evaluate is the field's expression
+        error (``FastPathEmitter.expression_failure``), as construct reports it."""
+        until = field.repeat_until
+        w.line(f"{var} = []")
+        w.line("while True:")
+        with w.indent():
+            w.line("if pos >= end:")
+            with w.indent():
+                w.line('raise DecodeError("the sequence ends before its terminator", offset=pos)')
+            self.limit(w, "max_count", f"len({var}) + 1", "pos")
+            self.element(w, field, var)
+            test = re.sub(r"\bthis\._item\b", f"{var}_item", until["until"])
+            w.line(f"if {self.expression(test)}:")
+            with w.indent():
+                w.line("break")
+        if not until["include"]:
+            w.line(f"{var}_terminator = {var}.pop()")
 
     def processed_value(self, w: LineWriter, field: Field, var: str) -> None:
         """``runtime.core.process.Processed`` inside its size: the bytes decoded by the codec,

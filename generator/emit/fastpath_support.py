@@ -71,6 +71,8 @@ class FastPathSupport:
             out.append(field.derived)
             if isinstance(field.repeat, dict):
                 out.append(str(field.repeat["count"]))
+            if field.repeat == "until":
+                out.append(field.repeat_until["until"])
             if field.process is not None and field.process.cases is not None:
                 out.append(field.process.codec)
             if field.checksum is not None:
@@ -122,8 +124,13 @@ class FastPathSupport:
             self._check_type(sub, ok, serializable, bounded or ref.size is not None)
 
     def _check_field(self, field: Field, record: Record, ok: set[str]) -> None:
-        if field.repeat == "until":
-            raise Unsupported("repeat: until (read by construct)")
+        if field.repeat == "until" and field.process is not None:
+            raise Unsupported("a process:ed repeat until (read by construct)")
+        if field.repeat == "until" and "_index" in field.repeat_until["until"]:
+            raise Unsupported("a repeat until over `_index` (read by construct)")
+        excluded = field.repeat == "until" and not field.repeat_until["include"]
+        if excluded and (field.condition or field.optional):  # its terminator may be unread
+            raise Unsupported("a conditional repeat until with include: false")
         if (field.process is not None or field.repeat == "blocks") and field.condition:
             raise Unsupported("a conditional process: or repeat: blocks (read by construct)")
         if field.process is not None and field.type.kind != "record" and not field.repeat:

@@ -101,7 +101,7 @@ class Lowering:
     trailer, and every field is a number (fixed-width or a varint), a string or bytes of a
     fixed size or a length (fixed-width or a varint), an enum switch, a tag, a presence
     flag, a repeat of records or values (to the end, while tagged, a count computed from
-    earlier fields, or Avro's blocks), a ``process:``ed record sized by a length, or another
+    earlier fields, Avro's blocks, or until a terminator), a ``process:``ed record sized by a length, or another
     planned record (sized by a length, or not), with no condition. A record used once,
     outside a repeat, is read inline where used; records in repeats or used more than once
     have readers of their own (``entries``). A record that reads its parent (``_parent.x``)
@@ -261,7 +261,7 @@ class Lowering:
         for field in record.fields:
             if field.kept_of:
                 kept = record.field(field.kept_of)
-                if kept.process is None and kept.repeat != "blocks":
+                if kept.process is None and kept.repeat not in ("blocks", "until"):
                     raise NotLowered(f"{field.name}: a kept {kept.name} terminator")
                 continue
             if field.process is not None:
@@ -284,7 +284,7 @@ class Lowering:
 
     def _check_repeat(self, field: Field) -> None:
         how = field.repeat if isinstance(field.repeat, str) else "count"
-        if how not in ("eos", "tagged", "count", "blocks"):
+        if how not in ("eos", "tagged", "count", "blocks", "until"):
             raise NotLowered(f"{field.name}: a repeat {how}")
         if how == "count" and set(field.repeat) != {"count"}:
             raise NotLowered(f"{field.name}: a repeat {sorted(field.repeat)}")
@@ -517,6 +517,7 @@ class Lowering:
     def _repeat(self, field: Field, var: str, prefix: str, end: str) -> Repeat:
         ref = field.type
         how = field.repeat if isinstance(field.repeat, str) else "count"
+        until_included = how == "until" and field.repeat_until["include"]
         item = self._fresh("item")
         record, tag, steps = "", None, None
         if ref.kind == "record":
@@ -540,7 +541,13 @@ class Lowering:
             item=item,
             steps=steps,
             depth=self._call_depth() if record and steps is None else 0,
+            stop=self._until(field, item) if how == "until" else "",
+            terminator=f"{var}_terminator" if how == "until" and not until_included else "",
         )
+
+    def _until(self, field: Field, item: str) -> str:
+        """A ``repeat: {until:}``'s test, its ``_item`` the variable ``item``."""
+        return self._expression(re.sub(r"\bthis\._item\b", item, field.repeat_until["until"]))
 
     def _processed(self, field: Field, var: str, prefix: str, end: str) -> list[Step]:
         ref, process = field.type, field.process

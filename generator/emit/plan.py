@@ -232,7 +232,11 @@ class Repeat(Step):
       at least ``min_count``;
     - ``count``: the Python expression ``count`` (an int, not negative, else not mine);
     - ``blocks``: Avro's blocks: a ZigZag varint count (0 ends; negative: a varint byte
-      size follows, and the block must end there), its counts kept in ``blocks``."""
+      size follows, and the block must end there), its counts kept in ``blocks``;
+    - ``until``: items while bytes are left before ``end``, up to the first for which the
+      Python expression ``stop`` (over ``item`` and the plan's variables; an error
+      evaluating it: not mine) is true; no bytes left before it: not mine. With
+      ``terminator``, that last item goes there instead of into the list."""
 
     var: str
     record: str
@@ -247,6 +251,8 @@ class Repeat(Step):
     depth: int = 0
     """A record read by its own reader in a spec with recursion: the nesting depth it is
     read at, past the plan's record (0: readers take no depth)."""
+    stop: str = ""
+    terminator: str = ""
 
     def lines(self) -> list[str]:
         what = self.record or "values"
@@ -254,6 +260,8 @@ class Repeat(Step):
             "tagged": f"while tag 0x{self.tag or 0:02x} before {self.end}",
             "count": f"{self.count} times, within {self.end}",
             "blocks": f"in blocks (counts {self.blocks}) within {self.end}",
+            "until": f"until {self.stop}, within {self.end}"
+            + f" (the last one to {self.terminator})" * bool(self.terminator),
         }.get(self.until, f"until {self.end}")
         text = f"repeat {self.var}: {what} {how}, <= max_count"
         text += f", >= {self.min_count}" if self.min_count else ""

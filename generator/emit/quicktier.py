@@ -477,6 +477,9 @@ class QuickTierEmitter:
             with self.w.indent():
                 self.item(step)
             return
+        if step.until == "until":
+            self.until(step)
+            return
         if step.until == "eos":
             self.w.line(f"while pos < {step.end}:")
         else:
@@ -486,6 +489,24 @@ class QuickTierEmitter:
             self.item(step)
         if step.min_count:
             self.retry_if(f"len({var}) < {step.min_count}")
+
+    def until(self, step: Repeat) -> None:
+        """Items up to the first that passes the test (``runtime.core.sequences.RepeatUntil``):
+        the end before it, too many items, or a test that fails to evaluate is a Retry."""
+        self.w.line("while True:")
+        with self.w.indent():
+            self.retry_if(f"pos >= {step.end} or len({step.var}) >= limits.max_count")
+            self.item(step)
+            self.w.line("try:")
+            with self.w.indent():
+                self.w.line(f"if {step.stop}:")
+                with self.w.indent():
+                    self.w.line("break")
+            self.w.line(f"except {_EXPRESSION_FAILURES}:")
+            with self.w.indent():
+                self.w.line(_RETRY)
+        if step.terminator:
+            self.w.line(f"{step.terminator} = {step.var}.pop()")
 
     def item(self, step: Repeat) -> None:
         """One item of a repeat, appended."""

@@ -115,6 +115,9 @@ def value_kinds(steps, plans, kinds: dict[str, set[str]] | None = None) -> dict[
             add(step.wire, ATOMIC)  # the bytes as on the wire, or None
         for inner in _inner_steps(step):
             value_kinds(inner, plans, kinds)
+        if isinstance(step, Repeat) and step.terminator:  # an item, kept apart
+            for kind in kinds.get(step.item, {CHECK}):
+                add(step.terminator, kind)
     return kinds
 
 
