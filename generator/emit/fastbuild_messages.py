@@ -67,6 +67,8 @@ class MessageWriters:
             "back): the bytes of ``runtime.formats.serializable``, which builds instead when this "
             'raises."""'
         )
+        # the model class's slots read as attributes; another mapping through a namespace
+        w.line(f"m = model if model.__class__ is {build.class_name} else rt_fast.Parent(**model)")
         w.line("body = bytearray()")
         w.line("lnifid = 0  # one more than the last non-ignorable field written")
         written: set[str] = set()
@@ -90,14 +92,14 @@ class MessageWriters:
                 raise MessageUnsupported(f"a {type(step).__name__} step")
         if header is None or rest is None:
             raise MessageUnsupported("a plan without its head or its rest")
-        w.line(f'given = model.get("{names[header.lnifid]}")')
+        w.line(f'given = getattr(m, "{names[header.lnifid]}", None)')
         w.line(f"if given.__class__ is int and lnifid <= given <= {header.fields}:")
         w.line("    lnifid = given  # the model's own, valid for these fields: kept")
         last_written = "last_written" if keyed and self._last_is_optional(keyed) else known - 1
-        w.line(f'unknown = model.get("{names[rest.var]}")')
+        w.line(f'unknown = getattr(m, "{names[rest.var]}", None)')
         w.line("if unknown is not None:  # a newer writer's fields, back after the known ones")
         w.line(f"    body += rt_serializable.unknown_bytes(unknown, {last_written}, {known})")
-        w.line(f'given = model.get("{names[header.declared]}")')
+        w.line(f'given = getattr(m, "{names[header.declared]}", None)')
         w.line("size = len(body) + 3  # version, size and lnifid one byte each")
         one_byte = "size < 128" + (" and lnifid < 128" if header.fields >= 128 else "")
         w.line(f"if {one_byte} and (given.__class__ is not int or given == size):")
@@ -120,7 +122,7 @@ class MessageWriters:
         key = f"0x{step.id << 1:02x}" if step.id < 64 else None
         counted = field.unknown_field_policy == "error"
         if step.absent == "required":
-            w.line(f'{var} = model["{names[var]}"]')
+            w.line(f"{var} = m.{names[var]}")
             self._field_bytes(w, step, key)
             if counted:
                 w.line(f"lnifid = {step.id + 1}")
@@ -129,10 +131,10 @@ class MessageWriters:
             absent = step.default
         else:  # default_from: the model's value of that field, as construct compares it
             source = sources[var]
-            absent = source if source in written else f'model["{names[source]}"]'
+            absent = source if source in written else f"m.{names[source]}"
         if last:
             w.line("last_written = -1")
-        w.line(f'{var} = model.get("{names[var]}")')
+        w.line(f'{var} = getattr(m, "{names[var]}", None)')
         w.line(f"if {var} is not None and {var} != {absent}:")
         with w.indent():
             self._field_bytes(w, step, key)
@@ -162,6 +164,16 @@ class MessageWriters:
             elif isinstance(step, Repeat) and step.until == "count" and step.steps:
                 w.line(f"if len({step.var}) != {step.count}:")
                 w.line('    raise ValueError("count")')
+                if step.steps == (MsbNumber(step.item, 8, step.end),):
+                    # uint8s, iterated as construct does: bytes() takes ints 0..255 as
+                    # construct does (but bools, which construct refuses); each from a table
+                    items = w.fresh("items")
+                    w.line(f"{items} = list({step.var})")
+                    w.line(f"if bool in map(type, {items}):")
+                    w.line('    raise TypeError("bool")')
+                    w.line(f"body += b''.join(map(_MSB_U8, bytes({items})))")
+                    self.constant("_MSB_U8", "rt_fast.MSB_U8.__getitem__")
+                    continue
                 w.line(f"for {step.item} in {step.var}:")
                 with w.indent():
                     self._values(w, step.steps)

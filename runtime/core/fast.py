@@ -217,7 +217,14 @@ def msb_uvar_bytes(value, bits: int) -> bytes:
     """
     if value.__class__ is not int or value < 0 or value >> bits:
         raise ValueError("not an msb varint of this width")
+    if value < 0x4000:  # runtime.core.msbvarint.encode_uvar, its short forms in one call
+        return bytes((value << 1,)) if value < 0x80 else ((value << 2) | 1).to_bytes(2, "little")
     return encode_uvar(value)
+
+
+MSB_U8 = tuple(encode_uvar(value) for value in range(256))
+"""The msb-count varint of each uint8, by its value: a fixed count of them (a UUID's 16)
+written as ``b"".join(map(MSB_U8.__getitem__, bytes(values)))``."""
 
 
 def msb_svar_bytes(value, bits: int) -> bytes:
