@@ -38,12 +38,17 @@ def _decode(workload: str, decoder: str, n: int) -> None:
 
 
 def _instructions(workload: str, decoder: str, n: int) -> int:
+    return instructions_of(["-m", "benchmarks.instructions", "--run", workload, decoder, str(n)])
+
+
+def instructions_of(args: list[str]) -> int:
+    """The instructions ``python *args`` runs, by cachegrind, with PYTHONHASHSEED=0."""
     env = dict(os.environ, PYTHONHASHSEED="0")
     # numpy's BLAS thread (the tablestore SDK imports numpy) otherwise spins
     env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [
         "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-        sys.executable, "-m", "benchmarks.instructions", "--run", workload, decoder, str(n),
+        sys.executable, *args,
     ]  # fmt: skip
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stderr
     return int(re.search(r"I\s+refs:\s+([\d,]+)", out).group(1).replace(",", ""))

@@ -63,7 +63,7 @@ def main(argv=None) -> None:
     results |= {
         "decode events/s (fast path)": rate(lambda: fast_path_parse(SEED_EVENT), seconds),
         "decode events/s (construct path)": rate(lambda: ms.parse_construct(SEED_EVENT), seconds),
-        # build: the event's fast writer, its id-keyed body still by construct (FALLBACKS)
+        # build: the event's fast writer and its body's (generator/emit/fastbuild_messages.py)
         "encode events/s (build)": rate(lambda: ms.build(event), seconds),
         "encode events/s (construct path)": rate(lambda: ms.build_construct(event), seconds),
         "json.loads of the same fields/s (floor)": rate(lambda: json.loads(doc), seconds),

@@ -33,7 +33,14 @@ TIERS = {
 }
 """What a record listed under each tier of ``FALLBACKS`` misses."""
 
-_ALONE = "reads `_parent`: fast only inside its parent (alone: construct, with no parent)"
+
+def alone(verb: str) -> str:
+    """Why a record that reads ``_parent`` has no ``verb`` (``parse``/``build``) of its own."""
+    return (
+        "reads `_parent`: by design (it means nothing without the record around it): fast"
+        f" inside it; {verb}() of it alone goes to construct, which has no parent either and"
+        " says so"
+    )
 
 
 def collect(
@@ -46,24 +53,27 @@ def collect(
     """Tier -> {record -> why that tier does not cover it}, records in the spec's order
     (the emitters are made when not given)."""
     fast = fast or FastPathEmitter(spec)
-    build = build or BuildEmitter(spec)
     lowering = lowering or Lowering(spec)
+    build = build or BuildEmitter(spec, lowering)
     compiled = compiled or CompiledEmitter(spec, lowering)
     out: dict[str, dict[str, str]] = {tier: {} for tier in TIERS}
     for name in spec.record_order():
         if spec.records[name].layout == "protobuf":
             # runtime/formats/protobuf.py's table-driven reader and writer are its fast path, and
             # runtime/_compiled/protobuf.pyx runs the same tables compiled
-            out["quick"][name] = "layout protobuf: no quick tier (the compiled loop reads it)"
+            out["quick"][name] = (
+                "layout protobuf: by design: its fast path is already a table-driven loop"
+                " (runtime/formats/protobuf.py), which the compiled tier runs compiled"
+            )
             continue
         runtime = _runtime_primitive(spec, name)
         if name in fast.needs_parent:
-            out["parse"][name] = _ALONE
+            out["parse"][name] = alone("parse")
         elif name not in fast.supported and not (runtime and RUNTIME_TYPES[runtime].fast):
             out["parse"][name] = fast.refused[name]
         if name in build.supported:
             if build.needs_parent(name):
-                out["build"][name] = _ALONE
+                out["build"][name] = alone("build")
         elif runtime and build.record_writers(spec.records[name].fields[0].type):
             out["build"][name] = f"runtime primitive {runtime}: construct around its own writer"
         else:
@@ -91,7 +101,10 @@ def _unplanned(lowering: Lowering, name: str) -> str:
     readers = lowering.readers_of(name)
     planned = [other for other in readers if other not in lowering.refused]
     if planned:
-        return f"planned inline inside {', '.join(planned)}: no reader of its own"
+        return (
+            f"read inline where {', '.join(planned)} reads it, its one use (by design: no"
+            " call); parse() of it alone stays in Python"
+        )
     if readers:  # its plan is read by nothing that has one
         which = "which reads it, has" if len(readers) == 1 else "which read it, have"
         return f"planned, but {', '.join(readers)}, {which} no plan"

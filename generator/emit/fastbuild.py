@@ -22,6 +22,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from generator.emit.fastbuild_messages import MessageUnsupported, MessageWriters
+from generator.emit.lowering import Lowering
 from generator.emit.pysource import LineWriter, struct_format, struct_name
 from generator.spec import pytext
 from generator.spec.model import Field, Record, Spec, TypeRef, bit_field_range, camel
@@ -60,11 +62,14 @@ class _Scope:
         """The element a ``repeat: {until:}`` expression reads as ``_item``."""
 
 
-class BuildEmitter:
-    """Emits the build fast path of one spec (see the module docstring)."""
+class BuildEmitter(MessageWriters):
+    """Emits the build fast path of one spec (see the module docstring); ``lowering``: the
+    spec's plans, which the writers of ``layout: serializable`` messages are rendered from
+    (made when not given)."""
 
-    def __init__(self, spec: Spec):
+    def __init__(self, spec: Spec, lowering: Lowering | None = None):
         self.spec = spec
+        self.lowering = lowering or Lowering(spec)
         self.constants: dict[str, str] = {}
         self.choices: dict[str, list[str]] = {}
         """Choice tables the writers read: name -> the case records."""
@@ -98,7 +103,7 @@ class BuildEmitter:
         names = set()
         for name in self.spec.record_order():
             layout = self.spec.records[name].layout
-            if layout == "sequence":
+            if layout in ("sequence", "serializable"):
                 names.add(name)
             else:
                 self.refused[name] = (
@@ -112,9 +117,13 @@ class BuildEmitter:
                     continue
                 saved = (dict(self.constants), dict(self.choices))
                 self.writing = ""
+                record = self.spec.records[name]
                 try:
-                    out[name] = self.record_function(self.spec.records[name], names)
-                except Unsupported as why:
+                    if record.serializable:  # fastbuild_messages, from the reader's plan
+                        out[name] = self.message_function(record)
+                    else:
+                        out[name] = self.record_function(record, names)
+                except (Unsupported, MessageUnsupported) as why:
                     self.refused[name] = f"{self.writing}: {why}" if self.writing else str(why)
                     self.constants, self.choices = saved
             if set(out) == names:

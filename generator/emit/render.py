@@ -62,7 +62,7 @@ def render_with_compiled(spec: Spec) -> tuple[str, str | None]:
     emitter = ModuleEmitter(spec)
     lowering = Lowering(spec)
     compiled = CompiledEmitter(spec, lowering)
-    fast, build = FastPathEmitter(spec), BuildEmitter(spec)
+    fast, build = FastPathEmitter(spec), BuildEmitter(spec, lowering)
     tables = CompiledTablesEmitter(spec, emitter.runtime_instance)
     body = (
         template_environment()

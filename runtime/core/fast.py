@@ -22,7 +22,7 @@ import crc32c
 from runtime.core.checksum import CRC8_TABLE  # noqa: F401 - the quick tier's CRC-8 of one-byte items
 from runtime.core.errors import DecodeError
 from runtime.core.leb128 import read_reversed_uvarint, read_uvarint  # noqa: F401 - for generated code
-from runtime.core.msbvarint import _LENGTH, uvar_size
+from runtime.core.msbvarint import _LENGTH, encode_uvar, uvar_size
 
 CHECKSUMS = {
     "crc8": anycrc.Model("CRC8-SMBUS").calc,
@@ -204,6 +204,39 @@ def msb_field_id(buf, pos: int, end: int, field_id: int) -> tuple[bool, int]:
     if found < field_id:
         raise DecodeError(f"expected field id {field_id}, found {found}", offset=pos)
     return False, pos
+
+
+def msb_uvar_bytes(value, bits: int) -> bytes:
+    """The shortest msb-count varint of ``value``, an ``int`` in ``0 .. 2**bits-1`` (the
+    generated writers inline the one-byte form). Anything else raises ValueError: the
+    generated ``build`` then writes the model with construct, which says what is wrong
+    (``runtime.core.msbvarint.write_uvar``).
+
+        >>> msb_uvar_bytes(90200, 32).hex()
+        'c3020b'
+    """
+    if value.__class__ is not int or value < 0 or value >> bits:
+        raise ValueError("not an msb varint of this width")
+    if value < 0x4000:  # runtime.core.msbvarint.encode_uvar, its short forms in one call
+        return bytes((value << 1,)) if value < 0x80 else ((value << 2) | 1).to_bytes(2, "little")
+    return encode_uvar(value)
+
+
+MSB_U8 = tuple(encode_uvar(value) for value in range(256))
+"""The msb-count varint of each uint8, by its value: a fixed count of them (a UUID's 16)
+written as ``b"".join(map(MSB_U8.__getitem__, bytes(values)))``."""
+
+
+def msb_svar_bytes(value, bits: int) -> bytes:
+    """The zigzag msb-count varint of ``value``, an ``int`` in ``-2**(bits-1) ..
+    2**(bits-1)-1`` (``runtime.core.msbvarint.write_svar``); else ValueError, as above.
+
+        >>> msb_svar_bytes(-1, 64).hex(), msb_svar_bytes(1, 64).hex()
+        ('02', '04')
+    """
+    if value.__class__ is not int or not -(1 << (bits - 1)) <= value < 1 << (bits - 1):
+        raise ValueError("not a signed msb varint of this width")
+    return encode_uvar(((value << 1) ^ (value >> (bits - 1))) & ((1 << bits) - 1))
 
 
 def mysql_size(id_len: int, lnifid_len: int, payload: int) -> int:

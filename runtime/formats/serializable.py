@@ -325,18 +325,35 @@ class SerializableMessage(Construct):
             if f.non_ignorable and has_fields:
                 lnifid = f.id + 1
         lnifid = _keep_if_valid(obj.get(LNIFID_KEY), range(lnifid, len(self.fields) + 1), lnifid)
-        payload = body.getvalue() + _unknown_bytes(obj.get(UNKNOWN_KEY), last_written, self.fields)
-        header = _Header(id_len=len(prefix), lnifid_len=uvar_size(lnifid))
-        size = header.self_consistent_size(len(payload))
-        head = encode_uvar(size) + encode_uvar(lnifid)
-        given = obj.get(SIZE_KEY)
-        if type(given) is int and given != size:
-            if given == header.mysql_size(len(payload)):
-                head = encode_uvar(given) + encode_uvar(lnifid)  # MySQL's own off-by-one value
-            else:
-                head = header.widened(len(payload), given, lnifid) or head
+        payload = body.getvalue() + unknown_bytes(
+            obj.get(UNKNOWN_KEY), last_written, len(self.fields)
+        )
+        head = message_head(len(prefix), len(payload), lnifid, obj.get(SIZE_KEY))
         stream.write(prefix + head + payload)
         return written > 0
+
+
+def message_head(id_len: int, payload: int, lnifid: int, given) -> bytes:
+    """The ``serializable_field_size`` and ``last_non_ignorable_field_id`` varints of a
+    message of ``payload`` field bytes after an id (or version) of ``id_len`` bytes: the
+    true size, unless the model's own size (``given``) is MySQL's off-by-one value or can
+    be kept by writing these two varints longer (see :class:`SerializableMessage`). The
+    generated fast writers call it too.
+
+        >>> message_head(1, 2, 0, None).hex()  # size 5 (version, size, lnifid, 2 bytes)
+        '0a00'
+        >>> message_head(1, 2, 0, 9).hex()  # kept: lnifid 0 in 5 bytes
+        '120f00000000'
+    """
+    header = _Header(id_len=id_len, lnifid_len=uvar_size(lnifid))
+    size = header.self_consistent_size(payload)
+    head = encode_uvar(size) + encode_uvar(lnifid)
+    if type(given) is int and given != size:
+        if given == header.mysql_size(payload):
+            head = encode_uvar(given) + encode_uvar(lnifid)  # MySQL's own off-by-one value
+        else:
+            head = header.widened(payload, given, lnifid) or head
+    return head
 
 
 class _Header:
@@ -599,21 +616,23 @@ def _is_written(f: Field, model: Mapping) -> bool:
     return value is not None and value != f.absent_value(model)
 
 
-def _unknown_bytes(raw, last_written: int, fields) -> bytes:
+def unknown_bytes(raw, last_written: int, known: int) -> bytes:
     """A model's ``unknown_fields``, checked to read back as unknown fields after the
-    known ones: a field id first, one past the known ids unless the last known field is
-    written (a reader peeks at it for each absent known field)."""
+    ``known`` fields (ids ``0 .. known-1``; ``last_written``: the last one written, or -1):
+    a field id first, one past the known ids unless the last known field is written (a
+    reader peeks at it for each absent known field). The generated fast writers call it
+    too."""
     if raw is None:
         return b""
     if not isinstance(raw, (bytes, bytearray)):
         raise EncodeError(f"must be bytes, got {type(raw).__name__}", path=UNKNOWN_KEY)
-    if last_written >= len(fields) - 1:
+    if last_written >= known - 1:
         return bytes(raw)  # the reader peeks at no id after the last known field: any bytes
     try:
         first_id, _ = decode_uvar(raw, 0)
     except DecodeError:
         raise EncodeError("must start with a field id", path=UNKNOWN_KEY) from None
-    if last_written < len(fields) - 1 and first_id < len(fields):
+    if first_id < known:
         raise EncodeError(
             f"starts with field id {first_id}, which a reader takes for a known field",
             path=UNKNOWN_KEY,

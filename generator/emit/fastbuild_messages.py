@@ -1,0 +1,219 @@
+"""The fast writers of ``layout: serializable`` messages (mysql::serialization), rendered from
+the plan the lowering made for their readers (``generator.emit.lowering``, ``_keyed_steps``):
+the plan's steps written back, nothing decided again.
+
+- each :class:`~generator.emit.plan.KeyedField`: its id and value when present (a required
+  field always; an optional one when it is not None and differs from its ``absent`` value:
+  the literal default, or the field a :class:`~generator.emit.plan.Fallback` names);
+- :class:`~generator.emit.plan.Rest` (``unknown_fields``, a newer writer's fields): its bytes
+  after the known fields, where they came from;
+- :class:`~generator.emit.plan.KeyedHeader` in front: the version, the message's size and
+  ``last_non_ignorable_field_id``, as ``runtime.formats.serializable.message_head`` writes
+  them (a model's own valid values kept), its one-byte form inline.
+
+The bytes are ``runtime.formats.serializable.SerializableMessage``'s build; a value the writer
+does not take (not an ``int`` of the width, not a ``str``, ...) raises, and ``build`` writes
+the model with construct, so the error is construct's. Like that class's build, the writer
+returns the model it was given (what an enclosing record's expressions see of it).
+"""
+
+from __future__ import annotations
+
+from generator.emit.plan import (
+    Build,
+    Fallback,
+    FieldSteps,
+    KeyedField,
+    KeyedHeader,
+    MsbNumber,
+    Repeat,
+    Rest,
+    Text,
+)
+from generator.emit.pysource import LineWriter
+from generator.spec import pytext
+from generator.spec.model import Record
+
+
+class MessageUnsupported(Exception):
+    """The message's plan holds a step this writer does not write back."""
+
+
+class MessageWriters:
+    """Writes ``layout: serializable`` messages (a base of
+    :class:`generator.emit.fastbuild.BuildEmitter`, whose ``spec`` and ``lowering`` it reads)."""
+
+    def message_function(self, record: Record) -> str:
+        """``_write_<record>(model, out)`` from the record's plan; raises
+        :class:`MessageUnsupported` (with why) when there is none to write it from."""
+        plan = self.lowering.plans.get(record.name)
+        if plan is None:
+            why = self.lowering.refused.get(record.name, "no plan")
+            raise MessageUnsupported(
+                f"layout serializable: no plan to write it from ({why}); a record holding it "
+                "writes the rest fast"
+            )
+        steps = plan.steps
+        build = next(step for step in steps if isinstance(step, Build))
+        names = {var: name for name, var in build.fields}
+        """Plan variable -> model key."""
+        sources = {step.var: step.source for step in steps if isinstance(step, Fallback)}
+        """An absent ``default_from`` field's variable -> the variable of the one it takes."""
+        keyed = [step for step in steps if isinstance(step, FieldSteps)]
+        known = len(keyed)
+        w = LineWriter()
+        w.line(
+            f'"""Fast build of ``{record.name}``, a mysql::serialization message (its plan written '
+            "back): the bytes of ``runtime.formats.serializable``, which builds instead when this "
+            'raises."""'
+        )
+        # the model class's slots read as attributes; another mapping through a namespace
+        w.line(f"m = model if model.__class__ is {build.class_name} else rt_fast.Parent(**model)")
+        w.line("body = bytearray()")
+        w.line("lnifid = 0  # one more than the last non-ignorable field written")
+        written: set[str] = set()
+        header = rest = None
+        for step in steps:
+            if isinstance(step, KeyedHeader):
+                header = step
+            elif isinstance(step, FieldSteps):
+                (field_step,) = step.steps
+                if not isinstance(field_step, KeyedField):
+                    raise MessageUnsupported(f"{step.name}: a {type(field_step).__name__} step")
+                field = record.field(step.name)
+                comment = f"{field.name} (id {field.id})"
+                w.line(pytext.source_comment(self.spec.source.display, field.line, comment))
+                last = field_step.id == known - 1
+                self._keyed_field(w, field_step, field, names, sources, written, last)
+                written.add(field_step.var)
+            elif isinstance(step, Rest):
+                rest = step
+            elif not isinstance(step, (Fallback, Build)):
+                raise MessageUnsupported(f"a {type(step).__name__} step")
+        if header is None or rest is None:
+            raise MessageUnsupported("a plan without its head or its rest")
+        w.line(f'given = getattr(m, "{names[header.lnifid]}", None)')
+        w.line(f"if given.__class__ is int and lnifid <= given <= {header.fields}:")
+        w.line("    lnifid = given  # the model's own, valid for these fields: kept")
+        last_written = "last_written" if keyed and self._last_is_optional(keyed) else known - 1
+        w.line(f'unknown = getattr(m, "{names[rest.var]}", None)')
+        w.line("if unknown is not None:  # a newer writer's fields, back after the known ones")
+        w.line(f"    body += rt_serializable.unknown_bytes(unknown, {last_written}, {known})")
+        w.line(f'given = getattr(m, "{names[header.declared]}", None)')
+        w.line("size = len(body) + 3  # version, size and lnifid one byte each")
+        one_byte = "size < 128" + (" and lnifid < 128" if header.fields >= 128 else "")
+        w.line(f"if {one_byte} and (given.__class__ is not int or given == size):")
+        w.line("    out += bytes((0x02, size << 1, lnifid << 1))")
+        w.line("else:")
+        w.line("    out.append(0x02)  # format version 1")
+        w.line("    out += rt_serializable.message_head(1, len(body), lnifid, given)")
+        w.line("out += body")
+        w.line("return model")
+        return f"def _write_{record.name}(model, out):\n" + "\n".join(w.lines)
+
+    @staticmethod
+    def _last_is_optional(keyed: list[FieldSteps]) -> bool:
+        return keyed[-1].steps[0].absent != "required"
+
+    def _keyed_field(self, w, step: KeyedField, field, names, sources, written, last) -> None:
+        """The field's id and value; an optional one only when it is present. ``field``:
+        the spec's, for its unknown-field policy (which the reader's plan need not say)."""
+        var = step.var
+        key = f"0x{step.id << 1:02x}" if step.id < 64 else None
+        counted = field.unknown_field_policy == "error"
+        if step.absent == "required":
+            w.line(f"{var} = m.{names[var]}")
+            self._field_bytes(w, step, key)
+            if counted:
+                w.line(f"lnifid = {step.id + 1}")
+            return
+        if step.absent == "value":
+            absent = step.default
+        else:  # default_from: the model's value of that field, as construct compares it
+            source = sources[var]
+            absent = source if source in written else f"m.{names[source]}"
+        if last:
+            w.line("last_written = -1")
+        w.line(f'{var} = getattr(m, "{names[var]}", None)')
+        w.line(f"if {var} is not None and {var} != {absent}:")
+        with w.indent():
+            self._field_bytes(w, step, key)
+            if last:
+                w.line(f"last_written = {step.id}")
+            if counted:
+                w.line(f"lnifid = {step.id + 1}")
+
+    def _field_bytes(self, w: LineWriter, step: KeyedField, key: str | None) -> None:
+        if key is not None:
+            w.line(f"body.append({key})  # field id {step.id}")
+        else:
+            w.line(f"body += rt_fast.msb_uvar_bytes({step.id}, 64)  # field id")
+        self._values(w, step.steps)
+
+    def _values(self, w: LineWriter, steps) -> None:
+        """A value's steps written back: varints, a length and its text, a fixed count."""
+        pending: MsbNumber | None = None
+        for step in steps:
+            if isinstance(step, MsbNumber) and step.length:
+                pending = step  # written with the text it measures
+            elif isinstance(step, MsbNumber):
+                self._msb(w, step.var, step.bits, step.signed)
+            elif isinstance(step, Text) and pending is not None and step.length == pending.var:
+                self._text(w, step)
+                pending = None
+            elif isinstance(step, Repeat) and step.until == "count" and step.steps:
+                w.line(f"if len({step.var}) != {step.count}:")
+                w.line('    raise ValueError("count")')
+                if step.steps == (MsbNumber(step.item, 8, step.end),):
+                    # uint8s, iterated as construct does: bytes() takes ints 0..255 as
+                    # construct does (but bools, which construct refuses); each from a table
+                    items = w.fresh("items")
+                    w.line(f"{items} = list({step.var})")
+                    w.line(f"if bool in map(type, {items}):")
+                    w.line('    raise TypeError("bool")')
+                    w.line(f"body += b''.join(map(_MSB_U8, bytes({items})))")
+                    self.constant("_MSB_U8", "rt_fast.MSB_U8.__getitem__")
+                    continue
+                w.line(f"for {step.item} in {step.var}:")
+                with w.indent():
+                    self._values(w, step.steps)
+            else:
+                raise MessageUnsupported(f"a {type(step).__name__} step in a value")
+        if pending is not None:
+            raise MessageUnsupported("a length without its text")
+
+    @staticmethod
+    def _msb(w: LineWriter, var: str, bits: int, signed: bool, length: bool = False) -> None:
+        """An msb-count varint (``runtime.core.msbvarint``), its one-byte form inline;
+        ``length``: a byte count, an int."""
+        low, high = (-64, 64) if signed else (0, 128)
+        typed = "" if length else f"{var}.__class__ is int and "
+        w.line(f"if {typed}{low} <= {var} < {high}:")
+        if signed:  # zigzag, then the value above the one-byte marker
+            w.line(f"    body.append({var} << 2 if {var} >= 0 else (-{var} << 2) - 2)")
+        else:
+            w.line(f"    body.append({var} << 1)")
+        w.line("else:")
+        helper = "msb_svar_bytes" if signed else "msb_uvar_bytes"
+        w.line(f"    body += rt_fast.{helper}({var}, {bits})")
+
+    def _text(self, w: LineWriter, step: Text) -> None:
+        """``rt.LengthPrefixedBytes`` after an msb varint length, as it builds."""
+        if step.fixed is not None or step.pad or step.signed:
+            raise MessageUnsupported("a fixed, padded or signed text")
+        data = w.fresh("data")
+        if step.kind == "str":
+            w.line(f"if not isinstance({step.var}, str):")
+            w.line('    raise TypeError("text")')
+            w.line(f"{data} = {step.var}.encode({step.encoding!r})")
+        else:
+            w.line(f"if not isinstance({step.var}, (bytes, bytearray)):")
+            w.line('    raise TypeError("bytes")')
+            w.line(f"{data} = bytes({step.var})")
+        if step.max_length is not None:
+            w.line(f"if len({data}) > {step.max_length}:")
+            w.line('    raise ValueError("max_length")')
+        length = w.fresh("n")
+        w.line(f"{length} = len({data})")
+        self._msb(w, length, 64, False, length=True)
+        w.line(f"body += {data}")
