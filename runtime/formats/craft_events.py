@@ -368,8 +368,7 @@ def _event_parts(ev, encodings) -> _Parts:
         value = getattr(ev, name)
         if value is not None and not isinstance(value, str):
             raise _at(EncodeError(f"expected str or None, got {type(value).__name__}"), name)
-        # The reference writes -1 (null) for an empty name, never a "" term.
-        setattr(p, name, value or None)
+        setattr(p, name, value)  # "" is written as -1, as the spec's ref: says
     p.estimate = 32 + len(_utf8(p.schema)) + len(_utf8(p.table))
     if p.type == EVENT_DDL:
         with _Path("ddl_type"):

@@ -191,8 +191,7 @@ def _quick_parts(ev, kinds):
         table is not None and type(table) is not str
     ):
         return None
-    p.schema = schema = schema or None
-    p.table = table = table or None
+    p.schema, p.table = schema, table  # "" is written as -1, as the spec's ref: says
     estimate = 32 + (len(schema.encode("utf-8", "surrogateescape")) if schema else 0)
     estimate += len(table.encode("utf-8", "surrogateescape")) if table else 0
     if cls is DdlEvent:
