@@ -83,41 +83,43 @@ class Dictionary:
         ``interned:`` order, and set the dictionary to the names in id order. None (and,
         where the empty name is refused, "") becomes the null id."""
         ids: dict[str, int] = {}
+        get = ids.get
         for ref in self.interned:
             null, refused = ref.null, ref.empty_refused
-
-            def intern(name, ids=ids, null=null, refused=refused):
-                if name is None or (refused and not name):
-                    return null
-                term = ids.get(name)
-                if term is None:
-                    term = ids[name] = len(ids)
-                return term
-
             *steps, last = ref.path.split(".")
             for holder in _holders(model, steps):
                 value = holder[last]
-                if type(value) is list:
-                    holder[last] = [intern(name) for name in value]
-                elif value is not None or null is not None:
-                    holder[last] = intern(value)
+                many = type(value) is list
+                out = []
+                for name in value if many else (value,):
+                    if name is None or (refused and not name):
+                        out.append(null)
+                    else:
+                        term = get(name)
+                        if term is None:
+                            term = ids[name] = len(ids)
+                        out.append(term)
+                holder[last] = out if many else out[0]
         model[self.field] = list(ids)
 
 
-def _holders(model, steps: list[str]):
+def _holders(model, steps: list[str]) -> list:
     """The records ``steps`` reach from ``model`` (``name[*]``: each element of a list; a
     None field, absent on the wire, holds nothing)."""
     holders = [model]
     for step in steps:
-        name, many = (step[:-3], True) if step.endswith("[*]") else (step, False)
+        many = step.endswith("[*]")
+        name = step[:-3] if many else step
         reached = []
         for holder in holders:
             value = holder[name]
             if value is None:
                 continue
-            if many:
-                reached.extend(v for v in value if v is not None)
-            else:
+            if not many:
                 reached.append(value)
+                continue
+            for element in value:
+                if element is not None:
+                    reached.append(element)
         holders = reached
     return holders
