@@ -22,7 +22,7 @@ VECTORS = json.loads(
     (Path(__file__).resolve().parent / "data/vectors/ticdc_craft.json").read_text()
 )
 DATA = {v["name"]: bytes.fromhex(v["hex"]) for v in VECTORS}
-TERMS = craft.FRAME_TERM_DICTIONARY
+TERMS = craft.DICTIONARIES["frame.term_dictionary"]
 CHECKED = rt_craft.CraftMessage(craft.frame, craft.COLUMN_TYPE_CRAFT, TERMS, fast=False)
 
 

@@ -28,7 +28,7 @@ from tests.test_generator import load_module
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKED = rt_craft.CraftMessage(
-    craft.frame, craft.COLUMN_TYPE_CRAFT, craft.FRAME_TERM_DICTIONARY, fast=False
+    craft.frame, craft.COLUMN_TYPE_CRAFT, craft.DICTIONARIES["frame.term_dictionary"], fast=False
 )
 """The construct-only codec: quick parts off, frames built by construct."""
 

@@ -61,7 +61,7 @@ def test_the_module_configures_the_dictionary_and_the_wire_keeps_ids(tmp_path):
     spec = tmp_path / "named.yaml"
     spec.write_text(SPEC)
     mod = load_module("named_mod", render_spec(spec)[1], tmp_path)
-    terms = mod.FILE_NAMES
+    terms = mod.DICTIONARIES["file.names"]
     assert [ref.path for ref in terms.interned] == ["owner", "rows[*].ids"]
     assert terms.ref("owner") == runtime.core.refs.Ref("owner", null=-1, empty_refused=True)
     model = {"owner": "b", "rows": [{"ids": ["a", "b"]}, {"ids": ["c", "a"]}]}

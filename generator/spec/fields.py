@@ -288,13 +288,13 @@ class FieldBuilder:
 
     def dictionary_arg(self, value: str, parts) -> str:
         """``RECORD.FIELD`` of a dictionary with ``interned:`` -> its generated
-        ``runtime.core.refs.Dictionary`` (``RECORD_FIELD``)."""
+        ``runtime.core.refs.Dictionary`` (``DICTIONARIES["record.field"]``)."""
         record, _, name = value.partition(".")
         body = self.data["records"].get(record, {})
         fields = body.get("fields", []) + body.get("trailer", [])
         if not any(f["name"] == name and "interned" in f for f in fields):
             raise self.error(parts, f"{value!r} is not RECORD.FIELD of a dictionary with interned:")
-        return f"{record.upper()}_{name.upper()}"
+        return f"DICTIONARIES[{value!r}]"
 
     def map_type(self, raw, parts, siblings) -> TypeRef:
         """``map: {key: TYPE, value: TYPE}``: integer or string keys, any element values."""

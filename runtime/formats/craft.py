@@ -92,8 +92,8 @@ class CraftMessage(Construct):
     ``compiled=False`` never tries the compiled tier (the Python path the tests and
     benchmarks compare it with).
 
-    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT, FRAME_TERM_DICTIONARY
-    >>> codec = CraftMessage(frame, COLUMN_TYPE_CRAFT, FRAME_TERM_DICTIONARY)
+    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT, DICTIONARIES
+    >>> codec = CraftMessage(frame, COLUMN_TYPE_CRAFT, DICTIONARIES["frame.term_dictionary"])
     >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
     >>> codec.parse(data), codec.build(codec.parse(data)) == data
     ([ResolvedEvent(commit_ts=424316594097225729)], True)

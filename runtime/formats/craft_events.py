@@ -8,10 +8,10 @@ This is the checked path: the quick mapping (:mod:`runtime.formats.craft_quick`)
 to it wherever it is unsure, so every error comes from here. It also records the spans of
 every field for ``wirespec inspect``.
 
-    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT, FRAME_TERM_DICTIONARY
+    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT, DICTIONARIES
     >>> from runtime.core.limits import DEFAULT
     >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
-    >>> model, positions = _read_frame(frame, FRAME_TERM_DICTIONARY, data, DEFAULT)
+    >>> model, positions = _read_frame(frame, DICTIONARIES["frame.term_dictionary"], data, DEFAULT)
     >>> _to_events(model, positions, data, COLUMN_TYPE_CRAFT)
     [ResolvedEvent(commit_ts=424316594097225729)]
 """

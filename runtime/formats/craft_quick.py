@@ -7,12 +7,12 @@ again and raises its precise error, so both paths fail the same way by construct
 hold them to the same events and bytes. The type-code table from the spec drives both
 (``kinds``: the value kind code of each type code, None for unknown).
 
-    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT, FRAME_TERM_DICTIONARY
+    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT, DICTIONARIES
     >>> from runtime.core.limits import DEFAULT
     >>> from runtime.formats.craft_events import _read_frame
     >>> kinds = kind_codes(COLUMN_TYPE_CRAFT)
     >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
-    >>> model, _ = _read_frame(frame, FRAME_TERM_DICTIONARY, data, DEFAULT)
+    >>> model, _ = _read_frame(frame, DICTIONARIES["frame.term_dictionary"], data, DEFAULT)
     >>> _quick_events(model, kinds)
     [ResolvedEvent(commit_ts=424316594097225729)]
 """
