@@ -10,7 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generated import ticdc_craft as craft
-from generated.ticdc_craft import COLUMN_TYPE_CRAFT, decode_message, encode_events, frame
+from generated.ticdc_craft import (
+    COLUMN_TYPE_CRAFT,
+    DICTIONARIES,
+    decode_message,
+    encode_events,
+    frame,
+)
 from runtime.core.errors import DecodeError, EncodeError, LimitError
 from runtime.core.leb128 import write_reversed_uvarint
 from runtime.formats.craft import CraftMessage
@@ -21,7 +27,8 @@ from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEve
 VECTORS = json.loads(
     (Path(__file__).resolve().parent / "data/vectors/ticdc_craft.json").read_text()
 )
-RAW, EVENTS = frame, CraftMessage(frame, COLUMN_TYPE_CRAFT)  # the spec's layout, the events
+TERMS = DICTIONARIES["frame.term_dictionary"]
+RAW, EVENTS = frame, CraftMessage(frame, COLUMN_TYPE_CRAFT, TERMS)  # the spec's layout, the events
 SEED = {v["name"]: bytes.fromhex(v["hex"]) for v in VECTORS}
 
 
@@ -160,7 +167,7 @@ def test_the_spec_frame_computes_its_size_tables_on_build(events, batch):
     """The frame's JSON form leaves out what the builder computes (the size tables and
     their length, every column count): building it again gives the same bytes, and the
     checked decoder (frame + event mapping) agrees with the straight-line one."""
-    checked = CraftMessage(frame, COLUMN_TYPE_CRAFT, fast=False)
+    checked = CraftMessage(frame, COLUMN_TYPE_CRAFT, TERMS, fast=False)
     for m in encode_events(events, max_batch_size=batch):
         wire = craft.parse(m, "frame")
         form = craft.to_dict(wire)

@@ -22,7 +22,8 @@ VECTORS = json.loads(
     (Path(__file__).resolve().parent / "data/vectors/ticdc_craft.json").read_text()
 )
 DATA = {v["name"]: bytes.fromhex(v["hex"]) for v in VECTORS}
-CHECKED = rt_craft.CraftMessage(craft.frame, craft.COLUMN_TYPE_CRAFT, fast=False)
+TERMS = craft.DICTIONARIES["frame.term_dictionary"]
+CHECKED = rt_craft.CraftMessage(craft.frame, craft.COLUMN_TYPE_CRAFT, TERMS, fast=False)
 
 
 def fast_only(data):
@@ -115,16 +116,16 @@ def test_the_spec_tables_drive_the_runtime():
     assert table[craft.ColumnType.GEOMETRY] == "null" and table[craft.ColumnType.FLOAT] == "float64"
     assert craft._CRAFT_MESSAGE.encodings == {int(k): v for k, v in table.items()}
     # a table without a code makes that code unknown: decoding and encoding refuse it
-    narrow = rt_craft.CraftMessage(craft.frame, {k: v for k, v in table.items() if k != 15})
+    narrow = rt_craft.CraftMessage(craft.frame, {k: v for k, v in table.items() if k != 15}, TERMS)
     with pytest.raises(DecodeError, match="unknown column type code 15") as err:
         narrow.decode(DATA["seed_row_changed_update"])
     assert err.value.path == "events[0].new[0].type" and err.value.offset == 24  # no record
     with pytest.raises(EncodeError):
         narrow.encode([RowChangedEvent(1, "s", "t", new=[Column("c", 15, 0, b"x")])])
     with pytest.raises(SpecError):
-        rt_craft.CraftMessage(craft.frame, {3: "int32"})
+        rt_craft.CraftMessage(craft.frame, {3: "int32"}, TERMS)
     with pytest.raises(SpecError):
-        rt_craft.CraftMessage(craft.frame, table, event_types=craft.GroupType)
+        rt_craft.CraftMessage(craft.frame, table, TERMS, event_types=craft.GroupType)
 
 
 def test_spark_rows_are_accepted_by_the_schema():

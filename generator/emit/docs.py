@@ -265,6 +265,14 @@ def _field_notes(f) -> list[str]:
         notes.append("JSON: UUID text")
     elif getattr(f, "logical", ""):
         notes.append(f"JSON: `{f.name}_time` ({f.logical}, UTC) beside it")
+    ref = getattr(f, "ref", None)
+    if ref is not None:
+        null = "" if ref.null is None else f", `{ref.null}` = none"
+        empty = ", the empty name refused (written as none)" if ref.empty_refused else ""
+        notes.append(f"ids into `{ref.record}.{ref.dictionary}`{null}{empty}")
+    if getattr(f, "interned", ()):
+        order = ", ".join(f"`{path}`" for path in f.interned)
+        notes.append(f"a writer interns names in this order: {order}")
     if getattr(f.type, "pad", b""):
         notes.append("NUL-padded: trailing NULs are not in the value")
     process = getattr(f, "process", None)

@@ -13,6 +13,7 @@ import re
 from generator.emit import protobuf
 from generator.emit.pysource import valid_message_arg
 from generator.emit.spark_columns import SparkColumns
+from generator.spec import refs as spec_refs
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
 from generator.spec.types import (
     CHUNK_TYPES,
@@ -99,6 +100,29 @@ class ModuleEmitter(SparkColumns):
         names = sorted({ref.name for ref in self.runtime_refs()})
         return [(n, RUNTIME_TYPES[n]) for n in names if RUNTIME_TYPES[n].rows_spark]
 
+    # -- dictionaries (``ref:`` fields and the ``interned:`` order of what they name) ----------
+
+    def dictionaries(self) -> list:
+        """(record, dictionary field) of each dictionary with ``interned:``."""
+        return spec_refs.dictionaries(self.spec.records)
+
+    def dictionary_noun(self, field: Field) -> str:
+        """What one id into ``field`` is called in errors (a Craft term)."""
+        return "term" if field.type.name == "term_dictionary" else "entry"
+
+    def dictionary_refs(self, record: Record, field: Field) -> list:
+        """(path, ref field) of every ``interned:`` path of dictionary ``field``."""
+        return [(p, spec_refs.walk(self.spec.records, record, p)) for p in field.interned]
+
+    @staticmethod
+    def ref_expression(path: str, ref) -> str:
+        args = [repr(path)]
+        if ref.null is not None:
+            args.append(f"null={ref.null}")
+        if ref.empty_refused:
+            args.append("empty_refused=True")
+        return f"rt_refs.Ref({', '.join(args)})"
+
     def runtime_imports(self) -> dict[str, str]:
         """``rt_x`` -> the runtime module ``x`` that the primitives, chunks and regions name
         (``runtime.core.x``, or ``runtime.formats.x`` for a format's own)."""
@@ -107,6 +131,7 @@ class ModuleEmitter(SparkColumns):
             for rt in (RUNTIME_TYPES[ref.name] for ref in self.runtime_refs())
         )
         text += " ".join(self.all_construct_expressions())
+        text += " rt_refs." if self.dictionaries() else ""
         names = sorted(set(re.findall(r"\brt_([a-z_]+)\.", text)) - {"checksum", "serializable"})
         return {name: runtime_module(name) for name in names}
 

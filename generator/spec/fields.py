@@ -267,6 +267,9 @@ class FieldBuilder:
             raise self.error(parts, f"{ref.name} {what} {name!r} (it takes {sorted(declared)})")
         out = {}
         for name, value in raw.items():
+            if declared[name] == "dictionary":
+                out[name] = self.dictionary_arg(value, parts + (name,))
+                continue
             if declared[name] == "record":
                 if value not in self.record_names:
                     raise self.error(parts + (name,), f"{value!r} is not a record of this spec")
@@ -282,6 +285,16 @@ class FieldBuilder:
                 raise self.error(parts + (name,), f"{value!r} is not ENUM.ATTRIBUTE of this spec")
             out[name] = f"{enum_name.upper()}_{attr.upper()}" if attr else camel(enum_name)
         return out
+
+    def dictionary_arg(self, value: str, parts) -> str:
+        """``RECORD.FIELD`` of a dictionary with ``interned:`` -> its generated
+        ``runtime.core.refs.Dictionary`` (``DICTIONARIES["record.field"]``)."""
+        record, _, name = value.partition(".")
+        body = self.data["records"].get(record, {})
+        fields = body.get("fields", []) + body.get("trailer", [])
+        if not any(f["name"] == name and "interned" in f for f in fields):
+            raise self.error(parts, f"{value!r} is not RECORD.FIELD of a dictionary with interned:")
+        return f"DICTIONARIES[{value!r}]"
 
     def map_type(self, raw, parts, siblings) -> TypeRef:
         """``map: {key: TYPE, value: TYPE}``: integer or string keys, any element values."""

@@ -156,6 +156,23 @@ class Process:
     field's own ``size:``, if any, is each element's); the field is the last on the wire."""
 
 
+@dataclasses.dataclass(frozen=True)
+class Ref:
+    """``ref:``: a field's integers are ids into a dictionary (a list of names read elsewhere
+    in the message); the wire keeps the ids, the mapping resolves and checks them."""
+
+    to: str
+    """The dictionary field as the spec writes it (``_parent.term_dictionary``)."""
+    record: str
+    """The record that holds the dictionary field ..."""
+    dictionary: str
+    """... and its name."""
+    null: int | None = None
+    """The id of no name (None), or None when every id names an entry."""
+    empty_refused: bool = False
+    """``empty: refused``: an id of the empty name is an error (written as ``null``)."""
+
+
 @dataclasses.dataclass
 class Field:
     name: str
@@ -218,6 +235,11 @@ class Field:
     """``layout: protobuf``: its protobuf type (``sint32``, ``message``, ``map:K:V``, ...)."""
     oneof: str = ""
     """``layout: protobuf``: the oneof group it belongs to."""
+    ref: Ref | None = None
+    """``ref:``: its integers are ids into a dictionary field (:class:`Ref`)."""
+    interned: tuple[str, ...] = ()
+    """``interned:`` on a dictionary: the paths of the ``ref:`` fields that name its
+    entries (from its record, ``[*]`` over list elements), in the order a writer interns."""
 
     @property
     def computed(self) -> bool:

@@ -87,6 +87,7 @@ MODULE_CONSTANTS = frozenset(
         "RECORD_DETECTORS",
         "CLAIM_CHECK_RECORD",
         "FALLBACKS",
+        "DICTIONARIES",
     ]
 )
 """Upper-case module names; an enum attribute table ``ENUM_ATTRIBUTE`` may not be one."""

@@ -245,7 +245,8 @@ class RuntimeType:
     construct: str
     doc: str
     args: dict
-    """argument -> ``table`` | ``enum`` | ``record`` (its construct), all required."""
+    """argument -> ``table`` | ``enum`` | ``record`` (its construct) | ``dictionary`` (the
+    ``runtime.core.refs.Dictionary`` of a field with ``interned:``), all required."""
     python: str = "object"
     """Annotation of the field in the record's model class."""
     rows_spark: str = ""
@@ -276,6 +277,7 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
             "column_types": "enum",
             "column_flags": "enum",
             "ddl_types": "enum",
+            "terms": "dictionary",
         },
         python="list",
         rows_spark="rt_ticdc.spark_schema()",

@@ -33,6 +33,7 @@ from generator.spec.model import (
     camel,
     field_dependencies,
 )
+from generator.spec.refs import check_refs
 from generator.spec.types import PRIMITIVES, RUNTIME_TYPES
 from runtime.core.limits import Limits
 
@@ -97,6 +98,7 @@ class SpecBuilder(FieldBuilder):
             raise self.error((), "a spec has records (and a default_record), or enums to import")
         records = {name: self.record(name, body) for name, body in data.get("records", {}).items()}
         self.check_no_cycle(records)
+        check_refs(self, records)
         self.choice_detects(records)
         _mark_late_values(records)
         json_documents = self.json_documents(data.get("json", {}))

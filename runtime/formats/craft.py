@@ -78,10 +78,11 @@ class CraftMessage(Construct):
 
     The layout is the spec's: ``frame`` is the construct of the spec's ``frame`` record
     (version, header, bodies, term dictionary, size tables), which this class parses and
-    builds; what it adds is the mapping to events: term ids resolved, values decoded by
-    ``value_encodings`` (type code -> kind, the spec's ``COLUMN_TYPE_CRAFT``), and on
-    build the terms interned in the reference's order. Events are row events only, or a
-    single DDL/resolved event, as the reference writes.
+    builds; what it adds is the mapping to events: term ids resolved and checked as
+    ``terms`` says (the spec's ``ref:`` fields, a :class:`runtime.core.refs.Dictionary`;
+    on build it interns names in the spec's ``interned:`` order), values decoded by
+    ``value_encodings`` (type code -> kind, the spec's ``COLUMN_TYPE_CRAFT``). Events are
+    row events only, or a single DDL/resolved event, as the reference writes.
 
     Decoding reads the frame with the generated fast path's reader of ``frame`` once the
     generated module has given it (:meth:`use_fast_readers`), else with construct; the
@@ -91,8 +92,8 @@ class CraftMessage(Construct):
     ``compiled=False`` never tries the compiled tier (the Python path the tests and
     benchmarks compare it with).
 
-    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT
-    >>> codec = CraftMessage(frame=frame, value_encodings=COLUMN_TYPE_CRAFT)
+    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT, DICTIONARIES
+    >>> codec = CraftMessage(frame, COLUMN_TYPE_CRAFT, DICTIONARIES["frame.term_dictionary"])
     >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
     >>> codec.parse(data), codec.build(codec.parse(data)) == data
     ([ResolvedEvent(commit_ts=424316594097225729)], True)
@@ -105,6 +106,7 @@ class CraftMessage(Construct):
         self,
         frame,
         value_encodings,
+        terms,
         *,
         fast: bool = True,
         compiled: bool = True,
@@ -116,6 +118,7 @@ class CraftMessage(Construct):
     ):
         super().__init__()
         self.frame = frame
+        self.terms = terms
         self.names = EventNames(column_types, column_flags, ddl_types)
         self.fast = fast
         self.use_compiled = compiled
@@ -197,11 +200,11 @@ class CraftMessage(Construct):
         try:
             return _quick_events(model, self._kinds)
         except Exception:  # noqa: BLE001 - the checked mapping says what is wrong
-            return _checked_events(buf, model, self.encodings)
+            return _checked_events(buf, model, self.encodings, self.terms)
 
     def _decode_checked(self, buf: bytes, limits, spans=None) -> list[Event]:
         """The construct path: the frame parsed by construct, then checked and mapped."""
-        model, positions = _read_frame(self.frame, buf, limits, spans, self.encodings)
+        model, positions = _read_frame(self.frame, self.terms, buf, limits, spans, self.encodings)
         return _to_events(model, positions, buf, self.encodings)
 
     def encode(self, events) -> bytes:
@@ -224,8 +227,8 @@ class CraftMessage(Construct):
             raise _at(EncodeError("a message holds row events, or one DDL or resolved event"),
                       "events")  # fmt: skip
         if self.fast and self._write_fast_frame is not None:
-            return build_fast(self._write_fast_frame, self.frame, _assemble(parts))
-        return self.frame.build(_assemble(parts))
+            return build_fast(self._write_fast_frame, self.frame, _assemble(parts, self.terms))
+        return self.frame.build(_assemble(parts, self.terms))
 
     def read(self, buf, pos: int, end: int, limits: _limits.Limits = _limits.DEFAULT):
         """The fast-path protocol of generated modules: ``(model of buf[pos:end], end)``."""

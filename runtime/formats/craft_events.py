@@ -1,15 +1,17 @@
 """TiCDC Craft frames <-> :mod:`runtime.formats.ticdc` events, with every check and its
-exact error: the mapping the spec's ``frame`` record does not say (term ids resolved, values
-decoded by the type-code table, the reference's interning order on build).
+exact error: the mapping the spec's ``frame`` record does not say (values decoded by the
+type-code table, the events' rules). What term ids mean (their range, -1, the empty name,
+the interning order on build) is the spec's: its ``ref:`` fields and the ``interned:`` order
+of the term dictionary, the ``terms`` :class:`runtime.core.refs.Dictionary` here.
 
 This is the checked path: the quick mapping (:mod:`runtime.formats.craft_quick`) gives up
 to it wherever it is unsure, so every error comes from here. It also records the spans of
 every field for ``wirespec inspect``.
 
-    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT
+    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT, DICTIONARIES
     >>> from runtime.core.limits import DEFAULT
     >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
-    >>> model, positions = _read_frame(frame, data, DEFAULT)
+    >>> model, positions = _read_frame(frame, DICTIONARIES["frame.term_dictionary"], data, DEFAULT)
     >>> _to_events(model, positions, data, COLUMN_TYPE_CRAFT)
     [ResolvedEvent(commit_ts=424316594097225729)]
 """
@@ -77,10 +79,11 @@ def _bad_element(message, buf, chunk_start, i, name):
     return _at(DecodeError(message, offset=skip_varints(buf, chunk_start, i)), name, index=i)
 
 
-def _read_frame(frame, buf, limits, spans=None, encodings=None):
+def _read_frame(frame, terms, buf, limits, spans=None, encodings=None):
     """Parse a message with the spec's ``frame`` record, then check what the event model
-    needs beyond the layout; returns the frame model and the positions of each column
-    group's types and values (for the offsets of value errors).
+    needs beyond the layout (``terms``: the spec's term dictionary and its refs); returns
+    the frame model and the positions of each column group's types and values (for the
+    offsets of value errors).
 
     ``spans`` (a :class:`runtime.core.spans.SpanRecorder`, for ``wirespec inspect``) gets the
     byte range of every field, element by element, with names and values resolved: each
@@ -90,27 +93,27 @@ def _read_frame(frame, buf, limits, spans=None, encodings=None):
     limits.check("max_message_bytes", len(buf), offset=0)
     try:
         model = _parse_frame(frame, buf, limits)
-        at, positions = _check_frame(buf, model)
+        at, positions = _check_frame(buf, model, terms)
     except DecodeError:
         if spans is not None:  # show the fields read before the error, as the frame has them
             _parse_frame(frame, buf, limits, spans)
         raise
     if spans is not None:
-        _record_frame(spans, buf, model, at, encodings)
+        _record_frame(spans, buf, model, at, encodings, terms)
     return model, positions
 
 
-def _check_frame(buf, model) -> tuple[_Layout, dict]:
+def _check_frame(buf, model, terms) -> tuple[_Layout, dict]:
     """What the event model needs beyond the layout of a parsed frame; returns where its
     parts start and the positions :func:`_check_bodies` gives."""
     at = _Layout(buf, model)
-    _check_header(buf, model, at)
-    return at, _check_bodies(buf, model, at)
+    _check_header(buf, model, at, terms)
+    return at, _check_bodies(buf, model, at, terms)
 
 
-def _checked_events(buf, model, encodings) -> list[Event]:
+def _checked_events(buf, model, encodings, terms) -> list[Event]:
     """The events of a parsed frame, checked as :func:`_read_frame` checks it."""
-    _, positions = _check_frame(buf, model)
+    _, positions = _check_frame(buf, model, terms)
     return _to_events(model, positions, buf, encodings)
 
 
@@ -136,10 +139,10 @@ class _Layout:
         self.dict_start = self.tables_start - tables[0][1]
 
 
-def _check_header(buf, model, at: _Layout) -> None:
-    """Names are term ids (or -1 where allowed); the spec's frame has refused a message
-    that mixes rows with DDL/resolved events."""
-    h, n, nterms = model.header, len(model.size_tables[1]), len(model.term_dictionary)
+def _check_header(buf, model, at: _Layout, terms) -> None:
+    """Names are term ids as the spec's refs say (-1 always for a resolved event); the
+    spec's frame has refused a message that mixes rows with DDL/resolved events."""
+    h, n, names = model.header, len(model.size_tables[1]), model.term_dictionary
     starts = {"commit_ts": at.header_start}
     for name, prev in (("type", "commit_ts"), ("partition", "type"), ("schema", "partition"),
                        ("table", "schema")):  # fmt: skip
@@ -147,26 +150,24 @@ def _check_header(buf, model, at: _Layout) -> None:
     for i, t in enumerate(h.type):
         for name in ("partition", "schema", "table"):
             v = h[name][i]
-            if t == EVENT_RESOLVED or (t == EVENT_DDL and name == "partition"):
-                ok, allowed = v == -1, "always -1 here"
-            elif name == "partition":
-                ok, allowed = v >= -1, "-1 = none, else a table id"
-            else:
-                ok, allowed = -1 <= v < nterms, f"-1 .. {nterms - 1}"
             what = "partition" if name == "partition" else "term id"
-            message = f"{what} {v} out of range ({allowed})"
-            if ok and name != "partition" and v >= 0 and not model.term_dictionary[v]:
-                # the reference writes -1 for an empty name: a "" term would not rebuild
-                ok, message = False, f"term id {v} is the empty name, which is written as -1"
-            if not ok:
+            if t == EVENT_RESOLVED or (t == EVENT_DDL and name == "partition"):
+                message = None if v == -1 else f"{what} {v} out of range (always -1 here)"
+            elif name == "partition":
+                message = (
+                    None if v >= -1 else f"partition {v} out of range (-1 = none, else a table id)"
+                )
+            else:
+                message = terms.ref(f"header.{name}").problem(v, names, terms.noun)
+            if message is not None:
                 err = _bad_element(message, buf, starts[name], i, name)
                 raise _at(err, "header")
 
 
-def _check_bodies(buf, model, at: _Layout) -> dict:
-    """A row body has one NEW and/or one OLD group whose names are term ids (the spec's
-    frame has refused a row body without groups)."""
-    nterms = len(model.term_dictionary)
+def _check_bodies(buf, model, at: _Layout, terms) -> dict:
+    """A row body has one NEW and/or one OLD group whose names are term ids as the spec's
+    ref says (the spec's frame has refused a row body without groups)."""
+    names, ref = model.term_dictionary, terms.ref("bodies[*].column_groups[*].names")
     positions = {}
     for i, body in enumerate(model.bodies):
         if body.column_groups is None:
@@ -180,10 +181,9 @@ def _check_bodies(buf, model, at: _Layout) -> dict:
             seen.add(group.type)
             count, names_pos = read_uvarint(buf, pos + 1)
             for j, term in enumerate(group.names):
-                if not 0 <= term < nterms:
-                    err = _bad_element(f"term id {term} out of range (0 .. {nterms - 1})",
-                                       buf, names_pos, j, "names")  # fmt: skip
-                    raise _at_path(err, *where)
+                message = ref.problem(term, names, terms.noun)
+                if message is not None:
+                    raise _at_path(_bad_element(message, buf, names_pos, j, "names"), *where)
             types_pos = skip_varints(buf, names_pos, count)
             positions[i, g] = (types_pos, skip_varints(buf, types_pos, 2 * count))
             pos += model.size_tables[2 + i][g]
@@ -200,14 +200,18 @@ def _at_path(err, *parts):
     return err
 
 
-def _record_frame(spans, buf, model, at: _Layout, encodings) -> None:
+def _record_frame(spans, buf, model, at: _Layout, encodings, dictionary) -> None:
     terms, tables = model.term_dictionary, model.size_tables
+
+    def labels(ids):  # the names of term ids, as the spec's dictionary shows them
+        return dictionary.labels(ids, terms)
+
     _region(spans, "version", 0, at.header_start, model.version)
-    _record_header(spans, buf, at.header_start, at.header_end, model.header, terms)
+    _record_header(spans, buf, at.header_start, at.header_end, model.header, labels)
     spans.open("bodies", at.header_end)
     for i, body in enumerate(model.bodies):
         b_end = at.body_starts[i] + tables[1][i]
-        _record_body(spans, buf, i, at.body_starts[i], b_end, body, terms, encodings)
+        _record_body(spans, buf, i, at.body_starts[i], b_end, body, labels, encodings)
     spans.close(at.dict_start, model.bodies)
     _record_terms(spans, buf, at.dict_start, at.tables_start, terms)
     _record_tables(spans, buf, at.tables_start, at.tail, tables)
@@ -222,22 +226,18 @@ def _region(spans, key, start: int, end: int, value) -> None:
 
 
 # -- field spans of the frame for ``wirespec inspect`` (the chunks' own are in craft_chunks)
-def _term_names(ids, terms):
-    return [terms[i] if 0 <= i < len(terms) else None for i in ids]
-
-
-def _record_header(spans, buf, pos, end, header, terms):
+def _record_header(spans, buf, pos, end, header, labels):
     spans.open("header", pos)
     pos = _record_varints(spans, buf, "commit_ts", pos, header.commit_ts, delta=True)
     pos = _record_varints(spans, buf, "type", pos, header.type)
     pos = _record_varints(spans, buf, "partition", pos, header.partition, True, True)
     for name in ("schema", "table"):
         ids = header[name]
-        pos = _record_varints(spans, buf, name, pos, ids, True, True, _term_names(ids, terms))
+        pos = _record_varints(spans, buf, name, pos, ids, True, True, labels(ids))
     spans.close(end, header)
 
 
-def _record_body(spans, buf, i, pos, end, body, terms, encodings):
+def _record_body(spans, buf, i, pos, end, body, labels, encodings):
     spans.open(i, pos)
     if body.query is not None:
         _, p = read_uvarint(buf, pos)
@@ -250,18 +250,18 @@ def _record_body(spans, buf, i, pos, end, body, terms, encodings):
     elif body.column_groups is not None:
         spans.open("column_groups", pos)
         for g, group in enumerate(body.column_groups):
-            pos = _record_group(spans, buf, g, pos, group, terms, encodings)
+            pos = _record_group(spans, buf, g, pos, group, labels, encodings)
         spans.close(end, body.column_groups)
     spans.close(end, body)
 
 
-def _record_group(spans, buf, g, pos, group, terms, encodings):
+def _record_group(spans, buf, g, pos, group, labels, encodings):
     spans.open(g, pos)
     spans.open("type", pos)
     spans.close(pos + 1, group.type)
     n, p = read_uvarint(buf, pos + 1)
     spans.mark(pos + 1, p, "count", n)
-    names = _term_names(group.names, terms)
+    names = labels(group.names)
     p = _record_varints(spans, buf, "names", p, group.names, True, True, names)
     p = _record_varints(spans, buf, "types", p, group.types, labels=names)
     p = _record_varints(spans, buf, "flags", p, group.flags, labels=names)
@@ -368,8 +368,7 @@ def _event_parts(ev, encodings) -> _Parts:
         value = getattr(ev, name)
         if value is not None and not isinstance(value, str):
             raise _at(EncodeError(f"expected str or None, got {type(value).__name__}"), name)
-        # The reference writes -1 (null) for an empty name, never a "" term.
-        setattr(p, name, value or None)
+        setattr(p, name, value)  # "" is written as -1, as the spec's ref: says
     p.estimate = 32 + len(_utf8(p.schema)) + len(_utf8(p.table))
     if p.type == EVENT_DDL:
         with _Path("ddl_type"):
@@ -419,28 +418,17 @@ def _utf8(s) -> bytes:
     return s.encode("utf-8", "surrogateescape") if s else b""
 
 
-def _assemble(parts: list[_Parts]) -> Container:
-    """The raw message of checked events, with terms interned in the reference order (§5):
-    every schema, then every table, then column names in body order (new before old)."""
-    terms: dict[str, int] = {}
-
-    def intern(s):
-        if s is None:
-            return -1
-        term = terms.get(s)
-        if term is None:
-            term = terms[s] = len(terms)
-        return term
-
-    schemas = [intern(p.schema) for p in parts]
-    tables = [intern(p.table) for p in parts]
+def _assemble(parts: list[_Parts], terms) -> Container:
+    """The raw message of checked events, with names interned by ``terms`` (the spec's
+    ``interned:`` order, the reference's (§5): every schema, then every table, then column
+    names in body order, new before old)."""
     bodies = []
     for p in parts:
         if p.type == EVENT_ROW:
             groups = [
                 Container(
                     type=group_type,
-                    names=[intern(name) for name in names],
+                    names=names,
                     types=types,
                     flags=flags,
                     values=values,
@@ -458,10 +446,12 @@ def _assemble(parts: list[_Parts]) -> Container:
         commit_ts=[p.commit_ts for p in parts],
         type=[p.type for p in parts],
         partition=[p.partition for p in parts],
-        schema=schemas,
-        table=tables,
+        schema=[p.schema for p in parts],
+        table=[p.table for p in parts],
     )
-    return Container(header=header, bodies=bodies, term_dictionary=list(terms))
+    frame = Container(header=header, bodies=bodies)
+    terms.intern(frame)
+    return frame
 
 
 def _parts_of(events, encodings) -> list[_Parts]:

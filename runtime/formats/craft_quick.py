@@ -7,11 +7,12 @@ again and raises its precise error, so both paths fail the same way by construct
 hold them to the same events and bytes. The type-code table from the spec drives both
 (``kinds``: the value kind code of each type code, None for unknown).
 
-    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT
+    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT, DICTIONARIES
     >>> from runtime.core.limits import DEFAULT
     >>> from runtime.formats.craft_events import _read_frame
     >>> kinds = kind_codes(COLUMN_TYPE_CRAFT)
-    >>> model, _ = _read_frame(frame, bytes.fromhex("018180e0bb9bb6def10503010101021a19010005"), DEFAULT)
+    >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
+    >>> model, _ = _read_frame(frame, DICTIONARIES["frame.term_dictionary"], data, DEFAULT)
     >>> _quick_events(model, kinds)
     [ResolvedEvent(commit_ts=424316594097225729)]
 """
@@ -190,8 +191,7 @@ def _quick_parts(ev, kinds):
         table is not None and type(table) is not str
     ):
         return None
-    p.schema = schema = schema or None
-    p.table = table = table or None
+    p.schema, p.table = schema, table  # "" is written as -1, as the spec's ref: says
     estimate = 32 + (len(schema.encode("utf-8", "surrogateescape")) if schema else 0)
     estimate += len(table.encode("utf-8", "surrogateescape")) if table else 0
     if cls is DdlEvent:
