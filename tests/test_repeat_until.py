@@ -93,7 +93,10 @@ def test_the_plan_reads_until_the_terminator(spec_path):
 def test_every_tier_reads_it(module):
     fallbacks = module.FALLBACKS
     assert fallbacks["parse"] == fallbacks["build"] == {}
-    inline = {"group": "planned inline inside frame: no reader of its own"}
+    inline = {
+        "group": "read inline where frame reads it, its one use (by design: no call); "
+        "parse() of it alone stays in Python"
+    }
     assert fallbacks["quick"] == fallbacks["compiled"] == inline  # read by frame's
     assert set(module.QUICK_READERS) >= {"frame"} and "frame" in module.FAST_READERS
     assert "frame" in module.FAST_WRITERS
