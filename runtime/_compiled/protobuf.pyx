@@ -16,9 +16,10 @@ runs and gives the model or the exact ``DecodeError``.
 
 **Lazily.** A read checks the whole message first (:func:`check_message`: every record,
 length, UTF-8 text, limit and depth, so it declines exactly where building would) and
-hands out a model whose slots all hold one :class:`Pending`: the input ``bytes`` (immutable,
-so the model cannot change under it) and the message's span. :func:`load` puts a
-:class:`LazySlot` over each slot of the model classes: the first read, write or delete of
+hands out a model whose slots all hold one ``Pending`` (runtime/_compiled/lazy.pyx, shared
+with the readers rendered from the lowering): the input ``bytes`` (immutable, so the model
+cannot change under it) and the message's span. :func:`load` puts a ``LazySlot`` over each
+slot of the model classes: the first read, write or delete of
 any field of the message builds all its fields (:func:`fill_message`, nested messages
 again as pending models), so every attribute, ``==``, repr, pickling and the writer see the
 model the eager reader made. Building a model costs what it did; a model never looked at
@@ -48,7 +49,7 @@ from runtime._compiled.protobuf_tables cimport *
 from runtime._compiled.protobuf_values cimport ascii_text, from_fixed, from_varint, is_ascii, uvarint
 from runtime._compiled.protobuf_write cimport write_message
 
-from runtime._compiled.protobuf_write import set_pending_type
+from runtime._compiled.lazy cimport Builder, Pending, lazy_slots, new_pending
 from runtime._compiled.slots cimport clear_slot, get_slot, new_model, put_slot, slots_of
 
 
@@ -96,7 +97,7 @@ class _Decline(Exception):
 cdef object DECLINE = _Decline()
 
 
-cdef class Loop:
+cdef class Loop(Builder):
     """The tables of one message and the messages it reaches, as C arrays, with the
     reader and the writer over them."""
 
@@ -122,6 +123,9 @@ cdef class Loop:
         free(self.t.order)
         free(self.entries)
         free(self.last)
+
+    cdef int fill(self, Pending span, object model) except -1:
+        return force(span, model)
 
     def read(self, buf, Py_ssize_t pos, Py_ssize_t end, limits, int depth, spans=None):
         """``ProtobufMessage.read``: the root message's ``(model, end)``, compiled when it
@@ -710,39 +714,15 @@ cdef int check_entry(Loop p, Ctx* c, Field* f, Record* outer, int depth) except 
     return 0
 
 
-# -- lazy models ------------------------------------------------------------------------------
-
-
-@cython.final
-@cython.no_gc
-@cython.freelist(32)
-cdef class Pending:
-    """A checked message not built yet: the value of each of its model's slots until the
-    first access builds them all. Refers to no model, so it is in no cycle."""
-
-    cdef Loop loop
-    cdef bytes buf
-    cdef int mi
-    cdef int depth
-    cdef Py_ssize_t pos
-    cdef Py_ssize_t end
-
-    def force(self, model):
-        """Build every slot of ``model`` (a model whose slots hold this span)."""
-        force(self, model)
-
-
-set_pending_type(Pending)
+# -- lazy models (runtime/_compiled/lazy.pyx) -------------------------------------------
 
 
 cdef object lazy_message(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end, int depth):
-    """A model of message ``mi`` (checked) whose every slot holds one :class:`Pending`."""
+    """A model of message ``mi`` (checked) whose every slot holds one ``Pending``."""
     cdef Message* m = &p.t.messages[mi]
     cdef Field* fields = p.t.fields + m.first
-    cdef Pending span = Pending.__new__(Pending)
+    cdef Pending span = new_pending(p, <bytes>c.owner, pos, end, mi, depth)
     cdef int j
-    span.loop, span.buf, span.mi = p, <bytes>c.owner, mi
-    span.pos, span.end, span.depth = pos, end, depth
     obj = new_model(<type>m.cls)
     for j in range(m.count):
         put_slot(obj, fields[j].offset, span)
@@ -753,8 +733,8 @@ cdef object lazy_message(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end,
 cdef int force(Pending span, object obj) except -1:
     """Build the slots of ``obj`` from ``span`` (checked when it was read, so every limit
     has passed; nested messages become pending models of their own)."""
-    cdef Loop p = span.loop
-    cdef Message* m = &p.t.messages[span.mi]
+    cdef Loop p = <Loop>span.builder
+    cdef Message* m = &p.t.messages[span.kind]
     if type(obj) is not <object>m.cls or get_slot(obj, m.layout_offset) != <PyObject*>span:
         raise TypeError("not the model this span was read for")
     cdef Ctx c
@@ -770,7 +750,7 @@ cdef int force(Pending span, object obj) except -1:
         c.entries, c.cap_entries, c.last, c.cap_last = NULL, 0, NULL, 0
     cdef int collecting = PyGC_Disable()
     try:
-        fill_message(p, &c, span.mi, obj, span.pos, span.end, span.depth)
+        fill_message(p, &c, span.kind, obj, span.pos, span.end, span.depth)
     finally:
         if collecting:
             PyGC_Enable()
@@ -781,62 +761,3 @@ cdef int force(Pending span, object obj) except -1:
             free(c.entries)
             free(c.last)
     return 0
-
-
-@cython.final
-cdef class LazySlot:
-    """A field of a protobuf model class, in place of its slot's ``member_descriptor``: the
-    same reads, writes and deletes, after building the message while its slots are
-    :class:`Pending`. On the class it gives the slot's own descriptor."""
-
-    cdef type cls
-    cdef object member
-    cdef Py_ssize_t offset
-
-    def __get__(self, obj, owner):
-        if obj is None or not isinstance(obj, self.cls):
-            return self.member.__get__(obj, owner)
-        cdef PyObject* value = get_slot(obj, self.offset)
-        if value == NULL:
-            return self.member.__get__(obj, owner)  # its AttributeError
-        if type(<object>value) is Pending:
-            force(<Pending>value, obj)
-            value = get_slot(obj, self.offset)
-        return <object>value
-
-    def __set__(self, obj, value):
-        if not isinstance(obj, self.cls):
-            self.member.__set__(obj, value)
-            return
-        cdef PyObject* old = get_slot(obj, self.offset)
-        if old != NULL and type(<object>old) is Pending:
-            force(<Pending>old, obj)
-        put_slot(obj, self.offset, value)
-
-    def __delete__(self, obj):
-        if not isinstance(obj, self.cls):
-            self.member.__delete__(obj)
-            return
-        cdef PyObject* old = get_slot(obj, self.offset)
-        if old != NULL and type(<object>old) is Pending:
-            force(<Pending>old, obj)
-        if get_slot(obj, self.offset) == NULL:
-            self.member.__delete__(obj)  # its AttributeError
-        clear_slot(obj, self.offset)
-
-
-cdef dict lazy_slots(cls, list names):
-    """The slot offsets of ``names`` in ``cls`` (``slots_of``'s checks), each slot read
-    through a :class:`LazySlot` from here on (put once per class)."""
-    cdef LazySlot lazy
-    have = [cls.__dict__.get(name) for name in names]
-    if all(type(d) is LazySlot for d in have):
-        return {name: (<LazySlot>d).offset for name, d in zip(names, have)}
-    offsets = slots_of(cls, names)
-    for name in names:
-        if name not in cls.__dict__:
-            raise TypeError(f"{cls.__name__}.{name} is a slot of a base class")
-        lazy = LazySlot.__new__(LazySlot)
-        lazy.cls, lazy.member, lazy.offset = cls, cls.__dict__[name], offsets[name]
-        setattr(cls, name, lazy)
-    return offsets

@@ -13,6 +13,7 @@ from libc.stdint cimport uint32_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memmove
 
+from runtime._compiled.lazy cimport Pending
 from runtime._compiled.out cimport Out, grow, put, put_uvarint
 from runtime._compiled.protobuf_tables cimport *
 from runtime._compiled.slots cimport get_slot
@@ -28,14 +29,6 @@ class _Decline(Exception):
 
 
 cdef object DECLINE = _Decline()
-cdef object pending_type = None  # protobuf.Pending, once that module has loaded
-
-
-def set_pending_type(cls):
-    """Tell the writer the type of a lazy model's slots (runtime/_compiled/protobuf.pyx)."""
-    global pending_type
-    pending_type = cls
-
 
 # -- writing -------------------------------------------------------------------------------
 # ``write_exact`` in C: a model's wire layout first (kept bytes in place, each field's next
@@ -244,8 +237,8 @@ cdef int write_message(Tables* t, Out* o, int mi, object m, int depth) except -1
     cdef PyObject* v = get_slot(m, s.layout_offset)
     if v == NULL:
         raise DECLINE
-    if type(<object>v) is pending_type:  # a model not looked at yet: build it first
-        (<object>v).force(m)
+    if type(<object>v) is Pending:  # a model not looked at yet: build it first
+        (<Pending>v).builder.fill(<Pending>v, m)
     for j in range(s.count):
         v = get_slot(m, fields[j].offset)
         if v == NULL:

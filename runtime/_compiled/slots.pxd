@@ -11,6 +11,9 @@ from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
 
 cdef extern from "Python.h":
     object PyType_GenericAlloc(type cls, Py_ssize_t nitems)
+
+
+cdef extern from "structmember.h":  # PyMemberDef (in Python.h itself from 3.12 on)
     ctypedef struct PyMemberDef:
         int type
         Py_ssize_t offset
