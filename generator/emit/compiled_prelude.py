@@ -30,7 +30,6 @@ def parse_first(python_parse, default_record, default_limits):
     call with limits or input that is not ``bytes``."""
     # the default record's reader found once: a dict look-up is a tenth of a small message
     cdef const _EntryOf* default_entry = _entry_of(_ENTRIES.get(default_record))
-    cdef const _EntryOf* entry
 
     def parse(data, record=default_record, **limits):
         if not limits and type(data) is bytes:
