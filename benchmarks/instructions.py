@@ -1,4 +1,5 @@
-"""Instructions per decoded PlainBuffer row, a measure the machine's load does not change.
+"""Instructions per decoded PlainBuffer row (or MySQL event), a measure the machine's load
+does not change.
 
 Runs ``valgrind --tool=cachegrind --cache-sim=no`` on this script twice per decoder: decoding
 ``--n`` rows and decoding none (same imports, payloads and warm-up), and prints the difference
@@ -7,6 +8,11 @@ parser. The ratios track the
 timed ones of ``python -m benchmarks`` within about 0.1x (benchmarks/README.md). Needs valgrind.
 
     python -m benchmarks.instructions [--n 300] [--workload small|wide|both]
+    python -m benchmarks.instructions --only mysql [--n 20000]
+
+``--only mysql``: ``parse`` (the compiled tier when built) of the tagged GTID seed event, of
+100 distinct events in turn, and of binlog files of 100 seed events (per event), with the
+start-up heap frozen (``gc.freeze()``) so the collections the loop triggers do not walk it.
 """
 
 from __future__ import annotations
@@ -22,8 +28,37 @@ DECODERS = ("sdk", "wirespec", "sdk-c")
 parser (``tablestore.native.parse_single_row``: tuples, not objects; left out when absent)."""
 
 
+MYSQL_WORKLOADS = ("seed", "distinct", "binlog")
+"""Tagged GTID events: the seed, 100 distinct in turn, a binlog file of 100 seed events."""
+
+
+def _decode_mysql(workload: str, n: int) -> None:
+    """The measured process for ``--only mysql``: ``n`` events decoded by ``parse``."""
+    import gc
+
+    from benchmarks.__main__ import mysql_binlog, mysql_binlog_distinct
+    from benchmarks.mysql_serialization import SEED_EVENT
+    from generated import mysql_serialization as ms
+
+    if workload == "binlog":
+        record, payloads, per_call = "binlog_file", [mysql_binlog(100)], 100
+    elif workload == "distinct":
+        events = ms.parse(mysql_binlog_distinct(100), "binlog_file").events
+        record, per_call = "gtid_tagged_event", 1
+        payloads = [ms.build(event, record) for event in events]
+    else:
+        record, payloads, per_call = "gtid_tagged_event", [SEED_EVENT], 1
+    for p in payloads * 2:
+        ms.parse(p, record)
+    gc.freeze()
+    for i in range(n // per_call):
+        ms.parse(payloads[i % len(payloads)], record)
+
+
 def _decode(workload: str, decoder: str, n: int) -> None:
     """The measured process: build the payloads, warm up, decode ``n`` rows."""
+    if workload in MYSQL_WORKLOADS:
+        return _decode_mysql(workload, n)
     from benchmarks import plainbuffer as pb
 
     make = pb.pb_small if workload == "small" else pb.pb_wide
@@ -58,11 +93,22 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=300, help="rows decoded in the measured run")
     ap.add_argument("--workload", choices=("small", "wide", "both"), default="both")
+    ap.add_argument("--only", choices=("plainbuffer", "mysql"), default="plainbuffer")
     ap.add_argument("--run", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.run:
         workload, decoder, n = args.run
         _decode(workload, decoder, int(n))
+        return 0
+    if args.only == "mysql":
+        n = max(args.n, 2000)
+        print("| workload | instructions/event |")
+        print("|---|---:|")
+        for workload in MYSQL_WORKLOADS:
+            per_event = (
+                _instructions(workload, "wirespec", n) - _instructions(workload, "wirespec", 0)
+            ) / n
+            print(f"| {workload} | {per_event:,.0f} |")
         return 0
     from benchmarks.plainbuffer import NATIVE_AVAILABLE
 

@@ -30,7 +30,6 @@ from generator.emit.compiled_moving import MovingSteps
 from generator.emit.compiled_prelude import (
     EXPRESSION_PRELUDE,
     PRELUDE,
-    RECURSION_PRELUDE,
     REUSE_PRELUDE,
 )
 from generator.emit.compiled_rows import RowSteps
@@ -154,8 +153,6 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
         body = [PRELUDE]
         if self.expressions:
             body.append(EXPRESSION_PRELUDE)
-        if self.recursive:
-            body.append(RECURSION_PRELUDE)
         body += list(self.preludes)
         loaders = {**self.loaders, **(arrow.loaders if arrow is not None else {})}
         body += list(loaders.values())

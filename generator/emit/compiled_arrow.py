@@ -384,10 +384,11 @@ class ArrowEmitter(CompiledEmitter):
             "# -- Spark's Arrow columns straight from the bytes (generator/emit/compiled_arrow.py) --",
             "",
             "from runtime._compiled.arrow cimport (",
-            "    SCALAR_BOOL, SCALAR_BYTES, SCALAR_FLOAT, SCALAR_INT, SCALAR_TEXT, BinaryColumn,",
-            "    Builder, ListBuilder, Scalar, StructBuilder, binary_column, binary_value, put_bool,",
-            "    put_bytes, put_double, put_int, put_scalar, utf8_valid,",
+            "    SCALAR_BOOL, SCALAR_BYTES, SCALAR_FLOAT, SCALAR_INT, SCALAR_TEXT, Builder,",
+            "    ListBuilder, Scalar, StructBuilder, put_bool, put_bytes, put_double, put_int,",
+            "    put_scalar, utf8_valid,",
             ")",
+            "from runtime._compiled.arrow_prelude cimport _arrow_entry, _enum_names, _write_arrow",
             "",
             "",
             "cdef inline object _present(int read):",
@@ -406,7 +407,6 @@ class ArrowEmitter(CompiledEmitter):
             f'    "{name}": _arrow_entry(_arrow_{name}, {self.lowering.plans[name].depth}),'
             for name in self.entries
         ]
-        parts.append(_ARROW_ENTRY)
         parts.append("\n".join(["_ARROW_ENTRIES = {", *entries, "}"]))
         parts.append(_WRITE_ARROW)
         bind = [
@@ -418,70 +418,16 @@ class ArrowEmitter(CompiledEmitter):
         ]
         for enum in names:
             table, name = f'namespace["_{enum.upper()}_BY_VALUE"]', f"_{enum.upper()}_NAME"
-            bind.append(f"    _enum_names({table}, {name}, {name}_N)")
+            bind.append(f"    _enum_names({table}, {name}, {name}_N, _NAMES)")
         bind.append("    return frozenset(_ARROW_ENTRIES)")
         parts.append("\n".join(bind))
         return "\n\n\n".join(part.rstrip("\n") for part in parts) + "\n"
 
 
-_ARROW_ENTRY = '''\
-ctypedef int (*_ArrowReader)(const unsigned char*, Py_ssize_t, Py_ssize_t, _Limits*,
-                             Py_ssize_t*, StructBuilder) except -2
-
-
-cdef class _ArrowEntry:
-    """A record's Arrow writer and the nesting depth it reads."""
-    cdef _ArrowReader read
-    cdef Py_ssize_t depth
-
-
-cdef _ArrowEntry _arrow_entry(_ArrowReader read, Py_ssize_t depth):
-    cdef _ArrowEntry entry = _ArrowEntry.__new__(_ArrowEntry)
-    entry.read = read
-    entry.depth = depth
-    return entry
-
-
-cdef _enum_names(dict by_value, const char** names, Py_ssize_t* sizes):
-    """An enum's member names by byte, as UTF-8 (an empty name where no member is)."""
-    for i in range(256):
-        names[i] = b""
-        sizes[i] = 0
-    for value, member in by_value.items():
-        if 0 <= value < 256:
-            name = member.name.encode("utf-8")
-            _NAMES.append(name)
-            names[value] = name
-            sizes[value] = len(name)'''
-
 _WRITE_ARROW = '''\
 def write_arrow(str record, column, Py_ssize_t start, Py_ssize_t stop, StructBuilder out,
                 list counts, limits):
-    """The Spark rows of ``column[start:stop]`` (a pyarrow binary or large_binary Array of
-    messages, read where Arrow holds them: no bytes object a message) as ``record``s,
-    written into ``out`` (a struct of the row's columns), each message's number of rows
-    appended to ``counts``. Returns where it stopped: ``stop``, or the first message it
-    does not take (a null, or one the compiled reader declines: ``out`` is then as it was
-    before that message), for the caller to decode the Python way. A value the builders
-    refuse raises, ``out`` part-written."""
-    cdef _ArrowEntry entry = _ARROW_ENTRIES[record]
-    cdef _Limits lim
-    cdef BinaryColumn messages
-    cdef Py_ssize_t i, n, mark, at
-    cdef const unsigned char* buf
-    _limits(limits, &lim)
-    binary_column(column, &messages)
-    if not 0 <= start <= stop <= messages.length:
-        raise IndexError(f"messages {start}:{stop} of a column of {messages.length}")
-    if lim.max_depth < entry.depth:
-        return start
-    for i in range(start, stop):
-        if not binary_value(&messages, i, &buf, &n) or n > lim.max_message_bytes:
-            return i
-        mark = out.length
-        at = 0
-        if entry.read(buf, 0, n, &lim, &at, out) < 0 or at != n:
-            out.truncate(mark)
-            return i
-        counts.append(out.length - mark)
-    return stop'''
+    """The Spark rows of ``column[start:stop]`` as ``record``s, written into ``out``, each
+    message's number of rows appended to ``counts``; where it stopped (``_write_arrow`` of
+    runtime/_compiled/arrow_prelude.pxd says how)."""
+    return _write_arrow(_ARROW_ENTRIES[record], column, start, stop, out, counts, limits)'''

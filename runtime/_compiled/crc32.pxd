@@ -9,6 +9,13 @@ from libc.stdint cimport uint32_t
 cdef extern from *:
     """
     #include <stdint.h>
+    #ifndef WIRESPEC_ALWAYS_INLINE
+    #if defined(__GNUC__)
+    #define WIRESPEC_ALWAYS_INLINE static inline __attribute__((always_inline))
+    #else
+    #define WIRESPEC_ALWAYS_INLINE static inline
+    #endif
+    #endif
     static uint32_t wirespec_crc32_tables[8][256];
     static int wirespec_crc32_ready = 0;
     static void wirespec_crc32_init(void) {
@@ -26,8 +33,11 @@ cdef extern from *:
         }
         wirespec_crc32_ready = 1;
     }
-    /* zlib's crc32(crc, buf, n): chained, crc32_update(crc32_update(0, a), b) is a + b's */
-    static uint32_t wirespec_crc32_update(uint32_t crc, const unsigned char *p, Py_ssize_t n) {
+    /* zlib's crc32(crc, buf, n): chained, crc32_update(crc32_update(0, a), b) is a + b's.
+       Inline: gcc stopped inlining it when the MySQL module grew, which cost ~17
+       instructions an event (benchmarks/README.md, "The prelude in one .pxd"). */
+    WIRESPEC_ALWAYS_INLINE uint32_t wirespec_crc32_update(
+            uint32_t crc, const unsigned char *p, Py_ssize_t n) {
         const uint32_t (*t)[256] = (const uint32_t (*)[256])wirespec_crc32_tables;
         uint32_t c = ~crc;
         if (!wirespec_crc32_ready) wirespec_crc32_init();
