@@ -107,7 +107,8 @@ class BuildEmitter(MessageWriters):
                 names.add(name)
             else:
                 self.refused[name] = (
-                    f"layout {layout}: no writer for id-keyed messages (a record holding one writes it with construct)"
+                    f"layout {layout}: written by its table-driven writer "
+                    "(runtime/formats/protobuf.py), not a rendered one"
                 )
         while True:
             self.constants, self.choices = {}, {}
