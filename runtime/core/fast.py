@@ -22,7 +22,7 @@ import crc32c
 from runtime.core.checksum import CRC8_TABLE  # noqa: F401 - the quick tier's CRC-8 of one-byte items
 from runtime.core.errors import DecodeError
 from runtime.core.leb128 import read_reversed_uvarint, read_uvarint  # noqa: F401 - for generated code
-from runtime.core.msbvarint import _LENGTH, encode_uvar, uvar_size
+from runtime.core.msbvarint import _LENGTH, encode_uvar, uvar_size, zigzag
 
 CHECKSUMS = {
     "crc8": anycrc.Model("CRC8-SMBUS").calc,
@@ -236,7 +236,7 @@ def msb_svar_bytes(value, bits: int) -> bytes:
     """
     if value.__class__ is not int or not -(1 << (bits - 1)) <= value < 1 << (bits - 1):
         raise ValueError("not a signed msb varint of this width")
-    return encode_uvar(((value << 1) ^ (value >> (bits - 1))) & ((1 << bits) - 1))
+    return encode_uvar(zigzag(value, bits))
 
 
 def mysql_size(id_len: int, lnifid_len: int, payload: int) -> int:
