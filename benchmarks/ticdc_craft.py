@@ -67,7 +67,7 @@ def python_codec() -> CraftMessage:
     """The module's codec without the compiled tier (compiled=False): the generated frame
     reader and writer and runtime/formats/craft.py's mapping."""
     codec = CraftMessage(
-        craft.frame, craft.COLUMN_TYPE_CRAFT, craft.DICTIONARIES["frame.term_dictionary"], compiled=False,
+        craft.frame, craft.VALUE_DECODERS["column_group.values"], craft.DICTIONARIES["frame.term_dictionary"], compiled=False,
         event_types=craft.EventType, group_types=craft.GroupType,
     )  # fmt: skip
     codec.use_fast_readers(craft._read_frame)

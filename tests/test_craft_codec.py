@@ -13,6 +13,7 @@ from generated import ticdc_craft as craft
 from generated.ticdc_craft import (
     COLUMN_TYPE_CRAFT,
     DICTIONARIES,
+    VALUE_DECODERS,
     decode_message,
     encode_events,
     frame,
@@ -21,14 +22,14 @@ from runtime.core.errors import DecodeError, EncodeError, LimitError
 from runtime.core.leb128 import write_reversed_uvarint
 from runtime.formats.craft import CraftMessage
 from runtime.formats.craft_chunks import SizeTables
-from runtime.formats.craft_values import value_kind
 from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS = json.loads(
     (Path(__file__).resolve().parent / "data/vectors/ticdc_craft.json").read_text()
 )
 TERMS = DICTIONARIES["frame.term_dictionary"]
-RAW, EVENTS = frame, CraftMessage(frame, COLUMN_TYPE_CRAFT, TERMS)  # the spec's layout, the events
+VALUES = VALUE_DECODERS["column_group.values"]
+RAW, EVENTS = frame, CraftMessage(frame, VALUES, TERMS)  # the spec's layout, the events
 SEED = {v["name"]: bytes.fromhex(v["hex"]) for v in VECTORS}
 
 
@@ -102,10 +103,10 @@ def test_raw_container_edits_rebuild_with_fresh_size_tables():
 # ------------------------------------------------------------------ property round trip
 def _value(kind):
     return {
-        "sint": st.integers(-(2**63), 2**63 - 1),
-        "uint": st.integers(0, 2**64 - 1) | st.sampled_from([0, 2**64 - 1]),
-        "float64": st.floats(allow_nan=False) | st.sampled_from([-0.0, math.inf]),
-        "text": st.text(max_size=12),
+        "varint": st.integers(-(2**63), 2**63 - 1),
+        "uvarint": st.integers(0, 2**64 - 1) | st.sampled_from([0, 2**64 - 1]),
+        "f64": st.floats(allow_nan=False) | st.sampled_from([-0.0, math.inf]),
+        "str": st.text(max_size=12),
         "bytes": st.binary(max_size=12),
         "null": st.none(),
     }[kind]
@@ -117,7 +118,7 @@ def columns(draw):
     for _ in range(draw(st.integers(0, 5))):
         code = int(draw(st.sampled_from(sorted(COLUMN_TYPE_CRAFT))))
         flags = draw(st.sampled_from([0, 0x80, 0x01, 0x02 | 0x08, 0xFF]))
-        value = draw(st.none() | _value(value_kind(code, flags, COLUMN_TYPE_CRAFT)))
+        value = draw(st.none() | _value(VALUES.wire_type(code, flags)))
         out.append(Column(draw(st.sampled_from(["id", "v", "名", ""])), code, flags, value))
     return out
 
@@ -167,7 +168,7 @@ def test_the_spec_frame_computes_its_size_tables_on_build(events, batch):
     """The frame's JSON form leaves out what the builder computes (the size tables and
     their length, every column count): building it again gives the same bytes, and the
     checked decoder (frame + event mapping) agrees with the straight-line one."""
-    checked = CraftMessage(frame, COLUMN_TYPE_CRAFT, TERMS, fast=False)
+    checked = CraftMessage(frame, VALUES, TERMS, fast=False)
     for m in encode_events(events, max_batch_size=batch):
         wire = craft.parse(m, "frame")
         form = craft.to_dict(wire)

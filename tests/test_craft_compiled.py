@@ -40,7 +40,7 @@ MESSAGES.update(
 
 # The Python path: the generated frame reader and runtime/formats/craft.py's mapping.
 PYTHON = rt_craft.CraftMessage(
-    craft.frame, craft.COLUMN_TYPE_CRAFT, craft.DICTIONARIES["frame.term_dictionary"], compiled=False,
+    craft.frame, craft.VALUE_DECODERS["column_group.values"], craft.DICTIONARIES["frame.term_dictionary"], compiled=False,
     event_types=craft.EventType, group_types=craft.GroupType,
 )  # fmt: skip
 PYTHON.use_fast_readers(craft._read_frame)

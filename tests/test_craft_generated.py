@@ -15,7 +15,6 @@ from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.limits import DEFAULT
 from runtime.formats import craft as rt_craft
 from runtime.formats import craft_quick
-from runtime.formats.craft_values import value_kind
 from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS = json.loads(
@@ -23,14 +22,15 @@ VECTORS = json.loads(
 )
 DATA = {v["name"]: bytes.fromhex(v["hex"]) for v in VECTORS}
 TERMS = craft.DICTIONARIES["frame.term_dictionary"]
-CHECKED = rt_craft.CraftMessage(craft.frame, craft.COLUMN_TYPE_CRAFT, TERMS, fast=False)
+VALUES = craft.VALUE_DECODERS["column_group.values"]
+CHECKED = rt_craft.CraftMessage(craft.frame, VALUES, TERMS, fast=False)
 
 
 def fast_only(data):
     """The fast path alone: the generated frame reader and the quick mapping, without the
     checked mapping behind it (raises where the quick mapping gives up)."""
     model, _ = craft._read_frame(data, 0, len(data), DEFAULT, 1)
-    return craft_quick._quick_events(model, craft._CRAFT_MESSAGE._kinds)
+    return craft_quick._quick_events(model, craft._CRAFT_MESSAGE.values)
 
 
 def outcome(decode, data):
@@ -116,16 +116,17 @@ def test_the_spec_tables_drive_the_runtime():
     assert table[craft.ColumnType.GEOMETRY] == "null" and table[craft.ColumnType.FLOAT] == "float64"
     assert craft._CRAFT_MESSAGE.encodings == {int(k): v for k, v in table.items()}
     # a table without a code makes that code unknown: decoding and encoding refuse it
-    narrow = rt_craft.CraftMessage(craft.frame, {k: v for k, v in table.items() if k != 15}, TERMS)
+    narrow = VALUES.with_codes({k: v for k, v in table.items() if k != 15})
+    narrow = rt_craft.CraftMessage(craft.frame, narrow, TERMS)
     with pytest.raises(DecodeError, match="unknown column type code 15") as err:
         narrow.decode(DATA["seed_row_changed_update"])
     assert err.value.path == "events[0].new[0].type" and err.value.offset == 24  # no record
     with pytest.raises(EncodeError):
         narrow.encode([RowChangedEvent(1, "s", "t", new=[Column("c", 15, 0, b"x")])])
     with pytest.raises(SpecError):
-        rt_craft.CraftMessage(craft.frame, {3: "int32"}, TERMS)
+        VALUES.with_codes({3: "int32"})
     with pytest.raises(SpecError):
-        rt_craft.CraftMessage(craft.frame, table, TERMS, event_types=craft.GroupType)
+        rt_craft.CraftMessage(craft.frame, VALUES, TERMS, event_types=craft.GroupType)
 
 
 def test_spark_rows_are_accepted_by_the_schema():
@@ -152,10 +153,10 @@ def test_spark_rows_are_accepted_by_the_schema():
 def _events():
     kinds = sorted(craft.COLUMN_TYPE_CRAFT.items())
     values = {
-        "sint": st.integers(-(2**63), 2**63 - 1),
-        "uint": st.sampled_from([0, 1, 127, 128, 2**63, 2**64 - 1]) | st.integers(0, 2**64 - 1),
-        "float64": st.floats(allow_nan=False),
-        "text": st.text(max_size=6),
+        "varint": st.integers(-(2**63), 2**63 - 1),
+        "uvarint": st.sampled_from([0, 1, 127, 128, 2**63, 2**64 - 1]) | st.integers(0, 2**64 - 1),
+        "f64": st.floats(allow_nan=False),
+        "str": st.text(max_size=6),
         "bytes": st.binary(max_size=6),
         "null": st.none(),
     }
@@ -164,7 +165,7 @@ def _events():
     def column(draw):
         code, kind = draw(st.sampled_from(kinds))
         flags = draw(st.sampled_from([0, 0x80, 0x01, 0xFF, 300]))
-        kind = value_kind(code, flags, craft.COLUMN_TYPE_CRAFT)
+        kind = VALUES.wire_type(code, flags)
         value = draw(st.none() | values[kind])
         return Column(draw(st.sampled_from(["id", "v", "长", "x" * 130])), int(code), flags, value)
 
@@ -204,7 +205,7 @@ def test_the_fast_encoder_leaves_unusual_values_to_the_checked_one():
     )  # fmt: skip
     plain = RowChangedEvent(7, "s", "t", new=[Column("a", 3, 0x80, 5), Column("b", 15, 0, b"xy"),
                                               Column("c", 5, 0, 1.0)])  # fmt: skip
-    assert craft_quick._quick_parts(odd, craft._CRAFT_MESSAGE._kinds) is None
+    assert craft_quick._quick_parts(odd, craft._CRAFT_MESSAGE.values) is None
     assert list(craft.encode_events([odd])) == list(CHECKED.encode_events([plain]))
     with pytest.raises(EncodeError) as err:
         list(

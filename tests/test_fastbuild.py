@@ -28,7 +28,7 @@ from tests.test_generator import load_module
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKED = rt_craft.CraftMessage(
-    craft.frame, craft.COLUMN_TYPE_CRAFT, craft.DICTIONARIES["frame.term_dictionary"], fast=False
+    craft.frame, craft.VALUE_DECODERS["column_group.values"], craft.DICTIONARIES["frame.term_dictionary"], fast=False
 )
 """The construct-only codec: quick parts off, frames built by construct."""
 
@@ -102,7 +102,7 @@ def test_same_bytes_on_generated_models(fmt, record):
 
 def _frame_of(events):
     """The frame model ``encode`` builds from ``events`` (one message)."""
-    return craft_events._assemble(craft_events._parts_of(events, CHECKED.encodings), CHECKED.terms)
+    return craft_events._assemble(craft_events._parts_of(events, CHECKED.values), CHECKED.terms)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

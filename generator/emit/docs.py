@@ -270,6 +270,14 @@ def _field_notes(f) -> list[str]:
         null = "" if ref.null is None else f", `{ref.null}` = none"
         empty = ", the empty name refused (written as none)" if ref.empty_refused else ""
         notes.append(f"ids into `{ref.record}.{ref.dictionary}`{null}{empty}")
+    decode_by = getattr(f, "decode_by", None)
+    if decode_by is not None:
+        unsigned = f", unsigned where `{decode_by.flags}` has bit {decode_by.unsigned:#x}"
+        notes.append(
+            f"each element a value of its `{decode_by.code}` code's"
+            f" `{decode_by.enum}.{decode_by.attribute}` kind"
+            + (unsigned if decode_by.flags else "")
+        )
     if getattr(f, "interned", ()):
         order = ", ".join(f"`{path}`" for path in f.interned)
         notes.append(f"a writer interns names in this order: {order}")

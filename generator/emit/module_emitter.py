@@ -13,6 +13,7 @@ import re
 from generator.emit import protobuf
 from generator.emit.pysource import valid_message_arg
 from generator.emit.spark_columns import SparkColumns
+from generator.spec import decode_by as spec_decode_by
 from generator.spec import refs as spec_refs
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
 from generator.spec.types import (
@@ -114,6 +115,31 @@ class ModuleEmitter(SparkColumns):
         """(path, ref field) of every ``interned:`` path of dictionary ``field``."""
         return [(p, spec_refs.walk(self.spec.records, record, p)) for p in field.interned]
 
+    # -- value decoders (``decode_by:`` and the ``kinds:`` of an enum attribute) ----------
+
+    def decoders(self) -> list:
+        """(record, field) of each chunk with ``decode_by:``."""
+        return spec_decode_by.decoders(self.spec.records)
+
+    def decoder_expression(self, decode_by) -> str:
+        """The ``runtime.core.value_kinds.ValueKinds`` of a ``decode_by:``: the kinds of its
+        enum attribute over the attribute's generated table."""
+        enum = self.spec.enums[decode_by.enum]
+        attribute = next(a for a in enum.attributes if a.name == decode_by.attribute)
+        kinds = ", ".join(
+            f"{kind!r}: rt_value_kinds.Kind({wire!r}"
+            + ("" if unsigned is None else f", {unsigned!r}")
+            + ")"
+            for kind, (wire, unsigned) in attribute.kinds.items()
+        )
+        table = f"{enum.name.upper()}_{attribute.name.upper()}"
+        noun = enum.name.replace("_", " ")
+        order = "<" if self.spec.endian == "le" else ">"
+        return (
+            f"rt_value_kinds.ValueKinds({noun!r}, {{{kinds}}}, {table}, {decode_by.unsigned:#x},"
+            f" {order!r})"
+        )
+
     @staticmethod
     def ref_expression(path: str, ref) -> str:
         args = [repr(path)]
@@ -132,6 +158,7 @@ class ModuleEmitter(SparkColumns):
         )
         text += " ".join(self.all_construct_expressions())
         text += " rt_refs." if self.dictionaries() else ""
+        text += " rt_value_kinds." if self.decoders() else ""
         names = sorted(set(re.findall(r"\brt_([a-z_]+)\.", text)) - {"checksum", "serializable"})
         return {name: runtime_module(name) for name in names}
 

@@ -42,6 +42,13 @@ def _is_literal(value) -> bool:
         return False
 
 
+_FIELD_ARGS = {
+    "dictionary": ("interned", "a dictionary", "DICTIONARIES"),
+    "decoder": ("decode_by", "a chunk", "VALUE_DECODERS"),
+}
+"""Runtime argument kinds that name a field: the key it has, what it is, its constant."""
+
+
 class FieldBuilder:
     """Builds and checks the fields of one spec's records (see the module docstring)."""
 
@@ -258,7 +265,8 @@ class FieldBuilder:
             raise self.error(parts, str(err)) from None
 
     def runtime_args(self, ref: TypeRef, raw: dict, parts) -> dict:
-        """A runtime primitive's arguments: enums by name, tables as ``ENUM.ATTRIBUTE``."""
+        """A runtime primitive's arguments: enums and records by name, dictionaries and
+        decoders as ``RECORD.FIELD``."""
         if ref.kind != "runtime":
             raise self.error(parts, "only a runtime primitive type takes args")
         declared = RUNTIME_TYPES[ref.name].args
@@ -267,34 +275,30 @@ class FieldBuilder:
             raise self.error(parts, f"{ref.name} {what} {name!r} (it takes {sorted(declared)})")
         out = {}
         for name, value in raw.items():
-            if declared[name] == "dictionary":
-                out[name] = self.dictionary_arg(value, parts + (name,))
+            if declared[name] in _FIELD_ARGS:
+                out[name] = self.field_arg(declared[name], value, parts + (name,))
                 continue
             if declared[name] == "record":
                 if value not in self.record_names:
                     raise self.error(parts + (name,), f"{value!r} is not a record of this spec")
                 out[name] = value
                 continue
-            enum_name, _, attr = value.partition(".")
-            enum = self.enums.get(enum_name)
-            if declared[name] == "enum" and (enum is None or attr):
+            if "." in value or value not in self.enums:
                 raise self.error(parts + (name,), f"{value!r} is not an enum of this spec")
-            if declared[name] == "table" and (
-                enum is None or attr not in {a.name for a in enum.attributes}
-            ):
-                raise self.error(parts + (name,), f"{value!r} is not ENUM.ATTRIBUTE of this spec")
-            out[name] = f"{enum_name.upper()}_{attr.upper()}" if attr else camel(enum_name)
+            out[name] = camel(value)
         return out
 
-    def dictionary_arg(self, value: str, parts) -> str:
-        """``RECORD.FIELD`` of a dictionary with ``interned:`` -> its generated
-        ``runtime.core.refs.Dictionary`` (``DICTIONARIES["record.field"]``)."""
+    def field_arg(self, kind: str, value: str, parts) -> str:
+        """``RECORD.FIELD`` of a field with the key ``kind`` needs (a dictionary with
+        ``interned:``, a chunk with ``decode_by:``) -> the generated constant that
+        configures it (``DICTIONARIES["record.field"]``, ``VALUE_DECODERS["record.field"]``)."""
+        key, what, constant = _FIELD_ARGS[kind]
         record, _, name = value.partition(".")
         body = self.data["records"].get(record, {})
         fields = body.get("fields", []) + body.get("trailer", [])
-        if not any(f["name"] == name and "interned" in f for f in fields):
-            raise self.error(parts, f"{value!r} is not RECORD.FIELD of a dictionary with interned:")
-        return f"DICTIONARIES[{value!r}]"
+        if not any(f["name"] == name and key in f for f in fields):
+            raise self.error(parts, f"{value!r} is not RECORD.FIELD of {what} with {key}:")
+        return f"{constant}[{value!r}]"
 
     def map_type(self, raw, parts, siblings) -> TypeRef:
         """``map: {key: TYPE, value: TYPE}``: integer or string keys, any element values."""

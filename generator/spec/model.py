@@ -40,6 +40,9 @@ class EnumAttribute:
     name: str
     doc: str
     allowed: list
+    kinds: dict = dataclasses.field(default_factory=dict)
+    """``kinds:``: value kind -> (wire type, wire type where unsigned, or None), for the
+    ``decode_by:`` of a bytes chunk (empty: the attribute's values are plain ``values:``)."""
 
 
 @dataclasses.dataclass
@@ -173,6 +176,23 @@ class Ref:
     """``empty: refused``: an id of the empty name is an error (written as ``null``)."""
 
 
+@dataclasses.dataclass(frozen=True)
+class DecodeBy:
+    """``decode_by:``: each element of a bytes chunk is a value of the kind its code has
+    (an enum attribute with ``kinds:``), read unsigned where a flag bit is set."""
+
+    code: str
+    """The sibling chunk of codes."""
+    enum: str
+    """The enum of the codes ..."""
+    attribute: str
+    """... and its attribute with ``kinds:``."""
+    flags: str = ""
+    """``signed_unless:``: the sibling chunk of flags (empty: always signed) ..."""
+    unsigned: int = 0
+    """... and the bit of it that makes a value unsigned."""
+
+
 @dataclasses.dataclass
 class Field:
     name: str
@@ -238,6 +258,8 @@ class Field:
     ref: Ref | None = None
     """``ref:``: its integers are ids into a dictionary field (:class:`Ref`)."""
     interned: tuple[str, ...] = ()
+    decode_by: DecodeBy | None = None
+    """``decode_by:``: its bytes elements are values of their code's kind (:class:`DecodeBy`)."""
     """``interned:`` on a dictionary: the paths of the ``ref:`` fields that name its
     entries (from its record, ``[*]`` over list elements), in the order a writer interns."""
 

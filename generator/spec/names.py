@@ -88,6 +88,7 @@ MODULE_CONSTANTS = frozenset(
         "CLAIM_CHECK_RECORD",
         "FALLBACKS",
         "DICTIONARIES",
+        "VALUE_DECODERS",
     ]
 )
 """Upper-case module names; an enum attribute table ``ENUM_ATTRIBUTE`` may not be one."""

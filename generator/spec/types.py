@@ -245,8 +245,9 @@ class RuntimeType:
     construct: str
     doc: str
     args: dict
-    """argument -> ``table`` | ``enum`` | ``record`` (its construct) | ``dictionary`` (the
-    ``runtime.core.refs.Dictionary`` of a field with ``interned:``), all required."""
+    """argument -> ``enum`` | ``record`` (its construct) | ``dictionary`` (the
+    ``runtime.core.refs.Dictionary`` of a field with ``interned:``) | ``decoder`` (the
+    ``runtime.core.value_kinds.ValueKinds`` of a chunk with ``decode_by:``), all required."""
     python: str = "object"
     """Annotation of the field in the record's model class."""
     rows_spark: str = ""
@@ -271,7 +272,7 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
         doc="a whole TiCDC Craft message (research/craft.md) as runtime.formats.ticdc events",
         args={
             "frame": "record",
-            "value_encodings": "table",
+            "values": "decoder",
             "event_types": "enum",
             "group_types": "enum",
             "column_types": "enum",

@@ -14,6 +14,7 @@ import importlib.util
 import re
 
 from generator.spec import names as spec_names
+from generator.spec.decode_by import check_decode_by
 from generator.spec.fields import FieldBuilder
 from generator.spec.imports import resolve as resolve_imports
 from generator.spec.loader import Lines, LoadedSpec, key_path
@@ -99,6 +100,7 @@ class SpecBuilder(FieldBuilder):
         records = {name: self.record(name, body) for name, body in data.get("records", {}).items()}
         self.check_no_cycle(records)
         check_refs(self, records)
+        check_decode_by(self, records)
         self.choice_detects(records)
         _mark_late_values(records)
         json_documents = self.json_documents(data.get("json", {}))
@@ -338,6 +340,19 @@ class SpecBuilder(FieldBuilder):
             None if claim is None else ClaimCheck(claim["record"], claim["doc"]),
         )
 
+    def enum_attribute(self, name: str, decl: dict, where) -> EnumAttribute:
+        """An enum's attribute: its ``values:``, or its ``kinds:`` (the wire type of each)."""
+        parts = where + ("attributes", name)
+        if ("values" in decl) == ("kinds" in decl):
+            raise self.error(parts, "an attribute has values: or kinds:, one of them")
+        kinds = {}
+        for kind, wire in decl.get("kinds", {}).items():
+            if isinstance(wire, dict):
+                kinds[kind] = (wire["type"], wire["unsigned"])
+            else:
+                kinds[kind] = (wire, None)
+        return EnumAttribute(name, decl["doc"], decl.get("values") or list(kinds), kinds)
+
     def enum(self, name: str, body: dict) -> Enum:
         where = ("enums", name)
         if body["type"] not in PRIMITIVES or PRIMITIVES[body["type"]].kind != "int":
@@ -352,6 +367,7 @@ class SpecBuilder(FieldBuilder):
                 raise self.error(
                     where + ("attributes", attr), f"its table {table} is a module name"
                 )
+        built = {a: self.enum_attribute(a, d, where) for a, d in declared.items()}
         values, seen = [], {}
         for member, spec in body["values"].items():
             self.name("member", member, where + ("values", member))
@@ -367,16 +383,16 @@ class SpecBuilder(FieldBuilder):
                 given = spec.get(attr, decl.get("default"))
                 if given is None:
                     raise self.error(where + ("values", member), f"needs attribute {attr!r}")
-                if given not in decl["values"]:
+                if given not in built[attr].allowed:
                     raise self.error(
                         where + ("values", member, attr),
-                        f"{given!r} is not one of {decl['values']}",
+                        f"{given!r} is not one of {built[attr].allowed}",
                     )
                 attributes[attr] = given
             for key in set(spec) - {"value", "doc"} - set(declared):
                 raise self.error(where + ("values", member, key), f"undeclared attribute {key!r}")
             values.append(EnumValue(member, value, spec["doc"], attributes))
-        attributes = [EnumAttribute(a, d["doc"], d["values"]) for a, d in declared.items()]
+        attributes = list(built.values())
         flags = body.get("flags", False)
         origin = self.origins.get(name, "")
         return Enum(name, body["doc"], body["type"], values, flags, attributes, origin)

@@ -11,7 +11,6 @@ parts live by concept beside it:
 
 - :mod:`runtime.formats.craft_chunks`: the chunks and regions the spec names (re-exported
   here, where the generated module names them as ``rt_craft.X``);
-- :mod:`runtime.formats.craft_values`: the seven value kinds;
 - :mod:`runtime.formats.craft_events`: the checked mapping, with exact errors and spans;
 - :mod:`runtime.formats.craft_quick`: the quick mapping that gives up to the checked one;
 - :mod:`runtime.formats.craft_json`: the JSON form of events.
@@ -58,8 +57,7 @@ from runtime.formats.craft_events import (
     _to_events,
 )
 from runtime.formats.craft_json import _event_json, _event_to_json
-from runtime.formats.craft_quick import _quick_events, _quick_parts, kind_codes
-from runtime.formats.craft_values import VALUE_KINDS, value_kind
+from runtime.formats.craft_quick import _quick_events, _quick_parts
 from runtime.formats.ticdc import Event
 from runtime.formats.ticdc_json import EventNames
 
@@ -81,7 +79,8 @@ class CraftMessage(Construct):
     builds; what it adds is the mapping to events: term ids resolved and checked as
     ``terms`` says (the spec's ``ref:`` fields, a :class:`runtime.core.refs.Dictionary`;
     on build it interns names in the spec's ``interned:`` order), values decoded by
-    ``value_encodings`` (type code -> kind, the spec's ``COLUMN_TYPE_CRAFT``). Events are
+    ``values`` (the spec's ``decode_by:`` of a column group's values, a
+    :class:`runtime.core.value_kinds.ValueKinds`: each type code's kind and wire type). Events are
     row events only, or a single DDL/resolved event, as the reference writes.
 
     Decoding reads the frame with the generated fast path's reader of ``frame`` once the
@@ -92,8 +91,9 @@ class CraftMessage(Construct):
     ``compiled=False`` never tries the compiled tier (the Python path the tests and
     benchmarks compare it with).
 
-    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT, DICTIONARIES
-    >>> codec = CraftMessage(frame, COLUMN_TYPE_CRAFT, DICTIONARIES["frame.term_dictionary"])
+    >>> from generated.ticdc_craft import frame, VALUE_DECODERS, DICTIONARIES
+    >>> values = VALUE_DECODERS["column_group.values"]
+    >>> codec = CraftMessage(frame, values, DICTIONARIES["frame.term_dictionary"])
     >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
     >>> codec.parse(data), codec.build(codec.parse(data)) == data
     ([ResolvedEvent(commit_ts=424316594097225729)], True)
@@ -105,7 +105,7 @@ class CraftMessage(Construct):
     def __init__(
         self,
         frame,
-        value_encodings,
+        values,
         terms,
         *,
         fast: bool = True,
@@ -122,11 +122,8 @@ class CraftMessage(Construct):
         self.names = EventNames(column_types, column_flags, ddl_types)
         self.fast = fast
         self.use_compiled = compiled
-        self.encodings = {int(k): v for k, v in value_encodings.items()}
-        bad = {k: v for k, v in self.encodings.items() if v not in VALUE_KINDS or not 0 <= k < 256}
-        if bad:
-            raise SpecError(f"value encodings {bad}: kinds are {VALUE_KINDS}, codes 0..255")
-        self._kinds = kind_codes(self.encodings)
+        self.values = values
+        self.encodings = values.codes
         _check_enum(
             event_types, {"ROW_CHANGED": EVENT_ROW, "DDL": EVENT_DDL, "RESOLVED": EVENT_RESOLVED}
         )
@@ -181,8 +178,7 @@ class CraftMessage(Construct):
         """A hypothesis strategy of the event lists this message carries (a test extra)."""
         from runtime.formats.ticdc_strategies import ticdc_events
 
-        encodings = self.encodings
-        return ticdc_events(lambda code, flags: value_kind(code, flags, encodings), encodings)
+        return ticdc_events(self.values.wire_type, self.encodings)
 
     # -- bytes-level API -------------------------------------------------------------
     def decode(self, data, limits: _limits.Limits = _limits.DEFAULT) -> list[Event]:
@@ -198,14 +194,14 @@ class CraftMessage(Construct):
             limits.check("max_message_bytes", len(buf), offset=0)
         model = self._read_fast_frame(buf, 0, len(buf), limits, 1)[0]
         try:
-            return _quick_events(model, self._kinds)
+            return _quick_events(model, self.values)
         except Exception:  # noqa: BLE001 - the checked mapping says what is wrong
-            return _checked_events(buf, model, self.encodings, self.terms)
+            return _checked_events(buf, model, self.values, self.terms)
 
     def _decode_checked(self, buf: bytes, limits, spans=None) -> list[Event]:
         """The construct path: the frame parsed by construct, then checked and mapped."""
-        model, positions = _read_frame(self.frame, self.terms, buf, limits, spans, self.encodings)
-        return _to_events(model, positions, buf, self.encodings)
+        model, positions = _read_frame(self.frame, self.terms, buf, limits, spans, self.values)
+        return _to_events(model, positions, buf, self.values)
 
     def encode(self, events) -> bytes:
         """One message of ``events`` (not batched: all go in this message)."""
@@ -214,10 +210,10 @@ class CraftMessage(Construct):
             if data is not None:
                 return data
         if self.fast and type(events) is list and events:
-            parts = [_quick_parts(ev, self._kinds) for ev in events]
+            parts = [_quick_parts(ev, self.values) for ev in events]
             if None not in parts:
                 return self._encode_checked(parts)
-        return self._encode_checked(_parts_of(events, self.encodings))
+        return self._encode_checked(_parts_of(events, self.values))
 
     def _encode_checked(self, parts: list[_Parts]) -> bytes:
         if not parts:
@@ -277,15 +273,15 @@ class CraftMessage(Construct):
             if messages is not None:
                 yield from messages
                 return
-        encodings, kinds = self.encodings, self._kinds
+        values = self.values
         pack = self._encode_checked
         batch: list[_Parts] = []
         estimate = 0
         for i, ev in enumerate(events):
-            parts = _quick_parts(ev, kinds) if self.fast else None
+            parts = _quick_parts(ev, values) if self.fast else None
             if parts is None:
                 with _Path("events", i):
-                    parts = _event_parts(ev, encodings)
+                    parts = _event_parts(ev, values)
             if parts.type != EVENT_ROW:
                 if batch:
                     yield pack(batch)
@@ -317,7 +313,7 @@ class CraftMessage(Construct):
         out = []
         for i, d in enumerate(value):
             with _Path("events", i):
-                out.append(_event_json(d, self.encodings, self.names))
+                out.append(_event_json(d, self.values, self.names))
         return out
 
     # -- construct protocol ------------------------------------------------------------

@@ -8,11 +8,11 @@ This is the checked path: the quick mapping (:mod:`runtime.formats.craft_quick`)
 to it wherever it is unsure, so every error comes from here. It also records the spans of
 every field for ``wirespec inspect``.
 
-    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT, DICTIONARIES
+    >>> from generated.ticdc_craft import frame, VALUE_DECODERS, DICTIONARIES
     >>> from runtime.core.limits import DEFAULT
     >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
     >>> model, positions = _read_frame(frame, DICTIONARIES["frame.term_dictionary"], data, DEFAULT)
-    >>> _to_events(model, positions, data, COLUMN_TYPE_CRAFT)
+    >>> _to_events(model, positions, data, VALUE_DECODERS["column_group.values"])
     [ResolvedEvent(commit_ts=424316594097225729)]
 """
 
@@ -39,7 +39,6 @@ from runtime.formats.craft_chunks import (
     _record_terms,
     _record_varints,
 )
-from runtime.formats.craft_values import decode_value, encode_value
 from runtime.formats.ticdc import (
     Column,
     DdlEvent,
@@ -79,7 +78,7 @@ def _bad_element(message, buf, chunk_start, i, name):
     return _at(DecodeError(message, offset=skip_varints(buf, chunk_start, i)), name, index=i)
 
 
-def _read_frame(frame, terms, buf, limits, spans=None, encodings=None):
+def _read_frame(frame, terms, buf, limits, spans=None, kinds=None):
     """Parse a message with the spec's ``frame`` record, then check what the event model
     needs beyond the layout (``terms``: the spec's term dictionary and its refs); returns
     the frame model and the positions of each column group's types and values (for the
@@ -88,8 +87,8 @@ def _read_frame(frame, terms, buf, limits, spans=None, encodings=None):
     ``spans`` (a :class:`runtime.core.spans.SpanRecorder`, for ``wirespec inspect``) gets the
     byte range of every field, element by element, with names and values resolved: each
     region is re-walked by the ``_record_*`` functions once it has been checked, so the
-    untraced path pays nothing. ``encodings`` (type code -> kind) only serves the column
-    values shown in those spans."""
+    untraced path pays nothing. ``kinds`` (the values' :class:`runtime.core.value_kinds.ValueKinds`)
+    only serves the column values shown in those spans."""
     limits.check("max_message_bytes", len(buf), offset=0)
     try:
         model = _parse_frame(frame, buf, limits)
@@ -99,7 +98,7 @@ def _read_frame(frame, terms, buf, limits, spans=None, encodings=None):
             _parse_frame(frame, buf, limits, spans)
         raise
     if spans is not None:
-        _record_frame(spans, buf, model, at, encodings, terms)
+        _record_frame(spans, buf, model, at, kinds, terms)
     return model, positions
 
 
@@ -111,10 +110,10 @@ def _check_frame(buf, model, terms) -> tuple[_Layout, dict]:
     return at, _check_bodies(buf, model, at, terms)
 
 
-def _checked_events(buf, model, encodings, terms) -> list[Event]:
+def _checked_events(buf, model, kinds, terms) -> list[Event]:
     """The events of a parsed frame, checked as :func:`_read_frame` checks it."""
     _, positions = _check_frame(buf, model, terms)
-    return _to_events(model, positions, buf, encodings)
+    return _to_events(model, positions, buf, kinds)
 
 
 def _parse_frame(frame, buf, limits, spans=None):
@@ -200,7 +199,7 @@ def _at_path(err, *parts):
     return err
 
 
-def _record_frame(spans, buf, model, at: _Layout, encodings, dictionary) -> None:
+def _record_frame(spans, buf, model, at: _Layout, kinds, dictionary) -> None:
     terms, tables = model.term_dictionary, model.size_tables
 
     def labels(ids):  # the names of term ids, as the spec's dictionary shows them
@@ -211,7 +210,7 @@ def _record_frame(spans, buf, model, at: _Layout, encodings, dictionary) -> None
     spans.open("bodies", at.header_end)
     for i, body in enumerate(model.bodies):
         b_end = at.body_starts[i] + tables[1][i]
-        _record_body(spans, buf, i, at.body_starts[i], b_end, body, labels, encodings)
+        _record_body(spans, buf, i, at.body_starts[i], b_end, body, labels, kinds)
     spans.close(at.dict_start, model.bodies)
     _record_terms(spans, buf, at.dict_start, at.tables_start, terms)
     _record_tables(spans, buf, at.tables_start, at.tail, tables)
@@ -237,7 +236,7 @@ def _record_header(spans, buf, pos, end, header, labels):
     spans.close(end, header)
 
 
-def _record_body(spans, buf, i, pos, end, body, labels, encodings):
+def _record_body(spans, buf, i, pos, end, body, labels, kinds):
     spans.open(i, pos)
     if body.query is not None:
         _, p = read_uvarint(buf, pos)
@@ -250,12 +249,12 @@ def _record_body(spans, buf, i, pos, end, body, labels, encodings):
     elif body.column_groups is not None:
         spans.open("column_groups", pos)
         for g, group in enumerate(body.column_groups):
-            pos = _record_group(spans, buf, g, pos, group, labels, encodings)
+            pos = _record_group(spans, buf, g, pos, group, labels, kinds)
         spans.close(end, body.column_groups)
     spans.close(end, body)
 
 
-def _record_group(spans, buf, g, pos, group, labels, encodings):
+def _record_group(spans, buf, g, pos, group, labels, kinds):
     spans.open(g, pos)
     spans.open("type", pos)
     spans.close(pos + 1, group.type)
@@ -269,7 +268,7 @@ def _record_group(spans, buf, g, pos, group, labels, encodings):
     lengths = [-1 if v is None else len(v) for v in raw]
     p = _record_varints(spans, buf, "value_lengths", p, lengths, labels=names)
     shown = [
-        _shown_value(code, flag, v, encodings)
+        _shown_value(code, flag, v, kinds)
         for code, flag, v in zip(group.types, group.flags, raw, strict=True)
     ]
     p = _record_payloads(spans, buf, "values", p, lengths, shown, names)
@@ -277,13 +276,13 @@ def _record_group(spans, buf, g, pos, group, labels, encodings):
     return p
 
 
-def _shown_value(code, flags, raw, encodings):
+def _shown_value(code, flags, raw, kinds):
     """The typed value of a column for the dump, or its raw bytes when it cannot be typed
     (no table given, or bytes the event model would reject: that error comes later)."""
-    if raw is None or not encodings:
+    if raw is None or kinds is None:
         return raw
     try:
-        value = decode_value(code, flags, raw, encodings)
+        value = kinds.decode(code, flags, raw)
     except DecodeError:
         return raw
     if isinstance(value, bytes):  # a text column's bytes as its text (runtime.formats.ticdc_json)
@@ -295,7 +294,7 @@ def _shown_value(code, flags, raw, encodings):
 # -------------------------------------------------------------------------------------
 # Messages <-> runtime.formats.ticdc events
 # -------------------------------------------------------------------------------------
-def _to_events(message, positions, buf, encodings) -> list[Event]:
+def _to_events(message, positions, buf, kinds) -> list[Event]:
     terms = message.term_dictionary
     h = message.header
     events = []
@@ -313,7 +312,7 @@ def _to_events(message, positions, buf, encodings) -> list[Event]:
             for g, group in enumerate(body.column_groups):
                 image = "new" if group.type == GROUP_NEW else "old"
                 try:
-                    columns = _group_columns(group, terms, buf, encodings, *positions[i, g])
+                    columns = _group_columns(group, terms, buf, kinds, *positions[i, g])
                 except DecodeError as err:
                     raise _at(_at(err, image), "events", i)
                 setattr(ev, image, columns)
@@ -321,12 +320,12 @@ def _to_events(message, positions, buf, encodings) -> list[Event]:
     return events
 
 
-def _group_columns(group, terms, buf, encodings, types_pos, values_pos):
+def _group_columns(group, terms, buf, kinds, types_pos, values_pos):
     columns = []
     types, flags, raws = group.types, group.flags, group.values
     for j, term in enumerate(group.names):
         try:
-            value = decode_value(types[j], flags[j], raws[j], encodings)
+            value = kinds.decode(types[j], flags[j], raws[j])
         except DecodeError as err:
             if err.message.startswith("unknown column type"):
                 err = DecodeError(err.message, offset=skip_varints(buf, types_pos, j))
@@ -345,7 +344,7 @@ class _Parts:
     __slots__ = ("body", "commit_ts", "estimate", "partition", "schema", "table", "type")
 
 
-def _event_parts(ev, encodings) -> _Parts:
+def _event_parts(ev, kinds) -> _Parts:
     """Validate ``ev`` and encode its values once, for the size estimate and the message."""
     p = _Parts()
     if isinstance(ev, RowChangedEvent):
@@ -388,14 +387,14 @@ def _event_parts(ev, encodings) -> _Parts:
         columns = getattr(ev, image)
         if columns is not None:
             with _Path(image):
-                groups.append(_encode_columns(columns, group_type, p, encodings))
+                groups.append(_encode_columns(columns, group_type, p, kinds))
     if not groups:
         raise EncodeError("a row event needs new or old columns")
     p.body = groups
     return p
 
 
-def _encode_columns(columns, group_type, p, encodings):
+def _encode_columns(columns, group_type, p, kinds):
     names, types, flags, values = [], [], [], []
     for j, col in enumerate(columns):
         with _Path(None, j):
@@ -404,7 +403,7 @@ def _encode_columns(columns, group_type, p, encodings):
             with _Path("flags"):
                 write_uvarint(col.flags)
             with _Path("value"):
-                raw = encode_value(col.type, col.flags, col.value, encodings)
+                raw = kinds.encode(col.type, col.flags, col.value)
         name = _utf8(col.name)
         p.estimate += len(name) + (len(raw) if raw else 0) + 16
         names.append(col.name)
@@ -454,9 +453,9 @@ def _assemble(parts: list[_Parts], terms) -> Container:
     return frame
 
 
-def _parts_of(events, encodings) -> list[_Parts]:
+def _parts_of(events, kinds) -> list[_Parts]:
     out = []
     for i, ev in enumerate(events):
         with _Path("events", i):
-            out.append(_event_parts(ev, encodings))
+            out.append(_event_parts(ev, kinds))
     return out

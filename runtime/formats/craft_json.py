@@ -14,7 +14,6 @@ from runtime.core import codec as _codec
 from runtime.core.errors import EncodeError
 from runtime.formats.craft_chunks import _at
 from runtime.formats.craft_events import _Path
-from runtime.formats.craft_values import value_kind
 from runtime.formats.ticdc import (
     Column,
     DdlEvent,
@@ -53,18 +52,18 @@ def _column_value_json(value, kind):
         return None
     if kind == "bytes":  # text for a text column (runtime.formats.ticdc_json), else {"$hex"}
         return bytes_value_from_json(value)
-    if kind == "text":
+    if kind == "str":
         if isinstance(value, str):
             return value
         raise EncodeError(f"expected a string, got {value!r}")
-    if kind == "float64":
+    if kind == "f64":
         return _codec.float_from_json(value)
-    if kind in ("sint", "uint"):
+    if kind in ("varint", "uvarint"):
         return _int_json(value)
     raise EncodeError(f"this type code is always NULL, got {value!r}")
 
 
-def _columns_json(items, encodings, names: EventNames):
+def _columns_json(items, kinds, names: EventNames):
     if items is None:
         return None
     if not isinstance(items, list):
@@ -76,7 +75,7 @@ def _columns_json(items, encodings, names: EventNames):
                 code = names.type_from_json(_json_get(c, "type"))
             with _Path("flags"):
                 flags = names.flags_from_json(c.get("flags", 0))
-            kind = value_kind(code, flags, encodings)
+            kind = kinds.wire_type(code, flags)
             if kind is None:
                 raise _at(EncodeError(f"unknown column type code {code}"), "type")
             with _Path("name"):
@@ -89,7 +88,7 @@ def _columns_json(items, encodings, names: EventNames):
     return out
 
 
-def _event_json(d, encodings, names: EventNames) -> Event:
+def _event_json(d, kinds, names: EventNames) -> Event:
     """One event from the JSON that :func:`_event_to_json` makes of it: the keys say
     which kind (``query``/``ddl_type``: DDL; ``new``/``old``: row; else resolved)."""
     with _Path("commit_ts"):
@@ -111,7 +110,7 @@ def _event_json(d, encodings, names: EventNames) -> Event:
             ev.partition = None if part is None else _int_json(part)
         for image in ("new", "old"):
             with _Path(image):
-                setattr(ev, image, _columns_json(d.get(image), encodings, names))
+                setattr(ev, image, _columns_json(d.get(image), kinds, names))
         return ev
     unknown = set(d) - {"commit_ts"} - EXTRA_KEYS
     if unknown:

@@ -4,13 +4,14 @@ events -> the parts a frame is assembled from, with no error bookkeeping.
 Both give up at the first thing they are not sure about (``_GiveUp`` on decode, None on
 encode); the checked mapping (:mod:`runtime.formats.craft_events`) then maps the same input
 again and raises its precise error, so both paths fail the same way by construction; tests
-hold them to the same events and bytes. The type-code table from the spec drives both
-(``kinds``: the value kind code of each type code, None for unknown).
+hold them to the same events and bytes. The spec's ``decode_by:`` of the values drives both
+(``kinds``: a :class:`runtime.core.value_kinds.ValueKinds`, whose ``quick`` table gives the
+wire type of each type code, None for unknown).
 
-    >>> from generated.ticdc_craft import frame, COLUMN_TYPE_CRAFT, DICTIONARIES
+    >>> from generated.ticdc_craft import frame, VALUE_DECODERS, DICTIONARIES
     >>> from runtime.core.limits import DEFAULT
     >>> from runtime.formats.craft_events import _read_frame
-    >>> kinds = kind_codes(COLUMN_TYPE_CRAFT)
+    >>> kinds = VALUE_DECODERS["column_group.values"]
     >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
     >>> model, _ = _read_frame(frame, DICTIONARIES["frame.term_dictionary"], data, DEFAULT)
     >>> _quick_events(model, kinds)
@@ -25,7 +26,16 @@ from runtime.core.leb128 import (
     read_uvarint,
     write_uvarint,
 )
-from runtime.formats.craft_chunks import _DOUBLE, _I64, U64
+from runtime.core.value_kinds import (
+    Q_BYTES,
+    Q_F64,
+    Q_NULL,
+    Q_SIGNED_UNLESS,
+    Q_STR,
+    Q_UVARINT,
+    Q_VARINT,
+)
+from runtime.formats.craft_chunks import _I64, U64
 from runtime.formats.craft_events import (
     EVENT_DDL,
     EVENT_RESOLVED,
@@ -34,27 +44,13 @@ from runtime.formats.craft_events import (
     GROUP_OLD,
     _Parts,
 )
-from runtime.formats.craft_values import VALUE_KINDS
 from runtime.formats.ticdc import (
-    FLAG_UNSIGNED,
     Column,
     DdlEvent,
     Event,
     ResolvedEvent,
     RowChangedEvent,
 )
-
-_K_INT, _K_SINT, _K_UINT, _K_F64, _K_TEXT, _K_BYTES, _K_NULL = range(7)
-_KIND_CODES = dict(zip(VALUE_KINDS, range(7)))
-_UNPACK_DOUBLE = _DOUBLE.unpack
-
-
-def kind_codes(encodings) -> list:
-    """The table the quick mapping reads: type code (0..255) -> value kind code, or None."""
-    kinds = [None] * 256
-    for code, kind in encodings.items():
-        kinds[code] = _KIND_CODES[kind]
-    return kinds
 
 
 class _GiveUp(Exception):
@@ -66,7 +62,7 @@ def _quick_events(model, kinds) -> list[Event]:
     other events, a row body has groups), when everything in it is as the reference writes it
     (no error bookkeeping: anything else raises, and the caller maps the frame again with
     the checks of the construct path, which raise the exact error or decode the rest).
-    ``kinds``: the value kind code of each type code (None: unknown)."""
+    ``kinds``: the values' :class:`runtime.core.value_kinds.ValueKinds`."""
     terms = model.term_dictionary
     nterms = len(terms)
     h = model.header
@@ -116,20 +112,21 @@ def _quick_events(model, kinds) -> list[Event]:
 
 
 def _quick_values(codes, flags, raws, kinds) -> list:
-    """:func:`decode_value` of every column of a group, raising on anything unusual."""
+    """``kinds.decode`` of every column of a group, raising on anything unusual."""
     values = []
     append = values.append
+    table, mask, unpack_double = kinds.quick, kinds.unsigned, kinds.double.unpack
     for code, fl, raw in zip(codes, flags, raws):
-        kind = kinds[code]  # an IndexError past 255, like an unknown code: the checked path
+        kind = table[code]  # an IndexError past 255, like an unknown code: the checked path
         if kind is None:
             raise _GiveUp
         if raw is None:
             append(None)
-        elif kind == _K_BYTES:
+        elif kind == Q_BYTES:
             append(raw)
-        elif kind == _K_TEXT:
+        elif kind == Q_STR:
             append(raw.decode())
-        elif kind <= _K_UINT:  # a varint filling exactly the value bytes
+        elif kind <= Q_UVARINT:  # a varint filling exactly the value bytes
             value = raw[0]
             if len(raw) == 1 and value < 0x80:
                 pass
@@ -139,11 +136,11 @@ def _quick_values(codes, flags, raws, kinds) -> list:
                 value, used = read_uvarint(raw, 0)
                 if used != len(raw):
                     raise _GiveUp
-            if kind == _K_SINT or (kind == _K_INT and not fl & FLAG_UNSIGNED):
+            if kind == Q_VARINT or (kind == Q_SIGNED_UNLESS and not fl & mask):
                 value = (value >> 1) ^ -(value & 1)
             append(value)
-        elif kind == _K_F64 and len(raw) == 8:
-            append(_UNPACK_DOUBLE(raw)[0])
+        elif kind == Q_F64 and len(raw) == 8:
+            append(unpack_double(raw)[0])
         else:  # NULL kind with a value, or a double that is not 8 bytes
             raise _GiveUp
     return values
@@ -180,6 +177,7 @@ def _quick_parts(ev, kinds):
     ts = ev.commit_ts
     if type(ts) is not int or not 0 <= ts <= U64:
         return None
+    quick, mask = kinds.quick, kinds.unsigned
     p = _Parts()
     p.commit_ts = ts
     p.partition = -1
@@ -221,26 +219,26 @@ def _quick_parts(ev, kinds):
             name, code, fl, v = col.name, col.type, col.flags, col.value
             if type(name) is not str or type(code) is not int or type(fl) is not int:
                 return None
-            kind = kinds[code] if 0 <= code < 256 else None
+            kind = quick[code] if 0 <= code < 256 else None
             if kind is None or not 0 <= fl <= U64:
                 return None
             if v is None:
                 raw = None
-            elif kind == _K_BYTES:
+            elif kind == Q_BYTES:
                 if type(v) is not bytes:
                     return None
                 raw = v
-            elif kind == _K_TEXT:
+            elif kind == Q_STR:
                 if type(v) is not str:
                     return None
                 raw = v.encode("utf-8", "surrogateescape")
-            elif kind == _K_F64:
+            elif kind == Q_F64:
                 if type(v) is not float:
                     return None
-                raw = _DOUBLE.pack(v)
-            elif kind == _K_NULL or type(v) is not int:
+                raw = kinds.double.pack(v)
+            elif kind == Q_NULL or type(v) is not int:
                 return None
-            elif kind == _K_UINT or (kind == _K_INT and fl & FLAG_UNSIGNED):
+            elif kind == Q_UVARINT or (kind == Q_SIGNED_UNLESS and fl & mask):
                 if not 0 <= v <= U64:
                     return None
                 raw = _uvb(v)

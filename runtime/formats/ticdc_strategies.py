@@ -35,6 +35,10 @@ def ticdc_values(kind: str | None, flags: int, finite: bool = False):
         "float64": st.floats(allow_nan=False, allow_infinity=not finite),
         "float32": st.floats(width=32, allow_nan=False, allow_infinity=False),
         "text": texts,
+        "varint": int64,  # the wire types of runtime.core.value_kinds
+        "uvarint": uint64,
+        "f64": st.floats(allow_nan=False, allow_infinity=not finite),
+        "str": texts,
         "bytes": st.binary(max_size=12),
         "string": st.binary(max_size=12) if flags & 1 else texts.map(str.encode),
         "base64": st.binary(max_size=12),

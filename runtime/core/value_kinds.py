@@ -1,0 +1,152 @@
+"""Values decoded by a kind table (a spec's ``decode_by:``): the bytes of each element of a
+bytes chunk are one value whose wire type an enum attribute's ``kinds:`` names, chosen by
+the element's code (a type code in a sibling chunk), signed unless a flag says unsigned.
+
+A Craft column group decodes its values by the ``craft`` kind of each MySQL type code::
+
+    column_type:
+      attributes:
+        craft:
+          kinds: {int: {type: varint, unsigned: uvarint}, sint: varint, float64: f64, ...}
+    column_group:
+      fields:
+        - {name: values, type: nullable_bytes_chunk,
+           decode_by: {code: types, attribute: column_type.craft,
+                       signed_unless: "flags[_index] & column_flag.UNSIGNED"}}
+
+The generated module configures one :class:`ValueKinds` per such field
+(``VALUE_DECODERS["record.field"]``); the mapping of the message asks it for each value:
+
+    >>> kinds = ValueKinds("column type", {"int": Kind("varint", "uvarint"), "sint": Kind("varint"),
+    ...                                    "float64": Kind("f64")}, {3: "int", 13: "sint", 4: "float64"}, 0x80)
+    >>> kinds.decode(3, 0, bytes.fromhex("a01f")), kinds.decode(3, 0x80, b"\\x01")
+    (2000, 1)
+    >>> kinds.encode(13, 0x80, 2021).hex(), kinds.wire_type(3, 0x80), kinds.wire_type(99, 0)
+    ('ca1f', 'uvarint', None)
+    >>> kinds.decode(4, 0, bytes(7))
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.DecodeError: <message> at offset 0: float64 value needs 8 bytes, got 7
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import struct
+
+from runtime.core.errors import DecodeError, EncodeError, SpecError
+from runtime.core.leb128 import read_uvarint, read_zigzag, write_uvarint, write_zigzag
+
+WIRE_TYPES = ("varint", "uvarint", "f64", "str", "bytes", "null")
+"""The wire types a kind may name: a ZigZag varint (int64), a uvarint (uint64), an IEEE-754
+double in the spec's byte order, UTF-8 text, the raw bytes, or always NULL (a value is an
+error)."""
+
+Q_SIGNED_UNLESS, Q_VARINT, Q_UVARINT, Q_F64, Q_STR, Q_BYTES, Q_NULL = range(7)
+"""The codes of :attr:`ValueKinds.quick`: a varint that is a uvarint where the unsigned flag
+is set, then the wire types in :data:`WIRE_TYPES` order (so the integers are the codes <= 2)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Kind:
+    """One kind of a ``kinds:`` table: its wire ``type``, and the wire type where the value
+    is unsigned (``unsigned``; None: the same whatever the flags)."""
+
+    type: str
+    unsigned: str | None = None
+
+
+class ValueKinds:
+    """The kinds (name -> :class:`Kind`) of an enum attribute, the table ``codes`` (code ->
+    kind name, the attribute's generated table, or any narrower one), and the flag bits
+    ``unsigned`` (``signed_unless:``) that make a kind read its ``unsigned`` wire type.
+    ``noun``: what a code is called in errors (the enum's name, in words)."""
+
+    def __init__(self, noun: str, kinds: dict, codes: dict, unsigned: int = 0, byte_order="<"):
+        self.noun, self.kinds, self.unsigned = noun, kinds, unsigned
+        self.byte_order = byte_order
+        self.codes = {int(k): v for k, v in codes.items()}
+        bad = {k: v for k, v in self.codes.items() if v not in kinds or not 0 <= k < 256}
+        if bad:
+            raise SpecError(f"value encodings {bad}: kinds are {tuple(kinds)}, codes 0..255")
+        self.double = struct.Struct(byte_order + "d")
+        """An f64 value's layout."""
+        self.quick = [None] * 256
+        """The quick mapping's table: the ``Q_*`` code of each code 0..255, or None for an
+        unknown code or a kind it leaves to :meth:`decode` (an ``unsigned:`` other than a
+        varint's uvarint)."""
+        for code, name in self.codes.items():
+            kind = kinds[name]
+            if kind.unsigned is None or kind.unsigned == kind.type:
+                self.quick[code] = 1 + WIRE_TYPES.index(kind.type)
+            elif (kind.type, kind.unsigned) == ("varint", "uvarint"):
+                self.quick[code] = Q_SIGNED_UNLESS
+
+    def with_codes(self, codes: dict) -> ValueKinds:
+        """The same kinds over another code table (a narrower one, say)."""
+        return ValueKinds(self.noun, self.kinds, codes, self.unsigned, self.byte_order)
+
+    def wire_type(self, code: int, flags: int) -> str | None:
+        """The wire type of a value of ``code`` with ``flags``, or None for an unknown code."""
+        name = self.codes.get(code)
+        if name is None:
+            return None
+        kind = self.kinds[name]
+        return kind.unsigned if kind.unsigned and flags & self.unsigned else kind.type
+
+    def decode(self, code: int, flags: int, raw: bytes | None):
+        """The typed value of the bytes of one element (offsets in errors are into ``raw``)."""
+        wire = self.wire_type(code, flags)
+        if wire is None:
+            raise DecodeError(f"unknown {self.noun} code {code}", offset=0)
+        if raw is None:
+            return None
+        if wire == "bytes":
+            return raw
+        if wire == "str":
+            try:
+                return raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise DecodeError(f"invalid utf-8: {err.reason}", offset=err.start) from None
+        if wire == "f64":
+            if len(raw) != 8:
+                name = self.codes[code]
+                raise DecodeError(f"{name} value needs 8 bytes, got {len(raw)}", offset=0)
+            return self.double.unpack(raw)[0]
+        if wire == "null":
+            raise DecodeError(f"type code {code} is always NULL but has a value", offset=0)
+        value, used = (read_zigzag if wire == "varint" else read_uvarint)(raw, 0)
+        if used != len(raw):
+            raise DecodeError(f"{len(raw) - used} bytes after the varint value", offset=used)
+        return value
+
+    def encode(self, code: int, flags: int, value) -> bytes | None:
+        """The bytes of one element, or None for NULL.
+
+        >>> kinds = ValueKinds("column type", {"int": Kind("varint", "uvarint"), "null": Kind("null")},
+        ...                    {3: "int", 6: "null"}, 0x80)
+        >>> kinds.encode(3, 0, -128).hex(), kinds.encode(6, 0, None) is None
+        ('ff01', True)
+        """
+        wire = self.wire_type(code, flags)
+        if wire is None:
+            raise EncodeError(f"unknown {self.noun} code {code!r}")
+        if value is None:
+            return None
+        if wire == "bytes":
+            if isinstance(value, (bytes, bytearray, memoryview)):
+                return bytes(value)
+        elif wire == "str":
+            if isinstance(value, str):
+                return value.encode("utf-8", "surrogateescape")
+        elif wire == "f64":
+            if isinstance(value, float):
+                return self.double.pack(value)
+        elif wire == "varint":
+            return write_zigzag(value)
+        elif wire == "uvarint":
+            return write_uvarint(value)
+        else:
+            raise EncodeError(f"type code {code} is always NULL, got {type(value).__name__}")
+        want = {"bytes": "bytes", "str": "str", "f64": "float"}[wire]
+        raise EncodeError(f"type code {code} needs {want}, got {type(value).__name__}")
