@@ -21,6 +21,7 @@ from runtime.core import tier
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.leb128 import write_reversed_uvarint
 from runtime.core.limits import DEFAULT, Limits
+from runtime.core.value_kinds import ValueKinds
 from runtime.formats import craft as rt_craft
 from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from tests.test_craft_generated import _events
@@ -345,3 +346,22 @@ def test_frames_the_python_path_refuses():
     for data in refused:
         assert python(data) is None, data.hex()
         assert decoder().decode(data, DEFAULT) is None, data.hex()
+
+
+def test_kinds_the_compiled_tier_does_not_implement_keep_to_the_python_paths():
+    """The compiled tier reads the kinds by name (craft_kinds.pxd): a spec whose ``kinds:``
+    give a kind another wire type is decoded and encoded by the Python paths only."""
+    values = craft.VALUE_DECODERS["column_group.values"]
+    other = dict(values.kinds, sint=values.kinds["uint"])  # YEAR read as a uvarint
+    changed = ValueKinds(values.noun, other, values.codes, values.unsigned)
+    codec = rt_craft.CraftMessage(
+        craft.frame, changed, craft.DICTIONARIES["frame.term_dictionary"],
+        event_types=craft.EventType, group_types=craft.GroupType,
+    )  # fmt: skip
+    codec.use_fast_readers(craft._read_frame)
+    codec.use_fast_writers(craft._write_frame)
+    assert codec._compiled is None and codec._compiled_encoder is None
+    event = RowChangedEvent(1, "s", "t", new=[Column("y", 13, 0, 2021)])
+    data = codec.encode([event])
+    assert codec.decode(data) == [event]
+    assert craft.decode_message(data) != [event]  # the spec's own kinds read it otherwise

@@ -1,7 +1,7 @@
 # cython: language_level=3
-"""The value kinds of TiCDC Craft (``runtime/formats/craft_values.py``, ``VALUE_KINDS``: how a
-column's value bytes read) as C, shared by the compiled reader (``craft.pyx``) and writer
-(``craft_encode.pyx``). Inline only: a module that cimports these compiles them in."""
+"""The value kinds of TiCDC Craft (the ``kinds:`` of ``column_type.craft``, specs/ticdc_craft.yaml:
+how a column's value bytes read) as C, shared by the compiled reader (``craft.pyx``) and
+writer (``craft_encode.pyx``); runtime/formats/craft.py uses this tier only for those kinds. Inline only: a module that cimports these compiles them in."""
 
 cdef enum Kind:
     K_UNKNOWN = -1

@@ -27,6 +27,7 @@ from runtime.core import tier as _tier
 from runtime.core.codec import build_fast
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.spans import current as current_spans
+from runtime.core.value_kinds import Kind
 from runtime.formats.craft_chunks import (  # noqa: F401 - named by generated modules
     DeltaUVarIntChunk,
     DeltaVarIntChunk,
@@ -58,13 +59,25 @@ from runtime.formats.craft_events import (
 )
 from runtime.formats.craft_json import _event_json, _event_to_json
 from runtime.formats.craft_quick import _quick_events, _quick_parts
-from runtime.formats.ticdc import Event
+from runtime.formats.ticdc import FLAG_UNSIGNED, Event
 from runtime.formats.ticdc_json import EventNames
 
 _COMPILED = _tier.compiled("runtime._compiled.craft")
 """The compiled tier's reader of whole messages (runtime/_compiled/craft.pyx), or None."""
 _COMPILED_ENCODER = _tier.compiled("runtime._compiled.craft_encode")
 """The compiled tier's writer of messages (runtime/_compiled/craft_encode.pyx), or None."""
+_COMPILED_KINDS = {
+    "int": Kind("varint", "uvarint"),
+    "sint": Kind("varint"),
+    "uint": Kind("uvarint"),
+    "float64": Kind("f64"),
+    "text": Kind("str"),
+    "bytes": Kind("bytes"),
+    "null": Kind("null"),
+}
+"""The kinds the compiled tier implements by name (runtime/_compiled/craft_kinds.pxd, uvarint
+where FLAG_UNSIGNED is set, little-endian doubles): a spec whose ``kinds:`` say otherwise
+is decoded and encoded by the Python paths only, so the tiers stay equal."""
 
 
 # -------------------------------------------------------------------------------------
@@ -121,7 +134,9 @@ class CraftMessage(Construct):
         self.terms = terms
         self.names = EventNames(column_types, column_flags, ddl_types)
         self.fast = fast
-        self.use_compiled = compiled
+        self.use_compiled = compiled and (values.kinds, values.unsigned, values.byte_order) == (
+            _COMPILED_KINDS, FLAG_UNSIGNED, "<"
+        )
         self.values = values
         self.encodings = values.codes
         _check_enum(
