@@ -122,19 +122,10 @@ def _craft_messages(events):
 
 
 def craft_encode(events, **options):
-    """Craft messages of events, with the type-code table of the generated module."""
-    from runtime.formats import craft
+    """Craft messages of events, by the generated module."""
     from runtime.spark.decode import load_module
 
-    mod = load_module("ticdc_craft")
-    if hasattr(mod, "encode_events"):
-        return list(mod.encode_events(events, **options))
-    from runtime.spark.cdc import CRAFT_VALUE_ENCODINGS
-
-    try:
-        return list(craft.encode_events(events, value_encodings=CRAFT_VALUE_ENCODINGS, **options))
-    except TypeError:
-        return list(craft.encode_events(events, **options))
+    return list(load_module("ticdc_craft").encode_events(events, **options))
 
 
 def _op_messages(events):

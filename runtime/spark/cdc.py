@@ -27,64 +27,6 @@ event_schema = ticdc.spark_schema
 """The Spark schema of one TiCDC event row (``runtime.formats.ticdc.spark_schema``)."""
 
 
-class _EventCodec:
-    """The generated-module contract over a runtime TiCDC codec, used until (or unless)
-    ``generated/<format>.py`` exists. A model is the list of events of one message."""
-
-    DEFAULT_RECORD = "message"
-
-    def __init__(self, fmt: str, module: str, keyed: bool):
-        self.FORMAT = fmt
-        self.RECORDS = {"message": None}
-        self._module = module
-        if keyed:
-            self.parse_kafka = self._parse_kafka
-
-    def _codec(self):
-        import importlib
-
-        return importlib.import_module(f"runtime.{self._module}")
-
-    def parse(self, data, record="message", **limits):
-        if hasattr(self, "parse_kafka"):
-            raise ValueError(f"{self.FORMAT} needs the message key: use parse_kafka(key, value)")
-        codec = self._codec()
-        table = getattr(codec, "VALUE_ENCODINGS", CRAFT_VALUE_ENCODINGS)
-        try:
-            return list(codec.decode_message(bytes(data), value_encodings=table, **limits))
-        except TypeError:  # the older signature without the table
-            return list(codec.decode_message(bytes(data), **limits))
-
-    def _parse_kafka(self, key, value, record="message", **limits):
-        if key is None:
-            raise ValueError(f"{self.FORMAT} needs the message key, and it is null")
-        return list(self._codec().decode_message(bytes(key), bytes(value), **limits))
-
-    def spark_schema(self, record="message"):
-        return ticdc.spark_schema()
-
-    def to_rows(self, model, record="message"):
-        for ev in model:
-            yield ticdc.to_row(ev)
-
-
-# Craft's type code -> value encoding (research/craft.md section 7), for the adapter only:
-# the spec owns this table once generated/ticdc_craft.py exists.
-CRAFT_VALUE_ENCODINGS = {
-    **dict.fromkeys((1, 2, 3, 8, 9), "int"),
-    13: "sint",
-    **dict.fromkeys((4, 5), "float64"),
-    **dict.fromkeys((16, 247, 248), "uint"),
-    **dict.fromkeys((7, 10, 11, 12, 14, 245, 246, 225), "text"),
-    **dict.fromkeys((15, 253, 254, 249, 250, 251, 252), "bytes"),
-    **dict.fromkeys((6, 255, 0), "null"),
-}
-
-FALLBACK_CODECS = {
-    "ticdc_craft": _EventCodec("ticdc_craft", "craft", keyed=False),
-    "ticdc_open_protocol": _EventCodec("ticdc_open_protocol", "open_protocol", keyed=True),
-}
-
 # -- typed columns -------------------------------------------------------------------------
 
 INT_SMALL = {1, 2, 9, 13}  # TINYINT, SMALLINT, MEDIUMINT, YEAR

@@ -78,21 +78,17 @@ def format_options(fmt: str, options: dict) -> dict:
 
 
 def known_formats() -> list[str]:
-    """The formats that have a generated module, plus the built-in TiCDC adapters."""
+    """The formats that have a generated module."""
     from pathlib import Path
 
     import generated
 
-    found = {p.stem for p in Path(generated.__file__).parent.glob("*.py") if p.stem != "__init__"}
-    from runtime.spark import cdc as spark_cdc
-
-    return sorted(found | set(spark_cdc.FALLBACK_CODECS))
+    return sorted(p.stem for p in Path(generated.__file__).parent.glob("*.py") if p.stem != "__init__")
 
 
 @functools.cache
 def load_module(fmt: str):
-    """``generated.<fmt>``; for a TiCDC format whose generated module has not landed yet,
-    the adapter over ``runtime.formats.craft``/``runtime.formats.open_protocol`` (same contract)."""
+    """``generated.<fmt>``."""
     if not fmt.isidentifier():
         raise OptionError(f"unknown format {fmt!r}")
     try:
@@ -100,10 +96,6 @@ def load_module(fmt: str):
     except ModuleNotFoundError as err:
         if err.name != f"generated.{fmt}":
             raise
-    from runtime.spark import cdc as spark_cdc
-
-    if fmt in spark_cdc.FALLBACK_CODECS:
-        return spark_cdc.FALLBACK_CODECS[fmt]
     raise OptionError(f"unknown format {fmt!r}; known: {', '.join(known_formats())}")
 
 
