@@ -20,6 +20,7 @@ FORMATS = [
     ("ticdc_craft", "message"),
     ("ticdc_open_protocol", "message"),
     ("avro_container", "container_file"),
+    ("png", "png_file"),
 ]
 
 

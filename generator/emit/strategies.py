@@ -15,7 +15,6 @@ import re
 from generator.spec.model import Field, Spec, TypeRef, bit_field_range, camel, record_dependencies
 from generator.spec.types import PRIMITIVES
 
-
 _COMPARED = re.compile(r"this\._item(?:\.(\w+))? == ((?:[A-Z]\w*\.)?\w+)")
 """An until test the strategies can end a list with: ``_item[.field] == CONSTANT``."""
 

@@ -29,6 +29,7 @@ type strings for :func:`thrift_struct`.
 
 from __future__ import annotations
 
+import codecs
 import functools
 import struct
 
@@ -96,9 +97,12 @@ def text(
         return st.text(
             st.characters(min_codepoint=1, max_codepoint=127), min_size=exact, max_size=exact
         )
-    alphabet = (
-        st.characters(max_codepoint=127) if encoding == "ascii" else st.characters(codec="utf-8")
-    )
+    if encoding == "ascii":
+        alphabet = st.characters(max_codepoint=127)
+    elif codecs.lookup(encoding).name == "iso8859-1":  # Latin-1: one byte a character
+        alphabet = st.characters(max_codepoint=255)
+    else:
+        alphabet = st.characters(codec="utf-8")
     cap = MAX_TEXT if max_bytes is None else min(max_bytes, MAX_TEXT)
     out = st.text(alphabet, min_size=min_size, max_size=cap)
     if max_bytes is not None:
