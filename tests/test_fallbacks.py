@@ -83,11 +83,19 @@ WITHOUT_TIERS = {
     # the chunk data records are read inline where the chunk reads them
     "png": {
         tier: {
-            "image_header", "palette", "text", "latin1_text", "compressed_text", "utf8_text",
-            "international_text", "last_modified", "physical_dimensions", "gamma",
+            "image_header",
+            "palette",
+            "text",
+            "latin1_text",
+            "compressed_text",
+            "utf8_text",
+            "international_text",
+            "last_modified",
+            "physical_dimensions",
+            "gamma",
         }
         for tier in ("quick", "compiled")
-    },  # fmt: skip
+    },
     # runtime/_compiled/protobuf.pyx reads layout: protobuf; no quick tier does
     "protobuf_wire": {
         "quick": {"money", "address", "line_item", "payment_card", "order"},

@@ -193,7 +193,7 @@ def _model_of(width, height, options, rows, extra, idat: list[bytes]):
     for kind, data in extra:  # values of a text chunk: parsed from the text we drew
         chunks.append(codec.parse(_chunk_bytes(kind, data), "chunk"))
     if "gamma" in options:
-        gamma = int(round(options["gamma"] * 100_000))
+        gamma = round(options["gamma"] * 100_000)
         chunks.append(chunk(type=T.gAMA, data=codec.Gamma(gamma=gamma)))
     if "palette" in options:
         entries = [codec.PaletteEntry(red=r, green=g, blue=b) for r, g, b in options["palette"]]

@@ -195,7 +195,8 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
             body.append(arrow.section())
         constants = self.member_constants("\n".join(body))
         if constants:  # after the preludes, before the first reader
-            body.insert(body.index(PRELUDE) + 1 + bool(self.expressions) + len(self.preludes), constants)
+            at = body.index(PRELUDE) + 1 + bool(self.expressions) + len(self.preludes)
+            body.insert(at, constants)
         text = "\n".join(head) + "\n" + "\n\n".join(part.rstrip("\n") + "\n" for part in body)
         return text
 

@@ -318,7 +318,12 @@ class Lowering:
         elif ref.kind in ("str", "bytes"):
             to_end = ref.size == "eos"  # the rest of a sized region (a chunk's text)
             computed = isinstance(ref.size, str) and not ref.size_is_prefix and ref.size != "eos"
-            if not _fixed_length(ref) and not isinstance(ref.size, int) and not to_end and not computed:
+            if (
+                not _fixed_length(ref)
+                and not isinstance(ref.size, int)
+                and not to_end
+                and not computed
+            ):
                 raise NotLowered(f"{where}: a string without a length")
         elif ref.kind == "record":
             if ref.name not in ok:
