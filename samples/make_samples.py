@@ -716,6 +716,75 @@ def make_protobuf_wire(out_dir: Path) -> list[Path]:
 MAKERS["protobuf_wire"] = make_protobuf_wire
 
 
+# -- png ---------------------------------------------------------------------------------------
+
+
+def make_png(out_dir: Path) -> list[Path]:
+    """PNG images written by the reference library, pypng (``png.Writer``, pure Python, zlib
+    at its default level), and read with our codec: an 8-bit greyscale gradient, an RGBA
+    badge with gAMA and pHYs (72 dpi), a 4-bit palette image, and an interlaced RGB photo
+    strip with the text and time chunks a camera or editor adds (tEXt, zTXt, iTXt in
+    German, tIME), put in after IHDR by ``png.write_chunks``, which computes their CRCs."""
+    import io
+    import zlib
+
+    import png
+
+    from generated import png as codec
+
+    def written(width, height, rows, **options) -> bytes:
+        out = io.BytesIO()
+        png.Writer(width, height, **options).write(out, rows)
+        return out.getvalue()
+
+    def with_chunks(data: bytes, extra: list[tuple[bytes, bytes]]) -> bytes:
+        chunks = list(png.Reader(bytes=data).chunks())
+        out = io.BytesIO()
+        png.write_chunks(out, chunks[:1] + extra + chunks[1:])
+        return out.getvalue()
+
+    gradient = [[(x * 8 + y) % 256 for x in range(32)] for y in range(16)]
+    badge = [[v for x in range(12) for v in (200, 40 + 10 * y, 20 * x % 256, 255 - 20 * x)]
+             for y in range(12)]  # fmt: skip
+    palette = [(0, 0, 0), (255, 255, 255), (220, 40, 40), (40, 160, 60), (30, 80, 200)]
+    indexed = [[(x // 4 + y) % len(palette) for x in range(20)] for y in range(10)]
+    strip = [[(x * 13 + y * 7 + c * 50) % 256 for x in range(24) for c in range(3)]
+             for y in range(9)]  # fmt: skip
+    comment = "Shot on the Elbe at dusk; white balance 5200 K, ISO 400. " * 4
+    text = [
+        (b"tEXt", b"Title\x00Elbufer bei D\xe4mmerung"),  # Latin-1: the a-umlaut is one byte
+        (b"tEXt", b"Software\x00pypng 0.20220715.0"),
+        (b"zTXt", b"Comment\x00\x00" + zlib.compress(comment.encode("latin-1"))),
+        (b"iTXt", b"Description\x00\x01\x00de-DE\x00Beschreibung\x00"
+                  + zlib.compress("Die Elbe im Abendlicht, \u00fcber Dresden".encode())),
+        (b"iTXt", b"Author\x00\x00\x00\x00\x00Jana M\xc3\xbcller"),
+        (b"tIME", bytes.fromhex("07ea0b1a113000")),  # 2026-11-26 17:48:00 UTC
+    ]  # fmt: skip
+    images = {
+        "greyscale_gradient": written(32, 16, gradient, greyscale=True),
+        "rgba_badge": written(12, 12, badge, greyscale=False, alpha=True, gamma=0.45455,
+                              x_pixels_per_unit=2835, y_pixels_per_unit=2835,
+                              unit_is_meter=True),
+        "palette_4bit": written(20, 10, indexed, palette=palette, bitdepth=4),
+        "photo_with_text": with_chunks(
+            written(24, 9, strip, greyscale=False, interlace=True), text
+        ),
+    }  # fmt: skip
+    target = out_dir / "png"
+    target.mkdir(parents=True, exist_ok=True)
+    written_paths = []
+    for name, data in images.items():
+        if codec.build(codec.parse(data)) != data:
+            raise SystemExit(f"png/{name}: does not rebuild byte for byte")
+        path = target / f"{name}.bin"
+        path.write_bytes(data)
+        written_paths.append(path)
+    return written_paths
+
+
+MAKERS["png"] = make_png
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(

@@ -328,6 +328,7 @@ def test_parse_pickles_by_reference_as_before():
         ("kafka_record_batch", "log_segment"),
         ("msgpack", "stream"),
         ("msgpack", "value"),
+        ("png", "png_file"),
     ],
 )
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -44,6 +44,15 @@ CONSTRUCT_PATHS = {
     },
     "msgpack": {"parse": {}, "build": {}},
     "protobuf_wire": {"parse": {}, "build": {}},
+    # a chunk's length comes before its type: the fast writers write a length only
+    # right before what it sizes
+    "png": {
+        "parse": {},
+        "build": {
+            "chunk": "length: sizeof(data) before it is written",
+            "png_file": "chunks: record chunk has no fast writer",
+        },
+    },
     "ticdc_craft": {
         "parse": {"header": _ALONE, "body": _ALONE},
         "build": {
@@ -71,6 +80,22 @@ WITHOUT_TIERS = {
     "kafka_record_batch": {tier: {"kafka_record", "batch"} for tier in ("quick", "compiled")},
     # recursive records, choices and bit fields: every record has both tiers
     "msgpack": {"quick": set(), "compiled": set()},
+    # the chunk data records are read inline where the chunk reads them
+    "png": {
+        tier: {
+            "image_header",
+            "palette",
+            "text",
+            "latin1_text",
+            "compressed_text",
+            "utf8_text",
+            "international_text",
+            "last_modified",
+            "physical_dimensions",
+            "gamma",
+        }
+        for tier in ("quick", "compiled")
+    },
     # runtime/_compiled/protobuf.pyx reads layout: protobuf; no quick tier does
     "protobuf_wire": {
         "quick": {"money", "address", "line_item", "payment_card", "order"},

@@ -220,6 +220,7 @@ def test_other_items_in_a_spec_of_their_own(tmp_path):
         ("kafka_record_batch", "log_segment"),
         ("msgpack", "stream"),
         ("msgpack", "value"),
+        ("png", "png_file"),
     ],
 )
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

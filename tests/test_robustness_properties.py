@@ -29,6 +29,7 @@ FORMATS = [
     "ticdc_craft",
     "ticdc_open_protocol",
     "avro_container",
+    "png",
 ]
 EXAMPLES = 25
 HEADER = ("serializable_field_size", "last_non_ignorable_field_id")

@@ -39,6 +39,7 @@ EXACT = [
     "mysql_serialization",
     "plainbuffer",
     "parquet",
+    "png",
     "ticdc_craft",
 ]
 """Formats whose models on the samples are built by compiled code (but Craft's ``frame``

@@ -59,6 +59,7 @@ FORMATS = (
     "ticdc_open_protocol",
     "avro_container",
     "msgpack",
+    "png",
 )
 
 TIME_BASE = 0.5

@@ -24,6 +24,7 @@ module starts with) and :mod:`compiled_support` (what they share).
 from __future__ import annotations
 
 import hashlib
+import re
 
 from generator.emit.compiled_keyed import KeyedSteps
 from generator.emit.compiled_moving import MovingSteps
@@ -192,8 +193,22 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
         body.append(self.bind_function())
         if arrow is not None and arrow.entries:
             body.append(arrow.section())
+        constants = self.member_constants("\n".join(body))
+        if constants:  # after the preludes, before the first reader
+            at = body.index(PRELUDE) + 1 + bool(self.expressions) + len(self.preludes)
+            body.insert(at, constants)
         text = "\n".join(head) + "\n" + "\n\n".join(part.rstrip("\n") + "\n" for part in body)
         return text
+
+    def member_constants(self, text: str) -> str:
+        """The enum members the readers' expressions compare with (``_CHUNK_TYPE_IEND`` of
+        ``_item.type == chunk_type.IEND``), as the fast path defines them."""
+        used = [
+            f"{name} = {value}"
+            for name, value in sorted(self.fast.member_constants.items())
+            if re.search(rf"\b{name}\b", text)
+        ]
+        return "\n".join(used)
 
     def bind_function(self) -> str:
         lines = [

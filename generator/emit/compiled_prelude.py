@@ -69,6 +69,8 @@ from runtime._compiled.msb cimport msb_size, msb_uvar
 """What a reader of mysql::serialization messages adds (runtime/_compiled/msb.pxd, ints.pxd)."""
 
 CRC32_PRELUDE = "from runtime._compiled.crc32 cimport crc32_update\n"
+LATIN1_PRELUDE = "from cpython.unicode cimport PyUnicode_DecodeLatin1\n"
+"""What a reader of Latin-1 text adds (PNG's tEXt): the other modules do without it."""
 REUSE_PRELUDE = (
     "from cpython.list cimport PyList_New\n"
     "from runtime._compiled.reuse cimport list_put, spare, spare_list, spare_slot\n"

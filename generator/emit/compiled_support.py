@@ -16,7 +16,7 @@ C_TYPES = {
     "f": "float",
     "d": "double",
 }
-DECODERS = {"utf8": "_utf8", "ascii": "PyUnicode_DecodeASCII"}
+DECODERS = {"utf8": "_utf8", "ascii": "PyUnicode_DecodeASCII", "latin1": "PyUnicode_DecodeLatin1"}
 SHARED_INTS = {"int64_t", "int32_t", "uint32_t", "int16_t", "uint16_t"}
 """C types of numbers made Python ints through ``_int64``, which shares them."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
-from generator.emit.compiled_prelude import CRC32_PRELUDE
+from generator.emit.compiled_prelude import CRC32_PRELUDE, LATIN1_PRELUDE
 from generator.emit.compiled_support import (
     C_TYPES,
     C_VALUES,
@@ -344,6 +344,8 @@ class ValueSteps:
             with self.w.indent():
                 self.w.line(f"{var}_n -= 1")
             n = f"{var}_n"
+        if decoder == "PyUnicode_DecodeLatin1":
+            self.preludes.setdefault(LATIN1_PRELUDE)
         if decoder == "_utf8":
             self.w.line(f"{var} = _utf8(buf + {start}, {n})")
         else:

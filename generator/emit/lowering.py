@@ -316,12 +316,12 @@ class Lowering:
             if fixed_size(ref.name) is None and ref.name not in VARINTS:
                 raise NotLowered(f"{where}: {ref.name}")
         elif ref.kind in ("str", "bytes"):
-            eos_bytes = ref.size == "eos" and ref.kind == "bytes"
+            to_end = ref.size == "eos"  # the rest of a sized region (a chunk's text)
             computed = isinstance(ref.size, str) and not ref.size_is_prefix and ref.size != "eos"
             if (
                 not _fixed_length(ref)
                 and not isinstance(ref.size, int)
-                and not eos_bytes
+                and not to_end
                 and not computed
             ):
                 raise NotLowered(f"{where}: a string without a length")

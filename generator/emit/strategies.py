@@ -15,6 +15,9 @@ import re
 from generator.spec.model import Field, Spec, TypeRef, bit_field_range, camel, record_dependencies
 from generator.spec.types import PRIMITIVES
 
+_COMPARED = re.compile(r"this\._item(?:\.(\w+))? == ((?:[A-Z]\w*\.)?\w+)")
+"""An until test the strategies can end a list with: ``_item[.field] == CONSTANT``."""
+
 
 def _int_range(name: str) -> tuple[int, int]:
     prim = PRIMITIVES[name]
@@ -124,8 +127,8 @@ class StrategyEmitter:
             valid = f"({valid}) and {known}" if valid else known
         if valid:
             parts.append(f'"valid": lambda this: {valid}')
-        if f.repeat == "until":  # no general way to draw elements only the last ends
-            parts.append('"repeat": ("count", 0)')
+        if f.repeat == "until":
+            parts.append(self.until(f))
         elif f.repeat in (
             "msb_count",
             "blocks",
@@ -163,6 +166,21 @@ class StrategyEmitter:
         elif f.default_from:
             parts.append(f'"default": ("from", {f.default_from!r})')
         return "{" + ", ".join(parts) + "}"
+
+    @staticmethod
+    def until(f: Field) -> str:
+        """``repeat: {until:}`` of a test that compares the element (or one field of it)
+        with a constant (``_item == 0``, ``_item.type == chunk_type.IEND``): elements the
+        test does not end, then, with ``include: true``, one drawn with that field set to
+        the constant. Other tests have no general way to draw an element only the last
+        ends: their lists are drawn empty."""
+        test = f.repeat_until["until"]
+        match = _COMPARED.fullmatch(test)
+        if match is None:
+            return '"repeat": ("count", 0)'
+        field, constant = match.groups()
+        last = f"({field!r}, {constant})" if f.repeat_until["include"] else "None"
+        return f'"repeat": ("until", lambda this: {test}, {last})'
 
     def computed_int(self, expr, record) -> int | None:
         """The largest value of the computed (``value:``) integer field ``expr`` names."""

@@ -29,6 +29,7 @@ type strings for :func:`thrift_struct`.
 
 from __future__ import annotations
 
+import codecs
 import functools
 import struct
 
@@ -96,9 +97,12 @@ def text(
         return st.text(
             st.characters(min_codepoint=1, max_codepoint=127), min_size=exact, max_size=exact
         )
-    alphabet = (
-        st.characters(max_codepoint=127) if encoding == "ascii" else st.characters(codec="utf-8")
-    )
+    if encoding == "ascii":
+        alphabet = st.characters(max_codepoint=127)
+    elif codecs.lookup(encoding).name == "iso8859-1":  # Latin-1: one byte a character
+        alphabet = st.characters(max_codepoint=255)
+    else:
+        alphabet = st.characters(codec="utf-8")
     cap = MAX_TEXT if max_bytes is None else min(max_bytes, MAX_TEXT)
     out = st.text(alphabet, min_size=min_size, max_size=cap)
     if max_bytes is not None:
@@ -197,7 +201,27 @@ def _built_size(module, record: str, field: str, value, ctx) -> int:
     return len(inner.build(value, **{k: v for k, v in ctx.items() if not k.startswith("_")}))
 
 
-def _record(module, name: str, parent, depth: int = 0):
+def _until(module, t: dict, inner, ctx, test, last, depth: int):
+    """``repeat: {until:}``: elements ``test`` does not end, then (``include: true``) the
+    one that ends the list, drawn with ``last`` = (its field, or None for the element
+    itself; the constant the test compares it with)."""
+    st = _st()
+
+    def ends(item) -> bool:
+        return bool(test(Container(ctx, _item=item)))
+
+    body = _lists(inner.filter(lambda item: not ends(item)), 0)
+    if last is None:  # include: false: the builder writes the terminator
+        return body
+    field, constant = last
+    if field is None:
+        final = st.just(constant)
+    else:
+        final = _record(module, t["name"], ctx, depth + 1, fixed={field: constant})
+    return st.tuples(body, final).map(lambda parts: [*parts[0], parts[1]])
+
+
+def _record(module, name: str, parent, depth: int = 0, fixed: dict | None = None):
     st = _st()
     table = module._STRATEGY_RECORDS
     spec = table[name]
@@ -209,6 +233,9 @@ def _record(module, name: str, parent, depth: int = 0):
         chosen = _oneof_members(draw, spec["fields"])
         for f in spec["fields"]:
             fname = f["name"]
+            if fixed and fname in fixed:  # the element that ends an until-list
+                values[fname] = ctx[fname] = fixed[fname]
+                continue
             if "oneof" in f and chosen[f["oneof"]] != fname:
                 values[fname] = ctx[fname] = None
                 continue
@@ -230,6 +257,8 @@ def _record(module, name: str, parent, depth: int = 0):
             repeat = f.get("repeat")
             if repeat is None:
                 strategy = inner
+            elif repeat[0] == "until":
+                strategy = _until(module, t, inner, ctx, repeat[1], repeat[2], depth)
             elif repeat[0] == "count" and not callable(repeat[1]):
                 strategy = _lists(inner, repeat[1]).map(lambda xs, n=repeat[1]: xs[:n])
             else:
