@@ -361,6 +361,9 @@ class MovingSteps:
         if step.steps is None:
             self.w.line(f"{step.item} = {self.call(step.record, step.end, step.var, step.depth)}")
             self.decline_if(f"{step.item} is None")
+        elif self.row_element(step):  # the reader its row iterator calls too
+            self.w.line(f"{step.item} = {self.element_call(step)}")
+            self.decline_if(f"{step.item} is None")
         else:
             self.branch(step.steps, step.end)
         self.w.line(f"{step.var}.append({step.item})")

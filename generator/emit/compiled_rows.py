@@ -10,9 +10,16 @@ parent's fields when it reads them), which gives the element or raises its exact
 ``DecodeError``, with the path ``_rows_<record>`` gives it; reading goes on after it. As the
 Python row iterator, it holds each element to ``max_message_bytes``, and neither the input
 as a whole nor the element count.
+
+An element the plan reads inline is read by one function, ``_element_<record>``, which the
+record's reader and its row iterator both call: the element's steps, given the variables
+of the fields before it that they read (a binlog event's body size reads the format
+description's checksum algorithm), returning the element or None to decline.
 """
 
 from __future__ import annotations
+
+import re
 
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.plan import Build, FieldSteps, Repeat
@@ -72,11 +79,88 @@ def _started(rows):
 '''
 
 
+_ASSIGNED = re.compile(r"^\s*(\w+)\s*(?:=(?!=)|[-+]=)|&(\w+)")
+"""A name a line of generated Cython assigns (or hands a reader as its ``stop``)."""
+_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+_READER_ARGUMENTS = {"buf", "pos", "end", "lim", "stop"}
+
+
+def _code(line: str) -> str:
+    """A generated line without its comment."""
+    return line.partition("  #")[0] if not line.lstrip().startswith("#") else ""
+
+
+def _assigned(lines) -> set[str]:
+    """The names ``lines`` assign."""
+    return {
+        name
+        for line in lines
+        for match in _ASSIGNED.finditer(_code(line))
+        for name in match.groups()
+        if name
+    }
+
+
 class RowSteps:
     """Row iterators (see the module docstring).
 
     A base of :class:`generator.emit.compiled.CompiledEmitter`, whose state and other parts
     it uses."""
+
+    shares_row_elements = True
+    """A row record's reader reads its elements by the function its row iterator calls
+    (the Arrow writers, which write what they read, keep their own steps)."""
+
+    def row_element(self, step: Repeat) -> bool:
+        """``step`` is the inline repeat of the row field of the record being rendered."""
+        if not self.shares_row_elements or step.steps is None:
+            return False
+        row = self.row_field(self.name)
+        return row is not None and row[1] is step
+
+    def element_call(self, step: Repeat) -> str:
+        """The call of ``_element_<record>`` (rendered here, once): the element's steps
+        as a function of the reader's arguments and the variables of the fields before
+        it that the steps read, its C type kept; it returns the element, None to
+        decline."""
+        outer_w, outer_decls, outer_decline = self.w, dict(self.decls), self.decline_text
+        outer_names = set(outer_decls) | _assigned(outer_w.lines)
+        self.w = LineWriter()
+        self.w.counter = outer_w.counter
+        self.decline_text = "return None"
+        self.branch(step.steps, "end")
+        self.w.line("stop[0] = pos")
+        self.w.line(f"return {step.item}")
+        body, local_decls = self.w.lines, self.decls
+        outer_w.counter = self.w.counter
+        self.w, self.decls, self.decline_text = outer_w, outer_decls, outer_decline
+        assigned = _assigned(body)
+        used = {name for line in body for name in _NAME.findall(_code(line))}
+        read = sorted((used & outer_names) - assigned - _READER_ARGUMENTS)
+        params = "".join(f", {self.c_type(outer_decls.get(v, 'object'))} {v}" for v in read)
+        name, field = f"_element_{self.name}", self.row_field(self.name)[0].name
+        head = [
+            f"cdef inline object {name}(const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end,",
+            f"{' ' * (len(name) + 19)}_Limits* lim, Py_ssize_t* stop{params}):",
+            f'    """An element of ``{self.name}.{field}``, read by ``_read_{self.name}`` and',
+            f'    ``_rows_{self.name}``: the model, or None to decline."""',
+        ]
+        intos = sorted(v for v in self.intos if v in used)
+        if intos:
+            head.append(f"    global {', '.join(intos)}")
+        for var, ctype in local_decls.items():
+            if var in assigned or var not in outer_decls:
+                ctype, _, init = ctype.partition(" = ")
+                head.append(f"    cdef {ctype} {var}" + f" = {init}" * bool(init))
+        self.elements[self.name] = "\n".join(head + body)
+        call = f"{name}(buf, pos, {step.end}, lim, &pos{''.join(f', {v}' for v in read)})"
+        self.element_calls[self.name] = call
+        return call
+
+    @staticmethod
+    def c_type(declared: str) -> str:
+        """The type of a declaration (``Py_ssize_t = 0``: ``Py_ssize_t``)."""
+        return declared.partition(" = ")[0]
 
     def row_field(self, name: str) -> tuple[FieldSteps, Repeat] | None:
         """The plan's last field when it is the row field, read by one ``eos`` repeat."""
@@ -124,10 +208,11 @@ class RowSteps:
                 if repeat.steps is None:
                     self.calls.add(element)
                     call = self.call(element, repeat.end, repeat.var, repeat.depth)
-                    self.w.line(f"{repeat.item} = {call}")
-                    self.decline_if(f"{repeat.item} is None")
-                else:
-                    self.branch(repeat.steps, repeat.end)
+                else:  # what the record's reader calls (and the records it reads)
+                    self.calls |= self.callees[name]
+                    call = self.element_calls[name]
+                self.w.line(f"{repeat.item} = {call}")
+                self.decline_if(f"{repeat.item} is None")
                 self.decline_if("pos - at > lim.max_message_bytes")
             self.w.line(
                 "except (_Declined, ValueError):  # (ValueError: text that does not decode)"
