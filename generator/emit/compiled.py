@@ -103,9 +103,10 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
         :meth:`untrack`)."""
         self.fast = self.lowering.fast
         self.elements: dict[str, str] = {}
-        """Row record -> ``_element_<record>``, the reader of an element its reader and
-        its row iterator share (:meth:`RowSteps.element_call`), and its call."""
-        self.element_calls: dict[str, str] = {}
+        """Row record -> ``_elements_<record>``, the loop over its elements its reader
+        and its row iterator share (:meth:`RowSteps.elements_call`)."""
+        self.element_reads: dict[str, str] = {}
+        """Row record -> the arguments of earlier fields ``_elements_<record>`` takes."""
         for name in self.lowering.entries:
             try:
                 self.functions[name] = self.record_function(self.lowering.plans[name])

@@ -254,6 +254,11 @@ class MovingSteps:
         var, n = step.var, f"{step.item}_n"
         if step.record and step.steps is None:
             self.calls.add(step.record)
+        if self.row_element(step):  # the loop its row iterator calls too, all at once
+            self.w.line(f"{var} = {self.new_list(step)}")
+            self.decline_if(f"{self.elements_call(step, var, 'lim.max_count')} is None")
+            self.decline_if(f"pos < {step.end}")  # more than max_count
+            return
         self.declare(n, "Py_ssize_t")
         if step.until == "count" and step.count.isdigit() and step.steps is not None:
             self.preludes.setdefault(REUSE_PRELUDE)
@@ -360,9 +365,6 @@ class MovingSteps:
         """One item of a repeat, appended and counted in ``<var>_n``."""
         if step.steps is None:
             self.w.line(f"{step.item} = {self.call(step.record, step.end, step.var, step.depth)}")
-            self.decline_if(f"{step.item} is None")
-        elif self.row_element(step):  # the reader its row iterator calls too
-            self.w.line(f"{step.item} = {self.element_call(step)}")
             self.decline_if(f"{step.item} is None")
         else:
             self.branch(step.steps, step.end)

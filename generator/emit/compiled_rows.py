@@ -11,10 +11,10 @@ parent's fields when it reads them), which gives the element or raises its exact
 Python row iterator, it holds each element to ``max_message_bytes``, and neither the input
 as a whole nor the element count.
 
-An element the plan reads inline is read by one function, ``_element_<record>``, which the
-record's reader and its row iterator both call: the element's steps, given the variables
-of the fields before it that they read (a binlog event's body size reads the format
-description's checksum algorithm), returning the element or None to decline.
+Elements the plan reads inline are read by one function, ``_elements_<record>``, which the
+record's reader calls once for them all and its row iterator once for each: the repeat's
+loop, given the variables of the fields before it that the element's steps read (a binlog
+event's body size reads the format description's checksum algorithm).
 """
 
 from __future__ import annotations
@@ -118,17 +118,26 @@ class RowSteps:
         row = self.row_field(self.name)
         return row is not None and row[1] is step
 
-    def element_call(self, step: Repeat) -> str:
-        """The call of ``_element_<record>`` (rendered here, once): the element's steps
-        as a function of the reader's arguments and the variables of the fields before
-        it that the steps read, its C type kept; it returns the element, None to
-        decline."""
+    def elements_call(self, step: Repeat, out: str, most: str) -> str:
+        """The call of ``_elements_<record>`` (rendered here, once): the repeat's loop as
+        a function of the reader's arguments, the list ``out`` it appends to (or None),
+        the most elements it reads, and the variables of the fields before it that the
+        element's steps read (their C types kept); it is the last element read (True:
+        none), None to decline. One call reads all the elements of a reader (so no event
+        pays a call), one of a row iterator."""
         outer_w, outer_decls, outer_decline = self.w, dict(self.decls), self.decline_text
         outer_names = set(outer_decls) | _assigned(outer_w.lines)
         self.w = LineWriter()
         self.w.counter = outer_w.counter
         self.decline_text = "return None"
-        self.branch(step.steps, "end")
+        self.w.line(f"{step.item} = True")
+        self.w.line(f"while pos < end and {step.item}_n < most:")
+        with self.w.indent():
+            self.branch(step.steps, "end")
+            self.w.line("if out is not None:")
+            with self.w.indent():
+                self.w.line(f"out.append({step.item})")
+            self.w.line(f"{step.item}_n += 1")
         self.w.line("stop[0] = pos")
         self.w.line(f"return {step.item}")
         body, local_decls = self.w.lines, self.decls
@@ -138,24 +147,31 @@ class RowSteps:
         used = {name for line in body for name in _NAME.findall(_code(line))}
         read = sorted((used & outer_names) - assigned - _READER_ARGUMENTS)
         params = "".join(f", {self.c_type(outer_decls.get(v, 'object'))} {v}" for v in read)
-        name, field = f"_element_{self.name}", self.row_field(self.name)[0].name
+        name, field = f"_elements_{self.name}", self.row_field(self.name)[0].name
+        indent = " " * (len(name) + 17)
         head = [
             f"cdef inline object {name}(const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end,",
-            f"{' ' * (len(name) + 19)}_Limits* lim, Py_ssize_t* stop{params}):",
-            f'    """An element of ``{self.name}.{field}``, read by ``_read_{self.name}`` and',
-            f'    ``_rows_{self.name}``: the model, or None to decline."""',
+            f"{indent}_Limits* lim, Py_ssize_t* stop, list out, Py_ssize_t most{params}):",
+            f'    """The elements of ``{self.name}.{field}`` to ``end``, at most ``most`` of them,',
+            f"    into ``out`` unless None (``_read_{self.name}`` reads them all, ``_rows_{self.name}``",
+            '    one at a time): the last one (True: none), or None to decline."""',
         ]
         intos = sorted(v for v in self.intos if v in used)
         if intos:
             head.append(f"    global {', '.join(intos)}")
+        head.append(f"    cdef Py_ssize_t {step.item}_n = 0")
         for var, ctype in local_decls.items():
-            if var in assigned or var not in outer_decls:
+            if var != f"{step.item}_n" and (var in assigned or var not in outer_decls):
                 ctype, _, init = ctype.partition(" = ")
                 head.append(f"    cdef {ctype} {var}" + f" = {init}" * bool(init))
         self.elements[self.name] = "\n".join(head + body)
-        call = f"{name}(buf, pos, {step.end}, lim, &pos{''.join(f', {v}' for v in read)})"
-        self.element_calls[self.name] = call
-        return call
+        self.element_reads[self.name] = "".join(f", {v}" for v in read)
+        return self.elements_of(step, out, most)
+
+    def elements_of(self, step: Repeat, out: str, most: str) -> str:
+        """The call of the record's ``_elements_<record>`` reading into ``out``."""
+        args = self.element_reads[self.name]
+        return f"_elements_{self.name}(buf, pos, {step.end}, lim, &pos, {out}, {most}{args})"
 
     @staticmethod
     def c_type(declared: str) -> str:
@@ -208,11 +224,12 @@ class RowSteps:
                 if repeat.steps is None:
                     self.calls.add(element)
                     call = self.call(element, repeat.end, repeat.var, repeat.depth)
+                    self.w.line(f"{repeat.item} = {call}")
+                    self.decline_if(f"{repeat.item} is None")
                 else:  # what the record's reader calls (and the records it reads)
                     self.calls |= self.callees[name]
-                    call = self.element_calls[name]
-                self.w.line(f"{repeat.item} = {call}")
-                self.decline_if(f"{repeat.item} is None")
+                    self.w.line(f"{repeat.item} = {self.elements_of(repeat, 'None', '1')}")
+                    self.decline_if(f"{repeat.item} is None")
                 self.decline_if("pos - at > lim.max_message_bytes")
             self.w.line(
                 "except (_Declined, ValueError):  # (ValueError: text that does not decode)"
