@@ -10,6 +10,7 @@ module imports without hypothesis).
 
 from __future__ import annotations
 
+import ast
 import re
 
 from generator.spec.model import Field, Spec, TypeRef, bit_field_range, camel, record_dependencies
@@ -124,8 +125,8 @@ class StrategyEmitter:
             valid = f"({valid}) and {known}" if valid else known
         if valid:
             parts.append(f'"valid": lambda this: {valid}')
-        if f.repeat == "until":  # no general way to draw elements only the last ends
-            parts.append('"repeat": ("count", 0)')
+        if f.repeat == "until":
+            parts.append(self.until(f))
         elif f.repeat in (
             "msb_count",
             "blocks",
@@ -163,6 +164,28 @@ class StrategyEmitter:
         elif f.default_from:
             parts.append(f'"default": ("from", {f.default_from!r})')
         return "{" + ", ".join(parts) + "}"
+
+    @staticmethod
+    def until(f: Field) -> str:
+        """``repeat: {until:}``: the test, whether the terminator stays the last element,
+        and what the drawn terminators start from besides any value: the test's constants
+        and the earlier fields it reads (``_item >= head``)."""
+        until = f.repeat_until
+        tree = ast.parse(until["until"], mode="eval")
+        constants = sorted(
+            {
+                node.value
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Constant) and type(node.value) in (int, str, bytes)
+            },
+            key=repr,
+        )
+        fields = sorted(set(re.findall(r"\bthis\.(\w+)", until["until"])) - {"_item", "_parent"})
+        test = f"lambda this: {until['until']}"
+        return (
+            f'"repeat": ("until", {test}, {until["include"]}, {tuple(constants)!r}, '
+            f"{tuple(fields)!r})"
+        )
 
     def computed_int(self, expr, record) -> int | None:
         """The largest value of the computed (``value:``) integer field ``expr`` names."""

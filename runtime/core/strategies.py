@@ -173,6 +173,55 @@ def _lists(inner, min_size: int):
     return _st().lists(inner, min_size=min_size, max_size=max(min_size, MAX_ITEMS))
 
 
+def _until(inner, t: dict, repeat: tuple, ctx):
+    """An until-list (``("until", test, include, constants, fields)``): elements the test
+    holds false for, then a terminator it holds true for, so the list parses back as
+    drawn. The terminators are drawn from any value and from values near the test's
+    constants and the earlier fields it reads (``_item == 0xff``, ``_item >= head``, a
+    text starting with ``'.'``); an element the test fails to evaluate on is neither."""
+    st = _st()
+    _, test, _, constants, fields = repeat
+
+    def holds(item):
+        ctx._item = item
+        try:
+            return bool(test(ctx))
+        except Exception:  # noqa: BLE001 - the test fails on it: no valid element
+            return None
+
+    near = []
+    if t["kind"] == "int":
+        ints = [c for c in constants if type(c) is int]
+        ints += [v for v in (ctx.get(name) for name in fields) if type(v) is int]
+        near = [st.just(v + d) for v in ints for d in (-1, 0, 1) if t["lo"] <= v + d <= t["hi"]]
+    elif t["kind"] in ("str", "bytes"):
+        affixes = [c for c in constants if isinstance(c, str if t["kind"] == "str" else bytes)]
+        near += [st.just(c) for c in affixes]
+        near += [inner.map(lambda v, c=c: c + v) for c in affixes]
+        near += [inner.map(lambda v, c=c: v + c) for c in affixes]
+    fitting = st.one_of(inner, *near).filter(lambda v: _fits(t, v))
+    elements = st.lists(inner.filter(lambda v: holds(v) is False), max_size=MAX_ITEMS)
+    terminator = fitting.filter(lambda v: holds(v) is True)
+    return st.tuples(elements, terminator).map(lambda drawn: [*drawn[0], drawn[1]])
+
+
+def _fits(t: dict, value) -> bool:
+    """``value`` is one of type description ``t``'s (a sized text or byte string's size)."""
+    kind = t["kind"]
+    if kind == "int":
+        return type(value) is int and t["lo"] <= value <= t["hi"]
+    if kind not in ("str", "bytes"):
+        return True
+    if not isinstance(value, str if kind == "str" else bytes):
+        return False
+    size = len(value.encode(t.get("encoding", "utf8"), "replace") if kind == "str" else value)
+    if t.get("exact") is not None:
+        return size == t["exact"]
+    if t.get("padded") is not None:
+        return size <= t["padded"] and ("\0" if kind == "str" else b"\0") not in value
+    return t.get("max") is None or size <= t["max"]
+
+
 def _solve(fn, ctx, name: str, want: int, lo_hi) -> int:
     """The value of ``ctx[name]`` that makes ``fn(ctx) == want`` (fn linear in it)."""
     ctx[name] = 0
@@ -212,8 +261,8 @@ def _record(module, name: str, parent, depth: int = 0):
             if "oneof" in f and chosen[f["oneof"]] != fname:
                 values[fname] = ctx[fname] = None
                 continue
-            if f.get("computed"):
-                values[fname] = None
+            if f.get("computed"):  # (an until-list's terminator is drawn with the list)
+                values.setdefault(fname, None)
                 ctx[fname] = None if f.get("const") is None else f["const"]
                 continue
             cond = f.get("cond")
@@ -230,6 +279,8 @@ def _record(module, name: str, parent, depth: int = 0):
             repeat = f.get("repeat")
             if repeat is None:
                 strategy = inner
+            elif repeat[0] == "until":
+                strategy = _until(inner, t, repeat, ctx)
             elif repeat[0] == "count" and not callable(repeat[1]):
                 strategy = _lists(inner, repeat[1]).map(lambda xs, n=repeat[1]: xs[:n])
             else:
@@ -243,6 +294,8 @@ def _record(module, name: str, parent, depth: int = 0):
                 same = ctx[default[1]] if default[0] == "from" else default[1]
                 strategy = st.one_of(st.just(same), strategy)
             value = draw(strategy)
+            if repeat is not None and repeat[0] == "until" and not repeat[2]:
+                *value, values[f"{fname}_terminator"] = value  # kept apart (include: false)
             values[fname] = ctx[fname] = value
             if f.get("valid") is not None and not f["valid"](ctx):
                 from hypothesis import reject
