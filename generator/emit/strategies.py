@@ -205,9 +205,11 @@ class StrategyEmitter:
             return '"repeat": ("eos", None, 0)'
         return None
 
-    def table(self) -> list[tuple[str, str, list[str], bool, str]]:
+    def table(self) -> list[tuple[str, str, list[str], bool, str, int | None]]:
         """(record, model class, [field descriptions], needs parent, why there is no
-        generic strategy) in dependency order."""
+        generic strategy, its known field count when it is a ``layout: serializable``
+        message: its header values and unknown fields are drawn too) in dependency
+        order."""
         out = []
         layout_driven: set[str] = set()
         for name in self.spec.record_order():
@@ -217,10 +219,12 @@ class StrategyEmitter:
                 why = (
                     "its sizes and counts come from a computed trailer: draw the record holding it"
                 )
-                out.append((name, camel(name), [], False, why))
+                out.append((name, camel(name), [], False, why, None))
                 continue
             fields = [self.field(f, record) for f in record.fields]
-            out.append((name, camel(name), fields, any("this._parent" in f for f in fields), ""))
+            message = len(record.fields) if record.layout == "serializable" else None
+            needs_parent = any("this._parent" in f for f in fields)
+            out.append((name, camel(name), fields, needs_parent, "", message))
         return out
 
     @staticmethod

@@ -317,9 +317,35 @@ def _record(module, name: str, parent, depth: int = 0):
 
                 reject()
         model = spec["model"](**values)
+        if spec.get("message") is not None:
+            model = _message_header(draw, module, name, model, spec["message"])
         return model
 
     return draw_record()
+
+
+def _message_header(draw, module, name: str, model, known: int):
+    """A ``mysql::serialization`` message as a newer or another writer sends it, drawn
+    as a parsed model carries it (the header fields every generated message model has):
+    fields of ids past the ``known`` ones (their raw varint values, kept as
+    ``unknown_fields``), a ``last_non_ignorable_field_id`` from the one the known fields
+    need up to ``known``, and a ``serializable_field_size`` build keeps: the true size,
+    MySQL's off-by-one value, or one the header varints are widened to."""
+    from runtime.core.msbvarint import encode_uvar
+
+    st = _st()
+    message = module.RECORDS[name]
+    ids = sorted(draw(st.lists(st.integers(known, known + 300), max_size=MAX_ITEMS, unique=True)))
+    raw = b"".join(encode_uvar(i) + encode_uvar(draw(integers(0, 2**64 - 1))) for i in ids)
+    model.unknown_fields = raw or None
+    model.serializable_field_size = model.last_non_ignorable_field_id = None
+    needed = message.parse(message.build(model)).last_non_ignorable_field_id
+    model.last_non_ignorable_field_id = draw(st.integers(needed, known))
+    size = message.parse(message.build(model)).serializable_field_size
+    model.serializable_field_size = draw(st.one_of(st.just(size), st.integers(size - 1, size + 16)))
+    if message.parse(message.build(model)).serializable_field_size != model.serializable_field_size:
+        model.serializable_field_size = size  # no header widths make it that long
+    return model
 
 
 def _oneof_members(draw, fields) -> dict:
