@@ -221,3 +221,35 @@ def test_the_writer_refuses_what_construct_refuses(module):
         with pytest.raises(Exception) as oracle:
             module.build_construct(model)
         assert type(fast.value) is type(oracle.value)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_the_generated_strategies_draw_lists_that_parse_back(module, data):
+    """``strategies()`` draws each until-list as elements the test fails on, then one it
+    holds for (the list's last, or with ``include: false`` the model's terminator): build
+    parses back to the same model in every tier, and the fast writer writes construct's
+    bytes."""
+    model = data.draw(module.strategies("frame"))
+    built = module.build(model)
+    assert built == module.build_construct(model)
+    assert module.parse(built) == module.parse_construct(built) == model
+    assert quick(module, built, "frame") == model
+    assert exact(module, built, "frame", Limits())[0] == model
+
+
+def test_the_generated_strategies_draw_lists_of_several_elements(module):
+    """Not only the terminator: elements before it, in every until form (the list's
+    last with ``include: true``; with ``include: false`` every element is one)."""
+    before = {"kept": 2, "marks": 2, "words": 1, "wide": 1}
+    seen = dict.fromkeys(before, 0)
+
+    @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(module.strategies("frame"))
+    def draw(model):
+        for name, least in before.items():
+            seen[name] += len(getattr(model, name)) >= least
+        assert model.words_terminator is not None and model.wide_terminator is not None
+
+    draw()
+    assert all(seen.values()), seen

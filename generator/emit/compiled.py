@@ -102,6 +102,12 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
         self.atomic_classes = atomic_classes(self.lowering)
         """Model classes whose every field is atomic in every model read (see
         :meth:`untrack`)."""
+        self.fast = self.lowering.fast
+        self.elements: dict[str, str] = {}
+        """Row record -> ``_elements_<record>``, the loop over its elements its reader
+        and its row iterator share (:meth:`RowSteps.elements_call`)."""
+        self.element_reads: dict[str, str] = {}
+        """Row record -> the arguments of earlier fields ``_elements_<record>`` takes."""
         for name in self.lowering.entries:
             try:
                 self.functions[name] = self.record_function(self.lowering.plans[name])
@@ -118,7 +124,6 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
                     self.refused[name] = f"calls {', '.join(sorted(missing))}"
                     changed = True
         self.entries = [name for name in self.lowering.entries if name in self.functions]
-        self.fast = self.lowering.fast
         self.rows: dict[str, str] = {}
         """Record -> its row iterator (:mod:`generator.emit.compiled_rows`)."""
         for name in self.entries:
@@ -176,7 +181,12 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
             )
             globals_ += [f"cdef PyObject* _into_{cls} = NULL" for cls in reused]
         body.append("\n".join(globals_))
-        body += [self.functions[name] for name in self.entries]
+        body += [
+            part
+            for name in self.entries
+            for part in (self.elements.get(name), self.functions[name])
+            if part is not None
+        ]
         body += [self.pickers[table] for table in sorted(self.pickers)]
         if self.recursive:  # the readers as `_Reader`s: the first record at depth 1
             body += [self.top_function(name) for name in self.entries]

@@ -46,6 +46,8 @@ class ArrowEmitter(CompiledEmitter):
     records whose Spark rows are the elements of one of their fields (``spark: {row:}``),
     record -> that field; ``paths``: records whose rows are a path (not written here)."""
 
+    shares_row_elements = False  # the elements go to the column builders as they are read
+
     def __init__(self, spec, lowering: Lowering, tables: dict, rows: dict, paths=()):
         self.tables, self.rows, self.paths = tables, rows, set(paths)
         self.returned: dict[str, str] = {}

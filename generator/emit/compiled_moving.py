@@ -254,6 +254,11 @@ class MovingSteps:
         var, n = step.var, f"{step.item}_n"
         if step.record and step.steps is None:
             self.calls.add(step.record)
+        if self.row_element(step):  # the loop its row iterator calls too, all at once
+            self.w.line(f"{var} = {self.new_list(step)}")
+            self.decline_if(f"{self.elements_call(step, var, 'lim.max_count')} is None")
+            self.decline_if(f"pos < {step.end}")  # more than max_count
+            return
         self.declare(n, "Py_ssize_t")
         if step.until == "count" and step.count.isdigit() and step.steps is not None:
             self.preludes.setdefault(REUSE_PRELUDE)

@@ -10,9 +10,16 @@ parent's fields when it reads them), which gives the element or raises its exact
 ``DecodeError``, with the path ``_rows_<record>`` gives it; reading goes on after it. As the
 Python row iterator, it holds each element to ``max_message_bytes``, and neither the input
 as a whole nor the element count.
+
+Elements the plan reads inline are read by one function, ``_elements_<record>``, which the
+record's reader calls once for them all and its row iterator once for each: the repeat's
+loop, given the variables of the fields before it that the element's steps read (a binlog
+event's body size reads the format description's checksum algorithm).
 """
 
 from __future__ import annotations
+
+import re
 
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.plan import Build, FieldSteps, Repeat
@@ -72,11 +79,104 @@ def _started(rows):
 '''
 
 
+_ASSIGNED = re.compile(r"^\s*(\w+)\s*(?:=(?!=)|[-+]=)|&(\w+)")
+"""A name a line of generated Cython assigns (or hands a reader as its ``stop``)."""
+_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+_READER_ARGUMENTS = {"buf", "pos", "end", "lim", "stop"}
+
+
+def _code(line: str) -> str:
+    """A generated line without its comment."""
+    return line.partition("  #")[0] if not line.lstrip().startswith("#") else ""
+
+
+def _assigned(lines) -> set[str]:
+    """The names ``lines`` assign."""
+    return {
+        name
+        for line in lines
+        for match in _ASSIGNED.finditer(_code(line))
+        for name in match.groups()
+        if name
+    }
+
+
 class RowSteps:
     """Row iterators (see the module docstring).
 
     A base of :class:`generator.emit.compiled.CompiledEmitter`, whose state and other parts
     it uses."""
+
+    shares_row_elements = True
+    """A row record's reader reads its elements by the function its row iterator calls
+    (the Arrow writers, which write what they read, keep their own steps)."""
+
+    def row_element(self, step: Repeat) -> bool:
+        """``step`` is the inline repeat of the row field of the record being rendered."""
+        if not self.shares_row_elements or step.steps is None:
+            return False
+        row = self.row_field(self.name)
+        return row is not None and row[1] is step
+
+    def elements_call(self, step: Repeat, out: str, most: str) -> str:
+        """The call of ``_elements_<record>`` (rendered here, once): the repeat's loop as
+        a function of the reader's arguments, the list ``out`` it appends to (or None),
+        the most elements it reads, and the variables of the fields before it that the
+        element's steps read (their C types kept); it is the last element read (True:
+        none), None to decline. One call reads all the elements of a reader (so no event
+        pays a call), one of a row iterator."""
+        outer_w, outer_decls, outer_decline = self.w, dict(self.decls), self.decline_text
+        outer_names = set(outer_decls) | _assigned(outer_w.lines)
+        self.w = LineWriter()
+        self.w.counter = outer_w.counter
+        self.decline_text = "return None"
+        self.w.line(f"{step.item} = True")
+        self.w.line(f"while pos < end and {step.item}_n < most:")
+        with self.w.indent():
+            self.branch(step.steps, "end")
+            self.w.line("if out is not None:")
+            with self.w.indent():
+                self.w.line(f"out.append({step.item})")
+            self.w.line(f"{step.item}_n += 1")
+        self.w.line("stop[0] = pos")
+        self.w.line(f"return {step.item}")
+        body, local_decls = self.w.lines, self.decls
+        outer_w.counter = self.w.counter
+        self.w, self.decls, self.decline_text = outer_w, outer_decls, outer_decline
+        assigned = _assigned(body)
+        used = {name for line in body for name in _NAME.findall(_code(line))}
+        read = sorted((used & outer_names) - assigned - _READER_ARGUMENTS)
+        params = "".join(f", {self.c_type(outer_decls.get(v, 'object'))} {v}" for v in read)
+        name, field = f"_elements_{self.name}", self.row_field(self.name)[0].name
+        indent = " " * (len(name) + 17)
+        head = [
+            f"cdef inline object {name}(const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end,",
+            f"{indent}_Limits* lim, Py_ssize_t* stop, list out, Py_ssize_t most{params}):",
+            f'    """The elements of ``{self.name}.{field}`` to ``end``, at most ``most`` of them,',
+            f"    into ``out`` unless None (``_read_{self.name}`` reads them all, ``_rows_{self.name}``",
+            '    one at a time): the last one (True: none), or None to decline."""',
+        ]
+        intos = sorted(v for v in self.intos if v in used)
+        if intos:
+            head.append(f"    global {', '.join(intos)}")
+        head.append(f"    cdef Py_ssize_t {step.item}_n = 0")
+        for var, ctype in local_decls.items():
+            if var != f"{step.item}_n" and (var in assigned or var not in outer_decls):
+                ctype, _, init = ctype.partition(" = ")
+                head.append(f"    cdef {ctype} {var}" + f" = {init}" * bool(init))
+        self.elements[self.name] = "\n".join(head + body)
+        self.element_reads[self.name] = "".join(f", {v}" for v in read)
+        return self.elements_of(step, out, most)
+
+    def elements_of(self, step: Repeat, out: str, most: str) -> str:
+        """The call of the record's ``_elements_<record>`` reading into ``out``."""
+        args = self.element_reads[self.name]
+        return f"_elements_{self.name}(buf, pos, {step.end}, lim, &pos, {out}, {most}{args})"
+
+    @staticmethod
+    def c_type(declared: str) -> str:
+        """The type of a declaration (``Py_ssize_t = 0``: ``Py_ssize_t``)."""
+        return declared.partition(" = ")[0]
 
     def row_field(self, name: str) -> tuple[FieldSteps, Repeat] | None:
         """The plan's last field when it is the row field, read by one ``eos`` repeat."""
@@ -126,8 +226,10 @@ class RowSteps:
                     call = self.call(element, repeat.end, repeat.var, repeat.depth)
                     self.w.line(f"{repeat.item} = {call}")
                     self.decline_if(f"{repeat.item} is None")
-                else:
-                    self.branch(repeat.steps, repeat.end)
+                else:  # what the record's reader calls (and the records it reads)
+                    self.calls |= self.callees[name]
+                    self.w.line(f"{repeat.item} = {self.elements_of(repeat, 'None', '1')}")
+                    self.decline_if(f"{repeat.item} is None")
                 self.decline_if("pos - at > lim.max_message_bytes")
             self.w.line(
                 "except (_Declined, ValueError):  # (ValueError: text that does not decode)"

@@ -10,6 +10,7 @@ module imports without hypothesis).
 
 from __future__ import annotations
 
+import ast
 import re
 
 from generator.spec.model import Field, Spec, TypeRef, bit_field_range, camel, record_dependencies
@@ -169,18 +170,30 @@ class StrategyEmitter:
 
     @staticmethod
     def until(f: Field) -> str:
-        """``repeat: {until:}`` of a test that compares the element (or one field of it)
-        with a constant (``_item == 0``, ``_item.type == chunk_type.IEND``): elements the
-        test does not end, then, with ``include: true``, one drawn with that field set to
-        the constant. Other tests have no general way to draw an element only the last
-        ends: their lists are drawn empty."""
-        test = f.repeat_until["until"]
-        match = _COMPARED.fullmatch(test)
-        if match is None:
-            return '"repeat": ("count", 0)'
-        field, constant = match.groups()
-        last = f"({field!r}, {constant})" if f.repeat_until["include"] else "None"
-        return f'"repeat": ("until", lambda this: {test}, {last})'
+        """``repeat: {until:}``: the test, whether the terminator stays the last element,
+        what the drawn terminators start from besides any value (the test's constants and
+        the earlier fields it reads: ``_item >= head``), and, for a test that compares the
+        element or one field of it with a constant (``_item.type == chunk_type.IEND``), the
+        terminator itself: that field set to the constant, so a record ends the list
+        without being found by chance."""
+        until = f.repeat_until
+        tree = ast.parse(until["until"], mode="eval")
+        constants = sorted(
+            {
+                node.value
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Constant) and type(node.value) in (int, str, bytes)
+            },
+            key=repr,
+        )
+        fields = sorted(set(re.findall(r"\bthis\.(\w+)", until["until"])) - {"_item", "_parent"})
+        match = _COMPARED.fullmatch(until["until"])
+        last = "None" if match is None else f"({match[1]!r}, {match[2]})"
+        test = f"lambda this: {until['until']}"
+        return (
+            f'"repeat": ("until", {test}, {until["include"]}, {tuple(constants)!r}, '
+            f"{tuple(fields)!r}, {last})"
+        )
 
     def computed_int(self, expr, record) -> int | None:
         """The largest value of the computed (``value:``) integer field ``expr`` names."""
@@ -200,9 +213,11 @@ class StrategyEmitter:
             return '"repeat": ("eos", None, 0)'
         return None
 
-    def table(self) -> list[tuple[str, str, list[str], bool, str]]:
+    def table(self) -> list[tuple[str, str, list[str], bool, str, int | None]]:
         """(record, model class, [field descriptions], needs parent, why there is no
-        generic strategy) in dependency order."""
+        generic strategy, its known field count when it is a ``layout: serializable``
+        message: its header values and unknown fields are drawn too) in dependency
+        order."""
         out = []
         layout_driven: set[str] = set()
         for name in self.spec.record_order():
@@ -212,10 +227,12 @@ class StrategyEmitter:
                 why = (
                     "its sizes and counts come from a computed trailer: draw the record holding it"
                 )
-                out.append((name, camel(name), [], False, why))
+                out.append((name, camel(name), [], False, why, None))
                 continue
             fields = [self.field(f, record) for f in record.fields]
-            out.append((name, camel(name), fields, any("this._parent" in f for f in fields), ""))
+            message = len(record.fields) if record.layout == "serializable" else None
+            needs_parent = any("this._parent" in f for f in fields)
+            out.append((name, camel(name), fields, needs_parent, "", message))
         return out
 
     @staticmethod

@@ -177,6 +177,62 @@ def _lists(inner, min_size: int):
     return _st().lists(inner, min_size=min_size, max_size=max(min_size, MAX_ITEMS))
 
 
+def _until(module, inner, t: dict, repeat: tuple, ctx, depth: int):
+    """An until-list (``("until", test, include, constants, fields, last)``): elements the
+    test holds false for, then a terminator it holds true for, so the list parses back as
+    drawn. With ``last`` = (a field or None, a constant) the terminator is made: the
+    element, or a record with that field, set to the constant. Otherwise it is drawn from
+    any value and from values near the test's constants and the earlier fields it reads
+    (``_item == 0xff``, ``_item >= head``, a text starting with ``'.'``); an element the
+    test fails to evaluate on is neither."""
+    st = _st()
+    _, test, _, constants, fields, last = repeat
+
+    def holds(item):
+        ctx._item = item
+        try:
+            return bool(test(ctx))
+        except Exception:  # noqa: BLE001 - the test fails on it: no valid element
+            return None
+
+    elements = st.lists(inner.filter(lambda v: holds(v) is False), max_size=MAX_ITEMS)
+    if last is not None and last[0] is None:
+        terminator = st.just(last[1])
+    elif last is not None:
+        terminator = _record(module, t["name"], ctx, depth + 1, fixed={last[0]: last[1]})
+    else:
+        near = []
+        if t["kind"] == "int":
+            ints = [c for c in constants if type(c) is int]
+            ints += [v for v in (ctx.get(name) for name in fields) if type(v) is int]
+            near = [st.just(v + d) for v in ints for d in (-1, 0, 1) if t["lo"] <= v + d <= t["hi"]]
+        elif t["kind"] in ("str", "bytes"):
+            affixes = [c for c in constants if isinstance(c, str if t["kind"] == "str" else bytes)]
+            near += [st.just(c) for c in affixes]
+            near += [inner.map(lambda v, c=c: c + v) for c in affixes]
+            near += [inner.map(lambda v, c=c: v + c) for c in affixes]
+        fitting = st.one_of(inner, *near).filter(lambda v: _fits(t, v))
+        terminator = fitting.filter(lambda v: holds(v) is True)
+    return st.tuples(elements, terminator).map(lambda drawn: [*drawn[0], drawn[1]])
+
+
+def _fits(t: dict, value) -> bool:
+    """``value`` is one of type description ``t``'s (a sized text or byte string's size)."""
+    kind = t["kind"]
+    if kind == "int":
+        return type(value) is int and t["lo"] <= value <= t["hi"]
+    if kind not in ("str", "bytes"):
+        return True
+    if not isinstance(value, str if kind == "str" else bytes):
+        return False
+    size = len(value.encode(t.get("encoding", "utf8"), "replace") if kind == "str" else value)
+    if t.get("exact") is not None:
+        return size == t["exact"]
+    if t.get("padded") is not None:
+        return size <= t["padded"] and ("\0" if kind == "str" else b"\0") not in value
+    return t.get("max") is None or size <= t["max"]
+
+
 def _solve(fn, ctx, name: str, want: int, lo_hi) -> int:
     """The value of ``ctx[name]`` that makes ``fn(ctx) == want`` (fn linear in it)."""
     ctx[name] = 0
@@ -201,26 +257,6 @@ def _built_size(module, record: str, field: str, value, ctx) -> int:
     return len(inner.build(value, **{k: v for k, v in ctx.items() if not k.startswith("_")}))
 
 
-def _until(module, t: dict, inner, ctx, test, last, depth: int):
-    """``repeat: {until:}``: elements ``test`` does not end, then (``include: true``) the
-    one that ends the list, drawn with ``last`` = (its field, or None for the element
-    itself; the constant the test compares it with)."""
-    st = _st()
-
-    def ends(item) -> bool:
-        return bool(test(Container(ctx, _item=item)))
-
-    body = _lists(inner.filter(lambda item: not ends(item)), 0)
-    if last is None:  # include: false: the builder writes the terminator
-        return body
-    field, constant = last
-    if field is None:
-        final = st.just(constant)
-    else:
-        final = _record(module, t["name"], ctx, depth + 1, fixed={field: constant})
-    return st.tuples(body, final).map(lambda parts: [*parts[0], parts[1]])
-
-
 def _record(module, name: str, parent, depth: int = 0, fixed: dict | None = None):
     st = _st()
     table = module._STRATEGY_RECORDS
@@ -239,8 +275,8 @@ def _record(module, name: str, parent, depth: int = 0, fixed: dict | None = None
             if "oneof" in f and chosen[f["oneof"]] != fname:
                 values[fname] = ctx[fname] = None
                 continue
-            if f.get("computed"):
-                values[fname] = None
+            if f.get("computed"):  # (an until-list's terminator is drawn with the list)
+                values.setdefault(fname, None)
                 ctx[fname] = None if f.get("const") is None else f["const"]
                 continue
             cond = f.get("cond")
@@ -258,7 +294,7 @@ def _record(module, name: str, parent, depth: int = 0, fixed: dict | None = None
             if repeat is None:
                 strategy = inner
             elif repeat[0] == "until":
-                strategy = _until(module, t, inner, ctx, repeat[1], repeat[2], depth)
+                strategy = _until(module, inner, t, repeat, ctx, depth)
             elif repeat[0] == "count" and not callable(repeat[1]):
                 strategy = _lists(inner, repeat[1]).map(lambda xs, n=repeat[1]: xs[:n])
             else:
@@ -272,6 +308,8 @@ def _record(module, name: str, parent, depth: int = 0, fixed: dict | None = None
                 same = ctx[default[1]] if default[0] == "from" else default[1]
                 strategy = st.one_of(st.just(same), strategy)
             value = draw(strategy)
+            if repeat is not None and repeat[0] == "until" and not repeat[2]:
+                *value, values[f"{fname}_terminator"] = value  # kept apart (include: false)
             values[fname] = ctx[fname] = value
             if f.get("valid") is not None and not f["valid"](ctx):
                 from hypothesis import reject
@@ -293,9 +331,35 @@ def _record(module, name: str, parent, depth: int = 0, fixed: dict | None = None
 
                 reject()
         model = spec["model"](**values)
+        if spec.get("message") is not None:
+            model = _message_header(draw, module, name, model, spec["message"])
         return model
 
     return draw_record()
+
+
+def _message_header(draw, module, name: str, model, known: int):
+    """A ``mysql::serialization`` message as a newer or another writer sends it, drawn
+    as a parsed model carries it (the header fields every generated message model has):
+    fields of ids past the ``known`` ones (their raw varint values, kept as
+    ``unknown_fields``), a ``last_non_ignorable_field_id`` from the one the known fields
+    need up to ``known``, and a ``serializable_field_size`` build keeps: the true size,
+    MySQL's off-by-one value, or one the header varints are widened to."""
+    from runtime.core.msbvarint import encode_uvar
+
+    st = _st()
+    message = module.RECORDS[name]
+    ids = sorted(draw(st.lists(st.integers(known, known + 300), max_size=MAX_ITEMS, unique=True)))
+    raw = b"".join(encode_uvar(i) + encode_uvar(draw(integers(0, 2**64 - 1))) for i in ids)
+    model.unknown_fields = raw or None
+    model.serializable_field_size = model.last_non_ignorable_field_id = None
+    needed = message.parse(message.build(model)).last_non_ignorable_field_id
+    model.last_non_ignorable_field_id = draw(st.integers(needed, known))
+    size = message.parse(message.build(model)).serializable_field_size
+    model.serializable_field_size = draw(st.one_of(st.just(size), st.integers(size - 1, size + 16)))
+    if message.parse(message.build(model)).serializable_field_size != model.serializable_field_size:
+        model.serializable_field_size = size  # no header widths make it that long
+    return model
 
 
 def _oneof_members(draw, fields) -> dict:
