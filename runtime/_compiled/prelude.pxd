@@ -206,9 +206,16 @@ cdef inline unsigned int _crc8(unsigned int crc, const unsigned char* buf, Py_ss
                ^ _CRC8_BY_8[3][buf[start + 4]] ^ _CRC8_BY_8[2][buf[start + 5]]
                ^ _CRC8_BY_8[1][buf[start + 6]] ^ _CRC8_BY_8[0][buf[start + 7]])
         start += 8
-    while start < stop:
+    # the rest in at most three steps (four bytes, two, one), not a byte at a time
+    if stop - start >= 4:
+        crc = (_CRC8_BY_8[3][crc ^ buf[start]] ^ _CRC8_BY_8[2][buf[start + 1]]
+               ^ _CRC8_BY_8[1][buf[start + 2]] ^ _CRC8_BY_8[0][buf[start + 3]])
+        start += 4
+    if stop - start >= 2:
+        crc = _CRC8_BY_8[1][crc ^ buf[start]] ^ _CRC8_BY_8[0][buf[start + 1]]
+        start += 2
+    if start < stop:
         crc = _CRC8[crc ^ buf[start]]
-        start += 1
     return crc
 
 
