@@ -8,8 +8,10 @@ It reads a ``const unsigned char*`` with C integers, and checks ``end`` before e
 a run of fixed-size steps is checked once against the end it reads within, an untrusted
 length against what is left (and the limits) before anything is sliced or allocated.
 
-Models are made as ``object.__new__`` makes them (the type's ``tp_alloc``) and their slots
-written at the offsets of their member descriptors, found once by ``bind``. ``bind`` takes
+Models are made as ``object.__new__`` makes them (the type's ``tp_alloc``, or the memory of a
+freed model kept for reuse) and their slots written at the offsets of their member
+descriptors, found once by ``bind``; ``bind`` also has CPython free each model class by
+``runtime/_compiled/slots.pxd``'s ``wirespec_model_dealloc`` (``free_fast``). ``bind`` takes
 the generated module's namespace (its classes and enum tables) when the module imports the
 extension; it refuses (returns no readers) a namespace whose plan digest differs from the
 one the extension was rendered from, so a stale build is never used.
@@ -241,6 +243,7 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
             lines.append("        return {}")
             for field in fields:
                 lines.append(f'    _{cls}_{field} = _slot(_{cls}, "{field}")')
+            lines.append(f"    free_fast(_{cls})")
         for enum in sorted(self.enums):
             table = f"_{enum.upper()}_BY_VALUE"
             lines.append(f'    _enum_bytes(namespace["{table}"], _{enum.upper()}_BY_BYTE)')

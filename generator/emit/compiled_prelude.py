@@ -17,10 +17,10 @@ import dataclasses
 from runtime._compiled.prelude cimport (
     _CRC8, _C_MAX_DEPTH, _DReader, _EntryOf, _Limits, _Reader, _bytes, _crc8, _entry, _entry_of,
     _enum_bytes, _int64, _limits, _parse_as, _slot, _unzigzag, _utf8, _uvarint, _whole,
-    wirespec_add_overflows, wirespec_alloc, wirespec_get, wirespec_put,
+    wirespec_add_overflows, wirespec_get, wirespec_put,
 )
 from runtime._compiled.slots cimport (
-    all_atomic, atomic, keep_tracked, untrack, wirespec_alloc_untracked,
+    all_atomic, atomic, free_fast, keep_tracked, untrack, wirespec_alloc, wirespec_alloc_untracked,
 )
 
 

@@ -1,7 +1,8 @@
 # cython: language_level=3
-"""What every compiled reader of ``generated/_compiled/<format>.pyx`` shares: the model
-allocation and slot writes, the limits as C sizes, CRC-8, LEB128 varints, the text, bytes
-and ints shared between models, and a whole message read with the cyclic GC paused.
+"""What every compiled reader of ``generated/_compiled/<format>.pyx`` shares (with slots.pxd,
+which allocates and frees the models): the slot writes, the limits as C sizes, CRC-8,
+LEB128 varints, the text, bytes and ints shared between models, and a whole message read
+with the cyclic GC paused.
 
 ``generator/emit/compiled.py`` renders each module to cimport these; only what depends on
 the spec (its readers, classes, enum tables, ``_ENTRIES``, ``parse_first`` and ``bind``)
@@ -34,10 +35,7 @@ cdef extern from *:
     #endif
     #endif
 
-    /* A model as object.__new__ makes it, and its slots written at their offsets. */
-    static PyObject *wirespec_alloc(PyObject *cls) {
-        return ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
-    }
+    /* A model's slots written at their offsets (slots.pxd allocates it). */
     static Py_ssize_t wirespec_slot_offset(PyObject *descr) {
         return ((PyMemberDescrObject *)descr)->d_member->offset;
     }
@@ -178,7 +176,6 @@ cdef extern from *:
         return value;
     }
     """
-    object wirespec_alloc(object cls)
     Py_ssize_t wirespec_slot_offset(object descr) except? -1
     void wirespec_put(object obj, Py_ssize_t offset, object value)
     object wirespec_get(object obj, Py_ssize_t offset)
@@ -209,9 +206,16 @@ cdef inline unsigned int _crc8(unsigned int crc, const unsigned char* buf, Py_ss
                ^ _CRC8_BY_8[3][buf[start + 4]] ^ _CRC8_BY_8[2][buf[start + 5]]
                ^ _CRC8_BY_8[1][buf[start + 6]] ^ _CRC8_BY_8[0][buf[start + 7]])
         start += 8
-    while start < stop:
+    # the rest in at most three steps (four bytes, two, one), not a byte at a time
+    if stop - start >= 4:
+        crc = (_CRC8_BY_8[3][crc ^ buf[start]] ^ _CRC8_BY_8[2][buf[start + 1]]
+               ^ _CRC8_BY_8[1][buf[start + 2]] ^ _CRC8_BY_8[0][buf[start + 3]])
+        start += 4
+    if stop - start >= 2:
+        crc = _CRC8_BY_8[1][crc ^ buf[start]] ^ _CRC8_BY_8[0][buf[start + 1]]
+        start += 2
+    if start < stop:
         crc = _CRC8[crc ^ buf[start]]
-        start += 1
     return crc
 
 

@@ -82,6 +82,155 @@ cdef inline void clear_slot(object obj, Py_ssize_t offset) noexcept:
     Py_XDECREF(old)
 
 
+# -- freeing and reusing a model --------------------------------------------------------------
+# A class made by a class statement is freed by CPython's generic subtype_dealloc: it walks the
+# bases twice, checks for finalizers, weak references and a dict, clears the slots through each
+# base's member table, and always takes the trashcan's bookkeeping; then the memory goes back
+# to the allocator, and the next model takes it again (GC header linked and counted, body
+# zeroed). A model class has none of these extras: its instances are the object header and
+# object slots. ``free_fast`` installs ``wirespec_model_dealloc`` on such a class (bind does,
+# for each class a compiled module fills): the slots cleared in one sweep, and the memory kept
+# on a free list of its size for the next model the module allocates, as CPython keeps its
+# own floats and tuples. A subclass keeps CPython's dealloc, which calls this one as its
+# base's (and its models are not kept). Caveats as reuse.pxd's: a new model may have a dropped
+# one's ``id()``; not for free-threaded Python (no GIL to guard the lists).
+
+
+cdef extern from *:
+    """
+    #ifndef WIRESPEC_ALWAYS_INLINE
+    #if defined(__GNUC__)
+    #define WIRESPEC_ALWAYS_INLINE static inline __attribute__((always_inline))
+    #else
+    #define WIRESPEC_ALWAYS_INLINE static inline
+    #endif
+    #endif
+    #define WIRESPEC_KEPT_SLOTS 16   /* models of 1 to 16 slots are kept ... */
+    #define WIRESPEC_KEPT 128        /* ... up to 128 of each size */
+    #define WIRESPEC_NESTED 50       /* models freed inside models before the trashcan */
+    /* Free models by their number of slots, linked through their first slot. */
+    static PyObject *wirespec_kept[WIRESPEC_KEPT_SLOTS + 1];
+    static int wirespec_kept_n[WIRESPEC_KEPT_SLOTS + 1];  /* how many of each */
+    static int wirespec_freeing = 0;
+
+    static void wirespec_model_dealloc(PyObject *self);
+
+    /* the number of slots of a model class (its layout checked by wirespec_plain_layout) */
+    #define WIRESPEC_SLOTS(tp) \
+        (((size_t)(tp)->tp_basicsize - sizeof(PyObject)) / sizeof(PyObject *))
+
+    WIRESPEC_ALWAYS_INLINE void wirespec_model_free(PyObject *self, PyTypeObject *tp,
+                                                    PyTypeObject *model) {
+        size_t n = WIRESPEC_SLOTS(model);
+        PyObject **slots = (PyObject **)((char *)self + sizeof(PyObject));
+        for (size_t i = 0; i < n; i++) Py_CLEAR(slots[i]);
+        if (tp == model && 0 < n && n <= WIRESPEC_KEPT_SLOTS
+                && wirespec_kept_n[n] < WIRESPEC_KEPT) {
+            /* untracked (its GC header clear): a model as the allocator gives it */
+            slots[0] = wirespec_kept[n];
+            wirespec_kept[n] = self;
+            wirespec_kept_n[n]++;
+        } else {
+            tp->tp_free(self);
+        }
+        Py_DECREF(tp);
+    }
+
+    static void wirespec_model_dealloc(PyObject *self) {
+        PyTypeObject *tp = Py_TYPE(self);
+        PyTypeObject *model = tp;
+        /* a subclass's subtype_dealloc calls this as its base's: the model class's layout */
+        while (model->tp_dealloc != wirespec_model_dealloc) model = model->tp_base;
+        PyObject_GC_UnTrack(self);
+        if (wirespec_freeing < WIRESPEC_NESTED) {
+            /* shallow: the C stack holds it (a count over all threads, so never under
+               this thread's own depth) */
+            wirespec_freeing++;
+            wirespec_model_free(self, tp, model);
+            wirespec_freeing--;
+            return;
+        }
+        /* deep, as subtype_dealloc: the rest freed from a list, not the C stack */
+        Py_TRASHCAN_BEGIN(self, wirespec_model_dealloc)
+        wirespec_model_free(self, tp, model);
+        Py_TRASHCAN_END
+    }
+
+    /* A kept model of cls (a new reference, untracked, every slot unset), or NULL. */
+    static inline PyObject *wirespec_kept_model(PyTypeObject *tp) {
+        size_t n;
+        PyObject *obj;
+        if (tp->tp_dealloc != wirespec_model_dealloc) return NULL;
+        n = WIRESPEC_SLOTS(tp);
+        if (n > WIRESPEC_KEPT_SLOTS || (obj = wirespec_kept[n]) == NULL) return NULL;
+        wirespec_kept[n] = *(PyObject **)((char *)obj + sizeof(PyObject));
+        wirespec_kept_n[n]--;
+        *(PyObject **)((char *)obj + sizeof(PyObject)) = NULL;
+        return PyObject_Init(obj, tp);
+    }
+
+    /* Whether the instances of cls (its own dealloc, as a class statement makes it, down
+       to object) hold nothing but the header and object slots that nothing else frees. */
+    static int wirespec_plain_layout(PyObject *type) {
+        PyTypeObject *cls = (PyTypeObject *)type, *base;
+        unsigned long managed = 0;
+    #ifdef Py_GIL_DISABLED
+        return 0;
+    #endif
+    #ifdef Py_TPFLAGS_MANAGED_DICT
+        managed |= Py_TPFLAGS_MANAGED_DICT;
+    #endif
+    #ifdef Py_TPFLAGS_MANAGED_WEAKREF
+        managed |= Py_TPFLAGS_MANAGED_WEAKREF;
+    #endif
+        if (!PyType_IS_GC(cls) || cls->tp_free != PyObject_GC_Del || cls->tp_itemsize
+                || cls->tp_alloc != PyType_GenericAlloc || cls->tp_dictoffset
+                || cls->tp_weaklistoffset || cls->tp_flags & managed || cls->tp_finalize
+                || cls->tp_del)
+            return 0;
+        for (base = cls; base != &PyBaseObject_Type; base = base->tp_base) {
+            if (base == NULL || !(base->tp_flags & Py_TPFLAGS_HEAPTYPE)
+                    || base->tp_dealloc != cls->tp_dealloc)
+                return 0;
+        }
+        return 1;
+    }
+    static int wirespec_freed_fast(PyObject *cls) {
+        return ((PyTypeObject *)cls)->tp_dealloc == wirespec_model_dealloc;
+    }
+    static void wirespec_free_fast(PyObject *cls) {
+        ((PyTypeObject *)cls)->tp_dealloc = wirespec_model_dealloc;
+    }
+    """
+    bint wirespec_plain_layout(PyObject* cls) noexcept
+    bint wirespec_freed_fast(PyObject* cls) noexcept
+    void wirespec_free_fast(PyObject* cls) noexcept
+
+
+cdef inline bint free_fast(type cls) except -1:
+    """Free the models of ``cls`` (a ``slots=True`` dataclass) with ``wirespec_model_dealloc``
+    where its instances are the object header and writable object slots alone; whether it
+    does."""
+    import types
+
+    if wirespec_freed_fast(<PyObject*>cls):
+        return True
+    if not wirespec_plain_layout(<PyObject*>cls):
+        return False
+    offsets = []
+    for klass in cls.__mro__[:-1]:
+        for descr in klass.__dict__.values():
+            if type(descr) is types.MemberDescriptorType:
+                member = (<PyMemberDescrObject*><PyObject*>descr).d_member
+                if member.type != T_OBJECT_EX or member.flags & READONLY:
+                    return False
+                offsets.append(member.offset)
+    if sorted(offsets) != list(range(sizeof(PyObject), cls.__basicsize__, sizeof(PyObject*))):
+        return False
+    wirespec_free_fast(<PyObject*>cls)
+    return True
+
+
 # -- the cyclic GC ---------------------------------------------------------------------------
 # CPython does not track a tuple that holds only atomic values: it can be in no reference
 # cycle. The compiled readers apply the same rule to the models they build and the lists they
@@ -101,11 +250,13 @@ cdef extern from "Python.h":
 cdef extern from *:
     """
     /* object.__new__(cls) as CPython 3.11's PyType_GenericAlloc makes it (the GC header
-       linked and counted, the body zeroed, the heap type's reference taken), less the
-       tracking: a model that will hold only atomic values is never tracked at all. */
+       linked and counted, the body zeroed, the heap type's reference taken), or a kept
+       model of its size, less the tracking: a model that will hold only atomic values is
+       never tracked at all. */
     static PyObject *wirespec_alloc_untracked(PyObject *cls) {
         PyTypeObject *tp = (PyTypeObject *)cls;
-        PyObject *obj;
+        PyObject *obj = wirespec_kept_model(tp);
+        if (obj != NULL) return obj;
         if (tp->tp_alloc != PyType_GenericAlloc || tp->tp_itemsize != 0
                 || !PyType_IS_GC(tp)) {
             obj = tp->tp_alloc(tp, 0);
@@ -121,8 +272,16 @@ cdef extern from *:
         }
         return obj;
     }
+    /* A model as object.__new__ makes it (tracked), or a kept one. */
+    static PyObject *wirespec_alloc(PyObject *cls) {
+        PyObject *obj = wirespec_kept_model((PyTypeObject *)cls);
+        if (obj == NULL) return ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
+        PyObject_GC_Track(obj);
+        return obj;
+    }
     """
     object wirespec_alloc_untracked(object cls)
+    object wirespec_alloc(object cls)
 
 
 cdef inline object new_untracked_model(type cls):
