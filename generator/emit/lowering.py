@@ -36,6 +36,7 @@ from generator.emit.plan import (
     Checksum,
     ChecksumItem,
     Choice,
+    Chunk,
     Computed,
     Derived,
     Fallback,
@@ -65,7 +66,7 @@ from generator.emit.plan import (
     may_be_negative,
 )
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
-from generator.spec.types import PRIMITIVES
+from generator.spec.types import CHUNK_TYPES, PRIMITIVES
 
 _THIS_UP = re.compile(r"\bthis\.((?:_parent\.)*)([a-z_][a-z0-9_]*)")
 _MEMBER = re.compile(r"(?<![.\w])(f_\w+|v\d+_\w+)\.([a-z_][a-z0-9_]*)\b")
@@ -310,7 +311,7 @@ class Lowering:
             raise NotLowered(f"{field.name}: a process:ed record read from more than one place")
 
     def _check_type(self, ref: TypeRef, ok: set[str], where: str) -> None:
-        if ref.args or ref.count is not None:
+        if ref.args or (ref.count is not None and ref.kind != "chunk"):
             raise NotLowered(f"{where}: runtime arguments or counts")
         if ref.kind == "prim":
             if fixed_size(ref.name) is None and ref.name not in VARINTS:
@@ -341,6 +342,9 @@ class Lowering:
             for case in ref.cases:
                 if case not in ok:
                     raise NotLowered(f"{where}: record {case} has no plan")
+        elif ref.kind == "chunk":
+            if ref.size is not None:
+                raise NotLowered(f"{where}: a sized chunk")
         elif ref.kind == "bits":
             if ref.bits > 64:
                 raise NotLowered(f"{where}: a bit field of more than 64 bits")
@@ -617,8 +621,22 @@ class Lowering:
                 (magic, mask, case) for case, (magic, mask) in zip(ref.cases, ref.detects)
             )
             return [Choice(var, f"pick_{var}", end, cases, self._call_depth())]
+        if ref.kind == "chunk":
+            return [self._chunk(ref, var, end)]
         assert ref.kind == "empty", ref.kind
         return [Nothing(var)]
+
+    def _chunk(self, ref: TypeRef, var: str, end: str) -> Chunk:
+        """A counted run of varints (Craft's chunks): the elements, or the lengths of
+        payloads that follow them."""
+        chunk = CHUNK_TYPES[ref.name]
+        count = str(ref.count) if isinstance(ref.count, int) else self._expression(ref.count)
+        if chunk.element == "int":
+            return Chunk(var, count, end, chunk.zigzag, chunk.delta, ref.enum)
+        # payload lengths: ZigZag where -1 is NULL (never delta-coded)
+        return Chunk(
+            var, count, end, chunk.nullable, payload=chunk.element, encoding=chunk.encoding
+        )
 
     def _nested(self, ref: TypeRef, var: str, end: str, keep: bool) -> list[Step]:
         steps: list[Step] = []

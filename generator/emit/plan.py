@@ -223,6 +223,38 @@ class Optional(Step):
 
 
 @dataclasses.dataclass(frozen=True)
+class Chunk(Step):
+    """A counted run of LEB128 varints before ``end`` into the list ``var``: ``count`` (a
+    variable or an expression) must be an int, 0 to ``limits.max_count`` and at most the
+    bytes left (each element takes one). The varints are ZigZag-signed (``zigzag``), each
+    the difference to the one before (``delta``: modulo 2**64, or int64-wrapped when
+    signed), members of ``enum``. With a ``payload`` (``bytes`` or ``str``, decoded with
+    ``encoding``) they are the lengths, -1 to ``limits.max_string`` (-1: None), and the
+    payloads follow them back to back."""
+
+    var: str
+    count: str
+    end: str
+    zigzag: bool = False
+    delta: bool = False
+    enum: str | None = None
+    payload: str = ""
+    encoding: str | None = None
+
+    def __str__(self) -> str:
+        kind = ("zigzag " if self.zigzag else "u") + "varints"
+        if self.delta:
+            kind = "delta " + kind
+        text = f"chunk {self.var}: {self.count} {kind}"
+        if self.enum:
+            text += f" in enum {self.enum}"
+        if self.payload:
+            text += f" (lengths, -1: None), then the {self.payload}"
+            text += f" {self.encoding}" if self.encoding else ""
+        return text + f", within {self.end}"
+
+
+@dataclasses.dataclass(frozen=True)
 class Repeat(Step):
     """Items into the list ``var``, at most ``limits.max_count``: records ``record`` read
     by their own reader, or by ``steps`` (inline: a record, its last step builds ``item``;
