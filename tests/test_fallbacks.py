@@ -76,7 +76,8 @@ WITHOUT_TIERS = {
         "quick": {"money", "address", "line_item", "payment_card", "order"},
         "compiled": set(),
     },
-    # column_group's chunks are planned; the frame's trailer is not (header: read by it)
+    # column_group's chunks, header and body are planned; the frame's trailer is not, and
+    # header and body are read inline in the frame only
     "ticdc_craft": {
         "quick": {"header", "body", "frame", "message"},
         "compiled": {"header", "body", "frame", "message"},

@@ -368,6 +368,7 @@ class MovingSteps:
                 if step.steps is None:
                     self.item(step)
                 else:
+                    self.item_index(step)
                     self.branch(step.steps, step.end)
                     self.w.line(f"list_put({var}, {n}, {step.item})")
                     self.w.line(f"{n} += 1")
@@ -455,6 +456,7 @@ class MovingSteps:
 
     def item(self, step: Repeat) -> None:
         """One item of a repeat, appended and counted in ``<var>_n``."""
+        self.item_index(step)
         if step.steps is None:
             self.w.line(f"{step.item} = {self.call(step.record, step.end, step.var, step.depth)}")
             self.decline_if(f"{step.item} is None")
@@ -462,6 +464,12 @@ class MovingSteps:
             self.branch(step.steps, step.end)
         self.w.line(f"{step.var}.append({step.item})")
         self.w.line(f"{step.item}_n += 1")
+
+    def item_index(self, step: Repeat) -> None:
+        """The index of the item about to be read, where an expression reads it."""
+        if step.index:
+            self.declare(step.index, "Py_ssize_t")
+            self.w.line(f"{step.index} = {step.item}_n")
 
     def blocks(self, step: Repeat) -> None:
         """Avro's blocks, as ``FastPathEmitter`` reads them."""

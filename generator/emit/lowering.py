@@ -292,7 +292,8 @@ class Lowering:
         if how == "tagged" and field.type.kind != "record":
             raise NotLowered(f"{field.name}: a tagged repeat of values")
         sized = field.type.kind == "record" and field.type.size is not None
-        if sized and (how == "tagged" or not _fixed_length(field.type)):
+        each = how == "count" and _size_expression(field.type)  # `size: sizes[_index]`
+        if sized and (how == "tagged" or not (_fixed_length(field.type) or each)):
             raise NotLowered(f"{field.name}: a repeat of records sized otherwise than by a length")
         if field.type.kind not in ("record", "prim", "str", "bytes"):
             raise NotLowered(f"{field.name}: a repeat of {field.type.kind}")
@@ -547,7 +548,19 @@ class Lowering:
             depth=self._call_depth() if record and steps is None else 0,
             stop=self._until(field, item) if how == "until" else "",
             terminator=f"{var}_terminator" if how == "until" and not until_included else "",
+            index=f"{prefix}_index" if self._reads_index(field) else "",
         )
+
+    def _reads_index(self, field: Field) -> bool:
+        """Whether reading an element of ``field`` reads its index: its size, or a record
+        read inline that reads its parent's (``_parent._index``)."""
+        ref = field.type
+        if "this._index" in str(ref.size or ""):
+            return True
+        if ref.kind != "record" or ref.name not in self.inline:
+            return False
+        texts = self.fast._expressions(self.spec.records[ref.name])
+        return any("this._parent._index" in text for text in texts)
 
     def _until(self, field: Field, item: str) -> str:
         """A ``repeat: {until:}``'s test, its ``_item`` the variable ``item``."""

@@ -285,6 +285,9 @@ class Repeat(Step):
     read at, past the plan's record (0: readers take no depth)."""
     stop: str = ""
     terminator: str = ""
+    index: str = ""
+    """The variable that holds each item's index while it is read (an expression reads
+    ``_index``: a size, or the parent's index in a record read inline)."""
 
     def lines(self) -> list[str]:
         what = self.record or "values"
@@ -299,6 +302,7 @@ class Repeat(Step):
         text += f", >= {self.min_count}" if self.min_count else ""
         text += ", inline" if self.steps is not None else ", called"
         text += f" at depth +{self.depth}" * bool(self.depth)
+        text += f", index {self.index}" * bool(self.index)
         return [text] + _steps_lines(self.steps or ())
 
 

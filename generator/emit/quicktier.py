@@ -587,6 +587,8 @@ class QuickTierEmitter:
 
     def item(self, step: Repeat) -> None:
         """One item of a repeat, appended."""
+        if step.index:
+            self.w.line(f"{step.index} = len({step.var})")
         if step.steps is None:
             self.w.line(
                 f"{step.item}, pos = _quick_{step.record}(buf, pos, {step.end}, limits"
