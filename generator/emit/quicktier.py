@@ -88,13 +88,21 @@ def _quick_uvarint(buf, pos):
         raise rt_fast.Retry from None'''
 _QUICK_VARINTS = '''\
 def _quick_varints(buf, pos, n, zigzag, delta):
-    """``n`` LEB128 varints at ``pos`` (``read_uvarint``'s checks), ZigZag-signed, each
-    the difference to the one before (modulo 2**64, int64-wrapped when signed), else Retry."""
+    """``n`` LEB128 varints at ``pos`` (``read_uvarint``'s checks; one and two bytes
+    inline: type codes and flags), ZigZag-signed, each the difference to the one before
+    (modulo 2**64, int64-wrapped when signed), else Retry."""
     out = []
     acc = 0
     try:
         for _ in range(n):
-            v, pos = rt_fast.read_uvarint(buf, pos)
+            v = buf[pos]
+            if v < 0x80:
+                pos += 1
+            elif buf[pos + 1] < 0x80:
+                v = (v & 0x7F) | (buf[pos + 1] << 7)
+                pos += 2
+            else:
+                v, pos = rt_fast.read_uvarint(buf, pos)
             if zigzag:
                 v = (v >> 1) ^ -(v & 1)
             if delta and zigzag:
