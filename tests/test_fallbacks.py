@@ -76,10 +76,10 @@ WITHOUT_TIERS = {
         "quick": {"money", "address", "line_item", "payment_card", "order"},
         "compiled": set(),
     },
-    # column_group's chunks, header and body are planned; the frame's trailer is not, and
-    # header and body are read inline in the frame only
+    # every layout record is planned (header and body read inline in the frame); the
+    # compiled tier declines the frame's trailer, whose regions runtime objects read
     "ticdc_craft": {
-        "quick": {"header", "body", "frame", "message"},
+        "quick": {"header", "body", "message"},
         "compiled": {"header", "body", "frame", "message"},
     },
     "ticdc_open_protocol": {"quick": set(), "compiled": set()},

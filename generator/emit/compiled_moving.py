@@ -9,6 +9,8 @@ from generator.emit.plan import (
     KEYED_STEPS,
     Choice,
     Chunk,
+    EndsAt,
+    FromEnd,
     Length,
     Nested,
     Number,
@@ -81,6 +83,11 @@ class MovingSteps:
             self.nested(step)
         elif isinstance(step, Chunk):
             self.chunk(step)
+        elif isinstance(step, (FromEnd, EndsAt)):
+            raise NotCompiled(
+                "a trailer: its regions are read by runtime objects, from the bytes object "
+                "and the limits object a compiled reader does not hold"
+            )
         elif isinstance(step, Choice):
             self.choice(step)
         else:

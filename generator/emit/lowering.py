@@ -39,8 +39,10 @@ from generator.emit.plan import (
     Chunk,
     Computed,
     Derived,
+    EndsAt,
     Fallback,
     FieldSteps,
+    FromEnd,
     KeyedField,
     KeyedHeader,
     Length,
@@ -257,9 +259,9 @@ class Lowering:
             return
         if record.layout != "sequence":
             raise NotLowered(f"layout {record.layout}")
-        if record.trailer:
-            raise NotLowered("a trailer")
-        for field in record.fields:
+        for field in record.trailer:
+            self._check_trailer(field)
+        for field in record.front:
             if field.kept_of:
                 kept = record.field(field.kept_of)
                 if kept.process is None and kept.repeat not in ("blocks", "until"):
@@ -267,8 +269,6 @@ class Lowering:
                 continue
             if field.process is not None:
                 self._check_process(field)
-            if field.trailer:
-                raise NotLowered(f"{field.name}: a trailer")
             if field.derived:
                 continue
             if field.type.nullable and field.type.kind not in ("str", "bytes"):
@@ -282,6 +282,19 @@ class Lowering:
             self._check_type(field.type, ok, field.name)
             if field.checksum is not None:
                 self._check_checksum(record, field)
+
+    def _check_trailer(self, field: Field) -> None:
+        """A trailer field the plan reads backwards: a reversed uvarint, or a region sized
+        by an expression (read whole by its runtime object)."""
+        ref = field.type
+        if field.repeat is not None or field.condition or field.derived:
+            raise NotLowered(f"{field.name}: a repeated, conditional or derived trailer field")
+        if ref.kind == "prim" and ref.name == "reversed_uvarint" and field.const is None:
+            return
+        if ref.kind != "region" or not _size_expression(ref):
+            raise NotLowered(
+                f"{field.name}: a trailer field other than a reversed uvarint or a region"
+            )
 
     def _check_repeat(self, field: Field) -> None:
         how = field.repeat if isinstance(field.repeat, str) else "count"
@@ -473,8 +486,15 @@ class Lowering:
         if record.tag is not None:
             steps.append(TagByte(record.tag))
         spans = record.checksummed
-        for field in record.fields:
-            steps.append(self._field_steps(record, field, prefix, end, field.name in spans))
+        front_end = end
+        if record.trailer:  # read first, from the end: the fields in front end where it starts
+            front_end = self._fresh("limit")
+            for i, field in enumerate(record.trailer):
+                steps.append(self._from_end(field, prefix, "" if i else end, front_end))
+        for field in record.front:
+            steps.append(self._field_steps(record, field, prefix, front_end, field.name in spans))
+        if record.trailer:
+            steps.append(EndsAt(front_end, end))
         fields = tuple((f.name, f"{prefix}{f.name}") for f in record.fields)
         steps.append(Build(into, camel(record.name), fields))
         self._scopes.pop()
@@ -517,6 +537,18 @@ class Lowering:
             body = [Optional(var, field.tag, end, absent, tuple(body))]
         elif field.tag is not None:
             body.insert(0, TagByte(field.tag))
+        return FieldSteps(field.name, field.line, tuple(body))
+
+    def _from_end(self, field: Field, prefix: str, start: str, limit: str) -> FieldSteps:
+        """A trailer field, read backwards from ``limit`` (the first one: from ``start``)."""
+        var, ref = f"{prefix}{field.name}", field.type
+        if ref.kind == "prim":
+            body: list[Step] = [FromEnd(var, limit, start=start)]
+        else:
+            size = self._expression(ref.size)
+            body = [FromEnd(var, limit, size, self.fast.instance(ref), start)]
+        if field.valid:
+            body.append(Valid(self._expression(field.valid)))
         return FieldSteps(field.name, field.line, tuple(body))
 
     def _repeat(self, field: Field, var: str, prefix: str, end: str) -> Repeat:

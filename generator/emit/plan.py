@@ -255,6 +255,40 @@ class Chunk(Step):
 
 
 @dataclasses.dataclass(frozen=True)
+class FromEnd(Step):
+    """A field of a record's trailer, read backwards: the bytes that end at ``limit``
+    (which starts at the record's ``end``; never before ``pos``), then ``limit`` moves back
+    to where they start. A reversed uvarint (``length`` empty: its last byte first), or
+    ``length`` (an expression) bytes read whole by the runtime object ``reader``
+    (``unpack(buf, begin, stop, limits)``). The fields in front then read within
+    ``limit``."""
+
+    var: str
+    limit: str
+    length: str = ""
+    reader: str = ""
+    start: str = ""
+    """The trailer's first field: ``limit`` starts at ``start`` (the record's end)."""
+
+    def __str__(self) -> str:
+        if not self.length:
+            return f"reversed uvarint {self.var}, ending at {self.limit}"
+        return f"{self.var}: {self.length} bytes ending at {self.limit}, read by {self.reader}"
+
+
+@dataclasses.dataclass(frozen=True)
+class EndsAt(Step):
+    """The fields in front of a trailer end where it starts (``limit``); ``pos`` then
+    moves past the trailer to ``end``."""
+
+    limit: str
+    end: str
+
+    def __str__(self) -> str:
+        return f"pos == {self.limit}, then pos = {self.end}"
+
+
+@dataclasses.dataclass(frozen=True)
 class Repeat(Step):
     """Items into the list ``var``, at most ``limits.max_count``: records ``record`` read
     by their own reader, or by ``steps`` (inline: a record, its last step builds ``item``;

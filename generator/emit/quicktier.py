@@ -48,8 +48,10 @@ from generator.emit.plan import (
     Chunk,
     Computed,
     Derived,
+    EndsAt,
     Fallback,
     FieldSteps,
+    FromEnd,
     KeyedField,
     KeyedHeader,
     Length,
@@ -401,9 +403,35 @@ class QuickTierEmitter:
             self.choice(step)
         elif isinstance(step, Chunk):
             self.chunk(step)
+        elif isinstance(step, FromEnd):
+            self.from_end(step)
+        elif isinstance(step, EndsAt):
+            self.retry_if(f"pos != {step.limit}")
+            self.w.line(f"pos = {step.end}")
         else:
             assert isinstance(step, Switch), step
             self.switch(step)
+
+    def from_end(self, step: FromEnd) -> None:
+        """A trailer field: the bytes that end at ``limit``, which then moves back."""
+        limit = step.limit
+        if step.start:
+            self.w.line(f"{limit} = {step.start}")
+        if not step.length:
+            self.retry_if(f"{limit} <= pos")
+            read = f"{step.var}, {limit} = rt_fast.read_reversed_uvarint(buf, {limit}, pos)"
+        else:
+            n = f"{step.var}_n"
+            self.evaluate(n, step.length)
+            self.retry_if(f"type({n}) is not int or {n} < 0 or {n} > {limit} - pos")
+            self.w.line(f"{limit} -= {n}")
+            read = f"{step.var} = {step.reader}.unpack(buf, {limit}, {limit} + {n}, limits)"
+        self.w.line("try:")
+        with self.w.indent():
+            self.w.line(read)
+        self.w.line("except DecodeError:")
+        with self.w.indent():
+            self.w.line(_RETRY + " from None")
 
     def chunk(self, step: Chunk) -> None:
         """A counted run of varints: one-byte ones are their bytes (no loop in Python),
