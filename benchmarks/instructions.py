@@ -9,10 +9,13 @@ timed ones of ``python -m benchmarks`` within about 0.1x (benchmarks/README.md).
 
     python -m benchmarks.instructions [--n 300] [--workload small|wide|both]
     python -m benchmarks.instructions --only mysql [--n 20000]
+    python -m benchmarks.instructions --only craft [--n 2000]
 
 ``--only mysql``: ``parse`` (the compiled tier when built) of the tagged GTID seed event, of
 100 distinct events in turn, and of binlog files of 100 seed events (per event), with the
 start-up heap frozen (``gc.freeze()``) so the collections the loop triggers do not walk it.
+``--only craft``: ``parse`` of TiCDC Craft frames and a column group in each tier, beside the
+exact reader alone and the hand-written runtime/_compiled/craft.pyx (``CRAFT_DECODERS``).
 """
 
 from __future__ import annotations
@@ -55,10 +58,54 @@ def _decode_mysql(workload: str, n: int) -> None:
         ms.parse(payloads[i % len(payloads)], record)
 
 
+CRAFT_WORKLOADS = ("craft-seed", "craft-batch16", "craft-group")
+"""TiCDC Craft (benchmarks/ticdc_craft.py): ``parse(data, "frame")`` of the seed row and of
+16 rows of 20 columns, and ``parse(data, "column_group")`` of batch16's first group."""
+CRAFT_DECODERS = ("exact", "quick", "compiled", "craft.pyx")
+"""The exact fast reader alone (what ``parse`` runs for a record with no plan), ``parse`` in
+pure Python (the quick tier, then the exact reader), ``parse`` with the compiled tier, and
+the hand-written runtime/_compiled/craft.pyx (a whole message to its events: the frame and
+the event mapping, for comparison; messages only)."""
+
+
+def _decode_craft(workload: str, decoder: str, n: int) -> None:
+    """The measured process for ``--only craft``: ``n`` messages (or groups) decoded."""
+    import gc
+
+    from benchmarks.ticdc_craft import batch16, seed_row
+    from generated import ticdc_craft as craft
+
+    record, limits = "frame", craft._LIMITS
+    if workload == "craft-seed":
+        data = seed_row()
+    else:
+        (data,) = craft.encode_events(batch16())
+    if workload == "craft-group":
+        record = "column_group"
+        data = craft.build(craft.parse(data, "frame").bodies[0].column_groups[0], record)
+    if decoder == "craft.pyx":
+        handwritten = craft._CRAFT_MESSAGE._compiled
+        assert handwritten is not None, "runtime/_compiled/craft.pyx is not built"
+        fn = lambda: handwritten.decode(data, limits)
+    elif decoder == "exact":
+        exact = craft.FAST_READERS[record]
+        fn = lambda: exact(data, 0, len(data), limits, 1)
+    else:
+        assert (decoder == "compiled") == bool(craft.COMPILED_READERS), decoder
+        fn = lambda: craft.parse(data, record)
+    for _ in range(20):
+        fn()
+    gc.freeze()
+    for _ in range(n):
+        fn()
+
+
 def _decode(workload: str, decoder: str, n: int) -> None:
     """The measured process: build the payloads, warm up, decode ``n`` rows."""
     if workload in MYSQL_WORKLOADS:
         return _decode_mysql(workload, n)
+    if workload in CRAFT_WORKLOADS:
+        return _decode_craft(workload, decoder, n)
     from benchmarks import plainbuffer as pb
 
     make = pb.pb_small if workload == "small" else pb.pb_wide
@@ -73,12 +120,14 @@ def _decode(workload: str, decoder: str, n: int) -> None:
 
 
 def _instructions(workload: str, decoder: str, n: int) -> int:
-    return instructions_of(["-m", "benchmarks.instructions", "--run", workload, decoder, str(n)])
+    pure = {"WIRESPEC_PURE_PYTHON": "1"} if decoder == "quick" else {}
+    args = ["-m", "benchmarks.instructions", "--run", workload, decoder, str(n)]
+    return instructions_of(args, pure)
 
 
-def instructions_of(args: list[str]) -> int:
+def instructions_of(args: list[str], extra_env: dict | None = None) -> int:
     """The instructions ``python *args`` runs, by cachegrind, with PYTHONHASHSEED=0."""
-    env = dict(os.environ, PYTHONHASHSEED="0")
+    env = dict(os.environ, PYTHONHASHSEED="0", **(extra_env or {}))
     # numpy's BLAS thread (the tablestore SDK imports numpy) otherwise spins
     env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [
@@ -93,7 +142,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=300, help="rows decoded in the measured run")
     ap.add_argument("--workload", choices=("small", "wide", "both"), default="both")
-    ap.add_argument("--only", choices=("plainbuffer", "mysql"), default="plainbuffer")
+    ap.add_argument("--only", choices=("plainbuffer", "mysql", "craft"), default="plainbuffer")
     ap.add_argument("--run", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.run:
@@ -109,6 +158,15 @@ def main(argv=None) -> int:
                 _instructions(workload, "wirespec", n) - _instructions(workload, "wirespec", 0)
             ) / n
             print(f"| {workload} | {per_event:,.0f} |")
+        return 0
+    if args.only == "craft":
+        n = max(args.n, 2000)
+        print("| workload | decoder | instructions/parse |")
+        print("|---|---|---:|")
+        for workload in CRAFT_WORKLOADS:
+            for d in CRAFT_DECODERS[: 3 if workload == "craft-group" else 4]:
+                per = (_instructions(workload, d, n) - _instructions(workload, d, 0)) / n
+                print(f"| {workload} | {d} | {per:,.0f} |")
         return 0
     from benchmarks.plainbuffer import NATIVE_AVAILABLE
 

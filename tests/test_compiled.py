@@ -24,7 +24,7 @@ from generator.spec.loader import load
 from generator.spec.validate import build_model
 from runtime.core.limits import DEFAULT
 from tests.test_fastpath import Same, inputs
-from tests.test_quicktier import exact, mutated_sample, quick
+from tests.test_quicktier import drawn_craft_column_groups, exact, mutated_sample, quick
 
 FORMATS = sorted(p.stem for p in (ROOT / "generated" / "_compiled").glob("*.pyx"))
 
@@ -337,6 +337,17 @@ def test_the_compiled_tier_takes_every_generated_gallery_model(fmt, record, data
     module = built(fmt)
     model = data.draw(module.strategies(record))
     assert agree(module, module.build(model, record), record)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), cut=st.integers(0, 80), byte=st.integers(0, 255))
+def test_the_compiled_tier_takes_every_generated_craft_column_group(data, cut, byte):
+    craft = built("ticdc_craft")
+    for wire in drawn_craft_column_groups(data):
+        assert agree(craft, wire, "column_group")
+        agree(craft, wire[:cut], "column_group")
+        if cut < len(wire):
+            agree(craft, wire[:cut] + bytes([byte]) + wire[cut + 1 :], "column_group")
 
 
 @pytest.mark.parametrize(

@@ -113,6 +113,19 @@ def mysql_inputs() -> list[tuple[str, bytes]]:
     return out
 
 
+def craft_column_groups(messages: list[bytes]) -> list[tuple[str, bytes]]:
+    """The first column groups of the Craft samples' row events, each a record of its own
+    (its chunks counted by a field)."""
+    craft = importlib.import_module("generated.ticdc_craft")
+    groups = {
+        craft.build(group, "column_group"): None
+        for data in messages
+        for body in craft.parse(data, "frame").bodies
+        for group in body.column_groups or ()
+    }
+    return [("column_group", data) for data in list(groups)[:6]]
+
+
 def inputs(fmt: str) -> list[tuple[str | None, bytes]]:
     """(record or None for the default, bytes) to compare the two paths on."""
     out = [(None, p.read_bytes()) for p in sorted((ROOT / "samples" / fmt).glob("*.bin"))]
@@ -120,6 +133,7 @@ def inputs(fmt: str) -> list[tuple[str | None, bytes]]:
         out += mysql_inputs()
     if fmt == "ticdc_craft":  # the wire layout (trailer, chunks, regions) on its own too
         out += [("frame", data) for _, data in out]
+        out += craft_column_groups([data for _, data in out])
     if fmt == "ticdc_open_protocol":  # a Kafka message's columns, each its own record
         for key in sorted((ROOT / "samples" / fmt).glob("*.key")):
             out += [("key_frames", key.read_bytes())]

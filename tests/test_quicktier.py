@@ -235,6 +235,39 @@ def test_the_quick_tier_takes_every_generated_gallery_model(fmt, record, data):
     assert agree(module, wire, record)
 
 
+def drawn_craft_column_groups(data) -> list[bytes]:
+    """The column groups of a drawn Craft message, each built on its own (a column group
+    has no strategy of its own: its size comes from the message's trailer)."""
+    craft = importlib.import_module("generated.ticdc_craft")
+    frame = craft.parse(craft.build(data.draw(craft.strategies("message"))), "frame")
+    groups = [g for body in frame.bodies for g in body.column_groups or ()]
+    return [craft.build(group, "column_group") for group in groups]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), cut=st.integers(0, 80), byte=st.integers(0, 255))
+def test_the_quick_tier_takes_every_generated_craft_column_group(data, cut, byte):
+    craft = importlib.import_module("generated.ticdc_craft")
+    for wire in drawn_craft_column_groups(data):
+        assert agree(craft, wire, "column_group")
+        agree(craft, wire[:cut], "column_group")
+        if cut < len(wire):
+            agree(craft, wire[:cut] + bytes([byte]) + wire[cut + 1 :], "column_group")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), cut=st.integers(0, 400), byte=st.integers(0, 255))
+def test_the_quick_tier_takes_every_generated_craft_frame(data, cut, byte):
+    """The frame (its trailer read from the end, its chunks counted by it, its bodies and
+    column groups sized by its size tables) of drawn messages, cut and mutated."""
+    craft = importlib.import_module("generated.ticdc_craft")
+    wire = craft.build(data.draw(craft.strategies("message")))
+    assert agree(craft, wire, "frame")
+    agree(craft, wire[:cut], "frame")
+    if cut < len(wire):
+        agree(craft, wire[:cut] + bytes([byte]) + wire[cut + 1 :], "frame")
+
+
 def test_a_recursive_record_is_read_as_deep_as_max_depth_allows_and_no_deeper():
     module = importlib.import_module("generated.msgpack")
     for max_depth in (2, 3, 9, 64):

@@ -8,6 +8,9 @@ from generator.emit.compiled_support import NotCompiled
 from generator.emit.plan import (
     KEYED_STEPS,
     Choice,
+    Chunk,
+    EndsAt,
+    FromEnd,
     Length,
     Nested,
     Number,
@@ -78,6 +81,13 @@ class MovingSteps:
             self.repeat(step)
         elif isinstance(step, Nested):
             self.nested(step)
+        elif isinstance(step, Chunk):
+            self.chunk(step)
+        elif isinstance(step, (FromEnd, EndsAt)):
+            raise NotCompiled(
+                "a trailer: its regions are read by runtime objects, from the bytes object "
+                "and the limits object a compiled reader does not hold"
+            )
         elif isinstance(step, Choice):
             self.choice(step)
         else:
@@ -146,6 +156,100 @@ class MovingSteps:
                 lines.append(f"    {table}[_i] = {reader}")
                 start = byte
         return "\n".join(lines)
+
+    def chunk(self, step: Chunk) -> None:
+        """A counted run of varints appended as they are read (a payload chunk reads its
+        lengths twice: checked first, then again beside the payloads after them)."""
+        var, n, k = step.var, f"{step.var}_n", f"{step.var}_k"
+        self.declare(n, "Py_ssize_t")
+        self.declare(k, "Py_ssize_t")
+        self.declare(f"{var}_u", "uint64_t")
+        ctype = self.decls.get(step.count, "")
+        if ctype in ("uint8_t", "uint16_t", "uint32_t", "uint64_t"):  # a count read in C
+            self.decline_if(f"{step.count} > <uint64_t>lim.max_count")
+            self.w.line(f"{k} = <Py_ssize_t>{step.count}")
+        else:
+            self.evaluate(f"{var}_count", step.count)
+            self.decline_if(
+                f"type({var}_count) is not int or not 0 <= {var}_count <= lim.max_count"
+            )
+            self.w.line(f"{k} = {var}_count")
+        self.decline_if(f"{k} > {step.end} - pos")
+        if step.payload:
+            self.declare(f"{var}_at", "Py_ssize_t")
+            self.declare(f"{var}_len", "int64_t")
+            self.w.line(f"{var}_at = pos")
+            self.w.line(f"{n} = 0")
+            self.w.line(f"while {n} < {k}:")
+            with self.w.indent():
+                self.chunk_length(step)
+                self.w.line(f"{n} += 1")
+        self.w.line(f"{var} = []")
+        self.w.line(f"{n} = 0")
+        if step.delta:
+            self.declare(f"{var}_acc", "int64_t" if step.zigzag else "uint64_t")
+            self.w.line(f"{var}_acc = 0")
+        self.w.line(f"while {n} < {k}:")
+        with self.w.indent():
+            if step.payload:
+                self.chunk_payload(step)
+            else:
+                self.chunk_element(step)
+            self.w.line(f"{n} += 1")
+        if not step.enum:
+            self.w.line(f"untrack({var})")  # ints, bytes, str and None: atomic items
+
+    def chunk_length(self, step: Chunk) -> None:
+        """One length of a payload chunk: -1 (None) to ``lim.max_string``."""
+        var = step.var
+        self.decline_if(f"not _uvarint(buf, &pos, {step.end}, &{var}_u)")
+        if step.zigzag:
+            self.w.line(f"{var}_len = _unzigzag({var}_u)")
+            self.decline_if(f"{var}_len < -1 or {var}_len > lim.max_string")
+        else:
+            self.decline_if(f"{var}_u > <uint64_t>lim.max_string")
+
+    def chunk_payload(self, step: Chunk) -> None:
+        """One payload: its length read again (checked before), then its bytes at ``pos``."""
+        var = step.var
+        self.w.line(f"_uvarint(buf, &{var}_at, {step.end}, &{var}_u)")
+        length = f"_unzigzag({var}_u)" if step.zigzag else f"<int64_t>{var}_u"
+        self.w.line(f"{var}_len = {length}")
+        self.w.line(f"if {var}_len < 0:")
+        with self.w.indent():
+            self.w.line(f"{var}.append(None)")
+        self.w.line("else:")
+        with self.w.indent():
+            self.decline_if(f"{var}_len > {step.end} - pos")
+            item = Text(f"{var}_item", step.payload, step.end, step.encoding or "utf8")
+            self.text_value(item, "pos", f"<Py_ssize_t>{var}_len")
+            self.w.line(f"{var}.append({var}_item)")
+            self.w.line(f"pos += {var}_len")
+
+    def chunk_element(self, step: Chunk) -> None:
+        """One varint of a chunk: ZigZag, summed to the one before, a member of its enum."""
+        var = step.var
+        self.decline_if(f"not _uvarint(buf, &pos, {step.end}, &{var}_u)")
+        value = f"_unzigzag({var}_u)" if step.zigzag else f"{var}_u"
+        if step.delta and step.zigzag:  # int64 wrap, as Go's arithmetic
+            self.w.line(f"{var}_acc = <int64_t>(<uint64_t>{var}_acc + <uint64_t>{value})")
+            value = f"{var}_acc"
+        elif step.delta:  # modulo 2**64
+            self.w.line(f"{var}_acc = {var}_acc + {value}")
+            value = f"{var}_acc"
+        if step.enum:
+            values = [v.value for v in self.spec.enums[step.enum].values]
+            if not all(0 <= v < 256 for v in values):
+                raise NotCompiled(f"{var}: an enum with members past a byte")
+            table = f"_{step.enum.upper()}_BY_BYTE"
+            self.enums.add(step.enum)
+            self.declare(f"{var}_p", "PyObject*")
+            self.decline_if(f"<uint64_t>{value} > 255")
+            self.w.line(f"{var}_p = {table}[<uint8_t>{value}]")
+            self.decline_if(f"{var}_p == NULL")
+            self.w.line(f"{var}.append(<object>{var}_p)")
+        else:
+            self.w.line(f"{var}.append({value})")
 
     def text(self, step: Text) -> None:
         if step.to_end:
@@ -276,6 +380,7 @@ class MovingSteps:
                 if step.steps is None:
                     self.item(step)
                 else:
+                    self.item_index(step)
                     self.branch(step.steps, step.end)
                     self.w.line(f"list_put({var}, {n}, {step.item})")
                     self.w.line(f"{n} += 1")
@@ -363,6 +468,7 @@ class MovingSteps:
 
     def item(self, step: Repeat) -> None:
         """One item of a repeat, appended and counted in ``<var>_n``."""
+        self.item_index(step)
         if step.steps is None:
             self.w.line(f"{step.item} = {self.call(step.record, step.end, step.var, step.depth)}")
             self.decline_if(f"{step.item} is None")
@@ -370,6 +476,12 @@ class MovingSteps:
             self.branch(step.steps, step.end)
         self.w.line(f"{step.var}.append({step.item})")
         self.w.line(f"{step.item}_n += 1")
+
+    def item_index(self, step: Repeat) -> None:
+        """The index of the item about to be read, where an expression reads it."""
+        if step.index:
+            self.declare(step.index, "Py_ssize_t")
+            self.w.line(f"{step.index} = {step.item}_n")
 
     def blocks(self, step: Repeat) -> None:
         """Avro's blocks, as ``FastPathEmitter`` reads them."""

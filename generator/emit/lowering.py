@@ -36,10 +36,13 @@ from generator.emit.plan import (
     Checksum,
     ChecksumItem,
     Choice,
+    Chunk,
     Computed,
     Derived,
+    EndsAt,
     Fallback,
     FieldSteps,
+    FromEnd,
     KeyedField,
     KeyedHeader,
     Length,
@@ -65,7 +68,7 @@ from generator.emit.plan import (
     may_be_negative,
 )
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
-from generator.spec.types import PRIMITIVES
+from generator.spec.types import CHUNK_TYPES, PRIMITIVES
 
 _THIS_UP = re.compile(r"\bthis\.((?:_parent\.)*)([a-z_][a-z0-9_]*)")
 _MEMBER = re.compile(r"(?<![.\w])(f_\w+|v\d+_\w+)\.([a-z_][a-z0-9_]*)\b")
@@ -256,9 +259,9 @@ class Lowering:
             return
         if record.layout != "sequence":
             raise NotLowered(f"layout {record.layout}")
-        if record.trailer:
-            raise NotLowered("a trailer")
-        for field in record.fields:
+        for field in record.trailer:
+            self._check_trailer(field)
+        for field in record.front:
             if field.kept_of:
                 kept = record.field(field.kept_of)
                 if kept.process is None and kept.repeat not in ("blocks", "until"):
@@ -266,8 +269,6 @@ class Lowering:
                 continue
             if field.process is not None:
                 self._check_process(field)
-            if field.trailer:
-                raise NotLowered(f"{field.name}: a trailer")
             if field.derived:
                 continue
             if field.type.nullable and field.type.kind not in ("str", "bytes"):
@@ -282,6 +283,19 @@ class Lowering:
             if field.checksum is not None:
                 self._check_checksum(record, field)
 
+    def _check_trailer(self, field: Field) -> None:
+        """A trailer field the plan reads backwards: a reversed uvarint, or a region sized
+        by an expression (read whole by its runtime object)."""
+        ref = field.type
+        if field.repeat is not None or field.condition or field.derived:
+            raise NotLowered(f"{field.name}: a repeated, conditional or derived trailer field")
+        if ref.kind == "prim" and ref.name == "reversed_uvarint" and field.const is None:
+            return
+        if ref.kind != "region" or not _size_expression(ref):
+            raise NotLowered(
+                f"{field.name}: a trailer field other than a reversed uvarint or a region"
+            )
+
     def _check_repeat(self, field: Field) -> None:
         how = field.repeat if isinstance(field.repeat, str) else "count"
         if how not in ("eos", "tagged", "count", "blocks", "until"):
@@ -291,7 +305,8 @@ class Lowering:
         if how == "tagged" and field.type.kind != "record":
             raise NotLowered(f"{field.name}: a tagged repeat of values")
         sized = field.type.kind == "record" and field.type.size is not None
-        if sized and (how == "tagged" or not _fixed_length(field.type)):
+        each = how == "count" and _size_expression(field.type)  # `size: sizes[_index]`
+        if sized and (how == "tagged" or not (_fixed_length(field.type) or each)):
             raise NotLowered(f"{field.name}: a repeat of records sized otherwise than by a length")
         if field.type.kind not in ("record", "prim", "str", "bytes"):
             raise NotLowered(f"{field.name}: a repeat of {field.type.kind}")
@@ -310,7 +325,7 @@ class Lowering:
             raise NotLowered(f"{field.name}: a process:ed record read from more than one place")
 
     def _check_type(self, ref: TypeRef, ok: set[str], where: str) -> None:
-        if ref.args or ref.count is not None:
+        if ref.args or (ref.count is not None and ref.kind != "chunk"):
             raise NotLowered(f"{where}: runtime arguments or counts")
         if ref.kind == "prim":
             if fixed_size(ref.name) is None and ref.name not in VARINTS:
@@ -341,6 +356,9 @@ class Lowering:
             for case in ref.cases:
                 if case not in ok:
                     raise NotLowered(f"{where}: record {case} has no plan")
+        elif ref.kind == "chunk":
+            if ref.size is not None:
+                raise NotLowered(f"{where}: a sized chunk")
         elif ref.kind == "bits":
             if ref.bits > 64:
                 raise NotLowered(f"{where}: a bit field of more than 64 bits")
@@ -468,8 +486,15 @@ class Lowering:
         if record.tag is not None:
             steps.append(TagByte(record.tag))
         spans = record.checksummed
-        for field in record.fields:
-            steps.append(self._field_steps(record, field, prefix, end, field.name in spans))
+        front_end = end
+        if record.trailer:  # read first, from the end: the fields in front end where it starts
+            front_end = self._fresh("limit")
+            for i, field in enumerate(record.trailer):
+                steps.append(self._from_end(field, prefix, "" if i else end, front_end))
+        for field in record.front:
+            steps.append(self._field_steps(record, field, prefix, front_end, field.name in spans))
+        if record.trailer:
+            steps.append(EndsAt(front_end, end))
         fields = tuple((f.name, f"{prefix}{f.name}") for f in record.fields)
         steps.append(Build(into, camel(record.name), fields))
         self._scopes.pop()
@@ -514,6 +539,18 @@ class Lowering:
             body.insert(0, TagByte(field.tag))
         return FieldSteps(field.name, field.line, tuple(body))
 
+    def _from_end(self, field: Field, prefix: str, start: str, limit: str) -> FieldSteps:
+        """A trailer field, read backwards from ``limit`` (the first one: from ``start``)."""
+        var, ref = f"{prefix}{field.name}", field.type
+        if ref.kind == "prim":
+            body: list[Step] = [FromEnd(var, limit, start=start)]
+        else:
+            size = self._expression(ref.size)
+            body = [FromEnd(var, limit, size, self.fast.instance(ref), start)]
+        if field.valid:
+            body.append(Valid(self._expression(field.valid)))
+        return FieldSteps(field.name, field.line, tuple(body))
+
     def _repeat(self, field: Field, var: str, prefix: str, end: str) -> Repeat:
         ref = field.type
         how = field.repeat if isinstance(field.repeat, str) else "count"
@@ -543,7 +580,19 @@ class Lowering:
             depth=self._call_depth() if record and steps is None else 0,
             stop=self._until(field, item) if how == "until" else "",
             terminator=f"{var}_terminator" if how == "until" and not until_included else "",
+            index=f"{prefix}_index" if self._reads_index(field) else "",
         )
+
+    def _reads_index(self, field: Field) -> bool:
+        """Whether reading an element of ``field`` reads its index: its size, or a record
+        read inline that reads its parent's (``_parent._index``)."""
+        ref = field.type
+        if "this._index" in str(ref.size or ""):
+            return True
+        if ref.kind != "record" or ref.name not in self.inline:
+            return False
+        texts = self.fast._expressions(self.spec.records[ref.name])
+        return any("this._parent._index" in text for text in texts)
 
     def _until(self, field: Field, item: str) -> str:
         """A ``repeat: {until:}``'s test, its ``_item`` the variable ``item``."""
@@ -617,8 +666,22 @@ class Lowering:
                 (magic, mask, case) for case, (magic, mask) in zip(ref.cases, ref.detects)
             )
             return [Choice(var, f"pick_{var}", end, cases, self._call_depth())]
+        if ref.kind == "chunk":
+            return [self._chunk(ref, var, end)]
         assert ref.kind == "empty", ref.kind
         return [Nothing(var)]
+
+    def _chunk(self, ref: TypeRef, var: str, end: str) -> Chunk:
+        """A counted run of varints (Craft's chunks): the elements, or the lengths of
+        payloads that follow them."""
+        chunk = CHUNK_TYPES[ref.name]
+        count = str(ref.count) if isinstance(ref.count, int) else self._expression(ref.count)
+        if chunk.element == "int":
+            return Chunk(var, count, end, chunk.zigzag, chunk.delta, ref.enum)
+        # payload lengths: ZigZag where -1 is NULL (never delta-coded)
+        return Chunk(
+            var, count, end, chunk.nullable, payload=chunk.element, encoding=chunk.encoding
+        )
 
     def _nested(self, ref: TypeRef, var: str, end: str, keep: bool) -> list[Step]:
         steps: list[Step] = []

@@ -223,6 +223,72 @@ class Optional(Step):
 
 
 @dataclasses.dataclass(frozen=True)
+class Chunk(Step):
+    """A counted run of LEB128 varints before ``end`` into the list ``var``: ``count`` (a
+    variable or an expression) must be an int, 0 to ``limits.max_count`` and at most the
+    bytes left (each element takes one). The varints are ZigZag-signed (``zigzag``), each
+    the difference to the one before (``delta``: modulo 2**64, or int64-wrapped when
+    signed), members of ``enum``. With a ``payload`` (``bytes`` or ``str``, decoded with
+    ``encoding``) they are the lengths, -1 to ``limits.max_string`` (-1: None), and the
+    payloads follow them back to back."""
+
+    var: str
+    count: str
+    end: str
+    zigzag: bool = False
+    delta: bool = False
+    enum: str | None = None
+    payload: str = ""
+    encoding: str | None = None
+
+    def __str__(self) -> str:
+        kind = ("zigzag " if self.zigzag else "u") + "varints"
+        if self.delta:
+            kind = "delta " + kind
+        text = f"chunk {self.var}: {self.count} {kind}"
+        if self.enum:
+            text += f" in enum {self.enum}"
+        if self.payload:
+            text += f" (lengths, -1: None), then the {self.payload}"
+            text += f" {self.encoding}" if self.encoding else ""
+        return text + f", within {self.end}"
+
+
+@dataclasses.dataclass(frozen=True)
+class FromEnd(Step):
+    """A field of a record's trailer, read backwards: the bytes that end at ``limit``
+    (which starts at the record's ``end``; never before ``pos``), then ``limit`` moves back
+    to where they start. A reversed uvarint (``length`` empty: its last byte first), or
+    ``length`` (an expression) bytes read whole by the runtime object ``reader``
+    (``unpack(buf, begin, stop, limits)``). The fields in front then read within
+    ``limit``."""
+
+    var: str
+    limit: str
+    length: str = ""
+    reader: str = ""
+    start: str = ""
+    """The trailer's first field: ``limit`` starts at ``start`` (the record's end)."""
+
+    def __str__(self) -> str:
+        if not self.length:
+            return f"reversed uvarint {self.var}, ending at {self.limit}"
+        return f"{self.var}: {self.length} bytes ending at {self.limit}, read by {self.reader}"
+
+
+@dataclasses.dataclass(frozen=True)
+class EndsAt(Step):
+    """The fields in front of a trailer end where it starts (``limit``); ``pos`` then
+    moves past the trailer to ``end``."""
+
+    limit: str
+    end: str
+
+    def __str__(self) -> str:
+        return f"pos == {self.limit}, then pos = {self.end}"
+
+
+@dataclasses.dataclass(frozen=True)
 class Repeat(Step):
     """Items into the list ``var``, at most ``limits.max_count``: records ``record`` read
     by their own reader, or by ``steps`` (inline: a record, its last step builds ``item``;
@@ -253,6 +319,9 @@ class Repeat(Step):
     read at, past the plan's record (0: readers take no depth)."""
     stop: str = ""
     terminator: str = ""
+    index: str = ""
+    """The variable that holds each item's index while it is read (an expression reads
+    ``_index``: a size, or the parent's index in a record read inline)."""
 
     def lines(self) -> list[str]:
         what = self.record or "values"
@@ -267,6 +336,7 @@ class Repeat(Step):
         text += f", >= {self.min_count}" if self.min_count else ""
         text += ", inline" if self.steps is not None else ", called"
         text += f" at depth +{self.depth}" * bool(self.depth)
+        text += f", index {self.index}" * bool(self.index)
         return [text] + _steps_lines(self.steps or ())
 
 

@@ -45,10 +45,13 @@ from generator.emit.plan import (
     Build,
     Checksum,
     Choice,
+    Chunk,
     Computed,
     Derived,
+    EndsAt,
     Fallback,
     FieldSteps,
+    FromEnd,
     KeyedField,
     KeyedHeader,
     Length,
@@ -85,6 +88,33 @@ def _quick_uvarint(buf, pos):
         return rt_fast.read_uvarint(buf, pos)
     except DecodeError:
         raise rt_fast.Retry from None'''
+_QUICK_VARINTS = '''\
+def _quick_varints(buf, pos, n, zigzag, delta):
+    """``n`` LEB128 varints at ``pos`` (``read_uvarint``'s checks; one and two bytes
+    inline: type codes and flags), ZigZag-signed, each the difference to the one before
+    (modulo 2**64, int64-wrapped when signed), else Retry."""
+    out = []
+    acc = 0
+    try:
+        for _ in range(n):
+            v = buf[pos]
+            if v < 0x80:
+                pos += 1
+            elif buf[pos + 1] < 0x80:
+                v = (v & 0x7F) | (buf[pos + 1] << 7)
+                pos += 2
+            else:
+                v, pos = rt_fast.read_uvarint(buf, pos)
+            if zigzag:
+                v = (v >> 1) ^ -(v & 1)
+            if delta and zigzag:
+                acc = v = ((acc + v + 0x8000000000000000) & 0xFFFFFFFFFFFFFFFF) - 0x8000000000000000
+            elif delta:
+                acc = v = (acc + v) & 0xFFFFFFFFFFFFFFFF
+            out.append(v)
+    except DecodeError:
+        raise rt_fast.Retry from None
+    return out, pos'''
 _QUICK_MSB = '''\
 def _quick_msb(buf, pos, end, bits):
     """An msb-count varint (``runtime.core.fast.msb_uvar``'s checks), else Retry."""
@@ -108,6 +138,7 @@ class QuickTierEmitter:
         self.choice_tables: dict[str, Choice] = {}
         """Module-level tables of a choice's first byte -> its cases' readers."""
         self.uses_msb = False
+        self.uses_varints = False
 
     def module_code(self) -> str:
         plans = self.lowering.plans
@@ -125,6 +156,8 @@ class QuickTierEmitter:
             functions.append(f"{table} = rt_fast.choice_table([{cases}])")
         if self.uses_msb:
             functions.insert(0, _QUICK_MSB)
+        if self.uses_varints:
+            functions.insert(0, _QUICK_VARINTS)
         table = (
             [
                 "# The quick tier of `parse`: (reader, the nesting depth it reads) by record.",
@@ -368,9 +401,89 @@ class QuickTierEmitter:
             self.nested(step)
         elif isinstance(step, Choice):
             self.choice(step)
+        elif isinstance(step, Chunk):
+            self.chunk(step)
+        elif isinstance(step, FromEnd):
+            self.from_end(step)
+        elif isinstance(step, EndsAt):
+            self.retry_if(f"pos != {step.limit}")
+            self.w.line(f"pos = {step.end}")
         else:
             assert isinstance(step, Switch), step
             self.switch(step)
+
+    def from_end(self, step: FromEnd) -> None:
+        """A trailer field: the bytes that end at ``limit``, which then moves back."""
+        limit = step.limit
+        if step.start:
+            self.w.line(f"{limit} = {step.start}")
+        if not step.length:
+            self.retry_if(f"{limit} <= pos")
+            read = f"{step.var}, {limit} = rt_fast.read_reversed_uvarint(buf, {limit}, pos)"
+        else:
+            n = f"{step.var}_n"
+            self.evaluate(n, step.length)
+            self.retry_if(f"type({n}) is not int or {n} < 0 or {n} > {limit} - pos")
+            self.w.line(f"{limit} -= {n}")
+            read = f"{step.var} = {step.reader}.unpack(buf, {limit}, {limit} + {n}, limits)"
+        self.w.line("try:")
+        with self.w.indent():
+            self.w.line(read)
+        self.w.line("except DecodeError:")
+        with self.w.indent():
+            self.w.line(_RETRY + " from None")
+
+    def chunk(self, step: Chunk) -> None:
+        """A counted run of varints: one-byte ones are their bytes (no loop in Python),
+        longer ones by ``_quick_varints``; then a payload's bytes, back to back."""
+        var, n = step.var, f"{step.var}_n"
+        if step.count.isidentifier() or step.count.isdigit():  # a field, or a number
+            self.w.line(f"{n} = {step.count}")
+        else:
+            self.evaluate(n, step.count)
+        self.retry_if(
+            f"type({n}) is not int or {n} < 0 or {n} > limits.max_count or {n} > {step.end} - pos"
+        )
+        values = f"{var}_raw" if step.payload else var
+        self.w.line(f"{values} = buf[pos : pos + {n}]")
+        self.w.line(f"if {values}.isascii():")
+        with self.w.indent():
+            mapped = values
+            if step.zigzag:
+                mapped = f"map(rt_fast.LEB128_ZIGZAG1.__getitem__, {mapped})"
+            if step.delta:  # one-byte deltas: no sum of them reaches 2**63
+                mapped = f"rt_fast.accumulate({mapped})"
+            self.w.line(f"{values} = list({mapped})")
+            self.w.line(f"pos += {n}")
+        self.w.line("else:")
+        with self.w.indent():
+            self.uses_varints = True
+            self.w.line(
+                f"{values}, pos = _quick_varints(buf, pos, {n}, {step.zigzag}, {step.delta})"
+            )
+        if step.enum:
+            self.w.line(f"{var} = list(map(_{step.enum.upper()}_BY_VALUE.get, {var}))")
+            self.retry_if(f"None in {var}")
+        if step.payload:
+            self.payloads(step, values)
+
+    def payloads(self, step: Chunk, lengths: str) -> None:
+        """The payloads after a chunk of their lengths (-1: None)."""
+        var = step.var
+        self.retry_if(f"{lengths} and (min({lengths}) < -1 or max({lengths}) > limits.max_string)")
+        self.w.line(f"{var} = []")
+        self.w.line(f"for {var}_len in {lengths}:")
+        with self.w.indent():
+            self.w.line(f"if {var}_len < 0:")
+            with self.w.indent():
+                self.w.line(f"{var}.append(None)")
+                self.w.line("continue")
+            self.retry_if(f"{var}_len > {step.end} - pos")
+            value = f"buf[pos : pos + {var}_len]"
+            if step.payload == "str":
+                value += f".decode({step.encoding!r})"
+            self.w.line(f"{var}.append({value})")
+            self.w.line(f"pos += {var}_len")
 
     def depth_arg(self, depth: int) -> str:
         """The depth argument of a call to a record's reader (none where readers take no
@@ -510,6 +623,8 @@ class QuickTierEmitter:
 
     def item(self, step: Repeat) -> None:
         """One item of a repeat, appended."""
+        if step.index:
+            self.w.line(f"{step.index} = len({step.var})")
         if step.steps is None:
             self.w.line(
                 f"{step.item}, pos = _quick_{step.record}(buf, pos, {step.end}, limits"
