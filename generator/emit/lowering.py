@@ -573,7 +573,7 @@ class Lowering:
             end,
             tag,
             field.min_count,
-            count=self._expression(field.repeat["count"]) if how == "count" else "",
+            count=self._count(field.repeat["count"]) if how == "count" else "",
             blocks=f"{var}_blocks" if how == "blocks" else "",
             item=item,
             steps=steps,
@@ -675,7 +675,7 @@ class Lowering:
         """A counted run of varints (Craft's chunks): the elements, or the lengths of
         payloads that follow them."""
         chunk = CHUNK_TYPES[ref.name]
-        count = str(ref.count) if isinstance(ref.count, int) else self._expression(ref.count)
+        count = self._count(ref.count)
         if chunk.element == "int":
             return Chunk(var, count, end, chunk.zigzag, chunk.delta, ref.enum)
         # payload lengths: ZigZag where -1 is NULL (never delta-coded)
@@ -791,6 +791,10 @@ class Lowering:
             isinstance(o, ast.Constant) and type(o.value) is int and 0 <= o.value <= 0xFF
             for o in outcomes
         )
+
+    def _count(self, count: int | str) -> str:
+        """A ``count:`` as the plan's expression: a number as written, or an expression."""
+        return str(count) if isinstance(count, int) else self._expression(count)
 
     def _expression(self, text: str) -> str:
         """A spec expression over this record's fields (``this.x``) and its parents'
