@@ -16,7 +16,7 @@ import dataclasses
 
 from runtime._compiled.prelude cimport (
     _CRC8, _C_MAX_DEPTH, _DReader, _EntryOf, _Limits, _Reader, _bytes, _crc8, _entry, _entry_of,
-    _enum_bytes, _int64, _limits, _parse_as, _slot, _unzigzag, _utf8, _uvarint, _whole,
+    _enum_bytes, _int, _int64, _limits, _parse_as, _slot, _unzigzag, _utf8, _uvarint, _whole,
     wirespec_add_overflows, wirespec_get, wirespec_put,
 )
 from runtime._compiled.slots cimport (

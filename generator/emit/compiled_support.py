@@ -19,6 +19,9 @@ C_TYPES = {
 DECODERS = {"utf8": "_utf8", "ascii": "PyUnicode_DecodeASCII", "latin1": "PyUnicode_DecodeLatin1"}
 SHARED_INTS = {"int64_t", "int32_t", "uint32_t", "int16_t", "uint16_t"}
 """C types of numbers made Python ints through ``_int64``, which shares them."""
+SMALL_INTS = {"int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t"}
+"""C types of numbers a model's slot takes through ``_int``, which has the small ones at hand
+(a code, a count, a length)."""
 
 C_VALUES = {*C_TYPES.values(), "bint", "Py_ssize_t", "bytes"}
 """C types of variables whose Python value is atomic (a number, a bool, bytes or None)."""

@@ -12,6 +12,7 @@ from generator.emit.compiled_support import (
     C_VALUES,
     DECODERS,
     SHARED_INTS,
+    SMALL_INTS,
     NotCompiled,
 )
 from generator.emit.plan import (
@@ -376,8 +377,11 @@ class ValueSteps:
         # last for a field when its value repeats: a binlog's server id, sizes, timestamps
         shared = reused or self.enclosing_repeats > 0
         for name, var in step.fields:
+            decl = self.decls.get(var, "").partition(" = ")[0]
             if shared and self.decls.get(var) in ("uint8_t", "uint16_t", "uint32_t"):
                 var = f"shared_int(&{self.shared_int(var)}, {var}, 0)"
+            elif decl in SMALL_INTS:
+                var = f"_int({var})"
             self.w.line(f"wirespec_put({step.var}, _{step.class_name}_{name}, {var})")
         self.track(step, tests, reused)
 

@@ -175,6 +175,22 @@ cdef extern from *:
         slot->key = v;
         return value;
     }
+    /* A C integer as a Python int, the small ones (CPython's own, -5 to 256: a code, a
+       count, a length) from a table here: PyLong_FromLong's call and checks cost a small
+       model as much as its slots. */
+    static PyObject *wirespec_int_table[262];
+    WIRESPEC_ALWAYS_INLINE PyObject *wirespec_int(int64_t v) {
+        PyObject *value;
+        if ((uint64_t)v + 5u >= 262u) return PyLong_FromLongLong(v);
+        value = wirespec_int_table[v + 5];
+        if (value == NULL) {
+            value = PyLong_FromLongLong(v);
+            if (value == NULL) return NULL;
+            wirespec_int_table[v + 5] = value;
+        }
+        Py_INCREF(value);
+        return value;
+    }
     """
     Py_ssize_t wirespec_slot_offset(object descr) except? -1
     void wirespec_put(object obj, Py_ssize_t offset, object value)
@@ -195,6 +211,7 @@ cdef extern from *:
     object _utf8 "wirespec_utf8" (const unsigned char* p, Py_ssize_t n)
     object _bytes "wirespec_bytes" (const unsigned char* p, Py_ssize_t n)
     object _int64 "wirespec_int64" (int64_t v)
+    object _int "wirespec_int" (int64_t v)
 
 
 cdef inline unsigned int _crc8(unsigned int crc, const unsigned char* buf, Py_ssize_t start,
