@@ -106,7 +106,7 @@ cdef extern from *:
     #endif
     #endif
     #define WIRESPEC_KEPT_SLOTS 16   /* models of 1 to 16 slots are kept ... */
-    #define WIRESPEC_KEPT 128        /* ... up to 128 of each size */
+    #define WIRESPEC_KEPT 2000       /* ... up to 2000 of each size, as CPython keeps tuples */
     #define WIRESPEC_NESTED 50       /* models freed inside models before the trashcan */
     /* Free models by their number of slots, linked through their first slot. */
     static PyObject *wirespec_kept[WIRESPEC_KEPT_SLOTS + 1];
