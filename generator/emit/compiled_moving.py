@@ -453,8 +453,9 @@ class MovingSteps:
             self.w.line(f"{step.terminator} = {step.var}.pop()")
 
     def new_list(self, step: Repeat) -> str:
-        """What a list read by ``step`` starts as."""
-        return "[]"
+        """What a list read by ``step`` starts as: an empty one, kept from a freed model
+        where there is one (slots.pxd ``wirespec_new_list``)."""
+        return "new_list()"
 
     def call(self, record: str, end: str, var: str, depth: int = 0) -> str:
         """The call of ``record``'s reader up to ``end`` for ``var`` (a field, or a list's

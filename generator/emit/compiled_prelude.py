@@ -20,7 +20,8 @@ from runtime._compiled.prelude cimport (
     wirespec_add_overflows, wirespec_get, wirespec_put,
 )
 from runtime._compiled.slots cimport (
-    all_atomic, atomic, free_fast, keep_tracked, untrack, wirespec_alloc, wirespec_alloc_untracked,
+    all_atomic, atomic, free_fast, keep_tracked, new_list, untrack, wirespec_alloc,
+    wirespec_alloc_untracked,
 )
 
 

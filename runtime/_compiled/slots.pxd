@@ -106,7 +106,7 @@ cdef extern from *:
     #endif
     #endif
     #define WIRESPEC_KEPT_SLOTS 16   /* models of 1 to 16 slots are kept ... */
-    #define WIRESPEC_KEPT 128        /* ... up to 128 of each size */
+    #define WIRESPEC_KEPT 2000       /* ... up to 2000 of each size, as CPython keeps tuples */
     #define WIRESPEC_NESTED 50       /* models freed inside models before the trashcan */
     /* Free models by their number of slots, linked through their first slot. */
     static PyObject *wirespec_kept[WIRESPEC_KEPT_SLOTS + 1];
@@ -119,11 +119,57 @@ cdef extern from *:
     #define WIRESPEC_SLOTS(tp) \
         (((size_t)(tp)->tp_basicsize - sizeof(PyObject)) / sizeof(PyObject *))
 
+    /* Lists a freed model alone held, emptied and kept for the lists the module's readers
+       fill next (as CPython keeps 80 lists): untracked, each a reference held here. */
+    static PyObject *wirespec_lists[WIRESPEC_KEPT];
+    static int wirespec_lists_n = 0;
+
+    /* Release a slot's value: a list nothing else holds is kept (its items released as
+       list_dealloc releases them, its memory for items freed), anything else decref'd. */
+    WIRESPEC_ALWAYS_INLINE void wirespec_release(PyObject *value) {
+        PyListObject *list;
+        PyObject **items;
+        Py_ssize_t i;
+        if (value == NULL) return;
+        if (!PyList_CheckExact(value) || Py_REFCNT(value) != 1
+                || wirespec_lists_n >= WIRESPEC_KEPT) {
+            Py_DECREF(value);
+            return;
+        }
+        list = (PyListObject *)value;
+        items = list->ob_item;
+        i = Py_SIZE(list);
+        if (PyObject_GC_IsTracked(value)) PyObject_GC_UnTrack(value);
+        /* empty before it is kept: releasing the items may run code that takes it */
+        Py_SET_SIZE(list, 0);
+        list->ob_item = NULL;
+        list->allocated = 0;
+        wirespec_lists[wirespec_lists_n++] = value;
+        if (items != NULL) {
+            while (--i >= 0) Py_XDECREF(items[i]);
+            PyMem_Free(items);
+        }
+    }
+
+    /* An empty list as [] makes it (a new reference, tracked): a kept one, or a new one. */
+    static inline PyObject *wirespec_new_list(void) {
+        PyObject *list;
+        if (wirespec_lists_n == 0) return PyList_New(0);
+        list = wirespec_lists[--wirespec_lists_n];
+        PyObject_GC_Track(list);
+        return list;
+    }
+
     WIRESPEC_ALWAYS_INLINE void wirespec_model_free(PyObject *self, PyTypeObject *tp,
                                                     PyTypeObject *model) {
         size_t n = WIRESPEC_SLOTS(model);
         PyObject **slots = (PyObject **)((char *)self + sizeof(PyObject));
-        for (size_t i = 0; i < n; i++) Py_CLEAR(slots[i]);
+        PyObject *value;
+        for (size_t i = 0; i < n; i++) {
+            value = slots[i];
+            slots[i] = NULL;
+            wirespec_release(value);
+        }
         if (tp == model && 0 < n && n <= WIRESPEC_KEPT_SLOTS
                 && wirespec_kept_n[n] < WIRESPEC_KEPT) {
             /* untracked (its GC header clear): a model as the allocator gives it */
@@ -211,6 +257,7 @@ cdef extern from *:
         ((PyTypeObject *)cls)->tp_dealloc = wirespec_model_dealloc;
     }
     """
+    list new_list "wirespec_new_list" ()
     bint wirespec_plain_layout(PyObject* cls) noexcept
     bint wirespec_freed_fast(PyObject* cls) noexcept
     void wirespec_free_fast(PyObject* cls) noexcept
