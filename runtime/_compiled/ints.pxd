@@ -1,8 +1,8 @@
 # cython: language_level=3
-"""Python ints for C integers, shared: 0..255 from a table made once, and a field's int
-from its last one when the value is the same (a binlog's server id, versions and
-timestamps repeat event after event; an int is immutable, so models may share one, equal
-either way). A rendered plan keeps one ``SharedInt`` per field it reads this way. Inline
+"""Python ints for C integers, shared: 0..255 from the prelude's table of small ints
+(``wirespec_int_table``, filled as they are first seen), and a field's int from its last
+one when the value is the same (a binlog's server id, versions and timestamps repeat event
+after event; an int is immutable, so models may share one, equal either way). A rendered plan keeps one ``SharedInt`` per field it reads this way. Inline
 only: a module that cimports these compiles them in."""
 
 from libc.stdint cimport uint64_t
@@ -12,7 +12,6 @@ cdef extern from *:
     """
     #include <stdint.h>
     typedef struct { uint64_t raw; PyObject *value; } wirespec_shared_int;
-    static PyObject *wirespec_small_ints[256];
     /* the int of raw when it is not a small one (a new reference; NULL: raised) */
     static PyObject *wirespec_shared_slow(wirespec_shared_int *s, uint64_t raw, int zigzag) {
         PyObject *v;
@@ -20,7 +19,7 @@ cdef extern from *:
         if (zigzag ? (raw < 512 && !(raw & 1)) : raw < 256) {  /* a small one, first seen */
             v = PyLong_FromUnsignedLongLong(small);
             if (v == NULL) return NULL;
-            wirespec_small_ints[small] = v;  /* kept for good */
+            wirespec_int_table[small + 5] = v;  /* kept for good */
             Py_INCREF(v);
             return v;
         }
@@ -40,7 +39,7 @@ cdef extern from *:
             wirespec_shared_int *s, uint64_t raw, int zigzag) {
         PyObject *v = NULL;
         if (zigzag ? (raw < 512 && !(raw & 1)) : raw < 256)
-            v = wirespec_small_ints[zigzag ? raw >> 1 : raw];
+            v = wirespec_int_table[(zigzag ? raw >> 1 : raw) + 5];
         else if (s->value != NULL && s->raw == raw)
             v = s->value;
         if (v == NULL) return wirespec_shared_slow(s, raw, zigzag);
