@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from benchmarks.instructions import instructions_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,14 +84,7 @@ def timed(n: int, runs: int, match: str = "") -> dict:
 
 
 def _instructions(case: str, n: int) -> int:
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    cmd = [
-        "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-        sys.executable, "-m", "benchmarks.dispatch", "--run", case, str(n),
-    ]  # fmt: skip
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stderr
-    return int(re.search(r"I\s+refs:\s+([\d,]+)", out).group(1).replace(",", ""))
+    return instructions_of(["-m", "benchmarks.dispatch", "--run", case, str(n)])
 
 
 def instructions(n: int, match: str = "") -> dict:

@@ -125,8 +125,9 @@ def _instructions(workload: str, decoder: str, n: int) -> int:
     return instructions_of(args, pure)
 
 
-def instructions_of(args: list[str], extra_env: dict | None = None) -> int:
-    """The instructions ``python *args`` runs, by cachegrind, with PYTHONHASHSEED=0."""
+def instructions_of(args: list[str], extra_env: dict | None = None, cwd=None) -> int:
+    """The instructions ``python *args`` runs (in ``cwd``), by cachegrind, with
+    PYTHONHASHSEED=0: the one cachegrind invocation every instruction benchmark uses."""
     env = dict(os.environ, PYTHONHASHSEED="0", **(extra_env or {}))
     # numpy's BLAS thread (the tablestore SDK imports numpy) otherwise spins
     env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
@@ -134,8 +135,8 @@ def instructions_of(args: list[str], extra_env: dict | None = None) -> int:
         "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
         sys.executable, *args,
     ]  # fmt: skip
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stderr
-    return int(re.search(r"I\s+refs:\s+([\d,]+)", out).group(1).replace(",", ""))
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True, cwd=cwd)
+    return int(re.search(r"I\s+refs:\s+([\d,]+)", out.stderr).group(1).replace(",", ""))
 
 
 def main(argv=None) -> int:

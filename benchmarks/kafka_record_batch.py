@@ -33,11 +33,7 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
-import re
 import statistics
-import subprocess
-import sys
 import time
 
 import anycrc
@@ -149,16 +145,12 @@ def counted_run(name: str, codec: int, passes: int, collect: bool) -> None:
 
 def instructions(name: str, codec: int, passes: int, collect: bool) -> float:
     """Instructions per record of ``name``: ``passes`` decodes minus none."""
+    from benchmarks.instructions import instructions_of  # here: the counted child runs as a script
 
     def count(n: int) -> int:
-        cmd = [
-            "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-            sys.executable, __file__, "--codec", str(codec), "--gc", "on" if collect else "off",
-            "--counted-run", name, str(n),
-        ]  # fmt: skip
-        env = dict(os.environ, PYTHONHASHSEED="0")
-        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stderr
-        return int(re.search(r"I\s+refs:\s+([\d,]+)", out).group(1).replace(",", ""))
+        gc_mode = "on" if collect else "off"
+        args = [__file__, "--codec", str(codec), "--gc", gc_mode, "--counted-run", name, str(n)]
+        return instructions_of(args)
 
     return (count(passes) - count(0)) / (passes * BATCHES * RECORDS)
 

@@ -24,11 +24,8 @@ Also in the suite: ``python -m benchmarks --only msgpack``.
 from __future__ import annotations
 
 import argparse
-import os
 import platform
-import re
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -38,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import msgpack
 import msgpack.fallback
 
+from benchmarks.instructions import instructions_of
 from generated import msgpack as codec
 from runtime.core.limits import DEFAULT
 
@@ -143,13 +141,7 @@ def _decode(shape: str, label: str, n: int) -> None:
 
 
 def _instructions(shape: str, label: str, n: int) -> int:
-    cmd = [
-        "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-        sys.executable, __file__, "--run", shape, label, str(n),
-    ]  # fmt: skip
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stderr
-    return int(re.search(r"I\s+refs:\s+([\d,]+)", out).group(1).replace(",", ""))
+    return instructions_of([__file__, "--run", shape, label, str(n)])
 
 
 def _count(n: int) -> int:

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
-import subprocess
 import sys
 import time
+
+from benchmarks.instructions import instructions_of
 
 WAYS = ("arrow", "models", "rows")
 
@@ -74,14 +74,8 @@ def run_once(decoder, batches) -> float:
 
 
 def _instructions(way: str, rows: int, batch: int) -> int:
-    cmd = [
-        "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-        sys.executable, "-m", "benchmarks.plainbuffer_worker", "--run", way, str(rows),
-        "--batch", str(batch),
-    ]  # fmt: skip
-    env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stderr
-    return int(re.search(r"I\s+refs:\s+([\d,]+)", out).group(1).replace(",", ""))
+    args = ["-m", "benchmarks.plainbuffer_worker", "--run", way, str(rows), "--batch", str(batch)]
+    return instructions_of(args)
 
 
 def main(argv=None) -> int:

@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.instructions import instructions_of
 
 PAYLOADS = ("order_card", "order_voucher")
 
@@ -190,13 +191,7 @@ def _run_calls(payload: str, case: str, n: int) -> None:
 
 
 def _instructions(payload: str, case: str, n: int) -> int:
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    cmd = [
-        "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-        sys.executable, __file__, "--run", payload, case, str(n),
-    ]  # fmt: skip
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True, cwd=ROOT)
-    return int(re.search(r"I\s+refs:\s+([\d,]+)", out.stderr).group(1).replace(",", ""))
+    return instructions_of([__file__, "--run", payload, case, str(n)], cwd=ROOT)
 
 
 def instructions(n: int) -> None:

@@ -34,12 +34,12 @@ class FastPathSupport:
             for field in record.fields
             for ref in [field.type, *field.type.cases.values()]
             if ref.kind == "record"
-            and any("_parent._parent" in t for t in self._expressions(self.spec.records[ref.name]))
+            and any("_parent._parent" in t for t in self.expressions(self.spec.records[ref.name]))
         }
         self.reads_index = any(
             "_index" in text
             for record in self.spec.records.values()
-            for text in self._expressions(record)
+            for text in self.expressions(record)
         )
         """Some expression reads ``_index``: parents passed on carry the element's index."""
         # Every record is taken to have a reader until one it uses has none: a recursive
@@ -61,7 +61,7 @@ class FastPathSupport:
                     changed = True
         return ok
 
-    def _expressions(self, record: Record) -> list[str]:
+    def expressions(self, record: Record) -> list[str]:
         """Every expression of ``record``'s own fields (sizes, counts, conditions, ...)."""
         out = []
         for field in record.fields:
@@ -89,7 +89,7 @@ class FastPathSupport:
         return out
 
     def _uses_parent(self, record: Record) -> bool:
-        return any("_parent" in text for text in self._expressions(record))
+        return any("_parent" in text for text in self.expressions(record))
 
     def _record_refs(self, ref: TypeRef) -> list[str]:
         if ref.kind == "record":
@@ -150,7 +150,7 @@ class FastPathSupport:
             raise Unsupported("tags, conditions, checksums or open repeats in a message")
         if any(
             "_parent._parent._parent" in text or "this._parent" == text
-            for text in self._expressions(record)
+            for text in self.expressions(record)
         ):
             raise Unsupported("expressions over the great-grandparent")
         if not (field.trailer and field.type.kind == "prim"):

@@ -591,7 +591,7 @@ class Lowering:
             return True
         if ref.kind != "record" or ref.name not in self.inline:
             return False
-        texts = self.fast._expressions(self.spec.records[ref.name])
+        texts = self.fast.expressions(self.spec.records[ref.name])
         return any("this._parent._index" in text for text in texts)
 
     def _until(self, field: Field, item: str) -> str:
