@@ -38,14 +38,6 @@ CRC8_TABLE = _crc8_table()
 _SMBUS = anycrc.Model("CRC8-SMBUS")
 
 
-def crc8_table_driven(data: bytes, crc: int = 0) -> int:
-    """The definition of :func:`crc8`, one table lookup a byte (kept as its test oracle)."""
-    table = CRC8_TABLE
-    for b in data:
-        crc = table[crc ^ b]
-    return crc
-
-
 def crc8(data: bytes, crc: int = 0) -> int:
     """CRC-8, polynomial 0x07, init 0, MSB first, no reflection, no final xor (SMBUS).
 

@@ -23,11 +23,8 @@ code calls; the construct classes wrap the same logic for streams.
 
 from __future__ import annotations
 
-import operator
-
-from construct import Construct, SizeofError
-
 from runtime.core.errors import DecodeError, EncodeError, SpecError
+from runtime.core.stream import StreamVarInt, as_int
 
 MAX_BYTES = 10
 """Longest varint Go writes for a uint64 (``binary.MaxVarintLen64``)."""
@@ -113,7 +110,7 @@ def write_uvarint(value, *, bits: int = 64) -> bytes:
     runtime.core.errors.EncodeError: <model>: uvarint -1 is out of range for uint64
     """
     if type(value) is not int:
-        value = _as_int(value, "uvarint")
+        value = as_int(value, "uvarint")
     if 0 <= value < 0x80 and not value >> bits:
         return _SMALL[value]
     if value < 0 or value >> bits:
@@ -126,13 +123,8 @@ def write_uvarint(value, *, bits: int = 64) -> bytes:
     return bytes(out)
 
 
-def zigzag_encode(value: int) -> int:
-    """Signed to ZigZag unsigned: 0, -1, 1, -2 -> 0, 1, 2, 3 (no range check)."""
-    return value << 1 if value >= 0 else (-value << 1) - 1
-
-
 def zigzag_decode(value: int) -> int:
-    """Inverse of :func:`zigzag_encode`."""
+    """ZigZag unsigned to signed: 0, 1, 2, 3 -> 0, -1, 1, -2."""
     return (value >> 1) ^ -(value & 1)
 
 
@@ -143,7 +135,7 @@ def write_zigzag(value, *, bits: int = 64) -> bytes:
     ('ffffffffffffffffff01', 'b003')
     """
     if type(value) is not int:
-        value = _as_int(value, "zigzag varint")
+        value = as_int(value, "zigzag varint")
     if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
         raise EncodeError(f"zigzag varint {value} is out of range for int{bits}")
     return write_uvarint(value << 1 if value >= 0 else (-value << 1) - 1)
@@ -210,21 +202,11 @@ def build_zigzag_stream(obj, stream, bits: int = 64):
     return obj
 
 
-def _as_int(value, what: str) -> int:
-    # operator.index accepts numpy integers; bool is an int but never a meaningful varint.
-    if isinstance(value, bool):
-        raise EncodeError(f"{what} must be an integer, got bool")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise EncodeError(f"{what} must be an integer, got {type(value).__name__}") from None
-
-
-class _LEB128(Construct):
+class _LEB128(StreamVarInt):
     """Shared shape of :class:`UVarInt` and :class:`ZigZagVarInt`."""
 
-    _reader = staticmethod(parse_uvarint_stream)
-    _writer = staticmethod(build_uvarint_stream)
+    _read = staticmethod(parse_uvarint_stream)
+    _write = staticmethod(build_uvarint_stream)
 
     def __init__(self, *, bits: int = 64, max_bytes: int = MAX_BYTES):
         super().__init__()
@@ -234,26 +216,8 @@ class _LEB128(Construct):
             raise SpecError(f"varint max_bytes must be 1..{MAX_BYTES}, not {max_bytes!r}")
         self.bits, self.max_bytes = bits, max_bytes
 
-    def _parse(self, stream, context, path):
-        return self._reader(stream, self.bits, self.max_bytes)
-
-    def _build(self, obj, stream, context, path):
-        return self._writer(obj, stream, self.bits)
-
-    def _sizeof(self, context, path):
-        raise SizeofError("a varint's size depends on its value", path=path)
-
-    # Compiled parsers import the same functions, so there is no linked (interpreted)
-    # fallback and both paths share one implementation.
-    def _emitparse(self, code):
-        name = self._reader.__name__
-        code.append(f"from {__name__} import {name}")
-        return f"{name}(io, {self.bits}, {self.max_bytes})"
-
-    def _emitbuild(self, code):
-        name = self._writer.__name__
-        code.append(f"from {__name__} import {name}")
-        return f"{name}(obj, io, {self.bits})"
+    def read_args(self) -> tuple:
+        return (self.bits, self.max_bytes)
 
     def __repr__(self):
         return f"{type(self).__name__}(bits={self.bits}, max_bytes={self.max_bytes})"
@@ -285,5 +249,5 @@ class ZigZagVarInt(_LEB128):
     runtime.core.errors.EncodeError: <model>: zigzag varint 40000 is out of range for int16
     """
 
-    _reader = staticmethod(parse_zigzag_stream)
-    _writer = staticmethod(build_zigzag_stream)
+    _read = staticmethod(parse_zigzag_stream)
+    _write = staticmethod(build_zigzag_stream)

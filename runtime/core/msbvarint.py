@@ -23,12 +23,9 @@ readers accept longer ones, as MySQL does (``01 00`` reads as 0).
 
 from __future__ import annotations
 
-import operator
-
-from construct import Construct, SizeofError
-
 from runtime.core.errors import DecodeError, EncodeError, SpecError
-from runtime.core.stream import read_byte, read_exact, remaining
+from runtime.core.leb128 import zigzag_decode
+from runtime.core.stream import StreamVarInt, as_int, read_byte, read_exact, remaining
 
 # Total encoded length announced by each possible first byte: trailing ones + 1.
 # For 0xff that is 9, which is exactly the special 9-byte form.
@@ -128,7 +125,7 @@ def read_uvar(stream, bits: int = 64, what: str = "varint") -> int:
 
 def write_uvar(value, stream, bits: int = 64, what: str = "varint") -> int:
     """Check that ``value`` is an int in ``0 .. 2**bits-1``, write it, and return it."""
-    value = _as_int(value, what)
+    value = as_int(value, what)
     if value < 0 or value >> bits:
         raise EncodeError(f"{what} {value} is out of range for uint{bits}")
     stream.write(encode_uvar(value))
@@ -140,67 +137,28 @@ def zigzag(value: int, bits: int = 64) -> int:
     return ((value << 1) ^ (value >> (bits - 1))) & ((1 << bits) - 1)
 
 
-def unzigzag(value: int) -> int:
-    """Inverse of :func:`zigzag`."""
-    return (value >> 1) ^ -(value & 1)
-
-
 def read_svar(stream, bits: int = 64, what: str = "signed varint") -> int:
     """Read one zigzag varint; the unsigned form must fit ``bits`` (as MySQL checks it)."""
-    return unzigzag(read_uvar(stream, bits, what))
+    return zigzag_decode(read_uvar(stream, bits, what))
 
 
 def write_svar(value, stream, bits: int = 64, what: str = "signed varint") -> int:
     """Check that ``value`` fits in int``bits``, write its zigzag varint, and return it."""
-    value = _as_int(value, what)
+    value = as_int(value, what)
     if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
         raise EncodeError(f"{what} {value} is out of range for int{bits}")
     stream.write(encode_uvar(zigzag(value, bits)))
     return value
 
 
-def _as_int(value, what: str) -> int:
-    # operator.index accepts numpy integers too; bool is an int but never a valid value here.
-    if isinstance(value, bool):
-        raise EncodeError(f"{what} must be an integer, got bool")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise EncodeError(f"{what} must be an integer, got {type(value).__name__}") from None
-
-
-class _VarIntBase(Construct):
-    """Shared shape of the two varint classes: a width and the private construct protocol."""
-
-    _read: staticmethod
-    _write: staticmethod
+class _VarIntBase(StreamVarInt):
+    """Shared shape of the two varint classes: a width of 8, 16, 32 or 64 bits."""
 
     def __init__(self, bits: int = 64):
         super().__init__()
         if bits not in (8, 16, 32, 64):
             raise SpecError(f"bits must be 8, 16, 32 or 64, not {bits!r}")
         self.bits = bits
-
-    def _parse(self, stream, context, path):
-        return self._read(stream, self.bits)
-
-    def _build(self, obj, stream, context, path):
-        return self._write(obj, stream, self.bits)
-
-    def _sizeof(self, context, path):
-        raise SizeofError("a varint's size depends on its value", path=path)
-
-    # The compiled parser imports the same reader/writer, so both paths share one
-    # implementation and there is no linked (interpreted) fallback.
-    def _emitparse(self, code):
-        name = self._read.__name__
-        code.append(f"from {__name__} import {name}")
-        return f"{name}(io, {self.bits})"
-
-    def _emitbuild(self, code):
-        name = self._write.__name__
-        code.append(f"from {__name__} import {name}")
-        return f"{name}(obj, io, {self.bits})"
 
     def __repr__(self):
         return f"{type(self).__name__}({self.bits})"

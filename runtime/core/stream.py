@@ -1,4 +1,6 @@
-"""Reading from construct's streams with wirespec errors instead of construct's.
+"""Reading from construct's streams with wirespec errors instead of construct's, and the
+construct shape both varint families (:mod:`runtime.core.leb128`, :mod:`runtime.core.msbvarint`)
+share.
 
     >>> import io
     >>> read_exact(io.BytesIO(b"ab"), 3, "string payload")
@@ -14,8 +16,11 @@ allocate more than the bytes that are actually there.
 from __future__ import annotations
 
 import io
+import operator
 
-from runtime.core.errors import DecodeError
+from construct import Construct, SizeofError
+
+from runtime.core.errors import DecodeError, EncodeError
 
 
 def remaining(stream) -> int:
@@ -52,3 +57,52 @@ def peek_byte(stream) -> int | None:
         return None
     stream.seek(-1, io.SEEK_CUR)
     return b[0]
+
+
+def as_int(value, what: str) -> int:
+    """``value`` as the int a writer encodes: numpy integers pass (``operator.index``); a
+    bool is an int but never a meaningful number here, so it is refused like a non-integer.
+
+    >>> as_int(True, "varint")
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: <model>: varint must be an integer, got bool
+    """
+    if isinstance(value, bool):
+        raise EncodeError(f"{what} must be an integer, got bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise EncodeError(f"{what} must be an integer, got {type(value).__name__}") from None
+
+
+class StreamVarInt(Construct):
+    """A varint construct of ``bits`` whose reading and writing are two module functions,
+    ``_read(stream, *read_args())`` and ``_write(obj, stream, bits)``. Compiled construct
+    parsers import the same functions, so there is no linked (interpreted) fallback and
+    both paths share one implementation."""
+
+    _read: staticmethod
+    _write: staticmethod
+    bits: int
+
+    def read_args(self) -> tuple:
+        """What ``_read`` takes after the stream."""
+        return (self.bits,)
+
+    def _parse(self, stream, context, path):
+        return self._read(stream, *self.read_args())
+
+    def _build(self, obj, stream, context, path):
+        return self._write(obj, stream, self.bits)
+
+    def _sizeof(self, context, path):
+        raise SizeofError("a varint's size depends on its value", path=path)
+
+    def _emitparse(self, code):
+        code.append(f"from {self._read.__module__} import {self._read.__name__}")
+        return f"{self._read.__name__}(io, {', '.join(map(str, self.read_args()))})"
+
+    def _emitbuild(self, code):
+        code.append(f"from {self._write.__module__} import {self._write.__name__}")
+        return f"{self._write.__name__}(obj, io, {self.bits})"

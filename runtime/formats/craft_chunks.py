@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import operator
-import struct
 from itertools import accumulate as _accumulate
 
 from construct import Construct, ListContainer, SizeofError, evaluate
@@ -42,7 +41,6 @@ from runtime.core.spans import current as current_spans
 
 U64 = (1 << 64) - 1
 _I64 = 1 << 63
-_DOUBLE = struct.Struct("<d")
 
 
 def _wrap64(v: int) -> int:

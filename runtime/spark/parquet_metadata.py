@@ -133,10 +133,3 @@ def spark_schema(table: str):
     from pyspark.sql.types import StructType
 
     return StructType.fromDDL(SCHEMAS[table])
-
-
-def to_pandas(rows: dict[str, list[dict]]):
-    """The tables as pandas DataFrames (``pyarrow``-typed columns), by table name."""
-    import pandas as pd
-
-    return {name: pd.DataFrame(rows[name]) for name in TABLES}
