@@ -34,6 +34,14 @@ from runtime.core import tier
 from runtime.core.errors import WirespecError
 
 
+def exported(fn, namespace: dict):
+    """``fn`` as a function of the generated module whose ``namespace`` it is for (text run
+    by ``exec`` in a bare namespace has no module name: its functions keep this module's)."""
+    fn.__module__ = namespace.get("__name__", fn.__module__)
+    fn.__qualname__ = fn.__name__
+    return fn
+
+
 class Contract:
     """The contract functions of the generated module whose globals are ``namespace``.
 
@@ -108,15 +116,8 @@ class Contract:
             self._to_rows,
             self._iter_rows,
         ):
-            fn = self._exported(make())
+            fn = exported(make(), self.namespace)
             setattr(self, fn.__name__, fn)
-
-    def _exported(self, fn):
-        """``fn`` as a function of the generated module (text run by ``exec`` in a bare
-        namespace has no module name: its functions keep this module's)."""
-        fn.__module__ = self.namespace.get("__name__", fn.__module__)
-        fn.__qualname__ = fn.__name__
-        return fn
 
     def check_record(self, record: str) -> None:
         """Refuse a record the module does not have, naming the ones it has."""
@@ -163,7 +164,7 @@ class Contract:
                 return rt_codec.parse(records[record], data, limits, defaults=defaults)
             return parse_fast(reader, data, limits, defaults, quick_readers.get(record))
 
-        return self._exported(parse)
+        return exported(parse, self.namespace)
 
     def _parse_construct(self):
         records, defaults, check = self.records, self.limits, self.check_record

@@ -85,19 +85,20 @@ def _into(decompress_into, data: bytes, size: int) -> bytes:
     return bytes(out)
 
 
-def _bounded(decompress_into, data: bytes, limit: int, guess: int | None = None) -> bytes:
-    """Decode with buffers that double from ``guess`` up to ``limit + 1`` bytes."""
-    if guess is None:
-        guess = max(1024, _FIRST_GUESS_RATIO * len(data))
+def _too_large(limit: int) -> LimitError:
+    return LimitError(f"decompressed data exceeds the limit max_decompressed_bytes={limit}")
+
+
+def _bounded(decompress_into, data: bytes, limit: int) -> bytes:
+    """Decode with buffers that double from a guess up to ``limit + 1`` bytes."""
+    guess = max(1024, _FIRST_GUESS_RATIO * len(data))
     size = min(limit + 1, guess + 1)
     while True:
         try:
             return _into(decompress_into, data, size)
         except _Overflow:
             if size > limit:
-                raise LimitError(
-                    f"decompressed data exceeds the limit max_decompressed_bytes={limit}"
-                ) from None
+                raise _too_large(limit) from None
             size = min(limit + 1, 2 * size)
 
 
@@ -179,9 +180,7 @@ def _zlib_family(wbits: int):
                 raise DecodeError(f"corrupt compressed data: {err}") from None
             total += len(part)
             if total > limit:
-                raise LimitError(
-                    f"decompressed data exceeds the limit max_decompressed_bytes={limit}"
-                )
+                raise _too_large(limit)
             parts.append(part)
             if not d.eof:
                 raise DecodeError("truncated compressed data")
@@ -237,7 +236,7 @@ def _zstd(data: bytes, limit: int) -> bytes:
     except zstandard.ZstdError as err:
         raise DecodeError(f"corrupt compressed data: {err}") from None
     if declared > limit:
-        raise LimitError(f"decompressed data exceeds the limit max_decompressed_bytes={limit}")
+        raise _too_large(limit)
     if declared > 0:  # 0 may be a frame lying about its content: the stream checks it
         try:
             return decompressor.decompress(data, allow_extra_data=False)
@@ -262,9 +261,7 @@ def _zstd_stream(decompressor, data: bytes, limit: int) -> bytes:
             fed += piece
             total += len(part)
             if total > limit:
-                raise LimitError(
-                    f"decompressed data exceeds the limit max_decompressed_bytes={limit}"
-                )
+                raise _too_large(limit)
             parts.append(part)
         rest = memoryview(frame.unused_data + rest[fed:])
     return b"".join(parts)

@@ -392,21 +392,21 @@ class BuiltList(ListContainer):
         self.sizes = []
 
 
-class RepeatEos(_Repeat):
-    """Elements back to back until the end of the stream; ``min_count`` rejects fewer."""
+class _RepeatAtLeast(_Repeat):
+    """A repeat that ``min_count`` bounds from below, both ways."""
 
     def __init__(self, subcon, *, min_count: int = 0):
         super().__init__(subcon)
         self.min_count = min_count
 
-    def _more(self, stream, context, items):
-        return peek_byte(stream) is not None
+    def _too_few(self) -> str:
+        return f"expected at least {self.min_count} element(s)"
 
     def _parse(self, stream, context, path):
         start = stream.tell()
         items = super()._parse(stream, context, path)
         if len(items) < self.min_count:
-            raise DecodeError(f"expected at least {self.min_count} element(s)", offset=start)
+            raise DecodeError(self._too_few(), offset=start)
         return items
 
     def _build(self, obj, stream, context, path):
@@ -415,35 +415,28 @@ class RepeatEos(_Repeat):
         return super()._build(obj, stream, context, path)
 
 
-class RepeatWhileTag(_Repeat):
+class RepeatEos(_RepeatAtLeast):
+    """Elements back to back until the end of the stream; ``min_count`` rejects fewer."""
+
+    def _more(self, stream, context, items):
+        return peek_byte(stream) is not None
+
+
+class RepeatWhileTag(_RepeatAtLeast):
     """Elements while the next byte is ``tag`` (the element's own leading tag).
 
     ``min_count`` rejects a section that the format says must not be empty.
     """
 
     def __init__(self, subcon, tag: int, *, min_count: int = 0):
-        super().__init__(subcon)
+        super().__init__(subcon, min_count=min_count)
         self.tag = tag
-        self.min_count = min_count
 
     def _more(self, stream, context, items):
         return peek_byte(stream) == self.tag
 
-    def _parse(self, stream, context, path):
-        start = stream.tell()
-        items = super()._parse(stream, context, path)
-        if len(items) < self.min_count:
-            raise DecodeError(
-                f"expected at least {self.min_count} element(s) starting with tag "
-                f"0x{self.tag:02x}",
-                offset=start,
-            )
-        return items
-
-    def _build(self, obj, stream, context, path):
-        if len(obj or ()) < self.min_count:
-            raise EncodeError(f"needs at least {self.min_count} element(s)")
-        return super()._build(obj, stream, context, path)
+    def _too_few(self) -> str:
+        return f"{super()._too_few()} starting with tag 0x{self.tag:02x}"
 
 
 class RepeatCount(_Repeat):

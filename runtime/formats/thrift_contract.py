@@ -26,6 +26,7 @@ readers read it.
 
 # no ``from __future__ import annotations``: help() shows the annotations as the module did
 
+from runtime.core.contract import exported
 from runtime.core.errors import EncodeError, WirespecError
 from runtime.formats import thrift_compact as rt
 
@@ -73,9 +74,7 @@ class ThriftContract:
             self._spark_schema,
             self._to_rows,
         ):
-            fn = make()
-            fn.__module__ = namespace.get("__name__", fn.__module__)
-            fn.__qualname__ = fn.__name__
+            fn = exported(make(), namespace)
             setattr(self, fn.__name__, fn)
 
     def check_record(self, record: str, body) -> None:
