@@ -23,7 +23,6 @@ from runtime.formats.craft_chunks import (
     DeltaUVarIntChunk,
     DeltaVarIntChunk,
     NullableBytesChunk,
-    NullableString,
     ReversedUVarInt,
     SizeTables,
     StringChunk,
@@ -261,14 +260,6 @@ def test_invalid_text_is_a_decode_error():
     with pytest.raises(DecodeError, match="invalid utf-8") as info:
         StringChunk(1, "utf-8").parse(b"\x02a\xff")
     assert info.value.offset == 2
-
-
-def test_nullable_string():
-    assert NullableString().parse(b"\x01") is None
-    assert NullableString().parse(b"\x00") == b""
-    assert NullableString("utf-8").build("hé") == b"\x06h\xc3\xa9"
-    with pytest.raises(DecodeError):
-        NullableString().parse(b"\x06ab")
 
 
 # ----------------------------------------------------- trailer, size tables, dictionary

@@ -32,7 +32,6 @@ from runtime.formats.craft_chunks import (  # noqa: F401 - named by generated mo
     DeltaUVarIntChunk,
     DeltaVarIntChunk,
     NullableBytesChunk,
-    NullableString,
     ReversedUVarInt,
     SizeTables,
     StringChunk,

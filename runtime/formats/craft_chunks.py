@@ -566,37 +566,6 @@ def _at(err, name=None, index=None):
     return err
 
 
-class NullableString(Construct):
-    """One ZigZag varint length (-1 = NULL), then that many bytes.
-
-    >>> NullableString("utf-8").parse(b"\\x04hi"), NullableString().parse(b"\\x01")
-    ('hi', None)
-    >>> NullableString().build(b"").hex()
-    '00'
-    """
-
-    def __init__(self, encoding: str | None = None):
-        super().__init__()
-        self._chunk = NullableBytesChunk(1, encoding)
-
-    def unpack(self, buf, pos, end, limits=_limits.DEFAULT):
-        values, pos = self._chunk.unpack(buf, pos, end, 1, limits)
-        return values[0], pos
-
-    def pack(self, value, out):
-        self._chunk.pack([value], 1, out)
-
-    def _parse(self, stream, context, path):
-        return self._chunk._parse(stream, context, path)[0]
-
-    def _build(self, obj, stream, context, path):
-        self._chunk._build([obj], stream, context, path)
-        return obj
-
-    def _sizeof(self, context, path):
-        raise SizeofError("a string's size depends on its value", path=path)
-
-
 # -------------------------------------------------------------------------------------
 # The trailer, size tables and the term dictionary
 # -------------------------------------------------------------------------------------
