@@ -22,7 +22,7 @@ import crc32c
 from runtime.core.checksum import CRC8_TABLE  # noqa: F401 - the quick tier's CRC-8 of one-byte items
 from runtime.core.errors import DecodeError
 from runtime.core.leb128 import read_reversed_uvarint, read_uvarint  # noqa: F401 - for generated code
-from runtime.core.msbvarint import _LENGTH, encode_uvar, uvar_size, zigzag
+from runtime.core.msbvarint import _LENGTH, encode_uvar, msb_svar, msb_uvar, uvar_size, zigzag  # noqa: F401 - for generated code
 
 CHECKSUMS = {
     "crc8": anycrc.Model("CRC8-SMBUS").calc,
@@ -68,33 +68,6 @@ def tag_error(buf: bytes, pos: int, end: int, tag: int) -> DecodeError:
     if pos >= end:
         return DecodeError(f"truncated tag 0x{tag:02x}: needs 1 byte, 0 remain", offset=pos)
     return DecodeError(f"expected tag 0x{tag:02x}, got 0x{buf[pos]:02x}", offset=pos)
-
-
-def msb_uvar(buf, pos: int, end: int, bits: int, what: str = "varint") -> tuple[int, int]:
-    """One unsigned msb-count varint at ``pos``: ``(value, new_pos)``, with the errors of
-    :func:`runtime.core.msbvarint.read_uvar` (truncation, a value wider than ``bits``)."""
-    if pos >= end:
-        raise DecodeError(f"truncated {what}: needs 1 byte, 0 remain", offset=pos)
-    first = buf[pos]
-    n = _LENGTH[first]
-    if n == 1:
-        return first >> 1, pos + 1
-    stop = pos + n
-    if stop > end:
-        raise DecodeError(f"truncated {what}: announces {n} bytes, {end - pos} remain", offset=pos)
-    if n == 9:
-        value = int.from_bytes(buf[pos + 1 : stop], "little")
-    else:
-        value = int.from_bytes(buf[pos:stop], "little") >> n
-    if value >> bits:
-        raise DecodeError(f"{what} {value} does not fit in uint{bits}", offset=pos)
-    return value, stop
-
-
-def msb_svar(buf, pos: int, end: int, bits: int, what: str = "signed varint"):
-    """One zigzag msb-count varint (:func:`runtime.core.msbvarint.read_svar`)."""
-    value, pos = msb_uvar(buf, pos, end, bits, what)
-    return (value >> 1) ^ -(value & 1), pos
 
 
 _ARRAYS: dict = {}

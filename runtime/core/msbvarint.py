@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.leb128 import zigzag_decode
-from runtime.core.stream import StreamVarInt, as_int, read_byte, read_exact, remaining
+from runtime.core.stream import StreamVarInt, as_int
 
 # Total encoded length announced by each possible first byte: trailing ones + 1.
 # For 0xff that is 9, which is exactly the special 9-byte form.
@@ -86,17 +86,39 @@ def decode_uvar(buf, pos: int = 0) -> tuple[int, int]:
     ...
     runtime.core.errors.DecodeError: <message> at offset 0: truncated varint: announces 2 bytes, 1 remain
     """
-    if pos >= len(buf):
-        raise DecodeError("truncated varint: needs 1 byte, 0 remain", offset=pos)
-    n = _LENGTH[buf[pos]]
-    end = pos + n
-    if end > len(buf):
-        raise DecodeError(
-            f"truncated varint: announces {n} bytes, {len(buf) - pos} remain", offset=pos
-        )
+    return msb_uvar(buf, pos, len(buf), 64)
+
+
+def msb_uvar(buf, pos: int, end: int, bits: int, what: str = "varint") -> tuple[int, int]:
+    """One unsigned msb-count varint of ``buf`` at ``pos`` (``end``: where ``buf``'s input
+    ends): ``(value, new_pos)``, or :class:`DecodeError` at ``pos`` for truncation or a value
+    wider than ``bits``. Generated code calls it as ``rt_fast.msb_uvar``.
+
+    >>> msb_uvar(bytes.fromhex("c3020b"), 0, 3, 64)
+    (90200, 3)
+    """
+    if pos >= end:
+        raise DecodeError(f"truncated {what}: needs 1 byte, 0 remain", offset=pos)
+    first = buf[pos]
+    n = _LENGTH[first]
+    if n == 1:
+        return first >> 1, pos + 1
+    stop = pos + n
+    if stop > end:
+        raise DecodeError(f"truncated {what}: announces {n} bytes, {end - pos} remain", offset=pos)
     if n == 9:
-        return int.from_bytes(buf[pos + 1 : end], "little"), end
-    return int.from_bytes(buf[pos:end], "little") >> n, end
+        value = int.from_bytes(buf[pos + 1 : stop], "little")
+    else:
+        value = int.from_bytes(buf[pos:stop], "little") >> n
+    if value >> bits:
+        raise DecodeError(f"{what} {value} does not fit in uint{bits}", offset=pos)
+    return value, stop
+
+
+def msb_svar(buf, pos: int, end: int, bits: int, what: str = "signed varint"):
+    """One zigzag msb-count varint (:func:`read_svar` on bytes)."""
+    value, pos = msb_uvar(buf, pos, end, bits, what)
+    return zigzag_decode(value), pos
 
 
 def read_uvar(stream, bits: int = 64, what: str = "varint") -> int:
@@ -106,20 +128,14 @@ def read_uvar(stream, bits: int = 64, what: str = "varint") -> int:
     compiled parsers (see ``_emitparse``) and by :mod:`runtime.formats.serializable`.
     """
     start = stream.tell()
-    first = read_byte(stream, what)
-    n = _LENGTH[first]
-    if n == 1:
-        return first >> 1  # the common case, and 7 bits fit every width
+    # One bounded read instead of a read per byte; the unused tail is given back.
+    data = stream.read(9)
     try:
-        rest = read_exact(stream, n - 1, what)
-    except DecodeError:
-        left = remaining(stream) + 1
-        raise DecodeError(
-            f"truncated {what}: announces {n} bytes, {left} remain", offset=start
-        ) from None
-    value, _ = decode_uvar(bytes((first,)) + rest)
-    if value >> bits:
-        raise DecodeError(f"{what} {value} does not fit in uint{bits}", offset=start)
+        value, used = msb_uvar(data, 0, len(data), bits, what)
+    except DecodeError as err:
+        err.shift(start)
+        raise
+    stream.seek(start + used)
     return value
 
 
