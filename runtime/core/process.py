@@ -338,6 +338,7 @@ def _lz4_frame(data: bytes, limit: int) -> bytes:
         del _LZ4_LOCAL.context
         raise
 
+
 def _bounded_codec(module):
     return lambda data, limit: _bounded(module.decompress_into, data, limit)
 
