@@ -299,3 +299,63 @@ def test_a_region_to_the_end_is_checked_at_load(tmp_path, edit, message):
     path.write_text(REST_SPEC.replace(*edit))
     with pytest.raises(SpecError, match=message):
         render_spec(path)
+
+
+def xxh32_short(data: bytes) -> int:
+    """XXH32 (seed 0) of fewer than 16 bytes: an LZ4 frame header's checksum is its second
+    byte (the LZ4 frame format, section "Header Checksum")."""
+    primes = (2654435761, 2246822519, 3266489917, 668265263, 374761393)
+    mask = 0xFFFFFFFF
+
+    def rotl(x, r):
+        return ((x << r) | (x >> (32 - r))) & mask
+
+    h, pos = (primes[4] + len(data)) & mask, 0
+    while len(data) - pos >= 4:
+        h = rotl((h + int.from_bytes(data[pos : pos + 4], "little") * primes[2]) & mask, 17)
+        h, pos = h * primes[3] & mask, pos + 4
+    for byte in data[pos:]:
+        h = rotl((h + byte * primes[4]) & mask, 11) * primes[0] & mask
+    h = (h ^ (h >> 15)) * primes[1] & mask
+    h = (h ^ (h >> 13)) * primes[2] & mask
+    return h ^ (h >> 16)
+
+
+def lz4_declaring(plain: bytes, declared: int) -> bytes:
+    """``plain`` as an LZ4 frame whose header declares ``declared`` bytes of content."""
+    import lz4.frame
+
+    frame = bytearray(lz4.frame.compress(plain, store_size=True))
+    assert frame[14] == (xxh32_short(bytes(frame[4:14])) >> 8) & 0xFF  # the checksum above
+    frame[6:14] = declared.to_bytes(8, "little")
+    frame[14] = (xxh32_short(bytes(frame[4:14])) >> 8) & 0xFF
+    return bytes(frame)
+
+
+def test_lz4_frame_understating_its_size_stops_at_the_limit():
+    """The declared content size is only a first guess: a frame that decodes to more is
+    cut at the limit, not decoded whole."""
+    assert process.decode("lz4_frame", lz4_declaring(b"abc" * 100, 300), 1 << 20) == b"abc" * 100
+    bomb = lz4_declaring(b"\0" * (64 << 20), 100)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(LimitError, match="max_decompressed_bytes=1048576"):
+        process.decode("lz4_frame", bomb, 1 << 20)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 16 * 1024
+    with pytest.raises(DecodeError):  # liblz4 checks the declared size, at the frame's end
+        process.decode("lz4_frame", lz4_declaring(b"abc" * 100, 100), 1 << 20)
+
+
+def test_lz4_frame_declaring_more_than_the_limit_is_refused_before_decoding():
+    with pytest.raises(LimitError, match="max_decompressed_bytes=1024"):
+        process.decode("lz4_frame", lz4_declaring(b"x" * 10, 1 << 40), 1024)
+
+
+def test_lz4_frames_after_an_error_decode_afresh():
+    """The decoder's context is reused per thread: an error part way through a frame must
+    not leave the next frame to continue it."""
+    frames = process.encoder("lz4_frame")(b"first " * 500) + process.encoder("lz4_frame")(b"2nd")
+    with pytest.raises(DecodeError):
+        process.decode("lz4_frame", frames[:40], 1 << 20)
+    with pytest.raises(LimitError):
+        process.decode("lz4_frame", frames, 100)
+    assert process.decode("lz4_frame", frames, 1 << 20) == b"first " * 500 + b"2nd"

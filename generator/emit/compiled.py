@@ -94,6 +94,8 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
         """A choice's table -> the code that declares and fills it."""
         self.preludes: dict[str, None] = {}
         """Shared helpers a reader cimports (runtime/_compiled/*.pxd), in first-use order."""
+        self.codec_cases: dict[str, str] = {}
+        """A ``process:`` codec's cases (their repr) -> the module dict holding them."""
         self.shared_ints: list[str] = []
         """The ``SharedInt`` globals of the fields read through ``shared_int``."""
         self.enclosing_repeats = 0

@@ -514,6 +514,15 @@ class MovingSteps:
             self.decline_if(f"{count} < 0 and pos != {step.item}_stop")
             self.w.line(f"{step.blocks}.append({count})")
 
+    def codec_cases_name(self, cases: dict) -> str:
+        """The module dict of a ``process:`` codec's cases, made once at import, not per
+        region (a dict literal in the reader was built for every batch)."""
+        text = repr(cases)
+        if text not in self.codec_cases:
+            name = self.codec_cases[text] = f"_CODEC_CASES_{len(self.codec_cases)}"
+            self.preludes.setdefault(f"cdef dict {name} = {text}\n")
+        return self.codec_cases[text]
+
     def processed(self, step: Processed) -> None:
         """``process:``: the bytes decoded (``none``: read where they are), then read; the
         steps read ``buf``, so it points into the decoded bytes while they do."""
@@ -537,8 +546,15 @@ class MovingSteps:
             self.w.line(keep)
         self.w.line("try:")
         with self.w.indent():
-            cases = "None" if not step.cases else repr(dict(step.cases))
-            self.w.line(f"{codec} = rt_process.codec_for({self.python(step.codec)}, {cases})")
+            if not step.cases:
+                self.w.line(f"{codec} = rt_process.codec_for({self.python(step.codec)}, None)")
+            else:  # a case looked up here; anything else (bytes: matched as text) by codec_for
+                cases, key = self.codec_cases_name(dict(step.cases)), f"{inner_end}_key"
+                self.w.line(f"{key} = {self.python(step.codec)}")
+                self.w.line(f"{codec} = {cases}.get({key})")
+                self.w.line(f"if {codec} is None:")
+                with self.w.indent():
+                    self.w.line(f"{codec} = rt_process.codec_for({key}, {cases})")
         self.w.line("except _EXPRESSION_FAILURES:")
         with self.w.indent():
             self.w.line(self.decline_text)

@@ -16,12 +16,18 @@ larger than the decoded bytes (at most the limit plus one byte; zstd: plus 256 K
 allocated: the zlib family decodes through Python's zlib with ``max_length`` (it stops at
 the limit), snappy through cramjam's raw decoder once each block's declared size is checked
 against the limit (the decoder writes into a buffer of that size and fails on more), lz4
-through cramjam's ``decompress_into`` into a buffer that starts at a small guess and
-doubles, up to the limit plus one byte (cramjam stops when the buffer is full), zstd
-through ``zstandard`` (below). So a
+through the ``lz4`` package's frame decoder a piece at a time, each piece at most the limit
+left plus one byte (below), zstd through ``zstandard`` (below). So a
 decompression bomb is a :class:`~runtime.core.errors.LimitError` at the field after at most the
 limit's worth of work. Which library decodes which codec was measured
 (``benchmarks/avro_container.py``, ``benchmarks/kafka_record_batch.py``).
+
+lz4: cramjam's frame decoder zeroes a block-sized buffer (64 KiB and more) for every
+frame, ~270,000 instructions for a 1.7 kB Kafka batch; the ``lz4`` package's
+``decompress_chunk`` with a ``max_length`` ~9,000 (benchmarks/README.md). A frame that
+declares its content size over the limit is refused before decoding; one that declares a
+size within it gets a first piece of that size, one that does not (Kafka's Java producers)
+a guess that doubles. A size that lies costs nothing: every piece stops at the limit left.
 
 zstd: cramjam's decoder takes 5-8x as long on a 1.7 kB Kafka batch as a reused
 ``zstandard`` one (benchmarks/README.md). A frame that declares its content size
@@ -50,6 +56,7 @@ import threading
 import zlib
 
 import cramjam
+import lz4.frame
 import zstandard
 from construct import Container, Subconstruct
 
@@ -272,6 +279,63 @@ def _zstd_compress(level):
     return compressor.compress
 
 
+_LZ4_HEADER = struct.Struct("<IBxQ")
+"""An LZ4 frame's magic number, its FLG byte, and the content size when FLG's bit 3 says one
+follows (the BD byte between them)."""
+_LZ4_MAGIC = 0x184D2204
+_LZ4_LOCAL = threading.local()
+"""An lz4 decompression context per thread: reusing it spares the context's and its block
+buffers' allocation on every frame. A frame that ends leaves it ready for the next; an
+error part way through drops it."""
+
+
+def _lz4_frame(data: bytes, limit: int) -> bytes:
+    """LZ4 frames one after the other (as cramjam and Kafka's Java consumer read them), at
+    most ``limit`` bytes of output: each piece is asked for at most the limit left plus one
+    byte, so a frame that lies about its size stops there too."""
+    try:
+        context = _LZ4_LOCAL.context
+    except AttributeError:
+        context = _LZ4_LOCAL.context = lz4.frame.create_decompression_context()
+    parts, total, rest = [], 0, data
+    try:
+        while True:
+            piece = max(1024, _FIRST_GUESS_RATIO * len(rest))
+            if len(rest) >= _LZ4_HEADER.size:
+                magic, flags, declared = _LZ4_HEADER.unpack_from(rest)
+                if magic == _LZ4_MAGIC and flags & 0x08:
+                    if declared > limit - total:
+                        raise LimitError(
+                            f"decompressed data exceeds the limit max_decompressed_bytes={limit}"
+                        )
+                    piece = declared or piece
+            eof = False
+            while not eof:
+                try:
+                    part, used, eof = lz4.frame.decompress_chunk(
+                        context, rest, min(piece, limit + 1 - total)
+                    )
+                except RuntimeError as err:
+                    raise DecodeError(f"corrupt compressed data: {err}") from None
+                total += len(part)
+                if total > limit:
+                    raise LimitError(
+                        f"decompressed data exceeds the limit max_decompressed_bytes={limit}"
+                    )
+                parts.append(part)
+                rest = rest[used:]
+                if not eof and not rest:
+                    raise DecodeError("corrupt compressed data: truncated lz4 frame")
+                piece *= 2
+            if not rest:
+                return parts[0] if len(parts) == 1 else b"".join(parts)
+    except BaseException:
+        # a new context for the next frame: liblz4's reset keeps a failed frame's remaining
+        # size, so a reset context refuses the next good frame (tests/test_process.py)
+        del _LZ4_LOCAL.context
+        raise
+
+
 def _bounded_codec(module):
     return lambda data, limit: _bounded(module.decompress_into, data, limit)
 
@@ -285,7 +349,7 @@ DECODERS = {
     "snappy_framed": _bounded_codec(cramjam.snappy),
     "snappy_xerial": _snappy_xerial,
     "snappy_avro": _snappy_avro,
-    "lz4_frame": _bounded_codec(cramjam.lz4),
+    "lz4_frame": _lz4_frame,
     "zstd": _zstd,
 }
 """Codec name -> ``decode(data, limit) -> bytes`` (``none``: the bytes as they are)."""
