@@ -50,7 +50,6 @@ from runtime.core.scalars import (  # noqa: F401 - generated code calls rt.Bool8
     SizedBytes,
     TerminatedBytes,
     pad_to,
-    terminated,
 )
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import peek_byte, read_byte, read_exact, remaining
@@ -708,9 +707,10 @@ def sizeof(owner, name: str):
 
 def _unwritten_size(owner, name: str, value):
     """The byte size of a field the builder has not written yet (a length before what it
-    measures): a text's or bytes' length in its encoding (and its terminator); anything else (a record, a
-    list) is built on its own to measure it (a list: its element sizes), inside the
-    ``size:`` it may have, whose check reads the value being computed."""
+    measures): a text's or bytes' length in its encoding (and its terminator byte, if
+    any); anything else (a record, a list) is built on its own to measure it (a list: its
+    element sizes), inside the ``size:`` it may have, whose check reads the value being
+    computed."""
     sub = owner._subcons[name]
     if isinstance(value, (bytes, bytearray, str)):
         while not hasattr(sub, "encoding") and hasattr(sub, "subcon"):
