@@ -226,6 +226,10 @@ class SizedBytes(Construct):
         return obj
 
 
+_TERMINATOR_STEP = 256
+"""Bytes :class:`TerminatedBytes` reads at a time while it looks for its terminator."""
+
+
 class TerminatedBytes(Construct):
     """Bytes up to a terminator byte (``terminator: 0``, Kaitai's ``strz``) within what is
     left of the enclosing region; ``encoding`` makes it a string. The terminator is read
@@ -249,19 +253,24 @@ class TerminatedBytes(Construct):
 
     def _parse(self, stream, context, path):
         start = stream.tell()
-        rest = stream.read()
-        length = rest.find(self.terminator)
-        if length < 0:
-            raise DecodeError(
-                f"no terminator byte {self.terminator:#04x} after the {self.what}",
-                offset=start + len(rest),
-            )
+        rest = bytearray()
+        length = -1
+        while length < 0:  # read on in steps, not the whole rest for each value
+            step = stream.read(_TERMINATOR_STEP)
+            if not step:
+                raise DecodeError(
+                    f"no terminator byte {self.terminator:#04x} after the {self.what}",
+                    offset=start + len(rest),
+                )
+            found = step.find(self.terminator)
+            length = len(rest) + found if found >= 0 else -1
+            rest += step
         current_limits(context).check("max_string", length, offset=start)
         stream.seek(start + length + 1)
         spans = current_spans(context)
         if spans is not None:
             spans.mark(start + length, start + length + 1, "terminator", self.terminator)
-        data = rest[:length]
+        data = bytes(rest[:length])
         if self.encoding is None:
             return data
         try:
