@@ -21,7 +21,7 @@ from generator.spec.loader import load
 from generator.spec.validate import build_model
 from tests.test_process import spec_module
 from tests.test_quicktier import quick
-from tests.test_repeat_until import _held
+from tests.test_repeat_until import held
 
 SIZED = """\
 format: sized_each
@@ -93,9 +93,9 @@ SAMPLES = [_frame([]), _frame([b"\x01"]), _frame([b"\x02ab", b"\x03", b"\x04xyz"
 def test_samples_are_taken_by_the_quick_tier(module):
     for data in SAMPLES:
         assert quick(module, data, "frame") is not None
-        _held(module, data)
+        held(module, data)
     assert quick(module, _frame([b""]), "frame") is None  # an item too short for its byte
-    _held(module, _frame([b""]))
+    held(module, _frame([b""]))
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -107,7 +107,7 @@ def test_samples_are_taken_by_the_quick_tier(module):
 )
 def test_tiers_agree_on_truncations_and_mutations(module, items, cut, at, byte):
     data = _frame(items)
-    _held(module, data)
-    _held(module, data[:cut])
+    held(module, data)
+    held(module, data[:cut])
     if at < len(data):
-        _held(module, data[:at] + bytes([byte]) + data[at + 1 :])
+        held(module, data[:at] + bytes([byte]) + data[at + 1 :])

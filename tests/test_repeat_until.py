@@ -126,22 +126,22 @@ def test_the_compiled_tier_renders_it(spec_path):
     assert "f_words_terminator = f_words.pop()" in text
 
 
-def _outcome(parse, data, **limits):
+def outcome_of(parse, data, **limits):
     try:
         return "ok", parse(data, **limits)
     except DecodeError as err:
         return str(err), err.offset, err.path
 
 
-def _held(module, data: bytes, **limits) -> None:
+def held(module, data: bytes, record: str = "frame", **limits) -> None:
     """The quick tier gives the exact reader's model or hands over; parse gives construct's
-    outcome."""
+    outcome (its error message, offset and path)."""
     bounds = Limits.from_kwargs(limits)
-    got = quick(module, data, "frame", bounds)
+    got = quick(module, data, record, bounds)
     if got is not None:
-        want = exact(module, data, "frame", bounds)
+        want = exact(module, data, record, bounds)
         assert want is not None and want[0] == got
-    assert _outcome(module.parse, data, **limits) == _outcome(
+    assert outcome_of(module.parse, data, **limits) == outcome_of(
         module.parse_construct, data, **limits
     )
 
@@ -158,13 +158,13 @@ def test_errors_are_constructs(module):
         bytes([5, 0, 0, 5, 0, 1, 46, 2, 7, 8]): ("terminator", 10, "group.items"),
     }
     for data, (words, offset, path) in cases.items():
-        outcome = _outcome(module.parse, data)
-        assert outcome == _outcome(module.parse_construct, data)
+        outcome = outcome_of(module.parse, data)
+        assert outcome == outcome_of(module.parse_construct, data)
         assert words in outcome[0] and outcome[1:] == (offset, path), outcome
     many = bytes([5, 1, 1, 1, 1, 0])
-    outcome = _outcome(module.parse, many, max_count=3)
+    outcome = outcome_of(module.parse, many, max_count=3)
     assert "max_count" in outcome[0] and outcome[1:] == (4, "kept")
-    assert outcome == _outcome(module.parse_construct, many, max_count=3)
+    assert outcome == outcome_of(module.parse_construct, many, max_count=3)
 
 
 def _texts(alphabet="ab."):
@@ -202,14 +202,14 @@ def test_tiers_agree_on_drawn_models_truncations_and_mutations(module, data):
     parsed = module.parse_construct(built)
     assert quick(module, built, "frame") == parsed == module.parse(built)
     assert module.build(parsed) == built
-    _held(module, built)
-    _held(module, built, max_count=2)
+    held(module, built)
+    held(module, built, max_count=2)
     for cut in range(len(built)):
-        _held(module, built[:cut])
+        held(module, built[:cut])
     buf = bytearray(built)
     for _ in range(data.draw(st.integers(1, 3))):
         buf[data.draw(st.integers(0, len(buf) - 1))] = data.draw(st.integers(0, 255))
-    _held(module, bytes(buf))
+    held(module, bytes(buf))
 
 
 def test_the_writer_refuses_what_construct_refuses(module):

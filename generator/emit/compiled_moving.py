@@ -3,7 +3,7 @@ records, switches, repeats, blocks and ``process:`` regions."""
 
 from __future__ import annotations
 
-from generator.emit.compiled_prelude import REUSE_PRELUDE
+from generator.emit.compiled_prelude import MEMCHR_PRELUDE, REUSE_PRELUDE
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.plan import (
     KEYED_STEPS,
@@ -252,6 +252,22 @@ class MovingSteps:
             self.w.line(f"{var}.append({value})")
 
     def text(self, step: Text) -> None:
+        if step.terminator is not None:  # memchr up to the end; not found: the quick tier's Retry
+            var, n = step.var, f"{step.var}_n"
+            self.preludes.setdefault(MEMCHR_PRELUDE)
+            self.declare(f"{var}_p", "const unsigned char*")
+            self.declare(n, "Py_ssize_t")
+            self.decline_if(f"pos > {step.end}")
+            self.w.line(
+                f"{var}_p = <const unsigned char*>memchr(buf + pos, {step.terminator}, "
+                f"<size_t>({step.end} - pos))"
+            )
+            self.decline_if(f"{var}_p == NULL")
+            self.w.line(f"{n} = {var}_p - (buf + pos)")
+            self.decline_if(f"{n} > lim.max_string")
+            self.text_value(step, "pos", n)
+            self.w.line(f"pos += {n} + 1")
+            return
         if step.to_end:
             self.decline_if(f"pos > {step.end}")
             self.text_value(step, "pos", f"{step.end} - pos")

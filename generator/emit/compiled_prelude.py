@@ -71,6 +71,7 @@ from runtime._compiled.msb cimport msb_size, msb_uvar
 
 CRC32_PRELUDE = "from runtime._compiled.crc32 cimport crc32_update\n"
 LATIN1_PRELUDE = "from cpython.unicode cimport PyUnicode_DecodeLatin1\n"
+MEMCHR_PRELUDE = "from libc.string cimport memchr\n"
 """What a reader of Latin-1 text adds (PNG's tEXt): the other modules do without it."""
 REUSE_PRELUDE = (
     "from cpython.list cimport PyList_New\n"

@@ -36,6 +36,8 @@ def _hex(v: int) -> str:
 
 def _size_text(ref) -> str:
     size = ref.size
+    if getattr(ref, "terminator", None) is not None:
+        return f"up to a `{_hex(ref.terminator)}` byte (read and written, not in the value)"
     if size is None:
         return ""
     if ref.size_is_prefix:
@@ -64,7 +66,10 @@ def type_text(ref, spec: Spec) -> str:
             out += f" ({endian}-endian)"
         return out
     if kind in ("str", "bytes"):
-        what = "UTF-8 text" if kind == "str" else "bytes"
+        what = "bytes"
+        if kind == "str":
+            utf8 = ref.encoding.replace("-", "").lower() == "utf8"
+            what = "UTF-8 text" if utf8 else f"{ref.encoding} text"
         size = _size_text(ref)
         return f"{what}, {size}" if size else what
     if kind == "record":
@@ -113,6 +118,8 @@ def _box_for_type(ref, name: str) -> list[tuple[str, str]]:
     if ref.kind == "prim":
         prim = PRIMITIVES.get(ref.name)
         return [(f"{name} {ref.name}", str(prim.size) if prim and prim.size else "var")]
+    if ref.kind in ("str", "bytes") and ref.terminator is not None:
+        return [(f"{name} ...", "var"), (f"{ref.terminator:02x}", "1")]
     if ref.kind in ("str", "bytes"):
         size = ref.size
         return [

@@ -256,10 +256,11 @@ class BuildEmitter(MessageWriters):
         record's bytes written on their own (``rt_fast.measured``; a list: each
         element's), as ``rt.sizeof`` measures them."""
         ref, name = target.type, target.name
+        plus = " + 1" if ref.terminator is not None else ""
         if target.repeat is None and ref.kind == "bytes":
-            return f'len(model["{name}"])'
+            return f'len(model["{name}"]){plus}'
         if target.repeat is None and ref.kind == "str":
-            return f'len(model["{name}"].encode({ref.encoding!r}))'
+            return f'len(model["{name}"].encode({ref.encoding!r})){plus}'
         measurable = (
             ref.kind == "record"
             and ref.name in self.writers
@@ -711,6 +712,18 @@ class BuildEmitter(MessageWriters):
             w.depth += 1
             self.text(w, dataclasses.replace(ref, nullable=False), var, scope)
             w.depth -= 1
+            return
+        if ref.terminator is not None:  # rt.TerminatedBytes: never the byte, then it
+            kind = "str" if ref.kind == "str" else "(bytes, bytearray)"
+            encode = f"{var}.encode({ref.encoding!r})" if ref.kind == "str" else f"bytes({var})"
+            byte = bytes((ref.terminator,))
+            w.line(f"if not isinstance({var}, {kind}):")
+            w.line('    raise TypeError("text")')
+            w.line(f"{data} = {encode}")
+            w.line(f"if {byte!r} in {data}:")
+            w.line('    raise ValueError("terminator")')
+            w.line(f"out += {data}")
+            w.line(f"out.append({ref.terminator})")
             return
         if ref.size_is_prefix:
             kind = "str" if ref.kind == "str" else "(bytes, bytearray)"

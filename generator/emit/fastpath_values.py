@@ -397,7 +397,9 @@ class ValueReaders:
         start = w.fresh("at")
         n = w.fresh("n")
         w.line(f"{start} = pos")
-        if ref.size_is_prefix:
+        if ref.terminator is not None:  # rt.TerminatedBytes: the bytes before it, then it
+            self.terminated(w, ref, var, n, start)
+        elif ref.size_is_prefix:
             self.scalar(w, ref.size, n)
             if ref.nullable:  # the length -1 is None; the rest reads in the else branch
                 w.line(f"if {n} == -1:")
@@ -424,9 +426,10 @@ class ValueReaders:
                 w.line(f"if {n} < 0:")
                 with w.indent():
                     w.line(f'raise DecodeError(f"negative length {{{n}}} for {what}", offset=pos)')
-        self.need(w, n, what)
-        w.line(f"{var} = buf[pos : pos + {n}]")
-        w.line(f"pos += {n}")
+        if ref.terminator is None:
+            self.need(w, n, what)
+            w.line(f"{var} = buf[pos : pos + {n}]")
+            w.line(f"pos += {n}")
         if ref.pad:  # pad: the model holds the text without its trailing padding
             w.line(f"{var} = {var}.rstrip({ref.pad!r})")
         if ref.kind == "str":
@@ -441,6 +444,21 @@ class ValueReaders:
                 )
         if ref.nullable:
             w.depth -= 1
+
+    def terminated(self, w: LineWriter, ref: TypeRef, var: str, n: str, start: str) -> None:
+        """``terminator:``: the bytes up to that byte before ``end``, the byte skipped."""
+        what = "string" if ref.kind == "str" else "bytes"
+        byte = bytes((ref.terminator,))
+        w.line(f"{n} = buf.find({byte!r}, pos, end) - pos")
+        w.line(f"if {n} < 0:")
+        with w.indent():
+            w.line(
+                f'raise DecodeError("no terminator byte {ref.terminator:#04x} after the {what}", '
+                "offset=end)"
+            )
+        self.limit(w, "max_string", n, start)
+        w.line(f"{var} = buf[pos : pos + {n}]")
+        w.line(f"pos += {n} + 1")
 
     def need(self, w: LineWriter, n: str, what: str) -> None:
         w.line(f"if {n} > end - pos:")

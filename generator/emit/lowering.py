@@ -334,7 +334,8 @@ class Lowering:
             to_end = ref.size == "eos"  # the rest of a sized region (a chunk's text)
             computed = isinstance(ref.size, str) and not ref.size_is_prefix and ref.size != "eos"
             if (
-                not _fixed_length(ref)
+                ref.terminator is None
+                and not _fixed_length(ref)
                 and not isinstance(ref.size, int)
                 and not to_end
                 and not computed
@@ -640,6 +641,10 @@ class Lowering:
                 "max_length": ref.max_length,
                 "keep": keep,
             }
+            if ref.terminator is not None:
+                if keep:  # the bytes a checksum covers would end before the terminator
+                    raise NotLowered(f"{var}: a checksum over a terminated {ref.kind}")
+                return [Text(var, ref.kind, end, terminator=ref.terminator, **common)]
             if isinstance(ref.size, int):
                 return [Text(var, ref.kind, end, fixed=ref.size, **common)]
             if ref.size == "eos":

@@ -147,6 +147,8 @@ class Text(Step):
     end: str
     encoding: str = "utf8"
     pad: bytes = b""
+    terminator: int | None = None
+    """The value runs to this byte (consumed, not part of it) within ``end``."""
     fixed: int | None = None
     length: str | None = None
     signed: bool = False
@@ -165,6 +167,8 @@ class Text(Step):
         what = f"{self.fixed}" if self.fixed is not None else self.length
         if self.to_end:
             what = "the rest"
+        if self.terminator is not None:
+            what = f"to byte {self.terminator:#04x}"
         if self.nullable:
             what += " (-1: None)"
         text = f"{self.kind} {self.var}: {what} bytes"
@@ -175,7 +179,7 @@ class Text(Step):
         if self.max_length is not None:
             text += f", <= {self.max_length}"
         text += ", <= max_string"
-        if self.length:
+        if self.length or self.terminator is not None:
             text += f", within {self.end}"
         return text + ", kept" * self.keep
 

@@ -506,6 +506,13 @@ class QuickTierEmitter:
         )
 
     def text(self, step: Text) -> None:
+        if step.terminator is not None:  # not found (or `pos` past the end): -1
+            n = f"{step.var}_n"
+            self.w.line(f"{n} = buf.find({bytes((step.terminator,))!r}, pos, {step.end}) - pos")
+            self.retry_if(f"{n} < 0 or {n} > limits.max_string")
+            self.sliced(step, "pos", f"pos + {n}")
+            self.w.line(f"pos += {n} + 1")
+            return
         if step.to_end:
             self.retry_if(f"pos > {step.end}")  # `pos` never moves back
             self.sliced(step, "pos", step.end)

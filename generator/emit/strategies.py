@@ -76,6 +76,8 @@ class StrategyEmitter:
                 out += f', "max": {min(_int_range(ref.size)[1], 300)}'
             if ref.nullable:
                 out += ', "nullable": True'
+            if ref.terminator is not None:
+                out += f', "terminator": {ref.terminator}'
             return out + "}"
         if ref.kind == "record":
             return f'{{"kind": "record", "name": {ref.name!r}}}'

@@ -76,7 +76,7 @@ class FieldBuilder:
             ref = TypeRef("choice", "choice", cases=cases)
         elif "type" in raw:
             # an open enum only names values (JSON form): the type stays a plain integer
-            keys = ("type", "size", "encoding", "max_length", "count", "nullable")
+            keys = ("type", "size", "encoding", "max_length", "count", "nullable", "terminator")
             keys += () if raw.get("open") else ("enum",)
             ref = self.typeref({k: raw[k] for k in keys if k in raw}, parts, siblings)
         else:
@@ -178,10 +178,20 @@ class FieldBuilder:
         name = raw["type"]
         size = raw.get("size")
         if name in ("str", "bytes"):
-            if size is None:
-                raise self.error(parts + ("size",), f"{name} needs a size")
+            if size is None and "terminator" not in raw:
+                raise self.error(parts + ("size",), f"{name} needs a size or a terminator")
+            if size is not None and "terminator" in raw:
+                raise self.error(parts + ("terminator",), f"a {name} takes a size or a terminator")
             ref = TypeRef(name, name, encoding=self.encoding(raw, parts))
             ref.max_length = raw.get("max_length")
+            ref.terminator = raw.get("terminator")
+            if ref.terminator is not None and name == "str" and len("a".encode(ref.encoding)) != 1:
+                raise self.error(
+                    parts + ("encoding",),
+                    f"a terminator byte goes with an encoding of single bytes, not {ref.encoding!r}",
+                )
+        elif "terminator" in raw:
+            raise self.error(parts + ("terminator",), "terminator: goes with a str or bytes")
         elif name in ("presence", "empty"):
             ref = TypeRef(name, name)
         elif name in PRIMITIVES:
@@ -509,6 +519,8 @@ class FieldBuilder:
         counted = isinstance(field.repeat, dict) and "count" in field.repeat
         if "min_count" in raw and (field.repeat in (None, "msb_count") or counted):
             raise self.error(parts + ("min_count",), "min_count goes with repeat: eos or tagged")
+        if ref.terminator is not None and "process" in raw:
+            raise self.error(parts + ("process",), "process: goes with a sized str or bytes")
         if field.const is not None and ref.kind in ("str", "bytes"):
             raise self.error(parts + ("const",), "const: goes with a number type")
         if field.checksum is not None and "value" in raw:

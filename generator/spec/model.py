@@ -86,6 +86,9 @@ class TypeRef:
     """``nullable: true`` on length-prefixed str/bytes: the length -1 is None."""
     enum: str | None = None
     encoding: str = "utf8"
+    terminator: int | None = None
+    """``terminator: N`` on a str/bytes (instead of ``size:``): the value runs to that byte,
+    which is consumed and written but never part of the value."""
     pad: bytes = b""
     """``pad: nul`` on a fixed-size str: the byte its trailing padding is made of; the
     model holds the text without it, building pads back to the size."""

@@ -48,6 +48,7 @@ from runtime.core.scalars import (  # noqa: F401 - generated code calls rt.Bool8
     EnumField,
     LengthPrefixedBytes,
     SizedBytes,
+    TerminatedBytes,
     pad_to,
 )
 from runtime.core.spans import current as current_spans
@@ -699,16 +700,17 @@ def sizeof(owner, name: str):
 
 def _unwritten_size(owner, name: str, value):
     """The byte size of a field the builder has not written yet (a length before what it
-    measures): a text's or bytes' length in its encoding; anything else (a record, a
-    list) is built on its own to measure it (a list: its element sizes), inside the
-    ``size:`` it may have, whose check reads the value being computed."""
-    if isinstance(value, (bytes, bytearray)):
-        return len(value)
+    measures): a text's or bytes' length in its encoding (and its terminator byte, if
+    any); anything else (a record, a list) is built on its own to measure it (a list: its
+    element sizes), inside the ``size:`` it may have, whose check reads the value being
+    computed."""
     sub = owner._subcons[name]
-    if isinstance(value, str):
-        while getattr(sub, "encoding", None) is None and hasattr(sub, "subcon"):
+    if isinstance(value, (bytes, bytearray, str)):
+        while not hasattr(sub, "encoding") and hasattr(sub, "subcon"):
             sub = sub.subcon
-        return len(value.encode(getattr(sub, "encoding", None) or "utf8"))
+        if isinstance(value, str):
+            value = value.encode(getattr(sub, "encoding", None) or "utf8")
+        return len(value) + isinstance(sub, TerminatedBytes)  # and its terminator
     sub = sub.subcon  # the field's Renamed
     while isinstance(sub, Sized):
         sub = sub.subcon

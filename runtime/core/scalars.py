@@ -1,5 +1,5 @@
-"""The leaf constructs of a spec's fields: bytes after a length or of a given size
-(text in an encoding), an 8-bit bool, an enum over an integer, an empty value.
+"""The leaf constructs of a spec's fields: bytes after a length, of a given size or up to
+a terminator byte (text in an encoding), an 8-bit bool, an enum over an integer, an empty value.
 
     >>> from construct import Int8ul
     >>> LengthPrefixedBytes(Int8ul, "utf8").parse(b"\\x02hi"), Bool8().parse(b"\\x01")
@@ -224,6 +224,88 @@ class SizedBytes(Construct):
             raise EncodeError(f"expected {self._length(context)} bytes, got {len(data)}")
         stream.write(data)
         return obj
+
+
+_TERMINATOR_STEP = 256
+"""Bytes :class:`TerminatedBytes` reads at a time while it looks for its terminator."""
+
+
+class TerminatedBytes(Construct):
+    """Bytes up to a terminator byte (``terminator: 0``, Kaitai's ``strz``) within what is
+    left of the enclosing region; ``encoding`` makes it a string. The terminator is read
+    and written but is no part of the value, so a value that holds it cannot be built.
+
+    >>> TerminatedBytes(0, "latin-1").parse(b"Title\\0rest")
+    'Title'
+    >>> TerminatedBytes(0, "latin-1").build("Author")
+    b'Author\\x00'
+    >>> TerminatedBytes(0).parse(b"no end")
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.DecodeError: <message> at offset 6: no terminator byte 0x00 after the bytes
+    """
+
+    def __init__(self, terminator: int, encoding: str | None = None):
+        super().__init__()
+        self.terminator = terminator
+        self.encoding = encoding
+        self.what = "string" if encoding else "bytes"
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        rest = bytearray()
+        length = -1
+        while length < 0:  # read on in steps, not the whole rest for each value
+            step = stream.read(_TERMINATOR_STEP)
+            if not step:
+                raise DecodeError(
+                    f"no terminator byte {self.terminator:#04x} after the {self.what}",
+                    offset=start + len(rest),
+                )
+            found = step.find(self.terminator)
+            length = len(rest) + found if found >= 0 else -1
+            rest += step
+        current_limits(context).check("max_string", length, offset=start)
+        stream.seek(start + length + 1)
+        spans = current_spans(context)
+        if spans is not None:
+            spans.mark(start + length, start + length + 1, "terminator", self.terminator)
+        data = bytes(rest[:length])
+        if self.encoding is None:
+            return data
+        try:
+            return data.decode(self.encoding)
+        except UnicodeDecodeError as err:
+            raise DecodeError(f"invalid {self.encoding}: {err.reason}", offset=start) from None
+
+    def _build(self, obj, stream, context, path):
+        stream.write(terminated(obj, self.terminator, self.encoding))
+        return obj
+
+
+def terminated(value, terminator: int, encoding: str | None = None) -> bytes:
+    """The bytes of a ``terminator:`` str or bytes ``value``, its terminator after them; a
+    value that holds the terminator byte (it would end early) is refused.
+
+    >>> terminated("Title", 0, "latin-1"), terminated(b"a", 10)
+    (b'Title\\x00', b'a\\n')
+    >>> terminated("a\\0b", 0, "latin-1")
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: <model>: the value holds its terminator byte 0x00 at byte 1
+    """
+    if encoding is None:
+        if not isinstance(value, (bytes, bytearray)):
+            raise EncodeError(f"expected bytes, got {type(value).__name__}")
+        data = bytes(value)
+    else:
+        if not isinstance(value, str):
+            raise EncodeError(f"expected str, got {type(value).__name__}")
+        data = value.encode(encoding)
+    at = data.find(terminator)
+    if at >= 0:
+        raise EncodeError(f"the value holds its terminator byte {terminator:#04x} at byte {at}")
+    return data + bytes((terminator,))
 
 
 def pad_to(data: bytes, size: int, pad: bytes) -> bytes:

@@ -111,6 +111,18 @@ def text(
     return out
 
 
+def without(values, t: dict):
+    """``values`` never holding the ``terminator:`` byte of type description ``t``: the
+    character or byte taken out, and what still encodes to it (a UTF-8 sequence) skipped."""
+    byte = t["terminator"]
+    if t["kind"] == "bytes":
+        return values.map(lambda v: v.replace(bytes((byte,)), b""))
+    encoding = t.get("encoding", "utf8")
+    return values.map(lambda v: v.replace(chr(byte), "")).filter(
+        lambda v: byte not in v.encode(encoding)
+    )
+
+
 def binary(max_bytes: int | None = None, exact=None):
     st = _st()
     if exact is not None:
@@ -147,6 +159,8 @@ def _value(t: dict, module, ctx, depth: int = 0):
         return enum_members(t["cls"], t.get("flags", False))
     if kind in ("str", "bytes") and t.get("nullable"):  # the length -1 is None
         return st.none() | _value({**t, "nullable": False}, module, ctx)
+    if kind in ("str", "bytes") and t.get("terminator") is not None:
+        return without(_value({**t, "terminator": None}, module, ctx), t)
     if kind == "str":
         return text(0, t.get("max"), t.get("encoding", "utf8"), t.get("exact"), t.get("padded"))
     if kind == "bytes":
@@ -230,6 +244,9 @@ def _fits(t: dict, value) -> bool:
         return size == t["exact"]
     if t.get("padded") is not None:
         return size <= t["padded"] and ("\0" if kind == "str" else b"\0") not in value
+    if t.get("terminator") is not None:
+        encoded = value.encode(t.get("encoding", "utf8"), "replace") if kind == "str" else value
+        return t["terminator"] not in encoded
     return t.get("max") is None or size <= t["max"]
 
 
