@@ -10,12 +10,16 @@ timed ones of ``python -m benchmarks`` within about 0.1x (benchmarks/README.md).
     python -m benchmarks.instructions [--n 300] [--workload small|wide|both]
     python -m benchmarks.instructions --only mysql [--n 20000]
     python -m benchmarks.instructions --only craft [--n 2000]
+    python -m benchmarks.instructions --only open_protocol [--n 500]
 
 ``--only mysql``: ``parse`` (the compiled tier when built) of the tagged GTID seed event, of
 100 distinct events in turn, and of binlog files of 100 seed events (per event), with the
 start-up heap frozen (``gc.freeze()``) so the collections the loop triggers do not walk it.
 ``--only craft``: ``parse`` of TiCDC Craft frames and a column group in each tier, beside the
 exact reader alone and the hand-written runtime/_compiled/craft.pyx (``CRAFT_DECODERS``).
+``--only open_protocol``: ``decode_message(key, value)`` of TiCDC Open Protocol messages
+(benchmarks/ticdc_open_protocol.py: the seed row, 16 rows of 20 columns) in pure Python and
+with the compiled tier, per message.
 """
 
 from __future__ import annotations
@@ -100,8 +104,34 @@ def _decode_craft(workload: str, decoder: str, n: int) -> None:
         fn()
 
 
+OPEN_PROTOCOL_WORKLOADS = ("op-seed", "op-batch16")
+"""TiCDC Open Protocol (benchmarks/ticdc_open_protocol.py): the seed row event, one Kafka
+message, and a 16-row batch of 20 columns, one Kafka message."""
+OPEN_PROTOCOL_DECODERS = ("quick", "compiled")
+"""``decode_message`` in pure Python and with the compiled tier (when built)."""
+
+
+def _decode_open_protocol(workload: str, decoder: str, n: int) -> None:
+    """The measured process for ``--only open_protocol``: ``n`` messages decoded."""
+    import gc
+
+    from benchmarks.ticdc_open_protocol import UNLIMITED, batch_events, seed_events
+    from generated import ticdc_open_protocol as op
+
+    events = seed_events() if workload == "op-seed" else batch_events()
+    ((key, value),) = op.encode_events(events, **UNLIMITED)
+    assert (decoder == "compiled") == (op._KAFKA._read_pair is not None), decoder
+    for _ in range(20):
+        op.decode_message(key, value)
+    gc.freeze()
+    for _ in range(n):
+        op.decode_message(key, value)
+
+
 def _decode(workload: str, decoder: str, n: int) -> None:
     """The measured process: build the payloads, warm up, decode ``n`` rows."""
+    if workload in OPEN_PROTOCOL_WORKLOADS:
+        return _decode_open_protocol(workload, decoder, n)
     if workload in MYSQL_WORKLOADS:
         return _decode_mysql(workload, n)
     if workload in CRAFT_WORKLOADS:
@@ -143,7 +173,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=300, help="rows decoded in the measured run")
     ap.add_argument("--workload", choices=("small", "wide", "both"), default="both")
-    ap.add_argument("--only", choices=("plainbuffer", "mysql", "craft"), default="plainbuffer")
+    ap.add_argument(
+        "--only", choices=("plainbuffer", "mysql", "craft", "open_protocol"), default="plainbuffer"
+    )
     ap.add_argument("--run", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.run:
@@ -166,6 +198,15 @@ def main(argv=None) -> int:
         print("|---|---|---:|")
         for workload in CRAFT_WORKLOADS:
             for d in CRAFT_DECODERS[: 3 if workload == "craft-group" else 4]:
+                per = (_instructions(workload, d, n) - _instructions(workload, d, 0)) / n
+                print(f"| {workload} | {d} | {per:,.0f} |")
+        return 0
+    if args.only == "open_protocol":
+        n = max(args.n, 500)
+        print("| workload | decoder | instructions/message |")
+        print("|---|---|---:|")
+        for workload in OPEN_PROTOCOL_WORKLOADS:
+            for d in OPEN_PROTOCOL_DECODERS:
                 per = (_instructions(workload, d, n) - _instructions(workload, d, 0)) / n
                 print(f"| {workload} | {d} | {per:,.0f} |")
         return 0

@@ -443,6 +443,8 @@ class ClaimCheck:
 
     record: str
     doc: str
+    document: str
+    """The ``json:`` document of the object: a ``bytes`` key per Kafka column."""
 
 
 def camel(name: str) -> str:

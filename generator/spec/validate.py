@@ -104,7 +104,7 @@ class SpecBuilder(FieldBuilder):
         self.choice_detects(records)
         _mark_late_values(records)
         json_documents = self.json_documents(data.get("json", {}))
-        kafka = self.kafka_message(data.get("kafka_message"), records)
+        kafka = self.kafka_message(data.get("kafka_message"), records, json_documents)
         if (
             records
             and data["default_record"] not in records
@@ -305,7 +305,9 @@ class SpecBuilder(FieldBuilder):
             raise self.error(where + ("mask",), "mask and magic must be the same length")
         return Detect(magic, raw.get("offset", 0), mask)
 
-    def kafka_message(self, raw: dict | None, records: dict) -> KafkaMessage | None:
+    def kafka_message(
+        self, raw: dict | None, records: dict, documents: dict
+    ) -> KafkaMessage | None:
         if raw is None:
             return None
         if raw["record"] in records:
@@ -327,18 +329,38 @@ class SpecBuilder(FieldBuilder):
                     ("kafka_message", "columns", column), f"no record named {record!r}"
                 )
         claim = raw.get("claim_check")
-        if claim is not None and claim["record"] in set(records) | {raw["record"]}:
-            raise self.error(
-                ("kafka_message", "claim_check", "record"),
-                f"{claim['record']!r} is already a record",
-            )
+        if claim is not None:
+            if claim["record"] in set(records) | {raw["record"]}:
+                raise self.error(
+                    ("kafka_message", "claim_check", "record"),
+                    f"{claim['record']!r} is already a record",
+                )
+            self.claim_check_document(claim["document"], list(raw["columns"]), documents)
         return KafkaMessage(
             raw["record"],
             raw["doc"],
             dict(raw["columns"]),
             raw["codec"],
-            None if claim is None else ClaimCheck(claim["record"], claim["doc"]),
+            None if claim is None else ClaimCheck(claim["record"], claim["doc"], claim["document"]),
         )
+
+    def claim_check_document(self, name: str, columns: list[str], documents: dict) -> None:
+        """A claim-check object holds the whole Kafka message: one ``bytes`` key, always
+        written, per Kafka column (its ``field:``), nothing else."""
+        where = ("kafka_message", "claim_check", "document")
+        doc = documents.get(name)
+        if doc is None:
+            raise self.error(where, f"no JSON document {name!r}")
+        fields = sorted(k.field for k in doc.keys)
+        if fields != sorted(columns) or any(
+            k.type != "bytes" or k.omit != "never" for k in doc.keys
+        ):
+            raise self.error(
+                where,
+                f"JSON document {name!r} must have one bytes key with omit: never per Kafka "
+                f"column ({', '.join(columns)}), its field: the column; it has "
+                + (", ".join(f"{k.name} ({k.type}, field {k.field})" for k in doc.keys) or "none"),
+            )
 
     def enum_attribute(self, name: str, decl: dict, where) -> EnumAttribute:
         """An enum's attribute: its ``values:``, or its ``kinds:`` (the wire type of each)."""

@@ -498,9 +498,9 @@ def unmark_replaced(text: str) -> str:
 class JsonKey:
     """One key of a JSON document as a spec's ``json:`` section declares it.
 
-    ``type``: ``u8``/``u64``/``s64`` (integers), ``bool``, ``string``, ``map`` (name ->
-    the document ``of``), ``any`` (a column value, rendered per the ``rendering`` table of
-    the type code). ``omit``: ``never`` (always written, required when read), ``empty``
+    ``type``: ``u8``/``u64``/``s64`` (integers), ``bool``, ``string``, ``bytes`` (a Go
+    ``[]byte``: standard base64 with padding), ``map`` (name -> the document ``of``),
+    ``any`` (a column value, rendered per the ``rendering`` table of the type code). ``omit``: ``never`` (always written, required when read), ``empty``
     (Go ``omitempty``: left out when zero/empty/false), ``absent`` (a Go pointer: left out
     only when None). ``field`` is the model attribute it carries; ``bit`` makes a bool
     that mirrors one flag of ``field``; ``layouts`` lists the layouts that write it;
@@ -514,7 +514,7 @@ class JsonKey:
     __slots__ = ("bit", "doc", "enum", "field", "layouts", "name", "of", "omit", "open",
                  "prefix", "rendering", "type", "when")  # fmt: skip
 
-    TYPES = ("u8", "u64", "s64", "bool", "string", "map", "any")
+    TYPES = ("u8", "u64", "s64", "bool", "string", "bytes", "map", "any")
     OMIT = ("never", "empty", "absent")
 
     def __init__(self, name, type, *, field=None, omit="never", enum=None, open=False, bit=0,

@@ -442,38 +442,6 @@ class OpenProtocol:
         """All events of one Kafka message, in order."""
         return self.parse_pair(key, value, **limits).events
 
-    def parse_claim_check(self, data: bytes, **limits) -> Message:
-        """The :class:`Message` a claim-check object carries (see :class:`ClaimCheck`).
-
-        Errors in the envelope carry its offset and the path ``key``/``value`` (the
-        member); errors in the message it carries are those of :meth:`parse_pair`, their
-        offsets in the decoded (base64) key or value that their path names."""
-        data = bytes(data)
-        lim = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
-        lim.check("max_message_bytes", len(data), offset=0)
-        obj = _load(data, 0, len(data), "")
-        parts = {}
-        for name in CLAIM_CHECK_MEMBERS:
-            if name not in obj:
-                raise _fail(f"a claim-check object has {' and '.join(CLAIM_CHECK_MEMBERS)}", name)
-            parts[name] = _b64(obj[name], name)
-        extra = sorted(set(obj) - set(CLAIM_CHECK_MEMBERS))
-        if extra:
-            raise _fail(f"a claim-check object has no {extra[0]!r}", extra[0])
-        canonical = _claim_check_bytes(parts["key"], parts["value"])
-        if data != canonical:
-            at = next((i for i, (a, b) in enumerate(zip(data, canonical)) if a != b), None)
-            raise DecodeError(
-                "not the claim-check object tiflow writes (Go's json.Marshal: no spaces, "
-                "key then value)",
-                offset=min(len(data), len(canonical)) if at is None else at,
-            )
-        return self.parse_pair(parts["key"], parts["value"], **limits)
-
-    def build_claim_check(self, message: Message) -> bytes:
-        """The claim-check object of ``message`` (:meth:`parse_claim_check` inverts it)."""
-        return _claim_check_bytes(*self.build_pair(message))
-
     # -- writing -----------------------------------------------------------------------
 
     def _scalar(self, key: JsonKey, v, go122: bool, path: str) -> str | None:
@@ -485,6 +453,8 @@ class OpenProtocol:
         t = key.type
         if t == "string":
             return gojson.quote_str(_check_str(v, path), go122=go122)
+        if t == "bytes":  # a Go []byte
+            return '"' + base64.b64encode(_render_bytes(v, path)).decode() + '"'
         if t == "bool":
             if type(v) is not bool:
                 raise EncodeError(f"expected bool, got {type(v).__name__}", path=path)
@@ -840,24 +810,17 @@ KafkaCodec = OpenProtocol
 
 # ---------------------------------------------------------------------------- claim check
 
-CLAIM_CHECK_MEMBERS = ("key", "value")
-
-
-def _claim_check_bytes(key: bytes, value: bytes) -> bytes:
-    """tiflow's ``json.Marshal(ClaimCheckMessage{Key: key, Value: value})``: two Go
-    ``[]byte`` members, so standard base64 with padding (never HTML-escaped)."""
-    return b'{"key":"%s","value":"%s"}' % (base64.b64encode(key), base64.b64encode(value))
-
 
 class ClaimCheck(Construct):
     """tiflow's claim-check object as a record: the Kafka message TiCDC kept in external
     storage because it was too large (``large-message-handle-option = "claim-check"``).
 
-    The file (``<uuid>.json`` under ``claim-check-storage-uri``) is
-    ``{"key":"<base64>","value":"<base64>"}``: the whole framed Kafka key and value of a
-    one-event message. Parse gives the :class:`Message` it carries (events, layout,
-    escapes), build writes the object back byte for byte; anything else than what
-    tiflow writes is a :class:`DecodeError`.
+    The file (``<uuid>.json`` under ``claim-check-storage-uri``) is the spec's
+    ``document``, ``{"key":"<base64>","value":"<base64>"}``: one ``bytes`` key per Kafka
+    column, the whole framed key and value of a one-event message. Parse gives the
+    :class:`Message` it carries (events, layout, escapes), build writes the object back
+    byte for byte (Go's ``json.Marshal``: the keys in order, no spaces); anything else
+    than what tiflow writes is a :class:`DecodeError`.
 
         >>> from generated.ticdc_open_protocol import RECORDS
         >>> obj = b'{"key":"AAAAAAAAAAEAAAAAAAAADnsidHMiOjEsInQiOjN9","value":"AAAAAAAAAAA="}'
@@ -866,16 +829,60 @@ class ClaimCheck(Construct):
         ([ResolvedEvent(commit_ts=1)], True)
     """
 
-    def __init__(self, codec: OpenProtocol):
+    def __init__(self, codec: OpenProtocol, document: JsonDocument):
         super().__init__()
-        self.codec = codec
+        self.codec, self.document = codec, document
+        self.members = [k.name for k in document.keys]
+
+    def parse_object(self, data: bytes, **limits) -> Message:
+        """The :class:`Message` a claim-check object carries.
+
+        Errors in the envelope carry its offset and the path ``key``/``value`` (the
+        member); errors in the message it carries are those of
+        :meth:`OpenProtocol.parse_pair`, their offsets in the decoded (base64) key or value
+        that their path names."""
+        data = bytes(data)
+        lim = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
+        lim.check("max_message_bytes", len(data), offset=0)
+        obj = _load(data, 0, len(data), "")
+        columns = {}
+        for k in self.document.keys:
+            if k.name not in obj:
+                raise _fail(f"a claim-check object has {' and '.join(self.members)}", k.name)
+            columns[k.field] = _b64(obj[k.name], k.name)
+        extra = sorted(set(obj) - set(self.members))
+        if extra:
+            raise _fail(f"a claim-check object has no {extra[0]!r}", extra[0])
+        canonical = self._object_bytes(columns)
+        if data != canonical:
+            at = next((i for i, (a, b) in enumerate(zip(data, canonical)) if a != b), None)
+            raise DecodeError(
+                "not the claim-check object tiflow writes (Go's json.Marshal: no spaces, "
+                f"{' then '.join(self.members)})",
+                offset=min(len(data), len(canonical)) if at is None else at,
+            )
+        return self.codec.parse_pair(**columns, **limits)
+
+    def build_object(self, message: Message) -> bytes:
+        """The claim-check object of ``message`` (:meth:`parse_object` inverts it)."""
+        # build_pair gives the codec's Kafka columns in order; the spec checked that the
+        # document's fields are those columns
+        return self._object_bytes(dict(zip(("key", "value"), self.codec.build_pair(message))))
+
+    def _object_bytes(self, columns: dict) -> bytes:
+        """The document's keys in order, each Kafka column as a Go ``[]byte``."""
+        texts = (
+            k.prefix + self.codec._scalar(k, columns[k.field], True, k.name)
+            for k in self.document.keys
+        )
+        return ("{" + ",".join(texts) + "}").encode()
 
     def _parse(self, stream, context, path):
         limits = dataclasses.asdict(current_limits(context))
-        return self.codec.parse_claim_check(stream.read(), **limits)
+        return self.parse_object(stream.read(), **limits)
 
     def _build(self, obj, stream, context, path):
-        stream.write(self.codec.build_claim_check(obj))
+        stream.write(self.build_object(obj))
         return obj
 
     def _sizeof(self, context, path):

@@ -1,0 +1,87 @@
+"""What specs/ticdc_open_protocol.yaml's ``json:`` section says is the codec's: the
+claim-check object's members and their order come from its ``claim_check_object``
+document, and the loader refuses a document or key the codec could not honour, at its
+file:line."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+import generated.ticdc_open_protocol as op
+from generator.emit.generate import render_spec
+from runtime.core.errors import DecodeError, SpecError
+from tests.test_generator import load_module
+from tests.test_open_protocol_claim_check import big_row, claim_check_object
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SPECS = ROOT / "specs"
+
+
+def edited_spec(tmp_path: Path, old: str, new: str) -> Path:
+    """specs/ticdc_open_protocol.yaml with ``old`` replaced, beside the specs it imports."""
+    for name in ("mysql_types.yaml", "ticdc_types.yaml"):
+        (tmp_path / name).write_text((SPECS / name).read_text())
+    text = (SPECS / "ticdc_open_protocol.yaml").read_text()
+    assert old in text, old
+    spec = tmp_path / "ticdc_open_protocol.yaml"
+    spec.write_text(text.replace(old, new, 1))
+    return spec
+
+
+KEY = '      - {name: key, type: bytes, field: key, doc: "the Kafka key'
+VALUE = '      - {name: value, type: bytes, field: value, doc: "the Kafka value'
+
+
+def test_the_objects_members_come_from_the_spec(tmp_path):
+    lines = (SPECS / "ticdc_open_protocol.yaml").read_text().splitlines(keepends=True)
+    key_line = next(line for line in lines if line.startswith(KEY))
+    value_line = next(line for line in lines if line.startswith(VALUE))
+    spec = edited_spec(tmp_path, key_line + value_line, value_line + key_line)
+    swapped = load_module("op_value_first", render_spec(spec)[1], tmp_path)
+    message = op.Message([big_row()])
+    key, value = op.build_pair(message)
+    b64 = base64.b64encode
+    data = swapped.build(message, "claim_check")
+    assert data == b'{"value":"' + b64(value) + b'","key":"' + b64(key) + b'"}'
+    assert swapped.parse(data, "claim_check") == message
+    with pytest.raises(DecodeError, match="no spaces, value then key"):
+        swapped.parse(claim_check_object(message), "claim_check")
+    spec = edited_spec(tmp_path, KEY, KEY.replace("name: key,", "name: k,"))
+    spec.write_text(spec.read_text().replace(VALUE, VALUE.replace("name: value,", "name: v,")))
+    renamed = load_module("op_renamed", render_spec(spec)[1], tmp_path)
+    data = renamed.build(message, "claim_check")
+    assert data == b'{"k":"' + b64(key) + b'","v":"' + b64(value) + b'"}'
+    assert renamed.parse(data, "claim_check") == message
+    with pytest.raises(DecodeError, match="a claim-check object has k and v") as info:
+        renamed.parse(claim_check_object(message), "claim_check")
+    assert info.value.path == "k"
+
+
+@pytest.mark.parametrize(
+    "old, new, message",
+    [
+        ("document: claim_check_object", "document: nothing", "no JSON document 'nothing'"),
+        ("document: claim_check_object", "document: column", "one bytes key with omit: never per Kafka column (key, value)"),
+        (VALUE, VALUE.replace("type: bytes", "type: string"), "value (string, field value)"),
+        (VALUE, VALUE.replace("type: bytes", "type: bytes, omit: empty"), "must have one bytes key"),
+        (KEY, KEY.replace("field: key", "field: kee"), "key (bytes, field kee)"),
+        ("    document: claim_check_object\n", "", "missing key 'document'"),
+        (VALUE, VALUE.replace("type: bytes", "type: blob"), "'blob' is not one of"),
+    ],
+)  # fmt: skip
+def test_a_bad_claim_check_document_is_a_spec_error_at_its_line(tmp_path, old, new, message):
+    with pytest.raises(SpecError) as info:
+        render_spec(edited_spec(tmp_path, old, new))
+    assert message in str(info.value)
+    assert "ticdc_open_protocol.yaml:" in str(info.value)  # file:line
+
+
+def test_a_row_op_the_codec_does_not_know_is_a_spec_error_at_its_line(tmp_path):
+    with pytest.raises(SpecError) as info:
+        render_spec(edited_spec(tmp_path, "when: [insert, update]", "when: [insert, upsert]"))
+    assert "'upsert' is not one of" in str(info.value)
+    assert "ticdc_open_protocol.yaml:" in str(info.value)
