@@ -76,3 +76,29 @@ REUSE_PRELUDE = (
     "from cpython.list cimport PyList_New\n"
     "from runtime._compiled.reuse cimport list_put, spare, spare_list, spare_slot\n"
 )
+
+REVERSED_UVARINT_PRELUDE = '''\
+cdef inline bint _reversed_uvarint(const unsigned char* buf, Py_ssize_t* end, Py_ssize_t start,
+                                   uint64_t* out) noexcept:
+    """A uvarint whose bytes are reversed and end at ``end[0]`` (a trailer read from the
+    end), no byte before ``start`` examined, as ``read_reversed_uvarint`` takes it: at most
+    10 bytes and 64 bits; ``end[0]`` moves to its first byte. False where it raises."""
+    cdef Py_ssize_t p = end[0]
+    cdef Py_ssize_t stop = p - 10 if p - start > 10 else start
+    cdef uint64_t value = 0
+    cdef uint64_t b
+    cdef int shift = 0
+    while p > stop:
+        p -= 1
+        b = buf[p]
+        if shift == 63 and b > 1:  # past 64 bits, or an 11th byte
+            return False
+        value |= (b & 0x7F) << shift
+        if b < 0x80:
+            out[0] = value
+            end[0] = p
+            return True
+        shift += 7
+    return False
+'''
+"""What a reader of a trailer adds: its reversed uvarint, read backwards."""
