@@ -100,8 +100,8 @@ def _size_expression(ref: TypeRef) -> bool:
 class Lowering:
     """The plans of one spec's records.
 
-    A record gets a plan when the exact fast path reads it, it is a sequence with no
-    trailer, and every field is a number (fixed-width or a varint), a string or bytes of a
+    A record gets a plan when the exact fast path reads it, it is a sequence (its trailer, if
+    any, reversed uvarints and regions: :meth:`_check_trailer`), and every field is a number (fixed-width or a varint), a string or bytes of a
     fixed size or a length (fixed-width or a varint), an enum switch, a tag, a presence
     flag, a repeat of records or values (to the end, while tagged, a count computed from
     earlier fields, Avro's blocks, or until a terminator), a ``process:``ed record sized by a length, or another
@@ -285,7 +285,7 @@ class Lowering:
 
     def _check_trailer(self, field: Field) -> None:
         """A trailer field the plan reads backwards: a reversed uvarint, or a region sized
-        by an expression (read whole by its runtime object)."""
+        by an expression (read by the steps of its ``REGION_TYPES`` layout)."""
         ref = field.type
         if field.repeat is not None or field.condition or field.derived:
             raise NotLowered(f"{field.name}: a repeated, conditional or derived trailer field")
