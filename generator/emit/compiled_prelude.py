@@ -81,24 +81,17 @@ REVERSED_UVARINT_PRELUDE = '''\
 cdef inline bint _reversed_uvarint(const unsigned char* buf, Py_ssize_t* end, Py_ssize_t start,
                                    uint64_t* out) noexcept:
     """A uvarint whose bytes are reversed and end at ``end[0]`` (a trailer read from the
-    end), no byte before ``start`` examined, as ``read_reversed_uvarint`` takes it: at most
-    10 bytes and 64 bits; ``end[0]`` moves to its first byte. False where it raises."""
-    cdef Py_ssize_t p = end[0]
-    cdef Py_ssize_t stop = p - 10 if p - start > 10 else start
-    cdef uint64_t value = 0
-    cdef uint64_t b
-    cdef int shift = 0
-    while p > stop:
-        p -= 1
-        b = buf[p]
-        if shift == 63 and b > 1:  # past 64 bits, or an 11th byte
-            return False
-        value |= (b & 0x7F) << shift
-        if b < 0x80:
-            out[0] = value
-            end[0] = p
-            return True
-        shift += 7
-    return False
+    end), no byte before ``start`` examined, as ``read_reversed_uvarint`` takes it: its last
+    10 bytes at most, reversed, read by ``_uvarint``; ``end[0]`` moves to its first byte.
+    False where it raises."""
+    cdef unsigned char back[10]
+    cdef Py_ssize_t n = end[0] - start if end[0] - start < 10 else 10
+    cdef Py_ssize_t i, used = 0
+    for i in range(n):
+        back[i] = buf[end[0] - 1 - i]
+    if not _uvarint(back, &used, n, out):
+        return False
+    end[0] -= used
+    return True
 '''
 """What a reader of a trailer adds: its reversed uvarint, read backwards."""
