@@ -105,7 +105,7 @@ WITHOUT_TIERS = {
     # compiled tier declines the frame's trailer, whose regions runtime objects read
     "ticdc_craft": {
         "quick": {"header", "body", "message"},
-        "compiled": {"header", "body", "frame", "message"},
+        "compiled": {"header", "body", "message"},
     },
     "ticdc_open_protocol": {"quick": set(), "compiled": set()},
 }

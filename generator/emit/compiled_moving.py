@@ -3,7 +3,11 @@ records, switches, repeats, blocks and ``process:`` regions."""
 
 from __future__ import annotations
 
+<<<<<<< HEAD
 from generator.emit.compiled_prelude import MEMCHR_PRELUDE, REUSE_PRELUDE
+=======
+from generator.emit.compiled_prelude import REUSE_PRELUDE, REVERSED_UVARINT_PRELUDE
+>>>>>>> craft-trailer
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.plan import (
     KEYED_STEPS,
@@ -83,11 +87,11 @@ class MovingSteps:
             self.nested(step)
         elif isinstance(step, Chunk):
             self.chunk(step)
-        elif isinstance(step, (FromEnd, EndsAt)):
-            raise NotCompiled(
-                "a trailer: its regions are read by runtime objects, from the bytes object "
-                "and the limits object a compiled reader does not hold"
-            )
+        elif isinstance(step, FromEnd):
+            self.from_end(step)
+        elif isinstance(step, EndsAt):
+            self.decline_if(f"pos != {step.limit}")
+            self.w.line(f"pos = {step.end}")
         elif isinstance(step, Choice):
             self.choice(step)
         else:
@@ -98,6 +102,47 @@ class MovingSteps:
         """The depth argument of a call to a record's reader (none where readers take no
         depth)."""
         return f", depth + {depth}" if depth else ""
+
+    def from_end(self, step: FromEnd) -> None:
+        """A trailer field: the bytes that end at ``limit``, which then moves back; a
+        region's read front to back by its steps, ``pos`` kept aside meanwhile."""
+        limit, var = step.limit, step.var
+        self.declare(limit, "Py_ssize_t")
+        if step.start:
+            self.w.line(f"{limit} = {step.start}")
+        if not step.length:
+            self.preludes.setdefault(REVERSED_UVARINT_PRELUDE)
+            self.declare(var, "uint64_t")
+            self.decline_if(f"not _reversed_uvarint(buf, &{limit}, pos, &{var})")
+            return
+        n = f"{var}_size"
+        self.declare(n, "Py_ssize_t")
+        if self.decls.get(step.length) == "uint64_t":  # a length read as a C number
+            self.decline_if(f"{step.length} > <uint64_t>({limit} - pos)")
+            self.w.line(f"{n} = <Py_ssize_t>{step.length}")
+        else:
+            self.evaluate(f"{n}_o", step.length)
+            self.decline_if(f"type({n}_o) is not int or not 0 <= {n}_o <= {limit} - pos")
+            self.w.line(f"{n} = {n}_o")
+        self.declare(step.inner_end, "Py_ssize_t")
+        self.declare(f"{var}_pos", "Py_ssize_t")
+        self.w.line(f"{step.inner_end} = {limit}")
+        self.w.line(f"{limit} -= {n}")
+        if step.absent:
+            self.w.line(f"if {n} == 0:")
+            with self.w.indent():
+                self.w.line(f"{var} = {step.absent}")
+                if untracked_literal(step.absent):
+                    self.w.line(f"untrack({var})")
+            self.w.line("else:")
+            self.w.depth += 1
+        self.w.line(f"{var}_pos = pos")
+        self.w.line(f"pos = {limit}")
+        self.branch(step.steps, step.inner_end)
+        self.decline_if(f"pos != {step.inner_end}")
+        self.w.line(f"pos = {var}_pos")
+        if step.absent:
+            self.w.depth -= 1
 
     def choice(self, step: Choice) -> None:
         """A table of the first byte gives the case's reader when that byte alone decides;
@@ -160,7 +205,7 @@ class MovingSteps:
     def chunk(self, step: Chunk) -> None:
         """A counted run of varints appended as they are read (a payload chunk reads its
         lengths twice: checked first, then again beside the payloads after them)."""
-        var, n, k = step.var, f"{step.var}_n", f"{step.var}_k"
+        var, n, k = step.var, f"{step.var}_i", f"{step.var}_k"
         self.declare(n, "Py_ssize_t")
         self.declare(k, "Py_ssize_t")
         self.declare(f"{var}_u", "uint64_t")
@@ -582,8 +627,7 @@ class MovingSteps:
             self.w.line("try:")
             with self.w.indent():
                 self.w.line(
-                    f"{plain} = rt_process.decode({codec}, {step.wire},"
-                    " lim.max_decompressed_bytes)"
+                    f"{plain} = rt_process.decode({codec}, {step.wire}, lim.max_decompressed_bytes)"
                 )
             self.w.line("except DecodeError:")
             with self.w.indent():

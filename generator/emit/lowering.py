@@ -68,7 +68,7 @@ from generator.emit.plan import (
     may_be_negative,
 )
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
-from generator.spec.types import CHUNK_TYPES, PRIMITIVES
+from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RegionType
 
 _THIS_UP = re.compile(r"\bthis\.((?:_parent\.)*)([a-z_][a-z0-9_]*)")
 _MEMBER = re.compile(r"(?<![.\w])(f_\w+|v\d+_\w+)\.([a-z_][a-z0-9_]*)\b")
@@ -100,8 +100,8 @@ def _size_expression(ref: TypeRef) -> bool:
 class Lowering:
     """The plans of one spec's records.
 
-    A record gets a plan when the exact fast path reads it, it is a sequence with no
-    trailer, and every field is a number (fixed-width or a varint), a string or bytes of a
+    A record gets a plan when the exact fast path reads it, it is a sequence (its trailer, if
+    any, reversed uvarints and regions: :meth:`_check_trailer`), and every field is a number (fixed-width or a varint), a string or bytes of a
     fixed size or a length (fixed-width or a varint), an enum switch, a tag, a presence
     flag, a repeat of records or values (to the end, while tagged, a count computed from
     earlier fields, Avro's blocks, or until a terminator), a ``process:``ed record sized by a length, or another
@@ -285,7 +285,7 @@ class Lowering:
 
     def _check_trailer(self, field: Field) -> None:
         """A trailer field the plan reads backwards: a reversed uvarint, or a region sized
-        by an expression (read whole by its runtime object)."""
+        by an expression (read by the steps of its ``REGION_TYPES`` layout)."""
         ref = field.type
         if field.repeat is not None or field.condition or field.derived:
             raise NotLowered(f"{field.name}: a repeated, conditional or derived trailer field")
@@ -546,11 +546,25 @@ class Lowering:
         if ref.kind == "prim":
             body: list[Step] = [FromEnd(var, limit, start=start)]
         else:
-            size = self._expression(ref.size)
-            body = [FromEnd(var, limit, size, self.fast.instance(ref), start)]
+            size, inner_end = self._expression(ref.size), self._fresh("end")
+            region = REGION_TYPES[ref.name]
+            steps, absent = self._region(region, var, inner_end), "" if region.repeated else "[]"
+            body = [FromEnd(var, limit, size, start, inner_end, steps, absent)]
         if field.valid:
             body.append(Valid(self._expression(field.valid)))
         return FieldSteps(field.name, field.line, tuple(body))
+
+    def _region(self, region: RegionType, var: str, end: str) -> tuple[Step, ...]:
+        """The steps of a region of counted chunks (Craft's size tables and term
+        dictionary): each a uvarint count, then the chunk; to the end of the region (a list
+        of them), or one whose count is not 0."""
+        count = self._fresh("count")
+        if region.repeated:
+            item = self._fresh("item")
+            each = (Number(count, "uvarint"), _chunk(region.chunk, item, count, end))
+            return (Repeat(var, "", "eos", end, item=item, steps=each),)
+        chunk = _chunk(region.chunk, var, count, end)
+        return (Number(count, "uvarint"), Valid(f"{count} != 0"), chunk)
 
     def _repeat(self, field: Field, var: str, prefix: str, end: str) -> Repeat:
         ref = field.type
@@ -677,16 +691,8 @@ class Lowering:
         return [Nothing(var)]
 
     def _chunk(self, ref: TypeRef, var: str, end: str) -> Chunk:
-        """A counted run of varints (Craft's chunks): the elements, or the lengths of
-        payloads that follow them."""
-        chunk = CHUNK_TYPES[ref.name]
-        count = self._count(ref.count)
-        if chunk.element == "int":
-            return Chunk(var, count, end, chunk.zigzag, chunk.delta, ref.enum)
-        # payload lengths: ZigZag where -1 is NULL (never delta-coded)
-        return Chunk(
-            var, count, end, chunk.nullable, payload=chunk.element, encoding=chunk.encoding
-        )
+        """A counted run of varints (Craft's chunks)."""
+        return _chunk(ref.name, var, self._count(ref.count), end, ref.enum)
 
     def _nested(self, ref: TypeRef, var: str, end: str, keep: bool) -> list[Step]:
         steps: list[Step] = []
@@ -818,6 +824,16 @@ class Lowering:
             return match.group(0) if prefix is None else f"{prefix}{match.group(2)}"
 
         return _MEMBER.sub(field, text)
+
+
+def _chunk(name: str, var: str, count: str, end: str, enum: str | None = None) -> Chunk:
+    """A chunk of ``CHUNK_TYPES[name]``: the elements, or the lengths of payloads that
+    follow them."""
+    chunk = CHUNK_TYPES[name]
+    if chunk.element == "int":
+        return Chunk(var, count, end, chunk.zigzag, chunk.delta, enum)
+    # payload lengths: ZigZag where -1 is NULL (never delta-coded)
+    return Chunk(var, count, end, chunk.nullable, payload=chunk.element, encoding=chunk.encoding)
 
 
 def _kafka_columns(spec: Spec) -> set[str]:

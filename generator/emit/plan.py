@@ -262,22 +262,27 @@ class Chunk(Step):
 class FromEnd(Step):
     """A field of a record's trailer, read backwards: the bytes that end at ``limit``
     (which starts at the record's ``end``; never before ``pos``), then ``limit`` moves back
-    to where they start. A reversed uvarint (``length`` empty: its last byte first), or
-    ``length`` (an expression) bytes read whole by the runtime object ``reader``
-    (``unpack(buf, begin, stop, limits)``). The fields in front then read within
-    ``limit``."""
+    to where they start. A reversed uvarint (``length`` empty: its last byte first), or a
+    region of ``length`` (an expression) bytes read front to back by ``steps`` within
+    ``inner_end``, which they must fill exactly (``pos`` is back where it was after them);
+    ``absent``: a region of no bytes at all is ``var = absent``, not read. The fields in
+    front then read within ``limit``."""
 
     var: str
     limit: str
     length: str = ""
-    reader: str = ""
     start: str = ""
     """The trailer's first field: ``limit`` starts at ``start`` (the record's end)."""
+    inner_end: str = ""
+    steps: tuple[Step, ...] = ()
+    absent: str = ""
 
-    def __str__(self) -> str:
+    def lines(self) -> list[str]:
         if not self.length:
-            return f"reversed uvarint {self.var}, ending at {self.limit}"
-        return f"{self.var}: {self.length} bytes ending at {self.limit}, read by {self.reader}"
+            return [f"reversed uvarint {self.var}, ending at {self.limit}"]
+        head = f"region {self.var}: {self.length} bytes ending at {self.limit} ({self.inner_end})"
+        head += f", no bytes: {self.var} = {self.absent}" if self.absent else ""
+        return [head] + _steps_lines(self.steps)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -413,25 +413,39 @@ class QuickTierEmitter:
             self.switch(step)
 
     def from_end(self, step: FromEnd) -> None:
-        """A trailer field: the bytes that end at ``limit``, which then moves back."""
+        """A trailer field: the bytes that end at ``limit``, which then moves back; a
+        region's read front to back by its steps, ``pos`` kept aside meanwhile."""
         limit = step.limit
         if step.start:
             self.w.line(f"{limit} = {step.start}")
         if not step.length:
             self.retry_if(f"{limit} <= pos")
-            read = f"{step.var}, {limit} = rt_fast.read_reversed_uvarint(buf, {limit}, pos)"
-        else:
-            n = f"{step.var}_n"
-            self.evaluate(n, step.length)
-            self.retry_if(f"type({n}) is not int or {n} < 0 or {n} > {limit} - pos")
-            self.w.line(f"{limit} -= {n}")
-            read = f"{step.var} = {step.reader}.unpack(buf, {limit}, {limit} + {n}, limits)"
-        self.w.line("try:")
-        with self.w.indent():
-            self.w.line(read)
-        self.w.line("except DecodeError:")
-        with self.w.indent():
-            self.w.line(_RETRY + " from None")
+            self.w.line("try:")
+            with self.w.indent():
+                self.w.line(
+                    f"{step.var}, {limit} = rt_fast.read_reversed_uvarint(buf, {limit}, pos)"
+                )
+            self.w.line("except DecodeError:")
+            with self.w.indent():
+                self.w.line(_RETRY + " from None")
+            return
+        n = f"{step.var}_size"
+        self.evaluate(n, step.length)
+        self.retry_if(f"type({n}) is not int or {n} < 0 or {n} > {limit} - pos")
+        self.w.line(f"{step.inner_end} = {limit}")
+        self.w.line(f"{limit} -= {n}")
+        if step.absent:
+            self.w.line(f"if {n} == 0:")
+            with self.w.indent():
+                self.w.line(f"{step.var} = {step.absent}")
+            self.w.line("else:")
+            self.w.depth += 1
+        self.w.line(f"{step.var}_pos, pos = pos, {limit}")
+        self.branch(step.steps)
+        self.retry_if(f"pos != {step.inner_end}")
+        self.w.line(f"pos = {step.var}_pos")
+        if step.absent:
+            self.w.depth -= 1
 
     def chunk(self, step: Chunk) -> None:
         """A counted run of varints: one-byte ones are their bytes (no loop in Python),

@@ -28,6 +28,7 @@ from generator.emit.plan import (
     Derived,
     Fallback,
     FieldSteps,
+    FromEnd,
     KeyedField,
     Length,
     Mark,
@@ -113,6 +114,8 @@ def value_kinds(steps, plans, kinds: dict[str, set[str]] | None = None) -> dict[
             add(step.var, CHECK)
         elif isinstance(step, Processed):
             add(step.wire, ATOMIC)  # the bytes as on the wire, or None
+        elif isinstance(step, FromEnd) and (not step.length or step.absent):
+            add(step.var, _literal_kind(step.absent or "0"))  # a number, or a region's absent
         for inner in _inner_steps(step):
             value_kinds(inner, plans, kinds)
         if isinstance(step, Repeat) and step.terminator:  # an item, kept apart
@@ -125,7 +128,7 @@ def _inner_steps(step) -> list:
     """The step lists inside ``step`` (a field's, a branch's, a nested record's)."""
     if isinstance(step, Switch):
         return [case.steps for case in step.cases] + [step.default or ()]
-    if isinstance(step, (FieldSteps, Optional, When, Processed, KeyedField)):
+    if isinstance(step, (FieldSteps, Optional, When, Processed, KeyedField, FromEnd)):
         return [step.steps]
     if isinstance(step, (Nested, Repeat)):
         return [step.steps or ()]

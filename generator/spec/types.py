@@ -32,7 +32,12 @@ class Primitive:
 
 
 def _ints() -> dict[str, Primitive]:
-    spark_unsigned = {8: "ShortType()", 16: "IntegerType()", 32: "LongType()", 64: "DecimalType(20, 0)"}
+    spark_unsigned = {
+        8: "ShortType()",
+        16: "IntegerType()",
+        32: "LongType()",
+        64: "DecimalType(20, 0)",
+    }
     spark_signed = {8: "ByteType()", 16: "ShortType()", 32: "IntegerType()", 64: "LongType()"}
     out = {}
     for bits in (8, 16, 32, 64):
@@ -66,15 +71,22 @@ for _name, _prim in list(PRIMITIVES.items()):
         PRIMITIVES[_name + "be"] = dataclasses.replace(_prim, construct_le=_prim.construct_be)
 
 
-
 def _msb_ints() -> dict[str, Primitive]:
     """MySQL's msb-count varints (``mysql::serialization``): ``msb_uvarint64`` is unsigned,
     ``msb_varint64`` zigzag-signed; the width is the range the value must fit."""
-    spark_unsigned = {8: "ShortType()", 16: "IntegerType()", 32: "LongType()", 64: "DecimalType(20, 0)"}
+    spark_unsigned = {
+        8: "ShortType()",
+        16: "IntegerType()",
+        32: "LongType()",
+        64: "DecimalType(20, 0)",
+    }
     spark_signed = {8: "ByteType()", 16: "ShortType()", 32: "IntegerType()", 64: "LongType()"}
     out = {}
     for bits in (8, 16, 32, 64):
-        for signed, name, cls in ((False, "msb_uvarint", "MsbVarInt"), (True, "msb_varint", "MsbZigZag")):
+        for signed, name, cls in (
+            (False, "msb_uvarint", "MsbVarInt"),
+            (True, "msb_varint", "MsbZigZag"),
+        ):
             construct = f"{cls}({bits})"
             spark = (spark_signed if signed else spark_unsigned)[bits]
             out[f"{name}{bits}"] = Primitive(
@@ -109,6 +121,7 @@ PRIMITIVES.update(
 )
 LEB128 = ("uvarint", "varint", "reversed_uvarint")
 """The variable-length LEB128 primitives (construct path only)."""
+
 
 def runtime_module(name: str) -> str:
     """The dotted path of a runtime module an emitted expression names bare:
@@ -155,9 +168,7 @@ CHUNK_TYPES: dict[str, ChunkType] = {
     "uvarint_chunk": ChunkType(
         "UVarIntChunk", "int", "DecimalType(20, 0)", "n uvarints back to back"
     ),
-    "varint_chunk": ChunkType(
-        "VarIntChunk", "int", "LongType()", "n zigzag varints", zigzag=True
-    ),
+    "varint_chunk": ChunkType("VarIntChunk", "int", "LongType()", "n zigzag varints", zigzag=True),
     "delta_uvarint_chunk": ChunkType(
         "DeltaUVarIntChunk",
         "int",
@@ -201,6 +212,12 @@ class RegionType:
     doc: str
     json: str
     """How the JSON form converts back: ``int_lists`` or ``strings``."""
+    chunk: str
+    """Its layout, for the plans that read it (generator/emit/lowering.py): counted chunks
+    of this ``CHUNK_TYPES`` kind, each a uvarint count and then the chunk."""
+    repeated: bool
+    """Counted chunks to the end of the region (a list of lists); else one, whose count is
+    not 0, filling the region, or no bytes at all (an empty list)."""
 
 
 REGION_TYPES: dict[str, RegionType] = {
@@ -210,6 +227,8 @@ REGION_TYPES: dict[str, RegionType] = {
         "ArrayType(ArrayType(LongType(), False), False)",
         "size tables to the end of the region: each a uvarint count + a delta varint chunk",
         "int_lists",
+        "delta_varint_chunk",
+        repeated=True,
     ),
     "term_dictionary": RegionType(
         "rt_craft.TermDictionary()",
@@ -217,6 +236,8 @@ REGION_TYPES: dict[str, RegionType] = {
         "ArrayType(StringType(), False)",
         "a uvarint count + a string chunk, or no bytes at all when there are no terms",
         "strings",
+        "string_chunk",
+        repeated=False,
     ),
 }
 """Region types a spec names by ``type:`` with a ``size:`` expression."""
