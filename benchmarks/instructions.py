@@ -65,11 +65,14 @@ def _decode_mysql(workload: str, n: int) -> None:
 CRAFT_WORKLOADS = ("craft-seed", "craft-batch16", "craft-group")
 """TiCDC Craft (benchmarks/ticdc_craft.py): ``parse(data, "frame")`` of the seed row and of
 16 rows of 20 columns, and ``parse(data, "column_group")`` of batch16's first group."""
-CRAFT_DECODERS = ("exact", "quick", "compiled", "craft.pyx")
+CRAFT_DECODERS = ("exact", "quick", "events", "compiled", "craft.pyx")
 """The exact fast reader alone (what ``parse`` runs for a record with no plan), ``parse`` in
-pure Python (the quick tier, then the exact reader), ``parse`` with the compiled tier, and
-the hand-written runtime/_compiled/craft.pyx (a whole message to its events: the frame and
-the event mapping, for comparison; messages only)."""
+pure Python (the quick tier, then the exact reader), ``decode_message`` in pure Python (a
+whole message to its events: the frame's fast reader, then the spec's mapping and the quick
+columns), ``parse`` with the compiled tier, and the hand-written runtime/_compiled/craft.pyx
+(a whole message to its events, for comparison). The last two need the built extensions;
+``events`` and ``craft.pyx`` decode messages only."""
+CRAFT_MESSAGE_ONLY = ("events", "craft.pyx")
 
 
 def _decode_craft(workload: str, decoder: str, n: int) -> None:
@@ -91,6 +94,8 @@ def _decode_craft(workload: str, decoder: str, n: int) -> None:
         handwritten = craft._CRAFT_MESSAGE._compiled
         assert handwritten is not None, "runtime/_compiled/craft.pyx is not built"
         fn = lambda: handwritten.decode(data, limits)
+    elif decoder == "events":
+        fn = lambda: craft.decode_message(data)
     elif decoder == "exact":
         exact = craft.FAST_READERS[record]
         fn = lambda: exact(data, 0, len(data), limits, 1)
@@ -150,7 +155,7 @@ def _decode(workload: str, decoder: str, n: int) -> None:
 
 
 def _instructions(workload: str, decoder: str, n: int) -> int:
-    pure = {"WIRESPEC_PURE_PYTHON": "1"} if decoder == "quick" else {}
+    pure = {"WIRESPEC_PURE_PYTHON": "1"} if decoder in ("quick", "events") else {}
     args = ["-m", "benchmarks.instructions", "--run", workload, decoder, str(n)]
     return instructions_of(args, pure)
 
@@ -173,8 +178,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=300, help="rows decoded in the measured run")
     ap.add_argument("--workload", choices=("small", "wide", "both"), default="both")
+<<<<<<< HEAD
     ap.add_argument(
         "--only", choices=("plainbuffer", "mysql", "craft", "open_protocol"), default="plainbuffer"
+=======
+    ap.add_argument("--only", choices=("plainbuffer", "mysql", "craft"), default="plainbuffer")
+    ap.add_argument(
+        "--decoders", default=",".join(CRAFT_DECODERS), help="--only craft: these, comma-separated"
+>>>>>>> craft-mapping-phase
     )
     ap.add_argument("--run", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -197,7 +208,9 @@ def main(argv=None) -> int:
         print("| workload | decoder | instructions/parse |")
         print("|---|---|---:|")
         for workload in CRAFT_WORKLOADS:
-            for d in CRAFT_DECODERS[: 3 if workload == "craft-group" else 4]:
+            for d in args.decoders.split(","):
+                if workload == "craft-group" and d in CRAFT_MESSAGE_ONLY:
+                    continue
                 per = (_instructions(workload, d, n) - _instructions(workload, d, 0)) / n
                 print(f"| {workload} | {d} | {per:,.0f} |")
         return 0

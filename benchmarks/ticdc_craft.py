@@ -67,8 +67,8 @@ def python_codec() -> CraftMessage:
     """The module's codec without the compiled tier (compiled=False): the generated frame
     reader and writer and runtime/formats/craft.py's mapping."""
     codec = CraftMessage(
-        craft.frame, craft.VALUE_DECODERS["column_group.values"], craft.DICTIONARIES["frame.term_dictionary"], compiled=False,
-        event_types=craft.EventType, group_types=craft.GroupType,
+        craft.frame, craft.VALUE_DECODERS["column_group.values"], craft.DICTIONARIES["frame.term_dictionary"], craft.MAPPINGS["message"],
+        compiled=False, event_types=craft.EventType, group_types=craft.GroupType,
     )  # fmt: skip
     codec.use_fast_readers(craft._read_frame)
     codec.use_fast_writers(craft._write_frame)

@@ -22,15 +22,16 @@ VECTORS = json.loads(
 )
 DATA = {v["name"]: bytes.fromhex(v["hex"]) for v in VECTORS}
 TERMS = craft.DICTIONARIES["frame.term_dictionary"]
+MAPPING = craft.MAPPINGS["message"]
 VALUES = craft.VALUE_DECODERS["column_group.values"]
-CHECKED = rt_craft.CraftMessage(craft.frame, VALUES, TERMS, fast=False)
+CHECKED = rt_craft.CraftMessage(craft.frame, VALUES, TERMS, MAPPING, fast=False)
 
 
 def fast_only(data):
     """The fast path alone: the generated frame reader and the quick mapping, without the
     checked mapping behind it (raises where the quick mapping gives up)."""
     model, _ = craft._read_frame(data, 0, len(data), DEFAULT, 1)
-    return craft_quick._quick_events(model, craft._CRAFT_MESSAGE.values)
+    return craft_quick._quick_events(model, craft._CRAFT_MESSAGE.values, MAPPING)
 
 
 def outcome(decode, data):
@@ -117,7 +118,7 @@ def test_the_spec_tables_drive_the_runtime():
     assert craft._CRAFT_MESSAGE.encodings == {int(k): v for k, v in table.items()}
     # a table without a code makes that code unknown: decoding and encoding refuse it
     narrow = VALUES.with_codes({k: v for k, v in table.items() if k != 15})
-    narrow = rt_craft.CraftMessage(craft.frame, narrow, TERMS)
+    narrow = rt_craft.CraftMessage(craft.frame, narrow, TERMS, MAPPING)
     with pytest.raises(DecodeError, match="unknown column type code 15") as err:
         narrow.decode(DATA["seed_row_changed_update"])
     assert err.value.path == "events[0].new[0].type" and err.value.offset == 24  # no record
@@ -126,7 +127,7 @@ def test_the_spec_tables_drive_the_runtime():
     with pytest.raises(SpecError):
         VALUES.with_codes({3: "int32"})
     with pytest.raises(SpecError):
-        rt_craft.CraftMessage(craft.frame, VALUES, TERMS, event_types=craft.GroupType)
+        rt_craft.CraftMessage(craft.frame, VALUES, TERMS, MAPPING, event_types=craft.GroupType)
 
 
 def test_spark_rows_are_accepted_by_the_schema():

@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 
 from generator.emit import protobuf
+from generator.emit.mapping import mapping_modules, render_mapping
 from generator.emit.pysource import valid_message_arg
 from generator.emit.spark_columns import SparkColumns
 from generator.spec import decode_by as spec_decode_by
+from generator.spec import mapping as spec_mapping
 from generator.spec import refs as spec_refs
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
 from generator.spec.types import (
@@ -140,6 +142,12 @@ class ModuleEmitter(SparkColumns):
             f" {order!r})"
         )
 
+    # -- mappings (``map:``: a record's models made from another record) -----------------
+
+    def mappings(self) -> list[tuple[Record, str]]:
+        """(record, source of its mapping function) of each record with ``map:``."""
+        return [(r, render_mapping(self.spec, r)) for r in spec_mapping.mappings(self.spec.records)]
+
     @staticmethod
     def ref_expression(path: str, ref) -> str:
         args = [repr(path)]
@@ -159,6 +167,7 @@ class ModuleEmitter(SparkColumns):
         text += " ".join(self.all_construct_expressions())
         text += " rt_refs." if self.dictionaries() else ""
         text += " rt_value_kinds." if self.decoders() else ""
+        text += " ".join(f" rt_{m}." for m in mapping_modules(self.spec.records.values()))
         names = sorted(set(re.findall(r"\brt_([a-z_]+)\.", text)) - {"checksum", "serializable"})
         return {name: runtime_module(name) for name in names}
 

@@ -276,7 +276,7 @@ class FieldBuilder:
 
     def runtime_args(self, ref: TypeRef, raw: dict, parts) -> dict:
         """A runtime primitive's arguments: enums and records by name, dictionaries and
-        decoders as ``RECORD.FIELD``."""
+        decoders as ``RECORD.FIELD``, a mapping by the record with ``map:``."""
         if ref.kind != "runtime":
             raise self.error(parts, "only a runtime primitive type takes args")
         declared = RUNTIME_TYPES[ref.name].args
@@ -287,6 +287,11 @@ class FieldBuilder:
         for name, value in raw.items():
             if declared[name] in _FIELD_ARGS:
                 out[name] = self.field_arg(declared[name], value, parts + (name,))
+                continue
+            if declared[name] == "mapping":
+                if "map" not in self.data["records"].get(value, {}):
+                    raise self.error(parts + (name,), f"{value!r} is not a record with map:")
+                out[name] = f"MAPPINGS[{value!r}]"
                 continue
             if declared[name] == "record":
                 if value not in self.record_names:

@@ -285,6 +285,56 @@ class Detect:
 
 
 @dataclasses.dataclass
+class MapRule:
+    """A rule of a ``map:`` class: ``check`` (Python over the source) must hold, else the
+    error is ``message`` (``{value}``: the element at ``at``) at element ``i`` of the chunk
+    ``at`` (``(record field, chunk)`` of the source)."""
+
+    check: str
+    at: tuple[str, str]
+    message: str
+    line: int | None
+
+
+@dataclasses.dataclass
+class MapValue:
+    """A model field of a ``map:`` class: ``python`` over the source, or (``ref`` set) the
+    name that the id at element ``i`` of the chunk ``at`` stands for, checked by its ref."""
+
+    name: str
+    python: str
+    at: tuple[str, str] | None = None
+    ref: Ref | None = None
+
+
+@dataclasses.dataclass
+class MapClass:
+    """One class of a ``map:``: the enum member (``value``) that selects it, the runtime
+    model it makes (``module``, ``model``), its rules in declared order and its fields."""
+
+    member: str
+    value: int
+    module: str
+    model: str
+    rules: list[MapRule]
+    fields: list[MapValue]
+    line: int | None
+
+
+@dataclasses.dataclass
+class Mapping:
+    """``map:``: one model per element of ``source.each``, its class by the member at
+    element ``i`` of the chunk ``class_by`` (``(record field, chunk)``), run after the
+    source record is read (its layout and rules first, then the classes' rules)."""
+
+    source: str
+    each: str
+    class_by: tuple[str, str]
+    classes: list[MapClass]
+    line: int | None
+
+
+@dataclasses.dataclass
 class Record:
     name: str
     doc: str
@@ -301,6 +351,8 @@ class Record:
     or ``protobuf`` (tag-keyed records in any order)."""
     detect: Detect | None = None
     """``detect:``: how to recognise a message of this record by its leading bytes."""
+    mapping: Mapping | None = None
+    """``map:``: the record's models are mapped from another record (:class:`Mapping`)."""
 
     @property
     def serializable(self) -> bool:

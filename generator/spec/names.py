@@ -89,6 +89,7 @@ MODULE_CONSTANTS = frozenset(
         "FALLBACKS",
         "DICTIONARIES",
         "VALUE_DECODERS",
+        "MAPPINGS",
     ]
 )
 """Upper-case module names; an enum attribute table ``ENUM_ATTRIBUTE`` may not be one."""

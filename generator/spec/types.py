@@ -268,7 +268,8 @@ class RuntimeType:
     args: dict
     """argument -> ``enum`` | ``record`` (its construct) | ``dictionary`` (the
     ``runtime.core.refs.Dictionary`` of a field with ``interned:``) | ``decoder`` (the
-    ``runtime.core.value_kinds.ValueKinds`` of a chunk with ``decode_by:``), all required."""
+    ``runtime.core.value_kinds.ValueKinds`` of a chunk with ``decode_by:``) | ``mapping``
+    (the generated function of a record's ``map:``), all required."""
     python: str = "object"
     """Annotation of the field in the record's model class."""
     rows_spark: str = ""
@@ -300,6 +301,7 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
             "column_flags": "enum",
             "ddl_types": "enum",
             "terms": "dictionary",
+            "mapping": "mapping",
         },
         python="list",
         rows_spark="rt_ticdc.spark_schema()",
@@ -310,3 +312,12 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
     ),
 }
 """Runtime primitives a spec names by ``type:`` (see specs/README.md, Runtime primitives)."""
+
+
+MAP_MODELS: dict[str, tuple[str, ...]] = {
+    "ticdc.RowChangedEvent": ("commit_ts", "schema", "table", "partition"),
+    "ticdc.DdlEvent": ("commit_ts", "schema", "table", "ddl_type", "query"),
+    "ticdc.ResolvedEvent": ("commit_ts",),
+}
+"""The model classes a ``map:`` class may make (``MODULE.CLASS`` of ``runtime.formats``) and
+the fields the spec may set (a row event's columns are the runtime's, runtime/formats/craft_events.py)."""

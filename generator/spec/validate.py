@@ -18,6 +18,7 @@ from generator.spec.decode_by import check_decode_by
 from generator.spec.fields import FieldBuilder
 from generator.spec.imports import resolve as resolve_imports
 from generator.spec.loader import Lines, LoadedSpec, key_path
+from generator.spec.mapping import check_maps
 from generator.spec.model import (
     ClaimCheck,
     Detect,
@@ -101,6 +102,7 @@ class SpecBuilder(FieldBuilder):
         self.check_no_cycle(records)
         check_refs(self, records)
         check_decode_by(self, records)
+        check_maps(self, records)
         self.choice_detects(records)
         _mark_late_values(records)
         json_documents = self.json_documents(data.get("json", {}))

@@ -50,11 +50,11 @@ from runtime.formats.craft_events import (
     _assemble,
     _checked_events,
     _event_parts,
+    _fill_rows,
     _Parts,
     _parts_of,
     _Path,
     _read_frame,
-    _to_events,
 )
 from runtime.formats.craft_json import _event_json, _event_to_json
 from runtime.formats.craft_quick import _quick_events, _quick_parts
@@ -99,13 +99,16 @@ class CraftMessage(Construct):
     generated module has given it (:meth:`use_fast_readers`), else with construct; the
     construct protocol (``_parse``, ``parse_construct``) always uses construct. Then the
     quick mapping makes the events, and where it gives up the checked one says why.
+    ``mapping`` is the spec's ``map:`` of its events (the generated ``MAPPINGS["message"]``:
+    each event's class, rules and header fields), which both mappings run.
     ``fast=False`` leaves only the checked paths (the oracle the tests compare with);
     ``compiled=False`` never tries the compiled tier (the Python path the tests and
     benchmarks compare it with).
 
-    >>> from generated.ticdc_craft import frame, VALUE_DECODERS, DICTIONARIES
+    >>> from generated.ticdc_craft import frame, VALUE_DECODERS, DICTIONARIES, MAPPINGS
     >>> values = VALUE_DECODERS["column_group.values"]
-    >>> codec = CraftMessage(frame, values, DICTIONARIES["frame.term_dictionary"])
+    >>> terms, mapping = DICTIONARIES["frame.term_dictionary"], MAPPINGS["message"]
+    >>> codec = CraftMessage(frame, values, terms, mapping)
     >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
     >>> codec.parse(data), codec.build(codec.parse(data)) == data
     ([ResolvedEvent(commit_ts=424316594097225729)], True)
@@ -119,6 +122,7 @@ class CraftMessage(Construct):
         frame,
         values,
         terms,
+        mapping,
         *,
         fast: bool = True,
         compiled: bool = True,
@@ -131,10 +135,13 @@ class CraftMessage(Construct):
         super().__init__()
         self.frame = frame
         self.terms = terms
+        self.mapping = mapping
         self.names = EventNames(column_types, column_flags, ddl_types)
         self.fast = fast
         self.use_compiled = compiled and (values.kinds, values.unsigned, values.byte_order) == (
-            _COMPILED_KINDS, FLAG_UNSIGNED, "<"
+            _COMPILED_KINDS,
+            FLAG_UNSIGNED,
+            "<",
         )
         self.values = values
         self.encodings = values.codes
@@ -208,14 +215,16 @@ class CraftMessage(Construct):
             limits.check("max_message_bytes", len(buf), offset=0)
         model = self._read_fast_frame(buf, 0, len(buf), limits, 1)[0]
         try:
-            return _quick_events(model, self.values)
+            return _quick_events(model, self.values, self.mapping)
         except Exception:  # noqa: BLE001 - the checked mapping says what is wrong
-            return _checked_events(buf, model, self.values, self.terms)
+            return _checked_events(buf, model, self.values, self.terms, self.mapping)
 
     def _decode_checked(self, buf: bytes, limits, spans=None) -> list[Event]:
         """The construct path: the frame parsed by construct, then checked and mapped."""
-        model, positions = _read_frame(self.frame, self.terms, buf, limits, spans, self.values)
-        return _to_events(model, positions, buf, self.values)
+        model, events, positions = _read_frame(
+            self.frame, self.terms, self.mapping, buf, limits, spans, self.values
+        )
+        return _fill_rows(events, model, positions, buf, self.values)
 
     def encode(self, events) -> bytes:
         """One message of ``events`` (not batched: all go in this message)."""

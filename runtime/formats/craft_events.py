@@ -1,18 +1,22 @@
 """TiCDC Craft frames <-> :mod:`runtime.formats.ticdc` events, with every check and its
-exact error: the mapping the spec's ``frame`` record does not say (values decoded by the
-type-code table, the events' rules). What term ids mean (their range, -1, the empty name,
-the interning order on build) is the spec's: its ``ref:`` fields and the ``interned:`` order
-of the term dictionary, the ``terms`` :class:`runtime.core.refs.Dictionary` here.
+exact error: what the spec does not say yet. The events' classes, their rules and their
+header fields are the spec's ``map:`` of ``message`` (``mapping``: the generated
+``MAPPINGS["message"]``, which this module runs with the offsets of its errors); what term
+ids mean (their range, -1, the empty name, the interning order on build) is the spec's
+``ref:`` fields and the ``interned:`` order of the term dictionary (``terms``, a
+:class:`runtime.core.refs.Dictionary`). Here: a row event's column groups (their types,
+their names' term ids, their values decoded by the type-code table) and the way back.
 
 This is the checked path: the quick mapping (:mod:`runtime.formats.craft_quick`) gives up
 to it wherever it is unsure, so every error comes from here. It also records the spans of
 every field for ``wirespec inspect``.
 
-    >>> from generated.ticdc_craft import frame, VALUE_DECODERS, DICTIONARIES
+    >>> from generated.ticdc_craft import frame, VALUE_DECODERS, DICTIONARIES, MAPPINGS
     >>> from runtime.core.limits import DEFAULT
     >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
-    >>> model, positions = _read_frame(frame, DICTIONARIES["frame.term_dictionary"], data, DEFAULT)
-    >>> _to_events(model, positions, data, VALUE_DECODERS["column_group.values"])
+    >>> terms = DICTIONARIES["frame.term_dictionary"]
+    >>> model, events, positions = _read_frame(frame, terms, MAPPINGS["message"], data, DEFAULT)
+    >>> _fill_rows(events, model, positions, data, VALUE_DECODERS["column_group.values"])
     [ResolvedEvent(commit_ts=424316594097225729)]
 """
 
@@ -78,11 +82,11 @@ def _bad_element(message, buf, chunk_start, i, name):
     return _at(DecodeError(message, offset=skip_varints(buf, chunk_start, i)), name, index=i)
 
 
-def _read_frame(frame, terms, buf, limits, spans=None, kinds=None):
+def _read_frame(frame, terms, mapping, buf, limits, spans=None, kinds=None):
     """Parse a message with the spec's ``frame`` record, then check what the event model
-    needs beyond the layout (``terms``: the spec's term dictionary and its refs); returns
-    the frame model and the positions of each column group's types and values (for the
-    offsets of value errors).
+    needs beyond the layout (``terms``: the spec's term dictionary and its refs; ``mapping``:
+    the spec's ``map:``); returns the frame model, its events without their columns and the
+    positions of each column group's types and values (for the offsets of value errors).
 
     ``spans`` (a :class:`runtime.core.spans.SpanRecorder`, for ``wirespec inspect``) gets the
     byte range of every field, element by element, with names and values resolved: each
@@ -92,28 +96,29 @@ def _read_frame(frame, terms, buf, limits, spans=None, kinds=None):
     limits.check("max_message_bytes", len(buf), offset=0)
     try:
         model = _parse_frame(frame, buf, limits)
-        at, positions = _check_frame(buf, model, terms)
+        at, events, positions = _check_frame(buf, model, terms, mapping)
     except DecodeError:
         if spans is not None:  # show the fields read before the error, as the frame has them
             _parse_frame(frame, buf, limits, spans)
         raise
     if spans is not None:
         _record_frame(spans, buf, model, at, kinds, terms)
-    return model, positions
+    return model, events, positions
 
 
-def _check_frame(buf, model, terms) -> tuple[_Layout, dict]:
-    """What the event model needs beyond the layout of a parsed frame; returns where its
-    parts start and the positions :func:`_check_bodies` gives."""
+def _check_frame(buf, model, terms, mapping) -> tuple[_Layout, list[Event], dict]:
+    """What the event model needs beyond the layout of a parsed frame: the spec's mapping
+    (event by event, its rules and term ids), then the row bodies; returns where its parts
+    start, the events without their columns and the positions :func:`_check_bodies` gives."""
     at = _Layout(buf, model)
-    _check_header(buf, model, at, terms)
-    return at, _check_bodies(buf, model, at, terms)
+    events = mapping(model, _header_error(buf, model, at, terms))
+    return at, events, _check_bodies(buf, model, at, terms)
 
 
-def _checked_events(buf, model, kinds, terms) -> list[Event]:
+def _checked_events(buf, model, kinds, terms, mapping) -> list[Event]:
     """The events of a parsed frame, checked as :func:`_read_frame` checks it."""
-    _, positions = _check_frame(buf, model, terms)
-    return _to_events(model, positions, buf, kinds)
+    _, events, positions = _check_frame(buf, model, terms, mapping)
+    return _fill_rows(events, model, positions, buf, kinds)
 
 
 def _parse_frame(frame, buf, limits, spans=None):
@@ -138,29 +143,29 @@ class _Layout:
         self.dict_start = self.tables_start - tables[0][1]
 
 
-def _check_header(buf, model, at: _Layout, terms) -> None:
-    """Names are term ids as the spec's refs say (-1 always for a resolved event); the
-    spec's frame has refused a message that mixes rows with DDL/resolved events."""
-    h, n, names = model.header, len(model.size_tables[1]), model.term_dictionary
-    starts = {"commit_ts": at.header_start}
-    for name, prev in (("type", "commit_ts"), ("partition", "type"), ("schema", "partition"),
-                       ("table", "schema")):  # fmt: skip
-        starts[name] = skip_varints(buf, starts[prev], n)
-    for i, t in enumerate(h.type):
-        for name in ("partition", "schema", "table"):
-            v = h[name][i]
-            what = "partition" if name == "partition" else "term id"
-            if t == EVENT_RESOLVED or (t == EVENT_DDL and name == "partition"):
-                message = None if v == -1 else f"{what} {v} out of range (always -1 here)"
-            elif name == "partition":
-                message = (
-                    None if v >= -1 else f"partition {v} out of range (-1 = none, else a table id)"
-                )
-            else:
-                message = terms.ref(f"header.{name}").problem(v, names, terms.noun)
-            if message is not None:
-                err = _bad_element(message, buf, starts[name], i, name)
-                raise _at(err, "header")
+_HEADER_CHUNKS = ("commit_ts", "type", "partition", "schema", "table")
+"""The header's chunks in wire order, each of N varints (the spec's ``header`` record)."""
+
+
+def _header_error(buf, model, at: _Layout, terms):
+    """The ``fail`` the spec's mapping calls on a fault at element ``i`` of a header chunk:
+    raises its DecodeError, at the element's offset (``message`` None: the ref's message,
+    else ``{value}`` in it is the element)."""
+
+    def fail(record: str, name: str, i: int, message: str | None):
+        value = getattr(model.header, name)[i]
+        if message is None:
+            message = terms.ref(f"{record}.{name}").problem(
+                value, model.term_dictionary, terms.noun
+            )
+        else:
+            message = message.replace("{value}", str(value))
+        start = skip_varints(
+            buf, at.header_start, len(model.size_tables[1]) * _HEADER_CHUNKS.index(name)
+        )
+        raise _at(_bad_element(message, buf, start, i, name), record)
+
+    return fail
 
 
 def _check_bodies(buf, model, at: _Layout, terms) -> dict:
@@ -294,29 +299,19 @@ def _shown_value(code, flags, raw, kinds):
 # -------------------------------------------------------------------------------------
 # Messages <-> runtime.formats.ticdc events
 # -------------------------------------------------------------------------------------
-def _to_events(message, positions, buf, kinds) -> list[Event]:
+def _fill_rows(events, message, positions, buf, kinds) -> list[Event]:
+    """``events`` (the spec's mapping of ``message``) with the columns of their row bodies."""
     terms = message.term_dictionary
-    h = message.header
-    events = []
     for i, body in enumerate(message.bodies):
-        ts, t = h.commit_ts[i], h.type[i]
-        schema = terms[h.schema[i]] if h.schema[i] >= 0 else None
-        table = terms[h.table[i]] if h.table[i] >= 0 else None
-        if t == EVENT_RESOLVED:
-            events.append(ResolvedEvent(ts))
-        elif t == EVENT_DDL:
-            events.append(DdlEvent(ts, schema, table, body.ddl_type, body.query))
-        else:
-            partition = h.partition[i]
-            ev = RowChangedEvent(ts, schema, table, None if partition < 0 else partition)
-            for g, group in enumerate(body.column_groups):
-                image = "new" if group.type == GROUP_NEW else "old"
-                try:
-                    columns = _group_columns(group, terms, buf, kinds, *positions[i, g])
-                except DecodeError as err:
-                    raise _at(_at(err, image), "events", i)
-                setattr(ev, image, columns)
-            events.append(ev)
+        if body.column_groups is None:
+            continue
+        for g, group in enumerate(body.column_groups):
+            image = "new" if group.type == GROUP_NEW else "old"
+            try:
+                columns = _group_columns(group, terms, buf, kinds, *positions[i, g])
+            except DecodeError as err:
+                raise _at(_at(err, image), "events", i)
+            setattr(events[i], image, columns)
     return events
 
 

@@ -8,13 +8,13 @@ hold them to the same events and bytes. The spec's ``decode_by:`` of the values 
 (``kinds``: a :class:`runtime.core.value_kinds.ValueKinds`, whose ``quick`` table gives the
 wire type of each type code, None for unknown).
 
-    >>> from generated.ticdc_craft import frame, VALUE_DECODERS, DICTIONARIES
+    >>> from generated.ticdc_craft import frame, VALUE_DECODERS, DICTIONARIES, MAPPINGS
     >>> from runtime.core.limits import DEFAULT
     >>> from runtime.formats.craft_events import _read_frame
-    >>> kinds = VALUE_DECODERS["column_group.values"]
+    >>> kinds, mapping = VALUE_DECODERS["column_group.values"], MAPPINGS["message"]
     >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
-    >>> model, _ = _read_frame(frame, DICTIONARIES["frame.term_dictionary"], data, DEFAULT)
-    >>> _quick_events(model, kinds)
+    >>> model, _, _ = _read_frame(frame, DICTIONARIES["frame.term_dictionary"], mapping, data, DEFAULT)
+    >>> _quick_events(model, kinds, mapping)
     [ResolvedEvent(commit_ts=424316594097225729)]
 """
 
@@ -57,40 +57,26 @@ class _GiveUp(Exception):
     """The quick mapping met something it leaves to the checked one."""
 
 
-def _quick_events(model, kinds) -> list[Event]:
+def _give_up(*_fault):
+    """The quick path's ``fail`` of the spec's mapping: any fault goes to the checked path."""
+    raise _GiveUp
+
+
+def _quick_events(model, kinds, mapping) -> list[Event]:
     """The events of a parsed frame (read with the spec's rules: rows are not mixed with
     other events, a row body has groups), when everything in it is as the reference writes it
     (no error bookkeeping: anything else raises, and the caller maps the frame again with
     the checks of the construct path, which raise the exact error or decode the rest).
-    ``kinds``: the values' :class:`runtime.core.value_kinds.ValueKinds`."""
+    ``kinds``: the values' :class:`runtime.core.value_kinds.ValueKinds`; ``mapping``: the
+    spec's ``map:`` (the events, their rules and header fields), run with :func:`_give_up`."""
+    events = mapping(model, _give_up)
     terms = model.term_dictionary
     nterms = len(terms)
-    h = model.header
-    types, partitions, schemas, tables = h.type, h.partition, h.schema, h.table
-    events = []
-    append_event = events.append
     for i, body in enumerate(model.bodies):
-        t, part, sid, tid = types[i], partitions[i], schemas[i], tables[i]
-        if t == EVENT_RESOLVED:
-            if part != -1 or sid != -1 or tid != -1:
-                raise _GiveUp
-            append_event(ResolvedEvent(h.commit_ts[i]))
-            continue
-        if not (-1 <= sid < nterms and -1 <= tid < nterms):
-            raise _GiveUp
-        schema = terms[sid] if sid >= 0 else None
-        table = terms[tid] if tid >= 0 else None
-        if schema == "" or table == "":  # the reference writes -1 for an empty name
-            raise _GiveUp
-        if t == EVENT_DDL:
-            if part != -1:
-                raise _GiveUp
-            append_event(DdlEvent(h.commit_ts[i], schema, table, body.ddl_type, body.query))
-            continue
         groups = body.column_groups
-        if part < -1:
-            raise _GiveUp
-        ev = RowChangedEvent(h.commit_ts[i], schema, table, None if part < 0 else part)
+        if groups is None:
+            continue
+        ev = events[i]
         seen = 0
         for group in groups:
             image = group.type  # GROUP_NEW (1) or GROUP_OLD (2): one bit each
@@ -107,7 +93,6 @@ def _quick_events(model, kinds) -> list[Event]:
                 ev.new = columns
             else:
                 ev.old = columns
-        append_event(ev)
     return events
 
 

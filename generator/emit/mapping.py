@@ -1,0 +1,132 @@
+"""A record's ``map:`` (:mod:`generator.spec.mapping`) as one function of the generated
+module: ``MAPPINGS[record](source, fail) -> [model, ...]``.
+
+The same function serves both Python paths: ``fail(field, chunk, i, message)`` raises, and
+the caller says what: the quick path gives up (then the checked path maps the source again),
+the checked path raises the DecodeError at element ``i`` of ``source.field.chunk``
+(``message`` None: the ref's own message; else ``{value}`` in it is that element). A class's
+rules run in declared order, then its fields, the ``ref:`` ones checked as they resolve.
+The chunks it reads are locals taken once (``header_partition``), so the loop does no
+attribute chains.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from generator.spec.model import MapClass, Mapping, MapValue, Record
+from generator.spec.types import MAP_MODELS
+
+
+class _Hoisted(ast.NodeTransformer):
+    """``source.FIELD.CHUNK`` -> the local ``FIELD_CHUNK``; collects what it hoists."""
+
+    def __init__(self):
+        self.names: dict[str, str] = {}
+
+    def visit_Attribute(self, node: ast.Attribute):
+        base = node.value
+        if (
+            isinstance(base, ast.Attribute)
+            and isinstance(base.value, ast.Name)
+            and base.value.id == "source"
+        ):
+            local = f"{base.attr}_{node.attr}"
+            self.names[local] = f"source.{base.attr}.{node.attr}"
+            return ast.copy_location(ast.Name(local, ast.Load()), node)
+        self.generic_visit(node)
+        return node
+
+
+class _Renderer:
+    def __init__(self, spec, record: Record):
+        self.spec, self.record, self.mapping = spec, record, record.mapping
+        self.hoisted = _Hoisted()
+        self.resolvers: dict[tuple, str] = {}
+
+    def expression(self, python: str) -> str:
+        return ast.unparse(self.hoisted.visit(ast.parse(python, mode="eval")))
+
+    def element(self, at: tuple[str, str]) -> str:
+        return self.expression(f"source.{at[0]}.{at[1]}[i]")
+
+    def function(self) -> list[str]:
+        m: Mapping = self.mapping
+        where = f"{self.spec.source.display}:{m.line}"
+        body = [f"    for i, body in enumerate(source.{m.each}):"]
+        body.append(f"        kind = {self.element(m.class_by)}")
+        for n, cls in enumerate(m.classes):
+            last = n == len(m.classes) - 1
+            test = "else:" if last else f"{'if' if n == 0 else 'elif'} kind == {cls.value}:"
+            note = f"{cls.member}, {self.spec.source.display}:{cls.line}"
+            body.append(f"        {test}  # {note}")
+            body += ["            " + line for line in self.map_class(cls)]
+        head = [
+            f"def _map_{self.record.name}(source, fail):",
+            f'    """{where}: the map: of {self.record.name}, one model per element',
+            f"    of {m.source}.{m.each}, its class by {'.'.join(m.class_by)}[i].",
+            "",
+            "    ``fail(field, chunk, i, message)`` raises (quick path: give up; checked path:",
+            "    the DecodeError at element i of source.field.chunk, ``message`` None for the",
+            '    ref\'s own, else its {value} is that element)."""',
+        ]
+        head += [f"    {local} = {text}" for local, text in self.hoisted.names.items()]
+        for key, name in self.resolvers.items():
+            head += self.resolver(key, name)
+        head += ["    models = []", "    append = models.append"]
+        return [*head, *body, "    return models"]
+
+    def map_class(self, cls: MapClass) -> list[str]:
+        lines = []
+        for rule in cls.rules:
+            lines.append(f"if not ({self.expression(rule.check)}):")
+            lines.append(f"    fail({rule.at[0]!r}, {rule.at[1]!r}, i, {rule.message!r})")
+        names = [value.name for value in cls.fields]
+        # the model's leading fields in its order are positional (a call without keywords)
+        positional = names == list(MAP_MODELS[f"{cls.module}.{cls.model}"][: len(names)])
+        args = [("" if positional else f"{v.name}=") + self.value(v) for v in cls.fields]
+        lines.append(f"append(rt_{cls.module}.{cls.model}({', '.join(args)}))")
+        return lines
+
+    def value(self, value: MapValue) -> str:
+        """A field's expression; a ``ref:`` element resolved by the resolver of its ref
+        (arguments are evaluated in order, so refs are checked in field order)."""
+        if value.ref is None:
+            return self.expression(value.python)
+        ref = value.ref
+        key = (ref.dictionary, ref.null, ref.empty_refused)
+        resolver = self.resolvers.setdefault(
+            key, f"{ref.dictionary}_name{len(self.resolvers) or ''}"
+        )
+        return f"{resolver}({self.element(value.at)}, {value.at[0]!r}, {value.at[1]!r}, i)"
+
+    def resolver(self, key, name: str) -> list[str]:
+        """The local function that resolves an id to its name as a ``ref:`` says (the
+        runtime's ``runtime.core.refs.Ref.problem``), else calls ``fail``."""
+        dictionary, null, empty_refused = key
+        names = f"source.{dictionary}"
+        found = "0 <= value < len(names)" + (" and names[value]" if empty_refused else "")
+        lines = [
+            f"def {name}(value, field, chunk, i, names={names}):",
+            f'    """The name of id ``value`` in {dictionary}'
+            + ("" if null is None else f" ({null}: None")
+            + ("" if not empty_refused else ", the empty name refused")
+            + ("" if null is None else ")")
+            + ', else ``fail``."""',
+            f"    if {found}:",
+            "        return names[value]",
+        ]
+        if null is not None:
+            lines += [f"    if value == {null}:", "        return None"]
+        lines.append("    return fail(field, chunk, i, None)")
+        return ["    " + line for line in lines]
+
+
+def render_mapping(spec, record: Record) -> str:
+    """The source text of ``record``'s mapping function, ``_map_<record>``."""
+    return "\n".join(_Renderer(spec, record).function())
+
+
+def mapping_modules(records) -> set[str]:
+    """The ``runtime.formats`` modules whose models the mappings make."""
+    return {c.module for r in records if r.mapping for c in r.mapping.classes}
