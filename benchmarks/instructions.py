@@ -178,14 +178,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=300, help="rows decoded in the measured run")
     ap.add_argument("--workload", choices=("small", "wide", "both"), default="both")
-<<<<<<< HEAD
     ap.add_argument(
         "--only", choices=("plainbuffer", "mysql", "craft", "open_protocol"), default="plainbuffer"
-=======
-    ap.add_argument("--only", choices=("plainbuffer", "mysql", "craft"), default="plainbuffer")
+    )
     ap.add_argument(
         "--decoders", default=",".join(CRAFT_DECODERS), help="--only craft: these, comma-separated"
->>>>>>> craft-mapping-phase
     )
     ap.add_argument("--run", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)

@@ -3,11 +3,11 @@ records, switches, repeats, blocks and ``process:`` regions."""
 
 from __future__ import annotations
 
-<<<<<<< HEAD
-from generator.emit.compiled_prelude import MEMCHR_PRELUDE, REUSE_PRELUDE
-=======
-from generator.emit.compiled_prelude import REUSE_PRELUDE, REVERSED_UVARINT_PRELUDE
->>>>>>> craft-trailer
+from generator.emit.compiled_prelude import (
+    MEMCHR_PRELUDE,
+    REUSE_PRELUDE,
+    REVERSED_UVARINT_PRELUDE,
+)
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.plan import (
     KEYED_STEPS,
