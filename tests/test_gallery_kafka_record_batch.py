@@ -376,6 +376,26 @@ def test_chain_kafka_segment_to_craft_messages_to_change_rows():
     assert len(rows) == sum(map(len, by_message)) >= len(values)
 
 
+@pytest.mark.spark
+def test_chain_in_spark_segment_files_then_decode_of_their_values(spark, tmp_path):
+    """The README's Spark chain: the data source reads the segment file, one row per Kafka
+    record; ``decode`` turns each record's value into its Craft change rows."""
+    from runtime.spark import decode
+
+    segment = tmp_path / "segments" / "00000000000000000000.log"
+    segment.parent.mkdir()
+    segment.write_bytes((SAMPLES / "craft_values_batch.bin").read_bytes())
+    records = spark.read.format("wirespec").option("format", "kafka_record_batch")
+    records = records.load(str(segment.parent))
+    changes = decode(records.select("offset", "value"), "ticdc_craft").collect()
+    model = kafka.parse(segment.read_bytes())
+    values = {r.offset: r.value for b in model.batches for r in b.batch.records}
+    assert sorted(row["offset"] for row in records.collect()) == sorted(values)
+    expected = {o: len(list(craft.to_rows(craft.parse(v)))) for o, v in values.items()}
+    got = {o: sum(1 for row in changes if row["offset"] == o) for o in values}
+    assert got == expected
+
+
 @settings(max_examples=30, deadline=None)
 @given(kafka.strategies("log_segment"))
 def test_generated_models_build_parse_and_agree_on_both_paths(model):
