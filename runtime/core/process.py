@@ -255,8 +255,12 @@ def _zstd(data: bytes, limit: int) -> bytes:
 def _zstd_stream(decompressor, data: bytes, limit: int) -> bytes:
     parts, total, rest = [], 0, memoryview(data)
     while rest:
+        try:
+            declared = zstandard.frame_content_size(rest)
+        except zstandard.ZstdError as err:
+            raise DecodeError(f"corrupt compressed data: {err}") from None
         frame = decompressor.decompressobj()
-        fed = 0
+        fed, frame_start = 0, total
         while not frame.eof:
             if fed >= len(rest):
                 raise DecodeError("corrupt compressed data: truncated zstd frame")
@@ -270,6 +274,12 @@ def _zstd_stream(decompressor, data: bytes, limit: int) -> bytes:
             if total > limit:
                 raise _too_large(limit)
             parts.append(part)
+        if declared >= 0 and total - frame_start != declared:
+            # libzstd's stream leaves this unchecked when the frame's last block is empty
+            raise DecodeError(
+                f"corrupt compressed data: a zstd frame declares {declared} bytes of content"
+                f" and holds {total - frame_start}"
+            )
         rest = memoryview(frame.unused_data + rest[fed:])
     return b"".join(parts)
 
