@@ -174,6 +174,21 @@ def instructions_of(args: list[str], extra_env: dict | None = None, cwd=None) ->
     return int(re.search(r"I\s+refs:\s+([\d,]+)", out.stderr).group(1).replace(",", ""))
 
 
+def _per(workload: str, decoder: str, n: int) -> float:
+    """Instructions of one decode: a run of ``n`` less a run of none."""
+    return (_instructions(workload, decoder, n) - _instructions(workload, decoder, 0)) / n
+
+
+def _table(workloads, decoders, n: int, unit: str) -> None:
+    print(f"| workload | decoder | instructions/{unit} |")
+    print("|---|---|---:|")
+    for workload in workloads:
+        for d in decoders:
+            if workload == "craft-group" and d in CRAFT_MESSAGE_ONLY:
+                continue
+            print(f"| {workload} | {d} | {_per(workload, d, n):,.0f} |")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=300, help="rows decoded in the measured run")
@@ -191,34 +206,13 @@ def main(argv=None) -> int:
         _decode(workload, decoder, int(n))
         return 0
     if args.only == "mysql":
-        n = max(args.n, 2000)
-        print("| workload | instructions/event |")
-        print("|---|---:|")
-        for workload in MYSQL_WORKLOADS:
-            per_event = (
-                _instructions(workload, "wirespec", n) - _instructions(workload, "wirespec", 0)
-            ) / n
-            print(f"| {workload} | {per_event:,.0f} |")
+        _table(MYSQL_WORKLOADS, ["wirespec"], max(args.n, 2000), "event")
         return 0
     if args.only == "craft":
-        n = max(args.n, 2000)
-        print("| workload | decoder | instructions/parse |")
-        print("|---|---|---:|")
-        for workload in CRAFT_WORKLOADS:
-            for d in args.decoders.split(","):
-                if workload == "craft-group" and d in CRAFT_MESSAGE_ONLY:
-                    continue
-                per = (_instructions(workload, d, n) - _instructions(workload, d, 0)) / n
-                print(f"| {workload} | {d} | {per:,.0f} |")
+        _table(CRAFT_WORKLOADS, args.decoders.split(","), max(args.n, 2000), "parse")
         return 0
     if args.only == "open_protocol":
-        n = max(args.n, 500)
-        print("| workload | decoder | instructions/message |")
-        print("|---|---|---:|")
-        for workload in OPEN_PROTOCOL_WORKLOADS:
-            for d in OPEN_PROTOCOL_DECODERS:
-                per = (_instructions(workload, d, n) - _instructions(workload, d, 0)) / n
-                print(f"| {workload} | {d} | {per:,.0f} |")
+        _table(OPEN_PROTOCOL_WORKLOADS, OPEN_PROTOCOL_DECODERS, max(args.n, 500), "message")
         return 0
     from benchmarks.plainbuffer import NATIVE_AVAILABLE
 
@@ -226,10 +220,7 @@ def main(argv=None) -> int:
     print("| workload | decoder | instructions/row | SDK / this | SDK's C / this |")
     print("|---|---|---:|---:|---:|")
     for workload in ("small", "wide") if args.workload == "both" else (args.workload,):
-        per_row = {
-            d: (_instructions(workload, d, args.n) - _instructions(workload, d, 0)) / args.n
-            for d in decoders
-        }
+        per_row = {d: _per(workload, d, args.n) for d in decoders}
         native = per_row.get("sdk-c")
         for d, value in per_row.items():
             to_c = f"{native / value:.2f}x" if native else "-"
