@@ -49,7 +49,7 @@ from runtime.core.msbvarint import (
     write_uvar,
 )
 from runtime.core.spans import current as current_spans
-from runtime.core.stream import read_exact, remaining
+from runtime.core.stream import remaining
 
 SIZE_KEY = "serializable_field_size"
 LNIFID_KEY = "last_non_ignorable_field_id"
@@ -397,72 +397,6 @@ class _Header:
         return self.id_len + uvar_size(payload) + self.lnifid_len + payload
 
 
-class MsbString(Construct):
-    """A varint byte length, then the bytes. ``max_length`` bounds it (the GTID tag: 32).
-
-        >>> MsbString(32, "ascii").parse(bytes.fromhex("0c666f6f62617a"))
-        'foobaz'
-        >>> MsbString().build(b"\\x00\\xff").hex()
-        '0400ff'
-        >>> MsbString(2).parse(bytes.fromhex("06616263"))
-        Traceback (most recent call last):
-        ...
-        runtime.core.errors.DecodeError: <message> at offset 0: string of 3 bytes exceeds its bound of 2
-
-    Without ``encoding`` the value is ``bytes`` (MySQL checks no charset). Parse raises
-    :class:`DecodeError` for a length over the bound or the ``max_string`` limit, truncation
-    or undecodable text; build raises :class:`EncodeError` for a value over the bound or of
-    the wrong type.
-    """
-
-    def __init__(self, max_length: int | None = None, encoding: str | None = None):
-        super().__init__()
-        self.max_length, self.encoding = max_length, encoding
-
-    def _parse(self, stream, context, path):
-        start = stream.tell()
-        length = read_uvar(stream, 64, "string length")
-        if self.max_length is not None and length > self.max_length:
-            raise DecodeError(
-                f"string of {length} bytes exceeds its bound of {self.max_length}", offset=start
-            )
-        current(context).check("max_string", length, offset=start)
-        try:
-            data = read_exact(stream, length, "string")
-        except DecodeError as err:
-            raise DecodeError(err.message, offset=start) from None
-        if self.encoding is None:
-            return data
-        try:
-            return data.decode(self.encoding)
-        except UnicodeDecodeError as err:
-            raise DecodeError(
-                f"string is not {self.encoding}: {err.reason}", offset=start
-            ) from None
-
-    def _build(self, obj, stream, context, path):
-        if self.encoding is not None and isinstance(obj, str):
-            try:
-                data = obj.encode(self.encoding)
-            except UnicodeEncodeError as err:
-                raise EncodeError(f"string is not {self.encoding}: {err.reason}") from None
-        elif isinstance(obj, (bytes, bytearray)):
-            data = bytes(obj)
-        else:
-            want = "str or bytes" if self.encoding else "bytes"
-            raise EncodeError(f"string must be {want}, got {type(obj).__name__}")
-        if self.max_length is not None and len(data) > self.max_length:
-            raise EncodeError(f"string of {len(data)} bytes exceeds its bound of {self.max_length}")
-        stream.write(encode_uvar(len(data)) + data)
-        return obj
-
-    def _sizeof(self, context, path):
-        raise SizeofError("a string's size depends on its value", path=path)
-
-    def __repr__(self):
-        return f"MsbString({self.max_length!r}, {self.encoding!r})"
-
-
 class MsbVector(Construct):
     """A varint element count, then the elements (a ``vector``, ``list`` or ``set``).
 
@@ -505,7 +439,8 @@ class MsbMap(Construct):
     """A varint pair count, then key, value, key, value, ... Parses to a ``dict``.
 
         >>> from runtime.core.msbvarint import MsbVarInt
-        >>> m = MsbMap(MsbString(encoding="utf8"), MsbVarInt())
+        >>> from runtime.core.scalars import LengthPrefixedBytes
+        >>> m = MsbMap(LengthPrefixedBytes(MsbVarInt(), "utf8"), MsbVarInt())
         >>> m.parse(bytes.fromhex("02026104"))
         {'a': 2}
         >>> m.build({"a": 2}).hex()
