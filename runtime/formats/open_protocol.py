@@ -4,8 +4,10 @@ One Kafka message is one batch. What the bytes mean is declared in
 ``specs/ticdc_open_protocol.yaml``: the framing as records, the JSON documents (key order,
 omission, types, the event field each key carries) as its ``json:`` section, and how each
 column type's ``v`` is rendered as the ``column_type.rendering`` enum attribute. The
-generated module hands those tables to :class:`OpenProtocol`, which is the fast codec over
-them; this module hard-codes no document layout and no type table.
+generated module renders each document's members as code (``read_event_key``,
+``write_row_value``, ...: ``JSON_CODE``) and hands them, with the tables, to
+:class:`OpenProtocol`, which frames, batches, detects the layout and reads and renders the
+column values; this module hard-codes no document layout and no type table.
 
     >>> from generated.ticdc_open_protocol import decode_message, encode_events
     >>> key = bytes.fromhex("0000000000000001" "000000000000001f") + b'{"ts":415508856908021766,"t":3}'
@@ -27,7 +29,7 @@ byte where JSON parsing stopped) and a path such as ``events[1].value.u.id.v``.
 
 The codec's parts live by concept beside it: :mod:`runtime.formats.open_protocol_frames`
 (the u64-framed key and value, tiflow's batching), :mod:`runtime.formats.open_protocol_json`
-(reading and rendering the members of the spec's JSON documents) and
+(the per-member checks, errors and renderings the generated document code calls) and
 :mod:`runtime.formats.open_protocol_inspect` (byte spans for ``wirespec inspect``).
 """
 
