@@ -12,8 +12,11 @@ over by name):
 - a document of ``map`` sections (the row value): ``read_<doc>(obj, columns, state)`` ->
   ``(new, old)``, ``check_<doc>_sections(names, new)`` (which sections may come together,
   by their ``when``), ``write_<doc>(ev, column_map, layout, go122)``;
-- the document an ``any`` key is in (the column): ``write_<doc>(c, layout, go122, path,
-  render)``; its reader stays the codec's (the layout detection and the renderings).
+- the document an ``any`` key is in (the column): ``read_<doc>(obj, path, state, layout,
+  value)`` -> ``(type, flags, value)``, the checked reading (the codec's own loop reads the
+  well-formed common case first; ``layout`` is its rule that a message's columns all carry
+  the layout-bound key or none do, ``value`` its renderings), and ``write_<doc>(c, layout,
+  go122, path, render)``.
 
 Spec names reach the code only as literals (:func:`generator.spec.pytext.literal`); a key
 name JSON would have to escape, or a document or field name that is no identifier, is
@@ -76,7 +79,7 @@ class JsonDocumentEmitter:
         if not doc.keys:
             return []
         if "any" in types:
-            return [self._column_writer(name, doc)]
+            return [self._column_reader(name, doc), self._column_writer(name, doc)]
         if "map" in types:
             return [self._row_reader(name, doc), self._sections(name, doc),
                     self._row_writer(name, doc)]  # fmt: skip
@@ -150,8 +153,12 @@ class JsonDocumentEmitter:
             raise ValueError(f"a claim-check member is bytes, not {key.type!r}")
         return "b64"
 
+    def _closed(self, key: JsonKeyDef) -> bool:
+        """Whether only ``key``'s enum codes are accepted (not open, not a flag set)."""
+        return bool(key.enum) and not key.open and not self.spec.enums[key.enum].flags
+
     def _enum_arg(self, key: JsonKeyDef) -> str:
-        return f", {camel(key.enum)}" if key.enum and not key.open else ""
+        return f", {camel(key.enum)}" if self._closed(key) else ""
 
     def _refused(self, key: JsonKeyDef, var: str) -> str:
         """The condition under which ``var`` (not None) is no value of ``key``."""
@@ -163,7 +170,7 @@ class JsonDocumentEmitter:
             raise ValueError("a bytes member is read only in the claim-check object")
         lo, hi = BOUNDS[key.type]
         test = f"type({var}) is not int or not {lo} <= {var} <= {hi}"
-        if key.enum and not key.open:
+        if self._closed(key):
             codes = sorted(v.value for v in self.spec.enums[key.enum].values)
             test += f" or {var} not in {{{', '.join(map(str, codes))}}}"
         return test
@@ -277,15 +284,65 @@ class JsonDocumentEmitter:
 
     # -- the column: the document with the any key ---------------------------------------
 
-    def _column_writer(self, name: str, doc: JsonDoc) -> str:
-        w = LineWriter()
+    def _column_roles(self, doc: JsonDoc):
+        """(code, flag bit, flags, value key, rendering table) of a column document."""
         value = next(k for k in doc.keys if k.type == "any")
         enum, _, attr = value.rendering.partition(".")
         table = f"{enum.upper()}_{attr.upper()}"
         code = next(k for k in doc.keys if k.enum == enum)
         flags = next(k for k in doc.keys if k.layouts)
+        bit = next((k for k in doc.keys if k.bit), None)
         if code.field != "type" or flags.field != "flags" or value.field != "value":
             raise ValueError(f"{doc.name}: a column document carries type, flags and value")
+        if bit is None or bit.omit == "never" or len(doc.keys) != 4 or flags.type != "u64":
+            raise ValueError(f"{doc.name}: a column is its type, a flag bit, u64 flags, value")
+        return code, bit, flags, value, table
+
+    def _column_reader(self, name: str, doc: JsonDoc) -> str:
+        w = LineWriter()
+        code, bit, flags, value, table = self._column_roles(doc)
+        enum, _, member = bit.bit.partition(".")
+        bit_value = f"{camel(enum)}.{_identifier(member, 'flag')}"
+        w.line('within = path + "."')
+        w.line(self._where(code))
+        w.line(f"code = obj.get({code.name!r})")
+        w.line(f"if {self._refused(code, 'code')}:")
+        w.line(f"    raise rt_op_json.bad_member(code, {code.type!r}, {code.name!r}"
+               f"{self._enum_arg(code) or ', None'}, within)")  # fmt: skip
+        w.line(self._where(bit))
+        w.line(f"handle = obj.get({bit.name!r})")
+        w.line("if handle is None:")
+        w.line("    handle = False")
+        w.line("elif type(handle) is not bool:")
+        w.line(f"    raise rt_op_json.bad_member(handle, 'bool', {bit.name!r}, None, within)")
+        w.line(self._where(flags))
+        w.line(f"flags = obj.get({flags.name!r})")
+        w.line("absent = flags is None")
+        w.line("layout(state, absent, path)  # all the message's columns have it, or none")
+        w.line("if absent:")
+        w.line(f"    flags = int({bit_value}) if handle else 0")
+        w.line(f"elif {self._refused(flags, 'flags')}:")
+        w.line(f"    raise rt_op_json.bad_member(flags, 'u64', {flags.name!r}, None, within)")
+        w.line(f"elif {bit.name!r} in obj and handle != bool(flags & {bit_value}):")
+        disagree = (f"{(bit.name + '=')!r} + str(handle).lower() + "
+                    f"{(' disagrees with ' + flags.name + '=')!r} + str(flags)")  # fmt: skip
+        w.line(f"    raise rt_op_json.fail({disagree}, within + {bit.name!r})")
+        w.line(self._where(value))
+        w.line(f"if {value.name!r} not in obj:")
+        missing = f"missing key {value.name!r}"
+        w.line(f"    raise rt_op_json.fail({missing!r}, within + {value.name!r})")
+        w.line(f"kind = {table}.get(code, 'raw')")
+        w.line(f"return code, flags, value(kind, obj[{value.name!r}], flags, absent, "
+               f"within + {value.name!r})")  # fmt: skip
+        text = (f"One ``{doc.name}`` document (the object ``obj`` at ``path``) with every check: "
+                "``(type, flags, value)``. ``layout(state, absent, path)`` is the codec's rule "
+                "for the layout-bound key, ``value(kind, v, flags, absent, path)`` its "
+                "renderings; a refused member raises DecodeError with its path.")  # fmt: skip
+        return self._function(f"read_{name}", "obj, path, state, layout, value", text, w)
+
+    def _column_writer(self, name: str, doc: JsonDoc) -> str:
+        w = LineWriter()
+        code, _, flags, value, table = self._column_roles(doc)
         w.line(f"code = rt_op_json.check_int(c.type, {BOUNDS[code.type]}, path + '.type')")
         w.line(f"flags = rt_op_json.check_int(c.flags, {BOUNDS['u64']}, path + '.flags')")
         w.line("parts = []")

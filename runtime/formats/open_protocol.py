@@ -83,7 +83,6 @@ from runtime.formats.open_protocol_json import (
     _value_raw,
     _value_str,
     b64,
-    bad_member,
     check_int,
     fail,
 )
@@ -143,7 +142,7 @@ class OpenProtocol:
         self._read_ddl, self._write_ddl = code["read_ddl_value"], code["write_ddl_value"]
         self._read_row, self._write_row = code["read_row_value"], code["write_row_value"]
         self._check_sections = code["check_row_value_sections"]
-        self._write_column = code["write_column"]
+        self._read_column, self._write_column = code["read_column"], code["write_column"]
         self.key_doc = self.documents["event_key"]
         self.row_doc = self.documents["row_value"]
         self.ddl_doc = self.documents["ddl_value"]
@@ -192,50 +191,26 @@ class OpenProtocol:
     # -- reading -----------------------------------------------------------------------
 
     def _column(self, name: str, obj, path: str, legacy: list) -> Column:
-        # The checked reading of one column: every rule, with the exact path on failure.
-        # ``legacy`` is the message's layout state: [first column path, its layout].
+        """The checked reading of one column (the generated ``read_column``): every rule,
+        with the exact path on failure. ``legacy`` is the message's layout state: [first
+        column path, its layout]."""
         obj = _object(obj, path)
-        path_ = path + "."
-        code = obj.get(self._t)
-        if type(code) is not int or not 0 <= code <= self._code_max:
-            raise bad_member(code, self.code_key.type, self._t, None, path_)
-        flags = obj.get(self._f)
-        handle = obj.get(self._h, False) if self._h else False
-        if handle is None:
-            handle = False
-        elif type(handle) is not bool:
-            raise bad_member(handle, "bool", self._h, None, path_)
-        # A message is all tiflow (every column has f) or all legacy (none has): the
-        # layout is the message's, so a mix could not be written back (no reference
-        # writer produces one).
-        layout = "legacy" if flags is None else "tiflow"
+        return Column(name, *self._read_column(obj, path, legacy, self._layout, self._value))
+
+    def _layout(self, legacy: list, absent: bool, path: str) -> None:
+        """A message is all tiflow (every column has f) or all legacy (none has): the
+        layout is the message's, so a mix could not be written back (no reference
+        writer produces one)."""
+        layout = "legacy" if absent else "tiflow"
         if legacy[1] is None:
             legacy[:] = [path, layout]
         elif legacy[1] != layout:
             raise fail(
-                f"column {'has no' if flags is None else 'has'} {self._f!r} but column "
-                f"{legacy[0]!r} {'has' if flags is None else 'has none'}: a message's columns "
+                f"column {'has no' if absent else 'has'} {self._f!r} but column "
+                f"{legacy[0]!r} {'has' if absent else 'has none'}: a message's columns "
                 "are all tiflow (with it) or all legacy (without)",
                 path,
             )
-        if flags is None:
-            flags = self.handle_bit if handle else 0
-            is_legacy = True
-        else:
-            _int_in(flags, UINT64, path_ + self.flags_key.name)
-            if self.bit_key.name in obj and handle != bool(flags & self.handle_bit):
-                raise fail(
-                    f"{self.bit_key.name}={str(handle).lower()} disagrees with "
-                    f"{self.flags_key.name}={flags}",
-                    path_ + self.bit_key.name,
-                )
-            is_legacy = False
-        vname = self.value_key.name
-        if vname not in obj:
-            raise fail(f"missing key {vname!r}", path_ + vname)
-        kind = self.rendering.get(code, "raw")
-        value = self._value(kind, obj[vname], flags, is_legacy, path_ + vname)
-        return Column(name, code, flags, value)
 
     def _value(self, kind: str, v, flags: int, legacy: bool, path: str):
         if v is None:
