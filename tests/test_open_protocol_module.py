@@ -330,3 +330,17 @@ def test_year_is_signed_even_when_the_column_says_unsigned():
     key, value = op.build_pair(op.Message([event]))
     assert b'"v":-1' in value
     assert op.parse_pair(key, value).events == [event]
+
+
+def test_document_code_refuses_names_it_would_have_to_escape():
+    # spec text reaches the generated readers and writers only as literals; a key name JSON
+    # would escape, or a field that is no identifier, is refused, never spliced in
+    from generator.emit.json_documents import _identifier, _json_name
+
+    assert _json_name("ts") == '"ts":'
+    for name in ('a"b', "a\\b", "<x>", "é", "a\nb"):
+        with pytest.raises(ValueError):
+            _json_name(name)
+    for field in ("commit ts", "import", "x)"):
+        with pytest.raises(ValueError):
+            _identifier(field, "field")
