@@ -33,7 +33,7 @@ from test_open_protocol_fast import (
 
 import runtime.formats.open_protocol as rt_op
 from benchmarks import ticdc_craft as craft_bench
-from generated.ticdc_open_protocol import _KAFKA, build_pair, encode_events
+from generated.ticdc_open_protocol import _KAFKA, JSON_CODE, build_pair, encode_events
 from runtime.core.errors import DecodeError
 from runtime.core.limits import DEFAULT, Limits
 
@@ -275,7 +275,7 @@ def test_row_documents(doc):
 
 def test_plan_is_built_from_the_codec_tables():
     # a codec whose renderings the compiled reader does not know gets no plan
-    codec = rt_op.OpenProtocol(_KAFKA.documents)
+    codec = rt_op.OpenProtocol(_KAFKA.documents, JSON_CODE)
     assert codec._compiled is not None
     codec._kind_of = {**codec._kind_of, 3: "decimal128"}
     assert rt_op._compiled_plan(codec) is None

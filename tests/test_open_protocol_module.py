@@ -3,8 +3,8 @@ the runtime, the Kafka-pair hook, random round trips through the JSON form, and 
 
 from __future__ import annotations
 
-import copy
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,10 +23,11 @@ from test_open_protocol import (
 )
 
 import generated.ticdc_open_protocol as op
+from generator.emit.generate import render_spec
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.formats import ticdc
-from runtime.formats.open_protocol import OpenProtocol
 from runtime.formats.ticdc import Column, RowChangedEvent
+from tests.test_generator import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = [v for v in FRAMED if v["name"].startswith("seed_log_")]
@@ -95,27 +96,45 @@ def test_spark_contract_is_the_shared_ticdc_shape():
 # ---------------------------------------------------------------- the spec drives the codec
 
 
-def test_rendering_table_comes_from_the_spec():
+def edited_module(tmp_path: Path, name: str, old: str, new: str):
+    """The generated module of the Open Protocol spec with ``old`` replaced by ``new``."""
+    for imported in ("mysql_types.yaml", "ticdc_types.yaml"):
+        shutil.copy(ROOT / "specs" / imported, tmp_path / imported)
+    text = (ROOT / "specs" / "ticdc_open_protocol.yaml").read_text()
+    assert old in text, old
+    path = tmp_path / "ticdc_open_protocol.yaml"
+    path.write_text(text.replace(old, new))
+    return load_module(name, render_spec(path)[1], tmp_path)
+
+
+def test_rendering_table_comes_from_the_spec(tmp_path):
     assert op.COLUMN_TYPE_RENDERING[op.ColumnType.BLOB] == "base64"
     assert op.COLUMN_TYPE_RENDERING[op.ColumnType.VARCHAR] == "string"
-    docs = copy.deepcopy(op.JSON_DOCUMENTS)
-    v = docs["column"].by_name["v"]
-    v.rendering = {**v.rendering, op.ColumnType.VARCHAR: "base64"}
+    edited = edited_module(
+        tmp_path,
+        "op_varchar_base64",
+        "VARCHAR: {rendering: string}",
+        "VARCHAR: {rendering: base64}",
+    )
     event = RowChangedEvent(1, new=[Column("c", 15, 0, b"aa")])
     assert op.encode_event(event)[1] == b'{"u":{"c":{"t":15,"f":0,"v":"aa"}}}'
-    assert OpenProtocol(docs).encode_event(event)[1] == b'{"u":{"c":{"t":15,"f":0,"v":"YWE="}}}'
+    assert edited.encode_event(event)[1] == b'{"u":{"c":{"t":15,"f":0,"v":"YWE="}}}'
 
 
-def test_key_order_and_omission_come_from_the_spec():
+def test_key_order_and_omission_come_from_the_spec(tmp_path):
     event = RowChangedEvent(7, "s", "t", partition=0, new=[], row_id=5)
     assert op.encode_event(event)[0] == b'{"ts":7,"scm":"s","tbl":"t","rid":5,"ptn":0,"t":1}'
-    docs = copy.deepcopy(op.JSON_DOCUMENTS)
-    key_doc = docs["event_key"]
-    order = ["ts", "scm", "tbl", "t", "ohk", "ccl", "ptn", "rid"]  # pingcap/ticdc's order
-    docs["event_key"] = type(key_doc)("event_key", [key_doc.by_name[n] for n in order])
-    assert OpenProtocol(docs).encode_event(event)[0] == (
-        b'{"ts":7,"scm":"s","tbl":"t","t":1,"ptn":0,"rid":5}'
+    text = (ROOT / "specs" / "ticdc_open_protocol.yaml").read_text()
+    rid, ptn, ccl = (
+        next(line for line in text.splitlines(True) if line.lstrip().startswith("- {name: " + n))
+        for n in ("rid", "ptn", "ccl")
     )
+    # pingcap/ticdc's order: ts, scm, tbl, t, ohk, ccl, ptn, rid
+    old = rid + ptn + text.split(rid + ptn)[1].split(ccl)[0] + ccl
+    new = old[len(rid + ptn) :] + ptn + rid
+    edited = edited_module(tmp_path, "op_pingcap_order", old, new)
+    assert edited.encode_event(event)[0] == b'{"ts":7,"scm":"s","tbl":"t","t":1,"ptn":0,"rid":5}'
+    assert "def write_event_key" in (tmp_path / "op_pingcap_order.py").read_text()
 
 
 # ---------------------------------------------------------------- random round trips
@@ -311,3 +330,17 @@ def test_year_is_signed_even_when_the_column_says_unsigned():
     key, value = op.build_pair(op.Message([event]))
     assert b'"v":-1' in value
     assert op.parse_pair(key, value).events == [event]
+
+
+def test_document_code_refuses_names_it_would_have_to_escape():
+    # spec text reaches the generated readers and writers only as literals; a key name JSON
+    # would escape, or a field that is no identifier, is refused, never spliced in
+    from generator.emit.json_documents import _identifier, _json_name
+
+    assert _json_name("ts") == '"ts":'
+    for name in ('a"b', "a\\b", "<x>", "é", "a\nb"):
+        with pytest.raises(ValueError):
+            _json_name(name)
+    for field in ("commit ts", "import", "x)"):
+        with pytest.raises(ValueError):
+            _identifier(field, "field")

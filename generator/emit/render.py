@@ -23,6 +23,7 @@ from generator.emit.compiled_arrow import ArrowEmitter
 from generator.emit.compiled_tables import CompiledTablesEmitter
 from generator.emit.fastbuild import BuildEmitter
 from generator.emit.fastpath import FastPathEmitter
+from generator.emit.json_documents import JsonDocumentEmitter
 from generator.emit.lowering import Lowering
 from generator.emit.module_emitter import ModuleEmitter
 from generator.emit.quicktier import QuickTierEmitter
@@ -70,6 +71,7 @@ def render_with_compiled(spec: Spec) -> tuple[str, str | None]:
         .render(
             spec=spec,
             e=emitter,
+            documents=JsonDocumentEmitter(spec),
             fast=fast,
             build=build,
             quick=QuickTierEmitter(spec, lowering),

@@ -72,6 +72,7 @@ MODULE_CONSTANTS = frozenset(
         "DEFAULT_LIMITS",
         "RECORDS",
         "JSON_DOCUMENTS",
+        "JSON_CODE",
         "JSON_VIEWS",
         "KAFKA_RECORD",
         "SPARK_INPUT",

@@ -558,8 +558,9 @@ cdef list key_rules(tuple plan):
 
 
 cdef dict read_fields(list rules, dict obj):
-    """``_fast_fields``: field -> value, or decline where it would fall back (the
-    checked reading then raises)."""
+    """The generated ``read_<document>`` (``read_event_key``, ``read_ddl_value``) over
+    ``rules`` (``open_protocol_json._field_plan``): field -> value, or decline where it
+    raises (the Python reader then raises it)."""
     cdef dict out = {}
     cdef KeyRule r
     for r in rules:

@@ -1,9 +1,11 @@
-"""TiCDC Open Protocol's JSON documents: reading the members the spec's ``json:`` section
-declares out of a decoded Go ``encoding/json`` document, and the checks and renderings of
-their values on the way back (:mod:`runtime.formats.gojson` does the JSON itself).
+"""TiCDC Open Protocol's JSON members: the checks, errors and renderings the generated
+readers and writers of the spec's ``json:`` documents call per member, and the column
+values' renderings the codec reads and writes (:mod:`runtime.formats.gojson` does the
+JSON itself).
 
 What a document holds (key order, omission, types, the event field each key carries) is
-the spec's; :class:`runtime.formats.open_protocol.OpenProtocol` drives these helpers with it.
+the spec's, rendered as code into the generated module (``read_event_key``,
+``write_row_value``, ...; generator/emit/json_documents.py); nothing here walks a document.
 
     >>> _int_in(7, _BOUNDS["u8"], "t"), _canonical_b64("AAE=")
     (7, b'\\x00\\x01')
@@ -19,7 +21,7 @@ import struct
 
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.formats import gojson
-from runtime.formats.gojson import JsonDocument, JsonKey
+from runtime.formats.gojson import JsonDocument
 
 INT64 = (-(1 << 63), (1 << 63) - 1)
 UINT64 = (0, (1 << 64) - 1)
@@ -31,13 +33,13 @@ _MISSING = object()
 # ---------------------------------------------------------------------------- JSON reading
 
 
-def _fail(message: str, path: str) -> DecodeError:
+def fail(message: str, path: str) -> DecodeError:
     return DecodeError(message, offset=0, path=path)
 
 
 def _object(doc, path: str) -> dict:
     if type(doc) is not dict:
-        raise _fail(f"expected a JSON object, got {_json_kind(doc)}", path)
+        raise fail(f"expected a JSON object, got {_json_kind(doc)}", path)
     return doc
 
 
@@ -50,65 +52,37 @@ def _json_kind(v) -> str:
 
 def _int_in(v, bounds: tuple[int, int], path: str) -> int:
     if type(v) is not int:
-        raise _fail(f"expected an integer, got {_json_kind(v)}", path)
+        raise fail(f"expected an integer, got {_json_kind(v)}", path)
     if not bounds[0] <= v <= bounds[1]:
-        raise _fail(f"{v} is outside [{bounds[0]}, {bounds[1]}]", path)
+        raise fail(f"{v} is outside [{bounds[0]}, {bounds[1]}]", path)
     return v
 
 
-def _read_key(key: JsonKey, obj: dict, path: str):
-    """The value of one scalar key of ``obj``, checked against its declaration."""
-    v = obj.get(key.name)
-    t = key.type
+def bad_member(v, type_: str, name: str, enum=None, within: str = "") -> DecodeError:
+    """The error for the value ``v`` of the member ``name`` (of the object at ``within``,
+    a path ending in a dot) that a reader refused: ``type_`` its spec type, ``enum`` a
+    closed enum ``v`` is no code of. The path is built only here.
+
+        >>> bad_member(None, "u64", "ts").message, bad_member(256, "u8", "t", None, "u.c.").path
+        ("missing key 'ts'", 'u.c.t')
+    """
+    path = within + name
     if v is None:
-        if key.omit == "never":
-            raise _fail(f"missing key {key.name!r}", path + key.name)
-        return False if t == "bool" else None
-    if t == "string":
-        if type(v) is str:
-            return v
-    elif t == "bool":
-        if type(v) is bool:
-            return v
-    elif type(v) is int:
-        lo, hi = _BOUNDS[t]
-        if lo <= v <= hi and (key.enum is None or key.open or v in key.enum._value2member_map_):
-            return v
-    raise _bad_key(key, v, path + key.name)
-
-
-def _bad_key(key: JsonKey, v, path: str) -> DecodeError:
-    """The error for a value :func:`_read_key` refused (the path is built only here)."""
-    if key.type == "string":
-        return _fail(f"expected a string, got {_json_kind(v)}", path)
-    if key.type == "bool":
-        return _fail(f"expected a boolean, got {_json_kind(v)}", path)
-    _int_in(v, _BOUNDS[key.type], path)
-    return _fail(f"{v} is not a {key.enum.__name__}", path)
-
-
-def _check_sections(present: list[JsonKey], new) -> None:
-    """The op follows from which sections are there (a key's ``when``): a delete's
-    section comes alone, an update's old row with its new row."""
-    names = {k.name for k in present}
-    delete = {k.name for k in present if k.when == ("delete",)}
-    update = {k.name for k in present if k.when == ("update",)}
-    if delete and names - delete:
-        name = min(delete)
-        raise _fail(f"a delete ({name!r}) carries no other section", name)
-    if update and new is None:
-        name = min(update)
-        raise _fail(f"an update's old row ({name!r}) comes with its new row", name)
-
-
-def _read_fields(doc: JsonDocument, obj: dict, path: str = "") -> dict:
-    """field -> value for every scalar key of ``doc`` (absent omittable keys: None/False)."""
-    return {k.field: _read_key(k, obj, path) for k in doc.keys}
+        return fail(f"missing key {name!r}", path)
+    if type_ == "string":
+        return fail(f"expected a string, got {_json_kind(v)}", path)
+    if type_ == "bool":
+        return fail(f"expected a boolean, got {_json_kind(v)}", path)
+    try:
+        _int_in(v, _BOUNDS[type_], path)
+    except DecodeError as err:
+        return err
+    return fail(f"{v} is not a {enum.__name__}", path)
 
 
 def _field_plan(doc: JsonDocument) -> tuple:
-    """What :func:`_fast_fields` checks per key of ``doc``: (name, field, type,
-    required, lowest, highest, accepted values or None)."""
+    """The compiled tier's key rules of ``doc`` (runtime/_compiled/open_protocol.pyx):
+    per key (name, field, type, required, lowest, highest, accepted values or None)."""
     return tuple(
         (k.name, k.field, k.type, k.omit == "never", *_BOUNDS.get(k.type, (0, 0)),
          k.enum._value2member_map_ if k.enum is not None and not k.open else None)
@@ -116,41 +90,15 @@ def _field_plan(doc: JsonDocument) -> tuple:
     )  # fmt: skip
 
 
-def _fast_fields(plan: tuple, doc: JsonDocument, obj: dict) -> dict:
-    """:func:`_read_fields` in one loop over ``_field_plan(doc)``: the same result, and
-    for anything it refuses, :func:`_read_fields` raises."""
-    out = {}
-    for name, field, t, required, lo, hi, accepted in plan:
-        v = obj.get(name)
-        if v is None:
-            if required:
-                break
-            v = False if t == "bool" else None
-        elif t == "string":
-            if type(v) is not str:
-                break
-        elif t == "bool":
-            if type(v) is not bool:
-                break
-        elif (
-            type(v) is not int or not lo <= v <= hi or (accepted is not None and v not in accepted)
-        ):
-            break
-        out[field] = v
-    else:
-        return out
-    return _read_fields(doc, obj)
-
-
 def _value_float(v, path: str) -> float:
     if type(v) not in (int, float):
-        raise _fail(f"expected a number, got {_json_kind(v)}", path)
+        raise fail(f"expected a number, got {_json_kind(v)}", path)
     try:
         x = float(v)
     except OverflowError:
         x = float("inf")
     if x in (float("inf"), float("-inf")):
-        raise _fail(f"{v} is out of float64 range", path)
+        raise fail(f"{v} is out of float64 range", path)
     return x
 
 
@@ -158,23 +106,23 @@ def _value_float32(v, path: str) -> float:
     try:
         return gojson.to_float32(_value_float(v, path))
     except OverflowError:
-        raise _fail(f"{v} is out of float32 range", path) from None
+        raise fail(f"{v} is out of float32 range", path) from None
 
 
 def _value_str(v, path: str) -> str:
     if type(v) is not str:
-        raise _fail(f"expected a string, got {_json_kind(v)}", path)
+        raise fail(f"expected a string, got {_json_kind(v)}", path)
     return v
 
 
-def _b64(v, path: str) -> bytes:
+def b64(v, path: str) -> bytes:
     text = _value_str(v, path)
     try:
         data = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
-        raise _fail("invalid base64", path) from None
+        raise fail("invalid base64", path) from None
     if base64.b64encode(data).decode() != text:  # Go's StdEncoding is strict about padding
-        raise _fail("non-canonical base64", path)
+        raise fail("non-canonical base64", path)
     return data
 
 
@@ -194,7 +142,7 @@ def _canonical_b64(v) -> bytes:
 
 def _value_raw(v, path: str):
     if v is not None and type(v) not in (int, float, str):
-        raise _fail(f"expected a JSON scalar, got {_json_kind(v)}", path)
+        raise fail(f"expected a JSON scalar, got {_json_kind(v)}", path)
     return v
 
 
@@ -211,7 +159,7 @@ def _load(data: bytes, start: int, end: int, stream: str, mark_replaced: bool = 
 # ---------------------------------------------------------------------------- JSON writing
 
 
-def _check_int(v, bounds: tuple[int, int], path: str) -> int:
+def check_int(v, bounds: tuple[int, int], path: str) -> int:
     if type(v) is not int or not bounds[0] <= v <= bounds[1]:
         raise EncodeError(
             f"expected an integer in [{bounds[0]}, {bounds[1]}], got {v!r}", path=path
@@ -223,6 +171,31 @@ def _check_str(v, path: str) -> str:
     if type(v) is not str:
         raise EncodeError(f"expected str, got {type(v).__name__}", path=path)
     return v
+
+
+def required(field: str) -> EncodeError:
+    """The error for a member a model leaves None that the document always has."""
+    return EncodeError(f"{field} is required", path=field)
+
+
+def string_text(v, go122: bool, path: str) -> str:
+    """A ``string`` member as JSON text (Go's escapes; ``go122``: the short \\b, \\f)."""
+    return gojson.quote_str(_check_str(v, path), go122=go122)
+
+
+def bytes_text(v, path: str) -> str:
+    """A ``bytes`` member (a Go ``[]byte``) as JSON text: standard base64 with padding.
+
+    >>> bytes_text(b"\\x00\\x01", "key")
+    '"AAE="'
+    """
+    return '"' + base64.b64encode(_render_bytes(v, path)).decode() + '"'
+
+
+def bool_text(v, path: str) -> str:
+    if type(v) is not bool:
+        raise EncodeError(f"expected bool, got {type(v).__name__}", path=path)
+    return "true" if v else "false"
 
 
 def _render_float(v, fmt, path: str) -> str:
