@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from generator.emit.compiled_int_tables import IntTableSteps
 from generator.emit.compiled_keyed import KeyedSteps
 from generator.emit.compiled_moving import MovingSteps
 from generator.emit.compiled_prelude import (
@@ -67,7 +68,7 @@ def plan_digest(lowering: Lowering) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
+class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps, IntTableSteps):
     """Renders ``generated/_compiled/<format>.pyx`` of one spec (see the module docstring)."""
 
     decline_text = DECLINE
@@ -339,6 +340,12 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
         self.loose: set[str] = set()
         """Variables that may hold None or another type (in a switch or an optional)."""
         self.calls: set[str] = set()
+        self.indices: set[str] = set()
+        """The ``_index`` variables of repeats (below the items read: small numbers)."""
+        self.int_tables: dict[str, str] = {}
+        """Region of integer lists -> its ``IntTables`` (:mod:`compiled_int_tables`)."""
+        self.table_chunks: dict[str, str] = {}
+        """A chunk of such a region -> the ``IntTables`` it stores its numbers in."""
         self._collect(plan.steps)
         self.name = plan.name
         self.plan = plan
@@ -385,6 +392,8 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
                 self._collect(step.steps)
             elif isinstance(step, Repeat):
                 self.repeats[step.var] = step.record
+                if step.index:
+                    self.indices.add(step.index)
                 self._collect(step.steps or ())
 
     # `off`: bytes past `pos` read by fixed steps, `pos` not yet advanced; `checked`: bytes
