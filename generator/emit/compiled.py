@@ -28,8 +28,8 @@ from __future__ import annotations
 import hashlib
 import re
 
-from generator.emit.compiled_int_tables import IntTableSteps
 from generator.emit.compiled_keyed import KeyedSteps
+from generator.emit.compiled_lists import ListExpressions
 from generator.emit.compiled_moving import MovingSteps
 from generator.emit.compiled_prelude import (
     EXPRESSION_PRELUDE,
@@ -68,7 +68,7 @@ def plan_digest(lowering: Lowering) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps, IntTableSteps):
+class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps, ListExpressions):
     """Renders ``generated/_compiled/<format>.pyx`` of one spec (see the module docstring)."""
 
     decline_text = DECLINE
@@ -108,6 +108,12 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps, IntTableSte
         """Model classes whose every field is atomic in every model read (see
         :meth:`untrack`)."""
         self.fast = self.lowering.fast
+        self.member_values = {
+            f"_{enum.name.upper()}_{v.name}": v.value
+            for enum in spec.enums.values()
+            for v in enum.values
+        }
+        """An enum member's constant in expressions (the fast path's) -> its value."""
         self.elements: dict[str, str] = {}
         """Row record -> ``_elements_<record>``, the loop over its elements its reader
         and its row iterator share (:meth:`RowSteps.elements_call`)."""
@@ -343,9 +349,11 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps, IntTableSte
         self.indices: set[str] = set()
         """The ``_index`` variables of repeats (below the items read: small numbers)."""
         self.int_tables: dict[str, str] = {}
-        """Region of integer lists -> its ``IntTables`` (:mod:`compiled_int_tables`)."""
+        """Region of integer lists -> its ``IntTables`` (:mod:`compiled_lists`)."""
         self.table_chunks: dict[str, str] = {}
         """A chunk of such a region -> the ``IntTables`` it stores its numbers in."""
+        self.member_lists: set[str] = set()
+        """Lists of enum members read by chunks (:mod:`compiled_lists`)."""
         self._collect(plan.steps)
         self.name = plan.name
         self.plan = plan

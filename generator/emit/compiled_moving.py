@@ -8,6 +8,7 @@ from generator.emit.compiled_prelude import (
     REUSE_PRELUDE,
     REVERSED_UVARINT_PRELUDE,
 )
+from generator.emit.compiled_lists import MEMBER_LISTS_PRELUDE
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.plan import (
     KEYED_STEPS,
@@ -52,7 +53,9 @@ class MovingSteps:
             self.processed(step)
         elif isinstance(step, When):
             test = self.c_expression(step.expression)
-            if test is None:
+            if test is None and self.list_evaluate(f"{step.test}_t", step.expression):
+                test = f"{step.test}_t"
+            elif test is None:
                 self.evaluate(step.test, step.expression)
                 test = step.test
             self.w.line(f"if {test}:")
@@ -120,7 +123,7 @@ class MovingSteps:
         if self.decls.get(step.length) == "uint64_t":  # a length read as a C number
             self.decline_if(f"{step.length} > <uint64_t>({limit} - pos)")
             self.w.line(f"{n} = <Py_ssize_t>{step.length}")
-        elif self.table_evaluate(f"{n}_t", step.length):
+        elif self.list_evaluate(f"{n}_t", step.length):
             self.decline_if(f"not 0 <= {n}_t <= {limit} - pos")
             self.w.line(f"{n} = <Py_ssize_t>{n}_t")
         else:
@@ -217,7 +220,7 @@ class MovingSteps:
         if ctype in ("uint8_t", "uint16_t", "uint32_t", "uint64_t"):  # a count read in C
             self.decline_if(f"{step.count} > <uint64_t>lim.max_count")
             self.w.line(f"{k} = <Py_ssize_t>{step.count}")
-        elif self.table_evaluate(f"{var}_count_t", step.count):
+        elif self.list_evaluate(f"{var}_count_t", step.count):
             self.decline_if(f"not 0 <= {var}_count_t <= lim.max_count")
             self.w.line(f"{k} = <Py_ssize_t>{var}_count_t")
         else:
@@ -253,6 +256,9 @@ class MovingSteps:
         self.table_close(step)
         if not step.enum:
             self.w.line(f"untrack({var})")  # ints, bytes, str and None: atomic items
+        elif var not in self.loose:  # members of their values below 256, read in C
+            self.preludes.setdefault(MEMBER_LISTS_PRELUDE)
+            self.member_lists.add(var)
 
     def chunk_length(self, step: Chunk) -> None:
         """One length of a payload chunk: -1 (None) to ``lim.max_string``."""
@@ -476,7 +482,7 @@ class MovingSteps:
                 with self.w.indent():
                     self.item(step)
                 return
-            if self.table_evaluate(f"{step.item}_times_t", step.count):
+            if self.list_evaluate(f"{step.item}_times_t", step.count):
                 self.decline_if(f"not 0 <= {step.item}_times_t <= lim.max_count")
                 self.declare(f"{step.item}_k", "Py_ssize_t")
                 self.w.line(f"{step.item}_k = <Py_ssize_t>{step.item}_times_t")

@@ -123,7 +123,7 @@ class ValueSteps:
                 if low <= int(literal) < (1 << 63):
                     self.decline_if(f"not ({name} {op} {literal})")
                     return
-            if self.table_evaluate("valid_t", step.expression):
+            if self.list_evaluate("valid_t", step.expression):
                 self.decline_if("not valid_t")
                 return
             self.expressions = True
@@ -183,7 +183,7 @@ class ValueSteps:
         if c_value is not None:  # 64 bits hold it: a Py_ssize_t too
             self.w.line(f"{step.var} = <Py_ssize_t>{c_value}")
             return
-        if self.table_evaluate(f"{step.var}_t", step.expression):
+        if self.list_evaluate(f"{step.var}_t", step.expression):
             self.decline_if(f"{step.var}_t < -1")
             self.w.line(f"{step.var} = <Py_ssize_t>{step.var}_t")
             return

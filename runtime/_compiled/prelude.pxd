@@ -241,6 +241,18 @@ cdef inline bint _uvarint(const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t 
     """A LEB128 varint at ``pos[0]`` before ``end``, as ``read_uvarint`` takes it: at most
     10 bytes and 64 bits (non-shortest forms too). False where it raises."""
     cdef Py_ssize_t p = pos[0]
+    # one byte, the most common form, here: small enough for the compiler to inline
+    if p < end and buf[p] < 0x80:
+        out[0] = buf[p]
+        pos[0] = p + 1
+        return True
+    return _uvarint_long(buf, pos, end, out)
+
+
+cdef inline bint _uvarint_long(const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t end,
+                               uint64_t* out) noexcept:
+    """``_uvarint`` of any length."""
+    cdef Py_ssize_t p = pos[0]
     cdef Py_ssize_t stop = p + 10 if end - p > 10 else end
     cdef uint64_t value = 0
     cdef uint64_t b
