@@ -3,12 +3,12 @@ records, switches, repeats, blocks and ``process:`` regions."""
 
 from __future__ import annotations
 
+from generator.emit.compiled_lists import MEMBER_LISTS_PRELUDE
 from generator.emit.compiled_prelude import (
     MEMCHR_PRELUDE,
     REUSE_PRELUDE,
     REVERSED_UVARINT_PRELUDE,
 )
-from generator.emit.compiled_lists import MEMBER_LISTS_PRELUDE
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.plan import (
     KEYED_STEPS,
