@@ -166,8 +166,10 @@ class ListExpressions:
             if lk != "small" or rk != "small":
                 raise ValueError("a sum of what may be wide")
             return f"({left} {_ARITHMETIC[type(node.op)]} {right})", "small"
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and self._members(
-            node.comparators[0]
+        if (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and self._members(node.comparators[0])
         ):
             value = self._small(node.left)  # a member's value: small
             members = node.comparators[0].id
