@@ -19,7 +19,8 @@ one the extension was rendered from, so a stale build is never used.
 The renderer covers a subset of what a plan can say (:class:`NotCompiled`); a record it
 does not cover stays with the Python quick tier. Its parts: :mod:`compiled_values` (steps at
 a constant offset, checksums), :mod:`compiled_moving` (steps that move ``pos``),
-:mod:`compiled_keyed` (tag-keyed messages), :mod:`compiled_prelude` (the Cython text every
+:mod:`compiled_keyed` (tag-keyed messages), :mod:`compiled_lists` (expressions over the lists
+a reader made, in C), :mod:`compiled_prelude` (the Cython text every
 module starts with) and :mod:`compiled_support` (what they share).
 """
 
