@@ -65,14 +65,17 @@ def _decode_mysql(workload: str, n: int) -> None:
 CRAFT_WORKLOADS = ("craft-seed", "craft-batch16", "craft-group")
 """TiCDC Craft (benchmarks/ticdc_craft.py): ``parse(data, "frame")`` of the seed row and of
 16 rows of 20 columns, and ``parse(data, "column_group")`` of batch16's first group."""
-CRAFT_DECODERS = ("exact", "quick", "events", "compiled", "craft.pyx")
+CRAFT_DECODERS = ("exact", "quick", "events", "compiled", "compiled+map", "craft.pyx")
 """The exact fast reader alone (what ``parse`` runs for a record with no plan), ``parse`` in
 pure Python (the quick tier, then the exact reader), ``decode_message`` in pure Python (a
 whole message to its events: the frame's fast reader, then the spec's mapping and the quick
-columns), ``parse`` with the compiled tier, and the hand-written runtime/_compiled/craft.pyx
-(a whole message to its events, for comparison). The last two need the built extensions;
-``events`` and ``craft.pyx`` decode messages only."""
-CRAFT_MESSAGE_ONLY = ("events", "craft.pyx")
+columns), ``parse`` with the compiled tier, the generated path of a whole message to its
+events (the compiled frame reader, then the spec's mapping and the quick columns in Python:
+what replacing craft.pyx by generated code starts from), and the hand-written
+runtime/_compiled/craft.pyx (a whole message to its events, for comparison). The last three
+need the built extensions; ``events``, ``compiled+map`` and ``craft.pyx`` decode messages
+only."""
+CRAFT_MESSAGE_ONLY = ("events", "compiled+map", "craft.pyx")
 
 
 def _decode_craft(workload: str, decoder: str, n: int) -> None:
@@ -96,6 +99,12 @@ def _decode_craft(workload: str, decoder: str, n: int) -> None:
         fn = lambda: handwritten.decode(data, limits)
     elif decoder == "events":
         fn = lambda: craft.decode_message(data)
+    elif decoder == "compiled+map":
+        from runtime.formats.craft_quick import _quick_events
+
+        assert craft.COMPILED_READERS, "the compiled tier is not built"
+        values, mapping = craft.VALUE_DECODERS["column_group.values"], craft.MAPPINGS["message"]
+        fn = lambda: _quick_events(craft.parse(data, record), values, mapping)
     elif decoder == "exact":
         exact = craft.FAST_READERS[record]
         fn = lambda: exact(data, 0, len(data), limits, 1)

@@ -19,7 +19,8 @@ one the extension was rendered from, so a stale build is never used.
 The renderer covers a subset of what a plan can say (:class:`NotCompiled`); a record it
 does not cover stays with the Python quick tier. Its parts: :mod:`compiled_values` (steps at
 a constant offset, checksums), :mod:`compiled_moving` (steps that move ``pos``),
-:mod:`compiled_keyed` (tag-keyed messages), :mod:`compiled_prelude` (the Cython text every
+:mod:`compiled_keyed` (tag-keyed messages), :mod:`compiled_lists` (expressions over the lists
+a reader made, in C), :mod:`compiled_prelude` (the Cython text every
 module starts with) and :mod:`compiled_support` (what they share).
 """
 
@@ -29,6 +30,7 @@ import hashlib
 import re
 
 from generator.emit.compiled_keyed import KeyedSteps
+from generator.emit.compiled_lists import ListExpressions
 from generator.emit.compiled_moving import MovingSteps
 from generator.emit.compiled_prelude import (
     EXPRESSION_PRELUDE,
@@ -67,7 +69,7 @@ def plan_digest(lowering: Lowering) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
+class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps, ListExpressions):
     """Renders ``generated/_compiled/<format>.pyx`` of one spec (see the module docstring)."""
 
     decline_text = DECLINE
@@ -107,6 +109,12 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
         """Model classes whose every field is atomic in every model read (see
         :meth:`untrack`)."""
         self.fast = self.lowering.fast
+        self.member_values = {
+            f"_{enum.name.upper()}_{v.name}": v.value
+            for enum in spec.enums.values()
+            for v in enum.values
+        }
+        """An enum member's constant in expressions (the fast path's) -> its value."""
         self.elements: dict[str, str] = {}
         """Row record -> ``_elements_<record>``, the loop over its elements its reader
         and its row iterator share (:meth:`RowSteps.elements_call`)."""
@@ -339,6 +347,14 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
         self.loose: set[str] = set()
         """Variables that may hold None or another type (in a switch or an optional)."""
         self.calls: set[str] = set()
+        self.indices: set[str] = set()
+        """The ``_index`` variables of repeats (below the items read: small numbers)."""
+        self.int_tables: dict[str, str] = {}
+        """Region of integer lists -> its ``IntTables`` (:mod:`compiled_lists`)."""
+        self.table_chunks: dict[str, str] = {}
+        """A chunk of such a region -> the ``IntTables`` it stores its numbers in."""
+        self.member_lists: set[str] = set()
+        """Lists of enum members read by chunks (:mod:`compiled_lists`)."""
         self._collect(plan.steps)
         self.name = plan.name
         self.plan = plan
@@ -385,6 +401,8 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps):
                 self._collect(step.steps)
             elif isinstance(step, Repeat):
                 self.repeats[step.var] = step.record
+                if step.index:
+                    self.indices.add(step.index)
                 self._collect(step.steps or ())
 
     # `off`: bytes past `pos` read by fixed steps, `pos` not yet advanced; `checked`: bytes

@@ -66,6 +66,10 @@ class KeyedSteps:
         if c_value is not None:  # 64 bits hold it: a Py_ssize_t too
             self.w.line(f"{step.var} = <Py_ssize_t>{c_value}")
             return
+        if self.list_evaluate(f"{step.var}_t", step.expression):
+            self.decline_if(f"{step.var}_t < -PY_SSIZE_T_MAX")  # Python's range check
+            self.w.line(f"{step.var} = <Py_ssize_t>{step.var}_t")
+            return
         self.evaluate(f"{step.var}_value", step.expression)
         self.decline_if(
             f"type({step.var}_value) is not int"

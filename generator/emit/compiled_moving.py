@@ -3,6 +3,7 @@ records, switches, repeats, blocks and ``process:`` regions."""
 
 from __future__ import annotations
 
+from generator.emit.compiled_lists import MEMBER_LISTS_PRELUDE
 from generator.emit.compiled_prelude import (
     MEMCHR_PRELUDE,
     REUSE_PRELUDE,
@@ -52,7 +53,9 @@ class MovingSteps:
             self.processed(step)
         elif isinstance(step, When):
             test = self.c_expression(step.expression)
-            if test is None:
+            if test is None and self.list_evaluate(f"{step.test}_t", step.expression):
+                test = f"{step.test}_t"
+            elif test is None:
                 self.evaluate(step.test, step.expression)
                 test = step.test
             self.w.line(f"if {test}:")
@@ -120,6 +123,9 @@ class MovingSteps:
         if self.decls.get(step.length) == "uint64_t":  # a length read as a C number
             self.decline_if(f"{step.length} > <uint64_t>({limit} - pos)")
             self.w.line(f"{n} = <Py_ssize_t>{step.length}")
+        elif self.list_evaluate(f"{n}_t", step.length):
+            self.decline_if(f"not 0 <= {n}_t <= {limit} - pos")
+            self.w.line(f"{n} = <Py_ssize_t>{n}_t")
         else:
             self.evaluate(f"{n}_o", step.length)
             self.decline_if(f"type({n}_o) is not int or not 0 <= {n}_o <= {limit} - pos")
@@ -136,6 +142,7 @@ class MovingSteps:
                     self.w.line(f"untrack({var})")
             self.w.line("else:")
             self.w.depth += 1
+        self.int_tables_region(step)
         self.w.line(f"{var}_pos = pos")
         self.w.line(f"pos = {limit}")
         self.branch(step.steps, step.inner_end)
@@ -213,6 +220,9 @@ class MovingSteps:
         if ctype in ("uint8_t", "uint16_t", "uint32_t", "uint64_t"):  # a count read in C
             self.decline_if(f"{step.count} > <uint64_t>lim.max_count")
             self.w.line(f"{k} = <Py_ssize_t>{step.count}")
+        elif self.list_evaluate(f"{var}_count_t", step.count):
+            self.decline_if(f"not 0 <= {var}_count_t <= lim.max_count")
+            self.w.line(f"{k} = <Py_ssize_t>{var}_count_t")
         else:
             self.evaluate(f"{var}_count", step.count)
             self.decline_if(
@@ -229,7 +239,9 @@ class MovingSteps:
             with self.w.indent():
                 self.chunk_length(step)
                 self.w.line(f"{n} += 1")
-        self.w.line(f"{var} = []")
+        # as long as its count (no more than the bytes left): filled in place, not grown
+        self.preludes.setdefault(REUSE_PRELUDE)
+        self.w.line(f"{var} = PyList_New({k})")
         self.w.line(f"{n} = 0")
         if step.delta:
             self.declare(f"{var}_acc", "int64_t" if step.zigzag else "uint64_t")
@@ -241,8 +253,12 @@ class MovingSteps:
             else:
                 self.chunk_element(step)
             self.w.line(f"{n} += 1")
+        self.table_close(step)
         if not step.enum:
             self.w.line(f"untrack({var})")  # ints, bytes, str and None: atomic items
+        elif var not in self.loose:  # members of their values below 256, read in C
+            self.preludes.setdefault(MEMBER_LISTS_PRELUDE)
+            self.member_lists.add(var)
 
     def chunk_length(self, step: Chunk) -> None:
         """One length of a payload chunk: -1 (None) to ``lim.max_string``."""
@@ -262,13 +278,13 @@ class MovingSteps:
         self.w.line(f"{var}_len = {length}")
         self.w.line(f"if {var}_len < 0:")
         with self.w.indent():
-            self.w.line(f"{var}.append(None)")
+            self.w.line(f"list_put({var}, {var}_i, None)")
         self.w.line("else:")
         with self.w.indent():
             self.decline_if(f"{var}_len > {step.end} - pos")
             item = Text(f"{var}_item", step.payload, step.end, step.encoding or "utf8")
             self.text_value(item, "pos", f"<Py_ssize_t>{var}_len")
-            self.w.line(f"{var}.append({var}_item)")
+            self.w.line(f"list_put({var}, {var}_i, {var}_item)")
             self.w.line(f"pos += {var}_len")
 
     def chunk_element(self, step: Chunk) -> None:
@@ -292,9 +308,10 @@ class MovingSteps:
             self.decline_if(f"<uint64_t>{value} > 255")
             self.w.line(f"{var}_p = {table}[<uint8_t>{value}]")
             self.decline_if(f"{var}_p == NULL")
-            self.w.line(f"{var}.append(<object>{var}_p)")
+            self.w.line(f"list_put({var}, {var}_i, <object>{var}_p)")
         else:
-            self.w.line(f"{var}.append({value})")
+            self.table_store(step, value)
+            self.w.line(f"list_put({var}, {var}_i, {value})")
 
     def text(self, step: Text) -> None:
         if step.terminator is not None:  # memchr up to the end; not found: the quick tier's Retry
@@ -461,6 +478,14 @@ class MovingSteps:
                 self.decline_if(f"{step.count} < 0 or {step.count} > lim.max_count")
                 self.declare(f"{step.item}_k", "Py_ssize_t")
                 self.w.line(f"{step.item}_k = <Py_ssize_t>{step.count}")
+                self.w.line(f"while {n} < {step.item}_k:")
+                with self.w.indent():
+                    self.item(step)
+                return
+            if self.list_evaluate(f"{step.item}_times_t", step.count):
+                self.decline_if(f"not 0 <= {step.item}_times_t <= lim.max_count")
+                self.declare(f"{step.item}_k", "Py_ssize_t")
+                self.w.line(f"{step.item}_k = <Py_ssize_t>{step.item}_times_t")
                 self.w.line(f"while {n} < {step.item}_k:")
                 with self.w.indent():
                     self.item(step)

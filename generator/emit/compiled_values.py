@@ -123,6 +123,9 @@ class ValueSteps:
                 if low <= int(literal) < (1 << 63):
                     self.decline_if(f"not ({name} {op} {literal})")
                     return
+            if self.list_evaluate("valid_t", step.expression):
+                self.decline_if("not valid_t")
+                return
             self.expressions = True
             self.w.line("try:")
             with self.w.indent():
@@ -179,6 +182,10 @@ class ValueSteps:
         c_value = self.c_expression(step.expression)
         if c_value is not None:  # 64 bits hold it: a Py_ssize_t too
             self.w.line(f"{step.var} = <Py_ssize_t>{c_value}")
+            return
+        if self.list_evaluate(f"{step.var}_t", step.expression):
+            self.decline_if(f"{step.var}_t < -1")
+            self.w.line(f"{step.var} = <Py_ssize_t>{step.var}_t")
             return
         self.evaluate(f"{step.var}_o", step.expression)
         self.decline_if(

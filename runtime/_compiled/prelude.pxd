@@ -236,27 +236,51 @@ cdef inline unsigned int _crc8(unsigned int crc, const unsigned char* buf, Py_ss
     return crc
 
 
-cdef inline bint _uvarint(const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t end,
-                          uint64_t* out) noexcept:
-    """A LEB128 varint at ``pos[0]`` before ``end``, as ``read_uvarint`` takes it: at most
-    10 bytes and 64 bits (non-shortest forms too). False where it raises."""
-    cdef Py_ssize_t p = pos[0]
-    cdef Py_ssize_t stop = p + 10 if end - p > 10 else end
-    cdef uint64_t value = 0
-    cdef uint64_t b
-    cdef int shift = 0
-    while p < stop:
-        b = buf[p]
-        p += 1
-        if shift == 63 and b > 1:  # past 64 bits, or an 11th byte
-            return False
-        value |= (b & 0x7F) << shift
-        if b < 0x80:
-            out[0] = value
-            pos[0] = p
-            return True
-        shift += 7
-    return False
+cdef extern from *:
+    """
+    #if defined(__GNUC__)
+    #define WIRESPEC_UVARINT_INLINE static inline __attribute__((always_inline))
+    #define WIRESPEC_UVARINT_OUTLINE static __attribute__((noinline))
+    #else
+    #define WIRESPEC_UVARINT_INLINE static inline
+    #define WIRESPEC_UVARINT_OUTLINE static
+    #endif
+    /* wirespec_uvarint of any length: out of line, so that the one-byte form inlines */
+    WIRESPEC_UVARINT_OUTLINE int wirespec_uvarint_long(const unsigned char *buf,
+                                                      Py_ssize_t *pos, Py_ssize_t end,
+                                                      uint64_t *out) {
+        Py_ssize_t p = *pos;
+        Py_ssize_t stop = end - p > 10 ? p + 10 : end;
+        uint64_t value = 0, b;
+        int shift = 0;
+        while (p < stop) {
+            b = buf[p++];
+            if (shift == 63 && b > 1) return 0;  /* past 64 bits, or an 11th byte */
+            value |= (b & 0x7F) << shift;
+            if (b < 0x80) {
+                *out = value;
+                *pos = p;
+                return 1;
+            }
+            shift += 7;
+        }
+        return 0;
+    }
+    WIRESPEC_UVARINT_INLINE int wirespec_uvarint(const unsigned char *buf, Py_ssize_t *pos,
+                                                 Py_ssize_t end, uint64_t *out) {
+        Py_ssize_t p = *pos;
+        if (p < end && buf[p] < 0x80) {  /* one byte, the most common form */
+            *out = buf[p];
+            *pos = p + 1;
+            return 1;
+        }
+        return wirespec_uvarint_long(buf, pos, end, out);
+    }
+    """
+    # A LEB128 varint at pos[0] before end, as read_uvarint takes it: at most 10 bytes and
+    # 64 bits (non-shortest forms too). False where it raises.
+    bint _uvarint "wirespec_uvarint" (const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t end,
+                                      uint64_t* out) noexcept
 
 
 cdef inline int64_t _unzigzag(uint64_t u) noexcept:
