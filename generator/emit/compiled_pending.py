@@ -41,9 +41,12 @@ cdef inline bint _reading(const unsigned char* buf) noexcept:
     return _source is not None and <const unsigned char*><char*>(<bytes>_source) == buf
 
 
-cdef object _whole_kept(_Reader read, Py_ssize_t depth, bytes data, limits):
-    """``_whole``, with ``data`` in ``_source`` while it reads."""
+cdef inline object _whole_kept(_Reader read, Py_ssize_t depth, bytes data, limits):
+    """``_whole``, with ``data`` in ``_source`` while it reads when it is big enough to hold
+    a row field of ``_PENDING_BYTES`` (a small message pays one comparison)."""
     global _source
+    if len(data) < _PENDING_BYTES:
+        return _whole(read, depth, data, limits)
     outer = _source
     _source = data
     try:
@@ -135,9 +138,10 @@ class PendingSteps:
             f"{' ' * (len(name) + 22)}_Limits* lim, Py_ssize_t* stop{signature}):",
             f'    """``{name}.{field}`` to ``end``: each element read (and dropped) as',
             f'    ``_read_{name}`` reads them, kept as a pending {cls}; None to decline."""',
+            "    cdef bytes data = <bytes>_source  # the caller's check holds: nothing ran since",
             f"    cdef _Pending_{name} elements = _Pending_{name}.__new__(_Pending_{name})",
             "    cdef Py_ssize_t at, n = 0",
-            "    elements.data, elements.end, elements.lim = <bytes>_source, end, lim[0]",
+            "    elements.data, elements.end, elements.lim = data, end, lim[0]",
             f"    elements.cls, elements.slots = _{cls}, _{cls}_SLOTS",
             f"    elements.n_slots = {len(self.classes[cls])}",
             *[f"    elements.{var} = {var}" for _, var in params],
