@@ -10,7 +10,9 @@ the element, a model of the element's class whose slots hold the element's offse
 (``pending_element``). The first read, write or delete of any of its fields reads that
 element again, by the same steps, and moves its slots in: the model is then the one the
 eager reader made (``==``, repr, pickling, the writers and ``to_dict`` read it through the
-class's ``LazySlot`` fields). The input stays alive while an element of it is pending.
+class's ``LazySlot`` fields, put over its slots by the first pending element: until then
+its fields are member descriptors, which CPython reads fastest). The input stays alive
+while an element of it is pending.
 
 Smaller lists, the Arrow writers and every other reader stay eager, as does a reader
 called on a buffer that is not the ``bytes`` the entry reads (``_reading``).
@@ -24,7 +26,7 @@ PENDING_BYTES = 1 << 20
 """A row field of this many input bytes or more is read into pending elements."""
 
 PENDING_PRELUDE = f'''\
-from runtime._compiled.lazy cimport Elements, lazy_slots, pending_element
+from runtime._compiled.lazy cimport Elements, lazy_slots, pending_element, slot_offsets
 
 
 cdef Py_ssize_t _PENDING_BYTES = {PENDING_BYTES}
@@ -142,6 +144,7 @@ class PendingSteps:
             f"    cdef _Pending_{name} elements = _Pending_{name}.__new__(_Pending_{name})",
             "    cdef Py_ssize_t at, n = 0",
             "    elements.data, elements.end, elements.lim = data, end, lim[0]",
+            f"    lazy_slots(_{cls}, {list(self.classes[cls])!r})  # (once a class)",
             f"    elements.cls, elements.slots = _{cls}, _{cls}_SLOTS",
             f"    elements.n_slots = {len(self.classes[cls])}",
             *[f"    elements.{var} = {var}" for _, var in params],
@@ -169,9 +172,12 @@ class PendingSteps:
         ]
 
     def pending_bind(self, cls: str, fields: list[str]) -> list[str]:
-        """``bind``'s lines for a pending elements' class: its slots found once and read
-        through ``LazySlot``s from then on (their own offsets when bound again)."""
-        lines = [f"    free_fast(_{cls})", f"    offsets = lazy_slots(_{cls}, {list(fields)!r})"]
+        """``bind``'s lines for a pending elements' class: its slot offsets, kept for the
+        pending elements too (a ``LazySlot``'s own where one is over a slot). Until a big
+        input's first pending element the fields stay member descriptors, which CPython
+        reads faster than any other descriptor."""
+        lines = [f"    offsets = slot_offsets(_{cls}, {list(fields)!r})"]
         for i, field in enumerate(fields):
             lines.append(f'    _{cls}_{field} = _{cls}_SLOTS[{i}] = offsets["{field}"]')
+        lines.append(f"    free_fast(_{cls})")
         return lines

@@ -45,4 +45,5 @@ cdef class PendingElement:
 cdef Pending new_pending(Builder builder, bytes buf, Py_ssize_t pos, Py_ssize_t end, int kind,
                         int depth)
 cdef object pending_element(Elements elements, Py_ssize_t pos)
+cdef dict slot_offsets(cls, list names)
 cdef dict lazy_slots(cls, list names)

@@ -168,13 +168,21 @@ cdef class LazySlot:
         clear_slot(obj, self.offset)
 
 
+cdef dict slot_offsets(cls, list names):
+    """The slot offsets of ``names`` in ``cls`` (``slots_of``'s checks), whether or not
+    :func:`lazy_slots` put its :class:`LazySlot`\ s over them."""
+    have = [cls.__dict__.get(name) for name in names]
+    if all(type(d) is LazySlot for d in have):
+        return {name: (<LazySlot>d).offset for name, d in zip(names, have)}
+    return slots_of(cls, names)
+
+
 cdef dict lazy_slots(cls, list names):
     """The slot offsets of ``names`` in ``cls`` (``slots_of``'s checks), each slot read
     through a :class:`LazySlot` from here on (put once per class)."""
     cdef LazySlot lazy
-    have = [cls.__dict__.get(name) for name in names]
-    if all(type(d) is LazySlot for d in have):
-        return {name: (<LazySlot>d).offset for name, d in zip(names, have)}
+    if all(type(cls.__dict__.get(name)) is LazySlot for name in names):
+        return slot_offsets(cls, names)
     offsets = slots_of(cls, names)
     for name in names:
         if name not in cls.__dict__:
