@@ -15,12 +15,15 @@ import functools
 import gc
 import importlib
 import pickle
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generator.emit.compiled_pending import PENDING_BYTES
+from generator.emit.generate import ROOT
 from runtime.core.limits import DEFAULT
 from tests.test_fastpath import Same, inputs, outcome
 from tests.test_quicktier import quick
@@ -160,3 +163,23 @@ def test_a_mutated_big_input_reads_as_the_python_readers_read_it(fmt, data):
         buf[data.draw(st.integers(0, len(buf) - 1))] = data.draw(st.integers(0, 255))
     want = python_outcome(module, bytes(buf), record)
     assert outcome(module.parse, bytes(buf), record, module) == want
+
+
+def test_fields_stay_member_descriptors_until_a_big_input():
+    """The first pending element puts ``LazySlot``s over its class's slots (read slower than
+    member descriptors): a process that parses only small inputs never has them."""
+    if not getattr(importlib.import_module("generated.plainbuffer"), "COMPILED_READERS", None):
+        pytest.skip("the compiled tier of plainbuffer is not built")
+    code = """if True:
+        import types
+        import generated.plainbuffer as pb
+        from tests.test_fastpath import inputs
+        from tests.test_pending_elements import big_inputs
+        small, big = inputs("plainbuffer")[0][1], big_inputs("plainbuffer")[0]
+        pb.parse(small).rows[0].checksum
+        assert type(pb.Row.__dict__["checksum"]) is types.MemberDescriptorType
+        rows = pb.parse(big).rows
+        assert type(pb.Row.__dict__["checksum"]).__name__ == "LazySlot"
+        assert rows[1].checksum == pb.parse(big).rows[1].checksum
+    """
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
