@@ -26,6 +26,8 @@ PENDING_BYTES = 1 << 20
 """A row field of this many input bytes or more is read into pending elements."""
 
 PENDING_PRELUDE = f'''\
+from cpython.bytes cimport PyBytes_GET_SIZE
+
 from runtime._compiled.lazy cimport Elements, lazy_slots, pending_element, slot_offsets
 
 
@@ -46,9 +48,15 @@ cdef inline bint _reading(const unsigned char* buf) noexcept:
 cdef inline object _whole_kept(_Reader read, Py_ssize_t depth, bytes data, limits):
     """``_whole``, with ``data`` in ``_source`` while it reads when it is big enough to hold
     a row field of ``_PENDING_BYTES`` (a small message pays one comparison)."""
-    global _source
-    if len(data) < _PENDING_BYTES:
+    if PyBytes_GET_SIZE(data) < _PENDING_BYTES:
         return _whole(read, depth, data, limits)
+    return _whole_big(read, depth, data, limits)
+
+
+cdef object _whole_big(_Reader read, Py_ssize_t depth, bytes data, limits):
+    """``_whole_kept`` of a big input (its own function: no small one sets up the
+    ``finally``)."""
+    global _source
     outer = _source
     _source = data
     try:
