@@ -437,10 +437,12 @@ def memory_check(mib: int):
         pb, my, each = f"PlainBuffer, {mib} MiB of wide rows", f"MySQL binlog, {mib} MiB", None
         for kind, name, data, sizes_of in (
             ("plainbuffer", f"{pb} in one message: parse", pb_input, each),
+            ("plainbuffer-one", f"{pb} in one message: parse, a row read", pb_input, each),
             ("plainbuffer-iter", f"{pb}: iter_rows", pb_input, each),
             ("arrow:plainbuffer:message", f"{pb} in one message: BatchDecoder", pb_input, each),
             ("arrow:plainbuffer:message", f"{pb}, a message each: BatchDecoder", many, sizes),
             ("mysql", f"{my} of tagged GTID events: parse", binlog, each),
+            ("mysql-one", f"{my} of tagged GTID events: parse, an event read", binlog, each),
             ("mysql-iter", f"{my} of tagged GTID events: iter_rows", binlog, each),
         ):
             path = Path(tmp) / "input"

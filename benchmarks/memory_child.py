@@ -7,6 +7,7 @@ growth over it is what the decode held (input read included). Importing the benc
 under-report.
 
     python -m benchmarks.memory_child plainbuffer INPUT    # prints {"base", "peak", "size", "cpu"}
+    python -m benchmarks.memory_child plainbuffer-one INPUT   # and one row read (-every: all)
     python -m benchmarks.memory_child arrow:plainbuffer:message INPUT [SIZES]
 
 ``arrow:FORMAT:RECORD`` runs ``decode()``'s ``BatchDecoder`` (the compiled tier's Arrow reader
@@ -32,8 +33,18 @@ from pathlib import Path
 
 DECODES = {
     "plainbuffer": ("generated.plainbuffer", lambda m, d: m.parse(d)),
+    "plainbuffer-one": ("generated.plainbuffer", lambda m, d: _read_one(m.parse(d).rows)),
+    "plainbuffer-every": ("generated.plainbuffer", lambda m, d: _read_every(m.parse(d).rows)),
     "plainbuffer-iter": ("generated.plainbuffer", lambda m, d: _drain(m.iter_rows(d))),
     "mysql": ("generated.mysql_serialization", lambda m, d: m.parse(d, "binlog_file")),
+    "mysql-one": (
+        "generated.mysql_serialization",
+        lambda m, d: _read_one(m.parse(d, "binlog_file").events),
+    ),
+    "mysql-every": (
+        "generated.mysql_serialization",
+        lambda m, d: _read_every(m.parse(d, "binlog_file").events),
+    ),
     "mysql-iter": (
         "generated.mysql_serialization",
         lambda m, d: _drain(m.iter_rows(d, "binlog_file")),
@@ -83,6 +94,19 @@ def _warm_up(decoder, first_message) -> None:
 def _drain(rows) -> None:
     for _ in rows:
         pass
+
+
+def _read_one(elements: list) -> list:
+    """``elements`` (held) with one field of the middle one read: a model read in part."""
+    repr(elements[len(elements) // 2])
+    return elements
+
+
+def _read_every(elements: list) -> list:
+    """``elements`` (held) with a field of every one read: every model built."""
+    for element in elements:
+        element.__eq__(element)
+    return elements
 
 
 def _head(path: str, size: int) -> bytes:

@@ -32,6 +32,7 @@ import re
 from generator.emit.compiled_keyed import KeyedSteps
 from generator.emit.compiled_lists import ListExpressions
 from generator.emit.compiled_moving import MovingSteps
+from generator.emit.compiled_pending import PendingSteps
 from generator.emit.compiled_prelude import (
     EXPRESSION_PRELUDE,
     PRELUDE,
@@ -69,7 +70,7 @@ def plan_digest(lowering: Lowering) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps, ListExpressions):
+class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowSteps, ListExpressions):
     """Renders ``generated/_compiled/<format>.pyx`` of one spec (see the module docstring)."""
 
     decline_text = DECLINE
@@ -120,6 +121,13 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps, ListExpress
         and its row iterator share (:meth:`RowSteps.elements_call`)."""
         self.element_reads: dict[str, str] = {}
         """Row record -> the arguments of earlier fields ``_elements_<record>`` takes."""
+        self.element_params: dict[str, list[tuple[str, str]]] = {}
+        """Row record -> those arguments' (C type, variable)."""
+        self.pendings: dict[str, str] = {}
+        """Record -> ``_Pending_<record>`` and ``_pending_<record>``, its row field's
+        pending elements (:mod:`generator.emit.compiled_pending`)."""
+        self.pending_classes: set[str] = set()
+        """The model classes of pending elements (read through ``LazySlot``s)."""
         for name in self.lowering.entries:
             try:
                 self.functions[name] = self.record_function(self.lowering.plans[name])
@@ -168,7 +176,9 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps, ListExpress
             'model, or None where the quick tier would raise Retry."""',
             "",
         ]
-        body = [PRELUDE]
+        # an entry keeps the bytes it reads where a reader's elements may be pending in them
+        prelude = PRELUDE.replace("_whole(entry.read", f"{self.whole()}(entry.read")
+        body = [prelude]
         if self.expressions:
             body.append(EXPRESSION_PRELUDE)
         body += list(self.preludes)
@@ -186,6 +196,7 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps, ListExpress
         globals_ += [f"cdef PyObject* _{enum.upper()}_BY_BYTE[256]" for enum in sorted(self.enums)]
         reused = sorted({cls for name in self.entries for cls in self.reuse.get(name, ())})
         globals_ += [f"cdef SharedInt {name}" for name in self.shared_ints]
+        globals_ += self.pending_globals()
         if reused:
             body.append(REUSE_PRELUDE)
             globals_.append(
@@ -196,7 +207,7 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps, ListExpress
         body += [
             part
             for name in self.entries
-            for part in (self.elements.get(name), self.functions[name])
+            for part in (self.elements.get(name), self.pendings.get(name), self.functions[name])
             if part is not None
         ]
         body += [self.pickers[table] for table in sorted(self.pickers)]
@@ -217,7 +228,7 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps, ListExpress
             body.append(arrow.section())
         constants = self.member_constants("\n".join(body))
         if constants:  # after the preludes, before the first reader
-            at = body.index(PRELUDE) + 1 + bool(self.expressions) + len(self.preludes)
+            at = body.index(prelude) + 1 + bool(self.expressions) + len(self.preludes)
             body.insert(at, constants)
         text = "\n".join(head) + "\n" + "\n\n".join(part.rstrip("\n") + "\n" for part in body)
         return text
@@ -251,6 +262,9 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps, ListExpress
                 f"    if tuple(f.name for f in dataclasses.fields(_{cls})) != {tuple(fields)!r}:"
             )
             lines.append("        return {}")
+            if cls in self.pending_classes:
+                lines += self.pending_bind(cls, fields)
+                continue
             for field in fields:
                 lines.append(f'    _{cls}_{field} = _slot(_{cls}, "{field}")')
             lines.append(f"    free_fast(_{cls})")
@@ -271,9 +285,14 @@ class CompiledEmitter(ValueSteps, MovingSteps, KeyedSteps, RowSteps, ListExpress
                 f"def read_{name}(bytes data not None, limits):",
                 f'    """A ``{name}`` from all of ``data``: ``_quick_{name}``\'s model, or None where',
                 '    it raises Retry (or where the limits do not let it read)."""',
-                f"    return _whole({self.reader(name)}, {depth}, data, limits)",
+                f"    return {self.whole()}({self.reader(name)}, {depth}, data, limits)",
             ]
         )
+
+    def whole(self) -> str:
+        """What an entry reads all of its input with (``_whole_kept`` where elements may be
+        pending in it)."""
+        return "_whole_kept" if self.pendings else "_whole"
 
     def pair_function(self) -> str | None:
         """``read_pair``: the spec's ``kafka_message:`` read from its Kafka columns, each by

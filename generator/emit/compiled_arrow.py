@@ -47,6 +47,7 @@ class ArrowEmitter(CompiledEmitter):
     record -> that field; ``paths``: records whose rows are a path (not written here)."""
 
     shares_row_elements = False  # the elements go to the column builders as they are read
+    pends_elements = False  # likewise
 
     def __init__(self, spec, lowering: Lowering, tables: dict, rows: dict, paths=()):
         self.tables, self.rows, self.paths = tables, rows, set(paths)

@@ -146,7 +146,10 @@ class RowSteps:
         assigned = _assigned(body)
         used = {name for line in body for name in _NAME.findall(_code(line))}
         read = sorted((used & outer_names) - assigned - _READER_ARGUMENTS)
-        params = "".join(f", {self.c_type(outer_decls.get(v, 'object'))} {v}" for v in read)
+        self.element_params[self.name] = [
+            (self.c_type(outer_decls.get(v, "object")), v) for v in read
+        ]
+        params = "".join(f", {ctype} {v}" for ctype, v in self.element_params[self.name])
         name, field = f"_elements_{self.name}", self.row_field(self.name)[0].name
         indent = " " * (len(name) + 17)
         head = [

@@ -1,0 +1,185 @@
+"""Pending elements (generator/emit/compiled_pending.py): ``parse`` of a big PlainBuffer
+message or MySQL binlog file hands out its rows or events unbuilt, each built on the first
+access of any of its fields, and they behave exactly as the eager models: ``==``, repr,
+``to_dict``, ``build``, pickling, writes and deletes, and a bad input's ``DecodeError`` at
+parse time. The big inputs are the samples' elements repeated past ``PENDING_BYTES``.
+
+The comparisons run in both tiers (in the pure-Python one ``parse`` is eager); what is
+pending is checked where the compiled tier is built."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import gc
+import importlib
+import pickle
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generator.emit.compiled_pending import PENDING_BYTES
+from generator.emit.generate import ROOT
+from runtime.core.limits import DEFAULT
+from tests.test_fastpath import Same, inputs, outcome
+from tests.test_quicktier import quick
+
+ROW_FIELDS = {"plainbuffer": ("message", "rows"), "mysql_serialization": ("binlog_file", "events")}
+"""Format -> the record whose row field is pending in a big input, and that field."""
+
+
+def lapped(module, record: str, model, field: str, laps: int) -> bytes:
+    """``model`` built with the elements of its ``field`` repeated ``laps`` times."""
+    elements = getattr(model, field)
+    again = copy.copy(model)
+    setattr(again, field, [copy.deepcopy(e) for _ in range(laps) for e in elements])
+    return module.build(again, record)
+
+
+@functools.cache
+def big_inputs(fmt: str) -> list[bytes]:
+    """Each sample of the record, its elements repeated to just past ``PENDING_BYTES``."""
+    module = importlib.import_module(f"generated.{fmt}")
+    record, field = ROW_FIELDS[fmt]
+    out = []
+    for name, data in inputs(fmt):
+        if (name or module.DEFAULT_RECORD) != record:
+            continue
+        model = module.parse(data, record)
+        lap = len(lapped(module, record, model, field, 2)) - len(data)
+        out.append(lapped(module, record, model, field, PENDING_BYTES // lap + 2))
+    assert out, f"no {fmt} {record} samples"
+    return out
+
+
+CASES = [(fmt, i) for fmt in sorted(ROW_FIELDS) for i in range(len(big_inputs(fmt)))]
+
+
+def parsed(fmt: str, i: int):
+    """(module, record, field, the big input, its eager model by the quick tier)."""
+    module = importlib.import_module(f"generated.{fmt}")
+    record, field = ROW_FIELDS[fmt]
+    data = big_inputs(fmt)[i]
+    eager = quick(module, data, record)
+    assert eager is not None
+    return module, record, field, data, eager
+
+
+def pending(model) -> bool:
+    """Whether ``model``'s slots hold a pending element (read without building it: the
+    collector's view of its slots)."""
+    return any(type(v).__name__ == "PendingElement" for v in gc.get_referents(model))
+
+
+@pytest.mark.parametrize("fmt", sorted(ROW_FIELDS))
+def test_a_big_input_is_pending_until_read(fmt):
+    module = importlib.import_module(f"generated.{fmt}")
+    if not getattr(module, "COMPILED_READERS", None):
+        pytest.skip(f"the compiled tier of {fmt} is not built")
+    record, field = ROW_FIELDS[fmt]
+    data = big_inputs(fmt)[0]
+    elements = getattr(module.parse(data, record), field)
+    assert len(elements) > 1000 and all(pending(e) for e in elements)
+    elements[7].__repr__()
+    assert not pending(elements[7]) and pending(elements[6]) and pending(elements[8])
+    # a small input is read eagerly
+    small = next(d for name, d in inputs(fmt) if (name or module.DEFAULT_RECORD) == record)
+    small = getattr(module.parse(small, record), field)
+    assert not any(pending(e) for e in small)
+
+
+@pytest.mark.parametrize("fmt, i", CASES)
+def test_every_form_of_a_pending_element_is_the_eager_one(fmt, i):
+    module, record, field, data, eager = parsed(fmt, i)
+
+    def fresh():
+        return module.parse(data, record)
+
+    assert Same(module, fresh()) == Same(module, eager)
+    assert Same(module, eager) == Same(module, fresh())
+    assert repr(fresh()) == repr(eager)
+    assert module.to_dict(fresh()) == module.to_dict(eager)
+    assert module.build(fresh(), record) == data
+    assert Same(module, pickle.loads(pickle.dumps(fresh()))) == Same(module, eager)
+    assert Same(module, copy.deepcopy(fresh())) == Same(module, eager)
+    # element by element, in any order
+    model, want = getattr(fresh(), field), getattr(eager, field)
+    for k in (len(want) - 1, 0, len(want) // 2):
+        assert repr(model[k]) == repr(want[k])
+        assert Same(module, model[k]) == Same(module, want[k])
+
+
+@pytest.mark.parametrize("fmt", sorted(ROW_FIELDS))
+def test_a_write_or_delete_builds_the_element_first(fmt):
+    module, record, field, data, eager = parsed(fmt, 0)
+    name = dataclasses.fields(getattr(eager, field)[0])[0].name
+    model = module.parse(data, record)
+    element, want = getattr(model, field)[3], copy.deepcopy(getattr(eager, field)[3])
+    setattr(element, name, None)
+    setattr(want, name, None)
+    assert repr(element) == repr(want)
+    element = getattr(module.parse(data, record), field)[4]
+    delattr(element, name)
+    with pytest.raises(AttributeError):
+        getattr(element, name)
+    others = [f.name for f in dataclasses.fields(element)][1:]
+    assert [repr(getattr(element, f)) for f in others] == [
+        repr(getattr(getattr(eager, field)[4], f)) for f in others
+    ]
+
+
+def python_outcome(module, data: bytes, record: str):
+    """What the Python readers make of ``data`` (the exact reader: its model or error)."""
+
+    def read(data, record):
+        return module.FAST_READERS[record](data, 0, len(data), DEFAULT, 1)[0]
+
+    return outcome(read, data, record, module)
+
+
+@pytest.mark.parametrize("fmt", sorted(ROW_FIELDS))
+def test_a_bad_element_is_the_exact_error_at_parse_time(fmt):
+    module = importlib.import_module(f"generated.{fmt}")
+    record, _ = ROW_FIELDS[fmt]
+    data = bytearray(big_inputs(fmt)[0])
+    data[-1] ^= 0xFF  # the last element's checksum
+    want = python_outcome(module, bytes(data), record)
+    assert want[0] == "DecodeError"
+    assert outcome(module.parse, bytes(data), record, module) == want
+
+
+@pytest.mark.parametrize("fmt", sorted(ROW_FIELDS))
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_mutated_big_input_reads_as_the_python_readers_read_it(fmt, data):
+    module = importlib.import_module(f"generated.{fmt}")
+    record, _ = ROW_FIELDS[fmt]
+    buf = bytearray(big_inputs(fmt)[0])
+    for _ in range(data.draw(st.integers(1, 3))):
+        buf[data.draw(st.integers(0, len(buf) - 1))] = data.draw(st.integers(0, 255))
+    want = python_outcome(module, bytes(buf), record)
+    assert outcome(module.parse, bytes(buf), record, module) == want
+
+
+def test_fields_stay_member_descriptors_until_a_big_input():
+    """The first pending element puts ``LazySlot``s over its class's slots (read slower than
+    member descriptors): a process that parses only small inputs never has them."""
+    if not getattr(importlib.import_module("generated.plainbuffer"), "COMPILED_READERS", None):
+        pytest.skip("the compiled tier of plainbuffer is not built")
+    code = """if True:
+        import types
+        import generated.plainbuffer as pb
+        from tests.test_fastpath import inputs
+        from tests.test_pending_elements import big_inputs
+        small, big = inputs("plainbuffer")[0][1], big_inputs("plainbuffer")[0]
+        pb.parse(small).rows[0].checksum
+        assert type(pb.Row.__dict__["checksum"]) is types.MemberDescriptorType
+        rows = pb.parse(big).rows
+        assert type(pb.Row.__dict__["checksum"]).__name__ == "LazySlot"
+        assert rows[1].checksum == pb.parse(big).rows[1].checksum
+    """
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
