@@ -121,43 +121,18 @@ cdef extern from *:
     typedef struct { PyObject *value; Py_ssize_t n; unsigned char key[24]; } wirespec_text;
     static wirespec_text wirespec_texts[1024];
     static wirespec_text wirespec_blobs[1024];
-    static inline uint64_t wirespec_word64(const unsigned char *p) {
-        uint64_t word;
-        memcpy(&word, p, 8);  /* one unaligned load */
-        return word;
-    }
-    static inline uint64_t wirespec_word32(const unsigned char *p) {
-        uint32_t word;
-        memcpy(&word, p, 4);
-        return word;
-    }
-    /* The table slot of n (at most 24) bytes: a word (8 bytes, the last one overlapping
-       the one before) at a time, not a byte, each mixed by a multiply whose top bits (the
-       slot's) depend on all of its bits. */
-    WIRESPEC_ALWAYS_INLINE Py_ssize_t wirespec_text_slot(const unsigned char *p,
-                                                         Py_ssize_t n) {
-        const uint64_t mix = 0x9E3779B97F4A7C15u;
-        uint64_t h = (uint64_t)n;
-        if (n >= 8) {
-            for (Py_ssize_t i = 0; i + 8 < n; i += 8) h = (h ^ wirespec_word64(p + i)) * mix;
-            h = (h ^ wirespec_word64(p + n - 8)) * mix;
-        } else if (n >= 4) {
-            h = (h ^ (wirespec_word32(p) << 32 | wirespec_word32(p + n - 4))) * mix;
-        } else if (n > 0) {
-            h = (h ^ ((uint64_t)p[0] << 16 | (uint64_t)p[n >> 1] << 8 | p[n - 1])) * mix;
-        }
-        return (Py_ssize_t)(h >> 54);  /* 0 to 1023 */
-    }
     /* n bytes at p as UTF-8 text or as bytes (a new reference; NULL: raised, as
        bytes.decode raises). Inline: text is a constant where it is called. */
     WIRESPEC_ALWAYS_INLINE PyObject *wirespec_shared_text(
             wirespec_text *table, const unsigned char *p, Py_ssize_t n, int text) {
+        uint32_t h = 2166136261u;
         wirespec_text *slot;
         PyObject *value;
         if (n > 24)
             return text ? PyUnicode_DecodeUTF8((const char *)p, n, NULL)
                         : PyBytes_FromStringAndSize((const char *)p, n);
-        slot = &table[wirespec_text_slot(p, n)];
+        for (Py_ssize_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
+        slot = &table[(h ^ (h >> 16)) & 1023];
         if (slot->value != NULL && slot->n == n && memcmp(slot->key, p, (size_t)n) == 0) {
             Py_INCREF(slot->value);
             return slot->value;
