@@ -390,3 +390,22 @@ def test_msgpack_nesting_past_the_c_bound_is_declined():
     limits = DEFAULT.from_kwargs({"max_depth": 10**6}, DEFAULT)
     data = b"\x91" * 5000 + b"\xc0"
     assert module.COMPILED_READERS["value"](data, limits) is None
+
+
+def test_a_choice_falls_back_only_to_the_cases_its_table_leaves_open():
+    """The first-byte table decides every byte whose first case is that byte alone; the
+    fallback runs for the other bytes only, so it tests only the cases they may start
+    (msgpack's c7, d6, d7: a timestamp, else the ext), in order."""
+    from generator.emit.compiled_moving import MovingSteps
+
+    cases = [
+        (b"\x00", b"\x80", "positive_fixint"),
+        (b"\xd6\xff", b"\xff\xff", "timestamp32"),
+        (b"\xd6", b"\xff", "fixext4"),
+        (b"\xd7", b"\xff", "fixext8"),
+    ]
+    text = MovingSteps.picker("_T", "_Reader", cases)
+    fallback = text.split("for _i")[0]
+    assert "_read_positive_fixint" not in fallback and "_read_fixext8" not in fallback
+    assert fallback.index("_read_timestamp32") < fallback.index("_read_fixext4")
+    assert "for _i in range(0xd7, 0x0d8):\n    _T[_i] = _read_fixext8" in text

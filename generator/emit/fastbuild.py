@@ -24,7 +24,7 @@ import re
 
 from generator.emit.fastbuild_messages import MessageUnsupported, MessageWriters
 from generator.emit.lowering import Lowering
-from generator.emit.pysource import LineWriter, struct_format, struct_name
+from generator.emit.pysource import LineWriter, codec_cases, struct_format, struct_name
 from generator.spec import pytext
 from generator.spec.model import Field, Record, Spec, TypeRef, bit_field_range, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
@@ -278,8 +278,12 @@ class BuildEmitter(MessageWriters):
     def field(self, w: LineWriter, field: Field, scope: _Scope, written: dict) -> None:
         if self.compressed_rest(field):
             process = field.process
-            codec = self.expression(process.codec, scope) if process.cases else repr(process.codec)
-            w.line(f"f_{field.name}_codec = rt_process.codec_for({codec}, {process.cases!r})")
+            if process.cases:
+                codec = self.expression(process.codec, scope)
+                cases = codec_cases(self.constants, "_WRITE_CODECS_", process.cases.items())
+            else:
+                codec, cases = repr(process.codec), "None"
+            w.line(f"f_{field.name}_codec = rt_process.codec_for({codec}, {cases})")
             w.line(f"f_{field.name}_plain_at = len(out)")
         self.field_bytes(w, field, scope, written)
 
@@ -482,8 +486,7 @@ class BuildEmitter(MessageWriters):
         w.line(f"{elements} = list({var} or ())")
         w.line(f'{blocks} = model.get("{field.name}_blocks")')
         w.line(
-            f"if not {blocks} or sum(abs(c) for c in {blocks}) != len({elements}) "
-            f"or 0 in {blocks}:"
+            f"if not {blocks} or sum(abs(c) for c in {blocks}) != len({elements}) or 0 in {blocks}:"
         )
         w.line(f"    {blocks} = [len({elements})] if {elements} else []")
         w.line(f"{items} = []")
@@ -564,9 +567,8 @@ class BuildEmitter(MessageWriters):
         if process.cases is None:
             codec = repr(process.codec)
         else:
-            codec = (
-                f"rt_process.codec_for({self.expression(process.codec, scope)}, {process.cases!r})"
-            )
+            cases = codec_cases(self.constants, "_WRITE_CODECS_", process.cases.items())
+            codec = f"rt_process.codec_for({self.expression(process.codec, scope)}, {cases})"
         w.line(
             f'{wire} = rt_process.compressed({codec}, {plain}, model.get("{field.name}_wire"), '
             f"{process.level!r})"

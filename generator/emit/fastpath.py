@@ -49,6 +49,8 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
         self.msb_arrays: dict[str, tuple[int, int]] = {}
         self.uses_unzigzag = False
         self.member_constants: dict[str, str] = {}
+        self.codec_cases: dict[str, str] = {}
+        """Module constants of ``process:`` codecs' cases: name -> their dict."""
         self.instances: dict[str, str] = {}
         """Runtime chunk and region objects the functions call: name -> constructor."""
         self.choices: dict[str, TypeRef] = {}
@@ -117,6 +119,7 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
         ]
         constants += [f"{name} = {ctor}" for name, ctor in sorted(self.instances.items())]
         constants += [f"{n} = {v}" for n, v in sorted(self.member_constants.items())]
+        constants += [f"{name} = {cases}" for name, cases in self.codec_cases.items()]
         if self.uses_unzigzag:
             constants.append("_UNZIGZAG = rt_fast.LEB128_ZIGZAG1.__getitem__")
         if any(not self.spec.records[n].serializable for n in self.supported):
@@ -190,8 +193,7 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
         w = LineWriter()
         if rows is None:
             w.line(
-                f'"""Fast path of ``{record.name}``: the model and errors of the construct '
-                'path."""'
+                f'"""Fast path of ``{record.name}``: the model and errors of the construct path."""'
             )
         else:
             w.line(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from generator.emit.pysource import LineWriter
+from generator.emit.pysource import LineWriter, codec_cases
 from generator.spec.model import Field, Record
 from generator.spec.types import PRIMITIVES
 
@@ -110,7 +110,8 @@ class FieldReaders:
         if process.cases is None:
             codec = f"{process.codec!r}, None"
         else:
-            codec = f"{self.expression(process.codec)}, {process.cases!r}"
+            cases = codec_cases(self.codec_cases, "_CODECS_", process.cases.items())
+            codec = f"{self.expression(process.codec)}, {cases}"
         at, outer = f"{var}_at", f"{var}_outer"
         w.line(f"{at} = pos")
         w.line(f"{var}_codec = rt_process.codec_at({codec}, pos)")
@@ -164,8 +165,7 @@ class FieldReaders:
                 w.line(f"if type({var}_count) is not int or {var}_count < 0:")
                 with w.indent():
                     w.line(
-                        f'raise DecodeError(f"invalid element count {{{var}_count!r}}", '
-                        "offset=pos)"
+                        f'raise DecodeError(f"invalid element count {{{var}_count!r}}", offset=pos)'
                     )
             self.limit(w, "max_count", f"{var}_count", "pos")
         if isinstance(count, int) and self.is_msb(ref) and not ref.enum and field.const is None:
@@ -266,7 +266,8 @@ class FieldReaders:
         if process.cases is None:
             codec = f"{process.codec!r}, None"
         else:
-            codec = f"{self.expression(process.codec)}, {process.cases!r}"
+            cases = codec_cases(self.codec_cases, "_CODECS_", process.cases.items())
+            codec = f"{self.expression(process.codec)}, {cases}"
         extra = f", parent_of_{field.name}" if ref.name in self.needs_parent else ""
         call = (
             f"{var}, {var}_wire = rt_process.read_processed(_read_{ref.name}, buf, pos, {{end}}, "

@@ -40,6 +40,20 @@ def valid_message_arg(field) -> str:
     return f", {field.valid_message!r}" if field.valid_message else ""
 
 
+def codec_cases(constants: dict[str, str], prefix: str, cases) -> str:
+    """The name of a module constant holding a ``process:`` codec's ``cases`` (value ->
+    codec), added to ``constants`` (name -> its text) once: made at import, not per
+    region, as a dict literal at the call was."""
+    text = repr(dict(cases))
+    ours = [name for name in constants if name.startswith(prefix)]
+    for name in ours:
+        if constants[name] == text:
+            return name
+    name = f"{prefix}{len(ours)}"
+    constants[name] = text
+    return name
+
+
 class LineWriter:
     def __init__(self):
         self.lines: list[str] = []

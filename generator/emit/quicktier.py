@@ -73,7 +73,7 @@ from generator.emit.plan import (
     When,
     flatten,
 )
-from generator.emit.pysource import LineWriter, struct_format, struct_name
+from generator.emit.pysource import LineWriter, codec_cases, struct_format, struct_name
 from generator.spec import pytext
 
 _RETRY = "raise rt_fast.Retry"
@@ -139,6 +139,8 @@ class QuickTierEmitter:
         """Module-level tables of a choice's first byte -> its cases' readers."""
         self.uses_msb = False
         self.uses_varints = False
+        self.codec_cases: dict[str, str] = {}
+        """Module constants of ``process:`` codecs' cases: name -> their dict."""
 
     def module_code(self) -> str:
         plans = self.lowering.plans
@@ -149,6 +151,7 @@ class QuickTierEmitter:
         ]
         if self.uses_crc8_table:
             constants.append("_CRC8_TABLE = rt_fast.CRC8_TABLE")
+        constants += [f"{name} = {cases}" for name, cases in self.codec_cases.items()]
         if self.uses_uvarint:
             functions.insert(0, _QUICK_UVARINT)
         for table, step in self.choice_tables.items():
@@ -691,7 +694,11 @@ class QuickTierEmitter:
             self.w.line(keep)
         self.w.line("try:")
         with self.w.indent():
-            cases = "None" if not step.cases else repr(dict(step.cases))
+            cases = (
+                "None"
+                if not step.cases
+                else codec_cases(self.codec_cases, "_QUICK_CODECS_", step.cases)
+            )
             self.w.line(f"{codec} = rt_process.codec_for({step.codec}, {cases})")
         self.w.line(f"except {_EXPRESSION_FAILURES}:")
         with self.w.indent():

@@ -105,7 +105,9 @@ cdef extern from *:
     #define WIRESPEC_ALWAYS_INLINE static inline
     #endif
     #endif
-    #define WIRESPEC_KEPT_SLOTS 16   /* models of 1 to 16 slots are kept ... */
+    /* models of 1 to 24 slots are kept (the widest a compiled module fills, Kafka's
+       Batch, has 17; a size no model has costs its two array cells alone) ... */
+    #define WIRESPEC_KEPT_SLOTS 24
     #define WIRESPEC_KEPT 2000       /* ... up to 2000 of each size, as CPython keeps tuples */
     #define WIRESPEC_NESTED 50       /* models freed inside models before the trashcan */
     /* Free models by their number of slots, linked through their first slot. */
