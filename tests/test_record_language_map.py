@@ -17,7 +17,9 @@ from generator.emit.generate import render_spec
 from runtime.core.errors import SpecError
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
-VECTORS = json.loads((Path(__file__).resolve().parent / "data/vectors/ticdc_craft.json").read_text())
+VECTORS = json.loads(
+    (Path(__file__).resolve().parent / "data/vectors/ticdc_craft.json").read_text()
+)
 
 
 def spec_error(tmp_path: Path, old: str, new: str) -> SpecError:
@@ -122,7 +124,9 @@ def test_the_groups_are_rendered_from_the_spec():
     assert 'into = "new" if group.type == 1 else "old"' in source
     assert "decode(group.types, group.flags, group.values)" in source
     assert "map(names.__getitem__, group.names)" in source
-    assert "'a second group of type {value}'" in source or '"a second group of type {value}"' in source
+    assert (
+        "'a second group of type {value}'" in source or '"a second group of type {value}"' in source
+    )
 
 
 @pytest.mark.parametrize("bad_partition", [False, True])
@@ -145,5 +149,9 @@ def test_groups_are_checked_after_every_events_header(bad_partition):
         frame.header.partition[last] = -5
     with pytest.raises(LookupError):
         craft.MAPPINGS["message"](frame, fail, None)
-    want = ("header", "partition", last) if bad_partition else ("bodies", 0, "column_groups", len(groups) - 1, "type")
+    want = (
+        ("header", "partition", last)
+        if bad_partition
+        else ("bodies", 0, "column_groups", len(groups) - 1, "type")
+    )
     assert faults == [want]

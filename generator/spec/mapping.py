@@ -152,7 +152,9 @@ class _Context:
         by = _field(group, raw["by"])
         enum = by is not None and self.builder.enums.get(by.type.enum or "")
         if not enum or by.open_enum:
-            raise error(parts + ("by",), f"{raw['by']!r} is not a field of {group.name} with a closed enum")
+            raise error(
+                parts + ("by",), f"{raw['by']!r} is not a field of {group.name} with a closed enum"
+            )
         members = {v.name: v.value for v in enum.values}
         into = {}
         for member, target in raw["into"].items():
@@ -168,12 +170,16 @@ class _Context:
         if allowed is None or raw["model"] == owner:
             raise error(parts + ("model",), f"{raw['model']!r} is not one of {sorted(MAP_MODELS)}")
         if list(raw["columns"]) != list(allowed):
-            raise error(parts + ("columns",), f"{raw['model']} needs the fields {list(allowed)}, in order")
+            raise error(
+                parts + ("columns",), f"{raw['model']} needs the fields {list(allowed)}, in order"
+            )
         chunks = {}
         for name, chunk_name in raw["columns"].items():
             chunk = _field(group, chunk_name)
             if chunk is None or chunk.type.kind != "chunk":
-                raise error(parts + ("columns", name), f"{chunk_name!r} is not a chunk of {group.name}")
+                raise error(
+                    parts + ("columns", name), f"{chunk_name!r} is not a chunk of {group.name}"
+                )
             chunks[name] = chunk
         named = [c for c in chunks.values() if c.ref is not None]
         decoded = [c for c in chunks.values() if c.decode_by is not None]

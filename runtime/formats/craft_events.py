@@ -162,7 +162,9 @@ class _Faults:
             err = _bad_element(self.message(path, message), buf, names_pos, element[0], field)
             raise _at_path(err, *where)
         types_pos = skip_varints(buf, names_pos, count)
-        err = _value_error(group, buf, self.kinds, types_pos, skip_varints(buf, types_pos, 2 * count))
+        err = _value_error(
+            group, buf, self.kinds, types_pos, skip_varints(buf, types_pos, 2 * count)
+        )
         raise _at(_at(err, into), "events", i)
 
     def message(self, path: tuple, message: str | None) -> str:
