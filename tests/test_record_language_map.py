@@ -121,9 +121,9 @@ def test_the_groups_are_rendered_from_the_spec():
     """A row event's columns come from its groups as the spec's groups: says (the group's
     type picks new or old, the names resolved, the values decoded)."""
     source = inspect.getsource(craft._map_message)
-    assert 'into = "new" if group.type == 1 else "old"' in source
-    assert "decode(group.types, group.flags, group.values)" in source
-    assert "map(names.__getitem__, group.names)" in source
+    assert '"new" if kind == 1 else "old"' in source
+    assert "decode(group_types, group_flags, group_values)" in source
+    assert "map(names.__getitem__, group_names)" in source
     assert (
         "'a second group of type {value}'" in source or '"a second group of type {value}"' in source
     )

@@ -115,29 +115,30 @@ class _Renderer:
         m, where = self.mapping, f"{self.spec.source.display}:{gr.line}"
         kind = self.element(m.class_by)
         group_path = f"({m.each!r}, i, {gr.each!r}, g"
-        into = " else ".join(
-            f"{field!r} if group.{gr.by} == {value}" for value, field in list(gr.into.items())[:-1]
-        )
-        last = repr(list(gr.into.values())[-1])
-        into = f"{into} else {last}" if into else last
+        members = list(gr.into.items())
+        into = repr(members[-1][1])
+        for value, field in reversed(members[:-1]):
+            into = f"{field!r} if kind == {value} else {into}"
         model = f"rt_{gr.module}.{gr.model}"
-        chunks = {name: f"group.{chunk}" for name, chunk in gr.columns.items()}
-        chunks[_field_of(gr.columns, gr.names)] = f"map(names.__getitem__, group.{gr.names})"
+        chunks = {name: f"group_{chunk}" for name, chunk in gr.columns.items()}
+        chunks[_field_of(gr.columns, gr.names)] = f"map(names.__getitem__, group_{gr.names})"
         chunks[_field_of(gr.columns, gr.values)] = "values"
-        return [
+        lines = [
             f"    # {cls.member} groups, {where}: each {gr.by} once and the ids of the names,",
             "    # in every body first; then the columns, values decoded",
+            f"    bodies = source.{m.each}",
             f"    names = source.{gr.ref.dictionary}",
             "    count = len(names)",
             "    grouped = []",
-            f"    for i, body in enumerate(source.{m.each}):",
+            "    for i, body in enumerate(bodies):",
             f"        if {kind} != {cls.value}:",
             "            continue",
             "        seen = []",
             f"        for g, group in enumerate(body.{gr.each}):",
-            f"            if group.{gr.by} in seen:",
+            f"            kind = group.{gr.by}",
+            "            if kind in seen:",
             f"                fail({group_path}, {gr.by!r}), {gr.once!r})",
-            f"            seen.append(group.{gr.by})",
+            "            seen.append(kind)",
             f"            ids = group.{gr.names}",
             "            if ids and (min(ids) < 0 or max(ids) >= count):",
             "                for j, value in enumerate(ids):",
@@ -146,13 +147,22 @@ class _Renderer:
             "        grouped.append(i)",
             "    for i in grouped:",
             "        model = models[i]",
-            f"        for g, group in enumerate(source.{m.each}[i].{gr.each}):",
-            f"            into = {into}",
-            f"            values = decode(group.{gr.codes}, group.{gr.flags}, group.{gr.values})",
+            f"        for g, group in enumerate(bodies[i].{gr.each}):",
+            f"            kind = group.{gr.by}",
+            *(f"            group_{c} = group.{c}" for c in gr.columns.values()),
+            f"            values = decode(group_{gr.codes}, group_{gr.flags}, group_{gr.values})",
             "            if values is None:",
-            f"                fail({group_path}, {gr.values!r}), None, into)",
-            f"            setattr(model, into, list(map({model}, {', '.join(chunks.values())})))",
+            f"                fail({group_path}, {gr.values!r}), None, {into})",
+            f"            columns = list(map({model}, {', '.join(chunks.values())}))",
         ]
+        for n, (value, field) in enumerate(members):
+            test = (
+                "else:"
+                if n == len(members) - 1
+                else f"{'if' if n == 0 else 'elif'} kind == {value}:"
+            )
+            lines += [f"            {test}", f"                model.{field} = columns"]
+        return lines
 
     def resolver(self, key, name: str) -> list[str]:
         """The local function that resolves an id to its name as a ``ref:`` says (the
