@@ -18,7 +18,10 @@ header's type chunk::
             fields: {commit_ts: "header.commit_ts[i]"}
 
 A field that is exactly ``FIELD.CHUNK[i]`` of a chunk with ``ref:`` is the name the id
-stands for, checked by the ref after the class's rules. The generator renders the mapping
+stands for, checked by the ref after the class's rules. A class's ``groups:`` makes model
+fields of the element's groups (Craft: a row body's column groups -> ``new``/``old``, one
+``ticdc.Column`` per column, its name by ``ref:``, its value by ``decode_by:``), checked
+after every element's rules and decoded after every group is checked. The generator renders the mapping
 as one function of the generated module (``MAPPINGS["message"]``,
 :mod:`generator.emit.mapping`); models are the runtime's (``types.MAP_MODELS``), so no spec
 text names Python to import.
