@@ -5,6 +5,8 @@ the spec's file:line, and what the generated module renders."""
 from __future__ import annotations
 
 import ast
+import inspect
+import json
 import shutil
 from pathlib import Path
 
@@ -15,6 +17,9 @@ from generator.emit.generate import render_spec
 from runtime.core.errors import SpecError
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
+VECTORS = json.loads(
+    (Path(__file__).resolve().parent / "data/vectors/ticdc_craft.json").read_text()
+)
 
 
 def spec_error(tmp_path: Path, old: str, new: str) -> SpecError:
@@ -44,6 +49,19 @@ def spec_error(tmp_path: Path, old: str, new: str) -> SpecError:
         ('{check: "header.partition[i] >= -1", at: "header.partition[i]"', '{check: "header.partition[i] >= -1", at: "bodies[i]"', "is not FIELD.CHUNK[i]"),
         ('{check: "header.partition[i] >= -1"', '{check: "header.partitions[i] >= -1"', "header has no field 'partitions'"),
         ("          mapping: message\n", "          mapping: frame\n", "'frame' is not a record with map:"),
+        ("            each: body.column_groups\n", "            each: column_groups\n", "is not body.FIELD, a repeated record field of body"),
+        ("            each: body.column_groups\n", "            each: body.query\n", "is not body.FIELD"),
+        ("            by: type ", "            by: count ", "'count' is not a field of column_group with a closed enum"),
+        ("into: {NEW: new, OLD: old}", "into: {NEW: new, OLDER: old}", "'OLDER' is not a member of group_type"),
+        ("into: {NEW: new, OLD: old}", "into: {NEW: new}", "group_type OLD goes into no field"),
+        ("into: {NEW: new, OLD: old}", "into: {NEW: new, OLD: new}", "has no free field 'new'"),
+        ("into: {NEW: new, OLD: old}", "into: {NEW: new, OLD: schema}", "has no free field 'schema'"),
+        ("            model: ticdc.Column ", "            model: ticdc.RowChangedEvent ", "is not one of"),
+        ("            model: ticdc.Column ", "            model: os.path ", "'os.path' is not one of"),
+        ("columns: {name: names, type: types, flags: flags, value: values}", "columns: {name: names, type: types, value: values}", "ticdc.Column needs the fields ['name', 'type', 'flags', 'value'], in order"),
+        ("columns: {name: names, type: types, flags: flags, value: values}", "columns: {name: names, type: types, flags: count, value: values}", "'count' is not a chunk of column_group"),
+        ("columns: {name: names, type: types, flags: flags, value: values}", "columns: {name: types, type: types, flags: flags, value: values}", "one column is the name of an id into frame"),
+        ("columns: {name: names, type: types, flags: flags, value: values}", "columns: {name: names, type: types, flags: flags, value: flags}", "one column is the value of a decode_by: chunk"),
     ],
 )  # fmt: skip
 def test_bad_map_is_a_spec_error_at_its_line(tmp_path, old, new, message):
@@ -86,12 +104,54 @@ def test_rule_messages_stay_data(tmp_path):
     assert not any(alias.name == "os" for n in imports for alias in n.names)
 
 
-def test_the_generated_mapping_is_the_one_the_codec_runs():
+@pytest.mark.parametrize("vector", VECTORS, ids=lambda v: v["name"])
+def test_the_generated_mapping_is_the_one_the_codec_runs(vector):
     assert craft.MAPPINGS["message"] is craft._CRAFT_MESSAGE.mapping
-    message = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
+    message = bytes.fromhex(vector["hex"])
     frame = craft.parse(message, "frame")
 
     def fail(*fault):
         raise AssertionError(fault)
 
-    assert craft.MAPPINGS["message"](frame, fail) == craft.parse(message).events
+    decode = craft.VALUE_DECODERS["column_group.values"].decode_all
+    assert craft.MAPPINGS["message"](frame, fail, decode) == craft.parse(message).events
+
+
+def test_the_groups_are_rendered_from_the_spec():
+    """A row event's columns come from its groups as the spec's groups: says (the group's
+    type picks new or old, the names resolved, the values decoded)."""
+    source = inspect.getsource(craft._map_message)
+    assert '"new" if kind == 1 else "old"' in source
+    assert "decode(group_types, group_flags, group_values)" in source
+    assert "map(names.__getitem__, group_names)" in source
+    assert (
+        "'a second group of type {value}'" in source or '"a second group of type {value}"' in source
+    )
+
+
+@pytest.mark.parametrize("bad_partition", [False, True])
+def test_groups_are_checked_after_every_events_header(bad_partition):
+    """A second group of a type in body 0, and maybe a bad partition in the last event:
+    the partition first (every element's class rules before any group), as the checked
+    path has always said; the group's fault is at its type."""
+    faults = []
+
+    def fail(path, message=None, into=None):
+        faults.append(path)
+        raise LookupError
+
+    row = next(v for v in VECTORS if v["name"] == "tibigdata_row_0")
+    frame = craft.parse(bytes.fromhex(row["hex"]), "frame")
+    groups = frame.bodies[0].column_groups
+    groups.append(groups[0])
+    last = len(frame.bodies) - 1
+    if bad_partition:
+        frame.header.partition[last] = -5
+    with pytest.raises(LookupError):
+        craft.MAPPINGS["message"](frame, fail, None)
+    want = (
+        ("header", "partition", last)
+        if bad_partition
+        else ("bodies", 0, "column_groups", len(groups) - 1, "type")
+    )
+    assert faults == [want]

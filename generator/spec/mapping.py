@@ -18,7 +18,10 @@ header's type chunk::
             fields: {commit_ts: "header.commit_ts[i]"}
 
 A field that is exactly ``FIELD.CHUNK[i]`` of a chunk with ``ref:`` is the name the id
-stands for, checked by the ref after the class's rules. The generator renders the mapping
+stands for, checked by the ref after the class's rules. A class's ``groups:`` makes model
+fields of the element's groups (Craft: a row body's column groups -> ``new``/``old``, one
+``ticdc.Column`` per column, its name by ``ref:``, its value by ``decode_by:``), checked
+after every element's rules and decoded after every group is checked. The generator renders the mapping
 as one function of the generated module (``MAPPINGS["message"]``,
 :mod:`generator.emit.mapping`); models are the runtime's (``types.MAP_MODELS``), so no spec
 text names Python to import.
@@ -30,7 +33,16 @@ import ast
 import re
 
 from generator.spec.expressions import translate
-from generator.spec.model import Field, MapClass, Mapping, MapRule, MapValue, Record, camel
+from generator.spec.model import (
+    Field,
+    MapClass,
+    MapGroups,
+    Mapping,
+    MapRule,
+    MapValue,
+    Record,
+    camel,
+)
 from generator.spec.types import MAP_MODELS
 
 _ELEMENT = re.compile(r"([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)\[i\]")
@@ -124,8 +136,70 @@ class _Context:
         fields = [
             self.value(name, text, parts + ("fields", name)) for name, text in raw["fields"].items()
         ]
+        groups = None
+        if "groups" in raw:
+            groups = self.groups(raw["model"], raw["fields"], raw["groups"], parts + ("groups",))
         line = self.builder.lines.line(parts)
-        return MapClass(member, value, module, model, rules, fields, line)
+        return MapClass(member, value, module, model, rules, fields, line, groups)
+
+    def groups(self, owner: str, fields: dict, raw: dict, parts) -> MapGroups:
+        """``groups:``: the element's repeated record field ``each`` (``body.FIELD``), each
+        group filling the model field its ``by`` member names, one column per element."""
+        error = self.builder.error
+        each = _field(self.element, raw["each"].removeprefix("body."))
+        if not raw["each"].startswith("body.") or each is None or each.repeat is None \
+                or each.type.kind != "record":  # fmt: skip
+            raise error(parts + ("each",), f"{raw['each']!r} is not body.FIELD, a repeated "
+                        f"record field of {self.element.name}")  # fmt: skip
+        group = self.records[each.type.name]
+        by = _field(group, raw["by"])
+        enum = by is not None and self.builder.enums.get(by.type.enum or "")
+        if not enum or by.open_enum:
+            raise error(
+                parts + ("by",), f"{raw['by']!r} is not a field of {group.name} with a closed enum"
+            )
+        members = {v.name: v.value for v in enum.values}
+        into = {}
+        for member, target in raw["into"].items():
+            if member not in members:
+                raise error(parts + ("into", member), f"{member!r} is not a member of {enum.name}")
+            if target not in MAP_MODELS[owner] or target in fields or target in into.values():
+                raise error(parts + ("into", member), f"{owner} has no free field {target!r}")
+            into[members[member]] = target
+        missing = [m for m in members if m not in raw["into"]]
+        if missing:
+            raise error(parts + ("into",), f"{enum.name} {missing[0]} goes into no field")
+        allowed = MAP_MODELS.get(raw["model"])
+        if allowed is None or raw["model"] == owner:
+            raise error(parts + ("model",), f"{raw['model']!r} is not one of {sorted(MAP_MODELS)}")
+        if list(raw["columns"]) != list(allowed):
+            raise error(
+                parts + ("columns",), f"{raw['model']} needs the fields {list(allowed)}, in order"
+            )
+        chunks = {}
+        for name, chunk_name in raw["columns"].items():
+            chunk = _field(group, chunk_name)
+            if chunk is None or chunk.type.kind != "chunk":
+                raise error(
+                    parts + ("columns", name), f"{chunk_name!r} is not a chunk of {group.name}"
+                )
+            chunks[name] = chunk
+        named = [c for c in chunks.values() if c.ref is not None]
+        decoded = [c for c in chunks.values() if c.decode_by is not None]
+        if len(named) != 1 or named[0].ref.null is not None or named[0].ref.empty_refused \
+                or named[0].ref.record != self.source.name:  # fmt: skip
+            raise error(parts + ("columns",), f"one column is the name of an id into "
+                        f"{self.source.name} (a ref: chunk, no null, the empty name allowed)")  # fmt: skip
+        if len(decoded) != 1 or not decoded[0].decode_by.flags:
+            raise error(parts + ("columns",), "one column is the value of a decode_by: chunk "
+                        "with signed_unless:")  # fmt: skip
+        module, _, model = raw["model"].partition(".")
+        by_value = decoded[0].decode_by
+        return MapGroups(
+            each.name, by.name, raw["once"], into, module, model,
+            {name: c.name for name, c in chunks.items()}, named[0].name, named[0].ref,
+            decoded[0].name, by_value.code, by_value.flags, self.builder.lines.line(parts),
+        )  # fmt: skip
 
     def rule(self, raw: dict, parts) -> MapRule:
         at = _element(self.builder, self.records, self.source, raw["at"], parts + ("at",))

@@ -308,9 +308,33 @@ class MapValue:
 
 
 @dataclasses.dataclass
+class MapGroups:
+    """``groups:`` of a ``map:`` class: each element of the element's repeated record field
+    ``each`` fills the model field ``into[member]`` (``by``: the group's enum field, each
+    member at most once, else ``once``) with one ``model`` per column: model field ->
+    chunk of the group, a ``ref:`` chunk (``ref``) resolved, the ``decode_by:`` chunk
+    (``values``, with its ``codes`` and ``flags`` chunks) decoded."""
+
+    each: str
+    by: str
+    once: str
+    into: dict[int, str]
+    module: str
+    model: str
+    columns: dict[str, str]
+    names: str
+    ref: Ref
+    values: str
+    codes: str
+    flags: str
+    line: int | None
+
+
+@dataclasses.dataclass
 class MapClass:
     """One class of a ``map:``: the enum member (``value``) that selects it, the runtime
-    model it makes (``module``, ``model``), its rules in declared order and its fields."""
+    model it makes (``module``, ``model``), its rules in declared order, its fields and
+    its ``groups:`` (None: none)."""
 
     member: str
     value: int
@@ -319,6 +343,7 @@ class MapClass:
     rules: list[MapRule]
     fields: list[MapValue]
     line: int | None
+    groups: MapGroups | None = None
 
 
 @dataclasses.dataclass

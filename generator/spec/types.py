@@ -315,9 +315,10 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
 
 
 MAP_MODELS: dict[str, tuple[str, ...]] = {
-    "ticdc.RowChangedEvent": ("commit_ts", "schema", "table", "partition"),
+    "ticdc.RowChangedEvent": ("commit_ts", "schema", "table", "partition", "new", "old"),
     "ticdc.DdlEvent": ("commit_ts", "schema", "table", "ddl_type", "query"),
     "ticdc.ResolvedEvent": ("commit_ts",),
+    "ticdc.Column": ("name", "type", "flags", "value"),
 }
 """The model classes a ``map:`` class may make (``MODULE.CLASS`` of ``runtime.formats``) and
-the fields the spec may set (a row event's columns are the runtime's, runtime/formats/craft_events.py)."""
+the fields the spec may set (``fields:``, or a ``groups:`` ``into:`` and its columns)."""

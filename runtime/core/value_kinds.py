@@ -120,6 +120,62 @@ class ValueKinds:
             raise DecodeError(f"{len(raw) - used} bytes after the varint value", offset=used)
         return value
 
+    def decode_all(self, codes, flags, raws) -> list | None:
+        """:meth:`decode` of every element of a group (``codes``, ``flags``, ``raws`` side by
+        side), or None at the first error (the checked mapping then finds where).
+
+        >>> kinds = ValueKinds("column type", {"int": Kind("varint", "uvarint")}, {3: "int"}, 0x80)
+        >>> kinds.decode_all([3, 3], [0, 0x80], [b"\\x03", None]), kinds.decode_all([4], [0], [b""])
+        ([-2, None], None)
+        """
+        try:
+            return list(map(self.decode, codes, flags, raws))
+        except DecodeError:
+            return None
+
+    def quick_values(self, codes, flags, raws) -> list | None:
+        """:meth:`decode_all` for groups as the reference writes them (minimal varints, a
+        known kind per code), quickly; None for anything else, left to :meth:`decode_all`.
+
+        >>> kinds = ValueKinds("column type", {"int": Kind("varint", "uvarint")}, {3: "int"}, 0x80)
+        >>> kinds.quick_values([3, 3], [0, 0x80], [b"\\xa0\\x1f", b"\\x01"]), kinds.quick_values([99], [0], [b""])
+        ([2000, 1], None)
+        """
+        values = []
+        append = values.append
+        table, mask, unpack_double = self.quick, self.unsigned, self.double.unpack
+        try:
+            for code, fl, raw in zip(codes, flags, raws):
+                kind = table[code]  # an IndexError past 255, like an unknown code
+                if kind is None:
+                    return None
+                if raw is None:
+                    append(None)
+                elif kind == Q_BYTES:
+                    append(raw)
+                elif kind == Q_STR:
+                    append(raw.decode())
+                elif kind <= Q_UVARINT:  # a varint filling exactly the value bytes
+                    value = raw[0]
+                    if len(raw) == 1 and value < 0x80:
+                        pass
+                    elif len(raw) == 2 and value >= 0x80 and raw[1] < 0x80:
+                        value = (value & 0x7F) | (raw[1] << 7)
+                    else:
+                        value, used = read_uvarint(raw, 0)
+                        if used != len(raw):
+                            return None
+                    if kind == Q_VARINT or (kind == Q_SIGNED_UNLESS and not fl & mask):
+                        value = (value >> 1) ^ -(value & 1)
+                    append(value)
+                elif kind == Q_F64 and len(raw) == 8:
+                    append(unpack_double(raw)[0])
+                else:  # NULL kind with a value, or a double that is not 8 bytes
+                    return None
+        except (IndexError, UnicodeDecodeError, DecodeError):
+            return None
+        return values
+
     def encode(self, code: int, flags: int, value) -> bytes | None:
         """The bytes of one element, or None for NULL.
 

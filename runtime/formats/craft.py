@@ -50,7 +50,6 @@ from runtime.formats.craft_events import (
     _assemble,
     _checked_events,
     _event_parts,
-    _fill_rows,
     _Parts,
     _parts_of,
     _Path,
@@ -221,10 +220,7 @@ class CraftMessage(Construct):
 
     def _decode_checked(self, buf: bytes, limits, spans=None) -> list[Event]:
         """The construct path: the frame parsed by construct, then checked and mapped."""
-        model, events, positions = _read_frame(
-            self.frame, self.terms, self.mapping, buf, limits, spans, self.values
-        )
-        return _fill_rows(events, model, positions, buf, self.values)
+        return _read_frame(self.frame, self.terms, self.mapping, self.values, buf, limits, spans)
 
     def encode(self, events) -> bytes:
         """One message of ``events`` (not batched: all go in this message)."""

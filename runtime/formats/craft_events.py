@@ -1,22 +1,21 @@
 """TiCDC Craft frames <-> :mod:`runtime.formats.ticdc` events, with every check and its
-exact error: what the spec does not say yet. The events' classes, their rules and their
-header fields are the spec's ``map:`` of ``message`` (``mapping``: the generated
-``MAPPINGS["message"]``, which this module runs with the offsets of its errors); what term
+exact error. The events (their classes, rules, header fields, and a row's column groups:
+their types, their names' term ids, their values decoded by the type-code table) are the
+spec's ``map:`` of ``message`` (``mapping``: the generated ``MAPPINGS["message"]``), which
+this module runs with the offsets and paths of its errors (:class:`_Faults`); what term
 ids mean (their range, -1, the empty name, the interning order on build) is the spec's
 ``ref:`` fields and the ``interned:`` order of the term dictionary (``terms``, a
-:class:`runtime.core.refs.Dictionary`). Here: a row event's column groups (their types,
-their names' term ids, their values decoded by the type-code table) and the way back.
+:class:`runtime.core.refs.Dictionary`). Here: those errors, the spans for ``wirespec
+inspect``, and the way back (events -> the parts a frame is assembled from).
 
-This is the checked path: the quick mapping (:mod:`runtime.formats.craft_quick`) gives up
-to it wherever it is unsure, so every error comes from here. It also records the spans of
-every field for ``wirespec inspect``.
+This is the checked path: the quick one (:mod:`runtime.formats.craft_quick`) gives up to
+it wherever it is unsure, so every error comes from here.
 
     >>> from generated.ticdc_craft import frame, VALUE_DECODERS, DICTIONARIES, MAPPINGS
     >>> from runtime.core.limits import DEFAULT
     >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
-    >>> terms = DICTIONARIES["frame.term_dictionary"]
-    >>> model, events, positions = _read_frame(frame, terms, MAPPINGS["message"], data, DEFAULT)
-    >>> _fill_rows(events, model, positions, data, VALUE_DECODERS["column_group.values"])
+    >>> terms, kinds = DICTIONARIES["frame.term_dictionary"], VALUE_DECODERS["column_group.values"]
+    >>> _read_frame(frame, terms, MAPPINGS["message"], kinds, data, DEFAULT)
     [ResolvedEvent(commit_ts=424316594097225729)]
 """
 
@@ -77,48 +76,35 @@ class _Path:
         return False
 
 
-def _bad_element(message, buf, chunk_start, i, name):
-    """A DecodeError at element ``i`` of the varint chunk starting at ``chunk_start``."""
-    return _at(DecodeError(message, offset=skip_varints(buf, chunk_start, i)), name, index=i)
-
-
-def _read_frame(frame, terms, mapping, buf, limits, spans=None, kinds=None):
-    """Parse a message with the spec's ``frame`` record, then check what the event model
-    needs beyond the layout (``terms``: the spec's term dictionary and its refs; ``mapping``:
-    the spec's ``map:``); returns the frame model, its events without their columns and the
-    positions of each column group's types and values (for the offsets of value errors).
+def _read_frame(frame, terms, mapping, kinds, buf, limits, spans=None) -> list[Event]:
+    """Parse a message with the spec's ``frame`` record, then map it to its events with
+    every check (``terms``: the spec's term dictionary and its refs; ``mapping``: the spec's
+    ``map:``; ``kinds``: the values' :class:`runtime.core.value_kinds.ValueKinds`).
 
     ``spans`` (a :class:`runtime.core.spans.SpanRecorder`, for ``wirespec inspect``) gets the
     byte range of every field, element by element, with names and values resolved: each
-    region is re-walked by the ``_record_*`` functions once it has been checked, so the
-    untraced path pays nothing. ``kinds`` (the values' :class:`runtime.core.value_kinds.ValueKinds`)
-    only serves the column values shown in those spans."""
+    region is re-walked by the ``_record_*`` functions once it has been checked (all but
+    the values, whose errors come last), so the untraced path pays nothing."""
     limits.check("max_message_bytes", len(buf), offset=0)
+    model = None
     try:
         model = _parse_frame(frame, buf, limits)
-        at, events, positions = _check_frame(buf, model, terms, mapping)
-    except DecodeError:
+        events = _checked_events(buf, model, kinds, terms, mapping)
+    except DecodeError as err:
         if spans is not None:  # show the fields read before the error, as the frame has them
-            _parse_frame(frame, buf, limits, spans)
+            if model is not None and err.path.startswith("events"):  # a value's error
+                _record_frame(spans, buf, model, kinds, terms)
+            else:
+                _parse_frame(frame, buf, limits, spans)
         raise
     if spans is not None:
-        _record_frame(spans, buf, model, at, kinds, terms)
-    return model, events, positions
-
-
-def _check_frame(buf, model, terms, mapping) -> tuple[_Layout, list[Event], dict]:
-    """What the event model needs beyond the layout of a parsed frame: the spec's mapping
-    (event by event, its rules and term ids), then the row bodies; returns where its parts
-    start, the events without their columns and the positions :func:`_check_bodies` gives."""
-    at = _Layout(buf, model)
-    events = mapping(model, _header_error(buf, model, at, terms))
-    return at, events, _check_bodies(buf, model, at, terms)
+        _record_frame(spans, buf, model, kinds, terms)
+    return events
 
 
 def _checked_events(buf, model, kinds, terms, mapping) -> list[Event]:
-    """The events of a parsed frame, checked as :func:`_read_frame` checks it."""
-    _, events, positions = _check_frame(buf, model, terms, mapping)
-    return _fill_rows(events, model, positions, buf, kinds)
+    """The events of a parsed frame: the spec's mapping run with the exact errors."""
+    return mapping(model, _Faults(buf, model, terms, kinds), kinds.decode_all)
 
 
 def _parse_frame(frame, buf, limits, spans=None):
@@ -147,51 +133,73 @@ _HEADER_CHUNKS = ("commit_ts", "type", "partition", "schema", "table")
 """The header's chunks in wire order, each of N varints (the spec's ``header`` record)."""
 
 
-def _header_error(buf, model, at: _Layout, terms):
-    """The ``fail`` the spec's mapping calls on a fault at element ``i`` of a header chunk:
-    raises its DecodeError, at the element's offset (``message`` None: the ref's message,
-    else ``{value}`` in it is the element)."""
+class _Faults:
+    """The ``fail`` the spec's mapping calls on a fault: raises its DecodeError at the
+    offset of ``path`` (a header chunk's element, a column group's type or name id, or
+    ``into`` set: the values of a group, the error of its first bad column) and with its
+    path; ``message`` None: the ref's message, else ``{value}`` in it is the element."""
 
-    def fail(record: str, name: str, i: int, message: str | None):
-        value = getattr(model.header, name)[i]
-        if message is None:
-            message = terms.ref(f"{record}.{name}").problem(
-                value, model.term_dictionary, terms.noun
+    def __init__(self, buf, model, terms, kinds):
+        self.buf, self.model, self.terms, self.kinds = buf, model, terms, kinds
+
+    def __call__(self, path: tuple, message: str | None = None, into: str | None = None):
+        buf, model = self.buf, self.model
+        at = _Layout(buf, model)
+        if path[0] == "header":
+            _, name, i = path
+            start = skip_varints(
+                buf, at.header_start, len(model.size_tables[1]) * _HEADER_CHUNKS.index(name)
             )
-        else:
-            message = message.replace("{value}", str(value))
-        start = skip_varints(
-            buf, at.header_start, len(model.size_tables[1]) * _HEADER_CHUNKS.index(name)
+            raise _at(_bad_element(self.message(path, message), buf, start, i, name), "header")
+        _, i, _, g, field, *element = path
+        pos = at.body_starts[i] + sum(model.size_tables[2 + i][:g])
+        where = ("bodies", i, "column_groups", g)
+        if field == "type":
+            raise _at_path(DecodeError(self.message(path, message), offset=pos), *where, field)
+        group = model.bodies[i].column_groups[g]
+        count, names_pos = read_uvarint(buf, pos + 1)
+        if field == "names":
+            err = _bad_element(self.message(path, message), buf, names_pos, element[0], field)
+            raise _at_path(err, *where)
+        types_pos = skip_varints(buf, names_pos, count)
+        err = _value_error(
+            group, buf, self.kinds, types_pos, skip_varints(buf, types_pos, 2 * count)
         )
-        raise _at(_bad_element(message, buf, start, i, name), record)
+        raise _at(_at(err, into), "events", i)
 
-    return fail
+    def message(self, path: tuple, message: str | None) -> str:
+        value = self.model
+        for part in path:
+            value = value[part] if isinstance(part, int) else getattr(value, part)
+        if message is not None:
+            return message.replace("{value}", f"{value}")
+        key = ""
+        for part in path[:-1]:
+            key += "[*]" if isinstance(part, int) else ("." if key else "") + part
+        return self.terms.ref(key).problem(value, self.model.term_dictionary, self.terms.noun)
 
 
-def _check_bodies(buf, model, at: _Layout, terms) -> dict:
-    """A row body has one NEW and/or one OLD group whose names are term ids as the spec's
-    ref says (the spec's frame has refused a row body without groups)."""
-    names, ref = model.term_dictionary, terms.ref("bodies[*].column_groups[*].names")
-    positions = {}
-    for i, body in enumerate(model.bodies):
-        if body.column_groups is None:
-            continue
-        pos, seen = at.body_starts[i], set()
-        for g, group in enumerate(body.column_groups):
-            where = ("bodies", i, "column_groups", g)
-            if group.type in seen:
-                raise _at_path(DecodeError(f"a second group of type {group.type}", offset=pos),
-                               *where, "type")  # fmt: skip
-            seen.add(group.type)
-            count, names_pos = read_uvarint(buf, pos + 1)
-            for j, term in enumerate(group.names):
-                message = ref.problem(term, names, terms.noun)
-                if message is not None:
-                    raise _at_path(_bad_element(message, buf, names_pos, j, "names"), *where)
-            types_pos = skip_varints(buf, names_pos, count)
-            positions[i, g] = (types_pos, skip_varints(buf, types_pos, 2 * count))
-            pos += model.size_tables[2 + i][g]
-    return positions
+def _value_error(group, buf, kinds, types_pos, values_pos) -> DecodeError:
+    """The error of the first column of ``group`` whose value does not decode: at its type
+    code (unknown) or in its value bytes."""
+    types, flags, raws = group.types, group.flags, group.values
+    for j in range(len(raws)):
+        try:
+            kinds.decode(types[j], flags[j], raws[j])
+        except DecodeError as err:
+            if err.message.startswith("unknown column type"):
+                err = DecodeError(err.message, offset=skip_varints(buf, types_pos, j))
+                return _at(_at(err, "type"), None, j)
+            # Value bytes start after all the lengths and the earlier non-NULL values.
+            base = skip_varints(buf, values_pos, len(raws))
+            err.shift(base + sum(len(r) for r in raws[:j] if r is not None))
+            return _at(_at(err, "value"), None, j)
+    raise AssertionError("decode_all refused values that decode")  # pragma: no cover
+
+
+def _bad_element(message, buf, chunk_start, i, name):
+    """A DecodeError at element ``i`` of the varint chunk starting at ``chunk_start``."""
+    return _at(DecodeError(message, offset=skip_varints(buf, chunk_start, i)), name, index=i)
 
 
 def _at_path(err, *parts):
@@ -204,8 +212,8 @@ def _at_path(err, *parts):
     return err
 
 
-def _record_frame(spans, buf, model, at: _Layout, kinds, dictionary) -> None:
-    terms, tables = model.term_dictionary, model.size_tables
+def _record_frame(spans, buf, model, kinds, dictionary) -> None:
+    terms, tables, at = model.term_dictionary, model.size_tables, _Layout(buf, model)
 
     def labels(ids):  # the names of term ids, as the spec's dictionary shows them
         return dictionary.labels(ids, terms)
@@ -299,40 +307,6 @@ def _shown_value(code, flags, raw, kinds):
 # -------------------------------------------------------------------------------------
 # Messages <-> runtime.formats.ticdc events
 # -------------------------------------------------------------------------------------
-def _fill_rows(events, message, positions, buf, kinds) -> list[Event]:
-    """``events`` (the spec's mapping of ``message``) with the columns of their row bodies."""
-    terms = message.term_dictionary
-    for i, body in enumerate(message.bodies):
-        if body.column_groups is None:
-            continue
-        for g, group in enumerate(body.column_groups):
-            image = "new" if group.type == GROUP_NEW else "old"
-            try:
-                columns = _group_columns(group, terms, buf, kinds, *positions[i, g])
-            except DecodeError as err:
-                raise _at(_at(err, image), "events", i)
-            setattr(events[i], image, columns)
-    return events
-
-
-def _group_columns(group, terms, buf, kinds, types_pos, values_pos):
-    columns = []
-    types, flags, raws = group.types, group.flags, group.values
-    for j, term in enumerate(group.names):
-        try:
-            value = kinds.decode(types[j], flags[j], raws[j])
-        except DecodeError as err:
-            if err.message.startswith("unknown column type"):
-                err = DecodeError(err.message, offset=skip_varints(buf, types_pos, j))
-                raise _at(_at(err, "type"), None, j) from None
-            # Value bytes start after all the lengths and the earlier non-NULL values.
-            base = skip_varints(buf, values_pos, len(raws))
-            err.shift(base + sum(len(r) for r in raws[:j] if r is not None))
-            raise _at(_at(err, "value"), None, j)
-        columns.append(Column(terms[term], types[j], flags[j], value))
-    return columns
-
-
 class _Parts:
     """One event checked and with its values encoded: the unit of batching (§9)."""
 

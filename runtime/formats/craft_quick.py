@@ -4,16 +4,16 @@ events -> the parts a frame is assembled from, with no error bookkeeping.
 Both give up at the first thing they are not sure about (``_GiveUp`` on decode, None on
 encode); the checked mapping (:mod:`runtime.formats.craft_events`) then maps the same input
 again and raises its precise error, so both paths fail the same way by construction; tests
-hold them to the same events and bytes. The spec's ``decode_by:`` of the values drives both
-(``kinds``: a :class:`runtime.core.value_kinds.ValueKinds`, whose ``quick`` table gives the
-wire type of each type code, None for unknown).
+hold them to the same events and bytes. The spec's ``map:`` of ``message`` makes the events
+on both (here run with :func:`_give_up` and the values' quick decoder), and the spec's
+``decode_by:`` of the values drives both (``kinds``: a
+:class:`runtime.core.value_kinds.ValueKinds`, whose ``quick`` table gives the wire type of
+each type code, None for unknown).
 
     >>> from generated.ticdc_craft import frame, VALUE_DECODERS, DICTIONARIES, MAPPINGS
     >>> from runtime.core.limits import DEFAULT
-    >>> from runtime.formats.craft_events import _read_frame
     >>> kinds, mapping = VALUE_DECODERS["column_group.values"], MAPPINGS["message"]
-    >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
-    >>> model, _, _ = _read_frame(frame, DICTIONARIES["frame.term_dictionary"], mapping, data, DEFAULT)
+    >>> model = frame.parse(bytes.fromhex("018180e0bb9bb6def10503010101021a19010005"))
     >>> _quick_events(model, kinds, mapping)
     [ResolvedEvent(commit_ts=424316594097225729)]
 """
@@ -22,10 +22,7 @@ from __future__ import annotations
 
 from construct import Container
 
-from runtime.core.leb128 import (
-    read_uvarint,
-    write_uvarint,
-)
+from runtime.core.leb128 import write_uvarint
 from runtime.core.value_kinds import (
     Q_BYTES,
     Q_F64,
@@ -33,7 +30,6 @@ from runtime.core.value_kinds import (
     Q_SIGNED_UNLESS,
     Q_STR,
     Q_UVARINT,
-    Q_VARINT,
 )
 from runtime.formats.craft_chunks import _I64, U64
 from runtime.formats.craft_events import (
@@ -68,67 +64,8 @@ def _quick_events(model, kinds, mapping) -> list[Event]:
     (no error bookkeeping: anything else raises, and the caller maps the frame again with
     the checks of the construct path, which raise the exact error or decode the rest).
     ``kinds``: the values' :class:`runtime.core.value_kinds.ValueKinds`; ``mapping``: the
-    spec's ``map:`` (the events, their rules and header fields), run with :func:`_give_up`."""
-    events = mapping(model, _give_up)
-    terms = model.term_dictionary
-    nterms = len(terms)
-    for i, body in enumerate(model.bodies):
-        groups = body.column_groups
-        if groups is None:
-            continue
-        ev = events[i]
-        seen = 0
-        for group in groups:
-            image = group.type  # GROUP_NEW (1) or GROUP_OLD (2): one bit each
-            if image & seen:
-                raise _GiveUp
-            seen |= image
-            names = group.names
-            if names and (min(names) < 0 or max(names) >= nterms):
-                raise _GiveUp
-            codes, flags = group.types, group.flags
-            values = _quick_values(codes, flags, group.values, kinds)
-            columns = list(map(Column, map(terms.__getitem__, names), codes, flags, values))
-            if image == GROUP_NEW:
-                ev.new = columns
-            else:
-                ev.old = columns
-    return events
-
-
-def _quick_values(codes, flags, raws, kinds) -> list:
-    """``kinds.decode`` of every column of a group, raising on anything unusual."""
-    values = []
-    append = values.append
-    table, mask, unpack_double = kinds.quick, kinds.unsigned, kinds.double.unpack
-    for code, fl, raw in zip(codes, flags, raws):
-        kind = table[code]  # an IndexError past 255, like an unknown code: the checked path
-        if kind is None:
-            raise _GiveUp
-        if raw is None:
-            append(None)
-        elif kind == Q_BYTES:
-            append(raw)
-        elif kind == Q_STR:
-            append(raw.decode())
-        elif kind <= Q_UVARINT:  # a varint filling exactly the value bytes
-            value = raw[0]
-            if len(raw) == 1 and value < 0x80:
-                pass
-            elif len(raw) == 2 and value >= 0x80 and raw[1] < 0x80:
-                value = (value & 0x7F) | (raw[1] << 7)
-            else:
-                value, used = read_uvarint(raw, 0)
-                if used != len(raw):
-                    raise _GiveUp
-            if kind == Q_VARINT or (kind == Q_SIGNED_UNLESS and not fl & mask):
-                value = (value >> 1) ^ -(value & 1)
-            append(value)
-        elif kind == Q_F64 and len(raw) == 8:
-            append(unpack_double(raw)[0])
-        else:  # NULL kind with a value, or a double that is not 8 bytes
-            raise _GiveUp
-    return values
+    spec's ``map:``, run with :func:`_give_up`."""
+    return mapping(model, _give_up, kinds.quick_values)
 
 
 # -------------------------------------------------------------------------------------
