@@ -134,7 +134,7 @@ def test_key_order_and_omission_come_from_the_spec(tmp_path):
     new = old[len(rid + ptn) :] + ptn + rid
     edited = edited_module(tmp_path, "op_pingcap_order", old, new)
     assert edited.encode_event(event)[0] == b'{"ts":7,"scm":"s","tbl":"t","t":1,"ptn":0,"rid":5}'
-    assert "def write_event_key" in (tmp_path / "op_pingcap_order.py").read_text()
+    assert "def _json_write_event_key" in (tmp_path / "op_pingcap_order.py").read_text()
 
 
 # ---------------------------------------------------------------- random round trips

@@ -3,7 +3,8 @@
 Each document becomes functions in the generated module, one statement per member, so a
 reader of the module finds the keys, their order, their omission and their checks as
 code (the Kafka codec, ``runtime.formats.<codec>``, calls them; ``JSON_CODE`` hands them
-over by name):
+over by name). Each is defined as ``_json_<name>``: a module name no spec name can take, so a
+record called ``event_key`` cannot collide with ``read_event_key``:
 
 - a document of scalar keys (ints, bool, string, bytes): ``read_<doc>(obj)`` -> dict of
   event field -> value, ``write_<doc>(source, go122[, event_type])`` -> JSON text, the keys
@@ -69,7 +70,7 @@ class JsonDocumentEmitter:
         for doc in self.spec.json_documents.values():
             blocks.extend(self._document(doc))
         table = ["JSON_CODE = {"]
-        table += [f"    {name!r}: {name}," for name in self.functions]
+        table += [f"    {name!r}: _json_{name}," for name in self.functions]
         table += ["}", '"""The readers and writers above by name, for the Kafka codec."""']
         return "\n\n\n".join(blocks + ["\n".join(table)]) + "\n"
 
@@ -90,7 +91,7 @@ class JsonDocumentEmitter:
     def _function(self, name: str, signature: str, doc: str, body: LineWriter) -> str:
         self.functions.append(name)
         lines = textwrap.wrap(pytext.docstring(doc), 84)
-        head = [f"def {name}({signature}):", f'    """{lines[0]}']
+        head = [f"def _json_{name}({signature}):", f'    """{lines[0]}']
         head += [f"    {line}" for line in lines[1:]]
         head[-1] += '"""'
         return "\n".join(head + body.lines)
