@@ -4,6 +4,8 @@ sized records, and checksums."""
 
 from __future__ import annotations
 
+import codecs
+
 from generator.emit.fastpath_support import Unsupported
 from generator.emit.pysource import LineWriter
 from generator.spec.model import Field, TypeRef, camel
@@ -384,15 +386,11 @@ class ValueReaders:
             w.line(f"{start} = pos")
             w.line(f"{var} = buf[pos:end]")
             w.line("pos = end")
-            w.line("try:")
-            with w.indent():
-                w.line(f"{var} = {var}.decode({ref.encoding!r})")
-            w.line("except UnicodeDecodeError:")
-            with w.indent():
-                w.line(
-                    f'raise DecodeError(f"cannot use encoding {ref.encoding!r} to decode '
-                    f'{{bytes({var})!r}}", offset={start}) from None'
-                )
+            self.decode(
+                w, ref.encoding, var, "",
+                f'raise DecodeError(f"cannot use encoding {ref.encoding!r} to decode '
+                f'{{bytes({var})!r}}", offset={start}) from None',
+            )  # fmt: skip
             return
         start = w.fresh("at")
         n = w.fresh("n")
@@ -433,17 +431,28 @@ class ValueReaders:
         if ref.pad:  # pad: the model holds the text without its trailing padding
             w.line(f"{var} = {var}.rstrip({ref.pad!r})")
         if ref.kind == "str":
-            w.line("try:")
-            with w.indent():
-                w.line(f"{var} = {var}.decode({ref.encoding!r})")
-            w.line("except UnicodeDecodeError as exc:")
-            with w.indent():
-                w.line(
-                    f'raise DecodeError(f"invalid {ref.encoding}: {{exc.reason}}", '
-                    f"offset={start}) from None"
-                )
+            self.decode(
+                w, ref.encoding, var, " as exc",
+                f'raise DecodeError(f"invalid {ref.encoding}: {{exc.reason}}", '
+                f"offset={start}) from None",
+            )  # fmt: skip
         if ref.nullable:
             w.depth -= 1
+
+    @staticmethod
+    def decode(w: LineWriter, encoding: str, var: str, bound: str, error: str) -> None:
+        """``var`` decoded as ``encoding``, ``error`` raised on bad text; no handler for an
+        encoding that maps every byte (Latin-1), whose decoding cannot fail."""
+        decoding = f"{var} = {var}.decode({encoding!r})"
+        if codecs.lookup(encoding).name == "iso8859-1":
+            w.line(decoding)
+            return
+        w.line("try:")
+        with w.indent():
+            w.line(decoding)
+        w.line(f"except UnicodeDecodeError{bound}:")
+        with w.indent():
+            w.line(error)
 
     def terminated(self, w: LineWriter, ref: TypeRef, var: str, n: str, start: str) -> None:
         """``terminator:``: the bytes up to that byte before ``end``, the byte skipped."""

@@ -211,10 +211,7 @@ class SizedBytes(Construct):
             data = data.rstrip(self.pad)
         if self.encoding is None:
             return data
-        try:
-            return data.decode(self.encoding)
-        except UnicodeDecodeError as err:
-            raise DecodeError(f"invalid {self.encoding}: {err.reason}", offset=start) from None
+        return decoded(data, self.encoding, start)
 
     def _build(self, obj, stream, context, path):
         data = obj.encode(self.encoding) if self.encoding else bytes(obj)
@@ -224,6 +221,18 @@ class SizedBytes(Construct):
             raise EncodeError(f"expected {self._length(context)} bytes, got {len(data)}")
         stream.write(data)
         return obj
+
+
+def decoded(data: bytes, encoding: str, start: int) -> str:
+    """``data`` as text, or the DecodeError of bad text at ``start``.
+
+    >>> decoded(b"caf\\xc3\\xa9", "utf-8", 0)
+    'café'
+    """
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as err:
+        raise DecodeError(f"invalid {encoding}: {err.reason}", offset=start) from None
 
 
 _TERMINATOR_STEP = 256
@@ -273,10 +282,7 @@ class TerminatedBytes(Construct):
         data = bytes(rest[:length])
         if self.encoding is None:
             return data
-        try:
-            return data.decode(self.encoding)
-        except UnicodeDecodeError as err:
-            raise DecodeError(f"invalid {self.encoding}: {err.reason}", offset=start) from None
+        return decoded(data, self.encoding, start)
 
     def _build(self, obj, stream, context, path):
         stream.write(terminated(obj, self.terminator, self.encoding))
