@@ -65,7 +65,7 @@ def _decode_mysql(workload: str, n: int) -> None:
 CRAFT_WORKLOADS = ("craft-seed", "craft-batch16", "craft-group")
 """TiCDC Craft (benchmarks/ticdc_craft.py): ``parse(data, "frame")`` of the seed row and of
 16 rows of 20 columns, and ``parse(data, "column_group")`` of batch16's first group."""
-CRAFT_DECODERS = ("exact", "quick", "events", "compiled", "compiled+map", "craft.pyx")
+CRAFT_DECODERS = ("exact", "quick", "events", "compiled", "compiled+map", "rendered", "craft.pyx")
 """The exact fast reader alone (what ``parse`` runs for a record with no plan), ``parse`` in
 pure Python (the quick tier, then the exact reader), ``decode_message`` in pure Python (a
 whole message to its events: the frame's fast reader, then the spec's mapping and the quick
@@ -75,7 +75,7 @@ what replacing craft.pyx by generated code starts from), and the hand-written
 runtime/_compiled/craft.pyx (a whole message to its events, for comparison). The last three
 need the built extensions; ``events``, ``compiled+map`` and ``craft.pyx`` decode messages
 only."""
-CRAFT_MESSAGE_ONLY = ("events", "compiled+map", "craft.pyx")
+CRAFT_MESSAGE_ONLY = ("events", "compiled+map", "rendered", "craft.pyx")
 
 
 def _decode_craft(workload: str, decoder: str, n: int) -> None:
@@ -93,7 +93,10 @@ def _decode_craft(workload: str, decoder: str, n: int) -> None:
     if workload == "craft-group":
         record = "column_group"
         data = craft.build(craft.parse(data, "frame").bodies[0].column_groups[0], record)
-    if decoder == "craft.pyx":
+    if decoder == "rendered":
+        read = craft.COMPILED_READERS["message"]
+        fn = lambda: read(data, limits)
+    elif decoder == "craft.pyx":
         handwritten = craft._CRAFT_MESSAGE._compiled
         assert handwritten is not None, "runtime/_compiled/craft.pyx is not built"
         fn = lambda: handwritten.decode(data, limits)

@@ -31,6 +31,12 @@ import re
 
 from generator.emit.compiled_keyed import KeyedSteps
 from generator.emit.compiled_lists import ListExpressions
+from generator.emit.compiled_mapping import (
+    MAPPED_HELPERS,
+    MAPPED_PRELUDE,
+    MAPPED_READERS,
+    MappedRecord,
+)
 from generator.emit.compiled_moving import MovingSteps
 from generator.emit.compiled_pending import PendingSteps
 from generator.emit.compiled_prelude import (
@@ -82,6 +88,8 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         self.module = f"generated._compiled.{spec.format}"
         self.digest = plan_digest(self.lowering)
         self.functions: dict[str, str] = {}
+        self.mapped: dict[str, MappedRecord] = {}
+        """Record with ``map:`` -> its reader (:mod:`generator.emit.compiled_mapping`)."""
         self.loaders: dict[str, str] = {}
         self.classes: dict[str, list[str]] = {}
         """Model class -> its fields, in the order the generated module declares them."""
@@ -144,6 +152,11 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
                     self.refused[name] = f"calls {', '.join(sorted(missing))}"
                     changed = True
         self.entries = [name for name in self.lowering.entries if name in self.functions]
+        for name, plan in self.lowering.mappings.items():
+            try:
+                self.mapped[name] = MappedRecord(self, plan)
+            except NotCompiled as why:
+                self.refused[name] = str(why)
         self.rows: dict[str, str] = {}
         """Record -> its row iterator (:mod:`generator.emit.compiled_rows`)."""
         for name in self.entries:
@@ -182,6 +195,8 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         if self.expressions:
             body.append(EXPRESSION_PRELUDE)
         body += list(self.preludes)
+        if self.mapped:
+            body.append(MAPPED_PRELUDE)
         loaders = {**self.loaders, **(arrow.loaders if arrow is not None else {})}
         body += list(loaders.values())
         body.append(
@@ -197,6 +212,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         reused = sorted({cls for name in self.entries for cls in self.reuse.get(name, ())})
         globals_ += [f"cdef SharedInt {name}" for name in self.shared_ints]
         globals_ += self.pending_globals()
+        globals_ += [line for mapped in self.mapped.values() for line in mapped.globals_()]
         if reused:
             body.append(REUSE_PRELUDE)
             globals_.append(
@@ -210,16 +226,22 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             for part in (self.elements.get(name), self.pendings.get(name), self.functions[name])
             if part is not None
         ]
+        if self.mapped:
+            body.append(MAPPED_HELPERS)
+        for mapped in self.mapped.values():
+            body += [mapped.function, mapped.entry(), mapped.bind_function()]
         body += [self.pickers[table] for table in sorted(self.pickers)]
         if self.recursive:  # the readers as `_Reader`s: the first record at depth 1
             body += [self.top_function(name) for name in self.entries]
         body += [self.reuse_entry(name) for name in self.entries if name in self.reuse]
-        body += [self.entry_function(name) for name in self.entries]
+        body += [self.entry_function(name) for name in [*self.entries, *self.mapped]]
+        if self.mapped:
+            body.append(MAPPED_READERS)
         if self.pair_function() is not None:
             body.append(self.pair_function())
         body += self.rows_section()
         entries = [
-            f'    "{name}": _entry({self.reader(name)}, {self.lowering.plans[name].depth}),'
+            f'    "{name}": _entry({self.reader(name)}, {self.depth(name)}),'
             for name in self.entries
         ]
         body.append("\n".join(["_ENTRIES = {", *entries, "}"]))
@@ -273,13 +295,37 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             lines.append(f'    _enum_bytes(namespace["{table}"], _{enum.upper()}_BY_BYTE)')
         if self.rows:
             lines.append("    _bind_rows(namespace)")
+        for name in self.mapped:  # a namespace the mapping cannot use leaves it unbound
+            lines += [
+                "    try:",
+                f"        mapped = _bind_{name}(namespace)",
+                "    except (AttributeError, KeyError, TypeError):",
+                "        mapped = False",
+                "    if mapped:",
+                f'        MAPPED_READERS["{name}"] = read_{name}',
+            ]
         lines.append("    return {")
         lines += [f'        "{name}": read_{name},' for name in self.entries]
         lines.append("    }")
         return "\n".join(lines)
 
+    def depth(self, name: str) -> int:
+        """The nesting depth an entry reads (a mapped record: its source's)."""
+        if name in self.mapped:
+            return self.mapped[name].source_depth
+        return self.lowering.plans[name].depth
+
     def entry_function(self, name: str) -> str:
-        depth = self.lowering.plans[name].depth
+        depth = self.depth(name)
+        if name in self.mapped:
+            return "\n".join(
+                [
+                    f"def read_{name}(bytes data not None, limits):",
+                    f'    """A ``{name}`` from all of ``data``: the Python mapping\'s model, or None',
+                    '    where it fails or gives up (or where the limits do not let it read)."""',
+                    f"    return {self.whole()}(_read_{name}, {depth}, data, limits)",
+                ]
+            )
         return "\n".join(
             [
                 f"def read_{name}(bytes data not None, limits):",
@@ -505,6 +551,8 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
     def reader(self, name: str) -> str:
         """The C reader of an entry: ``_read_<name>``, its reusing wrapper, or where the
         spec recurses its ``_top_<name>`` reading at depth 1."""
+        if name in self.mapped:
+            return f"_read_{name}"
         if self.recursive:
             return f"_top_{name}"
         return f"_reuse_{name}" if name in self.reuse else f"_read_{name}"

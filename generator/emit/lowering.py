@@ -28,6 +28,7 @@ import ast
 import re
 
 from generator.emit.fastpath import FastPathEmitter
+from generator.emit.map_plan import map_plans
 from generator.emit.plan import (
     VARINTS,
     Bits,
@@ -170,10 +171,16 @@ class Lowering:
                     bool(self.recursive),
                 )
 
+        self.mappings, self.map_refused = map_plans(spec)
+        """The plans of the records with ``map:`` (:mod:`generator.emit.map_plan`), and why
+        the others have none."""
+
     def describe(self) -> str:
         """Every plan, then why the other records have none."""
         parts = [plan.describe() for plan in self.plans.values()]
+        parts += [plan.describe() for plan in self.mappings.values()]
         parts += [f"{name}: no plan ({why})" for name, why in self.refused.items()]
+        parts += [f"{name}: no map plan ({why})" for name, why in self.map_refused.items()]
         return "\n\n".join(parts)
 
     # -- which records have a plan -----------------------------------------------------

@@ -42,6 +42,14 @@ class _Hoisted(ast.NodeTransformer):
         return node
 
 
+def hoisted_expression(python: str) -> tuple[str, dict[str, tuple[str, str]]]:
+    """A mapping's expression over the hoisted chunks (``source.FIELD.CHUNK`` ->
+    ``FIELD_CHUNK``), and those chunks (``FIELD_CHUNK`` -> ``(FIELD, CHUNK)``)."""
+    hoisted = _Hoisted()
+    text = ast.unparse(hoisted.visit(ast.parse(python, mode="eval")))
+    return text, {local: tuple(path.split(".")[1:]) for local, path in hoisted.names.items()}
+
+
 class _Renderer:
     def __init__(self, spec, record: Record):
         self.spec, self.record, self.mapping = spec, record, record.mapping
