@@ -16,7 +16,8 @@ timed ones of ``python -m benchmarks`` within about 0.1x (benchmarks/README.md).
 100 distinct events in turn, and of binlog files of 100 seed events (per event), with the
 start-up heap frozen (``gc.freeze()``) so the collections the loop triggers do not walk it.
 ``--only craft``: ``parse`` of TiCDC Craft frames and a column group in each tier, beside the
-exact reader alone and the hand-written runtime/_compiled/craft.pyx (``CRAFT_DECODERS``).
+exact reader alone, the reader rendered from ``map:`` and the hand-written
+runtime/_compiled/craft.pyx (``CRAFT_DECODERS``).
 ``--only open_protocol``: ``decode_message(key, value)`` of TiCDC Open Protocol messages
 (benchmarks/ticdc_open_protocol.py: the seed row, 16 rows of 20 columns) in pure Python and
 with the compiled tier, per message.
@@ -71,10 +72,11 @@ pure Python (the quick tier, then the exact reader), ``decode_message`` in pure 
 whole message to its events: the frame's fast reader, then the spec's mapping and the quick
 columns), ``parse`` with the compiled tier, the generated path of a whole message to its
 events (the compiled frame reader, then the spec's mapping and the quick columns in Python:
-what replacing craft.pyx by generated code starts from), and the hand-written
-runtime/_compiled/craft.pyx (a whole message to its events, for comparison). The last three
-need the built extensions; ``events``, ``compiled+map`` and ``craft.pyx`` decode messages
-only."""
+what replacing craft.pyx by generated code starts from), the compiled reader rendered from
+the spec's ``map:`` (``rendered``: the compiled frame reader, then the mapping in C; the
+generated ``MAPPED_READERS["message"]``), and the hand-written runtime/_compiled/craft.pyx
+(a whole message to its events, for comparison). The last four need the built extensions;
+``events``, ``compiled+map``, ``rendered`` and ``craft.pyx`` decode messages only."""
 CRAFT_MESSAGE_ONLY = ("events", "compiled+map", "rendered", "craft.pyx")
 
 
@@ -94,7 +96,7 @@ def _decode_craft(workload: str, decoder: str, n: int) -> None:
         record = "column_group"
         data = craft.build(craft.parse(data, "frame").bodies[0].column_groups[0], record)
     if decoder == "rendered":
-        read = craft.COMPILED_READERS["message"]
+        read = craft._COMPILED.MAPPED_READERS["message"]
         fn = lambda: read(data, limits)
     elif decoder == "craft.pyx":
         handwritten = craft._CRAFT_MESSAGE._compiled

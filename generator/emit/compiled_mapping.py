@@ -17,6 +17,7 @@ is refused (:class:`NotCompiled`), so spec text reaches the module only as liter
 from __future__ import annotations
 
 import ast
+import keyword
 
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.map_plan import ClassCase, Groups, KindTable, Lookup, MakeModel, MapPlan
@@ -35,8 +36,8 @@ from runtime.core import value_kinds as _value_kinds
 
 
 class MappedRecord:
-    """The Cython of one record's :class:`MapPlan`: ``globals_``, ``function`` (the mapping
-    and the record's reader ``_read_<record>``) and ``bind_lines``."""
+    """The Cython of one record's :class:`MapPlan`: its ``globals_``, ``function`` (the
+    mapping), ``entry`` (the record's reader ``_read_<record>``) and ``bind_function``."""
 
     def __init__(self, emitter, plan: MapPlan):
         self.emitter, self.plan = emitter, plan
@@ -44,9 +45,9 @@ class MappedRecord:
         self.models: dict[tuple[str, str, tuple], str] = {}
         """(module, class, the fields set) -> the global of the class."""
         self.model_fields: dict[str, list[str]] = {}
+        """A class's global -> the fields written at their offsets."""
         self.explicit: dict[str, tuple[str, ...]] = {}
         """A class's global -> the fields it sets before its defaults."""
-        """A class's global -> the fields written at their offsets."""
         self.tables: dict[str, str] = {}
         """A decoder (``VALUE_DECODERS`` key) -> the global of its kind table."""
         self.locals = {local for local, _ in plan.hoisted} | {"i", "body"}
@@ -94,6 +95,7 @@ class MappedRecord:
         return "\n".join(lines)
 
     def bind_lines(self) -> list[str]:
+        """The body of ``_bind_<record>``: ``return False`` where the namespace differs."""
         cls = self.plan.class_name
         lines = [
             f'    _{cls} = namespace["{cls}"]',
@@ -178,7 +180,7 @@ class MappedRecord:
             w.line(f"kind = {plan.switch.chunk}[i]")
             for k, case in enumerate(plan.switch.cases):
                 w.line(
-                    f"{'if' if k == 0 else 'elif'} kind == {int(case.value)}:  # {_words(case.member)}"
+                    f"{'if' if k == 0 else 'elif'} kind == {int(case.value)}:  # {pytext.comment(case.member)}"
                 )
                 with w.indent():
                     self._case(case)
@@ -211,7 +213,9 @@ class MappedRecord:
                 w.line(f"{var} = {self._expression(how)}")
             values.append((field, var))
         w.line(f"model = wirespec_alloc_untracked({cls})")
-        w.line(f"_mapped_put_defaults(model, {cls}_defaults)")
+        w.line(f"if {cls}_defaults:")
+        with w.indent():
+            w.line(f"_mapped_put_defaults(model, {cls}_defaults)")
         for field, var in values:
             w.line(f"wirespec_put(model, {cls}_{field}, {var})")
         if values:
@@ -299,7 +303,9 @@ class MappedRecord:
                     else:
                         values.append((field, item))
                 w.line(f"item = wirespec_alloc_untracked({column})")
-                w.line(f"_mapped_put_defaults(item, {column}_defaults)")
+                w.line(f"if {column}_defaults:  # a column sets every field, as a rule")
+                with w.indent():
+                    w.line(f"_mapped_put_defaults(item, {column}_defaults)")
                 for field, value in values:
                     w.line(f"wirespec_put(item, {column}_{field}, {value})")
                 w.line("list_put(columns, j, item)")
@@ -387,15 +393,20 @@ cdef inline void _mapped_put_defaults(object model, tuple defaults):
 '''
 
 
+_CYTHON_WORDS = frozenset({
+    "DEF", "ELIF", "ELSE", "IF", "NULL", "api", "cdef", "cimport", "cpdef", "ctypedef", "enum",
+    "extern", "fused", "gil", "include", "inline", "nogil", "public", "readonly", "sizeof",
+    "struct", "union",
+})  # fmt: skip
+"""Words Cython reserves beside Python's keywords."""
+
+
 def _name(name: str) -> str:
-    """A spec name that becomes an attribute or a variable: an identifier, else refused."""
-    if not name.isidentifier() or not name.isascii():
-        raise NotCompiled(f"{name!r} is not a name")
+    """A spec name that becomes an attribute: an identifier that is no keyword, else refused."""
+    if not name.isidentifier() or not name.isascii() or keyword.iskeyword(name) \
+            or name in _CYTHON_WORDS:  # fmt: skip
+        raise NotCompiled(f"{name!r} is not a name the module can use")
     return name
-
-
-def _words(text: str) -> str:
-    return pytext.comment(text)
 
 
 def _lookups(case: ClassCase) -> list[Lookup]:
