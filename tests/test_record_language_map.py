@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 
 from generated import ticdc_craft as craft
+from generator.emit.compiled import CompiledEmitter
 from generator.emit.generate import render_spec
+from generator.spec.loader import load
+from generator.spec.validate import build_model
 from runtime.core.errors import SpecError
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
@@ -22,15 +25,20 @@ VECTORS = json.loads(
 )
 
 
-def spec_error(tmp_path: Path, old: str, new: str) -> SpecError:
+def spec_copy(tmp_path: Path, old: str = "", new: str = "") -> Path:
+    """ticdc_craft.yaml (and what it imports) in ``tmp_path``, its first ``old`` made ``new``."""
     for name in ("mysql_types.yaml", "ticdc_types.yaml"):  # what ticdc_craft.yaml imports
         shutil.copy(SPECS / name, tmp_path / name)
     text = (SPECS / "ticdc_craft.yaml").read_text(encoding="utf-8")
     assert old in text
     spec = tmp_path / "ticdc_craft.yaml"
     spec.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return spec
+
+
+def spec_error(tmp_path: Path, old: str, new: str) -> SpecError:
     with pytest.raises(SpecError) as info:
-        render_spec(spec)
+        render_spec(spec_copy(tmp_path, old, new))
     return info.value
 
 
@@ -155,3 +163,35 @@ def test_groups_are_checked_after_every_events_header(bad_partition):
         else ("bodies", 0, "column_groups", len(groups) - 1, "type")
     )
     assert faults == [want]
+
+
+def compiled(spec: Path) -> CompiledEmitter:
+    return CompiledEmitter(build_model(load(spec)))
+
+
+def test_the_compiled_tier_renders_the_map_from_its_plan(tmp_path):
+    """The lowering plans the map: (part of the digest both tiers check), and the compiled
+    module reads the frame, then maps it; the runtime's classes come from the generated
+    module's namespace at bind, by name, and nothing else of the spec's is code."""
+    emitter = compiled(spec_copy(tmp_path))
+    assert "message -> Message.events: map of frame.bodies" in emitter.lowering.describe()
+    assert list(emitter.mapped) == ["message"] and "message" not in emitter.refused
+    text = emitter.module_text("test")
+    assert "source = _read_frame(buf, pos, end, lim, stop)" in text
+    assert "models = _map_message(source)" in text
+    assert 'namespace["rt_ticdc"].RowChangedEvent' in text
+    assert 'MAPPED_READERS["message"] = read_message' in text
+
+
+def test_a_map_the_compiled_tier_cannot_say_is_left_to_python(tmp_path):
+    """An expression naming an enum (or calling anything) is refused by the compiled tier
+    only: the frame keeps its compiled reader, the Python mapping runs the message."""
+    spec = spec_copy(
+        tmp_path,
+        "            query: body.query\n",
+        '            query: "body.query if header.type[i] == event_type.DDL else body.query"\n',
+    )
+    emitter = compiled(spec)
+    assert "message" not in emitter.mapped and "EventType" in emitter.refused["message"]
+    assert "frame" in emitter.entries
+    assert "MAPPED_READERS" not in emitter.module_text("test")
