@@ -32,7 +32,6 @@ import re
 from generator.emit.compiled_keyed import KeyedSteps
 from generator.emit.compiled_lists import ListExpressions
 from generator.emit.compiled_mapping import (
-    MAPPED_HELPERS,
     MAPPED_PRELUDE,
     MAPPED_READERS,
     MappedRecord,
@@ -226,8 +225,6 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             for part in (self.elements.get(name), self.pendings.get(name), self.functions[name])
             if part is not None
         ]
-        if self.mapped:
-            body.append(MAPPED_HELPERS)
         for mapped in self.mapped.values():
             body += [mapped.function, mapped.entry(), mapped.bind_function()]
         body += [self.pickers[table] for table in sorted(self.pickers)]

@@ -26,12 +26,9 @@ from generator.spec import pytext
 
 MAPPED_PRELUDE = """\
 from runtime._compiled.mapped cimport (
-    MAP_BYTES, MAP_F64, MAP_NULL, MAP_SIGNED_UNLESS, MAP_STR, MAP_UVARINT, MAP_VARINT,
-    map_kinds, map_lookup, map_value,
+    map_defaults, map_kinds, map_kinds_ok, map_lookup, map_put_defaults, map_value,
 )
-from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
-import sys as _sys
-from runtime.core import value_kinds as _value_kinds
+from cpython.list cimport PyList_GET_ITEM
 """
 
 
@@ -106,7 +103,7 @@ class MappedRecord:
         for (module, model, _), name in self.models.items():
             lines += [
                 f'    {name} = namespace["rt_{module}"].{model}',
-                f"    {name}_defaults = _mapped_defaults({name}, {self.explicit[name]!r})",
+                f"    {name}_defaults = map_defaults({name}, {self.explicit[name]!r})",
                 f"    if {name}_defaults is None:",
                 "        return False",
             ]
@@ -114,7 +111,7 @@ class MappedRecord:
         for decoder, table in self.tables.items():
             lines += [
                 f'    _kinds = namespace["VALUE_DECODERS"][{decoder!r}]',
-                "    if not _mapped_kinds_ok(_kinds):",
+                "    if not map_kinds_ok(_kinds):",
                 "        return False",
                 f"    map_kinds({table}, _kinds.quick)",
                 f"    {table}_unsigned = _kinds.unsigned",
@@ -212,18 +209,23 @@ class MappedRecord:
             else:
                 w.line(f"{var} = {self._expression(how)}")
             values.append((field, var))
-        w.line(f"model = wirespec_alloc_untracked({cls})")
-        w.line(f"if {cls}_defaults:")
-        with w.indent():
-            w.line(f"_mapped_put_defaults(model, {cls}_defaults)")
-        for field, var in values:
-            w.line(f"wirespec_put(model, {cls}_{field}, {var})")
+        self._make("model", cls, values)
         if values:
             w.line(f"if not ({' and '.join(f'atomic({var})' for _, var in values)}):")
             with w.indent():
                 w.line("keep_tracked(model)")
         if case.groups is not None:
             self._groups(case.groups, cls)
+
+    def _make(self, var: str, cls: str, values: list[tuple[str, str]]) -> None:
+        """``var``: a new model of ``cls`` (untracked), its defaults (where the mapping
+        leaves any) and ``values`` (field, expression) written at their offsets."""
+        self.w.line(f"{var} = wirespec_alloc_untracked({cls})")
+        self.w.line(f"if {cls}_defaults:")
+        with self.w.indent():
+            self.w.line(f"map_put_defaults({var}, {cls}_defaults)")
+        for field, value in values:
+            self.w.line(f"wirespec_put({var}, {cls}_{field}, {value})")
 
     def _lookup(self, var: str, id_: str, lookup: Lookup) -> None:
         self.decls[f"{var}_p"] = "PyObject*"
@@ -302,12 +304,7 @@ class MappedRecord:
                         values.append((field, "value"))
                     else:
                         values.append((field, item))
-                w.line(f"item = wirespec_alloc_untracked({column})")
-                w.line(f"if {column}_defaults:  # a column sets every field, as a rule")
-                with w.indent():
-                    w.line(f"_mapped_put_defaults(item, {column}_defaults)")
-                for field, value in values:
-                    w.line(f"wirespec_put(item, {column}_{field}, {value})")
+                self._make("item", column, values)
                 w.line("list_put(columns, j, item)")
             # a column holds a name, numbers and a value of a kind: atomic, as its list
             w.line("untrack(columns)")
@@ -356,40 +353,6 @@ MAPPED_READERS = {}
 Python mapping makes of the source record, or None where it fails or gives up; filled by
 ``bind``. Not one of the readers ``bind`` returns: ``parse`` and the runtime primitive
 choose which reader of the record runs."""
-'''
-
-
-MAPPED_HELPERS = '''\
-def _mapped_defaults(cls, fields):
-    """The (offset, default) of each field of the slots dataclass ``cls`` the mapping does
-    not set (``fields``: those it sets), or None when a default is not atomic or missing."""
-    out = []
-    if getattr(cls, "__post_init__", None) is not None:
-        return None
-    for f in dataclasses.fields(cls):
-        if f.name in fields:
-            continue
-        if type(f.default) not in (type(None), bool, int, float, str, bytes):
-            return None
-        out.append((_slot(cls, f.name), f.default))
-    return tuple(out)
-
-
-def _mapped_kinds_ok(kinds):
-    """Whether ``kinds`` (a ValueKinds) has the codes and byte orders mapped.pxd reads."""
-    codes = (_value_kinds.Q_SIGNED_UNLESS, _value_kinds.Q_VARINT, _value_kinds.Q_UVARINT,
-             _value_kinds.Q_F64, _value_kinds.Q_STR, _value_kinds.Q_BYTES, _value_kinds.Q_NULL)
-    ours = (MAP_SIGNED_UNLESS, MAP_VARINT, MAP_UVARINT, MAP_F64, MAP_STR, MAP_BYTES, MAP_NULL)
-    return (codes == ours and kinds.byte_order in ("<", ">") and len(kinds.quick) == 256
-            and _sys.byteorder == "little" and 0 <= kinds.unsigned < 1 << 64)
-
-
-cdef inline void _mapped_put_defaults(object model, tuple defaults):
-    """A new model's fields the mapping does not set: their defaults."""
-    cdef Py_ssize_t k
-    for k in range(len(defaults)):
-        slot = <tuple>defaults[k]
-        wirespec_put(model, <Py_ssize_t>slot[0], slot[1])
 '''
 
 

@@ -20,7 +20,6 @@ import dataclasses
 
 from generator.emit.mapping import hoisted_expression
 from generator.spec.model import Mapping, Spec, camel
-from generator.spec.types import MAP_MODELS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,12 +58,11 @@ class KindTable:
 class MakeModel:
     """A model of ``module.model`` with ``fields`` (name -> what sets it: an expression,
     a ``(chunk, Lookup)`` or, for a group's model, a chunk) set; the other fields are the
-    class's defaults (``defaults``)."""
+    class's defaults."""
 
     module: str
     model: str
     fields: tuple
-    defaults: tuple[str, ...]
 
     def __str__(self) -> str:
         return f"make {self.module}.{self.model}({', '.join(name for name, _ in self.fields)})"
@@ -198,7 +196,7 @@ def _plan(spec: Spec, name: str, m: Mapping) -> MapPlan:
         groups = None
         if cls.groups is not None:
             groups = _groups(spec, element, cls)
-        make = _make(cls.module, cls.model, fields, groups)
+        make = MakeModel(cls.module, cls.model, tuple(fields))
         cases.append(ClassCase(cls.member, cls.value, rules, make, groups, cls.line))
     return MapPlan(
         name, camel(name), record.fields[0].name, m.source, camel(m.source), m.each,
@@ -208,16 +206,10 @@ def _plan(spec: Spec, name: str, m: Mapping) -> MapPlan:
     )  # fmt: skip
 
 
-def _make(module: str, model: str, fields: list, groups: Groups | None) -> MakeModel:
-    allowed = MAP_MODELS[f"{module}.{model}"]
-    taken = {field for field, _ in fields} | {field for _, field in (groups.into if groups else ())}
-    return MakeModel(module, model, tuple(fields), tuple(f for f in allowed if f not in taken))
-
-
 def _groups(spec: Spec, element, cls) -> Groups:
     gr = cls.groups
     group = spec.records[element.field(gr.each).type.name]
-    column = _make(gr.module, gr.model, list(gr.columns.items()), None)
+    column = MakeModel(gr.module, gr.model, tuple(gr.columns.items()))
     ref = gr.ref
     return Groups(
         gr.each, camel(group.name), gr.by, tuple(gr.into.items()), column,

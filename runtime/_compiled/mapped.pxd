@@ -1,9 +1,9 @@
 # cython: language_level=3
-"""What a rendered ``map:`` (generator/emit/compiled_mapping.py) does beside its models: an id
-looked up in a list of names (a ``ref:``), and a value decoded by a kind table (a
-``decode_by:``: ``runtime.core.value_kinds.ValueKinds.quick``, 256 entries). Both give what
-the Python mapping gives, or NULL / None where it fails or gives up (the caller declines).
-Inline only: a module that cimports these compiles them in."""
+"""What a rendered ``map:`` (generator/emit/compiled_mapping.py) does beside reading: an id
+looked up in a list of names (a ``ref:``), a value decoded by a kind table (a
+``decode_by:``: ``runtime.core.value_kinds.ValueKinds.quick``, 256 entries), both giving
+what the Python mapping gives or saying where it fails or gives up (the caller declines),
+and a model's defaults. Inline only: a module that cimports these compiles them in."""
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.float cimport PyFloat_FromDouble
@@ -14,10 +14,9 @@ from cpython.unicode cimport PyUnicode_GET_LENGTH
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy
 
-from runtime._compiled.prelude cimport _int64, _unzigzag, _utf8, _uvarint
+from runtime._compiled.prelude cimport _int64, _slot, _unzigzag, _utf8, _uvarint, wirespec_put
 
 cdef extern from "Python.h":
-    bint _exact_int "PyLong_CheckExact" (object obj)
     bint _is_bytes "PyBytes_CheckExact" (object obj)
 
 
@@ -110,3 +109,43 @@ cdef inline object map_value(const signed char* kinds, object code, object flags
         return PyFloat_FromDouble(d)
     gave_up[0] = True
     return None
+
+
+cdef inline object map_defaults(cls, fields):
+    """The (offset, default) of each field of the slots dataclass ``cls`` the mapping does
+    not set (``fields``: those it sets), or None where one has no atomic default (or the
+    class has a ``__post_init__``): then the mapping is not bound."""
+    import dataclasses
+
+    if getattr(cls, "__post_init__", None) is not None:
+        return None
+    out = []
+    for f in dataclasses.fields(cls):
+        if f.name in fields:
+            continue
+        if type(f.default) not in (type(None), bool, int, float, str, bytes):
+            return None
+        out.append((_slot(cls, f.name), f.default))
+    return tuple(out)
+
+
+cdef inline void map_put_defaults(object model, tuple defaults):
+    """A new model's fields the mapping does not set: their defaults (:func:`map_defaults`)."""
+    cdef Py_ssize_t k
+    for k in range(len(defaults)):
+        slot = <tuple>defaults[k]
+        wirespec_put(model, <Py_ssize_t>slot[0], slot[1])
+
+
+cdef inline bint map_kinds_ok(kinds) except -1:
+    """Whether ``kinds`` (a ValueKinds) has the codes, byte orders and flags
+    :func:`map_value` reads (on a little-endian host)."""
+    import sys
+
+    from runtime.core import value_kinds as vk
+
+    codes = (vk.Q_SIGNED_UNLESS, vk.Q_VARINT, vk.Q_UVARINT, vk.Q_F64, vk.Q_STR, vk.Q_BYTES,
+             vk.Q_NULL)
+    ours = (MAP_SIGNED_UNLESS, MAP_VARINT, MAP_UVARINT, MAP_F64, MAP_STR, MAP_BYTES, MAP_NULL)
+    return (codes == ours and kinds.byte_order in ("<", ">") and len(kinds.quick) == 256
+            and sys.byteorder == "little" and 0 <= kinds.unsigned < 1 << 64)
