@@ -6,10 +6,12 @@ rendered functions."""
 from __future__ import annotations
 
 import ast
+import doctest
 import shutil
 
 import pytest
 
+import runtime.core.unmap
 from generated import ticdc_craft as craft
 from generator.emit.generate import render_spec
 from runtime.core.unmap import GiveUp, WriteFaults, give_up
@@ -80,3 +82,7 @@ def test_the_rendered_way_back_is_the_one_the_codec_runs():
     assert parts[1] == (7, 1, 3, "s", "t") and parts[2].column_groups[0]["values"] == [b"\xa0\x1f"]
     with pytest.raises(GiveUp):  # the quick path gives up where the checked one raises
         way_back.unmap(RowChangedEvent(7, "s", "t", -1), give_up, values)
+
+
+def test_the_runtime_of_the_way_back_has_working_examples():
+    assert doctest.testmod(runtime.core.unmap).failed == 0
