@@ -31,7 +31,8 @@ TERMS = DICTIONARIES["frame.term_dictionary"]
 MAPPING = craft.MAPPINGS["message"]
 WAY_BACK = craft.UNMAPPINGS["message"]
 VALUES = VALUE_DECODERS["column_group.values"]
-RAW, EVENTS = frame, CraftMessage(frame, VALUES, TERMS, MAPPING, WAY_BACK)  # the spec's layout, the events
+RAW = frame  # the spec's layout
+EVENTS = CraftMessage(frame, VALUES, TERMS, MAPPING, WAY_BACK)  # its events
 SEED = {v["name"]: bytes.fromhex(v["hex"]) for v in VECTORS}
 
 
