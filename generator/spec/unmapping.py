@@ -120,6 +120,9 @@ class WayBack:
     empty_message: str
     alone_message: str
     line: int | None
+    estimate_text: tuple[str, str] = ("", "")
+    """The ``estimate:`` as the spec writes it (model, column), for the docs."""
+    alone_members: tuple[str, ...] = ()
 
 
 def check_way_back(builder, records: dict[str, Record]) -> None:
@@ -187,6 +190,7 @@ class _Reader:
             [f.name for f in self.element.fields], raw["write_message"], alone, limits, column,
             batch["messages"]["empty"], batch["messages"]["alone"],
             self.builder.lines.line(self.parts + ("batch",)),
+            (batch["estimate"]["model"], batch["estimate"]["column"]), tuple(batch["alone"]),
         )  # fmt: skip
 
     def write_class(self, cls, raw: dict, parts) -> WriteClass:
