@@ -42,7 +42,7 @@ MESSAGES.update(
 # The Python path: the generated frame reader and runtime/formats/craft.py's mapping.
 PYTHON = rt_craft.CraftMessage(
     craft.frame, craft.VALUE_DECODERS["column_group.values"], craft.DICTIONARIES["frame.term_dictionary"], craft.MAPPINGS["message"],
-    compiled=False, event_types=craft.EventType, group_types=craft.GroupType,
+    craft.UNMAPPINGS["message"], compiled=False, event_types=craft.EventType, group_types=craft.GroupType,
 )  # fmt: skip
 PYTHON.use_fast_readers(craft._read_frame)
 
@@ -419,7 +419,7 @@ def test_kinds_the_compiled_tier_does_not_implement_keep_to_the_python_paths():
     changed = ValueKinds(values.noun, other, values.codes, values.unsigned)
     codec = rt_craft.CraftMessage(
         craft.frame, changed, craft.DICTIONARIES["frame.term_dictionary"], craft.MAPPINGS["message"],
-        event_types=craft.EventType, group_types=craft.GroupType,
+        craft.UNMAPPINGS["message"], event_types=craft.EventType, group_types=craft.GroupType,
     )  # fmt: skip
     codec.use_fast_readers(craft._read_frame)
     codec.use_fast_writers(craft._write_frame)

@@ -13,6 +13,7 @@ from generated import ticdc_craft as craft
 from generator.cli.main import main as cli
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.limits import DEFAULT
+from runtime.core.unmap import GiveUp, give_up
 from runtime.formats import craft as rt_craft
 from runtime.formats import craft_quick
 from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
@@ -23,8 +24,9 @@ VECTORS = json.loads(
 DATA = {v["name"]: bytes.fromhex(v["hex"]) for v in VECTORS}
 TERMS = craft.DICTIONARIES["frame.term_dictionary"]
 MAPPING = craft.MAPPINGS["message"]
+WAY_BACK = craft.UNMAPPINGS["message"]
 VALUES = craft.VALUE_DECODERS["column_group.values"]
-CHECKED = rt_craft.CraftMessage(craft.frame, VALUES, TERMS, MAPPING, fast=False)
+CHECKED = rt_craft.CraftMessage(craft.frame, VALUES, TERMS, MAPPING, WAY_BACK, fast=False)
 
 
 def fast_only(data):
@@ -118,7 +120,7 @@ def test_the_spec_tables_drive_the_runtime():
     assert craft._CRAFT_MESSAGE.encodings == {int(k): v for k, v in table.items()}
     # a table without a code makes that code unknown: decoding and encoding refuse it
     narrow = VALUES.with_codes({k: v for k, v in table.items() if k != 15})
-    narrow = rt_craft.CraftMessage(craft.frame, narrow, TERMS, MAPPING)
+    narrow = rt_craft.CraftMessage(craft.frame, narrow, TERMS, MAPPING, WAY_BACK)
     with pytest.raises(DecodeError, match="unknown column type code 15") as err:
         narrow.decode(DATA["seed_row_changed_update"])
     assert err.value.path == "events[0].new[0].type" and err.value.offset == 24  # no record
@@ -127,7 +129,9 @@ def test_the_spec_tables_drive_the_runtime():
     with pytest.raises(SpecError):
         VALUES.with_codes({3: "int32"})
     with pytest.raises(SpecError):
-        rt_craft.CraftMessage(craft.frame, VALUES, TERMS, MAPPING, event_types=craft.GroupType)
+        rt_craft.CraftMessage(
+            craft.frame, VALUES, TERMS, MAPPING, WAY_BACK, event_types=craft.GroupType
+        )
 
 
 def test_spark_rows_are_accepted_by_the_schema():
@@ -206,7 +210,8 @@ def test_the_fast_encoder_leaves_unusual_values_to_the_checked_one():
     )  # fmt: skip
     plain = RowChangedEvent(7, "s", "t", new=[Column("a", 3, 0x80, 5), Column("b", 15, 0, b"xy"),
                                               Column("c", 5, 0, 1.0)])  # fmt: skip
-    assert craft_quick._quick_parts(odd, craft._CRAFT_MESSAGE.values) is None
+    with pytest.raises(GiveUp):  # the quick way back leaves them to the checked one
+        WAY_BACK.unmap(odd, give_up, VALUES)
     assert list(craft.encode_events([odd])) == list(CHECKED.encode_events([plain]))
     with pytest.raises(EncodeError) as err:
         list(

@@ -22,14 +22,14 @@ import runtime.formats.craft as rt_craft
 from generated import ticdc_craft as craft
 from generator.emit.generate import render_spec
 from runtime.core.errors import DecodeError, EncodeError, SpecError
-from runtime.formats import craft_events
+from runtime.core.unmap import WriteFaults
 from tests.test_craft_generated import _events
 from tests.test_generator import load_module
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKED = rt_craft.CraftMessage(
     craft.frame, craft.VALUE_DECODERS["column_group.values"], craft.DICTIONARIES["frame.term_dictionary"],
-    craft.MAPPINGS["message"], fast=False
+    craft.MAPPINGS["message"], craft.UNMAPPINGS["message"], fast=False
 )
 """The construct-only codec: quick parts off, frames built by construct."""
 
@@ -103,7 +103,10 @@ def test_same_bytes_on_generated_models(fmt, record):
 
 def _frame_of(events):
     """The frame model ``encode`` builds from ``events`` (one message)."""
-    return craft_events._assemble(craft_events._parts_of(events, CHECKED.values), CHECKED.terms)
+    parts = [CHECKED.parts(i, ev) for i, ev in enumerate(events)]
+    frame = craft.UNMAPPINGS["message"].frame(parts, WriteFaults(("events",)))
+    CHECKED.terms.intern(frame)
+    return frame
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

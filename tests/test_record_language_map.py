@@ -92,6 +92,8 @@ def test_a_member_without_a_class_is_refused(tmp_path):
                message: "term id {value} out of range (always -1 here)"}
           fields:
             commit_ts: "header.commit_ts[i]"
+          write:
+            commit_ts: {message: "commit ts {value!r} is not a uint64"}
 """,
         "",
     )

@@ -14,6 +14,7 @@ from generator.emit import protobuf
 from generator.emit.mapping import mapping_modules, render_mapping
 from generator.emit.pysource import valid_message_arg
 from generator.emit.spark_columns import SparkColumns
+from generator.emit.unmapping import render_way_back, way_backs
 from generator.spec import decode_by as spec_decode_by
 from generator.spec import mapping as spec_mapping
 from generator.spec import refs as spec_refs
@@ -148,6 +149,10 @@ class ModuleEmitter(SparkColumns):
         """(record, source of its mapping function) of each record with ``map:``."""
         return [(r, render_mapping(self.spec, r)) for r in spec_mapping.mappings(self.spec.records)]
 
+    def way_backs(self) -> list[tuple[Record, str]]:
+        """(record, source of its way back's functions) of each ``map:`` with ``batch:``."""
+        return [(r, render_way_back(self.spec, r)) for r in way_backs(self.spec.records)]
+
     @staticmethod
     def ref_expression(path: str, ref) -> str:
         args = [repr(path)]
@@ -168,6 +173,7 @@ class ModuleEmitter(SparkColumns):
         text += " rt_refs." if self.dictionaries() else ""
         text += " rt_value_kinds." if self.decoders() else ""
         text += " ".join(f" rt_{m}." for m in mapping_modules(self.spec.records.values()))
+        text += " rt_unmap. rt_value_kinds. rt_leb128." if self.way_backs() else ""
         names = sorted(set(re.findall(r"\brt_([a-z_]+)\.", text)) - {"checksum", "serializable"})
         return {name: runtime_module(name) for name in names}
 

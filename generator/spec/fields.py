@@ -293,6 +293,11 @@ class FieldBuilder:
                     raise self.error(parts + (name,), f"{value!r} is not a record with map:")
                 out[name] = f"MAPPINGS[{value!r}]"
                 continue
+            if declared[name] == "unmapping":
+                if "batch" not in self.data["records"].get(value, {}).get("map", {}):
+                    raise self.error(parts + (name,), f"{value!r} is not a record with map: batch:")
+                out[name] = f"UNMAPPINGS[{value!r}]"
+                continue
             if declared[name] == "record":
                 if value not in self.record_names:
                     raise self.error(parts + (name,), f"{value!r} is not a record of this spec")

@@ -357,6 +357,8 @@ class Mapping:
     class_by: tuple[str, str]
     classes: list[MapClass]
     line: int | None
+    way_back: object = None
+    """The way back (``generator.spec.unmapping.WayBack``) when the mapping has ``batch:``."""
 
 
 @dataclasses.dataclass

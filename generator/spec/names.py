@@ -91,6 +91,7 @@ MODULE_CONSTANTS = frozenset(
         "DICTIONARIES",
         "VALUE_DECODERS",
         "MAPPINGS",
+        "UNMAPPINGS",
     ]
 )
 """Upper-case module names; an enum attribute table ``ENUM_ATTRIBUTE`` may not be one."""

@@ -269,7 +269,8 @@ class RuntimeType:
     """argument -> ``enum`` | ``record`` (its construct) | ``dictionary`` (the
     ``runtime.core.refs.Dictionary`` of a field with ``interned:``) | ``decoder`` (the
     ``runtime.core.value_kinds.ValueKinds`` of a chunk with ``decode_by:``) | ``mapping``
-    (the generated function of a record's ``map:``), all required."""
+    (the generated function of a record's ``map:``) | ``unmapping`` (its way back,
+    ``runtime.core.unmap.WayBack``, when the ``map:`` has ``batch:``), all required."""
     python: str = "object"
     """Annotation of the field in the record's model class."""
     rows_spark: str = ""
@@ -302,6 +303,7 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
             "ddl_types": "enum",
             "terms": "dictionary",
             "mapping": "mapping",
+            "unmapping": "unmapping",
         },
         python="list",
         rows_spark="rt_ticdc.spark_schema()",

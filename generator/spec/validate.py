@@ -37,6 +37,7 @@ from generator.spec.model import (
 )
 from generator.spec.refs import check_refs
 from generator.spec.types import PRIMITIVES, RUNTIME_TYPES
+from generator.spec.unmapping import check_way_back
 from runtime.core.limits import Limits
 
 
@@ -103,6 +104,7 @@ class SpecBuilder(FieldBuilder):
         check_refs(self, records)
         check_decode_by(self, records)
         check_maps(self, records)
+        check_way_back(self, records)
         self.choice_detects(records)
         _mark_late_values(records)
         json_documents = self.json_documents(data.get("json", {}))

@@ -112,8 +112,8 @@ cdef inline Py_ssize_t uvarint_size(uint64_t v) noexcept nogil:
 
 cdef class Encoder:
     """``runtime.formats.ticdc`` events -> Craft messages, as runtime.formats.craft.CraftMessage writes them
-    (its quick mapping ``_quick_parts``, ``_assemble`` and the generated frame writer), or
-    None (decline) for anything that mapping would not take as it is: then the Python path
+    (the spec's rendered way back, ``UNMAPPINGS["message"]``, run quick, and the generated
+    frame writer), or None (decline) for anything that would not take as it is: then the Python path
     writes the messages or raises the exact EncodeError.
 
     ``value_encodings``: the spec's type code -> value kind; ``version``, ``row``, ``ddl``,
@@ -186,8 +186,8 @@ cdef class Encoder:
             free(cells.data)
 
     cdef Py_ssize_t estimate(self, ev, Cells* cells) except -2:
-        """tiflow's size estimate of a checked event (``_quick_parts``), or -1 where the
-        quick mapping gives up on it."""
+        """tiflow's size estimate of a checked event (the spec's ``batch:`` ``estimate:``), or
+        -1 where the quick way back gives up on it."""
         cdef Py_ssize_t cost = 32, size
         cdef type cls = type(ev)
         if cls is ResolvedEvent:

@@ -37,6 +37,11 @@ import struct
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.leb128 import read_uvarint, read_zigzag, write_uvarint, write_zigzag
 
+UNSURE = type("Unsure", (), {"__repr__": lambda self: "UNSURE"})()
+"""What :meth:`ValueKinds.quick_encode` answers for a value it leaves to :meth:`ValueKinds.encode`."""
+_U64, _I64 = (1 << 64) - 1, 1 << 63
+_SMALL = [bytes((i,)) for i in range(128)]
+
 WIRE_TYPES = ("varint", "uvarint", "f64", "str", "bytes", "null")
 """The wire types a kind may name: a ZigZag varint (int64), a uvarint (uint64), an IEEE-754
 double in the spec's byte order, UTF-8 text, the raw bytes, or always NULL (a value is an
@@ -175,6 +180,38 @@ class ValueKinds:
         except (IndexError, UnicodeDecodeError, DecodeError):
             return None
         return values
+
+    def quick_encode(self, code, flags, value):
+        """:meth:`encode` for values as the model holds them (an int, float, str or bytes of
+        the code's wire type, a known code), quickly; :data:`UNSURE` for anything else, left
+        to :meth:`encode` and its error.
+
+        >>> kinds = ValueKinds("column type", {"int": Kind("varint", "uvarint")}, {3: "int"}, 0x80)
+        >>> kinds.quick_encode(3, 0, -128).hex(), kinds.quick_encode(3, 0, 2**63) is UNSURE
+        ('ff01', True)
+        """
+        kind = self.quick[code] if type(code) is int and 0 <= code < 256 else None
+        if kind is None:
+            return UNSURE
+        if value is None:
+            return None
+        cls = type(value)
+        if kind == Q_BYTES:
+            return value if cls is bytes else UNSURE
+        if kind == Q_STR:
+            return value.encode("utf-8", "surrogateescape") if cls is str else UNSURE
+        if kind == Q_F64:
+            return self.double.pack(value) if cls is float else UNSURE
+        if kind == Q_NULL or cls is not int:
+            return UNSURE
+        if kind == Q_UVARINT or (kind == Q_SIGNED_UNLESS and flags & self.unsigned):
+            if 0 <= value < 0x80:
+                return _SMALL[value]
+            return write_uvarint(value) if 0 <= value <= _U64 else UNSURE
+        if not -_I64 <= value < _I64:
+            return UNSURE
+        value = (value << 1) ^ (value >> 63)
+        return _SMALL[value] if value < 0x80 else write_uvarint(value)
 
     def encode(self, code: int, flags: int, value) -> bytes | None:
         """The bytes of one element, or None for NULL.

@@ -13,6 +13,8 @@ parts live by concept beside it:
   here, where the generated module names them as ``rt_craft.X``);
 - :mod:`runtime.formats.craft_events`: the checked mapping, with exact errors and spans;
 - :mod:`runtime.formats.craft_quick`: the quick mapping that gives up to the checked one;
+- the way back (events -> frames, and ``encode_events``' batches) is the spec's, the
+  generated ``UNMAPPINGS["message"]``, run here quick and checked;
 - :mod:`runtime.formats.craft_json`: the JSON form of events.
 """
 
@@ -27,6 +29,7 @@ from runtime.core import tier as _tier
 from runtime.core.codec import build_fast
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.spans import current as current_spans
+from runtime.core.unmap import WriteFaults, give_up
 from runtime.core.value_kinds import Kind
 from runtime.formats.craft_chunks import (  # noqa: F401 - named by generated modules
     DeltaUVarIntChunk,
@@ -47,16 +50,12 @@ from runtime.formats.craft_events import (
     GROUP_NEW,
     GROUP_OLD,
     VERSION,
-    _assemble,
     _checked_events,
-    _event_parts,
-    _Parts,
-    _parts_of,
     _Path,
     _read_frame,
 )
 from runtime.formats.craft_json import _event_json, _event_to_json
-from runtime.formats.craft_quick import _quick_events, _quick_parts
+from runtime.formats.craft_quick import _quick_events
 from runtime.formats.ticdc import FLAG_UNSIGNED, Event
 from runtime.formats.ticdc_json import EventNames
 
@@ -99,15 +98,19 @@ class CraftMessage(Construct):
     construct protocol (``_parse``, ``parse_construct``) always uses construct. Then the
     quick mapping makes the events, and where it gives up the checked one says why.
     ``mapping`` is the spec's ``map:`` of its events (the generated ``MAPPINGS["message"]``:
-    each event's class, rules and header fields), which both mappings run.
+    each event's class, rules and header fields), which both mappings run; ``unmapping``
+    its way back (``UNMAPPINGS["message"]``, a :class:`runtime.core.unmap.WayBack`: each
+    event checked and made the parts of a frame, the frame of a batch's parts, and the
+    batching of ``encode_events``), run quick (giving up) and, where that gives up, checked.
     ``fast=False`` leaves only the checked paths (the oracle the tests compare with);
     ``compiled=False`` never tries the compiled tier (the Python path the tests and
     benchmarks compare it with).
 
     >>> from generated.ticdc_craft import frame, VALUE_DECODERS, DICTIONARIES, MAPPINGS
     >>> values = VALUE_DECODERS["column_group.values"]
+    >>> from generated.ticdc_craft import UNMAPPINGS
     >>> terms, mapping = DICTIONARIES["frame.term_dictionary"], MAPPINGS["message"]
-    >>> codec = CraftMessage(frame, values, terms, mapping)
+    >>> codec = CraftMessage(frame, values, terms, mapping, UNMAPPINGS["message"])
     >>> data = bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
     >>> codec.parse(data), codec.build(codec.parse(data)) == data
     ([ResolvedEvent(commit_ts=424316594097225729)], True)
@@ -122,6 +125,7 @@ class CraftMessage(Construct):
         values,
         terms,
         mapping,
+        unmapping,
         *,
         fast: bool = True,
         compiled: bool = True,
@@ -135,6 +139,7 @@ class CraftMessage(Construct):
         self.frame = frame
         self.terms = terms
         self.mapping = mapping
+        self.unmapping = unmapping
         self.names = EventNames(column_types, column_flags, ddl_types)
         self.fast = fast
         self.use_compiled = compiled and (values.kinds, values.unsigned, values.byte_order) == (
@@ -228,22 +233,33 @@ class CraftMessage(Construct):
             data = self._compiled_encoder.encode(events)
             if data is not None:
                 return data
-        if self.fast and type(events) is list and events:
-            parts = [_quick_parts(ev, self.values) for ev in events]
-            if None not in parts:
-                return self._encode_checked(parts)
-        return self._encode_checked(_parts_of(events, self.values))
+        return self.pack([self.parts(i, ev) for i, ev in enumerate(events)])
 
-    def _encode_checked(self, parts: list[_Parts]) -> bytes:
-        if not parts:
-            raise _at(EncodeError("a message holds at least one event"), "events")
-        rows = sum(1 for p in parts if p.type == EVENT_ROW)
-        if rows not in (0, len(parts)) or (not rows and len(parts) > 1):
-            raise _at(EncodeError("a message holds row events, or one DDL or resolved event"),
-                      "events")  # fmt: skip
+    # -- the way back's writer (what UNMAPPINGS["message"].batch calls) ------------------
+    def parts(self, i: int, event):
+        """The parts of ``event``, the ``i``-th of its message: the spec's way back run
+        quick, and where it gives up, checked (its exact EncodeError at ``events[i]``)."""
+        if self.fast:
+            try:
+                return self.unmapping.unmap(event, give_up, self.values)
+            except Exception:  # noqa: BLE001, S110 - the checked way back says what is wrong
+                pass
+        return self.unmapping.unmap(event, WriteFaults(("events", i)), self.values)
+
+    def pack(self, parts: list) -> bytes:
+        """The message of the parts of a batch: the spec's frame of them, names interned in
+        the ``interned:`` order, written by the fast writer (else construct)."""
+        frame = self.unmapping.frame(parts, _MESSAGE_FAULTS)
+        self.terms.intern(frame)
         if self.fast and self._write_fast_frame is not None:
-            return build_fast(self._write_fast_frame, self.frame, _assemble(parts, self.terms))
-        return self.frame.build(_assemble(parts, self.terms))
+            return build_fast(self._write_fast_frame, self.frame, frame)
+        return self.frame.build(frame)
+
+    def batches(self, events, max_batch_size: int, max_message_bytes: int):
+        """The compiled tier's messages of ``events`` in batches, or None (declined)."""
+        if self.fast and self._compiled_encoder is not None and type(events) is list:
+            return self._compiled_encoder.encode_events(events, max_batch_size, max_message_bytes)
+        return None
 
     def read(self, buf, pos: int, end: int, limits: _limits.Limits = _limits.DEFAULT):
         """The fast-path protocol of generated modules: ``(model of buf[pos:end], end)``."""
@@ -263,13 +279,11 @@ class CraftMessage(Construct):
         lim = _limits.Limits.from_kwargs(limits) if limits else _limits.DEFAULT
         return iter(self.decode(data, lim))
 
-    def encode_events(
-        self,
-        events: Iterable[Event],
-        max_batch_size: int = 16,
-        max_message_bytes: int = 10 * 1024 * 1024,
-    ) -> Iterator[bytes]:
-        """Encode events into Craft messages, batching row events as tiflow's encoder does.
+    def encode_events(self, events: Iterable[Event], *limits, **named) -> Iterator[bytes]:
+        """Encode events into Craft messages, batching row events as tiflow's encoder does:
+        the spec's ``batch:`` (the generated ``UNMAPPINGS["message"].batch``, whose
+        arguments and defaults are the spec's: ``max_batch_size=16``,
+        ``max_message_bytes=10485760``).
 
         Row events are appended in order; after each append the running estimate grows by
         ``32 + len(schema) + len(table)`` plus ``len(name) + len(value bytes) + 16`` per
@@ -283,37 +297,7 @@ class CraftMessage(Construct):
         >>> [m.hex() for m in encode_events([ResolvedEvent(424316594097225729)])]
         ['018180e0bb9bb6def10503010101021a19010005']
         """
-        if max_batch_size < 1 or max_message_bytes < 1:
-            raise EncodeError("max_batch_size and max_message_bytes must be positive")
-        if self.fast and self._compiled_encoder is not None and type(events) is list:
-            messages = self._compiled_encoder.encode_events(
-                events, max_batch_size, max_message_bytes
-            )
-            if messages is not None:
-                yield from messages
-                return
-        values = self.values
-        pack = self._encode_checked
-        batch: list[_Parts] = []
-        estimate = 0
-        for i, ev in enumerate(events):
-            parts = _quick_parts(ev, values) if self.fast else None
-            if parts is None:
-                with _Path("events", i):
-                    parts = _event_parts(ev, values)
-            if parts.type != EVENT_ROW:
-                if batch:
-                    yield pack(batch)
-                    batch, estimate = [], 0
-                yield pack([parts])
-                continue
-            batch.append(parts)
-            estimate += parts.estimate
-            if estimate > max_message_bytes or len(batch) >= max_batch_size:
-                yield pack(batch)
-                batch, estimate = [], 0
-        if batch:
-            yield pack(batch)
+        return self.unmapping.batch(events, self, *limits, **named)
 
     def to_json(self, events) -> list[dict]:
         """The JSON form of events: readable codes, text and commit times
@@ -355,6 +339,10 @@ class CraftMessage(Construct):
 
     def _sizeof(self, context, path):
         raise SizeofError("a craft message has a variable size", path=path)
+
+
+_MESSAGE_FAULTS = WriteFaults(("events",))
+"""The ``fail`` of a frame's rules on the way back: an error of the message's events."""
 
 
 def _check_enum(enum_class, expected: dict) -> None:

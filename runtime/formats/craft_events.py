@@ -1,12 +1,13 @@
-"""TiCDC Craft frames <-> :mod:`runtime.formats.ticdc` events, with every check and its
+"""TiCDC Craft frames -> :mod:`runtime.formats.ticdc` events, with every check and its
 exact error. The events (their classes, rules, header fields, and a row's column groups:
 their types, their names' term ids, their values decoded by the type-code table) are the
 spec's ``map:`` of ``message`` (``mapping``: the generated ``MAPPINGS["message"]``), which
 this module runs with the offsets and paths of its errors (:class:`_Faults`); what term
 ids mean (their range, -1, the empty name, the interning order on build) is the spec's
 ``ref:`` fields and the ``interned:`` order of the term dictionary (``terms``, a
-:class:`runtime.core.refs.Dictionary`). Here: those errors, the spans for ``wirespec
-inspect``, and the way back (events -> the parts a frame is assembled from).
+:class:`runtime.core.refs.Dictionary`). Here: those errors and the spans for ``wirespec
+inspect``. The way back (events -> frames) is the spec's too: the generated
+``UNMAPPINGS["message"]`` (:mod:`runtime.core.unmap`).
 
 This is the checked path: the quick one (:mod:`runtime.formats.craft_quick`) gives up to
 it wherever it is unsure, so every error comes from here.
@@ -24,31 +25,18 @@ from __future__ import annotations
 import io
 from itertools import accumulate as _accumulate
 
-from construct import ConstructError, Container
+from construct import ConstructError
 
 from runtime.core.errors import DecodeError, EncodeError
-from runtime.core.leb128 import (
-    read_reversed_uvarint,
-    read_uvarint,
-    skip_varints,
-    write_uvarint,
-)
+from runtime.core.leb128 import read_reversed_uvarint, read_uvarint, skip_varints
 from runtime.formats.craft_chunks import (
-    _I64,
-    U64,
     _at,
     _record_payloads,
     _record_tables,
     _record_terms,
     _record_varints,
 )
-from runtime.formats.ticdc import (
-    Column,
-    DdlEvent,
-    Event,
-    ResolvedEvent,
-    RowChangedEvent,
-)
+from runtime.formats.ticdc import Event
 from runtime.formats.ticdc_json import text_or_hex
 
 VERSION = 1
@@ -302,129 +290,3 @@ def _shown_value(code, flags, raw, kinds):
         shown = text_or_hex(value, flags)
         return shown if isinstance(shown, str) else value
     return value
-
-
-# -------------------------------------------------------------------------------------
-# Messages <-> runtime.formats.ticdc events
-# -------------------------------------------------------------------------------------
-class _Parts:
-    """One event checked and with its values encoded: the unit of batching (§9)."""
-
-    __slots__ = ("body", "commit_ts", "estimate", "partition", "schema", "table", "type")
-
-
-def _event_parts(ev, kinds) -> _Parts:
-    """Validate ``ev`` and encode its values once, for the size estimate and the message."""
-    p = _Parts()
-    if isinstance(ev, RowChangedEvent):
-        p.type = EVENT_ROW
-    elif isinstance(ev, DdlEvent):
-        p.type = EVENT_DDL
-    elif isinstance(ev, ResolvedEvent):
-        p.type = EVENT_RESOLVED
-    else:
-        raise EncodeError(f"not a runtime.formats.ticdc event: {type(ev).__name__}")
-    with _Path("commit_ts"):
-        if type(ev.commit_ts) is not int or not 0 <= ev.commit_ts <= U64:
-            raise EncodeError(f"commit ts {ev.commit_ts!r} is not a uint64")
-    p.commit_ts = ev.commit_ts
-    p.partition, p.schema, p.table, p.body = -1, None, None, None
-    if p.type == EVENT_RESOLVED:
-        p.estimate = 32
-        return p
-    for name in ("schema", "table"):
-        value = getattr(ev, name)
-        if value is not None and not isinstance(value, str):
-            raise _at(EncodeError(f"expected str or None, got {type(value).__name__}"), name)
-        setattr(p, name, value)  # "" is written as -1, as the spec's ref: says
-    p.estimate = 32 + len(_utf8(p.schema)) + len(_utf8(p.table))
-    if p.type == EVENT_DDL:
-        with _Path("ddl_type"):
-            write_uvarint(ev.ddl_type)
-        with _Path("query"):
-            if not isinstance(ev.query, str):
-                raise EncodeError(f"expected str, got {type(ev.query).__name__}")
-        p.body = Container(ddl_type=ev.ddl_type, query=ev.query)
-        return p
-    if ev.partition is not None:
-        with _Path("partition"):
-            if type(ev.partition) is not int or not 0 <= ev.partition < _I64:
-                raise EncodeError(f"partition {ev.partition!r}: None or a table id >= 0")
-        p.partition = ev.partition
-    groups = []
-    for image, group_type in (("new", GROUP_NEW), ("old", GROUP_OLD)):
-        columns = getattr(ev, image)
-        if columns is not None:
-            with _Path(image):
-                groups.append(_encode_columns(columns, group_type, p, kinds))
-    if not groups:
-        raise EncodeError("a row event needs new or old columns")
-    p.body = groups
-    return p
-
-
-def _encode_columns(columns, group_type, p, kinds):
-    names, types, flags, values = [], [], [], []
-    for j, col in enumerate(columns):
-        with _Path(None, j):
-            if not isinstance(col, Column) or not isinstance(col.name, str):
-                raise EncodeError(f"expected a Column with a str name, got {col!r}")
-            with _Path("flags"):
-                write_uvarint(col.flags)
-            with _Path("value"):
-                raw = kinds.encode(col.type, col.flags, col.value)
-        name = _utf8(col.name)
-        p.estimate += len(name) + (len(raw) if raw else 0) + 16
-        names.append(col.name)
-        types.append(col.type)
-        flags.append(col.flags)
-        values.append(raw)
-    return group_type, names, types, flags, values
-
-
-def _utf8(s) -> bytes:
-    return s.encode("utf-8", "surrogateescape") if s else b""
-
-
-def _assemble(parts: list[_Parts], terms) -> Container:
-    """The raw message of checked events, with names interned by ``terms`` (the spec's
-    ``interned:`` order, the reference's (§5): every schema, then every table, then column
-    names in body order, new before old)."""
-    bodies = []
-    for p in parts:
-        if p.type == EVENT_ROW:
-            groups = [
-                Container(
-                    type=group_type,
-                    names=names,
-                    types=types,
-                    flags=flags,
-                    values=values,
-                )
-                for group_type, names, types, flags, values in p.body
-            ]
-            bodies.append(Container(column_groups=groups, ddl_type=None, query=None))
-        elif p.type == EVENT_DDL:
-            bodies.append(
-                Container(column_groups=None, ddl_type=p.body.ddl_type, query=p.body.query)
-            )
-        else:
-            bodies.append(Container(column_groups=None, ddl_type=None, query=None))
-    header = Container(
-        commit_ts=[p.commit_ts for p in parts],
-        type=[p.type for p in parts],
-        partition=[p.partition for p in parts],
-        schema=[p.schema for p in parts],
-        table=[p.table for p in parts],
-    )
-    frame = Container(header=header, bodies=bodies)
-    terms.intern(frame)
-    return frame
-
-
-def _parts_of(events, kinds) -> list[_Parts]:
-    out = []
-    for i, ev in enumerate(events):
-        with _Path("events", i):
-            out.append(_event_parts(ev, kinds))
-    return out
