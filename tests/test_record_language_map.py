@@ -190,8 +190,8 @@ def test_a_map_the_compiled_tier_cannot_say_is_left_to_python(tmp_path):
     only: the frame keeps its compiled reader, the Python mapping runs the message."""
     spec = spec_copy(
         tmp_path,
-        "            query: body.query\n",
-        '            query: "body.query if header.type[i] == event_type.DDL else body.query"\n',
+        '"None if header.partition[i] == -1 else header.partition[i]"',
+        '"None if header.partition[i] == event_type.ROW_CHANGED - 2 else header.partition[i]"',
     )
     emitter = compiled(spec)
     assert "message" not in emitter.mapped and "EventType" in emitter.refused["message"]
