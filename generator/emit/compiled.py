@@ -176,9 +176,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             'model, or None where the quick tier would raise Retry."""',
             "",
         ]
-        # an entry keeps the bytes it reads where a reader's elements may be pending in them
-        prelude = PRELUDE.replace("_whole(entry.read", f"{self.whole()}(entry.read")
-        body = [prelude]
+        body = [PRELUDE]
         if self.expressions:
             body.append(EXPRESSION_PRELUDE)
         body += list(self.preludes)
@@ -219,7 +217,8 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             body.append(self.pair_function())
         body += self.rows_section()
         entries = [
-            f'    "{name}": _entry({self.reader(name)}, {self.lowering.plans[name].depth}),'
+            f'    "{name}": _entry({self.reader(name)}, {self.lowering.plans[name].depth},'
+            f" {self.whole()}),"
             for name in self.entries
         ]
         body.append("\n".join(["_ENTRIES = {", *entries, "}"]))
@@ -228,7 +227,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             body.append(arrow.section())
         constants = self.member_constants("\n".join(body))
         if constants:  # after the preludes, before the first reader
-            at = body.index(prelude) + 1 + bool(self.expressions) + len(self.preludes)
+            at = body.index(PRELUDE) + 1 + bool(self.expressions) + len(self.preludes)
             body.insert(at, constants)
         text = "\n".join(head) + "\n" + "\n\n".join(part.rstrip("\n") + "\n" for part in body)
         return text
