@@ -181,8 +181,10 @@ class RowSteps:
         """The type of a declaration (``Py_ssize_t = 0``: ``Py_ssize_t``)."""
         return declared.partition(" = ")[0]
 
-    def row_field(self, name: str) -> tuple[FieldSteps, Repeat] | None:
-        """The plan's last field when it is the row field, read by one ``eos`` repeat."""
+    def row_field(self, name: str, counted: bool = False) -> tuple[FieldSteps, Repeat] | None:
+        """The plan's last field when it is the row field, read by one ``eos`` repeat (of at
+        least n elements too where ``counted``: no row iterator reads one, as the error
+        comes after the elements, the Python iterator's alone)."""
         record = self.spec.records[name]
         if self.fast.row_iterated(record) is None:
             return None
@@ -192,8 +194,9 @@ class RowSteps:
         if len(last.steps) != 1 or not isinstance(last.steps[0], Repeat):
             return None
         repeat = last.steps[0]
-        # (at least n elements: the error comes after them, the Python iterator's alone)
-        return (last, repeat) if repeat.until == "eos" and not repeat.min_count else None
+        if repeat.until != "eos" or (repeat.min_count and not counted):
+            return None
+        return last, repeat
 
     def rows_function(self, name: str) -> str:
         """``_rows_<name>``: a generator that yields None once the fields before the
