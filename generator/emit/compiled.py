@@ -123,6 +123,14 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         """Row record -> the arguments of earlier fields ``_elements_<record>`` takes."""
         self.element_params: dict[str, list[tuple[str, str]]] = {}
         """Row record -> those arguments' (C type, variable)."""
+        self.heads: dict[str, list[str]] = {}
+        self.head_functions: dict[str, str] = {}
+        """Row record -> ``_head_<record>``, the fields before its row field, which its
+        reader and its row iterator share (:meth:`RowSteps.head_outputs`)."""
+        self.head_pointers: dict[str, list[str]] = {}
+        self.head_values: dict[str, list[str]] = {}
+        self.head_decls: dict[str, dict[str, str]] = {}
+        """Row record -> the head's outputs: C variables, Python values, their C types."""
         self.pendings: dict[str, str] = {}
         """Record -> ``_Pending_<record>`` and ``_pending_<record>``, its row field's
         pending elements (:mod:`generator.emit.compiled_pending`)."""
@@ -205,7 +213,12 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         body += [
             part
             for name in self.entries
-            for part in (self.elements.get(name), self.pendings.get(name), self.functions[name])
+            for part in (
+                self.elements.get(name),
+                self.pendings.get(name),
+                self.head_functions.get(name),
+                self.functions[name],
+            )
             if part is not None
         ]
         body += [self.pickers[table] for table in sorted(self.pickers)]
@@ -341,10 +354,15 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         if plan.checks_depth:
             extra = f" + {plan.depth - 1}" if plan.depth > 1 else ""
             self.decline_if(f"depth{extra} > lim.max_depth or depth > _C_MAX_DEPTH")
-        self.steps(plan.steps, "end")
+        shares_head = self.shares_head(plan)
+        if shares_head:
+            self.head_call(plan)
+        self.steps(plan.steps[-2:] if shares_head else plan.steps, "end")
         self.flush()
         self.w.line("stop[0] = pos")
         self.w.line("return model")
+        if shares_head:
+            self.head_outputs(plan)
         head = self.function_head(plan)
         if self.intos:
             head.append(f"    global {', '.join(sorted(self.intos))}")
