@@ -11,6 +11,7 @@ timed ones of ``python -m benchmarks`` within about 0.1x (benchmarks/README.md).
     python -m benchmarks.instructions --only mysql [--n 20000]
     python -m benchmarks.instructions --only craft [--n 2000]
     python -m benchmarks.instructions --only open_protocol [--n 500]
+    python -m benchmarks.instructions --only calls [--n 2000]
 
 ``--only mysql``: ``parse`` (the compiled tier when built) of the tagged GTID seed event, of
 100 distinct events in turn, and of binlog files of 100 seed events (per event), with the
@@ -18,6 +19,8 @@ start-up heap frozen (``gc.freeze()``) so the collections the loop triggers do n
 ``--only craft``: ``parse`` of TiCDC Craft frames and a column group in each tier, beside the
 exact reader alone, the reader rendered from ``map:`` and the hand-written
 runtime/_compiled/craft.pyx (``CRAFT_DECODERS``).
+``--only calls``: a ``parse`` call of the compiled tier where its cost around the reader
+shows (``CALL_WORKLOADS``).
 ``--only open_protocol``: ``decode_message(key, value)`` of TiCDC Open Protocol messages
 (benchmarks/ticdc_open_protocol.py: the seed row, 16 rows of 20 columns) in pure Python and
 with the compiled tier, per message.
@@ -147,8 +150,64 @@ def _decode_open_protocol(workload: str, decoder: str, n: int) -> None:
         op.decode_message(key, value)
 
 
+CALL_WORKLOADS = ("msgpack-fixint", "msgpack-log", "pb-small", "mysql-seed", "kafka-none",
+                  "binlog", "binlog-rows")  # fmt: skip
+"""``--only calls``: one ``parse`` (or ``iter_rows``) call of the compiled tier, where what
+the call costs around its reader shows: msgpack's one-byte ``value`` (the call alone) and
+log record (benchmarks/msgpack_values.py), a PlainBuffer small row, the MySQL GTID seed
+event, a Kafka segment of 100 uncompressed batches (benchmarks/kafka_record_batch.py), a
+binlog file of 100 seed events by ``parse`` and by ``iter_rows``."""
+
+
+def _call(workload: str):
+    """``--only calls``: (function, the argument tuples it is called with in turn)."""
+    if workload.startswith("msgpack"):
+        from benchmarks.msgpack_values import log_record
+        from generated import msgpack
+
+        payloads = [b"\x01"] if workload == "msgpack-fixint" else [log_record(i) for i in range(64)]
+        return msgpack.parse, [(p, "value") for p in payloads]
+    if workload == "pb-small":
+        from benchmarks import plainbuffer as pb
+
+        return pb.plainbuffer.parse, [(pb.pb_small(i),) for i in range(64)]
+    if workload == "kafka-none":
+        from benchmarks.kafka_record_batch import segment
+        from generated import kafka_record_batch
+
+        return kafka_record_batch.parse, [(segment(0),)]
+    from benchmarks.__main__ import mysql_binlog
+    from benchmarks.mysql_serialization import SEED_EVENT
+    from generated import mysql_serialization as ms
+
+    if workload == "mysql-seed":
+        return ms.parse, [(SEED_EVENT, "gtid_tagged_event")]
+    if workload == "binlog":
+        return ms.parse, [(mysql_binlog(100), "binlog_file")]
+
+    def rows(data):
+        for _ in ms.iter_rows(data, "binlog_file"):
+            pass
+
+    return rows, [(mysql_binlog(100),)]
+
+
+def _decode_calls(workload: str, n: int) -> None:
+    """The measured process for ``--only calls``: ``n`` calls."""
+    import gc
+
+    fn, calls = _call(workload)
+    for args in calls * 2:
+        fn(*args)
+    gc.freeze()
+    for i in range(n):
+        fn(*calls[i % len(calls)])
+
+
 def _decode(workload: str, decoder: str, n: int) -> None:
     """The measured process: build the payloads, warm up, decode ``n`` rows."""
+    if workload in CALL_WORKLOADS:
+        return _decode_calls(workload, n)
     if workload in OPEN_PROTOCOL_WORKLOADS:
         return _decode_open_protocol(workload, decoder, n)
     if workload in MYSQL_WORKLOADS:
@@ -208,7 +267,9 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=300, help="rows decoded in the measured run")
     ap.add_argument("--workload", choices=("small", "wide", "both"), default="both")
     ap.add_argument(
-        "--only", choices=("plainbuffer", "mysql", "craft", "open_protocol"), default="plainbuffer"
+        "--only",
+        choices=("plainbuffer", "mysql", "craft", "open_protocol", "calls"),
+        default="plainbuffer",
     )
     ap.add_argument(
         "--decoders", default=",".join(CRAFT_DECODERS), help="--only craft: these, comma-separated"
@@ -224,6 +285,12 @@ def main(argv=None) -> int:
         return 0
     if args.only == "craft":
         _table(CRAFT_WORKLOADS, args.decoders.split(","), max(args.n, 2000), "parse")
+        return 0
+    if args.only == "calls":  # (a Kafka segment or a binlog file is a call: fewer of them)
+        print("| workload | instructions/call |\n|---|---:|")
+        for workload in CALL_WORKLOADS:
+            n = max(args.n, 2000) if workload in CALL_WORKLOADS[:4] else 20
+            print(f"| {workload} | {_per(workload, 'compiled', n):,.0f} |")
         return 0
     if args.only == "open_protocol":
         _table(OPEN_PROTOCOL_WORKLOADS, OPEN_PROTOCOL_DECODERS, max(args.n, 500), "message")

@@ -99,6 +99,7 @@ def test_tables_first_takes_calls_without_limits_and_hands_the_rest_to_python():
 
     parse = dispatch.TablesFirst(python_parse, {"a": reader, "b": reader}, "a")
     assert parse(b"x") == parse(b"x", "a") == parse(b"x", "b") == ("table", b"x")
+    assert parse(b"x", record="b") == ("table", b"x")
     assert parse(b"decline") == parse(b"x", "c") == "python"
     assert parse(b"x", max_depth=3) == parse(data=b"x") == "python"
     assert calls == [
@@ -106,6 +107,43 @@ def test_tables_first_takes_calls_without_limits_and_hands_the_rest_to_python():
         (b"x", "c", {}),
         (b"x", "a", {"max_depth": 3}),
         (b"x", "a", {}),
+    ]
+    assert inspect.signature(parse) == inspect.signature(python_parse)
+    assert parse.__doc__ == "The Python parse." and inspect.isroutine(parse)
+    with pytest.raises(TypeError):
+        parse()
+
+
+def test_entries_first_reads_bytes_without_limits_in_c_and_hands_the_rest_to_python():
+    dispatch = tier.compiled("runtime._compiled.dispatch")
+    compiled = tier.compiled("generated._compiled.msgpack")
+    if dispatch is None or compiled is None:
+        pytest.skip("the compiled tier is not built")
+    from generated import msgpack
+    from runtime.core.limits import DEFAULT
+
+    calls = []
+
+    def python_parse(data: bytes, record: str = "value", **limits):
+        """The Python parse."""
+        calls.append((bytes(data), record, limits))
+        return "python"
+
+    parse = dispatch.EntriesFirst(python_parse, compiled._ENTRIES, "value", DEFAULT)
+    data = bytes([0x81, 0xA1, 0x61, 0x01])  # {"a": 1}
+    model = msgpack.parse(data, "value")
+    assert type(msgpack.parse) is dispatch.EntriesFirst
+    assert parse(data) == parse(data, "value") == parse(data, record="value") == model
+    assert parse(data, "pair") == "python"  # a record whose reader declines {"a": 1}'s bytes
+    assert parse(bytearray(data)) == parse(data, max_depth=3) == parse(data=data) == "python"
+    assert parse(data[:2]) == parse(data, "nope") == "python"
+    assert calls == [
+        (data, "pair", {}),
+        (data, "value", {}),
+        (data, "value", {"max_depth": 3}),
+        (data, "value", {}),
+        (data[:2], "value", {}),
+        (data, "nope", {}),
     ]
     assert inspect.signature(parse) == inspect.signature(python_parse)
     assert parse.__doc__ == "The Python parse." and inspect.isroutine(parse)

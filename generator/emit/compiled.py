@@ -130,6 +130,14 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         """Row record -> the arguments of earlier fields ``_elements_<record>`` takes."""
         self.element_params: dict[str, list[tuple[str, str]]] = {}
         """Row record -> those arguments' (C type, variable)."""
+        self.heads: dict[str, list[str]] = {}
+        self.head_functions: dict[str, str] = {}
+        """Row record -> ``_head_<record>``, the fields before its row field, which its
+        reader and its row iterator share (:meth:`RowSteps.head_outputs`)."""
+        self.head_pointers: dict[str, list[str]] = {}
+        self.head_values: dict[str, list[str]] = {}
+        self.head_decls: dict[str, dict[str, str]] = {}
+        """Row record -> the head's outputs: C variables, Python values, their C types."""
         self.pendings: dict[str, str] = {}
         """Record -> ``_Pending_<record>`` and ``_pending_<record>``, its row field's
         pending elements (:mod:`generator.emit.compiled_pending`)."""
@@ -188,9 +196,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             'model, or None where the quick tier would raise Retry."""',
             "",
         ]
-        # an entry keeps the bytes it reads where a reader's elements may be pending in them
-        prelude = PRELUDE.replace("_whole(entry.read", f"{self.whole()}(entry.read")
-        body = [prelude]
+        body = [PRELUDE]
         if self.expressions:
             body.append(EXPRESSION_PRELUDE)
         body += list(self.preludes)
@@ -222,7 +228,12 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         body += [
             part
             for name in self.entries
-            for part in (self.elements.get(name), self.pendings.get(name), self.functions[name])
+            for part in (
+                self.elements.get(name),
+                self.pendings.get(name),
+                self.head_functions.get(name),
+                self.functions[name],
+            )
             if part is not None
         ]
         for mapped in self.mapped.values():
@@ -238,7 +249,8 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             body.append(self.pair_function())
         body += self.rows_section()
         entries = [
-            f'    "{name}": _entry({self.reader(name)}, {self.depth(name)}),'
+            f'    "{name}": _entry({self.reader(name)}, {self.depth(name)},'
+            f" {self.whole()}),"
             for name in self.entries
         ]
         body.append("\n".join(["_ENTRIES = {", *entries, "}"]))
@@ -247,7 +259,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             body.append(arrow.section())
         constants = self.member_constants("\n".join(body))
         if constants:  # after the preludes, before the first reader
-            at = body.index(prelude) + 1 + bool(self.expressions) + len(self.preludes)
+            at = body.index(PRELUDE) + 1 + bool(self.expressions) + len(self.preludes)
             body.insert(at, constants)
         text = "\n".join(head) + "\n" + "\n\n".join(part.rstrip("\n") + "\n" for part in body)
         return text
@@ -385,10 +397,15 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         if plan.checks_depth:
             extra = f" + {plan.depth - 1}" if plan.depth > 1 else ""
             self.decline_if(f"depth{extra} > lim.max_depth or depth > _C_MAX_DEPTH")
-        self.steps(plan.steps, "end")
+        shares_head = self.shares_head(plan)
+        if shares_head:
+            self.head_call(plan)
+        self.steps(plan.steps[-2:] if shares_head else plan.steps, "end")
         self.flush()
         self.w.line("stop[0] = pos")
         self.w.line("return model")
+        if shares_head:
+            self.head_outputs(plan)
         head = self.function_head(plan)
         if self.intos:
             head.append(f"    global {', '.join(sorted(self.intos))}")

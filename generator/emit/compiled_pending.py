@@ -20,7 +20,7 @@ called on a buffer that is not the ``bytes`` the entry reads (``_reading``).
 
 from __future__ import annotations
 
-from generator.emit.plan import Build, FieldSteps, Repeat
+from generator.emit.plan import Repeat
 
 PENDING_BYTES = 1 << 20
 """A row field of this many input bytes or more is read into pending elements."""
@@ -80,20 +80,12 @@ class PendingSteps:
         read by their own reader or by the loop its row iterator shares."""
         if not self.pends_elements or self.recursive:
             return None
-        record = self.spec.records[name]
-        if self.fast.row_iterated(record) is None:
+        row = self.row_field(name, counted=True)
+        if row is None or not row[1].record:
             return None
-        *_, last, build = self.lowering.plans[name].steps
-        if not isinstance(build, Build) or not isinstance(last, FieldSteps):
-            return None
-        if len(last.steps) != 1 or not isinstance(last.steps[0], Repeat):
-            return None
-        repeat = last.steps[0]
-        if repeat.until != "eos" or not repeat.record:
-            return None
-        if repeat.steps is not None and self.row_field(name) is None:
-            return None
-        return repeat
+        repeat = row[1]
+        # elements read inline are read again by the row iterator's loop, which a count bars
+        return None if repeat.steps is not None and repeat.min_count else repeat
 
     def element_class(self, step: Repeat) -> str:
         """The model class of the elements ``step`` reads."""

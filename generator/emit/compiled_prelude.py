@@ -14,9 +14,10 @@ from libc.string cimport memcmp, memcpy
 
 import dataclasses
 
+from runtime._compiled.dispatch import EntriesFirst as _EntriesFirst
 from runtime._compiled.prelude cimport (
-    _CRC8, _C_MAX_DEPTH, _DReader, _EntryOf, _Limits, _Reader, _bytes, _crc8, _entry, _entry_of,
-    _enum_bytes, _int, _int64, _limits, _parse_as, _slot, _unzigzag, _utf8, _uvarint, _whole,
+    _CRC8, _C_MAX_DEPTH, _DReader, _Limits, _Reader, _bytes, _crc8, _entry, _enum_bytes, _int,
+    _int64, _limits, _slot, _unzigzag, _utf8, _uvarint, _whole,
     wirespec_add_overflows, wirespec_get, wirespec_put,
 )
 from runtime._compiled.slots cimport (
@@ -27,25 +28,14 @@ from runtime._compiled.slots cimport (
 
 def parse_first(python_parse, default_record, default_limits):
     """The module's ``parse`` with the compiled readers tried first, from C (no Python frame
-    when they take the input): ``python_parse`` decides whatever they decline, and every
-    call with limits or input that is not ``bytes``."""
-    # the default record's reader found once: a dict look-up is a tenth of a small message
-    cdef const _EntryOf* default_entry = _entry_of(_ENTRIES.get(default_record))
-
-    def parse(data, record=default_record, **limits):
-        if not limits and type(data) is bytes:
-            entry = default_entry if record is default_record else _entry_of(_ENTRIES.get(record))
-            if entry != NULL:
-                model = _whole(entry.read, entry.depth, <bytes>data, default_limits)
-                if model is not None:
-                    return model
-        return python_parse(data, record, **limits)
-
-    return _parse_as(parse, python_parse)
+    when they take the input, no ``**limits`` dict when none are given): ``python_parse``
+    decides whatever they decline, and every call with limits or input that is not
+    ``bytes``."""
+    return _EntriesFirst(python_parse, _ENTRIES, default_record, default_limits)
 '''
 """What every module starts with: the shared helpers cimported from
 ``runtime/_compiled/prelude.pxd`` (and ``slots.pxd``), and ``parse_first`` over the module's
-own ``_ENTRIES`` (a closure: Cython cannot share one through a .pxd)."""
+own ``_ENTRIES`` (``runtime/_compiled/dispatch.pyx``'s ``EntriesFirst``)."""
 
 
 EXPRESSION_PRELUDE = '''\

@@ -14,7 +14,10 @@ as a whole nor the element count.
 Elements the plan reads inline are read by one function, ``_elements_<record>``, which the
 record's reader calls once for them all and its row iterator once for each: the repeat's
 loop, given the variables of the fields before it that the element's steps read (a binlog
-event's body size reads the format description's checksum algorithm).
+event's body size reads the format description's checksum algorithm). The fields before the
+elements are read by one function too, ``_head_<record>``, which the reader and the row
+iterator call: it gives the variables the rest of the reader reads, C values through
+pointers and the others in a tuple.
 """
 
 from __future__ import annotations
@@ -83,6 +86,8 @@ _ASSIGNED = re.compile(r"^\s*(\w+)\s*(?:=(?!=)|[-+]=)|&(\w+)")
 """A name a line of generated Cython assigns (or hands a reader as its ``stop``)."""
 _NAME = re.compile(r"\b[A-Za-z_]\w*\b")
 _READER_ARGUMENTS = {"buf", "pos", "end", "lim", "stop"}
+_C_VALUE = re.compile(r"^(?:u?int(?:8|16|32|64)_t|Py_ssize_t|size_t|bint|int|double|float|.*\*)$")
+"""A C type a variable of the head of a row record hands out through a pointer."""
 
 
 def _code(line: str) -> str:
@@ -171,6 +176,84 @@ class RowSteps:
         self.element_reads[self.name] = "".join(f", {v}" for v in read)
         return self.elements_of(step, out, most)
 
+    def shares_head(self, plan) -> bool:
+        """``plan``'s reader reads the fields before its row field by ``_head_<record>``,
+        which its row iterator calls too (so the module carries them once)."""
+        return self.shares_row_elements and not plan.checks_depth and bool(self.row_field(plan.name))
+
+    def head_call(self, plan) -> None:
+        """The call of ``_head_<record>`` where the reader reads the fields before its row
+        field: they are rendered into that function, and the call is completed by
+        :meth:`head_outputs` once the rest of the reader is rendered."""
+        outer_w, outer_decline = self.w, self.decline_text
+        self.w = LineWriter()
+        self.w.counter = outer_w.counter
+        self.decline_text = "return None"
+        self.steps(plan.steps[:-2], "end")
+        self.flush()
+        self.checked = 0
+        self.heads[plan.name] = self.w.lines
+        outer_w.counter = self.w.counter
+        self.w, self.decline_text = outer_w, outer_decline
+        self.head_at = len(self.w.lines)
+
+    def head_outputs(self, plan) -> None:
+        """``_head_<record>`` (rendered once, here) and its call in the reader: what the rest
+        of the reader reads of the head's variables comes out of it, the C values through
+        pointers and the others in the tuple it returns (None to decline)."""
+        name, body = plan.name, self.heads[plan.name]
+        rest = self.w.lines[self.head_at :]
+        assigned = _assigned(body) - _READER_ARGUMENTS
+        used = {n for line in rest for n in _NAME.findall(_code(line))}
+        outputs = sorted(assigned & used)
+        pointers = [v for v in outputs if _C_VALUE.match(self.c_type(self.decls.get(v, "object")))]
+        values = [v for v in outputs if v not in pointers]
+        self.head_pointers[name], self.head_values[name] = pointers, values
+        self.head_decls[name] = {v: self.decls[v] for v in pointers}
+        params = "".join(f", {self.c_type(self.decls[v])}* {v}_out" for v in pointers)
+        indent = " " * (len(name) + 17)
+        field = self.row_field(name)[0].name
+        through = f"with {', '.join(pointers)} through the pointers given, " if pointers else ""
+        head = [
+            f"cdef object _head_{name}(const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end,",
+            f"{indent}_Limits* lim, Py_ssize_t* stop{params}):",
+            f'    """The fields of a ``{name}`` before ``{field}``, read once for ``_read_{name}``',
+            f"    and ``_rows_{name}``: ({', '.join(values)}{',' * (len(values) == 1)}),",
+            f'    {through}or None to decline."""',
+        ]
+        used_here = {n for line in body for n in _NAME.findall(_code(line))}
+        intos = sorted(v for v in self.intos if v in used_here)
+        if intos:
+            head.append(f"    global {', '.join(intos)}")
+        for var, ctype in self.decls.items():
+            if var in used_here:
+                ctype, _, init = ctype.partition(" = ")
+                head.append(f"    cdef {ctype} {var}" + f" = {init}" * bool(init))
+        tail = ["    stop[0] = pos", *[f"    {v}_out[0] = {v}" for v in pointers]]
+        tail.append(f"    return ({', '.join(values)}{',' * (len(values) == 1)})")
+        self.head_functions[name] = "\n".join(head + body + tail)
+        call = self.head_call_lines(name, "return None")
+        self.w.lines[self.head_at : self.head_at] = ["    " + line for line in call]
+        # the head's own variables are declared in it
+        for var in list(self.decls):
+            if var in used_here and var not in outputs and not any(
+                var in _NAME.findall(_code(line)) for line in rest
+            ):
+                del self.decls[var]
+
+    def head_call_lines(self, name: str, decline: str) -> list[str]:
+        """The lines (at depth 0) that call ``_head_<name>`` and unpack what it gives."""
+        pointers, values = self.head_pointers[name], self.head_values[name]
+        args = "".join(f", &{v}" for v in pointers)
+        lines = [
+            f"head = _head_{name}(buf, pos, end, lim, &pos{args})",
+            "if head is None:",
+            f"    {decline}",
+        ]
+        if values:
+            lines.append(f"{', '.join(values)}{',' * (len(values) == 1)} = <tuple>head")
+        return lines
+
     def elements_of(self, step: Repeat, out: str, most: str) -> str:
         """The call of the record's ``_elements_<record>`` reading into ``out``."""
         args = self.element_reads[self.name]
@@ -181,8 +264,10 @@ class RowSteps:
         """The type of a declaration (``Py_ssize_t = 0``: ``Py_ssize_t``)."""
         return declared.partition(" = ")[0]
 
-    def row_field(self, name: str) -> tuple[FieldSteps, Repeat] | None:
-        """The plan's last field when it is the row field, read by one ``eos`` repeat."""
+    def row_field(self, name: str, counted: bool = False) -> tuple[FieldSteps, Repeat] | None:
+        """The plan's last field when it is the row field, read by one ``eos`` repeat (of at
+        least n elements too where ``counted``: no row iterator reads one, as the error
+        comes after the elements, the Python iterator's alone)."""
         record = self.spec.records[name]
         if self.fast.row_iterated(record) is None:
             return None
@@ -192,8 +277,9 @@ class RowSteps:
         if len(last.steps) != 1 or not isinstance(last.steps[0], Repeat):
             return None
         repeat = last.steps[0]
-        # (at least n elements: the error comes after them, the Python iterator's alone)
-        return (last, repeat) if repeat.until == "eos" and not repeat.min_count else None
+        if repeat.until != "eos" or (repeat.min_count and not counted):
+            return None
+        return last, repeat
 
     def rows_function(self, name: str) -> str:
         """``_rows_<name>``: a generator that yields None once the fields before the
@@ -207,8 +293,15 @@ class RowSteps:
         self.w.depth = 1
         self.decline_text = "return"
         self.decline_if(f"lim.max_depth < {plan.depth}")
-        self.steps(plan.steps[:-2], "end")
-        self.flush()
+        if name in self.head_functions:
+            self.calls |= self.callees[name]  # the head's
+            for var in self.head_pointers[name]:
+                self.declare(var, self.c_type(self.head_decls[name][var]))
+            for line in self.head_call_lines(name, "return"):
+                self.w.line(line)
+        else:
+            self.steps(plan.steps[:-2], "end")
+            self.flush()
         self.w.line("yield None  # the fields before the elements are read")
         record = self.spec.records[name]
         before = [f.name for f in record.fields[: record.fields.index(record.field(field.name))]]

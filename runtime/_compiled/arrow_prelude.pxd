@@ -16,8 +16,9 @@ reader declines (the builders part-written)."""
 
 cdef inline object _arrow_entry(_ArrowReader read, Py_ssize_t depth):
     """A record's Arrow writer and the nesting depth it reads, for ``_ARROW_ENTRIES``: an
-    entry as ``prelude.pxd`` makes one (its reader cast back where it is called)."""
-    return _entry(<_Reader>read, depth)
+    entry as ``prelude.pxd`` makes one (its reader cast back where it is called; no
+    ``whole``: ``_write_arrow`` reads each message itself)."""
+    return _entry(<_Reader>read, depth, NULL)
 
 
 cdef inline object _write_arrow(object entry_capsule, column, Py_ssize_t start,

@@ -337,22 +337,30 @@ cdef inline object _whole(_Reader read, Py_ssize_t depth, bytes data, limits):
     return model
 
 
+ctypedef object (*_Whole)(_Reader, Py_ssize_t, bytes, object)
+"""What reads all of an input with a reader: :func:`_whole`, or the module's own where the
+reader's elements may be pending in it (generator/emit/compiled_pending.py)."""
+
+
 ctypedef struct _EntryOf:
     _Reader read
     Py_ssize_t depth
+    _Whole whole
 
 
 cdef inline void _free_entry(object entry) noexcept:
     PyMem_Free(PyCapsule_GetPointer(entry, NULL))
 
 
-cdef inline object _entry(_Reader read, Py_ssize_t depth):
-    """A record's reader and the nesting depth it reads, for the module's ``_ENTRIES``."""
+cdef inline object _entry(_Reader read, Py_ssize_t depth, _Whole whole):
+    """A record's reader, the nesting depth it reads and what reads all of an input with it,
+    for the module's ``_ENTRIES`` (which ``runtime/_compiled/dispatch.pyx`` reads)."""
     cdef _EntryOf* entry = <_EntryOf*>PyMem_Malloc(sizeof(_EntryOf))
     if entry == NULL:
         raise MemoryError()
     entry.read = read
     entry.depth = depth
+    entry.whole = whole
     return PyCapsule_New(entry, NULL, _free_entry)
 
 
@@ -361,16 +369,6 @@ cdef inline const _EntryOf* _entry_of(object entry) except? NULL:
     if entry is None:
         return NULL
     return <const _EntryOf*>PyCapsule_GetPointer(entry, NULL)
-
-
-cdef inline object _parse_as(parse, python_parse):
-    """``parse`` named and documented as ``python_parse``: pickled by reference (Spark
-    ships the module's parse to workers by name) as before."""
-    parse.__doc__ = python_parse.__doc__
-    parse.__wrapped__ = python_parse
-    parse.__module__ = python_parse.__module__
-    parse.__qualname__ = parse.__name__ = python_parse.__qualname__
-    return parse
 
 
 # -- bind: the generated module's classes and enum tables --------------------------------
