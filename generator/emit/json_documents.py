@@ -115,11 +115,12 @@ class JsonDocumentEmitter:
     def _scalar_reader(self, name: str, doc: JsonDoc) -> str:
         w = LineWriter()
         envelope = self._claim_check_members(doc)
-        out = []
+        out, names = [], {}
         for k in doc.keys:
             var = _identifier(k.field, "field")
             var += "_" if hasattr(builtins, var) else ""
             out.append(f"{k.field!r}: {var}")
+            names[k.name] = var
             w.line(self._where(k))
             if envelope is not None:
                 w.line(f"if {k.name!r} not in obj:")
@@ -147,6 +148,7 @@ class JsonDocumentEmitter:
             w.line(
                 '    raise rt_op_json.fail(f"a claim-check object has no {extra[0]!r}", extra[0])'
             )
+        self._events_rule(w, doc, names)
         w.line("return {" + ", ".join(out) + "}")
         text = (f"The members of one ``{doc.name}`` document (a decoded JSON object), by the "
                 "event field each carries. A refused member raises DecodeError with its "
@@ -179,6 +181,27 @@ class JsonDocumentEmitter:
             codes = sorted(v.value for v in self.spec.enums[key.enum].values)
             test += f" or {var} not in {{{', '.join(map(str, codes))}}}"
         return test
+
+    def _events_rule(self, w: LineWriter, doc: JsonDoc, names: dict) -> None:
+        """The keys with ``events:``: an event of another type has no such field, so the key
+        holds nothing there, or what ``omit:`` leaves out (its message names the event
+        type as the member's name in lower case: "a ddl event has no row_id ('rid')")."""
+        type_key = next((k for k in doc.keys if k.field == EVENT_TYPE_FIELD and k.enum), None)
+        if type_key is None or not any(k.events for k in doc.keys):
+            return
+        w.line("# the members only some event types carry (events:)")
+        for member in self.spec.enums[type_key.enum].values:
+            foreign = [k for k in doc.keys if k.events and member.name not in k.events]
+            if not foreign:
+                continue
+            w.line(f"if {names[type_key.name]} == {member.value}:  # {member.name}")
+            with w.indent():
+                for k in foreign:
+                    var = names[k.name]
+                    held = var if k.omit == "empty" else f"{var} is not None"
+                    message = f"a {member.name.lower()} event has no {k.field} ({k.name!r})"
+                    w.line(f"if {held}:")
+                    w.line(f"    raise rt_op_json.fail({message!r}, {k.name!r})")
 
     def _scalar_writer(self, name: str, doc: JsonDoc) -> str:
         w = LineWriter()
@@ -455,7 +478,11 @@ def _commented(test: str, condition: str) -> str:
     return f"{code}:  # {condition}" + (f": {comment}" if comment else "")
 
 
-_INTEGERS = {"s64": BOUNDS["s64"], "u64": BOUNDS["u64"], "wide": (BOUNDS["s64"][0], BOUNDS["u64"][1])}
+_INTEGERS = {
+    "s64": BOUNDS["s64"],
+    "u64": BOUNDS["u64"],
+    "wide": (BOUNDS["s64"][0], BOUNDS["u64"][1]),
+}
 _READ = {
     **{t: f"rt_op_json.int_in(v, {b}, path)" for t, b in _INTEGERS.items()},
     "f32": "rt_op_json.float32_in(v, path)",

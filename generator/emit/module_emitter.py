@@ -639,6 +639,8 @@ class ModuleEmitter(SparkColumns):
             args.append(f"when={key.when!r}")
         if key.of:
             args.append(f"of={key.of!r}")
+        if key.events:
+            args.append(f"events={key.events!r}")
         if key.rendering:
             enum, _, attr = key.rendering.partition(".")
             args.append(f"rendering={enum.upper()}_{attr.upper()}")

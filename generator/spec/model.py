@@ -516,6 +516,8 @@ class JsonKeyDef:
     of: str | None = None
     rendering: str = ""
     """``ENUM.ATTRIBUTE``: the table saying how each code renders."""
+    events: tuple = ()
+    """Members of the event-type key's enum: the only event types that carry it (empty: all)."""
 
 
 @dataclasses.dataclass

@@ -261,6 +261,7 @@ class SpecBuilder(FieldBuilder):
                     enum=k.get("enum"), open=k.get("open", False), bit=k.get("bit", ""),
                     layouts=tuple(k.get("layouts", ())), when=tuple(k.get("when", ())),
                     of=k.get("of"), rendering=k.get("rendering", ""),
+                    events=tuple(k.get("events", ())),
                 )  # fmt: skip
                 if key.enum is not None and key.enum not in self.enums:
                     raise self.error(where + ("enum",), f"unknown enum {key.enum!r}")
@@ -292,6 +293,7 @@ class SpecBuilder(FieldBuilder):
                         )
                     self.json_kinds(enum, attr, where + ("rendering",))
                 keys.append(key)
+            self.json_events(name, keys)
             docs[name] = JsonDoc(name, body["doc"], keys)
         for name, doc in docs.items():
             for i, key in enumerate(doc.keys):
@@ -366,6 +368,19 @@ class SpecBuilder(FieldBuilder):
                 f"column ({', '.join(columns)}), its field: the column; it has "
                 + (", ".join(f"{k.name} ({k.type}, field {k.field})" for k in doc.keys) or "none"),
             )
+
+    def json_events(self, doc: str, keys: list) -> None:
+        """A key's ``events:`` are members of the enum of its document's event-type key."""
+        type_key = next((k for k in keys if k.field == "type" and k.enum), None)
+        members = {v.name for v in self.enums[type_key.enum].values} if type_key else set()
+        for i, key in enumerate(keys):
+            for member in key.events:
+                if member not in members or key is type_key:
+                    raise self.error(
+                        ("json", doc, "keys", i, "events"),
+                        f"{member!r} is no member of the enum of an event-type key "
+                        "(field: type) of this document",
+                    )
 
     def json_kinds(self, enum, attr: str, where) -> None:
         """A ``rendering:`` attribute has kinds of JSON value types (its ``text``, ``legacy``,

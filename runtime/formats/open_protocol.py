@@ -152,14 +152,13 @@ class OpenProtocol:
         self.type_key = next(k for k in self.key_doc.keys if k.field == "type")
         self.kinds = {m.value: _EVENT_KINDS[m.name] for m in self.type_key.enum}
         self.codes = {kind: code for code, kind in self.kinds.items()}
-        # kind -> the key members whose field its event class has not
+        # kind -> the key members its events do not carry (their events:), which the
+        # generated key reader refuses unless they hold what omit: leaves out
         self.not_carried = {
-            kind: [k for k in self.key_doc.keys if k.field not in {"type", *_field_names(cls)}]
-            for kind, cls in (
-                ("row", RowChangedEvent),
-                ("ddl", DdlEvent),
-                ("resolved", ResolvedEvent),
-            )
+            _EVENT_KINDS[m.name]: [
+                k for k in self.key_doc.keys if k.events and m.name not in k.events
+            ]
+            for m in self.type_key.enum
         }
         column_doc = self.documents[self.row_doc.key("map").of]
         self.column_doc = column_doc
@@ -313,7 +312,6 @@ class OpenProtocol:
         try:
             fields = self._read_key(kobj)
             kind = self.kinds[fields["type"]]
-            self._check_carried(kind, fields)
         except DecodeError as err:
             err.shift(ks)
             err.add_path("key")
@@ -341,15 +339,6 @@ class OpenProtocol:
         if replaced:
             _unmark_text(row)
         return row
-
-    def _check_carried(self, kind: str, fields: dict) -> None:
-        """A key member whose event field the event kind has not (``rid`` on a DDL,
-        ``scm`` on a resolved event) would be lost: an error, unless it holds what tiflow
-        leaves out (pingcap/ticdc writes ``"scm":"","tbl":""`` on every key)."""
-        for k in self.not_carried[kind]:
-            v = fields[k.field]
-            if v is not None and (k.omit != "empty" or v):
-                raise fail(f"a {kind} event has no {k.field} ({k.name!r})", k.name)
 
     def parse_pair(self, key: bytes, value: bytes, **limits) -> Message:
         """The :class:`Message` of one Kafka key and value (layout detected).
@@ -650,10 +639,6 @@ def _tiflow_reading(decl: dict) -> frozenset:
     """A kind's JSON value types (``{"type": ..., condition: type}``) a column with flags
     can be read as: all but the ``legacy`` and ``flagless`` variants."""
     return frozenset((c, t) for c, t in decl.items() if c not in ("legacy", "flagless"))
-
-
-def _field_names(cls) -> list[str]:
-    return [f.name for f in dataclasses.fields(cls)]
 
 
 def _enums(rendering, value_key):

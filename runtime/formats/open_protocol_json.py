@@ -124,8 +124,8 @@ def utf8_in(v, path: str) -> bytes:
     (:data:`gojson.REPLACED`) becomes the byte 0xFF, which :func:`utf8_text` writes back as
     that escape; :func:`gojson.loads` leaves no other surrogate.
 
-        >>> utf8_in("h\u00e9", "v")
-        b'h\\xc3\\xa9'
+    >>> utf8_in("h\u00e9", "v")
+    b'h\\xc3\\xa9'
     """
     return str_in(v, path).encode("utf-8", "surrogateescape")
 
@@ -133,8 +133,8 @@ def utf8_in(v, path: str) -> bytes:
 def quoted_in(v, path: str) -> bytes:
     """A ``quoted`` value: a JSON string of Go ``strconv.Quote`` text, as the bytes quoted.
 
-        >>> quoted_in("\\\\xff\\\\x00a", "v")
-        b'\\xff\\x00a'
+    >>> quoted_in("\\\\xff\\\\x00a", "v")
+    b'\\xff\\x00a'
     """
     text = str_in(v, path)
     try:
