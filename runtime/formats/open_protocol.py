@@ -167,11 +167,7 @@ class OpenProtocol:
         self.value_types = {kind: decl["type"] for kind, decl in self.value_key.kinds.items()}
         self.bit_key = column_doc.key("bit")
         self.flags_key = column_doc.key("layouts")
-        self.code_key = next(
-            k
-            for k in column_doc.keys
-            if k.enum is not None and k.enum in _enums(self.rendering, self.value_key)
-        )
+        self.code_key = next(k for k in column_doc.keys if k.field == "type")
         self.handle_bit = self.bit_key.bit if self.bit_key else 0
         self.binary_bit = _flag(self.flags_key, "BINARY")
         self._t, self._f, self._v = self.code_key.name, self.flags_key.name, self.value_key.name
@@ -639,11 +635,6 @@ def _tiflow_reading(decl: dict) -> frozenset:
     """A kind's JSON value types (``{"type": ..., condition: type}``) a column with flags
     can be read as: all but the ``legacy`` and ``flagless`` variants."""
     return frozenset((c, t) for c, t in decl.items() if c not in ("legacy", "flagless"))
-
-
-def _enums(rendering, value_key):
-    """The enum classes the rendering table is keyed by."""
-    return {type(code) for code in value_key.rendering}
 
 
 def _flag(flags_key: JsonKey | None, name: str) -> int:

@@ -226,18 +226,23 @@ def bool_text(v, path: str) -> str:
     return "true" if v else "false"
 
 
-def float32_text(v, path: str) -> str:
-    """An ``f32`` value as Go's shortest float32 digits.
+def float64_text(v, path: str, fmt=gojson.format_float64) -> str:
+    """An ``f64`` value as Go's shortest float64 digits (``fmt``: float32's, for ``f32``).
 
-    >>> float32_text(0.1, "v"), float64_text(1e21, "v")
-    ('0.1', '1e+21')
+    >>> float64_text(1e21, "v"), float32_text(0.1, "v")
+    ('1e+21', '0.1')
     """
-    return _render_float(v, gojson.format_float32, path)
+    if type(v) not in (int, float):
+        raise EncodeError(f"expected float, got {type(v).__name__}", path=path)
+    try:
+        return fmt(float(v))
+    except (ValueError, OverflowError) as err:
+        raise EncodeError(str(err), path=path) from None
 
 
-def float64_text(v, path: str) -> str:
-    """An ``f64`` value as Go's shortest float64 digits."""
-    return _render_float(v, gojson.format_float64, path)
+def float32_text(v, path: str) -> str:
+    """An ``f32`` value as Go's shortest float32 digits."""
+    return float64_text(v, path, gojson.format_float32)
 
 
 def utf8_text(v, go122: bool, path: str) -> str:
@@ -271,15 +276,6 @@ def scalar_text(v, go122: bool, path: str) -> str:
     if type(v) is float:
         return float64_text(v, path)
     raise EncodeError(f"expected int, float, str or None, got {type(v).__name__}", path=path)
-
-
-def _render_float(v, fmt, path: str) -> str:
-    if type(v) not in (int, float):
-        raise EncodeError(f"expected float, got {type(v).__name__}", path=path)
-    try:
-        return fmt(float(v))
-    except (ValueError, OverflowError) as err:
-        raise EncodeError(str(err), path=path) from None
 
 
 def _render_bytes(v, path: str) -> bytes:
