@@ -277,5 +277,5 @@ def test_plan_is_built_from_the_codec_tables():
     # a codec whose renderings the compiled reader does not know gets no plan
     codec = rt_op.OpenProtocol(_KAFKA.documents, JSON_CODE)
     assert codec._compiled is not None
-    codec._kind_of = {**codec._kind_of, 3: "decimal128"}
+    codec._readings = {**codec._readings, 3: frozenset({("type", "decimal128")})}
     assert rt_op._compiled_plan(codec) is None

@@ -1,7 +1,8 @@
 """What specs/ticdc_open_protocol.yaml's ``json:`` section says is the codec's: the
 claim-check object's members and their order come from its ``claim_check_object``
-document, and the loader refuses a document or key the codec could not honour, at its
-file:line."""
+document, a column value's JSON value types from its kind (``column_type.rendering``'s
+``kinds:``), and the loader refuses a document, key, kind or ``events:`` the codec could
+not honour, at its file:line."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import pytest
 
 import generated.ticdc_open_protocol as op
 from generator.emit.generate import render_spec
-from runtime.core.errors import DecodeError, SpecError
+from runtime.core.errors import DecodeError, EncodeError, SpecError
+from runtime.formats.ticdc import Column, RowChangedEvent
 from tests.test_generator import load_module
 from tests.test_open_protocol_claim_check import big_row, claim_check_object
 
@@ -85,3 +87,37 @@ def test_a_row_op_the_codec_does_not_know_is_a_spec_error_at_its_line(tmp_path):
         render_spec(edited_spec(tmp_path, "when: [insert, update]", "when: [insert, upsert]"))
     assert "'upsert' is not one of" in str(info.value)
     assert "ticdc_open_protocol.yaml:" in str(info.value)
+
+
+SINT = "sint: {type: s64, flagless: wide, text: str}"
+
+
+def test_a_kinds_value_types_come_from_the_spec(tmp_path):
+    # YEAR's kind read and written as u64 instead of s64: -1 is refused both ways
+    spec = edited_spec(tmp_path, SINT, "sint: {type: u64, flagless: wide, text: str}")
+    unsigned = load_module("op_sint_u64", render_spec(spec)[1], tmp_path)
+    event = RowChangedEvent(1, new=[Column("y", 13, 0, -1)])
+    assert op.encode_event(event)[1] == b'{"u":{"y":{"t":13,"f":0,"v":-1}}}'
+    with pytest.raises(EncodeError, match=r"in \[0, 18446744073709551615\], got -1") as info:
+        unsigned.encode_event(event)
+    assert info.value.path == "new[0].value"
+    key, value = op.encode_events([event]).__next__()
+    with pytest.raises(DecodeError, match=r"-1 is outside \[0, 18446744073709551615\]") as info:
+        unsigned.decode_message(key, value)
+    assert info.value.path == "events[0].value.u.y.v"
+
+
+@pytest.mark.parametrize(
+    "old, new, message",
+    [
+        (SINT, "sint: {type: s64, flagless: wide, text: varint}", "not valid under any of"),
+        ("uint: u64", "uint: varint", "kinds.uint.type: type: 'varint' is no JSON value type"),
+        (SINT, "sint: {type: s64, signed: wide}", "sint"),
+        ("events: [ROW]", "events: [ROWS]", "'ROWS' is no member of the enum of an event-type key"),
+    ],
+)  # fmt: skip
+def test_a_bad_kind_or_events_is_a_spec_error_at_its_line(tmp_path, old, new, message):
+    with pytest.raises(SpecError) as info:
+        render_spec(edited_spec(tmp_path, old, new))
+    assert message in str(info.value)
+    assert "ticdc_open_protocol.yaml:" in str(info.value)  # file:line

@@ -312,6 +312,8 @@ def json_details(key) -> str:
         out.append("layouts: " + ", ".join(key.layouts))
     if key.when:
         out.append("for: " + ", ".join(key.when))
+    if key.events:
+        out.append("events: " + ", ".join(key.events))
     if key.rendering:
         out.append(f"rendered per `{key.rendering}`")
     return "; ".join(out)

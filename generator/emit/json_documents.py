@@ -13,11 +13,14 @@ record called ``event_key`` cannot collide with ``read_event_key``:
 - a document of ``map`` sections (the row value): ``read_<doc>(obj, columns, state)`` ->
   ``(new, old)``, ``check_<doc>_sections(names, new)`` (which sections may come together,
   by their ``when``), ``write_<doc>(ev, column_map, layout, go122)``;
-- the document an ``any`` key is in (the column): ``read_<doc>(obj, path, state, layout,
-  value)`` -> ``(type, flags, value)``, the checked reading (the codec's own loop reads the
+- the document an ``any`` key is in (the column): ``read_<doc>(obj, path, state, layout)``
+  -> ``(type, flags, value)``, the checked reading (the codec's own loop reads the
   well-formed common case first; ``layout`` is its rule that a message's columns all carry
-  the layout-bound key or none do, ``value`` its renderings), and ``write_<doc>(c, layout,
-  go122, path, render)``.
+  the layout-bound key or none do), and ``write_<doc>(c, layout, go122, path)``; its value
+  by the kinds of the key's ``rendering:`` attribute, ``read_<doc>_value(kind, v, flags,
+  flagless, path)`` and ``write_<doc>_value(kind, v, flags, layout, go122, path)``: per
+  kind, its JSON value types under their conditions, each type a primitive of
+  ``runtime.formats.open_protocol_json`` (``_READ``, ``_WRITE``).
 
 Spec names reach the code only as literals (:func:`generator.spec.pytext.literal`); a key
 name JSON would have to escape, or a document or field name that is no identifier, is
@@ -35,7 +38,7 @@ import textwrap
 
 from generator.emit.pysource import LineWriter
 from generator.spec import pytext
-from generator.spec.model import JsonDoc, JsonKeyDef, Spec, camel
+from generator.spec.model import JSON_CONDITIONS, JsonDoc, JsonKeyDef, Spec, camel
 
 BOUNDS = {"u8": (0, 255), "u64": (0, (1 << 64) - 1), "s64": (-(1 << 63), (1 << 63) - 1)}
 SCALARS = ("u8", "u64", "s64", "bool", "string", "bytes")
@@ -80,7 +83,8 @@ class JsonDocumentEmitter:
         if not doc.keys:
             return []
         if "any" in types:
-            return [self._column_reader(name, doc), self._column_writer(name, doc)]
+            return [self._column_reader(name, doc), self._column_writer(name, doc),
+                    self._value_reader(name, doc), self._value_writer(name, doc)]  # fmt: skip
         if "map" in types:
             return [self._row_reader(name, doc), self._sections(name, doc),
                     self._row_writer(name, doc)]  # fmt: skip
@@ -111,11 +115,12 @@ class JsonDocumentEmitter:
     def _scalar_reader(self, name: str, doc: JsonDoc) -> str:
         w = LineWriter()
         envelope = self._claim_check_members(doc)
-        out = []
+        out, names = [], {}
         for k in doc.keys:
             var = _identifier(k.field, "field")
             var += "_" if hasattr(builtins, var) else ""
             out.append(f"{k.field!r}: {var}")
+            names[k.name] = var
             w.line(self._where(k))
             if envelope is not None:
                 w.line(f"if {k.name!r} not in obj:")
@@ -143,6 +148,7 @@ class JsonDocumentEmitter:
             w.line(
                 '    raise rt_op_json.fail(f"a claim-check object has no {extra[0]!r}", extra[0])'
             )
+        self._events_rule(w, doc, names)
         w.line("return {" + ", ".join(out) + "}")
         text = (f"The members of one ``{doc.name}`` document (a decoded JSON object), by the "
                 "event field each carries. A refused member raises DecodeError with its "
@@ -175,6 +181,27 @@ class JsonDocumentEmitter:
             codes = sorted(v.value for v in self.spec.enums[key.enum].values)
             test += f" or {var} not in {{{', '.join(map(str, codes))}}}"
         return test
+
+    def _events_rule(self, w: LineWriter, doc: JsonDoc, names: dict) -> None:
+        """The keys with ``events:``: an event of another type has no such field, so the key
+        holds nothing there, or what ``omit:`` leaves out (its message names the event
+        type as the member's name in lower case: "a ddl event has no row_id ('rid')")."""
+        type_key = next((k for k in doc.keys if k.field == EVENT_TYPE_FIELD and k.enum), None)
+        if type_key is None or not any(k.events for k in doc.keys):
+            return
+        w.line("# the members only some event types carry (events:)")
+        for member in self.spec.enums[type_key.enum].values:
+            foreign = [k for k in doc.keys if k.events and member.name not in k.events]
+            if not foreign:
+                continue
+            w.line(f"if {names[type_key.name]} == {member.value}:  # {member.name}")
+            with w.indent():
+                for k in foreign:
+                    var = names[k.name]
+                    held = var if k.omit == "empty" else f"{var} is not None"
+                    message = f"a {member.name.lower()} event has no {k.field} ({k.name!r})"
+                    w.line(f"if {held}:")
+                    w.line(f"    raise rt_op_json.fail({message!r}, {k.name!r})")
 
     def _scalar_writer(self, name: str, doc: JsonDoc) -> str:
         w = LineWriter()
@@ -333,16 +360,17 @@ class JsonDocumentEmitter:
         missing = f"missing key {value.name!r}"
         w.line(f"    raise rt_op_json.fail({missing!r}, within + {value.name!r})")
         w.line(f"kind = {table}.get(code, 'raw')")
-        w.line(f"return code, flags, value(kind, obj[{value.name!r}], flags, absent, "
-               f"within + {value.name!r})")  # fmt: skip
+        w.line(f"return code, flags, _json_read_{name}_value(kind, obj[{value.name!r}], flags, "
+               f"absent, within + {value.name!r})")  # fmt: skip
         text = (f"One ``{doc.name}`` document (the object ``obj`` at ``path``) with every check: "
                 "``(type, flags, value)``. ``layout(state, absent, path)`` is the codec's rule "
-                "for the layout-bound key, ``value(kind, v, flags, absent, path)`` its "
-                "renderings; a refused member raises DecodeError with its path.")  # fmt: skip
-        return self._function(f"read_{name}", "obj, path, state, layout, value", text, w)
+                "for the layout-bound key; a refused member raises DecodeError with its "
+                "path.")  # fmt: skip
+        return self._function(f"read_{name}", "obj, path, state, layout", text, w)
 
     def _column_writer(self, name: str, doc: JsonDoc) -> str:
         w = LineWriter()
+        self._doc_name = name
         code, _, flags, value, table = self._column_roles(doc)
         w.line(f"code = rt_op_json.check_int(c.type, {BOUNDS[code.type]}, path + '.type')")
         w.line(f"flags = rt_op_json.check_int(c.flags, {BOUNDS['u64']}, path + '.flags')")
@@ -357,9 +385,9 @@ class JsonDocumentEmitter:
             else:
                 self._column_member(w, k, code, flags, value, label, table)
         w.line('return "{" + ",".join(parts) + "}"')
-        text = (f"One ``{doc.name}`` document as JSON text, ``v`` rendered by ``render(kind, "
-                f"value, flags, layout, go122, path)`` per the ``{table}`` table.")  # fmt: skip
-        return self._function(f"write_{name}", "c, layout, go122, path, render", text, w)
+        text = (f"One ``{doc.name}`` document as JSON text, ``v`` rendered per the ``{table}`` "
+                "table.")  # fmt: skip
+        return self._function(f"write_{name}", "c, layout, go122, path", text, w)
 
     def _column_member(self, w, k, code, flags, value, label, table) -> None:
         if k is code:
@@ -376,7 +404,104 @@ class JsonDocumentEmitter:
             w.line(f"parts.append({label!r} + str(flags))")
         elif k is value:
             w.line(f"kind = {table}.get(code, 'raw')")
-            w.line(f"parts.append({label!r} + render(kind, c.value, flags, layout, go122, "
-                   "path + '.value'))")  # fmt: skip
+            w.line(f"parts.append({label!r} + _json_write_{self._doc_name}_value(kind, c.value, "
+                   "flags, layout, go122, path + '.value'))")  # fmt: skip
         else:
             raise ValueError(f"column member {k.name!r} is none of type, flag bit, flags, value")
+
+    # -- the column value: the kinds of its rendering attribute -------------------------
+
+    def _kinds(self, doc: JsonDoc):
+        """(rendering table, [(kind, {condition: type})] in spec order, the flag expression
+        of each flag condition, the layouts with the layout-bound key) of a column."""
+        _, _, flags, value, table = self._column_roles(doc)
+        enum, _, attr = value.rendering.partition(".")
+        attribute = next(a for a in self.spec.enums[enum].attributes if a.name == attr)
+        kinds = [(kind, {"type": type_, **attribute.variants[kind]})
+                 for kind, (type_, _) in attribute.kinds.items()]  # fmt: skip
+        members = {v.name: v.value for v in self.spec.enums[flags.enum].values}
+        bits = {}
+        for condition in ("binary", "unsigned"):
+            if any(condition in decl for _, decl in kinds):
+                member = condition.upper()
+                if member not in members:
+                    raise ValueError(f"{doc.name}: {flags.enum} has no {member} flag")
+                # the int, not the IntFlag member: int & IntFlag builds a flag each time
+                bits[condition] = f"flags & {members[member]:#x}  # {camel(flags.enum)}.{member}"
+        return table, kinds, bits, flags.layouts
+
+    def _value_reader(self, name: str, doc: JsonDoc) -> str:
+        table, kinds, bits, _ = self._kinds(doc)
+        tests = {"text": "type(v) is str", "legacy": "flagless", "flagless": "flagless", **bits}
+        w = LineWriter()
+        w.line("if v is None:")
+        w.line("    return None")
+        for kind, decl in kinds:
+            w.line(f"if kind == {kind!r}:")
+            with w.indent():
+                for condition in JSON_CONDITIONS[1:]:
+                    if condition in decl and not (condition == "flagless" and "legacy" in decl):
+                        w.line(f"if {_commented(tests[condition], condition)}")
+                        w.line(f"    return {_READ[decl[condition]]}")
+                w.line(f"return {_READ[decl['type']]}")
+        w.line(f"raise ValueError(f'no {table} kind {{kind!r}}')")
+        text = (f"``v``, the value of a column whose type code is ``kind`` in ``{table}``, checked "
+                "and as the model holds it (the kinds of the spec's rendering attribute; "
+                "``flagless``: the column has no flags, the legacy layout).")  # fmt: skip
+        return self._function(f"read_{name}_value", "kind, v, flags, flagless, path", text, w)
+
+    def _value_writer(self, name: str, doc: JsonDoc) -> str:
+        table, kinds, bits, layouts = self._kinds(doc)
+        tests = {"text": "type(v) is str", "legacy": f"layout not in {tuple(layouts)!r}", **bits}
+        w = LineWriter()
+        w.line("if v is None:")
+        w.line("    return 'null'")
+        for kind, decl in kinds:
+            w.line(f"if kind == {kind!r}:")
+            with w.indent():
+                for condition in JSON_CONDITIONS[1:]:
+                    if condition in decl and condition != "flagless":  # written with flags
+                        w.line(f"if {_commented(tests[condition], condition)}")
+                        w.line(f"    return {_WRITE[decl[condition]]}")
+                w.line(f"return {_WRITE[decl['type']]}")
+        w.line(f"raise ValueError(f'no {table} kind {{kind!r}}')")
+        text = (f"``v`` of a column whose type code is ``kind`` in ``{table}`` as JSON text "
+                "(the kinds of the spec's rendering attribute; ``go122``: Go >= 1.22's "
+                "escapes).")  # fmt: skip
+        return self._function(f"write_{name}_value", "kind, v, flags, layout, go122, path",
+                              text, w)  # fmt: skip
+
+
+def _commented(test: str, condition: str) -> str:
+    """``test:`` with a comment naming the condition (after the test's own, if any)."""
+    code, _, comment = test.partition("  # ")
+    return f"{code}:  # {condition}" + (f": {comment}" if comment else "")
+
+
+_INTEGERS = {
+    "s64": BOUNDS["s64"],
+    "u64": BOUNDS["u64"],
+    "wide": (BOUNDS["s64"][0], BOUNDS["u64"][1]),
+}
+_READ = {
+    **{t: f"rt_op_json.int_in(v, {b}, path)" for t, b in _INTEGERS.items()},
+    "f32": "rt_op_json.float32_in(v, path)",
+    "f64": "rt_op_json.float64_in(v, path)",
+    "str": "rt_op_json.str_in(v, path)",
+    "utf8": "rt_op_json.utf8_in(v, path)",
+    "quoted": "rt_op_json.quoted_in(v, path)",
+    "base64": "rt_op_json.b64(v, path)",
+    "scalar": "rt_op_json.scalar_in(v, path)",
+}
+"""The reading of each JSON value type (``generator.spec.model.JSON_VALUE_TYPES``)."""
+_WRITE = {
+    **{t: f"str(rt_op_json.check_int(v, {b}, path))" for t, b in _INTEGERS.items()},
+    "f32": "rt_op_json.float32_text(v, path)",
+    "f64": "rt_op_json.float64_text(v, path)",
+    "str": "rt_op_json.string_text(v, go122, path)",
+    "utf8": "rt_op_json.utf8_text(v, go122, path)",
+    "quoted": "rt_op_json.quoted_text(v, go122, path)",
+    "base64": "rt_op_json.bytes_text(v, path)",
+    "scalar": "rt_op_json.scalar_text(v, go122, path)",
+}
+"""The writing of each JSON value type, as JSON text."""

@@ -17,6 +17,7 @@ from generator.emit.spark_columns import SparkColumns
 from generator.emit.unmapping import render_way_back, way_backs
 from generator.spec import decode_by as spec_decode_by
 from generator.spec import mapping as spec_mapping
+from generator.spec import pytext
 from generator.spec import refs as spec_refs
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
 from generator.spec.types import (
@@ -644,7 +645,15 @@ class ModuleEmitter(SparkColumns):
             args.append(f"when={key.when!r}")
         if key.of:
             args.append(f"of={key.of!r}")
+        if key.events:
+            args.append(f"events={key.events!r}")
         if key.rendering:
             enum, _, attr = key.rendering.partition(".")
             args.append(f"rendering={enum.upper()}_{attr.upper()}")
+            attribute = next(a for a in self.spec.enums[enum].attributes if a.name == attr)
+            kinds = {
+                kind: {"type": type_, **attribute.variants[kind]}
+                for kind, (type_, _) in attribute.kinds.items()
+            }
+            args.append(f"kinds={pytext.literal(kinds)}")
         return ", ".join(args)

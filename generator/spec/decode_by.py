@@ -61,9 +61,10 @@ def _decode_by(builder, record: Record, field: Field, raw: dict, parts) -> Decod
     enum_name, _, attr_name = raw["attribute"].partition(".")
     enum = builder.enums.get(enum_name)
     attribute = enum and next((a for a in enum.attributes if a.name == attr_name), None)
-    if not attribute or not attribute.kinds:
+    if not attribute or not attribute.kinds or not attribute.wire_kinds:
         raise builder.error(
-            parts + ("attribute",), f"{raw['attribute']!r} is not ENUM.ATTRIBUTE with kinds:"
+            parts + ("attribute",),
+            f"{raw['attribute']!r} is not ENUM.ATTRIBUTE with kinds: of wire types",
         )
     code = siblings.get(raw["code"])
     if not _int_chunk(code) or enum_name not in (code.type.enum, code.open_enum):

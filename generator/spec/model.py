@@ -13,6 +13,7 @@ import re
 
 from generator.spec.loader import LoadedSpec
 from generator.spec.types import RUNTIME_TYPES
+from runtime.core.value_kinds import WIRE_TYPES
 
 BIT_FIELD = re.compile(r"(s?)b([1-9][0-9]?)(le)?")
 """``b1``..``b64``: an unsigned integer of that many bits, its run read most significant
@@ -33,6 +34,16 @@ class EnumValue:
     attributes: dict = dataclasses.field(default_factory=dict)
 
 
+JSON_VALUE_TYPES = ("s64", "u64", "wide", "f32", "f64", "str", "utf8", "quoted", "base64", "scalar")
+"""The JSON value types a ``rendering:`` attribute's kinds name: each a reader and a writer
+in ``runtime.formats.open_protocol_json`` (``s64``/``u64``/``wide``: an integer in int64,
+uint64 or either range; ``f32``/``f64``: a number as Go renders that float; ``str``: a
+string, model str; ``utf8``: a string, model its UTF-8 bytes; ``quoted``: a strconv.Quote'd
+string, model bytes; ``base64``: standard base64, model bytes; ``scalar``: any scalar)."""
+JSON_CONDITIONS = ("type", "text", "legacy", "flagless", "binary", "unsigned")
+"""What a JSON kind's variants hold under, checked in this order (``type``: otherwise)."""
+
+
 @dataclasses.dataclass
 class EnumAttribute:
     """A fact every value of an enum states (how a type code's value is encoded, say)."""
@@ -43,6 +54,18 @@ class EnumAttribute:
     kinds: dict = dataclasses.field(default_factory=dict)
     """``kinds:``: value kind -> (wire type, wire type where unsigned, or None), for the
     ``decode_by:`` of a bytes chunk (empty: the attribute's values are plain ``values:``)."""
+    variants: dict = dataclasses.field(default_factory=dict)
+    """``kinds:`` in full: value kind -> {condition: the type that holds where it does}
+    (``unsigned``; for a JSON ``rendering:`` also ``text``, ``legacy``, ``flagless``,
+    ``binary``): what :attr:`kinds` keeps of it and more."""
+
+    @property
+    def wire_kinds(self) -> bool:
+        """Its kinds are wire types (a ``decode_by:``'s), not JSON value types."""
+        types = {t for pair in self.kinds.values() for t in pair if t}
+        return types <= set(WIRE_TYPES) and all(
+            set(v) <= {"unsigned"} for v in self.variants.values()
+        )
 
 
 @dataclasses.dataclass
@@ -495,6 +518,8 @@ class JsonKeyDef:
     of: str | None = None
     rendering: str = ""
     """``ENUM.ATTRIBUTE``: the table saying how each code renders."""
+    events: tuple = ()
+    """Members of the event-type key's enum: the only event types that carry it (empty: all)."""
 
 
 @dataclasses.dataclass

@@ -20,6 +20,8 @@ from generator.spec.imports import resolve as resolve_imports
 from generator.spec.loader import Lines, LoadedSpec, key_path
 from generator.spec.mapping import check_maps
 from generator.spec.model import (
+    JSON_CONDITIONS,
+    JSON_VALUE_TYPES,
     ClaimCheck,
     Detect,
     Enum,
@@ -261,6 +263,7 @@ class SpecBuilder(FieldBuilder):
                     enum=k.get("enum"), open=k.get("open", False), bit=k.get("bit", ""),
                     layouts=tuple(k.get("layouts", ())), when=tuple(k.get("when", ())),
                     of=k.get("of"), rendering=k.get("rendering", ""),
+                    events=tuple(k.get("events", ())),
                 )  # fmt: skip
                 if key.enum is not None and key.enum not in self.enums:
                     raise self.error(where + ("enum",), f"unknown enum {key.enum!r}")
@@ -290,7 +293,9 @@ class SpecBuilder(FieldBuilder):
                         raise self.error(
                             where + ("rendering",), f"{key.rendering!r} is not ENUM.ATTRIBUTE"
                         )
+                    self.json_kinds(enum, attr, where + ("rendering",))
                 keys.append(key)
+            self.json_events(name, keys)
             docs[name] = JsonDoc(name, body["doc"], keys)
         for name, doc in docs.items():
             for i, key in enumerate(doc.keys):
@@ -366,18 +371,49 @@ class SpecBuilder(FieldBuilder):
                 + (", ".join(f"{k.name} ({k.type}, field {k.field})" for k in doc.keys) or "none"),
             )
 
+    def json_events(self, doc: str, keys: list) -> None:
+        """A key's ``events:`` are members of the enum of its document's event-type key."""
+        type_key = next((k for k in keys if k.field == "type" and k.enum), None)
+        members = {v.name for v in self.enums[type_key.enum].values} if type_key else set()
+        for i, key in enumerate(keys):
+            for member in key.events:
+                if member not in members or key is type_key:
+                    raise self.error(
+                        ("json", doc, "keys", i, "events"),
+                        f"{member!r} is no member of the enum of an event-type key "
+                        "(field: type) of this document",
+                    )
+
+    def json_kinds(self, enum, attr: str, where) -> None:
+        """A ``rendering:`` attribute has kinds of JSON value types (its ``text``, ``legacy``,
+        ``flagless``, ``binary`` and ``unsigned`` variants too); ``binary``/``unsigned`` name
+        members of the column flags enum (checked where the column document is rendered)."""
+        attribute = next(a for a in enum.attributes if a.name == attr)
+        if not attribute.kinds:
+            raise self.error(where, f"{enum.name}.{attr} has no kinds: of JSON value types")
+        for kind, (type_, _) in attribute.kinds.items():
+            for condition, name in {"type": type_, **attribute.variants[kind]}.items():
+                if condition not in JSON_CONDITIONS or name not in JSON_VALUE_TYPES:
+                    raise self.error(
+                        ("enums", enum.name, "attributes", attr, "kinds", kind, condition),
+                        f"{condition}: {name!r} is no JSON value type (or condition): "
+                        f"{', '.join(JSON_VALUE_TYPES)}; conditions {', '.join(JSON_CONDITIONS)}",
+                    )
+
     def enum_attribute(self, name: str, decl: dict, where) -> EnumAttribute:
         """An enum's attribute: its ``values:``, or its ``kinds:`` (the wire type of each)."""
         parts = where + ("attributes", name)
         if ("values" in decl) == ("kinds" in decl):
             raise self.error(parts, "an attribute has values: or kinds:, one of them")
-        kinds = {}
+        kinds, variants = {}, {}
         for kind, wire in decl.get("kinds", {}).items():
             if isinstance(wire, dict):
-                kinds[kind] = (wire["type"], wire["unsigned"])
+                kinds[kind] = (wire["type"], wire.get("unsigned"))
+                variants[kind] = {k: v for k, v in wire.items() if k != "type"}
             else:
-                kinds[kind] = (wire, None)
-        return EnumAttribute(name, decl["doc"], decl.get("values") or list(kinds), kinds)
+                kinds[kind], variants[kind] = (wire, None), {}
+        values = decl.get("values") or list(kinds)
+        return EnumAttribute(name, decl["doc"], values, kinds, variants)
 
     def enum(self, name: str, body: dict) -> Enum:
         where = ("enums", name)

@@ -9,7 +9,7 @@ key and value by the plans of the spec's ``key_frames`` and ``value_frames`` rec
 
 :class:`Plan` takes its tables from a :class:`runtime.formats.open_protocol.OpenProtocol` (which
 holds the spec's documents): the key and DDL documents' field plans, the column
-document's key names, the type code -> rendering table, the flag bits and the row
+document's key names, the type code -> reading table, the flag bits and the row
 sections. Nothing of the format is written here twice.
 
 :meth:`Plan.documents` gives the :class:`Message` the Python reader gives, or None
@@ -55,15 +55,24 @@ cdef int decline() except -1:
     raise Decline
 
 
-# -- renderings (the names are the spec's column_type.rendering values) -------------------
+# -- readings: the JSON value types of a kind of the spec's column_type.rendering ---------
 
 cdef enum:
     K_INT, K_UINT, K_SINT, K_FLOAT32, K_FLOAT64, K_TEXT, K_STRING, K_BASE64, K_RAW
 
-RENDERINGS = {"int": K_INT, "uint": K_UINT, "sint": K_SINT, "float32": K_FLOAT32,
-              "float64": K_FLOAT64, "text": K_TEXT, "string": K_STRING, "base64": K_BASE64,
-              "raw": K_RAW}
-"""The renderings this reader implements; a plan over any other refuses to build."""
+RENDERINGS = {
+    frozenset({("type", "s64"), ("unsigned", "u64"), ("text", "str")}): K_INT,
+    frozenset({("type", "u64")}): K_UINT,
+    frozenset({("type", "s64"), ("text", "str")}): K_SINT,
+    frozenset({("type", "f32")}): K_FLOAT32,
+    frozenset({("type", "f64")}): K_FLOAT64,
+    frozenset({("type", "str")}): K_TEXT,
+    frozenset({("type", "utf8"), ("binary", "quoted")}): K_STRING,
+    frozenset({("type", "base64")}): K_BASE64,
+    frozenset({("type", "scalar")}): K_RAW,
+}
+"""The tiflow readings (a kind's value types where the column has flags:
+``OpenProtocol._readings``) this reader implements; a plan over any other refuses to build."""
 
 cdef enum:
     T_NULL, T_TRUE, T_FALSE, T_STRING, T_INT, T_FLOAT
@@ -604,8 +613,8 @@ cdef class Plan:
             raise ValueError("column type codes beyond u8")
         for code in range(256):
             self.kinds[code] = K_RAW
-        for code, rendering in codec._kind_of.items():
-            self.kinds[code] = RENDERINGS[rendering]  # KeyError: a rendering not known here
+        for code, reading in codec._readings.items():
+            self.kinds[code] = RENDERINGS[reading]  # KeyError: a reading not known here
         self.code_max = codec._code_max
         self.t_name, self.f_name, self.v_name = (
             _ascii(codec._t), _ascii(codec._f), _ascii(codec._v)
@@ -803,7 +812,8 @@ cdef class Plan:
                 return out, i
 
     cdef object _value(self, const uint8_t *s, Token *tok, int kind, uint64_t flags):
-        """A column's value by its rendering (``OpenProtocol._value``, tiflow layout)."""
+        """A column's value by its reading (the generated ``read_column_value``, tiflow
+        layout)."""
         cdef float single
         cdef double x
         if tok.kind == T_NULL:

@@ -500,30 +500,34 @@ class JsonKey:
 
     ``type``: ``u8``/``u64``/``s64`` (integers), ``bool``, ``string``, ``bytes`` (a Go
     ``[]byte``: standard base64 with padding), ``map`` (name -> the document ``of``),
-    ``any`` (a column value, rendered per the ``rendering`` table of the type code). ``omit``: ``never`` (always written, required when read), ``empty``
+    ``any`` (a column value, rendered per the ``rendering`` table of the type code, whose
+    ``kinds`` say each kind's JSON value types). ``omit``: ``never`` (always written, required when read), ``empty``
     (Go ``omitempty``: left out when zero/empty/false), ``absent`` (a Go pointer: left out
     only when None). ``field`` is the model attribute it carries; ``bit`` makes a bool
     that mirrors one flag of ``field``; ``layouts`` lists the layouts that write it;
-    ``when`` the row ops whose value has it; ``enum`` documents the codes and, unless
+    ``when`` the row ops whose value has it; ``events`` the names of the event types (of
+    the event-type key's enum) that carry it; ``enum`` documents the codes and, unless
     ``open``, is the set of values accepted.
 
         >>> JsonKey("scm", "string", field="schema", omit="empty").prefix
         '"scm":'
     """
 
-    __slots__ = ("bit", "doc", "enum", "field", "layouts", "name", "of", "omit", "open",
-                 "prefix", "rendering", "type", "when")  # fmt: skip
+    __slots__ = ("bit", "doc", "enum", "events", "field", "kinds", "layouts", "name", "of",
+                 "omit", "open", "prefix", "rendering", "type", "when")  # fmt: skip
 
     TYPES = ("u8", "u64", "s64", "bool", "string", "bytes", "map", "any")
     OMIT = ("never", "empty", "absent")
 
     def __init__(self, name, type, *, field=None, omit="never", enum=None, open=False, bit=0,
-                 layouts=(), when=(), of=None, rendering=None, doc=""):  # fmt: skip
+                 layouts=(), when=(), of=None, rendering=None, kinds=None, events=(),
+                 doc=""):  # fmt: skip
         if type not in self.TYPES or omit not in self.OMIT:
             raise ValueError(f"bad JSON key {name!r}: type {type!r}, omit {omit!r}")
         self.name, self.type, self.field, self.omit = name, type, field or name, omit
         self.enum, self.open, self.bit, self.layouts = enum, open, int(bit), tuple(layouts)
         self.when, self.of, self.rendering, self.doc = tuple(when), of, rendering, doc
+        self.kinds, self.events = kinds, tuple(events)
         self.prefix = quote_str(name) + ":"
 
     def __repr__(self) -> str:

@@ -3,11 +3,12 @@
 One Kafka message is one batch. What the bytes mean is declared in
 ``specs/ticdc_open_protocol.yaml``: the framing as records, the JSON documents (key order,
 omission, types, the event field each key carries) as its ``json:`` section, and how each
-column type's ``v`` is rendered as the ``column_type.rendering`` enum attribute. The
-generated module renders each document's members as code (``read_event_key``,
-``write_row_value``, ...: ``JSON_CODE``) and hands them, with the tables, to
-:class:`OpenProtocol`, which frames, batches, detects the layout and reads and renders the
-column values; this module hard-codes no document layout and no type table.
+column type's ``v`` is rendered as the ``column_type.rendering`` enum attribute, whose
+kinds say it in JSON value types. The generated module renders each document's members
+and the column values as code (``read_event_key``, ``write_row_value``,
+``read_column_value``, ...: ``JSON_CODE``) and hands them, with the tables, to
+:class:`OpenProtocol`, which frames, batches and detects the layout; this module
+hard-codes no document layout, no type table and no value rendering.
 
     >>> from generated.ticdc_open_protocol import decode_message, encode_events
     >>> key = bytes.fromhex("0000000000000001" "000000000000001f") + b'{"ts":415508856908021766,"t":3}'
@@ -35,7 +36,6 @@ The codec's parts live by concept beside it: :mod:`runtime.formats.open_protocol
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import math
 import struct
@@ -70,21 +70,14 @@ from runtime.formats.open_protocol_json import (
     _dict,
     _field_plan,
     _int_from,
-    _int_in,
     _int_json,
     _load,
     _object,
     _opt_int_from,
-    _render_bytes,
-    _render_float,
-    _value_float,
-    _value_float32,
     _value_from,
-    _value_raw,
-    _value_str,
-    b64,
-    check_int,
     fail,
+    float64_in,
+    str_in,
 )
 from runtime.formats.ticdc import Column, DdlEvent, Event, ResolvedEvent, RowChangedEvent
 from runtime.formats.ticdc import spark_schema as _ticdc_spark_schema
@@ -95,11 +88,18 @@ LAYOUTS = ("tiflow", "legacy")
 """``tiflow``: today's bytes (Go >= 1.22). ``legacy``: TiCDC 4.0 (2020): no ``f``, VARCHAR
 and CHAR in base64, Go < 1.22 escapes."""
 
-_WIDE = (INT64[0], UINT64[1])  # legacy columns carry no flags, so no signedness either
 _EVENT_KINDS = {"ROW": "row", "DDL": "ddl", "RESOLVED": "resolved"}
 """message_type enum member -> event kind (the spec's names)."""
-_INT, _STRING, _TEXT, _FLOAT64, _BASE64 = "int", "string", "text", "float64", "base64"
-"""The renderings :meth:`OpenProtocol._tiflow_columns` checks inline."""
+_INT, _STRING, _TEXT, _FLOAT64, _BASE64 = (object() for _ in range(5))
+_QUICK = {
+    frozenset({("type", "s64"), ("unsigned", "u64"), ("text", "str")}): _INT,
+    frozenset({("type", "utf8"), ("binary", "quoted")}): _STRING,
+    frozenset({("type", "str")}): _TEXT,
+    frozenset({("type", "f64")}): _FLOAT64,
+    frozenset({("type", "base64")}): _BASE64,
+}
+"""The tiflow readings (:func:`_tiflow_reading`) :meth:`OpenProtocol._tiflow_columns` checks
+inline, by the tag it knows them by (no kind's name: a kind is what the spec declares)."""
 _COMPILED = tier.compiled("runtime._compiled.open_protocol")
 """The compiled JSON kernel of the common form (None: pure Python); see
 :meth:`OpenProtocol.bind_compiled_pair`."""
@@ -131,9 +131,11 @@ class OpenProtocol:
     ``ddl_value`` and the column document the row value's maps hold); ``code`` their
     readers and writers, rendered from them into the generated module (``JSON_CODE``:
     ``read_event_key``, ``write_row_value``, ...), which read and write every document's
-    members. The tables here serve the column reader (the column document's ``any`` key
-    names the ``rendering`` table, its ``bit``/``layouts`` keys the handle flag and the
-    tiflow-only ``f``) and the compiled tier's kernel.
+    members, and the column values by the kinds of the spec's rendering attribute
+    (``read_column_value``). The tables here serve the fast column reader (the column
+    document's ``any`` key names the ``rendering`` table and its ``kinds``, its
+    ``bit``/``layouts`` keys the handle flag and the tiflow-only ``f``) and the compiled
+    tier's kernel.
     """
 
     def __init__(self, documents: Mapping[str, JsonDocument], code: Mapping[str, Callable]):
@@ -143,32 +145,29 @@ class OpenProtocol:
         self._read_row, self._write_row = code["read_row_value"], code["write_row_value"]
         self._check_sections = code["check_row_value_sections"]
         self._read_column, self._write_column = code["read_column"], code["write_column"]
+        self._read_value = code["read_column_value"]
         self.key_doc = self.documents["event_key"]
         self.row_doc = self.documents["row_value"]
         self.ddl_doc = self.documents["ddl_value"]
         self.type_key = next(k for k in self.key_doc.keys if k.field == "type")
         self.kinds = {m.value: _EVENT_KINDS[m.name] for m in self.type_key.enum}
         self.codes = {kind: code for code, kind in self.kinds.items()}
-        # kind -> the key members whose field its event class has not
+        # kind -> the key members its events do not carry (their events:), which the
+        # generated key reader refuses unless they hold what omit: leaves out
         self.not_carried = {
-            kind: [k for k in self.key_doc.keys if k.field not in {"type", *_field_names(cls)}]
-            for kind, cls in (
-                ("row", RowChangedEvent),
-                ("ddl", DdlEvent),
-                ("resolved", ResolvedEvent),
-            )
+            _EVENT_KINDS[m.name]: [
+                k for k in self.key_doc.keys if k.events and m.name not in k.events
+            ]
+            for m in self.type_key.enum
         }
         column_doc = self.documents[self.row_doc.key("map").of]
         self.column_doc = column_doc
         self.value_key = column_doc.key("any")
         self.rendering = {int(code): kind for code, kind in self.value_key.rendering.items()}
+        self.value_types = {kind: decl["type"] for kind, decl in self.value_key.kinds.items()}
         self.bit_key = column_doc.key("bit")
         self.flags_key = column_doc.key("layouts")
-        self.code_key = next(
-            k
-            for k in column_doc.keys
-            if k.enum is not None and k.enum in _enums(self.rendering, self.value_key)
-        )
+        self.code_key = next(k for k in column_doc.keys if k.field == "type")
         self.handle_bit = self.bit_key.bit if self.bit_key else 0
         self.binary_bit = _flag(self.flags_key, "BINARY")
         self._t, self._f, self._v = self.code_key.name, self.flags_key.name, self.value_key.name
@@ -181,9 +180,16 @@ class OpenProtocol:
         self.names = EventNames(
             self.code_key.enum, self.flags_key.enum, ddl_key.enum if ddl_key else None
         )
-        # type code -> rendering, for the fast column reader (_tiflow_columns)
+        # type code -> its tiflow reading (its kind's variants that a column with flags
+        # can take): the compiled kernel's table; and the fast column reader's
+        # (_tiflow_columns): the reading it checks inline, else the kind
+        self._readings = {
+            code: _tiflow_reading(self.value_key.kinds[self.rendering.get(code, "raw")])
+            for code in range(self._code_max + 1)
+        }
         self._kind_of = {
-            code: self.rendering.get(code, "raw") for code in range(self._code_max + 1)
+            code: _QUICK.get(reading, self.rendering.get(code, "raw"))
+            for code, reading in self._readings.items()
         }
         self._compiled = _compiled_plan(self)
         self._read_pair = self._read_documents = None  # see bind_compiled_pair
@@ -195,7 +201,7 @@ class OpenProtocol:
         with the exact path on failure. ``legacy`` is the message's layout state: [first
         column path, its layout]."""
         obj = _object(obj, path)
-        return Column(name, *self._read_column(obj, path, legacy, self._layout, self._value))
+        return Column(name, *self._read_column(obj, path, legacy, self._layout))
 
     def _layout(self, legacy: list, absent: bool, path: str) -> None:
         """A message is all tiflow (every column has f) or all legacy (none has): the
@@ -211,42 +217,6 @@ class OpenProtocol:
                 "are all tiflow (with it) or all legacy (without)",
                 path,
             )
-
-    def _value(self, kind: str, v, flags: int, legacy: bool, path: str):
-        if v is None:
-            return None
-        if kind == "int":
-            if type(v) is str:
-                return v
-            bounds = _WIDE if legacy else (UINT64 if flags & self.unsigned_bit else INT64)
-            return _int_in(v, bounds, path)
-        if kind == "sint":
-            if type(v) is str:
-                return v
-            return _int_in(v, _WIDE if legacy else INT64, path)
-        if kind == "uint":
-            return _int_in(v, UINT64, path)
-        if kind == "float32":
-            return _value_float32(v, path)
-        if kind == "float64":
-            return _value_float(v, path)
-        if kind == "text":
-            return _value_str(v, path)
-        if kind == "string":
-            if legacy:
-                return b64(v, path)
-            text = _value_str(v, path)
-            if flags & self.binary_bit:
-                try:
-                    return gojson.go_unquote(gojson.unmark_replaced(text))
-                except DecodeError as err:
-                    raise fail(f"bad strconv.Quote text: {err.message}", path) from None
-            # An escaped \ufffd (gojson.REPLACED) becomes the byte 0xFF, which the
-            # encoder writes back as that escape; gojson.loads leaves no other surrogate.
-            return text.encode("utf-8", "surrogateescape")
-        if kind == "base64":
-            return b64(v, path)
-        return _value_raw(v, path)
 
     def _columns(self, section: str, cols, legacy: list) -> list[Column]:
         """The columns of the row section ``section`` (its map ``cols``, not None), for the
@@ -293,22 +263,22 @@ class OpenProtocol:
                     if type(v) is not int or not (
                         (0 <= v <= umax) if f & unsigned else (lo <= v <= hi)
                     ):
-                        v = self._value(k, v, f, False, "")
+                        v = self._read_value(self.rendering.get(t, "raw"), v, f, False, "")
                 elif k is _STRING:
                     if type(v) is str and not f & binary:
                         v = v.encode()  # gojson.REPLACED raises: the checked reading
                     else:
-                        v = self._value(k, v, f, False, "")
+                        v = self._read_value(self.rendering.get(t, "raw"), v, f, False, "")
                 elif k is _TEXT:
                     if type(v) is not str:
-                        v = _value_str(v, "")
+                        v = str_in(v, "")
                 elif k is _FLOAT64:
                     if type(v) is not float or v - v != 0.0:  # not a finite float
-                        v = _value_float(v, "")
+                        v = float64_in(v, "")
                 elif k is _BASE64:
                     v = _canonical_b64(v)
                 else:
-                    v = self._value(k, v, f, False, "")
+                    v = self._read_value(self.rendering.get(t, "raw"), v, f, False, "")
                 append(Column(name, t, f, v))
         except (DecodeError, AttributeError, KeyError, UnicodeEncodeError):
             return None  # the checked reading names it, or reads gojson.REPLACED
@@ -338,7 +308,6 @@ class OpenProtocol:
         try:
             fields = self._read_key(kobj)
             kind = self.kinds[fields["type"]]
-            self._check_carried(kind, fields)
         except DecodeError as err:
             err.shift(ks)
             err.add_path("key")
@@ -366,15 +335,6 @@ class OpenProtocol:
         if replaced:
             _unmark_text(row)
         return row
-
-    def _check_carried(self, kind: str, fields: dict) -> None:
-        """A key member whose event field the event kind has not (``rid`` on a DDL,
-        ``scm`` on a resolved event) would be lost: an error, unless it holds what tiflow
-        leaves out (pingcap/ticdc writes ``"scm":"","tbl":""`` on every key)."""
-        for k in self.not_carried[kind]:
-            v = fields[k.field]
-            if v is not None and (k.omit != "empty" or v):
-                raise fail(f"a {kind} event has no {k.field} ({k.name!r})", k.name)
 
     def parse_pair(self, key: bytes, value: bytes, **limits) -> Message:
         """The :class:`Message` of one Kafka key and value (layout detected).
@@ -430,37 +390,6 @@ class OpenProtocol:
     def _key(self, ev: Event, kind: str, go122: bool) -> bytes:
         return self._write_key(ev, go122, self.codes[kind]).encode()
 
-    def _render(self, kind: str, v, flags: int, layout: str, go122: bool, path: str) -> str:
-        """``v`` of a column whose type renders as ``kind``, as JSON text."""
-        if v is None:
-            return "null"
-        if type(v) is str and kind in ("int", "sint", "text", "raw"):
-            return gojson.quote_str(v, go122=go122)
-        if kind == "int":
-            bounds = UINT64 if flags & self.unsigned_bit else INT64
-            return str(check_int(v, bounds, path))
-        if kind == "sint":
-            return str(check_int(v, INT64, path))
-        if kind == "uint":
-            return str(check_int(v, UINT64, path))
-        if kind == "float32":
-            return _render_float(v, gojson.format_float32, path)
-        if kind == "float64":
-            return _render_float(v, gojson.format_float64, path)
-        if kind == "text":
-            raise EncodeError(f"expected str, got {type(v).__name__}", path=path)
-        if kind == "base64" or (kind == "string" and layout == "legacy"):
-            return '"' + base64.b64encode(_render_bytes(v, path)).decode() + '"'
-        if kind == "string":
-            if flags & self.binary_bit:
-                return gojson.quote_str(gojson.go_quote(_render_bytes(v, path)), go122=go122)
-            return gojson.quote_utf8(_render_bytes(v, path), go122=go122)
-        if type(v) is int:
-            return str(check_int(v, _WIDE, path))
-        if type(v) is float:
-            return _render_float(v, gojson.format_float64, path)
-        raise EncodeError(f"expected int, float, str or None, got {type(v).__name__}", path=path)
-
     def _map(self, cols, layout: str, go122: bool, path: str) -> str:
         """``{...}``, a row section: columns sorted bytewise by name, as Go marshals a map."""
         if type(cols) is not list:
@@ -473,7 +402,7 @@ class OpenProtocol:
             raw = name.encode("utf-8", "surrogatepass")
             if raw in rendered:
                 raise EncodeError(f"duplicate column {c.name!r}", path=f"{path}[{i}].name")
-            text = self._write_column(c, layout, go122, f"{path}[{i}]", self._render)
+            text = self._write_column(c, layout, go122, f"{path}[{i}]")
             rendered[raw] = gojson.quote_str(name, go122=go122) + ":" + text
         return "{" + ",".join(rendered[n] for n in sorted(rendered)) + "}"
 
@@ -608,7 +537,7 @@ class OpenProtocol:
         if isinstance(v, bytes):
             return text_or_hex(v, c.flags)
         if isinstance(v, str):
-            return v if self.rendering.get(c.type, "raw") == "text" else {"$str": v}
+            return v if self._value_type(c.type) == "str" else {"$str": v}
         if isinstance(v, float):
             return v if math.isfinite(v) else {"$f64": struct.pack(">d", v).hex()}
         if isinstance(v, int) and not isinstance(v, bool):
@@ -672,10 +601,14 @@ class OpenProtocol:
             c = _dict(c, where)
             code = self.names.type_from_json(c.get("type"), where + ".type")
             kind = self.rendering.get(code, "raw")
-            value = _value_from(kind, c.get("value"), where + ".value")
+            value = _value_from(kind, self.value_types[kind], c.get("value"), where + ".value")
             flags = self.names.flags_from_json(c.get("flags", 0), where + ".flags")
             out.append(Column(c.get("name"), code, flags, value))
         return out
+
+    def _value_type(self, code: int) -> str:
+        """The JSON value type of the values of type ``code`` (their kind's ``type``)."""
+        return self.value_types[self.rendering.get(code, "raw")]
 
     def spark_schema(self):
         """The shared TiCDC row shape (:func:`runtime.formats.ticdc.spark_schema`)."""
@@ -698,13 +631,10 @@ def _compiled_plan(codec: OpenProtocol):
         return None
 
 
-def _field_names(cls) -> list[str]:
-    return [f.name for f in dataclasses.fields(cls)]
-
-
-def _enums(rendering, value_key):
-    """The enum classes the rendering table is keyed by."""
-    return {type(code) for code in value_key.rendering}
+def _tiflow_reading(decl: dict) -> frozenset:
+    """A kind's JSON value types (``{"type": ..., condition: type}``) a column with flags
+    can be read as: all but the ``legacy`` and ``flagless`` variants."""
+    return frozenset((c, t) for c, t in decl.items() if c not in ("legacy", "flagless"))
 
 
 def _flag(flags_key: JsonKey | None, name: str) -> int:

@@ -1,15 +1,17 @@
 """TiCDC Open Protocol's JSON members: the checks, errors and renderings the generated
-readers and writers of the spec's ``json:`` documents call per member, and the column
-values' renderings the codec reads and writes (:mod:`runtime.formats.gojson` does the
-JSON itself).
+readers and writers of the spec's ``json:`` documents call per member, and the JSON value
+types a column value's kind is made of (``generator.spec.model.JSON_VALUE_TYPES``: each
+a reader ``<type>_in``/``int_in``/``b64`` and a writer ``<type>_text``/``check_int``/
+``bytes_text``, which the generated ``read_column_value``/``write_column_value`` call);
+:mod:`runtime.formats.gojson` does the JSON itself.
 
 What a document holds (key order, omission, types, the event field each key carries) is
 the spec's, rendered as code into the generated module (``read_event_key``,
 ``write_row_value``, ...; generator/emit/json_documents.py); nothing here walks a document.
 
-    >>> _int_in(7, _BOUNDS["u8"], "t"), _canonical_b64("AAE=")
+    >>> int_in(7, _BOUNDS["u8"], "t"), _canonical_b64("AAE=")
     (7, b'\\x00\\x01')
-    >>> _value_from("int", "9007199254740993", "v")
+    >>> _value_from("int", "s64", "9007199254740993", "v")
     9007199254740993
 """
 
@@ -25,6 +27,8 @@ from runtime.formats.gojson import JsonDocument
 
 INT64 = (-(1 << 63), (1 << 63) - 1)
 UINT64 = (0, (1 << 64) - 1)
+WIDE = (INT64[0], UINT64[1])
+"""A ``wide`` value's range: a column read without flags (no UNSIGNED to go by)."""
 _BOUNDS = {"u8": (0, 255), "u64": UINT64, "s64": INT64}
 JSON_SAFE_INT = 2**53
 _MISSING = object()
@@ -50,7 +54,7 @@ def _json_kind(v) -> str:
     return "null" if v is None else _JSON_KINDS.get(type(v), "integer")
 
 
-def _int_in(v, bounds: tuple[int, int], path: str) -> int:
+def int_in(v, bounds: tuple[int, int], path: str) -> int:
     if type(v) is not int:
         raise fail(f"expected an integer, got {_json_kind(v)}", path)
     if not bounds[0] <= v <= bounds[1]:
@@ -74,7 +78,7 @@ def bad_member(v, type_: str, name: str, enum=None, within: str = "") -> DecodeE
     if type_ == "bool":
         return fail(f"expected a boolean, got {_json_kind(v)}", path)
     try:
-        _int_in(v, _BOUNDS[type_], path)
+        int_in(v, _BOUNDS[type_], path)
     except DecodeError as err:
         return err
     return fail(f"{v} is not a {enum.__name__}", path)
@@ -90,7 +94,7 @@ def _field_plan(doc: JsonDocument) -> tuple:
     )  # fmt: skip
 
 
-def _value_float(v, path: str) -> float:
+def float64_in(v, path: str) -> float:
     if type(v) not in (int, float):
         raise fail(f"expected a number, got {_json_kind(v)}", path)
     try:
@@ -102,21 +106,45 @@ def _value_float(v, path: str) -> float:
     return x
 
 
-def _value_float32(v, path: str) -> float:
+def float32_in(v, path: str) -> float:
     try:
-        return gojson.to_float32(_value_float(v, path))
+        return gojson.to_float32(float64_in(v, path))
     except OverflowError:
         raise fail(f"{v} is out of float32 range", path) from None
 
 
-def _value_str(v, path: str) -> str:
+def str_in(v, path: str) -> str:
     if type(v) is not str:
         raise fail(f"expected a string, got {_json_kind(v)}", path)
     return v
 
 
+def utf8_in(v, path: str) -> bytes:
+    """A ``utf8`` value: a JSON string, as the UTF-8 bytes it is. An escaped \ufffd
+    (:data:`gojson.REPLACED`) becomes the byte 0xFF, which :func:`utf8_text` writes back as
+    that escape; :func:`gojson.loads` leaves no other surrogate.
+
+    >>> utf8_in("h\u00e9", "v")
+    b'h\\xc3\\xa9'
+    """
+    return str_in(v, path).encode("utf-8", "surrogateescape")
+
+
+def quoted_in(v, path: str) -> bytes:
+    """A ``quoted`` value: a JSON string of Go ``strconv.Quote`` text, as the bytes quoted.
+
+    >>> quoted_in("\\\\xff\\\\x00a", "v")
+    b'\\xff\\x00a'
+    """
+    text = str_in(v, path)
+    try:
+        return gojson.go_unquote(gojson.unmark_replaced(text))
+    except DecodeError as err:
+        raise fail(f"bad strconv.Quote text: {err.message}", path) from None
+
+
 def b64(v, path: str) -> bytes:
-    text = _value_str(v, path)
+    text = str_in(v, path)
     try:
         data = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
@@ -140,7 +168,7 @@ def _canonical_b64(v) -> bytes:
     raise DecodeError("not canonical base64")
 
 
-def _value_raw(v, path: str):
+def scalar_in(v, path: str):
     if v is not None and type(v) not in (int, float, str):
         raise fail(f"expected a JSON scalar, got {_json_kind(v)}", path)
     return v
@@ -198,13 +226,56 @@ def bool_text(v, path: str) -> str:
     return "true" if v else "false"
 
 
-def _render_float(v, fmt, path: str) -> str:
+def float64_text(v, path: str, fmt=gojson.format_float64) -> str:
+    """An ``f64`` value as Go's shortest float64 digits (``fmt``: float32's, for ``f32``).
+
+    >>> float64_text(1e21, "v"), float32_text(0.1, "v")
+    ('1e+21', '0.1')
+    """
     if type(v) not in (int, float):
         raise EncodeError(f"expected float, got {type(v).__name__}", path=path)
     try:
         return fmt(float(v))
     except (ValueError, OverflowError) as err:
         raise EncodeError(str(err), path=path) from None
+
+
+def float32_text(v, path: str) -> str:
+    """An ``f32`` value as Go's shortest float32 digits."""
+    return float64_text(v, path, gojson.format_float32)
+
+
+def utf8_text(v, go122: bool, path: str) -> str:
+    """A ``utf8`` value (bytes) as the JSON string of its text (:func:`utf8_in` inverts it).
+
+    >>> utf8_text(b"a\\xff", True, "v")
+    '"a\\\\ufffd"'
+    """
+    return gojson.quote_utf8(_render_bytes(v, path), go122=go122)
+
+
+def quoted_text(v, go122: bool, path: str) -> str:
+    """A ``quoted`` value (bytes) as the JSON string of its ``strconv.Quote`` text.
+
+    >>> quoted_text(b"\\xff", True, "v")
+    '"\\\\\\\\xff"'
+    """
+    return gojson.quote_str(gojson.go_quote(_render_bytes(v, path)), go122=go122)
+
+
+def scalar_text(v, go122: bool, path: str) -> str:
+    """A ``scalar`` value: a str, an int of int64 or uint64 range, a float.
+
+    >>> scalar_text("a", True, "v"), scalar_text(-1, True, "v"), scalar_text(0.5, True, "v")
+    ('"a"', '-1', '0.5')
+    """
+    if type(v) is str:
+        return gojson.quote_str(v, go122=go122)
+    if type(v) is int:
+        return str(check_int(v, WIDE, path))
+    if type(v) is float:
+        return float64_text(v, path)
+    raise EncodeError(f"expected int, float, str or None, got {type(v).__name__}", path=path)
 
 
 def _render_bytes(v, path: str) -> bytes:
@@ -240,8 +311,9 @@ def _opt_int_from(v, path: str):
     return None if v is None else _int_from(v, path)
 
 
-def _value_from(kind: str, v, path: str):
-    """A column value from its JSON form (see :meth:`OpenProtocol.to_dict`)."""
+def _value_from(kind: str, type_: str, v, path: str):
+    """A column value of ``kind`` (its JSON value type ``type_``) from its JSON form (see
+    :meth:`OpenProtocol.to_dict`)."""
     if v is None:
         return None
     if isinstance(v, dict):
@@ -263,12 +335,12 @@ def _value_from(kind: str, v, path: str):
     if isinstance(v, float):
         return v
     if isinstance(v, int):
-        return float(v) if kind in ("float32", "float64") else v
+        return float(v) if type_ in ("f32", "f64") else v
     if isinstance(v, str):
-        if kind == "text":
+        if type_ == "str":
             return v
-        if kind in ("string", "base64"):  # a text column's value (runtime.formats.ticdc_json)
+        if type_ in ("utf8", "quoted", "base64"):  # a text column's (runtime.formats.ticdc_json)
             return v.encode("utf-8")
-        if kind in ("int", "uint", "sint", "raw"):
+        if type_ in ("s64", "u64", "wide", "scalar"):
             return _int_from(v, path)
     raise EncodeError(f"{v!r} is no {kind} value", path=path)
