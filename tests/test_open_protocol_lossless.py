@@ -141,3 +141,14 @@ def test_a_row_key_without_tbl_is_tiflows_omitted_empty_name():
     # tiflow's own lang_event fixture: tbl is omitempty, so a row of table "" has none.
     k, v = join_frames([(b'{"ts":1,"scm":"a","t":1}', b'{"u":{"c":{"t":1,"f":0,"v":""}}}')])
     assert round_trips(k, v).events[0].table is None
+
+
+@pytest.mark.parametrize("value", [2**63, 2**64 - 1, -(2**63)])
+def test_a_legacy_integer_beyond_int64_is_written_back(value):
+    # A legacy column has no flags, so it reads any 64-bit integer, signed or not; the
+    # writer checked the model's flags (a signed int64 unless UNSIGNED) and refused
+    # what the reader had accepted.
+    text = b'{"u":{"n":{"t":8,"v":%d}}}' % value
+    key, value_bytes = join_frames([(b'{"ts":1,"scm":"s","tbl":"t","t":1}', text)])
+    model = round_trips(key, value_bytes)
+    assert model.layout == "legacy" and model.events[0].new[0].value == value

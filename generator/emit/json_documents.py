@@ -452,7 +452,10 @@ class JsonDocumentEmitter:
 
     def _value_writer(self, name: str, doc: JsonDoc) -> str:
         table, kinds, bits, layouts = self._kinds(doc)
-        tests = {"text": "type(v) is str", "legacy": f"layout not in {tuple(layouts)!r}", **bits}
+        legacy = f"layout not in {tuple(layouts)!r}"
+        # a legacy column is written without its flags, so it reads back flagless: its value
+        # is checked as the reader takes it, not by the model's flags
+        tests = {"text": "type(v) is str", "legacy": legacy, "flagless": legacy, **bits}
         w = LineWriter()
         w.line("if v is None:")
         w.line("    return 'null'")
@@ -460,7 +463,7 @@ class JsonDocumentEmitter:
             w.line(f"if kind == {kind!r}:")
             with w.indent():
                 for condition in JSON_CONDITIONS[1:]:
-                    if condition in decl and condition != "flagless":  # written with flags
+                    if condition in decl and not (condition == "flagless" and "legacy" in decl):
                         w.line(f"if {_commented(tests[condition], condition)}")
                         w.line(f"    return {_WRITE[decl[condition]]}")
                 w.line(f"return {_WRITE[decl['type']]}")
