@@ -80,9 +80,7 @@ def pending(model) -> bool:
     """Whether ``model``'s slots hold a pending element (read without building it: the
     collector's view of its slots): the compiled tier's ``PendingElement``, or the
     pure-Python tier's ``Elements``."""
-    return any(
-        type(v).__name__ in ("PendingElement", "Elements") for v in gc.get_referents(model)
-    )
+    return any(type(v).__name__ in ("PendingElement", "Elements") for v in gc.get_referents(model))
 
 
 def pends(module) -> bool:

@@ -4,15 +4,16 @@ on first access (``runtime/core/pending.py``), as the compiled tier's are
 
 Where the quick reader of a record reads its row field (the last field, a ``repeat: eos``
 of records, that ``iter_rows`` streams) over :data:`PENDING_BYTES` or more of a ``bytes``
-input, it reads and checks each element as it always does (so every check, and every
-Retry that hands the input to the exact reader, is the eager reader's, at parse time),
-drops it, and appends a pending model of it instead (``rt_pending.Elements.element``):
-the first access of any of its fields reads the element again with the exact reader
-(``_read_<element>``, at the depth and with the ``_parent`` it reads at) and moves its
-slots in. Smaller lists, the exact reader and the row iterators stay eager. ::
+input (``Elements.of`` checks the type: a small input pays one comparison), it reads and
+checks each element as it always does (so every check, and every Retry that hands the
+input to the exact reader, is the eager reader's, at parse time), drops it, and appends a
+pending model of it instead (``rt_pending.Elements.element``): the first access of any of
+its fields reads the element again with the exact reader (``_read_<element>``, at the
+depth and with the ``_parent`` it reads at) and moves its slots in. Smaller lists, the
+exact reader and the row iterators stay eager. ::
 
     f_rows = []
-    if end - pos < _PENDING_BYTES or type(buf) is not bytes:
+    if end - pos < _PENDING_BYTES:
         item1_pending = None
     else:  # a big input's elements: checked now, built on first access
         item1_pending = rt_pending.Elements.of(Row, _read_row, buf, end, limits, (2,))
@@ -68,7 +69,7 @@ class QuickPending:
             parent = ", ".join(f"{f.name}={known[f.name]}" for f in before)
             args = f"2, rt_fast.Parent({parent})"
         pending = f"{step.item}_pending"
-        self.w.line(f"if {step.end} - pos < _PENDING_BYTES or type(buf) is not bytes:")
+        self.w.line(f"if {step.end} - pos < _PENDING_BYTES:")
         with self.w.indent():
             self.w.line(f"{pending} = None")
         self.w.line("else:  # a big input's elements: checked now, built on first access")

@@ -5,12 +5,12 @@ generator/emit/quicktier.py; the compiled tier's are runtime/_compiled/lazy.pyx'
 A list of models of a 64 MiB input holds several times the input. So where the quick tier
 reads a row field of ``PENDING_BYTES`` or more, it reads and checks each element as it
 always does, drops it, and appends :meth:`Elements.element` instead: a model of the
-element's class whose first slot holds the element's offset and every other slot the
-list's :class:`Elements` (the input, the limits and what reads one element again). The
-class's fields become :class:`PendingField` descriptors at its first pending list (until
-then they stay member descriptors, which CPython reads fastest): the first read, write or
-delete of any field of a pending model reads its element again, with the exact reader, and
-moves the slots in, so the model is the one the eager reader makes.
+element's class whose first slot holds the element's offset, its second the list's
+:class:`Elements` (the input, the limits and what reads one element again), and the others
+nothing yet. The class's fields become :class:`PendingField` descriptors at its first
+pending list (until then they stay member descriptors, which CPython reads fastest): the
+first read, write or delete of any field of a pending model reads its element again, with
+the exact reader, and moves the slots in, so the model is the one the eager reader makes.
 
     >>> import dataclasses
     >>> @dataclasses.dataclass(slots=True)
@@ -29,7 +29,7 @@ moves the slots in, so the model is the one the eager reader makes.
     >>> pairs
     [Pair(a=1, b=2), Pair(a=3, b=4)]
 
-A class of one field is never pending (its one slot could not hold both), nor is any while
+A class of one field is never pending (it has no second slot to say so), nor is any while
 the compiled tier runs (its own descriptors go over the same classes):
 :meth:`Elements.of` then gives None and the reader keeps the eager models.
 """
@@ -46,9 +46,8 @@ _NEW = object.__new__
 
 class PendingField:
     """A field of a model class in place of its slot's member descriptor: the same reads,
-    writes and deletes, after building the model while it is pending. ``probe`` is the
-    member whose value says so: the field's own, or for the first field (the offset's
-    slot) the second's."""
+    writes and deletes, after building the model while it is pending (its second field's
+    slot holds an :class:`Elements`)."""
 
     __slots__ = ("member", "probe")
 
@@ -79,8 +78,8 @@ class PendingField:
 
 
 class Elements:
-    """The elements of one big list: the value of every slot but the first of each pending
-    model of it (see the module docstring)."""
+    """The elements of one big list: the value of the second slot of each pending model of
+    it (see the module docstring)."""
 
     __slots__ = ("args", "cls", "data", "end", "limits", "members", "read")
 
@@ -88,7 +87,9 @@ class Elements:
     def of(cls, model_class, read, data: bytes, end: int, limits, args: tuple):
         """The pending elements of ``model_class`` in ``data`` up to ``end``, each read
         again by ``read(data, offset, end, limits, *args)`` (an exact reader); None where
-        they cannot be pending."""
+        they cannot be pending (``data`` is no ``bytes``, which may change)."""
+        if type(data) is not bytes:
+            return None
         members = _pending_members(model_class)
         if members is None:
             return None
@@ -102,8 +103,7 @@ class Elements:
         model = _NEW(self.cls)
         members = self.members
         members[0].__set__(model, at)
-        for i in range(1, len(members)):
-            members[i].__set__(model, self)
+        members[1].__set__(model, self)
         return model
 
     def fill(self, model) -> None:
@@ -111,13 +111,12 @@ class Elements:
         members = self.members
         at = members[0].__get__(model)
         built, _ = self.read(self.data, at, self.end, self.limits, *self.args)
-        for member in members:
+        for i, member in enumerate(members):
             try:
-                value = member.__get__(built)
-            except AttributeError:
-                member.__delete__(model)
-            else:
-                member.__set__(model, value)
+                member.__set__(model, member.__get__(built))
+            except AttributeError:  # a field the reader left unset
+                if i < 2:  # (the others are unset in a pending model)
+                    member.__delete__(model)
 
 
 _MEMBERS: dict[type, tuple] = {}
@@ -137,8 +136,8 @@ def _pending_members(model_class) -> tuple | None:
         return None
     if not all(type(m) is types.MemberDescriptorType for m in members):
         return None
-    for i, (name, member) in enumerate(zip(names, members)):
-        setattr(model_class, name, PendingField(member, members[1] if i == 0 else member))
+    for name, member in zip(names, members):
+        setattr(model_class, name, PendingField(member, members[1]))
     _MEMBERS[model_class] = members
     return members
 
