@@ -27,7 +27,7 @@ exact reader and the row iterators stay eager. ::
 from __future__ import annotations
 
 from generator.emit.compiled_pending import PENDING_BYTES
-from generator.emit.plan import Build, FieldSteps, Repeat
+from generator.emit.plan import Repeat, last_repeat
 
 
 class QuickPending:
@@ -41,12 +41,10 @@ class QuickPending:
         record = self.spec.records[plan.name]
         if self.lowering.fast.row_iterated(record) is None:
             return None
-        *_, last, build = plan.steps
-        if not isinstance(build, Build) or not isinstance(last, FieldSteps):
+        found = last_repeat(plan.steps)
+        if found is None:
             return None
-        if len(last.steps) != 1 or not isinstance(last.steps[0], Repeat):
-            return None
-        repeat = last.steps[0]
+        repeat = found[1]
         return repeat if repeat.until == "eos" and repeat.record else None
 
     @property
