@@ -77,6 +77,15 @@ class QuickPending:
                 f"{cls}, _read_{step.record}, buf, {step.end}, limits, ({args}))"
             )
 
+    def pending_build(self, build) -> None:
+        """An element read inline is built only where it is kept: a pending one is checked
+        alone (so its class's field writes, ``PendingField`` calls, are left to its read)."""
+        self.w.line(f"if {build.var}_pending is None:")
+        with self.w.indent():
+            self.w.line(f"{build.var} = _NEW({build.class_name})")
+            for name, var in build.fields:
+                self.w.line(f"{build.var}.{name} = {var}")
+
     def pending_append(self, step: Repeat) -> str:
         """The item ``item(step)`` appends: the model, or a pending one of it."""
         pending = f"{step.item}_pending"

@@ -267,6 +267,9 @@ class QuickTierEmitter(QuickPending):
             self.retry_if("not valid")
         else:
             assert isinstance(step, Build), step
+            if self.pending is not None and step.var == self.pending.item:
+                self.pending_build(step)
+                return
             self.w.line(f"{step.var} = _NEW({step.class_name})")
             for name, var in step.fields:
                 self.w.line(f"{step.var}.{name} = {var}")
