@@ -6,8 +6,8 @@ Where the quick reader of a record reads its row field (the last field, a ``repe
 of records, that ``iter_rows`` streams) over :data:`PENDING_BYTES` or more of a ``bytes``
 input (``Elements.of`` checks the type: a small input pays one comparison), it reads and
 checks each element as it always does (so every check, and every Retry that hands the
-input to the exact reader, is the eager reader's, at parse time), drops it, and appends a
-pending model of it instead (``rt_pending.Elements.element``): the first access of any of
+input to the exact reader, is the eager reader's, at parse time), drops it (an element
+read inline is not even built), and appends a pending model of it instead (``rt_pending.Elements.element``): the first access of any of
 its fields reads the element again with the exact reader (``_read_<element>``, at the
 depth and with the ``_parent`` it reads at) and moves its slots in. Smaller lists, the
 exact reader and the row iterators stay eager. ::
