@@ -7,10 +7,11 @@ of records, that ``iter_rows`` streams) over :data:`PENDING_BYTES` or more of a 
 input (``Elements.of`` checks the type: a small input pays one comparison), it reads and
 checks each element as it always does (so every check, and every Retry that hands the
 input to the exact reader, is the eager reader's, at parse time), drops it (an element
-read inline is not even built), and appends a pending model of it instead (``rt_pending.Elements.element``): the first access of any of
-its fields reads the element again with the exact reader (``_read_<element>``, at the
-depth and with the ``_parent`` it reads at) and moves its slots in. Smaller lists, the
-exact reader and the row iterators stay eager. ::
+read inline is not even built), and appends a pending model of it instead
+(``rt_pending.Elements.element``): the first access of any of its fields reads the element
+again with the exact reader (``_read_<element>``, at the depth and with the ``_parent`` it
+reads at) and moves its slots in. Smaller lists, the exact reader and the row iterators
+stay eager. ::
 
     f_rows = []
     if end - pos < _PENDING_BYTES:
