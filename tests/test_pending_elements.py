@@ -4,8 +4,9 @@ access of any of its fields, and they behave exactly as the eager models: ``==``
 ``to_dict``, ``build``, pickling, writes and deletes, and a bad input's ``DecodeError`` at
 parse time. The big inputs are the samples' elements repeated past ``PENDING_BYTES``.
 
-The comparisons run in both tiers (in the pure-Python one ``parse`` is eager); what is
-pending is checked where the compiled tier is built."""
+Both tiers pend: the compiled readers (generator/emit/compiled_pending.py) and, in the
+pure-Python tier, the quick tier's (generator/emit/quick_pending.py, runtime/core/pending.py).
+The eager models they are held to are the exact reader's."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import dataclasses
 import functools
 import gc
 import importlib
+import os
 import pickle
 import subprocess
 import sys
@@ -24,9 +26,9 @@ from hypothesis import strategies as st
 
 from generator.emit.compiled_pending import PENDING_BYTES
 from generator.emit.generate import ROOT
+from runtime.core import tier
 from runtime.core.limits import DEFAULT
 from tests.test_fastpath import Same, inputs, outcome
-from tests.test_quicktier import quick
 
 ROW_FIELDS = {"plainbuffer": ("message", "rows"), "mysql_serialization": ("binlog_file", "events")}
 """Format -> the record whose row field is pending in a big input, and that field."""
@@ -59,27 +61,42 @@ def big_inputs(fmt: str) -> list[bytes]:
 CASES = [(fmt, i) for fmt in sorted(ROW_FIELDS) for i in range(len(big_inputs(fmt)))]
 
 
+def eager_model(module, data: bytes, record: str):
+    """The exact reader's model of ``data`` (it never pends)."""
+    model, pos = module.FAST_READERS[record](data, 0, len(data), DEFAULT, 1)
+    assert pos == len(data)
+    return model
+
+
 def parsed(fmt: str, i: int):
-    """(module, record, field, the big input, its eager model by the quick tier)."""
+    """(module, record, field, the big input, its eager model by the exact reader)."""
     module = importlib.import_module(f"generated.{fmt}")
     record, field = ROW_FIELDS[fmt]
     data = big_inputs(fmt)[i]
-    eager = quick(module, data, record)
-    assert eager is not None
-    return module, record, field, data, eager
+    return module, record, field, data, eager_model(module, data, record)
 
 
 def pending(model) -> bool:
     """Whether ``model``'s slots hold a pending element (read without building it: the
-    collector's view of its slots)."""
-    return any(type(v).__name__ == "PendingElement" for v in gc.get_referents(model))
+    collector's view of its slots): the compiled tier's ``PendingElement``, or the
+    pure-Python tier's ``Elements``."""
+    return any(type(v).__name__ in ("PendingElement", "Elements") for v in gc.get_referents(model))
+
+
+def pends(module) -> bool:
+    """Whether ``parse`` of ``module`` pends: by its compiled readers, or by its quick tier
+    where the compiled tier's lazy models do not run (the classes take one kind of
+    descriptor)."""
+    if getattr(module, "COMPILED_READERS", None):
+        return True
+    return tier.compiled("runtime._compiled.lazy") is None
 
 
 @pytest.mark.parametrize("fmt", sorted(ROW_FIELDS))
 def test_a_big_input_is_pending_until_read(fmt):
     module = importlib.import_module(f"generated.{fmt}")
-    if not getattr(module, "COMPILED_READERS", None):
-        pytest.skip(f"the compiled tier of {fmt} is not built")
+    if not pends(module):
+        pytest.skip(f"{fmt} is read by its quick tier beside the compiled lazy models")
     record, field = ROW_FIELDS[fmt]
     data = big_inputs(fmt)[0]
     elements = getattr(module.parse(data, record), field)
@@ -111,6 +128,13 @@ def test_every_form_of_a_pending_element_is_the_eager_one(fmt, i):
     for k in (len(want) - 1, 0, len(want) // 2):
         assert repr(model[k]) == repr(want[k])
         assert Same(module, model[k]) == Same(module, want[k])
+    # one element at a time, by each of the ways that read it
+    model = getattr(fresh(), field)
+    assert Same(module, copy.copy(model[1])) == Same(module, want[1])
+    assert Same(module, pickle.loads(pickle.dumps(model[2]))) == Same(module, want[2])
+    assert Same(module, copy.deepcopy(model[3])) == Same(module, want[3])
+    assert module.to_dict(model[4]) == module.to_dict(want[4])
+    assert model[5] == want[5] and want[6] == model[6]
 
 
 @pytest.mark.parametrize("fmt", sorted(ROW_FIELDS))
@@ -130,6 +154,35 @@ def test_a_write_or_delete_builds_the_element_first(fmt):
     assert [repr(getattr(element, f)) for f in others] == [
         repr(getattr(getattr(eager, field)[4], f)) for f in others
     ]
+
+
+@pytest.mark.parametrize("fmt", sorted(ROW_FIELDS))
+def test_any_field_written_or_deleted_first(fmt):
+    """Every field of a pending element, each the first access of its own element: the
+    pure-Python tier's first slot holds the offset and its second says it is pending."""
+    module, record, field, data, eager = parsed(fmt, 0)
+    names = [f.name for f in dataclasses.fields(getattr(eager, field)[0])]
+    elements, want = getattr(module.parse(data, record), field), getattr(eager, field)
+    for k, name in enumerate(names):
+        element = elements[2 * k]
+        delattr(element, name)
+        with pytest.raises(AttributeError):
+            getattr(element, name)
+        assert [getattr(element, n) for n in names if n != name] == [
+            getattr(want[2 * k], n) for n in names if n != name
+        ]
+        element = elements[2 * k + 1]
+        setattr(element, name, "written")
+        again = copy.deepcopy(want[2 * k + 1])
+        setattr(again, name, "written")
+        assert repr(element) == repr(again)
+    # the second field deleted, then the first read: built by the delete
+    element = elements[2 * len(names)]
+    delattr(element, names[1])
+    assert getattr(element, names[0]) == getattr(want[2 * len(names)], names[0])
+    # a class's fields still refuse what is not its model, as a slot does
+    with pytest.raises(TypeError):
+        type(element).__dict__[names[0]].__get__(object(), object)
 
 
 def python_outcome(module, data: bytes, record: str):
@@ -183,3 +236,21 @@ def test_fields_stay_member_descriptors_until_a_big_input():
         assert rows[1].checksum == pb.parse(big).rows[1].checksum
     """
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_pure_python_fields_stay_member_descriptors_until_a_big_input():
+    """The pure-Python tier's the same: its ``PendingField``s go over the fields at the first
+    pending list."""
+    code = """if True:
+        import types
+        import generated.mysql_serialization as my
+        from tests.test_fastpath import inputs
+        from tests.test_pending_elements import big_inputs
+        big = big_inputs("mysql_serialization")[0]
+        assert type(my.BinlogEvent.__dict__["crc32"]) is types.MemberDescriptorType
+        events = my.parse(big, "binlog_file").events
+        assert type(my.BinlogEvent.__dict__["crc32"]).__name__ == "PendingField"
+        assert events[1].crc32 == my.parse(big, "binlog_file").events[1].crc32
+    """
+    env = dict(os.environ, WIRESPEC_PURE_PYTHON="1")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env=env)

@@ -796,4 +796,15 @@ def flatten(steps) -> list[Step]:
     return out
 
 
+def last_repeat(steps) -> tuple[FieldSteps, Repeat] | None:
+    """The last field of a record's ``steps`` and its repeat, when a lone repeat reads that
+    field and the model is built right after it (a row field's form)."""
+    *_, last, build = steps
+    if not isinstance(build, Build) or not isinstance(last, FieldSteps):
+        return None
+    if len(last.steps) != 1 or not isinstance(last.steps[0], Repeat):
+        return None
+    return last, last.steps[0]
+
+
 # -- the lowering -----------------------------------------------------------------------

@@ -74,6 +74,7 @@ from generator.emit.plan import (
     flatten,
 )
 from generator.emit.pysource import LineWriter, codec_cases, struct_format, struct_name
+from generator.emit.quick_pending import QuickPending
 from generator.spec import pytext
 
 _RETRY = "raise rt_fast.Retry"
@@ -124,7 +125,7 @@ def _quick_msb(buf, pos, end, bits):
         raise rt_fast.Retry from None'''
 
 
-class QuickTierEmitter:
+class QuickTierEmitter(QuickPending):
     """Renders the quick-tier functions of one spec (see the module docstring)."""
 
     def __init__(self, spec, lowering: Lowering | None = None):
@@ -151,6 +152,7 @@ class QuickTierEmitter:
         ]
         if self.uses_crc8_table:
             constants.append("_CRC8_TABLE = rt_fast.CRC8_TABLE")
+        constants += self.pending_constant()
         constants += [f"{name} = {cases}" for name, cases in self.codec_cases.items()]
         if self.uses_uvarint:
             functions.insert(0, _QUICK_UVARINT)
@@ -181,6 +183,7 @@ class QuickTierEmitter:
         )
         self.off = 0
         self.plan = plan
+        self.pending = self.pending_repeat(plan)
         if plan.checks_depth:  # the exact reader checks each record's; the deepest is this
             extra = f" + {plan.depth - 1}" if plan.depth > 1 else ""
             self.retry_if(f"depth{extra} > limits.max_depth or depth > {_STACK_DEPTH}")
@@ -264,6 +267,9 @@ class QuickTierEmitter:
             self.retry_if("not valid")
         else:
             assert isinstance(step, Build), step
+            if self.pending is not None and step.var == self.pending.item:
+                self.pending_build(step)
+                return
             self.w.line(f"{step.var} = _NEW({step.class_name})")
             for name, var in step.fields:
                 self.w.line(f"{step.var}.{name} = {var}")
@@ -617,6 +623,8 @@ class QuickTierEmitter:
         if step.until == "until":
             self.until(step)
             return
+        if step is self.pending:
+            self.pending_start(step)
         if step.until == "eos":
             self.w.line(f"while pos < {step.end}:")
         else:
@@ -649,6 +657,8 @@ class QuickTierEmitter:
         """One item of a repeat, appended."""
         if step.index:
             self.w.line(f"{step.index} = len({step.var})")
+        if step is self.pending:
+            self.w.line(f"{step.item}_at = pos")
         if step.steps is None:
             self.w.line(
                 f"{step.item}, pos = _quick_{step.record}(buf, pos, {step.end}, limits"
@@ -656,7 +666,8 @@ class QuickTierEmitter:
             )
         else:
             self.branch(step.steps)
-        self.w.line(f"{step.var}.append({step.item})")
+        item = self.pending_append(step) if step is self.pending else step.item
+        self.w.line(f"{step.var}.append({item})")
 
     def blocks(self, step: Repeat) -> None:
         """Avro's blocks, as ``FastPathEmitter`` reads them."""
