@@ -433,18 +433,7 @@ class JsonDocumentEmitter:
     def _value_reader(self, name: str, doc: JsonDoc) -> str:
         table, kinds, bits, _ = self._kinds(doc)
         tests = {"text": "type(v) is str", "legacy": "flagless", "flagless": "flagless", **bits}
-        w = LineWriter()
-        w.line("if v is None:")
-        w.line("    return None")
-        for kind, decl in kinds:
-            w.line(f"if kind == {kind!r}:")
-            with w.indent():
-                for condition in JSON_CONDITIONS[1:]:
-                    if condition in decl and not (condition == "flagless" and "legacy" in decl):
-                        w.line(f"if {_commented(tests[condition], condition)}")
-                        w.line(f"    return {_READ[decl[condition]]}")
-                w.line(f"return {_READ[decl['type']]}")
-        w.line(f"raise ValueError(f'no {table} kind {{kind!r}}')")
+        w = _kind_switch(table, kinds, tests, "None", _READ)
         text = (f"``v``, the value of a column whose type code is ``kind`` in ``{table}``, checked "
                 "and as the model holds it (the kinds of the spec's rendering attribute; "
                 "``flagless``: the column has no flags, the legacy layout).")  # fmt: skip
@@ -456,23 +445,31 @@ class JsonDocumentEmitter:
         # a legacy column is written without its flags, so it reads back flagless: its value
         # is checked as the reader takes it, not by the model's flags
         tests = {"text": "type(v) is str", "legacy": legacy, "flagless": legacy, **bits}
-        w = LineWriter()
-        w.line("if v is None:")
-        w.line("    return 'null'")
-        for kind, decl in kinds:
-            w.line(f"if kind == {kind!r}:")
-            with w.indent():
-                for condition in JSON_CONDITIONS[1:]:
-                    if condition in decl and not (condition == "flagless" and "legacy" in decl):
-                        w.line(f"if {_commented(tests[condition], condition)}")
-                        w.line(f"    return {_WRITE[decl[condition]]}")
-                w.line(f"return {_WRITE[decl['type']]}")
-        w.line(f"raise ValueError(f'no {table} kind {{kind!r}}')")
+        w = _kind_switch(table, kinds, tests, "'null'", _WRITE)
         text = (f"``v`` of a column whose type code is ``kind`` in ``{table}`` as JSON text "
                 "(the kinds of the spec's rendering attribute; ``go122``: Go >= 1.22's "
                 "escapes).")  # fmt: skip
         return self._function(f"write_{name}_value", "kind, v, flags, layout, go122, path",
                               text, w)  # fmt: skip
+
+
+def _kind_switch(table: str, kinds, tests: dict, none: str, calls: dict) -> LineWriter:
+    """The body of a column value's reader or writer: ``none`` for a null, else per kind
+    its variants' ``tests`` in JSON_CONDITIONS order (``legacy`` before ``flagless``, which
+    it covers where a kind has both), then its plain type; ``calls`` renders a JSON type."""
+    w = LineWriter()
+    w.line("if v is None:")
+    w.line(f"    return {none}")
+    for kind, decl in kinds:
+        w.line(f"if kind == {kind!r}:")
+        with w.indent():
+            for condition in JSON_CONDITIONS[1:]:
+                if condition in decl and not (condition == "flagless" and "legacy" in decl):
+                    w.line(f"if {_commented(tests[condition], condition)}")
+                    w.line(f"    return {calls[decl[condition]]}")
+            w.line(f"return {calls[decl['type']]}")
+    w.line(f"raise ValueError(f'no {table} kind {{kind!r}}')")
+    return w
 
 
 def _commented(test: str, condition: str) -> str:
