@@ -29,9 +29,9 @@ the exact reader, and moves the slots in, so the model is the one the eager read
     >>> pairs
     [Pair(a=1, b=2), Pair(a=3, b=4)]
 
-A class of one field is never pending (it has no second slot to say so), nor is any while
-the compiled tier runs (its own descriptors go over the same classes):
-:meth:`Elements.of` then gives None and the reader keeps the eager models.
+A class of one field is never pending (it has no second slot to say so), nor is a generated
+module's class while that module's compiled tier runs (its own descriptors go over the same
+classes): :meth:`Elements.of` then gives None and the reader keeps the eager models.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def _pending_members(model_class) -> tuple | None:
         return members
     names = [f.name for f in dataclasses.fields(model_class)]
     members = tuple(model_class.__dict__.get(name) for name in names)
-    if len(names) < 2 or _compiled_lazy():
+    if len(names) < 2 or _compiled_lazy(model_class):
         return None
     if not all(type(m) is types.MemberDescriptorType for m in members):
         return None
@@ -142,9 +142,14 @@ def _pending_members(model_class) -> tuple | None:
     return members
 
 
-def _compiled_lazy() -> bool:
-    """Whether the compiled tier's lazy models run in this process."""
-    return tier.compiled("runtime._compiled.lazy") is not None
+def _compiled_lazy(model_class) -> bool:
+    """Whether the compiled tier may pend ``model_class``'s elements too (its lazy models'
+    descriptors go over the same class): it runs, and the class's generated module has a
+    compiled reader."""
+    module, _, name = model_class.__module__.partition(".")
+    if module != "generated" or tier.compiled("runtime._compiled.lazy") is None:
+        return False
+    return tier.compiled(f"generated._compiled.{name}") is not None
 
 
 def pending(model) -> bool:
