@@ -218,7 +218,6 @@ def test_unknown_fields_after_a_present_last_field_may_start_with_any_id():
     [
         (b"", "must start with a field id"),
         (b"\x01", "must start with a field id"),  # a 2-byte varint cut short
-        (encode_uvar(11) + b"\x02", "starts with field id 11"),  # read back as field 11
         ("18", "must be bytes"),
     ],
 )
@@ -228,6 +227,22 @@ def test_unknown_fields_that_would_not_read_back_are_an_encode_error(unknown, me
     with pytest.raises(EncodeError, match=message) as info:
         ms.build(body, "gtid_tagged_body")
     assert info.value.path == "unknown_fields"
+
+
+@pytest.mark.parametrize("first_id", [0, 11])
+def test_unknown_fields_starting_with_a_known_id_keep_the_last_field_written(first_id):
+    # A reader looking for commit_group_ticket (id 11, at its default here) would take a
+    # lower or equal id for its own or for one out of order: written, it reads no further.
+    body = seed_body()
+    assert body.commit_group_ticket == 0
+    body.unknown_fields = encode_uvar(first_id) + b"\x02"
+    body.serializable_field_size = None  # the size of these bytes
+    data = ms.build(body, "gtid_tagged_body")
+    assert data.endswith(encode_uvar(11) + b"\x00" + body.unknown_fields)
+    assert ms.build_construct(body, "gtid_tagged_body") == data
+    again = ms.parse(data, "gtid_tagged_body")
+    assert (again.commit_group_ticket, again.unknown_fields) == (0, body.unknown_fields)
+    assert ms.build(again, "gtid_tagged_body") == data
 
 
 @pytest.mark.parametrize(

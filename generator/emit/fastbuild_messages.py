@@ -73,6 +73,7 @@ class MessageWriters:
         w.line("lnifid = 0  # one more than the last non-ignorable field written")
         written: set[str] = set()
         header = rest = None
+        unknown = next(names[s.var] for s in steps if isinstance(s, Rest))
         for step in steps:
             if isinstance(step, KeyedHeader):
                 header = step
@@ -84,7 +85,7 @@ class MessageWriters:
                 comment = f"{field.name} (id {field.id})"
                 w.line(pytext.source_comment(self.spec.source.display, field.line, comment))
                 last = field_step.id == known - 1
-                self._keyed_field(w, field_step, field, names, sources, written, last)
+                self._keyed_field(w, field_step, field, names, sources, written, last and unknown)
                 written.add(field_step.var)
             elif isinstance(step, Rest):
                 rest = step
@@ -117,7 +118,9 @@ class MessageWriters:
 
     def _keyed_field(self, w, step: KeyedField, field, names, sources, written, last) -> None:
         """The field's id and value; an optional one only when it is present. ``field``:
-        the spec's, for its unknown-field policy (which the reader's plan need not say)."""
+        the spec's, for its unknown-field policy (which the reader's plan need not say);
+        ``last``: for the last known field, the model's key of its unknown fields (which may
+        need it written at its default, ``rt_serializable.written_for_unknown``)."""
         var = step.var
         key = f"0x{step.id << 1:02x}" if step.id < 64 else None
         counted = field.unknown_field_policy == "error"
@@ -135,7 +138,15 @@ class MessageWriters:
         if last:
             w.line("last_written = -1")
         w.line(f'{var} = getattr(m, "{names[var]}", None)')
-        w.line(f"if {var} is not None and {var} != {absent}:")
+        if last:
+            w.line(f"if {var} is not None and (")
+            w.line(f"    {var} != {absent}")
+            w.line(
+                f'    or rt_serializable.written_for_unknown(getattr(m, "{last}", None), {step.id + 1})'
+            )
+            w.line("):")
+        else:
+            w.line(f"if {var} is not None and {var} != {absent}:")
         with w.indent():
             self._field_bytes(w, step, key)
             if last:

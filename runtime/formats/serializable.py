@@ -302,8 +302,12 @@ class SerializableMessage(Construct):
         body = io.BytesIO()
         lnifid = written = 0
         last_written = -1
+        last = len(self.fields) - 1
+        keep_last = written_for_unknown(obj.get(UNKNOWN_KEY), len(self.fields))
         for f in self.fields:
-            if not _is_written(f, obj):
+            if not _is_written(f, obj) and not (
+                keep_last and f.id == last and obj.get(f.name) is not None
+            ):
                 continue
             last_written = f.id
             try:
@@ -549,6 +553,23 @@ def _is_written(f: Field, model: Mapping) -> bool:
         return True
     value = model.get(f.name)
     return value is not None and value != f.absent_value(model)
+
+
+def written_for_unknown(raw, known: int) -> bool:
+    """Whether unknown fields ``raw`` need the last of the ``known`` fields written even
+    when it holds its default: they start with an id below ``known``, which a reader looking
+    for that field takes for an id out of order, so the message they came from had it.
+
+    >>> written_for_unknown(b"\\x00\\x02", 12), written_for_unknown(b"\\x18\\x02", 12)
+    (True, False)
+    """
+    if not raw or not isinstance(raw, (bytes, bytearray)):
+        return False
+    try:
+        first_id, _ = decode_uvar(raw, 0)
+    except DecodeError:
+        return False
+    return first_id < known
 
 
 def unknown_bytes(raw, last_written: int, known: int) -> bytes:
