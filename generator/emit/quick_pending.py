@@ -9,15 +9,19 @@ checks each element as it always does (so every check, and every Retry that hand
 input to the exact reader, is the eager reader's, at parse time), drops it (an element
 read inline is not even built), and appends a pending model of it instead
 (``rt_pending.Elements.element``): the first access of any of its fields reads the element
-again with the exact reader (``_read_<element>``, at the depth and with the ``_parent`` it
-reads at) and moves its slots in. Smaller lists, the exact reader and the row iterators
-stay eager. ::
+again and moves its slots in: by its quick reader (``_quick_<element>``) where the loop
+calls one, which gives the exact reader's model, cheaper; by the exact reader
+(``_read_<element>``, at the depth and with the ``_parent`` it reads at) where the element
+is read inline or its quick reader gives up. Smaller lists, the exact reader and the row
+iterators stay eager. ::
 
     f_rows = []
     if end - pos < _PENDING_BYTES:
         item1_pending = None
     else:  # a big input's elements: checked now, built on first access
-        item1_pending = rt_pending.Elements.of(Row, _read_row, buf, end, limits, (2,))
+        item1_pending = rt_pending.Elements.of(
+            Row, _read_row, buf, end, limits, (2,), quick=_quick_row
+        )
     while pos < end:
         ...
         item1_at = pos
@@ -67,6 +71,9 @@ class QuickPending:
             known = dict(build.fields)
             parent = ", ".join(f"{f.name}={known[f.name]}" for f in before)
             args = f"2, rt_fast.Parent({parent})"
+        quick = ""
+        if step.steps is None and not step.depth:  # the loop calls the element's quick reader
+            quick = f", quick=_quick_{step.record}"
         pending = f"{step.item}_pending"
         self.w.line(f"if {step.end} - pos < _PENDING_BYTES:")
         with self.w.indent():
@@ -75,7 +82,7 @@ class QuickPending:
         with self.w.indent():
             self.w.line(
                 f"{pending} = rt_pending.Elements.of("
-                f"{cls}, _read_{step.record}, buf, {step.end}, limits, ({args}))"
+                f"{cls}, _read_{step.record}, buf, {step.end}, limits, ({args}){quick})"
             )
 
     def pending_build(self, build) -> None:
