@@ -257,8 +257,9 @@ def test_pure_python_fields_stay_member_descriptors_until_a_big_input():
 
 
 def test_pure_python_elements_are_read_again_by_their_quick_reader():
-    """A pending row is read again by ``_quick_row`` (the model the exact reader makes,
-    cheaper); where the quick reader gives up, by the exact reader: the same model."""
+    """A pending row is checked by ``_quick_row`` without its model, and read again by it
+    (the model the exact reader makes, cheaper); where the quick reader gives up, by the
+    exact reader: the same model."""
     code = """if True:
         import gc
         import generated.plainbuffer as pb
@@ -270,6 +271,11 @@ def test_pure_python_elements_are_read_again_by_their_quick_reader():
         rows = pb.parse(big).rows
         elements = next(v for v in gc.get_referents(rows[0]) if type(v) is Elements)
         assert elements.quick is pb._quick_row
+        # the loop checked it without building it, to the same end
+        at = gc.get_referents(rows[1])
+        at = next(v for v in at if type(v) is int)
+        checked = pb._quick_row(big, at, len(big), elements.limits, True)
+        assert checked[0] is None and checked[1] == pb._quick_row(big, at, len(big), elements.limits)[1]
         assert repr(rows[0]) == repr(want[0])
 
         def gives_up(buf, pos, end, limits):
