@@ -254,3 +254,35 @@ def test_pure_python_fields_stay_member_descriptors_until_a_big_input():
     """
     env = dict(os.environ, WIRESPEC_PURE_PYTHON="1")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env=env)
+
+
+def test_pure_python_elements_are_read_again_by_their_quick_reader():
+    """A pending row is checked by ``_quick_row`` without its model, and read again by it
+    (the model the exact reader makes, cheaper); where the quick reader gives up, by the
+    exact reader: the same model."""
+    code = """if True:
+        import gc
+        import generated.plainbuffer as pb
+        import runtime.core.fast as rt_fast
+        from runtime.core.pending import Elements
+        from tests.test_pending_elements import big_inputs, eager_model
+        big = big_inputs("plainbuffer")[0]
+        want = eager_model(pb, big, "message").rows
+        rows = pb.parse(big).rows
+        elements = next(v for v in gc.get_referents(rows[0]) if type(v) is Elements)
+        assert elements.quick is pb._quick_row
+        # the loop checked it without building it, to the same end
+        at = gc.get_referents(rows[1])
+        at = next(v for v in at if type(v) is int)
+        checked = pb._quick_row(big, at, len(big), elements.limits, True)
+        assert checked[0] is None and checked[1] == pb._quick_row(big, at, len(big), elements.limits)[1]
+        assert repr(rows[0]) == repr(want[0])
+
+        def gives_up(buf, pos, end, limits):
+            raise rt_fast.Retry
+
+        elements.quick = gives_up
+        assert repr(rows[1]) == repr(want[1]) and rows[1] == want[1]
+    """
+    env = dict(os.environ, WIRESPEC_PURE_PYTHON="1")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env=env)

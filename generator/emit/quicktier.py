@@ -191,6 +191,7 @@ class QuickTierEmitter(QuickPending):
         self.flush()
         self.w.line("return model, pos")
         params = "buf, pos, end, limits" + ", depth=1" * plan.checks_depth
+        params += ", checking=False" * (plan.name in self.checked_alone)
         return f"def _quick_{plan.name}({params}):\n" + "\n".join(self.w.lines)
 
     # `off`: the bytes past `pos` read by the fixed steps so far, `pos` not yet advanced.
@@ -270,9 +271,10 @@ class QuickTierEmitter(QuickPending):
             if self.pending is not None and step.var == self.pending.item:
                 self.pending_build(step)
                 return
-            self.w.line(f"{step.var} = _NEW({step.class_name})")
-            for name, var in step.fields:
-                self.w.line(f"{step.var}.{name} = {var}")
+            if step.var == "model" and self.plan.name in self.checked_alone:
+                self.checking_build(step)
+                return
+            self.model_build(step)
 
     def bits(self, step: Bits, at: str) -> None:
         """A bit field: the run's first field reads the run's bytes."""
@@ -660,9 +662,11 @@ class QuickTierEmitter(QuickPending):
         if step is self.pending:
             self.w.line(f"{step.item}_at = pos")
         if step.steps is None:
+            alone = step is self.pending and self.read_alone(step)
+            checking = f", {step.item}_pending is not None" * alone
             self.w.line(
                 f"{step.item}, pos = _quick_{step.record}(buf, pos, {step.end}, limits"
-                f"{self.depth_arg(step.depth)})"
+                f"{self.depth_arg(step.depth)}{checking})"
             )
         else:
             self.branch(step.steps)

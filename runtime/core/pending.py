@@ -9,8 +9,9 @@ element's class whose first slot holds the element's offset, its second the list
 :class:`Elements` (the input, the limits and what reads one element again), and the others
 nothing yet. The class's fields become :class:`PendingField` descriptors at its first
 pending list (until then they stay member descriptors, which CPython reads fastest): the
-first read, write or delete of any field of a pending model reads its element again, with
-the exact reader, and moves the slots in, so the model is the one the eager reader makes.
+first read, write or delete of any field of a pending model reads its element again (by
+its quick reader where it has one, by the exact reader where it has none or that gives
+up) and moves the slots in, so the model is the one the eager reader makes.
 
     >>> import dataclasses
     >>> @dataclasses.dataclass(slots=True)
@@ -40,6 +41,7 @@ import dataclasses
 import types
 
 from runtime.core import tier
+from runtime.core.fast import QUICK_FAILURES
 
 _NEW = object.__new__
 
@@ -81,13 +83,16 @@ class Elements:
     """The elements of one big list: the value of the second slot of each pending model of
     it (see the module docstring)."""
 
-    __slots__ = ("args", "cls", "data", "end", "limits", "members", "read")
+    __slots__ = ("args", "cls", "data", "end", "limits", "members", "quick", "read")
 
     @classmethod
-    def of(cls, model_class, read, data: bytes, end: int, limits, args: tuple):
+    def of(cls, model_class, read, data: bytes, end: int, limits, args: tuple, quick=None):
         """The pending elements of ``model_class`` in ``data`` up to ``end``, each read
-        again by ``read(data, offset, end, limits, *args)`` (an exact reader); None where
-        they cannot be pending (``data`` is no ``bytes``, which may change)."""
+        again by ``read(data, offset, end, limits, *args)`` (an exact reader), or first by
+        ``quick(data, offset, end, limits)`` (the element's quick reader, where it has one:
+        the exact reader's model, cheaper, or one of ``QUICK_FAILURES``, and then the exact
+        reader reads); None where they cannot be pending (``data`` is no ``bytes``, which
+        may change)."""
         if type(data) is not bytes:
             return None
         members = _pending_members(model_class)
@@ -96,6 +101,7 @@ class Elements:
         elements = _NEW(cls)
         elements.cls, elements.members, elements.read = model_class, members, read
         elements.data, elements.end, elements.limits, elements.args = data, end, limits, args
+        elements.quick = quick
         return elements
 
     def element(self, at: int):
@@ -110,7 +116,14 @@ class Elements:
         """Read ``model``'s element again and move its slots in."""
         members = self.members
         at = members[0].__get__(model)
-        built, _ = self.read(self.data, at, self.end, self.limits, *self.args)
+        built = None
+        if self.quick is not None:
+            try:
+                built, _ = self.quick(self.data, at, self.end, self.limits)
+            except QUICK_FAILURES:  # the exact reader gives the model or the exact error
+                built = None
+        if built is None:
+            built, _ = self.read(self.data, at, self.end, self.limits, *self.args)
         for i, member in enumerate(members):
             try:
                 member.__set__(model, member.__get__(built))
