@@ -406,6 +406,22 @@ def table(workloads, results, runs):
     return lines, summary
 
 
+def plainbuffer_message(target: int) -> bytes:
+    """One PlainBuffer message of up to ``target`` bytes: the benchmark's 64 wide rows,
+    repeated, then as many of them again as fit."""
+    from benchmarks import plainbuffer as b
+
+    rows = [b.pb_wide(i)[4:] for i in range(64)]  # rows without the 4-byte message header
+    laps, size = divmod(target - 4, sum(map(len, rows)))
+    extra, total = [], 0
+    for r in rows:
+        if total + len(r) > size:
+            break
+        extra.append(r)
+        total += len(r)
+    return b.pb_wide(0)[:4] + b"".join(rows) * laps + b"".join(extra)
+
+
 def memory_check(mib: int):
     """Peak resident memory of one decode, in a fresh process each (input read included)."""
     import array
@@ -418,15 +434,8 @@ def memory_check(mib: int):
 
     target = mib * 1024 * 1024 - 4096
     rows = [b.pb_wide(i)[4:] for i in range(64)]  # rows without the 4-byte message header
-    per_lap = sum(map(len, rows))
-    laps, size = divmod(target - 4, per_lap)
-    extra, total = [], 0
-    for r in rows:
-        if total + len(r) > size:
-            break
-        extra.append(r)
-        total += len(r)
-    pb_input = b.pb_wide(0)[:4] + b"".join(rows) * laps + b"".join(extra)
+    laps = (target - 4) // sum(map(len, rows))
+    pb_input = plainbuffer_message(target)
     # the same rows as messages of one row each (Kafka-sized records), in one Arrow batch
     messages = [b.pb_wide(0)[:4] + rows[i % len(rows)] for i in range(len(rows) * laps)]
     sizes, many = array.array("I", map(len, messages)), b"".join(messages)

@@ -238,19 +238,64 @@ def test_fields_stay_member_descriptors_until_a_big_input():
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
-def test_pure_python_fields_stay_member_descriptors_until_a_big_input():
-    """The pure-Python tier's the same: its ``PendingField``s go over the fields at the first
-    pending list."""
+def test_pure_python_element_classes_are_never_changed():
+    """The pure-Python tier's pending elements are models of a pending class (a subclass of
+    the element class, made at its first pending list) that turn into models of the element
+    class when built: the element class keeps its member descriptors, so a model built of it
+    after a big input is read and written as before any (no Python call a field)."""
     code = """if True:
-        import types
+        import copy, pickle, types
         import generated.mysql_serialization as my
-        from tests.test_fastpath import inputs
+        import generated.plainbuffer as pb
+        from runtime.core.pending import PendingModel, pending
         from tests.test_pending_elements import big_inputs
-        big = big_inputs("mysql_serialization")[0]
-        assert type(my.BinlogEvent.__dict__["crc32"]) is types.MemberDescriptorType
-        events = my.parse(big, "binlog_file").events
-        assert type(my.BinlogEvent.__dict__["crc32"]).__name__ == "PendingField"
-        assert events[1].crc32 == my.parse(big, "binlog_file").events[1].crc32
+        fields = {"BinlogEvent": "crc32", "Row": "checksum"}
+        classes = [my.BinlogEvent, pb.Row]
+        before = {c: dict(c.__dict__) for c in classes}
+        events = my.parse(big_inputs("mysql_serialization")[0], "binlog_file").events
+        rows = pb.parse(big_inputs("plainbuffer")[0]).rows
+        for cls, elements in ((my.BinlogEvent, events), (pb.Row, rows)):
+            assert dict(cls.__dict__) == before[cls], cls  # nothing put over its fields
+            assert type(cls.__dict__[fields[cls.__name__]]) is types.MemberDescriptorType
+            assert not issubclass(cls, PendingModel)
+            kind = type(elements[0])
+            assert kind is not cls and issubclass(kind, cls) and kind.__name__ == cls.__name__
+            assert all(type(e) is kind and pending(e) for e in elements)
+            # built by its first read, of the element class from then on
+            assert getattr(elements[1], fields[cls.__name__]) is not None
+            assert type(elements[1]) is cls and not pending(elements[1])
+            assert type(elements[2]) is kind and elements[2].__class__ is cls
+            assert type(elements[2]) is cls
+            # a model built of the class after a big input is a plain one
+            fresh = copy.copy(elements[1])
+            assert type(fresh) is cls and fresh == elements[1]
+            assert type(pickle.loads(pickle.dumps(elements[3]))) is cls
+            assert type(copy.deepcopy(elements[4])) is cls
+        row = pb.Row(primary_key=[], attributes=None, delete_marker=False, checksum=0)
+        assert type(row) is pb.Row and not pending(row)
+        assert rows[5] != row and row != rows[6] and type(rows[6]) is pb.Row
+    """
+    env = dict(os.environ, WIRESPEC_PURE_PYTHON="1")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env=env)
+
+
+def test_a_pending_class_constructed_makes_a_model_of_the_element_class():
+    """A pending class called as its element class would be (``type(model)(...)``, as
+    ``dataclasses.replace`` does on a model given every field) makes a model that turns
+    into one of the element class at its first access, the same model."""
+    code = """if True:
+        import dataclasses
+        import generated.plainbuffer as pb
+        from runtime.core.pending import pending
+        from tests.test_pending_elements import big_inputs
+        rows = pb.parse(big_inputs("plainbuffer")[0]).rows
+        kind = type(rows[0])
+        made = kind(primary_key=[], attributes=None, delete_marker=True, checksum=7)
+        assert type(made) is pb.Row and not pending(made)
+        assert made == pb.Row(primary_key=[], attributes=None, delete_marker=True, checksum=7)
+        fields = {f.name: getattr(rows[1], f.name) for f in dataclasses.fields(pb.Row)}
+        again = dataclasses.replace(rows[2], **fields)
+        assert type(again) is pb.Row and again == rows[1]
     """
     env = dict(os.environ, WIRESPEC_PURE_PYTHON="1")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env=env)

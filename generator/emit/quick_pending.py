@@ -109,7 +109,7 @@ class QuickPending:
 
     def pending_build(self, build) -> None:
         """An element read inline is built only where it is kept: a pending one is checked
-        alone (so its class's field writes, ``PendingField`` calls, are left to its read)."""
+        alone (its model is made by its first access)."""
         self.w.line(f"if {build.var}_pending is None:")
         with self.w.indent():
             self.model_build(build)
