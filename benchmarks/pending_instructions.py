@@ -51,8 +51,8 @@ CASES = {
     "row-after-big": ("plainbuffer", "pb-big", "pb-big", lambda m, d: _row(m)),
     "row-fresh": ("plainbuffer", "pb-small", "pb-small", lambda m, d: _row(m)),
 }
-N_OF = {"pb-big": "n", "my-big": "n"}
-"""The inputs whose cases run ``--n`` times (the others ``--small-n``)."""
+BIG = {"plainbuffer-parse", "plainbuffer-every", "mysql-parse", "mysql-every"}
+"""The cases that run ``--n`` times (the others ``--small-n``)."""
 
 
 def write_inputs(folder: Path, mib: int) -> None:
@@ -98,7 +98,7 @@ def main(argv=None) -> int:
         print("| case (pure Python) | instructions a run |")
         print("|---|---:|")
         for case in args.only.split(","):
-            n = args.n if N_OF.get(CASES[case][1]) else args.small_n
+            n = args.n if case in BIG else args.small_n
             runs = [
                 instructions_of(["-m", "benchmarks.pending_instructions", "--child", case, str(k), tmp], env)
                 for k in (n, 0)
