@@ -71,6 +71,8 @@ class PendingModel:
 
 
 _SET_CLASS = object.__setattr__
+"""Sets a model's ``__class__`` past :class:`PendingModel`'s ``__setattr__`` (which would
+build it again)."""
 
 
 def _settle(model) -> None:
