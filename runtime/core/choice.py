@@ -46,10 +46,10 @@ class Choice(Construct):
         raise DecodeError(f"no case matches the bytes {head.hex()}", offset=start)
 
     def _build(self, obj, stream, context, path):
-        sub = self.by_model.get(type(obj))
+        sub = self.by_model.get(obj.__class__)
         if sub is None:
             names = ", ".join(model.__name__ for model in self.by_model)
-            raise EncodeError(f"expected one of {names}, got {type(obj).__name__}")
+            raise EncodeError(f"expected one of {names}, got {obj.__class__.__name__}")
         return sub._build(obj, stream, context, path)
 
     def _sizeof(self, context, path):

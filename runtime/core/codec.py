@@ -148,7 +148,7 @@ def to_jsonable(value, views: dict | None = None):
     if isinstance(value, uuid.UUID):
         return str(value)
     if hasattr(value, "__dataclass_fields__"):
-        fields = views.get(type(value)) if views else None
+        fields = views.get(value.__class__) if views else None
         out: dict = {}
         for name in value.__dataclass_fields__:
             view = fields.get(name) if fields else None
@@ -241,9 +241,9 @@ class CaseName:
         self.names = names
 
     def to_json(self, value, views=None):
-        if value is None or type(value) not in self.names:
+        if value is None or value.__class__ not in self.names:
             return to_jsonable(value, views)
-        return {self.names[type(value)]: to_jsonable(value, views)}
+        return {self.names[value.__class__]: to_jsonable(value, views)}
 
     def from_json(self, value, readers: dict, path: str = ""):
         """The model of ``{"<record>": {...}}``; ``readers``: record -> its ``from_dict``."""
