@@ -43,6 +43,8 @@ class Batch:
     exceeding: str
     too_large: str | None
     line: int | None
+    model_text: str = ""
+    """A ``kafka_message:``'s ``estimate: {model:}`` as the spec writes it, for the docs."""
 
 
 def read_batch(reader, raw: dict, members: dict[str, int], not_a_member: str) -> Batch:
@@ -110,6 +112,7 @@ def read_kafka_batch(builder, raw: dict, enums: dict) -> tuple[Batch, str]:
         under.error, batch["estimate"]["model"], columns, ("batch", "estimate", "model"),
         sized=set(columns.values()),
     )  # fmt: skip
+    common.model_text = batch["estimate"]["model"]
     return common, estimate
 
 

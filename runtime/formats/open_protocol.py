@@ -138,6 +138,7 @@ class OpenProtocol:
     ):
         self.documents = dict(documents)
         self._batch = batch
+        self._writers = {layout: _Writer(self, layout) for layout in LAYOUTS}
         self._read_key, self._write_key = code["read_event_key"], code["write_event_key"]
         self._read_ddl, self._write_ddl = code["read_ddl_value"], code["write_ddl_value"]
         self._read_row, self._write_row = code["read_row_value"], code["write_row_value"]
@@ -460,7 +461,8 @@ class OpenProtocol:
         """
         if self._batch is None:
             raise EncodeError("this spec's kafka_message: has no batch:")
-        return self._batch(events, _Writer(self, layout), **limits)
+        writer = self._writers.get(layout) if type(layout) is str else None
+        return self._batch(events, writer or _Writer(self, layout), **limits)
 
     # -- the JSON form and Spark ---------------------------------------------------------
 
@@ -622,9 +624,8 @@ class _Writer:
             err.add_path("events", index=i)
             raise
 
-    @staticmethod
-    def pack(parts: list) -> tuple[bytes, bytes]:
-        return join_frames([(key, value) for _, key, value in parts])
+    pack = staticmethod(join_frames)
+    """A batch's parts -> its Kafka key and value."""
 
 
 def _compiled_plan(codec: OpenProtocol):

@@ -106,15 +106,16 @@ def split_frames(key: bytes, value: bytes, limits: Limits) -> list[tuple[int, in
     return frames
 
 
-def join_frames(pairs: list[tuple[bytes, bytes]]) -> tuple[bytes, bytes]:
-    """The Kafka key and value for events' (key JSON, value JSON) pairs.
+def join_frames(pairs: list[tuple]) -> tuple[bytes, bytes]:
+    """The Kafka key and value for events' (key JSON, value JSON) pairs, or any tuples that
+    end with them (the codec's parts of an event, its type code first).
 
     >>> join_frames([(b"{}", b"")])
     (b'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02{}', b'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00')
     """
     key = [_U64.pack(BATCH_VERSION)]
     value = []
-    for k, v in pairs:
+    for *_, k, v in pairs:
         key += (_U64.pack(len(k)), k)
         value += (_U64.pack(len(v)), v)
     return b"".join(key), b"".join(value)
