@@ -6,8 +6,6 @@ spec text that stays data, and that the codec runs the rendered batching."""
 from __future__ import annotations
 
 import ast
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -16,21 +14,8 @@ from generator.emit.generate import render_spec
 from generator.spec import batching
 from runtime.core.errors import EncodeError, SpecError
 from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from tests.test_open_protocol_spec import edited_spec
 from tests.test_record_language_map import spec_error as craft_spec_error
-
-SPECS = Path(__file__).resolve().parent.parent / "specs"
-
-
-def op_spec(tmp_path: Path, old: str, new: str) -> Path:
-    """ticdc_open_protocol.yaml (and what it imports) in ``tmp_path``, ``old`` made ``new``."""
-    for name in ("mysql_types.yaml", "ticdc_types.yaml"):
-        shutil.copy(SPECS / name, tmp_path / name)
-    text = (SPECS / "ticdc_open_protocol.yaml").read_text(encoding="utf-8")
-    assert old in text
-    spec = tmp_path / "ticdc_open_protocol.yaml"
-    spec.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return spec
-
 
 ESTIMATE = 'estimate: {message: "8 + 36", model: "sizeof(key) + sizeof(value) + 16"}'
 
@@ -57,7 +42,7 @@ ESTIMATE = 'estimate: {message: "8 + 36", model: "sizeof(key) + sizeof(value) + 
 )  # fmt: skip
 def test_a_bad_kafka_batch_is_a_spec_error_at_its_line(tmp_path, old, new, message):
     with pytest.raises(SpecError) as info:
-        render_spec(op_spec(tmp_path, old, new))
+        render_spec(edited_spec(tmp_path, old, new))
     assert message in str(info.value)
     assert "ticdc_open_protocol.yaml:" in str(info.value)  # file:line
 
@@ -80,7 +65,7 @@ def test_a_map_batch_refuses_what_only_a_kafka_message_says(tmp_path, old, new, 
 def test_the_too_large_message_stays_data(tmp_path):
     hostile = "x'); import os; ('"
     old = '"message of {size} bytes exceeds max_message_bytes={limit}"'
-    tree = ast.parse(render_spec(op_spec(tmp_path, old, f'"{hostile} {{size}}"'))[1])
+    tree = ast.parse(render_spec(edited_spec(tmp_path, old, f'"{hostile} {{size}}"'))[1])
     constants = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)]
     assert hostile + " {size}" in constants
     imports = [n for n in ast.walk(tree) if isinstance(n, ast.Import)]
