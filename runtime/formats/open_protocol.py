@@ -6,9 +6,10 @@ omission, types, the event field each key carries) as its ``json:`` section, and
 column type's ``v`` is rendered as the ``column_type.rendering`` enum attribute, whose
 kinds say it in JSON value types. The generated module renders each document's members
 and the column values as code (``read_event_key``, ``write_row_value``,
-``read_column_value``, ...: ``JSON_CODE``) and hands them, with the tables, to
-:class:`OpenProtocol`, which frames, batches and detects the layout; this module
-hard-codes no document layout, no type table and no value rendering.
+``read_column_value``, ...: ``JSON_CODE``) and the ``kafka_message:``'s ``batch:``
+(``_batch_message``: how events share a message) and hands them, with the tables, to
+:class:`OpenProtocol`, which frames and detects the layout; this module hard-codes no
+document layout, no type table, no value rendering and no batching rule.
 
     >>> from generated.ticdc_open_protocol import decode_message, encode_events
     >>> key = bytes.fromhex("0000000000000001" "000000000000001f") + b'{"ts":415508856908021766,"t":3}'
@@ -127,7 +128,7 @@ class OpenProtocol:
     (``read_column_value``). The tables here serve the fast column reader (the column
     document's ``any`` key names the ``rendering`` table and its ``kinds``, its
     ``bit``/``layouts`` keys the handle flag and the tiflow-only ``f``) and the compiled
-    tier's kernel.
+    tier's kernel. ``batch`` is the spec's rendered ``batch:`` (``encode_events``).
     """
 
     def __init__(
