@@ -23,7 +23,8 @@ runtime/_compiled/craft.pyx (``CRAFT_DECODERS``).
 shows (``CALL_WORKLOADS``).
 ``--only open_protocol``: ``decode_message(key, value)`` of TiCDC Open Protocol messages
 (benchmarks/ticdc_open_protocol.py: the seed row, 16 rows of 20 columns) in pure Python and
-with the compiled tier, per message.
+with the compiled tier, per message; and ``encode_events`` (pure Python in both tiers) of
+those events and of 64 such rows (four messages by the spec's ``batch:``), per call.
 """
 
 from __future__ import annotations
@@ -126,11 +127,13 @@ def _decode_craft(workload: str, decoder: str, n: int) -> None:
         fn()
 
 
-OPEN_PROTOCOL_WORKLOADS = ("op-seed", "op-batch16")
+OPEN_PROTOCOL_WORKLOADS = ("op-seed", "op-batch16", "op-rows64")
 """TiCDC Open Protocol (benchmarks/ticdc_open_protocol.py): the seed row event, one Kafka
-message, and a 16-row batch of 20 columns, one Kafka message."""
-OPEN_PROTOCOL_DECODERS = ("quick", "compiled")
-"""``decode_message`` in pure Python and with the compiled tier (when built)."""
+message, a 16-row batch of 20 columns, one Kafka message, and 64 such rows (encoded only:
+four messages)."""
+OPEN_PROTOCOL_DECODERS = ("quick", "compiled", "encode")
+"""``decode_message`` in pure Python and with the compiled tier (when built), and
+``list(encode_events(events))`` with the spec's default limits."""
 
 
 def _decode_open_protocol(workload: str, decoder: str, n: int) -> None:
@@ -141,6 +144,15 @@ def _decode_open_protocol(workload: str, decoder: str, n: int) -> None:
     from generated import ticdc_open_protocol as op
 
     events = seed_events() if workload == "op-seed" else batch_events()
+    if workload == "op-rows64":
+        events = events * 4
+    if decoder == "encode":
+        for _ in range(20):
+            list(op.encode_events(events))
+        gc.freeze()
+        for _ in range(n):
+            list(op.encode_events(events))
+        return
     ((key, value),) = op.encode_events(events, **UNLIMITED)
     assert (decoder == "compiled") == (op._KAFKA._read_pair is not None), decoder
     for _ in range(20):
@@ -228,7 +240,7 @@ def _decode(workload: str, decoder: str, n: int) -> None:
 
 
 def _instructions(workload: str, decoder: str, n: int) -> int:
-    pure = {"WIRESPEC_PURE_PYTHON": "1"} if decoder in ("quick", "events") else {}
+    pure = {"WIRESPEC_PURE_PYTHON": "1"} if decoder in ("quick", "events", "encode") else {}
     args = ["-m", "benchmarks.instructions", "--run", workload, decoder, str(n)]
     return instructions_of(args, pure)
 
@@ -258,6 +270,8 @@ def _table(workloads, decoders, n: int, unit: str) -> None:
     for workload in workloads:
         for d in decoders:
             if workload == "craft-group" and d in CRAFT_MESSAGE_ONLY:
+                continue
+            if workload == "op-rows64" and d != "encode":
                 continue
             print(f"| {workload} | {d} | {_per(workload, d, n):,.0f} |")
 

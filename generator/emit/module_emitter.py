@@ -14,7 +14,7 @@ from generator.emit import protobuf
 from generator.emit.mapping import mapping_modules, render_mapping
 from generator.emit.pysource import valid_message_arg
 from generator.emit.spark_columns import SparkColumns
-from generator.emit.unmapping import render_way_back, way_backs
+from generator.emit.unmapping import render_batch, render_way_back, way_backs
 from generator.spec import decode_by as spec_decode_by
 from generator.spec import mapping as spec_mapping
 from generator.spec import pytext
@@ -153,6 +153,14 @@ class ModuleEmitter(SparkColumns):
     def way_backs(self) -> list[tuple[Record, str]]:
         """(record, source of its way back's functions) of each ``map:`` with ``batch:``."""
         return [(r, render_way_back(self.spec, r)) for r in way_backs(self.spec.records)]
+
+    def kafka_batch(self) -> str:
+        """The source of ``_batch_<record>``, a ``kafka_message:``'s ``batch:`` ("": none)."""
+        km = self.spec.kafka_message
+        if km is None or km.batch is None:
+            return ""
+        where = f"{self.spec.source.display}:{km.batch.line}"
+        return "\n".join(render_batch(km.record, where, km.batch, "part[0]", km.batch_estimate))
 
     @staticmethod
     def ref_expression(path: str, ref) -> str:

@@ -14,6 +14,7 @@ of the generated module, ``UNMAPPINGS[record]`` (a :class:`runtime.core.unmap.Wa
 
 from __future__ import annotations
 
+from generator.spec.batching import Batch
 from generator.spec.model import Record
 from generator.spec.unmapping import I64, U64, WayBack, WriteCheck, WriteClass, WriteGroups
 
@@ -138,11 +139,11 @@ class _Renderer:
     def frame(self) -> list[str]:
         back, m, name = self.back, self.mapping, self.record.name
         kind = back.header.index(m.class_by[1])
-        alone = repr(tuple(back.alone))
+        alone = repr(tuple(back.batch.alone))
         header = ", ".join(f"{chunk}=chunks[{n}]" for n, chunk in enumerate(back.header))
         return [
             f"def _frame_{name}(parts, fail):",
-            f'    """{self.where(back.line)}: the {m.source} of the parts of a batch (names not yet',
+            f'    """{self.where(back.batch.line)}: the {m.source} of the parts of a batch (names not yet',
             "    interned), after the batch:'s rules: at least one model, and a model of an",
             '    alone: class alone."""',
             "    if not parts:",
@@ -160,43 +161,84 @@ class _Renderer:
         ]
 
     def batch(self) -> list[str]:
-        back, m, name = self.back, self.mapping, self.record.name
-        kind = back.header.index(m.class_by[1])
-        (count, count_default), (size, size_default) = back.limits
-        alone = repr(tuple(back.alone))
-        return [
-            (f"def _batch_{name}(models, writer, {count}={count_default}, {size}={size_default}):"),
-            f'    """{self.where(back.line)}: the batch: of {name}: the models in order, as the',
-            f"    bytes of batches of at most {count} models whose estimate is at most",
-            f"    {size} (the model that exceeds it ends its batch); a model of an alone:",
-            "    class is a batch of its own, the pending ones written first. ``writer``: the",
-            "    runtime's ``parts(i, model)``, ``pack(parts)`` and ``batches(models, *limits)``",
-            '    (the compiled tier\'s answer, or None)."""',
-            f"    if {count} < 1 or {size} < 1:",
-            f'        raise rt.EncodeError("{count} and {size} must be positive")',
-            f"    messages = writer.batches(models, {count}, {size})",
-            "    if messages is not None:",
-            "        yield from messages",
-            "        return",
-            "    parts, pack = writer.parts, writer.pack",
-            "    batch = []",
-            "    estimate = 0",
-            "    for i, model in enumerate(models):",
-            "        part = parts(i, model)",
-            f"        if part[1][{kind}] in {alone}:",
-            "            if batch:",
-            "                yield pack(batch)",
-            "                batch, estimate = [], 0",
-            "            yield pack([part])",
-            "            continue",
+        kind = self.back.header.index(self.mapping.class_by[1])
+        where = self.where(self.back.batch.line)
+        return render_batch(self.record.name, where, self.back.batch, f"part[1][{kind}]", "part[0]")
+
+
+def render_batch(name: str, where: str, batch: Batch, class_of: str, estimate: str) -> list[str]:
+    """``_batch_<name>(models, writer, <limits>)``, the lines of a ``batch:``
+    (:mod:`generator.spec.batching`): ``class_of`` and ``estimate`` are Python over a
+    model's ``part`` (what ``writer.parts(i, model)`` gives), its class's value and its
+    estimate; ``where`` the spec's file:line."""
+    (count, count_default), (size, size_default) = batch.limits
+    alone, start = repr(tuple(batch.alone)), batch.start
+    opens = batch.exceeding == "opens"
+    exceeding = [f"    {size} (the model that exceeds it ends its batch); a model of an alone:"]
+    if opens:
+        exceeding = [
+            f"    {size} (a model that would exceed it, or find the batch full, opens the",
+            "    next one); a model of an alone:",
+        ]
+    lines = [
+        (f"def _batch_{name}(models, writer, {count}={count_default}, {size}={size_default}):"),
+        f'    """{where}: the batch: of {name}: the models in order, as the',
+        f"    bytes of batches of at most {count} models whose estimate is at most",
+        *exceeding,
+        "    class is a batch of its own, the pending ones written first. ``writer``: the",
+        "    runtime's ``parts(i, model)``, ``pack(parts)`` and ``batches(models, *limits)``",
+        '    (the compiled tier\'s answer, or None)."""',
+    ]
+    if batch.positive:
+        lines += [
+            f"    if {' or '.join(f'{limit} < 1' for limit in batch.positive)}:",
+            f'        raise rt.EncodeError("{" and ".join(batch.positive)} must be positive")',
+        ]
+    lines += [
+        f"    messages = writer.batches(models, {count}, {size})",
+        "    if messages is not None:",
+        "        yield from messages",
+        "        return",
+        "    parts, pack = writer.parts, writer.pack",
+        "    batch = []",
+        f"    estimate = {start}",
+        "    for i, model in enumerate(models):",
+        "        part = parts(i, model)",
+        f"        if {class_of} in {alone}:",
+        "            if batch:",
+        "                yield pack(batch)",
+        f"                batch, estimate = [], {start}",
+        "            yield pack([part])",
+        "            continue",
+    ]
+    if batch.too_large is not None or opens:
+        lines.append(f"        size = {estimate}")
+        estimate = "size"
+    if batch.too_large is not None:
+        alone_size = f"{start} + size" if start != "0" else "size"
+        lines += [
+            f"        if {alone_size} > {size}:",
+            f'            message = {batch.too_large!r}.replace("{{size}}", str({alone_size}))',
+            f'            message = message.replace("{{limit}}", str({size}))',
+            '            raise rt.EncodeError(message, path=f"events[{i}]")',
+        ]
+    if opens:
+        lines += [
+            f"        if batch and (len(batch) >= {count} or estimate + size > {size}):",
+            "            yield pack(batch)",
+            f"            batch, estimate = [], {start}",
             "        batch.append(part)",
-            "        estimate += part[0]",
+            "        estimate += size",
+        ]
+    else:
+        lines += [
+            "        batch.append(part)",
+            f"        estimate += {estimate}",
             f"        if estimate > {size} or len(batch) >= {count}:",
             "            yield pack(batch)",
-            "            batch, estimate = [], 0",
-            "    if batch:",
-            "        yield pack(batch)",
+            f"            batch, estimate = [], {start}",
         ]
+    return lines + ["    if batch:", "        yield pack(batch)"]
 
 
 def render_way_back(spec, record: Record) -> str:

@@ -539,6 +539,10 @@ class KafkaMessage:
     codec: str
     claim_check: ClaimCheck | None = None
     """``claim_check:``: a record holding one message as kept in external storage."""
+    batch: object = None
+    """``batch:``: ``encode_events``' batching (a :class:`generator.spec.batching.Batch`)."""
+    batch_estimate: str = ""
+    """The batch's model estimate, Python over the codec's ``part`` of a model."""
 
 
 @dataclasses.dataclass

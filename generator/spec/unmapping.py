@@ -31,6 +31,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 
+from generator.spec import batching
+from generator.spec.batching import Batch, read_batch
 from generator.spec.mapping import _ELEMENT, _field
 from generator.spec.model import Mapping, Record
 from generator.spec.types import CHUNK_TYPES, MAP_MODELS
@@ -107,22 +109,19 @@ class WriteClass:
 class WayBack:
     """The way back of a ``map:``: its classes, the ``class_by`` record's chunks (the header
     row's order) and record name, the element record's fields, the model of no class's
-    message, and the ``batch:``."""
+    message, the column estimate, the ``batch:`` messages, and the ``batch:``."""
 
     classes: list[WriteClass]
     header_field: str
     header: list[str]
     body: list[str]
     message: str
-    alone: list[int]
-    limits: list[tuple[str, int]]
     column_estimate: str
     empty_message: str
     alone_message: str
-    line: int | None
+    batch: Batch
     estimate_text: tuple[str, str] = ("", "")
     """The ``estimate:`` as the spec writes it (model, column), for the docs."""
-    alone_members: tuple[str, ...] = ()
 
 
 def check_way_back(builder, records: dict[str, Record]) -> None:
@@ -150,16 +149,13 @@ class _Reader:
         if "write_message" not in raw:
             raise self.error((), "a map: with batch: needs write_message: (a model of no class)")
         batch = raw["batch"]
+        if "enum" in batch:
+            raise self.error(("batch", "enum"), "a map:'s batch: has no enum: (its classes say it)")
+        for section, key in (("estimate", "column"), ("messages", "empty"), ("messages", "alone")):
+            if key not in batch.get(section, {}):
+                raise self.error(("batch", section), f"a map:'s batch: needs {section}: {{{key}:}}")
         members = {c.member: c.value for c in self.mapping.classes}
-        alone = []
-        for n, member in enumerate(batch["alone"]):
-            if member not in members:
-                raise self.error(("batch", "alone", n), f"{member!r} is not a class of this map:")
-            alone.append(members[member])
-        limits = [(batch[k]["argument"], batch[k]["default"]) for k in ("max_count", "max_bytes")]
-        if limits[0][0] == limits[1][0]:
-            raise self.error(("batch", "max_bytes", "argument"), "max_count: and max_bytes: "
-                             "are two arguments")  # fmt: skip
+        common = read_batch(self, batch, members, "a class of this map:")
         classes = [
             self.write_class(c, raw["classes"][c.member], ("classes", c.member))
             for c in self.mapping.classes
@@ -187,10 +183,9 @@ class _Reader:
         )  # fmt: skip
         return WayBack(
             classes, self.header_field, [f.name for f in self.header.fields],
-            [f.name for f in self.element.fields], raw["write_message"], alone, limits, column,
-            batch["messages"]["empty"], batch["messages"]["alone"],
-            self.builder.lines.line(self.parts + ("batch",)),
-            (batch["estimate"]["model"], batch["estimate"]["column"]), tuple(batch["alone"]),
+            [f.name for f in self.element.fields], raw["write_message"], column,
+            batch["messages"]["empty"], batch["messages"]["alone"], common,
+            (batch["estimate"]["model"], batch["estimate"]["column"]),
         )  # fmt: skip
 
     def write_class(self, cls, raw: dict, parts) -> WriteClass:
@@ -334,59 +329,11 @@ class _Reader:
         )  # fmt: skip
 
     def expression(self, text: str, names: dict[str, str], parts, texts=(), byte_values=()):
-        """``text`` checked against the way back's grammar, its names renamed by ``names``
-        (``sizeof()`` inline for the renamed ``texts``, ``byte_values`` and None)."""
-        try:
-            tree = ast.parse(text, mode="eval")
-        except SyntaxError as err:
-            raise self.error(parts, f"{text!r}: {err.msg}") from None
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name):
-                if node.id not in names and node.id != "sizeof":
-                    raise self.error(parts, f"{text!r}: unknown name {node.id!r} "
-                                     f"(it may name {sorted(names)})")  # fmt: skip
-            elif isinstance(node, ast.Call):
-                if not (isinstance(node.func, ast.Name) and node.func.id == "sizeof"
-                        and len(node.args) == 1 and not node.keywords
-                        and isinstance(node.args[0], ast.Name)):  # fmt: skip
-                    raise self.error(parts, f"{text!r}: the only call is sizeof(NAME)")
-            elif isinstance(node, ast.Constant):
-                if type(node.value) is not int and node.value is not None:
-                    raise self.error(parts, f"{text!r}: constants are integers or None")
-            elif not isinstance(node, _GRAMMAR):
-                raise self.error(parts, f"{text!r}: {type(node).__name__} is not allowed here")
-        return ast.unparse(_Renamed(names, set(texts), set(byte_values)).visit(tree))
+        """``text`` checked against the way back's grammar (:func:`batching.expression`)."""
+        return batching.expression(self.error, text, names, parts, texts, byte_values)
 
-
-_GRAMMAR = (
-    ast.Expression, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Compare, ast.BoolOp, ast.Load,
-    ast.Add, ast.Sub, ast.Mult, ast.USub, ast.Not, ast.And, ast.Or,
-    ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot,
-)  # fmt: skip
-"""The nodes a way back expression may have beside names, integers, None and sizeof()."""
-
-
-class _Renamed(ast.NodeTransformer):
-    """Names renamed; ``sizeof(x)`` as ``runtime.core.unmap.wire_size`` would say it, inline
-    where ``x`` is known to be a name (UTF-8), bytes or None."""
-
-    def __init__(self, names: dict[str, str], texts: set, byte_values: set):
-        self.names, self.texts, self.byte_values = names, texts, byte_values
-
-    def visit_Call(self, node: ast.Call):
-        local = self.names[node.args[0].id]
-        if local == "None":
-            out = "0"
-        elif local in self.texts:
-            out = f'(len({local}.encode("utf-8", "surrogateescape")) if {local} else 0)'
-        elif local in self.byte_values:
-            out = f"(len({local}) if {local} else 0)"
-        else:
-            out = f"rt_unmap.wire_size({local})"
-        return ast.copy_location(ast.parse(out, mode="eval").body, node)
-
-    def visit_Name(self, node: ast.Name):
-        return ast.copy_location(ast.Name(self.names[node.id], ast.Load()), node)
+    def line(self, parts) -> int | None:
+        return self.builder.lines.line(self.parts + parts)
 
 
 def _read_text(value) -> str:

@@ -14,6 +14,7 @@ import importlib.util
 import re
 
 from generator.spec import names as spec_names
+from generator.spec.batching import read_kafka_batch
 from generator.spec.decode_by import check_decode_by
 from generator.spec.fields import FieldBuilder
 from generator.spec.imports import resolve as resolve_imports
@@ -345,12 +346,15 @@ class SpecBuilder(FieldBuilder):
                     f"{claim['record']!r} is already a record",
                 )
             self.claim_check_document(claim["document"], list(raw["columns"]), documents)
+        batch, estimate = read_kafka_batch(self, raw, self.enums) if "batch" in raw else (None, "")
         return KafkaMessage(
             raw["record"],
             raw["doc"],
             dict(raw["columns"]),
             raw["codec"],
             None if claim is None else ClaimCheck(claim["record"], claim["doc"], claim["document"]),
+            batch,
+            estimate,
         )
 
     def claim_check_document(self, name: str, columns: list[str], documents: dict) -> None:

@@ -6,9 +6,10 @@ omission, types, the event field each key carries) as its ``json:`` section, and
 column type's ``v`` is rendered as the ``column_type.rendering`` enum attribute, whose
 kinds say it in JSON value types. The generated module renders each document's members
 and the column values as code (``read_event_key``, ``write_row_value``,
-``read_column_value``, ...: ``JSON_CODE``) and hands them, with the tables, to
-:class:`OpenProtocol`, which frames, batches and detects the layout; this module
-hard-codes no document layout, no type table and no value rendering.
+``read_column_value``, ...: ``JSON_CODE``) and the ``kafka_message:``'s ``batch:``
+(``_batch_message``: how events share a message) and hands them, with the tables, to
+:class:`OpenProtocol`, which frames and detects the layout; this module hard-codes no
+document layout, no type table, no value rendering and no batching rule.
 
     >>> from generated.ticdc_open_protocol import decode_message, encode_events
     >>> key = bytes.fromhex("0000000000000001" "000000000000001f") + b'{"ts":415508856908021766,"t":3}'
@@ -29,7 +30,8 @@ Errors name the stream offset where the failing frame or JSON document starts (o
 byte where JSON parsing stopped) and a path such as ``events[1].value.u.id.v``.
 
 The codec's parts live by concept beside it: :mod:`runtime.formats.open_protocol_frames`
-(the u64-framed key and value, tiflow's batching), :mod:`runtime.formats.open_protocol_json`
+(the u64-framed key and value; how events are batched is the spec's ``batch:``, rendered
+into the generated module as ``_batch_message``), :mod:`runtime.formats.open_protocol_json`
 (the per-member checks, errors and renderings the generated document code calls) and
 :mod:`runtime.formats.open_protocol_inspect` (byte spans for ``wirespec inspect``).
 """
@@ -51,16 +53,7 @@ from runtime.core.limits import Limits
 from runtime.core.limits import current as current_limits
 from runtime.formats import gojson
 from runtime.formats.gojson import JsonDocument, JsonKey
-from runtime.formats.open_protocol_frames import (
-    ESCAPES,
-    MAX_BATCH_SIZE,
-    MAX_MESSAGE_BYTES,
-    RECORD_OVERHEAD,
-    _Batch,
-    _escapes,
-    join_frames,
-    split_frames,
-)
+from runtime.formats.open_protocol_frames import ESCAPES, _escapes, join_frames, split_frames
 from runtime.formats.open_protocol_json import (
     _BOUNDS,
     INT64,
@@ -135,11 +128,18 @@ class OpenProtocol:
     (``read_column_value``). The tables here serve the fast column reader (the column
     document's ``any`` key names the ``rendering`` table and its ``kinds``, its
     ``bit``/``layouts`` keys the handle flag and the tiflow-only ``f``) and the compiled
-    tier's kernel.
+    tier's kernel. ``batch`` is the spec's rendered ``batch:`` (``encode_events``).
     """
 
-    def __init__(self, documents: Mapping[str, JsonDocument], code: Mapping[str, Callable]):
+    def __init__(
+        self,
+        documents: Mapping[str, JsonDocument],
+        code: Mapping[str, Callable],
+        batch: Callable | None = None,
+    ):
         self.documents = dict(documents)
+        self._batch = batch
+        self._writers = {layout: _Writer(self, layout) for layout in LAYOUTS}
         self._read_key, self._write_key = code["read_event_key"], code["write_event_key"]
         self._read_ddl, self._write_ddl = code["read_ddl_value"], code["write_ddl_value"]
         self._read_row, self._write_row = code["read_row_value"], code["write_row_value"]
@@ -387,9 +387,6 @@ class OpenProtocol:
 
     # -- writing -----------------------------------------------------------------------
 
-    def _key(self, ev: Event, kind: str, go122: bool) -> bytes:
-        return self._write_key(ev, go122, self.codes[kind]).encode()
-
     def _map(self, cols, layout: str, go122: bool, path: str) -> str:
         """``{...}``, a row section: columns sorted bytewise by name, as Go marshals a map."""
         if type(cols) is not list:
@@ -411,14 +408,22 @@ class OpenProtocol:
     ) -> tuple[bytes, bytes]:
         """One event's key JSON and value JSON, byte for byte as TiCDC writes them
         (``escapes``: see :class:`Message`)."""
+        return self._encoded(ev, layout, escapes)[1:]
+
+    def _encoded(self, ev: Event, layout: str, escapes: str | None) -> tuple[int, bytes, bytes]:
+        """The event's type code (the key's ``t``), key JSON and value JSON."""
         go122 = (escapes or LAYOUT_ESCAPES.get(layout)) == "short"
         if isinstance(ev, ResolvedEvent):
-            return self._key(ev, "resolved", go122), b""
+            code = self.codes["resolved"]
+            return code, self._write_key(ev, go122, code).encode(), b""
         if isinstance(ev, DdlEvent):
-            return self._key(ev, "ddl", go122), self._write_ddl(ev, go122).encode()
+            code = self.codes["ddl"]
+            key = self._write_key(ev, go122, code).encode()  # the key's errors come first
+            return code, key, self._write_ddl(ev, go122).encode()
         if isinstance(ev, RowChangedEvent):
-            value = self._write_row(ev, self._map, layout, go122)
-            return self._key(ev, "row", go122), value.encode()
+            value = self._write_row(ev, self._map, layout, go122)  # the value's errors first
+            code = self.codes["row"]
+            return code, self._write_key(ev, go122, code).encode(), value.encode()
         raise EncodeError(f"expected a TiCDC event, got {type(ev).__name__}")
 
     def build_pair(self, message: Message) -> tuple[bytes, bytes]:
@@ -440,47 +445,25 @@ class OpenProtocol:
         return join_frames(pairs)
 
     def encode_events(
-        self,
-        events: Iterable[Event],
-        *,
-        max_batch_size: int = MAX_BATCH_SIZE,
-        max_message_bytes: int = MAX_MESSAGE_BYTES,
-        layout: str = "tiflow",
+        self, events: Iterable[Event], *, layout: str = "tiflow", **limits
     ) -> Iterator[tuple[bytes, bytes]]:
-        """Kafka (key, value) messages for ``events``, batched exactly as tiflow batches.
+        """Kafka (key, value) messages for ``events``, batched exactly as tiflow batches:
+        the spec's ``batch:`` (the generated ``_batch_message``, whose arguments and
+        defaults are the spec's: ``max_batch_size=16``, ``max_message_bytes=10485760``).
 
         Rows share a message until it holds ``max_batch_size`` events or the next row
-        would push its ``Length()`` past ``max_message_bytes``. DDL and resolved events
-        close the open message and go alone. A row that cannot fit even alone raises
-        :class:`EncodeError`.
+        would push its ``Length()`` (8 + 36 bytes, then 16 and its key and value per event)
+        past ``max_message_bytes``. DDL and resolved events close the open message and go
+        alone. A row that cannot fit even alone raises :class:`EncodeError`.
+
+            >>> from generated.ticdc_open_protocol import encode_events
+            >>> [len(k) for k, v in encode_events([ResolvedEvent(1)] * 2)]
+            [30, 30]
         """
-        _check_layout(layout)
-        batch = _Batch()
-        for index, ev in enumerate(events):
-            try:
-                key, value = self.encode_event(ev, layout)
-            except EncodeError as err:
-                err.add_path("events", index=index)
-                raise
-            if not isinstance(ev, RowChangedEvent):
-                if batch.pairs:
-                    yield join_frames(batch.pairs)
-                    batch = _Batch()
-                yield join_frames([(key, value)])
-                continue
-            size = len(key) + len(value) + RECORD_OVERHEAD + 2 * 8 + 8
-            if size > max_message_bytes:
-                msg = f"message of {size} bytes exceeds max_message_bytes={max_message_bytes}"
-                raise EncodeError(msg, path=f"events[{index}]")
-            full = len(batch.pairs) >= max_batch_size
-            if batch.pairs and (
-                full or batch.length + len(key) + len(value) + 16 > max_message_bytes
-            ):
-                yield join_frames(batch.pairs)
-                batch = _Batch()
-            batch.add(key, value)
-        if batch.pairs:
-            yield join_frames(batch.pairs)
+        if self._batch is None:
+            raise EncodeError("this spec's kafka_message: has no batch:")
+        writer = self._writers.get(layout) if type(layout) is str else None
+        return self._batch(events, writer or _Writer(self, layout), **limits)
 
     # -- the JSON form and Spark ---------------------------------------------------------
 
@@ -618,6 +601,32 @@ class OpenProtocol:
         """One Spark row per event, in :meth:`spark_schema` order."""
         for ev in message.events:
             yield _ticdc_to_row(ev)
+
+
+class _Writer:
+    """What the spec's rendered ``batch:`` calls to write one ``encode_events`` call's
+    events in ``layout``: an event's parts, a batch's Kafka key and value."""
+
+    __slots__ = ("codec", "layout")
+
+    def __init__(self, codec: OpenProtocol, layout: str):
+        self.codec, self.layout = codec, layout
+
+    def batches(self, events, max_batch_size, max_message_bytes) -> None:
+        """None: no compiled encoder (the layout checked first, before any event)."""
+        _check_layout(self.layout)
+
+    def parts(self, i: int, ev: Event) -> tuple[int, bytes, bytes]:
+        """Event ``i``'s type code, key JSON and value JSON (its EncodeError at
+        ``events[i]``)."""
+        try:
+            return self.codec._encoded(ev, self.layout, None)
+        except EncodeError as err:
+            err.add_path("events", index=i)
+            raise
+
+    pack = staticmethod(join_frames)
+    """A batch's parts -> its Kafka key and value."""
 
 
 def _compiled_plan(codec: OpenProtocol):

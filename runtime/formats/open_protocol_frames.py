@@ -1,6 +1,7 @@
-"""TiCDC Open Protocol's Kafka message: the framing of its events and the batching of
-tiflow's encoder (``specs/ticdc_open_protocol.yaml``, records ``key_frames``/``value_frames``;
-the compiled tier reads them by their plans, this is the Python tier's exact reader).
+"""TiCDC Open Protocol's Kafka message: the framing of its events
+(``specs/ticdc_open_protocol.yaml``, records ``key_frames``/``value_frames``; the compiled
+tier reads them by their plans, this is the Python tier's exact reader; how events are
+batched into messages is the spec's ``kafka_message: batch:``).
 
 The key is a u64 batch version, then per event a u64 length and its key JSON document; the
 value has a u64 length and a value JSON document per event. The two are walked in
@@ -20,14 +21,6 @@ from runtime.core.limits import Limits
 from runtime.formats import gojson
 
 BATCH_VERSION = 1
-MAX_BATCH_SIZE = 16
-"""tiflow's default ``max-batch-size``: events per Kafka message."""
-MAX_MESSAGE_BYTES = 10 * 1024 * 1024
-"""tiflow's ``DefaultMaxMessageBytes``."""
-RECORD_OVERHEAD = 36
-"""sarama's per-record bound (5 * MaxVarintLen32 + MaxVarintLen64 + 1) tiflow adds."""
-EVENT_OVERHEAD = 16
-"""The two u64 lengths each event adds to a message."""
 
 ESCAPES = ("short", "unicode")
 """How a message writes U+0008 and U+000C in JSON strings: ``short`` (``\\b``, ``\\f``: TiCDC
@@ -113,30 +106,19 @@ def split_frames(key: bytes, value: bytes, limits: Limits) -> list[tuple[int, in
     return frames
 
 
-def join_frames(pairs: list[tuple[bytes, bytes]]) -> tuple[bytes, bytes]:
-    """The Kafka key and value for events' (key JSON, value JSON) pairs.
+def join_frames(pairs: list[tuple]) -> tuple[bytes, bytes]:
+    """The Kafka key and value for events' (key JSON, value JSON) pairs, or any tuples that
+    end with them (the codec's parts of an event, its type code first).
 
     >>> join_frames([(b"{}", b"")])
     (b'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02{}', b'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00')
     """
     key = [_U64.pack(BATCH_VERSION)]
     value = []
-    for k, v in pairs:
+    for *_, k, v in pairs:
         key += (_U64.pack(len(k)), k)
         value += (_U64.pack(len(v)), v)
     return b"".join(key), b"".join(value)
-
-
-class _Batch:
-    """The open Kafka message and its size as tiflow counts it (``Message.Length()``)."""
-
-    def __init__(self):
-        self.pairs: list[tuple[bytes, bytes]] = []
-        self.length = 8 + RECORD_OVERHEAD  # the version header and sarama's overhead
-
-    def add(self, key: bytes, value: bytes) -> None:
-        self.pairs.append((key, value))
-        self.length += EVENT_OVERHEAD + len(key) + len(value)
 
 
 def _escapes(key: bytes, value: bytes, frames) -> str | None:
