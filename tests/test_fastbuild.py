@@ -67,7 +67,7 @@ def sample_cases():
 def test_craft_layout_records_have_a_fast_writer():
     assert {"frame", "header", "column_group"} <= set(craft.FAST_WRITERS)
     assert "body" not in craft.FAST_WRITERS  # it reads `_parent`: written inside frame only
-    assert craft._CRAFT_MESSAGE._write_fast_frame is craft._write_frame
+    assert craft._CRAFT_MESSAGE._write_fast_frame is craft.FAST_WRITERS["frame"]
 
 
 @pytest.mark.parametrize(("fmt", "name", "record"), sample_cases())
