@@ -199,6 +199,15 @@ class CraftMessage(Construct):
 
     _write_fast_frame = None
 
+    def use_compiled_way_back(self, batches, message) -> None:
+        """Write messages with the compiled tier's way back, the generated
+        ``COMPILED_WAY_BACKS[...]`` (``batches(events, max_count, max_bytes, values, terms)``
+        and ``message(events, values, terms)``: the messages, or None to decline), tried
+        first; None (the tier is not built): the Python way back only."""
+        self._compiled_batches, self._compiled_message = batches, message
+
+    _compiled_batches = _compiled_message = None
+
     def strategy(self):
         """A hypothesis strategy of the event lists this message carries (a test extra)."""
         from runtime.formats.ticdc_strategies import ticdc_events
@@ -229,8 +238,8 @@ class CraftMessage(Construct):
 
     def encode(self, events) -> bytes:
         """One message of ``events`` (not batched: all go in this message)."""
-        if self.fast and self._compiled_encoder is not None and type(events) is list:
-            data = self._compiled_encoder.encode(events)
+        if self.fast and self._compiled_message is not None and type(events) is list:
+            data = self._compiled_message(events, self.values, self.terms)
             if data is not None:
                 return data
         return self.pack([self.parts(i, ev) for i, ev in enumerate(events)])
@@ -257,8 +266,8 @@ class CraftMessage(Construct):
 
     def batches(self, events, max_batch_size: int, max_message_bytes: int):
         """The compiled tier's messages of ``events`` in batches, or None (declined)."""
-        if self.fast and self._compiled_encoder is not None and type(events) is list:
-            return self._compiled_encoder.encode_events(events, max_batch_size, max_message_bytes)
+        if self.fast and self._compiled_batches is not None:
+            return self._compiled_batches(events, max_batch_size, max_message_bytes, self.values, self.terms)
         return None
 
     def read(self, buf, pos: int, end: int, limits: _limits.Limits = _limits.DEFAULT):
