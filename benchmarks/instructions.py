@@ -88,10 +88,11 @@ CRAFT_MESSAGE_ONLY = ("events", "compiled+map", "rendered", "craft.pyx")
 
 CRAFT_ENCODE_WORKLOADS = ("encode-seed", "encode-batch16")
 """``encode_events`` of the seed row's one event, and of 16 row events (one message)."""
-CRAFT_ENCODERS = ("python", "python+compiled-frame", "compiled")
+CRAFT_ENCODERS = ("python", "python+compiled-frame", "rendered", "craft_encode.pyx")
 """The module's codec without the compiled tier (benchmarks/ticdc_craft.py ``python_codec``);
-the same with the compiled frame writer (``COMPILED_WRITERS["frame"]``); ``encode_events``
-of the generated module (the compiled tier when built)."""
+the same with the compiled frame writer (``COMPILED_WRITERS["frame"]``); the compiled way
+back rendered from the spec (``COMPILED_WAY_BACKS``); ``encode_events`` of the generated
+module, whose compiled path is runtime/_compiled/craft_encode.pyx."""
 
 
 def _encode_craft(workload: str, encoder: str, n: int) -> None:
@@ -103,8 +104,14 @@ def _encode_craft(workload: str, encoder: str, n: int) -> None:
 
     events = craft.decode_message(seed_row()) if workload == "encode-seed" else batch16()
     events = list(events)
-    if encoder == "compiled":
+    if encoder == "craft_encode.pyx":
+        assert craft._CRAFT_MESSAGE._compiled_encoder is not None, "craft_encode.pyx is not built"
         encode = craft.encode_events
+    elif encoder == "rendered":
+        codec = python_codec()
+        codec.use_fast_writers(craft.COMPILED_WRITERS["frame"])
+        codec.use_compiled_way_back(*craft.COMPILED_WAY_BACKS["message"])
+        encode = codec.encode_events
     else:
         codec = python_codec()
         if encoder == "python+compiled-frame":

@@ -408,3 +408,14 @@ def test_a_length_before_the_record_and_list_it_measures(tmp_path):
         assert parsed.entries == entries
 
     check()
+
+
+def test_the_compiled_writers_replace_the_fast_writers_where_built():
+    """The compiled tier's writers (generator/emit/compiled_writers.py) are the ones
+    ``build`` and the Craft codec use; pure Python keeps the fast writers."""
+    if craft._COMPILED is None:
+        assert craft.COMPILED_WRITERS == {} and craft.FAST_WRITERS["frame"] is craft._write_frame
+        return
+    assert set(craft.COMPILED_WRITERS) == {"header", "column_group", "frame"}
+    assert all(craft.FAST_WRITERS[n] is w for n, w in craft.COMPILED_WRITERS.items())
+    assert craft._CRAFT_MESSAGE._compiled_batches is craft.COMPILED_WAY_BACKS["message"][0]

@@ -21,9 +21,20 @@ them to its runtime primitive.
 
 from __future__ import annotations
 
+import re
+
 from generator.emit.unmapping import way_backs
 from generator.spec.model import Record
 from generator.spec.unmapping import I64, U64, WayBack, WriteCheck, WriteClass, WriteGroups
+
+
+_TEXT_SIZE = re.compile(r"""\(len\((\w+)\.encode\(['"]utf-8['"], ['"]surrogateescape['"]\)\) if \1 else 0\)""")
+"""``sizeof`` of a name as :mod:`generator.spec.unmapping` writes it: ``text_size`` in C."""
+
+
+def _in_c(expression: str) -> str:
+    """An estimate expression with its names' sizes measured in C (``unmapped.pxd``)."""
+    return _TEXT_SIZE.sub(r"text_size(\1)", expression)
 
 
 def _gives_up(check: WriteCheck, local: str) -> list[str]:
@@ -37,6 +48,11 @@ def _gives_up(check: WriteCheck, local: str) -> list[str]:
     return [f"if {test}:", "    return None"]
 
 
+def _calls_runtime(back: WayBack) -> bool:
+    """Whether an estimate calls the runtime (``rt_unmap.wire_size``): not compiled here."""
+    return any("rt_" in c.estimate for c in back.classes) or "rt_" in back.column_estimate
+
+
 class CompiledWayBacks:
     """The compiled way backs of one spec (see the module docstring); ``writers``: its
     :class:`generator.emit.compiled_writers.CompiledWriters`."""
@@ -44,7 +60,9 @@ class CompiledWayBacks:
     def __init__(self, spec, writers):
         self.spec = spec
         self.records: list[Record] = [
-            r for r in way_backs(spec.records) if r.mapping.source in writers.entries
+            r
+            for r in way_backs(spec.records)
+            if r.mapping.source in writers.entries and not _calls_runtime(r.mapping.way_back)
         ]
         self.names = [r.name for r in self.records]
 
@@ -65,7 +83,9 @@ class CompiledWayBacks:
                     "",
                     "from cpython.object cimport PyObject",
                     "from runtime._compiled.mapped cimport map_kinds, map_kinds_ok",
-                    "from runtime._compiled.unmapped cimport intern_frame, intern_paths, unmap_value",
+                    "from runtime._compiled.unmapped cimport (",
+                    "    intern_frame, intern_paths, text_size, unmap_value,",
+                    ")",
                 ]
             )
         ]
@@ -129,6 +149,7 @@ class _Renderer:
             '    quick path makes them (estimate, header row, body), or None where it gives up."""',
             "    cdef type cls = type(model)",
             "    cdef bint gave_up",
+            "    cdef Py_ssize_t estimate",
         ]
         for n, cls in enumerate(self.back.classes):
             lines.append(f"    {'if' if n == 0 else 'elif'} cls is {self.prefix}_class{n}:  # {cls.member}")
@@ -148,7 +169,7 @@ class _Renderer:
             lines += _gives_up(field.check, written)
             tests = [*(f"not ({rule})" for rule in field.rules), f"({field.read}) != {field.name}"]
             lines += [f"if {' or '.join(tests)}:", "    return None"]
-        lines.append(f"estimate = {cls.estimate}")
+        lines.append(f"estimate = {_in_c(cls.estimate)}")
         if cls.groups is not None:
             lines += self.write_groups(cls.groups)
         header = ", ".join(cls.header)
@@ -185,7 +206,7 @@ class _Renderer:
             ),
             "        if gave_up:",
             "            return None",
-            f"        estimate += {self.back.column_estimate}",
+            f"        estimate += {_in_c(self.back.column_estimate)}",
         ]
         lines += [f"        group_{chunk}.append({local[field]})" for field, chunk in gr.chunks.items()]
         group = ", ".join([f'"{gr.by}": by', *(f'"{c}": group_{c}' for c in gr.chunks.values())])

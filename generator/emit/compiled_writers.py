@@ -46,6 +46,11 @@ _ENUM_CLASS = re.compile(r"(?<![.\w])([A-Z][A-Za-z0-9]*)\b(?=[.\[(])")
 class CompiledWriters(BuildEmitter):
     """The compiled writers of one spec (see the module docstring)."""
 
+    def __init__(self, spec, lowering=None):
+        self.enum_classes: set[str] = set()
+        """The enums whose members the writers make (``member_of``)."""
+        super().__init__(spec, lowering)
+
     def message_function(self, record: Record) -> str:
         raise Unsupported("an id-keyed message (runtime.formats.protobuf writes it)")
 
@@ -118,8 +123,8 @@ class CompiledWriters(BuildEmitter):
 
     def prim(self, w: LineWriter, ref: TypeRef, var: str) -> None:
         if ref.enum:
-            enum = camel(ref.enum)
-            w.line(f"{var} = {enum}[{var}] if isinstance({var}, str) else {enum}({var})")
+            self.enum_classes.add(camel(ref.enum))
+            w.line(f"{var} = member_of({camel(ref.enum)}, {var})")
         if ref.name in _PUT_PRIMS:
             w.line(_PUT_PRIMS[ref.name].format(var=var))
             return
@@ -156,8 +161,8 @@ class CompiledWriters(BuildEmitter):
     def classes(self) -> list[str]:
         """The generated module's classes the writers name (its enums)."""
         text = "\n".join(self.supported.values())
-        names = {m.group(1) for m in _ENUM_CLASS.finditer(text)}
-        return sorted(names - {"TypeError", "ValueError"})
+        names = {m.group(1) for m in _ENUM_CLASS.finditer(text)} | self.enum_classes
+        return sorted(n for n in names - {"TypeError", "ValueError"} if re.search(rf"\b{n}\b", text))
 
     def section(self) -> str:
         """The writers, their entries and ``bind_writers``, for the end of the .pyx."""
@@ -169,7 +174,7 @@ class CompiledWriters(BuildEmitter):
             "from cpython.bytes cimport PyBytes_FromStringAndSize",
             "from runtime._compiled.out cimport Out, put_uvarint",
             "from runtime._compiled.chunk_writers cimport (",
-            "    member_i64_of, member_u64_of, put_delta_uvarint_chunk, put_delta_varint_chunk,",
+            "    member_i64_of, member_of, member_u64_of, put_delta_uvarint_chunk, put_delta_varint_chunk,",
             "    put_fixed_int, put_nullable_bytes_chunk, put_reversed_uvarint, put_string_chunk,",
             "    put_text, put_uvarint_chunk, put_varint_chunk, put_zigzag,",
             ")",

@@ -45,6 +45,16 @@ cdef inline int64_t member_i64_of(object v) except? -1:
     return <int64_t>v
 
 
+cdef inline object member_of(object enum, object value):
+    """What the fast writers make of an enum field: ``enum[value]`` of a name, else
+    ``enum(value)``, whose first step (the member of that value) is taken here without
+    the Python call."""
+    if isinstance(value, str):
+        return enum[value]
+    found = enum._value2member_map_.get(value)
+    return found if found is not None else enum(value)
+
+
 cdef inline uint64_t zigzag(int64_t v) noexcept nogil:
     return (<uint64_t>v << 1) ^ <uint64_t>(v >> 63)
 

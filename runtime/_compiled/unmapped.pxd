@@ -84,6 +84,25 @@ cdef inline object unmap_value(const signed char* kinds, object code, object fla
     return PyBytes_FromStringAndSize(<const char*>buf, n + 1)
 
 
+cdef extern from "Python.h":
+    bint PyUnicode_IS_ASCII(object)
+
+
+cdef inline Py_ssize_t text_size(object text) except -1:
+    """``sizeof`` of a name in an estimate: the bytes of its UTF-8 (surrogateescape, as
+    the Python way back measures it), 0 for None or ""."""
+    cdef Py_ssize_t size
+    if text is None:
+        return 0
+    if PyUnicode_IS_ASCII(text):
+        return PyUnicode_GET_LENGTH(text)
+    try:
+        PyUnicode_AsUTF8AndSize(text, &size)
+    except UnicodeEncodeError:
+        return len(text.encode("utf-8", "surrogateescape"))
+    return size
+
+
 cdef inline object intern_term(dict ids, object name, object null, bint refused):
     """The id of ``name`` (the next one when first seen), ``null`` for None (and for ""
     where the empty name is ``refused``)."""
@@ -116,6 +135,7 @@ cdef inline int intern_frame(object model, list refs, object field) except -1:
     cdef dict ids = {}
     cdef Py_ssize_t i
     cdef bint refused
+    cdef list holders, reached, out
     for steps, last, null, refused_ in refs:
         refused = refused_
         holders = [model]
