@@ -27,8 +27,9 @@ from generator.emit.unmapping import way_backs
 from generator.spec.model import Record
 from generator.spec.unmapping import I64, U64, WayBack, WriteCheck, WriteClass, WriteGroups
 
-
-_TEXT_SIZE = re.compile(r"""\(len\((\w+)\.encode\(['"]utf-8['"], ['"]surrogateescape['"]\)\) if \1 else 0\)""")
+_TEXT_SIZE = re.compile(
+    r"""\(len\((\w+)\.encode\(['"]utf-8['"], ['"]surrogateescape['"]\)\) if \1 else 0\)"""
+)
 """``sizeof`` of a name as :mod:`generator.spec.unmapping` writes it: ``text_size`` in C."""
 
 
@@ -41,11 +42,24 @@ def _gives_up(check: WriteCheck, local: str) -> list[str]:
     """The lines that give up (return None) where ``check`` fails on ``local``."""
     if check.kind in ("uint64", "int64", "uvarint"):
         low, high = (0, U64) if check.kind != "int64" else (-I64, I64 - 1)
-        return [f"if type({local}) is not int or not {low} <= {local} <= {high}:", "    return None"]
+        return [
+            f"if type({local}) is not int or not {low} <= {local} <= {high}:",
+            "    return None",
+        ]
     test = f"type({local}) is not str"
     if check.nullable:
         test = f"{local} is not None and {test}"
     return [f"if {test}:", "    return None"]
+
+
+_HEAD = """\
+# -- the compiled way back of map: (generator/emit/compiled_unmapping.py)
+
+from runtime._compiled.mapped cimport map_kinds, map_kinds_ok
+from runtime._compiled.unmapped cimport (
+    intern_frame, intern_paths, text_size, unmap_value,
+)"""
+"""What the way backs cimport (after the compiled writers' section)."""
 
 
 def _calls_runtime(back: WayBack) -> bool:
@@ -76,19 +90,7 @@ class CompiledWayBacks:
         return f"{self.spec.source.display}:{line}"
 
     def section(self) -> str:
-        parts = [
-            "\n".join(
-                [
-                    "# -- the compiled way back of map: (generator/emit/compiled_unmapping.py)",
-                    "",
-                    "from cpython.object cimport PyObject",
-                    "from runtime._compiled.mapped cimport map_kinds, map_kinds_ok",
-                    "from runtime._compiled.unmapped cimport (",
-                    "    intern_frame, intern_paths, text_size, unmap_value,",
-                    ")",
-                ]
-            )
-        ]
+        parts = [_HEAD]
         for record in self.records:
             parts += _Renderer(self, record).functions()
         bind = [
@@ -115,11 +117,21 @@ class _Renderer:
         self.prefix = f"_back_{record.name}"
 
     def functions(self) -> list[str]:
-        return [self.globals_(), self.unmap(), self.pack(), self.batches(), self.message(), self.bind()]
+        return [
+            self.globals_(),
+            self.unmap(),
+            self.pack(),
+            self.batches(),
+            self.message(),
+            self.bind(),
+        ]
 
     def classes(self) -> list[tuple[str, str]]:
         """(global, ``module.Model``) of each class's model, then the column model's."""
-        out = [(f"{self.prefix}_class{n}", f"{c.module}.{c.model}") for n, c in enumerate(self.back.classes)]
+        out = [
+            (f"{self.prefix}_class{n}", f"{c.module}.{c.model}")
+            for n, c in enumerate(self.back.classes)
+        ]
         groups = [c.groups for c in self.back.classes if c.groups is not None]
         if groups:
             out.append((f"{self.prefix}_column", f"{groups[0].module}.{groups[0].model}"))
@@ -127,7 +139,9 @@ class _Renderer:
 
     def globals_(self) -> str:
         p = self.prefix
-        lines = ["# Set by the bind: the models' classes, the value kinds' table, the interned refs."]
+        lines = [
+            "# Set by the bind: the models' classes, the value kinds' table, the interned refs."
+        ]
         lines += [f"cdef object {name}  # {model}" for name, model in self.classes()]
         lines += [
             f"cdef signed char {p}_kinds[256]",
@@ -152,7 +166,9 @@ class _Renderer:
             "    cdef Py_ssize_t estimate",
         ]
         for n, cls in enumerate(self.back.classes):
-            lines.append(f"    {'if' if n == 0 else 'elif'} cls is {self.prefix}_class{n}:  # {cls.member}")
+            lines.append(
+                f"    {'if' if n == 0 else 'elif'} cls is {self.prefix}_class{n}:  # {cls.member}"
+            )
             lines += ["        " + line for line in self.write_class(cls)]
         lines.append("    return None")
         return "\n".join(lines)
@@ -208,7 +224,9 @@ class _Renderer:
             "            return None",
             f"        estimate += {_in_c(self.back.column_estimate)}",
         ]
-        lines += [f"        group_{chunk}.append({local[field]})" for field, chunk in gr.chunks.items()]
+        lines += [
+            f"        group_{chunk}.append({local[field]})" for field, chunk in gr.chunks.items()
+        ]
         group = ", ".join([f'"{gr.by}": by', *(f'"{c}": group_{c}' for c in gr.chunks.values())])
         lines += [
             f"    body_groups.append({{{group}}})",
@@ -230,7 +248,7 @@ class _Renderer:
                 f'    """The message of a batch\'s parts: _frame_{self.name}\'s {m.source} (dicts), its names',
                 f'    interned, written by _cwrite_{m.source}."""',
                 "    cdef Out o = Out(NULL, 0, 0)",
-                f"    source = {{\"{back.header_field}\": {{{header}}}, \"{m.each}\": [part[2] for part in parts]}}",
+                f'    source = {{"{back.header_field}": {{{header}}}, "{m.each}": [part[2] for part in parts]}}',
                 f"    intern_frame(source, {p}_interned, {p}_dictionary)",
                 "    try:",
                 f"        _cwrite_{m.source}(source, &o)",
@@ -251,7 +269,7 @@ class _Renderer:
             [
                 f"def batches_{self.name}(models, {count}, {size}, kinds, terms):",
                 f'    """The messages _batch_{self.name} writes of ``models`` (a list), or None (declined):',
-                "    ``kinds``: the values' ValueKinds, ``terms``: the Dictionary the names go to.\"\"\"",
+                '    ``kinds``: the values\' ValueKinds, ``terms``: the Dictionary the names go to."""',
                 f"    if type(models) is not list or type({count}) is not int or type({size}) is not int:",
                 "        return None",
                 f"    if {count} < 1 or {size} < 1:  # _batch_{self.name}'s own error",
@@ -320,7 +338,7 @@ class _Renderer:
             "        if not map_kinds_ok(kinds):",
             "            return False",
             f"        map_kinds({p}_kinds, kinds.quick)",
-            f"        {p}_unsigned, {p}_big = kinds.unsigned, kinds.byte_order == \">\"",
+            f'        {p}_unsigned, {p}_big = kinds.unsigned, kinds.byte_order == ">"',
             f"        {p}_bound_kinds = kinds",
             f"    if terms is not {p}_bound_terms:",
             f"        {p}_interned, {p}_dictionary = intern_paths(terms), terms.field",

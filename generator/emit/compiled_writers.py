@@ -162,7 +162,9 @@ class CompiledWriters(BuildEmitter):
         """The generated module's classes the writers name (its enums)."""
         text = "\n".join(self.supported.values())
         names = {m.group(1) for m in _ENUM_CLASS.finditer(text)} | self.enum_classes
-        return sorted(n for n in names - {"TypeError", "ValueError"} if re.search(rf"\b{n}\b", text))
+        return sorted(
+            n for n in names - {"TypeError", "ValueError"} if re.search(rf"\b{n}\b", text)
+        )
 
     def section(self) -> str:
         """The writers, their entries and ``bind_writers``, for the end of the .pyx."""

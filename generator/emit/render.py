@@ -19,10 +19,10 @@ import jinja2
 from generator import __version__
 from generator.emit import fallbacks
 from generator.emit.compiled import CompiledEmitter
-from generator.emit.compiled_unmapping import CompiledWayBacks
-from generator.emit.compiled_writers import CompiledWriters
 from generator.emit.compiled_arrow import ArrowEmitter
 from generator.emit.compiled_tables import CompiledTablesEmitter
+from generator.emit.compiled_unmapping import CompiledWayBacks
+from generator.emit.compiled_writers import CompiledWriters
 from generator.emit.fastbuild import BuildEmitter
 from generator.emit.fastpath import FastPathEmitter
 from generator.emit.json_documents import JsonDocumentEmitter
