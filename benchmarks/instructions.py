@@ -10,6 +10,7 @@ timed ones of ``python -m benchmarks`` within about 0.1x (benchmarks/README.md).
     python -m benchmarks.instructions [--n 300] [--workload small|wide|both]
     python -m benchmarks.instructions --only mysql [--n 20000]
     python -m benchmarks.instructions --only craft [--n 2000]
+    python -m benchmarks.instructions --only craft-encode [--n 200]
     python -m benchmarks.instructions --only open_protocol [--n 500]
     python -m benchmarks.instructions --only calls [--n 2000]
 
@@ -19,6 +20,8 @@ start-up heap frozen (``gc.freeze()``) so the collections the loop triggers do n
 ``--only craft``: ``parse`` of TiCDC Craft frames and a column group in each tier, beside the
 exact reader alone, the reader rendered from ``map:`` and the hand-written
 runtime/_compiled/craft.pyx (``CRAFT_DECODERS``).
+``--only craft-encode``: ``list(encode_events(events, 16))`` of the seed row's events and of
+batch16 by each of ``CRAFT_ENCODERS``, per call.
 ``--only calls``: a ``parse`` call of the compiled tier where its cost around the reader
 shows (``CALL_WORKLOADS``).
 ``--only open_protocol``: ``decode_message(key, value)`` of TiCDC Open Protocol messages
@@ -82,6 +85,44 @@ generated ``MAPPED_READERS["message"]``), and the hand-written runtime/_compiled
 (a whole message to its events, for comparison). The last four need the built extensions;
 ``events``, ``compiled+map``, ``rendered`` and ``craft.pyx`` decode messages only."""
 CRAFT_MESSAGE_ONLY = ("events", "compiled+map", "rendered", "craft.pyx")
+
+
+CRAFT_ENCODE_WORKLOADS = ("encode-seed", "encode-batch16")
+"""``encode_events`` of the seed row's one event, and of 16 row events (one message)."""
+CRAFT_ENCODERS = ("python", "python+compiled-frame", "rendered", "craft_encode.pyx")
+"""The module's codec without the compiled tier (benchmarks/ticdc_craft.py ``python_codec``);
+the same with the compiled frame writer (``COMPILED_WRITERS["frame"]``); the compiled way
+back rendered from the spec (``COMPILED_WAY_BACKS``); ``encode_events`` of the generated
+module, whose compiled path is runtime/_compiled/craft_encode.pyx."""
+
+
+def _encode_craft(workload: str, encoder: str, n: int) -> None:
+    """The measured process for ``--only craft-encode``: ``n`` calls of ``encode_events``."""
+    import gc
+
+    from benchmarks.ticdc_craft import batch16, python_codec, seed_row
+    from generated import ticdc_craft as craft
+
+    events = craft.decode_message(seed_row()) if workload == "encode-seed" else batch16()
+    events = list(events)
+    if encoder == "craft_encode.pyx":
+        assert craft._CRAFT_MESSAGE._compiled_encoder is not None, "craft_encode.pyx is not built"
+        encode = craft.encode_events
+    elif encoder == "rendered":
+        codec = python_codec()
+        codec.use_fast_writers(craft.COMPILED_WRITERS["frame"])
+        codec.use_compiled_way_back(*craft.COMPILED_WAY_BACKS["message"])
+        encode = codec.encode_events
+    else:
+        codec = python_codec()
+        if encoder == "python+compiled-frame":
+            codec.use_fast_writers(craft.COMPILED_WRITERS["frame"])
+        encode = codec.encode_events
+    for _ in range(3):
+        list(encode(events, 16))
+    gc.freeze()
+    for _ in range(n):
+        list(encode(events, 16))
 
 
 def _decode_craft(workload: str, decoder: str, n: int) -> None:
@@ -226,6 +267,8 @@ def _decode(workload: str, decoder: str, n: int) -> None:
         return _decode_mysql(workload, n)
     if workload in CRAFT_WORKLOADS:
         return _decode_craft(workload, decoder, n)
+    if workload in CRAFT_ENCODE_WORKLOADS:
+        return _encode_craft(workload, decoder, n)
     from benchmarks import plainbuffer as pb
 
     make = pb.pb_small if workload == "small" else pb.pb_wide
@@ -282,7 +325,7 @@ def main(argv=None) -> int:
     ap.add_argument("--workload", choices=("small", "wide", "both"), default="both")
     ap.add_argument(
         "--only",
-        choices=("plainbuffer", "mysql", "craft", "open_protocol", "calls"),
+        choices=("plainbuffer", "mysql", "craft", "craft-encode", "open_protocol", "calls"),
         default="plainbuffer",
     )
     ap.add_argument(
@@ -299,6 +342,13 @@ def main(argv=None) -> int:
         return 0
     if args.only == "craft":
         _table(CRAFT_WORKLOADS, args.decoders.split(","), max(args.n, 2000), "parse")
+        return 0
+    if args.only == "craft-encode":
+        print("| workload | encoder | instructions/call |\n|---|---|---:|")
+        for workload in CRAFT_ENCODE_WORKLOADS:
+            n = max(args.n, 200) if workload == "encode-seed" else 30
+            for encoder in CRAFT_ENCODERS:
+                print(f"| {workload} | {encoder} | {_per(workload, encoder, n):,.0f} |")
         return 0
     if args.only == "calls":  # (a Kafka segment or a binlog file is a call: fewer of them)
         print("| workload | instructions/call |\n|---|---:|")

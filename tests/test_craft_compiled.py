@@ -1,5 +1,6 @@
-"""runtime/_compiled/craft.pyx and craft_encode.pyx, the compiled Craft reader and writer, and
-the compiled reader rendered from the spec's ``map:`` (``DECODERS``), held to the Python path: on every vector and sample, every truncation, byte mutations, limits and
+"""runtime/_compiled/craft.pyx and craft_encode.pyx, the compiled Craft reader and writer, the
+compiled reader rendered from the spec's ``map:`` (``DECODERS``) and the way back rendered
+from its ``batch:`` (``ENCODERS``), held to the Python path: on every vector and sample, every truncation, byte mutations, limits and
 generated events it gives exactly the Python path's events (same classes, same field values
 in the same order) or declines (None), and it declines wherever the Python path raises.
 Skipped when not built."""
@@ -254,8 +255,40 @@ def test_float_payloads_and_extremes(decode):
 PYTHON.use_fast_writers(craft._write_frame)
 
 
+class RenderedWayBack:
+    """The way back rendered from the spec's ``map:`` and ``batch:`` over the compiled frame
+    writer (``COMPILED_WAY_BACKS``), in the hand-written encoder's protocol."""
+
+    def __init__(self):
+        self.batches, self.message = craft.COMPILED_WAY_BACKS["message"]
+        self.values = craft.VALUE_DECODERS["column_group.values"]
+        self.terms = craft.DICTIONARIES["frame.term_dictionary"]
+
+    def encode_events(self, events, max_batch_size, max_message_bytes):
+        return self.batches(events, max_batch_size, max_message_bytes, self.values, self.terms)
+
+    def encode(self, events):
+        return self.message(events, self.values, self.terms)
+
+
+ENCODERS = {
+    "craft_encode.pyx": lambda: craft._CRAFT_MESSAGE._compiled_encoder,
+    "rendered": RenderedWayBack,
+}
+_encoder = None
+
+
+@pytest.fixture(params=sorted(ENCODERS))
+def each_encoder(request):
+    """Runs a test with each compiled encoder as ``encoder()``."""
+    global _encoder
+    _encoder = ENCODERS[request.param]()
+    yield
+    _encoder = None
+
+
 def encoder():
-    return craft._CRAFT_MESSAGE._compiled_encoder
+    return _encoder
 
 
 def held_encoding(events, **batching):
@@ -272,6 +305,7 @@ def held_encoding(events, **batching):
     return got
 
 
+@pytest.mark.usefixtures("each_encoder")
 @pytest.mark.parametrize("name", sorted(MESSAGES))
 def test_encoding_vectors_and_samples(name):
     data = MESSAGES[name]
@@ -280,6 +314,7 @@ def test_encoding_vectors_and_samples(name):
     assert held_encoding(events, max_batch_size=100) == [data]
 
 
+@pytest.mark.usefixtures("each_encoder")
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_events(), st.integers(1, 5), st.sampled_from([1, 200, 10 << 20]))
 def test_encoding_generated_events(events, batch, most):
@@ -289,6 +324,7 @@ def test_encoding_generated_events(events, batch, most):
     assert encoder().encode(events) == PYTHON.encode(events)
 
 
+@pytest.mark.usefixtures("each_encoder")
 @pytest.mark.parametrize(
     "event",
     [
@@ -318,6 +354,7 @@ def test_encoding_declines_what_the_quick_mapping_leaves(event):
     held_encoding(events)
 
 
+@pytest.mark.usefixtures("each_encoder")
 def test_encoding_mixed_events_and_batch_arguments():
     row = RowChangedEvent(7, "s", "t", new=[Column("a", 3, 0, 1)])
     assert encoder().encode([row, ResolvedEvent(1)]) is None  # one message cannot mix them

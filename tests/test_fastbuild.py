@@ -67,7 +67,7 @@ def sample_cases():
 def test_craft_layout_records_have_a_fast_writer():
     assert {"frame", "header", "column_group"} <= set(craft.FAST_WRITERS)
     assert "body" not in craft.FAST_WRITERS  # it reads `_parent`: written inside frame only
-    assert craft._CRAFT_MESSAGE._write_fast_frame is craft._write_frame
+    assert craft._CRAFT_MESSAGE._write_fast_frame is craft.FAST_WRITERS["frame"]
 
 
 @pytest.mark.parametrize(("fmt", "name", "record"), sample_cases())
@@ -408,3 +408,14 @@ def test_a_length_before_the_record_and_list_it_measures(tmp_path):
         assert parsed.entries == entries
 
     check()
+
+
+def test_the_compiled_writers_replace_the_fast_writers_where_built():
+    """The compiled tier's writers (generator/emit/compiled_writers.py) are the ones
+    ``build`` and the Craft codec use; pure Python keeps the fast writers."""
+    if craft._COMPILED is None:
+        assert craft.COMPILED_WRITERS == {} and craft.FAST_WRITERS["frame"] is craft._write_frame
+        return
+    assert set(craft.COMPILED_WRITERS) == {"header", "column_group", "frame"}
+    assert all(craft.FAST_WRITERS[n] is w for n, w in craft.COMPILED_WRITERS.items())
+    assert craft._CRAFT_MESSAGE._compiled_batches is craft.COMPILED_WAY_BACKS["message"][0]

@@ -177,9 +177,11 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
 
     # -- the module ---------------------------------------------------------------------
 
-    def module_text(self, version: str, arrow=None) -> str | None:
+    def module_text(self, version: str, arrow=None, writers=None, way_backs=None) -> str | None:
         """The .pyx (headed, as ``with_header`` heads it), or None when no record is covered.
-        ``arrow``: the Arrow writers of :mod:`generator.emit.compiled_arrow` to add, if any."""
+        ``arrow``: the Arrow writers of :mod:`generator.emit.compiled_arrow` to add, if any;
+        ``writers``: the compiled writers of :mod:`generator.emit.compiled_writers`, if any,
+        and ``way_backs`` those of :mod:`generator.emit.compiled_unmapping` over them."""
         if not self.entries:
             return None
         source = self.spec.source.display
@@ -257,6 +259,10 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         body.append(self.bind_function())
         if arrow is not None and arrow.entries:
             body.append(arrow.section())
+        if writers is not None and writers.entries:
+            body.append(writers.section())
+            if way_backs is not None and way_backs.records:
+                body.append(way_backs.section())
         constants = self.member_constants("\n".join(body))
         if constants:  # after the preludes, before the first reader
             at = body.index(PRELUDE) + 1 + bool(self.expressions) + len(self.preludes)

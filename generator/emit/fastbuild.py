@@ -160,7 +160,7 @@ class BuildEmitter(MessageWriters):
         """``arg=_write_<record>, ...`` for a runtime primitive's record arguments that have
         a fast writer (its ``use_fast_writers`` takes them)."""
         return ", ".join(
-            f"{arg}=_write_{value}"
+            f"{arg}=FAST_WRITERS[{value!r}]"
             for arg, value in ref.args.items()
             if value in self.supported and not self.needs_parent(value)
         )

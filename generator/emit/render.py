@@ -21,6 +21,8 @@ from generator.emit import fallbacks
 from generator.emit.compiled import CompiledEmitter
 from generator.emit.compiled_arrow import ArrowEmitter
 from generator.emit.compiled_tables import CompiledTablesEmitter
+from generator.emit.compiled_unmapping import CompiledWayBacks
+from generator.emit.compiled_writers import CompiledWriters
 from generator.emit.fastbuild import BuildEmitter
 from generator.emit.fastpath import FastPathEmitter
 from generator.emit.json_documents import JsonDocumentEmitter
@@ -64,6 +66,8 @@ def render_with_compiled(spec: Spec) -> tuple[str, str | None]:
     lowering = Lowering(spec)
     compiled = CompiledEmitter(spec, lowering)
     fast, build = FastPathEmitter(spec), BuildEmitter(spec, lowering)
+    writers = CompiledWriters(spec, lowering) if compiled.entries else None
+    way_backs = CompiledWayBacks(spec, writers) if writers is not None else None
     tables = CompiledTablesEmitter(spec, emitter.runtime_instance)
     body = (
         template_environment()
@@ -74,6 +78,8 @@ def render_with_compiled(spec: Spec) -> tuple[str, str | None]:
             documents=JsonDocumentEmitter(spec),
             fast=fast,
             build=build,
+            compiled_writers=writers,
+            compiled_way_backs=way_backs,
             quick=QuickTierEmitter(spec, lowering),
             compiled=compiled,
             tables=tables,
@@ -88,7 +94,7 @@ def render_with_compiled(spec: Spec) -> tuple[str, str | None]:
     rows = {r.name: r.spark_row for r in spec.records.values() if r.spark_row}
     paths = [r.name for r in spec.records.values() if r.spark_path]
     arrow = ArrowEmitter(spec, lowering, emitter.spark_tables(), rows, paths)
-    pyx = compiled.module_text(__version__, arrow)
+    pyx = compiled.module_text(__version__, arrow, writers, way_backs)
     return with_header(body), pyx and with_header(pyx)
 
 

@@ -1,0 +1,198 @@
+# cython: language_level=3
+"""What the rendered compiled writers (generator/emit/compiled_writers.py) put into an
+``out.pxd`` buffer: varints, fixed bytes, length-prefixed text, and the chunks and regions
+of ``generator.spec.types`` (``CHUNK_TYPES``, ``REGION_TYPES``): the bytes the Python fast
+writers (``runtime.formats.craft_chunks``' ``pack``, ``runtime.core.leb128``) append.
+
+Each takes only what it is sure to write as they do (``int`` elements in range, ``bytes``
+or text that is strict UTF-8, ``list`` chunks of the expected count) and raises on anything
+else: the caller then builds with construct, which writes or says what is wrong. Inline
+only: a module that cimports these compiles them in."""
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize
+from libc.stdint cimport int64_t, uint64_t
+
+from runtime._compiled.out cimport Out, grow, put, put_byte, put_uvarint
+
+
+cdef inline uint64_t u64_of(object v) except? 0xFFFFFFFFFFFFFFFF:
+    """An ``int`` 0 .. 2**64 - 1, else a TypeError or OverflowError."""
+    if type(v) is not int:
+        raise TypeError("not an int")
+    return <uint64_t>v
+
+
+cdef inline uint64_t member_u64_of(object v) except? 0xFFFFFFFFFFFFFFFF:
+    """:func:`u64_of` of an ``int`` or an enum's member (an ``int`` subclass, not bool)."""
+    if type(v) is not int and (not isinstance(v, int) or isinstance(v, bool)):
+        raise TypeError("not an int")
+    return <uint64_t>v
+
+
+cdef inline int64_t i64_of(object v) except? -1:
+    """An ``int`` -2**63 .. 2**63 - 1, else a TypeError or OverflowError."""
+    if type(v) is not int:
+        raise TypeError("not an int")
+    return <int64_t>v
+
+
+cdef inline int64_t member_i64_of(object v) except? -1:
+    """:func:`i64_of` of an ``int`` or an enum's member (an ``int`` subclass, not bool)."""
+    if type(v) is not int and (not isinstance(v, int) or isinstance(v, bool)):
+        raise TypeError("not an int")
+    return <int64_t>v
+
+
+cdef inline object member_of(object enum, object value):
+    """What the fast writers make of an enum field: ``enum[value]`` of a name, else
+    ``enum(value)``, whose first step (the member of that value) is taken here without
+    the Python call."""
+    if isinstance(value, str):
+        return enum[value]
+    found = enum._value2member_map_.get(value)
+    return found if found is not None else enum(value)
+
+
+cdef inline uint64_t zigzag(int64_t v) noexcept nogil:
+    return (<uint64_t>v << 1) ^ <uint64_t>(v >> 63)
+
+
+cdef inline int put_zigzag(Out* o, int64_t v) except -1:
+    return put_uvarint(o, zigzag(v))
+
+
+cdef inline int put_fixed_int(Out* o, object v, int size, bint big, bint signed) except -1:
+    """An integer (an enum's member too) of ``size`` bytes, as ``struct`` packs it.
+
+    >>> # put_fixed_int(&out, 0x0102, 2, True, False) puts 01 02
+    """
+    cdef uint64_t u
+    cdef int64_t s
+    cdef int k, bits = 8 * size
+    if type(v) is not int and (not isinstance(v, int) or isinstance(v, bool)):
+        raise TypeError("not an int")
+    if signed:
+        s = <int64_t>v
+        if bits < 64 and not -(<int64_t>1 << (bits - 1)) <= s < (<int64_t>1 << (bits - 1)):
+            raise OverflowError("out of range")
+        u = <uint64_t>s
+    else:
+        u = <uint64_t>v
+        if bits < 64 and u >> bits:
+            raise OverflowError("out of range")
+    if o.cap - o.size < size:
+        grow(o, size)
+    for k in range(size):
+        o.data[o.size + k] = <unsigned char>(u >> (8 * (size - 1 - k if big else k)))
+    o.size += size
+    return 0
+
+
+cdef inline int put_reversed_uvarint(Out* o, uint64_t u) except -1:
+    """The bytes of a uvarint, last first (a trailer read back from the end)."""
+    cdef Py_ssize_t lo = o.size, hi
+    cdef unsigned char c
+    put_uvarint(o, u)
+    hi = o.size - 1
+    while lo < hi:
+        c = o.data[lo]
+        o.data[lo] = o.data[hi]
+        o.data[hi] = c
+        lo += 1
+        hi -= 1
+    return 0
+
+
+cdef inline const char* payload(object v, bint text, Py_ssize_t* size) except NULL:
+    """The bytes of ``v``: ``bytes`` as they are, a ``str`` (where ``text``) as strict
+    UTF-8 (a lone surrogate raises: the Python writers' surrogateescape decides)."""
+    if type(v) is bytes:
+        size[0] = PyBytes_GET_SIZE(v)
+        return PyBytes_AS_STRING(v)
+    if text and type(v) is str:
+        return PyUnicode_AsUTF8AndSize(v, size)
+    raise TypeError("not bytes")
+
+
+cdef inline int put_text(Out* o, object v, bint text, Py_ssize_t max_length) except -1:
+    """A uvarint length and the bytes of ``v`` (``max_length`` -1: any)."""
+    cdef Py_ssize_t size
+    cdef const char* data = payload(v, text, &size)
+    if max_length >= 0 and size > max_length:
+        raise ValueError("max_length")
+    put_uvarint(o, <uint64_t>size)
+    return put(o, <const unsigned char*>data, size)
+
+
+cdef inline Py_ssize_t counted(object values, object n) except -1:
+    """The element count of a chunk: a list of ``n`` elements."""
+    if not isinstance(values, list) or type(n) is not int or PyList_GET_SIZE(values) != n:
+        raise ValueError("element count")
+    return PyList_GET_SIZE(values)
+
+
+cdef inline int put_uvarint_chunk(Out* o, object values, object n) except -1:
+    cdef Py_ssize_t i, count = counted(values, n)
+    for i in range(count):
+        put_uvarint(o, member_u64_of(<object>PyList_GET_ITEM(values, i)))
+    return 0
+
+
+cdef inline int put_varint_chunk(Out* o, object values, object n) except -1:
+    cdef Py_ssize_t i, count = counted(values, n)
+    for i in range(count):
+        put_zigzag(o, member_i64_of(<object>PyList_GET_ITEM(values, i)))
+    return 0
+
+
+cdef inline int put_delta_uvarint_chunk(Out* o, object values, object n) except -1:
+    """A base, then deltas to the previous element modulo 2**64."""
+    cdef Py_ssize_t i, count = counted(values, n)
+    cdef uint64_t v, prev = 0
+    for i in range(count):
+        v = u64_of(<object>PyList_GET_ITEM(values, i))
+        put_uvarint(o, v - prev)
+        prev = v
+    return 0
+
+
+cdef inline int put_delta_varint_chunk(Out* o, object values, object n) except -1:
+    """A ZigZag base, then ZigZag deltas to the previous element (int64 wrap)."""
+    cdef Py_ssize_t i, count = counted(values, n)
+    cdef int64_t v, prev = 0
+    for i in range(count):
+        v = i64_of(<object>PyList_GET_ITEM(values, i))
+        put_zigzag(o, <int64_t>(<uint64_t>v - <uint64_t>prev))
+        prev = v
+    return 0
+
+
+cdef inline int put_payload_chunk(Out* o, object values, object n, bint text,
+                                  bint nullable) except -1:
+    """All lengths (ZigZag with -1 for None where ``nullable``, else uvarints), then the
+    payloads."""
+    cdef Py_ssize_t i, size, count = counted(values, n)
+    cdef const char* data
+    for i in range(count):
+        v = <object>PyList_GET_ITEM(values, i)
+        if nullable and v is None:
+            put_byte(o, 1)
+            continue
+        payload(v, text, &size)
+        put_uvarint(o, zigzag(size) if nullable else <uint64_t>size)
+    for i in range(count):
+        v = <object>PyList_GET_ITEM(values, i)
+        if not (nullable and v is None):
+            data = payload(v, text, &size)
+            put(o, <const unsigned char*>data, size)
+    return 0
+
+
+cdef inline int put_string_chunk(Out* o, object values, object n, bint text) except -1:
+    return put_payload_chunk(o, values, n, text, False)
+
+
+cdef inline int put_nullable_bytes_chunk(Out* o, object values, object n, bint text) except -1:
+    return put_payload_chunk(o, values, n, text, True)
