@@ -260,48 +260,76 @@ class _Renderer:
 
     def alone_test(self) -> str:
         kind = self.back.header.index(self.m.class_by[1])
-        return f"part[1][{kind}] in {tuple(self.back.alone)!r}"
+        return f"part[1][{kind}] in {tuple(self.back.batch.alone)!r}"
 
     def batches(self) -> str:
-        (count, _), (size, _) = self.back.limits
-        p = self.prefix
-        return "\n".join(
-            [
-                f"def batches_{self.name}(models, {count}, {size}, kinds, terms):",
-                f'    """The messages _batch_{self.name} writes of ``models`` (a list), or None (declined):',
-                '    ``kinds``: the values\' ValueKinds, ``terms``: the Dictionary the names go to."""',
-                f"    if type(models) is not list or type({count}) is not int or type({size}) is not int:",
+        """``_batch_R``'s loop (:func:`generator.emit.unmapping.render_batch`) over the
+        compiled parts; where the Python loop raises, this one declines."""
+        batch = self.back.batch
+        (count, _), (size, _) = batch.limits
+        p, start = self.prefix, batch.start
+        opens = batch.exceeding == "opens"
+        lines = [
+            f"def batches_{self.name}(models, {count}, {size}, kinds, terms):",
+            f'    """The messages _batch_{self.name} writes of ``models`` (a list), or None (declined):',
+            '    ``kinds``: the values\' ValueKinds, ``terms``: the Dictionary the names go to."""',
+            f"    if type(models) is not list or type({count}) is not int or type({size}) is not int:",
+            "        return None",
+        ]
+        if batch.positive:
+            positive = " or ".join(f"{limit} < 1" for limit in batch.positive)
+            lines += [
+                f"    if {positive}:  # _batch_{self.name}'s own error",
                 "        return None",
-                f"    if {count} < 1 or {size} < 1:  # _batch_{self.name}'s own error",
-                "        return None",
-                f"    if not {p}_use(kinds, terms):",
-                "        return None",
-                "    messages = []",
-                "    batch = []",
-                "    estimate = 0",
-                "    try:",
-                "        for model in models:",
-                f"            part = {p}_unmap(model)",
-                "            if part is None:",
+            ]
+        lines += [
+            f"    if not {p}_use(kinds, terms):",
+            "        return None",
+            "    messages = []",
+            "    batch = []",
+            f"    estimate = {start}",
+            "    try:",
+            "        for model in models:",
+            f"            part = {p}_unmap(model)",
+            "            if part is None:",
+            "                return None",
+            f"            if {self.alone_test()}:",
+            "                if batch:",
+            f"                    messages.append({p}_pack(batch))",
+            f"                    batch, estimate = [], {start}",
+            f"                messages.append({p}_pack([part]))",
+            "                continue",
+        ]
+        if batch.too_large is not None:
+            alone_size = f"{start} + part[0]" if start != "0" else "part[0]"
+            lines += [
+                f"            if {alone_size} > {size}:  # its too_large: error",
                 "                return None",
-                f"            if {self.alone_test()}:",
-                "                if batch:",
-                f"                    messages.append({p}_pack(batch))",
-                "                    batch, estimate = [], 0",
-                f"                messages.append({p}_pack([part]))",
-                "                continue",
+            ]
+        if opens:
+            lines += [
+                f"            if batch and (len(batch) >= {count} or estimate + part[0] > {size}):",
+                f"                messages.append({p}_pack(batch))",
+                f"                batch, estimate = [], {start}",
+                "            batch.append(part)",
+                "            estimate += part[0]",
+            ]
+        else:
+            lines += [
                 "            batch.append(part)",
                 "            estimate += part[0]",
                 f"            if estimate > {size} or len(batch) >= {count}:",
                 f"                messages.append({p}_pack(batch))",
-                "                batch, estimate = [], 0",
-                "        if batch:",
-                f"            messages.append({p}_pack(batch))",
-                "    except Exception:  # a writer unsure of a value: the Python way back decides",
-                "        return None",
-                "    return messages",
+                f"                batch, estimate = [], {start}",
             ]
-        )
+        lines += [
+            "        if batch:",
+            f"            messages.append({p}_pack(batch))",
+            "    except Exception:  # a writer unsure of a value: the Python way back decides",
+            "        return None",
+            "    return messages",
+        ]
+        return "\n".join(lines)
 
     def message(self) -> str:
         p = self.prefix
