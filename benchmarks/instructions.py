@@ -99,7 +99,7 @@ def _decode_craft(workload: str, decoder: str, n: int) -> None:
         record = "column_group"
         data = craft.build(craft.parse(data, "frame").bodies[0].column_groups[0], record)
     if decoder == "rendered":
-        read = craft._COMPILED.MAPPED_READERS["message"]
+        read = craft.COMPILED_READERS["message"]
         fn = lambda: read(data, limits)
     elif decoder == "craft.pyx":
         handwritten = craft._CRAFT_MESSAGE._compiled

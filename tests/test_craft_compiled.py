@@ -51,7 +51,7 @@ def decoder():
     return craft._CRAFT_MESSAGE._compiled
 
 
-MAPPED = {} if craft._COMPILED is None else craft._COMPILED.MAPPED_READERS
+MAPPED = craft.COMPILED_READERS
 
 
 def _rendered(data, limits):

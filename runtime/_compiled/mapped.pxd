@@ -1,11 +1,16 @@
 # cython: language_level=3
-"""What a rendered ``map:`` (generator/emit/compiled_mapping.py) does beside reading: an id
-looked up in a list of names (a ``ref:``), a value decoded by a kind table (a
-``decode_by:``: ``runtime.core.value_kinds.ValueKinds.quick``, 256 entries), both giving
-what the Python mapping gives or saying where it fails or gives up (the caller declines),
-and a model's defaults. Inline only: a module that cimports these compiles them in."""
+"""What a rendered ``map:`` (generator/emit/compiled_fused.py) does beside reading: the
+numbers of a chunk kept in C (``MapRun``), an id looked up in a list of names (a ``ref:``),
+a value decoded from its bytes where they are by a kind table (a ``decode_by:``:
+``runtime.core.value_kinds.ValueKinds.quick``, 256 entries), each giving what the Python
+mapping gives or saying where it fails or gives up (the caller declines), and a model's
+defaults. Inline only: a module that cimports these compiles them in.
 
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+    A chunk of n numbers read into a MapRun: map_run(&run, n) gives the room (None, or the
+    bytes object that holds it), then run.values[0 .. n-1] are written and read as uint64.
+"""
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.float cimport PyFloat_FromDouble
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_FromUnsignedLongLong
@@ -14,10 +19,7 @@ from cpython.unicode cimport PyUnicode_GET_LENGTH
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy
 
-from runtime._compiled.prelude cimport _int64, _slot, _unzigzag, _utf8, _uvarint, wirespec_put
-
-cdef extern from "Python.h":
-    bint _is_bytes "PyBytes_CheckExact" (object obj)
+from runtime._compiled.prelude cimport _bytes, _int, _int64, _slot, _unzigzag, _utf8, _uvarint, wirespec_put
 
 
 cdef enum:
@@ -30,14 +32,32 @@ cdef enum:
     MAP_STR = 4
     MAP_BYTES = 5
     MAP_NULL = 6
+    MAP_RUN_SPACE = 64  # numbers a run holds in its own space (a header, a row's columns)
 
 
-cdef inline PyObject* map_lookup(list names, object id_, bint has_null, int64_t null,
-                                 bint empty_refused) except? NULL:
-    """The name (borrowed) that ``id_`` (an int) stands for in ``names``, ``None`` for the
-    null id, or NULL where the ref fails (out of range, the empty name refused)."""
+cdef struct MapRun:
+    uint64_t* values
+    uint64_t space[MAP_RUN_SPACE]
+
+
+cdef inline object map_run(MapRun* run, Py_ssize_t n):
+    """Room for ``n`` numbers (a chunk's count, never more than the bytes it is read from):
+    None when the run's own space holds them, else the bytes object that does (kept alive
+    by the caller)."""
+    cdef object memory = None
+    if n <= MAP_RUN_SPACE:
+        run.values = run.space
+    else:
+        memory = PyBytes_FromStringAndSize(NULL, n * sizeof(uint64_t))
+        run.values = <uint64_t*>PyBytes_AS_STRING(memory)
+    return memory
+
+
+cdef inline PyObject* map_lookup(list names, int64_t i, bint has_null, int64_t null,
+                                 bint empty_refused) noexcept:
+    """The name (borrowed) that id ``i`` stands for in ``names``, ``None`` for the null id,
+    or NULL where the ref fails (out of range, the empty name refused)."""
     cdef int64_t n = PyList_GET_SIZE(names)
-    cdef int64_t i = id_
     cdef PyObject* name
     if 0 <= i < n:
         name = PyList_GET_ITEM(names, i)
@@ -46,6 +66,13 @@ cdef inline PyObject* map_lookup(list names, object id_, bint has_null, int64_t 
     if has_null and i == null:
         return <PyObject*>None
     return NULL
+
+
+cdef inline object map_uint(uint64_t u):
+    """A uvarint's number as the Python int the quick tier reads."""
+    if u >> 63:
+        return PyLong_FromUnsignedLongLong(u)
+    return _int(<int64_t>u)
 
 
 cdef inline int map_kinds(signed char* table, quick) except -1:
@@ -57,34 +84,28 @@ cdef inline int map_kinds(signed char* table, quick) except -1:
     return 0
 
 
-cdef inline object map_value(const signed char* kinds, object code, object flags, object raw,
-                             uint64_t unsigned_flag, bint big_endian, bint* gave_up):
-    """The value ``ValueKinds.quick_values`` gives for the bytes ``raw`` (None: NULL) of a
-    ``code`` with ``flags``; ``gave_up`` set where it gives up (a code with no kind, a
-    varint that does not fill the bytes, text that is not UTF-8, a double not of 8 bytes,
-    a NULL kind with a value)."""
-    cdef uint64_t c = code
+cdef inline object map_value(const signed char* kinds, uint64_t code, uint64_t flags,
+                             const unsigned char* p, int64_t n, uint64_t unsigned_flag,
+                             bint big_endian, bint* gave_up):
+    """The value ``ValueKinds.quick_values`` gives for the ``n`` bytes at ``p`` (``n`` < 0:
+    NULL, None) of a ``code`` with ``flags``; ``gave_up`` set where it gives up (a code
+    with no kind, a varint that does not fill the bytes, text that is not UTF-8, a double
+    not of 8 bytes, a NULL kind with a value)."""
     cdef uint64_t u = 0
-    cdef Py_ssize_t used = 0, n
+    cdef Py_ssize_t used = 0
     cdef signed char kind
     cdef unsigned char swapped[8]
-    cdef const unsigned char* p
     cdef double d
     cdef int k
     gave_up[0] = True
-    if c > 255 or kinds[c] < 0:
+    if code > 255 or kinds[code] < 0:
         return None
-    kind = kinds[c]
-    if raw is None:
-        gave_up[0] = False
-        return None
-    if not _is_bytes(raw):
-        return None
+    kind = kinds[code]
     gave_up[0] = False
-    p = <const unsigned char*>PyBytes_AS_STRING(raw)
-    n = PyBytes_GET_SIZE(raw)
+    if n < 0:
+        return None
     if kind == MAP_BYTES:
-        return raw
+        return _bytes(p, n)
     if kind == MAP_STR:
         try:
             return _utf8(p, n)
@@ -95,11 +116,9 @@ cdef inline object map_value(const signed char* kinds, object code, object flags
         if not _uvarint(p, &used, n, &u) or used != n:
             gave_up[0] = True
             return None
-        if kind == MAP_VARINT or (kind == MAP_SIGNED_UNLESS and not (<uint64_t>flags) & unsigned_flag):
+        if kind == MAP_VARINT or (kind == MAP_SIGNED_UNLESS and not flags & unsigned_flag):
             return _int64(_unzigzag(u))
-        if u >> 63:
-            return PyLong_FromUnsignedLongLong(u)
-        return _int64(<int64_t>u)
+        return map_uint(u)
     if kind == MAP_F64 and n == 8:
         if big_endian:
             for k in range(8):
