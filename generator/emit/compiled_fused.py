@@ -122,6 +122,8 @@ class FusedSteps:
         built = {s.var for s in _walk(source.steps) if isinstance(s, Build)}
         if built & self.named:
             raise NotCompiled("a spec expression names a record the map: does not build")
+        self.caches: list[str] = []
+        """Module globals of the names kept from one message to the next (:meth:`kept_names`)."""
         self.groups = self.group_plan = None
         groups = [case.groups for case in plan.switch.cases if case.groups is not None]
         if groups:
@@ -158,7 +160,34 @@ class FusedSteps:
         if plan.name not in self.function_names:
             raise NotCompiled("not read by the map:")
         self.mode = "source" if plan.name == self.record.plan.source else "group"
-        return super().record_function(plan)
+        self.c_only: set[str] = set()
+        """Regions of integer lists read into C only (no spec expression reads them in
+        Python: no model holds them here)."""
+        self.python_named: set[str] = set()
+        text = super().record_function(plan)
+        regions = set(self.int_tables) - self.python_named
+        if regions:  # once more, those regions' lists left out
+            self.c_only = regions
+            text = super().record_function(plan)
+        return text
+
+    def python(self, expression: str) -> str:
+        self.python_named.update(re.findall(r"\w+", expression))
+        return super().python(expression)
+
+    def c_only_chunk(self, step: Chunk) -> bool:
+        return self.table_chunks.get(step.var) in {self.int_tables[r] for r in self.c_only}
+
+    def new_list(self, step: Repeat) -> str:
+        return "None" if step.var in self.c_only else super().new_list(step)
+
+    def item(self, step: Repeat) -> None:
+        if step.var not in self.c_only:
+            super().item(step)
+            return
+        self.item_index(step)
+        self.branch(step.steps, step.end)
+        self.w.line(f"{step.item}_n += 1")
 
     def function_head(self, plan) -> list[str]:
         if plan.checks_depth:
@@ -181,6 +210,8 @@ class FusedSteps:
         ]
 
     def untrack_list(self, step: Repeat) -> None:
+        if step.var in self.c_only:
+            return
         if step.var == self.each_var:  # the mapped models: untracked where they all are
             self.w.line(f"if all_atomic({step.var}):")
             with self.w.indent():
@@ -191,6 +222,15 @@ class FusedSteps:
     # -- chunks into C arrays ------------------------------------------------------------
 
     def chunk(self, step: Chunk) -> None:
+        if self.c_only_chunk(step):  # a region's list: its numbers in C only
+            self.chunk_count(step)
+            self.w.line(f"{step.var}_i = 0")
+            self.read_elements(step, f"int_tables_add(&{self.table_chunks[step.var]}, {{}})")
+            self.table_close(step)
+            return
+        if self.mode == "source" and step.payload and step.var in self.dictionaries.values():
+            self.kept_names(step)
+            return
         if step.var not in self.runs:
             super().chunk(step)
             return
@@ -220,6 +260,48 @@ class FusedSteps:
                     self.w.line(f"pos += {var}_len")
                 self.w.line(f"{n} += 1")
             return
+        self.read_elements(step, f"{var}_run.values[{n}] = <uint64_t>{{}}")
+
+    def kept_names(self, step: Chunk) -> None:
+        """A dictionary's names, read as the plan reads them, unless they are the bytes read
+        last time (messages of one table repeat them): then the names read then, which no
+        model holds (the look-ups give the str, shared: immutable and equal). The bytes,
+        the count and the longest name are kept, so each limits are checked again."""
+        var, k, last = step.var, f"{step.var}_k", f"_last_{step.var}"
+        self.caches = [
+            f"cdef bytes {last}_raw = None",
+            f"cdef list {last}",
+            f"cdef Py_ssize_t {last}_count, {last}_longest",
+        ]
+        self.intos.update([f"{last}_raw", last, f"{last}_count", f"{last}_longest"])  # set here
+        self.chunk_count(step)
+        self.declare(f"{var}_start", "Py_ssize_t")
+        self.declare(f"{var}_longest", "Py_ssize_t")
+        self.w.line(f"{var}_start = pos")
+        self.w.line(
+            f"if ({last}_raw is not None and {k} == {last}_count and {last}_longest <= lim.max_string"
+            f"\n            and PyBytes_GET_SIZE({last}_raw) <= {step.end} - pos"
+            f"\n            and memcmp(PyBytes_AS_STRING({last}_raw), buf + pos, PyBytes_GET_SIZE({last}_raw)) == 0):"
+        )  # fmt: skip
+        with self.w.indent():
+            self.w.line(f"{var} = {last}")
+            self.w.line(f"pos += PyBytes_GET_SIZE({last}_raw)")
+        self.w.line("else:")
+        with self.w.indent():
+            self.chunk_body(step)
+            self.w.line(f"{var}_longest = 0")
+            self.w.line(f"{var}_at = {var}_start")
+            self.w.line(f"for {var}_i in range({k}):")
+            with self.w.indent():
+                self.w.line(f"_uvarint(buf, &{var}_at, {step.end}, &{var}_u)")
+                self.w.line(f"{var}_longest = max({var}_longest, <Py_ssize_t>{var}_u)")
+            self.w.line(f"{last}_raw = PyBytes_FromStringAndSize(<const char*>buf + {var}_start, pos - {var}_start)")
+            self.w.line(f"{last}, {last}_count, {last}_longest = {var}, {k}, {var}_longest")
+
+    def read_elements(self, step: Chunk, store: str) -> None:
+        """The loop over a chunk's varints (summed, checked members of their enum), each
+        value stored by ``store`` (a line, ``{}`` the value)."""
+        var, n, k = step.var, f"{step.var}_i", f"{step.var}_k"
         if step.delta:
             self.declare(f"{var}_acc", "int64_t" if step.zigzag else "uint64_t")
             self.w.line(f"{var}_acc = 0")
@@ -237,7 +319,7 @@ class FusedSteps:
                 table = f"_{step.enum.upper()}_BY_BYTE"
                 self.enums.add(step.enum)
                 self.decline_if(f"<uint64_t>{value} > 255 or {table}[<uint8_t>{value}] == NULL")
-            self.w.line(f"{var}_run.values[{n}] = <uint64_t>{value}")
+            self.w.line(store.format(value))
             self.w.line(f"{n} += 1")
 
     def run_item(self, chunk: Chunk, index: str) -> str:
@@ -391,9 +473,9 @@ class FusedSteps:
         """``var``: a new model of ``cls`` (untracked), its defaults (where the mapping
         leaves any) and ``values`` (field, expression) written at their offsets."""
         self.w.line(f"{var} = wirespec_alloc_untracked({cls})")
-        self.w.line(f"if {cls}_defaults:")
+        self.w.line(f"if {cls}_defaults.count:")
         with self.w.indent():
-            self.w.line(f"map_put_defaults({var}, {cls}_defaults)")
+            self.w.line(f"map_put_defaults({var}, &{cls}_defaults)")
         for field, value in values:
             self.w.line(f"wirespec_put({var}, {cls}_{field}, {value})")
 
@@ -446,7 +528,9 @@ class FusedSteps:
                     out.append((field, "value"))
                 else:
                     chunk_step = chunks[chunk]
-                    number = f"_int64({item})" if chunk_step.zigzag else f"map_uint({item})"
+                    number = f"_int64({item})"
+                    if not chunk_step.zigzag:  # the small ones from a table, as the quick tier's
+                        number = f"_int(<int64_t>{item}) if {item} >> 63 == 0 else PyLong_FromUnsignedLongLong({item})"
                     out.append((field, number))
             self.make("column", cls, out)
             w.line("list_put(model, j, column)")

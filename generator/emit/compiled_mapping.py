@@ -24,9 +24,11 @@ from generator.emit.map_plan import ClassCase, KindTable, Lookup, MakeModel, Map
 
 MAPPED_PRELUDE = """\
 from runtime._compiled.mapped cimport (
-    MapRun, map_defaults, map_kinds, map_kinds_ok, map_lookup, map_put_defaults, map_run,
-    map_uint, map_value,
+    MapDefaults, MapRun, map_defaults, map_kinds, map_kinds_ok, map_lookup, map_put_defaults,
+    map_run, map_value,
 )
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.long cimport PyLong_FromUnsignedLongLong
 """
 
 
@@ -57,6 +59,8 @@ class MappedRecord:
             raise NotCompiled(f"not fused: {fused.refused}")
         # the group's reader first: the source's calls it
         self.functions = [fused.functions[name] for name in reversed(list(names))]
+        self.caches = fused.caches
+        """The module globals of the names the reader keeps from one message to the next."""
         emitter.enums |= fused.enums
         emitter.expressions |= fused.expressions
         for prelude in fused.preludes:
@@ -72,7 +76,8 @@ class MappedRecord:
         for name, fields in self.model_fields.items():
             out.append(f"cdef object {name}")
             out += [f"cdef Py_ssize_t {name}_{field}" for field in fields]
-            out.append(f"cdef tuple {name}_defaults")
+            out.append(f"cdef MapDefaults {name}_defaults")
+        out += self.caches
         for table in self.tables.values():
             out += [f"cdef signed char {table}[256]", f"cdef uint64_t {table}_unsigned",
                     f"cdef bint {table}_big"]  # fmt: skip
@@ -81,7 +86,7 @@ class MappedRecord:
     def global_names(self) -> list[str]:
         names = [f"_{self.plan.class_name}", f"_{self.plan.class_name}_{self.plan.field}"]
         for name, fields in self.model_fields.items():
-            names += [name, *(f"{name}_{f}" for f in fields), f"{name}_defaults"]
+            names += [name, *(f"{name}_{f}" for f in fields)]
         names += [
             f"{table}_{part}" for table in self.tables.values() for part in ("unsigned", "big")
         ]
@@ -111,8 +116,7 @@ class MappedRecord:
         for (module, model, _), name in self.models.items():
             lines += [
                 f'    {name} = namespace["rt_{module}"].{model}',
-                f"    {name}_defaults = map_defaults({name}, {self.explicit[name]!r})",
-                f"    if {name}_defaults is None:",
+                f"    if not map_defaults(&{name}_defaults, {name}, {self.explicit[name]!r}):",
                 "        return False",
             ]
             lines += [f'    {name}_{f} = _slot({name}, "{f}")' for f in self.model_fields[name]]

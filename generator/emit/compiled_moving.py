@@ -216,8 +216,12 @@ class MovingSteps:
     def chunk(self, step: Chunk) -> None:
         """A counted run of varints appended as they are read (a payload chunk reads its
         lengths twice: checked first, then again beside the payloads after them)."""
-        var, n, k = step.var, f"{step.var}_i", f"{step.var}_k"
         self.chunk_count(step)
+        self.chunk_body(step)
+
+    def chunk_body(self, step: Chunk) -> None:
+        """A chunk's elements, once its count ``<var>_k`` is read."""
+        var, n, k = step.var, f"{step.var}_i", f"{step.var}_k"
         if step.payload:
             self.declare(f"{var}_at", "Py_ssize_t")
             self.declare(f"{var}_len", "int64_t")

@@ -15,11 +15,14 @@ from cpython.float cimport PyFloat_FromDouble
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_FromUnsignedLongLong
 from cpython.object cimport PyObject
-from cpython.unicode cimport PyUnicode_GET_LENGTH
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_GET_LENGTH
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy
 
-from runtime._compiled.prelude cimport _bytes, _int, _int64, _slot, _unzigzag, _utf8, _uvarint, wirespec_put
+from runtime._compiled.prelude cimport _int, _int64, _slot, _unzigzag, _uvarint, wirespec_put
+
+cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
 
 
 cdef enum:
@@ -68,11 +71,18 @@ cdef inline PyObject* map_lookup(list names, int64_t i, bint has_null, int64_t n
     return NULL
 
 
-cdef inline object map_uint(uint64_t u):
-    """A uvarint's number as the Python int the quick tier reads."""
-    if u >> 63:
-        return PyLong_FromUnsignedLongLong(u)
-    return _int(<int64_t>u)
+cdef inline object map_text(const unsigned char* p, Py_ssize_t n):
+    """``n`` bytes at ``p`` as ``bytes.decode`` reads them (raises UnicodeDecodeError as it
+    does). A value's text is seldom seen again: made, not looked up among recent ones."""
+    cdef Py_ssize_t i
+    cdef unsigned char high = 0
+    for i in range(n):
+        high |= p[i]
+    if high < 0x80 and n > 1:  # ASCII (dates, numbers): the bytes are the text
+        text = PyUnicode_New(n, 127)
+        memcpy(PyUnicode_DATA(text), p, n)
+        return text
+    return PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
 
 
 cdef inline int map_kinds(signed char* table, quick) except -1:
@@ -105,10 +115,10 @@ cdef inline object map_value(const signed char* kinds, uint64_t code, uint64_t f
     if n < 0:
         return None
     if kind == MAP_BYTES:
-        return _bytes(p, n)
+        return PyBytes_FromStringAndSize(<const char*>p, n)
     if kind == MAP_STR:
         try:
-            return _utf8(p, n)
+            return map_text(p, n)
         except ValueError:
             gave_up[0] = True
             return None
@@ -118,7 +128,7 @@ cdef inline object map_value(const signed char* kinds, uint64_t code, uint64_t f
             return None
         if kind == MAP_VARINT or (kind == MAP_SIGNED_UNLESS and not flags & unsigned_flag):
             return _int64(_unzigzag(u))
-        return map_uint(u)
+        return _int(<int64_t>u) if u >> 63 == 0 else PyLong_FromUnsignedLongLong(u)
     if kind == MAP_F64 and n == 8:
         if big_endian:
             for k in range(8):
@@ -130,30 +140,40 @@ cdef inline object map_value(const signed char* kinds, uint64_t code, uint64_t f
     return None
 
 
-cdef inline object map_defaults(cls, fields):
-    """The (offset, default) of each field of the slots dataclass ``cls`` the mapping does
-    not set (``fields``: those it sets), or None where one has no atomic default (or the
-    class has a ``__post_init__``): then the mapping is not bound."""
+cdef struct MapDefaults:  # the fields of a model the mapping does not set, and their values
+    Py_ssize_t count
+    Py_ssize_t offsets[MAP_RUN_SPACE]
+    PyObject* values[MAP_RUN_SPACE]  # atomic values, held by the class's dataclass fields
+
+
+cdef inline bint map_defaults(MapDefaults* out, cls, fields) except -1:
+    """``out``: the offset and default of each field of the slots dataclass ``cls`` the
+    mapping does not set (``fields``: those it sets); False where one has no atomic default
+    (or the class has a ``__post_init__``, or too many fields): then the mapping is not
+    bound."""
     import dataclasses
 
     if getattr(cls, "__post_init__", None) is not None:
-        return None
-    out = []
+        return False
+    out.count = 0
     for f in dataclasses.fields(cls):
         if f.name in fields:
             continue
         if type(f.default) not in (type(None), bool, int, float, str, bytes):
-            return None
-        out.append((_slot(cls, f.name), f.default))
-    return tuple(out)
+            return False
+        if out.count == MAP_RUN_SPACE:
+            return False
+        out.offsets[out.count] = _slot(cls, f.name)
+        out.values[out.count] = <PyObject*>f.default
+        out.count += 1
+    return True
 
 
-cdef inline void map_put_defaults(object model, tuple defaults):
+cdef inline void map_put_defaults(object model, const MapDefaults* defaults):
     """A new model's fields the mapping does not set: their defaults (:func:`map_defaults`)."""
     cdef Py_ssize_t k
-    for k in range(len(defaults)):
-        slot = <tuple>defaults[k]
-        wirespec_put(model, <Py_ssize_t>slot[0], slot[1])
+    for k in range(defaults.count):
+        wirespec_put(model, defaults.offsets[k], <object>defaults.values[k])
 
 
 cdef inline bint map_kinds_ok(kinds) except -1:
