@@ -30,7 +30,7 @@ import re
 
 from generator.emit.compiled_prelude import REUSE_PRELUDE
 from generator.emit.compiled_support import NotCompiled
-from generator.emit.plan import Build, Chunk, FieldSteps, Nested, Repeat
+from generator.emit.plan import Build, Chunk, FieldSteps, Nested, Repeat, Valid
 from generator.spec import pytext
 
 _EXPRESSION_PARTS = ("expression", "count", "stop", "length")
@@ -161,32 +161,58 @@ class FusedSteps:
             raise NotCompiled("not read by the map:")
         self.mode = "source" if plan.name == self.record.plan.source else "group"
         self.c_only: set[str] = set()
-        """Regions of integer lists read into C only (no spec expression reads them in
-        Python: no model holds them here)."""
+        """Lists not kept (no spec expression reads them in Python, no model holds them
+        here): regions of integer lists, read into C only, and the groups' list (their
+        models go where the map: puts them as they are read)."""
         self.python_named: set[str] = set()
+        self.list_items: dict[str, str] = {}
+        """A repeat's list -> its item (``<item>_n`` counts the items)."""
         text = super().record_function(plan)
-        regions = set(self.int_tables) - self.python_named
-        if regions:  # once more, those regions' lists left out
-            self.c_only = regions
+        lists = set(self.int_tables)
+        if self.mode == "source" and self.groups is not None:
+            lists.add(self.groups_var)
+        if lists - self.python_named:  # once more, those lists left out
+            self.c_only = lists - self.python_named
             text = super().record_function(plan)
         return text
+
+    def repeat(self, step: Repeat) -> None:
+        self.list_items[step.var] = step.item
+        super().repeat(step)
+
+    def fixed(self, step, at: str, end: str) -> None:
+        emptiness = re.fullmatch(r"(\w+) (!=|==) \[\]", getattr(step, "expression", ""))
+        if not (isinstance(step, Valid) and emptiness and emptiness[1] in self.list_items):
+            super().fixed(step, at, end)
+            return
+        # a list (or None) the reader read: empty when it counted no items
+        var, op = emptiness.groups()
+        n = f"{self.list_items[var]}_n"
+        test = f"{var} is None or {n} != 0" if op == "!=" else f"{var} is not None and {n} == 0"
+        self.decline_if(f"not ({test})")
 
     def python(self, expression: str) -> str:
         self.python_named.update(re.findall(r"\w+", expression))
         return super().python(expression)
 
     def c_only_chunk(self, step: Chunk) -> bool:
-        return self.table_chunks.get(step.var) in {self.int_tables[r] for r in self.c_only}
+        tables = {self.int_tables[r] for r in self.c_only if r in self.int_tables}
+        return self.table_chunks.get(step.var) in tables
 
     def new_list(self, step: Repeat) -> str:
-        return "None" if step.var in self.c_only else super().new_list(step)
+        return "True" if step.var in self.c_only else super().new_list(step)
 
     def item(self, step: Repeat) -> None:
         if step.var not in self.c_only:
             super().item(step)
             return
         self.item_index(step)
-        self.branch(step.steps, step.end)
+        if step.steps is None:
+            self.calls.add(step.record)
+            self.w.line(f"{step.item} = {self.call(step.record, step.end, step.var, step.depth)}")
+            self.decline_if(f"{step.item} is None")
+        else:
+            self.branch(step.steps, step.end)
         self.w.line(f"{step.item}_n += 1")
 
     def function_head(self, plan) -> list[str]:
@@ -375,7 +401,7 @@ class FusedSteps:
         plan, events = self.record.plan, self.each_var
         cls = f"_{plan.class_name}"
         self.w.line(f"model = wirespec_alloc_untracked({cls})")
-        self.w.line(f"wirespec_put(model, {cls}_{plan.field}, {events})")
+        self.w.line(f"map_put(model, {cls}_{plan.field}, {events})")
         self.w.line(f"if not atomic({events}):")
         with self.w.indent():
             self.w.line("keep_tracked(model)")
@@ -430,7 +456,7 @@ class FusedSteps:
             for bit, (_, field) in enumerate(case.groups.into):
                 w.line(f"if seen & {1 << bit}:")
                 with w.indent():
-                    w.line(f"wirespec_put(model, {cls}_{field}, group_{field})")
+                    w.line(f"map_put(model, {cls}_{field}, group_{field})")
 
     def expression(self, python: str, index: str) -> str:
         """A rule's or field's expression (the mapping's: its chunks ``FIELD_CHUNK[i]``,
@@ -477,7 +503,7 @@ class FusedSteps:
         with self.w.indent():
             self.w.line(f"map_put_defaults({var}, &{cls}_defaults)")
         for field, value in values:
-            self.w.line(f"wirespec_put({var}, {cls}_{field}, {value})")
+            self.w.line(f"map_put({var}, {cls}_{field}, {value})")
 
     def group_models(self) -> None:
         """A group's models, one per element of its chunks (read into runs), into ``model``

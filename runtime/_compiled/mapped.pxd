@@ -15,11 +15,12 @@ from cpython.float cimport PyFloat_FromDouble
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_FromUnsignedLongLong
 from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_GET_LENGTH
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy
 
-from runtime._compiled.prelude cimport _int, _int64, _slot, _unzigzag, _uvarint, wirespec_put
+from runtime._compiled.prelude cimport _int, _int64, _slot, _unzigzag, _uvarint
 
 cdef extern from "Python.h":
     object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
@@ -140,6 +141,16 @@ cdef inline object map_value(const signed char* kinds, uint64_t code, uint64_t f
     return None
 
 
+cdef inline void map_put(object model, Py_ssize_t offset, object value) noexcept:
+    """``value`` into the slot at ``offset`` of a model (``wirespec_put``, inline: a model
+    has a few slots and a message thousands)."""
+    cdef PyObject** slot = <PyObject**>(<char*><PyObject*>model + offset)
+    cdef PyObject* old = slot[0]
+    Py_INCREF(value)
+    slot[0] = <PyObject*>value
+    Py_XDECREF(old)
+
+
 cdef struct MapDefaults:  # the fields of a model the mapping does not set, and their values
     Py_ssize_t count
     Py_ssize_t offsets[MAP_RUN_SPACE]
@@ -173,7 +184,7 @@ cdef inline void map_put_defaults(object model, const MapDefaults* defaults):
     """A new model's fields the mapping does not set: their defaults (:func:`map_defaults`)."""
     cdef Py_ssize_t k
     for k in range(defaults.count):
-        wirespec_put(model, defaults.offsets[k], <object>defaults.values[k])
+        map_put(model, defaults.offsets[k], <object>defaults.values[k])
 
 
 cdef inline bint map_kinds_ok(kinds) except -1:
