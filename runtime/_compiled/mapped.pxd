@@ -15,7 +15,6 @@ from cpython.float cimport PyFloat_FromDouble
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_FromUnsignedLongLong
 from cpython.object cimport PyObject
-from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_GET_LENGTH
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy
@@ -141,14 +140,23 @@ cdef inline object map_value(const signed char* kinds, uint64_t code, uint64_t f
     return None
 
 
-cdef inline void map_put(object model, Py_ssize_t offset, object value) noexcept:
-    """``value`` into the slot at ``offset`` of a model (``wirespec_put``, inline: a model
-    has a few slots and a message thousands)."""
-    cdef PyObject** slot = <PyObject**>(<char*><PyObject*>model + offset)
-    cdef PyObject* old = slot[0]
-    Py_INCREF(value)
-    slot[0] = <PyObject*>value
-    Py_XDECREF(old)
+cdef extern from *:
+    """
+    #ifndef WIRESPEC_ALWAYS_INLINE
+    #define WIRESPEC_ALWAYS_INLINE static inline __attribute__((always_inline))
+    #endif
+    /* value into the slot at offset of a model (wirespec_put, inline: a model has a few
+       slots and a message thousands) */
+    WIRESPEC_ALWAYS_INLINE void wirespec_map_put(PyObject *model, Py_ssize_t offset,
+                                                 PyObject *value) {
+        PyObject **slot = (PyObject **)((char *)model + offset);
+        PyObject *old = *slot;
+        Py_INCREF(value);
+        *slot = value;
+        Py_XDECREF(old);
+    }
+    """
+    void map_put "wirespec_map_put" (object model, Py_ssize_t offset, object value)
 
 
 cdef struct MapDefaults:  # the fields of a model the mapping does not set, and their values
