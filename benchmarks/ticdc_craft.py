@@ -34,7 +34,6 @@ import time
 from pathlib import Path
 
 from generated import ticdc_craft as craft
-from runtime.core import tier
 from runtime.formats.craft import CraftMessage
 from runtime.formats.ticdc import Column, RowChangedEvent
 
