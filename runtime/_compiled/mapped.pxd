@@ -35,25 +35,32 @@ cdef enum:
     MAP_STR = 4
     MAP_BYTES = 5
     MAP_NULL = 6
-    MAP_RUN_SPACE = 64  # numbers a run holds in its own space (a header, a row's columns)
+    MAP_MOST_DEFAULTS = 64  # fields a model may leave to their defaults
 
 
-cdef struct MapRun:
-    uint64_t* values
-    uint64_t space[MAP_RUN_SPACE]
-
-
-cdef inline object map_run(MapRun* run, Py_ssize_t n):
-    """Room for ``n`` numbers (a chunk's count, never more than the bytes it is read from):
-    None when the run's own space holds them, else the bytes object that does (kept alive
-    by the caller)."""
-    cdef object memory = None
-    if n <= MAP_RUN_SPACE:
-        run.values = run.space
-    else:
-        memory = PyBytes_FromStringAndSize(NULL, n * sizeof(uint64_t))
-        run.values = <uint64_t*>PyBytes_AS_STRING(memory)
-    return memory
+cdef extern from *:
+    """
+    #define WIRESPEC_MAP_RUN_SPACE 64
+    typedef struct { uint64_t *values; uint64_t space[WIRESPEC_MAP_RUN_SPACE]; } wirespec_map_run;
+    /* Room for n numbers (a chunk's count, never more than the bytes it is read from):
+       Py_None when the run's own space holds them, else the bytes object that does (kept
+       alive by the caller); NULL: no memory. Inline: a message reads a few runs a row. */
+    WIRESPEC_ALWAYS_INLINE PyObject *wirespec_map_run_start(wirespec_map_run *run,
+                                                            Py_ssize_t n) {
+        PyObject *memory;
+        if (n <= WIRESPEC_MAP_RUN_SPACE) {
+            run->values = run->space;
+            Py_INCREF(Py_None);
+            return Py_None;
+        }
+        memory = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(uint64_t));
+        if (memory != NULL) run->values = (uint64_t *)PyBytes_AS_STRING(memory);
+        return memory;
+    }
+    """
+    ctypedef struct MapRun "wirespec_map_run":
+        uint64_t* values
+    object map_run "wirespec_map_run_start" (MapRun* run, Py_ssize_t n)
 
 
 cdef inline PyObject* map_lookup(list names, int64_t i, bint has_null, int64_t null,
@@ -161,8 +168,8 @@ cdef extern from *:
 
 cdef struct MapDefaults:  # the fields of a model the mapping does not set, and their values
     Py_ssize_t count
-    Py_ssize_t offsets[MAP_RUN_SPACE]
-    PyObject* values[MAP_RUN_SPACE]  # atomic values, held by the class's dataclass fields
+    Py_ssize_t offsets[MAP_MOST_DEFAULTS]
+    PyObject* values[MAP_MOST_DEFAULTS]  # atomic values, held by the class's dataclass fields
 
 
 cdef inline bint map_defaults(MapDefaults* out, cls, fields) except -1:
@@ -180,7 +187,7 @@ cdef inline bint map_defaults(MapDefaults* out, cls, fields) except -1:
             continue
         if type(f.default) not in (type(None), bool, int, float, str, bytes):
             return False
-        if out.count == MAP_RUN_SPACE:
+        if out.count == MAP_MOST_DEFAULTS:
             return False
         out.offsets[out.count] = _slot(cls, f.name)
         out.values[out.count] = <PyObject*>f.default
