@@ -15,7 +15,9 @@ from cpython.float cimport PyFloat_FromDouble
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_FromUnsignedLongLong
 from cpython.object cimport PyObject
-from cpython.unicode cimport PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_GET_LENGTH
+from cpython.unicode cimport (
+    PyUnicode_CheckExact, PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_GET_LENGTH,
+)
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy
 
@@ -71,8 +73,10 @@ cdef inline PyObject* map_lookup(list names, int64_t i, bint has_null, int64_t n
     cdef PyObject* name
     if 0 <= i < n:
         name = PyList_GET_ITEM(names, i)
-        if not empty_refused or PyUnicode_GET_LENGTH(<object>name) != 0:
+        if not empty_refused:
             return name
+        if PyUnicode_CheckExact(<object>name) and PyUnicode_GET_LENGTH(<object>name) != 0:
+            return name  # (anything but a str that is not empty: declined)
     if has_null and i == null:
         return <PyObject*>None
     return NULL
