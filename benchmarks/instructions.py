@@ -18,8 +18,8 @@ timed ones of ``python -m benchmarks`` within about 0.1x (benchmarks/README.md).
 100 distinct events in turn, and of binlog files of 100 seed events (per event), with the
 start-up heap frozen (``gc.freeze()``) so the collections the loop triggers do not walk it.
 ``--only craft``: ``parse`` of TiCDC Craft frames and a column group in each tier, beside the
-exact reader alone, the reader rendered from ``map:`` and the hand-written
-runtime/_compiled/craft.pyx (``CRAFT_DECODERS``).
+exact reader alone and the compiled reader of whole messages rendered from ``map:``
+(``CRAFT_DECODERS``).
 ``--only craft-encode``: ``list(encode_events(events, 16))`` of the seed row's events and of
 batch16 by each of ``CRAFT_ENCODERS``, per call.
 ``--only calls``: a ``parse`` call of the compiled tier where its cost around the reader
@@ -73,18 +73,17 @@ def _decode_mysql(workload: str, n: int) -> None:
 CRAFT_WORKLOADS = ("craft-seed", "craft-batch16", "craft-group")
 """TiCDC Craft (benchmarks/ticdc_craft.py): ``parse(data, "frame")`` of the seed row and of
 16 rows of 20 columns, and ``parse(data, "column_group")`` of batch16's first group."""
-CRAFT_DECODERS = ("exact", "quick", "events", "compiled", "compiled+map", "rendered", "craft.pyx")
+CRAFT_DECODERS = ("exact", "quick", "events", "compiled", "compiled+map", "rendered")
 """The exact fast reader alone (what ``parse`` runs for a record with no plan), ``parse`` in
 pure Python (the quick tier, then the exact reader), ``decode_message`` in pure Python (a
 whole message to its events: the frame's fast reader, then the spec's mapping and the quick
-columns), ``parse`` with the compiled tier, the generated path of a whole message to its
-events (the compiled frame reader, then the spec's mapping and the quick columns in Python:
-what replacing craft.pyx by generated code starts from), the compiled reader rendered from
-the spec's ``map:`` (``rendered``: the compiled frame reader, then the mapping in C; the
-generated ``MAPPED_READERS["message"]``), and the hand-written runtime/_compiled/craft.pyx
-(a whole message to its events, for comparison). The last four need the built extensions;
-``events``, ``compiled+map``, ``rendered`` and ``craft.pyx`` decode messages only."""
-CRAFT_MESSAGE_ONLY = ("events", "compiled+map", "rendered", "craft.pyx")
+columns), ``parse`` with the compiled tier, the compiled frame reader then the spec's
+mapping and the quick columns in Python (``compiled+map``), and the compiled reader of
+whole messages rendered from the spec's ``map:`` (``rendered``: the frame read and each
+event mapped as it is read, in C; the generated ``COMPILED_READERS["message"]``, which
+``parse`` and ``decode_message`` try first). The last three need the built extensions;
+``events``, ``compiled+map`` and ``rendered`` decode messages only."""
+CRAFT_MESSAGE_ONLY = ("events", "compiled+map", "rendered")
 
 
 CRAFT_ENCODE_WORKLOADS = ("encode-seed", "encode-batch16")
@@ -141,12 +140,8 @@ def _decode_craft(workload: str, decoder: str, n: int) -> None:
         record = "column_group"
         data = craft.build(craft.parse(data, "frame").bodies[0].column_groups[0], record)
     if decoder == "rendered":
-        read = craft._COMPILED.MAPPED_READERS["message"]
+        read = craft.COMPILED_READERS["message"]
         fn = lambda: read(data, limits)
-    elif decoder == "craft.pyx":
-        handwritten = craft._CRAFT_MESSAGE._compiled
-        assert handwritten is not None, "runtime/_compiled/craft.pyx is not built"
-        fn = lambda: handwritten.decode(data, limits)
     elif decoder == "events":
         fn = lambda: craft.decode_message(data)
     elif decoder == "compiled+map":

@@ -7,8 +7,8 @@ Workloads, one process:
 * batch16: 16 insert rows of one 20-column table (ints, unsigned ints, doubles, text,
   VARCHAR, DECIMAL, DATETIME, a NULL) in one message, as tiflow batches them.
 
-Decoding and encoding run twice when the compiled tier is built (runtime/_compiled/craft.pyx,
-craft_encode.pyx):
+Decoding and encoding run twice when the compiled tier is built (the reader rendered from the
+spec's ``map:``, generated/_compiled/ticdc_craft.pyx; runtime/_compiled/craft_encode.pyx):
 the Python path (``decode``/``encode``: the generated fast path and runtime/formats/craft.py) and
 ``parse``/``encode_events`` as users call them, which then try the compiled reader and
 writer first (``decode compiled``/``encode compiled``).
@@ -34,7 +34,6 @@ import time
 from pathlib import Path
 
 from generated import ticdc_craft as craft
-from runtime.core import tier
 from runtime.formats.craft import CraftMessage
 from runtime.formats.ticdc import Column, RowChangedEvent
 
@@ -83,7 +82,7 @@ def python_parse():
 
 def compiled_parse():
     """``craft.parse`` when the compiled tier is built (it is tried first), else None."""
-    return craft.parse if tier.compiled("runtime._compiled.craft") is not None else None
+    return craft.parse if "message" in craft.COMPILED_READERS else None
 
 
 def cpu_per_call(fn, n: int, runs: int) -> float:

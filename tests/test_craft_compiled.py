@@ -1,9 +1,10 @@
-"""runtime/_compiled/craft.pyx and craft_encode.pyx, the compiled Craft reader and writer, the
-compiled reader rendered from the spec's ``map:`` (``DECODERS``) and the way back rendered
-from its ``batch:`` (``ENCODERS``), held to the Python path: on every vector and sample, every truncation, byte mutations, limits and
-generated events it gives exactly the Python path's events (same classes, same field values
-in the same order) or declines (None), and it declines wherever the Python path raises.
-Skipped when not built."""
+"""The compiled Craft reader, rendered from the spec's ``map:`` fused with the frame's reading
+(generated/_compiled/ticdc_craft.pyx, ``read_message``; generator/emit/compiled_fused.py),
+and the compiled writers (runtime/_compiled/craft_encode.pyx and the way back rendered from
+the spec's ``batch:``, ``ENCODERS``), held to the Python path: on every vector and sample,
+every truncation, byte mutations, limits and generated events the reader gives exactly the
+Python path's events (same classes, same field values in the same order) or declines
+(None), and it declines wherever the Python path raises. Skipped when not built."""
 
 import copy
 import dataclasses
@@ -27,10 +28,11 @@ from runtime.formats import craft as rt_craft
 from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from tests.test_craft_generated import _events
 
-COMPILED = tier.compiled("runtime._compiled.craft")
+READER = craft.COMPILED_READERS.get("message")
 ENCODER = tier.compiled("runtime._compiled.craft_encode")
 pytestmark = pytest.mark.skipif(
-    COMPILED is None or ENCODER is None, reason="runtime._compiled.craft(_encode) is not built"
+    READER is None or ENCODER is None,
+    reason="generated._compiled.ticdc_craft or runtime._compiled.craft_encode is not built",
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,37 +50,16 @@ PYTHON = rt_craft.CraftMessage(
 PYTHON.use_fast_readers(craft._read_frame)
 
 
-def decoder():
-    return craft._CRAFT_MESSAGE._compiled
+@pytest.fixture
+def decode():
+    """The compiled reader of whole messages: the events, or None (declined)."""
 
+    def events(data, limits):
+        model = READER(data, limits)
+        assert model is None or type(model) is craft.Message
+        return None if model is None else model.events
 
-MAPPED = {} if craft._COMPILED is None else craft._COMPILED.MAPPED_READERS
-
-
-def _rendered(data, limits):
-    model = MAPPED["message"](data, limits)
-    assert model is None or type(model) is craft.Message
-    return None if model is None else model.events
-
-
-DECODERS = {"craft.pyx": lambda data, limits: decoder().decode(data, limits), "rendered": _rendered}
-"""The compiled readers of whole messages held here: the hand-written ``Decoder``, and the
-reader generated/_compiled/ticdc_craft.pyx renders from the spec's ``map:``
-(``MAPPED_READERS``; generator/emit/compiled_mapping.py)."""
-
-
-@pytest.fixture(params=sorted(DECODERS))
-def decode(request):
-    if request.param == "rendered" and "message" not in MAPPED:
-        pytest.skip("generated._compiled.ticdc_craft is not built")
-    return DECODERS[request.param]
-
-
-def takes_under_limits(decode) -> bool:
-    """Whether ``decode`` takes whatever the Python path takes under any limits: the
-    rendered reader reads the frame as the quick tier does, which retries (declines) under
-    some limits the exact reader meets."""
-    return decode is not _rendered
+    return events
 
 
 def shape(value):
@@ -112,8 +93,8 @@ def held(decode, data, limits=DEFAULT, *, must_take=False):
     return got
 
 
-def test_the_generated_module_uses_the_compiled_decoder():
-    assert decoder() is not None
+def test_the_generated_module_uses_the_compiled_reader():
+    assert craft._CRAFT_MESSAGE._compiled is READER  # decode_message tries it too
     assert PYTHON._compiled is None
 
 
@@ -127,17 +108,17 @@ def test_vectors_and_samples_decode_equal_and_rebuild(decode, name):
 
 
 def test_parse_tries_the_compiled_reader_first():
-    """``craft.parse`` of a message is the compiled ``MessageReader`` (from C), equal to
-    the construct path's model; with limits or input that is not bytes it declines and
-    the Python path decides."""
-    reader = craft.TABLE_READERS["message"]
+    """``craft.parse`` of a message is the compiled reader (from C), equal to the construct
+    path's model; with limits it declines where the quick tier would, and input that is
+    not bytes the Python path decides."""
     for data in MESSAGES.values():
-        model = reader(data, {})
+        model = READER(data, DEFAULT)
         want = craft.parse_construct(data)
         assert type(model) is craft.Message and shape(model.events) == shape(want.events)
-        assert reader(data, {"max_count": 1}) is None
-        assert reader(bytearray(data), {}) is None
+        assert shape(craft.parse(data).events) == shape(want.events)
+        assert READER(data, Limits.from_kwargs({"max_count": 1})) is None
         assert shape(craft.parse(bytearray(data)).events) == shape(want.events)
+        assert shape(list(craft.decode_message(data))) == shape(want.events)
     with pytest.raises(DecodeError) as raised:
         craft.parse(MESSAGES["seed_row_changed_update"], max_string=7)
     with pytest.raises(DecodeError) as construct:
@@ -148,12 +129,15 @@ def test_parse_tries_the_compiled_reader_first():
 def test_a_repeated_term_dictionary_is_read_once_and_checked_under_each_limits(decode):
     seed = MESSAGES["seed_row_changed_update"]
     first, again = held(decode, seed, must_take=True), held(decode, seed, must_take=True)
-    strict = takes_under_limits(decode)
     assert all(a.name is b.name for a, b in zip(first[0].new, again[0].new))
+    # the reader reads as the quick tier does, which retries (declines) under some limits
+    # the exact reader meets
     for max_string in (1, 7, 8, 9, 19):
-        held(decode, seed, Limits.from_kwargs({"max_string": max_string}), must_take=strict)
+        held(decode, seed, Limits.from_kwargs({"max_string": max_string}))
     for max_count in (7, 8, 9, 10):
-        held(decode, seed, Limits.from_kwargs({"max_count": max_count}), must_take=strict)
+        held(decode, seed, Limits.from_kwargs({"max_count": max_count}))
+    held(decode, seed, Limits.from_kwargs({"max_count": 9}))  # after a decline: read again
+    assert held(decode, seed, must_take=True) == first
 
 
 def test_events_pickle_copy_and_compare_as_before(decode):
@@ -213,7 +197,7 @@ def test_mutations_inserted_and_removed_bytes(decode, name, rnd):
 def test_limits(decode, limits):
     lim = Limits.from_kwargs(limits)
     for data in MESSAGES.values():
-        held(decode, data, lim, must_take=lim.max_depth >= 3 and takes_under_limits(decode))
+        held(decode, data, lim)  # the quick tier retries under some limits the exact reader meets
 
 
 def test_non_shortest_varints_and_a_ten_byte_size(decode):
@@ -449,8 +433,9 @@ def test_each_fault_of_the_map_phase_is_declined(decode):
 
 
 def test_kinds_the_compiled_tier_does_not_implement_keep_to_the_python_paths():
-    """The compiled tier reads the kinds by name (craft_kinds.pxd): a spec whose ``kinds:``
-    give a kind another wire type is decoded and encoded by the Python paths only."""
+    """The compiled writer writes the kinds by name (craft_kinds.pxd): a spec whose
+    ``kinds:`` give a kind another wire type is encoded by the Python paths only (and
+    decoded by them: the compiled reader is the generated module's, of its own kinds)."""
     values = craft.VALUE_DECODERS["column_group.values"]
     other = dict(values.kinds, sint=values.kinds["uint"])  # YEAR read as a uvarint
     changed = ValueKinds(values.noun, other, values.codes, values.unsigned)

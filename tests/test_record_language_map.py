@@ -173,16 +173,19 @@ def compiled(spec: Path) -> CompiledEmitter:
 
 def test_the_compiled_tier_renders_the_map_from_its_plan(tmp_path):
     """The lowering plans the map: (part of the digest both tiers check), and the compiled
-    module reads the frame, then maps it; the runtime's classes come from the generated
-    module's namespace at bind, by name, and nothing else of the spec's is code."""
+    module reads the frame and maps each element as it is read (its groups by their own
+    reader, given the names); the runtime's classes come from the generated module's
+    namespace at bind, by name, and nothing else of the spec's is code."""
     emitter = compiled(spec_copy(tmp_path))
     assert "message -> Message.events: map of frame.bodies" in emitter.lowering.describe()
     assert list(emitter.mapped) == ["message"] and "message" not in emitter.refused
     text = emitter.module_text("test")
-    assert "source = _read_frame(buf, pos, end, lim, stop)" in text
-    assert "models = _map_message(source)" in text
+    assert "cdef object _read_message(" in text and "_read_frame(buf" not in text.split(
+        "cdef object _read_message(", 1
+    )[1].split("\ndef ", 1)[0]
+    assert "_read_message_column_group(buf, pos, end16, lim, &pos, f_term_dictionary" in text
     assert 'namespace["rt_ticdc"].RowChangedEvent' in text
-    assert 'MAPPED_READERS["message"] = read_message' in text
+    assert '_ENTRIES["message"] = _entry(_read_message, 3, _whole)' in text
 
 
 def test_a_map_the_compiled_tier_cannot_say_is_left_to_python(tmp_path):
@@ -196,4 +199,4 @@ def test_a_map_the_compiled_tier_cannot_say_is_left_to_python(tmp_path):
     emitter = compiled(spec)
     assert "message" not in emitter.mapped and "EventType" in emitter.refused["message"]
     assert "frame" in emitter.entries
-    assert "MAPPED_READERS" not in emitter.module_text("test")
+    assert "_read_message" not in emitter.module_text("test")

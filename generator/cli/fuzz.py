@@ -210,8 +210,10 @@ def tier_readers(mod, record: str, limits: dict):
     compiled = (getattr(mod, "COMPILED_READERS", None) or {}).get(record)
     if compiled is None:
         return None
-    quick, depth = mod.QUICK_READERS[record]
     limits_obj = Limits.from_kwargs(limits, mod._LIMITS) if limits else mod._LIMITS
+    if record not in mod.QUICK_READERS:  # a map: record: it declines, or gives construct's model
+        return _mapped_readers(mod, compiled, record, limits, limits_obj)
+    quick, depth = mod.QUICK_READERS[record]
 
     def both(data: bytes):
         mine = compiled(data, limits_obj)
@@ -224,6 +226,23 @@ def tier_readers(mod, record: str, limits: dict):
             else:
                 theirs = model if pos == len(data) else None
         return mine, theirs
+
+    return both
+
+
+def _mapped_readers(mod, compiled, record: str, limits: dict, limits_obj):
+    """:func:`tier_readers` of a record with ``map:`` (no quick tier of its own): the
+    compiled model, and where it took the input the construct path's model (None where that
+    raises), so a decline is always allowed and a model must be construct's."""
+
+    def both(data: bytes):
+        mine = compiled(data, limits_obj)
+        if mine is None:
+            return None, None
+        try:
+            return mine, mod.parse_construct(data, record, **limits)
+        except DecodeError:
+            return mine, None
 
     return both
 

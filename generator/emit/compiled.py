@@ -29,13 +29,10 @@ from __future__ import annotations
 import hashlib
 import re
 
+from generator.emit.compiled_fused import FusedSteps
 from generator.emit.compiled_keyed import KeyedSteps
 from generator.emit.compiled_lists import ListExpressions
-from generator.emit.compiled_mapping import (
-    MAPPED_PRELUDE,
-    MAPPED_READERS,
-    MappedRecord,
-)
+from generator.emit.compiled_mapping import MAPPED_PRELUDE, MappedRecord
 from generator.emit.compiled_moving import MovingSteps
 from generator.emit.compiled_pending import PendingSteps
 from generator.emit.compiled_prelude import (
@@ -159,11 +156,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
                     self.refused[name] = f"calls {', '.join(sorted(missing))}"
                     changed = True
         self.entries = [name for name in self.lowering.entries if name in self.functions]
-        for name, plan in self.lowering.mappings.items():
-            try:
-                self.mapped[name] = MappedRecord(self, plan)
-            except NotCompiled as why:
-                self.refused[name] = str(why)
+        self.map_records()
         self.rows: dict[str, str] = {}
         """Record -> its row iterator (:mod:`generator.emit.compiled_rows`)."""
         for name in self.entries:
@@ -174,6 +167,14 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
                     continue
                 if self.callees[f"rows {name}"] <= set(self.functions):
                     self.rows[name] = function
+
+    def map_records(self) -> None:
+        """The readers of the records with ``map:``, fused with their sources' reading."""
+        for name, plan in self.lowering.mappings.items():
+            try:
+                self.mapped[name] = MappedRecord(self, plan, FusedEmitter)
+            except NotCompiled as why:
+                self.refused[name] = str(why)
 
     # -- the module ---------------------------------------------------------------------
 
@@ -239,14 +240,12 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             if part is not None
         ]
         for mapped in self.mapped.values():
-            body += [mapped.function, mapped.entry(), mapped.bind_function()]
+            body += [*mapped.functions, mapped.bind_function()]
         body += [self.pickers[table] for table in sorted(self.pickers)]
         if self.recursive:  # the readers as `_Reader`s: the first record at depth 1
             body += [self.top_function(name) for name in self.entries]
         body += [self.reuse_entry(name) for name in self.entries if name in self.reuse]
         body += [self.entry_function(name) for name in [*self.entries, *self.mapped]]
-        if self.mapped:
-            body.append(MAPPED_READERS)
         if self.pair_function() is not None:
             body.append(self.pair_function())
         body += self.rows_section()
@@ -310,6 +309,9 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             lines.append(f'    _enum_bytes(namespace["{table}"], _{enum.upper()}_BY_BYTE)')
         if self.rows:
             lines.append("    _bind_rows(namespace)")
+        lines.append("    readers = {" if self.mapped else "    return {")
+        lines += [f'        "{name}": read_{name},' for name in self.entries]
+        lines.append("    }")
         for name in self.mapped:  # a namespace the mapping cannot use leaves it unbound
             lines += [
                 "    try:",
@@ -317,11 +319,11 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
                 "    except (AttributeError, KeyError, TypeError):",
                 "        mapped = False",
                 "    if mapped:",
-                f'        MAPPED_READERS["{name}"] = read_{name}',
+                f'        _ENTRIES["{name}"] = _entry(_read_{name}, {self.depth(name)}, {self.whole()})',
+                f'        readers["{name}"] = read_{name}',
             ]
-        lines.append("    return {")
-        lines += [f'        "{name}": read_{name},' for name in self.entries]
-        lines.append("    }")
+        if self.mapped:
+            lines.append("    return readers")
         return "\n".join(lines)
 
     def depth(self, name: str) -> int:
@@ -336,8 +338,8 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             return "\n".join(
                 [
                     f"def read_{name}(bytes data not None, limits):",
-                    f'    """A ``{name}`` from all of ``data``: the Python mapping\'s model, or None',
-                    '    where it fails or gives up (or where the limits do not let it read)."""',
+                    f'    """A ``{name}`` from all of ``data``: the Python readers\' and mapping\'s model,',
+                    '    or None where they fail or give up (or where the limits do not let it read)."""',
                     f"    return {self.whole()}(_read_{name}, {depth}, data, limits)",
                 ]
             )
@@ -638,3 +640,8 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             )
         else:
             self.w.line(f"{step.var} = PyList_New({step.count})")
+
+
+class FusedEmitter(FusedSteps, CompiledEmitter):
+    """The reader of one record with ``map:``, fused with its source's reading
+    (:mod:`generator.emit.compiled_fused`)."""

@@ -216,24 +216,12 @@ class MovingSteps:
     def chunk(self, step: Chunk) -> None:
         """A counted run of varints appended as they are read (a payload chunk reads its
         lengths twice: checked first, then again beside the payloads after them)."""
+        self.chunk_count(step)
+        self.chunk_body(step)
+
+    def chunk_body(self, step: Chunk) -> None:
+        """A chunk's elements, once its count ``<var>_k`` is read."""
         var, n, k = step.var, f"{step.var}_i", f"{step.var}_k"
-        self.declare(n, "Py_ssize_t")
-        self.declare(k, "Py_ssize_t")
-        self.declare(f"{var}_u", "uint64_t")
-        ctype = self.decls.get(step.count, "")
-        if ctype in ("uint8_t", "uint16_t", "uint32_t", "uint64_t"):  # a count read in C
-            self.decline_if(f"{step.count} > <uint64_t>lim.max_count")
-            self.w.line(f"{k} = <Py_ssize_t>{step.count}")
-        elif self.list_evaluate(f"{var}_count_t", step.count):
-            self.decline_if(f"not 0 <= {var}_count_t <= lim.max_count")
-            self.w.line(f"{k} = <Py_ssize_t>{var}_count_t")
-        else:
-            self.evaluate(f"{var}_count", step.count)
-            self.decline_if(
-                f"type({var}_count) is not int or not 0 <= {var}_count <= lim.max_count"
-            )
-            self.w.line(f"{k} = {var}_count")
-        self.decline_if(f"{k} > {step.end} - pos")
         if step.payload:
             self.declare(f"{var}_at", "Py_ssize_t")
             self.declare(f"{var}_len", "int64_t")
@@ -263,6 +251,27 @@ class MovingSteps:
         elif var not in self.loose:  # members of their values below 256, read in C
             self.preludes.setdefault(MEMBER_LISTS_PRELUDE)
             self.member_lists.add(var)
+
+    def chunk_count(self, step: Chunk) -> None:
+        """``<var>_k``: a chunk's count, checked against the limits and the bytes left."""
+        var, k = step.var, f"{step.var}_k"
+        self.declare(f"{var}_i", "Py_ssize_t")
+        self.declare(k, "Py_ssize_t")
+        self.declare(f"{var}_u", "uint64_t")
+        ctype = self.decls.get(step.count, "")
+        if ctype in ("uint8_t", "uint16_t", "uint32_t", "uint64_t"):  # a count read in C
+            self.decline_if(f"{step.count} > <uint64_t>lim.max_count")
+            self.w.line(f"{k} = <Py_ssize_t>{step.count}")
+        elif self.list_evaluate(f"{var}_count_t", step.count):
+            self.decline_if(f"not 0 <= {var}_count_t <= lim.max_count")
+            self.w.line(f"{k} = <Py_ssize_t>{var}_count_t")
+        else:
+            self.evaluate(f"{var}_count", step.count)
+            self.decline_if(
+                f"type({var}_count) is not int or not 0 <= {var}_count <= lim.max_count"
+            )
+            self.w.line(f"{k} = {var}_count")
+        self.decline_if(f"{k} > {step.end} - pos")
 
     def chunk_length(self, step: Chunk) -> None:
         """One length of a payload chunk: -1 (None) to ``lim.max_string``."""

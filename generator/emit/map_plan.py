@@ -71,9 +71,11 @@ class MakeModel:
 @dataclasses.dataclass(frozen=True)
 class Groups:
     """The element's groups (``body.each``): each group's ``by`` member once, into the
-    model field ``into[member]``; one ``column`` per element of its chunks."""
+    model field ``into[member]``; one ``column`` per element of its chunks. ``record``: the
+    groups' record (of class ``group_class``)."""
 
     each: str
+    record: str
     group_class: str
     by: str
     into: tuple[tuple[int, str], ...]
@@ -212,7 +214,7 @@ def _groups(spec: Spec, element, cls) -> Groups:
     column = MakeModel(gr.module, gr.model, tuple(gr.columns.items()))
     ref = gr.ref
     return Groups(
-        gr.each, camel(group.name), gr.by, tuple(gr.into.items()), column,
+        gr.each, group.name, camel(group.name), gr.by, tuple(gr.into.items()), column,
         (gr.names, Lookup(ref.dictionary, ref.null, ref.empty_refused)),
         KindTable(f"{group.name}.{gr.values}", gr.codes, gr.flags, gr.values),
     )  # fmt: skip

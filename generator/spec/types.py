@@ -284,9 +284,9 @@ class RuntimeType:
     with ``record`` arguments also ``use_fast_readers(arg=...)``, which the generated
     module calls with the fast-path readers of those records."""
     compiled: bool = False
-    """The instance has ``compiled_reader(model, field, defaults)``, called after
-    ``use_fast_readers``: the compiled tier's ``(data, limits) -> model or None`` (None:
-    declined) of a record that is this one field, or None when the tier is not built."""
+    """The instance has ``use_compiled_reader(reader, field)``, which the generated module
+    calls with the compiled reader of a record with ``map:`` that is this one field
+    (``(data, limits) -> model or None``; None when the tier is not built)."""
 
 
 RUNTIME_TYPES: dict[str, RuntimeType] = {

@@ -1,23 +1,30 @@
 # cython: language_level=3
-"""What a rendered ``map:`` (generator/emit/compiled_mapping.py) does beside reading: an id
-looked up in a list of names (a ``ref:``), a value decoded by a kind table (a
-``decode_by:``: ``runtime.core.value_kinds.ValueKinds.quick``, 256 entries), both giving
-what the Python mapping gives or saying where it fails or gives up (the caller declines),
-and a model's defaults. Inline only: a module that cimports these compiles them in."""
+"""What a rendered ``map:`` (generator/emit/compiled_fused.py) does beside reading: the
+numbers of a chunk kept in C (``MapRun``), an id looked up in a list of names (a ``ref:``),
+a value decoded from its bytes where they are by a kind table (a ``decode_by:``:
+``runtime.core.value_kinds.ValueKinds.quick``, 256 entries), each giving what the Python
+mapping gives or saying where it fails or gives up (the caller declines), and a model's
+defaults. Inline only: a module that cimports these compiles them in.
 
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+    A chunk of n numbers read into a MapRun: map_run(&run, n) gives the room (None, or the
+    bytes object that holds it), then run.values[0 .. n-1] are written and read as uint64.
+"""
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.float cimport PyFloat_FromDouble
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_FromUnsignedLongLong
 from cpython.object cimport PyObject
-from cpython.unicode cimport PyUnicode_GET_LENGTH
+from cpython.unicode cimport (
+    PyUnicode_CheckExact, PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_GET_LENGTH,
+)
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy
 
-from runtime._compiled.prelude cimport _int64, _slot, _unzigzag, _utf8, _uvarint, wirespec_put
+from runtime._compiled.prelude cimport _int, _int64, _slot, _unzigzag, _uvarint
 
 cdef extern from "Python.h":
-    bint _is_bytes "PyBytes_CheckExact" (object obj)
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
 
 
 cdef enum:
@@ -30,22 +37,63 @@ cdef enum:
     MAP_STR = 4
     MAP_BYTES = 5
     MAP_NULL = 6
+    MAP_MOST_DEFAULTS = 64  # fields a model may leave to their defaults
 
 
-cdef inline PyObject* map_lookup(list names, object id_, bint has_null, int64_t null,
-                                 bint empty_refused) except? NULL:
-    """The name (borrowed) that ``id_`` (an int) stands for in ``names``, ``None`` for the
-    null id, or NULL where the ref fails (out of range, the empty name refused)."""
+cdef extern from *:
+    """
+    #define WIRESPEC_MAP_RUN_SPACE 64
+    typedef struct { uint64_t *values; uint64_t space[WIRESPEC_MAP_RUN_SPACE]; } wirespec_map_run;
+    /* Room for n numbers (a chunk's count, never more than the bytes it is read from):
+       Py_None when the run's own space holds them, else the bytes object that does (kept
+       alive by the caller); NULL: no memory. Inline: a message reads a few runs a row. */
+    WIRESPEC_ALWAYS_INLINE PyObject *wirespec_map_run_start(wirespec_map_run *run,
+                                                            Py_ssize_t n) {
+        PyObject *memory;
+        if (n <= WIRESPEC_MAP_RUN_SPACE) {
+            run->values = run->space;
+            Py_INCREF(Py_None);
+            return Py_None;
+        }
+        memory = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(uint64_t));
+        if (memory != NULL) run->values = (uint64_t *)PyBytes_AS_STRING(memory);
+        return memory;
+    }
+    """
+    ctypedef struct MapRun "wirespec_map_run":
+        uint64_t* values
+    object map_run "wirespec_map_run_start" (MapRun* run, Py_ssize_t n)
+
+
+cdef inline PyObject* map_lookup(list names, int64_t i, bint has_null, int64_t null,
+                                 bint empty_refused) noexcept:
+    """The name (borrowed) that id ``i`` stands for in ``names``, ``None`` for the null id,
+    or NULL where the ref fails (out of range, the empty name refused)."""
     cdef int64_t n = PyList_GET_SIZE(names)
-    cdef int64_t i = id_
     cdef PyObject* name
     if 0 <= i < n:
         name = PyList_GET_ITEM(names, i)
-        if not empty_refused or PyUnicode_GET_LENGTH(<object>name) != 0:
+        if not empty_refused:
             return name
+        if PyUnicode_CheckExact(<object>name) and PyUnicode_GET_LENGTH(<object>name) != 0:
+            return name  # (anything but a str that is not empty: declined)
     if has_null and i == null:
         return <PyObject*>None
     return NULL
+
+
+cdef inline object map_text(const unsigned char* p, Py_ssize_t n):
+    """``n`` bytes at ``p`` as ``bytes.decode`` reads them (raises UnicodeDecodeError as it
+    does). A value's text is seldom seen again: made, not looked up among recent ones."""
+    cdef Py_ssize_t i
+    cdef unsigned char high = 0
+    for i in range(n):
+        high |= p[i]
+    if high < 0x80 and n > 1:  # ASCII (dates, numbers): the bytes are the text
+        text = PyUnicode_New(n, 127)
+        memcpy(PyUnicode_DATA(text), p, n)
+        return text
+    return PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
 
 
 cdef inline int map_kinds(signed char* table, quick) except -1:
@@ -57,37 +105,31 @@ cdef inline int map_kinds(signed char* table, quick) except -1:
     return 0
 
 
-cdef inline object map_value(const signed char* kinds, object code, object flags, object raw,
-                             uint64_t unsigned_flag, bint big_endian, bint* gave_up):
-    """The value ``ValueKinds.quick_values`` gives for the bytes ``raw`` (None: NULL) of a
-    ``code`` with ``flags``; ``gave_up`` set where it gives up (a code with no kind, a
-    varint that does not fill the bytes, text that is not UTF-8, a double not of 8 bytes,
-    a NULL kind with a value)."""
-    cdef uint64_t c = code
+cdef inline object map_value(const signed char* kinds, uint64_t code, uint64_t flags,
+                             const unsigned char* p, int64_t n, uint64_t unsigned_flag,
+                             bint big_endian, bint* gave_up):
+    """The value ``ValueKinds.quick_values`` gives for the ``n`` bytes at ``p`` (``n`` < 0:
+    NULL, None) of a ``code`` with ``flags``; ``gave_up`` set where it gives up (a code
+    with no kind, a varint that does not fill the bytes, text that is not UTF-8, a double
+    not of 8 bytes, a NULL kind with a value)."""
     cdef uint64_t u = 0
-    cdef Py_ssize_t used = 0, n
+    cdef Py_ssize_t used = 0
     cdef signed char kind
     cdef unsigned char swapped[8]
-    cdef const unsigned char* p
     cdef double d
     cdef int k
     gave_up[0] = True
-    if c > 255 or kinds[c] < 0:
+    if code > 255 or kinds[code] < 0:
         return None
-    kind = kinds[c]
-    if raw is None:
-        gave_up[0] = False
-        return None
-    if not _is_bytes(raw):
-        return None
+    kind = kinds[code]
     gave_up[0] = False
-    p = <const unsigned char*>PyBytes_AS_STRING(raw)
-    n = PyBytes_GET_SIZE(raw)
+    if n < 0:
+        return None
     if kind == MAP_BYTES:
-        return raw
+        return PyBytes_FromStringAndSize(<const char*>p, n)
     if kind == MAP_STR:
         try:
-            return _utf8(p, n)
+            return map_text(p, n)
         except ValueError:
             gave_up[0] = True
             return None
@@ -95,11 +137,9 @@ cdef inline object map_value(const signed char* kinds, object code, object flags
         if not _uvarint(p, &used, n, &u) or used != n:
             gave_up[0] = True
             return None
-        if kind == MAP_VARINT or (kind == MAP_SIGNED_UNLESS and not (<uint64_t>flags) & unsigned_flag):
+        if kind == MAP_VARINT or (kind == MAP_SIGNED_UNLESS and not flags & unsigned_flag):
             return _int64(_unzigzag(u))
-        if u >> 63:
-            return PyLong_FromUnsignedLongLong(u)
-        return _int64(<int64_t>u)
+        return _int(<int64_t>u) if u >> 63 == 0 else PyLong_FromUnsignedLongLong(u)
     if kind == MAP_F64 and n == 8:
         if big_endian:
             for k in range(8):
@@ -111,30 +151,59 @@ cdef inline object map_value(const signed char* kinds, object code, object flags
     return None
 
 
-cdef inline object map_defaults(cls, fields):
-    """The (offset, default) of each field of the slots dataclass ``cls`` the mapping does
-    not set (``fields``: those it sets), or None where one has no atomic default (or the
-    class has a ``__post_init__``): then the mapping is not bound."""
+cdef extern from *:
+    """
+    #ifndef WIRESPEC_ALWAYS_INLINE
+    #define WIRESPEC_ALWAYS_INLINE static inline __attribute__((always_inline))
+    #endif
+    /* value into the slot at offset of a model (wirespec_put, inline: a model has a few
+       slots and a message thousands) */
+    WIRESPEC_ALWAYS_INLINE void wirespec_map_put(PyObject *model, Py_ssize_t offset,
+                                                 PyObject *value) {
+        PyObject **slot = (PyObject **)((char *)model + offset);
+        PyObject *old = *slot;
+        Py_INCREF(value);
+        *slot = value;
+        Py_XDECREF(old);
+    }
+    """
+    void map_put "wirespec_map_put" (object model, Py_ssize_t offset, object value)
+
+
+cdef struct MapDefaults:  # the fields of a model the mapping does not set, and their values
+    Py_ssize_t count
+    Py_ssize_t offsets[MAP_MOST_DEFAULTS]
+    PyObject* values[MAP_MOST_DEFAULTS]  # atomic values, held by the class's dataclass fields
+
+
+cdef inline bint map_defaults(MapDefaults* out, cls, fields) except -1:
+    """``out``: the offset and default of each field of the slots dataclass ``cls`` the
+    mapping does not set (``fields``: those it sets); False where one has no atomic default
+    (or the class has a ``__post_init__``, or too many fields): then the mapping is not
+    bound."""
     import dataclasses
 
     if getattr(cls, "__post_init__", None) is not None:
-        return None
-    out = []
+        return False
+    out.count = 0
     for f in dataclasses.fields(cls):
         if f.name in fields:
             continue
         if type(f.default) not in (type(None), bool, int, float, str, bytes):
-            return None
-        out.append((_slot(cls, f.name), f.default))
-    return tuple(out)
+            return False
+        if out.count == MAP_MOST_DEFAULTS:
+            return False
+        out.offsets[out.count] = _slot(cls, f.name)
+        out.values[out.count] = <PyObject*>f.default
+        out.count += 1
+    return True
 
 
-cdef inline void map_put_defaults(object model, tuple defaults):
+cdef inline void map_put_defaults(object model, const MapDefaults* defaults):
     """A new model's fields the mapping does not set: their defaults (:func:`map_defaults`)."""
     cdef Py_ssize_t k
-    for k in range(len(defaults)):
-        slot = <tuple>defaults[k]
-        wirespec_put(model, <Py_ssize_t>slot[0], slot[1])
+    for k in range(defaults.count):
+        map_put(model, defaults.offsets[k], <object>defaults.values[k])
 
 
 cdef inline bint map_kinds_ok(kinds) except -1:

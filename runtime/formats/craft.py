@@ -59,8 +59,6 @@ from runtime.formats.craft_quick import _quick_events
 from runtime.formats.ticdc import FLAG_UNSIGNED, Event
 from runtime.formats.ticdc_json import EventNames
 
-_COMPILED = _tier.compiled("runtime._compiled.craft")
-"""The compiled tier's reader of whole messages (runtime/_compiled/craft.pyx), or None."""
 _COMPILED_ENCODER = _tier.compiled("runtime._compiled.craft_encode")
 """The compiled tier's writer of messages (runtime/_compiled/craft_encode.pyx), or None."""
 _COMPILED_KINDS = {
@@ -72,9 +70,9 @@ _COMPILED_KINDS = {
     "bytes": Kind("bytes"),
     "null": Kind("null"),
 }
-"""The kinds the compiled tier implements by name (runtime/_compiled/craft_kinds.pxd, uvarint
+"""The kinds the compiled writer implements by name (runtime/_compiled/craft_kinds.pxd, uvarint
 where FLAG_UNSIGNED is set, little-endian doubles): a spec whose ``kinds:`` say otherwise
-is decoded and encoded by the Python paths only, so the tiers stay equal."""
+is encoded by the Python paths only, so the tiers stay equal."""
 
 
 # -------------------------------------------------------------------------------------
@@ -142,6 +140,7 @@ class CraftMessage(Construct):
         self.unmapping = unmapping
         self.names = EventNames(column_types, column_flags, ddl_types)
         self.fast = fast
+        self.tries_compiled = compiled
         self.use_compiled = compiled and (values.kinds, values.unsigned, values.byte_order) == (
             _COMPILED_KINDS,
             FLAG_UNSIGNED,
@@ -158,31 +157,21 @@ class CraftMessage(Construct):
     def use_fast_readers(self, frame) -> None:
         """Read frames with ``frame``, the generated fast path's reader of the spec's
         ``frame`` record (``(buf, pos, end, limits, depth) -> (model, pos)``: the model
-        and the errors of the construct), instead of the construct.
-
-        The spec's frame is then the one the compiled tier reads too: when it is built,
-        its decoder (driven by the spec's value kinds and event and group types) is tried
-        first, and wherever it declines this Python path decodes."""
+        and the errors of the construct), instead of the construct."""
         self._read_fast_frame = frame
-        event_types, group_types = self._enums
-        if _COMPILED is not None and self.use_compiled and None not in self._enums:
-            self._compiled = _COMPILED.Decoder(
-                self.encodings, [int(m) for m in event_types], [int(m) for m in group_types],
-                VERSION, EVENT_ROW, EVENT_DDL, EVENT_RESOLVED, GROUP_NEW, GROUP_OLD,
-            )  # fmt: skip
+
+    def use_compiled_reader(self, reader, field: str) -> None:
+        """Try ``reader`` first (the compiled tier's reader of the record that is this one
+        ``field``, rendered from the spec's ``map:``: ``(data, limits) -> model``, None to
+        decline; None: the tier is not built), wherever it declines this Python path
+        decodes."""
+        if reader is not None and self.tries_compiled:
+            self._compiled = reader
+            self._compiled_field = field
 
     _read_fast_frame = None
     _compiled = None
     _compiled_encoder = None
-
-    def compiled_reader(self, model, field: str, defaults: _limits.Limits):
-        """The compiled tier's ``parse`` of a record that is this one ``field`` (``model``,
-        a slots dataclass): ``(data, limits) -> model``, or None to decline (then
-        :meth:`read` decides); None when the tier is not built or not used. Called after
-        :meth:`use_fast_readers`."""
-        if self._compiled is None:
-            return None
-        return _COMPILED.MessageReader(self._compiled, model, field, defaults).parse
 
     def use_fast_writers(self, frame) -> None:
         """Write frames with ``frame``, the generated fast path's writer of the spec's
@@ -221,10 +210,10 @@ class CraftMessage(Construct):
         buf = data if type(data) is bytes else bytes(data)
         if not self.fast or self._read_fast_frame is None:
             return self._decode_checked(buf, limits)
-        if self._compiled is not None:
-            events = self._compiled.decode(buf, limits)
-            if events is not None:
-                return events
+        if self._compiled is not None and type(data) is bytes:
+            model = self._compiled(buf, limits)
+            if model is not None:
+                return getattr(model, self._compiled_field)
         if len(buf) > limits.max_message_bytes:
             limits.check("max_message_bytes", len(buf), offset=0)
         model = self._read_fast_frame(buf, 0, len(buf), limits, 1)[0]
