@@ -40,6 +40,9 @@ class KeyedSteps:
             self.w.line(f"if {step.var} is None:")
             with self.w.indent():
                 self.w.line(f"{step.var} = {step.source}")
+            self.w.line(f"elif {step.var} == {step.source}:  # written at its default")
+            with self.w.indent():
+                self.w.line(self.decline_text)
         else:
             assert isinstance(step, Rest), step
             self.w.line(f"if pos < {step.end}:")
@@ -89,8 +92,11 @@ class KeyedSteps:
             shared = self.shared_int(step.var)
             self.w.line(f"{step.var} = shared_int(&{shared}, {raw}, {int(step.signed)})")
 
-    def msb_read(self, raw: str, end: str, bits: int = 64) -> None:
-        """An msb-count varint at ``pos`` into the C ``raw``, its one-byte form inline."""
+    def msb_read(self, raw: str, end: str, bits: int = 64, shortest: bool = True) -> None:
+        """An msb-count varint at ``pos`` into the C ``raw``, its one-byte form inline; a
+        form longer than the shortest declines when ``shortest`` (the Python reader keeps
+        it: wire_form)."""
+        self.declare("k_at", "Py_ssize_t")
         self.w.line(f"if pos < {end} and not buf[pos] & 1:")
         with self.w.indent():
             self.w.line(f"{raw} = buf[pos] >> 1")
@@ -100,6 +106,9 @@ class KeyedSteps:
             test += f" or {raw} >> {bits}"
         self.w.line("else:")
         with self.w.indent():
+            if shortest:
+                self.w.line("k_at = pos")
+                test += f" or pos - k_at != msb_size({raw})"
             self.decline_if(test)
 
     def shared_int(self, var: str) -> str:
@@ -124,10 +133,17 @@ class KeyedSteps:
         self.msb_read("k_version", end)
         self.decline_if("k_version != 1")
         self.w.line("k_size_at = pos")
-        self.msb_read("k_declared", end)
+        self.msb_read("k_declared", end, shortest=False)
         self.w.line("k_lnifid_at = pos")
-        self.msb_read("k_lnifid", end)
+        self.msb_read("k_lnifid", end, shortest=False)
         self.decline_if(f"k_lnifid > {step.fields}")
+        self.w.line("# both varints shortest, or widened as build widens them (msb_head_as_built)")
+        self.decline_if(
+            "not (k_lnifid_at - k_size_at == msb_size(k_declared)"
+            " and pos - k_lnifid_at == msb_size(k_lnifid)"
+            f" or k_declared == <uint64_t>({end} - k_start)"
+            " and (k_lnifid_at - k_size_at == msb_size(k_declared) or pos - k_lnifid_at == 9))"
+        )
         self.w.line("# the message is the rest of the input: its true length or MySQL's formula")
         self.decline_if(
             f"k_declared != <uint64_t>({end} - k_start) and k_declared != <uint64_t>("
@@ -156,7 +172,10 @@ class KeyedSteps:
                 self.w.line("else:")
                 self.w.depth += 1
             self.w.line("k_key_at = pos")
-            self.decline_if(f"not msb_uvar(buf, &k_key_at, {step.end}, &k_key)")
+            self.decline_if(
+                f"not msb_uvar(buf, &k_key_at, {step.end}, &k_key)"
+                " or k_key_at - pos != msb_size(k_key)"
+            )
             self.decline_if(f"k_key < {step.id}")  # out of order
             self.w.line(f"if k_key == {step.id}:")
             with self.w.indent():
@@ -167,6 +186,11 @@ class KeyedSteps:
         self.w.line("if k_present:")
         with self.w.indent():
             self.branch(step.steps, step.end)
+            # what build writes otherwise: the Python reader keeps its bytes (wire_form)
+            if step.absent == "value":
+                self.decline_if(f"{step.var} == {step.default}")
+            if step.lnifid:
+                self.decline_if(f"{step.lnifid} <= {step.id}")
         self.w.line("else:")
         with self.w.indent():
             if step.absent == "required":

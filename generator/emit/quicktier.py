@@ -117,12 +117,17 @@ def _quick_varints(buf, pos, n, zigzag, delta):
         raise rt_fast.Retry from None
     return out, pos'''
 _QUICK_MSB = '''\
-def _quick_msb(buf, pos, end, bits):
-    """An msb-count varint (``runtime.core.fast.msb_uvar``'s checks), else Retry."""
+def _quick_msb(buf, pos, end, bits, shortest=True):
+    """An msb-count varint (``runtime.core.fast.msb_uvar``'s checks) in its shortest form
+    unless not ``shortest``, else Retry: a longer form is the Python reader's to keep
+    (``wire_form``)."""
     try:
-        return rt_fast.msb_uvar(buf, pos, end, bits)
+        value, after = rt_fast.msb_uvar(buf, pos, end, bits)
     except DecodeError:
-        raise rt_fast.Retry from None'''
+        raise rt_fast.Retry from None
+    if shortest and value < rt_fast.MSB_SHORTEST[after - pos]:
+        raise rt_fast.Retry
+    return value, after'''
 
 
 class QuickTierEmitter(QuickPending):
@@ -811,10 +816,14 @@ class QuickTierEmitter(QuickPending):
             self.msb("k_version", 64, end)
             self.retry_if("k_version != 1")
             self.w.line("k_size_at = pos")
-            self.msb(step.declared, 64, end)
+            self.msb(step.declared, 64, end, shortest=False)
             self.w.line("k_lnifid_at = pos")
-            self.msb(step.lnifid, 64, end)
+            self.msb(step.lnifid, 64, end, shortest=False)
             self.retry_if(f"{step.lnifid} > {step.fields}")
+            self.retry_if(
+                f"not rt_fast.msb_head_as_built({step.declared}, {step.lnifid}, "
+                f"k_lnifid_at - k_size_at, pos - k_lnifid_at, {end} - k_start)"
+            )
             self.retry_if(
                 f"{step.declared} != {end} - k_start and {step.declared} != rt_fast.mysql_size("
                 f"k_size_at - k_start, pos - k_lnifid_at, {end} - pos)"
@@ -825,13 +834,17 @@ class QuickTierEmitter(QuickPending):
             self.w.line(f"if {step.var} is None:")
             with self.w.indent():
                 self.w.line(f"{step.var} = {step.source}")
+            self.w.line(f"elif {step.var} == {step.source}:  # written at its default")
+            with self.w.indent():
+                self.w.line(_RETRY)
         else:
             assert isinstance(step, Rest), step
             self.w.line(f"{step.var} = bytes(buf[pos : {step.end}]) if pos < {step.end} else None")
             self.w.line(f"pos = max(pos, {step.end})")
 
-    def msb(self, var: str, bits: int, end: str) -> None:
-        """An msb-count varint at ``pos`` into ``var`` (one byte inline)."""
+    def msb(self, var: str, bits: int, end: str, shortest: bool = True) -> None:
+        """An msb-count varint at ``pos`` into ``var`` (one byte inline); ``shortest``: in
+        its shortest form (else Retry)."""
         self.uses_msb = True
         self.w.line(f"if pos < {end} and not buf[pos] & 1:")
         with self.w.indent():
@@ -841,7 +854,8 @@ class QuickTierEmitter(QuickPending):
                 self.retry_if(f"{var} >> {bits}")
         self.w.line("else:")
         with self.w.indent():
-            self.w.line(f"{var}, pos = _quick_msb(buf, pos, {end}, {bits})")
+            rest = "" if shortest else ", False"
+            self.w.line(f"{var}, pos = _quick_msb(buf, pos, {end}, {bits}{rest})")
 
     def keyed_field(self, step: KeyedField) -> None:
         """The next field id peeked (its one-byte form first)."""
@@ -864,6 +878,11 @@ class QuickTierEmitter(QuickPending):
         self.w.line("if k_present:")
         with self.w.indent():
             self.branch(step.steps)
+            # what build writes otherwise: the Python reader keeps its bytes (wire_form)
+            if step.absent == "value":
+                self.retry_if(f"{step.var} == {step.default}")
+            if step.lnifid:
+                self.retry_if(f"{step.lnifid} <= {step.id}")
         self.w.line("else:")
         with self.w.indent():
             if step.absent == "required":

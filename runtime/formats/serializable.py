@@ -55,9 +55,13 @@ SIZE_KEY = "serializable_field_size"
 LNIFID_KEY = "last_non_ignorable_field_id"
 UNKNOWN_KEY = "unknown_fields"
 """The model key of the bytes a newer writer's fields took (None when there are none)."""
+WIRE_KEY = "wire_form"
+"""The model key of a message's bytes as read when build would write its values otherwise
+(non-minimal varints, optional fields written at their default; None when it would not)."""
 FORMAT_VERSION = 1
 """The id of every top-level message (``serialization_format_version``): byte ``02``."""
 
+_HEADER_KEYS = (SIZE_KEY, LNIFID_KEY, UNKNOWN_KEY, WIRE_KEY)
 _REQUIRED = object()
 _POLICIES = ("ignore", "error")
 # Construct's own errors and the plain ones a stock subconstruct raises for a bad model
@@ -166,10 +170,8 @@ class SerializableMessage(Construct):
             raise SpecError(
                 f"field ids must be 0, 1, 2, ... in order, got {[f.id for f in fields]}"
             )
-        if len(set(names)) != len(names) or {SIZE_KEY, LNIFID_KEY, UNKNOWN_KEY} & set(names):
-            raise SpecError(
-                f"field names must be unique and not {SIZE_KEY}/{LNIFID_KEY}/{UNKNOWN_KEY}"
-            )
+        if len(set(names)) != len(names) or set(_HEADER_KEYS) & set(names):
+            raise SpecError(f"field names must be unique and not {'/'.join(_HEADER_KEYS)}")
         by_name = dict(zip(names, fields))
         for f in fields:
             ref = by_name.get(f.default_from, f) if f.default_from else None
@@ -240,7 +242,24 @@ class SerializableMessage(Construct):
                 spans.open(UNKNOWN_KEY, here)
                 spans.close(end, result[UNKNOWN_KEY])
         stream.seek(max(here, end))
+        raw = _read_back(stream, start, max(here, end))
+        if not self._rebuilds(result, raw, start, size_at):
+            result[WIRE_KEY] = raw
         return result if self.model is None else self.model(**result)
+
+    def _rebuilds(self, result, raw: bytes, start: int, size_at: int) -> bool:
+        """Whether build writes ``result``, the model of ``raw``, back as ``raw``: not when
+        ``raw`` holds non-minimal varints or optional fields at their default (MySQL's
+        reader takes both, its writer writes neither), which ``raw`` then keeps."""
+        prefix = raw[: size_at - start]
+        if prefix:  # the version or field id, as build writes it
+            prefix = encode_uvar(decode_uvar(prefix)[0])
+        out = io.BytesIO()
+        try:
+            self._build_with_prefix(result, out, Container(), "", prefix)
+        except EncodeError:  # beyond what the header can make up (widened): not rebuilt
+            return False
+        return out.getvalue() == raw
 
     def _fields_end(self, stream, start, declared, header, size_at) -> int:
         """Check the declared size; return the offset where this message's fields end."""
@@ -297,6 +316,10 @@ class SerializableMessage(Construct):
             raise EncodeError(
                 f"a message needs a mapping of field values, got {type(obj).__name__}"
             )
+        kept = self._kept_form(obj, prefix)
+        if kept is not None:
+            stream.write(kept)
+            return _has_fields(kept, bool(prefix))
         ctx = _child_context(context, stream, building=True)
         ctx.update(obj)
         body = io.BytesIO()
@@ -335,6 +358,59 @@ class SerializableMessage(Construct):
         head = message_head(len(prefix), len(payload), lnifid, obj.get(SIZE_KEY))
         stream.write(prefix + head + payload)
         return written > 0
+
+    def _kept_form(self, obj: Mapping, prefix: bytes) -> bytes | None:
+        """The model's ``wire_form`` when it still reads as the model (the same id, header,
+        fields and unknown fields): a parsed model, unchanged, is written back as it came."""
+        kept = obj.get(WIRE_KEY)
+        if not isinstance(kept, (bytes, bytearray)):
+            return None
+        stream = io.BytesIO(kept)
+        try:
+            if prefix and not self.top_level:
+                if read_uvar(stream, 64, "field id") != decode_uvar(prefix)[0]:
+                    return None
+                again = self._parse_rest(stream, Container(), "", 0)
+            else:
+                again = self._parse(stream, Container(), "")
+        except (DecodeError, ConstructError):
+            return None
+        if stream.tell() != len(kept):
+            return None
+        if not isinstance(again, Mapping):
+            again = dict(again.items())  # a generated model class
+        names = (SIZE_KEY, LNIFID_KEY, UNKNOWN_KEY, *(f.name for f in self.fields))
+        if any(obj.get(name) != again.get(name) for name in names):
+            return None
+        return bytes(kept) if again.get(WIRE_KEY) == kept else None
+
+
+def kept_form(message: SerializableMessage, model) -> bytes | None:
+    """``model``'s ``wire_form`` if ``message`` (top level) writes it back (see
+    :meth:`SerializableMessage._kept_form`), else None. The generated fast writers call it.
+
+        >>> from runtime.core.msbvarint import MsbVarInt
+        >>> point = SerializableMessage(Field(0, "x", MsbVarInt()))
+        >>> m = point.parse(bytes.fromhex("020c00000500"))  # x = 1 written in two bytes
+        >>> m.wire_form.hex(), point.build(m).hex()
+        ('020c00000500', '020c00000500')
+        >>> m.x = 2  # no longer what the kept bytes say: x minimal, the size kept (widened)
+        >>> kept_form(point, m), point.build(m).hex()
+        (None, '020c01000004')
+    """
+    obj = model if isinstance(model, Mapping) else dict(model.items())
+    return message._kept_form(obj, encode_uvar(FORMAT_VERSION))
+
+
+def wire_form(raw, model, build, record: str) -> bytes | None:
+    """``raw``, a message's bytes, unless ``build(model, record)`` (a generated module's)
+    writes its parsed ``model`` back as them: what a generated fast reader keeps as the
+    model's ``wire_form`` (as :meth:`SerializableMessage._rebuilds` decides)."""
+    raw = bytes(raw)
+    try:
+        return None if build(model, record) == raw else raw
+    except EncodeError:
+        return raw
 
 
 def message_head(id_len: int, payload: int, lnifid: int, given) -> bytes:
@@ -594,6 +670,19 @@ def unknown_bytes(raw, last_written: int, known: int) -> bytes:
             path=UNKNOWN_KEY,
         )
     return bytes(raw)
+
+
+def _read_back(stream, start: int, end: int) -> bytes:
+    """The bytes ``start .. end`` of ``stream``, which stays at ``end``."""
+    stream.seek(start)
+    return stream.read(end - start)
+
+
+def _has_fields(message: bytes, with_id: bool) -> bool:
+    """Whether a message's bytes hold any field after their id, size and lnifid."""
+    pos = decode_uvar(message, 0)[1] if with_id else 0
+    pos = decode_uvar(message, decode_uvar(message, pos)[1])[1]
+    return pos < len(message)
 
 
 def _keep_if_valid(given, valid, computed):
