@@ -130,18 +130,21 @@ class SerializableMessage(Construct):
     ``top_level=False`` is a message nested as a :class:`Field` or inside a container.
 
     Parse returns a ``Container`` with ``serializable_field_size``,
-    ``last_non_ignorable_field_id``, every field (absent ones set to their defaults) and,
+    ``last_non_ignorable_field_id``, every field (absent ones set to their defaults),
     when the message holds fields this reader does not know, ``unknown_fields`` (their
-    bytes; build writes them after the known fields, where they came from).
+    bytes; build writes them after the known fields, where they came from) and, when build
+    would write the message otherwise, ``wire_form`` (see below).
     Build computes the size (the self-consistent value, see below) and the lnifid; a model
     that carries either one keeps it when it is also valid for the built bytes, so that
-    ``build(parse(x)) == x`` for MySQL's own off-by-one sizes too. The two things a model
-    does not keep are non-minimal varints and optional fields written with their default
-    value (MySQL writes neither): their message is rebuilt in the canonical form, known
-    fields minimal and the kept size made up by longer header varints
-    (:meth:`_Header.widened`), so ``parse(build(m)) == m`` holds for every parsed model;
-    set ``serializable_field_size`` to None after shortening a parsed model's values to
-    get the computed size instead.
+    ``build(parse(x)) == x`` for MySQL's own off-by-one sizes too. A message build would
+    write otherwise (non-minimal varints, optional fields written with their default value:
+    MySQL's reader takes both, its ``read_varlen_bytes`` reads any length a first byte
+    announces, but its writer writes neither) is kept as read: parse sets ``wire_form`` to
+    its bytes, and build writes them back while the model still reads as them, so
+    ``build(parse(x)) == x`` for every input that decodes. A changed model is written in
+    the canonical form, known fields minimal and a kept size made up by longer header
+    varints (:meth:`_Header.widened`); set ``serializable_field_size`` to None after
+    shortening a parsed model's values to get the computed size instead.
 
         >>> from runtime.core.msbvarint import MsbVarInt
         >>> SerializableMessage(Field(0, "a", MsbVarInt())).parse(bytes.fromhex("020600"))
@@ -454,12 +457,11 @@ class _Header:
         """The size and lnifid varints that make a message of ``payload`` field bytes
         exactly ``size`` long, or None when no widths do.
 
-        A parsed message is longer than what the builder writes for its model when it
-        held non-minimal varints or optional fields written with their default value
-        (both accepted, as MySQL's reader accepts them; neither is in the model). The
-        builder takes up the difference, up to 16 bytes, in the longer forms of these two
-        varints, so that the message keeps its size (and the framing around it, an
-        event_size, stays valid) and ``parse(build(model)) == model``."""
+        A model's size is larger than what the builder writes for its values when they
+        changed since parse (shorter varints now) or when it was set by hand; an unchanged
+        parsed model is written as its ``wire_form`` instead. The builder takes up the
+        difference, up to 16 bytes, in the longer forms of these two varints, so that the
+        message keeps its size (and the framing around it, an event_size, stays valid)."""
         room = size - (self.id_len + uvar_size(size) + self.lnifid_len + payload)
         if room < 0:
             return None
