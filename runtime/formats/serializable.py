@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from construct import Construct, ConstructError, Container, ListContainer, SizeofError
 
 from runtime.core.errors import DecodeError, EncodeError, SpecError
-from runtime.core.limits import current
+from runtime.core.limits import Limits, current
 from runtime.core.msbvarint import (
     decode_uvar,
     encode_uvar,
@@ -369,13 +369,16 @@ class SerializableMessage(Construct):
         if not isinstance(kept, (bytes, bytearray)):
             return None
         stream = io.BytesIO(kept)
+        # read again within no tighter limits than its bytes: whatever parse it came from
+        limits = Limits(max_count=len(kept), max_string=len(kept))
+        context = Container(_params={"limits": limits})
         try:
             if prefix and not self.top_level:
                 if read_uvar(stream, 64, "field id") != decode_uvar(prefix)[0]:
                     return None
-                again = self._parse_rest(stream, Container(), "", 0)
+                again = self._parse_rest(stream, context, "", 0)
             else:
-                again = self._parse(stream, Container(), "")
+                again = self._parse(stream, context, "")
         except (DecodeError, ConstructError):
             return None
         if stream.tell() != len(kept):
