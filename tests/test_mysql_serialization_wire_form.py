@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from generated import mysql_serialization as ms
 from generator.cli import fuzz
-from runtime.core.msbvarint import encode_uvar, encode_uvar_wide, uvar_size, zigzag
+from runtime.core.errors import DecodeError
+from runtime.core.msbvarint import decode_uvar, encode_uvar, encode_uvar_wide, uvar_size, zigzag
 from tests.test_mysql_serialization import FUZZ_CRASHES, SEED_BODY
 
 BODY = "gtid_tagged_body"
@@ -180,3 +181,40 @@ def test_any_model_in_any_longer_form_round_trips(body, extra, defaults):
     model = ms.parse(data, BODY)
     canonical = ms.build(dataclasses.replace(model, wire_form=None), BODY)
     assert (model.wire_form is None) == (canonical == data)
+
+
+def rehead(data: bytes, size_more: int, lnifid_more: int, short: bool) -> bytes:
+    """``data`` (a body) with its size and lnifid varints ``size_more`` and ``lnifid_more``
+    bytes longer, the size its true length or (``short``) one less."""
+    size, at = decode_uvar(data, 1)
+    lnifid, at = decode_uvar(data, at)
+    rest = data[at:]
+    for _ in range(3):  # the size's own width counts
+        size = 1 + min(9, uvar_size(size) + size_more) + min(9, uvar_size(lnifid) + lnifid_more)
+        size += len(rest)
+    size -= short
+    head = encode_uvar_wide(size, min(9, uvar_size(size) + size_more))
+    return b"\x02" + head + encode_uvar_wide(lnifid, min(9, uvar_size(lnifid) + lnifid_more)) + rest
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    body=ms.strategies(BODY),
+    extra=st.lists(st.sampled_from([0, 0, 1, 8]), max_size=12),
+    size_more=st.integers(0, 8),
+    lnifid_more=st.integers(0, 8),
+    short=st.booleans(),
+)
+def test_any_header_widths_round_trip_or_are_refused_alike(
+    body, extra, size_more, lnifid_more, short
+):
+    # build widens the lnifid first, then the size: other widths are kept as wire_form
+    data = rehead(wire(body, extra), size_more, lnifid_more, short)
+    try:
+        ms.parse_construct(data, BODY)
+    except DecodeError as err:  # a short size where MySQL's formula does not give it
+        with pytest.raises(DecodeError) as info:
+            ms.parse(data, BODY)
+        assert (info.value.offset, info.value.path) == (err.offset, err.path)
+        return
+    assert_exact(data)
