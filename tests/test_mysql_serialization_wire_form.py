@@ -218,3 +218,16 @@ def test_any_header_widths_round_trip_or_are_refused_alike(
         assert (info.value.offset, info.value.path) == (err.offset, err.path)
         return
     assert_exact(data)
+
+
+@pytest.mark.parametrize("width", [1, 2, 9])
+def test_unknown_fields_are_bytes_whatever_form_their_ids_take(width):
+    # a newer writer's field 12 (= 5) after MySQL's own fields: kept in unknown_fields as it
+    # came, so the message is in the form build writes and every tier takes it
+    extra = encode_uvar_wide(12, width) + encode_uvar(5)
+    data = b"\x02" + encode_uvar(len(SEED_BODY) + len(extra)) + SEED_BODY[2:] + extra
+    model = ms.parse(data, BODY)
+    assert (model.unknown_fields, model.wire_form) == (extra, None)
+    assert_exact(data)
+    if TIERS is not None:
+        assert TIERS(data)[0] == model

@@ -172,13 +172,11 @@ class KeyedSteps:
                 self.w.line("else:")
                 self.w.depth += 1
             self.w.line("k_key_at = pos")
-            self.decline_if(
-                f"not msb_uvar(buf, &k_key_at, {step.end}, &k_key)"
-                " or k_key_at - pos != msb_size(k_key)"
-            )
+            self.decline_if(f"not msb_uvar(buf, &k_key_at, {step.end}, &k_key)")
             self.decline_if(f"k_key < {step.id}")  # out of order
             self.w.line(f"if k_key == {step.id}:")
             with self.w.indent():
+                self.decline_if("k_key_at - pos != msb_size(k_key)")  # not the shortest form
                 self.w.line("pos = k_key_at")
                 self.w.line("k_present = True")
             if step.id < 64:

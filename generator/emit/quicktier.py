@@ -869,10 +869,12 @@ class QuickTierEmitter(QuickPending):
             self.w.line("else:")
             with self.w.indent():
                 self.uses_msb = True
-                self.w.line(f"k_key, k_after = _quick_msb(buf, pos, {step.end}, 64)")
+                # any form: an id peeked for a later field or one this reader does not know
+                self.w.line(f"k_key, k_after = _quick_msb(buf, pos, {step.end}, 64, False)")
                 self.retry_if(f"k_key < {step.id}")  # out of order
                 self.w.line(f"if k_key == {step.id}:")
                 with self.w.indent():
+                    self.retry_if("k_key < rt_fast.MSB_SHORTEST[k_after - pos]")
                     self.w.line("pos = k_after")
                     self.w.line("k_present = True")
         self.w.line("if k_present:")
