@@ -17,6 +17,13 @@ from generator.emit.plan import (
 from generator.emit.untracked import untracked_literal
 
 
+def _shortest(value: str, length: str) -> str:
+    """C: whether the msb varint ``value`` read from ``length`` bytes is in its shortest
+    form: one byte, or a value the ``length - 1`` bytes before would not hold (7 bits each;
+    56 for the 9-byte form, the same 7 * 8)."""
+    return f"({length} == 1 or {value} >> (7 * ({length} - 1)) != 0)"
+
+
 class KeyedSteps:
     """Steps of tag-keyed messages.
 
@@ -108,7 +115,7 @@ class KeyedSteps:
         with self.w.indent():
             if shortest:
                 self.w.line("k_at = pos")
-                test += f" or pos - k_at != msb_size({raw})"
+                test += f" or not {_shortest(raw, 'pos - k_at')}"
             self.decline_if(test)
 
     def shared_int(self, var: str) -> str:
@@ -138,11 +145,11 @@ class KeyedSteps:
         self.msb_read("k_lnifid", end, shortest=False)
         self.decline_if(f"k_lnifid > {step.fields}")
         self.w.line("# both varints shortest, or widened as build widens them (msb_head_as_built)")
+        size_shortest = _shortest("k_declared", "(k_lnifid_at - k_size_at)")
         self.decline_if(
-            "not (k_lnifid_at - k_size_at == msb_size(k_declared)"
-            " and pos - k_lnifid_at == msb_size(k_lnifid)"
+            f"not ({size_shortest} and {_shortest('k_lnifid', '(pos - k_lnifid_at)')}"
             f" or k_declared == <uint64_t>({end} - k_start)"
-            " and (k_lnifid_at - k_size_at == msb_size(k_declared) or pos - k_lnifid_at == 9))"
+            f" and ({size_shortest} or pos - k_lnifid_at == 9))"
         )
         self.w.line("# the message is the rest of the input: its true length or MySQL's formula")
         self.decline_if(
@@ -176,7 +183,7 @@ class KeyedSteps:
             self.decline_if(f"k_key < {step.id}")  # out of order
             self.w.line(f"if k_key == {step.id}:")
             with self.w.indent():
-                self.decline_if("k_key_at - pos != msb_size(k_key)")  # not the shortest form
+                self.decline_if(f"not {_shortest('k_key', 'k_key_at - pos')}")
                 self.w.line("pos = k_key_at")
                 self.w.line("k_present = True")
             if step.id < 64:

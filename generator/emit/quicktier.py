@@ -117,17 +117,23 @@ def _quick_varints(buf, pos, n, zigzag, delta):
         raise rt_fast.Retry from None
     return out, pos'''
 _QUICK_MSB = '''\
-def _quick_msb(buf, pos, end, bits, shortest=True):
-    """An msb-count varint (``runtime.core.fast.msb_uvar``'s checks) in its shortest form
-    unless not ``shortest``, else Retry: a longer form is the Python reader's to keep
-    (``wire_form``)."""
+def _quick_msb(buf, pos, end, bits):
+    """An msb-count varint in its shortest form, else Retry (Python keeps it: wire_form)."""
     try:
         value, after = rt_fast.msb_uvar(buf, pos, end, bits)
     except DecodeError:
         raise rt_fast.Retry from None
-    if shortest and value < rt_fast.MSB_SHORTEST[after - pos]:
+    if value < rt_fast.MSB_SHORTEST[after - pos]:
         raise rt_fast.Retry
-    return value, after'''
+    return value, after
+
+
+def _quick_msb_any(buf, pos, end, bits):
+    """An msb-count varint in any form (``rt_fast.msb_uvar``'s checks), else Retry."""
+    try:
+        return rt_fast.msb_uvar(buf, pos, end, bits)
+    except DecodeError:
+        raise rt_fast.Retry from None'''
 
 
 class QuickTierEmitter(QuickPending):
@@ -820,8 +826,10 @@ class QuickTierEmitter(QuickPending):
             self.w.line("k_lnifid_at = pos")
             self.msb(step.lnifid, 64, end, shortest=False)
             self.retry_if(f"{step.lnifid} > {step.fields}")
-            self.retry_if(
-                f"not rt_fast.msb_head_as_built({step.declared}, {step.lnifid}, "
+            self.retry_if(  # both shortest, or widened as build widens them
+                f"({step.declared} < rt_fast.MSB_SHORTEST[k_lnifid_at - k_size_at]"
+                f" or {step.lnifid} < rt_fast.MSB_SHORTEST[pos - k_lnifid_at])"
+                f" and not rt_fast.msb_head_as_built({step.declared}, {step.lnifid}, "
                 f"k_lnifid_at - k_size_at, pos - k_lnifid_at, {end} - k_start)"
             )
             self.retry_if(
@@ -843,8 +851,7 @@ class QuickTierEmitter(QuickPending):
             self.w.line(f"pos = max(pos, {step.end})")
 
     def msb(self, var: str, bits: int, end: str, shortest: bool = True) -> None:
-        """An msb-count varint at ``pos`` into ``var`` (one byte inline); ``shortest``: in
-        its shortest form (else Retry)."""
+        """An msb-count varint at ``pos`` into ``var`` (one byte inline), ``shortest``."""
         self.uses_msb = True
         self.w.line(f"if pos < {end} and not buf[pos] & 1:")
         with self.w.indent():
@@ -854,8 +861,8 @@ class QuickTierEmitter(QuickPending):
                 self.retry_if(f"{var} >> {bits}")
         self.w.line("else:")
         with self.w.indent():
-            rest = "" if shortest else ", False"
-            self.w.line(f"{var}, pos = _quick_msb(buf, pos, {end}, {bits}{rest})")
+            helper = "_quick_msb" if shortest else "_quick_msb_any"
+            self.w.line(f"{var}, pos = {helper}(buf, pos, {end}, {bits})")
 
     def keyed_field(self, step: KeyedField) -> None:
         """The next field id peeked (its one-byte form first)."""
@@ -869,8 +876,7 @@ class QuickTierEmitter(QuickPending):
             self.w.line("else:")
             with self.w.indent():
                 self.uses_msb = True
-                # any form: an id peeked for a later field or one this reader does not know
-                self.w.line(f"k_key, k_after = _quick_msb(buf, pos, {step.end}, 64, False)")
+                self.w.line(f"k_key, k_after = _quick_msb_any(buf, pos, {step.end}, 64)")
                 self.retry_if(f"k_key < {step.id}")  # out of order
                 self.w.line(f"if k_key == {step.id}:")
                 with self.w.indent():
@@ -880,8 +886,7 @@ class QuickTierEmitter(QuickPending):
         self.w.line("if k_present:")
         with self.w.indent():
             self.branch(step.steps)
-            # what build writes otherwise: the Python reader keeps its bytes (wire_form)
-            if step.absent == "value":
+            if step.absent == "value":  # build leaves it out: Python keeps the wire_form
                 self.retry_if(f"{step.var} == {step.default}")
             if step.lnifid:
                 self.retry_if(f"{step.lnifid} <= {step.id}")
