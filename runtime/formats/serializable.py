@@ -411,7 +411,14 @@ def kept_form(message: SerializableMessage, model) -> bytes | None:
 def wire_form(raw, model, build, record: str) -> bytes | None:
     """``raw``, a message's bytes, unless ``build(model, record)`` (a generated module's)
     writes its parsed ``model`` back as them: what a generated fast reader keeps as the
-    model's ``wire_form`` (as :meth:`SerializableMessage._rebuilds` decides)."""
+    model's ``wire_form`` (as :meth:`SerializableMessage._rebuilds` decides).
+
+        >>> canonical = lambda model, record: bytes.fromhex("020a000002")  # x = 1
+        >>> wire_form(bytes.fromhex("020a000002"), {}, canonical, "point") is None
+        True
+        >>> wire_form(bytes.fromhex("020c00000500"), {}, canonical, "point").hex()
+        '020c00000500'
+    """
     raw = bytes(raw)
     try:
         return None if build(model, record) == raw else raw
