@@ -268,3 +268,31 @@ def test_unknown_fields_of_nested_messages_stay_between_the_parents_known_ids(mo
     d = json.loads(json.dumps(mod.to_dict(parsed)))
     assert d["origin"]["unknown_fields"] == {"$hex": "040a"}
     assert mod.build(mod.from_dict(d, "outer"), "outer") == data
+
+
+def test_messages_not_in_mysqls_form_are_kept_at_every_level(mod):
+    # HAND with the ints' count 2 in two bytes (09 00), the element of points with y = 0
+    # written, origin's x = 1 in two bytes (09 00): each message keeps its own bytes.
+    point = "0c0000020200"  # size 6, lnifid 0, x = -1, y = 0 (its default) written
+    origin = "08100000090002" + "04"  # id 4, size 8, x = 1 as 09 00, y = 2
+    data = bytes.fromhex(
+        "025200"  # version 1, size 41, lnifid 0
+        "00090002fd03" + "02020261" + "0402026108" + "0602" + point + origin + "0a020608000000"
+    )
+    parsed = mod.parse(data, "outer")
+    assert (parsed.ints, parsed.points[0].y, parsed.origin.x) == ([1, 255], 0, 1)
+    assert parsed.wire_form == data
+    assert parsed.points[0].wire_form == bytes.fromhex(point)
+    assert parsed.origin.wire_form == bytes.fromhex(origin)
+    assert parsed.by_id[3].wire_form is None  # in MySQL's form
+    assert mod.build(parsed, "outer") == mod.build_construct(parsed, "outer") == data
+    d = json.loads(json.dumps(mod.to_dict(parsed)))
+    assert d["origin"]["wire_form"] == {"$hex": origin}
+    assert mod.build(mod.from_dict(d, "outer"), "outer") == data
+    # the outer message changed: written anew, its unchanged nested messages as they came
+    parsed.ints = [1, 256]
+    parsed.serializable_field_size = None
+    rebuilt = mod.build(parsed, "outer")
+    assert bytes.fromhex(point + origin) in rebuilt and rebuilt.startswith(bytes.fromhex("02"))
+    again = mod.parse(rebuilt, "outer")
+    assert again.wire_form is None and again.origin == parsed.origin

@@ -17,6 +17,13 @@ from generator.emit.plan import (
 from generator.emit.untracked import untracked_literal
 
 
+def _shortest(value: str, length: str) -> str:
+    """C: whether the msb varint ``value`` read from ``length`` bytes is in its shortest
+    form: one byte, or a value the ``length - 1`` bytes before would not hold (7 bits each;
+    56 for the 9-byte form, the same 7 * 8)."""
+    return f"({length} == 1 or {value} >> (7 * ({length} - 1)) != 0)"
+
+
 class KeyedSteps:
     """Steps of tag-keyed messages.
 
@@ -40,6 +47,9 @@ class KeyedSteps:
             self.w.line(f"if {step.var} is None:")
             with self.w.indent():
                 self.w.line(f"{step.var} = {step.source}")
+            self.w.line(f"elif {step.var} == {step.source}:  # written at its default")
+            with self.w.indent():
+                self.w.line(self.decline_text)
         else:
             assert isinstance(step, Rest), step
             self.w.line(f"if pos < {step.end}:")
@@ -89,8 +99,11 @@ class KeyedSteps:
             shared = self.shared_int(step.var)
             self.w.line(f"{step.var} = shared_int(&{shared}, {raw}, {int(step.signed)})")
 
-    def msb_read(self, raw: str, end: str, bits: int = 64) -> None:
-        """An msb-count varint at ``pos`` into the C ``raw``, its one-byte form inline."""
+    def msb_read(self, raw: str, end: str, bits: int = 64, shortest: bool = True) -> None:
+        """An msb-count varint at ``pos`` into the C ``raw``, its one-byte form inline; a
+        form longer than the shortest declines when ``shortest`` (the Python reader keeps
+        it: wire_form)."""
+        self.declare("k_at", "Py_ssize_t")
         self.w.line(f"if pos < {end} and not buf[pos] & 1:")
         with self.w.indent():
             self.w.line(f"{raw} = buf[pos] >> 1")
@@ -100,6 +113,9 @@ class KeyedSteps:
             test += f" or {raw} >> {bits}"
         self.w.line("else:")
         with self.w.indent():
+            if shortest:
+                self.w.line("k_at = pos")
+                test += f" or not {_shortest(raw, 'pos - k_at')}"
             self.decline_if(test)
 
     def shared_int(self, var: str) -> str:
@@ -124,10 +140,17 @@ class KeyedSteps:
         self.msb_read("k_version", end)
         self.decline_if("k_version != 1")
         self.w.line("k_size_at = pos")
-        self.msb_read("k_declared", end)
+        self.msb_read("k_declared", end, shortest=False)
         self.w.line("k_lnifid_at = pos")
-        self.msb_read("k_lnifid", end)
+        self.msb_read("k_lnifid", end, shortest=False)
         self.decline_if(f"k_lnifid > {step.fields}")
+        self.w.line("# both varints shortest, or widened as build widens them (msb_head_as_built)")
+        size_shortest = _shortest("k_declared", "(k_lnifid_at - k_size_at)")
+        self.decline_if(
+            f"not ({size_shortest} and {_shortest('k_lnifid', '(pos - k_lnifid_at)')}"
+            f" or k_declared == <uint64_t>({end} - k_start)"
+            f" and ({size_shortest} or pos - k_lnifid_at == 9))"
+        )
         self.w.line("# the message is the rest of the input: its true length or MySQL's formula")
         self.decline_if(
             f"k_declared != <uint64_t>({end} - k_start) and k_declared != <uint64_t>("
@@ -160,6 +183,7 @@ class KeyedSteps:
             self.decline_if(f"k_key < {step.id}")  # out of order
             self.w.line(f"if k_key == {step.id}:")
             with self.w.indent():
+                self.decline_if(f"not {_shortest('k_key', 'k_key_at - pos')}")
                 self.w.line("pos = k_key_at")
                 self.w.line("k_present = True")
             if step.id < 64:
@@ -167,6 +191,11 @@ class KeyedSteps:
         self.w.line("if k_present:")
         with self.w.indent():
             self.branch(step.steps, step.end)
+            # what build writes otherwise: the Python reader keeps its bytes (wire_form)
+            if step.absent == "value":
+                self.decline_if(f"{step.var} == {step.default}")
+            if step.lnifid:
+                self.decline_if(f"{step.lnifid} <= {step.id}")
         self.w.line("else:")
         with self.w.indent():
             if step.absent == "required":

@@ -111,6 +111,7 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
         ]
         if self.uses_msb_length:
             constants.append("_MSB_LENGTH = rt_fast.MSB_LENGTH")
+            constants.append("_MSB_SHORTEST = rt_fast.MSB_SHORTEST")
         if self.uses_msb_zigzag:
             constants.append("_MSB_ZIGZAG1 = rt_fast.MSB_ZIGZAG1")
         constants += [

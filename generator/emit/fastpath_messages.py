@@ -104,7 +104,13 @@ class MessageReaders:
         w.line("# Fields this reader does not know (a newer writer's): kept as they came.")
         args = ", ".join(["declared", "lnifid"] + [f"f_{f.name}" for f in record.fields])
         w.line("unknown = bytes(buf[pos:end]) if pos < end else None")
-        w.line(f"return {camel(record.name)}({args}, unknown), end")
+        w.line(f"model = {camel(record.name)}({args}, unknown)")
+        w.line("# A form build does not write (non-minimal varints, fields at their default): kept")
+        w.line(
+            "model.wire_form = rt_serializable.wire_form("
+            f"buf[start:end], model, build, {record.name!r})"
+        )
+        w.line("return model, end")
         if not self.message_common_supported(record):
             return self.signature(record) + "\n" + "\n".join(w.lines)
         exact = f"def _read_{record.name}_exact(buf, pos, end, limits, depth):"
@@ -178,6 +184,9 @@ class MessageReaders:
                 w.line(f"if f_{field.name} is None:")
                 with w.indent():
                     w.line(f"f_{field.name} = f_{field.default_from}")
+                w.line(f"elif f_{field.name} == f_{field.default_from}:  # written at its default")
+                with w.indent():
+                    self.uncommon(w)
         args = ", ".join(["declared", "lnifid"] + [f"f_{f.name}" for f in record.fields])
         w.line(f"return {camel(record.name)}({args}), end")
         return self.signature(record) + "\n" + "\n".join(w.lines)
@@ -253,6 +262,14 @@ class MessageReaders:
         else:
             p = PRIMITIVES[ref.name]
             self.msb_common(w, var, p.bits, p.signed)
+        if field.has_default:
+            w.line(f"if {var} == {field.default!r}:  # written at its default")
+            with w.indent():
+                self.uncommon(w)
+        if field.unknown_field_policy == "error":  # build writes a larger lnifid
+            w.line(f"if lnifid <= {field.id}:")
+            with w.indent():
+                self.uncommon(w)
         if optional:
             w.depth -= 1
             w.line("else:")
@@ -264,8 +281,8 @@ class MessageReaders:
 
     def msb_common(self, w: LineWriter, var: str, bits: int, signed: bool) -> None:
         """An msb varint at ``pos + 1`` (after a one-byte id or version) without bounds
-        checks (see :meth:`message_common_function`); the 9-byte form and values wider
-        than ``bits`` go to the exact reader."""
+        checks (see :meth:`message_common_function`); the 9-byte form, values wider
+        than ``bits`` and forms longer than the shortest go to the exact reader."""
         first = w.fresh("b")
         w.line(f"{first} = buf[pos + 1]")
         w.line(f"if not {first} & 1:")
@@ -277,6 +294,9 @@ class MessageReaders:
             w.line(f"elif {first} & 3 == 1:")
             with w.indent():
                 w.line(f"{var} = ({first} | buf[pos + 2] << 8) >> 2")
+                w.line(f"if {var} < 0x80:  # not the shortest form")
+                with w.indent():
+                    self.uncommon(w)
                 if signed:
                     w.line(f"{var} = ({var} >> 1) ^ -({var} & 1)")
                 w.line("pos += 3")
@@ -288,6 +308,9 @@ class MessageReaders:
             with w.indent():
                 self.uncommon(w)
             w.line(f'{var} = int.from_bytes(buf[pos + 1 : pos + 1 + {n}], "little") >> {n}')
+            w.line(f"if {var} < _MSB_SHORTEST[{n}]:  # a shorter form holds it")
+            with w.indent():
+                self.uncommon(w)
             if bits < 56:
                 w.line(f"if {var} >> {bits}:")
                 with w.indent():

@@ -446,7 +446,8 @@ class Lowering:
                         steps=tuple(self._keyed_value(field.type, item, end)),
                     ),
                 )
-            keyed = KeyedField(var, field.id, end, absent, default, value)
+            counted = lnifid if field.unknown_field_policy == "error" else ""
+            keyed = KeyedField(var, field.id, end, absent, default, value, counted)
             steps.append(FieldSteps(field.name, field.line, (keyed,)))
         for field in record.fields:
             if field.default_from:
@@ -457,6 +458,9 @@ class Lowering:
             ("last_non_ignorable_field_id", lnifid),
             *((f.name, f"{prefix}{f.name}") for f in record.fields),
             ("unknown_fields", unknown),
+            # the readers of a plan take only what build writes back as it came; the rest
+            # they leave to the Python reader, which keeps the bytes (wire_form)
+            ("wire_form", "None"),
         )
         steps.append(Build(into, camel(record.name), fields))
         return steps

@@ -711,7 +711,9 @@ class KeyedField(Step):
     (an msb-count varint) peeked; ``id``: read, then ``steps`` into ``var``; a smaller id:
     not mine (out of order); a larger one, or the end: absent, and ``absent`` says what
     ``var`` is: ``required`` (not mine), ``value`` (the Python literal ``default``) or
-    ``from`` (None, then :class:`Fallback` gives it another field's value)."""
+    ``from`` (None, then :class:`Fallback` gives it another field's value). ``lnifid``:
+    the message's ``last_non_ignorable_field_id`` variable when the field is non-ignorable
+    (present, build writes at least ``id + 1`` there)."""
 
     var: str
     id: int
@@ -719,6 +721,7 @@ class KeyedField(Step):
     absent: str
     default: str = ""
     steps: tuple[Step, ...] = ()
+    lnifid: str = ""
 
     def lines(self) -> list[str]:
         otherwise = {"required": "not mine", "value": self.default, "from": "None"}[self.absent]

@@ -118,7 +118,18 @@ def _quick_varints(buf, pos, n, zigzag, delta):
     return out, pos'''
 _QUICK_MSB = '''\
 def _quick_msb(buf, pos, end, bits):
-    """An msb-count varint (``runtime.core.fast.msb_uvar``'s checks), else Retry."""
+    """An msb-count varint in its shortest form, else Retry (Python keeps it: wire_form)."""
+    try:
+        value, after = rt_fast.msb_uvar(buf, pos, end, bits)
+    except DecodeError:
+        raise rt_fast.Retry from None
+    if value < rt_fast.MSB_SHORTEST[after - pos]:
+        raise rt_fast.Retry
+    return value, after
+
+
+def _quick_msb_any(buf, pos, end, bits):
+    """An msb-count varint in any form (``rt_fast.msb_uvar``'s checks), else Retry."""
     try:
         return rt_fast.msb_uvar(buf, pos, end, bits)
     except DecodeError:
@@ -815,10 +826,16 @@ class QuickTierEmitter(QuickPending):
             self.msb("k_version", 64, end)
             self.retry_if("k_version != 1")
             self.w.line("k_size_at = pos")
-            self.msb(step.declared, 64, end)
+            self.msb(step.declared, 64, end, shortest=False)
             self.w.line("k_lnifid_at = pos")
-            self.msb(step.lnifid, 64, end)
+            self.msb(step.lnifid, 64, end, shortest=False)
             self.retry_if(f"{step.lnifid} > {step.fields}")
+            self.retry_if(  # both shortest, or widened as build widens them
+                f"({step.declared} < rt_fast.MSB_SHORTEST[k_lnifid_at - k_size_at]"
+                f" or {step.lnifid} < rt_fast.MSB_SHORTEST[pos - k_lnifid_at])"
+                f" and not rt_fast.msb_head_as_built({step.declared}, {step.lnifid}, "
+                f"k_lnifid_at - k_size_at, pos - k_lnifid_at, {end} - k_start)"
+            )
             self.retry_if(
                 f"{step.declared} != {end} - k_start and {step.declared} != rt_fast.mysql_size("
                 f"k_size_at - k_start, pos - k_lnifid_at, {end} - pos)"
@@ -829,13 +846,16 @@ class QuickTierEmitter(QuickPending):
             self.w.line(f"if {step.var} is None:")
             with self.w.indent():
                 self.w.line(f"{step.var} = {step.source}")
+            self.w.line(f"elif {step.var} == {step.source}:  # written at its default")
+            with self.w.indent():
+                self.w.line(_RETRY)
         else:
             assert isinstance(step, Rest), step
             self.w.line(f"{step.var} = bytes(buf[pos : {step.end}]) if pos < {step.end} else None")
             self.w.line(f"pos = max(pos, {step.end})")
 
-    def msb(self, var: str, bits: int, end: str) -> None:
-        """An msb-count varint at ``pos`` into ``var`` (one byte inline)."""
+    def msb(self, var: str, bits: int, end: str, shortest: bool = True) -> None:
+        """An msb-count varint at ``pos`` into ``var`` (one byte inline), ``shortest``."""
         self.uses_msb = True
         self.w.line(f"if pos < {end} and not buf[pos] & 1:")
         with self.w.indent():
@@ -845,7 +865,8 @@ class QuickTierEmitter(QuickPending):
                 self.retry_if(f"{var} >> {bits}")
         self.w.line("else:")
         with self.w.indent():
-            self.w.line(f"{var}, pos = _quick_msb(buf, pos, {end}, {bits})")
+            helper = "_quick_msb" if shortest else "_quick_msb_any"
+            self.w.line(f"{var}, pos = {helper}(buf, pos, {end}, {bits})")
 
     def keyed_field(self, step: KeyedField) -> None:
         """The next field id peeked (its one-byte form first)."""
@@ -859,15 +880,20 @@ class QuickTierEmitter(QuickPending):
             self.w.line("else:")
             with self.w.indent():
                 self.uses_msb = True
-                self.w.line(f"k_key, k_after = _quick_msb(buf, pos, {step.end}, 64)")
+                self.w.line(f"k_key, k_after = _quick_msb_any(buf, pos, {step.end}, 64)")
                 self.retry_if(f"k_key < {step.id}")  # out of order
                 self.w.line(f"if k_key == {step.id}:")
                 with self.w.indent():
+                    self.retry_if("k_key < rt_fast.MSB_SHORTEST[k_after - pos]")
                     self.w.line("pos = k_after")
                     self.w.line("k_present = True")
         self.w.line("if k_present:")
         with self.w.indent():
             self.branch(step.steps)
+            if step.absent == "value":  # build leaves it out: Python keeps the wire_form
+                self.retry_if(f"{step.var} == {step.default}")
+            if step.lnifid:
+                self.retry_if(f"{step.lnifid} <= {step.id}")
         self.w.line("else:")
         with self.w.indent():
             if step.absent == "required":

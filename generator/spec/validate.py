@@ -663,7 +663,8 @@ class SpecBuilder(FieldBuilder):
                         raise self.error(
                             parts + ("map", part), "a message in a map must be layout: serializable"
                         )
-        for name in ("serializable_field_size", "last_non_ignorable_field_id", "unknown_fields"):
+        header = ("serializable_field_size", "last_non_ignorable_field_id", "unknown_fields")
+        for name in (*header, "wire_form"):
             if name in names:
                 raise self.error(where + ("fields",), f"{name!r} is the message header's name")
 

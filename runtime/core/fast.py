@@ -45,6 +45,34 @@ the buffer (IndexError, struct.error) and bad text (UnicodeDecodeError, a ValueE
 MSB_LENGTH = _LENGTH
 """The length (1..9) of the msb-count varint each first byte starts."""
 
+MSB_SHORTEST = (None, 0, *(1 << 7 * (n - 1) for n in range(2, 9)), 1 << 56)
+"""The smallest value whose shortest msb-count varint takes ``n`` (1..9) bytes, by ``n``:
+a varint of ``n`` bytes below it is written longer than it needs (MySQL's reader takes it,
+its writer never writes it).
+
+    >>> MSB_SHORTEST[1], MSB_SHORTEST[2], MSB_SHORTEST[3], MSB_SHORTEST[9] == 1 << 56
+    (0, 128, 16384, True)
+"""
+
+
+def msb_head_as_built(declared: int, lnifid: int, size_len: int, lnifid_len: int, length: int):
+    """Whether a mysql::serialization message head whose size and lnifid varints take
+    ``size_len`` and ``lnifid_len`` bytes is one build writes for a message of ``length``
+    bytes: both shortest, or widened as ``runtime.formats.serializable._Header.widened``
+    widens them (to the true length: the room in the lnifid up to 9 bytes, then the size).
+    A reader of the common forms leaves any other head to the Python reader (wire_form).
+
+        >>> msb_head_as_built(5, 0, 1, 1, 5), msb_head_as_built(6, 0, 1, 2, 6)
+        (True, True)
+        >>> msb_head_as_built(6, 0, 2, 1, 6)  # build widens the lnifid first
+        False
+    """
+    size_shortest = uvar_size(declared)
+    if size_len == size_shortest and lnifid_len == uvar_size(lnifid):
+        return True
+    return declared == length and (size_len == size_shortest or lnifid_len == 9)
+
+
 MSB_ZIGZAG1 = tuple(None if b & 1 else (b >> 2) ^ -((b >> 1) & 1) for b in range(256))
 """The signed (zigzag) value of each one-byte msb-count varint, by its byte."""
 
@@ -84,8 +112,9 @@ def _array_matcher(count: int, bits: int):
     if key not in _ARRAYS:
         one = [b for b in range(0, 256, 2) if b >> 1 < 1 << bits]
         two_first = list(range(1, 256, 4))
+        # shortest forms only: a 2-byte value is at least 128, its second byte at least 2
         two_second = [
-            s for s in range(256) if any((f | s << 8) >> 2 < 1 << bits for f in two_first)
+            s for s in range(2, 256) if any((f | s << 8) >> 2 < 1 << bits for f in two_first)
         ]
         values = {bytes([b]): b >> 1 for b in one}
         values.update(
@@ -101,11 +130,13 @@ def _array_matcher(count: int, bits: int):
         else:
             cls = lambda bs: b"[" + b"".join(re.escape(bytes([b])) for b in bs) + b"]"
             if bits >= 14:
-                token = cls(one) + b"|" + cls(two_first) + b"[\x00-\xff]"
+                token = cls(one) + b"|" + cls(two_first) + b"[\x02-\xff]"
             else:
                 # 2-byte forms within `bits`: first byte's top 6 bits and the second byte
                 top = (1 << (bits - 6)) - 1 if bits > 6 else 0
-                token = cls(one) + b"|" + cls(two_first) + cls(range(top + 1))
+                token = cls(one)
+                if top >= 2:  # 7 bits have no 2-byte shortest form
+                    token += b"|" + cls(two_first) + cls(range(2, top + 1))
             if count <= GROUPED_ARRAY_MAX:
                 # One group per element: the match hands over every element's bytes at once.
                 all_re = re.compile((b"(" + token + b")") * count, re.DOTALL)
@@ -118,7 +149,8 @@ def _array_matcher(count: int, bits: int):
 
 
 class MsbArray:
-    """``count`` (at most ``GROUPED_ARRAY_MAX``) 1- or 2-byte msb varints within ``bits``,
+    """``count`` (at most ``GROUPED_ARRAY_MAX``) 1- or 2-byte msb varints within ``bits``
+    in their shortest forms,
     as the common form of a generated message reader reads them: ``match(buf, pos, end)``
     with one group per element, ``value`` of a group, and ``last``, the bytes and the
     values of the array it matched last. The reader tries ``last`` first: the same bytes
@@ -134,7 +166,7 @@ class MsbArray:
 
 def msb_uvar_array(buf, pos: int, end: int, count: int, bits: int):
     """``count`` unsigned varints back to back, or ``None`` when any of them is not a
-    well-formed 1- or 2-byte varint within ``bits`` (the caller then reads them one by one
+    well-formed 1- or 2-byte varint within ``bits`` in its shortest form (the caller then reads them one by one
     to raise the exact error). ``(values, new_pos)`` otherwise."""
     matcher = _ARRAYS.get((count, bits)) or _array_matcher(count, bits)
     if matcher is not None:
@@ -158,7 +190,7 @@ def msb_uvar_array(buf, pos: int, end: int, count: int, bits: int):
             pos += 1
         elif b & 3 == 1 and pos + 1 < end:
             v = (b | (buf[pos + 1] << 8)) >> 2
-            if v >= limit:
+            if v >= limit or v < 0x80:  # too wide, or not the shortest form
                 return None
             append(v)
             pos += 2

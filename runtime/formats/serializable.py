@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from construct import Construct, ConstructError, Container, ListContainer, SizeofError
 
 from runtime.core.errors import DecodeError, EncodeError, SpecError
-from runtime.core.limits import current
+from runtime.core.limits import Limits, current
 from runtime.core.msbvarint import (
     decode_uvar,
     encode_uvar,
@@ -55,9 +55,13 @@ SIZE_KEY = "serializable_field_size"
 LNIFID_KEY = "last_non_ignorable_field_id"
 UNKNOWN_KEY = "unknown_fields"
 """The model key of the bytes a newer writer's fields took (None when there are none)."""
+WIRE_KEY = "wire_form"
+"""The model key of a message's bytes as read when build would write its values otherwise
+(non-minimal varints, optional fields written at their default; None when it would not)."""
 FORMAT_VERSION = 1
 """The id of every top-level message (``serialization_format_version``): byte ``02``."""
 
+_HEADER_KEYS = (SIZE_KEY, LNIFID_KEY, UNKNOWN_KEY, WIRE_KEY)
 _REQUIRED = object()
 _POLICIES = ("ignore", "error")
 # Construct's own errors and the plain ones a stock subconstruct raises for a bad model
@@ -126,18 +130,21 @@ class SerializableMessage(Construct):
     ``top_level=False`` is a message nested as a :class:`Field` or inside a container.
 
     Parse returns a ``Container`` with ``serializable_field_size``,
-    ``last_non_ignorable_field_id``, every field (absent ones set to their defaults) and,
+    ``last_non_ignorable_field_id``, every field (absent ones set to their defaults),
     when the message holds fields this reader does not know, ``unknown_fields`` (their
-    bytes; build writes them after the known fields, where they came from).
+    bytes; build writes them after the known fields, where they came from) and, when build
+    would write the message otherwise, ``wire_form`` (see below).
     Build computes the size (the self-consistent value, see below) and the lnifid; a model
     that carries either one keeps it when it is also valid for the built bytes, so that
-    ``build(parse(x)) == x`` for MySQL's own off-by-one sizes too. The two things a model
-    does not keep are non-minimal varints and optional fields written with their default
-    value (MySQL writes neither): their message is rebuilt in the canonical form, known
-    fields minimal and the kept size made up by longer header varints
-    (:meth:`_Header.widened`), so ``parse(build(m)) == m`` holds for every parsed model;
-    set ``serializable_field_size`` to None after shortening a parsed model's values to
-    get the computed size instead.
+    ``build(parse(x)) == x`` for MySQL's own off-by-one sizes too. A message build would
+    write otherwise (non-minimal varints, optional fields written with their default value:
+    MySQL's reader takes both, its ``read_varlen_bytes`` reads any length a first byte
+    announces, but its writer writes neither) is kept as read: parse sets ``wire_form`` to
+    its bytes, and build writes them back while the model still reads as them, so
+    ``build(parse(x)) == x`` for every input that decodes. A changed model is written in
+    the canonical form, known fields minimal and a kept size made up by longer header
+    varints (:meth:`_Header.widened`); set ``serializable_field_size`` to None after
+    shortening a parsed model's values to get the computed size instead.
 
         >>> from runtime.core.msbvarint import MsbVarInt
         >>> SerializableMessage(Field(0, "a", MsbVarInt())).parse(bytes.fromhex("020600"))
@@ -166,10 +173,8 @@ class SerializableMessage(Construct):
             raise SpecError(
                 f"field ids must be 0, 1, 2, ... in order, got {[f.id for f in fields]}"
             )
-        if len(set(names)) != len(names) or {SIZE_KEY, LNIFID_KEY, UNKNOWN_KEY} & set(names):
-            raise SpecError(
-                f"field names must be unique and not {SIZE_KEY}/{LNIFID_KEY}/{UNKNOWN_KEY}"
-            )
+        if len(set(names)) != len(names) or set(_HEADER_KEYS) & set(names):
+            raise SpecError(f"field names must be unique and not {'/'.join(_HEADER_KEYS)}")
         by_name = dict(zip(names, fields))
         for f in fields:
             ref = by_name.get(f.default_from, f) if f.default_from else None
@@ -240,7 +245,24 @@ class SerializableMessage(Construct):
                 spans.open(UNKNOWN_KEY, here)
                 spans.close(end, result[UNKNOWN_KEY])
         stream.seek(max(here, end))
+        raw = _read_back(stream, start, max(here, end))
+        if not self._rebuilds(result, raw, start, size_at):
+            result[WIRE_KEY] = raw
         return result if self.model is None else self.model(**result)
+
+    def _rebuilds(self, result, raw: bytes, start: int, size_at: int) -> bool:
+        """Whether build writes ``result``, the model of ``raw``, back as ``raw``: not when
+        ``raw`` holds non-minimal varints or optional fields at their default (MySQL's
+        reader takes both, its writer writes neither), which ``raw`` then keeps."""
+        prefix = raw[: size_at - start]
+        if prefix:  # the version or field id, as build writes it
+            prefix = encode_uvar(decode_uvar(prefix)[0])
+        out = io.BytesIO()
+        try:
+            self._build_with_prefix(result, out, Container(), "", prefix)
+        except EncodeError:  # beyond what the header can make up (widened): not rebuilt
+            return False
+        return out.getvalue() == raw
 
     def _fields_end(self, stream, start, declared, header, size_at) -> int:
         """Check the declared size; return the offset where this message's fields end."""
@@ -297,6 +319,10 @@ class SerializableMessage(Construct):
             raise EncodeError(
                 f"a message needs a mapping of field values, got {type(obj).__name__}"
             )
+        kept = self._kept_form(obj, prefix)
+        if kept is not None:
+            stream.write(kept)
+            return _has_fields(kept, bool(prefix))
         ctx = _child_context(context, stream, building=True)
         ctx.update(obj)
         body = io.BytesIO()
@@ -335,6 +361,69 @@ class SerializableMessage(Construct):
         head = message_head(len(prefix), len(payload), lnifid, obj.get(SIZE_KEY))
         stream.write(prefix + head + payload)
         return written > 0
+
+    def _kept_form(self, obj: Mapping, prefix: bytes) -> bytes | None:
+        """The model's ``wire_form`` when it still reads as the model (the same id, header,
+        fields and unknown fields): a parsed model, unchanged, is written back as it came."""
+        kept = obj.get(WIRE_KEY)
+        if not isinstance(kept, (bytes, bytearray)):
+            return None
+        stream = io.BytesIO(kept)
+        # read again within no tighter limits than its bytes: whatever parse it came from
+        limits = Limits(max_count=len(kept), max_string=len(kept))
+        context = Container(_params={"limits": limits})
+        try:
+            if prefix and not self.top_level:
+                if read_uvar(stream, 64, "field id") != decode_uvar(prefix)[0]:
+                    return None
+                again = self._parse_rest(stream, context, "", 0)
+            else:
+                again = self._parse(stream, context, "")
+        except (DecodeError, ConstructError):
+            return None
+        if stream.tell() != len(kept):
+            return None
+        if not isinstance(again, Mapping):
+            again = dict(again.items())  # a generated model class
+        names = (SIZE_KEY, LNIFID_KEY, UNKNOWN_KEY, *(f.name for f in self.fields))
+        if any(obj.get(name) != again.get(name) for name in names):
+            return None
+        return bytes(kept) if again.get(WIRE_KEY) == kept else None
+
+
+def kept_form(message: SerializableMessage, model) -> bytes | None:
+    """``model``'s ``wire_form`` if ``message`` (top level) writes it back (see
+    :meth:`SerializableMessage._kept_form`), else None. The generated fast writers call it.
+
+        >>> from runtime.core.msbvarint import MsbVarInt
+        >>> point = SerializableMessage(Field(0, "x", MsbVarInt()))
+        >>> m = point.parse(bytes.fromhex("020c00000500"))  # x = 1 written in two bytes
+        >>> m.wire_form.hex(), point.build(m).hex()
+        ('020c00000500', '020c00000500')
+        >>> m.x = 2  # no longer what the kept bytes say: x minimal, the size kept (widened)
+        >>> kept_form(point, m), point.build(m).hex()
+        (None, '020c01000004')
+    """
+    obj = model if isinstance(model, Mapping) else dict(model.items())
+    return message._kept_form(obj, encode_uvar(FORMAT_VERSION))
+
+
+def wire_form(raw, model, build, record: str) -> bytes | None:
+    """``raw``, a message's bytes, unless ``build(model, record)`` (a generated module's)
+    writes its parsed ``model`` back as them: what a generated fast reader keeps as the
+    model's ``wire_form`` (as :meth:`SerializableMessage._rebuilds` decides).
+
+        >>> canonical = lambda model, record: bytes.fromhex("020a000002")  # x = 1
+        >>> wire_form(bytes.fromhex("020a000002"), {}, canonical, "point") is None
+        True
+        >>> wire_form(bytes.fromhex("020c00000500"), {}, canonical, "point").hex()
+        '020c00000500'
+    """
+    raw = bytes(raw)
+    try:
+        return None if build(model, record) == raw else raw
+    except EncodeError:
+        return raw
 
 
 def message_head(id_len: int, payload: int, lnifid: int, given) -> bytes:
@@ -378,12 +467,11 @@ class _Header:
         """The size and lnifid varints that make a message of ``payload`` field bytes
         exactly ``size`` long, or None when no widths do.
 
-        A parsed message is longer than what the builder writes for its model when it
-        held non-minimal varints or optional fields written with their default value
-        (both accepted, as MySQL's reader accepts them; neither is in the model). The
-        builder takes up the difference, up to 16 bytes, in the longer forms of these two
-        varints, so that the message keeps its size (and the framing around it, an
-        event_size, stays valid) and ``parse(build(model)) == model``."""
+        A model's size is larger than what the builder writes for its values when they
+        changed since parse (shorter varints now) or when it was set by hand; an unchanged
+        parsed model is written as its ``wire_form`` instead. The builder takes up the
+        difference, up to 16 bytes, in the longer forms of these two varints, so that the
+        message keeps its size (and the framing around it, an event_size, stays valid)."""
         room = size - (self.id_len + uvar_size(size) + self.lnifid_len + payload)
         if room < 0:
             return None
@@ -594,6 +682,19 @@ def unknown_bytes(raw, last_written: int, known: int) -> bytes:
             path=UNKNOWN_KEY,
         )
     return bytes(raw)
+
+
+def _read_back(stream, start: int, end: int) -> bytes:
+    """The bytes ``start .. end`` of ``stream``, which stays at ``end``."""
+    stream.seek(start)
+    return stream.read(end - start)
+
+
+def _has_fields(message: bytes, with_id: bool) -> bool:
+    """Whether a message's bytes hold any field after their id, size and lnifid."""
+    pos = decode_uvar(message, 0)[1] if with_id else 0
+    pos = decode_uvar(message, decode_uvar(message, pos)[1])[1]
+    return pos < len(message)
 
 
 def _keep_if_valid(given, valid, computed):
