@@ -74,6 +74,7 @@ from generator.emit.plan import (
     flatten,
 )
 from generator.emit.pysource import LineWriter, codec_cases, struct_format, struct_name
+from generator.emit.quick_helpers import QUICK_MSB, QUICK_UVARINT, QUICK_VARINTS
 from generator.emit.quick_pending import QuickPending
 from generator.spec import pytext
 
@@ -82,58 +83,6 @@ _STACK_DEPTH = 200
 """Where a spec recurses, deeper than this the Python stack is not trusted (a level is at
 most a call): the exact reader decides, and turns a RecursionError into a DecodeError."""
 _EXPRESSION_FAILURES = "(DecodeError, *rt.EXPRESSION_ERRORS)"
-_QUICK_UVARINT = '''\
-def _quick_uvarint(buf, pos):
-    """A LEB128 varint of two bytes or more (``read_uvarint``'s checks), else Retry."""
-    try:
-        return rt_fast.read_uvarint(buf, pos)
-    except DecodeError:
-        raise rt_fast.Retry from None'''
-_QUICK_VARINTS = '''\
-def _quick_varints(buf, pos, n, zigzag, delta):
-    """``n`` LEB128 varints at ``pos`` (``read_uvarint``'s checks; one and two bytes
-    inline: type codes and flags), ZigZag-signed, each the difference to the one before
-    (modulo 2**64, int64-wrapped when signed), else Retry."""
-    out = []
-    acc = 0
-    try:
-        for _ in range(n):
-            v = buf[pos]
-            if v < 0x80:
-                pos += 1
-            elif buf[pos + 1] < 0x80:
-                v = (v & 0x7F) | (buf[pos + 1] << 7)
-                pos += 2
-            else:
-                v, pos = rt_fast.read_uvarint(buf, pos)
-            if zigzag:
-                v = (v >> 1) ^ -(v & 1)
-            if delta and zigzag:
-                acc = v = ((acc + v + 0x8000000000000000) & 0xFFFFFFFFFFFFFFFF) - 0x8000000000000000
-            elif delta:
-                acc = v = (acc + v) & 0xFFFFFFFFFFFFFFFF
-            out.append(v)
-    except DecodeError:
-        raise rt_fast.Retry from None
-    return out, pos'''
-_QUICK_MSB = '''\
-def _quick_msb(buf, pos, end, bits):
-    """An msb-count varint in its shortest form, else Retry (Python keeps it: wire_form)."""
-    try:
-        value, after = rt_fast.msb_uvar(buf, pos, end, bits)
-    except DecodeError:
-        raise rt_fast.Retry from None
-    if value < rt_fast.MSB_SHORTEST[after - pos]:
-        raise rt_fast.Retry
-    return value, after
-
-
-def _quick_msb_any(buf, pos, end, bits):
-    """An msb-count varint in any form (``rt_fast.msb_uvar``'s checks), else Retry."""
-    try:
-        return rt_fast.msb_uvar(buf, pos, end, bits)
-    except DecodeError:
-        raise rt_fast.Retry from None'''
 
 
 class QuickTierEmitter(QuickPending):
@@ -166,14 +115,14 @@ class QuickTierEmitter(QuickPending):
         constants += self.pending_constant()
         constants += [f"{name} = {cases}" for name, cases in self.codec_cases.items()]
         if self.uses_uvarint:
-            functions.insert(0, _QUICK_UVARINT)
+            functions.insert(0, QUICK_UVARINT)
         for table, step in self.choice_tables.items():
             cases = ", ".join(f"({m!r}, {k!r}, _quick_{r})" for m, k, r in step.cases)
             functions.append(f"{table} = rt_fast.choice_table([{cases}])")
         if self.uses_msb:
-            functions.insert(0, _QUICK_MSB)
+            functions.insert(0, QUICK_MSB)
         if self.uses_varints:
-            functions.insert(0, _QUICK_VARINTS)
+            functions.insert(0, QUICK_VARINTS)
         table = (
             [
                 "# The quick tier of `parse`: (reader, the nesting depth it reads) by record.",
