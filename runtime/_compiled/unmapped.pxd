@@ -16,6 +16,31 @@ from libc.string cimport memcpy
 from runtime._compiled.mapped cimport (
     MAP_BYTES, MAP_F64, MAP_NULL, MAP_SIGNED_UNLESS, MAP_STR, MAP_UVARINT,
 )
+from runtime._compiled.prelude cimport wirespec_slot_offset
+from runtime._compiled.slots cimport get_slot
+
+
+cdef inline Py_ssize_t slot_or_none(type cls, str name) except -2:
+    """The offset of ``cls``'s own slot ``name`` (what ``model.name`` reads for a model of
+    exactly that class), or -1 where it has none (then :func:`read_field` uses getattr)."""
+    import types
+
+    descr = cls.__dict__.get(name)
+    if type(descr) is not types.MemberDescriptorType:
+        return -1
+    return wirespec_slot_offset(descr)
+
+
+cdef inline object read_field(object model, Py_ssize_t offset, str name):
+    """``model.name`` of a model of exactly the class :func:`slot_or_none` read ``offset``
+    from: the slot read in place (an unset one raises getattr's AttributeError), no lookup."""
+    cdef PyObject* value
+    if offset < 0:
+        return getattr(model, name)
+    value = get_slot(model, offset)
+    if value == NULL:
+        raise AttributeError(name)
+    return <object>value
 
 
 cdef inline object unmap_value(const signed char* kinds, object code, object flags,
