@@ -60,7 +60,7 @@ class CompiledWriters(BuildEmitter):
         source = super().record_function(record, written)
         head, body = source.split("\n", 1)
         params = "object model, Out* out" + (", object parent" if ", parent)" in head else "")
-        body = body.replace("len(out)", "out.size")
+        body = body.replace("len(out)", "out.size").replace("rt_fast.Parent(", "_Parent(")
         return f"cdef object _cwrite_{record.name}({params}):\n{body}"
 
     def field_bytes(self, w: LineWriter, field: Field, scope, written: dict) -> None:
@@ -182,6 +182,7 @@ class CompiledWriters(BuildEmitter):
             ")",
             "import runtime.core.fast as rt_fast",
             "",
+            "cdef object _Parent = rt_fast.Parent  # looked up once, not at each record written",
             f'WRITERS = "{self.digest()}"',
             '"""The digest of the writers rendered here: a build of other writers is not used."""',
         ]
