@@ -155,12 +155,13 @@ cdef inline list intern_paths(dictionary):
 
 cdef inline int intern_frame(object model, list refs, object field) except -1:
     """``Dictionary.intern`` of ``model`` (dicts and lists), given :func:`intern_paths`: the
-    names in its ref fields replaced by ids in ``interned:`` order, the dictionary
+    names in its ref fields replaced by ids in ``interned:`` order (a list of names in
+    place: the model is the caller's own, made for this message), the dictionary
     ``model[field]`` the names in id order."""
     cdef dict ids = {}
     cdef Py_ssize_t i
     cdef bint refused
-    cdef list holders, reached, out
+    cdef list holders, reached, names
     for steps, last, null, refused_ in refs:
         refused = refused_
         holders = [model]
@@ -180,10 +181,9 @@ cdef inline int intern_frame(object model, list refs, object field) except -1:
         for holder in holders:
             value = holder[last]
             if type(value) is list:
-                out = []
-                for i in range(PyList_GET_SIZE(value)):
-                    out.append(intern_term(ids, <object>PyList_GET_ITEM(value, i), null, refused))
-                holder[last] = out
+                names = value
+                for i in range(PyList_GET_SIZE(names)):
+                    names[i] = intern_term(ids, <object>PyList_GET_ITEM(names, i), null, refused)
             else:
                 holder[last] = intern_term(ids, value, null, refused)
     model[field] = list(ids)
