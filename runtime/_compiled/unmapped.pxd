@@ -22,9 +22,12 @@ from runtime._compiled.slots cimport get_slot
 
 cdef inline Py_ssize_t slot_or_none(type cls, str name) except -2:
     """The offset of ``cls``'s own slot ``name`` (what ``model.name`` reads for a model of
-    exactly that class), or -1 where it has none (then :func:`read_field` uses getattr)."""
+    exactly that class), or -1 where it has none, or its attribute lookup is its own (then
+    :func:`read_field` uses getattr)."""
     import types
 
+    if cls.__getattribute__ is not object.__getattribute__:
+        return -1
     descr = cls.__dict__.get(name)
     if type(descr) is not types.MemberDescriptorType:
         return -1
