@@ -57,9 +57,14 @@ _HEAD = """\
 
 from runtime._compiled.mapped cimport map_kinds, map_kinds_ok
 from runtime._compiled.unmapped cimport (
-    intern_frame, intern_paths, text_size, unmap_value,
+    intern_frame, intern_paths, read_field, slot_or_none, text_size, unmap_value,
 )"""
 """What the way backs cimport (after the compiled writers' section)."""
+
+
+def _read(model: str, holder: str, field: str) -> str:
+    """``model.field`` of a model of exactly ``holder``'s class, its slot read in place."""
+    return f'read_field({model}, {holder}_{field}, "{field}")'
 
 
 def _calls_runtime(back: WayBack) -> bool:
@@ -143,6 +148,7 @@ class _Renderer:
             "# Set by the bind: the models' classes, the value kinds' table, the interned refs."
         ]
         lines += [f"cdef object {name}  # {model}" for name, model in self.classes()]
+        lines += [f"cdef Py_ssize_t {holder}_{field}" for holder, field in self.fields_read()]
         lines += [
             f"cdef signed char {p}_kinds[256]",
             f"cdef uint64_t {p}_unsigned",
@@ -153,6 +159,20 @@ class _Renderer:
             f"cdef object {p}_dictionary = None",
         ]
         return "\n".join(lines)
+
+    def fields_read(self) -> list[tuple[str, str]]:
+        """(class global, field) of each attribute the way back reads: its slot's offset
+        is bound beside the class (``{class global}_{field}``, -1: none, getattr reads it)."""
+        out = []
+        for n, cls in enumerate(self.back.classes):
+            fields = [f.name for f in cls.fields]
+            if cls.groups is not None:
+                fields += [field for _, field in cls.groups.into]
+            out += [(f"{self.prefix}_class{n}", field) for field in dict.fromkeys(fields)]
+        groups = [c.groups for c in self.back.classes if c.groups is not None]
+        if groups:
+            out += [(f"{self.prefix}_column", field) for field in groups[0].chunks]
+        return out
 
     # -- one model ---------------------------------------------------------------------
 
@@ -169,14 +189,17 @@ class _Renderer:
             lines.append(
                 f"    {'if' if n == 0 else 'elif'} cls is {self.prefix}_class{n}:  # {cls.member}"
             )
-            lines += ["        " + line for line in self.write_class(cls)]
+            lines += [
+                "        " + line for line in self.write_class(cls, f"{self.prefix}_class{n}")
+            ]
         lines.append("    return None")
         return "\n".join(lines)
 
-    def write_class(self, cls: WriteClass) -> list[str]:
+    def write_class(self, cls: WriteClass, holder: str) -> list[str]:
+        """``holder``: the global of the class (its fields' offsets beside it)."""
         lines = []
         for field in cls.fields:
-            lines.append(f"{field.name} = model.{field.name}")
+            lines.append(f"{field.name} = {_read('model', holder, field.name)}")
             if field.value is None:
                 lines += _gives_up(field.check, field.name)
                 continue
@@ -187,15 +210,15 @@ class _Renderer:
             lines += [f"if {' or '.join(tests)}:", "    return None"]
         lines.append(f"estimate = {_in_c(cls.estimate)}")
         if cls.groups is not None:
-            lines += self.write_groups(cls.groups)
+            lines += self.write_groups(cls.groups, holder)
         header = ", ".join(cls.header)
         body = ", ".join(f'"{name}": {value}' for name, value in cls.body.items())
         lines.append(f"return estimate, ({header},), {{{body}}}")
         return lines
 
-    def write_groups(self, gr: WriteGroups) -> list[str]:
+    def write_groups(self, gr: WriteGroups, holder: str) -> list[str]:
         p = self.prefix
-        into = ", ".join(f"({value}, model.{field})" for value, field in gr.into)
+        into = ", ".join(f"({value}, {_read('model', holder, field)})" for value, field in gr.into)
         local = {field: f"column_{field}" for field in gr.chunks}
         lists = ", ".join(f"group_{chunk}" for chunk in gr.chunks.values())
         lines = [
@@ -207,18 +230,21 @@ class _Renderer:
             "        return None",
             f"    {lists} = {', '.join('[]' for _ in gr.chunks)}",
             "    for column in columns:",
-            f"        if type(column) is not {p}_column or type(column.{gr.name}) is not str:",
+            f"        if type(column) is not {p}_column:",
             "            return None",
         ]
         for field in gr.chunks:
             if field != gr.value:
-                lines.append(f"        {local[field]} = column.{field}")
+                lines.append(f"        {local[field]} = {_read('column', f'{p}_column', field)}")
+            if field == gr.name:  # each attribute read once: a getattr is most of a column's cost
+                lines += [f"        if type({local[field]}) is not str:", "            return None"]
         for field, check in gr.checked:
             lines += ["        " + line for line in _gives_up(check, local[field])]
         lines += [
             (
                 f"        {local[gr.value]} = unmap_value({p}_kinds, {local[gr.code]}, "
-                f"{local[gr.flags]}, column.{gr.value}, {p}_unsigned, {p}_big, &gave_up)"
+                f"{local[gr.flags]}, {_read('column', f'{p}_column', gr.value)}, {p}_unsigned, "
+                f"{p}_big, &gave_up)"
             ),
             "        if gave_up:",
             "            return None",
@@ -239,16 +265,22 @@ class _Renderer:
 
     def pack(self) -> str:
         back, m, p = self.back, self.m, self.prefix
-        header = ", ".join(
-            f'"{chunk}": [part[1][{n}] for part in parts]' for n, chunk in enumerate(back.header)
-        )
+        chunks = [f"{back.header_field}_{chunk}" for chunk in back.header]
+        header = ", ".join(f'"{chunk}": {local}' for chunk, local in zip(back.header, chunks))
         return "\n".join(
             [
                 f"cdef bytes {p}_pack(list parts):",
                 f'    """The message of a batch\'s parts: _frame_{self.name}\'s {m.source} (dicts), its names',
                 f'    interned, written by _cwrite_{m.source}."""',
                 "    cdef Out o = Out(NULL, 0, 0)",
-                f'    source = {{"{back.header_field}": {{{header}}}, "{m.each}": [part[2] for part in parts]}}',
+                "    cdef tuple row",
+                f"    cdef list {', '.join(chunks)}, each = []",
+                f"    {', '.join(chunks)} = {', '.join('[]' for _ in chunks)}",
+                "    for part in parts:  # the header's rows as its chunks, in one pass",
+                "        row = part[1]",
+                *(f"        {local}.append(row[{n}])" for n, local in enumerate(chunks)),
+                "        each.append(part[2])",
+                f'    source = {{"{back.header_field}": {{{header}}}, "{m.each}": each}}',
                 f"    intern_frame(source, {p}_interned, {p}_dictionary)",
                 "    try:",
                 f"        _cwrite_{m.source}(source, &o)",
@@ -379,9 +411,15 @@ class _Renderer:
             '    (``isinstance`` would take the first, ``type(model) is`` another)."""',
             f"    global {', '.join(names)}",
         ]
+        offsets = [f"{holder}_{field}" for holder, field in self.fields_read()]
+        lines.append(f"    global {', '.join(offsets)}")
         for name, model in classes:
             module, cls = model.split(".")
             lines.append(f'    {name} = namespace["rt_{module}"].{cls}')
+        lines += [
+            f'    {holder}_{field} = slot_or_none({holder}, "{field}")'
+            for holder, field in self.fields_read()
+        ]
         models = ", ".join(names[: len(self.back.classes)])
         lines += [
             f"    models = ({models},)",

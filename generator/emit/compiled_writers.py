@@ -39,6 +39,9 @@ _PUT_PRIMS = {
 }
 """The varint primitives, as C calls (``runtime.core.leb128`` takes an enum's member too)."""
 
+_MEMBER = re.compile(r"(?<![.\w])([A-Z][A-Za-z0-9]*)\.([A-Z][A-Z0-9_]*)\b(?![(\w])")
+"""``Enum.MEMBER`` in a rendered line (an upper-case attribute of a class)."""
+
 _ENUM_CLASS = re.compile(r"(?<![.\w])([A-Z][A-Za-z0-9]*)\b(?=[.\[(])")
 """A class a rendered line names (an enum's: ``EventType.DDL``, ``GroupType[...]``)."""
 
@@ -49,6 +52,8 @@ class CompiledWriters(BuildEmitter):
     def __init__(self, spec, lowering=None):
         self.enum_classes: set[str] = set()
         """The enums whose members the writers make (``member_of``)."""
+        self.members_named: dict[str, str] = {}
+        """``Enum.MEMBER`` a writer names -> the module global bound to that member."""
         super().__init__(spec, lowering)
 
     def message_function(self, record: Record) -> str:
@@ -60,8 +65,19 @@ class CompiledWriters(BuildEmitter):
         source = super().record_function(record, written)
         head, body = source.split("\n", 1)
         params = "object model, Out* out" + (", object parent" if ", parent)" in head else "")
-        body = body.replace("len(out)", "out.size")
+        body = body.replace("len(out)", "out.size").replace("rt_fast.Parent(", "_Parent(")
+        body = _MEMBER.sub(self.member_global, body)
         return f"cdef object _cwrite_{record.name}({params}):\n{body}"
+
+    def member_global(self, match: re.Match) -> str:
+        """``Enum.MEMBER`` of one of the spec's enums as a module global bound to the member
+        (an enum class's attribute lookup costs hundreds of instructions), else as it is."""
+        cls, member = match.group(1), match.group(2)
+        enum = next((e for e in self.spec.enums.values() if e.class_name == cls), None)
+        if enum is None or member not in {v.name for v in enum.values}:
+            return match.group(0)
+        self.members_named[match.group(0)] = name = f"_{cls}_{member}"
+        return name
 
     def field_bytes(self, w: LineWriter, field: Field, scope, written: dict) -> None:
         if field.tag is not None or field.type.kind == "presence" or self.compressed_rest(field):
@@ -124,7 +140,8 @@ class CompiledWriters(BuildEmitter):
     def prim(self, w: LineWriter, ref: TypeRef, var: str) -> None:
         if ref.enum:
             self.enum_classes.add(camel(ref.enum))
-            w.line(f"{var} = member_of({camel(ref.enum)}, {var})")
+            cls = camel(ref.enum)
+            w.line(f"{var} = member_of({cls}, _{cls}_members, {var})")
         if ref.name in _PUT_PRIMS:
             w.line(_PUT_PRIMS[ref.name].format(var=var))
             return
@@ -182,12 +199,15 @@ class CompiledWriters(BuildEmitter):
             ")",
             "import runtime.core.fast as rt_fast",
             "",
+            "cdef object _Parent = rt_fast.Parent  # looked up once, not at each record written",
             f'WRITERS = "{self.digest()}"',
             '"""The digest of the writers rendered here: a build of other writers is not used."""',
         ]
         if classes:
             head.append("# Set by bind_writers: the generated module's classes the writers name.")
             head += [f"cdef object {name}" for name in classes]
+            head += [f"cdef dict _{name}_members" for name in sorted(self.enum_classes)]
+            head += [f"cdef object {name}" for name in sorted(set(self.members_named.values()))]
         parts = ["\n".join(head), *self.supported.values()]
         for name in self.entries:
             parts.append(
@@ -211,10 +231,22 @@ class CompiledWriters(BuildEmitter):
             '    """The writers by record, given the generated module\'s namespace; none when',
             '    the module was generated with other writers (a stale build)."""',
         ]
-        if classes:
-            bind.append(f"    global {', '.join(classes)}")
+        bound = [
+            *classes,
+            *(f"_{name}_members" for name in sorted(self.enum_classes)),
+            *sorted(set(self.members_named.values())),
+        ]
+        if bound:
+            bind.append(f"    global {', '.join(bound)}")
         bind += ['    if namespace.get("COMPILED_WRITERS_PLAN") != WRITERS:', "        return {}"]
         bind += [f'    {name} = namespace["{name}"]' for name in classes]
+        bind += [
+            f"    _{name}_members = {name}._value2member_map_" for name in sorted(self.enum_classes)
+        ]
+        bind += [
+            f'    {name} = namespace["{named.split(".")[0]}"].{named.split(".")[1]}'
+            for named, name in sorted(self.members_named.items())
+        ]
         bind.append("    return {")
         bind += [f'        "{name}": write_{name},' for name in self.entries]
         bind.append("    }")

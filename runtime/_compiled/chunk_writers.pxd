@@ -45,13 +45,13 @@ cdef inline int64_t member_i64_of(object v) except? -1:
     return <int64_t>v
 
 
-cdef inline object member_of(object enum, object value):
+cdef inline object member_of(object enum, dict members, object value):
     """What the fast writers make of an enum field: ``enum[value]`` of a name, else
-    ``enum(value)``, whose first step (the member of that value) is taken here without
-    the Python call."""
+    ``enum(value)``, whose first step (the member of that value, ``members``: the enum's
+    ``_value2member_map_``, bound once) is taken here without the Python call."""
     if isinstance(value, str):
         return enum[value]
-    found = enum._value2member_map_.get(value)
+    found = members.get(value)
     return found if found is not None else enum(value)
 
 

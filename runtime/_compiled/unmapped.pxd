@@ -16,6 +16,34 @@ from libc.string cimport memcpy
 from runtime._compiled.mapped cimport (
     MAP_BYTES, MAP_F64, MAP_NULL, MAP_SIGNED_UNLESS, MAP_STR, MAP_UVARINT,
 )
+from runtime._compiled.prelude cimport wirespec_slot_offset
+from runtime._compiled.slots cimport get_slot
+
+
+cdef inline Py_ssize_t slot_or_none(type cls, str name) except -2:
+    """The offset of ``cls``'s own slot ``name`` (what ``model.name`` reads for a model of
+    exactly that class), or -1 where it has none, or its attribute lookup is its own (then
+    :func:`read_field` uses getattr)."""
+    import types
+
+    if cls.__getattribute__ is not object.__getattribute__:
+        return -1
+    descr = cls.__dict__.get(name)
+    if type(descr) is not types.MemberDescriptorType:
+        return -1
+    return wirespec_slot_offset(descr)
+
+
+cdef inline object read_field(object model, Py_ssize_t offset, str name):
+    """``model.name`` of a model of exactly the class :func:`slot_or_none` read ``offset``
+    from: the slot read in place (an unset one raises getattr's AttributeError), no lookup."""
+    cdef PyObject* value
+    if offset < 0:
+        return getattr(model, name)
+    value = get_slot(model, offset)
+    if value == NULL:
+        raise AttributeError(name)
+    return <object>value
 
 
 cdef inline object unmap_value(const signed char* kinds, object code, object flags,
@@ -130,12 +158,13 @@ cdef inline list intern_paths(dictionary):
 
 cdef inline int intern_frame(object model, list refs, object field) except -1:
     """``Dictionary.intern`` of ``model`` (dicts and lists), given :func:`intern_paths`: the
-    names in its ref fields replaced by ids in ``interned:`` order, the dictionary
+    names in its ref fields replaced by ids in ``interned:`` order (a list of names in
+    place: the model is the caller's own, made for this message), the dictionary
     ``model[field]`` the names in id order."""
     cdef dict ids = {}
     cdef Py_ssize_t i
     cdef bint refused
-    cdef list holders, reached, out
+    cdef list holders, reached, names
     for steps, last, null, refused_ in refs:
         refused = refused_
         holders = [model]
@@ -155,10 +184,9 @@ cdef inline int intern_frame(object model, list refs, object field) except -1:
         for holder in holders:
             value = holder[last]
             if type(value) is list:
-                out = []
-                for i in range(PyList_GET_SIZE(value)):
-                    out.append(intern_term(ids, <object>PyList_GET_ITEM(value, i), null, refused))
-                holder[last] = out
+                names = value
+                for i in range(PyList_GET_SIZE(names)):
+                    names[i] = intern_term(ids, <object>PyList_GET_ITEM(names, i), null, refused)
             else:
                 holder[last] = intern_term(ids, value, null, refused)
     model[field] = list(ids)
