@@ -22,21 +22,11 @@ from __future__ import annotations
 from generator.emit.compiled import CompiledEmitter
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.lowering import Lowering
-from generator.emit.plan import Build, Checksum
+from generator.emit.plan import Build, Checksum, walk_steps
 
 _RAW = ("int", "float", "bool", "string", "binary")
 _FLOATS = ("float", "double")
 _INTS = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t")
-
-
-def _walk(steps):
-    """Every step, nested ones included."""
-    for step in steps or ():
-        yield step
-        for inner in ("steps", "default"):
-            yield from _walk(getattr(step, inner, None))
-        for case in getattr(step, "cases", None) or ():
-            yield from _walk(getattr(case, "steps", None))
 
 
 class ArrowEmitter(CompiledEmitter):
@@ -60,8 +50,8 @@ class ArrowEmitter(CompiledEmitter):
         self.summed: set[str] = set()
         """Lists whose elements a checksum reads (the others keep no elements at all)."""
         for plan in lowering.plans.values():
-            lists = {s.var: s.record for s in _walk(plan.steps) if hasattr(s, "until")}
-            for step in _walk(plan.steps):
+            lists = {s.var: s.record for s in walk_steps(plan.steps) if hasattr(s, "until")}
+            for step in walk_steps(plan.steps):
                 if isinstance(step, Checksum):
                     for item in step.items:
                         if item.kind == "each" and lists.get(item.var):
@@ -76,7 +66,7 @@ class ArrowEmitter(CompiledEmitter):
         """The lists of ``plan`` a CRC-8 can take element by element as they are read:
         the checksum's first items are ``each`` of lists read one after the other in that
         order, each list read once by a call, so the CRC so far is the same number."""
-        steps = list(_walk(plan.steps))
+        steps = list(walk_steps(plan.steps))
         lists = [s.var for s in steps if hasattr(s, "until")]
         out: dict[str, str] = {}
         for step in steps:
@@ -102,7 +92,7 @@ class ArrowEmitter(CompiledEmitter):
     def record_function(self, plan) -> str:
         if plan.name not in self.tables or plan.name in self.paths:
             raise NotCompiled("no Spark columns of its own")
-        builds = [s for s in _walk(plan.steps) if isinstance(s, Build)]
+        builds = [s for s in walk_steps(plan.steps) if isinstance(s, Build)]
         self.builds = {s.var: s for s in builds}
         self.targets: dict[str, str] = {}
         """Variable -> the builder a record read into it is written to (as it is read)."""

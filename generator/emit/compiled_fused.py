@@ -30,21 +30,11 @@ import re
 
 from generator.emit.compiled_prelude import REUSE_PRELUDE
 from generator.emit.compiled_support import NotCompiled
-from generator.emit.plan import Build, Chunk, FieldSteps, Nested, Repeat, Valid
+from generator.emit.plan import Build, Chunk, FieldSteps, Nested, Repeat, Valid, walk_steps
 from generator.spec import pytext
 
 _EXPRESSION_PARTS = ("expression", "count", "stop", "length")
 """The parts of a step that are spec expressions (or name the variables they read)."""
-
-
-def _walk(steps):
-    """Every step, nested ones included."""
-    for step in steps or ():
-        yield step
-        for inner in ("steps", "default"):
-            yield from _walk(getattr(step, inner, None))
-        for case in getattr(step, "cases", None) or ():
-            yield from _walk(getattr(case, "steps", None))
 
 
 def _field(steps, name: str) -> FieldSteps:
@@ -55,7 +45,7 @@ def _field(steps, name: str) -> FieldSteps:
 
 
 def _first(steps, kind):
-    for step in _walk(steps):
+    for step in walk_steps(steps):
         if isinstance(step, kind):
             return step
     raise NotCompiled(f"no {kind.__name__} where the map: reads one")
@@ -65,7 +55,7 @@ def _named(plan) -> set[str]:
     """The variables a spec expression of ``plan`` names."""
     text = " ".join(
         str(getattr(step, part))
-        for step in _walk(plan.steps)
+        for step in walk_steps(plan.steps)
         for part in _EXPRESSION_PARTS
         if isinstance(getattr(step, part, None), str)
     )
@@ -74,7 +64,7 @@ def _named(plan) -> set[str]:
 
 def _built(steps, var: str) -> dict[str, str]:
     """Field -> variable of the model ``var`` built among ``steps``."""
-    for step in _walk(steps):
+    for step in walk_steps(steps):
         if isinstance(step, Build) and step.var == var:
             return dict(step.fields)
     raise NotCompiled(f"no model {var} built")
@@ -119,7 +109,7 @@ class FusedSteps:
             raise NotCompiled(f"{plan.each}: its elements are not read where it is")
         self.each, self.element = each, element
         self.element_fields = _built(element.steps, element.var)
-        built = {s.var for s in _walk(source.steps) if isinstance(s, Build)}
+        built = {s.var for s in walk_steps(source.steps) if isinstance(s, Build)}
         if built & self.named:
             raise NotCompiled("a spec expression names a record the map: does not build")
         self.caches: list[str] = []
@@ -321,7 +311,9 @@ class FusedSteps:
             with self.w.indent():
                 self.w.line(f"_uvarint(buf, &{var}_at, {step.end}, &{var}_u)")
                 self.w.line(f"{var}_longest = max({var}_longest, <Py_ssize_t>{var}_u)")
-            self.w.line(f"{last}_raw = PyBytes_FromStringAndSize(<const char*>buf + {var}_start, pos - {var}_start)")
+            self.w.line(
+                f"{last}_raw = PyBytes_FromStringAndSize(<const char*>buf + {var}_start, pos - {var}_start)"
+            )
             self.w.line(f"{last}, {last}_count, {last}_longest = {var}, {k}, {var}_longest")
 
     def read_elements(self, step: Chunk, store: str) -> None:
@@ -333,14 +325,7 @@ class FusedSteps:
             self.w.line(f"{var}_acc = 0")
         self.w.line(f"while {n} < {k}:")
         with self.w.indent():
-            self.decline_if(f"not _uvarint(buf, &pos, {step.end}, &{var}_u)")
-            value = f"_unzigzag({var}_u)" if step.zigzag else f"{var}_u"
-            if step.delta and step.zigzag:  # int64 wrap, as Go's arithmetic
-                self.w.line(f"{var}_acc = <int64_t>(<uint64_t>{var}_acc + <uint64_t>{value})")
-                value = f"{var}_acc"
-            elif step.delta:  # modulo 2**64
-                self.w.line(f"{var}_acc = {var}_acc + {value}")
-                value = f"{var}_acc"
+            value = self.chunk_varint(step)
             if step.enum:
                 table = f"_{step.enum.upper()}_BY_BYTE"
                 self.enums.add(step.enum)
@@ -564,7 +549,7 @@ class FusedSteps:
         w.line("untrack(model)")
 
     def chunk_of(self, var: str) -> Chunk:
-        for step in _walk(self.group_plan.steps):
+        for step in walk_steps(self.group_plan.steps):
             if isinstance(step, Chunk) and step.var == var:
                 return step
         raise NotCompiled(f"{var}: no chunk")

@@ -300,8 +300,9 @@ class MovingSteps:
             self.w.line(f"list_put({var}, {var}_i, {var}_item)")
             self.w.line(f"pos += {var}_len")
 
-    def chunk_element(self, step: Chunk) -> None:
-        """One varint of a chunk: ZigZag, summed to the one before, a member of its enum."""
+    def chunk_varint(self, step: Chunk) -> str:
+        """Reads one varint of a chunk, ZigZag and summed to the one before as the chunk
+        says; gives its C value."""
         var = step.var
         self.decline_if(f"not _uvarint(buf, &pos, {step.end}, &{var}_u)")
         value = f"_unzigzag({var}_u)" if step.zigzag else f"{var}_u"
@@ -311,6 +312,12 @@ class MovingSteps:
         elif step.delta:  # modulo 2**64
             self.w.line(f"{var}_acc = {var}_acc + {value}")
             value = f"{var}_acc"
+        return value
+
+    def chunk_element(self, step: Chunk) -> None:
+        """One varint of a chunk: ZigZag, summed to the one before, a member of its enum."""
+        var = step.var
+        value = self.chunk_varint(step)
         if step.enum:
             values = [v.value for v in self.spec.enums[step.enum].values]
             if not all(0 <= v < 256 for v in values):

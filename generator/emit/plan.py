@@ -811,3 +811,14 @@ def last_repeat(steps) -> tuple[FieldSteps, Repeat] | None:
 
 
 # -- the lowering -----------------------------------------------------------------------
+
+
+def walk_steps(steps):
+    """Every step of ``steps``, nested ones (a step's ``steps``, ``default``, its cases')
+    included, in reading order."""
+    for step in steps or ():
+        yield step
+        for inner in ("steps", "default"):
+            yield from walk_steps(getattr(step, inner, None))
+        for case in getattr(step, "cases", None) or ():
+            yield from walk_steps(getattr(case, "steps", None))
