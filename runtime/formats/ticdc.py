@@ -104,9 +104,6 @@ class ResolvedEvent:
 Event = RowChangedEvent | DdlEvent | ResolvedEvent
 
 
-OPS = ("insert", "update", "delete", "ddl", "resolved")
-
-
 def spark_schema():
     """The one Spark table shape of TiCDC events, whichever codec decoded them.
 

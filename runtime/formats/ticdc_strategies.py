@@ -52,7 +52,6 @@ def ticdc_events(
     type_codes,
     *,
     flags=(0, 0x01, 0x02, 0x80, 0x81, 0xFF),
-    float64_exact: bool = True,
     open_protocol: bool = False,
     max_events: int = 4,
 ):
@@ -63,7 +62,6 @@ def ticdc_events(
     """
     from hypothesis import strategies as st
 
-    del float64_exact
     uint64 = integers(0, 2**64 - 1)
     int64 = integers(-(2**63), 2**63 - 1)
     names = st.sampled_from(["id", "v", "长", "x" * 130, ""]) | st.text(max_size=6)

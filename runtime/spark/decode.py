@@ -564,7 +564,8 @@ class BatchDecoder:
         """Input row ``i`` does not decode: FAILFAST raises :class:`RecordDecodeError`
         naming it, PERMISSIVE notes it in ``corrupt`` (its one row, no decoded fields)."""
         if self.mode != "PERMISSIVE":
-            meta = {c: _cell(batch, c, i) for c in self.describe_cols if c in batch.schema.names}
+            names = batch.schema.names
+            meta = {c: batch.column(c)[i].as_py() for c in self.describe_cols if c in names}
             raise RecordDecodeError(failure_message(self.codec.format, meta, err)) from err
         corrupt[i] = (value, error_text(err))
         counts.append(0)
@@ -697,11 +698,6 @@ class BatchDecoder:
             a if a.type == f.type else a.cast(f.type) for a, f in zip(arrays, self.arrow_schema)
         ]
         return pa.RecordBatch.from_arrays(arrays, schema=self.arrow_schema)
-
-
-def _cell(batch, name, i):
-    value = batch.column(name)[i].as_py()
-    return value
 
 
 def error_text(err: Exception) -> str:
