@@ -34,6 +34,7 @@ import dataclasses
 import functools
 import gc
 import importlib
+import operator
 from collections.abc import Sequence
 
 from runtime.core.errors import OptionError, WirespecError
@@ -199,7 +200,7 @@ class Codec:
 
         if self.full_schema() != ticdc.spark_schema():
             return None
-        return _events_of, ticdc.arrow_columns
+        return operator.attrgetter("events"), ticdc.arrow_columns
 
     def model(self, key, value):
         """The parsed model of one message (raises :class:`WirespecError` on bad bytes)."""
@@ -286,11 +287,6 @@ def _arrow_records(fmt: str) -> frozenset:
     compiled = tier.compiled(f"generated._compiled.{fmt}")
     bind = getattr(compiled, "bind_arrow", None)
     return frozenset() if bind is None else bind(vars(load_module(fmt)))
-
-
-def _events_of(model) -> list:
-    """The events of a TiCDC message model (the fallback adapters' model is the list)."""
-    return model if isinstance(model, list) else model.events
 
 
 @functools.cache
