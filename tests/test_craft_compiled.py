@@ -331,6 +331,66 @@ def test_encoding_mixed_events_and_batch_arguments():
     assert held_encoding([row, ResolvedEvent(1), row, DdlEvent(2, None, None, 3, "q"), row])
 
 
+_ODD_VALUES = [
+    None,
+    0,
+    -1,
+    2**63 - 1,
+    -(2**63),
+    2**64 - 1,
+    2**64,
+    -(2**63) - 1,
+    True,
+    1.5,
+    float("nan"),
+    -0.0,
+    "",
+    "é日本",
+    "s\udc80",
+    "s\ud800",
+    b"",
+    b"\x00\xff",
+    bytearray(b"x"),
+]
+_ODD_NAMES = ["a", "a", "", "é", "名前", None, "x\udc80", 5]
+
+
+def _odd_event(rnd):
+    """An event of any class whose fields are drawn from values good and bad."""
+    ts = rnd.choice([0, 1, 2**64 - 1, 2**64, -1, "1"])
+    schema, table = rnd.choice(_ODD_NAMES), rnd.choice(_ODD_NAMES)
+    kind = rnd.random()
+    if kind < 0.7:
+        images = {
+            image: [
+                Column(rnd.choice(_ODD_NAMES[:5]), rnd.choice([*craft.VALUE_DECODERS["column_group.values"].codes, 99, 256]),
+                       rnd.choice([0, 0x80, 85, -1]), rnd.choice(_ODD_VALUES))
+                for _ in range(rnd.randint(0, 4))
+            ]
+            for image in ("new", "old") if rnd.random() < 0.7
+        }  # fmt: skip
+        return RowChangedEvent(ts, schema, table, rnd.choice([None, 0, 7, -1, 2**63]), **images)
+    if kind < 0.85:
+        return DdlEvent(
+            ts, schema, table, rnd.choice([3, -1, 2**64]), rnd.choice(["q", "é", "q\ud800"])
+        )
+    return ResolvedEvent(ts) if kind < 0.98 else "not an event"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_encoding_random_events_good_and_bad(seed):
+    """Good and bad values of every kind, in random lists and batch limits: the compiled way
+    back writes the Python path's messages or declines where it raises."""
+    rnd = random.Random(seed)
+    for _ in range(100):
+        events = [_odd_event(rnd) for _ in range(rnd.randint(0, 6))]
+        size, most = rnd.choice([(16, 10 << 20), (1, 1), (3, 200), (5, 60)])
+        try:
+            held_encoding(events, max_batch_size=size, max_message_bytes=most)
+        except UnicodeEncodeError:  # the Python path's own (a lone surrogate not in U+DC80..)
+            assert encoder().encode_events(events, size, most) is None
+
+
 # ------------------------------------------------------- frames the mutations rarely make
 def _frame(events):
     (data,) = craft.encode_events(events)
