@@ -243,7 +243,7 @@ class RenderedWayBack:
     of the values' kinds ``values`` (the spec's own by default)."""
 
     def __init__(self, values=None):
-        self.batches, self.message = craft.COMPILED_WAY_BACKS["message"]
+        self.batches, self.message = craft.COMPILED_WAY_BACKS.get("message", (None, None))
         self.values = values or craft.VALUE_DECODERS["column_group.values"]
         self.terms = craft.DICTIONARIES["frame.term_dictionary"]
 
