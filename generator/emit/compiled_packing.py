@@ -125,12 +125,15 @@ class Layout:
             out[field.name] = members
         return out
 
-    def put_body_field(self, name: str, local: str) -> str:
-        """The line that puts the body field ``name`` (its value in ``local``, checked) into
+    def put_body_field(self, name: str, local: str) -> list[str]:
+        """The lines that put the body field ``name`` (its value in ``local``, checked) into
         the scratch buffer."""
         if self.element.field(name).type.kind == "str":
-            return f"put_uvarint(&b.scratch, text_bytes({local})); put_text_strict(&b.scratch, {local})"
-        return f"put_uvarint(&b.scratch, <uint64_t>{local})"
+            return [
+                f"put_uvarint(&b.scratch, text_bytes({local}))",
+                f"put_text_strict(&b.scratch, {local})",
+            ]
+        return [f"put_uvarint(&b.scratch, <uint64_t>{local})"]
 
     # -- the structs -----------------------------------------------------------------------
 

@@ -239,9 +239,9 @@ class _Renderer:
         if cls.groups is not None:
             lines += self.write_groups(cls.groups, holder)
         lines.append("row.body_at = b.scratch.size")
-        for field, value in cls.body.items():
-            if field in self.layout.body_fields and value != "None":
-                lines.append(self.layout.put_body_field(field, value))
+        for field in self.layout.body_fields:  # in the element record's order
+            if cls.body[field] != "None":
+                lines += self.layout.put_body_field(field, cls.body[field])
         lines.append("row.body_size = b.scratch.size - row.body_at")
         refs = self.layout.refs
         for chunk, value in zip(self.back.header, cls.header):
