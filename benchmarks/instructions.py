@@ -88,11 +88,11 @@ CRAFT_MESSAGE_ONLY = ("events", "compiled+map", "rendered")
 
 CRAFT_ENCODE_WORKLOADS = ("encode-seed", "encode-batch16")
 """``encode_events`` of the seed row's one event, and of 16 row events (one message)."""
-CRAFT_ENCODERS = ("python", "python+compiled-frame", "rendered", "craft_encode.pyx")
+CRAFT_ENCODERS = ("python", "python+compiled-frame", "compiled")
 """The module's codec without the compiled tier (benchmarks/ticdc_craft.py ``python_codec``);
-the same with the compiled frame writer (``COMPILED_WRITERS["frame"]``); the compiled way
-back rendered from the spec (``COMPILED_WAY_BACKS``); ``encode_events`` of the generated
-module, whose compiled path is runtime/_compiled/craft_encode.pyx."""
+the same with the compiled frame writer (``COMPILED_WRITERS["frame"]``); ``encode_events``
+of the generated module, whose compiled path is the fused way back rendered from the spec
+(``COMPILED_WAY_BACKS``, generator/emit/compiled_unmapping.py)."""
 
 
 def _encode_craft(workload: str, encoder: str, n: int) -> None:
@@ -104,14 +104,9 @@ def _encode_craft(workload: str, encoder: str, n: int) -> None:
 
     events = craft.decode_message(seed_row()) if workload == "encode-seed" else batch16()
     events = list(events)
-    if encoder == "craft_encode.pyx":
-        assert craft._CRAFT_MESSAGE._compiled_encoder is not None, "craft_encode.pyx is not built"
+    if encoder == "compiled":
+        assert "message" in craft.COMPILED_WAY_BACKS, "the compiled way back is not built"
         encode = craft.encode_events
-    elif encoder == "rendered":
-        codec = python_codec()
-        codec.use_fast_writers(craft.COMPILED_WRITERS["frame"])
-        codec.use_compiled_way_back(*craft.COMPILED_WAY_BACKS["message"])
-        encode = codec.encode_events
     else:
         codec = python_codec()
         if encoder == "python+compiled-frame":

@@ -7,8 +7,8 @@ Workloads, one process:
 * batch16: 16 insert rows of one 20-column table (ints, unsigned ints, doubles, text,
   VARCHAR, DECIMAL, DATETIME, a NULL) in one message, as tiflow batches them.
 
-Decoding and encoding run twice when the compiled tier is built (the reader rendered from the
-spec's ``map:``, generated/_compiled/ticdc_craft.pyx; runtime/_compiled/craft_encode.pyx):
+Decoding and encoding run twice when the compiled tier is built (the reader and the way back
+rendered from the spec's ``map:`` and ``batch:``, generated/_compiled/ticdc_craft.pyx):
 the Python path (``decode``/``encode``: the generated fast path and runtime/formats/craft.py) and
 ``parse``/``encode_events`` as users call them, which then try the compiled reader and
 writer first (``decode compiled``/``encode compiled``).

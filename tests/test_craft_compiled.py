@@ -1,7 +1,8 @@
 """The compiled Craft reader, rendered from the spec's ``map:`` fused with the frame's reading
 (generated/_compiled/ticdc_craft.pyx, ``read_message``; generator/emit/compiled_fused.py),
-and the compiled writers (runtime/_compiled/craft_encode.pyx and the way back rendered from
-the spec's ``batch:``, ``ENCODERS``), held to the Python path: on every vector and sample,
+and the compiled way back, rendered from the spec's ``map:`` and ``batch:`` fused with the
+frame's writing (``COMPILED_WAY_BACKS``; generator/emit/compiled_unmapping.py), held to the
+Python path: on every vector and sample,
 every truncation, byte mutations, limits and generated events the reader gives exactly the
 Python path's events (same classes, same field values in the same order) or declines
 (None), and it declines wherever the Python path raises. Skipped when not built."""
@@ -19,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generated import ticdc_craft as craft
-from runtime.core import tier
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.leb128 import write_reversed_uvarint
 from runtime.core.limits import DEFAULT, Limits
@@ -29,10 +29,9 @@ from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEve
 from tests.test_craft_generated import _events
 
 READER = craft.COMPILED_READERS.get("message")
-ENCODER = tier.compiled("runtime._compiled.craft_encode")
 pytestmark = pytest.mark.skipif(
-    READER is None or ENCODER is None,
-    reason="generated._compiled.ticdc_craft or runtime._compiled.craft_encode is not built",
+    READER is None or "message" not in craft.COMPILED_WAY_BACKS,
+    reason="generated._compiled.ticdc_craft is not built",
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -240,12 +239,12 @@ PYTHON.use_fast_writers(craft._write_frame)
 
 
 class RenderedWayBack:
-    """The way back rendered from the spec's ``map:`` and ``batch:`` over the compiled frame
-    writer (``COMPILED_WAY_BACKS``), in the hand-written encoder's protocol."""
+    """The way back rendered from the spec's ``map:`` and ``batch:`` (``COMPILED_WAY_BACKS``)
+    of the values' kinds ``values`` (the spec's own by default)."""
 
-    def __init__(self):
-        self.batches, self.message = craft.COMPILED_WAY_BACKS["message"]
-        self.values = craft.VALUE_DECODERS["column_group.values"]
+    def __init__(self, values=None):
+        self.batches, self.message = craft.COMPILED_WAY_BACKS.get("message", (None, None))
+        self.values = values or craft.VALUE_DECODERS["column_group.values"]
         self.terms = craft.DICTIONARIES["frame.term_dictionary"]
 
     def encode_events(self, events, max_batch_size, max_message_bytes):
@@ -255,24 +254,11 @@ class RenderedWayBack:
         return self.message(events, self.values, self.terms)
 
 
-ENCODERS = {
-    "craft_encode.pyx": lambda: craft._CRAFT_MESSAGE._compiled_encoder,
-    "rendered": RenderedWayBack,
-}
-_encoder = None
-
-
-@pytest.fixture(params=sorted(ENCODERS))
-def each_encoder(request):
-    """Runs a test with each compiled encoder as ``encoder()``."""
-    global _encoder
-    _encoder = ENCODERS[request.param]()
-    yield
-    _encoder = None
+_ENCODER = RenderedWayBack()
 
 
 def encoder():
-    return _encoder
+    return _ENCODER
 
 
 def held_encoding(events, **batching):
@@ -289,7 +275,6 @@ def held_encoding(events, **batching):
     return got
 
 
-@pytest.mark.usefixtures("each_encoder")
 @pytest.mark.parametrize("name", sorted(MESSAGES))
 def test_encoding_vectors_and_samples(name):
     data = MESSAGES[name]
@@ -298,7 +283,6 @@ def test_encoding_vectors_and_samples(name):
     assert held_encoding(events, max_batch_size=100) == [data]
 
 
-@pytest.mark.usefixtures("each_encoder")
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_events(), st.integers(1, 5), st.sampled_from([1, 200, 10 << 20]))
 def test_encoding_generated_events(events, batch, most):
@@ -308,7 +292,6 @@ def test_encoding_generated_events(events, batch, most):
     assert encoder().encode(events) == PYTHON.encode(events)
 
 
-@pytest.mark.usefixtures("each_encoder")
 @pytest.mark.parametrize(
     "event",
     [
@@ -338,7 +321,6 @@ def test_encoding_declines_what_the_quick_mapping_leaves(event):
     held_encoding(events)
 
 
-@pytest.mark.usefixtures("each_encoder")
 def test_encoding_mixed_events_and_batch_arguments():
     row = RowChangedEvent(7, "s", "t", new=[Column("a", 3, 0, 1)])
     assert encoder().encode([row, ResolvedEvent(1)]) is None  # one message cannot mix them
@@ -347,6 +329,66 @@ def test_encoding_mixed_events_and_batch_arguments():
     assert encoder().encode_events([row], 16, 0) is None
     assert encoder().encode_events([], 16, 10) == []
     assert held_encoding([row, ResolvedEvent(1), row, DdlEvent(2, None, None, 3, "q"), row])
+
+
+_ODD_VALUES = [
+    None,
+    0,
+    -1,
+    2**63 - 1,
+    -(2**63),
+    2**64 - 1,
+    2**64,
+    -(2**63) - 1,
+    True,
+    1.5,
+    float("nan"),
+    -0.0,
+    "",
+    "é日本",
+    "s\udc80",
+    "s\ud800",
+    b"",
+    b"\x00\xff",
+    bytearray(b"x"),
+]
+_ODD_NAMES = ["a", "a", "", "é", "名前", None, "x\udc80", 5]
+
+
+def _odd_event(rnd):
+    """An event of any class whose fields are drawn from values good and bad."""
+    ts = rnd.choice([0, 1, 2**64 - 1, 2**64, -1, "1"])
+    schema, table = rnd.choice(_ODD_NAMES), rnd.choice(_ODD_NAMES)
+    kind = rnd.random()
+    if kind < 0.7:
+        images = {
+            image: [
+                Column(rnd.choice(_ODD_NAMES[:5]), rnd.choice([*craft.VALUE_DECODERS["column_group.values"].codes, 99, 256]),
+                       rnd.choice([0, 0x80, 85, -1]), rnd.choice(_ODD_VALUES))
+                for _ in range(rnd.randint(0, 4))
+            ]
+            for image in ("new", "old") if rnd.random() < 0.7
+        }  # fmt: skip
+        return RowChangedEvent(ts, schema, table, rnd.choice([None, 0, 7, -1, 2**63]), **images)
+    if kind < 0.85:
+        return DdlEvent(
+            ts, schema, table, rnd.choice([3, -1, 2**64]), rnd.choice(["q", "é", "q\ud800"])
+        )
+    return ResolvedEvent(ts) if kind < 0.98 else "not an event"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_encoding_random_events_good_and_bad(seed):
+    """Good and bad values of every kind, in random lists and batch limits: the compiled way
+    back writes the Python path's messages or declines where it raises."""
+    rnd = random.Random(seed)
+    for _ in range(100):
+        events = [_odd_event(rnd) for _ in range(rnd.randint(0, 6))]
+        size, most = rnd.choice([(16, 10 << 20), (1, 1), (3, 200), (5, 60)])
+        try:
+            held_encoding(events, max_batch_size=size, max_message_bytes=most)
+        except UnicodeEncodeError:  # the Python path's own (a lone surrogate not in U+DC80..)
+            assert encoder().encode_events(events, size, most) is None
 
 
 # ------------------------------------------------------- frames the mutations rarely make
@@ -432,21 +474,24 @@ def test_each_fault_of_the_map_phase_is_declined(decode):
             assert python(data) is None and decode(data, DEFAULT) is None, data.hex()
 
 
-def test_kinds_the_compiled_tier_does_not_implement_keep_to_the_python_paths():
-    """The compiled writer writes the kinds by name (craft_kinds.pxd): a spec whose
-    ``kinds:`` give a kind another wire type is encoded by the Python paths only (and
-    decoded by them: the compiled reader is the generated module's, of its own kinds)."""
+def test_other_kinds_are_encoded_by_the_kinds_the_way_back_is_given():
+    """The compiled way back encodes values by the kind table of the ``ValueKinds`` it is
+    given (bound on first use, again for another): a spec whose ``kinds:`` give a kind
+    another wire type is written as its Python path writes it (and decoded by the Python
+    paths: the compiled reader is the generated module's, of its own kinds)."""
     values = craft.VALUE_DECODERS["column_group.values"]
     other = dict(values.kinds, sint=values.kinds["uint"])  # YEAR read as a uvarint
     changed = ValueKinds(values.noun, other, values.codes, values.unsigned)
     codec = rt_craft.CraftMessage(
         craft.frame, changed, craft.DICTIONARIES["frame.term_dictionary"], craft.MAPPINGS["message"],
-        craft.UNMAPPINGS["message"], event_types=craft.EventType, group_types=craft.GroupType,
+        craft.UNMAPPINGS["message"], compiled=False, event_types=craft.EventType, group_types=craft.GroupType,
     )  # fmt: skip
     codec.use_fast_readers(craft._read_frame)
     codec.use_fast_writers(craft._write_frame)
-    assert codec._compiled is None and codec._compiled_encoder is None
     event = RowChangedEvent(1, "s", "t", new=[Column("y", 13, 0, 2021)])
     data = codec.encode([event])
+    assert RenderedWayBack(changed).encode([event]) == data
+    assert RenderedWayBack(changed).encode_events([event], 16, 10 << 20) == [data]
+    assert encoder().encode([event]) == next(craft.encode_events([event])) != data
     assert codec.decode(data) == [event]
     assert craft.decode_message(data) != [event]  # the spec's own kinds read it otherwise

@@ -260,7 +260,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             body.append(arrow.section())
         if writers is not None and writers.entries:
             body.append(writers.section())
-            if way_backs is not None and way_backs.records:
+            if way_backs is not None and way_backs.names:
                 body.append(way_backs.section())
         constants = self.member_constants("\n".join(body))
         if constants:  # after the preludes, before the first reader

@@ -1,16 +1,18 @@
-"""The compiled tier's way back of a ``map:`` with ``batch:`` (:mod:`generator.spec.unmapping`):
-the quick path of :mod:`generator.emit.unmapping`'s three functions in Cython, over the
-compiled writer of the map's source record (:mod:`generator.emit.compiled_writers`).
+"""The compiled tier's way back of a ``map:`` with ``batch:`` (:mod:`generator.spec.unmapping`),
+fused: the quick path of :mod:`generator.emit.unmapping`'s three functions in Cython, each
+model checked straight into the C arrays of its batch and each message written from them
+(:mod:`generator.emit.compiled_packing`), with no model of the map's source record.
 
 For a record ``R`` the compiled module gets:
 
-- ``_back_unmap_R(model)``: the parts of one model, ``(estimate, header row, body)``, as
-  ``_unmap_R`` makes them when nothing fails, or None where its quick path gives up (a
-  model of no class or a subclass, a field out of range or of another type, a value
-  ``ValueKinds.quick_encode`` is unsure of); the classes are told by ``type(model) is``;
-- ``_back_pack_R(parts)``: the message of a batch's parts: ``_frame_R``'s source record
-  (dicts), its names interned as ``Dictionary.intern`` does (``runtime/_compiled/unmapped.pxd``),
-  written by ``_cwrite_<source>``;
+- ``_back_R_check(model, b)``: one model checked as ``_unmap_R``'s quick path checks it and
+  put into the batch ``b``: its header elements in a row (names held), its body's own
+  fields' bytes and its groups' values in the scratch buffer, its columns; its estimate,
+  or -1 where the quick path gives up (a model of no class or a subclass, a field out of
+  range or of another type, a value ``ValueKinds.quick_encode`` is unsure of); the classes
+  are told by ``type(model) is``;
+- ``_back_R_pack(b, start, stop)``: the message of rows ``start .. stop - 1``
+  (:class:`generator.emit.compiled_packing.Layout`);
 - ``batches_R(models, <limits>, kinds, terms)`` and ``message_R(models, kinds, terms)``:
   ``_batch_R``'s messages and one message of all models, or None (declined: the Python
   way back writes them or raises the exact ``EncodeError``).
@@ -23,6 +25,8 @@ from __future__ import annotations
 
 import re
 
+from generator.emit.compiled_packing import Layout
+from generator.emit.compiled_support import NotCompiled
 from generator.emit.unmapping import way_backs
 from generator.spec.model import Record
 from generator.spec.unmapping import I64, U64, WayBack, WriteCheck, WriteClass, WriteGroups
@@ -39,25 +43,30 @@ def _in_c(expression: str) -> str:
 
 
 def _gives_up(check: WriteCheck, local: str) -> list[str]:
-    """The lines that give up (return None) where ``check`` fails on ``local``."""
+    """The lines that give up (return -1) where ``check`` fails on ``local``."""
     if check.kind in ("uint64", "int64", "uvarint"):
         low, high = (0, U64) if check.kind != "int64" else (-I64, I64 - 1)
         return [
             f"if type({local}) is not int or not {low} <= {local} <= {high}:",
-            "    return None",
+            "    return -1",
         ]
     test = f"type({local}) is not str"
     if check.nullable:
         test = f"{local} is not None and {test}"
-    return [f"if {test}:", "    return None"]
+    return [f"if {test}:", "    return -1"]
 
 
 _HEAD = """\
-# -- the compiled way back of map: (generator/emit/compiled_unmapping.py)
+# -- the compiled way back of map:, fused (generator/emit/compiled_unmapping.py)
 
+from cpython.object cimport PyObject
+from libc.string cimport memset
+from runtime._compiled.chunk_writers cimport zigzag
 from runtime._compiled.mapped cimport map_kinds, map_kinds_ok
+from runtime._compiled.out cimport put, put_byte
 from runtime._compiled.unmapped cimport (
-    intern_frame, intern_paths, read_field, slot_or_none, text_size, unmap_value,
+    held, intern_name, let_go, put_text_strict, put_unmapped_value, read_field, room,
+    slot_or_none, text_bytes, text_size,
 )"""
 """What the way backs cimport (after the compiled writers' section)."""
 
@@ -78,12 +87,17 @@ class CompiledWayBacks:
 
     def __init__(self, spec, writers):
         self.spec = spec
-        self.records: list[Record] = [
-            r
-            for r in way_backs(spec.records)
-            if r.mapping.source in writers.entries and not _calls_runtime(r.mapping.way_back)
-        ]
-        self.names = [r.name for r in self.records]
+        self.renderers: list[_Renderer] = []
+        for record in way_backs(spec.records):
+            if record.mapping.source not in writers.entries or _calls_runtime(
+                record.mapping.way_back
+            ):
+                continue
+            try:
+                self.renderers.append(_Renderer(self, record))
+            except NotCompiled:
+                continue
+        self.names = [r.name for r in self.renderers]
 
     def of_primitive(self, ref) -> str | None:
         """The record whose compiled way back a runtime primitive takes (its ``unmapping``
@@ -96,17 +110,17 @@ class CompiledWayBacks:
 
     def section(self) -> str:
         parts = [_HEAD]
-        for record in self.records:
-            parts += _Renderer(self, record).functions()
+        for renderer in self.renderers:
+            parts += renderer.functions()
         bind = [
             "def bind_way_backs(namespace):",
             '    """The compiled way backs by record, given the generated module\'s namespace."""',
             "    out = {}",
         ]
-        for record in self.records:
+        for name in self.names:
             bind += [
-                f"    if _back_bind_{record.name}(namespace):",
-                f'        out["{record.name}"] = (batches_{record.name}, message_{record.name})',
+                f"    if _back_bind_{name}(namespace):",
+                f'        out["{name}"] = (batches_{name}, message_{name})',
             ]
         bind.append("    return out")
         parts.append("\n".join(bind))
@@ -120,12 +134,15 @@ class _Renderer:
         self.m = record.mapping
         self.name = record.name
         self.prefix = f"_back_{record.name}"
+        self.layout = Layout(owner.spec, record, self.prefix)
+        self.packed = self.layout.pack()  # raises NotCompiled for a source of another shape
 
     def functions(self) -> list[str]:
         return [
+            self.layout.structs(),
             self.globals_(),
-            self.unmap(),
-            self.pack(),
+            self.check(),
+            self.packed,
             self.batches(),
             self.message(),
             self.bind(),
@@ -137,9 +154,9 @@ class _Renderer:
             (f"{self.prefix}_class{n}", f"{c.module}.{c.model}")
             for n, c in enumerate(self.back.classes)
         ]
-        groups = [c.groups for c in self.back.classes if c.groups is not None]
-        if groups:
-            out.append((f"{self.prefix}_column", f"{groups[0].module}.{groups[0].model}"))
+        groups = self.layout.groups
+        if groups is not None:
+            out.append((f"{self.prefix}_column", f"{groups.module}.{groups.model}"))
         return out
 
     def globals_(self) -> str:
@@ -149,14 +166,15 @@ class _Renderer:
         ]
         lines += [f"cdef object {name}  # {model}" for name, model in self.classes()]
         lines += [f"cdef Py_ssize_t {holder}_{field}" for holder, field in self.fields_read()]
+        interned = tuple(self.layout.interned())
         lines += [
             f"cdef signed char {p}_kinds[256]",
             f"cdef uint64_t {p}_unsigned",
             f"cdef bint {p}_big",
             f"cdef object {p}_bound_kinds = None",
             f"cdef object {p}_bound_terms = None",
-            f"cdef list {p}_interned = None",
-            f"cdef object {p}_dictionary = None",
+            f"cdef tuple {p}_interned = {interned!r}",
+            '"""The ``interned:`` refs (path, null, empty refused) the names are interned by."""',
         ]
         return "\n".join(lines)
 
@@ -169,35 +187,38 @@ class _Renderer:
             if cls.groups is not None:
                 fields += [field for _, field in cls.groups.into]
             out += [(f"{self.prefix}_class{n}", field) for field in dict.fromkeys(fields)]
-        groups = [c.groups for c in self.back.classes if c.groups is not None]
-        if groups:
-            out += [(f"{self.prefix}_column", field) for field in groups[0].chunks]
+        if self.layout.groups is not None:
+            out += [(f"{self.prefix}_column", field) for field in self.layout.groups.chunks]
         return out
 
     # -- one model ---------------------------------------------------------------------
 
-    def unmap(self) -> str:
+    def check(self) -> str:
+        p = self.prefix
         lines = [
-            f"cdef object {self.prefix}_unmap(model):",
-            f'    """{self.owner.where(self.m.line)}: the parts of one model, as _unmap_{self.name}\'s',
-            '    quick path makes them (estimate, header row, body), or None where it gives up."""',
+            f"cdef Py_ssize_t {p}_check(object model, {p}_Batch* b) except -2:",
+            f'    """{self.owner.where(self.m.line)}: one model checked as _unmap_{self.name}\'s quick path',
+            "    checks it and put into ``b`` (a row, its body's bytes, its groups' columns): its",
+            '    estimate, or -1 where the quick path gives up."""',
             "    cdef type cls = type(model)",
-            "    cdef bint gave_up",
             "    cdef Py_ssize_t estimate",
+            f"    cdef {p}_Row* row",
         ]
-        for n, cls in enumerate(self.back.classes):
-            lines.append(
-                f"    {'if' if n == 0 else 'elif'} cls is {self.prefix}_class{n}:  # {cls.member}"
-            )
+        if self.layout.groups is not None:
             lines += [
-                "        " + line for line in self.write_class(cls, f"{self.prefix}_class{n}")
+                "    cdef int64_t value_size",
+                f"    cdef {p}_Group* group",
+                f"    cdef {p}_Cell* cell",
             ]
-        lines.append("    return None")
+        for n, cls in enumerate(self.back.classes):
+            lines.append(f"    {'if' if n == 0 else 'elif'} cls is {p}_class{n}:  # {cls.member}")
+            lines += ["        " + line for line in self.write_class(cls, f"{p}_class{n}")]
+        lines.append("    return -1")
         return "\n".join(lines)
 
     def write_class(self, cls: WriteClass, holder: str) -> list[str]:
         """``holder``: the global of the class (its fields' offsets beside it)."""
-        lines = []
+        p, lines = self.prefix, []
         for field in cls.fields:
             lines.append(f"{field.name} = {_read('model', holder, field.name)}")
             if field.value is None:
@@ -207,96 +228,100 @@ class _Renderer:
             lines.append(f"{written} = {field.value}")
             lines += _gives_up(field.check, written)
             tests = [*(f"not ({rule})" for rule in field.rules), f"({field.read}) != {field.name}"]
-            lines += [f"if {' or '.join(tests)}:", "    return None"]
-        lines.append(f"estimate = {_in_c(cls.estimate)}")
+            lines += [f"if {' or '.join(tests)}:", "    return -1"]
+        lines += [
+            f"estimate = {_in_c(cls.estimate)}",
+            f"row = <{p}_Row*>room(<void**>&b.rows, &b.rows_cap, b.n_rows, sizeof({p}_Row))",
+            "row.first_group, row.groups = (b.n_groups, 0)"
+            if self.layout.groups
+            else "row.groups = 0",
+        ]
         if cls.groups is not None:
             lines += self.write_groups(cls.groups, holder)
-        header = ", ".join(cls.header)
-        body = ", ".join(f'"{name}": {value}' for name, value in cls.body.items())
-        lines.append(f"return estimate, ({header},), {{{body}}}")
+        lines.append("row.body_at = b.scratch.size")
+        for field in self.layout.body_fields:  # in the element record's order
+            if cls.body[field] != "None":
+                lines += self.layout.put_body_field(field, cls.body[field])
+        lines.append("row.body_size = b.scratch.size - row.body_at")
+        refs = self.layout.refs
+        for chunk, value in zip(self.back.header, cls.header):
+            lines.append(
+                f"row.{chunk} = held({value})" if chunk in refs else f"row.{chunk} = {value}"
+            )
+        lines += ["b.n_rows += 1", "return estimate"]
         return lines
 
     def write_groups(self, gr: WriteGroups, holder: str) -> list[str]:
         p = self.prefix
         into = ", ".join(f"({value}, {_read('model', holder, field)})" for value, field in gr.into)
         local = {field: f"column_{field}" for field in gr.chunks}
-        lists = ", ".join(f"group_{chunk}" for chunk in gr.chunks.values())
         lines = [
-            "body_groups = []",
             f"for by, columns in ({into}):",
             "    if columns is None:",
             "        continue",
             "    if type(columns) is not list:",
-            "        return None",
-            f"    {lists} = {', '.join('[]' for _ in gr.chunks)}",
+            "        return -1",
+            f"    group = <{p}_Group*>room(<void**>&b.groups, &b.groups_cap, b.n_groups, sizeof({p}_Group))",
+            "    group.by, group.first_column, group.columns = (by, b.n_columns, 0)",
+            "    b.n_groups += 1",
+            "    row.groups += 1",
             "    for column in columns:",
             f"        if type(column) is not {p}_column:",
-            "            return None",
+            "            return -1",
         ]
         for field in gr.chunks:
             if field != gr.value:
                 lines.append(f"        {local[field]} = {_read('column', f'{p}_column', field)}")
             if field == gr.name:  # each attribute read once: a getattr is most of a column's cost
-                lines += [f"        if type({local[field]}) is not str:", "            return None"]
+                lines += [f"        if type({local[field]}) is not str:", "            return -1"]
         for field, check in gr.checked:
             lines += ["        " + line for line in _gives_up(check, local[field])]
+        value = gr.value
         lines += [
+            f"        cell = <{p}_Cell*>room(<void**>&b.columns, &b.columns_cap, b.n_columns, sizeof({p}_Cell))",
+            f"        cell.{value}_at = b.scratch.size",
             (
-                f"        {local[gr.value]} = unmap_value({p}_kinds, {local[gr.code]}, "
-                f"{local[gr.flags]}, {_read('column', f'{p}_column', gr.value)}, {p}_unsigned, "
-                f"{p}_big, &gave_up)"
+                f"        value_size = put_unmapped_value(&b.scratch, {p}_kinds, {local[gr.code]}, "
+                f"{local[gr.flags]}, {_read('column', f'{p}_column', value)}, {p}_unsigned, "
+                f"{p}_big)"
             ),
-            "        if gave_up:",
-            "            return None",
-            f"        estimate += {_in_c(self.back.column_estimate)}",
+            "        if value_size == -2:",
+            "            return -1",
+            f"        cell.{value}_size = value_size",
         ]
+        for field in gr.chunks:
+            if field not in (gr.name, value):
+                lines.append(f"        cell.{field} = {local[field]}")
         lines += [
-            f"        group_{chunk}.append({local[field]})" for field, chunk in gr.chunks.items()
-        ]
-        group = ", ".join([f'"{gr.by}": by', *(f'"{c}": group_{c}' for c in gr.chunks.values())])
-        lines += [
-            f"    body_groups.append({{{group}}})",
-            "if not body_groups:",
-            "    return None",
+            f"        cell.{gr.name} = held({local[gr.name]})",
+            "        b.n_columns += 1",
+            "        group.columns += 1",
+            f"        estimate += {self.column_estimate(gr)}",
+            "if row.groups == 0:",
+            "    return -1",
         ]
         return lines
 
-    # -- a batch's message, the batches -------------------------------------------------
-
-    def pack(self) -> str:
-        back, m, p = self.back, self.m, self.prefix
-        chunks = [f"{back.header_field}_{chunk}" for chunk in back.header]
-        header = ", ".join(f'"{chunk}": {local}' for chunk, local in zip(back.header, chunks))
-        return "\n".join(
-            [
-                f"cdef bytes {p}_pack(list parts):",
-                f'    """The message of a batch\'s parts: _frame_{self.name}\'s {m.source} (dicts), its names',
-                f'    interned, written by _cwrite_{m.source}."""',
-                "    cdef Out o = Out(NULL, 0, 0)",
-                "    cdef tuple row",
-                f"    cdef list {', '.join(chunks)}, each = []",
-                f"    {', '.join(chunks)} = {', '.join('[]' for _ in chunks)}",
-                "    for part in parts:  # the header's rows as its chunks, in one pass",
-                "        row = part[1]",
-                *(f"        {local}.append(row[{n}])" for n, local in enumerate(chunks)),
-                "        each.append(part[2])",
-                f'    source = {{"{back.header_field}": {{{header}}}, "{m.each}": each}}',
-                f"    intern_frame(source, {p}_interned, {p}_dictionary)",
-                "    try:",
-                f"        _cwrite_{m.source}(source, &o)",
-                "        return PyBytes_FromStringAndSize(<const char*>o.data, o.size)",
-                "    finally:",
-                "        free(o.data)",
-            ]
+    def column_estimate(self, gr: WriteGroups) -> str:
+        """The ``estimate:`` of a column in C: its value's size the bytes put."""
+        value = f"column_{gr.value}"
+        text = _in_c(self.back.column_estimate).replace(
+            f"(len({value}) if {value} else 0)", "(value_size if value_size > 0 else 0)"
         )
+        if value in text:
+            raise NotCompiled("a column estimate of its value other than its size")
+        return text
+
+    # -- the batches -------------------------------------------------------------------
 
     def alone_test(self) -> str:
-        kind = self.back.header.index(self.m.class_by[1])
-        return f"part[1][{kind}] in {tuple(self.back.batch.alone)!r}"
+        chunk = self.m.class_by[1]
+        last = f"b.rows[b.n_rows - 1].{chunk}"
+        return " or ".join(f"{last} == {value}" for value in self.back.batch.alone)
 
     def batches(self) -> str:
         """``_batch_R``'s loop (:func:`generator.emit.unmapping.render_batch`) over the
-        compiled parts; where the Python loop raises, this one declines."""
+        checked rows; where the Python loop raises, this one declines."""
         batch = self.back.batch
         (count, _), (size, _) = batch.limits
         p, start = self.prefix, batch.start
@@ -305,6 +330,8 @@ class _Renderer:
             f"def batches_{self.name}(models, {count}, {size}, kinds, terms):",
             f'    """The messages _batch_{self.name} writes of ``models`` (a list), or None (declined):',
             '    ``kinds``: the values\' ValueKinds, ``terms``: the Dictionary the names go to."""',
+            f"    cdef {p}_Batch b",
+            "    cdef Py_ssize_t cost, start = 0, estimate, most_count, most_bytes",
             f"    if type(models) is not list or type({count}) is not int or type({size}) is not int:",
             "        return None",
         ]
@@ -317,48 +344,53 @@ class _Renderer:
         lines += [
             f"    if not {p}_use(kinds, terms):",
             "        return None",
-            "    messages = []",
-            "    batch = []",
+            "    # the limits as C numbers: no estimate comes near 2**62",
+            f"    most_count = max(min({count}, 1 << 62), -(1 << 62))",
+            f"    most_bytes = max(min({size}, 1 << 62), -(1 << 62))",
             f"    estimate = {start}",
+            "    memset(&b, 0, sizeof(b))",
+            "    messages = []",
             "    try:",
             "        for model in models:",
-            f"            part = {p}_unmap(model)",
-            "            if part is None:",
+            f"            cost = {p}_check(model, &b)",
+            "            if cost < 0:",
             "                return None",
             f"            if {self.alone_test()}:",
-            "                if batch:",
-            f"                    messages.append({p}_pack(batch))",
-            f"                    batch, estimate = [], {start}",
-            f"                messages.append({p}_pack([part]))",
+            "                if b.n_rows - 1 > start:",
+            f"                    messages.append({p}_pack(&b, start, b.n_rows - 1))",
+            f"                messages.append({p}_pack(&b, b.n_rows - 1, b.n_rows))",
+            f"                {p}_clear(&b, False)",
+            f"                start, estimate = 0, {start}",
             "                continue",
         ]
         if batch.too_large is not None:
-            alone_size = f"{start} + part[0]" if start != "0" else "part[0]"
+            alone_size = f"{start} + cost" if start != "0" else "cost"
             lines += [
-                f"            if {alone_size} > {size}:  # its too_large: error",
+                f"            if {alone_size} > most_bytes:  # its too_large: error",
                 "                return None",
             ]
         if opens:
             lines += [
-                f"            if batch and (len(batch) >= {count} or estimate + part[0] > {size}):",
-                f"                messages.append({p}_pack(batch))",
-                f"                batch, estimate = [], {start}",
-                "            batch.append(part)",
-                "            estimate += part[0]",
+                "            if b.n_rows - 1 > start and (b.n_rows - 1 - start >= most_count or estimate + cost > most_bytes):",
+                f"                messages.append({p}_pack(&b, start, b.n_rows - 1))",
+                f"                start, estimate = b.n_rows - 1, {start}",
+                "            estimate += cost",
             ]
         else:
             lines += [
-                "            batch.append(part)",
-                "            estimate += part[0]",
-                f"            if estimate > {size} or len(batch) >= {count}:",
-                f"                messages.append({p}_pack(batch))",
-                f"                batch, estimate = [], {start}",
+                "            estimate += cost",
+                "            if estimate > most_bytes or b.n_rows - start >= most_count:",
+                f"                messages.append({p}_pack(&b, start, b.n_rows))",
+                f"                {p}_clear(&b, False)",
+                f"                start, estimate = 0, {start}",
             ]
         lines += [
-            "        if batch:",
-            f"            messages.append({p}_pack(batch))",
+            "        if b.n_rows > start:",
+            f"            messages.append({p}_pack(&b, start, b.n_rows))",
             "    except Exception:  # a writer unsure of a value: the Python way back decides",
             "        return None",
+            "    finally:",
+            f"        {p}_clear(&b, True)",
             "    return messages",
         ]
         return "\n".join(lines)
@@ -369,18 +401,21 @@ class _Renderer:
             [
                 f"def message_{self.name}(models, kinds, terms):",
                 '    """The one message of all ``models`` (a list), or None (declined)."""',
+                f"    cdef {p}_Batch b",
                 f"    if type(models) is not list or not models or not {p}_use(kinds, terms):",
                 "        return None",
-                "    parts = []",
-                "    for model in models:",
-                f"        part = {p}_unmap(model)",
-                f"        if part is None or (len(models) > 1 and {self.alone_test()}):",
-                "            return None",
-                "        parts.append(part)",
+                "    memset(&b, 0, sizeof(b))",
                 "    try:",
-                f"        return {p}_pack(parts)",
+                "        for model in models:",
+                f"            if {p}_check(model, &b) < 0:",
+                "                return None",
+                f"            if len(models) > 1 and ({self.alone_test()}):",
+                "                return None",
+                f"        return {p}_pack(&b, 0, b.n_rows)",
                 "    except Exception:  # a writer unsure of a value: the Python way back decides",
                 "        return None",
+                "    finally:",
+                f"        {p}_clear(&b, True)",
             ]
         )
 
@@ -391,9 +426,9 @@ class _Renderer:
         lines = [
             f"cdef bint {p}_use(kinds, terms) except -1:",
             '    """Whether the kind table and the interned refs are those of ``kinds`` and',
-            '    ``terms`` (bound on first use): False for kinds the table cannot say."""',
-            f"    global {p}_bound_kinds, {p}_bound_terms, {p}_interned, {p}_dictionary",
-            f"    global {p}_unsigned, {p}_big",
+            "    ``terms`` (bound on first use): False for kinds the table cannot say, or refs",
+            '    interned otherwise than this way back interns them."""',
+            f"    global {p}_bound_kinds, {p}_bound_terms, {p}_unsigned, {p}_big",
             f"    if kinds is not {p}_bound_kinds:",
             "        if not map_kinds_ok(kinds):",
             "            return False",
@@ -401,7 +436,9 @@ class _Renderer:
             f'        {p}_unsigned, {p}_big = kinds.unsigned, kinds.byte_order == ">"',
             f"        {p}_bound_kinds = kinds",
             f"    if terms is not {p}_bound_terms:",
-            f"        {p}_interned, {p}_dictionary = intern_paths(terms), terms.field",
+            "        refs = tuple((r.path, r.null, r.empty_refused) for r in terms.interned)",
+            f"        if refs != {p}_interned:",
+            "            return False",
             f"        {p}_bound_terms = terms",
             "    return True",
             "",

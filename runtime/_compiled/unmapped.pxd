@@ -1,17 +1,23 @@
 # cython: language_level=3
 """What a rendered way back of a ``map:`` (generator/emit/compiled_unmapping.py) does beside
 its checks: a value encoded by a kind table (``runtime.core.value_kinds.ValueKinds.quick_encode``)
-and the names of a frame interned (``runtime.core.refs.Dictionary.intern``), each giving what
-the Python one gives or saying it gives up (the caller declines). Inline only: a module
-that cimports these compiles them in."""
+straight into the scratch buffer, names held from a model's check to its message and
+interned (``runtime.core.refs.Dictionary.intern``), the C arrays of a batch grown, each
+giving what the Python one gives or saying it gives up (the caller declines). Inline only:
+a module that cimports these compiles them in."""
 
-from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_GetItem
-from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.list cimport PyList_GET_SIZE
+from cpython.long cimport PyLong_AsLongLong
 from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_GET_LENGTH
 from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport realloc
 from libc.string cimport memcpy
+
+from runtime._compiled.out cimport Out, put
 
 from runtime._compiled.mapped cimport (
     MAP_BYTES, MAP_F64, MAP_NULL, MAP_SIGNED_UNLESS, MAP_STR, MAP_UVARINT,
@@ -46,11 +52,15 @@ cdef inline object read_field(object model, Py_ssize_t offset, str name):
     return <object>value
 
 
-cdef inline object unmap_value(const signed char* kinds, object code, object flags,
-                               object value, uint64_t unsigned_flag, bint big_endian,
-                               bint* gave_up):
+cdef inline int64_t put_unmapped_value(Out* o, const signed char* kinds, object code,
+                                      object flags, object value, uint64_t unsigned_flag,
+                                      bint big_endian) except -3:
     """The bytes ``ValueKinds.quick_encode`` gives for ``value`` of ``code`` with ``flags``
-    (None for None), with ``gave_up`` set where it is UNSURE or would use surrogateescape."""
+    put into ``o``: their count, -1 for None (nothing put), -2 where it is UNSURE or would
+    use surrogateescape (nothing put: the caller declines).
+
+    >>> # put_unmapped_value(&o, kinds, 3, 0, 2000, ...) puts a0 1f (a ZigZag int) and gives 2
+    """
     cdef unsigned char buf[10]
     cdef Py_ssize_t n = 0, size
     cdef signed char kind
@@ -59,48 +69,46 @@ cdef inline object unmap_value(const signed char* kinds, object code, object fla
     cdef double d
     cdef int k
     cdef const char* text
-    gave_up[0] = True
     if type(code) is not int or not 0 <= code < 256 or kinds[<int>code] < 0:
-        return None
+        return -2
     kind = kinds[<int>code]
     if value is None:
-        gave_up[0] = False
-        return None
+        return -1
     cls = type(value)
     if kind == MAP_BYTES:
         if cls is not bytes:
-            return None
-        gave_up[0] = False
-        return value
+            return -2
+        put(o, <const unsigned char*>PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value))
+        return PyBytes_GET_SIZE(value)
     if kind == MAP_STR:
         if cls is not str:
-            return None
+            return -2
         try:
             text = PyUnicode_AsUTF8AndSize(value, &size)
         except UnicodeEncodeError:  # a lone surrogate: surrogateescape's bytes
-            return None
-        gave_up[0] = False
-        return PyBytes_FromStringAndSize(text, size)
+            return -2
+        put(o, <const unsigned char*>text, size)
+        return size
     if kind == MAP_F64:
         if cls is not float:
-            return None
+            return -2
         d = value
         memcpy(&u, &d, 8)  # the host is little-endian (checked where this is bound)
         for k in range(8):
             buf[7 - k if big_endian else k] = <unsigned char>(u >> (8 * k))
-        gave_up[0] = False
-        return PyBytes_FromStringAndSize(<const char*>buf, 8)
+        put(o, buf, 8)
+        return 8
     if kind == MAP_NULL or cls is not int:
-        return None
+        return -2
     if kind == MAP_SIGNED_UNLESS and type(flags) is not int:
-        return None
+        return -2
     if kind == MAP_UVARINT or (kind == MAP_SIGNED_UNLESS and flags & unsigned_flag):
         if not 0 <= value <= 0xFFFFFFFFFFFFFFFF:
-            return None
+            return -2
         u = value
     else:
         if not -(1 << 63) <= value < (1 << 63):
-            return None
+            return -2
         s = value
         u = (<uint64_t>s << 1) ^ <uint64_t>(s >> 63)
     while u >= 0x80:
@@ -108,8 +116,8 @@ cdef inline object unmap_value(const signed char* kinds, object code, object fla
         n += 1
         u >>= 7
     buf[n] = <unsigned char>u
-    gave_up[0] = False
-    return PyBytes_FromStringAndSize(<const char*>buf, n + 1)
+    put(o, buf, n + 1)
+    return n + 1
 
 
 cdef extern from "Python.h":
@@ -131,63 +139,63 @@ cdef inline Py_ssize_t text_size(object text) except -1:
     return size
 
 
-cdef inline object intern_term(dict ids, object name, object null, bint refused):
-    """The id of ``name`` (the next one when first seen), ``null`` for None (and for ""
-    where the empty name is ``refused``)."""
+cdef inline int64_t intern_name(dict ids, list names, PyObject* name, int64_t null,
+                                bint refused) except? -3:
+    """The id of ``name`` (the next one when first seen, appended to ``names``), ``null`` for
+    NULL (None; and for "" where the empty name is ``refused``): ``Dictionary.intern``'s
+    ``intern_term``."""
     cdef PyObject* found
-    if name is None or (refused and type(name) is str and PyUnicode_GET_LENGTH(name) == 0):
+    cdef int64_t term
+    if name == NULL or (refused and PyUnicode_GET_LENGTH(<object>name) == 0):
         return null
-    found = PyDict_GetItem(ids, name)
+    found = PyDict_GetItem(ids, <object>name)
     if found != NULL:
-        return <object>found
-    term = len(ids)
-    ids[name] = term
+        return PyLong_AsLongLong(<object>found)
+    term = PyList_GET_SIZE(names)
+    ids[<object>name] = term
+    names.append(<object>name)
     return term
 
 
-cdef inline list intern_paths(dictionary):
-    """``(steps, last, null, refused)`` of each ``interned:`` ref of a runtime Dictionary,
-    ``steps`` its path's ``(name, many)`` (``name[*]``: each element of a list)."""
-    refs = []
-    for ref in dictionary.interned:
-        *steps, last = ref.path.split(".")
-        steps = [(s[:-3], True) if s.endswith("[*]") else (s, False) for s in steps]
-        refs.append((steps, last, ref.null, ref.empty_refused))
-    return refs
+cdef inline PyObject* held(object name):
+    """A new reference to ``name`` (NULL for None), let go by :func:`let_go`: a name kept
+    from one model's check to its message's writing."""
+    if name is None:
+        return NULL
+    Py_INCREF(name)
+    return <PyObject*>name
 
 
-cdef inline int intern_frame(object model, list refs, object field) except -1:
-    """``Dictionary.intern`` of ``model`` (dicts and lists), given :func:`intern_paths`: the
-    names in its ref fields replaced by ids in ``interned:`` order (a list of names in
-    place: the model is the caller's own, made for this message), the dictionary
-    ``model[field]`` the names in id order."""
-    cdef dict ids = {}
-    cdef Py_ssize_t i
-    cdef bint refused
-    cdef list holders, reached, names
-    for steps, last, null, refused_ in refs:
-        refused = refused_
-        holders = [model]
-        for name, many in steps:
-            reached = []
-            for holder in holders:
-                value = holder[name]
-                if value is None:
-                    continue
-                if not many:
-                    reached.append(value)
-                    continue
-                for element in value:
-                    if element is not None:
-                        reached.append(element)
-            holders = reached
-        for holder in holders:
-            value = holder[last]
-            if type(value) is list:
-                names = value
-                for i in range(PyList_GET_SIZE(names)):
-                    names[i] = intern_term(ids, <object>PyList_GET_ITEM(names, i), null, refused)
-            else:
-                holder[last] = intern_term(ids, value, null, refused)
-    model[field] = list(ids)
-    return 0
+cdef inline void let_go(PyObject* name) noexcept:
+    Py_XDECREF(name)
+
+
+cdef inline void* room(void** data, Py_ssize_t* cap, Py_ssize_t n, size_t item) except NULL:
+    """Element ``n`` of the array ``data[0]`` of ``cap[0]`` elements of ``item`` bytes,
+    grown (doubled) where it has no room for it."""
+    cdef Py_ssize_t more
+    cdef void* grown
+    if n >= cap[0]:
+        more = cap[0] * 2 if cap[0] else 16
+        grown = realloc(data[0], more * item)
+        if grown == NULL:
+            raise MemoryError()
+        data[0], cap[0] = grown, more
+    return <char*>data[0] + n * item
+
+
+cdef inline int put_text_strict(Out* o, object text) except -1:
+    """The UTF-8 of a str (a lone surrogate raises: the Python writers' surrogateescape
+    decides)."""
+    cdef Py_ssize_t size
+    cdef const char* data = PyUnicode_AsUTF8AndSize(text, &size)
+    return put(o, <const unsigned char*>data, size)
+
+
+cdef inline Py_ssize_t text_bytes(object text) except -1:
+    """The length of a str's strict UTF-8 (a lone surrogate raises)."""
+    cdef Py_ssize_t size
+    if PyUnicode_IS_ASCII(text):
+        return PyUnicode_GET_LENGTH(text)
+    PyUnicode_AsUTF8AndSize(text, &size)
+    return size

@@ -25,12 +25,10 @@ from collections.abc import Iterable, Iterator
 from construct import Construct, SizeofError
 
 from runtime.core import limits as _limits
-from runtime.core import tier as _tier
 from runtime.core.codec import build_fast
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.spans import current as current_spans
 from runtime.core.unmap import WriteFaults, give_up
-from runtime.core.value_kinds import Kind
 from runtime.formats.craft_chunks import (  # noqa: F401 - named by generated modules
     DeltaUVarIntChunk,
     DeltaVarIntChunk,
@@ -49,30 +47,14 @@ from runtime.formats.craft_events import (
     EVENT_ROW,
     GROUP_NEW,
     GROUP_OLD,
-    VERSION,
     _checked_events,
     _Path,
     _read_frame,
 )
 from runtime.formats.craft_json import _event_json, _event_to_json
 from runtime.formats.craft_quick import _quick_events
-from runtime.formats.ticdc import FLAG_UNSIGNED, Event
+from runtime.formats.ticdc import Event
 from runtime.formats.ticdc_json import EventNames
-
-_COMPILED_ENCODER = _tier.compiled("runtime._compiled.craft_encode")
-"""The compiled tier's writer of messages (runtime/_compiled/craft_encode.pyx), or None."""
-_COMPILED_KINDS = {
-    "int": Kind("varint", "uvarint"),
-    "sint": Kind("varint"),
-    "uint": Kind("uvarint"),
-    "float64": Kind("f64"),
-    "text": Kind("str"),
-    "bytes": Kind("bytes"),
-    "null": Kind("null"),
-}
-"""The kinds the compiled writer implements by name (runtime/_compiled/craft_kinds.pxd, uvarint
-where FLAG_UNSIGNED is set, little-endian doubles): a spec whose ``kinds:`` say otherwise
-is encoded by the Python paths only, so the tiers stay equal."""
 
 
 # -------------------------------------------------------------------------------------
@@ -141,11 +123,6 @@ class CraftMessage(Construct):
         self.names = EventNames(column_types, column_flags, ddl_types)
         self.fast = fast
         self.tries_compiled = compiled
-        self.use_compiled = compiled and (values.kinds, values.unsigned, values.byte_order) == (
-            _COMPILED_KINDS,
-            FLAG_UNSIGNED,
-            "<",
-        )
         self.values = values
         self.encodings = values.codes
         _check_enum(
@@ -171,20 +148,12 @@ class CraftMessage(Construct):
 
     _read_fast_frame = None
     _compiled = None
-    _compiled_encoder = None
 
     def use_fast_writers(self, frame) -> None:
         """Write frames with ``frame``, the generated fast path's writer of the spec's
         ``frame`` record (``(model, out)`` appends construct's bytes to ``out``, or raises
-        for construct to build it and say why), instead of the construct.
-
-        The spec's frame is then the one the compiled tier writes too, when it is built:
-        its encoder is tried first, and wherever it declines this Python path encodes."""
+        for construct to build it and say why), instead of the construct."""
         self._write_fast_frame = frame
-        if _COMPILED_ENCODER is not None and self.use_compiled:
-            self._compiled_encoder = _COMPILED_ENCODER.Encoder(
-                self.encodings, VERSION, EVENT_ROW, EVENT_DDL, EVENT_RESOLVED, GROUP_NEW, GROUP_OLD
-            )
 
     _write_fast_frame = None
 
@@ -192,8 +161,8 @@ class CraftMessage(Construct):
         """Write messages with the compiled tier's way back, the generated
         ``COMPILED_WAY_BACKS[...]`` (``batches(events, max_count, max_bytes, values, terms)``
         and ``message(events, values, terms)``: the messages, or None to decline), tried
-        before the Python way back where the hand-written encoder is not used (see
-        :meth:`batches`); None (the tier is not built): the Python way back only."""
+        before the Python way back (see :meth:`batches`); None (the tier is not built): the
+        Python way back only."""
         self._compiled_batches, self._compiled_message = batches, message
 
     _compiled_batches = _compiled_message = None
@@ -228,13 +197,8 @@ class CraftMessage(Construct):
 
     def encode(self, events) -> bytes:
         """One message of ``events`` (not batched: all go in this message)."""
-        if self.fast and type(events) is list:
-            if self._compiled_encoder is not None:
-                data = self._compiled_encoder.encode(events)
-            elif self._compiled_message is not None:
-                data = self._compiled_message(events, self.values, self.terms)
-            else:
-                data = None
+        if self.fast and self._compiled_message is not None and type(events) is list:
+            data = self._compiled_message(events, self.values, self.terms)
             if data is not None:
                 return data
         return self.pack([self.parts(i, ev) for i, ev in enumerate(events)])
@@ -261,12 +225,10 @@ class CraftMessage(Construct):
 
     def batches(self, events, max_batch_size: int, max_message_bytes: int):
         """The compiled tier's messages of ``events`` in batches, or None (declined): the
-        hand-written encoder (runtime/_compiled/craft_encode.pyx, 1.4-1.7 times fewer
-        instructions) where it is built for these kinds, else the rendered way back."""
+        way back rendered from the spec (``COMPILED_WAY_BACKS``), the models checked
+        straight into C arrays and each message written from them."""
         if not self.fast:
             return None
-        if self._compiled_encoder is not None and type(events) is list:
-            return self._compiled_encoder.encode_events(events, max_batch_size, max_message_bytes)
         if self._compiled_batches is not None:
             return self._compiled_batches(
                 events, max_batch_size, max_message_bytes, self.values, self.terms

@@ -39,7 +39,6 @@ from runtime.formats.craft_chunks import (
 from runtime.formats.ticdc import Event
 from runtime.formats.ticdc_json import text_or_hex
 
-VERSION = 1
 EVENT_ROW, EVENT_DDL, EVENT_RESOLVED = 1, 2, 3
 GROUP_NEW, GROUP_OLD = 1, 2
 
