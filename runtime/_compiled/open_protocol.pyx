@@ -8,9 +8,10 @@ key and value by the plans of the spec's ``key_frames`` and ``value_frames`` rec
 :meth:`Plan.documents`, a primitive of the spec's ``kafka_message: {codec: open_protocol}``.
 
 :class:`Plan` takes its tables from a :class:`runtime.formats.open_protocol.OpenProtocol` (which
-holds the spec's documents): the key and DDL documents' field plans, the column
-document's key names, the type code -> reading table, the flag bits and the row
-sections. Nothing of the format is written here twice.
+holds the spec's documents): the key and value documents' field plans, the event classes
+(the spec's ``kafka_message: classes:``: each event type's model and value document),
+the column document's key names, the type code -> reading table, the flag bits and the
+row sections. Nothing of the format is written here twice.
 
 :meth:`Plan.documents` gives the :class:`Message` the Python reader gives, or None
 ("not mine") for anything outside the common form: any error, the legacy layout, JSON
@@ -40,7 +41,7 @@ from runtime._compiled.utf8 cimport utf8_valid
 import dataclasses
 
 from runtime.formats.gojson import go_unquote
-from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from runtime.formats.ticdc import Column
 
 cdef extern from "Python.h":
     double PyOS_string_to_double(const char *s, char **endptr,
@@ -591,6 +592,43 @@ cdef dict read_fields(list rules, dict obj):
     return out
 
 
+cdef enum:
+    BARE = 0  # the value document has no keys: the value is empty
+    FLAT = 1  # a document of scalar keys
+    ROWS = 2  # the row document (the column maps)
+
+
+cdef class EventClassPlan:
+    """One event class of the codec's (the spec's ``kafka_message: classes:``): its value
+    document's shape and rules, the key members its events do not carry, and its model."""
+
+    cdef int shape
+    cdef list value_rules, not_carried
+    cdef object model
+    cdef tuple fields
+
+    def __init__(self, codec, code):
+        event_class = codec.classes[code]
+        doc = codec.documents[event_class.document]
+        self.shape = ROWS if code in codec._rows else FLAT if doc.keys else BARE
+        self.value_rules = key_rules(codec._value_plans[code]) if self.shape == FLAT else None
+        self.not_carried = [(k.field, k.omit == "empty") for k in codec.not_carried[code]]
+        self.model = event_class.model
+        self.fields = tuple(f.name for f in dataclasses.fields(self.model))
+        carried = {k.field for k in codec.key_doc.keys if k.field != "type"}
+        carried -= {field for field, _ in self.not_carried}
+        carried |= {k.field for k in doc.keys}
+        if carried != set(self.fields):
+            raise ValueError(f"{self.model.__name__}: not every field from the documents")
+
+    cdef object make(self, dict values):
+        """The model of ``values`` (its fields by name), made without ``__init__``."""
+        ev = new_instance(self.model)
+        for name in self.fields:
+            setattr(ev, name, values[name])
+        return ev
+
+
 cdef class Plan:
     """The tables of one :class:`runtime.formats.open_protocol.OpenProtocol`, typed for C.
 
@@ -601,10 +639,9 @@ cdef class Plan:
     cdef int code_max
     cdef bytes t_name, f_name, v_name, h_name
     cdef uint64_t handle_bit, unsigned_bit, binary_bit, flags_max
-    cdef list key_rules, ddl_rules
-    cdef dict event_kinds, not_carried
+    cdef list key_rules
+    cdef dict classes  # the key's t -> EventClassPlan
     cdef list sections  # (name bytes, field is new, JsonKey), in the row document's order
-    cdef tuple row_fields
     cdef object message, check_sections
 
     def __init__(self, codec, message, check_sections):
@@ -622,16 +659,11 @@ cdef class Plan:
         self.h_name = _ascii(codec._h) if codec._h is not None else None
         self.handle_bit, self.unsigned_bit = codec.handle_bit, codec.unsigned_bit
         self.binary_bit, self.flags_max = codec.binary_bit, codec._flags_max
-        self.key_rules, self.ddl_rules = key_rules(codec._key_plan), key_rules(codec._ddl_plan)
-        self.event_kinds = dict(codec.kinds)
-        self.not_carried = {
-            kind: [(k.field, k.omit == "empty") for k in keys]
-            for kind, keys in codec.not_carried.items()
-        }
+        self.key_rules = key_rules(codec._key_plan)
+        self.classes = {code: EventClassPlan(codec, code) for code in codec.classes}
         self.sections = [(_ascii(k.name), k.field == "new", k) for k in codec.row_doc.keys]
         if any(k.field not in ("new", "old") for k in codec.row_doc.keys):
             raise ValueError("a row section that is neither the new nor the old image")
-        self.row_fields = tuple(f.name for f in dataclasses.fields(RowChangedEvent))
         self.message, self.check_sections = message, check_sections
 
     def documents(self, list keys, list values):
@@ -656,22 +688,21 @@ cdef class Plan:
     cdef object _event(self, const uint8_t *k, Py_ssize_t ks, Py_ssize_t ke,
                        const uint8_t *v, Py_ssize_t vs, Py_ssize_t ve):
         cdef dict fields = read_fields(self.key_rules, flat_object(k, ks, ke))
-        kind = self.event_kinds[fields["type"]]
-        for field, omit_empty in self.not_carried[kind]:
+        cdef EventClassPlan cls = self.classes[fields["type"]]
+        for field, omit_empty in cls.not_carried:
             value = fields[field]
             if value is not None and (not omit_empty or value):
-                decline()  # _check_carried raises
-        if kind == "resolved":
+                decline()  # the generated key reader raises
+        if cls.shape == BARE:
             if ve != vs:
                 decline()
-            return ResolvedEvent(fields["commit_ts"])
-        if kind == "ddl":
-            ddl = read_fields(self.ddl_rules, flat_object(v, vs, ve))
-            return DdlEvent(fields["commit_ts"], fields["schema"], fields["table"],
-                            ddl["ddl_type"], ddl["query"])
-        return self._row(fields, v, vs, ve)
+            return cls.make(fields)
+        if cls.shape == FLAT:
+            return cls.make({**fields, **read_fields(cls.value_rules, flat_object(v, vs, ve))})
+        return self._row(cls, fields, v, vs, ve)
 
-    cdef object _row(self, dict fields, const uint8_t *s, Py_ssize_t i, Py_ssize_t end):
+    cdef object _row(self, EventClassPlan cls, dict fields, const uint8_t *s, Py_ssize_t i,
+                     Py_ssize_t end):
         cdef object new = None, old = None, cols
         cdef list found = [None] * len(self.sections)
         cdef Token tok
@@ -712,11 +743,7 @@ cdef class Plan:
                 decline()
         if new is None and old is None:
             new = []
-        values = {**fields, "new": new, "old": old}
-        ev = new_instance(RowChangedEvent)
-        for name in self.row_fields:
-            setattr(ev, name, values[name])
-        return ev
+        return cls.make({**fields, "new": new, "old": old})
 
     cdef Py_ssize_t _section(self, const uint8_t *s, Token *tok) except -1:
         cdef Py_ssize_t at
