@@ -592,41 +592,17 @@ cdef dict read_fields(list rules, dict obj):
     return out
 
 
-cdef enum:
-    BARE = 0  # the value document has no keys: the value is empty
-    FLAT = 1  # a document of scalar keys
-    ROWS = 2  # the row document (the column maps)
+cdef enum:  # an event class's value document: no keys (the value is empty), scalars, rows
+    BARE, FLAT, ROWS
 
 
-cdef class EventClassPlan:
-    """One event class of the codec's (the spec's ``kafka_message: classes:``): its value
-    document's shape and rules, the key members its events do not carry, and its model."""
-
-    cdef int shape
-    cdef list value_rules, not_carried
-    cdef object model
-    cdef tuple fields
-
-    def __init__(self, codec, code):
-        event_class = codec.classes[code]
-        doc = codec.documents[event_class.document]
-        self.shape = ROWS if code in codec._rows else FLAT if doc.keys else BARE
-        self.value_rules = key_rules(codec._value_plans[code]) if self.shape == FLAT else None
-        self.not_carried = [(k.field, k.omit == "empty") for k in codec.not_carried[code]]
-        self.model = event_class.model
-        self.fields = tuple(f.name for f in dataclasses.fields(self.model))
-        carried = {k.field for k in codec.key_doc.keys if k.field != "type"}
-        carried -= {field for field, _ in self.not_carried}
-        carried |= {k.field for k in doc.keys}
-        if carried != set(self.fields):
-            raise ValueError(f"{self.model.__name__}: not every field from the documents")
-
-    cdef object make(self, dict values):
-        """The model of ``values`` (its fields by name), made without ``__init__``."""
-        ev = new_instance(self.model)
-        for name in self.fields:
-            setattr(ev, name, values[name])
-        return ev
+cdef object make(model, tuple names, dict values):
+    """``model`` of ``values`` by field name, made without ``__init__`` (a field no
+    document gives: KeyError, declined)."""
+    ev = new_instance(model)
+    for name in names:
+        setattr(ev, name, values[name])
+    return ev
 
 
 cdef class Plan:
@@ -640,7 +616,7 @@ cdef class Plan:
     cdef bytes t_name, f_name, v_name, h_name
     cdef uint64_t handle_bit, unsigned_bit, binary_bit, flags_max
     cdef list key_rules
-    cdef dict classes  # the key's t -> EventClassPlan
+    cdef dict classes  # the key's t -> (value shape, value rules, not carried, model, fields)
     cdef list sections  # (name bytes, field is new, JsonKey), in the row document's order
     cdef object message, check_sections
 
@@ -660,7 +636,13 @@ cdef class Plan:
         self.handle_bit, self.unsigned_bit = codec.handle_bit, codec.unsigned_bit
         self.binary_bit, self.flags_max = codec.binary_bit, codec._flags_max
         self.key_rules = key_rules(codec._key_plan)
-        self.classes = {code: EventClassPlan(codec, code) for code in codec.classes}
+        self.classes = {  # the spec's classes: (the generated EVENT_CLASSES)
+            code: (ROWS if code in codec._rows else FLAT if code in codec._value_plans else BARE,
+                   key_rules(codec._value_plans.get(code, ())),
+                   [(k.field, k.omit == "empty") for k in codec.not_carried[code]],
+                   c.model, tuple(f.name for f in dataclasses.fields(c.model)))
+            for code, c in codec.classes.items()
+        }  # fmt: skip
         self.sections = [(_ascii(k.name), k.field == "new", k) for k in codec.row_doc.keys]
         if any(k.field not in ("new", "old") for k in codec.row_doc.keys):
             raise ValueError("a row section that is neither the new nor the old image")
@@ -688,21 +670,20 @@ cdef class Plan:
     cdef object _event(self, const uint8_t *k, Py_ssize_t ks, Py_ssize_t ke,
                        const uint8_t *v, Py_ssize_t vs, Py_ssize_t ve):
         cdef dict fields = read_fields(self.key_rules, flat_object(k, ks, ke))
-        cdef EventClassPlan cls = self.classes[fields["type"]]
-        for field, omit_empty in cls.not_carried:
+        shape, rules, not_carried, model, names = self.classes[fields["type"]]
+        for field, omit_empty in not_carried:
             value = fields[field]
             if value is not None and (not omit_empty or value):
                 decline()  # the generated key reader raises
-        if cls.shape == BARE:
+        if shape == BARE:
             if ve != vs:
                 decline()
-            return cls.make(fields)
-        if cls.shape == FLAT:
-            return cls.make({**fields, **read_fields(cls.value_rules, flat_object(v, vs, ve))})
-        return self._row(cls, fields, v, vs, ve)
+            return make(model, names, fields)
+        if shape == FLAT:
+            return make(model, names, {**fields, **read_fields(rules, flat_object(v, vs, ve))})
+        return make(model, names, self._row(fields, v, vs, ve))
 
-    cdef object _row(self, EventClassPlan cls, dict fields, const uint8_t *s, Py_ssize_t i,
-                     Py_ssize_t end):
+    cdef dict _row(self, dict fields, const uint8_t *s, Py_ssize_t i, Py_ssize_t end):
         cdef object new = None, old = None, cols
         cdef list found = [None] * len(self.sections)
         cdef Token tok
@@ -743,7 +724,7 @@ cdef class Plan:
                 decline()
         if new is None and old is None:
             new = []
-        return cls.make({**fields, "new": new, "old": old})
+        return {**fields, "new": new, "old": old}
 
     cdef Py_ssize_t _section(self, const uint8_t *s, Token *tok) except -1:
         cdef Py_ssize_t at

@@ -6,10 +6,11 @@ omission, types, the event field each key carries) as its ``json:`` section, and
 column type's ``v`` is rendered as the ``column_type.rendering`` enum attribute, whose
 kinds say it in JSON value types. The generated module renders each document's members
 and the column values as code (``read_event_key``, ``write_row_value``,
-``read_column_value``, ...: ``JSON_CODE``) and the ``kafka_message:``'s ``batch:``
+``read_column_value``, ...: ``JSON_CODE``), the ``kafka_message:``'s ``classes:``
+(``EVENT_CLASSES``: which model and value document each event type is) and its ``batch:``
 (``_batch_message``: how events share a message) and hands them, with the tables, to
 :class:`OpenProtocol`, which frames and detects the layout; this module hard-codes no
-document layout, no type table, no value rendering and no batching rule.
+document layout, no event or column type table, no value rendering and no batching rule.
 
     >>> from generated.ticdc_open_protocol import decode_message, encode_events
     >>> key = bytes.fromhex("0000000000000001" "000000000000001f") + b'{"ts":415508856908021766,"t":3}'
@@ -189,7 +190,9 @@ class OpenProtocol:
         self._flags_max = _BOUNDS[self.flags_key.type][1]
         self._key_plan = _field_plan(self.key_doc)
         self._value_plans = {  # the compiled kernel's rules of the scalar value documents
-            code: _field_plan(doc) for code, doc in values.items() if code not in self._rows
+            code: _field_plan(doc)
+            for code, doc in values.items()
+            if doc.keys and code not in self._rows
         }
         ddl_key = next((k for d in values.values() for k in d.keys if k.field == "ddl_type"), None)
         self.names = EventNames(
