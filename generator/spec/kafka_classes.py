@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from generator.spec.mapping import class_members
 from generator.spec.model import JsonDoc, KafkaClass
 from generator.spec.types import MAP_MODELS
 
@@ -48,15 +49,7 @@ def read_kafka_classes(builder, raw: dict, documents: dict[str, JsonDoc]):
             f"{raw['class_by']!r} is not an event-type key (field: {EVENT_TYPE_FIELD}, a closed enum:)",
         )
     enum = builder.enums[type_key.enum]
-    members = {v.name: v.value for v in enum.values}
-    for member in raw["classes"]:
-        if member not in members:
-            raise builder.error(
-                parts + ("classes", member), f"{member!r} is not a member of {enum.name}"
-            )
-    missing = [m for m in members if m not in raw["classes"]]
-    if missing:
-        raise builder.error(parts + ("classes",), f"{enum.name} {missing[0]} has no class")
+    members = class_members(builder, enum, raw["classes"], parts + ("classes",))
     classes = [
         _kafka_class(builder, member, members[member], body, key_doc, type_key, documents)
         for member, body in raw["classes"].items()
