@@ -41,6 +41,7 @@ from runtime._compiled.utf8 cimport utf8_valid
 import dataclasses
 
 from runtime.formats.gojson import go_unquote
+from runtime.formats.open_protocol_json import _field_plan
 from runtime.formats.ticdc import Column
 
 cdef extern from "Python.h":
@@ -635,13 +636,15 @@ cdef class Plan:
         self.h_name = _ascii(codec._h) if codec._h is not None else None
         self.handle_bit, self.unsigned_bit = codec.handle_bit, codec.unsigned_bit
         self.binary_bit, self.flags_max = codec.binary_bit, codec._flags_max
-        self.key_rules = key_rules(codec._key_plan)
-        self.classes = {  # the spec's classes: (the generated EVENT_CLASSES)
-            code: (ROWS if code in codec._rows else FLAT if code in codec._value_plans else BARE,
-                   key_rules(codec._value_plans.get(code, ())),
-                   [(k.field, k.omit == "empty") for k in codec.not_carried[code]],
+        self.key_rules = key_rules(_field_plan(codec.key_doc))
+        self.classes = {  # the spec's classes: (the generated EVENT_CLASSES); not carried:
+            # the key members its events lack (events:), refused unless what omit: leaves out
+            code: (ROWS if code in codec._rows else FLAT if doc.keys else BARE,
+                   key_rules(_field_plan(doc)),
+                   [(k.field, k.omit == "empty") for k in codec.key_doc.keys
+                    if k.events and c.member.name not in k.events],
                    c.model, tuple(f.name for f in dataclasses.fields(c.model)))
-            for code, c in codec.classes.items()
+            for code, c in codec.classes.items() for doc in [codec.documents[c.document]]
         }  # fmt: skip
         self.sections = [(_ascii(k.name), k.field == "new", k) for k in codec.row_doc.keys]
         if any(k.field not in ("new", "old") for k in codec.row_doc.keys):

@@ -63,7 +63,6 @@ from runtime.formats.open_protocol_json import (
     _canonical_b64,
     _check_str,
     _dict,
-    _field_plan,
     _int_from,
     _int_json,
     _load,
@@ -167,12 +166,6 @@ class OpenProtocol:
         self._rows = {code for code, doc in values.items() if doc.key("map")}  # row sections
         self.row_doc = next(values[code] for code in self._rows)
         self._check_sections = code[f"check_{self.row_doc.name}_sections"]
-        # code -> the key members its events do not carry (their events:), which the
-        # generated key reader refuses unless they hold what omit: leaves out
-        self.not_carried = {
-            code: [k for k in self.key_doc.keys if k.events and c.member.name not in k.events]
-            for code, c in self.classes.items()
-        }
         column_doc = self.documents[self.row_doc.key("map").of]
         self.column_doc = column_doc
         self.value_key = column_doc.key("any")
@@ -188,12 +181,6 @@ class OpenProtocol:
         self.unsigned_bit = _flag(self.flags_key, "UNSIGNED")
         self._code_max = _BOUNDS[self.code_key.type][1]
         self._flags_max = _BOUNDS[self.flags_key.type][1]
-        self._key_plan = _field_plan(self.key_doc)
-        self._value_plans = {  # the compiled kernel's rules of the scalar value documents
-            code: _field_plan(doc)
-            for code, doc in values.items()
-            if doc.keys and code not in self._rows
-        }
         ddl_key = next((k for d in values.values() for k in d.keys if k.field == "ddl_type"), None)
         self.names = EventNames(
             self.code_key.enum, self.flags_key.enum, ddl_key.enum if ddl_key else None
