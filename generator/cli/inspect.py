@@ -515,10 +515,14 @@ def _name_codes(kafka, key: Trace, value: Trace) -> None:
         return {k.name: k.enum for k in doc.keys if k.enum is not None}
 
     images = {k.name for k in kafka.row_doc.keys if k.type == "map"}
+    values = {}  # the scalar value documents' enum keys (a DDL's t)
+    for event_class in kafka.classes.values():
+        if kafka.documents[event_class.document] is not kafka.row_doc:
+            values.update(enums(kafka.documents[event_class.document]))
     columns = {kafka.code_key.name: kafka.code_key.enum, kafka.flags_key.name: kafka.flags_key.enum}
     for result, where in (
         (key, {"key": enums(kafka.key_doc)}),
-        (value, {"value": enums(kafka.ddl_doc)}),
+        (value, {"value": values}),
     ):
         for node in result.root.walk():
             parent = node.parent

@@ -259,9 +259,12 @@ class JsonDocumentEmitter:
         for test, message in self._section_rules(sections, "new"):
             w.line(f"if {test}:")
             w.line(f"    raise rt_op_json.fail{message}")
+        w.line("if new is None and old is None:  # no section: an insert of no columns")
+        w.line("    new = []")
         w.line("return new, old")
         text = (f"The row images of one ``{doc.name}`` document: ``(new, old)``, each section's "
-                "columns read by ``columns(name, map, state)``; the sections must make an op.")  # fmt: skip
+                "columns read by ``columns(name, map, state)``; the sections must make an op "
+                "(none: an insert of no columns).")  # fmt: skip
         return self._function(f"read_{name}", "obj, columns, state", text, w)
 
     def _section_rules(self, sections, new: str) -> list[tuple[str, str]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from generator.emit import protobuf
+from generator.emit.kafka_classes import render_kafka_classes
 from generator.emit.mapping import mapping_modules, render_mapping
 from generator.emit.pysource import valid_message_arg
 from generator.emit.spark_columns import SparkColumns
@@ -162,6 +163,10 @@ class ModuleEmitter(SparkColumns):
         where = f"{self.spec.source.display}:{km.batch.line}"
         return "\n".join(render_batch(km.record, where, km.batch, "part[0]", km.batch_estimate))
 
+    def kafka_classes(self) -> str:
+        """The source of a ``kafka_message:``'s classes and ``EVENT_CLASSES``."""
+        return render_kafka_classes(self.spec)
+
     @staticmethod
     def ref_expression(path: str, ref) -> str:
         args = [repr(path)]
@@ -183,6 +188,8 @@ class ModuleEmitter(SparkColumns):
         text += " rt_value_kinds." if self.decoders() else ""
         text += " ".join(f" rt_{m}." for m in mapping_modules(self.spec.records.values()))
         text += " rt_unmap. rt_value_kinds. rt_leb128." if self.way_backs() else ""
+        km = self.spec.kafka_message
+        text += " ".join(f" rt_{c.module}." for c in (km.classes if km else ()))
         names = sorted(set(re.findall(r"\brt_([a-z_]+)\.", text)) - {"checksum", "serializable"})
         return {name: runtime_module(name) for name in names}
 

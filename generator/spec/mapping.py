@@ -74,15 +74,7 @@ def _mapping(builder, records, raw: dict, parts) -> Mapping:
     enum = builder.enums.get(chunk.type.enum or "")
     if enum is None:
         raise builder.error(parts + ("class_by",), f"{raw['class_by']!r} has no closed enum:")
-    members = {v.name: v.value for v in enum.values}
-    for member in raw["classes"]:
-        if member not in members:
-            raise builder.error(
-                parts + ("classes", member), f"{member!r} is not a member of {enum.name}"
-            )
-    missing = [m for m in members if m not in raw["classes"]]
-    if missing:
-        raise builder.error(parts + ("classes",), f"{enum.name} {missing[0]} has no class")
+    members = class_members(builder, enum, raw["classes"], parts + ("classes",))
     context = _Context(builder, records, source, records[each.type.name])
     classes = [
         context.map_class(member, members[member], body, parts + ("classes", member))
@@ -90,6 +82,19 @@ def _mapping(builder, records, raw: dict, parts) -> Mapping:
     ]
     line = builder.lines.line(parts)
     return Mapping(source.name, each.name, class_by, classes, line)
+
+
+def class_members(builder, enum, classes: dict, parts) -> dict[str, int]:
+    """``enum``'s members by name, once ``classes`` (at ``parts``) has one class per member
+    (a ``map:``'s classes, a ``kafka_message:``'s)."""
+    members = {v.name: v.value for v in enum.values}
+    for member in classes:
+        if member not in members:
+            raise builder.error(parts + (member,), f"{member!r} is not a member of {enum.name}")
+    missing = [m for m in members if m not in classes]
+    if missing:
+        raise builder.error(parts, f"{enum.name} {missing[0]} has no class")
+    return members
 
 
 def _field(record: Record, name: str) -> Field | None:

@@ -543,6 +543,29 @@ class KafkaMessage:
     """``batch:``: ``encode_events``' batching (a :class:`generator.spec.batching.Batch`)."""
     batch_estimate: str = ""
     """The batch's model estimate, Python over the codec's ``part`` of a model."""
+    class_by: tuple[str, str] = ("", "")
+    """``class_by: DOCUMENT.KEY``: the key of the key document whose closed enum says an
+    event's class."""
+    classes: list[KafkaClass] = dataclasses.field(default_factory=list)
+    """``classes:``: per member of that enum, in the spec's order."""
+
+
+@dataclasses.dataclass
+class KafkaClass:
+    """One of a ``kafka_message:``'s ``classes:``: the model an event of ``member`` is, made
+    of the fields its key document carries and those of its ``document`` (the value)."""
+
+    member: str
+    value: int
+    module: str
+    model: str
+    document: str
+    """The ``json:`` document of its Kafka value (one with no keys: the value is empty)."""
+    fields: tuple[tuple[str, str], ...]
+    """(model field, the document it comes from), in the model's order."""
+    write_first: str
+    """``key`` or ``value``: the document written (and so refused) first."""
+    line: int | None
 
 
 @dataclasses.dataclass

@@ -90,6 +90,7 @@ MODULE_CONSTANTS = frozenset(
         "COMPILED_ROW_ITERATORS",
         "RECORD_DETECTORS",
         "CLAIM_CHECK_RECORD",
+        "EVENT_CLASSES",
         "FALLBACKS",
         "DICTIONARIES",
         "VALUE_DECODERS",

@@ -317,7 +317,17 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
 
 
 MAP_MODELS: dict[str, tuple[str, ...]] = {
-    "ticdc.RowChangedEvent": ("commit_ts", "schema", "table", "partition", "new", "old"),
+    "ticdc.RowChangedEvent": (
+        "commit_ts",
+        "schema",
+        "table",
+        "partition",
+        "new",
+        "old",
+        "row_id",
+        "handle_key_only",
+        "claim_check_location",
+    ),
     "ticdc.DdlEvent": ("commit_ts", "schema", "table", "ddl_type", "query"),
     "ticdc.ResolvedEvent": ("commit_ts",),
     "ticdc.Column": ("name", "type", "flags", "value"),

@@ -18,6 +18,7 @@ from generator.spec.batching import read_kafka_batch
 from generator.spec.decode_by import check_decode_by
 from generator.spec.fields import FieldBuilder
 from generator.spec.imports import resolve as resolve_imports
+from generator.spec.kafka_classes import read_kafka_classes
 from generator.spec.loader import Lines, LoadedSpec, key_path
 from generator.spec.mapping import check_maps
 from generator.spec.model import (
@@ -347,6 +348,7 @@ class SpecBuilder(FieldBuilder):
                 )
             self.claim_check_document(claim["document"], list(raw["columns"]), documents)
         batch, estimate = read_kafka_batch(self, raw, self.enums) if "batch" in raw else (None, "")
+        class_by, classes = read_kafka_classes(self, raw, documents)
         return KafkaMessage(
             raw["record"],
             raw["doc"],
@@ -355,6 +357,8 @@ class SpecBuilder(FieldBuilder):
             None if claim is None else ClaimCheck(claim["record"], claim["doc"], claim["document"]),
             batch,
             estimate,
+            class_by,
+            classes,
         )
 
     def claim_check_document(self, name: str, columns: list[str], documents: dict) -> None:

@@ -8,9 +8,10 @@ key and value by the plans of the spec's ``key_frames`` and ``value_frames`` rec
 :meth:`Plan.documents`, a primitive of the spec's ``kafka_message: {codec: open_protocol}``.
 
 :class:`Plan` takes its tables from a :class:`runtime.formats.open_protocol.OpenProtocol` (which
-holds the spec's documents): the key and DDL documents' field plans, the column
-document's key names, the type code -> reading table, the flag bits and the row
-sections. Nothing of the format is written here twice.
+holds the spec's documents): the key and value documents' field plans, the event classes
+(the spec's ``kafka_message: classes:``: each event type's model and value document),
+the column document's key names, the type code -> reading table, the flag bits and the
+row sections. Nothing of the format is written here twice.
 
 :meth:`Plan.documents` gives the :class:`Message` the Python reader gives, or None
 ("not mine") for anything outside the common form: any error, the legacy layout, JSON
@@ -40,7 +41,8 @@ from runtime._compiled.utf8 cimport utf8_valid
 import dataclasses
 
 from runtime.formats.gojson import go_unquote
-from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from runtime.formats.open_protocol_json import _field_plan
+from runtime.formats.ticdc import Column
 
 cdef extern from "Python.h":
     double PyOS_string_to_double(const char *s, char **endptr,
@@ -591,6 +593,19 @@ cdef dict read_fields(list rules, dict obj):
     return out
 
 
+cdef enum:  # an event class's value document: no keys (the value is empty), scalars, rows
+    BARE, FLAT, ROWS
+
+
+cdef object make(model, tuple names, dict values):
+    """``model`` of ``values`` by field name, made without ``__init__`` (a field no
+    document gives: KeyError, declined)."""
+    ev = new_instance(model)
+    for name in names:
+        setattr(ev, name, values[name])
+    return ev
+
+
 cdef class Plan:
     """The tables of one :class:`runtime.formats.open_protocol.OpenProtocol`, typed for C.
 
@@ -601,10 +616,9 @@ cdef class Plan:
     cdef int code_max
     cdef bytes t_name, f_name, v_name, h_name
     cdef uint64_t handle_bit, unsigned_bit, binary_bit, flags_max
-    cdef list key_rules, ddl_rules
-    cdef dict event_kinds, not_carried
+    cdef list key_rules
+    cdef dict classes  # the key's t -> (value shape, value rules, not carried, model, fields)
     cdef list sections  # (name bytes, field is new, JsonKey), in the row document's order
-    cdef tuple row_fields
     cdef object message, check_sections
 
     def __init__(self, codec, message, check_sections):
@@ -622,16 +636,19 @@ cdef class Plan:
         self.h_name = _ascii(codec._h) if codec._h is not None else None
         self.handle_bit, self.unsigned_bit = codec.handle_bit, codec.unsigned_bit
         self.binary_bit, self.flags_max = codec.binary_bit, codec._flags_max
-        self.key_rules, self.ddl_rules = key_rules(codec._key_plan), key_rules(codec._ddl_plan)
-        self.event_kinds = dict(codec.kinds)
-        self.not_carried = {
-            kind: [(k.field, k.omit == "empty") for k in keys]
-            for kind, keys in codec.not_carried.items()
-        }
+        self.key_rules = key_rules(_field_plan(codec.key_doc))
+        self.classes = {  # the spec's classes: (the generated EVENT_CLASSES); not carried:
+            # the key members its events lack (events:), refused unless what omit: leaves out
+            code: (ROWS if code in codec._rows else FLAT if doc.keys else BARE,
+                   key_rules(_field_plan(doc)),
+                   [(k.field, k.omit == "empty") for k in codec.key_doc.keys
+                    if k.events and c.member.name not in k.events],
+                   c.model, tuple(f.name for f in dataclasses.fields(c.model)))
+            for code, c in codec.classes.items() for doc in [codec.documents[c.document]]
+        }  # fmt: skip
         self.sections = [(_ascii(k.name), k.field == "new", k) for k in codec.row_doc.keys]
         if any(k.field not in ("new", "old") for k in codec.row_doc.keys):
             raise ValueError("a row section that is neither the new nor the old image")
-        self.row_fields = tuple(f.name for f in dataclasses.fields(RowChangedEvent))
         self.message, self.check_sections = message, check_sections
 
     def documents(self, list keys, list values):
@@ -656,22 +673,20 @@ cdef class Plan:
     cdef object _event(self, const uint8_t *k, Py_ssize_t ks, Py_ssize_t ke,
                        const uint8_t *v, Py_ssize_t vs, Py_ssize_t ve):
         cdef dict fields = read_fields(self.key_rules, flat_object(k, ks, ke))
-        kind = self.event_kinds[fields["type"]]
-        for field, omit_empty in self.not_carried[kind]:
+        shape, rules, not_carried, model, names = self.classes[fields["type"]]
+        for field, omit_empty in not_carried:
             value = fields[field]
             if value is not None and (not omit_empty or value):
-                decline()  # _check_carried raises
-        if kind == "resolved":
+                decline()  # the generated key reader raises
+        if shape == BARE:
             if ve != vs:
                 decline()
-            return ResolvedEvent(fields["commit_ts"])
-        if kind == "ddl":
-            ddl = read_fields(self.ddl_rules, flat_object(v, vs, ve))
-            return DdlEvent(fields["commit_ts"], fields["schema"], fields["table"],
-                            ddl["ddl_type"], ddl["query"])
-        return self._row(fields, v, vs, ve)
+            return make(model, names, fields)
+        if shape == FLAT:
+            return make(model, names, {**fields, **read_fields(rules, flat_object(v, vs, ve))})
+        return make(model, names, self._row(fields, v, vs, ve))
 
-    cdef object _row(self, dict fields, const uint8_t *s, Py_ssize_t i, Py_ssize_t end):
+    cdef dict _row(self, dict fields, const uint8_t *s, Py_ssize_t i, Py_ssize_t end):
         cdef object new = None, old = None, cols
         cdef list found = [None] * len(self.sections)
         cdef Token tok
@@ -712,11 +727,7 @@ cdef class Plan:
                 decline()
         if new is None and old is None:
             new = []
-        values = {**fields, "new": new, "old": old}
-        ev = new_instance(RowChangedEvent)
-        for name in self.row_fields:
-            setattr(ev, name, values[name])
-        return ev
+        return {**fields, "new": new, "old": old}
 
     cdef Py_ssize_t _section(self, const uint8_t *s, Token *tok) except -1:
         cdef Py_ssize_t at

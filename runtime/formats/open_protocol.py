@@ -6,10 +6,11 @@ omission, types, the event field each key carries) as its ``json:`` section, and
 column type's ``v`` is rendered as the ``column_type.rendering`` enum attribute, whose
 kinds say it in JSON value types. The generated module renders each document's members
 and the column values as code (``read_event_key``, ``write_row_value``,
-``read_column_value``, ...: ``JSON_CODE``) and the ``kafka_message:``'s ``batch:``
+``read_column_value``, ...: ``JSON_CODE``), the ``kafka_message:``'s ``classes:``
+(``EVENT_CLASSES``: which model and value document each event type is) and its ``batch:``
 (``_batch_message``: how events share a message) and hands them, with the tables, to
 :class:`OpenProtocol`, which frames and detects the layout; this module hard-codes no
-document layout, no type table, no value rendering and no batching rule.
+document layout, no event or column type table, no value rendering and no batching rule.
 
     >>> from generated.ticdc_open_protocol import decode_message, encode_events
     >>> key = bytes.fromhex("0000000000000001" "000000000000001f") + b'{"ts":415508856908021766,"t":3}'
@@ -43,6 +44,7 @@ import math
 import struct
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import NamedTuple
 
 from construct import Construct, SizeofError
 
@@ -61,7 +63,6 @@ from runtime.formats.open_protocol_json import (
     _canonical_b64,
     _check_str,
     _dict,
-    _field_plan,
     _int_from,
     _int_json,
     _load,
@@ -81,8 +82,6 @@ LAYOUTS = ("tiflow", "legacy")
 """``tiflow``: today's bytes (Go >= 1.22). ``legacy``: TiCDC 4.0 (2020): no ``f``, VARCHAR
 and CHAR in base64, Go < 1.22 escapes."""
 
-_EVENT_KINDS = {"ROW": "row", "DDL": "ddl", "RESOLVED": "resolved"}
-"""message_type enum member -> event kind (the spec's names)."""
 _INT, _STRING, _TEXT, _FLOAT64, _BASE64 = (object() for _ in range(5))
 _QUICK = {
     frozenset({("type", "s64"), ("unsigned", "u64"), ("text", "str")}): _INT,
@@ -100,6 +99,19 @@ _COMPILED = tier.compiled("runtime._compiled.open_protocol")
 
 LAYOUT_ESCAPES = {"tiflow": "short", "legacy": "unicode"}
 """The escapes of each layout's newest writer: what a message is written in by default."""
+
+
+class EventClass(NamedTuple):
+    """One of the spec's ``kafka_message: classes:`` (the generated ``EVENT_CLASSES``): the
+    event-type member (the key's ``t``), the model, the value document's name, ``read(fields,
+    obj, columns, state)`` (the model of the key's fields and the value document) and
+    ``write(ev, column_map, layout, go122)`` (the key and value JSON text)."""
+
+    member: int
+    model: type
+    document: str
+    read: Callable
+    write: Callable
 
 
 @dataclasses.dataclass
@@ -128,38 +140,32 @@ class OpenProtocol:
     (``read_column_value``). The tables here serve the fast column reader (the column
     document's ``any`` key names the ``rendering`` table and its ``kinds``, its
     ``bit``/``layouts`` keys the handle flag and the tiflow-only ``f``) and the compiled
-    tier's kernel. ``batch`` is the spec's rendered ``batch:`` (``encode_events``).
+    tier's kernel. ``classes`` are the spec's ``classes:`` (:class:`EventClass`): which model
+    and value document each event type is. ``batch`` is the spec's rendered ``batch:``
+    (``encode_events``).
     """
 
     def __init__(
         self,
         documents: Mapping[str, JsonDocument],
         code: Mapping[str, Callable],
+        classes: Iterable[EventClass],
         batch: Callable | None = None,
     ):
         self.documents = dict(documents)
         self._batch = batch
         self._writers = {layout: _Writer(self, layout) for layout in LAYOUTS}
-        self._read_key, self._write_key = code["read_event_key"], code["write_event_key"]
-        self._read_ddl, self._write_ddl = code["read_ddl_value"], code["write_ddl_value"]
-        self._read_row, self._write_row = code["read_row_value"], code["write_row_value"]
-        self._check_sections = code["check_row_value_sections"]
+        self._read_key = code["read_event_key"]
         self._read_column, self._write_column = code["read_column"], code["write_column"]
         self._read_value = code["read_column_value"]
         self.key_doc = self.documents["event_key"]
-        self.row_doc = self.documents["row_value"]
-        self.ddl_doc = self.documents["ddl_value"]
-        self.type_key = next(k for k in self.key_doc.keys if k.field == "type")
-        self.kinds = {m.value: _EVENT_KINDS[m.name] for m in self.type_key.enum}
-        self.codes = {kind: code for code, kind in self.kinds.items()}
-        # kind -> the key members its events do not carry (their events:), which the
-        # generated key reader refuses unless they hold what omit: leaves out
-        self.not_carried = {
-            _EVENT_KINDS[m.name]: [
-                k for k in self.key_doc.keys if k.events and m.name not in k.events
-            ]
-            for m in self.type_key.enum
-        }
+        self.classes = {int(c.member): c for c in classes}
+        self._class_of = {c.model: c for c in self.classes.values()}
+        values = {code: self.documents[c.document] for code, c in self.classes.items()}
+        self._bare = {code for code, doc in values.items() if not doc.keys}  # empty values
+        self._rows = {code for code, doc in values.items() if doc.key("map")}  # row sections
+        self.row_doc = next(values[code] for code in self._rows)
+        self._check_sections = code[f"check_{self.row_doc.name}_sections"]
         column_doc = self.documents[self.row_doc.key("map").of]
         self.column_doc = column_doc
         self.value_key = column_doc.key("any")
@@ -175,8 +181,7 @@ class OpenProtocol:
         self.unsigned_bit = _flag(self.flags_key, "UNSIGNED")
         self._code_max = _BOUNDS[self.code_key.type][1]
         self._flags_max = _BOUNDS[self.flags_key.type][1]
-        self._key_plan, self._ddl_plan = _field_plan(self.key_doc), _field_plan(self.ddl_doc)
-        ddl_key = next((k for k in self.ddl_doc.keys if k.field == "ddl_type"), None)
+        ddl_key = next((k for d in values.values() for k in d.keys if k.field == "ddl_type"), None)
         self.names = EventNames(
             self.code_key.enum, self.flags_key.enum, ddl_key.enum if ddl_key else None
         )
@@ -284,22 +289,6 @@ class OpenProtocol:
             return None  # the checked reading names it, or reads gojson.REPLACED
         return out
 
-    def _row(self, fields: dict, obj: dict, legacy: list) -> RowChangedEvent:
-        new, old = self._read_row(obj, self._columns, legacy)
-        if new is None and old is None:
-            new = []
-        return RowChangedEvent(
-            commit_ts=fields["commit_ts"],
-            schema=fields["schema"],
-            table=fields["table"],
-            partition=fields["partition"],
-            new=new,
-            old=old,
-            row_id=fields["row_id"],
-            handle_key_only=fields["handle_key_only"],
-            claim_check_location=fields["claim_check_location"],
-        )
-
     def _event(self, key: bytes, value: bytes, frame, legacy: list, replaced: bool) -> Event:
         """Event ``frame`` of the message; ``replaced``: the message's value holds an
         escaped \\ufffd somewhere (see :func:`_unmark_text`)."""
@@ -307,34 +296,28 @@ class OpenProtocol:
         kobj = _load(key, ks, ke, "key")
         try:
             fields = self._read_key(kobj)
-            kind = self.kinds[fields["type"]]
+            code = fields["type"]
+            cls = self.classes[code]
         except DecodeError as err:
             err.shift(ks)
             err.add_path("key")
             raise
-        if kind == "resolved":
+        vobj = None
+        if code in self._bare:
             if ve != vs:
-                raise DecodeError("a resolved event has no value", offset=vs, path="value")
-            return ResolvedEvent(fields["commit_ts"])
-        vobj = _load(value, vs, ve, "value", mark_replaced=replaced and kind == "row")
+                name = cls.member.name.lower()
+                raise DecodeError(f"a {name} event has no value", offset=vs, path="value")
+        else:
+            vobj = _load(value, vs, ve, "value", mark_replaced=replaced and code in self._rows)
         try:
-            if kind == "ddl":
-                ddl = self._read_ddl(vobj)
-                return DdlEvent(
-                    commit_ts=fields["commit_ts"],
-                    schema=fields["schema"],
-                    table=fields["table"],
-                    ddl_type=ddl["ddl_type"],
-                    query=ddl["query"],
-                )
-            row = self._row(fields, vobj, legacy)
+            event = cls.read(fields, vobj, self._columns, legacy)
         except DecodeError as err:
             err.shift(vs)
             err.add_path("value")
             raise
-        if replaced:
-            _unmark_text(row)
-        return row
+        if replaced and code in self._rows:
+            _unmark_text(event)
+        return event
 
     def parse_pair(self, key: bytes, value: bytes, **limits) -> Message:
         """The :class:`Message` of one Kafka key and value (layout detected).
@@ -413,18 +396,13 @@ class OpenProtocol:
     def _encoded(self, ev: Event, layout: str, escapes: str | None) -> tuple[int, bytes, bytes]:
         """The event's type code (the key's ``t``), key JSON and value JSON."""
         go122 = (escapes or LAYOUT_ESCAPES.get(layout)) == "short"
-        if isinstance(ev, ResolvedEvent):
-            code = self.codes["resolved"]
-            return code, self._write_key(ev, go122, code).encode(), b""
-        if isinstance(ev, DdlEvent):
-            code = self.codes["ddl"]
-            key = self._write_key(ev, go122, code).encode()  # the key's errors come first
-            return code, key, self._write_ddl(ev, go122).encode()
-        if isinstance(ev, RowChangedEvent):
-            value = self._write_row(ev, self._map, layout, go122)  # the value's errors first
-            code = self.codes["row"]
-            return code, self._write_key(ev, go122, code).encode(), value.encode()
-        raise EncodeError(f"expected a TiCDC event, got {type(ev).__name__}")
+        cls = self._class_of.get(type(ev))
+        if cls is None:
+            cls = next((c for c in self._class_of.values() if isinstance(ev, c.model)), None)
+            if cls is None:
+                raise EncodeError(f"expected a TiCDC event, got {type(ev).__name__}")
+        key, value = cls.write(ev, self._map, layout, go122)
+        return int(cls.member), key.encode(), value.encode()
 
     def build_pair(self, message: Message) -> tuple[bytes, bytes]:
         """The Kafka key and value of one :class:`Message`: all its events, in order, in

@@ -1,0 +1,94 @@
+"""A ``kafka_message:``'s ``class_by:`` and ``classes:`` (generator/spec/kafka_classes.py):
+the loader's refusals at the spec's file:line, and that the codec and the compiled kernel
+take Open Protocol's event types from the rendered ``EVENT_CLASSES`` (their bytes and
+errors are held by tests/test_open_protocol*.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from generated import ticdc_open_protocol as op
+from generator.emit.generate import render_spec
+from runtime.core.errors import DecodeError, SpecError
+from runtime.formats import open_protocol as rt_op
+from runtime.formats.ticdc import Column, ResolvedEvent
+from tests.test_open_protocol_spec import edited_spec
+
+ROW = "    ROW: {model: ticdc.RowChangedEvent, value: row_value, write_first: value}"
+DDL = "    DDL: {model: ticdc.DdlEvent, value: ddl_value}"
+RESOLVED = "    RESOLVED: {model: ticdc.ResolvedEvent, value: resolved_value}"
+
+
+@pytest.mark.parametrize(
+    "old, new, message",
+    [
+        ("class_by: event_key.t ", "class_by: event_key.x ", "'event_key.x' is not DOCUMENT.KEY of a json: document"),
+        ("class_by: event_key.t ", "class_by: nothing.t ", "'nothing.t' is not DOCUMENT.KEY"),
+        ("class_by: event_key.t ", "class_by: event_key.ts ", "'event_key.ts' is not an event-type key"),
+        ("class_by: event_key.t ", "class_by: ddl_value.t ", "'ddl_value.t' is not an event-type key"),
+        ("class_by: event_key.t ", "class_by: event_key ", "does not match"),
+        (ROW, ROW.replace("ROW:", "ROWS:"), "'ROWS' is not a member of message_type"),
+        (RESOLVED, "", "message_type RESOLVED has no class"),
+        (DDL, DDL.replace("ticdc.DdlEvent", "ticdc.Ddl"), "'ticdc.Ddl' is not one of"),
+        (DDL, DDL.replace("ddl_value", "nothing"), "'nothing' is not a json: document beside event_key"),
+        (DDL, DDL.replace("ddl_value", "event_key"), "'event_key' is not a json: document beside"),
+        (ROW, ROW.replace("row_value", "column"), "'column' is not a value document"),
+        (DDL, DDL.replace("ticdc.DdlEvent", "ticdc.RowChangedEvent"), "has field 'row_id', which event_key.rid does not carry for DDL"),
+        (RESOLVED, RESOLVED.replace("ticdc.ResolvedEvent", "ticdc.DdlEvent"), "ticdc.DdlEvent has field 'schema', which event_key.scm does not carry for RESOLVED"),
+        (ROW, ROW.replace("ticdc.RowChangedEvent", "ticdc.DdlEvent"), "ticdc.DdlEvent has no field 'row_id', which event_key.rid carries for ROW"),
+        (RESOLVED, RESOLVED.replace("resolved_value", "ddl_value"), "ddl_value.q's field 'query' is no field of ticdc.ResolvedEvent"),
+        (DDL, DDL.replace("ddl_value", "resolved_value"), "ticdc.DdlEvent field 'ddl_type' is in neither event_key (for DDL) nor resolved_value"),
+        ("write_first: value", "write_first: both", "is not one of"),
+        ("  class_by: event_key.t ", "  # no class_by ", "kafka_message: missing key 'class_by'"),
+    ],
+)  # fmt: skip
+def test_bad_classes_are_a_spec_error_at_their_line(tmp_path, old, new, message):
+    with pytest.raises(SpecError) as info:
+        render_spec(edited_spec(tmp_path, old, new))
+    assert message in str(info.value)
+    assert "ticdc_open_protocol.yaml:" in str(info.value)  # file:line
+
+
+def test_a_value_document_field_the_key_has_too_is_refused(tmp_path):
+    q = '      - {name: q, type: string, field: query, doc: "the DDL statement"}'
+    with pytest.raises(SpecError) as info:
+        render_spec(edited_spec(tmp_path, q, q.replace("field: query", "field: schema")))
+    assert "ddl_value.q's field 'schema' is event_key's too" in str(info.value)
+
+
+def test_the_batch_enum_is_class_bys(tmp_path):
+    spec = edited_spec(tmp_path, "    enum: message_type ", "    enum: event_kind ")
+    text = spec.read_text().replace(
+        "enums:\n", "enums:\n  event_kind:\n    doc: d\n    type: u8\n    values: "
+        "{ROW: {value: 1, doc: r}, DDL: {value: 2, doc: d}, RESOLVED: {value: 3, doc: s}}\n", 1
+    )  # fmt: skip
+    spec.write_text(text)
+    with pytest.raises(SpecError) as info:
+        render_spec(spec)
+    assert "the batch's enum: 'event_kind' is not class_by's enum 'message_type'" in str(info.value)
+    assert "ticdc_open_protocol.yaml:" in str(info.value)
+
+
+def test_the_codec_dispatches_on_the_rendered_classes():
+    assert list(op._KAFKA.classes.values()) == list(op.EVENT_CLASSES)
+    assert [int(c.member) for c in op.EVENT_CLASSES] == [m.value for m in op.MessageType]
+    key, value = op.encode_event(ResolvedEvent(5))
+    assert (key, value) == (b'{"ts":5,"t":3}', b"")
+    # the RESOLVED class's value document has no keys: a value there is refused by name
+    pair = op.RECORDS["message"].build_pair(op.Message([ResolvedEvent(5)]))
+    with pytest.raises(DecodeError, match="a resolved event has no value") as info:
+        op.RECORDS["message"].parse_pair(pair[0], (2).to_bytes(8, "big") + b"{}")
+    assert (info.value.offset, info.value.path) == (8, "events[0].value")
+
+
+def test_the_compiled_kernel_takes_its_classes_from_the_codec():
+    if op._KAFKA._compiled is None:
+        pytest.skip("the compiled tier is not built")
+    plan = rt_op.OpenProtocol(op.JSON_DOCUMENTS, op.JSON_CODE, op.EVENT_CLASSES)._compiled
+    message = plan.documents([b'{"ts":5,"t":3}'], [b""])
+    assert message.events == [ResolvedEvent(5)]
+    # the model is the class's: another one (whose fields the documents do not give) declines
+    classes = [c._replace(model=Column) if c.document == "resolved_value" else c
+               for c in op.EVENT_CLASSES]  # fmt: skip
+    plan = rt_op.OpenProtocol(op.JSON_DOCUMENTS, op.JSON_CODE, classes)._compiled
+    assert plan.documents([b'{"ts":5,"t":3}'], [b""]) is None
