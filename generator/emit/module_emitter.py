@@ -184,6 +184,8 @@ class ModuleEmitter(SparkColumns):
         text += " ".join(f" rt_{m}." for m in mapping_modules(self.spec.records.values()))
         text += " rt_unmap. rt_value_kinds. rt_leb128." if self.way_backs() else ""
         names = sorted(set(re.findall(r"\brt_([a-z_]+)\.", text)) - {"checksum", "serializable"})
+        if any(name.startswith("Float32") for name in self.fixed_imports()):
+            names = sorted({*names, "float32"})  # the readers' NaN payloads (rt_float32)
         return {name: runtime_module(name) for name in names}
 
     def type_construct(self, ref: TypeRef, nested: bool = False) -> str:

@@ -108,6 +108,8 @@ cdef int write_payload(Tables* t, Out* o, int kind, int message, object v, int d
         if type(v) is not float:
             raise DECLINE
         if kind == K_FLOAT:
+            if PyFloat_AS_DOUBLE(v) != PyFloat_AS_DOUBLE(v):
+                raise DECLINE  # a NaN: the Python writer keeps its payload (C would quiet it)
             PyFloat_Pack4(PyFloat_AS_DOUBLE(v), raw, 1)  # too large: OverflowError
             return put(o, <const unsigned char*>raw, 4)
         PyFloat_Pack8(PyFloat_AS_DOUBLE(v), raw, 1)
