@@ -22,9 +22,12 @@ A table of :class:`PbField` says what a known number holds. Everything else is k
 
 ``wire_layout`` is None or a tuple of entries: a field number (one record of that
 field: its value, or the next element of a repeated field or map), ``(number, count)``
-(one packed record of the next ``count`` elements) or ``bytes`` (a record kept as it
-was). Encoding walks it, then writes what it does not cover (a field set, or elements
-added, after parsing) canonically after it.
+(one packed record of the next ``count`` elements), ``bytes`` (a record kept as it
+was), or one of the first two with the record's bytes after it, ``(number, bytes)`` and
+``(number, count, bytes)``: a record of a known field in a form upb reads and encode
+does not write, written back as those bytes while the model still holds what they say
+(else canonically). Encoding walks it, then writes what it does not cover (a field set,
+or elements added, after parsing) canonically after it.
 
     >>> point = ProtobufMessage(PbField(1, "x", "sint32"), PbField(2, "ys", "int32", repeated="packed"))
     >>> point.decode(bytes.fromhex("080312030102ff"))
@@ -39,11 +42,12 @@ added, after parsing) canonically after it.
 
 Groups (wire types 3 and 4, deprecated proto2) are unknown records: a group is kept whole,
 start key to end key, as bytes (a start key without its end, or an end key without its
-start, is a DecodeError; nested groups count against ``max_depth``). Canonical forms
-(read, then written otherwise): non-minimal varints, varints beyond a 32-bit type's
-range (truncated as upb does), bool varints other than 0/1, map entries that are not
-key then value. A singular message read twice keeps the last one (protobuf merges the
-two; the earlier record is kept as bytes, so the bytes still round-trip).
+start, is a DecodeError; nested groups count against ``max_depth``). Forms upb reads and
+never writes, each kept as its record's bytes (``(number, bytes)`` above): varints longer
+than they need (in a key, a length, a value, a packed element), varints beyond a 32-bit
+type's range (the value truncated as upb does), bool varints other than 0/1, map entries
+that are not key then value. A singular message read twice keeps the last one (protobuf
+merges the two; the earlier record is kept as bytes, so the bytes still round-trip).
 
 Shared shape: the model + ``wire_layout`` (known entries by id, unknown ones as bytes)
 is the one Thrift's ``WireLayout`` uses; MySQL's ``SerializableMessage`` keeps its
