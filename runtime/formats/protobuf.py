@@ -369,11 +369,8 @@ class ProtobufMessage(Construct):
                         items.append(value)
                         layout.append((number, bytes(buf[start:pos])) if odd else number)
                 elif f.kind == "map":
-                    k, value = self._map_entry(f, buf, at, pos, limits, depth)
-                    if not odd:  # an entry is written key then value, both always
-                        written = bytearray()
-                        self._write_map_entry(f, k, value, written)
-                        odd = written != buf[start:pos]
+                    k, value, as_written = self._map_entry(f, buf, at, pos, limits, depth)
+                    odd = odd or not as_written
                     held = values[f.name]
                     slot = (number, k)
                     if k in held:
@@ -464,13 +461,22 @@ class ProtobufMessage(Construct):
         return odd
 
     def _map_entry(self, f: PbField, buf, pos: int, stop: int, limits, depth):
-        """The (key, value) of one map entry message (absent parts are their defaults)."""
-        value_field = self.entries[f.number][1]
+        """The (key, value) of one map entry message (absent parts are their defaults),
+        and whether it is what encode writes: its key record then its value record, both
+        always (the entry's own reader marks a default written, and anything else, in its
+        layout; with none, a part holding its default was not on the wire)."""
+        key_field, value_field = self.entries[f.number]
         got, _ = self.entry_messages[f.number].read_exact(buf, pos, stop, limits, depth + 1)
-        value = got["value"]
+        key, value, layout = got["key"], got["value"], got[LAYOUT_KEY]
+        if layout is None:
+            as_written = not is_default(key_field.kind, key) and (
+                value is not None if value_field.explicit else not is_default(value_field.kind, value)
+            )
+        else:
+            as_written = layout == (1, 2)
         if value is None and value_field.kind == "message":
             value = value_field.message.read_exact(b"", 0, 0, limits, depth + 2)[0]
-        return got["key"], value
+        return key, value, as_written
 
     # -- the canonical order ---------------------------------------------------------------
 
