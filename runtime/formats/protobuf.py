@@ -320,8 +320,11 @@ class ProtobufMessage(Construct):
                     v, pos = read_uvarint(buf, pos, end=end)
                     odd = odd or buf[pos - 1] == 0
             elif wt == LEN:
-                n, at = read_uvarint(buf, pos, end=end)
-                odd = odd or at - pos > 1 and buf[at - 1] == 0
+                if pos < end and buf[pos] < 0x80:
+                    n, at = buf[pos], pos + 1
+                else:
+                    n, at = read_uvarint(buf, pos, end=end)
+                    odd = odd or buf[at - 1] == 0
                 pos = at + n
                 if pos > end:
                     raise DecodeError(
