@@ -16,9 +16,10 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 import random
+import struct
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from generated import protobuf_wire as pw
@@ -39,6 +40,11 @@ def upb_values(data: bytes, record: str = "order") -> dict:
     return plain(
         pw.RECORDS[record], PEER.values(pw.RECORDS[record], PEER.classes[record].FromString(data))
     )
+
+
+def _signalling(value: float) -> bool:
+    """Whether ``value`` is a NaN with its quiet bit clear (as a float32 or a double)."""
+    return value != value and not struct.pack("<d", value)[6] & 0x08  # noqa: PLR0124
 
 
 def ours(model, record: str = "order") -> dict:
@@ -162,6 +168,9 @@ def test_upb_bytes_parse_to_upb_decode_and_rebuild(model):
 @CASES
 @given(pw.strategies("order"))
 def test_our_build_is_upb_bytes_and_upb_reads_it(model):
+    # upb takes a float from Python through a C cast, which quiets a signalling NaN: no
+    # upb message holds one to write (ours writes its bits: tests/test_float32.py)
+    assume(not _signalling(model.delivery_longitude))
     expected = PEER.to_pb("order", model).SerializeToString(deterministic=True)
     model = in_upb_map_order(model, expected)
     data = pw.build(model)

@@ -14,6 +14,9 @@ the parser. An input passes when:
 * a model it returns rebuilds: ``parse(build(model))`` has the same JSON form (the
   fields the builder computes left out), and the fast path (where there is one) returns
   what the construct path returns;
+* a model it returns is written back as the input, byte for byte: ``build(parse(x)) == x``
+  (the finding shows both in hex), except for the records still open in
+  :data:`generator.cli.exactness.KNOWN_DIFFERENT`;
 * where the compiled tier is built, its reader takes exactly what the Python quick tier
   takes, with the same model (:func:`tier_readers`).
 
@@ -45,6 +48,7 @@ from pathlib import Path
 import runtime.core.fast as rt_fast
 from generator import ROOT
 from generator.cli.common import CliError
+from generator.cli.exactness import is_known
 from generator.cli.target import load_codec
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.limits import Limits
@@ -144,6 +148,10 @@ class Target:
     size table of non-minimal varints is rewritten minimal); ``to_dict`` when None."""
     tiers: Callable[[bytes], tuple] | None = None
     """data -> (the compiled reader's model or None, the quick tier's), when built."""
+    build: Callable[[object], bytes] | None = None
+    """model -> its bytes, which must be the input's (:attr:`as_read`) byte for byte."""
+    as_read: Callable[[bytes], bytes] = lambda data: data
+    """data -> the bytes a model of it is written back as (the Kafka pair: joined again)."""
 
 
 def module(fmt: str):
@@ -175,7 +183,17 @@ def target(fmt: str, record: str | None = None, limits: dict | None = None) -> T
         def semantic(model):
             return _columns_as_written(to_dict(model))
 
-        return Target(fmt, record, parse_pair, rebuild_pair, None, to_dict, semantic=semantic)
+        return Target(
+            fmt,
+            record,
+            parse_pair,
+            rebuild_pair,
+            None,
+            to_dict,
+            semantic=semantic,
+            build=lambda model: join_pair(*mod.build_pair(model)),
+            as_read=lambda data: join_pair(*split_pair(data)),
+        )
 
     def parse(data):
         return mod.parse(data, record, **limits)
@@ -201,6 +219,7 @@ def target(fmt: str, record: str | None = None, limits: dict | None = None) -> T
         to_dict,
         semantic=semantic,
         tiers=tier_readers(mod, record, limits),
+        build=lambda model: mod.build(model, record),
     )
 
 
@@ -417,7 +436,7 @@ class Failure:
     format: str
     record: str
     kind: str
-    """crash | slow | memory | rebuild | fastpath | compiled"""
+    """crash | slow | memory | rebuild | bytes | fastpath | compiled"""
     detail: str
     data: bytes
 
@@ -497,7 +516,43 @@ def check(t: Target, data: bytes, *, bounds: bool = True) -> Failure | None:
             return fail("rebuild", traceback.format_exc(limit=-4))
         if not _same(model, again, t.semantic or t.to_dict):
             return fail("rebuild", "parse(build(model)) != model")
+    if ok and t.build is not None and not is_known(t.format, t.record):
+        try:
+            written = t.build(model)
+        except Exception:  # noqa: BLE001 - it built for the rebuild check above
+            return fail("rebuild", traceback.format_exc(limit=-4))
+        expected = t.as_read(data)
+        if written != expected:
+            return fail("bytes", byte_difference(expected, written))
     return None
+
+
+HEX_SHOWN = 512
+"""Bytes of each side a byte-difference finding shows in hex (from its first difference)."""
+
+
+def byte_difference(expected: bytes, written: bytes) -> str:
+    """A finding's detail: both byte strings in hex, from a little before where they part.
+
+    >>> print(byte_difference(bytes.fromhex("ca7f8f0004"), bytes.fromhex("ca7fcf0004")))
+    input     ca7f8f0004
+    rebuilt   ca7fcf0004
+    build(parse(x)) != x: they differ from byte 2 on (5 and 5 bytes)
+    """
+    at = next((i for i, (a, b) in enumerate(zip(expected, written)) if a != b), None)
+    if at is None:
+        at = min(len(expected), len(written))
+    start = max(0, at - 16)
+
+    def shown(data: bytes) -> str:
+        text = data[start : start + HEX_SHOWN].hex()
+        return ("..." if start else "") + text + ("..." if len(data) > start + HEX_SHOWN else "")
+
+    return (
+        f"input     {shown(expected)}\nrebuilt   {shown(written)}\n"
+        f"build(parse(x)) != x: they differ from byte {at} on "
+        f"({len(expected)} and {len(written)} bytes)"
+    )
 
 
 # -- the loop -----------------------------------------------------------------------------

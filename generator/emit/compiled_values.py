@@ -48,7 +48,7 @@ class ValueSteps:
             return "bint", f"buf[{at}] == 1"
         fmt = struct_format(prim, self.spec.endian)
         order, code = fmt[0], fmt[1]
-        ctype = C_TYPES[code]
+        ctype = "double" if code == "f" else C_TYPES[code]  # a float32 widened on its bits
         if code == "B":
             return ctype, f"buf[{at}]"
         if code == "b":
@@ -67,7 +67,20 @@ class ValueSteps:
         lines = [f"cdef inline {ctype} {name}(const unsigned char* p) noexcept:"]
         lines.append(f"    cdef {unsigned} u = {parts[0]}")
         lines += [f"    u |= {part}" for part in parts[1:]]
-        if code in "fd":
+        if code == "f":  # a NaN widened on its bits: a C cast quiets a signalling one
+            lines += [
+                "    cdef float value",
+                "    cdef uint64_t wide",
+                "    cdef double widened",
+                "    if (u & 0x7F800000) == 0x7F800000 and (u & 0x7FFFFF) != 0:",
+                "        wide = (<uint64_t>(u >> 31) << 63) | ((<uint64_t>0x7FF) << 52)",
+                "        wide |= (<uint64_t>(u & 0x7FFFFF)) << 29",
+                "        memcpy(&widened, &wide, 8)",
+                "        return widened",
+                "    memcpy(&value, &u, 4)",
+                "    return value",
+            ]
+        elif code == "d":
             lines += [
                 f"    cdef {ctype} value",
                 f"    memcpy(&value, &u, {size})",

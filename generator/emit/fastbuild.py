@@ -690,6 +690,13 @@ class BuildEmitter(MessageWriters):
             w.line('    raise TypeError("bool")')
             w.line(f"out.append({var})")
             return
+        if ref.name == "f32":  # a NaN's payload as read: struct would quiet it
+            order = struct_format(ref.name, self.spec.endian)[0]
+            w.line(
+                f"out += {self.packer(ref.name)}({var}) if {var} == {var} "
+                f"else rt_float32.pack({var}, {order!r})"
+            )
+            return
         w.line(f"out += {self.packer(ref.name)}({var})")
 
     def packer(self, prim: str) -> str:

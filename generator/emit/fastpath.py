@@ -29,7 +29,13 @@ from generator.emit.fastpath_fields import FieldReaders
 from generator.emit.fastpath_messages import MessageReaders
 from generator.emit.fastpath_support import FastPathSupport
 from generator.emit.fastpath_values import ValueReaders
-from generator.emit.pysource import LineWriter, struct_format, struct_name, valid_message_arg
+from generator.emit.pysource import (
+    LineWriter,
+    float32_exact,
+    struct_format,
+    struct_name,
+    valid_message_arg,
+)
 from generator.spec import pytext
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
@@ -484,6 +490,8 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
                             f'raise DecodeError(f"{{{raw}}} (0x{{{raw}:02x}}) is not a known '
                             f'{enum.class_name}", offset={at}, path={f.name!r})'
                         )
+                if f.type.name == "f32":
+                    float32_exact(w, f"f_{f.name}", at, fmt[0])
                 if f.const is not None:
                     w.line(f"if f_{f.name} != {f.const:#x}:")
                     with w.indent():

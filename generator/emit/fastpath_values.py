@@ -7,7 +7,7 @@ from __future__ import annotations
 import codecs
 
 from generator.emit.fastpath_support import Unsupported
-from generator.emit.pysource import LineWriter
+from generator.emit.pysource import LineWriter, float32_exact, struct_format
 from generator.spec.model import Field, TypeRef, camel
 from generator.spec.types import CHUNK_TYPES, LEB128, PRIMITIVES
 
@@ -93,6 +93,8 @@ class ValueReaders:
                 w.line(f"{var} -= 0x100")
         else:
             w.line(f"{var} = {self.struct(prim)}.unpack_from(buf, pos)[0]")
+            if prim == "f32":
+                float32_exact(w, var, "pos", struct_format(prim, self.spec.endian)[0])
         w.line(f"pos += {size}")
 
     def value(self, w: LineWriter, ref: TypeRef, var: str, field: Field) -> None:

@@ -191,6 +191,8 @@ class ModuleEmitter(SparkColumns):
         km = self.spec.kafka_message
         text += " ".join(f" rt_{c.module}." for c in (km.classes if km else ()))
         names = sorted(set(re.findall(r"\brt_([a-z_]+)\.", text)) - {"checksum", "serializable"})
+        if any(name.startswith("Float32") for name in self.fixed_imports()):
+            names = sorted({*names, "float32"})  # the readers' NaN payloads (rt_float32)
         return {name: runtime_module(name) for name in names}
 
     def type_construct(self, ref: TypeRef, nested: bool = False) -> str:

@@ -34,6 +34,14 @@ def struct_format(prim: str, endian: str) -> str:
     return order + code
 
 
+def float32_exact(w: LineWriter, var: str, at: str, order: str) -> None:
+    """After ``var`` has a float32 from ``struct`` read at ``buf[at]``: a NaN read again
+    from its bytes, payload and all (``struct`` quiets a signalling one;
+    :mod:`runtime.core.float32`). A number pays one comparison."""
+    w.line(f"if {var} != {var}:")
+    w.line(f"    {var} = rt_float32.nan_from(buf, {at}, {order!r})")
+
+
 def valid_message_arg(field) -> str:
     """``, 'message'`` when ``field`` says ``valid: {check, message}`` (the argument
     ``rt.Valid`` and ``rt.unsatisfied`` take after the quoted check), else nothing."""

@@ -73,7 +73,13 @@ from generator.emit.plan import (
     When,
     flatten,
 )
-from generator.emit.pysource import LineWriter, codec_cases, struct_format, struct_name
+from generator.emit.pysource import (
+    LineWriter,
+    codec_cases,
+    float32_exact,
+    struct_format,
+    struct_name,
+)
 from generator.emit.quick_helpers import QUICK_MSB, QUICK_UVARINT, QUICK_VARINTS
 from generator.emit.quick_pending import QuickPending
 from generator.spec import pytext
@@ -295,6 +301,8 @@ class QuickTierEmitter(QuickPending):
             self.retry_if(f"{var} is None")
         else:
             self.w.line(f"{var} = {self.read_int(step.prim, at)}")
+            if step.prim == "f32":
+                float32_exact(self.w, var, at, struct_format(step.prim, self.spec.endian)[0])
         if step.const is not None:
             self.retry_if(f"{var} != {step.const:#x}")
 

@@ -313,8 +313,8 @@ cdef inline int read_key(Ctx* c, Py_ssize_t* pos, Py_ssize_t end, Record* r) exc
     if pos[0] < end and c.buf[pos[0]] < 0x80:
         key = c.buf[pos[0]]
         pos[0] += 1
-    elif uvarint(c.buf, pos, end, &key) < 0 or key >> 32:
-        raise DECLINE
+    elif uvarint(c.buf, pos, end, &key) < 0 or key >> 32 or c.buf[pos[0] - 1] == 0:
+        raise DECLINE  # (a key longer than it needs: the Python reader keeps its bytes)
     r.number = <long long>(key >> 3)
     r.wire_type = <int>(key & 7)
     if r.number == 0:
@@ -353,13 +353,13 @@ cdef inline int read_record(Ctx* c, Py_ssize_t pos, Py_ssize_t end, Record* r,
         if pos < end and c.buf[pos] < 0x80:
             r.varint = c.buf[pos]
             pos += 1
-        elif uvarint(c.buf, &pos, end, &r.varint) < 0:
-            raise DECLINE
+        elif uvarint(c.buf, &pos, end, &r.varint) < 0 or c.buf[pos - 1] == 0:
+            raise DECLINE  # (longer than it needs: kept as bytes by the Python reader)
     elif r.wire_type == LEN:
         if pos < end and c.buf[pos] < 0x80:
             n = c.buf[pos]
             pos += 1
-        elif uvarint(c.buf, &pos, end, &n) < 0:
+        elif uvarint(c.buf, &pos, end, &n) < 0 or c.buf[pos - 1] == 0:
             raise DECLINE
         if n > <unsigned long long>(end - pos):
             raise DECLINE
@@ -652,7 +652,7 @@ cdef int check_message(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end,
         f = &fields[fi]
         if f.wire_type != r.wire_type:
             if r.wire_type == LEN and f.packable:
-                check_packed(c, f.wire_type, r.at, r.stop)
+                check_packed(c, f.kind, f.wire_type, r.at, r.stop)
         elif f.kind == K_MAP:
             check_entry(p, c, f, &r, depth)
         else:
@@ -663,6 +663,8 @@ cdef int check_message(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end,
 cdef int check_value(Loop p, Ctx* c, int kind, int message, Record* r, int depth) except -1:
     """``read_value``'s checks: a LEN value's size, its text's UTF-8, a nested message."""
     cdef Py_ssize_t n
+    if r.wire_type == VARINT and not exact_varint(kind, r.varint):
+        raise DECLINE
     if r.wire_type != LEN:
         return 0
     n = r.stop - r.at
@@ -678,8 +680,9 @@ cdef int check_value(Loop p, Ctx* c, int kind, int message, Record* r, int depth
     return 0
 
 
-cdef int check_packed(Ctx* c, int wire_type, Py_ssize_t pos, Py_ssize_t stop) except -1:
-    """``read_packed``'s checks: whole fixed-width elements, or varints that end."""
+cdef int check_packed(Ctx* c, int kind, int wire_type, Py_ssize_t pos, Py_ssize_t stop) except -1:
+    """``read_packed``'s checks: whole fixed-width elements, or varints that end; and
+    declines a varint the Python reader keeps as its record's bytes (``exact_varint``)."""
     cdef unsigned long long u
     if wire_type != VARINT:
         if (stop - pos) % (8 if wire_type == I64 else 4):
@@ -687,30 +690,49 @@ cdef int check_packed(Ctx* c, int wire_type, Py_ssize_t pos, Py_ssize_t stop) ex
         return 0
     while pos < stop:
         if c.buf[pos] < 0x80:
+            u = c.buf[pos]
             pos += 1
-        elif uvarint(c.buf, &pos, stop, &u) < 0:
+        elif uvarint(c.buf, &pos, stop, &u) < 0 or c.buf[pos - 1] == 0:
+            raise DECLINE
+        if not exact_varint(kind, u):
             raise DECLINE
     return 0
 
 
+cdef inline bint exact_varint(int kind, unsigned long long u) noexcept:
+    """Whether encode writes the value of ``u`` read for ``kind`` back as ``u`` (an int32
+    past 32 bits, or a bool of 2, is kept as its record's bytes by the Python reader)."""
+    if kind == K_INT32 or kind == K_ENUM:
+        return u < 0x80000000ULL or u >= 0xFFFFFFFF80000000ULL
+    if kind == K_UINT32 or kind == K_SINT32:
+        return u <= 0xFFFFFFFFULL
+    if kind == K_BOOL:
+        return u <= 1
+    return True
+
+
 cdef int check_entry(Loop p, Ctx* c, Field* f, Record* outer, int depth) except -1:
-    """``read_entry``'s checks: its records at ``depth + 1``, its key and value, and the
-    empty message an absent message value is."""
+    """``read_entry``'s checks: its records at ``depth + 1``, its key and value; and
+    declines an entry other than its key then its value (what encode writes): the Python
+    reader keeps such an entry's bytes."""
     if depth + 1 > c.max_depth:
         raise DECLINE
     cdef Record r
     cdef Py_ssize_t pos = outer.at
-    cdef bint has_value = False
+    cdef int seen = 0  # 1: the key read, 2: the value after it
     while pos < outer.stop:
         read_record(c, pos, outer.stop, &r, depth + 1)
         pos = r.stop
-        if r.number == 1 and r.wire_type == wire_type_of(f.key_kind):
+        if seen == 0 and r.number == 1 and r.wire_type == wire_type_of(f.key_kind):
             check_value(p, c, f.key_kind, -1, &r, depth + 1)
-        elif r.number == 2 and r.wire_type == wire_type_of(f.value_kind):
+            seen = 1
+        elif seen == 1 and r.number == 2 and r.wire_type == wire_type_of(f.value_kind):
             check_value(p, c, f.value_kind, f.message, &r, depth + 1)
-            has_value = True
-    if not has_value and f.value_kind == K_MESSAGE:
-        check_message(p, c, f.message, outer.stop, outer.stop, depth + 2)
+            seen = 2
+        else:
+            raise DECLINE
+    if seen != 2:
+        raise DECLINE
     return 0
 
 

@@ -64,7 +64,15 @@ cdef inline object from_fixed(int kind, const unsigned char* p):
     cdef uint32_t u32
     cdef unsigned long long u64
     cdef int i
+    cdef double widened
     if kind == K_FLOAT:
+        u32 = p[0] | (<uint32_t>p[1] << 8) | (<uint32_t>p[2] << 16) | (<uint32_t>p[3] << 24)
+        if (u32 & 0x7F800000) == 0x7F800000 and (u32 & 0x7FFFFF) != 0:
+            # a NaN widened on its bits (runtime.core.float32): a C cast quiets a signalling one
+            u64 = (<unsigned long long>(u32 >> 31) << 63) | (<unsigned long long>0x7FF << 52)
+            u64 |= <unsigned long long>(u32 & 0x7FFFFF) << 29
+            memcpy(&widened, &u64, 8)
+            return PyFloat_FromDouble(widened)
         return PyFloat_FromDouble(PyFloat_Unpack4(<const char*>p, 1))
     if kind == K_DOUBLE:
         return PyFloat_FromDouble(PyFloat_Unpack8(<const char*>p, 1))

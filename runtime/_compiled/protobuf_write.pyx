@@ -11,7 +11,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from libc.limits cimport LLONG_MAX, LLONG_MIN
 from libc.stdint cimport uint32_t
 from libc.stdlib cimport calloc, free
-from libc.string cimport memmove
+from libc.string cimport memcpy, memmove
 
 from runtime._compiled.lazy cimport Pending
 from runtime._compiled.out cimport Out, grow, put, put_uvarint
@@ -108,6 +108,8 @@ cdef int write_payload(Tables* t, Out* o, int kind, int message, object v, int d
         if type(v) is not float:
             raise DECLINE
         if kind == K_FLOAT:
+            if PyFloat_AS_DOUBLE(v) != PyFloat_AS_DOUBLE(v):
+                return put_nan32(o, PyFloat_AS_DOUBLE(v))
             PyFloat_Pack4(PyFloat_AS_DOUBLE(v), raw, 1)  # too large: OverflowError
             return put(o, <const unsigned char*>raw, 4)
         PyFloat_Pack8(PyFloat_AS_DOUBLE(v), raw, 1)
@@ -333,6 +335,21 @@ cdef int write_rest(Tables* t, Out* o, Field* f, object m, Py_ssize_t done, int 
     elif f.explicit or not write_default_check(f.kind, value):
         write_one(t, o, f, f.kind, value, depth)
     return 0
+
+
+cdef int put_nan32(Out* o, double d) except -1:
+    """A float NaN narrowed on its bits when a float32 holds it (runtime.core.float32.pack:
+    a C cast quiets a signalling NaN), else as PyFloat_Pack4 writes it."""
+    cdef unsigned long long u64
+    cdef uint32_t u32
+    cdef unsigned char raw[4]
+    memcpy(&u64, &d, 8)
+    if u64 & ((1ULL << 29) - 1):
+        PyFloat_Pack4(d, <char*>raw, 1)
+        return put(o, raw, 4)
+    u32 = <uint32_t>((u64 >> 63) << 31) | 0x7F800000 | <uint32_t>((u64 >> 29) & 0x7FFFFF)
+    raw[0], raw[1], raw[2], raw[3] = u32 & 0xFF, (u32 >> 8) & 0xFF, (u32 >> 16) & 0xFF, u32 >> 24
+    return put(o, raw, 4)
 
 
 cdef inline bint write_default_check(int kind, object value) except -1:

@@ -19,6 +19,7 @@ import struct
 
 from construct import FormatField
 
+from runtime.core import float32
 from runtime.core.errors import DecodeError
 
 
@@ -39,6 +40,28 @@ class Fixed(FormatField):
         return self.packer.unpack(data)[0]
 
 
+class Float32(Fixed):
+    """A float32 whose NaN keeps its payload bit for bit (:mod:`runtime.core.float32`).
+
+    >>> Float32b.build(Float32b.parse(bytes.fromhex("7f8f0004"))).hex()
+    '7f8f0004'
+    """
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        value = super()._parse(stream, context, path)
+        if value != value:  # noqa: PLR0124 - a NaN: read again, struct quieted it
+            stream.seek(start)
+            value = float32.nan_from(stream.read(4), 0, self.fmtstr[0])
+        return value
+
+    def _build(self, obj, stream, context, path):
+        if obj != obj:  # noqa: PLR0124 - a NaN: its payload as read, struct quiets it
+            stream.write(float32.pack(obj, self.fmtstr[0]))
+            return obj
+        return super()._build(obj, stream, context, path)
+
+
 Int8ul = Fixed("<", "B")
 Int8sl = Fixed("<", "b")
 Int8ub = Fixed(">", "B")
@@ -55,7 +78,7 @@ Int64ul = Fixed("<", "Q")
 Int64sl = Fixed("<", "q")
 Int64ub = Fixed(">", "Q")
 Int64sb = Fixed(">", "q")
-Float32l = Fixed("<", "f")
-Float32b = Fixed(">", "f")
+Float32l = Float32("<", "f")
+Float32b = Float32(">", "f")
 Float64l = Fixed("<", "d")
 Float64b = Fixed(">", "d")

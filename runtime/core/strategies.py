@@ -35,6 +35,8 @@ import struct
 
 from construct import Container
 
+from runtime.core import float32
+
 MAX_ITEMS = 3
 """Longest list a strategy draws (repeat: eos / tagged), beyond any min_count."""
 MAX_NESTING = 4
@@ -65,8 +67,8 @@ def floats(bits: int = 64):
     """Every float64 (or float32) bit pattern class: NaN with payloads, +-inf, -0.0."""
     st = _st()
     if bits == 32:
-        nans = st.integers(0, 2**22 - 1).map(
-            lambda p: struct.unpack("<f", struct.pack("<I", 0x7FC00000 | p))[0]
+        nans = st.integers(1, 2**23 - 1).map(  # quiet and signalling: widened on the bits
+            lambda p: float32.widen(0x7F800000 | p | (1 << 31 if p & 1 else 0))
         )
         return st.one_of(st.floats(width=32), nans, st.just(-0.0))
     nans = st.integers(1, 2**52 - 1).map(

@@ -22,9 +22,12 @@ A table of :class:`PbField` says what a known number holds. Everything else is k
 
 ``wire_layout`` is None or a tuple of entries: a field number (one record of that
 field: its value, or the next element of a repeated field or map), ``(number, count)``
-(one packed record of the next ``count`` elements) or ``bytes`` (a record kept as it
-was). Encoding walks it, then writes what it does not cover (a field set, or elements
-added, after parsing) canonically after it.
+(one packed record of the next ``count`` elements), ``bytes`` (a record kept as it
+was), or one of the first two with the record's bytes after it, ``(number, bytes)`` and
+``(number, count, bytes)``: a record of a known field in a form upb reads and encode
+does not write, written back as those bytes while the model still holds what they say
+(else canonically). Encoding walks it, then writes what it does not cover (a field set,
+or elements added, after parsing) canonically after it.
 
     >>> point = ProtobufMessage(PbField(1, "x", "sint32"), PbField(2, "ys", "int32", repeated="packed"))
     >>> point.decode(bytes.fromhex("080312030102ff"))
@@ -39,11 +42,12 @@ added, after parsing) canonically after it.
 
 Groups (wire types 3 and 4, deprecated proto2) are unknown records: a group is kept whole,
 start key to end key, as bytes (a start key without its end, or an end key without its
-start, is a DecodeError; nested groups count against ``max_depth``). Canonical forms
-(read, then written otherwise): non-minimal varints, varints beyond a 32-bit type's
-range (truncated as upb does), bool varints other than 0/1, map entries that are not
-key then value. A singular message read twice keeps the last one (protobuf merges the
-two; the earlier record is kept as bytes, so the bytes still round-trip).
+start, is a DecodeError; nested groups count against ``max_depth``). Forms upb reads and
+never writes, each kept as its record's bytes (``(number, bytes)`` above): varints longer
+than they need (in a key, a length, a value, a packed element), varints beyond a 32-bit
+type's range (the value truncated as upb does), bool varints other than 0/1, map entries
+that are not key then value. A singular message read twice keeps the last one (protobuf
+merges the two; the earlier record is kept as bytes, so the bytes still round-trip).
 
 Shared shape: the model + ``wire_layout`` (known entries by id, unknown ones as bytes)
 is the one Thrift's ``WireLayout`` uses; MySQL's ``SerializableMessage`` keeps its
@@ -60,6 +64,7 @@ from construct import Construct, SizeofError
 
 from runtime.core.codec import bytes_from_json
 from runtime.core.errors import DecodeError, EncodeError, SpecError
+from runtime.core.float32 import Float32Struct
 from runtime.core.leb128 import read_uvarint, write_uvarint
 from runtime.core.limits import Limits, current
 from runtime.core.spans import current as current_spans
@@ -71,7 +76,7 @@ MAX_FIELD_NUMBER = 2**29 - 1
 LAYOUT_KEY = "wire_layout"
 _MASK32, _MASK64 = 2**32 - 1, 2**64 - 1
 
-_F32, _F64 = struct.Struct("<f"), struct.Struct("<d")
+_F32, _F64 = Float32Struct("<"), struct.Struct("<d")  # a float NaN keeps its payload
 _U32, _S32, _U64, _S64 = (struct.Struct(f) for f in ("<I", "<i", "<Q", "<q"))
 
 # Scalar -> (wire type, (lo, hi) of an integer, default value). Integers decode from the
@@ -126,6 +131,10 @@ def _to_varint(scalar: str, v) -> int:
     return v & _MASK64  # negative int32/int64/enum: sign-extended to ten bytes
 
 
+_NARROW = frozenset(("int32", "enum", "uint32", "sint32", "bool"))
+"""Varint scalars whose value keeps fewer bits than a varint brings: a varint with more
+(an int32 past 32 bits, a bool of 2) is kept as its record's bytes."""
+
 _FIXED = {
     "fixed32": _U32,
     "sfixed32": _S32,
@@ -167,6 +176,7 @@ class PbField:
         "map_value",
         "message",
         "name",
+        "narrow",
         "number",
         "oneof",
         "range",
@@ -204,6 +214,7 @@ class PbField:
         if kind == "map" and (map_key not in SCALARS or map_key in ("float", "double", "bytes")):
             raise SpecError(f"field {name}: a map key is an integer, bool or string")
         self.fixed = _FIXED.get(kind)
+        self.narrow = kind in _NARROW
         self.key = write_uvarint(number << 3 | self.wire_type)
         self.len_key = write_uvarint(number << 3 | LEN)
 
@@ -292,10 +303,12 @@ class ProtobufMessage(Construct):
         while pos < end:
             start = pos
             key = buf[pos]
+            odd = False  # a form encode does not write: the record is kept as its bytes
             if key < 0x80:
                 pos += 1
             else:
                 key, pos = read_uvarint(buf, pos, bits=32, end=end)
+                odd = buf[pos - 1] == 0  # longer than it needs
             number, wt = key >> 3, key & 7
             if number == 0:
                 raise DecodeError("field number 0", offset=start)
@@ -305,8 +318,13 @@ class ProtobufMessage(Construct):
                     v, pos = buf[pos], pos + 1
                 else:
                     v, pos = read_uvarint(buf, pos, end=end)
+                    odd = odd or buf[pos - 1] == 0
             elif wt == LEN:
-                n, at = read_uvarint(buf, pos, end=end)
+                if pos < end and buf[pos] < 0x80:
+                    n, at = buf[pos], pos + 1
+                else:
+                    n, at = read_uvarint(buf, pos, end=end)
+                    odd = odd or buf[at - 1] == 0
                 pos = at + n
                 if pos > end:
                     raise DecodeError(
@@ -340,27 +358,22 @@ class ProtobufMessage(Construct):
                     if wt == LEN and f.wire_type != LEN:
                         count = len(items)
                         canonical = canonical and f.repeated == "packed" and not count
-                        self._read_packed(f, buf, at, pos, items, limits)
+                        odd = self._read_packed(f, buf, at, pos, items, limits) or odd
                         canonical = canonical and len(items) > count  # not an empty record
-                        layout.append((number, len(items) - count))
+                        entry = (number, len(items) - count)
+                        layout.append((*entry, bytes(buf[start:pos])) if odd else entry)
                     else:
                         canonical = canonical and f.repeated != "packed"
-                        items.append(
-                            self._value(
-                                f,
-                                wt,
-                                v if wt == VARINT else None,
-                                buf,
-                                at,
-                                pos,
-                                limits,
-                                depth,
-                                spans,
-                            )
+                        value = self._value(
+                            f, wt, v if wt == VARINT else None, buf, at, pos, limits, depth, spans
                         )
-                        layout.append(number)
+                        if wt == VARINT and v > 1 and f.narrow:
+                            odd = odd or _to_varint(f.kind, value) != v
+                        items.append(value)
+                        layout.append((number, bytes(buf[start:pos])) if odd else number)
                 elif f.kind == "map":
-                    k, value = self._map_entry(f, buf, at, pos, limits, depth)
+                    k, value, as_written = self._map_entry(f, buf, at, pos, limits, depth)
+                    odd = odd or not as_written
                     held = values[f.name]
                     slot = (number, k)
                     if k in held:
@@ -369,11 +382,13 @@ class ProtobufMessage(Construct):
                         self._forget(layout, last.pop(slot), buf)
                     held[k] = value
                     last[slot] = (len(layout), start, pos, f.name)
-                    layout.append(number)
+                    layout.append((number, bytes(buf[start:pos])) if odd else number)
                 else:
                     value = self._value(
                         f, wt, v if wt == VARINT else None, buf, at, pos, limits, depth, spans
                     )
+                    if wt == VARINT and v > 1 and f.narrow:
+                        odd = odd or _to_varint(f.kind, value) != v
                     slot = f.oneof or number
                     earlier = last.get(slot)
                     if earlier is not None:
@@ -385,10 +400,12 @@ class ProtobufMessage(Construct):
                     if not f.explicit and is_default(f.kind, value):
                         canonical = False  # written though a new message would leave it out
                     last[slot] = (len(layout), start, pos, f.name)
-                    layout.append(number)
+                    layout.append((number, bytes(buf[start:pos])) if odd else number)
             except DecodeError as err:
                 err.add_path(f.name)
                 raise
+            if odd:
+                canonical = False
             if spans is not None:
                 spans.close(pos, values[f.name])
         values[LAYOUT_KEY] = None if canonical else tuple(layout)
@@ -420,7 +437,9 @@ class ProtobufMessage(Construct):
         return f.message.read_exact(buf, at, stop, limits, depth + 1, spans)[0]
 
     @staticmethod
-    def _read_packed(f: PbField, buf, pos: int, stop: int, items: list, limits) -> None:
+    def _read_packed(f: PbField, buf, pos: int, stop: int, items: list, limits) -> bool:
+        """Append the elements of one packed record; whether any is in a form encode
+        does not write (a varint longer than it needs, or past its type's bits)."""
         if f.fixed is not None:
             width = f.fixed.size
             if (stop - pos) % width:
@@ -429,24 +448,38 @@ class ProtobufMessage(Construct):
                     offset=pos,
                 )
             items.extend(v for (v,) in f.fixed.iter_unpack(bytes(buf[pos:stop])))
-            return
-        kind = f.kind
+            return False
+        kind, odd = f.kind, False
         while pos < stop:
             b = buf[pos]
             if b < 0x80:
                 v, pos = b, pos + 1
             else:
                 v, pos = read_uvarint(buf, pos, end=stop)
-            items.append(v if kind == "uint64" else _from_varint(kind, v))
+                odd = odd or buf[pos - 1] == 0
+            value = v if kind == "uint64" else _from_varint(kind, v)
+            if v > 1 and f.narrow:
+                odd = odd or _to_varint(kind, value) != v
+            items.append(value)
+        return odd
 
     def _map_entry(self, f: PbField, buf, pos: int, stop: int, limits, depth):
-        """The (key, value) of one map entry message (absent parts are their defaults)."""
-        value_field = self.entries[f.number][1]
+        """The (key, value) of one map entry message (absent parts are their defaults),
+        and whether it is what encode writes: its key record then its value record, both
+        always (the entry's own reader marks a default written, and anything else, in its
+        layout; with none, a part holding its default was not on the wire)."""
+        key_field, value_field = self.entries[f.number]
         got, _ = self.entry_messages[f.number].read_exact(buf, pos, stop, limits, depth + 1)
-        value = got["value"]
+        key, value, layout = got["key"], got["value"], got[LAYOUT_KEY]
+        if layout is None:
+            as_written = not is_default(key_field.kind, key) and (
+                value is not None if value_field.explicit else not is_default(value_field.kind, value)
+            )
+        else:
+            as_written = layout == (1, 2)
         if value is None and value_field.kind == "message":
             value = value_field.message.read_exact(b"", 0, 0, limits, depth + 2)[0]
-        return got["key"], value
+        return key, value, as_written
 
     # -- the canonical order ---------------------------------------------------------------
 
@@ -484,12 +517,7 @@ class ProtobufMessage(Construct):
         get = model.get if isinstance(model, Mapping) or hasattr(model, "get") else None
         if get is None:
             raise EncodeError(f"a message needs a model or a mapping, got {type(model).__name__}")
-        values = {}
-        for f in self.fields:
-            value = get(f.name)
-            if value is None and not f.explicit:
-                value = {} if f.kind == "map" else [] if f.repeated else f.default
-            values[f.name] = value
+        values = self._values(get)
         self._check_oneofs(values)
         layout = get(LAYOUT_KEY)
         if layout is None:
@@ -503,33 +531,74 @@ class ProtobufMessage(Construct):
             if entry.__class__ is bytes:
                 out += entry
                 continue
-            number, count = (entry, None) if entry.__class__ is int else entry
-            f = by_number[number]
-            try:
-                if f.kind == "map":
-                    i = cursors[f.name]
+            if entry.__class__ is int:
+                self._write_entry(by_number[entry], None, values, cursors, items, out)
+            elif len(entry) == 2:
+                self._write_entry(by_number[entry[0]], entry[1], values, cursors, items, out)
+            else:
+                number, count, kept = entry
+                f = by_number[number]
+                written = bytearray()
+                self._write_entry(f, count, values, cursors, items, written)
+                out += kept if self._reads_as(kept, f, count, written) else written
+
+    def _values(self, get) -> dict:
+        """Each field's value (``get(name)``; absent implicit-presence ones their defaults)."""
+        values = {}
+        for f in self.fields:
+            value = get(f.name)
+            if value is None and not f.explicit:
+                value = {} if f.kind == "map" else [] if f.repeated else f.default
+            values[f.name] = value
+        return values
+
+    def _write_entry(self, f: PbField, count, values, cursors, items, out: bytearray) -> None:
+        """The record of one layout entry of ``f``: its value, its next element or map
+        entry (``cursors``: the next of each), or a packed record of ``count`` elements."""
+        try:
+            if f.kind == "map":
+                i = cursors[f.name]
+                cursors[f.name] = i + 1
+                self._write_map_entry(f, *items[f.name][i], out)
+            elif f.repeated is not None:
+                i = cursors[f.name]
+                if count is None:
+                    self._write_one(f, values[f.name][i], out)
                     cursors[f.name] = i + 1
-                    self._write_map_entry(f, *items[f.name][i], out)
-                elif f.repeated is not None:
-                    i = cursors[f.name]
-                    if count is None:
-                        self._write_one(f, values[f.name][i], out)
-                        cursors[f.name] = i + 1
-                    else:
-                        payload = bytearray()
-                        for value in values[f.name][i : i + count]:
-                            self._write_payload(f, value, payload)
-                        cursors[f.name] = i + count
-                        out += f.len_key
-                        out += write_uvarint(len(payload))
-                        out += payload
                 else:
-                    self._write_one(f, values[f.name], out)
-            except EncodeError as err:
-                err.add_path(f.name)
-                raise
-            except (TypeError, ValueError, OverflowError, struct.error) as err:
-                raise EncodeError(str(err), path=f.name) from None
+                    payload = bytearray()
+                    for value in values[f.name][i : i + count]:
+                        self._write_payload(f, value, payload)
+                    cursors[f.name] = i + count
+                    out += f.len_key
+                    out += write_uvarint(len(payload))
+                    out += payload
+            else:
+                self._write_one(f, values[f.name], out)
+        except EncodeError as err:
+            err.add_path(f.name)
+            raise
+        except (TypeError, ValueError, OverflowError, struct.error) as err:
+            raise EncodeError(str(err), path=f.name) from None
+
+    def _reads_as(self, kept: bytes, f: PbField, count, written: bytearray) -> bool:
+        """Whether ``kept``, a record of ``f`` as it was read (in a form encode does not
+        write), still holds what ``written``, the record of the model's value (element, map
+        entry, ``count`` packed elements) now, holds. Compared as encode writes both, so a
+        NaN's bits count and a list's type does not."""
+        try:
+            got, _ = self.read_exact(kept, 0, len(kept), Limits(), 1)
+        except DecodeError:
+            return False
+        values = self._values(got.get)
+        cursors = {f.name: 0}
+        items = {f.name: list(values[f.name].items())} if f.kind == "map" else {}
+        again = bytearray()
+        try:
+            self._write_entry(f, count, values, cursors, items, again)
+        except (EncodeError, IndexError):
+            return False
+        return again == written
 
     write = write_exact  # the compiled loop's when it is built (see ``compiled``)
 
@@ -554,6 +623,9 @@ class ProtobufMessage(Construct):
             if isinstance(entry, (bytes, bytearray)):
                 entries.append(bytes(entry))
                 continue
+            kept = _kept_record(entry)
+            if kept is not None:  # a record in a form encode does not write, and its entry
+                entry, kept = kept
             number, count = (entry, 1) if type(entry) is int else _packed_entry(entry)
             f = self.by_number.get(number)
             if f is None or (count != 1 or type(entry) is not int) and not f.packable:
@@ -566,7 +638,10 @@ class ProtobufMessage(Construct):
             if take <= 0 and not (count == 0 and type(entry) is not int):
                 continue  # (an empty packed record read is written back empty)
             used[number] = used.get(number, 0) + take
-            entries.append(number if type(entry) is int else (number, take))
+            entry = number if type(entry) is int else (number, take)
+            if kept is not None and take == count:
+                entry = (number, take if type(entry) is tuple else None, kept)
+            entries.append(entry)
         for f in self.canonical_order:
             done = used.get(f.number, 0)
             if f.kind == "map" or f.repeated is not None:
@@ -730,6 +805,16 @@ def table_readers(messages: dict, limits) -> dict:
     return readers
 
 
+def _kept_record(entry) -> tuple | None:
+    """``(its entry, its bytes)`` of a layout entry that keeps a record's bytes as read
+    (``(number, bytes)``, or ``(number, count, bytes)`` for a packed record), else None."""
+    if isinstance(entry, (tuple, list)) and len(entry) in (2, 3):
+        kept = entry[-1]
+        if isinstance(kept, (bytes, bytearray)):
+            return (entry[0] if len(entry) == 2 else tuple(entry[:2])), bytes(kept)
+    return None
+
+
 def _packed_entry(entry) -> tuple[int, int]:
     if (
         isinstance(entry, (tuple, list))
@@ -742,7 +827,8 @@ def _packed_entry(entry) -> tuple[int, int]:
 
 
 def layout_from_json(value):
-    """A ``wire_layout`` from its JSON form (numbers, ``[number, count]``, ``{"$hex"}``)."""
+    """A ``wire_layout`` from its JSON form (numbers, ``[number, count]``, ``{"$hex"}``,
+    ``[number, {"$hex"}]``, ``[number, count, {"$hex"}]``)."""
     if value is None:
         return None
     if not isinstance(value, list):
@@ -751,6 +837,14 @@ def layout_from_json(value):
     for entry in value:
         if isinstance(entry, dict):
             out.append(bytes_from_json(entry, LAYOUT_KEY))
+        elif isinstance(entry, list) and len(entry) in (2, 3) and isinstance(entry[-1], dict):
+            kept = bytes_from_json(entry[-1], LAYOUT_KEY)  # a record kept as read
+            if len(entry) == 3:
+                out.append((*_packed_entry(entry[:2]), kept))
+            elif type(entry[0]) is int:
+                out.append((entry[0], kept))
+            else:
+                raise EncodeError(f"entry {entry!r} is not [number, bytes]", path=LAYOUT_KEY)
         elif isinstance(entry, list):
             out.append(_packed_entry(entry))
         else:

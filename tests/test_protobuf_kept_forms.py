@@ -1,0 +1,77 @@
+"""Protobuf records in forms upb reads and never writes, written back byte for byte.
+
+upb (the protobuf package, the peer of specs/protobuf_wire.yaml) takes a varint longer than
+it needs (in a key, a length or a value), an int32/enum/uint32/sint32 varint past 32 bits
+(it keeps the low 32), a bool of 2, a map entry other than key then value; it writes them
+back canonically. Ours reads what upb reads, and keeps each such record's bytes in the
+model's ``wire_layout`` (``(number, bytes)``, ``(number, count, bytes)`` for a packed
+record) while the model still holds what they say; a value changed since is written
+canonically. The compiled tier declines these records (the Python reader keeps them)."""
+
+from __future__ import annotations
+
+import pytest
+
+from generated import protobuf_wire as pw
+from runtime.core.leb128 import write_uvarint
+from tests.test_gallery_protobuf_wire import PEER, ours, same_as_construct, upb_values
+
+CASES = {
+    "int32 enum past 32 bits": b"\x20" + write_uvarint(2**32 + 2),
+    "enum sign-extended in five bytes": b"\x20\xff\xff\xff\xff\x0f",
+    "non-minimal uint64 value": b"\x10\x81\x00",
+    "non-minimal key": b"\x8a\x00\x01x",
+    "non-minimal length": b"\x0a\x81\x00x",
+    "bool of 2": b"\x88\x01\x02",
+    "packed int32 non-minimal element": b"\xa2\x01\x03\x81\x00\x05",
+    "packed int32 past 32 bits": b"\xa2\x01\x05" + write_uvarint(2**33 + 7),
+    "unpacked int32 past 32 bits": b"\xa0\x01" + write_uvarint(2**40 + 1),
+    "map entry value then key": b"\x42\x06\x12\x01v\x0a\x01k",
+    "map entry without its key": b"\x42\x03\x12\x01v",
+    "nested message, non-minimal length": b"\x5a\x82\x00\x10\x05",
+    "sint32 past 32 bits in a nested message": b"\x2a\x07\x20" + write_uvarint(2**35 + 3),
+    "oneof uint64, then a non-minimal voucher": b"\x70\x05\x6a\x81\x00a",
+}
+
+
+UPB_UNKNOWN_ENTRY = b"\x42\x08\x0a\x01k\x12\x01v\x18\x01"
+"""A map entry with an unknown field: upb keeps the whole entry as an unknown field of the
+order (no attribute); ours reads the attribute k = v (open, told the lead). Either way it
+is written back as it came."""
+
+
+def test_a_map_entry_with_an_unknown_field_is_written_back():
+    parsed = pw.parse(UPB_UNKNOWN_ENTRY)
+    assert parsed.attributes == {"k": "v"}
+    assert pw.build(parsed) == UPB_UNKNOWN_ENTRY
+    same_as_construct(UPB_UNKNOWN_ENTRY)
+
+
+@pytest.mark.parametrize("data", CASES.values(), ids=CASES)
+def test_upb_reads_it_and_we_write_it_back(data):
+    PEER.classes["order"].FromString(data)  # upb takes it
+    parsed = pw.parse(data)
+    assert ours(parsed) == upb_values(data)  # the values upb reads
+    assert pw.build(parsed) == data
+    assert pw.build_construct(parsed) == data
+    assert pw.build(pw.from_dict(pw.to_dict(parsed))) == data  # the JSON form keeps it
+    same_as_construct(data)  # the compiled tier declines or gives construct's model
+
+
+def test_a_changed_value_is_written_canonically():
+    parsed = pw.parse(CASES["int32 enum past 32 bits"])
+    assert parsed.status == 2
+    parsed.status = 3
+    assert pw.build(parsed) == b"\x20\x03"
+    packed = pw.parse(CASES["packed int32 non-minimal element"])
+    packed.ratings.append(9)  # the kept record still holds the first two; the third after it
+    assert pw.build(packed) == CASES["packed int32 non-minimal element"] + b"\xa2\x01\x01\x09"
+    packed.ratings[0] = 2  # no longer what the kept record says: written anew
+    assert pw.build(packed) == b"\xa2\x01\x02\x02\x05\xa2\x01\x01\x09"
+    entry = pw.parse(CASES["map entry value then key"])
+    entry.attributes["k"] = "w"
+    assert pw.build(entry) == b"\x42\x06\x0a\x01k\x12\x01w"
+
+
+def test_canonical_bytes_keep_no_layout():
+    assert pw.parse(b"\x10\x81\x01\x20\x02").wire_layout is None  # a two-byte varint, minimal
