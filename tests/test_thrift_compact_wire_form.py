@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from thrift_support import apache_classes, codec, norm, struct_strategy, thrift_model
 
+from generated import parquet
 from generated import thrift_compact as tc
 from generator.cli import fuzz
 from generator.spec.thrift import TType
@@ -170,6 +171,7 @@ def assert_exact(mod, data: bytes, record: str, **kw):
     assert repr(model) == repr(python)  # NaN != NaN: models compare by repr
     compiled = compiled_parse(mod, data, record)
     assert compiled is None or repr(compiled) == repr(python)
+    assert repr(mod.trace(data, record, **kw).model) == repr(python)  # wirespec inspect's
     assert mod.build(model) == data
     assert python_build(mod, python) == data
     form = json.loads(json.dumps(mod.to_dict(model)))
@@ -323,6 +325,25 @@ def test_any_model_in_any_longer_form_round_trips(data, name, extra, stops, fals
     assert repr(plain(parsed)) == repr(plain(MOD.parse(canonical, name)))
     if bytes_ == canonical:
         assert parsed.wire_layout is None
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    data=st.data(),
+    record=st.sampled_from(["ColumnChunk", "PageHeader", "SchemaElement", "LogicalType"]),
+    extra=st.lists(st.sampled_from([0, 0, 1, 3, 9]), max_size=40),
+    stops=st.lists(st.sampled_from([0, 0x20, 0xE0]), max_size=6),
+)
+def test_parquet_structs_in_longer_forms_round_trip(data, record, extra, stops):
+    # the spec import-thrift made from parquet-format's IDL: the same runtime, the same rules
+    model = data.draw(parquet.strategies(record))
+    bytes_ = write(parquet, record, model, Form(extra, stops))
+    parsed = assert_exact(parquet, bytes_, record)
+    assert parquet.build(plain(parsed)) == parquet.build(model)
 
 
 # -- envelopes and schemaless structs --------------------------------------------------
