@@ -361,6 +361,9 @@ def test_message_envelopes_with_longer_varints(seqid_more, name_more):
         assert model.wire_head == (bytes(head) + b"get_user" if seqid_more or name_more else None)
     model.seqid = 6  # changed: the envelope as build writes it
     assert tc.build(model) == b"\x82\x21\x06\x08get_user" + body
+    for kept in (b"\x82", b"\xff\xff", bytes(head) + b"get_user" + b"?"):  # not its envelope
+        model.wire_head = kept
+        assert tc.build(model) == b"\x82\x21\x06\x08get_user" + body
 
 
 @pytest.mark.parametrize(
