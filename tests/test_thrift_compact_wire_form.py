@@ -304,11 +304,14 @@ def test_a_float_keeps_its_bits_when_the_bytes_are_compared():
     assert MOD.build(model) == MOD.build(plain(model))
 
 
-@settings(
+SETTINGS = settings(
     max_examples=60,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+
+@SETTINGS
 @given(
     data=st.data(),
     name=st.sampled_from(["AllTypes", "Gaps", "Lists", "Maps", "Node", "Holder"]),
@@ -327,11 +330,7 @@ def test_any_model_in_any_longer_form_round_trips(data, name, extra, stops, fals
         assert parsed.wire_layout is None
 
 
-@settings(
-    max_examples=30,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@settings(SETTINGS, max_examples=30)
 @given(
     data=st.data(),
     record=st.sampled_from(["ColumnChunk", "PageHeader", "SchemaElement", "LogicalType"]),
