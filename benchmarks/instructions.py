@@ -13,6 +13,7 @@ timed ones of ``python -m benchmarks`` within about 0.1x (benchmarks/README.md).
     python -m benchmarks.instructions --only craft-encode [--n 200]
     python -m benchmarks.instructions --only open_protocol [--n 500]
     python -m benchmarks.instructions --only calls [--n 2000]
+    python -m benchmarks.instructions --only thrift [--n 400]
 
 ``--only mysql``: ``parse`` (the compiled tier when built) of the tagged GTID seed event, of
 100 distinct events in turn, and of binlog files of 100 seed events (per event), with the
@@ -24,6 +25,9 @@ exact reader alone and the compiled reader of whole messages rendered from ``map
 batch16 by each of ``CRAFT_ENCODERS``, per call.
 ``--only calls``: a ``parse`` call of the compiled tier where its cost around the reader
 shows (``CALL_WORKLOADS``).
+``--only thrift``: ``parse`` of benchmarks/thrift_compact.py's Small and Wide structs (64 of
+each, as Apache's writer writes them) and of a pyarrow Parquet footer (FileMetaData of 20
+columns in 10 row groups, page indexes), with the compiled tier and in pure Python.
 ``--only open_protocol``: ``decode_message(key, value)`` of TiCDC Open Protocol messages
 (benchmarks/ticdc_open_protocol.py: the seed row, 16 rows of 20 columns) in pure Python and
 with the compiled tier, per message; and ``encode_events`` (pure Python in both tiers) of
@@ -235,6 +239,79 @@ def _call(workload: str):
     return rows, [(mysql_binlog(100),)]
 
 
+THRIFT_WORKLOADS = ("thrift-small", "thrift-wide", "parquet-footer")
+THRIFT_DECODERS = ("compiled", "pure")
+_THRIFT_INPUT = "WIRESPEC_THRIFT_BENCH"
+"""The environment variable naming the pickle of ``--only thrift``'s inputs (written once by
+the parent, so the measured process renders and encodes nothing)."""
+
+
+def _thrift_inputs(path: str) -> None:
+    """Write ``--only thrift``'s inputs to ``path``: the benchmark module's text, its Small
+    and Wide messages, and the footer."""
+    import io
+    import pickle
+    import struct
+    import tempfile
+    from pathlib import Path
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from benchmarks import thrift_compact as b
+    from generator.emit.thrift_module import render_thrift
+    from generator.spec.loader import load
+    from generator.spec.thrift import build_thrift_model
+
+    with tempfile.TemporaryDirectory() as tmp:
+        spec_path = Path(tmp) / "thrift_bench.yaml"
+        spec_path.write_text(b.spec_yaml())
+        spec = build_thrift_model(load(spec_path, spec_path.name))
+    classes = b.apache_classes(spec)
+    small_a, wide_a = classes["Small"], classes["Wide"]
+    out = io.BytesIO()
+    table = pa.table({f"c{i}": list(range(1000)) for i in range(20)})
+    pq.write_table(table, out, row_group_size=100, write_page_index=True)
+    data = out.getvalue()
+    (length,) = struct.unpack("<I", data[-8:-4])
+    inputs = {
+        "module": render_thrift(spec),
+        "thrift-small": [b.encode(small_a(**b.small_values(i))) for i in range(64)],
+        "thrift-wide": [b.encode(wide_a(**b.wide_values(i, small_a))) for i in range(64)],
+        "parquet-footer": [data[-8 - length : -8]],
+    }
+    Path(path).write_bytes(pickle.dumps(inputs))
+
+
+def _decode_thrift(workload: str, n: int) -> None:
+    """The measured process for ``--only thrift``: ``n`` structs parsed."""
+    import gc
+    import importlib.util
+    import pickle
+    import tempfile
+    from pathlib import Path
+
+    inputs = pickle.loads(Path(os.environ[_THRIFT_INPUT]).read_bytes())
+    if workload == "parquet-footer":
+        from generated import parquet as module
+
+        record = "FileMetaData"
+    else:
+        path = Path(tempfile.mkdtemp()) / "thrift_bench.py"
+        path.write_text(inputs["module"])
+        spec = importlib.util.spec_from_file_location("ws_bench_thrift", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up
+        spec.loader.exec_module(module)
+        record = "Small" if workload == "thrift-small" else "Wide"
+    payloads = inputs[workload]
+    for p in payloads * 2:
+        module.parse(p, record)
+    gc.freeze()
+    for i in range(n):
+        module.parse(payloads[i % len(payloads)], record)
+
+
 def _decode_calls(workload: str, n: int) -> None:
     """The measured process for ``--only calls``: ``n`` calls."""
     import gc
@@ -251,6 +328,8 @@ def _decode(workload: str, decoder: str, n: int) -> None:
     """The measured process: build the payloads, warm up, decode ``n`` rows."""
     if workload in CALL_WORKLOADS:
         return _decode_calls(workload, n)
+    if workload in THRIFT_WORKLOADS:
+        return _decode_thrift(workload, n)
     if workload in OPEN_PROTOCOL_WORKLOADS:
         return _decode_open_protocol(workload, decoder, n)
     if workload in MYSQL_WORKLOADS:
@@ -273,7 +352,7 @@ def _decode(workload: str, decoder: str, n: int) -> None:
 
 
 def _instructions(workload: str, decoder: str, n: int) -> int:
-    pure = {"WIRESPEC_PURE_PYTHON": "1"} if decoder in ("quick", "events", "encode") else {}
+    pure = {"WIRESPEC_PURE_PYTHON": "1"} if decoder in ("quick", "events", "encode", "pure") else {}
     args = ["-m", "benchmarks.instructions", "--run", workload, decoder, str(n)]
     return instructions_of(args, pure)
 
@@ -315,7 +394,15 @@ def main(argv=None) -> int:
     ap.add_argument("--workload", choices=("small", "wide", "both"), default="both")
     ap.add_argument(
         "--only",
-        choices=("plainbuffer", "mysql", "craft", "craft-encode", "open_protocol", "calls"),
+        choices=(
+            "plainbuffer",
+            "mysql",
+            "craft",
+            "craft-encode",
+            "open_protocol",
+            "calls",
+            "thrift",
+        ),
         default="plainbuffer",
     )
     ap.add_argument(
@@ -348,6 +435,21 @@ def main(argv=None) -> int:
         return 0
     if args.only == "open_protocol":
         _table(OPEN_PROTOCOL_WORKLOADS, OPEN_PROTOCOL_DECODERS, max(args.n, 500), "message")
+        return 0
+    if args.only == "thrift":
+        import tempfile
+
+        with tempfile.NamedTemporaryFile(suffix=".pickle") as inputs:
+            _thrift_inputs(inputs.name)
+            os.environ[_THRIFT_INPUT] = inputs.name
+            print("| workload | decoder | instructions/struct |\n|---|---|---:|")
+            for workload in THRIFT_WORKLOADS:
+                n = args.n if workload != "parquet-footer" else max(args.n // 20, 10)
+                for decoder in THRIFT_DECODERS:
+                    # once outside cachegrind: .pyc files written before either run
+                    run = [sys.executable, "-m", "benchmarks.instructions", "--run"]
+                    subprocess.run([*run, workload, decoder, "0"], check=True)
+                    print(f"| {workload} | {decoder} | {_per(workload, decoder, n):,.0f} |")
         return 0
     from benchmarks.plainbuffer import NATIVE_AVAILABLE
 

@@ -9,11 +9,13 @@ integers over ``const unsigned char*``, checking every length against the bytes 
 before reading or allocating, and writes the model's slots directly.
 
 It gives exactly the model the module's Python reader gives (same classes, slot values,
-wire layouts, unknown fields, budget charges and limits) or declines with ``None``: on
+wire layouts, kept bytes, unknown fields, budget charges and limits) or declines with ``None``: on
 anything it does not take or any error, the Python reader runs and gives the model or the
 exact ``DecodeError``. Rare paths call the module's own Python helpers (``_skip`` for a
 field the struct does not expect, ``_layout`` for a struct laid out otherwise than build()
-would), so they are the Python reader's by construction.
+would, ``rt.keep_bytes`` for one whose bytes hold a form build() writes otherwise: a
+longer varint than it needs, a stop byte 0xN0, a bool element other than 1 or 2, a map
+key twice), so they are the Python reader's by construction.
 
 :meth:`Loop.build` writes a model from the same tables, or declines (wire layouts, values
 of other types, out of range) so that the Python writer writes it or raises its
@@ -131,6 +133,7 @@ cdef struct Ctx:
     int utf8  # 0 strict, 1 replace, 2 bytes
     PyObject* data  # the bytes object (for the Python helpers)
     PyObject* cx
+    int inexact  # the struct being read holds a form build() writes otherwise (kept bytes)
 
 
 class _Decline(Exception):
@@ -224,6 +227,7 @@ cdef class Loop:
         c.pos = pos
         c.end = end
         c.data = <PyObject*>data
+        c.inexact = 0
         # A model is a tree of new objects: the garbage collector would traverse it again
         # every 700 allocations while it grows (75% of the time of a 25 KB Parquet
         # footer), and it can find no cycle in it. So it is paused while the tree grows
@@ -343,6 +347,8 @@ cdef inline int uvarint(Ctx* c, int max_bytes, unsigned long long* out) noexcept
             return -1
         u |= (<unsigned long long>(b & 0x7F)) << shift
         if b < 0x80:
+            if b == 0 and i:  # longer than the value needs: the struct's bytes are kept
+                c.inexact = 1
             out[0] = u
             return 0
         shift += 7
@@ -434,6 +440,8 @@ cdef object read_value(Loop p, Ctx* c, Node* t, int depth, bint* odd):
         h = c.buf[c.pos]
         c.pos += 1
         if kind == K_BOOL:
+            if h != CT_TRUE and h != CT_FALSE:  # false, written CT_FALSE: bytes kept
+                c.inexact = 1
             return h == CT_TRUE
         return PyLong_FromLong(<signed char>h)
     if kind == K_DOUBLE:
@@ -498,6 +506,8 @@ cdef object read_value(Loop p, Ctx* c, Node* t, int depth, bint* odd):
         for i in range(n):
             key = read_value(p, c, k, depth, odd)
             out[key] = read_value(p, c, e, depth, odd)
+        if len(out) < n:  # a key twice: the struct's bytes are kept
+            c.inexact = 1
         return out
     raise DECLINE
 
@@ -529,8 +539,10 @@ cdef object read_struct(Loop p, Ctx* c, int si, int depth):
     cdef int guess = 0  # where the next field usually is: after the last one
     cdef int fi, ct, b, j
     cdef bint odd = False
+    cdef int outer_inexact = c.inexact  # the enclosing struct's, restored at the end
     cdef Field* f
     cdef Node* t
+    c.inexact = 0
     obj = new_untracked_model(<type><PyObject*>s.cls)  # tracked below if it must be
     while True:
         if c.pos >= c.end:
@@ -539,6 +551,8 @@ cdef object read_struct(Loop p, Ctx* c, int si, int depth):
         ct = b & 0x0F
         c.pos += 1
         if ct == CT_STOP:
+            if b:  # a stop byte 0xN0 (Apache's readers take it): the bytes are kept
+                c.inexact = 1
             break
         if b > 0x0F:
             last += b >> 4
@@ -576,7 +590,9 @@ cdef object read_struct(Loop p, Ctx* c, int si, int depth):
             odd = True
             c.pos = p.skip(<object>c.data, c.pos, c.end, ct, depth, <object>c.cx)
     cdef int n_set = 0
-    cdef bint untracked = not odd  # a layout is kept where the bytes were odd
+    cdef bint inexact = c.inexact
+    c.inexact = outer_inexact
+    cdef bint untracked = not odd and not inexact  # a layout is kept where the bytes were odd
     cdef PyObject* value
     for j in range(count):
         value = get_slot(obj, fields[j].offset)
@@ -594,6 +610,10 @@ cdef object read_struct(Loop p, Ctx* c, int si, int depth):
     if odd:
         left = [c.left]
         layout = p.layout(<object>c.data, start, c.end, <object>s.known, depth, <object>c.cx, left)
+        c.left = left[0]
+    if inexact:
+        left = [c.left]
+        layout = _rt.keep_bytes(layout, <object>c.data, start, c.pos, left)
         c.left = left[0]
     set_slot(obj, s.layout_offset, layout)
     if s.is_union and (n_set > 1 or not n_set and (layout is None or not layout.unknown)):

@@ -115,11 +115,85 @@ class WireLayout:
     form though it fits the header) and the key/value byte of each non-empty map, in wire
     order, of this struct's own containers (not those of nested structs): a bool
     container says 1 or 2, an empty one may say anything."""
+    wire_form: bytes | None = None
+    """The struct's bytes as read (header of its first field to its stop byte), kept when
+    its own bytes hold a form Apache's readers take and every writer writes otherwise: a
+    varint longer than it needs (a value, length, size or long-form field id), a stop byte
+    whose high nibble is not 0, a bool element other than 1 or 2, a map key twice. ``build``
+    writes them back while the model still reads as them (:func:`reads_as`), and writes the
+    model by the rest of the layout otherwise (the canonical form for ``order=()``)."""
 
     @property
     def unknown(self) -> tuple:
         """The fields kept as bytes, in wire order."""
         return tuple(e for e in self.order if e.__class__ is UnknownField)
+
+
+def keep_bytes(layout: WireLayout | None, buf: bytes, start: int, end: int, left) -> WireLayout:
+    """``layout`` (None: the order build writes) holding the struct at ``buf[start:end]``
+    as its :attr:`WireLayout.wire_form`, charged to the expansion budget ``left``.
+
+    >>> keep_bytes(None, bytes.fromhex("1502e0"), 0, 3, [1000])
+    WireLayout(order=(), long_headers=(), header_types=b'', wire_form=b'\\x15\\x02\\xe0')
+    """
+    left[0] -= KEPT_BYTES + end - start
+    if left[0] < 0:
+        raise over_budget(start)
+    if layout is None:
+        return WireLayout((), wire_form=buf[start:end])
+    return dataclasses.replace(layout, wire_form=buf[start:end])
+
+
+KEPT_BYTES = 48
+"""A kept :attr:`WireLayout.wire_form`'s size besides its bytes (its bytes object and, at
+most, its layout)."""
+
+
+def reads_as(model, kept: bytes, reader) -> bool:
+    """Whether ``kept`` (a struct's :attr:`WireLayout.wire_form`) still reads, by the
+    module's Python ``reader``, as ``model``: values that write the same bytes (floats by
+    their bits, dicts in their order) and the same layout. Bytes that no longer read at
+    all are not the model's either."""
+    n = len(kept)
+    cx = Options(n, n + 1, n, n, "bytes")  # no tighter than what its bytes needed
+    try:
+        again, used = reader(kept, 0, n, 1, cx, budget(n))
+    except Exception:  # noqa: BLE001 - whatever the reason, these bytes are not the model's
+        return False
+    return used == n and same(model, again)
+
+
+_DOUBLE = struct.Struct("<d")
+
+
+def same(a, b) -> bool:
+    """Whether two values (models, lists, dicts, scalars) write the same bytes as far as
+    their values go: floats compare by their bits (NaN payloads, -0.0), dicts in order.
+
+    >>> same([1.0, float("nan")], [1.0, float("nan")]), same(0.0, -0.0), same({1: 2, 3: 4}, {3: 4, 1: 2})
+    (True, False, False)
+    """
+    if a is b:
+        return True
+    cls = a.__class__
+    if cls is float or b.__class__ is float:
+        try:
+            return _DOUBLE.pack(a) == _DOUBLE.pack(b)
+        except (struct.error, TypeError):
+            return False
+    if cls is list:
+        return b.__class__ is list and len(a) == len(b) and all(map(same, a, b))
+    if cls is dict:
+        return (
+            b.__class__ is dict
+            and len(a) == len(b)
+            and all(same(k, j) and same(v, w) for (k, v), (j, w) in zip(a.items(), b.items()))
+        )
+    if cls is not WireLayout and dataclasses.is_dataclass(cls):  # a model
+        return b.__class__ is cls and all(
+            same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(cls)
+        )
+    return a == b
 
 
 def budget(size: int) -> list:
@@ -324,7 +398,8 @@ _RUN_HIGH = [b""] + [(b"\x80" * (size - 1) + b"\x00") * _RUN_CHUNK for size in r
 
 def read_zigzag_run(buf, pos: int, end: int, n: int, bits: int, out: list) -> int:
     """Append to ``out`` the leading elements of a list of ``n`` zigzag varints of ``bits``
-    bits at ``pos`` that come in runs of equal size; return the position after them.
+    bits at ``pos`` that come in runs of equal size, each in its shortest form; return the
+    position after them.
 
     The caller's element loop reads whatever is left (mixed sizes, 9-10 byte forms, bad
     bytes), so values and errors are exactly the loop's.
@@ -350,7 +425,14 @@ def read_zigzag_run(buf, pos: int, end: int, n: int, bits: int, out: list) -> in
             if k < RUN_MIN:
                 break
             region = region[: k * size]
-        if size == 1:
+        if size > 1:  # a longer form than the value needs (last byte 0): the loop reads it
+            longer = region[size - 1 :: size].find(0)
+            if longer >= 0:
+                k = longer
+                if k < RUN_MIN:
+                    break
+                region = region[: k * size]
+        else:
             out += map(ZZ7.__getitem__, region)
             pos += k
             continue
@@ -590,6 +672,8 @@ def layout_json(layout: WireLayout, names: dict) -> dict:
         d["long_headers"] = list(layout.long_headers)
     if layout.header_types:
         d["header_types"] = {"$hex": layout.header_types.hex()}
+    if layout.wire_form is not None:
+        d["wire_form"] = {"$hex": layout.wire_form.hex()}
     return d
 
 
@@ -606,8 +690,13 @@ def layout_from_json(d, types) -> WireLayout:
             raise EncodeError(f"{what} is not {{'$hex': ...}}")
         return bytes.fromhex(v["$hex"])
 
-    if not isinstance(d, dict) or not set(d) <= {"order", "long_headers", "header_types"}:
-        raise EncodeError("$wire has order, long_headers and header_types")
+    if not isinstance(d, dict) or not set(d) <= {
+        "order",
+        "long_headers",
+        "header_types",
+        "wire_form",
+    }:
+        raise EncodeError("$wire has order, long_headers, header_types and wire_form")
     order = []
     for e in d["order"]:
         if isinstance(e, dict):
@@ -627,7 +716,8 @@ def layout_from_json(d, types) -> WireLayout:
         integer(i, 0, len(order) - 1, "long header index") for i in d.get("long_headers", ())
     )
     header_types = hex_bytes(d["header_types"], "header_types") if "header_types" in d else b""
-    return WireLayout(tuple(order), long_headers, header_types)
+    kept = hex_bytes(d["wire_form"], "wire_form") if "wire_form" in d else None
+    return WireLayout(tuple(order), long_headers, header_types, kept)
 
 
 def pairs_from_json(v):

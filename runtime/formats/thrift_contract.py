@@ -130,7 +130,7 @@ class ThriftContract:
         def parse_raw(data: bytes, *, message: bool = False, **limits):
             """Decode any compact struct (or message) without a schema: field ids and wire
             types."""
-            reader = namespace["_r_message" if message else "_r_raw_struct"]
+            reader = namespace["_r_message" if message else "_r_raw"]
             return rt.parse_with(reader, data, options(limits, "bytes"))
 
         return parse_raw
