@@ -65,6 +65,44 @@ cdef extern from *:
     object map_run "wirespec_map_run_start" (MapRun* run, Py_ssize_t n)
 
 
+cdef inline int64_t map_member_at(const uint64_t* values, Py_ssize_t n, int64_t i,
+                                  bint* failed) noexcept:
+    """``members[i]`` of a chunk of enum members read into a MapRun (``values``, ``n`` of
+    them, each a member's value below 256): member_lists.pxd's ``member_at`` without the
+    list (a negative ``i`` from the end, ``failed`` where Python raises IndexError)."""
+    if i < 0:
+        i += n
+    if i < 0 or i >= n:
+        failed[0] = True
+        return 0
+    return <int64_t>values[i]
+
+
+cdef inline bint map_member_in(int64_t value, const uint64_t* values, Py_ssize_t n) noexcept:
+    """``value in members`` of such a run."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if <int64_t>values[i] == value:
+            return True
+    return False
+
+
+cdef inline int64_t map_member_extreme(const uint64_t* values, Py_ssize_t n, bint largest,
+                                       bint* failed) noexcept:
+    """``max(members)`` (``largest``) or ``min(members)`` of such a run (``failed`` where
+    Python raises ValueError: no members)."""
+    cdef Py_ssize_t i
+    cdef int64_t best
+    if n == 0:
+        failed[0] = True
+        return 0
+    best = <int64_t>values[0]
+    for i in range(1, n):
+        if (<int64_t>values[i] > best) if largest else (<int64_t>values[i] < best):
+            best = <int64_t>values[i]
+    return best
+
+
 cdef inline PyObject* map_lookup(list names, int64_t i, bint has_null, int64_t null,
                                  bint empty_refused) noexcept:
     """The name (borrowed) that id ``i`` stands for in ``names``, ``None`` for the null id,
