@@ -28,7 +28,6 @@ from __future__ import annotations
 import ast
 import re
 
-from generator.emit.compiled_prelude import REUSE_PRELUDE
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.plan import Build, Chunk, FieldSteps, Nested, Repeat, Valid, walk_steps
 from generator.spec import pytext
@@ -532,7 +531,6 @@ class FusedSteps:
         self.declare("gave_up", "bint")
         self.declare("column_name_p", "PyObject*")
         cls = self.record.model(groups.column, [])
-        self.preludes.setdefault(REUSE_PRELUDE)
         w.line(f"at = {values.var}_data")
         w.line("model = PyList_New(count)")
         w.line("for j in range(count):")
@@ -564,7 +562,7 @@ class FusedSteps:
                         number = f"_int(<int64_t>{item}) if {item} >> 63 == 0 else PyLong_FromUnsignedLongLong({item})"
                     out.append((field, number))
             self.make("column", cls, out)
-            w.line("list_put(model, j, column)")
+            w.line("map_list_set(model, j, column)")
         # a column holds a name, numbers and a value of a kind: atomic, as its list
         w.line("untrack(model)")
 

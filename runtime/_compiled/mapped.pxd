@@ -15,17 +15,11 @@ from cpython.float cimport PyFloat_FromDouble
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_FromUnsignedLongLong
 from cpython.object cimport PyObject
-from cpython.unicode cimport (
-    PyUnicode_CheckExact, PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_GET_LENGTH,
-)
+from cpython.unicode cimport PyUnicode_CheckExact, PyUnicode_GET_LENGTH
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy
 
 from runtime._compiled.prelude cimport _int, _int64, _slot, _unzigzag, _uvarint
-
-cdef extern from "Python.h":
-    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
-
 
 cdef enum:
     # runtime.core.value_kinds' Q_* codes (bind checks them): a varint that is a uvarint
@@ -120,18 +114,45 @@ cdef inline PyObject* map_lookup(list names, int64_t i, bint has_null, int64_t n
     return NULL
 
 
-cdef inline object map_text(const unsigned char* p, Py_ssize_t n):
-    """``n`` bytes at ``p`` as ``bytes.decode`` reads them (raises UnicodeDecodeError as it
-    does). A value's text is seldom seen again: made, not looked up among recent ones."""
-    cdef Py_ssize_t i
-    cdef unsigned char high = 0
-    for i in range(n):
-        high |= p[i]
-    if high < 0x80 and n > 1:  # ASCII (dates, numbers): the bytes are the text
-        text = PyUnicode_New(n, 127)
-        memcpy(PyUnicode_DATA(text), p, n)
-        return text
-    return PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
+cdef extern from *:
+    """
+    /* n bytes at p as bytes.decode reads them: a new str; Py_None (a new reference) and
+       *gave_up set where they are not UTF-8; NULL where another error is raised. In C,
+       not Cython: a try block costs ~20 instructions a value (saving the exception
+       state). A value's text is seldom seen again: made, not looked up among recent ones;
+       ASCII (dates, numbers) is told eight bytes at a time, and its bytes are the text. */
+    static PyObject *wirespec_map_text(const unsigned char *p, Py_ssize_t n, int *gave_up) {
+        uint64_t word, high = 0;
+        Py_ssize_t i = 0;
+        PyObject *text;
+        for (; i + 8 <= n; i += 8) {
+            memcpy(&word, p + i, 8);
+            high |= word;
+        }
+        for (; i < n; i++) high |= p[i];
+        if ((high & 0x8080808080808080u) == 0 && n > 1) {
+            text = PyUnicode_New(n, 127);
+            if (text != NULL) memcpy(PyUnicode_DATA(text), p, (size_t)n);
+            return text;
+        }
+        text = PyUnicode_DecodeUTF8((const char *)p, n, NULL);
+        if (text == NULL && PyErr_ExceptionMatches(PyExc_ValueError)) {
+            PyErr_Clear();
+            *gave_up = 1;
+            Py_INCREF(Py_None);
+            return Py_None;
+        }
+        return text;
+    }
+    /* item k of a list PyList_New made (its NULL): value (inline: once a column) */
+    WIRESPEC_ALWAYS_INLINE void wirespec_map_list_set(PyObject *items, Py_ssize_t k,
+                                                      PyObject *value) {
+        Py_INCREF(value);
+        PyList_SET_ITEM(items, k, value);
+    }
+    """
+    object map_text "wirespec_map_text" (const unsigned char* p, Py_ssize_t n, bint* gave_up)
+    void map_list_set "wirespec_map_list_set" (list items, Py_ssize_t k, object value)
 
 
 cdef inline int map_kinds(signed char* table, quick) except -1:
@@ -166,11 +187,7 @@ cdef inline object map_value(const signed char* kinds, uint64_t code, uint64_t f
     if kind == MAP_BYTES:
         return PyBytes_FromStringAndSize(<const char*>p, n)
     if kind == MAP_STR:
-        try:
-            return map_text(p, n)
-        except ValueError:
-            gave_up[0] = True
-            return None
+        return map_text(p, n, gave_up)
     if kind == MAP_SIGNED_UNLESS or kind == MAP_VARINT or kind == MAP_UVARINT:
         if not _uvarint(p, &used, n, &u) or used != n:
             gave_up[0] = True
