@@ -405,7 +405,7 @@ class FusedSteps:
         plan, events = self.record.plan, self.each_var
         cls = f"_{plan.class_name}"
         self.w.line(f"model = wirespec_alloc_untracked({cls})")
-        self.w.line(f"map_put(model, {cls}_{plan.field}, {events})")
+        self.w.line(f"map_set(model, {cls}_{plan.field}, {events})")
         self.w.line(f"if not atomic({events}):")
         with self.w.indent():
             self.w.line("keep_tracked(model)")
@@ -506,8 +506,8 @@ class FusedSteps:
         self.w.line(f"if {cls}_defaults.count:")
         with self.w.indent():
             self.w.line(f"map_put_defaults({var}, &{cls}_defaults)")
-        for field, value in values:
-            self.w.line(f"map_put({var}, {cls}_{field}, {value})")
+        for field, value in values:  # (slots the defaults leave empty)
+            self.w.line(f"map_set({var}, {cls}_{field}, {value})")
 
     def group_models(self) -> None:
         """A group's models, one per element of its chunks (read into runs), into ``model``

@@ -10,27 +10,34 @@ defaults. Inline only: a module that cimports these compiles them in.
     bytes object that holds it), then run.values[0 .. n-1] are written and read as uint64.
 """
 
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
-from cpython.float cimport PyFloat_FromDouble
-from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
-from cpython.long cimport PyLong_FromUnsignedLongLong
 from cpython.object cimport PyObject
-from cpython.unicode cimport PyUnicode_CheckExact, PyUnicode_GET_LENGTH
 from libc.stdint cimport int64_t, uint64_t
-from libc.string cimport memcpy
 
-from runtime._compiled.prelude cimport _int, _int64, _slot, _unzigzag, _uvarint
+# The C below calls the prelude's (wirespec_uvarint, wirespec_int, wirespec_int64): these
+# cimports put it first.
+from runtime._compiled.prelude cimport _int, _int64, _slot, _uvarint
+
+cdef extern from *:
+    """
+    /* runtime.core.value_kinds' Q_* codes (bind checks them): a varint that is a uvarint
+       where the unsigned flag is set, then the wire types */
+    enum {
+        WIRESPEC_MAP_SIGNED_UNLESS = 0, WIRESPEC_MAP_VARINT = 1, WIRESPEC_MAP_UVARINT = 2,
+        WIRESPEC_MAP_F64 = 3, WIRESPEC_MAP_STR = 4, WIRESPEC_MAP_BYTES = 5,
+        WIRESPEC_MAP_NULL = 6
+    };
+    """
+    enum:
+        MAP_SIGNED_UNLESS "WIRESPEC_MAP_SIGNED_UNLESS"
+        MAP_VARINT "WIRESPEC_MAP_VARINT"
+        MAP_UVARINT "WIRESPEC_MAP_UVARINT"
+        MAP_F64 "WIRESPEC_MAP_F64"
+        MAP_STR "WIRESPEC_MAP_STR"
+        MAP_BYTES "WIRESPEC_MAP_BYTES"
+        MAP_NULL "WIRESPEC_MAP_NULL"
+
 
 cdef enum:
-    # runtime.core.value_kinds' Q_* codes (bind checks them): a varint that is a uvarint
-    # where the unsigned flag is set, then the wire types
-    MAP_SIGNED_UNLESS = 0
-    MAP_VARINT = 1
-    MAP_UVARINT = 2
-    MAP_F64 = 3
-    MAP_STR = 4
-    MAP_BYTES = 5
-    MAP_NULL = 6
     MAP_MOST_DEFAULTS = 64  # fields a model may leave to their defaults
 
 
@@ -97,21 +104,27 @@ cdef inline int64_t map_member_extreme(const uint64_t* values, Py_ssize_t n, bin
     return best
 
 
-cdef inline PyObject* map_lookup(list names, int64_t i, bint has_null, int64_t null,
-                                 bint empty_refused) noexcept:
-    """The name (borrowed) that id ``i`` stands for in ``names``, ``None`` for the null id,
-    or NULL where the ref fails (out of range, the empty name refused)."""
-    cdef int64_t n = PyList_GET_SIZE(names)
-    cdef PyObject* name
-    if 0 <= i < n:
-        name = PyList_GET_ITEM(names, i)
-        if not empty_refused:
-            return name
-        if PyUnicode_CheckExact(<object>name) and PyUnicode_GET_LENGTH(<object>name) != 0:
-            return name  # (anything but a str that is not empty: declined)
-    if has_null and i == null:
-        return <PyObject*>None
-    return NULL
+cdef extern from *:
+    """
+    /* The name (borrowed) that id i stands for in names, Py_None for the null id, or NULL
+       where the ref fails (out of range, the empty name refused: anything but a str that
+       is not empty). In C, always inline: once a column. */
+    WIRESPEC_ALWAYS_INLINE PyObject *wirespec_map_lookup(PyObject *names, int64_t i,
+                                                         int has_null, int64_t null,
+                                                         int empty_refused) {
+        PyObject *name;
+        if (0 <= i && i < (int64_t)PyList_GET_SIZE(names)) {
+            name = PyList_GET_ITEM(names, (Py_ssize_t)i);
+            if (!empty_refused
+                    || (PyUnicode_CheckExact(name) && PyUnicode_GET_LENGTH(name) != 0))
+                return name;
+        }
+        if (has_null && i == null) return Py_None;
+        return NULL;
+    }
+    """
+    PyObject* map_lookup "wirespec_map_lookup" (list names, int64_t i, bint has_null,
+                                                int64_t null, bint empty_refused)
 
 
 cdef extern from *:
@@ -164,46 +177,51 @@ cdef inline int map_kinds(signed char* table, quick) except -1:
     return 0
 
 
-cdef inline object map_value(const signed char* kinds, uint64_t code, uint64_t flags,
-                             const unsigned char* p, int64_t n, uint64_t unsigned_flag,
-                             bint big_endian, bint* gave_up):
-    """The value ``ValueKinds.quick_values`` gives for the ``n`` bytes at ``p`` (``n`` < 0:
-    NULL, None) of a ``code`` with ``flags``; ``gave_up`` set where it gives up (a code
-    with no kind, a varint that does not fill the bytes, text that is not UTF-8, a double
-    not of 8 bytes, a NULL kind with a value)."""
-    cdef uint64_t u = 0
-    cdef Py_ssize_t used = 0
-    cdef signed char kind
-    cdef unsigned char swapped[8]
-    cdef double d
-    cdef int k
-    gave_up[0] = True
-    if code > 255 or kinds[code] < 0:
-        return None
-    kind = kinds[code]
-    gave_up[0] = False
-    if n < 0:
-        return None
-    if kind == MAP_BYTES:
-        return PyBytes_FromStringAndSize(<const char*>p, n)
-    if kind == MAP_STR:
-        return map_text(p, n, gave_up)
-    if kind == MAP_SIGNED_UNLESS or kind == MAP_VARINT or kind == MAP_UVARINT:
-        if not _uvarint(p, &used, n, &u) or used != n:
-            gave_up[0] = True
-            return None
-        if kind == MAP_VARINT or (kind == MAP_SIGNED_UNLESS and not flags & unsigned_flag):
-            return _int64(_unzigzag(u))
-        return _int(<int64_t>u) if u >> 63 == 0 else PyLong_FromUnsignedLongLong(u)
-    if kind == MAP_F64 and n == 8:
-        if big_endian:
-            for k in range(8):
-                swapped[k] = p[7 - k]
-            p = swapped
-        memcpy(&d, p, 8)  # the host is little-endian (checked where this is bound)
-        return PyFloat_FromDouble(d)
-    gave_up[0] = True
-    return None
+cdef extern from *:
+    """
+    /* The value ValueKinds.quick_values gives for the n bytes at p (n < 0: NULL, None) of
+       a code with flags, a new reference; *gave_up set where it gives up (a code with no
+       kind, a varint that does not fill the bytes, text that is not UTF-8, a double not of
+       8 bytes, a NULL kind with a value), and None; NULL where an error is raised. In C,
+       always inline: once a column, its kind table and flag constants of the caller. */
+    WIRESPEC_ALWAYS_INLINE PyObject *wirespec_map_value(
+            const signed char *kinds, uint64_t code, uint64_t flags, const unsigned char *p,
+            int64_t n, uint64_t unsigned_flag, int big_endian, int *gave_up) {
+        uint64_t u = 0;
+        Py_ssize_t used = 0;
+        unsigned char swapped[8];
+        double d;
+        int kind, k;
+        *gave_up = code > 255 || kinds[code] < 0;
+        if (*gave_up || n < 0) Py_RETURN_NONE;
+        kind = kinds[code];
+        switch (kind) {
+        case WIRESPEC_MAP_BYTES:
+            return PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
+        case WIRESPEC_MAP_STR:
+            return wirespec_map_text(p, (Py_ssize_t)n, gave_up);
+        case WIRESPEC_MAP_SIGNED_UNLESS: case WIRESPEC_MAP_VARINT: case WIRESPEC_MAP_UVARINT:
+            if (!wirespec_uvarint(p, &used, (Py_ssize_t)n, &u) || used != n) break;
+            if (kind == WIRESPEC_MAP_VARINT
+                    || (kind == WIRESPEC_MAP_SIGNED_UNLESS && !(flags & unsigned_flag)))
+                return wirespec_int64((int64_t)(u >> 1) ^ -(int64_t)(u & 1));  /* ZigZag */
+            return u >> 63 == 0 ? wirespec_int((int64_t)u) : PyLong_FromUnsignedLongLong(u);
+        case WIRESPEC_MAP_F64:
+            if (n != 8) break;
+            if (big_endian) {
+                for (k = 0; k < 8; k++) swapped[k] = p[7 - k];
+                p = swapped;
+            }
+            memcpy(&d, p, 8);  /* the host is little-endian (checked where this is bound) */
+            return PyFloat_FromDouble(d);
+        }
+        *gave_up = 1;
+        Py_RETURN_NONE;
+    }
+    """
+    object map_value "wirespec_map_value" (
+        const signed char* kinds, uint64_t code, uint64_t flags, const unsigned char* p,
+        int64_t n, uint64_t unsigned_flag, bint big_endian, bint* gave_up)
 
 
 cdef extern from *:
@@ -221,8 +239,16 @@ cdef extern from *:
         *slot = value;
         Py_XDECREF(old);
     }
+    /* value into an empty slot (NULL: a model just made, the slot not written yet): as
+       wirespec_map_put, with no old value to release */
+    WIRESPEC_ALWAYS_INLINE void wirespec_map_set(PyObject *model, Py_ssize_t offset,
+                                                 PyObject *value) {
+        Py_INCREF(value);
+        *(PyObject **)((char *)model + offset) = value;
+    }
     """
     void map_put "wirespec_map_put" (object model, Py_ssize_t offset, object value)
+    void map_set "wirespec_map_set" (object model, Py_ssize_t offset, object value)
 
 
 cdef struct MapDefaults:  # the fields of a model the mapping does not set, and their values
@@ -255,10 +281,11 @@ cdef inline bint map_defaults(MapDefaults* out, cls, fields) except -1:
 
 
 cdef inline void map_put_defaults(object model, const MapDefaults* defaults):
-    """A new model's fields the mapping does not set: their defaults (:func:`map_defaults`)."""
+    """A new model's fields the mapping does not set (empty): their defaults
+    (:func:`map_defaults`)."""
     cdef Py_ssize_t k
     for k in range(defaults.count):
-        map_put(model, defaults.offsets[k], <object>defaults.values[k])
+        map_set(model, defaults.offsets[k], <object>defaults.values[k])
 
 
 cdef inline bint map_kinds_ok(kinds) except -1:
