@@ -142,7 +142,12 @@ cdef extern from *:
             memcpy(&word, p + i, 8);
             high |= word;
         }
-        for (; i < n; i++) high |= p[i];
+        if (i < n && n >= 8) {  /* the last eight bytes, some seen already */
+            memcpy(&word, p + n - 8, 8);
+            high |= word;
+        } else {
+            for (; i < n; i++) high |= p[i];
+        }
         if ((high & 0x8080808080808080u) == 0 && n > 1) {
             text = PyUnicode_New(n, 127);
             if (text != NULL) memcpy(PyUnicode_DATA(text), p, (size_t)n);
