@@ -1,10 +1,11 @@
 # cython: language_level=3
 """What a rendered ``map:`` (generator/emit/compiled_fused.py) does beside reading: the
-numbers of a chunk kept in C (``MapRun``), an id looked up in a list of names (a ``ref:``),
+numbers of a chunk kept in C (``MapRun``; a run of enum members read by the spec's rules
+as member_lists.pxd reads a list), an id looked up in a list of names (a ``ref:``),
 a value decoded from its bytes where they are by a kind table (a ``decode_by:``:
 ``runtime.core.value_kinds.ValueKinds.quick``, 256 entries), each giving what the Python
 mapping gives or saying where it fails or gives up (the caller declines), and a model's
-defaults. Inline only: a module that cimports these compiles them in.
+slots and defaults. Inline only: a module that cimports these compiles them in.
 
     A chunk of n numbers read into a MapRun: map_run(&run, n) gives the room (None, or the
     bytes object that holds it), then run.values[0 .. n-1] are written and read as uint64.
