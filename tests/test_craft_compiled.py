@@ -210,6 +210,26 @@ def test_non_shortest_varints_and_a_ten_byte_size(decode):
     assert held(decode, seed[:-1] + bytes([0x02] + [0x80] * 8 + [0x80 | length])) is None
 
 
+def test_non_shortest_and_overlong_varints_in_a_column_group(decode):
+    """Each chunk of a group (names, types, flags, lengths) with one varint written long:
+    non-shortest forms up to ten bytes are read as the Python path reads them, a tenth byte
+    past 1 and an eleventh byte are refused by both (the columns read their chunks in one
+    pass after checking each chunk's varints)."""
+    (data,) = craft.encode_events([ROW])
+    before, tables = _split(data)
+    group = 1 + tables[0][0]  # after the version and the header
+    for chunk in (2, 4, 6, 8):  # names, types, flags, lengths: two varints each
+        for element in (0, 1):
+            at = group + chunk + element
+            for size, last in ((2, 0), (9, 0), (10, 0), (10, 1), (10, 2), (11, 0)):
+                long_form = bytes([before[at] | 0x80] + [0x80] * (size - 2) + [last])
+                grown = [tables[0], [tables[1][0] + size - 1], [tables[2][0] + size - 1]]
+                patched = before[:at] + long_form + before[at + 1 :]
+                got = held(decode, _assemble(patched, grown), must_take=True)
+                if last != 1:  # (a value past 2**63: a flags word, or a code with no kind)
+                    assert (got is not None) == (last == 0 and size <= 10), (chunk, at, size)
+
+
 @settings(
     max_examples=200,
     deadline=None,

@@ -28,10 +28,13 @@ from __future__ import annotations
 import ast
 import re
 
-from generator.emit.compiled_prelude import REUSE_PRELUDE
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.plan import Build, Chunk, FieldSteps, Nested, Repeat, Valid, walk_steps
 from generator.spec import pytext
+
+MEMBER_RUNS_PRELUDE = (
+    "from runtime._compiled.mapped cimport map_member_at, map_member_extreme, map_member_in\n"
+)
 
 _EXPRESSION_PARTS = ("expression", "count", "stop", "length")
 """The parts of a step that are spec expressions (or name the variables they read)."""
@@ -102,6 +105,10 @@ class FusedSteps:
             self.hoisted[local] = _first(_field(inner.steps, chunk).steps, Chunk)
         self.runs = {c.var for c in self.hoisted.values() if c.var not in self.named}
         """Chunks read into a ``MapRun``, not a list."""
+        self.member_runs = {c.var for c in self.hoisted.values() if c.enum} & self.named
+        """Chunks of enum members the spec's expressions read, read into a ``MapRun`` too
+        while C evaluates every expression over them (:mod:`compiled_lists`: no member
+        made; else read into their list as the plan reads it)."""
         self.each_var = top[plan.each]
         each = _first(_field(source.steps, plan.each).steps, Repeat)
         element = _first(each.steps, Nested)
@@ -158,13 +165,15 @@ class FusedSteps:
         self.list_items: dict[str, str] = {}
         """A repeat's list -> its item (``<item>_n`` counts the items)."""
         text = super().record_function(plan)
-        lists = set(self.int_tables)
-        if self.mode == "source" and self.groups is not None:
-            lists.add(self.groups_var)
-        if lists - self.python_named:  # once more, those lists left out
-            self.c_only = lists - self.python_named
+        while True:  # once more, those lists left out (the member runs Python reads, in)
+            lists = set(self.int_tables)
+            if self.mode == "source" and self.groups is not None:
+                lists.add(self.groups_var)
+            c_only, in_python = lists - self.python_named, self.member_runs & self.python_named
+            if c_only == self.c_only and not in_python:
+                return text
+            self.c_only, self.member_runs = c_only, self.member_runs - in_python
             text = super().record_function(plan)
-        return text
 
     def repeat(self, step: Repeat) -> None:
         self.list_items[step.var] = step.item
@@ -247,7 +256,12 @@ class FusedSteps:
         if self.mode == "source" and step.payload and step.var in self.dictionaries.values():
             self.kept_names(step)
             return
-        if step.var not in self.runs:
+        if step.var in self.member_runs and step.var in self.loose:  # may be unread
+            self.member_runs.discard(step.var)
+        if step.var in self.member_runs:
+            self.preludes.setdefault(MEMBER_RUNS_PRELUDE)
+            self.member_lists.add(step.var)
+        elif step.var not in self.runs:
             super().chunk(step)
             return
         var, n, k = step.var, f"{step.var}_i", f"{step.var}_k"
@@ -333,6 +347,11 @@ class FusedSteps:
             self.w.line(store.format(value))
             self.w.line(f"{n} += 1")
 
+    def members_read(self, var: str) -> tuple[str, str, str]:
+        if var in self.member_runs:
+            return "map_member", f"{var}_run.values, {var}_k", f"{var}_k"
+        return super().members_read(var)
+
     def run_item(self, chunk: Chunk, index: str) -> str:
         """Element ``index`` of a chunk read into a run, as its C number."""
         item = f"{chunk.var}_run.values[{index}]"
@@ -386,7 +405,7 @@ class FusedSteps:
         plan, events = self.record.plan, self.each_var
         cls = f"_{plan.class_name}"
         self.w.line(f"model = wirespec_alloc_untracked({cls})")
-        self.w.line(f"map_put(model, {cls}_{plan.field}, {events})")
+        self.w.line(f"map_set(model, {cls}_{plan.field}, {events})")
         self.w.line(f"if not atomic({events}):")
         with self.w.indent():
             self.w.line("keep_tracked(model)")
@@ -410,7 +429,7 @@ class FusedSteps:
 
     def hoisted_item(self, local: str, index: str) -> str:
         chunk = self.hoisted[local]
-        if chunk.var in self.runs:
+        if chunk.var in self.runs | self.member_runs:
             return self.run_item(chunk, index)
         return f"{chunk.var}[{index}]"
 
@@ -487,8 +506,8 @@ class FusedSteps:
         self.w.line(f"if {cls}_defaults.count:")
         with self.w.indent():
             self.w.line(f"map_put_defaults({var}, &{cls}_defaults)")
-        for field, value in values:
-            self.w.line(f"map_put({var}, {cls}_{field}, {value})")
+        for field, value in values:  # (slots the defaults leave empty)
+            self.w.line(f"map_set({var}, {cls}_{field}, {value})")
 
     def group_models(self) -> None:
         """A group's models, one per element of its chunks (read into runs), into ``model``
@@ -512,7 +531,6 @@ class FusedSteps:
         self.declare("gave_up", "bint")
         self.declare("column_name_p", "PyObject*")
         cls = self.record.model(groups.column, [])
-        self.preludes.setdefault(REUSE_PRELUDE)
         w.line(f"at = {values.var}_data")
         w.line("model = PyList_New(count)")
         w.line("for j in range(count):")
@@ -544,7 +562,7 @@ class FusedSteps:
                         number = f"_int(<int64_t>{item}) if {item} >> 63 == 0 else PyLong_FromUnsignedLongLong({item})"
                     out.append((field, number))
             self.make("column", cls, out)
-            w.line("list_put(model, j, column)")
+            w.line("map_list_set(model, j, column)")
         # a column holds a name, numbers and a value of a kind: atomic, as its list
         w.line("untrack(model)")
 

@@ -139,16 +139,18 @@ class ListExpressions:
                 return f"<int64_t>{node.id}", "small"
         if isinstance(node, ast.Subscript) and self._members(node.value):
             i = self._small(node.slice)
-            return f"member_at({node.value.id}, {i}, &list_failed)", "small"
+            prefix, members, _ = self.members_read(node.value.id)
+            return f"{prefix}_at({members}, {i}, &list_failed)", "small"
         if isinstance(node, ast.Call) and _is_call(node, "min", "max"):
             (arg,) = node.args
             if self._members(arg):
                 largest = int(node.func.id == "max")
-                return f"member_extreme({arg.id}, {largest}, &list_failed)", "small"
+                prefix, members, _ = self.members_read(arg.id)
+                return f"{prefix}_extreme({members}, {largest}, &list_failed)", "small"
         if isinstance(node, ast.Call) and _is_call(node, "len"):
             (arg,) = node.args
             if self._members(arg):
-                return f"<int64_t>len({arg.id})", "small"
+                return f"<int64_t>{self.members_read(arg.id)[2]}", "small"
             if isinstance(arg, ast.Name) and arg.id in self.int_tables:
                 return f"<int64_t>{self.int_tables[arg.id]}.count", "small"
             if isinstance(arg, ast.Subscript) and _table_name(arg.value, self.int_tables):
@@ -172,11 +174,11 @@ class ListExpressions:
             and self._members(node.comparators[0])
         ):
             value = self._small(node.left)  # a member's value: small
-            members = node.comparators[0].id
+            prefix, members, _ = self.members_read(node.comparators[0].id)
             if isinstance(node.ops[0], ast.In):
-                return f"member_in({value}, {members})", "truth"
+                return f"{prefix}_in({value}, {members})", "truth"
             if isinstance(node.ops[0], ast.NotIn):
-                return f"(not member_in({value}, {members}))", "truth"
+                return f"(not {prefix}_in({value}, {members}))", "truth"
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
             op = _COMPARISONS.get(type(node.ops[0]))
             (left, lk), (right, rk) = self._c(node.left), self._c(node.comparators[0])
@@ -193,6 +195,12 @@ class ListExpressions:
                 joiner = " and " if isinstance(node.op, ast.And) else " or "
                 return f"({joiner.join(code for code, _ in parts)})", "truth"
         raise ValueError(ast.dump(node))
+
+    def members_read(self, var: str) -> tuple[str, str, str]:
+        """How C reads the list of enum members ``var``: the prefix of the functions
+        (``member``: runtime/_compiled/member_lists.pxd's, over a list), the arguments
+        that stand for the list before theirs, and its length."""
+        return "member", var, f"len({var})"
 
     def _members(self, node) -> bool:
         """Whether ``node`` names a list of enum members the reader made."""

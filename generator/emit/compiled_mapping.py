@@ -24,8 +24,8 @@ from generator.emit.map_plan import ClassCase, KindTable, Lookup, MakeModel, Map
 
 MAPPED_PRELUDE = """\
 from runtime._compiled.mapped cimport (
-    MapDefaults, MapRun, map_defaults, map_kinds, map_kinds_ok, map_lookup, map_put,
-    map_put_defaults, map_run, map_value,
+    MapDefaults, MapRun, map_defaults, map_kinds, map_kinds_ok, map_list_set, map_lookup,
+    map_put, map_put_defaults, map_run, map_set, map_value,
 )
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.long cimport PyLong_FromUnsignedLongLong
