@@ -414,3 +414,19 @@ def test_bad_events_raise_encode_error_with_a_path(event, path):
     with pytest.raises(EncodeError) as info:
         list(encode_events([ResolvedEvent(0), event][1:]))
     assert info.value.path == path
+
+
+@pytest.mark.parametrize(
+    ("event", "where"),
+    [
+        (RowChangedEvent(1, "s\ud800", "t", new=[]), "events[0]"),
+        (RowChangedEvent(1, "s", "t", new=[Column("c\ud800", 7, 0, "x")]), "events[0]"),
+        (RowChangedEvent(1, "s", "t", new=[Column("c", 7, 0, "x\ud800")]), "events[0].new[0].value"),
+    ],
+)
+def test_a_lone_surrogate_no_reader_gives_is_our_encode_error(event, where):
+    """Text a reader keeps (U+DC80-U+DCFF, its bytes as escapes) is written back; a surrogate
+    outside that range has no UTF-8, so writing it is an EncodeError at the event."""
+    with pytest.raises(EncodeError) as info:
+        list(craft.encode_events([event], 16))
+    assert str(info.value).startswith(where + ":")

@@ -42,6 +42,20 @@ UNSURE = type("Unsure", (), {"__repr__": lambda self: "UNSURE"})()
 _U64, _I64 = (1 << 64) - 1, 1 << 63
 _SMALL = [bytes((i,)) for i in range(128)]
 
+
+def _utf8(text: str):
+    """``text`` as UTF-8, bytes a reader kept as escapes (U+DC80-U+DCFF) written back as
+    they were read; :data:`UNSURE` for a lone surrogate no reader gives.
+
+    >>> _utf8("a\\udcff"), _utf8("a\\ud800")
+    (b'a\\xff', UNSURE)
+    """
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return UNSURE
+
+
 WIRE_TYPES = ("varint", "uvarint", "f64", "str", "bytes", "null")
 """The wire types a kind may name: a ZigZag varint (int64), a uvarint (uint64), an IEEE-754
 double in the spec's byte order, UTF-8 text, the raw bytes, or always NULL (a value is an
@@ -199,7 +213,7 @@ class ValueKinds:
         if kind == Q_BYTES:
             return value if cls is bytes else UNSURE
         if kind == Q_STR:
-            return value.encode("utf-8", "surrogateescape") if cls is str else UNSURE
+            return _utf8(value) if cls is str else UNSURE
         if kind == Q_F64:
             return self.double.pack(value) if cls is float else UNSURE
         if kind == Q_NULL or cls is not int:
@@ -231,7 +245,10 @@ class ValueKinds:
                 return bytes(value)
         elif wire == "str":
             if isinstance(value, str):
-                return value.encode("utf-8", "surrogateescape")
+                text = _utf8(value)
+                if text is UNSURE:
+                    raise EncodeError(f"type code {code} needs text UTF-8 can write, got {value!r}")
+                return text
         elif wire == "f64":
             if isinstance(value, float):
                 return self.double.pack(value)

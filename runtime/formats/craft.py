@@ -212,7 +212,11 @@ class CraftMessage(Construct):
                 return self.unmapping.unmap(event, give_up, self.values)
             except Exception:  # noqa: BLE001, S110 - the checked way back says what is wrong
                 pass
-        return self.unmapping.unmap(event, WriteFaults(("events", i)), self.values)
+        try:
+            return self.unmapping.unmap(event, WriteFaults(("events", i)), self.values)
+        except UnicodeEncodeError as err:  # a name's lone surrogate, which no reader gives
+            fault = EncodeError(f"{err.object!r} is not text UTF-8 can write ({err.reason})")
+            WriteFaults(("events", i)).raise_at((), fault)
 
     def pack(self, parts: list) -> bytes:
         """The message of the parts of a batch: the spec's frame of them, names interned in
