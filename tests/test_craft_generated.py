@@ -252,8 +252,8 @@ def test_corrupt_messages_raise_the_same_error_on_both_paths(name, rnd):
         )
     data = bytes(data)
     fast, slow = outcome(craft.parse, data), checked(data)
-    if fast[0] == "ok":
-        assert slow[0] == "ok" and fast[1].events == slow[1]
+    if fast[0] == "ok":  # compared by repr: a corrupt float may be a NaN, never == itself
+        assert slow[0] == "ok" and repr(fast[1].events) == repr(slow[1])
     else:
         assert fast == slow
 
