@@ -95,6 +95,25 @@ def compiled(name: str) -> ModuleType | None:
     return _load(name)[0]
 
 
+def compiled_for(name: str, namespace: dict) -> ModuleType | None:
+    """:func:`compiled`, for the generated module whose ``namespace`` binds it: a compiled
+    module binds the classes of one generated module, so a second module of the same
+    format (a copy loaded under another name, say from an edited spec of the same plans)
+    runs pure Python rather than take the first one's classes from it, or give it its own.
+
+    >>> compiled_for("runtime._compiled.absent", {}) is None
+    True
+    """
+    module = compiled(name)
+    if module is None:
+        return None
+    return module if _BINDER.setdefault(name, namespace) is namespace else None
+
+
+_BINDER: dict[str, dict] = {}
+"""Compiled module name -> the namespace of the generated module that binds it."""
+
+
 def describe() -> TierReport:
     """Which tier runs: the state of every compiled module (loading each one)."""
     return TierReport(tuple(_load(name)[1] for name in known_modules()))
