@@ -47,6 +47,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from construct import Construct, SizeofError
 
 from runtime.core import tier
+from runtime.core.codec import bytes_from_json
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.limits import DEFAULT as DEFAULT_LIMITS
 from runtime.core.limits import Limits
@@ -457,9 +458,14 @@ class OpenProtocol:
             b'{"ts":2,"t":3}'
         """
         pair = self._canonical_pair(message)
+        return pair if message.wire_form is None else self._kept(message, pair) or pair
+
+    def _kept(self, message: Message, pair: tuple[bytes, bytes]) -> tuple[bytes, bytes] | None:
+        """``message``'s ``wire_form`` when it is not ``pair`` (what tiflow writes for the
+        message) and reads as it, else None."""
         kept = message.wire_form
         if kept is None or kept == pair or not self._reads_as(kept, pair):
-            return pair
+            return None
         return kept
 
     def _reads_as(self, kept, pair: tuple[bytes, bytes]) -> bool:
@@ -525,7 +531,18 @@ class OpenProtocol:
         d = {"layout": message.layout}
         if message.escapes is not None:
             d["escapes"] = message.escapes
-        return {**d, "events": [self._event_dict(e) for e in message.events]}
+        d["events"] = [self._event_dict(e) for e in message.events]
+        # the kept forms (where build writes them: not what tiflow writes), for from_dict
+        if message.wire_form is not None:
+            try:
+                kept = self._kept(message, self._canonical_pair(message))
+            except EncodeError:
+                kept = None
+            if kept is not None:
+                d["wire_form"] = {"key": {"$hex": kept[0].hex()}, "value": {"$hex": kept[1].hex()}}
+        if type(message.claim_check_form) is bytes:
+            d["claim_check_form"] = {"$hex": message.claim_check_form.hex()}
+        return d
 
     def _event_dict(self, ev: Event) -> dict:
         out = {"type": "resolved" if isinstance(ev, ResolvedEvent) else "ddl"}
@@ -595,7 +612,17 @@ class OpenProtocol:
             except EncodeError as err:
                 err.add_path("events", index=i)
                 raise
-        return Message(out, layout, escapes)
+        message = Message(out, layout, escapes)
+        wire_form = d.get("wire_form")
+        if wire_form is not None:
+            wire_form = _dict(wire_form, "wire_form")
+            message.wire_form = tuple(
+                bytes_from_json(wire_form.get(part), f"wire_form.{part}")
+                for part in ("key", "value")
+            )
+        if d.get("claim_check_form") is not None:
+            message.claim_check_form = bytes_from_json(d["claim_check_form"], "claim_check_form")
+        return message
 
     def _event_from(self, e: dict) -> Event:
         kind = e.get("type")
