@@ -43,6 +43,8 @@ class CompiledTablesEmitter:
         out = []
         for name, (instance, field) in self.runtime.items():
             out.append(f"{instance}.use_compiled_reader(COMPILED_READERS.get({name!r}), {field!r})")
-            out.append(f"if {name!r} in COMPILED_READERS:  # the primitive's: it keeps the bytes read")
+            out.append(
+                f"if {name!r} in COMPILED_READERS:  # the primitive's: it keeps the bytes read"
+            )
             out.append(f"    COMPILED_READERS[{name!r}] = {instance}.read_compiled")
         return "\n".join(out) + "\n"
