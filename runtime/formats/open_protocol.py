@@ -458,7 +458,10 @@ class OpenProtocol:
             b'{"ts":2,"t":3}'
         """
         pair = self._canonical_pair(message)
-        return pair if message.wire_form is None else self._kept(message, pair) or pair
+        kept = message.wire_form
+        if kept is None or kept == pair:  # as tiflow writes it, or made by hand
+            return pair
+        return self._kept(message, pair) or pair
 
     def _kept(self, message: Message, pair: tuple[bytes, bytes]) -> tuple[bytes, bytes] | None:
         """``message``'s ``wire_form`` when it is not ``pair`` (what tiflow writes for the
