@@ -12,28 +12,16 @@ the table cannot go stale.
 
 from __future__ import annotations
 
-ANY_RECORD = "*"
-"""A :data:`KNOWN_DIFFERENT` record that stands for every record of its format."""
-
 KNOWN_DIFFERENT: dict[tuple[str, str], str] = {
-    ("ticdc_craft", "message"): "the message view rewrites a column's form (open: op-craft-exact)",
     ("ticdc_craft", "frame"): (
         "a column group's non-minimal varint is rebuilt minimal, its size table with it "
         "(open: the saved fuzz input frame--9fe327269b09)"
     ),
-    ("ticdc_open_protocol", "claim_check"): (
-        "the claim-check JSON is written back canonically (open: op-craft-exact)"
-    ),
-    ("ticdc_open_protocol", "message"): (
-        "invalid UTF-8 in a JSON string reads as U+FFFD, as Go's decoder reads it, and is "
-        "written back as U+FFFD (open: found by tests/test_exactness.py)"
-    ),
 }
-"""(format, record or :data:`ANY_RECORD`) -> why ``build(parse(x)) != x`` for some inputs
-still. A record listed must still differ in tests/test_exactness.py (remove it when it no
-longer does); for :data:`ANY_RECORD`, some record of the format must."""
+"""(format, record) -> why ``build(parse(x)) != x`` for some inputs still. A record listed
+must still differ in tests/test_exactness.py (remove it when it no longer does)."""
 
 
 def is_known(fmt: str, record: str) -> bool:
     """Whether ``(fmt, record)`` may still differ (:data:`KNOWN_DIFFERENT`)."""
-    return (fmt, record) in KNOWN_DIFFERENT or (fmt, ANY_RECORD) in KNOWN_DIFFERENT
+    return (fmt, record) in KNOWN_DIFFERENT

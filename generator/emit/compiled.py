@@ -312,14 +312,15 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         lines.append("    readers = {" if self.mapped else "    return {")
         lines += [f'        "{name}": read_{name},' for name in self.entries]
         lines.append("    }")
-        for name in self.mapped:  # a namespace the mapping cannot use leaves it unbound
+        # a namespace the mapping cannot use leaves it unbound; a bound one is no entry of
+        # parse_first: parse calls its primitive's read_compiled, which keeps the bytes read
+        for name in self.mapped:
             lines += [
                 "    try:",
                 f"        mapped = _bind_{name}(namespace)",
                 "    except (AttributeError, KeyError, TypeError):",
                 "        mapped = False",
                 "    if mapped:",
-                f'        _ENTRIES["{name}"] = _entry(_read_{name}, {self.depth(name)}, {self.whole()})',
                 f'        readers["{name}"] = read_{name}',
             ]
         if self.mapped:

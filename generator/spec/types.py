@@ -286,7 +286,9 @@ class RuntimeType:
     compiled: bool = False
     """The instance has ``use_compiled_reader(reader, field)``, which the generated module
     calls with the compiled reader of a record with ``map:`` that is this one field
-    (``(data, limits) -> model or None``; None when the tier is not built)."""
+    (``(data, limits) -> model or None``; None when the tier is not built), and
+    ``read_compiled(data, limits)``, the reader ``parse`` then tries first (it calls that
+    reader and keeps what the primitive keeps of the bytes read)."""
 
 
 RUNTIME_TYPES: dict[str, RuntimeType] = {

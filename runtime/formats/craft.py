@@ -141,10 +141,21 @@ class CraftMessage(Construct):
         """Try ``reader`` first (the compiled tier's reader of the record that is this one
         ``field``, rendered from the spec's ``map:``: ``(data, limits) -> model``, None to
         decline; None: the tier is not built), wherever it declines this Python path
-        decodes."""
+        decodes. ``parse`` tries :meth:`read_compiled`, which keeps the bytes too."""
         if reader is not None and self.tries_compiled:
             self._compiled = reader
             self._compiled_field = field
+
+    def read_compiled(self, data: bytes, limits: _limits.Limits):
+        """The compiled reader's model of ``data`` (None: declined), its events a
+        :class:`ReadEvents` that keeps ``data``, as :meth:`decode` gives them."""
+        if self._compiled is None:
+            return None
+        model = self._compiled(data, limits)
+        if model is not None:
+            field = self._compiled_field
+            setattr(model, field, _as_read(getattr(model, field), data))
+        return model
 
     _read_fast_frame = None
     _compiled = None
@@ -175,7 +186,8 @@ class CraftMessage(Construct):
 
     # -- bytes-level API -------------------------------------------------------------
     def decode(self, data, limits: _limits.Limits = _limits.DEFAULT) -> list[Event]:
-        """The events of one whole message."""
+        """The events of one whole message (the record readers keep its bytes with them:
+        :class:`ReadEvents`)."""
         buf = data if type(data) is bytes else bytes(data)
         if not self.fast or self._read_fast_frame is None:
             return self._decode_checked(buf, limits)
@@ -196,9 +208,39 @@ class CraftMessage(Construct):
         return _read_frame(self.frame, self.terms, self.mapping, self.values, buf, limits, spans)
 
     def encode(self, events) -> bytes:
-        """One message of ``events`` (not batched: all go in this message)."""
-        if self.fast and self._compiled_message is not None and type(events) is list:
-            data = self._compiled_message(events, self.values, self.terms)
+        """One message of ``events`` (not batched: all go in this message); the bytes
+        :class:`ReadEvents` kept, where the way back writes these events otherwise and
+        the bytes still read as them."""
+        data = self._encoded(events)
+        kept = getattr(events, "wire_form", None) if type(events) is ReadEvents else None
+        if kept is None or kept == data or not self._reads_as(kept, data):
+            return data
+        return kept
+
+    def _reads_as(self, kept, data: bytes) -> bool:
+        """Whether ``kept`` reads as events the way back writes as ``data``: then they say
+        what the events say (``data`` is theirs), down to what ``==`` does not tell apart
+        (``1`` and ``1.0``, ``0.0`` and ``-0.0``)."""
+        if type(kept) is not bytes:
+            return False
+        # read again within no tighter limits than its bytes: whatever parse it came from
+        room = len(kept)
+        limits = _limits.Limits(max_message_bytes=room, max_count=room, max_string=room)
+        try:
+            return self._encoded(self.decode(kept, limits)) == data
+        except (DecodeError, EncodeError):
+            return False
+
+    def _encoded(self, events) -> bytes:
+        """What the way back writes for ``events``, as tiflow's encoder writes them."""
+        if self.fast and isinstance(events, list):
+            if type(events) is not list:
+                events = list(events)  # the compiled writers take a list itself
+            data = (
+                None
+                if self._compiled_message is None
+                else self._compiled_message(events, self.values, self.terms)
+            )
             if data is not None:
                 return data
         return self.pack([self.parts(i, ev) for i, ev in enumerate(events)])
@@ -233,6 +275,8 @@ class CraftMessage(Construct):
         straight into C arrays and each message written from them."""
         if not self.fast:
             return None
+        if type(events) is ReadEvents:  # batched anew: the kept bytes are one message's
+            events = list(events)
         if self._compiled_batches is not None:
             return self._compiled_batches(
                 events, max_batch_size, max_message_bytes, self.values, self.terms
@@ -240,9 +284,11 @@ class CraftMessage(Construct):
         return None
 
     def read(self, buf, pos: int, end: int, limits: _limits.Limits = _limits.DEFAULT):
-        """The fast-path protocol of generated modules: ``(model of buf[pos:end], end)``."""
+        """The fast-path protocol of generated modules: ``(model of buf[pos:end], end)``,
+        the events a :class:`ReadEvents` that keeps their bytes."""
+        data = buf if pos == 0 and end == len(buf) else buf[pos:end]
         try:
-            return self.decode(buf if pos == 0 and end == len(buf) else buf[pos:end], limits), end
+            return _as_read(self.decode(data, limits), bytes(data)), end
         except DecodeError as err:
             err.shift(pos)
             raise
@@ -305,8 +351,8 @@ class CraftMessage(Construct):
         try:
             if spans is not None:  # wirespec inspect: the checked path reports its fields
                 with spans.shifted(start):
-                    return self._decode_checked(buf, _limits.current(context), spans)
-            return self._decode_checked(buf, _limits.current(context))
+                    return _as_read(self._decode_checked(buf, _limits.current(context), spans), buf)
+            return _as_read(self._decode_checked(buf, _limits.current(context)), buf)
         except DecodeError as err:
             err.shift(start)
             raise
@@ -317,6 +363,37 @@ class CraftMessage(Construct):
 
     def _sizeof(self, context, path):
         raise SizeofError("a craft message has a variable size", path=path)
+
+
+class ReadEvents(list):
+    """The events of a Craft message as :class:`CraftMessage` read them: a list that keeps
+    the message's bytes (``wire_form``, not copied).
+
+    tiflow's decoder takes frames its encoder never writes: varints longer than they need
+    (Go's ``binary.Uvarint``), a term dictionary with terms no event names or not in
+    first-use order, and so on; such events read the same as the encoder's frame of them.
+    :meth:`CraftMessage.encode` (``build`` of a ``message``) writes the kept bytes where
+    the way back would write other bytes and the kept ones still read as these events; a
+    changed list, or a plain one, is written as tiflow's encoder writes it.
+
+        >>> from generated.ticdc_craft import parse, build
+        >>> data = bytes.fromhex("01ff0003010101020c0b010005")  # commit ts 127 in 2 bytes
+        >>> message = parse(data)
+        >>> message.events, build(message) == data
+        ([ResolvedEvent(commit_ts=127)], True)
+        >>> message.events[0].commit_ts = 128
+        >>> build(message).hex()
+        '01800103010101020c0b010005'
+    """
+
+    __slots__ = ("wire_form",)
+
+
+def _as_read(events: list, data: bytes) -> ReadEvents:
+    """``events`` as a :class:`ReadEvents` that keeps ``data``."""
+    read = ReadEvents(events)
+    read.wire_form = data
+    return read
 
 
 _MESSAGE_FAULTS = WriteFaults(("events",))

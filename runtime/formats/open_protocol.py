@@ -49,6 +49,7 @@ from typing import NamedTuple
 from construct import Construct, SizeofError
 
 from runtime.core import tier
+from runtime.core.codec import bytes_from_json
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.limits import DEFAULT as DEFAULT_LIMITS
 from runtime.core.limits import Limits
@@ -119,11 +120,25 @@ class Message:
     """One Kafka message: its events in order, the layout they were written in and the
     escapes its Go wrote U+0008 and U+000C with (:data:`ESCAPES`), when those are not the
     layout's own (:data:`LAYOUT_ESCAPES`; None: the layout's own, or the message has
-    neither character)."""
+    neither character).
+
+    ``wire_form`` is the Kafka key and value the message was read from (parse keeps them
+    as they came, without a copy), ``claim_check_form`` the claim-check object's text
+    when it is not what :class:`ClaimCheck` writes. Go's ``encoding/json`` reads more
+    than it writes (spaces, any key order, escapes such as ``\\u0041`` and ``\\/``,
+    invalid UTF-8, keys it does not know, a duplicate key, number forms such as ``1.0``),
+    so build writes the kept bytes back where they are not what it would write and the
+    model still reads as them (:meth:`OpenProtocol.build_pair`); a changed model, or one
+    made by hand (None), is written as tiflow writes it. Neither takes part in ``==``.
+    """
 
     events: list[Event]
     layout: str = "tiflow"
     escapes: str | None = None
+    wire_form: tuple[bytes, bytes] | None = dataclasses.field(
+        default=None, compare=False, repr=False
+    )
+    claim_check_form: bytes | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
 # ---------------------------------------------------------------------------- the codec
@@ -335,6 +350,7 @@ class OpenProtocol:
         if self._read_pair is not None:  # the common form in C; None: not its to decide
             message = self._read_pair(key, value, lim, self._read_documents)
             if message is not None:
+                message.wire_form = key, value
                 return message
         frames = split_frames(key, value, lim)
         events, legacy = [], [None, None]  # first column's path and layout
@@ -347,7 +363,8 @@ class OpenProtocol:
                 raise
         layout = legacy[1] or "tiflow"
         escapes = _escapes(key, value, frames)
-        return Message(events, layout, None if escapes == LAYOUT_ESCAPES[layout] else escapes)
+        escapes = None if escapes == LAYOUT_ESCAPES[layout] else escapes
+        return Message(events, layout, escapes, wire_form=(key, value))
 
     def _sections_of_keys(self, present: list[JsonKey], new) -> None:
         """The generated row-section rule, for the compiled kernel (which hands the row
@@ -406,7 +423,48 @@ class OpenProtocol:
 
     def build_pair(self, message: Message) -> tuple[bytes, bytes]:
         """The Kafka key and value of one :class:`Message`: all its events, in order, in
-        its layout (no batching rules: a message is what it is)."""
+        its layout (no batching rules: a message is what it is); its ``wire_form`` where
+        that is not what tiflow writes and the model still reads as it.
+
+            >>> from generated.ticdc_open_protocol import parse_pair, build_pair
+            >>> key = bytes.fromhex("0000000000000001" "0000000000000017") + b'{ "ts": 1, "t": 3 }\\n\\t  '
+            >>> message = parse_pair(key, bytes(8))
+            >>> build_pair(message)[0] == key
+            True
+            >>> message.events[0].commit_ts = 2  # no longer what the kept bytes say
+            >>> build_pair(message)[0][16:]
+            b'{"ts":2,"t":3}'
+        """
+        pair = self._canonical_pair(message)
+        kept = message.wire_form
+        if kept is None or kept == pair:  # as tiflow writes it, or made by hand
+            return pair
+        return self._kept(message, pair) or pair
+
+    def _kept(self, message: Message, pair: tuple[bytes, bytes]) -> tuple[bytes, bytes] | None:
+        """``message``'s ``wire_form`` when it is not ``pair`` (what tiflow writes for the
+        message) and reads as it, else None."""
+        kept = message.wire_form
+        if kept is None or kept == pair or not self._reads_as(kept, pair):
+            return None
+        return kept
+
+    def _reads_as(self, kept, pair: tuple[bytes, bytes]) -> bool:
+        """Whether the Kafka key and value ``kept`` read as a message that tiflow writes as
+        ``pair``: then they say what the model says (``pair`` is the model's own), down to
+        what ``==`` does not tell apart (``1`` and ``1.0``, ``0.0`` and ``-0.0``)."""
+        if type(kept) is not tuple or len(kept) != 2:
+            return False
+        try:
+            # read again within no tighter limits than its bytes: whatever parse it came from
+            room = max(map(len, kept), default=0)
+            again = self.parse_pair(*kept, max_message_bytes=room, max_count=room, max_string=room)
+            return self._canonical_pair(again) == pair
+        except (DecodeError, EncodeError):
+            return False
+
+    def _canonical_pair(self, message: Message) -> tuple[bytes, bytes]:
+        """The Kafka key and value tiflow writes for ``message`` (its events and layout)."""
         if not isinstance(message, Message):
             raise EncodeError(f"expected a Message, got {type(message).__name__}")
         layout = _check_layout(message.layout)
@@ -454,7 +512,18 @@ class OpenProtocol:
         d = {"layout": message.layout}
         if message.escapes is not None:
             d["escapes"] = message.escapes
-        return {**d, "events": [self._event_dict(e) for e in message.events]}
+        d["events"] = [self._event_dict(e) for e in message.events]
+        # the kept forms (where build writes them: not what tiflow writes), for from_dict
+        if message.wire_form is not None:
+            try:
+                kept = self._kept(message, self._canonical_pair(message))
+            except EncodeError:
+                kept = None
+            if kept is not None:
+                d["wire_form"] = {"key": {"$hex": kept[0].hex()}, "value": {"$hex": kept[1].hex()}}
+        if type(message.claim_check_form) is bytes:
+            d["claim_check_form"] = {"$hex": message.claim_check_form.hex()}
+        return d
 
     def _event_dict(self, ev: Event) -> dict:
         out = {"type": "resolved" if isinstance(ev, ResolvedEvent) else "ddl"}
@@ -524,7 +593,17 @@ class OpenProtocol:
             except EncodeError as err:
                 err.add_path("events", index=i)
                 raise
-        return Message(out, layout, escapes)
+        message = Message(out, layout, escapes)
+        wire_form = d.get("wire_form")
+        if wire_form is not None:
+            wire_form = _dict(wire_form, "wire_form")
+            message.wire_form = tuple(
+                bytes_from_json(wire_form.get(part), f"wire_form.{part}")
+                for part in ("key", "value")
+            )
+        if d.get("claim_check_form") is not None:
+            message.claim_check_form = bytes_from_json(d["claim_check_form"], "claim_check_form")
+        return message
 
     def _event_from(self, e: dict) -> Event:
         kind = e.get("type")
@@ -667,14 +746,21 @@ class ClaimCheck(Construct):
     ``document``, ``{"key":"<base64>","value":"<base64>"}``: one ``bytes`` key per Kafka
     column, the whole framed key and value of a one-event message. Parse gives the
     :class:`Message` it carries (events, layout, escapes), build writes the object back
-    byte for byte (Go's ``json.Marshal``: the keys in order, no spaces); anything else
-    than what tiflow writes is a :class:`DecodeError`.
+    byte for byte: as Go's ``json.Marshal`` writes it (the keys in order, no spaces), or,
+    for an object read in another form Go's ``json.Unmarshal`` reads too (spaces, the
+    other key order, escapes, a duplicate key), as read (the message's
+    ``claim_check_form``) while the message still reads as it. What the spec's document
+    does not take (another key, a key spelled in other case, base64 Go's ``StdEncoding``
+    reads but does not write) is a :class:`DecodeError`.
 
         >>> from generated.ticdc_open_protocol import RECORDS
         >>> obj = b'{"key":"AAAAAAAAAAEAAAAAAAAADnsidHMiOjEsInQiOjN9","value":"AAAAAAAAAAA="}'
         >>> message = RECORDS["claim_check"].parse(obj)
         >>> message.events, RECORDS["claim_check"].build(message) == obj
         ([ResolvedEvent(commit_ts=1)], True)
+        >>> spaced = b'{ "value": "AAAAAAAAAAA=",\\n  "key": "AAAAAAAAAAEAAAAAAAAADnsidHMiOjEsInQiOjN9" }'
+        >>> RECORDS["claim_check"].build(RECORDS["claim_check"].parse(spaced)) == spaced
+        True
     """
 
     def __init__(self, codec: OpenProtocol, read: Callable, write: Callable):
@@ -682,7 +768,8 @@ class ClaimCheck(Construct):
         self.codec, self.read, self.write = codec, read, write
 
     def parse_object(self, data: bytes, **limits) -> Message:
-        """The :class:`Message` a claim-check object carries.
+        """The :class:`Message` a claim-check object carries, its ``claim_check_form`` the
+        object's text when that is not what :meth:`build_object` would write.
 
         Errors in the envelope carry its offset and the path ``key``/``value`` (the
         member); errors in the message it carries are those of
@@ -692,21 +779,29 @@ class ClaimCheck(Construct):
         lim = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
         lim.check("max_message_bytes", len(data), offset=0)
         columns = self.read(_load(data, 0, len(data), ""))  # the generated reader
-        canonical = self._object_bytes(columns)
-        if data != canonical:
-            at = next((i for i, (a, b) in enumerate(zip(data, canonical)) if a != b), None)
-            raise DecodeError(
-                "not the claim-check object tiflow writes (Go's json.Marshal: no spaces, "
-                f"{' then '.join(columns)})",
-                offset=min(len(data), len(canonical)) if at is None else at,
-            )
-        return self.codec.parse_pair(**columns, **limits)
+        message = self.codec.parse_pair(**columns, **limits)
+        if data != self._object_bytes(columns):
+            message.claim_check_form = data
+        return message
 
     def build_object(self, message: Message) -> bytes:
-        """The claim-check object of ``message`` (:meth:`parse_object` inverts it)."""
+        """The claim-check object of ``message`` (:meth:`parse_object` inverts it): its
+        ``claim_check_form`` where that holds the Kafka key and value the message is
+        written as, else Go's ``json.Marshal`` of them."""
         # build_pair gives the codec's Kafka columns in order; the spec checked that the
         # document's fields are those columns
-        return self._object_bytes(dict(zip(("key", "value"), self.codec.build_pair(message))))
+        columns = dict(zip(("key", "value"), self.codec.build_pair(message)))
+        kept = message.claim_check_form
+        if type(kept) is bytes and self._holds(kept, columns):
+            return kept
+        return self._object_bytes(columns)
+
+    def _holds(self, kept: bytes, columns: dict) -> bool:
+        """Whether the object text ``kept`` reads as ``columns``."""
+        try:
+            return self.read(_load(kept, 0, len(kept), "")) == columns
+        except DecodeError:
+            return False
 
     def _object_bytes(self, columns: dict) -> bytes:
         """The document (the generated writer: its keys in order, each Kafka column as a
