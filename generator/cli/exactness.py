@@ -6,22 +6,31 @@ tests/test_exactness.py on mutants of every record's fuzz seeds. Both take the r
 :data:`KNOWN_DIFFERENT` as known; the test fails when one of them no longer differs, so
 the table cannot go stale.
 
-    >>> is_known("ticdc_craft", "frame"), is_known("msgpack", "float32")
+    >>> is_known("avro_container", "counter"), is_known("msgpack", "float32")
     (True, False)
 """
 
 from __future__ import annotations
 
+ANY_RECORD = "*"
+"""A :data:`KNOWN_DIFFERENT` record that stands for every record of its format."""
+
 KNOWN_DIFFERENT: dict[tuple[str, str], str] = {
+    ("avro_container", ANY_RECORD): (
+        "a varint longer than it needs (Avro's readers take it, its writers never write it) "
+        "is written shortest (the saved fuzz input counter--924e13d83dd3: 008100 -> 0001)"
+    ),
     ("ticdc_craft", "frame"): (
         "a column group's non-minimal varint is rebuilt minimal, its size table with it "
         "(open: the saved fuzz input frame--9fe327269b09)"
     ),
 }
-"""(format, record) -> why ``build(parse(x)) != x`` for some inputs still. A record listed
-must still differ in tests/test_exactness.py (remove it when it no longer does)."""
+"""(format, record or :data:`ANY_RECORD`) -> why ``build(parse(x)) != x`` for some inputs
+still. A record listed must still differ in tests/test_exactness.py (remove it when it no
+longer does); for :data:`ANY_RECORD`, some record of the format must (a saved fuzz input
+in tests/fuzz/crashes keeps that so)."""
 
 
 def is_known(fmt: str, record: str) -> bool:
     """Whether ``(fmt, record)`` may still differ (:data:`KNOWN_DIFFERENT`)."""
-    return (fmt, record) in KNOWN_DIFFERENT
+    return (fmt, record) in KNOWN_DIFFERENT or (fmt, ANY_RECORD) in KNOWN_DIFFERENT
