@@ -1,4 +1,4 @@
-"""runtime.spark.parquet_metadata: one row per file, row group and column chunk, equal to what
+"""generator.cli.parquet_metadata: one row per file, row group and column chunk, equal to what
 pyarrow reads; a file that is not Parquet is a DecodeError with an offset."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
+from generator.cli.parquet_metadata import SCHEMAS, TABLES, footer, metadata_rows
 from runtime.core.errors import DecodeError
-from runtime.spark.parquet_metadata import SCHEMAS, TABLES, footer, metadata_rows
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +73,7 @@ def test_a_broken_footer_names_its_offset_in_the_file(written):
 
 @pytest.mark.spark
 def test_rows_fit_their_spark_schemas(spark, written):
-    from runtime.spark.parquet_metadata import spark_schema
+    from generator.cli.parquet_metadata import spark_schema
 
     rows = metadata_rows("a.parquet", written)
     for table in TABLES:

@@ -295,7 +295,7 @@ def test_parquet_footers():
 
 def test_the_parquet_metadata_input_uses_it(monkeypatch):
     from generated import parquet
-    from runtime.spark import parquet_metadata
+    from generator.cli import parquet_metadata
 
     calls = []
     real = parquet._LOOP

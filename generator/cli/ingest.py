@@ -569,31 +569,17 @@ def parquet_files(inputs) -> list[str]:
     return files
 
 
-def footer_rows(path: str) -> dict[str, list[dict]]:
-    """:func:`runtime.spark.parquet_metadata.metadata_rows` of one file, memory-mapped: only its
-    head and footer pages are read."""
-    import mmap
-
-    from runtime.spark import parquet_metadata
-
-    with open(path, "rb") as f:
-        if not os.fstat(f.fileno()).st_size:  # mmap cannot map an empty file
-            return parquet_metadata.metadata_rows(path, b"")
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            return parquet_metadata.metadata_rows(path, data)
-
-
 def ingest_parquet_metadata(
     inputs, output, *, mode="PERMISSIVE", master=None, spark=None, overwrite=False, files=None
 ) -> dict:
     """FORMAT ``parquet_metadata``: one table per level of the ``.parquet`` files under
     ``inputs`` (``parquet_metadata/files``, ``row_groups``, ``column_chunks``; see
-    :mod:`runtime.spark.parquet_metadata`), read from the footers on Spark, files spread over
+    :mod:`generator.cli.parquet_metadata`), read from the footers on Spark, files spread over
     the tasks. A file whose footer does not decode fails the run (FAILFAST) or is one row
     of ``_corrupt/parquet_metadata`` (``file``, ``_error``). Returns the summary dict."""
     from pyspark.sql.types import StringType, StructField, StructType
 
-    from runtime.spark import parquet_metadata
+    from generator.cli import parquet_metadata
     from runtime.spark.decode import RECORD_ERRORS, RecordDecodeError, error_text
 
     files = files if files is not None else parquet_files(inputs)
@@ -609,7 +595,7 @@ def ingest_parquet_metadata(
     def rows_of(paths):
         for path in paths:
             try:
-                rows = footer_rows(path)
+                rows = parquet_metadata.footer_rows(path)
             except RECORD_ERRORS as err:
                 if failfast:
                     raise RecordDecodeError(f"cannot read {path}: {error_text(err)}") from err

@@ -1,5 +1,6 @@
 """Rows about Parquet files, read from their footers: one row per file, per row group and
-per column chunk (the ``parquet_metadata`` input of ``wirespec ingest``).
+per column chunk (the ``parquet_metadata`` input of ``wirespec ingest``; its Spark tasks
+call :func:`footer_rows`).
 
 A Parquet file is ``PAR1``, the column chunks, the Thrift Compact ``FileMetaData``, its
 length as a little-endian u32, and ``PAR1`` again; ``generated/parquet.py`` (from
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import struct
 
+from generator.cli.target import load_codec
 from runtime.core.errors import DecodeError
 
 MAGIC = b"PAR1"
@@ -38,6 +40,24 @@ SCHEMAS = {
     "column_index_offset BIGINT, offset_index_offset BIGINT, bloom_filter_offset BIGINT",
 }
 """The Spark DDL of each table (``StructType.fromDDL``)."""
+
+GROUP_FIELDS = ("num_rows", "total_byte_size", "total_compressed_size", "file_offset", "ordinal")
+"""The columns of a ``row_groups`` row that are the ``RowGroup``'s fields of that name."""
+CHUNK_FIELDS = {
+    "meta_data": (
+        "num_values",
+        "total_compressed_size",
+        "total_uncompressed_size",
+        "data_page_offset",
+        "dictionary_page_offset",
+        "bloom_filter_offset",
+    ),
+    "statistics": ("null_count", "distinct_count", "min_value", "max_value"),
+    "chunk": ("column_index_offset", "offset_index_offset"),
+}
+"""The columns of a ``column_chunks`` row that are fields of that name, by the struct that
+holds them (``ColumnChunk``, its ``ColumnMetaData`` and that one's ``Statistics``; null
+when the struct is absent)."""
 
 
 def footer(data: bytes) -> bytes:
@@ -63,23 +83,37 @@ def _name(value) -> str | None:
     return None if value is None else getattr(value, "name", str(value))
 
 
+def _chunk_row(chunk) -> dict:
+    """The columns of one ``ColumnChunk`` after ``file``, ``row_group`` and ``column``."""
+    md = chunk.meta_data
+    holders = {"meta_data": md, "statistics": md and md.statistics, "chunk": chunk}
+    return {
+        "path": ".".join(md.path_in_schema) if md else None,
+        "physical_type": _name(md.type) if md else None,
+        "codec": _name(md.codec) if md else None,
+        "encodings": [_name(e) for e in md.encodings] if md else None,
+        **{
+            name: getattr(holders[holder], name) if holders[holder] else None
+            for holder, names in CHUNK_FIELDS.items()
+            for name in names
+        },
+    }
+
+
 def metadata_rows(file: str, data: bytes) -> dict[str, list[dict]]:
     """The rows of :data:`TABLES` for one file (``file`` names it in every row)."""
-    from generated import parquet
-
     raw = footer(data)
     try:
-        meta = parquet.parse(raw, "FileMetaData")
+        meta = load_codec("parquet").parse(raw, "FileMetaData")
     except DecodeError as err:
         err.shift(len(data) - TAIL - len(raw))  # offsets in the file, not the footer
         raise
-    leaves = sum(1 for e in meta.schema if not e.num_children)
     files = [
         {
             "file": file,
             "num_rows": meta.num_rows,
             "num_row_groups": len(meta.row_groups),
-            "num_columns": leaves,
+            "num_columns": sum(1 for e in meta.schema if not e.num_children),
             "created_by": meta.created_by,
             "version": meta.version,
             "footer_bytes": len(raw),
@@ -88,44 +122,24 @@ def metadata_rows(file: str, data: bytes) -> dict[str, list[dict]]:
     ]
     groups, chunks = [], []
     for g, group in enumerate(meta.row_groups):
-        groups.append(
-            {
-                "file": file,
-                "row_group": g,
-                "num_rows": group.num_rows,
-                "total_byte_size": group.total_byte_size,
-                "total_compressed_size": group.total_compressed_size,
-                "file_offset": group.file_offset,
-                "ordinal": group.ordinal,
-            }
-        )
+        fields = {n: getattr(group, n) for n in GROUP_FIELDS}
+        groups.append({"file": file, "row_group": g, **fields})
         for c, chunk in enumerate(group.columns):
-            md = chunk.meta_data
-            stats = md.statistics if md is not None else None
-            chunks.append(
-                {
-                    "file": file,
-                    "row_group": g,
-                    "column": c,
-                    "path": ".".join(md.path_in_schema) if md else None,
-                    "physical_type": _name(md.type) if md else None,
-                    "codec": _name(md.codec) if md else None,
-                    "encodings": [_name(e) for e in md.encodings] if md else None,
-                    "num_values": md.num_values if md else None,
-                    "total_compressed_size": md.total_compressed_size if md else None,
-                    "total_uncompressed_size": md.total_uncompressed_size if md else None,
-                    "data_page_offset": md.data_page_offset if md else None,
-                    "dictionary_page_offset": md.dictionary_page_offset if md else None,
-                    "null_count": stats.null_count if stats else None,
-                    "distinct_count": stats.distinct_count if stats else None,
-                    "min_value": stats.min_value if stats else None,
-                    "max_value": stats.max_value if stats else None,
-                    "column_index_offset": chunk.column_index_offset,
-                    "offset_index_offset": chunk.offset_index_offset,
-                    "bloom_filter_offset": md.bloom_filter_offset if md else None,
-                }
-            )
+            chunks.append({"file": file, "row_group": g, "column": c, **_chunk_row(chunk)})
     return {"files": files, "row_groups": groups, "column_chunks": chunks}
+
+
+def footer_rows(path: str) -> dict[str, list[dict]]:
+    """:func:`metadata_rows` of one file, memory-mapped: only its head and footer pages are
+    read."""
+    import mmap
+    import os
+
+    with open(path, "rb") as f:
+        if not os.fstat(f.fileno()).st_size:  # mmap cannot map an empty file
+            return metadata_rows(path, b"")
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return metadata_rows(path, data)
 
 
 def spark_schema(table: str):
