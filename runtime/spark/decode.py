@@ -374,22 +374,30 @@ def output_schema(input_schema, codec_: Codec, mode: str, consumed: Sequence[str
     return StructType(fields), renames
 
 
+DESCRIBED_BY = (("topic", "partition", "offset"), ("_source_file", "_position"))
+"""The input columns that name a record in FAILFAST's message, the first group present."""
+
+
 def describe_record(meta: dict) -> str:
     """``topic=t partition=0 offset=42`` (or file and position; empty when unknown)."""
-    for names in (("topic", "partition", "offset"), ("_source_file", "_position")):
+    for names in DESCRIBED_BY:
         parts = [f"{n}={meta[n]}" for n in names if meta.get(n) is not None]
         if parts:
             return " ".join(parts)
     return " ".join(f"{k}={v}" for k, v in meta.items() if v is not None)
 
 
+def _error_parts(err: Exception) -> tuple:
+    """``(offset or None, field path, message)`` of a record's error."""
+    path = getattr(err, "path", "") or "<message>"
+    return getattr(err, "offset", None), path, getattr(err, "message", None) or str(err)
+
+
 def failure_message(fmt: str, meta: dict, err: Exception) -> str:
     """FAILFAST's one line: the record (``meta``: its topic/partition/offset or file and
     position, when known), the byte offset, the field path and what was wrong."""
-    offset = getattr(err, "offset", None)
+    offset, path, message = _error_parts(err)
     where = f"byte offset {offset}" if offset is not None else "byte offset unknown"
-    path = getattr(err, "path", "") or "<message>"
-    message = getattr(err, "message", None) or str(err)
     described = describe_record(meta)
     record = f"record {described}" if described else "a record"
     return f"cannot decode {fmt} {record}: {where}, field {path}: {message}"
@@ -411,13 +419,6 @@ class BatchDecoder:
         mode: str = "FAILFAST",
         passthrough: Sequence[str] = (),
         index_col: str | None = None,
-        describe_cols: Sequence[str] = (
-            "topic",
-            "partition",
-            "offset",
-            "_source_file",
-            "_position",
-        ),
     ):
         from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -425,7 +426,6 @@ class BatchDecoder:
         self.value_col, self.key_col, self.mode = value_col, key_col, mode
         self.passthrough = list(passthrough)
         self.index_col = index_col
-        self.describe_cols = list(describe_cols)
         # Timestamps are instants: Arrow carries them as UTC, as pyspark's workers expect
         self.arrow_schema = to_arrow_schema(out_schema, timezone="UTC")
         start = len(self.passthrough) + (1 if index_col else 0)
@@ -561,7 +561,8 @@ class BatchDecoder:
         naming it, PERMISSIVE notes it in ``corrupt`` (its one row, no decoded fields)."""
         if self.mode != "PERMISSIVE":
             names = batch.schema.names
-            meta = {c: batch.column(c)[i].as_py() for c in self.describe_cols if c in names}
+            described = [c for group in DESCRIBED_BY for c in group if c in names]
+            meta = {c: batch.column(c)[i].as_py() for c in described}
             raise RecordDecodeError(failure_message(self.codec.format, meta, err)) from err
         corrupt[i] = (value, error_text(err))
         counts.append(0)
@@ -697,11 +698,9 @@ class BatchDecoder:
 
 
 def error_text(err: Exception) -> str:
-    offset = getattr(err, "offset", None)
-    path = getattr(err, "path", "") or "<message>"
-    message = getattr(err, "message", None) or str(err)
-    at = f"offset {offset}" if offset is not None else "offset ?"
-    return f"{path} at {at}: {message}"
+    """PERMISSIVE's ``_error``: ``path at offset N: message``."""
+    offset, path, message = _error_parts(err)
+    return f"{path} at offset {'?' if offset is None else offset}: {message}"
 
 
 def decode(

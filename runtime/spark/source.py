@@ -270,6 +270,8 @@ class _Plan:
         )
         self.codec = base
         self.keyed = base.needs_key
+        self.consumed = ["key", "value"] if self.keyed else ["value"]
+        """The input columns a message is made of (the others pass through)."""
         self.binlog_codec = None
         try:
             binlog_record = self.options.get("binlogrecord", "binlog_file")
@@ -319,8 +321,7 @@ class _Plan:
         if mixed and self.codec.schema() != codec_.schema():
             raise ValueError(f"cannot mix binlog files with other kinds: {sorted(kinds)}")
         in_schema = self.input_schema(files)
-        consumed = ["key", "value"] if self.keyed else ["value"]
-        out, _ = output_schema(in_schema, codec_, self.mode, consumed, INDEX_COL)
+        out, _ = output_schema(in_schema, codec_, self.mode, self.consumed, INDEX_COL)
         return in_schema, out
 
 
@@ -349,42 +350,48 @@ class WirespecDataSource(DataSource):
 
 def read_file(plan: _Plan, part: FilePartition, in_schema, out_schema):
     """The output Arrow batches of one file."""
+    from pyspark.sql.pandas.types import to_arrow_schema
 
-    codec_ = plan.codec_for(part.kind)
-    consumed = ["key", "value"] if plan.keyed else ["value"]
-    passthrough = [n for n in in_schema.names if n not in consumed]
+    arrow_in = to_arrow_schema(in_schema)
+    codec_, key_col = plan.codec_for(part.kind), "key" if plan.keyed else None
+    if part.kind == "binlog":  # the events' rows come decoded ahead, found by position
+        codec_, inputs = _binlog_inputs(part, arrow_in, codec_)
+        key_col = "_position"
+    else:
+        inputs = _records(plan, part, arrow_in)
     decoder = BatchDecoder(
         codec_,
         out_schema,
         value_col="value",
-        key_col="key" if plan.keyed else None,
+        key_col=key_col,
         mode=plan.mode,
-        passthrough=passthrough,
+        passthrough=[n for n in in_schema.names if n not in plan.consumed],
         index_col=INDEX_COL,
     )
-    from pyspark.sql.pandas.types import to_arrow_schema
+    for batch, errors in inputs:
+        yield decoder.decode(batch, errors)
 
-    arrow_in = to_arrow_schema(in_schema)
-    if part.kind == "binlog":
-        yield from _binlog_batches(plan, part, arrow_in, codec_, out_schema, passthrough)
-        return
-    for table, errors in _records(plan, part, arrow_in):
-        for batch in table.to_batches(max_chunksize=CHUNK) if errors is None else [table]:
-            yield decoder.decode(batch, errors)
+
+def _input_batch(arrow_in, path, positions, values, keys=None):
+    """One input batch of schema ``arrow_in``: the records of file ``path`` at ``positions``
+    (its other columns null)."""
+    import pyarrow as pa
+
+    cols = {n: [None] * len(positions) for n in arrow_in.names}
+    cols.update(_source_file=[path] * len(positions), _position=positions, value=values)
+    if keys is not None:
+        cols["key"] = keys
+    return pa.RecordBatch.from_pydict(cols, schema=arrow_in)
 
 
 def _records(plan, part, arrow_in):
-    """(input batch, errors) pairs of one file, in the input schema."""
+    """(input batch, errors found before decoding) pairs of one file, in the input schema."""
     import pyarrow as pa
 
     def batch(rows, errors=None, values=None):
-        cols = {n: [None] * len(rows) for n in arrow_in.names}
-        cols["_source_file"] = [part.path] * len(rows)
-        cols["_position"] = [r[0] for r in rows]
-        if plan.keyed:
-            cols["key"] = [r[1] for r in rows]
-        cols["value"] = [r[2] for r in rows] if values is None else values
-        return pa.RecordBatch.from_pydict(cols, schema=arrow_in), errors or {}
+        keys = [r[1] for r in rows] if plan.keyed else None
+        values = [r[2] for r in rows] if values is None else values
+        return _input_batch(arrow_in, part.path, [r[0] for r in rows], values, keys), errors or {}
 
     if part.kind == "parquet":
         import pyarrow.parquet as pq
@@ -401,7 +408,9 @@ def _records(plan, part, arrow_in):
                 cols.append(table.column(f.name).cast(f.type))
             else:
                 cols.append(pa.nulls(n, f.type))
-        yield pa.Table.from_arrays(cols, schema=arrow_in).combine_chunks(), None
+        table = pa.Table.from_arrays(cols, schema=arrow_in).combine_chunks()
+        for chunk in table.to_batches(max_chunksize=CHUNK):
+            yield chunk, None
         return
     data = Path(part.path).read_bytes()
     if part.kind == "raw":
@@ -521,7 +530,7 @@ class _DecodedEvents:
     ``iter_rows`` pass reads the format description once per run, not once per event."""
 
     def __init__(self, base, prefix: bytes):
-        self.base, self.prefix, self.format = base, prefix, base.format
+        self.base, self.prefix = base, prefix
         self.results: dict = {}
         self.prefix_error = None
         """Why the magic and format description do not decode (then no event can)."""
@@ -531,18 +540,8 @@ class _DecodedEvents:
             except (WirespecError, ValueError) as err:
                 self.prefix_error = err
 
-    def schema(self):
-        return self.base.schema()
-
-    def full_schema(self):
-        return self.base.full_schema()
-
-    @property
-    def keep(self) -> list[int]:
-        return self.base.keep
-
-    def columnar(self):
-        return None
+    def __getattr__(self, name):  # the rest (schema, keep, ...) is the binlog record's codec
+        return getattr(self.__dict__["base"], name)
 
     def decode_events(self, events) -> None:
         """Decode ``[(position, event bytes, error or None)]``: one ``iter_rows`` pass over
@@ -590,46 +589,34 @@ class _DecodedEvents:
         return got
 
 
-def _binlog_batches(plan, part, arrow_in, codec_, out_schema, passthrough):
-    """The output batches of one binlog file: one input record per event (position: the
-    event's offset in the file), at most :data:`CHUNK` events or :data:`BATCH_BYTES` bytes
-    per batch."""
-    import pyarrow as pa
-
+def _binlog_inputs(part, arrow_in, codec_):
+    """``(codec, input batches)`` of one binlog file: the events decoded ahead a batch at a
+    time (:class:`_DecodedEvents`), and one input record per event (position: the event's
+    offset in the file), at most :data:`CHUNK` events or :data:`BATCH_BYTES` bytes per
+    batch."""
     limit = dict(codec_.limits).get("max_message_bytes", DEFAULT_LIMITS.max_message_bytes)
     prefix, records = binlog_records(part.path, limit)
     events = _DecodedEvents(codec_, prefix)
-    decoder = BatchDecoder(
-        events,
-        out_schema,
-        value_col="value",
-        key_col="_position",
-        mode=plan.mode,
-        passthrough=passthrough,
-        index_col=INDEX_COL,
-    )
-
     if events.prefix_error is not None:  # the format description: one corrupt record
         records = itertools.chain([(0, prefix, events.prefix_error)], records)
 
     def flush(run):
         events.decode_events(run)
-        cols = {n: pa.nulls(len(run), arrow_in.field(n).type) for n in arrow_in.names}
-        cols["_source_file"] = pa.array([part.path] * len(run), pa.string())
-        cols["_position"] = pa.array([p for p, _, _ in run], pa.int64())
-        cols["value"] = pa.array([e for _, e, _ in run], pa.binary())
-        batch = pa.RecordBatch.from_pydict(cols, schema=arrow_in)
-        return decoder.decode(batch)
+        positions, values = [p for p, _, _ in run], [e for _, e, _ in run]
+        return _input_batch(arrow_in, part.path, positions, values), None
 
-    run, size = [], 0
-    for record in records:
-        run.append(record)
-        size += len(record[1])
-        if len(run) >= CHUNK or size >= BATCH_BYTES:
+    def batches():
+        run, size = [], 0
+        for record in records:
+            run.append(record)
+            size += len(record[1])
+            if len(run) >= CHUNK or size >= BATCH_BYTES:
+                yield flush(run)
+                run, size = [], 0
+        if run:
             yield flush(run)
-            run, size = [], 0
-    if run:
-        yield flush(run)
+
+    return events, batches()
 
 
 class WirespecReader(DataSourceReader):
