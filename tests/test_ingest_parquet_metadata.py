@@ -7,8 +7,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from generator.cli.ingest import footer_rows
 from generator.cli.main import main
+from generator.cli.parquet_metadata import footer_rows
 
 
 def write_lake(root):

@@ -131,21 +131,8 @@ def _column_catalog(events):
             "odd"
         ),
     )
-    return [
-        (
-            r["schema"],
-            r["table"],
-            r["name"],
-            r["pos"],
-            r["tf"]["type"],
-            r["tf"]["flags"],
-            r["frac_min"],
-            r["frac_max"],
-            r["int_max"],
-            r["odd"],
-        )
-        for r in agg.collect()
-    ]
+    flat = ("schema", "table", "name", "pos", "tf.type", "tf.flags", "frac_min", "frac_max")
+    return [tuple(r) for r in agg.select(*flat, "int_max", "odd").collect()]
 
 
 def _decimal_of(frac_min, frac_max, int_max, odd, declared):
@@ -192,20 +179,18 @@ def change_frames(events, table=None, *, decimals=None, split_key_updates=True):
     (or primary-key) column becomes a delete of the old key and an insert of the new one,
     so a MERGE on the key gives the right final state."""
 
-    if table is None:
-        by_table = change_frames_by_table(
-            events, decimals=decimals, split_key_updates=split_key_updates
-        )
-        frames = {}
-        for (schema, tbl), frame in by_table.items():
-            name = f"{schema}.{tbl}"
-            if name in frames:  # schema "a.b" + table "c" and schema "a" + table "b.c"
-                raise ValueError(f"two tables are named {name!r}: use change_frames_by_table")
-            frames[name] = frame
-        return frames
-    return change_frames_by_table(
+    frames = change_frames_by_table(
         events, table, decimals=decimals, split_key_updates=split_key_updates
     )
+    if table is not None:
+        return frames
+    named = {}
+    for (schema, tbl), frame in frames.items():
+        name = f"{schema}.{tbl}"
+        if name in named:  # schema "a.b" + table "c" and schema "a" + table "b.c"
+            raise ValueError(f"two tables are named {name!r}: use change_frames_by_table")
+        named[name] = frame
+    return named
 
 
 def change_frames_by_table(events, table=None, *, decimals=None, split_key_updates=True):
