@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from runtime.core import tier
 from runtime.core.errors import WirespecError
 from runtime.core.limits import DEFAULT
-from runtime.spark.decode import RecordDecodeError, _arrow_records, load_module
+from runtime.spark.decode import RecordDecodeError, _arrow_records, codec, load_module
 from tests.test_arrow_writer import (
     arrow_fields,
     decoders,
@@ -219,3 +219,29 @@ def test_offsets_outside_the_data_are_declined_not_read():
     assert len(counts) == 1 and out.size == counts[0]
     with pytest.raises(IndexError):
         write("message", column, 2, 5, out, counts, DEFAULT)
+
+
+@pytest.mark.parametrize("fmt,record", RECORDS)
+@pytest.mark.parametrize(
+    "limits,ends",
+    [({"max_count": 2}, False), ({"max_string": 8}, False), ({}, True), ({"max_count": 3}, True)],
+)
+def test_limits_and_kept_columns_read_into_arrow_as_the_python_way(fmt, record, limits, ends):
+    """With limits (they make some messages corrupt) and with only some columns kept (the
+    record's first and last: every column is read, the kept ones picked), the batches are
+    the Python way's."""
+    names = codec(fmt, record).full_schema().names
+    columns = [names[0], names[-1]] if ends else None
+    read_in, python = decoders(fmt, "PERMISSIVE", record, limits=limits, columns=columns)
+    read_in.arrow = None
+    read_in.reader = read_in.codec.arrow_reader(read_in.decoded_fields)
+    assert read_in.reader is not None and python.reader is None
+    mod = load_module(fmt)
+    values = [d for rec, d in inputs(fmt) if (rec or mod.DEFAULT_RECORD) == record]
+    values += [d[: len(d) // 2] for d in values] + [b"", None]
+    got, want = read_in.decode(input_batch(values)), python.decode(input_batch(values))
+    assert got.schema == want.schema
+    assert got.equals(want), (got.to_pylist(), want.to_pylist())
+    assert read_in.stats == python.stats
+    if (fmt, record) == ("plainbuffer", "message") and limits:  # the limits bite, not all
+        assert read_in.stats["rows"] > 0 and read_in.stats["corrupt"] > 2
