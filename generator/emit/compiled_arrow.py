@@ -194,10 +194,15 @@ class ArrowEmitter(CompiledEmitter):
         return "<uint8_t>e"  # what the element's writer returned (see ``returned``)
 
     def bits(self, step, at: str) -> None:
-        raise NotCompiled(f"{step.var}: bit fields")
+        if step.width == 64 and not step.signed:  # a uint64_t: no C value of a column here
+            raise NotCompiled(f"{step.var}: 64 unsigned bits")
+        super().bits(step, at)
 
     def computed(self, step) -> None:
-        raise NotCompiled(f"{step.var}: a size computed from fields")
+        """A length computed in C only (no Python objects here)."""
+        if self.c_expression(step.expression) is None:
+            raise NotCompiled(f"{step.var}: a size computed in Python")
+        super().computed(step)
 
     def choice(self, step) -> None:
         raise NotCompiled(f"{step.var}: a choice")
