@@ -14,6 +14,7 @@ timed ones of ``python -m benchmarks`` within about 0.1x (benchmarks/README.md).
     python -m benchmarks.instructions --only open_protocol [--n 500]
     python -m benchmarks.instructions --only calls [--n 2000]
     python -m benchmarks.instructions --only thrift [--n 400]
+    python -m benchmarks.instructions --only arrow [--n 2048]
 
 ``--only mysql``: ``parse`` (the compiled tier when built) of the tagged GTID seed event, of
 100 distinct events in turn, and of binlog files of 100 seed events (per event), with the
@@ -25,6 +26,8 @@ exact reader alone and the compiled reader of whole messages rendered from ``map
 batch16 by each of ``CRAFT_ENCODERS``, per call.
 ``--only calls``: a ``parse`` call of the compiled tier where its cost around the reader
 shows (``CALL_WORKLOADS``).
+``--only arrow``: ``BatchDecoder.decode`` into Arrow (``ARROW_WORKLOADS``), per message, by
+the models-to-Arrow ``RowWriter`` and by ``write_arrow`` from the bytes.
 ``--only thrift``: ``parse`` of benchmarks/thrift_compact.py's Small and Wide structs (64 of
 each, as Apache's writer writes them) and of a pyarrow Parquet footer (FileMetaData of 20
 columns in 10 row groups, page indexes), with the compiled tier and in pure Python.
@@ -239,6 +242,65 @@ def _call(workload: str):
     return rows, [(mysql_binlog(100),)]
 
 
+ARROW_WORKLOADS = ("pb-limits", "pb-columns", "msgpack-str8", "msgpack-int32",
+                   "msgpack-float64", "msgpack-timestamp64")  # fmt: skip
+"""``--only arrow``: ``BatchDecoder.decode`` of batches of 256 messages into Arrow (no Spark):
+PlainBuffer small rows with a limit (``max_count``) and with two columns kept, and MessagePack
+values of one record each."""
+ARROW_DECODERS = ("rowwriter", "write_arrow")
+"""The compiled parse and the models-to-Arrow ``RowWriter``; ``write_arrow`` from the bytes."""
+
+
+def _arrow_decoder(workload: str, decoder: str):
+    """``--only arrow``: (a BatchDecoder, its messages)."""
+    import struct
+
+    from pyspark.sql.types import BinaryType, StructField, StructType
+
+    from runtime.spark.decode import BatchDecoder, codec, output_schema
+
+    if workload.startswith("pb-"):
+        from benchmarks import plainbuffer as pb
+
+        values = [pb.pb_small(i) for i in range(256)]
+        limits = {"max_count": 100} if workload == "pb-limits" else None
+        columns = ["primary_key", "delete_marker"] if workload == "pb-columns" else None
+        c = codec("plainbuffer", "message", limits, columns)
+    else:
+        record = workload.removeprefix("msgpack-")
+        make = {
+            "str8": lambda i: b"\xd9" + bytes([len(f"value {i}")]) + f"value {i}".encode(),
+            "int32": lambda i: b"\xd2" + struct.pack(">i", i * 7919 - 10**6),
+            "float64": lambda i: b"\xcb" + struct.pack(">d", i / 7),
+            "timestamp64": lambda i: b"\xd7\xff" + struct.pack(">Q", (i << 34) | 1700000000),
+        }[record]
+        values = [make(i) for i in range(256)]
+        c = codec("msgpack", record)
+    spark_in = StructType([StructField("value", BinaryType())])
+    out_schema, _ = output_schema(spark_in, c, "PERMISSIVE", ["value"], "_i")
+    decoder_ = BatchDecoder(c, out_schema, mode="PERMISSIVE", index_col="_i")
+    if decoder == "rowwriter":
+        decoder_.reader = None
+    assert decoder_.arrow is not None and (decoder_.reader is None) == (decoder == "rowwriter")
+    return decoder_, values
+
+
+def _decode_arrow(workload: str, decoder: str, n: int) -> None:
+    """The measured process for ``--only arrow``: ``n`` messages decoded, 256 a batch."""
+    import gc
+
+    import pyarrow as pa
+
+    decoder_, values = _arrow_decoder(workload, decoder)
+    batch = pa.RecordBatch.from_arrays([pa.array(values, pa.binary())], names=["value"])
+    for _ in range(3):
+        out = decoder_.decode(batch)
+    assert decoder_.stats["corrupt"] == 0 and out.num_rows == len(values), decoder_.stats
+    gc.freeze()
+    for _ in range(n // len(values)):
+        decoder_.decode(batch)
+
+
 THRIFT_WORKLOADS = ("thrift-small", "thrift-wide", "parquet-footer")
 THRIFT_DECODERS = ("compiled", "pure")
 _THRIFT_INPUT = "WIRESPEC_THRIFT_BENCH"
@@ -328,6 +390,8 @@ def _decode(workload: str, decoder: str, n: int) -> None:
     """The measured process: build the payloads, warm up, decode ``n`` rows."""
     if workload in CALL_WORKLOADS:
         return _decode_calls(workload, n)
+    if workload in ARROW_WORKLOADS:
+        return _decode_arrow(workload, decoder, n)
     if workload in THRIFT_WORKLOADS:
         return _decode_thrift(workload, n)
     if workload in OPEN_PROTOCOL_WORKLOADS:
@@ -402,6 +466,7 @@ def main(argv=None) -> int:
             "open_protocol",
             "calls",
             "thrift",
+            "arrow",
         ),
         default="plainbuffer",
     )
@@ -432,6 +497,9 @@ def main(argv=None) -> int:
         for workload in CALL_WORKLOADS:
             n = max(args.n, 2000) if workload in CALL_WORKLOADS[:4] else 20
             print(f"| {workload} | {_per(workload, 'compiled', n):,.0f} |")
+        return 0
+    if args.only == "arrow":
+        _table(ARROW_WORKLOADS, ARROW_DECODERS, max(args.n, 2048), "message")
         return 0
     if args.only == "open_protocol":
         _table(OPEN_PROTOCOL_WORKLOADS, OPEN_PROTOCOL_DECODERS, max(args.n, 500), "message")

@@ -258,8 +258,16 @@ def test_a_table_that_disagrees_with_the_arrow_schema_is_refused():
 # -- BatchDecoder: the same batches with the writer as without it ----------------------
 
 
-def decoders(fmt, mode, record=None, passthrough=("topic", "offset"), index_col="_i"):
-    c = codec(fmt, record)
+def decoders(
+    fmt,
+    mode,
+    record=None,
+    passthrough=("topic", "offset"),
+    index_col="_i",
+    limits=None,
+    columns=None,
+):
+    c = codec(fmt, record, limits, columns)
     from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
 
     spark_in = StructType(

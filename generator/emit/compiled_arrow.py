@@ -147,15 +147,18 @@ class ArrowEmitter(CompiledEmitter):
                 self.targets[var] = builder
 
     def function_head(self, plan) -> list[str]:
-        if plan.checks_depth:
-            raise NotCompiled("a recursive record")
+        if plan.checks_depth and self.calls:
+            raise NotCompiled("a record of a recursive spec that reads records")
         name = plan.name
         signature = "const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end, _Limits* lim,"
+        # a record of a spec that recurses, reading no record: read first, as `_top_<name>`
+        depth = ["    cdef Py_ssize_t depth = 1"] if plan.checks_depth else []
         return [
             f"cdef int _arrow_{name}({signature}",
             f"{' ' * (len(name) + 17)}Py_ssize_t* stop, StructBuilder out) except -2:",
             f'    """``_read_{name}`` writing Spark\'s Arrow columns into ``out``: -1 where it',
             '    declines (``out`` then part-written)."""',
+            *depth,
             *(f"    {line}" for line in self.builders.values()),
         ]
 
@@ -191,10 +194,15 @@ class ArrowEmitter(CompiledEmitter):
         return "<uint8_t>e"  # what the element's writer returned (see ``returned``)
 
     def bits(self, step, at: str) -> None:
-        raise NotCompiled(f"{step.var}: bit fields")
+        if step.width == 64 and not step.signed:  # a uint64_t: no C value of a column here
+            raise NotCompiled(f"{step.var}: 64 unsigned bits")
+        super().bits(step, at)
 
     def computed(self, step) -> None:
-        raise NotCompiled(f"{step.var}: a size computed from fields")
+        """A length computed in C only (no Python objects here)."""
+        if self.c_expression(step.expression) is None:
+            raise NotCompiled(f"{step.var}: a size computed in Python")
+        super().computed(step)
 
     def choice(self, step) -> None:
         raise NotCompiled(f"{step.var}: a choice")

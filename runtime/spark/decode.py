@@ -243,24 +243,38 @@ class Codec:
             return None
 
     def arrow_reader(self, fields):
-        """``(write_arrow, record, builder)`` when the compiled tier reads this record's
-        bytes straight into Arrow (``generated/_compiled/<format>.pyx``'s ``write_arrow``:
-        no models, no rows) as the Arrow ``fields`` (a struct ``builder`` of them); None
-        when it is not built, or for a user's spec, limits, kept columns or keyed records."""
+        """``(write_arrow, record, builder, limits)`` when the compiled tier reads this
+        record's bytes straight into Arrow (``generated/_compiled/<format>.pyx``'s
+        ``write_arrow``: no models, no rows) as the Arrow ``fields`` (the kept columns):
+        ``builder`` is a struct of every column of the record (the kept ones are picked from
+        it, :attr:`keep`), ``limits`` the :class:`runtime.core.limits.Limits` of
+        :attr:`limits`. None when it is not built, or for a user's spec or keyed records."""
         from runtime.core import tier
 
         arrow = tier.compiled("runtime._compiled.arrow")
-        if arrow is None or self.spec or self.limits or self.columns or self.needs_key:
+        if arrow is None or self.spec or self.needs_key:
             return None
         if self.columnar() is not None or self.record not in _arrow_records(self.format):
             return None
         import pyarrow as pa
+        from pyspark.sql.pandas.types import to_arrow_schema
 
+        from runtime.core.limits import Limits
+
+        kept = {f.name: f for f in fields}
+        every = to_arrow_schema(self.full_schema(), timezone="UTC")
         try:
-            builder = arrow.builder_for(pa.struct(fields))
+            builder = arrow.builder_for(pa.struct([kept.get(f.name, f) for f in every]))
         except TypeError:  # a column type the builders do not make
             return None
-        return tier.compiled(f"generated._compiled.{self.format}").write_arrow, self.record, builder
+        mod = self.module
+        limits = Limits.from_kwargs({k: v for k, v in self.limits if k in LIMIT_NAMES}, mod._LIMITS)
+        return (
+            tier.compiled(f"generated._compiled.{self.format}").write_arrow,
+            self.record,
+            builder,
+            limits,
+        )
 
     @functools.cached_property
     def keep(self) -> list[int]:
@@ -436,7 +450,7 @@ class BatchDecoder:
         """``(writer, row field)`` when rows go straight into Arrow (:meth:`explode`)."""
         is_codec = isinstance(codec_, Codec)
         self.reader = codec_.arrow_reader(self.decoded_fields) if is_codec else None
-        """``(write_arrow, record, builder)`` when bytes go straight into Arrow
+        """``(write_arrow, record, builder, limits)`` when bytes go straight into Arrow
         (:meth:`explode_read`)."""
         self.stats = {"records": 0, "rows": 0, "corrupt": 0}
 
@@ -578,8 +592,7 @@ class BatchDecoder:
         batch the other way."""
         import pyarrow as pa
 
-        write, record, out = self.reader
-        limits = self.codec.module._LIMITS
+        write, record, out, limits = self.reader
         counts: list[int] = []
         corrupt: dict[int, tuple] = {}
         stops = sorted(errors or ())
@@ -636,7 +649,7 @@ class BatchDecoder:
 
         if items is ARROW_READ:
             written = self.reader[2].finish()
-            return [written.field(i) for i in range(written.type.num_fields)]
+            return [written.field(i) for i in self.keep]
         if items is None:  # written by the Arrow writer (explode)
             return self.arrow[0].finish()
         if self.columnar is not None:
