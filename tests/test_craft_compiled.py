@@ -56,7 +56,11 @@ def decode():
     def events(data, limits):
         model = READER(data, limits)
         assert model is None or type(model) is craft.Message
-        return None if model is None else model.events
+        if model is None:
+            return None
+        # the events keep the bytes read, as the Python readers keep them
+        assert type(model.events) is rt_craft.ReadEvents and model.events.wire_form is data
+        return model.events
 
     return events
 
@@ -93,9 +97,12 @@ def held(decode, data, limits=DEFAULT, *, must_take=False):
 
 
 def test_the_generated_module_uses_the_compiled_reader():
-    # parse tries the primitive's read_compiled (it keeps the bytes), decode_message too
-    assert READER == craft._CRAFT_MESSAGE.read_compiled
-    assert craft._CRAFT_MESSAGE._compiled is craft._COMPILED.read_message
+    # parse tries it first from C (an entry of parse_first), decode_message too
+    assert READER is craft._COMPILED.read_message and "message" in craft._COMPILED._ENTRIES
+    assert craft._CRAFT_MESSAGE._compiled is READER
+    data = MESSAGES[sorted(MESSAGES)[0]]
+    events = craft.parse(data).events
+    assert type(events) is rt_craft.ReadEvents and events.wire_form is data
     assert PYTHON._compiled is None
 
 
