@@ -139,6 +139,7 @@ class MappedRecord:
                 "        return False",
             ]
             lines += [f'    {name}_{f} = _slot({name}, "{f}")' for f in self.model_fields[name]]
+            lines.append(f"    free_fast({name})")
         for decoder, table in self.tables.items():
             lines += [
                 f'    _kinds = namespace["VALUE_DECODERS"][{decoder!r}]',
