@@ -101,7 +101,7 @@ def test_the_generated_module_uses_the_compiled_reader():
     # parse tries it first from C (an entry of parse_first), decode_message too
     assert READER is craft._COMPILED.read_message and "message" in craft._COMPILED._ENTRIES
     assert craft._CRAFT_MESSAGE._compiled is READER
-    data = MESSAGES[sorted(MESSAGES)[0]]
+    data = MESSAGES["seed_row_changed_update"]
     events = craft.parse(data).events
     assert type(events) is rt_craft.ReadEvents and events.wire_form is data
     assert PYTHON._compiled is None
