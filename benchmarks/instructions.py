@@ -80,17 +80,19 @@ def _decode_mysql(workload: str, n: int) -> None:
 CRAFT_WORKLOADS = ("craft-seed", "craft-batch16", "craft-group")
 """TiCDC Craft (benchmarks/ticdc_craft.py): ``parse(data, "frame")`` of the seed row and of
 16 rows of 20 columns, and ``parse(data, "column_group")`` of batch16's first group."""
-CRAFT_DECODERS = ("exact", "quick", "events", "compiled", "compiled+map", "rendered")
+CRAFT_DECODERS = ("exact", "quick", "events", "compiled", "compiled+map", "rendered", "message")
 """The exact fast reader alone (what ``parse`` runs for a record with no plan), ``parse`` in
 pure Python (the quick tier, then the exact reader), ``decode_message`` in pure Python (a
 whole message to its events: the frame's fast reader, then the spec's mapping and the quick
 columns), ``parse`` with the compiled tier, the compiled frame reader then the spec's
-mapping and the quick columns in Python (``compiled+map``), and the compiled reader of
+mapping and the quick columns in Python (``compiled+map``), the compiled reader of
 whole messages rendered from the spec's ``map:`` (``rendered``: the frame read and each
 event mapped as it is read, in C; the generated ``COMPILED_READERS["message"]``, which
-``parse`` and ``decode_message`` try first). The last three need the built extensions;
-``events``, ``compiled+map`` and ``rendered`` decode messages only."""
-CRAFT_MESSAGE_ONLY = ("events", "compiled+map", "rendered")
+``parse`` and ``decode_message`` try first), and ``parse(data)`` of a ``message`` (the
+module's default record: ``rendered`` tried from C, its events keeping the bytes read).
+``compiled``, ``compiled+map`` and ``rendered`` need the built extensions; ``events``,
+``compiled+map``, ``rendered`` and ``message`` decode messages only."""
+CRAFT_MESSAGE_ONLY = ("events", "compiled+map", "rendered", "message")
 
 
 CRAFT_ENCODE_WORKLOADS = ("encode-seed", "encode-batch16")
@@ -146,6 +148,8 @@ def _decode_craft(workload: str, decoder: str, n: int) -> None:
         fn = lambda: read(data, limits)
     elif decoder == "events":
         fn = lambda: craft.decode_message(data)
+    elif decoder == "message":
+        fn = lambda: craft.parse(data)
     elif decoder == "compiled+map":
         from runtime.formats.craft_quick import _quick_events
 

@@ -9,6 +9,7 @@ Python path's events (same classes, same field values in the same order) or decl
 
 import copy
 import dataclasses
+import gc
 import json
 import pickle
 import random
@@ -56,7 +57,11 @@ def decode():
     def events(data, limits):
         model = READER(data, limits)
         assert model is None or type(model) is craft.Message
-        return None if model is None else model.events
+        if model is None:
+            return None
+        # the events keep the bytes read, as the Python readers keep them
+        assert type(model.events) is rt_craft.ReadEvents and model.events.wire_form is data
+        return model.events
 
     return events
 
@@ -93,9 +98,12 @@ def held(decode, data, limits=DEFAULT, *, must_take=False):
 
 
 def test_the_generated_module_uses_the_compiled_reader():
-    # parse tries the primitive's read_compiled (it keeps the bytes), decode_message too
-    assert READER == craft._CRAFT_MESSAGE.read_compiled
-    assert craft._CRAFT_MESSAGE._compiled is craft._COMPILED.read_message
+    # parse tries it first from C (an entry of parse_first), decode_message too
+    assert READER is craft._COMPILED.read_message and "message" in craft._COMPILED._ENTRIES
+    assert craft._CRAFT_MESSAGE._compiled is READER
+    data = MESSAGES["seed_row_changed_update"]
+    events = craft.parse(data).events
+    assert type(events) is rt_craft.ReadEvents and events.wire_form is data
     assert PYTHON._compiled is None
 
 
@@ -146,6 +154,31 @@ def test_events_pickle_copy_and_compare_as_before(decode):
     assert pickle.loads(pickle.dumps(events)) == events
     assert copy.deepcopy(events) == events and copy.copy(events[0]) == events[0]
     assert dataclasses.replace(events[0], row_id=7) != events[0]
+
+
+def test_the_event_classes_freed_fast_are_as_before(decode):
+    """bind frees the map's classes (runtime.formats.ticdc's) fast, as every class a compiled
+    module fills (slots.pxd ``free_fast``): what a user holds outlives its message intact,
+    the models freed are made again equal, and a user's subclass and models work."""
+    seed = MESSAGES["seed_row_changed_update"]
+    want = shape(held(decode, seed, must_take=True))
+    event = held(decode, seed, must_take=True)[0]  # its message freed, the event held
+    column, columns = event.new[0], event.old
+    for _ in range(3):  # its models freed, their memory made models again
+        assert shape(held(decode, seed, must_take=True)) == want
+    assert shape([event]) == want and event.new[0] is column and event.old is columns
+
+    class Mine(Column):
+        __slots__ = ("note",)
+
+    mine = [Mine("a", 3, 0, 1) for _ in range(100)]
+    for m in mine:
+        m.note = [m]  # a cycle: the collector frees it through our dealloc
+    plain = [Column("b", 15, 0, b"x") for _ in range(100)]
+    del mine, m, plain
+    gc.collect()
+    assert shape(held(decode, seed, must_take=True)) == want
+    assert Mine("c", 3).name == "c" and Column("d", 3) == Column("d", 3)
 
 
 @pytest.mark.parametrize("name", sorted(MESSAGES))

@@ -241,6 +241,8 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         ]
         for mapped in self.mapped.values():
             body += [*mapped.functions, mapped.bind_function()]
+            if mapped.kept:
+                body.append(mapped.whole_function(self.whole()))
         body += [self.pickers[table] for table in sorted(self.pickers)]
         if self.recursive:  # the readers as `_Reader`s: the first record at depth 1
             body += [self.top_function(name) for name in self.entries]
@@ -312,15 +314,14 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         lines.append("    readers = {" if self.mapped else "    return {")
         lines += [f'        "{name}": read_{name},' for name in self.entries]
         lines.append("    }")
-        # a namespace the mapping cannot use leaves it unbound; a bound one is no entry of
-        # parse_first: parse calls its primitive's read_compiled, which keeps the bytes read
-        for name in self.mapped:
+        for name in self.mapped:  # a namespace the mapping cannot use leaves it unbound
             lines += [
                 "    try:",
                 f"        mapped = _bind_{name}(namespace)",
                 "    except (AttributeError, KeyError, TypeError):",
                 "        mapped = False",
                 "    if mapped:",
+                f'        _ENTRIES["{name}"] = _entry(_read_{name}, {self.depth(name)}, {self.whole(name)})',
                 f'        readers["{name}"] = read_{name}',
             ]
         if self.mapped:
@@ -341,7 +342,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
                     f"def read_{name}(bytes data not None, limits):",
                     f'    """A ``{name}`` from all of ``data``: the Python readers\' and mapping\'s model,',
                     '    or None where they fail or give up (or where the limits do not let it read)."""',
-                    f"    return {self.whole()}(_read_{name}, {depth}, data, limits)",
+                    f"    return {self.whole(name)}(_read_{name}, {depth}, data, limits)",
                 ]
             )
         return "\n".join(
@@ -353,9 +354,12 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             ]
         )
 
-    def whole(self) -> str:
-        """What an entry reads all of its input with (``_whole_kept`` where elements may be
-        pending in it)."""
+    def whole(self, name: str = "") -> str:
+        """What an entry (``name``) reads all of its input with: ``_whole_kept`` where
+        elements may be pending in it, ``_whole_<name>`` where a mapped record keeps the
+        bytes read (:meth:`MappedRecord.whole_function`)."""
+        if name in self.mapped and self.mapped[name].kept:
+            return f"_whole_{name}"
         return "_whole_kept" if self.pendings else "_whole"
 
     def pair_function(self) -> str | None:

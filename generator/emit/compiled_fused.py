@@ -164,7 +164,11 @@ class FusedSteps:
         self.python_named: set[str] = set()
         self.list_items: dict[str, str] = {}
         """A repeat's list -> its item (``<item>_n`` counts the items)."""
+        self.kept_list = False
+        """Whether the mapped models' list is made of the kept class (:meth:`new_list`)."""
         text = super().record_function(plan)
+        if self.mode == "source" and self.record.kept and not self.kept_list:
+            raise NotCompiled(f"{plan.name}: its list is not made where the bytes are kept")
         while True:  # once more, those lists left out (the member runs Python reads, in)
             lists = set(self.int_tables)
             if self.mode == "source" and self.groups is not None:
@@ -199,7 +203,14 @@ class FusedSteps:
         return self.table_chunks.get(step.var) in tables
 
     def new_list(self, step: Repeat) -> str:
-        return "True" if step.var in self.c_only else super().new_list(step)
+        if step.var in self.c_only:
+            return "True"
+        kept = self.record.kept
+        if kept and self.mode == "source" and step.var == self.each_var:
+            # the kept class, its wire_form unset until the entry's _whole_<record> sets it
+            self.kept_list = True
+            return f"<list>wirespec_alloc({kept})"
+        return super().new_list(step)
 
     def item(self, step: Repeat) -> None:
         if step.var not in self.c_only:

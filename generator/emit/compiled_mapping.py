@@ -24,8 +24,8 @@ from generator.emit.map_plan import ClassCase, KindTable, Lookup, MakeModel, Map
 
 MAPPED_PRELUDE = """\
 from runtime._compiled.mapped cimport (
-    MapDefaults, MapRun, map_defaults, map_kinds, map_kinds_ok, map_list_set, map_lookup,
-    map_put, map_put_defaults, map_run, map_set, map_value,
+    MapDefaults, MapRun, map_defaults, map_kept_list_ok, map_kinds, map_kinds_ok, map_list_set,
+    map_lookup, map_put, map_put_defaults, map_run, map_set, map_value,
 )
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.long cimport PyLong_FromUnsignedLongLong
@@ -34,7 +34,12 @@ from cpython.long cimport PyLong_FromUnsignedLongLong
 
 class MappedRecord:
     """The Cython of one record's :class:`MapPlan`: its ``globals_``, ``functions`` (its
-    reader ``_read_<record>``, and its groups' reader) and ``bind_function``."""
+    reader ``_read_<record>``, and its groups' reader), ``bind_function`` and, where the
+    record keeps the bytes read (``MapPlan.kept_as``), ``whole_function``.
+
+    Such a record's list is made of the kept class (``_<Class>_<field>_kept``), and its
+    entry reads all of an input with ``_whole_<record>``, which puts the input in the
+    list's ``wire_form`` as the primitive's Python readers do."""
 
     def __init__(self, emitter, plan: MapPlan, fused_emitter):
         """``fused_emitter``: the class that renders the fused reader (``FusedEmitter``)."""
@@ -53,6 +58,8 @@ class MappedRecord:
         if source is None or plan.source not in emitter.functions:
             raise NotCompiled(f"its source {plan.source} has no compiled reader")
         self.source_depth = source.depth
+        self.kept = f"_{plan.class_name}_{plan.field}_kept" if plan.kept_as else None
+        """The global of the class the mapped list is made of, keeping the bytes read."""
         fused = fused_emitter(emitter.spec, emitter.lowering, self)
         names = fused.function_names
         if set(names) - set(fused.functions):
@@ -77,6 +84,8 @@ class MappedRecord:
             out.append(f"cdef object {name}")
             out += [f"cdef Py_ssize_t {name}_{field}" for field in fields]
             out.append(f"cdef MapDefaults {name}_defaults")
+        if self.kept:
+            out += [f"cdef object {self.kept}", f"cdef Py_ssize_t {self.kept}_bytes"]
         out += self.caches
         for table in self.tables.values():
             out += [f"cdef signed char {table}[256]", f"cdef uint64_t {table}_unsigned",
@@ -85,6 +94,8 @@ class MappedRecord:
 
     def global_names(self) -> list[str]:
         names = [f"_{self.plan.class_name}", f"_{self.plan.class_name}_{self.plan.field}"]
+        if self.kept:
+            names += [self.kept, f"{self.kept}_bytes"]
         for name, fields in self.model_fields.items():
             names += [name, *(f"{name}_{f}" for f in fields)]
         names += [
@@ -113,6 +124,14 @@ class MappedRecord:
             "        return False",
             f'    _{cls}_{self.plan.field} = _slot(_{cls}, "{self.plan.field}")',
         ]
+        if self.kept:
+            module, name = self.plan.kept_as.split(".")
+            lines += [
+                f'    {self.kept} = namespace["{module}"].{name}',
+                f"    if not map_kept_list_ok({self.kept}):",
+                "        return False",
+                f'    {self.kept}_bytes = _slot({self.kept}, "wire_form")',
+            ]
         for (module, model, _), name in self.models.items():
             lines += [
                 f'    {name} = namespace["rt_{module}"].{model}',
@@ -120,6 +139,7 @@ class MappedRecord:
                 "        return False",
             ]
             lines += [f'    {name}_{f} = _slot({name}, "{f}")' for f in self.model_fields[name]]
+            lines.append(f"    free_fast({name})")
         for decoder, table in self.tables.items():
             lines += [
                 f'    _kinds = namespace["VALUE_DECODERS"][{decoder!r}]',
@@ -130,6 +150,22 @@ class MappedRecord:
                 f'    {table}_big = _kinds.byte_order == ">"',
             ]
         return lines
+
+    def whole_function(self, whole: str) -> str:
+        """``_whole_<record>``: ``whole`` (what reads all of an input), the input then kept
+        in the model's list (its ``wire_form``: the reader made it of the kept class)."""
+        plan, record = self.plan, self.plan.record
+        return "\n".join(
+            [
+                f"cdef object _whole_{record}(_Reader read, Py_ssize_t depth, bytes data, limits):",
+                f'    """``{whole}``, the ``{plan.field}`` of its model keeping ``data`` (a',
+                f'    ``{plan.kept_as}``: its ``wire_form``, as the Python readers keep it)."""',
+                f"    model = {whole}(read, depth, data, limits)",
+                "    if model is not None:",
+                f"        map_set(wirespec_get(model, _{plan.class_name}_{plan.field}), {self.kept}_bytes, data)",
+                "    return model",
+            ]
+        )  # fmt: skip
 
     # -- what the fused reader asks ---------------------------------------------------
 

@@ -5,8 +5,8 @@ A record that is one runtime primitive with a ``map:`` (Craft's ``craft_message`
 (``generator/emit/compiled_fused.py``), which ``parse`` tries first from C like every other
 compiled reader (``COMPILED_READERS``). The primitive's own entry points (``decode_message``)
 try it too: the generated module hands it over (``use_compiled_reader``; None when the tier
-is not built), and ``parse`` tries the primitive's ``read_compiled``, which calls it and keeps
-the message's bytes with its value as the primitive's own readers do.
+is not built). Where the primitive's readers keep the bytes read (``RuntimeType.kept_as``),
+the compiled reader keeps them as they do (``generator/emit/compiled_mapping.py``).
 """
 
 from __future__ import annotations
@@ -43,8 +43,4 @@ class CompiledTablesEmitter:
         out = []
         for name, (instance, field) in self.runtime.items():
             out.append(f"{instance}.use_compiled_reader(COMPILED_READERS.get({name!r}), {field!r})")
-            out.append(
-                f"if {name!r} in COMPILED_READERS:  # the primitive's: it keeps the bytes read"
-            )
-            out.append(f"    COMPILED_READERS[{name!r}] = {instance}.read_compiled")
         return "\n".join(out) + "\n"

@@ -33,6 +33,9 @@ from generator.emit.plan import (
 from generator.emit.pysource import struct_format
 from generator.emit.untracked import CHECK, is_atomic, may_be_atomic
 
+FLOAT32_CIMPORT = "from runtime._compiled.float32 cimport float32_widened\n"
+"""What a float32's loader widens it with (runtime/_compiled/float32.pxd)."""
+
 
 class ValueSteps:
     """Steps at a constant offset, numbers and checksums.
@@ -54,6 +57,8 @@ class ValueSteps:
         if code == "b":
             return ctype, f"<int8_t>buf[{at}]"
         name = f"_load_{'be' if order == '>' else 'le'}_{code}"
+        if code == "f":  # before its loader
+            self.loaders.setdefault("float32", FLOAT32_CIMPORT)
         if name not in self.loaders:
             self.loaders[name] = self.loader(name, ctype, order, code)
         return ctype, f"{name}(buf + {at})"
@@ -68,18 +73,7 @@ class ValueSteps:
         lines.append(f"    cdef {unsigned} u = {parts[0]}")
         lines += [f"    u |= {part}" for part in parts[1:]]
         if code == "f":  # a NaN widened on its bits: a C cast quiets a signalling one
-            lines += [
-                "    cdef float value",
-                "    cdef uint64_t wide",
-                "    cdef double widened",
-                "    if (u & 0x7F800000) == 0x7F800000 and (u & 0x7FFFFF) != 0:",
-                "        wide = (<uint64_t>(u >> 31) << 63) | ((<uint64_t>0x7FF) << 52)",
-                "        wide |= (<uint64_t>(u & 0x7FFFFF)) << 29",
-                "        memcpy(&widened, &wide, 8)",
-                "        return widened",
-                "    memcpy(&value, &u, 4)",
-                "    return value",
-            ]
+            lines.append("    return float32_widened(u)")
         elif code == "d":
             lines += [
                 f"    cdef {ctype} value",

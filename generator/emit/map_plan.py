@@ -20,6 +20,7 @@ import dataclasses
 
 from generator.emit.mapping import hoisted_expression
 from generator.spec.model import Mapping, Spec, camel
+from generator.spec.types import RUNTIME_TYPES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,7 +131,8 @@ class ClassSwitch:
 class MapPlan:
     """A record's ``map:``: its models (one per element of ``source.each``) into the
     record's one field ``field``, the chunks it reads hoisted (``FIELD_CHUNK`` ->
-    ``(FIELD, CHUNK)``)."""
+    ``(FIELD, CHUNK)``); ``kept_as``: the list class of ``field`` that keeps the bytes
+    read, where its runtime primitive has one (``RuntimeType.kept_as``)."""
 
     record: str
     class_name: str
@@ -144,10 +146,13 @@ class MapPlan:
     """The source's record fields -> their model classes."""
     switch: ClassSwitch
     line: int | None
+    kept_as: str = ""
 
     def describe(self) -> str:
         head = f"{self.record} -> {self.class_name}.{self.field}: map of {self.source}.{self.each}"
         lines = [head, f"  switch on {self.switch.chunk}[i]"]
+        if self.kept_as:
+            lines.insert(1, f"  a {self.kept_as} keeping the bytes read")
         lines += ["  " + line for case in self.switch.cases for line in case.lines()]
         return "\n".join(lines)
 
@@ -204,8 +209,15 @@ def _plan(spec: Spec, name: str, m: Mapping) -> MapPlan:
         name, camel(name), record.fields[0].name, m.source, camel(m.source), m.each,
         camel(element.name), tuple(hoisted.items()),
         tuple((f.name, camel(f.type.name)) for f in source.fields if f.type.kind == "record"),
-        ClassSwitch(chunk, tuple(cases)), m.line,
+        ClassSwitch(chunk, tuple(cases)), m.line, _kept_as(record.fields[0]),
     )  # fmt: skip
+
+
+def _kept_as(field) -> str:
+    """The list class a field's runtime primitive keeps the bytes read in, or ""."""
+    if field.type.kind != "runtime":
+        return ""
+    return RUNTIME_TYPES[field.type.name].kept_as
 
 
 def _groups(spec: Spec, element, cls) -> Groups:

@@ -286,9 +286,12 @@ class RuntimeType:
     compiled: bool = False
     """The instance has ``use_compiled_reader(reader, field)``, which the generated module
     calls with the compiled reader of a record with ``map:`` that is this one field
-    (``(data, limits) -> model or None``; None when the tier is not built), and
-    ``read_compiled(data, limits)``, the reader ``parse`` then tries first (it calls that
-    reader and keeps what the primitive keeps of the bytes read)."""
+    (``(data, limits) -> model or None``; None when the tier is not built)."""
+    kept_as: str = ""
+    """The class the primitive's readers give a value as to keep the bytes it was read
+    from (a ``list`` subclass adding only the slot ``wire_form``, as the generated module
+    names it); the compiled reader of a record with ``map:`` that is this one field makes
+    its list of this class and keeps its input there too."""
 
 
 RUNTIME_TYPES: dict[str, RuntimeType] = {
@@ -313,6 +316,7 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
         exports=("decode_message", "encode_events"),
         fast=True,
         compiled=True,
+        kept_as="rt_craft.ReadEvents",
     ),
 }
 """Runtime primitives a spec names by ``type:`` (see specs/README.md, Runtime primitives)."""

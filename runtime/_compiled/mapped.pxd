@@ -286,6 +286,16 @@ cdef inline bint map_defaults(MapDefaults* out, cls, fields) except -1:
     return True
 
 
+cdef inline bint map_kept_list_ok(cls) except -1:
+    """Whether the mapping may make its list of ``cls`` (a list that keeps the bytes read:
+    generator/spec/types.py ``RuntimeType.kept_as``) as ``cls()`` makes an empty one,
+    allocated and zeroed, then set its slot ``wire_form`` alone: a ``list`` subclass
+    with no ``__new__`` or ``__init__`` of its own and no other room."""
+    return (isinstance(cls, type) and issubclass(cls, list) and cls.__new__ is list.__new__
+            and cls.__init__ is list.__init__
+            and cls.__basicsize__ == list.__basicsize__ + sizeof(PyObject*))
+
+
 cdef inline void map_put_defaults(object model, const MapDefaults* defaults):
     """A new model's fields the mapping does not set (empty): their defaults
     (:func:`map_defaults`)."""

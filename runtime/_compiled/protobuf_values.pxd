@@ -8,11 +8,11 @@ from cpython.long cimport PyLong_FromLong, PyLong_FromLongLong, PyLong_FromUnsig
 from libc.stdint cimport int32_t, uint32_t
 from libc.string cimport memcpy
 
+from runtime._compiled.float32 cimport float32_widened
 from runtime._compiled.protobuf_tables cimport *
 
 
 cdef extern from "Python.h":
-    double PyFloat_Unpack4(const char* p, int le) except? -1.0
     double PyFloat_Unpack8(const char* p, int le) except? -1.0
     object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
     void* PyUnicode_DATA(object text)
@@ -64,16 +64,9 @@ cdef inline object from_fixed(int kind, const unsigned char* p):
     cdef uint32_t u32
     cdef unsigned long long u64
     cdef int i
-    cdef double widened
-    if kind == K_FLOAT:
+    if kind == K_FLOAT:  # widened on its bits, a NaN's payload kept
         u32 = p[0] | (<uint32_t>p[1] << 8) | (<uint32_t>p[2] << 16) | (<uint32_t>p[3] << 24)
-        if (u32 & 0x7F800000) == 0x7F800000 and (u32 & 0x7FFFFF) != 0:
-            # a NaN widened on its bits (runtime.core.float32): a C cast quiets a signalling one
-            u64 = (<unsigned long long>(u32 >> 31) << 63) | (<unsigned long long>0x7FF << 52)
-            u64 |= <unsigned long long>(u32 & 0x7FFFFF) << 29
-            memcpy(&widened, &u64, 8)
-            return PyFloat_FromDouble(widened)
-        return PyFloat_FromDouble(PyFloat_Unpack4(<const char*>p, 1))
+        return PyFloat_FromDouble(float32_widened(u32))
     if kind == K_DOUBLE:
         return PyFloat_FromDouble(PyFloat_Unpack8(<const char*>p, 1))
     if kind == K_FIXED32 or kind == K_SFIXED32:

@@ -13,6 +13,7 @@ from libc.stdint cimport uint32_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memmove
 
+from runtime._compiled.float32 cimport float32_narrowed
 from runtime._compiled.lazy cimport Pending
 from runtime._compiled.out cimport Out, grow, put, put_uvarint
 from runtime._compiled.protobuf_tables cimport *
@@ -340,14 +341,11 @@ cdef int write_rest(Tables* t, Out* o, Field* f, object m, Py_ssize_t done, int 
 cdef int put_nan32(Out* o, double d) except -1:
     """A float NaN narrowed on its bits when a float32 holds it (runtime.core.float32.pack:
     a C cast quiets a signalling NaN), else as PyFloat_Pack4 writes it."""
-    cdef unsigned long long u64
     cdef uint32_t u32
     cdef unsigned char raw[4]
-    memcpy(&u64, &d, 8)
-    if u64 & ((1ULL << 29) - 1):
+    if not float32_narrowed(d, &u32):
         PyFloat_Pack4(d, <char*>raw, 1)
         return put(o, raw, 4)
-    u32 = <uint32_t>((u64 >> 63) << 31) | 0x7F800000 | <uint32_t>((u64 >> 29) & 0x7FFFFF)
     raw[0], raw[1], raw[2], raw[3] = u32 & 0xFF, (u32 >> 8) & 0xFF, (u32 >> 16) & 0xFF, u32 >> 24
     return put(o, raw, 4)
 

@@ -14,7 +14,8 @@ only for a NaN (``value != value``), so a number costs one comparison.
     ('0000c03f', '7fc00000')
 
 A NaN double whose payload has bits below a float32's (not one a float32 read gave) packs as
-``struct`` packs it: quieted and cut to the float32 payload.
+``struct`` packs it: quieted and cut to the float32 payload. The compiled tier's twin is
+``runtime/_compiled/float32.pxd`` (``float32_widened``, ``float32_narrowed``).
 """
 
 from __future__ import annotations

@@ -141,21 +141,11 @@ class CraftMessage(Construct):
         """Try ``reader`` first (the compiled tier's reader of the record that is this one
         ``field``, rendered from the spec's ``map:``: ``(data, limits) -> model``, None to
         decline; None: the tier is not built), wherever it declines this Python path
-        decodes. ``parse`` tries :meth:`read_compiled`, which keeps the bytes too."""
+        decodes. Its events are a :class:`ReadEvents` that keeps ``data`` (the craft
+        primitive's ``kept_as``, generator/spec/types.py), as this path's readers give them."""
         if reader is not None and self.tries_compiled:
             self._compiled = reader
             self._compiled_field = field
-
-    def read_compiled(self, data: bytes, limits: _limits.Limits):
-        """The compiled reader's model of ``data`` (None: declined), its events a
-        :class:`ReadEvents` that keeps ``data``, as :meth:`decode` gives them."""
-        if self._compiled is None:
-            return None
-        model = self._compiled(data, limits)
-        if model is not None:
-            field = self._compiled_field
-            setattr(model, field, _as_read(getattr(model, field), data))
-        return model
 
     _read_fast_frame = None
     _compiled = None
