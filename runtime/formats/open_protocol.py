@@ -7,7 +7,8 @@ column type's ``v`` is rendered as the ``column_type.rendering`` enum attribute,
 kinds say it in JSON value types. The generated module renders each document's members
 and the column values as code (``read_event_key``, ``write_row_value``,
 ``read_column_value``, ...: ``JSON_CODE``), the ``kafka_message:``'s ``classes:``
-(``EVENT_CLASSES``: which model and value document each event type is) and its ``batch:``
+(``EVENT_CLASSES``: which model and value document each event type is, and its JSON
+form) and its ``batch:``
 (``_batch_message``: how events share a message) and hands them, with the tables, to
 :class:`OpenProtocol`, which frames and detects the layout; this module hard-codes no
 document layout, no event or column type table, no value rendering and no batching rule.
@@ -519,7 +520,7 @@ class OpenProtocol:
         d = {"layout": message.layout}
         if message.escapes is not None:
             d["escapes"] = message.escapes
-        d["events"] = [self._event_dict(e) for e in message.events]
+        d["events"] = [self._class_of_event(e).to_json(e, self._image_dict) for e in message.events]
         # the kept forms (where build writes them: not what tiflow writes), for from_dict
         if message.wire_form is not None:
             try:
@@ -531,9 +532,6 @@ class OpenProtocol:
         if type(message.claim_check_form) is bytes:
             d["claim_check_form"] = {"$hex": message.claim_check_form.hex()}
         return d
-
-    def _event_dict(self, ev: Event) -> dict:
-        return self._class_of_event(ev).to_json(ev, self._image_dict)
 
     def _image_dict(self, cols):
         if cols is None:
@@ -564,12 +562,8 @@ class OpenProtocol:
     def from_dict(self, d) -> Message:
         """The :class:`Message` of a JSON form made by :meth:`to_dict`."""
         d = _dict(d, "")
-        layout = d.get("layout", "tiflow")
-        if layout not in LAYOUTS:
-            raise EncodeError(f"unknown layout {layout!r}; known: {LAYOUTS}", path="layout")
-        escapes = d.get("escapes")
-        if escapes is not None and escapes not in ESCAPES:
-            raise EncodeError(f"unknown escapes {escapes!r}; known: {ESCAPES}", path="escapes")
+        layout = _check_layout(d.get("layout", "tiflow"), "layout")
+        escapes = _check_escapes(d.get("escapes"))
         events = d.get("events")
         if not isinstance(events, list):
             raise EncodeError("expected a list", path="events")
@@ -678,9 +672,9 @@ def _flag(flags_key: JsonKey | None, name: str) -> int:
     return int(flags_key.enum[name])
 
 
-def _check_layout(layout) -> str:
+def _check_layout(layout, path: str = "") -> str:
     if layout not in LAYOUTS:
-        raise EncodeError(f"unknown layout {layout!r}; known: {LAYOUTS}")
+        raise EncodeError(f"unknown layout {layout!r}; known: {LAYOUTS}", path=path)
     return layout
 
 
