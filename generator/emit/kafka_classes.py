@@ -101,38 +101,21 @@ def render_kafka_classes(spec: Spec) -> str:
 
 def _json_form(spec: Spec, cls, where: str, views: dict) -> list[str]:
     """``_event_json_<member>(ev, image)`` and ``_event_from_json_<member>(e, image)``: the
-    JSON form of a class's events (the codec's ``to_dict``/``from_dict``; ``image``: the
-    codec's of a row section's column list): ``type`` the member in lower case, ``op`` for
-    a document of row sections, then the model's fields in order, its row sections last;
-    a field left out reads as the model's default."""
-    name = cls.member.lower()
-    keys = {}  # field -> its key in the document that carries it
-    for doc_name in dict.fromkeys(source for _, source in cls.fields):
-        for k in spec.json_documents[doc_name].keys:
+    JSON form of a class's events (``image``: the codec's of a row section): ``type`` the
+    member in lower case, ``op`` for row sections, the model's fields by their keys' types
+    (sections shown last); a field left out reads as the model's default."""
+    name, keys = cls.member.lower(), {}  # keys: field -> the key that carries it
+    for source in dict.fromkeys(source for _, source in cls.fields):
+        for k in spec.json_documents[source].keys:
             keys.setdefault(k.field, k)
-    shown = {}  # field -> its line of the JSON form
     model = getattr(importlib.import_module(f"runtime.formats.{cls.module}"), cls.model)
     defaults = {f.name: f.default for f in dataclasses.fields(model)}
-    sections = [f for f, _ in cls.fields if keys[f].type == "map"]  # shown last
-    scalars = [f for f, _ in cls.fields if f not in sections]
-    out = [
-        f"def _event_json_{name}(ev, image):",
-        f'    """{where}: the JSON form of a {cls.member} event ``ev`` (``image``: a row',
-        '    section\'s)."""',
-        f"    out = {{'type': {name!r}" + (", 'op': ev.op}" if sections else "}"),
-    ]
-    back = [
-        f"def _event_from_json_{name}(e, image):",
-        f'    """{where}: the {cls.model} of the JSON form ``e`` of a',
-        f'    {cls.member} event (its fields read in the model\'s order)."""',
-        f"    {'ev = ' if sections else 'return '}rt_{cls.module}.{cls.model}(",
-    ]
+    sections = [f for f, _ in cls.fields if keys[f].type == "map"]
+    shown, back = {}, []  # field -> its line of each way
     for field, _ in cls.fields:
-        key, default = keys[field], defaults[field]
-        got = f"e.get({field!r}" + (
-            ")" if default in (None, dataclasses.MISSING) else f", {default!r})"
-        )
-        value = f"ev.{field}"
+        key, default, value = keys[field], defaults[field], f"ev.{field}"
+        got = f"e.get({field!r}" + (", " + repr(default) if default is not None and
+                                    default is not dataclasses.MISSING else "") + ")"  # fmt: skip
         if key.type == "map":
             value, got = f"image({value})", f"image({got}, {field!r})"
         elif key.enum and key.open:
@@ -146,22 +129,25 @@ def _json_form(spec: Spec, cls, where: str, views: dict) -> list[str]:
             got = f"bool({got})"
         if key.logical:
             views[field] = f"rt_codec.TimeBeside({key.logical!r})"
-            value = f"_EVENT_VIEWS[{field!r}].put(out, {field!r}, {value})"
+            shown[field] = f"    _EVENT_VIEWS[{field!r}].put(out, {field!r}, {value})"
             got = f"_EVENT_VIEWS[{field!r}].checked(e, {field!r}, {got})"
         else:
-            value = f"out[{field!r}] = {value}"
-        shown[field] = f"    {value}"
+            shown[field] = f"    out[{field!r}] = {value}"
         back.append(f"        {field}={got},")
-    out += [shown[f] for f in scalars + sections]
-    back.append("    )")
+    op = ", 'op': ev.op" if sections else ""
+    out = [f"def _event_json_{name}(ev, image):",
+           f'    """{where}: the JSON form of a {cls.member} event ``ev``."""',
+           f"    out = {{'type': {name!r}{op}}}",
+           *[line for f, line in shown.items() if f not in sections],
+           *[shown[f] for f in sections], "    return out"]  # fmt: skip
+    back = [f"def _event_from_json_{name}(e, image):",
+            f'    """{where}: the {cls.model} of the JSON form', f'    ``e`` of a {cls.member} event."""',
+            f"    {'ev = ' if sections else 'return '}rt_{cls.module}.{cls.model}(", *back, "    )"]  # fmt: skip
     if sections:
-        back += [
-            "    if 'op' in e and e['op'] != ev.op:",
-            "        message = f\"op {e['op']!r} disagrees with new/old ({ev.op})\"",
-            "        raise rt.EncodeError(message, path='op')",
-            "    return ev",
-        ]
-    return ["\n".join(out + ["    return out"]), "\n".join(back)]
+        back += ["    if 'op' in e and e['op'] != ev.op:",
+                 "        message = f\"op {e['op']!r} disagrees with new/old ({ev.op})\"",
+                 "        raise rt.EncodeError(message, path='op')", "    return ev"]  # fmt: skip
+    return ["\n".join(out), "\n".join(back)]
 
 
 def _camel(name: str) -> str:
