@@ -417,7 +417,7 @@ class OpenProtocol:
     def _encoded(self, ev: Event, layout: str, escapes: str | None) -> tuple[int, bytes, bytes]:
         """The event's type code (the key's ``t``), key JSON and value JSON."""
         go122 = (escapes or LAYOUT_ESCAPES.get(layout)) == "short"
-        cls = self._class_of_event(ev)
+        cls = self._class_of.get(type(ev)) or self._class_of_event(ev)
         key, value = cls.write(ev, self._map, layout, go122)
         return int(cls.member), key.encode(), value.encode()
 
