@@ -275,7 +275,9 @@ def test_row_documents(doc):
 
 def test_plan_is_built_from_the_codec_tables():
     # a codec whose renderings the compiled reader does not know gets no plan
-    codec = rt_op.OpenProtocol(_KAFKA.documents, JSON_CODE, _KAFKA.classes.values())
+    codec = rt_op.OpenProtocol(
+        _KAFKA.documents, JSON_CODE, _KAFKA.classes.values(), key="event_key"
+    )
     assert codec._compiled is not None
     codec._readings = {**codec._readings, 3: frozenset({("type", "decimal128")})}
     assert rt_op._compiled_plan(codec) is None

@@ -1,5 +1,6 @@
 """A ``kafka_message:``'s ``classes:`` as code: per class, the reader that makes its model
-of the key's fields and the value document, the writer of its key and value, and the
+of the key's fields and the value document, the writer of its key and value, its JSON
+form both ways (``_event_json_<member>``, ``_event_from_json_<member>``), and the
 ``EVENT_CLASSES`` table the Kafka codec dispatches on (by the key's event-type member when
 reading, by the model's class when writing).
 
@@ -12,6 +13,8 @@ member's name in lower case (an enum member is an upper-case identifier).
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import textwrap
 
 from generator.spec import pytext
@@ -23,8 +26,8 @@ def render_kafka_classes(spec: Spec) -> str:
     km: KafkaMessage = spec.kafka_message
     key_doc, type_key = km.class_by
     enum = next(k.enum for k in spec.json_documents[key_doc].keys if k.name == type_key)
-    enum_class = "".join(part.capitalize() for part in enum.split("_"))
-    blocks, table = [], []
+    enum_class = _camel(enum)
+    blocks, table, views = [], [], {}
     for cls in km.classes:
         name = cls.member.lower()
         if not name.isidentifier():
@@ -76,14 +79,76 @@ def render_kafka_classes(spec: Spec) -> str:
             write += [f"    value = {value}", f"    return {key}, value"]
         else:
             write += [f"    key = {key}", f"    return key, {value}"]
-        blocks += ["\n".join(read), "\n".join(write)]
+        blocks += ["\n".join(read), "\n".join(write), *_json_form(spec, cls, where, views)]
         table.append(
             f"    rt_kafka.EventClass({enum_class}.{cls.member}, {model}, {cls.document!r},"
-            f" _event_read_{name}, _event_write_{name}),"
+            f" _event_read_{name}, _event_write_{name}, _event_json_{name},"
+            f" _event_from_json_{name}),"
         )
     table = ["EVENT_CLASSES = (", *table, ")", (
         '"""The classes above (the spec\'s ``kafka_message: classes:``): the event-type member,'
-        "\nthe model, the value document, the reader and the writer; the Kafka codec's table"
-        '\nof event types, the compiled kernel\'s too."""'
+        "\nthe model, the value document, the reader and the writer, the JSON form both ways;"
+        '\nthe Kafka codec\'s table of event types, the compiled kernel\'s too."""'
     )]  # fmt: skip
+    if views:
+        view_table = ["_EVENT_VIEWS = {", *(f"    {f!r}: {v}," for f, v in views.items()), "}", (
+            '"""How the JSON form shows these event fields (their keys\' ``logical:`` or open'
+            '\n``enum:``)."""'
+        )]  # fmt: skip
+        blocks.insert(0, "\n".join(view_table))
     return "\n\n\n".join(blocks + ["\n".join(table)])
+
+
+def _json_form(spec: Spec, cls, where: str, views: dict) -> list[str]:
+    """``_event_json_<member>(ev, image)`` and ``_event_from_json_<member>(e, image)``: the
+    JSON form of a class's events (``image``: the codec's of a row section): ``type`` the
+    member in lower case, ``op`` for row sections, the model's fields by their keys' types
+    (sections shown last); a field left out reads as the model's default."""
+    name, keys = cls.member.lower(), {}  # keys: field -> the key that carries it
+    for source in dict.fromkeys(source for _, source in cls.fields):
+        for k in spec.json_documents[source].keys:
+            keys.setdefault(k.field, k)
+    model = getattr(importlib.import_module(f"runtime.formats.{cls.module}"), cls.model)
+    defaults = {f.name: f.default for f in dataclasses.fields(model)}
+    sections = [f for f, _ in cls.fields if keys[f].type == "map"]
+    shown, back = {}, []  # field -> its line of each way
+    for field, _ in cls.fields:
+        key, default, value = keys[field], defaults[field], f"ev.{field}"
+        got = f"e.get({field!r}" + (", " + repr(default) if default is not None and
+                                    default is not dataclasses.MISSING else "") + ")"  # fmt: skip
+        if key.type == "map":
+            value, got = f"image({value})", f"image({got}, {field!r})"
+        elif key.enum and key.open:
+            views[field] = f"rt_codec.OpenEnum({_camel(key.enum)})"
+            value = f"_EVENT_VIEWS[{field!r}].to_json({value})"
+            got = f"_EVENT_VIEWS[{field!r}].from_json({got}, {field!r})"
+        elif key.type in ("u64", "s64"):
+            check = "_int_from" if default is dataclasses.MISSING else "_opt_int_from"
+            got = f"rt_op_json.{check}({got}, {field!r})"
+        elif key.type == "bool":
+            got = f"bool({got})"
+        if key.logical:
+            views[field] = f"rt_codec.TimeBeside({key.logical!r})"
+            shown[field] = f"    _EVENT_VIEWS[{field!r}].put(out, {field!r}, {value})"
+            got = f"_EVENT_VIEWS[{field!r}].checked(e, {field!r}, {got})"
+        else:
+            shown[field] = f"    out[{field!r}] = {value}"
+        back.append(f"        {field}={got},")
+    op = ", 'op': ev.op" if sections else ""
+    out = [f"def _event_json_{name}(ev, image):",
+           f'    """{where}: the JSON form of a {cls.member} event ``ev``."""',
+           f"    out = {{'type': {name!r}{op}}}",
+           *[line for f, line in shown.items() if f not in sections],
+           *[shown[f] for f in sections], "    return out"]  # fmt: skip
+    back = [f"def _event_from_json_{name}(e, image):",
+            f'    """{where}: the {cls.model} of the JSON form', f'    ``e`` of a {cls.member} event."""',
+            f"    {'ev = ' if sections else 'return '}rt_{cls.module}.{cls.model}(", *back, "    )"]  # fmt: skip
+    if sections:
+        back += ["    if 'op' in e and e['op'] != ev.op:",
+                 "        message = f\"op {e['op']!r} disagrees with new/old ({ev.op})\"",
+                 "        raise rt.EncodeError(message, path='op')", "    return ev"]  # fmt: skip
+    return ["\n".join(out), "\n".join(back)]
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))

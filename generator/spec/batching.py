@@ -88,25 +88,19 @@ class _Under:
         return self.builder.lines.line(self.parts + parts)
 
 
-def read_kafka_batch(builder, raw: dict, enums: dict) -> tuple[Batch, str]:
+def read_kafka_batch(builder, raw: dict, enum) -> tuple[Batch, str]:
     """A ``kafka_message:``'s ``batch:`` and its model estimate (Python over ``part``, what
-    the codec's ``parts(i, model)`` gives: the model's ``enum:`` value, then its Kafka
-    columns as written, in ``columns:`` order)."""
+    the codec's ``parts(i, model)`` gives: the model's class, a member of ``enum`` (the
+    enum its ``class_by:`` key names), then its Kafka columns as written, in ``columns:``
+    order)."""
     under = _Under(builder, ("kafka_message",))
     batch = raw["batch"]
-    if "enum" not in batch:
-        raise under.error(("batch",), "a kafka_message's batch: needs enum: (whose members "
-                          "alone: names)")  # fmt: skip
-    enum = enums.get(batch["enum"])
-    if enum is None or enum.flags:
-        raise under.error(("batch", "enum"), f"{batch['enum']!r} is not an enum (no flags) of "
-                          "this spec")  # fmt: skip
     for section, key in (("estimate", "column"), ("messages", "empty"), ("messages", "alone")):
         if key in batch.get(section, {}):
             raise under.error((("batch", section)), f"a kafka_message's batch: has no {section}: "
                               f"{{{key}:}} (a map:'s has)")  # fmt: skip
     members = {v.name: v.value for v in enum.values}
-    common = read_batch(under, batch, members, f"a member of {batch['enum']}")
+    common = read_batch(under, batch, members, f"a member of {enum.name}")
     columns = {column: f"part[{n + 1}]" for n, column in enumerate(raw["columns"])}
     estimate = expression(
         under.error, batch["estimate"]["model"], columns, ("batch", "estimate", "model"),

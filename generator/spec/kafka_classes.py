@@ -33,8 +33,9 @@ MAP_TYPES, SCALAR_TYPES = {"map"}, {"u8", "u64", "s64", "bool", "string", "bytes
 
 
 def read_kafka_classes(builder, raw: dict, documents: dict[str, JsonDoc]):
-    """(class_by as (document, key), [KafkaClass]) of a ``kafka_message:`` (``builder``:
-    the :class:`generator.spec.validate.SpecBuilder`, for ``file:line`` errors)."""
+    """(class_by as (document, key), [KafkaClass], the class_by key's enum) of a
+    ``kafka_message:`` (``builder``: the :class:`generator.spec.validate.SpecBuilder`, for
+    ``file:line`` errors)."""
     parts = ("kafka_message",)
     match = _DOCUMENT_KEY.fullmatch(raw["class_by"])
     key_doc = documents.get(match.group(1)) if match else None
@@ -61,13 +62,7 @@ def read_kafka_classes(builder, raw: dict, documents: dict[str, JsonDoc]):
             f"the value documents of {rows[0]} and {rows[1]} both hold row sections "
             "(map keys): the codec reads one row document",
         )
-    batch_enum = raw.get("batch", {}).get("enum")
-    if batch_enum is not None and batch_enum != enum.name:
-        raise builder.error(
-            parts + ("batch", "enum"),
-            f"the batch's enum: {batch_enum!r} is not class_by's enum {enum.name!r}",
-        )
-    return (key_doc.name, type_key.name), classes
+    return (key_doc.name, type_key.name), classes, enum
 
 
 def _types(doc: JsonDoc) -> set[str]:

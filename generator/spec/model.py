@@ -520,6 +520,8 @@ class JsonKeyDef:
     """``ENUM.ATTRIBUTE``: the table saying how each code renders."""
     events: tuple = ()
     """Members of the event-type key's enum: the only event types that carry it (empty: all)."""
+    logical: str = ""
+    """``logical:``: how the JSON form shows the field (an integer time kind: a time beside)."""
 
 
 @dataclasses.dataclass

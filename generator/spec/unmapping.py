@@ -149,8 +149,6 @@ class _Reader:
         if "write_message" not in raw:
             raise self.error((), "a map: with batch: needs write_message: (a model of no class)")
         batch = raw["batch"]
-        if "enum" in batch:
-            raise self.error(("batch", "enum"), "a map:'s batch: has no enum: (its classes say it)")
         for section, key in (("estimate", "column"), ("messages", "empty"), ("messages", "alone")):
             if key not in batch.get(section, {}):
                 raise self.error(("batch", section), f"a map:'s batch: needs {section}: {{{key}:}}")

@@ -265,7 +265,7 @@ class SpecBuilder(FieldBuilder):
                     enum=k.get("enum"), open=k.get("open", False), bit=k.get("bit", ""),
                     layouts=tuple(k.get("layouts", ())), when=tuple(k.get("when", ())),
                     of=k.get("of"), rendering=k.get("rendering", ""),
-                    events=tuple(k.get("events", ())),
+                    events=tuple(k.get("events", ())), logical=k.get("logical", ""),
                 )  # fmt: skip
                 if key.enum is not None and key.enum not in self.enums:
                     raise self.error(where + ("enum",), f"unknown enum {key.enum!r}")
@@ -296,6 +296,8 @@ class SpecBuilder(FieldBuilder):
                             where + ("rendering",), f"{key.rendering!r} is not ENUM.ATTRIBUTE"
                         )
                     self.json_kinds(enum, attr, where + ("rendering",))
+                if key.logical and (key.type not in ("u64", "s64") or key.enum):
+                    raise self.error(where + ("logical",), "a time is an integer key's (no enum)")
                 keys.append(key)
             self.json_events(name, keys)
             docs[name] = JsonDoc(name, body["doc"], keys)
@@ -347,8 +349,8 @@ class SpecBuilder(FieldBuilder):
                     f"{claim['record']!r} is already a record",
                 )
             self.claim_check_document(claim["document"], list(raw["columns"]), documents)
-        batch, estimate = read_kafka_batch(self, raw, self.enums) if "batch" in raw else (None, "")
-        class_by, classes = read_kafka_classes(self, raw, documents)
+        class_by, classes, enum = read_kafka_classes(self, raw, documents)
+        batch, estimate = read_kafka_batch(self, raw, enum) if "batch" in raw else (None, "")
         return KafkaMessage(
             raw["record"],
             raw["doc"],

@@ -7,7 +7,8 @@ column type's ``v`` is rendered as the ``column_type.rendering`` enum attribute,
 kinds say it in JSON value types. The generated module renders each document's members
 and the column values as code (``read_event_key``, ``write_row_value``,
 ``read_column_value``, ...: ``JSON_CODE``), the ``kafka_message:``'s ``classes:``
-(``EVENT_CLASSES``: which model and value document each event type is) and its ``batch:``
+(``EVENT_CLASSES``: which model and value document each event type is, and its JSON
+form) and its ``batch:``
 (``_batch_message``: how events share a message) and hands them, with the tables, to
 :class:`OpenProtocol`, which frames and detects the layout; this module hard-codes no
 document layout, no event or column type table, no value rendering and no batching rule.
@@ -64,17 +65,15 @@ from runtime.formats.open_protocol_json import (
     _canonical_b64,
     _check_str,
     _dict,
-    _int_from,
     _int_json,
     _load,
     _object,
-    _opt_int_from,
     _value_from,
     fail,
     float64_in,
     str_in,
 )
-from runtime.formats.ticdc import Column, DdlEvent, Event, ResolvedEvent, RowChangedEvent
+from runtime.formats.ticdc import Column, Event, RowChangedEvent
 from runtime.formats.ticdc import spark_schema as _ticdc_spark_schema
 from runtime.formats.ticdc import to_row as _ticdc_to_row
 from runtime.formats.ticdc_json import EventNames, text_or_hex
@@ -105,14 +104,18 @@ LAYOUT_ESCAPES = {"tiflow": "short", "legacy": "unicode"}
 class EventClass(NamedTuple):
     """One of the spec's ``kafka_message: classes:`` (the generated ``EVENT_CLASSES``): the
     event-type member (the key's ``t``), the model, the value document's name, ``read(fields,
-    obj, columns, state)`` (the model of the key's fields and the value document) and
-    ``write(ev, column_map, layout, go122)`` (the key and value JSON text)."""
+    obj, columns, state)`` (the model of the key's fields and the value document),
+    ``write(ev, column_map, layout, go122)`` (the key and value JSON text), and its JSON
+    form both ways, ``to_json(ev, image)`` and ``from_json(d, image)`` (``image``: the
+    codec's of a row section)."""
 
     member: int
     model: type
     document: str
     read: Callable
     write: Callable
+    to_json: Callable
+    from_json: Callable
 
 
 @dataclasses.dataclass
@@ -157,7 +160,8 @@ class OpenProtocol:
     ``bit``/``layouts`` keys the handle flag and the tiflow-only ``f``) and the compiled
     tier's kernel. ``classes`` are the spec's ``classes:`` (:class:`EventClass`): which model
     and value document each event type is. ``batch`` is the spec's rendered ``batch:``
-    (``encode_events``).
+    (``encode_events``). ``key`` names the document of an event's Kafka key (the one the
+    spec's ``class_by:`` reads the event type from).
     """
 
     def __init__(
@@ -166,16 +170,19 @@ class OpenProtocol:
         code: Mapping[str, Callable],
         classes: Iterable[EventClass],
         batch: Callable | None = None,
+        *,
+        key: str,
     ):
         self.documents = dict(documents)
         self._batch = batch
         self._writers = {layout: _Writer(self, layout) for layout in LAYOUTS}
-        self._read_key = code["read_event_key"]
+        self._read_key = code[f"read_{key}"]
         self._read_column, self._write_column = code["read_column"], code["write_column"]
         self._read_value = code["read_column_value"]
-        self.key_doc = self.documents["event_key"]
+        self.key_doc = self.documents[key]
         self.classes = {int(c.member): c for c in classes}
         self._class_of = {c.model: c for c in self.classes.values()}
+        self._class_named = {c.member.name.lower(): c for c in self.classes.values()}
         values = {code: self.documents[c.document] for code, c in self.classes.items()}
         self._bare = {code for code, doc in values.items() if not doc.keys}  # empty values
         self._rows = {code for code, doc in values.items() if doc.key("map")}  # row sections
@@ -196,10 +203,7 @@ class OpenProtocol:
         self.unsigned_bit = _flag(self.flags_key, "UNSIGNED")
         self._code_max = _BOUNDS[self.code_key.type][1]
         self._flags_max = _BOUNDS[self.flags_key.type][1]
-        ddl_key = next((k for d in values.values() for k in d.keys if k.field == "ddl_type"), None)
-        self.names = EventNames(
-            self.code_key.enum, self.flags_key.enum, ddl_key.enum if ddl_key else None
-        )
+        self.names = EventNames(self.code_key.enum, self.flags_key.enum)  # the columns'
         # type code -> its tiflow reading (its kind's variants that a column with flags
         # can take): the compiled kernel's table; and the fast column reader's
         # (_tiflow_columns): the reading it checks inline, else the kind
@@ -413,13 +417,17 @@ class OpenProtocol:
     def _encoded(self, ev: Event, layout: str, escapes: str | None) -> tuple[int, bytes, bytes]:
         """The event's type code (the key's ``t``), key JSON and value JSON."""
         go122 = (escapes or LAYOUT_ESCAPES.get(layout)) == "short"
+        cls = self._class_of.get(type(ev)) or self._class_of_event(ev)
+        key, value = cls.write(ev, self._map, layout, go122)
+        return int(cls.member), key.encode(), value.encode()
+
+    def _class_of_event(self, ev: Event) -> EventClass:
         cls = self._class_of.get(type(ev))
         if cls is None:
             cls = next((c for c in self._class_of.values() if isinstance(ev, c.model)), None)
             if cls is None:
                 raise EncodeError(f"expected a TiCDC event, got {type(ev).__name__}")
-        key, value = cls.write(ev, self._map, layout, go122)
-        return int(cls.member), key.encode(), value.encode()
+        return cls
 
     def build_pair(self, message: Message) -> tuple[bytes, bytes]:
         """The Kafka key and value of one :class:`Message`: all its events, in order, in
@@ -512,7 +520,7 @@ class OpenProtocol:
         d = {"layout": message.layout}
         if message.escapes is not None:
             d["escapes"] = message.escapes
-        d["events"] = [self._event_dict(e) for e in message.events]
+        d["events"] = [self._class_of_event(e).to_json(e, self._image_dict) for e in message.events]
         # the kept forms (where build writes them: not what tiflow writes), for from_dict
         if message.wire_form is not None:
             try:
@@ -524,29 +532,6 @@ class OpenProtocol:
         if type(message.claim_check_form) is bytes:
             d["claim_check_form"] = {"$hex": message.claim_check_form.hex()}
         return d
-
-    def _event_dict(self, ev: Event) -> dict:
-        out = {"type": "resolved" if isinstance(ev, ResolvedEvent) else "ddl"}
-        if isinstance(ev, RowChangedEvent):
-            out = {"type": "row", "op": ev.op}
-        self.names.put_commit_ts(out, ev.commit_ts)
-        if isinstance(ev, ResolvedEvent):
-            return out
-        if isinstance(ev, DdlEvent):
-            out.update(schema=ev.schema, table=ev.table)
-            out.update(ddl_type=self.names.ddl_type_json(ev.ddl_type), query=ev.query)
-            return out
-        return {
-            **out,
-            "schema": ev.schema,
-            "table": ev.table,
-            "partition": ev.partition,
-            "row_id": ev.row_id,
-            "handle_key_only": ev.handle_key_only,
-            "claim_check_location": ev.claim_check_location,
-            "new": self._image_dict(ev.new),
-            "old": self._image_dict(ev.old),
-        }
 
     def _image_dict(self, cols):
         if cols is None:
@@ -577,12 +562,8 @@ class OpenProtocol:
     def from_dict(self, d) -> Message:
         """The :class:`Message` of a JSON form made by :meth:`to_dict`."""
         d = _dict(d, "")
-        layout = d.get("layout", "tiflow")
-        if layout not in LAYOUTS:
-            raise EncodeError(f"unknown layout {layout!r}; known: {LAYOUTS}", path="layout")
-        escapes = d.get("escapes")
-        if escapes is not None and escapes not in ESCAPES:
-            raise EncodeError(f"unknown escapes {escapes!r}; known: {ESCAPES}", path="escapes")
+        layout = _check_layout(d.get("layout", "tiflow"), "layout")
+        escapes = _check_escapes(d.get("escapes"))
         events = d.get("events")
         if not isinstance(events, list):
             raise EncodeError("expected a list", path="events")
@@ -606,29 +587,11 @@ class OpenProtocol:
         return message
 
     def _event_from(self, e: dict) -> Event:
-        kind = e.get("type")
-        ts = self.names.commit_ts_checked(e, _int_from(e.get("commit_ts"), "commit_ts"))
-        if kind == "resolved":
-            return ResolvedEvent(ts)
-        if kind == "ddl":
-            ddl_type = self.names.ddl_type_from_json(e.get("ddl_type", 0), "ddl_type")
-            return DdlEvent(ts, e.get("schema"), e.get("table"), ddl_type, e.get("query", ""))
-        if kind != "row":
-            raise EncodeError(f"unknown event type {kind!r} (row, ddl, resolved)", path="type")
-        ev = RowChangedEvent(
-            commit_ts=ts,
-            schema=e.get("schema"),
-            table=e.get("table"),
-            partition=_opt_int_from(e.get("partition"), "partition"),
-            new=self._image_from(e.get("new"), "new"),
-            old=self._image_from(e.get("old"), "old"),
-            row_id=_opt_int_from(e.get("row_id"), "row_id"),
-            handle_key_only=bool(e.get("handle_key_only", False)),
-            claim_check_location=e.get("claim_check_location"),
-        )
-        if "op" in e and e["op"] != ev.op:
-            raise EncodeError(f"op {e['op']!r} disagrees with new/old ({ev.op})", path="op")
-        return ev
+        cls = self._class_named.get(e.get("type"))
+        if cls is None:
+            known = ", ".join(self._class_named)
+            raise EncodeError(f"unknown event type {e.get('type')!r} ({known})", path="type")
+        return cls.from_json(e, self._image_from)
 
     def _image_from(self, cols, path: str):
         if cols is None:
@@ -709,9 +672,9 @@ def _flag(flags_key: JsonKey | None, name: str) -> int:
     return int(flags_key.enum[name])
 
 
-def _check_layout(layout) -> str:
+def _check_layout(layout, path: str = "") -> str:
     if layout not in LAYOUTS:
-        raise EncodeError(f"unknown layout {layout!r}; known: {LAYOUTS}")
+        raise EncodeError(f"unknown layout {layout!r}; known: {LAYOUTS}", path=path)
     return layout
 
 

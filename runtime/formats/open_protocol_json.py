@@ -31,7 +31,6 @@ WIDE = (INT64[0], UINT64[1])
 """A ``wide`` value's range: a column read without flags (no UNSIGNED to go by)."""
 _BOUNDS = {"u8": (0, 255), "u64": UINT64, "s64": INT64}
 JSON_SAFE_INT = 2**53
-_MISSING = object()
 
 
 # ---------------------------------------------------------------------------- JSON reading
