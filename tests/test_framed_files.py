@@ -132,7 +132,11 @@ def test_decoded_events_name_the_event_and_the_missing_format_description():
     base = codec("mysql_serialization", "binlog_file")
     bad_crc = bytearray(BINLOG[157:243])
     bad_crc[-1] ^= 1
-    events = [(126, BINLOG[126:157], None), (157, bytes(bad_crc), None), (243, BINLOG[243:289], None)]
+    events = [
+        (126, BINLOG[126:157], None),
+        (157, bytes(bad_crc), None),
+        (243, BINLOG[243:289], None),
+    ]
     decoded = _DecodedRecords(base, FRAMING, BINLOG[:FIRST])
     assert _decode(decoded, events) == [
         1,
@@ -145,8 +149,10 @@ def test_decoded_events_name_the_event_and_the_missing_format_description():
     crc = "checksum mismatch: stored 0xb8a1b20c, computed 0xb9a1b20c"
     assert str(decoded.prefix_error) == f"format_description.crc32 at offset 122: {crc}"
     assert _decode(decoded, events[:1]) == [
-        ("event at offset 126: no format description to decode it with "
-        f"(format_description.crc32 at offset 122: {crc})")
+        (
+            "event at offset 126: no format description to decode it with "
+            f"(format_description.crc32 at offset 122: {crc})"
+        )
     ]
 
 

@@ -61,6 +61,8 @@ def _fixed(field: Field) -> int | None:
 def _size_field(record: Record, name: str, endian: str) -> tuple[int, str] | None:
     """``(offset, struct format)`` of unsigned integer field ``name`` when only fixed-size
     fields come before it, else None."""
+    if record.tag is not None or record.layout != "sequence":
+        return None  # a tag byte before the fields, or fields in any order: no fixed offset
     offset = 0
     for field in record.front:
         size = _fixed(field)

@@ -15,9 +15,8 @@ its kind is detected, or set with option ``inputKind``:
                (length ``0xFFFFFFFF`` is a null key). Detected by the suffix ``.ldr``,
                ``.delimited`` or ``.records``, else when the frames tile the file exactly
                (and no ``<stem>.key`` sibling exists).
-``binlog``     a framed file (a MySQL binlog file): a file record whose spec says
-               ``framed:`` (option ``binlogRecord``, default the format's first), detected
-               by its magic, decoded record by record in bounded memory: each record is one
+``binlog``     a framed file (a spec's ``framed:`` record, option ``binlogRecord``: a MySQL
+               binlog), decoded record by record in bounded memory: each record is one
                input record (``_position``: its byte offset) and one row, or one corrupt
                record; the records after a bad one still land, framed by the size field of
                their headers (:func:`framed_records`).
@@ -30,8 +29,7 @@ the Kafka columns when Parquet inputs are read, then the format's fields. Every 
 gives rows or one row, as :func:`runtime.spark.decode.decode` says: an empty record one
 row with ``_event_index`` null, a bad one fails the query (``mode`` ``FAILFAST``, the
 default) or is one row with ``_corrupt_record`` and ``_error`` (``PERMISSIVE``).
-A framed file's input records are its framed records (a binlog's events): limits apply
-to each.
+A framed file's records (a binlog's events) are its input records: limits apply to each.
 
 Options (names case-insensitive): ``format`` (required), ``mode``, ``inputKind``,
 ``record``, ``binlogRecord``, ``paths``, every limit of :mod:`runtime.core.limits`
@@ -276,10 +274,8 @@ class _Plan:
         """The input columns a message is made of (the others pass through)."""
         framed = getattr(base.module, "FRAMED_FILES", {})
         file_record = self.options.get("binlogrecord", next(iter(framed), None))
-        self.framed_codec = None
-        """The codec of the file record a framed file (kind ``binlog``) is read as."""
-        self.magics = ()
-        if file_record in framed:
+        self.framed_codec, self.magics = None, ()
+        if file_record in framed:  # the file record a framed file (kind binlog) is read as
             self.framed_codec = codec(fmt, file_record, parse_options)
             self.magics = (framed[file_record]["magic"],)
 
@@ -295,9 +291,7 @@ class _Plan:
     def codec_for(self, kind):
         if kind == "binlog":
             if self.framed_codec is None:
-                raise ValueError(
-                    f"{self.codec.format} has no framed file record (framed:) to read a binlog"
-                )
+                raise ValueError(f"{self.codec.format} has no framed file record to read a binlog")
             return self.framed_codec
         return self.codec
 
@@ -452,14 +446,9 @@ BATCH_BYTES = 4 << 20
 whatever the file's size."""
 
 
-def _spaced(name: str) -> str:
-    return name.replace("_", " ")
-
-
 def framed_records(path, record: str, framing: dict, max_bytes: int):
     """``(prefix, records)`` of a file of ``record``, read record by record in bounded
-    memory, as ``framing`` says (the generated module's ``FRAMED_FILES[record]``, from the
-    spec's ``framed:``).
+    memory as ``framing`` (the generated module's ``FRAMED_FILES[record]``) says.
 
     ``prefix`` is the magic and the leading records (what every later record needs to be
     decoded); ``records`` yields ``(position, record bytes, framing error or None)`` for
@@ -496,14 +485,16 @@ def framed_records(path, record: str, framing: dict, max_bytes: int):
 
     magic = f.read(len(framing["magic"]))
     if magic != framing["magic"]:
-        return b"", _one(f, rest(0, f"not a {_spaced(record)}: starts with {magic.hex()!r}"))
+        return b"", _one(
+            f, rest(0, f"not a {record.replace('_', ' ')}: starts with {magic.hex()!r}")
+        )
     end = len(magic)
     for _, leading in framing["leading"]:
         n = framed(end)
         if not isinstance(n, str) and n > max_bytes:
             n = f"{n} bytes exceed the limit max_message_bytes={max_bytes}"
         if isinstance(n, str):
-            return b"", _one(f, rest(0, f"{_spaced(leading)}: {n}"))
+            return b"", _one(f, rest(0, f"{leading.replace('_', ' ')}: {n}"))
         end += n
     f.seek(0)
     prefix = f.read(end)
@@ -565,7 +556,7 @@ class _DecodedRecords:
         todo = [(p, r) for p, r, err in records if err is None]
         self.results = {p: err for p, _, err in records if err is not None}
         if self.prefix_error is not None:
-            needs = " and ".join(_spaced(field) for field, _ in self.framing["leading"])
+            needs = " and ".join(f.replace("_", " ") for f, _ in self.framing["leading"])
             for position, _ in todo:
                 err = DecodeError(
                     f"no {needs} to decode it with ({self.prefix_error})", offset=position
