@@ -469,6 +469,11 @@ def framed_records(path, record: str, framing: dict, max_bytes: int):
         err.add_path(each)
         return pos, f.read(max_bytes), err
 
+    def lost(message):  # no framing from the start: the file is one record
+        record = rest(0, message)
+        f.close()
+        return b"", iter([record])
+
     def framed(pos):
         """The size of the record at ``pos``, or a framing error text."""
         f.seek(pos)
@@ -485,16 +490,14 @@ def framed_records(path, record: str, framing: dict, max_bytes: int):
 
     magic = f.read(len(framing["magic"]))
     if magic != framing["magic"]:
-        return b"", _one(
-            f, rest(0, f"not a {record.replace('_', ' ')}: starts with {magic.hex()!r}")
-        )
+        return lost(f"not a {record.replace('_', ' ')}: starts with {magic.hex()!r}")
     end = len(magic)
     for _, leading in framing["leading"]:
         n = framed(end)
         if not isinstance(n, str) and n > max_bytes:
             n = f"{n} bytes exceed the limit max_message_bytes={max_bytes}"
         if isinstance(n, str):
-            return b"", _one(f, rest(0, f"{leading.replace('_', ' ')}: {n}"))
+            return lost(f"{leading.replace('_', ' ')}: {n}")
         end += n
     f.seek(0)
     prefix = f.read(end)
@@ -521,11 +524,6 @@ def framed_records(path, record: str, framing: dict, max_bytes: int):
                 pos += n
 
     return prefix, records()
-
-
-def _one(f, record):
-    with f:
-        yield record
 
 
 class _DecodedRecords:
