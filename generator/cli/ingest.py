@@ -285,10 +285,11 @@ def groups(fmt, files, input_kind="auto") -> list[tuple[str, list[str]]]:
 
     mod = load_module(fmt)
     paths = [p for p, _ in files]
-    if BINLOG_RECORD not in getattr(mod, "RECORDS", {}) or input_kind != "auto":
+    framed = getattr(mod, "FRAMED_FILES", {})
+    if BINLOG_RECORD not in framed or input_kind != "auto":
         return [(fmt, paths)]
-    keyed = codec(fmt).needs_key
-    binlogs = [p for p in paths if detect_kind(p, keyed) == "binlog"]
+    keyed, magics = codec(fmt).needs_key, (framed[BINLOG_RECORD]["magic"],)
+    binlogs = [p for p in paths if detect_kind(p, keyed, magics=magics) == "binlog"]
     others = [p for p in paths if p not in set(binlogs)]
     if not binlogs or not others:
         return [(fmt, paths)]

@@ -459,6 +459,9 @@ class Spec:
     """``limits:``: this format's defaults for :class:`runtime.core.limits.Limits` (by name)."""
     imports: list[str] = dataclasses.field(default_factory=list)
     """``imports:``: the specs whose enums this one uses (:mod:`generator.spec.imports`)."""
+    framed_files: dict = dataclasses.field(default_factory=dict)
+    """``framed:``: file record -> how it is read record by record
+    (:class:`generator.spec.framing.FramedFile`)."""
 
     @property
     def is_library(self) -> bool:

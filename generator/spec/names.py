@@ -89,6 +89,7 @@ MODULE_CONSTANTS = frozenset(
         "TABLE_READERS",
         "COMPILED_ROW_ITERATORS",
         "RECORD_DETECTORS",
+        "FRAMED_FILES",
         "CLAIM_CHECK_RECORD",
         "EVENT_CLASSES",
         "FALLBACKS",

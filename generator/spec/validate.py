@@ -17,6 +17,7 @@ from generator.spec import names as spec_names
 from generator.spec.batching import read_kafka_batch
 from generator.spec.decode_by import check_decode_by
 from generator.spec.fields import FieldBuilder
+from generator.spec.framing import framed_file
 from generator.spec.imports import resolve as resolve_imports
 from generator.spec.kafka_classes import read_kafka_classes
 from generator.spec.loader import Lines, LoadedSpec, key_path
@@ -132,6 +133,13 @@ class SpecBuilder(FieldBuilder):
             kafka_message=kafka,
             limits=self.limits(data.get("limits", {})),
             imports=self.imports,
+            framed_files={
+                name: framed_file(
+                    self, records[name], body["framed"], records, ("records", name, "framed")
+                )
+                for name, body in data.get("records", {}).items()
+                if "framed" in body
+            },
         )
 
     def limits(self, raw: dict) -> dict[str, int]:

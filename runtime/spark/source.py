@@ -15,11 +15,11 @@ its kind is detected, or set with option ``inputKind``:
                (length ``0xFFFFFFFF`` is a null key). Detected by the suffix ``.ldr``,
                ``.delimited`` or ``.records``, else when the frames tile the file exactly
                (and no ``<stem>.key`` sibling exists).
-``binlog``     a MySQL binlog file (magic ``fe 62 69 6e``), decoded as the format's
-               ``binlog_file`` record event by event, in bounded memory: each event is one
+``binlog``     a framed file (a spec's ``framed:`` record, option ``binlogRecord``: a MySQL
+               binlog), decoded record by record in bounded memory: each record is one
                input record (``_position``: its byte offset) and one row, or one corrupt
-               record; the events after a bad one still land, framed by the ``event_size``
-               of their headers (:func:`binlog_records`).
+               record; the records after a bad one still land, framed by the size field of
+               their headers (:func:`framed_records`).
 ``parquet``    Parquet files of the Kafka shape (``key``, ``value``, and metadata columns
                such as ``topic, partition, offset, timestamp``, which pass through).
 
@@ -29,7 +29,7 @@ the Kafka columns when Parquet inputs are read, then the format's fields. Every 
 gives rows or one row, as :func:`runtime.spark.decode.decode` says: an empty record one
 row with ``_event_index`` null, a bad one fails the query (``mode`` ``FAILFAST``, the
 default) or is one row with ``_corrupt_record`` and ``_error`` (``PERMISSIVE``).
-A binlog file's records are its events: limits apply per event.
+A framed file's records (a binlog's events) are its input records: limits apply to each.
 
 Options (names case-insensitive): ``format`` (required), ``mode``, ``inputKind``,
 ``record``, ``binlogRecord``, ``paths``, every limit of :mod:`runtime.core.limits`
@@ -102,7 +102,6 @@ except ImportError:  # pragma: no cover - Spark 4.0/4.1
 
 
 KINDS = ("raw", "delimited", "binlog", "parquet")
-BINLOG_MAGIC = b"\xfebin"
 DELIMITED_SUFFIXES = (".ldr", ".delimited", ".records")
 NULL_LEN = 0xFFFFFFFF
 CHUNK = 4096
@@ -178,20 +177,21 @@ def split_frames(data: bytes, keyed: bool):
     return records, None
 
 
-def detect_kind(path: str, keyed: bool = False, recognise=None) -> str:
+def detect_kind(path: str, keyed: bool = False, recognise=None, magics=()) -> str:
     """The input kind of one file (see the module doc). ``recognise``: the format's
     ``detect_record`` (its spec's ``detect:``); a file whose leading bytes it recognises is
     one message (raw), never split as frames that happen to tile it (a Kafka batch with
-    base offset 0 reads as two empty frames and one more)."""
+    base offset 0 reads as two empty frames and one more). ``magics``: how the format's
+    framed files start (a file starting so is one, kind ``binlog``)."""
     if path.endswith(".parquet"):
         return "parquet"
     if Path(path).with_suffix(".key").exists():
         return "raw"
     with open(path, "rb") as f:
-        head = f.read(4)
-        if head == BINLOG_MAGIC:
+        head = f.read(max([4, *map(len, magics)]))
+        if any(magic and head.startswith(magic) for magic in magics):
             return "binlog"
-        if head == b"PAR1":
+        if head.startswith(b"PAR1"):
             return "parquet"
         if path.endswith(DELIMITED_SUFFIXES):
             return "delimited"
@@ -272,12 +272,12 @@ class _Plan:
         self.keyed = base.needs_key
         self.consumed = ["key", "value"] if self.keyed else ["value"]
         """The input columns a message is made of (the others pass through)."""
-        self.binlog_codec = None
-        try:
-            binlog_record = self.options.get("binlogrecord", "binlog_file")
-            self.binlog_codec = codec(fmt, binlog_record, parse_options)
-        except ValueError:
-            pass
+        framed = getattr(base.module, "FRAMED_FILES", {})
+        file_record = self.options.get("binlogrecord", next(iter(framed), None))
+        self.framed_codec, self.magics = None, ()
+        if file_record in framed:  # the file record a framed file (kind binlog) is read as
+            self.framed_codec = codec(fmt, file_record, parse_options)
+            self.magics = (framed[file_record]["magic"],)
 
     def files(self):
         return [(p, n, self.kind_of(p)) for p, n in list_files(self.paths)]
@@ -285,13 +285,14 @@ class _Plan:
     def kind_of(self, path):
         if self.kind != "auto":
             return self.kind
-        return detect_kind(path, self.keyed, getattr(self.codec.module, "detect_record", None))
+        recognise = getattr(self.codec.module, "detect_record", None)
+        return detect_kind(path, self.keyed, recognise, self.magics)
 
     def codec_for(self, kind):
         if kind == "binlog":
-            if self.binlog_codec is None:
-                raise ValueError(f"{self.codec.format} has no binlog_file record to read a binlog")
-            return self.binlog_codec
+            if self.framed_codec is None:
+                raise ValueError(f"{self.codec.format} has no framed file record to read a binlog")
+            return self.framed_codec
         return self.codec
 
     def input_schema(self, files):
@@ -354,8 +355,8 @@ def read_file(plan: _Plan, part: FilePartition, in_schema, out_schema):
 
     arrow_in = to_arrow_schema(in_schema)
     codec_, key_col = plan.codec_for(part.kind), "key" if plan.keyed else None
-    if part.kind == "binlog":  # the events' rows come decoded ahead, found by position
-        codec_, inputs = _binlog_inputs(part, arrow_in, codec_)
+    if part.kind == "binlog":  # the records' rows come decoded ahead, found by position
+        codec_, inputs = _framed_inputs(part, arrow_in, codec_)
         key_col = "_position"
     else:
         inputs = _records(plan, part, arrow_in)
@@ -438,60 +439,68 @@ def _records(plan, part, arrow_in):
         yield batch([(tail, None, data[tail:])], {0: err})
 
 
-# -- binlog files, event by event ------------------------------------------------------------
+# -- framed files, record by record ---------------------------------------------------------
 
-BINLOG_HEADER = 19
-"""Bytes of a binlog event header: timestamp, type, server id, event size, log pos, flags."""
-_EVENT_SIZE = struct.Struct("<I")
-_EVENT_SIZE_AT = 9
 BATCH_BYTES = 4 << 20
-"""Event bytes per Arrow batch (with at most :data:`CHUNK` events): memory stays bounded
+"""Record bytes per Arrow batch (with at most :data:`CHUNK` records): memory stays bounded
 whatever the file's size."""
 
 
-def binlog_records(path, max_event_bytes: int):
-    """``(prefix, records)`` of a binlog file, read event by event in bounded memory.
+def framed_records(path, record: str, framing: dict, max_bytes: int):
+    """``(prefix, records)`` of a file of ``record``, read record by record in bounded
+    memory as ``framing`` (the generated module's ``FRAMED_FILES[record]``) says.
 
-    ``prefix`` is the magic and the FORMAT_DESCRIPTION_EVENT (what every later event needs
-    to be decoded); ``records`` yields ``(position, event bytes, framing error or None)``
-    for each later event, framed by the ``event_size`` of its header. A header whose size
-    cannot frame an event (under 19 bytes, or past the end of the file) loses the framing:
-    the rest of the file is one record with that error. An event over ``max_event_bytes``
-    is one record holding only its header (it is not read), and the events after it are
-    read on. A file without the magic is one record with the error. A record with an error
-    holds at most ``max_event_bytes`` bytes."""
+    ``prefix`` is the magic and the leading records (what every later record needs to be
+    decoded); ``records`` yields ``(position, record bytes, framing error or None)`` for
+    each later record, framed by the size field of its header. A header whose size cannot
+    frame a record (smaller than the header it counts, or past the end of the file) loses
+    the framing: the rest of the file is one record with that error. A record over
+    ``max_bytes`` is one record holding only its header (it is not read), and the records
+    after it are read on. A file without the magic is one record with the error. A record
+    with an error holds at most ``max_bytes`` bytes."""
+    header, each, size_name = framing["header"], framing["each"], framing["size"]
+    size_field = struct.Struct(framing["size_format"])
     f = open(path, "rb")  # noqa: SIM115 - closed by the generator below
     size = os.fstat(f.fileno()).st_size
 
     def rest(pos, message):
         f.seek(pos)
         err = DecodeError(message, offset=pos)
-        err.add_path("event")
-        return pos, f.read(max_event_bytes), err
+        err.add_path(each)
+        return pos, f.read(max_bytes), err
+
+    def lost(message):  # no framing from the start: the file is one record
+        record = rest(0, message)
+        f.close()
+        return b"", iter([record])
 
     def framed(pos):
-        """The size of the event at ``pos``, or a framing error text."""
+        """The size of the record at ``pos``, or a framing error text."""
         f.seek(pos)
-        header = f.read(BINLOG_HEADER)
-        if len(header) < BINLOG_HEADER:
-            return f"truncated event header: needs {BINLOG_HEADER} bytes, {len(header)} remain"
-        (n,) = _EVENT_SIZE.unpack_from(header, _EVENT_SIZE_AT)
-        if n < BINLOG_HEADER:
-            return f"event_size {n} is less than the {BINLOG_HEADER}-byte header"
+        head = f.read(header)
+        if len(head) < header:
+            return f"truncated {each} header: needs {header} bytes, {len(head)} remain"
+        (value,) = size_field.unpack_from(head, framing["size_at"])
+        n = value if framing["counts_header"] else header + value
+        if n < header:
+            return f"{size_name} {value} is less than the {header}-byte header"
         if pos + n > size:
-            return f"event_size {n} runs past the end of the file ({size - pos} bytes remain)"
+            return f"{size_name} {value} runs past the end of the file ({size - pos} bytes remain)"
         return n
 
-    magic = f.read(len(BINLOG_MAGIC))
-    if magic != BINLOG_MAGIC:
-        return b"", _one(f, rest(0, f"not a binlog file: starts with {magic.hex()!r}"))
-    fde = framed(len(BINLOG_MAGIC))
-    if not isinstance(fde, str) and fde > max_event_bytes:
-        fde = f"{fde} bytes exceed the limit max_message_bytes={max_event_bytes}"
-    if isinstance(fde, str):
-        return b"", _one(f, rest(0, f"format description event: {fde}"))
+    magic = f.read(len(framing["magic"]))
+    if magic != framing["magic"]:
+        return lost(f"not a {record.replace('_', ' ')}: starts with {magic.hex()!r}")
+    end = len(magic)
+    for _, leading in framing["leading"]:
+        n = framed(end)
+        if not isinstance(n, str) and n > max_bytes:
+            n = f"{n} bytes exceed the limit max_message_bytes={max_bytes}"
+        if isinstance(n, str):
+            return lost(f"{leading.replace('_', ' ')}: {n}")
+        end += n
     f.seek(0)
-    prefix = f.read(len(BINLOG_MAGIC) + fde)
+    prefix = f.read(end)
 
     def records():
         with f:
@@ -501,108 +510,105 @@ def binlog_records(path, max_event_bytes: int):
                 if isinstance(n, str):
                     yield rest(pos, n)
                     return
-                if n > max_event_bytes:
-                    f.seek(pos)
+                f.seek(pos)
+                if n > max_bytes:
                     err = LimitError(
-                        f"event of {n} bytes exceeds the limit max_message_bytes="
-                        f"{max_event_bytes} (only its header is kept)",
+                        f"{each} of {n} bytes exceeds the limit max_message_bytes="
+                        f"{max_bytes} (only its header is kept)",
                         offset=pos,
                     )
-                    err.add_path("event")
-                    yield pos, f.read(BINLOG_HEADER), err
+                    err.add_path(each)
+                    yield pos, f.read(header), err
                 else:
-                    f.seek(pos)
                     yield pos, f.read(n), None
                 pos += n
 
     return prefix, records()
 
 
-def _one(f, record):
-    with f:
-        yield record
+class _DecodedRecords:
+    """A codec for :class:`BatchDecoder` over a framed file's records decoded ahead, a batch
+    at a time (:meth:`decode_records`): ``rows(position, record)`` returns the rows (or
+    raises the error) found for the record at ``position``. Decoding a run of records in
+    one ``iter_rows`` pass reads the prefix (the leading records) once per run, not once
+    per record."""
 
-
-class _DecodedEvents:
-    """A codec for :class:`BatchDecoder` over binlog events decoded ahead, a batch at a time
-    (:meth:`decode_events`): ``rows(position, event)`` returns the rows (or raises the
-    error) found for the event at ``position``. Decoding a run of events in one
-    ``iter_rows`` pass reads the format description once per run, not once per event."""
-
-    def __init__(self, base, prefix: bytes):
-        self.base, self.prefix = base, prefix
+    def __init__(self, base, framing: dict, prefix: bytes):
+        self.base, self.framing, self.prefix = base, framing, prefix
         self.results: dict = {}
         self.prefix_error = None
-        """Why the magic and format description do not decode (then no event can)."""
+        """Why the magic and leading records do not decode (then no record can)."""
         if prefix:
             try:
                 base.module.parse(prefix, base.record, **dict(base.limits))
             except (WirespecError, ValueError) as err:
                 self.prefix_error = err
 
-    def __getattr__(self, name):  # the rest (schema, keep, ...) is the binlog record's codec
+    def __getattr__(self, name):  # the rest (schema, keep, ...) is the file record's codec
         return getattr(self.__dict__["base"], name)
 
-    def decode_events(self, events) -> None:
-        """Decode ``[(position, event bytes, error or None)]``: one ``iter_rows`` pass over
-        the prefix and the events, restarted after each bad event."""
-        mod, limits = self.base.module, dict(self.base.limits)
-        todo = [(p, e) for p, e, err in events if err is None]
-        self.results = {p: err for p, _, err in events if err is not None}
+    def decode_records(self, records) -> None:
+        """Decode ``[(position, record bytes, error or None)]``: one ``iter_rows`` pass over
+        the prefix and the records, restarted after each bad record."""
+        mod, limits, each = self.base.module, dict(self.base.limits), self.framing["each"]
+        todo = [(p, r) for p, r, err in records if err is None]
+        self.results = {p: err for p, _, err in records if err is not None}
         if self.prefix_error is not None:
+            needs = " and ".join(f.replace("_", " ") for f, _ in self.framing["leading"])
             for position, _ in todo:
                 err = DecodeError(
-                    f"no format description to decode it with ({self.prefix_error})",
-                    offset=position,
+                    f"no {needs} to decode it with ({self.prefix_error})", offset=position
                 )
-                err.add_path("event")
+                err.add_path(each)
                 self.results[position] = err
             return
-        span = len(todo)  # after a bad event, runs restart small and double: no quadratic copy
+        span = len(todo)  # after a bad record, runs restart small and double: no quadratic copy
         while todo:
-            buf = self.prefix + b"".join(e for _, e in todo[:span])
+            buf = self.prefix + b"".join(r for _, r in todo[:span])
             rows = mod.iter_rows(buf, self.base.record, **limits)
             done, at = 0, len(self.prefix)
             try:
-                for position, event in todo[:span]:
+                for position, record in todo[:span]:
                     self.results[position] = [next(rows)]
                     done += 1
-                    at += len(event)
+                    at += len(record)
                 span *= 2
             except (WirespecError, ValueError, UnicodeError, StopIteration) as err:
                 position = todo[done][0]
                 if isinstance(err, StopIteration):
-                    err = DecodeError("the event decoded to no row", offset=position)
+                    err = DecodeError(f"the {each} decoded to no row", offset=position)
                 elif getattr(err, "offset", None) is not None and err.offset >= len(self.prefix):
                     err.offset += position - at  # from the run's buffer to the file
-                if isinstance(err, DecodeError) and err._segments[-2:] == [f"[{done}]", "events"]:
-                    err._segments[-2:] = ["event"]
+                in_list = [f"[{done}]", self.framing["field"]]
+                if isinstance(err, DecodeError) and err._segments[-2:] == in_list:
+                    err._segments[-2:] = [each]
                 self.results[position] = err
                 done += 1
                 span = 1
             todo = todo[done:]
 
-    def rows(self, position, _event):
+    def rows(self, position, _record):
         got = self.results.pop(position)
         if isinstance(got, Exception):
             raise got
         return got
 
 
-def _binlog_inputs(part, arrow_in, codec_):
-    """``(codec, input batches)`` of one binlog file: the events decoded ahead a batch at a
-    time (:class:`_DecodedEvents`), and one input record per event (position: the event's
-    offset in the file), at most :data:`CHUNK` events or :data:`BATCH_BYTES` bytes per
+def _framed_inputs(part, arrow_in, codec_):
+    """``(codec, input batches)`` of one framed file: the records decoded ahead a batch at
+    a time (:class:`_DecodedRecords`), and one input record per framed record (position:
+    its offset in the file), at most :data:`CHUNK` records or :data:`BATCH_BYTES` bytes per
     batch."""
+    framing = codec_.module.FRAMED_FILES[codec_.record]
     limit = dict(codec_.limits).get("max_message_bytes", DEFAULT_LIMITS.max_message_bytes)
-    prefix, records = binlog_records(part.path, limit)
-    events = _DecodedEvents(codec_, prefix)
-    if events.prefix_error is not None:  # the format description: one corrupt record
-        records = itertools.chain([(0, prefix, events.prefix_error)], records)
+    prefix, records = framed_records(part.path, codec_.record, framing, limit)
+    decoded = _DecodedRecords(codec_, framing, prefix)
+    if decoded.prefix_error is not None:  # the leading records: one corrupt record
+        records = itertools.chain([(0, prefix, decoded.prefix_error)], records)
 
     def flush(run):
-        events.decode_events(run)
-        positions, values = [p for p, _, _ in run], [e for _, e, _ in run]
+        decoded.decode_records(run)
+        positions, values = [p for p, _, _ in run], [r for _, r, _ in run]
         return _input_batch(arrow_in, part.path, positions, values), None
 
     def batches():
@@ -616,7 +622,7 @@ def _binlog_inputs(part, arrow_in, codec_):
         if run:
             yield flush(run)
 
-    return events, batches()
+    return decoded, batches()
 
 
 class WirespecReader(DataSourceReader):
