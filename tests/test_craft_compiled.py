@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generated import ticdc_craft as craft
+from runtime.core.chunks import Chunk, CountedChunks
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.leb128 import write_reversed_uvarint
 from runtime.core.limits import DEFAULT, Limits
@@ -429,7 +430,7 @@ def _split(data):
 def _assemble(before, tables):
     """``before`` (version .. term dictionary) and these size tables."""
     out = bytearray()
-    rt_craft.SizeTables().pack(tables, out)
+    CountedChunks(Chunk(0, zigzag=True, delta=True), repeated=True).pack(tables, out)
     return before + bytes(out) + write_reversed_uvarint(len(out))
 
 

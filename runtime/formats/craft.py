@@ -9,8 +9,7 @@ event model of :mod:`runtime.formats.ticdc` (names through the term dictionary, 
 the spec's type-code table) and back; its ``encode_events`` batches like tiflow does. Its
 parts live by concept beside it:
 
-- :mod:`runtime.formats.craft_chunks`: the chunks and regions the spec names (re-exported
-  here, where the generated module names them as ``rt_craft.X``);
+- the chunks and regions the spec names are the generic :mod:`runtime.core.chunks`;
 - :mod:`runtime.formats.craft_events`: the checked mapping, with exact errors and spans;
 - :mod:`runtime.formats.craft_quick`: the quick mapping that gives up to the checked one;
 - the way back (events -> frames, and ``encode_events``' batches) is the spec's, the
@@ -29,18 +28,6 @@ from runtime.core.codec import build_fast
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.spans import current as current_spans
 from runtime.core.unmap import WriteFaults, give_up
-from runtime.formats.craft_chunks import (  # noqa: F401 - named by generated modules
-    DeltaUVarIntChunk,
-    DeltaVarIntChunk,
-    NullableBytesChunk,
-    ReversedUVarInt,
-    SizeTables,
-    StringChunk,
-    TermDictionary,
-    UVarIntChunk,
-    VarIntChunk,
-    _at,
-)
 from runtime.formats.craft_events import (
     EVENT_DDL,
     EVENT_RESOLVED,

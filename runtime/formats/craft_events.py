@@ -27,15 +27,9 @@ from itertools import accumulate as _accumulate
 
 from construct import ConstructError
 
+from runtime.core.chunks import Chunk, CountedChunks, _at, _record_payloads, _record_varints
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.leb128 import read_reversed_uvarint, read_uvarint, skip_varints
-from runtime.formats.craft_chunks import (
-    _at,
-    _record_payloads,
-    _record_tables,
-    _record_terms,
-    _record_varints,
-)
 from runtime.formats.ticdc import Event
 from runtime.formats.ticdc_json import text_or_hex
 
@@ -212,11 +206,16 @@ def _record_frame(spans, buf, model, kinds, dictionary) -> None:
         b_end = at.body_starts[i] + tables[1][i]
         _record_body(spans, buf, i, at.body_starts[i], b_end, body, labels, kinds)
     spans.close(at.dict_start, model.bodies)
-    _record_terms(spans, buf, at.dict_start, at.tables_start, terms)
-    _record_tables(spans, buf, at.tables_start, at.tail, tables)
+    _TERMS.record(spans, buf, "term_dictionary", at.dict_start, at.tables_start, terms)
+    _SIZE_TABLES.record(spans, buf, "size_tables", at.tables_start, at.tail, tables)
     spans.open("size_tables_length", at.tail)
     spans.mark(at.tail, len(buf), "reversed length", model.size_tables_length)
     spans.close(len(buf), model.size_tables_length)
+
+
+_TERMS = CountedChunks(Chunk(0, payload=True, encoding="utf-8"), noun="term")
+_SIZE_TABLES = CountedChunks(Chunk(0, zigzag=True, delta=True), repeated=True)
+"""The frame's regions as the spec's ``term_dictionary`` and ``size_tables`` types read them."""
 
 
 def _region(spans, key, start: int, end: int, value) -> None:
@@ -224,7 +223,7 @@ def _region(spans, key, start: int, end: int, value) -> None:
     spans.close(end, value)
 
 
-# -- field spans of the frame for ``wirespec inspect`` (the chunks' own are in craft_chunks)
+# -- field spans of the frame for ``wirespec inspect`` (the chunks' own: runtime.core.chunks)
 def _record_header(spans, buf, pos, end, header, labels):
     spans.open("header", pos)
     pos = _record_varints(spans, buf, "commit_ts", pos, header.commit_ts, delta=True)
@@ -271,7 +270,7 @@ def _record_group(spans, buf, g, pos, group, labels, kinds):
         _shown_value(code, flag, v, kinds)
         for code, flag, v in zip(group.types, group.flags, raw, strict=True)
     ]
-    p = _record_payloads(spans, buf, "values", p, lengths, shown, names)
+    p = _record_payloads(spans, "values", p, lengths, shown, names)
     spans.close(p, group)
     return p
 

@@ -11,8 +11,8 @@ readable codes, text and commit times (:mod:`runtime.formats.ticdc_json`).
 from __future__ import annotations
 
 from runtime.core import codec as _codec
+from runtime.core.chunks import _at
 from runtime.core.errors import EncodeError
-from runtime.formats.craft_chunks import _at
 from runtime.formats.craft_events import _Path
 from runtime.formats.ticdc import (
     Column,
