@@ -188,7 +188,7 @@ class CraftMessage(Construct):
         try:
             return _quick_events(model, self.values, self.mapping)
         except Exception:  # noqa: BLE001 - the checked mapping says what is wrong
-            return _checked_events(buf, model, self.values, self.terms, self.mapping)
+            return _checked_events(self.frame, buf, model, self.values, self.terms, self.mapping)
 
     def _decode_checked(self, buf: bytes, limits, spans=None) -> list[Event]:
         """The construct path: the frame parsed by construct, then checked and mapped."""
