@@ -11,7 +11,8 @@ parts live by concept beside it:
 
 - the chunks and regions the spec names are the generic :mod:`runtime.core.chunks`;
 - :mod:`runtime.formats.craft_events`: the checked mapping, with exact errors and spans;
-- :mod:`runtime.formats.craft_quick`: the quick mapping that gives up to the checked one;
+- the quick mapping is the spec's ``map:`` run with :func:`runtime.core.unmap.give_up`,
+  which gives up to the checked one;
 - the way back (events -> frames, and ``encode_events``' batches) is the spec's, the
   generated ``UNMAPPINGS["message"]``, run here quick and checked;
 - :mod:`runtime.formats.craft_json`: the JSON form of events.
@@ -39,7 +40,6 @@ from runtime.formats.craft_events import (
     _read_frame,
 )
 from runtime.formats.craft_json import _event_json, _event_to_json
-from runtime.formats.craft_quick import _quick_events
 from runtime.formats.ticdc import Event
 from runtime.formats.ticdc_json import EventNames
 
@@ -186,7 +186,7 @@ class CraftMessage(Construct):
             limits.check("max_message_bytes", len(buf), offset=0)
         model = self._read_fast_frame(buf, 0, len(buf), limits, 1)[0]
         try:
-            return _quick_events(model, self.values, self.mapping)
+            return self.mapping(model, give_up, self.values.quick_values)
         except Exception:  # noqa: BLE001 - the checked mapping says what is wrong
             return _checked_events(self.frame, buf, model, self.values, self.terms, self.mapping)
 

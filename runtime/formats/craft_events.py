@@ -9,8 +9,9 @@ ids mean (their range, -1, the empty name, the interning order on build) is the 
 inspect``. The way back (events -> frames) is the spec's too: the generated
 ``UNMAPPINGS["message"]`` (:mod:`runtime.core.unmap`).
 
-This is the checked path: the quick one (:mod:`runtime.formats.craft_quick`) gives up to
-it wherever it is unsure, so every error comes from here.
+This is the checked path: the quick one (the same mapping run with
+:func:`runtime.core.unmap.give_up`) gives up to it wherever it is unsure, so every error
+comes from here.
 
     >>> from generated.ticdc_craft import frame, VALUE_DECODERS, DICTIONARIES, MAPPINGS
     >>> from runtime.core.limits import DEFAULT
