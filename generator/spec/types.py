@@ -322,8 +322,6 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
         args={
             "frame": "record",
             "values": "decoder",
-            "event_types": "enum",
-            "group_types": "enum",
             "column_types": "enum",
             "column_flags": "enum",
             "ddl_types": "enum",

@@ -26,19 +26,10 @@ from construct import Construct, SizeofError
 
 from runtime.core import limits as _limits
 from runtime.core.codec import build_fast
-from runtime.core.errors import DecodeError, EncodeError, SpecError
+from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.spans import current as current_spans
 from runtime.core.unmap import WriteFaults, give_up
-from runtime.formats.craft_events import (
-    EVENT_DDL,
-    EVENT_RESOLVED,
-    EVENT_ROW,
-    GROUP_NEW,
-    GROUP_OLD,
-    _checked_events,
-    _Path,
-    _read_frame,
-)
+from runtime.formats.craft_events import _checked_events, _Path, _read_frame
 from runtime.formats.craft_json import _event_json, _event_to_json
 from runtime.formats.ticdc import Event
 from runtime.formats.ticdc_json import EventNames
@@ -96,8 +87,6 @@ class CraftMessage(Construct):
         *,
         fast: bool = True,
         compiled: bool = True,
-        event_types=None,
-        group_types=None,
         column_types=None,
         column_flags=None,
         ddl_types=None,
@@ -112,11 +101,6 @@ class CraftMessage(Construct):
         self.tries_compiled = compiled
         self.values = values
         self.encodings = values.codes
-        _check_enum(
-            event_types, {"ROW_CHANGED": EVENT_ROW, "DDL": EVENT_DDL, "RESOLVED": EVENT_RESOLVED}
-        )
-        _check_enum(group_types, {"NEW": GROUP_NEW, "OLD": GROUP_OLD})
-        self._enums = event_types, group_types
 
     def use_fast_readers(self, frame) -> None:
         """Read frames with ``frame``, the generated fast path's reader of the spec's
@@ -385,12 +369,3 @@ def _as_read(events: list, data: bytes) -> ReadEvents:
 
 _MESSAGE_FAULTS = WriteFaults(("events",))
 """The ``fail`` of a frame's rules on the way back: an error of the message's events."""
-
-
-def _check_enum(enum_class, expected: dict) -> None:
-    """The spec's enum (event or group types) must say what this runtime implements."""
-    if enum_class is None:
-        return
-    found = {m.name: int(m) for m in enum_class}
-    if any(found.get(name) != value for name, value in expected.items()):
-        raise SpecError(f"{enum_class.__name__} must include {expected}, found {found}")

@@ -34,9 +34,6 @@ from runtime.core.spans import SpanRecorder
 from runtime.formats.ticdc import Event
 from runtime.formats.ticdc_json import text_or_hex
 
-EVENT_ROW, EVENT_DDL, EVENT_RESOLVED = 1, 2, 3
-GROUP_NEW, GROUP_OLD = 1, 2
-
 
 # -------------------------------------------------------------------------------------
 # Whole messages
