@@ -45,7 +45,7 @@ MESSAGES.update(
 # The Python path: the generated frame reader and runtime/formats/craft.py's mapping.
 PYTHON = rt_craft.CraftMessage(
     craft.frame, craft.VALUE_DECODERS["column_group.values"], craft.DICTIONARIES["frame.term_dictionary"], craft.MAPPINGS["message"],
-    craft.UNMAPPINGS["message"], compiled=False, event_types=craft.EventType, group_types=craft.GroupType,
+    craft.UNMAPPINGS["message"], compiled=False,
 )  # fmt: skip
 PYTHON.use_fast_readers(craft._read_frame)
 
@@ -507,7 +507,7 @@ def test_other_kinds_are_encoded_by_the_kinds_the_way_back_is_given():
     changed = ValueKinds(values.noun, other, values.codes, values.unsigned)
     codec = rt_craft.CraftMessage(
         craft.frame, changed, craft.DICTIONARIES["frame.term_dictionary"], craft.MAPPINGS["message"],
-        craft.UNMAPPINGS["message"], compiled=False, event_types=craft.EventType, group_types=craft.GroupType,
+        craft.UNMAPPINGS["message"], compiled=False,
     )  # fmt: skip
     codec.use_fast_readers(craft._read_frame)
     codec.use_fast_writers(craft._write_frame)

@@ -127,10 +127,6 @@ def test_the_spec_tables_drive_the_runtime():
         narrow.encode([RowChangedEvent(1, "s", "t", new=[Column("c", 15, 0, b"x")])])
     with pytest.raises(SpecError):
         VALUES.with_codes({3: "int32"})
-    with pytest.raises(SpecError):
-        rt_craft.CraftMessage(
-            craft.frame, VALUES, TERMS, MAPPING, WAY_BACK, event_types=craft.GroupType
-        )
 
 
 def test_spark_rows_are_accepted_by_the_schema():
