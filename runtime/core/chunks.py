@@ -229,41 +229,49 @@ class Chunk(Construct):
         if self.payload:
             self._pack_payloads(values, out)
             return
+        zigzag, delta = self.zigzag, self.delta
         if len(values) >= _MANY and set(map(type, values)) == {int}:
-            raw = list(map(operator.sub, values, [0, *values])) if self.delta else values
-            if self.zigzag:  # no int64 wrap when all fit one byte: |element| < 64
-                raw = [d + d if d >= 0 else -d - d - 1 for d in raw]
-            if 0 <= min(raw):
-                top = max(raw)
-                if top < 0x80:
-                    out += bytes(raw)  # one-byte varints are their values
+            deltas = map(operator.sub, values, [0, *values]) if delta else values
+            if zigzag:  # all one byte: |element| < 64, so no int64 wrap
+                raw = [d + d if d >= 0 else -d - d - 1 for d in deltas]
+                if max(raw) < 0x80:
+                    out += bytes(raw)
                     return
-                if not (self.zigzag or self.delta) and top < 0x100:  # type codes, flags
-                    out += b"".join(map(_UVARINTS_OF_BYTES.__getitem__, raw))
-                    return
-                if not (self.zigzag or self.delta) and top <= U64:  # no element to name
-                    out += b"".join(map(write_uvarint, raw))
-                    return
-        if not self.delta:
-            write = write_zigzag if self.zigzag else write_uvarint
+            else:
+                raw = list(deltas) if delta else values
+                if min(raw) >= 0:
+                    top = max(raw)
+                    if top < 0x80:
+                        out += bytes(raw)  # one-byte varints are their values
+                        return
+                    if not delta and top < 0x100:  # type codes and flag bytes: a table
+                        out += b"".join(map(_UVARINTS_OF_BYTES.__getitem__, raw))
+                        return
+                    if not delta and top <= U64:  # all in range: no element to name
+                        out += b"".join(map(write_uvarint, raw))
+                        return
+        if not delta:
+            write = write_zigzag if zigzag else write_uvarint
             for i, v in enumerate(values):
                 try:
                     out += write(v)
                 except EncodeError as err:
                     raise _at(err, index=i)
             return
-        lo, hi, kind = (-_I64, _I64 - 1, "an int64") if self.zigzag else (0, U64, "a uint64")
         prev = 0
         for i, v in enumerate(values):
-            if type(v) is not int or not lo <= v <= hi:
-                raise _at(EncodeError(f"{v!r} is not {kind}"), index=i)
+            if type(v) is not int or not (-_I64 <= v < _I64 if zigzag else 0 <= v <= U64):
+                raise _at(
+                    EncodeError(f"{v!r} is not {'an int64' if zigzag else 'a uint64'}"), index=i
+                )
             d = v - prev
-            if self.zigzag:
-                d = ((d + _I64) & U64) - _I64  # Go's int64 wrap
-                out += write_uvarint((d << 1) ^ (d >> 63))
-            else:
-                out += write_uvarint(d & U64)
             prev = v
+            if not zigzag:
+                out += write_uvarint(d & U64)
+                continue
+            if not -_I64 <= d < _I64:
+                d = ((d + _I64) & U64) - _I64  # Go's int64 wrap
+            out += write_uvarint((d << 1) ^ (d >> 63))
 
     def _pack_payloads(self, values, out) -> None:
         if self._pack_quick(values, out):
