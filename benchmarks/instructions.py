@@ -151,11 +151,12 @@ def _decode_craft(workload: str, decoder: str, n: int) -> None:
     elif decoder == "message":
         fn = lambda: craft.parse(data)
     elif decoder == "compiled+map":
-        from runtime.formats.craft_quick import _quick_events
+        from runtime.core.unmap import give_up
 
         assert craft.COMPILED_READERS, "the compiled tier is not built"
-        values, mapping = craft.VALUE_DECODERS["column_group.values"], craft.MAPPINGS["message"]
-        fn = lambda: _quick_events(craft.parse(data, record), values, mapping)
+        quick = craft.VALUE_DECODERS["column_group.values"].quick_values
+        mapping = craft.MAPPINGS["message"]
+        fn = lambda: mapping(craft.parse(data, record), give_up, quick)
     elif decoder == "exact":
         exact = craft.FAST_READERS[record]
         fn = lambda: exact(data, 0, len(data), limits, 1)

@@ -67,7 +67,7 @@ def python_codec() -> CraftMessage:
     reader and writer and runtime/formats/craft.py's mapping."""
     codec = CraftMessage(
         craft.frame, craft.VALUE_DECODERS["column_group.values"], craft.DICTIONARIES["frame.term_dictionary"], craft.MAPPINGS["message"],
-        craft.UNMAPPINGS["message"], compiled=False, event_types=craft.EventType, group_types=craft.GroupType,
+        craft.UNMAPPINGS["message"], compiled=False,
     )  # fmt: skip
     codec.use_fast_readers(craft._read_frame)
     codec.use_fast_writers(craft._write_frame)

@@ -18,10 +18,10 @@ from generated.ticdc_craft import (
     encode_events,
     frame,
 )
+from runtime.core.chunks import Chunk, CountedChunks
 from runtime.core.errors import DecodeError, EncodeError, LimitError
 from runtime.core.leb128 import write_reversed_uvarint
 from runtime.formats.craft import CraftMessage
-from runtime.formats.craft_chunks import SizeTables
 from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS = json.loads(
@@ -186,7 +186,7 @@ def _with_size_tables(name, tables):
     """Seed message ``name`` with its size tables replaced by ``tables``."""
     data = SEED[name]
     out = bytearray()
-    SizeTables().pack(tables, out)
+    CountedChunks(Chunk(0, zigzag=True, delta=True), repeated=True).pack(tables, out)
     cut = len(data) - 1 - RAW.parse(data).size_tables_length
     return data[:cut] + bytes(out) + write_reversed_uvarint(len(out))
 

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generated import ticdc_craft as craft
+from runtime.core.chunks import Chunk, CountedChunks
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.leb128 import write_reversed_uvarint
 from runtime.core.limits import DEFAULT, Limits
@@ -45,7 +46,7 @@ MESSAGES.update(
 # The Python path: the generated frame reader and runtime/formats/craft.py's mapping.
 PYTHON = rt_craft.CraftMessage(
     craft.frame, craft.VALUE_DECODERS["column_group.values"], craft.DICTIONARIES["frame.term_dictionary"], craft.MAPPINGS["message"],
-    craft.UNMAPPINGS["message"], compiled=False, event_types=craft.EventType, group_types=craft.GroupType,
+    craft.UNMAPPINGS["message"], compiled=False,
 )  # fmt: skip
 PYTHON.use_fast_readers(craft._read_frame)
 
@@ -462,7 +463,7 @@ def _split(data):
 def _assemble(before, tables):
     """``before`` (version .. term dictionary) and these size tables."""
     out = bytearray()
-    rt_craft.SizeTables().pack(tables, out)
+    CountedChunks(Chunk(0, zigzag=True, delta=True), repeated=True).pack(tables, out)
     return before + bytes(out) + write_reversed_uvarint(len(out))
 
 
@@ -539,7 +540,7 @@ def test_other_kinds_are_encoded_by_the_kinds_the_way_back_is_given():
     changed = ValueKinds(values.noun, other, values.codes, values.unsigned)
     codec = rt_craft.CraftMessage(
         craft.frame, changed, craft.DICTIONARIES["frame.term_dictionary"], craft.MAPPINGS["message"],
-        craft.UNMAPPINGS["message"], compiled=False, event_types=craft.EventType, group_types=craft.GroupType,
+        craft.UNMAPPINGS["message"], compiled=False,
     )  # fmt: skip
     codec.use_fast_readers(craft._read_frame)
     codec.use_fast_writers(craft._write_frame)

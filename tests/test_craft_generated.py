@@ -15,7 +15,6 @@ from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.limits import DEFAULT
 from runtime.core.unmap import GiveUp, give_up
 from runtime.formats import craft as rt_craft
-from runtime.formats import craft_quick
 from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS = json.loads(
@@ -33,7 +32,7 @@ def fast_only(data):
     """The fast path alone: the generated frame reader and the quick mapping, without the
     checked mapping behind it (raises where the quick mapping gives up)."""
     model, _ = craft._read_frame(data, 0, len(data), DEFAULT, 1)
-    return craft_quick._quick_events(model, craft._CRAFT_MESSAGE.values, MAPPING)
+    return MAPPING(model, give_up, craft._CRAFT_MESSAGE.values.quick_values)
 
 
 def outcome(decode, data):
@@ -128,10 +127,6 @@ def test_the_spec_tables_drive_the_runtime():
         narrow.encode([RowChangedEvent(1, "s", "t", new=[Column("c", 15, 0, b"x")])])
     with pytest.raises(SpecError):
         VALUES.with_codes({3: "int32"})
-    with pytest.raises(SpecError):
-        rt_craft.CraftMessage(
-            craft.frame, VALUES, TERMS, MAPPING, WAY_BACK, event_types=craft.GroupType
-        )
 
 
 def test_spark_rows_are_accepted_by_the_schema():
@@ -273,7 +268,7 @@ def test_the_fast_path_never_accepts_what_the_checked_path_refuses():
             continue
         try:
             assert fast_only(bytes(data)) == want
-        except craft_quick._GiveUp:
+        except GiveUp:
             pass  # allowed: the fallback then answers
     assert refused > 1000
 

@@ -1,5 +1,6 @@
-"""LEB128 varints and the Craft chunk primitives, as construct classes and as functions."""
+"""LEB128 varints and the chunk primitives (Craft's), as construct classes and as functions."""
 
+import functools
 import io
 
 import pytest
@@ -7,6 +8,7 @@ from construct import Bytes, Struct, this
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from runtime.core.chunks import Chunk, CountedChunks
 from runtime.core.errors import DecodeError, EncodeError, LimitError, SpecError
 from runtime.core.leb128 import (
     UVarInt,
@@ -19,16 +21,19 @@ from runtime.core.leb128 import (
     write_zigzag,
 )
 from runtime.core.limits import Limits
-from runtime.formats.craft_chunks import (
-    DeltaUVarIntChunk,
-    DeltaVarIntChunk,
-    NullableBytesChunk,
-    ReversedUVarInt,
-    SizeTables,
-    StringChunk,
-    TermDictionary,
-    UVarIntChunk,
-    VarIntChunk,
+from runtime.core.reversed_uvarint import ReversedUVarInt
+
+# The chunk and region types of the spec language (generator/spec/types.py), as Craft's
+# spec names them.
+uvarint_chunk = functools.partial(Chunk)
+varint_chunk = functools.partial(Chunk, zigzag=True)
+delta_uvarint_chunk = functools.partial(Chunk, delta=True)
+delta_varint_chunk = functools.partial(Chunk, zigzag=True, delta=True)
+string_chunk = functools.partial(Chunk, payload=True)
+nullable_bytes_chunk = functools.partial(Chunk, zigzag=True, payload=True)
+size_tables = functools.partial(CountedChunks, delta_varint_chunk(0), repeated=True)
+term_dictionary = functools.partial(
+    CountedChunks, string_chunk(0, encoding="utf-8"), name="term dictionary", noun="term"
 )
 
 U64 = 2**64 - 1
@@ -150,11 +155,11 @@ def _compiled(c):
 def test_chunks_take_their_count_from_the_context_like_array():
     s = Struct(
         "n" / UVarInt(),
-        "ts" / DeltaUVarIntChunk(this.n),
-        "types" / UVarIntChunk(this.n),
-        "ids" / DeltaVarIntChunk(lambda ctx: ctx.n),
+        "ts" / delta_uvarint_chunk(this.n),
+        "types" / uvarint_chunk(this.n),
+        "ids" / delta_varint_chunk(lambda ctx: ctx.n),
     )
-    data = bytes.fromhex("02" "05" "ffffffffffffffffff01" "0f" "fe01" "04" "02")
+    data = bytes.fromhex("0205ffffffffffffffffff010ffe010402")
     parsed = s.parse(data)
     assert parsed.ts == [5, 4]  # the decreasing ts wraps modulo 2**64
     assert parsed.types == [15, 254]
@@ -165,12 +170,12 @@ def test_chunks_take_their_count_from_the_context_like_array():
 def test_compiled_chunks_match_interpreted():
     s = Struct(
         "n" / UVarInt(),
-        "a" / UVarIntChunk(this.n),
-        "b" / VarIntChunk(this.n),
-        "c" / DeltaUVarIntChunk(this.n),
-        "d" / DeltaVarIntChunk(this.n),
-        "e" / StringChunk(this.n, "utf-8"),
-        "f" / NullableBytesChunk(this.n),
+        "a" / uvarint_chunk(this.n),
+        "b" / varint_chunk(this.n),
+        "c" / delta_uvarint_chunk(this.n),
+        "d" / delta_varint_chunk(this.n),
+        "e" / string_chunk(this.n, encoding="utf-8"),
+        "f" / nullable_bytes_chunk(this.n),
     )
     compiled = s.compile()
     assert "linkedparsers[" not in compiled.source
@@ -183,37 +188,37 @@ def test_compiled_chunks_match_interpreted():
 
 def test_delta_varint_chunk_wraps_like_int64():
     # 2**63-1 then -2**63: the int64 difference wraps to +1
-    assert DeltaVarIntChunk(2).build([2**63 - 1, -(2**63)]).hex() == "feffffffffffffffff01" + "02"
-    assert DeltaVarIntChunk(2).parse(bytes.fromhex("feffffffffffffffff0102")) == [
+    assert delta_varint_chunk(2).build([2**63 - 1, -(2**63)]).hex() == "feffffffffffffffff01" + "02"
+    assert delta_varint_chunk(2).parse(bytes.fromhex("feffffffffffffffff0102")) == [
         2**63 - 1,
         -(2**63),
     ]
 
 
 def test_string_chunk_puts_all_lengths_first():
-    assert StringChunk(3).build([b"ab", b"", b"c"]).hex() == "020001" + "6162" + "63"
+    assert string_chunk(3).build([b"ab", b"", b"c"]).hex() == "020001" + "6162" + "63"
 
 
 def test_nullable_bytes_chunk_seed_lengths():
     # 10 0e 14 26 26 10 04 01 = 8,7,10,19,19,8,2,-1 (seed example, value lengths)
-    lengths = bytes.fromhex("100e1426261004" "01")
+    lengths = bytes.fromhex("100e142626100401")
     values = [bytes(n) for n in (8, 7, 10, 19, 19, 8, 2)] + [None]
     data = lengths + b"".join(v for v in values if v)
-    assert NullableBytesChunk(8).parse(data) == values
-    assert NullableBytesChunk(8).build(values) == data
+    assert nullable_bytes_chunk(8).parse(data) == values
+    assert nullable_bytes_chunk(8).build(values) == data
 
 
 chunk_cases = [
-    (UVarIntChunk, st.lists(uint64, max_size=8)),
-    (VarIntChunk, st.lists(int64, max_size=8)),
-    (DeltaUVarIntChunk, st.lists(uint64, max_size=8)),
-    (DeltaVarIntChunk, st.lists(int64, max_size=8)),
-    (StringChunk, st.lists(st.binary(max_size=12), max_size=8)),
-    (NullableBytesChunk, st.lists(st.none() | st.binary(max_size=12), max_size=8)),
+    (uvarint_chunk, st.lists(uint64, max_size=8)),
+    (varint_chunk, st.lists(int64, max_size=8)),
+    (delta_uvarint_chunk, st.lists(uint64, max_size=8)),
+    (delta_varint_chunk, st.lists(int64, max_size=8)),
+    (string_chunk, st.lists(st.binary(max_size=12), max_size=8)),
+    (nullable_bytes_chunk, st.lists(st.none() | st.binary(max_size=12), max_size=8)),
 ]
 
 
-@pytest.mark.parametrize("cls, values", chunk_cases, ids=lambda c: getattr(c, "__name__", ""))
+@pytest.mark.parametrize("cls, values", chunk_cases, ids=lambda c: getattr(c, "keywords", ""))
 @settings(max_examples=60)
 @given(data=st.data())
 def test_chunks_round_trip_and_every_truncation_is_a_decode_error(cls, values, data):
@@ -229,36 +234,36 @@ def test_chunks_round_trip_and_every_truncation_is_a_decode_error(cls, values, d
 
 def test_chunk_build_checks_the_element_count():
     with pytest.raises(EncodeError, match="expected 2 elements, found 1"):
-        UVarIntChunk(2).build([1])
+        uvarint_chunk(2).build([1])
 
 
 def test_chunk_errors_name_the_element_and_offset():
     with pytest.raises(DecodeError) as info:
-        Struct("pad" / Bytes(1), "x" / UVarIntChunk(3)).parse(b"\x00\x01\x02\x80")
+        Struct("pad" / Bytes(1), "x" / uvarint_chunk(3)).parse(b"\x00\x01\x02\x80")
     assert (info.value.offset, info.value.path) == (3, "[2]")
     with pytest.raises(EncodeError) as info:
-        VarIntChunk(2).build([1, 2**63])
+        varint_chunk(2).build([1, 2**63])
     assert info.value.path == "[1]"
 
 
 def test_nullable_length_below_minus_one_is_rejected():
     with pytest.raises(DecodeError, match="negative length -2") as info:
-        NullableBytesChunk(2).parse(b"\x00\x03")
+        nullable_bytes_chunk(2).parse(b"\x00\x03")
     assert (info.value.offset, info.value.path) == (1, "[1]")
 
 
 def test_chunk_counts_are_checked_before_allocating():
     with pytest.raises(LimitError):
-        UVarIntChunk(5).parse(bytes(5), limits=Limits(max_count=4))
+        uvarint_chunk(5).parse(bytes(5), limits=Limits(max_count=4))
     with pytest.raises(DecodeError, match="truncated chunk"):
-        UVarIntChunk(1000).unpack(bytes(3), 0, 3, 1000)
+        uvarint_chunk(1000).unpack(bytes(3), 0, 3, 1000)
     with pytest.raises(LimitError):
-        StringChunk(1).parse(b"\x05abcde", limits=Limits(max_string=4))
+        string_chunk(1).parse(b"\x05abcde", limits=Limits(max_string=4))
 
 
 def test_invalid_text_is_a_decode_error():
     with pytest.raises(DecodeError, match="invalid utf-8") as info:
-        StringChunk(1, "utf-8").parse(b"\x02a\xff")
+        string_chunk(1, encoding="utf-8").parse(b"\x02a\xff")
     assert info.value.offset == 2
 
 
@@ -286,21 +291,21 @@ def test_bad_reversed_uvarint(data):
 
 def test_size_tables_of_the_seed_row_example():
     data = bytes.fromhex("021a5e01b00302d80100")
-    assert SizeTables().parse(data) == [[13, 60], [216], [108, 108]]
-    assert SizeTables().build([[13, 60], [216], [108, 108]]) == data
+    assert size_tables().parse(data) == [[13, 60], [216], [108, 108]]
+    assert size_tables().build([[13, 60], [216], [108, 108]]) == data
 
 
 def test_size_tables_truncated_table_names_the_table():
     with pytest.raises(DecodeError) as info:
-        SizeTables().parse(bytes.fromhex("021a5e03b003"))
+        size_tables().parse(bytes.fromhex("021a5e03b003"))
     assert info.value.path == "[1]"
 
 
 def test_term_dictionary_is_absent_when_empty():
-    assert TermDictionary().build([]) == b""
-    assert TermDictionary().parse(b"") == []
-    assert TermDictionary().parse(bytes.fromhex("0201016162")) == ["a", "b"]
+    assert term_dictionary().build([]) == b""
+    assert term_dictionary().parse(b"") == []
+    assert term_dictionary().parse(bytes.fromhex("0201016162")) == ["a", "b"]
     with pytest.raises(DecodeError, match="must be omitted"):
-        TermDictionary().parse(b"\x00")
+        term_dictionary().parse(b"\x00")
     with pytest.raises(DecodeError, match="after the last term"):
-        TermDictionary().parse(bytes.fromhex("01016162"))
+        term_dictionary().parse(bytes.fromhex("01016162"))

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import runtime.formats.craft as rt_craft
 from generated import ticdc_craft as craft
 from generator.emit.generate import render_spec
+from runtime.core.chunks import Chunk
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.unmap import WriteFaults
 from tests.test_craft_generated import _events
@@ -177,12 +178,12 @@ def test_varint_chunk_packs_read_back(values):
     # the quick branches of the runtime packs the writers call, read back by the readers
     unsigned = [v + 2**63 for v in values]
     for chunk, given_values in (
-        (rt_craft.DeltaVarIntChunk(0), values),
-        (rt_craft.DeltaUVarIntChunk(0), unsigned),
-        (rt_craft.UVarIntChunk(0), unsigned),
-        (rt_craft.DeltaUVarIntChunk(0), [v % 200 for v in unsigned]),
-        (rt_craft.UVarIntChunk(0), [v % 200 for v in unsigned]),
-        (rt_craft.DeltaVarIntChunk(0), [v % 100 - 50 for v in values]),
+        (Chunk(0, zigzag=True, delta=True), values),
+        (Chunk(0, delta=True), unsigned),
+        (Chunk(0), unsigned),
+        (Chunk(0, delta=True), [v % 200 for v in unsigned]),
+        (Chunk(0), [v % 200 for v in unsigned]),
+        (Chunk(0, zigzag=True, delta=True), [v % 100 - 50 for v in values]),
     ):
         out = bytearray()
         chunk.pack(given_values, len(given_values), out)
@@ -192,8 +193,8 @@ def test_varint_chunk_packs_read_back(values):
 @given(st.lists(st.none() | st.binary(max_size=70), max_size=8), st.lists(st.text(max_size=70)))
 def test_payload_chunk_packs_read_back(values, texts):
     for chunk, given_values in (
-        (rt_craft.NullableBytesChunk(0), values),
-        (rt_craft.StringChunk(0, "utf-8"), texts),
+        (Chunk(0, zigzag=True, payload=True), values),
+        (Chunk(0, payload=True, encoding="utf-8"), texts),
     ):
         out = bytearray()
         chunk.pack(given_values, len(given_values), out)

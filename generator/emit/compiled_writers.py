@@ -133,7 +133,7 @@ class CompiledWriters(BuildEmitter):
     @staticmethod
     def text_arg(chunk) -> str:
         """Whether a payload chunk takes text (its encoding is UTF-8)."""
-        if chunk.construct not in ("StringChunk", "NullableBytesChunk"):
+        if chunk.element == "int":
             return ""
         return ", True" if chunk.encoding else ", False"
 

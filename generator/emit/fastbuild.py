@@ -616,11 +616,8 @@ class BuildEmitter(MessageWriters):
         else:
             start = self.sized_start(w, ref)
             if ref.kind == "chunk":
-                chunk = CHUNK_TYPES[ref.name]
-                args = ["0"] + ([repr(chunk.encoding)] if chunk.encoding else [])
                 pack = self.constant(
-                    f"_PACK_{ref.name.upper()}",
-                    f"rt_craft.{chunk.construct}({', '.join(args)}).pack",
+                    f"_PACK_{ref.name.upper()}", f"{CHUNK_TYPES[ref.name].construct('0')}.pack"
                 )
                 count = self.expression(ref.count, scope) if ref.checked_on_build else f"len({var})"
                 w.line(f"{pack}({var}, {count}, out)")

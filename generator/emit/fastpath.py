@@ -395,14 +395,9 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
             name = f"_{ref.name.upper()}"
             self.instances[name] = REGION_TYPES[ref.name].construct
             return name
-        chunk = CHUNK_TYPES[ref.name]
-        args = ["0"]
-        if chunk.encoding:
-            args.append(repr(chunk.encoding))
-        if ref.enum:
-            args.append(f"enum={camel(ref.enum)}")
+        options = [f"enum={camel(ref.enum)}"] if ref.enum else []
         name = f"_{ref.name.upper()}" + (f"_OF_{ref.enum.upper()}" if ref.enum else "")
-        self.instances[name] = f"rt_craft.{chunk.construct}({', '.join(args)})"
+        self.instances[name] = CHUNK_TYPES[ref.name].construct("0", *options)
         return name
 
     def new_model(self, w: LineWriter, record: Record) -> None:

@@ -221,16 +221,10 @@ class ModuleEmitter(SparkColumns):
             pad = f", pad={ref.pad!r}" if ref.pad else ""
             return f"rt.SizedBytes({size}" + (f", {encoding}" if encoding else "") + pad + ")"
         if ref.kind == "chunk":
-            chunk = CHUNK_TYPES[ref.name]
             count = str(ref.count) if isinstance(ref.count, int) else f"lambda this: {ref.count}"
-            args = [count]
-            if chunk.encoding:
-                args.append(repr(chunk.encoding))
-            if ref.enum:
-                args.append(f"enum={camel(ref.enum)}")
-            if not ref.checked_on_build:
-                args.append("check_on_build=False")
-            return self.sized(ref, f"rt_craft.{chunk.construct}({', '.join(args)})")
+            options = [f"enum={camel(ref.enum)}"] if ref.enum else []
+            options += [] if ref.checked_on_build else ["check_on_build=False"]
+            return self.sized(ref, CHUNK_TYPES[ref.name].construct(count, *options))
         if ref.kind == "region":
             return self.sized(ref, REGION_TYPES[ref.name].construct)
         if ref.kind == "choice":

@@ -140,17 +140,16 @@ RUNTIME_IMPORTS = {
     "MsbZigZag": "runtime.core.msbvarint",
     "UVarInt": "runtime.core.leb128",
     "ZigZagVarInt": "runtime.core.leb128",
-    "ReversedUVarInt": "runtime.formats.craft",
+    "ReversedUVarInt": "runtime.core.reversed_uvarint",
 }
 """Runtime classes that construct expressions above name bare: class -> module to import."""
 
 
 @dataclasses.dataclass(frozen=True)
 class ChunkType:
-    """A columnar chunk: n elements back to back, n from ``count:`` (never stored)."""
+    """A columnar chunk: n elements back to back, n from ``count:`` (never stored); one
+    ``runtime.core.chunks.Chunk`` configured by these attributes (:meth:`construct`)."""
 
-    construct: str
-    """Class in runtime.formats.craft, called as ``Class(count, ...)``."""
     element: str
     """Python kind of one element: int, str or bytes."""
     spark: str
@@ -163,21 +162,32 @@ class ChunkType:
     delta: bool = False
     """Varint elements: each the difference to the one before (the first one itself)."""
 
+    def construct(self, count: str, *options: str) -> str:
+        """The expression of this chunk's construct with ``count`` and more ``options``:
+
+        >>> CHUNK_TYPES["delta_varint_chunk"].construct("0")
+        'rt_chunks.Chunk(0, zigzag=True, delta=True)'
+        """
+        flags = {
+            "zigzag": self.zigzag or self.nullable,  # a nullable payload's length -1: ZigZag
+            "delta": self.delta,
+            "payload": self.element != "int",
+        }
+        args = [count, *(f"{name}=True" for name, on in flags.items() if on)]
+        args += [f"encoding={self.encoding!r}"] if self.encoding else []
+        return f"rt_chunks.Chunk({', '.join(args + list(options))})"
+
 
 CHUNK_TYPES: dict[str, ChunkType] = {
-    "uvarint_chunk": ChunkType(
-        "UVarIntChunk", "int", "DecimalType(20, 0)", "n uvarints back to back"
-    ),
-    "varint_chunk": ChunkType("VarIntChunk", "int", "LongType()", "n zigzag varints", zigzag=True),
+    "uvarint_chunk": ChunkType("int", "DecimalType(20, 0)", "n uvarints back to back"),
+    "varint_chunk": ChunkType("int", "LongType()", "n zigzag varints", zigzag=True),
     "delta_uvarint_chunk": ChunkType(
-        "DeltaUVarIntChunk",
         "int",
         "DecimalType(20, 0)",
         "a uvarint base, then n-1 uvarint deltas modulo 2**64",
         delta=True,
     ),
     "delta_varint_chunk": ChunkType(
-        "DeltaVarIntChunk",
         "int",
         "LongType()",
         "a zigzag base, then n-1 zigzag deltas",
@@ -185,14 +195,12 @@ CHUNK_TYPES: dict[str, ChunkType] = {
         delta=True,
     ),
     "string_chunk": ChunkType(
-        "StringChunk",
         "str",
         "StringType()",
         "n uvarint lengths, then the n UTF-8 strings",
         encoding="utf-8",
     ),
     "nullable_bytes_chunk": ChunkType(
-        "NullableBytesChunk",
         "bytes",
         "BinaryType()",
         "n zigzag lengths (-1 = NULL), then the bytes of the non-NULL elements",
@@ -204,9 +212,9 @@ CHUNK_TYPES: dict[str, ChunkType] = {
 
 @dataclasses.dataclass(frozen=True)
 class RegionType:
-    """A runtime primitive that reads all the bytes a ``size:`` expression gives it."""
+    """A runtime primitive that reads all the bytes a ``size:`` expression gives it: a
+    ``runtime.core.chunks.CountedChunks`` (:attr:`construct`)."""
 
-    construct: str
     python: str
     spark: str
     doc: str
@@ -218,11 +226,26 @@ class RegionType:
     repeated: bool
     """Counted chunks to the end of the region (a list of lists); else one, whose count is
     not 0, filling the region, or no bytes at all (an empty list)."""
+    name: str = ""
+    noun: str = ""
+    """What the region and one element are called in errors and ``wirespec inspect`` (a
+    single chunk's)."""
+
+    @property
+    def construct(self) -> str:
+        """The expression of its construct:
+
+        >>> REGION_TYPES["size_tables"].construct
+        'rt_chunks.CountedChunks(rt_chunks.Chunk(0, zigzag=True, delta=True), repeated=True)'
+        """
+        chunk = CHUNK_TYPES[self.chunk].construct("0")
+        if self.repeated:
+            return f"rt_chunks.CountedChunks({chunk}, repeated=True)"
+        return f"rt_chunks.CountedChunks({chunk}, name={self.name!r}, noun={self.noun!r})"
 
 
 REGION_TYPES: dict[str, RegionType] = {
     "size_tables": RegionType(
-        "rt_craft.SizeTables()",
         "list[list[int]]",
         "ArrayType(ArrayType(LongType(), False), False)",
         "size tables to the end of the region: each a uvarint count + a delta varint chunk",
@@ -231,13 +254,14 @@ REGION_TYPES: dict[str, RegionType] = {
         repeated=True,
     ),
     "term_dictionary": RegionType(
-        "rt_craft.TermDictionary()",
         "list[str]",
         "ArrayType(StringType(), False)",
         "a uvarint count + a string chunk, or no bytes at all when there are no terms",
         "strings",
         "string_chunk",
         repeated=False,
+        name="term dictionary",
+        noun="term",
     ),
 }
 """Region types a spec names by ``type:`` with a ``size:`` expression."""
@@ -301,8 +325,6 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
         args={
             "frame": "record",
             "values": "decoder",
-            "event_types": "enum",
-            "group_types": "enum",
             "column_types": "enum",
             "column_flags": "enum",
             "ddl_types": "enum",

@@ -70,6 +70,13 @@ class Node:
     def closed(self) -> bool:
         return self.end is not None
 
+    def find(self, *path) -> Node:
+        """The node at ``path`` below this one (field names and list indices)."""
+        node = self
+        for key in path:
+            node = next(c for c in node.children if c.key == key)
+        return node
+
     def walk(self):
         """This node and every node below it, in reading order."""
         yield self

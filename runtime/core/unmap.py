@@ -33,7 +33,8 @@ from runtime.core.errors import EncodeError
 
 
 class GiveUp(Exception):
-    """The quick way back met something it leaves to the checked one."""
+    """The quick path (a ``map:``'s mapping or its way back) met something it leaves to the
+    checked one."""
 
 
 def give_up(*_fault):

@@ -9,10 +9,10 @@ event model of :mod:`runtime.formats.ticdc` (names through the term dictionary, 
 the spec's type-code table) and back; its ``encode_events`` batches like tiflow does. Its
 parts live by concept beside it:
 
-- :mod:`runtime.formats.craft_chunks`: the chunks and regions the spec names (re-exported
-  here, where the generated module names them as ``rt_craft.X``);
+- the chunks and regions the spec names are the generic :mod:`runtime.core.chunks`;
 - :mod:`runtime.formats.craft_events`: the checked mapping, with exact errors and spans;
-- :mod:`runtime.formats.craft_quick`: the quick mapping that gives up to the checked one;
+- the quick mapping is the spec's ``map:`` run with :func:`runtime.core.unmap.give_up`,
+  which gives up to the checked one;
 - the way back (events -> frames, and ``encode_events``' batches) is the spec's, the
   generated ``UNMAPPINGS["message"]``, run here quick and checked;
 - :mod:`runtime.formats.craft_json`: the JSON form of events.
@@ -26,33 +26,11 @@ from construct import Construct, SizeofError
 
 from runtime.core import limits as _limits
 from runtime.core.codec import build_fast
-from runtime.core.errors import DecodeError, EncodeError, SpecError
+from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.spans import current as current_spans
 from runtime.core.unmap import WriteFaults, give_up
-from runtime.formats.craft_chunks import (  # noqa: F401 - named by generated modules
-    DeltaUVarIntChunk,
-    DeltaVarIntChunk,
-    NullableBytesChunk,
-    ReversedUVarInt,
-    SizeTables,
-    StringChunk,
-    TermDictionary,
-    UVarIntChunk,
-    VarIntChunk,
-    _at,
-)
-from runtime.formats.craft_events import (
-    EVENT_DDL,
-    EVENT_RESOLVED,
-    EVENT_ROW,
-    GROUP_NEW,
-    GROUP_OLD,
-    _checked_events,
-    _Path,
-    _read_frame,
-)
+from runtime.formats.craft_events import _checked_events, _Path, _read_frame
 from runtime.formats.craft_json import _event_json, _event_to_json
-from runtime.formats.craft_quick import _quick_events
 from runtime.formats.ticdc import Event
 from runtime.formats.ticdc_json import EventNames
 
@@ -109,8 +87,6 @@ class CraftMessage(Construct):
         *,
         fast: bool = True,
         compiled: bool = True,
-        event_types=None,
-        group_types=None,
         column_types=None,
         column_flags=None,
         ddl_types=None,
@@ -125,11 +101,6 @@ class CraftMessage(Construct):
         self.tries_compiled = compiled
         self.values = values
         self.encodings = values.codes
-        _check_enum(
-            event_types, {"ROW_CHANGED": EVENT_ROW, "DDL": EVENT_DDL, "RESOLVED": EVENT_RESOLVED}
-        )
-        _check_enum(group_types, {"NEW": GROUP_NEW, "OLD": GROUP_OLD})
-        self._enums = event_types, group_types
 
     def use_fast_readers(self, frame) -> None:
         """Read frames with ``frame``, the generated fast path's reader of the spec's
@@ -189,9 +160,9 @@ class CraftMessage(Construct):
             limits.check("max_message_bytes", len(buf), offset=0)
         model = self._read_fast_frame(buf, 0, len(buf), limits, 1)[0]
         try:
-            return _quick_events(model, self.values, self.mapping)
+            return self.mapping(model, give_up, self.values.quick_values)
         except Exception:  # noqa: BLE001 - the checked mapping says what is wrong
-            return _checked_events(buf, model, self.values, self.terms, self.mapping)
+            return _checked_events(self.frame, buf, model, self.values, self.terms, self.mapping)
 
     def _decode_checked(self, buf: bytes, limits, spans=None) -> list[Event]:
         """The construct path: the frame parsed by construct, then checked and mapped."""
@@ -388,12 +359,3 @@ def _as_read(events: list, data: bytes) -> ReadEvents:
 
 _MESSAGE_FAULTS = WriteFaults(("events",))
 """The ``fail`` of a frame's rules on the way back: an error of the message's events."""
-
-
-def _check_enum(enum_class, expected: dict) -> None:
-    """The spec's enum (event or group types) must say what this runtime implements."""
-    if enum_class is None:
-        return
-    found = {m.name: int(m) for m in enum_class}
-    if any(found.get(name) != value for name, value in expected.items()):
-        raise SpecError(f"{enum_class.__name__} must include {expected}, found {found}")

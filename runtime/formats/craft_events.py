@@ -9,8 +9,9 @@ ids mean (their range, -1, the empty name, the interning order on build) is the 
 inspect``. The way back (events -> frames) is the spec's too: the generated
 ``UNMAPPINGS["message"]`` (:mod:`runtime.core.unmap`).
 
-This is the checked path: the quick one (:mod:`runtime.formats.craft_quick`) gives up to
-it wherever it is unsure, so every error comes from here.
+This is the checked path: the quick one (the same mapping run with
+:func:`runtime.core.unmap.give_up`) gives up to it wherever it is unsure, so every error
+comes from here.
 
     >>> from generated.ticdc_craft import frame, VALUE_DECODERS, DICTIONARIES, MAPPINGS
     >>> from runtime.core.limits import DEFAULT
@@ -23,24 +24,15 @@ it wherever it is unsure, so every error comes from here.
 from __future__ import annotations
 
 import io
-from itertools import accumulate as _accumulate
 
 from construct import ConstructError
 
+from runtime.core.chunks import _at
 from runtime.core.errors import DecodeError, EncodeError
-from runtime.core.leb128 import read_reversed_uvarint, read_uvarint, skip_varints
-from runtime.formats.craft_chunks import (
-    _at,
-    _record_payloads,
-    _record_tables,
-    _record_terms,
-    _record_varints,
-)
+from runtime.core.limits import Limits
+from runtime.core.spans import SpanRecorder
 from runtime.formats.ticdc import Event
 from runtime.formats.ticdc_json import text_or_hex
-
-EVENT_ROW, EVENT_DDL, EVENT_RESOLVED = 1, 2, 3
-GROUP_NEW, GROUP_OLD = 1, 2
 
 
 # -------------------------------------------------------------------------------------
@@ -76,22 +68,23 @@ def _read_frame(frame, terms, mapping, kinds, buf, limits, spans=None) -> list[E
     model = None
     try:
         model = _parse_frame(frame, buf, limits)
-        events = _checked_events(buf, model, kinds, terms, mapping)
+        events = _checked_events(frame, buf, model, kinds, terms, mapping)
     except DecodeError as err:
         if spans is not None:  # show the fields read before the error, as the frame has them
             if model is not None and err.path.startswith("events"):  # a value's error
-                _record_frame(spans, buf, model, kinds, terms)
+                _record_frame(spans, frame, buf, limits, model, kinds, terms)
             else:
                 _parse_frame(frame, buf, limits, spans)
         raise
     if spans is not None:
-        _record_frame(spans, buf, model, kinds, terms)
+        _record_frame(spans, frame, buf, limits, model, kinds, terms)
     return events
 
 
-def _checked_events(buf, model, kinds, terms, mapping) -> list[Event]:
-    """The events of a parsed frame: the spec's mapping run with the exact errors."""
-    return mapping(model, _Faults(buf, model, terms, kinds), kinds.decode_all)
+def _checked_events(frame, buf, model, kinds, terms, mapping) -> list[Event]:
+    """The events of a frame parsed from ``buf`` (with ``frame``, or as it does): the spec's
+    mapping run with the exact errors."""
+    return mapping(model, _Faults(frame, buf, model, terms, kinds), kinds.decode_all)
 
 
 def _parse_frame(frame, buf, limits, spans=None):
@@ -103,55 +96,28 @@ def _parse_frame(frame, buf, limits, spans=None):
         raise DecodeError(str(err), offset=stream.tell()) from None
 
 
-class _Layout:
-    """Where the parts of a parsed frame start (its size tables say it)."""
-
-    def __init__(self, buf, model):
-        tables = model.size_tables
-        _, self.header_start = read_uvarint(buf, 0)
-        self.tail = read_reversed_uvarint(buf, len(buf))[1]
-        self.tables_start = self.tail - model.size_tables_length
-        self.header_end = self.header_start + tables[0][0]
-        self.body_starts = list(_accumulate(tables[1][:-1], initial=self.header_end))
-        self.dict_start = self.tables_start - tables[0][1]
-
-
-_HEADER_CHUNKS = ("commit_ts", "type", "partition", "schema", "table")
-"""The header's chunks in wire order, each of N varints (the spec's ``header`` record)."""
-
-
 class _Faults:
     """The ``fail`` the spec's mapping calls on a fault: raises its DecodeError at the
-    offset of ``path`` (a header chunk's element, a column group's type or name id, or
-    ``into`` set: the values of a group, the error of its first bad column) and with its
-    path; ``message`` None: the ref's message, else ``{value}`` in it is the element."""
+    offset of ``path`` in the frame and with that path (a header chunk's element, a column
+    group's type or name id), or, ``into`` set, the error of the first column of that
+    group whose value does not decode; ``message`` None: the ref's message, else
+    ``{value}`` in it is the element. The offsets are the frame's own spans: the frame
+    parsed once more with a recorder (``wirespec inspect``'s), only when an error is
+    raised."""
 
-    def __init__(self, buf, model, terms, kinds):
-        self.buf, self.model, self.terms, self.kinds = buf, model, terms, kinds
+    def __init__(self, frame, buf, model, terms, kinds):
+        self.frame, self.buf, self.model, self.terms, self.kinds = frame, buf, model, terms, kinds
 
     def __call__(self, path: tuple, message: str | None = None, into: str | None = None):
-        buf, model = self.buf, self.model
-        at = _Layout(buf, model)
-        if path[0] == "header":
-            _, name, i = path
-            start = skip_varints(
-                buf, at.header_start, len(model.size_tables[1]) * _HEADER_CHUNKS.index(name)
-            )
-            raise _at(_bad_element(self.message(path, message), buf, start, i, name), "header")
-        _, i, _, g, field, *element = path
-        pos = at.body_starts[i] + sum(model.size_tables[2 + i][:g])
-        where = ("bodies", i, "column_groups", g)
-        if field == "type":
-            raise _at_path(DecodeError(self.message(path, message), offset=pos), *where, field)
-        group = model.bodies[i].column_groups[g]
-        count, names_pos = read_uvarint(buf, pos + 1)
-        if field == "names":
-            err = _bad_element(self.message(path, message), buf, names_pos, element[0], field)
-            raise _at_path(err, *where)
-        types_pos = skip_varints(buf, names_pos, count)
-        err = _value_error(
-            group, buf, self.kinds, types_pos, skip_varints(buf, types_pos, 2 * count)
-        )
+        spans, room = SpanRecorder(), len(self.buf)  # read within no tighter limits than that
+        limits = Limits(max_message_bytes=room, max_count=room, max_string=room)
+        _parse_frame(self.frame, self.buf, limits, spans)
+        if into is None:
+            at = spans.root.find(*path).start
+            raise _at_path(DecodeError(self.message(path, message), offset=at), *path)
+        _, i, _, g = path[:4]
+        group = self.model.bodies[i].column_groups[g]
+        err = _value_error(group, spans.root.find(*path[:4]), self.kinds)
         raise _at(_at(err, into), "events", i)
 
     def message(self, path: tuple, message: str | None) -> str:
@@ -166,27 +132,20 @@ class _Faults:
         return self.terms.ref(key).problem(value, self.model.term_dictionary, self.terms.noun)
 
 
-def _value_error(group, buf, kinds, types_pos, values_pos) -> DecodeError:
-    """The error of the first column of ``group`` whose value does not decode: at its type
-    code (unknown) or in its value bytes."""
+def _value_error(group, node, kinds) -> DecodeError:
+    """The error of the first column of ``group`` (its spans ``node``) whose value does not
+    decode: at its type code (unknown) or in its value bytes."""
     types, flags, raws = group.types, group.flags, group.values
     for j in range(len(raws)):
         try:
             kinds.decode(types[j], flags[j], raws[j])
         except DecodeError as err:
             if err.message.startswith("unknown column type"):
-                err = DecodeError(err.message, offset=skip_varints(buf, types_pos, j))
+                err = DecodeError(err.message, offset=node.find("types", j).start)
                 return _at(_at(err, "type"), None, j)
-            # Value bytes start after all the lengths and the earlier non-NULL values.
-            base = skip_varints(buf, values_pos, len(raws))
-            err.shift(base + sum(len(r) for r in raws[:j] if r is not None))
+            err.shift(node.find("values", "payloads", j).start)
             return _at(_at(err, "value"), None, j)
     raise AssertionError("decode_all refused values that decode")  # pragma: no cover
-
-
-def _bad_element(message, buf, chunk_start, i, name):
-    """A DecodeError at element ``i`` of the varint chunk starting at ``chunk_start``."""
-    return _at(DecodeError(message, offset=skip_varints(buf, chunk_start, i)), name, index=i)
 
 
 def _at_path(err, *parts):
@@ -199,81 +158,57 @@ def _at_path(err, *parts):
     return err
 
 
-def _record_frame(spans, buf, model, kinds, dictionary) -> None:
-    terms, tables, at = model.term_dictionary, model.size_tables, _Layout(buf, model)
+def _record_frame(spans, frame, buf, limits, model, kinds, dictionary) -> None:
+    """The frame's own spans (its trace), with what the events add: the names of term ids
+    and of a row's columns beside their elements, the values typed, a group's count a mark
+    of it and its value chunk's lengths and payloads its ``value_lengths`` and ``values``."""
+    _parse_frame(frame, buf, limits, spans)
+    node = spans.current
 
     def labels(ids):  # the names of term ids, as the spec's dictionary shows them
-        return dictionary.labels(ids, terms)
+        return dictionary.labels(ids, model.term_dictionary)
 
-    _region(spans, "version", 0, at.header_start, model.version)
-    _record_header(spans, buf, at.header_start, at.header_end, model.header, labels)
-    spans.open("bodies", at.header_end)
-    for i, body in enumerate(model.bodies):
-        b_end = at.body_starts[i] + tables[1][i]
-        _record_body(spans, buf, i, at.body_starts[i], b_end, body, labels, kinds)
-    spans.close(at.dict_start, model.bodies)
-    _record_terms(spans, buf, at.dict_start, at.tables_start, terms)
-    _record_tables(spans, buf, at.tables_start, at.tail, tables)
-    spans.open("size_tables_length", at.tail)
-    spans.mark(at.tail, len(buf), "reversed length", model.size_tables_length)
-    spans.close(len(buf), model.size_tables_length)
-
-
-def _region(spans, key, start: int, end: int, value) -> None:
-    spans.open(key, start)
-    spans.close(end, value)
-
-
-# -- field spans of the frame for ``wirespec inspect`` (the chunks' own are in craft_chunks)
-def _record_header(spans, buf, pos, end, header, labels):
-    spans.open("header", pos)
-    pos = _record_varints(spans, buf, "commit_ts", pos, header.commit_ts, delta=True)
-    pos = _record_varints(spans, buf, "type", pos, header.type)
-    pos = _record_varints(spans, buf, "partition", pos, header.partition, True, True)
     for name in ("schema", "table"):
-        ids = header[name]
-        pos = _record_varints(spans, buf, name, pos, ids, True, True, labels(ids))
-    spans.close(end, header)
+        _label(node.find("header", name), labels(model.header[name]))
+    tail = node.find("size_tables_length")
+    tail.marks = [(tail.start, tail.end, "reversed length", tail.value)]
+    for i, body in enumerate(model.bodies):
+        for g, group in enumerate(body.column_groups or ()):
+            _record_group(node.find("bodies", i, "column_groups", g), group, labels, kinds)
 
 
-def _record_body(spans, buf, i, pos, end, body, labels, kinds):
-    spans.open(i, pos)
-    if body.query is not None:
-        _, p = read_uvarint(buf, pos)
-        _region(spans, "ddl_type", pos, p, body.ddl_type)
-        pos = p
-        spans.open("query", pos)
-        ln, p = read_uvarint(buf, pos)
-        spans.mark(pos, p, "length", ln)
-        spans.close(end, body.query)
-    elif body.column_groups is not None:
-        spans.open("column_groups", pos)
-        for g, group in enumerate(body.column_groups):
-            pos = _record_group(spans, buf, g, pos, group, labels, kinds)
-        spans.close(end, body.column_groups)
-    spans.close(end, body)
-
-
-def _record_group(spans, buf, g, pos, group, labels, kinds):
-    spans.open(g, pos)
-    spans.open("type", pos)
-    spans.close(pos + 1, group.type)
-    n, p = read_uvarint(buf, pos + 1)
-    spans.mark(pos + 1, p, "count", n)
+def _record_group(node, group, labels, kinds) -> None:
+    count = node.find("count")
+    node.children.remove(count)
+    node.marks.append((count.start, count.end, "count", count.value))
     names = labels(group.names)
-    p = _record_varints(spans, buf, "names", p, group.names, True, True, names)
-    p = _record_varints(spans, buf, "types", p, group.types, labels=names)
-    p = _record_varints(spans, buf, "flags", p, group.flags, labels=names)
-    raw = group.values
-    lengths = [-1 if v is None else len(v) for v in raw]
-    p = _record_varints(spans, buf, "value_lengths", p, lengths, labels=names)
-    shown = [
+    for key in ("names", "types", "flags"):
+        _label(node.find(key), names)
+    values = node.find("values")
+    node.children.remove(values)
+    lengths, payloads = values.find("lengths"), values.find("payloads")
+    lengths.key, payloads.key = "value_lengths", "values"
+    for child in (lengths, payloads):
+        child.parent = node
+        node.children.append(child)
+    payloads.value = [
         _shown_value(code, flag, v, kinds)
-        for code, flag, v in zip(group.types, group.flags, raw, strict=True)
+        for code, flag, v in zip(group.types, group.flags, group.values, strict=True)
     ]
-    p = _record_payloads(spans, buf, "values", p, lengths, shown, names)
-    spans.close(p, group)
-    return p
+    for child in payloads.children:
+        child.value = payloads.value[child.key]
+    _label(lengths, names)
+    _label(payloads, names)
+
+
+def _label(node, labels) -> None:
+    """Prefix the role of each element of a chunk's ``node`` with its label (a name)."""
+    for child in node.children:
+        label = labels[child.key]
+        if label is None:
+            continue
+        roles = child.marks or [(child.start, child.end, "", child.value)]
+        child.marks = [(a, b, f"{label}: {role}".rstrip(), child.value) for a, b, role, _ in roles]
 
 
 def _shown_value(code, flags, raw, kinds):

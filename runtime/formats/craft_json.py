@@ -11,8 +11,8 @@ readable codes, text and commit times (:mod:`runtime.formats.ticdc_json`).
 from __future__ import annotations
 
 from runtime.core import codec as _codec
+from runtime.core.chunks import _at
 from runtime.core.errors import EncodeError
-from runtime.formats.craft_chunks import _at
 from runtime.formats.craft_events import _Path
 from runtime.formats.ticdc import (
     Column,
@@ -30,15 +30,6 @@ def _json_get(d, key, path=None):
     if key not in d:
         raise EncodeError(f"missing key {key!r}")
     return d[key]
-
-
-def _int_json(value) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise EncodeError(f"expected an integer, got {value!r}")
-    try:
-        return int(value)
-    except ValueError:
-        raise EncodeError(f"expected an integer, got {value!r}") from None
 
 
 def _opt_str_json(value):
@@ -59,7 +50,7 @@ def _column_value_json(value, kind):
     if kind == "f64":
         return _codec.float_from_json(value)
     if kind in ("varint", "uvarint"):
-        return _int_json(value)
+        return _codec.int_from_json(value)
     raise EncodeError(f"this type code is always NULL, got {value!r}")
 
 
@@ -92,7 +83,7 @@ def _event_json(d, kinds, names: EventNames) -> Event:
     """One event from the JSON that :func:`_event_to_json` makes of it: the keys say
     which kind (``query``/``ddl_type``: DDL; ``new``/``old``: row; else resolved)."""
     with _Path("commit_ts"):
-        ts = _int_json(_json_get(d, "commit_ts"))
+        ts = _codec.int_from_json(_json_get(d, "commit_ts"))
     names.commit_ts_checked(d, ts)
     if "query" in d or "ddl_type" in d:
         with _Path("ddl_type"):
@@ -107,7 +98,7 @@ def _event_json(d, kinds, names: EventNames) -> Event:
         ev = RowChangedEvent(ts, _opt_str_json(d.get("schema")), _opt_str_json(d.get("table")))
         with _Path("partition"):
             part = d.get("partition")
-            ev.partition = None if part is None else _int_json(part)
+            ev.partition = None if part is None else _codec.int_from_json(part)
         for image in ("new", "old"):
             with _Path(image):
                 setattr(ev, image, _columns_json(d.get(image), kinds, names))
