@@ -442,12 +442,7 @@ def iter_fast(rows, data, limits: dict | None = None, defaults: Limits | None = 
     ``max_count``): the generator holds each element to them."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
-    if limits:
-        limits_obj = (
-            Limits.from_kwargs(limits, defaults) if defaults else Limits.from_kwargs(limits)
-        )
-    else:
-        limits_obj = defaults or DEFAULT_LIMITS
+    limits_obj = Limits.from_kwargs(limits, defaults) if limits else defaults or DEFAULT_LIMITS
     buf = data if type(data) is bytes else bytes(data)
     try:
         yield from rows(buf, 0, len(buf), limits_obj, 1)
