@@ -52,10 +52,7 @@ def parse(construct, data, limits: dict | None = None, spans=None, defaults: Lim
     limits_obj.check("max_message_bytes", len(data), offset=0)
     stream = io.BytesIO(data)
     try:
-        if spans is None:
-            model = construct.parse_stream(stream, limits=limits_obj)
-        else:
-            model = construct.parse_stream(stream, limits=limits_obj, spans=spans)
+        model = construct.parse_stream(stream, limits=limits_obj, spans=spans)
     except ConstructError as err:
         raise DecodeError(_message(err), offset=stream.tell()) from None
     except RecursionError:
