@@ -150,7 +150,7 @@ def test_an_edited_pxd_stops_every_module_that_cimports_it(checkout):
     assert "runtime/_compiled/probe_table.pxd changed since it was built" in stale.stderr
     assert "python setup.py build_ext --inplace" in stale.stderr
     # Freshness is by content: the same text again is the build's source again.
-    again = python("from runtime.core import tier\nprint(tier.active())", checkout)
+    again = python("from runtime.core import tier\nprint(tier.describe().active)", checkout)
     assert again.stdout.strip() == "compiled", again.stderr
 
 

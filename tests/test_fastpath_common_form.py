@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from generator.emit.generate import render_spec
 from runtime.core.errors import DecodeError
-from runtime.core.msbvarint import encode_uvar, uvar_length
+from runtime.core.fast import MSB_LENGTH
+from runtime.core.msbvarint import encode_uvar
 from tests.test_generator import load_module
 
 SPEC = """\
@@ -112,7 +113,7 @@ def test_edges(mod, changes):
 
 def _fields(mod, **changes) -> bytes:
     data = mod.build(_model(mod, **changes), "msg")
-    return data[2 + uvar_length(data[1]) :]  # after version, size and lnifid
+    return data[2 + MSB_LENGTH[data[1]] :]  # after version, size and lnifid
 
 
 def _message(fields: bytes) -> bytes:

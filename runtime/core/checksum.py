@@ -71,12 +71,7 @@ def raw(field: str, skip: int = 0):
         if context.get(field) is None:
             return b""
         start, end = context._spans[field]
-        stream = context._io
-        here = stream.tell()
-        stream.seek(start + skip)
-        data = stream.read(end - start - skip)
-        stream.seek(here)
-        return data
+        return _wire(context, start + skip, end)
 
     return item
 
@@ -87,16 +82,20 @@ def span(first: str, last: str):
     batch's end): the record verifies and writes such a checksum once ``last`` is done."""
 
     def item(context) -> bytes:
-        start, end = context._spans[first][0], context._spans[last][1]
-        stream = context._io
-        here = stream.tell()
-        stream.seek(start)
-        data = stream.read(end - start)
-        stream.seek(here)
-        return data
+        return _wire(context, context._spans[first][0], context._spans[last][1])
 
     item.last = last
     return item
+
+
+def _wire(context, start: int, end: int) -> bytes:
+    """Bytes ``[start, end)`` of the stream the record is read from or built into."""
+    stream = context._io
+    here = stream.tell()
+    stream.seek(start)
+    data = stream.read(end - start)
+    stream.seek(here)
+    return data
 
 
 def each(field: str, member: str, encoder):

@@ -52,10 +52,7 @@ def parse(construct, data, limits: dict | None = None, spans=None, defaults: Lim
     limits_obj.check("max_message_bytes", len(data), offset=0)
     stream = io.BytesIO(data)
     try:
-        if spans is None:
-            model = construct.parse_stream(stream, limits=limits_obj)
-        else:
-            model = construct.parse_stream(stream, limits=limits_obj, spans=spans)
+        model = construct.parse_stream(stream, limits=limits_obj, spans=spans)
     except ConstructError as err:
         raise DecodeError(_message(err), offset=stream.tell()) from None
     except RecursionError:
@@ -442,12 +439,7 @@ def iter_fast(rows, data, limits: dict | None = None, defaults: Limits | None = 
     ``max_count``): the generator holds each element to them."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
-    if limits:
-        limits_obj = (
-            Limits.from_kwargs(limits, defaults) if defaults else Limits.from_kwargs(limits)
-        )
-    else:
-        limits_obj = defaults or DEFAULT_LIMITS
+    limits_obj = Limits.from_kwargs(limits, defaults) if limits else defaults or DEFAULT_LIMITS
     buf = data if type(data) is bytes else bytes(data)
     try:
         yield from rows(buf, 0, len(buf), limits_obj, 1)

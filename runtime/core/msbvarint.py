@@ -27,18 +27,13 @@ from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.leb128 import zigzag_decode
 from runtime.core.stream import StreamVarInt, as_int
 
-# Total encoded length announced by each possible first byte: trailing ones + 1.
-# For 0xff that is 9, which is exactly the special 9-byte form.
 _LENGTH = bytes(((~b) & (b + 1)).bit_length() for b in range(256))
+"""The total length (1..9) a first byte announces: its trailing ones + 1 (0xff: the 9-byte
+form); ``runtime.core.fast.MSB_LENGTH`` to generated code.
 
-
-def uvar_length(first_byte: int) -> int:
-    """Total length in bytes (1..9) of the varint whose first byte is ``first_byte``.
-
-    >>> uvar_length(0x02), uvar_length(0x01), uvar_length(0x7F), uvar_length(0xFF)
+    >>> _LENGTH[0x02], _LENGTH[0x01], _LENGTH[0x7F], _LENGTH[0xFF]
     (1, 2, 8, 9)
-    """
-    return _LENGTH[first_byte]
+"""
 
 
 def uvar_size(value: int) -> int:

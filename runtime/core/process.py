@@ -315,9 +315,7 @@ def _lz4_frame(data: bytes, limit: int) -> bytes:
                 magic, flags, declared = _LZ4_HEADER.unpack_from(rest)
                 if magic == _LZ4_MAGIC and flags & 0x08:
                     if declared > limit - total:
-                        raise LimitError(
-                            f"decompressed data exceeds the limit max_decompressed_bytes={limit}"
-                        )
+                        raise _too_large(limit)
                     piece = declared or piece
             eof = False
             while not eof:
@@ -329,9 +327,7 @@ def _lz4_frame(data: bytes, limit: int) -> bytes:
                     raise DecodeError(f"corrupt compressed data: {err}") from None
                 total += len(part)
                 if total > limit:
-                    raise LimitError(
-                        f"decompressed data exceeds the limit max_decompressed_bytes={limit}"
-                    )
+                    raise _too_large(limit)
                 parts.append(part)
                 rest = rest[used:]
                 if not eof and not rest:
@@ -346,17 +342,13 @@ def _lz4_frame(data: bytes, limit: int) -> bytes:
         raise
 
 
-def _bounded_codec(module):
-    return lambda data, limit: _bounded(module.decompress_into, data, limit)
-
-
 DECODERS = {
     "none": None,
     "gzip": _zlib_family(31),
     "zlib": _zlib_family(15),
     "deflate": _zlib_family(-15),
     "snappy": _snappy_raw,
-    "snappy_framed": _bounded_codec(cramjam.snappy),
+    "snappy_framed": lambda data, limit: _bounded(cramjam.snappy.decompress_into, data, limit),
     "snappy_xerial": _snappy_xerial,
     "snappy_avro": _snappy_avro,
     "lz4_frame": _lz4_frame,
@@ -439,11 +431,7 @@ def read_processed(reader, buf, pos: int, end: int, codec, cases, limits, depth:
     """The fast path's :class:`Processed`: ``reader`` (a generated ``_read_<record>``)
     over ``buf[pos:end]`` decoded by the codec ``cases`` maps ``codec`` to; returns the
     value and the wire bytes (kept)."""
-    try:
-        codec = codec_for(codec, cases)
-    except DecodeError as err:
-        err.offset = pos
-        raise
+    codec = codec_at(codec, cases, pos)
     wire = bytes(buf[pos:end])
 
     def read(plain, limits):

@@ -116,7 +116,6 @@ class Record(Construct):
         child = Container(
             _=context,
             _params=context._params,
-            _root=None,
             _parsing=context._parsing,
             _building=context._building,
             _sizing=context._sizing,
@@ -128,7 +127,6 @@ class Record(Construct):
             # spec expressions say `_parent.x` for an enclosing record's x
             _parent=context if "_depth" in context else _NoParent(context._parsing),
         )
-        child._root = context.get("_root", None) or child
         return child, depth
 
     def _parse(self, stream, context, path):

@@ -41,14 +41,12 @@ class LengthPrefixedBytes(Construct):
         self,
         length_field,
         encoding: str | None = None,
-        errors: str = "strict",
         max_length: int | None = None,
         nullable: bool = False,
     ):
         super().__init__()
         self.length_field = length_field
         self.encoding = encoding
-        self.errors = errors
         self.max_length = max_length
         self.nullable = nullable
         self.flagbuildnone = nullable
@@ -56,41 +54,29 @@ class LengthPrefixedBytes(Construct):
     def _parse(self, stream, context, path):
         start = stream.tell()
         length = self.length_field._parsereport(stream, context, path)
-        if length == -1 and self.nullable:
-            spans = current_spans(context)
-            if spans is not None:
-                spans.mark(start, stream.tell(), "length", length)
-            return None
-        if length < 0:
-            raise DecodeError(f"negative length {length}", offset=start)
-        if self.max_length is not None and length > self.max_length:
-            raise DecodeError(
-                f"string of {length} bytes exceeds its bound of {self.max_length}", offset=start
-            )
-        current_limits(context).check("max_string", length, offset=start)
+        null = length == -1 and self.nullable
+        if not null:
+            if length < 0:
+                raise DecodeError(f"negative length {length}", offset=start)
+            if self.max_length is not None and length > self.max_length:
+                raise DecodeError(
+                    f"string of {length} bytes exceeds its bound of {self.max_length}",
+                    offset=start,
+                )
+            current_limits(context).check("max_string", length, offset=start)
         spans = current_spans(context)
         if spans is not None:
             spans.mark(start, stream.tell(), "length", length)
+        if null:
+            return None
         data = read_exact(stream, length, "string" if self.encoding else "bytes")
-        if self.encoding is None:
-            return data
-        try:
-            return data.decode(self.encoding, self.errors)
-        except UnicodeDecodeError as err:
-            raise DecodeError(f"invalid {self.encoding}: {err.reason}", offset=start) from None
+        return data if self.encoding is None else decoded(data, self.encoding, start)
 
     def _build(self, obj, stream, context, path):
         if obj is None and self.nullable:
             self.length_field._build(-1, stream, context, path)
             return None
-        if self.encoding is None:
-            if not isinstance(obj, (bytes, bytearray)):
-                raise EncodeError(f"expected bytes, got {type(obj).__name__}")
-            data = bytes(obj)
-        else:
-            if not isinstance(obj, str):
-                raise EncodeError(f"expected str, got {type(obj).__name__}")
-            data = obj.encode(self.encoding)
+        data = value_bytes(obj, self.encoding)
         if self.max_length is not None and len(data) > self.max_length:
             raise EncodeError(f"string of {len(data)} bytes exceeds its bound of {self.max_length}")
         self.length_field._build(len(data), stream, context, path)
@@ -300,18 +286,27 @@ def terminated(value, terminator: int, encoding: str | None = None) -> bytes:
     ...
     runtime.core.errors.EncodeError: <model>: the value holds its terminator byte 0x00 at byte 1
     """
-    if encoding is None:
-        if not isinstance(value, (bytes, bytearray)):
-            raise EncodeError(f"expected bytes, got {type(value).__name__}")
-        data = bytes(value)
-    else:
-        if not isinstance(value, str):
-            raise EncodeError(f"expected str, got {type(value).__name__}")
-        data = value.encode(encoding)
+    data = value_bytes(value, encoding)
     at = data.find(terminator)
     if at >= 0:
         raise EncodeError(f"the value holds its terminator byte {terminator:#04x} at byte {at}")
     return data + bytes((terminator,))
+
+
+def value_bytes(value, encoding: str | None) -> bytes:
+    """The bytes of a bytes ``value``, or of a str ``value`` in ``encoding`` (a text field);
+    anything else is an EncodeError.
+
+    >>> value_bytes("é", "utf8"), value_bytes(bytearray(b"a"), None)
+    (b'\\xc3\\xa9', b'a')
+    """
+    if encoding is None:
+        if not isinstance(value, (bytes, bytearray)):
+            raise EncodeError(f"expected bytes, got {type(value).__name__}")
+        return bytes(value)
+    if not isinstance(value, str):
+        raise EncodeError(f"expected str, got {type(value).__name__}")
+    return value.encode(encoding)
 
 
 def pad_to(data: bytes, size: int, pad: bytes) -> bytes:

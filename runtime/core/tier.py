@@ -119,11 +119,6 @@ def describe() -> TierReport:
     return TierReport(tuple(_load(name)[1] for name in known_modules()))
 
 
-def active() -> str:
-    """``compiled``, ``partly compiled`` or ``pure Python``: see ``TierReport.active``."""
-    return describe().active
-
-
 def known_modules() -> list[str]:
     """The dotted names of the modules that have a ``.pyx`` source or a build here."""
     names = set()

@@ -101,10 +101,6 @@ class ValueKinds:
             elif (kind.type, kind.unsigned) == ("varint", "uvarint"):
                 self.quick[code] = Q_SIGNED_UNLESS
 
-    def with_codes(self, codes: dict) -> ValueKinds:
-        """The same kinds over another code table (a narrower one, say)."""
-        return ValueKinds(self.noun, self.kinds, codes, self.unsigned, self.byte_order)
-
     def wire_type(self, code: int, flags: int) -> str | None:
         """The wire type of a value of ``code`` with ``flags``, or None for an unknown code."""
         name = self.codes.get(code)
