@@ -68,6 +68,18 @@ REUSE_PRELUDE = (
     "from runtime._compiled.reuse cimport list_put, spare, spare_list, spare_slot\n"
 )
 
+SHORTEST_UVARINT_PRELUDE = '''\
+cdef inline bint _uvarint_shortest(const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t end,
+                                   uint64_t* out) noexcept:
+    """``_uvarint`` in its shortest form only: a longer one is declined, and the Python
+    reader keeps its message's bytes (``wire_form``, runtime/core/kept.py)."""
+    cdef Py_ssize_t at = pos[0]
+    if not _uvarint(buf, pos, end, out):
+        return False
+    return pos[0] - at == 1 or buf[pos[0] - 1] != 0
+'''
+"""What a reader of a format that keeps varints longer than they need adds."""
+
 REVERSED_UVARINT_PRELUDE = '''\
 cdef inline bint _reversed_uvarint(const unsigned char* buf, Py_ssize_t* end, Py_ssize_t start,
                                    uint64_t* out) noexcept:

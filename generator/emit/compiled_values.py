@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
-from generator.emit.compiled_prelude import CRC32_PRELUDE, LATIN1_PRELUDE
+from generator.emit.compiled_prelude import CRC32_PRELUDE, LATIN1_PRELUDE, SHORTEST_UVARINT_PRELUDE
 from generator.emit.compiled_support import (
     C_TYPES,
     C_VALUES,
@@ -286,7 +286,11 @@ class ValueSteps:
     def varint(self, var: str, zigzag: bool, end: str) -> tuple[str, str]:
         """A varint at ``pos`` before ``end`` read into ``<var>_u``: (C type, C value)."""
         self.declare(f"{var}_u", "uint64_t")
-        self.decline_if(f"not _uvarint(buf, &pos, {end}, &{var}_u)")
+        read = "_uvarint"
+        if self.spec.kept_varints:  # a longer one than it needs: the Python reader keeps it
+            self.preludes.setdefault(SHORTEST_UVARINT_PRELUDE)
+            read = "_uvarint_shortest"
+        self.decline_if(f"not {read}(buf, &pos, {end}, &{var}_u)")
         if zigzag:
             return "int64_t", f"_unzigzag({var}_u)"
         return "uint64_t", f"{var}_u"

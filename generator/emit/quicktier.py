@@ -80,7 +80,12 @@ from generator.emit.pysource import (
     struct_format,
     struct_name,
 )
-from generator.emit.quick_helpers import QUICK_MSB, QUICK_UVARINT, QUICK_VARINTS
+from generator.emit.quick_helpers import (
+    QUICK_MSB,
+    QUICK_UVARINT,
+    QUICK_UVARINT_SHORTEST,
+    QUICK_VARINTS,
+)
 from generator.emit.quick_pending import QuickPending
 from generator.spec import pytext
 
@@ -121,7 +126,8 @@ class QuickTierEmitter(QuickPending):
         constants += self.pending_constant()
         constants += [f"{name} = {cases}" for name, cases in self.codec_cases.items()]
         if self.uses_uvarint:
-            functions.insert(0, QUICK_UVARINT)
+            kept = self.spec.kept_varints  # a longer one is the exact reader's to keep
+            functions.insert(0, QUICK_UVARINT_SHORTEST if kept else QUICK_UVARINT)
         for table, step in self.choice_tables.items():
             cases = ", ".join(f"({m!r}, {k!r}, _quick_{r})" for m, k, r in step.cases)
             functions.append(f"{table} = rt_fast.choice_table([{cases}])")
