@@ -9,6 +9,7 @@ form; the quick and compiled readers decline such a message (the exact reader ke
 from __future__ import annotations
 
 import struct
+from pathlib import Path
 
 import pytest
 from kafka.record.default_records import DefaultRecordBatch
@@ -17,6 +18,8 @@ import generated.avro_container as avro
 import generated.kafka_record_batch as kafka
 from runtime.core.checksum import crc32c
 from runtime.core.fast import Retry
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "avro_container"
 
 
 def kafka_segment(record: bytes, length: bytes | None = None) -> bytes:
@@ -112,3 +115,19 @@ def test_an_avro_counter_written_longer_is_written_back_as_read():
     assert avro.to_dict(model)["wire_form"] == {"$hex": "008100"}
     model.value = 2
     assert avro.build(model, "counter").hex() == "0004"
+
+
+def test_an_avro_file_with_a_longer_block_count_is_written_back_as_read():
+    """The metadata map's first block count (2 entries, ``04``) written ``84 00``."""
+    sample = (SAMPLES / "page_views_null.bin").read_bytes()
+    assert sample[4] == 0x04
+    data = sample[:4] + b"\x84\x00" + sample[5:]
+    model = avro.parse(data)
+    assert model.wire_form == data and model.meta_blocks == avro.parse(sample).meta_blocks
+    assert avro.build(model) == avro.build_construct(model) == data
+    assert avro.parse_construct(data) == model
+    compiled = getattr(avro, "COMPILED_READERS", {}).get("container_file")
+    if compiled is not None:
+        assert compiled(data, avro._LIMITS) is None
+    model.wire_form = None
+    assert avro.build(model) == sample
