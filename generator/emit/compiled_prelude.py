@@ -69,14 +69,24 @@ REUSE_PRELUDE = (
 )
 
 SHORTEST_UVARINT_PRELUDE = '''\
-cdef inline bint _uvarint_shortest(const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t end,
-                                   uint64_t* out) noexcept:
-    """``_uvarint`` in its shortest form only: a longer one is declined, and the Python
-    reader keeps its message's bytes (``wire_form``, runtime/core/kept.py)."""
-    cdef Py_ssize_t at = pos[0]
-    if not _uvarint(buf, pos, end, out):
-        return False
-    return pos[0] - at == 1 or buf[pos[0] - 1] != 0
+cdef extern from *:
+    """
+    WIRESPEC_UVARINT_INLINE int wirespec_uvarint_shortest(const unsigned char *buf,
+                                                          Py_ssize_t *pos, Py_ssize_t end,
+                                                          uint64_t *out) {
+        Py_ssize_t p = *pos;
+        if (p < end && buf[p] < 0x80) {  /* one byte, the most common form */
+            *out = buf[p];
+            *pos = p + 1;
+            return 1;
+        }
+        return wirespec_uvarint_long(buf, pos, end, out) && buf[*pos - 1] != 0;
+    }
+    """
+    # ``_uvarint`` in its shortest form only: a longer one is declined, and the Python
+    # reader keeps its message's bytes (``wire_form``, runtime/core/kept.py).
+    bint _uvarint_shortest "wirespec_uvarint_shortest" (const unsigned char* buf, Py_ssize_t* pos,
+                                                        Py_ssize_t end, uint64_t* out) noexcept
 '''
 """What a reader of a format that keeps varints longer than they need adds."""
 
