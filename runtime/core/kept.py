@@ -58,10 +58,10 @@ class KeptModel(Model):
 
     __slots__ = ()
 
-    def __getattr__(self, name: str):
-        if name == FIELD:  # an unset slot: what the readers leave alone is None
-            return None
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    def __getattr__(self, name: str) -> None:
+        """An unset ``wire_form`` slot reads None; any other name missing is missing."""
+        if name != FIELD:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 class _Seen(threading.local):
