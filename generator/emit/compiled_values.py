@@ -31,7 +31,7 @@ from generator.emit.plan import (
     Valid,
 )
 from generator.emit.pysource import struct_format
-from generator.emit.untracked import CHECK, is_atomic, may_be_atomic
+from generator.emit.untracked import is_atomic, kinds_of, may_be_atomic
 
 
 class ValueSteps:
@@ -420,7 +420,7 @@ class ValueSteps:
         for _, var in step.fields:
             if self.decls.get(var, "").partition(" = ")[0] in C_VALUES:
                 continue
-            held = self.kinds.get(var, {CHECK})
+            held = kinds_of(var, self.kinds)
             if is_atomic(held, self.atomic_classes, self.kinds):
                 continue
             if not may_be_atomic(held):

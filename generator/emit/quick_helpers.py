@@ -18,12 +18,12 @@ def _quick_uvarint(buf, pos):
     """A LEB128 varint of two bytes or more in its shortest form (``read_uvarint``'s
     checks), else Retry (Python keeps a longer one: wire_form)."""
     try:
-        value, pos = rt_fast.read_uvarint(buf, pos)
+        read = rt_fast.read_uvarint(buf, pos)
     except DecodeError:
         raise rt_fast.Retry from None
-    if not buf[pos - 1]:
-        raise rt_fast.Retry
-    return value, pos'''
+    if buf[read[1] - 1]:
+        return read
+    raise rt_fast.Retry'''
 QUICK_VARINTS = '''\
 def _quick_varints(buf, pos, n, zigzag, delta):
     """``n`` LEB128 varints at ``pos`` (``read_uvarint``'s checks; one and two bytes

@@ -313,12 +313,18 @@ class QuickTierEmitter(QuickPending):
             self.retry_if(f"{var} != {step.const:#x}")
 
     def varint(self, var: str, zigzag: bool) -> None:
-        """A LEB128 varint at ``pos`` into ``var`` (one byte inline, longer ones by call)."""
+        """A LEB128 varint at ``pos`` into ``var`` (one byte inline, two where the format
+        keeps longer forms, longer ones by call)."""
         self.uses_uvarint = True
         self.w.line(f"{var} = buf[pos]")
         self.w.line(f"if {var} < 0x80:")
         with self.w.indent():
             self.w.line("pos += 1")
+        if self.spec.kept_varints:  # two bytes inline, as the fast path: in the shortest form
+            self.w.line("elif 0 < buf[pos + 1] < 0x80:")
+            with self.w.indent():
+                self.w.line(f"{var} = ({var} & 0x7F) | (buf[pos + 1] << 7)")
+                self.w.line("pos += 2")
         self.w.line("else:")
         with self.w.indent():
             self.w.line(f"{var}, pos = _quick_uvarint(buf, pos)")
