@@ -118,8 +118,6 @@ class QuickPending:
         """The model's lines: made, then each field written."""
         self.w.line(f"{build.var} = _NEW({build.class_name})")
         for name, var in build.fields:
-            if name == "wire_form" and self.spec.kept_varints:  # None unset (KeptModel)
-                continue
             self.w.line(f"{build.var}.{name} = {var}")
 
     def pending_append(self, step: Repeat) -> str:

@@ -35,33 +35,9 @@ import functools
 import threading
 
 from runtime.core.limits import Limits
-from runtime.core.model import Model
 
 FIELD = "wire_form"
 """The model field that keeps a message's bytes (None: build writes them as read)."""
-
-
-class KeptModel(Model):
-    """The base of a keeping format's models: ``wire_form`` reads None until set, so that
-    its readers need not store it in every record (a model parse returns holds the bytes,
-    the records inside hold nothing; ``==``, ``repr`` and the JSON form read None).
-
-        >>> @dataclasses.dataclass(slots=True)
-        ... class Count(KeptModel):
-        ...     n: int = 0
-        ...     wire_form: bytes | None = None
-        >>> m = object.__new__(Count)  # as a fast reader makes it
-        >>> m.n = 1
-        >>> m, m == Count(1)
-        (Count(n=1, wire_form=None), True)
-    """
-
-    __slots__ = ()
-
-    def __getattr__(self, name: str) -> None:
-        """An unset ``wire_form`` slot reads None; any other name missing is missing."""
-        if name != FIELD:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 class _Seen(threading.local):
