@@ -14,6 +14,10 @@ another commit (its extensions built) measured beside this one: this script, run
 * ``protobuf-parse`` / ``-build``: samples/protobuf_wire/order_card.bin (the compiled
   reader's model is lazy: the parse is its whole-message check), parsed / its model built
   (every field read first, so the build writes values, not the pending input).
+* ``avro-parse`` / ``-build``, ``kafka-parse`` / ``-build``: the seeds
+  samples/avro_container/page_views_null.bin and
+  samples/kafka_record_batch/segment_00000000000000000000.bin, parsed / their model built
+  (the kept varints of runtime/core/kept.py: shortest ones, what their writers write).
 """
 
 from __future__ import annotations
@@ -39,6 +43,10 @@ INPUTS = {
     "numbers": lambda: _f32_array(lambda i: struct.unpack(">I", struct.pack(">f", i * 1.25))[0]),
     "nans": lambda: _f32_array(lambda i: 0x7F800000 | (i + 1)),
     "order": lambda: (ROOT / "samples" / "protobuf_wire" / "order_card.bin").read_bytes(),
+    "avro": lambda: (ROOT / "samples" / "avro_container" / "page_views_null.bin").read_bytes(),
+    "kafka": lambda: (
+        ROOT / "samples" / "kafka_record_batch" / "segment_00000000000000000000.bin"
+    ).read_bytes(),
 }
 
 
@@ -59,6 +67,15 @@ CASES = {
         "protobuf_wire",
         "order",
         lambda m, d: _forced(m.parse(d)),
+        lambda m, x: m.build(x),
+    ),
+    "avro-parse": ("avro_container", "avro", lambda m, d: d, lambda m, x: m.parse(x)),
+    "avro-build": ("avro_container", "avro", lambda m, d: m.parse(d), lambda m, x: m.build(x)),
+    "kafka-parse": ("kafka_record_batch", "kafka", lambda m, d: d, lambda m, x: m.parse(x)),
+    "kafka-build": (
+        "kafka_record_batch",
+        "kafka",
+        lambda m, d: m.parse(d),
         lambda m, x: m.build(x),
     ),
 }

@@ -68,6 +68,28 @@ REUSE_PRELUDE = (
     "from runtime._compiled.reuse cimport list_put, spare, spare_list, spare_slot\n"
 )
 
+SHORTEST_UVARINT_PRELUDE = '''\
+cdef extern from *:
+    """
+    WIRESPEC_UVARINT_INLINE int wirespec_uvarint_shortest(const unsigned char *buf,
+                                                          Py_ssize_t *pos, Py_ssize_t end,
+                                                          uint64_t *out) {
+        Py_ssize_t p = *pos;
+        if (p < end && buf[p] < 0x80) {  /* one byte, the most common form */
+            *out = buf[p];
+            *pos = p + 1;
+            return 1;
+        }
+        return wirespec_uvarint_long(buf, pos, end, out) && buf[*pos - 1] != 0;
+    }
+    """
+    # ``_uvarint`` in its shortest form only: a longer one is declined, and the Python
+    # reader keeps its message's bytes (``wire_form``, runtime/core/kept.py).
+    bint _uvarint_shortest "wirespec_uvarint_shortest" (const unsigned char* buf, Py_ssize_t* pos,
+                                                        Py_ssize_t end, uint64_t* out) noexcept
+'''
+"""What a reader of a format that keeps varints longer than they need adds."""
+
 REVERSED_UVARINT_PRELUDE = '''\
 cdef inline bint _reversed_uvarint(const unsigned char* buf, Py_ssize_t* end, Py_ssize_t start,
                                    uint64_t* out) noexcept:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
-from generator.emit.compiled_prelude import CRC32_PRELUDE, LATIN1_PRELUDE
+from generator.emit.compiled_prelude import CRC32_PRELUDE, LATIN1_PRELUDE, SHORTEST_UVARINT_PRELUDE
 from generator.emit.compiled_support import (
     C_TYPES,
     C_VALUES,
@@ -31,7 +31,7 @@ from generator.emit.plan import (
     Valid,
 )
 from generator.emit.pysource import struct_format
-from generator.emit.untracked import CHECK, is_atomic, may_be_atomic
+from generator.emit.untracked import is_atomic, kinds_of, may_be_atomic
 
 FLOAT32_CIMPORT = "from runtime._compiled.float32 cimport float32_widened\n"
 """What a float32's loader widens it with (runtime/_compiled/float32.pxd)."""
@@ -280,7 +280,11 @@ class ValueSteps:
     def varint(self, var: str, zigzag: bool, end: str) -> tuple[str, str]:
         """A varint at ``pos`` before ``end`` read into ``<var>_u``: (C type, C value)."""
         self.declare(f"{var}_u", "uint64_t")
-        self.decline_if(f"not _uvarint(buf, &pos, {end}, &{var}_u)")
+        read = "_uvarint"
+        if self.spec.kept_varints:  # a longer one than it needs: the Python reader keeps it
+            self.preludes.setdefault(SHORTEST_UVARINT_PRELUDE)
+            read = "_uvarint_shortest"
+        self.decline_if(f"not {read}(buf, &pos, {end}, &{var}_u)")
         if zigzag:
             return "int64_t", f"_unzigzag({var}_u)"
         return "uint64_t", f"{var}_u"
@@ -410,7 +414,7 @@ class ValueSteps:
         for _, var in step.fields:
             if self.decls.get(var, "").partition(" = ")[0] in C_VALUES:
                 continue
-            held = self.kinds.get(var, {CHECK})
+            held = kinds_of(var, self.kinds)
             if is_atomic(held, self.atomic_classes, self.kinds):
                 continue
             if not may_be_atomic(held):

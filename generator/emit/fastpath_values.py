@@ -66,13 +66,19 @@ class ValueReaders:
             w.line(f"{var} = buf[pos]")
             w.line("pos += 1")
         # The 2-byte form too (values below 2**14: a Kafka record's or value's length).
-        w.line("elif pos + 1 < end and buf[pos + 1] < 0x80:")
+        # A longer one than it needs goes to the slow path, which notes it (runtime.core.kept).
+        kept = self.spec.kept_varints
+        w.line(f"elif pos + 1 < end and {'0 < ' if kept else ''}buf[pos + 1] < 0x80:")
         with w.indent():
             w.line(f"{var} = (buf[pos] & 0x7F) | (buf[pos + 1] << 7)")
             w.line("pos += 2")
         w.line("else:")
         with w.indent():
             w.line(f"{var}, pos = rt_fast.read_uvarint(buf, pos, end=end)")
+            if kept:
+                w.line("if not buf[pos - 1]:  # longer than it needs: the message keeps it")
+                with w.indent():
+                    w.line("rt_kept.note()")
         if signed:
             w.line(f"{var} = ({var} >> 1) ^ -({var} & 1)")
 

@@ -2,7 +2,8 @@
 varint readers its rendered readers call where a varint is longer than the inline cases
 (:mod:`generator.emit.quicktier` puts each in a module whose readers use it). Each gives
 ``rt_fast.Retry`` where the exact reader would raise or keep what the quick tier does not
-(a non-minimal msb-count varint: ``wire_form``), so the exact reader decides.
+(a non-minimal msb-count varint, or a LEB128 one where the format keeps them:
+``wire_form``), so the exact reader decides.
 """
 
 QUICK_UVARINT = '''\
@@ -12,6 +13,17 @@ def _quick_uvarint(buf, pos):
         return rt_fast.read_uvarint(buf, pos)
     except DecodeError:
         raise rt_fast.Retry from None'''
+QUICK_UVARINT_SHORTEST = '''\
+def _quick_uvarint(buf, pos):
+    """A LEB128 varint of two bytes or more in its shortest form (``read_uvarint``'s
+    checks), else Retry (Python keeps a longer one: wire_form)."""
+    try:
+        read = rt_fast.read_uvarint(buf, pos)
+    except DecodeError:
+        raise rt_fast.Retry from None
+    if buf[read[1] - 1]:
+        return read
+    raise rt_fast.Retry'''
 QUICK_VARINTS = '''\
 def _quick_varints(buf, pos, n, zigzag, delta):
     """``n`` LEB128 varints at ``pos`` (``read_uvarint``'s checks; one and two bytes

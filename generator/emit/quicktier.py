@@ -80,7 +80,12 @@ from generator.emit.pysource import (
     struct_format,
     struct_name,
 )
-from generator.emit.quick_helpers import QUICK_MSB, QUICK_UVARINT, QUICK_VARINTS
+from generator.emit.quick_helpers import (
+    QUICK_MSB,
+    QUICK_UVARINT,
+    QUICK_UVARINT_SHORTEST,
+    QUICK_VARINTS,
+)
 from generator.emit.quick_pending import QuickPending
 from generator.spec import pytext
 
@@ -121,7 +126,8 @@ class QuickTierEmitter(QuickPending):
         constants += self.pending_constant()
         constants += [f"{name} = {cases}" for name, cases in self.codec_cases.items()]
         if self.uses_uvarint:
-            functions.insert(0, QUICK_UVARINT)
+            kept = self.spec.kept_varints  # a longer one is the exact reader's to keep
+            functions.insert(0, QUICK_UVARINT_SHORTEST if kept else QUICK_UVARINT)
         for table, step in self.choice_tables.items():
             cases = ", ".join(f"({m!r}, {k!r}, _quick_{r})" for m, k, r in step.cases)
             functions.append(f"{table} = rt_fast.choice_table([{cases}])")
@@ -307,12 +313,18 @@ class QuickTierEmitter(QuickPending):
             self.retry_if(f"{var} != {step.const:#x}")
 
     def varint(self, var: str, zigzag: bool) -> None:
-        """A LEB128 varint at ``pos`` into ``var`` (one byte inline, longer ones by call)."""
+        """A LEB128 varint at ``pos`` into ``var`` (one byte inline, two where the format
+        keeps longer forms, longer ones by call)."""
         self.uses_uvarint = True
         self.w.line(f"{var} = buf[pos]")
         self.w.line(f"if {var} < 0x80:")
         with self.w.indent():
             self.w.line("pos += 1")
+        if self.spec.kept_varints:  # two bytes inline, as the fast path: in the shortest form
+            self.w.line("elif 0 < buf[pos + 1] < 0x80:")
+            with self.w.indent():
+                self.w.line(f"{var} = ({var} & 0x7F) | (buf[pos + 1] << 7)")
+                self.w.line("pos += 2")
         self.w.line("else:")
         with self.w.indent():
             self.w.line(f"{var}, pos = _quick_uvarint(buf, pos)")

@@ -124,6 +124,12 @@ def value_kinds(steps, plans, kinds: dict[str, set[str]] | None = None) -> dict[
     return kinds
 
 
+def kinds_of(var: str, kinds: dict[str, set[str]]) -> set[str]:
+    """What a model field's value may be: a variable's kinds, or a literal's (a field the
+    plan sets to a constant, such as ``wire_form``'s None)."""
+    return kinds.get(var) or {_literal_kind(var)}
+
+
 def _inner_steps(step) -> list:
     """The step lists inside ``step`` (a field's, a branch's, a nested record's)."""
     if isinstance(step, Switch):
@@ -177,7 +183,7 @@ def atomic_classes(lowering: Lowering) -> set[str]:
         changed = False
         for cls in sorted(atomic):
             if not all(
-                all(is_atomic(kinds.get(var, {CHECK}), atomic, kinds) for _, var in build.fields)
+                all(is_atomic(kinds_of(var, kinds), atomic, kinds) for _, var in build.fields)
                 for build, kinds in builds
                 if build.class_name == cls
             ):

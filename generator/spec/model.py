@@ -464,6 +464,26 @@ class Spec:
     (:class:`generator.spec.framing.FramedFile`)."""
 
     @property
+    def kept_varints(self) -> bool:
+        """Whether a message read from a LEB128 varint longer than it needs keeps its bytes
+        (``wire_form``, runtime/core/kept.py): where the generated readers read every
+        LEB128 varint of the format, records of fields in sequence (no chunk, trailer or
+        runtime type reads its own; Craft keeps its forms otherwise)."""
+        refs = []
+        for record in self.records.values():
+            if record.layout != "sequence" or record.serializable:
+                return False
+            for field in record.fields:
+                if field.trailer:
+                    return False
+                refs += [field.type, *field.type.cases.values()]
+        if any(ref.kind in ("chunk", "runtime", "region") for ref in refs):
+            return False
+        names = {ref.name for ref in refs if ref.kind == "prim"}
+        names |= {ref.size for ref in refs if ref.size_is_prefix}
+        return bool(names & {"varint", "uvarint"})
+
+    @property
     def is_library(self) -> bool:
         """A spec of enums only, for other specs to import: it has no module of its own."""
         return not self.records

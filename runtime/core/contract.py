@@ -30,6 +30,7 @@ tier, then the exact fast path, which gives the model or the exact ``DecodeError
 # no ``from __future__ import annotations``: help() shows the annotations as the module did
 
 from runtime.core import codec as rt_codec
+from runtime.core import kept as rt_kept
 from runtime.core import tier
 from runtime.core.errors import WirespecError
 
@@ -54,8 +55,10 @@ class Contract:
     ``spark_paths`` the records whose rows are a field or a path. ``json_views``: model class
     -> {field -> view}. ``kafka``: the module's Kafka codec when a record is a Kafka message
     of several columns (``kafka_message``: its model class, ``kafka_records``: the records it
-    reads, the message first, ``kafka_columns``: the columns). Per-record functions (``<record>_from_dict``, ``<record>_spark_type``,
-    ``<record>_to_row``) are found in ``namespace`` by name."""
+    reads, the message first, ``kafka_columns``: the columns). ``kept``: a model read from
+    forms build writes otherwise keeps the message's bytes (``runtime.core.kept``).
+    Per-record functions (``<record>_from_dict``, ``<record>_spark_type``, ``<record>_to_row``)
+    are found in ``namespace`` by name."""
 
     def __init__(
         self,
@@ -79,6 +82,7 @@ class Contract:
         kafka_message: type | None = None,
         kafka_records: tuple = (),
         kafka_columns: tuple = (),
+        kept: bool = False,
     ):
         self.namespace = namespace
         self.default_record = default_record
@@ -99,6 +103,9 @@ class Contract:
         self.kafka_records = kafka_records
         self.kafka_columns = kafka_columns
         parse = self._parse()
+        if kept:  # a model read from forms build writes otherwise keeps the message's bytes
+            parse = exported(rt_kept.keeping(parse), namespace)
+        python_parse = parse
         if self.table_readers:
             dispatch = tier.compiled("runtime._compiled.dispatch")
             if dispatch is not None:  # tried first from C: no Python frame a message
@@ -118,6 +125,15 @@ class Contract:
         ):
             fn = exported(make(), self.namespace)
             setattr(self, fn.__name__, fn)
+        if kept:
+            construct = exported(rt_kept.keeping(self.parse_construct), namespace)
+            self.parse_construct = construct
+            self.build = exported(
+                rt_kept.writing_kept(self.build, python_parse, default_record), namespace
+            )
+            self.build_construct = exported(
+                rt_kept.writing_kept(self.build_construct, construct, default_record), namespace
+            )
 
     def check_record(self, record: str) -> None:
         """Refuse a record the module does not have, naming the ones it has."""

@@ -13,8 +13,8 @@ that further (Thrift's i16/i32). Signed values are ZigZag-mapped first
     >>> UVarInt().parse(b"\\xff\\x01"), ZigZagVarInt(bits=32).build(-2).hex()
     (255, '03')
 
-Readers accept non-shortest forms (``80 00`` is 0), as Go does; writers always write the
-shortest form. Bad bytes raise :class:`DecodeError` with the offset where the varint
+Readers accept non-shortest forms (``80 00`` is 0), as Go does (the stream readers note
+them: ``runtime.core.kept``); writers always write the shortest form. Bad bytes raise :class:`DecodeError` with the offset where the varint
 starts; out-of-range values raise :class:`EncodeError`.
 
 The ``read_*``/``write_*`` functions work on bytes and are the fast path that generated
@@ -23,6 +23,7 @@ code calls; the construct classes wrap the same logic for streams.
 
 from __future__ import annotations
 
+from runtime.core import kept
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.stream import StreamVarInt, as_int
 
@@ -182,6 +183,8 @@ def parse_uvarint_stream(stream, bits: int = 64, max_bytes: int = MAX_BYTES) -> 
         err.shift(start)
         raise
     stream.seek(start + used)
+    if not data[used - 1] and used > 1:  # longer than it needs: its message keeps it
+        kept.note()
     return value
 
 
