@@ -501,6 +501,7 @@ class OpenProtocol:
         alone. A row that cannot fit even alone raises :class:`EncodeError`.
 
             >>> from generated.ticdc_open_protocol import encode_events
+            >>> from runtime.formats.ticdc import ResolvedEvent
             >>> [len(k) for k, v in encode_events([ResolvedEvent(1)] * 2)]
             [30, 30]
         """
