@@ -34,6 +34,7 @@ import dataclasses
 import functools
 import threading
 
+from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.limits import Limits
 
 FIELD = "wire_form"
@@ -110,7 +111,7 @@ def reads_as(built: bytes, kept, record: str, parse, build) -> bool:
     limits = {f.name: max(getattr(base, f.name), n) for f in dataclasses.fields(Limits)}
     try:
         return build(parse(bytes(kept), record, **limits), record) == built
-    except Exception:  # noqa: BLE001 - whatever the reason, these bytes are not the model's
+    except (DecodeError, EncodeError):  # these bytes are not the model's: write the model
         return False
 
 
