@@ -45,7 +45,7 @@ def body_dict(vec) -> dict:
     want.pop("absent_fields", None)
     want["uuid"] = list(uuid.UUID(want["uuid"]).bytes)
     want["unknown_fields"] = None  # MySQL's own events: no field this reader does not know
-    want["wire_form"] = None  # and in the form MySQL writes, which build writes too
+    # and in the form MySQL writes, which build writes too: no wire_form in the JSON form
     return want
 
 

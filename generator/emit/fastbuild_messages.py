@@ -69,13 +69,6 @@ class MessageWriters:
         )
         # the model class's slots read as attributes; another mapping through a namespace
         w.line(f"m = model if model.__class__ is {build.class_name} else rt_fast.Parent(**model)")
-        w.line('if getattr(m, "wire_form", None) is not None:  # its bytes as read, if it reads so')
-        with w.indent():
-            w.line(f"kept = rt_serializable.kept_form({record.name}, model)")
-            w.line("if kept is not None:")
-            with w.indent():
-                w.line("out += kept")
-                w.line("return model")
         w.line("body = bytearray()")
         w.line("lnifid = 0  # one more than the last non-ignorable field written")
         written: set[str] = set()

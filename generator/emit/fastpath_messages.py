@@ -33,9 +33,9 @@ class MessageReaders:
                 "offset=start)"
             )
         w.line("size_at = pos")
-        self.msb(w, "declared", 64, False, "serializable_field_size")
+        self.msb(w, "declared", 64, False, "serializable_field_size", as_is=True)
         w.line("lnifid_at = pos")
-        self.msb(w, "lnifid", 64, False, "last_non_ignorable_field_id")
+        self.msb(w, "lnifid", 64, False, "last_non_ignorable_field_id", as_is=True)
         n = len(record.fields)
         w.line(f"if lnifid > {n}:")
         with w.indent():
@@ -54,6 +54,10 @@ class MessageReaders:
                 'raise DecodeError(f"serializable_field_size is {declared} but the message has '
                 '{end - start} bytes", offset=size_at)'
             )
+        w.line("if not rt_fast.msb_head_as_built(")
+        w.line("    declared, lnifid, lnifid_at - size_at, pos - lnifid_at, end - start")
+        w.line("):")
+        w.line("    rt_kept.note()  # a header build writes otherwise")
         for field in record.fields:
             w.line(
                 pytext.source_comment(
@@ -83,6 +87,9 @@ class MessageReaders:
                 with w.indent():
                     w.line(f"err.add_path({field.name!r})")
                     w.line("raise")
+                if field.unknown_field_policy == "error":
+                    w.line(f"if lnifid <= {field.id}:  # build writes a larger one")
+                    w.line("    rt_kept.note()")
             w.line("else:")
             with w.indent():
                 if field.has_default or field.default_from:
@@ -92,24 +99,21 @@ class MessageReaders:
                         f'raise DecodeError("required field {field.id} is missing", '
                         f"offset=at, path={field.name!r})"
                     )
-        for field in record.fields:
-            if field.default_from:
-                w.line(f"if f_{field.name} is None:")
-                with w.indent():
-                    w.line(f"f_{field.name} = f_{field.default_from}")
-            elif field.has_default:
-                w.line(f"if f_{field.name} is None:")
-                with w.indent():
-                    w.line(f"f_{field.name} = {field.default!r}")
         w.line("# Fields this reader does not know (a newer writer's): kept as they came.")
-        args = ", ".join(["declared", "lnifid"] + [f"f_{f.name}" for f in record.fields])
         w.line("unknown = bytes(buf[pos:end]) if pos < end else None")
+        last = record.fields[-1]
+        for field in record.fields:
+            if not (field.default_from or field.has_default):
+                continue
+            absent = f"f_{field.default_from}" if field.default_from else repr(field.default)
+            w.line(f"if f_{field.name} is None:")
+            w.line(f"    f_{field.name} = {absent}")
+            # written at its default: build leaves it out (but for unknown fields that need it)
+            needed = f" and not rt_serializable.written_for_unknown(unknown, {len(record.fields)})"
+            w.line(f"elif f_{field.name} == {absent}{needed if field is last else ''}:")
+            w.line("    rt_kept.note()")
+        args = ", ".join(["declared", "lnifid"] + [f"f_{f.name}" for f in record.fields])
         w.line(f"model = {camel(record.name)}({args}, unknown)")
-        w.line("# A form build does not write (non-minimal varints, fields at their default): kept")
-        w.line(
-            "model.wire_form = rt_serializable.wire_form("
-            f"buf[start:end], model, build, {record.name!r})"
-        )
         w.line("return model, end")
         if not self.message_common_supported(record):
             return self.signature(record) + "\n" + "\n".join(w.lines)

@@ -19,8 +19,13 @@ class ValueReaders:
     def is_msb(self, ref: TypeRef) -> bool:
         return ref.kind == "prim" and ref.name.startswith("msb_")
 
-    def msb(self, w: LineWriter, var: str, bits: int, signed: bool, what: str) -> None:
-        """An msb-count varint: the one-byte form inline, the rest in ``runtime.core.fast``."""
+    def msb(
+        self, w: LineWriter, var: str, bits: int, signed: bool, what: str, as_is: bool = False
+    ) -> None:
+        """An msb-count varint: the one-byte form inline, the rest in ``runtime.core.fast``,
+        which notes one longer than it needs (``runtime.core.kept``: build writes it
+        shortest); ``as_is``: any form, nothing noted (a message's size and lnifid, which
+        build may widen)."""
         w.line("if pos < end and not buf[pos] & 1:")
         with w.indent():
             if signed:
@@ -29,11 +34,13 @@ class ValueReaders:
             else:
                 w.line(f"{var} = buf[pos] >> 1")
             w.line("pos += 1")
-        # The 2- and 3-byte forms inline too when every value they hold fits in `bits`.
+        # The 2- and 3-byte forms inline too when every value they hold fits in `bits`
+        # (in their shortest form: a last byte of 0 or 1 leaves the value below 2**(7n-7)).
         for n, mask in ((2, 3), (3, 7)):
             if bits < 7 * n:
                 break
-            w.line(f"elif pos + {n - 1} < end and buf[pos] & {mask} == {mask >> 1}:")
+            shortest = "" if as_is else f" and buf[pos + {n - 1}] > 1"
+            w.line(f"elif pos + {n - 1} < end and buf[pos] & {mask} == {mask >> 1}{shortest}:")
             with w.indent():
                 parts = " | ".join(
                     ["buf[pos]"] + [f"buf[pos + {k}] << {8 * k}" for k in range(1, n)]
@@ -44,7 +51,7 @@ class ValueReaders:
                 w.line(f"pos += {n}")
         w.line("else:")
         with w.indent():
-            helper = "msb_svar" if signed else "msb_uvar"
+            helper = "msb_uvar" if as_is else "msb_svar_noting" if signed else "msb_uvar_noting"
             w.line(f"{var}, pos = rt_fast.{helper}(buf, pos, end, {bits}, {what!r})")
 
     def scalar(self, w: LineWriter, prim: str, var: str) -> None:

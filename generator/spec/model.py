@@ -484,6 +484,14 @@ class Spec:
         return bool(names & {"varint", "uvarint"})
 
     @property
+    def kept_forms(self) -> bool:
+        """Whether a message read from forms build writes otherwise keeps its bytes in the
+        model ``parse`` returns (``wire_form``, runtime/core/kept.py): LEB128 varints longer
+        than they need (:attr:`kept_varints`), or a ``layout: serializable`` message not in
+        MySQL's form (its readers note what MySQL's writer does not write)."""
+        return self.kept_varints or any(r.serializable for r in self.records.values())
+
+    @property
     def is_library(self) -> bool:
         """A spec of enums only, for other specs to import: it has no module of its own."""
         return not self.records

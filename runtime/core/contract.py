@@ -128,11 +128,17 @@ class Contract:
         if kept:
             construct = exported(rt_kept.keeping(self.parse_construct), namespace)
             self.parse_construct = construct
+            to_dict, from_dict = self.to_dict, self.from_dict
+
+            def values(model, record):  # what build sees of a model: computed fields left out
+                return from_dict(to_dict(model), record)
+
             self.build = exported(
-                rt_kept.writing_kept(self.build, python_parse, default_record), namespace
+                rt_kept.writing_kept(self.build, python_parse, default_record, values), namespace
             )
             self.build_construct = exported(
-                rt_kept.writing_kept(self.build_construct, construct, default_record), namespace
+                rt_kept.writing_kept(self.build_construct, construct, default_record, values),
+                namespace,
             )
 
     def check_record(self, record: str) -> None:

@@ -21,8 +21,17 @@ import crc32c
 
 from runtime.core.checksum import CRC8_TABLE  # noqa: F401 - the quick tier's CRC-8 of one-byte items
 from runtime.core.errors import DecodeError
+from runtime.core.kept import note
 from runtime.core.leb128 import read_reversed_uvarint, read_uvarint  # noqa: F401 - for generated code
-from runtime.core.msbvarint import _LENGTH, encode_uvar, msb_svar, msb_uvar, uvar_size, zigzag  # noqa: F401 - for generated code
+from runtime.core.msbvarint import (  # noqa: F401 - for generated code
+    _LENGTH,
+    encode_uvar,
+    msb_svar_noting,
+    msb_uvar,
+    msb_uvar_noting,
+    uvar_size,
+    zigzag,
+)
 
 CHECKSUMS = {
     "crc8": anycrc.Model("CRC8-SMBUS").calc,
@@ -201,10 +210,13 @@ def msb_uvar_array(buf, pos: int, end: int, count: int, bits: int):
 
 def msb_field_id(buf, pos: int, end: int, field_id: int) -> tuple[bool, int]:
     """Peek at the next field id of a ``mysql::serialization`` message: ``(True, after)``
-    when it is ``field_id``, ``(False, pos)`` when it belongs to a later field; an earlier
-    id is an error (``runtime.formats.serializable.SerializableMessage._parse_field``)."""
+    when it is ``field_id`` (noted when longer than it needs, ``runtime.core.kept``),
+    ``(False, pos)`` when it belongs to a later field; an earlier id is an error
+    (``runtime.formats.serializable.SerializableMessage._parse_field``)."""
     found, after = msb_uvar(buf, pos, end, 64, "field id")
     if found == field_id:
+        if after - pos > 1 and uvar_size(found) < after - pos:
+            note()
         return True, after
     if found < field_id:
         raise DecodeError(f"expected field id {field_id}, found {found}", offset=pos)

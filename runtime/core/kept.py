@@ -5,11 +5,16 @@ A reader takes forms no writer writes: a LEB128 varint longer than it needs (``8
 the shortest form, so ``build(parse(x)) != x`` for such an ``x``. A parsed model keeps its
 message's bytes in its ``wire_form`` field for them, and ``build`` writes them back while
 the model still reads as them (:func:`reads_as`); a changed model is written canonically.
+Where the model's values alone do not build (a MySQL event whose ``event_size`` holds a
+body longer than build would write it), its bytes are written while they read back as the
+very model (:func:`reads_back`).
 
 It is decided on the readers' slow path, never by building at parse time: a reader that
-meets a varint longer than it needs calls :func:`note` (the generated fast path's inline
-forms take shortest varints only, and its slow path notes a longer one; the construct
-path's stream readers in ``runtime.core.leb128`` note it; the quick and compiled tiers
+meets a varint longer than it needs (or in a mysql::serialization message another form
+MySQL's writer never writes, ``runtime.formats.serializable``) calls :func:`note` (the
+generated fast path's inline forms take shortest varints only, and its slow path notes a
+longer one; the construct path's stream readers in ``runtime.core.leb128`` and
+``runtime.core.msbvarint`` note it; the quick and compiled tiers
 decline it, so the exact reader decides). :func:`keeping` wraps a module's ``parse``: when a note was
 made while it read, the model it returns keeps the input as ``wire_form``; else
 ``wire_form`` is None (every message its writers wrote). The model that keeps it is the
@@ -34,7 +39,7 @@ import dataclasses
 import functools
 import threading
 
-from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.errors import DecodeError, EncodeError, WirespecError
 from runtime.core.limits import Limits
 
 FIELD = "wire_form"
@@ -74,19 +79,60 @@ def keeping(parse):
     return kept_parse
 
 
-def writing_kept(build, parse, default_record: str):
+def writing_kept(build, parse, default_record: str, values=None):
     """``build(model, record)`` that writes a model's ``wire_form`` while it still means
-    what the model means (:func:`reads_as`), and the model otherwise."""
+    what the model means (:func:`reads_as`), and the model otherwise. ``values(model,
+    record)``: what :func:`reads_back` compares (the model itself when None)."""
 
     @functools.wraps(build)
     def kept_build(model, record: str = default_record) -> bytes:
-        built = build(model, record)
         kept = getattr(model, FIELD, None)
+        try:
+            built = build(model, record)
+        except EncodeError:
+            # its values alone do not build (a size that holds only the kept bytes, as a
+            # MySQL event_size does a longer body): the kept bytes, if they read as the model
+            if kept is not None and reads_back(kept, model, record, parse, values):
+                return bytes(kept)
+            raise
         if kept is not None and reads_as(built, kept, record, parse, build):
             return bytes(kept)
         return built
 
     return kept_build
+
+
+def _no_tighter_limits(kept) -> dict:
+    """Limits no tighter than ``kept``'s bytes need: whatever parse they came from."""
+    n = len(kept)
+    base = Limits()
+    return {f.name: max(getattr(base, f.name), n) for f in dataclasses.fields(Limits)}
+
+
+def reads_back(kept, model, record: str, parse, values=None) -> bool:
+    """Whether ``kept``, a model's ``wire_form``, reads (by ``parse``) as the very
+    ``model``: what is left to compare when the model's values alone do not build. With
+    ``values(model, record)``, the two compare as it gives them (a generated module's
+    JSON form read back, which leaves out what build computes: a const, a checksum); a
+    model it does not take is not the one the bytes read as.
+
+        >>> parse = lambda data, record, **limits: {"n": 1, "wire_form": data}
+        >>> reads_back(b"\\x81\\x00", {"n": 1, "wire_form": b"\\x81\\x00"}, "count", parse)
+        True
+        >>> reads_back(b"\\x81\\x00", {"n": 2, "wire_form": b"\\x81\\x00"}, "count", parse)
+        False
+    """
+    if not isinstance(kept, (bytes, bytearray)):
+        return False
+    same = values or (lambda model, record: model)
+    try:
+        again = parse(bytes(kept), record, **_no_tighter_limits(kept))
+    except DecodeError:  # these bytes are not the model's
+        return False
+    try:
+        return same(again, record) == same(model, record)
+    except (WirespecError, TypeError, ValueError):  # values with no JSON form: not these
+        return False
 
 
 def reads_as(built: bytes, kept, record: str, parse, build) -> bool:
@@ -105,12 +151,8 @@ def reads_as(built: bytes, kept, record: str, parse, build) -> bool:
     """
     if not isinstance(kept, (bytes, bytearray)):
         return False
-    n = len(kept)
-    base = Limits()
-    # read again within no tighter limits than its bytes need: whatever parse it came from
-    limits = {f.name: max(getattr(base, f.name), n) for f in dataclasses.fields(Limits)}
     try:
-        return build(parse(bytes(kept), record, **limits), record) == built
+        return build(parse(bytes(kept), record, **_no_tighter_limits(kept)), record) == built
     except (DecodeError, EncodeError):  # these bytes are not the model's: write the model
         return False
 

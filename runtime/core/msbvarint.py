@@ -13,7 +13,9 @@ total length; the bytes are little-endian and the value sits above the length ma
     ======  ===================  ==============================
 
 where W is the n bytes read as one little-endian integer. Writers use the shortest form;
-readers accept longer ones, as MySQL does (``01 00`` reads as 0).
+readers accept longer ones, as MySQL does (``01 00`` reads as 0), and note them
+(``runtime.core.kept``: the message that holds one keeps its bytes); the bytes-level
+:func:`msb_uvar` notes nothing (a message's header and a peeked id are read with it).
 
     >>> encode_uvar(128).hex(), decode_uvar(bytes.fromhex("0102"), 0)
     ('0102', (128, 2))
@@ -23,6 +25,7 @@ readers accept longer ones, as MySQL does (``01 00`` reads as 0).
 
 from __future__ import annotations
 
+from runtime.core import kept
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.leb128 import zigzag_decode
 from runtime.core.stream import StreamVarInt, as_int
@@ -110,17 +113,32 @@ def msb_uvar(buf, pos: int, end: int, bits: int, what: str = "varint") -> tuple[
     return value, stop
 
 
-def msb_svar(buf, pos: int, end: int, bits: int, what: str = "signed varint"):
-    """One zigzag msb-count varint (:func:`read_svar` on bytes)."""
-    value, pos = msb_uvar(buf, pos, end, bits, what)
+def msb_uvar_noting(buf, pos: int, end: int, bits: int, what: str = "varint"):
+    """:func:`msb_uvar`, noting a form longer than it needs (``runtime.core.kept``): a
+    value's varint, which build writes shortest. Generated code calls it as
+    ``rt_fast.msb_uvar_noting``.
+
+        >>> seen = kept.noted()
+        >>> msb_uvar_noting(b"\\x01\\x00", 0, 2, 64), kept.noted() - seen  # 0 in two bytes
+        ((0, 2), 1)
+    """
+    value, stop = msb_uvar(buf, pos, end, bits, what)
+    if stop - pos > 1 and uvar_size(value) < stop - pos:
+        kept.note()
+    return value, stop
+
+
+def msb_svar_noting(buf, pos: int, end: int, bits: int, what: str = "signed varint"):
+    """One zigzag msb-count varint (:func:`read_svar` on bytes), noting a longer form."""
+    value, pos = msb_uvar_noting(buf, pos, end, bits, what)
     return zigzag_decode(value), pos
 
 
-def read_uvar(stream, bits: int = 64, what: str = "varint") -> int:
-    """Read one unsigned varint from a construct stream, checking it fits in ``bits``.
+def read_uvar_as_is(stream, bits: int = 64, what: str = "varint") -> tuple[int, int]:
+    """Read one unsigned varint from a construct stream, checking it fits in ``bits``:
+    ``(value, its length in bytes)``, whatever form it takes (nothing noted).
 
-    Errors carry the offset where the varint starts. Used by the classes below, by
-    compiled parsers (see ``_emitparse``) and by :mod:`runtime.formats.serializable`.
+    Errors carry the offset where the varint starts.
     """
     start = stream.tell()
     # One bounded read instead of a read per byte; the unused tail is given back.
@@ -131,6 +149,17 @@ def read_uvar(stream, bits: int = 64, what: str = "varint") -> int:
         err.shift(start)
         raise
     stream.seek(start + used)
+    return value, used
+
+
+def read_uvar(stream, bits: int = 64, what: str = "varint") -> int:
+    """:func:`read_uvar_as_is`'s value, noting a form longer than it needs (its message
+    keeps its bytes, ``runtime.core.kept``). Used by the classes below and by
+    :mod:`runtime.formats.serializable`.
+    """
+    value, used = read_uvar_as_is(stream, bits, what)
+    if used > 1 and uvar_size(value) < used:
+        kept.note()
     return value
 
 
@@ -188,8 +217,9 @@ class MsbVarInt(_VarIntBase):
         runtime.core.errors.DecodeError: <message> at offset 0: varint 256 does not fit in uint8
 
     Parse raises :class:`DecodeError` on truncation or a value wider than ``bits``
-    (non-minimal encodings are accepted); build raises :class:`EncodeError` for a non-integer
-    or out-of-range value. Size is variable (:class:`construct.SizeofError`).
+    (non-minimal encodings are accepted and noted, ``runtime.core.kept``); build raises
+    :class:`EncodeError` for a non-integer or out-of-range value. Size is variable
+    (:class:`construct.SizeofError`).
     """
 
     _read = staticmethod(read_uvar)

@@ -16,6 +16,9 @@ whose unknown-field policy is ``"error"``, or 0. A reader that knows fewer field
 jumping to the end that ``size`` gives. The parsed model keeps their bytes (``unknown_fields``,
 from the first unknown id to the message's end: the wire does not say where one unknown
 value ends) and build writes them back in place, so a newer writer's message round-trips.
+What MySQL's reader takes and its writer never writes (a varint longer than it needs, an
+optional field written at its default) the readers note (``runtime.core.kept``): the model
+a generated module's ``parse`` returns keeps its bytes then (``wire_form``).
 
     >>> from runtime.core.msbvarint import MsbVarInt
     >>> point = SerializableMessage(
@@ -26,6 +29,9 @@ value ends) and build writes them back in place, so a newer writer's message rou
     '020a00000a'
     >>> point.parse(bytes.fromhex("020a00000a"))
     Container(serializable_field_size=5, last_non_ignorable_field_id=0, x=5, y=0)
+    >>> seen = kept.noted()  # x = 1 in two bytes (05 00): MySQL reads it, never writes it
+    >>> point.parse(bytes.fromhex("020c00000500")).x, kept.noted() - seen
+    (1, 1)
 
 Fixed-size arrays (the 16 bytes of a UUID) need no class of their own: use construct's
 ``Array(16, MsbVarInt(8))``, which has no count on the wire either.
@@ -38,13 +44,16 @@ from collections.abc import Mapping
 
 from construct import Construct, ConstructError, Container, ListContainer, SizeofError
 
+from runtime.core import kept
 from runtime.core.errors import DecodeError, EncodeError, SpecError
-from runtime.core.limits import Limits, current
+from runtime.core.fast import msb_head_as_built
+from runtime.core.limits import current
 from runtime.core.msbvarint import (
     decode_uvar,
     encode_uvar,
     encode_uvar_wide,
     read_uvar,
+    read_uvar_as_is,
     uvar_size,
     write_uvar,
 )
@@ -55,13 +64,10 @@ SIZE_KEY = "serializable_field_size"
 LNIFID_KEY = "last_non_ignorable_field_id"
 UNKNOWN_KEY = "unknown_fields"
 """The model key of the bytes a newer writer's fields took (None when there are none)."""
-WIRE_KEY = "wire_form"
-"""The model key of a message's bytes as read when build would write its values otherwise
-(non-minimal varints, optional fields written at their default; None when it would not)."""
 FORMAT_VERSION = 1
 """The id of every top-level message (``serialization_format_version``): byte ``02``."""
 
-_HEADER_KEYS = (SIZE_KEY, LNIFID_KEY, UNKNOWN_KEY, WIRE_KEY)
+_HEADER_KEYS = (SIZE_KEY, LNIFID_KEY, UNKNOWN_KEY, kept.FIELD)
 _REQUIRED = object()
 _POLICIES = ("ignore", "error")
 # Construct's own errors and the plain ones a stock subconstruct raises for a bad model
@@ -130,21 +136,21 @@ class SerializableMessage(Construct):
     ``top_level=False`` is a message nested as a :class:`Field` or inside a container.
 
     Parse returns a ``Container`` with ``serializable_field_size``,
-    ``last_non_ignorable_field_id``, every field (absent ones set to their defaults),
+    ``last_non_ignorable_field_id``, every field (absent ones set to their defaults) and,
     when the message holds fields this reader does not know, ``unknown_fields`` (their
-    bytes; build writes them after the known fields, where they came from) and, when build
-    would write the message otherwise, ``wire_form`` (see below).
+    bytes; build writes them after the known fields, where they came from).
     Build computes the size (the self-consistent value, see below) and the lnifid; a model
     that carries either one keeps it when it is also valid for the built bytes, so that
-    ``build(parse(x)) == x`` for MySQL's own off-by-one sizes too. A message build would
-    write otherwise (non-minimal varints, optional fields written with their default value:
+    ``build(parse(x)) == x`` for MySQL's own off-by-one sizes too. What build would write
+    otherwise (non-minimal varints, optional fields written with their default value:
     MySQL's reader takes both, its ``read_varlen_bytes`` reads any length a first byte
-    announces, but its writer writes neither) is kept as read: parse sets ``wire_form`` to
-    its bytes, and build writes them back while the model still reads as them, so
-    ``build(parse(x)) == x`` for every input that decodes. A changed model is written in
-    the canonical form, known fields minimal and a kept size made up by longer header
-    varints (:meth:`_Header.widened`); set ``serializable_field_size`` to None after
-    shortening a parsed model's values to get the computed size instead.
+    announces, but its writer writes neither; a header neither shortest nor widened as
+    build widens it; a nested message the parent's end left out) parse notes
+    (``runtime.core.kept``), and the generated module's ``parse`` keeps the message's
+    bytes as ``wire_form``, written back while the model still reads as them. A changed
+    model is written in the canonical form, known fields minimal and a kept size made up
+    by longer header varints (:meth:`_Header.widened`); set ``serializable_field_size``
+    to None after shortening a parsed model's values to get the computed size instead.
 
         >>> from runtime.core.msbvarint import MsbVarInt
         >>> SerializableMessage(Field(0, "a", MsbVarInt())).parse(bytes.fromhex("020600"))
@@ -202,10 +208,15 @@ class SerializableMessage(Construct):
 
     def _parse_rest(self, stream, context, path, start):
         """Parse from the size varint on; ``start`` is where the message's bytes begin."""
+        return self._read(stream, context, path, start)[0]
+
+    def _read(self, stream, context, path, start):
+        """:meth:`_parse_rest`'s model, and whether it holds a known field (a non-ignorable
+        nested message counts towards its parent's lnifid only then, as build counts it)."""
         size_at = stream.tell()
-        declared = read_uvar(stream, 64, SIZE_KEY)
+        declared, size_len = read_uvar_as_is(stream, 64, SIZE_KEY)
         lnifid_at = stream.tell()
-        lnifid = read_uvar(stream, 64, LNIFID_KEY)
+        lnifid, lnifid_len = read_uvar_as_is(stream, 64, LNIFID_KEY)
         if lnifid > len(self.fields):
             raise DecodeError(
                 f"{LNIFID_KEY} is {lnifid}: the writer has a non-ignorable field {lnifid - 1}, "
@@ -223,13 +234,19 @@ class SerializableMessage(Construct):
         end = self._fields_end(stream, start, declared, header, size_at)
         ctx = _child_context(context, stream)
         result = Container({SIZE_KEY: declared, LNIFID_KEY: lnifid})
+        present = []
+        built_lnifid = 0  # the lnifid build writes for the fields present
         for f in self.fields:
             at = stream.tell()
-            value = _ABSENT
+            value = holds = _ABSENT
             if at < end:
-                value = self._parse_field(f, stream, ctx, path, at)
+                value, holds = self._parse_field(f, stream, ctx, path, at)
             if value is _ABSENT:
                 value = _missing(f, ctx, path, at)
+            else:
+                present.append(f)
+                if f.non_ignorable and holds:
+                    built_lnifid = f.id + 1
             result[f.name] = ctx[f.name] = value
         _resolve_defaults(self.fields, result)
         here = stream.tell()
@@ -245,24 +262,24 @@ class SerializableMessage(Construct):
                 spans.open(UNKNOWN_KEY, here)
                 spans.close(end, result[UNKNOWN_KEY])
         stream.seek(max(here, end))
-        raw = _read_back(stream, start, max(here, end))
-        if not self._rebuilds(result, raw, start, size_at):
-            result[WIRE_KEY] = raw
-        return result if self.model is None else self.model(**result)
+        length = max(here, end) - start
+        if lnifid < built_lnifid or not msb_head_as_built(
+            declared, lnifid, size_len, lnifid_len, length
+        ):
+            kept.note()  # a header build writes otherwise
+        self._note_defaults(present, result)
+        model = result if self.model is None else self.model(**result)
+        return model, bool(present)
 
-    def _rebuilds(self, result, raw: bytes, start: int, size_at: int) -> bool:
-        """Whether build writes ``result``, the model of ``raw``, back as ``raw``: not when
-        ``raw`` holds non-minimal varints or optional fields at their default (MySQL's
-        reader takes both, its writer writes neither), which ``raw`` then keeps."""
-        prefix = raw[: size_at - start]
-        if prefix:  # the version or field id, as build writes it
-            prefix = encode_uvar(decode_uvar(prefix)[0])
-        out = io.BytesIO()
-        try:
-            self._build_with_prefix(result, out, Container(), "", prefix)
-        except EncodeError:  # beyond what the header can make up (widened): not rebuilt
-            return False
-        return out.getvalue() == raw
+    def _note_defaults(self, present, result) -> None:
+        """Note an optional field written at its default (build leaves it out), unless it
+        is the last known one and the unknown fields need it (:func:`written_for_unknown`)."""
+        needed = written_for_unknown(result.get(UNKNOWN_KEY), len(self.fields))
+        last = self.fields[-1]
+        for f in present:
+            at_default = f.optional and result[f.name] == f.absent_value(result)
+            if at_default and not (needed and f is last):
+                kept.note()
 
     def _fields_end(self, stream, start, declared, header, size_at) -> int:
         """Check the declared size; return the offset where this message's fields end."""
@@ -286,14 +303,17 @@ class SerializableMessage(Construct):
         return start + declared
 
     def _parse_field(self, f: Field, stream, ctx, path, at):
-        """The value of ``f`` if the next id is its own (else ``_ABSENT``; nothing consumed)."""
-        found = read_uvar(stream, 64, "field id")
+        """The value of ``f`` and whether it holds a field (a nested message may not) if
+        the next id is its own (else ``_ABSENT`` twice; nothing consumed)."""
+        found, used = read_uvar_as_is(stream, 64, "field id")
         if found == f.id:
+            if used > uvar_size(found):
+                kept.note()  # an id longer than it needs
             return _parse_value(f, stream, ctx, path, at)
         stream.seek(at)  # only peeked: the id belongs to a later field
         if found < f.id or f.is_message:
             raise DecodeError(f"expected field id {f.id}, found {found}", offset=at)
-        return _ABSENT
+        return _ABSENT, _ABSENT
 
     def _absent(self, context, path, at):
         """The model of a nested message whose parent ended before it."""
@@ -319,10 +339,6 @@ class SerializableMessage(Construct):
             raise EncodeError(
                 f"a message needs a mapping of field values, got {type(obj).__name__}"
             )
-        kept = self._kept_form(obj, prefix)
-        if kept is not None:
-            stream.write(kept)
-            return _has_fields(kept, bool(prefix))
         ctx = _child_context(context, stream, building=True)
         ctx.update(obj)
         body = io.BytesIO()
@@ -354,76 +370,15 @@ class SerializableMessage(Construct):
             # An empty nested message cannot hold anything a reader must understand.
             if f.non_ignorable and has_fields:
                 lnifid = f.id + 1
-        lnifid = _keep_if_valid(obj.get(LNIFID_KEY), range(lnifid, len(self.fields) + 1), lnifid)
+        given = obj.get(LNIFID_KEY)
+        if type(given) is int and lnifid <= given <= len(self.fields):
+            lnifid = given  # the model's own, valid for these fields: kept
         payload = body.getvalue() + unknown_bytes(
             obj.get(UNKNOWN_KEY), last_written, len(self.fields)
         )
         head = message_head(len(prefix), len(payload), lnifid, obj.get(SIZE_KEY))
         stream.write(prefix + head + payload)
         return written > 0
-
-    def _kept_form(self, obj: Mapping, prefix: bytes) -> bytes | None:
-        """The model's ``wire_form`` when it still reads as the model (the same id, header,
-        fields and unknown fields): a parsed model, unchanged, is written back as it came."""
-        kept = obj.get(WIRE_KEY)
-        if not isinstance(kept, (bytes, bytearray)):
-            return None
-        stream = io.BytesIO(kept)
-        # read again within no tighter limits than its bytes: whatever parse it came from
-        limits = Limits(max_count=len(kept), max_string=len(kept))
-        context = Container(_params={"limits": limits})
-        try:
-            if prefix and not self.top_level:
-                if read_uvar(stream, 64, "field id") != decode_uvar(prefix)[0]:
-                    return None
-                again = self._parse_rest(stream, context, "", 0)
-            else:
-                again = self._parse(stream, context, "")
-        except (DecodeError, ConstructError):
-            return None
-        if stream.tell() != len(kept):
-            return None
-        if not isinstance(again, Mapping):
-            again = dict(again.items())  # a generated model class
-        names = (SIZE_KEY, LNIFID_KEY, UNKNOWN_KEY, *(f.name for f in self.fields))
-        if any(obj.get(name) != again.get(name) for name in names):
-            return None
-        return bytes(kept) if again.get(WIRE_KEY) == kept else None
-
-
-def kept_form(message: SerializableMessage, model) -> bytes | None:
-    """``model``'s ``wire_form`` if ``message`` (top level) writes it back (see
-    :meth:`SerializableMessage._kept_form`), else None. The generated fast writers call it.
-
-        >>> from runtime.core.msbvarint import MsbVarInt
-        >>> point = SerializableMessage(Field(0, "x", MsbVarInt()))
-        >>> m = point.parse(bytes.fromhex("020c00000500"))  # x = 1 written in two bytes
-        >>> m.wire_form.hex(), point.build(m).hex()
-        ('020c00000500', '020c00000500')
-        >>> m.x = 2  # no longer what the kept bytes say: x minimal, the size kept (widened)
-        >>> kept_form(point, m), point.build(m).hex()
-        (None, '020c01000004')
-    """
-    obj = model if isinstance(model, Mapping) else dict(model.items())
-    return message._kept_form(obj, encode_uvar(FORMAT_VERSION))
-
-
-def wire_form(raw, model, build, record: str) -> bytes | None:
-    """``raw``, a message's bytes, unless ``build(model, record)`` (a generated module's)
-    writes its parsed ``model`` back as them: what a generated fast reader keeps as the
-    model's ``wire_form`` (as :meth:`SerializableMessage._rebuilds` decides).
-
-        >>> canonical = lambda model, record: bytes.fromhex("020a000002")  # x = 1
-        >>> wire_form(bytes.fromhex("020a000002"), {}, canonical, "point") is None
-        True
-        >>> wire_form(bytes.fromhex("020c00000500"), {}, canonical, "point").hex()
-        '020c00000500'
-    """
-    raw = bytes(raw)
-    try:
-        return None if build(model, record) == raw else raw
-    except EncodeError:
-        return raw
 
 
 def message_head(id_len: int, payload: int, lnifid: int, given) -> bytes:
@@ -593,20 +548,22 @@ def _child_context(context, stream, building: bool = False) -> Container:
 
 
 def _parse_value(f: Field, stream, ctx, path, at):
-    """Parse a field's value; its id, at offset ``at``, has just been read."""
+    """Parse a field's value, and whether it holds a field (a nested message may not); its
+    id, at offset ``at``, has just been read."""
     value_at = stream.tell()
     spans = current_spans(ctx)
     if spans is not None:
         spans.open(f.name, at)
         spans.mark(at, value_at, "field id", f.id)
     try:
+        holds = True
         if f.is_message:
-            value = f.subcon._parse_rest(stream, ctx, path, at)
+            value, holds = f.subcon._read(stream, ctx, path, at)
         else:
             value = f.subcon._parsereport(stream, ctx, path)
         if spans is not None:
             spans.close(stream.tell(), value)
-        return value
+        return value, holds
     except DecodeError as err:
         err.add_path(f.name)
         raise
@@ -617,6 +574,7 @@ def _parse_value(f: Field, stream, ctx, path, at):
 def _missing(f: Field, ctx, path, at):
     """The value of a field that is not on the wire at offset ``at``."""
     if f.is_message:
+        kept.note()  # build writes a nested message the parent's end left out
         try:
             return f.subcon._absent(ctx, path, at)
         except DecodeError as err:
@@ -682,24 +640,6 @@ def unknown_bytes(raw, last_written: int, known: int) -> bytes:
             path=UNKNOWN_KEY,
         )
     return bytes(raw)
-
-
-def _read_back(stream, start: int, end: int) -> bytes:
-    """The bytes ``start .. end`` of ``stream``, which stays at ``end``."""
-    stream.seek(start)
-    return stream.read(end - start)
-
-
-def _has_fields(message: bytes, with_id: bool) -> bool:
-    """Whether a message's bytes hold any field after their id, size and lnifid."""
-    pos = decode_uvar(message, 0)[1] if with_id else 0
-    pos = decode_uvar(message, decode_uvar(message, pos)[1])[1]
-    return pos < len(message)
-
-
-def _keep_if_valid(given, valid, computed):
-    """The model's own header value if it is one a reader accepts for these bytes."""
-    return given if type(given) is int and given in valid else computed
 
 
 def _check_element(element: Construct) -> None:
