@@ -204,15 +204,12 @@ class SerializableMessage(Construct):
             spans = current_spans(context)
             if spans is not None:
                 spans.mark(start, stream.tell(), "version", version)
-        return self._parse_rest(stream, context, path, start)
-
-    def _parse_rest(self, stream, context, path, start):
-        """Parse from the size varint on; ``start`` is where the message's bytes begin."""
         return self._read(stream, context, path, start)[0]
 
     def _read(self, stream, context, path, start):
-        """:meth:`_parse_rest`'s model, and whether it holds a known field (a non-ignorable
-        nested message counts towards its parent's lnifid only then, as build counts it)."""
+        """Parse from the size varint on (``start``: where the message's bytes begin): the
+        model, and whether it holds a known field (a non-ignorable nested message counts
+        towards its parent's lnifid only then, as build counts it)."""
         size_at = stream.tell()
         declared, size_len = read_uvar_as_is(stream, 64, SIZE_KEY)
         lnifid_at = stream.tell()
