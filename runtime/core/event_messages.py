@@ -1,28 +1,20 @@
-"""Messages of events: what a codec whose message is a list of events does that is no
-format's own.
+"""Messages of events: what a codec whose message (one Kafka message's columns) is a list of
+events does that is no format's own; the TiCDC codecs (``runtime.formats.craft``,
+``runtime.formats.open_protocol``) derive from :class:`EventMessages`.
 
-A TiCDC codec (``runtime.formats.craft``, ``runtime.formats.open_protocol``) reads one Kafka
-message, its columns (``COLUMNS``: the value, or the key and the value), as a list of
-events, and writes events as messages. :class:`EventMessages`, which such a codec derives
-from, does for it what does not depend on the format:
+- The bytes read stay with what was read from them (a :class:`ReadEvents`, or a message
+  model's ``wire_form``) and are written back while the events still read as them
+  (:func:`runtime.core.kept.reads_as`): the formats' readers take forms their writers never
+  write (Go's JSON spaces and key orders, Craft's longer varints).
+- ``decode_message(value, **limits)`` (:class:`KeyValueMessages`: ``(key, value,
+  **limits)``) and ``encode_events(events, *limits, **options)`` are the entry points the
+  generated module exports: limits by name, and the spec's rendered ``batch:`` over the
+  codec's writer.
 
-- the bytes read stay with what was read from them (a :class:`ReadEvents`, or a message
-  model's ``wire_form``), and :meth:`EventMessages.build_message` writes them back while
-  the events still read as them (:func:`runtime.core.kept.reads_as`): the formats' readers
-  take forms their writers never write (Go's JSON spaces and key orders, Craft's longer
-  varints), which would otherwise not come back byte for byte;
-- the entry points its generated module exports: ``decode_message(*columns, **limits)``
-  (limits by name, :mod:`runtime.core.limits`) and ``encode_events(events, *limits,
-  **options)``, the spec's rendered ``batch:`` over the codec's writer.
-
-The codec gives ``read_message(*columns, limits)`` (the model of one message: its events,
-or a model holding them) and ``write_message(model)`` (the columns its writers write),
-``events_of(model)`` (what ``decode_message`` answers), ``writer(options)`` and ``batch``.
 A format of one byte per event whose reader skips zero bytes (padding its writer never
 writes):
 
     >>> class Padded(EventMessages):
-    ...     COLUMNS = ("value",)
     ...     events_of = staticmethod(iter)
     ...     def read_message(self, data, limits):
     ...         return kept_events([b for b in data if b], data)
@@ -47,14 +39,10 @@ from runtime.core.limits import DEFAULT, Limits
 
 
 class EventMessages:
-    """Base of the codec of a format whose message is a list of events (see the module),
-    which gives ``read_message(*columns, limits)`` (the model of one message from its
-    columns' bytes within ``limits``, a :class:`runtime.core.limits.Limits`, keeping the
-    bytes) and ``write_message(model)`` (the columns its writers write for the model)."""
-
-    COLUMNS: tuple[str, ...] = ("value",)
-    """The message's Kafka columns, in the order ``decode_message`` takes them and
-    ``write_message`` gives them (one column: its bytes; several: a tuple of them)."""
+    """Base of the codec of a format whose message, a Kafka value, is a list of events (see
+    the module), which gives ``read_message(value, limits)`` (the model of one message
+    within ``limits``, a :class:`runtime.core.limits.Limits`, keeping the bytes) and
+    ``write_message(model)`` (the bytes its writers write for the model)."""
 
     batch: Callable | None = None
     """The spec's rendered ``batch:`` (``batch(events, writer, *limits)``), or None: the
@@ -71,12 +59,11 @@ class EventMessages:
         the format's own ``options`` out of the call's (the rest are the batch's)."""
         return self
 
-    def decode_message(self, *columns, **limits):
-        """The events of one message, in order: its columns' bytes (``COLUMNS``), read
-        within ``limits`` (:mod:`runtime.core.limits`, by name)."""
-        return self.events_of(
-            self.read_message(*columns, Limits.from_kwargs(limits) if limits else DEFAULT)
-        )
+    def decode_message(self, value: bytes, **limits):
+        """The events of one message, in order, read within ``limits``
+        (:mod:`runtime.core.limits`, by name)."""
+        lim = Limits.from_kwargs(limits) if limits else DEFAULT  # inline: the call is hot
+        return self.events_of(self.read_message(value, lim))
 
     def encode_events(self, events: Iterable, *limits, **options) -> Iterator:
         """The messages of ``events``: the spec's ``batch:`` (its arguments and defaults
@@ -111,20 +98,33 @@ class EventMessages:
         what the model says, down to what ``==`` does not tell apart (``1`` and ``1.0``,
         ``0.0`` and ``-0.0``); else None."""
         kept = getattr(model, FIELD, None)
-        if kept is None or kept == written:
+        if kept is None or kept == written or self._kept_columns(kept) is None:
             return None
-        if len(self.COLUMNS) == 1:
-            holds = type(kept) is bytes
-        else:
-            holds = type(kept) is tuple and len(kept) == len(self.COLUMNS)
-        if holds and reads_as(written, kept, self._read_kept, self.write_message):
-            return kept
-        return None
+        return kept if reads_as(written, kept, self._read_kept, self.write_message) else None
+
+    def _kept_columns(self, kept) -> tuple | None:
+        """Kept columns as a tuple, or None where they are not their shape (bytes)."""
+        return (kept,) if type(kept) is bytes else None
 
     def _read_kept(self, kept, **limits):
         """The model of kept columns (``reads_as``'s ``parse``)."""
-        columns = (kept,) if len(self.COLUMNS) == 1 else kept
-        return self.read_message(*columns, Limits(**limits))
+        return self.read_message(*self._kept_columns(kept), Limits(**limits))
+
+
+class KeyValueMessages(EventMessages):
+    """Base of the codec of a format whose message is a Kafka key and value: as
+    :class:`EventMessages`, its columns (``read_message(key, value, limits)``, its kept
+    form and ``write_message``'s answer) a ``(key, value)`` tuple of bytes."""
+
+    def decode_message(self, key: bytes, value: bytes, **limits):
+        """The events of one message, in order, read within ``limits``
+        (:mod:`runtime.core.limits`, by name)."""
+        lim = Limits.from_kwargs(limits) if limits else DEFAULT
+        return self.events_of(self.read_message(key, value, lim))
+
+    def _kept_columns(self, kept) -> tuple | None:
+        """Kept columns, or None where they are not their shape (a tuple of two)."""
+        return kept if type(kept) is tuple and len(kept) == 2 else None
 
 
 class ReadEvents(list):

@@ -52,7 +52,7 @@ from construct import Construct, SizeofError
 from runtime.core import tier
 from runtime.core.codec import bytes_from_json
 from runtime.core.errors import DecodeError, EncodeError
-from runtime.core.event_messages import EventMessages
+from runtime.core.event_messages import KeyValueMessages
 from runtime.core.limits import DEFAULT as DEFAULT_LIMITS
 from runtime.core.limits import Limits
 from runtime.core.limits import current as current_limits
@@ -148,7 +148,7 @@ class Message:
 # ---------------------------------------------------------------------------- the codec
 
 
-class OpenProtocol(EventMessages):
+class OpenProtocol(KeyValueMessages):
     """The Open Protocol codec over a spec's tables (built once by the generated module).
 
     ``documents`` are the spec's ``json:`` documents (``event_key``, ``row_value``,
@@ -164,10 +164,8 @@ class OpenProtocol(EventMessages):
     (``encode_events``). ``key`` names the document of an event's Kafka key (the one the
     spec's ``class_by:`` reads the event type from). What is no format's own (the kept
     key and value, ``decode_message``, ``encode_events``) is
-    :class:`runtime.core.event_messages.EventMessages`'.
+    :class:`runtime.core.event_messages.KeyValueMessages`'.
     """
-
-    COLUMNS = ("key", "value")
 
     def __init__(
         self,
