@@ -467,19 +467,13 @@ class OpenProtocol(KeyValueMessages):
         return join_frames(pairs)
 
     def writer(self, options: dict) -> _Writer:
-        """The writer of one ``encode_events`` call, in its ``layout`` (an option, default
-        ``tiflow``), whose Kafka (key, value) messages are batched exactly as tiflow
-        batches: the spec's ``batch:`` (the generated ``_batch_message``, whose arguments
-        and defaults are the spec's: ``max_batch_size=16``, ``max_message_bytes=10485760``).
-
-        Rows share a message until it holds ``max_batch_size`` events or the next row
-        would push its ``Length()`` (8 + 36 bytes, then 16 and its key and value per event)
-        past ``max_message_bytes``. DDL and resolved events close the open message and go
-        alone. A row that cannot fit even alone raises :class:`EncodeError`.
+        """The writer of one ``encode_events`` call in its ``layout`` (an option, default
+        ``tiflow``), whose messages the spec's ``batch:`` batches as tiflow does (DDL and
+        resolved events alone, rows by ``max_batch_size`` and ``Length()``).
 
             >>> from generated.ticdc_open_protocol import encode_events
             >>> from runtime.formats.ticdc import ResolvedEvent
-            >>> [len(k) for k, v in encode_events([ResolvedEvent(1)] * 2)]
+            >>> [len(k) for k, v in encode_events([ResolvedEvent(1)] * 2, layout="legacy")]
             [30, 30]
         """
         layout = options.pop("layout", "tiflow")
