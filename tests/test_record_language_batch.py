@@ -72,7 +72,7 @@ def test_the_too_large_message_stays_data(tmp_path):
 
 
 def test_the_codec_runs_the_rendered_batch():
-    assert op._KAFKA._batch is op._batch_message
+    assert op._KAFKA.batch is op._batch_message
     row = RowChangedEvent(1, "s", "t", new=[Column("a", 3, 0, 1)])
     messages = list(op.encode_events([row, row, DdlEvent(2, "s", "t", 3, "q"), row, row, row],
                                      max_batch_size=2))  # fmt: skip

@@ -95,16 +95,15 @@ def writing_kept(build, parse, default_record: str, values=None):
             if kept is not None and reads_back(kept, model, record, parse, values):
                 return bytes(kept)
             raise
-        if kept is not None and reads_as(built, kept, record, parse, build):
+        if kept is not None and reads_as(built, kept, parse, build, record):
             return bytes(kept)
         return built
 
     return kept_build
 
 
-def _no_tighter_limits(kept) -> dict:
-    """Limits no tighter than ``kept``'s bytes need: whatever parse they came from."""
-    n = len(kept)
+def _no_tighter_limits(n: int) -> dict:
+    """Limits no tighter than ``n`` kept bytes need: whatever parse they came from."""
     base = Limits()
     return {f.name: max(getattr(base, f.name), n) for f in dataclasses.fields(Limits)}
 
@@ -126,7 +125,7 @@ def reads_back(kept, model, record: str, parse, values=None) -> bool:
         return False
     same = values or (lambda model, record: model)
     try:
-        again = parse(bytes(kept), record, **_no_tighter_limits(kept))
+        again = parse(bytes(kept), record, **_no_tighter_limits(len(kept)))
     except DecodeError:  # these bytes are not the model's
         return False
     try:
@@ -135,24 +134,30 @@ def reads_back(kept, model, record: str, parse, values=None) -> bool:
         return False
 
 
-def reads_as(built: bytes, kept, record: str, parse, build) -> bool:
-    """Whether ``kept``, a model's ``wire_form``, still reads (by ``parse``, its module's)
-    as what ``build`` wrote of the model, ``built``: the two are the same message, one
-    of them in the forms build writes. Derived and computed fields (a CRC, a count) need
-    not be in the model for that; floats compare by their bits.
+def reads_as(built, kept, parse, build, *args) -> bool:
+    """Whether ``kept``, a model's ``wire_form``, still reads (by ``parse(kept, *args,
+    **limits)``, its module's) as what ``build(model, *args)`` wrote of the model,
+    ``built``: the two are the same message, one of them in the forms build writes.
+    Derived and computed fields (a CRC, a count) need not be in the model for that; floats
+    compare by their bits. ``kept`` is bytes, or a tuple of bytes: a message in several
+    columns (a Kafka key and value), which ``parse`` takes as that tuple.
 
         >>> def parse(data, record, **limits):  # 1 in one byte or two, or another count
         ...     return 1 if data in (b"\\x01", b"\\x81\\x00") else data[0]
         >>> build = lambda n, record: bytes([n])
-        >>> reads_as(b"\\x01", b"\\x81\\x00", "count", parse, build)
+        >>> reads_as(b"\\x01", b"\\x81\\x00", parse, build, "count")
         True
-        >>> reads_as(b"\\x02", b"\\x81\\x00", "count", parse, build)  # the model changed
+        >>> reads_as(b"\\x02", b"\\x81\\x00", parse, build, "count")  # the model changed
         False
     """
-    if not isinstance(kept, (bytes, bytearray)):
+    if isinstance(kept, (bytes, bytearray)):
+        kept, n = bytes(kept), len(kept)
+    elif type(kept) is tuple and all(type(column) is bytes for column in kept):
+        n = max(map(len, kept), default=0)
+    else:
         return False
     try:
-        return build(parse(bytes(kept), record, **_no_tighter_limits(kept)), record) == built
+        return build(parse(kept, *args, **_no_tighter_limits(n)), *args) == built
     except (DecodeError, EncodeError):  # these bytes are not the model's: write the model
         return False
 

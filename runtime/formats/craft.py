@@ -20,13 +20,12 @@ parts live by concept beside it:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 from construct import Construct, SizeofError
 
 from runtime.core import limits as _limits
 from runtime.core.codec import build_fast
 from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.event_messages import EventMessages, ReadEvents, kept_events
 from runtime.core.spans import current as current_spans
 from runtime.core.unmap import WriteFaults, give_up
 from runtime.formats.craft_events import _checked_events, _Path, _read_frame
@@ -38,9 +37,13 @@ from runtime.formats.ticdc_json import EventNames
 # -------------------------------------------------------------------------------------
 # The construct, and the functions a generated module re-exports
 # -------------------------------------------------------------------------------------
-class CraftMessage(Construct):
+class CraftMessage(EventMessages, Construct):
     """A whole Craft message as its list of :mod:`runtime.formats.ticdc` events; it owns the rest
-    of its stream (a Kafka message value).
+    of its stream (a Kafka message value), and keeps its bytes with them
+    (:class:`runtime.core.event_messages.ReadEvents`): tiflow's decoder takes frames its
+    encoder never writes (varints longer than they need, Go's ``binary.Uvarint``; a term
+    dictionary with terms no event names or not in first-use order; ...), which read the
+    same as the encoder's frame of them, and :meth:`encode` writes them back.
 
     The layout is the spec's: ``frame`` is the construct of the spec's ``frame`` record
     (version, header, bodies, term dictionary, size tables), which this class parses and
@@ -96,6 +99,7 @@ class CraftMessage(Construct):
         self.terms = terms
         self.mapping = mapping
         self.unmapping = unmapping
+        self.batch = unmapping.batch  # encode_events: the spec's batch:
         self.names = EventNames(column_types, column_flags, ddl_types)
         self.fast = fast
         self.tries_compiled = compiled
@@ -168,31 +172,27 @@ class CraftMessage(Construct):
         """The construct path: the frame parsed by construct, then checked and mapped."""
         return _read_frame(self.frame, self.terms, self.mapping, self.values, buf, limits, spans)
 
+    events_of = staticmethod(iter)  # decode_message: an iterator of the events
+    read_message = decode
+
     def encode(self, events) -> bytes:
-        """One message of ``events`` (not batched: all go in this message); the bytes
+        """One message of ``events`` (not batched: all go in this message); the bytes a
         :class:`ReadEvents` kept, where the way back writes these events otherwise and
-        the bytes still read as them."""
-        data = self._encoded(events)
-        kept = getattr(events, "wire_form", None) if type(events) is ReadEvents else None
-        if kept is None or kept == data or not self._reads_as(kept, data):
-            return data
-        return kept
+        the bytes still read as them (a changed list, or a plain one, is written as
+        tiflow's encoder writes it).
 
-    def _reads_as(self, kept, data: bytes) -> bool:
-        """Whether ``kept`` reads as events the way back writes as ``data``: then they say
-        what the events say (``data`` is theirs), down to what ``==`` does not tell apart
-        (``1`` and ``1.0``, ``0.0`` and ``-0.0``)."""
-        if type(kept) is not bytes:
-            return False
-        # read again within no tighter limits than its bytes: whatever parse it came from
-        room = len(kept)
-        limits = _limits.Limits(max_message_bytes=room, max_count=room, max_string=room)
-        try:
-            return self._encoded(self.decode(kept, limits)) == data
-        except (DecodeError, EncodeError):
-            return False
+            >>> from generated.ticdc_craft import parse, build
+            >>> data = bytes.fromhex("01ff0003010101020c0b010005")  # commit ts 127 in 2 bytes
+            >>> message = parse(data)
+            >>> message.events, build(message) == data
+            ([ResolvedEvent(commit_ts=127)], True)
+            >>> message.events[0].commit_ts = 128
+            >>> build(message).hex()
+            '01800103010101020c0b010005'
+        """
+        return self.build_message(events)
 
-    def _encoded(self, events) -> bytes:
+    def write_message(self, events) -> bytes:
         """What the way back writes for ``events``, as tiflow's encoder writes them."""
         if self.fast and isinstance(events, list):
             if type(events) is not list:
@@ -249,40 +249,10 @@ class CraftMessage(Construct):
         the events a :class:`ReadEvents` that keeps their bytes."""
         data = buf if pos == 0 and end == len(buf) else buf[pos:end]
         try:
-            return _as_read(self.decode(data, limits), bytes(data)), end
+            return kept_events(self.decode(data, limits), bytes(data)), end
         except DecodeError as err:
             err.shift(pos)
             raise
-
-    def decode_message(self, data, **limits) -> Iterator[Event]:
-        """The events of one Craft message, in order (``limits`` as in :mod:`runtime.core.limits`).
-
-        >>> from generated.ticdc_craft import decode_message
-        >>> [e.op for e in decode_message(bytes.fromhex("018180e0bb9bb6def10503010101021a19010005"))]
-        ['resolved']
-        """
-        lim = _limits.Limits.from_kwargs(limits) if limits else _limits.DEFAULT
-        return iter(self.decode(data, lim))
-
-    def encode_events(self, events: Iterable[Event], *limits, **named) -> Iterator[bytes]:
-        """Encode events into Craft messages, batching row events as tiflow's encoder does:
-        the spec's ``batch:`` (the generated ``UNMAPPINGS["message"].batch``, whose
-        arguments and defaults are the spec's: ``max_batch_size=16``,
-        ``max_message_bytes=10485760``).
-
-        Row events are appended in order; after each append the running estimate grows by
-        ``32 + len(schema) + len(table)`` plus ``len(name) + len(value bytes) + 16`` per
-        column, and the batch (with the event just added) becomes a message once the
-        estimate exceeds ``max_message_bytes`` or it holds ``max_batch_size`` rows. A DDL or
-        resolved event is always a message of its own; pending rows are flushed first so
-        the order is kept.
-
-        >>> from generated.ticdc_craft import encode_events
-        >>> from runtime.formats.ticdc import ResolvedEvent
-        >>> [m.hex() for m in encode_events([ResolvedEvent(424316594097225729)])]
-        ['018180e0bb9bb6def10503010101021a19010005']
-        """
-        return self.unmapping.batch(events, self, *limits, **named)
 
     def to_json(self, events) -> list[dict]:
         """The JSON form of events: readable codes, text and commit times
@@ -312,8 +282,10 @@ class CraftMessage(Construct):
         try:
             if spans is not None:  # wirespec inspect: the checked path reports its fields
                 with spans.shifted(start):
-                    return _as_read(self._decode_checked(buf, _limits.current(context), spans), buf)
-            return _as_read(self._decode_checked(buf, _limits.current(context)), buf)
+                    return kept_events(
+                        self._decode_checked(buf, _limits.current(context), spans), buf
+                    )
+            return kept_events(self._decode_checked(buf, _limits.current(context)), buf)
         except DecodeError as err:
             err.shift(start)
             raise
@@ -324,37 +296,6 @@ class CraftMessage(Construct):
 
     def _sizeof(self, context, path):
         raise SizeofError("a craft message has a variable size", path=path)
-
-
-class ReadEvents(list):
-    """The events of a Craft message as :class:`CraftMessage` read them: a list that keeps
-    the message's bytes (``wire_form``, not copied).
-
-    tiflow's decoder takes frames its encoder never writes: varints longer than they need
-    (Go's ``binary.Uvarint``), a term dictionary with terms no event names or not in
-    first-use order, and so on; such events read the same as the encoder's frame of them.
-    :meth:`CraftMessage.encode` (``build`` of a ``message``) writes the kept bytes where
-    the way back would write other bytes and the kept ones still read as these events; a
-    changed list, or a plain one, is written as tiflow's encoder writes it.
-
-        >>> from generated.ticdc_craft import parse, build
-        >>> data = bytes.fromhex("01ff0003010101020c0b010005")  # commit ts 127 in 2 bytes
-        >>> message = parse(data)
-        >>> message.events, build(message) == data
-        ([ResolvedEvent(commit_ts=127)], True)
-        >>> message.events[0].commit_ts = 128
-        >>> build(message).hex()
-        '01800103010101020c0b010005'
-    """
-
-    __slots__ = ("wire_form",)
-
-
-def _as_read(events: list, data: bytes) -> ReadEvents:
-    """``events`` as a :class:`ReadEvents` that keeps ``data``."""
-    read = ReadEvents(events)
-    read.wire_form = data
-    return read
 
 
 _MESSAGE_FAULTS = WriteFaults(("events",))

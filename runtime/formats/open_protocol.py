@@ -44,7 +44,7 @@ import dataclasses
 import math
 import struct
 import types
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
 from construct import Construct, SizeofError
@@ -52,6 +52,7 @@ from construct import Construct, SizeofError
 from runtime.core import tier
 from runtime.core.codec import bytes_from_json
 from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.event_messages import KeyValueMessages
 from runtime.core.limits import DEFAULT as DEFAULT_LIMITS
 from runtime.core.limits import Limits
 from runtime.core.limits import current as current_limits
@@ -147,7 +148,7 @@ class Message:
 # ---------------------------------------------------------------------------- the codec
 
 
-class OpenProtocol:
+class OpenProtocol(KeyValueMessages):
     """The Open Protocol codec over a spec's tables (built once by the generated module).
 
     ``documents`` are the spec's ``json:`` documents (``event_key``, ``row_value``,
@@ -161,7 +162,9 @@ class OpenProtocol:
     tier's kernel. ``classes`` are the spec's ``classes:`` (:class:`EventClass`): which model
     and value document each event type is. ``batch`` is the spec's rendered ``batch:``
     (``encode_events``). ``key`` names the document of an event's Kafka key (the one the
-    spec's ``class_by:`` reads the event type from).
+    spec's ``class_by:`` reads the event type from). What is no format's own (the kept
+    key and value, ``decode_message``, ``encode_events``) is
+    :class:`runtime.core.event_messages.KeyValueMessages`'.
     """
 
     def __init__(
@@ -174,7 +177,7 @@ class OpenProtocol:
         key: str,
     ):
         self.documents = dict(documents)
-        self._batch = batch
+        self.batch = batch  # encode_events: the spec's batch:
         self._writers = {layout: _Writer(self, layout) for layout in LAYOUTS}
         self._read_key = code[f"read_{key}"]
         self._read_column, self._write_column = code["read_column"], code["write_column"]
@@ -345,18 +348,23 @@ class OpenProtocol:
         events, ``max_message_bytes`` each of key and value). Bad input raises only
         :class:`DecodeError` (or its :class:`LimitError`), with offset and path.
         """
+        return self.read_message(
+            key, value, Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
+        )
+
+    def read_message(self, key: bytes, value: bytes, limits: Limits) -> Message:
+        """:meth:`parse_pair` within ``limits``."""
         if not isinstance(key, (bytes, bytearray, memoryview)) or not isinstance(
             value, (bytes, bytearray, memoryview)
         ):
             raise DecodeError("the key and the value must both be bytes", offset=0)
         key, value = bytes(key), bytes(value)
-        lim = Limits.from_kwargs(limits) if limits else DEFAULT_LIMITS
         if self._read_pair is not None:  # the common form in C; None: not its to decide
-            message = self._read_pair(key, value, lim, self._read_documents)
+            message = self._read_pair(key, value, limits, self._read_documents)
             if message is not None:
                 message.wire_form = key, value
                 return message
-        frames = split_frames(key, value, lim)
+        frames = split_frames(key, value, limits)
         events, legacy = [], [None, None]  # first column's path and layout
         replaced = b"\\ufffd" in value  # Go writes it lower-case; one pass for the message
         for index, frame in enumerate(frames):
@@ -384,10 +392,6 @@ class OpenProtocol:
             self._read_pair = self._read_documents = None
         else:
             self._read_pair, self._read_documents = read_pair, self._compiled.documents
-
-    def decode_message(self, key: bytes, value: bytes, **limits) -> list[Event]:
-        """All events of one Kafka message, in order."""
-        return self.parse_pair(key, value, **limits).events
 
     # -- writing -----------------------------------------------------------------------
 
@@ -443,35 +447,9 @@ class OpenProtocol:
             >>> build_pair(message)[0][16:]
             b'{"ts":2,"t":3}'
         """
-        pair = self._canonical_pair(message)
-        kept = message.wire_form
-        if kept is None or kept == pair:  # as tiflow writes it, or made by hand
-            return pair
-        return self._kept(message, pair) or pair
+        return self.build_message(message)
 
-    def _kept(self, message: Message, pair: tuple[bytes, bytes]) -> tuple[bytes, bytes] | None:
-        """``message``'s ``wire_form`` when it is not ``pair`` (what tiflow writes for the
-        message) and reads as it, else None."""
-        kept = message.wire_form
-        if kept is None or kept == pair or not self._reads_as(kept, pair):
-            return None
-        return kept
-
-    def _reads_as(self, kept, pair: tuple[bytes, bytes]) -> bool:
-        """Whether the Kafka key and value ``kept`` read as a message that tiflow writes as
-        ``pair``: then they say what the model says (``pair`` is the model's own), down to
-        what ``==`` does not tell apart (``1`` and ``1.0``, ``0.0`` and ``-0.0``)."""
-        if type(kept) is not tuple or len(kept) != 2:
-            return False
-        try:
-            # read again within no tighter limits than its bytes: whatever parse it came from
-            room = max(map(len, kept), default=0)
-            again = self.parse_pair(*kept, max_message_bytes=room, max_count=room, max_string=room)
-            return self._canonical_pair(again) == pair
-        except (DecodeError, EncodeError):
-            return False
-
-    def _canonical_pair(self, message: Message) -> tuple[bytes, bytes]:
+    def write_message(self, message: Message) -> tuple[bytes, bytes]:
         """The Kafka key and value tiflow writes for ``message`` (its events and layout)."""
         if not isinstance(message, Message):
             raise EncodeError(f"expected a Message, got {type(message).__name__}")
@@ -488,27 +466,19 @@ class OpenProtocol:
                 raise
         return join_frames(pairs)
 
-    def encode_events(
-        self, events: Iterable[Event], *, layout: str = "tiflow", **limits
-    ) -> Iterator[tuple[bytes, bytes]]:
-        """Kafka (key, value) messages for ``events``, batched exactly as tiflow batches:
-        the spec's ``batch:`` (the generated ``_batch_message``, whose arguments and
-        defaults are the spec's: ``max_batch_size=16``, ``max_message_bytes=10485760``).
-
-        Rows share a message until it holds ``max_batch_size`` events or the next row
-        would push its ``Length()`` (8 + 36 bytes, then 16 and its key and value per event)
-        past ``max_message_bytes``. DDL and resolved events close the open message and go
-        alone. A row that cannot fit even alone raises :class:`EncodeError`.
+    def writer(self, options: dict) -> _Writer:
+        """The writer of one ``encode_events`` call in its ``layout`` (an option, default
+        ``tiflow``), whose messages the spec's ``batch:`` batches as tiflow does (DDL and
+        resolved events alone, rows by ``max_batch_size`` and ``Length()``).
 
             >>> from generated.ticdc_open_protocol import encode_events
             >>> from runtime.formats.ticdc import ResolvedEvent
-            >>> [len(k) for k, v in encode_events([ResolvedEvent(1)] * 2)]
+            >>> [len(k) for k, v in encode_events([ResolvedEvent(1)] * 2, layout="legacy")]
             [30, 30]
         """
-        if self._batch is None:
-            raise EncodeError("this spec's kafka_message: has no batch:")
+        layout = options.pop("layout", "tiflow")
         writer = self._writers.get(layout) if type(layout) is str else None
-        return self._batch(events, writer or _Writer(self, layout), **limits)
+        return writer or _Writer(self, layout)
 
     # -- the JSON form and Spark ---------------------------------------------------------
 
@@ -525,7 +495,7 @@ class OpenProtocol:
         # the kept forms (where build writes them: not what tiflow writes), for from_dict
         if message.wire_form is not None:
             try:
-                kept = self._kept(message, self._canonical_pair(message))
+                kept = self.kept_form(message, self.write_message(message))
             except EncodeError:
                 kept = None
             if kept is not None:
