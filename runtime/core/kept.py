@@ -16,9 +16,19 @@ made while it read, the model it returns keeps the input as ``wire_form``; else
 one ``parse`` returned: its records inside hold None.
 
 Equality: ``wire_form`` is a field of the model like any other, so it takes part in
-``==``, as MySQL's ``wire_form`` and Thrift's ``wire_layout`` do: a model read from
-non-canonical bytes is not equal to the same values read from canonical ones (they do not
-build the same bytes).
+``==``: a model read from non-canonical bytes is not equal to the same values read from
+canonical ones (they do not build the same bytes).
+
+The contract every kept form keeps (this module's, MySQL's ``wire_form``, Thrift's
+``WireLayout.wire_form`` and ``RawStruct.wire_form``, protobuf's kept records in
+``wire_layout``): the bytes are kept only where build writes them otherwise, as read; build
+writes them back while they still read as what it writes of the model (:func:`reads_as`:
+read again, within :func:`reading_limits`, and written as build writes, they give the same
+bytes), else writes the model; they take part in ``==``; their JSON form is
+:func:`to_json`'s ``{"$hex": ...}``. What a format keeps beyond that is its own layer:
+Thrift keeps them per struct, in its ``WireLayout`` beside the field order (a nested struct
+decides its own), protobuf per record (a changed field is written canonically, the other
+records as read).
 
     >>> from runtime.core.leb128 import UVarInt
     >>> seen = noted()
@@ -82,37 +92,61 @@ def writing_kept(build, parse, default_record: str):
     def kept_build(model, record: str = default_record) -> bytes:
         built = build(model, record)
         kept = getattr(model, FIELD, None)
-        if kept is not None and reads_as(built, kept, record, parse, build):
-            return bytes(kept)
+        if kept is not None:
+
+            def rewrite(data: bytes, limits: Limits) -> bytes:  # by the module's parse
+                return build(parse(data, record, **dataclasses.asdict(limits)), record)
+
+            if reads_as(built, kept, rewrite):
+                return bytes(kept)
         return built
 
     return kept_build
 
 
-def reads_as(built: bytes, kept, record: str, parse, build) -> bool:
-    """Whether ``kept``, a model's ``wire_form``, still reads (by ``parse``, its module's)
-    as what ``build`` wrote of the model, ``built``: the two are the same message, one
-    of them in the forms build writes. Derived and computed fields (a CRC, a count) need
-    not be in the model for that; floats compare by their bits.
+def reads_as(built: bytes, kept, rewrite) -> bool:
+    """Whether ``kept``, a model's kept bytes, still read as what build wrote of the model,
+    ``built``: ``rewrite(kept, limits)`` reads them again (within ``limits``:
+    :func:`reading_limits`) and writes what it read as build writes it, not as the kept
+    bytes again; the two are the same message when that gives ``built``. Derived and
+    computed fields (a CRC, a count) need not be in the model for that; floats compare by
+    their bits. Bytes that are not a model's at all (a DecodeError or EncodeError) do not.
 
-        >>> def parse(data, record, **limits):  # 1 in one byte or two, or another count
-        ...     return 1 if data in (b"\\x01", b"\\x81\\x00") else data[0]
-        >>> build = lambda n, record: bytes([n])
-        >>> reads_as(b"\\x01", b"\\x81\\x00", "count", parse, build)
+        >>> def rewrite(data, limits):  # 1 in one byte or two, or another count
+        ...     return b"\\x01" if data in (b"\\x01", b"\\x81\\x00") else data[:1]
+        >>> reads_as(b"\\x01", b"\\x81\\x00", rewrite)
         True
-        >>> reads_as(b"\\x02", b"\\x81\\x00", "count", parse, build)  # the model changed
+        >>> reads_as(b"\\x02", b"\\x81\\x00", rewrite)  # the model changed
         False
     """
     if not isinstance(kept, (bytes, bytearray)):
         return False
-    n = len(kept)
-    base = Limits()
-    # read again within no tighter limits than its bytes need: whatever parse it came from
-    limits = {f.name: max(getattr(base, f.name), n) for f in dataclasses.fields(Limits)}
+    kept = bytes(kept)
     try:
-        return build(parse(bytes(kept), record, **limits), record) == built
+        return rewrite(kept, reading_limits(len(kept))) == built
     except (DecodeError, EncodeError):  # these bytes are not the model's: write the model
         return False
+
+
+def reading_limits(size: int) -> Limits:
+    """The limits to read ``size`` kept bytes again within: no tighter than they need,
+    whatever limits the parse they came from had.
+
+        >>> reading_limits(1 << 40).max_message_bytes == 1 << 40
+        True
+    """
+    base = Limits()
+    return Limits(**{f.name: max(getattr(base, f.name), size) for f in dataclasses.fields(Limits)})
+
+
+def to_json(kept) -> dict:
+    """Kept bytes' JSON form (read back by ``runtime.core.codec.bytes_from_json``, which
+    this module cannot import: ``codec`` imports the varint readers, which note here).
+
+    >>> to_json(b"\\x81\\x00")
+    {'$hex': '8100'}
+    """
+    return {"$hex": bytes(kept).hex()}
 
 
 class JsonView:
@@ -121,7 +155,7 @@ class JsonView:
 
     def put(self, out: dict, name: str, value) -> None:
         if value is not None:
-            out[name] = {"$hex": bytes(value).hex()}
+            out[name] = to_json(value)
 
 
 JSON_VIEW = JsonView()

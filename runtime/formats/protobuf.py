@@ -62,6 +62,7 @@ from collections.abc import Mapping
 
 from construct import Construct, SizeofError
 
+from runtime.core import kept as rt_kept
 from runtime.core.codec import bytes_from_json
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.float32 import Float32Struct
@@ -584,21 +585,21 @@ class ProtobufMessage(Construct):
     def _reads_as(self, kept: bytes, f: PbField, count, written: bytearray) -> bool:
         """Whether ``kept``, a record of ``f`` as it was read (in a form encode does not
         write), still holds what ``written``, the record of the model's value (element, map
-        entry, ``count`` packed elements) now, holds. Compared as encode writes both, so a
-        NaN's bits count and a list's type does not."""
-        try:
-            got, _ = self.read_exact(kept, 0, len(kept), Limits(), 1)
-        except DecodeError:
-            return False
-        values = self._values(got.get)
-        cursors = {f.name: 0}
-        items = {f.name: list(values[f.name].items())} if f.kind == "map" else {}
-        again = bytearray()
-        try:
-            self._write_entry(f, count, values, cursors, items, again)
-        except (EncodeError, IndexError):
-            return False
-        return again == written
+        entry, ``count`` packed elements) now, holds: ``runtime.core.kept.reads_as`` on one
+        record, read as a message of its own and its entry written again."""
+
+        def rewrite(data: bytes, limits: Limits) -> bytearray:
+            got, _ = self.read_exact(data, 0, len(data), limits, 1)
+            values = self._values(got.get)
+            items = {f.name: list(values[f.name].items())} if f.kind == "map" else {}
+            again = bytearray()
+            try:
+                self._write_entry(f, count, values, {f.name: 0}, items, again)
+            except IndexError:  # fewer elements than the entry says: not its record
+                raise EncodeError("the kept record holds fewer elements", path=f.name) from None
+            return again
+
+        return rt_kept.reads_as(written, kept, rewrite)
 
     write = write_exact  # the compiled loop's when it is built (see ``compiled``)
 
