@@ -10,9 +10,10 @@ It is decided on the readers' slow path, never by building at parse time: a read
 meets a varint longer than it needs calls :func:`note` (the generated fast path's inline
 forms take shortest varints only, and its slow path notes a longer one; the construct
 path's stream readers in ``runtime.core.leb128`` note it; the quick and compiled tiers
-decline it, so the exact reader decides). :func:`keeping` wraps a module's ``parse``: when a note was
-made while it read, the model it returns keeps the input as ``wire_form``; else
-``wire_form`` is None (every message its writers wrote). The model that keeps it is the
+decline it, so the exact reader decides). A module's ``parse`` (``runtime.core.contract``
+reads :data:`SEEN` around its Python readers; :func:`keeping` wraps ``parse_construct``):
+when a note was made while it read, the model it returns keeps the input as
+``wire_form``; else ``wire_form`` is None (every message its writers wrote). The model that keeps it is the
 one ``parse`` returned: its records inside hold None.
 
 Equality: ``wire_form`` is a field of the model like any other, so it takes part in
@@ -56,17 +57,19 @@ class _Seen(threading.local):
     """How many varints longer than they need this thread's readers have met."""
 
 
-_SEEN = _Seen()
+SEEN = _Seen()
+"""This thread's count (``SEEN.count``: a module's ``parse`` reads it before and after, no
+call between; :func:`noted` for everyone else)."""
 
 
 def note() -> None:
     """A reader met a form ``build`` writes otherwise: the message it reads keeps its bytes."""
-    _SEEN.count += 1
+    SEEN.count += 1
 
 
 def noted() -> int:
     """How many notes this thread's readers have made so far (compare two readings)."""
-    return _SEEN.count
+    return SEEN.count
 
 
 def keeping(parse):
@@ -75,13 +78,18 @@ def keeping(parse):
 
     @functools.wraps(parse)
     def kept_parse(data, *args, **kwargs):
-        seen = _SEEN.count
+        seen = SEEN.count
         model = parse(data, *args, **kwargs)
-        if _SEEN.count != seen:
-            setattr(model, FIELD, bytes(data))
+        if SEEN.count != seen:
+            keep(model, data)
         return model
 
     return kept_parse
+
+
+def keep(model, data) -> None:
+    """``model``, whose reading noted a form build writes otherwise, keeps ``data``."""
+    setattr(model, FIELD, bytes(data))
 
 
 def writing_kept(build, parse, default_record: str):

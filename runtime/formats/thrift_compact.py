@@ -177,12 +177,11 @@ def kept_or_built(model, reader, write) -> bytes:
 
 def _unkept_bytes(model, write) -> bytes:
     """What ``write`` writes of ``model`` without its kept bytes."""
+    layout = getattr(model, "wire_layout", None)
     if getattr(model, "wire_form", None) is not None:  # a RawStruct
         model = dataclasses.replace(model, wire_form=None)
-    elif getattr(model, "wire_layout", None) is not None and model.wire_layout.wire_form is not None:
-        model = dataclasses.replace(
-            model, wire_layout=dataclasses.replace(model.wire_layout, wire_form=None)
-        )
+    elif layout is not None and layout.wire_form is not None:
+        model = dataclasses.replace(model, wire_layout=dataclasses.replace(layout, wire_form=None))
     out = bytearray()
     write(model, out)
     return bytes(out)
@@ -702,7 +701,9 @@ def layout_from_json(d, types) -> WireLayout:
     long_headers = tuple(
         integer(i, 0, len(order) - 1, "long header index") for i in d.get("long_headers", ())
     )
-    header_types = bytes_from_json(d["header_types"], "header_types") if "header_types" in d else b""
+    header_types = b""
+    if "header_types" in d:
+        header_types = bytes_from_json(d["header_types"], "header_types")
     kept = bytes_from_json(d["wire_form"], "wire_form") if "wire_form" in d else None
     return WireLayout(tuple(order), long_headers, header_types, kept)
 
