@@ -51,7 +51,9 @@ merges the two; the earlier record is kept as bytes, so the bytes still round-tr
 
 Shared shape: the model + ``wire_layout`` (known entries by id, unknown ones as bytes)
 is the one Thrift's ``WireLayout`` uses; MySQL's ``SerializableMessage`` keeps its
-unknown fields as one run because its wire has no types.
+unknown fields as one run because its wire has no types. A record kept as read is a kept
+form of ``runtime.core.kept`` (its reads-as rule, equality, JSON form) kept per record, so
+a changed field is written canonically and the others as read.
 """
 
 from __future__ import annotations
