@@ -24,8 +24,7 @@ The contract every kept form keeps (this module's, MySQL's ``wire_form``, Thrift
 ``WireLayout.wire_form`` and ``RawStruct.wire_form``, protobuf's kept records in
 ``wire_layout``): the bytes are kept only where build writes them otherwise, as read; build
 writes them back while they still read as what it writes of the model (:func:`reads_as`:
-read again, within :func:`reading_limits`, and written as build writes, they give the same
-bytes), else writes the model; they take part in ``==``; their JSON form is
+read again and written as build writes, they give the same bytes), else writes the model; they take part in ``==``; their JSON form is
 :func:`to_json`'s ``{"$hex": ...}``. What a format keeps beyond that is its own layer:
 Thrift keeps them per struct, in its ``WireLayout`` beside the field order (a nested struct
 decides its own), protobuf per record (a changed field is written canonically, the other
@@ -58,8 +57,7 @@ class _Seen(threading.local):
 
 
 SEEN = _Seen()
-"""This thread's count (``SEEN.count``: a module's ``parse`` reads it before and after, no
-call between; :func:`noted` for everyone else)."""
+"""This thread's count: a module's ``parse`` reads ``SEEN.count`` before and after, no call."""
 
 
 def note() -> None:
@@ -114,9 +112,8 @@ def writing_kept(build, parse, default_record: str):
 
 def reads_as(built: bytes, kept, rewrite) -> bool:
     """Whether ``kept``, a model's kept bytes, still read as what build wrote of the model,
-    ``built``: ``rewrite(kept, limits)`` reads them again (within ``limits``:
-    :func:`reading_limits`) and writes what it read as build writes it, not as the kept
-    bytes again; the two are the same message when that gives ``built``. Derived and
+    ``built``: ``rewrite(kept, limits)`` reads them again (within ``limits``, none tighter
+    than they need) and writes what it read as build writes it, not as the kept bytes again; the two are the same message when that gives ``built``. Derived and
     computed fields (a CRC, a count) need not be in the model for that; floats compare by
     their bits. Bytes that are not a model's at all (a DecodeError or EncodeError) do not.
 
@@ -129,22 +126,14 @@ def reads_as(built: bytes, kept, rewrite) -> bool:
     """
     if not isinstance(kept, (bytes, bytearray)):
         return False
-    kept = bytes(kept)
+    kept, base = bytes(kept), Limits()
+    # read again within no tighter limits than its bytes need: whatever parse it came from
+    n = len(kept)
+    limits = Limits(**{f.name: max(getattr(base, f.name), n) for f in dataclasses.fields(base)})
     try:
-        return rewrite(kept, reading_limits(len(kept))) == built
+        return rewrite(kept, limits) == built
     except (DecodeError, EncodeError):  # these bytes are not the model's: write the model
         return False
-
-
-def reading_limits(size: int) -> Limits:
-    """The limits to read ``size`` kept bytes again within: no tighter than they need,
-    whatever limits the parse they came from had.
-
-        >>> reading_limits(1 << 40).max_message_bytes == 1 << 40
-        True
-    """
-    base = Limits()
-    return Limits(**{f.name: max(getattr(base, f.name), size) for f in dataclasses.fields(Limits)})
 
 
 def to_json(kept) -> dict:
