@@ -527,6 +527,10 @@ class ProtobufMessage(Construct):
             entries = self._canonical(values)
         else:
             entries = self._entries_with_rest(layout, values)
+        self._write_entries(entries, values, out)
+
+    def _write_entries(self, entries, values, out: bytearray) -> None:
+        """The records of layout ``entries`` (:meth:`_entries_with_rest`'s) of ``values``."""
         cursors = {f.name: 0 for f in self.fields if f.repeated or f.kind == "map"}
         items = {f.name: list(values[f.name].items()) for f in self.fields if f.kind == "map"}
         by_number = self.by_number
@@ -587,18 +591,17 @@ class ProtobufMessage(Construct):
     def _reads_as(self, kept: bytes, f: PbField, count, written: bytearray) -> bool:
         """Whether ``kept``, a record of ``f`` as it was read (in a form encode does not
         write), still holds what ``written``, the record of the model's value (element, map
-        entry, ``count`` packed elements) now, holds: ``runtime.core.kept.reads_as`` on one
-        record, read as a message of its own and its entry written again."""
+        entry, ``count`` packed elements) now, holds, and nothing else:
+        ``runtime.core.kept.reads_as`` on one record, read as a message of its own."""
 
         def rewrite(data: bytes, limits: Limits) -> bytearray:
             got, _ = self.read_exact(data, 0, len(data), limits, 1)
             values = self._values(got.get)
-            items = {f.name: list(values[f.name].items())} if f.kind == "map" else {}
+            # the entry, then whatever else the bytes hold: then they hold the entry alone
+            entry = f.number if count is None else (f.number, count)
+            unknown = [e for e in got.get(LAYOUT_KEY) or () if e.__class__ is bytes]
             again = bytearray()
-            try:
-                self._write_entry(f, count, values, {f.name: 0}, items, again)
-            except IndexError:  # fewer elements than the entry says: not its record
-                raise EncodeError("the kept record holds fewer elements", path=f.name) from None
+            self._write_entries(self._entries_with_rest((entry, *unknown), values), values, again)
             return again
 
         return rt_kept.reads_as(written, kept, rewrite)
