@@ -72,6 +72,10 @@ def _forced(model):
     return model
 
 
+def _forced_parse(module, data):
+    return _forced(module.parse(data))
+
+
 def _thrift_parse(module, data):
     return module.parse(data, body="get_user_result")
 
@@ -82,19 +86,9 @@ CASES = {
     "msgpack-f32-build": ("msgpack", "numbers", lambda m, d: m.parse(d), lambda m, x: m.build(x)),
     "msgpack-f32-nan-parse": ("msgpack", "nans", lambda m, d: d, lambda m, x: m.parse(x)),
     "protobuf-parse": ("protobuf_wire", "order", lambda m, d: d, lambda m, x: m.parse(x)),
-    "protobuf-build": (
-        "protobuf_wire",
-        "order",
-        lambda m, d: _forced(m.parse(d)),
-        lambda m, x: m.build(x),
-    ),
+    "protobuf-build": ("protobuf_wire", "order", _forced_parse, lambda m, x: m.build(x)),
     "protobuf-kept-parse": ("protobuf_wire", "order-kept", lambda m, d: d, lambda m, x: m.parse(x)),
-    "protobuf-kept-build": (
-        "protobuf_wire",
-        "order-kept",
-        lambda m, d: _forced(m.parse(d)),
-        lambda m, x: m.build(x),
-    ),
+    "protobuf-kept-build": ("protobuf_wire", "order-kept", _forced_parse, lambda m, x: m.build(x)),
     "thrift-parse": ("thrift_compact", "thrift", lambda m, d: d, _thrift_parse),
     "thrift-build": ("thrift_compact", "thrift", _thrift_parse, lambda m, x: m.build(x)),
     "thrift-kept-parse": ("thrift_compact", "thrift-kept", lambda m, d: d, _thrift_parse),
