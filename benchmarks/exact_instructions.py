@@ -14,6 +14,13 @@ another commit (its extensions built) measured beside this one: this script, run
 * ``protobuf-parse`` / ``-build``: samples/protobuf_wire/order_card.bin (the compiled
   reader's model is lazy: the parse is its whole-message check), parsed / its model built
   (every field read first, so the build writes values, not the pending input).
+* ``protobuf-kept-parse`` / ``-build``: order_card.bin with its first key written in two
+  bytes (a form upb reads and never writes: the record is kept as its bytes in
+  ``wire_layout``), parsed / its model built (the kept record re-read and compared);
+* ``thrift-parse`` / ``-build``: samples/thrift_compact/get_user_reply.bin with its body
+  read as ``get_user_result`` (a struct with nested structs, lists, a set and a map),
+  parsed / its model built; ``thrift-kept-parse`` / ``-build``: the same with the body's
+  stop byte written ``f0`` (Apache's readers take it: the struct keeps its bytes);
 * ``avro-parse`` / ``-build``, ``kafka-parse`` / ``-build``: the seeds
   samples/avro_container/page_views_null.bin and
   samples/kafka_record_batch/segment_00000000000000000000.bin, parsed / their model built
@@ -43,11 +50,19 @@ INPUTS = {
     "numbers": lambda: _f32_array(lambda i: struct.unpack(">I", struct.pack(">f", i * 1.25))[0]),
     "nans": lambda: _f32_array(lambda i: 0x7F800000 | (i + 1)),
     "order": lambda: (ROOT / "samples" / "protobuf_wire" / "order_card.bin").read_bytes(),
+    "order-kept": lambda: _longer_first_key(INPUTS["order"]()),
+    "thrift": lambda: (ROOT / "samples" / "thrift_compact" / "get_user_reply.bin").read_bytes(),
+    "thrift-kept": lambda: INPUTS["thrift"]()[:-1] + b"\xf0",
     "avro": lambda: (ROOT / "samples" / "avro_container" / "page_views_null.bin").read_bytes(),
     "kafka": lambda: (
         ROOT / "samples" / "kafka_record_batch" / "segment_00000000000000000000.bin"
     ).read_bytes(),
 }
+
+
+def _longer_first_key(data: bytes) -> bytes:
+    """``data`` with its first one-byte key written in two bytes (``8a 00`` for ``0a``)."""
+    return bytes((data[0] | 0x80, 0)) + data[1:]
 
 
 def _forced(model):
@@ -57,18 +72,27 @@ def _forced(model):
     return model
 
 
+def _forced_parse(module, data):
+    return _forced(module.parse(data))
+
+
+def _thrift_parse(module, data):
+    return module.parse(data, body="get_user_result")
+
+
 CASES = {
     # case: (module, input, setup (module, data) -> the operand, the measured step)
     "msgpack-f32-parse": ("msgpack", "numbers", lambda m, d: d, lambda m, x: m.parse(x)),
     "msgpack-f32-build": ("msgpack", "numbers", lambda m, d: m.parse(d), lambda m, x: m.build(x)),
     "msgpack-f32-nan-parse": ("msgpack", "nans", lambda m, d: d, lambda m, x: m.parse(x)),
     "protobuf-parse": ("protobuf_wire", "order", lambda m, d: d, lambda m, x: m.parse(x)),
-    "protobuf-build": (
-        "protobuf_wire",
-        "order",
-        lambda m, d: _forced(m.parse(d)),
-        lambda m, x: m.build(x),
-    ),
+    "protobuf-build": ("protobuf_wire", "order", _forced_parse, lambda m, x: m.build(x)),
+    "protobuf-kept-parse": ("protobuf_wire", "order-kept", lambda m, d: d, lambda m, x: m.parse(x)),
+    "protobuf-kept-build": ("protobuf_wire", "order-kept", _forced_parse, lambda m, x: m.build(x)),
+    "thrift-parse": ("thrift_compact", "thrift", lambda m, d: d, _thrift_parse),
+    "thrift-build": ("thrift_compact", "thrift", _thrift_parse, lambda m, x: m.build(x)),
+    "thrift-kept-parse": ("thrift_compact", "thrift-kept", lambda m, d: d, _thrift_parse),
+    "thrift-kept-build": ("thrift_compact", "thrift-kept", _thrift_parse, lambda m, x: m.build(x)),
     "avro-parse": ("avro_container", "avro", lambda m, d: d, lambda m, x: m.parse(x)),
     "avro-build": ("avro_container", "avro", lambda m, d: m.parse(d), lambda m, x: m.build(x)),
     "kafka-parse": ("kafka_record_batch", "kafka", lambda m, d: d, lambda m, x: m.parse(x)),

@@ -75,3 +75,23 @@ def test_a_changed_value_is_written_canonically():
 
 def test_canonical_bytes_keep_no_layout():
     assert pw.parse(b"\x10\x81\x01\x20\x02").wire_layout is None  # a two-byte varint, minimal
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        b"",  # no record at all
+        b"\xff",  # no record that reads
+        b"\xa2\x01\x01\x05",  # a record of one element where the entry says two
+        b"\xa2\x01\x04\x81\x00\x05\x07",  # of three
+        b"\x10\x01",  # a record of another field
+        b"\xa2\x01\x03\x81\x00\x05\x10\x01",  # the record, then another field's
+        b"\xa2\x01\x03\x81\x00\x05\x08\x01",  # the record, then an unknown one
+    ],
+)
+def test_kept_bytes_that_no_longer_read_as_the_model_are_written_anew(kept):
+    # runtime/core/kept.py's reads_as on one record: bytes that are not the record's (they
+    # do not read, or hold other elements or another field) leave the model's values
+    model = pw.parse(CASES["packed int32 non-minimal element"])
+    model.wire_layout = ((20, 2, kept),)
+    assert pw.build(model) == pw.build_construct(model) == b"\xa2\x01\x02\x01\x05"

@@ -102,10 +102,8 @@ class Contract:
         self.kafka_message = kafka_message
         self.kafka_records = kafka_records
         self.kafka_columns = kafka_columns
-        parse = self._parse()
-        if kept:  # a model read from forms build writes otherwise keeps the message's bytes
-            parse = exported(rt_kept.keeping(parse), namespace)
-        python_parse = parse
+        # kept: a model read from forms build writes otherwise keeps the message's bytes
+        parse = python_parse = self._parse(kept)
         if self.table_readers:
             dispatch = tier.compiled("runtime._compiled.dispatch")
             if dispatch is not None:  # tried first from C: no Python frame a message
@@ -153,17 +151,19 @@ class Contract:
         """Whether ``record`` is a Kafka message of several columns, read only as a pair."""
         return bool(self.kafka_records) and record == self.kafka_records[0]
 
-    def _parse(self):
+    def _parse(self, kept: bool):
         default_record, defaults = self.default_record, self.limits
         records, fast_readers, quick_readers = self.records, self.fast_readers, self.quick_readers
         compiled_readers, table_readers = self.compiled_readers, self.table_readers
         kafka_only, columns = self._kafka_only, " + ".join(self.kafka_columns)
         parse_fast, Limits, check = rt_codec.parse_fast, rt_codec.Limits, self.check_record
+        seen = rt_kept.SEEN
 
         def parse(data: bytes, record: str = default_record, **limits):
             """Decode ``data`` as one ``record``; raises ``runtime.DecodeError`` on bad bytes."""
             if columns and kafka_only(record):
                 raise rt_codec.DecodeError(f"a {record} is {columns}: use parse_pair()", offset=0)
+            quick = quick_readers.get(record)
             if compiled_readers:
                 compiled = compiled_readers.get(record)
                 if compiled is not None and type(data) is bytes:
@@ -172,19 +172,24 @@ class Contract:
                     )
                     if model is not None:
                         return model
-                    # it takes what the quick tier takes: the exact reader decides
-                    return parse_fast(fast_readers[record], data, limits, defaults)
+                    quick = None  # it takes what the quick tier takes: the exact reader decides
             if table_readers:
                 compiled = table_readers.get(record)
                 if compiled is not None:
                     model = compiled(data, limits)  # None: declined, the Python readers decide
                     if model is not None:
                         return model
+            if kept:  # the notes this reading makes (the compiled readers decline the forms)
+                before = seen.count
             reader = fast_readers.get(record)
             if reader is None:
                 check(record)
-                return rt_codec.parse(records[record], data, limits, defaults=defaults)
-            return parse_fast(reader, data, limits, defaults, quick_readers.get(record))
+                model = rt_codec.parse(records[record], data, limits, defaults=defaults)
+            else:
+                model = parse_fast(reader, data, limits, defaults, quick)
+            if kept and seen.count != before:
+                rt_kept.keep(model, data)
+            return model
 
         return exported(parse, self.namespace)
 

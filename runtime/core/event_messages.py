@@ -100,15 +100,16 @@ class EventMessages:
         kept = getattr(model, FIELD, None)
         if kept is None or kept == written or self._kept_columns(kept) is None:
             return None
-        return kept if reads_as(written, kept, self._read_kept, self.write_message) else None
+        return kept if reads_as(written, kept, self._rewrite_kept) else None
 
     def _kept_columns(self, kept) -> tuple | None:
         """Kept columns as a tuple, or None where they are not their shape (bytes)."""
         return (kept,) if type(kept) is bytes else None
 
-    def _read_kept(self, kept, **limits):
-        """The model of kept columns (``reads_as``'s ``parse``)."""
-        return self.read_message(*self._kept_columns(kept), Limits(**limits))
+    def _rewrite_kept(self, kept, limits):
+        """Kept columns read again within ``limits`` and written as the writers write them
+        (``reads_as``' ``rewrite``)."""
+        return self.write_message(self.read_message(*self._kept_columns(kept), limits))
 
 
 class KeyValueMessages(EventMessages):

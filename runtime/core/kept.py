@@ -14,16 +14,26 @@ meets a varint longer than it needs (or in a mysql::serialization message anothe
 MySQL's writer never writes, ``runtime.formats.serializable``) calls :func:`note` (the
 generated fast path's inline forms take shortest varints only, and its slow path notes a
 longer one; the construct path's stream readers in ``runtime.core.leb128`` and
-``runtime.core.msbvarint`` note it; the quick and compiled tiers
-decline it, so the exact reader decides). :func:`keeping` wraps a module's ``parse``: when a note was
-made while it read, the model it returns keeps the input as ``wire_form``; else
-``wire_form`` is None (every message its writers wrote). The model that keeps it is the
+``runtime.core.msbvarint`` note it; the quick and compiled tiers decline it, so the exact
+reader decides). A module's ``parse`` (``runtime.core.contract`` reads :data:`SEEN` around
+its Python readers; :func:`keeping` wraps ``parse_construct``): when a note was made while
+it read, the model it returns keeps the input as ``wire_form``; else ``wire_form`` is None
+(every message its writers wrote). The model that keeps it is the
 one ``parse`` returned: its records inside hold None.
 
 Equality: ``wire_form`` is a field of the model like any other, so it takes part in
-``==``, as MySQL's ``wire_form`` and Thrift's ``wire_layout`` do: a model read from
-non-canonical bytes is not equal to the same values read from canonical ones (they do not
-build the same bytes).
+``==``: a model read from non-canonical bytes is not equal to the same values read from
+canonical ones (they do not build the same bytes).
+
+The contract every kept form keeps (this module's, MySQL's ``wire_form``, Thrift's
+``WireLayout.wire_form`` and ``RawStruct.wire_form``, protobuf's kept records in
+``wire_layout``): the bytes are kept only where build writes them otherwise, as read; build
+writes them back while they still read as what it writes of the model (:func:`reads_as`:
+read again and written as build writes, they give the same bytes), else writes the model; they take part in ``==``; their JSON form is
+:func:`to_json`'s ``{"$hex": ...}``. What a format keeps beyond that is its own layer:
+Thrift keeps them per struct, in its ``WireLayout`` beside the field order (a nested struct
+decides its own), protobuf per record (a changed field is written canonically, the other
+records as read).
 
     >>> from runtime.core.leb128 import UVarInt
     >>> seen = noted()
@@ -51,17 +61,18 @@ class _Seen(threading.local):
     """How many varints longer than they need this thread's readers have met."""
 
 
-_SEEN = _Seen()
+SEEN = _Seen()
+"""This thread's count: a module's ``parse`` reads ``SEEN.count`` before and after, no call."""
 
 
 def note() -> None:
     """A reader met a form ``build`` writes otherwise: the message it reads keeps its bytes."""
-    _SEEN.count += 1
+    SEEN.count += 1
 
 
 def noted() -> int:
     """How many notes this thread's readers have made so far (compare two readings)."""
-    return _SEEN.count
+    return SEEN.count
 
 
 def keeping(parse):
@@ -70,13 +81,18 @@ def keeping(parse):
 
     @functools.wraps(parse)
     def kept_parse(data, *args, **kwargs):
-        seen = _SEEN.count
+        seen = SEEN.count
         model = parse(data, *args, **kwargs)
-        if _SEEN.count != seen:
-            setattr(model, FIELD, bytes(data))
+        if SEEN.count != seen:
+            keep(model, data)
         return model
 
     return kept_parse
+
+
+def keep(model, data) -> None:
+    """``model``, whose reading noted a form build writes otherwise, keeps ``data``."""
+    setattr(model, FIELD, bytes(data))
 
 
 def writing_kept(build, parse, default_record: str, values=None):
@@ -95,17 +111,22 @@ def writing_kept(build, parse, default_record: str, values=None):
             if kept is not None and reads_back(kept, model, record, parse, values):
                 return bytes(kept)
             raise
-        if kept is not None and reads_as(built, kept, parse, build, record):
-            return bytes(kept)
+        if kept is not None:
+
+            def rewrite(data: bytes, limits: Limits) -> bytes:  # by the module's parse
+                return build(parse(data, record, **dataclasses.asdict(limits)), record)
+
+            if reads_as(built, kept, rewrite):
+                return bytes(kept)
         return built
 
     return kept_build
 
 
-def _no_tighter_limits(n: int) -> dict:
+def _no_tighter_limits(n: int) -> Limits:
     """Limits no tighter than ``n`` kept bytes need: whatever parse they came from."""
     base = Limits()
-    return {f.name: max(getattr(base, f.name), n) for f in dataclasses.fields(Limits)}
+    return Limits(**{f.name: max(getattr(base, f.name), n) for f in dataclasses.fields(base)})
 
 
 def reads_back(kept, model, record: str, parse, values=None) -> bool:
@@ -124,8 +145,9 @@ def reads_back(kept, model, record: str, parse, values=None) -> bool:
     if not isinstance(kept, (bytes, bytearray)):
         return False
     same = values or (lambda model, record: model)
+    limits = dataclasses.asdict(_no_tighter_limits(len(kept)))
     try:
-        again = parse(bytes(kept), record, **_no_tighter_limits(len(kept)))
+        again = parse(bytes(kept), record, **limits)
     except DecodeError:  # these bytes are not the model's
         return False
     try:
@@ -134,20 +156,21 @@ def reads_back(kept, model, record: str, parse, values=None) -> bool:
         return False
 
 
-def reads_as(built, kept, parse, build, *args) -> bool:
-    """Whether ``kept``, a model's ``wire_form``, still reads (by ``parse(kept, *args,
-    **limits)``, its module's) as what ``build(model, *args)`` wrote of the model,
-    ``built``: the two are the same message, one of them in the forms build writes.
-    Derived and computed fields (a CRC, a count) need not be in the model for that; floats
-    compare by their bits. ``kept`` is bytes, or a tuple of bytes: a message in several
-    columns (a Kafka key and value), which ``parse`` takes as that tuple.
+def reads_as(built, kept, rewrite) -> bool:
+    """Whether ``kept``, a model's kept bytes, still read as what build wrote of the model,
+    ``built``: ``rewrite(kept, limits)`` reads them again (within ``limits``, none tighter
+    than they need) and writes what it read as build writes it, not as the kept bytes
+    again; the two are the same message when that gives ``built``. Derived and computed
+    fields (a CRC, a count) need not be in the model for that; floats compare by their
+    bits. Bytes that are not a model's at all (a DecodeError or EncodeError) do not.
+    ``kept`` is bytes, or a tuple of bytes: a message in several columns (a Kafka key
+    and value), which ``rewrite`` takes as that tuple.
 
-        >>> def parse(data, record, **limits):  # 1 in one byte or two, or another count
-        ...     return 1 if data in (b"\\x01", b"\\x81\\x00") else data[0]
-        >>> build = lambda n, record: bytes([n])
-        >>> reads_as(b"\\x01", b"\\x81\\x00", parse, build, "count")
+        >>> def rewrite(data, limits):  # 1 in one byte or two, or another count
+        ...     return b"\\x01" if data in (b"\\x01", b"\\x81\\x00") else data[:1]
+        >>> reads_as(b"\\x01", b"\\x81\\x00", rewrite)
         True
-        >>> reads_as(b"\\x02", b"\\x81\\x00", parse, build, "count")  # the model changed
+        >>> reads_as(b"\\x02", b"\\x81\\x00", rewrite)  # the model changed
         False
     """
     if isinstance(kept, (bytes, bytearray)):
@@ -157,9 +180,19 @@ def reads_as(built, kept, parse, build, *args) -> bool:
     else:
         return False
     try:
-        return build(parse(kept, *args, **_no_tighter_limits(n)), *args) == built
+        return rewrite(kept, _no_tighter_limits(n)) == built
     except (DecodeError, EncodeError):  # these bytes are not the model's: write the model
         return False
+
+
+def to_json(kept) -> dict:
+    """Kept bytes' JSON form (read back by ``runtime.core.codec.bytes_from_json``, which
+    this module cannot import: ``codec`` imports the varint readers, which note here).
+
+    >>> to_json(b"\\x81\\x00")
+    {'$hex': '8100'}
+    """
+    return {"$hex": bytes(kept).hex()}
 
 
 class JsonView:
@@ -168,7 +201,7 @@ class JsonView:
 
     def put(self, out: dict, name: str, value) -> None:
         if value is not None:
-            out[name] = {"$hex": bytes(value).hex()}
+            out[name] = to_json(value)
 
 
 JSON_VIEW = JsonView()

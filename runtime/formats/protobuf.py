@@ -51,7 +51,9 @@ merges the two; the earlier record is kept as bytes, so the bytes still round-tr
 
 Shared shape: the model + ``wire_layout`` (known entries by id, unknown ones as bytes)
 is the one Thrift's ``WireLayout`` uses; MySQL's ``SerializableMessage`` keeps its
-unknown fields as one run because its wire has no types.
+unknown fields as one run because its wire has no types. A record kept as read is a kept
+form of ``runtime.core.kept`` (its reads-as rule, equality, JSON form) kept per record, so
+a changed field is written canonically and the others as read.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ from collections.abc import Mapping
 
 from construct import Construct, SizeofError
 
+from runtime.core import kept as rt_kept
 from runtime.core.codec import bytes_from_json
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.float32 import Float32Struct
@@ -524,6 +527,10 @@ class ProtobufMessage(Construct):
             entries = self._canonical(values)
         else:
             entries = self._entries_with_rest(layout, values)
+        self._write_entries(entries, values, out)
+
+    def _write_entries(self, entries, values, out: bytearray) -> None:
+        """The records of layout ``entries`` (:meth:`_entries_with_rest`'s) of ``values``."""
         cursors = {f.name: 0 for f in self.fields if f.repeated or f.kind == "map"}
         items = {f.name: list(values[f.name].items()) for f in self.fields if f.kind == "map"}
         by_number = self.by_number
@@ -584,21 +591,20 @@ class ProtobufMessage(Construct):
     def _reads_as(self, kept: bytes, f: PbField, count, written: bytearray) -> bool:
         """Whether ``kept``, a record of ``f`` as it was read (in a form encode does not
         write), still holds what ``written``, the record of the model's value (element, map
-        entry, ``count`` packed elements) now, holds. Compared as encode writes both, so a
-        NaN's bits count and a list's type does not."""
-        try:
-            got, _ = self.read_exact(kept, 0, len(kept), Limits(), 1)
-        except DecodeError:
-            return False
-        values = self._values(got.get)
-        cursors = {f.name: 0}
-        items = {f.name: list(values[f.name].items())} if f.kind == "map" else {}
-        again = bytearray()
-        try:
-            self._write_entry(f, count, values, cursors, items, again)
-        except (EncodeError, IndexError):
-            return False
-        return again == written
+        entry, ``count`` packed elements) now, holds, and nothing else:
+        ``runtime.core.kept.reads_as`` on one record, read as a message of its own."""
+
+        def rewrite(data: bytes, limits: Limits) -> bytearray:
+            got, _ = self.read_exact(data, 0, len(data), limits, 1)
+            values = self._values(got.get)
+            # the entry, then whatever else the bytes hold: then they hold the entry alone
+            entry = f.number if count is None else (f.number, count)
+            unknown = [e for e in got.get(LAYOUT_KEY) or () if e.__class__ is bytes]
+            again = bytearray()
+            self._write_entries(self._entries_with_rest((entry, *unknown), values), values, again)
+            return again
+
+        return rt_kept.reads_as(written, kept, rewrite)
 
     write = write_exact  # the compiled loop's when it is built (see ``compiled``)
 

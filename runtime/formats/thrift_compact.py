@@ -23,6 +23,8 @@ import uuid as _uuid
 
 from construct import Construct, SizeofError
 
+from runtime.core import kept as rt_kept
+from runtime.core.codec import bytes_from_json
 from runtime.core.errors import DecodeError, EncodeError, LimitError, WirespecError
 from runtime.core.leb128 import read_uvarint, write_uvarint, write_zigzag
 from runtime.core.limits import Limits
@@ -120,8 +122,10 @@ class WireLayout:
     its own bytes hold a form Apache's readers take and every writer writes otherwise: a
     varint longer than it needs (a value, length, size or long-form field id), a stop byte
     whose high nibble is not 0, a bool element other than 1 or 2, a map key twice. ``build``
-    writes them back while the model still reads as them (:func:`reads_as`), and writes the
-    model by the rest of the layout otherwise (the canonical form for ``order=()``)."""
+    writes them back while the model still reads as them (:func:`kept_or_built`), and writes
+    the model by the rest of the layout otherwise (the canonical form for ``order=()``).
+    The contract of ``runtime.core.kept`` (equality, JSON form, the reads-as rule), kept per
+    struct, in the layout beside the order: a nested struct decides its own."""
 
     @property
     def unknown(self) -> tuple:
@@ -149,51 +153,38 @@ KEPT_BYTES = 48
 most, its layout)."""
 
 
-def reads_as(model, kept: bytes, reader) -> bool:
-    """Whether ``kept`` (a struct's :attr:`WireLayout.wire_form`) still reads, by the
-    module's Python ``reader``, as ``model``: values that write the same bytes (floats by
-    their bits, dicts in their order) and the same layout. Bytes that no longer read at
-    all are not the model's either."""
-    n = len(kept)
-    cx = Options(n, n + 1, n, n, "bytes")  # no tighter than what its bytes needed
-    try:
-        again, used = reader(kept, 0, n, 1, cx, budget(n))
-    except Exception:  # noqa: BLE001 - whatever the reason, these bytes are not the model's
-        return False
-    return used == n and same(model, again)
+def kept_or_built(model, reader, write) -> bytes:
+    """The bytes of a struct that keeps its bytes as read (its ``wire_form``: its
+    :class:`WireLayout`'s, or a RawStruct's own): those while they still read as the model
+    (:func:`runtime.core.kept.reads_as`: read again by the struct's Python ``reader``, they
+    and the model are written alike by ``write``, each without its kept bytes), else the
+    model's, by the rest of its layout."""
+    built = _unkept_bytes(model, write)
+
+    def rewrite(data: bytes, limits) -> bytes:
+        n = len(data)
+        cx = Options(
+            limits.max_message_bytes, limits.max_depth, limits.max_count, limits.max_string, "bytes"
+        )  # strings as the bytes they are: not UTF-8 ones still compare
+        again, used = reader(data, 0, n, 1, cx, budget(n))
+        if used != n:
+            raise DecodeError(f"{n - used} trailing byte(s) after the struct", offset=used)
+        return _unkept_bytes(again, write)
+
+    kept = getattr(model, "wire_form", None) or model.wire_layout.wire_form
+    return kept if rt_kept.reads_as(built, kept, rewrite) else built
 
 
-_DOUBLE = struct.Struct("<d")
-
-
-def same(a, b) -> bool:
-    """Whether two values (models, lists, dicts, scalars) write the same bytes as far as
-    their values go: floats compare by their bits (NaN payloads, -0.0), dicts in order.
-
-    >>> same([1.0, float("nan")], [1.0, float("nan")]), same(0.0, -0.0), same({1: 2, 3: 4}, {3: 4, 1: 2})
-    (True, False, False)
-    """
-    if a is b:
-        return True
-    cls = a.__class__
-    if cls is float or b.__class__ is float:
-        try:
-            return _DOUBLE.pack(a) == _DOUBLE.pack(b)
-        except (struct.error, TypeError):
-            return False
-    if cls is list:
-        return b.__class__ is list and len(a) == len(b) and all(map(same, a, b))
-    if cls is dict:
-        return (
-            b.__class__ is dict
-            and len(a) == len(b)
-            and all(same(k, j) and same(v, w) for (k, v), (j, w) in zip(a.items(), b.items()))
-        )
-    if cls is not WireLayout and dataclasses.is_dataclass(cls):  # a model
-        return b.__class__ is cls and all(
-            same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(cls)
-        )
-    return a == b
+def _unkept_bytes(model, write) -> bytes:
+    """What ``write`` writes of ``model`` without its kept bytes."""
+    layout = getattr(model, "wire_layout", None)
+    if getattr(model, "wire_form", None) is not None:  # a RawStruct
+        model = dataclasses.replace(model, wire_form=None)
+    elif layout is not None and layout.wire_form is not None:
+        model = dataclasses.replace(model, wire_layout=dataclasses.replace(layout, wire_form=None))
+    out = bytearray()
+    write(model, out)
+    return bytes(out)
 
 
 def budget(size: int) -> list:
@@ -673,7 +664,7 @@ def layout_json(layout: WireLayout, names: dict) -> dict:
     if layout.header_types:
         d["header_types"] = {"$hex": layout.header_types.hex()}
     if layout.wire_form is not None:
-        d["wire_form"] = {"$hex": layout.wire_form.hex()}
+        d["wire_form"] = rt_kept.to_json(layout.wire_form)
     return d
 
 
@@ -684,11 +675,6 @@ def layout_from_json(d, types) -> WireLayout:
         if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
             raise EncodeError(f"{what} {v!r} is not an integer in {low}..{high}")
         return v
-
-    def hex_bytes(v, what):
-        if not (isinstance(v, dict) and set(v) == {"$hex"} and isinstance(v["$hex"], str)):
-            raise EncodeError(f"{what} is not {{'$hex': ...}}")
-        return bytes.fromhex(v["$hex"])
 
     if not isinstance(d, dict) or not set(d) <= {
         "order",
@@ -704,7 +690,7 @@ def layout_from_json(d, types) -> WireLayout:
             t = types[t].value if isinstance(t, str) else integer(t, 1, 15, "field type")
             if t == 0:
                 raise EncodeError("an unknown field's type cannot be STOP")
-            data = hex_bytes(e["data"], "an unknown field's data")
+            data = bytes_from_json(e["data"], "data")
             # short-form headers add up past the i16 range: any id an int
             order.append(UnknownField(integer(e["id"], -(2**63), 2**63, "field id"), t, data))
         else:
@@ -715,8 +701,10 @@ def layout_from_json(d, types) -> WireLayout:
     long_headers = tuple(
         integer(i, 0, len(order) - 1, "long header index") for i in d.get("long_headers", ())
     )
-    header_types = hex_bytes(d["header_types"], "header_types") if "header_types" in d else b""
-    kept = hex_bytes(d["wire_form"], "wire_form") if "wire_form" in d else None
+    header_types = b""
+    if "header_types" in d:
+        header_types = bytes_from_json(d["header_types"], "header_types")
+    kept = bytes_from_json(d["wire_form"], "wire_form") if "wire_form" in d else None
     return WireLayout(tuple(order), long_headers, header_types, kept)
 
 
