@@ -18,11 +18,11 @@ from generated.ticdc_craft import (
     encode_events,
     frame,
 )
+from generated.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from runtime.core.chunks import Chunk, CountedChunks
 from runtime.core.errors import DecodeError, EncodeError, LimitError
 from runtime.core.leb128 import write_reversed_uvarint
 from runtime.formats.craft import CraftMessage
-from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS = json.loads(
     (Path(__file__).resolve().parent / "data/vectors/ticdc_craft.json").read_text()

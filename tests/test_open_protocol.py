@@ -22,10 +22,10 @@ from generated.ticdc_open_protocol import (
     key_frames,
     value_frames,
 )
+from generated.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from runtime.core.errors import DecodeError, EncodeError, LimitError
 from runtime.core.limits import Limits
 from runtime.formats.open_protocol_frames import split_frames
-from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS_FILE = Path(__file__).parent / "data/vectors/ticdc_open_protocol.json"
 VECTORS = json.loads(VECTORS_FILE.read_text())["vectors"]

@@ -33,7 +33,8 @@ def render_spec(path: Path, root: Path = ROOT) -> tuple[str, str]:
 
 def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str | None, str | None]:
     """(format name, module text, compiled tier text or None) for one spec file; a spec of
-    enums only, for others to import, has no module (text None)."""
+    enums only, for others to import, has no module (text None), one with ``models:`` a
+    module of its classes."""
     loaded = load(path, _display(path, root))
     if "protocol" in loaded.data:  # id-keyed protocols (Thrift): their own model and template
         from generator.emit.thrift_module import render_thrift
@@ -46,8 +47,13 @@ def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str | None,
     )
 
     spec = build_model(loaded)
-    if spec.is_library:
-        return spec.format, None, None
+    if spec.is_library:  # its models: are a module of classes; enums alone are none
+        if not spec.models:
+            return spec.format, None, None
+        from generator.emit.model_classes import render_models
+        from generator.emit.render import with_header
+
+        return spec.format, with_header(render_models(spec)), None
     return (spec.format, *render_with_compiled(spec))
 
 
