@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 from generated import ticdc_craft as craft
-from generated.ticdc_types import Column, RowChangedEvent
+from generated.models.ticdc_types import Column, RowChangedEvent
 from runtime.formats.craft import CraftMessage
 
 PUBLISHED = {"craft decode": 7944, "craft encode": 4809, "json decode": 75822, "json encode": 28388}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Open Protocol decode/encode cost per event, and the ratio to Craft on the same events.
 
-Workloads (built as ``generated.ticdc_types`` events, encoded by each codec):
+Workloads (built as ``generated.models.ticdc_types`` events, encoded by each codec):
 
 * seed:  the seed doc's row event (``test.t1``: ``id`` INT PK, ``val`` VARCHAR), tiflow
   layout, one event per Kafka message;
@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import generated.ticdc_open_protocol as op
-from generated.ticdc_types import Column, RowChangedEvent
+from generated.models.ticdc_types import Column, RowChangedEvent
 from generator.cli.transcode import craft_codec
 from runtime.formats.open_protocol import OpenProtocol
 

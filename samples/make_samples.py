@@ -135,7 +135,7 @@ def make_ticdc_craft(out_dir: Path) -> list[Path]:
     from generated.ticdc_craft import ColumnFlag as F
     from generated.ticdc_craft import ColumnType as T
     from generated.ticdc_craft import DdlType, Message
-    from generated.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+    from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
     ts = 454_000_000_000_000_000  # a TSO: physical ms << 18
     pk = int(F.HANDLE_KEY | F.PRIMARY_KEY | F.BINARY)
@@ -184,7 +184,7 @@ def make_ticdc_open_protocol(out_dir: Path) -> list[Path]:
     ``samples/decode_all.py`` read). A tiflow row batch, an update with old values, a delete,
     the seed doc's 2020-layout row, a DDL and a resolved event."""
     from generated.ticdc_open_protocol import Message, build_pair, parse_pair
-    from generated.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+    from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
     ts = 424316552636792833
 

@@ -18,7 +18,7 @@ from generated.ticdc_craft import (
     encode_events,
     frame,
 )
-from generated.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from runtime.core.chunks import Chunk, CountedChunks
 from runtime.core.errors import DecodeError, EncodeError, LimitError
 from runtime.core.leb128 import write_reversed_uvarint

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generated import ticdc_craft as craft
-from generated.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from generator.cli.main import main as cli
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.limits import DEFAULT

@@ -22,7 +22,7 @@ from generated.ticdc_open_protocol import (
     key_frames,
     value_frames,
 )
-from generated.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from runtime.core.errors import DecodeError, EncodeError, LimitError
 from runtime.core.limits import Limits
 from runtime.formats.open_protocol_frames import split_frames

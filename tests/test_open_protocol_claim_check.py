@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import generated.ticdc_open_protocol as op
-from generated.ticdc_types import Column, RowChangedEvent
+from generated.models.ticdc_types import Column, RowChangedEvent
 from runtime.core.errors import DecodeError
 
 ROOT = Path(__file__).resolve().parents[1]

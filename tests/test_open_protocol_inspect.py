@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from generated.ticdc_types import Column, DdlEvent, RowChangedEvent
+from generated.models.ticdc_types import Column, DdlEvent, RowChangedEvent
 from generator.cli import inspect as insp
 from runtime.core.errors import WirespecError
 

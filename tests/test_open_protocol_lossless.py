@@ -10,7 +10,7 @@ import json
 import pytest
 
 import generated.ticdc_open_protocol as op
-from generated.ticdc_types import Column, RowChangedEvent
+from generated.models.ticdc_types import Column, RowChangedEvent
 from runtime.core.errors import DecodeError
 from runtime.formats.open_protocol_frames import join_frames
 

@@ -23,7 +23,7 @@ from test_open_protocol import (
 )
 
 import generated.ticdc_open_protocol as op
-from generated.ticdc_types import Column, RowChangedEvent
+from generated.models.ticdc_types import Column, RowChangedEvent
 from generator.emit.generate import render_spec
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.formats import ticdc_rows

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import generated.ticdc_open_protocol as op
-from generated.ticdc_types import Column, RowChangedEvent
+from generated.models.ticdc_types import Column, RowChangedEvent
 from generator.emit.generate import render_spec
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from tests.test_generator import load_module

@@ -10,7 +10,7 @@ import ast
 import pytest
 
 from generated import ticdc_open_protocol as op
-from generated.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from generator.emit.generate import render_spec
 from generator.spec import batching
 from runtime.core.errors import EncodeError, SpecError

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from generated import ticdc_open_protocol as op
-from generated.ticdc_types import Column, ResolvedEvent
+from generated.models.ticdc_types import Column, ResolvedEvent
 from generator.emit.generate import render_spec
 from runtime.core.errors import DecodeError, SpecError
 from runtime.formats import open_protocol as rt_op
@@ -80,12 +80,14 @@ def test_the_compiled_kernel_takes_its_classes_from_the_codec():
     if op._KAFKA._compiled is None:
         pytest.skip("the compiled tier is not built")
     plan = rt_op.OpenProtocol(
-        op.JSON_DOCUMENTS, op.JSON_CODE, op.EVENT_CLASSES, key="event_key"
+        op.JSON_DOCUMENTS, op.JSON_CODE, op.EVENT_CLASSES, key="event_key", models=op._KAFKA.models
     )._compiled
     message = plan.documents([b'{"ts":5,"t":3}'], [b""])
     assert message.events == [ResolvedEvent(5)]
     # the model is the class's: another one (whose fields the documents do not give) declines
     classes = [c._replace(model=Column) if c.document == "resolved_value" else c
                for c in op.EVENT_CLASSES]  # fmt: skip
-    plan = rt_op.OpenProtocol(op.JSON_DOCUMENTS, op.JSON_CODE, classes, key="event_key")._compiled
+    plan = rt_op.OpenProtocol(
+        op.JSON_DOCUMENTS, op.JSON_CODE, classes, key="event_key", models=op._KAFKA.models
+    )._compiled
     assert plan.documents([b'{"ts":5,"t":3}'], [b""]) is None

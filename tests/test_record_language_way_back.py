@@ -13,7 +13,7 @@ import pytest
 
 import runtime.core.unmap
 from generated import ticdc_craft as craft
-from generated.ticdc_types import Column, RowChangedEvent
+from generated.models.ticdc_types import Column, RowChangedEvent
 from generator.emit.generate import render_spec
 from runtime.core.unmap import GiveUp, WriteFaults, give_up
 from tests.test_record_language_map import SPECS, spec_error

@@ -12,7 +12,7 @@ from pyspark.sql import functions as F
 from spark_cases import SAMPLES, craft_encode
 
 from generated import mysql_serialization as ms
-from generated.ticdc_types import Column, ResolvedEvent, RowChangedEvent
+from generated.models.ticdc_types import Column, ResolvedEvent, RowChangedEvent
 from generator.cli.ingest import MARKER, IngestError, ingest, log_config, print_summary
 
 pytestmark = pytest.mark.spark

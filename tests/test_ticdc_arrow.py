@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spark_cases import _cdc_event
 
-from generated.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from runtime.formats.ticdc_rows import arrow_columns, spark_schema, to_row
 
 pa = pytest.importorskip("pyarrow")

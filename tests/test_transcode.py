@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import generated.ticdc_open_protocol as op
-from generated.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from generator.cli.transcode import craft_codec, differences, notes, transcode
 
 ROOT = Path(__file__).resolve().parents[1]

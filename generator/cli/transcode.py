@@ -1,6 +1,6 @@
 """``wirespec transcode``: one TiCDC message from one format to the other, via the events.
 
-Both TiCDC formats decode into the shared event model of ``generated.ticdc_types``, so a
+Both TiCDC formats decode into the shared event model of ``generated.models.ticdc_types``, so a
 transcode is ``decode(source) -> events -> encode(target)``. It is lossless wherever both
 formats carry the information; where the target cannot, the event is still written and
 :func:`transcode` returns a warning naming the event and the field:
@@ -69,7 +69,7 @@ def _open_protocol():
 
 def _row_changed_event() -> type:
     """The row event class of both formats (specs/ticdc_types.yaml's ``models:``)."""
-    return importlib.import_module("generated.ticdc_types").RowChangedEvent
+    return importlib.import_module("generated.models.ticdc_types").RowChangedEvent
 
 
 def decode(fmt: str, key: bytes | None, value: bytes) -> list:

@@ -1,4 +1,4 @@
-"""A spec's ``models:`` -> its generated module of plain classes (``generated/ticdc_types.py``).
+"""A spec's ``models:`` -> its generated module of plain classes (``generated/models/ticdc_types.py``).
 
 The classes are ``slots=True`` dataclasses, one a declared model, in the spec's order: the
 fields with their annotations, defaults and docs, a ``constants:`` entry as a class

@@ -3,7 +3,7 @@
 TiCDC's events are one model that two formats decode into (Craft's ``map:``, Open
 Protocol's ``kafka_message: classes:``), so they cannot be a record of either: they are
 declared once, in the spec both import (specs/ticdc_types.yaml), and rendered as that
-spec's generated module (``generated/ticdc_types.py``, :mod:`generator.emit.model_classes`).
+spec's generated module (``generated/models/ticdc_types.py``, :mod:`generator.emit.model_classes`).
 An importing spec names a class ``IMPORT.CLASS`` (``ticdc_types.RowChangedEvent``):
 
 .. code-block:: yaml

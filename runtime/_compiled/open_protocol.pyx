@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """TiCDC Open Protocol's JSON kernel in C: the key and value documents of the common form,
-straight from their bytes to TiCDC events (``generated.ticdc_types``, the codec's ``models``).
+straight from their bytes to TiCDC events (``generated.models.ticdc_types``, the codec's ``models``).
 
 The framing is not here: ``generated/_compiled/ticdc_open_protocol.pyx`` reads the Kafka
 key and value by the plans of the spec's ``key_frames`` and ``value_frames`` records

@@ -5,7 +5,7 @@ A Craft message (``specs/ticdc_craft.yaml``, record ``frame``; ``research/craft.
     version (uvarint) | header | bodies | term dictionary | size tables | len(size tables)
 
 The spec declares that layout. :class:`CraftMessage` maps the spec's frame to the shared
-event model of ``generated.ticdc_types`` (names through the term dictionary, values by
+event model of ``generated.models.ticdc_types`` (names through the term dictionary, values by
 the spec's type-code table) and back; its ``encode_events`` batches like tiflow does. Its
 parts live by concept beside it:
 
@@ -280,7 +280,7 @@ class CraftMessage(Construct):
         the order is kept.
 
         >>> from generated.ticdc_craft import encode_events
-        >>> from generated.ticdc_types import ResolvedEvent
+        >>> from generated.models.ticdc_types import ResolvedEvent
         >>> [m.hex() for m in encode_events([ResolvedEvent(424316594097225729)])]
         ['018180e0bb9bb6def10503010101021a19010005']
         """

@@ -1,4 +1,4 @@
-"""TiCDC Craft frames -> TiCDC events (``generated.ticdc_types``), with every check and its
+"""TiCDC Craft frames -> TiCDC events (``generated.models.ticdc_types``), with every check and its
 exact error. The events (their classes, rules, header fields, and a row's column groups:
 their types, their names' term ids, their values decoded by the type-code table) are the
 spec's ``map:`` of ``message`` (``mapping``: the generated ``MAPPINGS["message"]``), which

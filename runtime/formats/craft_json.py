@@ -2,13 +2,13 @@
 readable codes, text and commit times (:mod:`runtime.formats.ticdc_json`).
 
     >>> from runtime.formats.ticdc_json import EventNames
-    >>> from generated import ticdc_types
+    >>> from generated.models import ticdc_types
     >>> names = EventNames(None, None, None)
     >>> d = _event_to_json(ticdc_types.ResolvedEvent(424316594097225729), names, ticdc_types)
     >>> _event_json(d, {}, names, ticdc_types)
     ResolvedEvent(commit_ts=424316594097225729)
 
-``models`` is the module of the event classes (``generated.ticdc_types``), which the
+``models`` is the module of the event classes (``generated.models.ticdc_types``), which the
 generated Craft module hands its :class:`runtime.formats.craft.CraftMessage`.
 """
 

@@ -1,4 +1,4 @@
-"""TiCDC Open Protocol: Kafka key/value pairs <-> TiCDC events (``generated.ticdc_types``).
+"""TiCDC Open Protocol: Kafka key/value pairs <-> TiCDC events (``generated.models.ticdc_types``).
 
 One Kafka message is one batch. What the bytes mean is declared in
 ``specs/ticdc_open_protocol.yaml``: the framing as records, the JSON documents (key order,
@@ -161,7 +161,7 @@ class OpenProtocol:
     and value document each event type is. ``batch`` is the spec's rendered ``batch:``
     (``encode_events``). ``key`` names the document of an event's Kafka key (the one the
     spec's ``class_by:`` reads the event type from). ``models`` is the module of the event
-    classes (``generated.ticdc_types``): the classes' models, and the ``Column`` of their
+    classes (``generated.models.ticdc_types``): the classes' models, and the ``Column`` of their
     row images.
     """
 
@@ -505,7 +505,7 @@ class OpenProtocol:
         alone. A row that cannot fit even alone raises :class:`EncodeError`.
 
             >>> from generated.ticdc_open_protocol import encode_events
-            >>> from generated.ticdc_types import ResolvedEvent
+            >>> from generated.models.ticdc_types import ResolvedEvent
             >>> [len(k) for k, v in encode_events([ResolvedEvent(1)] * 2)]
             [30, 30]
         """

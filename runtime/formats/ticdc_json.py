@@ -18,7 +18,7 @@ both that and the plain spellings, so ``encode(decode(x)) == x``:
     >>> class F(enum.IntFlag):
     ...     BINARY = 1
     ...     NULLABLE = 64
-    >>> from generated.ticdc_types import Column
+    >>> from generated.models.ticdc_types import Column
     >>> names = EventNames(T, F)
     >>> names.column_json(Column("s", 15, 64, b"NEW"))
     {'name': 's', 'type': 'VARCHAR', 'flags': ['NULLABLE'], 'value': 'NEW'}

@@ -1,6 +1,6 @@
 """TiCDC events as Spark rows: the one table shape both TiCDC codecs land in.
 
-The events are the classes of ``generated.ticdc_types`` (declared in
+The events are the classes of ``generated.models.ticdc_types`` (declared in
 specs/ticdc_types.yaml's ``models:``); this module reads them by attribute only (an event's
 ``op`` says its kind), so it needs none of them:
 

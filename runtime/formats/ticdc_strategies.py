@@ -1,5 +1,5 @@
 """Hypothesis strategies of TiCDC events, shared by Craft and Open Protocol (one event model,
-``generated.ticdc_types``, which each codec hands in as ``models``); the generic strategies
+``generated.models.ticdc_types``, which each codec hands in as ``models``); the generic strategies
 are :mod:`runtime.core.strategies`.
 
     >>> from hypothesis import given, settings

@@ -1,6 +1,6 @@
 """TiCDC events on Spark: the event row shape, MERGE-ready change frames, watermarks.
 
-Both TiCDC formats decode into ``generated.ticdc_types`` events; on Spark an event is one row
+Both TiCDC formats decode into ``generated.models.ticdc_types`` events; on Spark an event is one row
 of :func:`runtime.formats.ticdc_rows.spark_schema` (``_op``, ``_commit_ts``, ``schema``, ``table``, the
 ``new``/``old`` images as arrays of ``(name, type, flags, value)`` cells, ...). Each cell
 keeps its MySQL type code and flags and its value exactly (``int``, ``uint`` as
