@@ -47,7 +47,9 @@ PUBLISHED = {  # seed doc: Go, ns/op, per encoded/decoded message of its benchma
     ("craft", "encode"): 4_809,
 }
 UNLIMITED = {"max_batch_size": 1 << 30, "max_message_bytes": 1 << 62}
-PURE = OpenProtocol(op.JSON_DOCUMENTS, op.JSON_CODE, op.EVENT_CLASSES, key="event_key")
+PURE = OpenProtocol(
+    op.JSON_DOCUMENTS, op.JSON_CODE, op.EVENT_CLASSES, key="event_key", models=op._KAFKA.models
+)
 PURE._compiled = None  # the Python reader alone, also when the compiled tier is built
 COMPILED = op._KAFKA._read_pair is not None
 

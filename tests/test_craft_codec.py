@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generated import ticdc_craft as craft
+from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from generated.ticdc_craft import (
     COLUMN_TYPE_CRAFT,
     DICTIONARIES,
@@ -18,7 +19,6 @@ from generated.ticdc_craft import (
     encode_events,
     frame,
 )
-from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from runtime.core.chunks import Chunk, CountedChunks
 from runtime.core.errors import DecodeError, EncodeError, LimitError
 from runtime.core.leb128 import write_reversed_uvarint

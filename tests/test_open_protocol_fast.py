@@ -20,8 +20,8 @@ from test_open_protocol import FRAMED, UNLIMITED, events
 
 import runtime.formats.open_protocol as rt_op
 from benchmarks import ticdc_craft as craft_bench
-from generated.ticdc_open_protocol import _KAFKA, encode_events
 from generated.models.ticdc_types import Column, RowChangedEvent
+from generated.ticdc_open_protocol import _KAFKA, encode_events
 from runtime.core.errors import DecodeError
 from runtime.core.limits import Limits
 from runtime.formats import gojson
