@@ -161,7 +161,9 @@ def arrow_columns(events, fields) -> list:
 
     kind = type(events[0]) if events else None
     uniform = all(type(e) is kind for e in events)
-    attrs = {f.name for f in dataclasses.fields(kind)} | {"op"} if uniform and kind else set()
+    attrs = set()
+    if uniform and dataclasses.is_dataclass(kind):  # every event has these attributes
+        attrs = {f.name for f in dataclasses.fields(kind)} | {"op"}
     out = []
     for field in fields:
         attr, missing = _EVENT_ATTRS[field.name]
