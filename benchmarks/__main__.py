@@ -195,7 +195,9 @@ def ticdc_workloads():
     from generated import ticdc_open_protocol as op
     from runtime.formats.open_protocol import OpenProtocol
 
-    pure_op = OpenProtocol(op.JSON_DOCUMENTS, op.JSON_CODE, op.EVENT_CLASSES, key="event_key")
+    pure_op = OpenProtocol(
+        op.JSON_DOCUMENTS, op.JSON_CODE, op.EVENT_CLASSES, key="event_key", models=op._KAFKA.models
+    )
     pure_op._compiled = None  # the Python reader alone: today's fast path
 
     def per_pair(decode, pairs):

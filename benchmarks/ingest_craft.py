@@ -38,7 +38,7 @@ partition carrying several tables does)."""
 
 def row_images(table: str, i: int):
     """The columns of row ``i`` of ``table``: a handful of MySQL types per table."""
-    from runtime.formats.ticdc import Column
+    from generated.models.ticdc_types import Column
 
     key = Column("id", 8, 0x0A, i)  # BIGINT, handle key + primary key
     if table == "shop.orders":
@@ -75,7 +75,7 @@ def row_images(table: str, i: int):
 
 def events(start: int, count: int):
     """Row events ``start`` .. ``start + count``: 70% inserts, 20% updates, 10% deletes."""
-    from runtime.formats.ticdc import RowChangedEvent
+    from generated.models.ticdc_types import RowChangedEvent
 
     for i in range(start, start + count):
         schema, table = TABLES[i % len(TABLES)].split(".")

@@ -62,7 +62,7 @@ STAGES = ("scan", "arrow", "replay", "flat", "full", "from_json", "column", "sql
 def craft_messages(n_events: int):
     from spark_cases import craft_encode
 
-    from runtime.formats.ticdc import Column, RowChangedEvent
+    from generated.models.ticdc_types import Column, RowChangedEvent
 
     events = [
         RowChangedEvent(

@@ -34,8 +34,8 @@ import time
 from pathlib import Path
 
 from generated import ticdc_craft as craft
+from generated.models.ticdc_types import Column, RowChangedEvent
 from runtime.formats.craft import CraftMessage
-from runtime.formats.ticdc import Column, RowChangedEvent
 
 PUBLISHED = {"craft decode": 7944, "craft encode": 4809, "json decode": 75822, "json encode": 28388}
 VECTORS = Path(__file__).resolve().parents[1] / "tests/data/vectors/ticdc_craft.json"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Open Protocol decode/encode cost per event, and the ratio to Craft on the same events.
 
-Workloads (built as :mod:`runtime.formats.ticdc` events, encoded by each codec):
+Workloads (built as ``generated.models.ticdc_types`` events, encoded by each codec):
 
 * seed:  the seed doc's row event (``test.t1``: ``id`` INT PK, ``val`` VARCHAR), tiflow
   layout, one event per Kafka message;
@@ -36,9 +36,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import generated.ticdc_open_protocol as op
+from generated.models.ticdc_types import Column, RowChangedEvent
 from generator.cli.transcode import craft_codec
 from runtime.formats.open_protocol import OpenProtocol
-from runtime.formats.ticdc import Column, RowChangedEvent
 
 PUBLISHED = {  # seed doc: Go, ns/op, per encoded/decoded message of its benchmark rows
     ("open_protocol", "decode"): 75_822,
@@ -47,7 +47,9 @@ PUBLISHED = {  # seed doc: Go, ns/op, per encoded/decoded message of its benchma
     ("craft", "encode"): 4_809,
 }
 UNLIMITED = {"max_batch_size": 1 << 30, "max_message_bytes": 1 << 62}
-PURE = OpenProtocol(op.JSON_DOCUMENTS, op.JSON_CODE, op.EVENT_CLASSES, key="event_key")
+PURE = OpenProtocol(
+    op.JSON_DOCUMENTS, op.JSON_CODE, op.EVENT_CLASSES, key="event_key", models=op._KAFKA.models
+)
 PURE._compiled = None  # the Python reader alone, also when the compiled tier is built
 COMPILED = op._KAFKA._read_pair is not None
 

@@ -132,10 +132,10 @@ MAKERS: dict[str, Callable[[Path], list[Path]]] = {
 def make_ticdc_craft(out_dir: Path) -> list[Path]:
     """TiCDC Craft messages of a ``shop.orders`` table, as TiCDC writes them: a batch of row
     changes (insert, update with old values, delete of the handle key), a DDL, a resolved ts."""
+    from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
     from generated.ticdc_craft import ColumnFlag as F
     from generated.ticdc_craft import ColumnType as T
     from generated.ticdc_craft import DdlType, Message
-    from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
     ts = 454_000_000_000_000_000  # a TSO: physical ms << 18
     pk = int(F.HANDLE_KEY | F.PRIMARY_KEY | F.BINARY)
@@ -183,8 +183,8 @@ def make_ticdc_open_protocol(out_dir: Path) -> list[Path]:
     value, written as ``<name>.key`` + ``<name>.value`` (the pair the Spark data source and
     ``samples/decode_all.py`` read). A tiflow row batch, an update with old values, a delete,
     the seed doc's 2020-layout row, a DDL and a resolved event."""
+    from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
     from generated.ticdc_open_protocol import Message, build_pair, parse_pair
-    from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
     ts = 424316552636792833
 

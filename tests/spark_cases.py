@@ -14,7 +14,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"

@@ -21,13 +21,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generated import ticdc_craft as craft
+from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from runtime.core.chunks import Chunk, CountedChunks
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.leb128 import write_reversed_uvarint
 from runtime.core.limits import DEFAULT, Limits
 from runtime.core.value_kinds import ValueKinds
 from runtime.formats import craft as rt_craft
-from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from tests.test_craft_generated import _events
 
 READER = craft.COMPILED_READERS.get("message")
@@ -158,7 +158,7 @@ def test_events_pickle_copy_and_compare_as_before(decode):
 
 
 def test_the_event_classes_freed_fast_are_as_before(decode):
-    """bind frees the map's classes (runtime.formats.ticdc's) fast, as every class a compiled
+    """bind frees the map's classes (generated.models.ticdc_types') fast, as every class a compiled
     module fills (slots.pxd ``free_fast``): what a user holds outlives its message intact,
     the models freed are made again equal, and a user's subclass and models work."""
     seed = MESSAGES["seed_row_changed_update"]

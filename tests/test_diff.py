@@ -119,7 +119,7 @@ def test_a_changed_uuid_is_one_line_of_uuid_text(tmp_path, capsys):
 
 def test_a_changed_text_column_shows_its_text(tmp_path, capsys):
     from generated import ticdc_craft as craft
-    from runtime.formats.ticdc import Column, RowChangedEvent
+    from generated.models.ticdc_types import Column, RowChangedEvent
 
     def message(status: bytes) -> bytes:
         ev = RowChangedEvent(1 << 18, "s", "t", new=[Column("status", 15, 0, status)])

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from generated.ticdc_open_protocol import (
     COLUMN_TYPE_RENDERING,
     decode_message,
@@ -25,7 +26,6 @@ from generated.ticdc_open_protocol import (
 from runtime.core.errors import DecodeError, EncodeError, LimitError
 from runtime.core.limits import Limits
 from runtime.formats.open_protocol_frames import split_frames
-from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 VECTORS_FILE = Path(__file__).parent / "data/vectors/ticdc_open_protocol.json"
 VECTORS = json.loads(VECTORS_FILE.read_text())["vectors"]

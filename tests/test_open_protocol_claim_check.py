@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import generated.ticdc_open_protocol as op
+from generated.models.ticdc_types import Column, RowChangedEvent
 from runtime.core.errors import DecodeError
-from runtime.formats.ticdc import Column, RowChangedEvent
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCATION = "s3://bucket/claim-check/0b5f2e0c-4a52-4d5b-9f77-1c0f2d5c1e44.json"

@@ -20,6 +20,7 @@ from test_open_protocol import FRAMED, UNLIMITED, events
 
 import runtime.formats.open_protocol as rt_op
 from benchmarks import ticdc_craft as craft_bench
+from generated.models.ticdc_types import Column, RowChangedEvent
 from generated.ticdc_open_protocol import _KAFKA, encode_events
 from runtime.core.errors import DecodeError
 from runtime.core.limits import Limits
@@ -27,7 +28,6 @@ from runtime.formats import gojson
 from runtime.formats import open_protocol_frames as op_frames
 from runtime.formats import open_protocol_json as op_json
 from runtime.formats.open_protocol_frames import join_frames, split_frames
-from runtime.formats.ticdc import Column, RowChangedEvent
 
 # JSON texts a member may be set to: every JSON kind, and integers at each bound
 TOKENS = [

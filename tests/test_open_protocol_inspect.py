@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from generated.models.ticdc_types import Column, DdlEvent, RowChangedEvent
 from generator.cli import inspect as insp
 from runtime.core.errors import WirespecError
-from runtime.formats.ticdc import Column, DdlEvent, RowChangedEvent
 
 op = pytest.importorskip("generated.ticdc_open_protocol")
 

@@ -10,9 +10,9 @@ import json
 import pytest
 
 import generated.ticdc_open_protocol as op
+from generated.models.ticdc_types import Column, RowChangedEvent
 from runtime.core.errors import DecodeError
 from runtime.formats.open_protocol_frames import join_frames
-from runtime.formats.ticdc import Column, RowChangedEvent
 
 FFFD = "\ufffd".encode()
 

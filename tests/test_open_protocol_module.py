@@ -23,10 +23,10 @@ from test_open_protocol import (
 )
 
 import generated.ticdc_open_protocol as op
+from generated.models.ticdc_types import Column, RowChangedEvent
 from generator.emit.generate import render_spec
 from runtime.core.errors import DecodeError, EncodeError
-from runtime.formats import ticdc
-from runtime.formats.ticdc import Column, RowChangedEvent
+from runtime.formats import ticdc_rows
 from tests.test_generator import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,9 +87,9 @@ def test_frame_records_parse_and_build_single_byte_strings():
 
 def test_spark_contract_is_the_shared_ticdc_shape():
     assert op.SPARK_INPUT == ("key", "value")
-    assert op.spark_schema() == ticdc.spark_schema()
+    assert op.spark_schema() == ticdc_rows.spark_schema()
     model = op.parse_pair(*pair(SEED[4]))
-    assert list(op.to_rows(model)) == [ticdc.to_row(e) for e in model.events]
+    assert list(op.to_rows(model)) == [ticdc_rows.to_row(e) for e in model.events]
     assert op.encode_events is not None and op.decode_message(*pair(SEED[1]))[0].op == "resolved"
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import generated.ticdc_open_protocol as op
+from generated.models.ticdc_types import Column, RowChangedEvent
 from generator.emit.generate import render_spec
 from runtime.core.errors import DecodeError, EncodeError, SpecError
-from runtime.formats.ticdc import Column, RowChangedEvent
 from tests.test_generator import load_module
 from tests.test_open_protocol_claim_check import big_row, claim_check_object
 

@@ -24,9 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import generated.ticdc_open_protocol as op
+from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from runtime.core.errors import DecodeError
 from runtime.formats.open_protocol_frames import join_frames
-from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 ROOT = Path(__file__).resolve().parents[1]
 TS = 415508878783938562

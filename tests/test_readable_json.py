@@ -195,7 +195,7 @@ def test_a_time_that_disagrees_with_its_number_is_refused():
 
 
 def test_invalid_utf8_in_a_text_column_stays_hex_and_rebuilds():
-    from runtime.formats.ticdc import Column, RowChangedEvent
+    from generated.models.ticdc_types import Column, RowChangedEvent
 
     ev = RowChangedEvent(1 << 18, "s", "t", new=[Column("c", 15, 0, b"ok\xff")])
     data = craft.build(craft.Message(events=[ev]))
@@ -417,7 +417,7 @@ def test_every_path_trims_and_pads_a_padded_string(tmp_path):
 
 
 def test_unnamed_flag_bits_stay_a_number_in_the_list_and_round_trip():
-    from runtime.formats.ticdc import Column, RowChangedEvent
+    from generated.models.ticdc_types import Column, RowChangedEvent
 
     ev = RowChangedEvent(1 << 18, "s", "t", new=[Column("c", 3, 0x1041, 5)])
     data = craft.build(craft.Message(events=[ev]))

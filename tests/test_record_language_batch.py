@@ -10,10 +10,10 @@ import ast
 import pytest
 
 from generated import ticdc_open_protocol as op
+from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from generator.emit.generate import render_spec
 from generator.spec import batching
 from runtime.core.errors import EncodeError, SpecError
-from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from tests.test_open_protocol_spec import edited_spec
 from tests.test_record_language_map import spec_copy
 from tests.test_record_language_map import spec_error as craft_spec_error

@@ -8,15 +8,15 @@ from __future__ import annotations
 import pytest
 
 from generated import ticdc_open_protocol as op
+from generated.models.ticdc_types import Column, ResolvedEvent
 from generator.emit.generate import render_spec
 from runtime.core.errors import DecodeError, SpecError
 from runtime.formats import open_protocol as rt_op
-from runtime.formats.ticdc import Column, ResolvedEvent
 from tests.test_open_protocol_spec import edited_spec
 
-ROW = "    ROW: {model: ticdc.RowChangedEvent, value: row_value, write_first: value}"
-DDL = "    DDL: {model: ticdc.DdlEvent, value: ddl_value}"
-RESOLVED = "    RESOLVED: {model: ticdc.ResolvedEvent, value: resolved_value}"
+ROW = "    ROW: {model: ticdc_types.RowChangedEvent, value: row_value, write_first: value}"
+DDL = "    DDL: {model: ticdc_types.DdlEvent, value: ddl_value}"
+RESOLVED = "    RESOLVED: {model: ticdc_types.ResolvedEvent, value: resolved_value}"
 
 
 @pytest.mark.parametrize(
@@ -29,15 +29,15 @@ RESOLVED = "    RESOLVED: {model: ticdc.ResolvedEvent, value: resolved_value}"
         ("class_by: event_key.t ", "class_by: event_key ", "does not match"),
         (ROW, ROW.replace("ROW:", "ROWS:"), "'ROWS' is not a member of message_type"),
         (RESOLVED, "", "message_type RESOLVED has no class"),
-        (DDL, DDL.replace("ticdc.DdlEvent", "ticdc.Ddl"), "'ticdc.Ddl' is not one of"),
+        (DDL, DDL.replace("ticdc_types.DdlEvent", "ticdc_types.Ddl"), "'ticdc_types.Ddl' is not one of"),
         (DDL, DDL.replace("ddl_value", "nothing"), "'nothing' is not a json: document beside event_key"),
         (DDL, DDL.replace("ddl_value", "event_key"), "'event_key' is not a json: document beside"),
         (ROW, ROW.replace("row_value", "column"), "'column' is not a value document"),
-        (DDL, DDL.replace("ticdc.DdlEvent", "ticdc.RowChangedEvent"), "has field 'row_id', which event_key.rid does not carry for DDL"),
-        (RESOLVED, RESOLVED.replace("ticdc.ResolvedEvent", "ticdc.DdlEvent"), "ticdc.DdlEvent has field 'schema', which event_key.scm does not carry for RESOLVED"),
-        (ROW, ROW.replace("ticdc.RowChangedEvent", "ticdc.DdlEvent"), "ticdc.DdlEvent has no field 'row_id', which event_key.rid carries for ROW"),
-        (RESOLVED, RESOLVED.replace("resolved_value", "ddl_value"), "ddl_value.q's field 'query' is no field of ticdc.ResolvedEvent"),
-        (DDL, DDL.replace("ddl_value", "resolved_value"), "ticdc.DdlEvent field 'ddl_type' is in neither event_key (for DDL) nor resolved_value"),
+        (DDL, DDL.replace("ticdc_types.DdlEvent", "ticdc_types.RowChangedEvent"), "has field 'row_id', which event_key.rid does not carry for DDL"),
+        (RESOLVED, RESOLVED.replace("ticdc_types.ResolvedEvent", "ticdc_types.DdlEvent"), "ticdc_types.DdlEvent has field 'schema', which event_key.scm does not carry for RESOLVED"),
+        (ROW, ROW.replace("ticdc_types.RowChangedEvent", "ticdc_types.DdlEvent"), "ticdc_types.DdlEvent has no field 'row_id', which event_key.rid carries for ROW"),
+        (RESOLVED, RESOLVED.replace("resolved_value", "ddl_value"), "ddl_value.q's field 'query' is no field of ticdc_types.ResolvedEvent"),
+        (DDL, DDL.replace("ddl_value", "resolved_value"), "ticdc_types.DdlEvent field 'ddl_type' is in neither event_key (for DDL) nor resolved_value"),
         ("write_first: value", "write_first: both", "is not one of"),
         ("  class_by: event_key.t ", "  # no class_by ", "kafka_message: missing key 'class_by'"),
     ],
@@ -80,12 +80,14 @@ def test_the_compiled_kernel_takes_its_classes_from_the_codec():
     if op._KAFKA._compiled is None:
         pytest.skip("the compiled tier is not built")
     plan = rt_op.OpenProtocol(
-        op.JSON_DOCUMENTS, op.JSON_CODE, op.EVENT_CLASSES, key="event_key"
+        op.JSON_DOCUMENTS, op.JSON_CODE, op.EVENT_CLASSES, key="event_key", models=op._KAFKA.models
     )._compiled
     message = plan.documents([b'{"ts":5,"t":3}'], [b""])
     assert message.events == [ResolvedEvent(5)]
     # the model is the class's: another one (whose fields the documents do not give) declines
     classes = [c._replace(model=Column) if c.document == "resolved_value" else c
                for c in op.EVENT_CLASSES]  # fmt: skip
-    plan = rt_op.OpenProtocol(op.JSON_DOCUMENTS, op.JSON_CODE, classes, key="event_key")._compiled
+    plan = rt_op.OpenProtocol(
+        op.JSON_DOCUMENTS, op.JSON_CODE, classes, key="event_key", models=op._KAFKA.models
+    )._compiled
     assert plan.documents([b'{"ts":5,"t":3}'], [b""]) is None

@@ -50,7 +50,7 @@ def spec_error(tmp_path: Path, old: str, new: str) -> SpecError:
         ('class_by: "header.type[i]"', 'class_by: "header.type"', "is not FIELD.CHUNK[i] of frame"),
         ('class_by: "header.type[i]"', 'class_by: "header.partition[i]"', "has no closed enum:"),
         ("        RESOLVED:\n          model", "        RESOLVE:\n          model", "'RESOLVE' is not a member of event_type"),
-        ("          model: ticdc.DdlEvent\n", "          model: os.system\n", "'os.system' is not one of"),
+        ("          model: ticdc_types.DdlEvent\n", "          model: os.system\n", "'os.system' is not one of"),
         ("            query: body.query\n", "            query: body.text\n", "body has no field 'text'"),
         ("            query: body.query\n", "            op: body.query\n", "has no field 'op'"),
         ("            query: body.query\n", "            query: \"__import__('os')\"\n", "may not call functions"),
@@ -64,9 +64,9 @@ def spec_error(tmp_path: Path, old: str, new: str) -> SpecError:
         ("into: {NEW: new, OLD: old}", "into: {NEW: new}", "group_type OLD goes into no field"),
         ("into: {NEW: new, OLD: old}", "into: {NEW: new, OLD: new}", "has no free field 'new'"),
         ("into: {NEW: new, OLD: old}", "into: {NEW: new, OLD: schema}", "has no free field 'schema'"),
-        ("            model: ticdc.Column ", "            model: ticdc.RowChangedEvent ", "is not one of"),
-        ("            model: ticdc.Column ", "            model: os.path ", "'os.path' is not one of"),
-        ("columns: {name: names, type: types, flags: flags, value: values}", "columns: {name: names, type: types, value: values}", "ticdc.Column needs the fields ['name', 'type', 'flags', 'value'], in order"),
+        ("            model: ticdc_types.Column ", "            model: ticdc_types.RowChangedEvent ", "is not one of"),
+        ("            model: ticdc_types.Column ", "            model: os.path ", "'os.path' is not one of"),
+        ("columns: {name: names, type: types, flags: flags, value: values}", "columns: {name: names, type: types, value: values}", "ticdc_types.Column needs the fields ['name', 'type', 'flags', 'value'], in order"),
         ("columns: {name: names, type: types, flags: flags, value: values}", "columns: {name: names, type: types, flags: count, value: values}", "'count' is not a chunk of column_group"),
         ("columns: {name: names, type: types, flags: flags, value: values}", "columns: {name: types, type: types, flags: flags, value: values}", "one column is the name of an id into frame"),
         ("columns: {name: names, type: types, flags: flags, value: values}", "columns: {name: names, type: types, flags: flags, value: flags}", "one column is the value of a decode_by: chunk"),
@@ -82,7 +82,7 @@ def test_a_member_without_a_class_is_refused(tmp_path):
     err = spec_error(
         tmp_path,
         """        RESOLVED:
-          model: ticdc.ResolvedEvent
+          model: ticdc_types.ResolvedEvent
           rules:
             - {check: "header.partition[i] == -1", at: "header.partition[i]",
                message: "partition {value} out of range (always -1 here)"}
@@ -184,7 +184,7 @@ def test_the_compiled_tier_renders_the_map_from_its_plan(tmp_path):
         "cdef object _read_message(", 1
     )[1].split("\ndef ", 1)[0]
     assert "_read_message_column_group(buf, pos, end16, lim, &pos, f_term_dictionary" in text
-    assert 'namespace["rt_ticdc"].RowChangedEvent' in text
+    assert 'namespace["rt_ticdc_types"].RowChangedEvent' in text
     # an entry of parse_first, whose events are the primitive's kept_as class (ReadEvents),
     # keeping the bytes read (_whole_message), as the Python readers keep them
     assert 'readers["message"] = read_message' in text

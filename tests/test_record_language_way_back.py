@@ -13,9 +13,9 @@ import pytest
 
 import runtime.core.unmap
 from generated import ticdc_craft as craft
+from generated.models.ticdc_types import Column, RowChangedEvent
 from generator.emit.generate import render_spec
 from runtime.core.unmap import GiveUp, WriteFaults, give_up
-from runtime.formats.ticdc import Column, RowChangedEvent
 from tests.test_record_language_map import SPECS, spec_error
 
 PARTITION = """partition: {value: "-1 if partition is None else partition",
@@ -32,7 +32,7 @@ DDL_RULE = """            - {check: "header.partition[i] == -1", at: "header.par
 @pytest.mark.parametrize(
     "old, new, message",
     [
-        ('      write_message: "not a runtime.formats.ticdc event: {type}"\n', "", "needs write_message: (a model of no class)"),
+        ('      write_message: "not a ticdc_types event: {type}"\n', "", "needs write_message: (a model of no class)"),
         ("alone: [DDL, RESOLVED]", "alone: [DDL, RESOLVE]", "'RESOLVE' is not a class of this map:"),
         (PARTITION, PARTITION.replace("partition:", "partitions:"), "'partitions' is not a field of this class"),
         (PARTITION, 'partition: {message: "no inverse"}', "is not an element written back as it is"),

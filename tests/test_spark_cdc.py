@@ -9,7 +9,7 @@ import pytest
 from pyspark.sql import types as T
 from spark_cases import craft_encode
 
-from runtime.formats.ticdc import Column, ResolvedEvent, RowChangedEvent
+from generated.models.ticdc_types import Column, ResolvedEvent, RowChangedEvent
 from runtime.spark import apply_changes, change_frames, decode, key_columns
 
 pytestmark = pytest.mark.spark

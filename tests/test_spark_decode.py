@@ -146,7 +146,7 @@ def test_failfast_names_the_kafka_record_and_the_byte_offset(spark):
 def test_clashing_input_columns_are_renamed_not_lost(spark):
     from spark_cases import craft_encode
 
-    from runtime.formats.ticdc import ResolvedEvent
+    from generated.models.ticdc_types import ResolvedEvent
 
     msgs = [(None, m) for m in craft_encode([ResolvedEvent(5)])]
     out = decode(kafka_df(spark, msgs), "ticdc_craft")

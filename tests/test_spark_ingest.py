@@ -12,8 +12,8 @@ from pyspark.sql import functions as F
 from spark_cases import SAMPLES, craft_encode
 
 from generated import mysql_serialization as ms
+from generated.models.ticdc_types import Column, ResolvedEvent, RowChangedEvent
 from generator.cli.ingest import MARKER, IngestError, ingest, log_config, print_summary
-from runtime.formats.ticdc import Column, ResolvedEvent, RowChangedEvent
 
 pytestmark = pytest.mark.spark
 

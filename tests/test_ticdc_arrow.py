@@ -1,4 +1,4 @@
-"""runtime.formats.ticdc.arrow_columns: the Spark decoder's column-wise build equals to_row."""
+"""runtime.formats.ticdc_rows.arrow_columns: the Spark decoder's column-wise build equals to_row."""
 
 from __future__ import annotations
 
@@ -9,15 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spark_cases import _cdc_event
 
-from runtime.formats.ticdc import (
-    Column,
-    DdlEvent,
-    ResolvedEvent,
-    RowChangedEvent,
-    arrow_columns,
-    spark_schema,
-    to_row,
-)
+from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
+from runtime.formats.ticdc_rows import arrow_columns, spark_schema, to_row
 
 pa = pytest.importorskip("pyarrow")
 

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import generated.ticdc_open_protocol as op
+from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from generator.cli.transcode import craft_codec, differences, notes, transcode
-from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 ROOT = Path(__file__).resolve().parents[1]
 OP, CRAFT = "ticdc_open_protocol", "ticdc_craft"

@@ -1,6 +1,6 @@
 """``wirespec transcode``: one TiCDC message from one format to the other, via the events.
 
-Both TiCDC formats decode into the shared event model of :mod:`runtime.formats.ticdc`, so a
+Both TiCDC formats decode into the shared event model of ``generated.models.ticdc_types``, so a
 transcode is ``decode(source) -> events -> encode(target)``. It is lossless wherever both
 formats carry the information; where the target cannot, the event is still written and
 :func:`transcode` returns a warning naming the event and the field:
@@ -19,7 +19,6 @@ flag lost or added by name, its value; a column dropped or added). Row images ar
 column by column by name: Open Protocol writes columns in name order, Craft in table order,
 and that is no loss.
 
-    >>> from runtime.formats.ticdc import ResolvedEvent
     >>> out, warnings = transcode("ticdc_craft", "ticdc_open_protocol", None,
     ...     bytes.fromhex("018180e0bb9bb6def10503010101021a19010005"))
     >>> out[0][16:], warnings
@@ -37,7 +36,6 @@ import sys
 from generator.cli.common import EXIT_USAGE, CliError, read_input, write_output
 from generator.cli.target import check_key_option, choose, key_for, load_codec
 from runtime.core.errors import EncodeError
-from runtime.formats.ticdc import RowChangedEvent
 
 OPEN_PROTOCOL = "ticdc_open_protocol"
 CRAFT = "ticdc_craft"
@@ -67,6 +65,11 @@ def craft_codec():
 
 def _open_protocol():
     return importlib.import_module("generated.ticdc_open_protocol")
+
+
+def _row_changed_event() -> type:
+    """The row event class of both formats (specs/ticdc_types.yaml's ``models:``)."""
+    return importlib.import_module("generated.models.ticdc_types").RowChangedEvent
 
 
 def decode(fmt: str, key: bytes | None, value: bytes) -> list:
@@ -109,7 +112,7 @@ def _type_name(code: int) -> str:
         return str(code)
 
 
-def _event_notes(ev: RowChangedEvent, target: str) -> list[tuple[str, str]]:
+def _event_notes(ev, target: str) -> list[tuple[str, str]]:
     """``(field path, what is lost)`` of one row event in ``target``."""
     out = []
     columns = [(f"new.{c.name}", c) for c in ev.new or []]
@@ -143,10 +146,11 @@ def _event_notes(ev: RowChangedEvent, target: str) -> list[tuple[str, str]]:
 
 def _notes(events: list, target: str) -> list[tuple[int, str, str]]:
     """``(event index, field path, warning)`` for what ``target`` cannot carry."""
+    row = _row_changed_event()
     return [
         (i, path, f"{_where(i, ev)}: {what}")
         for i, ev in enumerate(events)
-        if isinstance(ev, RowChangedEvent)
+        if isinstance(ev, row)
         for path, what in _event_notes(ev, target)
     ]
 

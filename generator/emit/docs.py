@@ -11,11 +11,12 @@ its flags. ``wirespec docs --check`` fails when a document is missing, stale or 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from generator import ROOT
+from generator.spec import pytext
 from generator.spec.types import PRIMITIVES
 
 if TYPE_CHECKING:
@@ -335,6 +336,8 @@ def _env():
     env.filters["cell"] = _cell
     env.filters["hexv"] = _hex
     env.filters["anchor"] = lambda name: str(name).lower().replace("_", "-")
+    env.filters["pyrepr"] = pytext.literal
+    env.tests["model_required"] = lambda default: default is MISSING
     return env
 
 

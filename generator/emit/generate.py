@@ -17,6 +17,9 @@ from generator.spec.validate import build_model
 
 COMPILED_DIR = "_compiled"
 """Where the compiled tier's sources go, inside the output folder (one .pyx a format)."""
+MODELS_DIR = "models"
+"""Where a spec's ``models:`` go, inside the output folder (``generated.models.<spec>``): they
+are no format (no records), so they stay out of the formats' folder."""
 
 
 def spec_files(specs_dir: Path) -> list[Path]:
@@ -33,7 +36,8 @@ def render_spec(path: Path, root: Path = ROOT) -> tuple[str, str]:
 
 def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str | None, str | None]:
     """(format name, module text, compiled tier text or None) for one spec file; a spec of
-    enums only, for others to import, has no module (text None)."""
+    enums only, for others to import, has no module (text None). A spec without records but
+    with ``models:`` is :func:`render_models_module`'s, not this one's (text None too)."""
     loaded = load(path, _display(path, root))
     if "protocol" in loaded.data:  # id-keyed protocols (Thrift): their own model and template
         from generator.emit.thrift_module import render_thrift
@@ -49,6 +53,17 @@ def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str | None,
     if spec.is_library:
         return spec.format, None, None
     return (spec.format, *render_with_compiled(spec))
+
+
+def render_models_module(path: Path, root: Path = ROOT) -> str | None:
+    """The module of a spec's ``models:`` (``generated/models/<spec>.py``), or None."""
+    loaded = load(path, _display(path, root))
+    if "protocol" in loaded.data or "models" not in loaded.data:
+        return None
+    from generator.emit.model_classes import render_models
+    from generator.emit.render import with_header
+
+    return with_header(render_models(build_model(loaded)))
 
 
 def spec_fallbacks(specs_dir: Path, root: Path = ROOT) -> dict[str, dict[str, dict[str, str]]]:
@@ -89,6 +104,9 @@ def generate(specs_dir: Path, out_dir: Path, *, check: bool) -> list[Outcome]:
     expected = {}
     for spec_path in spec_files(specs_dir):
         name, text, pyx = render_spec_outputs(spec_path)
+        models = render_models_module(spec_path)
+        if models is not None:
+            expected[out_dir / MODELS_DIR / f"{name}.py"] = models
         if text is None:
             continue
         expected[out_dir / f"{name}.py"] = text
@@ -108,10 +126,11 @@ def generate(specs_dir: Path, out_dir: Path, *, check: bool) -> list[Outcome]:
                 status = "stale"
             outcomes.append(Outcome(path, status))
         else:
-            path.parent.mkdir(exist_ok=True)  # the compiled tier's folder
+            path.parent.mkdir(exist_ok=True)  # the compiled tier's or the models' folder
             path.write_text(text, encoding="utf-8")
             outcomes.append(Outcome(path, "written"))
-    for path in sorted([*out_dir.glob("*.py"), *out_dir.glob(f"{COMPILED_DIR}/*.pyx")]):
+    made = [*out_dir.glob("*.py"), *out_dir.glob(f"{COMPILED_DIR}/*.pyx")]
+    for path in sorted([*made, *out_dir.glob(f"{MODELS_DIR}/*.py")]):
         if path.name != "__init__.py" and path not in expected:
             outcomes.append(Outcome(path, "orphan"))
     return outcomes

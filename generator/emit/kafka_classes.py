@@ -14,7 +14,6 @@ member's name in lower case (an enum member is an upper-case identifier).
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import textwrap
 
 from generator.spec import pytext
@@ -108,8 +107,8 @@ def _json_form(spec: Spec, cls, where: str, views: dict) -> list[str]:
     for source in dict.fromkeys(source for _, source in cls.fields):
         for k in spec.json_documents[source].keys:
             keys.setdefault(k.field, k)
-    model = getattr(importlib.import_module(f"runtime.formats.{cls.module}"), cls.model)
-    defaults = {f.name: f.default for f in dataclasses.fields(model)}
+    model = spec.imported_models[f"{cls.module}.{cls.model}"]
+    defaults = {f.name: f.default for f in model.fields}
     sections = [f for f, _ in cls.fields if keys[f].type == "map"]
     shown, back = {}, []  # field -> its line of each way
     for field, _ in cls.fields:

@@ -178,7 +178,8 @@ class ModuleEmitter(SparkColumns):
 
     def runtime_imports(self) -> dict[str, str]:
         """``rt_x`` -> the runtime module ``x`` that the primitives, chunks and regions name
-        (``runtime.core.x``, or ``runtime.formats.x`` for a format's own)."""
+        (``runtime.core.x``, or ``runtime.formats.x`` for a format's own), or the generated
+        module of an imported spec's ``models:`` (``generated.models.ticdc_types``)."""
         text = " ".join(
             f"{rt.construct} {rt.rows_spark} {rt.rows_to_row}"
             for rt in (RUNTIME_TYPES[ref.name] for ref in self.runtime_refs())
@@ -193,7 +194,11 @@ class ModuleEmitter(SparkColumns):
         names = sorted(set(re.findall(r"\brt_([a-z_]+)\.", text)) - {"checksum", "serializable"})
         if any(name.startswith("Float32") for name in self.fixed_imports()):
             names = sorted({*names, "float32"})  # the readers' NaN payloads (rt_float32)
-        return {name: runtime_module(name) for name in names}
+        models = {q.partition(".")[0] for q in self.spec.imported_models}  # generated modules
+        return {
+            name: f"generated.models.{name}" if name in models else runtime_module(name)
+            for name in names
+        }
 
     def type_construct(self, ref: TypeRef, nested: bool = False) -> str:
         """``nested``: inside a serializable message (a message there has no version id)."""

@@ -298,6 +298,11 @@ class FieldBuilder:
                     raise self.error(parts + (name,), f"{value!r} is not a record with map: batch:")
                 out[name] = f"UNMAPPINGS[{value!r}]"
                 continue
+            if declared[name] == "models":  # the module of an imported spec's models:
+                if not any(q.startswith(f"{value}.") for q in self.imported_models):
+                    raise self.error(parts + (name,), f"{value!r} is no import with models:")
+                out[name] = f"rt_{value}"
+                continue
             if declared[name] == "record":
                 if value not in self.record_names:
                     raise self.error(parts + (name,), f"{value!r} is not a record of this spec")

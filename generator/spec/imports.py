@@ -40,8 +40,9 @@ from pathlib import Path
 
 from generator.spec.loader import LoadedSpec, load
 
-_NOT_SCANNED = frozenset({"doc", "title", "format", "imports", "extends"})
-"""Keys whose text is prose or an import name, never a reference to rewrite."""
+_NOT_SCANNED = frozenset({"doc", "title", "format", "imports", "extends", "model", "models"})
+"""Keys whose text is prose, an import name or a model class (``IMPORT.CLASS`` of an
+imported spec's ``models:``, :mod:`generator.spec.model_classes`), never an enum to rewrite."""
 
 
 @dataclasses.dataclass
@@ -52,6 +53,10 @@ class Resolved:
     imports: list[str]
     origins: dict[str, str]
     """Local enum name -> the qualified name it copies or extends."""
+    models: dict = dataclasses.field(default_factory=dict)
+    """``IMPORT.CLASS`` -> its :class:`generator.spec.model_classes.ModelClass`, for every
+    class an imported spec's ``models:`` declares (when ``check`` built it): what a ``map:``
+    or ``kafka_message:`` class may make."""
 
 
 def resolve(loaded: LoadedSpec, check=None, _chain: tuple[str, ...] = ()) -> Resolved:
@@ -70,6 +75,7 @@ def resolve(loaded: LoadedSpec, check=None, _chain: tuple[str, ...] = ()) -> Res
     if not names and not any("extends" in body for body in data.get("enums", {}).values()):
         return Resolved(data, [], {})
     data = copy.deepcopy(data)
+    models: dict = {}
     chain = _chain or (data["format"],)
     local = set(data.get("enums", {})) | set(data.get("records", {}))
     imported: dict[str, dict] = {}  # import name -> its resolved enums
@@ -83,11 +89,12 @@ def resolve(loaded: LoadedSpec, check=None, _chain: tuple[str, ...] = ()) -> Res
             raise lines.error(where, f"import cycle: {' -> '.join([*chain, name])}")
         other_spec = _load_import(loaded, name, where)
         other = resolve(other_spec, check, (*chain, name))
-        if check is not None:
-            check(other_spec)
+        built = check(other_spec) if check is not None else None
         if other.data["format"] != name:
             raise lines.error(where, f"{name}.yaml says format: {other.data['format']!r}")
         imported[name] = other.data.get("enums", {})
+        for cls, model in getattr(built, "models", {}).items():
+            models[f"{name}.{cls}"] = model
     origins: dict[str, str] = {}
     for enum_name, body in data.get("enums", {}).items():
         if "extends" in body:
@@ -97,7 +104,7 @@ def resolve(loaded: LoadedSpec, check=None, _chain: tuple[str, ...] = ()) -> Res
             origins[enum_name] = body["extends"]
     copies: dict[str, str] = {}  # local name -> qualified name
     if not names:
-        return Resolved(data, [], origins)
+        return Resolved(data, [], origins, models)
     pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, names)) + r")\.(\w+)")
 
     def rewrite(text: str, parts: tuple) -> str:
@@ -121,7 +128,7 @@ def resolve(loaded: LoadedSpec, check=None, _chain: tuple[str, ...] = ()) -> Res
         spec_name, _, enum_name = qualified.partition(".")
         data.setdefault("enums", {})[name] = copy.deepcopy(imported[spec_name][enum_name])
         origins[name] = qualified
-    return Resolved(data, list(names), origins)
+    return Resolved(data, list(names), origins, models)
 
 
 def _load_import(loaded: LoadedSpec, name: str, where: tuple) -> LoadedSpec:

@@ -8,13 +8,13 @@ it makes and the document its value is::
     kafka_message:
       class_by: event_key.t
       classes:
-        ROW: {model: ticdc.RowChangedEvent, value: row_value, write_first: value}
-        DDL: {model: ticdc.DdlEvent, value: ddl_value}
-        RESOLVED: {model: ticdc.ResolvedEvent, value: resolved_value}   # no keys: empty
+        ROW: {model: ticdc_types.RowChangedEvent, value: row_value, write_first: value}
+        DDL: {model: ticdc_types.DdlEvent, value: ddl_value}
+        RESOLVED: {model: ticdc_types.ResolvedEvent, value: resolved_value}   # no keys: empty
 
 A model's fields are those of the key document its class carries (a key with ``events:``
 only for those members) and those of its value document, each once, together every field
-the model has (``types.MAP_MODELS``), so what a key or value holds is never dropped and no
+the model has (an imported spec's ``models:``), so what a key or value holds is never dropped and no
 model field is left unset. :mod:`generator.emit.kafka_classes` renders them.
 """
 
@@ -24,7 +24,6 @@ import re
 
 from generator.spec.mapping import class_members
 from generator.spec.model import JsonDoc, KafkaClass
-from generator.spec.types import MAP_MODELS
 
 _DOCUMENT_KEY = re.compile(r"([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)")
 EVENT_TYPE_FIELD = "type"
@@ -71,11 +70,10 @@ def _types(doc: JsonDoc) -> set[str]:
 
 def _kafka_class(builder, member, value, body, key_doc, type_key, documents) -> KafkaClass:
     parts = ("kafka_message", "classes", member)
-    model = MAP_MODELS.get(body["model"])
+    models = builder.imported_models
+    model = models[body["model"]].field_names if body["model"] in models else None
     if model is None:
-        raise builder.error(
-            parts + ("model",), f"{body['model']!r} is not one of {sorted(MAP_MODELS)}"
-        )
+        raise builder.error(parts + ("model",), f"{body['model']!r} is not one of {sorted(models)}")
     doc = documents.get(body["value"])
     if doc is None or doc is key_doc:
         raise builder.error(

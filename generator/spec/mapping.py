@@ -11,7 +11,7 @@ header's type chunk::
         class_by: "header.type[i]"    # a chunk with a closed enum: one class per member
         classes:
           RESOLVED:
-            model: ticdc.ResolvedEvent
+            model: ticdc_types.ResolvedEvent
             rules:                    # in declared order, after the frame's own
               - {check: "header.partition[i] == -1", at: "header.partition[i]",
                  message: "partition {value} out of range (always -1 here)"}
@@ -20,11 +20,11 @@ header's type chunk::
 A field that is exactly ``FIELD.CHUNK[i]`` of a chunk with ``ref:`` is the name the id
 stands for, checked by the ref after the class's rules. A class's ``groups:`` makes model
 fields of the element's groups (Craft: a row body's column groups -> ``new``/``old``, one
-``ticdc.Column`` per column, its name by ``ref:``, its value by ``decode_by:``), checked
+``ticdc_types.Column`` per column, its name by ``ref:``, its value by ``decode_by:``), checked
 after every element's rules and decoded after every group is checked. The generator renders the mapping
 as one function of the generated module (``MAPPINGS["message"]``,
-:mod:`generator.emit.mapping`); models are the runtime's (``types.MAP_MODELS``), so no spec
-text names Python to import.
+:mod:`generator.emit.mapping`); models are the classes an imported spec's ``models:`` declares
+(``IMPORT.CLASS``, :mod:`generator.spec.model_classes`), so no spec text names Python to import.
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ from generator.spec.model import (
     Record,
     camel,
 )
-from generator.spec.types import MAP_MODELS
 
 _ELEMENT = re.compile(r"([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)\[i\]")
 """``FIELD.CHUNK[i]``: element ``i`` of a chunk of a record field of the source."""
@@ -125,10 +124,11 @@ class _Context:
 
     def map_class(self, member: str, value: int, raw: dict, parts) -> MapClass:
         module, _, model = raw["model"].partition(".")
-        allowed = MAP_MODELS.get(raw["model"])
+        models = self.builder.imported_models
+        allowed = models[raw["model"]].field_names if raw["model"] in models else None
         if allowed is None:
             raise self.builder.error(
-                parts + ("model",), f"{raw['model']!r} is not one of {sorted(MAP_MODELS)}"
+                parts + ("model",), f"{raw['model']!r} is not one of {sorted(models)}"
             )
         for name in raw["fields"]:
             if name not in allowed:
@@ -168,15 +168,17 @@ class _Context:
         for member, target in raw["into"].items():
             if member not in members:
                 raise error(parts + ("into", member), f"{member!r} is not a member of {enum.name}")
-            if target not in MAP_MODELS[owner] or target in fields or target in into.values():
+            owned = self.builder.imported_models[owner].field_names
+            if target not in owned or target in fields or target in into.values():
                 raise error(parts + ("into", member), f"{owner} has no free field {target!r}")
             into[members[member]] = target
         missing = [m for m in members if m not in raw["into"]]
         if missing:
             raise error(parts + ("into",), f"{enum.name} {missing[0]} goes into no field")
-        allowed = MAP_MODELS.get(raw["model"])
+        models = self.builder.imported_models
+        allowed = models[raw["model"]].field_names if raw["model"] in models else None
         if allowed is None or raw["model"] == owner:
-            raise error(parts + ("model",), f"{raw['model']!r} is not one of {sorted(MAP_MODELS)}")
+            raise error(parts + ("model",), f"{raw['model']!r} is not one of {sorted(models)}")
         if list(raw["columns"]) != list(allowed):
             raise error(
                 parts + ("columns",), f"{raw['model']} needs the fields {list(allowed)}, in order"

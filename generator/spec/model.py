@@ -458,7 +458,11 @@ class Spec:
     limits: dict[str, int] = dataclasses.field(default_factory=dict)
     """``limits:``: this format's defaults for :class:`runtime.core.limits.Limits` (by name)."""
     imports: list[str] = dataclasses.field(default_factory=list)
-    """``imports:``: the specs whose enums this one uses (:mod:`generator.spec.imports`)."""
+    """``imports:``: the specs whose enums and models this one uses (:mod:`generator.spec.imports`)."""
+    models: dict = dataclasses.field(default_factory=dict)
+    """``models:``: class name -> :class:`generator.spec.model_classes.ModelClass`."""
+    imported_models: dict = dataclasses.field(default_factory=dict)
+    """``IMPORT.CLASS`` -> its ``ModelClass``: the classes of imported specs' ``models:``."""
     framed_files: dict = dataclasses.field(default_factory=dict)
     """``framed:``: file record -> how it is read record by record
     (:class:`generator.spec.framing.FramedFile`)."""
@@ -493,7 +497,8 @@ class Spec:
 
     @property
     def is_library(self) -> bool:
-        """A spec of enums only, for other specs to import: it has no module of its own."""
+        """A spec of enums (and models) only, for other specs to import: no records, so no
+        codec module of its own (its ``models:`` are a module of classes)."""
         return not self.records
 
     def is_back_reference(self, user: str, dep: str) -> bool:

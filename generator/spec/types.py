@@ -321,7 +321,7 @@ class RuntimeType:
 RUNTIME_TYPES: dict[str, RuntimeType] = {
     "craft_message": RuntimeType(
         construct="rt_craft.CraftMessage",
-        doc="a whole TiCDC Craft message (research/craft.md) as runtime.formats.ticdc events",
+        doc="a whole TiCDC Craft message (research/craft.md) as ticdc_types events",
         args={
             "frame": "record",
             "values": "decoder",
@@ -331,10 +331,11 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
             "terms": "dictionary",
             "mapping": "mapping",
             "unmapping": "unmapping",
+            "models": "models",
         },
         python="list",
-        rows_spark="rt_ticdc.spark_schema()",
-        rows_to_row="rt_ticdc.to_row",
+        rows_spark="rt_ticdc_rows.spark_schema()",
+        rows_to_row="rt_ticdc_rows.to_row",
         exports=("decode_message", "encode_events"),
         fast=True,
         compiled=True,
@@ -342,23 +343,3 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
     ),
 }
 """Runtime primitives a spec names by ``type:`` (see specs/README.md, Runtime primitives)."""
-
-
-MAP_MODELS: dict[str, tuple[str, ...]] = {
-    "ticdc.RowChangedEvent": (
-        "commit_ts",
-        "schema",
-        "table",
-        "partition",
-        "new",
-        "old",
-        "row_id",
-        "handle_key_only",
-        "claim_check_location",
-    ),
-    "ticdc.DdlEvent": ("commit_ts", "schema", "table", "ddl_type", "query"),
-    "ticdc.ResolvedEvent": ("commit_ts",),
-    "ticdc.Column": ("name", "type", "flags", "value"),
-}
-"""The model classes a ``map:`` class may make (``MODULE.CLASS`` of ``runtime.formats``) and
-the fields the spec may set (``fields:``, or a ``groups:`` ``into:`` and its columns)."""

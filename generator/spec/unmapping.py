@@ -35,7 +35,7 @@ from generator.spec import batching
 from generator.spec.batching import Batch, read_batch
 from generator.spec.mapping import _ELEMENT, _field
 from generator.spec.model import Mapping, Record
-from generator.spec.types import CHUNK_TYPES, MAP_MODELS
+from generator.spec.types import CHUNK_TYPES
 
 U64, I64 = (1 << 64) - 1, 1 << 63
 
@@ -161,9 +161,9 @@ class _Reader:
         estimate_parts = ("batch", "estimate", "model")
         for cls in classes:
             names = {f.name: f.name for f in cls.fields}
-            allowed = {n: names.get(n, "None") for n in MAP_MODELS[f"{cls.module}.{cls.model}"]}
+            allowed = {n: names.get(n, "None") for n in self.builder.imported_models[f"{cls.module}.{cls.model}"].field_names}
             for other in self.mapping.classes:
-                for field in MAP_MODELS[f"{other.module}.{other.model}"]:
+                for field in self.builder.imported_models[f"{other.module}.{other.model}"].field_names:
                     allowed.setdefault(field, "None")
             texts = {f.name for f in cls.fields if f.check.kind in ("name", "str")}
             cls.estimate = self.expression(
@@ -232,7 +232,7 @@ class _Reader:
                                  "write: needs its value: (the inverse), of one element")  # fmt: skip
             target = ("header", elements[0])
             check = self.chunk_check(self.header.field(elements[0]), parts)
-            names = {f: f for f in MAP_MODELS[f"{cls.module}.{cls.model}"]}
+            names = {f: f for f in self.builder.imported_models[f"{cls.module}.{cls.model}"].field_names}
             inverse = self.expression(write["value"], names, ("write", value.name, "value"))
             written = f"{value.name}_written"
             rules = [

@@ -40,6 +40,7 @@ from generator.spec.model import (
     camel,
     field_dependencies,
 )
+from generator.spec.model_classes import read_models
 from generator.spec.refs import check_refs
 from generator.spec.types import PRIMITIVES, RUNTIME_TYPES
 from generator.spec.unmapping import check_way_back
@@ -90,6 +91,7 @@ class SpecBuilder(FieldBuilder):
         self.lines: Lines = loaded.lines
         resolved = resolve_imports(loaded, check=build_model)
         self.data, self.imports, self.origins = resolved.data, resolved.imports, resolved.origins
+        self.imported_models = resolved.models
         self.endian = self.data.get("endian", "le")
 
     def error(self, parts, message):
@@ -102,8 +104,11 @@ class SpecBuilder(FieldBuilder):
         self.enums = enums
         record_names = set(data.get("records", {}))
         self.record_names = record_names
-        if not record_names and not enums:
-            raise self.error((), "a spec has records (and a default_record), or enums to import")
+        models = read_models(self, data.get("models", {}))
+        if not record_names and not enums and not models:
+            raise self.error(
+                (), "a spec has records (and a default_record), or enums or models to import"
+            )
         records = {name: self.record(name, body) for name, body in data.get("records", {}).items()}
         self.check_no_cycle(records)
         check_refs(self, records)
@@ -133,6 +138,8 @@ class SpecBuilder(FieldBuilder):
             kafka_message=kafka,
             limits=self.limits(data.get("limits", {})),
             imports=self.imports,
+            models=models,
+            imported_models=self.imported_models,
             framed_files={
                 name: framed_file(
                     self, records[name], body["framed"], records, ("records", name, "framed")

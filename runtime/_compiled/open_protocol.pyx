@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """TiCDC Open Protocol's JSON kernel in C: the key and value documents of the common form,
-straight from their bytes to :mod:`runtime.formats.ticdc` events.
+straight from their bytes to TiCDC events (``generated.models.ticdc_types``, the codec's ``models``).
 
 The framing is not here: ``generated/_compiled/ticdc_open_protocol.pyx`` reads the Kafka
 key and value by the plans of the spec's ``key_frames`` and ``value_frames`` records
@@ -42,7 +42,6 @@ import dataclasses
 
 from runtime.formats.gojson import go_unquote
 from runtime.formats.open_protocol_json import _field_plan
-from runtime.formats.ticdc import Column
 
 cdef extern from "Python.h":
     double PyOS_string_to_double(const char *s, char **endptr,
@@ -536,10 +535,10 @@ cdef extern from *:
     object new_instance "wirespec_op_new"(object cls)
 
 
-cdef object new_column(object name, object code, object flags, object value):
-    """``Column(name, code, flags, value)`` without running the dataclass ``__init__``
-    (same attributes, set in field order)."""
-    cdef object c = new_instance(Column)
+cdef object new_column(object column, object name, object code, object flags, object value):
+    """``column(name, code, flags, value)`` (the codec's ``Column`` class) without running
+    the dataclass ``__init__`` (same attributes, set in field order)."""
+    cdef object c = new_instance(column)
     c.name = name
     c.type = code
     c.flags = flags
@@ -619,7 +618,7 @@ cdef class Plan:
     cdef list key_rules
     cdef dict classes  # the key's t -> (value shape, value rules, not carried, model, fields)
     cdef list sections  # (name bytes, field is new, JsonKey), in the row document's order
-    cdef object message, check_sections
+    cdef object message, check_sections, column
 
     def __init__(self, codec, message, check_sections):
         cdef int code
@@ -635,6 +634,7 @@ cdef class Plan:
         )
         self.h_name = _ascii(codec._h) if codec._h is not None else None
         self.handle_bit, self.unsigned_bit = codec.handle_bit, codec.unsigned_bit
+        self.column = codec.column
         self.binary_bit, self.flags_max = codec.binary_bit, codec._flags_max
         self.key_rules = key_rules(_field_plan(codec.key_doc))
         self.classes = {  # the spec's classes: (the generated EVENT_CLASSES); not carried:
@@ -816,7 +816,7 @@ cdef class Plan:
             flags = f_tok.magnitude
             if have & 8 and not flags & self.handle_bit:
                 decline()
-            out.append(new_column(name, code, PyLong_FromUnsignedLongLong(flags),
+            out.append(new_column(self.column, name, code, PyLong_FromUnsignedLongLong(flags),
                                   self._value(s, &v_tok, self.kinds[code], flags)))
             i = next_member(s, i, end, &closed)
             if closed:

@@ -5,7 +5,7 @@ A Craft message (``specs/ticdc_craft.yaml``, record ``frame``; ``research/craft.
     version (uvarint) | header | bodies | term dictionary | size tables | len(size tables)
 
 The spec declares that layout. :class:`CraftMessage` maps the spec's frame to the shared
-event model of :mod:`runtime.formats.ticdc` (names through the term dictionary, values by
+event model of ``generated.models.ticdc_types`` (names through the term dictionary, values by
 the spec's type-code table) and back; its ``encode_events`` batches like tiflow does. Its
 parts live by concept beside it:
 
@@ -30,7 +30,6 @@ from runtime.core.spans import current as current_spans
 from runtime.core.unmap import WriteFaults, give_up
 from runtime.formats.craft_events import _checked_events, _Path, _read_frame
 from runtime.formats.craft_json import _event_json, _event_to_json
-from runtime.formats.ticdc import Event
 from runtime.formats.ticdc_json import EventNames
 
 
@@ -38,8 +37,9 @@ from runtime.formats.ticdc_json import EventNames
 # The construct, and the functions a generated module re-exports
 # -------------------------------------------------------------------------------------
 class CraftMessage(EventMessages, Construct):
-    """A whole Craft message as its list of :mod:`runtime.formats.ticdc` events; it owns the rest
-    of its stream (a Kafka message value), and keeps its bytes with them
+    """A whole Craft message as its list of TiCDC events (the classes of ``models``, the
+    generated module of specs/ticdc_types.yaml's ``models:``); it owns the rest of its
+    stream (a Kafka message value), and keeps its bytes with them
     (:class:`runtime.core.event_messages.ReadEvents`): tiflow's decoder takes frames its
     encoder never writes (varints longer than they need, Go's ``binary.Uvarint``; a term
     dictionary with terms no event names or not in first-use order; ...), which read the
@@ -93,6 +93,7 @@ class CraftMessage(EventMessages, Construct):
         column_types=None,
         column_flags=None,
         ddl_types=None,
+        models=None,
     ):
         super().__init__()
         self.frame = frame
@@ -101,6 +102,7 @@ class CraftMessage(EventMessages, Construct):
         self.unmapping = unmapping
         self.batch = unmapping.batch  # encode_events: the spec's batch:
         self.names = EventNames(column_types, column_flags, ddl_types)
+        self.models = models
         self.fast = fast
         self.tries_compiled = compiled
         self.values = values
@@ -147,10 +149,10 @@ class CraftMessage(EventMessages, Construct):
         """A hypothesis strategy of the event lists this message carries (a test extra)."""
         from runtime.formats.ticdc_strategies import ticdc_events
 
-        return ticdc_events(self.values.wire_type, self.encodings)
+        return ticdc_events(self.models, self.values.wire_type, self.encodings)
 
     # -- bytes-level API -------------------------------------------------------------
-    def decode(self, data, limits: _limits.Limits = _limits.DEFAULT) -> list[Event]:
+    def decode(self, data, limits: _limits.Limits = _limits.DEFAULT) -> list:
         """The events of one whole message (the record readers keep its bytes with them:
         :class:`ReadEvents`)."""
         buf = data if type(data) is bytes else bytes(data)
@@ -168,7 +170,7 @@ class CraftMessage(EventMessages, Construct):
         except Exception:  # noqa: BLE001 - the checked mapping says what is wrong
             return _checked_events(self.frame, buf, model, self.values, self.terms, self.mapping)
 
-    def _decode_checked(self, buf: bytes, limits, spans=None) -> list[Event]:
+    def _decode_checked(self, buf: bytes, limits, spans=None) -> list:
         """The construct path: the frame parsed by construct, then checked and mapped."""
         return _read_frame(self.frame, self.terms, self.mapping, self.values, buf, limits, spans)
 
@@ -257,13 +259,13 @@ class CraftMessage(EventMessages, Construct):
     def to_json(self, events) -> list[dict]:
         """The JSON form of events: readable codes, text and commit times
         (:mod:`runtime.formats.ticdc_json`)."""
-        return [_event_to_json(ev, self.names) for ev in events]
+        return [_event_to_json(ev, self.names, self.models) for ev in events]
 
     def put(self, out: dict, name: str, events) -> None:
         """The view protocol of ``runtime.core.codec.to_jsonable`` (a module's ``JSON_VIEWS``)."""
         out[name] = self.to_json(events)
 
-    def from_json(self, value, path: str = "") -> list[Event]:
+    def from_json(self, value, path: str = "") -> list:
         """The events of the JSON form :meth:`to_json` makes of them (numbers for codes,
         ``{"$hex"}`` for text are taken too)."""
         if not isinstance(value, list):
@@ -271,7 +273,7 @@ class CraftMessage(EventMessages, Construct):
         out = []
         for i, d in enumerate(value):
             with _Path("events", i):
-                out.append(_event_json(d, self.values, self.names))
+                out.append(_event_json(d, self.values, self.names, self.models))
         return out
 
     # -- construct protocol ------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""TiCDC Craft frames -> :mod:`runtime.formats.ticdc` events, with every check and its
+"""TiCDC Craft frames -> TiCDC events (``generated.models.ticdc_types``), with every check and its
 exact error. The events (their classes, rules, header fields, and a row's column groups:
 their types, their names' term ids, their values decoded by the type-code table) are the
 spec's ``map:`` of ``message`` (``mapping``: the generated ``MAPPINGS["message"]``), which
@@ -31,7 +31,6 @@ from runtime.core.chunks import _at
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.limits import Limits
 from runtime.core.spans import SpanRecorder
-from runtime.formats.ticdc import Event
 from runtime.formats.ticdc_json import text_or_hex
 
 
@@ -55,7 +54,7 @@ class _Path:
         return False
 
 
-def _read_frame(frame, terms, mapping, kinds, buf, limits, spans=None) -> list[Event]:
+def _read_frame(frame, terms, mapping, kinds, buf, limits, spans=None) -> list:
     """Parse a message with the spec's ``frame`` record, then map it to its events with
     every check (``terms``: the spec's term dictionary and its refs; ``mapping``: the spec's
     ``map:``; ``kinds``: the values' :class:`runtime.core.value_kinds.ValueKinds`).
@@ -81,7 +80,7 @@ def _read_frame(frame, terms, mapping, kinds, buf, limits, spans=None) -> list[E
     return events
 
 
-def _checked_events(frame, buf, model, kinds, terms, mapping) -> list[Event]:
+def _checked_events(frame, buf, model, kinds, terms, mapping) -> list:
     """The events of a frame parsed from ``buf`` (with ``frame``, or as it does): the spec's
     mapping run with the exact errors."""
     return mapping(model, _Faults(frame, buf, model, terms, kinds), kinds.decode_all)

@@ -2,10 +2,14 @@
 readable codes, text and commit times (:mod:`runtime.formats.ticdc_json`).
 
     >>> from runtime.formats.ticdc_json import EventNames
-    >>> from runtime.formats.ticdc import ResolvedEvent
-    >>> d = _event_to_json(ResolvedEvent(424316594097225729), EventNames(None, None, None))
-    >>> _event_json(d, {}, EventNames(None, None, None))
+    >>> from generated.models import ticdc_types
+    >>> names = EventNames(None, None, None)
+    >>> d = _event_to_json(ticdc_types.ResolvedEvent(424316594097225729), names, ticdc_types)
+    >>> _event_json(d, {}, names, ticdc_types)
     ResolvedEvent(commit_ts=424316594097225729)
+
+``models`` is the module of the event classes (``generated.models.ticdc_types``), which the
+generated Craft module hands its :class:`runtime.formats.craft.CraftMessage`.
 """
 
 from __future__ import annotations
@@ -14,13 +18,6 @@ from runtime.core import codec as _codec
 from runtime.core.chunks import _at
 from runtime.core.errors import EncodeError
 from runtime.formats.craft_events import _Path
-from runtime.formats.ticdc import (
-    Column,
-    DdlEvent,
-    Event,
-    ResolvedEvent,
-    RowChangedEvent,
-)
 from runtime.formats.ticdc_json import EXTRA_KEYS, EventNames, bytes_value_from_json
 
 
@@ -54,7 +51,7 @@ def _column_value_json(value, kind):
     raise EncodeError(f"this type code is always NULL, got {value!r}")
 
 
-def _columns_json(items, kinds, names: EventNames):
+def _columns_json(items, kinds, names: EventNames, column):
     if items is None:
         return None
     if not isinstance(items, list):
@@ -75,11 +72,11 @@ def _columns_json(items, kinds, names: EventNames):
                     raise EncodeError(f"expected a string, got {name!r}")
             with _Path("value"):
                 value = _column_value_json(c.get("value"), kind)
-            out.append(Column(name, code, flags, value))
+            out.append(column(name, code, flags, value))
     return out
 
 
-def _event_json(d, kinds, names: EventNames) -> Event:
+def _event_json(d, kinds, names: EventNames, models):
     """One event from the JSON that :func:`_event_to_json` makes of it: the keys say
     which kind (``query``/``ddl_type``: DDL; ``new``/``old``: row; else resolved)."""
     with _Path("commit_ts"):
@@ -92,31 +89,31 @@ def _event_json(d, kinds, names: EventNames) -> Event:
             query = _json_get(d, "query")
             if not isinstance(query, str):
                 raise EncodeError(f"expected a string, got {query!r}")
-        return DdlEvent(ts, _opt_str_json(d.get("schema")), _opt_str_json(d.get("table")),
-                        ddl_type, query)  # fmt: skip
+        return models.DdlEvent(ts, _opt_str_json(d.get("schema")), _opt_str_json(d.get("table")),
+                               ddl_type, query)  # fmt: skip
     if "new" in d or "old" in d:
-        ev = RowChangedEvent(ts, _opt_str_json(d.get("schema")), _opt_str_json(d.get("table")))
+        ev = models.RowChangedEvent(ts, _opt_str_json(d.get("schema")), _opt_str_json(d.get("table")))
         with _Path("partition"):
             part = d.get("partition")
             ev.partition = None if part is None else _codec.int_from_json(part)
         for image in ("new", "old"):
             with _Path(image):
-                setattr(ev, image, _columns_json(d.get(image), kinds, names))
+                setattr(ev, image, _columns_json(d.get(image), kinds, names, models.Column))
         return ev
     unknown = set(d) - {"commit_ts"} - EXTRA_KEYS
     if unknown:
         raise EncodeError(f"a resolved event has only commit_ts, not {sorted(unknown)}")
-    return ResolvedEvent(ts)
+    return models.ResolvedEvent(ts)
 
 
-def _event_to_json(ev: Event, names: EventNames) -> dict:
+def _event_to_json(ev, names: EventNames, models) -> dict:
     """One event's JSON form: its fields in order, readable (runtime.formats.ticdc_json)."""
     out: dict = {}
     names.put_commit_ts(out, ev.commit_ts)
-    if isinstance(ev, ResolvedEvent):
+    if isinstance(ev, models.ResolvedEvent):
         return out
     out["schema"], out["table"] = ev.schema, ev.table
-    if isinstance(ev, DdlEvent):
+    if isinstance(ev, models.DdlEvent):
         out["ddl_type"] = names.ddl_type_json(ev.ddl_type)
         out["query"] = ev.query
         return out

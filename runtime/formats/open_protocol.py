@@ -1,4 +1,4 @@
-"""TiCDC Open Protocol: Kafka key/value pairs <-> :mod:`runtime.formats.ticdc` events.
+"""TiCDC Open Protocol: Kafka key/value pairs <-> TiCDC events (``generated.models.ticdc_types``).
 
 One Kafka message is one batch. What the bytes mean is declared in
 ``specs/ticdc_open_protocol.yaml``: the framing as records, the JSON documents (key order,
@@ -74,10 +74,9 @@ from runtime.formats.open_protocol_json import (
     float64_in,
     str_in,
 )
-from runtime.formats.ticdc import Column, Event, RowChangedEvent
-from runtime.formats.ticdc import spark_schema as _ticdc_spark_schema
-from runtime.formats.ticdc import to_row as _ticdc_to_row
 from runtime.formats.ticdc_json import EventNames, text_or_hex
+from runtime.formats.ticdc_rows import spark_schema as _ticdc_spark_schema
+from runtime.formats.ticdc_rows import to_row as _ticdc_to_row
 
 LAYOUTS = ("tiflow", "legacy")
 """``tiflow``: today's bytes (Go >= 1.22). ``legacy``: TiCDC 4.0 (2020): no ``f``, VARCHAR
@@ -136,7 +135,7 @@ class Message:
     made by hand (None), is written as tiflow writes it. Neither takes part in ``==``.
     """
 
-    events: list[Event]
+    events: list
     layout: str = "tiflow"
     escapes: str | None = None
     wire_form: tuple[bytes, bytes] | None = dataclasses.field(
@@ -162,9 +161,10 @@ class OpenProtocol(KeyValueMessages):
     tier's kernel. ``classes`` are the spec's ``classes:`` (:class:`EventClass`): which model
     and value document each event type is. ``batch`` is the spec's rendered ``batch:``
     (``encode_events``). ``key`` names the document of an event's Kafka key (the one the
-    spec's ``class_by:`` reads the event type from). What is no format's own (the kept
-    key and value, ``decode_message``, ``encode_events``) is
-    :class:`runtime.core.event_messages.KeyValueMessages`'.
+    spec's ``class_by:`` reads the event type from). ``models`` is the module of the event
+    classes (``generated.models.ticdc_types``): the classes' models, and the ``Column`` of their
+    row images. What is no format's own (the kept key and value, ``decode_message``,
+    ``encode_events``) is :class:`runtime.core.event_messages.KeyValueMessages`'.
     """
 
     def __init__(
@@ -175,8 +175,11 @@ class OpenProtocol(KeyValueMessages):
         batch: Callable | None = None,
         *,
         key: str,
+        models,
     ):
         self.documents = dict(documents)
+        self.models = models
+        self.column = models.Column
         self.batch = batch  # encode_events: the spec's batch:
         self._writers = {layout: _Writer(self, layout) for layout in LAYOUTS}
         self._read_key = code[f"read_{key}"]
@@ -223,12 +226,12 @@ class OpenProtocol(KeyValueMessages):
 
     # -- reading -----------------------------------------------------------------------
 
-    def _column(self, name: str, obj, path: str, legacy: list) -> Column:
+    def _column(self, name: str, obj, path: str, legacy: list):
         """The checked reading of one column (the generated ``read_column``): every rule,
         with the exact path on failure. ``legacy`` is the message's layout state: [first
         column path, its layout]."""
         obj = _object(obj, path)
-        return Column(name, *self._read_column(obj, path, legacy, self._layout))
+        return self.column(name, *self._read_column(obj, path, legacy, self._layout))
 
     def _layout(self, legacy: list, absent: bool, path: str) -> None:
         """A message is all tiflow (every column has f) or all legacy (none has): the
@@ -245,7 +248,7 @@ class OpenProtocol(KeyValueMessages):
                 path,
             )
 
-    def _columns(self, section: str, cols, legacy: list) -> list[Column]:
+    def _columns(self, section: str, cols, legacy: list) -> list:
         """The columns of the row section ``section`` (its map ``cols``, not None), for the
         generated row reader."""
         if type(cols) is dict and legacy[1] != "legacy":
@@ -258,7 +261,7 @@ class OpenProtocol(KeyValueMessages):
         prefix = section + "."
         return [self._column(n, c, prefix + n, legacy) for n, c in cols.items()]
 
-    def _tiflow_columns(self, cols: dict) -> list[Column] | None:
+    def _tiflow_columns(self, cols: dict) -> list | None:
         """The columns of a well-formed tiflow map, or None for anything else (legacy,
         unusual or wrong), which :meth:`_column` then reads with every check and path.
 
@@ -269,7 +272,7 @@ class OpenProtocol(KeyValueMessages):
         """
         t_, f_, v_, h_ = self._t, self._f, self._v, self._h
         fmax, handle, kind_of = self._flags_max, self.handle_bit, self._kind_of
-        unsigned, binary = self.unsigned_bit, self.binary_bit
+        unsigned, binary, column = self.unsigned_bit, self.binary_bit, self.column
         lo, hi, umax = INT64[0], INT64[1], UINT64[1]
         out = []
         append = out.append
@@ -306,12 +309,12 @@ class OpenProtocol(KeyValueMessages):
                     v = _canonical_b64(v)
                 else:
                     v = self._read_value(self.rendering.get(t, "raw"), v, f, False, "")
-                append(Column(name, t, f, v))
+                append(column(name, t, f, v))
         except (DecodeError, AttributeError, KeyError, UnicodeEncodeError):
             return None  # the checked reading names it, or reads gojson.REPLACED
         return out
 
-    def _event(self, key: bytes, value: bytes, frame, legacy: list, replaced: bool) -> Event:
+    def _event(self, key: bytes, value: bytes, frame, legacy: list, replaced: bool):
         """Event ``frame`` of the message; ``replaced``: the message's value holds an
         escaped \\ufffd somewhere (see :func:`_unmark_text`)."""
         ks, ke, vs, ve = frame
@@ -401,7 +404,7 @@ class OpenProtocol(KeyValueMessages):
             raise EncodeError(f"expected a list of Column, got {type(cols).__name__}", path=path)
         rendered = {}
         for i, c in enumerate(cols):
-            if not isinstance(c, Column):
+            if not isinstance(c, self.column):
                 raise EncodeError(f"expected Column, got {type(c).__name__}", path=f"{path}[{i}]")
             name = _check_str(c.name, f"{path}[{i}].name")
             raw = name.encode("utf-8", "surrogatepass")
@@ -412,20 +415,20 @@ class OpenProtocol(KeyValueMessages):
         return "{" + ",".join(rendered[n] for n in sorted(rendered)) + "}"
 
     def encode_event(
-        self, ev: Event, layout: str = "tiflow", escapes: str | None = None
+        self, ev, layout: str = "tiflow", escapes: str | None = None
     ) -> tuple[bytes, bytes]:
         """One event's key JSON and value JSON, byte for byte as TiCDC writes them
         (``escapes``: see :class:`Message`)."""
         return self._encoded(ev, layout, escapes)[1:]
 
-    def _encoded(self, ev: Event, layout: str, escapes: str | None) -> tuple[int, bytes, bytes]:
+    def _encoded(self, ev, layout: str, escapes: str | None) -> tuple[int, bytes, bytes]:
         """The event's type code (the key's ``t``), key JSON and value JSON."""
         go122 = (escapes or LAYOUT_ESCAPES.get(layout)) == "short"
         cls = self._class_of.get(type(ev)) or self._class_of_event(ev)
         key, value = cls.write(ev, self._map, layout, go122)
         return int(cls.member), key.encode(), value.encode()
 
-    def _class_of_event(self, ev: Event) -> EventClass:
+    def _class_of_event(self, ev) -> EventClass:
         cls = self._class_of.get(type(ev))
         if cls is None:
             cls = next((c for c in self._class_of.values() if isinstance(ev, c.model)), None)
@@ -472,7 +475,7 @@ class OpenProtocol(KeyValueMessages):
         resolved events alone, rows by ``max_batch_size`` and ``Length()``).
 
             >>> from generated.ticdc_open_protocol import encode_events
-            >>> from runtime.formats.ticdc import ResolvedEvent
+            >>> from generated.models.ticdc_types import ResolvedEvent
             >>> [len(k) for k, v in encode_events([ResolvedEvent(1)] * 2, layout="legacy")]
             [30, 30]
         """
@@ -518,7 +521,7 @@ class OpenProtocol(KeyValueMessages):
             for c in cols
         ]
 
-    def _value_json(self, c: Column):
+    def _value_json(self, c):
         v = c.value
         if isinstance(v, bytes):
             return text_or_hex(v, c.flags)
@@ -557,7 +560,7 @@ class OpenProtocol(KeyValueMessages):
             message.claim_check_form = bytes_from_json(d["claim_check_form"], "claim_check_form")
         return message
 
-    def _event_from(self, e: dict) -> Event:
+    def _event_from(self, e: dict):
         cls = self._class_named.get(e.get("type"))
         if cls is None:
             known = ", ".join(self._class_named)
@@ -577,7 +580,7 @@ class OpenProtocol(KeyValueMessages):
             kind = self.rendering.get(code, "raw")
             value = _value_from(kind, self.value_types[kind], c.get("value"), where + ".value")
             flags = self.names.flags_from_json(c.get("flags", 0), where + ".flags")
-            out.append(Column(c.get("name"), code, flags, value))
+            out.append(self.column(c.get("name"), code, flags, value))
         return out
 
     def _value_type(self, code: int) -> str:
@@ -585,7 +588,7 @@ class OpenProtocol(KeyValueMessages):
         return self.value_types[self.rendering.get(code, "raw")]
 
     def spark_schema(self):
-        """The shared TiCDC row shape (:func:`runtime.formats.ticdc.spark_schema`)."""
+        """The shared TiCDC row shape (:func:`runtime.formats.ticdc_rows.spark_schema`)."""
         return _ticdc_spark_schema()
 
     def to_rows(self, message: Message):
@@ -607,7 +610,7 @@ class _Writer:
         """None: no compiled encoder (the layout checked first, before any event)."""
         _check_layout(self.layout)
 
-    def parts(self, i: int, ev: Event) -> tuple[int, bytes, bytes]:
+    def parts(self, i: int, ev) -> tuple[int, bytes, bytes]:
         """Event ``i``'s type code, key JSON and value JSON (its EncodeError at
         ``events[i]``)."""
         try:
@@ -655,7 +658,7 @@ def _check_escapes(escapes) -> str | None:
     return escapes
 
 
-def _unmark_text(row: RowChangedEvent) -> None:
+def _unmark_text(row) -> None:
     """U+FFFD for gojson.REPLACED in the names and text values of a row: only its bytes
     values (the string rendering) keep an escaped \\ufffd apart, as the byte 0xFF."""
     for cols in (row.new, row.old):
@@ -759,4 +762,4 @@ def strategies(module):
     ``strategies`` of its Kafka record; a test extra)."""
     from runtime.formats.ticdc_strategies import open_protocol_messages
 
-    return open_protocol_messages(module)
+    return open_protocol_messages(module, module.RECORDS[module.KAFKA_RECORD].models)

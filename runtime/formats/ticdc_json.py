@@ -18,6 +18,7 @@ both that and the plain spellings, so ``encode(decode(x)) == x``:
     >>> class F(enum.IntFlag):
     ...     BINARY = 1
     ...     NULLABLE = 64
+    >>> from generated.models.ticdc_types import Column
     >>> names = EventNames(T, F)
     >>> names.column_json(Column("s", 15, 64, b"NEW"))
     {'name': 's', 'type': 'VARCHAR', 'flags': ['NULLABLE'], 'value': 'NEW'}
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 from runtime.core.codec import OpenEnum, TimeBeside, bytes_from_json, to_jsonable
 from runtime.core.errors import EncodeError
-from runtime.formats.ticdc import FLAG_BINARY, Column
+from runtime.formats.ticdc_rows import FLAG_BINARY
 
 COMMIT_TS = TimeBeside("tidb_tso")
 """``commit_ts`` is a TiDB TSO: ``commit_ts_time`` beside it on the way out, checked back."""
@@ -74,13 +75,13 @@ class EventNames:
     def ddl_type_json(self, code: int):
         return self.ddl_types.to_json(code) if self.ddl_types else to_jsonable(code)
 
-    def value_json(self, column: Column):
+    def value_json(self, column):
         """A column's value: bytes as :func:`text_or_hex`, anything else as it is."""
         if isinstance(column.value, (bytes, bytearray)):
             return text_or_hex(bytes(column.value), column.flags)
         return to_jsonable(column.value)
 
-    def column_json(self, column: Column) -> dict:
+    def column_json(self, column) -> dict:
         return {
             "name": column.name,
             "type": self.type_json(column.type),

@@ -1,5 +1,6 @@
 """Hypothesis strategies of TiCDC events, shared by Craft and Open Protocol (one event model,
-:mod:`runtime.formats.ticdc`); the generic strategies are :mod:`runtime.core.strategies`.
+``generated.models.ticdc_types``, which each codec hands in as ``models``); the generic strategies
+are :mod:`runtime.core.strategies`.
 
     >>> from hypothesis import given, settings
     >>> from generated import ticdc_craft
@@ -16,7 +17,6 @@ Hypothesis is a test extra: it is imported only when a strategy is asked for.
 from __future__ import annotations
 
 from runtime.core.strategies import MAX_ITEMS, integers
-from runtime.formats.ticdc import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 
 
 def ticdc_values(kind: str | None, flags: int, finite: bool = False):
@@ -48,6 +48,7 @@ def ticdc_values(kind: str | None, flags: int, finite: bool = False):
 
 
 def ticdc_events(
+    models,
     kind_of,
     type_codes,
     *,
@@ -55,7 +56,8 @@ def ticdc_events(
     open_protocol: bool = False,
     max_events: int = 4,
 ):
-    """Lists of ``runtime.formats.ticdc`` events; ``kind_of(code, flags)`` is a column's value kind.
+    """Lists of events of ``models`` (the module of the TiCDC event classes); ``kind_of(code,
+    flags)`` is a column's value kind.
 
     ``open_protocol``: columns with unique names in Go's sorted order, the Open Protocol
     extras (row id, handle-key-only, claim check) and partitions within int64.
@@ -70,7 +72,7 @@ def ticdc_events(
     def column(draw, name=None):
         code = int(draw(st.sampled_from(sorted(int(c) for c in type_codes))))
         flag = draw(st.sampled_from(flags))
-        return Column(
+        return models.Column(
             draw(names) if name is None else name,
             code,
             flag,
@@ -100,7 +102,7 @@ def ticdc_events(
                 "handle_key_only": draw(st.booleans()),
                 "claim_check_location": draw(optional_names),
             }
-        return RowChangedEvent(
+        return models.RowChangedEvent(
             commit_ts=draw(uint64),
             schema=draw(optional_names),
             table=draw(optional_names),
@@ -111,22 +113,25 @@ def ticdc_events(
         )
 
     ddl = st.builds(
-        DdlEvent,
+        models.DdlEvent,
         uint64,
         optional_names,
         optional_names,
         int64 if open_protocol else uint64,
         st.text(max_size=12),
     )
-    resolved = st.builds(ResolvedEvent, uint64)
+    resolved = st.builds(models.ResolvedEvent, uint64)
     rows = st.lists(row(), min_size=1, max_size=max_events)
     if open_protocol:
         return st.lists(st.one_of(row(), ddl, resolved), max_size=max_events)
     return rows | ddl.map(lambda e: [e]) | resolved.map(lambda e: [e])
 
 
-def open_protocol_messages(module):
-    """Open Protocol ``Message`` models (key + value) of a generated module."""
+def open_protocol_messages(module, models):
+    """Open Protocol ``Message`` models (key + value) of a generated module whose events are
+    the classes of ``models``."""
     rendering = {int(k): v for k, v in module.COLUMN_TYPE_RENDERING.items()}
-    events = ticdc_events(lambda code, flags: rendering.get(code), rendering, open_protocol=True)
+    events = ticdc_events(
+        models, lambda code, flags: rendering.get(code), rendering, open_protocol=True
+    )
     return events.map(lambda evs: module.Message(events=evs))

@@ -1,7 +1,7 @@
 """TiCDC events on Spark: the event row shape, MERGE-ready change frames, watermarks.
 
-Both TiCDC formats decode into :mod:`runtime.formats.ticdc` events; on Spark an event is one row
-of :func:`runtime.formats.ticdc.spark_schema` (``_op``, ``_commit_ts``, ``schema``, ``table``, the
+Both TiCDC formats decode into ``generated.models.ticdc_types`` events; on Spark an event is one row
+of :func:`runtime.formats.ticdc_rows.spark_schema` (``_op``, ``_commit_ts``, ``schema``, ``table``, the
 ``new``/``old`` images as arrays of ``(name, type, flags, value)`` cells, ...). Each cell
 keeps its MySQL type code and flags and its value exactly (``int``, ``uint`` as
 Decimal(20,0), ``float``, ``bytes`` or ``text``), so nothing is lost on the way.
@@ -16,15 +16,15 @@ for Parquet tables without Delta.
 
 from __future__ import annotations
 
-from runtime.formats import ticdc
-from runtime.formats.ticdc import FLAG_BINARY, FLAG_HANDLE_KEY, FLAG_UNSIGNED
+from runtime.formats import ticdc_rows
+from runtime.formats.ticdc_rows import FLAG_BINARY, FLAG_HANDLE_KEY, FLAG_UNSIGNED
 
 FLAG_PRIMARY_KEY = 0x08
 
 # -- the event row -------------------------------------------------------------------------
 
-event_schema = ticdc.spark_schema
-"""The Spark schema of one TiCDC event row (``runtime.formats.ticdc.spark_schema``)."""
+event_schema = ticdc_rows.spark_schema
+"""The Spark schema of one TiCDC event row (``runtime.formats.ticdc_rows.spark_schema``)."""
 
 
 # -- typed columns -------------------------------------------------------------------------

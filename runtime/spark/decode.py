@@ -19,7 +19,7 @@ record batch: each message is parsed once, its ``to_rows`` are exploded, the inp
 metadata columns are gathered with an Arrow ``take`` (exact types, no Python round trip),
 and the decoded columns are built column-wise. The TiCDC formats skip the row tuples: their
 columns, nested images included, are built straight from the events
-(:func:`runtime.formats.ticdc.arrow_columns`); with the compiled tier built, so do the other
+(:func:`runtime.formats.ticdc_rows.arrow_columns`); with the compiled tier built, so do the other
 formats: their models are written into Arrow buffers as their generated ``SPARK_COLUMNS``
 tables say (:mod:`runtime._compiled.arrow`, :meth:`Codec.arrow_writer`), with the same
 results. :func:`decode` runs it in ``mapInArrow``; the
@@ -192,15 +192,15 @@ class Codec:
 
     def columnar(self):
         """``(events_of(model), build(events, arrow_fields))`` when this record's rows are
-        TiCDC events (its schema is :func:`runtime.formats.ticdc.spark_schema`, one row per event of
+        TiCDC events (its schema is :func:`runtime.formats.ticdc_rows.spark_schema`, one row per event of
         the message): the decoder then builds the Arrow columns straight from the events
-        (:func:`runtime.formats.ticdc.arrow_columns`) instead of through the row tuples. None for
+        (:func:`runtime.formats.ticdc_rows.arrow_columns`) instead of through the row tuples. None for
         other formats: their rows are ``to_rows`` tuples, converted column by column."""
-        from runtime.formats import ticdc
+        from runtime.formats import ticdc_rows
 
-        if self.full_schema() != ticdc.spark_schema():
+        if self.full_schema() != ticdc_rows.spark_schema():
             return None
-        return operator.attrgetter("events"), ticdc.arrow_columns
+        return operator.attrgetter("events"), ticdc_rows.arrow_columns
 
     def model(self, key, value):
         """The parsed model of one message (raises :class:`WirespecError` on bad bytes)."""

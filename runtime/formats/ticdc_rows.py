@@ -1,29 +1,15 @@
-"""The TiCDC event model shared by the Craft and Open Protocol codecs.
+"""TiCDC events as Spark rows: the one table shape both TiCDC codecs land in.
 
-Both codecs decode into, and encode from, these plain objects, so both formats land in
-one Spark table shape and can be transcoded into each other:
+The events are the classes of ``generated.models.ticdc_types`` (declared in
+specs/ticdc_types.yaml's ``models:``); this module reads them by attribute only (an event's
+``op`` says its kind), so it needs none of them:
 
-    >>> ev = RowChangedEvent(commit_ts=424316552636792833, schema="a", table="b",
-    ...                      new=[Column("id", 3, 0x0B, 7)])
-    >>> ev.op
-    'insert'
-
-The classes are ``slots=True`` dataclasses (a decoded message makes one object per column,
-and the compiled Craft reader writes their slots directly): ``==``, ``dataclasses.replace``
-and ``asdict``, ``copy`` and ``pickle`` work as for any dataclass; an instance has no
-``__dict__`` (``vars()`` does not apply, and no other attribute can be set).
-
-Values are exact. The Python type of ``Column.value`` follows the MySQL type code and the
-column flags, the same for both codecs:
-
-* ``None`` is SQL NULL (distinct from ``b""``/``""``);
-* ``int`` for TINYINT..BIGINT, MEDIUMINT, YEAR, BIT, ENUM (index), SET (bitmask);
-  unsigned columns (flag 0x80) hold 0 .. 2**64-1;
-* ``float`` for FLOAT and DOUBLE (bit-exact float64);
-* ``bytes`` for the string and blob kinds (VARCHAR, VAR_STRING, STRING, the BLOB codes);
-  text is its UTF-8 bytes, so invalid UTF-8 survives;
-* ``str`` for the kinds TiCDC renders as text: DECIMAL, DATE, TIME, DATETIME, TIMESTAMP,
-  NEWDATE, JSON, VECTOR.
+    >>> from types import SimpleNamespace as Ev
+    >>> to_row(Ev(op="resolved", commit_ts=7))
+    ('resolved', Decimal('7'), None, None, None, None, False, None, None, None, None, None)
+    >>> cell = Ev(name="id", type=8, flags=FLAG_UNSIGNED, value=2**64 - 1)
+    >>> _value_row(cell)
+    (None, Decimal('18446744073709551615'), None, None, None)
 """
 
 from __future__ import annotations
@@ -31,77 +17,10 @@ from __future__ import annotations
 import dataclasses
 from decimal import Decimal
 
-ColumnValue = int | float | bytes | str | None
-
 FLAG_BINARY = 0x01
 FLAG_HANDLE_KEY = 0x02
 FLAG_UNSIGNED = 0x80
-
-
-@dataclasses.dataclass(slots=True)
-class Column:
-    """One column of a row image."""
-
-    name: str
-    type: int
-    """MySQL type code (3 INT, 15 VARCHAR, ...)."""
-    flags: int = 0
-    """Column flag bitset (0x01 binary, 0x02 handle key, ... 0x80 unsigned)."""
-    value: ColumnValue = None
-
-
-@dataclasses.dataclass(slots=True)
-class RowChangedEvent:
-    """An insert (``new`` only), update (``new`` and ``old``) or delete (``old`` only)."""
-
-    commit_ts: int
-    schema: str | None = None
-    table: str | None = None
-    partition: int | None = None
-    """Physical partition (table) id of a partitioned table, else None."""
-    new: list[Column] | None = None
-    """After image: insert and update."""
-    old: list[Column] | None = None
-    """Before image: update (when old values are on) and delete."""
-    row_id: int | None = None
-    """Open Protocol ``rid``; Craft has no such field."""
-    handle_key_only: bool = False
-    """Open Protocol ``ohk``: only the handle-key columns were sent (large message)."""
-    claim_check_location: str | None = None
-    """Open Protocol ``ccl``: where the full message was stored (large message)."""
-
-    @property
-    def op(self) -> str:
-        if self.old is not None and self.new is None:
-            return "delete"
-        if self.old is not None:
-            return "update"
-        return "insert"
-
-
-@dataclasses.dataclass(slots=True)
-class DdlEvent:
-    """A schema change; ``ddl_type`` is TiDB's ``model.ActionType`` (3 = CREATE TABLE)."""
-
-    commit_ts: int
-    schema: str | None = None
-    table: str | None = None
-    ddl_type: int = 0
-    query: str = ""
-
-    op = "ddl"
-
-
-@dataclasses.dataclass(slots=True)
-class ResolvedEvent:
-    """A watermark: every change with a smaller commit ts has been sent."""
-
-    commit_ts: int
-
-    op = "resolved"
-
-
-Event = RowChangedEvent | DdlEvent | ResolvedEvent
+"""The column flags the rows and the change tables read (specs/ticdc_types.yaml ``column_flag``)."""
 
 
 def spark_schema():
@@ -165,7 +84,7 @@ VALUE_KINDS = ("int", "uint", "float", "bytes", "text")
 """The fields of a cell's ``value`` struct, in schema order; a value fills exactly one."""
 
 
-def _value_kind(column: Column) -> int | None:
+def _value_kind(column) -> int | None:
     """The index in :data:`VALUE_KINDS` of the field that holds ``column.value`` (None: NULL).
 
     An int is ``uint`` when the column is unsigned or the value does not fit int64."""
@@ -181,7 +100,7 @@ def _value_kind(column: Column) -> int | None:
     return 3 if isinstance(v, bytes) else 4
 
 
-def _value_row(column: Column):
+def _value_row(column):
     kind = _value_kind(column)
     if kind is None:
         return None
@@ -196,19 +115,20 @@ def _image_row(columns):
     return [(c.name, c.type, c.flags, _value_row(c)) for c in columns]
 
 
-def to_row(event: Event) -> tuple:
+def to_row(event) -> tuple:
     """One event as a tuple in the order of :func:`spark_schema`."""
     ts = Decimal(event.commit_ts)
-    if isinstance(event, RowChangedEvent):
-        return (
-            event.op, ts, event.partition, event.schema, event.table, event.row_id,
-            event.handle_key_only, event.claim_check_location,
-            _image_row(event.new), _image_row(event.old), None, None,
-        )  # fmt: skip
-    if isinstance(event, DdlEvent):
+    op = event.op
+    if op == "ddl":
         return ("ddl", ts, None, event.schema, event.table, None, False, None, None, None,
                 event.ddl_type, event.query)  # fmt: skip
-    return ("resolved", ts, None, None, None, None, False, None, None, None, None, None)
+    if op == "resolved":
+        return ("resolved", ts, None, None, None, None, False, None, None, None, None, None)
+    return (
+        op, ts, event.partition, event.schema, event.table, event.row_id,
+        event.handle_key_only, event.claim_check_location,
+        _image_row(event.new), _image_row(event.old), None, None,
+    )  # fmt: skip
 
 
 _EVENT_ATTRS = {
@@ -230,9 +150,6 @@ _EVENT_ATTRS = {
 ``handle_key_only`` (False), a row change no ``query``."""
 
 
-_ROW_ATTRS = frozenset(f.name for f in dataclasses.fields(RowChangedEvent)) | {"op"}
-
-
 def arrow_columns(events, fields) -> list:
     """The Arrow arrays of ``[to_row(e) for e in events]`` for the schema ``fields`` named
     (``pyarrow.Field`` s of :func:`spark_schema` as pyspark converts it), built column by
@@ -242,11 +159,15 @@ def arrow_columns(events, fields) -> list:
 
     import pyarrow as pa
 
-    uniform = all(type(e) is RowChangedEvent for e in events)
+    kind = type(events[0]) if events else None
+    uniform = all(type(e) is kind for e in events)
+    attrs = set()
+    if uniform and dataclasses.is_dataclass(kind):  # every event has these attributes
+        attrs = {f.name for f in dataclasses.fields(kind)} | {"op"}
     out = []
     for field in fields:
         attr, missing = _EVENT_ATTRS[field.name]
-        if uniform and attr in _ROW_ATTRS:  # the usual batch: row changes only
+        if attr in attrs:  # the usual batch: row changes only (or events of one kind)
             values = list(map(operator.attrgetter(attr), events))
         else:
             values = [getattr(e, attr, missing) for e in events]
