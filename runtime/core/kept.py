@@ -61,13 +61,14 @@ def noted() -> int:
 
 def keeping(parse):
     """``parse(data, record, **limits)`` whose model keeps ``data`` as its ``wire_form``
-    when its reading noted a form ``build`` writes otherwise (:func:`note`)."""
+    when its reading noted a form ``build`` writes otherwise (:func:`note`), if its class
+    has that field (a record whose runtime type keeps its bytes itself has none)."""
 
     @functools.wraps(parse)
     def kept_parse(data, *args, **kwargs):
         seen = _SEEN.count
         model = parse(data, *args, **kwargs)
-        if _SEEN.count != seen:
+        if _SEEN.count != seen and hasattr(type(model), FIELD):
             setattr(model, FIELD, bytes(data))
         return model
 
