@@ -80,6 +80,10 @@ class FusedSteps:
     ``generator.emit.compiled.FusedEmitter``, before ``CompiledEmitter``, whose steps it
     changes where the map: reads."""
 
+    def takes_longer_varints(self) -> bool:
+        """A mapped record that keeps the bytes read itself (``kept_as``) takes any form."""
+        return self.record.kept is not None or super().takes_longer_varints()
+
     def __init__(self, spec, lowering, record):
         self.record, plan = record, record.plan
         self.source_plan = lowering.plans.get(plan.source)

@@ -116,7 +116,8 @@ class MovingSteps:
         if not step.length:
             self.preludes.setdefault(REVERSED_UVARINT_PRELUDE)
             self.declare(var, "uint64_t")
-            self.decline_if(f"not _reversed_uvarint(buf, &{limit}, pos, &{var})")
+            shortest = not self.takes_longer_varints()
+            self.decline_if(f"not _reversed_uvarint(buf, &{limit}, pos, &{var}, {shortest})")
             return
         n = f"{var}_size"
         self.declare(n, "Py_ssize_t")
@@ -276,7 +277,7 @@ class MovingSteps:
     def chunk_length(self, step: Chunk) -> None:
         """One length of a payload chunk: -1 (None) to ``lim.max_string``."""
         var = step.var
-        self.decline_if(f"not _uvarint(buf, &pos, {step.end}, &{var}_u)")
+        self.decline_if(f"not {self.uvarint_reader()}(buf, &pos, {step.end}, &{var}_u)")
         if step.zigzag:
             self.w.line(f"{var}_len = _unzigzag({var}_u)")
             self.decline_if(f"{var}_len < -1 or {var}_len > lim.max_string")
@@ -304,7 +305,7 @@ class MovingSteps:
         """Reads one varint of a chunk, ZigZag and summed to the one before as the chunk
         says; gives its C value."""
         var = step.var
-        self.decline_if(f"not _uvarint(buf, &pos, {step.end}, &{var}_u)")
+        self.decline_if(f"not {self.uvarint_reader()}(buf, &pos, {step.end}, &{var}_u)")
         value = f"_unzigzag({var}_u)" if step.zigzag else f"{var}_u"
         if step.delta and step.zigzag:  # int64 wrap, as Go's arithmetic
             self.w.line(f"{var}_acc = <int64_t>(<uint64_t>{var}_acc + <uint64_t>{value})")

@@ -92,17 +92,18 @@ cdef extern from *:
 
 REVERSED_UVARINT_PRELUDE = '''\
 cdef inline bint _reversed_uvarint(const unsigned char* buf, Py_ssize_t* end, Py_ssize_t start,
-                                   uint64_t* out) noexcept:
+                                   uint64_t* out, bint shortest) noexcept:
     """A uvarint whose bytes are reversed and end at ``end[0]`` (a trailer read from the
     end), no byte before ``start`` examined, as ``read_reversed_uvarint`` takes it: its last
     10 bytes at most, reversed, read by ``_uvarint``; ``end[0]`` moves to its first byte.
-    False where it raises."""
+    False where it raises, and with ``shortest`` for a longer form than it needs (the
+    Python reader keeps its message's bytes: ``wire_form``)."""
     cdef unsigned char back[10]
     cdef Py_ssize_t n = end[0] - start if end[0] - start < 10 else 10
     cdef Py_ssize_t i, used = 0
     for i in range(n):
         back[i] = buf[end[0] - 1 - i]
-    if not _uvarint(back, &used, n, out):
+    if not _uvarint(back, &used, n, out) or (shortest and used > 1 and not back[used - 1]):
         return False
     end[0] -= used
     return True

@@ -277,14 +277,23 @@ class ValueSteps:
         with self.w.indent():
             self.w.line(self.decline_text)
 
+    def takes_longer_varints(self) -> bool:
+        """Whether this reader takes a varint longer than it needs; else it declines it (the
+        format keeps it: the Python reader keeps the message's bytes)."""
+        return not self.spec.kept_varints
+
+    def uvarint_reader(self) -> str:
+        """The C function that reads a uvarint at ``pos`` or declines: in its shortest form
+        only where a longer one is declined (:meth:`takes_longer_varints`)."""
+        if self.takes_longer_varints():
+            return "_uvarint"
+        self.preludes.setdefault(SHORTEST_UVARINT_PRELUDE)
+        return "_uvarint_shortest"
+
     def varint(self, var: str, zigzag: bool, end: str) -> tuple[str, str]:
         """A varint at ``pos`` before ``end`` read into ``<var>_u``: (C type, C value)."""
         self.declare(f"{var}_u", "uint64_t")
-        read = "_uvarint"
-        if self.spec.kept_varints:  # a longer one than it needs: the Python reader keeps it
-            self.preludes.setdefault(SHORTEST_UVARINT_PRELUDE)
-            read = "_uvarint_shortest"
-        self.decline_if(f"not {read}(buf, &pos, {end}, &{var}_u)")
+        self.decline_if(f"not {self.uvarint_reader()}(buf, &pos, {end}, &{var}_u)")
         if zigzag:
             return "int64_t", f"_unzigzag({var}_u)"
         return "uint64_t", f"{var}_u"

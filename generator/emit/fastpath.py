@@ -407,7 +407,7 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
         w.line(f"model = _NEW({camel(record.name)})")
         for f in record.fields:
             w.line(f"model.{f.name} = f_{f.name}")
-        if self.spec.kept_forms:  # set on the model parse returns, when it keeps bytes
+        if self.spec.keeps_form(record):  # set on the model parse returns, when it keeps bytes
             w.line("model.wire_form = None")
         w.line("return model, pos")
 

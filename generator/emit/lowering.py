@@ -508,7 +508,7 @@ class Lowering:
         if record.trailer:
             steps.append(EndsAt(front_end, end))
         fields = tuple((f.name, f"{prefix}{f.name}") for f in record.fields)
-        if self.spec.kept_forms:  # they take forms build writes only: the rest is Python's
+        if self.spec.keeps_form(record):  # they take forms build writes only: the rest is Python's
             fields += (("wire_form", "None"),)
         steps.append(Build(into, camel(record.name), fields))
         self._scopes.pop()

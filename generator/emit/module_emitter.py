@@ -523,7 +523,7 @@ class ModuleEmitter(SparkColumns):
             record = self.spec.records[name]
             views = [(f.name, self.json_view(f)) for f in record.fields]
             views = [(n, v) for n, v in views if v is not None]
-            if self.spec.kept_forms:  # shown only where a model keeps bytes
+            if self.spec.keeps_form(record):  # shown only where a model keeps bytes
                 views.append(("wire_form", "rt_kept.JSON_VIEW"))
             if views:
                 out.append((camel(name), views))

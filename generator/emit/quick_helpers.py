@@ -26,9 +26,10 @@ def _quick_uvarint(buf, pos):
     raise rt_fast.Retry'''
 QUICK_VARINTS = '''\
 def _quick_varints(buf, pos, n, zigzag, delta):
-    """``n`` LEB128 varints at ``pos`` (``read_uvarint``'s checks; one and two bytes
-    inline: type codes and flags), ZigZag-signed, each the difference to the one before
-    (modulo 2**64, int64-wrapped when signed), else Retry."""
+    """``n`` LEB128 varints at ``pos`` in their shortest forms (``read_uvarint``'s checks;
+    one and two bytes inline: type codes and flags), ZigZag-signed, each the difference
+    to the one before (modulo 2**64, int64-wrapped when signed), else Retry (Python keeps
+    a longer one: wire_form)."""
     out = []
     acc = 0
     try:
@@ -36,11 +37,13 @@ def _quick_varints(buf, pos, n, zigzag, delta):
             v = buf[pos]
             if v < 0x80:
                 pos += 1
-            elif buf[pos + 1] < 0x80:
+            elif 0 < buf[pos + 1] < 0x80:
                 v = (v & 0x7F) | (buf[pos + 1] << 7)
                 pos += 2
             else:
                 v, pos = rt_fast.read_uvarint(buf, pos)
+                if not buf[pos - 1]:
+                    raise rt_fast.Retry
             if zigzag:
                 v = (v >> 1) ^ -(v & 1)
             if delta and zigzag:

@@ -411,6 +411,9 @@ class QuickTierEmitter(QuickPending):
             self.w.line(f"{limit} = {step.start}")
         if not step.length:
             self.retry_if(f"{limit} <= pos")
+            kept = self.spec.kept_varints  # a longer one than it needs: the exact reader's
+            if kept:
+                self.w.line(f"{step.var}_end = {limit}")
             self.w.line("try:")
             with self.w.indent():
                 self.w.line(
@@ -419,6 +422,8 @@ class QuickTierEmitter(QuickPending):
             self.w.line("except DecodeError:")
             with self.w.indent():
                 self.w.line(_RETRY + " from None")
+            if kept:  # its first byte, the varint's last, is 0 only in a longer form
+                self.retry_if(f"not buf[{limit}] and {step.var}_end - {limit} > 1")
             return
         n = f"{step.var}_size"
         self.evaluate(n, step.length)

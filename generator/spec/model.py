@@ -12,7 +12,7 @@ import dataclasses
 import re
 
 from generator.spec.loader import LoadedSpec
-from generator.spec.types import RUNTIME_TYPES
+from generator.spec.types import LEB128, RUNTIME_TYPES
 from runtime.core.value_kinds import WIRE_TYPES
 
 BIT_FIELD = re.compile(r"(s?)b([1-9][0-9]?)(le)?")
@@ -470,22 +470,30 @@ class Spec:
     @property
     def kept_varints(self) -> bool:
         """Whether a message read from a LEB128 varint longer than it needs keeps its bytes
-        (``wire_form``, runtime/core/kept.py): where the generated readers read every
-        LEB128 varint of the format, records of fields in sequence (no chunk, trailer or
-        runtime type reads its own; Craft keeps its forms otherwise)."""
+        (``wire_form``, runtime/core/kept.py): where the generated readers and the runtime
+        ones they call (chunks, counted chunks, a reversed trailer) note every LEB128
+        varint of the format, records of fields in sequence, and a runtime type keeps its
+        own bytes (``kept_as``: Craft's message, :meth:`keeps_form`)."""
         refs = []
         for record in self.records.values():
             if record.layout != "sequence" or record.serializable:
                 return False
             for field in record.fields:
-                if field.trailer:
-                    return False
                 refs += [field.type, *field.type.cases.values()]
-        if any(ref.kind in ("chunk", "runtime", "region") for ref in refs):
+        if any(ref.kind == "runtime" and not RUNTIME_TYPES[ref.name].kept_as for ref in refs):
             return False
         names = {ref.name for ref in refs if ref.kind == "prim"}
         names |= {ref.size for ref in refs if ref.size_is_prefix}
-        return bool(names & {"varint", "uvarint"})
+        # every chunk and region is LEB128 varints (generator/spec/types.py CHUNK_TYPES)
+        return bool(names & set(LEB128)) or any(ref.kind in ("chunk", "region") for ref in refs)
+
+    def keeps_form(self, record: Record) -> bool:
+        """Whether ``record``'s model has a ``wire_form`` (:attr:`kept_forms`): every
+        record of such a format but one whose runtime type keeps the bytes itself (its
+        ``kept_as``, as Craft's message keeps them in its events)."""
+        return self.kept_forms and not any(
+            f.type.kind == "runtime" and RUNTIME_TYPES[f.type.name].kept_as for f in record.fields
+        )
 
     @property
     def kept_forms(self) -> bool:

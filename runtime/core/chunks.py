@@ -17,7 +17,8 @@ byte strings concatenated (text with an ``encoding``). It takes ``count`` as con
 bytes-level protocol: ``read``/``unpack(buf, pos, end, ...) -> (value, new_pos)`` raising
 :class:`DecodeError` with offsets into ``buf``, and ``pack(value, ..., out: bytearray)``
 raising :class:`EncodeError`; and ``record`` reports its elements to a
-:class:`runtime.core.spans.SpanRecorder` (``wirespec inspect``).
+:class:`runtime.core.spans.SpanRecorder` (``wirespec inspect``). A varint longer than it
+needs is read and noted (:func:`runtime.core.kept.note`: the message keeps its bytes).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from itertools import accumulate as _accumulate
 from construct import Construct, ListContainer, SizeofError, evaluate
 from construct.expr import ExprMixin
 
+from runtime.core import kept
 from runtime.core import limits as _limits
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.leb128 import MAX_BYTES, read_uvarint, skip_varints, write_uvarint, write_zigzag
@@ -402,11 +404,13 @@ def _unpack_varints(buf, pos, end, n, limits, signed=False, delta=False):
             v = buf[pos] if pos < end else 0x80  # 0x80: let read_uvarint report truncation
             if v < 0x80:
                 pos += 1
-            elif pos + 1 < end and buf[pos + 1] < 0x80:  # type codes >= 128, flags, sizes
+            elif pos + 1 < end and 0 < buf[pos + 1] < 0x80:  # type codes >= 128, flags, sizes
                 v = (v & 0x7F) | (buf[pos + 1] << 7)
                 pos += 2
             else:
                 v, pos = read_uvarint(buf, pos, end=end)
+                if not buf[pos - 1]:  # longer than it needs: the message keeps it
+                    kept.note()
             if signed:
                 v = (v >> 1) ^ -(v & 1)
                 if delta:
@@ -478,6 +482,8 @@ class CountedChunks(Construct):
             if pos == end:
                 return ListContainer()
             n, p = read_uvarint(buf, pos, end=end)
+            if not buf[p - 1] and p - pos > 1:  # longer than it needs: the message keeps it
+                kept.note()
             if n == 0:
                 raise DecodeError(f"an empty {self.name} must be omitted", offset=pos)
             items, p = self.chunk.read(buf, p, end, n, limits)
@@ -495,6 +501,8 @@ class CountedChunks(Construct):
                     pos += 1
                 else:
                     n, pos = read_uvarint(buf, pos, end=end)
+                    if not buf[pos - 1]:  # longer than it needs: the message keeps it
+                        kept.note()
                 table, pos = self.chunk.read(buf, pos, end, n, limits)
             except DecodeError as err:
                 raise _at(err, index=len(tables))
@@ -522,10 +530,10 @@ class CountedChunks(Construct):
                 v = buf[pos] if pos < end else 0xFF
                 if v < 0x80:
                     pos += 1
-                elif pos + 1 < end and buf[pos + 1] < 0x80:
+                elif pos + 1 < end and 0 < buf[pos + 1] < 0x80:
                     v = (v & 0x7F) | (buf[pos + 1] << 7)
                     pos += 2
-                else:
+                else:  # longer, or not in its shortest form (the exact reader notes it)
                     return None
                 if zigzag:
                     v = (v >> 1) ^ -(v & 1)

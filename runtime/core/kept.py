@@ -77,7 +77,8 @@ def noted() -> int:
 
 def keeping(parse):
     """``parse(data, record, **limits)`` whose model keeps ``data`` as its ``wire_form``
-    when its reading noted a form ``build`` writes otherwise (:func:`note`)."""
+    when its reading noted a form ``build`` writes otherwise (:func:`note`), if its class
+    has that field (a record whose runtime type keeps its bytes itself has none)."""
 
     @functools.wraps(parse)
     def kept_parse(data, *args, **kwargs):
@@ -91,8 +92,10 @@ def keeping(parse):
 
 
 def keep(model, data) -> None:
-    """``model``, whose reading noted a form build writes otherwise, keeps ``data``."""
-    setattr(model, FIELD, bytes(data))
+    """``model``, whose reading noted a form build writes otherwise, keeps ``data`` (a
+    model with no such field keeps its bytes itself: Craft's message, in its events)."""
+    if hasattr(type(model), FIELD):
+        setattr(model, FIELD, bytes(data))
 
 
 def writing_kept(build, parse, default_record: str, values=None):

@@ -13,7 +13,7 @@ that further (Thrift's i16/i32). Signed values are ZigZag-mapped first
     >>> UVarInt().parse(b"\\xff\\x01"), ZigZagVarInt(bits=32).build(-2).hex()
     (255, '03')
 
-Readers accept non-shortest forms (``80 00`` is 0), as Go does (the stream readers note
+Readers accept non-shortest forms (``80 00`` is 0), as Go does (the stream and reversed readers note
 them: ``runtime.core.kept``); writers always write the shortest form. Bad bytes raise :class:`DecodeError` with the offset where the varint
 starts; out-of-range values raise :class:`EncodeError`.
 
@@ -160,6 +160,8 @@ def read_reversed_uvarint(buf, end: int | None = None, start: int = 0) -> tuple[
     except DecodeError as err:
         # Forward offsets: the field would start at the lowest byte it examined.
         raise DecodeError(f"reversed uvarint: {err.message}", offset=lo) from None
+    if not backwards[used - 1] and used > 1:  # longer than it needs: its message keeps it
+        kept.note()
     return value, end - used
 
 
