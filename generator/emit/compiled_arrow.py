@@ -37,6 +37,7 @@ class ArrowEmitter(CompiledEmitter):
     record -> that field; ``paths``: records whose rows are a path (not written here)."""
 
     shares_row_elements = False  # the elements go to the column builders as they are read
+    expressions_in_c = True  # no Python objects here: an expression C covers is C
     pends_elements = False  # likewise
 
     def __init__(self, spec, lowering: Lowering, tables: dict, rows: dict, paths=()):
@@ -89,6 +90,11 @@ class ArrowEmitter(CompiledEmitter):
 
     # -- a record ------------------------------------------------------------------------
 
+    def rendered(self) -> list[str]:
+        """Every record with Spark columns and a plan: one read only inline by its parent
+        (PNG's chunk payloads) is still a record a query decodes on its own."""
+        return [name for name in self.lowering.plans if name in self.tables]
+
     def record_function(self, plan) -> str:
         if plan.name not in self.tables or plan.name in self.paths:
             raise NotCompiled("no Spark columns of its own")
@@ -98,6 +104,8 @@ class ArrowEmitter(CompiledEmitter):
         """Variable -> the builder a record read into it is written to (as it is read)."""
         self.builders: dict[str, str] = {}
         """Local builder -> its declaration (found once a call, not once a value)."""
+        self.values: dict[str, tuple[str, str]] = {}
+        """List of values read inline -> (the values' kind, the builder of its elements)."""
         top = dict(self.builds["model"].fields)
         row_field = self.rows.get(plan.name)
         if row_field is not None:
@@ -139,6 +147,10 @@ class ArrowEmitter(CompiledEmitter):
         if isinstance(kind, tuple) and kind[0] == "list" and isinstance(kind[1], tuple):
             if kind[1][0] == "record":
                 self.targets[var] = self.local(f"{builder}_e", "StructBuilder", None, builder)
+        elif isinstance(kind, tuple) and kind[0] == "list" and kind[1] in _RAW:
+            # values read inline, each appended to the list's child as it is read
+            self.targets[var] = builder
+            self.values[var] = (kind[1], self.local(f"{builder}_e", "Builder", None, builder))
         elif isinstance(kind, tuple) and kind[0] == "record":
             if var in self.builds:
                 for inner, k, b in self.columns(kind[1], dict(self.builds[var].fields), builder):
@@ -198,12 +210,6 @@ class ArrowEmitter(CompiledEmitter):
             raise NotCompiled(f"{step.var}: 64 unsigned bits")
         super().bits(step, at)
 
-    def computed(self, step) -> None:
-        """A length computed in C only (no Python objects here)."""
-        if self.c_expression(step.expression) is None:
-            raise NotCompiled(f"{step.var}: a size computed in Python")
-        super().computed(step)
-
     def choice(self, step) -> None:
         raise NotCompiled(f"{step.var}: a choice")
 
@@ -212,7 +218,14 @@ class ArrowEmitter(CompiledEmitter):
 
     def item(self, step) -> None:
         if step.steps is not None:
-            raise NotCompiled(f"{step.var}: elements read inline")
+            if step.var not in self.values:
+                raise NotCompiled(f"{step.var}: elements read inline")
+            kind, builder = self.values[step.var]
+            self.item_index(step)
+            self.branch(step.steps, step.end)
+            self.write(step.item, kind, builder, {}, nullable=False)
+            self.w.line(f"{step.item}_n += 1")
+            return
         self.calls.add(step.record)
         self.declare(step.item, "int")
         self.w.line(f"{step.item} = {self.raw_call(step.record, step.end, step.var)}")
@@ -278,9 +291,13 @@ class ArrowEmitter(CompiledEmitter):
                 self.w.line(f"for {var}_i in range({n}):")
                 with self.w.indent():
                     self.decline_if(f"buf[{start} + {var}_i] >= 0x80")
-            else:
+            elif encoding != "latin1":  # every byte is Latin-1: converted as it is put
                 raise NotCompiled(f"{var}: encoding {step.encoding}")
+        if step.kind == "bytes":  # an expression's len() of it: this length, in C
+            self.byte_lengths[var] = n
         kind = "BYTES" if step.kind == "bytes" else "TEXT"
+        if step.kind != "bytes" and step.encoding.replace("-", "").lower() == "latin1":
+            kind = "LATIN1"
         self.scalar(var, kind, p=f"<const char*>buf + {start}", n=n)
 
     # -- the columns, where the model reader builds its model ----------------------------
@@ -315,6 +332,11 @@ class ArrowEmitter(CompiledEmitter):
             if kind not in _RAW:
                 raise NotCompiled(f"{var}: a {ctype} in a {kind} column")
             self.w.line(f"{put}({builder}, {var})")
+            return
+        if ctype == "uint64_t":  # what a long cannot hold: a decimal column
+            if kind != "decimal":
+                raise NotCompiled(f"{var}: a uint64_t in a {kind} column")
+            self.w.line(f"put_decimal({builder}, {var})")
             return
         if isinstance(kind, tuple) and kind[0] == "switch":  # None: a case without payload
             self.switch_columns(var, kind, builder, fields)
@@ -385,9 +407,10 @@ class ArrowEmitter(CompiledEmitter):
             "# -- Spark's Arrow columns straight from the bytes (generator/emit/compiled_arrow.py) --",
             "",
             "from runtime._compiled.arrow cimport (",
-            "    SCALAR_BOOL, SCALAR_BYTES, SCALAR_FLOAT, SCALAR_INT, SCALAR_TEXT, Builder,",
-            "    ListBuilder, Scalar, StructBuilder, put_bool, put_bytes, put_double, put_int,",
-            "    put_scalar, utf8_valid,",
+            "    SCALAR_BOOL, SCALAR_BYTES, SCALAR_FLOAT, SCALAR_INT, SCALAR_LATIN1, SCALAR_TEXT,",
+            "    Builder,",
+            "    ListBuilder, Scalar, StructBuilder, put_bool, put_bytes, put_decimal, put_double,",
+            "    put_int, put_scalar, utf8_valid,",
             ")",
             "from runtime._compiled.arrow_prelude cimport _arrow_entry, _enum_names, _write_arrow",
             "",

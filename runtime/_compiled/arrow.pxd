@@ -11,7 +11,7 @@
 # their methods are called directly, not through a vtable.
 
 cimport cython
-from libc.stdint cimport INT32_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t
+from libc.stdint cimport INT32_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy
 
 
@@ -144,6 +144,7 @@ cdef class BinaryBuilder(Builder):
     cdef Buffer offsets, values
     cdef bint text
     cdef int too_long(self) except -1
+    cdef int append_latin1(self, const unsigned char* data, Py_ssize_t size) except -1
 
     cdef inline int append_bytes(self, const char* data, Py_ssize_t size) except -1:
         cdef Py_ssize_t end = self.values.size + size
@@ -199,6 +200,7 @@ cdef enum:
     SCALAR_BOOL = 3
     SCALAR_TEXT = 4
     SCALAR_BYTES = 5
+    SCALAR_LATIN1 = 6  # Latin-1 bytes: UTF-8 text once each byte is a code point
 
 
 cdef struct Scalar:
@@ -231,10 +233,22 @@ cdef inline int put_bool(Builder builder, bint value) except -1:
     return (<BoolBuilder>builder).append_bool(value)
 
 
+cdef inline int put_decimal(Builder builder, uint64_t value) except -1:
+    if type(builder) is not DecimalBuilder:
+        return wrong_column(builder, "a decimal")
+    return (<DecimalBuilder>builder).append_uint(value)
+
+
 cdef inline int put_bytes(Builder builder, const char* data, Py_ssize_t size, bint text) except -1:
     if type(builder) is not BinaryBuilder or (<BinaryBuilder>builder).text != text:
         return wrong_column(builder, "text" if text else "bytes")
     return (<BinaryBuilder>builder).append_bytes(data, size)
+
+
+cdef inline int put_latin1(Builder builder, const char* data, Py_ssize_t size) except -1:
+    if type(builder) is not BinaryBuilder or not (<BinaryBuilder>builder).text:
+        return wrong_column(builder, "text")
+    return (<BinaryBuilder>builder).append_latin1(<const unsigned char*>data, size)
 
 
 cdef inline int put_scalar(Builder builder, Scalar* value) except -1:
@@ -246,6 +260,8 @@ cdef inline int put_scalar(Builder builder, Scalar* value) except -1:
         return put_bool(builder, value.i != 0)
     if value.kind == SCALAR_TEXT or value.kind == SCALAR_BYTES:
         return put_bytes(builder, value.p, value.n, value.kind == SCALAR_TEXT)
+    if value.kind == SCALAR_LATIN1:
+        return put_latin1(builder, value.p, value.n)
     return builder.null()
 
 
