@@ -44,6 +44,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 DECODERS = ("sdk", "wirespec", "sdk-c")
 """The SDK's Python decoder, ``parse`` (the compiled tier when built), the SDK's native C
@@ -248,10 +249,17 @@ def _call(workload: str):
 
 
 ARROW_WORKLOADS = ("pb-limits", "pb-columns", "msgpack-str8", "msgpack-int32",
-                   "msgpack-float64", "msgpack-timestamp64")  # fmt: skip
+                   "msgpack-float64", "msgpack-timestamp64", "msgpack:fixstr", "msgpack:ext8",
+                   "msgpack:uint64", "avro_container:device", "avro_container:page_view",
+                   "plainbuffer:cell_value", "png:image_header", "png:palette", "png:text",
+                   "png:physical_dimensions", "mysql_serialization:format_description_event",
+                   "ticdc_open_protocol:key_frames", "ticdc_open_protocol:value_frames",
+                   "kafka_record_batch:record_batch", "png:compressed_text")  # fmt: skip
 """``--only arrow``: ``BatchDecoder.decode`` of batches of 256 messages into Arrow (no Spark):
-PlainBuffer small rows with a limit (``max_count``) and with two columns kept, and MessagePack
-values of one record each."""
+PlainBuffer small rows with a limit (``max_count``) and with two columns kept, MessagePack
+values of one record each, and ``<format>:<record>``: the fuzzer's seeds of that record (its
+samples and messages built from drawn models, generator/cli/fuzz.py) that parse, over and
+over."""
 ARROW_DECODERS = ("rowwriter", "write_arrow")
 """The compiled parse and the models-to-Arrow ``RowWriter``; ``write_arrow`` from the bytes."""
 
@@ -271,6 +279,8 @@ def _arrow_decoder(workload: str, decoder: str):
         limits = {"max_count": 100} if workload == "pb-limits" else None
         columns = ["primary_key", "delete_marker"] if workload == "pb-columns" else None
         c = codec("plainbuffer", "message", limits, columns)
+    elif ":" in workload:
+        values, c = _seed_messages(*workload.split(":")), codec(*workload.split(":"))
     else:
         record = workload.removeprefix("msgpack-")
         make = {
@@ -288,6 +298,32 @@ def _arrow_decoder(workload: str, decoder: str):
         decoder_.reader = None
     assert decoder_.arrow is not None and (decoder_.reader is None) == (decoder == "rowwriter")
     return decoder_, values
+
+
+def _seed_messages(fmt: str, record: str) -> list[bytes]:
+    """256 messages of ``record``: its fuzz seeds whose rows are Spark's (they parse and their
+    numbers fit the columns; and its test inputs, for Open Protocol's frames), in turn."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    from generator.cli.fuzz import seeds
+    from runtime.spark.decode import codec
+
+    c = codec(fmt, record)
+    row = pa.struct(list(to_arrow_schema(c.full_schema(), timezone="UTC")))
+    found = seeds(fmt, record)
+    if fmt == "ticdc_open_protocol":
+        suffix = ".key" if record == "key_frames" else ".value"
+        folder = Path(__file__).resolve().parent.parent / "samples" / fmt
+        found += [p.read_bytes() for p in sorted(folder.glob("*" + suffix))]
+    good = []
+    for data in found:
+        try:
+            pa.array([dict(zip(row.names, r)) for r in c.rows(None, data)], row)
+        except Exception:  # noqa: BLE001 - any: not a message of this workload
+            continue
+        good.append(data)
+    return [good[i % len(good)] for i in range(256)]
 
 
 def _decode_arrow(workload: str, decoder: str, n: int) -> None:

@@ -251,6 +251,11 @@ cdef inline int put_latin1(Builder builder, const char* data, Py_ssize_t size) e
     return (<BinaryBuilder>builder).append_latin1(<const unsigned char*>data, size)
 
 
+cdef inline int put_object(Builder builder, object value) except -1:
+    """A Python value (a spec expression's) as ``pa.array`` takes it into the column."""
+    return builder.append_value(value)
+
+
 cdef inline int put_scalar(Builder builder, Scalar* value) except -1:
     if value.kind == SCALAR_INT:
         return put_int(builder, value.i)
