@@ -300,9 +300,30 @@ def _arrow_decoder(workload: str, decoder: str):
     return decoder_, values
 
 
+_ARROW_INPUT = "WIRESPEC_ARROW_BENCH"
+"""The environment variable naming the pickle of ``<format>:<record>`` workloads' messages
+(made once by the parent: drawing the seeds is no part of what is counted, and its
+instructions vary from run to run)."""
+
+
+def _arrow_inputs(path: str, workloads) -> None:
+    """Write the messages of ``workloads`` to ``path`` (see :data:`_ARROW_INPUT`)."""
+    import pickle
+
+    seeded = {w: _seed_messages(*w.split(":")) for w in workloads if ":" in w}
+    with open(path, "wb") as out:
+        pickle.dump(seeded, out)
+
+
 def _seed_messages(fmt: str, record: str) -> list[bytes]:
     """256 messages of ``record``: its fuzz seeds whose rows are Spark's (they parse and their
-    numbers fit the columns; and its test inputs, for Open Protocol's frames), in turn."""
+    numbers fit the columns; and its test inputs, for Open Protocol's frames), in turn; read
+    from :data:`_ARROW_INPUT` when it is set."""
+    if os.environ.get(_ARROW_INPUT):
+        import pickle
+
+        with open(os.environ[_ARROW_INPUT], "rb") as made:
+            return pickle.load(made)[f"{fmt}:{record}"]  # our own file
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -540,7 +561,12 @@ def main(argv=None) -> int:
             print(f"| {workload} | {_per(workload, 'compiled', n):,.0f} |")
         return 0
     if args.only == "arrow":
-        _table(ARROW_WORKLOADS, ARROW_DECODERS, max(args.n, 2048), "message")
+        import tempfile
+
+        with tempfile.NamedTemporaryFile(suffix=".pickle") as inputs:
+            _arrow_inputs(inputs.name, ARROW_WORKLOADS)
+            os.environ[_ARROW_INPUT] = inputs.name
+            _table(ARROW_WORKLOADS, ARROW_DECODERS, max(args.n, 2048), "message")
         return 0
     if args.only == "open_protocol":
         _table(OPEN_PROTOCOL_WORKLOADS, OPEN_PROTOCOL_DECODERS, max(args.n, 500), "message")
