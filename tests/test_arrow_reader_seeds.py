@@ -16,7 +16,7 @@ import pytest
 
 from generator.cli.fuzz import seeds
 from runtime.spark.decode import load_module
-from tests.test_arrow_reader import RECORDS, check
+from tests.test_arrow_reader import RECORDS, check, pytestmark  # noqa: F401 - skipped alike
 from tests.test_fastpath import inputs
 
 ROOT = Path(__file__).resolve().parent.parent
