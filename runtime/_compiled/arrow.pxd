@@ -144,7 +144,6 @@ cdef class BinaryBuilder(Builder):
     cdef Buffer offsets, values
     cdef bint text
     cdef int too_long(self) except -1
-    cdef int append_latin1(self, const unsigned char* data, Py_ssize_t size) except -1
 
     cdef inline int append_bytes(self, const char* data, Py_ssize_t size) except -1:
         cdef Py_ssize_t end = self.values.size + size
@@ -159,6 +158,27 @@ cdef class BinaryBuilder(Builder):
             for i in range(size):
                 at[i] = data[i]
         (<int32_t*>self.offsets.grow(4))[0] = <int32_t>end
+        return self.valid()
+
+    cdef inline int append_latin1(self, const unsigned char* data, Py_ssize_t size) except -1:
+        """Latin-1 bytes as UTF-8 text, as ``bytes.decode("latin-1")`` reads them (each
+        byte is the code point of its value: two bytes from 0x80 on)."""
+        cdef Py_ssize_t i, wide = 0
+        cdef char* at
+        for i in range(size):
+            wide += data[i] >> 7
+        if self.values.size + size + wide > INT32_MAX:
+            return self.too_long()
+        at = self.values.grow(size + wide)
+        for i in range(size):
+            if data[i] < 0x80:
+                at[0] = <char>data[i]
+                at += 1
+            else:
+                at[0] = <char>(0xc0 | (data[i] >> 6))
+                at[1] = <char>(0x80 | (data[i] & 0x3f))
+                at += 2
+        (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.values.size
         return self.valid()
 
 

@@ -267,29 +267,6 @@ cdef class BinaryBuilder(Builder):
     cdef int too_long(self) except -1:
         raise OverflowError(f"{self.type} column over 2 GiB")
 
-    cdef int append_latin1(self, const unsigned char* data, Py_ssize_t size) except -1:
-        """Latin-1 bytes as UTF-8 text, as ``bytes.decode("latin-1")`` reads them (each
-        byte is the code point of its value: two bytes from 0x80 on)."""
-        cdef Py_ssize_t i, wide = 0
-        cdef unsigned char c
-        cdef char* at
-        for i in range(size):
-            wide += data[i] >> 7
-        if self.values.size + size + wide > INT32_MAX:
-            return self.too_long()
-        at = self.values.grow(size + wide)
-        for i in range(size):
-            c = data[i]
-            if c < 0x80:
-                at[0] = <char>c
-                at += 1
-            else:
-                at[0] = <char>(0xc0 | (c >> 6))
-                at[1] = <char>(0x80 | (c & 0x3f))
-                at += 2
-        (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.values.size
-        return self.valid()
-
     cdef int fill_null(self) except -1:
         (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.values.size
         return 0
