@@ -44,6 +44,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 DECODERS = ("sdk", "wirespec", "sdk-c")
 """The SDK's Python decoder, ``parse`` (the compiled tier when built), the SDK's native C
@@ -248,10 +249,17 @@ def _call(workload: str):
 
 
 ARROW_WORKLOADS = ("pb-limits", "pb-columns", "msgpack-str8", "msgpack-int32",
-                   "msgpack-float64", "msgpack-timestamp64")  # fmt: skip
+                   "msgpack-float64", "msgpack-timestamp64", "msgpack:fixstr", "msgpack:ext8",
+                   "msgpack:uint64", "avro_container:device", "avro_container:page_view",
+                   "plainbuffer:cell_value", "png:image_header", "png:palette", "png:text",
+                   "png:physical_dimensions", "mysql_serialization:format_description_event",
+                   "ticdc_open_protocol:key_frames", "ticdc_open_protocol:value_frames",
+                   "kafka_record_batch:record_batch", "png:compressed_text")  # fmt: skip
 """``--only arrow``: ``BatchDecoder.decode`` of batches of 256 messages into Arrow (no Spark):
-PlainBuffer small rows with a limit (``max_count``) and with two columns kept, and MessagePack
-values of one record each."""
+PlainBuffer small rows with a limit (``max_count``) and with two columns kept, MessagePack
+values of one record each, and ``<format>:<record>``: the fuzzer's seeds of that record (its
+samples and messages built from drawn models, generator/cli/fuzz.py) that parse, over and
+over."""
 ARROW_DECODERS = ("rowwriter", "write_arrow")
 """The compiled parse and the models-to-Arrow ``RowWriter``; ``write_arrow`` from the bytes."""
 
@@ -271,6 +279,8 @@ def _arrow_decoder(workload: str, decoder: str):
         limits = {"max_count": 100} if workload == "pb-limits" else None
         columns = ["primary_key", "delete_marker"] if workload == "pb-columns" else None
         c = codec("plainbuffer", "message", limits, columns)
+    elif ":" in workload:
+        values, c = _seed_messages(*workload.split(":")), codec(*workload.split(":"))
     else:
         record = workload.removeprefix("msgpack-")
         make = {
@@ -288,6 +298,53 @@ def _arrow_decoder(workload: str, decoder: str):
         decoder_.reader = None
     assert decoder_.arrow is not None and (decoder_.reader is None) == (decoder == "rowwriter")
     return decoder_, values
+
+
+_ARROW_INPUT = "WIRESPEC_ARROW_BENCH"
+"""The environment variable naming the pickle of ``<format>:<record>`` workloads' messages
+(made once by the parent: drawing the seeds is no part of what is counted, and its
+instructions vary from run to run)."""
+
+
+def _arrow_inputs(path: str, workloads) -> None:
+    """Write the messages of ``workloads`` to ``path`` (see :data:`_ARROW_INPUT`)."""
+    import pickle
+
+    seeded = {w: _seed_messages(*w.split(":")) for w in workloads if ":" in w}
+    with open(path, "wb") as out:
+        pickle.dump(seeded, out)
+
+
+def _seed_messages(fmt: str, record: str) -> list[bytes]:
+    """256 messages of ``record``: its fuzz seeds whose rows are Spark's (they parse and their
+    numbers fit the columns; and its test inputs, for Open Protocol's frames), in turn; read
+    from :data:`_ARROW_INPUT` when it is set."""
+    if os.environ.get(_ARROW_INPUT):
+        import pickle
+
+        with open(os.environ[_ARROW_INPUT], "rb") as made:
+            return pickle.load(made)[f"{fmt}:{record}"]  # our own file
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    from generator.cli.fuzz import seeds
+    from runtime.spark.decode import codec
+
+    c = codec(fmt, record)
+    row = pa.struct(list(to_arrow_schema(c.full_schema(), timezone="UTC")))
+    found = seeds(fmt, record)
+    if fmt == "ticdc_open_protocol":
+        suffix = ".key" if record == "key_frames" else ".value"
+        folder = Path(__file__).resolve().parent.parent / "samples" / fmt
+        found += [p.read_bytes() for p in sorted(folder.glob("*" + suffix))]
+    good = []
+    for data in found:
+        try:
+            pa.array([dict(zip(row.names, r)) for r in c.rows(None, data)], row)
+        except Exception:  # noqa: BLE001, S112 - any: not a message of this workload
+            continue
+        good.append(data)
+    return [good[i % len(good)] for i in range(256)]
 
 
 def _decode_arrow(workload: str, decoder: str, n: int) -> None:
@@ -504,7 +561,12 @@ def main(argv=None) -> int:
             print(f"| {workload} | {_per(workload, 'compiled', n):,.0f} |")
         return 0
     if args.only == "arrow":
-        _table(ARROW_WORKLOADS, ARROW_DECODERS, max(args.n, 2048), "message")
+        import tempfile
+
+        with tempfile.NamedTemporaryFile(suffix=".pickle") as inputs:
+            _arrow_inputs(inputs.name, ARROW_WORKLOADS)
+            os.environ[_ARROW_INPUT] = inputs.name
+            _table(ARROW_WORKLOADS, ARROW_DECODERS, max(args.n, 2048), "message")
         return 0
     if args.only == "open_protocol":
         _table(OPEN_PROTOCOL_WORKLOADS, OPEN_PROTOCOL_DECODERS, max(args.n, 500), "message")

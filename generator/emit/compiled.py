@@ -140,7 +140,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         pending elements (:mod:`generator.emit.compiled_pending`)."""
         self.pending_classes: set[str] = set()
         """The model classes of pending elements (read through ``LazySlot``s)."""
-        for name in self.lowering.entries:
+        for name in self.rendered():
             try:
                 self.functions[name] = self.record_function(self.lowering.plans[name])
             except NotCompiled as why:
@@ -155,7 +155,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
                     del self.functions[name]
                     self.refused[name] = f"calls {', '.join(sorted(missing))}"
                     changed = True
-        self.entries = [name for name in self.lowering.entries if name in self.functions]
+        self.entries = [name for name in self.rendered() if name in self.functions]
         self.map_records()
         self.rows: dict[str, str] = {}
         """Record -> its row iterator (:mod:`generator.emit.compiled_rows`)."""
@@ -167,6 +167,11 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
                     continue
                 if self.callees[f"rows {name}"] <= set(self.functions):
                     self.rows[name] = function
+
+    def rendered(self) -> list[str]:
+        """The records given a function of their own: those ``parse`` reads by a reader
+        (the lowering's entries)."""
+        return self.lowering.entries
 
     def map_records(self) -> None:
         """The readers of the records with ``map:``, fused with their sources' reading."""
@@ -252,8 +257,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             body.append(self.pair_function())
         body += self.rows_section()
         entries = [
-            f'    "{name}": _entry({self.reader(name)}, {self.depth(name)},'
-            f" {self.whole()}),"
+            f'    "{name}": _entry({self.reader(name)}, {self.depth(name)}, {self.whole()}),'
             for name in self.entries
         ]
         body.append("\n".join(["_ENTRIES = {", *entries, "}"]))
@@ -447,6 +451,9 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         """A chunk of such a region -> the ``IntTables`` it stores its numbers in."""
         self.member_lists: set[str] = set()
         """Lists of enum members read by chunks (:mod:`compiled_lists`)."""
+        self.byte_lengths: dict[str, str] = {}
+        """Bytes variable -> its length as a C number, where the reader keeps no bytes
+        object (the Arrow writers' values: ``len`` of it in C, :mod:`compiled_lists`)."""
         self._collect(plan.steps)
         self.name = plan.name
         self.plan = plan

@@ -19,10 +19,12 @@ switch's default) raise :class:`NotCompiled` and keep the model path only.
 
 from __future__ import annotations
 
+import ast
+
 from generator.emit.compiled import CompiledEmitter
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.lowering import Lowering
-from generator.emit.plan import Build, Checksum, walk_steps
+from generator.emit.plan import Bits, Build, Checksum, Derived, Number, walk_steps
 
 _RAW = ("int", "float", "bool", "string", "binary")
 _FLOATS = ("float", "double")
@@ -36,7 +38,9 @@ class ArrowEmitter(CompiledEmitter):
     records whose Spark rows are the elements of one of their fields (``spark: {row:}``),
     record -> that field; ``paths``: records whose rows are a path (not written here)."""
 
+    decline_text = "return -1"
     shares_row_elements = False  # the elements go to the column builders as they are read
+    expressions_in_c = True  # no Python objects here: an expression C covers is C
     pends_elements = False  # likewise
 
     def __init__(self, spec, lowering: Lowering, tables: dict, rows: dict, paths=()):
@@ -89,15 +93,24 @@ class ArrowEmitter(CompiledEmitter):
 
     # -- a record ------------------------------------------------------------------------
 
+    def rendered(self) -> list[str]:
+        """Every record with Spark columns and a plan: one read only inline by its parent
+        (PNG's chunk payloads) is still a record a query decodes on its own."""
+        return [name for name in self.lowering.plans if name in self.tables]
+
     def record_function(self, plan) -> str:
         if plan.name not in self.tables or plan.name in self.paths:
             raise NotCompiled("no Spark columns of its own")
         builds = [s for s in walk_steps(plan.steps) if isinstance(s, Build)]
         self.builds = {s.var: s for s in builds}
+        self.repeats_read = {s.var: s.item for s in walk_steps(plan.steps) if hasattr(s, "until")}
+        """List variable -> the variable of each element (a record's, when read inline)."""
         self.targets: dict[str, str] = {}
         """Variable -> the builder a record read into it is written to (as it is read)."""
         self.builders: dict[str, str] = {}
         """Local builder -> its declaration (found once a call, not once a value)."""
+        self.values: dict[str, tuple[str, str]] = {}
+        """List of values read inline -> (the values' kind, the builder of its elements)."""
         top = dict(self.builds["model"].fields)
         row_field = self.rows.get(plan.name)
         if row_field is not None:
@@ -105,24 +118,40 @@ class ArrowEmitter(CompiledEmitter):
         else:
             for var, kind, builder in self.columns(plan.name, top, "out"):
                 self.aim(var, kind, builder)
-        self.expressions = False
-        text = super().record_function(plan)
-        if self.expressions or "return None" in text:
-            raise NotCompiled("reads spec expressions or a process: codec")
-        return text
+        steps = list(walk_steps(plan.steps))
+        self.stand_ins = {
+            getattr(s, "var", None) for s in steps if not isinstance(s, (Derived, Number, Bits))
+        } | {getattr(s, "item", None) for s in steps}
+        """Variables that hold no value here (True for text, bytes, records and lists:
+        their values are in the builders), which no Python expression may read."""
+        return super().record_function(plan)
+
+    def python(self, expression: str) -> str:
+        """An expression evaluated in Python, when it reads only numbers and other
+        expressions' values (nothing that is a stand-in here)."""
+        names = {n.id for n in ast.walk(ast.parse(expression, mode="eval")) if isinstance(n, ast.Name)}
+        if names & self.stand_ins:
+            raise NotCompiled(f"an expression of {', '.join(sorted(names & self.stand_ins))}")
+        return super().python(expression)
 
     def columns(self, record: str, fields: dict, struct: str) -> list[tuple[str, object, str]]:
         """``(variable, kind, builder)`` of each Spark column of ``record``, whose model
         fields are in ``fields`` (name -> variable), in struct builder ``struct``."""
         out = []
         for k, (_name, slot, kind, _nullable) in enumerate(self.tables[record]):
-            if slot not in fields:
-                raise NotCompiled(f"{record}: column {slot} is no field of its own")
+            # an inlined column (``body.flags``): a field of a record read inline here
+            *path, field = slot.split(".")
+            inner = fields
+            for part in path:
+                read_here = part in inner and inner[part] in self.builds
+                inner = dict(self.builds[inner[part]].fields) if read_here else {}
+            if field not in inner:
+                raise NotCompiled(f"{record}: column {slot} is no field read here")
             shape = kind[0] if isinstance(kind, tuple) else ""
             ctype = {"list": "ListBuilder", "record": "StructBuilder", "switch": "StructBuilder"}
             name = f"{struct}_{k}"
             out.append(
-                (fields[slot], kind, self.local(name, ctype.get(shape, "Builder"), k, struct))
+                (inner[field], kind, self.local(name, ctype.get(shape, "Builder"), k, struct))
             )
         return out
 
@@ -137,8 +166,19 @@ class ArrowEmitter(CompiledEmitter):
         """Note where the records read into ``var`` go (lists and records read by a call;
         inline records' own columns)."""
         if isinstance(kind, tuple) and kind[0] == "list" and isinstance(kind[1], tuple):
-            if kind[1][0] == "record":
-                self.targets[var] = self.local(f"{builder}_e", "StructBuilder", None, builder)
+            if kind[1][0] != "record":
+                return
+            self.targets[var] = self.local(f"{builder}_e", "StructBuilder", None, builder)
+            self.values[var] = (kind[1], self.targets[var])
+            item = self.repeats_read.get(var)
+            if item in self.builds:  # elements read inline: their own lists and records too
+                element = dict(self.builds[item].fields)
+                for inner, k, b in self.columns(kind[1][1], element, self.targets[var]):
+                    self.aim(inner, k, b)
+        elif isinstance(kind, tuple) and kind[0] == "list" and kind[1] in _RAW:
+            # values read inline, each appended to the list's child as it is read
+            self.targets[var] = builder
+            self.values[var] = (kind[1], self.local(f"{builder}_e", "Builder", None, builder))
         elif isinstance(kind, tuple) and kind[0] == "record":
             if var in self.builds:
                 for inner, k, b in self.columns(kind[1], dict(self.builds[var].fields), builder):
@@ -198,12 +238,6 @@ class ArrowEmitter(CompiledEmitter):
             raise NotCompiled(f"{step.var}: 64 unsigned bits")
         super().bits(step, at)
 
-    def computed(self, step) -> None:
-        """A length computed in C only (no Python objects here)."""
-        if self.c_expression(step.expression) is None:
-            raise NotCompiled(f"{step.var}: a size computed in Python")
-        super().computed(step)
-
     def choice(self, step) -> None:
         raise NotCompiled(f"{step.var}: a choice")
 
@@ -212,7 +246,17 @@ class ArrowEmitter(CompiledEmitter):
 
     def item(self, step) -> None:
         if step.steps is not None:
-            raise NotCompiled(f"{step.var}: elements read inline")
+            if step.var not in self.values:
+                raise NotCompiled(f"{step.var}: elements read inline")
+            kind, builder = self.values[step.var]
+            self.item_index(step)
+            self.branch(step.steps, step.end)
+            if isinstance(kind, tuple):  # a record read inline: its columns, in the element
+                self.write_columns(kind[1], dict(self.builds[step.item].fields), builder)
+            else:
+                self.write(step.item, kind, builder, {}, nullable=False)
+            self.w.line(f"{step.item}_n += 1")
+            return
         self.calls.add(step.record)
         self.declare(step.item, "int")
         self.w.line(f"{step.item} = {self.raw_call(step.record, step.end, step.var)}")
@@ -278,9 +322,13 @@ class ArrowEmitter(CompiledEmitter):
                 self.w.line(f"for {var}_i in range({n}):")
                 with self.w.indent():
                     self.decline_if(f"buf[{start} + {var}_i] >= 0x80")
-            else:
+            elif encoding != "latin1":  # every byte is Latin-1: converted as it is put
                 raise NotCompiled(f"{var}: encoding {step.encoding}")
+        if step.kind == "bytes":  # an expression's len() of it: this length, in C
+            self.byte_lengths[var] = n
         kind = "BYTES" if step.kind == "bytes" else "TEXT"
+        if step.kind != "bytes" and step.encoding.replace("-", "").lower() == "latin1":
+            kind = "LATIN1"
         self.scalar(var, kind, p=f"<const char*>buf + {start}", n=n)
 
     # -- the columns, where the model reader builds its model ----------------------------
@@ -316,6 +364,11 @@ class ArrowEmitter(CompiledEmitter):
                 raise NotCompiled(f"{var}: a {ctype} in a {kind} column")
             self.w.line(f"{put}({builder}, {var})")
             return
+        if ctype == "uint64_t":  # what a long cannot hold: a decimal column
+            if kind != "decimal":
+                raise NotCompiled(f"{var}: a uint64_t in a {kind} column")
+            self.w.line(f"put_decimal({builder}, {var})")
+            return
         if isinstance(kind, tuple) and kind[0] == "switch":  # None: a case without payload
             self.switch_columns(var, kind, builder, fields)
             return
@@ -328,10 +381,12 @@ class ArrowEmitter(CompiledEmitter):
             self.present(var, kind, builder, fields)
 
     def present(self, var: str, kind, builder: str, fields: dict) -> None:
-        if kind in _RAW:
-            if f"{var}_s" not in self.decls:
-                raise NotCompiled(f"{var}: no C value for a {kind} column")
+        if kind in _RAW and f"{var}_s" in self.decls:
             self.w.line(f"put_scalar({builder}, &{var}_s)")
+        elif kind in _RAW:
+            if var in self.stand_ins or var in self.decls:
+                raise NotCompiled(f"{var}: no value for a {kind} column")
+            self.w.line(f"put_object({builder}, {var})")  # an expression's Python value
         elif kind == "enum":
             step = self.numbers.get(var)
             if step is None or not step.enum:
@@ -385,9 +440,10 @@ class ArrowEmitter(CompiledEmitter):
             "# -- Spark's Arrow columns straight from the bytes (generator/emit/compiled_arrow.py) --",
             "",
             "from runtime._compiled.arrow cimport (",
-            "    SCALAR_BOOL, SCALAR_BYTES, SCALAR_FLOAT, SCALAR_INT, SCALAR_TEXT, Builder,",
-            "    ListBuilder, Scalar, StructBuilder, put_bool, put_bytes, put_double, put_int,",
-            "    put_scalar, utf8_valid,",
+            "    SCALAR_BOOL, SCALAR_BYTES, SCALAR_FLOAT, SCALAR_INT, SCALAR_LATIN1, SCALAR_TEXT,",
+            "    Builder,",
+            "    ListBuilder, Scalar, StructBuilder, put_bool, put_bytes, put_decimal, put_double,",
+            "    put_int, put_object, put_scalar, utf8_valid,",
             ")",
             "from runtime._compiled.arrow_prelude cimport _arrow_entry, _enum_names, _write_arrow",
             "",

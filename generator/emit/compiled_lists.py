@@ -6,7 +6,8 @@ the quick tier's model holds them, and into an ``IntTables`` beside them
 (runtime/_compiled/int_tables.pxd); a chunk of enum members is read where it is, each an int
 of its value below 256 (runtime/_compiled/member_lists.pxd). An expression that
 :meth:`ListExpressions.list_expression` covers (``len`` of such a list or of a table, an
-element, ``in``, ``min``/``max`` of members, enum members, small sums, comparisons,
+element, ``in``, ``min``/``max`` of members, enum members, ``len`` of bytes held as a
+pointer and a length (the Arrow writers'), small sums, comparisons,
 ``and``/``or``/``if``) is then C arithmetic, not Python indexing and comparison of ints.
 Where Python would raise (IndexError, ValueError), ``list_failed`` is set and the reader
 declines, as it does on the Python error; ``and``, ``or`` and ``if`` short-circuit in C as
@@ -60,6 +61,10 @@ def int_lists_region(step: FromEnd) -> Chunk | None:
 class ListExpressions:
     """The compiled emitter's part for expressions over lists (see the module docstring)."""
 
+    expressions_in_c = False
+    """Whether an expression that reads no such list is C too where C covers it (the
+    model readers keep their other expressions' Python evaluation, as the quick tier's)."""
+
     def int_tables_region(self, step: FromEnd) -> None:
         """Room for ``step``'s lists in C, when it is a region of integer lists."""
         chunk = int_lists_region(step)
@@ -86,15 +91,14 @@ class ListExpressions:
 
     def list_expression(self, expression: str) -> str | None:
         """``expression`` as C (an ``int64_t`` or a truth value), when it reads a region
-        of integer lists or a list of enum members and only what C holds exactly; None
-        otherwise."""
-        lists = self.int_tables.keys() | self.member_lists
-        if not lists:
-            return None
+        of integer lists, a list of enum members or bytes held in C (any expression, with
+        :attr:`expressions_in_c`), and only what C holds exactly; None otherwise."""
+        lists = self.int_tables.keys() | self.member_lists | self.byte_lengths.keys()
         tree = ast.parse(expression, mode="eval").body
         if sum(1 for _ in ast.walk(tree)) > 32:  # a few small terms: 64 bits cannot overflow
             return None
-        if not any(isinstance(n, ast.Name) and n.id in lists for n in ast.walk(tree)):
+        reads_lists = any(isinstance(n, ast.Name) and n.id in lists for n in ast.walk(tree))
+        if not reads_lists and not self.expressions_in_c:
             return None
         try:
             code, _ = self._c(tree)
@@ -108,8 +112,11 @@ class ListExpressions:
         code = self.list_expression(expression)
         if code is None:
             return False
-        self.declare("list_failed", "bint")
         self.declare(var, "int64_t")
+        if "list_failed" not in code:  # reads no list: nothing in it can fail
+            self.w.line(f"{var} = {code}")
+            return True
+        self.declare("list_failed", "bint")
         self.w.line("list_failed = False")
         self.w.line(f"{var} = {code}")
         self.decline_if("list_failed")
@@ -153,6 +160,8 @@ class ListExpressions:
                 return f"<int64_t>{self.members_read(arg.id)[2]}", "small"
             if isinstance(arg, ast.Name) and arg.id in self.int_tables:
                 return f"<int64_t>{self.int_tables[arg.id]}.count", "small"
+            if isinstance(arg, ast.Name) and arg.id in self.byte_lengths:
+                return f"<int64_t>{self.byte_lengths[arg.id]}", "small"
             if isinstance(arg, ast.Subscript) and _table_name(arg.value, self.int_tables):
                 tables = self.int_tables[arg.value.id]
                 i = self._small(arg.slice)
@@ -179,6 +188,16 @@ class ListExpressions:
                 return f"{prefix}_in({value}, {members})", "truth"
             if isinstance(node.ops[0], ast.NotIn):
                 return f"(not {prefix}_in({value}, {members}))", "truth"
+        if (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], (ast.In, ast.NotIn))
+            and isinstance(node.comparators[0], (ast.List, ast.Tuple, ast.Set))
+        ):  # a value among literals: a comparison with each
+            value = self._small(node.left)
+            tests = [f"{value} == {self._small(item)}" for item in node.comparators[0].elts]
+            found = f"({' or '.join(tests) or '0'})"
+            return (found if isinstance(node.ops[0], ast.In) else f"(not {found})"), "truth"
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
             op = _COMPARISONS.get(type(node.ops[0]))
             (left, lk), (right, rk) = self._c(node.left), self._c(node.comparators[0])

@@ -11,7 +11,7 @@
 # their methods are called directly, not through a vtable.
 
 cimport cython
-from libc.stdint cimport INT32_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t
+from libc.stdint cimport INT32_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy
 
 
@@ -160,6 +160,27 @@ cdef class BinaryBuilder(Builder):
         (<int32_t*>self.offsets.grow(4))[0] = <int32_t>end
         return self.valid()
 
+    cdef inline int append_latin1(self, const unsigned char* data, Py_ssize_t size) except -1:
+        """Latin-1 bytes as UTF-8 text, as ``bytes.decode("latin-1")`` reads them (each
+        byte is the code point of its value: two bytes from 0x80 on)."""
+        cdef Py_ssize_t i, wide = 0
+        cdef char* at
+        for i in range(size):
+            wide += data[i] >> 7
+        if self.values.size + size + wide > INT32_MAX:
+            return self.too_long()
+        at = self.values.grow(size + wide)
+        for i in range(size):
+            if data[i] < 0x80:
+                at[0] = <char>data[i]
+                at += 1
+            else:
+                at[0] = <char>(0xc0 | (data[i] >> 6))
+                at[1] = <char>(0x80 | (data[i] & 0x3f))
+                at += 2
+        (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.values.size
+        return self.valid()
+
 
 @cython.final
 cdef class DecimalBuilder(FixedBuilder):
@@ -199,6 +220,7 @@ cdef enum:
     SCALAR_BOOL = 3
     SCALAR_TEXT = 4
     SCALAR_BYTES = 5
+    SCALAR_LATIN1 = 6  # Latin-1 bytes: UTF-8 text once each byte is a code point
 
 
 cdef struct Scalar:
@@ -231,10 +253,27 @@ cdef inline int put_bool(Builder builder, bint value) except -1:
     return (<BoolBuilder>builder).append_bool(value)
 
 
+cdef inline int put_decimal(Builder builder, uint64_t value) except -1:
+    if type(builder) is not DecimalBuilder:
+        return wrong_column(builder, "a decimal")
+    return (<DecimalBuilder>builder).append_uint(value)
+
+
 cdef inline int put_bytes(Builder builder, const char* data, Py_ssize_t size, bint text) except -1:
     if type(builder) is not BinaryBuilder or (<BinaryBuilder>builder).text != text:
         return wrong_column(builder, "text" if text else "bytes")
     return (<BinaryBuilder>builder).append_bytes(data, size)
+
+
+cdef inline int put_latin1(Builder builder, const char* data, Py_ssize_t size) except -1:
+    if type(builder) is not BinaryBuilder or not (<BinaryBuilder>builder).text:
+        return wrong_column(builder, "text")
+    return (<BinaryBuilder>builder).append_latin1(<const unsigned char*>data, size)
+
+
+cdef inline int put_object(Builder builder, object value) except -1:
+    """A Python value (a spec expression's) as ``pa.array`` takes it into the column."""
+    return builder.append_value(value)
 
 
 cdef inline int put_scalar(Builder builder, Scalar* value) except -1:
@@ -246,6 +285,8 @@ cdef inline int put_scalar(Builder builder, Scalar* value) except -1:
         return put_bool(builder, value.i != 0)
     if value.kind == SCALAR_TEXT or value.kind == SCALAR_BYTES:
         return put_bytes(builder, value.p, value.n, value.kind == SCALAR_TEXT)
+    if value.kind == SCALAR_LATIN1:
+        return put_latin1(builder, value.p, value.n)
     return builder.null()
 
 
