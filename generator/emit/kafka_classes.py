@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import textwrap
 
+from generator.emit.event_json import JsonField, event_functions, event_views
 from generator.spec import pytext
 from generator.spec.model import KafkaMessage, Spec
 
@@ -90,63 +91,44 @@ def render_kafka_classes(spec: Spec) -> str:
         '\nthe Kafka codec\'s table of event types, the compiled kernel\'s too."""'
     )]  # fmt: skip
     if views:
-        view_table = ["_EVENT_VIEWS = {", *(f"    {f!r}: {v}," for f, v in views.items()), "}", (
-            '"""How the JSON form shows these event fields (their keys\' ``logical:`` or open'
-            '\n``enum:``)."""'
-        )]  # fmt: skip
-        blocks.insert(0, "\n".join(view_table))
+        blocks.insert(0, event_views(views))
     return "\n\n\n".join(blocks + ["\n".join(table)])
 
 
 def _json_form(spec: Spec, cls, where: str, views: dict) -> list[str]:
     """``_event_json_<member>(ev, image)`` and ``_event_from_json_<member>(e, image)``: the
-    JSON form of a class's events (``image``: the codec's of a row section): ``type`` the
-    member in lower case, ``op`` for row sections, the model's fields by their keys' types
+    JSON form of a class's events (:mod:`generator.emit.event_json`): ``type`` the member
+    in lower case, ``op`` for row sections, the model's fields by their keys' types
     (sections shown last); a field left out reads as the model's default."""
-    name, keys = cls.member.lower(), {}  # keys: field -> the key that carries it
+    keys = {}  # field -> the key that carries it
     for source in dict.fromkeys(source for _, source in cls.fields):
         for k in spec.json_documents[source].keys:
             keys.setdefault(k.field, k)
     model = spec.imported_models[f"{cls.module}.{cls.model}"]
     defaults = {f.name: f.default for f in model.fields}
     sections = [f for f, _ in cls.fields if keys[f].type == "map"]
-    shown, back = {}, []  # field -> its line of each way
+    fields = []
     for field, _ in cls.fields:
         key, default, value = keys[field], defaults[field], f"ev.{field}"
         got = f"e.get({field!r}" + (", " + repr(default) if default is not None and
                                     default is not dataclasses.MISSING else "") + ")"  # fmt: skip
+        enum = ""
         if key.type == "map":
             value, got = f"image({value})", f"image({got}, {field!r})"
         elif key.enum and key.open:
-            views[field] = f"rt_codec.OpenEnum({_camel(key.enum)})"
-            value = f"_EVENT_VIEWS[{field!r}].to_json({value})"
-            got = f"_EVENT_VIEWS[{field!r}].from_json({got}, {field!r})"
+            enum = _camel(key.enum)
         elif key.type in ("u64", "s64"):
             check = "_int_from" if default is dataclasses.MISSING else "_opt_int_from"
             got = f"rt_op_json.{check}({got}, {field!r})"
         elif key.type == "bool":
             got = f"bool({got})"
-        if key.logical:
-            views[field] = f"rt_codec.TimeBeside({key.logical!r})"
-            shown[field] = f"    _EVENT_VIEWS[{field!r}].put(out, {field!r}, {value})"
-            got = f"_EVENT_VIEWS[{field!r}].checked(e, {field!r}, {got})"
-        else:
-            shown[field] = f"    out[{field!r}] = {value}"
-        back.append(f"        {field}={got},")
-    op = ", 'op': ev.op" if sections else ""
-    out = [f"def _event_json_{name}(ev, image):",
-           f'    """{where}: the JSON form of a {cls.member} event ``ev``."""',
-           f"    out = {{'type': {name!r}{op}}}",
-           *[line for f, line in shown.items() if f not in sections],
-           *[shown[f] for f in sections], "    return out"]  # fmt: skip
-    back = [f"def _event_from_json_{name}(e, image):",
-            f'    """{where}: the {cls.model} of the JSON form', f'    ``e`` of a {cls.member} event."""',
-            f"    {'ev = ' if sections else 'return '}rt_{cls.module}.{cls.model}(", *back, "    )"]  # fmt: skip
-    if sections:
-        back += ["    if 'op' in e and e['op'] != ev.op:",
-                 "        message = f\"op {e['op']!r} disagrees with new/old ({ev.op})\"",
-                 "        raise rt.EncodeError(message, path='op')", "    return ev"]  # fmt: skip
-    return ["\n".join(out), "\n".join(back)]
+        fields.append(JsonField(field, value, got, enum, key.logical or ""))
+    name = cls.member.lower()
+    head = f"{{'type': {name!r}" + (", 'op': ev.op}" if sections else "}")
+    tail = ["    if 'op' in e and e['op'] != ev.op:",
+            "        message = f\"op {e['op']!r} disagrees with new/old ({ev.op})\"",
+            "        raise rt.EncodeError(message, path='op')"] if sections else ()  # fmt: skip
+    return event_functions(where, cls, fields, views, head=head, last=sections, back_tail=tail)
 
 
 def _camel(name: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from generator.emit import protobuf
+from generator.emit.event_json import render_map_json_form
 from generator.emit.kafka_classes import render_kafka_classes
 from generator.emit.mapping import mapping_modules, render_mapping
 from generator.emit.pysource import valid_message_arg
@@ -154,6 +155,10 @@ class ModuleEmitter(SparkColumns):
     def way_backs(self) -> list[tuple[Record, str]]:
         """(record, source of its way back's functions) of each ``map:`` with ``batch:``."""
         return [(r, render_way_back(self.spec, r)) for r in way_backs(self.spec.records)]
+
+    def json_forms(self) -> list[tuple[Record, str]]:
+        """(record, source of its events' JSON form) of each ``map:`` with ``batch:``."""
+        return [(r, render_map_json_form(self.spec, r)) for r in way_backs(self.spec.records)]
 
     def kafka_batch(self) -> str:
         """The source of ``_batch_<record>``, a ``kafka_message:``'s ``batch:`` ("": none)."""

@@ -293,10 +293,11 @@ class FieldBuilder:
                     raise self.error(parts + (name,), f"{value!r} is not a record with map:")
                 out[name] = f"MAPPINGS[{value!r}]"
                 continue
-            if declared[name] == "unmapping":
+            if declared[name] in ("unmapping", "json_form"):  # both read from the way back
                 if "batch" not in self.data["records"].get(value, {}).get("map", {}):
                     raise self.error(parts + (name,), f"{value!r} is not a record with map: batch:")
-                out[name] = f"UNMAPPINGS[{value!r}]"
+                table = "UNMAPPINGS" if declared[name] == "unmapping" else "JSON_FORMS"
+                out[name] = f"{table}[{value!r}]"
                 continue
             if declared[name] == "models":  # the module of an imported spec's models:
                 if not any(q.startswith(f"{value}.") for q in self.imported_models):

@@ -97,6 +97,7 @@ MODULE_CONSTANTS = frozenset(
         "VALUE_DECODERS",
         "MAPPINGS",
         "UNMAPPINGS",
+        "JSON_FORMS",
     ]
 )
 """Upper-case module names; an enum attribute table ``ENUM_ATTRIBUTE`` may not be one."""

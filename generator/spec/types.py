@@ -294,7 +294,9 @@ class RuntimeType:
     ``runtime.core.refs.Dictionary`` of a field with ``interned:``) | ``decoder`` (the
     ``runtime.core.value_kinds.ValueKinds`` of a chunk with ``decode_by:``) | ``mapping``
     (the generated function of a record's ``map:``) | ``unmapping`` (its way back,
-    ``runtime.core.unmap.WayBack``, when the ``map:`` has ``batch:``), all required."""
+    ``runtime.core.unmap.WayBack``, when the ``map:`` has ``batch:``) | ``json_form`` (the
+    JSON form of its events, ``JSON_FORMS[record]``: :mod:`generator.emit.event_json`),
+    all required."""
     python: str = "object"
     """Annotation of the field in the record's model class."""
     rows_spark: str = ""
@@ -327,10 +329,10 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
             "values": "decoder",
             "column_types": "enum",
             "column_flags": "enum",
-            "ddl_types": "enum",
             "terms": "dictionary",
             "mapping": "mapping",
             "unmapping": "unmapping",
+            "json_form": "json_form",
             "models": "models",
         },
         python="list",

@@ -396,6 +396,31 @@ def int_from_json(value, path: str = "") -> int:
     raise EncodeError(f"expected an integer, got {value!r}", path=path)
 
 
+def key_from_json(d: dict, key: str):
+    """``d[key]``, the value of a key a JSON form must have (the generated JSON forms of
+    events: :mod:`generator.emit.event_json`).
+
+    >>> key_from_json({"query": "DROP TABLE t"}, "query")
+    'DROP TABLE t'
+    >>> key_from_json({}, "query")
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: query: missing key 'query'
+    """
+    try:
+        return d[key]
+    except KeyError:
+        raise EncodeError(f"missing key {key!r}", path=key) from None
+
+
+def str_from_json(value, path: str = "", nullable: bool = False):
+    """``value`` when it is a string (or, ``nullable``, None), else the EncodeError."""
+    if isinstance(value, str) or (nullable and value is None):
+        return value
+    what = "a string or null" if nullable else "a string"
+    raise EncodeError(f"expected {what}, got {value!r}", path=path)
+
+
 def float_from_json(value, path: str = "") -> float:
     if isinstance(value, dict) and set(value) == {"$f64"}:
         try:

@@ -15,7 +15,9 @@ parts live by concept beside it:
   which gives up to the checked one;
 - the way back (events -> frames, and ``encode_events``' batches) is the spec's, the
   generated ``UNMAPPINGS["message"]``, run here quick and checked;
-- :mod:`runtime.formats.craft_json`: the JSON form of events.
+- the JSON form of events is the spec's, the generated ``JSON_FORMS["message"]``
+  (generator/emit/event_json.py); their row images' columns are
+  :meth:`runtime.formats.ticdc_json.EventNames.image_from_json`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ from runtime.core.event_messages import EventMessages, ReadEvents, kept_events
 from runtime.core.spans import current as current_spans
 from runtime.core.unmap import WriteFaults, give_up
 from runtime.formats.craft_events import _checked_events, _Path, _read_frame
-from runtime.formats.craft_json import _event_json, _event_to_json
 from runtime.formats.ticdc_json import EventNames
 
 
@@ -92,7 +93,7 @@ class CraftMessage(EventMessages, Construct):
         compiled: bool = True,
         column_types=None,
         column_flags=None,
-        ddl_types=None,
+        json_form=None,
         models=None,
     ):
         super().__init__()
@@ -101,7 +102,8 @@ class CraftMessage(EventMessages, Construct):
         self.mapping = mapping
         self.unmapping = unmapping
         self.batch = unmapping.batch  # encode_events: the spec's batch:
-        self.names = EventNames(column_types, column_flags, ddl_types)
+        self.names = EventNames(column_types, column_flags)
+        self.json_of, self.event_from_json = json_form
         self.models = models
         self.fast = fast
         self.tries_compiled = compiled
@@ -258,8 +260,20 @@ class CraftMessage(EventMessages, Construct):
 
     def to_json(self, events) -> list[dict]:
         """The JSON form of events: readable codes, text and commit times
-        (:mod:`runtime.formats.ticdc_json`)."""
-        return [_event_to_json(ev, self.names, self.models) for ev in events]
+        (:mod:`runtime.formats.ticdc_json`), each as its class's ``json_form`` shows it."""
+        json_of, image = self.json_of, self.names.image_json
+        try:
+            return [json_of[type(ev)](ev, image) for ev in events]
+        except KeyError:  # a subclass of a model class, or no model at all
+            return [self._json_of(ev)(ev, image) for ev in events]
+
+    def _json_of(self, event):
+        for model, form in self.json_of.items():
+            if isinstance(event, model):
+                return form
+        raise EncodeError(
+            f"not a {self.models.__name__.rpartition('.')[2]} event: {type(event).__name__}"
+        )
 
     def put(self, out: dict, name: str, events) -> None:
         """The view protocol of ``runtime.core.codec.to_jsonable`` (a module's ``JSON_VIEWS``)."""
@@ -270,11 +284,15 @@ class CraftMessage(EventMessages, Construct):
         ``{"$hex"}`` for text are taken too)."""
         if not isinstance(value, list):
             raise EncodeError(f"expected a list of events, got {type(value).__name__}")
-        out = []
+        out, event_from_json, image = [], self.event_from_json, self._image_from_json
         for i, d in enumerate(value):
             with _Path("events", i):
-                out.append(_event_json(d, self.values, self.names, self.models))
+                out.append(event_from_json(d, image))
         return out
+
+    def _image_from_json(self, items, path: str) -> list | None:
+        """The ``image`` of ``json_form``: a row image's columns, values by their kinds."""
+        return self.names.image_from_json(items, self.values.wire_type, self.models.Column, path)
 
     # -- construct protocol ------------------------------------------------------------
     def _parse(self, stream, context, path):

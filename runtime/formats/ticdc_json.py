@@ -12,6 +12,9 @@ both that and the plain spellings, so ``encode(decode(x)) == x``:
   time (UTC); a ``commit_ts_time`` that disagrees with ``commit_ts`` is refused on encode;
 * a DDL's ``ddl_type`` is its ``ddl_type`` member name.
 
+The event's fields are the generated JSON forms' (the spec's ``logical:`` and open
+``enum:``: :mod:`generator.emit.event_json`); the columns of its row images are here.
+
     >>> import enum
     >>> class T(enum.IntEnum):
     ...     VARCHAR = 15
@@ -30,12 +33,17 @@ both that and the plain spellings, so ``encode(decode(x)) == x``:
 
 from __future__ import annotations
 
-from runtime.core.codec import OpenEnum, TimeBeside, bytes_from_json, to_jsonable
+from runtime.core.codec import (
+    OpenEnum,
+    bytes_from_json,
+    float_from_json,
+    int_from_json,
+    key_from_json,
+    str_from_json,
+    to_jsonable,
+)
 from runtime.core.errors import EncodeError
 from runtime.formats.ticdc_rows import FLAG_BINARY
-
-COMMIT_TS = TimeBeside("tidb_tso")
-"""``commit_ts`` is a TiDB TSO: ``commit_ts_time`` beside it on the way out, checked back."""
 
 
 def text_or_hex(value: bytes, flags: int):
@@ -59,10 +67,9 @@ def bytes_value_from_json(value, path: str = "") -> bytes:
 class EventNames:
     """The spec's enums the JSON form names codes by (None: that code stays a number)."""
 
-    def __init__(self, column_types=None, column_flags=None, ddl_types=None):
+    def __init__(self, column_types=None, column_flags=None):
         self.types = OpenEnum(column_types) if column_types is not None else None
         self.flags = OpenEnum(column_flags) if column_flags is not None else None
-        self.ddl_types = OpenEnum(ddl_types) if ddl_types is not None else None
 
     # -- out ----------------------------------------------------------------------------
 
@@ -71,9 +78,6 @@ class EventNames:
 
     def flags_json(self, flags: int):
         return self.flags.to_json(flags) if self.flags else to_jsonable(flags)
-
-    def ddl_type_json(self, code: int):
-        return self.ddl_types.to_json(code) if self.ddl_types else to_jsonable(code)
 
     def value_json(self, column):
         """A column's value: bytes as :func:`text_or_hex`, anything else as it is."""
@@ -92,10 +96,6 @@ class EventNames:
     def image_json(self, columns):
         return None if columns is None else [self.column_json(c) for c in columns]
 
-    @staticmethod
-    def put_commit_ts(out: dict, ts: int) -> None:
-        COMMIT_TS.put(out, "commit_ts", ts)
-
     # -- back ---------------------------------------------------------------------------
 
     def type_from_json(self, value, path: str = "") -> int:
@@ -104,13 +104,45 @@ class EventNames:
     def flags_from_json(self, value, path: str = "") -> int:
         return _coded(self.flags, value, path)
 
-    def ddl_type_from_json(self, value, path: str = "") -> int:
-        return _coded(self.ddl_types, value, path)
+    def image_from_json(self, items, wire_type, column, path: str = "") -> list | None:
+        """A row image (the columns of one group) from its JSON form: each value read as
+        its kind (``wire_type(code, flags)``: the spec's ``decode_by:`` kinds, None for a
+        code it does not list) says, each column made by ``column(name, type, flags, value)``.
 
-    @staticmethod
-    def commit_ts_checked(d: dict, ts: int) -> int:
-        """``ts`` read from ``d["commit_ts"]``, once ``d``'s ``commit_ts_time`` agrees."""
-        return COMMIT_TS.checked(d, "commit_ts", ts)
+            >>> from generated.models.ticdc_types import Column
+            >>> kinds = {3: "varint", 15: "bytes"}
+            >>> EventNames().image_from_json([{"name": "id", "type": 3, "value": "7"},
+            ...     {"name": "s", "type": 15, "value": "x"}], lambda t, f: kinds.get(t), Column)
+            [Column(name='id', type=3, flags=0, value=7), Column(name='s', type=15, flags=0, value=b'x')]
+        """
+        if items is None:
+            return None
+        if not isinstance(items, list):
+            raise EncodeError(f"expected a list of columns, got {items!r}", path=path)
+        out = []
+        for j, c in enumerate(items):
+            key = "type"  # the key whose value an error is about
+            try:
+                if not isinstance(c, dict):
+                    raise EncodeError(f"expected an object, got {type(c).__name__}")
+                code = self.type_from_json(key_from_json(c, "type"))
+                key = "flags"
+                flags = self.flags_from_json(c.get("flags", 0))
+                kind = wire_type(code, flags)
+                if kind is None:
+                    key = "type"
+                    raise EncodeError(f"unknown column type code {code}")
+                key = "name"
+                name = str_from_json(key_from_json(c, "name"))
+                key = "value"
+                value = _value_from_json(c.get("value"), kind)
+            except EncodeError as err:
+                if err.path != key:  # key_from_json names it already
+                    err.add_path(key)
+                err.add_path(path, index=j)
+                raise
+            out.append(column(name, code, flags, value))
+        return out
 
 
 def _coded(view: OpenEnum | None, value, path: str) -> int:
@@ -124,5 +156,16 @@ def _coded(view: OpenEnum | None, value, path: str) -> int:
         raise EncodeError(f"expected an integer, got {value!r}", path=path) from None
 
 
-EXTRA_KEYS = frozenset({"commit_ts_time"})
-"""Keys the JSON form shows beside the event's fields (read back only to be checked)."""
+def _value_from_json(value, kind: str):
+    """A column value of wire type ``kind`` from its JSON form."""
+    if value is None:
+        return None
+    if kind == "bytes":  # text for a text column, else {"$hex"}
+        return bytes_value_from_json(value)
+    if kind == "str":
+        return str_from_json(value)
+    if kind == "f64":
+        return float_from_json(value)
+    if kind in ("varint", "uvarint"):
+        return int_from_json(value)
+    raise EncodeError(f"this type code is always NULL, got {value!r}")

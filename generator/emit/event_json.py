@@ -1,0 +1,219 @@
+"""The JSON form of events (a module's ``to_dict``/``from_dict`` of them) as code: per
+class, ``_event_json_<member>(ev, image)`` (the event's JSON object) and
+``_event_from_json_<member>(e, image)`` (the model of such an object), ``image`` being the
+codec's column images (out: the columns' list; back: ``image(value, path)``).
+
+Both event formats render theirs here: Open Protocol's ``kafka_message: classes:``
+(:mod:`generator.emit.kafka_classes`: each field as its key's JSON type says) and a
+``map:`` with a way back, Craft's (:func:`render_map_json_form`: each field as the way back
+checks it, which is the read's source field's type). What they share is a field's views
+(:class:`JsonField`): a ``logical:`` time shown beside its number
+(``runtime.core.codec.TimeBeside``) and an open ``enum:`` shown by its member's name
+(``runtime.core.codec.OpenEnum``), held in ``_EVENT_VIEWS``.
+
+A ``map:``'s form shows the model's fields in its order (a field the map does not set
+too: the JSON form shows the whole model) and reads back the fields the map sets, each
+checked as its kind says: a field the model cannot hold None in must be there
+(``missing key``). The class of a JSON object is the one whose keys (its fields no other
+class has that must be there, and its ``groups:``) it holds; of the class with no such
+keys it holds no other key than its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+
+from generator.spec.model import Mapping, Record, Spec
+
+
+@dataclasses.dataclass
+class JsonField:
+    """One model field of an event's JSON form: ``value`` its JSON value (Python over
+    ``ev``), ``got`` the model's value back (Python over ``e``); ``enum`` (an enum class,
+    open) and ``logical`` (a ``logical:`` time) wrap both in their view."""
+
+    name: str
+    value: str
+    got: str
+    enum: str = ""
+    logical: str = ""
+
+
+def event_functions(
+    where: str, cls, fields: list[JsonField], views: dict, *, head="{}", last=(), back_tail=()
+) -> list[str]:
+    """The source of ``_event_json_<member>`` and ``_event_from_json_<member>`` of ``cls``
+    (``member``, ``module``, ``model``): ``fields`` shown in their order after ``head``
+    (the output dict's first items; those named in ``last`` shown last), read back in
+    their order (a field without ``got`` is only shown); ``views`` collects the fields'
+    views (field -> Python), ``back_tail`` the lines that check the model ``ev`` made back
+    (then the function returns it)."""
+    name = cls.member.lower()
+    shown, back = {}, []
+    for f in fields:
+        value, got = f.value, f.got
+        if f.enum:
+            views[f.name] = f"rt_codec.OpenEnum({f.enum})"
+            value = f"_EVENT_VIEWS[{f.name!r}].to_json({value})"
+            got = f"_EVENT_VIEWS[{f.name!r}].from_json({got}, {f.name!r})"
+        if f.logical:
+            views[f.name] = f"rt_codec.TimeBeside({f.logical!r})"
+            shown[f.name] = f"    _EVENT_VIEWS[{f.name!r}].put(out, {f.name!r}, {value})"
+            got = f"_EVENT_VIEWS[{f.name!r}].checked(e, {f.name!r}, {got})"
+        else:
+            shown[f.name] = f"    out[{f.name!r}] = {value}"
+        if f.got:
+            back.append(f"        {f.name}={got},")
+    out = [f"def _event_json_{name}(ev, image):",
+           f'    """{where}: the JSON form of a {cls.member} event ``ev``."""',
+           f"    out = {head}", *[line for f, line in shown.items() if f not in last],
+           *[shown[f] for f in last], "    return out"]  # fmt: skip
+    made = f"rt_{cls.module}.{cls.model}("
+    back = [f"def _event_from_json_{name}(e, image):",
+            f'    """{where}: the {cls.model} of the JSON form', f'    ``e`` of a {cls.member} event."""',
+            f"    {'ev = ' if back_tail else 'return '}{made}", *back, "    )"]  # fmt: skip
+    if back_tail:
+        back += [*back_tail, "    return ev"]
+    return ["\n".join(out), "\n".join(back)]
+
+
+def event_views(views: dict) -> str:
+    """The source of ``_EVENT_VIEWS`` (field -> its view), "" when no field has one."""
+    if not views:
+        return ""
+    return "\n".join(["_EVENT_VIEWS = {", *(f"    {f!r}: {v}," for f, v in views.items()), "}", (
+        '"""How the JSON form shows these event fields (their ``logical:`` or open'
+        '\n``enum:``)."""'
+    )])  # fmt: skip
+
+
+# -- a map:'s JSON form ----------------------------------------------------------------
+
+_INTEGERS = ("uint64", "int64", "uvarint")
+"""The way back's checks (``generator.spec.unmapping.WriteCheck.kind``) of an integer."""
+
+
+def render_map_json_form(spec: Spec, record: Record) -> str:
+    """The source of ``record``'s ``map:`` JSON form (see the module doc): the functions of
+    each class, ``_event_from_json_<record>`` (the class by the keys), ``_EVENT_VIEWS``."""
+    m: Mapping = record.mapping
+    views, blocks, keyed = {}, [], []
+    for cls, written in zip(m.classes, m.way_back.classes, strict=True):
+        where = f"{spec.source.display}:{cls.line}"
+        model = spec.imported_models[f"{cls.module}.{cls.model}"]
+        checks = {f.name: f for f in written.fields}
+        groups = dict.fromkeys(cls.groups.into.values()) if cls.groups else {}
+        fields = []
+        for mf in model.fields:
+            source = checks.get(mf.name)
+            if source is not None:
+                fields.append(_map_field(spec, m, mf, source))
+            elif mf.name in groups:
+                fields.append(
+                    JsonField(
+                        mf.name, f"image(ev.{mf.name})", f"image(e.get({mf.name!r}), {mf.name!r})"
+                    )
+                )
+            else:  # shown, not read back: the wire has no place for it
+                value = (
+                    f"rt_codec.to_jsonable(ev.{mf.name})"
+                    if _annotated(mf, "int")
+                    else f"ev.{mf.name}"
+                )
+                fields.append(JsonField(mf.name, value, ""))
+        own = [f for f in checks if _required(model, f)] + list(groups)
+        keyed.append((cls, own, [f.name for f in fields if f.got]))
+        blocks += event_functions(where, cls, fields, views)
+    blocks.append(_class_by_keys(spec, record, keyed, views))
+    blocks.insert(0, event_views(views))
+    return "\n\n\n".join(b for b in blocks if b)
+
+
+def _map_field(spec: Spec, m: Mapping, mf, source) -> JsonField:
+    """A field the map sets, read back as the way back checks it (``source``, a
+    ``WriteField``), its views those of the field it is read from."""
+    name, check = mf.name, source.check
+    nullable = mf.default is None
+    got = f"e.get({name!r})" if nullable else f"rt_codec.key_from_json(e, {name!r})"
+    field = _source_field(spec, m, source.target)
+    if check.kind in _INTEGERS and not field.open_enum:
+        got = f"rt_codec.int_from_json({got}, {name!r})"
+        got = f"None if e.get({name!r}) is None else {got}" if nullable else got
+    elif check.kind in ("name", "str"):
+        got = f"rt_codec.str_from_json({got}, {name!r}" + (", nullable=True)" if nullable else ")")
+    value = f"rt_codec.to_jsonable(ev.{name})" if _annotated(mf, "int") else f"ev.{name}"
+    enum = "".join(p.capitalize() for p in field.open_enum.split("_")) if field.open_enum else ""
+    return JsonField(name, value if not (enum or field.logical) else f"ev.{name}", got, enum,
+                     field.logical)  # fmt: skip
+
+
+def _source_field(spec: Spec, m: Mapping, target: tuple[str, str]):
+    """The record field a way back's target (``("header", chunk)``, ``("body", field)``)
+    writes: a chunk of the source's field, or a field of the element record."""
+    source = {f.name: f for f in spec.records[m.source].fields}
+    record = source[m.each if target[0] == "body" else target[0]].type.name
+    return next(f for f in spec.records[record].fields if f.name == target[1])
+
+
+def _annotated(mf, python: str) -> bool:
+    return mf.annotation.split(" | ")[0] == python
+
+
+def _required(model, name: str) -> bool:
+    """Whether the JSON form of ``model`` must have ``name``: the model cannot hold None."""
+    return next(f for f in model.fields if f.name == name).default is not None
+
+
+def _class_by_keys(spec: Spec, record: Record, keyed: list, views: dict) -> str:
+    """``_event_from_json_<record>(e, image)``: the event of a JSON object, its class by
+    the keys only that class has (see the module doc)."""
+    own = {}
+    for cls, keys, _ in keyed:
+        shared = {k for other, ks, _ in keyed if other is not cls for k in ks}
+        own[cls.member] = [k for k in keys if k not in shared]
+    rest = [(cls, read) for cls, _, read in keyed if not own[cls.member]]
+    if len(rest) > 1:
+        raise ValueError(
+            f"{record.name}: classes {[c.member for c, _ in rest]} have no keys of their own"
+        )
+    where = f"{spec.source.display}:{record.mapping.line}"
+    told = "; ".join(
+        f"{c.member}: {', '.join(own[c.member])}" for c, _, _ in keyed if own[c.member]
+    )
+    doc = (f'"""{where}: the model of the JSON form ``e`` of one event, its class by the'
+           f' keys only it has ({told}{"; else " + rest[0][0].member if rest else ""})."""')  # fmt: skip
+    lines = [
+        f"def _event_from_json_{record.name}(e, image):",
+        *textwrap.wrap(doc, 88, initial_indent="    ", subsequent_indent="    "),
+        "    if not isinstance(e, dict):",
+        '        raise rt.EncodeError(f"expected an object, got {type(e).__name__}")',
+    ]
+    test = {c: " or ".join(f"{k!r} in e" for k in own[c]) for c in own if own[c]}
+    for n, member in enumerate(test):  # a later class's keys: refused beside this one's
+        lines += [f"    if {test[member]}:"]
+        for other in list(test)[n + 1 :]:
+            lines += [f"        if {test[other]}:",
+                      f"            raise rt.EncodeError({_mixed(member, own, other)!r})"]  # fmt: skip
+        lines.append(f"        return _event_from_json_{member.lower()}(e, image)")
+    if rest:
+        cls, read = rest[0]
+        known = {*read, *(f"{f}_time" for f in read if f in views and "TimeBeside" in views[f])}
+        what = f"a {cls.member.lower().replace('_', ' ')} event has only {', '.join(read)}"
+        lines += [f"    ev = _event_from_json_{cls.member.lower()}(e, image)",  # its fields' errors first
+                  f"    unknown = e.keys() - {sorted(known)!r}",
+                  "    if unknown:",
+                  f'        raise rt.EncodeError(f"{what}, not {{sorted(unknown)}}")',
+                  "    return ev"]  # fmt: skip
+    else:
+        lines.append(f'    raise rt.EncodeError("no event class has its keys ({told})")')
+    table = [f"    rt_{c.module}.{c.model}: _event_json_{c.member.lower()}," for c, _, _ in keyed]
+    return "\n".join(lines) + "\n\n\n" + "\n".join([
+        f"_EVENT_JSON_{record.name.upper()} = {{", *table, "}",
+        f'"""{where}: each model class of the map: of {record.name} -> its JSON form."""',
+    ])  # fmt: skip
+
+
+def _mixed(member: str, own: dict, other: str) -> str:
+    return (f"keys of both {member} ({', '.join(own[member])}) and {other}"
+            f" ({', '.join(own[other])})")  # fmt: skip
