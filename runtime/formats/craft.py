@@ -64,6 +64,9 @@ class CraftMessage(EventMessages, Construct):
     its way back (``UNMAPPINGS["message"]``, a :class:`runtime.core.unmap.WayBack`: each
     event checked and made the parts of a frame, the frame of a batch's parts, and the
     batching of ``encode_events``), run quick (giving up) and, where that gives up, checked.
+    ``json_form`` is the spec's JSON form of the events (the generated
+    ``JSON_FORMS["message"]``: each model class's ``to_json`` and the reader of an event's
+    JSON; None: none), whose row images' columns ``column_types``/``column_flags`` name.
     ``fast=False`` leaves only the checked paths (the oracle the tests compare with);
     ``compiled=False`` never tries the compiled tier (the Python path the tests and
     benchmarks compare it with).
@@ -103,7 +106,8 @@ class CraftMessage(EventMessages, Construct):
         self.unmapping = unmapping
         self.batch = unmapping.batch  # encode_events: the spec's batch:
         self.names = EventNames(column_types, column_flags)
-        self.json_of, self.event_from_json = json_form
+        # the generated JSON_FORMS[...]: (model class -> its JSON form, the events' reader)
+        self.json_of, self.event_from_json = json_form or ({}, None)
         self.models = models
         self.fast = fast
         self.tries_compiled = compiled
@@ -268,6 +272,8 @@ class CraftMessage(EventMessages, Construct):
             return [self._json_of(ev)(ev, image) for ev in events]
 
     def _json_of(self, event):
+        if self.event_from_json is None:
+            raise EncodeError("no JSON form: this CraftMessage was given no json_form")
         for model, form in self.json_of.items():
             if isinstance(event, model):
                 return form
@@ -284,6 +290,8 @@ class CraftMessage(EventMessages, Construct):
         ``{"$hex"}`` for text are taken too)."""
         if not isinstance(value, list):
             raise EncodeError(f"expected a list of events, got {type(value).__name__}")
+        if self.event_from_json is None:
+            self._json_of(None)  # its error: no JSON form
         out, event_from_json, image = [], self.event_from_json, self._image_from_json
         for i, d in enumerate(value):
             with _Path("events", i):
