@@ -70,3 +70,10 @@ def test_fields_the_wire_has_no_place_for_are_shown_not_read_back():
     assert form["events"][0]["row_id"] is None and form["events"][0]["handle_key_only"] is False
     form["events"][0]["row_id"] = 5  # Open Protocol's rid: Craft carries none
     assert craft.from_dict(form).events[0].row_id is None
+
+
+def test_a_json_form_is_of_a_map_with_a_way_back(tmp_path):
+    from tests.test_record_language_map import spec_error
+
+    err = spec_error(tmp_path, "json_form: message", "json_form: frame")
+    assert "json_form: 'frame' is not a record with map: batch:" in str(err)

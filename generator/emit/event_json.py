@@ -25,6 +25,7 @@ import dataclasses
 import textwrap
 
 from generator.spec.model import Mapping, Record, Spec
+from runtime.core.codec import TimeBeside
 
 
 @dataclasses.dataclass
@@ -79,9 +80,7 @@ def event_functions(
 
 
 def event_views(views: dict) -> str:
-    """The source of ``_EVENT_VIEWS`` (field -> its view), "" when no field has one."""
-    if not views:
-        return ""
+    """The source of ``_EVENT_VIEWS`` (field -> its view)."""
     return "\n".join(["_EVENT_VIEWS = {", *(f"    {f!r}: {v}," for f, v in views.items()), "}", (
         '"""How the JSON form shows these event fields (their ``logical:`` or open'
         '\n``enum:``)."""'
@@ -100,52 +99,53 @@ def render_map_json_form(spec: Spec, record: Record) -> str:
     m: Mapping = record.mapping
     views, blocks, keyed = {}, [], []
     for cls, written in zip(m.classes, m.way_back.classes, strict=True):
-        where = f"{spec.source.display}:{cls.line}"
-        model = spec.imported_models[f"{cls.module}.{cls.model}"]
         checks = {f.name: f for f in written.fields}
-        groups = dict.fromkeys(cls.groups.into.values()) if cls.groups else {}
-        fields = []
-        for mf in model.fields:
-            source = checks.get(mf.name)
-            if source is not None:
-                fields.append(_map_field(spec, m, mf, source))
-            elif mf.name in groups:
+        groups = cls.groups.into.values() if cls.groups else ()
+        fields, keys = [], []  # keys: what only this class may have (see _class_by_keys)
+        for mf in spec.imported_models[f"{cls.module}.{cls.model}"].fields:
+            name, shown = mf.name, _shown(mf)
+            if name in checks:
+                fields.append(_map_field(spec, m, mf, checks[name]))
+                keys += [name] if mf.default is not None else []  # no None: it must be there
+            elif name in groups:
                 fields.append(
-                    JsonField(
-                        mf.name, f"image(ev.{mf.name})", f"image(e.get({mf.name!r}), {mf.name!r})"
-                    )
+                    JsonField(name, f"image(ev.{name})", f"image(e.get({name!r}), {name!r})")
                 )
+                keys.append(name)
             else:  # shown, not read back: the wire has no place for it
-                value = (
-                    f"rt_codec.to_jsonable(ev.{mf.name})"
-                    if _annotated(mf, "int")
-                    else f"ev.{mf.name}"
-                )
-                fields.append(JsonField(mf.name, value, ""))
-        own = [f for f in checks if _required(model, f)] + list(groups)
-        keyed.append((cls, own, [f.name for f in fields if f.got]))
-        blocks += event_functions(where, cls, fields, views)
-    blocks.append(_class_by_keys(spec, record, keyed, views))
-    blocks.insert(0, event_views(views))
-    return "\n\n\n".join(b for b in blocks if b)
+                fields.append(JsonField(name, shown, ""))
+        keyed.append((cls, keys, [f for f in fields if f.got]))
+        blocks += event_functions(f"{spec.source.display}:{cls.line}", cls, fields, views)
+    blocks.append(_class_by_keys(spec, record, keyed))
+    return "\n\n\n".join([event_views(views), *blocks])
 
 
 def _map_field(spec: Spec, m: Mapping, mf, source) -> JsonField:
     """A field the map sets, read back as the way back checks it (``source``, a
-    ``WriteField``), its views those of the field it is read from."""
-    name, check = mf.name, source.check
-    nullable = mf.default is None
+    ``WriteField``), through the views of the field it is read from."""
+    name, kind, nullable = mf.name, source.check.kind, mf.default is None
     got = f"e.get({name!r})" if nullable else f"rt_codec.key_from_json(e, {name!r})"
     field = _source_field(spec, m, source.target)
-    if check.kind in _INTEGERS and not field.open_enum:
+    if field.open_enum:
+        enum = "".join(part.capitalize() for part in field.open_enum.split("_"))
+        return JsonField(name, f"ev.{name}", got, enum, field.logical)
+    if kind in _INTEGERS:
         got = f"rt_codec.int_from_json({got}, {name!r})"
         got = f"None if e.get({name!r}) is None else {got}" if nullable else got
-    elif check.kind in ("name", "str"):
+    elif kind in ("name", "str"):
         got = f"rt_codec.str_from_json({got}, {name!r}" + (", nullable=True)" if nullable else ")")
-    value = f"rt_codec.to_jsonable(ev.{name})" if _annotated(mf, "int") else f"ev.{name}"
-    enum = "".join(p.capitalize() for p in field.open_enum.split("_")) if field.open_enum else ""
-    return JsonField(name, value if not (enum or field.logical) else f"ev.{name}", got, enum,
-                     field.logical)  # fmt: skip
+    if field.logical:  # its view shows the number as to_jsonable does
+        return JsonField(name, f"ev.{name}", got, logical=field.logical)
+    return JsonField(name, _shown(mf), got)
+
+
+def _shown(mf) -> str:
+    """A model field's JSON value: an int as ``to_jsonable`` shows it (past 2**53 a string)."""
+    return (
+        f"rt_codec.to_jsonable(ev.{mf.name})"
+        if mf.annotation.startswith("int")
+        else f"ev.{mf.name}"
+    )
 
 
 def _source_field(spec: Spec, m: Mapping, target: tuple[str, str]):
@@ -156,16 +156,7 @@ def _source_field(spec: Spec, m: Mapping, target: tuple[str, str]):
     return next(f for f in spec.records[record].fields if f.name == target[1])
 
 
-def _annotated(mf, python: str) -> bool:
-    return mf.annotation.split(" | ")[0] == python
-
-
-def _required(model, name: str) -> bool:
-    """Whether the JSON form of ``model`` must have ``name``: the model cannot hold None."""
-    return next(f for f in model.fields if f.name == name).default is not None
-
-
-def _class_by_keys(spec: Spec, record: Record, keyed: list, views: dict) -> str:
+def _class_by_keys(spec: Spec, record: Record, keyed: list) -> str:
     """``_event_from_json_<record>(e, image)``: the event of a JSON object, its class by
     the keys only that class has (see the module doc)."""
     own = {}
@@ -198,8 +189,9 @@ def _class_by_keys(spec: Spec, record: Record, keyed: list, views: dict) -> str:
         lines.append(f"        return _event_from_json_{member.lower()}(e, image)")
     if rest:
         cls, read = rest[0]
-        known = {*read, *(f"{f}_time" for f in read if f in views and "TimeBeside" in views[f])}
-        what = f"a {cls.member.lower().replace('_', ' ')} event has only {', '.join(read)}"
+        known = {f.name for f in read} | {f.name + TimeBeside.SUFFIX for f in read if f.logical}
+        names = ", ".join(f.name for f in read)
+        what = f"a {cls.member.lower().replace('_', ' ')} event has only {names}"
         lines += [f"    ev = _event_from_json_{cls.member.lower()}(e, image)",  # its fields' errors first
                   f"    unknown = e.keys() - {sorted(known)!r}",
                   "    if unknown:",
