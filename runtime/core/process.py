@@ -26,9 +26,9 @@ lz4: cramjam's frame decoder zeroes a block-sized buffer (64 KiB and more) for e
 frame, ~270,000 instructions for a 1.7 kB Kafka batch; the ``lz4`` package's
 ``decompress_chunk`` with a ``max_length`` ~9,000 (benchmarks/README.md). A frame that
 declares its content size over the limit is refused before decoding; one that declares a
-size within it gets a first piece of that size (at most what its bytes can decode to,
-:data:`_LZ4_MOST_PER_BYTE`), one that does not (Kafka's Java producers) a guess that
-doubles. A size that lies costs nothing: every piece stops at the limit left.
+size within it gets a first piece of that size when its bytes can decode to that much
+(:data:`_LZ4_MOST_PER_BYTE`); one that does not (Kafka's Java producers), or cannot, a
+guess that doubles. A size that lies costs nothing: every piece stops at the limit left.
 
 zstd: cramjam's decoder takes 5-8x as long on a 1.7 kB Kafka batch as a reused
 ``zstandard`` one (benchmarks/README.md). A frame that declares its content size
@@ -304,7 +304,7 @@ follows (the BD byte between them)."""
 _LZ4_MAGIC = 0x184D2204
 _LZ4_MOST_PER_BYTE = 255
 """No lz4 input byte decodes to more than this (a match length's extension byte adds 255
-bytes), so a frame's first piece is never larger, whatever content size it declares."""
+bytes): a frame declaring more content than that is not believed."""
 _LZ4_LOCAL = threading.local()
 """An lz4 decompression context per thread: reusing it spares the context's and its block
 buffers' allocation on every frame. A frame that ends leaves it ready for the next; an
@@ -328,7 +328,8 @@ def _lz4_frame(data: bytes, limit: int) -> bytes:
                 if magic == _LZ4_MAGIC and flags & 0x08:
                     if declared > limit - total:
                         raise _too_large(limit)
-                    piece = min(declared, _LZ4_MOST_PER_BYTE * len(rest)) or piece
+                    if declared <= _LZ4_MOST_PER_BYTE * len(rest):  # else a lie: guess
+                        piece = declared or piece
             eof = False
             while not eof:
                 try:
