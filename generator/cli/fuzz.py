@@ -3,7 +3,8 @@
 The fuzzer starts from valid messages (``samples/<format>/*.bin`` plus messages the
 module's own builder writes from its hypothesis strategies), mutates them (bit flips,
 interesting bytes, truncation, splices of two messages, length fields set to huge or
-negative values, repeated and deleted sections, inserted bytes) and feeds every mutant to
+negative values, repeated, duplicated and deleted sections, inserted bytes, bit flips in
+the header, nesting depth bombs) and feeds every mutant to
 the parser. An input passes when:
 
 * the parser returns a model or raises :class:`runtime.core.errors.DecodeError` (nothing else:
@@ -408,6 +409,45 @@ def _concat(rng, data, corpus):
     return data + rng.choice(corpus)
 
 
+NEST_UNIT = 4
+"""Longest run of bytes :func:`_nest_bomb` repeats."""
+NEST_TIMES = (100, 1000)
+"""How often it repeats it: past ``max_depth`` and the Python stack's depth (a msgpack
+``0x91``, a Thrift struct field header, a JSON ``[`` opening one level each); no more, as
+such dense inputs parse at about the per-byte time bound while tracemalloc runs."""
+HEADER_BYTES = 64
+"""The leading bytes :func:`_header_flip` flips bits in (magic, versions, first lengths)."""
+
+
+def _nest_bomb(rng, data, corpus):
+    """A short run of bytes near the start repeated thousands of times in place: where it
+    opens a nested value, a nesting depth bomb."""
+    if not data:
+        return data
+    i = rng.randrange(min(len(data), HEADER_BYTES))
+    unit = data[i : i + rng.randint(1, NEST_UNIT)]
+    return data[:i] + unit * rng.choice(NEST_TIMES) + data[i:]
+
+
+def _header_flip(rng, data, corpus):
+    if not data:
+        return data
+    data = bytearray(data)
+    i = rng.randrange(min(len(data), HEADER_BYTES))
+    data[i] ^= 1 << rng.randrange(8)
+    return bytes(data)
+
+
+def _duplicate_section(rng, data, corpus):
+    """A section copied to another place: a field, key or id twice, or out of order."""
+    if not data:
+        return data
+    i = rng.randrange(len(data))
+    j = rng.randint(i, min(len(data), i + 32))
+    k = rng.randint(0, len(data))
+    return data[:k] + data[i:j] + data[k:]
+
+
 MUTATORS: tuple = (
     _bitflip,
     _interesting_byte,
@@ -418,6 +458,9 @@ MUTATORS: tuple = (
     _delete_section,
     _insert_random,
     _concat,
+    _nest_bomb,
+    _header_flip,
+    _duplicate_section,
 )
 """Each takes (rng, data, corpus) and returns the mutated bytes."""
 
