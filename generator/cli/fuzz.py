@@ -411,10 +411,11 @@ def _concat(rng, data, corpus):
 
 NEST_UNIT = 4
 """Longest run of bytes :func:`_nest_bomb` repeats."""
-NEST_TIMES = (100, 1000)
-"""How often it repeats it: past ``max_depth`` and the Python stack's depth (a msgpack
-``0x91``, a Thrift struct field header, a JSON ``[`` opening one level each); no more, as
-such dense inputs parse at about the per-byte time bound while tracemalloc runs."""
+NEST_TIMES = (100, 500)
+"""How often it repeats it: past ``max_depth``, and past the Python stack where a level
+takes two frames or more (a msgpack ``0x91``, a Thrift struct field header, a JSON ``[``
+opening one level each); no more, as such dense inputs parse at about the per-byte time
+bound while tracemalloc runs (a loaded machine then finds them slow)."""
 HEADER_BYTES = 64
 """The leading bytes :func:`_header_flip` flips bits in (magic, versions, first lengths)."""
 
