@@ -34,6 +34,8 @@ def files(tmp_path):
     (tmp_path / "not.json").write_text("{not json")
     (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00\x01")
     (tmp_path / "list.json").write_text("[1, 2]")
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)  # found by fuzzing
+    (tmp_path / "digits.json").write_text('{"rows": ' + "1" * 5000 + "}")
     (tmp_path / "address.json").write_text('{"street": "a", "city": "b"}')
     (tmp_path / "bad.thrift").write_bytes(b"\xff\xfe struct")
     (tmp_path / "includes.thrift").write_text('include "absent.thrift"\nstruct A { 1: i32 x }\n')
@@ -45,6 +47,8 @@ def files(tmp_path):
         "nojson": str(tmp_path / "not.json"),
         "binjson": str(tmp_path / "binary.json"),
         "listjson": str(tmp_path / "list.json"),
+        "deepjson": str(tmp_path / "deep.json"),
+        "digitsjson": str(tmp_path / "digits.json"),
         "structjson": str(tmp_path / "address.json"),
         "badthrift": str(tmp_path / "bad.thrift"),
         "includes": str(tmp_path / "includes.thrift"),
@@ -84,6 +88,8 @@ BAD = [
     ("encode", "plainbuffer {nojson}", "is not JSON"),
     ("encode", "plainbuffer {binjson}", "not UTF-8"),
     ("encode", "plainbuffer {listjson}", "expected a JSON object"),
+    ("encode", "plainbuffer {deepjson}", "nested too deep"),
+    ("encode", "plainbuffer {digitsjson}", "4300 digits"),
     ("encode", "mysql_serialization {listjson}", "expected a JSON object"),
     ("encode", "thrift_compact --raw {listjson}", "expected a JSON object"),
     ("encode", "plainbuffer {folder}", "cannot read"),

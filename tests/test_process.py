@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import resource
 import struct
+import tracemalloc
 import zlib
 
 import cramjam
@@ -348,6 +349,23 @@ def test_lz4_frame_understating_its_size_stops_at_the_limit():
 def test_lz4_frame_declaring_more_than_the_limit_is_refused_before_decoding():
     with pytest.raises(LimitError, match="max_decompressed_bytes=1024"):
         process.decode("lz4_frame", lz4_declaring(b"x" * 10, 1 << 40), 1024)
+
+
+def test_lz4_frame_declaring_more_than_its_bytes_can_hold_is_not_allocated():
+    """A 30-byte frame declaring 60 MB (within the limit): the first piece is what its
+    bytes can decode to at most, not the claim (fuzzing found a flipped bit in a Kafka
+    batch's lz4 header allocating 4 MB)."""
+    lying = lz4_declaring(b"abc" * 10, 60_000_000)
+    tracemalloc.start()
+    try:
+        with pytest.raises(DecodeError):
+            process.decode("lz4_frame", lying, 64 << 20)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 255 * len(lying) + 4096
+    honest = lz4_declaring(b"\0" * 100_000, 100_000)  # 255:1 at most: one piece or a few
+    assert process.decode("lz4_frame", honest, 1 << 20) == b"\0" * 100_000
 
 
 def test_lz4_frames_after_an_error_decode_afresh():

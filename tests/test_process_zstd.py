@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import resource
 import struct
+import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 
 import cramjam
@@ -82,6 +83,27 @@ def test_a_content_size_above_the_limit_is_refused_before_decoding():
     """A header declaring 1 TiB over three thousand bytes: a LimitError, nothing allocated."""
     with pytest.raises(LimitError, match="max_decompressed_bytes=1048576"):
         process.decode("zstd", declaring(PLAIN, 1 << 40), MIB)
+
+
+@pytest.mark.parametrize("declared", [60_000_000, len(PLAIN) * 1000])
+def test_a_content_size_its_bytes_cannot_back_is_not_allocated(declared):
+    """A frame of a few hundred bytes declaring 60 MB (within the limit) is not decoded
+    into a buffer of the claimed size: the stream finds the lie."""
+    lying = declaring(PLAIN, declared)
+    tracemalloc.start()
+    try:
+        with pytest.raises(DecodeError):
+            process.decode("zstd", lying, 64 * MIB)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < MIB
+
+
+def test_a_frame_denser_than_trusted_streams_and_decodes():
+    dense = frame(bytes(MIB))
+    assert zstandard.frame_content_size(dense) > 256 * len(dense)
+    assert process.decode("zstd", dense, MIB) == bytes(MIB)
 
 
 def test_frames_follow_one_another_and_anything_else_is_an_error():

@@ -49,6 +49,10 @@ def read_json(name: str) -> dict:
         raise CliError(f"{name} is not JSON (not UTF-8 text)") from None
     except json.JSONDecodeError as err:
         raise CliError(f"{name} is not JSON: {err}") from None
+    except ValueError as err:  # an integer of more digits than Python converts
+        raise CliError(f"{name}: {err}") from None
+    except RecursionError:
+        raise CliError(f"{name}: JSON nested too deep for this Python stack") from None
     if not isinstance(document, dict):
         kind = type(document).__name__.replace("dict", "object").replace("list", "array")
         raise CliError(f"{name}: expected a JSON object (the form decode prints), not {kind}")

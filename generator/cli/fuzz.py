@@ -3,7 +3,8 @@
 The fuzzer starts from valid messages (``samples/<format>/*.bin`` plus messages the
 module's own builder writes from its hypothesis strategies), mutates them (bit flips,
 interesting bytes, truncation, splices of two messages, length fields set to huge or
-negative values, repeated and deleted sections, inserted bytes) and feeds every mutant to
+negative values, repeated, duplicated and deleted sections, inserted bytes, bit flips in
+the header, nesting depth bombs) and feeds every mutant to
 the parser. An input passes when:
 
 * the parser returns a model or raises :class:`runtime.core.errors.DecodeError` (nothing else:
@@ -64,6 +65,9 @@ FORMATS = (
     "avro_container",
     "msgpack",
     "png",
+    "kafka_record_batch",
+    "parquet",
+    "protobuf_wire",
 )
 
 TIME_BASE = 0.5
@@ -405,6 +409,46 @@ def _concat(rng, data, corpus):
     return data + rng.choice(corpus)
 
 
+NEST_UNIT = 4
+"""Longest run of bytes :func:`_nest_bomb` repeats."""
+NEST_TIMES = (100, 500)
+"""How often it repeats it: past ``max_depth``, and past the Python stack where a level
+takes two frames or more (a msgpack ``0x91``, a Thrift struct field header, a JSON ``[``
+opening one level each); no more, as such dense inputs parse at about the per-byte time
+bound while tracemalloc runs (a loaded machine then finds them slow)."""
+HEADER_BYTES = 64
+"""The leading bytes :func:`_header_flip` flips bits in (magic, versions, first lengths)."""
+
+
+def _nest_bomb(rng, data, corpus):
+    """A short run of bytes near the start repeated thousands of times in place: where it
+    opens a nested value, a nesting depth bomb."""
+    if not data:
+        return data
+    i = rng.randrange(min(len(data), HEADER_BYTES))
+    unit = data[i : i + rng.randint(1, NEST_UNIT)]
+    return data[:i] + unit * rng.choice(NEST_TIMES) + data[i:]
+
+
+def _header_flip(rng, data, corpus):
+    if not data:
+        return data
+    data = bytearray(data)
+    i = rng.randrange(min(len(data), HEADER_BYTES))
+    data[i] ^= 1 << rng.randrange(8)
+    return bytes(data)
+
+
+def _duplicate_section(rng, data, corpus):
+    """A section copied to another place: a field, key or id twice, or out of order."""
+    if not data:
+        return data
+    i = rng.randrange(len(data))
+    j = rng.randint(i, min(len(data), i + 32))
+    k = rng.randint(0, len(data))
+    return data[:k] + data[i:j] + data[k:]
+
+
 MUTATORS: tuple = (
     _bitflip,
     _interesting_byte,
@@ -415,6 +459,9 @@ MUTATORS: tuple = (
     _delete_section,
     _insert_random,
     _concat,
+    _nest_bomb,
+    _header_flip,
+    _duplicate_section,
 )
 """Each takes (rng, data, corpus) and returns the mutated bytes."""
 
@@ -454,13 +501,17 @@ def _same(a, b, to_dict) -> bool:
         return False
 
 
-def check(t: Target, data: bytes, *, bounds: bool = True) -> Failure | None:
-    """Parse one input; a :class:`Failure` if it breaks a rule (see the module doc)."""
+def check(
+    t: Target, data: bytes, *, bounds: bool = True, memory: bool | None = None
+) -> Failure | None:
+    """Parse one input; a :class:`Failure` if it breaks a rule (see the module doc).
+    ``bounds``: time and memory are held to their bounds; ``memory``: memory alone (the
+    replay: a peak ``tracemalloc`` counts does not depend on the machine's load)."""
 
     def fail(kind, detail):
         return Failure(t.format, t.record, kind, detail, data)
 
-    tracing = bounds and tracemalloc.is_tracing()
+    tracing = (bounds if memory is None else memory) and tracemalloc.is_tracing()
     if tracing:
         tracemalloc.reset_peak()
         base = tracemalloc.get_traced_memory()[0]
@@ -693,10 +744,18 @@ def _record(report: Report, t: Target, failure, save_dir, log) -> None:
 
 
 def replay(path: Path) -> Failure | None:
-    """Check a saved crash input again (``<record>--<hash>.bin`` under its format)."""
+    """Check a saved crash input again (``<record>--<hash>.bin`` under its format), its
+    peak memory included, not its time."""
     fmt = path.parent.name
     record = path.name.split("--", 1)[0]
-    return check(target(fmt, record), path.read_bytes(), bounds=False)
+    was_tracing = tracemalloc.is_tracing()
+    if not was_tracing:
+        tracemalloc.start()
+    try:
+        return check(target(fmt, record), path.read_bytes(), bounds=False, memory=True)
+    finally:
+        if not was_tracing:
+            tracemalloc.stop()
 
 
 # -- the CLI verb -------------------------------------------------------------------------

@@ -233,7 +233,10 @@ class StrategyEmitter:
                 continue
             fields = [self.field(f, record) for f in record.fields]
             message = len(record.fields) if record.layout == "serializable" else None
-            needs_parent = any("this._parent" in f for f in fields)
+            # a field computed from the enclosing record (Kafka's absolute offset) reads it too
+            needs_parent = any("this._parent" in f for f in fields) or any(
+                "this._parent" in f.derived for f in record.fields
+            )
             out.append((name, camel(name), fields, needs_parent, "", message))
         return out
 

@@ -448,13 +448,16 @@ def switch_row(selector, value, cases: tuple) -> tuple:
 
 def from_jsonable_checked(converter, d):
     """Run a generated ``*_from_dict`` converter; a missing or mistyped key is an
-    :class:`EncodeError` instead of a KeyError."""
+    :class:`EncodeError` instead of a KeyError, and so is a form nested deeper than the
+    stack (a converter's recursion, or the repr of such a value in a message)."""
     try:
         return converter(d)
     except KeyError as err:
         raise EncodeError(f"missing key {err}") from None
     except (TypeError, AttributeError) as err:
         raise EncodeError(f"malformed JSON form: {err}") from None
+    except RecursionError:
+        raise EncodeError("JSON form nested too deep for this Python stack") from None
 
 
 def iter_fast(rows, data, limits: dict | None = None, defaults: Limits | None = None):

@@ -248,9 +248,10 @@ class Contract:
         def from_dict(d: dict, record: str = self.default_record):
             """The model of a JSON form made by :func:`to_dict`."""
             check(record)
-            if record in kafka_records:
-                return kafka.from_dict(d)
-            return rt_codec.from_jsonable_checked(namespace[f"{record}_from_dict"], d)
+            converter = (
+                kafka.from_dict if record in kafka_records else namespace[f"{record}_from_dict"]
+            )
+            return rt_codec.from_jsonable_checked(converter, d)
 
         return from_dict
 

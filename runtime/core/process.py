@@ -26,14 +26,18 @@ lz4: cramjam's frame decoder zeroes a block-sized buffer (64 KiB and more) for e
 frame, ~270,000 instructions for a 1.7 kB Kafka batch; the ``lz4`` package's
 ``decompress_chunk`` with a ``max_length`` ~9,000 (benchmarks/README.md). A frame that
 declares its content size over the limit is refused before decoding; one that declares a
-size within it gets a first piece of that size, one that does not (Kafka's Java producers)
-a guess that doubles. A size that lies costs nothing: every piece stops at the limit left.
+size within it gets a first piece of that size when its bytes can decode to that much
+(:data:`_LZ4_MOST_PER_BYTE`) or it is small (:data:`_BELIEVED_SIZE`); one that does not
+(Kafka's Java producers), or cannot, a guess that doubles. A size that lies costs nothing:
+every piece stops at the limit left.
 
 zstd: cramjam's decoder takes 5-8x as long on a 1.7 kB Kafka batch as a reused
 ``zstandard`` one (benchmarks/README.md). A frame that declares its content size
 (kafka-python's) is decoded in one call into a buffer of that size, after checking the size
-against the limit (libzstd checks the declared size against the decoded one). A frame that
-does not (Kafka's Java producers stream theirs) goes to a streaming decoder a piece at a
+against the limit and, past :data:`_BELIEVED_SIZE`, against its own size
+(:data:`_MOST_TRUSTED_PER_BYTE`; libzstd checks the declared size against the decoded
+one). A frame that does not, or claims more than its bytes back (Kafka's Java producers
+stream theirs) goes to a streaming decoder a piece at a
 time: at least 4 bytes, at most the limit left over the most one input byte decodes to
 (:data:`_ZSTD_MOST_PER_BYTE`), so the output passes the limit by at most a piece's worth
 and one block held back (256 KiB). The window a frame asks for is capped by libzstd's
@@ -221,6 +225,15 @@ def _avro_snappy_compress(data: bytes) -> bytes:
 _ZSTD_MOST_PER_BYTE = 32 * 1024
 """No zstd input byte decodes to more than this: the densest block is an RLE block, a 3-byte
 header and one byte standing for up to 128 KiB (the format's largest block)."""
+_BELIEVED_SIZE = 64 * 1024
+"""An lz4 or zstd frame's declared content size up to this is believed whatever the
+frame's own size: a buffer that small costs less than working out the bound (on every
+Kafka batch)."""
+_MOST_TRUSTED_PER_BYTE = 256
+"""A zstd frame's declared content size is decoded in one call, into a buffer of that size,
+only up to this many times the compressed size (lz4's most, about the fuzzer's memory bound
+per input byte); a larger claim streams, so no buffer is sized by a claim the input cannot
+back."""
 _ZSTD_LOCAL = threading.local()
 """A ``zstandard.ZstdDecompressor`` per thread (one is not safe to share between threads);
 reusing it spares the decoder context's allocation and setup on every frame."""
@@ -244,7 +257,11 @@ def _zstd(data: bytes, limit: int) -> bytes:
         raise DecodeError(f"corrupt compressed data: {err}") from None
     if declared > limit:
         raise _too_large(limit)
-    if declared > 0:  # 0 may be a frame lying about its content: the stream checks it
+    # 0 may be a frame lying about its content, and a size past what its bytes can back
+    # would size the one call's buffer by the claim alone: the stream checks both
+    if declared > 0 and (
+        declared <= _BELIEVED_SIZE or declared <= _MOST_TRUSTED_PER_BYTE * len(data)
+    ):
         try:
             return decompressor.decompress(data, allow_extra_data=False)
         except zstandard.ZstdError:
@@ -293,6 +310,9 @@ _LZ4_HEADER = struct.Struct("<IBxQ")
 """An LZ4 frame's magic number, its FLG byte, and the content size when FLG's bit 3 says one
 follows (the BD byte between them)."""
 _LZ4_MAGIC = 0x184D2204
+_LZ4_MOST_PER_BYTE = 255
+"""No lz4 input byte decodes to more than this (a match length's extension byte adds 255
+bytes): a frame declaring more content than that gets the doubling guess instead."""
 _LZ4_LOCAL = threading.local()
 """An lz4 decompression context per thread: reusing it spares the context's and its block
 buffers' allocation on every frame. A frame that ends leaves it ready for the next; an
@@ -316,7 +336,8 @@ def _lz4_frame(data: bytes, limit: int) -> bytes:
                 if magic == _LZ4_MAGIC and flags & 0x08:
                     if declared > limit - total:
                         raise _too_large(limit)
-                    piece = declared or piece
+                    if declared <= _BELIEVED_SIZE or declared <= _LZ4_MOST_PER_BYTE * len(rest):
+                        piece = declared or piece
             eof = False
             while not eof:
                 try:

@@ -193,6 +193,8 @@ class ThriftContract:
                 raise EncodeError(f"missing key {err}") from None
             except (TypeError, AttributeError, ValueError) as err:
                 raise EncodeError(f"malformed JSON form: {err}") from None
+            except RecursionError:
+                raise EncodeError("JSON form nested too deep for this Python stack") from None
 
         return from_dict
 
