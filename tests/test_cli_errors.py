@@ -65,7 +65,9 @@ BAD = [
     ("decode", "plainbuffer {folder}", "cannot read"),
     ("decode", "plainbuffer {missing}", "cannot read"),
     ("decode", "nosuchformat {binlog}", "unknown format"),
+    ("decode", "plainbufer {missing}", "format 'plainbufer' (did you mean 'plainbuffer'?)"),
     ("decode", "plainbuffer --record nope {binlog}", "has no record 'nope'"),
+    ("decode", "plainbuffer --record mesage {binlog}", "'mesage' (did you mean 'message'?)"),
     ("decode", "plainbuffer --struct row {binlog}", "--struct is for Thrift"),
     ("decode", "thrift_compact --struct Nope {reply}", "has no struct 'Nope'"),
     ("decode", "thrift_compact --record User --struct Address {reply}", "disagree"),
@@ -96,11 +98,13 @@ BAD = [
     ("schema", "nosuchformat", "unknown format"),
     ("schema", "plainbuffer --record nope", "has no record 'nope'"),
     ("schema", "thrift_compact --struct Nope", "has no struct 'Nope'"),
+    ("schema", "parquet --struct FileMetadata", "(did you mean 'FileMetaData'?)"),
     ("schema", "ticdc_craft --struct frame", "--struct is for Thrift"),
     # inspect
     ("inspect", "plainbuffer {folder}", "cannot read"),
     ("inspect", "plainbuffer {missing}", "cannot read"),
     ("inspect", "nosuchformat {binlog}", "unknown format"),
+    ("inspect", "ticdc_crat {missing}", "'ticdc_crat' (did you mean 'ticdc_craft'?)"),
     ("inspect", "plainbuffer --record nope {binlog}", "has no record"),
     ("inspect", "ticdc_open_protocol {lonevalue}", "give --key"),
     ("inspect", "plainbuffer --key {opkey} {binlog}", "--key is only for"),
@@ -111,10 +115,12 @@ BAD = [
     ("diff", "plainbuffer {binlog}", "two messages"),
     ("diff", "plainbuffer {binlog} {binlog} {binlog}", "not 3 file(s)"),
     ("diff", "nosuchformat {binlog} {binlog}", "unknown format"),
+    ("diff", "msgpak {missing} {missing}", "format 'msgpak' (did you mean 'msgpack'?)"),
     ("diff", "ticdc_open_protocol {lonevalue} {lonevalue}", "give --key"),
     ("diff", "ticdc_open_protocol {opkey} {opvalue} {opkey} {opvalue} --key-a {opkey}", "either"),
     # transcode
     ("transcode", "ticdc_craft plainbuffer {craft} {nodir}", "transcode knows"),
+    ("transcode", "ticdc_craf ticdc_craft {craft} {nodir}", "(did you mean 'ticdc_craft'?)"),
     ("transcode", "ticdc_craft ticdc_open_protocol {craft} {nodir}", "give --key-out"),
     ("transcode", "ticdc_open_protocol ticdc_craft {lonevalue} {nodir}", "give --key"),
     ("transcode", "ticdc_craft ticdc_craft {empty} {nodir}", "cannot decode"),
@@ -131,6 +137,8 @@ BAD = [
     ("generate", "--specs {folder}", "no specs"),
     # fuzz
     ("fuzz", "nosuchformat --seconds 0.1", "unknown format"),
+    # ingest (checked before Spark starts)
+    ("ingest", "plainbufer {folder} --output {nodir}", "(did you mean 'plainbuffer'?)"),
     ("fuzz", "plainbuffer --record nope --seconds 0.1", "has no record"),
     ("fuzz", "plainbuffer --seconds -1", "positive number"),
     ("fuzz", "plainbuffer --seconds soon", "not a number"),
@@ -272,3 +280,4 @@ def test_real_runs_print_no_traceback(tmp_path):
         proc = wirespec(*args)
         _, err = proc.communicate(timeout=120)
         assert proc.returncode != 0 and b"Traceback" not in err and err.count(b"\n") == 1, err
+

@@ -47,6 +47,7 @@ from pathlib import Path
 
 from generator.cli.common import EXIT_BAD_INPUT as EXIT_FAILED
 from generator.cli.common import EXIT_USAGE, CliError
+from generator.spec.names import did_you_mean
 
 CDC_FORMATS = ("ticdc_craft", "ticdc_open_protocol")
 PARQUET_METADATA = "parquet_metadata"
@@ -203,7 +204,10 @@ def plan_jobs(fmt: str, inputs) -> list[tuple[str, list[tuple[str, str]]]]:
         try:
             load_module(fmt)
         except ValueError:
-            raise IngestError(f"unknown format {fmt!r}; known: all, {', '.join(known)}") from None
+            raise IngestError(
+                f"unknown format {fmt!r}{did_you_mean(fmt, ['all', *known])}; "
+                f"known: all, {', '.join(known)}"
+            ) from None
         dirs = [(fmt, list(inputs))]
     from runtime.spark.source import list_files  # imports pyspark: after the quick checks
 
