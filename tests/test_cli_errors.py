@@ -281,3 +281,34 @@ def test_real_runs_print_no_traceback(tmp_path):
         _, err = proc.communicate(timeout=120)
         assert proc.returncode != 0 and b"Traceback" not in err and err.count(b"\n") == 1, err
 
+
+# -- mistakes in a spec: file, line and key path -----------------------------------------------
+
+SPEC_MISTAKES = [
+    # (text in specs/plainbuffer.yaml, its replacement, the message after "file:line: ")
+    ("endian: le", "endian: [le",
+     "not valid YAML: expected ',' or ']', but got ':' (while parsing a flow sequence at line {line})"),
+    ("endian: le", "endianness: le", "endianness: unknown key 'endianness' (did you mean 'endian'?)"),
+    ("default_record: message", "default_record: 5", "default_record: 5 is not of type 'string'"),
+    ("default_record: message", "default_record: mesage",
+     "default_record: no record named 'mesage' (did you mean 'message'?)"),
+    ("        type: s64\n", "        tpye: s64\n",
+     "records.cell.fields[3].tpye: unknown key 'tpye' (did you mean 'type'?)"),
+    ("        type: s64\n", "        type: i64\n",
+     "records.cell.fields[3].type: unknown type 'i64' (did you mean 'f64' or 's64' or 'u64'?)"),
+    ("        enum: cell_op\n", "        enum: cellop\n",
+     "records.cell.fields[2].enum: unknown enum 'cellop' (did you mean 'cell_op'?)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("old, new, message", SPEC_MISTAKES, ids=[m[1] for m in SPEC_MISTAKES])
+def test_a_spec_mistake_names_file_line_and_key(old, new, message, tmp_path, capsys):
+    text = (ROOT / "specs" / "plainbuffer.yaml").read_text(encoding="utf-8")
+    line = text[: text.index(old)].count("\n") + 1
+    spec = tmp_path / "plainbuffer.yaml"
+    spec.write_text(text.replace(old, new, 1), encoding="utf-8")
+    status, out, err = run_in_process(["schema", "plainbuffer", "--spec", str(spec)], capsys)
+    # A YAML syntax error shows where the parser gave up: the line after an unclosed [.
+    shown = line + 1 if "YAML" in message else line
+    assert (status, out) == (1, "")
+    assert err == f"wirespec: plainbuffer.yaml:{shown}: {message.format(line=line)}\n"
