@@ -271,7 +271,12 @@ def build_thrift_model(loaded: LoadedSpec) -> ThriftSpec:
     if "wire" in data:
         proto = loaded
     else:
-        proto = load(protocol_spec_path(loaded.path), PROTOCOL_SPEC)
+        path = protocol_spec_path(loaded.path)
+        beside = path == loaded.path.with_name(PROTOCOL_SPEC)
+        # Named as the spec is (specs/parquet.yaml -> specs/thrift_compact.yaml): the docs
+        # link it relative to the repository.
+        display = Path(loaded.display).with_name(PROTOCOL_SPEC) if beside else path.name
+        proto = load(path, str(display))
         if "wire" not in proto.data:
             raise lines.error(("protocol",), f"{PROTOCOL_SPEC} has no wire: section")
     wire = proto.data["wire"]
