@@ -678,6 +678,7 @@ def _write_cdc(events, target: Path, tables: list[str], row_ops: int) -> None:
 
 def print_summary(results: list[dict], console=None) -> None:
     from rich.console import Console
+    from rich.measure import Measurement
     from rich.table import Table
 
     console = console or Console()
@@ -698,6 +699,9 @@ def print_summary(results: list[dict], console=None) -> None:
             f"{r['events_per_s']:,.0f}",
             f"{r['seconds']:.1f}",
         )
+    if not console.is_terminal:  # a log (80 columns): at its full width, no format name cut
+        unbounded = console.options.update_width(1 << 16)
+        console.width = max(console.width, Measurement.get(console, unbounded, table).maximum)
     console.print(table)
     console.print("output tables:", soft_wrap=True)
     for r in results:
