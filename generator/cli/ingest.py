@@ -803,7 +803,13 @@ def add_parser(verbs) -> None:
     )
     ing.add_argument("inputs", nargs="+", metavar="INPUT", help="files or directories")
     ing.add_argument("--output", required=True, help="table directory")
-    ing.add_argument("--mode", default="PERMISSIVE", choices=["FAILFAST", "PERMISSIVE"])
+    ing.add_argument(
+        "--mode",
+        default="PERMISSIVE",
+        choices=["FAILFAST", "PERMISSIVE"],
+        help="PERMISSIVE (default): bad records go to OUTPUT/_corrupt/; FAILFAST: the first "
+        "one stops the run",
+    )
     ing.add_argument("--master", help="Spark master URL (default: local[*])")
     ing.add_argument(
         "--input-kind",
