@@ -170,3 +170,23 @@ def test_relative_links_resolve(page):
         elif anchor and linked.suffix == ".md":
             broken += [target] if anchor not in _anchors(linked.read_text("utf-8")) else []
     assert not broken, broken
+
+
+IMPORT = re.compile(r"from ((?:generated|runtime|generator)(?:\.\w+)*) import (\w+)")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_imports_shown_import(page):
+    """``from generated.models.ticdc_types import Column`` and the like name what exists
+    (a module moved, its pages go stale)."""
+    import importlib.util
+
+    text = page.read_text(encoding="utf-8")
+    for module, name in sorted(set(IMPORT.findall(text))):
+        if module.startswith("runtime.spark"):  # pyspark: the spark extra
+            pytest.importorskip("pyspark")
+        found = importlib.import_module(module)
+        assert hasattr(found, name) or importlib.util.find_spec(f"{module}.{name}"), (
+            module,
+            name,
+        )
