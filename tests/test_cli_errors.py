@@ -37,6 +37,7 @@ def files(tmp_path):
     (tmp_path / "address.json").write_text('{"street": "a", "city": "b"}')
     (tmp_path / "bad.thrift").write_bytes(b"\xff\xfe struct")
     (tmp_path / "includes.thrift").write_text('include "absent.thrift"\nstruct A { 1: i32 x }\n')
+    (tmp_path / "typo.thrift").write_text("struct A {\n  1: i32 x\n  2: strin y\n}\n")
     (tmp_path / "lone.value").write_bytes((OP_UPDATE.with_suffix(".value")).read_bytes())
     return {
         "empty": str(tmp_path / "empty.bin"),
@@ -48,6 +49,7 @@ def files(tmp_path):
         "structjson": str(tmp_path / "address.json"),
         "badthrift": str(tmp_path / "bad.thrift"),
         "includes": str(tmp_path / "includes.thrift"),
+        "typo": str(tmp_path / "typo.thrift"),
         "lonevalue": str(tmp_path / "lone.value"),
         "nodir": str(tmp_path / "no" / "such" / "dir" / "out.bin"),
         "binlog": str(BINLOG),
@@ -132,6 +134,7 @@ BAD = [
     ("import-thrift", "{folder}", "is a folder"),
     ("import-thrift", "{badthrift}", "not UTF-8"),
     ("import-thrift", "{includes}", "includes.thrift:1: include 'absent.thrift': no such file"),
+    ("import-thrift", "{typo}", "typo.thrift:3: unknown type 'strin' (did you mean 'string'?)"),
     # generate (the rest of its errors: tests of the spec loader)
     ("generate", "--specs {missing}", "no spec folder"),
     ("generate", "--specs {folder}", "no specs"),

@@ -238,7 +238,8 @@ def parse_type(text: str, structs, enums, typedefs, ct=None, _seen=()) -> TType:
                 raise _TypeError(f"typedef {name!r} refers to itself")
             t = parse_type(typedefs[name], structs, enums, typedefs, ct, _seen + (name,))
         else:
-            raise _TypeError(f"unknown type {name!r}")
+            known = [*BASE_TYPES, *enums, *structs, *typedefs]
+            raise _TypeError(f"unknown type {name!r}{spec_names.did_you_mean(name, known)}")
         if ct is not None:
             _set_ct(t, ct)
         return t
