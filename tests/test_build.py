@@ -241,3 +241,27 @@ def test_the_test_extra_has_the_build_requirements():
     assert set(project["build-system"]["requires"]) <= {
         requirement.split("#")[0].strip() for requirement in test_extra
     }
+
+
+# What ships beside the Python modules: sources of the compiled tier, templates, the schema.
+SHIPPED_DATA = {".pyx", ".pxd", ".j2", ".json", ".lark"}
+
+
+def test_every_folder_and_data_file_of_the_packages_ships():
+    """A folder missing from ``packages`` makes setuptools warn at every install (or drop it)."""
+    tomllib = pytest.importorskip("tomllib")
+    from fnmatch import fnmatch
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    packages, package_data = config["setuptools"]["packages"], config["setuptools"]["package-data"]
+    for top in ("generator", "runtime", "generated"):
+        for path in sorted((ROOT / top).rglob("*")):
+            if path.is_dir() or "__pycache__" in path.parts:
+                continue
+            if path.suffix not in SHIPPED_DATA | {".py"} or path.name.endswith(".sources.json"):
+                continue  # not shipped, or a build record of setup.py (build output)
+            package = ".".join(path.parent.relative_to(ROOT).parts)
+            assert package in packages, f"{path.relative_to(ROOT)}: {package} is not a package"
+            if path.suffix != ".py":
+                globs = package_data.get(package, [])
+                assert any(fnmatch(path.name, glob) for glob in globs), path.relative_to(ROOT)

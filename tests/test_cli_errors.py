@@ -39,6 +39,7 @@ def files(tmp_path):
     (tmp_path / "address.json").write_text('{"street": "a", "city": "b"}')
     (tmp_path / "bad.thrift").write_bytes(b"\xff\xfe struct")
     (tmp_path / "includes.thrift").write_text('include "absent.thrift"\nstruct A { 1: i32 x }\n')
+    (tmp_path / "typo.thrift").write_text("struct A {\n  1: i32 x\n  2: strin y\n}\n")
     (tmp_path / "lone.value").write_bytes((OP_UPDATE.with_suffix(".value")).read_bytes())
     return {
         "empty": str(tmp_path / "empty.bin"),
@@ -52,6 +53,7 @@ def files(tmp_path):
         "structjson": str(tmp_path / "address.json"),
         "badthrift": str(tmp_path / "bad.thrift"),
         "includes": str(tmp_path / "includes.thrift"),
+        "typo": str(tmp_path / "typo.thrift"),
         "lonevalue": str(tmp_path / "lone.value"),
         "nodir": str(tmp_path / "no" / "such" / "dir" / "out.bin"),
         "binlog": str(BINLOG),
@@ -69,7 +71,9 @@ BAD = [
     ("decode", "plainbuffer {folder}", "cannot read"),
     ("decode", "plainbuffer {missing}", "cannot read"),
     ("decode", "nosuchformat {binlog}", "unknown format"),
+    ("decode", "plainbufer {missing}", "format 'plainbufer' (did you mean 'plainbuffer'?)"),
     ("decode", "plainbuffer --record nope {binlog}", "has no record 'nope'"),
+    ("decode", "plainbuffer --record mesage {binlog}", "'mesage' (did you mean 'message'?)"),
     ("decode", "plainbuffer --struct row {binlog}", "--struct is for Thrift"),
     ("decode", "thrift_compact --struct Nope {reply}", "has no struct 'Nope'"),
     ("decode", "thrift_compact --record User --struct Address {reply}", "disagree"),
@@ -102,11 +106,13 @@ BAD = [
     ("schema", "nosuchformat", "unknown format"),
     ("schema", "plainbuffer --record nope", "has no record 'nope'"),
     ("schema", "thrift_compact --struct Nope", "has no struct 'Nope'"),
+    ("schema", "parquet --struct FileMetadata", "(did you mean 'FileMetaData'?)"),
     ("schema", "ticdc_craft --struct frame", "--struct is for Thrift"),
     # inspect
     ("inspect", "plainbuffer {folder}", "cannot read"),
     ("inspect", "plainbuffer {missing}", "cannot read"),
     ("inspect", "nosuchformat {binlog}", "unknown format"),
+    ("inspect", "ticdc_crat {missing}", "'ticdc_crat' (did you mean 'ticdc_craft'?)"),
     ("inspect", "plainbuffer --record nope {binlog}", "has no record"),
     ("inspect", "ticdc_open_protocol {lonevalue}", "give --key"),
     ("inspect", "plainbuffer --key {opkey} {binlog}", "--key is only for"),
@@ -117,10 +123,12 @@ BAD = [
     ("diff", "plainbuffer {binlog}", "two messages"),
     ("diff", "plainbuffer {binlog} {binlog} {binlog}", "not 3 file(s)"),
     ("diff", "nosuchformat {binlog} {binlog}", "unknown format"),
+    ("diff", "msgpak {missing} {missing}", "format 'msgpak' (did you mean 'msgpack'?)"),
     ("diff", "ticdc_open_protocol {lonevalue} {lonevalue}", "give --key"),
     ("diff", "ticdc_open_protocol {opkey} {opvalue} {opkey} {opvalue} --key-a {opkey}", "either"),
     # transcode
     ("transcode", "ticdc_craft plainbuffer {craft} {nodir}", "transcode knows"),
+    ("transcode", "ticdc_craf ticdc_craft {craft} {nodir}", "(did you mean 'ticdc_craft'?)"),
     ("transcode", "ticdc_craft ticdc_open_protocol {craft} {nodir}", "give --key-out"),
     ("transcode", "ticdc_open_protocol ticdc_craft {lonevalue} {nodir}", "give --key"),
     ("transcode", "ticdc_craft ticdc_craft {empty} {nodir}", "cannot decode"),
@@ -132,11 +140,14 @@ BAD = [
     ("import-thrift", "{folder}", "is a folder"),
     ("import-thrift", "{badthrift}", "not UTF-8"),
     ("import-thrift", "{includes}", "includes.thrift:1: include 'absent.thrift': no such file"),
+    ("import-thrift", "{typo}", "typo.thrift:3: unknown type 'strin' (did you mean 'string'?)"),
     # generate (the rest of its errors: tests of the spec loader)
     ("generate", "--specs {missing}", "no spec folder"),
     ("generate", "--specs {folder}", "no specs"),
     # fuzz
     ("fuzz", "nosuchformat --seconds 0.1", "unknown format"),
+    # ingest (checked before Spark starts)
+    ("ingest", "plainbufer {folder} --output {nodir}", "(did you mean 'plainbuffer'?)"),
     ("fuzz", "plainbuffer --record nope --seconds 0.1", "has no record"),
     ("fuzz", "plainbuffer --seconds -1", "positive number"),
     ("fuzz", "plainbuffer --seconds soon", "not a number"),
@@ -278,3 +289,35 @@ def test_real_runs_print_no_traceback(tmp_path):
         proc = wirespec(*args)
         _, err = proc.communicate(timeout=120)
         assert proc.returncode != 0 and b"Traceback" not in err and err.count(b"\n") == 1, err
+
+
+# -- mistakes in a spec: file, line and key path -----------------------------------------------
+
+SPEC_MISTAKES = [
+    # (text in specs/plainbuffer.yaml, its replacement, the message after "file:line: ")
+    ("endian: le", "endian: [le",
+     "not valid YAML: expected ',' or ']', but got ':' (while parsing a flow sequence at line {line})"),
+    ("endian: le", "endianness: le", "endianness: unknown key 'endianness' (did you mean 'endian'?)"),
+    ("default_record: message", "default_record: 5", "default_record: 5 is not of type 'string'"),
+    ("default_record: message", "default_record: mesage",
+     "default_record: no record named 'mesage' (did you mean 'message'?)"),
+    ("        type: s64\n", "        tpye: s64\n",
+     "records.cell.fields[3].tpye: unknown key 'tpye' (did you mean 'type'?)"),
+    ("        type: s64\n", "        type: i64\n",
+     "records.cell.fields[3].type: unknown type 'i64' (did you mean 'f64' or 's64' or 'u64'?)"),
+    ("        enum: cell_op\n", "        enum: cellop\n",
+     "records.cell.fields[2].enum: unknown enum 'cellop' (did you mean 'cell_op'?)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("old, new, message", SPEC_MISTAKES, ids=[m[1] for m in SPEC_MISTAKES])
+def test_a_spec_mistake_names_file_line_and_key(old, new, message, tmp_path, capsys):
+    text = (ROOT / "specs" / "plainbuffer.yaml").read_text(encoding="utf-8")
+    line = text[: text.index(old)].count("\n") + 1
+    spec = tmp_path / "plainbuffer.yaml"
+    spec.write_text(text.replace(old, new, 1), encoding="utf-8")
+    status, out, err = run_in_process(["schema", "plainbuffer", "--spec", str(spec)], capsys)
+    # A YAML syntax error shows where the parser gave up: the line after an unclosed [.
+    shown = line + 1 if "YAML" in message else line
+    assert (status, out) == (1, "")
+    assert err == f"wirespec: plainbuffer.yaml:{shown}: {message.format(line=line)}\n"

@@ -133,3 +133,60 @@ def test_check_catches_a_stale_and_a_missing_document(tmp_path, capsys):
     doc = out / "plainbuffer.md"
     doc.write_text(doc.read_text().replace("CRC8", "CRC16"))
     assert main(["docs", "--specs", str(specs), "--out", str(out), "--check"]) == 3
+
+
+# The project's own pages; docs/reference/ is material copied unchanged (its links point at
+# the sites it came from).
+PAGES = sorted(
+    p
+    for p in ROOT.rglob("*.md")
+    if not {".venv", "out", "build", "dist", ".git"} & set(p.relative_to(ROOT).parts)
+    and not p.relative_to(ROOT).as_posix().startswith("docs/reference/")
+)
+LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)\)")
+FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
+
+
+def _anchors(text: str) -> set[str]:
+    """The anchors of a page: explicit ``<a id>`` and GitHub's heading slugs."""
+    slugs = {
+        re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        for heading in re.findall(r"^#+\s+(.*)$", text, re.MULTILINE)
+    }
+    return slugs | set(re.findall(r'<a id="([^"]+)"', text))
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_relative_links_resolve(page):
+    """Every relative link of a page names a file of the checkout (and an anchor it has)."""
+    broken = []
+    for target in LINK.findall(FENCE.sub("", page.read_text(encoding="utf-8"))):
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):  # http:, mailto:, ...
+            continue
+        path, _, anchor = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        if not linked.exists():
+            broken.append(target)
+        elif anchor and linked.suffix == ".md":
+            broken += [target] if anchor not in _anchors(linked.read_text("utf-8")) else []
+    assert not broken, broken
+
+
+IMPORT = re.compile(r"from ((?:generated|runtime|generator)(?:\.\w+)*) import (\w+)")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_imports_shown_import(page):
+    """``from generated.models.ticdc_types import Column`` and the like name what exists
+    (a module moved, its pages go stale)."""
+    import importlib.util
+
+    text = page.read_text(encoding="utf-8")
+    for module, name in sorted(set(IMPORT.findall(text))):
+        if module.startswith("runtime.spark"):  # pyspark: the spark extra
+            pytest.importorskip("pyspark")
+        found = importlib.import_module(module)
+        assert hasattr(found, name) or importlib.util.find_spec(f"{module}.{name}"), (
+            module,
+            name,
+        )

@@ -77,3 +77,21 @@ def test_bad_invocations_fail_in_one_short_message(case, tmp_path):
         assert sorted(p.name for p in out.iterdir()) == ["theirs.txt"]
     else:
         assert not out.exists()  # nothing written: the arguments were checked first
+
+
+def test_the_summary_in_a_log_cuts_no_format_name():
+    """Not a terminal (run.sh's output in a file or CI): rich's 80 columns would cut
+    ``ticdc_craft`` and ``ticdc_open_protocol`` to the same ``ticdc…``."""
+    import io
+
+    from rich.console import Console
+
+    from generator.cli.ingest import print_summary
+
+    names = ["mysql_serialization.binlog_file", "ticdc_craft", "ticdc_open_protocol"]
+    row = {"files": 1, "records": 2, "events": 3, "corrupt": 0, "events_per_s": 6, "tables": []}
+    row |= {"decode_seconds": 0.5, "seconds": 9.0}
+    console = Console(file=io.StringIO(), width=80)
+    print_summary([{**row, "format": name} for name in names], console)
+    text = console.file.getvalue()
+    assert all(f"│ {name} " in text for name in names) and "…" not in text, text

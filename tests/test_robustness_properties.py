@@ -149,3 +149,11 @@ def test_open_protocol_pairs_join_for_the_fuzzer():
 
     key, value = mod.build_pair(mod.Message(events=[]))
     assert split_pair(join_pair(key, value)) == (key, value)
+
+
+def test_slow_or_big_draws_on_a_loaded_machine_are_no_failure():
+    """tests/conftest.py's profile: every property test here inherits it."""
+    assert {HealthCheck.too_slow, HealthCheck.data_too_large} <= set(
+        settings.default.suppress_health_check
+    )
+    assert settings.default.deadline is None

@@ -50,7 +50,8 @@ import runtime.core.fast as rt_fast
 from generator import ROOT
 from generator.cli.common import CliError
 from generator.cli.exactness import is_known
-from generator.cli.target import load_codec
+from generator.cli.target import format_help, load_codec
+from generator.spec.names import did_you_mean
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.limits import Limits
 
@@ -775,9 +776,13 @@ def add_parser(verbs) -> None:
     cmd = verbs.add_parser(
         "fuzz", help="mutation-fuzz a format's parser (only DecodeError, bounded time/memory)"
     )
-    cmd.add_argument("format", help=f"one of {', '.join(FORMATS)}, or 'all'")
+    cmd.add_argument(
+        "format", help=f"{format_help()}; or all: {', '.join(FORMATS)}, one after the other"
+    )
     cmd.add_argument("--record", help="one record (default: every record of the format)")
-    cmd.add_argument("--seconds", type=_positive, default=10.0, help="run time per format")
+    cmd.add_argument(
+        "--seconds", type=_positive, default=10.0, help="run time per format (default: 10)"
+    )
     cmd.add_argument("--seed", type=int, default=0, help="random seed (runs are repeatable)")
     cmd.add_argument(
         "--save-dir",
@@ -831,8 +836,10 @@ def run_command(args) -> int:
     for fmt in formats:
         codec = load_codec(fmt)
         if args.record and args.record not in codec.RECORDS:
+            hint = did_you_mean(args.record, codec.RECORDS)
             raise CliError(
-                f"{fmt} has no record {args.record!r}; records: {', '.join(codec.RECORDS)}", 2
+                f"{fmt} has no record {args.record!r}{hint}; records: {', '.join(codec.RECORDS)}",
+                2,
             )
         with _progress_display(fmt, args.seconds) as (progress, log):
             report = run(

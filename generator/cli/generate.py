@@ -14,7 +14,9 @@ def add_parser(verbs) -> None:
     gen = verbs.add_parser("generate", help="render generated/ from specs/")
     gen.add_argument("--check", action="store_true", help="fail if generated/ is stale or edited")
     gen.add_argument("--specs", default=str(ROOT / "specs"), help="spec folder (default: specs/)")
-    gen.add_argument("--out", default=str(ROOT / "generated"), help="output folder")
+    gen.add_argument(
+        "--out", default=str(ROOT / "generated"), help="output folder (default: generated/)"
+    )
     gen.add_argument(
         "-v",
         "--verbose",

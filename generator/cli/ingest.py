@@ -47,6 +47,7 @@ from pathlib import Path
 
 from generator.cli.common import EXIT_BAD_INPUT as EXIT_FAILED
 from generator.cli.common import EXIT_USAGE, CliError
+from generator.spec.names import did_you_mean
 
 CDC_FORMATS = ("ticdc_craft", "ticdc_open_protocol")
 PARQUET_METADATA = "parquet_metadata"
@@ -203,7 +204,10 @@ def plan_jobs(fmt: str, inputs) -> list[tuple[str, list[tuple[str, str]]]]:
         try:
             load_module(fmt)
         except ValueError:
-            raise IngestError(f"unknown format {fmt!r}; known: all, {', '.join(known)}") from None
+            raise IngestError(
+                f"unknown format {fmt!r}{did_you_mean(fmt, ['all', *known])}; "
+                f"known: all, {', '.join(known)}"
+            ) from None
         dirs = [(fmt, list(inputs))]
     from runtime.spark.source import list_files  # imports pyspark: after the quick checks
 
@@ -674,6 +678,7 @@ def _write_cdc(events, target: Path, tables: list[str], row_ops: int) -> None:
 
 def print_summary(results: list[dict], console=None) -> None:
     from rich.console import Console
+    from rich.measure import Measurement
     from rich.table import Table
 
     console = console or Console()
@@ -694,6 +699,9 @@ def print_summary(results: list[dict], console=None) -> None:
             f"{r['events_per_s']:,.0f}",
             f"{r['seconds']:.1f}",
         )
+    if not console.is_terminal:  # a log (80 columns): at its full width, no format name cut
+        unbounded = console.options.update_width(1 << 16)
+        console.width = max(console.width, Measurement.get(console, unbounded, table).maximum)
     console.print(table)
     console.print("output tables:", soft_wrap=True)
     for r in results:
@@ -795,7 +803,13 @@ def add_parser(verbs) -> None:
     )
     ing.add_argument("inputs", nargs="+", metavar="INPUT", help="files or directories")
     ing.add_argument("--output", required=True, help="table directory")
-    ing.add_argument("--mode", default="PERMISSIVE", choices=["FAILFAST", "PERMISSIVE"])
+    ing.add_argument(
+        "--mode",
+        default="PERMISSIVE",
+        choices=["FAILFAST", "PERMISSIVE"],
+        help="PERMISSIVE (default): bad records go to OUTPUT/_corrupt/; FAILFAST: the first "
+        "one stops the run",
+    )
     ing.add_argument("--master", help="Spark master URL (default: local[*])")
     ing.add_argument(
         "--input-kind",

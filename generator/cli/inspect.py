@@ -25,7 +25,13 @@ from pathlib import Path
 
 from generator import ROOT
 from generator.cli.common import CliError, read_input, stdout_console
-from generator.cli.target import add_record_options, format_help, key_for, target_for_bytes
+from generator.cli.target import (
+    add_record_options,
+    codec_for,
+    format_help,
+    key_for,
+    target_for_bytes,
+)
 from runtime.core.codec import OpenEnum, TimeBeside, UuidText, to_jsonable
 from runtime.core.codec import trace as trace_construct
 from runtime.core.spans import Node, Trace
@@ -541,8 +547,9 @@ def _name_codes(kafka, key: Trace, value: Trace) -> None:
 
 def run_command(args) -> int:
     """Print the dump; exit 1 when the message does not decode (after showing why)."""
+    codec = codec_for(args)
     data = read_input(args.file)
-    target = target_for_bytes(args, data)
+    target = target_for_bytes(codec, args, data)
     codec, record = target.codec, target.record
     if target.keyed:
         return _run_kafka(args, codec, read_input(key_for(target, args.file, args.key)), data)

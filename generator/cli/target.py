@@ -16,6 +16,7 @@ from pathlib import Path
 
 from generator import ROOT
 from generator.cli.common import EXIT_USAGE, CliError, error_line, read_input
+from generator.spec.names import did_you_mean
 from runtime.core.errors import DecodeError, WirespecError
 
 
@@ -32,7 +33,10 @@ def load_codec(fmt: str):
     """The generated module of a format (``plainbuffer`` -> ``generated.plainbuffer``)."""
     known = known_formats()
     if fmt not in known:
-        raise CliError(f"unknown format {fmt!r}; known: {', '.join(known)}", EXIT_USAGE)
+        raise CliError(
+            f"unknown format {fmt!r}{did_you_mean(fmt, known)}; known: {', '.join(known)}",
+            EXIT_USAGE,
+        )
     return importlib.import_module(f"generated.{fmt}")
 
 
@@ -123,7 +127,8 @@ def is_thrift(codec) -> bool:
 def _check_record(codec, record: str) -> None:
     if record not in codec.RECORDS:
         raise CliError(
-            f"{codec.FORMAT} has no record {record!r}; records: {', '.join(codec.RECORDS)}",
+            f"{codec.FORMAT} has no record {record!r}{did_you_mean(record, codec.RECORDS)}; "
+            f"records: {', '.join(codec.RECORDS)}",
             EXIT_USAGE,
         )
 
@@ -141,7 +146,8 @@ def choose(codec, record: str | None, struct: str | None, detected: str | None) 
         if struct not in codec.RECORDS or struct == "message":
             structs = [r for r in codec.RECORDS if r != "message"]
             raise CliError(
-                f"{codec.FORMAT} has no struct {struct!r}; structs: {', '.join(structs)}",
+                f"{codec.FORMAT} has no struct {struct!r}{did_you_mean(struct, structs)}; "
+                f"structs: {', '.join(structs)}",
                 EXIT_USAGE,
             )
         if record == "message":
@@ -165,8 +171,9 @@ def detect(codec, data: bytes) -> str | None:
     return detect_record(data) if detect_record else None
 
 
-def target_for_bytes(args, data: bytes) -> Target:
-    codec = codec_for(args)
+def target_for_bytes(codec, args, data: bytes) -> Target:
+    """The target of ``args`` for the input ``data`` in ``codec`` (:func:`codec_for`, loaded
+    before the input is read, so an unknown format is named before a missing file)."""
     return choose(codec, args.record, args.struct, None if args.record else detect(codec, data))
 
 
@@ -205,8 +212,9 @@ def check_key_option(target: Target, given: str | None, option: str) -> None:
 def decode_file(args, name: str, key: str | None = None, key_option: str = "--key"):
     """(target, model) of one input file (a key + value pair when the record is one;
     ``key_option`` is the option that gives the key, for the messages)."""
+    codec = codec_for(args)
     data = read_input(name)
-    target = target_for_bytes(args, data)
+    target = target_for_bytes(codec, args, data)
     check_key_option(target, key, key_option)
     if target.keyed:
         key_data = read_input(key_for(target, name, key, key_option))

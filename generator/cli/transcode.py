@@ -35,6 +35,7 @@ import sys
 
 from generator.cli.common import EXIT_USAGE, CliError, read_input, write_output
 from generator.cli.target import check_key_option, choose, key_for, load_codec
+from generator.spec.names import did_you_mean
 from runtime.core.errors import EncodeError
 
 OPEN_PROTOCOL = "ticdc_open_protocol"
@@ -273,7 +274,10 @@ def add_parser(verbs) -> None:
 def run_command(args) -> int:
     for fmt in (args.source, args.target):
         if fmt not in FORMATS:
-            raise CliError(f"transcode knows {', '.join(FORMATS)}, not {fmt!r}", EXIT_USAGE)
+            raise CliError(
+                f"transcode knows {', '.join(FORMATS)}, not {fmt!r}{did_you_mean(fmt, FORMATS)}",
+                EXIT_USAGE,
+            )
     source = choose(load_codec(args.source), "message", None, None)
     target = choose(load_codec(args.target), "message", None, None)
     check_key_option(source, args.key, "--key")

@@ -41,7 +41,8 @@ import uuid
 from pathlib import Path
 
 from generator.spec.loader import read_text
-from generator.spec.thrift import RESERVED
+from generator.spec.names import did_you_mean
+from generator.spec.thrift import BASE_TYPES, RESERVED
 from runtime.core.errors import SpecError
 
 INT_BITS = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
@@ -394,7 +395,8 @@ class _Importer:
             return ("map", self.resolve(doc, t[1], line, seen), self.resolve(doc, t[2], line, seen))
         found = self.lookup(doc, t[1], line)
         if found is None:
-            self.fail(doc, line, f"unknown type {t[1]!r}")
+            known = [*BASE_TYPES, *doc.enums, *doc.structs, *doc.typedefs]
+            self.fail(doc, line, f"unknown type {t[1]!r}{did_you_mean(t[1], known)}")
         owner, what, bare = found
         if what == "typedefs":
             if (owner.path, bare) in seen:

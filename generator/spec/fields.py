@@ -28,6 +28,7 @@ from generator.spec.model import (
     bit_field_range,
     camel,
 )
+from generator.spec.names import did_you_mean
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_TYPES
 
 
@@ -220,7 +221,9 @@ class FieldBuilder:
                 )
             ref = TypeRef("region", name)
         else:
-            raise self.error(parts + ("type",), f"unknown type {name!r}")
+            known = [*PRIMITIVES, *self.record_names, *RUNTIME_TYPES, *CHUNK_TYPES, *REGION_TYPES]
+            hint = did_you_mean(name, known)
+            raise self.error(parts + ("type",), f"unknown type {name!r}{hint}")
         if "count" in raw and ref.kind != "chunk":
             raise self.error(parts + ("count",), "only a chunk type takes count:")
         if size is not None:
@@ -245,7 +248,8 @@ class FieldBuilder:
             ref.nullable = True
         if raw.get("enum"):
             if raw["enum"] not in self.enums:
-                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}")
+                hint = did_you_mean(raw["enum"], self.enums)
+                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}{hint}")
             if ref.kind != "prim" and not (
                 ref.kind == "chunk" and CHUNK_TYPES[ref.name].element == "int"
             ):

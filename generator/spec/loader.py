@@ -149,7 +149,7 @@ def load_text(text: str, path: Path, display: str | None = None) -> LoadedSpec:
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         raise SpecError(
-            f"not valid YAML: {getattr(err, 'problem', err)}",
+            f"not valid YAML: {getattr(err, 'problem', err)}{_yaml_context(err)}",
             file=display,
             line=mark.line + 1 if mark else None,
         ) from None
@@ -158,17 +158,34 @@ def load_text(text: str, path: Path, display: str | None = None) -> LoadedSpec:
     data = _to_python(node, (), lines)
     errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
-        err = _within_alternative(min(errors, key=lambda e: -len(e.absolute_path)))
+        # The deepest error; at one depth a misspelt key before the key it misses.
+        err = _within_alternative(
+            min(
+                errors,
+                key=lambda e: (-len(e.absolute_path), e.validator != "additionalProperties"),
+            )
+        )
         parts = list(err.absolute_path)
         if err.validator == "additionalProperties":
-            unknown = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+            known = err.schema.get("properties", {})
+            unknown = sorted(set(err.instance) - set(known))
             parts.append(unknown[0])
-            raise lines.error(parts, f"unknown key {unknown[0]!r}")
+            hint = names.did_you_mean(unknown[0], sorted(set(known) - set(err.instance)))
+            raise lines.error(parts, f"unknown key {unknown[0]!r}{hint}")
         raise lines.error(parts, _schema_message(err))
     found = names.problem("format", data["format"])
     if found is not None:
         raise lines.error(("format",), found)
     return LoadedSpec(path, display, text, data, lines)
+
+
+def _yaml_context(err: yaml.YAMLError) -> str:
+    """Where the construct that broke began, when on another line than the problem: an
+    unclosed ``[`` is found only on a later line."""
+    context, at, mark = (getattr(err, k, None) for k in ("context", "context_mark", "problem_mark"))
+    if not context or at is None or mark is None or at.line == mark.line:
+        return ""
+    return f" ({context} at line {at.line + 1})"
 
 
 def _within_alternative(err: jsonschema.ValidationError) -> jsonschema.ValidationError:

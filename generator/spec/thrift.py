@@ -238,7 +238,8 @@ def parse_type(text: str, structs, enums, typedefs, ct=None, _seen=()) -> TType:
                 raise _TypeError(f"typedef {name!r} refers to itself")
             t = parse_type(typedefs[name], structs, enums, typedefs, ct, _seen + (name,))
         else:
-            raise _TypeError(f"unknown type {name!r}")
+            known = [*BASE_TYPES, *enums, *structs, *typedefs]
+            raise _TypeError(f"unknown type {name!r}{spec_names.did_you_mean(name, known)}")
         if ct is not None:
             _set_ct(t, ct)
         return t
@@ -271,7 +272,12 @@ def build_thrift_model(loaded: LoadedSpec) -> ThriftSpec:
     if "wire" in data:
         proto = loaded
     else:
-        proto = load(protocol_spec_path(loaded.path), PROTOCOL_SPEC)
+        path = protocol_spec_path(loaded.path)
+        beside = path == loaded.path.with_name(PROTOCOL_SPEC)
+        # Named as the spec is (specs/parquet.yaml -> specs/thrift_compact.yaml): the docs
+        # link it relative to the repository.
+        display = Path(loaded.display).with_name(PROTOCOL_SPEC) if beside else path.name
+        proto = load(path, str(display))
         if "wire" not in proto.data:
             raise lines.error(("protocol",), f"{PROTOCOL_SPEC} has no wire: section")
     wire = proto.data["wire"]

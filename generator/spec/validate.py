@@ -124,7 +124,9 @@ class SpecBuilder(FieldBuilder):
             and data["default_record"] not in records
             and not (kafka and kafka.record == data["default_record"])
         ):
-            raise self.error(("default_record",), f"no record named {data['default_record']!r}")
+            name = data["default_record"]
+            hint = spec_names.did_you_mean(name, records)
+            raise self.error(("default_record",), f"no record named {name!r}{hint}")
         return Spec(
             format=data["format"],
             title=data.get("title", data["format"]),
