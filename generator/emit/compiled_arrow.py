@@ -155,6 +155,16 @@ class ArrowEmitter(CompiledEmitter):
         self.case_targets: dict[str, dict[str, str]] = {}
         """Switch variable -> its record cases' struct builders (written by their call)."""
         self.called_cases: set[tuple[str, str]] = set()
+        """(switch variable, record) of the record cases written (by a call, or at the
+        case's build)."""
+        classes = {p.class_name: p.name for p in self.lowering.plans.values()}
+        self.case_builds = {
+            (s.var, s.record): s.steps[-1]
+            for s in walk_steps(plan.steps)
+            if isinstance(s, Nested) and s.record and s.steps and isinstance(s.steps[-1], Build)
+            if classes.get(s.steps[-1].class_name, s.record) == s.record
+        }
+        """(variable, record) -> the build of that record read inline into the variable."""
         self.spreading = plan.name in self.spread_records
         top = dict(self.builds["model"].fields)
         row_field = self.rows.get(plan.name)
@@ -278,6 +288,10 @@ class ArrowEmitter(CompiledEmitter):
                         raise NotCompiled(f"{var}: two cases of record {case[1]}")
                     child = self.local(f"{builder}_{k}", "StructBuilder", k, builder)
                     self.case_targets.setdefault(var, {})[case[1]] = child
+                    build = self.case_builds.get((var, case[1]))
+                    if build is not None:  # read inline: written at its build
+                        for inner, kind_, b in self.columns(case[1], dict(build.fields), child):
+                            self.aim(inner, kind_, b)
                 k += case is not None
         elif isinstance(kind, tuple) and kind[0] == "list" and isinstance(kind[1], tuple):
             if kind[1][0] != "record":
@@ -525,6 +539,11 @@ class ArrowEmitter(CompiledEmitter):
 
     def build(self, step: Build) -> None:
         if step.var != "model":  # a record read inline: written with its parent
+            for (var, record), build in self.case_builds.items():
+                if build is step and record in self.case_targets.get(var, {}):
+                    # a switch's case: its columns now, the other cases' nulls at the end
+                    self.write_columns(record, dict(step.fields), self.case_targets[var][record])
+                    self.called_cases.add((var, record))
             self.w.line(f"{step.var} = True")
             return
         if self.name not in self.rows:
