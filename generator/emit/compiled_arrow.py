@@ -45,6 +45,21 @@ _TIMES = {"micros": "put_micros", "time_us": "put_time_us"}
 """``timestamp_us``'s two columns of a number: its int, and its time."""
 
 
+class _Members(ast.NodeTransformer):
+    """``item.member`` -> ``last_int(<its column>)`` where ``column(item, member)`` names
+    one (:meth:`ArrowEmitter.member_column`)."""
+
+    def __init__(self, column):
+        self.column = column
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, ast.Name):
+            builder = self.column(node.value.id, node.attr)
+            if builder is not None:
+                return ast.Call(ast.Name("last_int"), [ast.Name(builder)], [])
+        return self.generic_visit(node)
+
+
 class ArrowEmitter(CompiledEmitter):
     """The ``_arrow_<record>`` writers of one spec, and ``write_arrow``/``bind_arrow``.
 
@@ -209,19 +224,32 @@ class ArrowEmitter(CompiledEmitter):
         )
 
     def rows_function(self, name: str) -> str:
-        """None here: a record's rows are written by its writer (``rows`` is the model
-        readers' table, which the base class fills after the writers are rendered)."""
+        """No row iterator here: a record's rows are written by its writer, as its
+        elements are read."""
         raise NotCompiled("rows are written, not iterated")
 
     def python(self, expression: str) -> str:
-        """An expression evaluated in Python, when it reads only numbers and other
-        expressions' values (nothing that is a stand-in here)."""
-        names = {
-            n.id for n in ast.walk(ast.parse(expression, mode="eval")) if isinstance(n, ast.Name)
-        }
+        """An expression evaluated in Python, when it reads only numbers, other
+        expressions' values and integer members of list elements written by their own
+        writers (read back from their columns, ``last_int``): nothing that is a stand-in."""
+        tree = _Members(self.member_column).visit(ast.parse(expression, mode="eval"))
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         if names & self.stand_ins:
             raise NotCompiled(f"an expression of {', '.join(sorted(names & self.stand_ins))}")
-        return super().python(expression)
+        return super().python(ast.unparse(tree))
+
+    def member_column(self, var: str, member: str) -> str | None:
+        """The builder of the integer column ``member`` of the element ``var`` of a list
+        whose elements are written by their own writer, as it was just written; None when
+        ``var`` is no such element."""
+        step = next((s for s in self.repeat_steps.values() if s.item == var), None)
+        if step is None or step.steps is not None or step.var not in self.targets:
+            return None
+        for k, (_name, slot, kind, _nullable) in enumerate(self.tables.get(step.record, ())):
+            if slot == member and kind == "int":
+                struct = self.targets[step.var]
+                return self.local(f"{struct}_{k}", "Builder", k, struct)
+        raise NotCompiled(f"{var}.{member}: no integer column")
 
     def columns(self, record: str, fields: dict, struct: str) -> list[tuple[str, object, str]]:
         """``(variable, kind, builder)`` of each Spark column of ``record``, whose model
@@ -684,7 +712,8 @@ class ArrowEmitter(CompiledEmitter):
             "    SCALAR_BOOL, SCALAR_BYTES, SCALAR_FLOAT, SCALAR_INT, SCALAR_LATIN1, SCALAR_TEXT,",
             "    Builder,",
             "    ListBuilder, Scalar, StructBuilder, put_bool, put_bytes, put_decimal, put_double,",
-            "    put_int, put_micros, put_object, put_scalar, put_time_us, put_uuid, utf8_valid,",
+            "    last_int, put_int, put_micros, put_object, put_scalar, put_time_us, put_uuid,",
+            "    utf8_valid,",
             ")",
             "from runtime._compiled.arrow_prelude cimport _arrow_entry, _enum_names, _write_arrow",
             "",

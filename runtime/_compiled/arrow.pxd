@@ -306,6 +306,27 @@ cdef inline int put_time_us(Builder builder, int64_t value, bint fits) except -1
     return put_micros(builder, value, fits)
 
 
+cdef inline object last_int(Builder builder):
+    """The last value of an integer column as Python reads it from the model (None where
+    it is null): what an expression reads of a list's element written by its own writer."""
+    cdef Py_ssize_t i = builder.length - 1
+    cdef IntBuilder ints
+    cdef const char* at
+    if type(builder) is not IntBuilder or i < 0:
+        raise TypeError("no integer written")
+    if builder.validity is not None and not ((<uint8_t*>builder.validity.bytes.ptr)[i >> 3] >> (i & 7)) & 1:
+        return None
+    ints = <IntBuilder>builder
+    at = ints.values.ptr + i * ints.width
+    if ints.width == 8:
+        return (<const int64_t*>at)[0]
+    if ints.width == 4:
+        return (<const int32_t*>at)[0]
+    if ints.width == 2:
+        return (<const int16_t*>at)[0]
+    return (<const int8_t*>at)[0]
+
+
 cdef inline int put_object(Builder builder, object value) except -1:
     """A Python value (a spec expression's) as ``pa.array`` takes it into the column."""
     return builder.append_value(value)
