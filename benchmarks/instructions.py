@@ -258,7 +258,7 @@ ARROW_WORKLOADS = ("pb-limits", "pb-columns", "msgpack-str8", "msgpack-int32",
                    "mysql_serialization:gtid_tagged_event",
                    "mysql_serialization:gtid_tagged_event_no_checksum",
                    "mysql_serialization:gtid_tagged_body",
-                   "mysql_serialization:binlog_file", "png:chunk")  # fmt: skip
+                   "mysql_serialization:binlog_file", "png:chunk", "png:png_file")  # fmt: skip
 """``--only arrow``: ``BatchDecoder.decode`` of batches of 256 messages into Arrow (no Spark):
 PlainBuffer small rows with a limit (``max_count``) and with two columns kept, MessagePack
 values of one record each, and ``<format>:<record>``: the fuzzer's seeds of that record (its
