@@ -24,11 +24,40 @@ import ast
 from generator.emit.compiled import CompiledEmitter
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.lowering import Lowering
-from generator.emit.plan import Bits, Build, Checksum, Derived, Number, walk_steps
+from generator.emit.plan import (
+    Bits,
+    Build,
+    Checksum,
+    Derived,
+    Fallback,
+    KeyedField,
+    MsbNumber,
+    Nested,
+    Number,
+    Rest,
+    walk_steps,
+)
 
 _RAW = ("int", "float", "bool", "string", "binary")
 _FLOATS = ("float", "double")
 _INTS = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t")
+_TIMES = {"micros": "put_micros", "time_us": "put_time_us"}
+"""``timestamp_us``'s two columns of a number: its int, and its time."""
+
+
+class _Members(ast.NodeTransformer):
+    """``item.member`` -> ``last_int(<its column>)`` where ``column(item, member)`` names
+    one (:meth:`ArrowEmitter.member_column`)."""
+
+    def __init__(self, column):
+        self.column = column
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, ast.Name):
+            builder = self.column(node.value.id, node.attr)
+            if builder is not None:
+                return ast.Call(ast.Name("last_int"), [ast.Name(builder)], [])
+        return self.generic_visit(node)
 
 
 class ArrowEmitter(CompiledEmitter):
@@ -63,7 +92,24 @@ class ArrowEmitter(CompiledEmitter):
                         if item.kind == "each":
                             self.summed.add(item.var)
             self.running[plan.name] = self.running_crcs(plan)
+        self.spread_records = {r for plan in lowering.plans.values() for r in self.spread(plan)}
+        """Records whose columns a caller inlines among its own (``spark: {inline: true}``
+        of a record read by its own reader): written by ``_columns_<record>`` from a given
+        child of the caller's struct on, ``_arrow_<record>`` calling it for all of one."""
         super().__init__(spec, lowering)
+
+    def spread(self, plan) -> set[str]:
+        """The records ``plan`` reads by their own readers whose columns are among its own."""
+        if plan.name not in self.tables:
+            return set()
+        fields = {var: name for name, var in plan.steps[-1].fields}
+        slots = [entry[1] for entry in self.tables[plan.name]]
+        return {
+            s.record
+            for s in walk_steps(plan.steps)
+            if isinstance(s, Nested) and s.record and s.steps is None and s.var in fields
+            if any(slot.startswith(f"{fields[s.var]}.") for slot in slots)
+        }
 
     @staticmethod
     def running_crcs(plan) -> dict[str, str]:
@@ -103,6 +149,12 @@ class ArrowEmitter(CompiledEmitter):
             raise NotCompiled("no Spark columns of its own")
         builds = [s for s in walk_steps(plan.steps) if isinstance(s, Build)]
         self.builds = {s.var: s for s in builds}
+        self.nested_calls = {
+            s.var: s.record
+            for s in walk_steps(plan.steps)
+            if isinstance(s, Nested) and s.record and s.steps is None
+        }
+        """Variable -> the record read into it by its own reader."""
         self.repeats_read = {s.var: s.item for s in walk_steps(plan.steps) if hasattr(s, "until")}
         """List variable -> the variable of each element (a record's, when read inline)."""
         self.targets: dict[str, str] = {}
@@ -111,10 +163,36 @@ class ArrowEmitter(CompiledEmitter):
         """Local builder -> its declaration (found once a call, not once a value)."""
         self.values: dict[str, tuple[str, str]] = {}
         """List of values read inline -> (the values' kind, the builder of its elements)."""
+        self.repeat_steps = {s.var: s for s in walk_steps(plan.steps) if hasattr(s, "until")}
+        self.spreads: dict[str, tuple[str, str, int]] = {}
+        """Variable of a record read by a call whose columns are inlined here -> (record,
+        the struct they are in, the first of them)."""
+        self.case_targets: dict[str, dict[str, str]] = {}
+        """Switch variable -> its record cases' struct builders (written by their call)."""
+        self.called_cases: set[tuple[str, str]] = set()
+        """(switch variable, record) of the record cases written (by a call, or at the
+        case's build)."""
+        classes = {p.class_name: p.name for p in self.lowering.plans.values()}
+        self.case_builds = {
+            (s.var, s.record): s.steps[-1]
+            for s in walk_steps(plan.steps)
+            if isinstance(s, Nested) and s.record and s.steps and isinstance(s.steps[-1], Build)
+            if classes.get(s.steps[-1].class_name, s.record) == s.record
+        }
+        """(variable, record) -> the build of that record read inline into the variable."""
+        self.spreading = plan.name in self.spread_records
         top = dict(self.builds["model"].fields)
         row_field = self.rows.get(plan.name)
         if row_field is not None:
-            self.targets[top[row_field]] = "out"
+            var = top[row_field]
+            self.targets[var] = "out"
+            step = self.repeat_steps.get(var)
+            if step is not None and step.item in self.builds:  # each element read is a row
+                self.values[var] = (("record", step.record), "out")
+                for inner, k, b in self.columns(
+                    step.record, dict(self.builds[step.item].fields), "out"
+                ):
+                    self.aim(inner, k, b)
         else:
             for var, kind, builder in self.columns(plan.name, top, "out"):
                 self.aim(var, kind, builder)
@@ -124,21 +202,64 @@ class ArrowEmitter(CompiledEmitter):
         } | {getattr(s, "item", None) for s in steps}
         """Variables that hold no value here (True for text, bytes, records and lists:
         their values are in the builders), which no Python expression may read."""
-        return super().record_function(plan)
+        text = super().record_function(plan)
+        if not self.spreading:
+            return text
+        name = plan.name
+        return (
+            text.rstrip("\n")
+            + "\n\n\n"
+            + "\n".join(
+                [
+                    f"cdef int _arrow_{name}(const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end,",
+                    f"{' ' * (len(name) + 17)}_Limits* lim, Py_ssize_t* stop, StructBuilder out) except -2:",
+                    f'    """``_columns_{name}`` into every child of ``out``, its slot closed."""',
+                    f"    cdef int read = _columns_{name}(buf, pos, end, lim, stop, out, 0)",
+                    "    if read >= 0:",
+                    "        out.valid()",
+                    "    return read",
+                    "",
+                ]
+            )
+        )
+
+    def rows_function(self, name: str) -> str:
+        """No row iterator here: a record's rows are written by its writer, as its
+        elements are read."""
+        raise NotCompiled("rows are written, not iterated")
 
     def python(self, expression: str) -> str:
-        """An expression evaluated in Python, when it reads only numbers and other
-        expressions' values (nothing that is a stand-in here)."""
-        names = {n.id for n in ast.walk(ast.parse(expression, mode="eval")) if isinstance(n, ast.Name)}
+        """An expression evaluated in Python, when it reads only numbers, other
+        expressions' values and integer members of list elements written by their own
+        writers (read back from their columns, ``last_int``): nothing that is a stand-in."""
+        tree = _Members(self.member_column).visit(ast.parse(expression, mode="eval"))
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         if names & self.stand_ins:
             raise NotCompiled(f"an expression of {', '.join(sorted(names & self.stand_ins))}")
-        return super().python(expression)
+        return super().python(ast.unparse(tree))
+
+    def member_column(self, var: str, member: str) -> str | None:
+        """The builder of the integer column ``member`` of the element ``var`` of a list
+        whose elements are written by their own writer, as it was just written; None when
+        ``var`` is no such element."""
+        step = next((s for s in self.repeat_steps.values() if s.item == var), None)
+        if step is None or step.steps is not None or step.var not in self.targets:
+            return None
+        for k, (_name, slot, kind, _nullable) in enumerate(self.tables.get(step.record, ())):
+            if slot == member and kind == "int":
+                struct = self.targets[step.var]
+                return self.local(f"{struct}_{k}", "Builder", k, struct)
+        raise NotCompiled(f"{var}.{member}: no integer column")
 
     def columns(self, record: str, fields: dict, struct: str) -> list[tuple[str, object, str]]:
         """``(variable, kind, builder)`` of each Spark column of ``record``, whose model
         fields are in ``fields`` (name -> variable), in struct builder ``struct``."""
         out = []
         for k, (_name, slot, kind, _nullable) in enumerate(self.tables[record]):
+            spread = self.spread_column(record, fields, struct, k)
+            if spread is not None:
+                out.append(spread)
+                continue
             # an inlined column (``body.flags``): a field of a record read inline here
             *path, field = slot.split(".")
             inner = fields
@@ -155,9 +276,29 @@ class ArrowEmitter(CompiledEmitter):
             )
         return out
 
+    def spread_column(self, record: str, fields: dict, struct: str, k: int):
+        """``(variable, ("spread", record, first), struct)`` where column ``k`` of
+        ``record`` is one of the columns of a record read by a call, inlined here (they
+        must be that record's columns, in order); else None."""
+        field, _, rest = self.tables[record][k][1].partition(".")
+        var = fields.get(field)
+        called = self.nested_calls.get(var)
+        if not rest or called not in self.spread_records:
+            return None
+        if var not in self.spreads:
+            inner = self.tables[called]
+            mine = self.tables[record][k : k + len(inner)]
+            want = [(n, f"{field}.{slot}", kind, null) for n, slot, kind, null in inner]
+            if list(mine) != want:
+                raise NotCompiled(f"{record}: {field}'s columns are not {called}'s, in order")
+            self.spreads[var] = (called, struct, k)
+        return var, ("spread",), struct
+
     def local(self, name: str, ctype: str, k, struct: str) -> str:
         """``name``: a local ``ctype``, child ``k`` of builder ``struct`` (its list element
-        when ``k`` is None)."""
+        when ``k`` is None; from child ``base`` on in a ``_columns_<record>``)."""
+        if struct == "out" and self.spreading and k is not None:
+            k = f"base + {k}"
         of = f"{struct}.child" if k is None else f"{struct}.children[{k}]"
         self.builders[name] = f"cdef {ctype} {name} = <{ctype}>{of}"
         return name
@@ -165,7 +306,22 @@ class ArrowEmitter(CompiledEmitter):
     def aim(self, var: str, kind, builder: str) -> None:
         """Note where the records read into ``var`` go (lists and records read by a call;
         inline records' own columns)."""
-        if isinstance(kind, tuple) and kind[0] == "list" and isinstance(kind[1], tuple):
+        if kind == "uuid" and self.uuid_bytes(var):
+            self.values[var] = ("uuid", builder)
+        elif isinstance(kind, tuple) and kind[0] == "switch":
+            k = 0
+            for _value, case in kind[2]:
+                if isinstance(case, tuple) and case[0] == "record":
+                    if case[1] in self.case_targets.get(var, {}):
+                        raise NotCompiled(f"{var}: two cases of record {case[1]}")
+                    child = self.local(f"{builder}_{k}", "StructBuilder", k, builder)
+                    self.case_targets.setdefault(var, {})[case[1]] = child
+                    build = self.case_builds.get((var, case[1]))
+                    if build is not None:  # read inline: written at its build
+                        for inner, kind_, b in self.columns(case[1], dict(build.fields), child):
+                            self.aim(inner, kind_, b)
+                k += case is not None
+        elif isinstance(kind, tuple) and kind[0] == "list" and isinstance(kind[1], tuple):
             if kind[1][0] != "record":
                 return
             self.targets[var] = self.local(f"{builder}_e", "StructBuilder", None, builder)
@@ -186,6 +342,17 @@ class ArrowEmitter(CompiledEmitter):
             else:
                 self.targets[var] = builder
 
+    def uuid_bytes(self, var: str) -> bool:
+        """Whether ``var`` is a list of 16 bytes read inline (each a number of at most 8
+        bits), which a uuid column takes as they are read, into ``<var>_b``."""
+        step = self.repeat_steps.get(var)
+        if step is None or step.until != "count" or step.count != "16" or not step.steps:
+            return False
+        last = step.steps[-1]
+        if isinstance(last, MsbNumber):
+            return last.var == step.item and last.bits <= 8 and not last.signed
+        return isinstance(last, Number) and last.var == step.item and last.prim == "u8"
+
     def function_head(self, plan) -> list[str]:
         if plan.checks_depth and self.calls:
             raise NotCompiled("a record of a recursive spec that reads records")
@@ -193,9 +360,12 @@ class ArrowEmitter(CompiledEmitter):
         signature = "const unsigned char* buf, Py_ssize_t pos, Py_ssize_t end, _Limits* lim,"
         # a record of a spec that recurses, reading no record: read first, as `_top_<name>`
         depth = ["    cdef Py_ssize_t depth = 1"] if plan.checks_depth else []
+        function, out = f"_arrow_{name}", "StructBuilder out"
+        if self.spreading:
+            function, out = f"_columns_{name}", "StructBuilder out, Py_ssize_t base"
         return [
-            f"cdef int _arrow_{name}({signature}",
-            f"{' ' * (len(name) + 17)}Py_ssize_t* stop, StructBuilder out) except -2:",
+            f"cdef int {function}({signature}",
+            f"{' ' * (len(function) + 10)}Py_ssize_t* stop, {out}) except -2:",
             f'    """``_read_{name}`` writing Spark\'s Arrow columns into ``out``: -1 where it',
             '    declines (``out`` then part-written)."""',
             *depth,
@@ -209,6 +379,14 @@ class ArrowEmitter(CompiledEmitter):
 
     def raw_call(self, record: str, end: str, var: str) -> str:
         """The call of ``record``'s writer for ``var``: -1 where it declines."""
+        if var in self.spreads:
+            called, struct, first = self.spreads[var]
+            base = f"base + {first}" if struct == "out" and self.spreading else first
+            return f"_columns_{called}(buf, pos, {end}, lim, &pos, {struct}, {base})"
+        target = self.case_targets.get(var, {}).get(record)
+        if target is not None:
+            self.called_cases.add((var, record))
+            return f"_arrow_{record}(buf, pos, {end}, lim, &pos, {target})"
         if var not in self.targets or record in self.rows:
             raise NotCompiled(f"{var}: a record that is no Spark struct column")
         return f"_arrow_{record}(buf, pos, {end}, lim, &pos, {self.targets[var]})"
@@ -242,7 +420,54 @@ class ArrowEmitter(CompiledEmitter):
         raise NotCompiled(f"{step.var}: a choice")
 
     def keyed(self, step) -> None:
-        raise NotCompiled(f"{type(step).__name__}: a mysql::serialization step")
+        """mysql::serialization's steps on C numbers: an optional field whose default is
+        another's (``from``) notes that it was absent in ``<var>_a``."""
+        if isinstance(step, Fallback):
+            ctype = self.decls.get(step.var)
+            if ctype not in (*_INTS, "uint64_t") or self.decls.get(step.source) != ctype:
+                raise NotCompiled(f"{step.var}: a default of no C number")
+            self.w.line(f"if {step.var}_a:")
+            with self.w.indent():
+                self.w.line(f"{step.var} = {step.source}")
+            self.w.line(f"elif {step.var} == {step.source}:  # written at its default")
+            with self.w.indent():
+                self.w.line("return -1")
+        elif isinstance(step, Rest):  # fields a newer writer added: no column of them
+            self.w.line(f"pos = {step.end}")
+        else:
+            if isinstance(step, KeyedField) and step.absent == "from":
+                self.declare(f"{step.var}_a", "bint")
+                self.w.line(f"{step.var}_a = False")
+            super().keyed(step)
+
+    def keyed_absent(self, step) -> None:
+        if step.absent == "from":
+            self.w.line(f"{step.var}_a = True")
+        elif step.default.lstrip("-").isdigit() and self.decls.get(step.var) in (
+            *_INTS,
+            "uint64_t",
+        ):
+            self.w.line(f"{step.var} = {step.default}")
+        else:
+            raise NotCompiled(f"{step.var}: a default of no C number")
+
+    def msb_value(self, var: str, raw: str, signed: bool, bits: int) -> None:
+        """A C number: int64_t (ZigZag decoded when ``signed``), uint64_t past 63 bits."""
+        if signed:
+            self.declare(var, "int64_t")
+            self.w.line(f"{var} = <int64_t>({raw} >> 1) ^ -<int64_t>({raw} & 1)")
+        else:
+            self.declare(var, "int64_t" if bits < 64 else "uint64_t")
+            self.w.line(f"{var} = {raw}" if bits == 64 else f"{var} = <int64_t>{raw}")
+
+    def fixed_list(self, step) -> None:
+        self.w.line(f"{step.var} = True")
+
+    def spare_slot(self, step) -> None:
+        """Nothing: no model is made here, so none is reused."""
+
+    def fixed_item(self, step) -> None:
+        self.item(step)
 
     def item(self, step) -> None:
         if step.steps is not None:
@@ -251,7 +476,10 @@ class ArrowEmitter(CompiledEmitter):
             kind, builder = self.values[step.var]
             self.item_index(step)
             self.branch(step.steps, step.end)
-            if isinstance(kind, tuple):  # a record read inline: its columns, in the element
+            if kind == "uuid":
+                self.declare(f"{step.var}_b", "unsigned char[16]")
+                self.w.line(f"{step.var}_b[{step.item}_n] = <unsigned char>{step.item}")
+            elif isinstance(kind, tuple):  # a record read inline: its columns, in the element
                 self.write_columns(kind[1], dict(self.builds[step.item].fields), builder)
             else:
                 self.write(step.item, kind, builder, {}, nullable=False)
@@ -301,6 +529,10 @@ class ArrowEmitter(CompiledEmitter):
         else:
             raise NotCompiled(f"{step.var}: a {ctype} value")
 
+    def number_value(self, var: str) -> str:
+        """A number that may be absent is its ``Scalar``'s (``var`` is True here)."""
+        return f"{var}_s.i" if f"{var}_s" in self.decls else var
+
     def text_value(self, step, start: str, n: str) -> None:
         var = step.var
         if step.keep:
@@ -335,6 +567,11 @@ class ArrowEmitter(CompiledEmitter):
 
     def build(self, step: Build) -> None:
         if step.var != "model":  # a record read inline: written with its parent
+            for (var, record), build in self.case_builds.items():
+                if build is step and record in self.case_targets.get(var, {}):
+                    # a switch's case: its columns now, the other cases' nulls at the end
+                    self.write_columns(record, dict(step.fields), self.case_targets[var][record])
+                    self.called_cases.add((var, record))
             self.w.line(f"{step.var} = True")
             return
         if self.name not in self.rows:
@@ -353,11 +590,18 @@ class ArrowEmitter(CompiledEmitter):
         entries = self.tables[record]
         for (var, kind, builder), entry in zip(self.columns(record, fields, struct), entries):
             self.write(var, kind, builder, fields, nullable=entry[3])
-        self.w.line(f"{struct}.valid()")
+        if struct != "out" or not self.spreading:  # else _arrow_<record> closes it
+            self.w.line(f"{struct}.valid()")
 
     def write(self, var: str, kind, builder: str, fields: dict, nullable: bool) -> None:
         """Append the value of ``var`` (a column of ``kind``) to ``builder``."""
         ctype = self.decls.get(var)
+        if kind == ("spread",):  # written as it was read
+            return
+        if kind in _TIMES and ctype in (*_INTS, "uint64_t"):
+            fits = f"{var} >> 63 == 0" if ctype == "uint64_t" else "True"
+            self.w.line(f"{_TIMES[kind]}({builder}, <int64_t>{var}, {fits})")
+            return
         if ctype in _INTS or ctype in _FLOATS or ctype == "bint":
             put = "put_double" if ctype in _FLOATS else "put_bool" if ctype == "bint" else "put_int"
             if kind not in _RAW:
@@ -387,6 +631,8 @@ class ArrowEmitter(CompiledEmitter):
             if var in self.stand_ins or var in self.decls:
                 raise NotCompiled(f"{var}: no value for a {kind} column")
             self.w.line(f"put_object({builder}, {var})")  # an expression's Python value
+        elif kind == "uuid" and self.values.get(var, ("",))[0] == "uuid":
+            self.w.line(f"put_uuid({builder}, {var}_b)")
         elif kind == "enum":
             step = self.numbers.get(var)
             if step is None or not step.enum:
@@ -404,25 +650,48 @@ class ArrowEmitter(CompiledEmitter):
             raise NotCompiled(f"{var}: a {kind!r} column")
 
     def switch_columns(self, var: str, kind, builder: str, fields: dict) -> None:
-        """One struct child per case with a payload, only the selected one filled."""
+        """One struct child per case with a payload, only the selected one filled (a
+        record written by its call as it was read), and the default's after them."""
         _, selector, cases, default = kind
         step = self.numbers.get(fields.get(selector, ""))
-        if default is not None or step is None or not step.enum or step.var in self.loose:
-            raise NotCompiled(f"{var}: a switch on no enum byte, or with a default")
+        if step is None or step.var in self.loose:
+            raise NotCompiled(f"{var}: a switch on no number read always")
+        # an enum's byte, or the number itself (an open enum's)
+        code = f"{step.var}_c" if step.enum else step.var
+        if not step.enum and self.decls.get(code) not in _INTS:
+            raise NotCompiled(f"{var}: a switch on no C number")
         k = 0
         for value, case_kind in cases:
             if case_kind is None:
                 continue
+            selected = f"{code} == {value:#x} and {var} is not None"
+            if isinstance(case_kind, tuple) and (var, case_kind[1]) in self.called_cases:
+                self.w.line(f"if not ({selected}):")
+                with self.w.indent():
+                    self.w.line(f"{self.case_targets[var][case_kind[1]]}.null()")
+                k += 1
+                continue
             if case_kind not in _RAW or f"{var}_s" not in self.decls:
                 raise NotCompiled(f"{var}: a {case_kind!r} case")
             child = self.local(f"{builder}_{k}", "Builder", k, builder)
-            self.w.line(f"if {step.var}_c == {value:#x} and {var} is not None:")
+            self.w.line(f"if {selected}:")
             with self.w.indent():
                 self.w.line(f"put_scalar({child}, &{var}_s)")
             self.w.line("else:")
             with self.w.indent():
                 self.w.line(f"{child}.null()")
             k += 1
+        if default is not None:
+            if default not in _RAW or f"{var}_s" not in self.decls:
+                raise NotCompiled(f"{var}: a {default!r} default")
+            child = self.local(f"{builder}_{k}", "Builder", k, builder)
+            named = " or ".join(f"{code} == {value:#x}" for value, _ in cases)
+            self.w.line(f"if {named or 'False'} or {var} is None:")
+            with self.w.indent():
+                self.w.line(f"{child}.null()")
+            self.w.line("else:")
+            with self.w.indent():
+                self.w.line(f"put_scalar({child}, &{var}_s)")
         self.w.line(f"{builder}.valid()")
 
     # -- the module section --------------------------------------------------------------
@@ -443,7 +712,8 @@ class ArrowEmitter(CompiledEmitter):
             "    SCALAR_BOOL, SCALAR_BYTES, SCALAR_FLOAT, SCALAR_INT, SCALAR_LATIN1, SCALAR_TEXT,",
             "    Builder,",
             "    ListBuilder, Scalar, StructBuilder, put_bool, put_bytes, put_decimal, put_double,",
-            "    put_int, put_object, put_scalar, utf8_valid,",
+            "    last_int, put_int, put_micros, put_object, put_scalar, put_time_us, put_uuid,",
+            "    utf8_valid,",
             ")",
             "from runtime._compiled.arrow_prelude cimport _arrow_entry, _enum_names, _write_arrow",
             "",

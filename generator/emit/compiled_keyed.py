@@ -96,8 +96,12 @@ class KeyedSteps:
             self.declare(step.var, "Py_ssize_t")
             self.w.line(f"{step.var} = <Py_ssize_t>{raw}")
         else:
-            shared = self.shared_int(step.var)
-            self.w.line(f"{step.var} = shared_int(&{shared}, {raw}, {int(step.signed)})")
+            self.msb_value(step.var, raw, step.signed, step.bits)
+
+    def msb_value(self, var: str, raw: str, signed: bool, bits: int) -> None:
+        """``var``: the value of the msb varint read into the C ``raw`` (a shared int;
+        ``signed``: ZigZag; ``bits``: the most it holds)."""
+        self.w.line(f"{var} = shared_int(&{self.shared_int(var)}, {raw}, {int(signed)})")
 
     def msb_read(self, raw: str, end: str, bits: int = 64, shortest: bool = True) -> None:
         """An msb-count varint at ``pos`` into the C ``raw``, its one-byte form inline; a
@@ -157,10 +161,8 @@ class KeyedSteps:
             f"(k_size_at - k_start) + msb_size({end} - pos) + (pos - k_lnifid_at)"
             f" + ({end} - pos))"
         )
-        self.w.line(
-            f"{step.declared} = shared_int(&{self.shared_int(step.declared)}, k_declared, 0)"
-        )
-        self.w.line(f"{step.lnifid} = shared_int(&{self.shared_int(step.lnifid)}, k_lnifid, 0)")
+        self.msb_value(step.declared, "k_declared", False, 64)
+        self.msb_value(step.lnifid, "k_lnifid", False, 64)
 
     def keyed_field(self, step: KeyedField) -> None:
         """The next field id peeked (its one-byte form first); the value read when it is
@@ -201,6 +203,11 @@ class KeyedSteps:
             if step.absent == "required":
                 self.w.line(self.decline_text)
             else:
-                self.w.line(f"{step.var} = {step.default or 'None'}")
-                if untracked_literal(step.default or "None"):
-                    self.w.line(f"untrack({step.var})")
+                self.keyed_absent(step)
+
+    def keyed_absent(self, step: KeyedField) -> None:
+        """An optional field not there: its default (``absent`` ``value``), or None for
+        a :class:`Fallback` to fill (``from``)."""
+        self.w.line(f"{step.var} = {step.default or 'None'}")
+        if untracked_literal(step.default or "None"):
+            self.w.line(f"untrack({step.var})")

@@ -479,10 +479,7 @@ class MovingSteps:
                 if step.steps is None:
                     self.item(step)
                 else:
-                    self.item_index(step)
-                    self.branch(step.steps, step.end)
-                    self.w.line(f"list_put({var}, {n}, {step.item})")
-                    self.w.line(f"{n} += 1")
+                    self.fixed_item(step)
             return
         if step.until == "count":
             ctype = self.decls.get(step.count, "")
@@ -538,6 +535,13 @@ class MovingSteps:
             self.item(step)
         if step.min_count:
             self.decline_if(f"{n} < {step.min_count}")
+
+    def fixed_item(self, step: Repeat) -> None:
+        """One item read inline into the list of a literal count (:meth:`fixed_list`)."""
+        self.item_index(step)
+        self.branch(step.steps, step.end)
+        self.w.line(f"list_put({step.var}, {step.item}_n, {step.item})")
+        self.w.line(f"{step.item}_n += 1")
 
     def until(self, step: Repeat) -> None:
         """Items up to the first that passes the test, as the quick tier reads them: the

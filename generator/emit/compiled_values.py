@@ -462,7 +462,7 @@ class ValueSteps:
                 f"{step.var}_crc = _CHECKSUMS[{step.algorithm!r}](PyMemoryView_FromMemory("
                 f"<char*>buf + {span.var}, {span.target} - {span.var}, PyBUF_READ))"
             )
-            self.decline_if(f"{step.var} != {step.var}_crc")
+            self.decline_if(f"{self.number_value(step.var)} != {step.var}_crc")
             return
         if step.algorithm == "crc32":
             self.crc32(step)
@@ -493,7 +493,11 @@ class ValueSteps:
                 self.w.line(f"{crc} = _CRC8[{crc} ^ ({item.expression})]")
             else:
                 raise NotCompiled(f"{step.var}: a checksum item {item.kind}")
-        self.decline_if(f"{step.var} != {crc}")
+        self.decline_if(f"{self.number_value(step.var)} != {crc}")
+
+    def number_value(self, var: str) -> str:
+        """C: the value of the number read into ``var``."""
+        return var
 
     def crc8_start(self, step: Checksum, crc: str) -> tuple:
         """Start the CRC-8 in ``crc``; returns the items still to add to it."""
@@ -525,4 +529,4 @@ class ValueSteps:
                 self.w.line(f"{start} = {item.var}_at")
                 self.w.line(f"{stop} = {item.var}_end")
         self.w.line(f"{crc} = crc32_update({crc}, buf + {start}, {stop} - {start})")
-        self.decline_if(f"{step.var} != {crc}")
+        self.decline_if(f"{self.number_value(step.var)} != {crc}")

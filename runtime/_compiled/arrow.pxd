@@ -271,6 +271,62 @@ cdef inline int put_latin1(Builder builder, const char* data, Py_ssize_t size) e
     return (<BinaryBuilder>builder).append_latin1(<const unsigned char*>data, size)
 
 
+cdef inline int put_uuid(Builder builder, const unsigned char* raw) except -1:
+    """16 bytes as UUID text, as ``str(uuid.UUID(bytes=...))`` (arrow.pyx's UuidWriter)."""
+    cdef char text[36]
+    cdef const char* digits = b"0123456789abcdef"
+    cdef int i, at = 0
+    if type(builder) is not BinaryBuilder or not (<BinaryBuilder>builder).text:
+        return wrong_column(builder, "text")
+    for i in range(16):
+        if i == 4 or i == 6 or i == 8 or i == 10:
+            text[at] = b"-"
+            at += 1
+        text[at] = digits[raw[i] >> 4]
+        text[at + 1] = digits[raw[i] & 15]
+        at += 2
+    return (<BinaryBuilder>builder).append_bytes(text, 36)
+
+
+cdef inline int put_micros(Builder builder, int64_t value, bint fits) except -1:
+    """``timestamp_us``'s number column: ``value``, null where the number read does not
+    fit int64 (``fits`` False: arrow.pyx's MicrosWriter)."""
+    if type(builder) is not IntBuilder:
+        return wrong_column(builder, "an integer")
+    if not fits:
+        return builder.null()
+    return (<IntBuilder>builder).append_int(value)
+
+
+cdef inline int put_time_us(Builder builder, int64_t value, bint fits) except -1:
+    """``timestamp_us``'s timestamp column: null where Python's datetime has no such time
+    (years 1 to 9999, arrow.pyx's TimeWriter)."""
+    if fits and (value < -62135596800000000 or value > 253402300799999999):
+        fits = False
+    return put_micros(builder, value, fits)
+
+
+cdef inline object last_int(Builder builder):
+    """The last value of an integer column as Python reads it from the model (None where
+    it is null): what an expression reads of a list's element written by its own writer."""
+    cdef Py_ssize_t i = builder.length - 1
+    cdef IntBuilder ints
+    cdef const char* at
+    if type(builder) is not IntBuilder or i < 0:
+        raise TypeError("no integer written")
+    if builder.validity is not None and not ((<uint8_t*>builder.validity.bytes.ptr)[i >> 3] >> (i & 7)) & 1:
+        return None
+    ints = <IntBuilder>builder
+    at = ints.values.ptr + i * ints.width
+    if ints.width == 8:
+        return (<const int64_t*>at)[0]
+    if ints.width == 4:
+        return (<const int32_t*>at)[0]
+    if ints.width == 2:
+        return (<const int16_t*>at)[0]
+    return (<const int8_t*>at)[0]
+
+
 cdef inline int put_object(Builder builder, object value) except -1:
     """A Python value (a spec expression's) as ``pa.array`` takes it into the column."""
     return builder.append_value(value)
