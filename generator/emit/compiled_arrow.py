@@ -12,7 +12,9 @@ record read inline is written with its parent.
 
 A decline part way leaves columns part-written: ``write_arrow`` (rendered at the end)
 truncates every builder back to where the message began and hands the message back, and
-the caller (``runtime.spark.decode.BatchDecoder``) decodes it the Python way. Records the
+the caller (``runtime.spark.decode.BatchDecoder``) decodes it the Python way. A value its
+column does not take (a number past the column's type, a column past Arrow's sizes: the
+builders' ``REFUSED``) is declined so too, where it is put. Records the
 renderer cannot write (expressions, ``process:``, inlined columns, lists read inline, a
 switch's default) raise :class:`NotCompiled` and keep the model path only.
 """
@@ -34,7 +36,7 @@ _INTS = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint
 class ArrowEmitter(CompiledEmitter):
     """The ``_arrow_<record>`` writers of one spec, and ``write_arrow``/``bind_arrow``.
 
-    ``tables``: the module's ``SPARK_COLUMNS`` (records -> column entries); ``rows``:
+    ``tables``: the module's ``SPARK_COLUMNS`` (records -> column entries); ``row_fields``:
     records whose Spark rows are the elements of one of their fields (``spark: {row:}``),
     record -> that field; ``paths``: records whose rows are a path (not written here)."""
 
@@ -42,9 +44,11 @@ class ArrowEmitter(CompiledEmitter):
     shares_row_elements = False  # the elements go to the column builders as they are read
     expressions_in_c = True  # no Python objects here: an expression C covers is C
     pends_elements = False  # likewise
+    keeps_blocks = False  # no model to keep Avro's block counts in
 
-    def __init__(self, spec, lowering: Lowering, tables: dict, rows: dict, paths=()):
-        self.tables, self.rows, self.paths = tables, rows, set(paths)
+    def __init__(self, spec, lowering: Lowering, tables: dict, row_fields: dict, paths=()):
+        # not ``rows``: the base's row iterators, set after the records are rendered
+        self.tables, self.row_fields, self.paths = tables, row_fields, set(paths)
         self.returned: dict[str, str] = {}
         """Record -> the member of its elements a parent's checksum reads (its writer
         returns that member's value, the parent keeps them in the list)."""
@@ -112,24 +116,29 @@ class ArrowEmitter(CompiledEmitter):
         self.values: dict[str, tuple[str, str]] = {}
         """List of values read inline -> (the values' kind, the builder of its elements)."""
         top = dict(self.builds["model"].fields)
-        row_field = self.rows.get(plan.name)
+        row_field = self.row_fields.get(plan.name)
         if row_field is not None:
             self.targets[top[row_field]] = "out"
         else:
             for var, kind, builder in self.columns(plan.name, top, "out"):
                 self.aim(var, kind, builder)
         steps = list(walk_steps(plan.steps))
-        self.stand_ins = {
-            getattr(s, "var", None) for s in steps if not isinstance(s, (Derived, Number, Bits))
-        } | {getattr(s, "item", None) for s in steps}
+        self.stand_ins = (
+            {getattr(s, "var", None) for s in steps if not isinstance(s, (Derived, Number, Bits))}
+            | {getattr(s, "item", None) for s in steps}
+            | {getattr(s, "blocks", None) for s in steps}
+        )
         """Variables that hold no value here (True for text, bytes, records and lists:
-        their values are in the builders), which no Python expression may read."""
+        their values are in the builders; Avro's block counts are not kept), which no
+        Python expression may read."""
         return super().record_function(plan)
 
     def python(self, expression: str) -> str:
         """An expression evaluated in Python, when it reads only numbers and other
         expressions' values (nothing that is a stand-in here)."""
-        names = {n.id for n in ast.walk(ast.parse(expression, mode="eval")) if isinstance(n, ast.Name)}
+        names = {
+            n.id for n in ast.walk(ast.parse(expression, mode="eval")) if isinstance(n, ast.Name)
+        }
         if names & self.stand_ins:
             raise NotCompiled(f"an expression of {', '.join(sorted(names & self.stand_ins))}")
         return super().python(expression)
@@ -197,7 +206,7 @@ class ArrowEmitter(CompiledEmitter):
             f"cdef int _arrow_{name}({signature}",
             f"{' ' * (len(name) + 17)}Py_ssize_t* stop, StructBuilder out) except -2:",
             f'    """``_read_{name}`` writing Spark\'s Arrow columns into ``out``: -1 where it',
-            '    declines (``out`` then part-written)."""',
+            '    declines or a value does not fit its column (``out`` then part-written)."""',
             *depth,
             *(f"    {line}" for line in self.builders.values()),
         ]
@@ -209,7 +218,7 @@ class ArrowEmitter(CompiledEmitter):
 
     def raw_call(self, record: str, end: str, var: str) -> str:
         """The call of ``record``'s writer for ``var``: -1 where it declines."""
-        if var not in self.targets or record in self.rows:
+        if var not in self.targets or record in self.row_fields:
             raise NotCompiled(f"{var}: a record that is no Spark struct column")
         return f"_arrow_{record}(buf, pos, {end}, lim, &pos, {self.targets[var]})"
 
@@ -337,7 +346,7 @@ class ArrowEmitter(CompiledEmitter):
         if step.var != "model":  # a record read inline: written with its parent
             self.w.line(f"{step.var} = True")
             return
-        if self.name not in self.rows:
+        if self.name not in self.row_fields:
             self.write_columns(self.name, dict(step.fields), "out")
         self.declare("model", "int")
         member = self.returned.get(self.name)
@@ -362,12 +371,15 @@ class ArrowEmitter(CompiledEmitter):
             put = "put_double" if ctype in _FLOATS else "put_bool" if ctype == "bint" else "put_int"
             if kind not in _RAW:
                 raise NotCompiled(f"{var}: a {ctype} in a {kind} column")
-            self.w.line(f"{put}({builder}, {var})")
+            if put == "put_int":  # a float or a bool fits any column of its kind
+                self.decline_if(f"put_int({builder}, {var})")
+            else:
+                self.w.line(f"{put}({builder}, {var})")
             return
         if ctype == "uint64_t":  # what a long cannot hold: a decimal column
             if kind != "decimal":
                 raise NotCompiled(f"{var}: a uint64_t in a {kind} column")
-            self.w.line(f"put_decimal({builder}, {var})")
+            self.decline_if(f"put_decimal({builder}, {var})")
             return
         if isinstance(kind, tuple) and kind[0] == "switch":  # None: a case without payload
             self.switch_columns(var, kind, builder, fields)
@@ -382,20 +394,20 @@ class ArrowEmitter(CompiledEmitter):
 
     def present(self, var: str, kind, builder: str, fields: dict) -> None:
         if kind in _RAW and f"{var}_s" in self.decls:
-            self.w.line(f"put_scalar({builder}, &{var}_s)")
+            self.decline_if(f"put_scalar({builder}, &{var}_s)")
         elif kind in _RAW:
             if var in self.stand_ins or var in self.decls:
                 raise NotCompiled(f"{var}: no value for a {kind} column")
-            self.w.line(f"put_object({builder}, {var})")  # an expression's Python value
+            self.decline_if(f"put_object({builder}, {var})")  # an expression's Python value
         elif kind == "enum":
             step = self.numbers.get(var)
             if step is None or not step.enum:
                 raise NotCompiled(f"{var}: an enum column of no enum byte")
             names = f"_{step.enum.upper()}_NAME"
             self.arrow_enums.add(step.enum)
-            self.w.line(f"put_bytes({builder}, {names}[{var}_c], {names}_N[{var}_c], True)")
+            self.decline_if(f"put_bytes({builder}, {names}[{var}_c], {names}_N[{var}_c], True)")
         elif isinstance(kind, tuple) and kind[0] == "list" and var in self.targets:
-            self.w.line(f"{builder}.close_list()")
+            self.decline_if(f"{builder}.close_list()")
         elif isinstance(kind, tuple) and kind[0] == "record" and var in self.builds:
             self.write_columns(kind[1], dict(self.builds[var].fields), builder)
         elif isinstance(kind, tuple) and kind[0] == "record" and var in self.targets:
@@ -418,7 +430,7 @@ class ArrowEmitter(CompiledEmitter):
             child = self.local(f"{builder}_{k}", "Builder", k, builder)
             self.w.line(f"if {step.var}_c == {value:#x} and {var} is not None:")
             with self.w.indent():
-                self.w.line(f"put_scalar({child}, &{var}_s)")
+                self.decline_if(f"put_scalar({child}, &{var}_s)")
             self.w.line("else:")
             with self.w.indent():
                 self.w.line(f"{child}.null()")
