@@ -1,7 +1,8 @@
 """The compiled tier's Arrow output (``write_arrow`` in ``generated/_compiled/<format>.pyx``,
 rendered by generator/emit/compiled_arrow.py): straight from the bytes it writes exactly the Arrow
 that ``pa.array`` makes from ``to_rows(parse(x))``, and it takes exactly the inputs the
-compiled model reader takes (declining the rest, with its columns as they were before).
+compiled model reader takes (declining the rest, with its columns as they were before), but
+for a value its column does not take, which it declines too (it raises on no input).
 Held on every vector, sample, truncation, mutations and generated models; and
 :class:`BatchDecoder` gives the same batches, corrupt records and counts with it as the
 Python way."""
@@ -9,6 +10,7 @@ Python way."""
 from __future__ import annotations
 
 import importlib
+import struct
 from pathlib import Path
 
 import pyarrow as pa
@@ -17,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from runtime.core import tier
+from runtime.core.checksum import crc32c
 from runtime.core.errors import WirespecError
 from runtime.core.limits import DEFAULT
 from runtime.spark.decode import (
@@ -57,6 +60,9 @@ pytestmark = pytest.mark.skipif(
     arrow is None or "plainbuffer" not in FORMATS, reason="the compiled tier is not built"
 )
 RECORDS = [(fmt, record) for fmt in FORMATS for record in sorted(_arrow_records(fmt))]
+DOES_NOT_FIT = (OverflowError, pa.ArrowInvalid)
+"""What ``pa.array`` raises for a value its column does not take (an int past int64, one
+past a narrower column or a decimal's precision)."""
 
 
 def compiled(fmt):
@@ -90,22 +96,19 @@ def reference(fmt, record, data: bytes):
 
 def check(fmt, record, data: bytes):
     """``write_arrow`` takes ``data`` when the model reader does, with the Arrow of its
-    rows; declines it (writing nothing) when the model reader declines. A record with no
-    model reader: what it takes ``parse`` takes, with the Arrow of its rows."""
+    rows, or declines it where a value does not fit its column (the Python way's rows do
+    not fit either); declines it (writing nothing) when the model reader declines. A record
+    with no model reader: what it takes ``parse`` takes, with the Arrow of its rows."""
     mod = load_module(fmt)
     model, exact = reference(fmt, record, data)
     out = arrow.builder_for(pa.struct(arrow_fields(fmt, record)))
     counts: list = []
-    try:
-        stopped = compiled(fmt).write_arrow(record, pa.array([data]), 0, 1, out, counts, DEFAULT)
-    except OverflowError:
-        # a value its column does not take (arrow_prelude._write_arrow raises; Spark's
-        # BatchDecoder then decodes the Python way): only where the rows do not fit either
-        with pytest.raises(OverflowError):
-            python_arrays(fmt, record, [model])
-        return False
-    if model is None or (stopped == 0 and not exact):
+    stopped = compiled(fmt).write_arrow(record, pa.array([data]), 0, 1, out, counts, DEFAULT)
+    if model is None or stopped == 0:
         assert (stopped, counts, out.size) == (0, [], 0), (fmt, record, data.hex())
+        if model is not None and exact:  # the model reader takes it: a value does not fit
+            with pytest.raises(DOES_NOT_FIT):
+                python_arrays(fmt, record, [model])
         return False
     assert stopped == 1, (fmt, record, data.hex())
     written = out.finish()
@@ -323,10 +326,71 @@ def test_limits_and_kept_columns_read_into_arrow_as_the_python_way(fmt, record, 
         assert read_in.stats["rows"] > 0 and read_in.stats["corrupt"] > 2
 
 
-def test_a_value_its_column_does_not_take_raises_where_the_python_way_fails_too():
-    """A Kafka batch at base offset 2**63 - 1: its records' offsets after the first are
-    past int64, the type of their column; ``write_arrow`` raises (Spark's BatchDecoder then takes the
-    Python way, whose rows do not fit either: a corrupt row), and writes no row."""
-    data = (SAMPLES / "kafka_record_batch" / "orders_batch.bin").read_bytes()
-    data = (2**63 - 1).to_bytes(8, "big") + data[8:]
+# -- values their columns do not take: declined, not raised ----------------------------
+
+
+def kafka_batch(base_offset=None, base_timestamp=None) -> bytes:
+    """The Kafka sample batch at another base offset or base timestamp (its CRC-32C, of
+    the bytes from attributes on, made again)."""
+    data = bytearray((SAMPLES / "kafka_record_batch" / "orders_batch.bin").read_bytes())
+    if base_offset is not None:
+        data[0:8] = base_offset.to_bytes(8, "big", signed=True)
+    if base_timestamp is not None:
+        data[27:35] = base_timestamp.to_bytes(8, "big", signed=True)
+        data[17:21] = crc32c(bytes(data[21:])).to_bytes(4, "big")
+    return bytes(data)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [kafka_batch(base_offset=2**63 - 1), kafka_batch(base_timestamp=2**63 - 1)],
+    ids=["offset", "timestamp"],
+)
+def test_a_sum_past_int64_is_declined_where_the_python_way_fails_too(data):
+    """A Kafka batch at base offset (or base timestamp) 2**63 - 1: its records' offsets
+    (timestamps) after the first are past int64, the type of their column. The model reader
+    takes it, ``write_arrow`` declines it, writing no row, and the Python way's rows do not
+    fit either (Spark's BatchDecoder makes it a corrupt row)."""
+    assert load_module("kafka_record_batch").COMPILED_READERS["record_batch"](data, DEFAULT)
     assert check("kafka_record_batch", "record_batch", data) is False
+    kept = kafka_batch(base_offset=2**63 - 5, base_timestamp=2**63 - 13)  # the last fits
+    assert check("kafka_record_batch", "record_batch", kept) is True
+
+
+def write_into(fmt, record, column, arrow_type, values):
+    """``(stopped, counts, rows)`` of ``write_arrow`` over ``values`` into the record's
+    columns with ``column`` of ``arrow_type`` instead (a narrower one than Spark's)."""
+    fields = [
+        pa.field(f.name, arrow_type, f.nullable) if f.name == column else f
+        for f in arrow_fields(fmt, record)
+    ]
+    out, counts = arrow.builder_for(pa.struct(fields)), []
+    stopped = compiled(fmt).write_arrow(
+        record, pa.array(values, pa.binary()), 0, len(values), out, counts, DEFAULT
+    )
+    return stopped, counts, out.finish().to_pylist()
+
+
+@pytest.mark.parametrize(
+    "fmt,record,column,arrow_type,fits,too_big",
+    [
+        # an int of C into a narrower int column
+        ("png", "image_header", "width", pa.int16(), 32767, 32768),
+        ("msgpack", "int32", "value", pa.int8(), -128, -129),
+        # a uint64 into a decimal of less precision than 20 digits
+        ("msgpack", "uint64", "value", pa.decimal128(5, 0), 99999, 100000),
+        ("msgpack", "uint64", "value", pa.decimal128(20, 0), 2**64 - 1, None),
+    ],
+)
+def test_a_value_past_its_columns_type_is_declined(fmt, record, column, arrow_type, fits, too_big):
+    """The builders refuse a value their column's type does not hold (its range, its
+    decimal precision): the message is declined with nothing of it written, the ones before
+    it kept."""
+    message = {
+        "image_header": lambda v: struct.pack(">IIBBBBB", v, 1, 8, 2, 0, 0, 0),
+        "int32": lambda v: b"\xd2" + struct.pack(">i", v),
+        "uint64": lambda v: b"\xcf" + struct.pack(">Q", v),
+    }[record]
+    values = [message(fits)] + ([message(too_big), message(fits)] if too_big is not None else [])
+    stopped, counts, rows = write_into(fmt, record, column, arrow_type, values)
+    assert (stopped, counts, [r[column] for r in rows]) == (1, [1], [fits])

@@ -246,6 +246,23 @@ def test_a_writer_is_empty_again_after_finish_and_reset():
     assert all(a.equals(b) for a, b in zip(first, again))
 
 
+def test_a_value_its_column_does_not_take_raises_from_the_python_facing_appends():
+    """What a compiled reader declines (the builders' REFUSED), ``Builder.append`` (Spark's
+    rows made the Python way) raises as OverflowError, nothing of the value written: text
+    with no UTF-8 form (a lone surrogate, as a JSON escape can make), an int past its
+    column."""
+    for arrow_type, good, bad in (
+        (pa.string(), "a", "\ud800"),
+        (pa.int8(), -128, 128),
+        (pa.int64(), 1, -(2**63) - 1),
+    ):
+        builder = arrow.builder_for(arrow_type)
+        builder.append(good)
+        with pytest.raises(OverflowError):
+            builder.append(bad)
+        assert builder.finish().to_pylist() == [good]
+
+
 def test_a_table_that_disagrees_with_the_arrow_schema_is_refused():
     mod = load_module("plainbuffer")
     fields = arrow_fields("plainbuffer", "cell")

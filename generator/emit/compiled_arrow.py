@@ -12,7 +12,9 @@ record read inline is written with its parent.
 
 A decline part way leaves columns part-written: ``write_arrow`` (rendered at the end)
 truncates every builder back to where the message began and hands the message back, and
-the caller (``runtime.spark.decode.BatchDecoder``) decodes it the Python way. Records the
+the caller (``runtime.spark.decode.BatchDecoder``) decodes it the Python way. A value its
+column does not take (a number past the column's type, a column past Arrow's sizes: the
+builders' ``REFUSED``) is declined so too, where it is put. Records the
 renderer cannot write (expressions, ``process:``, inlined columns, lists read inline, a
 switch's default) raise :class:`NotCompiled` and keep the model path only.
 """
@@ -63,7 +65,7 @@ class _Members(ast.NodeTransformer):
 class ArrowEmitter(CompiledEmitter):
     """The ``_arrow_<record>`` writers of one spec, and ``write_arrow``/``bind_arrow``.
 
-    ``tables``: the module's ``SPARK_COLUMNS`` (records -> column entries); ``rows``:
+    ``tables``: the module's ``SPARK_COLUMNS`` (records -> column entries); ``row_fields``:
     records whose Spark rows are the elements of one of their fields (``spark: {row:}``),
     record -> that field; ``paths``: records whose rows are a path (not written here)."""
 
@@ -71,9 +73,11 @@ class ArrowEmitter(CompiledEmitter):
     shares_row_elements = False  # the elements go to the column builders as they are read
     expressions_in_c = True  # no Python objects here: an expression C covers is C
     pends_elements = False  # likewise
+    keeps_blocks = False  # no model to keep Avro's block counts in
 
-    def __init__(self, spec, lowering: Lowering, tables: dict, rows: dict, paths=()):
-        self.tables, self.rows, self.paths = tables, rows, set(paths)
+    def __init__(self, spec, lowering: Lowering, tables: dict, row_fields: dict, paths=()):
+        # not ``rows``: the base's row iterators, set after the records are rendered
+        self.tables, self.row_fields, self.paths = tables, row_fields, set(paths)
         self.returned: dict[str, str] = {}
         """Record -> the member of its elements a parent's checksum reads (its writer
         returns that member's value, the parent keeps them in the list)."""
@@ -182,7 +186,7 @@ class ArrowEmitter(CompiledEmitter):
         """(variable, record) -> the build of that record read inline into the variable."""
         self.spreading = plan.name in self.spread_records
         top = dict(self.builds["model"].fields)
-        row_field = self.rows.get(plan.name)
+        row_field = self.row_fields.get(plan.name)
         if row_field is not None:
             var = top[row_field]
             self.targets[var] = "out"
@@ -197,11 +201,14 @@ class ArrowEmitter(CompiledEmitter):
             for var, kind, builder in self.columns(plan.name, top, "out"):
                 self.aim(var, kind, builder)
         steps = list(walk_steps(plan.steps))
-        self.stand_ins = {
-            getattr(s, "var", None) for s in steps if not isinstance(s, (Derived, Number, Bits))
-        } | {getattr(s, "item", None) for s in steps}
+        self.stand_ins = (
+            {getattr(s, "var", None) for s in steps if not isinstance(s, (Derived, Number, Bits))}
+            | {getattr(s, "item", None) for s in steps}
+            | {getattr(s, "blocks", None) for s in steps}
+        )
         """Variables that hold no value here (True for text, bytes, records and lists:
-        their values are in the builders), which no Python expression may read."""
+        their values are in the builders; Avro's block counts are not kept), which no
+        Python expression may read."""
         text = super().record_function(plan)
         if not self.spreading:
             return text
@@ -367,7 +374,7 @@ class ArrowEmitter(CompiledEmitter):
             f"cdef int {function}({signature}",
             f"{' ' * (len(function) + 10)}Py_ssize_t* stop, {out}) except -2:",
             f'    """``_read_{name}`` writing Spark\'s Arrow columns into ``out``: -1 where it',
-            '    declines (``out`` then part-written)."""',
+            '    declines or a value does not fit its column (``out`` then part-written)."""',
             *depth,
             *(f"    {line}" for line in self.builders.values()),
         ]
@@ -387,7 +394,7 @@ class ArrowEmitter(CompiledEmitter):
         if target is not None:
             self.called_cases.add((var, record))
             return f"_arrow_{record}(buf, pos, {end}, lim, &pos, {target})"
-        if var not in self.targets or record in self.rows:
+        if var not in self.targets or record in self.row_fields:
             raise NotCompiled(f"{var}: a record that is no Spark struct column")
         return f"_arrow_{record}(buf, pos, {end}, lim, &pos, {self.targets[var]})"
 
@@ -574,7 +581,7 @@ class ArrowEmitter(CompiledEmitter):
                     self.called_cases.add((var, record))
             self.w.line(f"{step.var} = True")
             return
-        if self.name not in self.rows:
+        if self.name not in self.row_fields:
             self.write_columns(self.name, dict(step.fields), "out")
         self.declare("model", "int")
         member = self.returned.get(self.name)
@@ -600,18 +607,21 @@ class ArrowEmitter(CompiledEmitter):
             return
         if kind in _TIMES and ctype in (*_INTS, "uint64_t"):
             fits = f"{var} >> 63 == 0" if ctype == "uint64_t" else "True"
-            self.w.line(f"{_TIMES[kind]}({builder}, <int64_t>{var}, {fits})")
+            self.decline_if(f"{_TIMES[kind]}({builder}, <int64_t>{var}, {fits})")
             return
         if ctype in _INTS or ctype in _FLOATS or ctype == "bint":
             put = "put_double" if ctype in _FLOATS else "put_bool" if ctype == "bint" else "put_int"
             if kind not in _RAW:
                 raise NotCompiled(f"{var}: a {ctype} in a {kind} column")
-            self.w.line(f"{put}({builder}, {var})")
+            if put == "put_int":  # a float or a bool fits any column of its kind
+                self.decline_if(f"put_int({builder}, {var})")
+            else:
+                self.w.line(f"{put}({builder}, {var})")
             return
         if ctype == "uint64_t":  # what a long cannot hold: a decimal column
             if kind != "decimal":
                 raise NotCompiled(f"{var}: a uint64_t in a {kind} column")
-            self.w.line(f"put_decimal({builder}, {var})")
+            self.decline_if(f"put_decimal({builder}, {var})")
             return
         if isinstance(kind, tuple) and kind[0] == "switch":  # None: a case without payload
             self.switch_columns(var, kind, builder, fields)
@@ -626,22 +636,22 @@ class ArrowEmitter(CompiledEmitter):
 
     def present(self, var: str, kind, builder: str, fields: dict) -> None:
         if kind in _RAW and f"{var}_s" in self.decls:
-            self.w.line(f"put_scalar({builder}, &{var}_s)")
+            self.decline_if(f"put_scalar({builder}, &{var}_s)")
         elif kind in _RAW:
             if var in self.stand_ins or var in self.decls:
                 raise NotCompiled(f"{var}: no value for a {kind} column")
-            self.w.line(f"put_object({builder}, {var})")  # an expression's Python value
+            self.decline_if(f"put_object({builder}, {var})")  # an expression's Python value
         elif kind == "uuid" and self.values.get(var, ("",))[0] == "uuid":
-            self.w.line(f"put_uuid({builder}, {var}_b)")
+            self.decline_if(f"put_uuid({builder}, {var}_b)")
         elif kind == "enum":
             step = self.numbers.get(var)
             if step is None or not step.enum:
                 raise NotCompiled(f"{var}: an enum column of no enum byte")
             names = f"_{step.enum.upper()}_NAME"
             self.arrow_enums.add(step.enum)
-            self.w.line(f"put_bytes({builder}, {names}[{var}_c], {names}_N[{var}_c], True)")
+            self.decline_if(f"put_bytes({builder}, {names}[{var}_c], {names}_N[{var}_c], True)")
         elif isinstance(kind, tuple) and kind[0] == "list" and var in self.targets:
-            self.w.line(f"{builder}.close_list()")
+            self.decline_if(f"{builder}.close_list()")
         elif isinstance(kind, tuple) and kind[0] == "record" and var in self.builds:
             self.write_columns(kind[1], dict(self.builds[var].fields), builder)
         elif isinstance(kind, tuple) and kind[0] == "record" and var in self.targets:
@@ -676,7 +686,7 @@ class ArrowEmitter(CompiledEmitter):
             child = self.local(f"{builder}_{k}", "Builder", k, builder)
             self.w.line(f"if {selected}:")
             with self.w.indent():
-                self.w.line(f"put_scalar({child}, &{var}_s)")
+                self.decline_if(f"put_scalar({child}, &{var}_s)")
             self.w.line("else:")
             with self.w.indent():
                 self.w.line(f"{child}.null()")
@@ -691,7 +701,7 @@ class ArrowEmitter(CompiledEmitter):
                 self.w.line(f"{child}.null()")
             self.w.line("else:")
             with self.w.indent():
-                self.w.line(f"put_scalar({child}, &{var}_s)")
+                self.decline_if(f"put_scalar({child}, &{var}_s)")
         self.w.line(f"{builder}.valid()")
 
     # -- the module section --------------------------------------------------------------

@@ -36,6 +36,9 @@ class MovingSteps:
     A base of :class:`generator.emit.compiled.CompiledEmitter`, whose state and other parts
     it uses."""
 
+    keeps_blocks = True
+    """Whether Avro's block counts are kept in a list (a model's ``<name>_blocks``)."""
+
     # -- steps that move `pos` themselves ------------------------------------------------
 
     def moving(self, step, end: str) -> None:
@@ -604,7 +607,8 @@ class MovingSteps:
         self.declare(size, "int64_t")
         self.declare(f"{step.item}_stop", "Py_ssize_t = 0")
         self.declare(f"{step.item}_i", "Py_ssize_t")
-        self.w.line(f"{step.blocks} = []")
+        if self.keeps_blocks:
+            self.w.line(f"{step.blocks} = []")
         self.w.line("while True:")
         with self.w.indent():
             self.w.line(f"{count} = {self.varint(count, True, end)[1]}")
@@ -623,7 +627,8 @@ class MovingSteps:
             with self.w.indent():
                 self.item(step)
             self.decline_if(f"{count} < 0 and pos != {step.item}_stop")
-            self.w.line(f"{step.blocks}.append({count})")
+            if self.keeps_blocks:
+                self.w.line(f"{step.blocks}.append({count})")
 
     def codec_cases_name(self, cases: dict) -> str:
         """The module dict of a ``process:`` codec's cases, made once at import, not per

@@ -5,6 +5,12 @@
 # null, and a struct or list closes its slot with valid() / close_list() after its children.
 # finish() gives the pyarrow Array and leaves the builder empty for the next batch.
 #
+# An append returns 0, or REFUSED where its column does not take the value (nothing is then
+# appended): a number outside the column's type or decimal precision, a column past Arrow's
+# 2 GiB of bytes or 2**31 list elements, text with no UTF-8 form. A compiled reader declines
+# the message there (nothing the bytes hold raises: the caller decodes it the Python way);
+# the Python-facing appends (``Builder.append``, ``RowWriter``) raise OverflowError instead.
+#
 # The appends a compiled reader makes for every value are defined here, inline: a small
 # row is ~75 appends (a fifth of them nulls of a switch's other cases), and a call each was
 # a third of the Arrow reader's instructions. The classes a reader appends to are final, so
@@ -13,6 +19,10 @@
 cimport cython
 from libc.stdint cimport INT32_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy
+
+
+cdef enum:
+    REFUSED = 1  # what an append returns where its column does not take the value
 
 
 @cython.final
@@ -100,11 +110,10 @@ cdef class FixedBuilder(Builder):
 cdef class IntBuilder(FixedBuilder):
     """int8/16/32/64 and timestamp columns."""
     cdef int64_t low, high
-    cdef int out_of_range(self, int64_t value) except -1
 
     cdef inline int append_int(self, int64_t value) except -1:
         if value < self.low or value > self.high:
-            return self.out_of_range(value)
+            return REFUSED
         cdef char* at = self.values.grow(self.width)
         if self.width == 8:
             (<int64_t*>at)[0] = value
@@ -143,14 +152,13 @@ cdef class BinaryBuilder(Builder):
     """string (UTF-8) and binary columns: int32 offsets and the bytes."""
     cdef Buffer offsets, values
     cdef bint text
-    cdef int too_long(self) except -1
 
     cdef inline int append_bytes(self, const char* data, Py_ssize_t size) except -1:
         cdef Py_ssize_t end = self.values.size + size
         cdef char* at
         cdef Py_ssize_t i
         if end > INT32_MAX:
-            return self.too_long()
+            return REFUSED
         if size > 16:
             memcpy(self.values.grow(size), data, size)
         elif size:  # most text in a row is short: no call for it
@@ -168,7 +176,7 @@ cdef class BinaryBuilder(Builder):
         for i in range(size):
             wide += data[i] >> 7
         if self.values.size + size + wide > INT32_MAX:
-            return self.too_long()
+            return REFUSED
         at = self.values.grow(size + wide)
         for i in range(size):
             if data[i] < 0x80:
@@ -185,8 +193,27 @@ cdef class BinaryBuilder(Builder):
 @cython.final
 cdef class DecimalBuilder(FixedBuilder):
     """decimal128 columns of integers (scale 0)."""
-    cdef int append_int(self, int64_t value) except -1
-    cdef int append_uint(self, unsigned long long value) except -1
+    cdef int64_t least
+    cdef uint64_t most
+    """the values its precision holds (``least`` of the negative ones)"""
+
+    cdef inline int append_uint(self, uint64_t value) except -1:
+        if value > self.most:
+            return REFUSED
+        cdef uint64_t* at = <uint64_t*>self.values.grow(16)
+        at[0] = value
+        at[1] = 0
+        return self.valid()
+
+    cdef inline int append_int(self, int64_t value) except -1:
+        if value >= 0:
+            return self.append_uint(<uint64_t>value)
+        if value < self.least:
+            return REFUSED
+        cdef int64_t* at = <int64_t*>self.values.grow(16)
+        at[0] = value
+        at[1] = -1
+        return self.valid()
 
 
 @cython.final
@@ -194,11 +221,10 @@ cdef class ListBuilder(Builder):
     """A list column: append the elements to ``child``, then close_list()."""
     cdef Buffer offsets
     cdef readonly Builder child
-    cdef int too_long(self) except -1
 
     cdef inline int close_list(self) except -1:
         if self.child.length > INT32_MAX:
-            return self.too_long()
+            return REFUSED
         (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.child.length
         return self.valid()
 
@@ -231,7 +257,8 @@ cdef struct Scalar:
     Py_ssize_t n
 
 
-# Each appends to a builder of the matching kind, and raises TypeError into any other
+# Each appends to a builder of the matching kind (0, or REFUSED: see the top), and raises
+# TypeError into any other
 cdef int wrong_column(Builder builder, str what) except -1
 
 

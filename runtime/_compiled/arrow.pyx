@@ -5,8 +5,8 @@ and end in ``pyarrow.Array.from_buffers``, and a writer driven by a generated mo
 tuples of ``to_rows`` (which cost most of a Spark worker's time).
 
 The writer gives exactly the Arrow that ``pa.array(to_rows columns, type)`` gives, or raises:
-on anything it does not take as it is (a value of an unexpected Python type, an integer out
-of its column's range, a None where ``<record>_to_row`` would fail) it raises, and the caller
+on anything it does not take as it is (a value of an unexpected Python type, a value its
+column does not take, a None where ``<record>_to_row`` would fail) it raises, and the caller
 (``runtime.spark.decode.BatchDecoder``) builds that batch the Python way instead, so results
 and errors stay those of the Python path. Index checks (``boundscheck=False``) are safe:
 every index below is a position the builder itself grew its buffer to.
@@ -19,16 +19,19 @@ from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_GET_SIZE
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check
 from cpython.list cimport PyList_Check
-from cpython.long cimport PyLong_AsLongLong, PyLong_AsUnsignedLongLong, PyLong_Check
+from cpython.exc cimport PyErr_Clear, PyErr_ExceptionMatches
+from cpython.long cimport (PyLong_AsLongLong, PyLong_AsLongLongAndOverflow,
+                           PyLong_AsUnsignedLongLong, PyLong_Check)
 from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
 from cpython.tuple cimport PyTuple_Check
 from cpython.unicode cimport PyUnicode_Check, PyUnicode_DecodeUTF8
-from libc.stdint cimport INT32_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t
+from libc.stdint cimport INT32_MAX, INT64_MIN, UINT64_MAX, int8_t, int16_t, int32_t, int64_t
+from libc.stdint cimport uint8_t
 from libc.string cimport memcpy, memset
 
 
 cdef extern from "Python.h":
-    const char* PyUnicode_AsUTF8AndSize(object text, Py_ssize_t* size) except NULL
+    const char* PyUnicode_AsUTF8AndSize(object text, Py_ssize_t* size)
 
 
 cdef extern from "structmember.h":
@@ -162,8 +165,10 @@ cdef class Builder:
         raise NotImplementedError
 
     def append(self, value):
-        """One value as ``pa.array`` takes it from a row (a struct's: the row tuple)."""
-        self.append_value(value)
+        """One value as ``pa.array`` takes it from a row (a struct's: the row tuple); a
+        value its column does not take raises OverflowError (the builder part-written)."""
+        if self.append_value(value):
+            does_not_fit(self)
 
     def clear(self):
         """Drop everything written."""
@@ -211,13 +216,14 @@ cdef class IntBuilder(FixedBuilder):
         self.high = (1 << (8 * self.width - 1)) - 1 if self.width < 8 else 0x7FFFFFFFFFFFFFFF
         self.low = -self.high - 1
 
-    cdef int out_of_range(self, int64_t value) except -1:
-        raise OverflowError(f"{value} does not fit {self.type}")
-
     cdef int append_value(self, object value) except -1:
+        cdef int overflow
         if not PyLong_Check(value) or PyBool_Check(value):
             raise TypeError(f"{type(value).__name__} in {self.type} column")
-        return self.append_int(PyLong_AsLongLong(value))
+        cdef int64_t number = PyLong_AsLongLongAndOverflow(value, &overflow)
+        if overflow:
+            return REFUSED
+        return self.append_int(number)
 
 cdef class FloatBuilder(FixedBuilder):
     def __init__(self, arrow_type):
@@ -264,9 +270,6 @@ cdef class BinaryBuilder(Builder):
         self.values, self.offsets = Buffer(), Buffer()
         self.reset()
 
-    cdef int too_long(self) except -1:
-        raise OverflowError(f"{self.type} column over 2 GiB")
-
     cdef int fill_null(self) except -1:
         (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.values.size
         return 0
@@ -281,6 +284,11 @@ cdef class BinaryBuilder(Builder):
         cdef const char* data
         if self.text and PyUnicode_Check(value):
             data = PyUnicode_AsUTF8AndSize(value, &size)
+            if data == NULL:  # refused where a lone surrogate has no UTF-8 form
+                if not PyErr_ExceptionMatches(UnicodeEncodeError):
+                    return -1  # raised as it is
+                PyErr_Clear()
+                return REFUSED
             return self.append_bytes(data, size)
         if not self.text and PyBytes_Check(value):
             return self.append_bytes(PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value))
@@ -302,18 +310,8 @@ cdef class BinaryBuilder(Builder):
 cdef class DecimalBuilder(FixedBuilder):
     def __init__(self, arrow_type):
         FixedBuilder.__init__(self, arrow_type, 16)
-
-    cdef int append_int(self, int64_t value) except -1:
-        cdef int64_t* at = <int64_t*>self.values.grow(16)
-        at[0] = value
-        at[1] = -1 if value < 0 else 0
-        return self.valid()
-
-    cdef int append_uint(self, unsigned long long value) except -1:
-        cdef unsigned long long* at = <unsigned long long*>self.values.grow(16)
-        at[0] = value
-        at[1] = 0
-        return self.valid()
+        self.most = min(10**arrow_type.precision - 1, UINT64_MAX)
+        self.least = max(-(10**arrow_type.precision - 1), INT64_MIN)
 
     cdef int append_value(self, object value) except -1:
         raise TypeError("a decimal column takes integers (kind decimal)")
@@ -324,9 +322,6 @@ cdef class ListBuilder(Builder):
         self.child = builder_for(arrow_type.value_type)
         self.offsets = Buffer()
         self.reset()
-
-    cdef int too_long(self) except -1:
-        raise OverflowError(f"{self.type} column over 2**31 elements")
 
     cdef int fill_null(self) except -1:
         (<int32_t*>self.offsets.grow(4))[0] = <int32_t>self.child.length
@@ -342,8 +337,8 @@ cdef class ListBuilder(Builder):
         for item in value:
             if item is None:
                 self.child.null()
-            else:
-                self.child.append_value(item)
+            elif self.child.append_value(item):
+                return REFUSED
         return self.close_list()
 
     cdef void reset(self):
@@ -385,8 +380,8 @@ cdef class StructBuilder(Builder):
         for child, item in zip(self.children, value):
             if item is None:
                 child.null()
-            else:
-                child.append_value(item)
+            elif child.append_value(item):
+                return REFUSED
         return self.valid()
 
     cdef void reset(self):
@@ -465,6 +460,11 @@ cdef int wrong_column(Builder builder, str what) except -1:
     raise TypeError(f"{what} in a {builder.type} column")
 
 
+cdef int does_not_fit(Builder builder) except -1:
+    """What a Python-facing append raises where ``builder`` refused the value."""
+    raise OverflowError(f"a value {builder.type} does not take")
+
+
 cdef int utf8_decodes(const unsigned char* data, Py_ssize_t size) except -1:
     """``utf8_valid``'s text that is not ASCII: whether Python's own decoder takes it."""
     try:
@@ -540,7 +540,7 @@ cdef class Writer:
             if not self.nullable:
                 raise TypeError("None where the row conversion needs a value")
             return self.builder.null()
-        return self.put(value)
+        return does_not_fit(self.builder) if self.put(value) else 0
 
     cdef int put(self, object value) except -1:
         return self.builder.append_value(value)
@@ -550,7 +550,9 @@ cdef class DecimalWriter(Writer):
     cdef int put(self, object value) except -1:
         if not PyLong_Check(value) or PyBool_Check(value):
             raise TypeError(f"{type(value).__name__} as a decimal")
-        builder = <DecimalBuilder>self.builder
+        cdef DecimalBuilder builder = <DecimalBuilder>self.builder
+        if not INT64_MIN <= value <= UINT64_MAX:
+            return REFUSED
         if value < 0:
             return builder.append_int(PyLong_AsLongLong(value))
         return builder.append_uint(PyLong_AsUnsignedLongLong(value))

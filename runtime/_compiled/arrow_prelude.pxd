@@ -11,7 +11,7 @@ from runtime._compiled.prelude cimport _EntryOf, _Limits, _Reader, _entry, _entr
 ctypedef int (*_ArrowReader)(const unsigned char*, Py_ssize_t, Py_ssize_t, _Limits*,
                              Py_ssize_t*, StructBuilder) except -2
 """A record's writer: its columns appended to the builder (0), or -1 where the model
-reader declines (the builders part-written)."""
+reader declines or a value does not fit its column (the builders part-written)."""
 
 
 cdef inline object _arrow_entry(_ArrowReader read, Py_ssize_t depth):
@@ -27,9 +27,11 @@ cdef inline object _write_arrow(object entry_capsule, column, Py_ssize_t start,
     rows of ``column[start:stop]`` (a pyarrow binary or large_binary Array of messages, read
     where Arrow holds them: no bytes object a message) written into ``out`` (a struct of the
     row's columns), each message's number of rows appended to ``counts``. Returns where it
-    stopped: ``stop``, or the first message it does not take (a null, or one the compiled
-    reader declines: ``out`` is then as it was before that message), for the caller to
-    decode the Python way. A value the builders refuse raises, ``out`` part-written."""
+    stopped: ``stop``, or the first message it does not take (a null, one the compiled
+    reader declines, or one with a value its column does not take, such as an offset past
+    int64: ``out`` is then as it was before that message), for the caller to decode the
+    Python way. What the bytes hold raises nothing; a builder that is not of the record's
+    columns raises TypeError."""
     cdef const _EntryOf* entry = _entry_of(entry_capsule)
     cdef _ArrowReader read = <_ArrowReader>entry.read
     cdef _Limits lim
