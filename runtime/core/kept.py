@@ -126,10 +126,26 @@ def writing_kept(build, parse, default_record: str, values=None):
     return kept_build
 
 
+_DEFAULT_LIMITS = tuple((f.name, f.default) for f in dataclasses.fields(Limits))
+"""Each limit's name and default, what :func:`_no_tighter_limits` raises to a size."""
+
+_DEFAULTS_HOLD = min(default for _, default in _DEFAULT_LIMITS)
+"""The most kept bytes the default limits are no tighter than (the depth's)."""
+
+_DEFAULTS = Limits()
+"""The default limits (frozen: one object serves every kept form no longer than
+:data:`_DEFAULTS_HOLD`)."""
+
+
 def _no_tighter_limits(n: int) -> Limits:
-    """Limits no tighter than ``n`` kept bytes need: whatever parse they came from."""
-    base = Limits()
-    return Limits(**{f.name: max(getattr(base, f.name), n) for f in dataclasses.fields(base)})
+    """Limits no tighter than ``n`` kept bytes need: whatever parse they came from.
+
+    >>> _no_tighter_limits(3) == Limits(), _no_tighter_limits(100).max_depth
+    (True, 100)
+    """
+    if n <= _DEFAULTS_HOLD:
+        return _DEFAULTS
+    return Limits(**{name: max(default, n) for name, default in _DEFAULT_LIMITS})
 
 
 def reads_back(kept, model, record: str, parse, values=None) -> bool:
