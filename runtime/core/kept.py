@@ -50,7 +50,7 @@ import functools
 import threading
 
 from runtime.core.errors import DecodeError, EncodeError, WirespecError
-from runtime.core.limits import Limits
+from runtime.core.limits import DEFAULT, Limits
 
 FIELD = "wire_form"
 """The model field that keeps a message's bytes (None: build writes them as read)."""
@@ -132,10 +132,6 @@ _DEFAULT_LIMITS = tuple((f.name, f.default) for f in dataclasses.fields(Limits))
 _DEFAULTS_HOLD = min(default for _, default in _DEFAULT_LIMITS)
 """The most kept bytes the default limits are no tighter than (the depth's)."""
 
-_DEFAULTS = Limits()
-"""The default limits (frozen: one object serves every kept form no longer than
-:data:`_DEFAULTS_HOLD`)."""
-
 
 def _no_tighter_limits(n: int) -> Limits:
     """Limits no tighter than ``n`` kept bytes need: whatever parse they came from.
@@ -143,8 +139,8 @@ def _no_tighter_limits(n: int) -> Limits:
     >>> _no_tighter_limits(3) == Limits(), _no_tighter_limits(100).max_depth
     (True, 100)
     """
-    if n <= _DEFAULTS_HOLD:
-        return _DEFAULTS
+    if n <= _DEFAULTS_HOLD:  # frozen: the one default object serves them all
+        return DEFAULT
     return Limits(**{name: max(default, n) for name, default in _DEFAULT_LIMITS})
 
 
