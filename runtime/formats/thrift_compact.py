@@ -173,7 +173,8 @@ def kept_or_built(model, reader, write, wired=None) -> bytes:
             raise DecodeError(f"{n - used} trailing byte(s) after the struct", offset=used)
         return _unkept_bytes(again, write, wired)
 
-    kept = getattr(model, "wire_form", None) or model.wire_layout.wire_form
+    # a struct's own field may be named wire_form: its kept bytes are its layout's
+    kept = model.wire_form if wired is None else model.wire_layout.wire_form
     return kept if rt_kept.reads_as(built, kept, rewrite) else built
 
 
