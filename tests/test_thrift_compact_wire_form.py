@@ -16,6 +16,7 @@ import dataclasses
 import json
 import random
 import struct
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,6 +26,7 @@ from thrift_support import apache_classes, codec, norm, struct_strategy, thrift_
 from generated import parquet
 from generated import thrift_compact as tc
 from generator.cli import fuzz
+from generator.emit.user_spec import import_spec
 from generator.spec.thrift import TType
 from runtime.core.errors import DecodeError
 
@@ -302,6 +304,28 @@ def test_a_float_keeps_its_bits_when_the_bytes_are_compared():
     assert MOD.build(model) == write(MOD, "AllTypes", full(), Form([1]))
     model.f_double = 0.0  # was -0.0
     assert MOD.build(model) == MOD.build(plain(model))
+
+
+NAMED_WIRE_FORM = """
+format: thrift_named_wire_form
+protocol: thrift_compact
+doc: A struct with a field of its own named wire_form.
+structs:
+  Named:
+    fields:
+      - {id: 1, name: wire_form, type: binary, optional: true}
+      - {id: 2, name: n, type: i32, optional: true}
+"""
+
+
+def test_a_field_named_wire_form_is_not_the_kept_bytes():
+    # the struct's kept bytes are its layout's; its field of that name is a value like any
+    mod = import_spec(Path("named_wire_form.yaml"), NAMED_WIRE_FORM)
+    data = bytes.fromhex("18810061150200")  # the binary's length in two bytes
+    model = assert_exact(mod, data, "Named")
+    assert model.wire_form == b"a" and model.wire_layout.wire_form == data
+    model.n = 2
+    assert mod.build(model) == bytes.fromhex("180161150400")
 
 
 SETTINGS = settings(

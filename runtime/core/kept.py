@@ -50,7 +50,7 @@ import functools
 import threading
 
 from runtime.core.errors import DecodeError, EncodeError, WirespecError
-from runtime.core.limits import Limits
+from runtime.core.limits import DEFAULT, Limits
 
 FIELD = "wire_form"
 """The model field that keeps a message's bytes (None: build writes them as read)."""
@@ -126,10 +126,22 @@ def writing_kept(build, parse, default_record: str, values=None):
     return kept_build
 
 
+_DEFAULT_LIMITS = tuple((f.name, f.default) for f in dataclasses.fields(Limits))
+"""Each limit's name and default, what :func:`_no_tighter_limits` raises to a size."""
+
+_DEFAULTS_HOLD = min(default for _, default in _DEFAULT_LIMITS)
+"""The most kept bytes the default limits are no tighter than (the depth's)."""
+
+
 def _no_tighter_limits(n: int) -> Limits:
-    """Limits no tighter than ``n`` kept bytes need: whatever parse they came from."""
-    base = Limits()
-    return Limits(**{f.name: max(getattr(base, f.name), n) for f in dataclasses.fields(base)})
+    """Limits no tighter than ``n`` kept bytes need: whatever parse they came from.
+
+    >>> _no_tighter_limits(3) == Limits(), _no_tighter_limits(100).max_depth
+    (True, 100)
+    """
+    if n <= _DEFAULTS_HOLD:  # frozen: the one default object serves them all
+        return DEFAULT
+    return Limits(**{name: max(default, n) for name, default in _DEFAULT_LIMITS})
 
 
 def reads_back(kept, model, record: str, parse, values=None) -> bool:

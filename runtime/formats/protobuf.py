@@ -596,11 +596,23 @@ class ProtobufMessage(Construct):
 
         def rewrite(data: bytes, limits: Limits) -> bytearray:
             got, _ = self.read_exact(data, 0, len(data), limits, 1)
+            again = bytearray()
+            read = got.get(LAYOUT_KEY)
+            one = read[0] if read is not None and len(read) == 1 else None
+            value = got.get(f.name)
+            if (
+                one.__class__ is tuple
+                and one[-1].__class__ is bytes
+                and one[:-1] == ((f.number,) if count is None else (f.number, count))
+                and value is not None
+            ):  # one record, the entry's, kept again (as a kept record reads): nothing else
+                items = {f.name: list(value.items())} if f.kind == "map" else {}
+                self._write_entry(f, count, {f.name: value}, {f.name: 0}, items, again)
+                return again
             values = self._values(got.get)
             # the entry, then whatever else the bytes hold: then they hold the entry alone
             entry = f.number if count is None else (f.number, count)
-            unknown = [e for e in got.get(LAYOUT_KEY) or () if e.__class__ is bytes]
-            again = bytearray()
+            unknown = [e for e in read or () if e.__class__ is bytes]
             self._write_entries(self._entries_with_rest((entry, *unknown), values), values, again)
             return again
 

@@ -153,13 +153,15 @@ KEPT_BYTES = 48
 most, its layout)."""
 
 
-def kept_or_built(model, reader, write) -> bytes:
+def kept_or_built(model, reader, write, wired=None) -> bytes:
     """The bytes of a struct that keeps its bytes as read (its ``wire_form``: its
     :class:`WireLayout`'s, or a RawStruct's own): those while they still read as the model
     (:func:`runtime.core.kept.reads_as`: read again by the struct's Python ``reader``, they
-    and the model are written alike by ``write``, each without its kept bytes), else the
-    model's, by the rest of its layout."""
-    built = _unkept_bytes(model, write)
+    and the model are written alike, each without its kept bytes), else the model's, by
+    the rest of its layout. A struct's writer ``write(m, out)`` and its layout's
+    ``wired(m, out, layout, keep)``; a RawStruct's (``wired`` None) ``write(m, out, keep)``:
+    with ``keep`` False they write the model as if it kept no bytes (no copy without them)."""
+    built = _unkept_bytes(model, write, wired)
 
     def rewrite(data: bytes, limits) -> bytes:
         n = len(data)
@@ -169,21 +171,23 @@ def kept_or_built(model, reader, write) -> bytes:
         again, used = reader(data, 0, n, 1, cx, budget(n))
         if used != n:
             raise DecodeError(f"{n - used} trailing byte(s) after the struct", offset=used)
-        return _unkept_bytes(again, write)
+        return _unkept_bytes(again, write, wired)
 
-    kept = getattr(model, "wire_form", None) or model.wire_layout.wire_form
+    # a struct's own field may be named wire_form: its kept bytes are its layout's
+    kept = model.wire_form if wired is None else model.wire_layout.wire_form
     return kept if rt_kept.reads_as(built, kept, rewrite) else built
 
 
-def _unkept_bytes(model, write) -> bytes:
-    """What ``write`` writes of ``model`` without its kept bytes."""
-    layout = getattr(model, "wire_layout", None)
-    if getattr(model, "wire_form", None) is not None:  # a RawStruct
-        model = dataclasses.replace(model, wire_form=None)
-    elif layout is not None and layout.wire_form is not None:
-        model = dataclasses.replace(model, wire_layout=dataclasses.replace(layout, wire_form=None))
+def _unkept_bytes(model, write, wired) -> bytes:
+    """What ``write`` (or ``wired``, by the model's layout) writes of ``model`` without
+    its kept bytes."""
     out = bytearray()
-    write(model, out)
+    if wired is None:  # a RawStruct
+        write(model, out, False)
+    elif model.wire_layout is None:
+        write(model, out)
+    else:
+        wired(model, out, model.wire_layout, False)
     return bytes(out)
 
 
