@@ -591,18 +591,7 @@ cdef class UuidWriter(Writer):
         raw = bytes(value)
         if len(raw) != 16:
             raise ValueError("bytes is not a 16-char string")
-        cdef const uint8_t* b = <const uint8_t*>PyBytes_AS_STRING(raw)
-        cdef char text[36]
-        cdef const char* digits = b"0123456789abcdef"
-        cdef int i, at = 0
-        for i in range(16):
-            if i == 4 or i == 6 or i == 8 or i == 10:
-                text[at] = b"-"
-                at += 1
-            text[at] = digits[b[i] >> 4]
-            text[at + 1] = digits[b[i] & 15]
-            at += 2
-        return (<BinaryBuilder>self.builder).append_bytes(text, 36)
+        return put_uuid(self.builder, <const unsigned char*>PyBytes_AS_STRING(raw))
 
 
 cdef int64_t _int64_or_null(object value, bint *fits) except? -1:
