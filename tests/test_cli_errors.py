@@ -37,6 +37,7 @@ def files(tmp_path):
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)  # found by fuzzing
     (tmp_path / "digits.json").write_text('{"rows": ' + "1" * 5000 + "}")
     (tmp_path / "address.json").write_text('{"street": "a", "city": "b"}')
+    (tmp_path / "typo.json").write_text('{"header": 117, "rowz": []}')
     (tmp_path / "bad.thrift").write_bytes(b"\xff\xfe struct")
     (tmp_path / "includes.thrift").write_text('include "absent.thrift"\nstruct A { 1: i32 x }\n')
     (tmp_path / "typo.thrift").write_text("struct A {\n  1: i32 x\n  2: strin y\n}\n")
@@ -51,6 +52,7 @@ def files(tmp_path):
         "deepjson": str(tmp_path / "deep.json"),
         "digitsjson": str(tmp_path / "digits.json"),
         "structjson": str(tmp_path / "address.json"),
+        "typojson": str(tmp_path / "typo.json"),
         "badthrift": str(tmp_path / "bad.thrift"),
         "includes": str(tmp_path / "includes.thrift"),
         "typo": str(tmp_path / "typo.thrift"),
@@ -94,6 +96,7 @@ BAD = [
     ("encode", "plainbuffer {listjson}", "expected a JSON object"),
     ("encode", "plainbuffer {deepjson}", "nested too deep"),
     ("encode", "plainbuffer {digitsjson}", "4300 digits"),
+    ("encode", "plainbuffer {typojson}", "unknown key 'rowz' in message (did you mean 'rows'?)"),
     ("encode", "mysql_serialization {listjson}", "expected a JSON object"),
     ("encode", "thrift_compact --raw {listjson}", "expected a JSON object"),
     ("encode", "plainbuffer {folder}", "cannot read"),

@@ -536,6 +536,19 @@ class ModuleEmitter(SparkColumns):
 
     # -- JSON form -> model ------------------------------------------------------------
 
+    def json_keys(self, record: Record) -> list[str]:
+        """Every key ``to_dict`` can give a ``record`` (its dataclass's fields, computed ones
+        too, and a time's ``<name>_time`` beside it): the keys its ``from_dict`` takes."""
+        keys = [f.name for f in record.fields]
+        keys += [f.name + "_time" for f in record.fields if f.logical and f.logical != "uuid"]
+        if record.serializable:
+            keys += ["serializable_field_size", "last_non_ignorable_field_id", "unknown_fields"]
+        if record.layout == "protobuf":
+            keys.append("wire_layout")
+        if self.spec.keeps_form(record):
+            keys.append("wire_form")
+        return sorted(set(keys))
+
     def from_json(self, ref: TypeRef, expr: str) -> str:
         if ref.kind == "bits":
             return f"rt_codec.int_from_json({expr})"

@@ -18,6 +18,7 @@ renders the value and takes back both that rendering and the plain one.
 from __future__ import annotations
 
 import datetime
+import difflib
 import enum
 import io
 import json
@@ -444,6 +445,23 @@ def switch_row(selector, value, cases: tuple) -> tuple:
     """A switch as a Spark struct: one column per case with a payload, only the selected
     one filled."""
     return tuple(value if selector == case else None for case in cases)
+
+
+def refuse_unknown_keys(d: dict, known: frozenset, record: str) -> None:
+    """Raise an :class:`EncodeError` naming the first key of ``d`` a ``record``'s JSON form
+    does not have (a misspelt key would otherwise be dropped without a word), with the
+    nearest known key when one is close.
+
+    >>> refuse_unknown_keys({"rowz": []}, frozenset({"rows"}), "message")
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: rowz: unknown key 'rowz' in message (did you mean 'rows'?)
+    """
+    for key in d:
+        if key not in known:
+            near = difflib.get_close_matches(str(key), sorted(known), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise EncodeError(f"unknown key {key!r} in {record}{hint}", path=str(key))
 
 
 def from_jsonable_checked(converter, d):

@@ -1,0 +1,80 @@
+"""``from_dict`` refuses a key a record's JSON form does not have (a misspelt key would
+otherwise be dropped without a word), naming it and the nearest known key."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+from pathlib import Path
+
+import pytest
+
+from runtime.core.errors import EncodeError
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+RECORD_FORMATS = (
+    "avro_container",
+    "kafka_record_batch",
+    "msgpack",
+    "mysql_serialization",
+    "plainbuffer",
+    "png",
+    "protobuf_wire",
+    "ticdc_craft",
+)
+"""The formats whose records' JSON forms are the generated ``*_from_dict``'s."""
+BOGUS = "zz_not_a_key"
+
+
+def _samples():
+    out = []
+    for fmt in RECORD_FORMATS:
+        out += sorted((SAMPLES / fmt).glob("*.bin")) + sorted((SAMPLES / fmt).glob("*.binlog"))
+    return out
+
+
+def _record_dicts(form, mod, path=()):
+    """Paths of the dicts in ``form`` that are a record's JSON form (not a map, ``$hex``
+    or a choice's ``{case: form}``): those whose keys all are some record's keys."""
+    out = []
+    if isinstance(form, dict):
+        if form and any(
+            name.endswith("_keys") and set(form) <= keys for name, keys in _key_sets(mod)
+        ):
+            out.append(path)
+        for key, value in form.items():
+            out += _record_dicts(value, mod, path + (key,))
+    elif isinstance(form, list):
+        for i, value in enumerate(form):
+            out += _record_dicts(value, mod, path + (i,))
+    return out
+
+
+def _key_sets(mod):
+    return [(n, v) for n, v in vars(mod).items() if n.startswith("_") and isinstance(v, frozenset)]
+
+
+@pytest.mark.parametrize("path", _samples(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_bogus_key_at_any_record_level_is_an_encode_error_naming_it(path):
+    mod = importlib.import_module(f"generated.{path.parent.name}")
+    record = "binlog_file" if path.suffix == ".binlog" else mod.DEFAULT_RECORD
+    form = mod.to_dict(mod.parse(path.read_bytes(), record))
+    levels = _record_dicts(form, mod)
+    assert () in levels
+    for level in levels:
+        bad = copy.deepcopy(form)
+        node = bad
+        for step in level:
+            node = node[step]
+        node[BOGUS] = 1
+        with pytest.raises(EncodeError, match=BOGUS):
+            mod.from_dict(bad, record)
+
+
+def test_a_misspelt_key_names_the_nearest_one():
+    from generated import plainbuffer
+
+    with pytest.raises(
+        EncodeError, match=r"unknown key 'rowz' in message \(did you mean 'rows'\?\)"
+    ):
+        plainbuffer.from_dict({"rowz": []})
