@@ -22,7 +22,8 @@ RECORD_FORMATS = (
     "protobuf_wire",
     "ticdc_craft",
 )
-"""The formats whose records' JSON forms are the generated ``*_from_dict``'s."""
+"""The formats whose records' JSON forms are the generated ``*_from_dict``'s (and Craft's
+events' ``_event_from_json_*``)."""
 BOGUS = "zz_not_a_key"
 
 
@@ -38,9 +39,7 @@ def _record_dicts(form, mod, path=()):
     or a choice's ``{case: form}``): those whose keys all are some record's keys."""
     out = []
     if isinstance(form, dict):
-        if form and any(
-            name.endswith("_keys") and set(form) <= keys for name, keys in _key_sets(mod)
-        ):
+        if form and any(set(form) <= keys for keys in _key_sets(mod)):
             out.append(path)
         for key, value in form.items():
             out += _record_dicts(value, mod, path + (key,))
@@ -51,7 +50,14 @@ def _record_dicts(form, mod, path=()):
 
 
 def _key_sets(mod):
-    return [(n, v) for n, v in vars(mod).items() if n.startswith("_") and isinstance(v, frozenset)]
+    """The key sets ``from_dict`` holds a record's (``_<record>_keys``) or an event's
+    (``_EVENT_KEYS_<class>``) JSON form to."""
+    return [
+        keys
+        for name, keys in vars(mod).items()
+        if (name.endswith("_keys") or name.startswith("_EVENT_KEYS_"))
+        and isinstance(keys, frozenset)
+    ]
 
 
 @pytest.mark.parametrize("path", _samples(), ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -59,8 +65,23 @@ def test_a_bogus_key_at_any_record_level_is_an_encode_error_naming_it(path):
     mod = importlib.import_module(f"generated.{path.parent.name}")
     record = "binlog_file" if path.suffix == ".binlog" else mod.DEFAULT_RECORD
     form = mod.to_dict(mod.parse(path.read_bytes(), record))
+    _refuses_a_bogus_key_at_each_level(mod, form, record)
+
+
+@pytest.mark.parametrize(
+    "stem", sorted(p.stem for p in (SAMPLES / "ticdc_open_protocol").glob("*.key"))
+)
+def test_a_bogus_key_in_an_open_protocol_event_is_an_encode_error_naming_it(stem):
+    from generated import ticdc_open_protocol as op
+
+    key = (SAMPLES / "ticdc_open_protocol" / f"{stem}.key").read_bytes()
+    value = (SAMPLES / "ticdc_open_protocol" / f"{stem}.value").read_bytes()
+    _refuses_a_bogus_key_at_each_level(op, op.to_dict(op.parse_pair(key, value)), op.DEFAULT_RECORD)
+
+
+def _refuses_a_bogus_key_at_each_level(mod, form, record):
     levels = _record_dicts(form, mod)
-    assert () in levels
+    assert levels
     for level in levels:
         bad = copy.deepcopy(form)
         node = bad

@@ -42,14 +42,16 @@ class JsonField:
 
 
 def event_functions(
-    where: str, cls, fields: list[JsonField], views: dict, *, head="{}", last=(), back_tail=()
+    where: str, cls, fields: list[JsonField], views: dict, *, head="{}", last=(), back_tail=(),
+    head_keys=(), strict=True,
 ) -> list[str]:
     """The source of ``_event_json_<member>`` and ``_event_from_json_<member>`` of ``cls``
     (``member``, ``module``, ``model``): ``fields`` shown in their order after ``head``
     (the output dict's first items; those named in ``last`` shown last), read back in
     their order (a field without ``got`` is only shown); ``views`` collects the fields'
     views (field -> Python), ``back_tail`` the lines that check the model ``ev`` made back
-    (then the function returns it)."""
+    (then the function returns it); ``strict``: refuse a key the form does not have (the
+    fields', their times' and ``head_keys``)."""
     name = cls.member.lower()
     shown, back = {}, []
     for f in fields:
@@ -74,6 +76,12 @@ def event_functions(
     back = [f"def _event_from_json_{name}(e, image):",
             f'    """{where}: the {cls.model} of the JSON form', f'    ``e`` of a {cls.member} event."""',
             f"    {'ev = ' if back_tail else 'return '}{made}", *back, "    )"]  # fmt: skip
+    if strict:
+        known = {f.name for f in fields} | set(head_keys)
+        known |= {f.name + TimeBeside.SUFFIX for f in fields if f.logical}
+        back[3:3] = [f"    if not _EVENT_KEYS_{name.upper()}.issuperset(e):",
+                     f"        rt_codec.refuse_unknown_keys(e, _EVENT_KEYS_{name.upper()}, {name + ' event'!r})"]  # fmt: skip
+        back.insert(0, f"_EVENT_KEYS_{name.upper()} = frozenset({sorted(known)!r})\n\n")
     if back_tail:
         back += [*back_tail, "    return ev"]
     return ["\n".join(out), "\n".join(back)]
@@ -115,7 +123,15 @@ def render_map_json_form(spec: Spec, record: Record) -> str:
             else:  # shown, not read back: the wire has no place for it
                 fields.append(JsonField(name, shown, ""))
         keyed.append((cls, keys, [f for f in fields if f.got]))
-        blocks += event_functions(f"{spec.source.display}:{cls.line}", cls, fields, views)
+        blocks.append((cls, fields))
+    own = _own_keys(keyed)
+    blocks = [  # the class with no keys of its own refuses others in _class_by_keys
+        block
+        for cls, fields in blocks
+        for block in event_functions(
+            f"{spec.source.display}:{cls.line}", cls, fields, views, strict=bool(own[cls.member])
+        )
+    ]
     blocks.append(_class_by_keys(spec, record, keyed))
     return "\n\n\n".join([event_views(views), *blocks])
 
@@ -159,10 +175,7 @@ def _source_field(spec: Spec, m: Mapping, target: tuple[str, str]):
 def _class_by_keys(spec: Spec, record: Record, keyed: list) -> str:
     """``_event_from_json_<record>(e, image)``: the event of a JSON object, its class by
     the keys only that class has (see the module doc)."""
-    own = {}
-    for cls, keys, _ in keyed:
-        shared = {k for other, ks, _ in keyed if other is not cls for k in ks}
-        own[cls.member] = [k for k in keys if k not in shared]
+    own = _own_keys(keyed)
     rest = [(cls, read) for cls, _, read in keyed if not own[cls.member]]
     if len(rest) > 1:
         raise ValueError(
@@ -204,6 +217,15 @@ def _class_by_keys(spec: Spec, record: Record, keyed: list) -> str:
         f"_EVENT_JSON_{record.name.upper()} = {{", *table, "}",
         f'"""{where}: each model class of the map: of {record.name} -> its JSON form."""',
     ])  # fmt: skip
+
+
+def _own_keys(keyed: list) -> dict:
+    """Class member -> the keys only that class has (of ``keyed``'s (class, keys, read))."""
+    own = {}
+    for cls, keys, _ in keyed:
+        shared = {k for other, ks, _ in keyed if other is not cls for k in ks}
+        own[cls.member] = [k for k in keys if k not in shared]
+    return own
 
 
 def _mixed(member: str, own: dict, other: str) -> str:

@@ -128,7 +128,10 @@ def _json_form(spec: Spec, cls, where: str, views: dict) -> list[str]:
     tail = ["    if 'op' in e and e['op'] != ev.op:",
             "        message = f\"op {e['op']!r} disagrees with new/old ({ev.op})\"",
             "        raise rt.EncodeError(message, path='op')"] if sections else ()  # fmt: skip
-    return event_functions(where, cls, fields, views, head=head, last=sections, back_tail=tail)
+    head_keys = ("type", "op") if sections else ("type",)
+    return event_functions(
+        where, cls, fields, views, head=head, last=sections, back_tail=tail, head_keys=head_keys
+    )
 
 
 def _camel(name: str) -> str:
