@@ -42,8 +42,16 @@ class JsonField:
 
 
 def event_functions(
-    where: str, cls, fields: list[JsonField], views: dict, *, head="{}", last=(), back_tail=(),
-    head_keys=(), strict=True,
+    where: str,
+    cls,
+    fields: list[JsonField],
+    views: dict,
+    *,
+    head="{}",
+    last=(),
+    back_tail=(),
+    head_keys=(),
+    strict=True,
 ) -> list[str]:
     """The source of ``_event_json_<member>`` and ``_event_from_json_<member>`` of ``cls``
     (``member``, ``module``, ``model``): ``fields`` shown in their order after ``head``
