@@ -51,8 +51,7 @@ from generator import ROOT
 from generator.cli.common import CliError
 from generator.cli.exactness import is_known
 from generator.cli.target import format_help, load_codec
-from generator.spec.names import did_you_mean
-from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.errors import DecodeError, EncodeError, did_you_mean
 from runtime.core.limits import Limits
 
 CRASH_DIR = ROOT / "tests" / "fuzz" / "crashes"

@@ -47,7 +47,7 @@ from pathlib import Path
 
 from generator.cli.common import EXIT_BAD_INPUT as EXIT_FAILED
 from generator.cli.common import EXIT_USAGE, CliError
-from generator.spec.names import did_you_mean
+from runtime.core.errors import did_you_mean
 
 CDC_FORMATS = ("ticdc_craft", "ticdc_open_protocol")
 PARQUET_METADATA = "parquet_metadata"

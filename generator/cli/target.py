@@ -16,8 +16,7 @@ from pathlib import Path
 
 from generator import ROOT
 from generator.cli.common import EXIT_USAGE, CliError, error_line, read_input
-from generator.spec.names import did_you_mean
-from runtime.core.errors import DecodeError, WirespecError
+from runtime.core.errors import DecodeError, WirespecError, did_you_mean
 
 
 def known_formats() -> list[str]:

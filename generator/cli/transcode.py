@@ -35,8 +35,7 @@ import sys
 
 from generator.cli.common import EXIT_USAGE, CliError, read_input, write_output
 from generator.cli.target import check_key_option, choose, key_for, load_codec
-from generator.spec.names import did_you_mean
-from runtime.core.errors import EncodeError
+from runtime.core.errors import EncodeError, did_you_mean
 
 OPEN_PROTOCOL = "ticdc_open_protocol"
 CRAFT = "ticdc_craft"

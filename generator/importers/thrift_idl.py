@@ -41,9 +41,8 @@ import uuid
 from pathlib import Path
 
 from generator.spec.loader import read_text
-from generator.spec.names import did_you_mean
 from generator.spec.thrift import BASE_TYPES, RESERVED
-from runtime.core.errors import SpecError
+from runtime.core.errors import SpecError, did_you_mean
 
 INT_BITS = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
 # Names a generated module cannot take as they are: Python keywords, the builtins its

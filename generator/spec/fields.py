@@ -28,8 +28,8 @@ from generator.spec.model import (
     bit_field_range,
     camel,
 )
-from generator.spec.names import did_you_mean
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_TYPES
+from runtime.core.errors import did_you_mean
 
 
 def _is_literal(value) -> bool:

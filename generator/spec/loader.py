@@ -20,7 +20,7 @@ import jsonschema
 import yaml
 
 from generator.spec import names
-from runtime.core.errors import SpecError
+from runtime.core.errors import SpecError, did_you_mean
 
 SCHEMA_PATH = Path(__file__).with_name("spec.schema.json")
 
@@ -170,7 +170,7 @@ def load_text(text: str, path: Path, display: str | None = None) -> LoadedSpec:
             known = err.schema.get("properties", {})
             unknown = sorted(set(err.instance) - set(known))
             parts.append(unknown[0])
-            hint = names.did_you_mean(unknown[0], sorted(set(known) - set(err.instance)))
+            hint = did_you_mean(unknown[0], sorted(set(known) - set(err.instance)))
             raise lines.error(parts, f"unknown key {unknown[0]!r}{hint}")
         raise lines.error(parts, _schema_message(err))
     found = names.problem("format", data["format"])

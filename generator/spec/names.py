@@ -21,7 +21,6 @@ states the rule.
 from __future__ import annotations
 
 import builtins
-import difflib
 import keyword
 import re
 
@@ -176,23 +175,3 @@ def problem(kind: str, name) -> str | None:
         return f"{name!r} is a key of every enum value"
     return None
 
-
-def did_you_mean(name, known) -> str:
-    """A hint for a misspelt ``name``: the nearest of ``known`` (all that are equally near),
-    or "" when none is near.
-
-    >>> did_you_mean("plainbufer", ["plainbuffer", "png"])
-    " (did you mean 'plainbuffer'?)"
-    >>> did_you_mean("i64", ["u64", "s64", "str"])
-    " (did you mean 's64' or 'u64'?)"
-    >>> did_you_mean("zzz", ["plainbuffer"])
-    ''
-    """
-    if not isinstance(name, str):
-        return ""
-    ratios = {k: difflib.SequenceMatcher(None, name, k).ratio() for k in map(str, known)}
-    best = max(ratios.values(), default=0.0)
-    if best < 0.6:  # difflib.get_close_matches's cutoff
-        return ""
-    near = sorted(k for k, ratio in ratios.items() if ratio == best)
-    return f" (did you mean {' or '.join(map(repr, near))}?)"

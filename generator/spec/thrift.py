@@ -23,6 +23,7 @@ from generator import ROOT
 from generator.spec import names as spec_names
 from generator.spec.loader import LoadedSpec, load
 from generator.spec.validate import spec_limits
+from runtime.core.errors import did_you_mean
 
 PROTOCOL_SPEC = "thrift_compact.yaml"
 BASE_TYPES = ("bool", "i8", "i16", "i32", "i64", "double", "string", "binary", "uuid")
@@ -239,7 +240,7 @@ def parse_type(text: str, structs, enums, typedefs, ct=None, _seen=()) -> TType:
             t = parse_type(typedefs[name], structs, enums, typedefs, ct, _seen + (name,))
         else:
             known = [*BASE_TYPES, *enums, *structs, *typedefs]
-            raise _TypeError(f"unknown type {name!r}{spec_names.did_you_mean(name, known)}")
+            raise _TypeError(f"unknown type {name!r}{did_you_mean(name, known)}")
         if ct is not None:
             _set_ct(t, ct)
         return t

@@ -44,6 +44,7 @@ from generator.spec.model_classes import read_models
 from generator.spec.refs import check_refs
 from generator.spec.types import PRIMITIVES, RUNTIME_TYPES
 from generator.spec.unmapping import check_way_back
+from runtime.core.errors import did_you_mean
 from runtime.core.limits import Limits
 
 
@@ -125,7 +126,7 @@ class SpecBuilder(FieldBuilder):
             and not (kafka and kafka.record == data["default_record"])
         ):
             name = data["default_record"]
-            hint = spec_names.did_you_mean(name, records)
+            hint = did_you_mean(name, records)
             raise self.error(("default_record",), f"no record named {name!r}{hint}")
         return Spec(
             format=data["format"],

@@ -18,7 +18,6 @@ renders the value and takes back both that rendering and the plain one.
 from __future__ import annotations
 
 import datetime
-import difflib
 import enum
 import io
 import json
@@ -28,7 +27,7 @@ import uuid
 
 from construct import ConstructError, Container
 
-from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.errors import DecodeError, EncodeError, did_you_mean
 from runtime.core.fast import QUICK_FAILURES
 from runtime.core.limits import DEFAULT as DEFAULT_LIMITS
 from runtime.core.limits import Limits
@@ -459,8 +458,7 @@ def refuse_unknown_keys(d: dict, known: frozenset, record: str) -> None:
     """
     for key in d:
         if key not in known:
-            near = difflib.get_close_matches(str(key), sorted(known), n=1)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            hint = did_you_mean(str(key), known)
             raise EncodeError(f"unknown key {key!r} in {record}{hint}", path=str(key))
 
 

@@ -18,6 +18,8 @@ sub-stream (a size-prefixed field, say) shifts them to absolute offsets with
 
 from __future__ import annotations
 
+import difflib
+
 
 class WirespecError(Exception):
     """Base of every error wirespec raises on purpose."""
@@ -104,3 +106,24 @@ class OptionError(WirespecError, ValueError):
     """An option a caller gave (a Spark option, a keyword) with an unknown name or a bad value.
 
     It is a :class:`ValueError` too, as Python's own bad-argument errors are."""
+
+
+def did_you_mean(name, known) -> str:
+    """A hint for a misspelt ``name``: the nearest of ``known`` (all that are equally near),
+    or "" when none is near.
+
+    >>> did_you_mean("plainbufer", ["plainbuffer", "png"])
+    " (did you mean 'plainbuffer'?)"
+    >>> did_you_mean("i64", ["u64", "s64", "str"])
+    " (did you mean 's64' or 'u64'?)"
+    >>> did_you_mean("zzz", ["plainbuffer"])
+    ''
+    """
+    if not isinstance(name, str):
+        return ""
+    ratios = {k: difflib.SequenceMatcher(None, name, k).ratio() for k in map(str, known)}
+    best = max(ratios.values(), default=0.0)
+    if best < 0.6:  # difflib.get_close_matches's cutoff
+        return ""
+    near = sorted(k for k, ratio in ratios.items() if ratio == best)
+    return f" (did you mean {' or '.join(map(repr, near))}?)"
