@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import struct
+import types
 from pathlib import Path
 
 import pyarrow as pa
@@ -26,6 +27,7 @@ from runtime.spark.decode import (
     RECORD_ERRORS,
     RecordDecodeError,
     _arrow_records,
+    _arrow_source,
     codec,
     load_module,
 )
@@ -53,6 +55,7 @@ FORMATS = [
         "mysql_serialization",
         "ticdc_open_protocol",
         "ticdc_craft",
+        "protobuf_wire",
     )
     if _arrow_records(f)
 ]
@@ -66,6 +69,9 @@ past a narrower column or a decimal's precision)."""
 
 
 def compiled(fmt):
+    """The module whose ``write_arrow`` writes ``fmt`` (protobuf's: the table-driven one)."""
+    if fmt == "protobuf_wire":
+        return types.SimpleNamespace(write_arrow=_arrow_source(fmt)[0])
     return importlib.import_module(f"generated._compiled.{fmt}")
 
 
@@ -83,9 +89,10 @@ def read(fmt, record, values, out=None):
 def reference(fmt, record, data: bytes):
     """``(model, exact)``: the compiled model reader's model where the record has one (None
     where it declines: ``write_arrow`` declines exactly there), else ``parse``'s (None where
-    it raises; a record read only inline by its parent has no reader of its own)."""
+    it raises; a record read only inline by its parent has no reader of its own; protobuf's
+    reader declines forms whose rows it would take back, see PROTOBUF_FORMS)."""
     mod = load_module(fmt)
-    reader = mod.COMPILED_READERS.get(record)
+    reader = getattr(mod, "COMPILED_READERS", {}).get(record)
     if reader is not None:
         return reader(data, DEFAULT), True
     try:
@@ -131,7 +138,7 @@ def test_vectors_samples_and_their_truncations(fmt, record):
         taken += check(fmt, record, data)
         for n in range(len(data)):
             check(fmt, record, data[:n])
-    if fmt == "plainbuffer" and record == "message":
+    if (fmt, record) in (("plainbuffer", "message"), ("protobuf_wire", "order")):
         assert taken >= 3
 
 
@@ -394,3 +401,115 @@ def test_a_value_past_its_columns_type_is_declined(fmt, record, column, arrow_ty
     values = [message(fits)] + ([message(too_big), message(fits)] if too_big is not None else [])
     stopped, counts, rows = write_into(fmt, record, column, arrow_type, values)
     assert (stopped, counts, [r[column] for r in rows]) == (1, [1], [fits])
+
+
+# -- protobuf: the table-driven reader (runtime/_compiled/protobuf_arrow.pyx) ---------------
+
+PROTOBUF = [record for fmt, record in RECORDS if fmt == "protobuf_wire"]
+
+
+@pytest.mark.parametrize("record", PROTOBUF)
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_generated_protobuf_messages_and_their_truncations(record, data):
+    """Every message ``build`` writes is taken, with the Arrow of its rows (maps, lists,
+    structs, oneofs, NaN payloads, extremes); its truncations are declined or agree."""
+    mod = load_module("protobuf_wire")
+    built = mod.build(data.draw(mod.strategies(record)), record)
+    assert check("protobuf_wire", record, built)
+    for n in sorted(data.draw(st.sets(st.integers(0, max(len(built) - 1, 0)), max_size=8))):
+        check("protobuf_wire", record, built[:n])
+
+
+def pb_key(number: int, wire_type: int) -> bytes:
+    from runtime.core.leb128 import write_uvarint
+
+    return write_uvarint(number << 3 | wire_type)
+
+
+def pb_len(number: int, payload: bytes) -> bytes:
+    from runtime.core.leb128 import write_uvarint
+
+    return pb_key(number, 2) + write_uvarint(len(payload)) + payload
+
+
+ENTRY = pb_len(1, b"k") + pb_len(2, b"v")
+PROTOBUF_FORMS = {
+    # taken: the rows are those of the model
+    "unknown field, group, known number of another wire type": (
+        b"".join(
+            [pb_key(99, 0), b"\x05", pb_key(98, 3), pb_key(1, 0), b"\x01", pb_key(98, 4)]
+            + [pb_key(1, 0), b"\x07", pb_len(1, b"A1")]
+        ),
+        True,
+    ),
+    "packed and unpacked records of one field, out of order": (
+        b"".join(
+            [pb_key(20, 0), b"\x01", pb_len(20, b"\x02\x03"), pb_len(9, b""), pb_key(20, 0)]
+            + [b"\x7f"]
+        ),
+        True,
+    ),
+    "varints longer than they need, an int32 past 32 bits, a bool of 2": (
+        b"".join(
+            [pb_key(2, 0), b"\x81\x00", pb_key(20, 0), b"\xff" * 9 + b"\x01"]
+            + [pb_key(17, 0), b"\x02", pb_key(4, 0), b"\x80\x80\x80\x80\x10"]
+        ),
+        True,
+    ),
+    "a oneof member and a map of messages": (
+        pb_len(13, b"V") + pb_len(19, pb_len(1, b"EUR") + pb_len(2, pb_key(2, 0) + b"\x05")),
+        True,
+    ),
+    "a singular field read twice, the last kept": (
+        pb_len(1, b"a") + pb_len(6, pb_len(1, b"x")) + pb_len(1, b"b") + pb_len(6, b""),
+        True,
+    ),
+    "two members of a oneof": (pb_len(12, pb_len(1, b"VISA")) + pb_key(14, 0) + b"\x01", True),
+    # declined: the Python way reads it (a map key read again moves to the end) or raises
+    "an earlier value that is not UTF-8": (pb_len(1, b"\xff") + pb_len(1, b"b"), False),
+    "a map key read twice": (pb_len(8, ENTRY) + pb_len(8, ENTRY), False),
+    "a map entry value then key": (pb_len(8, pb_len(2, b"v") + pb_len(1, b"k")), False),
+    "an end of group without its start": (pb_key(5, 4), False),
+    "text that is not UTF-8": (pb_len(1, b"\xff"), False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROTOBUF_FORMS))
+def test_protobuf_forms_are_read_or_declined(name):
+    data, taken = PROTOBUF_FORMS[name]
+    assert check("protobuf_wire", "order", data) is taken
+
+
+def parsed(data: bytes) -> bool:
+    try:
+        load_module("protobuf_wire").parse(data)
+    except RECORD_ERRORS:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("mode", ["PERMISSIVE", "FAILFAST"])
+def test_protobuf_batches_read_into_arrow_as_the_python_way(mode):
+    """Samples, declined forms (decoded the Python way, their rows in the same columns:
+    decimals included) and bad bytes: the Python way's batches, errors and counts."""
+    read_in, python = decoders("protobuf_wire", mode)
+    read_in.arrow = None
+    read_in.reader = read_in.codec.arrow_reader(read_in.decoded_fields)
+    assert read_in.reader is not None and python.reader is None
+    samples = [d for _, d in inputs("protobuf_wire")]
+    declined = [data for data, taken in PROTOBUF_FORMS.values() if not taken]
+    good = samples + [d for d in declined if parsed(d)] + [b""]
+    assert len(good) >= len(samples) + 3  # declined forms that decode: the Python way's rows
+    for batch in (good, good + [samples[0][:-1], None] + declined):
+        if mode == "FAILFAST" and batch is not good:
+            with pytest.raises(RecordDecodeError) as failed:
+                read_in.decode(input_batch(batch))
+            with pytest.raises(RecordDecodeError) as too:
+                python.decode(input_batch(batch))
+            assert str(failed.value) == str(too.value)
+            continue
+        got, want = read_in.decode(input_batch(batch)), python.decode(input_batch(batch))
+        assert got.schema == want.schema
+        assert got.equals(want), (got.to_pylist(), want.to_pylist())
+    assert read_in.stats == python.stats

@@ -218,7 +218,8 @@ cdef class DecimalBuilder(FixedBuilder):
 
 @cython.final
 cdef class ListBuilder(Builder):
-    """A list column: append the elements to ``child``, then close_list()."""
+    """A list column (a map: its child a struct of key and value): append the elements to
+    ``child``, then close_list()."""
     cdef Buffer offsets
     cdef readonly Builder child
 

@@ -13,6 +13,7 @@ every index below is a position the builder itself grew its buffer to.
 """
 
 import datetime
+import decimal
 
 from cpython.bool cimport PyBool_Check
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize
@@ -314,12 +315,24 @@ cdef class DecimalBuilder(FixedBuilder):
         self.least = max(-(10**arrow_type.precision - 1), INT64_MIN)
 
     cdef int append_value(self, object value) except -1:
-        raise TypeError("a decimal column takes integers (kind decimal)")
+        """An int, or a Decimal of one (a row's: a message the compiled reader declined)."""
+        if type(value) is decimal.Decimal and value.as_tuple().exponent == 0:
+            value = int(value)
+        if not PyLong_Check(value) or PyBool_Check(value):
+            raise TypeError(f"{type(value).__name__} as a decimal")
+        if not INT64_MIN <= value <= UINT64_MAX:
+            return REFUSED
+        if value < 0:
+            return self.append_int(PyLong_AsLongLong(value))
+        return self.append_uint(PyLong_AsUnsignedLongLong(value))
 
 cdef class ListBuilder(Builder):
     def __init__(self, arrow_type):
         Builder.__init__(self, arrow_type)
-        self.child = builder_for(arrow_type.value_type)
+        if _pa().types.is_map(arrow_type):  # a map: a list of (key, value) structs
+            self.child = StructBuilder(_pa().struct([arrow_type.key_field, arrow_type.item_field]))
+        else:
+            self.child = builder_for(arrow_type.value_type)
         self.offsets = Buffer()
         self.reset()
 
@@ -332,7 +345,9 @@ cdef class ListBuilder(Builder):
         return self.child.truncate((<int32_t*>self.offsets.ptr)[length])
 
     cdef int append_value(self, object value) except -1:
-        if not (PyList_Check(value) or PyTuple_Check(value)):
+        if isinstance(value, dict) and _pa().types.is_map(self.type):
+            value = list(value.items())
+        elif not (PyList_Check(value) or PyTuple_Check(value)):
             raise TypeError(f"{type(value).__name__} in {self.type} column")
         for item in value:
             if item is None:
@@ -400,7 +415,7 @@ cdef class StructBuilder(Builder):
 
 
 cpdef Builder builder_for(object arrow_type):
-    """An empty builder of ``arrow_type`` (the types Spark's Arrow schemas use, no maps)."""
+    """An empty builder of ``arrow_type`` (the types Spark's Arrow schemas use)."""
     types = _pa().types
     if types.is_integer(arrow_type) or types.is_timestamp(arrow_type):
         return IntBuilder(arrow_type)
@@ -412,7 +427,7 @@ cpdef Builder builder_for(object arrow_type):
         return BinaryBuilder(arrow_type)
     if types.is_decimal128(arrow_type) and arrow_type.scale == 0:
         return DecimalBuilder(arrow_type)
-    if types.is_list(arrow_type):
+    if types.is_list(arrow_type) or types.is_map(arrow_type):
         return ListBuilder(arrow_type)
     if types.is_struct(arrow_type):
         return StructBuilder(arrow_type)
@@ -544,18 +559,6 @@ cdef class Writer:
 
     cdef int put(self, object value) except -1:
         return self.builder.append_value(value)
-
-
-cdef class DecimalWriter(Writer):
-    cdef int put(self, object value) except -1:
-        if not PyLong_Check(value) or PyBool_Check(value):
-            raise TypeError(f"{type(value).__name__} as a decimal")
-        cdef DecimalBuilder builder = <DecimalBuilder>self.builder
-        if not INT64_MIN <= value <= UINT64_MAX:
-            return REFUSED
-        if value < 0:
-            return builder.append_int(PyLong_AsLongLong(value))
-        return builder.append_uint(PyLong_AsUnsignedLongLong(value))
 
 
 cdef class EnumWriter(Writer):
@@ -725,7 +728,7 @@ cdef Writer _writer(kind, Builder builder, bint nullable, dict tables):
             raise TypeError(f"kind {kind} in an Arrow {arrow_type} column")
         writer = Writer()
     elif kind == "decimal" and types.is_decimal128(arrow_type) and arrow_type.precision >= 20:
-        writer = DecimalWriter()
+        writer = Writer()
     elif kind == "enum" and types.is_string(arrow_type):
         writer = EnumWriter()
     elif kind == "uuid" and types.is_string(arrow_type):

@@ -38,6 +38,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes
 from cpython.dict cimport PyDict_Contains, PyDict_SetItem
 from cpython.list cimport PyList_Append
 from cpython.long cimport PyLong_FromLongLong
+from cpython.pycapsule cimport PyCapsule_New
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.limits cimport LLONG_MAX
@@ -287,6 +288,12 @@ def load(root):
             loop.t.order[first + j] = i
         first += m.count
     return loop
+
+
+def tables(Loop loop):
+    """``loop``'s C tables (protobuf_tables.pxd's ``Tables``) as a capsule, valid while
+    ``loop`` lives: what runtime/_compiled/protobuf_arrow.pyx reads messages into Arrow by."""
+    return PyCapsule_New(&loop.t, NULL, NULL)
 
 
 cdef int _put_key(unsigned char* out, bytes key) except -1:

@@ -245,10 +245,11 @@ class Codec:
     def arrow_reader(self, fields):
         """``(write_arrow, record, builder, limits)`` when the compiled tier reads this
         record's bytes straight into Arrow (``generated/_compiled/<format>.pyx``'s
-        ``write_arrow``: no models, no rows) as the Arrow ``fields`` (the kept columns):
-        ``builder`` is a struct of every column of the record (the kept ones are picked from
-        it, :attr:`keep`), ``limits`` the :class:`runtime.core.limits.Limits` of
-        :attr:`limits`. None when it is not built, or for a user's spec or keyed records."""
+        ``write_arrow``, or protobuf's: no models, no rows) as the Arrow ``fields`` (the
+        kept columns): ``builder`` is a struct of every column of the record (the kept ones
+        are picked from it, :attr:`keep`), ``limits`` the
+        :class:`runtime.core.limits.Limits` of :attr:`limits`. None when it is not built,
+        for a user's spec or keyed records, or columns it does not write."""
         from runtime.core import tier
 
         arrow = tier.compiled("runtime._compiled.arrow")
@@ -269,12 +270,12 @@ class Codec:
             return None
         mod = self.module
         limits = Limits.from_kwargs({k: v for k, v in self.limits if k in LIMIT_NAMES}, mod._LIMITS)
-        return (
-            tier.compiled(f"generated._compiled.{self.format}").write_arrow,
-            self.record,
-            builder,
-            limits,
-        )
+        write = _arrow_source(self.format)[0]
+        try:  # columns it does not write raise here, once
+            write(self.record, pa.array([], pa.binary()), 0, 0, builder, [], limits)
+        except TypeError:
+            return None
+        return write, self.record, builder, limits
 
     @functools.cached_property
     def keep(self) -> list[int]:
@@ -294,13 +295,28 @@ class Codec:
 
 
 @functools.cache
-def _arrow_records(fmt: str) -> frozenset:
-    """The records whose Arrow columns ``fmt``'s compiled tier writes from bytes."""
+def _arrow_source(fmt: str) -> tuple:
+    """``(write_arrow, records)``: what writes ``fmt``'s messages from bytes into Arrow and
+    which records it takes: the ``write_arrow`` of ``generated/_compiled/<fmt>.pyx``, or for
+    ``layout: protobuf`` messages the one over the protobuf reader's tables
+    (``runtime/_compiled/protobuf_arrow.pyx``); ``(None, frozenset())`` when neither is built."""
     from runtime.core import tier
 
     compiled = tier.compiled(f"generated._compiled.{fmt}")
     bind = getattr(compiled, "bind_arrow", None)
-    return frozenset() if bind is None else bind(vars(load_module(fmt)))
+    if bind is not None:
+        return compiled.write_arrow, bind(vars(load_module(fmt)))
+    tables = tier.compiled("runtime._compiled.protobuf_arrow")
+    if tables is not None:
+        reader = tables.ProtobufArrow(getattr(load_module(fmt), "RECORDS", {}))
+        if reader.records:
+            return reader.write_arrow, reader.records
+    return None, frozenset()
+
+
+def _arrow_records(fmt: str) -> frozenset:
+    """The records whose Arrow columns ``fmt``'s compiled tier writes from bytes."""
+    return _arrow_source(fmt)[1]
 
 
 @functools.cache
