@@ -316,10 +316,10 @@ cdef class DecimalBuilder(FixedBuilder):
 
     cdef int append_value(self, object value) except -1:
         """An int, or a Decimal of one (a row's: a message the compiled reader declined)."""
-        if type(value) is decimal.Decimal and value.as_tuple().exponent == 0:
-            value = int(value)
         if not PyLong_Check(value) or PyBool_Check(value):
-            raise TypeError(f"{type(value).__name__} as a decimal")
+            if type(value) is not decimal.Decimal or value.as_tuple().exponent != 0:
+                raise TypeError(f"{type(value).__name__} as a decimal")
+            value = int(value)
         if not INT64_MIN <= value <= UINT64_MAX:
             return REFUSED
         if value < 0:
