@@ -4,6 +4,8 @@ every crash it ever found, and proof that its checks can fail."""
 from __future__ import annotations
 
 import random
+import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -82,8 +84,6 @@ def test_check_flags_crashes_slowness_and_memory(monkeypatch):
     crash = fuzz.check(_target(lambda d: d[99]), b"ok")
     assert crash.kind == "crash" and "IndexError" in crash.detail
     # tracemalloc only runs inside fuzz.run; start it for this check
-    import tracemalloc
-
     tracemalloc.start()
     try:
         memory = fuzz.check(_target(lambda d: bytearray(fuzz.memory_bound(len(d)) + 1)), b"ok")
@@ -92,6 +92,65 @@ def test_check_flags_crashes_slowness_and_memory(monkeypatch):
     assert memory.kind == "memory"
     monkeypatch.setattr(fuzz, "TIME_BASE", -1.0)
     assert fuzz.check(_target(lambda d: d), b"ok").kind == "slow"
+
+
+class _Clock:
+    """CPU seconds that pass only when a parse says so: the slow verdict without timing."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _costly(monkeypatch, costs):
+    """A target whose parses take ``costs`` CPU seconds in turn on an injected clock; the
+    list it returns says whether tracemalloc ran during each."""
+    clock, traced = _Clock(), []
+    monkeypatch.setattr(fuzz, "CLOCK", clock)
+    costs = iter(costs)
+
+    def parse(data):
+        traced.append(tracemalloc.is_tracing())
+        clock.now += next(costs)
+        return data
+
+    return _target(parse), traced
+
+
+def test_the_hang_bound_counts_cpu_time_not_the_machine_load():
+    assert fuzz.CLOCK is time.process_time
+
+
+def test_a_parse_within_its_bound_is_timed_once(monkeypatch):
+    t, traced = _costly(monkeypatch, [fuzz.time_bound(2)])
+    assert fuzz.check(t, b"ok") is None and len(traced) == 1
+
+
+def test_a_parse_slow_only_under_tracemalloc_is_no_hang(monkeypatch):
+    bound = fuzz.time_bound(2)
+    t, traced = _costly(monkeypatch, [3 * bound, bound / 2])
+    tracemalloc.start()
+    try:
+        assert fuzz.check(t, b"ok") is None
+        assert tracemalloc.is_tracing()  # on again for the next input's peak
+    finally:
+        tracemalloc.stop()
+    assert traced == [True, False]
+
+
+def test_a_parse_slow_every_time_is_flagged_with_its_fastest_time(monkeypatch):
+    bound = fuzz.time_bound(2)
+    t, traced = _costly(monkeypatch, [bound + 5, bound + 4, bound + 3])
+    failure = fuzz.check(t, b"ok")
+    assert failure.kind == "slow" and failure.detail.startswith(f"{bound + 3:.3f} CPU s")
+    assert len(traced) == 1 + fuzz.SLOW_RETRIES
+
+
+def test_the_replay_holds_no_time_bound(monkeypatch):
+    t, traced = _costly(monkeypatch, [1e9])
+    assert fuzz.check(t, b"ok", bounds=False) is None and len(traced) == 1
 
 
 def test_check_flags_models_that_do_not_rebuild():

@@ -9,6 +9,7 @@ import tracemalloc
 
 import pytest
 
+from generator.cli import fuzz
 from generator.cli.fuzz import builder_seeds, sample_seeds, split_pair
 from runtime.core.errors import LimitError
 from runtime.core.limits import Limits
@@ -21,6 +22,10 @@ FORMATS = [
     ("ticdc_open_protocol", "message"),
     ("avro_container", "container_file"),
     ("png", "png_file"),
+    ("msgpack", "stream"),
+    ("kafka_record_batch", "log_segment"),
+    ("parquet", "FileMetaData"),
+    ("protobuf_wire", "order"),
 ]
 
 
@@ -35,6 +40,10 @@ def parse(fmt, record, data, **limits):
     if getattr(mod, "KAFKA_RECORD", None) == record:
         return mod.parse_pair(*split_pair(data), **limits)
     return mod.parse(data, record, **limits)
+
+
+def test_every_format_is_covered():
+    assert {fmt for fmt, _ in FORMATS} == set(fuzz.FORMATS)
 
 
 def test_defaults_are_the_documented_ones():
@@ -66,6 +75,10 @@ def test_limit_is_enforced_with_a_clear_message(fmt, record, limit, value):
         ("plainbuffer", "message"),
         ("mysql_serialization", "binlog_file"),
         ("thrift_compact", "User"),
+        ("msgpack", "stream"),
+        ("kafka_record_batch", "log_segment"),
+        ("parquet", "FileMetaData"),
+        ("protobuf_wire", "order"),
     ],
 )
 def test_max_depth_is_enforced(fmt, record):
@@ -98,9 +111,15 @@ def test_thrift_depth_bomb_stops_at_the_limit():
         ("mysql_serialization", "gtid_tagged_body", bytes.fromhex("0201 8f ffffffff ffffffff")),
         ("ticdc_open_protocol", "key_frames", bytes.fromhex("0000000000000001 00000000ffffffff")),
         ("ticdc_craft", "message", bytes.fromhex("01 ff ff ff ff 0f")),
+        ("msgpack", "stream", bytes.fromhex("c6 ffffffff")),  # bin32
+        ("msgpack", "stream", bytes.fromhex("dd ffffffff")),  # array32's count
+        ("kafka_record_batch", "log_segment", bytes.fromhex("0000000000000000 7fffffff")),
+        ("parquet", "KeyValue", bytes.fromhex("18 ffffffff07")),
+        ("protobuf_wire", "order", bytes.fromhex("0a ffffffff07")),
     ],
 )
 def test_hostile_lengths_fail_before_allocating(fmt, record, hostile):
+    importlib.import_module(f"generated.{fmt}")  # its import is not the parse's
     tracemalloc.start()
     try:
         with pytest.raises(Exception) as info:

@@ -18,6 +18,8 @@ from generator.spec.types import PRIMITIVES
 
 _COMPARED = re.compile(r"this\._item(?:\.(\w+))? == ((?:[A-Z]\w*\.)?\w+)")
 """An until test the strategies can end a list with: ``_item[.field] == CONSTANT``."""
+_PARENTS = re.compile(r"this((?:\._parent)+)")
+"""``this._parent._parent...``: an expression reading that many enclosing records."""
 
 
 def _int_range(name: str) -> tuple[int, int]:
@@ -222,6 +224,8 @@ class StrategyEmitter:
         order."""
         out = []
         layout_driven: set[str] = set()
+        reach: dict[str, int] = {}
+        """Record -> how many enclosing records its fields (its parts' included) read."""
         for name in self.spec.record_order():
             record = self.spec.records[name]
             if self.layout_driven(record, layout_driven):
@@ -234,10 +238,13 @@ class StrategyEmitter:
             fields = [self.field(f, record) for f in record.fields]
             message = len(record.fields) if record.layout == "serializable" else None
             # a field computed from the enclosing record (Kafka's absolute offset) reads it too
-            needs_parent = any("this._parent" in f for f in fields) or any(
-                "this._parent" in f.derived for f in record.fields
-            )
-            out.append((name, camel(name), fields, needs_parent, "", message))
+            texts = fields + [f.derived or "" for f in record.fields]
+            own = [m.group(1).count("._parent") for t in texts for m in _PARENTS.finditer(t)]
+            # a record whose part reads `_parent._parent` is itself read only inside its own
+            # parent (a Kafka batch alone: its records' offsets need the base offset around it)
+            held = [reach.get(dep, 0) - 1 for dep in record_dependencies(record)]
+            reach[name] = max(own + held, default=0)
+            out.append((name, camel(name), fields, reach[name] > 0, "", message))
         return out
 
     @staticmethod

@@ -108,6 +108,7 @@ cdef class Loop(Builder):
     cdef object last_limits
     cdef long long max_depth
     cdef long long max_string
+    cdef long long max_count
     cdef Entry* entries  # reused between reads (a read holds the GIL throughout)
     cdef Py_ssize_t cap_entries
     cdef int* last
@@ -171,10 +172,16 @@ cdef class Loop(Builder):
             try:
                 self.max_depth = limits.max_depth
                 self.max_string = limits.max_string
+                self.max_count = limits.max_count
             except (AttributeError, TypeError, OverflowError):  # beyond C's range: not mine
                 self.last_limits = None
                 return None
             self.last_limits = limits
+        if end - pos > self.max_count:
+            # a list or map holds at most a record per element, a byte or more each: only
+            # a message longer than max_count can hold one too long, which the Python
+            # reader counts (the loop does not)
+            return None
         cdef Ctx c
         c.buf = <const unsigned char*>PyBytes_AS_STRING(buf)
         c.owner = <PyObject*>buf

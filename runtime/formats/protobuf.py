@@ -298,6 +298,7 @@ class ProtobufMessage(Construct):
             limits.check("max_depth", depth, offset=pos)
         values = self.initial()
         layout: list = []
+        max_count = limits.max_count
         # Whether the records so far are in the order and form encode writes without a
         # layout (number order, each singular field once, the schema's packing).
         canonical, previous = True, 0
@@ -363,6 +364,8 @@ class ProtobufMessage(Construct):
                         canonical = canonical and f.repeated == "packed" and not count
                         odd = self._read_packed(f, buf, at, pos, items, limits) or odd
                         canonical = canonical and len(items) > count  # not an empty record
+                        if len(items) > max_count:  # a record's elements: at most its bytes
+                            limits.check("max_count", len(items), offset=start)
                         entry = (number, len(items) - count)
                         layout.append((*entry, bytes(buf[start:pos])) if odd else entry)
                     else:
@@ -373,6 +376,8 @@ class ProtobufMessage(Construct):
                         if wt == VARINT and v > 1 and f.narrow:
                             odd = odd or _to_varint(f.kind, value) != v
                         items.append(value)
+                        if len(items) > max_count:
+                            limits.check("max_count", len(items), offset=start)
                         layout.append((number, bytes(buf[start:pos])) if odd else number)
                 elif f.kind == "map":
                     k, value, as_written = self._map_entry(f, buf, at, pos, limits, depth)
@@ -384,6 +389,8 @@ class ProtobufMessage(Construct):
                         del held[k]  # moves to the end: the dict keeps the wire order
                         self._forget(layout, last.pop(slot), buf)
                     held[k] = value
+                    if len(held) > max_count:
+                        limits.check("max_count", len(held), offset=start)
                     last[slot] = (len(layout), start, pos, f.name)
                     layout.append((number, bytes(buf[start:pos])) if odd else number)
                 else:
