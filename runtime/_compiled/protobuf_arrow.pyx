@@ -447,6 +447,8 @@ cdef class ProtobufArrow:
         for i in range(start, stop):
             if not binary_value(&messages, i, &buf, &n) or n > lim.max_message_bytes:
                 return i
+            if n > lim.max_count:  # may hold a list past max_count: the Python reader counts
+                return i
             mark = out.length
             self.c.buf, self.c.n_last = buf, 0
             if write_message(root.t, &self.c, 0, 0, n, 1, out):
