@@ -260,7 +260,8 @@ ARROW_WORKLOADS = ("pb-limits", "pb-columns", "msgpack-str8", "msgpack-int32",
                    "mysql_serialization:gtid_tagged_body",
                    "mysql_serialization:binlog_file", "png:chunk", "png:png_file",
                    "protobuf_wire:order", "protobuf_wire:line_item",
-                   "protobuf_wire:money")  # fmt: skip
+                   "protobuf_wire:money", "ticdc_craft:frame",
+                   "ticdc_craft:column_group")  # fmt: skip
 """``--only arrow``: ``BatchDecoder.decode`` of batches of 256 messages into Arrow (no Spark):
 PlainBuffer small rows with a limit (``max_count``) and with two columns kept, MessagePack
 values of one record each, and ``<format>:<record>``: the fuzzer's seeds of that record (its
@@ -338,7 +339,7 @@ def _seed_messages(fmt: str, record: str) -> list[bytes]:
     from pyspark.sql.pandas.types import to_arrow_schema
 
     from generator.cli.fuzz import seeds
-    from runtime.spark.decode import codec
+    from runtime.spark.decode import codec, load_module
 
     c = codec(fmt, record)
     row = pa.struct(list(to_arrow_schema(c.full_schema(), timezone="UTC")))
@@ -347,6 +348,15 @@ def _seed_messages(fmt: str, record: str) -> list[bytes]:
         suffix = ".key" if record == "key_frames" else ".value"
         folder = Path(__file__).resolve().parent.parent / "samples" / fmt
         found += [p.read_bytes() for p in sorted(folder.glob("*" + suffix))]
+    if (fmt, record) == ("ticdc_craft", "column_group"):  # read inline: cut out of the frames
+        mod = load_module(fmt)
+        frames = [mod.parse(data, "frame") for data in seeds(fmt, "frame")]
+        found += [
+            mod.build(group, record)
+            for wire in frames
+            for body in wire.bodies
+            for group in body.column_groups or ()
+        ]
     good = []
     for data in found:
         try:

@@ -8,15 +8,16 @@ stay C values (a number, or a pointer and a length into the input for text and b
 this one appends them to the record's Spark columns, as the generated module's
 ``SPARK_COLUMNS`` table says (:mod:`runtime._compiled.arrow`'s typed builders). A list of
 records is written element by element into its column's child builder as it is read; a
-record read inline is written with its parent.
+record read inline is written with its parent; chunks and lists of lists value by value
+(:mod:`generator.emit.compiled_arrow_lists`).
 
 A decline part way leaves columns part-written: ``write_arrow`` (rendered at the end)
 truncates every builder back to where the message began and hands the message back, and
 the caller (``runtime.spark.decode.BatchDecoder``) decodes it the Python way. A value its
 column does not take (a number past the column's type, a column past Arrow's sizes: the
 builders' ``REFUSED``) is declined so too, where it is put. Records the
-renderer cannot write (expressions, ``process:``, inlined columns, lists read inline, a
-switch's default) raise :class:`NotCompiled` and keep the model path only.
+renderer cannot write (expressions, ``process:``, inlined columns, other lists read inline,
+a switch's default) raise :class:`NotCompiled` and keep the model path only.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import ast
 
 from generator.emit.compiled import CompiledEmitter
+from generator.emit.compiled_arrow_lists import ArrowLists
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.lowering import Lowering
 from generator.emit.plan import (
@@ -62,7 +64,7 @@ class _Members(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
-class ArrowEmitter(CompiledEmitter):
+class ArrowEmitter(ArrowLists, CompiledEmitter):
     """The ``_arrow_<record>`` writers of one spec, and ``write_arrow``/``bind_arrow``.
 
     ``tables``: the module's ``SPARK_COLUMNS`` (records -> column entries); ``row_fields``:
@@ -176,6 +178,8 @@ class ArrowEmitter(CompiledEmitter):
         self.called_cases: set[tuple[str, str]] = set()
         """(switch variable, record) of the record cases written (by a call, or at the
         case's build)."""
+        self.wide: set[str] = set()
+        """Numbers that may be absent, read as a uint64_t (in their ``Scalar``'s ``i``)."""
         classes = {p.class_name: p.name for p in self.lowering.plans.values()}
         self.case_builds = {
             (s.var, s.record): s.steps[-1]
@@ -328,6 +332,8 @@ class ArrowEmitter(CompiledEmitter):
                         for inner, kind_, b in self.columns(case[1], dict(build.fields), child):
                             self.aim(inner, kind_, b)
                 k += case is not None
+        elif isinstance(kind, tuple) and kind[0] == "list" and self.aim_lists(var, kind, builder):
+            return
         elif isinstance(kind, tuple) and kind[0] == "list" and isinstance(kind[1], tuple):
             if kind[1][0] != "record":
                 return
@@ -338,6 +344,8 @@ class ArrowEmitter(CompiledEmitter):
                 element = dict(self.builds[item].fields)
                 for inner, k, b in self.columns(kind[1][1], element, self.targets[var]):
                     self.aim(inner, k, b)
+            elif item in self.nested_calls:  # each read by a call in its own bounds
+                self.targets[item] = self.targets[var]
         elif isinstance(kind, tuple) and kind[0] == "list" and kind[1] in _RAW:
             # values read inline, each appended to the list's child as it is read
             self.targets[var] = builder
@@ -486,6 +494,10 @@ class ArrowEmitter(CompiledEmitter):
             if kind == "uuid":
                 self.declare(f"{step.var}_b", "unsigned char[16]")
                 self.w.line(f"{step.var}_b[{step.item}_n] = <unsigned char>{step.item}")
+            elif isinstance(kind, tuple) and kind[0] == "list":  # a list read inline: closed
+                self.decline_if(f"{builder}.close_list()")
+            elif isinstance(kind, tuple) and step.item not in self.builds:
+                pass  # a record its call wrote as it read it
             elif isinstance(kind, tuple):  # a record read inline: its columns, in the element
                 self.write_columns(kind[1], dict(self.builds[step.item].fields), builder)
             else:
@@ -533,11 +545,16 @@ class ArrowEmitter(CompiledEmitter):
             self.scalar(step.var, "BOOL", i=value)
         elif ctype in _INTS:
             self.scalar(step.var, "INT", i=value)
+        elif ctype == "uint64_t":  # its bits in ``i``: only a decimal column takes it
+            self.scalar(step.var, "INT", i=f"<int64_t>{value}")
+            self.wide.add(step.var)
         else:
             raise NotCompiled(f"{step.var}: a {ctype} value")
 
     def number_value(self, var: str) -> str:
         """A number that may be absent is its ``Scalar``'s (``var`` is True here)."""
+        if var in self.wide:
+            return f"<uint64_t>{var}_s.i"
         return f"{var}_s.i" if f"{var}_s" in self.decls else var
 
     def text_value(self, step, start: str, n: str) -> None:
@@ -635,7 +652,11 @@ class ArrowEmitter(CompiledEmitter):
             self.present(var, kind, builder, fields)
 
     def present(self, var: str, kind, builder: str, fields: dict) -> None:
-        if kind in _RAW and f"{var}_s" in self.decls:
+        if var in self.wide:  # a uint64 that may be absent
+            if kind != "decimal":
+                raise NotCompiled(f"{var}: a uint64_t in a {kind} column")
+            self.decline_if(f"put_decimal({builder}, <uint64_t>{var}_s.i)")
+        elif kind in _RAW and f"{var}_s" in self.decls:
             self.decline_if(f"put_scalar({builder}, &{var}_s)")
         elif kind in _RAW:
             if var in self.stand_ins or var in self.decls:
