@@ -8,6 +8,7 @@ from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLon
 from cpython.object cimport PyObject
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.dict cimport PyDict_Next
 from libc.limits cimport LLONG_MAX, LLONG_MIN
 from libc.stdint cimport int32_t, uint32_t
 from libc.stdlib cimport calloc, free
@@ -223,6 +224,8 @@ cdef int field_index(Field* fields, int count, object number) except -2:
     cdef long long n = PyLong_AsLongLongAndOverflow(number, &overflow)
     if overflow:
         return -1
+    if 0 < n <= count and fields[n - 1].number == n:  # fields 1..count declared in order
+        return <int>(n - 1)
     for j in range(count):
         if fields[j].number == n:
             return j
@@ -254,7 +257,9 @@ cdef int write_message(Tables* t, Out* o, int mi, object m, int depth) except -1
                 raise DECLINE
             oneofs |= 1ULL << fields[j].oneof
     layout = <object>get_slot(m, s.layout_offset)
-    cdef Py_ssize_t* used = <Py_ssize_t*>calloc(max(s.count, 1), sizeof(Py_ssize_t))
+    # with a layout, each map's position in its dict (PyDict_Next's) follows its counts
+    cdef Py_ssize_t* used = <Py_ssize_t*>calloc(max(s.count, 1) * (1 if layout is None else 2),
+                                                sizeof(Py_ssize_t))
     if used == NULL:
         raise MemoryError()
     try:
@@ -270,7 +275,7 @@ cdef int write_message(Tables* t, Out* o, int mi, object m, int depth) except -1
 cdef int write_layout(Tables* t, Out* o, Message* s, object m, object layout, Py_ssize_t* used,
                       int depth) except -1:
     """``_entries_with_rest``'s walk of a layout, writing as it goes; ``used`` counts the
-    values of each field it wrote."""
+    values of each field it wrote (and, after the counts, where each map's next entry is)."""
     cdef Field* fields = t.fields + s.first
     cdef Field* f
     cdef Py_ssize_t count, have, take, start
@@ -278,7 +283,9 @@ cdef int write_layout(Tables* t, Out* o, Message* s, object m, object layout, Py
     cdef bint packed_entry
     if type(layout) is not tuple:
         raise DECLINE
-    items = None  # each map's items, listed when a layout entry names the map
+    cdef Py_ssize_t* at = used + s.count
+    cdef PyObject* key
+    cdef PyObject* x
     for entry in <tuple>layout:
         if type(entry) is bytes:
             put(o, <const unsigned char*>PyBytes_AS_STRING(entry), PyBytes_GET_SIZE(entry))
@@ -319,12 +326,9 @@ cdef int write_layout(Tables* t, Out* o, Message* s, object m, object layout, Py
             kept = None  # elements gone: the rest are written anew
         start = o.size
         if f.kind == K_MAP:
-            if items is None:
-                items = {}
-            if fi not in items:
-                items[fi] = list((<dict>value).items())
-            key, x = items[fi][used[fi]]
-            write_entry(t, o, f, key, x, depth)
+            if not PyDict_Next(value, &at[fi], &key, &x):  # (take: an entry is left)
+                raise DECLINE
+            write_entry(t, o, f, <object>key, <object>x, depth)
         elif f.repeated != NOT_REPEATED:
             write_elements(t, o, f, value, used[fi], used[fi] + take, packed_entry, depth)
         else:
