@@ -17,6 +17,8 @@ another commit (its extensions built) measured beside this one: this script, run
 * ``protobuf-kept-parse`` / ``-build``: order_card.bin with its first key written in two
   bytes (a form upb reads and never writes: the record is kept as its bytes in
   ``wire_layout``), parsed / its model built (the kept record re-read and compared);
+  ``protobuf-layout-build``: that model with its kept entry a plain field number (the same
+  layout walk, no kept record: what the kept record's check costs is the difference);
 * ``thrift-parse`` / ``-build``: samples/thrift_compact/get_user_reply.bin with its body
   read as ``get_user_result`` (a struct with nested structs, lists, a set and a map),
   parsed / its model built; ``thrift-kept-parse`` / ``-build``: the same with the body's
@@ -76,6 +78,14 @@ def _forced_parse(module, data):
     return _forced(module.parse(data))
 
 
+def _layout_only(module, data):
+    """The kept model of ``order-kept`` with its first layout entry, the kept record of
+    field 1, a plain ``1``: the same walk, no kept bytes to check."""
+    model = _forced_parse(module, data)
+    model.wire_layout = (1, *model.wire_layout[1:])
+    return model
+
+
 def _thrift_parse(module, data):
     return module.parse(data, body="get_user_result")
 
@@ -89,6 +99,7 @@ CASES = {
     "protobuf-build": ("protobuf_wire", "order", _forced_parse, lambda m, x: m.build(x)),
     "protobuf-kept-parse": ("protobuf_wire", "order-kept", lambda m, d: d, lambda m, x: m.parse(x)),
     "protobuf-kept-build": ("protobuf_wire", "order-kept", _forced_parse, lambda m, x: m.build(x)),
+    "protobuf-layout-build": ("protobuf_wire", "order-kept", _layout_only, lambda m, x: m.build(x)),
     "thrift-parse": ("thrift_compact", "thrift", lambda m, d: d, _thrift_parse),
     "thrift-build": ("thrift_compact", "thrift", _thrift_parse, lambda m, x: m.build(x)),
     "thrift-kept-parse": ("thrift_compact", "thrift-kept", lambda m, d: d, _thrift_parse),

@@ -8,15 +8,17 @@ from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLon
 from cpython.object cimport PyObject
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.dict cimport PyDict_Next
 from libc.limits cimport LLONG_MAX, LLONG_MIN
-from libc.stdint cimport uint32_t
+from libc.stdint cimport int32_t, uint32_t
 from libc.stdlib cimport calloc, free
-from libc.string cimport memcpy, memmove
+from libc.string cimport memcmp, memcpy, memmove
 
 from runtime._compiled.float32 cimport float32_narrowed
 from runtime._compiled.lazy cimport Pending
-from runtime._compiled.out cimport Out, grow, put, put_uvarint
+from runtime._compiled.out cimport Out, grow, put, put_byte, put_uvarint
 from runtime._compiled.protobuf_tables cimport *
+from runtime._compiled.protobuf_values cimport uvarint
 from runtime._compiled.slots cimport get_slot
 
 
@@ -37,7 +39,9 @@ cdef object DECLINE = _Decline()
 # not their default, repeats in the schema's packing, map entries as key then value. A value
 # of another type than the reader makes (an IntEnum, a tuple, a dict for a message, a
 # bytearray in a layout), two members of a oneof, a value out of range or a layout entry
-# that names no field of its kind: not mine.
+# that names no field of its kind: not mine. A record kept as read (``(number, bytes)``,
+# ``(number, count, bytes)``) is written back while it reads as what the model's values
+# write (``kept_reads_as``, ``_reads_as`` in C), else as they write.
 
 
 cdef inline int uvarint_size(unsigned long long u) noexcept:
@@ -220,6 +224,8 @@ cdef int field_index(Field* fields, int count, object number) except -2:
     cdef long long n = PyLong_AsLongLongAndOverflow(number, &overflow)
     if overflow:
         return -1
+    if 0 < n <= count and fields[n - 1].number == n:  # fields 1..count declared in order
+        return <int>(n - 1)
     for j in range(count):
         if fields[j].number == n:
             return j
@@ -251,7 +257,9 @@ cdef int write_message(Tables* t, Out* o, int mi, object m, int depth) except -1
                 raise DECLINE
             oneofs |= 1ULL << fields[j].oneof
     layout = <object>get_slot(m, s.layout_offset)
-    cdef Py_ssize_t* used = <Py_ssize_t*>calloc(max(s.count, 1), sizeof(Py_ssize_t))
+    # with a layout, each map's position in its dict (PyDict_Next's) follows its counts
+    cdef Py_ssize_t* used = <Py_ssize_t*>calloc(max(s.count, 1) * (1 if layout is None else 2),
+                                                sizeof(Py_ssize_t))
     if used == NULL:
         raise MemoryError()
     try:
@@ -267,24 +275,35 @@ cdef int write_message(Tables* t, Out* o, int mi, object m, int depth) except -1
 cdef int write_layout(Tables* t, Out* o, Message* s, object m, object layout, Py_ssize_t* used,
                       int depth) except -1:
     """``_entries_with_rest``'s walk of a layout, writing as it goes; ``used`` counts the
-    values of each field it wrote."""
+    values of each field it wrote (and, after the counts, where each map's next entry is)."""
     cdef Field* fields = t.fields + s.first
     cdef Field* f
-    cdef Py_ssize_t count, have, take
+    cdef Py_ssize_t count, have, take, start
     cdef int fi
     cdef bint packed_entry
     if type(layout) is not tuple:
         raise DECLINE
-    items = None  # each map's items, listed when a layout entry names the map
+    cdef Py_ssize_t* at = used + s.count
+    cdef PyObject* key
+    cdef PyObject* x
     for entry in <tuple>layout:
         if type(entry) is bytes:
             put(o, <const unsigned char*>PyBytes_AS_STRING(entry), PyBytes_GET_SIZE(entry))
             continue
+        kept = None
         if type(entry) is int:
             number, count, packed_entry = entry, 1, False
-        elif (type(entry) is tuple and len(<tuple>entry) == 2 and type(entry[0]) is int
-              and type(entry[1]) is int and 0 <= entry[1] < (1 << 62)):
+        elif (type(entry) is not tuple or not 2 <= len(<tuple>entry) <= 3
+              or type(entry[0]) is not int):
+            raise DECLINE
+        elif len(<tuple>entry) == 2 and type(entry[1]) is bytes:  # (number, its record kept)
+            number, count, packed_entry, kept = entry[0], 1, False, entry[1]
+        elif type(entry[1]) is int and 0 <= entry[1] < (1 << 62):
             number, count, packed_entry = entry[0], entry[1], True
+            if len(<tuple>entry) == 3:  # (number, count, its packed record kept)
+                kept = entry[2]
+                if type(kept) is not bytes:
+                    raise DECLINE
         else:
             raise DECLINE
         fi = field_index(fields, s.count, number)
@@ -303,18 +322,22 @@ cdef int write_layout(Tables* t, Out* o, Message* s, object m, object layout, Py
             take = 0  # a singular field is written once
         if take <= 0 and not (packed_entry and count == 0):
             continue  # (an empty packed record read is written back empty)
+        if take != count:
+            kept = None  # elements gone: the rest are written anew
+        start = o.size
         if f.kind == K_MAP:
-            if items is None:
-                items = {}
-            if fi not in items:
-                items[fi] = list((<dict>value).items())
-            key, x = items[fi][used[fi]]
-            write_entry(t, o, f, key, x, depth)
+            if not PyDict_Next(value, &at[fi], &key, &x):  # (take: an entry is left)
+                raise DECLINE
+            write_entry(t, o, f, <object>key, <object>x, depth)
         elif f.repeated != NOT_REPEATED:
             write_elements(t, o, f, value, used[fi], used[fi] + take, packed_entry, depth)
         else:
             write_one(t, o, f, f.kind, value, depth)
         used[fi] += take
+        if kept is not None and kept_reads_as(f, packed_entry, <bytes>kept, o.data + start,
+                                              o.size - start):
+            o.size = start
+            put(o, <const unsigned char*>PyBytes_AS_STRING(kept), PyBytes_GET_SIZE(kept))
     return 0
 
 
@@ -369,3 +392,137 @@ cdef inline bint write_default_check(int kind, object value) except -1:
         raise DECLINE
     return is_default(kind, value)
 
+
+
+# -- kept records ----------------------------------------------------------------------------
+# ``_reads_as`` on one kept record: read again and written as encode writes it, do its bytes
+# give the record the model's values wrote? Read as one record of its entry's field and form
+# (the reading the Python writer's re-read takes unless the bytes were edited), what encode
+# writes of it is its key, then each value as the reader takes it: a varint shortest and
+# within its type's bits, the rest as read (a float32's bits are its value's:
+# runtime.core.float32), a map entry as key then value. Any other reading (no record, more
+# than one, another field or form, a group, a message, a map entry's part read twice) is
+# the general walk of ``_reads_as``: not mine.
+
+
+cdef inline unsigned long long canonical_varint(int kind, unsigned long long u) noexcept:
+    """``_to_varint(_from_varint(u))``: the varint encode writes for a varint read."""
+    if kind == K_INT32 or kind == K_ENUM:
+        return <unsigned long long><long long><int32_t><uint32_t>u  # negatives: ten bytes
+    if kind == K_UINT32 or kind == K_SINT32:
+        return <uint32_t>u
+    if kind == K_BOOL:
+        return u != 0
+    return u
+
+
+cdef int kept_value(Out* a, int kind, const unsigned char* p, Py_ssize_t* pos,
+                    Py_ssize_t end) except -1:
+    """The value of ``kind`` at ``p[pos]`` (a LEN one with its length) as encode writes it."""
+    cdef unsigned long long u
+    cdef Py_ssize_t width = wire_type_of(kind)
+    if width == VARINT or width == LEN:
+        if uvarint(p, pos, end, &u) < 0:
+            raise DECLINE
+        if width == VARINT:
+            return put_uvarint(a, canonical_varint(kind, u))
+        if u > <unsigned long long>(end - pos[0]):
+            raise DECLINE
+        put_uvarint(a, u)
+        width = <Py_ssize_t>u
+    else:
+        width = 8 if width == I64 else 4
+        if end - pos[0] < width:
+            raise DECLINE
+    put(a, p + pos[0], width)
+    pos[0] += width
+    return 0
+
+
+cdef int kept_entry(Out* a, Field* f, const unsigned char* p, Py_ssize_t pos,
+                    Py_ssize_t end) except -1:
+    """The payload ``p[pos:end]`` of a map entry record as ``_write_map_entry`` writes what
+    it reads as: key then value, each its record of its wire type or else its default;
+    other records are unknown fields of the entry, passed over."""
+    cdef Py_ssize_t at[3]
+    cdef int kinds[3]
+    cdef unsigned long long key, u
+    cdef Py_ssize_t start, width
+    cdef int number, wt
+    if f.value_kind == K_MESSAGE:
+        raise DECLINE
+    kinds[1], kinds[2] = f.key_kind, f.value_kind
+    at[1], at[2] = -1, -1
+    while pos < end:
+        if uvarint(p, &pos, end, &key) < 0 or key >> 32 or key >> 3 == 0:
+            raise DECLINE
+        wt = <int>(key & 7)
+        if key >> 3 <= 2 and wt == wire_type_of(kinds[key >> 3]):
+            number = <int>(key >> 3)
+            if at[number] >= 0:  # read twice (the earlier one still read: a string checked)
+                raise DECLINE
+            at[number] = pos
+        if wt == VARINT or wt == LEN:
+            if uvarint(p, &pos, end, &u) < 0:
+                raise DECLINE
+            width = 0
+            if wt == LEN:
+                if u > <unsigned long long>(end - pos):
+                    raise DECLINE
+                width = <Py_ssize_t>u
+        elif wt == I64 or wt == I32:
+            width = 8 if wt == I64 else 4
+        else:  # a group, an end of group, wire types that do not exist
+            raise DECLINE
+        if end - pos < width:
+            raise DECLINE
+        pos += width
+    start = a.size
+    for number in range(1, 3):
+        wt = wire_type_of(kinds[number])
+        put_byte(a, <unsigned char>(number << 3 | wt))
+        if at[number] >= 0:
+            pos = at[number]
+            kept_value(a, kinds[number], p, &pos, end)
+        elif wt == VARINT or wt == LEN:
+            put_byte(a, 0)  # the default: 0, false, an empty string
+        else:
+            for width in range(8 if wt == I64 else 4):
+                put_byte(a, 0)
+    return prefix_length(a, start)
+
+
+cdef bint kept_reads_as(Field* f, bint packed, bytes kept, const unsigned char* written,
+                        Py_ssize_t n) except -1:
+    """Whether ``kept``, a record of ``f`` kept as read (a packed one when ``packed``), is
+    ``written[:n]`` (the model's record of the entry) once encode writes what it reads as."""
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(kept)
+    cdef Py_ssize_t end = PyBytes_GET_SIZE(kept), pos = 0, start
+    cdef unsigned long long key, u
+    cdef Out a
+    if (uvarint(p, &pos, end, &key) < 0 or key >> 3 != <unsigned long long>f.number
+            or <int>(key & 7) != (LEN if packed else f.wire_type)
+            or f.kind == K_MESSAGE):
+        raise DECLINE
+    a.data, a.size, a.cap = NULL, 0, 0
+    try:
+        if packed or f.kind == K_MAP:
+            if uvarint(p, &pos, end, &u) < 0 or u != <unsigned long long>(end - pos):
+                raise DECLINE  # not one record, all of the bytes
+            if f.kind == K_MAP:
+                put(&a, f.key, f.key_len)
+                kept_entry(&a, f, p, pos, end)
+            else:
+                put(&a, f.len_key, f.len_key_len)
+                start = a.size
+                while pos < end:
+                    kept_value(&a, f.kind, p, &pos, end)
+                prefix_length(&a, start)
+        else:
+            put(&a, f.key, f.key_len)
+            kept_value(&a, f.kind, p, &pos, end)
+            if pos != end:
+                raise DECLINE  # another record after it
+        return a.size == n and memcmp(a.data, written, n) == 0
+    finally:
+        free(a.data)
