@@ -1,7 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
 """The writer of the compiled protobuf loop (runtime/_compiled/protobuf.pyx): ``write_exact``
 over the C tables of protobuf_tables.pxd. A model still lazy (its slots holding the reader's
-pending span) is built first, through the ``force`` method of that span."""
+pending span) is built first, through the ``force`` method of that span. A model that keeps
+its wire layout is written by it, a kept record of a scalar, string, bytes, packed or
+scalar-valued map field checked here (``kept_reads_as``, the Python writer's ``_reads_as``);
+a kept record of a message goes to the Python writer with its whole message."""
 
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
