@@ -97,8 +97,6 @@ _COMPILED = tier.compiled("runtime._compiled.open_protocol")
 :meth:`OpenProtocol.bind_compiled_pair`."""
 _MESSAGE_KEYS = frozenset(["claim_check_form", "escapes", "events", "layout", "wire_form"])
 """The keys of a message's JSON form (:meth:`KafkaCodec.to_dict`'s)."""
-_COLUMN_KEYS = frozenset(["flags", "name", "type", "value"])
-"""The keys of a column's JSON form in an event's images."""
 
 
 LAYOUT_ESCAPES = {"tiflow": "short", "legacy": "unicode"}
@@ -582,12 +580,6 @@ class OpenProtocol(KeyValueMessages):
         for i, c in enumerate(cols):
             where = f"{path}[{i}]"
             c = _dict(c, where)
-            if not _COLUMN_KEYS.issuperset(c):
-                try:
-                    refuse_unknown_keys(c, _COLUMN_KEYS, "column")
-                except EncodeError as err:
-                    err.add_path(where)
-                    raise
             code = self.names.type_from_json(c.get("type"), where + ".type")
             kind = self.rendering.get(code, "raw")
             value = _value_from(kind, self.value_types[kind], c.get("value"), where + ".value")
