@@ -38,6 +38,8 @@ def files(tmp_path):
     (tmp_path / "digits.json").write_text('{"rows": ' + "1" * 5000 + "}")
     (tmp_path / "address.json").write_text('{"street": "a", "city": "b"}')
     (tmp_path / "typo.json").write_text('{"header": 117, "rowz": []}')
+    (tmp_path / "wrongtype.json").write_text('{"rows": [{}, {"primary_key": 7}]}')
+    (tmp_path / "wrongthrift.json").write_text('{"addresses": [{"street": "a"}, {"zip": 5}]}')
     (tmp_path / "bad.thrift").write_bytes(b"\xff\xfe struct")
     (tmp_path / "includes.thrift").write_text('include "absent.thrift"\nstruct A { 1: i32 x }\n')
     (tmp_path / "typo.thrift").write_text("struct A {\n  1: i32 x\n  2: strin y\n}\n")
@@ -53,6 +55,8 @@ def files(tmp_path):
         "digitsjson": str(tmp_path / "digits.json"),
         "structjson": str(tmp_path / "address.json"),
         "typojson": str(tmp_path / "typo.json"),
+        "wrongtypejson": str(tmp_path / "wrongtype.json"),
+        "wrongthriftjson": str(tmp_path / "wrongthrift.json"),
         "badthrift": str(tmp_path / "bad.thrift"),
         "includes": str(tmp_path / "includes.thrift"),
         "typo": str(tmp_path / "typo.thrift"),
@@ -104,7 +108,13 @@ BAD = [
     ("encode", "nosuchformat {nojson}", "unknown format"),
     ("encode", "ticdc_open_protocol {listjson}", "expected a JSON object"),
     ("encode", "thrift_compact {structjson}", "not a Thrift message: give --struct"),
-    ("encode", "thrift_compact --struct User {structjson}", "User has no field"),
+    ("encode", "thrift_compact --struct User {structjson}", "unknown key 'street' in User"),
+    ("encode", "plainbuffer {wrongtypejson}", "rows[1].primary_key: expected a list, got int"),
+    (
+        "encode",
+        "thrift_compact --struct User {wrongthriftjson}",
+        "addresses[1].zip: expected a str",
+    ),
     # schema
     ("schema", "nosuchformat", "unknown format"),
     ("schema", "plainbuffer --record nope", "has no record 'nope'"),

@@ -364,6 +364,16 @@ def test_bad_bytes_fail_the_same_on_both_paths(data):
     )
 
 
+def test_a_wrong_signature_reads_in_hex_in_every_tier():
+    data = bytearray((ROOT / "samples" / "png" / "greyscale_gradient.bin").read_bytes())
+    data[1] = 0x51  # P -> Q
+    text = "signature at offset 0: expected signature 89504e470d0a1a0a, got 89514e470d0a1a0a"
+    for parse in (codec.parse, codec.parse_construct):
+        with pytest.raises(DecodeError) as err:
+            parse(bytes(data))
+        assert str(err.value) == text
+
+
 def test_a_file_without_iend_ends_before_its_terminator():
     data = (ROOT / "samples" / "png" / "greyscale_gradient.bin").read_bytes()[:-12]
     with pytest.raises(DecodeError, match="ends before its terminator"):
@@ -374,8 +384,9 @@ def _outcome(parse, data):
     try:
         return codec.to_dict(parse(data))
     except DecodeError as err:
-        # construct words a const mismatch (the signature) "parsing expected 1 but parsed
-        # 2", the fast path of every format "expected 1 but parsed 2": the same error
+        # construct words a narrow const mismatch (compression_method) "parsing expected 0
+        # but parsed 2", the fast path of every format "expected 0 but parsed 2": the same
+        # error (a magic number, the signature, reads alike in every tier)
         return err.offset, err.path, str(err).replace("parsing expected", "expected")
 
 

@@ -99,3 +99,30 @@ def test_a_misspelt_key_names_the_nearest_one():
         EncodeError, match=r"unknown key 'rowz' in message \(did you mean 'rows'\?\)"
     ):
         plainbuffer.from_dict({"rowz": []})
+
+
+@pytest.mark.parametrize("stem", ["row_batch", "resolved"])
+def test_a_bogus_key_at_the_top_of_an_open_protocol_message_is_refused(stem):
+    from generated import ticdc_open_protocol as op
+
+    key = (SAMPLES / "ticdc_open_protocol" / f"{stem}.key").read_bytes()
+    value = (SAMPLES / "ticdc_open_protocol" / f"{stem}.value").read_bytes()
+    form = op.to_dict(op.parse_pair(key, value))
+    form["layuot"] = form.pop("layout")
+    with pytest.raises(
+        EncodeError, match=r"^layuot: unknown key 'layuot' in message \(did you mean 'layout'\?\)"
+    ):
+        op.from_dict(form)
+
+
+@pytest.mark.parametrize(
+    "path", sorted((SAMPLES / "thrift_compact").glob("*.bin")), ids=lambda p: p.name
+)
+def test_a_bogus_key_in_a_thrift_message_is_refused(path):
+    from generated import thrift_compact as tc
+
+    form = tc.to_dict(tc.parse(path.read_bytes()))
+    bad = copy.deepcopy(form)
+    bad["seqdi"] = bad.pop("seqid")
+    with pytest.raises(EncodeError, match=r"^seqdi: unknown key 'seqdi' in message \(did you"):
+        tc.from_dict(bad)

@@ -31,10 +31,12 @@ from generator.emit.fastpath_support import FastPathSupport
 from generator.emit.fastpath_values import ValueReaders
 from generator.emit.pysource import (
     LineWriter,
+    const_mismatch,
     float32_exact,
     struct_format,
     struct_name,
     valid_message_arg,
+    wide_const,
 )
 from generator.spec import pytext
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
@@ -490,12 +492,11 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
                 if f.type.name == "f32":
                     float32_exact(w, f"f_{f.name}", at, fmt[0])
                 if f.const is not None:
+                    read = f"buf[{at} : {at} + {size}]" if wide_const(f) else f"f_{f.name}"
+                    message = const_mismatch(f, read, self.spec.endian)
                     w.line(f"if f_{f.name} != {f.const:#x}:")
                     with w.indent():
-                        w.line(
-                            f'raise DecodeError(f"expected {f.const} but parsed {{f_{f.name}}}", '
-                            f"offset={at}, path={f.name!r})"
-                        )
+                        w.line(f"raise DecodeError({message}, offset={at}, path={f.name!r})")
                 off += size
             w.line(f"pos += {total}")
         w.line("else:")

@@ -7,7 +7,13 @@ from __future__ import annotations
 import codecs
 
 from generator.emit.fastpath_support import Unsupported
-from generator.emit.pysource import LineWriter, float32_exact, struct_format
+from generator.emit.pysource import (
+    LineWriter,
+    const_mismatch,
+    float32_exact,
+    struct_format,
+    wide_const,
+)
 from generator.spec.model import Field, TypeRef, camel
 from generator.spec.types import CHUNK_TYPES, LEB128, PRIMITIVES
 
@@ -289,12 +295,11 @@ class ValueReaders:
                     f'{enum.class_name}", offset={start})'
                 )
         if field.const is not None and var == f"f_{field.name}":
+            read = f"buf[{start} : pos]" if wide_const(field) else var
+            message = const_mismatch(field, read, self.spec.endian)
             w.line(f"if {var} != {field.const:#x}:")
             with w.indent():
-                w.line(
-                    f'raise DecodeError(f"expected {field.const} but parsed {{{var}}}", '
-                    f"offset=f_{field.name}_start)"
-                )
+                w.line(f"raise DecodeError({message}, offset=f_{field.name}_start)")
         if field.checksum is not None and var == f"f_{field.name}" and not self.span_of(field):
             self.checksum(w, field, var, start)
 

@@ -121,7 +121,7 @@ def _json_form(spec: Spec, cls, where: str, views: dict) -> list[str]:
             check = "_int_from" if default is dataclasses.MISSING else "_opt_int_from"
             got = f"rt_op_json.{check}({got}, {field!r})"
         elif key.type == "bool":
-            got = f"bool({got})"
+            got = f"rt_codec.bool_from_json({got}, {field!r})"
         fields.append(JsonField(field, value, got, enum, key.logical or ""))
     name = cls.member.lower()
     head = f"{{'type': {name!r}" + (", 'op': ev.op}" if sections else "}")

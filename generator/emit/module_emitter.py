@@ -14,7 +14,7 @@ from generator.emit import protobuf
 from generator.emit.event_json import render_map_json_form
 from generator.emit.kafka_classes import render_kafka_classes
 from generator.emit.mapping import mapping_modules, render_mapping
-from generator.emit.pysource import valid_message_arg
+from generator.emit.pysource import valid_message_arg, wide_const
 from generator.emit.spark_columns import SparkColumns
 from generator.emit.unmapping import render_batch, render_way_back, way_backs
 from generator.spec import decode_by as spec_decode_by
@@ -339,7 +339,9 @@ class ModuleEmitter(SparkColumns):
             return f"rt.Presence(0x{field.tag:02x})"
         if field.derived:
             return f"rt.Derived(lambda this: {field.derived})"
-        if field.const is not None:
+        if wide_const(field):  # a magic number: a mismatch reads in hex
+            expr = f"rt.Magic({field.const:#x}, {self.type_construct(ref)}, {field.name!r})"
+        elif field.const is not None:
             expr = f"Const({field.const:#x}, {self.type_construct(ref)})"
         elif field.checksum is not None:
             items = ", ".join(self.checksum_item(item, record) for item in field.checksum.items)
@@ -549,26 +551,32 @@ class ModuleEmitter(SparkColumns):
             keys.append("wire_form")
         return sorted(set(keys))
 
+    @staticmethod
+    def checked_json(expr: str, cls: str, check: str) -> str:
+        """``rt_codec.<check>(expr)`` with its common case inline, ``expr`` when its class is
+        ``cls`` (a call per value costs a few percent of reading a form)."""
+        return f"(_v if (_v := {expr}).__class__ is {cls} else rt_codec.{check}(_v))"
+
     def from_json(self, ref: TypeRef, expr: str) -> str:
         if ref.kind == "bits":
-            return f"rt_codec.int_from_json({expr})"
+            return self.checked_json(expr, "int", "int_from_json")
         if ref.kind == "runtime":
             return f"{self.runtime_instance(ref)}.from_json({expr})"
         if ref.kind == "prim":
             if ref.enum:
                 return f"rt_codec.enum_from_json({camel(ref.enum)}, {expr})"
             kind = PRIMITIVES[ref.name].kind
-            if kind == "int":
-                return f"rt_codec.int_from_json({expr})"
-            if kind == "float":
-                return f"rt_codec.float_from_json({expr})"
+            if kind in ("int", "float", "bool"):
+                return self.checked_json(expr, kind, f"{kind}_from_json")
             return expr
+        if ref.kind == "str":
+            return self.checked_json(expr, "str", "str_from_json")
         if ref.kind == "bytes":
             return f"rt_codec.bytes_from_json({expr})"
         if ref.kind == "record":
             return f"{ref.name}_from_dict({expr})"
         if ref.kind == "presence":
-            return f"bool({expr})"
+            return f"rt_codec.bool_from_json({expr})"
         if ref.kind == "chunk":
             chunk = CHUNK_TYPES[ref.name]
             if ref.enum:
@@ -577,6 +585,8 @@ class ModuleEmitter(SparkColumns):
                 item = "rt_codec.int_from_json(x)"
             elif chunk.element == "bytes":
                 item = "None if x is None else rt_codec.bytes_from_json(x)"
+            elif chunk.element == "str":
+                item = "None if x is None else rt_codec.str_from_json(x)"
             else:
                 item = "x"
             return f"[{item} for x in {expr}]"
@@ -641,7 +651,7 @@ class ModuleEmitter(SparkColumns):
         if ref.nullable:  # null is the length -1; the key must be there
             return f"None if d[{key}] is None else {self.from_json(ref, f'd[{key}]')}"
         if ref.kind == "presence":
-            return f"bool(d.get({key}, False))"
+            return f"rt_codec.bool_from_json(d.get({key}, False))"
         return self.from_json(ref, f"d[{key}]")
 
     def switch_converters(self, record: Record) -> list[tuple[str, str, list[tuple[str, str]]]]:

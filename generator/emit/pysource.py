@@ -14,6 +14,8 @@ both Python readers pass for a ``valid:`` message.
 
 from __future__ import annotations
 
+import struct
+
 from generator.spec.types import PRIMITIVES
 
 
@@ -40,6 +42,30 @@ def float32_exact(w: LineWriter, var: str, at: str, order: str) -> None:
     :mod:`runtime.core.float32`). A number pays one comparison."""
     w.line(f"if {var} != {var}:")
     w.line(f"    {var} = rt_float32.nan_from(buf, {at}, {order!r})")
+
+
+WIDE_CONST_BYTES = 4
+"""A ``const:`` of an integer type this many bytes wide or wider is a magic number (PNG's
+signature, Avro's ``Obj\\x01``): a mismatch reads in hex, as the bytes on the wire
+(``expected signature 89504e470d0a1a0a, got ...``), where a decimal says nothing."""
+
+
+def wide_const(field) -> bool:
+    """Whether ``field``'s ``const:`` is a magic number (:data:`WIDE_CONST_BYTES`)."""
+    ref = field.type
+    if field.const is None or ref.kind != "prim" or ref.name not in PRIMITIVES:
+        return False
+    return (PRIMITIVES[ref.name].size or 0) >= WIDE_CONST_BYTES
+
+
+def const_mismatch(field, got: str, endian: str) -> str:
+    """The f-string (quoted) of ``field``'s constant mismatch in a spec of ``endian``:
+    ``got`` the expression of the bytes read for a magic number (shown in hex, as is the
+    constant's wire form), else of the integer read (shown in decimal)."""
+    if wide_const(field):
+        want = struct.pack(struct_format(field.type.name, endian), field.const).hex()
+        return f'f"expected {field.name} {want}, got {{{got}.hex()}}"'
+    return f'f"expected {field.const} but parsed {{{got}}}"'
 
 
 def valid_message_arg(field) -> str:

@@ -29,6 +29,7 @@ from construct import ConstructError, Container
 
 from runtime.core.errors import DecodeError, EncodeError, did_you_mean
 from runtime.core.fast import QUICK_FAILURES
+from runtime.core.json_paths import kind, located
 from runtime.core.limits import DEFAULT as DEFAULT_LIMITS
 from runtime.core.limits import Limits
 from runtime.core.record import _message
@@ -421,6 +422,13 @@ def str_from_json(value, path: str = "", nullable: bool = False):
     raise EncodeError(f"expected {what}, got {value!r}", path=path)
 
 
+def bool_from_json(value, path: str = "") -> bool:
+    """``value`` when it is true or false (not a number: JSON says which it means)."""
+    if value is True or value is False:
+        return value
+    raise EncodeError(f"expected true or false, got {value!r}", path=path)
+
+
 def float_from_json(value, path: str = "") -> float:
     if isinstance(value, dict) and set(value) == {"$f64"}:
         try:
@@ -433,9 +441,14 @@ def float_from_json(value, path: str = "") -> float:
 
 
 def enum_from_json(enum_class, value, path: str = ""):
-    """An enum member from its name (the JSON form) or its number."""
+    """An enum member from its name (the JSON form) or its number (not a bool: ``true``
+    would silently be member 1)."""
     try:
-        return enum_class[value] if isinstance(value, str) else enum_class(value)
+        if isinstance(value, str):
+            return enum_class[value]
+        if value.__class__ is bool:
+            raise ValueError
+        return enum_class(value)
     except (KeyError, ValueError):
         raise EncodeError(f"{value!r} is not a {enum_class.__name__}", path=path) from None
 
@@ -456,6 +469,8 @@ def refuse_unknown_keys(d: dict, known: frozenset, record: str) -> None:
     ...
     runtime.core.errors.EncodeError: rowz: unknown key 'rowz' in message (did you mean 'rows'?)
     """
+    if not isinstance(d, dict):
+        raise EncodeError(f"expected an object, got {kind(d)}")
     for key in d:
         if key not in known:
             hint = did_you_mean(str(key), known)
@@ -464,16 +479,23 @@ def refuse_unknown_keys(d: dict, known: frozenset, record: str) -> None:
 
 def from_jsonable_checked(converter, d):
     """Run a generated ``*_from_dict`` converter; a missing or mistyped key is an
-    :class:`EncodeError` instead of a KeyError, and so is a form nested deeper than the
-    stack (a converter's recursion, or the repr of such a value in a message)."""
+    :class:`EncodeError` naming its key path (found by :func:`runtime.core.json_paths.located`
+    once the converter has failed, so a good form costs nothing), and so is a form nested
+    deeper than the stack (a converter's recursion, or the repr of such a value in a message).
+
+    >>> def row_from_dict(d):
+    ...     return [int_from_json(v) for v in d["cells"]]
+    >>> from_jsonable_checked(lambda d: [row_from_dict(r) for r in d["rows"]], {"rows": [{"cells": [1, "x"]}]})
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: rows[0].cells[1]: expected an integer, got 'x'
+    """
     try:
         return converter(d)
-    except KeyError as err:
-        raise EncodeError(f"missing key {err}") from None
-    except (TypeError, AttributeError) as err:
-        raise EncodeError(f"malformed JSON form: {err}") from None
     except RecursionError:
         raise EncodeError("JSON form nested too deep for this Python stack") from None
+    except (EncodeError, KeyError, TypeError, AttributeError, ValueError) as err:
+        raise located(converter, d, err) from None
 
 
 def iter_fast(rows, data, limits: dict | None = None, defaults: Limits | None = None):

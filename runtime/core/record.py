@@ -47,6 +47,7 @@ from runtime.core.scalars import (  # noqa: F401 - generated code calls rt.Bool8
     Empty,
     EnumField,
     LengthPrefixedBytes,
+    Magic,
     SizedBytes,
     TerminatedBytes,
     pad_to,

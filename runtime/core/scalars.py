@@ -9,6 +9,8 @@ a terminator byte (text in an encoding), an 8-bit bool, an enum over an integer,
 from __future__ import annotations
 
 from construct import (
+    Const,
+    ConstError,
     Construct,
     Subconstruct,
 )
@@ -81,6 +83,31 @@ class LengthPrefixedBytes(Construct):
             raise EncodeError(f"string of {len(data)} bytes exceeds its bound of {self.max_length}")
         self.length_field._build(len(data), stream, context, path)
         stream.write(data)
+        return obj
+
+
+class Magic(Const):
+    """A constant of a wide integer type (a magic number: PNG's signature, Avro's
+    ``Obj\\x01``) whose mismatch reads in hex, as the bytes on the wire; construct's own
+    ``Const`` says it in decimal, which no one recognises a signature by.
+
+        >>> from construct import Int32ub
+        >>> Magic(0x4F626A01, Int32ub, "magic").parse(b"Obj\\x02")
+        Traceback (most recent call last):
+        ...
+        construct.core.ConstError: Error in path (parsing)
+        expected magic 4f626a01, got 4f626a02
+    """
+
+    def __init__(self, value, subcon, label: str):
+        super().__init__(value, subcon)
+        self.label = label
+
+    def _parse(self, stream, context, path):
+        obj = self.subcon._parsereport(stream, context, path)
+        if obj != self.value:
+            want, got = (self.subcon.build(v).hex() for v in (self.value, obj))
+            raise ConstError(f"expected {self.label} {want}, got {got}", path=path)
         return obj
 
 

@@ -50,7 +50,7 @@ from typing import NamedTuple
 from construct import Construct, SizeofError
 
 from runtime.core import tier
-from runtime.core.codec import bytes_from_json
+from runtime.core.codec import bytes_from_json, refuse_unknown_keys
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.event_messages import KeyValueMessages
 from runtime.core.limits import DEFAULT as DEFAULT_LIMITS
@@ -95,6 +95,8 @@ inline, by the tag it knows them by (no kind's name: a kind is what the spec dec
 _COMPILED = tier.compiled("runtime._compiled.open_protocol")
 """The compiled JSON kernel of the common form (None: pure Python); see
 :meth:`OpenProtocol.bind_compiled_pair`."""
+_MESSAGE_KEYS = frozenset(["claim_check_form", "escapes", "events", "layout", "wire_form"])
+"""The keys of a message's JSON form (:meth:`KafkaCodec.to_dict`'s)."""
 
 
 LAYOUT_ESCAPES = {"tiflow": "short", "legacy": "unicode"}
@@ -536,6 +538,8 @@ class OpenProtocol(KeyValueMessages):
     def from_dict(self, d) -> Message:
         """The :class:`Message` of a JSON form made by :meth:`to_dict`."""
         d = _dict(d, "")
+        if not _MESSAGE_KEYS.issuperset(d):
+            refuse_unknown_keys(d, _MESSAGE_KEYS, "message")
         layout = _check_layout(d.get("layout", "tiflow"), "layout")
         escapes = _check_escapes(d.get("escapes"))
         events = d.get("events")

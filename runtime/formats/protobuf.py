@@ -872,6 +872,10 @@ def layout_from_json(value):
                 raise EncodeError(f"entry {entry!r} is not [number, bytes]", path=LAYOUT_KEY)
         elif isinstance(entry, list):
             out.append(_packed_entry(entry))
-        else:
+        elif type(entry) is int:
             out.append(entry)
+        else:  # refused here, where the JSON form's path is known
+            raise EncodeError(
+                f"entry {entry!r} is not a number, [number, count] or bytes", path=LAYOUT_KEY
+            )
     return tuple(out)

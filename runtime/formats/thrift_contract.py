@@ -26,6 +26,7 @@ readers read it.
 
 # no ``from __future__ import annotations``: help() shows the annotations as the module did
 
+from runtime.core import codec as rt_codec
 from runtime.core.contract import exported
 from runtime.core.errors import EncodeError, WirespecError
 from runtime.formats import thrift_compact as rt
@@ -183,18 +184,15 @@ class ThriftContract:
             """The model of a JSON form made by :func:`to_dict` (``raw``: a schemaless
             struct)."""
             check(record, body)
-            try:
+
+            def convert(d):  # ``d``: what json_paths calls a converter's whole form
                 if raw and "fields" in d:
                     return namespace["_f_raw"](d, struct_type)
                 if record == "message":
                     return namespace["_f_message"](d, body)
                 return from_dict_of[record](d)
-            except KeyError as err:
-                raise EncodeError(f"missing key {err}") from None
-            except (TypeError, AttributeError, ValueError) as err:
-                raise EncodeError(f"malformed JSON form: {err}") from None
-            except RecursionError:
-                raise EncodeError("JSON form nested too deep for this Python stack") from None
+
+            return rt_codec.from_jsonable_checked(convert, d)
 
         return from_dict
 

@@ -1,0 +1,159 @@
+"""A wrong-typed value in a JSON form is an :class:`EncodeError` that starts with its key
+path (``rows[1].primary_key: expected a list, got int``), in every format.
+
+Each sample's JSON form has one value at a time replaced by a value of a wrong type: an int
+where a list, an object, a string or bytes (``{"$hex"}``) is; a string or a bool where an
+int or a float is; an int where a bool is; null where a value is. ``from_dict`` and then
+``build`` either refuse it naming that path, or (a key the form shows but ``from_dict``
+leaves out: a computed length, a checksum) give the model they give without the change.
+Null may also stand where a value is optional, so it only holds the refusal to the path; an
+int where a string is may be an enum's number (which may pick another case of a switch,
+and the error be another key's), so it is only held to an EncodeError.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+from runtime.core.errors import EncodeError
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+FORMATS = sorted(
+    p.name
+    for p in SAMPLES.iterdir()
+    if p.is_dir() and any(p.glob("*.bin")) or p.name == "ticdc_open_protocol"
+)
+
+
+def _cases():
+    out = []
+    for fmt in FORMATS:
+        folder = SAMPLES / fmt
+        if fmt == "ticdc_open_protocol":
+            out += [(fmt, p) for p in sorted(folder.glob("*.key"))]
+        else:
+            out += [(fmt, p) for p in sorted(folder.glob("*.bin"))]
+    return out
+
+
+def _codec_of(fmt, path):
+    """(module, the form, a function of a form -> the built bytes, the record)."""
+    mod = importlib.import_module(f"generated.{fmt}")
+    if fmt == "ticdc_open_protocol":
+        model = mod.parse_pair(path.read_bytes(), path.with_suffix(".value").read_bytes())
+        record = mod.DEFAULT_RECORD
+        return mod, mod.to_dict(model), lambda form: mod.build_pair(mod.from_dict(form)), record
+    record = mod.DEFAULT_RECORD
+    model = mod.parse(path.read_bytes(), record)
+    return (
+        mod,
+        mod.to_dict(model),
+        lambda form: mod.build(mod.from_dict(form, record), record),
+        record,
+    )
+
+
+def _leaves(form, at=()):
+    """Every key path of ``form`` (a ``{"$hex"}``-like object is one value)."""
+    if isinstance(form, dict):
+        for key, value in form.items():
+            yield at + (key,), value
+            if not (isinstance(value, dict) and any(str(k).startswith("$") for k in value)):
+                yield from _leaves(value, at + (key,))
+    elif isinstance(form, list):
+        for i, value in enumerate(form):
+            yield at + (i,), value
+            yield from _leaves(value, at + (i,))
+
+
+def _text(at) -> str:
+    out = ""
+    for step in at:
+        out += f"[{step}]" if isinstance(step, int) else ("." if out else "") + step
+    return out
+
+
+def _wrong(value):
+    """(strict, the wrong value) pairs: strict ones must be refused or left out; None: any
+    EncodeError will do."""
+    if value is None:
+        return []
+    if isinstance(value, bool):
+        return [(True, 7)]
+    if isinstance(value, (int, float)):
+        return [(True, "zz"), (True, True), (False, None)]
+    if isinstance(value, str):
+        return [(True, {"zz": 1}), (None, 7), (False, None)]
+    if isinstance(value, dict) and "$f64" in value:
+        return [(True, "zz")]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return [(None, 7), (None, None)]  # (perhaps) flag names: a number is the same value
+    # a list, an object, bytes, a $str: null may be an absent image another key disagrees with
+    return [(True, 7), (None, None)]
+
+
+def _shapes(form):
+    """One key path of each shape (indices left out), the last: indices past 0 too."""
+    out = {}
+    for at, value in _leaves(form):
+        out[re.sub(r"\[\d+\]", "[]", _text(at))] = (at, value)
+    return list(out.values())
+
+
+@pytest.mark.parametrize("fmt, path", _cases(), ids=lambda c: getattr(c, "name", c))
+def test_a_wrong_typed_value_is_refused_naming_its_key_path(fmt, path):
+    mod, form, encode, _ = _codec_of(fmt, path)
+    model = mod.from_dict(form) if fmt == "ticdc_open_protocol" else None
+    original = encode(form)
+    checked = 0
+    for at, value in _shapes(form):
+        for strict, wrong in _wrong(value):
+            bad = copy.deepcopy(form)
+            node = bad
+            for step in at[:-1]:
+                node = node[step]
+            node[at[-1]] = wrong
+            where = _text(at)
+            try:
+                built = encode(bad)
+            except EncodeError as err:
+                assert strict is None or str(err).startswith(where), (where, repr(wrong), str(err))
+                checked += 1
+                continue
+            # taken: a key from_dict leaves out gives the same bytes; else only a lenient
+            # replacement (null where optional, an enum's number) may be taken
+            assert not strict or built == original, (where, repr(wrong), "taken")
+    del model
+    assert checked
+
+
+def test_the_message_names_what_was_expected_and_what_came():
+    from generated import avro_container, plainbuffer
+
+    with pytest.raises(EncodeError) as err:
+        plainbuffer.from_dict({"rows": [{"primary_key": [{"name": "a", "value": 7}]}]})
+    assert str(err.value) == "rows[0].primary_key[0].value: expected an object, got int"
+    with pytest.raises(EncodeError) as err:
+        plainbuffer.from_dict({"rows": [{}, {"attributes": "zz"}]})
+    assert str(err.value) == "rows[1].attributes: expected a list, got str"
+    with pytest.raises(EncodeError) as err:
+        plainbuffer.from_dict({"rows": [{"delete_marker": 1}]})
+    assert str(err.value) == "rows[0].delete_marker: expected true or false, got 1"
+    with pytest.raises(EncodeError) as err:
+        plainbuffer.from_dict(7)
+    assert str(err.value) == "<model>: expected an object, got int"
+    with pytest.raises(EncodeError, match=r"^meta: expected a list, got int"):
+        avro_container.from_dict({"magic": 1, "meta": 7, "sync": {"$hex": "00"}})
+
+
+def test_a_bool_is_not_an_enum_number():
+    from generated import plainbuffer
+
+    form = {"rows": [{"primary_key": [{"name": "a", "op": True}]}]}
+    with pytest.raises(EncodeError, match=r"^rows\[0\]\.primary_key\[0\]\.op: True is not"):
+        plainbuffer.from_dict(form)
