@@ -757,9 +757,9 @@ class ClaimCheck(Construct):
         raise SizeofError("a claim-check object's size depends on its message", path=path)
 
 
-def strategies(module):
+def strategies(module, events: dict):
     """A hypothesis strategy of ``Message`` models of a generated Open Protocol module (the
-    ``strategies`` of its Kafka record; a test extra)."""
+    ``strategies`` of its Kafka record; a test extra): ``events`` is its ``_STRATEGY_EVENTS``."""
     from runtime.formats.ticdc_strategies import open_protocol_messages
 
-    return open_protocol_messages(module, module.RECORDS[module.KAFKA_RECORD].models)
+    return open_protocol_messages(module, events)
