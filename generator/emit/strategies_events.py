@@ -75,22 +75,20 @@ class EventStrategies:
         members = mapping.way_back.batch.alone_members
         return [f"rt_{c.module}.{c.model}" for c in mapping.classes if c.member in members]
 
-    def column(self) -> tuple[str, dict[str, str]]:
-        """The class of the events' row images and its fields' descriptions."""
+    def column(self) -> tuple[str, dict[str, str], str, str]:
+        """The class of the events' row images, its fields' descriptions, and the fields
+        the codec draws: the type code and the value decoded by it."""
         row = next(self._model(n) for n, _ in self.classes() if self._images(self._model(n)))
         name = _LIST_OF.search(self._images(row)[0].annotation)[1]
         module = next(n for n, _ in self.classes()).split(".")[0]
         model = self.spec.imported_models[f"{module}.{name}"]
         code, value = self._code_and_value()
-        fields = {}
-        for f in model.fields:
-            if f.name == code:
-                fields[f.name] = '{"kind": "code"}'
-            elif f.name == value:
-                fields[f.name] = '{"kind": "value"}'
-            else:
-                fields[f.name] = self.field_of(name, f.name, None, module)
-        return f"rt_{module}.{name}", fields
+        fields = {
+            f.name: self.field_of(name, f.name, None, module)
+            for f in model.fields
+            if f.name not in (code, value)
+        }  # fmt: skip
+        return f"rt_{module}.{name}", fields, code, value
 
     def unique_names(self) -> bool:
         """A row image is a JSON object (Open Protocol's ``type: map``): its columns' names

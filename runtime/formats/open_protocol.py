@@ -760,6 +760,8 @@ class ClaimCheck(Construct):
 def strategies(module, events: dict):
     """A hypothesis strategy of ``Message`` models of a generated Open Protocol module (the
     ``strategies`` of its Kafka record; a test extra): ``events`` is its ``_STRATEGY_EVENTS``."""
-    from runtime.formats.ticdc_strategies import open_protocol_messages
+    from runtime.formats.ticdc_strategies import ticdc_events
 
-    return open_protocol_messages(module, events)
+    rendering = {int(k): v for k, v in module.COLUMN_TYPE_RENDERING.items()}
+    drawn = ticdc_events(events, lambda code, flags: rendering.get(code), rendering)
+    return drawn.map(lambda evs: module.Message(events=evs))

@@ -95,26 +95,21 @@ def field_values(t: dict):
 
 
 def ticdc_events(table: dict, kind_of, type_codes, *, max_events: int = 4):
-    """Lists of the events of ``table`` (a generated module's ``_STRATEGY_EVENTS``);
-    ``kind_of(code, flags)`` is a column's value kind, ``type_codes`` the type codes the
-    codec knows."""
+    """Lists of the events of ``table`` (a generated module's ``_STRATEGY_EVENTS``; its
+    column's ``code`` field drawn from ``type_codes``, its ``value`` by the value kind
+    ``kind_of(code, flags)``)."""
     from hypothesis import strategies as st
 
-    column_class, column_fields = table["column"]
+    column_class, column_fields, code, value = table["column"]
     codes = sorted(int(c) for c in type_codes)
+    flags = next(f for f, t in column_fields.items() if "flags" in t)
 
     @st.composite
     def column(draw, name=None):
-        fields = {}
-        for field, t in column_fields.items():
-            if t["kind"] == "code":
-                fields[field] = draw(st.sampled_from(codes))
-            elif t["kind"] != "value":
-                fields[field] = draw(field_values(t)) if field != "name" or name is None else name
-        code = next(fields[f] for f, t in column_fields.items() if t["kind"] == "code")
-        flags = next(fields[f] for f, t in column_fields.items() if "flags" in t)
-        value = next(f for f, t in column_fields.items() if t["kind"] == "value")
-        return column_class(**fields, **{value: draw(ticdc_values(kind_of(code, flags), flags))})
+        out = {f: draw(field_values(t)) for f, t in column_fields.items()}
+        out[code] = draw(st.sampled_from(codes))
+        out[value] = draw(ticdc_values(kind_of(out[code], out[flags]), out[flags]))
+        return column_class(**(out if name is None else {**out, "name": name}))
 
     @st.composite
     def image(draw, min_size=0):
@@ -143,11 +138,3 @@ def ticdc_events(table: dict, kind_of, type_codes, *, max_events: int = 4):
         return st.lists(st.one_of(together), max_size=max_events)
     lists = st.lists(st.one_of(together), min_size=1, max_size=max_events)
     return st.one_of(lists, *(e.map(lambda ev: [ev]) for e in alone))
-
-
-def open_protocol_messages(module, table: dict):
-    """Open Protocol ``Message`` models (key + value) of a generated module whose events
-    ``table`` (its ``_STRATEGY_EVENTS``) describes."""
-    rendering = {int(k): v for k, v in module.COLUMN_TYPE_RENDERING.items()}
-    events = ticdc_events(table, lambda code, flags: rendering.get(code), rendering)
-    return events.map(lambda evs: module.Message(events=evs))
