@@ -89,6 +89,19 @@ class ModelField:
     """``enum:`` names a ``flags:`` enum: the field holds any set of ``members``."""
     nonempty: bool = False
     """``nonempty:``: never 0, ``""`` or an empty list (an optional field: None instead)."""
+    enum: str = ""
+
+    @property
+    def holds(self) -> str:
+        """What ``range:``, ``enum:`` and ``nonempty:`` say, as the docs show it.
+
+        >>> ModelField("partition", "int | None", None, range=(0, 2**63 - 1), nonempty=True).holds
+        '0 .. 2**63-1, not empty'
+        """
+        said = [" .. ".join(map(_bound, self.range))] if self.range else []
+        if self.enum:
+            said.append(f"{'a set of' if self.flags else 'one of'} `{self.enum}`")
+        return ", ".join(said + (["not empty"] if self.nonempty else []))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,8 +186,16 @@ def _field(builder, models: dict, raw: dict, parts) -> ModelField:
     bounds = _range(builder, raw["range"], parts + ("range",)) if "range" in raw else None
     return ModelField(
         name, annotation, default, raw.get("doc", ""), bounds, members, flags,
-        bool(raw.get("nonempty")),
+        bool(raw.get("nonempty")), raw.get("enum", ""),
     )  # fmt: skip
+
+
+def _bound(n: int) -> str:
+    """An end of a range, a type's end as a power of two (``2**63-1``, ``-2**63``)."""
+    for bits in (16, 32, 63, 64):
+        if n in (2**bits - 1, -(2**bits)):
+            return f"{'-' if n < 0 else ''}2**{bits}{'-1' if n > 0 else ''}"
+    return str(n)
 
 
 def _range(builder, raw, parts) -> tuple[int, int]:
