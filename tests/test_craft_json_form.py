@@ -77,3 +77,26 @@ def test_a_json_form_is_of_a_map_with_a_way_back(tmp_path):
 
     err = spec_error(tmp_path, "json_form: message", "json_form: frame")
     assert "json_form: 'frame' is not a record with map: batch:" in str(err)
+
+
+def test_both_formats_show_ints_past_2_53_as_strings():
+    """One rule for the shared event model's JSON form: an integer a JSON reader's float64
+    would round (past 2**53) is a decimal string, in Craft's and Open Protocol's alike
+    (Open Protocol showed ``partition`` and ``row_id`` as raw ints before), read back both
+    ways."""
+    import dataclasses
+
+    from generated import ticdc_craft, ticdc_open_protocol
+    from generated.models.ticdc_types import Column, RowChangedEvent
+
+    big = 2**53 + 1
+    event = RowChangedEvent(big, "s", "t", partition=big, new=[Column("id", 8, 0, -big)])
+    for module, extra in ((ticdc_craft, {}), (ticdc_open_protocol, {"row_id": -big})):
+        message = module.Message(events=[dataclasses.replace(event, **extra)])
+        [form] = module.to_dict(message)["events"]
+        for name in ("commit_ts", "partition", *extra):
+            assert form[name] == str(getattr(message.events[0], name)), (module, name)
+        assert form["new"][0]["value"] == str(-big)
+        assert module.from_dict(module.to_dict(message)).events == message.events
+        form["partition"] = big  # a raw int still reads
+        assert module.from_dict({**module.to_dict(message), "events": [form]}).events == message.events

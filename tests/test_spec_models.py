@@ -67,6 +67,12 @@ def test_a_declared_model_is_a_slots_dataclass(tmp_path):
         ("'empty' if points", "__import__('os') if points", "may not call"),
         ("{name: label, type: str, optional: true,", "{name: label, type: str, optional: true, default: b,", "an optional field's default is None"),
         ("  Path:\n", "  None:\n", "is a Python keyword"),
+        ("{name: x, type: int}", "{name: x, type: int, range: [0, s65]}", "'s65' is not an integer type"),
+        ("{name: x, type: int}", "{name: x, type: int, range: [5, 1]}", "an empty range: 5 > 1"),
+        ("{name: x, type: int}", "{name: x, type: int, range: [0, 1, 2]}", "is too long"),
+        ('optional: true, doc: "a name"}', 'optional: true, range: u8}', "range: is for an int field, not str"),
+        ("{name: x, type: int}", "{name: x, type: int, enum: colour}", "no enum 'colour' in this spec"),
+        ("{name: x, type: int}", "{name: x, type: int, nonempty: true}", "only an optional field can be nonempty"),
     ],
 )
 def test_a_bad_model_is_a_spec_error_at_its_line(tmp_path, old, new, message):
@@ -86,3 +92,21 @@ def test_both_ticdc_formats_make_the_one_declared_class():
     assert pickle.loads(pickle.dumps(event)) == event and event.op == "insert"
     spec = build_model(load(ROOT / "specs/ticdc_craft.yaml", "specs/ticdc_craft.yaml"))
     assert spec.imported_models["ticdc_types.Column"].field_names == ("name", "type", "flags", "value")
+
+
+def test_ticdc_strategies_draw_the_ranges_the_specs_say():
+    """``models:`` ``range:``/``enum:``/``nonempty:``, narrowed by each format's own type of
+    a field and limited to the fields it carries (_STRATEGY_EVENTS)."""
+    spec = build_model(load(ROOT / "specs/ticdc_types.yaml", "specs/ticdc_types.yaml"))
+    fields = {f.name: f for f in spec.models["DdlEvent"].fields}
+    assert fields["ddl_type"].range == (-(2**63), 2**64 - 1)
+    flags = {f.name: f for f in spec.models["Column"].fields}["flags"]
+    assert flags.flags and flags.members == (1, 2, 4, 8, 16, 32, 64, 128)
+    craft = dict(ticdc_craft._STRATEGY_EVENTS["classes"])
+    op = dict(ticdc_open_protocol._STRATEGY_EVENTS["classes"])
+    assert craft[ticdc_types.DdlEvent]["ddl_type"] == {"kind": "int", "lo": 0, "hi": 2**64 - 1}
+    assert op[ticdc_types.DdlEvent]["ddl_type"] == {"kind": "int", "lo": -(2**63), "hi": 2**63 - 1}
+    assert "row_id" not in craft[ticdc_types.RowChangedEvent]
+    assert op[ticdc_types.RowChangedEvent]["row_id"]["nonempty"]
+    assert ticdc_craft._STRATEGY_EVENTS["alone"] == (ticdc_types.DdlEvent, ticdc_types.ResolvedEvent)
+    assert ticdc_open_protocol._STRATEGY_EVENTS["unique_names"]

@@ -99,7 +99,8 @@ def _json_form(spec: Spec, cls, where: str, views: dict) -> list[str]:
     """``_event_json_<member>(ev, image)`` and ``_event_from_json_<member>(e, image)``: the
     JSON form of a class's events (:mod:`generator.emit.event_json`): ``type`` the member
     in lower case, ``op`` for row sections, the model's fields by their keys' types
-    (sections shown last); a field left out reads as the model's default."""
+    (sections shown last; an integer past 2**53 a decimal string, as ``to_jsonable`` shows
+    one); a field left out reads as the model's default."""
     keys = {}  # field -> the key that carries it
     for source in dict.fromkeys(source for _, source in cls.fields):
         for k in spec.json_documents[source].keys:
@@ -117,9 +118,11 @@ def _json_form(spec: Spec, cls, where: str, views: dict) -> list[str]:
             value, got = f"image({value})", f"image({got}, {field!r})"
         elif key.enum and key.open:
             enum = _camel(key.enum)
-        elif key.type in ("u64", "s64"):
-            check = "_int_from" if default is dataclasses.MISSING else "_opt_int_from"
-            got = f"rt_op_json.{check}({got}, {field!r})"
+        elif key.type in ("u64", "s64"):  # past 2**53 a string, as every JSON form shows ints
+            value = value if key.logical else f"rt_codec.to_jsonable({value})"  # a view: as is
+            got_int = f"rt_codec.int_from_json({got}, {field!r})"
+            nullable = default is not dataclasses.MISSING
+            got = f"None if {got} is None else {got_int}" if nullable else got_int
         elif key.type == "bool":
             got = f"rt_codec.bool_from_json({got}, {field!r})"
         fields.append(JsonField(field, value, got, enum, key.logical or ""))

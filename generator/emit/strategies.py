@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 
+from generator.emit.strategies_events import EventStrategies
 from generator.spec.model import Field, Spec, TypeRef, bit_field_range, camel, record_dependencies
 from generator.spec.types import PRIMITIVES
 
@@ -97,7 +98,10 @@ class StrategyEmitter:
         if ref.kind == "map":
             return f'{{"kind": "map", "key": {self.typ(ref.key)}, "value": {self.typ(ref.value)}}}'
         if ref.kind == "runtime":
-            return f'{{"kind": "runtime", "name": {ref.name!r}, "instance": {self.e.runtime_instance(ref)}}}'
+            out = f'{{"kind": "runtime", "name": {ref.name!r}, "instance": {self.e.runtime_instance(ref)}'
+            if "models" in ref.args:  # its models are events: drawn from _STRATEGY_EVENTS
+                out += ', "events": _STRATEGY_EVENTS'
+            return out + "}"
         return f'{{"kind": "{ref.kind}"}}'
 
     def solvable(self, expr: str, record) -> tuple[str, tuple] | None:
@@ -216,6 +220,11 @@ class StrategyEmitter:
         if isinstance(count, str) and self.computed_int(count, record):
             return '"repeat": ("eos", None, 0)'
         return None
+
+    def events(self) -> EventStrategies | None:
+        """The table of the events the spec's models are (:mod:`generator.emit.strategies_events`)."""
+        events = EventStrategies(self.spec)
+        return events if events.classes() is not None else None
 
     def table(self) -> list[tuple[str, str, list[str], bool, str, int | None]]:
         """(record, model class, [field descriptions], needs parent, why there is no

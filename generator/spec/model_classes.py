@@ -33,6 +33,14 @@ A field without either comes before every field with one (a dataclass's rule). A
 ``properties:`` entry is a spec expression over the fields (:mod:`generator.spec.expressions`:
 spec text never becomes code); a ``constants:`` entry a class attribute's text.
 
+What values a field holds, which the strategies of the formats that make the class draw
+from (:mod:`generator.emit.strategies`, each narrowed by the format's own field type):
+``range: [LO, HI]`` for an ``int`` field (an end is an integer or an integer type, LO its
+least value and HI its largest: ``[0, s64]``; one type is its whole range: ``u64``),
+``enum: NAME`` an enum of the spec (a ``flags:`` enum: any set of its members), and
+``nonempty: true`` for an optional field that is never the empty value (0, ``""``, an
+empty list): the formats write it as they write None.
+
     >>> from pathlib import Path
     >>> from generator.spec.loader import load
     >>> from generator.spec.validate import build_model
@@ -41,6 +49,8 @@ spec text never becomes code); a ``constants:`` entry a class attribute's text.
     ('name', 'type', 'flags', 'value')
     >>> spec.models["RowChangedEvent"].fields[4].annotation
     'list[Column] | None'
+    >>> spec.models["RowChangedEvent"].fields[3].range == (0, 2**63 - 1)
+    True
 """
 
 from __future__ import annotations
@@ -50,6 +60,7 @@ import keyword
 
 from generator.spec import names as spec_names
 from generator.spec.expressions import translate
+from generator.spec.types import PRIMITIVES
 
 SCALAR_TYPES = {
     "int": "int",
@@ -70,6 +81,27 @@ class ModelField:
     default: object = dataclasses.MISSING
     """The default value (None for an optional field); MISSING: the field is required."""
     doc: str = ""
+    range: tuple[int, int] | None = None
+    """``range:``: the least and the largest value of an ``int`` field (None: any)."""
+    members: tuple[int, ...] = ()
+    """``enum:``: the values of its members (an ``int`` field holds one of them)."""
+    flags: bool = False
+    """``enum:`` names a ``flags:`` enum: the field holds any set of ``members``."""
+    nonempty: bool = False
+    """``nonempty:``: never 0, ``""`` or an empty list (an optional field: None instead)."""
+    enum: str = ""
+
+    @property
+    def holds(self) -> str:
+        """What ``range:``, ``enum:`` and ``nonempty:`` say, as the docs show it.
+
+        >>> ModelField("partition", "int | None", None, range=(0, 2**63 - 1), nonempty=True).holds
+        '0 .. 2**63-1, not empty'
+        """
+        said = [" .. ".join(map(_bound, self.range))] if self.range else []
+        if self.enum:
+            said.append(f"{'a set of' if self.flags else 'one of'} `{self.enum}`")
+        return ", ".join(said + (["not empty"] if self.nonempty else []))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,4 +171,47 @@ def _field(builder, models: dict, raw: dict, parts) -> ModelField:
     if optional and not annotation.endswith("| None"):
         annotation += " | None"
     default = None if optional else raw.get("default", dataclasses.MISSING)
-    return ModelField(name, annotation, default, raw.get("doc", ""))
+    if raw.get("nonempty") and not optional:
+        raise builder.error(parts + ("nonempty",), "only an optional field can be nonempty")
+    if ("range" in raw or "enum" in raw) and (type_ != "int" or raw.get("repeat")):
+        key = "range" if "range" in raw else "enum"
+        raise builder.error(parts + (key,), f"{key}: is for an int field, not {annotation}")
+    members, flags = (), False
+    if "enum" in raw:
+        enum = builder.enums.get(raw["enum"])
+        if enum is None:
+            known = ", ".join(builder.enums) or "none"
+            raise builder.error(parts + ("enum",), f"no enum {raw['enum']!r} in this spec ({known})")
+        members, flags = tuple(v.value for v in enum.values), enum.flags
+    bounds = _range(builder, raw["range"], parts + ("range",)) if "range" in raw else None
+    return ModelField(
+        name, annotation, default, raw.get("doc", ""), bounds, members, flags,
+        bool(raw.get("nonempty")), raw.get("enum", ""),
+    )  # fmt: skip
+
+
+def _bound(n: int) -> str:
+    """An end of a range, a type's end as a power of two (``2**63-1``, ``-2**63``)."""
+    for bits in (16, 32, 63, 64):
+        if n in (2**bits - 1, -(2**bits)):
+            return f"{'-' if n < 0 else ''}2**{bits}{'-1' if n > 0 else ''}"
+    return str(n)
+
+
+def _range(builder, raw, parts) -> tuple[int, int]:
+    """``range:``: an integer type (its whole range) or ``[LO, HI]``, each an integer or an
+    integer type (LO: its least value, HI: its largest)."""
+    ends = [raw, raw] if isinstance(raw, str) else raw
+    out = []
+    for i, end in enumerate(ends):
+        if isinstance(end, str):
+            prim = PRIMITIVES.get(end)
+            if prim is None or prim.kind != "int":
+                raise builder.error(parts, f"{end!r} is not an integer type (u8 .. u64, s8 .. s64)")
+            bits = prim.bits or 8 * prim.size
+            low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if prim.signed else (0, 2**bits - 1)
+            end = high if i else low
+        out.append(end)
+    if out[0] > out[1]:
+        raise builder.error(parts, f"an empty range: {out[0]} > {out[1]}")
+    return out[0], out[1]

@@ -22,7 +22,8 @@ field is drawn (``event_size`` from the body it frames).
 Hypothesis is a test extra: it is imported only when a strategy is asked for.
 
 A runtime primitive's value (Craft's message) comes from its configured instance's
-``strategy()``, a Kafka codec's messages from its module's ``strategies(module)``
+``strategy()`` (given the module's ``_STRATEGY_EVENTS`` when its models are events), a
+Kafka codec's messages from its module's ``strategies(module, events)``
 (:mod:`runtime.formats.ticdc_strategies`); Thrift modules describe their structs as IDL
 type strings for :func:`thrift_struct`.
 """
@@ -174,7 +175,8 @@ def _value(t: dict, module, ctx, depth: int = 0):
     if kind == "empty":
         return st.none()
     if kind == "runtime":  # a runtime primitive's configured instance knows its values
-        return t["instance"].strategy()
+        events = (t["events"],) if "events" in t else ()  # the events its models are
+        return t["instance"].strategy(*events)
     if kind == "map":
         keys, values = _value(t["key"], module, ctx), _value(t["value"], module, ctx)
         return st.dictionaries(keys, values, max_size=MAX_ITEMS)

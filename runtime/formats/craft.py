@@ -151,11 +151,12 @@ class CraftMessage(EventMessages, Construct):
 
     _compiled_batches = _compiled_message = None
 
-    def strategy(self):
-        """A hypothesis strategy of the event lists this message carries (a test extra)."""
+    def strategy(self, events: dict):
+        """A hypothesis strategy of the event lists this message carries (a test extra):
+        ``events`` is the generated module's ``_STRATEGY_EVENTS``."""
         from runtime.formats.ticdc_strategies import ticdc_events
 
-        return ticdc_events(self.models, self.values.wire_type, self.encodings)
+        return ticdc_events(events, self.values.wire_type, self.encodings)
 
     # -- bytes-level API -------------------------------------------------------------
     def decode(self, data, limits: _limits.Limits = _limits.DEFAULT) -> list:

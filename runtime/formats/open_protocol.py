@@ -761,9 +761,11 @@ class ClaimCheck(Construct):
         raise SizeofError("a claim-check object's size depends on its message", path=path)
 
 
-def strategies(module):
+def strategies(module, events: dict):
     """A hypothesis strategy of ``Message`` models of a generated Open Protocol module (the
-    ``strategies`` of its Kafka record; a test extra)."""
-    from runtime.formats.ticdc_strategies import open_protocol_messages
+    ``strategies`` of its Kafka record; a test extra): ``events`` is its ``_STRATEGY_EVENTS``."""
+    from runtime.formats.ticdc_strategies import ticdc_events
 
-    return open_protocol_messages(module, module.RECORDS[module.KAFKA_RECORD].models)
+    rendering = {int(k): v for k, v in module.COLUMN_TYPE_RENDERING.items()}
+    drawn = ticdc_events(events, lambda code, flags: rendering.get(code), rendering)
+    return drawn.map(lambda evs: module.Message(events=evs))

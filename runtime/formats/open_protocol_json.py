@@ -306,10 +306,6 @@ def _int_from(v, path: str) -> int:
     raise EncodeError(f"expected an integer, got {v!r}", path=path)
 
 
-def _opt_int_from(v, path: str):
-    return None if v is None else _int_from(v, path)
-
-
 def _value_from(kind: str, type_: str, v, path: str):
     """A column value of ``kind`` (its JSON value type ``type_``) from its JSON form (see
     :meth:`OpenProtocol.to_dict`)."""

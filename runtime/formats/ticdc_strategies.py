@@ -1,6 +1,12 @@
-"""Hypothesis strategies of TiCDC events, shared by Craft and Open Protocol (one event model,
-``generated.models.ticdc_types``, which each codec hands in as ``models``); the generic strategies
-are :mod:`runtime.core.strategies`.
+"""Hypothesis strategies of TiCDC events, shared by Craft and Open Protocol; the generic
+strategies are :mod:`runtime.core.strategies`.
+
+What values an event's fields hold is the spec's: the generator renders each format's
+``_STRATEGY_EVENTS`` from ``specs/ticdc_types.yaml``'s ``models:`` (``range:``, ``enum:``,
+``nonempty:``) and the format's own types (:mod:`generator.emit.strategies_events`). What
+this module adds: a column's value by its value kind (the codec's ``kind_of(code,
+flags)``), and a row's images as its ``op`` needs them (an insert has ``new``, a delete
+``old``, an update both, neither empty).
 
     >>> from hypothesis import HealthCheck, given, settings
     >>> from generated import ticdc_craft
@@ -22,122 +28,113 @@ Hypothesis is a test extra: it is imported only when a strategy is asked for.
 
 from __future__ import annotations
 
+import functools
+
 from runtime.core.strategies import MAX_ITEMS, integers
 
+NAMES = ("id", "v", "长", "x" * 130, "")
+"""Texts every text field draws besides any short text: a length past one varint byte."""
 
-def ticdc_values(kind: str | None, flags: int, finite: bool = False):
-    """Column values of one value kind (the kinds of :mod:`runtime.formats.craft` and
-    :mod:`runtime.formats.open_protocol`); ``finite``: no infinite floats, which Go's
-    encoding/json cannot write (Open Protocol)."""
+
+def ticdc_values(kind: str | None, flags: int):
+    """Column values of one value kind: Craft's wire types (:mod:`runtime.core.value_kinds`)
+    or Open Protocol's renderings (its ``float64`` is finite: Go's encoding/json writes no
+    infinity; Craft's ``f64`` is any float)."""
     from hypothesis import strategies as st
 
     int64 = integers(-(2**63), 2**63 - 1)
     uint64 = integers(0, 2**64 - 1)
     texts = st.text(max_size=12)
     table = {
-        "sint": int64,
+        "sint": int64,  # Open Protocol's renderings
         "int": uint64 if flags & 0x80 else int64,
         "uint": uint64,
-        "float64": st.floats(allow_nan=False, allow_infinity=not finite),
+        "float64": st.floats(allow_nan=False, allow_infinity=False),
         "float32": st.floats(width=32, allow_nan=False, allow_infinity=False),
         "text": texts,
-        "varint": int64,  # the wire types of runtime.core.value_kinds
-        "uvarint": uint64,
-        "f64": st.floats(allow_nan=False, allow_infinity=not finite),
-        "str": texts,
-        "bytes": st.binary(max_size=12),
         "string": st.binary(max_size=12) if flags & 1 else texts.map(str.encode),
         "base64": st.binary(max_size=12),
+        "varint": int64,  # Craft's wire types
+        "uvarint": uint64,
+        "f64": st.floats(allow_nan=False),
+        "str": texts,
+        "bytes": st.binary(max_size=12),
         "null": st.none(),
     }
     return st.none() | table.get(kind, st.none())
 
 
-def ticdc_events(
-    models,
-    kind_of,
-    type_codes,
-    *,
-    flags=(0, 0x01, 0x02, 0x80, 0x81, 0xFF),
-    open_protocol: bool = False,
-    max_events: int = 4,
-):
-    """Lists of events of ``models`` (the module of the TiCDC event classes); ``kind_of(code,
-    flags)`` is a column's value kind.
+def field_values(t: dict):
+    """Values of one model field described by ``t`` (a ``_STRATEGY_EVENTS`` entry).
 
-    ``open_protocol``: columns with unique names in Go's sorted order, the Open Protocol
-    extras (row id, handle-key-only, claim check) and partitions within int64.
+    >>> from hypothesis import find
+    >>> find(field_values({"kind": "int", "flags": (0x01, 0x02, 0x80)}), lambda v: v > 0x80)
+    129
+    >>> find(field_values({"kind": "str", "optional": True, "nonempty": True}), lambda v: v is not None)
+    'id'
     """
     from hypothesis import strategies as st
 
-    uint64 = integers(0, 2**64 - 1)
-    int64 = integers(-(2**63), 2**63 - 1)
-    names = st.sampled_from(["id", "v", "长", "x" * 130, ""]) | st.text(max_size=6)
+    kind = t["kind"]
+    if kind == "int" and "flags" in t:
+        out = st.sets(st.sampled_from(t["flags"])).map(
+            lambda bits: functools.reduce(int.__or__, bits, 0)
+        )
+    elif kind == "int" and "members" in t:
+        out = st.sampled_from(t["members"])
+    elif kind == "int":
+        out = integers(t["lo"], t["hi"])
+    elif kind == "str":
+        out = st.sampled_from(NAMES) | st.text(max_size=12)
+    elif kind == "bool":
+        out = st.booleans()
+    else:
+        raise AssertionError(kind)
+    out = out.filter(bool) if t.get("nonempty") else out
+    return st.none() | out if t.get("optional") else out
+
+
+def ticdc_events(table: dict, kind_of, type_codes, *, max_events: int = 4):
+    """Lists of the events of ``table`` (a generated module's ``_STRATEGY_EVENTS``; its
+    column's ``code`` field drawn from ``type_codes``, its ``value`` by the value kind
+    ``kind_of(code, flags)``)."""
+    from hypothesis import strategies as st
+
+    column_class, column_fields, code, value = table["column"]
+    codes = sorted(int(c) for c in type_codes)
+    flags = next(f for f, t in column_fields.items() if "flags" in t)
 
     @st.composite
     def column(draw, name=None):
-        code = int(draw(st.sampled_from(sorted(int(c) for c in type_codes))))
-        flag = draw(st.sampled_from(flags))
-        return models.Column(
-            draw(names) if name is None else name,
-            code,
-            flag,
-            draw(ticdc_values(kind_of(code, flag), flag, finite=open_protocol)),
-        )
+        out = {f: draw(field_values(t)) for f, t in column_fields.items()}
+        out[code] = draw(st.sampled_from(codes))
+        out[value] = draw(ticdc_values(kind_of(out[code], out[flags]), out[flags]))
+        return column_class(**(out if name is None else {**out, "name": name}))
 
     @st.composite
     def image(draw, min_size=0):
-        if not open_protocol:
+        if not table["unique_names"]:
             return draw(st.lists(column(), min_size=min_size, max_size=MAX_ITEMS))
         chosen = draw(
             st.lists(st.text(max_size=6), min_size=min_size, max_size=MAX_ITEMS, unique=True)
-        )
+        )  # a JSON object's keys, in the order Go writes a map's
         return [draw(column(n)) for n in sorted(chosen, key=str.encode)]
 
-    optional_names = st.none() | st.text(min_size=1, max_size=6)
+    def event(cls, fields: dict):
+        @st.composite
+        def draw_event(draw):
+            out = {f: draw(field_values(t)) for f, t in fields.items() if t["kind"] != "columns"}
+            if "new" in fields and "old" in fields:  # a row: its images as its op needs them
+                op = draw(st.sampled_from(["insert", "update", "delete"]))
+                out["new"] = draw(image(1 if op == "update" else 0)) if op != "delete" else None
+                out["old"] = draw(image(1)) if op != "insert" else None
+            return cls(**out)
 
-    @st.composite
-    def row(draw):
-        op = draw(st.sampled_from(["insert", "update", "delete"]))
-        new = draw(image(1 if op == "update" else 0)) if op != "delete" else None
-        old = draw(image(1)) if op != "insert" else None
-        extras = {}
-        if open_protocol:
-            extras = {
-                "row_id": draw(st.none() | int64.filter(bool)),
-                "handle_key_only": draw(st.booleans()),
-                "claim_check_location": draw(optional_names),
-            }
-        return models.RowChangedEvent(
-            commit_ts=draw(uint64),
-            schema=draw(optional_names),
-            table=draw(optional_names),
-            partition=draw(st.none() | integers(0, 2**63 - 1)),
-            new=new,
-            old=old,
-            **extras,
-        )
+        return draw_event()
 
-    ddl = st.builds(
-        models.DdlEvent,
-        uint64,
-        optional_names,
-        optional_names,
-        int64 if open_protocol else uint64,
-        st.text(max_size=12),
-    )
-    resolved = st.builds(models.ResolvedEvent, uint64)
-    rows = st.lists(row(), min_size=1, max_size=max_events)
-    if open_protocol:
-        return st.lists(st.one_of(row(), ddl, resolved), max_size=max_events)
-    return rows | ddl.map(lambda e: [e]) | resolved.map(lambda e: [e])
-
-
-def open_protocol_messages(module, models):
-    """Open Protocol ``Message`` models (key + value) of a generated module whose events are
-    the classes of ``models``."""
-    rendering = {int(k): v for k, v in module.COLUMN_TYPE_RENDERING.items()}
-    events = ticdc_events(
-        models, lambda code, flags: rendering.get(code), rendering, open_protocol=True
-    )
-    return events.map(lambda evs: module.Message(events=evs))
+    alone = [event(c, f) for c, f in table["classes"] if c in table["alone"]]
+    together = [event(c, f) for c, f in table["classes"] if c not in table["alone"]]
+    if not alone:
+        return st.lists(st.one_of(together), max_size=max_events)
+    lists = st.lists(st.one_of(together), min_size=1, max_size=max_events)
+    return st.one_of(lists, *(e.map(lambda ev: [ev]) for e in alone))
