@@ -251,6 +251,10 @@ class ArrowEmitter(CompiledEmitter):
             )
         )
 
+    def map_records(self) -> None:
+        """Nothing: a record with ``map:`` is read by the model tier's fused reader (the
+        base would render it here only to be dropped: no Arrow writer calls it)."""
+
     def rows_function(self, name: str) -> str:
         """No row iterator here: a record's rows are written by its writer, as its
         elements are read."""
