@@ -23,7 +23,9 @@ a switch's default) raise :class:`NotCompiled` and keep the model path only.
 from __future__ import annotations
 
 import ast
+import dataclasses
 
+from generator.emit.arrow_calls import calling
 from generator.emit.compiled import CompiledEmitter
 from generator.emit.compiled_arrow_lists import ArrowLists
 from generator.emit.compiled_support import NotCompiled
@@ -85,7 +87,8 @@ class ArrowEmitter(ArrowLists, CompiledEmitter):
         returns that member's value, the parent keeps them in the list)."""
         self.running: dict[str, dict[str, str]] = {}
         """Record -> its lists whose elements' members go into a CRC-8 as they are read
-        (list -> the checksum), so no list of them is kept: see :meth:`running_crcs`."""
+        (list -> the checksum), so no list of them is kept: see :meth:`running_crcs`; set
+        as its writer is rendered, from the steps it renders."""
         self.summed: set[str] = set()
         """Lists whose elements a checksum reads (the others keep no elements at all)."""
         for plan in lowering.plans.values():
@@ -97,7 +100,6 @@ class ArrowEmitter(ArrowLists, CompiledEmitter):
                             self.returned.setdefault(lists[item.var], item.member)
                         if item.kind == "each":
                             self.summed.add(item.var)
-            self.running[plan.name] = self.running_crcs(plan)
         self.spread_records = {r for plan in lowering.plans.values() for r in self.spread(plan)}
         """Records whose columns a caller inlines among its own (``spark: {inline: true}``
         of a record read by its own reader): written by ``_columns_<record>`` from a given
@@ -151,8 +153,27 @@ class ArrowEmitter(ArrowLists, CompiledEmitter):
         return [name for name in self.lowering.plans if name in self.tables]
 
     def record_function(self, plan) -> str:
+        """The writer of ``plan`` calling the writers of the records it reads inline, where
+        they have one (:func:`generator.emit.arrow_calls.calling`); else reading them
+        inline, as its model reader does."""
+        steps = plan.steps if plan.checks_depth else calling(plan.steps, self.writes)
+        if steps != plan.steps:
+            kept = set(self.arrow_enums), dict(self.loaders), dict(self.preludes), self.expressions
+            try:
+                return self.writer(dataclasses.replace(plan, steps=steps))
+            except NotCompiled:
+                self._arrow_enums, self.loaders, self.preludes, self.expressions = kept
+        return self.writer(plan)
+
+    def writes(self, record: str) -> bool:
+        """Whether ``record`` has a writer a parent calls (rendered before its parents:
+        ``rendered`` is leaves first), one that writes a struct column of its own."""
+        return record in self.functions and record not in self.row_fields
+
+    def writer(self, plan) -> str:
         if plan.name not in self.tables or plan.name in self.paths:
             raise NotCompiled("no Spark columns of its own")
+        self.running[plan.name] = self.running_crcs(plan)
         builds = [s for s in walk_steps(plan.steps) if isinstance(s, Build)]
         self.builds = {s.var: s for s in builds}
         self.nested_calls = {
@@ -233,6 +254,10 @@ class ArrowEmitter(ArrowLists, CompiledEmitter):
                 ]
             )
         )
+
+    def map_records(self) -> None:
+        """Nothing: a record with ``map:`` is read by the model tier's fused reader (the
+        base would render it here only to be dropped: no Arrow writer calls it)."""
 
     def rows_function(self, name: str) -> str:
         """No row iterator here: a record's rows are written by its writer, as its
