@@ -8,6 +8,7 @@ export PYSPARK_PYTHON="$PWD/.venv/bin/python" PYSPARK_DRIVER_PYTHON="$PWD/.venv/
 .venv/bin/wirespec generate --check
 .venv/bin/wirespec docs --check
 .venv/bin/ruff check .  # what pyproject.toml's [tool.ruff] does not exclude
+.venv/bin/black --check --quiet .  # likewise [tool.black]
 suite=(.venv/bin/python -m pytest -q --doctest-modules runtime generator generated tests "$@")
 cc=${CC:-$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_config_var("CC") or "cc")')}
 if command -v "${cc%% *}" >/dev/null; then

@@ -157,7 +157,9 @@ def test_an_edited_pxd_stops_every_module_that_cimports_it(checkout):
 def test_an_edited_pyx_runs_compiled_again_once_rebuilt_and_only_it_is_rebuilt(checkout):
     loop = checkout / "runtime/_compiled/probe_loop.pyx"
     loop.write_text(PROBES["runtime/_compiled/probe_loop.pyx"] + "\ndef one():\n    return 1\n")
-    check = "from runtime.core import tier\nprint(tier.compiled('runtime._compiled.probe_loop').one())"
+    check = (
+        "from runtime.core import tier\nprint(tier.compiled('runtime._compiled.probe_loop').one())"
+    )
     assert "StaleBuildWarning" in python(check, checkout).stderr
     before = built(checkout)
     rebuilt = run(REBUILD, checkout)

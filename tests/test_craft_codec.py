@@ -421,7 +421,10 @@ def test_bad_events_raise_encode_error_with_a_path(event, path):
     [
         (RowChangedEvent(1, "s\ud800", "t", new=[]), "events[0]"),
         (RowChangedEvent(1, "s", "t", new=[Column("c\ud800", 7, 0, "x")]), "events[0]"),
-        (RowChangedEvent(1, "s", "t", new=[Column("c", 7, 0, "x\ud800")]), "events[0].new[0].value"),
+        (
+            RowChangedEvent(1, "s", "t", new=[Column("c", 7, 0, "x\ud800")]),
+            "events[0].new[0].value",
+        ),
     ],
 )
 def test_a_lone_surrogate_no_reader_gives_is_our_encode_error(event, where):

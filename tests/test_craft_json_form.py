@@ -99,4 +99,6 @@ def test_both_formats_show_ints_past_2_53_as_strings():
         assert form["new"][0]["value"] == str(-big)
         assert module.from_dict(module.to_dict(message)).events == message.events
         form["partition"] = big  # a raw int still reads
-        assert module.from_dict({**module.to_dict(message), "events": [form]}).events == message.events
+        assert (
+            module.from_dict({**module.to_dict(message), "events": [form]}).events == message.events
+        )

@@ -62,12 +62,14 @@ def renumbered(frame, order: list[int], unused: list[str] = ()):
     bodies = [
         dataclasses.replace(
             body,
-            column_groups=None
-            if body.column_groups is None
-            else [
-                dataclasses.replace(g, names=[new_id[i] for i in g.names])
-                for g in body.column_groups
-            ],
+            column_groups=(
+                None
+                if body.column_groups is None
+                else [
+                    dataclasses.replace(g, names=[new_id[i] for i in g.names])
+                    for g in body.column_groups
+                ]
+            ),
         )
         for body in frame.bodies
     ]

@@ -29,8 +29,12 @@ from tests.test_generator import load_module
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKED = rt_craft.CraftMessage(
-    craft.frame, craft.VALUE_DECODERS["column_group.values"], craft.DICTIONARIES["frame.term_dictionary"],
-    craft.MAPPINGS["message"], craft.UNMAPPINGS["message"], fast=False
+    craft.frame,
+    craft.VALUE_DECODERS["column_group.values"],
+    craft.DICTIONARIES["frame.term_dictionary"],
+    craft.MAPPINGS["message"],
+    craft.UNMAPPINGS["message"],
+    fast=False,
 )
 """The construct-only codec: quick parts off, frames built by construct."""
 

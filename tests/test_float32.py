@@ -47,7 +47,9 @@ def test_msgpack_float32_in_every_reader_and_writer(bits):
     data = b"\xca" + struct.pack(">I", bits)
     assert mp.build(mp.parse(data, "float32"), "float32") == data
     assert mp.build_construct(mp.parse_construct(data, "float32"), "float32") == data
-    assert mp.build(mp.from_dict(mp.to_dict(mp.parse(data, "float32")), "float32"), "float32") == data
+    assert (
+        mp.build(mp.from_dict(mp.to_dict(mp.parse(data, "float32")), "float32"), "float32") == data
+    )
     quick, _ = mp.QUICK_READERS["float32"]
     model, _ = quick(data, 0, len(data), DEFAULT)
     assert mp.build(model, "float32") == data

@@ -273,7 +273,9 @@ def test_non_minimal_varints_and_explicit_defaults_are_accepted_and_rebuild():
     assert body.serializable_field_size == len(wide) == len(SEED_BODY) + 3
     # Kept as they came (MySQL's reader takes them), so both writers write them back.
     assert body.wire_form == wide
-    assert ms.build(body, "gtid_tagged_body") == ms.build_construct(body, "gtid_tagged_body") == wide
+    assert (
+        ms.build(body, "gtid_tagged_body") == ms.build_construct(body, "gtid_tagged_body") == wide
+    )
     # Changed, the model is written in the canonical form: known fields minimal, the size
     # kept by wider header varints.
     body.gtid_flags = 0

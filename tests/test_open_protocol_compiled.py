@@ -276,7 +276,10 @@ def test_row_documents(doc):
 def test_plan_is_built_from_the_codec_tables():
     # a codec whose renderings the compiled reader does not know gets no plan
     codec = rt_op.OpenProtocol(
-        _KAFKA.documents, JSON_CODE, _KAFKA.classes.values(), key="event_key",
+        _KAFKA.documents,
+        JSON_CODE,
+        _KAFKA.classes.values(),
+        key="event_key",
         models=_KAFKA.models,
     )
     assert codec._compiled is not None

@@ -97,11 +97,16 @@ def test_the_batch_grammar_has_a_working_example():
 def test_a_map_batch_may_say_too_large_and_opens_too(tmp_path):
     """The same renderer: Craft's batch: with Open Protocol's additions renders them."""
     old = '          alone: "a message holds row events, or one DDL or resolved event"\n'
-    new = old + '          too_large: "event of {size} bytes, over {limit}"\n        exceeding: opens\n'
+    new = (
+        old
+        + '          too_large: "event of {size} bytes, over {limit}"\n        exceeding: opens\n'
+    )
     source = render_spec(spec_copy(tmp_path, old, new))[1]
     tree = ast.parse(source)
     batch = next(n for n in ast.walk(tree) if getattr(n, "name", "") == "_batch_message")
     text = ast.unparse(batch)
     assert "'event of {size} bytes, over {limit}'.replace('{size}', str(size))" in text
-    assert "if batch and (len(batch) >= max_batch_size or estimate + size > max_message_bytes)" in text
+    assert (
+        "if batch and (len(batch) >= max_batch_size or estimate + size > max_message_bytes)" in text
+    )
     assert "max_batch_size < 1 or max_message_bytes < 1" in text  # positive: by default

@@ -180,9 +180,11 @@ def test_the_compiled_tier_renders_the_map_from_its_plan(tmp_path):
     assert "message -> Message.events: map of frame.bodies" in emitter.lowering.describe()
     assert list(emitter.mapped) == ["message"] and "message" not in emitter.refused
     text = emitter.module_text("test")
-    assert "cdef object _read_message(" in text and "_read_frame(buf" not in text.split(
-        "cdef object _read_message(", 1
-    )[1].split("\ndef ", 1)[0]
+    assert (
+        "cdef object _read_message(" in text
+        and "_read_frame(buf"
+        not in text.split("cdef object _read_message(", 1)[1].split("\ndef ", 1)[0]
+    )
     assert "_read_message_column_group(buf, pos, end16, lim, &pos, f_term_dictionary" in text
     assert 'namespace["rt_ticdc_types"].RowChangedEvent' in text
     # an entry of parse_first, whose events are the primitive's kept_as class (ReadEvents),

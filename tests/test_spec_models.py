@@ -61,18 +61,46 @@ def test_a_declared_model_is_a_slots_dataclass(tmp_path):
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ('{name: label, type: str, optional: true, doc: "a name"}', "{name: label, type: str}", "'label' has no default but follows"),
-        ("{name: y, type: int, default: 0}", "{name: x, type: int, default: 0}", "two fields named 'x'"),
+        (
+            '{name: label, type: str, optional: true, doc: "a name"}',
+            "{name: label, type: str}",
+            "'label' has no default but follows",
+        ),
+        (
+            "{name: y, type: int, default: 0}",
+            "{name: x, type: int, default: 0}",
+            "two fields named 'x'",
+        ),
         ("type: Point, repeat", "type: Pointe, repeat", "unknown type 'Pointe'"),
         ("'empty' if points", "__import__('os') if points", "may not call"),
-        ("{name: label, type: str, optional: true,", "{name: label, type: str, optional: true, default: b,", "an optional field's default is None"),
+        (
+            "{name: label, type: str, optional: true,",
+            "{name: label, type: str, optional: true, default: b,",
+            "an optional field's default is None",
+        ),
         ("  Path:\n", "  None:\n", "is a Python keyword"),
-        ("{name: x, type: int}", "{name: x, type: int, range: [0, s65]}", "'s65' is not an integer type"),
+        (
+            "{name: x, type: int}",
+            "{name: x, type: int, range: [0, s65]}",
+            "'s65' is not an integer type",
+        ),
         ("{name: x, type: int}", "{name: x, type: int, range: [5, 1]}", "an empty range: 5 > 1"),
         ("{name: x, type: int}", "{name: x, type: int, range: [0, 1, 2]}", "is too long"),
-        ('optional: true, doc: "a name"}', 'optional: true, range: u8}', "range: is for an int field, not str"),
-        ("{name: x, type: int}", "{name: x, type: int, enum: colour}", "no enum 'colour' in this spec"),
-        ("{name: x, type: int}", "{name: x, type: int, nonempty: true}", "only an optional field can be nonempty"),
+        (
+            'optional: true, doc: "a name"}',
+            "optional: true, range: u8}",
+            "range: is for an int field, not str",
+        ),
+        (
+            "{name: x, type: int}",
+            "{name: x, type: int, enum: colour}",
+            "no enum 'colour' in this spec",
+        ),
+        (
+            "{name: x, type: int}",
+            "{name: x, type: int, nonempty: true}",
+            "only an optional field can be nonempty",
+        ),
     ],
 )
 def test_a_bad_model_is_a_spec_error_at_its_line(tmp_path, old, new, message):
@@ -85,13 +113,20 @@ def test_a_bad_model_is_a_spec_error_at_its_line(tmp_path, old, new, message):
 def test_both_ticdc_formats_make_the_one_declared_class():
     """The classes are one, so events transcode and share a Spark table; the generator
     checks the specs' map: and kafka_message: fields against the declaration."""
-    craft_events = ticdc_craft.decode_message(bytes.fromhex("018180e0bb9bb6def10503010101021a19010005"))
+    craft_events = ticdc_craft.decode_message(
+        bytes.fromhex("018180e0bb9bb6def10503010101021a19010005")
+    )
     [(key, value)] = ticdc_open_protocol.encode_events(list(craft_events))
     assert type(ticdc_open_protocol.decode_message(key, value)[0]) is ticdc_types.ResolvedEvent
     event = ticdc_types.RowChangedEvent(5, "s", "t", new=[ticdc_types.Column("id", 3, 0, 7)])
     assert pickle.loads(pickle.dumps(event)) == event and event.op == "insert"
     spec = build_model(load(ROOT / "specs/ticdc_craft.yaml", "specs/ticdc_craft.yaml"))
-    assert spec.imported_models["ticdc_types.Column"].field_names == ("name", "type", "flags", "value")
+    assert spec.imported_models["ticdc_types.Column"].field_names == (
+        "name",
+        "type",
+        "flags",
+        "value",
+    )
 
 
 def test_ticdc_strategies_draw_the_ranges_the_specs_say():
@@ -108,5 +143,8 @@ def test_ticdc_strategies_draw_the_ranges_the_specs_say():
     assert op[ticdc_types.DdlEvent]["ddl_type"] == {"kind": "int", "lo": -(2**63), "hi": 2**63 - 1}
     assert "row_id" not in craft[ticdc_types.RowChangedEvent]
     assert op[ticdc_types.RowChangedEvent]["row_id"]["nonempty"]
-    assert ticdc_craft._STRATEGY_EVENTS["alone"] == (ticdc_types.DdlEvent, ticdc_types.ResolvedEvent)
+    assert ticdc_craft._STRATEGY_EVENTS["alone"] == (
+        ticdc_types.DdlEvent,
+        ticdc_types.ResolvedEvent,
+    )
     assert ticdc_open_protocol._STRATEGY_EVENTS["unique_names"]

@@ -179,7 +179,9 @@ class RowSteps:
     def shares_head(self, plan) -> bool:
         """``plan``'s reader reads the fields before its row field by ``_head_<record>``,
         which its row iterator calls too (so the module carries them once)."""
-        return self.shares_row_elements and not plan.checks_depth and bool(self.row_field(plan.name))
+        return (
+            self.shares_row_elements and not plan.checks_depth and bool(self.row_field(plan.name))
+        )
 
     def head_call(self, plan) -> None:
         """The call of ``_head_<record>`` where the reader reads the fields before its row
@@ -236,8 +238,10 @@ class RowSteps:
         self.w.lines[self.head_at : self.head_at] = ["    " + line for line in call]
         # the head's own variables are declared in it
         for var in list(self.decls):
-            if var in used_here and var not in outputs and not any(
-                var in _NAME.findall(_code(line)) for line in rest
+            if (
+                var in used_here
+                and var not in outputs
+                and not any(var in _NAME.findall(_code(line)) for line in rest)
             ):
                 del self.decls[var]
 

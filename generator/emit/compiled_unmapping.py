@@ -232,9 +232,11 @@ class _Renderer:
         lines += [
             f"estimate = {_in_c(cls.estimate)}",
             f"row = <{p}_Row*>room(<void**>&b.rows, &b.rows_cap, b.n_rows, sizeof({p}_Row))",
-            "row.first_group, row.groups = (b.n_groups, 0)"
-            if self.layout.groups
-            else "row.groups = 0",
+            (
+                "row.first_group, row.groups = (b.n_groups, 0)"
+                if self.layout.groups
+                else "row.groups = 0"
+            ),
         ]
         if cls.groups is not None:
             lines += self.write_groups(cls.groups, holder)

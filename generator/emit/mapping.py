@@ -98,7 +98,9 @@ class _Renderer:
             lines.append(f"    fail(({rule.at[0]!r}, {rule.at[1]!r}, i), {rule.message!r})")
         names = [value.name for value in cls.fields]
         # the model's leading fields in its order are positional (a call without keywords)
-        positional = names == list(self.spec.imported_models[f"{cls.module}.{cls.model}"].field_names[: len(names)])
+        positional = names == list(
+            self.spec.imported_models[f"{cls.module}.{cls.model}"].field_names[: len(names)]
+        )
         args = [("" if positional else f"{v.name}=") + self.value(v) for v in cls.fields]
         lines.append(f"append(rt_{cls.module}.{cls.model}({', '.join(args)}))")
         return lines

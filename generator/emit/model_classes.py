@@ -65,14 +65,21 @@ def model_class(model: ModelClass) -> str:
         "",
     ]
     for field in model.fields:
-        default = "" if field.default is dataclasses.MISSING else f" = {pytext.literal(field.default)}"
+        default = (
+            "" if field.default is dataclasses.MISSING else f" = {pytext.literal(field.default)}"
+        )
         lines.append(f"    {field.name}: {field.annotation}{default}")
         if field.doc:
             lines.append(f'    """{pytext.docstring(field.doc)}"""')
     for name, text in model.constants.items():
         lines += ["", f"    {name} = {pytext.literal(text)}"]
     for name, python in model.properties.items():
-        lines += ["", "    @property", f"    def {name}(self):", f"        return {_over_self(python)}"]
+        lines += [
+            "",
+            "    @property",
+            f"    def {name}(self):",
+            f"        return {_over_self(python)}",
+        ]
     return "\n".join(lines)
 
 

@@ -217,7 +217,9 @@ class ModuleEmitter(SparkColumns):
         if ref.kind in ("str", "bytes"):
             encoding = repr(ref.encoding) if ref.kind == "str" else None
             if ref.terminator is not None:
-                return f"rt.TerminatedBytes({ref.terminator}" + (f", {encoding})" if encoding else ")")
+                return f"rt.TerminatedBytes({ref.terminator}" + (
+                    f", {encoding})" if encoding else ")"
+                )
             if ref.size_is_prefix:
                 args = self.prim(ref.size) + (f", {encoding}" if encoding else "")
                 if ref.max_length is not None:

@@ -49,7 +49,8 @@ class Batch:
 
 def read_batch(reader, raw: dict, members: dict[str, int], not_a_member: str) -> Batch:
     """The parts of ``raw`` (a ``batch:``) both places share. ``reader`` has ``error(parts,
-    message)`` and ``line(parts)`` (parts under the ``batch:``'s parent); ``members``: the classes ``alone:`` may name (member -> value)."""
+    message)`` and ``line(parts)`` (parts under the ``batch:``'s parent); ``members``: the classes ``alone:`` may name (member -> value).
+    """
     alone = []
     for n, member in enumerate(raw["alone"]):
         if member not in members:

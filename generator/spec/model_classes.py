@@ -127,7 +127,9 @@ def read_models(builder, raw: dict) -> dict[str, ModelClass]:
         parts = ("models", name)
         if keyword.iskeyword(name):
             raise builder.error(parts, f"{name!r} is a Python keyword")
-        fields = tuple(_field(builder, raw, f, parts + ("fields", i)) for i, f in enumerate(body["fields"]))
+        fields = tuple(
+            _field(builder, raw, f, parts + ("fields", i)) for i, f in enumerate(body["fields"])
+        )
         seen, optional_seen = set(), False
         for i, f in enumerate(fields):
             where = parts + ("fields", i)
@@ -135,7 +137,9 @@ def read_models(builder, raw: dict) -> dict[str, ModelClass]:
                 raise builder.error(where, f"{name} has two fields named {f.name!r}")
             seen.add(f.name)
             if f.default is dataclasses.MISSING and optional_seen:
-                raise builder.error(where, f"{f.name!r} has no default but follows a field with one")
+                raise builder.error(
+                    where, f"{f.name!r} has no default but follows a field with one"
+                )
             optional_seen |= f.default is not dataclasses.MISSING
         for attr in (*body.get("constants", {}), *body.get("properties", {})):
             if attr in seen or not attr.isidentifier() or attr.startswith("_"):
@@ -181,7 +185,9 @@ def _field(builder, models: dict, raw: dict, parts) -> ModelField:
         enum = builder.enums.get(raw["enum"])
         if enum is None:
             known = ", ".join(builder.enums) or "none"
-            raise builder.error(parts + ("enum",), f"no enum {raw['enum']!r} in this spec ({known})")
+            raise builder.error(
+                parts + ("enum",), f"no enum {raw['enum']!r} in this spec ({known})"
+            )
         members, flags = tuple(v.value for v in enum.values), enum.flags
     bounds = _range(builder, raw["range"], parts + ("range",)) if "range" in raw else None
     return ModelField(
@@ -209,7 +215,9 @@ def _range(builder, raw, parts) -> tuple[int, int]:
             if prim is None or prim.kind != "int":
                 raise builder.error(parts, f"{end!r} is not an integer type (u8 .. u64, s8 .. s64)")
             bits = prim.bits or 8 * prim.size
-            low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if prim.signed else (0, 2**bits - 1)
+            low, high = (
+                (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if prim.signed else (0, 2**bits - 1)
+            )
             end = high if i else low
         out.append(end)
     if out[0] > out[1]:

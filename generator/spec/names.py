@@ -174,4 +174,3 @@ def problem(kind: str, name) -> str | None:
     if kind == "attribute" and name in ("value", "doc"):
         return f"{name!r} is a key of every enum value"
     return None
-

@@ -161,9 +161,14 @@ class _Reader:
         estimate_parts = ("batch", "estimate", "model")
         for cls in classes:
             names = {f.name: f.name for f in cls.fields}
-            allowed = {n: names.get(n, "None") for n in self.builder.imported_models[f"{cls.module}.{cls.model}"].field_names}
+            allowed = {
+                n: names.get(n, "None")
+                for n in self.builder.imported_models[f"{cls.module}.{cls.model}"].field_names
+            }
             for other in self.mapping.classes:
-                for field in self.builder.imported_models[f"{other.module}.{other.model}"].field_names:
+                for field in self.builder.imported_models[
+                    f"{other.module}.{other.model}"
+                ].field_names:
                     allowed.setdefault(field, "None")
             texts = {f.name for f in cls.fields if f.check.kind in ("name", "str")}
             cls.estimate = self.expression(
@@ -232,7 +237,9 @@ class _Reader:
                                  "write: needs its value: (the inverse), of one element")  # fmt: skip
             target = ("header", elements[0])
             check = self.chunk_check(self.header.field(elements[0]), parts)
-            names = {f: f for f in self.builder.imported_models[f"{cls.module}.{cls.model}"].field_names}
+            names = {
+                f: f for f in self.builder.imported_models[f"{cls.module}.{cls.model}"].field_names
+            }
             inverse = self.expression(write["value"], names, ("write", value.name, "value"))
             written = f"{value.name}_written"
             rules = [

@@ -19,10 +19,15 @@ from types import SimpleNamespace
 import anycrc
 import crc32c
 
-from runtime.core.checksum import CRC8_TABLE  # noqa: F401 - the quick tier's CRC-8 of one-byte items
+from runtime.core.checksum import (  # noqa: F401 - the quick tier's CRC-8 of one-byte items
+    CRC8_TABLE,
+)
 from runtime.core.errors import DecodeError
 from runtime.core.kept import note
-from runtime.core.leb128 import read_reversed_uvarint, read_uvarint  # noqa: F401 - for generated code
+from runtime.core.leb128 import (  # noqa: F401 - for generated code
+    read_reversed_uvarint,
+    read_uvarint,
+)
 from runtime.core.msbvarint import (  # noqa: F401 - for generated code
     _LENGTH,
     encode_uvar,

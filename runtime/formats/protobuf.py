@@ -483,7 +483,9 @@ class ProtobufMessage(Construct):
         key, value, layout = got["key"], got["value"], got[LAYOUT_KEY]
         if layout is None:
             as_written = not is_default(key_field.kind, key) and (
-                value is not None if value_field.explicit else not is_default(value_field.kind, value)
+                value is not None
+                if value_field.explicit
+                else not is_default(value_field.kind, value)
             )
         else:
             as_written = layout == (1, 2)

@@ -19,7 +19,13 @@ from runtime.spark.cdc import (  # noqa: F401
     merge_sql,
     resolved_watermark,
 )
-from runtime.spark.decode import CORRUPT_COL, ERROR_COL, INDEX_COL, decode, known_formats  # noqa: F401
+from runtime.spark.decode import (  # noqa: F401
+    CORRUPT_COL,
+    ERROR_COL,
+    INDEX_COL,
+    decode,
+    known_formats,
+)
 from runtime.spark.functions import from_wirespec, register_sql  # noqa: F401
 from runtime.spark.source import register as register_source
 

@@ -84,7 +84,9 @@ def known_formats() -> list[str]:
 
     import generated
 
-    return sorted(p.stem for p in Path(generated.__file__).parent.glob("*.py") if p.stem != "__init__")
+    return sorted(
+        p.stem for p in Path(generated.__file__).parent.glob("*.py") if p.stem != "__init__"
+    )
 
 
 @functools.cache
