@@ -18,7 +18,7 @@ import re
 
 from generator.emit.compiled_fused import MEMBER_RUNS_PRELUDE
 from generator.emit.compiled_support import NotCompiled
-from generator.emit.plan import Text, Valid
+from generator.emit.plan import Valid
 
 
 class ArrowLists:
@@ -117,19 +117,11 @@ class ArrowLists:
         var = step.var
         if kind != ("binary" if step.payload == "bytes" else "string"):
             raise NotCompiled(f"{var}: {step.payload} payloads in a {kind} column")
-        self.w.line(f"_uvarint(buf, &{var}_at, {step.end}, &{var}_u)")
-        length = f"_unzigzag({var}_u)" if step.zigzag else f"<int64_t>{var}_u"
-        self.w.line(f"{var}_len = {length}")
-        self.w.line(f"if {var}_len < 0:")
-        with self.w.indent():
-            self.w.line(f"{child}.null()")
-        self.w.line("else:")
-        with self.w.indent():
-            self.decline_if(f"{var}_len > {step.end} - pos")
-            item = Text(f"{var}_item", step.payload, step.end, step.encoding or "utf8")
-            self.text_value(item, "pos", f"<Py_ssize_t>{var}_len")
-            self.decline_if(f"put_scalar({child}, &{var}_item_s)")
-            self.w.line(f"pos += {var}_len")
+        self.payload_read(
+            step,
+            lambda: self.w.line(f"{child}.null()"),
+            lambda: self.decline_if(f"put_scalar({child}, &{var}_item_s)"),
+        )
 
     def members_read(self, var: str) -> tuple[str, str, str]:
         """A chunk's enum members are in its ``MapRun`` here (:meth:`chunk_body`)."""

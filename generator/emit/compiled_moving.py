@@ -290,18 +290,28 @@ class MovingSteps:
     def chunk_payload(self, step: Chunk) -> None:
         """One payload: its length read again (checked before), then its bytes at ``pos``."""
         var = step.var
+        self.payload_read(
+            step,
+            lambda: self.w.line(f"list_put({var}, {var}_i, None)"),
+            lambda: self.w.line(f"list_put({var}, {var}_i, {var}_item)"),
+        )
+
+    def payload_read(self, step: Chunk, put_null, put_item) -> None:
+        """A chunk's payload read at ``pos`` into ``<var>_item`` (a length of -1 is a null),
+        ``put_null``/``put_item`` writing the lines that keep it."""
+        var = step.var
         self.w.line(f"_uvarint(buf, &{var}_at, {step.end}, &{var}_u)")
         length = f"_unzigzag({var}_u)" if step.zigzag else f"<int64_t>{var}_u"
         self.w.line(f"{var}_len = {length}")
         self.w.line(f"if {var}_len < 0:")
         with self.w.indent():
-            self.w.line(f"list_put({var}, {var}_i, None)")
+            put_null()
         self.w.line("else:")
         with self.w.indent():
             self.decline_if(f"{var}_len > {step.end} - pos")
             item = Text(f"{var}_item", step.payload, step.end, step.encoding or "utf8")
             self.text_value(item, "pos", f"<Py_ssize_t>{var}_len")
-            self.w.line(f"list_put({var}, {var}_i, {var}_item)")
+            put_item()
             self.w.line(f"pos += {var}_len")
 
     def chunk_varint(self, step: Chunk) -> str:
