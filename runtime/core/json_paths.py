@@ -17,8 +17,8 @@ lists and strings log each read, and the last read is the value it could not tak
     ...     print(located(message_from_dict, form, err))
     rows[1].cells: expected a list, got int
 
-A converter names the form it is handed ``d`` (the generated ones do), which is how a
-value it refuses as a whole reads "expected an object" rather than "expected a list".
+A converter takes the form it reads as its first argument, which is how a value it refuses
+as a whole reads "expected an object" rather than "expected a list".
 """
 
 from __future__ import annotations
@@ -126,9 +126,12 @@ def _logged(value, at: str, log: _Log):
 
 
 def _expected(value, frame) -> str:
-    """What ``frame``'s converter wanted of ``value``: its whole form (``d``) is an object,
-    anything else it iterates is a list."""
-    return "an object" if frame is not None and frame.f_locals.get("d") is value else "a list"
+    """What ``frame``'s converter wanted of ``value``: its whole form (its first argument)
+    is an object, anything else it iterates is a list."""
+    if frame is None or not frame.f_code.co_argcount:
+        return "a list"
+    form = frame.f_locals.get(frame.f_code.co_varnames[0])
+    return "an object" if form is value else "a list"
 
 
 def _innermost(err: BaseException):
