@@ -157,3 +157,30 @@ def test_a_bool_is_not_an_enum_number():
     form = {"rows": [{"primary_key": [{"name": "a", "op": True}]}]}
     with pytest.raises(EncodeError, match=r"^rows\[0\]\.primary_key\[0\]\.op: True is not"):
         plainbuffer.from_dict(form)
+
+
+def _strings_list(form, at=""):
+    """The key path and parent of the first list of strings in a JSON form, or None."""
+    items = form.items() if isinstance(form, dict) else enumerate(form)
+    for key, value in items:
+        where = f"{at}[{key}]" if isinstance(key, int) else (f"{at}.{key}" if at else key)
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            return where, form, key
+        if isinstance(value, (dict, list)) and (found := _strings_list(value, where)):
+            return found
+    return None
+
+
+@pytest.mark.parametrize("fmt", ["avro_container", "parquet"])
+@pytest.mark.parametrize("wrong", ["ab", {"a": "b"}])
+def test_a_string_or_an_object_is_not_a_list_of_strings(fmt, wrong):
+    """A string or an object where a list of strings belongs was iterated as its characters
+    or keys: a list the user never wrote, built without a word."""
+    mod = importlib.import_module(f"generated.{fmt}")
+    sample = min((SAMPLES / fmt).glob("*.bin")).read_bytes()
+    form = mod.to_dict(mod.parse(sample))
+    where, parent, key = _strings_list(form)
+    parent[key] = wrong
+    with pytest.raises(EncodeError) as err:
+        mod.from_dict(form)
+    assert str(err.value).startswith(f"{where}: expected a list, got "), str(err.value)

@@ -616,7 +616,8 @@ class ModuleEmitter(SparkColumns):
             key = repr(field.name)
             value = f"{view}.from_json(d[{key}], {key})"
             if field.open_enum and (field.repeat is not None or field.type.kind == "chunk"):
-                value = f"[{view}.from_json(x, {key}) for x in d[{key}]]"  # names element-wise
+                items = f"rt_codec.list_from_json(d[{key}])"
+                value = f"[{view}.from_json(x, {key}) for x in {items}]"  # names element-wise
             if field.optional or field.condition or field.has_default or field.default_from:
                 return f"None if d.get({key}) is None else {value}"
             return value
@@ -643,9 +644,12 @@ class ModuleEmitter(SparkColumns):
         if field.repeat is not None:
             inner = self.from_json(ref, "item")
             # absent (None) when the condition does not hold, or nothing was kept (a new model)
+            items = f"rt_codec.list_from_json(d.get({key}))"  # a string is not a list
+            if ref.kind == "record":  # its from_dict refuses a character or a key, at no cost
+                items = f"d.get({key}) or ()"
             if field.condition or field.kept_of:
-                return f"None if d.get({key}) is None else [{inner} for item in d[{key}]]"
-            return f"[{inner} for item in d.get({key}) or []]"
+                return f"None if d.get({key}) is None else [{inner} for item in {items}]"
+            return f"[{inner} for item in {items}]"
         if field.optional or field.condition or field.has_default or field.default_from:
             return f"None if d.get({key}) is None else {self.from_json(ref, f'd[{key}]')}"
         if field.kept_of:  # None in a model made from values: nothing read to keep

@@ -422,6 +422,26 @@ def str_from_json(value, path: str = "", nullable: bool = False):
     raise EncodeError(f"expected {what}, got {value!r}", path=path)
 
 
+def list_from_json(value, absent_is_empty: bool = True) -> list | tuple:
+    """The items of a JSON list (None, an absent list, has none unless not
+    ``absent_is_empty``); anything else is refused, since a string or an object would
+    iterate as characters or keys, a list of something the user never wrote.
+
+    >>> list_from_json(["a", "b"]), list_from_json(None)
+    (['a', 'b'], ())
+    >>> list_from_json("ab")
+    Traceback (most recent call last):
+    runtime.core.errors.EncodeError: <model>: expected a list, got str
+    """
+    if value.__class__ is list:
+        return value
+    if value is None and absent_is_empty:
+        return ()
+    if isinstance(value, (list, tuple)):
+        return value
+    raise EncodeError(f"expected a list, got {kind(value)}")
+
+
 def bool_from_json(value, path: str = "") -> bool:
     """``value`` when it is true or false (not a number: JSON says which it means)."""
     if value is True or value is False:
