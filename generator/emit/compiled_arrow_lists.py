@@ -14,11 +14,8 @@ items read.
 
 from __future__ import annotations
 
-import re
-
-from generator.emit.compiled_fused import MEMBER_RUNS_PRELUDE
+from generator.emit.compiled_fused import MEMBER_RUNS_PRELUDE, list_emptiness
 from generator.emit.compiled_support import NotCompiled
-from generator.emit.plan import Valid
 
 
 class ArrowLists:
@@ -59,15 +56,7 @@ class ArrowLists:
             raise NotCompiled(f"{step.var}: a chunk of no column")
         kind, child = self.values[step.var]
         var, n, k = step.var, f"{step.var}_i", f"{step.var}_k"
-        if step.payload:  # the lengths checked first, as the model reader does
-            self.declare(f"{var}_at", "Py_ssize_t")
-            self.declare(f"{var}_len", "int64_t")
-            self.w.line(f"{var}_at = pos")
-            self.w.line(f"{n} = 0")
-            self.w.line(f"while {n} < {k}:")
-            with self.w.indent():
-                self.chunk_length(step)
-                self.w.line(f"{n} += 1")
+        self.payload_lengths(step)  # checked first, as the model reader does
         if step.enum and var not in self.loose:
             self.preludes.setdefault(MEMBER_RUNS_PRELUDE)
             self.declare(f"{var}_run", "MapRun")
@@ -130,11 +119,9 @@ class ArrowLists:
     def fixed(self, step, at: str, end: str) -> None:
         """``<list> != []`` (or ``==``) of a list read here is its count of items read, as
         the fused readers test it (its items are in the builders, not in a list)."""
-        emptiness = re.fullmatch(r"(\w+) (!=|==) \[\]", getattr(step, "expression", ""))
-        if not (isinstance(step, Valid) and emptiness and emptiness[1] in self.repeat_steps):
+        items = {var: repeat.item for var, repeat in self.repeat_steps.items()}
+        test = list_emptiness(step, items)
+        if test is None:
             super().fixed(step, at, end)
-            return
-        var, op = emptiness.groups()
-        n = f"{self.repeat_steps[var].item}_n"
-        test = f"{var} is None or {n} != 0" if op == "!=" else f"{var} is not None and {n} == 0"
-        self.decline_if(f"not ({test})")
+        else:
+            self.decline_if(f"not ({test})")

@@ -73,6 +73,22 @@ def _built(steps, var: str) -> dict[str, str]:
     raise NotCompiled(f"no model {var} built")
 
 
+def list_emptiness(step, items: dict) -> str | None:
+    """The C test of a ``<list> != []`` (or ``==``) check of a list the reader read
+    (``items``: its name -> its item's name), by the count of items read (the items are in
+    builders or runs, not in a list), or None for any other step.
+
+    >>> list_emptiness(Valid("rows != []"), {"rows": "row"})
+    'rows is None or row_n != 0'
+    """
+    emptiness = re.fullmatch(r"(\w+) (!=|==) \[\]", getattr(step, "expression", ""))
+    if not (isinstance(step, Valid) and emptiness and emptiness[1] in items):
+        return None
+    var, op = emptiness.groups()
+    n = f"{items[var]}_n"
+    return f"{var} is None or {n} != 0" if op == "!=" else f"{var} is not None and {n} == 0"
+
+
 class FusedSteps:
     """``_read_<record>`` (the source read and mapped) and ``_read_<record>_<group>`` of one
     ``map:`` (``record``: the :class:`compiled_mapping.MappedRecord` whose model
@@ -188,15 +204,11 @@ class FusedSteps:
         super().repeat(step)
 
     def fixed(self, step, at: str, end: str) -> None:
-        emptiness = re.fullmatch(r"(\w+) (!=|==) \[\]", getattr(step, "expression", ""))
-        if not (isinstance(step, Valid) and emptiness and emptiness[1] in self.list_items):
+        test = list_emptiness(step, self.list_items)
+        if test is None:
             super().fixed(step, at, end)
-            return
-        # a list (or None) the reader read: empty when it counted no items
-        var, op = emptiness.groups()
-        n = f"{self.list_items[var]}_n"
-        test = f"{var} is None or {n} != 0" if op == "!=" else f"{var} is not None and {n} == 0"
-        self.decline_if(f"not ({test})")
+        else:
+            self.decline_if(f"not ({test})")
 
     def python(self, expression: str) -> str:
         self.python_named.update(re.findall(r"\w+", expression))

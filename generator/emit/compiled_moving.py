@@ -226,15 +226,7 @@ class MovingSteps:
     def chunk_body(self, step: Chunk) -> None:
         """A chunk's elements, once its count ``<var>_k`` is read."""
         var, n, k = step.var, f"{step.var}_i", f"{step.var}_k"
-        if step.payload:
-            self.declare(f"{var}_at", "Py_ssize_t")
-            self.declare(f"{var}_len", "int64_t")
-            self.w.line(f"{var}_at = pos")
-            self.w.line(f"{n} = 0")
-            self.w.line(f"while {n} < {k}:")
-            with self.w.indent():
-                self.chunk_length(step)
-                self.w.line(f"{n} += 1")
+        self.payload_lengths(step)
         # as long as its count (no more than the bytes left): filled in place, not grown
         self.preludes.setdefault(REUSE_PRELUDE)
         self.w.line(f"{var} = PyList_New({k})")
@@ -286,6 +278,21 @@ class MovingSteps:
             self.decline_if(f"{var}_len < -1 or {var}_len > lim.max_string")
         else:
             self.decline_if(f"{var}_u > <uint64_t>lim.max_string")
+
+    def payload_lengths(self, step: Chunk) -> None:
+        """A payload chunk's lengths, each checked before any payload is read (from
+        ``<var>_at``, where :meth:`payload_read` reads them again)."""
+        if not step.payload:
+            return
+        var, n, k = step.var, f"{step.var}_i", f"{step.var}_k"
+        self.declare(f"{var}_at", "Py_ssize_t")
+        self.declare(f"{var}_len", "int64_t")
+        self.w.line(f"{var}_at = pos")
+        self.w.line(f"{n} = 0")
+        self.w.line(f"while {n} < {k}:")
+        with self.w.indent():
+            self.chunk_length(step)
+            self.w.line(f"{n} += 1")
 
     def chunk_payload(self, step: Chunk) -> None:
         """One payload: its length read again (checked before), then its bytes at ``pos``."""
