@@ -68,8 +68,9 @@ def field_values(t: dict):
     """Values of one model field described by ``t`` (a ``_STRATEGY_EVENTS`` entry).
 
     >>> from hypothesis import find
-    >>> find(field_values({"kind": "int", "flags": (0x01, 0x02, 0x80)}), lambda v: v > 0x80)
-    129
+    >>> flags = field_values({"kind": "int", "flags": (0x01, 0x02, 0x80)})
+    >>> find(flags, lambda v: v & 0x83 == 0x83)  # the flags OR-ed together
+    131
     >>> find(field_values({"kind": "str", "optional": True, "nonempty": True}), lambda v: v is not None)
     'id'
     """
