@@ -38,7 +38,6 @@ import hashlib
 import importlib
 import random
 import re
-import struct
 import sys
 import time
 import traceback
@@ -50,6 +49,7 @@ import runtime.core.fast as rt_fast
 from generator import ROOT
 from generator.cli.common import CliError
 from generator.cli.exactness import is_known
+from generator.cli.fuzz_seeds import builder_seeds, cut_seeds, join_pair, split_pair
 from generator.cli.target import format_help, load_codec
 from runtime.core.errors import DecodeError, EncodeError, did_you_mean
 from runtime.core.limits import Limits
@@ -141,18 +141,6 @@ def memory_bound(size: int) -> int:
 
 
 # -- targets ------------------------------------------------------------------------------
-
-
-def split_pair(data: bytes) -> tuple[bytes, bytes]:
-    """An Open Protocol fuzz input as (key, value): ``u32be(len(key)) + key + value``."""
-    if len(data) < 4:
-        return data, b""
-    (n,) = struct.unpack_from(">I", data)
-    return data[4 : 4 + n], data[4 + n :]
-
-
-def join_pair(key: bytes, value: bytes) -> bytes:
-    return struct.pack(">I", len(key)) + key + value
 
 
 def _columns_as_written(message: dict) -> dict:
@@ -320,47 +308,21 @@ def sample_seeds(fmt: str, record: str) -> list[bytes]:
     return out
 
 
-def builder_seeds(fmt: str, record: str, count: int = 12, seed: int = 0) -> list[bytes]:
-    """Messages the module's builder writes from models its ``strategies`` draws
-    (deterministic for a seed); empty when the module has no strategies or hypothesis is
-    not installed."""
-    mod = module(fmt)
-    if not hasattr(mod, "strategies"):
-        return []
-    try:
-        from hypothesis import HealthCheck, Phase, given, settings
-        from hypothesis import seed as hseed
-    except ImportError:  # pragma: no cover - hypothesis is a test extra
-        return []
-    table = getattr(mod, "_STRATEGY_RECORDS", {})
-    entry = table.get(record, {})
-    if entry.get("needs_parent") or entry.get("no_strategy"):
-        return []  # drawn only inside its enclosing record, or from the format's own events
-    strategy = mod.strategies(record)
-    kafka = getattr(mod, "KAFKA_RECORD", None) == record
-    out: list[bytes] = []
-
-    @hseed(seed)
-    @settings(
-        max_examples=count,
-        database=None,
-        phases=[Phase.generate],
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(strategy)
-    def collect(model):
-        data = join_pair(*mod.build_pair(model)) if kafka else mod.build(model, record)
-        if data not in out:
-            out.append(data)
-
-    collect()
-    return out
-
-
 def seeds(fmt: str, record: str, seed: int = 0) -> list[bytes]:
+    """The fuzzer's first inputs of ``record``: the shipped samples that parse as it and
+    messages built from drawn models; else its instances in the other records' (cut out,
+    :func:`cut_seeds`) that parse on their own. None for a record that reads its enclosing
+    record's fields (Craft's ``header``): :func:`run` fuzzes it inside that record."""
     found = sample_seeds(fmt, record) + builder_seeds(fmt, record, seed=seed)
-    return found or [b""]
+    if found:
+        return found
+    models = []
+    for other in records(fmt):
+        t = target(fmt, other)
+        own = [] if other == record else sample_seeds(fmt, other) + builder_seeds(fmt, other)
+        models.extend(t.parse(data) for data in own if _parses(t, data))
+    t = target(fmt, record)
+    return [data for data in cut_seeds(module(fmt), record, models) if _parses(t, data)]
 
 
 # -- mutators -----------------------------------------------------------------------------
@@ -712,14 +674,16 @@ def run(
 ) -> Report:
     """Fuzz ``record`` (or every record of ``fmt``) for ``seconds`` in all; ``progress``
     gets the report so far and the seconds spent, every :data:`PROGRESS_EVERY` seconds."""
-    names = [record] if record else records(fmt)
-    report = Report(fmt, names)
-    rng = random.Random(seed)
     targets = []
-    for name in names:
+    for name in [record] if record else records(fmt):
         t = target(fmt, name)
         t.seeds = seeds(fmt, name, seed)
-        targets.append(t)
+        if t.seeds:  # (none: a record that reads its enclosing record's, fuzzed inside it)
+            targets.append(t)
+    if not targets:
+        raise CliError(f"{fmt}: {record} reads its enclosing record's fields: fuzz that record")
+    report = Report(fmt, [t.record for t in targets])
+    rng = random.Random(seed)
     corpora = {t.record: list(t.seeds) for t in targets}
     started = time.perf_counter()
     deadline = started + seconds
