@@ -14,7 +14,7 @@ timed ones of ``python -m benchmarks`` within about 0.1x (benchmarks/README.md).
     python -m benchmarks.instructions --only open_protocol [--n 500]
     python -m benchmarks.instructions --only calls [--n 2000]
     python -m benchmarks.instructions --only thrift [--n 400]
-    python -m benchmarks.instructions --only arrow [--n 2048]
+    python -m benchmarks.instructions --only arrow [--n 2048] [--collect '__pyx_pw_*write_arrow']
 
 ``--only mysql``: ``parse`` (the compiled tier when built) of the tagged GTID seed event, of
 100 distinct events in turn, and of binlog files of 100 seed events (per event), with the
@@ -339,7 +339,7 @@ def _seed_messages(fmt: str, record: str) -> list[bytes]:
     from pyspark.sql.pandas.types import to_arrow_schema
 
     from generator.cli.fuzz import seeds
-    from runtime.spark.decode import codec, load_module
+    from runtime.spark.decode import codec
 
     c = codec(fmt, record)
     row = pa.struct(list(to_arrow_schema(c.full_schema(), timezone="UTC")))
@@ -348,15 +348,6 @@ def _seed_messages(fmt: str, record: str) -> list[bytes]:
         suffix = ".key" if record == "key_frames" else ".value"
         folder = Path(__file__).resolve().parent.parent / "samples" / fmt
         found += [p.read_bytes() for p in sorted(folder.glob("*" + suffix))]
-    if (fmt, record) == ("ticdc_craft", "column_group"):  # read inline: cut out of the frames
-        mod = load_module(fmt)
-        frames = [mod.parse(data, "frame") for data in seeds(fmt, "frame")]
-        found += [
-            mod.build(group, record)
-            for wire in frames
-            for body in wire.bodies
-            for group in body.column_groups or ()
-        ]
     good = []
     for data in found:
         try:
@@ -499,32 +490,38 @@ def _decode(workload: str, decoder: str, n: int) -> None:
         fn(payloads[i % 64])
 
 
-def _instructions(workload: str, decoder: str, n: int) -> int:
+def _instructions(workload: str, decoder: str, n: int, collect: str | None = None) -> int:
     pure = {"WIRESPEC_PURE_PYTHON": "1"} if decoder in ("quick", "events", "encode", "pure") else {}
     args = ["-m", "benchmarks.instructions", "--run", workload, decoder, str(n)]
-    return instructions_of(args, pure)
+    return instructions_of(args, pure, collect=collect)
 
 
-def instructions_of(args: list[str], extra_env: dict | None = None, cwd=None) -> int:
+def instructions_of(args: list[str], extra_env: dict | None = None, cwd=None, collect=None) -> int:
     """The instructions ``python *args`` runs (in ``cwd``), by cachegrind, with
-    PYTHONHASHSEED=0: the one cachegrind invocation every instruction benchmark uses."""
+    PYTHONHASHSEED=0: the one cachegrind invocation every instruction benchmark uses.
+    ``collect``: only those inside the C functions of that name (wildcards allowed), by
+    callgrind's ``--toggle-collect`` (this valgrind's cachegrind has no such option): the
+    imports and start-up, which vary by 1-2 % of a small workload's figure between runs,
+    are not counted."""
     env = dict(os.environ, PYTHONHASHSEED="0", **(extra_env or {}))
     # numpy's BLAS thread (the tablestore SDK imports numpy) otherwise spins
     env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    cmd = [
-        "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-        sys.executable, *args,
-    ]  # fmt: skip
+    tool = ["--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    if collect:
+        tool = ["--tool=callgrind", "--callgrind-out-file=/dev/null", f"--toggle-collect={collect}"]
+    cmd = ["valgrind", *tool, sys.executable, *args]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True, cwd=cwd)
-    return int(re.search(r"I\s+refs:\s+([\d,]+)", out.stderr).group(1).replace(",", ""))
+    counted = r"Collected\s*:\s*([\d,]+)" if collect else r"I\s+refs:\s+([\d,]+)"
+    return int(re.search(counted, out.stderr).group(1).replace(",", ""))
 
 
-def _per(workload: str, decoder: str, n: int) -> float:
+def _per(workload: str, decoder: str, n: int, collect: str | None = None) -> float:
     """Instructions of one decode: a run of ``n`` less a run of none."""
-    return (_instructions(workload, decoder, n) - _instructions(workload, decoder, 0)) / n
+    runs = [_instructions(workload, decoder, k, collect) for k in (n, 0)]
+    return (runs[0] - runs[1]) / n
 
 
-def _table(workloads, decoders, n: int, unit: str) -> None:
+def _table(workloads, decoders, n: int, unit: str, collect: str | None = None) -> None:
     print(f"| workload | decoder | instructions/{unit} |")
     print("|---|---|---:|")
     for workload in workloads:
@@ -533,7 +530,7 @@ def _table(workloads, decoders, n: int, unit: str) -> None:
                 continue
             if workload == "op-rows64" and d != "encode":
                 continue
-            print(f"| {workload} | {d} | {_per(workload, d, n):,.0f} |")
+            print(f"| {workload} | {d} | {_per(workload, d, n, collect):,.0f} |")
 
 
 def main(argv=None) -> int:
@@ -558,6 +555,11 @@ def main(argv=None) -> int:
         "--decoders", default=",".join(CRAFT_DECODERS), help="--only craft: these, comma-separated"
     )
     ap.add_argument("--workloads", help="--only arrow: these of ARROW_WORKLOADS, comma-separated")
+    ap.add_argument(
+        "--collect",
+        help="--only arrow: count only what runs inside these C functions (callgrind's"
+        " --toggle-collect), e.g. '__pyx_pw_*write_arrow': write_arrow alone",
+    )
     ap.add_argument("--run", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.run:
@@ -590,7 +592,8 @@ def main(argv=None) -> int:
         with tempfile.NamedTemporaryFile(suffix=".pickle") as inputs:
             _arrow_inputs(inputs.name, workloads)
             os.environ[_ARROW_INPUT] = inputs.name
-            _table(workloads, ARROW_DECODERS, max(args.n, 2048), "message")
+            decoders = ["write_arrow"] if args.collect else ARROW_DECODERS
+            _table(workloads, decoders, max(args.n, 2048), "message", args.collect)
         return 0
     if args.only == "open_protocol":
         _table(OPEN_PROTOCOL_WORKLOADS, OPEN_PROTOCOL_DECODERS, max(args.n, 500), "message")
