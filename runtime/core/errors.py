@@ -19,6 +19,8 @@ sub-stream (a size-prefixed field, say) shifts them to absolute offsets with
 from __future__ import annotations
 
 import difflib
+import enum
+import reprlib
 
 
 class WirespecError(Exception):
@@ -51,6 +53,37 @@ class _PathError(WirespecError):
             self._segments.append(f"[{index}]")
         if name:
             self._segments.append(name)
+
+    def add_key(self, key) -> None:
+        """Prepend a map's key, as Python would look it up (a long key shortened):
+        ``add_key("k")`` turns ``value`` into ``['k'].value``, and ``add_path("prefs")``
+        then into ``prefs['k'].value``; an enum member reads ``[Color.RED]``.
+
+        >>> err = EncodeError("expected str, got int"); err.add_key("k"); err.add_path("prefs")
+        >>> str(err)
+        "prefs['k']: expected str, got int"
+        """
+        if isinstance(key, enum.Enum):
+            text = f"{type(key).__name__}.{key.name}"
+        else:
+            text = reprlib.repr(key)
+        self._segments.append(f"[{text}]")
+
+    def add_element(self, items, item, start: int = 0) -> None:
+        """Prepend the index of ``item`` in ``items`` (from ``start``), found by identity:
+        a writer's loop over a list keeps no counter, so the index of the element it failed
+        on is looked for only once it has failed (an earlier element that is the same object
+        would have failed first). Nothing when it is not there.
+
+        >>> cells = [1.5, "x", 2.5]
+        >>> err = EncodeError("expected a number"); err.add_element(cells, cells[1]); err.add_path("cells")
+        >>> err.path
+        'cells[1]'
+        """
+        for index, x in enumerate(items):
+            if x is item and index >= start:
+                self._segments.append(f"[{index}]")
+                return
 
 
 class DecodeError(_PathError):
