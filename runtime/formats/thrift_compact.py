@@ -631,9 +631,7 @@ def enc_element(err: Exception, items, item) -> EncodeError:
     >>> str(enc_element(enc_element(EncodeError("expected str, got int"), tags, tags[1]), [tags], tags))
     '[0][1]: expected str, got int'
     """
-    err = _as_encode_error(err)
-    err.add_element(items, item)
-    return err
+    return _as_encode_error(err).add_element(items, item)
 
 
 def enc_key(err: Exception) -> EncodeError:
@@ -650,9 +648,7 @@ def enc_entry(err: Exception, key) -> EncodeError:
     >>> str(enc_entry(enc_key(EncodeError("expected str, got int")), 5))
     '[5]: key: expected str, got int'
     """
-    err = _as_encode_error(err)
-    err.add_key(key)
-    return err
+    return _as_encode_error(err).add_key(key)
 
 
 # -- JSON form -------------------------------------------------------------------------
