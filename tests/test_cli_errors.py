@@ -39,7 +39,9 @@ def files(tmp_path):
     (tmp_path / "address.json").write_text('{"street": "a", "city": "b"}')
     (tmp_path / "typo.json").write_text('{"header": 117, "rowz": []}')
     (tmp_path / "wrongtype.json").write_text('{"rows": [{}, {"primary_key": 7}]}')
-    (tmp_path / "wrongthrift.json").write_text('{"addresses": [{"street": "a"}, {"zip": 5}]}')
+    (tmp_path / "wrongthrift.json").write_text(
+        '{"id": 1, "name": "n", "addresses": [{"street": "a"}, {"zip": 5}]}'
+    )
     (tmp_path / "bad.thrift").write_bytes(b"\xff\xfe struct")
     (tmp_path / "includes.thrift").write_text('include "absent.thrift"\nstruct A { 1: i32 x }\n')
     (tmp_path / "typo.thrift").write_text("struct A {\n  1: i32 x\n  2: strin y\n}\n")

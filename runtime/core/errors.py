@@ -19,6 +19,8 @@ sub-stream (a size-prefixed field, say) shifts them to absolute offsets with
 from __future__ import annotations
 
 import difflib
+import enum
+import reprlib
 
 
 class WirespecError(Exception):
@@ -52,6 +54,39 @@ class _PathError(WirespecError):
         if name:
             self._segments.append(name)
 
+    def add_key(self, key) -> _PathError:
+        """Prepend a map's key, as Python would look it up (a long key shortened):
+        ``add_key("k")`` turns ``value`` into ``['k'].value``, and ``add_path("prefs")``
+        then into ``prefs['k'].value``; an enum member reads ``[Color.RED]``. Returns the error.
+
+        >>> err = EncodeError("expected str, got int").add_key("k"); err.add_path("prefs")
+        >>> str(err)
+        "prefs['k']: expected str, got int"
+        """
+        if isinstance(key, enum.Enum):
+            text = f"{type(key).__name__}.{key.name}"
+        else:
+            text = reprlib.repr(key)
+        self._segments.append(f"[{text}]")
+        return self
+
+    def add_element(self, items, item, start: int = 0) -> _PathError:
+        """Prepend the index of ``item`` in ``items`` (from ``start``), found by identity:
+        a writer's loop over a list keeps no counter, so the index of the element it failed
+        on is looked for only once it has failed (an earlier element that is the same object
+        would have failed first). Nothing when it is not there. Returns the error.
+
+        >>> cells = [1.5, "x", 2.5]
+        >>> err = EncodeError("expected a number").add_element(cells, cells[1]); err.add_path("cells")
+        >>> err.path
+        'cells[1]'
+        """
+        for index, x in enumerate(items):
+            if x is item and index >= start:
+                self._segments.append(f"[{index}]")
+                break
+        return self
+
 
 class DecodeError(_PathError):
     """Bytes that do not match the format.
@@ -81,6 +116,18 @@ class LimitError(DecodeError):
 
 class EncodeError(_PathError):
     """A model that cannot be written (a value out of range, a missing field, ...)."""
+
+    @classmethod
+    def of(cls, err: Exception, prefix: str = "") -> EncodeError:
+        """``err``, a failure while writing, as an EncodeError (itself, or one with the
+        message of what Python raised), its message after ``prefix``.
+
+        >>> str(EncodeError.of(OverflowError("int too big to convert"), "key: "))
+        '<model>: key: int too big to convert'
+        """
+        err = err if isinstance(err, EncodeError) else cls(str(err))
+        err.message = prefix + err.message
+        return err
 
     def __str__(self) -> str:
         return f"{self.path or '<model>'}: {self.message}"

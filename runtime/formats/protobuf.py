@@ -81,6 +81,8 @@ _MASK32, _MASK64 = 2**32 - 1, 2**64 - 1
 
 _F32, _F64 = Float32Struct("<"), struct.Struct("<d")  # a float NaN keeps its payload
 _U32, _S32, _U64, _S64 = (struct.Struct(f) for f in ("<I", "<i", "<Q", "<q"))
+# What writing a bad value raises: an EncodeError, given the path of the value on the way out
+_WRITE_ERRORS = (EncodeError, TypeError, ValueError, OverflowError, struct.error)
 
 # Scalar -> (wire type, (lo, hi) of an integer, default value). Integers decode from the
 # varint's value; fixed types and floats from their bytes; string/bytes from a LEN slice.
@@ -582,20 +584,24 @@ class ProtobufMessage(Construct):
                     self._write_one(f, values[f.name][i], out)
                     cursors[f.name] = i + 1
                 else:
-                    payload = bytearray()
-                    for value in values[f.name][i : i + count]:
-                        self._write_payload(f, value, payload)
+                    payload, elements = bytearray(), values[f.name][i : i + count]
+                    try:
+                        for value in elements:
+                            self._write_payload(f, value, payload)
+                    except _WRITE_ERRORS as err:  # its index found now: the loop keeps none
+                        raise EncodeError.of(err).add_element(values[f.name], value, i) from None
                     cursors[f.name] = i + count
                     out += f.len_key
                     out += write_uvarint(len(payload))
                     out += payload
             else:
                 self._write_one(f, values[f.name], out)
-        except EncodeError as err:
+        except _WRITE_ERRORS as err:
+            err = EncodeError.of(err)
+            if count is None and f.repeated is not None and f.kind != "map":
+                err.add_path(index=cursors[f.name])  # not moved on: the element's
             err.add_path(f.name)
-            raise
-        except (TypeError, ValueError, OverflowError, struct.error) as err:
-            raise EncodeError(str(err), path=f.name) from None
+            raise err from None
 
     def _reads_as(self, kept: bytes, f: PbField, count, written: bytearray) -> bool:
         """Whether ``kept``, a record of ``f`` as it was read (in a form encode does not
@@ -731,15 +737,13 @@ class ProtobufMessage(Construct):
         key_field, value_field = self.entries[f.number]
         payload = bytearray()
         try:
-            self._write_one(key_field, key, payload)
-        except EncodeError as err:
-            err.add_path("key")
-            raise
-        try:
+            try:
+                self._write_one(key_field, key, payload)
+            except _WRITE_ERRORS as err:
+                raise EncodeError.of(err, "key: ") from None
             self._write_one(value_field, value, payload)
-        except EncodeError as err:
-            err.add_path("value")
-            raise
+        except _WRITE_ERRORS as err:
+            raise EncodeError.of(err).add_key(key) from None
         out += f.key
         out += write_uvarint(len(payload))
         out += payload

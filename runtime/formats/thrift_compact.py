@@ -604,15 +604,51 @@ def uuid_bytes(v) -> bytes:
     raise EncodeError(f"expected a uuid.UUID, got {v!r}")
 
 
+def _as_encode_error(err: Exception) -> EncodeError:
+    if isinstance(err, EncodeError):
+        return err
+    if isinstance(err, RecursionError):
+        return EncodeError("model nests too deep (a cycle?)")
+    return EncodeError(f"cannot write {type(err).__name__}: {err}")
+
+
 def enc_field(err: Exception, name: str, index: int | None = None) -> EncodeError:
     """An :class:`EncodeError` for a failure while writing field ``name``."""
-    if not isinstance(err, EncodeError):
-        if isinstance(err, RecursionError):
-            err = EncodeError("model nests too deep (a cycle?)")
-        else:
-            err = EncodeError(f"cannot write {type(err).__name__}: {err}")
+    err = _as_encode_error(err)
     err.add_path(name, index=index)
     return err
+
+
+# A writer's loops keep no counter: the place of the element or entry that failed is added
+# on the way out (the read side's at_index), so a model that writes pays nothing for it.
+
+
+def enc_element(err: Exception, items, item) -> EncodeError:
+    """:func:`enc_field` of a failure while writing ``item``, an element of the list (or
+    set) ``items``: its index.
+
+    >>> tags = ["a", 5]
+    >>> str(enc_element(enc_element(EncodeError("expected str, got int"), tags, tags[1]), [tags], tags))
+    '[0][1]: expected str, got int'
+    """
+    return _as_encode_error(err).add_element(items, item)
+
+
+def enc_key(err: Exception) -> EncodeError:
+    """:func:`enc_field` of a failure while writing a map's key (:func:`enc_entry` then
+    says which)."""
+    err = _as_encode_error(err)
+    err.message = f"key: {err.message}"
+    return err
+
+
+def enc_entry(err: Exception, key) -> EncodeError:
+    """:func:`enc_field` of a failure while writing the entry of ``key`` of a map.
+
+    >>> str(enc_entry(enc_key(EncodeError("expected str, got int")), 5))
+    '[5]: key: expected str, got int'
+    """
+    return _as_encode_error(err).add_key(key)
 
 
 # -- JSON form -------------------------------------------------------------------------
@@ -644,6 +680,19 @@ def text_from_json(v):
     if isinstance(v, dict) and set(v) == {"$hex"}:
         return bytes.fromhex(v["$hex"])
     raise EncodeError(f"expected a string, got {v!r}")
+
+
+def required_unset(d: dict, name: str) -> EncodeError:
+    """What ``from_dict`` says of a form whose required field ``name`` is absent or null:
+    only a ``required`` field must be set (a default-requiredness one may be left out, as
+    Apache's writers and ``build`` leave it), and ``build`` would refuse the model.
+
+    >>> str(required_unset({}, "id")), str(required_unset({"id": None}, "id"))
+    ("<model>: missing key 'id' (the field is required)", '<model>: expected a value, got null (the field is required)')
+    """
+    if name in d:
+        return EncodeError("expected a value, got null (the field is required)")
+    return EncodeError(f"missing key {name!r} (the field is required)")
 
 
 def bool_from_json(v):

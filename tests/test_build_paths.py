@@ -1,0 +1,246 @@
+"""A model that ``build`` refuses names the value it could not write by its whole path, list
+indices and map keys included (``kids[1].kids[0].value``, ``subtotals['b'].nanos``), in
+Thrift and protobuf, with the same text in both tiers (the compiled writers decline a model
+they cannot write, and the Python writer says why). A Thrift JSON form without a
+``required`` field is refused by ``from_dict`` at its key path; a field of default
+requiredness may be left out, as Apache's writers leave it out.
+
+The suite runs this file with the compiled tier and with ``WIRESPEC_PURE_PYTHON=1``; each
+test also holds ``build`` (the compiled tier first, when built) to the Python writer's
+error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from thrift_support import codec
+
+from generated import parquet
+from generated import protobuf_wire as pw
+from generated import thrift_compact as tc
+from runtime.core.errors import EncodeError
+from runtime.formats import thrift_compact as rt
+
+SHAPES = codec()
+ORDER = pw.RECORDS["order"]
+SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "protobuf_wire"
+
+
+def thrift_refusal(module, model) -> str:
+    """``build``'s error, held equal to the Python writer's."""
+    with pytest.raises(EncodeError) as built:
+        module.build(model)
+    with pytest.raises(EncodeError) as written:
+        rt.build_with(module._WRITERS[type(model).__name__], model)
+    assert str(built.value) == str(written.value)
+    return str(built.value)
+
+
+def protobuf_refusal(model) -> str:
+    """``build``'s error, held equal to the Python writer's; the compiled writer declines."""
+    with pytest.raises(EncodeError) as built:
+        pw.build(model)
+    with pytest.raises(EncodeError) as written:
+        ORDER.write_exact(model, bytearray())
+    assert str(built.value) == str(written.value)
+    if ORDER.compiled is not None:
+        out = bytearray()
+        assert not ORDER.compiled.try_write(model, out) and not out
+    return str(built.value)
+
+
+# -- Thrift: build -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "text"),
+    [
+        (
+            tc.User(id=1, name="x", addresses=[tc.Address("a"), tc.Address(street=5)]),
+            "addresses[1].street: expected str, got int",
+        ),
+        (tc.User(id=1, name="x", tags=["a", "b", 7]), "tags[2]: expected str, got int"),
+        (tc.User(id=1, name="x", prefs={"a": "b", "k": 5}), "prefs['k']: expected str, got int"),
+        (tc.User(id=1, name="x", prefs={"a": "b", 5: "x"}), "prefs[5]: key: expected str, got int"),
+        (
+            SHAPES.Node(
+                value=1, kids=[SHAPES.Node(value=2), SHAPES.Node(value=3, kids=[SHAPES.Node()])]
+            ),
+            "kids[1].kids[0].value: required field is not set",
+        ),
+        (
+            SHAPES.Node(value=1, tail=SHAPES.Node(kids=[SHAPES.Node()])),
+            "tail.value: required field is not set",
+        ),
+        (
+            SHAPES.Maps(mm={"a": {1: ["x"], 2: ["y", 3]}}),
+            "mm['a'][2][1]: expected str, got int",
+        ),
+        (
+            SHAPES.Maps(by_id={5: SHAPES.Inner(a=2**40)}),
+            "by_id[5].a: zigzag varint 1099511627776 is out of range for int32",
+        ),
+        (
+            SHAPES.Lists(nested=[[1], [2, 2**40]]),
+            "nested[1][1]: zigzag varint 1099511627776 is out of range for int32",
+        ),
+        (
+            SHAPES.Holder(id=1, all=SHAPES.AllTypes(f_i64=1, f_bytemap={300: True})),
+            "all.f_bytemap[300]: key: i8 300 is out of range",
+        ),
+        (
+            SHAPES.Holder(id=1, all=SHAPES.AllTypes(f_i64=1, f_bytes=[1, 2, 300])),
+            "all.f_bytes[2]: i8 300 is out of range",
+        ),
+    ],
+)
+def test_thrift_build_errors_name_indices_and_keys(model, text):
+    assert thrift_refusal(SHAPES if type(model).__module__ != tc.__name__ else tc, model) == text
+
+
+def test_thrift_map_keys_read_as_python_would_look_them_up():
+    by_color = SHAPES.Maps(by_color={SHAPES.Color.RED: 1.0, SHAPES.Color.BLUE: "x"})
+    assert thrift_refusal(SHAPES, by_color).startswith("by_color[Color.BLUE]: ")
+    long_key = SHAPES.Holder(id=1, all=SHAPES.AllTypes(f_i64=1, f_map={"k" * 100: "x"}))
+    path = thrift_refusal(SHAPES, long_key).split(": ")[0]
+    assert path.startswith("all.f_map['kkk") and "..." in path and len(path) < 50
+
+
+def test_thrift_index_of_an_element_that_repeats_is_its_first():
+    """The index is found by identity once the write failed: the same object earlier in the
+    list would have failed there."""
+    bad = SHAPES.Node()
+    model = SHAPES.Node(value=1, kids=[SHAPES.Node(value=2), bad, bad])
+    assert thrift_refusal(SHAPES, model) == "kids[1].value: required field is not set"
+
+
+def test_thrift_struct_laid_out_as_read_names_the_element():
+    """A parsed struct keeps its wire layout (ids out of order here): its own writer, which
+    the compiled tier leaves to Python, names the element too."""
+    data = bytes.fromhex("29 3c 150400 150600 150800" "05 02 02" "00")  # kids, then value
+    node = SHAPES.parse(data, "Node")
+    assert node.wire_layout is not None and SHAPES.build(node) == data
+    node.kids[2].value = "x"
+    assert thrift_refusal(SHAPES, node).startswith("kids[2].value: ")
+
+
+def test_thrift_message_body_paths():
+    body = tc.get_user_result(success=tc.User(id=1, name="x", tags=["a", None]))
+    message = tc.Message("get_user", tc.MessageType.REPLY, 1, body)
+    with pytest.raises(
+        EncodeError, match=r"^body\.success\.tags\[1\]: expected str, got NoneType$"
+    ):
+        tc.build(message)
+
+
+# -- Thrift: from_dict of a form without a required field -----------------------------------
+
+
+def test_from_dict_refuses_an_absent_required_field_at_its_key_path():
+    form = {"value": 1, "kids": [{"value": 2}, {"value": 3, "kids": [{}]}]}
+    with pytest.raises(EncodeError) as info:
+        SHAPES.from_dict(form, "Node")
+    assert str(info.value) == "kids[1].kids[0].value: missing key 'value' (the field is required)"
+    form["kids"][1]["kids"][0]["value"] = None
+    with pytest.raises(EncodeError) as info:
+        SHAPES.from_dict(form, "Node")
+    assert (
+        str(info.value)
+        == "kids[1].kids[0].value: expected a value, got null (the field is required)"
+    )
+    with pytest.raises(EncodeError, match=r"^name: missing key 'name' \(the field is required\)$"):
+        tc.from_dict({"id": 1}, "User")
+    with pytest.raises(EncodeError, match=r"^all\.f_i64: missing key 'f_i64'"):
+        SHAPES.from_dict({"id": 1, "all": {}}, "Holder")
+
+
+def test_from_dict_leaves_default_and_optional_fields_out():
+    """Only ``required`` must be set: ``city`` (default requiredness) and ``zip`` (optional)
+    may be absent, and build leaves them out, as Apache's writers do."""
+    user = tc.from_dict({"id": 1, "name": "x", "addresses": [{"street": "a"}]}, "User")
+    assert user.addresses == [tc.Address("a")]
+    assert tc.parse(tc.build(user), "User") == user
+
+
+def test_from_dict_refuses_what_build_would_refuse_in_a_message_and_a_footer():
+    form = tc.to_dict(
+        tc.parse(
+            tc.build(
+                tc.Message("get_user", 2, 1, tc.get_user_result(success=tc.User(id=1, name="x")))
+            ),
+            "message",
+            body="get_user_result",
+        )
+    )
+    del form["body"]["success"]["id"]
+    with pytest.raises(EncodeError, match=r"^body\.success\.id: missing key 'id'"):
+        tc.from_dict(form, "message", body="get_user_result")
+    footer = parquet.to_dict(parquet.FileMetaData(version=2, schema=[], num_rows=0, row_groups=[]))
+    del footer["num_rows"]
+    with pytest.raises(
+        EncodeError, match=r"^num_rows: missing key 'num_rows' \(the field is required\)$"
+    ):
+        parquet.from_dict(footer, "FileMetaData")
+
+
+def test_a_model_made_without_a_required_field_still_fails_at_build():
+    user = tc.User(name="x")
+    with pytest.raises(EncodeError, match=r"^id: required field is not set$"):
+        tc.build(user)
+    assert thrift_refusal(tc, tc.User(id=1)) == "name: required field is not set"
+
+
+# -- protobuf ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "text"),
+    [
+        (
+            pw.Order(items=[pw.LineItem(), pw.LineItem(unit_price=pw.Money(units="x"))]),
+            "items[1].unit_price.units: int64 needs an integer, got str",
+        ),
+        (
+            pw.Order(items=[pw.LineItem(labels=["a", b"b"])]),
+            "items[0].labels[1]: a string needs str, got bytes",
+        ),
+        (pw.Order(tags=["a", 5]), "tags[1]: a string needs str, got int"),
+        (  # packed: one record of every element
+            pw.Order(ratings=[1, 2, 2**40]),
+            "ratings[2]: int32 value 1099511627776 is not in -2147483648..2147483647",
+        ),
+        (pw.Order(coupon_ids=[1, -1]), "coupon_ids[1]: fixed32 value -1 is not in 0..4294967295"),
+        (
+            pw.Order(subtotals={"a": pw.Money(), "b": pw.Money(nanos="x")}),
+            "subtotals['b'].nanos: sfixed32 needs an integer, got str",
+        ),
+        (pw.Order(subtotals={"a": None}), "subtotals['a']: a message element cannot be None"),
+        (
+            pw.Order(attributes={"a": "b", 3: "x"}),
+            "attributes[3]: key: a string needs str, got int",
+        ),
+        (pw.Order(attributes={"a": "b", "c": 3}), "attributes['c']: a string needs str, got int"),
+    ],
+)
+def test_protobuf_build_errors_name_indices_and_keys(model, text):
+    assert protobuf_refusal(model) == text
+
+
+def test_protobuf_layout_kept_names_the_element():
+    """A parsed message written by its layout names the element it could not write."""
+    data = bytes.fromhex("a201020102" "a2010103")  # ratings packed in two records: [1, 2], [3]
+    order = pw.parse(data)
+    assert order.wire_layout == ((20, 2), (20, 1)) and pw.build(order) == data
+    order.ratings[2] = "x"
+    assert protobuf_refusal(order) == "ratings[2]: int32 needs an integer, got str"
+    order.ratings[2] = 3
+    order.ratings[1] = 2**40
+    assert protobuf_refusal(order).startswith("ratings[1]: ")
+
+
+def test_protobuf_samples_still_write():
+    for path in sorted(SAMPLES.glob("*.bin")):
+        data = path.read_bytes()
+        assert pw.build(pw.parse(data)) == data
