@@ -27,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 from generator import ROOT
+from generator.emit.generate import compiled_beside
 from runtime.core import build_record
 
 
@@ -93,8 +94,6 @@ def build_all(out_dir: Path, pyx_files: list[Path]) -> list[tuple[Path, str, str
     ``(path, status, why)``, status ``fresh`` or ``built`` (the extension's path), or ``not
     built`` (the ``.pyx``, and why). Under ``WIRESPEC_PURE_PYTHON=1`` they are built all the
     same (the tier is chosen at import)."""
-    from generator.emit.generate import compiled_beside
-
     beside = compiled_beside(out_dir)
     outcomes = []
     for pyx in pyx_files:
