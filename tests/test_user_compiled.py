@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from generator.cli.main import main
+from generator.emit.generate import render_spec_outputs
 from generator.emit.user_build import extension_path
 from generator.emit.user_spec import import_spec
 from runtime.core import build_record, tier
@@ -131,3 +132,18 @@ def test_check_and_compiled_do_not_go_together(tutorial, capsys):
     specs = str(tutorial[0].parent)
     assert main(["generate", "--specs", specs, "--out", specs, "--check", "--compiled"]) == 2
     assert "leave out --compiled" in capsys.readouterr().err
+
+
+def test_outside_generated_only_the_compiled_binding_differs(tutorial, tmp_path):
+    """A user's module and .pyx are the shipped rendering, spec text escaped as there
+    (tests/test_spec_hostile.py): the .pyx is the same text, the module one line apart."""
+    spec = tmp_path / tutorial[0].name
+    hostile = '\'\'\'"""\\\n# x\nimport os; os.system("true")'
+    spec.write_text(tutorial[0].read_text().replace("Records back to back.", json.dumps(hostile)))
+    _, shipped, shipped_pyx = render_spec_outputs(spec)
+    _, user, user_pyx = render_spec_outputs(spec, beside=True)
+    assert user_pyx == shipped_pyx
+    apart = [(a, b) for a, b in zip(shipped.splitlines(), user.splitlines()) if a != b]
+    assert [b for _, b in apart[1:]] == [
+        f'_COMPILED = rt_tier.compiled_beside(__file__, "{FORMAT}", globals())'
+    ]  # the first line apart is the content hash
