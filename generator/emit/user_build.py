@@ -83,8 +83,9 @@ def build(pyx: Path, *, beside: bool) -> Path:
         sources = [Path(p) for p in create_dependency_tree().all_dependencies(str(pyx))]
         folders = (ROOT, pyx.parent.resolve())
         inside = [p for p in sources if any(p.resolve().is_relative_to(f) for f in folders)]
-        build_record.record_path(target).unlink(missing_ok=True)  # no record: never trusted
-        os.replace(built, target)  # a process that loaded the old build keeps its copy
+        # Until its record is written the new build is refused (the old record names the
+        # old .pyx); a process that loaded the old build keeps its copy.
+        os.replace(built, target)
     build_record.write(target, pyx.parent if beside else ROOT, inside, ROOT if beside else None)
     return target
 
