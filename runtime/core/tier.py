@@ -42,7 +42,7 @@ REBUILD = "python setup.py build_ext --inplace"
 """Rebuilds the changed modules of a checkout (``bash scripts/setup.sh`` does too)."""
 REBUILD_BESIDE = "wirespec generate --specs SPECS --out DIR --compiled"
 """Rebuilds the compiled tier of a module generated outside ``generated/``."""
-INSTALLED = Path(__file__).resolve().parents[2]
+INSTALLED = Path(__file__).resolve().parent.parent.parent
 """The folder holding wirespec's packages: the ``runtime/_compiled/*.pxd`` that a compiled
 module generated outside ``generated/`` cimports are recorded from it (runtime/core/build_record.py)."""
 BESIDE_PACKAGE = "wirespec_beside"
