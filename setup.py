@@ -23,7 +23,6 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 COMPILED_PACKAGES = ("generated/_compiled", "runtime/_compiled")
-COMPILE_ARGS = ["-O2", "-g0"]  # -g0: half the compile time, a seventh of the size
 
 
 def load_build_record():
@@ -38,6 +37,7 @@ def load_build_record():
 
 
 build_record = load_build_record()
+COMPILE_ARGS = build_record.COMPILE_ARGS
 
 
 def pyx_of(ext: Extension) -> Path:

@@ -1,5 +1,8 @@
-"""``wirespec generate [--check] [-v]``: render ``generated/`` from ``specs/``
-(:mod:`generator.emit.generate`); ``--check`` fails when a module is stale or was edited."""
+"""``wirespec generate [--check] [-v] [--specs DIR --out DIR] [--compiled]``: render
+``generated/`` from ``specs/`` (:mod:`generator.emit.generate`); ``--check`` fails when a
+module is stale or was edited; ``--compiled`` also builds each module's compiled tier
+(:mod:`generator.emit.user_build`), which a user's spec folder and output need since no
+install builds them."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import sys
 from pathlib import Path
 
 from generator import ROOT
-from generator.cli.common import EXIT_STALE, CliError
+from generator.cli.common import EXIT_STALE, EXIT_USAGE, CliError
 
 
 def add_parser(verbs) -> None:
@@ -16,6 +19,13 @@ def add_parser(verbs) -> None:
     gen.add_argument("--specs", default=str(ROOT / "specs"), help="spec folder (default: specs/)")
     gen.add_argument(
         "--out", default=str(ROOT / "generated"), help="output folder (default: generated/)"
+    )
+    gen.add_argument(
+        "--compiled",
+        action="store_true",
+        help="also build the compiled tier (Cython) of each module, beside it in "
+        "OUT/_compiled/; needs Cython, setuptools and a C compiler: where the build fails, "
+        "the module runs pure Python",
     )
     gen.add_argument(
         "-v",
@@ -35,6 +45,8 @@ def run_command(args) -> int:
     )
 
     specs = Path(args.specs)
+    if args.check and args.compiled:
+        raise CliError("--check only compares: leave out --compiled", EXIT_USAGE)
     if not specs.is_dir():
         raise CliError(f"no spec folder {args.specs}")
     if not any(specs.glob("*.yaml")):
@@ -44,6 +56,9 @@ def run_command(args) -> int:
     for o in outcomes:
         if o.status != "fresh" or args.verbose:
             print(f"{o.status:8} {o.path}", file=sys.stderr if o in problems else sys.stdout)
+    if args.compiled:
+        pyx = [o.path for o in outcomes if o.path.suffix == ".pyx" and o.status != "orphan"]
+        build_compiled(Path(args.out), pyx, verbose=args.verbose)
     if args.verbose:
         from generator.emit import fallbacks  # the emitters: loaded only when asked
 
@@ -57,3 +72,16 @@ def run_command(args) -> int:
         )
         return EXIT_STALE
     return 0
+
+
+def build_compiled(out: Path, pyx_files: list[Path], *, verbose: bool) -> None:
+    """Build the stale compiled modules and say how each went; a build that fails is a
+    warning, not an error: its module runs pure Python, with the same results."""
+    from generator.emit.user_build import build_all
+
+    for path, status, why in build_all(out, pyx_files):
+        if why:
+            module = path.parent.parent / f"{path.stem}.py"
+            print(f"{status} {path}: {why}; {module} runs pure Python", file=sys.stderr)
+        elif status != "fresh" or verbose:
+            print(f"{status:8} {path}")

@@ -78,10 +78,12 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
     decline_text = DECLINE
     """The line that declines (a row iterator's element steps raise instead)."""
 
-    def __init__(self, spec, lowering: Lowering | None = None):
+    def __init__(self, spec, lowering: Lowering | None = None, *, beside: bool = False):
         self.spec = spec
         self.lowering = lowering or Lowering(spec)
-        self.module = f"generated._compiled.{spec.format}"
+        self.module = None if beside else f"generated._compiled.{spec.format}"
+        """The extension's dotted name, or None for one built in the ``_compiled`` folder
+        beside a module generated outside ``generated/`` (``runtime.core.tier.compiled_beside``)."""
         self.digest = plan_digest(self.lowering)
         self.functions: dict[str, str] = {}
         self.mapped: dict[str, MappedRecord] = {}

@@ -34,10 +34,13 @@ def render_spec(path: Path, root: Path = ROOT) -> tuple[str, str]:
     return name, text
 
 
-def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str | None, str | None]:
+def render_spec_outputs(
+    path: Path, root: Path = ROOT, *, beside: bool = False
+) -> tuple[str, str | None, str | None]:
     """(format name, module text, compiled tier text or None) for one spec file; a spec of
     enums only, for others to import, has no module (text None). A spec without records but
-    with ``models:`` is :func:`render_models_module`'s, not this one's (text None too)."""
+    with ``models:`` is :func:`render_models_module`'s, not this one's (text None too).
+    ``beside``: the module goes outside ``generated/`` (:func:`compiled_beside`)."""
     loaded = load(path, _display(path, root))
     if "protocol" in loaded.data:  # id-keyed protocols (Thrift): their own model and template
         from generator.emit.thrift_module import render_thrift
@@ -52,7 +55,7 @@ def render_spec_outputs(path: Path, root: Path = ROOT) -> tuple[str, str | None,
     spec = build_model(loaded)
     if spec.is_library:
         return spec.format, None, None
-    return (spec.format, *render_with_compiled(spec))
+    return (spec.format, *render_with_compiled(spec, beside=beside))
 
 
 def render_models_module(path: Path, root: Path = ROOT) -> str | None:
@@ -96,14 +99,26 @@ class Outcome:
     """fresh | written | stale | edited | missing | orphan"""
 
 
+def compiled_beside(out_dir: Path) -> bool:
+    """Whether the modules written to ``out_dir`` find their compiled tier beside them (the
+    ``_compiled`` folder of ``out_dir``, by path) rather than as ``generated._compiled.<format>``:
+    every output folder but wirespec's own ``generated/``.
+
+    >>> compiled_beside(ROOT / "generated"), compiled_beside(Path("mypkg"))
+    (False, True)
+    """
+    return out_dir.resolve() != (ROOT / "generated").resolve()
+
+
 def generate(specs_dir: Path, out_dir: Path, *, check: bool) -> list[Outcome]:
     """Render every spec; write (or, with ``check``, only compare) the modules."""
     from generator.emit.render import content_is_untouched
 
     outcomes = []
     expected = {}
+    beside = compiled_beside(out_dir)
     for spec_path in spec_files(specs_dir):
-        name, text, pyx = render_spec_outputs(spec_path)
+        name, text, pyx = render_spec_outputs(spec_path, beside=beside)
         models = render_models_module(spec_path)
         if models is not None:
             expected[out_dir / MODELS_DIR / f"{name}.py"] = models

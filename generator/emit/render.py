@@ -59,12 +59,13 @@ def render(spec: Spec) -> str:
     return render_with_compiled(spec)[0]
 
 
-def render_with_compiled(spec: Spec) -> tuple[str, str | None]:
+def render_with_compiled(spec: Spec, *, beside: bool = False) -> tuple[str, str | None]:
     """The generated module for ``spec`` and its compiled tier (a .pyx, None when no
-    record has one), both headed, as text."""
+    record has one), both headed, as text. ``beside``: the module is written outside
+    ``generated/`` and finds its compiled tier in the ``_compiled`` folder beside it."""
     emitter = ModuleEmitter(spec)
     lowering = Lowering(spec)
-    compiled = CompiledEmitter(spec, lowering)
+    compiled = CompiledEmitter(spec, lowering, beside=beside)
     fast, build = FastPathEmitter(spec), BuildEmitter(spec, lowering)
     writers = CompiledWriters(spec, lowering) if compiled.entries else None
     way_backs = CompiledWayBacks(spec, writers) if writers is not None else None

@@ -40,6 +40,14 @@ COMPILED_PACKAGES = ("generated._compiled", "runtime._compiled")
 
 REBUILD = "python setup.py build_ext --inplace"
 """Rebuilds the changed modules of a checkout (``bash scripts/setup.sh`` does too)."""
+REBUILD_BESIDE = "wirespec generate --specs SPECS --out DIR --compiled"
+"""Rebuilds the compiled tier of a module generated outside ``generated/``."""
+INSTALLED = Path(__file__).resolve().parent.parent.parent
+"""The folder holding wirespec's packages: the ``runtime/_compiled/*.pxd`` that a compiled
+module generated outside ``generated/`` cimports are recorded from it (runtime/core/build_record.py)."""
+BESIDE_PACKAGE = "wirespec_beside"
+"""The package a compiled module generated outside ``generated/`` is named in once loaded by
+its path (only the last part of the name counts: the extension's ``PyInit_<format>``)."""
 
 
 class StaleBuildWarning(RuntimeWarning):
@@ -104,14 +112,34 @@ def compiled_for(name: str, namespace: dict) -> ModuleType | None:
     >>> compiled_for("runtime._compiled.absent", {}) is None
     True
     """
-    module = compiled(name)
+    return _bound(name, compiled(name), namespace)
+
+
+def compiled_beside(module_file: str, name: str, namespace: dict) -> ModuleType | None:
+    """:func:`compiled_for`, for a module generated outside ``generated/`` (``wirespec
+    generate --out DIR --compiled``): its compiled tier is the extension ``name`` in the
+    ``_compiled`` folder beside ``module_file``, loaded by that path, whatever package the
+    user imports the module from; None when it is not built (or stale, broken, forced off).
+
+    >>> compiled_beside("nowhere/absent.py", "absent", {}) is None
+    True
+    """
+    folder = Path(module_file).resolve().parent / "_compiled"
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        if (folder / f"{name}{suffix}").is_file():
+            path = folder / f"{name}{suffix}"
+            return _bound(str(path), _load_beside(path, name)[0], namespace)
+    return None
+
+
+def _bound(key: str, module: ModuleType | None, namespace: dict) -> ModuleType | None:
     if module is None:
         return None
-    return module if _BINDER.setdefault(name, namespace) is namespace else None
+    return module if _BINDER.setdefault(key, namespace) is namespace else None
 
 
 _BINDER: dict[str, dict] = {}
-"""Compiled module name -> the namespace of the generated module that binds it."""
+"""Compiled module name (or path) -> the namespace of the generated module that binds it."""
 
 
 def describe() -> TierReport:
@@ -144,21 +172,43 @@ def _load(name: str) -> tuple[ModuleType | None, ModuleState]:
         spec = None
     if spec is None or spec.origin is None or not _is_extension(Path(spec.origin)):
         return None, ModuleState(name, "not built")
-    changed = _changed_sources(name, Path(spec.origin))
+    return _checked(name, Path(spec.origin), REBUILD, lambda: importlib.import_module(name))
+
+
+@functools.cache
+def _load_beside(path: Path, name: str) -> tuple[ModuleType | None, ModuleState]:
+    if pure_python_forced():
+        return None, ModuleState(str(path), "pure Python forced", f"{PURE_PYTHON_ENV}=1")
+
+    def load() -> ModuleType:  # by its path, whatever package holds the user's module
+        spec = importlib.util.spec_from_file_location(f"{BESIDE_PACKAGE}.{name}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return _checked(name, path, REBUILD_BESIDE, load, label=str(path))
+
+
+def _checked(name: str, extension: Path, rebuild: str, load, label: str = ""):
+    """The compiled module ``name`` built at ``extension`` (``load()`` loads it; ``label``
+    names it in messages, default ``name``) and its state: None when its sources changed
+    since it was built, or it fails to load."""
+    label = label or name
+    changed = _changed_sources(name, extension)
     if changed:
-        detail = f"{', '.join(changed)} changed since it was built; rebuild: {REBUILD}"
+        detail = f"{', '.join(changed)} changed since it was built; rebuild: {rebuild}"
         warnings.warn(
-            f"{name} is not used, its pure-Python path runs: {detail}",
+            f"{label} is not used, its pure-Python path runs: {detail}",
             StaleBuildWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
-        return None, ModuleState(name, "stale", detail)
+        return None, ModuleState(label, "stale", detail)
     try:
-        module = importlib.import_module(name)
+        module = load()
     except Exception as error:  # noqa: BLE001 - a broken build must not stop decoding
-        warnings.warn(f"{name} is not used, it fails to load: {error}", RuntimeWarning, 3)
-        return None, ModuleState(name, "broken", str(error))
-    return module, ModuleState(name, "compiled")
+        warnings.warn(f"{label} is not used, it fails to load: {error}", RuntimeWarning, 4)
+        return None, ModuleState(label, "broken", str(error))
+    return module, ModuleState(label, "compiled")
 
 
 def _changed_sources(name: str, extension: Path) -> list[str]:
@@ -166,7 +216,7 @@ def _changed_sources(name: str, extension: Path) -> list[str]:
     ``extension`` was built: by the record ``setup.py`` writes, or for a module built by hand
     (``cythonize -i``), by modification time."""
     root = extension.parents[name.count(".")]
-    changed = build_record.changed_sources(extension, root)
+    changed = build_record.changed_sources(extension, root, INSTALLED)
     if changed is not None:
         return changed
     folder = extension.parent
