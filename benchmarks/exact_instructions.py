@@ -17,6 +17,8 @@ another commit (its extensions built) measured beside this one: this script, run
 * ``protobuf-kept-parse`` / ``-build``: order_card.bin with its first key written in two
   bytes (a form upb reads and never writes: the record is kept as its bytes in
   ``wire_layout``), parsed / its model built (the kept record re-read and compared);
+  ``protobuf-forced-parse`` / ``protobuf-kept-forced-parse``: either input parsed and every
+  field of its (lazy) model read, so the compiled tier's parse builds the model;
   ``protobuf-layout-build``: that model with its kept entry a plain field number (the same
   layout walk, no kept record: what the kept record's check costs is the difference);
 * ``thrift-parse`` / ``-build``: samples/thrift_compact/get_user_reply.bin with its body
@@ -98,6 +100,8 @@ CASES = {
     "protobuf-parse": ("protobuf_wire", "order", lambda m, d: d, lambda m, x: m.parse(x)),
     "protobuf-build": ("protobuf_wire", "order", _forced_parse, lambda m, x: m.build(x)),
     "protobuf-kept-parse": ("protobuf_wire", "order-kept", lambda m, d: d, lambda m, x: m.parse(x)),
+    "protobuf-forced-parse": ("protobuf_wire", "order", lambda m, d: d, _forced_parse),
+    "protobuf-kept-forced-parse": ("protobuf_wire", "order-kept", lambda m, d: d, _forced_parse),
     "protobuf-kept-build": ("protobuf_wire", "order-kept", _forced_parse, lambda m, x: m.build(x)),
     "protobuf-layout-build": ("protobuf_wire", "order-kept", _layout_only, lambda m, x: m.build(x)),
     "thrift-parse": ("thrift_compact", "thrift", lambda m, d: d, _thrift_parse),

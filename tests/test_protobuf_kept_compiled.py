@@ -1,5 +1,13 @@
-"""The compiled protobuf writer on kept records (runtime/_compiled/protobuf_write.pyx's
-``kept_reads_as``), held to the Python writer's bytes (``write_exact``, ``_reads_as``).
+"""The compiled protobuf reader and writer on kept records (runtime/_compiled/protobuf.pyx's
+``Ctx.kept``, protobuf_write.pyx's ``kept_reads_as``), held to the Python reader's models
+and the Python writer's bytes (``read_exact``, ``write_exact``, ``_reads_as``).
+
+The compiled reader reads a message holding such records itself: its check declines them
+first, then reads the message again taking them (``check_root``), and the model it hands
+out (lazy, as any) keeps them as the Python reader does. Every input here is read by both
+readers: the compiled one gives the same model (tests/test_protobuf_compiled.py's
+``held_equal``: values, layout, lazy forms, bytes written), and declines none the Python
+reader reads.
 
 A record read in a form upb reads and encode does not write is kept in ``wire_layout`` as
 ``(number, bytes)`` or ``(number, count, bytes)``. The compiled writer writes the model's
@@ -24,7 +32,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_gallery_protobuf_wire import uvarint
-from test_protobuf_compiled import writes_equal
+from test_protobuf_compiled import exact, held_equal, pending, writes_equal
 from test_protobuf_kept_forms import CASES, UPB_UNKNOWN_ENTRY
 
 from generated import protobuf_wire as pw
@@ -39,7 +47,7 @@ DRAWN = settings(max_examples=300, deadline=None, suppress_health_check=[HealthC
 
 
 def python_read(data: bytes, record: str = "order"):
-    """The Python reader's model (the compiled reader declines a kept form)."""
+    """The Python reader's model (the one the compiled reader is held to)."""
     return pw.RECORDS[record].read_exact(data, 0, len(data), pw._LIMITS, 1)[0]
 
 
@@ -266,3 +274,33 @@ def test_drawn_messages_with_a_value_changed(data):
         key = data.draw(st.sampled_from(sorted(model.attributes)))
         model.attributes[key] = data.draw(st.text(max_size=3))
     _taken_where_it_should_be(model, "order")
+
+
+# -- the compiled reader ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("data", BY_HAND.values(), ids=BY_HAND)
+def test_the_compiled_reader_reads_kept_records(data):
+    assert held_equal(data)  # taken, and the Python reader's model
+    model = pw.parse(data)
+    assert pending(model)  # read in C: a lazy model, not the Python reader's
+    assert model.wire_layout == python_read(data).wire_layout
+    assert pw.build(model) == data
+
+
+def test_a_kept_record_inside_keeps_the_nested_models_kept():
+    data = CASES["sint32 past 32 bits in a nested message"]
+    model = pw.parse(data)
+    assert model.wire_layout is None  # the order's own records are as encode writes them
+    assert pending(model.items[0]) and model.items[0].wire_layout == ((4, data[2:]),)
+    assert pw.build(model) == data
+
+
+@DRAWN
+@given(st.data(), st.sampled_from(sorted(pw.RECORDS)))
+def test_drawn_non_canonical_messages_are_read_in_c(data, record):
+    raw = data.draw(_message(pw.RECORDS[record]))
+    took = held_equal(raw, record)
+    assert took == (not isinstance(exact(raw, record, pw._LIMITS), str)), raw.hex()
+    if took:
+        assert pw.build(pw.parse(raw, record), record) == raw

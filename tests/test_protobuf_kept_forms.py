@@ -6,7 +6,8 @@ it needs (in a key, a length or a value), an int32/enum/uint32/sint32 varint pas
 back canonically. Ours reads what upb reads, and keeps each such record's bytes in the
 model's ``wire_layout`` (``(number, bytes)``, ``(number, count, bytes)`` for a packed
 record) while the model still holds what they say; a value changed since is written
-canonically. The compiled tier declines these records (the Python reader keeps them)."""
+canonically. The compiled tier reads and writes them alike
+(tests/test_protobuf_kept_compiled.py)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ the ``slots=True`` model classes directly (runtime/_compiled/slots.pxd).
 
 It gives exactly the model ``ProtobufMessage.read_exact`` gives (the same values, the same
 ``wire_layout``: unknown fields and groups kept raw in place, packed and unpacked repeats,
-last-wins singular fields, oneofs and map keys, the canonical-order test) or declines with
+last-wins singular fields, oneofs and map keys, the canonical-order test, records in forms
+upb reads and encode does not write kept as their bytes: ``Ctx.kept``) or declines with
 ``None``: on bad bytes, a limit, nesting past what the C stack is given, the Python reader
 runs and gives the model or the exact ``DecodeError``.
 
@@ -46,6 +47,9 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
 from runtime._compiled.out cimport Out
+from runtime._compiled.protobuf_kept cimport (
+    E_KEPT, E_PACKED_KEPT, KEPT_SPAN, exact_varint, kept_uvarint, narrow_kept, packed_kept,
+)
 from runtime._compiled.protobuf_tables cimport *
 from runtime._compiled.protobuf_values cimport ascii_text, from_fixed, from_varint, is_ascii, uvarint
 from runtime._compiled.protobuf_write cimport write_message
@@ -83,6 +87,7 @@ cdef struct Ctx:
     PyObject* owner  # the bytes ``buf`` points into (borrowed: the read or Pending holds it)
     long long max_depth
     long long max_string
+    bint kept  # forms encode does not write are read, their records kept (else declined)
     Entry* entries  # the layout entries of the messages being read, innermost last
     Py_ssize_t n_entries
     Py_ssize_t cap_entries
@@ -188,7 +193,7 @@ cdef class Loop(Builder):
         c.max_depth = self.max_depth
         c.max_string = self.max_string
         try:  # the check makes no object and uses no entries: the two objects come after
-            check_message(self, &c, 0, pos, end, depth)
+            check_root(self, &c, pos, end, depth)
             return lazy_message(self, &c, 0, pos, end, depth)
         except Exception:
             return None
@@ -393,6 +398,40 @@ cdef inline int read_record(Ctx* c, Py_ssize_t pos, Py_ssize_t end, Record* r,
     return 0
 
 
+cdef int read_kept_record(Ctx* c, Py_ssize_t pos, Py_ssize_t end, Record* r,
+                          int depth) except -1:
+    """``read_record`` taking varints longer than they need (a key's, a value's, a
+    length's) as the Python reader does: 1 when it met one (the record is kept as its
+    bytes), else 0."""
+    cdef unsigned long long key, n
+    cdef int longer = kept_uvarint(c.buf, &pos, end, &key), more = 0
+    if longer < 0 or key >> 32 or key >> 3 == 0:
+        raise DECLINE
+    r.number = <long long>(key >> 3)
+    r.wire_type = <int>(key & 7)
+    r.at = pos
+    if r.wire_type == VARINT:
+        more = kept_uvarint(c.buf, &pos, end, &r.varint)
+    elif r.wire_type == LEN:
+        more = kept_uvarint(c.buf, &pos, end, &n)
+        if more < 0 or n > <unsigned long long>(end - pos):
+            raise DECLINE
+        r.at = pos
+        pos += <Py_ssize_t>n
+    elif r.wire_type == I64 or r.wire_type == I32:
+        pos += 8 if r.wire_type == I64 else 4
+        if pos > end:
+            raise DECLINE
+    elif r.wire_type == SGROUP:
+        pos = group_end(c, pos, end, r.number, depth + 1)
+    else:
+        raise DECLINE
+    if more < 0:
+        raise DECLINE
+    r.stop = pos
+    return longer | more
+
+
 cdef object read_value(Loop p, Ctx* c, int kind, int message, Record* r, int depth):
     """``_value``: the value of one record of a field of ``kind`` (wire type checked)."""
     cdef Py_ssize_t n
@@ -440,25 +479,37 @@ cdef int read_packed(Ctx* c, int kind, int wire_type, Py_ssize_t pos, Py_ssize_t
 
 
 cdef Py_ssize_t read_entry(Loop p, Ctx* c, Field* f, Record* outer, int depth,
-                          dict held) except -2:
+                          dict held, bint* kept) except -2:
     """``_map_entry``: one map entry message read at ``depth + 1``, its key and value put
     in ``held``. Records other than a key or value of their wire type are passed over;
     absent ones are their defaults (a message value: an empty message). A key read again
     moves to the end, as in the Python reader: returns where it was among the keys, or -1
-    for a new key."""
+    for a new key. ``kept`` is set when the entry is other than its key then its value as
+    encode writes them (``c.kept``: its bytes are kept)."""
     if depth + 1 > c.max_depth:
         raise DECLINE
     cdef Record r
     cdef Py_ssize_t pos = outer.at
+    cdef int seen = 0  # 1: the key as encode writes it, 2: then the value; 3: otherwise
+    cdef bint longer = False
     key = <object>f.key_default
     value = <object>f.value_default
     while pos < outer.stop:
-        read_record(c, pos, outer.stop, &r, depth + 1)
+        if c.kept:
+            longer = read_kept_record(c, pos, outer.stop, &r, depth + 1)
+        else:
+            read_record(c, pos, outer.stop, &r, depth + 1)
         pos = r.stop
         if r.number == 1 and r.wire_type == wire_type_of(f.key_kind):
             key = read_value(p, c, f.key_kind, -1, &r, depth + 1)
+            seen = 3 if seen or longer or narrow_kept(f.key_kind, r.wire_type, r.varint) else 1
         elif r.number == 2 and r.wire_type == wire_type_of(f.value_kind):
             value = read_value(p, c, f.value_kind, f.message, &r, depth + 1)
+            seen = 2 if seen == 1 and not (longer or narrow_kept(f.value_kind, r.wire_type,
+                                                                 r.varint)) else 3
+        else:
+            seen = 3
+    kept[0] = kept[0] or seen != 2
     if value is None:  # a message value left out
         value = lazy_message(p, c, f.message, outer.stop, outer.stop, depth + 2)
     cdef Py_ssize_t where = -1
@@ -534,6 +585,7 @@ cdef int fill_message(Loop p, Ctx* c, int mi, object obj, Py_ssize_t pos, Py_ssi
     cdef Py_ssize_t base = c.n_entries
     cdef Py_ssize_t slots = push_slots(c, m.n_slots)
     cdef bint canonical = True
+    cdef bint kept = False  # the record is in a form encode does not write (c.kept)
     cdef long long previous = 0
     cdef int guess = 0  # where in number order the next record's field usually is
     cdef int fi, j
@@ -549,7 +601,10 @@ cdef int fill_message(Loop p, Ctx* c, int mi, object obj, Py_ssize_t pos, Py_ssi
         else:
             put_slot(obj, f.offset, <object>f.default)
     while pos < end:
-        read_record(c, pos, end, &r, depth)
+        if c.kept:
+            kept = read_kept_record(c, pos, end, &r, depth)
+        else:
+            read_record(c, pos, end, &r, depth)
         fi = find_field(fields, order, count, r.number, &guess)
         if r.number < previous:
             canonical = False
@@ -567,20 +622,24 @@ cdef int fill_message(Loop p, Ctx* c, int mi, object obj, Py_ssize_t pos, Py_ssi
                 had = len(items)
                 canonical = canonical and f.repeated == PACKED and had == 0
                 read_packed(c, f.kind, f.wire_type, r.at, r.stop, items)
+                kept = kept or c.kept and packed_kept(c.buf, f.kind, f.wire_type, r.at, r.stop)
                 canonical = canonical and len(items) > had  # not an empty record
-                push_entry(c, E_PACKED, fi, r.number, len(items) - had, pos, r.stop)
+                push_entry(c, E_PACKED_KEPT if kept else E_PACKED, fi, r.number,
+                           len(items) - had, pos, r.stop)
             else:
                 canonical = canonical and f.repeated != PACKED
                 PyList_Append(items, read_value(p, c, f.kind, f.message, &r, depth))
-                push_entry(c, E_NUMBER, fi, r.number, 1, pos, r.stop)
+                kept = kept or c.kept and narrow_kept(f.kind, r.wire_type, r.varint)
+                push_entry(c, E_KEPT if kept else E_NUMBER, fi, r.number, 1, pos, r.stop)
         elif f.kind == K_MAP:
-            earlier = read_entry(p, c, f, &r, depth, <dict>get_slot(obj, f.offset))
+            earlier = read_entry(p, c, f, &r, depth, <dict>get_slot(obj, f.offset), &kept)
             if earlier >= 0:  # a key read again: its earlier record is kept as bytes
                 canonical = False
                 forget_map_entry(c, base, fi, earlier)
-            push_entry(c, E_NUMBER, fi, r.number, 1, pos, r.stop)
+            push_entry(c, E_KEPT if kept else E_NUMBER, fi, r.number, 1, pos, r.stop)
         else:
             value = read_value(p, c, f.kind, f.message, &r, depth)
+            kept = kept or c.kept and narrow_kept(f.kind, r.wire_type, r.varint)
             earlier = c.last[slots + f.slot]
             if earlier >= 0:  # read over: the earlier record is kept as bytes, in place
                 canonical = False
@@ -591,7 +650,9 @@ cdef int fill_message(Loop p, Ctx* c, int mi, object obj, Py_ssize_t pos, Py_ssi
             if not f.explicit and is_default(f.kind, value):
                 canonical = False  # written though a new message would leave it out
             c.last[slots + f.slot] = <int>(c.n_entries - base)
-            push_entry(c, E_NUMBER, fi, r.number, 1, pos, r.stop)
+            push_entry(c, E_KEPT if kept else E_NUMBER, fi, r.number, 1, pos, r.stop)
+        if kept:
+            canonical = False
         pos = r.stop
     if canonical:
         put_slot(obj, m.layout_offset, None)
@@ -608,7 +669,8 @@ cdef int forget_map_entry(Ctx* c, Py_ssize_t base, int fi, Py_ssize_t which) exc
     to the end of both)."""
     cdef Py_ssize_t i
     for i in range(base, c.n_entries):
-        if c.entries[i].field == fi and c.entries[i].kind == E_NUMBER:
+        if c.entries[i].field == fi and (c.entries[i].kind == E_NUMBER
+                                         or c.entries[i].kind == E_KEPT):
             if which == 0:
                 c.entries[i].kind = E_BYTES
                 return 0
@@ -628,7 +690,13 @@ cdef tuple layout_of(Ctx* c, Py_ssize_t base):
         elif e.kind == E_PACKED:
             out.append((PyLong_FromLongLong(e.number), PyLong_FromLongLong(e.count)))
         else:
-            out.append(PyBytes_FromStringAndSize(<const char*>(c.buf + e.start), e.stop - e.start))
+            record = PyBytes_FromStringAndSize(<const char*>(c.buf + e.start), e.stop - e.start)
+            if e.kind == E_BYTES:
+                out.append(record)
+            elif e.kind == E_KEPT:  # a record in a form encode does not write, kept as read
+                out.append((PyLong_FromLongLong(e.number), record))
+            else:
+                out.append((PyLong_FromLongLong(e.number), PyLong_FromLongLong(e.count), record))
     return tuple(out)
 
 
@@ -645,6 +713,18 @@ if _probe_bytes[7] != 0x3F:  # fixed-width values are assembled little-endian be
 # ``fill_message``'s declines, without making a value: a read declines here or never.
 
 
+cdef int check_root(Loop p, Ctx* c, Py_ssize_t pos, Py_ssize_t end, int depth) except -1:
+    """``check_message`` of the root message: in what encode writes first, and if that
+    declines, in the forms upb reads too (``c.kept``: the records in those are kept as
+    their bytes, and its models are filled so)."""
+    c.kept = False
+    try:
+        return check_message(p, c, 0, pos, end, depth)
+    except _Decline:
+        c.kept = True
+    return check_message(p, c, 0, pos, end, depth)
+
+
 cdef int check_message(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end,
                        int depth) except -1:
     """Every check ``fill_message`` makes on the records in ``buf[pos:end]``, nested
@@ -658,7 +738,10 @@ cdef int check_message(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end,
     cdef Record r
     cdef Field* f
     while pos < end:
-        read_record(c, pos, end, &r, depth)
+        if c.kept:
+            read_kept_record(c, pos, end, &r, depth)
+        else:
+            read_record(c, pos, end, &r, depth)
         pos = r.stop
         fi = find_field(fields, order, m.count, r.number, &guess)
         if fi < 0:
@@ -677,7 +760,7 @@ cdef int check_message(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end,
 cdef int check_value(Loop p, Ctx* c, int kind, int message, Record* r, int depth) except -1:
     """``read_value``'s checks: a LEN value's size, its text's UTF-8, a nested message."""
     cdef Py_ssize_t n
-    if r.wire_type == VARINT and not exact_varint(kind, r.varint):
+    if r.wire_type == VARINT and not exact_varint(kind, r.varint) and not c.kept:
         raise DECLINE
     if r.wire_type != LEN:
         return 0
@@ -696,57 +779,49 @@ cdef int check_value(Loop p, Ctx* c, int kind, int message, Record* r, int depth
 
 cdef int check_packed(Ctx* c, int kind, int wire_type, Py_ssize_t pos, Py_ssize_t stop) except -1:
     """``read_packed``'s checks: whole fixed-width elements, or varints that end; and
-    declines a varint the Python reader keeps as its record's bytes (``exact_varint``)."""
+    declines a varint the Python reader keeps as its record's bytes (``exact_varint``)
+    unless they are kept (``c.kept``)."""
     cdef unsigned long long u
+    cdef int longer
     if wire_type != VARINT:
         if (stop - pos) % (8 if wire_type == I64 else 4):
             raise DECLINE
         return 0
     while pos < stop:
-        if c.buf[pos] < 0x80:
-            u = c.buf[pos]
-            pos += 1
-        elif uvarint(c.buf, &pos, stop, &u) < 0 or c.buf[pos - 1] == 0:
-            raise DECLINE
-        if not exact_varint(kind, u):
+        longer = kept_uvarint(c.buf, &pos, stop, &u)
+        if longer < 0 or (longer or not exact_varint(kind, u)) and not c.kept:
             raise DECLINE
     return 0
 
 
-cdef inline bint exact_varint(int kind, unsigned long long u) noexcept:
-    """Whether encode writes the value of ``u`` read for ``kind`` back as ``u`` (an int32
-    past 32 bits, or a bool of 2, is kept as its record's bytes by the Python reader)."""
-    if kind == K_INT32 or kind == K_ENUM:
-        return u < 0x80000000ULL or u >= 0xFFFFFFFF80000000ULL
-    if kind == K_UINT32 or kind == K_SINT32:
-        return u <= 0xFFFFFFFFULL
-    if kind == K_BOOL:
-        return u <= 1
-    return True
-
-
 cdef int check_entry(Loop p, Ctx* c, Field* f, Record* outer, int depth) except -1:
     """``read_entry``'s checks: its records at ``depth + 1``, its key and value; and
-    declines an entry other than its key then its value (what encode writes): the Python
-    reader keeps such an entry's bytes."""
+    declines an entry other than its key then its value (what encode writes) unless such
+    entries are kept as their bytes (``c.kept``: any records, every key and value read)."""
     if depth + 1 > c.max_depth:
         raise DECLINE
     cdef Record r
     cdef Py_ssize_t pos = outer.at
     cdef int seen = 0  # 1: the key read, 2: the value after it
+    cdef bint valued = False
     while pos < outer.stop:
-        read_record(c, pos, outer.stop, &r, depth + 1)
+        if c.kept:
+            read_kept_record(c, pos, outer.stop, &r, depth + 1)
+        else:
+            read_record(c, pos, outer.stop, &r, depth + 1)
         pos = r.stop
-        if seen == 0 and r.number == 1 and r.wire_type == wire_type_of(f.key_kind):
+        if (seen == 0 or c.kept) and r.number == 1 and r.wire_type == wire_type_of(f.key_kind):
             check_value(p, c, f.key_kind, -1, &r, depth + 1)
             seen = 1
-        elif seen == 1 and r.number == 2 and r.wire_type == wire_type_of(f.value_kind):
+        elif (seen == 1 or c.kept) and r.number == 2 and r.wire_type == wire_type_of(f.value_kind):
             check_value(p, c, f.value_kind, f.message, &r, depth + 1)
-            seen = 2
-        else:
+            seen, valued = 2, True
+        elif not c.kept:
             raise DECLINE
-    if seen != 2:
+    if seen != 2 and not c.kept:
         raise DECLINE
+    if not valued and f.value_kind == K_MESSAGE:  # the empty message it reads as
+        check_message(p, c, f.message, outer.stop, outer.stop, depth + 2)
     return 0
 
 
@@ -757,7 +832,8 @@ cdef object lazy_message(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end,
     """A model of message ``mi`` (checked) whose every slot holds one ``Pending``."""
     cdef Message* m = &p.t.messages[mi]
     cdef Field* fields = p.t.fields + m.first
-    cdef Pending span = new_pending(p, <bytes>c.owner, pos, end, mi, depth)
+    cdef Pending span = new_pending(p, <bytes>c.owner, pos, end,
+                                    (mi | KEPT_SPAN) if c.kept else mi, depth)
     cdef int j
     obj = new_model(<type>m.cls)
     for j in range(m.count):
@@ -770,13 +846,15 @@ cdef int force(Pending span, object obj) except -1:
     """Build the slots of ``obj`` from ``span`` (checked when it was read, so every limit
     has passed; nested messages become pending models of their own)."""
     cdef Loop p = <Loop>span.builder
-    cdef Message* m = &p.t.messages[span.kind]
+    cdef int mi = span.kind & ~KEPT_SPAN
+    cdef Message* m = &p.t.messages[mi]
     if type(obj) is not <object>m.cls or get_slot(obj, m.layout_offset) != <PyObject*>span:
         raise TypeError("not the model this span was read for")
     cdef Ctx c
     c.buf = <const unsigned char*>PyBytes_AS_STRING(span.buf)
     c.owner = <PyObject*>span.buf
     c.max_depth, c.max_string = LLONG_MAX, LLONG_MAX
+    c.kept = (span.kind & KEPT_SPAN) != 0
     c.n_entries = c.n_last = 0
     cdef bint shared = not p.busy  # the loop's arrays, unless a read or build holds them
     if shared:
@@ -786,7 +864,7 @@ cdef int force(Pending span, object obj) except -1:
         c.entries, c.cap_entries, c.last, c.cap_last = NULL, 0, NULL, 0
     cdef int collecting = PyGC_Disable()
     try:
-        fill_message(p, &c, span.kind, obj, span.pos, span.end, span.depth)
+        fill_message(p, &c, mi, obj, span.pos, span.end, span.depth)
     finally:
         if collecting:
             PyGC_Enable()
