@@ -140,15 +140,15 @@ def render_image_json(spec: Spec, qualified: str) -> str:
         >>> print(source[source.index('    return ['):source.index('        for c in')].rstrip())
             return [
                 {
-                    "name": c.name,
-                    "type": type_json(c.type),
-                    "flags": flags_json(c.flags),
-                    "value": (
+                    'name': c.name,
+                    'type': type_json(c.type),
+                    'flags': flags_json(c.flags),
+                    'value': (
                         rt_codec.text_or_hex(c.value, c.flags & 1)
                         if isinstance(c.value, (bytes, bytearray))
                         else value(c)
                     ),
-                },
+                }
     """
     module, name = qualified.split(".")
     model = spec.imported_models[qualified]

@@ -119,6 +119,20 @@ class ModelField:
             said.append(f"{'a set of' if self.flags else 'one of'} `{self.enum}`")
         return ", ".join(said + (["not empty"] if self.nonempty else []))
 
+    @property
+    def shown(self) -> str:
+        """What ``json:`` says, as the docs show it.
+
+        >>> ModelField("value", "bytes", b"", json_text_unless=("flags", 1)).shown
+        'text unless `flags` & 0x1, else `{"$hex"}`'
+        """
+        if self.json_names:
+            return f"the name in the format's `{self.json_names}`"
+        if self.json_text_unless:
+            flag, bit = self.json_text_unless
+            return f'text unless `{flag}` & {bit:#x}, else `{{"$hex"}}`'
+        return ""
+
 
 @dataclasses.dataclass(frozen=True)
 class ModelClass:
