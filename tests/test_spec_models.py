@@ -160,6 +160,19 @@ def test_a_bad_json_key_is_a_spec_error_at_its_line(tmp_path, old, new, message)
     assert text.startswith(where) and message in text, text
 
 
+def test_a_json_names_enum_the_importing_spec_lacks_is_an_error_at_its_imports(tmp_path):
+    """``json: {names: ENUM}`` names the importing format's enum: a spec that imports the
+    class without one is refused at its ``imports:``."""
+    _write(tmp_path / "cells.yaml", CELLS)
+    user = "format: user\ndoc: Uses cells.\nimports: [cells]\nenums:\n  {name}:\n"
+    user += "    doc: Kinds.\n    type: u8\n    values:\n      A: {{value: 1, doc: a}}\n"
+    path = _write(tmp_path / "user.yaml", user.format(name="kind"))
+    assert build_model(load(path, "user.yaml")).imported_models["cells.Cell"]
+    _write(path, user.format(name="sort"))
+    with pytest.raises(SpecError, match=r"user\.yaml:3: imports: cells\.Cell\.kind shows json"):
+        build_model(load(path, "user.yaml"))
+
+
 def _write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
