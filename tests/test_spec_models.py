@@ -110,6 +110,91 @@ def test_a_bad_model_is_a_spec_error_at_its_line(tmp_path, old, new, message):
     assert message in str(err.value) and "shapes.yaml:" in str(err.value)
 
 
+CELLS = """\
+format: cells
+doc: Cells.
+enums:
+  bits:
+    doc: Bits.
+    type: u8
+    flags: true
+    values:
+      RAW: {value: 1, doc: "shown as hex"}
+models:
+  Cell:
+    doc: A cell.
+    fields:
+      - {name: kind, type: int, json: {names: kind}}
+      - {name: bits, type: int, default: 0, enum: bits}
+      - {name: value, type: value, optional: true, json: {text_unless: bits.RAW}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("json: {names: kind}", "json: {names: Kind}", "json.names: "),
+        ("type: int, json: {names: kind}", "type: str, json: {names: kind}", "json.names: names: is for an int field"),
+        ("json: {names: kind}", "json: {nmes: kind}", "json.nmes: unknown key"),
+        ("json: {names: kind}", "json: {names: kind, text_unless: bits.RAW}", "too many properties"),
+        ("json: {text_unless: bits.RAW}", "json: {text_unless: bits.HEX}", "json.text_unless: bits has no member 'HEX'"),
+        ("json: {text_unless: bits.RAW}", "json: {text_unless: kind.RAW}", "json.text_unless: 'kind' is no field of this class with a flags enum:"),
+        ("type: value, optional: true, json", "type: int, optional: true, json", "json.text_unless: text_unless: is for a bytes or value field"),
+        ("json: {text_unless: bits.RAW}", "json: {text_unless: bits}", "json.text_unless: "),
+    ],
+)  # fmt: skip
+def test_a_bad_json_key_is_a_spec_error_at_its_line(tmp_path, old, new, message):
+    """``json:`` of a models: field: ``names:`` an enum name for an int field,
+    ``text_unless:`` FIELD.MEMBER of a flags field for a bytes or value field."""
+    assert old in CELLS
+    path = tmp_path / "cells.yaml"
+    build_model(load(_write(path, CELLS), "cells.yaml"))  # the unedited spec is fine
+    with pytest.raises(SpecError) as err:
+        build_model(load(_write(path, CELLS.replace(old, new)), "cells.yaml"))
+    text = str(err.value)
+    where = (
+        "cells.yaml:14: models.Cell.fields[0].json"
+        if "names" in old
+        else "cells.yaml:16: models.Cell.fields[2].json"
+    )
+    assert text.startswith(where) and message in text, text
+
+
+def test_a_json_names_enum_the_importing_spec_lacks_is_an_error_at_its_imports(tmp_path):
+    """``json: {names: ENUM}`` names the importing format's enum: a spec that imports the
+    class without one is refused at its ``imports:``."""
+    _write(tmp_path / "cells.yaml", CELLS)
+    user = "format: user\ndoc: Uses cells.\nimports: [cells]\nenums:\n  {name}:\n"
+    user += "    doc: Kinds.\n    type: u8\n    values:\n      A: {{value: 1, doc: a}}\n"
+    path = _write(tmp_path / "user.yaml", user.format(name="kind"))
+    assert build_model(load(path, "user.yaml")).imported_models["cells.Cell"]
+    _write(path, user.format(name="sort"))
+    with pytest.raises(SpecError, match=r"user\.yaml:3: imports: cells\.Cell\.kind shows json"):
+        build_model(load(path, "user.yaml"))
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_both_formats_show_columns_as_the_model_says():
+    """The row images' JSON form is rendered from ticdc_types' json: into each format
+    (``_IMAGE_JSON``), by that format's own enums: Craft lists DECIMAL (0), Open Protocol
+    does not, so code 0 shows as a number there."""
+    column = ticdc_types.Column("s", 0, 0x41, b"\xff")
+    craft_form, op_form = ticdc_craft.JSON_FORMS["message"][2], ticdc_open_protocol._IMAGE_JSON
+    assert craft_form[0]([column], None) == [
+        {"name": "s", "type": "DECIMAL", "flags": ["BINARY", "NULLABLE"], "value": {"$hex": "ff"}}
+    ]
+    assert op_form[0]([column], None)[0]["type"] == 0
+    column.flags = 0
+    assert op_form[0]([column, column], None)[1]["value"] == {"$hex": "ff"}
+    column.value = "é".encode()
+    assert craft_form[0]([column], None)[0]["value"] == "é"
+    assert craft_form[1]["flags"].from_json(["BINARY", "UNSIGNED"]) == 0x81
+
+
 def test_both_ticdc_formats_make_the_one_declared_class():
     """The classes are one, so events transcode and share a Spark table; the generator
     checks the specs' map: and kafka_message: fields against the declaration."""

@@ -11,6 +11,10 @@ checks it, which is the read's source field's type). What they share is a field'
 (``runtime.core.codec.TimeBeside``) and an open ``enum:`` shown by its member's name
 (``runtime.core.codec.OpenEnum``), held in ``_EVENT_VIEWS``.
 
+The row images' columns (a class a model field holds a list of: ``ticdc_types.Column``)
+are shown as their ``models:`` fields' ``json:`` say (:func:`render_image_json`:
+``_IMAGE_JSON``, what the codec shows and reads a row image by).
+
 A ``map:``'s form shows the model's fields in its order (a field the map does not set
 too: the JSON form shows the whole model) and reads back the fields the map sets, each
 checked as its kind says: a field the model cannot hold None in must be there
@@ -22,6 +26,7 @@ keys it holds no other key than its own.
 from __future__ import annotations
 
 import dataclasses
+import re
 import textwrap
 
 from generator.spec.model import Mapping, Record, Spec
@@ -103,6 +108,97 @@ def event_views(views: dict) -> str:
     )])  # fmt: skip
 
 
+# -- a row image's JSON form -----------------------------------------------------------
+
+_LIST_OF = re.compile(r"list\[(\w+)\]")
+
+
+def image_model(spec: Spec, classes) -> str:
+    """The imported class (``MODULE.CLASS``) a field of one of ``classes`` (each with
+    ``module``, ``model``) holds a list of: the row images' columns ("": none)."""
+    for cls in classes:
+        for f in spec.imported_models[f"{cls.module}.{cls.model}"].fields:
+            found = _LIST_OF.match(f.annotation)
+            if found:
+                return f"{cls.module}.{found[1]}"
+    return ""
+
+
+def render_image_json(spec: Spec, qualified: str) -> str:
+    """The source of ``_IMAGE_JSON``: ``(to_json(items, value), views)``, a list of
+    ``qualified`` objects (a row image) as its fields' ``json:`` say
+    (:mod:`generator.spec.model_classes`): ``names:`` by the view of this spec's enum (in
+    ``views``, which the codec reads those fields back by), ``text_unless:`` bytes as
+    ``runtime.core.codec.text_or_hex``, any other value of a ``value`` field as
+    ``value(item)`` (the codec's kinds), an int as ``to_jsonable``, the rest as they are.
+
+        >>> from pathlib import Path
+        >>> from generator.spec.loader import load
+        >>> from generator.spec.validate import build_model
+        >>> path = "specs/ticdc_craft.yaml"
+        >>> source = render_image_json(build_model(load(Path(path), path)), "ticdc_types.Column")
+        >>> print(source[source.index('    return ['):source.index('        for c in')].rstrip())
+            return [
+                {
+                    'name': c.name,
+                    'type': type_json(c.type),
+                    'flags': flags_json(c.flags),
+                    'value': (
+                        rt_codec.text_or_hex(c.value, c.flags & 1)
+                        if isinstance(c.value, (bytes, bytearray))
+                        else value(c)
+                    ),
+                }
+    """
+    module, name = qualified.split(".")
+    model = spec.imported_models[qualified]
+    views, local, shown = [], [], []
+    for f in model.fields:
+        got = f"c.{f.name}"
+        if f.json_names:
+            views.append(
+                f"    {f.name!r}: rt_codec.OpenEnum({spec.enums[f.json_names].class_name}),"
+            )
+            local.append(f"{f.name}_json = views[{f.name!r}].to_json")
+            got = f"{f.name}_json({got})"
+        elif f.json_text_unless:
+            flag, bit = f.json_text_unless
+            text = f"rt_codec.text_or_hex({got}, c.{flag} & {bit})"
+            got = (
+                f"(\n                {text}\n                if isinstance({got}, (bytes, bytearray))"
+                f"\n                else value(c)\n            )"
+                if f.annotation.startswith("int | float | bytes")
+                else f"None if {got} is None else {text}" if f.default is None else text
+            )
+        elif f.annotation.startswith("int | float | bytes"):
+            got = "value(c)"
+        elif f.annotation.startswith("int"):
+            got = f"rt_codec.to_jsonable({got})"
+        shown.append(f"            {f.name!r}: {got},")
+    views = ["_IMAGE_VIEWS = {", *views, "}"]
+    lines = [
+        "def _image_to_json(items, value):",
+        f'    """{module}.{name}: the JSON form of a list of them (a row image; None stays None),',
+        '    each field as its json: says, a value that is not bytes as ``value(item)``."""',
+        "    if items is None:",
+        "        return None",
+        "    views = _IMAGE_VIEWS",
+        *(f"    {line}" for line in local),
+        "    return [",
+        "        {",
+        *shown,
+        "        }",
+        "        for c in items",
+        "    ]",
+    ]
+    table = [
+        "_IMAGE_JSON = (_image_to_json, _IMAGE_VIEWS)",
+        f'"""The JSON form of a row image ({module}.{name}\'s json:): the function above and the',
+        'views of its fields shown by name, which the codec reads them back by."""',
+    ]
+    return "\n\n\n".join(["\n".join(views), "\n".join(lines), "\n".join(table)])
+
+
 # -- a map:'s JSON form ----------------------------------------------------------------
 
 _INTEGERS = ("uint64", "int64", "uvarint")
@@ -141,6 +237,8 @@ def render_map_json_form(spec: Spec, record: Record) -> str:
         )
     ]
     blocks.append(_class_by_keys(spec, record, keyed))
+    image = image_model(spec, m.classes)
+    blocks.append(render_image_json(spec, image) if image else "_IMAGE_JSON = None")
     return "\n\n\n".join([event_views(views), *blocks])
 
 

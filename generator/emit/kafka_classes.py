@@ -16,7 +16,13 @@ from __future__ import annotations
 import dataclasses
 import textwrap
 
-from generator.emit.event_json import JsonField, event_functions, event_views
+from generator.emit.event_json import (
+    JsonField,
+    event_functions,
+    event_views,
+    image_model,
+    render_image_json,
+)
 from generator.spec import pytext
 from generator.spec.model import KafkaMessage, Spec
 
@@ -92,6 +98,8 @@ def render_kafka_classes(spec: Spec) -> str:
     )]  # fmt: skip
     if views:
         blocks.insert(0, event_views(views))
+    image = image_model(spec, spec.kafka_message.classes)
+    blocks.append(render_image_json(spec, image) if image else "_IMAGE_JSON = None")
     return "\n\n\n".join(blocks + ["\n".join(table)])
 
 

@@ -279,8 +279,8 @@ class FieldBuilder:
             raise self.error(parts, str(err)) from None
 
     def runtime_args(self, ref: TypeRef, raw: dict, parts) -> dict:
-        """A runtime primitive's arguments: enums and records by name, dictionaries and
-        decoders as ``RECORD.FIELD``, a mapping by the record with ``map:``."""
+        """A runtime primitive's arguments: records by name, dictionaries and decoders as
+        ``RECORD.FIELD``, a mapping by the record with ``map:``."""
         if ref.kind != "runtime":
             raise self.error(parts, "only a runtime primitive type takes args")
         declared = RUNTIME_TYPES[ref.name].args
@@ -308,14 +308,9 @@ class FieldBuilder:
                     raise self.error(parts + (name,), f"{value!r} is no import with models:")
                 out[name] = f"rt_{value}"
                 continue
-            if declared[name] == "record":
-                if value not in self.record_names:
-                    raise self.error(parts + (name,), f"{value!r} is not a record of this spec")
-                out[name] = value
-                continue
-            if "." in value or value not in self.enums:
-                raise self.error(parts + (name,), f"{value!r} is not an enum of this spec")
-            out[name] = camel(value)
+            if value not in self.record_names:  # a "record"
+                raise self.error(parts + (name,), f"{value!r} is not a record of this spec")
+            out[name] = value
         return out
 
     def field_arg(self, kind: str, value: str, parts) -> str:

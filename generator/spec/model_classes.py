@@ -41,6 +41,16 @@ least value and HI its largest: ``[0, s64]``; one type is its whole range: ``u64
 ``nonempty: true`` for an optional field that is never the empty value (0, ``""``, an
 empty list): the formats write it as they write None.
 
+How the JSON form of a format that makes the class shows a field (``json:``, rendered into
+that format's module by :mod:`generator.emit.event_json`): ``json: {names: ENUM}`` an
+``int`` field by the name of its member in ENUM, an enum of the importing format (each
+format's own: Craft's ``column_type`` lists DECIMAL, Open Protocol's does not; a flags enum:
+the list of the names; a code it does not list stays a number), and ``json: {text_unless:
+FIELD.MEMBER}`` a ``bytes`` or ``value`` field's bytes as their text when they are UTF-8 and
+FIELD (an ``int`` field of the class with a flags ``enum:``) lacks flag MEMBER, else
+``{"$hex"}`` (``runtime.core.codec.text_or_hex``). Other fields show as they are (an int
+past 2**53 as a string); a ``value`` field's other values as the codec's kinds say.
+
     >>> from pathlib import Path
     >>> from generator.spec.loader import load
     >>> from generator.spec.validate import build_model
@@ -51,6 +61,8 @@ empty list): the formats write it as they write None.
     'list[Column] | None'
     >>> spec.models["RowChangedEvent"].fields[3].range == (0, 2**63 - 1)
     True
+    >>> [(f.json_names, f.json_text_unless) for f in spec.models["Column"].fields[1:]]
+    [('column_type', None), ('column_flag', None), ('', ('flags', 1))]
 """
 
 from __future__ import annotations
@@ -90,6 +102,10 @@ class ModelField:
     nonempty: bool = False
     """``nonempty:``: never 0, ``""`` or an empty list (an optional field: None instead)."""
     enum: str = ""
+    json_names: str = ""
+    """``json: {names: ENUM}``: the importing format's enum whose member names show it."""
+    json_text_unless: tuple[str, int] | None = None
+    """``json: {text_unless: FIELD.MEMBER}``: the flag field and the bit that make bytes hex."""
 
     @property
     def holds(self) -> str:
@@ -102,6 +118,20 @@ class ModelField:
         if self.enum:
             said.append(f"{'a set of' if self.flags else 'one of'} `{self.enum}`")
         return ", ".join(said + (["not empty"] if self.nonempty else []))
+
+    @property
+    def shown(self) -> str:
+        """What ``json:`` says, as the docs show it.
+
+        >>> ModelField("value", "bytes", b"", json_text_unless=("flags", 1)).shown
+        'text unless `flags` & 0x1, else `{"$hex"}`'
+        """
+        if self.json_names:
+            return f"the name in the format's `{self.json_names}`"
+        if self.json_text_unless:
+            flag, bit = self.json_text_unless
+            return f'text unless `{flag}` & {bit:#x}, else `{{"$hex"}}`'
+        return ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,6 +163,8 @@ def read_models(builder, raw: dict) -> dict[str, ModelClass]:
         seen, optional_seen = set(), False
         for i, f in enumerate(fields):
             where = parts + ("fields", i)
+            if f.json_text_unless:
+                fields = _text_unless(builder, fields, i, where + ("json", "text_unless"))
             if f.name in seen:
                 raise builder.error(where, f"{name} has two fields named {f.name!r}")
             seen.add(f.name)
@@ -190,10 +222,47 @@ def _field(builder, models: dict, raw: dict, parts) -> ModelField:
             )
         members, flags = tuple(v.value for v in enum.values), enum.flags
     bounds = _range(builder, raw["range"], parts + ("range",)) if "range" in raw else None
+    json_names, text_unless = _json(builder, raw.get("json"), type_, raw, parts + ("json",))
     return ModelField(
         name, annotation, default, raw.get("doc", ""), bounds, members, flags,
-        bool(raw.get("nonempty")), raw.get("enum", ""),
+        bool(raw.get("nonempty")), raw.get("enum", ""), json_names, text_unless,
     )  # fmt: skip
+
+
+def _json(builder, raw, type_: str, field: dict, parts) -> tuple[str, tuple | None]:
+    """``json:`` of a field: (``names:``'s enum, ``text_unless:`` as (FIELD, 0) until
+    :func:`_text_unless` finds the member's bit)."""
+    if raw is None:
+        return "", None
+    if len(raw) != 1:
+        raise builder.error(parts, "json: is one of names: or text_unless:")
+    if "names" in raw:
+        if type_ != "int" or field.get("repeat"):
+            raise builder.error(parts + ("names",), "names: is for an int field")
+        found = spec_names.problem("enum", raw["names"])
+        if found:
+            raise builder.error(parts + ("names",), found)
+        return raw["names"], None
+    if type_ not in ("bytes", "value") or field.get("repeat"):
+        raise builder.error(parts + ("text_unless",), "text_unless: is for a bytes or value field")
+    flag_field, dot, member = raw["text_unless"].partition(".")
+    if not dot:
+        raise builder.error(parts + ("text_unless",), "text_unless: is FIELD.MEMBER (flags.BINARY)")
+    return "", (flag_field, member)
+
+
+def _text_unless(builder, fields: tuple, i: int, parts) -> tuple:
+    """``fields`` with field ``i``'s ``text_unless:`` as (FIELD, the bit of MEMBER), FIELD an
+    int field of the class whose flags ``enum:`` has MEMBER."""
+    name, member = fields[i].json_text_unless
+    flag = next((f for f in fields if f.name == name), None)
+    if flag is None or not flag.flags:
+        raise builder.error(parts, f"{name!r} is no field of this class with a flags enum:")
+    bit = next((v.value for v in builder.enums[flag.enum].values if v.name == member), None)
+    if bit is None:
+        raise builder.error(parts, f"{flag.enum} has no member {member!r}")
+    said = dataclasses.replace(fields[i], json_text_unless=(name, bit))
+    return fields[:i] + (said,) + fields[i + 1 :]
 
 
 def _bound(n: int) -> str:

@@ -279,9 +279,7 @@ class RuntimeType:
     """A runtime primitive that a field names as its type and configures with ``args:``.
 
     The construct is ``<construct>(<arg>=<value>, ...)``; each argument is taken
-    from the spec: ``table`` = an enum attribute (``column_type.craft`` ->
-    ``COLUMN_TYPE_CRAFT``), ``enum`` = an enum class, ``record`` = the construct of a
-    record of the spec (Craft's ``frame``: the layout the primitive maps to events). The
+    from the spec: ``record`` = the construct of a record of the spec (Craft's ``frame``: the layout the primitive maps to events). The
     configured instance is shared by the record and by module-level functions bound to
     its ``exports``, and its ``strategy()`` gives the hypothesis strategy of the field's
     values (:mod:`runtime.core.strategies`).
@@ -290,13 +288,13 @@ class RuntimeType:
     construct: str
     doc: str
     args: dict
-    """argument -> ``enum`` | ``record`` (its construct) | ``dictionary`` (the
+    """argument -> ``record`` (its construct) | ``dictionary`` (the
     ``runtime.core.refs.Dictionary`` of a field with ``interned:``) | ``decoder`` (the
     ``runtime.core.value_kinds.ValueKinds`` of a chunk with ``decode_by:``) | ``mapping``
     (the generated function of a record's ``map:``) | ``unmapping`` (its way back,
     ``runtime.core.unmap.WayBack``, when the ``map:`` has ``batch:``) | ``json_form`` (the
-    JSON form of its events, ``JSON_FORMS[record]``: :mod:`generator.emit.event_json`),
-    all required."""
+    JSON form of its events, ``JSON_FORMS[record]``: :mod:`generator.emit.event_json`) |
+    ``models`` (the generated module of an imported spec's ``models:``), all required."""
     python: str = "object"
     """Annotation of the field in the record's model class."""
     rows_spark: str = ""
@@ -327,8 +325,6 @@ RUNTIME_TYPES: dict[str, RuntimeType] = {
         args={
             "frame": "record",
             "values": "decoder",
-            "column_types": "enum",
-            "column_flags": "enum",
             "terms": "dictionary",
             "mapping": "mapping",
             "unmapping": "unmapping",

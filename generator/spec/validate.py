@@ -98,6 +98,18 @@ class SpecBuilder(FieldBuilder):
     def error(self, parts, message):
         return self.lines.error(parts, message)
 
+    def check_json_names(self) -> None:
+        """An imported model's ``json: {names: ENUM}`` names an enum of this spec (the
+        format's own, whose member names its JSON form shows)."""
+        for qualified, model in self.imported_models.items():
+            for f in model.fields:
+                if f.json_names and f.json_names not in self.enums:
+                    raise self.error(
+                        ("imports",),
+                        f"{qualified}.{f.name} shows json: names: {f.json_names!r}, an enum"
+                        " this spec does not have",
+                    )
+
     def build(self) -> Spec:
         data = self.data
         self.check_type_names()
@@ -106,6 +118,7 @@ class SpecBuilder(FieldBuilder):
         record_names = set(data.get("records", {}))
         self.record_names = record_names
         models = read_models(self, data.get("models", {}))
+        self.check_json_names()
         if not record_names and not enums and not models:
             raise self.error(
                 (), "a spec has records (and a default_record), or enums or models to import"

@@ -384,6 +384,33 @@ def bytes_from_json(value, path: str = "") -> bytes:
     raise EncodeError(f'expected {{"$hex": ...}}, got {value!r}', path=path)
 
 
+def text_or_hex(value: bytes, binary) -> str | dict:
+    """A string or blob value's JSON form (a ``models:`` field's ``json: {text_unless:}``):
+    its text when ``binary`` is false and the bytes are UTF-8 (so the text encodes back to
+    exactly them), else ``{"$hex"}``; :func:`text_or_hex_from_json` reads both back.
+
+    >>> text_or_hex(b"abc", 0), text_or_hex(b"abc", 1), text_or_hex(b"\\xff", 0)
+    ('abc', {'$hex': '616263'}, {'$hex': 'ff'})
+    """
+    if not binary:
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    return {"$hex": value.hex()}
+
+
+def text_or_hex_from_json(value, path: str = "") -> bytes:
+    """The bytes of a :func:`text_or_hex` form: a string's UTF-8, or ``{"$hex"}``'s bytes.
+
+    >>> text_or_hex_from_json("abc"), text_or_hex_from_json({"$hex": "ff"})
+    (b'abc', b'\\xff')
+    """
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    return bytes_from_json(value, path)
+
+
 def int_from_json(value, path: str = "") -> int:
     if isinstance(value, bool):
         raise EncodeError(f"expected an integer, got {value!r}", path=path)

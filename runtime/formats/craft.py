@@ -16,22 +16,31 @@ parts live by concept beside it:
 - the way back (events -> frames, and ``encode_events``' batches) is the spec's, the
   generated ``UNMAPPINGS["message"]``, run here quick and checked;
 - the JSON form of events is the spec's, the generated ``JSON_FORMS["message"]``
-  (generator/emit/event_json.py); their row images' columns are
-  :meth:`runtime.formats.ticdc_json.EventNames.image_from_json`.
+  (generator/emit/event_json.py), their row images' columns too (``specs/ticdc_types.yaml``'s
+  ``json:``); they read back here, each value by its wire kind (:func:`image_from_json`).
 """
 
 from __future__ import annotations
 
+from functools import partial
+
 from construct import Construct, SizeofError
 
 from runtime.core import limits as _limits
-from runtime.core.codec import build_fast
+from runtime.core.codec import (
+    build_fast,
+    float_from_json,
+    int_from_json,
+    key_from_json,
+    str_from_json,
+    text_or_hex_from_json,
+    to_jsonable,
+)
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.event_messages import EventMessages, ReadEvents, kept_events
 from runtime.core.spans import current as current_spans
 from runtime.core.unmap import WriteFaults, give_up
 from runtime.formats.craft_events import _checked_events, _Path, _read_frame
-from runtime.formats.ticdc_json import EventNames
 
 
 # -------------------------------------------------------------------------------------
@@ -65,8 +74,8 @@ class CraftMessage(EventMessages, Construct):
     event checked and made the parts of a frame, the frame of a batch's parts, and the
     batching of ``encode_events``), run quick (giving up) and, where that gives up, checked.
     ``json_form`` is the spec's JSON form of the events (the generated
-    ``JSON_FORMS["message"]``: each model class's ``to_json`` and the reader of an event's
-    JSON; None: none), whose row images' columns ``column_types``/``column_flags`` name.
+    ``JSON_FORMS["message"]``: each model class's ``to_json``, the reader of an event's
+    JSON and the row images' ``_IMAGE_JSON``; None: none).
     ``fast=False`` leaves only the checked paths (the oracle the tests compare with);
     ``compiled=False`` never tries the compiled tier (the Python path the tests and
     benchmarks compare it with).
@@ -94,8 +103,6 @@ class CraftMessage(EventMessages, Construct):
         *,
         fast: bool = True,
         compiled: bool = True,
-        column_types=None,
-        column_flags=None,
         json_form=None,
         models=None,
     ):
@@ -105,9 +112,13 @@ class CraftMessage(EventMessages, Construct):
         self.mapping = mapping
         self.unmapping = unmapping
         self.batch = unmapping.batch  # encode_events: the spec's batch:
-        self.names = EventNames(column_types, column_flags)
-        # the generated JSON_FORMS[...]: (model class -> its JSON form, the events' reader)
-        self.json_of, self.event_from_json = json_form or ({}, None)
+        # the generated JSON_FORMS[...]: (model class -> its JSON form, the events' reader,
+        # the row images' (to_json(columns, value), views of the fields shown by name))
+        self.json_of, self.event_from_json, (self._image_json, self._views) = json_form or (
+            {},
+            None,
+            (None, None),
+        )
         self.models = models
         self.fast = fast
         self.tries_compiled = compiled
@@ -264,9 +275,9 @@ class CraftMessage(EventMessages, Construct):
             raise
 
     def to_json(self, events) -> list[dict]:
-        """The JSON form of events: readable codes, text and commit times
-        (:mod:`runtime.formats.ticdc_json`), each as its class's ``json_form`` shows it."""
-        json_of, image = self.json_of, self.names.image_json
+        """The JSON form of events: readable codes, text and commit times, each as its
+        class's ``json_form`` shows it (a value that is not bytes as ``to_jsonable`` does)."""
+        json_of, image = self.json_of, partial(self._image_json, value=_value_json)
         try:
             return [json_of[type(ev)](ev, image) for ev in events]
         except KeyError:  # a subclass of a model class, or no model at all
@@ -301,7 +312,7 @@ class CraftMessage(EventMessages, Construct):
 
     def _image_from_json(self, items, path: str) -> list | None:
         """The ``image`` of ``json_form``: a row image's columns, values by their kinds."""
-        return self.names.image_from_json(items, self.values.wire_type, self.models.Column, path)
+        return image_from_json(items, self._views, self.values.wire_type, self.models.Column, path)
 
     # -- construct protocol ------------------------------------------------------------
     def _parse(self, stream, context, path):
@@ -329,3 +340,69 @@ class CraftMessage(EventMessages, Construct):
 
 _MESSAGE_FAULTS = WriteFaults(("events",))
 """The ``fail`` of a frame's rules on the way back: an error of the message's events."""
+
+
+# -------------------------------------------------------------------------------------
+# The row images' JSON form, read back
+# -------------------------------------------------------------------------------------
+def _value_json(column):
+    """A column value that is not bytes, in the JSON form (its bytes are the spec's)."""
+    return to_jsonable(column.value)
+
+
+def image_from_json(items, views, wire_type, column, path: str = "") -> list | None:
+    """A row image (the columns of one group) from its JSON form: ``type`` and ``flags``
+    by ``views`` (the generated ``_IMAGE_VIEWS``: names or numbers), each value read as its
+    kind (``wire_type(code, flags)``: the spec's ``decode_by:`` kinds, None for a code it
+    does not list) says, each column made by ``column(name, type, flags, value)``.
+
+        >>> from generated.models.ticdc_types import Column
+        >>> from generated.ticdc_craft import JSON_FORMS
+        >>> views, kinds = JSON_FORMS["message"][2][1], {3: "varint", 15: "bytes"}
+        >>> image_from_json([{"name": "id", "type": "LONG", "value": "7"},
+        ...     {"name": "s", "type": 15, "value": "x"}], views, lambda t, f: kinds.get(t), Column)
+        [Column(name='id', type=3, flags=0, value=7), Column(name='s', type=15, flags=0, value=b'x')]
+    """
+    if items is None:
+        return None
+    if not isinstance(items, list):
+        raise EncodeError(f"expected a list of columns, got {items!r}", path=path)
+    out, types, flags_view = [], views["type"], views["flags"]
+    for j, c in enumerate(items):
+        key = "type"  # the key whose value an error is about
+        try:
+            if not isinstance(c, dict):
+                raise EncodeError(f"expected an object, got {type(c).__name__}")
+            code = types.from_json(key_from_json(c, "type"))
+            key = "flags"
+            flags = flags_view.from_json(c.get("flags", 0))
+            kind = wire_type(code, flags)
+            if kind is None:
+                key = "type"
+                raise EncodeError(f"unknown column type code {code}")
+            key = "name"
+            name = str_from_json(key_from_json(c, "name"))
+            key = "value"
+            value = _value_from_json(c.get("value"), kind)
+        except EncodeError as err:
+            if err.path != key:  # key_from_json names it already
+                err.add_path(key)
+            err.add_path(path, index=j)
+            raise
+        out.append(column(name, code, flags, value))
+    return out
+
+
+def _value_from_json(value, kind: str):
+    """A column value of wire type ``kind`` from its JSON form."""
+    if value is None:
+        return None
+    if kind == "bytes":  # text for a text column, else {"$hex"}
+        return text_or_hex_from_json(value)
+    if kind == "str":
+        return str_from_json(value)
+    if kind == "f64":
+        return float_from_json(value)
+    if kind in ("varint", "uvarint"):
+        return int_from_json(value)
+    raise EncodeError(f"this type code is always NULL, got {value!r}")

@@ -28,10 +28,11 @@ import io
 from construct import ConstructError
 
 from runtime.core.chunks import _at
+from runtime.core.codec import text_or_hex
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.limits import Limits
 from runtime.core.spans import SpanRecorder
-from runtime.formats.ticdc_json import text_or_hex
+from runtime.formats.ticdc_rows import FLAG_BINARY
 
 
 # -------------------------------------------------------------------------------------
@@ -219,7 +220,7 @@ def _shown_value(code, flags, raw, kinds):
         value = kinds.decode(code, flags, raw)
     except DecodeError:
         return raw
-    if isinstance(value, bytes):  # a text column's bytes as its text (runtime.formats.ticdc_json)
-        shown = text_or_hex(value, flags)
+    if isinstance(value, bytes):  # a text column's bytes as its text (ticdc_types' json:)
+        shown = text_or_hex(value, flags & FLAG_BINARY)
         return shown if isinstance(shown, str) else value
     return value

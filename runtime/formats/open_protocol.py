@@ -45,6 +45,7 @@ import math
 import struct
 import types
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import NamedTuple
 
 from construct import Construct, SizeofError
@@ -74,7 +75,6 @@ from runtime.formats.open_protocol_json import (
     float64_in,
     str_in,
 )
-from runtime.formats.ticdc_json import EventNames, text_or_hex
 from runtime.formats.ticdc_rows import spark_schema as _ticdc_spark_schema
 from runtime.formats.ticdc_rows import to_row as _ticdc_to_row
 
@@ -165,8 +165,10 @@ class OpenProtocol(KeyValueMessages):
     (``encode_events``). ``key`` names the document of an event's Kafka key (the one the
     spec's ``class_by:`` reads the event type from). ``models`` is the module of the event
     classes (``generated.models.ticdc_types``): the classes' models, and the ``Column`` of their
-    row images. What is no format's own (the kept key and value, ``decode_message``,
-    ``encode_events``) is :class:`runtime.core.event_messages.KeyValueMessages`'.
+    row images; ``image_json`` the generated ``_IMAGE_JSON`` (how a row image's columns
+    show in the JSON form: ``specs/ticdc_types.yaml``'s ``json:``; None: no JSON form).
+    What is no format's own (the kept key and value, ``decode_message``, ``encode_events``)
+    is :class:`runtime.core.event_messages.KeyValueMessages`'.
     """
 
     def __init__(
@@ -178,8 +180,11 @@ class OpenProtocol(KeyValueMessages):
         *,
         key: str,
         models,
+        image_json=None,
     ):
         self.documents = dict(documents)
+        # the columns' JSON form: (to_json(columns, value), views of type and flags)
+        self._image_json, self._views = image_json or (None, None)
         self.models = models
         self.column = models.Column
         self.batch = batch  # encode_events: the spec's batch:
@@ -211,7 +216,6 @@ class OpenProtocol(KeyValueMessages):
         self.unsigned_bit = _flag(self.flags_key, "UNSIGNED")
         self._code_max = _BOUNDS[self.code_key.type][1]
         self._flags_max = _BOUNDS[self.flags_key.type][1]
-        self.names = EventNames(self.code_key.enum, self.flags_key.enum)  # the columns'
         # type code -> its tiflow reading (its kind's variants that a column with flags
         # can take): the compiled kernel's table; and the fast column reader's
         # (_tiflow_columns): the reading it checks inline, else the kind
@@ -491,12 +495,13 @@ class OpenProtocol(KeyValueMessages):
         """The stable JSON form: ``{"layout": ..., "events": [...]}``; column values keep
         their exact kind (bytes ``{"$hex"}``, big ints as strings, a str where the type
         renders as a number ``{"$str"}``, non-finite floats ``{"$f64"}``), and read like
-        the data (:mod:`runtime.formats.ticdc_json`: type and flag names, text columns as text,
-        ``commit_ts_time``)."""
+        the data (type and flag names, text columns as text: ``specs/ticdc_types.yaml``'s
+        ``json:``; ``commit_ts_time``)."""
         d = {"layout": message.layout}
         if message.escapes is not None:
             d["escapes"] = message.escapes
-        d["events"] = [self._class_of_event(e).to_json(e, self._image_dict) for e in message.events]
+        image = partial(self._image_json, value=self._value_json)
+        d["events"] = [self._class_of_event(e).to_json(e, image) for e in message.events]
         # the kept forms (where build writes them: not what tiflow writes), for from_dict
         if message.wire_form is not None:
             try:
@@ -509,24 +514,9 @@ class OpenProtocol(KeyValueMessages):
             d["claim_check_form"] = {"$hex": message.claim_check_form.hex()}
         return d
 
-    def _image_dict(self, cols):
-        if cols is None:
-            return None
-        names = self.names
-        return [
-            {
-                "name": c.name,
-                "type": names.type_json(c.type),
-                "flags": names.flags_json(c.flags),
-                "value": self._value_json(c),
-            }
-            for c in cols
-        ]
-
     def _value_json(self, c):
+        """A column value that is not bytes, in the JSON form (its bytes are the spec's)."""
         v = c.value
-        if isinstance(v, bytes):
-            return text_or_hex(v, c.flags)
         if isinstance(v, str):
             return v if self._value_type(c.type) == "str" else {"$str": v}
         if isinstance(v, float):
@@ -580,10 +570,10 @@ class OpenProtocol(KeyValueMessages):
         for i, c in enumerate(cols):
             where = f"{path}[{i}]"
             c = _dict(c, where)
-            code = self.names.type_from_json(c.get("type"), where + ".type")
+            code = self._views["type"].from_json(c.get("type"), where + ".type")
             kind = self.rendering.get(code, "raw")
             value = _value_from(kind, self.value_types[kind], c.get("value"), where + ".value")
-            flags = self.names.flags_from_json(c.get("flags", 0), where + ".flags")
+            flags = self._views["flags"].from_json(c.get("flags", 0), where + ".flags")
             out.append(self.column(c.get("name"), code, flags, value))
         return out
 

@@ -334,7 +334,7 @@ def _value_from(kind: str, type_: str, v, path: str):
     if isinstance(v, str):
         if type_ == "str":
             return v
-        if type_ in ("utf8", "quoted", "base64"):  # a text column's (runtime.formats.ticdc_json)
+        if type_ in ("utf8", "quoted", "base64"):  # a text column's (ticdc_types' json:)
             return v.encode("utf-8")
         if type_ in ("s64", "u64", "wide", "scalar"):
             return _int_from(v, path)
