@@ -50,6 +50,8 @@ from runtime._compiled.out cimport Out
 from runtime._compiled.protobuf_kept cimport (
     E_KEPT, E_PACKED_KEPT, KEPT_SPAN, exact_varint, kept_uvarint, narrow_kept, packed_kept,
 )
+from runtime._compiled cimport protobuf_records as records
+from runtime._compiled.protobuf_records cimport Record, find_field, may_hold_too_many
 from runtime._compiled.protobuf_tables cimport *
 from runtime._compiled.protobuf_values cimport ascii_text, from_fixed, from_varint, is_ascii, uvarint
 from runtime._compiled.protobuf_write cimport write_message
@@ -182,10 +184,7 @@ cdef class Loop(Builder):
                 self.last_limits = None
                 return None
             self.last_limits = limits
-        if end - pos > self.max_count:
-            # a list or map holds at most a record per element, a byte or more each: only
-            # a message longer than max_count can hold one too long, which the Python
-            # reader counts (the loop does not)
+        if may_hold_too_many(end - pos, self.max_count):
             return None
         cdef Ctx c
         c.buf = <const unsigned char*>PyBytes_AS_STRING(buf)
@@ -318,118 +317,24 @@ cdef int _put_key(unsigned char* out, bytes key) except -1:
 # -- reading -------------------------------------------------------------------------------
 
 
-cdef struct Record:
-    long long number
-    int wire_type
-    unsigned long long varint  # VARINT: its value
-    Py_ssize_t at  # where its value starts (LEN: after the length)
-    Py_ssize_t stop  # where the record ends
-
-
-cdef inline int read_key(Ctx* c, Py_ssize_t* pos, Py_ssize_t end, Record* r) except -1:
-    """A record's key: its field number (not 0) and wire type."""
-    cdef unsigned long long key
-    if pos[0] < end and c.buf[pos[0]] < 0x80:
-        key = c.buf[pos[0]]
-        pos[0] += 1
-    elif uvarint(c.buf, pos, end, &key) < 0 or key >> 32 or c.buf[pos[0] - 1] == 0:
-        raise DECLINE  # (a key longer than it needs: the Python reader keeps its bytes)
-    r.number = <long long>(key >> 3)
-    r.wire_type = <int>(key & 7)
-    if r.number == 0:
-        raise DECLINE
-    return 0
-
-
-cdef Py_ssize_t group_end(Ctx* c, Py_ssize_t pos, Py_ssize_t end, long long number,
-                          int depth) except -1:
-    """``_group_end``: where the group of field ``number`` starting at ``pos`` ends."""
-    if depth > c.max_depth or depth > MAX_C_DEPTH:
-        raise DECLINE
-    cdef Record r
-    cdef Py_ssize_t start
-    while True:
-        if pos >= end:
-            raise DECLINE
-        start = pos
-        read_key(c, &pos, end, &r)
-        if r.wire_type == EGROUP:
-            if r.number != number:
-                raise DECLINE
-            return pos
-        read_record(c, start, end, &r, depth)
-        pos = r.stop
-
-
 cdef inline int read_record(Ctx* c, Py_ssize_t pos, Py_ssize_t end, Record* r,
                             int depth) except -1:
-    """The record at ``pos`` of a message at ``depth``: its key and where its value lies
-    (``read``'s checks); a group is passed over whole."""
-    cdef unsigned long long n
-    read_key(c, &pos, end, r)
-    if r.wire_type == VARINT:
-        r.at = pos
-        if pos < end and c.buf[pos] < 0x80:
-            r.varint = c.buf[pos]
-            pos += 1
-        elif uvarint(c.buf, &pos, end, &r.varint) < 0 or c.buf[pos - 1] == 0:
-            raise DECLINE  # (longer than it needs: kept as bytes by the Python reader)
-    elif r.wire_type == LEN:
-        if pos < end and c.buf[pos] < 0x80:
-            n = c.buf[pos]
-            pos += 1
-        elif uvarint(c.buf, &pos, end, &n) < 0 or c.buf[pos - 1] == 0:
-            raise DECLINE
-        if n > <unsigned long long>(end - pos):
-            raise DECLINE
-        r.at = pos
-        pos += <Py_ssize_t>n
-    elif r.wire_type == I64 or r.wire_type == I32:
-        r.at = pos
-        pos += 8 if r.wire_type == I64 else 4
-        if pos > end:
-            raise DECLINE
-    elif r.wire_type == SGROUP:
-        r.at = pos
-        pos = group_end(c, pos, end, r.number, depth + 1)
-    else:  # an end of group without its start, and wire types that do not exist
+    """The record at ``pos`` of a message at ``depth`` (protobuf_records.pxd's), or a
+    decline: bad bytes, or a form the Python reader keeps as the record's bytes."""
+    if records.read_record(c.buf, pos, end, r, depth, c.max_depth):
         raise DECLINE
-    r.stop = pos
     return 0
 
 
-cdef int read_kept_record(Ctx* c, Py_ssize_t pos, Py_ssize_t end, Record* r,
-                          int depth) except -1:
+cdef inline int read_kept_record(Ctx* c, Py_ssize_t pos, Py_ssize_t end, Record* r,
+                                 int depth) except -1:
     """``read_record`` taking varints longer than they need (a key's, a value's, a
     length's) as the Python reader does: 1 when it met one (the record is kept as its
     bytes), else 0."""
-    cdef unsigned long long key, n
-    cdef int longer = kept_uvarint(c.buf, &pos, end, &key), more = 0
-    if longer < 0 or key >> 32 or key >> 3 == 0:
+    cdef int status = records.read_record(c.buf, pos, end, r, depth, c.max_depth)
+    if status < 0:
         raise DECLINE
-    r.number = <long long>(key >> 3)
-    r.wire_type = <int>(key & 7)
-    r.at = pos
-    if r.wire_type == VARINT:
-        more = kept_uvarint(c.buf, &pos, end, &r.varint)
-    elif r.wire_type == LEN:
-        more = kept_uvarint(c.buf, &pos, end, &n)
-        if more < 0 or n > <unsigned long long>(end - pos):
-            raise DECLINE
-        r.at = pos
-        pos += <Py_ssize_t>n
-    elif r.wire_type == I64 or r.wire_type == I32:
-        pos += 8 if r.wire_type == I64 else 4
-        if pos > end:
-            raise DECLINE
-    elif r.wire_type == SGROUP:
-        pos = group_end(c, pos, end, r.number, depth + 1)
-    else:
-        raise DECLINE
-    if more < 0:
-        raise DECLINE
-    r.stop = pos
-    return longer | more
+    return status == records.KEPT
 
 
 cdef object read_value(Loop p, Ctx* c, int kind, int message, Record* r, int depth):
@@ -554,23 +459,6 @@ cdef inline Py_ssize_t push_slots(Ctx* c, int n) except -1:
     c.n_last += n
     return first
 
-
-
-cdef inline int find_field(Field* fields, int* order, int count, long long number,
-                           int* guess) noexcept:
-    """The index of the field numbered ``number``, or -1; ``guess`` is where in number
-    order the next record's field usually is (the next one, or the same)."""
-    cdef int j, g = guess[0]
-    if g < count and fields[order[g]].number == number:
-        return order[g]
-    if g + 1 < count and fields[order[g + 1]].number == number:
-        guess[0] = g + 1
-        return order[g + 1]
-    for j in range(count):
-        if fields[order[j]].number == number:
-            guess[0] = j
-            return order[j]
-    return -1
 
 
 cdef int fill_message(Loop p, Ctx* c, int mi, object obj, Py_ssize_t pos, Py_ssize_t end,

@@ -27,6 +27,7 @@ from runtime._compiled.arrow cimport (
 )
 from runtime._compiled.float32 cimport float32_widened
 from runtime._compiled.prelude cimport _Limits, _limits
+from runtime._compiled.protobuf_records cimport Record, find_field, may_hold_too_many, read_record
 from runtime._compiled.protobuf_tables cimport *
 from runtime._compiled.protobuf_values cimport uvarint
 
@@ -35,87 +36,14 @@ cdef enum:
     MAX_MAP_CHECKED = 256  # a map of more entries declines: its keys are checked pairwise
 
 
-cdef struct Rec:
-    long long number
-    int wire_type
-    unsigned long long varint  # VARINT: its value
-    Py_ssize_t at  # where its value starts (LEN: after the length)
-    Py_ssize_t stop  # where the record ends
-
-
 cdef struct Ctx:
     const unsigned char* buf
     Py_ssize_t max_depth
     Py_ssize_t max_string
-    Rec* last  # per message being read: each singular slot's record, innermost last
+    Record* last  # per message being read: each singular slot's record, innermost last
     int* field  # and which field of the message it is (-1: none read)
     Py_ssize_t n_last
     Py_ssize_t cap_last
-
-
-# -- records (protobuf.pyx's reading, with a status: 0, or REFUSED where it raises) --------
-
-
-cdef int read_record(Ctx* c, Py_ssize_t pos, Py_ssize_t end, Rec* r, Py_ssize_t depth) noexcept:
-    """The record at ``pos`` of a message at ``depth``: its key and where its value lies;
-    a group is passed over whole. Varints longer than they need are read (their values are
-    the model's)."""
-    cdef unsigned long long key, n
-    if pos < end and c.buf[pos] < 0x80:
-        key = c.buf[pos]
-        pos += 1
-    elif uvarint(c.buf, &pos, end, &key) < 0 or key >> 32:
-        return REFUSED
-    r.number = <long long>(key >> 3)
-    r.wire_type = <int>(key & 7)
-    if r.number == 0:
-        return REFUSED
-    r.at = pos
-    if r.wire_type == EGROUP:  # its group's end (group_end's): an error anywhere else
-        pass
-    elif r.wire_type == VARINT:
-        if pos < end and c.buf[pos] < 0x80:
-            r.varint = c.buf[pos]
-            pos += 1
-        elif uvarint(c.buf, &pos, end, &r.varint) < 0:
-            return REFUSED
-    elif r.wire_type == LEN:
-        if pos < end and c.buf[pos] < 0x80:
-            n = c.buf[pos]
-            pos += 1
-        elif uvarint(c.buf, &pos, end, &n) < 0:
-            return REFUSED
-        if n > <unsigned long long>(end - pos):
-            return REFUSED
-        r.at = pos
-        pos += <Py_ssize_t>n
-    elif r.wire_type == I64 or r.wire_type == I32:
-        pos += 8 if r.wire_type == I64 else 4
-        if pos > end:
-            return REFUSED
-    elif r.wire_type == SGROUP:
-        pos = group_end(c, pos, end, r.number, depth + 1)
-        if pos < 0:
-            return REFUSED
-    else:  # wire types that do not exist
-        return REFUSED
-    r.stop = pos
-    return 0
-
-
-cdef Py_ssize_t group_end(Ctx* c, Py_ssize_t pos, Py_ssize_t end, long long number,
-                          Py_ssize_t depth) noexcept:
-    """Where the group of field ``number`` starting at ``pos`` ends, or -1."""
-    cdef Rec r
-    if depth > c.max_depth or depth > MAX_C_DEPTH:
-        return -1
-    while pos < end:
-        if read_record(c, pos, end, &r, depth):
-            return -1
-        if r.wire_type == EGROUP:
-            return r.stop if r.number == number else -1
-        pos = r.stop
-    return -1
 
 
 # -- values --------------------------------------------------------------------------------
@@ -174,7 +102,7 @@ cdef inline int put_default(int kind, Builder b) except -1:
     return put_int(b, 0)
 
 
-cdef int put_value(Tables* t, Ctx* c, int kind, int message, Rec* r, Py_ssize_t depth,
+cdef int put_value(Tables* t, Ctx* c, int kind, int message, Record* r, Py_ssize_t depth,
                    Builder b) except -1:
     """One record's value (its wire type the field's) into ``b``."""
     cdef Py_ssize_t n
@@ -217,18 +145,18 @@ cdef int put_packed(int kind, int wire_type, const unsigned char* buf, Py_ssize_
     return 0
 
 
-cdef int put_entry(Tables* t, Ctx* c, Field* f, Rec* outer, Py_ssize_t depth,
+cdef int put_entry(Tables* t, Ctx* c, Field* f, Record* outer, Py_ssize_t depth,
                    StructBuilder entry) except -1:
     """One map entry read at ``depth + 1``: its key record, then its value record."""
-    cdef Rec r
+    cdef Record r
     if depth + 1 > c.max_depth:
         return REFUSED
-    if (read_record(c, outer.at, outer.stop, &r, depth + 1) or r.number != 1
-            or r.wire_type != wire_type_of(f.key_kind)
+    if (read_record(c.buf, outer.at, outer.stop, &r, depth + 1, c.max_depth) < 0
+            or r.number != 1 or r.wire_type != wire_type_of(f.key_kind)
             or put_value(t, c, f.key_kind, -1, &r, depth + 1, entry.children[0])):
         return REFUSED
-    if (read_record(c, r.stop, outer.stop, &r, depth + 1) or r.number != 2
-            or r.wire_type != wire_type_of(f.value_kind) or r.stop != outer.stop
+    if (read_record(c.buf, r.stop, outer.stop, &r, depth + 1, c.max_depth) < 0
+            or r.number != 2 or r.wire_type != wire_type_of(f.value_kind) or r.stop != outer.stop
             or put_value(t, c, f.value_kind, f.message, &r, depth + 1, entry.children[1])):
         return REFUSED
     return entry.valid()
@@ -268,22 +196,6 @@ cdef int close_map(ListBuilder b) except -1:
 # -- messages ------------------------------------------------------------------------------
 
 
-cdef inline int find_field(Field* fields, int* order, int count, long long number,
-                           int* guess) noexcept:
-    """protobuf.pyx's: the index of the field numbered ``number``, or -1."""
-    cdef int j, g = guess[0]
-    if g < count and fields[order[g]].number == number:
-        return order[g]
-    if g + 1 < count and fields[order[g + 1]].number == number:
-        guess[0] = g + 1
-        return order[g + 1]
-    for j in range(count):
-        if fields[order[j]].number == number:
-            guess[0] = j
-            return order[j]
-    return -1
-
-
 cdef Py_ssize_t push_slots(Ctx* c, int n) except -1:
     """``n`` singular slots for a message, none read; the index of the first."""
     cdef Py_ssize_t cap, first = c.n_last
@@ -291,10 +203,10 @@ cdef Py_ssize_t push_slots(Ctx* c, int n) except -1:
     cdef int i
     if c.cap_last - c.n_last < n:
         cap = max(2 * c.cap_last, c.n_last + n, 64)
-        grown = realloc(c.last, cap * sizeof(Rec))
+        grown = realloc(c.last, cap * sizeof(Record))
         if grown == NULL:
             raise MemoryError()
-        c.last = <Rec*>grown
+        c.last = <Record*>grown
         grown = realloc(c.field, cap * sizeof(int))
         if grown == NULL:
             raise MemoryError()
@@ -310,7 +222,7 @@ cdef int earlier(Tables* t, Ctx* c, Field* fields, Py_ssize_t slot, Py_ssize_t d
     """A singular field (or oneof) read again: the model keeps the last value, but reads
     the earlier one as well (its errors and limits), so it is written, then dropped."""
     cdef int fi = c.field[slot]
-    cdef Rec r = c.last[slot]
+    cdef Record r = c.last[slot]
     cdef Builder b = <Builder>children[fi]
     cdef Py_ssize_t mark = b.length
     if put_value(t, c, fields[fi].kind, fields[fi].message, &r, depth, b):
@@ -332,11 +244,11 @@ cdef int write_message(Tables* t, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end
     cdef list children = out.children
     cdef Py_ssize_t slots = push_slots(c, m.n_slots)
     cdef int fi, j, guess = 0
-    cdef Rec r
+    cdef Record r
     cdef Field* f
     cdef Builder b
     while pos < end:
-        if read_record(c, pos, end, &r, depth) or r.wire_type == EGROUP:
+        if read_record(c.buf, pos, end, &r, depth, c.max_depth) < 0:
             return REFUSED
         pos = r.stop
         fi = find_field(fields, order, m.count, r.number, &guess)
@@ -447,7 +359,7 @@ cdef class ProtobufArrow:
         for i in range(start, stop):
             if not binary_value(&messages, i, &buf, &n) or n > lim.max_message_bytes:
                 return i
-            if n > lim.max_count:  # may hold a list past max_count: the Python reader counts
+            if may_hold_too_many(n, lim.max_count):
                 return i
             mark = out.length
             self.c.buf, self.c.n_last = buf, 0

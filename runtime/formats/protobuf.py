@@ -73,8 +73,17 @@ from runtime.core.limits import Limits, current
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import remaining
 from runtime.core.tier import compiled
+from runtime.formats.protobuf_records import (
+    EGROUP,
+    I32,
+    I64,
+    LEN,
+    SGROUP,
+    VARINT,
+    group_end,
+    name_record,
+)
 
-VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
 MAX_FIELD_NUMBER = 2**29 - 1
 LAYOUT_KEY = "wire_layout"
 _MASK32, _MASK64 = 2**32 - 1, 2**64 - 1
@@ -318,34 +327,40 @@ class ProtobufMessage(Construct):
             number, wt = key >> 3, key & 7
             if number == 0:
                 raise DecodeError("field number 0", offset=start)
-            if wt == VARINT:
-                at = pos
-                if pos < end and buf[pos] < 0x80:
-                    v, pos = buf[pos], pos + 1
+            try:
+                if wt == VARINT:
+                    at = pos
+                    if pos < end and buf[pos] < 0x80:
+                        v, pos = buf[pos], pos + 1
+                    else:
+                        v, pos = read_uvarint(buf, pos, end=end)
+                        odd = odd or buf[pos - 1] == 0
+                elif wt == LEN:
+                    if pos < end and buf[pos] < 0x80:
+                        n, at = buf[pos], pos + 1
+                    else:
+                        n, at = read_uvarint(buf, pos, end=end)
+                        odd = odd or buf[at - 1] == 0
+                    pos = at + n
+                    if pos > end:
+                        raise DecodeError(
+                            f"length {n} runs past the end ({end - at} byte(s) left)", offset=start
+                        )
+                elif wt == I64 or wt == I32:
+                    at, pos = pos, pos + (8 if wt == I64 else 4)
+                    if pos > end:
+                        raise DecodeError("truncated fixed-width value", offset=start)
+                elif wt == SGROUP:  # a group: kept whole as an unknown record
+                    pos = group_end(buf, pos, end, number, limits, depth + 1)
+                elif wt == EGROUP:
+                    raise DecodeError(f"end of group {number} without its start", offset=start)
                 else:
-                    v, pos = read_uvarint(buf, pos, end=end)
-                    odd = odd or buf[pos - 1] == 0
-            elif wt == LEN:
-                if pos < end and buf[pos] < 0x80:
-                    n, at = buf[pos], pos + 1
-                else:
-                    n, at = read_uvarint(buf, pos, end=end)
-                    odd = odd or buf[at - 1] == 0
-                pos = at + n
-                if pos > end:
                     raise DecodeError(
-                        f"length {n} runs past the end ({end - at} byte(s) left)", offset=start
+                        f"field {number}: wire type {wt} does not exist", offset=start
                     )
-            elif wt == I64 or wt == I32:
-                at, pos = pos, pos + (8 if wt == I64 else 4)
-                if pos > end:
-                    raise DecodeError("truncated fixed-width value", offset=start)
-            elif wt == SGROUP:  # a group: kept whole as an unknown record
-                pos = _group_end(buf, pos, end, number, limits, depth + 1)
-            elif wt == EGROUP:
-                raise DecodeError(f"end of group {number} without its start", offset=start)
-            else:
-                raise DecodeError(f"field {number}: wire type {wt} does not exist", offset=start)
+            except DecodeError as err:
+                name_record(err, self, number, wt, values)
+                raise
             f = by_number.get(number)
             if number < previous:
                 canonical = False
@@ -372,9 +387,12 @@ class ProtobufMessage(Construct):
                         layout.append((*entry, bytes(buf[start:pos])) if odd else entry)
                     else:
                         canonical = canonical and f.repeated != "packed"
-                        value = self._value(
-                            f, wt, v if wt == VARINT else None, buf, at, pos, limits, depth, spans
-                        )
+                        got = v if wt == VARINT else None
+                        try:
+                            value = self._value(f, wt, got, buf, at, pos, limits, depth, spans)
+                        except DecodeError as err:  # in the element: its index
+                            err.add_path(index=len(items))
+                            raise
                         if wt == VARINT and v > 1 and f.narrow:
                             odd = odd or _to_varint(f.kind, value) != v
                         items.append(value)
@@ -773,42 +791,6 @@ class ProtobufMessage(Construct):
 
     def _sizeof(self, context, path):
         raise SizeofError("a message's size depends on its values", path=path)
-
-
-def _group_end(buf, pos: int, end: int, number: int, limits, depth: int) -> int:
-    """Where the group of field ``number`` that starts at ``pos`` (after its start key)
-    ends: after the end key of the same number, past its records and nested groups."""
-    if depth > limits.max_depth:
-        limits.check("max_depth", depth, offset=pos)
-    while True:
-        if pos >= end:
-            raise DecodeError(f"group {number} has no end", offset=pos)
-        start = pos
-        key, pos = read_uvarint(buf, pos, bits=32, end=end)
-        inner, wt = key >> 3, key & 7
-        if inner == 0:
-            raise DecodeError("field number 0", offset=start)
-        if wt == VARINT:
-            _, pos = read_uvarint(buf, pos, end=end)
-        elif wt == LEN:
-            n, pos = read_uvarint(buf, pos, end=end)
-            if n > end - pos:
-                raise DecodeError(
-                    f"length {n} runs past the end ({end - pos} byte(s) left)", offset=start
-                )
-            pos += n
-        elif wt == I64 or wt == I32:
-            pos += 8 if wt == I64 else 4
-            if pos > end:
-                raise DecodeError("truncated fixed-width value", offset=start)
-        elif wt == SGROUP:
-            pos = _group_end(buf, pos, end, inner, limits, depth + 1)
-        elif wt == EGROUP:
-            if inner != number:
-                raise DecodeError(f"group {number} ends as group {inner}", offset=start)
-            return pos
-        else:
-            raise DecodeError(f"field {inner}: wire type {wt} does not exist", offset=start)
 
 
 def _compiled_loop(message: ProtobufMessage):

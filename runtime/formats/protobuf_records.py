@@ -1,0 +1,70 @@
+"""The records of a protobuf message, beside ``runtime.formats.protobuf``'s reader (which
+reads a record inline, for speed): a group passed over whole (:func:`group_end`), and the
+path of an error in a record (:func:`name_record`). The compiled readers share theirs in
+runtime/_compiled/protobuf_records.pxd; they decline where these raise, so an error reads
+the same in both tiers.
+
+An error names the field and the element it was reading, and the offset of its record:
+
+    >>> from runtime.formats.protobuf import PbField, ProtobufMessage
+    >>> tags = ProtobufMessage(PbField(1, "id", "string"), PbField(2, "tags", "string", repeated="unpacked"))
+    >>> tags.decode(bytes.fromhex("0a0178" "120161" "120562"))
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.DecodeError: tags[1] at offset 6: length 5 runs past the end (1 byte(s) left)
+"""
+
+from __future__ import annotations
+
+from runtime.core.errors import DecodeError
+from runtime.core.leb128 import read_uvarint
+
+VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
+
+
+def name_record(err: DecodeError, message, number: int, wt: int, values: dict) -> None:
+    """Prepend to ``err``, raised reading the record of field ``number`` (wire type ``wt``)
+    of ``message`` before its value was read into ``values``, the field's name, and an
+    element's index (the next of a repeated field's). An unknown record, or a known
+    number with another wire type, adds nothing: its offset and number say which."""
+    f = message.by_number.get(number)
+    if f is None or (f.wire_type != wt and not (wt == LEN and f.packable)):
+        return
+    element = f.repeated is not None and not (wt == LEN and f.wire_type != LEN)
+    err.add_path(f.name, index=len(values[f.name]) if element else None)
+
+
+def group_end(buf, pos: int, end: int, number: int, limits, depth: int) -> int:
+    """Where the group of field ``number`` that starts at ``pos`` (after its start key)
+    ends: after the end key of the same number, past its records and nested groups."""
+    if depth > limits.max_depth:
+        limits.check("max_depth", depth, offset=pos)
+    while True:
+        if pos >= end:
+            raise DecodeError(f"group {number} has no end", offset=pos)
+        start = pos
+        key, pos = read_uvarint(buf, pos, bits=32, end=end)
+        inner, wt = key >> 3, key & 7
+        if inner == 0:
+            raise DecodeError("field number 0", offset=start)
+        if wt == VARINT:
+            _, pos = read_uvarint(buf, pos, end=end)
+        elif wt == LEN:
+            n, pos = read_uvarint(buf, pos, end=end)
+            if n > end - pos:
+                raise DecodeError(
+                    f"length {n} runs past the end ({end - pos} byte(s) left)", offset=start
+                )
+            pos += n
+        elif wt == I64 or wt == I32:
+            pos += 8 if wt == I64 else 4
+            if pos > end:
+                raise DecodeError("truncated fixed-width value", offset=start)
+        elif wt == SGROUP:
+            pos = group_end(buf, pos, end, inner, limits, depth + 1)
+        elif wt == EGROUP:
+            if inner != number:
+                raise DecodeError(f"group {number} ends as group {inner}", offset=start)
+            return pos
+        else:
+            raise DecodeError(f"field {inner}: wire type {wt} does not exist", offset=start)
