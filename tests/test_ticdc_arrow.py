@@ -100,3 +100,40 @@ def test_no_events_and_unsupported_values():
 @given(st.lists(_cdc_event(), max_size=12))
 def test_random_events(events):
     check(events)
+
+
+@pytest.mark.parametrize("mode", ["PERMISSIVE", "FAILFAST"])
+def test_an_event_the_table_cannot_hold_is_one_corrupt_record(mode):
+    """A DDL type past the table's int32, or column flags past its int64, decode (the model's
+    ranges are wider) but no Spark row holds them: that message is a corrupt record naming
+    the column, the others' rows are written, and the batch never fails with pyarrow's error."""
+    from pyspark.sql.types import BinaryType, StructField, StructType
+    from spark_cases import craft_encode
+
+    from runtime.spark.decode import BatchDecoder, RecordDecodeError, codec, output_schema
+
+    good = RowChangedEvent(5, "s", "t", new=[Column("a", 3, 0, 1)])
+    messages = [
+        craft_encode([good])[0],
+        craft_encode([DdlEvent(6, "s", "t", ddl_type=2**40, query="q")])[0],
+        craft_encode([RowChangedEvent(7, "s", "t", new=[Column("a", 3, 2**63, 1)])])[0],
+        craft_encode([good, good])[0],
+    ]
+    c = codec("ticdc_craft", None, None, None)
+    spark_in = StructType([StructField("value", BinaryType())])
+    out_schema, _ = output_schema(spark_in, c, mode, ["value"])
+    batch = pa.RecordBatch.from_arrays([pa.array(messages, pa.binary())], names=["value"])
+    decoder = BatchDecoder(c, out_schema, mode=mode)
+    if mode == "FAILFAST":
+        with pytest.raises(
+            RecordDecodeError, match="field ddl_type: the Spark column does not hold"
+        ):
+            decoder.decode(batch)
+        return
+    out = decoder.decode(batch).to_pydict()
+    assert out["_commit_ts"] == [5, None, None, 5, 5]
+    assert out["_error"][0] is None
+    assert out["_error"][1].startswith("ddl_type at offset ?: the Spark column does not hold a")
+    assert out["_error"][2].startswith("new at offset ?: the Spark column does not hold a value")
+    assert out["_corrupt_record"][1:3] == messages[1:3]
+    assert decoder.stats == {"records": 4, "rows": 3, "corrupt": 2}

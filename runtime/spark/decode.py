@@ -37,7 +37,7 @@ import importlib
 import operator
 from collections.abc import Sequence
 
-from runtime.core.errors import OptionError, WirespecError
+from runtime.core.errors import DecodeError, OptionError, WirespecError
 from runtime.core.limits import LIMIT_NAMES, limits_from_options
 
 CORRUPT_COL = "_corrupt_record"
@@ -47,6 +47,8 @@ INDEX_COL = "_event_index"
 MODES = ("FAILFAST", "PERMISSIVE")
 RECORD_ERRORS = (WirespecError, ValueError, UnicodeError)
 """What bad bytes raise: a corrupt record in PERMISSIVE, the query's failure in FAILFAST."""
+UNFIT_ERRORS = (ValueError, TypeError, OverflowError)
+"""What pyarrow raises for a value its type does not hold (``ArrowInvalid`` is a ValueError)."""
 RENAMED_PREFIX = "_input_"
 """Input columns whose names clash with decoded fields are passed through with this prefix."""
 
@@ -677,11 +679,53 @@ class BatchDecoder:
             arrays = [pa.array(columns[i], f.type) for i, f in zip(self.keep, self.decoded_fields)]
         return [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
 
+    def drop_unfit(self, batch, items, counts, corrupt) -> list:
+        """``items`` without those of the records a Spark column cannot hold (a model's
+        uint64 past a LongType, ...): each such record is corrupt, its error naming the
+        column (FAILFAST raises it), so a batch is never failed by a pyarrow error."""
+        fields = self.decoded_fields
+        values = batch.column(self.value_col)
+        kept, at = [], 0
+        for i, n in enumerate(counts):
+            mine, at = items[at : at + n], at + n
+            unfit = next(((f, e) for f in fields if n and (e := self.unfit(mine, f))), None)
+            if unfit is None:
+                kept.extend(mine)
+                continue
+            self.stats["rows"] -= n
+            self.stats["corrupt"] += 1
+            field, reason = unfit
+            err = DecodeError(f"the Spark column does not hold a value ({reason})", path=field.name)
+            self.bad_record(batch, i, values[i].as_py(), err, corrupt, [])
+            counts[i] = 0
+        return kept
+
+    def unfit(self, items, field) -> str | None:
+        """Why ``field``'s Arrow type does not hold its values of ``items`` (rows or events);
+        None when it does."""
+        import pyarrow as pa
+
+        try:
+            if self.columnar is not None:
+                self.columnar[1](items, [field])
+            else:
+                at = self.keep[self.decoded_fields.index(field)]
+                pa.array([row[at] for row in items], field.type)
+        except UNFIT_ERRORS as err:
+            return str(err)
+        return None
+
     def _decode(self, batch, errors):
         import pyarrow as pa
 
         items, counts, corrupt = self.explode(batch, errors)
-        decoded = self.decoded_arrays(items)
+        try:
+            decoded = self.decoded_arrays(items)
+        except UNFIT_ERRORS:
+            if not isinstance(items, list):
+                raise
+            items = self.drop_unfit(batch, items, counts, corrupt)
+            decoded = self.decoded_arrays(items)
         # Every record gives max(count, 1) rows: an empty or corrupt record gives one row
         # with null decoded fields, so input records = distinct records of the output.
         if 0 in counts:
