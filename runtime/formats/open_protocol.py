@@ -74,7 +74,7 @@ from runtime.formats.open_protocol_json import (
     float64_in,
     str_in,
 )
-from runtime.formats.ticdc_json import EventNames, text_or_hex
+from runtime.formats.ticdc_json import COLUMN_KEYS, EventNames, text_or_hex
 from runtime.formats.ticdc_rows import spark_schema as _ticdc_spark_schema
 from runtime.formats.ticdc_rows import to_row as _ticdc_to_row
 
@@ -580,11 +580,26 @@ class OpenProtocol(KeyValueMessages):
         for i, c in enumerate(cols):
             where = f"{path}[{i}]"
             c = _dict(c, where)
-            code = self.names.type_from_json(c.get("type"), where + ".type")
+            try:  # to_dict's form: its four keys (read one by one: cheaper than as a tuple)
+                name = c["name"]
+                code = c["type"]
+                flags = c["flags"]
+                v = c["value"]
+            except KeyError:  # a key left out (flags 0, the others null), or another in its place
+                _known_column_keys(c, where)
+                name, code, flags, v = (
+                    c.get("name"),
+                    c.get("type"),
+                    c.get("flags", 0),
+                    c.get("value"),
+                )
+            if len(c) != 4:  # a fifth key (or fewer, each known: checked once more)
+                _known_column_keys(c, where)
+            code = self.names.type_from_json(code, where + ".type")
             kind = self.rendering.get(code, "raw")
-            value = _value_from(kind, self.value_types[kind], c.get("value"), where + ".value")
-            flags = self.names.flags_from_json(c.get("flags", 0), where + ".flags")
-            out.append(self.column(c.get("name"), code, flags, value))
+            value = _value_from(kind, self.value_types[kind], v, where + ".value")
+            flags = self.names.flags_from_json(flags, where + ".flags")
+            out.append(self.column(name, code, flags, value))
         return out
 
     def _value_type(self, code: int) -> str:
@@ -625,6 +640,15 @@ class _Writer:
 
     pack = staticmethod(join_frames)
     """A batch's parts -> its Kafka key and value."""
+
+
+def _known_column_keys(c: dict, where: str) -> None:
+    """Refuse a key of column form ``c`` (at ``where``) that is none of :data:`COLUMN_KEYS`."""
+    try:
+        refuse_unknown_keys(c, COLUMN_KEYS, "column")
+    except EncodeError as err:
+        err.add_path(where)
+        raise
 
 
 def _compiled_plan(codec: OpenProtocol):
