@@ -222,3 +222,19 @@ def test_a_bogus_or_misspelt_key_in_a_thrift_raw_form_is_refused_naming_it(path)
                 tc.from_dict(form)
             node[key] = node.pop(key + "x")
     assert tc.build(tc.from_dict(form)) == path.read_bytes()
+
+
+def test_an_unknown_column_key_on_the_wire_is_kept_not_refused():
+    """The wire reader stays exact: a key tiflow does not write, in a column of the value's
+    JSON, is read and kept (the message's wire_form), and its JSON form, whose columns have
+    their four keys, goes back through from_dict to the same bytes."""
+    from generated import ticdc_open_protocol as op
+
+    folder = SAMPLES / "ticdc_open_protocol"
+    key, value = (folder / "update.key").read_bytes(), (folder / "update.value").read_bytes()
+    n = int.from_bytes(value[:8], "big")
+    body = value[8 : 8 + n].replace(b'{"t":', b'{"' + BOGUS.encode() + b'":1,"t":', 1)
+    value = len(body).to_bytes(8, "big") + body + value[8 + n :]
+    form = op.to_dict(op.parse_pair(key, value))
+    assert "wire_form" in form and BOGUS not in str(form["events"])
+    assert op.build_pair(op.from_dict(form)) == (key, value)
