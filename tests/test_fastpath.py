@@ -234,6 +234,27 @@ def test_same_outcome_on_mutations(fmt, index, mutations):
 
 
 @pytest.mark.parametrize(
+    "fmt, sample, at, byte, text",
+    [
+        ("kafka_record_batch", "orders_batch.bin", 16, 3,
+         "batches[0].batch.magic at offset 16: expected 2 but parsed 3"),
+        ("png", "greyscale_gradient.bin", 26, 2,  # IHDR's compression_method
+         "chunks[0].data.compression_method at offset 26: expected 0 but parsed 2"),
+        ("avro_container", "page_views_null.bin", 3, 2,  # a magic number reads in hex
+         "magic at offset 0: expected magic 4f626a01, got 4f626a02"),
+    ],
+)  # fmt: skip
+def test_a_wrong_constant_reads_the_same_in_every_tier(fmt, sample, at, byte, text):
+    module = importlib.import_module(f"generated.{fmt}")
+    data = bytearray((ROOT / "samples" / fmt / sample).read_bytes())
+    data[at] = byte
+    for parse in (module.parse, module.parse_construct):
+        with pytest.raises(DecodeError) as err:
+            parse(bytes(data))
+        assert str(err.value) == text
+
+
+@pytest.mark.parametrize(
     "fmt, record",
     [
         ("plainbuffer", None),

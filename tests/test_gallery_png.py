@@ -384,10 +384,7 @@ def _outcome(parse, data):
     try:
         return codec.to_dict(parse(data))
     except DecodeError as err:
-        # construct words a narrow const mismatch (compression_method) "parsing expected 0
-        # but parsed 2", the fast path of every format "expected 0 but parsed 2": the same
-        # error (a magic number, the signature, reads alike in every tier)
-        return err.offset, err.path, str(err).replace("parsing expected", "expected")
+        return err.offset, err.path, str(err)
 
 
 def _tiers_agree(data: bytes) -> bool:

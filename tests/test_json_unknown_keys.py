@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,114 @@ def test_a_bogus_key_in_a_thrift_message_is_refused(path):
     bad["seqdi"] = bad.pop("seqid")
     with pytest.raises(EncodeError, match=r"^seqdi: unknown key 'seqdi' in message \(did you"):
         tc.from_dict(bad)
+
+
+def _event_forms(fmt):
+    """(module, JSON form) of each sample of Craft or Open Protocol that has a row image."""
+    mod = importlib.import_module(f"generated.{fmt}")
+    out = []
+    for path in sorted((SAMPLES / fmt).glob("*.key" if fmt == "ticdc_open_protocol" else "*.bin")):
+        if fmt == "ticdc_open_protocol":
+            model = mod.parse_pair(path.read_bytes(), path.with_suffix(".value").read_bytes())
+        else:
+            model = mod.parse(path.read_bytes())
+        form = mod.to_dict(model)
+        if any(e.get(image) for e in form["events"] for image in ("new", "old")):
+            out.append((mod, form))
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["ticdc_craft", "ticdc_open_protocol"])
+def test_a_bogus_or_misspelt_key_in_a_column_is_refused_naming_it(fmt):
+    forms = _event_forms(fmt)
+    assert forms
+    for mod, form in forms:
+        assert mod.from_dict(copy.deepcopy(form)) is not None  # every key known: taken
+        for i, event in enumerate(form["events"]):
+            for image in ("new", "old"):
+                for j, column in enumerate(event.get(image) or []):
+                    where = rf"^events\[{i}\]\.{image}\[{j}\]"
+                    bad = copy.deepcopy(form)
+                    bad["events"][i][image][j][BOGUS] = 1
+                    with pytest.raises(EncodeError, match=rf"{where}\.{BOGUS}: unknown key"):
+                        mod.from_dict(bad)
+                    for key in column:  # one in place of a known key, which is then absent
+                        bad = copy.deepcopy(form)
+                        cut = bad["events"][i][image][j]
+                        cut[key[::-1]] = cut.pop(key)
+                        with pytest.raises(
+                            EncodeError, match=rf"{where}\.{key[::-1]}: unknown key .* in column"
+                        ):
+                            mod.from_dict(bad)
+
+
+@pytest.mark.parametrize("fmt", ["ticdc_craft", "ticdc_open_protocol"])
+def test_a_column_may_leave_out_its_flags_and_value(fmt):
+    mod, form = _event_forms(fmt)[0]
+    image = next(e.get("new") or e["old"] for e in form["events"] if e.get("new") or e.get("old"))
+    for column in image:
+        del column["flags"], column["value"]
+    message = mod.from_dict(form)
+    columns = next(e.new or e.old for e in message.events if e.new or e.old)
+    assert [(c.flags, c.value) for c in columns] == [(0, None)] * len(columns)
+
+
+def _raw_forms(form, at=""):
+    """(key path, form, its kind) of each raw struct, field, list, set or map in a Thrift
+    message's raw body."""
+    out = []
+    if isinstance(form, dict):
+        kind = next((k for k in ("fields", "set", "list", "map") if k in form), None)
+        if kind is None and {"id", "type", "value"} <= set(form):
+            kind = "field"
+        if kind is not None:
+            out.append((at, form, {"fields": "struct"}.get(kind, kind)))
+        for key, value in form.items():
+            out += _raw_forms(value, f"{at}.{key}" if at else key)
+    elif isinstance(form, list):
+        for i, value in enumerate(form):
+            out += _raw_forms(value, f"{at}[{i}]")
+    return out
+
+
+@pytest.mark.parametrize(
+    "path", sorted((SAMPLES / "thrift_compact").glob("*.bin")), ids=lambda p: p.name
+)
+def test_a_bogus_or_misspelt_key_in_a_thrift_raw_form_is_refused_naming_it(path):
+    from generated import thrift_compact as tc
+
+    form = tc.to_dict(tc.parse(path.read_bytes()))  # no body struct named: a raw body
+    raw = _raw_forms(form["body"], "body")
+    assert {kind for _, _, kind in raw} >= {"struct", "field"}
+    for at, node, kind in raw:
+        node[BOGUS] = 1
+        escaped = re.escape(f"{at}.{BOGUS}: unknown key '{BOGUS}' in {kind}")
+        with pytest.raises(EncodeError, match=f"^{escaped}"):
+            tc.from_dict(form)
+        del node[BOGUS]
+        for key in list(node):
+            # one in place of a required key: refused as that key's absence (the count of
+            # keys is right; the raw forms' keys are checked by their count alone)
+            node[key + "x"] = node.pop(key)
+            missing = "list" if key == "set" else key  # a form without "set" is a list's
+            escaped = re.escape(f"{at}.{missing}: missing key '{missing}'")
+            with pytest.raises(EncodeError, match=f"^{escaped}"):
+                tc.from_dict(form)
+            node[key] = node.pop(key + "x")
+    assert tc.build(tc.from_dict(form)) == path.read_bytes()
+
+
+def test_an_unknown_column_key_on_the_wire_is_kept_not_refused():
+    """The wire reader stays exact: a key tiflow does not write, in a column of the value's
+    JSON, is read and kept (the message's wire_form), and its JSON form, whose columns have
+    their four keys, goes back through from_dict to the same bytes."""
+    from generated import ticdc_open_protocol as op
+
+    folder = SAMPLES / "ticdc_open_protocol"
+    key, value = (folder / "update.key").read_bytes(), (folder / "update.value").read_bytes()
+    n = int.from_bytes(value[:8], "big")
+    body = value[8 : 8 + n].replace(b'{"t":', b'{"' + BOGUS.encode() + b'":1,"t":', 1)
+    value = len(body).to_bytes(8, "big") + body + value[8 + n :]
+    form = op.to_dict(op.parse_pair(key, value))
+    assert "wire_form" in form and BOGUS not in str(form["events"])
+    assert op.build_pair(op.from_dict(form)) == (key, value)

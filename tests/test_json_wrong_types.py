@@ -184,3 +184,20 @@ def test_a_string_or_an_object_is_not_a_list_of_strings(fmt, wrong):
     with pytest.raises(EncodeError) as err:
         mod.from_dict(form)
     assert str(err.value).startswith(f"{where}: expected a list, got "), str(err.value)
+
+
+@pytest.mark.parametrize("fmt", ["ticdc_craft", "ticdc_open_protocol"])
+def test_a_column_that_is_no_object_is_refused_at_its_own_path(fmt):
+    mod = importlib.import_module(f"generated.{fmt}")
+    if fmt == "ticdc_open_protocol":
+        folder = SAMPLES / fmt
+        key, value = (folder / "row_batch.key").read_bytes(), (
+            folder / "row_batch.value"
+        ).read_bytes()
+        form = mod.to_dict(mod.parse_pair(key, value))
+    else:
+        form = mod.to_dict(mod.parse((SAMPLES / fmt / "row_batch.bin").read_bytes()))
+    form["events"][0]["new"][1] = 7
+    with pytest.raises(EncodeError) as err:
+        mod.from_dict(form)
+    assert str(err.value) == "events[0].new[1]: expected an object, got int"

@@ -22,6 +22,7 @@ import dataclasses
 import io
 
 from construct import (
+    ConstError,
     Construct,
     ConstructError,
     Container,
@@ -64,6 +65,9 @@ def _message(err: Exception) -> str:
     # ours is more precise, so keep only the explanation.
     if "\n" in text:
         text = text.split("\n", 1)[1]
+    if isinstance(err, ConstError):
+        # construct's "parsing expected 2 but parsed 3": the fast paths' words without it
+        text = text.strip().removeprefix("parsing ")
     return text.strip() or type(err).__name__
 
 

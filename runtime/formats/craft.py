@@ -32,6 +32,7 @@ from runtime.core.codec import (
     float_from_json,
     int_from_json,
     key_from_json,
+    refuse_unknown_keys,
     str_from_json,
     text_or_hex_from_json,
     to_jsonable,
@@ -369,21 +370,33 @@ def image_from_json(items, views, wire_type, column, path: str = "") -> list | N
         raise EncodeError(f"expected a list of columns, got {items!r}", path=path)
     out, types, flags_view = [], views["type"], views["flags"]
     for j, c in enumerate(items):
-        key = "type"  # the key whose value an error is about
+        key = ""  # the key whose value an error is about ("": the column itself)
         try:
             if not isinstance(c, dict):
                 raise EncodeError(f"expected an object, got {type(c).__name__}")
-            code = types.from_json(key_from_json(c, "type"))
+            try:  # to_dict's form: its four keys
+                code = c["type"]
+                flags = c["flags"]
+                name = c["name"]
+                value = c["value"]
+            except KeyError:  # one left out (flags 0, value null), or another in its place
+                refuse_unknown_keys(c, frozenset(column.__dataclass_fields__), "column")
+                code, flags = key_from_json(c, "type"), c.get("flags", 0)
+                name, value = key_from_json(c, "name"), c.get("value")
+            if len(c) != 4:  # a fifth key (or fewer, each known: checked once more)
+                refuse_unknown_keys(c, frozenset(column.__dataclass_fields__), "column")
+            key = "type"
+            code = types.from_json(code)
             key = "flags"
-            flags = flags_view.from_json(c.get("flags", 0))
+            flags = flags_view.from_json(flags)
             kind = wire_type(code, flags)
             if kind is None:
                 key = "type"
                 raise EncodeError(f"unknown column type code {code}")
             key = "name"
-            name = str_from_json(key_from_json(c, "name"))
+            name = str_from_json(name)
             key = "value"
-            value = _value_from_json(c.get("value"), kind)
+            value = _value_from_json(value, kind)
         except EncodeError as err:
             if err.path != key:  # key_from_json names it already
                 err.add_path(key)

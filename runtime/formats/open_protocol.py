@@ -570,11 +570,26 @@ class OpenProtocol(KeyValueMessages):
         for i, c in enumerate(cols):
             where = f"{path}[{i}]"
             c = _dict(c, where)
-            code = self._views["type"].from_json(c.get("type"), where + ".type")
+            try:  # to_dict's form: its four keys (read one by one: cheaper than as a tuple)
+                name = c["name"]
+                code = c["type"]
+                flags = c["flags"]
+                v = c["value"]
+            except KeyError:  # a key left out (flags 0, the others null), or another in its place
+                _known_column_keys(c, self.column, where)
+                name, code, flags, v = (
+                    c.get("name"),
+                    c.get("type"),
+                    c.get("flags", 0),
+                    c.get("value"),
+                )
+            if len(c) != 4:  # a fifth key (or fewer, each known: checked once more)
+                _known_column_keys(c, self.column, where)
+            code = self._views["type"].from_json(code, where + ".type")
             kind = self.rendering.get(code, "raw")
-            value = _value_from(kind, self.value_types[kind], c.get("value"), where + ".value")
-            flags = self._views["flags"].from_json(c.get("flags", 0), where + ".flags")
-            out.append(self.column(c.get("name"), code, flags, value))
+            value = _value_from(kind, self.value_types[kind], v, where + ".value")
+            flags = self._views["flags"].from_json(flags, where + ".flags")
+            out.append(self.column(name, code, flags, value))
         return out
 
     def _value_type(self, code: int) -> str:
@@ -615,6 +630,15 @@ class _Writer:
 
     pack = staticmethod(join_frames)
     """A batch's parts -> its Kafka key and value."""
+
+
+def _known_column_keys(c: dict, column, where: str) -> None:
+    """Refuse a key of column form ``c`` (at ``where``) that is no field of ``column``."""
+    try:
+        refuse_unknown_keys(c, frozenset(column.__dataclass_fields__), "column")
+    except EncodeError as err:
+        err.add_path(where)
+        raise
 
 
 def _compiled_plan(codec: OpenProtocol):

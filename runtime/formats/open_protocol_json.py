@@ -21,6 +21,7 @@ import base64
 import binascii
 import struct
 
+from runtime.core.codec import int_from_json
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.formats import gojson
 from runtime.formats.gojson import JsonDocument
@@ -293,19 +294,6 @@ def _dict(v, path: str) -> dict:
     return v
 
 
-def _int_from(v, path: str) -> int:
-    if isinstance(v, bool):
-        raise EncodeError(f"expected an integer, got {v!r}", path=path)
-    if isinstance(v, int):
-        return v
-    if isinstance(v, str):
-        try:
-            return int(v, 10)
-        except ValueError:
-            pass
-    raise EncodeError(f"expected an integer, got {v!r}", path=path)
-
-
 def _value_from(kind: str, type_: str, v, path: str):
     """A column value of ``kind`` (its JSON value type ``type_``) from its JSON form (see
     :meth:`OpenProtocol.to_dict`)."""
@@ -337,5 +325,5 @@ def _value_from(kind: str, type_: str, v, path: str):
         if type_ in ("utf8", "quoted", "base64"):  # a text column's (ticdc_types' json:)
             return v.encode("utf-8")
         if type_ in ("s64", "u64", "wide", "scalar"):
-            return _int_from(v, path)
+            return int_from_json(v, path)
     raise EncodeError(f"{v!r} is no {kind} value", path=path)
