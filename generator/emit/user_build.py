@@ -61,7 +61,10 @@ def build(pyx: Path, *, beside: bool) -> Path:
         from Cython.Build.Dependencies import create_dependency_tree
         from setuptools import Distribution, Extension
     except ImportError as err:
-        raise BuildFailed(f"needs Cython and setuptools ({err.name} is not installed)") from None
+        raise BuildFailed(
+            f"needs Cython and setuptools ({err.name} is not installed:"
+            " pip install 'wirespec[compiled]')"
+        ) from None
     name, target = build_name(pyx, beside=beside), extension_path(pyx)
     with tempfile.TemporaryDirectory(prefix=".build-", dir=pyx.parent) as tmp:
         try:
