@@ -48,10 +48,10 @@ from libc.string cimport memcpy
 
 from runtime._compiled.out cimport Out
 from runtime._compiled.protobuf_kept cimport (
-    E_KEPT, E_PACKED_KEPT, KEPT_SPAN, exact_varint, kept_uvarint, narrow_kept, packed_kept,
+    E_KEPT, E_PACKED_KEPT, KEPT_SPAN, exact_varint, narrow_kept, packed_kept,
 )
 from runtime._compiled cimport protobuf_records as records
-from runtime._compiled.protobuf_records cimport Record, find_field, may_hold_too_many
+from runtime._compiled.protobuf_records cimport Record, find_field, kept_uvarint, may_hold_too_many
 from runtime._compiled.protobuf_tables cimport *
 from runtime._compiled.protobuf_values cimport ascii_text, from_fixed, from_varint, is_ascii, uvarint
 from runtime._compiled.protobuf_write cimport write_message

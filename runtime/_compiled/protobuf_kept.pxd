@@ -7,26 +7,13 @@ does (its ``odd`` records). Inline functions only: compiled into the module that
 them."""
 
 from runtime._compiled.protobuf_tables cimport *
-from runtime._compiled.protobuf_values cimport uvarint
+from runtime._compiled.protobuf_records cimport kept_uvarint
 
 
 cdef enum:
     E_KEPT = 3  # layout entries (after protobuf_tables' E_BYTES): (number, bytes),
     E_PACKED_KEPT = 4  # (number, count, bytes)
     KEPT_SPAN = 0x40000000  # a Pending's kind with this bit: a message read with kept forms
-
-
-cdef inline int kept_uvarint(const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t end,
-                             unsigned long long* out) noexcept:
-    """``uvarint`` of any length ``read_uvarint`` takes: 1 when the varint is longer than
-    it needs (its last byte 0), 0 when not, -1 where ``read_uvarint`` raises."""
-    if pos[0] < end and buf[pos[0]] < 0x80:
-        out[0] = buf[pos[0]]
-        pos[0] += 1
-        return 0
-    if uvarint(buf, pos, end, out) < 0:
-        return -1
-    return buf[pos[0] - 1] == 0
 
 
 cdef inline bint exact_varint(int kind, unsigned long long u) noexcept:

@@ -17,6 +17,19 @@ cdef enum:
     KEPT = 1
 
 
+cdef inline int kept_uvarint(const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t end,
+                             unsigned long long* out) noexcept:
+    """``uvarint`` of any length ``read_uvarint`` takes: ``KEPT`` when the varint is longer
+    than it needs (its last byte 0), 0 when not, -1 where ``read_uvarint`` raises."""
+    if pos[0] < end and buf[pos[0]] < 0x80:
+        out[0] = buf[pos[0]]
+        pos[0] += 1
+        return 0
+    if uvarint(buf, pos, end, out) < 0:
+        return -1
+    return KEPT if buf[pos[0] - 1] == 0 else 0
+
+
 cdef struct Record:
     long long number
     int wire_type
@@ -29,14 +42,9 @@ cdef inline int read_key(const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t e
                          Record* r) noexcept:
     """A record's key: its field number (not 0) and wire type."""
     cdef unsigned long long key
-    cdef int status = 0
-    if pos[0] < end and buf[pos[0]] < 0x80:
-        key = buf[pos[0]]
-        pos[0] += 1
-    elif uvarint(buf, pos, end, &key) < 0 or key >> 32:
+    cdef int status = kept_uvarint(buf, pos, end, &key)
+    if status < 0 or key >> 32:
         return -1
-    elif buf[pos[0] - 1] == 0:
-        status = KEPT
     r.number = <long long>(key >> 3)
     r.wire_type = <int>(key & 7)
     if r.number == 0:
@@ -52,22 +60,12 @@ cdef inline int value_span(const unsigned char* buf, Py_ssize_t pos, Py_ssize_t 
     cdef int status = 0
     r.at = pos
     if r.wire_type == VARINT:
-        if pos < end and buf[pos] < 0x80:
-            r.varint = buf[pos]
-            pos += 1
-        elif uvarint(buf, &pos, end, &r.varint) < 0:
+        status = kept_uvarint(buf, &pos, end, &r.varint)
+        if status < 0:
             return -1
-        elif buf[pos - 1] == 0:
-            status = KEPT
     elif r.wire_type == LEN:
-        if pos < end and buf[pos] < 0x80:
-            n = buf[pos]
-            pos += 1
-        elif uvarint(buf, &pos, end, &n) < 0:
-            return -1
-        elif buf[pos - 1] == 0:
-            status = KEPT
-        if n > <unsigned long long>(end - pos):
+        status = kept_uvarint(buf, &pos, end, &n)
+        if status < 0 or n > <unsigned long long>(end - pos):
             return -1
         r.at = pos
         pos += <Py_ssize_t>n
