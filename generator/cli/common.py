@@ -30,6 +30,45 @@ class CliError(Exception):
         self.status = status
 
 
+def output_folder(specs: Path, out: str | None, shipped_specs: Path, shipped_out: Path) -> Path:
+    """Where ``generate``/``docs`` write: ``--out``, which defaults to the shipped folder
+    (``generated/``, ``docs/formats/``) only for the shipped specs (``specs/``). A spec folder
+    of your own must say where its output goes, and never into the shipped folder, whose
+    files would all be orphans of it (and it an orphan at the next ``--check``).
+
+    >>> output_folder(Path("specs"), None, Path("specs"), Path("generated"))
+    PosixPath('generated')
+    >>> output_folder(Path("mine"), "mypkg", Path("specs"), Path("generated"))
+    PosixPath('mypkg')
+    >>> output_folder(Path("mine"), None, Path("specs"), Path("generated"))
+    Traceback (most recent call last):
+    ...
+    generator.cli.common.CliError: --specs mine is a spec folder of your own: give --out DIR, \
+the folder (your package) its files go to; generated/ holds the shipped formats', made from specs/
+    """
+    own = specs.resolve() != shipped_specs.resolve()
+    if not own:
+        return shipped_out if out is None else Path(out)
+    root = shipped_specs.parent
+    shipped = f"{shipped_out.relative_to(root).as_posix()}/"
+    made_from = f"{shipped_specs.relative_to(root).as_posix()}/"
+    if out is None:
+        raise CliError(
+            f"--specs {specs} is a spec folder of your own: give --out DIR, the folder (your "
+            f"package) its files go to; {shipped} holds the shipped formats', made from "
+            f"{made_from}",
+            EXIT_USAGE,
+        )
+    if Path(out).resolve() == shipped_out.resolve():
+        raise CliError(
+            f"--out {out} holds the shipped formats' files, made from {made_from} alone: give "
+            f"your own --out DIR (or put your spec in {made_from} and leave out --specs and "
+            f"--out)",
+            EXIT_USAGE,
+        )
+    return Path(out)
+
+
 def read_input(name: str) -> bytes:
     """The bytes of file ``name``, or of stdin for ``-``."""
     if name == "-":

@@ -7,20 +7,32 @@ import sys
 from pathlib import Path
 
 from generator import ROOT
-from generator.cli.common import EXIT_STALE
+from generator.cli.common import EXIT_STALE, output_folder
 from generator.emit.docs import DOCS_DIR, docs
 
 
 def add_parser(verbs) -> None:
     cmd = verbs.add_parser("docs", help="render docs/formats/*.md from specs/")
     cmd.add_argument("--check", action="store_true", help="fail if a document is stale")
-    cmd.add_argument("--specs", default=str(ROOT / "specs"), help="spec folder (default: specs/)")
-    cmd.add_argument("--out", default=str(DOCS_DIR), help="output folder (default: docs/formats/)")
+    cmd.add_argument(
+        "--specs",
+        default=str(ROOT / "specs"),
+        help="spec folder (default: specs/, the shipped formats'); a folder of your own "
+        "needs --out",
+    )
+    cmd.add_argument(
+        "--out",
+        help="output folder; required with --specs of your own; default: docs/formats/, "
+        "for specs/ only",
+    )
     cmd.set_defaults(run=run_command)
 
 
 def run_command(args) -> int:
-    outcomes = docs(Path(args.specs), Path(args.out), check=args.check)
+    specs = Path(args.specs)
+    outcomes = docs(
+        specs, output_folder(specs, args.out, ROOT / "specs", DOCS_DIR), check=args.check
+    )
     problems = [o for o in outcomes if o.status not in ("fresh", "written")]
     for o in outcomes:
         if o.status != "fresh":

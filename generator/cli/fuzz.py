@@ -50,7 +50,7 @@ from generator import ROOT
 from generator.cli.common import CliError
 from generator.cli.exactness import is_known
 from generator.cli.fuzz_seeds import builder_seeds, cut_seeds, join_pair, split_pair
-from generator.cli.target import format_help, load_codec
+from generator.cli.target import format_help, load_codec, spec_codec
 from runtime.core.errors import DecodeError, EncodeError, did_you_mean
 from runtime.core.limits import Limits
 
@@ -182,8 +182,23 @@ class Target:
     """data -> the bytes a model of it is written back as (the Kafka pair: joined again)."""
 
 
+_SPEC_MODULES: dict = {}
+"""Format -> the module of ``fuzz --spec`` (a spec rendered in memory), fuzzed instead of
+``generated.<format>`` while :func:`spec_module` holds it."""
+
+
 def module(fmt: str):
-    return importlib.import_module(f"generated.{fmt}")
+    return _SPEC_MODULES.get(fmt) or importlib.import_module(f"generated.{fmt}")
+
+
+@contextlib.contextmanager
+def spec_module(mod):
+    """Fuzz ``mod`` (a spec's module rendered in memory, ``--spec``) as its format inside."""
+    _SPEC_MODULES[mod.FORMAT] = mod
+    try:
+        yield mod
+    finally:
+        del _SPEC_MODULES[mod.FORMAT]
 
 
 def records(fmt: str) -> list[str]:
@@ -313,16 +328,17 @@ def seeds(fmt: str, record: str, seed: int = 0) -> list[bytes]:
     messages built from drawn models; else its instances in the other records' (cut out,
     :func:`cut_seeds`) that parse on their own. None for a record that reads its enclosing
     record's fields (Craft's ``header``): :func:`run` fuzzes it inside that record."""
-    found = sample_seeds(fmt, record) + builder_seeds(fmt, record, seed=seed)
+    mod = module(fmt)
+    found = sample_seeds(fmt, record) + builder_seeds(mod, record, seed=seed)
     if found:
         return found
     models = []
     for other in records(fmt):
         t = target(fmt, other)
-        own = [] if other == record else sample_seeds(fmt, other) + builder_seeds(fmt, other)
+        own = [] if other == record else sample_seeds(fmt, other) + builder_seeds(mod, other)
         models.extend(t.parse(data) for data in own if _parses(t, data))
     t = target(fmt, record)
-    return [data for data in cut_seeds(module(fmt), record, models) if _parses(t, data)]
+    return [data for data in cut_seeds(mod, record, models) if _parses(t, data)]
 
 
 # -- mutators -----------------------------------------------------------------------------
@@ -784,8 +800,13 @@ def add_parser(verbs) -> None:
     cmd.add_argument("--seed", type=int, default=0, help="random seed (runs are repeatable)")
     cmd.add_argument(
         "--save-dir",
-        default=str(CRASH_DIR),
-        help="where failing inputs go (default tests/fuzz/crashes, replayed by the tests)",
+        help="where failing inputs go (default tests/fuzz/crashes, replayed by the tests; "
+        "with --spec: fuzz-crashes/ beside the spec)",
+    )
+    cmd.add_argument(
+        "--spec",
+        help="your spec YAML, rendered in memory and fuzzed instead of FORMAT's generated "
+        "module (FORMAT is the spec's format:; seeds are messages built from its strategies)",
     )
     cmd.add_argument("--no-save", action="store_true", help="do not save failing inputs")
     cmd.set_defaults(run=run_command)
@@ -830,22 +851,30 @@ def _progress_display(fmt: str, seconds: float):
 def run_command(args) -> int:
     """Exit 0 when nothing failed, 1 when something did (saved for the regression test)."""
     formats = list(FORMATS) if args.format == "all" else [args.format]
+    if args.spec and args.format == "all":
+        raise CliError("--spec fuzzes the format of one spec: give its format:, not all", 2)
+    save_dir = Path(args.save_dir) if args.save_dir else CRASH_DIR
+    if args.spec and not args.save_dir:  # not tests/fuzz/crashes: the tests replay those
+        save_dir = Path(args.spec).parent / "fuzz-crashes"
     failed = False
     for fmt in formats:
-        codec = load_codec(fmt)
+        codec = spec_codec(args.spec, fmt) if args.spec else load_codec(fmt)
         if args.record and args.record not in codec.RECORDS:
             hint = did_you_mean(args.record, codec.RECORDS)
             raise CliError(
                 f"{fmt} has no record {args.record!r}{hint}; records: {', '.join(codec.RECORDS)}",
                 2,
             )
-        with _progress_display(fmt, args.seconds) as (progress, log):
+        with (
+            spec_module(codec) if args.spec else contextlib.nullcontext(),
+            _progress_display(fmt, args.seconds) as (progress, log),
+        ):
             report = run(
                 fmt,
                 args.record,
                 seconds=args.seconds,
                 seed=args.seed,
-                save_dir=None if args.no_save else Path(args.save_dir),
+                save_dir=None if args.no_save else save_dir,
                 log=log,
                 progress=progress,
             )

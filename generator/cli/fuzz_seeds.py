@@ -26,11 +26,11 @@ def join_pair(key: bytes, value: bytes) -> bytes:
     return struct.pack(">I", len(key)) + key + value
 
 
-def builder_seeds(fmt: str, record: str, count: int = 12, seed: int = 0) -> list[bytes]:
+def builder_seeds(fmt, record: str, count: int = 12, seed: int = 0) -> list[bytes]:
     """Messages the module's builder writes from models its ``strategies`` draws
     (deterministic for a seed); empty when the module has no strategies or hypothesis is
-    not installed."""
-    mod = importlib.import_module(f"generated.{fmt}")
+    not installed. ``fmt``: a format of ``generated/``, or a module (``fuzz --spec``'s)."""
+    mod = importlib.import_module(f"generated.{fmt}") if isinstance(fmt, str) else fmt
     if not hasattr(mod, "strategies"):
         return []
     try:

@@ -10,15 +10,23 @@ import sys
 from pathlib import Path
 
 from generator import ROOT
-from generator.cli.common import EXIT_STALE, EXIT_USAGE, CliError
+from generator.cli.common import EXIT_STALE, EXIT_USAGE, CliError, output_folder
 
 
 def add_parser(verbs) -> None:
     gen = verbs.add_parser("generate", help="render generated/ from specs/")
     gen.add_argument("--check", action="store_true", help="fail if generated/ is stale or edited")
-    gen.add_argument("--specs", default=str(ROOT / "specs"), help="spec folder (default: specs/)")
     gen.add_argument(
-        "--out", default=str(ROOT / "generated"), help="output folder (default: generated/)"
+        "--specs",
+        default=str(ROOT / "specs"),
+        help="spec folder (default: specs/, the shipped formats'); a folder of your own "
+        "needs --out",
+    )
+    gen.add_argument(
+        "--out",
+        help="output folder, your package (made if missing): OUT/<format>.py, "
+        "OUT/_compiled/<format>.pyx; required with --specs of your own; default: generated/, "
+        "for specs/ only",
     )
     gen.add_argument(
         "--compiled",
@@ -51,14 +59,17 @@ def run_command(args) -> int:
         raise CliError(f"no spec folder {args.specs}")
     if not any(specs.glob("*.yaml")):
         raise CliError(f"no specs (*.yaml) in {args.specs}")
-    outcomes = generate(specs, Path(args.out), check=args.check)
+    out = output_folder(specs, args.out, ROOT / "specs", ROOT / "generated")
+    if not args.check and out.parent.is_dir():
+        out.mkdir(exist_ok=True)  # your package, on the first run (not its parents: a typo)
+    outcomes = generate(specs, out, check=args.check)
     problems = [o for o in outcomes if o.status not in ("fresh", "written")]
     for o in outcomes:
         if o.status != "fresh" or args.verbose:
             print(f"{o.status:8} {o.path}", file=sys.stderr if o in problems else sys.stdout)
     if args.compiled:
         pyx = [o.path for o in outcomes if o.path.suffix == ".pyx" and o.status != "orphan"]
-        build_compiled(Path(args.out), pyx, verbose=args.verbose)
+        build_compiled(out, pyx, verbose=args.verbose)
     if args.verbose:
         from generator.emit import fallbacks  # the emitters: loaded only when asked
 

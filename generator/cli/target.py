@@ -33,7 +33,8 @@ def load_codec(fmt: str):
     known = known_formats()
     if fmt not in known:
         raise CliError(
-            f"unknown format {fmt!r}{did_you_mean(fmt, known)}; known: {', '.join(known)}",
+            f"unknown format {fmt!r}{did_you_mean(fmt, known)}; known: {', '.join(known)} "
+            f"(a format of your own: --spec YOUR_SPEC.yaml)",
             EXIT_USAGE,
         )
     return importlib.import_module(f"generated.{fmt}")
@@ -55,7 +56,7 @@ def spec_codec(spec: str, fmt: str):
     data = loaded.data
     own = data.get("format")
     if fmt != own and not (fmt == "thrift_compact" and "protocol" in data):
-        hint = "" if "protocol" in data else " (not a Thrift spec)"
+        hint = "" if fmt != "thrift_compact" or "protocol" in data else " (not a Thrift spec)"
         raise CliError(f"{spec} is the spec of {own!r}, not {fmt!r}{hint}", EXIT_USAGE)
     return import_spec(path, loaded=loaded)
 

@@ -78,12 +78,23 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
     decline_text = DECLINE
     """The line that declines (a row iterator's element steps raise instead)."""
 
-    def __init__(self, spec, lowering: Lowering | None = None, *, beside: bool = False):
+    def __init__(
+        self,
+        spec,
+        lowering: Lowering | None = None,
+        *,
+        beside: bool = False,
+        in_memory: bool = False,
+    ):
         self.spec = spec
         self.lowering = lowering or Lowering(spec)
         self.module = None if beside else f"generated._compiled.{spec.format}"
         """The extension's dotted name, or None for one built in the ``_compiled`` folder
         beside a module generated outside ``generated/`` (``runtime.core.tier.compiled_beside``)."""
+        self.in_memory = in_memory
+        """The module is rendered in memory (``--spec``): it runs pure Python and never looks
+        for an extension, so a spec named like a shipped format cannot take the shipped
+        module's build (which binds to the first module that asks for it)."""
         self.digest = plan_digest(self.lowering)
         self.functions: dict[str, str] = {}
         self.mapped: dict[str, MappedRecord] = {}

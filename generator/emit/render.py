@@ -59,13 +59,16 @@ def render(spec: Spec) -> str:
     return render_with_compiled(spec)[0]
 
 
-def render_with_compiled(spec: Spec, *, beside: bool = False) -> tuple[str, str | None]:
+def render_with_compiled(
+    spec: Spec, *, beside: bool = False, in_memory: bool = False
+) -> tuple[str, str | None]:
     """The generated module for ``spec`` and its compiled tier (a .pyx, None when no
     record has one), both headed, as text. ``beside``: the module is written outside
-    ``generated/`` and finds its compiled tier in the ``_compiled`` folder beside it."""
+    ``generated/`` and finds its compiled tier in the ``_compiled`` folder beside it;
+    ``in_memory``: the module is imported from memory and has no compiled tier (no .pyx)."""
     emitter = ModuleEmitter(spec)
     lowering = Lowering(spec)
-    compiled = CompiledEmitter(spec, lowering, beside=beside)
+    compiled = CompiledEmitter(spec, lowering, beside=beside, in_memory=in_memory)
     fast, build = FastPathEmitter(spec), BuildEmitter(spec, lowering)
     writers = CompiledWriters(spec, lowering) if compiled.entries else None
     way_backs = CompiledWayBacks(spec, writers) if writers is not None else None
@@ -92,6 +95,8 @@ def render_with_compiled(spec: Spec, *, beside: bool = False) -> tuple[str, str 
         )
     )
     body = black.format_str(body, mode=black.Mode(line_length=100))
+    if in_memory:
+        return with_header(body), None
     rows = {r.name: r.spark_row for r in spec.records.values() if r.spark_row}
     paths = [r.name for r in spec.records.values() if r.spark_path]
     arrow = ArrowEmitter(spec, lowering, emitter.spark_tables(), rows, paths)

@@ -58,7 +58,7 @@ def import_spec(path: Path, text: str | None = None, *, loaded: LoadedSpec | Non
             raise SpecError(
                 f"{spec.format} only declares enums for other specs to import", file=path.name
             )
-        source = render_with_compiled(spec)[0]
+        source = render_with_compiled(spec, in_memory=True)[0]
     name = f"wirespec_spec_{spec.format}_{hashlib.sha256(source.encode()).hexdigest()[:8]}"
     if name not in sys.modules:
         module = types.ModuleType(name)

@@ -87,7 +87,11 @@ class FieldBuilder:
         tag = raw.get("tag")
         optional = raw.get("optional", False)
         if optional and tag is None:
-            raise self.error(parts + ("optional",), "an optional field needs a tag to announce it")
+            raise self.error(
+                parts + ("optional",),
+                "an optional field needs a tag to announce it; a field present when an "
+                'earlier field says so takes if: EXPR instead (if: "flags & 1")',
+            )
         if ref.kind == "presence" and tag is None:
             raise self.error(parts + ("type",), "presence needs a tag")
         repeat = raw.get("repeat")

@@ -190,19 +190,47 @@ def _yaml_context(err: yaml.YAMLError) -> str:
 
 def _within_alternative(err: jsonschema.ValidationError) -> jsonschema.ValidationError:
     """For a key of several forms (``oneOf``), the error inside the one form of the value's
-    own type, so ``valid: {chek: ...}`` says "unknown key 'chek'", not that no form fits.
-    Left as it is when no form, or more than one, has the value's type."""
+    own type, so ``valid: {chek: ...}`` says "unknown key 'chek'", not that no form fits;
+    among several mappings, the one whose keys the value has or nearly has (``repeat:
+    {cout: n}``: the ``count`` form). Left as it is when no form, or more than one, fits."""
     while err.validator == "oneOf" and err.context:
         forms = [
             i
             for i, form in enumerate(err.validator_value)
             if _has_type(err.instance, form.get("type", ()))
         ]
+        if len(forms) > 1 and isinstance(err.instance, dict):
+            forms = _forms_by_keys(err.instance, err.validator_value, forms)
         inside = [e for e in err.context if len(forms) == 1 and e.schema_path[0] == forms[0]]
         if not inside:
             break
-        err = max(inside, key=lambda e: len(e.absolute_path))
+        # at one depth a misspelt key before the key it misses, as load_text does
+        err = max(
+            inside, key=lambda e: (len(e.absolute_path), e.validator == "additionalProperties")
+        )
     return err
+
+
+def _forms_by_keys(instance: dict, alternatives: list, forms: list[int]) -> list[int]:
+    """The mapping forms among ``forms`` that have one of ``instance``'s keys, else those
+    with a key close to one of them (a misspelling)."""
+
+    def keys(i: int) -> list[str]:
+        return list(alternatives[i].get("properties", {}))
+
+    sharing = [i for i in forms if set(keys(i)) & set(instance)]
+    if sharing:
+        return sharing
+    return [i for i in forms if any(did_you_mean(str(key), keys(i)) for key in instance)]
+
+
+def _form_text(form: dict) -> str:
+    """One form of a ``oneOf`` key as a spec writes it (``eos``, ``{count: ...}``), or ""."""
+    if "enum" in form:
+        return ", ".join(map(str, form["enum"]))
+    if form.get("type") == "object" and form.get("required"):
+        return "{" + ", ".join(f"{key}: ..." for key in form["required"]) + "}"
+    return form.get("type", "") if isinstance(form.get("type"), str) else ""
 
 
 def _has_type(instance, types: str | list[str]) -> bool:
@@ -212,7 +240,11 @@ def _has_type(instance, types: str | list[str]) -> bool:
 
 def _schema_message(err: jsonschema.ValidationError) -> str:
     if err.validator == "oneOf":
-        return f"not a valid form for this key: {err.instance!r}"
+        forms = [_form_text(form) for form in err.validator_value]
+        words = [value for form in err.validator_value for value in form.get("enum", ())]
+        hint = did_you_mean(err.instance, words) if isinstance(err.instance, str) else ""
+        listed = f"; the forms: {', '.join(forms)}" if all(forms) else ""
+        return f"not a valid form for this key: {err.instance!r}{hint}{listed}"
     if err.validator == "required":
         missing = [key for key in err.validator_value if key not in err.instance]
         return f"missing key {missing[0]!r}"

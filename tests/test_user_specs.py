@@ -1,0 +1,203 @@
+"""A newcomer's own format, kept in a spec folder of their own (specs/README.md, "Your own
+format"): ``generate``/``docs`` need ``--out`` for it and never write into the shipped
+folders, ``--spec`` modules keep to their own name space and the pure tier, ``fuzz --spec``
+fuzzes it, and the spec mistakes a newcomer makes are named by file, line and key."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator import ROOT
+from generator.cli.main import main
+
+SENSORLOG = """\
+format: sensorlog
+title: Sensor log
+doc: A little-endian file of sensor readings.
+endian: le
+default_record: file
+enums:
+  unit:
+    doc: Unit of a reading.
+    type: u8
+    values:
+      CELSIUS: {value: 1, doc: "degrees Celsius"}
+      PERCENT: {value: 3, doc: "relative humidity"}
+records:
+  file:
+    doc: A sensor log file.
+    spark: {row: records}
+    fields:
+      - {name: magic, type: u32be, const: 0x534e5352, doc: "SNSR"}
+      - {name: version, type: u8, const: 1, doc: "format version"}
+      - {name: count, type: uvarint, value: "len(records)", doc: "records that follow"}
+      - {name: records, type: reading, repeat: {count: count}, doc: "the readings"}
+  reading:
+    doc: One reading, after its length.
+    fields:
+      - {name: length, type: u16, value: "sizeof(body)", doc: "bytes of body"}
+      - {name: body, type: body, size: length, doc: "the reading"}
+  body:
+    doc: The reading itself.
+    fields:
+      - {name: sensor_id, type: u32, doc: "sensor"}
+      - {name: unit, type: u8, enum: unit, doc: "unit"}
+      - {name: position, type: position, doc: "where"}
+      - {name: has_note, type: u8, doc: "1 if a note follows"}
+      - {name: note, type: str, size: u8, if: "has_note == 1", doc: "free text"}
+      - {name: value, type: f64, doc: "the value"}
+  position:
+    doc: Where the sensor is.
+    fields:
+      - {name: lat, type: f32, doc: "latitude"}
+      - {name: lon, type: f32, doc: "longitude"}
+"""
+LOG = bytes.fromhex(
+    "534e5352010219000700000001000052420000544101027266000000000080354016000800000003"
+    "000000000000c0bf000000000000004440"
+)
+"""Two readings: sensor 7 at 21.5 C with the note "rf", sensor 8 at 40 % without one."""
+
+
+@pytest.fixture
+def specs(tmp_path) -> Path:
+    folder = tmp_path / "myspecs"
+    folder.mkdir()
+    (folder / "sensorlog.yaml").write_text(SENSORLOG)
+    return folder
+
+
+def shipped_files() -> set[Path]:
+    return {*ROOT.joinpath("generated").rglob("*"), *ROOT.joinpath("docs").rglob("*")}
+
+
+@pytest.mark.parametrize("verb", ["generate", "docs"])
+def test_a_spec_folder_of_your_own_needs_out(verb, specs, capsys):
+    before = shipped_files()
+    assert main([verb, "--specs", str(specs)]) == 2
+    err = capsys.readouterr().err
+    assert "spec folder of your own: give --out DIR" in err and "made from specs/" in err
+    shipped = "generated" if verb == "generate" else "docs/formats"
+    assert main([verb, "--specs", str(specs), "--out", str(ROOT / shipped)]) == 2
+    assert "holds the shipped formats' files" in capsys.readouterr().err
+    assert shipped_files() == before
+
+
+def test_generate_makes_your_package_and_lists_no_orphans(specs, tmp_path, capsys):
+    out = tmp_path / "mypkg"
+    assert main(["generate", "--specs", str(specs), "--out", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert "orphan" not in printed.out + printed.err
+    assert printed.out.split() == ["written", str(out / "sensorlog.py")] + [
+        "written",
+        str(out / "_compiled" / "sensorlog.pyx"),
+    ]
+    assert main(["generate", "--specs", str(specs), "--out", str(out), "--check"]) == 0
+    assert main(["docs", "--specs", str(specs), "--out", str(tmp_path / "doc")]) == 0
+    assert (tmp_path / "doc" / "sensorlog.md").is_file()
+
+
+def test_the_shipped_folders_keep_their_defaults(capsys):
+    assert main(["generate", "--check"]) == 0
+    assert main(["docs", "--check"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_generate_help_says_when_out_is_needed(capsys):
+    with pytest.raises(SystemExit):
+        main(["generate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "required with --specs of your own" in text
+
+
+def test_the_walkthrough_round_trips(specs, capsys):
+    spec = str(specs / "sensorlog.yaml")
+    data = specs.parent / "log.bin"
+    data.write_bytes(LOG)
+    assert main(["decode", "sensorlog", str(data), "--spec", spec]) == 0
+    decoded = json.loads(capsys.readouterr().out)
+    assert [r["body"]["note"] for r in decoded["records"]] == ["rf", None]
+    assert decoded["records"][0]["body"]["unit"] == "CELSIUS"
+    edited = bytearray(LOG)
+    edited[0x0C] = 3  # the first reading's unit
+    (specs.parent / "edited.bin").write_bytes(edited)
+    assert main(["diff", "sensorlog", str(data), str(specs.parent / "edited.bin"), "--spec", spec])
+    assert capsys.readouterr().out.strip() == 'records[0].body.unit: "CELSIUS" -> "PERCENT"'
+
+
+def test_fuzz_takes_your_spec_and_saves_beside_it(specs, capsys):
+    spec = str(specs / "sensorlog.yaml")
+    assert main(["fuzz", "sensorlog", "--spec", spec, "--seconds", "0.3"]) == 0
+    assert "sensorlog (position, body, reading, file)" in capsys.readouterr().out
+    assert not (ROOT / "tests" / "fuzz" / "crashes" / "sensorlog").exists()
+    assert main(["fuzz", "all", "--spec", spec, "--seconds", "0.3"]) == 2
+    assert "give its format:, not all" in capsys.readouterr().err
+
+
+def test_an_unknown_format_points_at_spec(capsys):
+    assert main(["decode", "sensorlog", "-"]) == 2
+    assert "(a format of your own: --spec YOUR_SPEC.yaml)" in capsys.readouterr().err
+
+
+def test_a_spec_of_another_format_is_not_called_a_thrift_one(specs, capsys):
+    assert main(["schema", "png", "--spec", str(specs / "sensorlog.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert "is the spec of 'sensorlog', not 'png'" in err and "Thrift" not in err
+
+
+def test_an_in_memory_module_never_takes_a_shipped_build():
+    """Rendered first, a --spec module of a shipped format's name used to bind the shipped
+    compiled extension, and the shipped module imported after it ran pure Python."""
+    script = (
+        "from pathlib import Path\n"
+        "from generator.emit.user_spec import import_spec\n"
+        "from runtime.core import tier\n"
+        "mine = import_spec(Path('specs/plainbuffer.yaml'))\n"
+        "import generated.plainbuffer as shipped\n"
+        "assert mine.__name__.startswith('wirespec_spec_plainbuffer_'), mine.__name__\n"
+        "assert mine._COMPILED is None and mine.COMPILED_READERS == {}\n"
+        "assert shipped._COMPILED is tier.compiled('generated._compiled.plainbuffer')\n"
+        "print(shipped._COMPILED is not None)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr
+
+
+@pytest.mark.parametrize(
+    "edit, says",
+    [
+        (
+            ("repeat: {count: count}", "repeat: {cout: count}"),
+            (
+                "sensorlog.yaml:21: records.file.fields[3].repeat.cout: unknown key 'cout' "
+                "(did you mean 'count'?)"
+            ),
+        ),
+        (
+            ("repeat: {count: count}", "repeat: eso"),
+            (
+                "sensorlog.yaml:21: records.file.fields[3].repeat: not a valid form for this key: "
+                "'eso' (did you mean 'eos'?); the forms: eos, tagged,"
+            ),
+        ),
+        (
+            ('if: "has_note == 1"', "optional: true"),
+            (
+                "sensorlog.yaml:34: records.body.fields[4].optional: an optional field needs a tag "
+                "to announce it; a field present when an earlier field says so takes if: EXPR"
+            ),
+        ),
+    ],
+)
+def test_a_newcomers_spec_mistakes_are_named(edit, says, specs, capsys):
+    path = specs / "sensorlog.yaml"
+    path.write_text(SENSORLOG.replace(*edit))
+    assert main(["schema", "sensorlog", "--spec", str(path)]) == 1
+    assert says in capsys.readouterr().err
