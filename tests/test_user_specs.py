@@ -6,6 +6,7 @@ fuzzes it, and the spec mistakes a newcomer makes are named by file, line and ke
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -201,3 +202,26 @@ def test_a_newcomers_spec_mistakes_are_named(edit, says, specs, capsys):
     path.write_text(SENSORLOG.replace(*edit))
     assert main(["schema", "sensorlog", "--spec", str(path)]) == 1
     assert says in capsys.readouterr().err
+
+
+def test_the_readme_walkthrough_runs_as_written(tmp_path, monkeypatch, capsys):
+    """specs/README.md, "Your own format, in a folder of your own": its first commands, on
+    the tutorial's spec and records (the fuzz run shortened, the build left to
+    tests/test_user_compiled.py)."""
+    text = (ROOT / "specs" / "README.md").read_text()
+    section = text[text.index("## Your own format, in a folder of your own") :]
+    commands = re.search(r"```console\n(.*?)```", section, re.DOTALL).group(1).splitlines()
+    (tmp_path / "myspecs").mkdir()
+    spec = re.search(r"```yaml\n(format: kafka_records.*?)```", text, re.DOTALL).group(1)
+    (tmp_path / "myspecs" / "kafka_records.yaml").write_text(spec)
+    data = bytes.fromhex(re.search(r"bytes\.fromhex\('([0-9a-f]+)'\)", text).group(1))
+    for name in ("records.bin", "a.bin", "b.bin"):
+        (tmp_path / name).write_bytes(data)
+    monkeypatch.chdir(tmp_path)
+    for line in commands:
+        argv = line.removeprefix("$ wirespec ").replace("--seconds 60", "--seconds 0.3").split()
+        assert main([a for a in argv if a != "--compiled"]) == 0, line
+    capsys.readouterr()
+    assert (tmp_path / "mypkg" / "kafka_records.py").is_file()
+    assert (tmp_path / "mydocs" / "kafka_records.md").is_file()
+    assert not (tmp_path / "myspecs" / "fuzz-crashes").exists()

@@ -23,7 +23,8 @@ the parser. An input passes when:
 
 Every failing input is saved under ``tests/fuzz/crashes/<format>/<record>--<hash>.bin``
 (with a ``.txt`` saying what went wrong); ``tests/test_robustness_fuzz.py`` replays them
-all, so a crash found once stays fixed.
+all, so a crash found once stays fixed. ``--spec SPEC`` fuzzes your own spec's module,
+rendered in memory, and saves under ``fuzz-crashes/`` beside the spec instead.
 
 Open Protocol's Kafka message is a key and a value; its fuzz input is
 ``u32be(len(key)) + key + value`` (:func:`split_pair`).

@@ -1,6 +1,6 @@
 """``wirespec generate [--check] [-v] [--specs DIR --out DIR] [--compiled]``: render
-``generated/`` from ``specs/`` (:mod:`generator.emit.generate`); ``--check`` fails when a
-module is stale or was edited; ``--compiled`` also builds each module's compiled tier
+``generated/`` from ``specs/`` (:mod:`generator.emit.generate`), or a spec folder of your own
+into the ``--out`` it requires; ``--check`` fails when a module is stale or was edited; ``--compiled`` also builds each module's compiled tier
 (:mod:`generator.emit.user_build`), which a user's spec folder and output need since no
 install builds them."""
 

@@ -1,15 +1,15 @@
 """The ``wirespec`` command line: the argument parser and the dispatch to one module per verb.
 
-    wirespec generate [--check]
-    wirespec decode FORMAT [--record R] [--struct S] FILE|-
+    wirespec generate [--check] [--specs DIR --out PKG] [--compiled]
+    wirespec decode FORMAT [--record R] [--struct S] [--spec SPEC] FILE|-
     wirespec encode FORMAT [--record R] [--struct S] JSONFILE|- [-o OUT]
     wirespec schema FORMAT [--record R] [--struct S] [--ddl]
     wirespec import-thrift FILE.thrift [-o specs/NAME.yaml]
     wirespec transcode SOURCE TARGET IN OUT [--key KEYFILE] [--key-out KEYFILE]
     wirespec inspect FORMAT FILE [--record R] [--struct S] [--html OUT.html]
-    wirespec docs [--check]
+    wirespec docs [--check] [--specs DIR --out DIR]
     wirespec diff FORMAT A B [--record R] [--struct S]
-    wirespec fuzz FORMAT|all [--record R] [--seconds N] [--seed S] [--no-save]
+    wirespec fuzz FORMAT|all [--record R] [--spec SPEC] [--seconds N] [--seed S] [--no-save]
     wirespec ingest FORMAT INPUT... --output DIR [--mode M] [--master URL] [--input-kind K]
         [--limit NAME=VALUE]... [--overwrite]
 
