@@ -225,3 +225,49 @@ def test_the_readme_walkthrough_runs_as_written(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "mypkg" / "kafka_records.py").is_file()
     assert (tmp_path / "mydocs" / "kafka_records.md").is_file()
     assert not (tmp_path / "myspecs" / "fuzz-crashes").exists()
+
+
+def test_the_spark_spec_option_takes_your_format_and_checks_it(specs, tmp_path, capsys):
+    from runtime.spark.decode import OptionError, codec
+    from runtime.spark.functions import column_codec
+
+    spec = str(specs / "sensorlog.yaml")
+    c = codec("sensorlog", spec=spec)
+    assert c.record == "file" and c.module.FORMAT == "sensorlog" and c.spec
+    assert c.schema().names[-2:] == ["length", "body"]
+    assert column_codec("sensorlog", (("spec", spec),)) == (c, "FAILFAST")
+    with pytest.raises(OptionError, match="is the spec of 'sensorlog', not 'png'"):
+        codec("png", spec=spec)
+    with pytest.raises(OptionError, match="not a Thrift spec"):
+        codec("thrift_compact", spec=spec)
+    with pytest.raises(OptionError, match="a .thrift IDL is for thrift_compact"):
+        codec("sensorlog", spec=str(tmp_path / "shop.thrift"))
+    args = ["ingest", "png", str(tmp_path), "--output", str(tmp_path / "out"), "--spec", spec]
+    assert main(args) == 2  # before Spark starts
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is the spec of 'sensorlog', not 'png'" in err
+
+
+@pytest.mark.spark
+def test_ingest_and_the_data_source_read_your_format(spark, specs, tmp_path):
+    import pyarrow.parquet as pq
+
+    from generator.cli.ingest import ingest, schema_options
+
+    spec = str(specs / "sensorlog.yaml")
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.bin").write_bytes(LOG)
+    (src / "bad.bin").write_bytes(b"garbage")
+    read = spark.read.format("wirespec").option("format", "sensorlog").option("spec", spec)
+    rows = read.option("mode", "PERMISSIVE").load(str(src)).orderBy("_source_file")
+    assert [r["body"]["note"] if r["body"] else r["_error"][:5] for r in rows.collect()] == [
+        "rf",
+        None,
+        "magic",
+    ]
+    options = schema_options("sensorlog", spec=spec)
+    summary = ingest("sensorlog", [src], tmp_path / "out", spark=spark, schema_options=options)
+    assert (summary["records"], summary["events"], summary["corrupt"]) == (2, 2, 1)
+    table = pq.read_table(tmp_path / "out" / "sensorlog").to_pylist()
+    assert [r["body"]["unit"] for r in table] == ["CELSIUS", "PERCENT"]

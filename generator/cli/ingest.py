@@ -160,7 +160,7 @@ def parse_limits(pairs) -> dict[str, int]:
 
 def schema_options(fmt: str, record=None, spec=None, struct=None) -> dict[str, str]:
     """The data source options of ``--record``, ``--spec`` and ``--struct``, checked (a
-    Thrift spec is rendered here, before Spark starts; a bad one is an IngestError)."""
+    spec is rendered here, before Spark starts; a bad one is an IngestError)."""
     from runtime.spark.decode import codec
 
     given = {"record": record, "spec": spec, "struct": struct}
@@ -176,10 +176,11 @@ def schema_options(fmt: str, record=None, spec=None, struct=None) -> dict[str, s
     return options
 
 
-def plan_jobs(fmt: str, inputs) -> list[tuple[str, list[tuple[str, str]]]]:
+def plan_jobs(fmt: str, inputs, spec=None) -> list[tuple[str, list[tuple[str, str]]]]:
     """``(format, input files)`` per format to ingest; FORMAT ``all`` takes every
     sub-directory of each INPUT named after a format. Raises :class:`IngestError` for an
-    unknown format, a missing input or no input files at all."""
+    unknown format (one of ``generated/``, or the ``format:`` of ``--spec``), a missing input
+    or no input files at all."""
     from runtime.spark.decode import known_formats, load_module
 
     known = known_formats()
@@ -202,7 +203,8 @@ def plan_jobs(fmt: str, inputs) -> list[tuple[str, list[tuple[str, str]]]]:
             )
     else:
         try:
-            load_module(fmt)
+            if spec is None:  # else schema_options checks the spec's format
+                load_module(fmt)
         except ValueError:
             raise IngestError(
                 f"unknown format {fmt!r}{did_you_mean(fmt, ['all', *known])}; "
@@ -278,21 +280,21 @@ def table_dir(schema, table) -> str:
     return f"{_slug(schema)}.{_slug(table)}-{hashlib.sha256(exact).hexdigest()[:16]}"
 
 
-def groups(fmt, files, input_kind="auto") -> list[tuple[str, list[str]]]:
+def groups(fmt, files, input_kind="auto", spec=None) -> list[tuple[str, list[str]]]:
     """``(table name, paths)`` per table an ingest writes.
 
     Files of one format decode to one schema, except binlog files (read as the format's
     ``binlog_file`` record, one row per event) next to single messages (the default
     record): those go to their own table, ``<format>.binlog_file``."""
-    from runtime.spark.decode import codec, load_module
+    from runtime.spark.decode import codec
     from runtime.spark.source import detect_kind
 
-    mod = load_module(fmt)
+    mod = codec(fmt, spec=spec).module
     paths = [p for p, _ in files]
     framed = getattr(mod, "FRAMED_FILES", {})
     if BINLOG_RECORD not in framed or input_kind != "auto":
         return [(fmt, paths)]
-    keyed, magics = codec(fmt).needs_key, (framed[BINLOG_RECORD]["magic"],)
+    keyed, magics = codec(fmt, spec=spec).needs_key, (framed[BINLOG_RECORD]["magic"],)
     binlogs = [p for p in paths if detect_kind(p, keyed, magics=magics) == "binlog"]
     others = [p for p in paths if p not in set(binlogs)]
     if not binlogs or not others:
@@ -413,18 +415,19 @@ def ingest(
     ``spark``: an existing session to use (the ``wirespec`` data source is registered
     with it); without one, a local session is started (:func:`session`). ``limits``:
     parser limits (``{"max_count": 5_000_000}``), per message, per binlog event.
-    ``schema_options``: the data source's ``record``, and Thrift's ``spec`` and ``struct``
+    ``schema_options``: the data source's ``record``, ``spec`` (your spec), and Thrift's ``struct``
     (:func:`schema_options`)."""
     from runtime.spark.decode import load_module
     from runtime.spark.source import list_files, register
 
-    load_module(fmt)  # unknown formats fail before Spark starts
     schema_options = schema_options or {}
+    if "spec" not in schema_options:
+        load_module(fmt)  # unknown formats fail before Spark starts
     files = files if files is not None else list_files(inputs)
     if not files:
         raise IngestError(f"no input files in {', '.join(map(str, inputs))}", EXIT_FAILED)
     output = claim_output(output, overwrite)
-    jobs = groups(fmt, files, input_kind)
+    jobs = groups(fmt, files, input_kind, schema_options.get("spec"))
     if spark is None:
         spark = session(master, output / LOG_NAME)
     else:
@@ -731,7 +734,7 @@ def run_command(args) -> int:
         if args.format == PARQUET_METADATA:
             run = _parquet_metadata_run(args)
         else:
-            jobs = plan_jobs(args.format, args.inputs)
+            jobs = plan_jobs(args.format, args.inputs, args.spec)
             options = schema_options(args.format, args.record, args.spec, args.struct)
 
             def run(output, spark, progress):
@@ -827,7 +830,8 @@ def add_parser(verbs) -> None:
     ing.add_argument("--record", help="the record of each message (default: the format's)")
     ing.add_argument(
         "--spec",
-        help="Thrift: your spec YAML or .thrift IDL, rendered in memory (nothing is generated)",
+        help="your spec YAML (FORMAT is its format:; Thrift: or a .thrift IDL), rendered in "
+        "memory (nothing is generated)",
     )
     ing.add_argument(
         "--struct",

@@ -37,6 +37,13 @@ def protocol(text: str, path: Path) -> str | None:
     return load_text(text, path, path.name).data.get("protocol")
 
 
+def answers_to(text: str, path: Path) -> str:
+    """The FORMAT a spec is used as (``--spec``, Spark's ``spec`` option): its
+    ``protocol:`` for a Thrift spec (``thrift_compact``), else its own ``format:``."""
+    data = load_text(text, path, path.name).data
+    return data.get("protocol") or data["format"]
+
+
 def import_spec(path: Path, text: str | None = None, *, loaded: LoadedSpec | None = None):
     """Render the spec at ``path`` and import its module in memory. ``text``: its text when
     already read (a Spark worker gets it from the driver); ``loaded``: the spec when the

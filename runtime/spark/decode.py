@@ -68,11 +68,13 @@ def check_mode(mode) -> str:
     return mode.upper()
 
 
-def format_options(fmt: str, options: dict) -> dict:
-    """The parse options of ``fmt`` in ``options``: the limits (validated by
-    :func:`runtime.core.limits.limits_from_options`) and the keyword options of the format's
-    ``spark_schema`` (Thrift's ``body``). Any other name raises :class:`OptionError`."""
-    keywords = _keywords(load_module(fmt).spark_schema)
+def format_options(fmt: str, options: dict, spec: str | None = None) -> dict:
+    """The parse options of ``fmt`` (or of the module of option ``spec``) in ``options``:
+    the limits (validated by :func:`runtime.core.limits.limits_from_options`) and the keyword
+    options of the format's ``spark_schema`` (Thrift's ``body``). Any other name raises
+    :class:`OptionError`."""
+    mod = spec_module(*read_spec(fmt, spec)) if spec else load_module(fmt)
+    keywords = _keywords(mod.spark_schema)
     unknown = [k for k in options if k.lower() not in LIMIT_NAMES and k not in keywords]
     if unknown:
         known = sorted(LIMIT_NAMES + tuple(keywords))
@@ -105,29 +107,33 @@ def load_module(fmt: str):
 
 
 THRIFT = "thrift_compact"
-"""The format whose ``spec`` option takes a user's own spec or IDL."""
+"""The format whose ``spec`` option also takes a ``.thrift`` IDL (any spec's ``format:``
+takes its own YAML)."""
 
 
 def read_spec(fmt: str, spec: str) -> tuple[str, str]:
-    """``(spec text, absolute path)`` of option ``spec``: a Thrift spec YAML (from
-    ``import-thrift``) as it is, or a ``.thrift`` IDL imported (its includes followed),
-    here on the driver: the workers get the text and render it (:func:`spec_module`).
-    Anything wrong is one line of :class:`OptionError`."""
+    """``(spec text, absolute path)`` of option ``spec``: a spec YAML of format ``fmt`` (for
+    Thrift, one from ``import-thrift``) as it is, or a ``.thrift`` IDL imported (its includes
+    followed), here on the driver: the workers get the text and render it
+    (:func:`spec_module`). Anything wrong is one line of :class:`OptionError`."""
     from pathlib import Path
 
     # Lazy, and only for this option: rendering a user's spec is the generator's work
     from generator.emit import user_spec
     from runtime.core.errors import SpecError
 
-    if fmt != THRIFT:
-        raise OptionError(f"option spec is for {THRIFT}, not {fmt}")
     path = Path(spec)
+    if path.suffix == ".thrift" and fmt != THRIFT:
+        raise OptionError(f"option spec: a .thrift IDL is for {THRIFT}, not {fmt}")
     if not path.is_file():
         raise OptionError(f"no spec file {spec}")
     try:
         text = user_spec.spec_text(path)
-        if user_spec.protocol(text, path) != THRIFT:
+        declared = user_spec.answers_to(text, path)
+        if fmt == THRIFT and declared != THRIFT:
             raise OptionError(f"{spec} is not a Thrift spec (no protocol: {THRIFT})")
+        if declared != fmt:
+            raise OptionError(f"{spec} is the spec of {declared!r}, not {fmt!r}")
         spec_module(text, str(path.resolve()))  # a spec that does not render fails here
     except SpecError as err:
         raise OptionError(f"spec {spec}: {str(err).splitlines()[0]}") from None
@@ -140,7 +146,7 @@ def read_spec(fmt: str, spec: str) -> tuple[str, str]:
 
 @functools.cache
 def spec_module(text: str, path: str):
-    """The module of a user's Thrift spec ``text``, rendered and run once per process (a
+    """The module of a user's spec ``text``, rendered and run once per process (a
     worker renders it the first time a task needs it, then finds it here)."""
     from pathlib import Path
 
@@ -161,8 +167,8 @@ class Codec:
     columns: tuple = ()
     """The decoded fields to keep, in schema order (empty: all of them)."""
     spec: str = ""
-    """A user's Thrift spec (YAML text; option ``spec``), used instead of the generated
-    module of :attr:`format`."""
+    """A user's spec (YAML text; option ``spec``), used instead of the generated module of
+    :attr:`format`."""
     spec_path: str = ""
     """Where :attr:`spec` was read (for messages and the protocol spec beside it)."""
 
@@ -342,9 +348,9 @@ def codec(
 ) -> Codec:
     """The :class:`Codec` of ``fmt``; ``columns`` keeps only those decoded fields.
 
-    Thrift: ``spec`` is the path of your own spec YAML or ``.thrift`` IDL (rendered in
-    memory, on the driver and once per worker; nothing is generated into the repo), and
-    ``struct`` the struct of the payload: the record itself, or a message's body with
+    ``spec`` is the path of your own spec YAML of format ``fmt`` (Thrift: or a ``.thrift``
+    IDL), rendered in memory, on the driver and once per worker; nothing is generated into
+    the repo. Thrift: ``struct`` is the struct of the payload: the record itself, or a message's body with
     ``record="message"`` (as ``wirespec decode --struct``)."""
     text, path = read_spec(fmt, spec) if spec is not None else ("", "")
     mod = spec_module(text, path) if text else load_module(fmt)

@@ -57,7 +57,7 @@ def column_codec(fmt: str, options: tuple):
     mode = check_mode(opts.pop("mode", "FAILFAST"))
     record = opts.pop("record", None)
     spec, struct = opts.pop("spec", None), opts.pop("struct", None)
-    return codec(fmt, record, format_options(fmt, opts), spec=spec, struct=struct), mode
+    return codec(fmt, record, format_options(fmt, opts, spec), spec=spec, struct=struct), mode
 
 
 def _input_schema(keyed: bool):

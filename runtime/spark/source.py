@@ -258,14 +258,15 @@ class _Plan:
         self.remember_ns = (
             positive_option(self.options, "rememberseconds", DEFAULT_REMEMBER_SECONDS) * 10**9
         )
+        spec = self.options.get("spec")
         parse_options = format_options(
-            fmt, {k: v for k, v in self.options.items() if k not in SOURCE_OPTIONS}
+            fmt, {k: v for k, v in self.options.items() if k not in SOURCE_OPTIONS}, spec
         )
         base = codec(
             fmt,
             self.options.get("record"),
             parse_options,
-            spec=self.options.get("spec"),
+            spec=spec,
             struct=self.options.get("struct"),
         )
         self.codec = base
@@ -276,7 +277,7 @@ class _Plan:
         file_record = self.options.get("binlogrecord", next(iter(framed), None))
         self.framed_codec, self.magics = None, ()
         if file_record in framed:  # the file record a framed file (kind binlog) is read as
-            self.framed_codec = codec(fmt, file_record, parse_options)
+            self.framed_codec = codec(fmt, file_record, parse_options, spec=spec)
             self.magics = (framed[file_record]["magic"],)
 
     def files(self):
