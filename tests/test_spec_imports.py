@@ -218,7 +218,7 @@ def test_a_spec_needs_records_or_enums(tmp_path):
     err = _error(tmp_path, "empty")
     assert "records (and a default_record), or enums" in err.message
     _write(tmp_path, half="format: half\ndoc: Half.\ndefault_record: x\n")
-    with pytest.raises(SpecError, match="'records' is a dependency of 'default_record'"):
+    with pytest.raises(SpecError, match="missing key 'records', which 'default_record' needs"):
         _model(tmp_path, "half")
 
 

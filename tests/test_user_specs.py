@@ -271,3 +271,33 @@ def test_ingest_and_the_data_source_read_your_format(spark, specs, tmp_path):
     assert (summary["records"], summary["events"], summary["corrupt"]) == (2, 2, 1)
     table = pq.read_table(tmp_path / "out" / "sensorlog").to_pylist()
     assert [r["body"]["unit"] for r in table] == ["CELSIUS", "PERCENT"]
+
+
+def test_a_missing_default_record_and_a_shipped_import_say_what_to_do(specs, capsys):
+    path = specs / "sensorlog.yaml"
+    path.write_text(SENSORLOG.replace("default_record: file\n", ""))
+    assert main(["schema", "sensorlog", "--spec", str(path)]) == 1
+    assert "sensorlog.yaml:1: missing key 'default_record', which 'records' needs" in (
+        capsys.readouterr().err
+    )
+    path.write_text(SENSORLOG.replace("endian: le\n", "endian: le\nimports: [mysql_types]\n"))
+    assert main(["schema", "sensorlog", "--spec", str(path)]) == 1
+    assert (
+        "sensorlog.yaml:5: imports[0]: no spec 'mysql_types' (mysql_types.yaml) beside this "
+        "one: copy wirespec's specs/mysql_types.yaml there"
+    ) in capsys.readouterr().err
+
+
+def test_encode_does_not_write_bytes_to_a_terminal(specs, capsys, monkeypatch):
+    spec = str(specs / "sensorlog.yaml")
+    (specs / "log.bin").write_bytes(LOG)
+    assert main(["decode", "sensorlog", str(specs / "log.bin"), "--spec", spec]) == 0
+    (specs / "log.json").write_text(capsys.readouterr().out)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["encode", "sensorlog", str(specs / "log.json"), "--spec", spec]) == 2
+    assert "give -o OUT, or redirect stdout" in capsys.readouterr().err
+    out = specs / "again.bin"
+    assert (
+        main(["encode", "sensorlog", str(specs / "log.json"), "--spec", spec, "-o", str(out)]) == 0
+    )
+    assert out.read_bytes() == LOG

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from generator.cli.common import CliError, read_json, write_output
+import sys
+
+from generator.cli.common import EXIT_USAGE, CliError, read_json, write_output
 from generator.cli.target import (
     Target,
     add_raw_option,
@@ -24,7 +26,9 @@ def add_parser(verbs) -> None:
     enc.add_argument("format", help=format_help())
     enc.add_argument("file", help="JSON file, or - for stdin")
     add_record_options(enc)
-    enc.add_argument("-o", "--output", help="output file (default: stdout)")
+    enc.add_argument(
+        "-o", "--output", help="output file (default: stdout, when it is not a terminal)"
+    )
     enc.add_argument(
         "--key-out",
         metavar="KEYFILE",
@@ -50,6 +54,8 @@ def _encode_target(codec, args, document) -> Target:
 
 
 def run_command(args) -> int:
+    if args.output in (None, "-") and sys.stdout.isatty():
+        raise CliError("encode writes bytes: give -o OUT, or redirect stdout", EXIT_USAGE)
     if args.raw:
         return encode_raw(args)
     codec = codec_for(args)

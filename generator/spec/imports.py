@@ -38,6 +38,7 @@ import dataclasses
 import re
 from pathlib import Path
 
+from generator import ROOT
 from generator.spec.loader import LoadedSpec, load
 
 _NOT_SCANNED = frozenset({"doc", "title", "format", "imports", "extends", "model", "models"})
@@ -136,7 +137,9 @@ def _load_import(loaded: LoadedSpec, name: str, where: tuple) -> LoadedSpec:
     folder = loaded.path.parent.resolve()
     path = folder / f"{name}.yaml"
     if not path.is_file():
-        raise loaded.lines.error(where, f"no spec {name!r} ({name}.yaml) beside this one")
+        shipped = (ROOT / "specs" / f"{name}.yaml").is_file() and folder != ROOT / "specs"
+        hint = f": copy wirespec's specs/{name}.yaml there" if shipped else ""
+        raise loaded.lines.error(where, f"no spec {name!r} ({name}.yaml) beside this one{hint}")
     if path.resolve().parent != folder:
         raise loaded.lines.error(where, f"{name}.yaml links outside the spec folder")
     display = str(Path(loaded.display).parent / f"{name}.yaml")

@@ -248,4 +248,9 @@ def _schema_message(err: jsonschema.ValidationError) -> str:
     if err.validator == "required":
         missing = [key for key in err.validator_value if key not in err.instance]
         return f"missing key {missing[0]!r}"
+    if err.validator == "dependentRequired":  # jsonschema: "'b' is a dependency of 'a'"
+        for key, needs in err.validator_value.items():
+            missing = [n for n in needs if key in err.instance and n not in err.instance]
+            if missing:
+                return f"missing key {missing[0]!r}, which {key!r} needs"
     return err.message
