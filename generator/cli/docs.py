@@ -12,7 +12,9 @@ from generator.emit.docs import DOCS_DIR, docs
 
 
 def add_parser(verbs) -> None:
-    cmd = verbs.add_parser("docs", help="render docs/formats/*.md from specs/")
+    cmd = verbs.add_parser(
+        "docs", help="render docs/formats/*.md from specs/, or your specs' into --out"
+    )
     cmd.add_argument("--check", action="store_true", help="fail if a document is stale")
     cmd.add_argument(
         "--specs",

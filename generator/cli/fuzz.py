@@ -792,7 +792,9 @@ def add_parser(verbs) -> None:
         "fuzz", help="mutation-fuzz a format's parser (only DecodeError, bounded time/memory)"
     )
     cmd.add_argument(
-        "format", help=f"{format_help()}; or all: {', '.join(FORMATS)}, one after the other"
+        "format",
+        help=f"{format_help()}; or all: {', '.join(FORMATS)}, one after the other; or your "
+        "spec's format: with --spec",
     )
     cmd.add_argument("--record", help="one record (default: every record of the format)")
     cmd.add_argument(

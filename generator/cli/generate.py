@@ -14,8 +14,13 @@ from generator.cli.common import EXIT_STALE, EXIT_USAGE, CliError, output_folder
 
 
 def add_parser(verbs) -> None:
-    gen = verbs.add_parser("generate", help="render generated/ from specs/")
-    gen.add_argument("--check", action="store_true", help="fail if generated/ is stale or edited")
+    gen = verbs.add_parser(
+        "generate",
+        help="render generated/ from specs/, or your spec folder into your package",
+        description="Render generated/ from specs/ (the shipped formats), or a spec folder "
+        "of your own into a package of your own: wirespec generate --specs myspecs --out mypkg",
+    )
+    gen.add_argument("--check", action="store_true", help="fail if OUT is stale or edited")
     gen.add_argument(
         "--specs",
         default=str(ROOT / "specs"),

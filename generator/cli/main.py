@@ -93,9 +93,9 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="wirespec",
         description="Schema-driven codecs for binary change formats.",
-        epilog=f"formats: {', '.join(known_formats())}. Exit status: 0 ok, 1 bad input (diff: "
-        "the messages differ), 2 usage (diff: trouble), 3 stale generated code, 141 closed "
-        "stdout. `wirespec VERB --help` for a verb's options.",
+        epilog=f"formats: {', '.join(known_formats())}; your own: --spec YOUR_SPEC.yaml. "
+        "Exit status: 0 ok, 1 bad input (diff: the messages differ), 2 usage (diff: trouble), "
+        "3 stale generated code, 141 closed stdout. `wirespec VERB --help` for a verb's options.",
     )
     top.add_argument("--version", action=_VersionAction)
     verbs = top.add_subparsers(dest="verb", required=True, metavar="VERB")
