@@ -94,6 +94,25 @@ def protobuf_refusal(model) -> str:
             SHAPES.Holder(id=1, all=SHAPES.AllTypes(f_i64=1, f_bytes=[1, 2, 300])),
             "all.f_bytes[2]: i8 300 is out of range",
         ),
+        # what Python raised on a value of the wrong type is said as what was expected
+        (SHAPES.Node(value="x"), "value: expected an integer, got str 'x'"),
+        (
+            SHAPES.Maps(mm={"a": {1: ["s"], "x": ["t"]}}),
+            "mm['a']['x']: key: expected an integer, got str 'x'",
+        ),
+        (
+            SHAPES.Maps(by_color={SHAPES.Color.RED: "x"}),
+            "by_color[Color.RED]: expected a number, got str 'x'",
+        ),
+        (SHAPES.Lists(shorts=[1, 2.5]), "shorts[1]: expected an integer, got float 2.5"),
+        (SHAPES.Lists(nested=7), "nested: expected a list, got int 7"),
+        (SHAPES.Maps(by_id=[1]), "by_id: expected a mapping, got list [1]"),
+        (SHAPES.Maps(mm={"a": [1]}), "mm['a']: expected a mapping, got list [1]"),
+        (SHAPES.Holder(id=1, all=5), "all: expected struct AllTypes, got int 5"),
+        (
+            SHAPES.Holder(id=1, all=SHAPES.AllTypes(f_i64=1, f_uuid="zz")),
+            "all.f_uuid: expected a uuid.UUID, got str 'zz'",
+        ),
     ],
 )
 def test_thrift_build_errors_name_indices_and_keys(model, text):
