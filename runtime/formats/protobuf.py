@@ -400,9 +400,12 @@ class ProtobufMessage(Construct):
                             limits.check("max_count", len(items), offset=start)
                         layout.append((number, bytes(buf[start:pos])) if odd else number)
                 elif f.kind == "map":
-                    k, value, as_written = self._map_entry(f, buf, at, pos, limits, depth)
-                    odd = odd or not as_written
                     held = values[f.name]
+                    try:
+                        k, value, as_written = self._map_entry(f, buf, at, pos, limits, depth)
+                    except DecodeError as err:
+                        raise self._in_entry(err, f, buf, at, pos, limits, held) from None
+                    odd = odd or not as_written
                     slot = (number, k)
                     if k in held:
                         canonical = False
@@ -485,7 +488,11 @@ class ProtobufMessage(Construct):
             if b < 0x80:
                 v, pos = b, pos + 1
             else:
-                v, pos = read_uvarint(buf, pos, end=stop)
+                try:
+                    v, pos = read_uvarint(buf, pos, end=stop)
+                except DecodeError as err:  # in the element: its index
+                    err.add_path(index=len(items))
+                    raise
                 odd = odd or buf[pos - 1] == 0
             value = v if kind == "uint64" else _from_varint(kind, v)
             if v > 1 and f.narrow:
@@ -512,6 +519,18 @@ class ProtobufMessage(Construct):
         if value is None and value_field.kind == "message":
             value = value_field.message.read_exact(b"", 0, 0, limits, depth + 2)[0]
         return key, value, as_written
+
+    def _in_entry(self, err: DecodeError, f: PbField, buf, pos: int, stop: int, limits, held):
+        """``err``, raised in the map entry ``buf[pos:stop]``, naming the entry: by its key
+        when that reads on its own (the value's records passed over), else by its index
+        among the keys read before it."""
+        try:
+            key_only = ProtobufMessage(self.entries[f.number][0])
+            key = key_only.read_exact(buf, pos, stop, limits, 1)[0]["key"]
+        except DecodeError:
+            err.add_path(index=len(held))
+            return err
+        return err.add_key(key)
 
     # -- the canonical order ---------------------------------------------------------------
 
