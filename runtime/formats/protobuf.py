@@ -33,7 +33,7 @@ or elements added, after parsing) canonically after it.
     >>> point.decode(bytes.fromhex("080312030102ff"))
     Traceback (most recent call last):
     ...
-    runtime.core.errors.DecodeError: ys at offset 6: truncated varint: input ends 1 byte(s) into it
+    runtime.core.errors.DecodeError: ys[2] at offset 6: truncated varint: input ends 1 byte(s) into it
     >>> m = point.decode(bytes.fromhex("1a00080312020102"))
     >>> m["x"], m["ys"], m["wire_layout"]
     (-2, [1, 2], (b'\\x1a\\x00', 1, (2, 2)))
