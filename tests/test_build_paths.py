@@ -12,6 +12,7 @@ error.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -151,6 +152,47 @@ def test_thrift_message_body_paths():
     with pytest.raises(
         EncodeError, match=r"^body\.success\.tags\[1\]: expected str, got NoneType$"
     ):
+        tc.build(message)
+
+
+CT, RAW = tc.CompactType, tc.RawStruct
+
+
+@pytest.mark.parametrize(
+    ("fields", "text"),
+    [
+        (
+            [tc.RawField(1, CT.I32, 5), tc.RawField(7, CT.I32, "x")],
+            "fields[1] (field 7, I32).value: ",
+        ),
+        ([tc.RawField(1, CT.I32, 5), 5], "fields[1]: expected a RawField, got int 5"),
+        ([tc.RawField(1, "zz", 5)], "fields[0].type: expected a compact type, got str 'zz'"),
+        ([tc.RawField("a", CT.I32, 5)], "fields[0].id: expected an integer, got str 'a'"),
+        (
+            [tc.RawField(3, CT.STRUCT, RAW([tc.RawField(2, CT.DOUBLE, "x")]))],
+            "fields[0] (field 3, STRUCT).value.fields[0] (field 2, DOUBLE).value: expected a",
+        ),
+        (
+            [tc.RawField(1, CT.LIST, tc.RawList(CT.I64, [1, 2, "x"]))],
+            "fields[0] (field 1, LIST).value.items[2]: expected an integer, got str 'x'",
+        ),
+        ([tc.RawField(1, CT.SET, 5)], "fields[0] (field 1, SET).value: expected a RawList, got"),
+        (
+            [tc.RawField(1, CT.MAP, tc.RawMap(CT.BINARY, CT.I32, [("a", 1), (5, 2)]))],
+            "fields[0] (field 1, MAP).value.items[1]: key: expected str, got int",
+        ),
+        (
+            [tc.RawField(1, CT.MAP, tc.RawMap(CT.BINARY, CT.I32, [("a", 1), ("b", 2.5)]))],
+            "fields[0] (field 1, MAP).value.items[1]: expected an integer, got float 2.5",
+        ),
+    ],
+)
+def test_thrift_raw_struct_errors_name_the_field_id_and_type(fields, text):
+    """The schemaless writer names a field by its place in ``fields`` and, when its value
+    fails, by its id and compact type too (what the read side calls ``#7``)."""
+    assert thrift_refusal(tc, RAW(fields)).startswith(text)
+    message = tc.Message("get_user", tc.MessageType.CALL, 1, RAW(fields))
+    with pytest.raises(EncodeError, match="^body." + re.escape(text)):
         tc.build(message)
 
 

@@ -605,8 +605,8 @@ def uuid_bytes(v) -> bytes:
 
 
 _FOREIGN = (TypeError, AttributeError, ValueError, OverflowError, struct.error)
-"""What Python raises on a value of the wrong type (``-64 <= "x"``, ``len(7)``, ``m.wire_layout``
-of an int, ``_pack_d("x")``, ``uuid.UUID("zz")``): said as what the writer expected there."""
+"""What Python raises on a value of the wrong type (``-64 <= "x"``, ``len(7)``, ``_pack_d("x")``,
+``uuid.UUID("zz")``): said as what the writer expected there."""
 
 
 def _as_encode_error(err: Exception, value=None, expected: str | None = None) -> EncodeError:
@@ -665,6 +665,43 @@ def enc_entry(err: Exception, key, value=None, expected: str | None = None) -> E
     "['a']: expected an integer, got str 'x'"
     """
     return _as_encode_error(err, value, expected).add_key(key)
+
+
+def enc_raw_field(err: Exception, fields: list, index: int, types: dict, expects: dict):
+    """:func:`enc_field` of a failure while writing ``fields[index]`` of a RawStruct: in its
+    value, named by its field id and compact type too (the read side's ``#7``).
+
+    >>> class F: id, type, value = 7, 5, "x"
+    >>> str(enc_raw_field(TypeError(), [F()], 0, {}, {5: "an integer"}))
+    "fields[0] (field 7, 5).value: expected an integer, got str 'x'"
+    """
+    f, at = fields[index], f"fields[{index}]"
+    if not all(hasattr(f, a) for a in ("id", "type", "value")):
+        return enc_field(err, at, value=f, expected="a RawField")
+    try:
+        ct = int(f.type)
+    except (TypeError, ValueError):
+        return enc_field(err, f"{at}.type", value=f.type, expected="a compact type")
+    if type(f.id) is not int or not -(1 << 15) <= f.id < 1 << 15:
+        return enc_field(err, f"{at}.id", value=f.id, expected="an integer")
+    err = enc_field(err, "value", value=f.value, expected=expects.get(ct))
+    err.add_path(f"{at} (field {f.id}, {getattr(types.get(ct), 'name', ct)})")
+    return err
+
+
+def enc_raw_item(err: Exception, items: list, item, expected: str | None, pair: bool = False):
+    """:func:`enc_element` of a failure while writing ``item`` of a RawList's (or, ``pair``,
+    a RawMap's) ``items``: its index in them.
+
+    >>> str(enc_raw_item(TypeError(), [("a", 1), ("b", "x")], ("b", "x"), "an integer", True))
+    "items[1]: expected an integer, got str 'x'"
+    """
+    value = item[1] if pair and isinstance(item, tuple | list) and len(item) == 2 else item
+    if pair and value is item:
+        expected = "a (key, value) pair"
+    err = _as_encode_error(err, value, expected).add_element(items, item)
+    err.add_path("items")
+    return err
 
 
 # -- JSON form -------------------------------------------------------------------------
