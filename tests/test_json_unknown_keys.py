@@ -213,13 +213,15 @@ def test_a_bogus_or_misspelt_key_in_a_thrift_raw_form_is_refused_naming_it(path)
             tc.from_dict(form)
         del node[BOGUS]
         for key in list(node):
-            # one in place of a required key: refused as that key's absence (the count of
-            # keys is right; the raw forms' keys are checked by their count alone)
+            # one in place of a required key: the count of keys is right (the raw forms'
+            # keys are checked by their count alone), and the key found absent is then
+            # looked for among the others: the one in its place is named, not the absence
             node[key + "x"] = node.pop(key)
-            missing = "list" if key == "set" else key  # a form without "set" is a list's
-            escaped = re.escape(f"{at}.{missing}: missing key '{missing}'")
-            with pytest.raises(EncodeError, match=f"^{escaped}"):
+            hint = "" if key == "set" else f" (did you mean '{key}'?)"  # no "set": a list's
+            escaped = re.escape(f"{at}.{key}x: unknown key '{key}x' in ")
+            with pytest.raises(EncodeError, match=f"^{escaped}") as err:
                 tc.from_dict(form)
+            assert str(err.value).endswith(hint)
             node[key] = node.pop(key + "x")
     assert tc.build(tc.from_dict(form)) == path.read_bytes()
 

@@ -57,10 +57,10 @@ class _Misplaced(Exception):
 class _Log:
     """The reads of one replay: ``(path, value)`` of the last value handed out."""
 
-    __slots__ = ("missing", "path", "value")
+    __slots__ = ("missing", "owner", "path", "value")
 
     def __init__(self):
-        self.path, self.value, self.missing = None, None, None
+        self.path, self.value, self.missing, self.owner = None, None, None, None
 
     def read(self, at: str, key, value):
         self.path, self.value, self.missing = _child(at, key), value, None
@@ -75,6 +75,7 @@ class _Object(dict):
             return self._log.read(self._at, key, dict.__getitem__(self, key))
         except KeyError:
             self._log.path, self._log.missing = _child(self._at, key), key
+            self._log.owner = self._at  # where an error the miss leads to is (another key)
             raise
 
     def get(self, key, default=None):
@@ -203,6 +204,9 @@ def _at(err: BaseException, log: _Log, form) -> EncodeError:
     if isinstance(err, EncodeError) and isinstance(err.__context__, (TypeError, AttributeError)):
         # a converter that wraps what Python raised (Thrift's): the wrapped error says more
         err = err.__context__
+    if isinstance(err, EncodeError) and log.missing is not None and err.path:
+        # raised on the miss (a key in the missing one's place): its path is the object's
+        at = log.owner
     if isinstance(err, EncodeError):
         return EncodeError(err.message, path=_join(at, err.path, form) if err.path else at)
     if isinstance(err, KeyError) and log.missing is not None:
