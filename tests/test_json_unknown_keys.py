@@ -179,6 +179,32 @@ def test_a_column_may_leave_out_its_flags_and_value(fmt):
     assert [(c.flags, c.value) for c in columns] == [(0, None)] * len(columns)
 
 
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        (KeyError, "missing key 'name' (the wire keys a column by its name)"),
+        (None, "expected a string, got None"),
+        (5, "expected a string, got int 5"),
+    ],
+)
+def test_an_open_protocol_column_needs_its_name(name, text):
+    """The wire keys each column by its name (tiflow's ``map[string]column``): a column
+    form without one is refused at its path, not taken to fail in build."""
+    mod, form, i, event = next(
+        (mod, form, i, e)
+        for mod, form in _event_forms("ticdc_open_protocol")
+        for i, e in enumerate(form["events"])
+        if len(e.get("new") or ()) > 1
+    )
+    if name is KeyError:
+        del event["new"][1]["name"]
+    else:
+        event["new"][1]["name"] = name
+    with pytest.raises(EncodeError) as err:
+        mod.from_dict(form)
+    assert str(err.value) == f"events[{i}].new[1].name: {text}"
+
+
 def _raw_forms(form, at=""):
     """(key path, form, its kind) of each raw struct, field, list, set or map in a Thrift
     message's raw body."""

@@ -164,6 +164,18 @@ def _resolves(form, segments: list) -> bool:
     return True
 
 
+def _absent_key(form, segments: list) -> bool:
+    """Whether ``segments`` (two or more) lead from the top of ``form`` to an object that
+    lacks their last key: the path of a missing key that a converter keeping its own paths
+    names."""
+    if len(segments) < 2 or isinstance(segments[-1], int) or not _resolves(form, segments[:-1]):
+        return False
+    parent = form
+    for step in segments[:-1]:
+        parent = parent[step]
+    return isinstance(parent, dict) and segments[-1] not in parent
+
+
 def _join(at: str, path: str, form) -> str:
     """``path`` (an error's own, relative to some level) under ``at`` (where the replay's
     last read was): ``at`` when it already ends there (the error's path names that read,
@@ -176,7 +188,7 @@ def _join(at: str, path: str, form) -> str:
         their_names and names[len(names) - len(their_names) :] == their_names
     ):
         return at
-    if not at or _resolves(form, theirs):
+    if not at or _resolves(form, theirs) or _absent_key(form, theirs):
         return path
     return at + ("" if path.startswith("[") else ".") + path
 
