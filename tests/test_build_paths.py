@@ -283,6 +283,10 @@ def test_a_model_made_without_a_required_field_still_fails_at_build():
             "attributes[3]: key: a string needs str, got int",
         ),
         (pw.Order(attributes={"a": "b", "c": 3}), "attributes['c']: a string needs str, got int"),
+        # a repeated field or a map that is no list or mapping: Python's len() or .items()
+        (pw.Order(ratings=5), "ratings: expected a list, got int 5"),
+        (pw.Order(attributes=["a"]), "attributes: expected a mapping, got list ['a']"),
+        (pw.Order(items=[pw.LineItem(labels=7)]), "items[0].labels: expected a list, got int 7"),
     ],
 )
 def test_protobuf_build_errors_name_indices_and_keys(model, text):

@@ -81,6 +81,7 @@ from runtime.formats.protobuf_records import (
     SGROUP,
     VARINT,
     group_end,
+    name_entry,
     name_record,
 )
 
@@ -404,7 +405,7 @@ class ProtobufMessage(Construct):
                     try:
                         k, value, as_written = self._map_entry(f, buf, at, pos, limits, depth)
                     except DecodeError as err:
-                        raise self._in_entry(err, f, buf, at, pos, limits, held) from None
+                        raise name_entry(err, self, f, buf, at, pos, limits, held) from None
                     odd = odd or not as_written
                     slot = (number, k)
                     if k in held:
@@ -520,18 +521,6 @@ class ProtobufMessage(Construct):
             value = value_field.message.read_exact(b"", 0, 0, limits, depth + 2)[0]
         return key, value, as_written
 
-    def _in_entry(self, err: DecodeError, f: PbField, buf, pos: int, stop: int, limits, held):
-        """``err``, raised in the map entry ``buf[pos:stop]``, naming the entry: by its key
-        when that reads on its own (the value's records passed over), else by its index
-        among the keys read before it."""
-        try:
-            key_only = ProtobufMessage(self.entries[f.number][0])
-            key = key_only.read_exact(buf, pos, stop, limits, 1)[0]["key"]
-        except DecodeError:
-            err.add_path(index=len(held))
-            return err
-        return err.add_key(key)
-
     # -- the canonical order ---------------------------------------------------------------
 
     def _canonical(self, values) -> list:
@@ -571,11 +560,29 @@ class ProtobufMessage(Construct):
         values = self._values(get)
         self._check_oneofs(values)
         layout = get(LAYOUT_KEY)
-        if layout is None:
-            entries = self._canonical(values)
-        else:
-            entries = self._entries_with_rest(layout, values)
-        self._write_entries(entries, values, out)
+        try:
+            if layout is None:
+                entries = self._canonical(values)
+            else:
+                entries = self._entries_with_rest(layout, values)
+            self._write_entries(entries, values, out)
+        except (TypeError, AttributeError) as err:  # len() or .items() of no list or map
+            raise self._no_container(values, err) from None
+
+    def _no_container(self, values, err: Exception) -> EncodeError:
+        """``err`` of a repeated field or map whose value Python could not count or walk."""
+        for f in self.fields:
+            value = values[f.name]
+            try:
+                if f.kind == "map":
+                    len(value), value.items()
+                elif f.repeated:
+                    len(value), value[0:0]
+            except (TypeError, AttributeError):
+                refused = EncodeError.expected("a mapping" if f.kind == "map" else "a list", value)
+                refused.add_path(f.name)
+                return refused
+        return EncodeError.of(err)
 
     def _write_entries(self, entries, values, out: bytearray) -> None:
         """The records of layout ``entries`` (:meth:`_entries_with_rest`'s) of ``values``."""
