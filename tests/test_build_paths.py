@@ -12,6 +12,7 @@ error.
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -309,3 +310,45 @@ def test_protobuf_samples_still_write():
     for path in sorted(SAMPLES.glob("*.bin")):
         data = path.read_bytes()
         assert pw.build(pw.parse(data)) == data
+
+
+# -- construct records: a fixed-width number ---------------------------------------------
+
+
+def _sample_model(fmt: str):
+    mod = importlib.import_module(f"generated.{fmt}")
+    folder = Path(__file__).resolve().parent.parent / "samples" / fmt
+    return mod, mod.parse(min(folder.glob("*.bin")).read_bytes())
+
+
+@pytest.mark.parametrize(
+    ("fmt", "at", "value", "text"),
+    [
+        ("mysql_serialization", ("server_id",), "x", "server_id: expected an integer, got str 'x'"),
+        ("mysql_serialization", ("server_id",), -1, "server_id: -1 is out of range for uint32"),
+        ("mysql_serialization", ("body", "gno"), "x", "body.gno: expected an integer, got str 'x'"),
+        (
+            "kafka_record_batch",
+            ("batches", 0, "base_offset"),
+            1.5,
+            "batches[0].base_offset: expected an integer, got float 1.5",
+        ),
+        (
+            "plainbuffer",
+            ("rows", 0, "primary_key", 0, "timestamp"),
+            [1],
+            "rows[0].primary_key[0].timestamp: expected an integer, got list [1]",
+        ),
+    ],
+)
+def test_a_wrong_typed_number_of_a_record_says_what_was_expected(fmt, at, value, text):
+    """construct's ``struct '<L' error during building, given value 'x'`` (a fixed-width
+    number) and a varint's refusal read as the other writers' words, in both tiers."""
+    mod, model = _sample_model(fmt)
+    node = model
+    for step in at[:-1]:
+        node = node[step] if isinstance(step, int) else getattr(node, step)
+    setattr(node, at[-1], value)
+    with pytest.raises(EncodeError) as err:
+        mod.build(model)
+    assert str(err.value) == text
