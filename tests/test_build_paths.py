@@ -339,6 +339,8 @@ def _sample_model(fmt: str):
             [1],
             "rows[0].primary_key[0].timestamp: expected an integer, got list [1]",
         ),
+        ("plainbuffer", ("rows",), 5, "rows: expected a list, got int 5"),
+        ("kafka_record_batch", ("batches",), 1.5, "batches: expected a list, got float 1.5"),
     ],
 )
 def test_a_wrong_typed_number_of_a_record_says_what_was_expected(fmt, at, value, text):

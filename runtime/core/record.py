@@ -74,7 +74,9 @@ def _message(err: Exception) -> str:
     return text.strip() or type(err).__name__
 
 
-_FORMAT_FAILED = re.compile(r"struct '([<>=!@]?)([bBhHiIlLqQefd])' error during building, given value ")
+_FORMAT_FAILED = re.compile(
+    r"struct '([<>=!@]?)([bBhHiIlLqQefd])' error during building, given value "
+)
 """construct's words for a fixed-width number it could not pack (``FormatField``)."""
 
 
@@ -104,6 +106,23 @@ def _build_message(err: Exception, value) -> str:
     if isinstance(value, float):
         return EncodeError.expected("an integer", value).message
     return f"{value} is out of range for {'int' if code.islower() else 'uint'}{bits}"
+
+
+def _foreign_message(err: Exception, subcon, value) -> str:
+    """:func:`_message` of what Python raised building ``value`` with ``subcon``: a value
+    that is no list where a repeated field is, or no bytes where bytes are, said so."""
+    inner = subcon
+    while not isinstance(inner, _Repeat | SizedBytes | LengthPrefixedBytes | TerminatedBytes):
+        inner = getattr(inner, "subcon", None)
+        if not isinstance(inner, Construct):
+            return _message(err)
+    if isinstance(inner, _Repeat):
+        if isinstance(value, list | tuple) or not isinstance(err, TypeError | AttributeError):
+            return _message(err)
+        return EncodeError.expected("a list", value).message
+    if isinstance(value, bytes | bytearray | memoryview) or not isinstance(err, TypeError):
+        return _message(err)
+    return EncodeError.expected("bytes", value).message
 
 
 class _NoParent:
@@ -276,6 +295,8 @@ class Record(Construct):
                 raise EncodeError(f"missing field {err}", path=sc.name or "") from None
             except FormatFieldError as err:  # raised by sc._build: value is set
                 raise EncodeError(_build_message(err, value), path=sc.name or "") from None
+            except (TypeError, AttributeError) as err:  # raised by sc._build: value is set
+                raise EncodeError(_foreign_message(err, sc, value), path=sc.name or "") from None
             except (ConstructError, *EXPRESSION_ERRORS) as err:
                 raise EncodeError(_message(err), path=sc.name or "") from None
             if sc.name:
@@ -420,6 +441,8 @@ class _Repeat(Subconstruct):
             except EncodeError as err:
                 err.add_path(index=i)
                 raise
+            except FormatFieldError as err:  # a fixed-width number: its index, as elsewhere
+                raise EncodeError(_build_message(err, item), path=f"[{i}]") from None
             built.sizes.append(stream.tell() - start)
         return built
 
