@@ -147,6 +147,24 @@ def test_thrift_struct_laid_out_as_read_names_the_element():
     assert thrift_refusal(SHAPES, node).startswith("kids[2].value: ")
 
 
+@pytest.mark.parametrize(
+    ("attr", "value", "text"),
+    [
+        ("type", "x", "type: expected a MessageType, got str 'x'"),
+        ("seqid", "x", "seqid: expected an integer, got str 'x'"),
+        ("seqid", 1.5, "seqid: expected an integer, got float 1.5"),
+    ],
+)
+def test_thrift_message_head_says_what_was_expected(attr, value, text):
+    """A message's type or seqid that is no number: an EncodeError at its path, where build
+    let Python's ValueError out or said 'not a model of this record'."""
+    message = tc.Message("get_user", tc.MessageType.CALL, 1, tc.get_user_args())
+    setattr(message, attr, value)
+    with pytest.raises(EncodeError) as err:
+        tc.build(message)
+    assert str(err.value) == text
+
+
 def test_thrift_message_body_paths():
     body = tc.get_user_result(success=tc.User(id=1, name="x", tags=["a", None]))
     message = tc.Message("get_user", tc.MessageType.REPLY, 1, body)
