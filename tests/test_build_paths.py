@@ -12,6 +12,8 @@ error.
 
 from __future__ import annotations
 
+import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -94,6 +96,25 @@ def protobuf_refusal(model) -> str:
             SHAPES.Holder(id=1, all=SHAPES.AllTypes(f_i64=1, f_bytes=[1, 2, 300])),
             "all.f_bytes[2]: i8 300 is out of range",
         ),
+        # what Python raised on a value of the wrong type is said as what was expected
+        (SHAPES.Node(value="x"), "value: expected an integer, got str 'x'"),
+        (
+            SHAPES.Maps(mm={"a": {1: ["s"], "x": ["t"]}}),
+            "mm['a']['x']: key: expected an integer, got str 'x'",
+        ),
+        (
+            SHAPES.Maps(by_color={SHAPES.Color.RED: "x"}),
+            "by_color[Color.RED]: expected a number, got str 'x'",
+        ),
+        (SHAPES.Lists(shorts=[1, 2.5]), "shorts[1]: expected an integer, got float 2.5"),
+        (SHAPES.Lists(nested=7), "nested: expected a list, got int 7"),
+        (SHAPES.Maps(by_id=[1]), "by_id: expected a mapping, got list [1]"),
+        (SHAPES.Maps(mm={"a": [1]}), "mm['a']: expected a mapping, got list [1]"),
+        (SHAPES.Holder(id=1, all=5), "all: expected struct AllTypes, got int 5"),
+        (
+            SHAPES.Holder(id=1, all=SHAPES.AllTypes(f_i64=1, f_uuid="zz")),
+            "all.f_uuid: expected a uuid.UUID, got str 'zz'",
+        ),
     ],
 )
 def test_thrift_build_errors_name_indices_and_keys(model, text):
@@ -126,12 +147,71 @@ def test_thrift_struct_laid_out_as_read_names_the_element():
     assert thrift_refusal(SHAPES, node).startswith("kids[2].value: ")
 
 
+@pytest.mark.parametrize(
+    ("attr", "value", "text"),
+    [
+        ("type", "x", "type: expected a MessageType, got str 'x'"),
+        ("seqid", "x", "seqid: expected an integer, got str 'x'"),
+        ("seqid", 1.5, "seqid: expected an integer, got float 1.5"),
+    ],
+)
+def test_thrift_message_head_says_what_was_expected(attr, value, text):
+    """A message's type or seqid that is no number: an EncodeError at its path, where build
+    let Python's ValueError out or said 'not a model of this record'."""
+    message = tc.Message("get_user", tc.MessageType.CALL, 1, tc.get_user_args())
+    setattr(message, attr, value)
+    with pytest.raises(EncodeError) as err:
+        tc.build(message)
+    assert str(err.value) == text
+
+
 def test_thrift_message_body_paths():
     body = tc.get_user_result(success=tc.User(id=1, name="x", tags=["a", None]))
     message = tc.Message("get_user", tc.MessageType.REPLY, 1, body)
     with pytest.raises(
         EncodeError, match=r"^body\.success\.tags\[1\]: expected str, got NoneType$"
     ):
+        tc.build(message)
+
+
+CT, RAW = tc.CompactType, tc.RawStruct
+
+
+@pytest.mark.parametrize(
+    ("fields", "text"),
+    [
+        (
+            [tc.RawField(1, CT.I32, 5), tc.RawField(7, CT.I32, "x")],
+            "fields[1] (field 7, I32).value: ",
+        ),
+        ([tc.RawField(1, CT.I32, 5), 5], "fields[1]: expected a RawField, got int 5"),
+        ([tc.RawField(1, "zz", 5)], "fields[0].type: expected a compact type, got str 'zz'"),
+        ([tc.RawField("a", CT.I32, 5)], "fields[0].id: expected an integer, got str 'a'"),
+        (
+            [tc.RawField(3, CT.STRUCT, RAW([tc.RawField(2, CT.DOUBLE, "x")]))],
+            "fields[0] (field 3, STRUCT).value.fields[0] (field 2, DOUBLE).value: expected a",
+        ),
+        (
+            [tc.RawField(1, CT.LIST, tc.RawList(CT.I64, [1, 2, "x"]))],
+            "fields[0] (field 1, LIST).value.items[2]: expected an integer, got str 'x'",
+        ),
+        ([tc.RawField(1, CT.SET, 5)], "fields[0] (field 1, SET).value: expected a RawList, got"),
+        (
+            [tc.RawField(1, CT.MAP, tc.RawMap(CT.BINARY, CT.I32, [("a", 1), (5, 2)]))],
+            "fields[0] (field 1, MAP).value.items[1]: key: expected str, got int",
+        ),
+        (
+            [tc.RawField(1, CT.MAP, tc.RawMap(CT.BINARY, CT.I32, [("a", 1), ("b", 2.5)]))],
+            "fields[0] (field 1, MAP).value.items[1]: expected an integer, got float 2.5",
+        ),
+    ],
+)
+def test_thrift_raw_struct_errors_name_the_field_id_and_type(fields, text):
+    """The schemaless writer names a field by its place in ``fields`` and, when its value
+    fails, by its id and compact type too (what the read side calls ``#7``)."""
+    assert thrift_refusal(tc, RAW(fields)).startswith(text)
+    message = tc.Message("get_user", tc.MessageType.CALL, 1, RAW(fields))
+    with pytest.raises(EncodeError, match="^body." + re.escape(text)):
         tc.build(message)
 
 
@@ -222,6 +302,10 @@ def test_a_model_made_without_a_required_field_still_fails_at_build():
             "attributes[3]: key: a string needs str, got int",
         ),
         (pw.Order(attributes={"a": "b", "c": 3}), "attributes['c']: a string needs str, got int"),
+        # a repeated field or a map that is no list or mapping: Python's len() or .items()
+        (pw.Order(ratings=5), "ratings: expected a list, got int 5"),
+        (pw.Order(attributes=["a"]), "attributes: expected a mapping, got list ['a']"),
+        (pw.Order(items=[pw.LineItem(labels=7)]), "items[0].labels: expected a list, got int 7"),
     ],
 )
 def test_protobuf_build_errors_name_indices_and_keys(model, text):
@@ -244,3 +328,47 @@ def test_protobuf_samples_still_write():
     for path in sorted(SAMPLES.glob("*.bin")):
         data = path.read_bytes()
         assert pw.build(pw.parse(data)) == data
+
+
+# -- construct records: a fixed-width number ---------------------------------------------
+
+
+def _sample_model(fmt: str):
+    mod = importlib.import_module(f"generated.{fmt}")
+    folder = Path(__file__).resolve().parent.parent / "samples" / fmt
+    return mod, mod.parse(min(folder.glob("*.bin")).read_bytes())
+
+
+@pytest.mark.parametrize(
+    ("fmt", "at", "value", "text"),
+    [
+        ("mysql_serialization", ("server_id",), "x", "server_id: expected an integer, got str 'x'"),
+        ("mysql_serialization", ("server_id",), -1, "server_id: -1 is out of range for uint32"),
+        ("mysql_serialization", ("body", "gno"), "x", "body.gno: expected an integer, got str 'x'"),
+        (
+            "kafka_record_batch",
+            ("batches", 0, "base_offset"),
+            1.5,
+            "batches[0].base_offset: expected an integer, got float 1.5",
+        ),
+        (
+            "plainbuffer",
+            ("rows", 0, "primary_key", 0, "timestamp"),
+            [1],
+            "rows[0].primary_key[0].timestamp: expected an integer, got list [1]",
+        ),
+        ("plainbuffer", ("rows",), 5, "rows: expected a list, got int 5"),
+        ("kafka_record_batch", ("batches",), 1.5, "batches: expected a list, got float 1.5"),
+    ],
+)
+def test_a_wrong_typed_number_of_a_record_says_what_was_expected(fmt, at, value, text):
+    """construct's ``struct '<L' error during building, given value 'x'`` (a fixed-width
+    number) and a varint's refusal read as the other writers' words, in both tiers."""
+    mod, model = _sample_model(fmt)
+    node = model
+    for step in at[:-1]:
+        node = node[step] if isinstance(step, int) else getattr(node, step)
+    setattr(node, at[-1], value)
+    with pytest.raises(EncodeError) as err:
+        mod.build(model)
+    assert str(err.value) == text

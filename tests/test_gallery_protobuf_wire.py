@@ -294,12 +294,18 @@ def test_bad_bytes_are_decode_errors(hex_data, message):
         ),
         ("3a0161 3a0562", "tags[1] at offset 3: length 5 runs past the end (1 byte(s) left)"),
         ("4a05 02", "price_adjustments at offset 0: length 5 runs past the end (1 byte(s) left)"),
-        ("4206 0a016b 120576", "attributes.value at offset 5: length 5 runs past the end"),
+        # an entry of a map: by its key when that reads alone, else by its index
+        ("4206 0a016b 120576", "attributes[0].value at offset 5: length 5 runs past the end"),
+        ("4206 0a016b 12015a 4206 0a016c 1201ff", "attributes['l'].value at offset 15: string"),
+        ("4206 0a016b 12015a 4203 0a01ff", "attributes[1].key at offset 12: string is not UTF-8"),
         ("0a80", "order_id at offset 1: truncated varint: input ends 1 byte(s) into it"),
         ("0a0141 10ff", "customer_id at offset 4: truncated varint: input ends 1 byte(s)"),
         ("79 0000", "delivery_latitude at offset 0: truncated fixed-width value"),
         ("2a04 1a02 10ff", "items[0].unit_price.units at offset 5: truncated varint"),
-        ("9a0104 0a0161 12", "subtotals.value at offset 7: truncated varint"),
+        ("9a0104 0a0161 12", "subtotals[0].value at offset 7: truncated varint"),
+        ("9a0107 0a0162 1202 10ff", "subtotals['b'].value.units at offset 9: truncated varint"),
+        # an element of a packed record: its index among the field's elements
+        ("a20102 0102 a20104 030405ff", "ratings[5] at offset 11: truncated varint"),
         # an unknown field (30) has no path: its offset says which record
         ("f20105 61", "<message> at offset 0: length 5 runs past the end (1 byte(s) left)"),
         ("7d 0000", "<message> at offset 0: truncated fixed-width value"),  # 15 is a double

@@ -179,6 +179,32 @@ def test_a_column_may_leave_out_its_flags_and_value(fmt):
     assert [(c.flags, c.value) for c in columns] == [(0, None)] * len(columns)
 
 
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        (KeyError, "missing key 'name' (the wire keys a column by its name)"),
+        (None, "expected a string, got None"),
+        (5, "expected a string, got int 5"),
+    ],
+)
+def test_an_open_protocol_column_needs_its_name(name, text):
+    """The wire keys each column by its name (tiflow's ``map[string]column``): a column
+    form without one is refused at its path, not taken to fail in build."""
+    mod, form, i, event = next(
+        (mod, form, i, e)
+        for mod, form in _event_forms("ticdc_open_protocol")
+        for i, e in enumerate(form["events"])
+        if len(e.get("new") or ()) > 1
+    )
+    if name is KeyError:
+        del event["new"][1]["name"]
+    else:
+        event["new"][1]["name"] = name
+    with pytest.raises(EncodeError) as err:
+        mod.from_dict(form)
+    assert str(err.value) == f"events[{i}].new[1].name: {text}"
+
+
 def _raw_forms(form, at=""):
     """(key path, form, its kind) of each raw struct, field, list, set or map in a Thrift
     message's raw body."""
@@ -213,13 +239,15 @@ def test_a_bogus_or_misspelt_key_in_a_thrift_raw_form_is_refused_naming_it(path)
             tc.from_dict(form)
         del node[BOGUS]
         for key in list(node):
-            # one in place of a required key: refused as that key's absence (the count of
-            # keys is right; the raw forms' keys are checked by their count alone)
+            # one in place of a required key: the count of keys is right (the raw forms'
+            # keys are checked by their count alone), and the key found absent is then
+            # looked for among the others: the one in its place is named, not the absence
             node[key + "x"] = node.pop(key)
-            missing = "list" if key == "set" else key  # a form without "set" is a list's
-            escaped = re.escape(f"{at}.{missing}: missing key '{missing}'")
-            with pytest.raises(EncodeError, match=f"^{escaped}"):
+            hint = "" if key == "set" else f" (did you mean '{key}'?)"  # no "set": a list's
+            escaped = re.escape(f"{at}.{key}x: unknown key '{key}x' in ")
+            with pytest.raises(EncodeError, match=f"^{escaped}") as err:
                 tc.from_dict(form)
+            assert str(err.value).endswith(hint)
             node[key] = node.pop(key + "x")
     assert tc.build(tc.from_dict(form)) == path.read_bytes()
 

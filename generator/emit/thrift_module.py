@@ -86,6 +86,26 @@ def write_plan(struct: TStruct) -> list[tuple[TField, int | None]]:
     return plan
 
 
+def expects(t: TType) -> str:
+    """The last arguments of a writer's ``rt.enc_*`` call of a value of type ``t``: what
+    its error says was expected where Python raised on the value (none for a bool, which
+    any value writes as).
+
+    >>> expects(TType("i32")), expects(TType("struct", name="Inner")), expects(TType("bool"))
+    (", 'an integer'", ", 'struct Inner'", '')
+    """
+    words = {"double": "a number", "string": "str", "binary": "bytes", "uuid": "a uuid.UUID"}
+    if t.kind == "bool":
+        return ""
+    if t.kind in ("i8", "i16", "i32", "i64", "enum"):
+        return ", 'an integer'"
+    if t.kind == "struct":
+        return f", 'struct {t.name}'"
+    if t.kind in ("list", "set"):
+        return f", 'a {t.kind}'"
+    return f", {words.get(t.kind, 'a mapping')!r}"
+
+
 def struct_bytes(struct: TStruct) -> int:
     """What one instance of ``struct`` is charged against the expansion budget: its
     object with a slot per field and one for its wire layout."""
@@ -113,6 +133,7 @@ def render_thrift(spec: ThriftSpec, *, fmt: bool = True) -> str:
             header_bytes=header_bytes,
             zz16=zz16,
             write_plan=write_plan,
+            expects=expects,
             budget=thrift_compact,
             struct_bytes=lambda name: struct_bytes(spec.structs[name]),
         )

@@ -129,6 +129,17 @@ class EncodeError(_PathError):
         err.message = prefix + err.message
         return err
 
+    @classmethod
+    def expected(cls, what: str, value) -> EncodeError:
+        """What a writer says of ``value`` where ``what`` belongs (in place of the text of
+        what Python raised on it): its type and its repr, a long one shortened.
+
+        >>> str(EncodeError.expected("an integer", "x")), str(EncodeError.expected("a list", None))
+        ("<model>: expected an integer, got str 'x'", '<model>: expected a list, got None')
+        """
+        got = "None" if value is None else f"{type(value).__name__} {reprlib.repr(value)}"
+        return cls(f"expected {what}, got {got}")
+
     def __str__(self) -> str:
         return f"{self.path or '<model>'}: {self.message}"
 

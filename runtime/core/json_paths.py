@@ -57,10 +57,10 @@ class _Misplaced(Exception):
 class _Log:
     """The reads of one replay: ``(path, value)`` of the last value handed out."""
 
-    __slots__ = ("missing", "path", "value")
+    __slots__ = ("missing", "owner", "path", "value")
 
     def __init__(self):
-        self.path, self.value, self.missing = None, None, None
+        self.path, self.value, self.missing, self.owner = None, None, None, None
 
     def read(self, at: str, key, value):
         self.path, self.value, self.missing = _child(at, key), value, None
@@ -75,6 +75,7 @@ class _Object(dict):
             return self._log.read(self._at, key, dict.__getitem__(self, key))
         except KeyError:
             self._log.path, self._log.missing = _child(self._at, key), key
+            self._log.owner = self._at  # where an error the miss leads to is (another key)
             raise
 
     def get(self, key, default=None):
@@ -163,6 +164,18 @@ def _resolves(form, segments: list) -> bool:
     return True
 
 
+def _absent_key(form, segments: list) -> bool:
+    """Whether ``segments`` (two or more) lead from the top of ``form`` to an object that
+    lacks their last key: the path of a missing key that a converter keeping its own paths
+    names."""
+    if len(segments) < 2 or isinstance(segments[-1], int) or not _resolves(form, segments[:-1]):
+        return False
+    parent = form
+    for step in segments[:-1]:
+        parent = parent[step]
+    return isinstance(parent, dict) and segments[-1] not in parent
+
+
 def _join(at: str, path: str, form) -> str:
     """``path`` (an error's own, relative to some level) under ``at`` (where the replay's
     last read was): ``at`` when it already ends there (the error's path names that read,
@@ -175,7 +188,7 @@ def _join(at: str, path: str, form) -> str:
         their_names and names[len(names) - len(their_names) :] == their_names
     ):
         return at
-    if not at or _resolves(form, theirs):
+    if not at or _resolves(form, theirs) or _absent_key(form, theirs):
         return path
     return at + ("" if path.startswith("[") else ".") + path
 
@@ -203,6 +216,9 @@ def _at(err: BaseException, log: _Log, form) -> EncodeError:
     if isinstance(err, EncodeError) and isinstance(err.__context__, (TypeError, AttributeError)):
         # a converter that wraps what Python raised (Thrift's): the wrapped error says more
         err = err.__context__
+    if isinstance(err, EncodeError) and log.missing is not None and err.path:
+        # raised on the miss (a key in the missing one's place): its path is the object's
+        at = log.owner
     if isinstance(err, EncodeError):
         return EncodeError(err.message, path=_join(at, err.path, form) if err.path else at)
     if isinstance(err, KeyError) and log.missing is not None:

@@ -111,7 +111,7 @@ def write_uvarint(value, *, bits: int = 64) -> bytes:
     runtime.core.errors.EncodeError: <model>: uvarint -1 is out of range for uint64
     """
     if type(value) is not int:
-        value = as_int(value, "uvarint")
+        value = as_int(value)
     if 0 <= value < 0x80 and not value >> bits:
         return _SMALL[value]
     if value < 0 or value >> bits:
@@ -136,7 +136,7 @@ def write_zigzag(value, *, bits: int = 64) -> bytes:
     ('ffffffffffffffffff01', 'b003')
     """
     if type(value) is not int:
-        value = as_int(value, "zigzag varint")
+        value = as_int(value)
     if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
         raise EncodeError(f"zigzag varint {value} is out of range for int{bits}")
     return write_uvarint(value << 1 if value >= 0 else (-value << 1) - 1)

@@ -165,7 +165,7 @@ def read_uvar(stream, bits: int = 64, what: str = "varint") -> int:
 
 def write_uvar(value, stream, bits: int = 64, what: str = "varint") -> int:
     """Check that ``value`` is an int in ``0 .. 2**bits-1``, write it, and return it."""
-    value = as_int(value, what)
+    value = as_int(value)
     if value < 0 or value >> bits:
         raise EncodeError(f"{what} {value} is out of range for uint{bits}")
     stream.write(encode_uvar(value))
@@ -184,7 +184,7 @@ def read_svar(stream, bits: int = 64, what: str = "signed varint") -> int:
 
 def write_svar(value, stream, bits: int = 64, what: str = "signed varint") -> int:
     """Check that ``value`` fits in int``bits``, write its zigzag varint, and return it."""
-    value = as_int(value, what)
+    value = as_int(value)
     if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
         raise EncodeError(f"{what} {value} is out of range for int{bits}")
     stream.write(encode_uvar(zigzag(value, bits)))

@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
+import struct
 
 from construct import (
     ConstError,
     Construct,
     ConstructError,
     Container,
+    FormatFieldError,
     ListContainer,
     StreamError,
     Subconstruct,
@@ -69,6 +72,57 @@ def _message(err: Exception) -> str:
         # construct's "parsing expected 2 but parsed 3": the fast paths' words without it
         text = text.strip().removeprefix("parsing ")
     return text.strip() or type(err).__name__
+
+
+_FORMAT_FAILED = re.compile(
+    r"struct '([<>=!@]?)([bBhHiIlLqQefd])' error during building, given value "
+)
+"""construct's words for a fixed-width number it could not pack (``FormatField``)."""
+
+
+def _build_message(err: Exception, value) -> str:
+    """:func:`_message` of a failure to build ``value``, construct's ``struct '<L' error
+    during building, given value 'x'`` said as the other writers say it.
+
+    >>> from construct import Int32ul, Float32b
+    >>> def fails(field, value):
+    ...     try:
+    ...         field.build(value)
+    ...     except ConstructError as err:
+    ...         return _build_message(err, value)
+    >>> fails(Int32ul, "x"), fails(Int32ul, -1), fails(Float32b, [1])
+    ("expected an integer, got str 'x'", '-1 is out of range for uint32', 'expected a number, got list [1]')
+    """
+    text = _message(err)
+    match = _FORMAT_FAILED.match(text)
+    if match is None or text[match.end() :] != repr(value):  # not the value itself: an element
+        return text
+    code = match.group(2)
+    bits = struct.calcsize(match.group(1) + code) * 8
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return EncodeError.expected("a number" if code in "efd" else "an integer", value).message
+    if code in "efd":
+        return f"{value} is out of range for float{bits}"
+    if isinstance(value, float):
+        return EncodeError.expected("an integer", value).message
+    return f"{value} is out of range for {'int' if code.islower() else 'uint'}{bits}"
+
+
+def _foreign_message(err: Exception, subcon, value) -> str:
+    """:func:`_message` of what Python raised building ``value`` with ``subcon``: a value
+    that is no list where a repeated field is, or no bytes where bytes are, said so."""
+    inner = subcon
+    while not isinstance(inner, _Repeat | SizedBytes | LengthPrefixedBytes | TerminatedBytes):
+        inner = getattr(inner, "subcon", None)
+        if not isinstance(inner, Construct):
+            return _message(err)
+    if isinstance(inner, _Repeat):
+        if isinstance(value, list | tuple) or not isinstance(err, TypeError | AttributeError):
+            return _message(err)
+        return EncodeError.expected("a list", value).message
+    if isinstance(value, bytes | bytearray | memoryview) or not isinstance(err, TypeError):
+        return _message(err)
+    return EncodeError.expected("bytes", value).message
 
 
 class _NoParent:
@@ -239,6 +293,10 @@ class Record(Construct):
                 raise
             except KeyError as err:
                 raise EncodeError(f"missing field {err}", path=sc.name or "") from None
+            except FormatFieldError as err:  # raised by sc._build: value is set
+                raise EncodeError(_build_message(err, value), path=sc.name or "") from None
+            except (TypeError, AttributeError) as err:  # raised by sc._build: value is set
+                raise EncodeError(_foreign_message(err, sc, value), path=sc.name or "") from None
             except (ConstructError, *EXPRESSION_ERRORS) as err:
                 raise EncodeError(_message(err), path=sc.name or "") from None
             if sc.name:
@@ -383,6 +441,8 @@ class _Repeat(Subconstruct):
             except EncodeError as err:
                 err.add_path(index=i)
                 raise
+            except FormatFieldError as err:  # a fixed-width number: its index, as elsewhere
+                raise EncodeError(_build_message(err, item), path=f"[{i}]") from None
             built.sizes.append(stream.tell() - start)
         return built
 

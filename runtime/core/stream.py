@@ -59,21 +59,21 @@ def peek_byte(stream) -> int | None:
     return b[0]
 
 
-def as_int(value, what: str) -> int:
+def as_int(value) -> int:
     """``value`` as the int a writer encodes: numpy integers pass (``operator.index``); a
     bool is an int but never a meaningful number here, so it is refused like a non-integer.
 
-    >>> as_int(True, "varint")
+    >>> as_int(True)
     Traceback (most recent call last):
     ...
-    runtime.core.errors.EncodeError: <model>: varint must be an integer, got bool
+    runtime.core.errors.EncodeError: <model>: expected an integer, got bool True
     """
     if isinstance(value, bool):
-        raise EncodeError(f"{what} must be an integer, got bool")
+        raise EncodeError.expected("an integer", value)
     try:
         return operator.index(value)
     except TypeError:
-        raise EncodeError(f"{what} must be an integer, got {type(value).__name__}") from None
+        raise EncodeError.expected("an integer", value) from None
 
 
 class StreamVarInt(Construct):

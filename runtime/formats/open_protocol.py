@@ -585,6 +585,9 @@ class OpenProtocol(KeyValueMessages):
                 )
             if len(c) != 4:  # a fifth key (or fewer, each known: checked once more)
                 _known_column_keys(c, self.column, where)
+            # the class first (a str's); json_paths' replay reads subclasses of str
+            if name.__class__ is not str and not isinstance(name, str):
+                raise _unnamed(c, name, where + ".name")
             code = self._views["type"].from_json(code, where + ".type")
             kind = self.rendering.get(code, "raw")
             value = _value_from(kind, self.value_types[kind], v, where + ".value")
@@ -630,6 +633,22 @@ class _Writer:
 
     pack = staticmethod(join_frames)
     """A batch's parts -> its Kafka key and value."""
+
+
+def _unnamed(c: dict, name, path: str) -> EncodeError:
+    """The refusal of column form ``c`` whose ``name`` is absent, null or no string: the
+    wire keys each column by its name (tiflow's ``map[string]column``), so it has one.
+
+    >>> str(_unnamed({"type": "LONG"}, None, "new[0].name"))
+    "new[0].name: missing key 'name' (the wire keys a column by its name)"
+    >>> str(_unnamed({"name": 5}, 5, "new[0].name"))
+    'new[0].name: expected a string, got int 5'
+    """
+    if "name" not in c:
+        return EncodeError("missing key 'name' (the wire keys a column by its name)", path=path)
+    err = EncodeError.expected("a string", name)
+    err.add_path(path)
+    return err
 
 
 def _known_column_keys(c: dict, column, where: str) -> None:

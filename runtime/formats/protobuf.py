@@ -33,7 +33,7 @@ or elements added, after parsing) canonically after it.
     >>> point.decode(bytes.fromhex("080312030102ff"))
     Traceback (most recent call last):
     ...
-    runtime.core.errors.DecodeError: ys at offset 6: truncated varint: input ends 1 byte(s) into it
+    runtime.core.errors.DecodeError: ys[2] at offset 6: truncated varint: input ends 1 byte(s) into it
     >>> m = point.decode(bytes.fromhex("1a00080312020102"))
     >>> m["x"], m["ys"], m["wire_layout"]
     (-2, [1, 2], (b'\\x1a\\x00', 1, (2, 2)))
@@ -81,6 +81,7 @@ from runtime.formats.protobuf_records import (
     SGROUP,
     VARINT,
     group_end,
+    name_entry,
     name_record,
 )
 
@@ -400,9 +401,12 @@ class ProtobufMessage(Construct):
                             limits.check("max_count", len(items), offset=start)
                         layout.append((number, bytes(buf[start:pos])) if odd else number)
                 elif f.kind == "map":
-                    k, value, as_written = self._map_entry(f, buf, at, pos, limits, depth)
-                    odd = odd or not as_written
                     held = values[f.name]
+                    try:
+                        k, value, as_written = self._map_entry(f, buf, at, pos, limits, depth)
+                    except DecodeError as err:
+                        raise name_entry(err, self, f, buf, at, pos, limits, held) from None
+                    odd = odd or not as_written
                     slot = (number, k)
                     if k in held:
                         canonical = False
@@ -485,7 +489,11 @@ class ProtobufMessage(Construct):
             if b < 0x80:
                 v, pos = b, pos + 1
             else:
-                v, pos = read_uvarint(buf, pos, end=stop)
+                try:
+                    v, pos = read_uvarint(buf, pos, end=stop)
+                except DecodeError as err:  # in the element: its index
+                    err.add_path(index=len(items))
+                    raise
                 odd = odd or buf[pos - 1] == 0
             value = v if kind == "uint64" else _from_varint(kind, v)
             if v > 1 and f.narrow:
@@ -552,11 +560,29 @@ class ProtobufMessage(Construct):
         values = self._values(get)
         self._check_oneofs(values)
         layout = get(LAYOUT_KEY)
-        if layout is None:
-            entries = self._canonical(values)
-        else:
-            entries = self._entries_with_rest(layout, values)
-        self._write_entries(entries, values, out)
+        try:
+            if layout is None:
+                entries = self._canonical(values)
+            else:
+                entries = self._entries_with_rest(layout, values)
+            self._write_entries(entries, values, out)
+        except (TypeError, AttributeError) as err:  # len() or .items() of no list or map
+            raise self._no_container(values, err) from None
+
+    def _no_container(self, values, err: Exception) -> EncodeError:
+        """``err`` of a repeated field or map whose value Python could not count or walk."""
+        for f in self.fields:
+            value = values[f.name]
+            try:
+                if f.kind == "map":
+                    len(value), value.items()
+                elif f.repeated:
+                    len(value), value[0:0]
+            except (TypeError, AttributeError):
+                refused = EncodeError.expected("a mapping" if f.kind == "map" else "a list", value)
+                refused.add_path(f.name)
+                return refused
+        return EncodeError.of(err)
 
     def _write_entries(self, entries, values, out: bytearray) -> None:
         """The records of layout ``entries`` (:meth:`_entries_with_rest`'s) of ``values``."""

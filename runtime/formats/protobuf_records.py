@@ -68,3 +68,28 @@ def group_end(buf, pos: int, end: int, number: int, limits, depth: int) -> int:
             return pos
         else:
             raise DecodeError(f"field {inner}: wire type {wt} does not exist", offset=start)
+
+
+def name_entry(err: DecodeError, message, f, buf, pos: int, stop: int, limits, held: dict):
+    """``err``, raised reading the entry ``buf[pos:stop]`` of map ``f`` of ``message``,
+    naming the entry: by its key when that reads on its own (the value's records passed
+    over), else by its index among the keys read before it (``held``).
+
+    >>> from runtime.formats.protobuf import PbField, ProtobufMessage
+    >>> notes = ProtobufMessage(PbField(1, "notes", "map", map_key="string", map_value="string"))
+    >>> notes.decode(bytes.fromhex("0a06" "0a0161" "120178" "0a06" "0a0162" "1201ff"))
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.DecodeError: notes['b'].value at offset 15: string is not UTF-8: invalid start byte
+    >>> notes.decode(bytes.fromhex("0a06" "0a0161" "120178" "0a04" "0a0162" "12"))
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.DecodeError: notes[1].value at offset 14: truncated varint: input ends 0 byte(s) into it
+    """
+    try:
+        key_only = type(message)(message.entries[f.number][0])
+        key = key_only.read_exact(buf, pos, stop, limits, 1)[0]["key"]
+    except DecodeError:
+        err.add_path(index=len(held))
+        return err
+    return err.add_key(key)

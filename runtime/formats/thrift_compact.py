@@ -604,17 +604,31 @@ def uuid_bytes(v) -> bytes:
     raise EncodeError(f"expected a uuid.UUID, got {v!r}")
 
 
-def _as_encode_error(err: Exception) -> EncodeError:
+_FOREIGN = (TypeError, AttributeError, ValueError, OverflowError, struct.error)
+"""What Python raises on a value of the wrong type (``-64 <= "x"``, ``len(7)``, ``_pack_d("x")``,
+``uuid.UUID("zz")``): said as what the writer expected there."""
+
+
+def _as_encode_error(err: Exception, value=None, expected: str | None = None) -> EncodeError:
     if isinstance(err, EncodeError):
         return err
     if isinstance(err, RecursionError):
         return EncodeError("model nests too deep (a cycle?)")
+    if expected is not None and isinstance(err, _FOREIGN):
+        return EncodeError.expected(expected, value)
     return EncodeError(f"cannot write {type(err).__name__}: {err}")
 
 
-def enc_field(err: Exception, name: str, index: int | None = None) -> EncodeError:
-    """An :class:`EncodeError` for a failure while writing field ``name``."""
-    err = _as_encode_error(err)
+def enc_field(
+    err: Exception, name: str, index: int | None = None, value=None, expected: str | None = None
+) -> EncodeError:
+    """An :class:`EncodeError` for a failure while writing field ``name``: one Python raised
+    on its ``value`` says what was ``expected`` there.
+
+    >>> str(enc_field(TypeError("'<=' not supported"), "num_rows", value="x", expected="an integer"))
+    "num_rows: expected an integer, got str 'x'"
+    """
+    err = _as_encode_error(err, value, expected)
     err.add_path(name, index=index)
     return err
 
@@ -623,7 +637,7 @@ def enc_field(err: Exception, name: str, index: int | None = None) -> EncodeErro
 # on the way out (the read side's at_index), so a model that writes pays nothing for it.
 
 
-def enc_element(err: Exception, items, item) -> EncodeError:
+def enc_element(err: Exception, items, item, expected: str | None = None) -> EncodeError:
     """:func:`enc_field` of a failure while writing ``item``, an element of the list (or
     set) ``items``: its index.
 
@@ -631,24 +645,63 @@ def enc_element(err: Exception, items, item) -> EncodeError:
     >>> str(enc_element(enc_element(EncodeError("expected str, got int"), tags, tags[1]), [tags], tags))
     '[0][1]: expected str, got int'
     """
-    return _as_encode_error(err).add_element(items, item)
+    return _as_encode_error(err, item, expected).add_element(items, item)
 
 
-def enc_key(err: Exception) -> EncodeError:
+def enc_key(err: Exception, key=None, expected: str | None = None) -> EncodeError:
     """:func:`enc_field` of a failure while writing a map's key (:func:`enc_entry` then
     says which)."""
-    err = _as_encode_error(err)
+    err = _as_encode_error(err, key, expected)
     err.message = f"key: {err.message}"
     return err
 
 
-def enc_entry(err: Exception, key) -> EncodeError:
+def enc_entry(err: Exception, key, value=None, expected: str | None = None) -> EncodeError:
     """:func:`enc_field` of a failure while writing the entry of ``key`` of a map.
 
     >>> str(enc_entry(enc_key(EncodeError("expected str, got int")), 5))
     '[5]: key: expected str, got int'
+    >>> str(enc_entry(TypeError("'<=' not supported"), "a", "x", "an integer"))
+    "['a']: expected an integer, got str 'x'"
     """
-    return _as_encode_error(err).add_key(key)
+    return _as_encode_error(err, value, expected).add_key(key)
+
+
+def enc_raw_field(err: Exception, fields: list, index: int, types: dict, expects: dict):
+    """:func:`enc_field` of a failure while writing ``fields[index]`` of a RawStruct: in its
+    value, named by its field id and compact type too (the read side's ``#7``).
+
+    >>> class F: id, type, value = 7, 5, "x"
+    >>> str(enc_raw_field(TypeError(), [F()], 0, {}, {5: "an integer"}))
+    "fields[0] (field 7, 5).value: expected an integer, got str 'x'"
+    """
+    f, at = fields[index], f"fields[{index}]"
+    if not all(hasattr(f, a) for a in ("id", "type", "value")):
+        return enc_field(err, at, value=f, expected="a RawField")
+    try:
+        ct = int(f.type)
+    except (TypeError, ValueError):
+        return enc_field(err, f"{at}.type", value=f.type, expected="a compact type")
+    if type(f.id) is not int or not -(1 << 15) <= f.id < 1 << 15:
+        return enc_field(err, f"{at}.id", value=f.id, expected="an integer")
+    err = enc_field(err, "value", value=f.value, expected=expects.get(ct))
+    err.add_path(f"{at} (field {f.id}, {getattr(types.get(ct), 'name', ct)})")
+    return err
+
+
+def enc_raw_item(err: Exception, items: list, item, expected: str | None, pair: bool = False):
+    """:func:`enc_element` of a failure while writing ``item`` of a RawList's (or, ``pair``,
+    a RawMap's) ``items``: its index in them.
+
+    >>> str(enc_raw_item(TypeError(), [("a", 1), ("b", "x")], ("b", "x"), "an integer", True))
+    "items[1]: expected an integer, got str 'x'"
+    """
+    value = item[1] if pair and isinstance(item, tuple | list) and len(item) == 2 else item
+    if pair and value is item:
+        expected = "a (key, value) pair"
+    err = _as_encode_error(err, value, expected).add_element(items, item)
+    err.add_path("items")
+    return err
 
 
 # -- JSON form -------------------------------------------------------------------------
