@@ -517,3 +517,43 @@ def test_parse_from_c_declines_what_the_python_parse_decides():
         pw.parse(data, max_message_bytes=len(data) - 1)
     with pytest.raises(DecodeError, match="max_depth"):
         pw.parse(data, max_depth=1)
+
+
+def test_max_count_is_counted_in_c():
+    """A message longer than ``max_count`` bytes is read in C unless a list or map of it
+    holds more elements than that, where the Python reader raises (the compiled reader
+    declines, ``parse`` raises the same error); a map is counted by its entries' records,
+    so a key read again may decline a map the Python reader takes."""
+    limits = Limits(max_count=3)
+    entries = b"".join(record(8, 2, record(1, 2, bytes([k])) + record(2, 2, b"v")) for k in b"abcd")
+    taken = {
+        "a long text": record(1, 2, b"a" * 20),
+        "packed varints": record(20, 2, b"\x01\x02\x03") + record(1, 2, b"a" * 8),
+        "packed twice": record(20, 2, b"\x01\x02") + record(20, 2, b"\x7f"),
+        "unpacked fixed": record(10, 5, b"\x01\x00\x00\x00") * 3,
+        "packed fixed": record(10, 2, b"\x01\x00\x00\x00" * 3),
+        "map": entries[: 3 * len(entries) // 4],
+        "nested lists": record(5, 2, record(5, 2, b"x" * 9) * 3) * 3,
+        "non-minimal key": b"\x90\x00\x01" + record(20, 2, b"\x01\x02\x03"),
+    }
+    for name, data in taken.items():
+        assert len(data) > 3 and held_equal(data, limits=limits), name
+    declined = {
+        "packed varints": record(20, 2, b"\x01\x02\x03\x04"),
+        "packed twice": record(20, 2, b"\x01\x02") + record(20, 2, b"\x7f\x05"),
+        "unpacked": record(20, 0, b"\x01") * 4,
+        "unpacked fixed": record(10, 5, b"\x01\x00\x00\x00") * 4,
+        "packed fixed": record(10, 2, b"\x01\x00\x00\x00" * 4),
+        "strings": record(7, 2, b"t") * 4,
+        "map": entries,
+        "nested": record(5, 2, record(5, 2, b"x") * 4),
+    }
+    for name, data in declined.items():
+        assert not held_equal(data, limits=limits), name
+        with pytest.raises(DecodeError, match="max_count"):
+            pw.parse(data, max_count=3)
+    key_again = b"".join(
+        record(8, 2, record(1, 2, bytes([k])) + record(2, 2, b"v")) for k in b"abca"
+    )
+    assert not held_equal(key_again, limits=limits)  # declined: the Python reader's
+    assert pw.parse(key_again, max_count=3).attributes == dict.fromkeys("bca", "v")

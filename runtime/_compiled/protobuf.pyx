@@ -43,7 +43,7 @@ from cpython.pycapsule cimport PyCapsule_New
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.limits cimport LLONG_MAX
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
 
 from runtime._compiled.out cimport Out
@@ -51,7 +51,7 @@ from runtime._compiled.protobuf_kept cimport (
     E_KEPT, E_PACKED_KEPT, KEPT_SPAN, exact_varint, narrow_kept, packed_kept,
 )
 from runtime._compiled cimport protobuf_records as records
-from runtime._compiled.protobuf_records cimport Record, find_field, kept_uvarint, may_hold_too_many
+from runtime._compiled.protobuf_records cimport Record, find_field, kept_uvarint
 from runtime._compiled.protobuf_tables cimport *
 from runtime._compiled.protobuf_values cimport ascii_text, from_fixed, from_varint, is_ascii, uvarint
 from runtime._compiled.protobuf_write cimport write_message
@@ -89,7 +89,8 @@ cdef struct Ctx:
     PyObject* owner  # the bytes ``buf`` points into (borrowed: the read or Pending holds it)
     long long max_depth
     long long max_string
-    bint kept  # forms encode does not write are read, their records kept (else declined)
+    long long max_count  # the check's (a model's fill counts nothing)
+    bint kept  # forms encode does not write were met: their records are kept
     Entry* entries  # the layout entries of the messages being read, innermost last
     Py_ssize_t n_entries
     Py_ssize_t cap_entries
@@ -184,13 +185,12 @@ cdef class Loop(Builder):
                 self.last_limits = None
                 return None
             self.last_limits = limits
-        if may_hold_too_many(end - pos, self.max_count):
-            return None
         cdef Ctx c
         c.buf = <const unsigned char*>PyBytes_AS_STRING(buf)
         c.owner = <PyObject*>buf
         c.max_depth = self.max_depth
         c.max_string = self.max_string
+        c.max_count = self.max_count
         try:  # the check makes no object and uses no entries: the two objects come after
             check_root(self, &c, pos, end, depth)
             return lazy_message(self, &c, 0, pos, end, depth)
@@ -602,15 +602,23 @@ if _probe_bytes[7] != 0x3F:  # fixed-width values are assembled little-endian be
 
 
 cdef int check_root(Loop p, Ctx* c, Py_ssize_t pos, Py_ssize_t end, int depth) except -1:
-    """``check_message`` of the root message: in what encode writes first, and if that
-    declines, in the forms upb reads too (``c.kept``: the records in those are kept as
-    their bytes, and its models are filled so)."""
+    """``check_message`` of the root message, once: a record in a form upb reads and encode
+    does not write sets ``c.kept`` (its models are then filled keeping such records as
+    their bytes; a message without one is filled without looking for them)."""
     c.kept = False
-    try:
-        return check_message(p, c, 0, pos, end, depth)
-    except _Decline:
-        c.kept = True
     return check_message(p, c, 0, pos, end, depth)
+
+
+cdef inline int check_record(Ctx* c, Py_ssize_t pos, Py_ssize_t end, Record* r,
+                             int depth) except -1:
+    """The check's ``read_record``: declines bad bytes; a key, varint or length longer
+    than it needs sets ``c.kept``."""
+    cdef int status = records.read_record(c.buf, pos, end, r, depth, c.max_depth)
+    if status:
+        if status < 0:
+            raise DECLINE
+        c.kept = True
+    return 0
 
 
 cdef int check_message(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end,
@@ -625,11 +633,9 @@ cdef int check_message(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end,
     cdef int fi, guess = 0
     cdef Record r
     cdef Field* f
+    cdef Py_ssize_t start = pos
     while pos < end:
-        if c.kept:
-            read_kept_record(c, pos, end, &r, depth)
-        else:
-            read_record(c, pos, end, &r, depth)
+        check_record(c, pos, end, &r, depth)
         pos = r.stop
         fi = find_field(fields, order, m.count, r.number, &guess)
         if fi < 0:
@@ -642,14 +648,55 @@ cdef int check_message(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end,
             check_entry(p, c, f, &r, depth)
         else:
             check_value(p, c, f.kind, f.message, &r, depth)
+    if end - start > c.max_count:  # only a longer message can hold a list too long
+        check_counts(p, c, mi, start, end, depth)
+    return 0
+
+
+cdef int check_counts(Loop p, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end,
+                      int depth) except -1:
+    """Declines where a list or map of message ``mi`` (its records in ``buf[pos:end]``
+    checked) holds more than ``max_count`` elements, where the Python reader raises; a
+    map counted by its entries' records (a key read again counts twice: declined, the
+    Python reader decides)."""
+    cdef Message* m = &p.t.messages[mi]
+    cdef Field* fields = p.t.fields + m.first
+    cdef Py_ssize_t* counts = <Py_ssize_t*>calloc(max(m.count, 1), sizeof(Py_ssize_t))
+    cdef Py_ssize_t i
+    cdef int fi, guess = 0
+    cdef Record r
+    cdef Field* f
+    if counts == NULL:
+        raise MemoryError()
+    try:
+        while pos < end:
+            records.read_record(c.buf, pos, end, &r, depth, c.max_depth)
+            pos = r.stop
+            fi = find_field(fields, p.t.order + m.first, m.count, r.number, &guess)
+            if fi < 0 or fields[fi].repeated == NOT_REPEATED and fields[fi].kind != K_MAP:
+                continue
+            f = &fields[fi]
+            if f.wire_type == r.wire_type:
+                counts[fi] += 1
+            elif r.wire_type != LEN or not f.packable:
+                continue
+            elif f.wire_type != VARINT:
+                counts[fi] += (r.stop - r.at) // (8 if f.wire_type == I64 else 4)
+            else:  # a varint ends at each byte under 0x80
+                for i in range(r.at, r.stop):
+                    counts[fi] += c.buf[i] < 0x80
+            if counts[fi] > c.max_count:
+                raise DECLINE
+    finally:
+        free(counts)
     return 0
 
 
 cdef int check_value(Loop p, Ctx* c, int kind, int message, Record* r, int depth) except -1:
     """``read_value``'s checks: a LEN value's size, its text's UTF-8, a nested message."""
     cdef Py_ssize_t n
-    if r.wire_type == VARINT and not exact_varint(kind, r.varint) and not c.kept:
-        raise DECLINE
+    if r.wire_type == VARINT and not exact_varint(kind, r.varint):
+        c.kept = True
     if r.wire_type != LEN:
         return 0
     n = r.stop - r.at
@@ -666,9 +713,8 @@ cdef int check_value(Loop p, Ctx* c, int kind, int message, Record* r, int depth
 
 
 cdef int check_packed(Ctx* c, int kind, int wire_type, Py_ssize_t pos, Py_ssize_t stop) except -1:
-    """``read_packed``'s checks: whole fixed-width elements, or varints that end; and
-    declines a varint the Python reader keeps as its record's bytes (``exact_varint``)
-    unless they are kept (``c.kept``)."""
+    """``read_packed``'s checks: whole fixed-width elements, or varints that end; a varint
+    the Python reader keeps as its record's bytes (``exact_varint``) sets ``c.kept``."""
     cdef unsigned long long u
     cdef int longer
     if wire_type != VARINT:
@@ -677,37 +723,36 @@ cdef int check_packed(Ctx* c, int kind, int wire_type, Py_ssize_t pos, Py_ssize_
         return 0
     while pos < stop:
         longer = kept_uvarint(c.buf, &pos, stop, &u)
-        if longer < 0 or (longer or not exact_varint(kind, u)) and not c.kept:
+        if longer < 0:
             raise DECLINE
+        if longer or not exact_varint(kind, u):
+            c.kept = True
     return 0
 
 
 cdef int check_entry(Loop p, Ctx* c, Field* f, Record* outer, int depth) except -1:
-    """``read_entry``'s checks: its records at ``depth + 1``, its key and value; and
-    declines an entry other than its key then its value (what encode writes) unless such
-    entries are kept as their bytes (``c.kept``: any records, every key and value read)."""
+    """``read_entry``'s checks: its records at ``depth + 1``, every key and value; an
+    entry other than its key then its value (what encode writes) sets ``c.kept``."""
     if depth + 1 > c.max_depth:
         raise DECLINE
     cdef Record r
     cdef Py_ssize_t pos = outer.at
-    cdef int seen = 0  # 1: the key read, 2: the value after it
+    cdef int seen = 0  # 1: the key read, 2: the value after it; 3: otherwise
     cdef bint valued = False
     while pos < outer.stop:
-        if c.kept:
-            read_kept_record(c, pos, outer.stop, &r, depth + 1)
-        else:
-            read_record(c, pos, outer.stop, &r, depth + 1)
+        check_record(c, pos, outer.stop, &r, depth + 1)
         pos = r.stop
-        if (seen == 0 or c.kept) and r.number == 1 and r.wire_type == wire_type_of(f.key_kind):
+        if r.number == 1 and r.wire_type == wire_type_of(f.key_kind):
             check_value(p, c, f.key_kind, -1, &r, depth + 1)
-            seen = 1
-        elif (seen == 1 or c.kept) and r.number == 2 and r.wire_type == wire_type_of(f.value_kind):
+            seen = 1 if seen == 0 else 3
+        elif r.number == 2 and r.wire_type == wire_type_of(f.value_kind):
             check_value(p, c, f.value_kind, f.message, &r, depth + 1)
-            seen, valued = 2, True
-        elif not c.kept:
-            raise DECLINE
-    if seen != 2 and not c.kept:
-        raise DECLINE
+            seen = 2 if seen == 1 else 3
+            valued = True
+        else:
+            seen = 3
+    if seen != 2:
+        c.kept = True
     if not valued and f.value_kind == K_MESSAGE:  # the empty message it reads as
         check_message(p, c, f.message, outer.stop, outer.stop, depth + 2)
     return 0
@@ -741,7 +786,7 @@ cdef int force(Pending span, object obj) except -1:
     cdef Ctx c
     c.buf = <const unsigned char*>PyBytes_AS_STRING(span.buf)
     c.owner = <PyObject*>span.buf
-    c.max_depth, c.max_string = LLONG_MAX, LLONG_MAX
+    c.max_depth, c.max_string, c.max_count = LLONG_MAX, LLONG_MAX, LLONG_MAX
     c.kept = (span.kind & KEPT_SPAN) != 0
     c.n_entries = c.n_last = 0
     cdef bint shared = not p.busy  # the loop's arrays, unless a read or build holds them

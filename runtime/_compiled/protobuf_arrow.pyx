@@ -27,7 +27,7 @@ from runtime._compiled.arrow cimport (
 )
 from runtime._compiled.float32 cimport float32_widened
 from runtime._compiled.prelude cimport _Limits, _limits
-from runtime._compiled.protobuf_records cimport Record, find_field, may_hold_too_many, read_record
+from runtime._compiled.protobuf_records cimport Record, find_field, read_record
 from runtime._compiled.protobuf_tables cimport *
 from runtime._compiled.protobuf_values cimport uvarint
 
@@ -40,6 +40,8 @@ cdef struct Ctx:
     const unsigned char* buf
     Py_ssize_t max_depth
     Py_ssize_t max_string
+    Py_ssize_t max_count
+    bint counted  # the message is longer than max_count: its lists may hold too many
     Record* last  # per message being read: each singular slot's record, innermost last
     int* field  # and which field of the message it is (-1: none read)
     Py_ssize_t n_last
@@ -193,6 +195,13 @@ cdef int close_map(ListBuilder b) except -1:
     return b.close_list()
 
 
+cdef inline bint too_many(ListBuilder b, Py_ssize_t max_count) noexcept:
+    """Whether the list being written in ``b`` holds more than ``max_count`` elements
+    (where the Python reader raises; a map's keys are checked after: a key read again
+    declines anyway)."""
+    return b.child.length - (<const int32_t*>b.offsets.ptr)[b.length] > max_count
+
+
 # -- messages ------------------------------------------------------------------------------
 
 
@@ -276,10 +285,10 @@ cdef int write_message(Tables* t, Ctx* c, int mi, Py_ssize_t pos, Py_ssize_t end
         f = &fields[j]
         b = <Builder>children[j]
         if f.kind == K_MAP:
-            if close_map(<ListBuilder>b):
+            if c.counted and too_many(<ListBuilder>b, c.max_count) or close_map(<ListBuilder>b):
                 return REFUSED
         elif f.repeated != NOT_REPEATED:
-            if (<ListBuilder>b).close_list():
+            if c.counted and too_many(<ListBuilder>b, c.max_count) or (<ListBuilder>b).close_list():
                 return REFUSED
         elif c.field[slots + f.slot] == j:
             r = c.last[slots + f.slot]  # a copy: a nested message may grow c.last
@@ -355,14 +364,13 @@ cdef class ProtobufArrow:
         binary_column(column, &messages)
         if not 0 <= start <= stop <= messages.length:
             raise IndexError(f"messages {start}:{stop} of a column of {messages.length}")
-        self.c.max_depth, self.c.max_string = lim.max_depth, lim.max_string
+        self.c.max_depth, self.c.max_string, self.c.max_count = (
+            lim.max_depth, lim.max_string, lim.max_count)
         for i in range(start, stop):
             if not binary_value(&messages, i, &buf, &n) or n > lim.max_message_bytes:
                 return i
-            if may_hold_too_many(n, lim.max_count):
-                return i
             mark = out.length
-            self.c.buf, self.c.n_last = buf, 0
+            self.c.buf, self.c.n_last, self.c.counted = buf, 0, n > lim.max_count
             if write_message(root.t, &self.c, 0, 0, n, 1, out):
                 out.truncate(mark)
                 return i

@@ -147,9 +147,3 @@ cdef inline int find_field(Field* fields, int* order, int count, long long numbe
             return order[j]
     return -1
 
-
-cdef inline bint may_hold_too_many(Py_ssize_t size, Py_ssize_t max_count) noexcept:
-    """Whether a message of ``size`` bytes may hold a list or map of more than
-    ``max_count`` elements: each is a record of a byte or more, so only a longer message
-    can, which the Python reader counts (neither compiled reader does): declined."""
-    return size > max_count

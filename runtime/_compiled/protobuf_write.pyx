@@ -20,6 +20,7 @@ from libc.string cimport memcmp, memcpy, memmove
 from runtime._compiled.float32 cimport float32_narrowed
 from runtime._compiled.lazy cimport Pending
 from runtime._compiled.out cimport Out, grow, put, put_byte, put_uvarint
+from runtime._compiled.protobuf_records cimport Record, group_end, read_key, value_span
 from runtime._compiled.protobuf_tables cimport *
 from runtime._compiled.protobuf_values cimport uvarint
 from runtime._compiled.slots cimport get_slot
@@ -403,9 +404,10 @@ cdef inline bint write_default_check(int kind, object value) except -1:
 # (the reading the Python writer's re-read takes unless the bytes were edited), what encode
 # writes of it is its key, then each value as the reader takes it: a varint shortest and
 # within its type's bits, the rest as read (a float32's bits are its value's:
-# runtime.core.float32), a map entry as key then value. Any other reading (no record, more
-# than one, another field or form, a group, a message, a map entry's part read twice) is
-# the general walk of ``_reads_as``: not mine.
+# runtime.core.float32), a map entry as key then value (its other records, groups too, are
+# its unknown fields, passed over). Any other reading (no record, more than one, another
+# field or form, a group, a message, a map entry's part read twice) is the general walk of
+# ``_reads_as``: not mine.
 
 
 cdef inline unsigned long long canonical_varint(int kind, unsigned long long u) noexcept:
@@ -449,37 +451,28 @@ cdef int kept_entry(Out* a, Field* f, const unsigned char* p, Py_ssize_t pos,
     other records are unknown fields of the entry, passed over."""
     cdef Py_ssize_t at[3]
     cdef int kinds[3]
-    cdef unsigned long long key, u
     cdef Py_ssize_t start, width
     cdef int number, wt
+    cdef Record r
     if f.value_kind == K_MESSAGE:
         raise DECLINE
     kinds[1], kinds[2] = f.key_kind, f.value_kind
     at[1], at[2] = -1, -1
-    while pos < end:
-        if uvarint(p, &pos, end, &key) < 0 or key >> 32 or key >> 3 == 0:
+    while pos < end:  # protobuf_records.pxd's read_record, the key's end kept
+        if read_key(p, &pos, end, &r) < 0:
             raise DECLINE
-        wt = <int>(key & 7)
-        if key >> 3 <= 2 and wt == wire_type_of(kinds[key >> 3]):
-            number = <int>(key >> 3)
-            if at[number] >= 0:  # read twice (the earlier one still read: a string checked)
+        if r.number <= 2 and r.wire_type == wire_type_of(kinds[r.number]):
+            if at[r.number] >= 0:  # read twice (the earlier one still read: a string checked)
                 raise DECLINE
-            at[number] = pos
-        if wt == VARINT or wt == LEN:
-            if uvarint(p, &pos, end, &u) < 0:
+            at[r.number] = pos
+        if value_span(p, pos, end, &r) >= 0:
+            pos = r.stop
+        elif r.wire_type == SGROUP:  # an unknown group of the entry, passed over
+            pos = group_end(p, pos, end, r.number, 2, MAX_C_DEPTH)
+            if pos < 0:
                 raise DECLINE
-            width = 0
-            if wt == LEN:
-                if u > <unsigned long long>(end - pos):
-                    raise DECLINE
-                width = <Py_ssize_t>u
-        elif wt == I64 or wt == I32:
-            width = 8 if wt == I64 else 4
-        else:  # a group, an end of group, wire types that do not exist
+        else:
             raise DECLINE
-        if end - pos < width:
-            raise DECLINE
-        pos += width
     start = a.size
     for number in range(1, 3):
         wt = wire_type_of(kinds[number])
