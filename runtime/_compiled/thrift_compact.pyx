@@ -34,7 +34,7 @@ from libc.string cimport memcpy, strcmp
 
 from runtime._compiled.out cimport Out, put, put_byte, put_uvarint
 from runtime._compiled.slots cimport (
-    all_atomic, atomic, keep_tracked, new_untracked_model, untrack,
+    all_atomic, atomic, keep_tracked, new_untracked_model, slot_offset, untrack,
 )
 
 import uuid as _uuid
@@ -43,27 +43,13 @@ from runtime.formats import thrift_compact as _rt
 
 
 cdef extern from "Python.h":
-    ctypedef struct PyMemberDef:
-        const char* name
-        int type
-        Py_ssize_t offset
-        int flags
-
     ctypedef struct TypeObject "PyTypeObject":
-        PyMemberDef* tp_members
-        Py_ssize_t tp_dictoffset
-        Py_ssize_t tp_weaklistoffset
         PyObject* (*tp_alloc)(TypeObject*, Py_ssize_t) except NULL
 
 
 cdef extern from "Python.h":
     int PyGC_Disable()
     int PyGC_Enable()
-
-
-cdef extern from "structmember.h":
-    int T_OBJECT_EX
-    int READONLY
 
 
 # Value kinds of a type node (the type trees' names, see _KINDS).
@@ -310,22 +296,15 @@ def _flatten(tree, index, nodes):
 
 
 def _slot_offsets(cls, names):
-    """The offsets of ``names`` among the slots of ``cls`` (a ``dataclass(slots=True)``)."""
+    """The offsets of ``names``, all the slots of ``cls`` (a ``dataclass(slots=True)``)."""
     if not isinstance(cls, type) or cls.__slots__ != tuple(names):
         raise ValueError(f"{cls!r} does not have the slots {names}")
-    cdef TypeObject* t = <TypeObject*>cls
-    if t.tp_dictoffset != 0 or t.tp_weaklistoffset != 0 or t.tp_members == NULL:
+    if cls.__dictoffset__ or cls.__weakrefoffset__:
         raise ValueError(f"{cls!r} has a __dict__ or __weakref__")
-    found = {}
-    cdef PyMemberDef* m = t.tp_members
-    while m.name != NULL:
-        if m.type != T_OBJECT_EX or m.flags & READONLY:
-            raise ValueError(f"{cls!r}: slot {m.name} is not a plain object slot")
-        found[m.name.decode()] = m.offset
-        m += 1
-    if sorted(found) != sorted(names):
-        raise ValueError(f"{cls!r} has the slots {sorted(found)}, not {names}")
-    return [found[n] for n in names]
+    try:
+        return [slot_offset(cls, name) for name in names]
+    except TypeError as err:  # a slot that is not a writable object slot
+        raise ValueError(str(err)) from None
 
 
 # -- reading -------------------------------------------------------------------------------

@@ -418,15 +418,6 @@ DESCRIBED_BY = (("topic", "partition", "offset"), ("_source_file", "_position"))
 """The input columns that name a record in FAILFAST's message, the first group present."""
 
 
-def describe_record(meta: dict) -> str:
-    """``topic=t partition=0 offset=42`` (or file and position; empty when unknown)."""
-    for names in DESCRIBED_BY:
-        parts = [f"{n}={meta[n]}" for n in names if meta.get(n) is not None]
-        if parts:
-            return " ".join(parts)
-    return " ".join(f"{k}={v}" for k, v in meta.items() if v is not None)
-
-
 def _error_parts(err: Exception) -> tuple:
     """``(offset or None, field path, message)`` of a record's error."""
     path = getattr(err, "path", "") or "<message>"
@@ -438,8 +429,12 @@ def failure_message(fmt: str, meta: dict, err: Exception) -> str:
     position, when known), the byte offset, the field path and what was wrong."""
     offset, path, message = _error_parts(err)
     where = f"byte offset {offset}" if offset is not None else "byte offset unknown"
-    described = describe_record(meta)
-    record = f"record {described}" if described else "a record"
+    record = "a record"
+    for names in DESCRIBED_BY:  # ``topic=t partition=0 offset=42``, or file and position
+        parts = [f"{n}={meta[n]}" for n in names if meta.get(n) is not None]
+        if parts:
+            record = "record " + " ".join(parts)
+            break
     return f"cannot decode {fmt} {record}: {where}, field {path}: {message}"
 
 

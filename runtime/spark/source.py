@@ -676,9 +676,7 @@ class WirespecStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     query (:class:`ChangedFileError`)."""
 
     def __init__(self, options, schema):
-        self.plan = _Plan(options)
-        self.out_schema = schema
-        self.in_schema = self.plan.schemas(self.plan.files())[0]
+        WirespecReader.__init__(self, options, schema)  # its plan and schemas, as read() uses
         self.target = None
         """Trigger.AvailableNow: the files present when the query started."""
 
