@@ -108,6 +108,10 @@ def protobuf_refusal(model) -> str:
         ),
         (SHAPES.Lists(shorts=[1, 2.5]), "shorts[1]: expected an integer, got float 2.5"),
         (SHAPES.Lists(nested=7), "nested: expected a list, got int 7"),
+        # a str or bytes has a len() and iterates: it would write its characters
+        (SHAPES.Lists(flags="ab"), "flags: expected a list, got str 'ab'"),
+        (SHAPES.Lists(longs=b"ab"), "longs: expected a set, got bytes b'ab'"),
+        (SHAPES.Maps(mm={"a": {1: "st"}}), "mm['a'][1]: expected a list, got str 'st'"),
         (SHAPES.Maps(by_id=[1]), "by_id: expected a mapping, got list [1]"),
         (SHAPES.Maps(mm={"a": [1]}), "mm['a']: expected a mapping, got list [1]"),
         (SHAPES.Holder(id=1, all=5), "all: expected struct AllTypes, got int 5"),
