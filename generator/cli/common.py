@@ -11,6 +11,7 @@ import json
 import sys
 from pathlib import Path
 
+from generator import ROOT
 from runtime.core.errors import DecodeError
 
 EXIT_BAD_INPUT = 1
@@ -28,6 +29,19 @@ class CliError(Exception):
     def __init__(self, message: str, status: int = EXIT_BAD_INPUT):
         super().__init__(message)
         self.status = status
+
+
+def add_spec_folder_options(cmd, out_help: str) -> None:
+    """``--specs`` and ``--out`` of a verb that renders a spec folder (``generate``,
+    ``docs``); :func:`output_folder` reads them. ``out_help``: what ``--out`` holds and its
+    default for the shipped specs."""
+    cmd.add_argument(
+        "--specs",
+        default=str(ROOT / "specs"),
+        help="spec folder (default: specs/, the shipped formats'); a folder of your own "
+        "needs --out",
+    )
+    cmd.add_argument("--out", help=f"{out_help}; required with --specs of your own")
 
 
 def output_folder(specs: Path, out: str | None, shipped_specs: Path, shipped_out: Path) -> Path:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from generator import ROOT
-from generator.cli.common import EXIT_STALE, output_folder
+from generator.cli.common import EXIT_STALE, add_spec_folder_options, output_folder
 from generator.emit.docs import DOCS_DIR, docs
 
 
@@ -16,17 +16,7 @@ def add_parser(verbs) -> None:
         "docs", help="render docs/formats/*.md from specs/, or your specs' into --out"
     )
     cmd.add_argument("--check", action="store_true", help="fail if a document is stale")
-    cmd.add_argument(
-        "--specs",
-        default=str(ROOT / "specs"),
-        help="spec folder (default: specs/, the shipped formats'); a folder of your own "
-        "needs --out",
-    )
-    cmd.add_argument(
-        "--out",
-        help="output folder; required with --specs of your own; default: docs/formats/, "
-        "for specs/ only",
-    )
+    add_spec_folder_options(cmd, "output folder (default: docs/formats/, for specs/ only)")
     cmd.set_defaults(run=run_command)
 
 

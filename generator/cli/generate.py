@@ -10,7 +10,13 @@ import sys
 from pathlib import Path
 
 from generator import ROOT
-from generator.cli.common import EXIT_STALE, EXIT_USAGE, CliError, output_folder
+from generator.cli.common import (
+    EXIT_STALE,
+    EXIT_USAGE,
+    CliError,
+    add_spec_folder_options,
+    output_folder,
+)
 
 
 def add_parser(verbs) -> None:
@@ -21,17 +27,10 @@ def add_parser(verbs) -> None:
         "of your own into a package of your own: wirespec generate --specs myspecs --out mypkg",
     )
     gen.add_argument("--check", action="store_true", help="fail if OUT is stale or edited")
-    gen.add_argument(
-        "--specs",
-        default=str(ROOT / "specs"),
-        help="spec folder (default: specs/, the shipped formats'); a folder of your own "
-        "needs --out",
-    )
-    gen.add_argument(
-        "--out",
-        help="output folder, your package (made if missing): OUT/<format>.py, "
-        "OUT/_compiled/<format>.pyx; required with --specs of your own; default: generated/, "
-        "for specs/ only",
+    add_spec_folder_options(
+        gen,
+        "output folder, your package (made if missing): OUT/<format>.py, "
+        "OUT/_compiled/<format>.pyx (default: generated/, for specs/ only)",
     )
     gen.add_argument(
         "--compiled",
