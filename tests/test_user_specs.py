@@ -204,6 +204,32 @@ def test_a_newcomers_spec_mistakes_are_named(edit, says, specs, capsys):
     assert says in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        "decode sensorlog log.bin --spec myspecs/sensorlog.yaml",
+        "encode sensorlog log.json --spec myspecs/sensorlog.yaml",
+        "inspect sensorlog log.bin --spec myspecs/sensorlog.yaml",
+        "schema sensorlog --spec myspecs/sensorlog.yaml",
+        "diff sensorlog log.bin log.bin --spec myspecs/sensorlog.yaml",
+        "fuzz sensorlog --spec myspecs/sensorlog.yaml --seconds 0.1",
+        "ingest sensorlog log.bin --output out --spec myspecs/sensorlog.yaml",
+        "generate --specs myspecs --out mypkg",
+        "docs --specs myspecs --out mydocs",
+    ],
+)
+def test_a_spec_error_names_the_path_as_typed(argv, specs, monkeypatch, capsys):
+    """Every verb that takes --spec (or --specs) names a spec outside the repository by the
+    relative path the user typed, with the line, not by its file name alone."""
+    (specs / "sensorlog.yaml").write_text(SENSORLOG.replace("{count: count}", "{cout: count}"))
+    (specs.parent / "log.bin").write_bytes(LOG)
+    monkeypatch.chdir(specs.parent)
+    assert main(argv.split()) != 0
+    err = capsys.readouterr().err
+    assert "myspecs/sensorlog.yaml:21: records.file.fields[3].repeat.cout: unknown key" in err
+    assert err.count("\n") == 1
+
+
 def test_the_readme_walkthrough_runs_as_written(tmp_path, monkeypatch, capsys):
     """specs/README.md, "Your own format, in a folder of your own": its first commands, on
     the tutorial's spec and records (the fuzz run shortened, the build left to

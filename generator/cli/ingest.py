@@ -169,11 +169,30 @@ def schema_options(fmt: str, record=None, spec=None, struct=None) -> dict[str, s
         return {}
     if fmt == "all":
         raise IngestError("--record, --spec and --struct need one FORMAT, not all")
+    if spec is not None:
+        check_spec(spec)
     try:
         codec(fmt, record, spec=spec, struct=struct)
     except ValueError as err:
         raise IngestError(str(err)) from None
     return options
+
+
+def check_spec(spec: str) -> None:
+    """A YAML ``--spec`` that is not valid: an IngestError naming it as typed, with the
+    line (as decode's ``--spec`` does), before the data source renders it (its errors name
+    the file)."""
+    from generator.emit.user_spec import spec_model
+    from generator.spec.loader import load
+    from runtime.core.errors import SpecError
+
+    path = Path(spec)
+    if path.suffix == ".thrift" or not path.is_file():  # the data source's to say
+        return
+    try:
+        spec_model(load(path, spec))
+    except SpecError as err:
+        raise IngestError(str(err).splitlines()[0]) from None
 
 
 def plan_jobs(fmt: str, inputs, spec=None) -> list[tuple[str, list[tuple[str, str]]]]:

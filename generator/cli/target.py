@@ -49,10 +49,7 @@ def spec_codec(spec: str, fmt: str):
     path = Path(spec)
     if not path.is_file():
         raise CliError(f"no spec file {spec}")
-    try:
-        loaded = load(path, path.name)
-    except UnicodeDecodeError as err:
-        raise CliError(f"{spec}: not UTF-8 text (byte {err.start})") from None
+    loaded = load(path, spec)  # its errors name the path as typed, as --specs DIR's do
     data = loaded.data
     own = data.get("format")
     if fmt != own and not (fmt == "thrift_compact" and "protocol" in data):

@@ -432,12 +432,13 @@ def render_thrift_doc(spec) -> str:
 
 def docs(specs_dir: Path, out_dir: Path, *, check: bool) -> list[DocOutcome]:
     """Render every spec's document; write (or, with ``check``, only compare) them."""
-    from generator.emit.generate import spec_files
+    from generator.emit.generate import named_as_given, spec_files
 
     outcomes = []
     expected = {}
     for spec_path in spec_files(specs_dir):
-        name, text = render_spec_doc(spec_path)
+        with named_as_given(spec_path):
+            name, text = render_spec_doc(spec_path)
         expected[out_dir / f"{name}.md"] = text
     for path, text in expected.items():
         current = path.read_text(encoding="utf-8") if path.exists() else None

@@ -7,6 +7,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import errno
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 from generator import ROOT
 from generator.spec.loader import load
 from generator.spec.validate import build_model
+from runtime.core.errors import SpecError
 
 COMPILED_DIR = "_compiled"
 """Where the compiled tier's sources go, inside the output folder (one .pyx a format)."""
@@ -84,6 +86,27 @@ def spec_fallbacks(specs_dir: Path, root: Path = ROOT) -> dict[str, dict[str, di
     return out
 
 
+@contextlib.contextmanager
+def named_as_given(path: Path, root: Path = ROOT):
+    """A :class:`SpecError` of the spec at ``path`` names it as the user gave it (``--specs
+    myspecs``: ``myspecs/sensor.yaml``), where the generated files name a spec outside the
+    repository by its file name alone (:func:`_display`: the same text from any folder).
+
+    >>> with named_as_given(Path("myspecs/sensor.yaml"), root=ROOT / "docs"):  # outside root
+    ...     raise SpecError("unknown key 'dco'", file="sensor.yaml", line=46)
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.SpecError: myspecs/sensor.yaml:46: unknown key 'dco'
+    """
+    try:
+        yield
+    except SpecError as err:
+        display = _display(path, root)
+        if err.file == display == path.name:  # not a spec it imports, which names itself
+            err.file = str(path)
+        raise
+
+
 def _display(path: Path, root: Path) -> str:
     """How errors and generated headers name a spec: relative to the repository."""
     try:
@@ -118,8 +141,9 @@ def generate(specs_dir: Path, out_dir: Path, *, check: bool) -> list[Outcome]:
     expected = {}
     beside = compiled_beside(out_dir)
     for spec_path in spec_files(specs_dir):
-        name, text, pyx = render_spec_outputs(spec_path, beside=beside)
-        models = render_models_module(spec_path)
+        with named_as_given(spec_path):
+            name, text, pyx = render_spec_outputs(spec_path, beside=beside)
+            models = render_models_module(spec_path)
         if models is not None:
             expected[out_dir / MODELS_DIR / f"{name}.py"] = models
         if text is None:

@@ -44,27 +44,46 @@ def answers_to(text: str, path: Path) -> str:
     return data.get("protocol") or data["format"]
 
 
+def spec_model(loaded: LoadedSpec):
+    """The model of a loaded spec that can be used on its own (what :func:`import_spec`
+    renders): a :class:`SpecError` for a spec that is not valid, or that only declares
+    enums for other specs to import (it has no module).
+
+    >>> from generator import ROOT
+    >>> spec_model(load(ROOT / "specs" / "mysql_types.yaml", "mine/types.yaml"))
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.SpecError: mine/types.yaml: mysql_types only declares enums for other \
+specs to import
+    """
+    if "protocol" in loaded.data:  # id-keyed protocols (Thrift): their own model
+        from generator.spec.thrift import build_thrift_model
+
+        return build_thrift_model(loaded)
+    spec = build_model(loaded)
+    if spec.is_library:
+        raise SpecError(
+            f"{spec.format} only declares enums for other specs to import", file=loaded.display
+        )
+    return spec
+
+
 def import_spec(path: Path, text: str | None = None, *, loaded: LoadedSpec | None = None):
     """Render the spec at ``path`` and import its module in memory. ``text``: its text when
     already read (a Spark worker gets it from the driver); ``loaded``: the spec when the
-    caller has already loaded it."""
+    caller has already loaded it (:func:`generator.spec.loader.load` with the path as the
+    user typed it, which its errors then name; else they name the file)."""
     path = Path(path)
     if loaded is None:
         loaded = load(path, path.name) if text is None else load_text(text, path, path.name)
+    spec = spec_model(loaded)
     if "protocol" in loaded.data:  # id-keyed protocols (Thrift): their own model and target
         from generator.emit.thrift_module import render_thrift
-        from generator.spec.thrift import build_thrift_model
 
-        spec = build_thrift_model(loaded)
         source = render_thrift(spec, fmt=False)  # black only for committed modules
     else:
         from generator.emit.render import render_with_compiled
 
-        spec = build_model(loaded)
-        if spec.is_library:
-            raise SpecError(
-                f"{spec.format} only declares enums for other specs to import", file=path.name
-            )
         source = render_with_compiled(spec, in_memory=True)[0]
     name = f"wirespec_spec_{spec.format}_{hashlib.sha256(source.encode()).hexdigest()[:8]}"
     if name not in sys.modules:
