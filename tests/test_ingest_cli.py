@@ -95,3 +95,42 @@ def test_the_summary_in_a_log_cuts_no_format_name():
     print_summary([{**row, "format": name} for name in names], console)
     text = console.file.getvalue()
     assert all(f"│ {name} " in text for name in names) and "…" not in text, text
+
+
+def test_a_tiny_input_gets_no_rate_and_counts_read_as_words():
+    """4 events in 7.6 s of a Spark job's start used to show "events/s 0" (and the progress
+    "1 events/s", "1 records", "0/0 files" while Spark started)."""
+    import io
+    import re
+
+    from rich.console import Console
+
+    from generator.cli.ingest import Progress, print_summary
+
+    progress = Progress(stream=io.StringIO(), every=0)
+    progress.update(force=True, step="starting Spark")
+    progress.start(1)
+    progress.decoded(7.6)
+    progress.update(force=True, step="png: done", files=1, records=1, events=4)
+    lines = [re.sub(r" +\d+\.\ds ", " ", line) for line in progress.stream.getvalue().splitlines()]
+    assert lines[0] == "wirespec ingest: starting Spark"
+    assert lines[-1] == "wirespec ingest: png: done: 1/1 file, 1 record, 4 events"
+    progress.start(2)
+    progress.decoded(2.0)
+    progress.update(force=True, files=2, records=3, events=5000)
+    assert progress.stream.getvalue().endswith(
+        ": 2/2 files, 3 records, 5,000 events, 2,500 events/s\n"
+    )
+
+    row = {"format": "png", "files": 1, "records": 1, "events": 4, "corrupt": 0, "tables": []}
+    row |= {"decode_seconds": 7.6, "seconds": 10.2, "events_per_s": 0.5}
+    big = {**row, "format": "msgpack", "records": 12_000, "events": 1_500_000}
+    console = Console(file=io.StringIO(), width=120)
+    print_summary([row, big], console)
+    cells = {
+        line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
+        for line in console.file.getvalue().splitlines()
+        if line.startswith("│")
+    }
+    assert cells["png"] == ["1", "1", "4", "0", "0", "7.6", "-", "10.2"]
+    assert cells["msgpack"] == ["1", "12,000", "1,500,000", "0", "0", "7.6", "197,368", "10.2"]

@@ -55,6 +55,30 @@ PARQUET_METADATA = "parquet_metadata"
 BINLOG_RECORD = "binlog_file"
 MARKER = ".wirespec-ingest"
 LOG_NAME = "_ingest.log"
+RATE_MIN_EVENTS = 1000
+RATE_MIN_SECONDS = 1.0
+"""An events/s rate is shown only over this many events and decode seconds at least: below,
+it measures Spark's job start more than decoding, and rounds to 0 or runs away."""
+
+
+def rate(events: int, seconds: float) -> str:
+    """Events per second as the progress and the summary show it ("-": too few to say).
+
+    >>> rate(250_000, 2.5), rate(4, 7.6), rate(5_000, 0.01)
+    ('100,000', '-', '-')
+    """
+    if events < RATE_MIN_EVENTS or seconds < RATE_MIN_SECONDS:
+        return "-"
+    return f"{events / seconds:,.0f}"
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` things, in words.
+
+    >>> counted(1, "file"), counted(0, "record"), counted(12_345, "event")
+    ('1 file', '0 records', '12,345 events')
+    """
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 class IngestError(CliError):
@@ -374,9 +398,10 @@ class Progress:
         with self._lock:
             self.state.update(changes)
             s = self.state
-            counts = f"{s['records']:,} records, {s['events']:,} events"
-            if self.decode_seconds:
-                counts += f", {s['events'] / self.decode_seconds:,.0f} events/s"
+            counts = f"{counted(s['records'], 'record')}, {counted(s['events'], 'event')}"
+            per_second = rate(s["events"], self.decode_seconds)
+            if per_second != "-":
+                counts += f", {per_second} events/s"
             if self._bar is not None:
                 self._bar.update(
                     self._task,
@@ -389,10 +414,9 @@ class Progress:
             now = time.monotonic()
             if force or now - self._last >= self.every:
                 self._last = now
-                line = (
-                    f"wirespec ingest: {now - self._began:6.1f}s {s['step']}: "
-                    f"{s['files']}/{s['total']} files, {counts}"
-                )
+                line = f"wirespec ingest: {now - self._began:6.1f}s {s['step']}"
+                if s["total"]:  # not before the files are known (starting Spark)
+                    line += f": {s['files']:,}/{counted(s['total'], 'file')}, {counts}"
                 print(line, file=self.stream, flush=True)
 
 
@@ -521,7 +545,7 @@ def _ingest_table(spark, fmt, name, paths, output, mode, input_kind, limits, tab
     group = f"wirespec-ingest-{name}"
     spark.sparkContext.setJobGroup(group, f"wirespec ingest {name}")
     base = dict(progress.state)
-    progress.update(force=True, step=f"{name}: decoding {len(paths)} file(s)")
+    progress.update(force=True, step=f"{name}: decoding {counted(len(paths), 'file')}")
     stop = threading.Event()
     watcher = threading.Thread(
         target=_watch_tasks, args=(spark, group, len(paths), progress, stop), daemon=True
@@ -710,15 +734,12 @@ def print_summary(results: list[dict], console=None) -> None:
     for col in columns:
         table.add_column(col, justify="left" if col == "format" else "right")
     for r in results:
+        counts = (r["files"], r["records"], r["events"], r["corrupt"], r.get("empty", 0))
         table.add_row(
             r["format"],
-            str(r["files"]),
-            str(r["records"]),
-            str(r["events"]),
-            str(r["corrupt"]),
-            str(r.get("empty", 0)),
+            *(f"{n:,}" for n in counts),
             f"{r['decode_seconds']:.1f}",
-            f"{r['events_per_s']:,.0f}",
+            rate(r["events"], r["decode_seconds"]),
             f"{r['seconds']:.1f}",
         )
     if not console.is_terminal:  # a log (80 columns): at its full width, no format name cut
@@ -804,7 +825,7 @@ def _parquet_metadata_run(args):
 
     def run(output, spark, progress):
         progress.start(len(files))
-        progress.update(force=True, step=f"reading {len(files)} footer(s)")
+        progress.update(force=True, step=f"reading {counted(len(files), 'footer')}")
         result = ingest_parquet_metadata(
             None, output, mode=args.mode, spark=spark, overwrite=True, files=files
         )
