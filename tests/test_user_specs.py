@@ -171,6 +171,27 @@ def test_an_in_memory_module_never_takes_a_shipped_build():
     assert run.returncode == 0, run.stderr
 
 
+def test_an_in_memory_module_says_it_has_no_compiled_reader(specs):
+    """FALLBACKS (and the header) of a --spec module named only the records that a built
+    module would have left without a compiled reader, as if the others had one."""
+    from generator.emit.fallbacks import IN_MEMORY
+    from generator.emit.render import render_with_compiled
+    from generator.emit.user_spec import import_spec
+    from generator.spec.loader import load
+    from generator.spec.validate import build_model
+
+    path = specs / "sensorlog.yaml"
+    module = import_spec(path)
+    assert module.COMPILED_READERS == {}
+    records = set(module.RECORDS)
+    assert module.FALLBACKS["compiled"].keys() == records
+    assert module.FALLBACKS["compiled"]["file"] == IN_MEMORY
+    source = render_with_compiled(build_model(load(path)), in_memory=True)[0]
+    assert "#   compiled: every record" not in source and f"#     file: {IN_MEMORY}" in source
+    built = render_with_compiled(build_model(load(path)))[0]  # generated: a compiled tier
+    assert "#     file: rendered in memory" not in built and "_COMPILED = None" not in built
+
+
 @pytest.mark.parametrize(
     "edit, says",
     [

@@ -32,6 +32,12 @@ TIERS = {
     "compiled": "no compiled reader: parse() stays in Python",
 }
 """What a record listed under each tier of ``FALLBACKS`` misses."""
+IN_MEMORY = (
+    "rendered in memory (--spec): pure Python by design; its compiled reader comes with"
+    " `wirespec generate --specs DIR --out PKG --compiled`"
+)
+"""Why a record of a module rendered in memory has no compiled reader, where the same spec
+generated and built would have one."""
 
 
 def alone(verb: str) -> str:
@@ -84,6 +90,8 @@ def collect(
             out["quick"][name] = own or _unplanned(lowering, name)
         if name not in compiled.entries:
             out["compiled"][name] = own or compiled.refused.get(name) or _unplanned(lowering, name)
+        elif compiled.in_memory:
+            out["compiled"][name] = IN_MEMORY
     return out
 
 
