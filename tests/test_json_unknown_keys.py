@@ -266,3 +266,20 @@ def test_an_unknown_column_key_on_the_wire_is_kept_not_refused():
     form = op.to_dict(op.parse_pair(key, value))
     assert "wire_form" in form and BOGUS not in str(form["events"])
     assert op.build_pair(op.from_dict(form)) == (key, value)
+
+
+def test_an_open_protocol_column_name_may_be_a_str_subclass():
+    """json_paths' replay hands from_dict subclasses of str: a name, like any other str."""
+
+    class Name(str):
+        pass
+
+    mod, form, event = next(
+        (mod, form, e)
+        for mod, form in _event_forms("ticdc_open_protocol")
+        for e in form["events"]
+        if len(e.get("new") or ()) > 1
+    )
+    event["new"][1]["name"] = Name(event["new"][1]["name"])
+    message = mod.from_dict(form)
+    assert any(c.name == event["new"][1]["name"] for e in message.events for c in e.new or ())

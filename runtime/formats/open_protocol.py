@@ -585,8 +585,7 @@ class OpenProtocol(KeyValueMessages):
                 )
             if len(c) != 4:  # a fifth key (or fewer, each known: checked once more)
                 _known_column_keys(c, self.column, where)
-            # the class first (a str's); json_paths' replay reads subclasses of str
-            if name.__class__ is not str and not isinstance(name, str):
+            if not isinstance(name, str):
                 raise _unnamed(c, name, where + ".name")
             code = self._views["type"].from_json(code, where + ".type")
             kind = self.rendering.get(code, "raw")
