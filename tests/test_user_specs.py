@@ -210,6 +210,10 @@ def test_an_in_memory_module_says_it_has_no_compiled_reader(specs):
             ),
         ),
         (
+            ("type: u8, const: 1,", "type: u8, const: 256,"),
+            "sensorlog.yaml:19: records.file.fields[1].const: 256 does not fit u8 (0 to 255)",
+        ),
+        (
             ('if: "has_note == 1"', "optional: true"),
             (
                 "sensorlog.yaml:34: records.body.fields[4].optional: an optional field needs a tag "

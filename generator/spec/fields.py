@@ -27,6 +27,7 @@ from generator.spec.model import (
     TypeRef,
     bit_field_range,
     camel,
+    int_range,
 )
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_TYPES
 from runtime.core.errors import did_you_mean
@@ -542,6 +543,14 @@ class FieldBuilder:
             raise self.error(parts + ("process",), "process: goes with a sized str or bytes")
         if field.const is not None and ref.kind in ("str", "bytes"):
             raise self.error(parts + ("const",), "const: goes with a number type")
+        prim = PRIMITIVES.get(ref.name) if ref.kind == "prim" else None
+        if field.const is not None and prim is not None and prim.kind == "int" and prim.bits:
+            low, high = int_range(prim.bits, prim.signed)
+            if not low <= field.const <= high:
+                raise self.error(
+                    parts + ("const",),
+                    f"{field.const} does not fit {ref.name} ({low} to {high})",
+                )
         if field.checksum is not None and "value" in raw:
             raise self.error(parts + ("value",), "a checksum is computed: no value: with it")
 

@@ -84,11 +84,20 @@ class Enum:
         return camel(self.name)
 
 
+def int_range(bits: int, signed: bool) -> tuple[int, int]:
+    """The smallest and largest integer of ``bits`` bits.
+
+    >>> int_range(8, True), int_range(32, False)
+    ((-128, 127), (0, 4294967295))
+    """
+    if signed:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
+
+
 def bit_field_range(ref) -> tuple[int, int]:
     """The smallest and largest value a bit field holds."""
-    if ref.bits_signed:
-        return -(1 << (ref.bits - 1)), (1 << (ref.bits - 1)) - 1
-    return 0, (1 << ref.bits) - 1
+    return int_range(ref.bits, ref.bits_signed)
 
 
 @dataclasses.dataclass
