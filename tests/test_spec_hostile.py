@@ -605,7 +605,8 @@ def test_generate_command_exits_non_zero_without_a_traceback(tmp_path):
         check=False,
     )
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert result.stderr.startswith("wirespec: hostile.yaml:") and result.stderr.count("\n") == 1
+    named = f"wirespec: {specs / 'hostile.yaml'}:"  # as given to --specs
+    assert result.stderr.startswith(named) and result.stderr.count("\n") == 1
     assert not list(tmp_path.glob("*.py"))
 
 
