@@ -335,4 +335,4 @@ def test_a_spec_mistake_names_file_line_and_key(old, new, message, tmp_path, cap
     # A YAML syntax error shows where the parser gave up: the line after an unclosed [.
     shown = line + 1 if "YAML" in message else line
     assert (status, out) == (1, "")
-    assert err == f"wirespec: plainbuffer.yaml:{shown}: {message.format(line=line)}\n"
+    assert err == f"wirespec: {spec}:{shown}: {message.format(line=line)}\n"  # as typed
