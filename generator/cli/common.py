@@ -153,6 +153,15 @@ def error_line(err: BaseException) -> str:
     return _one_line(str(err))
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` things, in words.
+
+    >>> counted(1, "file"), counted(0, "record"), counted(12_345, "event")
+    ('1 file', '0 records', '12,345 events')
+    """
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def _one_line(text: str) -> str:
     """A file name (a spec's, say) may hold a line break: shown escaped."""
     return text.replace("\r", "\\r").replace("\n", "\\n")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sys
 
-from generator.cli.common import CliError, error_line
+from generator.cli.common import CliError, counted, error_line
 from generator.cli.target import add_record_options, decode_file, format_help
 from runtime.core.errors import DecodeError
 
@@ -116,7 +116,7 @@ def _sides(args) -> list[tuple[str, str | None, str]]:
     if len(args.files) != 2:
         raise CliError(
             f"diff takes two messages (A B) or two Kafka pairs (A.key A.value B.key B.value), "
-            f"not {len(args.files)} file(s)",
+            f"not {counted(len(args.files), 'file')}",
             EXIT_TROUBLE,
         )
     return [(args.files[0], args.key_a, "--key-a"), (args.files[1], args.key_b, "--key-b")]

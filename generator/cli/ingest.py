@@ -46,7 +46,7 @@ import time
 from pathlib import Path
 
 from generator.cli.common import EXIT_BAD_INPUT as EXIT_FAILED
-from generator.cli.common import EXIT_USAGE, CliError
+from generator.cli.common import EXIT_USAGE, CliError, counted
 from runtime.core.errors import did_you_mean
 
 CDC_FORMATS = ("ticdc_craft", "ticdc_open_protocol")
@@ -70,15 +70,6 @@ def rate(events: int, seconds: float) -> str:
     if events < RATE_MIN_EVENTS or seconds < RATE_MIN_SECONDS:
         return "-"
     return f"{events / seconds:,.0f}"
-
-
-def counted(n: int, noun: str) -> str:
-    """``n`` things, in words.
-
-    >>> counted(1, "file"), counted(0, "record"), counted(12_345, "event")
-    ('1 file', '0 records', '12,345 events')
-    """
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 class IngestError(CliError):

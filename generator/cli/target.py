@@ -47,6 +47,12 @@ def spec_codec(spec: str, fmt: str):
     from generator.spec.loader import load
 
     path = Path(spec)
+    if path.is_dir():
+        raise CliError(
+            f"--spec {spec} is a folder: give one spec file (generate and docs take a folder, "
+            f"--specs {spec})",
+            EXIT_USAGE,
+        )
     if not path.is_file():
         raise CliError(f"no spec file {spec}")
     loaded = load(path, spec)  # its errors name the path as typed, as --specs DIR's do
@@ -185,6 +191,12 @@ def sibling_key(name: str) -> str | None:
 def key_for(target: Target, value_name: str, given: str | None, option: str = "--key") -> str:
     """The key file of a Kafka key + value record: ``given``, else the sibling ``.key``."""
     key = given or sibling_key(value_name)
+    value = Path(value_name).with_suffix(".value")
+    if key is None and value_name.endswith(".key") and value.is_file():
+        raise CliError(
+            f"{value_name} is the Kafka key of {target.codec.FORMAT} {target.record}: give its "
+            f"value, {value} (the key beside it is read too)"
+        )
     if key is None:
         raise CliError(
             f"{target.codec.FORMAT} {target.record} is a Kafka key and value: give {option} "
