@@ -119,3 +119,51 @@ def test_schema_json_and_ddl():
         "`primary_key` ARRAY<STRUCT<`name`: STRING, `value`: STRUCT<`type`: STRING"
     )
     assert "`delete_marker` BOOLEAN NOT NULL" in ddl
+
+
+def _help(verb: str, capsys) -> str:
+    from generator.cli.main import main
+
+    with pytest.raises(SystemExit):
+        main([verb, "--help"])
+    return capsys.readouterr().out
+
+
+VERBS_WITH_EXAMPLES = ["decode", "encode", "inspect", "schema", "diff", "import-thrift", "docs"]
+
+
+@pytest.mark.parametrize("verb", [*VERBS_WITH_EXAMPLES, "ingest"])
+def test_a_verbs_help_ends_with_examples_that_name_what_exists(verb, capsys):
+    """Each example is a line of its own, of this verb (or the one that feeds it), and a
+    shipped file it names exists; the help calls the arguments what its text calls them."""
+    from generator import ROOT
+
+    text = _help(verb, capsys)
+    head, _, tail = text.partition("examples (from the repository's root):\n")
+    commands = [line.strip() for line in tail.splitlines()]
+    assert commands and all(c.startswith("wirespec ") for c in commands), text
+    assert any(c.startswith(f"wirespec {verb} ") for c in commands)
+    for word in " ".join(c.partition("#")[0] for c in commands).split():
+        if word.startswith("samples/"):
+            assert (ROOT / word).exists(), word
+    usage = head.split("\n\n")[0]
+    assert "format" not in usage.replace("--format", "") and " file" not in usage, usage
+
+
+@pytest.mark.parametrize("verb", ["decode", "inspect", "schema", "diff"])
+def test_the_examples_that_read_shipped_samples_run(verb, capsys, monkeypatch):
+    from generator import ROOT
+    from generator.cli.main import main
+
+    tail = _help(verb, capsys).partition("examples (from the repository's root):\n")[2]
+    runnable = [
+        c.partition("#")[0].split()[1:]
+        for c in map(str.strip, tail.splitlines())
+        if c.startswith(f"wirespec {verb} ")
+        and not {">", "-o", "--html", "--spec"} & set(c.split())
+    ]
+    assert runnable
+    monkeypatch.chdir(ROOT)
+    for argv in runnable:
+        assert main(argv) in (0, 1 if verb == "diff" else 0), argv
+        capsys.readouterr()

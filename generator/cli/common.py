@@ -7,6 +7,7 @@ and writing the user's files, and turning an error into the one line a user sees
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -29,6 +30,31 @@ class CliError(Exception):
     def __init__(self, message: str, status: int = EXIT_BAD_INPUT):
         super().__init__(message)
         self.status = status
+
+
+class _ExamplesFormatter(argparse.HelpFormatter):
+    """Argparse's help, with the description wrapped as usual and the examples (the epilog)
+    kept line by line, as a shell would run them."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith(EXAMPLES_HEAD):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
+
+EXAMPLES_HEAD = "examples (from the repository's root):"
+
+
+def examples(*commands: str) -> dict:
+    """The keywords of ``add_parser`` that end a verb's ``--help`` with ``commands``, one a
+    line (tests/test_cli.py runs those on the shipped samples).
+
+    >>> print(examples("wirespec schema png --ddl")["epilog"])
+    examples (from the repository's root):
+      wirespec schema png --ddl
+    """
+    lines = "\n".join(f"  {command}" for command in commands)
+    return {"epilog": f"{EXAMPLES_HEAD}\n{lines}", "formatter_class": _ExamplesFormatter}
 
 
 def add_spec_folder_options(cmd, out_help: str) -> None:

@@ -3,7 +3,7 @@ any Thrift struct or message without a schema (like ``protoc --decode_raw``)."""
 
 from __future__ import annotations
 
-from generator.cli.common import print_json, read_input
+from generator.cli.common import examples, print_json, read_input
 from generator.cli.target import (
     add_raw_option,
     add_record_options,
@@ -22,9 +22,16 @@ def add_parser(verbs) -> None:
         description="Decode one message to its JSON form on stdout. Without --record the "
         "record is recognised from the bytes where the spec says how (a binlog file by its "
         "magic, a Thrift message by its envelope).",
+        **examples(
+            "wirespec decode plainbuffer samples/plainbuffer/put_row.bin",
+            "wirespec decode ticdc_open_protocol samples/ticdc_open_protocol/update.value"
+            "   # update.key beside it",
+            "wirespec decode thrift_compact samples/thrift_compact/get_user_reply.bin",
+            "wirespec decode sensorlog readings.bin --spec myspecs/sensorlog.yaml",
+        ),
     )
-    dec.add_argument("format", help=format_help())
-    dec.add_argument("file", help="input file, or - for stdin")
+    dec.add_argument("format", metavar="FORMAT", help=format_help())
+    dec.add_argument("file", metavar="FILE", help="input file, or - for stdin")
     add_record_options(dec)
     dec.add_argument(
         "--key",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sys
 
-from generator.cli.common import CliError, counted, error_line
+from generator.cli.common import CliError, counted, error_line, examples
 from generator.cli.target import add_record_options, decode_file, format_help
 from runtime.core.errors import DecodeError
 
@@ -88,8 +88,14 @@ def add_parser(verbs) -> None:
         "(ticdc_open_protocol) give A.key A.value B.key B.value, or A.value B.value with "
         "<stem>.key beside each (or --key-a/--key-b). Exit status as diff(1): 0 the same, "
         "1 different, 2 trouble.",
+        **examples(
+            "wirespec diff plainbuffer samples/plainbuffer/put_row.bin "
+            "samples/plainbuffer/update_row_ops.bin",
+            "wirespec diff ticdc_open_protocol samples/ticdc_open_protocol/update.value "
+            "samples/ticdc_open_protocol/delete.value",
+        ),
     )
-    cmd.add_argument("format", help=format_help())
+    cmd.add_argument("format", metavar="FORMAT", help=format_help())
     cmd.add_argument("files", nargs="+", metavar="FILE", help="A B, or A.key A.value B.key B.value")
     add_record_options(cmd)
     cmd.add_argument("--key-a", metavar="KEYFILE", help="the Kafka key of A")

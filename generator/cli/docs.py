@@ -7,13 +7,20 @@ import sys
 from pathlib import Path
 
 from generator import ROOT
-from generator.cli.common import EXIT_STALE, add_spec_folder_options, output_folder
+from generator.cli.common import (
+    EXIT_STALE,
+    add_spec_folder_options,
+    examples,
+    output_folder,
+)
 from generator.emit.docs import DOCS_DIR, docs
 
 
 def add_parser(verbs) -> None:
     cmd = verbs.add_parser(
-        "docs", help="render docs/formats/*.md from specs/, or your specs' into --out"
+        "docs",
+        help="render docs/formats/*.md from specs/, or your specs' into --out",
+        **examples("wirespec docs --check", "wirespec docs --specs myspecs --out mydocs"),
     )
     cmd.add_argument("--check", action="store_true", help="fail if a document is stale")
     add_spec_folder_options(cmd, "output folder (default: docs/formats/, for specs/ only)")

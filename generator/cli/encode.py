@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from generator.cli.common import EXIT_USAGE, CliError, read_json, write_output
+from generator.cli.common import EXIT_USAGE, CliError, examples, read_json, write_output
 from generator.cli.target import (
     Target,
     add_raw_option,
@@ -22,9 +22,19 @@ from runtime.core.errors import WirespecError
 
 
 def add_parser(verbs) -> None:
-    enc = verbs.add_parser("encode", help="encode the JSON form back to bytes")
-    enc.add_argument("format", help=format_help())
-    enc.add_argument("file", help="JSON file, or - for stdin")
+    enc = verbs.add_parser(
+        "encode",
+        help="encode the JSON form back to bytes",
+        description="Encode the JSON form decode prints (edited or not) back to the bytes of "
+        "one message; what decode read, encode writes byte for byte.",
+        **examples(
+            "wirespec decode plainbuffer samples/plainbuffer/put_row.bin > row.json",
+            "wirespec encode plainbuffer row.json -o row.bin   # put_row.bin again",
+            "wirespec encode ticdc_open_protocol update.json -o update.value --key-out update.key",
+        ),
+    )
+    enc.add_argument("format", metavar="FORMAT", help=format_help())
+    enc.add_argument("file", metavar="FILE", help="JSON file, or - for stdin")
     add_record_options(enc)
     enc.add_argument(
         "-o", "--output", help="output file (default: stdout, when it is not a terminal)"

@@ -14,12 +14,19 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from generator.cli.common import CliError, write_output
+from generator.cli.common import CliError, examples, write_output
 
 
 def add_parser(verbs) -> None:
-    imp = verbs.add_parser("import-thrift", help="turn a Thrift IDL file into a wirespec spec")
-    imp.add_argument("file", help="the .thrift file (its includes are followed)")
+    imp = verbs.add_parser(
+        "import-thrift",
+        help="turn a Thrift IDL file into a wirespec spec",
+        **examples(
+            "wirespec import-thrift shop.thrift -o myspecs/shop.yaml",
+            "wirespec decode thrift_compact order.bin --spec myspecs/shop.yaml --struct Order",
+        ),
+    )
+    imp.add_argument("file", metavar="FILE", help="the .thrift file (its includes are followed)")
     imp.add_argument("-o", "--output", help="spec file to write (default: stdout)")
     imp.add_argument("--format", help="format name (default: from the file name)")
     imp.set_defaults(run=run_command)

@@ -46,7 +46,7 @@ import time
 from pathlib import Path
 
 from generator.cli.common import EXIT_BAD_INPUT as EXIT_FAILED
-from generator.cli.common import EXIT_USAGE, CliError, counted
+from generator.cli.common import EXIT_USAGE, CliError, counted, examples
 from runtime.core.errors import did_you_mean
 
 CDC_FORMATS = ("ticdc_craft", "ticdc_open_protocol")
@@ -829,9 +829,18 @@ def _parquet_metadata_run(args):
 
 
 def add_parser(verbs) -> None:
-    ing = verbs.add_parser("ingest", help="decode message files on Spark into Parquet tables")
+    ing = verbs.add_parser(
+        "ingest",
+        help="decode message files on Spark into Parquet tables",
+        **examples(
+            "wirespec ingest png samples/png --output out/tables",
+            "wirespec ingest all samples --output out/tables   # samples/<format>/ each",
+            "wirespec ingest parquet_metadata out/tables --output out/lake_metadata",
+        ),
+    )
     ing.add_argument(
         "format",
+        metavar="FORMAT",
         help="a format, all (INPUT/<format>/ directories), or parquet_metadata (a lake's "
         "Parquet files: one table per file, row group and column chunk, from the footers)",
     )

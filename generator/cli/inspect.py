@@ -24,7 +24,7 @@ import math
 from pathlib import Path
 
 from generator import ROOT
-from generator.cli.common import CliError, read_input, stdout_console
+from generator.cli.common import CliError, examples, read_input, stdout_console
 from generator.cli.target import (
     add_record_options,
     codec_for,
@@ -463,9 +463,18 @@ def _printable(b: int) -> str:
 
 
 def add_parser(verbs) -> None:
-    cmd = verbs.add_parser("inspect", help="annotated hexdump: every byte with its field path")
-    cmd.add_argument("format", help=format_help())
-    cmd.add_argument("file", help="input file, or - for stdin")
+    cmd = verbs.add_parser(
+        "inspect",
+        help="annotated hexdump: every byte with its field path",
+        description="Print every byte of one message beside the field it belongs to; a "
+        "message that does not decode is shown up to where it fails, and why (exit 1).",
+        **examples(
+            "wirespec inspect plainbuffer samples/plainbuffer/put_row.bin",
+            "wirespec inspect png samples/png/rgba_badge.bin --html badge.html",
+        ),
+    )
+    cmd.add_argument("format", metavar="FORMAT", help=format_help())
+    cmd.add_argument("file", metavar="FILE", help="input file, or - for stdin")
     add_record_options(cmd)
     cmd.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML page")
     cmd.add_argument(

@@ -9,12 +9,22 @@ from __future__ import annotations
 
 import json
 
+from generator.cli.common import examples
 from generator.cli.target import add_record_options, choose, codec_for, format_help
 
 
 def add_parser(verbs) -> None:
-    sch = verbs.add_parser("schema", help="print the Spark schema")
-    sch.add_argument("format", help=format_help())
+    sch = verbs.add_parser(
+        "schema",
+        help="print the Spark schema",
+        description="Print the Spark schema of a record's rows (what ingest and the data "
+        "source give), as JSON or a DDL string.",
+        **examples(
+            "wirespec schema plainbuffer --ddl",
+            "wirespec schema parquet --struct FileMetaData",
+        ),
+    )
+    sch.add_argument("format", metavar="FORMAT", help=format_help())
     add_record_options(sch)
     sch.add_argument("--ddl", action="store_true", help="print a DDL string instead of JSON")
     sch.set_defaults(run=run_command)
