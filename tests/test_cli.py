@@ -129,7 +129,9 @@ def _help(verb: str, capsys) -> str:
     return capsys.readouterr().out
 
 
-VERBS_WITH_EXAMPLES = ["decode", "encode", "inspect", "schema", "diff", "import-thrift", "docs"]
+VERBS_WITH_EXAMPLES = [
+    *("decode", "encode", "inspect", "schema", "diff", "import-thrift", "docs", "fuzz")
+]
 
 
 @pytest.mark.parametrize("verb", [*VERBS_WITH_EXAMPLES, "ingest"])
