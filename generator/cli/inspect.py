@@ -24,7 +24,7 @@ import math
 from pathlib import Path
 
 from generator import ROOT
-from generator.cli.common import CliError, examples, read_input, stdout_console
+from generator.cli.common import CliError, counted, examples, read_input, stdout_console
 from generator.cli.target import (
     add_record_options,
     codec_for,
@@ -74,7 +74,11 @@ def show_mark(value, role: str, limit: int = 60) -> str:
 
 def show_value(value, role: str = "value", limit: int = 60, view=None) -> str:
     """A short, exact rendering of a decoded value for one line of the dump, as the JSON
-    form shows it (``view``: the field's ``runtime.core.codec`` view, e.g. an enum's name)."""
+    form shows it (``view``: the field's ``runtime.core.codec`` view, e.g. an enum's name).
+
+    >>> show_value([1]), show_value([]), show_value(300)
+    ('[1 item]', '[0 items]', '300 (0x12c)')
+    """
     if role == "fixed":
         return "fixed bytes"
     if role != "value":
@@ -100,7 +104,7 @@ def show_value(value, role: str = "value", limit: int = 60, view=None) -> str:
             else f"0x{hexed[:limit - 8]}... ({len(value)} bytes)"
         )
     if isinstance(value, (list, tuple)):
-        return f"[{len(value)} item(s)]"
+        return f"[{counted(len(value), 'item')}]"
     if isinstance(value, dict) or dataclasses.is_dataclass(value):
         return "{...}"
     try:  # anything else (a UUID, ...) as the JSON form writes it, never a repr
