@@ -30,7 +30,7 @@ def with_detect(tmp_path: Path, detect: str) -> Path:
 @pytest.mark.parametrize(
     "detect, message",
     [
-        ('{magic: "0g"}', "does not match"),
+        ('{magic: "0g"}', "'0g' is not hex bytes: 1 to 16 pairs of 0-9 a-f"),
         ('{magic: "03", mask: "ffff"}', "mask and magic must be the same length"),
         ('{magic: "03", offset: -1}', "less than the minimum"),
         ('{magic: "03", at: 1}', "unknown key 'at'"),

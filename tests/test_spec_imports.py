@@ -196,7 +196,8 @@ def test_an_import_is_a_spec_name_never_a_path(tmp_path, name):
         tmp_path, colors=COLORS, paint=PAINT.replace("imports: [colors]", f"imports: ['{name}']")
     )
     err = _error(tmp_path, "paint")
-    assert err.key == "imports[0]" and "does not match" in err.message, str(err)
+    assert err.key == "imports[0]" and "is not a name: lower-case" in err.message, str(err)
+    assert ("did you mean 'colors'" in err.message) == (name == "Colors"), str(err)
 
 
 def test_an_import_never_follows_a_symlink_out_of_the_spec_folder(tmp_path):

@@ -23,6 +23,13 @@ from generator.spec import names
 from runtime.core.errors import SpecError, did_you_mean
 
 SCHEMA_PATH = Path(__file__).with_name("spec.schema.json")
+PATTERN_WORDS = {
+    "^[a-z][a-z0-9_]*$": "a name: lower-case letters, digits and _, from a letter",
+    "^[a-z_][a-z0-9_]*$": "a name: lower-case letters, digits and _",
+    "^[A-Z][A-Za-z0-9]*$": "a class name: letters and digits, from a capital",
+    "^([0-9a-f]{2}){1,16}$": "hex bytes: 1 to 16 pairs of 0-9 a-f",
+}
+"""spec.schema.json's patterns as a spec writer reads them (the others: the pattern)."""
 
 
 def _is_integer(checker, instance) -> bool:
@@ -253,4 +260,9 @@ def _schema_message(err: jsonschema.ValidationError) -> str:
             missing = [n for n in needs if key in err.instance and n not in err.instance]
             if missing:
                 return f"missing key {missing[0]!r}, which {key!r} needs"
+    if err.validator == "pattern" and err.validator_value in PATTERN_WORDS:
+        snake = re.sub(r"[-\s]+", "_", str(err.instance)).lower()  # Sensor-Log: sensor_log
+        fits = re.fullmatch(err.validator_value, snake)
+        hint = f" (did you mean {snake!r}?)" if fits else ""
+        return f"{err.instance!r} is not {PATTERN_WORDS[err.validator_value]}{hint}"
     return err.message
