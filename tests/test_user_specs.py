@@ -211,8 +211,10 @@ def test_an_in_memory_module_says_it_has_no_compiled_reader(specs):
         ),
         (
             ("format: sensorlog", "format: Sensor-Log"),
-            "sensorlog.yaml:1: format: 'Sensor-Log' is not a name: lower-case letters, digits "
-            "and _, from a letter (did you mean 'sensor_log'?)",
+            (
+                "sensorlog.yaml:1: format: 'Sensor-Log' is not a name: lower-case letters, "
+                "digits and _, from a letter (did you mean 'sensor_log'?)"
+            ),
         ),
         (
             ("type: u8, const: 1,", "type: u8, const: 256,"),
