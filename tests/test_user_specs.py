@@ -359,3 +359,20 @@ def test_encode_does_not_write_bytes_to_a_terminal(specs, capsys, monkeypatch):
         main(["encode", "sensorlog", str(specs / "log.json"), "--spec", spec, "-o", str(out)]) == 0
     )
     assert out.read_bytes() == LOG
+
+
+def test_inspect_reads_the_kafka_columns_of_your_spec(tmp_path, capsys):
+    """inspect --spec of a Kafka key + value format took the columns from specs/<format>.yaml,
+    which a format of your own does not have ('cannot read')."""
+    folder = tmp_path / "opspecs"
+    folder.mkdir()
+    for name in ("ticdc_types", "mysql_types"):
+        (folder / f"{name}.yaml").write_text((ROOT / "specs" / f"{name}.yaml").read_text())
+    shipped = (ROOT / "specs" / "ticdc_open_protocol.yaml").read_text()
+    (folder / "my_op.yaml").write_text(
+        shipped.replace("format: ticdc_open_protocol", "format: my_op")
+    )
+    value = ROOT / "samples" / "ticdc_open_protocol" / "update.value"
+    assert main(["inspect", "my_op", str(value), "--spec", str(folder / "my_op.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "key key_frames" in out and "value value_frames" in out

@@ -489,16 +489,29 @@ def add_parser(verbs) -> None:
     cmd.set_defaults(run=run_command)
 
 
+def kafka_columns(codec) -> dict[str, str]:
+    """Kafka column -> record of a module whose default message is a Kafka key + value
+    (its spec's ``kafka_message.columns``): a ``--spec`` module's own spec, else the
+    shipped one of ``generated.<format>``.
+
+    >>> import generated.ticdc_open_protocol as op
+    >>> kafka_columns(op)
+    {'key': 'key_frames', 'value': 'value_frames'}
+    """
+    module_file = Path(codec.__file__)
+    if module_file.suffix in (".yaml", ".yml"):  # rendered in memory from this spec
+        return _kafka_columns(str(module_file), str(module_file))
+    return _kafka_columns(
+        str(ROOT / "specs" / f"{codec.FORMAT}.yaml"), f"specs/{codec.FORMAT}.yaml"
+    )
+
+
 @functools.cache
-def kafka_columns(fmt: str) -> dict[str, str]:
-    """Kafka column -> record of a format whose default message is a Kafka key + value
-    (the spec's ``kafka_message.columns``)."""
+def _kafka_columns(path: str, display: str) -> dict[str, str]:
     from generator.spec.loader import load
     from generator.spec.validate import build_model
 
-    path = ROOT / "specs" / f"{fmt}.yaml"
-    spec = build_model(load(path, f"specs/{fmt}.yaml"))
-    return dict(spec.kafka_message.columns)
+    return dict(build_model(load(Path(path), display)).kafka_message.columns)
 
 
 def trace_kafka(codec, key: bytes, value: bytes) -> list[tuple[str, str, Trace]]:
@@ -510,13 +523,13 @@ def trace_kafka(codec, key: bytes, value: bytes) -> list[tuple[str, str, Trace]]
 
     kafka = codec.RECORDS.get(getattr(codec, "KAFKA_RECORD", None))
     if isinstance(kafka, OpenProtocol):  # the JSON members too, not only the frames
-        columns = kafka_columns(codec.FORMAT)
+        columns = kafka_columns(codec)
         traces = trace_pair(kafka, key, value, **getattr(codec, "DEFAULT_LIMITS", {}))
         _name_codes(kafka, *traces)
         return [(c, columns[c], t) for c, t in zip(("key", "value"), traces, strict=True)]
     out = []
     for column, data in (("key", key), ("value", value)):
-        record = kafka_columns(codec.FORMAT)[column]
+        record = kafka_columns(codec)[column]
         out.append((column, record, trace(codec, data, record)))
     if all(t.error is None for _, _, t in out):
         try:
