@@ -107,6 +107,22 @@ def test_cli_decode_with_a_user_spec_and_struct(tmp_path, imported):
     assert schema.stdout.decode().strip() == "`x` DOUBLE NOT NULL, `y` DOUBLE NOT NULL"
 
 
+def test_cli_takes_the_idl_itself_as_ingest_does(tmp_path, imported, capsys):
+    """--spec FILE.thrift on decode/schema: the IDL imported in memory (it was read as YAML:
+    'not valid YAML'); for another format, one line saying what an IDL is for."""
+    from generator.cli.main import main
+
+    _, _, mod = imported
+    data = mod.build(mod.Point(1.0, 2.0), "Point")
+    (tmp_path / "p.bin").write_bytes(data)
+    idl = str(DATA / "everything.thrift")
+    argv = ["decode", "thrift_compact", "--spec", idl, "--struct", "Point", str(tmp_path / "p.bin")]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out) == {"x": 1.0, "y": 2.0}
+    assert main(["schema", "png", "--spec", idl]) == 2
+    assert "a .thrift IDL is for thrift_compact, not png" in capsys.readouterr().err
+
+
 def test_cli_message_with_a_body_struct(tmp_path):
     msg = tc.Message("get_user", tc.MessageType.CALL, -7, tc.get_user_args(key=tc.Lookup(id=3)))
     src = tmp_path / "m.bin"

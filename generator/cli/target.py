@@ -42,9 +42,11 @@ def load_codec(fmt: str):
 
 def spec_codec(spec: str, fmt: str):
     """The module of a user's spec, rendered and imported in memory. ``fmt`` names it:
-    the spec's own ``format:``, or ``thrift_compact`` for a Thrift spec (import-thrift's)."""
-    from generator.emit.user_spec import import_spec  # the generate extra: loaded when used
-    from generator.spec.loader import load
+    the spec's own ``format:``, or ``thrift_compact`` for a Thrift spec (import-thrift's, or
+    a ``.thrift`` IDL imported here, as ingest's ``--spec`` takes it)."""
+    # the generate extra: loaded when used
+    from generator.emit.user_spec import import_spec, spec_text
+    from generator.spec.loader import load, load_text
 
     path = Path(spec)
     if path.is_dir():
@@ -55,7 +57,14 @@ def spec_codec(spec: str, fmt: str):
         )
     if not path.is_file():
         raise CliError(f"no spec file {spec}")
-    loaded = load(path, spec)  # its errors name the path as typed, as --specs DIR's do
+    if path.suffix == ".thrift":
+        if fmt != "thrift_compact":
+            raise CliError(
+                f"--spec {spec}: a .thrift IDL is for thrift_compact, not {fmt}", EXIT_USAGE
+            )
+        loaded = load_text(spec_text(path), path, spec)
+    else:
+        loaded = load(path, spec)  # its errors name the path as typed, as --specs DIR's do
     data = loaded.data
     own = data.get("format")
     if fmt != own and not (fmt == "thrift_compact" and "protocol" in data):
@@ -112,7 +121,7 @@ def add_record_options(p: argparse.ArgumentParser) -> None:
         "--spec",
         help="your spec YAML, rendered in memory and used instead of FORMAT's generated "
         "module (try a spec before generating it); FORMAT is the spec's format:, or "
-        "thrift_compact for a spec from import-thrift",
+        "thrift_compact for a spec from import-thrift or a .thrift IDL (imported in memory)",
     )
 
 
