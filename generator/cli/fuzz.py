@@ -731,6 +731,8 @@ def run_command(args) -> int:
                 f"{fmt} has no record {args.record!r}{hint}; records: {', '.join(codec.RECORDS)}",
                 2,
             )
+        if args.spec:  # a Thrift spec's module is its format:, not the thrift_compact FORMAT
+            fmt = codec.FORMAT
         with (
             spec_module(codec) if args.spec else contextlib.nullcontext(),
             _progress_display(fmt, args.seconds) as (progress, log),
