@@ -130,7 +130,8 @@ def _help(verb: str, capsys) -> str:
 
 
 VERBS_WITH_EXAMPLES = [
-    *("decode", "encode", "inspect", "schema", "diff", "import-thrift", "docs", "fuzz")
+    *("decode", "encode", "inspect", "schema", "diff", "import-thrift", "docs", "fuzz"),
+    "transcode",
 ]
 
 

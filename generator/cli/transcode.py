@@ -33,7 +33,7 @@ import math
 import struct
 import sys
 
-from generator.cli.common import EXIT_USAGE, CliError, read_input, write_output
+from generator.cli.common import EXIT_USAGE, CliError, examples, read_input, write_output
 from generator.cli.target import check_key_option, choose, key_for, load_codec
 from runtime.core.errors import EncodeError, did_you_mean
 
@@ -256,9 +256,19 @@ def add_parser(verbs) -> None:
         "IN) and written to --key-out. Lossless where both formats carry the information; "
         "every field, flag or type the target cannot carry (rid, ohk, ccl in Craft, say) is "
         "named in a warning on stderr.",
+        **examples(
+            "wirespec transcode ticdc_craft ticdc_open_protocol samples/ticdc_craft/row_batch.bin"
+            " rows.value --key-out rows.key",
+            "wirespec transcode ticdc_open_protocol ticdc_craft"
+            " samples/ticdc_open_protocol/update.value update.craft",
+        ),
     )
-    tra.add_argument("source", help="format of IN: ticdc_open_protocol or ticdc_craft")
-    tra.add_argument("target", help="format of OUT: ticdc_open_protocol or ticdc_craft")
+    tra.add_argument(
+        "source", metavar="SOURCE", help="format of IN: ticdc_open_protocol or ticdc_craft"
+    )
+    tra.add_argument(
+        "target", metavar="TARGET", help="format of OUT: ticdc_open_protocol or ticdc_craft"
+    )
     tra.add_argument("input", metavar="IN", help="input message (the Kafka value), or -")
     tra.add_argument("output", metavar="OUT", help="output message (the Kafka value), or -")
     tra.add_argument("--key", metavar="KEYFILE", help="Kafka key of IN (Open Protocol source)")
