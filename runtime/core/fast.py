@@ -200,6 +200,8 @@ def msb_uvar_array(buf, pos: int, end: int, count: int, bits: int):
             return None
         b = buf[pos]
         if not b & 1:
+            if b >> 1 >= limit:  # fewer than 7 bits: a 1-byte form can be too wide too
+                return None
             append(b >> 1)
             pos += 1
         elif b & 3 == 1 and pos + 1 < end:
