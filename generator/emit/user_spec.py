@@ -32,11 +32,6 @@ def spec_text(path: Path) -> str:
     return path.read_text("utf-8")
 
 
-def protocol(text: str, path: Path) -> str | None:
-    """The spec's ``protocol:`` (``thrift_compact`` for a Thrift spec), None for others."""
-    return load_text(text, path, path.name).data.get("protocol")
-
-
 def answers_to(text: str, path: Path) -> str:
     """The FORMAT a spec is used as (``--spec``, Spark's ``spec`` option): its
     ``protocol:`` for a Thrift spec (``thrift_compact``), else its own ``format:``."""

@@ -444,11 +444,6 @@ class Record:
             if name
         }
 
-    @property
-    def on_wire(self) -> list[Field]:
-        """The fields that occupy bytes: all but the ``derived:`` ones."""
-        return [f for f in self.fields if not f.derived]
-
 
 @dataclasses.dataclass
 class Spec:
@@ -524,15 +519,6 @@ class Spec:
         column in Spark)."""
         order = self.record_order()
         return order.index(dep) >= order.index(user)
-
-    @property
-    def recursive(self) -> bool:
-        """Whether any record contains itself, directly or through others."""
-        return any(
-            self.is_back_reference(name, dep)
-            for name, record in self.records.items()
-            for dep in record_dependencies(record)
-        )
 
     def record_order(self) -> list[str]:
         """Records with every dependency before its user (leaves first)."""

@@ -159,13 +159,6 @@ class ThriftSpec:
         vals = self.wire["message_type"]["values"]
         return [(k, v["value"], v["doc"]) for k, v in vals.items()]
 
-    def ct(self, name: str) -> int:
-        return self.wire["compact_type"]["values"][name]["value"]
-
-    @property
-    def records(self) -> list[str]:
-        return list(self.structs) + ["message"]
-
 
 # Which compact type id (a member of wire.compact_type) each kind is written with.
 KIND_CT = {

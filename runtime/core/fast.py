@@ -119,7 +119,8 @@ second pass with ``findall``); longer ones are split after the match."""
 
 
 def _array_matcher(count: int, bits: int):
-    """The ``match`` of ``count`` 1- or 2-byte varints whose values fit in ``bits``, the
+    """The ``match`` of ``count`` 1- or 2-byte varints whose values fit in ``bits`` (at least
+    7: the msb primitives have 8 to 64), the
     ``findall`` that splits the matched bytes into elements (None where the match has one
     group per element), and the value of each element's byte string."""
     key = (count, bits)
@@ -139,26 +140,23 @@ def _array_matcher(count: int, bits: int):
                 if (f | s << 8) >> 2 < 1 << bits
             }
         )
-        if len(values) > 70_000 or bits < 7:
-            _ARRAYS[key] = None
+        cls = lambda bs: b"[" + b"".join(re.escape(bytes([b])) for b in bs) + b"]"
+        if bits >= 14:
+            token = cls(one) + b"|" + cls(two_first) + b"[\x02-\xff]"
         else:
-            cls = lambda bs: b"[" + b"".join(re.escape(bytes([b])) for b in bs) + b"]"
-            if bits >= 14:
-                token = cls(one) + b"|" + cls(two_first) + b"[\x02-\xff]"
-            else:
-                # 2-byte forms within `bits`: first byte's top 6 bits and the second byte
-                top = (1 << (bits - 6)) - 1 if bits > 6 else 0
-                token = cls(one)
-                if top >= 2:  # 7 bits have no 2-byte shortest form
-                    token += b"|" + cls(two_first) + cls(range(2, top + 1))
-            if count <= GROUPED_ARRAY_MAX:
-                # One group per element: the match hands over every element's bytes at once.
-                all_re = re.compile((b"(" + token + b")") * count, re.DOTALL)
-                split = None
-            else:
-                all_re = re.compile(b"(?:" + token + b"){%d}" % count, re.DOTALL)
-                split = re.compile(b"(?:" + token + b")", re.DOTALL).findall
-            _ARRAYS[key] = (all_re.match, split, values.__getitem__)
+            # 2-byte forms within `bits`: first byte's top 6 bits and the second byte
+            top = (1 << (bits - 6)) - 1
+            token = cls(one)
+            if top >= 2:  # 7 bits have no 2-byte shortest form
+                token += b"|" + cls(two_first) + cls(range(2, top + 1))
+        if count <= GROUPED_ARRAY_MAX:
+            # One group per element: the match hands over every element's bytes at once.
+            all_re = re.compile((b"(" + token + b")") * count, re.DOTALL)
+            split = None
+        else:
+            all_re = re.compile(b"(?:" + token + b"){%d}" % count, re.DOTALL)
+            split = re.compile(b"(?:" + token + b")", re.DOTALL).findall
+        _ARRAYS[key] = (all_re.match, split, values.__getitem__)
     return _ARRAYS[key]
 
 
@@ -182,35 +180,14 @@ def msb_uvar_array(buf, pos: int, end: int, count: int, bits: int):
     """``count`` unsigned varints back to back, or ``None`` when any of them is not a
     well-formed 1- or 2-byte varint within ``bits`` in its shortest form (the caller then reads them one by one
     to raise the exact error). ``(values, new_pos)`` otherwise."""
-    matcher = _ARRAYS.get((count, bits)) or _array_matcher(count, bits)
-    if matcher is not None:
-        match, split, value = matcher
-        m = match(buf, pos, end)
-        if m is None:
-            return None
-        stop = m.end()
-        if split is None:
-            return list(map(value, m.groups())), stop
-        return list(map(value, split(buf, pos, stop))), stop
-    out = []
-    append = out.append
-    limit = 1 << bits
-    for _ in range(count):
-        if pos >= end:
-            return None
-        b = buf[pos]
-        if not b & 1:
-            append(b >> 1)
-            pos += 1
-        elif b & 3 == 1 and pos + 1 < end:
-            v = (b | (buf[pos + 1] << 8)) >> 2
-            if v >= limit or v < 0x80:  # too wide, or not the shortest form
-                return None
-            append(v)
-            pos += 2
-        else:
-            return None
-    return out, pos
+    match, split, value = _ARRAYS.get((count, bits)) or _array_matcher(count, bits)
+    m = match(buf, pos, end)
+    if m is None:
+        return None
+    stop = m.end()
+    if split is None:
+        return list(map(value, m.groups())), stop
+    return list(map(value, split(buf, pos, stop))), stop
 
 
 def msb_field_id(buf, pos: int, end: int, field_id: int) -> tuple[bool, int]:

@@ -50,10 +50,6 @@ class Ref:
             allowed = f"0 .. {last}" + ("" if self.null is None else f", or {self.null}")
         return f"{noun} id {value} out of range ({allowed})"
 
-    def name(self, value: int, names: list):
-        """The name id ``value`` stands for, or None (the null id, or no entry)."""
-        return names[value] if 0 <= value < len(names) else None
-
 
 @dataclasses.dataclass(frozen=True)
 class Dictionary:
