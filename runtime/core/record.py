@@ -288,6 +288,8 @@ class Record(Construct):
                 if sc.name:
                     context[sc.name] = value
                 built = sc._build(value, stream, context, path)
+            except _SiblingError as err:  # a computed value's: the field it reads is to blame
+                raise err.error from None
             except EncodeError as err:
                 err.add_path(sc.name)
                 raise
@@ -666,10 +668,93 @@ class Computed(Subconstruct):
         self.flagbuildnone = True
 
     def _build(self, obj, stream, context, path):
-        return self.subcon._build(self.func(context), stream, context, path)
+        try:
+            value = self.func(context)
+        except (EncodeError, *EXPRESSION_ERRORS) as err:
+            raise _blame(self.func, context) or err from None
+        return self.subcon._build(value, stream, context, path)
 
     def _parse_backwards(self, data, end, base, context, path):
         return self.subcon._parse_backwards(data, end, base, context, path)
+
+
+class _SiblingError(EncodeError):
+    """An EncodeError of another field of the record that a computed value reads (the
+    list it counts, the record it measures): :class:`Record` says it at that field's path,
+    not the computed field's."""
+
+    def __init__(self, error: EncodeError):
+        super().__init__(error.message)
+        self.error = error
+
+
+def _blame(func, context) -> _SiblingError | None:
+    """Why a computed value could not be computed, when a field it reads is to blame: the
+    expression run again on a :class:`_Trace` of ``context``; None when no field is."""
+    try:
+        func(_Trace(context, "", context._subcons))
+    except _SiblingError as err:
+        return err
+    except (EncodeError, *EXPRESSION_ERRORS):
+        return None
+    return None
+
+
+class _Trace:
+    """A value as a computed value's expression reads it (``len(records.objects)``), on a
+    second run once the first failed: reading a field of what is no model, or the length of
+    what is no list or bytes, is a :class:`_SiblingError` at the value's path.
+
+    >>> from construct import Int8ul
+    >>> count = Computed(Int8ul, lambda this: len(this.xs))
+    >>> Record("n" / count, "xs" / RepeatCount(Int8ul, 1)).build({"xs": 7})
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: xs: expected a list, got int 7
+    """
+
+    __slots__ = ("_path", "_sub", "_value")
+
+    def __init__(self, value, path: str, sub):
+        self._value, self._path, self._sub = value, path, sub
+
+    def __getattr__(self, name):
+        value = self._value
+        if name.startswith("_"):  # the context's own (`_parent`, `_index`): not the model's
+            return getattr(value, name)
+        if isinstance(value, dict):
+            got = value[name]
+        elif dataclasses.is_dataclass(value) and name in fields_of(value):
+            got = getattr(value, name)
+        else:
+            raise _SiblingError(self._fails("a model"))
+        fields = self._sub if isinstance(self._sub, dict) else _fields(self._sub)
+        return _Trace(got, f"{self._path}.{name}" if self._path else name, fields.get(name))
+
+    def __len__(self):
+        if isinstance(self._value, list | tuple | bytes | bytearray | str):
+            return len(self._value)
+        sub = _unwrapped(self._sub, _Repeat | SizedBytes | LengthPrefixedBytes | TerminatedBytes)
+        kind = getattr(sub, "encoding", 0)
+        raise _SiblingError(self._fails("a list" if kind == 0 else "str" if kind else "bytes"))
+
+    def _fails(self, what: str) -> EncodeError:
+        err = EncodeError.expected(what, self._value)
+        err.add_path(self._path)
+        return err
+
+
+def _unwrapped(subcon, kinds):
+    """``subcon`` or the first of the constructs it wraps that is one of ``kinds``; None."""
+    while subcon is not None and not isinstance(subcon, kinds):
+        subcon = getattr(subcon, "subcon", None)
+    return subcon
+
+
+def _fields(subcon) -> dict:
+    """The fields by name of the record ``subcon`` is or wraps (none: an empty dict)."""
+    record = _unwrapped(subcon, Record)
+    return {} if record is None else record._subcons
 
 
 class Derived(Construct):
@@ -778,7 +863,13 @@ def _unwritten_size(owner, name: str, value):
     while isinstance(sub, Sized):
         sub = sub.subcon
     scratch = io.BytesIO()
-    built = sub._build(value, scratch, owner, f"(sizeof {name})")
+    try:
+        built = sub._build(value, scratch, owner, f"(sizeof {name})")
+    except EncodeError as err:  # the field measured is to blame, not the size
+        err.add_path(name)
+        raise _SiblingError(err) from None
+    except (TypeError, AttributeError) as err:
+        raise _SiblingError(EncodeError(_foreign_message(err, sub, value), path=name)) from None
     if isinstance(built, BuiltList):
         return list(built.sizes)
     return len(scratch.getvalue())
