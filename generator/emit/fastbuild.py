@@ -429,6 +429,9 @@ class BuildEmitter(MessageWriters):
     def repeat(self, w: LineWriter, field: Field, var: str, size, scope: _Scope, written) -> None:
         if field.const is not None:
             raise Unsupported("a repeated const")
+        # a str's characters or a dict's keys are no elements: construct says so
+        w.line(f"if isinstance({var}, (str, dict)):")
+        w.line('    raise TypeError("list")')
         if field.repeat == "blocks":
             self.blocks(w, field, var, size, scope, written)
             return
