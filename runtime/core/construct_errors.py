@@ -58,8 +58,17 @@ def packing_message(err: Exception, value) -> str:
     match = _FORMAT_FAILED.match(text)
     if match is None or text[match.end() :] != repr(value):  # not the value itself: an element
         return text
-    code = match.group(2)
-    bits = struct.calcsize(match.group(1) + code) * 8
+    return unpackable(match.group(1) + match.group(2), value)
+
+
+def unpackable(fmt: str, value) -> str:
+    """Why ``struct`` format ``fmt`` (one number) cannot pack ``value``, as the writers say it.
+
+    >>> unpackable(">H", "x"), unpackable("<b", 200), unpackable("<f", 1e300), unpackable("Q", 1.5)
+    ("expected an integer, got str 'x'", '200 is out of range for int8', '1e+300 is out of range for float32', 'expected an integer, got float 1.5')
+    """
+    code = fmt[-1]
+    bits = struct.calcsize(fmt) * 8
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return EncodeError.expected("a number" if code in "efd" else "an integer", value).message
     if code in "efd":

@@ -293,6 +293,9 @@ class Record(Construct):
                     later.subcon._build(obj[later.name], io.BytesIO(), context, path)
                 except FormatFieldError as err:
                     return EncodeError(packing_message(err, obj[later.name]), path=later.name)
+                except EncodeError as err:  # runtime.core.fixed's own
+                    err.add_path(later.name)
+                    return err
         return None
 
 
