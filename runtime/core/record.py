@@ -422,7 +422,7 @@ class _Repeat(Subconstruct):
 
     def _build(self, obj, stream, context, path):
         built = BuiltList()
-        for i, item in enumerate(_listed(obj)):
+        for i, item in enumerate(obj if type(obj) is list else _listed(obj)):
             context._index = i
             start = stream.tell()
             try:
@@ -441,7 +441,7 @@ def _listed(obj):
     characters or keys would be written as elements) or what cannot be walked is refused."""
     if obj is None:
         return ()
-    if isinstance(obj, str | dict) or not hasattr(obj, "__iter__"):
+    if type(obj) is not list and (isinstance(obj, (str, dict)) or not hasattr(obj, "__iter__")):
         raise EncodeError.expected("a list", obj)
     return obj
 

@@ -611,9 +611,10 @@ class ProtobufMessage(Construct):
             value = get(f.name)
             if value is None and not f.explicit:
                 value = {} if f.kind == "map" else [] if f.repeated else f.default
-            elif f.repeated and isinstance(value, str | dict):  # no list of its characters
-                raise EncodeError.expected("a list", value, path=f.name)
             values[f.name] = value
+        for name in self._list_names:  # a str's characters or a dict's keys are no list
+            if type(value := values[name]) is not list and isinstance(value, (str, dict)):
+                raise EncodeError.expected("a list", value, path=name)
         return values
 
     def _write_entry(self, f: PbField, count, values, cursors, items, out: bytearray) -> None:
