@@ -368,7 +368,9 @@ def test_a_value_that_is_no_model_is_an_encode_error_on_both_paths(value):
         _outcome(b, value, "cell") for b in (plainbuffer.build, plainbuffer.build_construct)
     )
     assert (
-        fast == oracle == (f"<model>: expected a model or a dict, got {type(value).__name__}", "")
+        fast
+        == oracle
+        == (f"<model>: expected a model or a dict, got {type(value).__name__} {value!r}", "")
     )
 
 

@@ -200,4 +200,4 @@ def test_a_column_that_is_no_object_is_refused_at_its_own_path(fmt):
     form["events"][0]["new"][1] = 7
     with pytest.raises(EncodeError) as err:
         mod.from_dict(form)
-    assert str(err.value) == "events[0].new[1]: expected an object, got int"
+    assert str(err.value) == "events[0].new[1]: expected an object, got int 7"

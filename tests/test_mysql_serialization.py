@@ -220,7 +220,7 @@ def test_unknown_fields_after_a_present_last_field_may_start_with_any_id():
     [
         (b"", "must start with a field id"),
         (b"\x01", "must start with a field id"),  # a 2-byte varint cut short
-        ("18", "must be bytes"),
+        ("18", "expected bytes, got str"),
     ],
 )
 def test_unknown_fields_that_would_not_read_back_are_an_encode_error(unknown, message):

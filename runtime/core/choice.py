@@ -49,7 +49,7 @@ class Choice(Construct):
         sub = self.by_model.get(obj.__class__)
         if sub is None:
             names = ", ".join(model.__name__ for model in self.by_model)
-            raise EncodeError(f"expected one of {names}, got {obj.__class__.__name__}")
+            raise EncodeError.expected(f"one of {names}", obj)
         return sub._build(obj, stream, context, path)
 
     def _sizeof(self, context, path):

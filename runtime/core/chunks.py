@@ -300,7 +300,7 @@ class Chunk(Construct):
         if self.encoding and isinstance(value, str):
             return value.encode(self.encoding, "surrogateescape")
         kinds = "str or bytes" if self.encoding else "bytes"
-        raise EncodeError(f"expected {kinds}, got {type(value).__name__}")
+        raise EncodeError.expected(kinds, value)
 
     def _pack_quick(self, values, out) -> bool:
         """:meth:`pack` of the usual payload chunk (bytes, text with an encoding, NULLs where

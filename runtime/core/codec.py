@@ -27,12 +27,12 @@ import uuid
 
 from construct import ConstructError, Container
 
+from runtime.core.construct_errors import construct_message
 from runtime.core.errors import DecodeError, EncodeError, did_you_mean
 from runtime.core.fast import QUICK_FAILURES
 from runtime.core.json_paths import kind, located
 from runtime.core.limits import DEFAULT as DEFAULT_LIMITS
 from runtime.core.limits import Limits
-from runtime.core.record import _message
 from runtime.core.spans import SpanRecorder, Trace, run
 from runtime.core.stream import remaining
 
@@ -55,7 +55,7 @@ def parse(construct, data, limits: dict | None = None, spans=None, defaults: Lim
     try:
         model = construct.parse_stream(stream, limits=limits_obj, spans=spans)
     except ConstructError as err:
-        raise DecodeError(_message(err), offset=stream.tell()) from None
+        raise DecodeError(construct_message(err), offset=stream.tell()) from None
     except RecursionError:
         raise DecodeError("nesting too deep for this Python stack", offset=stream.tell()) from None
     left = remaining(stream)
@@ -110,7 +110,7 @@ def build(construct, model) -> bytes:
     try:
         return construct.build(model)
     except ConstructError as err:
-        raise EncodeError(_message(err)) from None
+        raise EncodeError(construct_message(err)) from None
     except RecursionError:
         raise EncodeError("nesting too deep for this Python stack") from None
 

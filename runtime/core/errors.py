@@ -130,18 +130,35 @@ class EncodeError(_PathError):
         return err
 
     @classmethod
-    def expected(cls, what: str, value) -> EncodeError:
+    def expected(cls, what: str, value, path: str = "") -> EncodeError:
         """What a writer says of ``value`` where ``what`` belongs (in place of the text of
-        what Python raised on it): its type and its repr, a long one shortened.
+        what Python raised on it): its type and its repr, a long one shortened; at ``path``.
 
         >>> str(EncodeError.expected("an integer", "x")), str(EncodeError.expected("a list", None))
         ("<model>: expected an integer, got str 'x'", '<model>: expected a list, got None')
         """
         got = "None" if value is None else f"{type(value).__name__} {reprlib.repr(value)}"
-        return cls(f"expected {what}, got {got}")
+        return cls(f"expected {what}, got {got}", path=path)
 
     def __str__(self) -> str:
         return f"{self.path or '<model>'}: {self.message}"
+
+
+class SiblingError(EncodeError):
+    """An EncodeError of another field than the one being written (the list a computed
+    count counts, the kept ``<name>_wire`` bytes beside ``<name>``): its path is from the
+    enclosing record, which says it as :meth:`plain` without its own field's name.
+
+    >>> err = SiblingError("expected a list, got int 7", path="records.objects")
+    >>> str(err.plain())
+    'records.objects: expected a list, got int 7'
+    """
+
+    def plain(self) -> EncodeError:
+        """This error as an EncodeError whose path the enclosing records prepend to."""
+        err = EncodeError(self.message)
+        err._segments = self._segments
+        return err
 
 
 class SpecError(WirespecError):

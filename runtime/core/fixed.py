@@ -11,6 +11,10 @@ the value starts:
     runtime.core.errors.DecodeError: <message> at offset 0: truncated: needs 4 bytes, 2 remain
     >>> Int64sl.build(-2).hex()
     'feffffffffffffff'
+    >>> Int16ub.build(70000)
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: <model>: 70000 is out of range for uint16
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ import struct
 from construct import FormatField
 
 from runtime.core import float32
-from runtime.core.errors import DecodeError
+from runtime.core.construct_errors import unpackable
+from runtime.core.errors import DecodeError, EncodeError
 
 
 class Fixed(FormatField):
@@ -38,6 +43,14 @@ class Fixed(FormatField):
                 f"truncated: needs {self.length} bytes, {len(data)} remain", offset=start
             )
         return self.packer.unpack(data)[0]
+
+    def _build(self, obj, stream, context, path):
+        # packed here, not by construct: a refusal in our words, not construct's to rephrase
+        try:
+            stream.write(self.packer.pack(obj))
+        except struct.error:
+            raise EncodeError(unpackable(self.fmtstr, obj)) from None
+        return obj
 
 
 class Float32(Fixed):

@@ -64,7 +64,7 @@ import lz4.frame
 import zstandard
 from construct import Container, Subconstruct
 
-from runtime.core.errors import DecodeError, EncodeError, LimitError
+from runtime.core.errors import DecodeError, EncodeError, LimitError, SiblingError
 from runtime.core.limits import current as current_limits
 
 _XERIAL_MAGIC = b"\x82SNAPPY\x00"
@@ -551,7 +551,11 @@ class Processed(Subconstruct):
             codec = self.codec_of(context)
         except DecodeError as err:
             raise EncodeError(str(err)) from None
-        stream.write(compressed(codec, plain, context.get(f"{self.field}_wire"), self.level))
+        wire = context.get(f"{self.field}_wire")
+        if wire is not None and not isinstance(wire, bytes | bytearray):
+            what = EncodeError.expected("bytes", wire).message
+            raise SiblingError(what, path=f"{self.field}_wire")
+        stream.write(compressed(codec, plain, wire, self.level))
         return built
 
 

@@ -20,21 +20,19 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import re
-import struct
 
 from construct import (
-    ConstError,
     Construct,
     ConstructError,
     Container,
+    FormatField,
     FormatFieldError,
     ListContainer,
-    StreamError,
     Subconstruct,
 )
 
-from runtime.core.errors import DecodeError, EncodeError, SpecError
+from runtime.core.construct_errors import construct_message, packing_message
+from runtime.core.errors import DecodeError, EncodeError, SiblingError, SpecError
 from runtime.core.expressions import (  # noqa: F401 - generated code calls rt.power, ...
     EXPRESSION_ERRORS,
     EXPRESSION_MAX_BITS,
@@ -60,52 +58,24 @@ from runtime.core.spans import current as current_spans
 from runtime.core.stream import peek_byte, read_byte, read_exact, remaining
 
 
-def _message(err: Exception) -> str:
-    if isinstance(err, StreamError):
-        return "truncated: " + str(err).rsplit("amount, ", 1)[-1]
-    text = str(err)
-    # construct prefixes its messages with its own path ("Error in path (parsing) -> x");
-    # ours is more precise, so keep only the explanation.
-    if "\n" in text:
-        text = text.split("\n", 1)[1]
-    if isinstance(err, ConstError):
-        # construct's "parsing expected 2 but parsed 3": the fast paths' words without it
-        text = text.strip().removeprefix("parsing ")
-    return text.strip() or type(err).__name__
+def build_failure(err: Exception, subcon, value, path: str = "") -> EncodeError:
+    """What a writer says of ``err``, raised by construct or Python while ``subcon`` built
+    ``value``, in the words :class:`Record` says it (not construct's or Python's).
 
-
-_FORMAT_FAILED = re.compile(
-    r"struct '([<>=!@]?)([bBhHiIlLqQefd])' error during building, given value "
-)
-"""construct's words for a fixed-width number it could not pack (``FormatField``)."""
-
-
-def _build_message(err: Exception, value) -> str:
-    """:func:`_message` of a failure to build ``value``, construct's ``struct '<L' error
-    during building, given value 'x'`` said as the other writers say it.
-
-    >>> from construct import Int32ul, Float32b
-    >>> def fails(field, value):
-    ...     try:
-    ...         field.build(value)
-    ...     except ConstructError as err:
-    ...         return _build_message(err, value)
-    >>> fails(Int32ul, "x"), fails(Int32ul, -1), fails(Float32b, [1])
-    ("expected an integer, got str 'x'", '-1 is out of range for uint32', 'expected a number, got list [1]')
+    >>> from construct import Int16ub
+    >>> try:
+    ...     Int16ub.build("x")
+    ... except ConstructError as err:
+    ...     print(build_failure(err, Int16ub, "x", "port"))
+    port: expected an integer, got str 'x'
     """
-    text = _message(err)
-    match = _FORMAT_FAILED.match(text)
-    if match is None or text[match.end() :] != repr(value):  # not the value itself: an element
-        return text
-    code = match.group(2)
-    bits = struct.calcsize(match.group(1) + code) * 8
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return EncodeError.expected("a number" if code in "efd" else "an integer", value).message
-    if code in "efd":
-        return f"{value} is out of range for float{bits}"
-    if isinstance(value, float):
-        return EncodeError.expected("an integer", value).message
-    return f"{value} is out of range for {'int' if code.islower() else 'uint'}{bits}"
+    if isinstance(err, FormatFieldError):
+        text = packing_message(err, value)
+    elif isinstance(err, TypeError | AttributeError):
+        text = _foreign_message(err, subcon, value)
+    else:
+        text = construct_message(err)
+    return EncodeError(text, path=path)
 
 
 def _foreign_message(err: Exception, subcon, value) -> str:
@@ -115,13 +85,13 @@ def _foreign_message(err: Exception, subcon, value) -> str:
     while not isinstance(inner, _Repeat | SizedBytes | LengthPrefixedBytes | TerminatedBytes):
         inner = getattr(inner, "subcon", None)
         if not isinstance(inner, Construct):
-            return _message(err)
+            return construct_message(err)
     if isinstance(inner, _Repeat):
         if isinstance(value, list | tuple) or not isinstance(err, TypeError | AttributeError):
-            return _message(err)
+            return construct_message(err)
         return EncodeError.expected("a list", value).message
     if isinstance(value, bytes | bytearray | memoryview) or not isinstance(err, TypeError):
-        return _message(err)
+        return construct_message(err)
     return EncodeError.expected("bytes", value).message
 
 
@@ -257,7 +227,9 @@ class Record(Construct):
                 err.add_path(sc.name)
                 raise
             except ConstructError as err:
-                raise DecodeError(_message(err), offset=start, path=sc.name or "") from None
+                raise DecodeError(
+                    construct_message(err), offset=start, path=sc.name or ""
+                ) from None
             except EXPRESSION_ERRORS as err:
                 raise expression_error(err, start, sc.name or "") from None
             if sc.name:
@@ -277,7 +249,7 @@ class Record(Construct):
             obj = Container()
         elif not isinstance(obj, dict):
             if not dataclasses.is_dataclass(obj):
-                raise EncodeError(f"expected a model or a dict, got {type(obj).__name__}")
+                raise EncodeError.expected("a model or a dict", obj)
             obj = Container(fields_of(obj))
         context, _ = self._child_context(context, stream)
         context.update(obj)
@@ -288,17 +260,19 @@ class Record(Construct):
                 if sc.name:
                     context[sc.name] = value
                 built = sc._build(value, stream, context, path)
+            except SiblingError as err:  # another field than sc is to blame
+                raise self._blame_after(sc, obj, context, path) or err.plain() from None
             except EncodeError as err:
                 err.add_path(sc.name)
                 raise
             except KeyError as err:
                 raise EncodeError(f"missing field {err}", path=sc.name or "") from None
             except FormatFieldError as err:  # raised by sc._build: value is set
-                raise EncodeError(_build_message(err, value), path=sc.name or "") from None
+                raise EncodeError(packing_message(err, value), path=sc.name or "") from None
             except (TypeError, AttributeError) as err:  # raised by sc._build: value is set
                 raise EncodeError(_foreign_message(err, sc, value), path=sc.name or "") from None
             except (ConstructError, *EXPRESSION_ERRORS) as err:
-                raise EncodeError(_message(err), path=sc.name or "") from None
+                raise EncodeError(construct_message(err), path=sc.name or "") from None
             if sc.name:
                 context[sc.name] = built
                 context._spans[sc.name] = (start, stream.tell())
@@ -308,6 +282,21 @@ class Record(Construct):
 
     def _sizeof(self, context, path):
         return sum(sc._sizeof(context, path) for sc in self._wire_order())
+
+    def _blame_after(self, computed, obj, context, path) -> EncodeError | None:
+        """A field after ``computed`` whose value no fixed-width number takes: written
+        after ``computed`` is, it may have steered what that measured (a switch's key)."""
+        fields = self._wire_order()
+        for later in fields[fields.index(computed) + 1 :]:
+            if isinstance(later.subcon, FormatField) and later.name in obj:
+                try:
+                    later.subcon._build(obj[later.name], io.BytesIO(), context, path)
+                except FormatFieldError as err:
+                    return EncodeError(packing_message(err, obj[later.name]), path=later.name)
+                except EncodeError as err:  # runtime.core.fixed's own
+                    err.add_path(later.name)
+                    return err
+        return None
 
 
 def _reads_backwards(subcon) -> bool:
@@ -433,7 +422,7 @@ class _Repeat(Subconstruct):
 
     def _build(self, obj, stream, context, path):
         built = BuiltList()
-        for i, item in enumerate(obj or ()):
+        for i, item in enumerate(obj if type(obj) is list else _listed(obj)):
             context._index = i
             start = stream.tell()
             try:
@@ -442,9 +431,19 @@ class _Repeat(Subconstruct):
                 err.add_path(index=i)
                 raise
             except FormatFieldError as err:  # a fixed-width number: its index, as elsewhere
-                raise EncodeError(_build_message(err, item), path=f"[{i}]") from None
+                raise EncodeError(packing_message(err, item), path=f"[{i}]") from None
             built.sizes.append(stream.tell() - start)
         return built
+
+
+def _listed(obj):
+    """The elements of a repeated field's value: None is none; a str or a mapping (whose
+    characters or keys would be written as elements) or what cannot be walked is refused."""
+    if obj is None:
+        return ()
+    if type(obj) is not list and (isinstance(obj, (str, dict)) or not hasattr(obj, "__iter__")):
+        raise EncodeError.expected("a list", obj)
+    return obj
 
 
 class BuiltList(ListContainer):
@@ -474,7 +473,7 @@ class _RepeatAtLeast(_Repeat):
         return items
 
     def _build(self, obj, stream, context, path):
-        if len(obj or ()) < self.min_count:
+        if len(_listed(obj)) < self.min_count:
             raise EncodeError(f"needs at least {self.min_count} element(s)")
         return super()._build(obj, stream, context, path)
 
@@ -530,7 +529,7 @@ class RepeatCount(_Repeat):
     def _build(self, obj, stream, context, path):
         if self.check_on_build:
             n = self.count(context) if callable(self.count) else self.count
-            if len(obj) != n:
+            if len(_listed(obj)) != n:
                 raise EncodeError(f"expected {n} elements, got {len(obj)}")
         return super()._build(obj, stream, context, path)
 
@@ -633,7 +632,7 @@ def _parse_within(subcon, data: bytes, base: int, context, path, bound: str, bou
             with spans.shifted(base):
                 value = subcon._parsereport(inner, context, path)
     except ConstructError as err:
-        raise DecodeError(_message(err), offset=base + inner.tell()) from None
+        raise DecodeError(construct_message(err), offset=base + inner.tell()) from None
     except DecodeError as err:
         err.shift(base)
         raise
@@ -666,10 +665,81 @@ class Computed(Subconstruct):
         self.flagbuildnone = True
 
     def _build(self, obj, stream, context, path):
-        return self.subcon._build(self.func(context), stream, context, path)
+        try:
+            value = self.func(context)
+        except (EncodeError, *EXPRESSION_ERRORS) as err:
+            raise _blame(self.func, context) or err from None
+        return self.subcon._build(value, stream, context, path)
 
     def _parse_backwards(self, data, end, base, context, path):
         return self.subcon._parse_backwards(data, end, base, context, path)
+
+
+def _blame(func, context) -> SiblingError | None:
+    """Why a computed value could not be computed, when a field it reads is to blame: the
+    expression run again on a :class:`_Trace` of ``context``; None when no field is."""
+    try:
+        func(_Trace(context, "", context._subcons))
+    except SiblingError as err:
+        return err
+    except (EncodeError, *EXPRESSION_ERRORS):
+        return None
+    return None
+
+
+class _Trace:
+    """A value as a computed value's expression reads it (``len(records.objects)``), on a
+    second run once the first failed: reading a field of what is no model, or the length of
+    what is no list or bytes, is a :class:`SiblingError` at the value's path.
+
+    >>> from construct import Int8ul
+    >>> count = Computed(Int8ul, lambda this: len(this.xs))
+    >>> Record("n" / count, "xs" / RepeatCount(Int8ul, 1)).build({"xs": 7})
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: xs: expected a list, got int 7
+    """
+
+    __slots__ = ("_path", "_sub", "_value")
+
+    def __init__(self, value, path: str, sub):
+        self._value, self._path, self._sub = value, path, sub
+
+    def __getattr__(self, name):
+        value = self._value
+        if name.startswith("_"):  # the context's own (`_parent`, `_index`): not the model's
+            return getattr(value, name)
+        if isinstance(value, dict):
+            got = value[name]
+        elif dataclasses.is_dataclass(value) and name in fields_of(value):
+            got = getattr(value, name)
+        else:
+            raise self._fails("a model")
+        fields = self._sub if isinstance(self._sub, dict) else _fields(self._sub)
+        return _Trace(got, f"{self._path}.{name}" if self._path else name, fields.get(name))
+
+    def __len__(self):
+        if isinstance(self._value, list | tuple | bytes | bytearray | str):
+            return len(self._value)
+        sub = _unwrapped(self._sub, _Repeat | SizedBytes | LengthPrefixedBytes | TerminatedBytes)
+        kind = getattr(sub, "encoding", 0)
+        raise self._fails("a list" if kind == 0 else "str" if kind else "bytes")
+
+    def _fails(self, what: str) -> SiblingError:
+        return SiblingError(EncodeError.expected(what, self._value).message, path=self._path)
+
+
+def _unwrapped(subcon, kinds):
+    """``subcon`` or the first of the constructs it wraps that is one of ``kinds``; None."""
+    while subcon is not None and not isinstance(subcon, kinds):
+        subcon = getattr(subcon, "subcon", None)
+    return subcon
+
+
+def _fields(subcon) -> dict:
+    """The fields by name of the record ``subcon`` is or wraps (none: an empty dict)."""
+    record = _unwrapped(subcon, Record)
+    return {} if record is None else record._subcons
 
 
 class Derived(Construct):
@@ -778,7 +848,14 @@ def _unwritten_size(owner, name: str, value):
     while isinstance(sub, Sized):
         sub = sub.subcon
     scratch = io.BytesIO()
-    built = sub._build(value, scratch, owner, f"(sizeof {name})")
+    try:
+        built = sub._build(value, scratch, owner, f"(sizeof {name})")
+    except EncodeError as err:  # the field measured is to blame, not the size
+        sibling = SiblingError(err.message)
+        sibling._segments = [*err._segments, name]
+        raise sibling from None
+    except (TypeError, AttributeError) as err:
+        raise SiblingError(_foreign_message(err, sub, value), path=name) from None
     if isinstance(built, BuiltList):
         return list(built.sizes)
     return len(scratch.getvalue())

@@ -128,7 +128,7 @@ class Bool8(Construct):
 
     def _build(self, obj, stream, context, path):
         if not isinstance(obj, bool):
-            raise EncodeError(f"expected bool, got {type(obj).__name__}")
+            raise EncodeError.expected("bool", obj)
         stream.write(b"\x01" if obj else b"\x00")
         return obj
 
@@ -227,7 +227,7 @@ class SizedBytes(Construct):
         return decoded(data, self.encoding, start)
 
     def _build(self, obj, stream, context, path):
-        data = obj.encode(self.encoding) if self.encoding else bytes(obj)
+        data = value_bytes(obj, self.encoding)
         if self.pad:
             data = pad_to(data, self._length(context), self.pad)
         if len(data) != self._length(context):
@@ -329,10 +329,10 @@ def value_bytes(value, encoding: str | None) -> bytes:
     """
     if encoding is None:
         if not isinstance(value, (bytes, bytearray)):
-            raise EncodeError(f"expected bytes, got {type(value).__name__}")
+            raise EncodeError.expected("bytes", value)
         return bytes(value)
     if not isinstance(value, str):
-        raise EncodeError(f"expected str, got {type(value).__name__}")
+        raise EncodeError.expected("str", value)
     return value.encode(encoding)
 
 

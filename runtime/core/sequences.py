@@ -28,9 +28,9 @@ import io
 from construct import Container, ListContainer, Subconstruct
 
 from runtime.core import leb128
-from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.errors import DecodeError, EncodeError, SiblingError
 from runtime.core.limits import current as current_limits
-from runtime.core.record import BuiltList, _Repeat
+from runtime.core.record import BuiltList, _listed, _Repeat
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import remaining
 
@@ -74,7 +74,7 @@ class RepeatUntil(_Repeat):
         return items
 
     def _build(self, obj, stream, context, path):
-        items = list(obj or ())
+        items = list(_listed(obj))
         for i, item in enumerate(items):
             last = i == len(items) - 1
             if (self.include and last) != self._done(context, item):
@@ -138,8 +138,11 @@ class RepeatBlocks(_Repeat):
         return items
 
     def _build(self, obj, stream, context, path):
-        items = list(obj or ())
+        items = list(_listed(obj))
         blocks = context.get(f"{self.field}_blocks")
+        if blocks and not (isinstance(blocks, list) and all(type(c) is int for c in blocks)):
+            what = EncodeError.expected("a list of counts", blocks).message
+            raise SiblingError(what, path=f"{self.field}_blocks")
         if not blocks or sum(abs(c) for c in blocks) != len(items) or 0 in blocks:
             blocks = [len(items)] if items else []
         built = BuiltList()

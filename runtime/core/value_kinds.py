@@ -253,6 +253,6 @@ class ValueKinds:
         elif wire == "uvarint":
             return write_uvarint(value)
         else:
-            raise EncodeError(f"type code {code} is always NULL, got {type(value).__name__}")
+            raise EncodeError.expected(f"None (type code {code} is always NULL)", value)
         want = {"bytes": "bytes", "str": "str", "f64": "float"}[wire]
-        raise EncodeError(f"type code {code} needs {want}, got {type(value).__name__}")
+        raise EncodeError.expected(f"{want} (type code {code})", value)

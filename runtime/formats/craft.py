@@ -215,6 +215,8 @@ class CraftMessage(EventMessages, Construct):
 
     def write_message(self, events) -> bytes:
         """What the way back writes for ``events``, as tiflow's encoder writes them."""
+        if isinstance(events, str | dict) or not hasattr(events, "__iter__"):
+            raise EncodeError.expected("a list of events", events)
         if self.fast and isinstance(events, list):
             if type(events) is not list:
                 events = list(events)  # the compiled writers take a list itself
@@ -302,7 +304,7 @@ class CraftMessage(EventMessages, Construct):
         """The events of the JSON form :meth:`to_json` makes of them (numbers for codes,
         ``{"$hex"}`` for text are taken too)."""
         if not isinstance(value, list):
-            raise EncodeError(f"expected a list of events, got {type(value).__name__}")
+            raise EncodeError.expected("a list of events", value)
         if self.event_from_json is None:
             self._json_of(None)  # its error: no JSON form
         out, event_from_json, image = [], self.event_from_json, self._image_from_json
@@ -373,7 +375,7 @@ def image_from_json(items, views, wire_type, column, path: str = "") -> list | N
         key = ""  # the key whose value an error is about ("": the column itself)
         try:
             if not isinstance(c, dict):
-                raise EncodeError(f"expected an object, got {type(c).__name__}")
+                raise EncodeError.expected("an object", c)
             try:  # to_dict's form: its four keys
                 code = c["type"]
                 flags = c["flags"]

@@ -407,11 +407,11 @@ class OpenProtocol(KeyValueMessages):
     def _map(self, cols, layout: str, go122: bool, path: str) -> str:
         """``{...}``, a row section: columns sorted bytewise by name, as Go marshals a map."""
         if type(cols) is not list:
-            raise EncodeError(f"expected a list of Column, got {type(cols).__name__}", path=path)
+            raise EncodeError.expected("a list of Column", cols, path=path)
         rendered = {}
         for i, c in enumerate(cols):
             if not isinstance(c, self.column):
-                raise EncodeError(f"expected Column, got {type(c).__name__}", path=f"{path}[{i}]")
+                raise EncodeError.expected("Column", c, path=f"{path}[{i}]")
             name = _check_str(c.name, f"{path}[{i}].name")
             raw = name.encode("utf-8", "surrogatepass")
             if raw in rendered:
@@ -439,7 +439,7 @@ class OpenProtocol(KeyValueMessages):
         if cls is None:
             cls = next((c for c in self._class_of.values() if isinstance(ev, c.model)), None)
             if cls is None:
-                raise EncodeError(f"expected a TiCDC event, got {type(ev).__name__}")
+                raise EncodeError.expected("a TiCDC event", ev)
         return cls
 
     def build_pair(self, message: Message) -> tuple[bytes, bytes]:
@@ -461,7 +461,7 @@ class OpenProtocol(KeyValueMessages):
     def write_message(self, message: Message) -> tuple[bytes, bytes]:
         """The Kafka key and value tiflow writes for ``message`` (its events and layout)."""
         if not isinstance(message, Message):
-            raise EncodeError(f"expected a Message, got {type(message).__name__}")
+            raise EncodeError.expected("a Message", message)
         layout = _check_layout(message.layout)
         escapes = _check_escapes(message.escapes)
         if not isinstance(message.events, list):

@@ -197,7 +197,7 @@ def check_int(v, bounds: tuple[int, int], path: str) -> int:
 
 def _check_str(v, path: str) -> str:
     if type(v) is not str:
-        raise EncodeError(f"expected str, got {type(v).__name__}", path=path)
+        raise EncodeError.expected("str", v, path=path)
     return v
 
 
@@ -222,7 +222,7 @@ def bytes_text(v, path: str) -> str:
 
 def bool_text(v, path: str) -> str:
     if type(v) is not bool:
-        raise EncodeError(f"expected bool, got {type(v).__name__}", path=path)
+        raise EncodeError.expected("bool", v, path=path)
     return "true" if v else "false"
 
 
@@ -233,11 +233,14 @@ def float64_text(v, path: str, fmt=gojson.format_float64) -> str:
     ('1e+21', '0.1')
     """
     if type(v) not in (int, float):
-        raise EncodeError(f"expected float, got {type(v).__name__}", path=path)
+        raise EncodeError.expected("float", v, path=path)
     try:
         return fmt(float(v))
-    except (ValueError, OverflowError) as err:
-        raise EncodeError(str(err), path=path) from None
+    except ValueError:  # NaN and the infinities: Go's encoding/json fails on them too
+        raise EncodeError(f"Go's encoding/json cannot write {v!r}", path=path) from None
+    except OverflowError:  # beyond float64 (an int), or float32 (f32)
+        bits = 32 if fmt is gojson.format_float32 else 64
+        raise EncodeError(f"{v!r} is out of range for float{bits}", path=path) from None
 
 
 def float32_text(v, path: str) -> str:
@@ -275,12 +278,12 @@ def scalar_text(v, go122: bool, path: str) -> str:
         return str(check_int(v, WIDE, path))
     if type(v) is float:
         return float64_text(v, path)
-    raise EncodeError(f"expected int, float, str or None, got {type(v).__name__}", path=path)
+    raise EncodeError.expected("int, float, str or None", v, path=path)
 
 
 def _render_bytes(v, path: str) -> bytes:
     if type(v) is not bytes:
-        raise EncodeError(f"expected bytes, got {type(v).__name__}", path=path)
+        raise EncodeError.expected("bytes", v, path=path)
     return v
 
 
@@ -290,7 +293,7 @@ def _int_json(v):
 
 def _dict(v, path: str) -> dict:
     if not isinstance(v, dict):
-        raise EncodeError(f"expected an object, got {type(v).__name__}", path=path)
+        raise EncodeError.expected("an object", v, path=path)
     return v
 
 

@@ -556,7 +556,7 @@ class ProtobufMessage(Construct):
         writer the compiled tier is held to."""
         get = model.get if isinstance(model, Mapping) or hasattr(model, "get") else None
         if get is None:
-            raise EncodeError(f"a message needs a model or a mapping, got {type(model).__name__}")
+            raise EncodeError.expected("a model or a mapping", model)
         values = self._values(get)
         self._check_oneofs(values)
         layout = get(LAYOUT_KEY)
@@ -612,6 +612,9 @@ class ProtobufMessage(Construct):
             if value is None and not f.explicit:
                 value = {} if f.kind == "map" else [] if f.repeated else f.default
             values[f.name] = value
+        for name in self._list_names:  # a str's characters or a dict's keys are no list
+            if type(value := values[name]) is not list and isinstance(value, (str, dict)):
+                raise EncodeError.expected("a list", value, path=name)
         return values
 
     def _write_entry(self, f: PbField, count, values, cursors, items, out: bytearray) -> None:
@@ -693,7 +696,7 @@ class ProtobufMessage(Construct):
         """A parsed model's layout, without records of values that are gone, then the
         canonical records of what it does not cover."""
         if not isinstance(layout, (tuple, list)):
-            raise EncodeError("must be None or a list of entries", path=LAYOUT_KEY)
+            raise EncodeError.expected("None or a list of entries", layout, path=LAYOUT_KEY)
         used: dict[int, int] = {}
         entries = []
         for entry in layout:
@@ -749,26 +752,26 @@ class ProtobufMessage(Construct):
             f.message.write_exact(value, out)
         elif kind == "string":
             if not isinstance(value, str):
-                raise EncodeError(f"a string needs str, got {type(value).__name__}")
+                raise EncodeError.expected("str", value)
             try:
                 out += value.encode("utf-8")
             except UnicodeEncodeError as err:
                 raise EncodeError(f"string is not UTF-8: {err.reason}") from None
         elif kind == "bytes":
             if not isinstance(value, (bytes, bytearray)):
-                raise EncodeError(f"bytes needs bytes, got {type(value).__name__}")
+                raise EncodeError.expected("bytes", value)
             out += value
         elif kind == "bool":
             if not isinstance(value, (bool, int)) or value not in (0, 1):
-                raise EncodeError(f"bool needs True or False, got {value!r}")
+                raise EncodeError.expected("True or False", value)
             out.append(1 if value else 0)
         elif f.range is None:  # float, double
             if not isinstance(value, (int, float)) or isinstance(value, bool):
-                raise EncodeError(f"{kind} needs a number, got {type(value).__name__}")
+                raise EncodeError.expected("a number", value)
             out += f.fixed.pack(value)
         else:
             if not isinstance(value, int) or isinstance(value, bool) and kind != "enum":
-                raise EncodeError(f"{kind} needs an integer, got {type(value).__name__}")
+                raise EncodeError.expected("an integer", value)
             lo, hi = f.range
             if not lo <= value <= hi:
                 raise EncodeError(f"{kind} value {value} is not in {lo}..{hi}")

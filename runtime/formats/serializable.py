@@ -57,6 +57,7 @@ from runtime.core.msbvarint import (
     uvar_size,
     write_uvar,
 )
+from runtime.core.record import build_failure
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import remaining
 
@@ -72,7 +73,7 @@ _REQUIRED = object()
 _POLICIES = ("ignore", "error")
 # Construct's own errors and the plain ones a stock subconstruct raises for a bad model
 # value (construct's Array calls len() on it, for example); turned into ours at the field.
-_BUILD_ERRORS = (ConstructError, TypeError, ValueError)
+_BUILD_ERRORS = (ConstructError, TypeError, ValueError, AttributeError)
 
 
 class Field:
@@ -333,9 +334,7 @@ class SerializableMessage(Construct):
         if not isinstance(obj, Mapping) and callable(getattr(obj, "items", None)):
             obj = dict(obj.items())  # a generated model class
         if not isinstance(obj, Mapping):
-            raise EncodeError(
-                f"a message needs a mapping of field values, got {type(obj).__name__}"
-            )
+            raise EncodeError.expected("a model or a mapping of field values", obj)
         ctx = _child_context(context, stream, building=True)
         ctx.update(obj)
         body = io.BytesIO()
@@ -362,7 +361,7 @@ class SerializableMessage(Construct):
                 err.add_path(f.name)
                 raise
             except _BUILD_ERRORS as err:
-                raise EncodeError(str(err), path=f.name) from None
+                raise build_failure(err, f.subcon, obj.get(f.name), f.name) from None
             written += 1
             # An empty nested message cannot hold anything a reader must understand.
             if f.non_ignorable and has_fields:
@@ -469,7 +468,7 @@ class MsbVector(Construct):
 
     def _build(self, obj, stream, context, path):
         if isinstance(obj, (str, Mapping)) or not hasattr(obj, "__len__"):
-            raise EncodeError(f"a vector needs a sequence, got {type(obj).__name__}")
+            raise EncodeError.expected("a sequence", obj)
         write_uvar(len(obj), stream, 64, "element count")
         for i, item in enumerate(obj):
             _build_item(self.element, item, stream, context, path, i, None)
@@ -513,7 +512,7 @@ class MsbMap(Construct):
 
     def _build(self, obj, stream, context, path):
         if not isinstance(obj, Mapping):
-            raise EncodeError(f"a map needs a mapping, got {type(obj).__name__}")
+            raise EncodeError.expected("a mapping", obj)
         write_uvar(len(obj), stream, 64, "pair count")
         for i, (key, value) in enumerate(obj.items()):
             _build_item(self.key, key, stream, context, path, i, "key")
@@ -624,7 +623,7 @@ def unknown_bytes(raw, last_written: int, known: int) -> bytes:
     if raw is None:
         return b""
     if not isinstance(raw, (bytes, bytearray)):
-        raise EncodeError(f"must be bytes, got {type(raw).__name__}", path=UNKNOWN_KEY)
+        raise EncodeError.expected("bytes", raw, path=UNKNOWN_KEY)
     if last_written >= known - 1:
         return bytes(raw)  # the reader peeks at no id after the last known field: any bytes
     try:
@@ -675,4 +674,4 @@ def _build_item(sub, item, stream, context, path, index, part):
         err.add_path(index=index)
         raise
     except _BUILD_ERRORS as err:
-        raise EncodeError(str(err), path=f"[{index}]{'.' + part if part else ''}") from None
+        raise build_failure(err, sub, item, f"[{index}]{'.' + part if part else ''}") from None

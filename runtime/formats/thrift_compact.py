@@ -585,13 +585,13 @@ def text_bytes(v) -> bytes:
             raise EncodeError(f"string is not encodable as UTF-8: {err.reason}") from None
     if isinstance(v, (bytes, bytearray, memoryview)):
         return bytes(v)
-    raise EncodeError(f"expected str, got {type(v).__name__}")
+    raise EncodeError.expected("str", v)
 
 
 def binary_bytes(v) -> bytes:
     if isinstance(v, (bytes, bytearray, memoryview)):
         return bytes(v)
-    raise EncodeError(f"expected bytes, got {type(v).__name__}")
+    raise EncodeError.expected("bytes", v)
 
 
 def uuid_bytes(v) -> bytes:
