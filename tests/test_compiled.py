@@ -7,6 +7,7 @@ rendering are tested either way."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pickle
 import shutil
@@ -181,6 +182,19 @@ def test_a_stale_build_is_not_bound():
     extension = importlib.import_module("generated._compiled.plainbuffer")
     assert extension.bind({**vars(module), "COMPILED_PLAN": "other"}) == {}
     assert set(extension.bind(vars(module))) == {"cell", "row", "message"}
+
+
+def test_bind_refuses_a_model_class_without_its_slots():
+    """A namespace whose model class has the fields but not as slots is refused with the one
+    TypeError of slots.pxd's ``slot_offset`` (every ``bind`` finds its slots with it)."""
+    module = built("plainbuffer")
+    extension = importlib.import_module("generated._compiled.plainbuffer")
+    names = [f.name for f in dataclasses.fields(module.Cell)]
+    try:
+        with pytest.raises(TypeError, match=r"^Cell\.name is not a writable object slot$"):
+            extension.bind({**vars(module), "Cell": dataclasses.make_dataclass("Cell", names)})
+    finally:  # bind set the module's globals as far as it got
+        assert set(extension.bind(vars(module))) == {"cell", "row", "message"}
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -479,6 +479,36 @@ def test_the_input_buffer_is_never_shared():
     assert pw.order.compiled.try_read(bytearray(data), 0, len(data), pw._LIMITS, 1) is None
 
 
+BUFFERS = {
+    "bytes": bytes,
+    "bytearray": bytearray,
+    "memoryview": memoryview,
+    "memoryview of a bytearray": lambda d: memoryview(bytearray(d)),
+}
+
+
+@pytest.mark.parametrize("make", BUFFERS.values(), ids=BUFFERS)
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_parse_takes_any_contiguous_buffer_from_c(path, make):
+    """``parse`` of a sample, a truncation and a mutation of it in bytes, a bytearray or a
+    memoryview: read from C (``read_whole`` takes it) where bytes are, with the model or
+    the DecodeError the Python reader gives for the bytes."""
+    data = path.read_bytes()
+    whole = pw.order.compiled.read_whole
+    inputs = [data, data[: len(data) // 2], *mutations(data, random.Random(path.name))]
+    for each in inputs:
+        got = whole(make(each), {})
+        assert (got is None) == (whole(each, {}) is None)
+        expected = exact(each, "order", pw._LIMITS)
+        if isinstance(expected, str):
+            with pytest.raises(DecodeError) as raised:
+                pw.parse(make(each))
+            assert f"DecodeError: {raised.value}" == expected
+            continue
+        assert same(pw.parse(make(each)), expected)
+        assert got is None or same(got, expected)
+
+
 def test_the_class_keeps_its_slots():
     """On the class, a field is still its slot's ``member_descriptor``; on another object
     it raises what the slot raises."""
@@ -502,14 +532,16 @@ def test_parse_and_build_use_the_compiled_loop():
 
 
 def test_parse_from_c_declines_what_the_python_parse_decides():
-    """``read_whole`` (what ``parse(data)`` runs first) reads only bytes with the module's
-    defaults; limits given, other buffers and messages over ``max_message_bytes`` go to
-    the Python ``parse``, which gives its model or its error."""
+    """``read_whole`` (what ``parse(data)`` runs first) reads only with the module's defaults
+    (bytes, bytearray or a C-contiguous memoryview of bytes); limits given, other buffers
+    and messages over ``max_message_bytes`` go to the Python ``parse``, which gives its model
+    or its error."""
     data = SAMPLES[0].read_bytes()
     whole = pw.order.compiled.read_whole
     assert same(whole(data, {}), exact(data, "order", pw._LIMITS))
     assert whole(data, {"max_depth": 1}) is None
-    assert whole(bytearray(data), {}) is None
+    assert whole(memoryview(data)[::2], {}) is None
+    assert whole(memoryview(data).cast("c"), {}) is None
     assert whole(data[:-1], {}) is None or same(
         whole(data[:-1], {}), exact(data[:-1], "order", pw._LIMITS)
     )

@@ -321,7 +321,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
                 lines += self.pending_bind(cls, fields)
                 continue
             for field in fields:
-                lines.append(f'    _{cls}_{field} = _slot(_{cls}, "{field}")')
+                lines.append(f'    _{cls}_{field} = slot_offset(_{cls}, "{field}")')
             lines.append(f"    free_fast(_{cls})")
         for enum in sorted(self.enums):
             table = f"_{enum.upper()}_BY_VALUE"

@@ -122,7 +122,7 @@ class MappedRecord:
             f'    _{cls} = namespace["{cls}"]',
             f"    if tuple(f.name for f in dataclasses.fields(_{cls})) != ({self.plan.field!r},):",
             "        return False",
-            f'    _{cls}_{self.plan.field} = _slot(_{cls}, "{self.plan.field}")',
+            f'    _{cls}_{self.plan.field} = slot_offset(_{cls}, "{self.plan.field}")',
         ]
         if self.kept:
             module, name = self.plan.kept_as.split(".")
@@ -130,7 +130,7 @@ class MappedRecord:
                 f'    {self.kept} = namespace["{module}"].{name}',
                 f"    if not map_kept_list_ok({self.kept}):",
                 "        return False",
-                f'    {self.kept}_bytes = _slot({self.kept}, "wire_form")',
+                f'    {self.kept}_bytes = slot_offset({self.kept}, "wire_form")',
             ]
         for (module, model, _), name in self.models.items():
             lines += [
@@ -138,7 +138,9 @@ class MappedRecord:
                 f"    if not map_defaults(&{name}_defaults, {name}, {self.explicit[name]!r}):",
                 "        return False",
             ]
-            lines += [f'    {name}_{f} = _slot({name}, "{f}")' for f in self.model_fields[name]]
+            lines += [
+                f'    {name}_{f} = slot_offset({name}, "{f}")' for f in self.model_fields[name]
+            ]
             lines.append(f"    free_fast({name})")
         for decoder, table in self.tables.items():
             lines += [

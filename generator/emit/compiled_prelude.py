@@ -17,12 +17,12 @@ import dataclasses
 from runtime._compiled.dispatch import EntriesFirst as _EntriesFirst
 from runtime._compiled.prelude cimport (
     _CRC8, _C_MAX_DEPTH, _DReader, _Limits, _Reader, _bytes, _crc8, _entry, _enum_bytes, _int,
-    _int64, _limits, _slot, _unzigzag, _utf8, _uvarint, _whole,
+    _int64, _limits, _unzigzag, _utf8, _uvarint, _whole,
     wirespec_add_overflows, wirespec_get, wirespec_put,
 )
 from runtime._compiled.slots cimport (
-    all_atomic, atomic, free_fast, keep_tracked, new_list, untrack, wirespec_alloc,
-    wirespec_alloc_untracked,
+    all_atomic, atomic, free_fast, keep_tracked, new_list, slot_offset, untrack,
+    wirespec_alloc, wirespec_alloc_untracked,
 )
 
 

@@ -16,7 +16,8 @@ from libc.stdint cimport int64_t, uint64_t
 
 # The C below calls the prelude's (wirespec_uvarint, wirespec_int, wirespec_int64): these
 # cimports put it first.
-from runtime._compiled.prelude cimport _int, _int64, _slot, _uvarint
+from runtime._compiled.prelude cimport _int, _int64, _uvarint
+from runtime._compiled.slots cimport slot_offset
 
 cdef extern from *:
     """
@@ -280,7 +281,7 @@ cdef inline bint map_defaults(MapDefaults* out, cls, fields) except -1:
             return False
         if out.count == MAP_MOST_DEFAULTS:
             return False
-        out.offsets[out.count] = _slot(cls, f.name)
+        out.offsets[out.count] = slot_offset(cls, f.name)
         out.values[out.count] = <PyObject*>f.default
         out.count += 1
     return True

@@ -26,7 +26,6 @@ cdef extern from *:
     """
     #include <stdint.h>
     #include <string.h>
-    #include <structmember.h>
     #ifndef WIRESPEC_ALWAYS_INLINE
     #if defined(__GNUC__)
     #define WIRESPEC_ALWAYS_INLINE static inline __attribute__((always_inline))
@@ -35,10 +34,6 @@ cdef extern from *:
     #endif
     #endif
 
-    /* A model's slots written at their offsets (slots.pxd allocates it). */
-    static Py_ssize_t wirespec_slot_offset(PyObject *descr) {
-        return ((PyMemberDescrObject *)descr)->d_member->offset;
-    }
     /* Not forced inline: in the MySQL event's reader that cost ~50 instructions an event
        more than the calls (benchmarks/README.md, "The prelude in one .pxd"). */
     static void wirespec_put(PyObject *obj, Py_ssize_t offset, PyObject *value) {
@@ -192,7 +187,6 @@ cdef extern from *:
         return value;
     }
     """
-    Py_ssize_t wirespec_slot_offset(object descr) except? -1
     void wirespec_put(object obj, Py_ssize_t offset, object value)
     object wirespec_get(object obj, Py_ssize_t offset)
     bint wirespec_add_overflows(int64_t a, int64_t b, int64_t* sum) noexcept
@@ -372,16 +366,6 @@ cdef inline const _EntryOf* _entry_of(object entry) except? NULL:
 
 
 # -- bind: the generated module's classes and enum tables --------------------------------
-
-
-cdef inline Py_ssize_t _slot(cls, str name) except -1:
-    """The offset of a model slot (a member descriptor of the class itself)."""
-    import types
-
-    descr = cls.__dict__[name]
-    if type(descr) is not types.MemberDescriptorType:
-        raise TypeError(f"{cls.__name__}.{name} is no slot")
-    return wirespec_slot_offset(descr)
 
 
 cdef inline _enum_bytes(dict by_value, PyObject** table):

@@ -163,8 +163,12 @@ cdef class Loop(Builder):
         """``parse(data)`` from C (``runtime._compiled.dispatch.TablesFirst``): the root
         message's model with the defaults of :meth:`use_defaults`, or None (limits given,
         too long, not mine): the module's Python ``parse`` decides."""
-        if limits or type(data) is not bytes or self.defaults is None:
+        if limits or self.defaults is None:
             return None
+        if type(data) is not bytes:
+            data = _immutable(data)
+            if data is None:
+                return None
         if PyBytes_GET_SIZE(data) > self.max_message_bytes:
             return None
         return self.read_root(data, 0, PyBytes_GET_SIZE(data), self.defaults, 1)
@@ -305,6 +309,26 @@ def tables(Loop loop):
     """``loop``'s C tables (protobuf_tables.pxd's ``Tables``) as a capsule, valid while
     ``loop`` lives: what runtime/_compiled/protobuf_arrow.pyx reads messages into Arrow by."""
     return PyCapsule_New(&loop.t, NULL, NULL)
+
+
+cdef object _immutable(object data):
+    """``data`` (a bytearray, or a C-contiguous memoryview of unsigned bytes) as ``bytes`` a
+    lazy model may hold: the ``bytes`` object a memoryview shows whole, itself; a copy of
+    anything else (it may change after ``parse``); None for any other input or a released
+    view (the Python ``parse`` decides)."""
+    if type(data) is bytearray:
+        return PyBytes_FromStringAndSize(PyByteArray_AS_STRING(data), PyByteArray_GET_SIZE(data))
+    if type(data) is not memoryview:
+        return None
+    view = <memoryview>data
+    try:
+        if view.format != "B" or view.ndim != 1 or not view.c_contiguous:
+            return None
+    except ValueError:  # released
+        return None
+    if type(view.obj) is bytes and view.nbytes == PyBytes_GET_SIZE(view.obj):
+        return view.obj
+    return view.tobytes()
 
 
 cdef int _put_key(unsigned char* out, bytes key) except -1:

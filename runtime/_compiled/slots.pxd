@@ -25,17 +25,21 @@ cdef extern from "structmember.h":  # PyMemberDef (in Python.h itself from 3.12 
 
 
 cdef inline Py_ssize_t slot_offset(cls, str name) except -1:
-    """The offset of ``name``'s slot in instances of ``cls`` (a ``slots=True`` dataclass)."""
+    """The offset of ``name``'s slot in instances of ``cls`` (a ``slots=True`` dataclass):
+    what ``model.name`` reads and writes, found as attribute lookup finds it (the first class
+    of the MRO that has the name). The one way the compiled tier finds a slot (the generated
+    ``bind``, mapped.pxd, unmapped.pxd): a name that is no writable object slot there raises
+    this one TypeError."""
     import types
 
     for klass in cls.__mro__:
-        descr = klass.__dict__.get(name)
-        if descr is not None:
+        if name in klass.__dict__:
+            descr = klass.__dict__[name]
             break
     else:
-        raise TypeError(f"{cls.__name__} has no slot {name!r}")
+        descr = None
     if type(descr) is not types.MemberDescriptorType:
-        raise TypeError(f"{cls.__name__}.{name} is not a slot")
+        raise TypeError(f"{cls.__name__}.{name} is not a writable object slot")
     cdef PyMemberDef* member = (<PyMemberDescrObject*><PyObject*>descr).d_member
     if member.type != T_OBJECT_EX or member.flags & READONLY:
         raise TypeError(f"{cls.__name__}.{name} is not a writable object slot")

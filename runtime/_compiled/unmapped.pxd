@@ -22,22 +22,19 @@ from runtime._compiled.out cimport Out, put
 from runtime._compiled.mapped cimport (
     MAP_BYTES, MAP_F64, MAP_NULL, MAP_SIGNED_UNLESS, MAP_STR, MAP_UVARINT,
 )
-from runtime._compiled.prelude cimport wirespec_slot_offset
-from runtime._compiled.slots cimport get_slot
+from runtime._compiled.slots cimport get_slot, slot_offset
 
 
 cdef inline Py_ssize_t slot_or_none(type cls, str name) except -2:
-    """The offset of ``cls``'s own slot ``name`` (what ``model.name`` reads for a model of
+    """:func:`slot_offset` of ``cls``'s slot ``name`` (what ``model.name`` reads for a model of
     exactly that class), or -1 where it has none, or its attribute lookup is its own (then
     :func:`read_field` uses getattr)."""
-    import types
-
     if cls.__getattribute__ is not object.__getattribute__:
         return -1
-    descr = cls.__dict__.get(name)
-    if type(descr) is not types.MemberDescriptorType:
+    try:
+        return slot_offset(cls, name)
+    except TypeError:
         return -1
-    return wirespec_slot_offset(descr)
 
 
 cdef inline object read_field(object model, Py_ssize_t offset, str name):
