@@ -23,9 +23,9 @@ columns, nested images included, are built straight from the events
 shipped formats: their messages are read from the bytes into Arrow buffers by the compiled
 tier's ``write_arrow`` (:meth:`Codec.arrow_reader`), with the same results. A user's spec
 (rendered in memory, no compiled tier) goes through the row tuples. :func:`decode` runs it in
-``mapInArrow``; the
-Python data source (:mod:`runtime.spark.source`) runs the same code per file. What each
-step costs per event is measured by ``benchmarks/spark_ingest.py`` (benchmarks/README.md).
+``mapInArrow``; the Python data source (:mod:`runtime.spark.source`) runs the same code per
+file. What each step costs per event is measured by ``benchmarks/spark_ingest.py``
+(benchmarks/README.md).
 """
 
 from __future__ import annotations
