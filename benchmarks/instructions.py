@@ -27,7 +27,7 @@ batch16 by each of ``CRAFT_ENCODERS``, per call.
 ``--only calls``: a ``parse`` call of the compiled tier where its cost around the reader
 shows (``CALL_WORKLOADS``).
 ``--only arrow``: ``BatchDecoder.decode`` into Arrow (``ARROW_WORKLOADS``), per message, by
-the models-to-Arrow ``RowWriter`` and by ``write_arrow`` from the bytes.
+the row tuples (``to_rows`` and ``pa.array``) and by ``write_arrow`` from the bytes.
 ``--only thrift``: ``parse`` of benchmarks/thrift_compact.py's Small and Wide structs (64 of
 each, as Apache's writer writes them) and of a pyarrow Parquet footer (FileMetaData of 20
 columns in 10 row groups, page indexes), with the compiled tier and in pure Python.
@@ -266,11 +266,11 @@ ARROW_WORKLOADS = ("pb-limits", "pb-columns", "msgpack-str8", "msgpack-int32",
 PlainBuffer small rows with a limit (``max_count``) and with two columns kept, MessagePack
 values of one record each, and ``<format>:<record>``: the fuzzer's seeds of that record (its
 samples and messages built from drawn models, generator/cli/fuzz.py) that parse, over and
-over. A record with no ``SPARK_COLUMNS`` table (protobuf's ``order``: its maps) has no
-``RowWriter``: its ``rowwriter`` is the models' ``to_rows`` and ``pa.array``."""
-ARROW_DECODERS = ("rowwriter", "write_arrow")
-"""The compiled parse and the models-to-Arrow ``RowWriter``; ``write_arrow`` from the bytes
-(protobuf's: runtime/_compiled/protobuf_arrow.pyx)."""
+over."""
+ARROW_DECODERS = ("rows", "write_arrow")
+"""The compiled parse, ``to_rows`` and ``pa.array`` (the models-to-Arrow ``RowWriter`` of
+earlier tables is gone: branch ``arrow-rest``); ``write_arrow`` from the bytes (protobuf's:
+runtime/_compiled/protobuf_arrow.pyx)."""
 
 
 def _arrow_decoder(workload: str, decoder: str):
@@ -303,11 +303,9 @@ def _arrow_decoder(workload: str, decoder: str):
     spark_in = StructType([StructField("value", BinaryType())])
     out_schema, _ = output_schema(spark_in, c, "PERMISSIVE", ["value"], "_i")
     decoder_ = BatchDecoder(c, out_schema, mode="PERMISSIVE", index_col="_i")
-    if decoder == "rowwriter":
+    if decoder == "rows":
         decoder_.reader = None
-    # (a record with no SPARK_COLUMNS table, protobuf's order, has no RowWriter: its rows)
-    assert decoder_.arrow is not None or c.record not in getattr(c.module, "SPARK_COLUMNS", {})
-    assert (decoder_.reader is None) == (decoder == "rowwriter")
+    assert (decoder_.reader is None) == (decoder == "rows")
     return decoder_, values
 
 

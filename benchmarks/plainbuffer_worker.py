@@ -10,9 +10,11 @@ each way the worker can take:
 
 * ``arrow``: the compiled reader writes the Arrow columns straight from the bytes (no model
   objects; ``generated/_compiled/plainbuffer.pyx``'s ``arrow_*`` writers), when built;
-* ``models``: parse to models (compiled tier), then the compiled Arrow writer walks them
-  (``RowWriter.write_parsed``: last session's path);
-* ``rows``: parse, ``to_rows`` tuples, ``pa.array`` (the pure-Python worker).
+* ``rows``: parse, ``to_rows`` tuples, ``pa.array`` (what a message the reader hands back
+  takes, and a user's spec).
+
+(The ``models`` way, the models-to-Arrow ``RowWriter``, was removed with it: branch
+``arrow-rest``.)
 
 CPU time per row (``time.process_time``), median of ``--runs`` interleaved runs after a
 warm-up. ``--instructions`` runs each way under ``valgrind --tool=cachegrind`` twice (both
@@ -30,7 +32,7 @@ import time
 
 from benchmarks.instructions import instructions_of
 
-WAYS = ("arrow", "models", "rows")
+WAYS = ("arrow", "rows")
 
 
 def decoder_and_batches(way: str, rows: int, batch: int):
@@ -59,8 +61,6 @@ def decoder_and_batches(way: str, rows: int, batch: int):
     decoder = BatchDecoder(c, out_schema, passthrough=list(renames), index_col=INDEX_COL)
     if way != "arrow":
         decoder.reader = None
-    if way == "rows":
-        decoder.arrow = None
     if way == "arrow" and getattr(decoder, "reader", None) is None:
         return None, batches
     return decoder, batches

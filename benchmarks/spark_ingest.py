@@ -14,10 +14,8 @@ then for each format measures, on the same input and in the same run:
 * ``py-batch``: :class:`BatchDecoder` (what each Spark worker runs) over the Parquet
   record batches read by pyarrow in this process, with the full schema and with the flat
   projection, so the Python share of the Spark cost is known without Spark; with the
-  compiled Arrow writer (``runtime/_compiled/arrow.pyx``, when built) and without it
-  (``py-rows``: today's row tuples then ``pa.array``);
-* ``writer``: the Arrow writer alone against ``to_rows`` + ``pa.array``, fed the same
-  parsed models (batches of ``--batch``), so the parse's share is left out;
+  compiled tier's ``write_arrow`` (bytes to Arrow, when built) and without it (``py-rows``:
+  the row tuples then ``pa.array``);
 * Spark stages, each written to the ``noop`` sink (which copies every output column into
   Spark's row format, nested arrays included):
   ``scan`` (the Parquet read alone), ``arrow`` (an identity ``mapInArrow`` returning one
@@ -283,7 +281,7 @@ def batch_decoder(fmt, path, batch_rows: int, flat: bool, arrow: bool = True):
         index_col=INDEX_COL,
     )
     if not arrow:
-        decoder.arrow = decoder.reader = None  # today's row tuples
+        decoder.reader = None  # the row tuples
     batches = [b for f in files for b in pq.ParquetFile(f).iter_batches(batch_size=batch_rows)]
     return decoder, batches
 
@@ -295,44 +293,6 @@ def py_batches(fmt, path, batch_rows: int, flat: bool, arrow: bool = True):
     for b in batches:
         decoder.decode(b)
     return time.process_time() - start
-
-
-def writer_alone(fmt, messages, batch_rows: int):
-    """``{"rows": seconds, "writer": seconds}`` of building the Arrow columns of the parsed
-    ``messages`` (in batches of ``batch_rows`` messages): ``to_rows`` + ``pa.array``
-    against the compiled writer; None when the writer is not built or not for ``fmt``."""
-    import pyarrow as pa
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    from runtime.spark.decode import codec
-
-    c = codec(fmt)
-    fields = list(to_arrow_schema(c.schema(), timezone="UTC"))
-    made = c.arrow_writer(fields)
-    if made is None:
-        return None
-    writer, row_field = made
-    models = [c.model(k, v) for k, v in messages]
-    batches = [models[i : i + batch_rows] for i in range(0, len(models), batch_rows)]
-
-    def with_rows():
-        for batch in batches:
-            rows = [row for model in batch for row in c.rows_of(model)]
-            columns = list(zip(*rows))
-            [pa.array(column, f.type) for column, f in zip(columns, fields)]
-
-    def with_writer():
-        for batch in batches:
-            for model in batch:
-                writer.append(model) if row_field is None else writer.extend(model[row_field])
-            writer.finish()
-
-    took = {}
-    for name, step in (("rows", with_rows), ("writer", with_writer)):
-        start = time.process_time()
-        step()
-        took[name] = time.process_time() - start
-    return took
 
 
 def main(argv=None):
@@ -398,7 +358,7 @@ def main(argv=None):
     from runtime.core import tier
 
     arrow_built = tier.compiled("runtime._compiled.arrow") is not None
-    print(f"compiled Arrow writer: {'built' if arrow_built else 'not built (pure Python)'}")
+    print(f"compiled Arrow builders: {'built' if arrow_built else 'not built (pure Python)'}")
     cores = spark.sparkContext.defaultParallelism
     for fmt, msgs in workloads.items():
         events = sum(len(codec(fmt).rows(k, v)) for k, v in msgs)
@@ -421,10 +381,6 @@ def main(argv=None):
                 res.setdefault(name, []).append(
                     py_batches(fmt, paths[fmt], args.batch, flat, arrow)
                 )
-            alone = writer_alone(fmt, msgs, args.batch)
-            if alone is not None:
-                for name, took in alone.items():
-                    res.setdefault(f"alone-{name}", []).append(took)
             for stage in stages:
                 res.setdefault(stage, []).append(run(stage=stage))
         report(fmt, len(msgs), events, res, cores, stages)
@@ -444,10 +400,6 @@ def report(fmt, n_msgs, events, res, cores, stages=STAGES):
           f"  = {events / base:,.0f} ev/s")  # fmt: skip
     for name in ("py-flat", "py-full", "py-rows"):
         print(f"  {name:15} {us(med(res[name])):7.2f}  (BatchDecoder here, no Spark)")
-    if "alone-writer" in res:
-        rows, writer = med(res["alone-rows"]), med(res["alone-writer"])
-        print(f"  models -> Arrow: to_rows + pa.array {us(rows):7.2f}, compiled writer"
-              f" {us(writer):7.2f} ({rows / writer:.1f}x)")  # fmt: skip
     print(f"  {'spark stage':15} {'total':>7} {'jvm':>7} {'python':>7} {'driver':>7}"
           f" {'wall s':>7} {'ev/s':>9} {'cores x wall - loop':>19}")  # fmt: skip
     for stage in stages:

@@ -9,6 +9,7 @@ Python way."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import struct
 import types
@@ -18,6 +19,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pyspark.sql.pandas.types import to_arrow_schema
 
 from generated.models.ticdc_types import Column, RowChangedEvent
 from runtime.core import tier
@@ -26,19 +28,13 @@ from runtime.core.errors import WirespecError
 from runtime.core.limits import DEFAULT
 from runtime.spark.decode import (
     RECORD_ERRORS,
+    BatchDecoder,
     RecordDecodeError,
     _arrow_records,
     _arrow_source,
     codec,
     load_module,
-)
-from tests.test_arrow_writer import (
-    arrow_fields,
-    decoders,
-    input_batch,
-    pb_messages,
-    python_arrays,
-    same,
+    output_schema,
 )
 from tests.test_craft_codec import events_strategy
 from tests.test_fastpath import inputs
@@ -68,6 +64,80 @@ RECORDS = [(fmt, record) for fmt in FORMATS for record in sorted(_arrow_records(
 DOES_NOT_FIT = (OverflowError, pa.ArrowInvalid)
 """What ``pa.array`` raises for a value its column does not take (an int past int64, one
 past a narrower column or a decimal's precision)."""
+
+
+def same(got, want) -> bool:
+    """``.equals``, where a NaN equals a NaN of the same bits (Arrow's equals says never)."""
+    return got.equals(want) or (
+        got.type == want.type and bits(got.to_pylist()) == bits(want.to_pylist())
+    )
+
+
+def bits(value):
+    if isinstance(value, float):
+        return struct.pack("<d", value)
+    if isinstance(value, list):
+        return [bits(v) for v in value]
+    if isinstance(value, dict):
+        return {k: bits(v) for k, v in value.items()}
+    return value
+
+
+def arrow_fields(fmt, record):
+    return list(to_arrow_schema(load_module(fmt).spark_schema(record), timezone="UTC"))
+
+
+def python_arrays(fmt, record, models):
+    """The Python way: the row tuples of ``to_rows``, then ``pa.array`` per column."""
+    mod, fields = load_module(fmt), arrow_fields(fmt, record)
+    rows = [row for model in models for row in mod.to_rows(model, record)]
+    columns = list(zip(*rows)) if rows else [[]] * len(fields)
+    return [pa.array(c, f.type) for c, f in zip(columns, fields)]
+
+
+def decoders(
+    fmt,
+    mode,
+    record=None,
+    passthrough=("topic", "offset"),
+    index_col="_i",
+    limits=None,
+    columns=None,
+):
+    """A BatchDecoder reading bytes into Arrow (then the Python way for what it hands
+    back), and one the Python way only."""
+    c = codec(fmt, record, limits, columns)
+    from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
+
+    spark_in = StructType(
+        [
+            StructField("value", BinaryType()),
+            StructField("topic", StringType()),
+            StructField("offset", LongType()),
+        ]
+    )
+    out_schema, renames = output_schema(spark_in, c, mode, ["value"], index_col)
+    args = {"mode": mode, "passthrough": list(renames), "index_col": index_col}
+    read_in, python = BatchDecoder(c, out_schema, **args), BatchDecoder(c, out_schema, **args)
+    python.reader = None
+    return read_in, python
+
+
+def input_batch(values):
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.array(values, pa.binary()),
+            pa.array([f"t{i % 2}" for i in range(len(values))], pa.string()),
+            pa.array(range(len(values)), pa.int64()),
+        ],
+        names=["value", "topic", "offset"],
+    )
+
+
+def pb_messages():
+    folder = sorted((SAMPLES / "plainbuffer").glob("*"))
+    samples = [p.read_bytes() for p in folder if p.suffix != ".py"]
+    return samples + [b"", samples[0][:-3], b"\x75\x00\x00\x00", samples[1]]
 
 
 def compiled(fmt):
@@ -186,8 +256,6 @@ def test_msgpack_batches_read_into_arrow_as_the_python_way(record, data):
     values += [v[:-1] for v in values[:1]] + [b"\xc1", None]
     limits = {"max_string": 3} if data.draw(st.booleans()) else None
     read_in, python = decoders("msgpack", "PERMISSIVE", record, limits=limits)
-    read_in.arrow = None
-    read_in.reader = read_in.codec.arrow_reader(read_in.decoded_fields)
     assert read_in.reader is not None
     got, want = read_in.decode(input_batch(values)), python.decode(input_batch(values))
     assert got.schema == want.schema
@@ -258,8 +326,6 @@ def reading_decoders(mode):
     """A BatchDecoder reading bytes into Arrow (then the Python way for what it hands
     back), and one the Python way only."""
     read_in, python = decoders("plainbuffer", mode)
-    read_in.arrow = None
-    read_in.reader = read_in.codec.arrow_reader(read_in.decoded_fields)
     return read_in, python
 
 
@@ -321,8 +387,6 @@ def test_limits_and_kept_columns_read_into_arrow_as_the_python_way(fmt, record, 
     names = codec(fmt, record).full_schema().names
     columns = [names[0], names[-1]] if ends and names else None
     read_in, python = decoders(fmt, "PERMISSIVE", record, limits=limits, columns=columns)
-    read_in.arrow = None
-    read_in.reader = read_in.codec.arrow_reader(read_in.decoded_fields)
     assert read_in.reader is not None and python.reader is None
     mod = load_module(fmt)
     values = [d for rec, d in inputs(fmt) if (rec or mod.DEFAULT_RECORD) == record]
@@ -496,8 +560,6 @@ def test_protobuf_batches_read_into_arrow_as_the_python_way(mode):
     """Samples, declined forms (decoded the Python way, their rows in the same columns:
     decimals included) and bad bytes: the Python way's batches, errors and counts."""
     read_in, python = decoders("protobuf_wire", mode)
-    read_in.arrow = None
-    read_in.reader = read_in.codec.arrow_reader(read_in.decoded_fields)
     assert read_in.reader is not None and python.reader is None
     samples = [d for _, d in inputs("protobuf_wire")]
     declined = [data for data, taken in PROTOBUF_FORMS.values() if not taken]
@@ -548,3 +610,76 @@ def test_craft_chunks_longer_than_a_map_runs_own_room():
     events = [RowChangedEvent(i, "s", "t", new=columns, old=columns[:i]) for i in range(70)]
     (message,) = craft.encode_events(events, max_batch_size=70)
     check_craft(message)
+
+
+PARENT_READERS = [
+    ("avro_container", "block_records"),
+    ("avro_container", "data_block"),
+    ("kafka_record_batch", "kafka_record"),
+    ("kafka_record_batch", "batch"),
+    ("mysql_serialization", "binlog_event"),
+    ("ticdc_craft", "header"),
+    ("ticdc_craft", "body"),
+]
+"""The shipped records with Spark columns and no ``write_arrow``: they read their parent
+(``_parent.x``), so they have no plan of their own, and on their own they parse only where
+the parent is never read (a Kafka ``batch`` of no records)."""
+
+
+def empty_kafka_batch():
+    """A Kafka ``batch`` of no records: its kafka_records would read their grandparent."""
+    mod = load_module("kafka_record_batch")
+    whole = mod.parse((SAMPLES / "kafka_record_batch" / "orders_batch.bin").read_bytes())
+    batch = whole.batches[0].batch
+    return mod.build(dataclasses.replace(batch, records=[], records_count=0), "batch")
+
+
+@pytest.mark.parametrize("fmt,record", PARENT_READERS)
+def test_records_that_read_their_parent_go_the_python_way(fmt, record):
+    """No Arrow reader; their batches are the Python way's (row tuples), which is all the
+    models-to-Arrow ``RowWriter`` they went through wrote (it is gone)."""
+    assert record not in _arrow_records(fmt)
+    read_in, python = decoders(fmt, "PERMISSIVE", record)
+    assert read_in.reader is None
+    folder = sorted((SAMPLES / fmt).glob("*"))
+    values = [p.read_bytes()[:200] for p in folder if p.suffix != ".py"] + [b"", None]
+    values += [empty_kafka_batch()] if record == "batch" else []
+    got = read_in.decode(input_batch(values))
+    assert got.equals(python.decode(input_batch(values)))
+    good = [e is None for e in got.column("_error").to_pylist()]
+    assert good == [record == "batch" and v == values[-1] for v in values]
+
+
+@pytest.mark.spark
+def test_decode_in_spark_reads_bytes_into_arrow_in_the_worker(spark):
+    """End to end: decode() of PlainBuffer messages in Spark's Python workers gives the rows
+    of the pure-Python parse, and the worker has the compiled reader into Arrow."""
+    from spark_cases import normal
+
+    from runtime.spark import decode
+
+    values = pb_messages()
+    df = spark.createDataFrame([(i, v) for i, v in enumerate(values)], "id long, value binary")
+    out = decode(df, "plainbuffer", mode="PERMISSIVE", index_col="_i")
+    c = codec("plainbuffer")
+    names = c.schema().names
+    rows = out.select("id", "_i", "_corrupt_record", *names).collect()
+    got = sorted((r[0], r[1], r[2] is not None, normal(tuple(r[3:]))) for r in rows)
+    want = []
+    for i, v in enumerate(values):
+        try:
+            decoded = c.rows(None, v)
+        except (WirespecError, ValueError):
+            want.append((i, None, True, normal((None,) * len(names))))
+            continue
+        want += [(i, j, False, normal(r)) for j, r in enumerate(decoded)]
+        want += [] if decoded else [(i, None, False, normal((None,) * len(names)))]
+    assert got == sorted(want)
+
+    def reader_in_worker(batches):
+        for _ in batches:
+            pass
+        fields = list(to_arrow_schema(c.schema(), timezone="UTC"))
+        yield pa.RecordBatch.from_pydict({"on": [c.arrow_reader(fields) is not None]})
+
+    assert spark.range(1).mapInArrow(reader_in_worker, "on boolean").collect()[0].on

@@ -5,10 +5,10 @@ The same plans the model readers render (generator/emit/lowering.py), rendered o
 ``_read_<record>`` reads and declines where it declines, but makes no model. The values
 stay C values (a number, or a pointer and a length into the input for text and bytes;
 ``Scalar`` of runtime/_compiled/arrow.pxd), and where the model reader builds its model,
-this one appends them to the record's Spark columns, as the generated module's
-``SPARK_COLUMNS`` table says (:mod:`runtime._compiled.arrow`'s typed builders). A list of
-records is written element by element into its column's child builder as it is read; a
-record read inline is written with its parent; chunks and lists of lists value by value
+this one appends them to the record's Spark columns, as the record's column table says
+(:meth:`generator.emit.spark_columns.SparkColumns.spark_tables`), into
+:mod:`runtime._compiled.arrow`'s typed builders. A list of records is written element by
+element into its column's child builder as it is read; a record read inline is written with its parent; chunks and lists of lists value by value
 (:mod:`generator.emit.compiled_arrow_lists`).
 
 A decline part way leaves columns part-written: ``write_arrow`` (rendered at the end)
@@ -69,7 +69,7 @@ class _Members(ast.NodeTransformer):
 class ArrowEmitter(ArrowLists, CompiledEmitter):
     """The ``_arrow_<record>`` writers of one spec, and ``write_arrow``/``bind_arrow``.
 
-    ``tables``: the module's ``SPARK_COLUMNS`` (records -> column entries); ``row_fields``:
+    ``tables``: the spec's column tables (records -> column entries); ``row_fields``:
     records whose Spark rows are the elements of one of their fields (``spark: {row:}``),
     record -> that field; ``paths``: records whose rows are a path (not written here)."""
 

@@ -1,5 +1,6 @@
-"""The Spark part of a generated module: Spark types, the column tables the Arrow writer
-fills (``SPARK_COLUMNS``) and the functions that turn a model into rows.
+"""The Spark part of a generated module: Spark types, the functions that turn a model into
+rows, and the column tables (:meth:`SparkColumns.spark_tables`) the compiled tier's Arrow
+writers are rendered from (generator/emit/compiled_arrow.py).
 
 :class:`SparkColumns` is a base of :class:`generator.emit.module_emitter.ModuleEmitter`
 (``e`` in ``templates/module.py.j2``); it reads only ``self.spec`` and ``self._user`` (the
@@ -70,8 +71,8 @@ class SparkColumns:
 
     def spark_columns(self, record: Record, prefix: str = "") -> list[tuple]:
         """Each Spark column of ``record``: ``(name, Spark type, nullable, table entry)``.
-        One walk gives both ``<record>_spark_type`` and the ``SPARK_COLUMNS`` table the Arrow
-        writer reads, so the two cannot disagree. An entry is ``(name, slot, kind, nullable)``:
+        One walk gives both ``<record>_spark_type`` and the table entries the Arrow writers
+        are rendered from, so the two cannot disagree. An entry is ``(name, slot, kind, nullable)``:
         ``slot`` the model attribute (``a.b`` through an inlined record), ``kind`` how its
         value becomes the Spark value (:meth:`column_kind`; None: no table), ``nullable``
         whether a None there is a null (else ``<record>_to_row`` would fail on it)."""
@@ -139,8 +140,8 @@ class SparkColumns:
         return None
 
     def spark_tables(self) -> dict[str, tuple]:
-        """``SPARK_COLUMNS``: each record's table entries (see :meth:`spark_columns`), for
-        the records whose every column has a kind, nested records included."""
+        """Each record's table entries (see :meth:`spark_columns`), for the records whose
+        every column has a kind, nested records included."""
         tables = {}
         for name in self.spec.record_order():  # a nested record comes before its users
             entries = tuple(entry for *_, entry in self.spark_columns(self.spec.records[name]))

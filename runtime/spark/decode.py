@@ -20,11 +20,12 @@ metadata columns are gathered with an Arrow ``take`` (exact types, no Python rou
 and the decoded columns are built column-wise. The TiCDC formats skip the row tuples: their
 columns, nested images included, are built straight from the events
 (:func:`runtime.formats.ticdc_rows.arrow_columns`); with the compiled tier built, so do the other
-formats: their models are written into Arrow buffers as their generated ``SPARK_COLUMNS``
-tables say (:mod:`runtime._compiled.arrow`, :meth:`Codec.arrow_writer`), with the same
-results. :func:`decode` runs it in ``mapInArrow``; the
-Python data source (:mod:`runtime.spark.source`) runs the same code per file. What each
-step costs per event is measured by ``benchmarks/spark_ingest.py`` (benchmarks/README.md).
+shipped formats: their messages are read from the bytes into Arrow buffers by the compiled
+tier's ``write_arrow`` (:meth:`Codec.arrow_reader`), with the same results. A user's spec
+(rendered in memory, no compiled tier) goes through the row tuples. :func:`decode` runs it in
+``mapInArrow``; the Python data source (:mod:`runtime.spark.source`) runs the same code per
+file. What each step costs per event is measured by ``benchmarks/spark_ingest.py``
+(benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -229,28 +230,6 @@ class Codec:
     def rows_of(self, model) -> list[tuple]:
         """The Spark rows of one parsed message."""
         return list(self.module.to_rows(model, self.record))
-
-    def arrow_writer(self, fields):
-        """``(writer, row field)`` that writes this record's models as the Arrow ``fields``
-        (the kept columns) without row tuples (:mod:`runtime._compiled.arrow`), when that
-        module is built and the format has its ``SPARK_COLUMNS``; else None. ``row field``
-        names the elements that are the rows (``spark: {row: ...}``), or is None."""
-        from runtime.core import tier
-
-        compiled = tier.compiled("runtime._compiled.arrow")
-        mod = self.module
-        tables = getattr(mod, "SPARK_COLUMNS", None)
-        if compiled is None or not tables or self.needs_key or self.columnar() is not None:
-            return None
-        if self.record in getattr(mod, "_MESSAGE_RECORDS", ()):
-            return None
-        row_field, row_record = mod._SPARK_ROWS.get(self.record, (None, self.record))
-        if row_record not in tables:
-            return None
-        try:
-            return compiled.RowWriter(tables, row_record, fields), row_field
-        except TypeError:  # a table the built module cannot follow (tests/test_arrow_writer.py)
-            return None
 
     def arrow_reader(self, fields):
         """``(write_arrow, record, builder, limits)`` when the compiled tier reads this
@@ -467,8 +446,6 @@ class BatchDecoder:
         self.decoded_fields = list(self.arrow_schema)[start : start + len(codec_.schema())]
         self.keep = codec_.keep
         self.columnar = codec_.columnar()
-        self.arrow = codec_.arrow_writer(self.decoded_fields) if isinstance(codec_, Codec) else None
-        """``(writer, row field)`` when rows go straight into Arrow (:meth:`explode`)."""
         is_codec = isinstance(codec_, Codec)
         self.reader = codec_.arrow_reader(self.decoded_fields) if is_codec else None
         """``(write_arrow, record, builder, limits)`` when bytes go straight into Arrow
@@ -504,12 +481,9 @@ class BatchDecoder:
         record), and ``{input row: (raw bytes, error text)}`` of the corrupt ones
         (PERMISSIVE; FAILFAST raises :class:`RecordDecodeError` instead).
 
-        With the Arrow writer (:attr:`arrow`) the rows go into its columns instead and
-        ``items`` is None: the writer parses and writes in its own loop, and hands back each
-        record it cannot parse, for the error handling here. A model the writer does not
-        take (it raises) makes the rest of the batch go the Python way: the rows of the
-        records before it are made again (parsing is deterministic) and the writer is
-        emptied, so the batch is exactly what the Python way gives, its errors included."""
+        With the compiled tier's Arrow reader (:attr:`reader`) the rows go into its columns
+        instead (:meth:`explode_read`); a batch it hands back whole (a row the columns do not
+        take) is decoded here, the Python way."""
         if self.reader is not None:
             read = self.explode_read(batch, errors)
             if read is not None:
@@ -517,22 +491,11 @@ class BatchDecoder:
         values = batch.column(self.value_col).to_pylist()
         keys = batch.column(self.key_col).to_pylist() if self.key_col else None
         codec_ = self.codec
-        writer, row_field = self.arrow or (None, None)
-        if writer is not None:
-            writer.reset()  # rows of a batch that raised (FAILFAST) are not this batch's
         if self.columnar is not None:
             events_of = self.columnar[0]
 
             def items_of(key, value):
                 return events_of(codec_.model(key, value))
-
-        elif writer is not None:  # a record of one value (arrow_writer): its parse, bound once
-            parse, record, limits = codec_.module.parse, codec_.record, dict(codec_.limits)
-
-            def items_of(key, value):
-                if value is None:
-                    return codec_.model(key, value)  # its error
-                return parse(value, record, **limits)
 
         else:
             items_of = codec_.rows
@@ -540,56 +503,21 @@ class BatchDecoder:
         items: list = []
         counts: list[int] = []
         corrupt: dict[int, tuple] = {}
-        stops = sorted(errors or ()) + [len(values)]
-        i = 0
-        while i < len(values):
-            if writer is not None:
-                # the writer's own loop up to the next record with an error found before
-                try:
-                    i = writer.write_parsed(
-                        parse,
-                        values,
-                        i,
-                        next(s for s in stops if s >= i),
-                        record,
-                        limits,
-                        row_field,
-                        counts,
-                    )
-                except Exception:  # noqa: BLE001 - any: the Python way decides, below
-                    i = len(counts)  # the record the writer did not take
-                    writer.reset()
-                    writer, items_of = None, codec_.rows
-                    items = self.rows_before(values, keys, corrupt, i)
-                    continue
-                if i == len(values):
-                    break
-            key, value = (keys[i] if keys is not None else None), values[i]
+        for i, value in enumerate(values):
+            key = keys[i] if keys is not None else None
             try:
                 if errors and i in errors:
                     raise errors[i]
                 got = items_of(key, value)
-                if writer is not None:  # a model after all (its parse is the writer's)
-                    try:
-                        counts.append(writer.extend([got] if row_field is None else got[row_field]))
-                        i += 1
-                        continue
-                    except Exception:  # noqa: BLE001 - any: the Python way decides, below
-                        writer.reset()
-                        writer, items_of = None, codec_.rows
-                        items = self.rows_before(values, keys, corrupt, i)
-                    got = codec_.rows_of(got)
             except RECORD_ERRORS as err:
                 self.bad_record(batch, i, value, err, corrupt, counts)
-                i += 1
                 continue
             items.extend(got)
             counts.append(len(got))
-            i += 1
         self.stats["records"] += len(values)
         self.stats["rows"] += sum(counts)
         self.stats["corrupt"] += len(corrupt)
-        return (None if writer is not None else items), counts, corrupt
+        return items, counts, corrupt
 
     def bad_record(self, batch, i, value, err, corrupt, counts) -> None:
         """Input row ``i`` does not decode: FAILFAST raises :class:`RecordDecodeError`
@@ -655,15 +583,6 @@ class BatchDecoder:
         self.stats["corrupt"] += len(corrupt)
         return ARROW_READ, counts, corrupt
 
-    def rows_before(self, values, keys, corrupt, stop) -> list:
-        """The rows of the good records of ``values[:stop]``, made the Python way."""
-        return [
-            row
-            for i in range(stop)
-            if i not in corrupt
-            for row in self.codec.rows(keys[i] if keys is not None else None, values[i])
-        ]
-
     def decoded_arrays(self, items) -> list:
         """One Arrow array per kept decoded field, one element per item."""
         import pyarrow as pa
@@ -671,8 +590,6 @@ class BatchDecoder:
         if items is ARROW_READ:
             written = self.reader[2].finish()
             return [written.field(i) for i in self.keep]
-        if items is None:  # written by the Arrow writer (explode)
-            return self.arrow[0].finish()
         if self.columnar is not None:
             arrays = self.columnar[1](items, self.decoded_fields)
         else:
