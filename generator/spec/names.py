@@ -76,7 +76,6 @@ MODULE_CONSTANTS = frozenset(
         "JSON_VIEWS",
         "KAFKA_RECORD",
         "SPARK_INPUT",
-        "SPARK_COLUMNS",
         "FAST_READERS",
         "FAST_WRITERS",
         "QUICK_READERS",

@@ -9,7 +9,7 @@
 # appended): a number outside the column's type or decimal precision, a column past Arrow's
 # 2 GiB of bytes or 2**31 list elements, text with no UTF-8 form. A compiled reader declines
 # the message there (nothing the bytes hold raises: the caller decodes it the Python way);
-# the Python-facing appends (``Builder.append``, ``RowWriter``) raise OverflowError instead.
+# the Python-facing ``Builder.append`` raises OverflowError instead.
 #
 # The appends a compiled reader makes for every value are defined here, inline: a small
 # row is ~75 appends (a fifth of them nulls of a switch's other cases), and a call each was
