@@ -300,7 +300,7 @@ cdef inline int put_latin1(Builder builder, const char* data, Py_ssize_t size) e
 
 
 cdef inline int put_uuid(Builder builder, const unsigned char* raw) except -1:
-    """16 bytes as UUID text, as ``str(uuid.UUID(bytes=...))`` (arrow.pyx's UuidWriter)."""
+    """16 bytes as UUID text, as ``str(uuid.UUID(bytes=...))``."""
     cdef char text[36]
     cdef const char* digits = b"0123456789abcdef"
     cdef int i, at = 0
@@ -318,7 +318,7 @@ cdef inline int put_uuid(Builder builder, const unsigned char* raw) except -1:
 
 cdef inline int put_micros(Builder builder, int64_t value, bint fits) except -1:
     """``timestamp_us``'s number column: ``value``, null where the number read does not
-    fit int64 (``fits`` False: arrow.pyx's MicrosWriter)."""
+    fit int64 (``fits`` False)."""
     if type(builder) is not IntBuilder:
         return wrong_column(builder, "an integer")
     if not fits:
@@ -328,7 +328,7 @@ cdef inline int put_micros(Builder builder, int64_t value, bint fits) except -1:
 
 cdef inline int put_time_us(Builder builder, int64_t value, bint fits) except -1:
     """``timestamp_us``'s timestamp column: null where Python's datetime has no such time
-    (years 1 to 9999, arrow.pyx's TimeWriter)."""
+    (years 1 to 9999)."""
     if fits and (value < -62135596800000000 or value > 253402300799999999):
         fits = False
     return put_micros(builder, value, fits)
