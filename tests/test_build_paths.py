@@ -377,3 +377,12 @@ def test_a_wrong_typed_number_of_a_record_says_what_was_expected(fmt, at, value,
     with pytest.raises(EncodeError) as err:
         mod.build(model)
     assert str(err.value) == text
+
+
+def test_a_counted_list_that_is_none_says_how_many_it_needs():
+    from construct import Int8ul
+
+    from runtime.core.record import Record, RepeatCount
+
+    with pytest.raises(EncodeError, match=r"^xs: expected 2 elements, got 0$"):
+        Record("xs" / RepeatCount(Int8ul, 2)).build({"xs": None})

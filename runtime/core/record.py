@@ -530,7 +530,7 @@ class RepeatCount(_Repeat):
         if self.check_on_build:
             n = self.count(context) if callable(self.count) else self.count
             if len(_listed(obj)) != n:
-                raise EncodeError(f"expected {n} elements, got {len(obj)}")
+                raise EncodeError(f"expected {n} elements, got {len(_listed(obj))}")
         return super()._build(obj, stream, context, path)
 
 
@@ -683,7 +683,7 @@ def _blame(func, context) -> SiblingError | None:
     except SiblingError as err:
         return err
     except (EncodeError, *EXPRESSION_ERRORS):
-        return None
+        pass
     return None
 
 
