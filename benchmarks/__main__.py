@@ -301,16 +301,112 @@ def mysql_workloads():
     ]  # fmt: skip
 
 
+def suite_labels(decoders, compiled: bool):
+    """A gallery script's (label, fn) pairs under the suite's labels, so that the ratio
+    columns fill: its compiled ``parse`` is "wirespec compiled" (dropped where the tier is
+    not built, since ``parse`` is then the quick tier again) and its exact reader alone is
+    "wirespec fast path"; peers are every decoder not ours."""
+    named = {"wirespec exact fast path": "wirespec fast path"}
+    out = []
+    for label, fn, *_ in decoders:
+        if label.startswith("wirespec parse") and "(" in label:
+            if not compiled:
+                continue
+            label = "wirespec compiled"
+        elif label == "wirespec parse":
+            label = "wirespec compiled" if compiled else label
+        out.append((named.get(label, label), fn, not label.startswith("wirespec")))
+    return out
+
+
 def msgpack_workloads():
     from benchmarks import msgpack_values as b
 
+    decoders = suite_labels(b.DECODERS, bool(b.codec.COMPILED_READERS))
     return [
-        Workload("MessagePack", shape, [make(i) for i in range(64)], b.DECODERS)
+        Workload("MessagePack", shape, [make(i) for i in range(64)], decoders)
         for shape, make in b.SHAPES
     ]
 
 
+def png_workloads():
+    from benchmarks import png as b
+
+    decoders = suite_labels(b.DECODERS, bool(b.codec.COMPILED_READERS))
+    return [Workload("PNG", shape, [make()], decoders) for shape, make in b.SHAPES]
+
+
+def avro_workloads():
+    """The gallery's PageView records in container files of 500 records, 100 a block,
+    one file per block codec; an event is a record."""
+    from benchmarks import avro_container as b
+
+    named = {"wirespec compiled tier": "wirespec compiled", "wirespec quick tier": None}
+    decoders = [
+        (named.get(label, label), fn, not label.startswith("wirespec"))
+        for label, fn in b.decoders().items()
+        if named.get(label, label) and (b.av.COMPILED_READERS or "compiled" not in label)
+    ]
+    records = b.avro_page_views(500)
+    return [
+        Workload(
+            "Avro", f"container, {codec}", [b.avro_file(records, codec, 100)], decoders, 500
+        )
+        for codec in ("null", "deflate", "snappy")
+    ]
+
+
+def kafka_workloads():
+    """A log segment of 100 batches of 10 records, uncompressed and zstd; every decoder
+    reads every record's offset, timestamp, key, value and headers, CRCs checked."""
+    from aiokafka.record._crecords import DefaultRecordBatch as CBatch
+    from kafka.record.default_records import DefaultRecordBatch
+
+    from benchmarks import kafka_record_batch as b
+
+    decoders = [
+        ("wirespec fast path", b.wirespec_reader(b.python_tier(quick=False)), False),
+        ("wirespec construct path", b.wirespec_reader(b.kafka.parse_construct), False),
+        ("kafka-python", b.peer_reader(DefaultRecordBatch), True),
+        ("aiokafka C", b.peer_reader(CBatch), True),
+    ]
+    if b.kafka.COMPILED_READERS:
+        decoders.insert(0, ("wirespec compiled", b.wirespec_reader(b.kafka.parse), False))
+    events = b.BATCHES * b.RECORDS
+    return [
+        Workload("Kafka", f"segment, {name}", [b.segment(codec)], decoders, events)
+        for name, codec in (("none", 0), ("zstd", 4))
+    ]
+
+
+def protobuf_workloads():
+    """The gallery's two orders; "+ every field" reads every field into plain values
+    (upb's messages and our models are both lazy until a field is read)."""
+    from benchmarks import protobuf_wire as b
+    from generated import protobuf_wire as pw
+    from samples.protobuf_peer import Peer
+
+    named = {"wirespec parse (pure Python)": "wirespec fast path"}
+    decoders = [
+        (named.get(label, label), fn, not label.startswith("wirespec"))
+        for label, fn in b._decoders(Peer(pw), pw).items()
+    ]
+    if pw.order.compiled is None:
+        decoders = [d for d in decoders if d[0] != "wirespec fast path"]
+    else:
+        decoders = [("wirespec compiled" if d[0] == "wirespec parse" else d[0], *d[1:])
+                    for d in decoders]  # fmt: skip
+    return [
+        Workload("Protocol Buffers", name, [data], decoders)
+        for name, data in b._payloads().items()
+    ]
+
+
 WORKLOADS = {
+    "avro": avro_workloads,
+    "kafka": kafka_workloads,
+    "protobuf": protobuf_workloads,
+    "png": png_workloads,
     "msgpack": msgpack_workloads,
     "plainbuffer": plainbuffer_workloads,
     "thrift": thrift_workloads,
@@ -473,6 +569,18 @@ def memory_check(mib: int):
     return out
 
 
+GALLERY_PEERS = (
+    ("Avro", ("container, null", "container, deflate", "container, snappy"),
+     "fastavro pure Python", "fastavro C"),
+    ("Kafka", ("segment, none", "segment, zstd"), "kafka-python", "aiokafka C"),
+    ("Protocol Buffers", ("order_card", "order_voucher"), None, "protobuf FromString"),
+    ("MessagePack", ("log record", "nested document"),
+     "msgpack.fallback (pure Python)", "msgpack C extension"),
+    ("PNG", ("icon", "photo with text", "many IDAT"), "pypng Reader.chunks()", None),
+)  # fmt: skip
+"""Issue #18's peers: (format, workloads, the pure-Python reference, the C reader)."""
+
+
 def targets(workloads, results, summary, memory) -> list[str]:
     """One line per target of issue #8: the measured value and met / NOT met."""
     out = []
@@ -551,6 +659,12 @@ def targets(workloads, results, summary, memory) -> list[str]:
         g = summary.get(("MySQL GTID", name, "wirespec compiled", "s"))
         if g is not None:
             line(f"MySQL {name} compiled >= 2M events/s (#17)", f"{1 / g:,.0f}/s", 1 / g >= 2e6)
+    for fmt, names, pure_peer, c_peer in GALLERY_PEERS:  # issue #18
+        for name in names:
+            r = ratio(fmt, name, pure_peer)
+            line(f"{fmt} {name}: fast path >= {pure_peer}", r and f"{r:.2f}x", r and r >= 1)
+            r = summary.get((fmt, name, c_peer, "compiled"))
+            line(f"{fmt} {name}: compiled >= {c_peer}", r and f"{r:.2f}x", r and r >= 1)
     for row in memory:
         cells = [c.strip() for c in row.strip("|").split("|")]
         x = float(cells[3].rstrip("x"))
