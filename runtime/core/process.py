@@ -24,24 +24,24 @@ limit's worth of work. Which library decodes which codec was measured
 
 lz4: cramjam's frame decoder zeroes a block-sized buffer (64 KiB and more) for every
 frame, ~270,000 instructions for a 1.7 kB Kafka batch; the ``lz4`` package's
-``decompress_chunk`` with a ``max_length`` ~9,000 (benchmarks/README.md). A frame that
-declares its content size over the limit is refused before decoding; one that declares a
+``decompress_chunk`` with a ``max_length`` ~9,000 (benchmarks/README.md, *Kafka RecordBatch
+v2*). A frame that declares its content size over the limit is refused before decoding; one
+that declares a
 size within it gets a first piece of that size when its bytes can decode to that much
 (:data:`_LZ4_MOST_PER_BYTE`) or it is small (:data:`_BELIEVED_SIZE`); one that does not
 (Kafka's Java producers), or cannot, a guess that doubles. A size that lies costs nothing:
 every piece stops at the limit left.
 
-zstd: cramjam's decoder takes 5-8x as long on a 1.7 kB Kafka batch as a reused
-``zstandard`` one (benchmarks/README.md). A frame that declares its content size
-(kafka-python's) is decoded in one call into a buffer of that size, after checking the size
-against the limit and, past :data:`_BELIEVED_SIZE`, against its own size
-(:data:`_MOST_TRUSTED_PER_BYTE`; libzstd checks the declared size against the decoded
-one). A frame that does not, or claims more than its bytes back (Kafka's Java producers
-stream theirs) goes to a streaming decoder a piece at a
-time: at least 4 bytes, at most the limit left over the most one input byte decodes to
-(:data:`_ZSTD_MOST_PER_BYTE`), so the output passes the limit by at most a piece's worth
-and one block held back (256 KiB). The window a frame asks for is capped by libzstd's
-default (128 MiB), as it was with cramjam.
+zstd: cramjam's decoder takes 5-8x as long on a 1.7 kB Kafka batch as a reused ``zstandard``
+one (benchmarks/HISTORY.md, *Kafka after zstd through `zstandard`*). A frame that declares
+its content size (kafka-python's) is decoded in one call into a buffer of that size, after
+checking the size against the limit and, past :data:`_BELIEVED_SIZE`, against its own size
+(:data:`_MOST_TRUSTED_PER_BYTE`; libzstd checks the declared size against the decoded one).
+A frame that does not, or claims more than its bytes back (Kafka's Java producers stream
+theirs) goes to a streaming decoder a piece at a time: at least 4 bytes, at most the limit
+left over the most one input byte decodes to (:data:`_ZSTD_MOST_PER_BYTE`), so the output
+passes the limit by at most a piece's worth and one block held back (256 KiB). The window a
+frame asks for is capped by libzstd's default (128 MiB), as it was with cramjam.
 
 Exact rebuild: the wire bytes are kept in the model beside the decoded value (the field
 ``<name>_wire``). Building writes them back unchanged when they still decode to what the

@@ -18,7 +18,7 @@ SQL cannot type a scalar function by an argument's value (``'plainbuffer'``), so
 :func:`register_sql` registers ``from_wirespec`` as a table function whose schema its
 ``analyze`` derives from the constant format and options, used with ``LATERAL`` (a
 row-at-a-time Python UDTF: about 1.8x the cost of ``decode()``, see
-``benchmarks/README.md``)::
+``benchmarks/HISTORY.md``)::
 
     SELECT k.offset, d.* FROM kafka k,
       LATERAL from_wirespec(k.value, 'plainbuffer', map('mode', 'PERMISSIVE')) d
