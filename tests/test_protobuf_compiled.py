@@ -464,7 +464,8 @@ def test_every_form_of_a_lazy_model_is_the_eager_one(path):
 
 def test_the_input_buffer_is_never_shared():
     """A lazy model keeps the input only when it is ``bytes`` (immutable); a bytearray or
-    memoryview the caller changes after ``parse`` does not change the model."""
+    memoryview the caller changes after ``parse`` or ``try_read`` does not change the model
+    (runtime/_compiled/buffers.pxd copies it once)."""
     data = SAMPLES[0].read_bytes()
     expected = exact(data, "order", pw._LIMITS)
     for make in (bytearray, lambda d: memoryview(bytearray(d))):
@@ -472,11 +473,16 @@ def test_the_input_buffer_is_never_shared():
         model = pw.parse(source)
         source[:] = bytes(len(data))
         assert same(model, expected)
+    for make in (bytearray, lambda d: memoryview(bytearray(b"head" + d))[4:]):
+        view = make(data)
+        got = pw.order.compiled.try_read(view, 0, len(data), pw._LIMITS, 1)
+        assert got is not None and got[1] == len(data)  # read in C, at the view's offsets
+        view[:] = bytes(len(data))
+        assert same(got[0], expected)
     view = memoryview(bytearray(data))
     got = pw.order.read(view, 0, len(data), pw._LIMITS, 1)[0]
     view[:] = bytes(len(data))
     assert same(got, expected)
-    assert pw.order.compiled.try_read(bytearray(data), 0, len(data), pw._LIMITS, 1) is None
 
 
 BUFFERS = {
@@ -542,6 +548,10 @@ def test_parse_from_c_declines_what_the_python_parse_decides():
     assert whole(data, {"max_depth": 1}) is None
     assert whole(memoryview(data)[::2], {}) is None
     assert whole(memoryview(data).cast("c"), {}) is None
+    try_read = pw.order.compiled.try_read  # ProtobufMessage.read's: the same buffers
+    assert try_read(memoryview(data)[::2], 0, len(data) // 2, pw._LIMITS, 1) is None
+    assert try_read(memoryview(data).cast("c"), 0, len(data), pw._LIMITS, 1) is None
+    assert try_read("text", 0, 0, pw._LIMITS, 1) is None
     assert whole(data[:-1], {}) is None or same(
         whole(data[:-1], {}), exact(data[:-1], "order", pw._LIMITS)
     )

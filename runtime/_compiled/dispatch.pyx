@@ -10,13 +10,13 @@ tries the table readers (``TABLE_READERS``, see ``generator/emit/compiled_tables
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 
+from runtime._compiled.buffers cimport readable_bytes
 from runtime._compiled.prelude cimport _EntryOf, _entry_of
 
 
 cdef extern from "Python.h":
     Py_ssize_t PyVectorcall_NARGS(size_t nargsf)
     object PyObject_Vectorcall(object callable, PyObject** args, size_t nargsf, PyObject* kwnames)
-    bint PyBytes_CheckExact(PyObject* o)
 
 
 cdef extern from *:
@@ -110,10 +110,12 @@ cdef object _tables_first_call(TablesFirst self, PyObject** args, size_t nargsf,
 
 cdef class EntriesFirst(_StandsForParse):
     """``python_parse`` with a compiled module's readers (``entries``: record -> its
-    ``_entry``) tried first on ``bytes`` with ``default_limits``, each by its entry's
-    ``whole`` (the module's, which keeps the input where elements may be pending in it);
-    ``python_parse`` decides whatever they decline (None), every call with limits and
-    input that is not ``bytes``, with the exact model or error."""
+    ``_entry``) tried first with ``default_limits`` on ``bytes``, a bytearray or a
+    C-contiguous memoryview of unsigned bytes (buffers.pxd's ``readable_bytes``: a copy
+    where the caller may change it), each by its entry's ``whole`` (the module's, which
+    keeps the input where elements may be pending in it); ``python_parse`` decides
+    whatever they decline (None), every call with limits and any other input, with the
+    exact model or error."""
 
     cdef dict entries
     cdef const _EntryOf* default_entry
@@ -129,20 +131,23 @@ cdef class EntriesFirst(_StandsForParse):
 
 cdef object _entries_first_call(EntriesFirst self, PyObject** args, size_t nargsf,
                                 PyObject* kwnames):
-    """A call of an EntriesFirst (the vectorcall protocol): a call without limits on
-    ``bytes`` reads them with the record's compiled reader; anything else, and a decline,
-    is the module's Python ``parse``."""
+    """A call of an EntriesFirst (the vectorcall protocol): a call without limits on a
+    buffer buffers.pxd's ``readable_bytes`` takes reads its bytes with the record's compiled
+    reader; anything else, and a decline, is the module's Python ``parse`` (given the
+    buffer as it came: its errors' offsets are the buffer's)."""
     cdef PyObject* record = _record_of(self, args, PyVectorcall_NARGS(nargsf), kwnames)
     cdef const _EntryOf* entry
-    if record != NULL and PyBytes_CheckExact(args[0]):
+    if record != NULL:
         if <object>record is self.default_record:
             entry = self.default_entry
         else:
             entry = _entry_of(self.entries.get(<object>record))
         if entry != NULL:
-            model = entry.whole(entry.read, entry.depth, <bytes>args[0], self.default_limits)
-            if model is not None:
-                return model
+            data = readable_bytes(<object>args[0])
+            if data is not None:
+                model = entry.whole(entry.read, entry.depth, <bytes>data, self.default_limits)
+                if model is not None:
+                    return model
     return PyObject_Vectorcall(self.python_parse, args, nargsf, kwnames)
 
 

@@ -46,6 +46,7 @@ from libc.limits cimport LLONG_MAX
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
 
+from runtime._compiled.buffers cimport readable_bytes
 from runtime._compiled.out cimport Out
 from runtime._compiled.protobuf_kept cimport (
     E_KEPT, E_PACKED_KEPT, KEPT_SPAN, exact_varint, narrow_kept, packed_kept,
@@ -153,8 +154,10 @@ cdef class Loop(Builder):
             self.exact_write(model, out)
 
     cpdef object try_read(self, buf, Py_ssize_t pos, Py_ssize_t end, limits, int depth):
-        """The root message's ``(model, end)``, or None: not mine."""
-        if type(buf) is not bytes or not 0 <= pos <= end <= PyBytes_GET_SIZE(buf):
+        """The root message's ``(model, end)``, or None: not mine. ``buf`` is read as
+        buffers.pxd's ``readable_bytes`` gives it (``pos`` and ``end`` are the view's)."""
+        buf = readable_bytes(buf)
+        if buf is None or not 0 <= pos <= end <= PyBytes_GET_SIZE(buf):
             return None
         model = self.read_root(buf, pos, end, limits, depth)
         return None if model is None else (model, end)
@@ -165,10 +168,9 @@ cdef class Loop(Builder):
         too long, not mine): the module's Python ``parse`` decides."""
         if limits or self.defaults is None:
             return None
-        if type(data) is not bytes:
-            data = _immutable(data)
-            if data is None:
-                return None
+        data = readable_bytes(data)
+        if data is None:
+            return None
         if PyBytes_GET_SIZE(data) > self.max_message_bytes:
             return None
         return self.read_root(data, 0, PyBytes_GET_SIZE(data), self.defaults, 1)
@@ -309,26 +311,6 @@ def tables(Loop loop):
     """``loop``'s C tables (protobuf_tables.pxd's ``Tables``) as a capsule, valid while
     ``loop`` lives: what runtime/_compiled/protobuf_arrow.pyx reads messages into Arrow by."""
     return PyCapsule_New(&loop.t, NULL, NULL)
-
-
-cdef object _immutable(object data):
-    """``data`` (a bytearray, or a C-contiguous memoryview of unsigned bytes) as ``bytes`` a
-    lazy model may hold: the ``bytes`` object a memoryview shows whole, itself; a copy of
-    anything else (it may change after ``parse``); None for any other input or a released
-    view (the Python ``parse`` decides)."""
-    if type(data) is bytearray:
-        return PyBytes_FromStringAndSize(PyByteArray_AS_STRING(data), PyByteArray_GET_SIZE(data))
-    if type(data) is not memoryview:
-        return None
-    view = <memoryview>data
-    try:
-        if view.format != "B" or view.ndim != 1 or not view.c_contiguous:
-            return None
-    except ValueError:  # released
-        return None
-    if type(view.obj) is bytes and view.nbytes == PyBytes_GET_SIZE(view.obj):
-        return view.obj
-    return view.tobytes()
 
 
 cdef int _put_key(unsigned char* out, bytes key) except -1:
