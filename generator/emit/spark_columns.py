@@ -177,9 +177,10 @@ class SparkColumns:
 
     @staticmethod
     def scalar_row(enum: str | None, spark: str, expr: str) -> str:
-        """One integer (or other scalar) as its Spark value: an enum's name, a Decimal."""
+        """One integer (or other scalar) as its Spark value: an enum's name (``_name_``, the
+        member's attribute: ``name`` is a Python property), a Decimal."""
         if enum:
-            return f"{expr}.name"
+            return f"{expr}._name_"
         if spark.startswith("Decimal"):
             return f"Decimal({expr})"
         return expr
@@ -196,11 +197,13 @@ class SparkColumns:
             + ")"
         )
 
-    def field_row(self, field: Field, record: Record) -> str:
+    def field_row(self, field: Field, record: Record, m: str = "m") -> str:
+        """The expression of ``field``'s Spark value(s) in a row of ``m``, the model (read by
+        attribute: the spec's names are the dataclass's, and ``m[name]`` is a Python call)."""
         ref = field.type
         self._user = record.name
         if ref.kind == "switch":
-            selector, value = f"m[{ref.switch_on!r}]", f"m[{field.name!r}]"
+            selector, value = f"{m}.{ref.switch_on}", f"{m}.{field.name}"
             if "default" not in ref.cases and all(s.kind != "record" for s in ref.cases.values()):
                 return f"rt_codec.switch_row({selector}, {value}, {self.switch_case_names(ref)})"
             # One column per case with a payload, converted; only the selected one filled.
@@ -214,7 +217,7 @@ class SparkColumns:
                 members = ", ".join(f"{camel(ref.enum)}.{c}" for c in named)
                 cols.append(f"None if {selector} in ({members},) else {value}")
             return "(" + ", ".join(cols) + ",)"
-        value = f"m[{field.name!r}]"
+        value = f"{m}.{field.name}"
         if field.spark_inline:
             return f"*{ref.name}_to_row({value})"
         if field.spark_type == "uuid":
@@ -276,9 +279,7 @@ class SparkColumns:
         for depth, fields, through, step in levels:
             m = f"m{depth}"
             owner = self.spec.records[record.spark_path[depth][0]]
-            columns = "".join(
-                self.field_row(f, owner).replace("m[", f"{m}[") + ", " for f in fields
-            )
+            columns = "".join(self.field_row(f, owner, m) + ", " for f in fields)
             if columns:
                 joined = f"cols{depth}"
                 w.append(
@@ -287,7 +288,7 @@ class SparkColumns:
                     + f"({columns})"
                 )
                 outer = joined
-            child = f"{m}[{through!r}]"
+            child = f"{m}.{through}"
             if absent and depth == len(levels) - 1:
                 # absent (its if: is false): still one row, so every batch is counted
                 nulls = len(self.spark_columns(leaf))

@@ -502,8 +502,15 @@ def enum_from_json(enum_class, value, path: str = ""):
 
 def switch_row(selector, value, cases: tuple) -> tuple:
     """A switch as a Spark struct: one column per case with a payload, only the selected
-    one filled."""
-    return tuple(value if selector == case else None for case in cases)
+    one filled.
+
+    >>> switch_row(2, "x", (1, 2, 3)), switch_row(9, "x", (1, 2))
+    ((None, 'x', None), (None, None))
+    """
+    row = [None] * len(cases)
+    if selector in cases:  # compared in C: no generator resumed per case
+        row[cases.index(selector)] = value
+    return tuple(row)
 
 
 def refuse_unknown_keys(d: dict, known: frozenset, record: str) -> None:

@@ -227,6 +227,29 @@ class Codec:
         """The Spark rows of one message, every field (raises :class:`WirespecError`)."""
         return self.rows_of(self.model(key, value))
 
+    def rows_function(self):
+        """:meth:`rows` with the module, its functions and the limits looked up once, for
+        a caller that decodes message after message (:class:`BatchDecoder`)."""
+        mod, record, limits = self.module, self.record, dict(self.limits)
+        to_rows = mod.to_rows
+        if self.needs_key:
+            parse_kafka = mod.parse_kafka
+
+            def rows(key, value) -> list[tuple]:
+                if value is None:
+                    raise WirespecError("the message value is null")
+                return list(to_rows(parse_kafka(key, value, record, **limits), record))
+
+            return rows
+        parse = mod.parse
+
+        def rows(key, value) -> list[tuple]:
+            if value is None:
+                raise WirespecError("the message value is null")
+            return list(to_rows(parse(value, record, **limits), record))
+
+        return rows
+
     def rows_of(self, model) -> list[tuple]:
         """The Spark rows of one parsed message."""
         return list(self.module.to_rows(model, self.record))
@@ -498,7 +521,7 @@ class BatchDecoder:
                 return events_of(codec_.model(key, value))
 
         else:
-            items_of = codec_.rows
+            items_of = codec_.rows_function() if isinstance(codec_, Codec) else codec_.rows
 
         items: list = []
         counts: list[int] = []
