@@ -520,7 +520,7 @@ RESERVED_MODULE_NAMES = frozenset(
     | {"FIELD_TABLES"}
     | {"PROTOCOL_ID", "VERSION", "RECORDS", "FORMAT", "DEFAULT_RECORD", "DEFAULT_LIMITS"}
     | {"RECORD_DETECTORS", "FALLBACKS"}
-    | {"trace", "rt"}
+    | {"trace", "rt", "rt_contract", "rt_json"}
     | spec_names.MODULE_FUNCTIONS
     | {name for name in dir(builtins) if not name.startswith("_")}
 )
