@@ -3,9 +3,8 @@ generated Thrift module's JSON functions would otherwise repeat. Enum values as 
 names, text that is no UTF-8 as ``{"$hex": ...}``, and a struct's :class:`WireLayout` as its
 ``$wire`` key, so ``from_dict(to_dict(m))`` builds the bytes ``m`` was read from.
 
-    >>> from runtime.formats.thrift_compact import UnknownField
-    >>> layout = WireLayout((1, UnknownField(7, 8, b"\\x02")), (), b"")
-    >>> layout_json(layout, {8: "I32"})
+    >>> layout = WireLayout((1, UnknownField(7, 5, b"\\x02")), (), b"")
+    >>> layout_json(layout, {5: "I32"})
     {'order': [1, {'id': 7, 'type': 'I32', 'data': {'$hex': '02'}}]}
     >>> text_json(b"\\xff"), text_from_json({"$hex": "ff"})
     ({'$hex': 'ff'}, b'\\xff')
