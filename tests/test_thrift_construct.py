@@ -50,3 +50,13 @@ def test_errors_are_at_their_offset_in_the_whole_input_and_options_apply():
 def test_a_struct_has_no_fixed_size():
     with pytest.raises(SizeofError, match="a Thrift struct has no fixed size"):
         FRAMED.sizeof()
+
+
+def test_nesting_past_python_s_stack_is_a_decode_error_in_the_whole_input():
+    """A ``max_depth`` so high that Python's stack runs out first: as ``parse`` says it, at
+    the field it ran out in, an offset in the whole input."""
+    deep = b"\x1c" * 30000 + b"\x00" * 30001  # a struct field nested 30000 times
+    framed = Struct("n" / Int8ub, "args" / tc.get_user_args_codec)
+    with pytest.raises(DecodeError, match="nesting too deep for this Python stack") as err:
+        framed.parse(b"\x07" + deep, thrift_options=Options.make({"max_depth": 10**6}))
+    assert 1 < err.value.offset <= len(deep)  # where depends on the stack already in use
