@@ -178,3 +178,14 @@ def test_a_str_is_no_list_of_strings():
     with pytest.raises(EncodeError) as err:
         protobuf_wire.build(model)
     assert str(err.value) == "tags: expected a list, got str 'ab'"
+
+
+def test_a_generator_is_no_list_where_a_counted_list_is():
+    """A counted list is counted before it is written: what has no length is refused."""
+    from generated import kafka_record_batch as krb
+
+    model = krb.parse((SAMPLES / "kafka_record_batch" / "craft_values_batch.bin").read_bytes())
+    model.batches[0].batch.records = (r for r in model.batches[0].batch.records)
+    with pytest.raises(EncodeError) as err:
+        krb.build(model)
+    assert str(err.value).startswith("batches[0].batch.records: expected a list, got generator")

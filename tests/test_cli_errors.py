@@ -44,6 +44,7 @@ def files(tmp_path):
     )
     (tmp_path / "bad.thrift").write_bytes(b"\xff\xfe struct")
     (tmp_path / "includes.thrift").write_text('include "absent.thrift"\nstruct A { 1: i32 x }\n')
+    (tmp_path / "badinclude.thrift").write_text('include "bad.thrift"\nstruct A { 1: i32 x }\n')
     (tmp_path / "typo.thrift").write_text("struct A {\n  1: i32 x\n  2: strin y\n}\n")
     (tmp_path / "lone.value").write_bytes((OP_UPDATE.with_suffix(".value")).read_bytes())
     return {
@@ -62,6 +63,7 @@ def files(tmp_path):
         "badthrift": str(tmp_path / "bad.thrift"),
         "includes": str(tmp_path / "includes.thrift"),
         "typo": str(tmp_path / "typo.thrift"),
+        "badinclude": str(tmp_path / "badinclude.thrift"),
         "lonevalue": str(tmp_path / "lone.value"),
         "nodir": str(tmp_path / "no" / "such" / "dir" / "out.bin"),
         "binlog": str(BINLOG),
@@ -157,6 +159,7 @@ BAD = [
     ("import-thrift", "{missing}", "no such file"),
     ("import-thrift", "{folder}", "is a folder"),
     ("import-thrift", "{badthrift}", "not UTF-8"),
+    ("import-thrift", "{badinclude}", "bad.thrift: not UTF-8 text (byte 0)"),
     ("import-thrift", "{includes}", "includes.thrift:1: include 'absent.thrift': no such file"),
     ("import-thrift", "{typo}", "typo.thrift:3: unknown type 'strin' (did you mean 'string'?)"),
     # generate (the rest of its errors: tests of the spec loader)
@@ -277,11 +280,23 @@ def test_help_lists_the_formats(capsys):
         assert status == 0 and all(f in " ".join(out.split()) for f in formats), argv
 
 
+def test_version_says_which_tier_runs(capsys):
+    from generator import __version__
+    from runtime.core import tier
+
+    status, out, _ = run_in_process(["--version"], capsys)
+    assert status == 0 and out == f"wirespec {__version__}\n{tier.describe()}\n"
+
+
 # -- real runs -----------------------------------------------------------------------------
 
 
 def wirespec(*args):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # ROOT first; what PYTHONPATH held stays after it (scripts/coverage.sh measures the run)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    }
     return subprocess.Popen(
         [sys.executable, "-m", "generator", *map(str, args)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env,

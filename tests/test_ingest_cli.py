@@ -16,7 +16,11 @@ SAMPLES = ROOT / "samples"
 
 
 def run_ingest(*args, cwd):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # ROOT first; what PYTHONPATH held stays after it (scripts/coverage.sh measures the run)
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    )
     began = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "generator", "ingest", *map(str, args)],

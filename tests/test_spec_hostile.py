@@ -325,6 +325,32 @@ def test_reserved_names_cover_every_name_a_generated_module_defines():
                 ), (spec.name, name)
 
 
+def test_thrift_reserved_names_cover_every_name_a_generated_module_defines():
+    """The same for the Thrift modules: no struct or enum may take a top-level name the
+    template makes (a struct ``S`` makes ``S`` and ``S_codec``)."""
+    from generator.spec.thrift import _name_problem
+
+    for fmt in ("thrift_compact", "parquet"):
+        data = yaml.safe_load((ROOT / "specs" / f"{fmt}.yaml").read_text())
+        made = set(data.get("enums", {})) | set(data["structs"])
+        made |= {f"{s}_codec" for s in data["structs"]}
+        tree = ast.parse((ROOT / "generated" / f"{fmt}.py").read_text())
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                defined = [node.name]
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                defined = [(a.asname or a.name).split(".")[0] for a in node.names]
+            elif isinstance(node, ast.Assign):
+                defined = [
+                    n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)
+                ]
+            else:
+                continue
+            for name in defined:
+                if not name.startswith("_") and name not in made:
+                    assert _name_problem("struct", name) is not None, (fmt, name)
+
+
 # -- expressions ---------------------------------------------------------------------------
 
 HOSTILE_EXPRESSIONS = [

@@ -1,5 +1,6 @@
 """runtime.core.tier in this checkout: the run has the tier it was started for, and the report
-reads as documented. (Building, staleness and loading are in test_build.py.)"""
+reads as documented, and a module built by hand is judged by modification time. (Building,
+staleness and loading of real builds are in test_build.py.)"""
 
 from __future__ import annotations
 
@@ -50,3 +51,35 @@ def test_the_report_says_how_much_runs_compiled(monkeypatch):
     assert str(TierReport(())) == "tier: pure Python (this version has no compiled modules)"
     monkeypatch.setenv(tier.PURE_PYTHON_ENV, "1")
     assert str(TierReport((compiled,))) == "tier: pure Python (WIRESPEC_PURE_PYTHON=1)"
+
+
+def test_a_module_built_by_hand_is_stale_once_a_source_is_newer(tmp_path):
+    """No record beside the extension (``cythonize -i``): its ``.pyx`` and the compiled
+    packages' ``.pxd`` are compared with it by modification time. (test_build.py does so
+    with a real build, in a subprocess.)"""
+    import importlib.machinery
+
+    folder = tmp_path / "runtime" / "_compiled"
+    folder.mkdir(parents=True)
+    extension = folder / f"probe{importlib.machinery.EXTENSION_SUFFIXES[0]}"
+    extension.write_bytes(b"")
+    pyx, pxd = folder / "probe.pyx", folder / "shared.pxd"
+    pyx.write_text("")
+    pxd.write_text("")
+    built_at = extension.stat().st_mtime
+    loaded = object()
+
+    def check():
+        return tier._checked("runtime._compiled.probe", extension, tier.REBUILD, lambda: loaded)
+
+    for source in (pyx, pxd):
+        os.utime(source, (built_at - 10, built_at - 10))
+    assert check() == (loaded, ModuleState("runtime._compiled.probe", "compiled"))
+    os.utime(pxd, (built_at + 10, built_at + 10))
+    with pytest.warns(tier.StaleBuildWarning, match="shared.pxd changed since it was built"):
+        module, state = check()
+    assert module is None and state.status == "stale"
+    assert (
+        state.detail
+        == f"runtime/_compiled/shared.pxd changed since it was built; rebuild: {tier.REBUILD}"
+    )

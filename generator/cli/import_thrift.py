@@ -39,13 +39,8 @@ def run_command(args) -> int:
     if not path.is_file():
         problem = "is a folder" if path.is_dir() else "no such file"
         raise CliError(f"cannot read {args.file}: {problem}")
-    try:
-        text = import_thrift(path, args.format)
-    except OSError as err:  # an include that cannot be read
-        name = Path(err.filename).name if err.filename else args.file
-        raise CliError(f"{args.file}: cannot read {name}: {err.strerror or err}") from None
-    except UnicodeDecodeError as err:
-        raise CliError(f"{args.file}: not UTF-8 text (byte {err.start})") from None
+    # a file or include that cannot be read, or is not UTF-8, is the importer's SpecError
+    text = import_thrift(path, args.format)
     if args.output:
         write_output(args.output, text.encode("utf-8"))
     else:

@@ -515,28 +515,17 @@ def _kafka_columns(path: str, display: str) -> dict[str, str]:
 
 
 def trace_kafka(codec, key: bytes, value: bytes) -> list[tuple[str, str, Trace]]:
-    """(column, record, trace) for the key and the value of one Kafka message; the whole
-    message is then decoded too, and its error (JSON level) lands on the value's trace."""
-    from runtime.core.errors import DecodeError
-    from runtime.formats.open_protocol import OpenProtocol
+    """(column, record, trace) for the key and the value of one Kafka message, the JSON
+    members too (a ``kafka_message:``'s codec is :class:`runtime.formats.open_protocol.OpenProtocol`,
+    the only runtime module with a ``KafkaCodec``); the whole message's error (JSON level)
+    lands on the value's trace."""
     from runtime.formats.open_protocol_inspect import trace_pair
 
-    kafka = codec.RECORDS.get(getattr(codec, "KAFKA_RECORD", None))
-    if isinstance(kafka, OpenProtocol):  # the JSON members too, not only the frames
-        columns = kafka_columns(codec)
-        traces = trace_pair(kafka, key, value, **getattr(codec, "DEFAULT_LIMITS", {}))
-        _name_codes(kafka, *traces)
-        return [(c, columns[c], t) for c, t in zip(("key", "value"), traces, strict=True)]
-    out = []
-    for column, data in (("key", key), ("value", value)):
-        record = kafka_columns(codec)[column]
-        out.append((column, record, trace(codec, data, record)))
-    if all(t.error is None for _, _, t in out):
-        try:
-            codec.parse_pair(key, value)
-        except DecodeError as err:
-            out[1][2].error = err
-    return out
+    kafka = codec.RECORDS[codec.KAFKA_RECORD]
+    columns = kafka_columns(codec)
+    traces = trace_pair(kafka, key, value, **codec.DEFAULT_LIMITS)
+    _name_codes(kafka, *traces)
+    return [(c, columns[c], t) for c, t in zip(("key", "value"), traces, strict=True)]
 
 
 def _name_codes(kafka, key: Trace, value: Trace) -> None:

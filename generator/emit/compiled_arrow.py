@@ -449,7 +449,12 @@ class ArrowEmitter(ArrowLists, CompiledEmitter):
         return step.items[len(lists) :]
 
     def element_member(self, cls: str, member: str) -> str:
-        return "<uint8_t>e"  # what the element's writer returned (see ``returned``)
+        """The element's writer returned its ``returned`` member, the one byte kept of it:
+        a checksum over another member of the same elements is not compiled."""
+        (record,) = (name for name, plan in self.lowering.plans.items() if plan.class_name == cls)
+        if self.returned.get(record) != member:
+            raise NotCompiled(f"a checksum of {record}.{member}, not {self.returned.get(record)}")
+        return "<uint8_t>e"
 
     def bits(self, step, at: str) -> None:
         if step.width == 64 and not step.signed:  # a uint64_t: no C value of a column here

@@ -79,20 +79,12 @@ def build_failure(err: Exception, subcon, value, path: str = "") -> EncodeError:
 
 
 def _foreign_message(err: Exception, subcon, value) -> str:
-    """:func:`_message` of what Python raised building ``value`` with ``subcon``: a value
-    that is no list where a repeated field is, or no bytes where bytes are, said so."""
-    inner = subcon
-    while not isinstance(inner, _Repeat | SizedBytes | LengthPrefixedBytes | TerminatedBytes):
-        inner = getattr(inner, "subcon", None)
-        if not isinstance(inner, Construct):
-            return construct_message(err)
-    if isinstance(inner, _Repeat):
-        if isinstance(value, list | tuple) or not isinstance(err, TypeError | AttributeError):
-            return construct_message(err)
-        return EncodeError.expected("a list", value).message
-    if isinstance(value, bytes | bytearray | memoryview) or not isinstance(err, TypeError):
+    """:func:`_message` of the TypeError or AttributeError Python raised building ``value``
+    with ``subcon``: a value that is no list where a repeated field is (a generator, which
+    has no length to count) said so. (A bytes field checks its value before using it.)"""
+    if isinstance(value, list | tuple) or _unwrapped(subcon, _Repeat) is None:
         return construct_message(err)
-    return EncodeError.expected("bytes", value).message
+    return EncodeError.expected("a list", value).message
 
 
 class _NoParent:
@@ -393,10 +385,8 @@ class Presence(Construct):
 
 
 class _Repeat(Subconstruct):
-    """Shared parse loop: index in error paths, ``max_count`` checked as it grows."""
-
-    def _more(self, stream, context, items) -> bool:
-        raise NotImplementedError
+    """Shared parse loop: index in error paths, ``max_count`` checked as it grows; a
+    subclass says by ``_more(stream, context, items)`` whether another element follows."""
 
     def _parse(self, stream, context, path):
         items = ListContainer()
