@@ -139,10 +139,10 @@ def test_a_computed_count_names_the_list_it_counts():
         avro_container.build(model)
     assert str(err.value) == "blocks[0].records: expected a model, got int 7"
     model = avro_container.parse(data)
-    model.blocks[0].records.objects = None
+    model.blocks[0].records.objects = 7
     with pytest.raises(EncodeError) as err:
         avro_container.build(model)
-    assert str(err.value) == "blocks[0].records.objects: expected a list, got None"
+    assert str(err.value) == "blocks[0].records.objects: expected a list, got int 7"
 
 
 def test_a_measured_record_names_its_own_field():
