@@ -434,11 +434,10 @@ class BuildEmitter(MessageWriters):
     def repeat(self, w: LineWriter, field: Field, var: str, size, scope: _Scope, written) -> None:
         if field.const is not None:
             raise Unsupported("a repeated const")
-        if any(ref.kind != "record" for ref in [field.type, *field.type.cases.values()]):
-            # a str's characters or a dict's keys could pass for elements (a record's writer
-            # refuses them); construct says what is wrong. A list skips the isinstance.
-            w.line(f"if type({var}) is not list and isinstance({var}, (str, dict)):")
-            w.line('    raise TypeError("list")')
+        # a str's characters or a dict's keys could pass for elements, an empty one for no
+        # elements; construct says what is wrong. A list skips the isinstance.
+        w.line(f"if type({var}) is not list and isinstance({var}, (str, dict)):")
+        w.line('    raise TypeError("list")')
         if field.repeat == "blocks":
             self.blocks(w, field, var, size, scope, written)
             return

@@ -735,14 +735,17 @@ class _Trace:
         value = self._value
         if name.startswith("_"):  # the context's own (`_parent`, `_index`): not the model's
             return getattr(value, name)
+        at = f"{self._path}.{name}" if self._path else name
         if isinstance(value, dict):
+            if name not in value:  # a dict for a model: missing it, as Record says
+                raise SiblingError(f"missing field {name!r}", path=at)
             got = value[name]
         elif dataclasses.is_dataclass(value) and name in fields_of(value):
             got = getattr(value, name)
         else:
             raise self._fails("a model")
         fields = self._sub if isinstance(self._sub, dict) else _fields(self._sub)
-        return _Trace(got, f"{self._path}.{name}" if self._path else name, fields.get(name))
+        return _Trace(got, at, fields.get(name))
 
     def __len__(self):
         if isinstance(self._value, list | tuple | bytes | bytearray | str):
