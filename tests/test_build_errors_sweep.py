@@ -5,8 +5,8 @@ in our words: never a foreign exception, never Python's text ("object has no att
 
 Each shipped sample is parsed; every attribute reachable in the model (the first element of
 a list, the first entry of a map, a bounded number per sample) is set in turn to a str, None,
-a float, a list where a scalar is and an int where a list is, on a fresh parse each time. A
-value ``build`` takes is held to the original bytes (a computed or kept field the writer
+a float, a list where a scalar is, an int where a list is and an empty dict (which no list or
+scalar is: not an empty one, not a default), on a fresh parse each time. A value ``build`` takes is held to the original bytes (a computed or kept field the writer
 recomputes) unless :data:`TAKEN` says why it may be taken. The suite runs this file in both
 tiers (compiled, and ``WIRESPEC_PURE_PYTHON=1``).
 """
@@ -27,7 +27,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 FORMATS = sorted(p.name for p in SAMPLES.iterdir() if p.is_dir() and not p.name.startswith("_"))
 MAX_ATTRIBUTES = 80
 """Attributes set per sample (the first ones met, depth first)."""
-WRONG = ("zz", None, 1.5, [1], 7)
+WRONG = ("zz", None, 1.5, [1], 7, {})
 PYTHON_TEXT = re.compile(
     r"object has no attribute|unsupported operand|not subscriptable|argument|NoneType"
     r"|not iterable|has no len|bad operand|bytes-like|unhashable|object is not|must be"
@@ -95,8 +95,15 @@ def _wrong_values(old):
             continue  # an int stands where a list is
         if type(wrong) is type(old) or old is None:
             continue  # the right type, or an absent optional field given a value
-        # None is an optional field's absence and an empty list; an int is a float
-        yield wrong, not (wrong is None or isinstance(old, float) and type(wrong) is int)
+        # None is an optional field's absence and an empty list; an int is a float; a dict
+        # is a model (a protobuf message's absent fields are its defaults)
+        yield wrong, not (
+            wrong is None
+            or isinstance(old, float)
+            and type(wrong) is int
+            or isinstance(old, Model)
+            and isinstance(wrong, dict)
+        )
 
 
 @pytest.mark.parametrize(
@@ -139,10 +146,10 @@ def test_a_computed_count_names_the_list_it_counts():
         avro_container.build(model)
     assert str(err.value) == "blocks[0].records: expected a model, got int 7"
     model = avro_container.parse(data)
-    model.blocks[0].records.objects = None
+    model.blocks[0].records.objects = 7
     with pytest.raises(EncodeError) as err:
         avro_container.build(model)
-    assert str(err.value) == "blocks[0].records.objects: expected a list, got None"
+    assert str(err.value) == "blocks[0].records.objects: expected a list, got int 7"
 
 
 def test_a_measured_record_names_its_own_field():
@@ -189,3 +196,19 @@ def test_a_generator_is_no_list_where_a_counted_list_is():
     with pytest.raises(EncodeError) as err:
         krb.build(model)
     assert str(err.value).startswith("batches[0].batch.records: expected a list, got generator")
+
+
+@pytest.mark.parametrize("empty", ["", {}])
+def test_an_empty_str_or_dict_is_no_empty_list(empty):
+    """The fast writers refuse it as construct does (they took it for no elements)."""
+    from generated import kafka_record_batch as krb
+
+    model = krb.parse((SAMPLES / "kafka_record_batch" / "gzip_batch.bin").read_bytes())
+    model.batches[0].batch.records[0].headers = empty
+    with pytest.raises(EncodeError) as err:
+        krb.build(model)
+    name = type(empty).__name__
+    assert (
+        str(err.value)
+        == f"batches[0].batch.records[0].headers: expected a list, got {name} {empty!r}"
+    )

@@ -386,3 +386,25 @@ def test_a_counted_list_that_is_none_says_how_many_it_needs():
 
     with pytest.raises(EncodeError, match=r"^xs: expected 2 elements, got 0$"):
         Record("xs" / RepeatCount(Int8ul, 2)).build({"xs": None})
+
+
+@pytest.mark.parametrize(
+    ("fmt", "at"),
+    [
+        ("kafka_record_batch", ("batches", 0, "batch", "records", 0, "headers")),  # its count
+        ("avro_container", ("blocks", 0, "records", "objects")),  # the count of the block over it
+        ("msgpack", ("values", 0, "form", "pairs")),  # a map16's computed count
+    ],
+)
+def test_a_list_given_none_is_no_elements_for_the_count_computed_from_it(fmt, at):
+    """None is an empty list where a list is built (``runtime.core.record._listed``), and a
+    ``value:`` computed from the list (its count, here) reads it so too: ``build`` and the
+    construct path write what they write for ``[]``."""
+    mod, model = _sample_model(fmt)
+    node = model
+    for step in at[:-1]:
+        node = node[step] if isinstance(step, int) else getattr(node, step)
+    setattr(node, at[-1], [])
+    empty = mod.build(model)
+    setattr(node, at[-1], None)
+    assert mod.build(model) == mod.build_construct(model) == empty

@@ -86,3 +86,17 @@ def test_the_rendered_way_back_is_the_one_the_codec_runs():
 
 def test_the_runtime_of_the_way_back_has_working_examples():
     assert doctest.testmod(runtime.core.unmap).failed == 0
+
+
+def test_a_wrong_typed_text_says_what_it_got_as_every_writer_does():
+    """``expected str, got int 7`` (``EncodeError.expected``'s words), not the type alone."""
+    from runtime.core.errors import EncodeError
+
+    way_back, values = craft.UNMAPPINGS["message"], craft.VALUE_DECODERS["column_group.values"]
+    for event, text in [
+        (RowChangedEvent(7, 5, "t", 3), "events[0].schema: expected str or None, got int 5"),
+        (RowChangedEvent(7, "s", b"t", 3), "events[0].table: expected str or None, got bytes b't'"),
+    ]:
+        with pytest.raises(EncodeError) as err:
+            way_back.unmap(event, WriteFaults(("events", 0)), values)
+        assert str(err.value) == text

@@ -92,6 +92,22 @@ def test_a_corrupt_byte_after_the_crc_is_its_mismatch_on_both_paths(framed):
         ("size: varint, nullable: true", "size: u8, nullable: true", "signed length prefix"),
         ('derived: "count * 2"', 'derived: "count * 2", size: 2', "derived value"),
         ("row: frames.body.items", "row: frames.base", "row path"),
+        # a misspelt name in a row path, a row field or a Spark type: the names near it
+        (
+            "row: frames.body.items",
+            "row: frames.bdy.items",
+            r"row path .* \(did you mean 'body'\?\)",
+        ),
+        (
+            "row: frames.body.items",
+            "row: frame",
+            r"repeated record field \(did you mean 'frames'\?\)",
+        ),
+        (
+            'doc: "a delta"}',
+            'doc: "a delta", spark: {type: timestamp_ms}}',
+            r"'timestamp_ms' \(did you mean 'timestamp_us'\?\)",
+        ),
     ],
 )
 def test_refused_at_load_with_file_and_line(tmp_path, old, new, message):

@@ -233,3 +233,14 @@ def test_ticdc_strategies_draw_the_ranges_the_specs_say():
         ticdc_types.ResolvedEvent,
     )
     assert ticdc_open_protocol._STRATEGY_EVENTS["unique_names"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [("s8", (-128, 127)), ("[u8, s16]", (0, 32767)), ("[s64, u64]", (-(2**63), 2**64 - 1))],
+)
+def test_a_range_of_integer_types_is_their_least_and_largest_values(tmp_path, raw, expected):
+    spec = _spec(
+        tmp_path, SHAPES.replace("{name: x, type: int}", f"{{name: x, type: int, range: {raw}}}")
+    )
+    assert {f.name: f for f in spec.models["Point"].fields}["x"].range == expected

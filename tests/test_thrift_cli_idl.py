@@ -217,3 +217,15 @@ def test_fuzz_of_a_thrift_spec_fuzzes_that_spec(tmp_path, capsys):
         argv = ["fuzz", "thrift_compact", "--spec", str(path), "--seconds", "0.2", "--no-save"]
         assert main(argv) == 0
         assert capsys.readouterr().out.startswith("shop (User, message): ")
+
+
+@pytest.mark.parametrize("kind", ["i8", "i16", "i32", "i64"])
+def test_an_integer_default_may_be_any_value_of_its_type_and_no_other(kind):
+    from generator.spec.thrift import check_default
+
+    bits = int(kind[1:])
+    for v in (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1):
+        assert check_default(TType(kind), v, {}, {}, {}, None) == v
+    for v in (-(2 ** (bits - 1)) - 1, 2 ** (bits - 1), True):
+        with pytest.raises(Exception, match=f"default {v!r} is not an {kind}"):
+            check_default(TType(kind), v, {}, {}, {}, None)

@@ -306,6 +306,21 @@ def test_the_spark_spec_option_takes_your_format_and_checks_it(specs, tmp_path, 
     assert err.count("\n") == 1 and "is the spec of 'sensorlog', not 'png'" in err
 
 
+def test_the_spark_spec_option_names_a_bad_spec_once_with_its_line(specs):
+    """Its SpecError's own file name is not said again after the spec as the caller gave it
+    (``spec x.yaml: x.yaml:16: ...`` was)."""
+    from runtime.spark.decode import OptionError, codec
+
+    bad = specs / "typo.yaml"
+    bad.write_text(SENSORLOG.replace("spark: {row: records}", "spark: {row: recods}"))
+    with pytest.raises(OptionError) as err:
+        codec("sensorlog", spec=str(bad))
+    assert str(err.value) == (
+        f"spec {bad}:16: records.file.spark.row: must name a repeated record field"
+        " (did you mean 'records'?)"
+    )
+
+
 @pytest.mark.spark
 def test_ingest_and_the_data_source_read_your_format(spark, specs, tmp_path):
     import pyarrow.parquet as pq

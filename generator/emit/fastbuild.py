@@ -220,8 +220,11 @@ class BuildEmitter(MessageWriters):
             raise Unsupported("`_parent` of a field that is not there")
         return out
 
-    def expression(self, text, scope: _Scope) -> str:
-        """A build-time expression over what ``scope`` has written so far."""
+    def expression(self, text, scope: _Scope, *, computed: bool = False) -> str:
+        """A build-time expression over what ``scope`` has written so far; ``computed``: a
+        ``value:``, which reads a list not written yet and given None as ``[]`` (as
+        ``runtime.core.record.Computed`` does)."""
+        lists = {f.name for f in scope.record.fields if f.repeat is not None} if computed else ()
         if isinstance(text, int):
             return str(text)
 
@@ -243,7 +246,9 @@ class BuildEmitter(MessageWriters):
                 return scope.item
             if name.startswith("_"):
                 raise Unsupported(f"this.{name}")
-            return f"f_{name}" if name in scope.built else f'model["{name}"]'
+            if name in scope.built:
+                return f"f_{name}"
+            return f'(model["{name}"] or [])' if name in lists else f'model["{name}"]'
 
         text = _SIZEOF.sub(sizeof, str(text))
         if "this._parent._parent" in text or "rt." in text:
@@ -299,7 +304,7 @@ class BuildEmitter(MessageWriters):
         ref = field.type
         optional = field.tag is not None and field.optional
         if field.value:
-            w.line(f"{var} = {self.expression(field.value, scope)}")
+            w.line(f"{var} = {self.expression(field.value, scope, computed=True)}")
         elif field.checksum is not None and field.condition:
             w.line(f'{var} = model.get("{field.name}")  # what construct\'s If keeps when absent')
         elif field.checksum is None:
@@ -429,11 +434,10 @@ class BuildEmitter(MessageWriters):
     def repeat(self, w: LineWriter, field: Field, var: str, size, scope: _Scope, written) -> None:
         if field.const is not None:
             raise Unsupported("a repeated const")
-        if any(ref.kind != "record" for ref in [field.type, *field.type.cases.values()]):
-            # a str's characters or a dict's keys could pass for elements (a record's writer
-            # refuses them); construct says what is wrong. A list skips the isinstance.
-            w.line(f"if type({var}) is not list and isinstance({var}, (str, dict)):")
-            w.line('    raise TypeError("list")')
+        # a str's characters or a dict's keys could pass for elements, an empty one for no
+        # elements; construct says what is wrong. A list skips the isinstance.
+        w.line(f"if type({var}) is not list and isinstance({var}, (str, dict)):")
+        w.line('    raise TypeError("list")')
         if field.repeat == "blocks":
             self.blocks(w, field, var, size, scope, written)
             return
@@ -443,7 +447,7 @@ class BuildEmitter(MessageWriters):
         if isinstance(field.repeat, dict):
             count = field.repeat["count"]
             if field.repeat_checked_on_build:
-                w.line(f"if len({var}) != {self.expression(count, scope)}:")
+                w.line(f"if len({var} or ()) != {self.expression(count, scope)}:")
                 w.line('    raise ValueError("element count")')
         elif field.repeat in ("eos", "tagged"):
             if field.min_count:

@@ -150,8 +150,9 @@ class FieldBuilder:
                 parts + ("spark", "inline"), "only a single record field can be inlined"
             )
         if field.spark_type and field.spark_type not in SPARK_LOGICAL_TYPES:
+            hint = did_you_mean(field.spark_type, sorted(SPARK_LOGICAL_TYPES))
             raise self.error(
-                parts + ("spark", "type"), f"unknown logical type {field.spark_type!r}"
+                parts + ("spark", "type"), f"unknown logical type {field.spark_type!r}{hint}"
             )
         if "if" in raw:
             field.condition = self.expression(raw["if"], parts + ("if",), siblings)

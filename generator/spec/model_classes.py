@@ -72,6 +72,7 @@ import keyword
 
 from generator.spec import names as spec_names
 from generator.spec.expressions import translate
+from generator.spec.model import int_range
 from generator.spec.types import PRIMITIVES
 
 SCALAR_TYPES = {
@@ -283,11 +284,7 @@ def _range(builder, raw, parts) -> tuple[int, int]:
             prim = PRIMITIVES.get(end)
             if prim is None or prim.kind != "int":
                 raise builder.error(parts, f"{end!r} is not an integer type (u8 .. u64, s8 .. s64)")
-            bits = prim.bits or 8 * prim.size
-            low, high = (
-                (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if prim.signed else (0, 2**bits - 1)
-            )
-            end = high if i else low
+            end = int_range(prim.bits or 8 * prim.size, prim.signed)[i]
         out.append(end)
     if out[0] > out[1]:
         raise builder.error(parts, f"an empty range: {out[0]} > {out[1]}")

@@ -22,6 +22,7 @@ from pathlib import Path
 from generator import ROOT
 from generator.spec import names as spec_names
 from generator.spec.loader import LoadedSpec, load
+from generator.spec.model import int_range
 from generator.spec.validate import spec_limits
 from runtime.core.errors import did_you_mean
 
@@ -437,12 +438,8 @@ def check_default(t: TType, v, enums, structs, typedefs, ct):
         if not isinstance(v, bool):
             raise _TypeError(f"default {v!r} is not a bool")
     elif k in ("i8", "i16", "i32", "i64"):
-        bits = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}[k]
-        if (
-            isinstance(v, bool)
-            or not isinstance(v, int)
-            or not -(2 ** (bits - 1)) <= v < 2 ** (bits - 1)
-        ):
+        low, high = int_range(int(k[1:]), True)
+        if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
             raise _TypeError(f"default {v!r} is not an {k}")
     elif k == "double":
         if isinstance(v, bool) or not isinstance(v, (int, float)):

@@ -270,7 +270,7 @@ class _Reader:
     def chunk_check(self, chunk, parts) -> WriteCheck:
         if chunk.ref is not None:
             nullable = chunk.ref.null is not None
-            return WriteCheck("name", f"expected str{' or None' if nullable else ''}, got {{type}}",
+            return WriteCheck("name", f"expected str{' or None' if nullable else ''}, got {{got}}",
                               nullable)  # fmt: skip
         kind = CHUNK_TYPES.get(chunk.type.name) if chunk.type.kind == "chunk" else None
         if kind is None or kind.element != "int":
@@ -282,7 +282,7 @@ class _Reader:
         if field is not None and field.type.kind == "prim" and field.type.name == "uvarint":
             return WriteCheck("uvarint")
         if field is not None and field.type.kind == "str":
-            return WriteCheck("str", "expected str, got {type}")
+            return WriteCheck("str", "expected str, got {got}")
         raise self.error(parts, "the way back writes a body field that is a uvarint or a str")
 
     def constant(self, cls, chunk, parts) -> str:

@@ -556,7 +556,13 @@ class SpecBuilder(FieldBuilder):
             if not rows and (
                 target is None or target.repeat is None or target.type.kind != "record"
             ):
-                raise self.error(where + ("spark", "row"), "must name a repeated record field")
+                repeated = [
+                    f.name for f in fields if f.repeat is not None or f.type.kind == "runtime"
+                ]
+                hint = did_you_mean(spark["row"], repeated) if target is None else ""
+                raise self.error(
+                    where + ("spark", "row"), f"must name a repeated record field{hint}"
+                )
             record.spark_row = spark["row"]
         return record
 
@@ -575,10 +581,12 @@ class SpecBuilder(FieldBuilder):
                 or (last and field.repeat is None)
                 or absent
             ):
+                known = [f.name for f in current.fields if f.type.kind == "record"]
+                hint = did_you_mean(name, known) if field is None else ""
                 raise self.error(
                     parts,
                     f"{name!r}: a row path steps through record fields that are always there "
-                    "and ends with a repeated one",
+                    f"and ends with a repeated one{hint}",
                 )
             steps.append((current.name, name))
             body = self.data["records"][field.type.name]

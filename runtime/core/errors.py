@@ -114,6 +114,15 @@ class LimitError(DecodeError):
     """A length, count, depth or size read from the input exceeds a configured limit."""
 
 
+def shown(value) -> str:
+    """``value`` as an error says what it got: its type and its repr (a long one shortened).
+
+    >>> shown("x"), shown(None), shown(list(range(9)))
+    ("str 'x'", 'None', 'list [0, 1, 2, 3, 4, 5, ...]')
+    """
+    return "None" if value is None else f"{type(value).__name__} {reprlib.repr(value)}"
+
+
 class EncodeError(_PathError):
     """A model that cannot be written (a value out of range, a missing field, ...)."""
 
@@ -137,8 +146,7 @@ class EncodeError(_PathError):
         >>> str(EncodeError.expected("an integer", "x")), str(EncodeError.expected("a list", None))
         ("<model>: expected an integer, got str 'x'", '<model>: expected a list, got None')
         """
-        got = "None" if value is None else f"{type(value).__name__} {reprlib.repr(value)}"
-        return cls(f"expected {what}, got {got}", path=path)
+        return cls(f"expected {what}, got {shown(value)}", path=path)
 
     def __str__(self) -> str:
         return f"{self.path or '<model>'}: {self.message}"

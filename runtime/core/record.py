@@ -645,8 +645,8 @@ class Computed(Subconstruct):
 
     >>> from construct import Int8ul
     >>> rec = Record("n" / Computed(Int8ul, lambda this: len(this.xs)), "xs" / RepeatCount(Int8ul, lambda this: this.n))
-    >>> rec.build({"xs": [7, 9]}).hex(), rec.parse(b"\\x01\\x05")
-    ('020709', Container(n=1, xs=ListContainer([5])))
+    >>> rec.build({"xs": [7, 9]}).hex(), rec.parse(b"\\x01\\x05"), rec.build({"xs": None})
+    ('020709', Container(n=1, xs=ListContainer([5])), b'\\x00')
     """
 
     def __init__(self, subcon, func):
@@ -658,7 +658,10 @@ class Computed(Subconstruct):
         try:
             value = self.func(context)
         except (EncodeError, *EXPRESSION_ERRORS) as err:
-            raise _blame(self.func, context) or err from None
+            try:  # a list given None: no elements, as the list builds it, at any depth
+                value = self.func(_Emptied(context, context._subcons))
+            except (EncodeError, *EXPRESSION_ERRORS):
+                raise _blame(self.func, context) or err from None
         return self.subcon._build(value, stream, context, path)
 
     def _parse_backwards(self, data, end, base, context, path):
@@ -675,6 +678,29 @@ def _blame(func, context) -> SiblingError | None:
     except (EncodeError, *EXPRESSION_ERRORS):
         pass
     return None
+
+
+class _Emptied:
+    """A record's build context (or a model in it) as a computed value's expression reads
+    it once it failed on the context itself: a list field holding None reads as ``[]``."""
+
+    __slots__ = ("_fields", "_value")
+
+    def __init__(self, value, fields):
+        self._value, self._fields = value, fields
+
+    def __getattr__(self, name):
+        value = self._value
+        if name.startswith("_"):  # the context's own; `_parent` is read through as well
+            got = getattr(value, name)
+            parent = name == "_parent" and isinstance(got, Container) and "_subcons" in got
+            return _Emptied(got, got._subcons) if parent else got
+        got = value[name] if isinstance(value, dict) else getattr(value, name)
+        sub = self._fields.get(name)
+        if got is None and isinstance(_unwrapped(sub, _Repeat | Computed), _Repeat):
+            return []
+        fields = _fields(sub)
+        return _Emptied(got, fields) if fields else got
 
 
 class _Trace:
@@ -699,14 +725,17 @@ class _Trace:
         value = self._value
         if name.startswith("_"):  # the context's own (`_parent`, `_index`): not the model's
             return getattr(value, name)
+        at = f"{self._path}.{name}" if self._path else name
         if isinstance(value, dict):
+            if name not in value:  # a dict for a model: missing it, as Record says
+                raise SiblingError(f"missing field {name!r}", path=at)
             got = value[name]
         elif dataclasses.is_dataclass(value) and name in fields_of(value):
             got = getattr(value, name)
         else:
             raise self._fails("a model")
         fields = self._sub if isinstance(self._sub, dict) else _fields(self._sub)
-        return _Trace(got, f"{self._path}.{name}" if self._path else name, fields.get(name))
+        return _Trace(got, at, fields.get(name))
 
     def __len__(self):
         if isinstance(self._value, list | tuple | bytes | bytearray | str):

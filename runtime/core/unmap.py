@@ -6,8 +6,9 @@ A rendered unmapping turns one model into the parts of its element of the source
 calls ``fail(path, problem, value)``. The quick path passes :func:`give_up` (any fault: map
 the model again, checked), the checked path a :class:`WriteFaults`, which raises the exact
 :class:`~runtime.core.errors.EncodeError` at the path. ``problem`` is either the spec's
-message (``{value}``, ``{value!r}`` and ``{type}`` in it are the value, its repr and its
-type's name: plain text replacement, never ``str.format``) or the writer whose own error
+message (``{value}``, ``{value!r}``, ``{type}`` and ``{got}`` in it are the value, its repr,
+its type's name and both as :meth:`EncodeError.expected` says them: plain text
+replacement, never ``str.format``) or the writer whose own error
 it is, called with ``value`` (a tuple of arguments): when the writer accepts them after
 all (a numpy integer, a bytearray), ``fail`` returns what it returns.
 
@@ -17,6 +18,10 @@ all (a numpy integer, a bytearray), ``fail`` returns what it returns.
     Traceback (most recent call last):
     ...
     runtime.core.errors.EncodeError: events[2].commit_ts: commit ts -1 is not a uint64
+    >>> fail(("query",), "expected str, got {got}", 7)
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: events[2].query: expected str, got int 7
     >>> fail(("new", 0, "flags"), write_uvarint, (2**64,))
     Traceback (most recent call last):
     ...
@@ -29,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from runtime.core.errors import EncodeError
+from runtime.core.errors import EncodeError, shown
 
 
 class GiveUp(Exception):
@@ -54,7 +59,8 @@ class WriteFaults:
     def __call__(self, path: tuple, problem: str | Callable, value=None):
         if isinstance(problem, str):
             message = problem.replace("{value!r}", repr(value)).replace("{value}", f"{value}")
-            return self.raise_at(path, EncodeError(message.replace("{type}", type(value).__name__)))
+            message = message.replace("{type}", type(value).__name__)
+            return self.raise_at(path, EncodeError(message.replace("{got}", shown(value))))
         try:
             return problem(*value)
         except EncodeError as err:

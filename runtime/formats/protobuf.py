@@ -162,10 +162,10 @@ _FIXED = {
 
 def is_default(scalar: str, v) -> bool:
     """Whether an implicit-presence field holding ``v`` is left off the wire (a float
-    only when it is +0.0: upb writes -0.0)."""
+    only when it is +0.0: upb writes -0.0; ``{}`` or ``0.0`` in a string or an int: no)."""
     if scalar in ("float", "double"):
         return v == 0 and math.copysign(1.0, v) > 0
-    return not v
+    return not v and (v is None or v == SCALARS[scalar][2] and type(v) is not float)
 
 
 class PbField:

@@ -137,12 +137,31 @@ def read_spec(fmt: str, spec: str) -> tuple[str, str]:
             raise OptionError(f"{spec} is the spec of {declared!r}, not {fmt!r}")
         spec_module(text, str(path.resolve()))  # a spec that does not render fails here
     except SpecError as err:
-        raise OptionError(f"spec {spec}: {str(err).splitlines()[0]}") from None
+        raise OptionError(_spec_error(spec, err)) from None
     except UnicodeDecodeError as err:
         raise OptionError(f"spec {spec}: not UTF-8 text (byte {err.start})") from None
     except OSError as err:  # an include that cannot be read
         raise OptionError(f"spec {spec}: cannot read {err.filename}: {err.strerror}") from None
     return text, str(path.resolve())
+
+
+def _spec_error(spec: str, err) -> str:
+    """The one line option ``spec`` says for the :class:`SpecError` ``err``: the spec as
+    the caller named it once, with the line, when the error is in it (its loader names it
+    by its file name); else the file it is in too (a ``.thrift`` include).
+
+    >>> from runtime.core.errors import SpecError
+    >>> _spec_error("my/x.yaml", SpecError("unknown key 'rwo'", file="x.yaml", line=3, key="a"))
+    "spec my/x.yaml:3: a: unknown key 'rwo'"
+    >>> _spec_error("my/a.thrift", SpecError("unknown type 'i3'", file="my/b.thrift", line=2))
+    "spec my/a.thrift: my/b.thrift:2: unknown type 'i3'"
+    """
+    from pathlib import Path
+
+    message = (err.message.splitlines() or [""])[0]
+    where = spec if err.file in ("", spec, Path(spec).name) else f"{spec}: {err.file}"
+    where += f":{err.line}" if err.line is not None else ""
+    return ": ".join(part for part in (f"spec {where}", err.key, message) if part)
 
 
 @functools.cache
