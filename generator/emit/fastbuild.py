@@ -435,8 +435,11 @@ class BuildEmitter(MessageWriters):
         if field.const is not None:
             raise Unsupported("a repeated const")
         # a str's characters or a dict's keys could pass for elements, an empty one for no
-        # elements; construct says what is wrong. A list skips the isinstance.
-        w.line(f"if type({var}) is not list and isinstance({var}, (str, dict)):")
+        # elements; construct says what is wrong. A record's writer refuses a character or a
+        # key, so a list of records needs the check only when empty (a full list skips it).
+        records = all(ref.kind == "record" for ref in [field.type, *field.type.cases.values()])
+        empty = f"not {var} and " if records else ""
+        w.line(f"if {empty}type({var}) is not list and isinstance({var}, (str, dict)):")
         w.line('    raise TypeError("list")')
         if field.repeat == "blocks":
             self.blocks(w, field, var, size, scope, written)
