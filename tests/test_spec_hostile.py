@@ -302,27 +302,16 @@ def test_reserved_names_cover_every_name_a_generated_module_defines():
         for enum, body in data.get("enums", {}).items():
             made.add(camel(enum))
             made |= {f"{enum.upper()}_{a.upper()}" for a in body.get("attributes", {})}
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-                defined = [node.name]
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                defined = [(a.asname or a.name).split(".")[0] for a in node.names]
-            elif isinstance(node, ast.Assign):
-                defined = [
-                    n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)
-                ]
-            else:
+        for name in _top_level_names(tree):
+            if name.startswith("_") or name in made:
                 continue
-            for name in defined:
-                if name.startswith("_") or name in made:
-                    continue
-                assert (
-                    names.problem("record", name.lower()) is not None
-                    or names.class_name_problem(name, name) is not None
-                    or name in names.MODULE_CONSTANTS
-                    or name.endswith(("_spark_type", "_to_row"))  # of a runtime type's rows
-                    or name == "Message"  # kafka_message specs refuse a Message class
-                ), (spec.name, name)
+            assert (
+                names.problem("record", name.lower()) is not None
+                or names.class_name_problem(name, name) is not None
+                or name in names.MODULE_CONSTANTS
+                or name.endswith(("_spark_type", "_to_row"))  # of a runtime type's rows
+                or name == "Message"  # kafka_message specs refuse a Message class
+            ), (spec.name, name)
 
 
 def test_thrift_reserved_names_cover_every_name_a_generated_module_defines():
@@ -335,20 +324,9 @@ def test_thrift_reserved_names_cover_every_name_a_generated_module_defines():
         made = set(data.get("enums", {})) | set(data["structs"])
         made |= {f"{s}_codec" for s in data["structs"]}
         tree = ast.parse((ROOT / "generated" / f"{fmt}.py").read_text())
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-                defined = [node.name]
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                defined = [(a.asname or a.name).split(".")[0] for a in node.names]
-            elif isinstance(node, ast.Assign):
-                defined = [
-                    n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)
-                ]
-            else:
-                continue
-            for name in defined:
-                if not name.startswith("_") and name not in made:
-                    assert _name_problem("struct", name) is not None, (fmt, name)
+        for name in _top_level_names(tree):
+            if not name.startswith("_") and name not in made:
+                assert _name_problem("struct", name) is not None, (fmt, name)
 
 
 # -- expressions ---------------------------------------------------------------------------
@@ -655,3 +633,14 @@ def test_data_never_makes_an_expression_grow_without_bound(expression, tmp_path)
             parse(huge)
     if "[" not in expression:
         assert module.parse(b"\x01\x00\x00\x00\x00" + b"x")["payload"] == b"x"
+
+
+def _top_level_names(tree):
+    """The names a module's top level defines: functions, classes, imports, assignments."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            yield node.name
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield from ((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Assign):
+            yield from (n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name))
