@@ -37,7 +37,10 @@ PARENT_READERS = (
     ("ticdc_craft", "header"),
     ("ticdc_craft", "body"),
 )
-"""The shipped records that read their parent (tests/test_arrow_reader.py)."""
+"""The shipped records with Spark columns and no ``write_arrow``: they read their parent
+(``_parent.x``), so they have no plan of their own, and on their own they parse only where
+the parent is never read (a Kafka ``batch`` of no records). tests/test_arrow_reader.py holds
+them to the Python way."""
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
@@ -51,7 +54,8 @@ def _decoder(c):
     return BatchDecoder(c, out_schema, mode="PERMISSIVE", index_col="_i")
 
 
-def _empty_kafka_batch() -> bytes:
+def empty_kafka_batch() -> bytes:
+    """A Kafka ``batch`` of no records: its kafka_records would read their grandparent."""
     import dataclasses
 
     from runtime.spark.decode import load_module
@@ -73,7 +77,7 @@ def _jobs(workload: str, n: int) -> list:
         c = codec("plainbuffer", "message", spec=spec)
         return [(_decoder(c), [pb_small(i) for i in range(n)])]
     if workload == "kafka-empty":
-        return [(_decoder(codec("kafka_record_batch", "batch")), [_empty_kafka_batch()] * n)]
+        return [(_decoder(codec("kafka_record_batch", "batch")), [empty_kafka_batch()] * n)]
     jobs = []
     for fmt, record in PARENT_READERS:
         folder = sorted((SAMPLES / fmt).glob("*"))

@@ -9,7 +9,6 @@ Python way."""
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import struct
 import types
@@ -21,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyspark.sql.pandas.types import to_arrow_schema
 
+from benchmarks.python_way import PARENT_READERS, empty_kafka_batch
 from generated.models.ticdc_types import Column, RowChangedEvent
 from runtime.core import tier
 from runtime.core.checksum import crc32c
@@ -610,28 +610,6 @@ def test_craft_chunks_longer_than_a_map_runs_own_room():
     events = [RowChangedEvent(i, "s", "t", new=columns, old=columns[:i]) for i in range(70)]
     (message,) = craft.encode_events(events, max_batch_size=70)
     check_craft(message)
-
-
-PARENT_READERS = [
-    ("avro_container", "block_records"),
-    ("avro_container", "data_block"),
-    ("kafka_record_batch", "kafka_record"),
-    ("kafka_record_batch", "batch"),
-    ("mysql_serialization", "binlog_event"),
-    ("ticdc_craft", "header"),
-    ("ticdc_craft", "body"),
-]
-"""The shipped records with Spark columns and no ``write_arrow``: they read their parent
-(``_parent.x``), so they have no plan of their own, and on their own they parse only where
-the parent is never read (a Kafka ``batch`` of no records)."""
-
-
-def empty_kafka_batch():
-    """A Kafka ``batch`` of no records: its kafka_records would read their grandparent."""
-    mod = load_module("kafka_record_batch")
-    whole = mod.parse((SAMPLES / "kafka_record_batch" / "orders_batch.bin").read_bytes())
-    batch = whole.batches[0].batch
-    return mod.build(dataclasses.replace(batch, records=[], records_count=0), "batch")
 
 
 @pytest.mark.parametrize("fmt,record", PARENT_READERS)
