@@ -249,23 +249,15 @@ class Codec:
     def rows_function(self):
         """:meth:`rows` with the module, its functions and the limits looked up once, for
         a caller that decodes message after message (:class:`BatchDecoder`)."""
-        mod, record, limits = self.module, self.record, dict(self.limits)
-        to_rows = mod.to_rows
-        if self.needs_key:
-            parse_kafka = mod.parse_kafka
-
-            def rows(key, value) -> list[tuple]:
-                if value is None:
-                    raise WirespecError("the message value is null")
-                return list(to_rows(parse_kafka(key, value, record, **limits), record))
-
-            return rows
-        parse = mod.parse
+        record, limits, to_rows = self.record, dict(self.limits), self.module.to_rows
+        parse = self.module.parse_kafka if self.needs_key else self.module.parse
+        keyed = self.needs_key
 
         def rows(key, value) -> list[tuple]:
             if value is None:
                 raise WirespecError("the message value is null")
-            return list(to_rows(parse(value, record, **limits), record))
+            model = parse(key, value, record, **limits) if keyed else parse(value, record, **limits)
+            return list(to_rows(model, record))
 
         return rows
 
