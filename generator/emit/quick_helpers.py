@@ -3,8 +3,14 @@ varint readers its rendered readers call where a varint is longer than the inlin
 (:mod:`generator.emit.quicktier` puts each in a module whose readers use it). Each gives
 ``rt_fast.Retry`` where the exact reader would raise or keep what the quick tier does not
 (a non-minimal msb-count varint, or a LEB128 one where the format keeps them:
-``wire_form``), so the exact reader decides.
+``wire_form``), so the exact reader decides. And the runs of fixed-width numbers a reader
+reads in one ``unpack_from`` (:func:`fused_runs`).
 """
+
+from __future__ import annotations
+
+from generator.emit.plan import FieldSteps, Length, Number
+from generator.emit.pysource import struct_format
 
 QUICK_UVARINT = '''\
 def _quick_uvarint(buf, pos):
@@ -72,3 +78,50 @@ def _quick_msb_any(buf, pos, end, bits):
         return rt_fast.msb_uvar(buf, pos, end, bits)
     except DecodeError:
         raise rt_fast.Retry from None'''
+
+
+def fused_runs(flat: list, endian: str) -> dict[int, list]:
+    """Runs of two or more fixed-width numbers and lengths of one byte order, next to each
+    other in ``flat`` (field comments between them), by the index of their first: one
+    ``unpack_from`` reads a run. A ``u8`` (a subscript, no call), a ``bool`` or a number whose
+    bytes a checksum keeps ends a run."""
+    runs: dict[int, list] = {}
+    first, run = 0, []
+
+    def close():
+        if len(run) >= 2:
+            runs[first] = list(run)
+        run.clear()
+
+    for i, step in enumerate(flat):
+        if isinstance(step, FieldSteps):
+            continue
+        fusable = (
+            isinstance(step, (Number, Length))
+            and step.size is not None
+            and step.prim not in ("bool", "u8")
+            and not getattr(step, "keep", False)
+        )
+        if not fusable:
+            close()
+            continue
+        if run and struct_format(step.prim, endian)[0] != struct_format(run[0].prim, endian)[0]:
+            close()
+        if not run:
+            first = i
+        run.append(step)
+    close()
+    return runs
+
+
+def fused_format(run: list, endian: str) -> tuple[str, str]:
+    """The module constant's name and the ``struct`` format that read a run in one call.
+
+    >>> from generator.emit.plan import Number
+    >>> fused_format([Number("a", "f64"), Number("b", "f32")], "le")
+    ('_UNPACK_LE_df', '<df')
+    """
+    fmt = struct_format(run[0].prim, endian)[0] + "".join(
+        struct_format(step.prim, endian)[1:] for step in run
+    )
+    return f"_UNPACK_{'BE' if fmt[0] == '>' else 'LE'}_{fmt[1:]}", fmt

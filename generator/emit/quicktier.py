@@ -85,6 +85,8 @@ from generator.emit.quick_helpers import (
     QUICK_UVARINT,
     QUICK_UVARINT_SHORTEST,
     QUICK_VARINTS,
+    fused_format,
+    fused_runs,
 )
 from generator.emit.quick_pending import QuickPending
 from generator.spec import pytext
@@ -111,6 +113,8 @@ class QuickTierEmitter(QuickPending):
         """Module-level tables of a choice's first byte -> its cases' readers."""
         self.uses_msb = False
         self.uses_varints = False
+        self.read: set[str] = set()
+        """Variables a fused read (:meth:`fused`) has already read."""
         self.codec_cases: dict[str, str] = {}
         """Module constants of ``process:`` codecs' cases: name -> their dict."""
 
@@ -170,6 +174,7 @@ class QuickTierEmitter(QuickPending):
 
     def steps(self, steps) -> None:
         flat = flatten(steps)
+        runs = fused_runs(flat, self.spec.endian)
         for i, step in enumerate(flat):
             if isinstance(step, FieldSteps):
                 # the comment does not end a run of fixed steps, unless the field's first
@@ -178,6 +183,8 @@ class QuickTierEmitter(QuickPending):
                     self.flush()
                 self.w.line(pytext.source_comment(self.spec.source.display, step.line, step.name))
             elif step.size is not None:
+                if i in runs:
+                    self.fused(runs[i], self.at())
                 self.fixed(step, self.at())
                 self.off += step.size
             else:
@@ -213,7 +220,8 @@ class QuickTierEmitter(QuickPending):
         elif isinstance(step, Number):
             self.number(step, at)
         elif isinstance(step, Length):
-            self.w.line(f"{step.var} = {self.read_int(step.prim, at)}")
+            if not self.was_read(step.var):
+                self.w.line(f"{step.var} = {self.read_int(step.prim, at)}")
         elif isinstance(step, Text):
             self.retry_if(f"limits.max_string < {step.fixed}")
             self.sliced(step, at, self.at(step.fixed))  # `off` is this step's offset
@@ -301,16 +309,30 @@ class QuickTierEmitter(QuickPending):
             self.retry_if(f"buf[{at}] > 1")
             self.w.line(f"{var} = buf[{at}] == 1")
         elif step.enum:
-            self.w.line(
-                f"{var} = _{step.enum.upper()}_BY_VALUE.get({self.read_int(step.prim, at)})"
-            )
+            raw = var if self.was_read(var) else self.read_int(step.prim, at)
+            self.w.line(f"{var} = _{step.enum.upper()}_BY_VALUE.get({raw})")
             self.retry_if(f"{var} is None")
         else:
-            self.w.line(f"{var} = {self.read_int(step.prim, at)}")
+            if not self.was_read(var):
+                self.w.line(f"{var} = {self.read_int(step.prim, at)}")
             if step.prim == "f32":
                 float32_exact(self.w, var, at, struct_format(step.prim, self.spec.endian)[0])
         if step.const is not None:
             self.retry_if(f"{var} != {step.const:#x}")
+
+    def fused(self, run: list, at: str) -> None:
+        """The numbers of a run (:func:`fused_runs`) in one ``unpack_from`` at ``at``: their
+        steps then make only their checks. Past the input it raises ``struct.error``, as the
+        first of its reads one by one that would."""
+        name, self.unpackers[name] = fused_format(run, self.spec.endian)
+        self.w.line(f"{', '.join(step.var for step in run)} = {name}(buf, {at})")
+        self.read.update(step.var for step in run)
+
+    def was_read(self, var: str) -> bool:
+        """Whether a fused read has read ``var`` (its step then only checks it)."""
+        found = var in self.read
+        self.read.discard(var)
+        return found
 
     def varint(self, var: str, zigzag: bool) -> None:
         """A LEB128 varint at ``pos`` into ``var`` (one byte inline, two where the format
