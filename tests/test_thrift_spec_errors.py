@@ -155,3 +155,14 @@ def test_a_protocol_other_than_thrift_compact_is_refused_by_the_schema(tmp_path)
     with pytest.raises(SpecError, match="'thrift_binary' is not one of") as caught:
         load(path, "specs/rpc.yaml")
     assert (caught.value.key, caught.value.line) == ("protocol", 3)
+
+
+def test_a_protocol_spec_beside_it_without_wire_is_refused(tmp_path):
+    """A thrift_compact.yaml next to the spec is its protocol spec: it must hold wire:."""
+    (tmp_path / "thrift_compact.yaml").write_text(
+        "format: thrift_compact\ndoc: Not the protocol.\nenums:\n"
+        "  e: {doc: E., type: u8, values: {A: {value: 1, doc: A.}}}\n"
+    )
+    err = _spec_error(tmp_path, lambda spec: None)
+    assert (err.file, err.key, err.line) == ("specs/rpc.yaml", "protocol", 3)
+    assert err.message == "thrift_compact.yaml has no wire: section"
