@@ -145,6 +145,7 @@ BAD = [
     ("schema", "plainbuffer --spec {folder}", "folder is a folder: give one spec file"),
     ("inspect", "plainbuffer --key {opkey} {binlog}", "--key is only for"),
     ("inspect", "mysql_serialization {binlog} --html {nodir}", "cannot write"),
+    ("inspect", "ticdc_open_protocol {opvalue} --html {nodir}", "out.key.bin: No such file"),
     # diff (trouble is 2, as in diff(1))
     ("diff", "plainbuffer {missing} {binlog}", "cannot read"),
     ("diff", "plainbuffer {empty} {empty}", "cannot decode"),
