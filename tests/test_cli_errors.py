@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import generated.ticdc_open_protocol as op
 from generator.cli.main import EXIT_BROKEN_PIPE, main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,6 +48,11 @@ def files(tmp_path):
     (tmp_path / "badinclude.thrift").write_text('include "bad.thrift"\nstruct A { 1: i32 x }\n')
     (tmp_path / "typo.thrift").write_text("struct A {\n  1: i32 x\n  2: strin y\n}\n")
     (tmp_path / "lone.value").write_bytes((OP_UPDATE.with_suffix(".value")).read_bytes())
+    pair = (
+        OP_UPDATE.with_suffix(".key").read_bytes(),
+        OP_UPDATE.with_suffix(".value").read_bytes(),
+    )
+    (tmp_path / "op.json").write_text(json.dumps(op.to_dict(op.parse_pair(*pair))))
     return {
         "empty": str(tmp_path / "empty.bin"),
         "folder": str(tmp_path / "folder"),
@@ -65,6 +71,7 @@ def files(tmp_path):
         "typo": str(tmp_path / "typo.thrift"),
         "badinclude": str(tmp_path / "badinclude.thrift"),
         "lonevalue": str(tmp_path / "lone.value"),
+        "opjson": str(tmp_path / "op.json"),
         "nodir": str(tmp_path / "no" / "such" / "dir" / "out.bin"),
         "binlog": str(BINLOG),
         "reply": str(REPLY),
@@ -113,6 +120,7 @@ BAD = [
     ("encode", "ticdc_open_protocol {listjson}", "expected a JSON object"),
     ("encode", "thrift_compact {structjson}", "not a Thrift message: give --struct"),
     ("encode", "thrift_compact --struct User {structjson}", "unknown key 'street' in User"),
+    ("encode", "ticdc_open_protocol {opjson} -o {nodir}", "has a Kafka key: give --key-out"),
     ("encode", "plainbuffer {wrongtypejson}", "rows[1].primary_key: expected a list, got int"),
     (
         "encode",
@@ -137,6 +145,7 @@ BAD = [
     ("schema", "plainbuffer --spec {folder}", "folder is a folder: give one spec file"),
     ("inspect", "plainbuffer --key {opkey} {binlog}", "--key is only for"),
     ("inspect", "mysql_serialization {binlog} --html {nodir}", "cannot write"),
+    ("inspect", "ticdc_open_protocol {opvalue} --html {nodir}", "out.key.bin: No such file"),
     # diff (trouble is 2, as in diff(1))
     ("diff", "plainbuffer {missing} {binlog}", "cannot read"),
     ("diff", "plainbuffer {empty} {empty}", "cannot decode"),
@@ -165,6 +174,7 @@ BAD = [
     # generate (the rest of its errors: tests of the spec loader)
     ("generate", "--specs {missing}", "no spec folder"),
     ("generate", "--specs {folder}", "no specs"),
+    ("generate", "--check --compiled", "--check only compares: leave out --compiled"),
     # fuzz
     ("fuzz", "nosuchformat --seconds 0.1", "unknown format"),
     # ingest (checked before Spark starts)

@@ -218,3 +218,18 @@ def test_spec_limits_are_the_module_defaults_and_a_call_still_overrides_them(tmp
 def test_spec_limits_must_be_known_positive_ints(tmp_path, limits):
     path = edited_spec(tmp_path, "\ndefault_record:", f"\nlimits: {limits}\ndefault_record:")
     assert line_of(path, "limits:") == spec_error(path).line
+
+
+def test_the_schema_holds_limits_to_the_runtime_names_and_positive_ints():
+    """What makes a spec's limits: safe to take as written (no check of its own)."""
+    import dataclasses
+    import json
+
+    from generator.spec.loader import SCHEMA_PATH
+    from runtime.core.limits import Limits
+
+    limits = json.loads(SCHEMA_PATH.read_text())["properties"]["limits"]
+    assert limits["additionalProperties"] is False
+    assert set(limits["properties"]) == {f.name for f in dataclasses.fields(Limits)}
+    for name, rule in limits["properties"].items():
+        assert rule == {"type": "integer", "minimum": 1}, name

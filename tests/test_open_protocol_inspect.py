@@ -216,3 +216,18 @@ def test_no_recorder_no_walk(monkeypatch):
     monkeypatch.setattr(js, "report", boom)
     _, key, value = next(x for x in _vectors() if x[0]["name"] == "seed_log_05_row")
     assert op.decode_message(key, value)
+
+
+def test_html_of_a_kafka_pair_is_a_page_per_column(tmp_path, capsys):
+    """``--html OUT``: the value's page at OUT, the key's beside it (OUT.key.html), each
+    with a span per byte of its own column."""
+    from generator.cli.main import main
+
+    sample = Path(__file__).resolve().parents[1] / "samples" / "ticdc_open_protocol" / "update"
+    out = tmp_path / "pair.html"
+    assert main(["inspect", "ticdc_open_protocol", f"{sample}.value", "--html", str(out)]) == 0
+    capsys.readouterr()
+    for page, column in ((out, "value"), (tmp_path / "pair.key.html", "key")):
+        text = page.read_text()
+        assert f"ticdc_open_protocol {column}" in text
+        assert text.count('class="b ') == len(sample.with_suffix(f".{column}").read_bytes())

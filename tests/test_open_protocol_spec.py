@@ -121,3 +121,41 @@ def test_a_bad_kind_or_events_is_a_spec_error_at_its_line(tmp_path, old, new, me
         render_spec(edited_spec(tmp_path, old, new))
     assert message in str(info.value)
     assert "ticdc_open_protocol.yaml:" in str(info.value)  # file:line
+
+
+HANDLE = "bit: column_flag.HANDLE_KEY"
+ANY = "rendering: column_type.rendering, field: value"
+QUERY = "{name: q, type: string,"
+
+
+@pytest.mark.parametrize(
+    "old, new, key, message",
+    [
+        ("- {name: scm, type: string", "- {name: ts, type: string", "json.event_key.keys[1].name", "duplicate key 'ts'"),
+        ("{name: t, type: u8, enum: column_type,", "{name: t, type: u8, enum: column_typ,", "json.column.keys[0].enum", "unknown enum 'column_typ'"),
+        (HANDLE, "bit: column_flag.HANDLE_KYE", "json.column.keys[1].bit", "'column_flag.HANDLE_KYE' is not FLAGS_ENUM.MEMBER"),
+        (HANDLE, "bit: column_type.LONG", "json.column.keys[1].bit", "'column_type.LONG' is not FLAGS_ENUM.MEMBER"),
+        ("type: map, of: column,", "type: map,", "json.row_value.keys[0].of", "a map names the document of its values (of:), and only a map"),
+        (QUERY, QUERY + " of: column,", "json.ddl_value.keys[0].of", "and only a map"),
+        (ANY, "field: value", "json.column.keys[3].rendering", "an any value names its rendering table, and only it"),
+        (QUERY, QUERY + " rendering: column_type.rendering,", "json.ddl_value.keys[0].rendering", "and only it"),
+        (ANY, "rendering: column_flag.rendering, field: value", "json.column.keys[3].rendering", "'column_flag.rendering' is not ENUM.ATTRIBUTE"),
+        (QUERY, QUERY + " logical: tidb_tso,", "json.ddl_value.keys[0].logical", "a time is an integer key's (no enum)"),
+        ("{name: t, type: s64, enum: ddl_type,", "{name: t, type: s64, logical: tidb_tso, enum: ddl_type,", "json.ddl_value.keys[1].logical", "(no enum)"),
+        ("  record: message\n", "  record: key_frames\n", "kafka_message.record", "'key_frames' is already a record"),
+        ("columns: {key: key_frames,", "columns: {key: keyframes,", "kafka_message.columns.key", "no record named 'keyframes'"),
+        ("codec: open_protocol", "codec: open_protocols", "kafka_message.codec", "no runtime module 'open_protocols'"),
+        ("    record: claim_check\n", "    record: key_frames\n", "kafka_message.claim_check.record", "'key_frames' is already a record"),
+        ("enums:\n", "enums:\n  message: {doc: M., type: u8, values: {A: {value: 1, doc: A.}}}\n", "kafka_message", "Message is the codec's class: rename the enum"),
+    ],
+)  # fmt: skip
+def test_a_bad_json_key_or_kafka_message_is_a_spec_error_at_its_key(
+    tmp_path, old, new, key, message
+):
+    spec = edited_spec(tmp_path, old, new)
+    with pytest.raises(SpecError) as info:
+        render_spec(spec)
+    assert (info.value.key, info.value.file) == (key, spec.name)
+    assert message in info.value.message
+    line = spec.read_text().splitlines()[info.value.line - 1]
+    assert new.strip() in line or line == f"{key}:"  # the key's own line, or its section's

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import generated.ticdc_open_protocol as op
 from generated.models.ticdc_types import Column, DdlEvent, ResolvedEvent, RowChangedEvent
 from generator.cli.transcode import craft_codec, differences, notes, transcode
+from runtime.core.errors import EncodeError
 
 ROOT = Path(__file__).resolve().parents[1]
 OP, CRAFT = "ticdc_open_protocol", "ticdc_craft"
@@ -187,3 +188,33 @@ def test_a_type_craft_has_no_value_for_is_named():
     assert notes([event], CRAFT) == [
         "event 0 (ts 5): new.g: Craft has no value of type GEOMETRY (255); written as NULL"
     ]
+
+
+def test_a_ddl_beside_rows_is_no_one_craft_message():
+    row = RowChangedEvent(5, "s", "t", new=[Column("id", 3, 11, 1)])
+    ddl = DdlEvent(6, "s", "t", 3, "CREATE TABLE t (id INT)")
+    with pytest.raises(EncodeError, match="these 2 events make 2 Craft messages, not one"):
+        transcode(OP, CRAFT, *op.build_pair(op.Message([row, ddl])))
+
+
+def test_what_open_protocol_cannot_carry_is_named():
+    """A FLOAT past float32's range (it becomes infinity) and text that is not UTF-8."""
+    event = RowChangedEvent(
+        5, "s", "t", new=[Column("f", 4, 0, 1e300), Column("v", 15, 0, b"\xff")]
+    )
+    assert notes([event], OP) == [
+        "event 0 (ts 5): new.f: FLOAT 1e+300 is rounded to float32",
+        "event 0 (ts 5): new.v: text that is not UTF-8 becomes U+FFFD",
+    ]
+    decimal = RowChangedEvent(5, "s", "t", new=[Column("d", 0, 0, "1.5")])  # no column_type 0
+    assert notes([decimal], CRAFT) == [
+        "event 0 (ts 5): new.d: Craft has no value of type 0; written as NULL"
+    ]
+
+
+def test_a_changed_event_count_kind_or_added_flag_is_named():
+    row = RowChangedEvent(7, "s", "t", new=[Column("a", 3, 0, 1)])
+    assert differences([row], [row, row]) == ["1 event became 2"]
+    assert differences([row], [DdlEvent(7)]) == ["event 0: RowChangedEvent became DdlEvent"]
+    flagged = RowChangedEvent(7, "s", "t", new=[Column("a", 3, 0x41, 1)])
+    assert differences([row], [flagged]) == ["event 0 (ts 7): new.a: flag BINARY|NULLABLE added"]

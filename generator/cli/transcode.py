@@ -33,7 +33,14 @@ import math
 import struct
 import sys
 
-from generator.cli.common import EXIT_USAGE, CliError, examples, read_input, write_output
+from generator.cli.common import (
+    EXIT_USAGE,
+    CliError,
+    counted,
+    examples,
+    read_input,
+    write_output,
+)
 from generator.cli.target import check_key_option, choose, key_for, load_codec
 from runtime.core.errors import EncodeError, did_you_mean
 
@@ -105,7 +112,12 @@ def _where(i: int, ev) -> str:
 
 
 def _type_name(code: int) -> str:
-    """``0`` -> ``DECIMAL (0)``: Open Protocol's column_type names."""
+    """A type code by Open Protocol's column_type name (it has no DECIMAL 0: TiCDC never
+    sends it).
+
+    >>> _type_name(255), _type_name(0)
+    ('GEOMETRY (255)', '0')
+    """
     try:
         return f"{_open_protocol().ColumnType(code).name} ({code})"
     except ValueError:
@@ -204,7 +216,7 @@ def _column_changes(image: str, before: list, after: list) -> list[tuple[str, st
 def _differences(before: list, after: list) -> list[tuple[int | None, str, str]]:
     """``(event index, field path, warning)`` for every field that changed on the way."""
     if len(before) != len(after):
-        return [(None, "", f"{len(before)} events became {len(after)}")]
+        return [(None, "", f"{counted(len(before), 'event')} became {len(after)}")]
     out = []
     for i, (a, b) in enumerate(zip(before, after)):
         if type(a) is not type(b):

@@ -9,7 +9,6 @@ fields themselves are built by :class:`generator.spec.fields.FieldBuilder`.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import importlib.util
 import re
 
@@ -45,21 +44,6 @@ from generator.spec.refs import check_refs
 from generator.spec.types import PRIMITIVES, RUNTIME_TYPES
 from generator.spec.unmapping import check_way_back
 from runtime.core.errors import did_you_mean
-from runtime.core.limits import Limits
-
-
-def spec_limits(raw, error) -> dict[str, int]:
-    """``limits:``: known :class:`runtime.core.limits.Limits` names, each a positive int
-    (``error(parts, message)`` makes the spec error)."""
-    known = [f.name for f in dataclasses.fields(Limits)]
-    if not isinstance(raw, dict):
-        raise error(("limits",), "limits must be a mapping of limit name -> int")
-    for name, value in raw.items():
-        if name not in known:
-            raise error(("limits", name), f"unknown limit {name!r}; known: {known}")
-        if type(value) is not int or value < 1:
-            raise error(("limits", name), f"{name} must be a positive int, got {value!r}")
-    return dict(raw)
 
 
 def _mark_late_values(records: dict[str, Record]) -> None:
@@ -152,7 +136,7 @@ class SpecBuilder(FieldBuilder):
             source=self.loaded,
             json_documents=json_documents,
             kafka_message=kafka,
-            limits=self.limits(data.get("limits", {})),
+            limits=dict(data.get("limits", {})),  # spec.schema.json checks each
             imports=self.imports,
             models=models,
             imported_models=self.imported_models,
@@ -164,9 +148,6 @@ class SpecBuilder(FieldBuilder):
                 if "framed" in body
             },
         )
-
-    def limits(self, raw: dict) -> dict[str, int]:
-        return spec_limits(raw, self.error)
 
     def name(self, kind: str, name, parts) -> None:
         """Refuse a name that cannot become a Python name (:mod:`generator.spec.names`)."""
