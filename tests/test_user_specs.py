@@ -391,3 +391,26 @@ def test_inspect_reads_the_kafka_columns_of_your_spec(tmp_path, capsys):
     assert main(["inspect", "my_op", str(value), "--spec", str(folder / "my_op.yaml")]) == 0
     out = capsys.readouterr().out
     assert "key key_frames" in out and "value value_frames" in out
+
+
+def test_your_documents_point_at_your_spec_and_package(specs, tmp_path, monkeypatch, capsys):
+    """A document of your own links your spec from where it lies and shows the commands
+    with --spec and your package, not the shipped `generated` and name-only commands; a
+    stale one names the command that renews it."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["docs", "--specs", "myspecs", "--out", "out/mydocs"]) == 0
+    page = (tmp_path / "out" / "mydocs" / "sensorlog.md").read_text()
+    link = re.search(r"\| spec \| \[`sensorlog.yaml`\]\(([^)]+)\) \|", page).group(1)
+    assert link == "../../myspecs/sensorlog.yaml"
+    assert (tmp_path / "out" / "mydocs" / link).resolve() == (specs / "sensorlog.yaml")
+    assert "from generated import" not in page
+    assert "Python: `from PKG import sensorlog; sensorlog.parse(data, " in page
+    assert "`wirespec generate --specs myspecs --out PKG` wrote" in page
+    assert "`wirespec decode sensorlog FILE --spec myspecs/sensorlog.yaml`" in page
+    assert "run `wirespec docs --specs myspecs --out DIR`. -->" in page.splitlines()[0]
+    (specs / "sensorlog.yaml").write_text(SENSORLOG.replace("Sensor log", "Sensor logs"))
+    capsys.readouterr()
+    for verb, out in [("docs", "out/mydocs"), ("generate", "mypkg")]:
+        assert main([verb, "--specs", "myspecs", "--out", out, "--check"]) == 3
+        err = capsys.readouterr().err
+        assert f"run `wirespec {verb} --specs myspecs --out {out}`" in err
