@@ -65,6 +65,10 @@ LOG = bytes.fromhex(
 """Two readings: sensor 7 at 21.5 C with the note "rf", sensor 8 at 40 % without one."""
 
 
+SWITCH = '{{name: value, switch_on: {on}, cases: {{CELSIUS: f64, default: f64}}, doc: "value"}}'
+"""The reading's value as a switch on an earlier field (``on``), each case an f64."""
+
+
 @pytest.fixture
 def specs(tmp_path) -> Path:
     folder = tmp_path / "myspecs"
@@ -226,6 +230,34 @@ def test_an_in_memory_module_says_it_has_no_compiled_reader(specs):
                 "sensorlog.yaml:34: records.body.fields[4].optional: an optional field needs a tag "
                 "to announce it; a field present when an earlier field says so takes if: EXPR"
             ),
+        ),
+        (
+            ('{name: value, type: f64, doc: "the value"}', SWITCH.format(on="unitt")),
+            (
+                "sensorlog.yaml:35: records.body.fields[5].switch_on: 'unitt' is not an earlier "
+                "field (did you mean 'unit'?)"
+            ),
+        ),
+        (
+            ('{name: value, type: f64, doc: "the value"}', SWITCH.format(on="note")),
+            (
+                "records.body.fields[5].switch_on: 'note' is a str field: a switch is on an "
+                "earlier integer field with an enum (four ASCII letters: a u32be with enum:)"
+            ),
+        ),
+        (
+            ('{name: value, type: f64, doc: "the value"}', SWITCH.format(on="has_note")),
+            (
+                "records.body.fields[5].switch_on: 'has_note' has no enum: give the field enum: "
+                "NAME, or the switch enum: NAME"
+            ),
+        ),
+        (
+            (
+                '{name: value, type: f64, doc: "the value"}',
+                SWITCH.format(on="has_note, enum: units"),
+            ),
+            "records.body.fields[5].enum: unknown enum 'units' (did you mean 'unit'?)",
         ),
     ],
 )
@@ -414,3 +446,23 @@ def test_your_documents_point_at_your_spec_and_package(specs, tmp_path, monkeypa
         assert main([verb, "--specs", "myspecs", "--out", out, "--check"]) == 3
         err = capsys.readouterr().err
         assert f"run `wirespec {verb} --specs myspecs --out {out}`" in err
+
+
+def test_a_switch_on_an_open_enum_needs_no_enum_of_its_own(specs, capsys):
+    """An ``open: true`` field keeps any code, and its enum still names the switch's cases;
+    an unlisted code takes ``default``."""
+    path = specs / "sensorlog.yaml"
+    path.write_text(
+        SENSORLOG.replace("enum: unit,", "enum: unit, open: true,").replace(
+            '{name: value, type: f64, doc: "the value"}', SWITCH.format(on="unit")
+        )
+    )
+    data = bytearray(LOG)
+    data[0x0C] = 9  # the first reading's unit: not listed
+    (specs / "log.bin").write_bytes(data)
+    assert main(["decode", "sensorlog", str(specs / "log.bin"), "--spec", str(path)]) == 0
+    bodies = [r["body"] for r in json.loads(capsys.readouterr().out)["records"]]
+    assert [(b["unit"], b["value"]) for b in bodies] == [
+        (9, 21.5),
+        ("PERCENT", 40.0),
+    ]
