@@ -450,7 +450,8 @@ def test_your_documents_point_at_your_spec_and_package(specs, tmp_path, monkeypa
 
 def test_a_switch_on_an_open_enum_needs_no_enum_of_its_own(specs, capsys):
     """An ``open: true`` field keeps any code, and its enum still names the switch's cases;
-    an unlisted code takes ``default``."""
+    an unlisted code takes ``default``; its Spark column is the integer (specs/README.md,
+    *The Spark mapping*)."""
     path = specs / "sensorlog.yaml"
     path.write_text(
         SENSORLOG.replace("enum: unit,", "enum: unit, open: true,").replace(
@@ -466,3 +467,6 @@ def test_a_switch_on_an_open_enum_needs_no_enum_of_its_own(specs, capsys):
         (9, 21.5),
         ("PERCENT", 40.0),
     ]
+    # Spark: the open enum's column is its integer (unlisted codes have no name)
+    assert main(["schema", "sensorlog", "--spec", str(path), "--ddl"]) == 0
+    assert "`unit`: SMALLINT" in capsys.readouterr().out
