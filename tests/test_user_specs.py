@@ -113,6 +113,18 @@ def test_the_shipped_folders_keep_their_defaults(capsys):
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.parametrize(
+    "verb", ["decode", "encode", "schema", "inspect", "diff", "fuzz", "ingest"]
+)
+def test_format_help_says_your_spec_names_it(verb, capsys):
+    """FORMAT lists the shipped formats; a verb that takes --spec says a spec's own format
+    fits there too (a newcomer reading "one of: ..." would think theirs does not)."""
+    with pytest.raises(SystemExit):
+        main([verb, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "or your spec's format: with --spec" in text.split("options:")[0]
+
+
 def test_generate_help_says_when_out_is_needed(capsys):
     with pytest.raises(SystemExit):
         main(["generate", "--help"])

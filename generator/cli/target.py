@@ -24,8 +24,13 @@ def known_formats() -> list[str]:
     return sorted(p.stem for p in (ROOT / "generated").glob("*.py") if p.stem != "__init__")
 
 
-def format_help() -> str:
-    return f"one of: {', '.join(known_formats())}"
+def format_help(more: str = "") -> str:
+    """FORMAT's help: the shipped formats, ``more`` (another choice), and a spec's own.
+
+    >>> format_help().endswith("; or your spec's format: with --spec")
+    True
+    """
+    return f"one of: {', '.join(known_formats())}{more}; or your spec's format: with --spec"
 
 
 def load_codec(fmt: str):
