@@ -244,6 +244,20 @@ def test_an_in_memory_module_says_it_has_no_compiled_reader(specs):
             ),
         ),
         (
+            ("type: u32be, const: 0x534e5352,", 'type: u32be, const: "SNSR",'),
+            (
+                "sensorlog.yaml:18: records.file.fields[0].const: 'SNSR' is text, and const: is "
+                "a number: its 4 bytes are type: u32be, const: 0x534e5352"
+            ),
+        ),
+        (
+            ("type: u32be, const: 0x534e5352,", "type: bytes, size: 4, const: 0x534e5352,"),
+            (
+                "sensorlog.yaml:18: records.file.fields[0].const: const: goes with a number type "
+                "(magic bytes: an integer type of their width, u8, u16be, u32be or u64be"
+            ),
+        ),
+        (
             ('{name: value, type: f64, doc: "the value"}', SWITCH.format(on="unitt")),
             (
                 "sensorlog.yaml:35: records.body.fields[5].switch_on: 'unitt' is not an earlier "

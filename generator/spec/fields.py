@@ -566,7 +566,11 @@ class FieldBuilder:
         if ref.terminator is not None and "process" in raw:
             raise self.error(parts + ("process",), "process: goes with a sized str or bytes")
         if field.const is not None and ref.kind in ("str", "bytes"):
-            raise self.error(parts + ("const",), "const: goes with a number type")
+            raise self.error(
+                parts + ("const",),
+                "const: goes with a number type (magic bytes: an integer type of their width, "
+                "u8, u16be, u32be or u64be, with the number they make)",
+            )
         prim = PRIMITIVES.get(ref.name) if ref.kind == "prim" else None
         if field.const is not None and prim is not None and prim.kind == "int" and prim.bits:
             low, high = int_range(prim.bits, prim.signed)
