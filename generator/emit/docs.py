@@ -80,7 +80,8 @@ def type_text(ref, spec: Spec) -> str:
             out += f", inside {_size_text(ref)}"
         return out
     if kind == "switch":
-        return f"switch on `{ref.switch_on}` (see below)"
+        inside = f", inside {_size_text(ref)}" if ref.size is not None else ""
+        return f"switch on `{ref.switch_on}` (see below){inside}"
     if kind == "choice":
         cases = ", ".join(
             f"[`{c}`](#record-{c.replace('_', '-')}) (`{m.hex()}`"
