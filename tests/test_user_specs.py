@@ -125,6 +125,16 @@ def test_format_help_says_your_spec_names_it(verb, capsys):
     assert "or your spec's format: with --spec" in text.split("options:")[0]
 
 
+def test_schema_help_gives_its_own_record_default(capsys):
+    """schema reads no input, so its --record default is the spec's default_record, not
+    "the record the input is recognised as" of the verbs that read one."""
+    with pytest.raises(SystemExit):
+        main(["schema", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: the spec's default_record; there is no input to recognise)" in text
+    assert "the record the input is recognised as" not in text
+
+
 def test_generate_help_says_when_out_is_needed(capsys):
     with pytest.raises(SystemExit):
         main(["generate", "--help"])

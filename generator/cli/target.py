@@ -110,13 +110,16 @@ class Target:
         return getattr(self.codec, "KAFKA_RECORD", None) == self.record
 
 
-def add_record_options(p: argparse.ArgumentParser) -> None:
+RECORD_HELP = (
+    "the spec record to use (default: the record the input is recognised as, by the spec's "
+    "detect:, else the spec's default_record)"
+)
+"""``--record`` of a verb that reads an input; a verb without one says its own default."""
+
+
+def add_record_options(p: argparse.ArgumentParser, record_help: str = RECORD_HELP) -> None:
     """``--record``, ``--struct`` and ``--spec``: the same words and meaning on every verb."""
-    p.add_argument(
-        "--record",
-        help="the spec record to use (default: the record the input is recognised as, by the "
-        "spec's detect:, else the spec's default_record)",
-    )
+    p.add_argument("--record", help=record_help)
     p.add_argument(
         "--struct",
         help="Thrift: the struct of the payload (the body when the input is a message "
