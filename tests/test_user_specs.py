@@ -15,6 +15,7 @@ import pytest
 
 from generator import ROOT
 from generator.cli.main import main
+from runtime.core.errors import DecodeError
 
 SENSORLOG = """\
 format: sensorlog
@@ -506,3 +507,24 @@ def test_a_switch_on_an_open_enum_needs_no_enum_of_its_own(specs, capsys):
     # Spark: the open enum's column is its integer (unlisted codes have no name)
     assert main(["schema", "sensorlog", "--spec", str(path), "--ddl"]) == 0
     assert "`unit`: SMALLINT" in capsys.readouterr().out
+
+
+def test_a_valid_check_on_a_conditional_field_runs_only_where_it_is_read(specs):
+    """``valid:`` on an ``if:`` field checks the value read; an absent field (None) has
+    nothing to check. It used to be checked as None, so the reading without a note failed
+    ``len(note) > 0``, on every path."""
+    from generator.emit.user_spec import import_spec
+
+    path = specs / "sensorlog.yaml"
+    path.write_text(
+        SENSORLOG.replace('if: "has_note == 1",', 'if: "has_note == 1", valid: "len(note) > 0",')
+    )
+    module = import_spec(path)
+    for parse in (module.parse, module.parse_construct):
+        notes = [r.body.note for r in parse(LOG).records]
+        assert notes == ["rf", None]
+    # the first reading's note present and empty: its length 25 -> 23
+    empty = LOG[:6] + (23).to_bytes(2, "little") + LOG[8:21] + b"\x01\x00" + LOG[25:]
+    for parse in (module.parse, module.parse_construct):
+        with pytest.raises(DecodeError, match=r"note = '' does not satisfy len\(note\) > 0"):
+            parse(empty)
