@@ -190,3 +190,10 @@ def test_imports_shown_import(page):
             module,
             name,
         )
+
+
+def test_a_sized_switch_says_what_bounds_it():
+    """A switch with a size (PNG's chunk data, in `length` bytes) says so in its row: the
+    reader of the table would otherwise not know where a case's `eos` ends."""
+    _, text = render_spec_doc(ROOT / "specs" / "png.yaml")
+    assert "| `data` | switch on `type` (see below), inside `length` bytes |" in text

@@ -15,6 +15,7 @@ import pytest
 
 from generator import ROOT
 from generator.cli.main import main
+from runtime.core.errors import DecodeError
 
 SENSORLOG = """\
 format: sensorlog
@@ -65,6 +66,10 @@ LOG = bytes.fromhex(
 """Two readings: sensor 7 at 21.5 C with the note "rf", sensor 8 at 40 % without one."""
 
 
+SWITCH = '{{name: value, switch_on: {on}, cases: {{CELSIUS: f64, default: f64}}, doc: "value"}}'
+"""The reading's value as a switch on an earlier field (``on``), each case an f64."""
+
+
 @pytest.fixture
 def specs(tmp_path) -> Path:
     folder = tmp_path / "myspecs"
@@ -107,6 +112,28 @@ def test_the_shipped_folders_keep_their_defaults(capsys):
     assert main(["generate", "--check"]) == 0
     assert main(["docs", "--check"]) == 0
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    "verb", ["decode", "encode", "schema", "inspect", "diff", "fuzz", "ingest"]
+)
+def test_format_help_says_your_spec_names_it(verb, capsys):
+    """FORMAT lists the shipped formats; a verb that takes --spec says a spec's own format
+    fits there too (a newcomer reading "one of: ..." would think theirs does not)."""
+    with pytest.raises(SystemExit):
+        main([verb, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "or your spec's format: with --spec" in text.split("options:")[0]
+
+
+def test_schema_help_gives_its_own_record_default(capsys):
+    """schema reads no input, so its --record default is the spec's default_record, not
+    "the record the input is recognised as" of the verbs that read one."""
+    with pytest.raises(SystemExit):
+        main(["schema", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: the spec's default_record; there is no input to recognise)" in text
+    assert "the record the input is recognised as" not in text
 
 
 def test_generate_help_says_when_out_is_needed(capsys):
@@ -226,6 +253,48 @@ def test_an_in_memory_module_says_it_has_no_compiled_reader(specs):
                 "sensorlog.yaml:34: records.body.fields[4].optional: an optional field needs a tag "
                 "to announce it; a field present when an earlier field says so takes if: EXPR"
             ),
+        ),
+        (
+            ("type: u32be, const: 0x534e5352,", 'type: u32be, const: "SNSR",'),
+            (
+                "sensorlog.yaml:18: records.file.fields[0].const: 'SNSR' is text, and const: is "
+                "a number: its 4 bytes are type: u32be, const: 0x534e5352"
+            ),
+        ),
+        (
+            ("type: u32be, const: 0x534e5352,", "type: bytes, size: 4, const: 0x534e5352,"),
+            (
+                "sensorlog.yaml:18: records.file.fields[0].const: const: goes with a number type "
+                "(magic bytes: an integer type of their width, u8, u16be, u32be or u64be"
+            ),
+        ),
+        (
+            ('{name: value, type: f64, doc: "the value"}', SWITCH.format(on="unitt")),
+            (
+                "sensorlog.yaml:35: records.body.fields[5].switch_on: 'unitt' is not an earlier "
+                "field (did you mean 'unit'?)"
+            ),
+        ),
+        (
+            ('{name: value, type: f64, doc: "the value"}', SWITCH.format(on="note")),
+            (
+                "records.body.fields[5].switch_on: 'note' is a str field: a switch is on an "
+                "earlier integer field with an enum (four ASCII letters: a u32be with enum:)"
+            ),
+        ),
+        (
+            ('{name: value, type: f64, doc: "the value"}', SWITCH.format(on="has_note")),
+            (
+                "records.body.fields[5].switch_on: 'has_note' has no enum: give the field enum: "
+                "NAME, or the switch enum: NAME"
+            ),
+        ),
+        (
+            (
+                '{name: value, type: f64, doc: "the value"}',
+                SWITCH.format(on="has_note, enum: units"),
+            ),
+            "records.body.fields[5].enum: unknown enum 'units' (did you mean 'unit'?)",
         ),
     ],
 )
@@ -391,3 +460,71 @@ def test_inspect_reads_the_kafka_columns_of_your_spec(tmp_path, capsys):
     assert main(["inspect", "my_op", str(value), "--spec", str(folder / "my_op.yaml")]) == 0
     out = capsys.readouterr().out
     assert "key key_frames" in out and "value value_frames" in out
+
+
+def test_your_documents_point_at_your_spec_and_package(specs, tmp_path, monkeypatch, capsys):
+    """A document of your own links your spec from where it lies and shows the commands
+    with --spec and your package, not the shipped `generated` and name-only commands; a
+    stale one names the command that renews it."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["docs", "--specs", "myspecs", "--out", "out/mydocs"]) == 0
+    page = (tmp_path / "out" / "mydocs" / "sensorlog.md").read_text()
+    link = re.search(r"\| spec \| \[`sensorlog.yaml`\]\(([^)]+)\) \|", page).group(1)
+    assert link == "../../myspecs/sensorlog.yaml"
+    assert (tmp_path / "out" / "mydocs" / link).resolve() == (specs / "sensorlog.yaml")
+    assert "from generated import" not in page
+    assert "Python: `from PKG import sensorlog; sensorlog.parse(data, " in page
+    assert "`wirespec generate --specs myspecs --out PKG` wrote" in page
+    assert "`wirespec decode sensorlog FILE --spec myspecs/sensorlog.yaml`" in page
+    assert "run `wirespec docs --specs myspecs --out DIR`. -->" in page.splitlines()[0]
+    (specs / "sensorlog.yaml").write_text(SENSORLOG.replace("Sensor log", "Sensor logs"))
+    capsys.readouterr()
+    for verb, out in [("docs", "out/mydocs"), ("generate", "mypkg")]:
+        assert main([verb, "--specs", "myspecs", "--out", out, "--check"]) == 3
+        err = capsys.readouterr().err
+        assert f"run `wirespec {verb} --specs myspecs --out {out}`" in err
+
+
+def test_a_switch_on_an_open_enum_needs_no_enum_of_its_own(specs, capsys):
+    """An ``open: true`` field keeps any code, and its enum still names the switch's cases;
+    an unlisted code takes ``default``; its Spark column is the integer (specs/README.md,
+    *The Spark mapping*)."""
+    path = specs / "sensorlog.yaml"
+    path.write_text(
+        SENSORLOG.replace("enum: unit,", "enum: unit, open: true,").replace(
+            '{name: value, type: f64, doc: "the value"}', SWITCH.format(on="unit")
+        )
+    )
+    data = bytearray(LOG)
+    data[0x0C] = 9  # the first reading's unit: not listed
+    (specs / "log.bin").write_bytes(data)
+    assert main(["decode", "sensorlog", str(specs / "log.bin"), "--spec", str(path)]) == 0
+    bodies = [r["body"] for r in json.loads(capsys.readouterr().out)["records"]]
+    assert [(b["unit"], b["value"]) for b in bodies] == [
+        (9, 21.5),
+        ("PERCENT", 40.0),
+    ]
+    # Spark: the open enum's column is its integer (unlisted codes have no name)
+    assert main(["schema", "sensorlog", "--spec", str(path), "--ddl"]) == 0
+    assert "`unit`: SMALLINT" in capsys.readouterr().out
+
+
+def test_a_valid_check_on_a_conditional_field_runs_only_where_it_is_read(specs):
+    """``valid:`` on an ``if:`` field checks the value read; an absent field (None) has
+    nothing to check. It used to be checked as None, so the reading without a note failed
+    ``len(note) > 0``, on every path."""
+    from generator.emit.user_spec import import_spec
+
+    path = specs / "sensorlog.yaml"
+    path.write_text(
+        SENSORLOG.replace('if: "has_note == 1",', 'if: "has_note == 1", valid: "len(note) > 0",')
+    )
+    module = import_spec(path)
+    for parse in (module.parse, module.parse_construct):
+        notes = [r.body.note for r in parse(LOG).records]
+        assert notes == ["rf", None]
+    # the first reading's note present and empty: its length 25 -> 23
+    empty = LOG[:6] + (23).to_bytes(2, "little") + LOG[8:21] + b"\x01\x00" + LOG[25:]
+    for parse in (module.parse, module.parse_construct):
+        with pytest.raises(DecodeError, match=r"note = '' does not satisfy len\(note\) > 0"):
+            parse(empty)

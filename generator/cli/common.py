@@ -70,6 +70,21 @@ def add_spec_folder_options(cmd, out_help: str) -> None:
     cmd.add_argument("--out", help=f"{out_help}; required with --specs of your own")
 
 
+def rerun(verb: str, args) -> str:
+    """The command that brings a stale ``generate``/``docs`` output up to date: the verb
+    alone for the shipped specs, with the ``--specs``/``--out`` given for a folder of your own.
+
+    >>> from argparse import Namespace
+    >>> rerun("docs", Namespace(specs=str(ROOT / "specs"), out=None))
+    'wirespec docs'
+    >>> rerun("generate", Namespace(specs="myspecs", out="mypkg"))
+    'wirespec generate --specs myspecs --out mypkg'
+    """
+    if Path(args.specs).resolve() == (ROOT / "specs").resolve():
+        return f"wirespec {verb}" + (f" --out {args.out}" if args.out else "")
+    return f"wirespec {verb} --specs {args.specs} --out {args.out}"
+
+
 def output_folder(specs: Path, out: str | None, shipped_specs: Path, shipped_out: Path) -> Path:
     """Where ``generate``/``docs`` write: ``--out``, which defaults to the shipped folder
     (``generated/``, ``docs/formats/``) only for the shipped specs (``specs/``). A spec folder

@@ -12,6 +12,7 @@ from generator.cli.common import (
     add_spec_folder_options,
     examples,
     output_folder,
+    rerun,
 )
 from generator.emit.docs import DOCS_DIR, docs
 
@@ -29,14 +30,13 @@ def add_parser(verbs) -> None:
 
 def run_command(args) -> int:
     specs = Path(args.specs)
-    outcomes = docs(
-        specs, output_folder(specs, args.out, ROOT / "specs", DOCS_DIR), check=args.check
-    )
+    out = output_folder(specs, args.out, ROOT / "specs", DOCS_DIR)
+    outcomes = docs(specs, out, check=args.check)
     problems = [o for o in outcomes if o.status not in ("fresh", "written")]
     for o in outcomes:
         if o.status != "fresh":
             print(f"{o.status:8} {o.path}", file=sys.stderr if o in problems else sys.stdout)
     if args.check and problems:
-        print("docs/formats is out of date; run `wirespec docs`", file=sys.stderr)
+        print(f"{out} is out of date; run `{rerun('docs', args)}`", file=sys.stderr)
         return EXIT_STALE
     return 0

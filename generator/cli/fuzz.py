@@ -656,8 +656,7 @@ def add_parser(verbs) -> None:
     cmd.add_argument(
         "format",
         metavar="FORMAT",
-        help=f"{format_help()}; or all: {', '.join(FORMATS)}, one after the other; or your "
-        "spec's format: with --spec",
+        help=format_help(f"; or all: {', '.join(FORMATS)}, one after the other"),
     )
     cmd.add_argument("--record", help="one record (default: every record of the format)")
     cmd.add_argument(

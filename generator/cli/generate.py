@@ -16,6 +16,7 @@ from generator.cli.common import (
     CliError,
     add_spec_folder_options,
     output_folder,
+    rerun,
 )
 
 
@@ -82,7 +83,7 @@ def run_command(args) -> int:
                 print(f"fallback {line}")
     if args.check and problems:
         print(
-            "generated code is out of date or was edited by hand; run `wirespec generate`",
+            f"{out} is out of date or was edited by hand; run `{rerun('generate', args)}`",
             file=sys.stderr,
         )
         return EXIT_STALE

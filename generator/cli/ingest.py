@@ -842,7 +842,8 @@ def add_parser(verbs) -> None:
         "format",
         metavar="FORMAT",
         help="a format, all (INPUT/<format>/ directories), or parquet_metadata (a lake's "
-        "Parquet files: one table per file, row group and column chunk, from the footers)",
+        "Parquet files: one table per file, row group and column chunk, from the footers); "
+        "or your spec's format: with --spec",
     )
     ing.add_argument("inputs", nargs="+", metavar="INPUT", help="files or directories")
     ing.add_argument("--output", required=True, help="table directory")

@@ -25,7 +25,11 @@ def add_parser(verbs) -> None:
         ),
     )
     sch.add_argument("format", metavar="FORMAT", help=format_help())
-    add_record_options(sch)
+    add_record_options(
+        sch,
+        "the spec record whose rows to describe (default: the spec's "
+        "default_record; there is no input to recognise)",
+    )
     sch.add_argument("--ddl", action="store_true", help="print a DDL string instead of JSON")
     sch.set_defaults(run=run_command)
 

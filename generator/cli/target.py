@@ -24,8 +24,13 @@ def known_formats() -> list[str]:
     return sorted(p.stem for p in (ROOT / "generated").glob("*.py") if p.stem != "__init__")
 
 
-def format_help() -> str:
-    return f"one of: {', '.join(known_formats())}"
+def format_help(more: str = "") -> str:
+    """FORMAT's help: the shipped formats, ``more`` (another choice), and a spec's own.
+
+    >>> format_help().endswith("; or your spec's format: with --spec")
+    True
+    """
+    return f"one of: {', '.join(known_formats())}{more}; or your spec's format: with --spec"
 
 
 def load_codec(fmt: str):
@@ -105,13 +110,16 @@ class Target:
         return getattr(self.codec, "KAFKA_RECORD", None) == self.record
 
 
-def add_record_options(p: argparse.ArgumentParser) -> None:
+RECORD_HELP = (
+    "the spec record to use (default: the record the input is recognised as, by the spec's "
+    "detect:, else the spec's default_record)"
+)
+"""``--record`` of a verb that reads an input; a verb without one says its own default."""
+
+
+def add_record_options(p: argparse.ArgumentParser, record_help: str = RECORD_HELP) -> None:
     """``--record``, ``--struct`` and ``--spec``: the same words and meaning on every verb."""
-    p.add_argument(
-        "--record",
-        help="the spec record to use (default: the record the input is recognised as, by the "
-        "spec's detect:, else the spec's default_record)",
-    )
+    p.add_argument("--record", help=record_help)
     p.add_argument(
         "--struct",
         help="Thrift: the struct of the payload (the body when the input is a message "

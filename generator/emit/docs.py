@@ -11,6 +11,7 @@ its flags. ``wirespec docs --check`` fails when a document is missing, stale or 
 
 from __future__ import annotations
 
+import os
 from dataclasses import MISSING, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -79,7 +80,8 @@ def type_text(ref, spec: Spec) -> str:
             out += f", inside {_size_text(ref)}"
         return out
     if kind == "switch":
-        return f"switch on `{ref.switch_on}` (see below)"
+        inside = f", inside {_size_text(ref)}" if ref.size is not None else ""
+        return f"switch on `{ref.switch_on}` (see below){inside}"
     if kind == "choice":
         cases = ", ".join(
             f"[`{c}`](#record-{c.replace('_', '-')}) (`{m.hex()}`"
@@ -341,12 +343,47 @@ def _env():
     return env
 
 
-def render_doc(spec: Spec) -> str:
+@dataclass(frozen=True)
+class DocPlace:
+    """Where a document sits, for the lines that point out of it: ``link``, the spec's path
+    from the document's folder; ``spec_arg``, the ``--spec`` a command of a spec of your own
+    needs (None for the shipped formats, which the CLI and ``generated`` know by name).
+
+    >>> DocPlace.shipped("specs/png.yaml")
+    DocPlace(link='../../specs/png.yaml', spec_arg=None)
+    """
+
+    link: str
+    spec_arg: str | None = None
+
+    @property
+    def folder(self) -> str | None:
+        """The spec's folder as ``--specs`` names it (``myspecs``), for the commands shown."""
+        return self.spec_arg.rsplit("/", 1)[0] if self.spec_arg else None
+
+    @staticmethod
+    def shipped(display: str) -> DocPlace:
+        return DocPlace(f"../../{display}")
+
+    @staticmethod
+    def own(spec_path: Path, specs_dir: Path, out_dir: Path) -> DocPlace:
+        """A spec of your own: linked from ``out_dir`` as it lies, and named in commands as
+        ``--specs`` gave its folder (``myspecs/wav.yaml``: never an absolute path).
+
+        >>> DocPlace.own(Path("my/specs/wav.yaml"), Path("my/specs"), Path("my/docs"))
+        DocPlace(link='../specs/wav.yaml', spec_arg='specs/wav.yaml')
+        """
+        link = os.path.relpath(spec_path.resolve(), out_dir.resolve())
+        return DocPlace(Path(link).as_posix(), f"{specs_dir.resolve().name}/{spec_path.name}")
+
+
+def render_doc(spec: Spec, place: DocPlace | None = None) -> str:
     env = _env()
     order = [name for name in _doc_order(spec)]
     return env.get_template("format_doc.md.j2").render(
         thrift=False,
         spec=spec,
+        place=place or DocPlace.shipped(spec.source.display),
         records=[spec.records[name] for name in order],
         type_text=lambda ref: type_text(ref, spec),
         diagram=lambda record: "\n".join(box_lines(boxes(record))),
@@ -385,7 +422,9 @@ class DocOutcome:
     reason: str = ""
 
 
-def render_spec_doc(path: Path, root: Path = ROOT) -> tuple[str, str]:
+def render_spec_doc(
+    path: Path, root: Path = ROOT, place: DocPlace | None = None
+) -> tuple[str, str]:
     try:
         display = str(path.resolve().relative_to(root))
     except ValueError:
@@ -400,9 +439,9 @@ def render_spec_doc(path: Path, root: Path = ROOT) -> tuple[str, str]:
         from generator.spec.thrift import build_thrift_model
 
         spec = build_thrift_model(loaded)
-        return spec.format, render_thrift_doc(spec)
+        return spec.format, render_thrift_doc(spec, place)
     spec = build_model(loaded)
-    return spec.format, render_doc(spec)
+    return spec.format, render_doc(spec, place)
 
 
 def thrift_boxes(struct) -> list[tuple[str, str]]:
@@ -417,13 +456,14 @@ def thrift_boxes(struct) -> list[tuple[str, str]]:
     return out
 
 
-def render_thrift_doc(spec) -> str:
+def render_thrift_doc(spec, place: DocPlace | None = None) -> str:
     env = _env()
     wire_enums = {k: v for k, v in spec.wire.items() if isinstance(v, dict) and "values" in v}
     wire_rules = {k: v for k, v in spec.wire.items() if k not in wire_enums and isinstance(v, dict)}
     return env.get_template("format_doc.md.j2").render(
         thrift=True,
         spec=spec,
+        place=place or DocPlace.shipped(spec.source.display),
         wire_enums=wire_enums,
         wire_rules=wire_rules,
         diagram=lambda struct: "\n".join(box_lines(thrift_boxes(struct))),
@@ -436,9 +476,11 @@ def docs(specs_dir: Path, out_dir: Path, *, check: bool) -> list[DocOutcome]:
 
     outcomes = []
     expected = {}
+    own = specs_dir.resolve() != (ROOT / "specs").resolve()
     for spec_path in spec_files(specs_dir):
+        place = DocPlace.own(spec_path, specs_dir, out_dir) if own else None
         with named_as_given(spec_path):
-            name, text = render_spec_doc(spec_path)
+            name, text = render_spec_doc(spec_path, place=place)
         expected[out_dir / f"{name}.md"] = text
     for path, text in expected.items():
         current = path.read_text(encoding="utf-8") if path.exists() else None

@@ -244,6 +244,8 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
                     w.line(f"if {self.expression(field.condition)}:")
                     with w.indent():
                         self.field(w, field, record)
+                        if field.valid:  # an absent field has nothing to check
+                            self.valid(w, field, f"f_{field.name}_start")
                     w.line("else:")
                     with w.indent():
                         w.line(f"f_{field.name} = None")
@@ -251,7 +253,7 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
                     self.field(w, field, record)
                 if field.name in spans:
                     w.line(f"f_{field.name}_end = pos")
-                if field.valid:
+                if field.valid and not field.condition:
                     self.valid(w, field, f"f_{field.name}_start")
             w.line("except DecodeError as err:")
             with w.indent():

@@ -534,11 +534,11 @@ class Lowering:
             body = self._value_steps(field.type, var, prefix, end, keep, field.const)
         if field.checksum is not None and field.checksum.items[0].kind != "span":
             body.append(self._checksum(record, field, prefix))  # only where it is read
+        if field.valid:  # where the field is read: an absent one has nothing to check
+            body.append(Valid(self._expression(field.valid)))
         if field.condition:
             test = self._fresh("when")
             body = [When(var, test, self._expression(field.condition), tuple(body))]
-        if field.valid:
-            body.append(Valid(self._expression(field.valid)))
         for other in record.fields:  # a span checksum: its first byte, and its last
             for item in other.checksum.items if other.checksum else ():
                 if item.kind == "span" and item.field == field.name:

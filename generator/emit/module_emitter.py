@@ -378,11 +378,13 @@ class ModuleEmitter(SparkColumns):
             if field.optional and field.repeat is not None:
                 optional += ", absent=list"
             expr = f"rt.Tagged(0x{field.tag:02x}, {expr}{optional})"
+        if field.valid and field.condition:  # checked where the field is read, not when absent
+            expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_message_arg(field)})"
         if field.condition:
             expr = f"If(lambda this: {field.condition}, {expr})"
         if field.value:
             expr = f"rt.Computed({expr}, lambda this: {field.value})"
-        if field.valid:
+        if field.valid and not field.condition:
             expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_message_arg(field)})"
         if record.serializable:
             rule = ""

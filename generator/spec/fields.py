@@ -351,6 +351,27 @@ class FieldBuilder:
             raise self.error(parts + ("key",), "a map key is an integer or a str")
         return ref
 
+    @staticmethod
+    def no_selector(on, selector, siblings) -> str:
+        """Why ``switch_on: on`` names no selector: no such earlier field, a field of
+        another kind (text cannot select: a four-letter code is an integer with an enum),
+        or an integer with no enum (the field's own or the switch's ``enum:``)."""
+        if selector is None:
+            earlier = [f.name for f in siblings]
+            return f"{on!r} is not an earlier field" + did_you_mean(on, earlier)
+        kind = selector.type.kind
+        if kind != "prim" or PRIMITIVES[selector.type.name].kind != "int":
+            what = selector.type.name if kind == "prim" else kind
+            code = " (four ASCII letters: a u32be with enum:)" if kind in ("str", "bytes") else ""
+            return (
+                f"{on!r} is a {what} field: a switch is on an earlier integer field with an "
+                f"enum{code}"
+            )
+        return (
+            f"{on!r} has no enum: give the field enum: NAME, or the switch enum: NAME "
+            "(its members name the cases)"
+        )
+
     def switch(self, raw: dict, parts, siblings) -> TypeRef:
         # The selector is an earlier enum field, or an integer field whose case names come
         # from the switch's own `enum:`; a `default` case takes every other value.
@@ -358,11 +379,13 @@ class FieldBuilder:
         selector = next((f for f in siblings if f.name == on), None)
         enum_name = selector.type.enum if selector is not None else None
         if selector is not None and enum_name is None and selector.type.kind == "prim":
-            enum_name = raw.get("enum")
+            # an open enum's field is a plain integer; its enum names the cases all the same
+            enum_name = raw.get("enum") or selector.open_enum
         if enum_name is None or enum_name not in self.enums:
-            raise self.error(
-                parts + ("switch_on",), f"{on!r} is not an earlier enum field (or give enum:)"
-            )
+            if raw.get("enum") is not None and raw["enum"] not in self.enums:
+                hint = did_you_mean(raw["enum"], self.enums)
+                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}{hint}")
+            raise self.error(parts + ("switch_on",), self.no_selector(on, selector, siblings))
         enum = self.enums[enum_name]
         members = {v.name for v in enum.values}
         cases = {}
@@ -543,7 +566,11 @@ class FieldBuilder:
         if ref.terminator is not None and "process" in raw:
             raise self.error(parts + ("process",), "process: goes with a sized str or bytes")
         if field.const is not None and ref.kind in ("str", "bytes"):
-            raise self.error(parts + ("const",), "const: goes with a number type")
+            raise self.error(
+                parts + ("const",),
+                "const: goes with a number type (magic bytes: an integer type of their width, "
+                "u8, u16be, u32be or u64be, with the number they make)",
+            )
         prim = PRIMITIVES.get(ref.name) if ref.kind == "prim" else None
         if field.const is not None and prim is not None and prim.kind == "int" and prim.bits:
             low, high = int_range(prim.bits, prim.signed)

@@ -245,7 +245,36 @@ def _has_type(instance, types: str | list[str]) -> bool:
     return any(_validator().is_type(instance, name) for name in types)
 
 
+def text_const_message(text: str) -> str:
+    """A ``const:`` given as text (a magic such as ``"RIFF"``): consts are numbers, so the
+    message gives the big-endian integer of its bytes and the type that reads them.
+
+    >>> text_const_message("RIFF")
+    "'RIFF' is text, and const: is a number: its 4 bytes are type: u32be, const: 0x52494646"
+    >>> text_const_message("GIF89a")[:60]
+    "'GIF89a' is text, and const: is a number: magic bytes are an"
+    """
+    raw = text.encode("latin-1", "replace")
+    types = {1: "u8", 2: "u16be", 4: "u32be", 8: "u64be"}
+    if len(raw) in types:
+        return (
+            f"{text!r} is text, and const: is a number: its {len(raw)} bytes are type: "
+            f"{types[len(raw)]}, const: 0x{raw.hex()}"
+        )
+    return (
+        f"{text!r} is text, and const: is a number: magic bytes are an integer type of their "
+        "width (u8, u16be, u32be, u64be; several for other lengths), each with the number "
+        "its bytes make as its const:"
+    )
+
+
 def _schema_message(err: jsonschema.ValidationError) -> str:
+    if (
+        err.validator == "type"
+        and isinstance(err.instance, str)
+        and list(err.path)[-1:] == ["const"]
+    ):
+        return text_const_message(err.instance)
     if err.validator == "oneOf":
         forms = [_form_text(form) for form in err.validator_value]
         words = [value for form in err.validator_value for value in form.get("enum", ())]
