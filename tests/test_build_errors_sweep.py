@@ -188,7 +188,8 @@ def test_a_str_is_no_list_of_strings():
 
 
 def test_a_generator_is_no_list_where_a_counted_list_is():
-    """A counted list is counted before it is written: what has no length is refused."""
+    """A counted list is counted before it is written, which would use a generator up: it
+    is refused, as everywhere (``tests/test_build_lists_sweep.py``)."""
     from generated import kafka_record_batch as krb
 
     model = krb.parse((SAMPLES / "kafka_record_batch" / "craft_values_batch.bin").read_bytes())

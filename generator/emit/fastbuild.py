@@ -325,7 +325,8 @@ class BuildEmitter(MessageWriters):
         if field.condition:
             present.append(self.expression(field.condition, scope))
         if optional:
-            absent = f"{var} is None" + (f" or {var} == []" if field.repeat is not None else "")
+            empty = f" or not {var} and isinstance({var}, (list, tuple))"
+            absent = f"{var} is None" + (empty if field.repeat is not None else "")
             present.append(f"not ({absent})")
         if present:  # else construct's If builds its Pass, an absent Tagged nothing
             w.line(f"if {' and '.join(present)}:")
@@ -434,12 +435,21 @@ class BuildEmitter(MessageWriters):
     def repeat(self, w: LineWriter, field: Field, var: str, size, scope: _Scope, written) -> None:
         if field.const is not None:
             raise Unsupported("a repeated const")
-        # a str's characters or a dict's keys could pass for elements, an empty one for no
-        # elements; construct says what is wrong. A record's writer refuses a character or a
-        # key, so a list of records needs the check only when empty (a full list skips it).
+        # what is no list or tuple (a str's characters or a dict's keys could pass for
+        # elements, a generator would be used up by its count) goes to construct, which says
+        # what is wrong. A record's writer refuses a character or a key, and len() a
+        # generator, so a counted list of records needs the check only when empty.
         records = all(ref.kind == "record" for ref in [field.type, *field.type.cases.values()])
-        empty = f"not {var} and " if records else ""
-        w.line(f"if {empty}type({var}) is not list and isinstance({var}, (str, dict)):")
+        counted = (
+            field.repeat_checked_on_build
+            if isinstance(field.repeat, dict)
+            else field.repeat in ("eos", "tagged") and field.min_count
+        )
+        empty = f"not {var} and " if records and counted else ""
+        w.line(
+            f"if {empty}type({var}) is not list and {var} is not None"
+            f" and not isinstance({var}, (list, tuple)):"
+        )
         w.line('    raise TypeError("list")')
         if field.repeat == "blocks":
             self.blocks(w, field, var, size, scope, written)
@@ -497,6 +507,8 @@ class BuildEmitter(MessageWriters):
         done, at, items = w.fresh("done"), w.fresh("at"), w.fresh("items")
         w.line(f"{elements} = list({var} or ())")
         w.line(f'{blocks} = model.get("{field.name}_blocks")')
+        w.line(f"if {blocks} and not isinstance({blocks}, (list, tuple)):")
+        w.line('    raise TypeError("list of counts")')
         w.line(
             f"if not {blocks} or sum(abs(c) for c in {blocks}) != len({elements}) or 0 in {blocks}:"
         )

@@ -102,6 +102,8 @@ class _Renderer:
             f"for by, field, columns in ({into}):",
             "    if columns is None:",
             "        continue",
+            "    if type(columns) is not list and not isinstance(columns, list | tuple):",
+            '        fail((field,), "expected a list, got {got}", columns)',
             f"    {chunk_lists} = {', '.join('[]' for _ in gr.chunks)}",
             "    for j, column in enumerate(columns):",
             (

@@ -354,7 +354,9 @@ class Tagged(Subconstruct):
         return self.subcon._parsereport(stream, context, path)
 
     def _build(self, obj, stream, context, path):
-        if self.optional and (obj is None or (self.absent is not None and obj == self.absent())):
+        if self.optional and (
+            obj is None or self.absent is not None and (obj == self.absent() or obj == ())
+        ):
             return obj
         stream.write(bytes((self.tag,)))
         return self.subcon._build(obj, stream, context, path)
@@ -427,11 +429,22 @@ class _Repeat(Subconstruct):
 
 
 def _listed(obj):
-    """The elements of a repeated field's value: None is none; a str or a mapping (whose
-    characters or keys would be written as elements) or what cannot be walked is refused."""
+    """The elements of a repeated field's value: None is none, a tuple is a list; what else
+    is refused: a str or a mapping (whose characters or keys would be written as elements),
+    and a generator, an iterator or a set (used up by the first reader of the list, its
+    count, or in no order).
+
+    >>> _listed(None), _listed((1, 2))
+    ((), (1, 2))
+    >>> try:
+    ...     _listed(x for x in "ab")
+    ... except EncodeError as err:
+    ...     print(err.message.partition(" <")[0])
+    expected a list, got generator
+    """
     if obj is None:
         return ()
-    if type(obj) is not list and (isinstance(obj, (str, dict)) or not hasattr(obj, "__iter__")):
+    if type(obj) is not list and not isinstance(obj, (list, tuple)):
         raise EncodeError.expected("a list", obj)
     return obj
 

@@ -140,7 +140,9 @@ class RepeatBlocks(_Repeat):
     def _build(self, obj, stream, context, path):
         items = list(_listed(obj))
         blocks = context.get(f"{self.field}_blocks")
-        if blocks and not (isinstance(blocks, list) and all(type(c) is int for c in blocks)):
+        if blocks and not (
+            isinstance(blocks, (list, tuple)) and all(type(c) is int for c in blocks)
+        ):
             what = EncodeError.expected("a list of counts", blocks).message
             raise SiblingError(what, path=f"{self.field}_blocks")
         if not blocks or sum(abs(c) for c in blocks) != len(items) or 0 in blocks:

@@ -37,7 +37,7 @@ from runtime.core.codec import (
     text_or_hex_from_json,
     to_jsonable,
 )
-from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.errors import DecodeError, EncodeError, SiblingError
 from runtime.core.event_messages import EventMessages, ReadEvents, kept_events
 from runtime.core.spans import current as current_spans
 from runtime.core.unmap import WriteFaults, give_up
@@ -215,9 +215,11 @@ class CraftMessage(EventMessages, Construct):
 
     def write_message(self, events) -> bytes:
         """What the way back writes for ``events``, as tiflow's encoder writes them."""
-        if isinstance(events, str | dict) or not hasattr(events, "__iter__"):
-            raise EncodeError.expected("a list of events", events)
-        if self.fast and isinstance(events, list):
+        if events is None:  # no elements, as every list in a build
+            events = []
+        elif not isinstance(events, list | tuple):
+            raise EncodeError.expected("a list", events, path="events")
+        if self.fast:
             if type(events) is not list:
                 events = list(events)  # the compiled writers take a list itself
             data = (
@@ -334,7 +336,12 @@ class CraftMessage(EventMessages, Construct):
             raise
 
     def _build(self, obj, stream, context, path):
-        stream.write(self.encode(obj))
+        try:
+            stream.write(self.encode(obj))
+        except EncodeError as err:  # its path names the events already: not "events.events"
+            named = SiblingError(err.message)
+            named._segments = err._segments
+            raise named from None
         return obj
 
     def _sizeof(self, context, path):

@@ -406,8 +406,8 @@ class OpenProtocol(KeyValueMessages):
 
     def _map(self, cols, layout: str, go122: bool, path: str) -> str:
         """``{...}``, a row section: columns sorted bytewise by name, as Go marshals a map."""
-        if type(cols) is not list:
-            raise EncodeError.expected("a list of Column", cols, path=path)
+        if type(cols) is not list and not isinstance(cols, list | tuple):
+            raise EncodeError.expected("a list", cols, path=path)
         rendered = {}
         for i, c in enumerate(cols):
             if not isinstance(c, self.column):
@@ -464,10 +464,11 @@ class OpenProtocol(KeyValueMessages):
             raise EncodeError.expected("a Message", message)
         layout = _check_layout(message.layout)
         escapes = _check_escapes(message.escapes)
-        if not isinstance(message.events, list):
-            raise EncodeError("expected a list of events", path="events")
+        events = [] if message.events is None else message.events  # None: no elements
+        if not isinstance(events, list | tuple):
+            raise EncodeError.expected("a list", events, path="events")
         pairs = []
-        for index, ev in enumerate(message.events):
+        for index, ev in enumerate(events):
             try:
                 pairs.append(self.encode_event(ev, layout, escapes))
             except EncodeError as err:

@@ -609,11 +609,11 @@ class ProtobufMessage(Construct):
         values = {}
         for f in self.fields:
             value = get(f.name)
-            if value is None and not f.explicit:
+            if value is None and not (f.explicit and f.repeated is None):  # None: no elements
                 value = {} if f.kind == "map" else [] if f.repeated else f.default
             values[f.name] = value
-        for name in self._list_names:  # a str's characters or a dict's keys are no list
-            if type(value := values[name]) is not list and isinstance(value, (str, dict)):
+        for name in self._list_names:  # a str, a dict, a generator or a set is no list
+            if type(value := values[name]) is not list and not isinstance(value, (list, tuple)):
                 raise EncodeError.expected("a list", value, path=name)
         return values
 

@@ -667,6 +667,26 @@ def enc_entry(err: Exception, key, value=None, expected: str | None = None) -> E
     return _as_encode_error(err, value, expected).add_key(key)
 
 
+def raw_fields(fields):
+    """A RawStruct's ``fields`` as its writer walks them, as every list in a build: None is
+    none, a tuple is a list, what else (a generator, which its first reader would use up)
+    is refused at ``fields``.
+
+    >>> raw_fields(None), raw_fields((1,))
+    ((), (1,))
+    >>> try:
+    ...     raw_fields({1})
+    ... except EncodeError as err:
+    ...     print(err)
+    fields: expected a list, got set {1}
+    """
+    if fields is None:
+        return ()
+    if isinstance(fields, (list, tuple)):
+        return fields
+    raise EncodeError.expected("a list", fields, path="fields")
+
+
 def enc_raw_field(err: Exception, fields: list, index: int, types: dict, expects: dict):
     """:func:`enc_field` of a failure while writing ``fields[index]`` of a RawStruct: in its
     value, named by its field id and compact type too (the read side's ``#7``).
