@@ -315,6 +315,30 @@ class Contract:
                     many[record] = (operator.attrgetter(row_field), to_row)
         return one, many
 
+    def row_lists(self, record: str):
+        """``rows(model)``: the list of the rows ``to_rows(model, record)`` yields, made
+        without a generator (``record``'s row function found once, here), for a caller that
+        converts message after message (``runtime.spark.decode.Codec.rows_function``).
+
+        >>> tables = dict(fast_readers={}, quick_readers={}, fast_writers={}, row_iterators={})
+        >>> contract = Contract(
+        ...     {"__name__": "example", "byte_to_row": lambda m: (m,)}, default_record="byte",
+        ...     limits=None, records={"byte": 1}, json_views={}, spark_rows={}, spark_paths={},
+        ...     **tables,
+        ... )
+        >>> contract.row_lists("byte")(7), list(contract.to_rows(7))
+        ([(7,)], [(7,)])
+        """
+        one, many = self._row_functions
+        to_row = one.get(record)
+        if to_row is not None:
+            return lambda model: [to_row(model)]
+        items_of, to_row = many.get(record, (None, None))
+        if to_row is not None:
+            return lambda model: [to_row(item) for item in items_of(model)]
+        to_rows = self.to_rows  # a generator's rows, or the error of a record without rows
+        return lambda model: list(to_rows(model, record))
+
     def _to_rows(self):
         spark_rows, check = self.spark_rows, self.check_record
         one, many = self._row_functions
