@@ -13,13 +13,14 @@ column (the method of benchmarks/README.md's section "Spark: ``RowWriter`` gone"
 ``kafka-empty``
     Kafka ``batch``es of no records (they parse: one row each).
 ``corrupt``
-    Messages of each of the seven records that read their parent (every one corrupt on
-    its own), per message of all seven.
+    Messages of each of the records that read their parent (:func:`parent_readers`, seven;
+    every one corrupt on its own), per message of them all.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 
@@ -28,20 +29,30 @@ from benchmarks.instructions import instructions_of
 WORKLOADS = ("user-spec", "kafka-empty", "corrupt")
 WARM_UP = 64
 """Messages decoded before ``gc.freeze()`` in both runs."""
-PARENT_READERS = (
-    ("avro_container", "block_records"),
-    ("avro_container", "data_block"),
-    ("kafka_record_batch", "kafka_record"),
-    ("kafka_record_batch", "batch"),
-    ("mysql_serialization", "binlog_event"),
-    ("ticdc_craft", "header"),
-    ("ticdc_craft", "body"),
-)
-"""The shipped records with Spark columns and no ``write_arrow``: they read their parent
-(``_parent.x``), so they have no plan of their own, and on their own they parse only where
-the parent is never read (a Kafka ``batch`` of no records). tests/test_arrow_reader.py holds
-them to the Python way."""
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+@functools.cache
+def parent_readers() -> tuple[tuple[str, str], ...]:
+    """``(format, record)`` of the shipped records that read their parent (``_parent.x``),
+    as their modules' ``FALLBACKS`` say (the fast path's ``needs_parent``): they have no
+    plan of their own, so no ``write_arrow``, and on their own they parse only where the
+    parent is never read (a Kafka ``batch`` of no records). tests/test_arrow_reader.py
+    holds them to the Python way.
+
+    >>> parent_readers()[:2]
+    (('avro_container', 'block_records'), ('avro_container', 'data_block'))
+    """
+    from generator.emit.fallbacks import alone
+    from runtime.spark.decode import load_module
+
+    alone_parse = alone("parse")
+    found = []
+    for path in sorted((SAMPLES.parent / "generated").glob("*.py")):
+        if path.stem != "__init__":
+            why = getattr(load_module(path.stem), "FALLBACKS", {}).get("parse", {})
+            found += [(path.stem, record) for record in why if why[record] == alone_parse]
+    return tuple(found)
 
 
 def _decoder(c):
@@ -79,7 +90,7 @@ def _jobs(workload: str, n: int) -> list:
     if workload == "kafka-empty":
         return [(_decoder(codec("kafka_record_batch", "batch")), [empty_kafka_batch()] * n)]
     jobs = []
-    for fmt, record in PARENT_READERS:
+    for fmt, record in parent_readers():
         folder = sorted((SAMPLES / fmt).glob("*"))
         found = [p.read_bytes()[:200] for p in folder if p.suffix != ".py"]
         jobs.append((_decoder(codec(fmt, record)), [found[i % len(found)] for i in range(n)]))
@@ -109,7 +120,7 @@ def per_message(workload: str, n: int) -> float:
     """Instructions per message of ``workload``: a run of ``n`` less a run of none."""
     args = ["-m", "benchmarks.python_way", "--run", workload]
     runs = [instructions_of([*args, str(k)]) for k in (n, 0)]
-    jobs = len(PARENT_READERS) if workload == "corrupt" else 1
+    jobs = len(parent_readers()) if workload == "corrupt" else 1
     return (runs[0] - runs[1]) / (n * jobs)
 
 

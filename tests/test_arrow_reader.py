@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyspark.sql.pandas.types import to_arrow_schema
 
-from benchmarks.python_way import PARENT_READERS, empty_kafka_batch
+from benchmarks.python_way import empty_kafka_batch, parent_readers
 from generated.models.ticdc_types import Column, RowChangedEvent
 from runtime.core import tier
 from runtime.core.checksum import crc32c
@@ -612,7 +612,7 @@ def test_craft_chunks_longer_than_a_map_runs_own_room():
     check_craft(message)
 
 
-@pytest.mark.parametrize("fmt,record", PARENT_READERS)
+@pytest.mark.parametrize("fmt,record", parent_readers())
 def test_records_that_read_their_parent_go_the_python_way(fmt, record):
     """No Arrow reader; their batches are the Python way's (row tuples), which is all the
     models-to-Arrow ``RowWriter`` they went through wrote (it is gone)."""

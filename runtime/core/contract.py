@@ -57,8 +57,9 @@ class Contract:
     of several columns (``kafka_message``: its model class, ``kafka_records``: the records it
     reads, the message first, ``kafka_columns``: the columns). ``kept``: a model read from
     forms build writes otherwise keeps the message's bytes (``runtime.core.kept``).
-    Per-record functions (``<record>_from_dict``, ``<record>_spark_type``, ``<record>_to_row``)
-    are found in ``namespace`` by name."""
+    Per-record functions (``<record>_from_dict``, ``<record>_spark_type``) are found in
+    ``namespace`` by name, the ``<record>_to_row`` ones once, when the module binds
+    (:meth:`row_functions`)."""
 
     def __init__(
         self,
@@ -102,6 +103,7 @@ class Contract:
         self.kafka_message = kafka_message
         self.kafka_records = kafka_records
         self.kafka_columns = kafka_columns
+        self._row_functions = self.row_functions()
         # kept: a model read from forms build writes otherwise keeps the message's bytes
         parse = python_parse = self._parse(kept)
         if self.table_readers:
@@ -271,33 +273,99 @@ class Contract:
 
         return spark_schema
 
+    def row_functions(self) -> tuple[dict, dict]:
+        """``(one, many)``, looked up once when the module binds: ``one`` maps a record whose
+        model is its one row to its ``<record>_to_row``; ``many`` maps a record of several rows
+        to ``(items_of, to_row)``, its rows being ``to_row`` of each of ``items_of(model)``
+        (its ``spark: {row: ...}`` field), or ``items_of(model)`` itself when ``to_row`` is
+        None (a Kafka message's or a row path's generator). A record in neither has no row
+        function in the module.
+
+        >>> import dataclasses
+        >>> @dataclasses.dataclass
+        ... class Pair:
+        ...     items: list
+        >>> tables = dict(fast_readers={}, quick_readers={}, fast_writers={}, row_iterators={})
+        >>> namespace = {"__name__": "example", "item_to_row": lambda m: (m,)}
+        >>> contract = Contract(
+        ...     namespace, default_record="pair", limits=None, records={"pair": 1, "item": 2},
+        ...     json_views={}, spark_rows={"pair": ("items", "item")}, spark_paths={}, **tables,
+        ... )
+        >>> one, many = contract.row_functions()
+        >>> list(one), list(many), list(contract.to_rows(Pair([1, 2])))
+        (['item'], ['pair'], [(1,), (2,)])
+        """
+        import operator
+
+        namespace, spark_rows = self.namespace, self.spark_rows
+        one, many = {}, {}
+        for record in self.records:
+            if record in self.kafka_records:
+                many[record] = (self.kafka.to_rows, None)
+            elif record in self.spark_paths:
+                many[record] = (self.spark_paths[record][1], None)
+            else:
+                row_field, row_record = spark_rows.get(record, (None, record))
+                to_row = namespace.get(f"{row_record}_to_row")
+                if to_row is None:
+                    continue
+                if row_field is None:
+                    one[record] = to_row
+                else:
+                    many[record] = (operator.attrgetter(row_field), to_row)
+        return one, many
+
+    def row_lists(self, record: str):
+        """``rows(model)``: the list of the rows ``to_rows(model, record)`` yields, made
+        without a generator (``record``'s row function found once, here), for a caller that
+        converts message after message (``runtime.spark.decode.Codec.rows_function``).
+
+        >>> tables = dict(fast_readers={}, quick_readers={}, fast_writers={}, row_iterators={})
+        >>> contract = Contract(
+        ...     {"__name__": "example", "byte_to_row": lambda m: (m,)}, default_record="byte",
+        ...     limits=None, records={"byte": 1}, json_views={}, spark_rows={}, spark_paths={},
+        ...     **tables,
+        ... )
+        >>> contract.row_lists("byte")(7), list(contract.to_rows(7))
+        ([(7,)], [(7,)])
+        """
+        one, many = self._row_functions
+        to_row = one.get(record)
+        if to_row is not None:
+            return lambda model: [to_row(model)]
+        items_of, to_row = many.get(record, (None, None))
+        if to_row is not None:
+            return lambda model: [to_row(item) for item in items_of(model)]
+        to_rows = self.to_rows  # a generator's rows, or the error of a record without rows
+        return lambda model: list(to_rows(model, record))
+
     def _to_rows(self):
-        namespace, kafka, kafka_records = self.namespace, self.kafka, self.kafka_records
-        spark_rows, spark_paths, check = self.spark_rows, self.spark_paths, self.check_record
+        spark_rows, check = self.spark_rows, self.check_record
+        one, many = self._row_functions
 
         def to_rows(model, record: str = self.default_record):
             """Yield the Spark rows of one decoded model, as tuples in schema order."""
-            check(record)
-            if record in kafka_records:
-                yield from kafka.to_rows(model)
-                return
-            if record in spark_paths:
-                yield from spark_paths[record][1](model)
-                return
-            row_field, row_record = spark_rows.get(record, (None, record))
-            to_row = namespace[f"{row_record}_to_row"]
-            if row_field is None:
+            to_row = one.get(record)
+            if to_row is not None:
                 yield to_row(model)
+                return
+            found = many.get(record)
+            if found is None:  # no such record, or one without rows: the error names it
+                check(record)
+                raise KeyError(f"{spark_rows.get(record, (None, record))[1]}_to_row")
+            items_of, to_row = found
+            if to_row is None:
+                yield from items_of(model)
             else:
-                for item in model[row_field]:
+                for item in items_of(model):
                     yield to_row(item)
 
         return to_rows
 
     def _iter_rows(self):
         namespace, defaults, row_iterators = self.namespace, self.limits, self.row_iterators
-        spark_rows, table_row_iterators = self.spark_rows, self.table_row_iterators
-        check = self.check_record
+        table_row_iterators, check = self.table_row_iterators, self.check_record
+        many = self._row_functions[1]
 
         def iter_rows(data: bytes, record: str = self.default_record, **limits):
             """Yield the Spark rows of ``data`` decoded as one ``record``: the rows
@@ -314,7 +382,7 @@ class Contract:
                 model = namespace["parse"](data, record, **limits)
                 yield from namespace["to_rows"](model, record)
                 return
-            to_row = namespace[f"{spark_rows[record][1]}_to_row"]
+            to_row = many[record][1]
             compiled = table_row_iterators.get(record)
             items = compiled(data, limits) if compiled is not None else None
             if items is None:  # declined: the Python readers decide

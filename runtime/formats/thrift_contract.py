@@ -208,6 +208,12 @@ class ThriftContract:
 
         return spark_schema
 
+    def row_lists(self, record: str | None):
+        """``rows(model)``: the list of the rows ``to_rows(model, record)`` yields (the
+        contract of ``runtime.core.contract.Contract.row_lists``)."""
+        to_rows = self.to_rows
+        return lambda model: list(to_rows(model, record))
+
     def _to_rows(self):
         namespace, message, check = self.namespace, self.message, self.check_record
         format_name = self.format_name

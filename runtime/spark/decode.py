@@ -249,15 +249,15 @@ class Codec:
     def rows_function(self):
         """:meth:`rows` with the module, its functions and the limits looked up once, for
         a caller that decodes message after message (:class:`BatchDecoder`)."""
-        record, limits, to_rows = self.record, dict(self.limits), self.module.to_rows
-        parse = self.module.parse_kafka if self.needs_key else self.module.parse
-        keyed = self.needs_key
+        record, limits, mod = self.record, dict(self.limits), self.module
+        parse = mod.parse_kafka if self.needs_key else mod.parse
+        keyed, rows_of = self.needs_key, mod._CONTRACT.row_lists(record)
 
         def rows(key, value) -> list[tuple]:
             if value is None:
                 raise WirespecError("the message value is null")
             model = parse(key, value, record, **limits) if keyed else parse(value, record, **limits)
-            return list(to_rows(model, record))
+            return rows_of(model)
 
         return rows
 
