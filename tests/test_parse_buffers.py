@@ -15,6 +15,7 @@ a child process with ``WIRESPEC_PURE_PYTHON=1``; the suite runs this file in bot
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import json
 import os
@@ -221,6 +222,23 @@ def test_the_python_parse_hands_every_buffer_to_the_compiled_readers(limits, mon
                 assert [type(x) for x in given] == [bytes] and given[0] == data, (key, name)
         monkeypatch.undo()
     assert taken
+
+
+def test_a_view_of_memory_no_object_owns_parses_as_its_bytes():
+    """A memoryview made in C over bare memory (``PyMemoryView_FromMemory``: no exporting
+    object behind it) is read as its bytes, in either tier."""
+    from_memory = ctypes.pythonapi.PyMemoryView_FromMemory
+    from_memory.restype = ctypes.py_object
+    from_memory.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int]
+    for fmt in FORMATS:
+        mod = importlib.import_module(f"generated.{fmt}")
+        for key, record, data in inputs(fmt):
+            if not key.endswith("/0"):
+                continue
+            memory = ctypes.create_string_buffer(data, len(data))
+            view = from_memory(ctypes.addressof(memory), len(data), 0x100)  # PyBUF_READ
+            expected = outcome(mod, data, record, {})
+            assert outcome(mod, view, record, {}) == expected, key
 
 
 def test_protobuf_reads_only_the_part_of_a_buffer_it_is_given():

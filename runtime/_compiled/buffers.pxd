@@ -37,6 +37,7 @@ cdef inline object _view_range(object view, Py_ssize_t* pos, Py_ssize_t* end, bi
     copy of the part; None when the view is released, not C-contiguous or shorter."""
     cdef Py_buffer b
     cdef Py_ssize_t at
+    cdef PyObject* base
     if PyObject_GetBuffer(view, &b, PyBUF_SIMPLE) < 0:
         PyErr_Clear()
         return None
@@ -45,18 +46,18 @@ cdef inline object _view_range(object view, Py_ssize_t* pos, Py_ssize_t* end, bi
             end[0] = b.len
         if not 0 <= pos[0] <= end[0] <= b.len:
             return None
-        base = <object>b.obj  # what the view shows: a memoryview's own exporter
-        if type(base) is memoryview:
-            base = <object>(<Py_buffer*>PyMemoryView_GET_BUFFER(base)).obj
-        if type(base) is bytes:
-            at = <char*>b.buf - PyBytes_AS_STRING(base)
-            if 0 <= at and at + b.len <= PyBytes_GET_SIZE(base):
+        base = b.obj  # what the view shows: a memoryview's own exporter (NULL: C memory)
+        if base != NULL and type(<object>base) is memoryview:
+            base = PyMemoryView_GET_BUFFER(<object>base).obj
+        if base != NULL and type(<object>base) is bytes:
+            at = <char*>b.buf - PyBytes_AS_STRING(<object>base)
+            if 0 <= at and at + b.len <= PyBytes_GET_SIZE(<object>base):
                 if not whole:
                     pos[0] += at
                     end[0] += at
-                    return base
-                if at == 0 and b.len == PyBytes_GET_SIZE(base):
-                    return base
+                    return <object>base
+                if at == 0 and b.len == PyBytes_GET_SIZE(<object>base):
+                    return <object>base
         out = PyBytes_FromStringAndSize(<char*>b.buf + pos[0], end[0] - pos[0])
         end[0] -= pos[0]
         pos[0] = 0
