@@ -539,18 +539,19 @@ def test_parse_and_build_use_the_compiled_loop():
 
 def test_parse_from_c_declines_what_the_python_parse_decides():
     """``read_whole`` (what ``parse(data)`` runs first) reads only with the module's defaults
-    (bytes, bytearray or a C-contiguous memoryview of bytes); limits given, other buffers
-    and messages over ``max_message_bytes`` go to the Python ``parse``, which gives its model
-    or its error."""
+    (bytes, bytearray or a C-contiguous memoryview, of any format: its bytes); limits given,
+    other buffers and messages over ``max_message_bytes`` go to the Python ``parse``, which
+    gives its model or its error."""
     data = SAMPLES[0].read_bytes()
     whole = pw.order.compiled.read_whole
     assert same(whole(data, {}), exact(data, "order", pw._LIMITS))
     assert whole(data, {"max_depth": 1}) is None
     assert whole(memoryview(data)[::2], {}) is None
-    assert whole(memoryview(data).cast("c"), {}) is None
+    assert same(whole(memoryview(data).cast("c"), {}), exact(data, "order", pw._LIMITS))
     try_read = pw.order.compiled.try_read  # ProtobufMessage.read's: the same buffers
     assert try_read(memoryview(data)[::2], 0, len(data) // 2, pw._LIMITS, 1) is None
-    assert try_read(memoryview(data).cast("c"), 0, len(data), pw._LIMITS, 1) is None
+    model, _ = try_read(memoryview(data).cast("c"), 0, len(data), pw._LIMITS, 1)
+    assert same(model, exact(data, "order", pw._LIMITS))
     assert try_read("text", 0, 0, pw._LIMITS, 1) is None
     assert whole(data[:-1], {}) is None or same(
         whole(data[:-1], {}), exact(data[:-1], "order", pw._LIMITS)

@@ -30,7 +30,7 @@ def parse_first(python_parse, default_record, default_limits):
     """The module's ``parse`` with the compiled readers tried first, from C (no Python frame
     when they take the input, no ``**limits`` dict when none are given): ``python_parse``
     decides whatever they decline, every call with limits, and input other than ``bytes``,
-    a bytearray or a C-contiguous memoryview of unsigned bytes."""
+    a bytearray or a C-contiguous memoryview (of any format: its bytes)."""
     return _EntriesFirst(python_parse, _ENTRIES, default_record, default_limits)
 '''
 """What every module starts with: the shared helpers cimported from

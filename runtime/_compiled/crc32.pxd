@@ -35,7 +35,7 @@ cdef extern from *:
     }
     /* zlib's crc32(crc, buf, n): chained, crc32_update(crc32_update(0, a), b) is a + b's.
        Inline: gcc stopped inlining it when the MySQL module grew, which cost ~17
-       instructions an event (benchmarks/README.md, "The prelude in one .pxd"). */
+       instructions an event (benchmarks/HISTORY.md, "The prelude in one .pxd"). */
     WIRESPEC_ALWAYS_INLINE uint32_t wirespec_crc32_update(
             uint32_t crc, const unsigned char *p, Py_ssize_t n) {
         const uint32_t (*t)[256] = (const uint32_t (*)[256])wirespec_crc32_tables;

@@ -111,8 +111,8 @@ cdef object _tables_first_call(TablesFirst self, PyObject** args, size_t nargsf,
 cdef class EntriesFirst(_StandsForParse):
     """``python_parse`` with a compiled module's readers (``entries``: record -> its
     ``_entry``) tried first with ``default_limits`` on ``bytes``, a bytearray or a
-    C-contiguous memoryview of unsigned bytes (buffers.pxd's ``readable_bytes``: a copy
-    where the caller may change it), each by its entry's ``whole`` (the module's, which
+    C-contiguous memoryview of any format (buffers.pxd's ``readable_bytes``: a copy where
+    the caller may change it), each by its entry's ``whole`` (the module's, which
     keeps the input where elements may be pending in it); ``python_parse`` decides
     whatever they decline (None), every call with limits and any other input, with the
     exact model or error."""

@@ -12,7 +12,7 @@ at run time and no generated module depends on another one.
 
 What must be inlined to pay is written in C with ``WIRESPEC_ALWAYS_INLINE``: gcc's own
 heuristic stopped inlining ``_shared`` and ``_limits`` once the MySQL module grew
-(benchmarks/README.md, "The prelude in one .pxd")."""
+(benchmarks/HISTORY.md, "The prelude in one .pxd")."""
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.object cimport PyObject
@@ -35,7 +35,7 @@ cdef extern from *:
     #endif
 
     /* Not forced inline: in the MySQL event's reader that cost ~50 instructions an event
-       more than the calls (benchmarks/README.md, "The prelude in one .pxd"). */
+       more than the calls (benchmarks/HISTORY.md, "The prelude in one .pxd"). */
     static void wirespec_put(PyObject *obj, Py_ssize_t offset, PyObject *value) {
         PyObject **slot = (PyObject **)((char *)obj + offset);
         Py_INCREF(value);

@@ -46,7 +46,7 @@ from libc.limits cimport LLONG_MAX
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
 
-from runtime._compiled.buffers cimport readable_bytes
+from runtime._compiled.buffers cimport readable_bytes, readable_range
 from runtime._compiled.out cimport Out
 from runtime._compiled.protobuf_kept cimport (
     E_KEPT, E_PACKED_KEPT, KEPT_SPAN, exact_varint, narrow_kept, packed_kept,
@@ -154,12 +154,14 @@ cdef class Loop(Builder):
             self.exact_write(model, out)
 
     cpdef object try_read(self, buf, Py_ssize_t pos, Py_ssize_t end, limits, int depth):
-        """The root message's ``(model, end)``, or None: not mine. ``buf`` is read as
-        buffers.pxd's ``readable_bytes`` gives it (``pos`` and ``end`` are the view's)."""
-        buf = readable_bytes(buf)
-        if buf is None or not 0 <= pos <= end <= PyBytes_GET_SIZE(buf):
+        """The root message's ``(model, end)``, or None: not mine. ``buf[pos:end]`` is
+        read as buffers.pxd's ``readable_range`` gives it (``pos`` and ``end`` are the
+        view's; only that part is copied, where it is copied)."""
+        cdef Py_ssize_t at = pos, stop = end
+        data = readable_range(buf, &at, &stop)
+        if data is None:
             return None
-        model = self.read_root(buf, pos, end, limits, depth)
+        model = self.read_root(data, at, stop, limits, depth)
         return None if model is None else (model, end)
 
     cpdef object read_whole(self, data, dict limits):

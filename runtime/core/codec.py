@@ -71,6 +71,22 @@ def trace(construct, data, limits: dict | None = None) -> Trace:
     return run(lambda: parse(construct, data, limits, spans=recorder), data, recorder)
 
 
+def readable_bytes(data) -> bytes:
+    """``data`` (not ``bytes``) as the ``bytes`` the fast path reads: a copy of a
+    bytearray's, a memoryview's (a view's offsets) or a ``bytes`` subclass's bytes; a
+    TypeError for anything else.
+
+    >>> readable_bytes(memoryview(b"xabc")[1:])
+    b'abc'
+    >>> readable_bytes("abc")
+    Traceback (most recent call last):
+    TypeError: parse() takes bytes, not str
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
+    return bytes(data)
+
+
 def parse_fast(
     reader, data, limits: dict | None = None, defaults: Limits | None = None, quick=None
 ):
@@ -80,7 +96,7 @@ def parse_fast(
     ``quick``: the record's quick tier, ``(reader, the nesting depth it reads)``, tried
     first (within ``max_depth`` only: it makes no depth check); whatever it does not take
     completely goes to ``reader``, which gives the model or the exact error."""
-    if type(data) is not bytes:
+    if type(data) is not bytes:  # readable_bytes inline: a call is 1.6 % of a small message
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
         data = bytes(data)
@@ -557,10 +573,8 @@ def iter_fast(rows, data, limits: dict | None = None, defaults: Limits | None = 
     at a time, with the errors of :func:`parse_fast`. The elements are not kept, so the
     input as a whole is not held to ``max_message_bytes`` (nor its element count to
     ``max_count``): the generator holds each element to them."""
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"parse() takes bytes, not {type(data).__name__}")
+    buf = data if type(data) is bytes else readable_bytes(data)
     limits_obj = Limits.from_kwargs(limits, defaults) if limits else defaults or DEFAULT_LIMITS
-    buf = data if type(data) is bytes else bytes(data)
     try:
         yield from rows(buf, 0, len(buf), limits_obj, 1)
     except RecursionError:

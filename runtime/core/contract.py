@@ -159,6 +159,7 @@ class Contract:
         compiled_readers, table_readers = self.compiled_readers, self.table_readers
         kafka_only, columns = self._kafka_only, " + ".join(self.kafka_columns)
         parse_fast, Limits, check = rt_codec.parse_fast, rt_codec.Limits, self.check_record
+        readable = rt_codec.readable_bytes
         seen = rt_kept.SEEN
 
         def parse(data: bytes, record: str = default_record, **limits):
@@ -168,7 +169,9 @@ class Contract:
             quick = quick_readers.get(record)
             if compiled_readers:
                 compiled = compiled_readers.get(record)
-                if compiled is not None and type(data) is bytes:
+                if compiled is not None:
+                    if type(data) is not bytes:  # what the Python readers read (kept, a copy)
+                        data = readable(data)
                     model = compiled(
                         data, Limits.from_kwargs(limits, defaults) if limits else defaults
                     )
