@@ -29,6 +29,8 @@ tier, then the exact fast path, which gives the model or the exact ``DecodeError
 
 # no ``from __future__ import annotations``: help() shows the annotations as the module did
 
+import operator
+
 from runtime.core import codec as rt_codec
 from runtime.core import kept as rt_kept
 from runtime.core import tier
@@ -298,8 +300,6 @@ class Contract:
         >>> list(one), list(many), list(contract.to_rows(Pair([1, 2])))
         (['item'], ['pair'], [(1,), (2,)])
         """
-        import operator
-
         namespace, spark_rows = self.namespace, self.spark_rows
         one, many = {}, {}
         for record in self.records:
