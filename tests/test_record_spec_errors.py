@@ -71,6 +71,7 @@ CASES = [
     (x("type: b4"), F + ".type", "bit fields x make 4 bits: a run of bit fields fills whole"),
     (x("type: b8, tag: 1"), F + ".tag", "a bit field takes no 'tag'"),
     (x("type: b8, open: true, enum: kind"), F + ".enum", "a bit field takes no enum"),
+    (x("type: b8, enum: kind"), F + ".enum", "a bit field takes no enum"),
 ]
 
 

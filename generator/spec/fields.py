@@ -256,6 +256,8 @@ class FieldBuilder:
             if raw["enum"] not in self.enums:
                 hint = did_you_mean(raw["enum"], self.enums)
                 raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}{hint}")
+            if ref.kind == "bits":
+                raise self.error(parts + ("enum",), "a bit field takes no enum")
             if ref.kind != "prim" and not (
                 ref.kind == "chunk" and CHUNK_TYPES[ref.name].element == "int"
             ):
