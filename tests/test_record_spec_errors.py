@@ -61,7 +61,7 @@ CASES = [
     (x("type: u16, open: true, enum: knid"), F + ".enum", "unknown enum 'knid'"),
     (x("type: u16, open: true"), F + ".open", "open: true goes with enum: on an integer"),
     (x("type: u16, count: 2"), F + ".count", "only a chunk type takes count:"),
-    (x("switch_on: name, cases: {A: item}"), F + ".switch_on", "'name' is not an earlier enum"),
+    (x("switch_on: name, cases: {A: item}"), F + ".switch_on", "'name' is a str field"),
     (x("switch_on: k, cases: {A: item, C: item}"), F + ".cases.C", "'C' is not a member of kind"),
     (x("switch_on: k, cases: {A: item}"), F + ".cases", "no case for ['B']"),
     (x("type: str, size: 2, logical: uuid"), F + ".logical", "logical: uuid is 16 bytes"),
