@@ -37,6 +37,7 @@ import gc
 import importlib
 import operator
 from collections.abc import Sequence
+from pathlib import Path
 
 from runtime.core.errors import DecodeError, OptionError, WirespecError
 from runtime.core.limits import LIMIT_NAMES, limits_from_options
@@ -85,8 +86,6 @@ def format_options(fmt: str, options: dict, spec: str | None = None) -> dict:
 
 def known_formats() -> list[str]:
     """The formats that have a generated module."""
-    from pathlib import Path
-
     import generated
 
     return sorted(
@@ -117,8 +116,6 @@ def read_spec(fmt: str, spec: str) -> tuple[str, str]:
     Thrift, one from ``import-thrift``) as it is, or a ``.thrift`` IDL imported (its includes
     followed), here on the driver: the workers get the text and render it
     (:func:`spec_module`). Anything wrong is one line of :class:`OptionError`."""
-    from pathlib import Path
-
     # Lazy, and only for this option: rendering a user's spec is the generator's work
     from generator.emit import user_spec
     from runtime.core.errors import SpecError
@@ -156,8 +153,6 @@ def _spec_error(spec: str, err) -> str:
     >>> _spec_error("my/a.thrift", SpecError("unknown type 'i3'", file="my/b.thrift", line=2))
     "spec my/a.thrift: my/b.thrift:2: unknown type 'i3'"
     """
-    from pathlib import Path
-
     message = (err.message.splitlines() or [""])[0]
     where = spec if err.file in ("", spec, Path(spec).name) else f"{spec}: {err.file}"
     where += f":{err.line}" if err.line is not None else ""
@@ -168,8 +163,6 @@ def _spec_error(spec: str, err) -> str:
 def spec_module(text: str, path: str):
     """The module of a user's spec ``text``, rendered and run once per process (a
     worker renders it the first time a task needs it, then finds it here)."""
-    from pathlib import Path
-
     # Lazy, and only for the spec option: the runtime does not import the generator else
     from generator.emit.user_spec import import_spec
 
