@@ -5,7 +5,7 @@ scalar. What the loader accepts is :mod:`generator.spec.protobuf`.
 
 from __future__ import annotations
 
-from runtime.formats.protobuf import SCALARS
+from runtime.formats.protobuf_fields import SCALARS
 
 
 def field_construct(field) -> str:

@@ -14,7 +14,7 @@ number, ``Field.pb_kind`` the protobuf type; the emitter's part is
 
 from __future__ import annotations
 
-from runtime.formats.protobuf import SCALARS  # noqa: F401 - the scalar names the loader accepts
+from runtime.formats.protobuf_fields import SCALARS  # noqa: F401 - the loader's scalar names
 
 MODELLED_AS = {
     "int32": "s32", "sint32": "s32", "sfixed32": "s32", "enum": "s32",
