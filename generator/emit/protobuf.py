@@ -1,5 +1,5 @@
 """``layout: protobuf`` records in the emitter: the construct expression of a field
-(``runtime.formats.protobuf.PbField``) and the model default of an implicit-presence
+(``runtime.formats.protobuf_fields.PbField``) and the model default of an implicit-presence
 scalar. What the loader accepts is :mod:`generator.spec.protobuf`.
 """
 
