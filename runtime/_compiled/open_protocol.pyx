@@ -375,7 +375,7 @@ cdef class Plan:
                                           PyBytes_GET_SIZE(k),
                                           <const uint8_t *>PyBytes_AS_STRING(v), 0,
                                           PyBytes_GET_SIZE(v)))
-        except Exception:  # Decline, and anything else: the Python reader decides
+        except Exception:  # a decline, and anything else: the Python reader decides
             return None
         return self.message(events, "tiflow", None)
 
