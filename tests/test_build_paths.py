@@ -397,7 +397,7 @@ def test_a_counted_list_that_is_none_says_how_many_it_needs():
     ],
 )
 def test_a_list_given_none_is_no_elements_for_the_count_computed_from_it(fmt, at):
-    """None is an empty list where a list is built (``runtime.core.record._listed``), and a
+    """None is an empty list where a list is built (``runtime.core.sequences._listed``), and a
     ``value:`` computed from the list (its count, here) reads it so too: ``build`` and the
     construct path write what they write for ``[]``."""
     mod, model = _sample_model(fmt)

@@ -536,7 +536,7 @@ class ValueReaders:
             )
 
     def sized(self, w: LineWriter, ref: TypeRef, var: str, field: Field, inner, call="") -> None:
-        """``runtime.core.record.Sized``: exactly ``size`` bytes (a number or an expression),
+        """``runtime.core.sized.Sized``: exactly ``size`` bytes (a number or an expression),
         which the value must consume entirely."""
         start = w.fresh("at")
         n = w.fresh("n")

@@ -1,11 +1,11 @@
 """``layout: protobuf`` records in the emitter: the construct expression of a field
-(``runtime.formats.protobuf.PbField``) and the model default of an implicit-presence
+(``runtime.formats.protobuf_fields.PbField``) and the model default of an implicit-presence
 scalar. What the loader accepts is :mod:`generator.spec.protobuf`.
 """
 
 from __future__ import annotations
 
-from runtime.formats.protobuf import SCALARS
+from runtime.formats.protobuf_fields import SCALARS
 
 
 def field_construct(field) -> str:

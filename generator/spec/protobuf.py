@@ -4,7 +4,7 @@
 A protobuf field names a protobuf scalar type (``sint32``, ``fixed64``, ``string``, ...)
 and is modelled as the wirespec primitive of the same range, so the model classes, the
 JSON form, Spark and the strategies treat it like any field; the wire rules are the
-runtime's (:data:`runtime.formats.protobuf.SCALARS`). ``Field.number`` keeps the field
+runtime's (:data:`runtime.formats.protobuf_fields.SCALARS`). ``Field.number`` keeps the field
 number, ``Field.pb_kind`` the protobuf type; the emitter's part is
 :mod:`generator.emit.protobuf`.
 
@@ -14,7 +14,7 @@ number, ``Field.pb_kind`` the protobuf type; the emitter's part is
 
 from __future__ import annotations
 
-from runtime.formats.protobuf import SCALARS  # noqa: F401 - the scalar names the loader accepts
+from runtime.formats.protobuf_fields import SCALARS  # noqa: F401 - the loader's scalar names
 
 MODELLED_AS = {
     "int32": "s32", "sint32": "s32", "sfixed32": "s32", "enum": "s32",

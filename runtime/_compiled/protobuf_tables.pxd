@@ -8,7 +8,7 @@ from cpython.object cimport PyObject, PyTypeObject
 from libc.math cimport signbit
 
 
-# The kinds of runtime.formats.protobuf.SCALARS, then messages and maps.
+# The kinds of runtime.formats.protobuf_fields.SCALARS, then messages and maps.
 cdef enum Kind:
     K_INT32, K_INT64, K_UINT32, K_UINT64, K_SINT32, K_SINT64, K_ENUM, K_BOOL,
     K_FIXED32, K_SFIXED32, K_FLOAT, K_FIXED64, K_SFIXED64, K_DOUBLE, K_STRING, K_BYTES,

@@ -41,7 +41,7 @@ cdef inline int uvarint(const unsigned char* buf, Py_ssize_t* pos, Py_ssize_t en
 
 
 cdef inline object from_varint(int kind, unsigned long long u):
-    """``_from_varint``: the value of a varint read for ``kind``."""
+    """``protobuf_fields.from_varint``: the value of a varint read for ``kind``."""
     cdef uint32_t x
     if kind == K_UINT64:
         return PyLong_FromUnsignedLongLong(u)

@@ -411,7 +411,7 @@ cdef inline bint write_default_check(int kind, object value) except -1:
 
 
 cdef inline unsigned long long canonical_varint(int kind, unsigned long long u) noexcept:
-    """``_to_varint(_from_varint(u))``: the varint encode writes for a varint read."""
+    """``to_varint(from_varint(u))``: the varint encode writes for a varint read."""
     if kind == K_INT32 or kind == K_ENUM:
         return <unsigned long long><long long><int32_t><uint32_t>u  # negatives: ten bytes
     if kind == K_UINT32 or kind == K_SINT32:

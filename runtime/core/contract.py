@@ -45,6 +45,21 @@ def exported(fn, namespace: dict):
     return fn
 
 
+
+def row_lists(module, record):
+    """``rows(model)`` of the generated ``module``: the list of the rows its ``to_rows(model,
+    record)`` yields, made without a generator (:meth:`Contract.row_lists`; a Thrift module's
+    ``record`` may be None, its message), for a caller that converts message after message
+    (``runtime.spark.decode.Codec.rows_function``). A generated module keeps its contract as
+    ``_CONTRACT`` (see above): this is the way to it from outside the module.
+
+    >>> import generated.msgpack as msgpack
+    >>> model = msgpack.parse(b"\\x93\\x01\\x02\\x03")
+    >>> row_lists(msgpack, "stream")(model) == list(msgpack.to_rows(model, "stream"))
+    True
+    """
+    return module._CONTRACT.row_lists(record)
+
 class Contract:
     """The contract functions of the generated module whose globals are ``namespace``.
 

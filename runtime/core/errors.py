@@ -162,6 +162,25 @@ class SiblingError(EncodeError):
     'records.objects: expected a list, got int 7'
     """
 
+    @classmethod
+    def of(cls, err: Exception, prefix: str = "") -> SiblingError:
+        """``err``, a failure writing another field than the one being written (the list a
+        computed size measures, the events inside a message), as a SiblingError: its message
+        after ``prefix``, its path kept (an EncodeError's), so the enclosing record names
+        that field, not the one it was writing. Add the field's own name with
+        :meth:`add_path`.
+
+        >>> sibling = SiblingError.of(EncodeError("expected a list, got int 7", path="objects"))
+        >>> sibling.add_path("records")
+        >>> str(sibling.plain()), str(SiblingError.of(OverflowError("too big"), "n: "))
+        ('records.objects: expected a list, got int 7', '<model>: n: too big')
+        """
+        if not isinstance(err, EncodeError):
+            return cls(prefix + str(err))
+        sibling = cls(prefix + err.message)
+        sibling._segments = [*err._segments]
+        return sibling
+
     def plain(self) -> EncodeError:
         """This error as an EncodeError whose path the enclosing records prepend to."""
         err = EncodeError(self.message)

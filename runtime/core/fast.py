@@ -106,7 +106,7 @@ def measured(writer, value) -> int:
 
 
 def tag_error(buf: bytes, pos: int, end: int, tag: int) -> DecodeError:
-    """The error for a missing or wrong tag byte at ``pos`` (see ``runtime.core.record.Tag``)."""
+    """The error for a missing or wrong tag byte at ``pos`` (see ``runtime.core.tags.Tag``)."""
     if pos >= end:
         return DecodeError(f"truncated tag 0x{tag:02x}: needs 1 byte, 0 remain", offset=pos)
     return DecodeError(f"expected tag 0x{tag:02x}, got 0x{buf[pos]:02x}", offset=pos)

@@ -1,4 +1,5 @@
-"""Records, tags, repetition and size prefixes: the structural constructs of a spec.
+"""Records: an ordered sequence of named fields, and the fields whose value the record
+works out from the others (``value:``, ``derived:``, ``valid:``, ``sizeof``).
 
 construct's ``Struct`` reports errors as ``(parsing) -> rows -> value`` without offsets
 or list indices. :class:`Record` parses the same way but turns every failure into a
@@ -14,6 +15,11 @@ or list indices. :class:`Record` parses the same way but turns every failure int
     Traceback (most recent call last):
     ...
     runtime.core.errors.DecodeError: y at offset 1: truncated: expected 2, found 1
+
+The constructs a record holds live beside it: tag bytes in :mod:`runtime.core.tags`,
+repeated fields in :mod:`runtime.core.sequences`, fields of a known byte size in
+:mod:`runtime.core.sized`, scalars in :mod:`runtime.core.scalars`. Generated code reaches
+them all as ``rt.<name>`` (``rt`` being this module), so this module re-exports them.
 """
 
 from __future__ import annotations
@@ -27,7 +33,6 @@ from construct import (
     Container,
     FormatField,
     FormatFieldError,
-    ListContainer,
     Subconstruct,
 )
 
@@ -54,8 +59,23 @@ from runtime.core.scalars import (  # noqa: F401 - generated code calls rt.Bool8
     TerminatedBytes,
     pad_to,
 )
+from runtime.core.sequences import (  # noqa: F401 - generated code calls rt.RepeatCount, ...
+    BuiltList,
+    Repeat,
+    RepeatCount,
+    RepeatEos,
+    RepeatWhileTag,
+)
+from runtime.core.sized import (  # noqa: F401 - generated code calls rt.Sized, ...
+    Sized,
+    SizePrefixed,
+)
 from runtime.core.spans import current as current_spans
-from runtime.core.stream import peek_byte, read_byte, read_exact, remaining
+from runtime.core.tags import (  # noqa: F401 - generated code calls rt.Tag, ...
+    Presence,
+    Tag,
+    Tagged,
+)
 
 
 def build_failure(err: Exception, subcon, value, path: str = "") -> EncodeError:
@@ -82,7 +102,7 @@ def _foreign_message(err: Exception, subcon, value) -> str:
     """:func:`_message` of the TypeError or AttributeError Python raised building ``value``
     with ``subcon``: a value that is no list where a repeated field is (a generator, which
     has no length to count) said so. (A bytes field checks its value before using it.)"""
-    if isinstance(value, list | tuple) or _unwrapped(subcon, _Repeat) is None:
+    if isinstance(value, list | tuple) or _unwrapped(subcon, Repeat) is None:
         return construct_message(err)
     return EncodeError.expected("a list", value).message
 
@@ -298,360 +318,6 @@ def _reads_backwards(subcon) -> bool:
     return hasattr(subcon, "_parse_backwards")
 
 
-class Tag(Construct):
-    """A fixed tag byte that must be present: ``Tag(0x03)`` parses and builds ``b"\\x03"``.
-
-    >>> Tag(0x03).parse(b"\\x04")
-    Traceback (most recent call last):
-    ...
-    runtime.core.errors.DecodeError: <message> at offset 0: expected tag 0x03, got 0x04
-    """
-
-    def __init__(self, tag: int):
-        super().__init__()
-        self.tag = tag
-        self.flagbuildnone = True
-
-    def _parse(self, stream, context, path):
-        start = stream.tell()
-        got = read_byte(stream, f"tag 0x{self.tag:02x}")
-        if got != self.tag:
-            raise DecodeError(f"expected tag 0x{self.tag:02x}, got 0x{got:02x}", offset=start)
-
-    def _build(self, obj, stream, context, path):
-        stream.write(bytes((self.tag,)))
-
-    def _sizeof(self, context, path):
-        return 1
-
-
-class Tagged(Subconstruct):
-    """A field preceded by a tag byte. With ``optional=True`` the field is present only
-    when the next byte is the tag, and ``None`` means absent.
-
-    >>> from construct import Int8ul
-    >>> Tagged(0x06, Int8ul, optional=True).parse(b"\\x07")
-    >>> Tagged(0x06, Int8ul, optional=True).build(1)
-    b'\\x06\\x01'
-    """
-
-    def __init__(self, tag: int, subcon, *, optional: bool = False, absent=None):
-        super().__init__(subcon)
-        self.tag = tag
-        self.optional = optional
-        self.absent = absent
-        """What an absent optional field parses to: None, or e.g. ``list`` for a repeated
-        field whose tag is written only when it has elements."""
-        self.flagbuildnone = optional or subcon.flagbuildnone
-
-    def _parse(self, stream, context, path):
-        if self.optional and peek_byte(stream) != self.tag:
-            return None if self.absent is None else self.absent()
-        Tag(self.tag)._parse(stream, context, path)
-        spans = current_spans(context)
-        if spans is not None:
-            spans.mark(stream.tell() - 1, stream.tell(), "tag", self.tag)
-        return self.subcon._parsereport(stream, context, path)
-
-    def _build(self, obj, stream, context, path):
-        if self.optional and (
-            obj is None or self.absent is not None and (obj == self.absent() or obj == ())
-        ):
-            return obj
-        stream.write(bytes((self.tag,)))
-        return self.subcon._build(obj, stream, context, path)
-
-
-class Presence(Construct):
-    """A tag byte with no content that says yes by being there: parses to True/False.
-
-    >>> Presence(0x08).parse(b"\\x08"), Presence(0x08).parse(b"\\x09")
-    (True, False)
-    """
-
-    def __init__(self, tag: int):
-        super().__init__()
-        self.tag = tag
-        self.flagbuildnone = True
-
-    def _parse(self, stream, context, path):
-        if peek_byte(stream) == self.tag:
-            stream.read(1)
-            return True
-        return False
-
-    def _build(self, obj, stream, context, path):
-        if obj:
-            stream.write(bytes((self.tag,)))
-        return bool(obj)
-
-
-class _Repeat(Subconstruct):
-    """Shared parse loop: index in error paths, ``max_count`` checked as it grows; a
-    subclass says by ``_more(stream, context, items)`` whether another element follows."""
-
-    def _parse(self, stream, context, path):
-        items = ListContainer()
-        limits = current_limits(context)
-        spans = current_spans(context)
-        while self._more(stream, context, items):
-            limits.check("max_count", len(items) + 1, offset=stream.tell())
-            self._element(stream, context, path, items, spans)
-        return items
-
-    def _element(self, stream, context, path, items, spans) -> None:
-        """Read one element onto ``items`` (its index in spans and error paths)."""
-        context._index = len(items)
-        if spans is not None:
-            spans.open(len(items), stream.tell())
-        try:
-            items.append(self.subcon._parsereport(stream, context, path))
-        except DecodeError as err:
-            err.add_path(index=len(items))
-            raise
-        if spans is not None:
-            spans.close(stream.tell(), items[-1])
-
-    def _build(self, obj, stream, context, path):
-        built = BuiltList()
-        for i, item in enumerate(obj if type(obj) is list else _listed(obj)):
-            context._index = i
-            start = stream.tell()
-            try:
-                built.append(self.subcon._build(item, stream, context, path))
-            except EncodeError as err:
-                err.add_path(index=i)
-                raise
-            except FormatFieldError as err:  # a fixed-width number: its index, as elsewhere
-                raise EncodeError(packing_message(err, item), path=f"[{i}]") from None
-            built.sizes.append(stream.tell() - start)
-        return built
-
-
-def _listed(obj):
-    """The elements of a repeated field's value: None is none, a tuple is a list; what else
-    is refused: a str or a mapping (whose characters or keys would be written as elements),
-    and a generator, an iterator or a set (used up by the first reader of the list, its
-    count, or in no order).
-
-    >>> _listed(None), _listed((1, 2))
-    ((), (1, 2))
-    >>> try:
-    ...     _listed(x for x in "ab")
-    ... except EncodeError as err:
-    ...     print(err.message.partition(" <")[0])
-    expected a list, got generator
-    """
-    if obj is None:
-        return ()
-    if type(obj) is not list and not isinstance(obj, (list, tuple)):
-        raise EncodeError.expected("a list", obj)
-    return obj
-
-
-class BuiltList(ListContainer):
-    """What building a repeated field returns: the built elements, and in ``sizes`` the
-    byte size of each (what :func:`sizeof` gives for the field)."""
-
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.sizes = []
-
-
-class _RepeatAtLeast(_Repeat):
-    """A repeat that ``min_count`` bounds from below, both ways."""
-
-    def __init__(self, subcon, *, min_count: int = 0):
-        super().__init__(subcon)
-        self.min_count = min_count
-
-    def _too_few(self) -> str:
-        return f"expected at least {self.min_count} element(s)"
-
-    def _parse(self, stream, context, path):
-        start = stream.tell()
-        items = super()._parse(stream, context, path)
-        if len(items) < self.min_count:
-            raise DecodeError(self._too_few(), offset=start)
-        return items
-
-    def _build(self, obj, stream, context, path):
-        if len(_listed(obj)) < self.min_count:
-            raise EncodeError(f"needs at least {self.min_count} element(s)")
-        return super()._build(obj, stream, context, path)
-
-
-class RepeatEos(_RepeatAtLeast):
-    """Elements back to back until the end of the stream; ``min_count`` rejects fewer."""
-
-    def _more(self, stream, context, items):
-        return peek_byte(stream) is not None
-
-
-class RepeatWhileTag(_RepeatAtLeast):
-    """Elements while the next byte is ``tag`` (the element's own leading tag).
-
-    ``min_count`` rejects a section that the format says must not be empty.
-    """
-
-    def __init__(self, subcon, tag: int, *, min_count: int = 0):
-        super().__init__(subcon, min_count=min_count)
-        self.tag = tag
-
-    def _more(self, stream, context, items):
-        return peek_byte(stream) == self.tag
-
-    def _too_few(self) -> str:
-        return f"{super()._too_few()} starting with tag 0x{self.tag:02x}"
-
-
-class RepeatCount(_Repeat):
-    """Exactly ``count`` elements; ``count`` is an int or a function of the context."""
-
-    def __init__(self, subcon, count, *, check_on_build: bool = True):
-        super().__init__(subcon)
-        self.count = count
-        self.check_on_build = check_on_build
-        """False when the count is computed on build from what is built (a size table
-        written after the elements): the elements given are written as they are."""
-
-    def _expected(self, context):
-        n = self.count(context) if callable(self.count) else self.count
-        if type(n) is not int or n < 0:
-            raise DecodeError(f"invalid element count {n!r}", offset=context._io.tell())
-        return n
-
-    def _parse(self, stream, context, path):
-        n = self._expected(context)
-        current_limits(context).check("max_count", n, offset=stream.tell())
-        return super()._parse(stream, context, path)
-
-    def _more(self, stream, context, items):
-        return len(items) < self._expected(context)
-
-    def _build(self, obj, stream, context, path):
-        if self.check_on_build:
-            n = self.count(context) if callable(self.count) else self.count
-            if len(_listed(obj)) != n:
-                raise EncodeError(f"expected {n} elements, got {len(_listed(obj))}")
-        return super()._build(obj, stream, context, path)
-
-
-class SizePrefixed(Subconstruct):
-    """A length (read by ``length_field``) followed by exactly that many bytes, which
-    ``subcon`` must consume entirely.
-
-    >>> from construct import Int32sl, Int8ul
-    >>> SizePrefixed(Int32sl, Int8ul).build(7)
-    b'\\x01\\x00\\x00\\x00\\x07'
-    """
-
-    def __init__(self, length_field, subcon):
-        super().__init__(subcon)
-        self.length_field = length_field
-
-    def _parse(self, stream, context, path):
-        start = stream.tell()
-        length = self.length_field._parsereport(stream, context, path)
-        if length < 0:
-            raise DecodeError(f"negative length {length}", offset=start)
-        current_limits(context).check("max_message_bytes", length, offset=start)
-        base = stream.tell()
-        data = read_exact(stream, length, "size-prefixed field")
-        spans = current_spans(context)
-        if spans is not None:
-            spans.mark(start, base, "length", length)
-        return _parse_within(self.subcon, data, base, context, path, f"length {length}", start)
-
-    def _build(self, obj, stream, context, path):
-        built, data = _build_apart(self.subcon, obj, context, path)
-        self.length_field._build(len(data), stream, context, path)
-        stream.write(data)
-        return built
-
-
-class Sized(Subconstruct):
-    """Exactly ``size`` bytes (an int or a function of the context) that ``subcon`` must
-    consume entirely, e.g. an event body whose size the header gives.
-
-    >>> from construct import Int8ul
-    >>> Sized(lambda this: 1, Int8ul).parse(b"\\x07")
-    7
-    """
-
-    def __init__(self, size, subcon, *, check_on_build: bool = True):
-        super().__init__(subcon)
-        self.size = size
-        self.check_on_build = check_on_build
-        """False when the size is computed on build from what is built (a size table
-        written after this field)."""
-
-    def _size(self, context, offset: int) -> int:
-        size = self.size(context) if callable(self.size) else self.size
-        if type(size) is not int or size < 0:
-            raise DecodeError(f"invalid size {size!r}", offset=offset)
-        return size
-
-    def _parse(self, stream, context, path):
-        start = stream.tell()
-        size = self._size(context, start)
-        data = read_exact(stream, size, "sized field")
-        return _parse_within(self.subcon, data, start, context, path, f"size {size}", start)
-
-    def _parse_backwards(self, data: bytes, end: int, base: int, context, path):
-        """As a trailer field: the ``size`` bytes that end just before ``data[end]``."""
-        size = self._size(context, base + end)
-        if size > end:
-            raise DecodeError(
-                f"size {size} points outside the record: only {end} byte(s) before the end "
-                "of this field",
-                offset=base + end,
-            )
-        begin = end - size
-        value = _parse_within(
-            self.subcon, data[begin:end], base + begin, context, path, f"size {size}", base + begin
-        )
-        return value, begin
-
-    def _build(self, obj, stream, context, path):
-        built, data = _build_apart(self.subcon, obj, context, path)
-        if self.check_on_build:
-            size = self.size(context) if callable(self.size) else self.size
-            if len(data) != size:
-                raise EncodeError(f"built {len(data)} bytes where the size says {size}")
-        stream.write(data)
-        return built
-
-
-def _parse_within(subcon, data: bytes, base: int, context, path, bound: str, bound_offset: int):
-    """Parse ``subcon`` from ``data`` (which starts at offset ``base`` of the enclosing
-    stream) and require it to use every byte; errors and spans get absolute offsets."""
-    inner = io.BytesIO(data)
-    spans = current_spans(context)
-    try:
-        if spans is None:
-            value = subcon._parsereport(inner, context, path)
-        else:
-            with spans.shifted(base):
-                value = subcon._parsereport(inner, context, path)
-    except ConstructError as err:
-        raise DecodeError(construct_message(err), offset=base + inner.tell()) from None
-    except DecodeError as err:
-        err.shift(base)
-        raise
-    left = remaining(inner)
-    if left:
-        raise DecodeError(f"{bound} leaves {left} byte(s) unparsed", offset=bound_offset)
-    return value
-
-
-def _build_apart(subcon, obj, context, path) -> tuple:
-    """Build ``subcon`` into its own buffer (its length is written before it)."""
-    inner = io.BytesIO()
-    built = subcon._build(obj, inner, context, path)
-    return built, inner.getvalue()
-
-
 class Computed(Subconstruct):
     """A field whose value the builder computes (``value:`` in a spec): parsed like
     ``subcon``; built from ``func(context)``, whatever the model holds.
@@ -710,7 +376,7 @@ class _Emptied:
             return _Emptied(got, got._subcons) if parent else got
         got = value[name] if isinstance(value, dict) else getattr(value, name)
         sub = self._fields.get(name)
-        if got is None and isinstance(_unwrapped(sub, _Repeat | Computed), _Repeat):
+        if got is None and isinstance(_unwrapped(sub, Repeat | Computed), Repeat):
             return []
         fields = _fields(sub)
         return _Emptied(got, fields) if fields else got
@@ -753,7 +419,7 @@ class _Trace:
     def __len__(self):
         if isinstance(self._value, list | tuple | bytes | bytearray | str):
             return len(self._value)
-        sub = _unwrapped(self._sub, _Repeat | SizedBytes | LengthPrefixedBytes | TerminatedBytes)
+        sub = _unwrapped(self._sub, Repeat | SizedBytes | LengthPrefixedBytes | TerminatedBytes)
         kind = getattr(sub, "encoding", 0)
         raise self._fails("a list" if kind == 0 else "str" if kind else "bytes")
 
@@ -883,8 +549,8 @@ def _unwritten_size(owner, name: str, value):
     try:
         built = sub._build(value, scratch, owner, f"(sizeof {name})")
     except EncodeError as err:  # the field measured is to blame, not the size
-        sibling = SiblingError(err.message)
-        sibling._segments = [*err._segments, name]
+        sibling = SiblingError.of(err)
+        sibling.add_path(name)
         raise sibling from None
     except (TypeError, AttributeError) as err:
         raise SiblingError(_foreign_message(err, sub, value), path=name) from None

@@ -1,4 +1,14 @@
-"""Repetition until a terminator, and block-encoded sequences (Avro's arrays and maps).
+"""Repeated fields: a list of elements of one construct, however the format says where it
+ends. :class:`Repeat` is the loop they share (an element's index in error paths and spans,
+``max_count`` checked as the list grows); its kinds say whether another element follows:
+
+* :class:`RepeatCount`: a count (a number or a field read before);
+* :class:`RepeatEos`: to the end of the stream; :class:`RepeatWhileTag`: while the next
+  byte is the element's tag (both with a ``min_count``);
+* :class:`RepeatUntil`: until a terminator; :class:`RepeatBlocks`: Avro's blocks.
+
+Building one returns a :class:`BuiltList`, which keeps each element's byte size for
+``sizeof``.
 
 :class:`RepeatUntil` reads elements until one satisfies a condition (``repeat: {until:
 EXPR}``; the element just read is ``_item`` in the expression). The terminator is the
@@ -25,14 +35,171 @@ from __future__ import annotations
 
 import io
 
-from construct import Container, ListContainer, Subconstruct
+from construct import Container, FormatFieldError, ListContainer, Subconstruct
 
 from runtime.core import leb128
+from runtime.core.construct_errors import packing_message
 from runtime.core.errors import DecodeError, EncodeError, SiblingError
 from runtime.core.limits import current as current_limits
-from runtime.core.record import BuiltList, _listed, _Repeat
 from runtime.core.spans import current as current_spans
-from runtime.core.stream import remaining
+from runtime.core.stream import peek_byte, remaining
+
+
+class Repeat(Subconstruct):
+    """The loop every repeated field shares: the index in error paths and spans,
+    ``max_count`` checked as the list grows; a subclass says by ``_more(stream, context,
+    items)`` whether another element follows.
+
+    >>> from construct import Int8ul
+    >>> RepeatCount(Int8ul, 2).parse(b"\\x07\\x08"), RepeatEos(Int8ul).parse(b"\\x09")
+    (ListContainer([7, 8]), ListContainer([9]))
+    """
+
+    def _parse(self, stream, context, path):
+        items = ListContainer()
+        limits = current_limits(context)
+        spans = current_spans(context)
+        while self._more(stream, context, items):
+            limits.check("max_count", len(items) + 1, offset=stream.tell())
+            self._element(stream, context, path, items, spans)
+        return items
+
+    def _element(self, stream, context, path, items, spans) -> None:
+        """Read one element onto ``items`` (its index in spans and error paths)."""
+        context._index = len(items)
+        if spans is not None:
+            spans.open(len(items), stream.tell())
+        try:
+            items.append(self.subcon._parsereport(stream, context, path))
+        except DecodeError as err:
+            err.add_path(index=len(items))
+            raise
+        if spans is not None:
+            spans.close(stream.tell(), items[-1])
+
+    def _build(self, obj, stream, context, path):
+        built = BuiltList()
+        for i, item in enumerate(obj if type(obj) is list else _listed(obj)):
+            context._index = i
+            start = stream.tell()
+            try:
+                built.append(self.subcon._build(item, stream, context, path))
+            except EncodeError as err:
+                err.add_path(index=i)
+                raise
+            except FormatFieldError as err:  # a fixed-width number: its index, as elsewhere
+                raise EncodeError(packing_message(err, item), path=f"[{i}]") from None
+            built.sizes.append(stream.tell() - start)
+        return built
+
+
+def _listed(obj):
+    """The elements of a repeated field's value: None is none, a tuple is a list; what else
+    is refused: a str or a mapping (whose characters or keys would be written as elements),
+    and a generator, an iterator or a set (used up by the first reader of the list, its
+    count, or in no order).
+
+    >>> _listed(None), _listed((1, 2))
+    ((), (1, 2))
+    >>> try:
+    ...     _listed(x for x in "ab")
+    ... except EncodeError as err:
+    ...     print(err.message.partition(" <")[0])
+    expected a list, got generator
+    """
+    if obj is None:
+        return ()
+    if type(obj) is not list and not isinstance(obj, (list, tuple)):
+        raise EncodeError.expected("a list", obj)
+    return obj
+
+
+class BuiltList(ListContainer):
+    """What building a repeated field returns: the built elements, and in ``sizes`` the
+    byte size of each (what :func:`sizeof` gives for the field)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.sizes = []
+
+
+class _RepeatAtLeast(Repeat):
+    """A repeat that ``min_count`` bounds from below, both ways."""
+
+    def __init__(self, subcon, *, min_count: int = 0):
+        super().__init__(subcon)
+        self.min_count = min_count
+
+    def _too_few(self) -> str:
+        return f"expected at least {self.min_count} element(s)"
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        items = super()._parse(stream, context, path)
+        if len(items) < self.min_count:
+            raise DecodeError(self._too_few(), offset=start)
+        return items
+
+    def _build(self, obj, stream, context, path):
+        if len(_listed(obj)) < self.min_count:
+            raise EncodeError(f"needs at least {self.min_count} element(s)")
+        return super()._build(obj, stream, context, path)
+
+
+class RepeatEos(_RepeatAtLeast):
+    """Elements back to back until the end of the stream; ``min_count`` rejects fewer."""
+
+    def _more(self, stream, context, items):
+        return peek_byte(stream) is not None
+
+
+class RepeatWhileTag(_RepeatAtLeast):
+    """Elements while the next byte is ``tag`` (the element's own leading tag).
+
+    ``min_count`` rejects a section that the format says must not be empty.
+    """
+
+    def __init__(self, subcon, tag: int, *, min_count: int = 0):
+        super().__init__(subcon, min_count=min_count)
+        self.tag = tag
+
+    def _more(self, stream, context, items):
+        return peek_byte(stream) == self.tag
+
+    def _too_few(self) -> str:
+        return f"{super()._too_few()} starting with tag 0x{self.tag:02x}"
+
+
+class RepeatCount(Repeat):
+    """Exactly ``count`` elements; ``count`` is an int or a function of the context."""
+
+    def __init__(self, subcon, count, *, check_on_build: bool = True):
+        super().__init__(subcon)
+        self.count = count
+        self.check_on_build = check_on_build
+        """False when the count is computed on build from what is built (a size table
+        written after the elements): the elements given are written as they are."""
+
+    def _expected(self, context):
+        n = self.count(context) if callable(self.count) else self.count
+        if type(n) is not int or n < 0:
+            raise DecodeError(f"invalid element count {n!r}", offset=context._io.tell())
+        return n
+
+    def _parse(self, stream, context, path):
+        n = self._expected(context)
+        current_limits(context).check("max_count", n, offset=stream.tell())
+        return super()._parse(stream, context, path)
+
+    def _more(self, stream, context, items):
+        return len(items) < self._expected(context)
+
+    def _build(self, obj, stream, context, path):
+        if self.check_on_build:
+            n = self.count(context) if callable(self.count) else self.count
+            if len(_listed(obj)) != n:
+                raise EncodeError(f"expected {n} elements, got {len(_listed(obj))}")
+        return super()._build(obj, stream, context, path)
 
 
 def default_terminator(default):
@@ -41,7 +208,7 @@ def default_terminator(default):
     return Container(default) if isinstance(default, dict) else default
 
 
-class RepeatUntil(_Repeat):
+class RepeatUntil(Repeat):
     """Elements until ``until(context)`` holds for the one just read (``this._item``).
 
     ``include``: the terminator stays the list's last element (Kaitai's ``repeat-until``);
@@ -95,7 +262,7 @@ class RepeatUntil(_Repeat):
         return built
 
 
-class RepeatBlocks(_Repeat):
+class RepeatBlocks(Repeat):
     """Avro's blocks: ``count`` (ZigZag varint), a byte size when negative, the elements;
     until a 0 count. The split as read goes to ``context["_<name>_blocks"]``."""
 

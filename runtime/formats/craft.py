@@ -339,9 +339,7 @@ class CraftMessage(EventMessages, Construct):
         try:
             stream.write(self.encode(obj))
         except EncodeError as err:  # its path names the events already: not "events.events"
-            named = SiblingError(err.message)
-            named._segments = err._segments
-            raise named from None
+            raise SiblingError.of(err) from None
         return obj
 
     def _sizeof(self, context, path):

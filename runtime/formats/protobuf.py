@@ -58,7 +58,6 @@ a changed field is written canonically and the others as read.
 
 from __future__ import annotations
 
-import math
 import struct
 from collections.abc import Mapping
 
@@ -67,12 +66,18 @@ from construct import Construct, SizeofError
 from runtime.core import kept as rt_kept
 from runtime.core.codec import bytes_from_json
 from runtime.core.errors import DecodeError, EncodeError, SpecError
-from runtime.core.float32 import Float32Struct
 from runtime.core.leb128 import read_uvarint, write_uvarint
 from runtime.core.limits import Limits, current
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import remaining
 from runtime.core.tier import compiled
+from runtime.formats.protobuf_fields import (  # noqa: F401 - SCALARS: imported from here too
+    SCALARS,
+    PbField,
+    from_varint,
+    is_default,
+    to_varint,
+)
 from runtime.formats.protobuf_records import (
     EGROUP,
     I32,
@@ -85,160 +90,9 @@ from runtime.formats.protobuf_records import (
     name_record,
 )
 
-MAX_FIELD_NUMBER = 2**29 - 1
 LAYOUT_KEY = "wire_layout"
-_MASK32, _MASK64 = 2**32 - 1, 2**64 - 1
-
-_F32, _F64 = Float32Struct("<"), struct.Struct("<d")  # a float NaN keeps its payload
-_U32, _S32, _U64, _S64 = (struct.Struct(f) for f in ("<I", "<i", "<Q", "<q"))
 # What writing a bad value raises: an EncodeError, given the path of the value on the way out
 _WRITE_ERRORS = (EncodeError, TypeError, ValueError, OverflowError, struct.error)
-
-# Scalar -> (wire type, (lo, hi) of an integer, default value). Integers decode from the
-# varint's value; fixed types and floats from their bytes; string/bytes from a LEN slice.
-SCALARS = {
-    "int32": (VARINT, (-(2**31), 2**31 - 1), 0),
-    "int64": (VARINT, (-(2**63), 2**63 - 1), 0),
-    "uint32": (VARINT, (0, _MASK32), 0),
-    "uint64": (VARINT, (0, _MASK64), 0),
-    "sint32": (VARINT, (-(2**31), 2**31 - 1), 0),
-    "sint64": (VARINT, (-(2**63), 2**63 - 1), 0),
-    "enum": (VARINT, (-(2**31), 2**31 - 1), 0),
-    "bool": (VARINT, None, False),
-    "fixed32": (I32, (0, _MASK32), 0),
-    "sfixed32": (I32, (-(2**31), 2**31 - 1), 0),
-    "float": (I32, None, 0.0),
-    "fixed64": (I64, (0, _MASK64), 0),
-    "sfixed64": (I64, (-(2**63), 2**63 - 1), 0),
-    "double": (I64, None, 0.0),
-    "string": (LEN, None, ""),
-    "bytes": (LEN, None, b""),
-}
-"""Every protobuf scalar type: its wire type, the range of an integer, its default."""
-
-
-def _from_varint(scalar: str, v: int):
-    """The value of a varint read for ``scalar`` (upb's truncation for 32-bit types)."""
-    if scalar == "uint64":
-        return v
-    if scalar in ("int64",):
-        return v - (1 << 64) if v >> 63 else v
-    if scalar in ("int32", "enum"):
-        v &= _MASK32
-        return v - (1 << 32) if v >> 31 else v
-    if scalar == "uint32":
-        return v & _MASK32
-    if scalar == "sint32":
-        v &= _MASK32
-        return (v >> 1) ^ -(v & 1)
-    if scalar == "sint64":
-        return (v >> 1) ^ -(v & 1)
-    return v != 0  # bool
-
-
-def _to_varint(scalar: str, v) -> int:
-    if scalar == "bool":
-        return 1 if v else 0
-    if scalar == "sint32":
-        return ((v << 1) ^ (v >> 31)) & _MASK32
-    if scalar == "sint64":
-        return ((v << 1) ^ (v >> 63)) & _MASK64
-    return v & _MASK64  # negative int32/int64/enum: sign-extended to ten bytes
-
-
-_NARROW = frozenset(("int32", "enum", "uint32", "sint32", "bool"))
-"""Varint scalars whose value keeps fewer bits than a varint brings: a varint with more
-(an int32 past 32 bits, a bool of 2) is kept as its record's bytes."""
-
-_FIXED = {
-    "fixed32": _U32,
-    "sfixed32": _S32,
-    "float": _F32,
-    "fixed64": _U64,
-    "sfixed64": _S64,
-    "double": _F64,
-}
-
-
-def is_default(scalar: str, v) -> bool:
-    """Whether an implicit-presence field holding ``v`` is left off the wire (a float
-    only when it is +0.0: upb writes -0.0; ``{}`` or ``0.0`` in a string or an int: no)."""
-    if scalar in ("float", "double"):
-        return v == 0 and math.copysign(1.0, v) > 0
-    return not v and (v is None or v == SCALARS[scalar][2] and type(v) is not float)
-
-
-class PbField:
-    """One field of a :class:`ProtobufMessage`.
-
-    ``kind`` is a scalar name of :data:`SCALARS`, or ``"message"`` (``message`` is the
-    nested :class:`ProtobufMessage`), or ``"map"`` (``map_key``: a scalar; ``map_value``:
-    a scalar or a :class:`ProtobufMessage`). ``repeated``: None, ``"packed"`` or
-    ``"unpacked"`` (the form written for a model made from values; both are read).
-    ``explicit``: the field has presence (None when absent): proto3 ``optional``, a oneof
-    member, a message; otherwise absent reads as the default and the default is not
-    written. ``oneof``: the name of its oneof group.
-    """
-
-    __slots__ = (
-        "default",
-        "explicit",
-        "fixed",
-        "key",
-        "kind",
-        "len_key",
-        "map_key",
-        "map_value",
-        "message",
-        "name",
-        "narrow",
-        "number",
-        "oneof",
-        "range",
-        "repeated",
-        "wire_type",
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        number: int,
-        name: str,
-        kind: str,
-        *,
-        message: ProtobufMessage | None = None,
-        map_key: str | None = None,
-        map_value=None,
-        repeated: str | None = None,
-        explicit: bool = False,
-        oneof: str | None = None,
-    ):
-        if not 1 <= number <= MAX_FIELD_NUMBER:
-            raise SpecError(f"field {name}: number {number} is not in 1..{MAX_FIELD_NUMBER}")
-        self.number, self.name, self.kind = number, name, kind
-        self.message, self.map_key, self.map_value = message, map_key, map_value
-        self.repeated, self.oneof = repeated, oneof
-        self.explicit = explicit or oneof is not None or kind == "message"
-        if kind in SCALARS:
-            self.wire_type, self.range, self.default = SCALARS[kind]
-        elif kind in ("message", "map"):
-            self.wire_type, self.range, self.default = LEN, None, None
-        else:
-            raise SpecError(f"field {name}: unknown kind {kind!r}")
-        if repeated == "packed" and self.wire_type == LEN:
-            raise SpecError(f"field {name}: only numeric scalars pack")
-        if kind == "map" and (map_key not in SCALARS or map_key in ("float", "double", "bytes")):
-            raise SpecError(f"field {name}: a map key is an integer, bool or string")
-        self.fixed = _FIXED.get(kind)
-        self.narrow = kind in _NARROW
-        self.key = write_uvarint(number << 3 | self.wire_type)
-        self.len_key = write_uvarint(number << 3 | LEN)
-
-    @property
-    def packable(self) -> bool:
-        return self.repeated is not None and self.wire_type != LEN
-
-    def __repr__(self):
-        return f"PbField({self.number}, {self.name!r}, {self.kind!r})"
 
 
 def _map_entry_fields(f: PbField) -> tuple[PbField, PbField]:
@@ -395,7 +249,7 @@ class ProtobufMessage(Construct):
                             err.add_path(index=len(items))
                             raise
                         if wt == VARINT and v > 1 and f.narrow:
-                            odd = odd or _to_varint(f.kind, value) != v
+                            odd = odd or to_varint(f.kind, value) != v
                         items.append(value)
                         if len(items) > max_count:
                             limits.check("max_count", len(items), offset=start)
@@ -422,7 +276,7 @@ class ProtobufMessage(Construct):
                         f, wt, v if wt == VARINT else None, buf, at, pos, limits, depth, spans
                     )
                     if wt == VARINT and v > 1 and f.narrow:
-                        odd = odd or _to_varint(f.kind, value) != v
+                        odd = odd or to_varint(f.kind, value) != v
                     slot = f.oneof or number
                     earlier = last.get(slot)
                     if earlier is not None:
@@ -456,7 +310,7 @@ class ProtobufMessage(Construct):
     def _value(self, f: PbField, wt: int, v, buf, at: int, stop: int, limits, depth, spans):
         """The value of one record of ``f`` (its payload is ``buf[at:stop]``)."""
         if wt == VARINT:
-            return v if f.kind == "uint64" else _from_varint(f.kind, v)
+            return v if f.kind == "uint64" else from_varint(f.kind, v)
         if f.fixed is not None:
             return f.fixed.unpack_from(buf, at)[0]
         if stop - at > limits.max_string:
@@ -495,9 +349,9 @@ class ProtobufMessage(Construct):
                     err.add_path(index=len(items))
                     raise
                 odd = odd or buf[pos - 1] == 0
-            value = v if kind == "uint64" else _from_varint(kind, v)
+            value = v if kind == "uint64" else from_varint(kind, v)
             if v > 1 and f.narrow:
-                odd = odd or _to_varint(kind, value) != v
+                odd = odd or to_varint(kind, value) != v
             items.append(value)
         return odd
 
@@ -778,7 +632,7 @@ class ProtobufMessage(Construct):
             if f.fixed is not None:
                 out += f.fixed.pack(value)
             else:
-                out += write_uvarint(_to_varint(kind, int(value)))
+                out += write_uvarint(to_varint(kind, int(value)))
 
     def _write_map_entry(self, f: PbField, key, value, out: bytearray) -> None:
         key_field, value_field = self.entries[f.number]

@@ -39,6 +39,7 @@ import operator
 from collections.abc import Sequence
 from pathlib import Path
 
+from runtime.core import contract as rt_contract
 from runtime.core.errors import DecodeError, OptionError, WirespecError
 from runtime.core.limits import LIMIT_NAMES, limits_from_options
 
@@ -244,7 +245,7 @@ class Codec:
         a caller that decodes message after message (:class:`BatchDecoder`)."""
         record, limits, mod = self.record, dict(self.limits), self.module
         parse = mod.parse_kafka if self.needs_key else mod.parse
-        keyed, rows_of = self.needs_key, mod._CONTRACT.row_lists(record)
+        keyed, rows_of = self.needs_key, rt_contract.row_lists(mod, record)
 
         def rows(key, value) -> list[tuple]:
             if value is None:
