@@ -32,7 +32,7 @@ field is absent no later one can be there, so every field after the first
     >>> build_model(load_text(spec, Path("demo.yaml")))
     Traceback (most recent call last):
     ...
-    runtime.core.errors.SpecError: demo.yaml:10: records.tail.fields.1.if: bytes_left() reads to the end of the sized region around tail, but outer.t holds it with no size: and crc follows it
+    runtime.core.errors.SpecError: demo.yaml:11: records.tail.fields[1].if: bytes_left() reads to the end of the sized region around tail, but outer.t holds it with no size: and crc follows it
 """
 
 from __future__ import annotations
