@@ -126,10 +126,14 @@ def test_every_mysql_record_has_a_plan():
         "gtid_tagged_event",
         "gtid_tagged_event_no_checksum",
         "binlog_file",  # binlog_event reads its parent: planned inline in the file only
+        "gtid_body",  # its fields after `if: bytes_left()` test `pos < end`
+        *("gtid_commit_timestamps", "uint56", "packed_integer", "uint24"),
+        "gtid_server_versions",
     }
     assert lowering.refused == {}
     assert lowering.entries == [  # a planned record no other reads is an entry too
         "gtid_tagged_body",
+        "gtid_body",
         "gtid_tagged_event",
         "gtid_tagged_event_no_checksum",
         "binlog_file",
@@ -157,10 +161,13 @@ def test_the_plan_of_a_mysql_message_and_its_event():
     assert "    checksum f_crc32 == crc32" in event
     assert CompiledEmitter(spec).entries == [
         "gtid_tagged_body",
+        "gtid_body",
         "gtid_tagged_event",
         "gtid_tagged_event_no_checksum",
         "binlog_file",
     ]
+    untagged = lowering.plans["gtid_body"].describe().splitlines()
+    assert "    when when7 = pos < end (else f_commit_timestamps = None)" in untagged
 
 
 def test_generate_check_fails_on_an_edited_pyx(tmp_path):

@@ -67,9 +67,10 @@ CONSTRUCT_PATHS = {
 
 WITHOUT_TIERS = {
     "mysql_serialization": {
-        # every record has a plan; these two are read inline in the binlog file only
-        "quick": {"format_description_event", "binlog_event"},
-        "compiled": {"format_description_event", "binlog_event"},
+        # every record has a plan; these are read inline where their one reader reads them
+        tier: {"format_description_event", "binlog_event", "gtid_commit_timestamps", "uint56"}
+        | {"packed_integer", "uint24", "gtid_server_versions"}
+        for tier in ("quick", "compiled")
     },
     "plainbuffer": {"quick": {"cell_value"}, "compiled": {"cell_value"}},
     # read inline where used (data_block and block_records read their parents')

@@ -66,7 +66,8 @@ def test_plainbuffer_and_mysql_have_quick_tiers():
         "gtid_tagged_body": 0,
         "gtid_tagged_event": 1,
         "gtid_tagged_event_no_checksum": 1,
-        "binlog_file": 2,  # file > event (its body a message: no nesting)
+        "gtid_body": 3,  # body > commit_timestamps > uint56 (or > packed_integer > uint24)
+        "binlog_file": 5,  # file > event > an untagged GTID body (a tagged one: a message)
     }
 
 

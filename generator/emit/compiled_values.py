@@ -205,6 +205,8 @@ class ValueSteps:
         comparisons and ``a if test else b`` of numbers read as C integers of at most 32
         bits (an enum member as its byte) and literals below 2**31: Python's value, with no
         overflow possible. None for any other expression (evaluated in Python)."""
+        if re.fullmatch(r"pos < end\d*", expression):  # bytes_left(): positions, C already
+            return f"({expression})"
         small = ("uint8_t", "uint16_t", "uint32_t", "int8_t", "int16_t", "int32_t")
         operators = {ast.Add: "+", ast.Sub: "-"}
         comparisons = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<="}

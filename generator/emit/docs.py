@@ -240,7 +240,9 @@ def _field_notes(f) -> list[str]:
         notes.append(f"tag `{_hex(f.tag)}`")
     if f.optional:
         notes.append("optional (present when its tag follows)")
-    if getattr(f, "condition", ""):
+    if getattr(f, "if_bytes_left", False):
+        notes.append("only if bytes remain (`bytes_left()`)")
+    elif getattr(f, "condition", ""):
         notes.append(f"only if `{spec_expr(f.condition)}`")
     if f.const is not None:
         notes.append(f"constant `{_hex(f.const)}`")

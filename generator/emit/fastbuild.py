@@ -322,7 +322,14 @@ class BuildEmitter(MessageWriters):
         if size and field.repeat is not None and (field.condition or optional):
             w.line(f"{size} = 0  # absent: no list of sizes")
         present = []
-        if field.condition:
+        if field.if_bytes_left:  # written when the model has it, and then every one before
+            earlier = [f.name for f in scope.record.fields if f.if_bytes_left]
+            earlier = earlier[: earlier.index(field.name)]
+            if earlier:
+                w.line(f"if {var} is not None and f_{earlier[-1]} is None:")
+                w.line('    raise ValueError("bytes_left() after an absent one")')
+            present.append(f"{var} is not None")
+        elif field.condition:
             present.append(self.expression(field.condition, scope))
         if optional:
             empty = f" or not {var} and isinstance({var}, (list, tuple))"

@@ -241,7 +241,9 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
             w.line("try:")
             with w.indent():
                 if field.condition:
-                    w.line(f"if {self.expression(field.condition)}:")
+                    # bytes_left(): bytes remain in the region the record is read in
+                    test = "pos < end" if field.if_bytes_left else None
+                    w.line(f"if {test or self.expression(field.condition)}:")
                     with w.indent():
                         self.field(w, field, record)
                         if field.valid:  # an absent field has nothing to check
@@ -306,7 +308,7 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
         until's test always may: ``_item`` is of any type."""
         if field.repeat == "until":
             return True
-        texts = [field.condition, *self._type_expressions(field.type)]
+        texts = [field.condition * (not field.if_bytes_left), *self._type_expressions(field.type)]
         if isinstance(field.repeat, dict):
             texts.append(str(field.repeat["count"]))
         if field.process is not None and field.process.cases is not None:

@@ -538,7 +538,10 @@ class Lowering:
             body.append(Valid(self._expression(field.valid)))
         if field.condition:
             test = self._fresh("when")
-            body = [When(var, test, self._expression(field.condition), tuple(body))]
+            # bytes_left(): bytes remain before the end of the region the record is read in
+            expression = f"pos < {end}" if field.if_bytes_left else None
+            expression = expression or self._expression(field.condition)
+            body = [When(var, test, expression, tuple(body))]
         for other in record.fields:  # a span checksum: its first byte, and its last
             for item in other.checksum.items if other.checksum else ():
                 if item.kind == "span" and item.field == field.name:

@@ -213,7 +213,7 @@ class SparkColumns:
                 for case, sub in ref.cases.items()
                 if sub.kind != "empty" and case != "default"
             ]
-            if "default" in ref.cases:
+            if "default" in ref.cases and ref.cases["default"].kind != "empty":  # as its schema
                 members = ", ".join(f"{camel(ref.enum)}.{c}" for c in named)
                 cols.append(f"None if {selector} in ({members},) else {value}")
             return "(" + ", ".join(cols) + ",)"

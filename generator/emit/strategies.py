@@ -127,7 +127,10 @@ class StrategyEmitter:
             parts.append('"optional": True')
         if f.oneof:  # layout: protobuf: at most one member of the group is set
             parts.append(f'"oneof": {f.oneof!r}')
-        if f.condition:
+        if f.if_bytes_left:  # present or not, but not after an absent one
+            earlier = [g.name for g in record.fields if g.if_bytes_left]
+            parts.append(f'"bytes_left": {(earlier[: earlier.index(f.name)] or [""])[-1]!r}')
+        elif f.condition:
             parts.append(f'"cond": lambda this: {f.condition}')
         valid = f.valid
         cases = f.process.cases if f.process is not None else None

@@ -62,6 +62,9 @@ _ALLOWED_NODES = (
     ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot,
 )  # fmt: skip
 _FUNCTIONS = ("len", "min", "max", "abs", "sum", "all", "any")
+BYTES_LEFT = "bytes_left()"
+"""An ``if:`` of only this reads the field while bytes remain in its sized region (the
+loader's, not an expression: it is refused inside one)."""
 _BOUNDED_OPERATORS = {ast.Pow: "power", ast.LShift: "shift_left", ast.Mult: "times"}
 """Operators whose result can grow without bound: translated to runtime.core.record's checked
 versions (both operands constant: left as they are)."""
@@ -212,7 +215,10 @@ def translate(
         if isinstance(node, ast.Call) and not (
             isinstance(node.func, ast.Name) and node.func.id in functions
         ):
-            hint = " (sizeof only in value:)" if getattr(node.func, "id", "") == "sizeof" else ""
+            hint = {
+                "sizeof": " (sizeof only in value:)",
+                "bytes_left": " (bytes_left() only as a whole if:)",
+            }.get(getattr(node.func, "id", ""), "")
             raise ValueError(
                 f"expression may not call functions other than {', '.join(_FUNCTIONS)}{hint}"
             )

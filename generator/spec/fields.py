@@ -16,7 +16,7 @@ import codecs
 import re
 
 from generator.spec import protobuf
-from generator.spec.expressions import translate
+from generator.spec.expressions import BYTES_LEFT, translate
 from generator.spec.model import (
     BIT_FIELD,
     SPARK_LOGICAL_TYPES,
@@ -155,7 +155,7 @@ class FieldBuilder:
                 parts + ("spark", "type"), f"unknown logical type {field.spark_type!r}{hint}"
             )
         if "if" in raw:
-            field.condition = self.expression(raw["if"], parts + ("if",), siblings)
+            self.condition(field, raw["if"], parts + ("if",), siblings)
         if "valid" in raw:
             names = [*siblings, field]
             valid, where = raw["valid"], parts + ("valid",)
@@ -275,6 +275,19 @@ class FieldBuilder:
         if not known:
             raise self.error(parts + ("encoding",), f"unknown encoding {encoding!r}")
         return encoding
+
+    def condition(self, field: Field, text, parts, siblings) -> None:
+        """``if:``: an expression, or ``bytes_left()`` alone: read while bytes remain
+        (construct's test is given the field before it of that kind, which build checks
+        is present when this one is)."""
+        if str(text).replace(" ", "") != BYTES_LEFT:
+            field.condition = self.expression(text, parts, siblings)
+            return
+        if field.tag is not None:
+            raise self.error(parts, "a tagged field is present by its tag: no if: bytes_left()")
+        earlier = [f.name for f in siblings if isinstance(f, Field) and f.if_bytes_left]
+        field.if_bytes_left = True
+        field.condition = f"rt.bytes_left(this, {field.name!r}, {(earlier or [''])[-1]!r})"
 
     def expression(self, text: str, parts, siblings, build: bool = False) -> str:
         # `_parent` is the enclosing record's context (checked when the data is parsed),

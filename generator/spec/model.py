@@ -245,6 +245,9 @@ class Field:
     spark_inline: bool = False
     condition: str = ""
     """``if:``: an expression; the field is on the wire only when it is true (else None)."""
+    if_bytes_left: bool = False
+    """``if: bytes_left()``: read only while bytes remain in the sized region around the
+    record (``condition`` is then construct's test); written when the model has it."""
     id: int | None = None
     """``layout: serializable``: the field id (its position, 0, 1, 2, ...)."""
     default: object = None

@@ -14,6 +14,7 @@ import re
 
 from generator.spec import names as spec_names
 from generator.spec.batching import read_kafka_batch
+from generator.spec.bytes_left import check_bytes_left
 from generator.spec.decode_by import check_decode_by
 from generator.spec.fields import FieldBuilder
 from generator.spec.framing import framed_file
@@ -109,6 +110,7 @@ class SpecBuilder(FieldBuilder):
             )
         records = {name: self.record(name, body) for name, body in data.get("records", {}).items()}
         self.check_no_cycle(records)
+        check_bytes_left(self, records)
         check_refs(self, records)
         check_decode_by(self, records)
         check_maps(self, records)

@@ -13,7 +13,8 @@ from the data cannot hang the decoder:
 
 from __future__ import annotations
 
-from runtime.core.errors import DecodeError
+from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.stream import remaining
 
 EXPRESSION_ERRORS = (IndexError, KeyError, TypeError, ValueError, AttributeError, ArithmeticError)
 """What a spec expression (a size, a count, a condition) raises on data that does not fit
@@ -100,3 +101,29 @@ def times(left, right):
     if integers and left.bit_length() + right.bit_length() > EXPRESSION_MAX_BITS:
         raise ValueError(f"{left} * {right} is too large for a spec expression")
     return left * right
+
+
+def bytes_left(context, name: str, earlier: str) -> bool:
+    """``if: bytes_left()`` in construct: on parse, whether the stream of the record
+    (its sized region) has bytes left; on build, whether the model has field ``name``,
+    which it may only have if it has ``earlier``, the ``bytes_left()`` field before it.
+
+    >>> import io
+    >>> from construct import Container
+    >>> bytes_left(Container(_building=False, _io=io.BytesIO(b"x")), "b", "")
+    True
+    >>> bytes_left(Container(_building=True, a=None, b=7), "b", "a")
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: <model>: b is set but a, before it, is None: a field read only while bytes remain is absent, so every later one is
+    """
+    if not context._building:
+        return remaining(context._io) > 0
+    if context[name] is None:
+        return False
+    if earlier and context[earlier] is None:
+        raise EncodeError(
+            f"{name} is set but {earlier}, before it, is None: a field read only while bytes "
+            "remain is absent, so every later one is"
+        )
+    return True

@@ -41,6 +41,7 @@ from runtime.core.errors import DecodeError, EncodeError, SiblingError, SpecErro
 from runtime.core.expressions import (  # noqa: F401 - generated code calls rt.power, ...
     EXPRESSION_ERRORS,
     EXPRESSION_MAX_BITS,
+    bytes_left,
     expression_error,
     power,
     shift_left,

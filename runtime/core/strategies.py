@@ -301,7 +301,8 @@ def _record(module, name: str, parent, depth: int = 0, fixed: dict | None = None
                 ctx[fname] = None if f.get("const") is None else f["const"]
                 continue
             cond = f.get("cond")
-            if cond is not None and not cond(ctx):
+            after = f.get("bytes_left")  # if: bytes_left(): absent after an absent one
+            if after is not None and after and ctx[after] is None or (cond and not cond(ctx)):
                 values[fname] = ctx[fname] = None
                 continue
             t = f["type"]
@@ -322,7 +323,7 @@ def _record(module, name: str, parent, depth: int = 0, fixed: dict | None = None
                 strategy = _lists(inner, repeat[2] if repeat[0] != "count" else 0)
                 if f.get("optional"):
                     strategy = st.one_of(st.just([]), _lists(inner, max(1, repeat[2])))
-            if f.get("optional") and repeat is None:
+            if (f.get("optional") or after is not None) and repeat is None:
                 strategy = st.none() | strategy
             default = f.get("default")
             if default is not None:  # sometimes exactly the default: then it is not written
