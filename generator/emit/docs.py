@@ -92,7 +92,10 @@ def type_text(ref, spec: Spec) -> str:
     if kind == "bits":
         sign = "signed (two's complement)" if ref.bits_signed else "unsigned"
         order = "least" if ref.bit_order == "little" else "most"
-        return f"{ref.bits}-bit {sign} integer (its run read {order} significant bit first)"
+        out = f"{ref.bits}-bit {sign} integer (its run read {order} significant bit first)"
+        if ref.enum:
+            out += f", enum [`{ref.enum}`](#enum-{ref.enum.replace('_', '-')})"
+        return out
     if kind == "presence":
         return "presence (the tag alone means true)"
     if kind == "empty":

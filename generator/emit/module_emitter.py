@@ -321,6 +321,7 @@ class ModuleEmitter(SparkColumns):
             flags = (", first=True" if first else "") + (", last=True" if last else "")
             flags += ", order='little'" if ref.bit_order == "little" else ""
             flags += ", signed=True" if ref.bits_signed else ""
+            flags += f", enum={camel(ref.enum)}" if ref.enum else ""
             ref_expr = f"rt_bits.BitField({group}, {shift}, {ref.bits}{flags})"
             if field.const is not None:
                 ref_expr = f"Const({field.const:#x}, {ref_expr})"
@@ -439,7 +440,7 @@ class ModuleEmitter(SparkColumns):
 
     def python_type(self, ref: TypeRef) -> str:
         if ref.kind == "bits":
-            return "int"
+            return camel(ref.enum) if ref.enum else "int"
         if ref.kind == "choice":
             union = " | ".join(camel(case) for case in ref.cases)
             later = any(self.spec.is_back_reference(self._user, case) for case in ref.cases)
@@ -562,6 +563,8 @@ class ModuleEmitter(SparkColumns):
         return f"(_v if (_v := {expr}).__class__ is {cls} else rt_codec.{check}(_v))"
 
     def from_json(self, ref: TypeRef, expr: str) -> str:
+        if ref.kind == "bits" and ref.enum:
+            return f"rt_codec.enum_from_json({camel(ref.enum)}, {expr})"
         if ref.kind == "bits":
             return self.checked_json(expr, "int", "int_from_json")
         if ref.kind == "runtime":

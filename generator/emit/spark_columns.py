@@ -20,6 +20,8 @@ class SparkColumns:
     """Spark types, column tables and row values of one spec's records."""
 
     def spark_type(self, ref: TypeRef) -> str:
+        if ref.kind == "bits" and ref.enum:
+            return "StringType()"  # a member's name, as an integer enum's
         if ref.kind == "bits":
             return _bits_spark(ref.bits + (0 if ref.bits_signed else 1))
         if ref.kind == "record" and self.spec.is_back_reference(self._user, ref.name):
@@ -113,6 +115,8 @@ class SparkColumns:
         where the Arrow writer has no kind (runtime rows, maps)."""
         if ref.kind == "prim":
             return "enum" if ref.enum else _spark_kind(PRIMITIVES[ref.name].spark)
+        if ref.kind == "bits" and ref.enum:
+            return "enum"
         if ref.kind == "bits":
             return _spark_kind(_bits_spark(ref.bits + (0 if ref.bits_signed else 1)))
         if ref.kind == "choice" or (
@@ -166,6 +170,8 @@ class SparkColumns:
             return expr if element == "x" else f"[{element} for x in {expr}]"
         if ref.kind == "prim":
             return self.scalar_row(ref.enum, PRIMITIVES[ref.name].spark, expr)
+        if ref.kind == "bits":
+            return self.scalar_row(ref.enum, "", expr)
         if ref.kind == "record":
             return f"{ref.name}_to_row({expr})"
         if ref.kind == "switch":
@@ -213,7 +219,7 @@ class SparkColumns:
                 for case, sub in ref.cases.items()
                 if sub.kind != "empty" and case != "default"
             ]
-            if "default" in ref.cases:
+            if "default" in ref.cases and ref.cases["default"].kind != "empty":  # a column
                 members = ", ".join(f"{camel(ref.enum)}.{c}" for c in named)
                 cols.append(f"None if {selector} in ({members},) else {value}")
             return "(" + ", ".join(cols) + ",)"
