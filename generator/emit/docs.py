@@ -276,6 +276,8 @@ def _field_notes(f) -> list[str]:
         notes.append(f"open enum [`{f.open_enum}`](#enum-{anchor}): any value, named in JSON")
     if getattr(f, "logical", "") == "uuid":
         notes.append("JSON: UUID text")
+    elif getattr(f, "logical", "") == "fourcc":
+        notes.append("JSON: an unnamed code's four letters")
     elif getattr(f, "logical", ""):
         notes.append(f"JSON: `{f.name}_time` ({f.logical}, UTC) beside it")
     ref = getattr(f, "ref", None)

@@ -99,6 +99,8 @@ class SparkColumns:
                 out.append(
                     (field.name, "StringType()", nullable, (field.name, slot, "uuid", False))
                 )
+            elif field.logical == "fourcc":  # its view's text: the Python rows write it
+                out.append((field.name, "StringType()", nullable, (field.name, slot, None, False)))
             elif field.spark_type == "timestamp_us":
                 out.append((field.name, "LongType()", True, (field.name, slot, "micros", False)))
                 ts = f"{field.name}_ts"
@@ -228,6 +230,8 @@ class SparkColumns:
             return f"*{ref.name}_to_row({value})"
         if field.spark_type == "uuid":
             return f"_uuid_text({value})"
+        if field.logical == "fourcc":
+            return f"JSON_VIEWS[{camel(record.name)}][{field.name!r}].text({value})"
         if field.spark_type == "timestamp_us":
             return f"*_timestamp_us_columns({value})"
         if field.repeat is not None:

@@ -632,6 +632,8 @@ class FieldBuilder:
                     parts + ("logical",),
                     "logical: uuid is 16 bytes (bytes of size 16, or repeat: {count: 16} integers)",
                 )
+        elif logical == "fourcc":
+            self.fourcc(field, raw, parts)
         elif logical and not is_int:
             raise self.error(parts + ("logical",), f"logical: {logical} is an integer time")
         field.logical = logical
@@ -639,6 +641,26 @@ class FieldBuilder:
             if ref.kind != "str" or not isinstance(ref.size, int) or ref.size_is_prefix:
                 raise self.error(parts + ("pad",), "pad: goes with a str of a fixed size: N")
             ref.pad = {"nul": b"\0"}[raw["pad"]]
+
+    def fourcc(self, field: Field, raw: dict, parts) -> None:
+        """``logical: fourcc``: a big-endian u32 whose bytes are four letters (a PNG chunk
+        type, a RIFF chunk id), one value a field (a switch may select on it); its codes an
+        open enum names, or none (a strict enum leaves no code to show as text)."""
+        ref = field.type
+        big = ref.name == "u32be" or (ref.name == "u32" and self.endian == "be")
+        if ref.kind != "prim" or not big or field.repeat is not None:
+            raise self.error(
+                parts + ("logical",),
+                "logical: fourcc is one u32be (its four bytes the letters, as const: "
+                "0x52494646 is RIFF)",
+            )
+        if raw.get("enum") and not field.open_enum:
+            raise self.error(
+                parts + ("logical",),
+                "logical: fourcc shows the codes an enum leaves unnamed: give it open: true",
+            )
+        if field.open_enum and self.enums[field.open_enum].flags:
+            raise self.error(parts + ("enum",), "a fourcc's enum names codes, not flags")
 
     # -- layout: protobuf ------------------------------------------------------------
 
