@@ -276,9 +276,9 @@ class FourCC(OpenEnum):
 
     def from_json(self, value, path: str = "") -> int:
         """The number of a member name, of four printable ASCII letters, or a number."""
-        if isinstance(value, str) and len(value) == 4 and value not in self.values:
-            if value.isascii() and value.isprintable():
-                return int.from_bytes(value.encode("ascii"), "big")
+        letters = isinstance(value, str) and len(value) == 4 and value.isascii()
+        if letters and value.isprintable() and value not in self.values:
+            return int.from_bytes(value.encode("ascii"), "big")
         if self.enum_class is None:
             try:
                 return int_from_json(value, path)
