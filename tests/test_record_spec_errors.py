@@ -70,8 +70,8 @@ CASES = [
     (x("type: u16, process: zlib"), F + ".process", "process: goes on a record, bytes or str"),
     (x("type: b4"), F + ".type", "bit fields x make 4 bits: a run of bit fields fills whole"),
     (x("type: b8, tag: 1"), F + ".tag", "a bit field takes no 'tag'"),
-    (x("type: b8, open: true, enum: kind"), F + ".enum", "a bit field takes no enum"),
-    (x("type: b8, enum: kind"), F + ".enum", "a bit field takes no enum"),
+    (x("type: b1, enum: kind"), F + ".enum", "kind.B (2) does not fit b1 (0 to 1)"),
+    (x("type: b1, open: true, enum: kind"), F + ".enum", "kind.B (2) does not fit b1"),
 ]
 
 

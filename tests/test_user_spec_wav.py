@@ -71,6 +71,8 @@ def test_an_odd_chunk_keeps_its_pad_byte_and_an_edit_recomputes_the_sizes(wav):
     assert wav.build(model) == data
     form = wav.to_dict(model)
     assert form["body"]["chunks"][2]["id"] == "LIST"  # a listed id reads as its name
+    listed = form["body"]["chunks"][2]["data"]
+    assert (listed["list_type"], listed["chunks"][0]["id"]) == ("INFO", "INAM")  # letters
     form["body"]["chunks"][2]["data"]["chunks"][0]["data"] = {"$hex": b"a longer name\0".hex()}
     again = wav.build(wav.from_dict(form))
     assert again == with_info(written_by_wave(1, 2, 8000, b"\x01\x00\xff\xff"), b"a longer name\0")

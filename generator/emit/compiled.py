@@ -48,6 +48,7 @@ from generator.emit.compiled_support import (
 from generator.emit.compiled_values import ValueSteps
 from generator.emit.lowering import Lowering, kafka_lists
 from generator.emit.plan import (
+    Bits,
     FieldSteps,
     KeyedField,
     KeyedHeader,
@@ -496,7 +497,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         for step in steps:
             if isinstance(step, FieldSteps):
                 self._collect(step.steps)
-            elif isinstance(step, Number):
+            elif isinstance(step, (Number, Bits)):  # an enum's bit field is a selector too
                 self.numbers[step.var] = step
             elif isinstance(step, Optional):
                 self.loose.add(step.var)

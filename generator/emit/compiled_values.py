@@ -165,7 +165,9 @@ class ValueSteps:
         value = step.run if step.shift == 0 else f"({step.run} >> {step.shift})"
         if step.mask is not None:
             value = f"({value} & {step.mask:#x}u)"
-        if step.width == 64 and not step.signed:
+        if step.enum:
+            self.bits_member(step, value)
+        elif step.width == 64 and not step.signed:
             self.declare(step.var, "uint64_t")
             self.w.line(f"{step.var} = {value}")
         else:
@@ -177,6 +179,26 @@ class ValueSteps:
                     self.w.line(f"{step.var} -= (<int64_t>1) << {step.width}")
         if step.const is not None:
             self.decline_if(f"{step.var} != {step.const:#x}")
+
+    def bits_member(self, step: Bits, value: str) -> None:
+        """An enum's bit field: its code in ``<var>_c`` (as an enum :class:`Number`'s, for a
+        switch and an Arrow name), the member from the enum's table by byte."""
+        var = step.var
+        if not all(0 <= v.value < 256 for v in self.spec.enums[step.enum].values):
+            raise NotCompiled(f"{var}: an enum with members past a byte")
+        self.enums.add(step.enum)
+        self.declare(f"{var}_c", "int64_t")
+        self.declare(f"{var}_p", "PyObject*")
+        self.w.line(f"{var}_c = <int64_t>{value}")
+        if step.signed:  # two's complement in its width: a negative code is no member
+            self.w.line(f"if {var}_c >> {step.width - 1}:")
+            with self.w.indent():
+                self.w.line(f"{var}_c -= (<int64_t>1) << {step.width}")
+        if step.signed or step.width > 8:
+            self.decline_if(f"{var}_c < 0 or {var}_c > 255")
+        self.w.line(f"{var}_p = _{step.enum.upper()}_BY_BYTE[{var}_c]")
+        self.decline_if(f"{var}_p == NULL")
+        self.w.line(f"{var} = <object>{var}_p")
 
     def computed(self, step: Computed) -> None:
         """A length an expression computes: a C number read as such, else the Python

@@ -92,7 +92,10 @@ def type_text(ref, spec: Spec) -> str:
     if kind == "bits":
         sign = "signed (two's complement)" if ref.bits_signed else "unsigned"
         order = "least" if ref.bit_order == "little" else "most"
-        return f"{ref.bits}-bit {sign} integer (its run read {order} significant bit first)"
+        out = f"{ref.bits}-bit {sign} integer (its run read {order} significant bit first)"
+        if ref.enum:
+            out += f", enum [`{ref.enum}`](#enum-{ref.enum.replace('_', '-')})"
+        return out
     if kind == "presence":
         return "presence (the tag alone means true)"
     if kind == "empty":
@@ -275,6 +278,8 @@ def _field_notes(f) -> list[str]:
         notes.append(f"open enum [`{f.open_enum}`](#enum-{anchor}): any value, named in JSON")
     if getattr(f, "logical", "") == "uuid":
         notes.append("JSON: UUID text")
+    elif getattr(f, "logical", "") == "fourcc":
+        notes.append("JSON: an unnamed code's four letters")
     elif getattr(f, "logical", ""):
         notes.append(f"JSON: `{f.name}_time` ({f.logical}, UTC) beside it")
     ref = getattr(f, "ref", None)

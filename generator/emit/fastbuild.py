@@ -665,7 +665,7 @@ class BuildEmitter(MessageWriters):
         nothing (construct's Pass). The key is what the field's writer accepted, an integer
         or a member, so ``==`` finds the case construct's dict lookup finds."""
         key = scope.record.field(ref.switch_on)
-        if key.type.kind != "prim" or key.repeat is not None:
+        if key.type.kind not in ("prim", "bits") or key.repeat is not None:
             raise Unsupported("a switch on a field that is no single number")
         if key.name not in scope.built:
             raise Unsupported("a switch on a field written after it")
@@ -692,7 +692,12 @@ class BuildEmitter(MessageWriters):
         """``runtime.core.bits.BitField``: OR the value into the run; its last field writes it."""
         group, shift, first, last = field.bit_group
         low, high = bit_field_range(ref)
-        w.line(f"if {var}.__class__ is not int or not {low} <= {var} <= {high:#x}:")
+        if ref.enum:  # the member (every one fits: the loader checks), a flags set may not
+            enum = camel(ref.enum)
+            w.line(f"{var} = {enum}[{var}] if isinstance({var}, str) else {enum}({var})")
+            w.line(f"if not {low} <= {var} <= {high:#x}:")
+        else:
+            w.line(f"if {var}.__class__ is not int or not {low} <= {var} <= {high:#x}:")
         w.line('    raise ValueError("bit field")')
         raw = f"({var} & {(1 << ref.bits) - 1:#x})" if ref.bits_signed else var
         shifted = raw if shift == 0 else f"({raw} << {shift})"

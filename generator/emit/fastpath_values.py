@@ -229,6 +229,17 @@ class ValueReaders:
         if ref.bits_signed:  # two's complement in its width
             w.line(f"if {var} >> {ref.bits - 1}:")
             w.line(f"    {var} -= {1 << ref.bits:#x}")
+        if ref.enum:  # an unlisted code: at the run's first byte, as construct's BitField
+            enum = self.spec.enums[ref.enum]
+            raw = w.fresh("raw")
+            w.line(f"{raw} = {var}")
+            w.line(f"{var} = _{enum.name.upper()}_BY_VALUE.get({raw})")
+            w.line(f"if {var} is None:")
+            with w.indent():
+                w.line(
+                    f'raise DecodeError(f"{{{raw}}} (0x{{{raw} & {(1 << ref.bits) - 1:#x}:02x}}) '
+                    f'is not a known {enum.class_name}", offset=pos - {group})'
+                )
         if field.const is not None:
             w.line(f"if {var} != {field.const:#x}:")
             with w.indent():

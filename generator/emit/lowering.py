@@ -754,6 +754,7 @@ class Lowering:
             ref.bit_order,
             ref.bits_signed,
             field.const,
+            ref.enum,
         )
 
     def _sized_switch(self, ref: TypeRef, var, prefix, end, keep: bool) -> list[Step]:

@@ -21,7 +21,7 @@ from generator.spec import decode_by as spec_decode_by
 from generator.spec import mapping as spec_mapping
 from generator.spec import pytext
 from generator.spec import refs as spec_refs
-from generator.spec.model import Field, Record, Spec, TypeRef, camel
+from generator.spec.model import TIME_LOGICALS, Field, Record, Spec, TypeRef, camel
 from generator.spec.types import (
     CHUNK_TYPES,
     PRIMITIVES,
@@ -321,6 +321,7 @@ class ModuleEmitter(SparkColumns):
             flags = (", first=True" if first else "") + (", last=True" if last else "")
             flags += ", order='little'" if ref.bit_order == "little" else ""
             flags += ", signed=True" if ref.bits_signed else ""
+            flags += f", enum={camel(ref.enum)}" if ref.enum else ""
             ref_expr = f"rt_bits.BitField({group}, {shift}, {ref.bits}{flags})"
             if field.const is not None:
                 ref_expr = f"Const({field.const:#x}, {ref_expr})"
@@ -439,7 +440,7 @@ class ModuleEmitter(SparkColumns):
 
     def python_type(self, ref: TypeRef) -> str:
         if ref.kind == "bits":
-            return "int"
+            return camel(ref.enum) if ref.enum else "int"
         if ref.kind == "choice":
             union = " | ".join(camel(case) for case in ref.cases)
             later = any(self.spec.is_back_reference(self._user, case) for case in ref.cases)
@@ -518,11 +519,13 @@ class ModuleEmitter(SparkColumns):
         if field.type.kind == "choice":
             names = ", ".join(f"{camel(case)}: {case!r}" for case in field.type.cases)
             return f"rt_codec.CaseName({{{names}}})"
+        if field.logical == "fourcc":  # before its open enum: the letters of other codes
+            return f"rt_codec.FourCC({camel(field.open_enum) if field.open_enum else ''})"
         if field.open_enum:
             return f"rt_codec.OpenEnum({camel(field.open_enum)})"
         if field.logical == "uuid":
             return f"rt_codec.UuidText(as_bytes={field.type.kind == 'bytes'})"
-        if field.logical:
+        if field.logical in TIME_LOGICALS:
             return f"rt_codec.TimeBeside({field.logical!r})"
         return None
 
@@ -546,7 +549,7 @@ class ModuleEmitter(SparkColumns):
         """Every key ``to_dict`` can give a ``record`` (its dataclass's fields, computed ones
         too, and a time's ``<name>_time`` beside it): the keys its ``from_dict`` takes."""
         keys = [f.name for f in record.fields]
-        keys += [f.name + "_time" for f in record.fields if f.logical and f.logical != "uuid"]
+        keys += [f.name + "_time" for f in record.fields if f.logical in TIME_LOGICALS]
         if record.serializable:
             keys += ["serializable_field_size", "last_non_ignorable_field_id", "unknown_fields"]
         if record.layout == "protobuf":
@@ -562,6 +565,8 @@ class ModuleEmitter(SparkColumns):
         return f"(_v if (_v := {expr}).__class__ is {cls} else rt_codec.{check}(_v))"
 
     def from_json(self, ref: TypeRef, expr: str) -> str:
+        if ref.kind == "bits" and ref.enum:
+            return f"rt_codec.enum_from_json({camel(ref.enum)}, {expr})"
         if ref.kind == "bits":
             return self.checked_json(expr, "int", "int_from_json")
         if ref.kind == "runtime":
@@ -612,7 +617,7 @@ class ModuleEmitter(SparkColumns):
         view = None
         if field.type.kind != "runtime" and self.json_view(field) is not None:
             view = f"JSON_VIEWS[{camel(record.name)}][{field.name!r}]"  # the module's table
-        if field.logical and field.logical != "uuid":  # a time: its number, checked
+        if field.logical in TIME_LOGICALS:  # a time: its number, checked
             return f"{view}.checked(d, {field.name!r}, {self.plain_field_from_json(field, record)})"
         if view is not None:
             key = repr(field.name)
@@ -634,7 +639,7 @@ class ModuleEmitter(SparkColumns):
             selector_field = record.field(ref.switch_on)
             if selector_field.type.enum:
                 selector = f"rt_codec.enum_from_json({enum}, d[{ref.switch_on!r}])"
-            elif selector_field.open_enum:
+            elif selector_field.open_enum or selector_field.logical == "fourcc":
                 view = f"JSON_VIEWS[{camel(record.name)}][{ref.switch_on!r}]"
                 selector = f"{view}.from_json(d[{ref.switch_on!r}], {ref.switch_on!r})"
             else:

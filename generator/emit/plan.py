@@ -503,7 +503,8 @@ class Switch(Step):
 class Bits(Step):
     """A bit field into ``var``: ``width`` bits at ``shift`` of the run ``run``, a
     ``group``-byte integer in ``order`` (``big``; ``little``: ``b<n>le``) read by the run's
-    ``first`` field; ``signed``: two's complement in its width; a ``const`` must match."""
+    ``first`` field; ``signed``: two's complement in its width; a ``const`` must match; an
+    ``enum`` value must be a member (``var`` is the member, as :class:`Number`'s)."""
 
     var: str
     run: str
@@ -514,6 +515,7 @@ class Bits(Step):
     order: str = "big"
     signed: bool = False
     const: int | None = None
+    enum: str | None = None
 
     @property
     def size(self) -> int:
@@ -529,6 +531,7 @@ class Bits(Step):
         if self.first:
             text += f" ({self.group} bytes, {self.order})"
         text += ", signed" * self.signed
+        text += f" in enum {self.enum}" if self.enum else ""
         return text + (f" == {self.const:#x}" if self.const is not None else "")
 
 

@@ -261,10 +261,9 @@ class QuickTierEmitter(QuickPending):
         if step.first and step.group == 1:
             self.w.line(f"{step.run} = buf[{at}]")
         elif step.first and step.group in (2, 4, 8):
-            code = {2: "H", 4: "I", 8: "Q"}[step.group]
-            order = ">" if step.order == "big" else "<"
-            name = f"_UNPACK_BITS_{'BE' if order == '>' else 'LE'}_{code}"
-            self.unpackers[name] = order + code
+            fmt = (">" if step.order == "big" else "<") + {2: "H", 4: "I", 8: "Q"}[step.group]
+            name = f"_UNPACK_BITS_{'BE' if fmt[0] == '>' else 'LE'}_{fmt[1]}"
+            self.unpackers[name] = fmt
             self.w.line(f"{step.run} = {name}(buf, {at})[0]")
         elif step.first:
             self.w.line(f"{step.run}_bytes = buf[{at} : {self.at(step.group)}]")
@@ -278,6 +277,9 @@ class QuickTierEmitter(QuickPending):
             self.w.line(f"if {step.var} >> {step.width - 1}:")
             with self.w.indent():
                 self.w.line(f"{step.var} -= {1 << step.width:#x}")
+        if step.enum:  # the member; an unlisted code: the exact reader says which
+            self.w.line(f"{step.var} = _{step.enum.upper()}_BY_VALUE.get({step.var})")
+            self.retry_if(f"{step.var} is None")
         if step.const is not None:
             self.retry_if(f"{step.var} != {step.const:#x}")
 

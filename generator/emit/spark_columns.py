@@ -20,6 +20,8 @@ class SparkColumns:
     """Spark types, column tables and row values of one spec's records."""
 
     def spark_type(self, ref: TypeRef) -> str:
+        if ref.kind == "bits" and ref.enum:
+            return "StringType()"  # a member's name, as an integer enum's
         if ref.kind == "bits":
             return _bits_spark(ref.bits + (0 if ref.bits_signed else 1))
         if ref.kind == "record" and self.spec.is_back_reference(self._user, ref.name):
@@ -97,6 +99,8 @@ class SparkColumns:
                 out.append(
                     (field.name, "StringType()", nullable, (field.name, slot, "uuid", False))
                 )
+            elif field.logical == "fourcc":  # its view's text: the Python rows write it
+                out.append((field.name, "StringType()", nullable, (field.name, slot, None, False)))
             elif field.spark_type == "timestamp_us":
                 out.append((field.name, "LongType()", True, (field.name, slot, "micros", False)))
                 ts = f"{field.name}_ts"
@@ -113,6 +117,8 @@ class SparkColumns:
         where the Arrow writer has no kind (runtime rows, maps)."""
         if ref.kind == "prim":
             return "enum" if ref.enum else _spark_kind(PRIMITIVES[ref.name].spark)
+        if ref.kind == "bits" and ref.enum:
+            return "enum"
         if ref.kind == "bits":
             return _spark_kind(_bits_spark(ref.bits + (0 if ref.bits_signed else 1)))
         if ref.kind == "choice" or (
@@ -166,6 +172,8 @@ class SparkColumns:
             return expr if element == "x" else f"[{element} for x in {expr}]"
         if ref.kind == "prim":
             return self.scalar_row(ref.enum, PRIMITIVES[ref.name].spark, expr)
+        if ref.kind == "bits":
+            return self.scalar_row(ref.enum, "", expr)
         if ref.kind == "record":
             return f"{ref.name}_to_row({expr})"
         if ref.kind == "switch":
@@ -222,6 +230,8 @@ class SparkColumns:
             return f"*{ref.name}_to_row({value})"
         if field.spark_type == "uuid":
             return f"_uuid_text({value})"
+        if field.logical == "fourcc":
+            return f"JSON_VIEWS[{camel(record.name)}][{field.name!r}].text({value})"
         if field.spark_type == "timestamp_us":
             return f"*_timestamp_us_columns({value})"
         if field.repeat is not None:

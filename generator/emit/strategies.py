@@ -43,9 +43,16 @@ class StrategyEmitter:
         }
 
     def typ(self, ref: TypeRef, record: str = "", field: Field | None = None) -> str:
+        if ref.kind == "bits" and ref.enum:
+            flags = self.spec.enums[ref.enum].flags
+            return f'{{"kind": "enum", "cls": {camel(ref.enum)}, "flags": {flags}}}'
         if ref.kind == "bits":
             low, high = bit_field_range(ref)
-            return f'{{"kind": "int", "lo": {low}, "hi": {high}}}'
+            out = f'{{"kind": "int", "lo": {low}, "hi": {high}'
+            enum = self.selectors.get((record, field.name)) if field else None
+            if enum:  # an open enum's codes, as an integer selector's
+                out += f', "favour": [m.value for m in {camel(enum)}]'
+            return out + "}"
         if ref.kind == "choice":
             # past the nesting bound only cases that hold no record: the values stay finite
             leaves = [c for c in ref.cases if not record_dependencies(self.spec.records[c])]

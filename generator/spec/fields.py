@@ -256,9 +256,7 @@ class FieldBuilder:
             if raw["enum"] not in self.enums:
                 hint = did_you_mean(raw["enum"], self.enums)
                 raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}{hint}")
-            if ref.kind == "bits":
-                raise self.error(parts + ("enum",), "a bit field takes no enum")
-            if ref.kind != "prim" and not (
+            if ref.kind not in ("prim", "bits") and not (
                 ref.kind == "chunk" and CHUNK_TYPES[ref.name].element == "int"
             ):
                 raise self.error(parts + ("enum",), "only integers can be enums")
@@ -375,7 +373,8 @@ class FieldBuilder:
             earlier = [f.name for f in siblings]
             return f"{on!r} is not an earlier field" + did_you_mean(on, earlier)
         kind = selector.type.kind
-        if kind != "prim" or PRIMITIVES[selector.type.name].kind != "int":
+        is_int = kind == "bits" or (kind == "prim" and PRIMITIVES[selector.type.name].kind == "int")
+        if not is_int:
             what = selector.type.name if kind == "prim" else kind
             code = " (four ASCII letters: a u32be with enum:)" if kind in ("str", "bytes") else ""
             return (
@@ -393,7 +392,7 @@ class FieldBuilder:
         on = raw["switch_on"]
         selector = next((f for f in siblings if f.name == on), None)
         enum_name = selector.type.enum if selector is not None else None
-        if selector is not None and enum_name is None and selector.type.kind == "prim":
+        if selector is not None and enum_name is None and selector.type.kind in ("prim", "bits"):
             # an open enum's field is a plain integer; its enum names the cases all the same
             enum_name = raw.get("enum") or selector.open_enum
         if enum_name is None or enum_name not in self.enums:
@@ -542,6 +541,18 @@ class FieldBuilder:
                 raise self.error(
                     parts + ("const",), f"{field.const} does not fit {field.type.name}"
                 )
+            enum = self.enums.get(field.type.enum or field.open_enum)
+            wide = [v for v in enum.values if not low <= v.value <= high] if enum else []
+            if enum and enum.flags and not field.open_enum:
+                raise self.error(
+                    parts + ("enum",), "a flags enum on a bit field is open: true (any set)"
+                )
+            if wide:
+                raise self.error(
+                    parts + ("enum",),
+                    f"{enum.name}.{wide[0].name} ({wide[0].value}) does not fit "
+                    f"{field.type.name} ({low} to {high})",
+                )
             if run and field.type.bit_order != fields[run[0]].type.bit_order:
                 if sum(fields[j].type.bits for j in run) % 8:
                     raise self.error(
@@ -617,8 +628,6 @@ class FieldBuilder:
         is_int = (ref.kind == "prim" and PRIMITIVES[ref.name].kind == "int") or (
             ref.kind == "chunk" and CHUNK_TYPES[ref.name].element == "int"
         )
-        if raw.get("open") and ref.kind == "bits":
-            raise self.error(parts + ("enum",), "a bit field takes no enum")
         is_int = is_int or ref.kind == "bits"
         if raw.get("open"):
             if "enum" not in raw or "switch_on" in raw:
@@ -636,6 +645,8 @@ class FieldBuilder:
                     parts + ("logical",),
                     "logical: uuid is 16 bytes (bytes of size 16, or repeat: {count: 16} integers)",
                 )
+        elif logical == "fourcc":
+            self.fourcc(field, raw, parts)
         elif logical and not is_int:
             raise self.error(parts + ("logical",), f"logical: {logical} is an integer time")
         field.logical = logical
@@ -643,6 +654,26 @@ class FieldBuilder:
             if ref.kind != "str" or not isinstance(ref.size, int) or ref.size_is_prefix:
                 raise self.error(parts + ("pad",), "pad: goes with a str of a fixed size: N")
             ref.pad = {"nul": b"\0"}[raw["pad"]]
+
+    def fourcc(self, field: Field, raw: dict, parts) -> None:
+        """``logical: fourcc``: a big-endian u32 whose bytes are four letters (a PNG chunk
+        type, a RIFF chunk id), one value a field (a switch may select on it); its codes an
+        open enum names, or none (a strict enum leaves no code to show as text)."""
+        ref = field.type
+        big = ref.name == "u32be" or (ref.name == "u32" and self.endian == "be")
+        if ref.kind != "prim" or not big or field.repeat is not None:
+            raise self.error(
+                parts + ("logical",),
+                "logical: fourcc is one u32be (its four bytes the letters, as const: "
+                "0x52494646 is RIFF)",
+            )
+        if raw.get("enum") and not field.open_enum:
+            raise self.error(
+                parts + ("logical",),
+                "logical: fourcc shows the codes an enum leaves unnamed: give it open: true",
+            )
+        if field.open_enum and self.enums[field.open_enum].flags:
+            raise self.error(parts + ("enum",), "a fourcc's enum names codes, not flags")
 
     # -- layout: protobuf ------------------------------------------------------------
 

@@ -21,13 +21,34 @@ The first field of a run reads the run's bytes and leaves the integer in the rec
 context; each field takes its bits from it. Building, each field ORs its bits into the
 integer and the last one writes the bytes. ``inspect`` shows every field of a run over the
 run's bytes, with its bits (``Node.bits``).
+
+A field with an ``enum`` (an ``enum.IntEnum``, a DNS header's 4-bit OPCODE) holds the
+member; a code it does not list is a DecodeError at the run's first byte:
+
+    >>> import enum
+    >>> class Opcode(enum.IntEnum):
+    ...     QUERY = 0
+    ...     STATUS = 2
+    >>> header = Record(
+    ...     "qr" / BitField(1, 7, 1, first=True),
+    ...     "opcode" / BitField(1, 3, 4, enum=Opcode),
+    ...     "rest" / BitField(1, 0, 3, last=True),
+    ... )
+    >>> header.parse(b"\\x90").opcode
+    <Opcode.STATUS: 2>
+    >>> header.parse(b"\\x88")
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.DecodeError: opcode at offset 0: 1 (0x01) is not a known Opcode
+    >>> header.build({"qr": 1, "opcode": "STATUS", "rest": 0}).hex()
+    '90'
 """
 
 from __future__ import annotations
 
 from construct import Construct
 
-from runtime.core.errors import EncodeError
+from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import read_exact
 
@@ -50,8 +71,10 @@ class BitField(Construct):
         *,
         order: str = "big",
         signed: bool = False,
+        enum=None,
     ):
         super().__init__()
+        self.enum = enum
         self.group, self.shift, self.width = group, shift, width
         self.first, self.last = first, last
         self.order, self.signed = order, signed
@@ -71,9 +94,22 @@ class BitField(Construct):
         value = (context[_READ] >> self.shift) & self.mask
         if self.signed and value > self.high:
             value -= 1 << self.width
-        return value
+        if self.enum is None:
+            return value
+        try:
+            return self.enum(value)
+        except ValueError:
+            raise DecodeError(
+                f"{value} (0x{value & self.mask:02x}) is not a known {self.enum.__name__}",
+                offset=context[_AT],
+            ) from None
 
     def _build(self, obj, stream, context, path):
+        if self.enum is not None:  # a member, its name or its code, as an integer enum takes
+            try:
+                obj = self.enum[obj] if isinstance(obj, str) else self.enum(obj)
+            except (KeyError, ValueError, TypeError):
+                raise EncodeError(f"{obj!r} is not a {self.enum.__name__}") from None
         if not isinstance(obj, int) or isinstance(obj, bool):
             raise EncodeError(f"a {self.width}-bit field takes an int, not {type(obj).__name__}")
         if not self.low <= obj <= self.high:

@@ -237,6 +237,56 @@ class OpenEnum:
             ) from None
 
 
+class FourCC(OpenEnum):
+    """A four-character code (``logical: fourcc`` on a ``u32be``: a PNG chunk type, a RIFF
+    chunk id) kept as its number: a code its open enum lists by the member's name, another
+    by its four letters where they are printable ASCII and no member's name (``"prVt"``, a
+    private PNG chunk), else the number; every one round-trips. ``text`` is its Spark value.
+
+    >>> class Chunk(enum.IntEnum):
+    ...     IHDR = 0x49484452
+    >>> view = FourCC(Chunk)
+    >>> view.to_json(0x49484452), view.to_json(0x70725674), view.to_json(1), view.text(1)
+    ('IHDR', 'prVt', 1, '1')
+    >>> view.from_json("IHDR") == 0x49484452, view.from_json("prVt") == 0x70725674
+    (True, True)
+    >>> FourCC().to_json(0x52494646), FourCC().from_json("RIFF") == 0x52494646
+    ('RIFF', True)
+    """
+
+    def __init__(self, enum_class=None):
+        if enum_class is not None:
+            super().__init__(enum_class)
+        else:
+            self.enum_class, self.flags, self.names, self.values = None, False, {}, {}
+
+    def to_json(self, value):
+        if value is None or isinstance(value, bool) or not isinstance(value, int):
+            return to_jsonable(value)
+        name = self.names.get(int(value))
+        if name is None and 0 <= value < 1 << 32:
+            letters = int(value).to_bytes(4, "big")
+            text = letters.decode("ascii") if all(0x20 <= b < 0x7F for b in letters) else None
+            name = None if text in self.values else text  # a member's name reads as the member
+        return to_jsonable(int(value)) if name is None else name
+
+    def text(self, value) -> str | None:
+        """The Spark value: the JSON form's, as text."""
+        return None if value is None else str(self.to_json(value))
+
+    def from_json(self, value, path: str = "") -> int:
+        """The number of a member name, of four printable ASCII letters, or a number."""
+        letters = isinstance(value, str) and len(value) == 4 and value.isascii()
+        if letters and value.isprintable() and value not in self.values:
+            return int.from_bytes(value.encode("ascii"), "big")
+        if self.enum_class is None:
+            try:
+                return int_from_json(value, path)
+            except EncodeError:
+                raise EncodeError(f"{value!r} is not four letters or a number", path=path) from None
+        return super().from_json(value, path)
+
+
 class CaseName:
     """A choice field (``choice: [a, b]``): its value is one of several records, shown as
     ``{"<record>": {...}}`` so the JSON form says which.
