@@ -564,9 +564,16 @@ class SpecBuilder(FieldBuilder):
             ):
                 known = [f.name for f in current.fields if f.type.kind == "record"]
                 hint = did_you_mean(name, known) if field is None else ""
+                what = repr(name)
+                if field is not None and field.type.kind in ("choice", "switch"):
+                    what = f"{name!r} is a {field.type.kind}"
+                    hint = (
+                        " (give each case record its own spark: {row: ...}, and read with "
+                        "--record CASE)"
+                    )
                 raise self.error(
                     parts,
-                    f"{name!r}: a row path steps through record fields that are always there "
+                    f"{what}: a row path steps through record fields that are always there "
                     f"and ends with a repeated one{hint}",
                 )
             steps.append((current.name, name))
