@@ -2,14 +2,18 @@
 not a shipped format), used as they would: rendered in memory with ``--spec``, on a capture
 made here with ``struct`` (``pcap_udp.pcap``: three Ethernet/IPv4/UDP packets, a DNS query,
 its answer and a datagram, with their IPv4 and UDP checksums) in each byte order and
-timestamp unit, byte-exact, truncated at every byte, and as Spark rows. Also the spec
+timestamp unit, byte-exact, truncated at every byte, as Spark rows, and from the user's
+package built with ``--compiled`` (the compiled tier; skipped with ``WIRESPEC_PURE_PYTHON=1``). Also the spec
 mistakes a newcomer makes on the way, each an error naming file, line and key and saying
 what to do (generator/spec/loader.py, fields.py, validate.py)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import shutil
 import struct
+import sys
 
 import pytest
 
@@ -17,6 +21,7 @@ from generator import ROOT
 from generator.cli.main import main
 from generator.emit.user_spec import spec_model
 from generator.spec.loader import load_text
+from runtime.core import tier
 from runtime.core.errors import DecodeError, SpecError
 
 HERE = ROOT / "tests" / "data" / "user_specs"
@@ -178,6 +183,38 @@ def test_the_cli_path_of_a_newcomer(tmp_path, capsys):
     shown = capsys.readouterr().out
     assert "file.header.linktype = ETHERNET (1)" in shown
     assert "file.capture.packets[2].ts_frac = 5" in shown
+
+
+def test_the_compiled_tier_of_the_users_package_reads_as_pure_python(pcap, tmp_path):
+    """``generate --specs DIR --out PKG --compiled``: the package's module binds its build
+    (a choice of four records, each a list to the end) and reads, rebuilds and fails every
+    truncation as the in-memory module does."""
+    pytest.importorskip("Cython")
+    if tier.pure_python_forced() or not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("the compiled tier is not loaded here (forced pure Python, or no compiler)")
+    (tmp_path / "myspecs").mkdir()
+    shutil.copy(SPEC, tmp_path / "myspecs")
+    out = tmp_path / "mypkg"
+    assert (
+        main(["generate", "--specs", str(tmp_path / "myspecs"), "--out", str(out), "--compiled"])
+        == 0
+    )
+    module_spec = importlib.util.spec_from_file_location("user_mypkg_pcap", out / "pcap.py")
+    compiled = importlib.util.module_from_spec(module_spec)
+    sys.modules[module_spec.name] = compiled  # dataclasses look their module up
+    module_spec.loader.exec_module(compiled)
+    assert compiled._COMPILED is not None
+    for case in sorted(MAGICS):
+        data = capture(case, snaplen=60)
+        assert compiled.to_dict(compiled.parse(data)) == pcap.to_dict(pcap.parse(data))
+        assert compiled.build(compiled.parse(data)) == data
+        for cut in range(len(data)):
+            try:
+                pcap.parse(data[:cut])
+            except DecodeError as err:
+                with pytest.raises(DecodeError) as again:
+                    compiled.parse(data[:cut])
+                assert str(again.value) == str(err)
 
 
 @pytest.mark.spark
