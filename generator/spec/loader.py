@@ -222,8 +222,8 @@ YAML_HINTS = {
 def _yaml_hint(problem: str) -> str:
     """The hint of :data:`YAML_HINTS` for PyYAML's ``problem``, after a ``; ``.
 
-    >>> _yaml_hint("found character '\\t' that cannot start any token")
-    '; YAML indents with spaces, never tabs'
+    >>> _yaml_hint("expected ',' or '}', but got ':'")
+    "; a value inside {...} holding ': ' or ',' needs quotes"
     >>> _yaml_hint("found undefined alias")
     ''
     """
