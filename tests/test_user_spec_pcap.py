@@ -9,6 +9,7 @@ what to do (generator/spec/loader.py, fields.py, validate.py)."""
 
 from __future__ import annotations
 
+import datetime
 import importlib.util
 import json
 import shutil
@@ -154,8 +155,8 @@ def test_an_unknown_magic_and_an_unlisted_linktype(pcap):
 def test_spark_rows_are_one_per_packet_with_the_header_joined(pcap):
     pytest.importorskip("pyspark")
     names = pcap.spark_schema("le_micro").fieldNames()
-    assert names[:5] == ["ts_sec", "ts_frac", "incl_len", "orig_len", "data"]
-    assert names[5:] == [
+    assert names[:7] == ["ts_sec", "ts_frac", "incl_len", "orig_len", "data", "ts_us", "ts_us_ts"]
+    assert names[7:] == [
         "version_major",
         "version_minor",
         "thiszone",
@@ -163,8 +164,14 @@ def test_spark_rows_are_one_per_packet_with_the_header_joined(pcap):
         "snaplen",
         "linktype",
     ]
-    rows = list(pcap.iter_rows(capture(), "le_micro"))
-    assert [(r[0], r[1], r[4], r[-1]) for r in rows] == [(s, u, f, 1) for s, u, f in packets()]
+    for case in ("le_micro", "be_nano"):
+        rows = list(pcap.iter_rows(capture(case), case))
+        assert [(r[4], r[5], r[-1]) for r in rows] == [
+            (f, s * 10**6 + u, 1) for s, u, f in packets()
+        ]
+    assert rows[0][6] == datetime.datetime(
+        2025, 11, 28, 15, 0, 0, 123456, tzinfo=datetime.timezone.utc
+    )
 
 
 def test_the_cli_path_of_a_newcomer(tmp_path, capsys):
@@ -174,6 +181,7 @@ def test_the_cli_path_of_a_newcomer(tmp_path, capsys):
     form = json.loads(capsys.readouterr().out)
     first = form["file"]["le_micro"]["capture"]["packets"][0]
     assert first["ts_sec_time"] == "2025-11-28T15:00:00Z"
+    assert first["ts_us_time"] == "2025-11-28T15:00:00.123456Z"  # derived, not on the wire
     assert form["file"]["le_micro"]["header"]["linktype"] == "ETHERNET"
     (tmp_path / "a.json").write_text(json.dumps(form))
     out = tmp_path / "again.pcap"
@@ -309,18 +317,15 @@ GOOD = SPEC.read_text()
             ),
         ),
         (
-            (
-                'type: bytes, size: incl_len, doc: "the captured bytes, from the link-layer header"}\n'
-                "  packet_be:"
-            ),
-            'type: bytes, size: incl_length, doc: "x"}\n  packet_be:',
+            'type: bytes, size: incl_len, doc: "the captured bytes, from the link-layer header"}',
+            'type: bytes, size: incl_length, doc: "x"}',
             ":96: records.packet_le.fields[4].size: ",
             "expression uses 'incl_length', which is not an earlier field (did you mean 'incl_len'?)",
         ),
         (  # a repeat with no way to end
             "type: packet_le, repeat: eos",
             "type: packet_le, repeat: true",
-            ":108: records.packets_le.fields[0].repeat: ",
+            ":120: records.packets_le.fields[0].repeat: ",
             "not a valid form for this key: True; the forms: eos, tagged",
         ),
         (  # a repeat to the end of the file with a field after it: never read
@@ -329,7 +334,7 @@ GOOD = SPEC.read_text()
                 '      - {name: packets, type: packet_le, repeat: eos, doc: "the packet records"}\n'
                 '      - {name: footer, type: u32le, doc: "x"}\n'
             ),
-            ":108: records.packets_le.fields[0].repeat: ",
+            ":120: records.packets_le.fields[0].repeat: ",
             (
                 "repeat: eos reads to the end of the record, so footer after it would never be read:"
                 " move them in front, or end this field another way"
