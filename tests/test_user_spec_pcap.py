@@ -351,6 +351,18 @@ GOOD = SPEC.read_text()
             ":41: records.pcap_file.fields[0].choice: ",
             "'le_micro' has no detect: (at offset 0) and does not start with a const: field",
         ),
+        (  # a switch on the file header's linktype, from inside a packet
+            'type: bytes, size: incl_len, doc: "the captured bytes, from the link-layer header"}',
+            (
+                "switch_on: _parent._parent.header.linktype, size: incl_len, doc: x, cases: "
+                "{default: {type: bytes, size: eos}}}"
+            ),
+            ":96: records.packet_le.fields[4].switch_on: ",
+            (
+                "'_parent._parent.header.linktype' is not a field of this record: a switch is on "
+                "an earlier field of its own record (an enclosing record's code cannot select one"
+            ),
+        ),
         (  # a row path through the choice
             "    doc: A whole capture file; the magic picks the byte order and the timestamp unit.\n",
             (
@@ -396,6 +408,30 @@ records:
         cases:
           A: u8
 """
+
+
+def test_a_switch_on_a_derived_copy_of_the_file_headers_linktype_is_refused(tmp_path):
+    """Copying the header's linktype into each packet (``derived:``) and switching on the
+    copy parses, but the builder never computes derived values, so it could not pick the
+    case (EncodeError on every build): refused at load, naming the selector."""
+    data_field = (
+        '      - {name: link, type: u32, derived: "_parent._parent.header.linktype", doc: "copy"}\n'
+        "      - name: data\n        switch_on: link\n        enum: linktype\n"
+        "        size: incl_len\n        doc: the frame, read by the file's linktype\n"
+        "        cases: {default: {type: bytes, size: eos}}\n"
+    )
+    text = GOOD.replace(
+        '      - {name: data, type: bytes, size: incl_len, doc: "the captured bytes, from the '
+        'link-layer header"}\n',
+        data_field,
+        1,
+    )
+    with pytest.raises(SpecError) as err:
+        spec_model(load_text(text, tmp_path / "pcap.yaml", "pcap.yaml"))
+    assert str(err.value).startswith(
+        "pcap.yaml:98: records.packet_le.fields[5].switch_on: 'link' is a derived value: a "
+        "switch is on a field read from the wire"
+    ), str(err.value)
 
 
 @pytest.mark.parametrize(

@@ -379,6 +379,17 @@ class FieldBuilder:
         in the record), a field of another kind (text cannot select: a four-letter code is
         an integer with an enum), or an integer with no enum (the field's own or the
         switch's ``enum:``)."""
+        if selector is None and "." in on:
+            return (
+                f"{on!r} is not a field of this record: a switch is on an earlier field of "
+                "its own record (an enclosing record's code cannot select one; read the "
+                "bytes as bytes, or move the switch into the record that holds the code)"
+            )
+        if selector is not None and selector.derived:
+            return (
+                f"{on!r} is a derived value: a switch is on a field read from the wire "
+                "(building, derived values are not computed, so no case could be chosen)"
+            )
         if selector is None and on in later:
             return f"{on!r} is read after the switch: move it in front (a switch is on an earlier field)"
         if selector is None:
@@ -406,7 +417,7 @@ class FieldBuilder:
         if selector is not None and enum_name is None and selector.type.kind == "prim":
             # an open enum's field is a plain integer; its enum names the cases all the same
             enum_name = raw.get("enum") or selector.open_enum
-        if enum_name is None or enum_name not in self.enums:
+        if enum_name is None or enum_name not in self.enums or selector.derived:
             if raw.get("enum") is not None and raw["enum"] not in self.enums:
                 hint = did_you_mean(raw["enum"], self.enums)
                 raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}{hint}")
