@@ -78,6 +78,15 @@ _BOUND_NAME = re.compile(r"[a-z][a-z0-9_]*")
 ``this.items`` is the method (``keys``, ``values``, ``get``, ... likewise)."""
 
 
+class NotEarlier(ValueError):
+    """An expression names ``name``, which is no field read before it (the spec builder
+    says whether it is a later field or a misspelling)."""
+
+    def __init__(self, name: str):
+        super().__init__(f"expression uses {name!r}, which is not an earlier field")
+        self.name = name
+
+
 def _readable(name: str) -> str:
     if name in _DICT_METHODS:
         raise ValueError(
@@ -101,7 +110,7 @@ class _ToContext(ast.NodeTransformer):
                 raise ValueError(f"the field {node.id!r} is named like a function: rename it")
             raise ValueError(f"{node.id} is a function: call it")
         if node.id not in self.fields:
-            raise ValueError(f"expression uses {node.id!r}, which is not an earlier field")
+            raise NotEarlier(node.id)
         _readable(node.id)
         return ast.copy_location(
             ast.Attribute(ast.Name("this", ast.Load()), node.id, ast.Load()), node

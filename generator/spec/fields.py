@@ -16,7 +16,7 @@ import codecs
 import re
 
 from generator.spec import protobuf
-from generator.spec.expressions import BYTES_LEFT, translate
+from generator.spec.expressions import BYTES_LEFT, NotEarlier, translate
 from generator.spec.model import (
     BIT_FIELD,
     SPARK_LOGICAL_TYPES,
@@ -294,8 +294,28 @@ class FieldBuilder:
         enums = {name: camel(name) for name in self.enums}
         try:
             return translate(text, names | {"_parent", "_index"}, enums, build=build)
+        except NotEarlier as err:
+            raise self.error(parts, self.not_earlier(err.name, parts, names)) from None
         except ValueError as err:
             raise self.error(parts, str(err)) from None
+
+    def not_earlier(self, name: str, parts, earlier) -> str:
+        """Why an expression at ``parts`` cannot read ``name``: it is this field or one
+        read after it (expressions read only what is already read), or no field at all."""
+        later = []
+        if parts[:1] == ("records",) and parts[2:3] == ("fields",):
+            later = [f.get("name") for f in self.data["records"][parts[1]]["fields"][parts[3] :]]
+        at = later.index(name) if name in later else -1
+        if at == 0:
+            return f"expression uses {name!r}, the field it belongs to: use an earlier field"
+        if at > 0:
+            return (
+                f"expression uses {name!r}, which is read after this field (fields"
+                f"[{parts[3] + at}]): an expression reads only fields before it, so move "
+                f"{name!r} in front"
+            )
+        hint = did_you_mean(name, sorted(earlier | {"_parent", "_index"}))
+        return f"expression uses {name!r}, which is not an earlier field{hint}"
 
     def runtime_args(self, ref: TypeRef, raw: dict, parts) -> dict:
         """A runtime primitive's arguments: records by name, dictionaries and decoders as
@@ -365,10 +385,24 @@ class FieldBuilder:
         return ref
 
     @staticmethod
-    def no_selector(on, selector, siblings) -> str:
-        """Why ``switch_on: on`` names no selector: no such earlier field, a field of
-        another kind (text cannot select: a four-letter code is an integer with an enum),
-        or an integer with no enum (the field's own or the switch's ``enum:``)."""
+    def no_selector(on, selector, siblings, later=()) -> str:
+        """Why ``switch_on: on`` names no selector: no such earlier field (or one ``later``
+        in the record), a field of another kind (text cannot select: a four-letter code is
+        an integer with an enum), or an integer with no enum (the field's own or the
+        switch's ``enum:``)."""
+        if selector is None and "." in on:
+            return (
+                f"{on!r} is not a field of this record: a switch is on an earlier field of "
+                "its own record (an enclosing record's code cannot select one; read the "
+                "bytes as bytes, or move the switch into the record that holds the code)"
+            )
+        if selector is not None and selector.derived:
+            return (
+                f"{on!r} is a derived value: a switch is on a field read from the wire "
+                "(building, derived values are not computed, so no case could be chosen)"
+            )
+        if selector is None and on in later:
+            return f"{on!r} is read after the switch: move it in front (a switch is on an earlier field)"
         if selector is None:
             earlier = [f.name for f in siblings]
             return f"{on!r} is not an earlier field" + did_you_mean(on, earlier)
@@ -395,23 +429,35 @@ class FieldBuilder:
         if selector is not None and enum_name is None and selector.type.kind in ("prim", "bits"):
             # an open enum's field is a plain integer; its enum names the cases all the same
             enum_name = raw.get("enum") or selector.open_enum
-        if enum_name is None or enum_name not in self.enums:
+        if enum_name is None or enum_name not in self.enums or selector.derived:
             if raw.get("enum") is not None and raw["enum"] not in self.enums:
                 hint = did_you_mean(raw["enum"], self.enums)
                 raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}{hint}")
-            raise self.error(parts + ("switch_on",), self.no_selector(on, selector, siblings))
+            later = []
+            if parts[:1] == ("records",) and parts[2:3] == ("fields",):
+                later = [f.get("name") for f in self.data["records"][parts[1]]["fields"]]
+            why = self.no_selector(on, selector, siblings, later)
+            raise self.error(parts + ("switch_on",), why)
         enum = self.enums[enum_name]
         members = {v.name for v in enum.values}
         cases = {}
         for case, case_raw in raw.get("cases", {}).items():
             if case not in members and case != "default":
+                same = sorted(m for m in members if str(case).lower() == m.lower())
+                hint = did_you_mean(same[0] if same else case, sorted(members | {"default"}))
                 raise self.error(
-                    parts + ("cases", case), f"{case!r} is not a member of {enum.name}"
+                    parts + ("cases", case),
+                    f"{case!r} is not a member of {enum.name}{hint}: add it to the enum's "
+                    "values: or name the case by a member (default: takes every other value)",
                 )
             cases[case] = self.typeref(case_raw, parts + ("cases", case), siblings)
         missing = members - set(cases)
         if missing and "default" not in cases:
-            raise self.error(parts + ("cases",), f"no case for {sorted(missing)}")
+            raise self.error(
+                parts + ("cases",),
+                f"no case for {sorted(missing)}: every member of {enum.name} needs a case "
+                "(`MEMBER: empty` for no payload), or add a default: case",
+            )
         ref = TypeRef("switch", switch_on=on, cases=cases, enum=enum_name)
         if "size" in raw:
             size = raw["size"]
@@ -633,7 +679,8 @@ class FieldBuilder:
             if "enum" not in raw or "switch_on" in raw:
                 raise self.error(parts + ("open",), "open: true goes with enum: on an integer")
             if raw["enum"] not in self.enums:
-                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}")
+                hint = did_you_mean(raw["enum"], self.enums)
+                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}{hint}")
             if not is_int:
                 raise self.error(parts + ("enum",), "only integers can be enums")
             field.open_enum = raw["enum"]
@@ -724,7 +771,8 @@ class FieldBuilder:
         f.number, f.pb_kind, f.oneof = raw["number"], kind, raw.get("oneof", "")
         if kind == "enum":
             if raw["enum"] not in self.enums:
-                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}")
+                hint = did_you_mean(raw["enum"], self.enums)
+                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}{hint}")
             f.open_enum = raw["enum"]
         spark = raw.get("spark", {})
         f.spark_skip = spark.get("skip", False)

@@ -111,6 +111,14 @@ def _to_python(node, parts: tuple, lines: Lines):
         out = {}
         for key_node, value_node in node.value:
             key = _construct(key_node, parts, lines)
+            if (key is None or isinstance(key, bool)) and key_node.style is None:
+                raise SpecError(
+                    f"the key {key_node.value} reads as YAML's {'null' if key is None else key}"
+                    f", not as text: quote it ('{key_node.value}': ...)",
+                    file=lines.file,
+                    line=key_node.start_mark.line + 1,
+                    key=key_path(parts),
+                )
             if key in out:
                 raise lines.error(parts + (key,), f"duplicate key {key!r}")
             lines.record(parts + (key,), key_node.start_mark.line + 1)
@@ -155,8 +163,9 @@ def load_text(text: str, path: Path, display: str | None = None) -> LoadedSpec:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
+        problem = str(getattr(err, "problem", err))
         raise SpecError(
-            f"not valid YAML: {getattr(err, 'problem', err)}{_yaml_context(err)}",
+            f"not valid YAML: {problem}{_yaml_context(err)}{_yaml_hint(problem)}",
             file=display,
             line=mark.line + 1 if mark else None,
         ) from None
@@ -193,6 +202,34 @@ def _yaml_context(err: yaml.YAMLError) -> str:
     if not context or at is None or mark is None or at.line == mark.line:
         return ""
     return f" ({context} at line {at.line + 1})"
+
+
+YAML_HINTS = {
+    "found character '\\t'": "YAML indents with spaces, never tabs",
+    "expected <block end>": (
+        "is this line indented less or more than the lines beside it? The keys of one "
+        "mapping, and the items of one list, start in one column"
+    ),
+    "mapping values are not allowed here": (
+        "a key indented deeper than the key before it, or a value holding ': ' (quote it)"
+    ),
+    "expected ',' or '}'": "a value inside {...} holding ': ' or ',' needs quotes",
+    "could not find expected ':'": "a line that is neither 'key: value' nor '- item'",
+}
+"""PyYAML's problems as a spec writer fixes them (the start of the problem -> the hint)."""
+
+
+def _yaml_hint(problem: str) -> str:
+    """The hint of :data:`YAML_HINTS` for PyYAML's ``problem``, after a ``; ``.
+
+    >>> _yaml_hint("expected ',' or '}', but got ':'")
+    "; a value inside {...} holding ': ' or ',' needs quotes"
+    >>> _yaml_hint("found undefined alias")
+    ''
+    """
+    return next(
+        (f"; {hint}" for start, hint in YAML_HINTS.items() if problem.startswith(start)), ""
+    )
 
 
 def _within_alternative(err: jsonschema.ValidationError) -> jsonschema.ValidationError:
@@ -275,6 +312,16 @@ def _schema_message(err: jsonschema.ValidationError) -> str:
         and list(err.path)[-1:] == ["const"]
     ):
         return text_const_message(err.instance)
+    if err.validator == "type" and (err.instance is None or isinstance(err.instance, bool)):
+        return (
+            f"{err.message}: YAML reads null, ~, true/false, yes/no and on/off unquoted as "
+            "that, not as text: quote it"
+        )
+    if err.validator == "type" and err.validator_value == "object":
+        return (
+            f"expected keys (a mapping) here, got {err.instance!r}: if this line belongs to "
+            "the key above it, indent it under that key"
+        )
     if err.validator == "oneOf":
         forms = [_form_text(form) for form in err.validator_value]
         words = [value for form in err.validator_value for value in form.get("enum", ())]

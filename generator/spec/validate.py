@@ -510,7 +510,7 @@ class SpecBuilder(FieldBuilder):
                 )
             fields.append(field)
         self.bit_groups(fields, body["fields"], where)
-        self.rest_is_last(fields, where)
+        self.rest_is_last(fields, where, keyed="layout" in body)
         fields += trailer_fields[::-1]
         fields += self.kept_fields(fields, where)
         everything = {f.name for f in fields}
@@ -566,9 +566,16 @@ class SpecBuilder(FieldBuilder):
             ):
                 known = [f.name for f in current.fields if f.type.kind == "record"]
                 hint = did_you_mean(name, known) if field is None else ""
+                what = repr(name)
+                if field is not None and field.type.kind in ("choice", "switch"):
+                    what = f"{name!r} is a {field.type.kind}"
+                    hint = (
+                        " (give each case record its own spark: {row: ...}, and read with "
+                        "--record CASE)"
+                    )
                 raise self.error(
                     parts,
-                    f"{name!r}: a row path steps through record fields that are always there "
+                    f"{what}: a row path steps through record fields that are always there "
                     f"and ends with a repeated one{hint}",
                 )
             steps.append((current.name, name))
@@ -606,18 +613,30 @@ class SpecBuilder(FieldBuilder):
             if names.index(item.last) < names.index(item.field):
                 raise self.error(parts + (spans[0], "span"), "span: [first, last] in wire order")
 
-    def rest_is_last(self, fields: list[Field], where) -> None:
-        """A ``process: {size: eos}`` region runs to the record's end: nothing after it
-        is on the wire (derived fields may follow)."""
+    def rest_is_last(self, fields: list[Field], where, keyed: bool = False) -> None:
+        """A ``process: {size: eos}`` region, and in a record of fields in order (not
+        ``keyed`` by ids or tags) a ``repeat: eos`` and ``size: eos`` bytes or text, run to
+        the record's end: nothing after them is on the wire (derived fields may follow),
+        else every input would fail at the field after."""
         for i, field in enumerate(fields):
-            if field.process is None or not field.process.rest:
-                continue
             later = [f.name for f in fields[i + 1 :] if not f.derived]
-            if later:
+            if not later:
+                continue
+            if field.process is not None and field.process.rest:
                 raise self.error(
                     where + ("fields", i, "process", "size"),
                     f"the region runs to the record's end, but {', '.join(later)} follow(s)",
                 )
+            key = "repeat" if field.repeat == "eos" else "size"
+            if keyed or (key == "size" and (field.type.size != "eos" or field.process)):
+                continue
+            raise self.error(
+                where + ("fields", i, key),
+                f"{key}: eos reads to the end of the record, so {', '.join(later)} after it "
+                "would never be read: move them in front, or end this field another way "
+                "(repeat: {count: ...} or {until: ...}, a size:, or the rest in a record "
+                "of its own given a size:)",
+            )
 
     def kept_fields(self, fields: list[Field], where) -> list[Field]:
         """The model fields that keep what a field's reading saw beside its value (after

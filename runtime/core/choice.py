@@ -43,6 +43,11 @@ class Choice(Construct):
                 return sub._parsereport(stream, context, path)
         if not head:
             raise DecodeError("truncated: a value needs at least 1 byte", offset=start)
+        for magic, mask, _, _ in self.cases:  # the input ends inside a case's leading bytes
+            if len(head) < len(magic) and matches(head, magic[: len(head)], mask):
+                raise DecodeError(
+                    f"truncated: needs {len(magic)} bytes, {len(head)} remain", offset=start
+                )
         raise DecodeError(f"no case matches the bytes {head.hex()}", offset=start)
 
     def _build(self, obj, stream, context, path):

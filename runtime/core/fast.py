@@ -265,12 +265,21 @@ def choice_table(cases) -> list:
 
 
 def pick(candidates, buf, pos: int, end: int):
-    """The reader of the first of ``candidates`` whose bytes match at ``pos``, or None."""
+    """The reader of the first of ``candidates`` whose bytes match at ``pos``, or None; a
+    truncation error when the input ends inside a candidate's leading bytes (as
+    ``runtime.core.choice.Choice``)."""
     for magic, mask, reader in candidates:
         if end - pos >= len(magic) and all(
             buf[pos + i] & m == g for i, (g, m) in enumerate(zip(magic, mask))
         ):
             return reader
+    for magic, mask, _ in candidates:
+        if end - pos < len(magic) and all(
+            buf[pos + i] & m == g for i, (g, m) in enumerate(zip(magic[: end - pos], mask))
+        ):
+            raise DecodeError(
+                f"truncated: needs {len(magic)} bytes, {end - pos} remain", offset=pos
+            )
     return None
 
 
