@@ -39,9 +39,9 @@ from runtime.core.codec import (
     to_jsonable,
 )
 from runtime.core.errors import DecodeError, EncodeError, SiblingError
+from runtime.core.event_messages import EventMessages, ReadEvents, kept_events
 from runtime.core.kept import FIELD
 from runtime.core.kept import to_json as kept_json
-from runtime.core.event_messages import EventMessages, ReadEvents, kept_events
 from runtime.core.spans import current as current_spans
 from runtime.core.unmap import WriteFaults, give_up
 from runtime.formats.craft_events import _checked_events, _Path, _read_frame
