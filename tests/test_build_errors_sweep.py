@@ -177,6 +177,21 @@ def test_kept_wire_bytes_of_a_wrong_type_are_refused_at_their_name():
     assert str(err.value) == "batches[0].batch.records_wire: expected bytes, got str 'zz'"
 
 
+@pytest.mark.parametrize("wrong", [10**12, "zz"])
+def test_a_kept_form_of_no_bytes_is_no_json_of_zero_bytes(wrong):
+    """A model's ``wire_form`` set to what is no bytes is not written (build writes the
+    model), and its JSON form refuses it: ``bytes(10**12)`` is no form of it (found by
+    scripts/fuzz_tiers.py, which sets attributes to hostile values)."""
+    from generated import mysql_serialization as ms
+
+    data = (SAMPLES / "mysql_serialization" / "gtid_tagged_local.bin").read_bytes()
+    model = ms.parse(data)
+    model.wire_form = wrong
+    assert ms.build(model) == data
+    with pytest.raises(TypeError, match="as kept bytes in JSON"):
+        ms.to_dict(model)
+
+
 def test_a_str_is_no_list_of_strings():
     from generated import protobuf_wire
 

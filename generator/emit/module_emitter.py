@@ -554,9 +554,15 @@ class ModuleEmitter(SparkColumns):
             keys += ["serializable_field_size", "last_non_ignorable_field_id", "unknown_fields"]
         if record.layout == "protobuf":
             keys.append("wire_layout")
-        if self.spec.keeps_form(record):
+        if self.spec.keeps_form(record) or self.kept_by_runtime(record.fields[0]):
             keys.append("wire_form")
         return sorted(set(keys))
+
+    @staticmethod
+    def kept_by_runtime(field: Field) -> bool:
+        """Whether ``field``'s runtime type keeps the bytes read itself (``kept_as``, Craft's
+        message events): its record's JSON form carries them as ``wire_form``."""
+        return field.type.kind == "runtime" and bool(RUNTIME_TYPES[field.type.name].kept_as)
 
     @staticmethod
     def checked_json(expr: str, cls: str, check: str) -> str:
@@ -614,6 +620,9 @@ class ModuleEmitter(SparkColumns):
             readers = ", ".join(f"{case!r}: {case}_from_dict" for case in field.type.cases)
             view = f"JSON_VIEWS[{camel(record.name)}][{field.name!r}]"
             return f"{view}.from_json(d[{field.name!r}], {{{readers}}}, {field.name!r})"
+        if self.kept_by_runtime(field):  # the bytes it keeps are the record's wire_form
+            key, instance = repr(field.name), self.runtime_instance(field.type)
+            return f'{instance}.keeping({instance}.from_json(d[{key}]), d.get("wire_form"))'
         view = None
         if field.type.kind != "runtime" and self.json_view(field) is not None:
             view = f"JSON_VIEWS[{camel(record.name)}][{field.name!r}]"  # the module's table

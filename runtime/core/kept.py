@@ -206,7 +206,13 @@ def to_json(kept) -> dict:
 
     >>> to_json(b"\\x81\\x00")
     {'$hex': '8100'}
+    >>> to_json(7)  # a model given a count, not bytes: not 7 zero bytes
+    Traceback (most recent call last):
+    ...
+    TypeError: cannot represent int as kept bytes in JSON
     """
+    if not isinstance(kept, (bytes, bytearray, memoryview)):
+        raise TypeError(f"cannot represent {type(kept).__name__} as kept bytes in JSON")
     return {"$hex": bytes(kept).hex()}
 
 

@@ -29,6 +29,7 @@ from construct import Construct, SizeofError
 from runtime.core import limits as _limits
 from runtime.core.codec import (
     build_fast,
+    bytes_from_json,
     float_from_json,
     int_from_json,
     key_from_json,
@@ -39,6 +40,8 @@ from runtime.core.codec import (
 )
 from runtime.core.errors import DecodeError, EncodeError, SiblingError
 from runtime.core.event_messages import EventMessages, ReadEvents, kept_events
+from runtime.core.kept import FIELD
+from runtime.core.kept import to_json as kept_json
 from runtime.core.spans import current as current_spans
 from runtime.core.unmap import WriteFaults, give_up
 from runtime.formats.craft_events import _checked_events, _Path, _read_frame
@@ -299,8 +302,18 @@ class CraftMessage(EventMessages, Construct):
         )
 
     def put(self, out: dict, name: str, events) -> None:
-        """The view protocol of ``runtime.core.codec.to_jsonable`` (a module's ``JSON_VIEWS``)."""
+        """The view protocol of ``runtime.core.codec.to_jsonable`` (a module's ``JSON_VIEWS``):
+        the events, and the bytes they keep where build writes those back (not what tiflow
+        writes) as ``wire_form``, so that ``encode`` of ``decode``'s JSON gives the input
+        (:meth:`keeping` reads them back)."""
         out[name] = self.to_json(events)
+        if getattr(events, FIELD, None) is not None:
+            try:
+                kept = self.kept_form(events, self.write_message(events))
+            except EncodeError:  # events no writer takes: nothing is written back
+                kept = None
+            if kept is not None:
+                out[FIELD] = kept_json(kept)
 
     def from_json(self, value, path: str = "") -> list:
         """The events of the JSON form :meth:`to_json` makes of them (numbers for codes,
@@ -314,6 +327,21 @@ class CraftMessage(EventMessages, Construct):
             with _Path("events", i):
                 out.append(event_from_json(d, image))
         return out
+
+    @staticmethod
+    def keeping(events: list, kept) -> list:
+        """``events`` (:meth:`from_json`'s) kept with the bytes of ``kept`` (a JSON form's
+        ``wire_form``, ``{"$hex": ...}``; None: none kept), which build writes back while
+        the events read as them. (Read after the events: an error names the key read last.)
+
+            >>> from generated.ticdc_craft import parse, to_dict, from_dict, build
+            >>> data = bytes.fromhex("01ff0003010101020c0b010005")  # commit ts 127 in 2 bytes
+            >>> to_dict(parse(data))["wire_form"]
+            {'$hex': '01ff0003010101020c0b010005'}
+            >>> build(from_dict(to_dict(parse(data)))) == data
+            True
+        """
+        return events if kept is None else kept_events(events, bytes_from_json(kept))
 
     def _image_from_json(self, items, path: str) -> list | None:
         """The ``image`` of ``json_form``: a row image's columns, values by their kinds."""
