@@ -64,8 +64,19 @@ _OUT_READS = (
 )
 """What the fast writers read of ``out`` (its bytes from a mark on, its length)."""
 
-_OUT_LEFT = re.compile(r"\bout(\[|\.append| \+=)|bytearray\(")
-"""What must not be left once translated (a bytearray a writer would make)."""
+_OUT_LEFT = re.compile(r"\bout(\[|\.append| \+=)")
+"""What must not be left once translated."""
+
+_MODEL_READ = re.compile(r"\bmodel(\[|\.get\()(\"\w+\")[\])]")
+"""``model["name"]`` and ``model.get("name")`` in a rendered line."""
+
+
+def _model_read(match: re.Match) -> str:
+    name = match.group(2)
+    if match.group(1) == "[":
+        return f"(getattr(model, {name}) if attributes else model[{name}])"
+    return f"(getattr(model, {name}, None) if attributes else model.get({name}))"
+
 
 IMPORTS = {
     "struct.": "import struct",
@@ -116,8 +127,10 @@ class CompiledWriters(BuildEmitter):
         """``Enum.MEMBER`` a writer names -> the module global bound to that member."""
         self.record_classes: set[str] = set()
         """The model classes a choice's writer tells apart (``type(value) is Cls``)."""
-        self.constructs: set[str] = set()
-        """The id-keyed messages built by their construct object (the module's global)."""
+        self.python_writers: set[str] = set()
+        """The records written by their Python fast writer (an id-keyed message's)."""
+        self.fast = set(BuildEmitter(spec, lowering).supported)
+        """The records with a Python fast writer."""
         super().__init__(spec, lowering)
 
     def message_function(self, record: Record) -> str:
@@ -129,6 +142,15 @@ class CompiledWriters(BuildEmitter):
         params = "object model, Out* out" + (", object parent" if ", parent)" in head else "")
         body = "\n".join(translated(line) for line in body.split("\n"))
         body = body.replace("rt_fast.Parent(", "_WParent(")
+        if _MODEL_READ.search(body):
+            # the record's own model class: its fields read as attributes, which is what
+            # Model.__getitem__ and .get do in Python (a dict or another class: as it is)
+            cls = camel(record.name)
+            self.record_classes.add(cls)
+            doc, rest = body.split("\n", 1)
+            body = f"{doc}\n    cdef bint attributes = type(model) is {cls}\n" + _MODEL_READ.sub(
+                _model_read, rest
+            )
         body = _MEMBER.sub(self.member_global, body)
         # a spec expression's `x[0]` is Python's, not the module's unchecked C indexing
         checked = "@cython.boundscheck(True)\n@cython.wraparound(True)\n"
@@ -243,11 +265,14 @@ class CompiledWriters(BuildEmitter):
 
     def record(self, w: LineWriter, ref: TypeRef, var: str, scope, written) -> None:
         if ref.name not in written:
-            if not self.message_by_construct(ref):
+            if ref.name not in self.fast or self.needs_parent(ref.name) or ref.size_is_prefix:
                 raise Unsupported(f"record {ref.name} without a compiled writer")
-            self.constructs.add(ref.name)
+            self.python_writers.add(ref.name)  # an id-keyed message: its fast writer's bytes
             start = self.sized_start(w, ref)
-            w.line(f"out += _construct_{ref.name}.build({var})")
+            sub = w.fresh("sub")
+            w.line(f"{sub} = bytearray()")
+            w.line(f"{var} = _python_write_{ref.name}({var}, {sub})")
+            w.line(f"out += {sub}")
             self.sized_end(w, ref, start, scope)
             return
         parent = ", ctx" if self.needs_parent(ref.name) else ""
@@ -283,7 +308,9 @@ class CompiledWriters(BuildEmitter):
         """The writers, their entries and ``bind_writers``, for the end of the .pyx."""
         classes = self.classes()
         text = "\n".join([*self.supported.values(), *self.constants.values()])
-        constructs = sorted(n for n in self.constructs if f"_construct_{n}." in text)
+        python_writers_named = sorted(
+            n for n in self.python_writers if f"_python_write_{n}(" in text
+        )
         head = [
             "# -- the compiled writers: the build fast path in C (generator/emit/compiled_writers.py)",
             "",
@@ -298,17 +325,19 @@ class CompiledWriters(BuildEmitter):
             "    put_text, put_uvarint_chunk, put_varint_chunk, put_zigzag,",
             ")",
             "import runtime.core.fast as rt_fast",
-            *sorted({line for used, line in IMPORTS.items() if re.search(rf"\b{re.escape(used)}", text)}),
+            *sorted(
+                {line for used, line in IMPORTS.items() if re.search(rf"\b{re.escape(used)}", text)}
+            ),
             "",
             "cdef object _WParent = rt_fast.Parent  # looked up once, not at each record written",
             *(f"cdef object {name} = {value}" for name, value in sorted(self.constants.items())),
             f'WRITERS = "{self.digest()}"',
             '"""The digest of the writers rendered here: a build of other writers is not used."""',
         ]
-        if classes or constructs:
+        if classes or python_writers_named:
             head.append("# Set by bind_writers: the generated module's classes the writers name.")
             head += [f"cdef object {name}" for name in classes]
-            head += [f"cdef object _construct_{name}" for name in constructs]
+            head += [f"cdef object _python_write_{name}" for name in python_writers_named]
             head += [f"cdef dict _{name}_members" for name in sorted(self.enum_classes)]
             head += [f"cdef object {name}" for name in sorted(set(self.members_named.values()))]
         parts = ["\n".join(head), *self.supported.values()]
@@ -336,7 +365,7 @@ class CompiledWriters(BuildEmitter):
         ]
         bound = [
             *classes,
-            *(f"_construct_{name}" for name in constructs),
+            *(f"_python_write_{name}" for name in python_writers_named),
             *(f"_{name}_members" for name in sorted(self.enum_classes)),
             *sorted(set(self.members_named.values())),
         ]
@@ -344,7 +373,10 @@ class CompiledWriters(BuildEmitter):
             bind.append(f"    global {', '.join(bound)}")
         bind += ['    if namespace.get("COMPILED_WRITERS_PLAN") != WRITERS:', "        return {}"]
         bind += [f'    {name} = namespace["{name}"]' for name in classes]
-        bind += [f'    _construct_{name} = namespace["{name}"]' for name in constructs]
+        bind += [
+            f'    _python_write_{name} = namespace["_write_{name}"]'
+            for name in python_writers_named
+        ]
         bind += [
             f"    _{name}_members = {name}._value2member_map_" for name in sorted(self.enum_classes)
         ]
