@@ -10,7 +10,13 @@ its bytes put into an ``out.pxd`` buffer by the C writers of
 of ``generator.spec.types``) instead of ``struct``, ``runtime.core.leb128`` and the
 runtime's ``pack``. What a writer computes between them (a ``value:`` expression such as
 computed size tables, a condition, the ``rt_fast.Parent`` it returns) is the fast
-writer's Python, compiled. ``write_<record>(model, out)`` appends the bytes to the
+writer's Python, compiled; so is what the C writers do not cover (tags, checksums, bit
+fields, switches, choices, ``process:``, text other than UTF-8 after a uvarint length),
+with what it does to the bytearray ``out`` (``out += x``, ``out[a:b]``, ``del out[a:]``)
+done on the C buffer (:func:`translated`). A record's fields are read as attributes when
+the model is of its own class (``Model.__getitem__`` in Python was most of a build); an
+id-keyed message inside one is written by its Python fast writer.
+``write_<record>(model, out)`` appends the bytes to the
 bytearray ``out``, as the fast writer does, for the records a caller writes on their own;
 ``bind_writers`` hands them to the generated module (``COMPILED_WRITERS``), which uses
 them where it used the fast writers.
@@ -18,8 +24,9 @@ them where it used the fast writers.
 A C writer takes only values it is sure to write as the Python one does and raises on the
 rest, so a compiled writer writes the fast writer's bytes or raises, and the caller builds
 with construct (``runtime.core.codec.build_fast``): every ``EncodeError`` stays
-construct's. A record using what the renderer does not cover (:class:`Unsupported`: tags,
-checksums, bit fields, choices, ``process:``, terminators, ...) has no compiled writer.
+construct's. A record without a Python fast writer, an id-keyed message, a record read
+as ``sizeof`` before it is written, or one using a runtime primitive (:class:`Unsupported`)
+has no compiled writer.
 """
 
 from __future__ import annotations
