@@ -10,7 +10,13 @@ its bytes put into an ``out.pxd`` buffer by the C writers of
 of ``generator.spec.types``) instead of ``struct``, ``runtime.core.leb128`` and the
 runtime's ``pack``. What a writer computes between them (a ``value:`` expression such as
 computed size tables, a condition, the ``rt_fast.Parent`` it returns) is the fast
-writer's Python, compiled. ``write_<record>(model, out)`` appends the bytes to the
+writer's Python, compiled; so is what the C writers do not cover (tags, checksums, bit
+fields, switches, choices, ``process:``, text other than UTF-8 after a uvarint length),
+with what it does to the bytearray ``out`` (``out += x``, ``out[a:b]``, ``del out[a:]``)
+done on the C buffer (:func:`translated`). A record's fields are read as attributes when
+the model is of its own class (``Model.__getitem__`` in Python was most of a build); an
+id-keyed message inside one is written by its Python fast writer.
+``write_<record>(model, out)`` appends the bytes to the
 bytearray ``out``, as the fast writer does, for the records a caller writes on their own;
 ``bind_writers`` hands them to the generated module (``COMPILED_WRITERS``), which uses
 them where it used the fast writers.
@@ -18,8 +24,9 @@ them where it used the fast writers.
 A C writer takes only values it is sure to write as the Python one does and raises on the
 rest, so a compiled writer writes the fast writer's bytes or raises, and the caller builds
 with construct (``runtime.core.codec.build_fast``): every ``EncodeError`` stays
-construct's. A record using what the renderer does not cover (:class:`Unsupported`: tags,
-checksums, bit fields, choices, ``process:``, terminators, ...) has no compiled writer.
+construct's. A record without a Python fast writer, an id-keyed message, a record read
+as ``sizeof`` before it is written, or one using a runtime primitive (:class:`Unsupported`)
+has no compiled writer.
 """
 
 from __future__ import annotations
@@ -45,6 +52,77 @@ _MEMBER = re.compile(r"(?<![.\w])([A-Z][A-Za-z0-9]*)\.([A-Z][A-Z0-9_]*)\b(?![(\w
 _ENUM_CLASS = re.compile(r"(?<![.\w])([A-Z][A-Za-z0-9]*)\b(?=[.\[(])")
 """A class a rendered line names (an enum's: ``EventType.DDL``, ``GroupType[...]``)."""
 
+_OUT_STATEMENTS = (
+    (re.compile(r"del out\[([^\]:]+):\]$"), "out_truncate(out, {0})"),
+    (re.compile(r"out\[([^\]:]+):\1\] = (.+)$"), "out_insert(out, {0}, {1})"),
+    (re.compile(r"out\[([^\]:]+):\] = (.+)$"), "out_replace_tail(out, {0}, {1})"),
+    (re.compile(r"out\[([^\]:]+) : [^\]]+\] = (.+)$"), "out_patch(out, {0}, {1})"),
+    (re.compile(r"out \+= (.+)$"), "out_extend(out, {0})"),
+    (re.compile(r"out\.append\((.+)\)$"), "out_append(out, {0})"),
+)
+"""What the fast writers do to their bytearray ``out``, as calls on the C buffer (out.pxd):
+a statement, with its operands (read as :data:`_OUT_READS` read)."""
+
+_OUT_READS = (
+    (re.compile(r"bytes\(out\[([^\]:]+):\]\)"), r"out_slice(out, \1, out.size)"),
+    (re.compile(r"\bout\[([^\]:]+?) ?: ?([^\]]+)\]"), r"out_slice(out, \1, \2)"),
+    (re.compile(r"\bout\[([^\]:]+):\]"), r"out_slice(out, \1, out.size)"),
+    (re.compile(r"\blen\(out\)"), "out.size"),
+)
+"""What the fast writers read of ``out`` (its bytes from a mark on, its length)."""
+
+_OUT_LEFT = re.compile(r"\bout(\[|\.append| \+=)")
+"""What must not be left once translated."""
+
+_MODEL_READ = re.compile(r"\bmodel(\[|\.get\()(\"\w+\")[\])]")
+"""``model["name"]`` and ``model.get("name")`` in a rendered line."""
+
+
+def _model_read(match: re.Match) -> str:
+    name = match.group(2)
+    if match.group(1) == "[":
+        return f"(getattr(model, {name}) if attributes else model[{name}])"
+    return f"(getattr(model, {name}, None) if attributes else model.get({name}))"
+
+
+IMPORTS = {
+    "struct.": "import struct",
+    "rt_leb128.": "import runtime.core.leb128 as rt_leb128",
+    "rt_float32.": "import runtime.core.float32 as rt_float32",
+    "rt_process.": "import runtime.core.process as rt_process",
+    "rt_sequences.": "import runtime.core.sequences as rt_sequences",
+    "rt.": "import runtime.core.record as rt",
+}
+"""The runtime modules the writers' Python (as the fast writers have it) may name."""
+
+
+def translated(line: str) -> str:
+    """A fast writer's line with what it does to ``out`` done on the C buffer.
+
+    >>> translated("    out += _PACK(f_x)")
+    '    out_extend(out, _PACK(f_x))'
+    >>> translated("    out[f_c_at : f_c_at + 4] = _PACK(crc(out[f_a_start : f_b_end]))")
+    '    out_patch(out, f_c_at, _PACK(crc(out_slice(out, f_a_start, f_b_end))))'
+    """
+    indent = line[: len(line) - len(line.lstrip())]
+    body = line.lstrip()
+
+    def reads(text: str) -> str:
+        for pattern, repl in _OUT_READS:
+            text = pattern.sub(repl, text)
+        return text
+
+    for pattern, call in _OUT_STATEMENTS:
+        match = pattern.match(body)
+        if match:
+            body = call.format(*(reads(g) for g in match.groups() if g is not None))
+            break
+    else:
+        body = reads(body)
+    if _OUT_LEFT.search(body):
+        raise Unsupported(f"`{body}` on the bytearray")
+    return indent + body
+
 
 class CompiledWriters(BuildEmitter):
     """The compiled writers of one spec (see the module docstring)."""
@@ -54,20 +132,39 @@ class CompiledWriters(BuildEmitter):
         """The enums whose members the writers make (``member_of``)."""
         self.members_named: dict[str, str] = {}
         """``Enum.MEMBER`` a writer names -> the module global bound to that member."""
+        self.record_classes: set[str] = set()
+        """The model classes a choice's writer tells apart (``type(value) is Cls``)."""
+        self.python_writers: set[str] = set()
+        """The records written by their Python fast writer (an id-keyed message's)."""
+        self.fast = set(BuildEmitter(spec, lowering).supported)
+        """The records with a Python fast writer."""
         super().__init__(spec, lowering)
 
     def message_function(self, record: Record) -> str:
         raise Unsupported("an id-keyed message (runtime.formats.protobuf writes it)")
 
     def record_function(self, record: Record, written: dict) -> str:
-        if record.tag is not None:
-            raise Unsupported("a tagged record")
         source = super().record_function(record, written)
         head, body = source.split("\n", 1)
         params = "object model, Out* out" + (", object parent" if ", parent)" in head else "")
-        body = body.replace("len(out)", "out.size").replace("rt_fast.Parent(", "_Parent(")
+        body = "\n".join(translated(line) for line in body.split("\n"))
+        body = body.replace("rt_fast.Parent(", "_WParent(")
+        if _MODEL_READ.search(body):
+            # the record's own model class: its fields read as attributes, which is what
+            # Model.__getitem__ and .get do in Python (a dict or another class: as it is)
+            cls = camel(record.name)
+            self.record_classes.add(cls)
+            doc, rest = body.split("\n", 1)
+            body = f"{doc}\n    cdef bint attributes = type(model) is {cls}\n" + _MODEL_READ.sub(
+                _model_read, rest
+            )
         body = _MEMBER.sub(self.member_global, body)
-        return f"cdef object _cwrite_{record.name}({params}):\n{body}"
+        # a spec expression's `x[0]` is Python's, not the module's unchecked C indexing
+        checked = "@cython.boundscheck(True)\n@cython.wraparound(True)\n"
+        return f"{checked}cdef object _cwrite_{record.name}({params}):\n{body}"
+
+    def constant(self, name: str, value: str) -> str:
+        return super().constant(f"_w{name}", value)  # not to meet the readers' names
 
     def member_global(self, match: re.Match) -> str:
         """``Enum.MEMBER`` of one of the spec's enums as a module global bound to the member
@@ -79,25 +176,18 @@ class CompiledWriters(BuildEmitter):
         self.members_named[match.group(0)] = name = f"_{cls}_{member}"
         return name
 
-    def field_bytes(self, w: LineWriter, field: Field, scope, written: dict) -> None:
-        if field.tag is not None or field.type.kind == "presence" or self.compressed_rest(field):
-            raise Unsupported("a tagged, presence or compressed field")
-        if field.checksum is not None or field.process is not None:
-            raise Unsupported("a checksum or a process: field")
-        super().field_bytes(w, field, scope, written)
-
     def measure_ahead(self, target: Field) -> str:
-        raise Unsupported(f"sizeof({target.name}) before it is written")
-
-    def repeat(self, w: LineWriter, field: Field, var: str, size, scope, written) -> None:
-        if field.repeat in ("blocks", "until"):
-            raise Unsupported(f"repeat: {field.repeat}")
-        super().repeat(w, field, var, size, scope, written)
+        if target.repeat is not None or target.type.kind not in ("str", "bytes"):
+            raise Unsupported(f"sizeof({target.name}) of a record before it is written")
+        return super().measure_ahead(target)  # a text's length, as the fast writer has it
 
     def value(self, w: LineWriter, ref: TypeRef, var: str, field: Field, scope, written) -> None:
-        if ref.args or ref.kind not in ("prim", "str", "bytes", "record", "chunk", "region"):
-            raise Unsupported(f"a {ref.kind} type")
-        if ref.kind in ("prim", "str", "bytes", "record"):
+        if ref.args:
+            raise Unsupported(f"runtime primitive {ref.name}")
+        if ref.kind == "choice":
+            self.choice(w, ref, var, written)
+            return
+        if ref.kind not in ("chunk", "region"):
             super().value(w, ref, var, field, scope, written)
             return
         if field.const is not None:
@@ -123,6 +213,19 @@ class CompiledWriters(BuildEmitter):
                 w.line(f"    {put}(out, {var}, len({var}){text})")
         self.sized_end(w, ref, start, scope)
 
+    def choice(self, w: LineWriter, ref: TypeRef, var: str, written) -> None:
+        """The case whose model class ``var`` is (the fast writer's table, as tests)."""
+        if any(self.needs_parent(case) or case not in written for case in ref.cases):
+            raise Unsupported("a choice of records reading `_parent` or without a writer")
+        cls = w.fresh("cls")
+        w.line(f"{cls} = type({var})")
+        for i, case in enumerate(ref.cases):
+            self.record_classes.add(camel(case))
+            w.line(f"{'if' if i == 0 else 'elif'} {cls} is {camel(case)}:")
+            w.line(f"    {var} = _cwrite_{case}({var}, out)")
+        w.line("else:")
+        w.line('    raise TypeError("no case of the choice")')
+
     @staticmethod
     def put_chunk(name: str) -> str:
         chunk = CHUNK_TYPES[name]
@@ -147,24 +250,48 @@ class CompiledWriters(BuildEmitter):
             return
         prim = PRIMITIVES[ref.name]
         if prim.kind != "int" or prim.size not in (1, 2, 4, 8):
-            raise Unsupported(f"{ref.name} values")
+            if ref.enum:
+                raise Unsupported(f"{ref.name} enum values")
+            super().prim(w, ref, var)  # bool, floats: struct's bytes, as the fast writer
+            return
         big = struct_format(ref.name, self.spec.endian)[0] == ">"
         w.line(f"put_fixed_int(out, {var}, {prim.size}, {big}, {prim.signed})")
 
     def text(self, w: LineWriter, ref: TypeRef, var: str, scope) -> None:
-        if ref.nullable or ref.terminator is not None or not ref.size_is_prefix:
-            raise Unsupported("text that is not length-prefixed")
-        if ref.size != "uvarint" or (ref.kind == "str" and ref.encoding not in ("utf8", "utf-8")):
-            raise Unsupported(f"a {ref.size} length or {ref.encoding} text")
+        plain = not ref.nullable and ref.terminator is None and ref.size_is_prefix
+        if (
+            not plain
+            or ref.size != "uvarint"
+            or (ref.kind == "str" and ref.encoding not in ("utf8", "utf-8"))
+        ):
+            super().text(w, ref, var, scope)
+            return
         text = "True" if ref.kind == "str" else "False"
         limit = -1 if ref.max_length is None else ref.max_length
         w.line(f"put_text(out, {var}, {text}, {limit})")
 
     def record(self, w: LineWriter, ref: TypeRef, var: str, scope, written) -> None:
-        if ref.name not in written or ref.size_is_prefix:
-            raise Unsupported(f"record {ref.name} without a compiled writer, or length-prefixed")
-        start = self.sized_start(w, ref)
+        if ref.name not in written:
+            if ref.name not in self.fast or self.needs_parent(ref.name) or ref.size_is_prefix:
+                raise Unsupported(f"record {ref.name} without a compiled writer")
+            self.python_writers.add(ref.name)  # an id-keyed message: its fast writer's bytes
+            start = self.sized_start(w, ref)
+            sub = w.fresh("sub")
+            w.line(f"{sub} = bytearray()")
+            w.line(f"{var} = _python_write_{ref.name}({var}, {sub})")
+            w.line(f"out += {sub}")
+            self.sized_end(w, ref, start, scope)
+            return
         parent = ", ctx" if self.needs_parent(ref.name) else ""
+        if ref.size_is_prefix:  # written in place, its length after it, then moved before
+            at, size = w.fresh("at"), w.fresh("size")
+            w.line(f"{at} = len(out)")
+            w.line(f"{var} = _cwrite_{ref.name}({var}, out{parent})")
+            w.line(f"{size} = len(out) - {at}")
+            self.prim(w, TypeRef("prim", ref.size), size)
+            w.line(f"out_rotate(out, {at}, {at} + {size})")
+            return
+        start = self.sized_start(w, ref)
         w.line(f"{var} = _cwrite_{ref.name}({var}, out{parent})")
         self.sized_end(w, ref, start, scope)
 
@@ -176,36 +303,48 @@ class CompiledWriters(BuildEmitter):
         return [name for name in self.supported if not self.needs_parent(name)]
 
     def classes(self) -> list[str]:
-        """The generated module's classes the writers name (its enums)."""
+        """The generated module's classes the writers name (its enums, the model classes
+        of its choices)."""
         text = "\n".join(self.supported.values())
         names = {m.group(1) for m in _ENUM_CLASS.finditer(text)} | self.enum_classes
-        return sorted(
-            n for n in names - {"TypeError", "ValueError"} if re.search(rf"\b{n}\b", text)
-        )
+        names |= self.record_classes
+        ours = {e.class_name for e in self.spec.enums.values()} | self.record_classes
+        return sorted(n for n in names & ours if re.search(rf"\b{n}\b", text))
 
     def section(self) -> str:
         """The writers, their entries and ``bind_writers``, for the end of the .pyx."""
         classes = self.classes()
+        text = "\n".join([*self.supported.values(), *self.constants.values()])
+        python_writers_named = sorted(
+            n for n in self.python_writers if f"_python_write_{n}(" in text
+        )
         head = [
             "# -- the compiled writers: the build fast path in C (generator/emit/compiled_writers.py)",
             "",
+            "cimport cython",
             "from libc.stdlib cimport free",
             "from cpython.bytes cimport PyBytes_FromStringAndSize",
             "from runtime._compiled.out cimport Out, put_uvarint",
             "from runtime._compiled.chunk_writers cimport (",
-            "    member_i64_of, member_of, member_u64_of, put_delta_uvarint_chunk, put_delta_varint_chunk,",
+            "    member_i64_of, member_of, member_u64_of, out_append, out_extend, out_insert, out_patch,",
+            "    out_replace_tail, out_rotate, out_slice, out_truncate, put_delta_uvarint_chunk, put_delta_varint_chunk,",
             "    put_fixed_int, put_nullable_bytes_chunk, put_reversed_uvarint, put_string_chunk,",
             "    put_text, put_uvarint_chunk, put_varint_chunk, put_zigzag,",
             ")",
             "import runtime.core.fast as rt_fast",
+            *sorted(
+                {line for used, line in IMPORTS.items() if re.search(rf"\b{re.escape(used)}", text)}
+            ),
             "",
-            "cdef object _Parent = rt_fast.Parent  # looked up once, not at each record written",
+            "cdef object _WParent = rt_fast.Parent  # looked up once, not at each record written",
+            *(f"cdef object {name} = {value}" for name, value in sorted(self.constants.items())),
             f'WRITERS = "{self.digest()}"',
             '"""The digest of the writers rendered here: a build of other writers is not used."""',
         ]
-        if classes:
+        if classes or python_writers_named:
             head.append("# Set by bind_writers: the generated module's classes the writers name.")
             head += [f"cdef object {name}" for name in classes]
+            head += [f"cdef object _python_write_{name}" for name in python_writers_named]
             head += [f"cdef dict _{name}_members" for name in sorted(self.enum_classes)]
             head += [f"cdef object {name}" for name in sorted(set(self.members_named.values()))]
         parts = ["\n".join(head), *self.supported.values()]
@@ -233,6 +372,7 @@ class CompiledWriters(BuildEmitter):
         ]
         bound = [
             *classes,
+            *(f"_python_write_{name}" for name in python_writers_named),
             *(f"_{name}_members" for name in sorted(self.enum_classes)),
             *sorted(set(self.members_named.values())),
         ]
@@ -240,6 +380,10 @@ class CompiledWriters(BuildEmitter):
             bind.append(f"    global {', '.join(bound)}")
         bind += ['    if namespace.get("COMPILED_WRITERS_PLAN") != WRITERS:', "        return {}"]
         bind += [f'    {name} = namespace["{name}"]' for name in classes]
+        bind += [
+            f'    _python_write_{name} = namespace["_write_{name}"]'
+            for name in python_writers_named
+        ]
         bind += [
             f"    _{name}_members = {name}._value2member_map_" for name in sorted(self.enum_classes)
         ]

@@ -359,7 +359,7 @@ class BuildEmitter(MessageWriters):
             w.depth -= 1
         if self.compressed_rest(field):  # the plain bytes written become the codec's
             at, wire = f"{var}_plain_at", f'model.get("{field.name}_wire")'
-            w.line(f'if {var}_codec != "none":')
+            w.line(f'if {var}_codec != "none" or {wire} is not None:')
             w.line(
                 f"    out[{at}:] = rt_process.compressed({var}_codec, bytes(out[{at}:]), "
                 f"{wire}, {field.process.level})"

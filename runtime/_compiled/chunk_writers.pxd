@@ -9,10 +9,12 @@ or text that is strict UTF-8, ``list`` chunks of the expected count) and raises 
 else: the caller then builds with construct, which writes or says what is wrong. Inline
 only: a module that cimports these compiles them in."""
 
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_GET_SIZE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.stdint cimport int64_t, uint64_t
+from libc.string cimport memcpy, memmove
 
 from runtime._compiled.out cimport Out, grow, put, put_byte, put_uvarint
 
@@ -196,3 +198,83 @@ cdef inline int put_string_chunk(Out* o, object values, object n, bint text) exc
 
 cdef inline int put_nullable_bytes_chunk(Out* o, object values, object n, bint text) except -1:
     return put_payload_chunk(o, values, n, text, True)
+
+
+# -- what the writers rendered from the Python fast writers do to their bytearray ``out``
+# (generator/emit/compiled_writers.py turns ``out += x``, ``out[a:b]``, ... into these)
+
+cdef inline int out_extend(Out* o, object v) except -1:
+    """``out += v`` of the ``bytes`` (or ``bytearray``) a Python writer made."""
+    cdef const char* p
+    if type(v) is bytes:
+        return put(o, <const unsigned char*>PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v))
+    if type(v) is bytearray:
+        p = PyByteArray_AS_STRING(v)
+        return put(o, <const unsigned char*>p, PyByteArray_GET_SIZE(v))
+    raise TypeError("not bytes")
+
+
+cdef inline int out_append(Out* o, object v) except -1:
+    """``out.append(v)``: an ``int`` 0 .. 255 (a bool too, as bytearray takes it)."""
+    if not isinstance(v, int):
+        raise TypeError("not an int")
+    if not 0 <= v <= 255:
+        raise ValueError("byte must be in range(0, 256)")
+    return put_byte(o, <unsigned char>v)
+
+
+cdef inline Py_ssize_t out_span(Out* o, Py_ssize_t a, Py_ssize_t b) except -1:
+    """``b - a`` where ``out[a:b]`` lies within what is written (a writer's own marks)."""
+    if not 0 <= a <= b <= o.size:
+        raise IndexError("outside what is written")
+    return b - a
+
+
+cdef inline bytes out_slice(Out* o, Py_ssize_t a, Py_ssize_t b):
+    """``bytes(out[a:b])``."""
+    cdef Py_ssize_t n = out_span(o, a, b)
+    return PyBytes_FromStringAndSize(<const char*>o.data + a, n)
+
+
+cdef inline int out_truncate(Out* o, Py_ssize_t a) except -1:
+    """``del out[a:]``."""
+    out_span(o, a, o.size)
+    o.size = a
+    return 0
+
+
+cdef inline int out_patch(Out* o, Py_ssize_t a, object v) except -1:
+    """``out[a : a + len(v)] = v``: the bytes of a placeholder written before."""
+    if type(v) is not bytes:
+        raise TypeError("not bytes")
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(v)
+    out_span(o, a, a + n)
+    memcpy(o.data + a, PyBytes_AS_STRING(v), n)
+    return 0
+
+
+cdef inline int out_rotate(Out* o, Py_ssize_t a, Py_ssize_t b) except -1:
+    """The bytes from ``b`` to the end moved to ``a``, those from ``a`` to ``b`` after them
+    (a prefix written once what it measures is)."""
+    cdef Py_ssize_t body = out_span(o, a, b), tail = out_span(o, b, o.size)
+    if tail == 0 or body == 0:
+        return 0
+    if o.cap - o.size < body:
+        grow(o, body)
+    memcpy(o.data + o.size, o.data + a, body)  # the body copied after the tail, then
+    memmove(o.data + a, o.data + b, tail + body)  # both moved back
+    return 0
+
+
+cdef inline int out_insert(Out* o, Py_ssize_t a, object v) except -1:
+    """``out[a:a] = v``."""
+    cdef Py_ssize_t end = o.size
+    out_span(o, a, end)
+    out_extend(o, v)
+    return out_rotate(o, a, end)
+
+
+cdef inline int out_replace_tail(Out* o, Py_ssize_t a, object v) except -1:
+    """``out[a:] = v``."""
+    out_truncate(o, a)
+    return out_extend(o, v)

@@ -562,6 +562,8 @@ class Processed(Subconstruct):
 def compressed(codec: str, plain: bytes, wire: bytes | None, level: int | None = None) -> bytes:
     """``plain`` as ``codec`` writes it: the kept ``wire`` bytes when they still decode to
     ``plain`` (whichever compressor made them), else a fresh compression at ``level``."""
+    if wire is not None and not isinstance(wire, bytes | bytearray):
+        raise TypeError("kept wire bytes that are no bytes")  # Processed says so, by name
     if codec == "none":
         return plain
     if wire is not None and codec in DECODERS:
