@@ -206,8 +206,8 @@ cdef class Loop:
         return build_model(self, record, model)
 
     def build_raw(self, model, classes):
-        """The bytes of ``model``, a schemaless struct (a module's ``RawStruct``), or None:
-        not mine. ``classes``: the module's RawStruct, RawField, RawList and RawMap."""
+        """The bytes of ``model``, a ``classes[0]`` (the module's RawStruct, RawField,
+        RawList, RawMap), or None: not mine."""
         return build_raw_model(model, classes)
 
     cdef object read(self, Ctx* c, record, bytes data, Py_ssize_t pos, Py_ssize_t end, int depth):
@@ -764,10 +764,8 @@ cdef object build_model(Loop p, record, model):
         free(o.data)
 
 
-# -- writing schemaless structs ---------------------------------------------------------------
-# The generated ``_w_raw_struct`` for RawStructs as parse() makes them (what a message's body
-# is without ``body=``, and its Spark row): exact classes, plain ints, str or bytes, no kept
-# bytes. Anything else is not mine: the Python writer writes it or raises the EncodeError.
+# -- writing schemaless structs (``_w_raw_struct`` of RawStructs as parse() makes them: a body
+# without ``body=``, its Spark row); anything else: the Python writer writes it or refuses it.
 
 
 cdef inline long long raw_int(object v, int bits) except? -1:
@@ -793,13 +791,12 @@ cdef int write_raw_value(Out* o, int ct, object v, tuple classes, int depth) exc
     cdef int et, kt
     if ct == 8:  # BINARY: text or bytes
         if type(v) is bytes:
-            s = PyBytes_AS_STRING(v)
-            n = PyBytes_GET_SIZE(v)
+            s, n = PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v)
         elif type(v) is str:
             s = PyUnicode_AsUTF8AndSize(v, &n)  # a lone surrogate raises: declined
         else:
             raise DECLINE
-        if n >> 32:
+        if n >> 32:  # the Python writer's uvarint refuses it
             raise DECLINE
         put_uvarint(o, <unsigned long long>n)
         return put(o, <const unsigned char*>s, n)
@@ -819,7 +816,7 @@ cdef int write_raw_value(Out* o, int ct, object v, tuple classes, int depth) exc
         if type(v) is not float:
             raise DECLINE
         d = PyFloat_AS_DOUBLE(v)
-        return put(o, <const unsigned char*>&d, 8)  # little-endian hosts only
+        return put(o, <const unsigned char*>&d, 8)
     if ct == 13:
         if type(v) is not _uuid.UUID:
             raise DECLINE
@@ -849,9 +846,9 @@ cdef int write_raw_value(Out* o, int ct, object v, tuple classes, int depth) exc
     items = v.items
     if type(items) is not list:
         raise DECLINE
-    n = len(items)
-    if not n:
+    if not len(items):
         return put_byte(o, 0)
+    n = len(items)
     kt, et = raw_type(v.key_type), raw_type(v.value_type)
     put_uvarint(o, <unsigned long long>n)
     put_byte(o, <unsigned char>(kt << 4 | et))
@@ -874,9 +871,7 @@ cdef int write_raw_struct(Out* o, object m, tuple classes, int depth) except -1:
     for f in <list>fields:
         if type(f) is not classes[1]:
             raise DECLINE
-        fid = raw_int(f.id, 16)
-        ct = raw_type(f.type)
-        v = f.value
+        fid, ct, v = raw_int(f.id, 16), raw_type(f.type), f.value
         if ct == CT_TRUE or ct == CT_FALSE:
             if v is not True and v is not False:
                 raise DECLINE
