@@ -3,30 +3,44 @@ with our :class:`EncodeError`, at the path of the attribute that was set (or of 
 in our words: never a foreign exception, never Python's text ("object has no attribute",
 "NoneType", ...), never the error of a computed count or size that reads it.
 
-Each shipped sample is parsed; every attribute reachable in the model (the first element of
-a list, the first entry of a map, a bounded number per sample) is set in turn to a str, None,
-a float, a list where a scalar is, an int where a list is and an empty dict (which no list or
-scalar is: not an empty one, not a default), on a fresh parse each time. A value ``build`` takes is held to the original bytes (a computed or kept field the writer
-recomputes) unless :data:`TAKEN` says why it may be taken. The suite runs this file in both
-tiers (compiled, and ``WIRESPEC_PURE_PYTHON=1``).
+Each shipped sample is parsed (a Thrift message also with its body typed); every attribute
+reachable in the model (of every dataclass: models, Thrift structs and messages, row events;
+the first element of a list, the first entry of a map) is set in turn to a str, None, a
+float, a list where a scalar is, an int where a list is and an empty dict (which no list or
+scalar is: not an empty one, not a default), on a fresh parse each time. A value ``build``
+takes is held to the original bytes (a computed or kept field the writer recomputes) unless
+:data:`TAKEN` says why it may be taken. The suite runs this file in both tiers (compiled,
+and ``WIRESPEC_PURE_PYTHON=1``); the compiled run also holds every case to what a
+pure-Python process does with it (the same bytes, or the same error type, text and path).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from runtime.core import tier
 from runtime.core.errors import EncodeError
 from runtime.core.model import Model
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
 FORMATS = sorted(p.name for p in SAMPLES.iterdir() if p.is_dir() and not p.name.startswith("_"))
-MAX_ATTRIBUTES = 80
-"""Attributes set per sample (the first ones met, depth first)."""
+THRIFT = ("parquet", "thrift_compact")
+"""The Thrift formats."""
+UNION_UNSET = "a union needs exactly one field set, 0 are"
+"""What a Thrift union whose member was set to None (absent) says, at the union."""
+THRIFT_TYPE = re.compile(r" \(field -?\d+, \w+\)")
+"""What a raw Thrift field's path adds after its index: its field id and compact type."""
 WRONG = ("zz", None, 1.5, [1], 7, {})
 PYTHON_TEXT = re.compile(
     r"object has no attribute|unsupported operand|not subscriptable|argument|NoneType"
@@ -41,6 +55,10 @@ TAKEN = {
     # a wire layout is a list of field numbers: [1] is one (the rest written canonically)
     ("protobuf_wire", "wire_layout"): "[1] is a layout (order_id first)",
     ("protobuf_wire", "subtotals[].wire_layout"): "[1] is a layout (currency_code first)",
+    # a column's value may be the JSON string its reader takes for any type (parse_pair
+    # gives it back): a str for an integer column is one
+    ("ticdc_open_protocol", "events[].new[].value"): "a str value is a JSON string",
+    ("ticdc_open_protocol", "events[].old[].value"): "a str value is a JSON string",
 }
 """(format, attribute path without indices) -> why a wrong-looking value is written."""
 
@@ -50,8 +68,13 @@ SIBLING = {
     ("plainbuffer", "rows[].attributes[].value.type"): "rows[].attributes[].value.value",
     # setting one member of a oneof while another is set: the oneof names both
     ("protobuf_wire", "card"): "voucher_code",
+    # a row event without new (an insert's image) has no image at all: the event says so
+    ("ticdc_craft", "events[].new"): "events[]",
 }
 """(format, attribute path) -> the path the refusal names instead, and why (comments)."""
+RAW_TYPE = re.compile(r"fields\[\]\.type$")
+"""A schemaless Thrift field's type (at any depth): it says how the field's value is
+written, and the value, which no longer fits it, is named."""
 
 
 def _samples(fmt):
@@ -59,20 +82,44 @@ def _samples(fmt):
     return sorted(folder.glob("*.key" if fmt == "ticdc_open_protocol" else "*.bin"))
 
 
-def _codec(fmt, path):
-    """(a function giving a fresh model, the function building one)."""
+THRIFT_BODIES = {"call": "get_user_args", "reply": "get_user_result"}
+"""A Thrift sample's message body struct by the kind its name says (``get_user_reply...``):
+each such sample is swept with its body typed, and as the schemaless struct it is without."""
+
+
+def _cases():
+    """(format, sample, Thrift body struct or None) of every sample and body to sweep."""
+    for fmt in FORMATS:
+        for path in _samples(fmt):
+            yield fmt, path, None
+            body = THRIFT_BODIES.get(path.stem.split("_")[2]) if fmt == "thrift_compact" else None
+            if body is not None:
+                yield fmt, path, body
+
+
+def _codec(fmt, path, body=None):
+    """(a function giving a fresh model, the function building one); ``body``: the struct
+    a Thrift message's body is read as."""
     mod = importlib.import_module(f"generated.{fmt}")
     if fmt == "ticdc_open_protocol":
         key, value = path.read_bytes(), path.with_suffix(".value").read_bytes()
         return (lambda: mod.parse_pair(key, value)), mod.build_pair
     data = path.read_bytes()
+    if body is not None:
+        return (lambda: mod.parse(data, body=body)), mod.build
     return (lambda: mod.parse(data)), mod.build
 
 
 def _attributes(value, at="", out=None):
-    """(the model holding it, its name, its path) of each attribute, depth first."""
+    """(the model holding it, its name, its path) of each attribute, depth first: a
+    model's, a Thrift struct's or message's, a row event's (every dataclass but a frozen
+    one, which no one sets)."""
     out = [] if out is None else out
-    if isinstance(value, Model) and dataclasses.is_dataclass(value):
+    if (
+        dataclasses.is_dataclass(value)
+        and not isinstance(value, type)
+        and not value.__dataclass_params__.frozen
+    ):
         for f in dataclasses.fields(value):
             where = f"{at}.{f.name}" if at else f.name
             out.append((value, f.name, where))
@@ -89,7 +136,7 @@ def _shape(path: str) -> str:
     return re.sub(r"\[[^\]]*\]", "[]", path)
 
 
-def _wrong_values(old):
+def _wrong_values(old, fmt=""):
     for wrong in WRONG:
         if isinstance(wrong, list) and isinstance(old, list | tuple):
             continue  # an int stands where a list is
@@ -103,20 +150,28 @@ def _wrong_values(old):
             and type(wrong) is int
             or isinstance(old, Model)
             and isinstance(wrong, dict)
+            or isinstance(old, int)  # an enum's member: a number not a member is its value
+            and type(wrong) is int
+            or fmt in THRIFT  # a Thrift bool is any value's truth, as Apache's writers say it
+            and type(old) is bool
+            or fmt in THRIFT  # a schemaless BINARY is text or bytes (its reader cannot tell)
+            and type(old) is bytes
+            and type(wrong) is str
         )
 
 
-@pytest.mark.parametrize(
-    "fmt, path", [(f, p) for f in FORMATS for p in _samples(f)], ids=lambda c: getattr(c, "name", c)
-)
-def test_a_wrong_typed_attribute_is_refused_at_its_path_in_our_words(fmt, path):
-    fresh, build = _codec(fmt, path)
+def _outcomes(fmt, path, body=None) -> list:
+    """(path, the wrong value's repr, what ``build`` did) of every case of one sample:
+    ``["built", the bytes' repr]`` or ``[error type, its text, its path]``; a foreign exception
+    is raised. Checks each case on the way (a refusal at its path in our words, a value taken
+    only where it may be)."""
+    fresh, build = _codec(fmt, path, body)
     original = build(fresh())
-    count = min(len(_attributes(fresh())), MAX_ATTRIBUTES)
-    refused = 0
+    count = len(_attributes(fresh()))
+    found = []
     for n in range(count):
         owner, name, where = _attributes(fresh())[n]
-        for wrong, strict in _wrong_values(getattr(owner, name)):
+        for wrong, strict in _wrong_values(getattr(owner, name), fmt):
             model = fresh()
             owner, name, where = _attributes(model)[n]
             setattr(owner, name, wrong)
@@ -124,16 +179,49 @@ def test_a_wrong_typed_attribute_is_refused_at_its_path_in_our_words(fmt, path):
             try:
                 built = build(model)
             except EncodeError as err:
-                refused += 1
+                found.append([where, repr(wrong), [type(err).__name__, str(err), err.path]])
                 named = SIBLING.get((fmt, _shape(where)))
-                assert _shape(err.path).startswith(_shape(where)) or (
-                    named is not None and _shape(err.path).startswith(named)
+                if fmt in THRIFT and RAW_TYPE.search(_shape(where)):
+                    named = RAW_TYPE.sub("fields[].value", _shape(where))
+                if wrong is None and err.message.startswith(UNION_UNSET):
+                    named = _shape(where.rpartition(".")[0])  # the union is left with none
+                at = _shape(THRIFT_TYPE.sub("", err.path))
+                assert at.startswith(_shape(where)) or (
+                    named is not None and at.startswith(named)
                 ), (case, str(err))
                 assert not PYTHON_TEXT.search(err.message), (case, str(err))
                 continue
+            found.append([where, repr(wrong), ["built", repr(built)]])
             taken = built == original or not strict or (fmt, _shape(where)) in TAKEN
             assert taken, (case, "taken")
-    assert refused or count == 0
+    assert count == 0 or any(len(o) == 3 for _, _, o in found), "nothing refused"
+    return found
+
+
+def _every_outcome() -> dict:
+    """:func:`_outcomes` of every case, by ``format/sample/body`` (for the other tier)."""
+    return {f"{f}/{p.name}/{b}": _outcomes(f, p, b) for f, p, b in _cases()}
+
+
+@functools.cache
+def _pure_python_outcomes() -> dict:
+    """:func:`_every_outcome` in a process of the pure-Python tier."""
+    code = "import json, tests.test_build_errors_sweep as t; print(json.dumps(t._every_outcome()))"
+    env = dict(os.environ, **{tier.PURE_PYTHON_ENV: "1", "PYTHONHASHSEED": "0"})
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("fmt, path, body", list(_cases()), ids=lambda c: getattr(c, "name", c))
+def test_a_wrong_typed_attribute_is_refused_at_its_path_in_our_words(fmt, path, body):
+    found = _outcomes(fmt, path, body)
+    if tier.describe().active != "pure Python":  # the same refusals as the other tier
+        other = _pure_python_outcomes()[f"{fmt}/{path.name}/{body}"]
+        assert [c for c in found if c not in other] == [], "not as in pure Python"
+        assert len(found) == len(other)
 
 
 def test_a_computed_count_names_the_list_it_counts():

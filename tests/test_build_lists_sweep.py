@@ -26,7 +26,7 @@ from generator.emit.render import render
 from generator.spec.loader import load
 from generator.spec.validate import build_model
 from runtime.core.errors import EncodeError
-from tests.test_build_errors_sweep import FORMATS, _codec, _samples
+from tests.test_build_errors_sweep import THRIFT_TYPE, _cases, _codec, _samples
 
 ABSENT = {
     # a Thrift field's None is its absence (an optional one is left out, a required one
@@ -43,8 +43,6 @@ ABSENT = {
 """A format, or (format, list path without indices) -> where None is not an empty list."""
 COUNTS = re.compile(r"_blocks$")
 """Avro's kept block counts beside a list, which say so: ``expected a list of counts``."""
-THRIFT_TYPE = re.compile(r" \(field -?\d+, \w+\)")
-"""What a raw Thrift field's path adds after its index: its field id and compact type."""
 
 
 def _lists(value, at="", out=None):
@@ -83,11 +81,13 @@ def _given(fresh, build, n: int, change):
         return where, str(err)
 
 
-@pytest.mark.parametrize(
-    "fmt, path", [(f, p) for f in FORMATS for p in _samples(f)], ids=lambda c: getattr(c, "name", c)
-)
-def test_none_is_no_elements_a_tuple_is_a_list_and_an_iterator_is_refused(fmt, path):
-    fresh, build = _codec(fmt, path)
+CASES = [c for c in _cases() if c[2] is None or _lists(_codec(*c)[0]())]
+"""Every sample, and each Thrift message whose typed body holds a list."""
+
+
+@pytest.mark.parametrize("fmt, path, body", CASES, ids=lambda c: getattr(c, "name", c))
+def test_none_is_no_elements_a_tuple_is_a_list_and_an_iterator_is_refused(fmt, path, body):
+    fresh, build = _codec(fmt, path, body)
     lists = len(_lists(fresh()))
     assert lists, "a sample with no list holds nothing to this rule"
     for n in range(lists):

@@ -113,7 +113,18 @@ def protobuf_refusal(model) -> str:
         (SHAPES.Lists(nested=7), "nested: expected a list, got int 7"),
         # a str or bytes has a len() and iterates: it would write its characters
         (SHAPES.Lists(flags="ab"), "flags: expected a list, got str 'ab'"),
-        (SHAPES.Lists(longs=b"ab"), "longs: expected a set, got bytes b'ab'"),
+        (SHAPES.Lists(longs=b"ab"), "longs: expected a list, got bytes b'ab'"),
+        # a set<> reads as a list; a Python set (its order its hashes') is no list or set<>
+        (SHAPES.Lists(shorts={1, 2}), "shorts: expected a list, got set {1, 2}"),
+        (
+            SHAPES.Lists(longs=frozenset([1])),
+            "longs: expected a list, got frozenset frozenset({1})",
+        ),
+        (SHAPES.Lists(nested=[[1], {2}]), "nested[1]: expected a list, got set {2}"),
+        # an empty list, str or set has no entries, but is no map
+        (SHAPES.Maps(by_id=[]), "by_id: expected a mapping, got list []"),
+        (SHAPES.Maps(by_id=""), "by_id: expected a mapping, got str ''"),
+        (SHAPES.Maps(mm={"a": set()}), "mm['a']: expected a mapping, got set set()"),
         (SHAPES.Maps(mm={"a": {1: "st"}}), "mm['a'][1]: expected a list, got str 'st'"),
         (SHAPES.Maps(by_id=[1]), "by_id: expected a mapping, got list [1]"),
         (SHAPES.Maps(mm={"a": [1]}), "mm['a']: expected a mapping, got list [1]"),

@@ -44,6 +44,19 @@ BOUNDS = {"u8": (0, 255), "u64": (0, (1 << 64) - 1), "s64": (-(1 << 63), (1 << 6
 SCALARS = ("u8", "u64", "s64", "bool", "string", "bytes")
 EVENT_TYPE_FIELD = "type"
 """The field of the key that says the event kind: no attribute of an event."""
+EMPTY_ELSEWHERE = ("str", "bytes", "int", "float", "list", "tuple", "dict")
+"""Builtin classes whose empty value (``""``, ``0``, ``[]``, ``{}``) is no empty value of
+another type: ``omit: empty`` leaves out only the key type's own (Go's omitempty), and
+hands the others to its check, which refuses them (a ``{}`` schema was left out)."""
+_OWN_CLASS = {
+    "string": "str",
+    "bytes": "bytes",
+    "bool": "int",
+    "u8": "int",
+    "u64": "int",
+    "s64": "int",
+}
+"""A key type's class among those (a bool key's ``0`` is False, as Go's zero value)."""
 
 
 def _json_name(name: str) -> str:
@@ -219,7 +232,7 @@ class JsonDocumentEmitter:
                 w.line(f"    raise rt_op_json.required({k.field!r})")
                 w.line(f"parts.append({text})")
             else:
-                w.line("if v:" if k.omit == "empty" else "if v is not None:")
+                w.line(self._omitted(k) if k.omit == "empty" else "if v is not None:")
                 w.line(f"    parts.append({text})")
         w.line('return "{" + ",".join(parts) + "}"')
         signature = "source, go122" + (", event_type" if given else "")
@@ -227,6 +240,11 @@ class JsonDocumentEmitter:
                 "wire order, the empty ones left out as declared (``go122``: Go >= 1.22's "
                 "escapes).")  # fmt: skip
         return self._function(f"write_{name}", signature, text, w)
+
+    def _omitted(self, key: JsonKeyDef) -> str:
+        """The condition of an ``omit: empty`` key's write: a value but its type's empty one."""
+        others = [c for c in EMPTY_ELSEWHERE if c != _OWN_CLASS.get(key.type)]
+        return f"if v or v.__class__ in ({', '.join(others)}):"
 
     def _text_of(self, key: JsonKeyDef, var: str, path: str) -> str:
         if key.type == "string":
@@ -304,7 +322,12 @@ class JsonDocumentEmitter:
         for k, _ in self._sections_of(doc):
             w.line(self._where(k))
             w.line(f"cols = ev.{k.field}")
-            shown = "" if k.omit == "never" else " and cols"
+            # no columns (None, an empty list) leave it out; an empty str or dict is no list
+            shown = (
+                ""
+                if k.omit == "never"
+                else " and (cols or not (cols is None or isinstance(cols, list | tuple)))"
+            )
             w.line(f"if op in {tuple(k.when)!r}{shown}:")
             w.line(f"    parts.append({_json_name(k.name)!r} + column_map(cols, layout, go122, "
                    f"{k.field!r}))")  # fmt: skip

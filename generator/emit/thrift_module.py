@@ -101,8 +101,8 @@ def expects(t: TType) -> str:
         return ", 'an integer'"
     if t.kind == "struct":
         return f", 'struct {t.name}'"
-    if t.kind in ("list", "set"):
-        return f", 'a {t.kind}'"
+    if t.kind in ("list", "set"):  # a set<> is read and written as a list
+        return ", 'a list'"
     return f", {words.get(t.kind, 'a mapping')!r}"
 
 

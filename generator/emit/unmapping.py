@@ -106,15 +106,19 @@ class _Renderer:
             '        fail((field,), "expected a list, got {got}", columns)',
             f"    {chunk_lists} = {', '.join('[]' for _ in gr.chunks)}",
             "    for j, column in enumerate(columns):",
-            (
-                f"        if not isinstance(column, {gr.model.lower()}_model) or not isinstance("
-                f"column.{gr.name}, str):"
-            ),
+            f"        if not isinstance(column, {gr.model.lower()}_model):",
             f"            fail((field, j), {gr.model_message!r}, column)",
+            f"        if not isinstance(column.{gr.name}, str):  # named at the name",
+            f'            fail((field, j, {gr.name!r}), "expected str, got {{got}}", column.{gr.name})',
         ]
         for field in gr.chunks:
             if field != gr.value:
                 lines.append(f"        {local[field]} = column.{field}")
+        code = local[gr.code]  # the kinds' table is looked up by it: a list is unhashable
+        lines += [
+            f"        if {code}.__class__ is not int and not isinstance({code}, int):",
+            f'            fail((field, j, {gr.code!r}), "expected an integer, got {{got}}", {code})',
+        ]
         for field, check in gr.checked:
             path = f"(field, j, {field!r})"
             lines += ["        " + line for line in _check(check, local[field], path, local[field])]

@@ -205,6 +205,11 @@ cdef class Loop:
         not mine."""
         return build_model(self, record, model)
 
+    def build_raw(self, model, classes):
+        """The bytes of ``model``, a ``classes[0]`` (the module's RawStruct, RawField,
+        RawList, RawMap), or None: not mine."""
+        return build_raw_model(model, classes)
+
     cdef object read(self, Ctx* c, record, bytes data, Py_ssize_t pos, Py_ssize_t end, int depth):
         si = self.index.get(record)
         if si is None:
@@ -612,7 +617,7 @@ if _probe_bytes[7] != 0x3F:  # doubles are read with memcpy: a big-endian host i
 # -- writing -------------------------------------------------------------------------------
 # The generated ``_w_<struct>`` for models as parse() or a user makes them: fields in
 # declaration order, each header a delta when one fits. A struct with a wire layout, a
-# value of another Python type than the reader makes (a tuple for a list, say), a missing
+# value of another Python type than the reader makes (a set for a list, say), a missing
 # required field or a value out of range: not mine, and the Python writer writes it or
 # raises the exact EncodeError.
 
@@ -675,7 +680,7 @@ cdef int write_value(Loop p, Out* o, Node* t, object v, int depth) except -1:
         raw = v.bytes
         return put(o, <const unsigned char*>PyBytes_AS_STRING(raw), 16)
     if kind == K_LIST or kind == K_SET:
-        if type(v) is not list:
+        if type(v) is not list and type(v) is not tuple:  # a tuple is a list (a set: Python's)
             raise DECLINE
         e = &p.nodes[t.elem]
         n = len(v)
@@ -684,7 +689,7 @@ cdef int write_value(Loop p, Out* o, Node* t, object v, int depth) except -1:
         else:
             put_byte(o, <unsigned char>(LONG_SIZE << 4 | e.ct))
             put_uvarint(o, <unsigned long long>n)
-        for x in <list>v:
+        for x in v:
             write_value(p, o, e, x, depth)
         return 0
     if kind == K_MAP:
@@ -752,6 +757,142 @@ cdef object build_model(Loop p, record, model):
     o.data, o.size, o.cap = NULL, 0, 0
     try:
         write_struct(p, &o, <int>si, model, 1)
+        return PyBytes_FromStringAndSize(<const char*>o.data, o.size)
+    except Exception:
+        return None
+    finally:
+        free(o.data)
+
+
+# -- writing schemaless structs (``_w_raw_struct`` of RawStructs as parse() makes them: a body
+# without ``body=``, its Spark row); anything else: the Python writer writes it or refuses it.
+
+
+cdef inline long long raw_int(object v, int bits) except? -1:
+    if type(v) is not int:  # a bool or an IntEnum member: the Python writer's to judge
+        raise DECLINE
+    return int_value(v, bits)
+
+
+cdef inline int raw_type(object v) except -1:
+    """A compact type that carries a value (1..13) as a plain int or a CompactType member."""
+    if not PyLong_Check(v) or type(v) is bool:
+        raise DECLINE
+    cdef long long ct = int_value(v, 64)
+    if not CT_TRUE <= ct <= 13:
+        raise DECLINE
+    return <int>ct
+
+
+cdef int write_raw_value(Out* o, int ct, object v, tuple classes, int depth) except -1:
+    cdef Py_ssize_t n
+    cdef const char* s
+    cdef double d
+    cdef int et, kt
+    if ct == 8:  # BINARY: text or bytes
+        if type(v) is bytes:
+            s, n = PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v)
+        elif type(v) is str:
+            s = PyUnicode_AsUTF8AndSize(v, &n)  # a lone surrogate raises: declined
+        else:
+            raise DECLINE
+        if n >> 32:  # the Python writer's uvarint refuses it
+            raise DECLINE
+        put_uvarint(o, <unsigned long long>n)
+        return put(o, <const unsigned char*>s, n)
+    if ct == 5:
+        return put_zigzag(o, raw_int(v, 32))
+    if ct == 6:
+        return put_zigzag(o, raw_int(v, 64))
+    if ct == 4:
+        return put_zigzag(o, raw_int(v, 16))
+    if ct == 3:
+        return put_byte(o, <unsigned char>(raw_int(v, 8) & 0xFF))
+    if ct == CT_TRUE or ct == CT_FALSE:
+        if v is not True and v is not False:
+            raise DECLINE
+        return put_byte(o, CT_TRUE if v is True else CT_FALSE)
+    if ct == 7:
+        if type(v) is not float:
+            raise DECLINE
+        d = PyFloat_AS_DOUBLE(v)
+        return put(o, <const unsigned char*>&d, 8)
+    if ct == 13:
+        if type(v) is not _uuid.UUID:
+            raise DECLINE
+        raw = v.bytes
+        return put(o, <const unsigned char*>PyBytes_AS_STRING(raw), 16)
+    if ct == 12:
+        return write_raw_struct(o, v, classes, depth + 1)
+    if ct == 9 or ct == 10:
+        if type(v) is not classes[2]:
+            raise DECLINE
+        et = raw_type(v.element_type)
+        items = v.items
+        if type(items) is not list:
+            raise DECLINE
+        n = len(items)
+        if n <= LONG_SIZE - 1:
+            put_byte(o, <unsigned char>(n << 4 | et))
+        else:
+            put_byte(o, <unsigned char>(LONG_SIZE << 4 | et))
+            put_uvarint(o, <unsigned long long>n)
+        for x in <list>items:
+            write_raw_value(o, et, x, classes, depth)
+        return 0
+    # 11, MAP
+    if type(v) is not classes[3]:
+        raise DECLINE
+    items = v.items
+    if type(items) is not list:
+        raise DECLINE
+    if not len(items):
+        return put_byte(o, 0)
+    n = len(items)
+    kt, et = raw_type(v.key_type), raw_type(v.value_type)
+    put_uvarint(o, <unsigned long long>n)
+    put_byte(o, <unsigned char>(kt << 4 | et))
+    for e in <list>items:
+        if type(e) is not tuple or len(<tuple>e) != 2:
+            raise DECLINE
+        write_raw_value(o, kt, (<tuple>e)[0], classes, depth)
+        write_raw_value(o, et, (<tuple>e)[1], classes, depth)
+    return 0
+
+
+cdef int write_raw_struct(Out* o, object m, tuple classes, int depth) except -1:
+    if type(m) is not classes[0] or depth > MAX_C_DEPTH or m.wire_form is not None:
+        raise DECLINE
+    fields = m.fields
+    if type(fields) is not list:
+        raise DECLINE
+    cdef long long last = 0, fid, delta
+    cdef int ct
+    for f in <list>fields:
+        if type(f) is not classes[1]:
+            raise DECLINE
+        fid, ct, v = raw_int(f.id, 16), raw_type(f.type), f.value
+        if ct == CT_TRUE or ct == CT_FALSE:
+            if v is not True and v is not False:
+                raise DECLINE
+            ct = CT_TRUE if v is True else CT_FALSE
+        delta = fid - last
+        if 0 < delta <= SHORT_DELTA_MAX:
+            put_byte(o, <unsigned char>(delta << 4 | ct))
+        else:
+            put_byte(o, <unsigned char>ct)
+            put_zigzag(o, fid)
+        if ct != CT_TRUE and ct != CT_FALSE:
+            write_raw_value(o, ct, v, classes, depth)
+        last = fid
+    return put_byte(o, CT_STOP)
+
+
+cdef object build_raw_model(model, tuple classes):
+    cdef Out o
+    o.data, o.size, o.cap = NULL, 0, 0
+    try:
+        write_raw_struct(&o, model, classes, 1)
         return PyBytes_FromStringAndSize(<const char*>o.data, o.size)
     except Exception:
         return None

@@ -462,7 +462,7 @@ class OpenProtocol(KeyValueMessages):
         """The Kafka key and value tiflow writes for ``message`` (its events and layout)."""
         if not isinstance(message, Message):
             raise EncodeError.expected("a Message", message)
-        layout = _check_layout(message.layout)
+        layout = _check_layout(message.layout, "layout")
         escapes = _check_escapes(message.escapes)
         events = [] if message.events is None else message.events  # None: no elements
         if not isinstance(events, list | tuple):

@@ -698,15 +698,32 @@ def enc_raw_field(err: Exception, fields: list, index: int, types: dict, expects
     f, at = fields[index], f"fields[{index}]"
     if not all(hasattr(f, a) for a in ("id", "type", "value")):
         return enc_field(err, at, value=f, expected="a RawField")
-    try:
-        ct = int(f.type)
-    except (TypeError, ValueError):
+    if not isinstance(f.type, int):
         return enc_field(err, f"{at}.type", value=f.type, expected="a compact type")
+    ct = int(f.type)
     if type(f.id) is not int or not -(1 << 15) <= f.id < 1 << 15:
         return enc_field(err, f"{at}.id", value=f.id, expected="an integer")
     err = enc_field(err, "value", value=f.value, expected=expects.get(ct))
     err.add_path(f"{at} (field {f.id}, {getattr(types.get(ct), 'name', ct)})")
     return err
+
+
+def compact_type(v, path: str = "") -> int:
+    """A raw value's compact type (an int or a CompactType member, as its reader gives it),
+    refused at ``path`` when it is anything else (``int()`` would take 1.5 as 1).
+
+    >>> compact_type(5), compact_type(True)
+    (5, 1)
+    >>> compact_type(1.5, "element_type")
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: element_type: expected a compact type, got float 1.5
+    """
+    if v.__class__ is int:
+        return v
+    if not isinstance(v, int):
+        raise EncodeError.expected("a compact type", v, path=path)
+    return int(v)
 
 
 def enc_raw_item(err: Exception, items: list, item, expected: str | None, pair: bool = False):

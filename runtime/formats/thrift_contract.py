@@ -208,26 +208,43 @@ class ThriftContract:
 
         return spark_schema
 
+    def row_of(self):
+        """``row(model)``: the Spark row of one model (a :class:`message` or a struct), by
+        the module's ``_row_<struct>`` functions, found by name once (they are defined
+        before the contract)."""
+        message, format_name = self.message, self.format_name
+        row_message = self.namespace["_row_message"]
+        by_name = {k[5:]: v for k, v in self.namespace.items() if k.startswith("_row_")}
+
+        def row(model) -> tuple:
+            if isinstance(model, message):
+                return row_message(model)
+            to_row = by_name.get(type(model).__name__)
+            if to_row is None:
+                raise WirespecError(f"not a model of {format_name}: {type(model).__name__}")
+            return to_row(model)
+
+        return row
+
     def row_lists(self, record: str | None):
         """``rows(model)``: the list of the rows ``to_rows(model, record)`` yields (the
-        contract of ``runtime.core.contract.Contract.row_lists``)."""
-        to_rows = self.to_rows
-        return lambda model: list(to_rows(model, record))
+        contract of ``runtime.core.contract.Contract.row_lists``), with no generator."""
+        check, row = self.check_record, self.row_of()
+
+        def rows(model) -> list:
+            if record is not None:
+                check(record, None)
+            return [row(model)]
+
+        return rows
 
     def _to_rows(self):
-        namespace, message, check = self.namespace, self.message, self.check_record
-        format_name = self.format_name
+        check, row = self.check_record, self.row_of()
 
         def to_rows(model, record: str | None = None):
             """Yield the Spark row (a tuple in schema order) of one decoded model."""
             if record is not None:
                 check(record, None)
-            if isinstance(model, message):
-                yield namespace["_row_message"](model)
-                return
-            to_row = namespace.get(f"_row_{type(model).__name__}")
-            if to_row is None:
-                raise WirespecError(f"not a model of {format_name}: {type(model).__name__}")
-            yield to_row(model)
+            yield row(model)
 
         return to_rows
