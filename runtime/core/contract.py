@@ -45,7 +45,6 @@ def exported(fn, namespace: dict):
     return fn
 
 
-
 def row_lists(module, record):
     """``rows(model)`` of the generated ``module``: the list of the rows its ``to_rows(model,
     record)`` yields, made without a generator (:meth:`Contract.row_lists`; a Thrift module's
@@ -59,6 +58,7 @@ def row_lists(module, record):
     True
     """
     return module._CONTRACT.row_lists(record)
+
 
 class Contract:
     """The contract functions of the generated module whose globals are ``namespace``.
