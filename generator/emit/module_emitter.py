@@ -39,6 +39,8 @@ class ModuleEmitter(SparkColumns):
         self.spec = spec
         self._user = ""
         """The record whose field is being emitted (where a recursive record recurses)."""
+        self._row_members: dict[str, str] = {}
+        """Global -> ``Enum.CASE`` the rendered rows compare with (``row_member``)."""
 
     # -- construct objects -------------------------------------------------------------
 
