@@ -483,16 +483,7 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
                 if f.name in ends:
                     w.line(f"f_{f.name}_end = pos + {off + size}")
                 if f.type.enum:
-                    enum = self.spec.enums[f.type.enum]
-                    raw = w.fresh("raw")
-                    w.line(f"{raw} = f_{f.name}")
-                    w.line(f"f_{f.name} = _{enum.name.upper()}_BY_VALUE.get({raw})")
-                    w.line(f"if f_{f.name} is None:")
-                    with w.indent():
-                        w.line(
-                            f'raise DecodeError(f"{{{raw}}} (0x{{{raw}:02x}}) is not a known '
-                            f'{enum.class_name}", offset={at}, path={f.name!r})'
-                        )
+                    self.strict_member(w, f.type.enum, f"f_{f.name}", at, path=f.name)
                 if f.type.name == "f32":
                     float32_exact(w, f"f_{f.name}", at, fmt[0])
                 if f.const is not None:

@@ -60,6 +60,25 @@ class ValueReaders:
             helper = "msb_uvar" if as_is else "msb_svar_noting" if signed else "msb_uvar_noting"
             w.line(f"{var}, pos = rt_fast.{helper}(buf, pos, end, {bits}, {what!r})")
 
+    def strict_member(
+        self, w: LineWriter, enum_name: str, var: str, offset: str, *, mask=None, path=None
+    ) -> None:
+        """``var`` becomes its code's member of a strict enum, or a DecodeError at ``offset``
+        names the code (``mask``: the bits a bit field's code shows; ``path``: the field,
+        where the caller does not add it)."""
+        enum = self.spec.enums[enum_name]
+        raw = w.fresh("raw")
+        code = raw if mask is None else f"{raw} & {mask:#x}"
+        where = f"offset={offset}" + ("" if path is None else f", path={path!r}")
+        w.line(f"{raw} = {var}")
+        w.line(f"{var} = _{enum.name.upper()}_BY_VALUE.get({raw})")
+        w.line(f"if {var} is None:")
+        with w.indent():
+            w.line(
+                f'raise DecodeError(f"{{{raw}}} (0x{{{code}:02x}}) is not a known '
+                f'{enum.class_name}", {where})'
+            )
+
     def scalar(self, w: LineWriter, prim: str, var: str) -> None:
         """A fixed-width integer or float, or an msb-count varint."""
         p = PRIMITIVES[prim]
@@ -230,16 +249,7 @@ class ValueReaders:
             w.line(f"if {var} >> {ref.bits - 1}:")
             w.line(f"    {var} -= {1 << ref.bits:#x}")
         if ref.enum:  # an unlisted code: at the run's first byte, as construct's BitField
-            enum = self.spec.enums[ref.enum]
-            raw = w.fresh("raw")
-            w.line(f"{raw} = {var}")
-            w.line(f"{var} = _{enum.name.upper()}_BY_VALUE.get({raw})")
-            w.line(f"if {var} is None:")
-            with w.indent():
-                w.line(
-                    f'raise DecodeError(f"{{{raw}}} (0x{{{raw} & {(1 << ref.bits) - 1:#x}:02x}}) '
-                    f'is not a known {enum.class_name}", offset=pos - {group})'
-                )
+            self.strict_member(w, ref.enum, var, f"pos - {group}", mask=(1 << ref.bits) - 1)
         if field.const is not None:
             w.line(f"if {var} != {field.const:#x}:")
             with w.indent():
@@ -295,16 +305,7 @@ class ValueReaders:
             return
         self.scalar(w, ref.name, var)
         if ref.enum:
-            enum = self.spec.enums[ref.enum]
-            raw = w.fresh("raw")
-            w.line(f"{raw} = {var}")
-            w.line(f"{var} = _{enum.name.upper()}_BY_VALUE.get({raw})")
-            w.line(f"if {var} is None:")
-            with w.indent():
-                w.line(
-                    f'raise DecodeError(f"{{{raw}}} (0x{{{raw}:02x}}) is not a known '
-                    f'{enum.class_name}", offset={start})'
-                )
+            self.strict_member(w, ref.enum, var, start)
         if field.const is not None and var == f"f_{field.name}":
             read = f"buf[{start} : pos]" if wide_const(field) else var
             message = const_mismatch(field, read, self.spec.endian)
