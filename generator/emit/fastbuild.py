@@ -26,6 +26,7 @@ from generator.emit.fastbuild_messages import MessageUnsupported, MessageWriters
 from generator.emit.lowering import Lowering
 from generator.emit.pysource import LineWriter, codec_cases, struct_format, struct_name
 from generator.spec import pytext
+from generator.spec.byte_order import DATA_ORDER
 from generator.spec.model import Field, Record, Spec, TypeRef, bit_field_range, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
 
@@ -166,6 +167,8 @@ class BuildEmitter(MessageWriters):
         )
 
     def record_function(self, record: Record, written: dict) -> str:
+        if record.byte_order == "data":
+            raise Unsupported(DATA_ORDER)
         w = LineWriter()
         w.line(
             f'"""Fast build of ``{record.name}``: the bytes of the construct path, which '

@@ -3,6 +3,7 @@ checked against what the fast readers know; why the others have none (``refused`
 
 from __future__ import annotations
 
+from generator.spec.byte_order import DATA_ORDER
 from generator.spec.model import Field, Record, TypeRef
 from generator.spec.types import PRIMITIVES
 
@@ -52,6 +53,11 @@ class FastPathSupport:
                 if name not in ok:
                     continue
                 record = self.spec.records[name]
+                if record.byte_order == "data":
+                    self.refused[name] = DATA_ORDER
+                    ok.discard(name)
+                    changed = True
+                    continue
                 try:
                     for field in record.fields:
                         self._check_field(field, record, ok)

@@ -68,6 +68,7 @@ from generator.emit.plan import (
     fixed_size,
     may_be_negative,
 )
+from generator.spec.byte_order import DATA_ORDER
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RegionType
 
@@ -257,6 +258,8 @@ class Lowering:
 
     def _check_record(self, record: Record, ok: set[str]) -> None:
         fast = self.fast
+        if record.byte_order == "data":
+            raise NotLowered(DATA_ORDER)
         if record.name not in fast.supported:
             raise NotLowered("no exact fast path")
         if record.name in fast.needs_parent and not self._read_once(record.name):

@@ -21,6 +21,7 @@ from generator.spec import decode_by as spec_decode_by
 from generator.spec import mapping as spec_mapping
 from generator.spec import pytext
 from generator.spec import refs as spec_refs
+from generator.spec.byte_order import ordered
 from generator.spec.model import TIME_LOGICALS, Field, Record, Spec, TypeRef, camel
 from generator.spec.types import (
     CHUNK_TYPES,
@@ -45,6 +46,11 @@ class ModuleEmitter(SparkColumns):
     # -- construct objects -------------------------------------------------------------
 
     def prim(self, name: str) -> str:
+        record = self.spec.records.get(self._user)
+        if record is not None and record.byte_order == "data" and ordered(name):
+            # the order an enclosing record's data chose (generator/spec/byte_order.py)
+            prim = PRIMITIVES[name]
+            return f"rt.ByteOrdered({prim.construct_le}, {prim.construct_be}, {self.spec.endian!r})"
         return PRIMITIVES[name].construct(self.spec.endian)
 
     # -- runtime primitives (generator/spec/types.py RUNTIME_TYPES) ---------------------------
@@ -389,6 +395,9 @@ class ModuleEmitter(SparkColumns):
             expr = f"rt.Computed({expr}, lambda this: {field.value})"
         if field.valid and not field.condition:
             expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_message_arg(field)})"
+        if record.order_switch is not None and record.order_switch[0] == field.name:
+            _, orders, default = record.order_switch
+            expr = f"rt.ChoosesByteOrder({expr}, {orders!r}, {default!r})"
         if record.serializable:
             rule = ""
             if field.has_default:

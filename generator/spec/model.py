@@ -418,6 +418,12 @@ class Record:
     """``detect:``: how to recognise a message of this record by its leading bytes."""
     mapping: Mapping | None = None
     """``map:``: the record's models are mapped from another record (:class:`Mapping`)."""
+    byte_order: str = ""
+    """``le``/``be`` when its own ``endian:`` or its holder's says one (its numbers then
+    carry the suffix), ``data`` when the data chooses it (:mod:`generator.spec.byte_order`),
+    else empty: the spec's ``endian:``."""
+    order_switch: tuple | None = None
+    """``endian: {switch_on:, cases:}``: (the field, {its value: order}, default order)."""
 
     @property
     def serializable(self) -> bool:

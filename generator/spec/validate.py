@@ -14,6 +14,7 @@ import re
 
 from generator.spec import names as spec_names
 from generator.spec.batching import read_kafka_batch
+from generator.spec.byte_order import resolve_byte_orders
 from generator.spec.bytes_left import check_bytes_left
 from generator.spec.decode_by import check_decode_by
 from generator.spec.fields import FieldBuilder
@@ -115,6 +116,7 @@ class SpecBuilder(FieldBuilder):
         check_decode_by(self, records)
         check_maps(self, records)
         check_way_back(self, records)
+        resolve_byte_orders(self, records)
         self.choice_detects(records)
         _mark_late_values(records)
         json_documents = self.json_documents(data.get("json", {}))

@@ -36,6 +36,10 @@ from construct import (
     Subconstruct,
 )
 
+from runtime.core.byte_order import (  # noqa: F401 - generated code calls rt.ByteOrdered, ...
+    ByteOrdered,
+    ChoosesByteOrder,
+)
 from runtime.core.construct_errors import construct_message, packing_message
 from runtime.core.errors import DecodeError, EncodeError, SiblingError, SpecError
 from runtime.core.expressions import (  # noqa: F401 - generated code calls rt.power, ...
