@@ -27,6 +27,7 @@ from generator.emit.lowering import Lowering
 from generator.emit.pysource import LineWriter, codec_cases, struct_format, struct_name
 from generator.spec import pytext
 from generator.spec.byte_order import DATA_ORDER
+from generator.spec.enclosing import ENCLOSING_SWITCH
 from generator.spec.model import Field, Record, Spec, TypeRef, bit_field_range, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
 
@@ -667,6 +668,8 @@ class BuildEmitter(MessageWriters):
         such as an open enum's): the case whose member equals it, else the default, else
         nothing (construct's Pass). The key is what the field's writer accepted, an integer
         or a member, so ``==`` finds the case construct's dict lookup finds."""
+        if ref.switch_on.startswith("_parent."):
+            raise Unsupported(ENCLOSING_SWITCH)
         key = scope.record.field(ref.switch_on)
         if key.type.kind not in ("prim", "bits") or key.repeat is not None:
             raise Unsupported("a switch on a field that is no single number")

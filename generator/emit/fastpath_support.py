@@ -4,6 +4,7 @@ checked against what the fast readers know; why the others have none (``refused`
 from __future__ import annotations
 
 from generator.spec.byte_order import DATA_ORDER
+from generator.spec.enclosing import ENCLOSING_SWITCH
 from generator.spec.model import Field, Record, TypeRef
 from generator.spec.types import PRIMITIVES
 
@@ -130,6 +131,8 @@ class FastPathSupport:
             self._check_type(sub, ok, serializable, bounded or ref.size is not None)
 
     def _check_field(self, field: Field, record: Record, ok: set[str]) -> None:
+        if field.type.kind == "switch" and field.type.switch_on.startswith("_parent."):
+            raise Unsupported(ENCLOSING_SWITCH)
         if field.repeat == "until" and field.process is not None:
             raise Unsupported("a process:ed repeat until (read by construct)")
         if field.repeat == "until" and "_index" in field.repeat_until["until"]:

@@ -22,6 +22,7 @@ from generator.spec import mapping as spec_mapping
 from generator.spec import pytext
 from generator.spec import refs as spec_refs
 from generator.spec.byte_order import ordered
+from generator.spec.enclosing import shape
 from generator.spec.model import TIME_LOGICALS, Field, Record, Spec, TypeRef, camel
 from generator.spec.types import (
     CHUNK_TYPES,
@@ -656,10 +657,19 @@ class ModuleEmitter(SparkColumns):
         if ref.kind == "switch":
             enum = camel(ref.enum)
             conv = f"_{record.name}_{field.name}_from_json"
-            selector_field = record.field(ref.switch_on)
-            if selector_field.type.enum:
+            if ref.switch_on.startswith("_parent."):  # the case told by the value's kind
+                by_shape = {}
+                for case, sub in ref.cases.items():
+                    if case != "default":
+                        by_shape.setdefault(shape(sub), f"{enum}.{case}")
+                table = ", ".join(f"{k!r}: {v}" for k, v in by_shape.items())
+                selector = f"{{{table}}}.get(rt_codec.json_shape(d.get({key})))"
+            elif record.field(ref.switch_on).type.enum:
                 selector = f"rt_codec.enum_from_json({enum}, d[{ref.switch_on!r}])"
-            elif selector_field.open_enum or selector_field.logical == "fourcc":
+            elif (
+                record.field(ref.switch_on).open_enum
+                or record.field(ref.switch_on).logical == "fourcc"
+            ):
                 view = f"JSON_VIEWS[{camel(record.name)}][{ref.switch_on!r}]"
                 selector = f"{view}.from_json(d[{ref.switch_on!r}], {ref.switch_on!r})"
             else:

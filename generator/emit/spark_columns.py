@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from generator.spec.enclosing import shape
 from generator.spec.model import Field, Record, TypeRef, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
 
@@ -224,6 +225,16 @@ class SparkColumns:
         self._user = record.name
         if ref.kind == "switch":
             selector, value = f"{m}.{ref.switch_on}", f"{m}.{field.name}"
+            if ref.switch_on.startswith("_parent."):  # no parent here: the value's type tells
+                types = {"record": None, "bytes": "bytes", "str": "str", "int": "int"}
+                types.update({"float": "float", "empty": "type(None)"})
+                table = ", ".join(
+                    f"{camel(sub.name) if sub.kind == 'record' else types[shape(sub)]}: "
+                    f"{self.row_member(ref.enum, case)}"
+                    for case, sub in ref.cases.items()
+                    if case != "default"
+                )
+                selector = f"{{{table}}}.get(type({value}))"
             if "default" not in ref.cases and all(s.kind != "record" for s in ref.cases.values()):
                 return f"rt_codec.switch_row({selector}, {value}, {self.switch_case_names(ref)})"
             # One column per case with a payload, converted; only the selected one filled.

@@ -16,6 +16,7 @@ import codecs
 import re
 
 from generator.spec import protobuf
+from generator.spec.enclosing import check_cases, enclosing_enum
 from generator.spec.expressions import BYTES_LEFT, NotEarlier, translate
 from generator.spec.model import (
     BIT_FIELD,
@@ -393,8 +394,7 @@ class FieldBuilder:
         if selector is None and "." in on:
             return (
                 f"{on!r} is not a field of this record: a switch is on an earlier field of "
-                "its own record (an enclosing record's code cannot select one; read the "
-                "bytes as bytes, or move the switch into the record that holds the code)"
+                "its own record, or on an enclosing record's (_parent.header.linktype)"
             )
         if selector is not None and selector.derived:
             return (
@@ -429,7 +429,9 @@ class FieldBuilder:
         if selector is not None and enum_name is None and selector.type.kind in ("prim", "bits"):
             # an open enum's field is a plain integer; its enum names the cases all the same
             enum_name = raw.get("enum") or selector.open_enum
-        if enum_name is None or enum_name not in self.enums or selector.derived:
+        if on.startswith("_parent.") and parts[:1] == ("records",):
+            enum_name = enclosing_enum(self, parts, on, raw)  # generator/spec/enclosing.py
+        elif enum_name is None or enum_name not in self.enums or selector.derived:
             if raw.get("enum") is not None and raw["enum"] not in self.enums:
                 hint = did_you_mean(raw["enum"], self.enums)
                 raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}{hint}")
@@ -458,6 +460,8 @@ class FieldBuilder:
                 f"no case for {sorted(missing)}: every member of {enum.name} needs a case "
                 "(`MEMBER: empty` for no payload), or add a default: case",
             )
+        if on.startswith("_parent."):
+            check_cases(self, parts, cases)
         ref = TypeRef("switch", switch_on=on, cases=cases, enum=enum_name)
         if "size" in raw:
             size = raw["size"]

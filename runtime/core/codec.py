@@ -441,6 +441,22 @@ def json_text(model, views: dict | None = None) -> str:
     return json.dumps(to_jsonable(model, views), separators=(",", ":"), ensure_ascii=False)
 
 
+def json_shape(value) -> str:
+    """The kind of a switch case's JSON value, which tells the case where its selector is
+    an enclosing record's field (not in the JSON form being read; generator/spec/enclosing.py).
+
+    >>> json_shape({"$hex": "00"}), json_shape({"a": 1}), json_shape(3), json_shape(None)
+    ('bytes', 'record', 'int', 'empty')
+    """
+    if value is None:
+        return "empty"
+    if isinstance(value, dict):
+        return "bytes" if "$hex" in value else "float" if "$f64" in value else "record"
+    if isinstance(value, bool):
+        return "bool"
+    return {int: "int", float: "float", str: "str"}.get(type(value), "")
+
+
 def bytes_from_json(value, path: str = "") -> bytes:
     if isinstance(value, dict) and set(value) == {"$hex"}:
         try:
