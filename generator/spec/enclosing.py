@@ -53,11 +53,10 @@ def enclosing_enum(builder, parts: tuple, on: str, raw_switch: dict) -> str:
         raise builder.error(where, f"{on!r}: after _parent, name fields (_parent.header.linktype)")
     level = [(parts[1], None)]
     for _ in range(ups):
+        held = " or ".join(sorted({name for name, _ in level}))
         level = [h for name, _ in level for h in _holders(records, name)]
         if not level:
-            raise builder.error(
-                where, f"{on!r}: no record holds {parts[1]}, so it has no _parent to read"
-            )
+            raise builder.error(where, f"{on!r}: no record holds {held}, so it has no _parent")
     found = set()
     for holder, index in level:
         fields = records[holder]["fields"][:index]
@@ -65,7 +64,9 @@ def enclosing_enum(builder, parts: tuple, on: str, raw_switch: dict) -> str:
         for depth, name in enumerate(names):
             match = next((f for f in fields if f.get("name") == name), None)
             if match is None:
-                later = " (read after the field holding this record)" if depth == 0 else ""
+                rest = records[holder]["fields"][index:] if depth == 0 else []
+                later = any(f.get("name") == name for f in rest)
+                later = " (it is read after the field holding this record)" if later else ""
                 known = [f.get("name") for f in fields]
                 raise builder.error(
                     where,
@@ -80,6 +81,9 @@ def enclosing_enum(builder, parts: tuple, on: str, raw_switch: dict) -> str:
                 record = match["type"]
                 fields = records[record]["fields"]
         enum = match.get("enum") or raw_switch.get("enum")
+        if enum and enum not in builder.enums and match.get("enum"):  # its own line says so
+            at = ("records", record, "fields", fields.index(match), "enum")
+            raise builder.error(at, f"unknown enum {enum!r}" + did_you_mean(enum, builder.enums))
         if "derived" in match or not enum or "switch_on" in match:
             raise builder.error(
                 where,
@@ -114,7 +118,8 @@ def check_cases(builder, parts: tuple, cases: dict) -> None:
         if kind == "empty":
             continue
         if not kind or kind in seen:
-            why = f"{seen[kind]!r} is a {kind} too" if kind in seen else "its kind"
+            article = "an" if kind[:1] in "aeiou" else "a"
+            why = f"{seen[kind]!r} is {article} {kind} too" if kind in seen else "its kind"
             raise builder.error(
                 parts + ("cases", case),
                 f"{case!r}: a switch on an enclosing record's field tells its cases apart by "
