@@ -273,6 +273,15 @@ def test_a_record_held_in_two_known_orders_is_refused(tmp_path):
             ":35: records.entry.fields[1].switch_on: ",
             "'_parent.version' is not an integer field with an enum read from the wire",
         ),
+        (  # read in the spec's order by the checksum's code: refused, never misread
+            "      - name: body\n",
+            (
+                "      - {name: sum, type: u16, checksum: {algorithm: crc8, over: [tag]}, doc: x}\n"
+                "      - name: body\n"
+            ),
+            ":34: records.entry.fields[1]: ",
+            "a checksum in a record whose byte order the data chooses: not supported yet",
+        ),
         (  # two cases of one kind: JSON and Spark rows could not tell them apart
             "          TEXT: {type: str, size: u16}",
             "          TEXT: u16",

@@ -85,6 +85,9 @@ def _ordered_types(record: Record):
 def _rewrite(record: Record, order: str) -> None:
     """Give every number of ``record`` without a suffix the suffix of ``order``."""
     for field in record.fields:
+        for item in field.checksum.items if field.checksum is not None else ():
+            if ordered(item.encoder) and PRIMITIVES[item.encoder].kind == "int":
+                item.encoder += order
         for ref in _refs(field.type):
             if ref.kind == "prim" and ordered(ref.name) and PRIMITIVES[ref.name].kind == "int":
                 ref.name += order
@@ -199,7 +202,15 @@ def resolve_byte_orders(builder, records: dict[str, Record]) -> None:
             (order,) = orders
         if order == "data":
             record.byte_order = "data"
+            _check_data_ordered(builder, record, raw_records[name])
             continue
+        for field in record.fields:
+            if field.decode_by is not None and order != builder.endian:
+                raise builder.error(
+                    builder.field_parts(name, field) + ("decode_by",),
+                    f"decode_by: reads its values in the spec's endian ({builder.endian}), "
+                    f"not {order}: not supported yet",
+                )
         for field, prim in _ordered_types(record):
             if PRIMITIVES[prim].kind == "float" and order != builder.endian:
                 raise builder.error(
@@ -210,3 +221,46 @@ def resolve_byte_orders(builder, records: dict[str, Record]) -> None:
         if name in own or order != builder.endian:
             record.byte_order = order
             _rewrite(record, order)
+    for name, body in raw_records.items():
+        held = {d for f in records[name].fields for d in field_dependencies(f)}
+        if "framed" in body and any(records[d].byte_order == "data" for d in held if d in records):
+            raise builder.error(
+                ("records", name, "framed"),
+                "framed: around records whose byte order the data chooses: not supported yet",
+            )
+
+
+def _check_data_ordered(builder, record: Record, raw: dict) -> None:
+    """Refuse what does not take a byte order chosen by the data yet (each would read in
+    the spec's ``endian:`` instead, unseen): a trailer, ``framed:``, a checksum, a
+    ``decode_by:``, a runtime primitive, chunk or region, a layout other than a sequence."""
+    where = ("records", record.name)
+    if record.layout != "sequence" or "framed" in raw:
+        key = "framed" if "framed" in raw else "layout"
+        raise builder.error(
+            where + (key,), f"{key}: in a byte order chosen by the data: not supported yet"
+        )
+    for field in record.fields:
+        what = (
+            "a trailer field"
+            if field.trailer
+            else (
+                "a checksum"
+                if field.checksum is not None
+                else (
+                    "decode_by:"
+                    if field.decode_by is not None
+                    else (
+                        f"a {field.type.kind}"
+                        if field.type.kind in ("runtime", "chunk", "region")
+                        else ""
+                    )
+                )
+            )
+        )
+        if what:
+            raise builder.error(
+                builder.field_parts(record.name, field),
+                f"{what} in a record whose byte order the data chooses: not supported yet"
+                " (give the record an endian: of its own, or the numbers a suffix)",
+            )
