@@ -27,6 +27,7 @@ import re
 
 from generator.emit.fastpath_fields import FieldReaders
 from generator.emit.fastpath_messages import MessageReaders
+from generator.emit.fastpath_orders import OrderedReaders
 from generator.emit.fastpath_support import FastPathSupport
 from generator.emit.fastpath_values import ValueReaders
 from generator.emit.pysource import (
@@ -45,7 +46,7 @@ from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
 _THIS = re.compile(r"\bthis\.([a-z_][a-z0-9_]*)")
 
 
-class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReaders):
+class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReaders, OrderedReaders):
     """Emits the fast-path functions of one spec (see the module docstring)."""
 
     def __init__(self, spec: Spec):
@@ -100,15 +101,19 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
     def module_code(self) -> str:
         """All fast-path functions, then the struct constants they use (emitted last so
         the set of constants is known)."""
-        functions = [
-            self.record_function(self.spec.records[name])
-            for name in self.spec.record_order()
-            if name in self.supported
-        ]
+        functions = []
+        for name in self.spec.record_order():
+            record = self.spec.records[name]
+            if name in self.supported and record.byte_order == "data":
+                functions += self.ordered_functions(record)  # one reader per byte order
+            elif name in self.supported:
+                functions.append(self.record_function(record))
         iterated = [
             self.spec.records[name]
             for name in self.spec.record_order()
-            if name in self.supported and self.row_iterated(self.spec.records[name])
+            if name in self.supported
+            and self.spec.records[name].byte_order != "data"
+            and self.row_iterated(self.spec.records[name])
         ]
         functions += [self.rows_function(r) for r in iterated]
         constants = [

@@ -3,8 +3,6 @@ checked against what the fast readers know; why the others have none (``refused`
 
 from __future__ import annotations
 
-from generator.spec.byte_order import DATA_ORDER
-from generator.spec.enclosing import ENCLOSING_SWITCH
 from generator.spec.model import Field, Record, TypeRef
 from generator.spec.types import PRIMITIVES
 
@@ -54,8 +52,9 @@ class FastPathSupport:
                 if name not in ok:
                     continue
                 record = self.spec.records[name]
-                if record.byte_order == "data":
-                    self.refused[name] = DATA_ORDER
+                problem = record.byte_order == "data" and self.order_problem(record)
+                if problem:  # else read once per order (generator/emit/fastpath_orders.py)
+                    self.refused[name] = problem
                     ok.discard(name)
                     changed = True
                     continue
@@ -91,6 +90,8 @@ class FastPathSupport:
         out = [ref.size] if isinstance(ref.size, str) and not ref.size_is_prefix else []
         if isinstance(ref.count, str):
             out.append(ref.count)
+        if ref.kind == "switch" and ref.switch_on.startswith("_parent."):
+            out.append(f"this.{ref.switch_on}")  # an enclosing record's field selects
         for sub in ref.cases.values():
             out += FastPathSupport._type_expressions(sub)
         return out
@@ -131,8 +132,6 @@ class FastPathSupport:
             self._check_type(sub, ok, serializable, bounded or ref.size is not None)
 
     def _check_field(self, field: Field, record: Record, ok: set[str]) -> None:
-        if field.type.kind == "switch" and field.type.switch_on.startswith("_parent."):
-            raise Unsupported(ENCLOSING_SWITCH)
         if field.repeat == "until" and field.process is not None:
             raise Unsupported("a process:ed repeat until (read by construct)")
         if field.repeat == "until" and "_index" in field.repeat_until["until"]:

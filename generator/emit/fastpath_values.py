@@ -208,11 +208,15 @@ class ValueReaders:
         enum = camel(ref.enum)
         # Cases without a payload fall to the `else` that gives None when the default does.
         cases, default = ref.payload_cases()
+        selector = f"f_{ref.switch_on}"
+        if ref.switch_on.startswith("_parent."):  # an enclosing record's field, read once
+            selector = f"{var}_on"
+            w.line(f"{selector} = {self.expression('this.' + ref.switch_on)}")
         for i, (case, sub) in enumerate(cases):
             # The value, not the member: an enum's class attributes go through
             # EnumType.__getattr__ (about 0.1 us each); IntEnum members equal their values.
             value = next(v.value for v in self.spec.enums[ref.enum].values if v.name == case)
-            test = f"f_{ref.switch_on} == {value:#x}"
+            test = f"{selector} == {value:#x}"
             w.line(f"{'if' if i == 0 else 'elif'} {test}:  # {enum}.{case}")
             with w.indent():
                 if sub.kind == "empty":

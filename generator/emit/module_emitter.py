@@ -398,7 +398,8 @@ class ModuleEmitter(SparkColumns):
             expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_message_arg(field)})"
         if record.order_switch is not None and record.order_switch[0] == field.name:
             _, orders, default = record.order_switch
-            expr = f"rt.ChoosesByteOrder({expr}, {orders!r}, {default!r})"
+            orders = "{" + ", ".join(f"{k:#x}: {v!r}" for k, v in orders.items()) + "}"
+            expr = f"rt.ChoosesByteOrder({expr}, {orders}, {default!r})"
         if record.serializable:
             rule = ""
             if field.has_default:

@@ -82,7 +82,7 @@ def _ordered_types(record: Record):
                 yield field, ref.size
 
 
-def _rewrite(record: Record, order: str) -> None:
+def rewrite(record: Record, order: str) -> None:
     """Give every number of ``record`` without a suffix the suffix of ``order``."""
     for field in record.fields:
         for item in field.checksum.items if field.checksum is not None else ():
@@ -220,7 +220,7 @@ def resolve_byte_orders(builder, records: dict[str, Record]) -> None:
                 )
         if name in own or order != builder.endian:
             record.byte_order = order
-            _rewrite(record, order)
+            rewrite(record, order)
     for name, body in raw_records.items():
         held = {d for f in records[name].fields for d in field_dependencies(f)}
         if "framed" in body and any(records[d].byte_order == "data" for d in held if d in records):
