@@ -126,19 +126,24 @@ def test_every_truncation_and_an_unknown_mark_are_decode_errors(tiffish):
         tiffish.parse(b"JJ" + data[2:])
 
 
-def test_the_fast_reader_reads_each_order_and_the_other_tiers_say_they_do_not(tiffish):
-    """The fast reader is specialised per order (``_read_file__le``/``__be``, the magic
-    picks); the quick and compiled tiers and the fast writers list the records whose order
-    the data chooses, with why (construct takes them: never read otherwise); the record
-    of a known order is fast everywhere."""
+def test_the_fast_reader_and_writer_take_each_order_and_the_other_tiers_say_they_do_not(
+    tiffish,
+):
+    """The fast reader and writer are specialised per order (``_read_file__le``/``__be``,
+    the mark picks); the quick and compiled tiers list the records whose order the data
+    chooses, with why (construct or the fast reader takes them: never read otherwise);
+    the record of a known order is in every tier."""
     assert "file" in tiffish.FAST_READERS and "file" not in tiffish.FALLBACKS["parse"]
+    assert "file" in tiffish.FAST_WRITERS and "file" not in tiffish.FALLBACKS["build"]
     for data in (tiffish_bytes(o, k, e) for o, k, e in CASES):
         fast = tiffish.FAST_READERS["file"](data, 0, len(data), tiffish._LIMITS, 0)
         assert fast == (tiffish.parse_construct(data), len(data))
-    for tier in ("build", "quick"):
-        assert "its byte order is chosen by the data" in tiffish.FALLBACKS[tier]["file"]
-        assert "entry" in tiffish.FALLBACKS[tier]
-        assert "trailer" not in tiffish.FALLBACKS[tier], tier
+        out = bytearray()
+        tiffish.FAST_WRITERS["file"](fast[0], out)
+        assert out == data
+    assert "its byte order is chosen by the data" in tiffish.FALLBACKS["quick"]["file"]
+    assert "entry" in tiffish.FALLBACKS["quick"]
+    assert "trailer" not in tiffish.FALLBACKS["quick"]
     assert "trailer" in tiffish.FAST_READERS and "trailer" in tiffish.FAST_WRITERS
     assert tiffish.parse(bytes.fromhex("01020304"), record="trailer").crc == 0x01020304
 

@@ -36,6 +36,7 @@ import re
 
 from generator.emit.fastbuild import BuildEmitter, Unsupported
 from generator.emit.pysource import LineWriter, struct_format
+from generator.spec.byte_order import DATA_ORDER
 from generator.spec.model import Field, Record, TypeRef, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
 
@@ -144,6 +145,8 @@ class CompiledWriters(BuildEmitter):
         raise Unsupported("an id-keyed message (runtime.formats.protobuf writes it)")
 
     def record_function(self, record: Record, written: dict) -> str:
+        if record.byte_order == "data":
+            raise Unsupported(DATA_ORDER)
         source = super().record_function(record, written)
         head, body = source.split("\n", 1)
         params = "object model, Out* out" + (", object parent" if ", parent)" in head else "")

@@ -23,11 +23,10 @@ import dataclasses
 import re
 
 from generator.emit.fastbuild_messages import MessageUnsupported, MessageWriters
+from generator.emit.fastbuild_orders import OrderedWriters
 from generator.emit.lowering import Lowering
 from generator.emit.pysource import LineWriter, codec_cases, struct_format, struct_name
 from generator.spec import pytext
-from generator.spec.byte_order import DATA_ORDER
-from generator.spec.enclosing import ENCLOSING_SWITCH
 from generator.spec.model import Field, Record, Spec, TypeRef, bit_field_range, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
 
@@ -64,7 +63,7 @@ class _Scope:
         """The element a ``repeat: {until:}`` expression reads as ``_item``."""
 
 
-class BuildEmitter(MessageWriters):
+class BuildEmitter(MessageWriters, OrderedWriters):
     """Emits the build fast path of one spec (see the module docstring); ``lowering``: the
     spec's plans, which the writers of ``layout: serializable`` messages are rendered from
     (made when not given)."""
@@ -168,8 +167,10 @@ class BuildEmitter(MessageWriters):
         )
 
     def record_function(self, record: Record, written: dict) -> str:
-        if record.byte_order == "data":
-            raise Unsupported(DATA_ORDER)
+        if record.byte_order == "data":  # one writer per order (fastbuild_orders.py)
+            if any(f.type.kind == "choice" for f in record.fields):
+                raise Unsupported("a choice in a record whose byte order the data chooses")
+            return self.ordered_writers(record, written)
         w = LineWriter()
         w.line(
             f'"""Fast build of ``{record.name}``: the bytes of the construct path, which '
@@ -668,12 +669,10 @@ class BuildEmitter(MessageWriters):
         such as an open enum's): the case whose member equals it, else the default, else
         nothing (construct's Pass). The key is what the field's writer accepted, an integer
         or a member, so ``==`` finds the case construct's dict lookup finds."""
-        if ref.switch_on.startswith("_parent."):
-            raise Unsupported(ENCLOSING_SWITCH)
-        key = scope.record.field(ref.switch_on)
-        if key.type.kind not in ("prim", "bits") or key.repeat is not None:
+        key = None if "." in ref.switch_on else scope.record.field(ref.switch_on)
+        if key is not None and (key.type.kind not in ("prim", "bits") or key.repeat is not None):
             raise Unsupported("a switch on a field that is no single number")
-        if key.name not in scope.built:
+        if key is not None and key.name not in scope.built:
             raise Unsupported("a switch on a field written after it")
         if field.const is not None or ref.size_is_prefix:
             raise Unsupported("a const or length-prefixed switch")
@@ -861,6 +860,8 @@ def _built(field: Field) -> list[str]:
     if field.process is not None and field.process.cases is not None:
         out.append(field.process.codec)
     ref = field.type
+    if ref.kind == "switch" and ref.switch_on.startswith("_parent."):
+        out.append(f"this.{ref.switch_on}")  # the enclosing record's field that selects
     if ref.checked_on_build or ref.kind in ("str", "bytes"):
         if isinstance(ref.size, str) and not ref.size_is_prefix:
             out.append(ref.size)

@@ -1,0 +1,59 @@
+"""The fast writers of records whose byte order the data chooses (``endian: {switch_on:}``
+on a record; generator/spec/byte_order.py), specialised once per order, as their readers
+are (:mod:`generator.emit.fastpath_orders`).
+
+Each such record gets ``_write_<record>__le`` and ``_write_<record>__be``, rendered as if
+the spec had given its numbers (and those of the records it holds) that suffix, calling
+the same order's writers. The record that chooses looks its selector up in the model and
+calls that order's writer (a value that names no order raises, and construct builds it,
+with its error); a record that only takes the order has ``_write_<record>`` write in the
+spec's ``endian:``, as construct builds it alone.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+from generator.spec.byte_order import rewrite
+from generator.spec.model import Record
+
+
+class OrderedWriters:
+    """A part of :class:`generator.emit.fastbuild.BuildEmitter` (its state it uses)."""
+
+    def ordered_writers(self, record: Record, written: dict) -> str:
+        """The writers of ``record``: one per order, then what ``_write_<record>`` is."""
+        data = [n for n, r in self.spec.records.items() if r.byte_order == "data"]
+        rename = re.compile(r"\b_write_(" + "|".join(map(re.escape, data)) + r")\b")
+        out = []
+        for order in ("le", "be"):
+            saved = dict(self.spec.records)
+            try:
+                for name in data:
+                    clone = copy.deepcopy(saved[name])
+                    rewrite(clone, order)
+                    clone.byte_order = order
+                    self.spec.records[name] = clone
+                text = self.record_function(self.spec.records[record.name], written)
+            finally:
+                self.spec.records.clear()
+                self.spec.records.update(saved)
+            out.append(rename.sub(rf"_write_\1__{order}", text))
+        name = record.name
+        params = "model, out, parent" if self.needs_parent(name) else "model, out"
+        if record.order_switch is None:
+            out.append(f"_write_{name} = _write_{name}__{self.spec.endian}")
+            return "\n\n\n".join(out)
+        on, orders, default = record.order_switch
+        table = "{" + ", ".join(f"{k:#x}: {v!r}" for k, v in orders.items()) + "}"
+        self.constants[f"_ORDER_OF_{name.upper()}"] = table
+        out.append(
+            f"def _write_{name}({params}):\n"
+            f'    """Fast build of ``{name}``: the writer of the byte order its {on} names."""\n'
+            f'    order = _ORDER_OF_{name.upper()}.get(model["{on}"], {default!r})\n'
+            "    if order is None:\n"
+            '        raise ValueError("no byte order")  # construct builds it, and says why\n'
+            f'    return (_write_{name}__le if order == "le" else _write_{name}__be)({params})'
+        )
+        return "\n\n\n".join(out)
