@@ -156,6 +156,24 @@ def test_rows_and_json_tell_the_enclosing_switchs_case_by_its_value(tiffish):
     assert row[4] == [(1, (None, "abc"))]
 
 
+def test_an_enclosing_switch_alone_is_read_and_written_fast(tmp_path):
+    """Without a byte order chosen by the data: the fast reader and writer take the
+    switch on ``_parent.kind`` (the quick and compiled tiers say they do not)."""
+    path = tmp_path / "plain.yaml"
+    path.write_text(
+        TIFFISH.replace("    endian: {switch_on: mark, cases: {INTEL: le, MOTOROLA: be}}\n", "")
+    )
+    plain = import_spec(path)
+    assert "file" not in plain.FALLBACKS["parse"] and "file" not in plain.FALLBACKS["build"]
+    assert "a switch on an enclosing record's field" in plain.FALLBACKS["quick"]["entry"]
+    for kind, entries in ((1, [(1, 5)]), (2, [(1, "ab"), (2, "")])):
+        data = b"MM" + tiffish_bytes("<", kind, entries)[2:]  # a big-endian mark, read le
+        model = plain.parse(data)
+        assert [(e.tag, e.body) for e in model.entries] == entries
+        assert model == plain.parse_construct(data)
+        assert plain.build(model) == plain.build_construct(model) == data
+
+
 STATIC = """\
 format: mixed
 title: t

@@ -17,9 +17,12 @@ import copy
 import re
 
 from generator.emit.pysource import LineWriter
-from generator.spec.byte_order import DATA_ORDER, rewrite
+from generator.spec.byte_order import rewrite
 from generator.spec.model import Record
 from generator.spec.types import PRIMITIVES
+
+CONSTRUCT = "its byte order is chosen by the data (endian: switch_on): construct reads it"
+"""The start of why a record read in an order the data chooses has no fast reader."""
 
 
 class OrderedReaders:
@@ -31,15 +34,15 @@ class OrderedReaders:
     def order_problem(self, record: Record) -> str:
         """Why ``record`` (read in an order the data chooses) gets no fast reader, or ''."""
         if any(f.type.kind == "choice" for f in record.fields):
-            return f"{DATA_ORDER} (a choice inside)"
+            return f"{CONSTRUCT}, with a choice inside"
         if record.order_switch is None:
             return ""
         on, _, default = record.order_switch
         first = record.fields[0]
         if first.name != on or first.tag is not None or first.condition or first.repeat:
-            return f"{DATA_ORDER} (its selector is not its first field)"
+            return f"{CONSTRUCT}, and its selector is not its first field"
         if first.open_enum and default is None:
-            return f"{DATA_ORDER} (an open enum's selector without a default order)"
+            return f"{CONSTRUCT}, by an open enum without a default order"
         return ""
 
     def ordered_functions(self, record: Record) -> list[str]:

@@ -69,6 +69,7 @@ from generator.emit.plan import (
     may_be_negative,
 )
 from generator.spec.byte_order import DATA_ORDER
+from generator.spec.enclosing import ENCLOSING_SWITCH
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RegionType
 
@@ -260,6 +261,8 @@ class Lowering:
         fast = self.fast
         if record.byte_order == "data":
             raise NotLowered(DATA_ORDER)
+        if any(f.type.switch_on.startswith("_parent.") for f in record.fields):
+            raise NotLowered(ENCLOSING_SWITCH)
         if record.name not in fast.supported:
             raise NotLowered("no exact fast path")
         if record.name in fast.needs_parent and not self._read_once(record.name):

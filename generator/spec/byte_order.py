@@ -46,10 +46,10 @@ from generator.spec.model import Record, TypeRef, field_dependencies
 from generator.spec.types import PRIMITIVES
 
 DATA_ORDER = (
-    "its byte order is chosen by the data (endian: switch_on): construct reads and writes"
-    " it, in the order chosen; the fast tiers do not yet"
+    "its byte order is chosen by the data (endian: switch_on): the fast reader and writers"
+    " take it, one per order; this tier does not yet"
 )
-"""Why a record read in a byte order the data chooses has no fast reader or writer."""
+"""Why a tier has no reader of a record read in a byte order the data chooses."""
 
 
 def ordered(name: str) -> bool:

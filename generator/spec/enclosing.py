@@ -17,10 +17,10 @@ from __future__ import annotations
 from runtime.core.errors import did_you_mean
 
 ENCLOSING_SWITCH = (
-    "a switch on an enclosing record's field (switch_on: _parent...): construct reads and"
-    " writes it; the fast tiers do not yet"
+    "a switch on an enclosing record's field (switch_on: _parent...): the fast reader and"
+    " writers take it; this tier does not yet"
 )
-"""Why a record with such a switch has no fast reader or writer."""
+"""Why a tier has no reader of a record with such a switch."""
 
 
 def _holders(records: dict, name: str) -> list[tuple[str, int]]:
