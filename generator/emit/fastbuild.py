@@ -24,6 +24,7 @@ import re
 
 from generator.emit.fastbuild_messages import MessageUnsupported, MessageWriters
 from generator.emit.fastbuild_orders import OrderedWriters
+from generator.emit.fastbuild_switches import measure_switch, pass_grandparent_reads
 from generator.emit.lowering import Lowering
 from generator.emit.pysource import LineWriter, codec_cases, struct_format, struct_name
 from generator.spec import pytext
@@ -92,6 +93,7 @@ class BuildEmitter(MessageWriters, OrderedWriters):
             for r in spec.records.values()
         }
         """Per record: what its build-time expressions read of ``_parent``."""
+        pass_grandparent_reads(spec, self.parent_reads, _built)
         self.supported = self._supported_records()
 
     # -- which records can have a fast writer ----------------------------------------
@@ -180,7 +182,10 @@ class BuildEmitter(MessageWriters, OrderedWriters):
         self.writers = written
         context = self.context_fields(record, written)
         if context:
-            args = ", ".join(f'{n}=model["{n}"]' for n in sorted(context - {"_index"}))
+            args = ", ".join(
+                "_parent=parent" if n == "_parent" else f'{n}=model["{n}"]'
+                for n in sorted(context - {"_index"})
+            )
             w.line(f"ctx = rt_fast.Parent({args})  # what the `_parent` expressions below see")
         if record.tag is not None:
             w.line(f"out.append(0x{record.tag:02x})")
@@ -221,7 +226,9 @@ class BuildEmitter(MessageWriters, OrderedWriters):
                     if "_index" in reads and field.repeat is None:
                         raise Unsupported("`_parent._index` outside a repeat")
                     out |= reads
-        if any(n not in {f.name for f in record.fields} | {"_index"} for n in out):
+        own = {f.name for f in record.fields} | {"_index"}
+        own |= {"_parent"} if self.needs_parent(record.name) else set()
+        if any(n not in own for n in out):
             raise Unsupported("`_parent` of a field that is not there")
         return out
 
@@ -256,8 +263,8 @@ class BuildEmitter(MessageWriters, OrderedWriters):
             return f'(model["{name}"] or [])' if name in lists else f'model["{name}"]'
 
         text = _SIZEOF.sub(sizeof, str(text))
-        if "this._parent._parent" in text or "rt." in text:
-            raise Unsupported(f"`{text}` reads the grandparent or calls the runtime")
+        if "this._parent._parent._parent" in text or "rt." in text:
+            raise Unsupported(f"`{text}` reads above the grandparent or calls the runtime")
         text = _PARENT.sub(r"parent.\1", text)
         return _THIS.sub(this, text)
 
@@ -271,6 +278,8 @@ class BuildEmitter(MessageWriters, OrderedWriters):
             return f'len(model["{name}"]){plus}'
         if target.repeat is None and ref.kind == "str":
             return f'len(model["{name}"].encode({ref.encoding!r})){plus}'
+        if ref.kind == "switch" and ref.switch_on.startswith("_parent.") and not target.repeat:
+            return measure_switch(self, target, Unsupported)  # its case told by its value
         measurable = (
             ref.kind == "record"
             and ref.name in self.writers

@@ -105,6 +105,18 @@ def measured(writer, value) -> int:
     return len(out)
 
 
+def measured_case(value, writers: dict) -> int:
+    """``sizeof(x)`` of a switch's value ``x`` before it is written, by the value's type:
+    ``writers`` maps each case's class to its fast writer (``bytes`` to None: their
+    length); a value of another type raises KeyError, and construct builds it.
+
+    >>> measured_case(b"abc", {bytes: None}), measured_case(7, {int: lambda v, out: out.append(v)})
+    (3, 1)
+    """
+    writer = writers[type(value)]
+    return len(value) if writer is None else measured(writer, value)
+
+
 def tag_error(buf: bytes, pos: int, end: int, tag: int) -> DecodeError:
     """The error for a missing or wrong tag byte at ``pos`` (see ``runtime.core.tags.Tag``)."""
     if pos >= end:
