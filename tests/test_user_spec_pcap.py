@@ -119,6 +119,8 @@ def test_the_sample_decodes_to_its_packets(pcap):
         assert p.data.ethertype == pcap.Ethertype.IPV4
         assert internet_checksum(p.data.payload[:20]) == 0
     assert pcap.parse(SAMPLE.read_bytes()) == pcap.parse_construct(SAMPLE.read_bytes())
+    # read and written fast, once per byte order (FALLBACKS: only packets alone)
+    assert "pcap_file" in pcap.FAST_READERS and "pcap_file" in pcap.FAST_WRITERS
 
 
 @pytest.mark.parametrize("case", sorted(MAGICS))
