@@ -174,6 +174,21 @@ def test_an_enclosing_switch_alone_is_read_and_written_fast(tmp_path):
         assert plain.build(model) == plain.build_construct(model) == data
 
 
+def test_a_float_in_the_datas_order_is_left_to_construct(tmp_path):
+    """No ``f64be`` to specialise a reader with: the record goes to construct (and says
+    so), which reads it in the order chosen."""
+    path = tmp_path / "floaty.yaml"
+    path.write_text(TIFFISH.replace("          NUMBER: u32", "          NUMBER: f64"))
+    floaty = import_spec(path)
+    assert "file" not in floaty.FAST_READERS and "file" not in floaty.FAST_WRITERS
+    assert floaty.FALLBACKS["parse"]["file"] == "entries: record entry has no fast reader"
+    for order in "<>":
+        data = (b"II" if order == "<" else b"MM") + struct.pack(order + "HBHHd", 42, 1, 1, 7, 2.5)
+        model = floaty.parse(data + bytes(4))
+        assert model.entries[0].body == 2.5
+        assert floaty.build(model) == data + bytes(4)
+
+
 STATIC = """\
 format: mixed
 title: t

@@ -28,6 +28,7 @@ from generator.emit.fastbuild_switches import measure_switch, pass_grandparent_r
 from generator.emit.lowering import Lowering
 from generator.emit.pysource import LineWriter, codec_cases, struct_format, struct_name
 from generator.spec import pytext
+from generator.spec.byte_order import ordered_float
 from generator.spec.model import Field, Record, Spec, TypeRef, bit_field_range, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
 
@@ -170,8 +171,8 @@ class BuildEmitter(MessageWriters, OrderedWriters):
 
     def record_function(self, record: Record, written: dict) -> str:
         if record.byte_order == "data":  # one writer per order (fastbuild_orders.py)
-            if any(f.type.kind == "choice" for f in record.fields):
-                raise Unsupported("a choice in a record whose byte order the data chooses")
+            if any(f.type.kind == "choice" for f in record.fields) or ordered_float(record):
+                raise Unsupported("a choice or a float in a record whose order the data chooses")
             return self.ordered_writers(record, written)
         w = LineWriter()
         w.line(

@@ -17,7 +17,7 @@ import copy
 import re
 
 from generator.emit.pysource import LineWriter
-from generator.spec.byte_order import rewrite
+from generator.spec.byte_order import ordered_float, rewrite
 from generator.spec.model import Record
 from generator.spec.types import PRIMITIVES
 
@@ -35,6 +35,8 @@ class OrderedReaders:
         """Why ``record`` (read in an order the data chooses) gets no fast reader, or ''."""
         if any(f.type.kind == "choice" for f in record.fields):
             return f"{CONSTRUCT}, with a choice inside"
+        if ordered_float(record):
+            return f"{CONSTRUCT}, with a float inside (no suffix for a reader per order)"
         if record.order_switch is None:
             return ""
         on, _, default = record.order_switch

@@ -64,6 +64,12 @@ def ordered(name: str) -> bool:
     )
 
 
+def ordered_float(record: Record) -> bool:
+    """Whether ``record`` has a float that takes the order around it: a reader or writer
+    specialised per order cannot give it a suffix (there is no ``f32be``)."""
+    return any(PRIMITIVES[name].kind == "float" for _, name in _ordered_types(record))
+
+
 def _refs(ref: TypeRef):
     """``ref`` and the types inside it (switch cases, a map's key and value)."""
     yield ref
