@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from generator import ROOT
 from generator.spec import pytext
+from generator.spec.byte_order import ordered
 from generator.spec.types import PRIMITIVES
 
 if TYPE_CHECKING:
@@ -51,15 +52,18 @@ def _size_text(ref) -> str:
     return f"`{spec_expr(size)}` bytes"
 
 
-def type_text(ref, spec: Spec) -> str:
-    """How a field's type reads in the field table (Markdown)."""
+def type_text(ref, spec: Spec, chosen: frozenset = frozenset()) -> str:
+    """How a field's type reads in the field table (Markdown); ``chosen``: the ids of the
+    types read in a byte order the data chooses (:func:`chosen_by_data`)."""
     kind = ref.kind
     if kind == "prim":
         prim = PRIMITIVES.get(ref.name)
         out = f"`{ref.name}`"
         if ref.enum:
             out += f" enum [`{ref.enum}`](#enum-{ref.enum.replace('_', '-')})"
-        if prim is not None and prim.size and prim.kind == "int" and prim.size > 1:
+        if id(ref) in chosen and ordered(ref.name):
+            out += " (in the byte order the data chooses)"
+        elif prim is not None and prim.size and prim.kind == "int" and prim.size > 1:
             endian = (
                 "big"
                 if ref.name.endswith("be") or (spec.endian == "be" and not ref.name.endswith("le"))
@@ -387,12 +391,19 @@ class DocPlace:
 def render_doc(spec: Spec, place: DocPlace | None = None) -> str:
     env = _env()
     order = [name for name in _doc_order(spec)]
+    chosen = frozenset(  # the types of the records whose byte order the data chooses
+        id(ref)
+        for record in spec.records.values()
+        if record.byte_order == "data"
+        for field in record.fields
+        for ref in (field.type, *field.type.cases.values())
+    )
     return env.get_template("format_doc.md.j2").render(
         thrift=False,
         spec=spec,
         place=place or DocPlace.shipped(spec.source.display),
         records=[spec.records[name] for name in order],
-        type_text=lambda ref: type_text(ref, spec),
+        type_text=lambda ref: type_text(ref, spec, chosen),
         diagram=lambda record: "\n".join(box_lines(boxes(record))),
         notes=_field_notes,
         checksum_items=_checksum_items,
