@@ -189,6 +189,15 @@ def test_a_float_in_the_datas_order_is_left_to_construct(tmp_path):
         assert floaty.build(model) == data + bytes(4)
 
 
+def test_the_docs_say_which_numbers_the_data_orders(tmp_path):
+    from generator.emit.docs import render_doc
+
+    text = render_doc(spec_model(load_text(TIFFISH, tmp_path / "t.yaml", "t.yaml")))
+    assert "| `version` | `u16` (in the byte order the data chooses) |" in text
+    assert "| `mark` | `u16be` enum [`order_mark`](#enum-order-mark) (big-endian) |" in text
+    assert "| `crc` | `u32be` (big-endian) |" in text  # the trailer's own order
+
+
 STATIC = """\
 format: mixed
 title: t
