@@ -102,10 +102,10 @@ class SparkColumns:
                 )
             elif field.logical == "fourcc":  # its view's text: the Python rows write it
                 out.append((field.name, "StringType()", nullable, (field.name, slot, None, False)))
-            elif field.spark_type == "timestamp_us":
+            elif field.spark_type in ("timestamp_us", "timestamp_ns"):
                 out.append((field.name, "LongType()", True, (field.name, slot, "micros", False)))
-                ts = f"{field.name}_ts"
-                out.append((ts, "TimestampType()", True, (ts, slot, "time_us", False)))
+                ts, kind = f"{field.name}_ts", "time_" + field.spark_type[-2:]
+                out.append((ts, "TimestampType()", True, (ts, slot, kind, False)))
             else:
                 out.append((field.name, dtype, nullable, (field.name, slot, kind, none_is_null)))
         return out
@@ -245,8 +245,8 @@ class SparkColumns:
             return f"_uuid_text({value})"
         if field.logical == "fourcc":
             return f"JSON_VIEWS[{camel(record.name)}][{field.name!r}].text({value})"
-        if field.spark_type == "timestamp_us":
-            return f"*_timestamp_us_columns({value})"
+        if field.spark_type in ("timestamp_us", "timestamp_ns"):
+            return f"*_{field.spark_type}_columns({value})"
         if field.repeat is not None:
             items = f"[{self.row_value(ref, 'item')} for item in {value}]"
             return f"None if {value} is None else {items}" if _may_be_absent(field) else items
