@@ -297,33 +297,52 @@ class SparkColumns:
         w.append(
             f'    """The rows of one ``{record.name}`` (see ``{record.name}_row_spark_type``)."""'
         )
-        outer = "()"
-        indent = "    "
-        for depth, fields, through, step in levels:
-            m = f"m{depth}"
-            owner = self.spec.records[record.spark_path[depth][0]]
-            columns = "".join(self.field_row(f, owner, m) + ", " for f in fields)
-            if columns:
-                joined = f"cols{depth}"
-                w.append(
-                    f"{indent}{joined} = "
-                    + (f"{outer} + " if outer != "()" else "")
-                    + f"({columns})"
-                )
-                outer = joined
-            child = f"{m}.{through}"
-            if absent and depth == len(levels) - 1:
-                # absent (its if: is false): still one row, so every batch is counted
-                nulls = len(self.spark_columns(leaf))
-                w.append(f"{indent}if {child} is None:")
-                w.append(f"{indent}    yield (*(None,) * {nulls}, *{outer})")
-            if step.repeat is not None:
-                w.append(f"{indent}for m{depth + 1} in {child} or ():")
-                indent += "    "
-            else:
-                w.append(f"{indent}m{depth + 1} = {child}")
-        w.append(f"{indent}yield (*{leaf.name}_to_row(m{len(levels)}), *{outer})")
+        self.path_rows(w, record.spark_paths or [record.spark_path], 0, "    ", "()")
         return "\n".join(w)
+
+    def path_rows(self, w: list, paths: list, depth: int, indent: str, outer: str) -> None:
+        """The lines of ``<record>_rows`` from step ``depth`` of ``paths`` (which share the
+        steps before it): each level's columns, then the next level; where the step is a
+        choice, a branch per case record its paths go on in (their columns of one shape,
+        checked at load: :mod:`generator.spec.row_choices`)."""
+        owner_name, through = paths[0][depth]
+        owner = self.spec.records[owner_name]
+        step = owner.field(through)
+        fields = [f for f in owner.fields if f.name != through and not f.spark_skip]
+        m = f"m{depth}"
+        columns = "".join(self.field_row(f, owner, m) + ", " for f in fields)
+        if columns:
+            joined = f"cols{depth}"
+            w.append(
+                f"{indent}{joined} = " + (f"{outer} + " if outer != "()" else "") + f"({columns})"
+            )
+            outer = joined
+        child = f"{m}.{through}"
+        last = depth == len(paths[0]) - 1
+        leaf = self.spec.records[step.type.name] if last else None
+        if last and _may_be_absent(step):
+            # absent (its if: is false): still one row, so every batch is counted
+            nulls = len(self.spark_columns(leaf))
+            w.append(f"{indent}if {child} is None:")
+            w.append(f"{indent}    yield (*(None,) * {nulls}, *{outer})")
+        if step.repeat is not None:
+            w.append(f"{indent}for m{depth + 1} in {child} or ():")
+            indent += "    "
+        else:
+            w.append(f"{indent}m{depth + 1} = {child}")
+        if last:
+            w.append(f"{indent}yield (*{leaf.name}_to_row(m{depth + 1}), *{outer})")
+            return
+        if step.type.kind != "choice":
+            self.path_rows(w, paths, depth + 1, indent, outer)
+            return
+        cases: dict[str, list] = {}
+        for path in paths:
+            cases.setdefault(path[depth + 1][0], []).append(path)
+        for i, (case, case_paths) in enumerate(cases.items()):
+            keyword = "if" if i == 0 else "elif"
+            w.append(f"{indent}{keyword} type(m{depth + 1}) is {camel(case)}:")
+            self.path_rows(w, case_paths, depth + 1, indent + "    ", outer)
 
     def uses_decimal(self) -> bool:
         def decimal(ref: TypeRef) -> bool:

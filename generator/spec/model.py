@@ -417,6 +417,9 @@ class Record:
     spark_path: list[tuple[str, str]] = dataclasses.field(default_factory=list)
     """``spark: {row: a.b.c}`` (a nested row path): (record, field) of each step; empty
     when ``spark_row`` names a field of the record itself."""
+    spark_paths: list[list[tuple[str, str]]] = dataclasses.field(default_factory=list)
+    """Every row path: ``spark_path`` alone, or one per case of each choice the path goes
+    through (their rows of one shape, checked at load; ``spark_path`` is the first)."""
     layout: str = "sequence"
     """``sequence`` (fields back to back), ``serializable`` (mysql::serialization message)
     or ``protobuf`` (tag-keyed records in any order)."""
