@@ -370,8 +370,7 @@ GOOD = SPEC.read_text()
                 "    spark: {row: file.le_micro.capture.packets}\n"
             ),
             ":39: records.pcap_file.spark.row: ",
-            "'file' is a choice: a row path goes on in every case record, so name the field "
-            "after it, not the case 'le_micro' (file.capture.packets)",
+            "name the field after it, not the case 'le_micro' (file.capture.packets)",
         ),
     ],
 )
