@@ -165,3 +165,61 @@ def test_the_compiled_tier_reads_times_and_hex_as_pure_python(stamps, tmp_path):
         data = stamped(magic, fraction, ntp_frac=0xFFFFFFFF)
         assert compiled.to_dict(compiled.parse(data)) == stamps.to_dict(stamps.parse(data))
         assert compiled.build(compiled.parse(data)) == data
+
+
+NANOS_COLUMN = """\
+format: tn
+title: t
+doc: t
+endian: le
+default_record: items
+records:
+  items:
+    doc: items
+    spark: {row: items}
+    fields:
+      - {name: items, type: item, repeat: eos, doc: "x"}
+  item:
+    doc: item
+    fields:
+      - {name: n, type: s64, logical: unix_nanos, spark: {type: timestamp_ns}, doc: "n"}
+"""
+
+
+def test_the_compiled_arrow_writer_rounds_nanoseconds_down_as_python(tmp_path):
+    """A plain s64 of nanoseconds with ``spark: {type: timestamp_ns}``: the compiled tier
+    writes its two Arrow columns from the bytes (dividing as C does, so the rounding is
+    written out) exactly as the Python rows, negative times and int64's ends too."""
+    import importlib.util
+    import shutil
+    import sys
+
+    pa = pytest.importorskip("pyarrow")
+    pytest.importorskip("pyspark")
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    from generator.cli.main import main
+    from runtime.core import tier
+    from runtime.core.limits import DEFAULT
+
+    pytest.importorskip("Cython")
+    if tier.pure_python_forced() or not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("the compiled tier is not loaded here (forced pure Python, or no compiler)")
+    (tmp_path / "myspecs").mkdir()
+    (tmp_path / "myspecs" / "tn.yaml").write_text(NANOS_COLUMN)
+    out = tmp_path / "mypkg"
+    argv = ["generate", "--specs", str(tmp_path / "myspecs"), "--out", str(out), "--compiled"]
+    assert main(argv) == 0
+    module_spec = importlib.util.spec_from_file_location("user_mypkg_tn", out / "tn.py")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[module_spec.name] = module
+    module_spec.loader.exec_module(module)
+    assert "items" in module._COMPILED.bind_arrow(vars(module))
+    values = [-1, -1000, -1001, 0, 999, 1764342000123456789, -(2**63), 2**63 - 1]
+    data = b"".join(struct.pack("<q", v) for v in values)
+    schema = to_arrow_schema(module.spark_schema("items"), timezone="UTC")
+    arrow = tier.compiled("runtime._compiled.arrow")
+    builder, counts = arrow.builder_for(pa.struct(list(schema))), []
+    assert module._COMPILED.write_arrow("items", pa.array([data]), 0, 1, builder, counts, DEFAULT)
+    written = builder.finish().to_pylist()
+    assert [(w["n"], w["n_ts"]) for w in written] == list(module.iter_rows(data, "items"))
