@@ -47,8 +47,10 @@ from generator.emit.plan import (
 _RAW = ("int", "float", "bool", "string", "binary")
 _FLOATS = ("float", "double")
 _INTS = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t")
-_TIMES = {"micros": "put_micros", "time_us": "put_time_us"}
-"""``timestamp_us``'s two columns of a number: its int, and its time."""
+_TIMES = {"micros": "put_micros", "time_us": "put_time_us", "time_ns": "put_time_us"}
+"""``timestamp_us``'s and ``timestamp_ns``'s two columns of a number: its int, and its
+time (``time_ns``: the microseconds of the nanoseconds, rounded down as Python's ``//``,
+written out since the module divides as C does)."""
 
 
 class _Members(ast.NodeTransformer):
@@ -654,7 +656,10 @@ class ArrowEmitter(ArrowLists, CompiledEmitter):
             return
         if kind in _TIMES and ctype in (*_INTS, "uint64_t"):
             fits = f"{var} >> 63 == 0" if ctype == "uint64_t" else "True"
-            self.decline_if(f"{_TIMES[kind]}({builder}, <int64_t>{var}, {fits})")
+            value = f"<int64_t>{var}"
+            if kind == "time_ns":
+                value = f"({value} // 1000 if {value} >= 0 else -((-({value} + 1)) // 1000) - 1)"
+            self.decline_if(f"{_TIMES[kind]}({builder}, {value}, {fits})")
             return
         if ctype in _INTS or ctype in _FLOATS or ctype == "bint":
             put = "put_double" if ctype in _FLOATS else "put_bool" if ctype == "bint" else "put_int"

@@ -125,6 +125,7 @@ class KeyedSteps:
     def shared_int(self, var: str) -> str:
         """The ``SharedInt`` global of a variable of this record (declared once)."""
         name = f"_shared_{self.name}_{var}"
+        self.preludes.setdefault(KEYED_PRELUDE)  # shared_int's cimport, keyed or not
         if name not in self.shared_ints:
             self.shared_ints.append(name)
         return name

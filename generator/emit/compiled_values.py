@@ -266,6 +266,8 @@ class ValueSteps:
     def python(self, expression: str) -> str:
         """A spec expression with Python's semantics: its C numbers as Python ints (no
         overflow where Python has none)."""
+        if "rt." in expression:  # a bounded operator (rt.times, rt.shift_left, ...)
+            self.preludes.setdefault("import runtime.core.record as rt\n")
         numbers = [
             v for v, ctype in self.decls.items() if not ctype.startswith(("bytes", "PyObject"))
         ]

@@ -286,6 +286,8 @@ def _field_notes(f) -> list[str]:
         notes.append("JSON: an unnamed code's four letters")
     elif getattr(f, "logical", ""):
         notes.append(f"JSON: `{f.name}_time` ({f.logical}, UTC) beside it")
+    if getattr(f, "display", "") == "hex":
+        notes.append("JSON: hex text (`0x...`)")
     ref = getattr(f, "ref", None)
     if ref is not None:
         null = "" if ref.null is None else f", `{ref.null}` = none"

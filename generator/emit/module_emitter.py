@@ -520,8 +520,8 @@ class ModuleEmitter(SparkColumns):
     def uses_map(self) -> bool:
         return any(f.type.kind == "map" for r in self.spec.records.values() for f in r.fields)
 
-    def uses_spark_type(self, logical: str) -> bool:
-        return any(f.spark_type == logical for r in self.spec.records.values() for f in r.fields)
+    def uses_spark_type(self, *logicals: str) -> bool:
+        return any(f.spark_type in logicals for r in self.spec.records.values() for f in r.fields)
 
     # -- readable JSON form: views ----------------------------------------------------
 
@@ -540,6 +540,8 @@ class ModuleEmitter(SparkColumns):
             return f"rt_codec.UuidText(as_bytes={field.type.kind == 'bytes'})"
         if field.logical in TIME_LOGICALS:
             return f"rt_codec.TimeBeside({field.logical!r})"
+        if field.display == "hex":
+            return f"rt_codec.HexNumber({PRIMITIVES[field.type.name].size or 0})"
         return None
 
     def json_views(self) -> list[tuple[str, list[tuple[str, str]]]]:

@@ -103,10 +103,10 @@ class SparkColumns:
                 )
             elif field.logical == "fourcc":  # its view's text: the Python rows write it
                 out.append((field.name, "StringType()", nullable, (field.name, slot, None, False)))
-            elif field.spark_type == "timestamp_us":
+            elif field.spark_type in ("timestamp_us", "timestamp_ns"):
                 out.append((field.name, "LongType()", True, (field.name, slot, "micros", False)))
-                ts = f"{field.name}_ts"
-                out.append((ts, "TimestampType()", True, (ts, slot, "time_us", False)))
+                ts, kind = f"{field.name}_ts", "time_" + field.spark_type[-2:]
+                out.append((ts, "TimestampType()", True, (ts, slot, kind, False)))
             else:
                 out.append((field.name, dtype, nullable, (field.name, slot, kind, none_is_null)))
         return out
@@ -256,8 +256,8 @@ class SparkColumns:
             return f"_uuid_text({value})"
         if field.logical == "fourcc":
             return f"JSON_VIEWS[{camel(record.name)}][{field.name!r}].text({value})"
-        if field.spark_type == "timestamp_us":
-            return f"*_timestamp_us_columns({value})"
+        if field.spark_type in ("timestamp_us", "timestamp_ns"):
+            return f"*_{field.spark_type}_columns({value})"
         if field.repeat is not None:
             items = f"[{self.row_value(ref, 'item')} for item in {value}]"
             return f"None if {value} is None else {items}" if _may_be_absent(field) else items
@@ -308,33 +308,52 @@ class SparkColumns:
         w.append(
             f'    """The rows of one ``{record.name}`` (see ``{record.name}_row_spark_type``)."""'
         )
-        outer = "()"
-        indent = "    "
-        for depth, fields, through, step in levels:
-            m = f"m{depth}"
-            owner = self.spec.records[record.spark_path[depth][0]]
-            columns = "".join(self.field_row(f, owner, m) + ", " for f in fields)
-            if columns:
-                joined = f"cols{depth}"
-                w.append(
-                    f"{indent}{joined} = "
-                    + (f"{outer} + " if outer != "()" else "")
-                    + f"({columns})"
-                )
-                outer = joined
-            child = f"{m}.{through}"
-            if absent and depth == len(levels) - 1:
-                # absent (its if: is false): still one row, so every batch is counted
-                nulls = len(self.spark_columns(leaf))
-                w.append(f"{indent}if {child} is None:")
-                w.append(f"{indent}    yield (*(None,) * {nulls}, *{outer})")
-            if step.repeat is not None:
-                w.append(f"{indent}for m{depth + 1} in {child} or ():")
-                indent += "    "
-            else:
-                w.append(f"{indent}m{depth + 1} = {child}")
-        w.append(f"{indent}yield (*{leaf.name}_to_row(m{len(levels)}), *{outer})")
+        self.path_rows(w, record.spark_paths or [record.spark_path], 0, "    ", "()")
         return "\n".join(w)
+
+    def path_rows(self, w: list, paths: list, depth: int, indent: str, outer: str) -> None:
+        """The lines of ``<record>_rows`` from step ``depth`` of ``paths`` (which share the
+        steps before it): each level's columns, then the next level; where the step is a
+        choice, a branch per case record its paths go on in (their columns of one shape,
+        checked at load: :mod:`generator.spec.row_choices`)."""
+        owner_name, through = paths[0][depth]
+        owner = self.spec.records[owner_name]
+        step = owner.field(through)
+        fields = [f for f in owner.fields if f.name != through and not f.spark_skip]
+        m = f"m{depth}"
+        columns = "".join(self.field_row(f, owner, m) + ", " for f in fields)
+        if columns:
+            joined = f"cols{depth}"
+            w.append(
+                f"{indent}{joined} = " + (f"{outer} + " if outer != "()" else "") + f"({columns})"
+            )
+            outer = joined
+        child = f"{m}.{through}"
+        last = depth == len(paths[0]) - 1
+        leaf = self.spec.records[step.type.name] if last else None
+        if last and _may_be_absent(step):
+            # absent (its if: is false): still one row, so every batch is counted
+            nulls = len(self.spark_columns(leaf))
+            w.append(f"{indent}if {child} is None:")
+            w.append(f"{indent}    yield (*(None,) * {nulls}, *{outer})")
+        if step.repeat is not None:
+            w.append(f"{indent}for m{depth + 1} in {child} or ():")
+            indent += "    "
+        else:
+            w.append(f"{indent}m{depth + 1} = {child}")
+        if last:
+            w.append(f"{indent}yield (*{leaf.name}_to_row(m{depth + 1}), *{outer})")
+            return
+        if step.type.kind != "choice":
+            self.path_rows(w, paths, depth + 1, indent, outer)
+            return
+        cases: dict[str, list] = {}
+        for path in paths:
+            cases.setdefault(path[depth + 1][0], []).append(path)
+        for i, (case, case_paths) in enumerate(cases.items()):
+            keyword = "if" if i == 0 else "elif"
+            w.append(f"{indent}{keyword} type(m{depth + 1}) is {camel(case)}:")
+            self.path_rows(w, case_paths, depth + 1, indent + "    ", outer)
 
     def uses_decimal(self) -> bool:
         def decimal(ref: TypeRef) -> bool:

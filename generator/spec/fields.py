@@ -30,6 +30,7 @@ from generator.spec.model import (
     camel,
     int_range,
 )
+from generator.spec.times import check_time, time_field
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_TYPES
 from runtime.core.errors import did_you_mean
 
@@ -57,6 +58,9 @@ class FieldBuilder:
 
     def field(self, raw: dict, parts, siblings: list[Field]) -> Field:
         self.name("field", raw["name"], parts + ("name",))
+        if "time" in raw:  # seconds plus a fraction: a derived value (generator/spec/times.py)
+            check_time(self, raw, parts, siblings)
+            raw = time_field(raw)
         if "map" in raw:
             extra = [k for k in ("type", "switch_on", "size", "repeat", "enum") if k in raw]
             if extra:
@@ -701,6 +705,14 @@ class FieldBuilder:
         elif logical and not is_int:
             raise self.error(parts + ("logical",), f"logical: {logical} is an integer time")
         field.logical = logical
+        if raw.get("display"):
+            if not is_int or ref.kind != "prim" or raw.get("enum") or logical:
+                raise self.error(
+                    parts + ("display",),
+                    "display: hex goes with a plain integer (no enum: or logical:, which "
+                    "already say how it reads)",
+                )
+            field.display = raw["display"]
         if raw.get("pad"):
             if ref.kind != "str" or not isinstance(ref.size, int) or ref.size_is_prefix:
                 raise self.error(parts + ("pad",), "pad: goes with a str of a fixed size: N")

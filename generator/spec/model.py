@@ -20,12 +20,16 @@ BIT_FIELD = re.compile(r"(s?)b([1-9][0-9]?)(le)?")
 bit first; ``sb12`` signed (two's complement); ``b12le``/``sb12le``: its run read least
 significant bit first (Kaitai's ``b12le``)."""
 
-TIME_LOGICALS = ("unix_seconds", "unix_millis", "unix_micros", "tidb_tso")
+TIME_LOGICALS = ("unix_seconds", "unix_millis", "unix_micros", "unix_nanos", "tidb_tso")
 """The ``logical:`` integer times: the number stays, ``<name>_time`` beside it in JSON."""
 
 SPARK_LOGICAL_TYPES = {
     "uuid": "16 byte values (a list or bytes) as the text form of a UUID",
     "timestamp_us": "microseconds since the epoch: the number, plus a `<name>_ts` TimestampType",
+    "timestamp_ns": (
+        "nanoseconds since the epoch: the number, plus a `<name>_ts` TimestampType (which "
+        "holds microseconds: the number keeps the nanoseconds)"
+    ),
 }
 
 
@@ -274,6 +278,8 @@ class Field:
     """``enum:`` with ``open: true``: any integer is kept; the JSON form names members."""
     logical: str = ""
     """``logical:``: how the JSON form shows it (``uuid``, or an integer time kind)."""
+    display: str = ""
+    """``display: hex``: the JSON form shows the integer as hex text (the model keeps it)."""
     derived: str = ""
     """``derived:``: an expression computed on parse; the field is not on the wire."""
     derived_text: str = ""
@@ -411,6 +417,9 @@ class Record:
     spark_path: list[tuple[str, str]] = dataclasses.field(default_factory=list)
     """``spark: {row: a.b.c}`` (a nested row path): (record, field) of each step; empty
     when ``spark_row`` names a field of the record itself."""
+    spark_paths: list[list[tuple[str, str]]] = dataclasses.field(default_factory=list)
+    """Every row path: ``spark_path`` alone, or one per case of each choice the path goes
+    through (their rows of one shape, checked at load; ``spark_path`` is the first)."""
     layout: str = "sequence"
     """``sequence`` (fields back to back), ``serializable`` (mysql::serialization message)
     or ``protobuf`` (tag-keyed records in any order)."""

@@ -43,6 +43,7 @@ from generator.spec.model import (
 )
 from generator.spec.model_classes import read_models
 from generator.spec.refs import check_refs
+from generator.spec.row_choices import paths_through_choice
 from generator.spec.types import PRIMITIVES, RUNTIME_TYPES
 from generator.spec.unmapping import check_way_back
 from runtime.core.errors import did_you_mean
@@ -531,7 +532,8 @@ class SpecBuilder(FieldBuilder):
         self.check_layout(record, where, body)
         spark = body.get("spark", {})
         if "row" in spark and "." in spark["row"]:
-            record.spark_path = self.row_path(record, spark["row"], where + ("spark", "row"))
+            paths = self.row_paths(record, spark["row"], where + ("spark", "row"))
+            record.spark_path, record.spark_paths = paths[0], paths
             record.spark_row = spark["row"]
         elif "row" in spark:
             target = next((f for f in fields if f.name == spark["row"]), None)
@@ -551,14 +553,18 @@ class SpecBuilder(FieldBuilder):
             record.spark_row = spark["row"]
         return record
 
-    def row_path(self, record: Record, path: str, parts) -> list[tuple[str, str]]:
+    def row_paths(self, record: Record, path: str, parts) -> list[list[tuple[str, str]]]:
         """``spark: {row: a.b.c}``: each step a record field of the record before it (a
-        list or one record), the last a repeated record field; (record, field) per step."""
+        list or one record), the last a repeated record field; (record, field) per step.
+        A step through a choice goes on in each case record: a path per case
+        (:mod:`generator.spec.row_choices`)."""
         steps, current = [], record
         names = path.split(".")
         for i, name in enumerate(names):
             field = next((f for f in current.fields if f.name == name), None)
             last = i == len(names) - 1
+            if field is not None and field.type.kind == "choice" and not field.condition:
+                return paths_through_choice(self, current, names, i, field, parts, steps)
             absent = field is not None and (field.condition or field.optional) and not last
             if (
                 field is None
@@ -569,7 +575,7 @@ class SpecBuilder(FieldBuilder):
                 known = [f.name for f in current.fields if f.type.kind == "record"]
                 hint = did_you_mean(name, known) if field is None else ""
                 what = repr(name)
-                if field is not None and field.type.kind in ("choice", "switch"):
+                if field is not None and field.type.kind == "switch":
                     what = f"{name!r} is a {field.type.kind}"
                     hint = (
                         " (give each case record its own spark: {row: ...}, and read with "
@@ -583,7 +589,7 @@ class SpecBuilder(FieldBuilder):
             steps.append((current.name, name))
             body = self.data["records"][field.type.name]
             current = self.record(field.type.name, body)
-        return steps
+        return [steps]
 
     def check_spans(self, record: Record, where) -> None:
         """A checksum's ``span: [first, last]`` names fields after it, in order, on the wire:

@@ -237,6 +237,45 @@ class OpenEnum:
             ) from None
 
 
+class HexNumber:
+    """An integer shown in the JSON form as hex text (``display: hex``: a magic number reads
+    as its spec and its document write it), zero-filled to its type's ``size`` bytes; the
+    model keeps the number, and the way back takes the text or a number.
+
+    >>> view = HexNumber(4)
+    >>> view.to_json(0xA1B2C3D4), view.to_json(5), HexNumber(2).to_json(-2)
+    ('0xa1b2c3d4', '0x00000005', '-0x0002')
+    >>> view.from_json("0xA1B2C3D4") == 0xA1B2C3D4, view.from_json(7), view.from_json("-0x2")
+    (True, 7, -2)
+    """
+
+    def __init__(self, size: int):
+        self.digits = 2 * size
+
+    def to_json(self, value):
+        if value is None or isinstance(value, bool) or not isinstance(value, int):
+            return to_jsonable(value)
+        sign = "-" if value < 0 else ""
+        return f"{sign}0x{abs(int(value)):0{self.digits}x}"
+
+    def put(self, out: dict, name: str, value) -> None:
+        out[name] = (
+            [self.to_json(v) for v in value] if isinstance(value, list) else self.to_json(value)
+        )
+
+    def from_json(self, value, path: str = ""):
+        """The number of hex text (``0x`` first, ``-`` before it when negative), of a
+        number, or of each element of a list."""
+        if isinstance(value, list):
+            return [self.from_json(v, path) for v in value]
+        if isinstance(value, str) and value.lstrip("-")[:2].lower() == "0x":
+            try:
+                return int(value, 16)
+            except ValueError:
+                raise EncodeError(f"{value!r} is not hex text (0x...)", path=path) from None
+        return int_from_json(value, path)
+
+
 class FourCC(OpenEnum):
     """A four-character code (``logical: fourcc`` on a ``u32be``: a PNG chunk type, a RIFF
     chunk id) kept as its number: a code its open enum lists by the member's name, another
@@ -383,17 +422,31 @@ def tso_time(ts: int) -> str | None:
     return _iso((ts >> 18) * 1000, 3)
 
 
+def nanos_time(nanos: int) -> str | None:
+    """UTC text of ``nanos`` since the epoch with nine fraction digits (``datetime`` holds
+    microseconds, so the last three digits are put on after it).
+
+    >>> nanos_time(1764342000123456789), nanos_time(-1)
+    ('2025-11-28T15:00:00.123456789Z', '1969-12-31T23:59:59.999999999Z')
+    """
+    micros, rest = divmod(nanos, 1000)
+    text = _iso(micros, 6)
+    return None if text is None else f"{text[:-1]}{rest:03d}Z"
+
+
 LOGICAL_TIMES = {
     "unix_seconds": lambda v: _iso(v * 1_000_000, 0),
     "unix_millis": lambda v: _iso(v * 1000, 3),
     "unix_micros": lambda v: _iso(v, 6),
+    "unix_nanos": nanos_time,
     "tidb_tso": tso_time,
 }
 """``logical:`` time kind -> the UTC text of an integer (None when out of range)."""
 
 
 class TimeBeside:
-    """An integer time (``logical: unix_seconds | unix_millis | unix_micros | tidb_tso``):
+    """An integer time (``logical: unix_seconds | unix_millis | unix_micros | unix_nanos |
+    tidb_tso``):
     the number stays as it is, and ``<name>_time`` beside it gives the UTC time. On the
     way back the number is what counts; a ``<name>_time`` that disagrees with it is an
     error (so an edited time is not silently ignored).
