@@ -20,7 +20,7 @@ BIT_FIELD = re.compile(r"(s?)b([1-9][0-9]?)(le)?")
 bit first; ``sb12`` signed (two's complement); ``b12le``/``sb12le``: its run read least
 significant bit first (Kaitai's ``b12le``)."""
 
-TIME_LOGICALS = ("unix_seconds", "unix_millis", "unix_micros", "tidb_tso")
+TIME_LOGICALS = ("unix_seconds", "unix_millis", "unix_micros", "tidb_tso", "postgres_micros")
 """The ``logical:`` integer times: the number stays, ``<name>_time`` beside it in JSON."""
 
 SPARK_LOGICAL_TYPES = {
