@@ -10,8 +10,8 @@ protocol version 1 (text column values), once with ``binary 'true'`` (binary col
 values), and once in protocol version 2 with ``streaming 'on'`` for a transaction larger
 than ``logical_decoding_work_mem`` (stream start/stop/commit and the changes inside a
 stream, each after the transaction id). Each message becomes
-``samples/pgoutput/<NNN>_<kind>_<name>.bin`` (the messages inside a stream block:
-``*.streamed.bin``, decoded as the ``streamed_message`` record) and ``expected.json`` lists
+``samples/pgoutput/<NNN>_<run>_<kind>.bin`` (the messages inside a stream block go to
+``_streamed/``, the ``streamed_message`` record) and ``_meta/expected.json`` lists
 what the SQL inserted, which the tests compare with. Run as root, the cluster runs as the
 ``postgres`` user. Nothing else reads PostgreSQL: the tests and ``scripts/run.sh`` only
 read the files written here.
@@ -30,6 +30,11 @@ import time
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "pgoutput"
+STREAMED_OUT = OUT / "_streamed"
+"""The changes inside stream blocks (record ``streamed_message``): a ``_`` folder, which
+``wirespec ingest`` and ``samples.decode_all`` leave alone (they read ``message``)."""
+META = OUT / "_meta"
+"""How the samples were made, and what the SQL inserted: no input of ingest either."""
 BIN_DIR = "/usr/lib/postgresql/15/bin"
 SLOT = "wirespec_slot"
 
@@ -166,15 +171,15 @@ KINDS = {
 
 def write(messages, tag: str, start: int, streamed_kinds=False) -> int:
     """Write ``messages`` as numbered files; inside a stream block (protocol 2) a change
-    carries its transaction id and goes to ``*.streamed.bin``."""
+    carries its transaction id and goes to ``_streamed/``."""
     in_stream = False
     for number, (_lsn, data) in enumerate(messages, start):
         kind = KINDS[chr(data[0])]
         if kind == "stream_start":
             in_stream = True
         streamed = streamed_kinds and in_stream and kind not in ("stream_start", "stream_stop")
-        suffix = ".streamed.bin" if streamed else ".bin"
-        (OUT / f"{number:03d}_{tag}_{kind}{suffix}").write_bytes(data)
+        folder = STREAMED_OUT if streamed else OUT
+        (folder / f"{number:03d}_{tag}_{kind}.bin").write_bytes(data)
         if kind == "stream_stop":
             in_stream = False
     return start + len(messages)
@@ -226,16 +231,16 @@ def main(argv=None) -> int:
         cluster.stop()
         if not args.keep:
             shutil.rmtree(root)
-    if OUT.exists():
-        for old in OUT.glob("*.bin"):
+    for folder in (OUT, STREAMED_OUT, META):
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.glob("*.bin"):
             old.unlink()
-    OUT.mkdir(exist_ok=True)
     kept = stream_excerpt(streamed)
     number = write(text, "text", 0)
     number = write([m for m in binary if chr(m[1][0]) in "IU"], "binary", number)
     number = write(kept, "v2", number, streamed_kinds=True)
     expected = dict(EXPECTED, server_version=version)
-    (OUT / "expected.json").write_text(json.dumps(expected, indent=2) + "\n")
+    (META / "expected.json").write_text(json.dumps(expected, indent=2) + "\n")
     print(f"wrote {number} messages to {OUT} (PostgreSQL {version}, "
           f"{len(streamed)} in the streamed run)")
     return 0
