@@ -26,7 +26,6 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "pgoutput"
@@ -62,24 +61,34 @@ LONG_NOTE = "".join(f"note line {i:05d} / " for i in range(400))  # > 2 kB: stor
 leaves it alone sends it as 'u', unchanged TOAST."""
 
 SCENARIO = [
-    "INSERT INTO orders VALUES (1001, 'Ada Lovelace', 42.50, '2024-11-22 10:15:00.123456+00', "
-    f"'calm', '\\xdeadbeef', '{LONG_NOTE}')",
-    "INSERT INTO orders VALUES (1002, 'Grace Hopper', NULL, '2024-11-22 11:00:00+00', 'busy', "
-    "NULL, 'short note')",
-    "BEGIN; UPDATE orders SET amount = 43.00 WHERE id = 1001; "
-    "UPDATE orders SET id = 1003 WHERE id = 1002; COMMIT",
+    (
+        "INSERT INTO orders VALUES (1001, 'Ada Lovelace', 42.50, "
+        f"'2024-11-22 10:15:00.123456+00', 'calm', '\\xdeadbeef', '{LONG_NOTE}')"
+    ),
+    (
+        "INSERT INTO orders VALUES (1002, 'Grace Hopper', NULL, '2024-11-22 11:00:00+00', "
+        "'busy', NULL, 'short note')"
+    ),
+    (
+        "BEGIN; UPDATE orders SET amount = 43.00 WHERE id = 1001; "
+        "UPDATE orders SET id = 1003 WHERE id = 1002; COMMIT"
+    ),
     "INSERT INTO audit VALUES (7, 'ops', '{\"step\": 1, \"ok\": true}')",
     "UPDATE audit SET actor = 'admin' WHERE id = 7",
     "DELETE FROM audit WHERE id = 7",
     "DELETE FROM orders WHERE id = 1003",
-    "BEGIN; INSERT INTO stock VALUES ('sku-1', 5), ('sku-2', 0); "
-    "SELECT pg_logical_emit_message(true, 'wirespec', 'inside the transaction'); COMMIT",
+    (
+        "BEGIN; INSERT INTO stock VALUES ('sku-1', 5), ('sku-2', 0); "
+        "SELECT pg_logical_emit_message(true, 'wirespec', 'inside the transaction'); COMMIT"
+    ),
     "SELECT pg_logical_emit_message(false, 'heartbeat', '\\x00ff'::bytea)",
     "TRUNCATE stock, audit RESTART IDENTITY CASCADE",
-    "SELECT pg_replication_origin_session_setup('upstream_eu'); BEGIN; "
-    "SELECT pg_replication_origin_xact_setup('0/5A5A5A5', '2024-11-22 12:00:00+00'); "
-    "INSERT INTO stock VALUES ('sku-9', 9); COMMIT; "
-    "SELECT pg_replication_origin_session_reset()",
+    (
+        "SELECT pg_replication_origin_session_setup('upstream_eu'); BEGIN; "
+        "SELECT pg_replication_origin_xact_setup('0/5A5A5A5', '2024-11-22 12:00:00+00'); "
+        "INSERT INTO stock VALUES ('sku-9', 9); COMMIT; "
+        "SELECT pg_replication_origin_session_reset()"
+    ),
 ]
 
 STREAMED = (
@@ -134,22 +143,63 @@ class Cluster:
     def start(self):
         if self.user:
             shutil.chown(self.root, "postgres")
-        self.run(self.bin / "initdb", "-D", self.data, "-U", "postgres", "-E", "UTF8",
-                 "--locale=C", "-A", "trust", capture_output=True)
-        options = (f"-c wal_level=logical -c port={self.port} -c listen_addresses='' "
-                   f"-c unix_socket_directories={self.root} -c logical_decoding_work_mem=64kB "
-                   "-c max_replication_slots=4 -c timezone=UTC")
-        self.run(self.bin / "pg_ctl", "-D", self.data, "-o", options, "-w",
-                 "-l", self.root / "log", "start", capture_output=True)
+        self.run(
+            self.bin / "initdb",
+            "-D",
+            self.data,
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "-A",
+            "trust",
+            capture_output=True,
+        )
+        options = (
+            f"-c wal_level=logical -c port={self.port} -c listen_addresses='' "
+            f"-c unix_socket_directories={self.root} -c logical_decoding_work_mem=64kB "
+            "-c max_replication_slots=4 -c timezone=UTC"
+        )
+        self.run(
+            self.bin / "pg_ctl",
+            "-D",
+            self.data,
+            "-o",
+            options,
+            "-w",
+            "-l",
+            self.root / "log",
+            "start",
+            capture_output=True,
+        )
 
     def stop(self):
-        self.run(self.bin / "pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop",
-                 capture_output=True)
+        self.run(
+            self.bin / "pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop", capture_output=True
+        )
 
     def sql(self, text: str) -> str:
-        out = self.run("psql", "-h", self.root, "-p", self.port, "-U", "postgres", "-X", "-q",
-                       "-At", "-v", "ON_ERROR_STOP=1", "-d", "postgres", "-c", text,
-                       capture_output=True, text=True)
+        out = self.run(
+            "psql",
+            "-h",
+            self.root,
+            "-p",
+            self.port,
+            "-U",
+            "postgres",
+            "-X",
+            "-q",
+            "-At",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-d",
+            "postgres",
+            "-c",
+            text,
+            capture_output=True,
+            text=True,
+        )
         return out.stdout
 
     def peek(self, *options: str) -> list[tuple[str, bytes]]:
@@ -158,14 +208,27 @@ class Cluster:
             "SELECT lsn, encode(data, 'hex') FROM pg_logical_slot_peek_binary_changes("
             f"'{SLOT}', NULL, NULL, {quoted})"
         )
-        return [(lsn, bytes.fromhex(hexed)) for lsn, hexed in
-                (line.split("|") for line in rows.splitlines())]
+        return [
+            (lsn, bytes.fromhex(hexed))
+            for lsn, hexed in (line.split("|") for line in rows.splitlines())
+        ]
 
 
 KINDS = {
-    "B": "begin", "C": "commit", "O": "origin", "R": "relation", "Y": "type", "I": "insert",
-    "U": "update", "D": "delete", "T": "truncate", "M": "message", "S": "stream_start",
-    "E": "stream_stop", "c": "stream_commit", "A": "stream_abort",
+    "B": "begin",
+    "C": "commit",
+    "O": "origin",
+    "R": "relation",
+    "Y": "type",
+    "I": "insert",
+    "U": "update",
+    "D": "delete",
+    "T": "truncate",
+    "M": "message",
+    "S": "stream_start",
+    "E": "stream_stop",
+    "c": "stream_commit",
+    "A": "stream_abort",
 }
 
 
@@ -241,8 +304,10 @@ def main(argv=None) -> int:
     number = write(kept, "v2", number, streamed_kinds=True)
     expected = dict(EXPECTED, server_version=version)
     (META / "expected.json").write_text(json.dumps(expected, indent=2) + "\n")
-    print(f"wrote {number} messages to {OUT} (PostgreSQL {version}, "
-          f"{len(streamed)} in the streamed run)")
+    print(
+        f"wrote {number} messages to {OUT} (PostgreSQL {version}, "
+        f"{len(streamed)} in the streamed run)"
+    )
     return 0
 
 
