@@ -11,7 +11,8 @@ values), and once in protocol version 2 with ``streaming 'on'`` for a transactio
 than ``logical_decoding_work_mem`` (stream start/stop/commit and the changes inside a
 stream, each after the transaction id). Each message becomes
 ``samples/pgoutput/<NNN>_<run>_<kind>.bin`` (the messages inside a stream block go to
-``_streamed/``, the ``streamed_message`` record) and ``_meta/expected.json`` lists
+``samples/_pgoutput/streamed/``, the ``streamed_message`` record) and
+``samples/_pgoutput/expected.json`` lists
 what the SQL inserted, which the tests compare with. Run as root, the cluster runs as the
 ``postgres`` user. Nothing else reads PostgreSQL: the tests and ``scripts/run.sh`` only
 read the files written here.
@@ -29,11 +30,12 @@ import tempfile
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "pgoutput"
-STREAMED_OUT = OUT / "_streamed"
-"""The changes inside stream blocks (record ``streamed_message``): a ``_`` folder, which
-``wirespec ingest`` and ``samples.decode_all`` leave alone (they read ``message``)."""
-META = OUT / "_meta"
-"""How the samples were made, and what the SQL inserted: no input of ingest either."""
+META = OUT.parent / "_pgoutput"
+"""How the samples were made and what the SQL inserted: beside ``samples/pgoutput/``, whose
+files are all messages (``wirespec ingest`` and the tests read each as one), in a ``_``
+folder that ``samples.decode_all`` and ``wirespec ingest all`` leave alone."""
+STREAMED_OUT = META / "streamed"
+"""The changes inside stream blocks (record ``streamed_message``)."""
 BIN_DIR = "/usr/lib/postgresql/15/bin"
 SLOT = "wirespec_slot"
 
@@ -234,7 +236,7 @@ KINDS = {
 
 def write(messages, tag: str, start: int, streamed_kinds=False) -> int:
     """Write ``messages`` as numbered files; inside a stream block (protocol 2) a change
-    carries its transaction id and goes to ``_streamed/``."""
+    carries its transaction id and goes to :data:`STREAMED_OUT`."""
     in_stream = False
     for number, (_lsn, data) in enumerate(messages, start):
         kind = KINDS[chr(data[0])]

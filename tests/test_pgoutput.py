@@ -2,7 +2,7 @@
 (samples/pgoutput/, made by samples/pgoutput_capture.py; nothing here needs PostgreSQL).
 
 Every sample parses and rebuilds byte for byte in every tier; the values read are what
-the SQL of the capture inserted (samples/pgoutput/_meta/expected.json); a transaction's
+the SQL of the capture inserted (samples/_pgoutput/expected.json); a transaction's
 Begin and Commit agree; the stream blocks of protocol 2 carry one xid; every truncation and
 a few corruptions are a DecodeError with its offset and field path, the same from the fast
 path and construct; the JSON form reads back to the same bytes.
@@ -24,9 +24,9 @@ from tests.test_quicktier import agree as quick_agree
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples" / "pgoutput"
 MESSAGES = sorted(SAMPLES.glob("*.bin"))
-STREAMED = sorted((SAMPLES / "_streamed").glob("*.bin"))
+STREAMED = sorted((ROOT / "samples" / "_pgoutput" / "streamed").glob("*.bin"))
 EVERY = [(p, "message") for p in MESSAGES] + [(p, "streamed_message") for p in STREAMED]
-EXPECTED = json.loads((SAMPLES / "_meta" / "expected.json").read_text())
+EXPECTED = json.loads((ROOT / "samples" / "_pgoutput" / "expected.json").read_text())
 T = pg.MessageType
 ORDERS_COLUMNS = ["id", "customer", "amount", "placed_at", "state", "payload", "notes"]
 INT4, TEXT, NUMERIC, TIMESTAMPTZ, BYTEA, JSONB = 23, 25, 1700, 1184, 17, 3802
