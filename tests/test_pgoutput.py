@@ -166,6 +166,18 @@ def test_truncate_messages_and_origin():
     )
 
 
+def test_a_spark_row_has_each_commit_time_as_a_timestamp():
+    commit = message("041_text_commit.bin")
+    (row,) = pg.to_rows(commit)
+    names = [f.name for f in pg.spark_schema()["body"].dataType["commit"].dataType.fields]
+    columns = dict(zip(names, row[1][1]))
+    assert columns["commit_time"] == commit.body.commit_time
+    assert columns["commit_time_ts"].isoformat() == "2024-11-22T12:00:00+00:00"
+    begin = pg.Message(type=T.BEGIN, body=pg.Begin(final_lsn=1, commit_time=2**63 - 1, xid=7))
+    (row,) = pg.to_rows(begin)
+    assert row[1][0][1:3] == (2**63 - 1, None)  # past year 9999: no timestamp, the number kept
+
+
 def test_begin_and_commit_of_each_transaction_agree():
     begins, commits = messages(T.BEGIN), messages(T.COMMIT)
     assert len(begins) == len(commits) > 5

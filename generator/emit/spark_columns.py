@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from generator.spec.model import Field, Record, TypeRef, camel
+from generator.spec.model import TIMESTAMP_US_EPOCHS, Field, Record, TypeRef, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
 
 
@@ -105,7 +105,8 @@ class SparkColumns:
             elif field.spark_type == "timestamp_us":
                 out.append((field.name, "LongType()", True, (field.name, slot, "micros", False)))
                 ts = f"{field.name}_ts"
-                out.append((ts, "TimestampType()", True, (ts, slot, "time_us", False)))
+                time = "time_us_postgres" if field.logical in TIMESTAMP_US_EPOCHS else "time_us"
+                out.append((ts, "TimestampType()", True, (ts, slot, time, False)))
             else:
                 out.append((field.name, dtype, nullable, (field.name, slot, kind, none_is_null)))
         return out
@@ -245,6 +246,8 @@ class SparkColumns:
             return f"_uuid_text({value})"
         if field.logical == "fourcc":
             return f"JSON_VIEWS[{camel(record.name)}][{field.name!r}].text({value})"
+        if field.spark_type == "timestamp_us" and field.logical in TIMESTAMP_US_EPOCHS:
+            return f"*_timestamp_us_columns({value}, {TIMESTAMP_US_EPOCHS[field.logical]})"
         if field.spark_type == "timestamp_us":
             return f"*_timestamp_us_columns({value})"
         if field.repeat is not None:

@@ -13,6 +13,7 @@ import re
 
 from generator.spec.loader import LoadedSpec
 from generator.spec.types import LEB128, RUNTIME_TYPES
+from runtime.core.codec import POSTGRES_EPOCH_MICROS
 from runtime.core.value_kinds import WIRE_TYPES
 
 BIT_FIELD = re.compile(r"(s?)b([1-9][0-9]?)(le)?")
@@ -27,6 +28,11 @@ SPARK_LOGICAL_TYPES = {
     "uuid": "16 byte values (a list or bytes) as the text form of a UUID",
     "timestamp_us": "microseconds since the epoch: the number, plus a `<name>_ts` TimestampType",
 }
+
+TIMESTAMP_US_EPOCHS = {"postgres_micros": POSTGRES_EPOCH_MICROS}
+"""``logical:`` times whose microseconds count from another epoch than Unix's: where
+``spark: {type: timestamp_us}`` is on such a field, its ``<name>_ts`` column adds this many
+microseconds (PostgreSQL's epoch, 2000-01-01 UTC, for ``postgres_micros``)."""
 
 
 @dataclasses.dataclass
