@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.instructions import instructions_of  # noqa: E402
+from benchmarks.instructions import instructions_of
 
 SAMPLES = ROOT / "samples" / "pgoutput"
 WORKLOADS = {
@@ -45,16 +45,19 @@ def payloads(workload: str) -> list[bytes]:
     return [p.read_bytes() for p in sorted(SAMPLES.glob(WORKLOADS[workload]))]
 
 
-def run(workload: str, function: str, passes: int) -> None:
-    """Decode the workload's messages ``passes`` times (the child of a measurement)."""
+def run(workload: str, function: str, passes: int) -> float:
+    """Decode the workload's messages ``passes`` times (the child of a measurement); the
+    CPU seconds the passes took (not the import and the warm-up)."""
     import generated.pgoutput as pg
 
     decode, messages = getattr(pg, function), payloads(workload)
     for data in messages:  # warm-up: the first call binds the tiers
         decode(data)
+    start = time.process_time()
     for _ in range(passes):
         for data in messages:
             decode(data)
+    return time.process_time() - start
 
 
 def instructions_per_message(workload: str, decoder: str, n: int) -> float:
@@ -66,13 +69,10 @@ def instructions_per_message(workload: str, decoder: str, n: int) -> float:
 
 def messages_per_second(workload: str, decoder: str, n: int) -> float:
     function, env = DECODERS[decoder]
-    code = (
-        "import time, benchmarks.pgoutput as b; t = time.process_time(); "
-        f"b.run({workload!r}, {function!r}, {n}); print(time.process_time() - t)"
-    )
+    code = f"import benchmarks.pgoutput as b; print(b.run({workload!r}, {function!r}, {n}))"
     env = dict(os.environ, PYTHONPATH=str(ROOT), **env)
     out = subprocess.run(
-        [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, check=True
     )
     return n * len(payloads(workload)) / float(out.stdout)
 
