@@ -25,6 +25,7 @@ import json
 import os
 import shutil
 import socket
+import struct
 import subprocess
 import tempfile
 from pathlib import Path
@@ -36,6 +37,8 @@ files are all messages (``wirespec ingest`` and the tests read each as one), in 
 folder that ``samples.decode_all`` and ``wirespec ingest all`` leave alone."""
 STREAMED_OUT = META / "streamed"
 """The changes inside stream blocks (record ``streamed_message``)."""
+FRAMES_OUT = META / "walsender"
+"""CopyData payloads of a walsender (record ``replication_frame``)."""
 BIN_DIR = "/usr/lib/postgresql/15/bin"
 SLOT = "wirespec_slot"
 
@@ -272,6 +275,54 @@ def stream_excerpt(messages, changes_per_block=2):
     return [m for block in chosen for m in block] + tail
 
 
+FRAMES_SLOT = "wirespec_frames"
+FRAMED = "INSERT INTO stock VALUES ('sku-w', 12)"
+"""A transaction read through a walsender, whose frames go to :data:`FRAMES_OUT`."""
+
+
+def _packet(kind: bytes, body: bytes) -> bytes:
+    return kind + struct.pack(">i", len(body) + 4) + body
+
+
+def walsender_frames(cluster: Cluster, slot: str, wanted: int = 12) -> list[bytes]:
+    """The first CopyData payloads a walsender sends for ``START_REPLICATION SLOT slot
+    LOGICAL`` over the unix socket (the frontend/backend protocol by hand, trust
+    authentication): primary keepalives ('k') and XLogData ('w') frames, up to the one
+    holding the first transaction's Commit."""
+    path = cluster.root / f".s.PGSQL.{cluster.port}"
+    params = b"user\0postgres\0database\0postgres\0replication\0database\0\0"
+    query = (
+        f"START_REPLICATION SLOT {slot} LOGICAL 0/0 "
+        "(proto_version '1', publication_names 'pub', messages 'true')"
+    )
+    frames: list[bytes] = []
+    with socket.socket(socket.AF_UNIX) as conn:
+        conn.settimeout(20)
+        conn.connect(str(path))
+        conn.sendall(struct.pack(">ii", len(params) + 8, 196608) + params)
+        reader = conn.makefile("rb")
+
+        def receive() -> tuple[bytes, bytes]:
+            kind = reader.read(1)
+            (length,) = struct.unpack(">i", reader.read(4))
+            return kind, reader.read(length - 4)
+
+        while (kind := receive()[0]) != b"Z":  # authentication ok, parameters, ready
+            if kind == b"E":
+                raise SystemExit("the walsender refused the connection")
+        conn.sendall(_packet(b"Q", query.encode() + b"\0"))
+        while len(frames) < wanted:
+            kind, body = receive()
+            if kind == b"E":
+                raise SystemExit(f"START_REPLICATION failed: {body!r}")
+            if kind == b"d":
+                frames.append(body)
+                if body[:1] == b"w" and body[25:26] == b"C":  # the transaction's Commit
+                    break
+        conn.sendall(_packet(b"X", b""))
+    return frames
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin-dir", default=BIN_DIR, help="PostgreSQL's bin folder")
@@ -291,12 +342,15 @@ def main(argv=None) -> int:
         cluster.sql(f"SELECT pg_replication_slot_advance('{SLOT}', pg_current_wal_lsn())")
         cluster.sql("BEGIN; " + "; ".join(STREAMED) + "; COMMIT")
         streamed = cluster.peek("proto_version", "2", "streaming", "on", *common)
+        cluster.sql(f"SELECT pg_create_logical_replication_slot('{FRAMES_SLOT}', 'pgoutput')")
+        cluster.sql(FRAMED)
+        frames = walsender_frames(cluster, FRAMES_SLOT)
         version = cluster.sql("SHOW server_version").strip()
     finally:
         cluster.stop()
         if not args.keep:
             shutil.rmtree(root)
-    for folder in (OUT, STREAMED_OUT, META):
+    for folder in (OUT, STREAMED_OUT, FRAMES_OUT, META):
         folder.mkdir(parents=True, exist_ok=True)
         for old in folder.glob("*.bin"):
             old.unlink()
@@ -304,10 +358,14 @@ def main(argv=None) -> int:
     number = write(text, "text", 0)
     number = write([m for m in binary if chr(m[1][0]) in "IU"], "binary", number)
     number = write(kept, "v2", number, streamed_kinds=True)
+    for at, frame in enumerate(frames, number):
+        kind = "xlog_data" if frame[:1] == b"w" else "keepalive"
+        (FRAMES_OUT / f"{at:03d}_walsender_{kind}.bin").write_bytes(frame)
     expected = dict(EXPECTED, server_version=version)
     (META / "expected.json").write_text(json.dumps(expected, indent=2) + "\n")
     print(
-        f"wrote {number} messages to {OUT} (PostgreSQL {version}, "
+        f"wrote {number} messages to {OUT} and {len(frames)} walsender frames "
+        f"(PostgreSQL {version}, "
         f"{len(streamed)} in the streamed run)"
     )
     return 0

@@ -110,11 +110,11 @@ WITHOUT_TIERS = {
         "compiled": {"header", "body", "message"},
     },
     "ticdc_open_protocol": {"quick": set(), "compiled": set()},
-    # the bodies only the message switch reads are read inline there; the ones the
-    # streamed_message switch reads too have readers of their own
+    # the bodies only the message (or replication_frame) switch reads are read inline
+    # there; the ones the streamed_message switch reads too have readers of their own
     "pgoutput": {
         tier: {"begin", "commit", "origin", "stream_start", "stream_commit", "stream_abort"}
-        | {"begin_prepare", "commit_prepared", "rollback_prepared"}
+        | {"begin_prepare", "commit_prepared", "rollback_prepared", "xlog_data", "keepalive"}
         for tier in ("quick", "compiled")
     },
 }

@@ -27,7 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples" / "pgoutput"
 MESSAGES = sorted(SAMPLES.glob("*.bin"))
 STREAMED = sorted((ROOT / "samples" / "_pgoutput" / "streamed").glob("*.bin"))
-EVERY = [(p, "message") for p in MESSAGES] + [(p, "streamed_message") for p in STREAMED]
+FRAMES = sorted((ROOT / "samples" / "_pgoutput" / "walsender").glob("*.bin"))
+EVERY = (
+    [(p, "message") for p in MESSAGES]
+    + [(p, "streamed_message") for p in STREAMED]
+    + [(p, "replication_frame") for p in FRAMES]
+)
 EXPECTED = json.loads((ROOT / "samples" / "_pgoutput" / "expected.json").read_text())
 T = pg.MessageType
 ORDERS_COLUMNS = ["id", "customer", "amount", "placed_at", "state", "payload", "notes"]
@@ -200,6 +205,23 @@ def test_a_streamed_transaction_carries_its_xid_in_every_block():
     assert streamed[0].type == pg.StreamedType.RELATION and relation.name == "stock"
     inserted = [values(m.body.new_tuple) for m in streamed if m.type == pg.StreamedType.INSERT]
     assert inserted == [["bulk-1", "1"], ["bulk-2", "2"]]
+
+
+def test_a_walsender_sends_each_message_in_an_xlog_data_frame_between_keepalives():
+    frames = [pg.parse(p.read_bytes(), "replication_frame") for p in FRAMES]
+    kinds = pg.FrameKind
+    assert frames[0].kind == kinds.KEEPALIVE and frames[0].body.reply_requested == 0
+    data = [f.body for f in frames[1:]]
+    assert all(f.kind == kinds.XLOG_DATA for f in frames[1:])
+    assert [d.message.type for d in data] == [T.BEGIN, T.RELATION, T.INSERT, T.COMMIT]
+    begin, relation, insert, commit = (d.message.body for d in data)
+    assert values(insert.new_tuple) == ["sku-w", "12"] and relation.name == "stock"
+    # the transaction's changes start where the keepalive's WAL ended; the Commit's frame
+    # starts at the end of the commit record; a Relation sent ahead has no position
+    assert data[0].wal_start == data[2].wal_start == frames[0].body.wal_end
+    assert data[1].wal_start == 0 and data[3].wal_start == commit.end_lsn
+    assert begin.final_lsn == commit.commit_lsn
+    assert data[0].send_time <= data[3].send_time  # the server's clock, in order
 
 
 def _same_error(data: bytes, record: str) -> DecodeError:
