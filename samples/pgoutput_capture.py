@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Capture the ``samples/pgoutput/`` messages from a throwaway PostgreSQL cluster.
 
-    python -m samples.pgoutput_capture [--bin-dir /usr/lib/postgresql/15/bin] [--keep]
+    python -m samples.pgoutput_capture [--bin-dir DIR] [--keep]
 
 Makes a cluster in a fresh temporary folder (``wal_level=logical``, a free port, its unix
 socket in that folder, no TCP), runs the changes of :data:`SCENARIO` and reads what the
@@ -39,7 +39,6 @@ STREAMED_OUT = META / "streamed"
 """The changes inside stream blocks (record ``streamed_message``)."""
 FRAMES_OUT = META / "walsender"
 """CopyData payloads of a walsender (record ``replication_frame``)."""
-BIN_DIR = "/usr/lib/postgresql/15/bin"
 SLOT = "wirespec_slot"
 
 SCHEMA = """
@@ -325,11 +324,17 @@ def walsender_frames(cluster: Cluster, slot: str, wanted: int = 12) -> list[byte
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin-dir", default=BIN_DIR, help="PostgreSQL's bin folder")
+    parser.add_argument(
+        "--bin-dir", help="PostgreSQL's bin folder (default: the one of pg_ctl on PATH)"
+    )
     parser.add_argument("--keep", action="store_true", help="leave the cluster's folder")
     args = parser.parse_args(argv)
+    pg_ctl = shutil.which("pg_ctl")
+    if args.bin_dir is None and pg_ctl is None:
+        raise SystemExit("no pg_ctl on PATH: give --bin-dir")
+    bin_dir = args.bin_dir or str(Path(pg_ctl).resolve().parent)
     root = Path(tempfile.mkdtemp(prefix="wirespec-pg-"))
-    cluster = Cluster(root, args.bin_dir)
+    cluster = Cluster(root, bin_dir)
     cluster.start()
     try:
         cluster.sql(SCHEMA)
