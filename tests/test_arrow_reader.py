@@ -54,6 +54,7 @@ FORMATS = [
         "ticdc_open_protocol",
         "ticdc_craft",
         "protobuf_wire",
+        "pgoutput",
     )
     if _arrow_records(f)
 ]

@@ -81,8 +81,11 @@ def _given(fresh, build, n: int, change):
         return where, str(err)
 
 
-CASES = [c for c in _cases() if c[2] is None or _lists(_codec(*c)[0]())]
-"""Every sample, and each Thrift message whose typed body holds a list."""
+LISTLESS = {"pgoutput": "a Begin, Commit, Origin or stream message holds no list"}
+"""Formats some of whose samples hold no list (every sample of the others holds one)."""
+CASES = [c for c in _cases() if (c[2] is None and c[0] not in LISTLESS) or _lists(_codec(*c)[0]())]
+"""Every sample (of a LISTLESS format: those that hold a list), and each Thrift message
+whose typed body holds a list."""
 
 
 @pytest.mark.parametrize("fmt, path, body", CASES, ids=lambda c: getattr(c, "name", c))

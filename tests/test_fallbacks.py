@@ -44,6 +44,7 @@ CONSTRUCT_PATHS = {
     },
     "msgpack": {"parse": {}, "build": {}},
     "protobuf_wire": {"parse": {}, "build": {}},
+    "pgoutput": {"parse": {}, "build": {}},
     # a chunk's length comes before its type: the fast writers write a length only
     # right before what it sizes
     "png": {
@@ -109,6 +110,13 @@ WITHOUT_TIERS = {
         "compiled": {"header", "body", "message"},
     },
     "ticdc_open_protocol": {"quick": set(), "compiled": set()},
+    # the bodies only the message (or replication_frame) switch reads are read inline
+    # there; the ones the streamed_message switch reads too have readers of their own
+    "pgoutput": {
+        tier: {"begin", "commit", "origin", "stream_start", "stream_commit", "stream_abort"}
+        | {"begin_prepare", "commit_prepared", "rollback_prepared", "xlog_data", "keepalive"}
+        for tier in ("quick", "compiled")
+    },
 }
 """Per shipped spec: the records without a quick-tier or compiled reader (the reasons are
 the lowering's, checked to be there)."""

@@ -187,7 +187,9 @@ def test_the_compiled_readers_take_every_contiguous_buffer():
             taken += 1
             for name, make in BUFFERS.items():
                 assert parse(make(data), record) == expected, (key, name)
-                assert bool(calls) == (name in LEFT_TO_PYTHON), (key, name)
+                # a strided view of one byte (pgoutput's Stream Stop) is contiguous
+                strided = name in LEFT_TO_PYTHON and not memoryview(make(data)).c_contiguous
+                assert bool(calls) == strided, (key, name)
                 del calls[:]
     assert taken >= len(FORMATS) // 2
 
@@ -215,8 +217,9 @@ def test_the_python_parse_hands_every_buffer_to_the_compiled_readers(limits, mon
                 continue  # declined from C: the same bytes again
             taken += 1
             for name, make in BUFFERS.items():
-                if limits == "no limits" and name in READ_FROM_C:
-                    continue  # read from C (the test above)
+                contiguous = name in READ_FROM_C or memoryview(make(data)).c_contiguous
+                if limits == "no limits" and contiguous:
+                    continue  # read from C (the test above; a strided view of one byte too)
                 del given[:]
                 assert mod.parse(make(data), record, **LIMITS[limits]) == expected, (key, name)
                 assert [type(x) for x in given] == [bytes] and given[0] == data, (key, name)

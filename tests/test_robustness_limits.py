@@ -26,6 +26,7 @@ FORMATS = [
     ("kafka_record_batch", "log_segment"),
     ("parquet", "FileMetaData"),
     ("protobuf_wire", "order"),
+    ("pgoutput", "message"),
 ]
 
 
@@ -79,6 +80,7 @@ def test_limit_is_enforced_with_a_clear_message(fmt, record, limit, value):
         ("kafka_record_batch", "log_segment"),
         ("parquet", "FileMetaData"),
         ("protobuf_wire", "order"),
+        ("pgoutput", "message"),
     ],
 )
 def test_max_depth_is_enforced(fmt, record):
@@ -116,6 +118,9 @@ def test_thrift_depth_bomb_stops_at_the_limit():
         ("kafka_record_batch", "log_segment", bytes.fromhex("0000000000000000 7fffffff")),
         ("parquet", "KeyValue", bytes.fromhex("18 ffffffff07")),
         ("protobuf_wire", "order", bytes.fromhex("0a ffffffff07")),
+        # a text column of ~4 GiB, and a Truncate of ~4 billion tables
+        ("pgoutput", "message", bytes.fromhex("49 00004005 4e 0001 74 fffffff0")),
+        ("pgoutput", "message", bytes.fromhex("54 fffffff0 00")),
     ],
 )
 def test_hostile_lengths_fail_before_allocating(fmt, record, hostile):

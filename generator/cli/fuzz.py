@@ -70,6 +70,7 @@ FORMATS = (
     "kafka_record_batch",
     "parquet",
     "protobuf_wire",
+    "pgoutput",
 )
 
 TIME_BASE = 0.5

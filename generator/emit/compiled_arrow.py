@@ -43,14 +43,22 @@ from generator.emit.plan import (
     Rest,
     walk_steps,
 )
+from generator.spec.model import TIMESTAMP_US_EPOCHS
 
 _RAW = ("int", "float", "bool", "string", "binary")
 _FLOATS = ("float", "double")
 _INTS = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t")
-_TIMES = {"micros": "put_micros", "time_us": "put_time_us", "time_ns": "put_time_us"}
+_TIMES = {
+    "micros": "put_micros",
+    "time_us": "put_time_us",
+    "time_ns": "put_time_us",
+    "time_us_postgres": "put_time_us",
+}
 """``timestamp_us``'s and ``timestamp_ns``'s two columns of a number: its int, and its
 time (``time_ns``: the microseconds of the nanoseconds, rounded down as Python's ``//``,
 written out since the module divides as C does)."""
+_TIME_SHIFTS = {"time_us_postgres": TIMESTAMP_US_EPOCHS["postgres_micros"]}
+"""Time columns of microseconds after another epoch: what Unix's time of them adds."""
 
 
 class _Members(ast.NodeTransformer):
@@ -656,9 +664,12 @@ class ArrowEmitter(ArrowLists, CompiledEmitter):
             return
         if kind in _TIMES and ctype in (*_INTS, "uint64_t"):
             fits = f"{var} >> 63 == 0" if ctype == "uint64_t" else "True"
-            value = f"<int64_t>{var}"
+            value, shift = f"<int64_t>{var}", _TIME_SHIFTS.get(kind)
             if kind == "time_ns":
                 value = f"({value} // 1000 if {value} >= 0 else -((-({value} + 1)) // 1000) - 1)"
+            if shift:  # null where Unix's microseconds would not fit an int64 (no C overflow)
+                fits = f"({fits}) and {value} <= {2**63 - 1 - shift}"
+                value = f"({value} + {shift} if {fits} else 0)"
             self.decline_if(f"{_TIMES[kind]}({builder}, {value}, {fits})")
             return
         if ctype in _INTS or ctype in _FLOATS or ctype == "bint":

@@ -14,7 +14,7 @@ import dataclasses
 import re
 
 from generator.spec.enclosing import shape
-from generator.spec.model import Field, Record, TypeRef, camel
+from generator.spec.model import TIMESTAMP_US_EPOCHS, Field, Record, TypeRef, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
 
 
@@ -106,6 +106,8 @@ class SparkColumns:
             elif field.spark_type in ("timestamp_us", "timestamp_ns"):
                 out.append((field.name, "LongType()", True, (field.name, slot, "micros", False)))
                 ts, kind = f"{field.name}_ts", "time_" + field.spark_type[-2:]
+                if field.logical in TIMESTAMP_US_EPOCHS:
+                    kind = "time_us_postgres"
                 out.append((ts, "TimestampType()", True, (ts, slot, kind, False)))
             else:
                 out.append((field.name, dtype, nullable, (field.name, slot, kind, none_is_null)))
@@ -256,6 +258,8 @@ class SparkColumns:
             return f"_uuid_text({value})"
         if field.logical == "fourcc":
             return f"JSON_VIEWS[{camel(record.name)}][{field.name!r}].text({value})"
+        if field.spark_type == "timestamp_us" and field.logical in TIMESTAMP_US_EPOCHS:
+            return f"*_timestamp_us_columns({value}, {TIMESTAMP_US_EPOCHS[field.logical]})"
         if field.spark_type in ("timestamp_us", "timestamp_ns"):
             return f"*_{field.spark_type}_columns({value})"
         if field.repeat is not None:

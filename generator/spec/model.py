@@ -13,6 +13,7 @@ import re
 
 from generator.spec.loader import LoadedSpec
 from generator.spec.types import LEB128, RUNTIME_TYPES
+from runtime.core.codec import POSTGRES_EPOCH_MICROS
 from runtime.core.value_kinds import WIRE_TYPES
 
 BIT_FIELD = re.compile(r"(s?)b([1-9][0-9]?)(le)?")
@@ -20,7 +21,14 @@ BIT_FIELD = re.compile(r"(s?)b([1-9][0-9]?)(le)?")
 bit first; ``sb12`` signed (two's complement); ``b12le``/``sb12le``: its run read least
 significant bit first (Kaitai's ``b12le``)."""
 
-TIME_LOGICALS = ("unix_seconds", "unix_millis", "unix_micros", "unix_nanos", "tidb_tso")
+TIME_LOGICALS = (
+    "unix_seconds",
+    "unix_millis",
+    "unix_micros",
+    "unix_nanos",
+    "tidb_tso",
+    "postgres_micros",
+)
 """The ``logical:`` integer times: the number stays, ``<name>_time`` beside it in JSON."""
 
 SPARK_LOGICAL_TYPES = {
@@ -31,6 +39,11 @@ SPARK_LOGICAL_TYPES = {
         "holds microseconds: the number keeps the nanoseconds)"
     ),
 }
+
+TIMESTAMP_US_EPOCHS = {"postgres_micros": POSTGRES_EPOCH_MICROS}
+"""``logical:`` times whose microseconds count from another epoch than Unix's: where
+``spark: {type: timestamp_us}`` is on such a field, its ``<name>_ts`` column adds this many
+microseconds (PostgreSQL's epoch, 2000-01-01 UTC, for ``postgres_micros``)."""
 
 
 @dataclasses.dataclass

@@ -434,19 +434,34 @@ def nanos_time(nanos: int) -> str | None:
     return None if text is None else f"{text[:-1]}{rest:03d}Z"
 
 
+POSTGRES_EPOCH_MICROS = 946_684_800_000_000
+"""PostgreSQL's epoch, 2000-01-01T00:00:00Z, in microseconds after the Unix epoch."""
+
+
+def postgres_time(micros: int) -> str | None:
+    """A PostgreSQL ``TimestampTz`` (microseconds since 2000-01-01 UTC, as pgoutput's
+    commit timestamps), UTC.
+
+    >>> postgres_time(785_592_000_000_000)
+    '2024-11-22T12:00:00.000000Z'
+    """
+    return _iso(micros + POSTGRES_EPOCH_MICROS, 6)
+
+
 LOGICAL_TIMES = {
     "unix_seconds": lambda v: _iso(v * 1_000_000, 0),
     "unix_millis": lambda v: _iso(v * 1000, 3),
     "unix_micros": lambda v: _iso(v, 6),
     "unix_nanos": nanos_time,
     "tidb_tso": tso_time,
+    "postgres_micros": postgres_time,
 }
 """``logical:`` time kind -> the UTC text of an integer (None when out of range)."""
 
 
 class TimeBeside:
     """An integer time (``logical: unix_seconds | unix_millis | unix_micros | unix_nanos |
-    tidb_tso``):
+    tidb_tso | postgres_micros``):
     the number stays as it is, and ``<name>_time`` beside it gives the UTC time. On the
     way back the number is what counts; a ``<name>_time`` that disagrees with it is an
     error (so an edited time is not silently ignored).
