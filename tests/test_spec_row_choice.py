@@ -1,7 +1,9 @@
 """A ``spark: {row: ...}`` path through a ``choice`` (generator/spec/row_choices.py): one
 Spark table for every case record, on the pcap fixture's four files (each byte order and
 timestamp unit its own record), read by ``pcap_file`` with ``row: file.capture.packets``;
-and the paths refused at load, each by file, line and key."""
+and the paths refused at load, each by file, line and key. The fixture is the newcomer's
+first pcap spec, kept as ``pcap_by_cases.yaml`` (pcap.yaml now lets the magic choose the
+byte order, ``endian: {switch_on: ...}``, so it has no choice to read through)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import pytest
 from generator.emit.user_spec import import_spec, spec_model
 from generator.spec.loader import load_text
 from runtime.core.errors import SpecError
-from tests.test_user_spec_pcap import GOOD, MAGICS, capture, packets
+from tests.test_user_spec_pcap import HERE, MAGICS, capture, packets
+
+GOOD = (HERE / "pcap_by_cases.yaml").read_text()
 
 DOC = "    doc: A whole capture file; the magic picks the byte order and the timestamp unit.\n"
 THROUGH = GOOD.replace(DOC, DOC + "    spark: {row: file.capture.packets}\n", 1)
