@@ -12,6 +12,9 @@ from __future__ import annotations
 from generator.emit.plan import FieldSteps, Length, Number
 from generator.emit.pysource import struct_format
 
+RETRY = "raise rt_fast.Retry"
+"""The line a quick reader gives up with: the exact reader decides."""
+
 QUICK_UVARINT = '''\
 def _quick_uvarint(buf, pos):
     """A LEB128 varint of two bytes or more (``read_uvarint``'s checks), else Retry."""

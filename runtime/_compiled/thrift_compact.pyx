@@ -24,7 +24,7 @@ of other types, out of range) so that the Python writer writes it or raises its
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_FromDouble
-from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_Check, PyLong_FromLong, PyLong_FromLongLong
+from cpython.long cimport PyLong_FromLong, PyLong_FromLongLong
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
@@ -35,6 +35,10 @@ from libc.string cimport memcpy, strcmp
 from runtime._compiled.out cimport Out, put, put_byte, put_uvarint
 from runtime._compiled.slots cimport (
     all_atomic, atomic, keep_tracked, new_untracked_model, slot_offset, untrack,
+)
+from runtime._compiled.thrift_raw_writers cimport (
+    CT_FALSE, CT_STOP, CT_TRUE, LONG_SIZE, MAX_C_DEPTH, SHORT_DELTA_MAX, build_raw_model, int_value,
+    put_zigzag,
 )
 
 import uuid as _uuid
@@ -62,15 +66,6 @@ _KINDS = {
     "double": K_DOUBLE, "string": K_STRING, "binary": K_BINARY, "uuid": K_UUID,
     "enum": K_ENUM, "struct": K_STRUCT, "list": K_LIST, "set": K_SET, "map": K_MAP,
 }
-
-cdef enum:
-    MAX_C_DEPTH = 400  # nesting past this declines (a user's max_depth may be larger)
-    # The protocol's own constants the loop branches on (as in specs/thrift_compact.yaml).
-    CT_STOP = 0
-    CT_TRUE = 1
-    CT_FALSE = 2
-    LONG_SIZE = 15  # a list header's size nibble when the size follows as a varint
-    SHORT_DELTA_MAX = 15
 
 cdef long long STRUCT_BYTES = _rt.STRUCT_BYTES
 cdef long long LIST_BYTES = _rt.LIST_BYTES
@@ -622,22 +617,6 @@ if _probe_bytes[7] != 0x3F:  # doubles are read with memcpy: a big-endian host i
 # raises the exact EncodeError.
 
 
-cdef inline int put_zigzag(Out* o, long long v) except -1:
-    return put_uvarint(o, (<unsigned long long>v << 1) ^ <unsigned long long>(v >> 63))
-
-
-cdef inline long long int_value(object v, int bits) except? -1:
-    """An int of a ``bits``-bit field (bool and IntEnum members count as ints, as in the
-    Python writer); anything else or out of range declines."""
-    cdef int overflow = 0
-    if not PyLong_Check(v):
-        raise DECLINE
-    cdef long long x = PyLong_AsLongLongAndOverflow(v, &overflow)
-    if overflow or bits < 64 and not -(1LL << (bits - 1)) <= x < (1LL << (bits - 1)):
-        raise DECLINE
-    return x
-
-
 cdef int write_value(Loop p, Out* o, Node* t, object v, int depth) except -1:
     cdef int kind = t.kind
     cdef Py_ssize_t n
@@ -757,142 +736,6 @@ cdef object build_model(Loop p, record, model):
     o.data, o.size, o.cap = NULL, 0, 0
     try:
         write_struct(p, &o, <int>si, model, 1)
-        return PyBytes_FromStringAndSize(<const char*>o.data, o.size)
-    except Exception:
-        return None
-    finally:
-        free(o.data)
-
-
-# -- writing schemaless structs (``_w_raw_struct`` of RawStructs as parse() makes them: a body
-# without ``body=``, its Spark row); anything else: the Python writer writes it or refuses it.
-
-
-cdef inline long long raw_int(object v, int bits) except? -1:
-    if type(v) is not int:  # a bool or an IntEnum member: the Python writer's to judge
-        raise DECLINE
-    return int_value(v, bits)
-
-
-cdef inline int raw_type(object v) except -1:
-    """A compact type that carries a value (1..13) as a plain int or a CompactType member."""
-    if not PyLong_Check(v) or type(v) is bool:
-        raise DECLINE
-    cdef long long ct = int_value(v, 64)
-    if not CT_TRUE <= ct <= 13:
-        raise DECLINE
-    return <int>ct
-
-
-cdef int write_raw_value(Out* o, int ct, object v, tuple classes, int depth) except -1:
-    cdef Py_ssize_t n
-    cdef const char* s
-    cdef double d
-    cdef int et, kt
-    if ct == 8:  # BINARY: text or bytes
-        if type(v) is bytes:
-            s, n = PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v)
-        elif type(v) is str:
-            s = PyUnicode_AsUTF8AndSize(v, &n)  # a lone surrogate raises: declined
-        else:
-            raise DECLINE
-        if n >> 32:  # the Python writer's uvarint refuses it
-            raise DECLINE
-        put_uvarint(o, <unsigned long long>n)
-        return put(o, <const unsigned char*>s, n)
-    if ct == 5:
-        return put_zigzag(o, raw_int(v, 32))
-    if ct == 6:
-        return put_zigzag(o, raw_int(v, 64))
-    if ct == 4:
-        return put_zigzag(o, raw_int(v, 16))
-    if ct == 3:
-        return put_byte(o, <unsigned char>(raw_int(v, 8) & 0xFF))
-    if ct == CT_TRUE or ct == CT_FALSE:
-        if v is not True and v is not False:
-            raise DECLINE
-        return put_byte(o, CT_TRUE if v is True else CT_FALSE)
-    if ct == 7:
-        if type(v) is not float:
-            raise DECLINE
-        d = PyFloat_AS_DOUBLE(v)
-        return put(o, <const unsigned char*>&d, 8)
-    if ct == 13:
-        if type(v) is not _uuid.UUID:
-            raise DECLINE
-        raw = v.bytes
-        return put(o, <const unsigned char*>PyBytes_AS_STRING(raw), 16)
-    if ct == 12:
-        return write_raw_struct(o, v, classes, depth + 1)
-    if ct == 9 or ct == 10:
-        if type(v) is not classes[2]:
-            raise DECLINE
-        et = raw_type(v.element_type)
-        items = v.items
-        if type(items) is not list:
-            raise DECLINE
-        n = len(items)
-        if n <= LONG_SIZE - 1:
-            put_byte(o, <unsigned char>(n << 4 | et))
-        else:
-            put_byte(o, <unsigned char>(LONG_SIZE << 4 | et))
-            put_uvarint(o, <unsigned long long>n)
-        for x in <list>items:
-            write_raw_value(o, et, x, classes, depth)
-        return 0
-    # 11, MAP
-    if type(v) is not classes[3]:
-        raise DECLINE
-    items = v.items
-    if type(items) is not list:
-        raise DECLINE
-    if not len(items):
-        return put_byte(o, 0)
-    n = len(items)
-    kt, et = raw_type(v.key_type), raw_type(v.value_type)
-    put_uvarint(o, <unsigned long long>n)
-    put_byte(o, <unsigned char>(kt << 4 | et))
-    for e in <list>items:
-        if type(e) is not tuple or len(<tuple>e) != 2:
-            raise DECLINE
-        write_raw_value(o, kt, (<tuple>e)[0], classes, depth)
-        write_raw_value(o, et, (<tuple>e)[1], classes, depth)
-    return 0
-
-
-cdef int write_raw_struct(Out* o, object m, tuple classes, int depth) except -1:
-    if type(m) is not classes[0] or depth > MAX_C_DEPTH or m.wire_form is not None:
-        raise DECLINE
-    fields = m.fields
-    if type(fields) is not list:
-        raise DECLINE
-    cdef long long last = 0, fid, delta
-    cdef int ct
-    for f in <list>fields:
-        if type(f) is not classes[1]:
-            raise DECLINE
-        fid, ct, v = raw_int(f.id, 16), raw_type(f.type), f.value
-        if ct == CT_TRUE or ct == CT_FALSE:
-            if v is not True and v is not False:
-                raise DECLINE
-            ct = CT_TRUE if v is True else CT_FALSE
-        delta = fid - last
-        if 0 < delta <= SHORT_DELTA_MAX:
-            put_byte(o, <unsigned char>(delta << 4 | ct))
-        else:
-            put_byte(o, <unsigned char>ct)
-            put_zigzag(o, fid)
-        if ct != CT_TRUE and ct != CT_FALSE:
-            write_raw_value(o, ct, v, classes, depth)
-        last = fid
-    return put_byte(o, CT_STOP)
-
-
-cdef object build_raw_model(model, tuple classes):
-    cdef Out o
-    o.data, o.size, o.cap = NULL, 0, 0
-    try:
-        write_raw_struct(&o, model, classes, 1)
         return PyBytes_FromStringAndSize(<const char*>o.data, o.size)
     except Exception:
         return None
