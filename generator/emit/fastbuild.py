@@ -723,6 +723,9 @@ class BuildEmitter(MessageWriters):
             w.line('    raise TypeError("bool")')
             w.line(f"out.append({var})")
             return
+        if var.isidentifier():  # a bool, which struct packs but parse never gives back
+            w.line(f"if {var}.__class__ is bool:")
+            w.line('    raise TypeError("bool")')
         if ref.name == "f32":  # a NaN's payload as read: struct would quiet it
             order = struct_format(ref.name, self.spec.endian)[0]
             w.line(

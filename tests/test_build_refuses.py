@@ -1,0 +1,52 @@
+"""``build`` refuses what ``parse`` would never give back, in every tier (compiled and
+``WIRESPEC_PURE_PYTHON=1``): a bool where the field is an integer (construct's ``struct``
+packs it as 0 or 1, so the bytes would read back as an int), with our EncodeError naming
+the field's path, as bit fields and varints already refuse it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generated import msgpack, png
+from runtime.core.errors import EncodeError
+
+ROOT = Path(__file__).resolve().parents[1]
+PNG_FILE = min((ROOT / "samples/png").glob("*.bin")).read_bytes()
+
+
+@pytest.mark.parametrize("name", ["width", "height", "bit_depth"])
+def test_a_png_header_integer_given_a_bool_is_refused(name):
+    model = png.parse(PNG_FILE)
+    setattr(model.chunks[0].data, name, True)
+    with pytest.raises(
+        EncodeError, match=rf"^chunks\[0\]\.data\.{name}: expected an integer, got bool"
+    ):
+        png.build(model)
+
+
+@pytest.mark.parametrize(
+    "hex_value, expected",
+    [
+        ("ce00000005", "an integer"),  # uint32
+        ("cd0102", "an integer"),  # uint16
+        ("d2ffffffff", "an integer"),  # int32
+        ("e0", "an integer"),  # negative_fixint, an s8
+        ("ca3f800000", "a number"),  # float32
+        ("cb3ff0000000000000", "a number"),  # float64
+    ],
+)
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_msgpack_number_given_a_bool_is_refused(hex_value, expected, flag):
+    model = msgpack.parse(bytes.fromhex(hex_value), "value")
+    model.form.value = flag
+    with pytest.raises(EncodeError, match=rf"^form\.value: expected {expected}, got bool {flag}"):
+        msgpack.build(model, "value")
+
+
+def test_a_bit_field_given_a_bool_is_still_refused():
+    model = msgpack.parse(bytes.fromhex("05"), "value")  # positive_fixint: a b7
+    model.form.value = True
+    with pytest.raises(EncodeError, match=r"^form\.value: "):
+        msgpack.build(model, "value")
