@@ -1,7 +1,8 @@
 """``build`` refuses what ``parse`` would never give back, in every tier (compiled and
 ``WIRESPEC_PURE_PYTHON=1``): a bool where the field is an integer (construct's ``struct``
 packs it as 0 or 1, so the bytes would read back as an int), with our EncodeError naming
-the field's path, as bit fields and varints already refuse it."""
+the field's path, as bit fields and varints already refuse it; a protobuf model of another
+message than the one built (its fields would be written under the other's numbers)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from generated import msgpack, png
+from generated import protobuf_wire as pw
 from runtime.core.errors import EncodeError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,3 +52,26 @@ def test_a_bit_field_given_a_bool_is_still_refused():
     model.form.value = True
     with pytest.raises(EncodeError, match=r"^form\.value: "):
         msgpack.build(model, "value")
+
+
+MONEY = pw.Money(currency_code="EUR", units=3, nanos=5)
+
+
+@pytest.mark.parametrize("record", ["address", "line_item", "order"])
+def test_a_protobuf_model_of_another_message_is_refused(record):
+    assert pw.build(MONEY, "money") == bytes.fromhex("0a0345555210031d05000000")
+    expected = rf"^<model>: expected {getattr(pw, record).model.__name__}, got Money"
+        rf"^<model>: expected {type(getattr(pw, record).model).__name__}|expected \w+, got Money"
+    )
+    for build in (pw.build, pw.build_construct):
+        with pytest.raises(EncodeError, match=expected):
+            build(MONEY, record)
+
+
+def test_a_protobuf_message_field_holding_another_message_is_refused():
+    order = pw.Order(order_id="o1", shipping=MONEY)
+    for build in (pw.build, pw.build_construct):
+        with pytest.raises(EncodeError, match=r"^shipping: expected Address, got Money"):
+            build(order, "order")
+    order.shipping = pw.Address(city="Oslo")
+    assert pw.parse(pw.build(order, "order"), "order") == order
