@@ -61,8 +61,6 @@ MONEY = pw.Money(currency_code="EUR", units=3, nanos=5)
 def test_a_protobuf_model_of_another_message_is_refused(record):
     assert pw.build(MONEY, "money") == bytes.fromhex("0a0345555210031d05000000")
     expected = rf"^<model>: expected {getattr(pw, record).model.__name__}, got Money"
-        rf"^<model>: expected {type(getattr(pw, record).model).__name__}|expected \w+, got Money"
-    )
     for build in (pw.build, pw.build_construct):
         with pytest.raises(EncodeError, match=expected):
             build(MONEY, record)
