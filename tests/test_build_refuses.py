@@ -2,16 +2,19 @@
 ``WIRESPEC_PURE_PYTHON=1``): a bool where the field is an integer (construct's ``struct``
 packs it as 0 or 1, so the bytes would read back as an int), with our EncodeError naming
 the field's path, as bit fields and varints already refuse it; a protobuf model of another
-message than the one built (its fields would be written under the other's numbers)."""
+message than the one built (its fields would be written under the other's numbers); bytes
+in a Craft text field (the compiled frame writer took them)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from generated import msgpack, png
 from generated import protobuf_wire as pw
+from generated import ticdc_craft as craft
 from runtime.core.errors import EncodeError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,3 +76,20 @@ def test_a_protobuf_message_field_holding_another_message_is_refused():
             build(order, "order")
     order.shipping = pw.Address(city="Oslo")
     assert pw.parse(pw.build(order, "order"), "order") == order
+
+
+CRAFT = {
+    v["name"]: bytes.fromhex(v["hex"])
+    for v in json.loads((ROOT / "tests/data/vectors/ticdc_craft.json").read_text())
+}
+
+
+def test_a_craft_text_field_given_bytes_is_refused_where_a_text_chunk_takes_them():
+    data = CRAFT["seed_row_changed_update"]
+    model = craft.parse(data, "frame")
+    model.term_dictionary = [term.encode() for term in model.term_dictionary]
+    assert craft.build(model, "frame") == data  # a chunk of text takes bytes, in every tier
+    model = craft.parse((ROOT / "samples/ticdc_craft/ddl_add_column.bin").read_bytes(), "frame")
+    model.bodies[0].query = b"ALTER TABLE t"
+    with pytest.raises(EncodeError, match=r"^bodies\[0\]\.query: expected str, got bytes"):
+        craft.build(model, "frame")
