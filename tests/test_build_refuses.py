@@ -3,7 +3,8 @@
 packs it as 0 or 1, so the bytes would read back as an int), with our EncodeError naming
 the field's path, as bit fields and varints already refuse it; a protobuf model of another
 message than the one built (its fields would be written under the other's numbers); bytes
-in a Craft text field (the compiled frame writer took them)."""
+in a Craft text field (the compiled frame writer took them); a value that breaks its field's
+``valid:`` rule (checked on parse only, build wrote it), with the rule quoted."""
 
 from __future__ import annotations
 
@@ -93,3 +94,33 @@ def test_a_craft_text_field_given_bytes_is_refused_where_a_text_chunk_takes_them
     model.bodies[0].query = b"ALTER TABLE t"
     with pytest.raises(EncodeError, match=r"^bodies\[0\]\.query: expected str, got bytes"):
         craft.build(model, "frame")
+
+
+@pytest.mark.parametrize(
+    "hex_value, field, value, rule",
+    [
+        ("e0", "value", 1, "value >= -32 and value <= -1"),  # negative_fixint
+        ("e0", "value", -33, "value >= -32 and value <= -1"),
+        ("c70cff000000050000000000000001", "nanoseconds", 10**9, "nanoseconds < 1000000000"),
+    ],
+)
+def test_a_msgpack_value_breaking_its_valid_rule_is_refused(hex_value, field, value, rule):
+    model = msgpack.parse(bytes.fromhex(hex_value), "value")
+    setattr(model.form, field, value)
+    with pytest.raises(
+        EncodeError, match=rf"^form\.{field}: {field} = {value} does not satisfy {rule}$"
+    ):
+        msgpack.build(model, "value")
+    setattr(model.form, field, -1 if field == "value" else 10**9 - 1)
+    assert msgpack.build(model, "value") == msgpack.build_construct(model, "value")
+
+
+@pytest.mark.parametrize("width", [0, 2**31])
+def test_a_png_width_breaking_its_valid_rule_is_refused(width):
+    model = png.parse(PNG_FILE)
+    model.chunks[0].data.width = width
+    rule = "width >= 1 and width <= 0x7fffffff"
+    with pytest.raises(
+        EncodeError, match=rf"^chunks\[0\]\.data\.width: width = {width} does not satisfy {rule}$"
+    ):
+        png.build(model)

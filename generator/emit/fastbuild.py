@@ -24,7 +24,13 @@ import re
 
 from generator.emit.fastbuild_messages import MessageUnsupported, MessageWriters
 from generator.emit.lowering import Lowering
-from generator.emit.pysource import LineWriter, codec_cases, struct_format, struct_name
+from generator.emit.pysource import (
+    LineWriter,
+    codec_cases,
+    struct_format,
+    struct_name,
+    valid_on_build,
+)
 from generator.spec import pytext
 from generator.spec.model import Field, Record, Spec, TypeRef, bit_field_range, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
@@ -355,6 +361,10 @@ class BuildEmitter(MessageWriters):
                 self.value(w, ref, var, field, scope, written)
             else:
                 self.repeat(w, field, var, size, scope, written)
+        if field.valid and valid_on_build(scope.record, field):  # as rt.Valid: declined
+            scope.built.add(field.name)
+            w.line(f"if not ({self.expression(field.valid, scope)}):")
+            w.line('    raise ValueError("valid")')
         if present:
             w.depth -= 1
         if self.compressed_rest(field):  # the plain bytes written become the codec's

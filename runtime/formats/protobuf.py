@@ -412,7 +412,11 @@ class ProtobufMessage(Construct):
         get = model.get if isinstance(model, Mapping) or hasattr(model, "get") else None
         if get is None:
             raise EncodeError.expected("a model or a mapping", model)
-        if isinstance(model, Model) and self.model is not None and not isinstance(model, self.model):
+        if (
+            isinstance(model, Model)
+            and self.model is not None
+            and not isinstance(model, self.model)
+        ):
             # another message's model: its fields would be written under this one's numbers
             raise EncodeError.expected(self.model.__name__, model)
         values = self._values(get)
