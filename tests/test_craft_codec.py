@@ -334,7 +334,11 @@ def test_rows_mixed_with_a_ddl_event_are_refused_by_the_frame():
     for name in ("commit_ts", "type", "partition", "schema", "table"):
         setattr(mixed.header, name, getattr(mixed.header, name) + getattr(other.header, name))
     mixed.bodies = mixed.bodies + other.bodies
-    data = RAW.build(mixed)  # 2 + 2 size tables: the size tables' own rule holds
+    with pytest.raises(EncodeError, match=r"header\.type: row events mixed with DDL/resolved"):
+        RAW.build(mixed)  # build checks the rule too: these are the bytes it would write
+    data = bytes.fromhex(
+        "01050101020100000002000101040300020e0301710302010164627461021403020e07010e08"
+    )  # 2 + 2 size tables: the size tables' own rule holds
     for parse in (craft.parse, craft.parse_construct, RAW.parse):
         with pytest.raises(DecodeError) as err:
             parse(data)

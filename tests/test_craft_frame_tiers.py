@@ -180,13 +180,6 @@ def test_a_frame_with_no_terms():
     assert craft.parse(MESSAGES["resolved.bin"], "frame").term_dictionary == []
 
 
-@pytest.mark.xfail(
-    COMPILED is not None,
-    strict=True,
-    reason="open (scripts/fuzz_tiers.py): the compiled frame writer's put_text takes bytes "
-    "where the field is text (runtime/_compiled/chunk_writers.pxd payload), the Python "
-    "writers refuse them",
-)
 def test_a_text_field_given_bytes_is_refused_in_every_tier():
     model = craft.parse(MESSAGES["ddl_add_column.bin"], "frame")
     model.bodies[0].query = b"ALTER TABLE t"

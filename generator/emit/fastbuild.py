@@ -26,7 +26,13 @@ from generator.emit.fastbuild_messages import MessageUnsupported, MessageWriters
 from generator.emit.fastbuild_orders import OrderedWriters
 from generator.emit.fastbuild_switches import measure_switch, pass_grandparent_reads
 from generator.emit.lowering import Lowering
-from generator.emit.pysource import LineWriter, codec_cases, struct_format, struct_name
+from generator.emit.pysource import (
+    LineWriter,
+    codec_cases,
+    struct_format,
+    struct_name,
+    valid_on_build,
+)
 from generator.spec import pytext
 from generator.spec.byte_order import ordered_float
 from generator.spec.model import Field, Record, Spec, TypeRef, bit_field_range, camel
@@ -370,6 +376,10 @@ class BuildEmitter(MessageWriters, OrderedWriters):
                 self.value(w, ref, var, field, scope, written)
             else:
                 self.repeat(w, field, var, size, scope, written)
+        if field.valid and valid_on_build(scope.record, field):  # as rt.Valid: declined
+            scope.built.add(field.name)
+            w.line(f"if not ({self.expression(field.valid, scope)}):")
+            w.line('    raise ValueError("valid")')
         if present:
             w.depth -= 1
         if self.compressed_rest(field):  # the plain bytes written become the codec's
@@ -738,6 +748,9 @@ class BuildEmitter(MessageWriters, OrderedWriters):
             w.line('    raise TypeError("bool")')
             w.line(f"out.append({var})")
             return
+        if var.isidentifier():  # a bool, which struct packs but parse never gives back
+            w.line(f"if {var}.__class__ is bool:")
+            w.line('    raise TypeError("bool")')
         if ref.name == "f32":  # a NaN's payload as read: struct would quiet it
             order = struct_format(ref.name, self.spec.endian)[0]
             w.line(

@@ -14,7 +14,7 @@ from generator.emit import protobuf
 from generator.emit.event_json import render_map_json_form
 from generator.emit.kafka_classes import render_kafka_classes
 from generator.emit.mapping import mapping_modules, render_mapping
-from generator.emit.pysource import valid_message_arg, wide_const
+from generator.emit.pysource import valid_args, wide_const
 from generator.emit.spark_columns import SparkColumns
 from generator.emit.unmapping import render_batch, render_way_back, way_backs
 from generator.spec import decode_by as spec_decode_by
@@ -337,7 +337,7 @@ class ModuleEmitter(SparkColumns):
             if field.value:
                 ref_expr = f"rt.Computed({ref_expr}, lambda this: {field.value})"
             if field.valid:
-                ref_expr = f"rt.Valid({ref_expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_message_arg(field)})"
+                ref_expr = f"rt.Valid({ref_expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_args(record, field)})"
             return ref_expr
         if field.kept_of:
             suffix = field.name[len(field.kept_of) :]
@@ -389,13 +389,13 @@ class ModuleEmitter(SparkColumns):
                 optional += ", absent=list"
             expr = f"rt.Tagged(0x{field.tag:02x}, {expr}{optional})"
         if field.valid and field.condition:  # checked where the field is read, not when absent
-            expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_message_arg(field)})"
+            expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_args(record, field)})"
         if field.condition:
             expr = f"If(lambda this: {field.condition}, {expr})"
         if field.value:
             expr = f"rt.Computed({expr}, lambda this: {field.value})"
         if field.valid and not field.condition:
-            expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_message_arg(field)})"
+            expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_args(record, field)})"
         if record.order_switch is not None and record.order_switch[0] == field.name:
             _, orders, default = record.order_switch
             orders = "{" + ", ".join(f"{k:#x}: {v!r}" for k, v in orders.items()) + "}"

@@ -14,6 +14,7 @@ both Python readers pass for a ``valid:`` message.
 
 from __future__ import annotations
 
+import re
 import struct
 
 from generator.spec.types import PRIMITIVES
@@ -72,6 +73,35 @@ def valid_message_arg(field) -> str:
     """``, 'message'`` when ``field`` says ``valid: {check, message}`` (the argument
     ``rt.Valid`` and ``rt.unsatisfied`` take after the quoted check), else nothing."""
     return f", {field.valid_message!r}" if field.valid_message else ""
+
+
+def valid_on_build(record, field) -> bool:
+    """Whether ``field``'s ``valid:`` is checked on build too: it reads only the field and
+    the fields before it that are not computed (what is written by then), not a later or
+    computed field (a size table written after) nor ``_parent`` or a ``sizeof``.
+
+    >>> from types import SimpleNamespace as F
+    >>> a, b = F(name="a", value=None, valid="this.a < 3"), F(name="b", value=None, valid="this.a < this.c")
+    >>> record = F(fields=[a, b, F(name="c", value=None)])
+    >>> valid_on_build(record, a), valid_on_build(record, b)
+    (True, False)
+    """
+    names = set(re.findall(r"\bthis\.(\w+)", field.valid))
+    if "sizeof" in field.valid or "_parent" in names:
+        return False
+    before = {field.name}
+    for f in record.fields:
+        if f is field:
+            break
+        if not f.value:
+            before.add(f.name)
+    return names <= before
+
+
+def valid_args(record, field) -> str:
+    """What ``rt.Valid`` takes after the quoted check: :func:`valid_message_arg` and
+    ``on_build=False`` where :func:`valid_on_build` says no."""
+    return valid_message_arg(field) + ("" if valid_on_build(record, field) else ", on_build=False")
 
 
 def codec_cases(constants: dict[str, str], prefix: str, cases) -> str:

@@ -119,8 +119,12 @@ cdef inline const char* payload(object v, bint text, Py_ssize_t* size) except NU
 
 
 cdef inline int put_text(Out* o, object v, bint text, Py_ssize_t max_length) except -1:
-    """A uvarint length and the bytes of ``v`` (``max_length`` -1: any)."""
+    """A uvarint length and the bytes of ``v``: a ``str`` where ``text``, else ``bytes``
+    (the Python writers refuse bytes in a text field, where a chunk of text takes them);
+    ``max_length`` -1: any."""
     cdef Py_ssize_t size
+    if text and type(v) is not str:
+        raise TypeError("not text")
     cdef const char* data = payload(v, text, &size)
     if max_length >= 0 and size > max_length:
         raise ValueError("max_length")

@@ -45,7 +45,10 @@ class Fixed(FormatField):
         return self.packer.unpack(data)[0]
 
     def _build(self, obj, stream, context, path):
-        # packed here, not by construct: a refusal in our words, not construct's to rephrase
+        # packed here, not by construct: a refusal in our words, not construct's to rephrase;
+        # a bool too, which struct packs as 0 or 1 but parse never gives back
+        if obj.__class__ is bool:
+            raise EncodeError(unpackable(self.fmtstr, obj))
         try:
             stream.write(self.packer.pack(obj))
         except struct.error:

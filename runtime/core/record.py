@@ -483,11 +483,19 @@ class Valid(Subconstruct):
     Traceback (most recent call last):
     ...
     runtime.core.errors.DecodeError: n at offset 0: n = 7 does not satisfy n < 3
+
+    Build checks it too, as parse would refuse what it wrote:
+
+    >>> rec.build({"n": 7})
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: n: n = 7 does not satisfy n < 3
     """
 
-    def __init__(self, subcon, name: str, check, text: str, message: str = ""):
+    def __init__(self, subcon, name: str, check, text: str, message: str = "", on_build=True):
         super().__init__(subcon)
         self.field, self.check, self.text, self.message = name, check, text, message
+        self.on_build = on_build  # False: the rule reads a field built after this one
 
     def _parse(self, stream, context, path):
         start = stream.tell()
@@ -498,14 +506,23 @@ class Valid(Subconstruct):
         return self._checked(value, context, base + begin), begin
 
     def _checked(self, value, context, offset: int):
-        context[self.field] = value
-        try:
-            ok = self.check(context)
-        except EXPRESSION_ERRORS:
-            ok = False
-        if not ok:
+        if not self._holds(value, context):
             raise unsatisfied(self.field, value, self.text, offset, self.message)
         return value
+
+    def _build(self, obj, stream, context, path):
+        # checked on build too: bytes that break the rule are bytes parse would refuse
+        built = self.subcon._build(obj, stream, context, path)
+        if self.on_build and not self._holds(built, context):
+            raise EncodeError(unsatisfied(self.field, built, self.text, 0, self.message).message)
+        return built
+
+    def _holds(self, value, context) -> bool:
+        context[self.field] = value
+        try:
+            return bool(self.check(context))
+        except EXPRESSION_ERRORS:
+            return False
 
 
 def sizeof(owner, name: str):

@@ -68,6 +68,7 @@ from runtime.core.codec import bytes_from_json
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.leb128 import read_uvarint, write_uvarint
 from runtime.core.limits import Limits, current
+from runtime.core.model import Model
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import remaining
 from runtime.core.tier import compiled
@@ -411,6 +412,13 @@ class ProtobufMessage(Construct):
         get = model.get if isinstance(model, Mapping) or hasattr(model, "get") else None
         if get is None:
             raise EncodeError.expected("a model or a mapping", model)
+        if (
+            isinstance(model, Model)
+            and self.model is not None
+            and not isinstance(model, self.model)
+        ):
+            # another message's model: its fields would be written under this one's numbers
+            raise EncodeError.expected(self.model.__name__, model)
         values = self._values(get)
         self._check_oneofs(values)
         layout = get(LAYOUT_KEY)
