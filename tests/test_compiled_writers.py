@@ -132,3 +132,14 @@ def test_a_wrong_value_raises_or_is_written_as_the_fast_writer_does(fmt, name, r
             _same_or_raises(module, model, record)
             expected = _built(module.build_construct, model, record)
             assert _built(module.build, model, record) == expected, (where, wrong)
+
+
+def test_a_record_nothing_reads_returns_the_shared_empty_parent():
+    """A writer whose record's fields no later expression reads makes no Parent of its own."""
+    import runtime.core.fast as rt_fast
+
+    msgpack = importlib.import_module("generated.msgpack")
+    out = bytearray()
+    parent = msgpack._write_positive_fixint({"value": 5}, out)
+    assert out == b"\x05"
+    assert parent is rt_fast.EMPTY_PARENT and parent == rt_fast.Parent()

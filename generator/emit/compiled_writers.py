@@ -152,6 +152,7 @@ class CompiledWriters(BuildEmitter):
         params = "object model, Out* out" + (", object parent" if ", parent)" in head else "")
         body = "\n".join(translated(line) for line in body.split("\n"))
         body = body.replace("rt_fast.Parent(", "_WParent(")
+        body = body.replace("rt_fast.EMPTY_PARENT", "_WEmptyParent")
         if _MODEL_READ.search(body):
             # the record's own model class: its fields read as attributes, which is what
             # Model.__getitem__ and .get do in Python (a dict or another class: as it is)
@@ -340,6 +341,7 @@ class CompiledWriters(BuildEmitter):
             ),
             "",
             "cdef object _WParent = rt_fast.Parent  # looked up once, not at each record written",
+            "cdef object _WEmptyParent = rt_fast.EMPTY_PARENT",
             *(f"cdef object {name} = {value}" for name, value in sorted(self.constants.items())),
             f'WRITERS = "{self.digest()}"',
             '"""The digest of the writers rendered here: a build of other writers is not used."""',

@@ -219,7 +219,12 @@ class BuildEmitter(MessageWriters, OrderedWriters):
                 w.line(f"ctx.{field.name} = f_{field.name}")
         kept = [f.name for f in record.fields if f.name in self.read]
         kept += [f"sizeof_{f.name}=s_{f.name}" for f in record.fields if f.name in self.measured]
-        w.line(f"return rt_fast.Parent({', '.join(k if '=' in k else f'{k}=f_{k}' for k in kept)})")
+        if kept:
+            w.line(
+                f"return rt_fast.Parent({', '.join(k if '=' in k else f'{k}=f_{k}' for k in kept)})"
+            )
+        else:
+            w.line("return rt_fast.EMPTY_PARENT  # nothing reads this record's fields")
         params = "model, out, parent" if self.needs_parent(record.name) else "model, out"
         return f"def _write_{record.name}({params}):\n" + "\n".join(w.lines)
 
