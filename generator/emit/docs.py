@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING
 
 from generator import ROOT
 from generator.spec import pytext
-from generator.spec.byte_order import ordered
-from generator.spec.types import PRIMITIVES
+from generator.spec.types import PRIMITIVES, ordered
 
 if TYPE_CHECKING:
     from generator.spec.model import Spec

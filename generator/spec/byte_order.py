@@ -43,25 +43,13 @@ fast tiers leave it to construct (``FALLBACKS`` says so).
 from __future__ import annotations
 
 from generator.spec.model import Record, TypeRef, field_dependencies
-from generator.spec.types import PRIMITIVES
+from generator.spec.types import PRIMITIVES, ordered
 
 DATA_ORDER = (
     "its byte order is chosen by the data (endian: switch_on): the fast reader and writers"
     " take it, one per order; this tier does not yet"
 )
 """Why a tier has no reader of a record read in a byte order the data chooses."""
-
-
-def ordered(name: str) -> bool:
-    """Whether primitive ``name`` takes the byte order around it (a multi-byte number
-    without a suffix)."""
-    prim = PRIMITIVES.get(name)
-    return (
-        prim is not None
-        and prim.kind in ("int", "float")
-        and (prim.size or 0) > 1
-        and not name.endswith(("le", "be"))
-    )
 
 
 def ordered_float(record: Record) -> bool:

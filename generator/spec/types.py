@@ -123,6 +123,18 @@ LEB128 = ("uvarint", "varint", "reversed_uvarint")
 """The variable-length LEB128 primitives (construct path only)."""
 
 
+def ordered(name: str) -> bool:
+    """Whether primitive ``name`` takes the byte order around it (a multi-byte number
+    without a suffix)."""
+    prim = PRIMITIVES.get(name)
+    return (
+        prim is not None
+        and prim.kind in ("int", "float")
+        and (prim.size or 0) > 1
+        and not name.endswith(("le", "be"))
+    )
+
+
 def runtime_module(name: str) -> str:
     """The dotted path of a runtime module an emitted expression names bare:
 
