@@ -290,7 +290,7 @@ class BuildEmitter(MessageWriters, OrderedWriters):
             return f'len(model["{name}"]){plus}'
         if target.repeat is None and ref.kind == "str":
             return f'len(model["{name}"].encode({ref.encoding!r})){plus}'
-        if ref.kind == "switch" and ref.switch_on.startswith("_parent.") and not target.repeat:
+        if ref.on_enclosing and not target.repeat:
             return measure_switch(self, target, Unsupported)  # its case told by its value
         measurable = (
             ref.kind == "record"
@@ -888,7 +888,7 @@ def _built(field: Field) -> list[str]:
     if field.process is not None and field.process.cases is not None:
         out.append(field.process.codec)
     ref = field.type
-    if ref.kind == "switch" and ref.switch_on.startswith("_parent."):
+    if ref.on_enclosing:
         out.append(f"this.{ref.switch_on}")  # the enclosing record's field that selects
     if ref.checked_on_build or ref.kind in ("str", "bytes"):
         if isinstance(ref.size, str) and not ref.size_is_prefix:

@@ -12,10 +12,9 @@ spec's ``endian:``, as construct builds it alone.
 
 from __future__ import annotations
 
-import copy
 import re
 
-from generator.spec.byte_order import rewrite
+from generator.spec.byte_order import order_table, specialised
 from generator.spec.model import Record
 
 
@@ -28,17 +27,8 @@ class OrderedWriters:
         rename = re.compile(r"\b_write_(" + "|".join(map(re.escape, data)) + r")\b")
         out = []
         for order in ("le", "be"):
-            saved = dict(self.spec.records)
-            try:
-                for name in data:
-                    clone = copy.deepcopy(saved[name])
-                    rewrite(clone, order)
-                    clone.byte_order = order
-                    self.spec.records[name] = clone
+            with specialised(self.spec.records, order):
                 text = self.record_function(self.spec.records[record.name], written)
-            finally:
-                self.spec.records.clear()
-                self.spec.records.update(saved)
             out.append(rename.sub(rf"_write_\1__{order}", text))
         name = record.name
         params = "model, out, parent" if self.needs_parent(name) else "model, out"
@@ -46,8 +36,7 @@ class OrderedWriters:
             out.append(f"_write_{name} = _write_{name}__{self.spec.endian}")
             return "\n\n\n".join(out)
         on, orders, default = record.order_switch
-        table = "{" + ", ".join(f"{k:#x}: {v!r}" for k, v in orders.items()) + "}"
-        self.constants[f"_ORDER_OF_{name.upper()}"] = table
+        self.constants[f"_ORDER_OF_{name.upper()}"] = order_table(orders)
         out.append(
             f"def _write_{name}({params}):\n"
             f'    """Fast build of ``{name}``: the writer of the byte order its {on} names."""\n'

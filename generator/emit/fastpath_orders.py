@@ -13,11 +13,10 @@ left to construct (``refused``).
 
 from __future__ import annotations
 
-import copy
 import re
 
 from generator.emit.pysource import LineWriter
-from generator.spec.byte_order import ordered_float, rewrite
+from generator.spec.byte_order import order_table, ordered_float, specialised
 from generator.spec.model import Record
 from generator.spec.types import PRIMITIVES
 
@@ -54,17 +53,8 @@ class OrderedReaders:
         names = [n for n in self.data_ordered() if n in self.supported]
         rename = re.compile(r"\b_read_(" + "|".join(map(re.escape, names)) + r")\b")
         for order in ("le", "be"):
-            saved = dict(self.spec.records)
-            try:
-                for name in self.data_ordered():
-                    clone = copy.deepcopy(saved[name])
-                    rewrite(clone, order)
-                    clone.byte_order = order
-                    self.spec.records[name] = clone
+            with specialised(self.spec.records, order):
                 text = self.record_function(self.spec.records[record.name])
-            finally:
-                self.spec.records.clear()
-                self.spec.records.update(saved)
             out.append(rename.sub(rf"_read_\1__{order}", text))
         out.append(self.order_chooser(record))
         return out
@@ -81,9 +71,7 @@ class OrderedReaders:
         prim = record.fields[0].type.name
         size = PRIMITIVES[prim].size
         table = f"_ORDER_OF_{name.upper()}"
-        self.member_constants[table] = (
-            "{" + ", ".join(f"{k:#x}: {v!r}" for k, v in orders.items()) + "}"
-        )
+        self.member_constants[table] = order_table(orders)
         other = "be" if self.spec.endian == "le" else "le"
         w = LineWriter()
         w.line(f'"""Fast path of ``{name}``: the reader of the byte order its {on} names."""')

@@ -90,7 +90,7 @@ class FastPathSupport:
         out = [ref.size] if isinstance(ref.size, str) and not ref.size_is_prefix else []
         if isinstance(ref.count, str):
             out.append(ref.count)
-        if ref.kind == "switch" and ref.switch_on.startswith("_parent."):
+        if ref.on_enclosing:
             out.append(f"this.{ref.switch_on}")  # an enclosing record's field selects
         for sub in ref.cases.values():
             out += FastPathSupport._type_expressions(sub)

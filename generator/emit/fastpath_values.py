@@ -209,7 +209,7 @@ class ValueReaders:
         # Cases without a payload fall to the `else` that gives None when the default does.
         cases, default = ref.payload_cases()
         selector = f"f_{ref.switch_on}"
-        if ref.switch_on.startswith("_parent."):  # an enclosing record's field, read once
+        if ref.on_enclosing:  # an enclosing record's field, read once
             selector = f"{var}_on"
             w.line(f"{selector} = {self.expression('this.' + ref.switch_on)}")
         for i, (case, sub) in enumerate(cases):

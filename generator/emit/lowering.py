@@ -261,7 +261,7 @@ class Lowering:
         fast = self.fast
         if record.byte_order == "data":
             raise NotLowered(DATA_ORDER)
-        if any(f.type.switch_on.startswith("_parent.") for f in record.fields):
+        if any(f.type.on_enclosing for f in record.fields):
             raise NotLowered(ENCLOSING_SWITCH)
         if record.name not in fast.supported:
             raise NotLowered("no exact fast path")

@@ -21,7 +21,7 @@ from generator.spec import decode_by as spec_decode_by
 from generator.spec import mapping as spec_mapping
 from generator.spec import pytext
 from generator.spec import refs as spec_refs
-from generator.spec.byte_order import ordered
+from generator.spec.byte_order import order_table, ordered
 from generator.spec.enclosing import shape
 from generator.spec.model import TIME_LOGICALS, Field, Record, Spec, TypeRef, camel
 from generator.spec.types import (
@@ -398,8 +398,7 @@ class ModuleEmitter(SparkColumns):
             expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_args(record, field)})"
         if record.order_switch is not None and record.order_switch[0] == field.name:
             _, orders, default = record.order_switch
-            orders = "{" + ", ".join(f"{k:#x}: {v!r}" for k, v in orders.items()) + "}"
-            expr = f"rt.ChoosesByteOrder({expr}, {orders}, {default!r})"
+            expr = f"rt.ChoosesByteOrder({expr}, {order_table(orders)}, {default!r})"
         if record.serializable:
             rule = ""
             if field.has_default:
@@ -660,7 +659,7 @@ class ModuleEmitter(SparkColumns):
         if ref.kind == "switch":
             enum = camel(ref.enum)
             conv = f"_{record.name}_{field.name}_from_json"
-            if ref.switch_on.startswith("_parent."):  # the case told by the value's kind
+            if ref.on_enclosing:  # the case told by the value's kind
                 by_shape = {}
                 for case, sub in ref.cases.items():
                     if case != "default":

@@ -227,7 +227,7 @@ class SparkColumns:
         self._user = record.name
         if ref.kind == "switch":
             selector, value = f"{m}.{ref.switch_on}", f"{m}.{field.name}"
-            if ref.switch_on.startswith("_parent."):  # no parent here: the value's type tells
+            if ref.on_enclosing:  # no parent here: the value's type tells
                 types = {"record": None, "bytes": "bytes", "str": "str", "int": "int"}
                 types.update({"float": "float", "empty": "type(None)"})
                 table = ", ".join(

@@ -42,6 +42,9 @@ fast tiers leave it to construct (``FALLBACKS`` says so).
 
 from __future__ import annotations
 
+import contextlib
+import copy
+
 from generator.spec.model import Record, TypeRef, field_dependencies
 from generator.spec.types import PRIMITIVES, ordered
 
@@ -87,6 +90,44 @@ def rewrite(record: Record, order: str) -> None:
                 ref.name += order
             if ref.size_is_prefix and isinstance(ref.size, str) and ordered(ref.size):
                 ref.size += order
+
+
+@contextlib.contextmanager
+def specialised(records: dict[str, Record], order: str):
+    """While inside, every record of ``records`` read in an order the data chooses is a
+    copy rewritten in ``order`` (:func:`rewrite`): what a reader or writer per order is
+    rendered from. ``records`` is as it was after.
+
+    >>> from generator.spec.model import Field
+    >>> rec = Record("r", "", [Field("n", "", TypeRef("prim", "u16"), None)], None, byte_order="data")
+    >>> records = {"r": rec}
+    >>> with specialised(records, "be"):
+    ...     records["r"].fields[0].type.name
+    'u16be'
+    >>> records["r"] is rec, rec.fields[0].type.name
+    (True, 'u16')
+    """
+    saved = dict(records)
+    try:
+        for name, record in saved.items():
+            if record.byte_order == "data":
+                clone = copy.deepcopy(record)
+                rewrite(clone, order)
+                clone.byte_order = order
+                records[name] = clone
+        yield
+    finally:
+        records.clear()
+        records.update(saved)
+
+
+def order_table(orders: dict[int, str]) -> str:
+    """A selector's ``{value: order}`` as Python text for a generated module.
+
+    >>> order_table({0xA1B2C3D4: "be", 0xD4C3B2A1: "le"})
+    "{0xa1b2c3d4: 'be', 0xd4c3b2a1: 'le'}"
+    """
+    return "{" + ", ".join(f"{value:#x}: {order!r}" for value, order in orders.items()) + "}"
 
 
 def _switch(builder, record: Record, raw: dict, parts) -> tuple:

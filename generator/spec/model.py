@@ -168,6 +168,13 @@ class TypeRef:
     """For a choice (kind ``choice``): ``(magic, mask)`` of each case in ``cases`` order,
     the bytes that pick it (its ``detect:``, else its leading constants)."""
 
+    @property
+    def on_enclosing(self) -> bool:
+        """A switch on an enclosing record's field (``switch_on: _parent...``;
+        generator/spec/enclosing.py): its case is told by the value where no parent is at
+        hand (a JSON form, a row)."""
+        return self.kind == "switch" and self.switch_on.startswith("_parent.")
+
     def payload_cases(self) -> tuple[list[tuple[str, TypeRef]], TypeRef | None]:
         """A switch's cases that hold something, and its default unless that is absent or
         empty: a case without payload takes the same branch as every value not listed."""

@@ -38,10 +38,19 @@ def unsatisfied(field: str, value, text: str, offset: int, message: str = "") ->
     >>> str(unsatisfied("n", 7, "n < 3", 4)), str(unsatisfied("n", 7, "n < 3", 4, "too many"))
     ('<message> at offset 4: n = 7 does not satisfy n < 3', '<message> at offset 4: too many')
     """
+    return DecodeError(unsatisfied_text(field, value, text, message), offset=offset)
+
+
+def unsatisfied_text(field: str, value, text: str, message: str = "") -> str:
+    """What :func:`unsatisfied` says, without an offset (build's EncodeError says it too).
+
+    >>> unsatisfied_text("n", 7, "n < 3"), unsatisfied_text("n", 7, "n < 3", "too many")
+    ('n = 7 does not satisfy n < 3', 'too many')
+    """
     if message:
-        return DecodeError(message, offset=offset)
+        return message
     shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
-    return DecodeError(f"{field} = {shown} does not satisfy {text}", offset=offset)
+    return f"{field} = {shown} does not satisfy {text}"
 
 
 EXPRESSION_MAX_BITS = 4096

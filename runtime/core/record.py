@@ -51,6 +51,7 @@ from runtime.core.expressions import (  # noqa: F401 - generated code calls rt.p
     shift_left,
     times,
     unsatisfied,
+    unsatisfied_text,
 )
 from runtime.core.limits import current as current_limits
 from runtime.core.model import fields_of
@@ -514,7 +515,7 @@ class Valid(Subconstruct):
         # checked on build too: bytes that break the rule are bytes parse would refuse
         built = self.subcon._build(obj, stream, context, path)
         if self.on_build and not self._holds(built, context):
-            raise EncodeError(unsatisfied(self.field, built, self.text, 0, self.message).message)
+            raise EncodeError(unsatisfied_text(self.field, built, self.text, self.message))
         return built
 
     def _holds(self, value, context) -> bool:
