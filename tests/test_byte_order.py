@@ -126,13 +126,11 @@ def test_every_truncation_and_an_unknown_mark_are_decode_errors(tiffish):
         tiffish.parse(b"JJ" + data[2:])
 
 
-def test_the_fast_reader_and_writer_take_each_order_and_the_other_tiers_say_they_do_not(
-    tiffish,
-):
+def test_the_fast_reader_and_writer_take_each_order_and_so_does_the_quick_tier(tiffish):
     """The fast reader and writer are specialised per order (``_read_file__le``/``__be``,
-    the mark picks); the quick and compiled tiers list the records whose order the data
-    chooses, with why (construct or the fast reader takes them: never read otherwise);
-    the record of a known order is in every tier."""
+    the mark picks); the quick tier's plan reads the rest of the file once per order
+    (tests/test_byte_order_tiers.py), the records it holds inline; the record of a known
+    order is in every tier."""
     assert "file" in tiffish.FAST_READERS and "file" not in tiffish.FALLBACKS["parse"]
     assert "file" in tiffish.FAST_WRITERS and "file" not in tiffish.FALLBACKS["build"]
     for data in (tiffish_bytes(o, k, e) for o, k, e in CASES):
@@ -141,9 +139,9 @@ def test_the_fast_reader_and_writer_take_each_order_and_the_other_tiers_say_they
         out = bytearray()
         tiffish.FAST_WRITERS["file"](fast[0], out)
         assert out == data
-    assert "its byte order is chosen by the data" in tiffish.FALLBACKS["quick"]["file"]
-    assert "entry" in tiffish.FALLBACKS["quick"]
-    assert "trailer" not in tiffish.FALLBACKS["quick"]
+    assert "file" in tiffish.QUICK_READERS and "file" not in tiffish.FALLBACKS["quick"]
+    assert tiffish.FALLBACKS["quick"]["entry"].startswith("read inline where file reads it")
+    assert tiffish.FALLBACKS["quick"]["trailer"].startswith("read inline where file reads it")
     assert "trailer" in tiffish.FAST_READERS and "trailer" in tiffish.FAST_WRITERS
     assert tiffish.parse(bytes.fromhex("01020304"), record="trailer").crc == 0x01020304
 
@@ -158,14 +156,15 @@ def test_rows_and_json_tell_the_enclosing_switchs_case_by_its_value(tiffish):
 
 def test_an_enclosing_switch_alone_is_read_and_written_fast(tmp_path):
     """Without a byte order chosen by the data: the fast reader and writer take the
-    switch on ``_parent.kind`` (the quick and compiled tiers say they do not)."""
+    switch on ``_parent.kind``, and so does the quick tier, where the file reads it."""
     path = tmp_path / "plain.yaml"
     path.write_text(
         TIFFISH.replace("    endian: {switch_on: mark, cases: {INTEL: le, MOTOROLA: be}}\n", "")
     )
     plain = import_spec(path)
     assert "file" not in plain.FALLBACKS["parse"] and "file" not in plain.FALLBACKS["build"]
-    assert "a switch on an enclosing record's field" in plain.FALLBACKS["quick"]["entry"]
+    assert "file" in plain.QUICK_READERS
+    assert plain.FALLBACKS["quick"]["entry"].startswith("read inline where file reads it")
     for kind, entries in ((1, [(1, 5)]), (2, [(1, "ab"), (2, "")])):
         data = b"MM" + tiffish_bytes("<", kind, entries)[2:]  # a big-endian mark, read le
         model = plain.parse(data)

@@ -119,8 +119,10 @@ def test_the_sample_decodes_to_its_packets(pcap):
         assert p.data.ethertype == pcap.Ethertype.IPV4
         assert internet_checksum(p.data.payload[:20]) == 0
     assert pcap.parse(SAMPLE.read_bytes()) == pcap.parse_construct(SAMPLE.read_bytes())
-    # read and written fast, once per byte order (FALLBACKS: only packets alone)
+    # read and written fast, once per byte order (FALLBACKS: only packets alone), and by
+    # the quick tier
     assert "pcap_file" in pcap.FAST_READERS and "pcap_file" in pcap.FAST_WRITERS
+    assert "pcap_file" in pcap.QUICK_READERS
 
 
 @pytest.mark.parametrize("case", sorted(MAGICS))
@@ -225,8 +227,8 @@ def test_the_cli_path_of_a_newcomer(tmp_path, capsys):
 
 def test_the_compiled_tier_of_the_users_package_reads_as_pure_python(pcap, tmp_path):
     """``generate --specs DIR --out PKG --compiled``: the package's module builds, and reads,
-    rebuilds and fails every truncation as the in-memory module does (a byte order chosen
-    by the data is read by construct in every tier today: its FALLBACKS say so)."""
+    rebuilds and fails every truncation as the in-memory module does; the capture is read
+    by the compiled reader, in either byte order (tests/test_byte_order_tiers.py)."""
     pytest.importorskip("Cython")
     if tier.pure_python_forced() or not (shutil.which("cc") or shutil.which("gcc")):
         pytest.skip("the compiled tier is not loaded here (forced pure Python, or no compiler)")
@@ -242,6 +244,8 @@ def test_the_compiled_tier_of_the_users_package_reads_as_pure_python(pcap, tmp_p
     sys.modules[module_spec.name] = compiled  # dataclasses look their module up
     module_spec.loader.exec_module(compiled)
     assert compiled._COMPILED is not None
+    assert "pcap_file" in compiled.COMPILED_READERS
+    assert "pcap_file" not in compiled.FALLBACKS["compiled"]
     for case in sorted(MAGICS):
         data = capture(case, snaplen=60)
         assert compiled.to_dict(compiled.parse(data)) == pcap.to_dict(pcap.parse(data))

@@ -47,6 +47,7 @@ from generator.emit.compiled_support import (
 )
 from generator.emit.compiled_values import ValueSteps
 from generator.emit.lowering import Lowering, kafka_lists
+from generator.emit.order_plans import OrderChoice
 from generator.emit.plan import (
     Bits,
     FieldSteps,
@@ -104,6 +105,8 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         self.classes: dict[str, list[str]] = {}
         """Model class -> its fields, in the order the generated module declares them."""
         self.enums: set[str] = set()
+        self.wide_enums: set[str] = set()
+        """Enums with members past a byte: their ``_<ENUM>_BY_VALUE`` dicts, bound."""
         self.refused: dict[str, str] = {}
         self.callees: dict[str, set[str]] = {}
         """Record -> the records its reader calls."""
@@ -236,6 +239,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             globals_.append(f"cdef object _{cls}")
             globals_ += [f"cdef Py_ssize_t _{cls}_{field}" for field in fields]
         globals_ += [f"cdef PyObject* _{enum.upper()}_BY_BYTE[256]" for enum in sorted(self.enums)]
+        globals_ += [f"cdef dict _{enum.upper()}_BY_VALUE" for enum in sorted(self.wide_enums)]
         reused = sorted({cls for name in self.entries for cls in self.reuse.get(name, ())})
         globals_ += [f"cdef SharedInt {name}" for name in self.shared_ints]
         globals_ += self.pending_globals()
@@ -308,6 +312,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         names = [f"_{cls}" for cls in sorted(self.classes)] + [
             f"_{cls}_{f}" for cls, fields in sorted(self.classes.items()) for f in fields
         ]
+        names += [f"_{enum.upper()}_BY_VALUE" for enum in sorted(self.wide_enums)]
         if names:
             lines.append(f"    global {', '.join(names)}")
         lines.append('    if namespace.get("COMPILED_PLAN") != PLAN:')
@@ -327,6 +332,9 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         for enum in sorted(self.enums):
             table = f"_{enum.upper()}_BY_VALUE"
             lines.append(f'    _enum_bytes(namespace["{table}"], _{enum.upper()}_BY_BYTE)')
+        for enum in sorted(self.wide_enums):
+            table = f"_{enum.upper()}_BY_VALUE"
+            lines.append(f'    {table} = namespace["{table}"]')
         if self.rows:
             lines.append("    _bind_rows(namespace)")
         lines.append("    readers = {" if self.mapped else "    return {")
@@ -509,6 +517,9 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
                 self._collect(step.default or ())
             elif isinstance(step, (Nested, Processed, KeyedField)):
                 self._collect(step.steps or ())
+            elif isinstance(step, OrderChoice):  # read always, in one order or the other
+                for case in step.cases:
+                    self._collect(case.steps)
             elif isinstance(step, When):
                 self.loose.add(step.var)
                 self._collect(step.steps)

@@ -10,6 +10,7 @@ from generator.emit.compiled_prelude import (
     REVERSED_UVARINT_PRELUDE,
 )
 from generator.emit.compiled_support import NotCompiled
+from generator.emit.order_plans import OrderChoice, compiled_order_choice
 from generator.emit.plan import (
     KEYED_STEPS,
     Choice,
@@ -100,6 +101,8 @@ class MovingSteps:
             self.w.line(f"pos = {step.end}")
         elif isinstance(step, Choice):
             self.choice(step)
+        elif isinstance(step, OrderChoice):
+            compiled_order_choice(self, step, end)
         else:
             assert isinstance(step, Switch), step
             self.switch(step, end)

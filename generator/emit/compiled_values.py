@@ -350,9 +350,14 @@ class ValueSteps:
             self.w.line(f"{var}_p = {table}[{var}_c]")
             self.decline_if(f"{var}_p == NULL")
             self.w.line(f"{var} = <object>{var}_p")
+        elif step.enum and ctype != "uint8_t":  # a member by its value (a pcap magic)
+            table = f"_{step.enum.upper()}_BY_VALUE"
+            self.wide_enums.add(step.enum)
+            self.declare(f"{var}_c", ctype)
+            self.w.line(f"{var}_c = {value}")
+            self.w.line(f"{var} = {table}.get({var}_c)")
+            self.decline_if(f"{var} is None")
         elif step.enum:
-            if ctype != "uint8_t":
-                raise NotCompiled(f"{var}: an enum wider than a byte")
             table = f"_{step.enum.upper()}_BY_BYTE"
             self.enums.add(step.enum)
             self.declare(f"{var}_c", ctype)

@@ -29,6 +29,7 @@ import re
 
 from generator.emit.fastpath import FastPathEmitter
 from generator.emit.map_plan import map_plans
+from generator.emit.order_plans import OrderedPlans
 from generator.emit.plan import (
     VARINTS,
     Bits,
@@ -68,8 +69,6 @@ from generator.emit.plan import (
     fixed_size,
     may_be_negative,
 )
-from generator.spec.byte_order import DATA_ORDER
-from generator.spec.enclosing import ENCLOSING_SWITCH
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RegionType
 
@@ -100,7 +99,7 @@ def _size_expression(ref: TypeRef) -> bool:
     )
 
 
-class Lowering:
+class Lowering(OrderedPlans):
     """The plans of one spec's records.
 
     A record gets a plan when the exact fast path reads it, it is a sequence (its trailer, if
@@ -139,7 +138,10 @@ class Lowering:
             for name, n in uses.items()
             if name not in self.recursive
             and name not in chosen
-            and (n == (1, 0) or (name in self.fast.needs_parent and sum(n) == 1))
+            and (
+                n == (1, 0)
+                or ((name in self.fast.needs_parent or self.takes_order(name)) and sum(n) == 1)
+            )
         }
         called = {name for name, n in uses.items() if any(n) and name not in self.inline}
         unread = {name for name, n in uses.items() if not any(n)}
@@ -259,10 +261,8 @@ class Lowering:
 
     def _check_record(self, record: Record, ok: set[str]) -> None:
         fast = self.fast
-        if record.byte_order == "data":
-            raise NotLowered(DATA_ORDER)
-        if any(f.type.on_enclosing for f in record.fields):
-            raise NotLowered(ENCLOSING_SWITCH)
+        if record.byte_order == "data" and self.check_order(record):
+            raise NotLowered(self.check_order(record))
         if record.name not in fast.supported:
             raise NotLowered("no exact fast path")
         if record.name in fast.needs_parent and not self._read_once(record.name):
@@ -509,8 +509,7 @@ class Lowering:
             front_end = self._fresh("limit")
             for i, field in enumerate(record.trailer):
                 steps.append(self._from_end(field, prefix, "" if i else end, front_end))
-        for field in record.front:
-            steps.append(self._field_steps(record, field, prefix, front_end, field.name in spans))
+        steps += self.front_steps(record, prefix, front_end, spans)  # (order_plans.py)
         if record.trailer:
             steps.append(EndsAt(front_end, end))
         fields = tuple((f.name, f"{prefix}{f.name}") for f in record.fields)
@@ -786,7 +785,10 @@ class Lowering:
         other = (
             None if default is None else tuple(self._value_steps(default, var, prefix, end, False))
         )
-        return Switch(var, f"{prefix}{ref.switch_on}", enum.class_name, tuple(branches), other)
+        # an enclosing record's field: a variable of the record read inline around this one
+        on = self._expression(f"this.{ref.switch_on}") if ref.on_enclosing else None
+        on = on or f"{prefix}{ref.switch_on}"
+        return Switch(var, on, enum.class_name, tuple(branches), other)
 
     def _checksum(self, record: Record, field: Field, prefix: str) -> Checksum:
         items = []

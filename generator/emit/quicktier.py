@@ -39,6 +39,7 @@ This module only renders: what is read, in which order and with which checks is 
 from __future__ import annotations
 
 from generator.emit.lowering import Lowering
+from generator.emit.order_plans import OrderChoice, quick_order_choice
 from generator.emit.plan import (
     KEYED_STEPS,
     Bits,
@@ -418,6 +419,8 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
         elif isinstance(step, EndsAt):
             self.retry_if(f"pos != {step.limit}")
             self.w.line(f"pos = {step.end}")
+        elif isinstance(step, OrderChoice):
+            quick_order_choice(self, step)
         else:
             assert isinstance(step, Switch), step
             self.switch(step)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 
 from generator.emit.lowering import Lowering
+from generator.emit.order_plans import OrderChoice
 from generator.emit.plan import (
     Bits,
     Build,
@@ -134,6 +135,8 @@ def _inner_steps(step) -> list:
     """The step lists inside ``step`` (a field's, a branch's, a nested record's)."""
     if isinstance(step, Switch):
         return [case.steps for case in step.cases] + [step.default or ()]
+    if isinstance(step, OrderChoice):
+        return [case.steps for case in step.cases]
     if isinstance(step, (FieldSteps, Optional, When, Processed, KeyedField, FromEnd)):
         return [step.steps]
     if isinstance(step, (Nested, Repeat)):

@@ -10,8 +10,9 @@ order of every later field and of the records they hold (a pcap file's magic).
 Lowered once, here: a record read in one known order has its numbers' types rewritten
 with the suffix (``u32`` -> ``u32be``), so every tier reads it as if the spec said so; a
 record whose order the data chooses is marked ``byte_order = "data"`` (its chooser:
-``order_switch``): construct reads its unsuffixed numbers with ``rt.ByteOrdered`` and the
-fast tiers leave it to construct (``FALLBACKS`` says so).
+``order_switch``): construct reads its unsuffixed numbers with ``rt.ByteOrdered``; the
+fast reader and writers, the quick and the compiled tiers read it once per order
+(:func:`specialised`; generator/emit/fastpath_orders.py, fastbuild_orders.py, order_plans.py).
 
     >>> from generator.spec.loader import load_text
     >>> from generator.spec.validate import build_model
@@ -49,10 +50,11 @@ from generator.spec.model import Record, TypeRef, field_dependencies
 from generator.spec.types import PRIMITIVES, ordered
 
 DATA_ORDER = (
-    "its byte order is chosen by the data (endian: switch_on): the fast reader and writers"
-    " take it, one per order; this tier does not yet"
+    "its byte order is chosen by the data (endian: switch_on): the readers and the fast"
+    " writers take it, one per order; this tier does not yet"
 )
-"""Why a tier has no reader of a record read in a byte order the data chooses."""
+"""Why a tier (the compiled writers) has no writer of a record read in a byte order the
+data chooses."""
 
 
 def ordered_float(record: Record) -> bool:

@@ -16,12 +16,6 @@ from __future__ import annotations
 
 from runtime.core.errors import did_you_mean
 
-ENCLOSING_SWITCH = (
-    "a switch on an enclosing record's field (switch_on: _parent...): the fast reader and"
-    " writers take it; this tier does not yet"
-)
-"""Why a tier has no reader of a record with such a switch."""
-
 
 def _holders(records: dict, name: str) -> list[tuple[str, int]]:
     """(record, index of the field) of every field that holds record ``name``."""

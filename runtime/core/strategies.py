@@ -275,7 +275,18 @@ def _built_size(module, record: str, field: str, value, ctx) -> int:
     inner = sc.subcon  # Renamed -> Sized / RepeatCount / ...
     while hasattr(inner, "size") and hasattr(inner, "subcon"):
         inner = inner.subcon
-    return len(inner.build(value, **{k: v for k, v in ctx.items() if not k.startswith("_")}))
+    # its earlier fields, and the records around it (a switch on an enclosing field)
+    names = {k: v for k, v in ctx.items() if not k.startswith("_") or k == "_parent"}
+    return len(inner.build(value, **names))
+
+
+def _selector(ctx, on: str):
+    """A switch's selector: a field of this record, or one of an enclosing record drawn
+    before it (``_parent._parent.header.linktype``: contexts, then a model's fields)."""
+    value = ctx
+    for step in on.split("."):
+        value = value[step] if isinstance(value, dict) else getattr(value, step)
+    return value
 
 
 def _record(module, name: str, parent, depth: int = 0, fixed: dict | None = None):
@@ -307,7 +318,7 @@ def _record(module, name: str, parent, depth: int = 0, fixed: dict | None = None
                 continue
             t = f["type"]
             if t["kind"] == "switch":
-                selector = ctx[t["on"]]
+                selector = _selector(ctx, t["on"])
                 case = t["cases"].get(selector, t.get("default"))
                 inner = _value(case, module, ctx, depth)
             else:

@@ -1,0 +1,200 @@
+"""The quick tier and the compiled tier of a byte order chosen by the data (a record's
+``endian: {switch_on:}``) and of a switch on an enclosing record's field (``switch_on:
+_parent._parent.header.linktype``): each record's plan reads the selector, then its other
+fields once per byte order (generator/emit/order_plans.py), so a pcap file in either order
+and TIFF-like files are read by both tiers, never left to the exact reader, byte for byte
+as construct reads them; an order selector naming no order is the DecodeError construct
+gives, at its offset and path. The features themselves: tests/test_byte_order.py; the pcap
+spec: tests/test_user_spec_pcap.py."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import struct
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from generator.cli.main import main
+from generator.emit.user_spec import import_spec
+from runtime.core import tier
+from runtime.core.errors import DecodeError
+from tests.test_byte_order import CASES, TIFFISH, tiffish_bytes
+from tests.test_user_spec_pcap import MAGICS, SPEC, capture
+
+OPEN = TIFFISH.replace(  # a mark of any value: the ones not listed read big-endian
+    "{name: mark, type: u16be, enum: order_mark,",
+    "{name: mark, type: u16be, enum: order_mark, open: true,",
+).replace("cases: {INTEL: le, MOTOROLA: be}", "cases: {INTEL: le, MOTOROLA: be, default: be}")
+UNORDERED = OPEN.replace(", default: be}", "}")
+"""An open mark without a default: a value not listed names no order (construct's error)."""
+PLAIN = TIFFISH.replace("    endian: {switch_on: mark, cases: {INTEL: le, MOTOROLA: be}}\n", "")
+"""Only the switch on an enclosing record's field (``_parent.kind``)."""
+SPECS = {"tiffish": TIFFISH, "openmark": OPEN, "unordered": UNORDERED, "plainmark": PLAIN}
+
+
+def renamed(text: str, name: str) -> str:
+    return text.replace("format: tiffish", f"format: {name}", 1)
+
+
+@pytest.fixture(scope="module")
+def modules(tmp_path_factory):
+    """Each spec rendered in memory (``--spec``), pcap's included."""
+    specs = tmp_path_factory.mktemp("order_specs")
+    out = {"pcap": import_spec(SPEC)}
+    for name, text in SPECS.items():
+        (specs / f"{name}.yaml").write_text(renamed(text, name))
+        out[name] = import_spec(specs / f"{name}.yaml")
+    return out
+
+
+def quick(module, record, data):
+    """The quick tier's model of ``data`` (it reads it all)."""
+    model, pos = module.QUICK_READERS[record][0](data, 0, len(data), module._LIMITS)
+    assert pos == len(data)
+    return model
+
+
+def samples():
+    """(module, record, bytes) of every byte order and selector the specs take."""
+    out = [("pcap", "pcap_file", capture(c, s)) for c in sorted(MAGICS) for s in (65535, 60)]
+    out += [("tiffish", "file", tiffish_bytes(*case)) for case in CASES]
+    out += [("openmark", "file", tiffish_bytes(*case)) for case in CASES]
+    unlisted = tiffish_bytes(">", 2, [(1, "abc")])
+    out.append(("openmark", "file", b"JJ" + unlisted[2:]))  # not listed: the default, be
+    out += [("plainmark", "file", b"MM" + tiffish_bytes("<", 1, [(1, 5)])[2:])]
+    return out
+
+
+def test_the_quick_and_compiled_tiers_plan_the_records_that_used_to_fall_back(modules):
+    for name, record in (("pcap", "pcap_file"), ("tiffish", "file"), ("openmark", "file")):
+        fallbacks = modules[name].FALLBACKS
+        assert record not in fallbacks["quick"] and record in modules[name].QUICK_READERS
+        assert fallbacks["compiled"][record].startswith("rendered in memory")  # not refused
+    assert "file" in modules["plainmark"].QUICK_READERS
+    for name in ("tiffish", "plainmark"):  # read where the file reads them
+        assert modules[name].FALLBACKS["quick"]["entry"].startswith("read inline where file")
+    # the held records read in the file's order, or their own: inline, never called
+    assert set(modules["pcap"].QUICK_READERS) == {"pcap_file"}
+    # no order for every value: the fast reader, the quick tier and construct all refuse
+    fallbacks = modules["unordered"].FALLBACKS
+    assert "open enum without a default" in fallbacks["parse"]["file"]
+    assert fallbacks["quick"]["file"] == "no plan: no exact fast path"
+
+
+@pytest.mark.parametrize("name, record, data", samples(), ids=lambda v: str(v)[:16])
+def test_the_quick_tier_reads_what_construct_does(modules, name, record, data):
+    module = modules[name]
+    expected = module.parse_construct(data, record)
+    assert quick(module, record, data) == expected == module.parse(data, record)
+    assert module.build(expected, record) == data
+
+
+def test_a_selector_naming_no_order_is_constructs_decode_error(modules):
+    bad = b"JJ" + tiffish_bytes(">", 2, [(1, "abc")])[2:]
+    for name, says in (
+        ("tiffish", "is not a known OrderMark"),
+        ("unordered", "names no byte order"),
+    ):
+        module = modules[name]
+        errors = []
+        for parse in (module.parse, module.parse_construct):
+            with pytest.raises(DecodeError) as err:
+                parse(bad)
+            errors.append((str(err.value), err.value.offset, err.value.path))
+        assert errors[0] == errors[1] and errors[0][1:] == (0, "mark"), errors
+        assert says in errors[0][0]
+    with pytest.raises(DecodeError) as err:  # pcapng's section header: no pcap magic
+        modules["pcap"].parse(bytes.fromhex("0a0d0d0a") + bytes(20))
+    assert (err.value.offset, err.value.path) == (0, "magic")
+
+
+def test_quick_reads_every_drawn_capture_as_construct_does(modules):
+    pcap = modules["pcap"]
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(pcap.strategies("pcap_file"))
+    def check(model):
+        data = pcap.build_construct(model)
+        parsed = pcap.parse_construct(data)
+        assert quick(pcap, "pcap_file", data) == parsed == pcap.parse(data)
+        assert pcap.build(parsed) == data
+
+    check()
+
+
+# -- the compiled tier: a user's build of the specs -------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The specs' modules with their compiled extensions beside them (one build)."""
+    if tier.pure_python_forced():
+        pytest.skip(f"{tier.PURE_PYTHON_ENV}=1: the compiled tier is never loaded")
+    pytest.importorskip("Cython")
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler")
+    specs = tmp_path_factory.mktemp("order_tier_specs")
+    shutil.copy(SPEC, specs / "pcap.yaml")
+    for name, text in SPECS.items():
+        (specs / f"{name}.yaml").write_text(renamed(text, name))
+    out = tmp_path_factory.mktemp("order_tier_pkg")
+    assert main(["generate", "--specs", str(specs), "--out", str(out), "--compiled"]) == 0
+    modules = {}
+    for name in ["pcap", *SPECS]:
+        module_name = f"user_order_tiers_{name}"
+        spec = importlib.util.spec_from_file_location(module_name, out / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module  # dataclasses look their module up
+        spec.loader.exec_module(module)
+        modules[name] = module
+    return modules
+
+
+def test_the_compiled_tier_reads_what_construct_does(built):
+    for name, record in (("pcap", "pcap_file"), ("tiffish", "file"), ("openmark", "file")):
+        assert record not in built[name].FALLBACKS["compiled"], built[name].FALLBACKS
+        assert record in built[name].COMPILED_READERS
+    assert "file" in built["plainmark"].COMPILED_READERS
+    for name, record, data in samples():
+        module = built[name]
+        model = module.COMPILED_READERS[record](data, module._LIMITS)
+        assert model == module.parse_construct(data, record), (name, data.hex())
+        assert module.build(model, record) == data
+
+
+def test_the_compiled_tier_declines_what_it_cannot_read_and_construct_says_why(built, modules):
+    bad = b"JJ" + tiffish_bytes(">", 2, [(1, "abc")])[2:]
+    assert built["tiffish"].COMPILED_READERS["file"](bad, built["tiffish"]._LIMITS) is None
+    for case in ("le_nano", "be_micro"):
+        data = capture(case, snaplen=60)
+        for cut in range(len(data)):
+            try:
+                modules["pcap"].parse_construct(data[:cut])
+            except DecodeError as err:
+                with pytest.raises(DecodeError) as again:
+                    built["pcap"].parse(data[:cut])
+                assert (again.value.offset, again.value.path) == (err.offset, err.path), cut
+
+
+def test_the_compiled_tier_reads_every_drawn_capture_as_construct_does(built):
+    pcap = built["pcap"]
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(pcap.strategies("pcap_file"))
+    def check(model):
+        data = pcap.build_construct(model)
+        parsed = pcap.parse_construct(data)
+        assert pcap.COMPILED_READERS["pcap_file"](data, pcap._LIMITS) == parsed
+
+    check()
+
+
+def test_a_wide_enum_is_read_by_its_value_in_the_compiled_tier(built):
+    """A pcap magic is a u32 enum: the compiled reader looks the member up by value."""
+    data = capture("be_nano")
+    model = built["pcap"].COMPILED_READERS["pcap_file"](data, built["pcap"]._LIMITS)
+    assert model.magic is built["pcap"].PcapMagic.NANO_BE
+    assert model.capture.packets[0].ts_frac == struct.unpack(">I", data[28:32])[0]
