@@ -198,3 +198,26 @@ def test_a_wide_enum_is_read_by_its_value_in_the_compiled_tier(built):
     model = built["pcap"].COMPILED_READERS["pcap_file"](data, built["pcap"]._LIMITS)
     assert model.magic is built["pcap"].PcapMagic.NANO_BE
     assert model.capture.packets[0].ts_frac == struct.unpack(">I", data[28:32])[0]
+
+
+def test_a_record_taking_the_order_read_alone_is_in_the_specs_order_in_every_tier(built):
+    """The pcap header alone has no magic before it: construct reads it in the spec's
+    ``endian:`` (le); so do the fast reader and the compiled Arrow writer its plan gives."""
+    pa = pytest.importorskip("pyarrow")
+    pytest.importorskip("pyspark")
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    from runtime.core.limits import DEFAULT
+
+    pcap, arrow = built["pcap"], tier.compiled("runtime._compiled.arrow")
+    data = capture("be_micro")[4:24]
+    model = pcap.parse(data, "header")
+    assert model == pcap.parse_construct(data, "header") and model.version_major == 0x200
+    assert pcap._COMPILED.bind_arrow(vars(pcap))
+    fields = list(to_arrow_schema(pcap.spark_schema("header"), timezone="UTC"))
+    out, counts = arrow.builder_for(pa.struct(fields)), []
+    assert pcap._COMPILED.write_arrow("header", pa.array([data]), 0, 1, out, counts, DEFAULT) == 1
+    got = out.finish()
+    rows = list(pcap.to_rows(model, "header"))
+    want = [pa.array(column, f.type) for column, f in zip(zip(*rows), fields)]
+    assert [got.field(k) for k in range(len(fields))] == want
