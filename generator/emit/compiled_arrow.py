@@ -712,7 +712,7 @@ class ArrowEmitter(ArrowLists, CompiledEmitter):
             self.decline_if(f"put_uuid({builder}, {var}_b)")
         elif kind == "enum":
             step = self.numbers.get(var)
-            if step is None or not step.enum:
+            if step is None or not step.enum or step.enum in self.wide_enums:
                 raise NotCompiled(f"{var}: an enum column of no enum byte")
             names = f"_{step.enum.upper()}_NAME"
             self.arrow_enums.add(step.enum)
