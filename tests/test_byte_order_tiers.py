@@ -32,7 +32,25 @@ UNORDERED = OPEN.replace(", default: be}", "}")
 """An open mark without a default: a value not listed names no order (construct's error)."""
 PLAIN = TIFFISH.replace("    endian: {switch_on: mark, cases: {INTEL: le, MOTOROLA: be}}\n", "")
 """Only the switch on an enclosing record's field (``_parent.kind``)."""
-SPECS = {"tiffish": TIFFISH, "openmark": OPEN, "unordered": UNORDERED, "plainmark": PLAIN}
+TWICE = TIFFISH.replace(
+    '      - {name: trailer, type: trailer, doc: "a fixed big-endian trailer"}',
+    '      - {name: first, type: pair, doc: "two numbers in the file\'s order"}\n'
+    '      - {name: second, type: pair, doc: "two more"}\n'
+    '      - {name: trailer, type: trailer, doc: "a fixed big-endian trailer"}',
+).replace(
+    "  trailer:\n",
+    "  pair:\n    doc: Two numbers in the file's order.\n    fields:\n"
+    "      - {name: a, type: u16, doc: a}\n      - {name: b, type: u16, doc: b}\n"
+    "  trailer:\n",
+)
+"""A record taking the file's order read from two places: read inline at each."""
+SPECS = {
+    "tiffish": TIFFISH,
+    "openmark": OPEN,
+    "unordered": UNORDERED,
+    "plainmark": PLAIN,
+    "twice": TWICE,
+}
 
 
 def renamed(text: str, name: str) -> str:
@@ -65,17 +83,27 @@ def samples():
     unlisted = tiffish_bytes(">", 2, [(1, "abc")])
     out.append(("openmark", "file", b"JJ" + unlisted[2:]))  # not listed: the default, be
     out += [("plainmark", "file", b"MM" + tiffish_bytes("<", 1, [(1, 5)])[2:])]
+    for order, kind, entries in CASES:
+        data = tiffish_bytes(order, kind, entries)
+        out.append(("twice", "file", data[:-4] + struct.pack(order + "4H", 1, 2, 3, 4) + data[-4:]))
     return out
 
 
 def test_the_quick_and_compiled_tiers_plan_the_records_that_used_to_fall_back(modules):
-    for name, record in (("pcap", "pcap_file"), ("tiffish", "file"), ("openmark", "file")):
+    for name, record in (
+        ("pcap", "pcap_file"),
+        ("tiffish", "file"),
+        ("openmark", "file"),
+        ("twice", "file"),
+    ):
         fallbacks = modules[name].FALLBACKS
         assert record not in fallbacks["quick"] and record in modules[name].QUICK_READERS
         assert fallbacks["compiled"][record].startswith("rendered in memory")  # not refused
     assert "file" in modules["plainmark"].QUICK_READERS
     for name in ("tiffish", "plainmark"):  # read where the file reads them
         assert modules[name].FALLBACKS["quick"]["entry"].startswith("read inline where file")
+    pair = modules["twice"].FALLBACKS["quick"]["pair"]  # inline twice, in the file's order
+    assert pair.startswith("read inline where file reads it, at each use, in its order there")
     # the held records read in the file's order, or their own: inline, never called
     assert set(modules["pcap"].QUICK_READERS) == {"pcap_file"}
     # no order for every value: the fast reader, the quick tier and construct all refuse
@@ -154,7 +182,12 @@ def built(tmp_path_factory):
 
 
 def test_the_compiled_tier_reads_what_construct_does(built):
-    for name, record in (("pcap", "pcap_file"), ("tiffish", "file"), ("openmark", "file")):
+    for name, record in (
+        ("pcap", "pcap_file"),
+        ("tiffish", "file"),
+        ("openmark", "file"),
+        ("twice", "file"),
+    ):
         assert record not in built[name].FALLBACKS["compiled"], built[name].FALLBACKS
         assert record in built[name].COMPILED_READERS
     assert "file" in built["plainmark"].COMPILED_READERS

@@ -109,8 +109,13 @@ def _unplanned(lowering: Lowering, name: str) -> str:
     readers = lowering.readers_of(name)
     planned = [other for other in readers if other not in lowering.refused]
     if planned:
+        uses = (
+            "its one use"
+            if sum(lowering.raw_uses[name]) == 1
+            else "at each use, in its order there"
+        )
         return (
-            f"read inline where {', '.join(planned)} reads it, its one use (by design: no"
+            f"read inline where {', '.join(planned)} reads it, {uses} (by design: no"
             " call); parse() of it alone stays in Python"
         )
     if readers:  # its plan is read by nothing that has one

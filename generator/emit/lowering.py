@@ -140,7 +140,8 @@ class Lowering(OrderedPlans):
             and name not in chosen
             and (
                 n == (1, 0)
-                or ((name in self.fast.needs_parent or self.takes_order(name)) and sum(n) == 1)
+                or self.takes_order(name)  # read in its holder's order, wherever it is read
+                or (name in self.fast.needs_parent and sum(n) == 1)
             )
         }
         called = {name for name, n in uses.items() if any(n) and name not in self.inline}

@@ -6,9 +6,9 @@ then one :class:`OrderChoice`: its later fields read in the order the selector n
 each order's steps lowered once inside :func:`generator.spec.byte_order.specialised` (its
 numbers, and those of the records it holds, as if the spec had given them that suffix),
 the two with the same variables, so the model is built after either. A record that only
-takes the order is planned only where it is read inline (read from one place), so it is
-lowered inside its holder's order; where it would be called, its reader would need one
-per order: it has no plan (``refused`` says why), as for a record that reads its parent.
+takes the order is read inline wherever it is read (from one place or several), so it is
+lowered inside its holder's order; a recursive one, which would be called, would need a
+reader per order: it has no plan (``refused`` says why).
 
 The selector's enum check comes first, so every value that reaches the choice names an
 order (a member, or an open enum's number with a ``default:``): one test of the values
@@ -55,11 +55,10 @@ from generator.spec.byte_order import specialised
 from generator.spec.model import Record
 
 TAKES_ORDER = (
-    "takes the byte order the data chooses in the record around it, and is read from more"
-    " than one place (a reader of its own would need one per order): read where its"
-    " holder is"
+    "takes the byte order the data chooses in the record around it, and reads itself"
+    " (a reader of its own would need one per order): not yet"
 )
-"""Why a record that takes a chosen byte order, read from several places, has no plan."""
+"""Why a recursive record that takes a chosen byte order has no plan."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,8 +103,6 @@ class OrderedPlans:
 
     def check_order(self, record: Record) -> str:
         """Why ``record`` (read in an order the data chooses) has no plan, or ''."""
-        if record.order_switch is None and not self._read_once(record.name):
-            return TAKES_ORDER
         if record.order_switch is None and record.name in self.recursive:
             return TAKES_ORDER
         return ""
