@@ -1,0 +1,98 @@
+"""Instructions per ``parse`` of a pcap capture, in each byte order, in both tiers.
+
+A user's spec (tests/data/user_specs/pcap.yaml: the magic chooses the byte order, each
+packet's data is read by the file header's link type) generated and built as a user
+builds it (``wirespec generate --specs DIR --out PKG --compiled``, into a temporary
+directory), then ``valgrind --tool=cachegrind --cache-sim=no`` on this script twice per
+order and tier: parse the capture (tests/data/user_specs/pcap_udp.pcap's three packets,
+34 times: 102 packets) 20 times to warm up, ``gc.freeze()``, then ``--n`` times or none;
+it prints the difference divided by ``--n``, and by packet. The tier is the one the module
+loads: compiled where its extension is built, pure Python (the quick tier) under
+``WIRESPEC_PURE_PYTHON=1``. Needs valgrind and a C compiler.
+
+    python -m benchmarks.pcap_instructions [--n 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks.instructions import instructions_of
+
+USER_SPECS = Path(__file__).resolve().parent.parent / "tests" / "data" / "user_specs"
+TIERS = {"compiled": {}, "pure Python": {"WIRESPEC_PURE_PYTHON": "1"}}
+ORDERS = ("le", "be")
+COPIES = 34
+WARM_UP = 20
+
+
+def capture(package: Path, order: str):
+    """(the user's module, a capture of ``COPIES`` times the sample's packets in ``order``)."""
+    spec = importlib.util.spec_from_file_location("bench_user_pcap", package / "pcap.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    model = module.parse((USER_SPECS / "pcap_udp.pcap").read_bytes())
+    model.capture.packets *= COPIES
+    model.magic = module.PcapMagic.MICRO_LE if order == "le" else module.PcapMagic.MICRO_BE
+    return module, module.build(model)
+
+
+def _parse(package: str, order: str, n: int) -> None:
+    """The measured process."""
+    module, data = capture(Path(package), order)
+    for _ in range(WARM_UP):
+        module.parse(data)
+    gc.freeze()
+    for _ in range(n):
+        module.parse(data)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=20, help="parses in the measured run")
+    ap.add_argument("--run", nargs=3, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.run:
+        _parse(args.run[0], args.run[1], int(args.run[2]))
+        return 0
+    from generator.cli.main import main as wirespec
+
+    with tempfile.TemporaryDirectory() as tmp:
+        specs, package = Path(tmp) / "specs", Path(tmp) / "pkg"
+        specs.mkdir()
+        shutil.copy(USER_SPECS / "pcap.yaml", specs)
+        if wirespec(["generate", "--specs", str(specs), "--out", str(package), "--compiled"]):
+            return 1
+        packets = 3 * COPIES
+        print("| tier | order | instructions/parse | instructions/packet |")
+        print("|---|---|---:|---:|")
+        for tier, env in TIERS.items():
+            for order in ORDERS:
+                runs = [
+                    instructions_of(
+                        [
+                            "-m",
+                            "benchmarks.pcap_instructions",
+                            "--run",
+                            str(package),
+                            order,
+                            str(k),
+                        ],
+                        env,
+                    )
+                    for k in (args.n, 0)
+                ]
+                per = (runs[0] - runs[1]) / args.n
+                print(f"| {tier} | {order} | {per:,.0f} | {per / packets:,.0f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
