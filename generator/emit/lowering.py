@@ -786,9 +786,9 @@ class Lowering(OrderedPlans):
         other = (
             None if default is None else tuple(self._value_steps(default, var, prefix, end, False))
         )
-        # an enclosing record's field: a variable of the record read inline around this one
-        on = self._expression(f"this.{ref.switch_on}") if ref.on_enclosing else None
-        on = on or f"{prefix}{ref.switch_on}"
+        on = f"{prefix}{ref.switch_on}"
+        if ref.on_enclosing:  # a variable of the record read inline around this one
+            on = self._expression(f"this.{ref.switch_on}")
         return Switch(var, on, enum.class_name, tuple(branches), other)
 
     def _checksum(self, record: Record, field: Field, prefix: str) -> Checksum:
