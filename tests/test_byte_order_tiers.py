@@ -120,6 +120,35 @@ def test_the_quick_tier_reads_what_construct_does(modules, name, record, data):
     assert module.build(expected, record) == data
 
 
+CHAINED = TIFFISH.replace(
+    '      - {name: trailer, type: trailer, doc: "a fixed big-endian trailer"}',
+    '      - {name: chain, type: node, doc: "nodes in the file\'s order"}\n'
+    '      - {name: trailer, type: trailer, doc: "a fixed big-endian trailer"}',
+).replace(
+    "  trailer:\n",
+    "  node:\n    doc: A number, then another node if more is 1.\n    fields:\n"
+    "      - {name: n, type: u16, doc: n}\n      - {name: more, type: u8, doc: m}\n"
+    '      - {name: next, type: node, if: "more == 1", doc: the next}\n'
+    "  trailer:\n",
+)
+
+
+def test_a_recursive_record_taking_the_order_is_left_to_the_fast_reader(tmp_path):
+    """It would be called, and its reader would need one per order: no plan, and
+    ``FALLBACKS`` says why; the fast reader reads it in the file's order."""
+    path = tmp_path / "chained.yaml"
+    path.write_text(renamed(CHAINED, "chained"))
+    chained = import_spec(path)
+    assert chained.FALLBACKS["quick"]["node"].endswith(
+        "and reads itself (a reader of its own would need one per order): not yet"
+    )
+    assert chained.FALLBACKS["quick"]["file"] == "no plan: chain: record node has no plan"
+    data = b"MM" + struct.pack(">HBH", 42, 1, 0) + struct.pack(">HBHB", 1, 1, 2, 0) + bytes(4)
+    model = chained.parse(data)
+    assert (model.chain.n, model.chain.next.n) == (1, 2)
+    assert model == chained.parse_construct(data) and chained.build(model) == data
+
+
 def test_a_selector_naming_no_order_is_constructs_decode_error(modules):
     bad = b"JJ" + tiffish_bytes(">", 2, [(1, "abc")])[2:]
     for name, says in (
