@@ -1,5 +1,5 @@
 """specs/bson.yaml against pymongo's ``bson`` module, both ways, and the samples made with it
-(samples/bson/, by samples/bson_samples.py).
+(samples/bson/, by samples/make_samples.py --format bson).
 
 Hypothesis draws documents of every type pymongo writes: what ``bson.encode`` writes parses
 to the same values and rebuilds byte for byte; what we build from those values is what
@@ -17,8 +17,18 @@ from pathlib import Path
 
 import bson
 import pytest
-from bson import Binary, Code, DatetimeMS, Decimal128, Int64, MaxKey, MinKey, ObjectId, Regex
-from bson import Timestamp
+from bson import (
+    Binary,
+    Code,
+    DatetimeMS,
+    Decimal128,
+    Int64,
+    MaxKey,
+    MinKey,
+    ObjectId,
+    Regex,
+    Timestamp,
+)
 from bson.errors import InvalidBSON
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -28,7 +38,7 @@ from runtime.core.errors import DecodeError
 from tests.bson_support import OPTIONS, from_python, to_python
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = sorted((ROOT / "samples" / "bson").glob("*.bson"))
+SAMPLES = sorted((ROOT / "samples" / "bson").glob("*.bin"))
 
 TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
 KEYS = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=8)
@@ -180,7 +190,11 @@ def _refused_by_both(data: bytes) -> DecodeError:
         ("a bool of 2", GOOD.replace(b"ok\x00\x01", b"ok\x00\x02"), "value"),
         ("no 0x00 at the end", GOOD[:-1] + b"\x01", "terminator"),
         ("an unknown type byte", GOOD.replace(b"\x08ok", b"\x14ok"), "type"),
-        ("a string's length too large", GOOD.replace(b"\x05\x00\x00\x00text", b"\x06\x00\x00\x00text"), "value"),
+        (
+            "a string's length too large",
+            GOOD.replace(b"\x05\x00\x00\x00text", b"\x06\x00\x00\x00text"),
+            "value",
+        ),
         ("a string without its NUL", GOOD.replace(b"text\x00", b"textx"), "value"),
     ],
 )
@@ -202,7 +216,7 @@ def test_every_truncation_is_refused():
 
 
 def test_samples_parse_and_rebuild_and_read_as_bson_does():
-    assert SAMPLES, "samples/bson/ is empty: run samples/bson_samples.py"
+    assert SAMPLES, "samples/bson/ is empty: python -m samples.make_samples --format bson"
     for path in SAMPLES:
         data = path.read_bytes()
         stream = codec.parse(data)
