@@ -46,9 +46,10 @@ def _value(kind: T, value):
     if kind == T.ARRAY:
         return [_value(element.type, element.value) for element in _elements(value)]
     if kind == T.BINARY:
-        if value.subtype == codec.BinarySubtype.BINARY_OLD:
-            return Binary(value.data.data, 2)
-        return value.data if value.subtype == 0 else Binary(value.data, value.subtype)
+        payload = value.payload
+        if payload.subtype == codec.BinarySubtype.BINARY_OLD:
+            return Binary(payload.data.data, 2)
+        return payload.data if payload.subtype == 0 else Binary(payload.data, payload.subtype)
     if kind == T.OBJECT_ID:
         return ObjectId(value)
     if kind == T.UTC_DATETIME:
@@ -92,6 +93,10 @@ def _element(key: str, value) -> codec.Element:
     return codec.Element(type=kind, key=key, value=model)
 
 
+def _binary(subtype: int, data) -> codec.Binary:
+    return codec.Binary(length=0, payload=codec.BinaryPayload(subtype=subtype, data=data))
+
+
 def _typed(value) -> tuple:
     # bool before int (a bool is an int), Int64 before int, Code before str.
     if value is None:
@@ -119,9 +124,9 @@ def _typed(value) -> tuple:
         data = bytes(value)
         if value.subtype == 2:
             data = codec.OldBinary(length=0, data=data)
-        return T.BINARY, codec.Binary(length=0, subtype=value.subtype, data=data)
+        return T.BINARY, _binary(value.subtype, data)
     if isinstance(value, bytes):
-        return T.BINARY, codec.Binary(length=0, subtype=0, data=value)
+        return T.BINARY, _binary(0, value)
     if isinstance(value, ObjectId):
         return T.OBJECT_ID, value.binary
     if isinstance(value, DatetimeMS):
