@@ -10,7 +10,8 @@ Python)`` (``WIRESPEC_PURE_PYTHON=1``), ``bson.decode_all (C)`` and ``bson.decod
 (pure Python)`` (the module imported with its ``_cbson`` extension hidden). Each decoder
 runs in its own process, the runs interleaved (run 1 of every decoder, then run 2, ...)
 so a loaded machine slows them alike; the median of ``--runs`` is reported as files/s
-with the ratio to pymongo's C extension. wirespec gives its models (every element's type,
+with the ratio to pymongo's C extension. Workload ``encode`` builds the order back: wirespec
+from the model it read, pymongo (``bson.encode``) from the dict it read. wirespec gives its models (every element's type,
 key and value, sizes kept), pymongo plain Python values.
 
     .venv/bin/python -m benchmarks.bson [--n 2000] [--runs 5]
@@ -35,6 +36,13 @@ DECODERS = {
     "bson.decode_all (pure Python)": ("pymongo_pure", {}),
 }
 BASELINE = "bson.decode_all (C)"
+ENCODERS = {
+    "wirespec build": ("wirespec", {}),
+    "wirespec build (pure Python)": ("wirespec", {"WIRESPEC_PURE_PYTHON": "1"}),
+    "bson.encode (C)": ("pymongo", {}),
+    "bson.encode (pure Python)": ("pymongo_pure", {}),
+}
+"""The order document built back: wirespec from its model, pymongo from its dict."""
 
 
 def order_document() -> bytes:
@@ -58,12 +66,12 @@ def payloads(workload: str) -> list[bytes]:
     return [path.read_bytes() for path in sorted(SAMPLES.glob("*.bin"))]
 
 
-def decoder_function(kind: str):
-    """The decode function of one decoder, imported in this (child) process."""
+def decoder_function(kind: str, encode: bool = False):
+    """The decode (or encode) function of one decoder, imported in this (child) process."""
     if kind == "wirespec":
         import generated.bson as codec
 
-        return codec.parse
+        return codec.build if encode else codec.parse
     if kind == "pymongo_pure":
         sys.modules["bson._cbson"] = None  # an import of it fails: bson falls back to Python
     import bson
@@ -72,12 +80,17 @@ def decoder_function(kind: str):
         raise SystemExit("pymongo's C extension is not built")
     if kind == "pymongo_pure" and bson.has_c():
         raise SystemExit("pymongo's C extension could not be hidden")
-    return bson.decode_all
+    return bson.encode if encode else bson.decode_all
 
 
 def run(workload: str, kind: str, passes: int) -> float:
-    """Decode the workload ``passes`` times (in a child process); the CPU seconds it took."""
-    decode, files = decoder_function(kind), payloads(workload)
+    """Decode the workload ``passes`` times (in a child process); the CPU seconds it took.
+    Workload ``encode``: build the order document back from what each decoder read."""
+    encode = workload == "encode"
+    decode, files = decoder_function(kind, encode), payloads("order" if encode else workload)
+    if encode:
+        read = decoder_function(kind)
+        files = [read(data) if kind == "wirespec" else read(data)[0] for data in files]
     for data in files:  # warm-up: the first call binds the tiers
         decode(data)
     start = time.process_time()
@@ -88,7 +101,7 @@ def run(workload: str, kind: str, passes: int) -> float:
 
 
 def seconds(workload: str, decoder: str, passes: int) -> float:
-    kind, env = DECODERS[decoder]
+    kind, env = {**DECODERS, **ENCODERS}[decoder]
     code = f"import benchmarks.bson as b; print(b.run({workload!r}, {kind!r}, {passes}))"
     env = dict(os.environ, PYTHONPATH=str(ROOT), **env)
     out = subprocess.run(
@@ -102,17 +115,19 @@ def main(argv=None) -> int:
     parser.add_argument("--n", type=int, default=2000, help="passes over the workload per run")
     parser.add_argument("--runs", type=int, default=5, help="runs per decoder (the median)")
     args = parser.parse_args(argv)
-    for workload in ("samples", "order"):
-        files = len(payloads(workload))
-        times: dict[str, list[float]] = {name: [] for name in DECODERS}
+    for workload in ("samples", "order", "encode"):
+        files = len(payloads("order" if workload == "encode" else workload))
+        coders = ENCODERS if workload == "encode" else DECODERS
+        times: dict[str, list[float]] = {name: [] for name in coders}
         for _ in range(args.runs):
-            for name in DECODERS:
+            for name in coders:
                 times[name].append(seconds(workload, name, args.n))
         rates = {name: args.n * files / statistics.median(t) for name, t in times.items()}
+        baseline = rates["bson.encode (C)" if workload == "encode" else BASELINE]
         print(f"\n{workload} ({files} file(s), median of {args.runs} runs of {args.n} passes)")
         print(f"  {'decoder':32} {'files/s':>12} {'vs C':>8}")
         for name, rate in rates.items():
-            print(f"  {name:32} {rate:12,.0f} {rate / rates[BASELINE]:8.2f}x")
+            print(f"  {name:32} {rate:12,.0f} {rate / baseline:8.2f}x")
     return 0
 
 

@@ -155,6 +155,16 @@ def test_duplicate_keys_and_array_keys_are_kept_as_written():
     assert build(parsed) == data
 
 
+def test_a_deep_document_builds_as_bson_encodes_it():
+    # each level's size is measured before it is written: measured once per enclosing
+    # measurement (runtime.core.fast.measured), not twice per level (2**20 writes)
+    document = {"leaf": [1, "x"]}
+    for level in range(19):
+        document = {"level": level, "inner": document}
+    data = bson.encode(document)
+    assert build(parse(data)) == data == build(from_python(document))
+
+
 def test_a_datetime_reads_as_a_time_in_json():
     data = bson.encode({"at": DatetimeMS(1_700_000_000_123)})
     text = str(codec.to_dict(parse(data)))
