@@ -660,6 +660,68 @@ def make_msgpack(out_dir: Path) -> list[Path]:
 MAKERS["msgpack"] = make_msgpack
 
 
+# -- bson --------------------------------------------------------------------------------------
+
+
+def make_bson(out_dir: Path) -> list[Path]:
+    """BSON documents written by pymongo's ``bson.encode`` (the reference) and read with our
+    codec: an oplog update entry and a change stream insert event as a MongoDB 7 server
+    lays them out (their fields and types; the values are made up), a document of every
+    type pymongo writes, and five orders back to back as mongodump writes a collection's
+    ``.bson`` file (one Spark row each)."""
+    import datetime
+
+    import bson
+    from bson import Binary, Code, Decimal128, Int64, MaxKey, MinKey, ObjectId, Regex, Timestamp
+
+    from generated import bson as codec
+
+    wall = datetime.datetime(2026, 11, 25, 12, 0, 0, 123000, tzinfo=datetime.timezone.utc)
+    order_id = ObjectId("6924a2c0f1e2d3c4b5a69788")
+    collection_uuid = Binary(bytes.fromhex("8c1f2a3b4c5d4e6f8a9b0c1d2e3f4051"), 4)
+    oplog = {
+        "op": "u", "ns": "shop.orders", "ui": collection_uuid,
+        "o": {"$v": 2, "diff": {"u": {"status": "paid", "paid_at": wall}}},
+        "o2": {"_id": order_id}, "ts": Timestamp(1764072000, 3), "t": Int64(7),
+        "v": Int64(2), "wall": wall,
+    }  # fmt: skip
+    order = {
+        "_id": order_id, "customer": "c-90210", "status": "new", "amount": Decimal128("42.50"),
+        "items": [{"sku": "MUG-01", "qty": 2, "price": 12.99}, {"sku": "TEA-GREEN", "qty": 1}],
+        "created_at": wall, "tags": ["express", "fragile"], "gift": False, "note": None,
+    }  # fmt: skip
+    change = {
+        "_id": {"_data": "826924A2C0000000032B042C0100296E5A1004"},
+        "operationType": "insert", "clusterTime": Timestamp(1764072000, 3), "wallTime": wall,
+        "fullDocument": order, "ns": {"db": "shop", "coll": "orders"},
+        "documentKey": {"_id": order_id},
+    }  # fmt: skip
+    every_type = {
+        "double": -0.0, "string": "caf\u00e9 \u2615", "document": {"a": {"b": {}}},
+        "array": [1, "two", [3.0]], "binary": b"\x00\x01\xfe\xff", "old_binary": Binary(b"xyz", 2),
+        "uuid": collection_uuid, "user": Binary(b"mine", 0x80), "object_id": order_id,
+        "true": True, "false": False, "datetime": wall, "before_1970": datetime.datetime(1900, 1, 1),
+        "null": None, "regex": Regex("^c-[0-9]+$", "im"), "code": Code("x + 1"),
+        "code_with_scope": Code("x + y", {"y": 2}), "int32": -(2**31), "timestamp": Timestamp(1, 2),
+        "int64": Int64(2**62), "decimal128": Decimal128("-1.5E-6175"), "min_key": MinKey(),
+        "max_key": MaxKey(),
+    }  # fmt: skip
+    dump = b"".join(
+        bson.encode({**order, "_id": ObjectId(f"6924a2c0f1e2d3c4b5a6{9788 + i:04x}"), "qty": i})
+        for i in range(5)
+    )
+    streams = {
+        "oplog_update": bson.encode(oplog),
+        "change_event_insert": bson.encode(change),
+        "every_type": bson.encode(every_type),
+        "orders_dump": dump,
+    }
+    return _write(out_dir, "bson", {name: codec.parse(data) for name, data in streams.items()})
+
+
+MAKERS["bson"] = make_bson
+
+
 # -- protobuf_wire -----------------------------------------------------------------------------
 
 

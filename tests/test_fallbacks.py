@@ -45,6 +45,7 @@ CONSTRUCT_PATHS = {
     "msgpack": {"parse": {}, "build": {}},
     "protobuf_wire": {"parse": {}, "build": {}},
     "pgoutput": {"parse": {}, "build": {}},
+    "bson": {"parse": {}, "build": {}},
     # a chunk's length comes before its type: the fast writers write a length only
     # right before what it sizes
     "png": {
@@ -115,6 +116,13 @@ WITHOUT_TIERS = {
     "pgoutput": {
         tier: {"begin", "commit", "origin", "stream_start", "stream_commit", "stream_abort"}
         | {"begin_prepare", "commit_prepared", "rollback_prepared", "xlog_data", "keepalive"}
+        for tier in ("quick", "compiled")
+    },
+    # the values only the element switch reads (and a binary's payload and old subtype)
+    # are read inline there
+    "bson": {
+        tier: {"binary", "binary_payload", "old_binary", "db_pointer", "regex"}
+        | {"timestamp", "utc_datetime"}
         for tier in ("quick", "compiled")
     },
 }

@@ -27,6 +27,7 @@ FORMATS = [
     ("parquet", "FileMetaData"),
     ("protobuf_wire", "order"),
     ("pgoutput", "message"),
+    ("bson", "stream"),
 ]
 
 
@@ -81,6 +82,7 @@ def test_limit_is_enforced_with_a_clear_message(fmt, record, limit, value):
         ("parquet", "FileMetaData"),
         ("protobuf_wire", "order"),
         ("pgoutput", "message"),
+        ("bson", "stream"),
     ],
 )
 def test_max_depth_is_enforced(fmt, record):
@@ -121,6 +123,10 @@ def test_thrift_depth_bomb_stops_at_the_limit():
         # a text column of ~4 GiB, and a Truncate of ~4 billion tables
         ("pgoutput", "message", bytes.fromhex("49 00004005 4e 0001 74 fffffff0")),
         ("pgoutput", "message", bytes.fromhex("54 fffffff0 00")),
+        # a document, a string and a binary of ~2 GiB
+        ("bson", "stream", bytes.fromhex("ffffff7f 10")),
+        ("bson", "stream", bytes.fromhex("10000000 02 6b00 ffffff7f 61")),
+        ("bson", "stream", bytes.fromhex("10000000 05 6b00 feffff7f 00")),
     ],
 )
 def test_hostile_lengths_fail_before_allocating(fmt, record, hostile):

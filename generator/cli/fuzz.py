@@ -71,6 +71,7 @@ FORMATS = (
     "parquet",
     "protobuf_wire",
     "pgoutput",
+    "bson",
 )
 
 TIME_BASE = 0.5

@@ -390,7 +390,8 @@ class CompiledWriters(BuildEmitter):
             for name in python_writers_named
         ]
         bind += [
-            f"    _{name}_members = {name}._value2member_map_" for name in sorted(self.enum_classes)
+            f'    _{name}_members = namespace["{name}"]._value2member_map_'
+            for name in sorted(self.enum_classes)
         ]
         bind += [
             f'    {name} = namespace["{named.split(".")[0]}"].{named.split(".")[1]}'

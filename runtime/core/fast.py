@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import struct
+import threading
 import zlib
 from itertools import accumulate  # noqa: F401 - generated code sums delta-coded chunks
 from types import SimpleNamespace
@@ -106,12 +107,36 @@ True
 """
 
 
+_measuring = threading.local()
+"""The sizes measured while an outermost :func:`measured` runs (``sizes``: (writer, value)
+ids to the value and its size), so a record nested in records measured before they are
+written is measured once per enclosing measurement, not twice per level (BSON's documents
+in documents: 2**depth writes)."""
+
+
 def measured(writer, value) -> int:
     """The bytes a generated fast writer writes for ``value``: ``sizeof(x)`` in a length
-    written before ``x``."""
-    out = bytearray()
-    writer(value, out)
-    return len(out)
+    written before ``x``.
+
+    >>> measured(lambda v, out: out.extend(v), b"abc")
+    3
+    """
+    sizes = getattr(_measuring, "sizes", None)
+    if sizes is not None:
+        known = sizes.get((id(writer), id(value)))
+        if known is not None:
+            return known[1]
+    outermost = sizes is None
+    if outermost:
+        _measuring.sizes = sizes = {}
+    try:
+        out = bytearray()
+        writer(value, out)
+        sizes[id(writer), id(value)] = (value, len(out))  # the value kept: its id stays its own
+        return len(out)
+    finally:
+        if outermost:
+            _measuring.sizes = None
 
 
 def measured_case(value, writers: dict) -> int:
