@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import generated.pgoutput as pg
-from runtime.core.errors import DecodeError
+from runtime.core.errors import DecodeError, EncodeError
 from tests.test_compiled import agree as compiled_agree
 from tests.test_quicktier import agree as quick_agree
 
@@ -182,7 +182,31 @@ def test_a_spark_row_has_each_commit_time_as_a_timestamp():
     assert columns["commit_time_ts"].isoformat() == "2024-11-22T12:00:00+00:00"
     begin = pg.Message(type=T.BEGIN, body=pg.Begin(final_lsn=1, commit_time=2**63 - 1, xid=7))
     (row,) = pg.to_rows(begin)
-    assert row[1][0][1:3] == (2**63 - 1, None)  # past year 9999: no timestamp, the number kept
+    assert row[1][0][2:4] == (2**63 - 1, None)  # past year 9999: no timestamp, the number kept
+
+
+def test_an_lsn_reads_as_postgresql_writes_it_beside_its_number():
+    commit = message("041_text_commit.bin")
+    shown = pg.to_dict(commit)["body"]
+    lsn = commit.body.commit_lsn
+    assert shown["commit_lsn"] == lsn
+    assert shown["commit_lsn_text"] == f"{lsn >> 32:X}/{lsn & 0xFFFFFFFF:X}" == "0/" + (f"{lsn:X}")
+    assert (
+        pg.build(pg.from_dict(pg.to_dict(commit))) == (SAMPLES / "041_text_commit.bin").read_bytes()
+    )
+    begin = pg.Begin(final_lsn=0x1_0000_0028, commit_time=0, xid=7)
+    assert pg.to_dict(begin)["final_lsn_text"] == "1/28"
+    (row,) = pg.to_rows(pg.Message(type=T.BEGIN, body=begin))
+    assert row[1][0][:2] == (0x1_0000_0028, "1/28")
+    names = [f.name for f in pg.spark_schema()["body"].dataType["begin"].dataType.fields]
+    assert names[:2] == ["final_lsn", "final_lsn_text"]
+    # the number is what is built: a text that disagrees with it is refused, not ignored
+    shown = pg.to_dict(begin)
+    pg.from_dict({**shown, "final_lsn_text": "1/28"}, "begin")
+    with pytest.raises(EncodeError, match="final_lsn_text"):
+        pg.from_dict({**shown, "final_lsn_text": "0/28"}, "begin")
+    frame = pg.parse(FRAMES[0].read_bytes(), "replication_frame")
+    assert pg.to_dict(frame)["body"]["wal_end_text"].startswith("0/")
 
 
 def test_begin_and_commit_of_each_transaction_agree():
