@@ -76,6 +76,8 @@ def test_the_samples_cover_every_protocol_1_message_and_column_kind():
     assert types >= {T.BEGIN, T.COMMIT, T.ORIGIN, T.RELATION, T.TYPE, T.INSERT, T.UPDATE}
     assert types >= {T.DELETE, T.TRUNCATE, T.MESSAGE, T.STREAM_START, T.STREAM_STOP}
     assert T.STREAM_COMMIT in types
+    assert types >= {T.BEGIN_PREPARE, T.PREPARE, T.ROLLBACK_PREPARED, T.STREAM_PREPARE}
+    assert T.COMMIT_PREPARED in types
     kinds = {
         column.kind
         for kind in (T.INSERT, T.UPDATE)
@@ -209,6 +211,28 @@ def test_an_lsn_reads_as_postgresql_writes_it_beside_its_number():
     assert pg.to_dict(frame)["body"]["wal_end_text"].startswith("0/")
 
 
+def test_protocol_3_prepares_streams_and_finishes_two_phase_transactions():
+    (begin,) = messages(T.BEGIN_PREPARE, "v3")
+    (prepare,) = messages(T.PREPARE, "v3")
+    (rollback,) = messages(T.ROLLBACK_PREPARED, "v3")
+    assert begin.gid == prepare.gid == rollback.gid == "wirespec_small"
+    assert begin.xid == prepare.xid == rollback.xid
+    assert (prepare.prepare_lsn, prepare.end_lsn) == (begin.prepare_lsn, begin.end_lsn)
+    assert rollback.prepare_end_lsn == prepare.end_lsn
+    (stream_prepare,) = messages(T.STREAM_PREPARE, "v3")
+    (committed,) = messages(T.COMMIT_PREPARED, "v3")
+    assert stream_prepare.gid == committed.gid == "wirespec_big"
+    starts = messages(T.STREAM_START, "v3")
+    assert {s.xid for s in starts} == {stream_prepare.xid, committed.xid}
+    streamed = [pg.parse(p.read_bytes(), "streamed_message") for p in STREAMED if "_v3_" in p.name]
+    assert {m.xid for m in streamed} == {stream_prepare.xid}
+    inserted = [values(m.body.new_tuple) for m in streamed if m.type == pg.StreamedType.INSERT]
+    assert inserted[:2] == [["prep-1", "1"], ["prep-2", "2"]]
+    shown = pg.to_dict(pg.Message(type=T.STREAM_PREPARE, body=stream_prepare))["body"]
+    lsn = stream_prepare.prepare_lsn
+    assert shown["prepare_lsn_text"] == f"{lsn >> 32:X}/{lsn & 0xFFFFFFFF:X}"
+
+
 def test_begin_and_commit_of_each_transaction_agree():
     begins, commits = messages(T.BEGIN), messages(T.COMMIT)
     assert len(begins) == len(commits) > 5
@@ -223,7 +247,7 @@ def test_a_streamed_transaction_carries_its_xid_in_every_block():
     (commit,) = messages(T.STREAM_COMMIT, "v2")
     assert [s.first_segment for s in starts] == [1, 0]
     assert {s.xid for s in starts} == {commit.xid}
-    streamed = [pg.parse(p.read_bytes(), "streamed_message") for p in STREAMED]
+    streamed = [pg.parse(p.read_bytes(), "streamed_message") for p in STREAMED if "_v2_" in p.name]
     assert {m.xid for m in streamed} == {commit.xid}
     relation = streamed[0].body
     assert streamed[0].type == pg.StreamedType.RELATION and relation.name == "stock"
@@ -321,6 +345,9 @@ def test_spark_reads_the_samples_one_row_a_message_and_the_streamed_changes(spar
         (r for r in rows if r["type"] == "COMMIT"), key=lambda r: r["body"]["commit"]["commit_lsn"]
     )
     assert commits[-1]["body"]["commit"]["commit_time_ts"].isoformat() == "2024-11-22T12:00:00"
+    last = commits[-1]["body"]["commit"]
+    lsn = int(last["commit_lsn"])
+    assert last["commit_lsn_text"] == f"{lsn >> 32:X}/{lsn & 0xFFFFFFFF:X}"
     values = spark.createDataFrame([(p.read_bytes(),) for p in STREAMED], "value binary")
     changes = decode(values, "pgoutput", record="streamed_message").collect()
     assert [c["type"] for c in changes] == [
