@@ -107,8 +107,10 @@ TWO_PHASE_SLOT = "wirespec_two_phase"
 TWO_PHASE = (
     "BEGIN; INSERT INTO stock VALUES ('sku-p', 1); PREPARE TRANSACTION 'wirespec_small'",
     "ROLLBACK PREPARED 'wirespec_small'",
-    "BEGIN; INSERT INTO stock SELECT 'prep-' || g, g FROM generate_series(1, 2000) g; "
-    "PREPARE TRANSACTION 'wirespec_big'",
+    (
+        "BEGIN; INSERT INTO stock SELECT 'prep-' || g, g FROM generate_series(1, 2000) g; "
+        "PREPARE TRANSACTION 'wirespec_big'"
+    ),
     "COMMIT PREPARED 'wirespec_big'",
 )
 """Two-phase commit in protocol 3 (a slot made with two_phase): a small prepared
