@@ -103,6 +103,14 @@ STREAMED = (
 )
 """A transaction larger than ``logical_decoding_work_mem`` (64 kB), streamed in protocol 2."""
 
+ABORTED_SUBTRANSACTION = (
+    "BEGIN; INSERT INTO stock SELECT 'kept-' || g, g FROM generate_series(1, 2000) g; "
+    "SAVEPOINT undone; INSERT INTO stock SELECT 'undone-' || g, g FROM generate_series(1, 2000) g; "
+    "ROLLBACK TO SAVEPOINT undone; INSERT INTO stock VALUES ('kept-last', 0); COMMIT"
+)
+"""A streamed transaction whose subtransaction, streamed too, is rolled back: protocol 2's
+Stream Abort (the xid and the subtransaction's), then the transaction's Stream Commit."""
+
 TWO_PHASE_SLOT = "wirespec_two_phase"
 TWO_PHASE = (
     "BEGIN; INSERT INTO stock VALUES ('sku-p', 1); PREPARE TRANSACTION 'wirespec_small'",
@@ -368,6 +376,9 @@ def main(argv=None) -> int:
         cluster.sql(f"SELECT pg_replication_slot_advance('{SLOT}', pg_current_wal_lsn())")
         cluster.sql("BEGIN; " + "; ".join(STREAMED) + "; COMMIT")
         streamed = cluster.peek("proto_version", "2", "streaming", "on", *common)
+        cluster.sql(f"SELECT pg_replication_slot_advance('{SLOT}', pg_current_wal_lsn())")
+        cluster.sql(ABORTED_SUBTRANSACTION)
+        aborted = cluster.peek("proto_version", "2", "streaming", "on", *common)
         cluster.sql(
             f"SELECT pg_create_logical_replication_slot('{TWO_PHASE_SLOT}', 'pgoutput', false, true)"
         )
@@ -392,6 +403,7 @@ def main(argv=None) -> int:
     number = write(text, "text", 0)
     number = write([m for m in binary if chr(m[1][0]) in "IU"], "binary", number)
     number = write(kept, "v2", number, streamed_kinds=True)
+    number = write(stream_excerpt(aborted), "v2abort", number, streamed_kinds=True)
     number = write(stream_excerpt(two_phase), "v3", number, streamed_kinds=True)
     for at, frame in enumerate(frames, number):
         kind = "xlog_data" if frame[:1] == b"w" else "keepalive"

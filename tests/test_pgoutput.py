@@ -77,7 +77,7 @@ def test_the_samples_cover_every_protocol_1_message_and_column_kind():
     assert types >= {T.DELETE, T.TRUNCATE, T.MESSAGE, T.STREAM_START, T.STREAM_STOP}
     assert T.STREAM_COMMIT in types
     assert types >= {T.BEGIN_PREPARE, T.PREPARE, T.ROLLBACK_PREPARED, T.STREAM_PREPARE}
-    assert T.COMMIT_PREPARED in types
+    assert T.COMMIT_PREPARED in types and T.STREAM_ABORT in types
     kinds = {
         column.kind
         for kind in (T.INSERT, T.UPDATE)
@@ -209,6 +209,19 @@ def test_an_lsn_reads_as_postgresql_writes_it_beside_its_number():
         pg.from_dict({**shown, "final_lsn_text": "0/28"}, "begin")
     frame = pg.parse(FRAMES[0].read_bytes(), "replication_frame")
     assert pg.to_dict(frame)["body"]["wal_end_text"].startswith("0/")
+
+
+def test_a_rolled_back_subtransaction_of_a_streamed_transaction_is_a_stream_abort():
+    (abort,) = messages(T.STREAM_ABORT, "v2abort")
+    (commit,) = messages(T.STREAM_COMMIT, "v2abort")
+    assert abort.xid == commit.xid != abort.subxid  # the subtransaction's changes undone
+    assert abort.abort_lsn is None and abort.abort_time is None  # protocol 4 (16+) only
+    streamed = [
+        pg.parse(p.read_bytes(), "streamed_message") for p in STREAMED if "_v2abort_" in p.name
+    ]
+    # a streamed change carries its (sub)transaction's xid: the first block the top's, the
+    # last the subtransaction the savepoint began again after ROLLBACK TO (a newer xid)
+    assert streamed[0].xid == abort.xid < abort.subxid < streamed[-1].xid
 
 
 def test_protocol_3_prepares_streams_and_finishes_two_phase_transactions():
