@@ -7,9 +7,11 @@ Makes a cluster in a fresh temporary folder (``wal_level=logical``, a free port,
 socket in that folder, no TCP), runs the changes of :data:`SCENARIO` and reads what the
 ``pgoutput`` plugin writes for them with ``pg_logical_slot_peek_binary_changes``: once in
 protocol version 1 (text column values), once with ``binary 'true'`` (binary column
-values), and once in protocol version 2 with ``streaming 'on'`` for a transaction larger
+values), once in protocol version 2 with ``streaming 'on'`` for a transaction larger
 than ``logical_decoding_work_mem`` (stream start/stop/commit and the changes inside a
-stream, each after the transaction id). Each message becomes
+stream, each after the transaction id), and once in protocol version 3 from a slot made
+with two_phase (:data:`TWO_PHASE`: Begin Prepare, Prepare, Rollback Prepared, Stream
+Prepare, Commit Prepared). Each message becomes
 ``samples/pgoutput/<NNN>_<run>_<kind>.bin`` (the messages inside a stream block go to
 ``samples/_pgoutput/streamed/``, the ``streamed_message`` record) and
 ``samples/_pgoutput/expected.json`` lists
@@ -101,6 +103,28 @@ STREAMED = (
 )
 """A transaction larger than ``logical_decoding_work_mem`` (64 kB), streamed in protocol 2."""
 
+ABORTED_SUBTRANSACTION = (
+    "BEGIN; INSERT INTO stock SELECT 'kept-' || g, g FROM generate_series(1, 2000) g; "
+    "SAVEPOINT undone; INSERT INTO stock SELECT 'undone-' || g, g FROM generate_series(1, 2000) g; "
+    "ROLLBACK TO SAVEPOINT undone; INSERT INTO stock VALUES ('kept-last', 0); COMMIT"
+)
+"""A streamed transaction whose subtransaction, streamed too, is rolled back: protocol 2's
+Stream Abort (the xid and the subtransaction's), then the transaction's Stream Commit."""
+
+TWO_PHASE_SLOT = "wirespec_two_phase"
+TWO_PHASE = (
+    "BEGIN; INSERT INTO stock VALUES ('sku-p', 1); PREPARE TRANSACTION 'wirespec_small'",
+    "ROLLBACK PREPARED 'wirespec_small'",
+    (
+        "BEGIN; INSERT INTO stock SELECT 'prep-' || g, g FROM generate_series(1, 2000) g; "
+        "PREPARE TRANSACTION 'wirespec_big'"
+    ),
+    "COMMIT PREPARED 'wirespec_big'",
+)
+"""Two-phase commit in protocol 3 (a slot made with two_phase): a small prepared
+transaction rolled back (Begin Prepare, Prepare, Rollback Prepared) and a streamed one
+prepared then committed (Stream Prepare, Commit Prepared)."""
+
 EXPECTED = {
     "orders_1001": {
         "id": "1001",
@@ -163,7 +187,7 @@ class Cluster:
         options = (
             f"-c wal_level=logical -c port={self.port} -c listen_addresses='' "
             f"-c unix_socket_directories={self.root} -c logical_decoding_work_mem=64kB "
-            "-c max_replication_slots=4 -c timezone=UTC"
+            "-c max_replication_slots=4 -c max_prepared_transactions=4 -c timezone=UTC"
         )
         self.run(
             self.bin / "pg_ctl",
@@ -206,11 +230,11 @@ class Cluster:
         )
         return out.stdout
 
-    def peek(self, *options: str) -> list[tuple[str, bytes]]:
+    def peek(self, *options: str, slot: str = SLOT) -> list[tuple[str, bytes]]:
         quoted = ", ".join(f"'{o}'" for o in options)
         rows = self.sql(
             "SELECT lsn, encode(data, 'hex') FROM pg_logical_slot_peek_binary_changes("
-            f"'{SLOT}', NULL, NULL, {quoted})"
+            f"'{slot}', NULL, NULL, {quoted})"
         )
         return [
             (lsn, bytes.fromhex(hexed))
@@ -233,6 +257,11 @@ KINDS = {
     "E": "stream_stop",
     "c": "stream_commit",
     "A": "stream_abort",
+    "b": "begin_prepare",
+    "P": "prepare",
+    "K": "commit_prepared",
+    "r": "rollback_prepared",
+    "p": "stream_prepare",
 }
 
 
@@ -347,6 +376,17 @@ def main(argv=None) -> int:
         cluster.sql(f"SELECT pg_replication_slot_advance('{SLOT}', pg_current_wal_lsn())")
         cluster.sql("BEGIN; " + "; ".join(STREAMED) + "; COMMIT")
         streamed = cluster.peek("proto_version", "2", "streaming", "on", *common)
+        cluster.sql(f"SELECT pg_replication_slot_advance('{SLOT}', pg_current_wal_lsn())")
+        cluster.sql(ABORTED_SUBTRANSACTION)
+        aborted = cluster.peek("proto_version", "2", "streaming", "on", *common)
+        cluster.sql(
+            f"SELECT pg_create_logical_replication_slot('{TWO_PHASE_SLOT}', 'pgoutput', false, true)"
+        )
+        for statement in TWO_PHASE:
+            cluster.sql(statement)
+        two_phase = cluster.peek(
+            "proto_version", "3", "streaming", "on", "two_phase", "on", *common, slot=TWO_PHASE_SLOT
+        )
         cluster.sql(f"SELECT pg_create_logical_replication_slot('{FRAMES_SLOT}', 'pgoutput')")
         cluster.sql(FRAMED)
         frames = walsender_frames(cluster, FRAMES_SLOT)
@@ -363,6 +403,8 @@ def main(argv=None) -> int:
     number = write(text, "text", 0)
     number = write([m for m in binary if chr(m[1][0]) in "IU"], "binary", number)
     number = write(kept, "v2", number, streamed_kinds=True)
+    number = write(stream_excerpt(aborted), "v2abort", number, streamed_kinds=True)
+    number = write(stream_excerpt(two_phase), "v3", number, streamed_kinds=True)
     for at, frame in enumerate(frames, number):
         kind = "xlog_data" if frame[:1] == b"w" else "keepalive"
         (FRAMES_OUT / f"{at:03d}_walsender_{kind}.bin").write_bytes(frame)

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import generated.pgoutput as pg
-from runtime.core.errors import DecodeError
+from runtime.core.errors import DecodeError, EncodeError
 from tests.test_compiled import agree as compiled_agree
 from tests.test_quicktier import agree as quick_agree
 
@@ -76,6 +76,8 @@ def test_the_samples_cover_every_protocol_1_message_and_column_kind():
     assert types >= {T.BEGIN, T.COMMIT, T.ORIGIN, T.RELATION, T.TYPE, T.INSERT, T.UPDATE}
     assert types >= {T.DELETE, T.TRUNCATE, T.MESSAGE, T.STREAM_START, T.STREAM_STOP}
     assert T.STREAM_COMMIT in types
+    assert types >= {T.BEGIN_PREPARE, T.PREPARE, T.ROLLBACK_PREPARED, T.STREAM_PREPARE}
+    assert T.COMMIT_PREPARED in types and T.STREAM_ABORT in types
     kinds = {
         column.kind
         for kind in (T.INSERT, T.UPDATE)
@@ -182,7 +184,66 @@ def test_a_spark_row_has_each_commit_time_as_a_timestamp():
     assert columns["commit_time_ts"].isoformat() == "2024-11-22T12:00:00+00:00"
     begin = pg.Message(type=T.BEGIN, body=pg.Begin(final_lsn=1, commit_time=2**63 - 1, xid=7))
     (row,) = pg.to_rows(begin)
-    assert row[1][0][1:3] == (2**63 - 1, None)  # past year 9999: no timestamp, the number kept
+    assert row[1][0][2:4] == (2**63 - 1, None)  # past year 9999: no timestamp, the number kept
+
+
+def test_an_lsn_reads_as_postgresql_writes_it_beside_its_number():
+    commit = message("041_text_commit.bin")
+    shown = pg.to_dict(commit)["body"]
+    lsn = commit.body.commit_lsn
+    assert shown["commit_lsn"] == lsn
+    assert shown["commit_lsn_text"] == f"{lsn >> 32:X}/{lsn & 0xFFFFFFFF:X}" == "0/" + (f"{lsn:X}")
+    assert (
+        pg.build(pg.from_dict(pg.to_dict(commit))) == (SAMPLES / "041_text_commit.bin").read_bytes()
+    )
+    begin = pg.Begin(final_lsn=0x1_0000_0028, commit_time=0, xid=7)
+    assert pg.to_dict(begin)["final_lsn_text"] == "1/28"
+    (row,) = pg.to_rows(pg.Message(type=T.BEGIN, body=begin))
+    assert row[1][0][:2] == (0x1_0000_0028, "1/28")
+    names = [f.name for f in pg.spark_schema()["body"].dataType["begin"].dataType.fields]
+    assert names[:2] == ["final_lsn", "final_lsn_text"]
+    # the number is what is built: a text that disagrees with it is refused, not ignored
+    shown = pg.to_dict(begin)
+    pg.from_dict({**shown, "final_lsn_text": "1/28"}, "begin")
+    with pytest.raises(EncodeError, match="final_lsn_text"):
+        pg.from_dict({**shown, "final_lsn_text": "0/28"}, "begin")
+    frame = pg.parse(FRAMES[0].read_bytes(), "replication_frame")
+    assert pg.to_dict(frame)["body"]["wal_end_text"].startswith("0/")
+
+
+def test_a_rolled_back_subtransaction_of_a_streamed_transaction_is_a_stream_abort():
+    (abort,) = messages(T.STREAM_ABORT, "v2abort")
+    (commit,) = messages(T.STREAM_COMMIT, "v2abort")
+    assert abort.xid == commit.xid != abort.subxid  # the subtransaction's changes undone
+    assert abort.abort_lsn is None and abort.abort_time is None  # protocol 4 (16+) only
+    streamed = [
+        pg.parse(p.read_bytes(), "streamed_message") for p in STREAMED if "_v2abort_" in p.name
+    ]
+    # a streamed change carries its (sub)transaction's xid: the first block the top's, the
+    # last the subtransaction the savepoint began again after ROLLBACK TO (a newer xid)
+    assert streamed[0].xid == abort.xid < abort.subxid < streamed[-1].xid
+
+
+def test_protocol_3_prepares_streams_and_finishes_two_phase_transactions():
+    (begin,) = messages(T.BEGIN_PREPARE, "v3")
+    (prepare,) = messages(T.PREPARE, "v3")
+    (rollback,) = messages(T.ROLLBACK_PREPARED, "v3")
+    assert begin.gid == prepare.gid == rollback.gid == "wirespec_small"
+    assert begin.xid == prepare.xid == rollback.xid
+    assert (prepare.prepare_lsn, prepare.end_lsn) == (begin.prepare_lsn, begin.end_lsn)
+    assert rollback.prepare_end_lsn == prepare.end_lsn
+    (stream_prepare,) = messages(T.STREAM_PREPARE, "v3")
+    (committed,) = messages(T.COMMIT_PREPARED, "v3")
+    assert stream_prepare.gid == committed.gid == "wirespec_big"
+    starts = messages(T.STREAM_START, "v3")
+    assert {s.xid for s in starts} == {stream_prepare.xid, committed.xid}
+    streamed = [pg.parse(p.read_bytes(), "streamed_message") for p in STREAMED if "_v3_" in p.name]
+    assert {m.xid for m in streamed} == {stream_prepare.xid}
+    inserted = [values(m.body.new_tuple) for m in streamed if m.type == pg.StreamedType.INSERT]
+    assert inserted[:2] == [["prep-1", "1"], ["prep-2", "2"]]
+    shown = pg.to_dict(pg.Message(type=T.STREAM_PREPARE, body=stream_prepare))["body"]
+    lsn = stream_prepare.prepare_lsn
+    assert shown["prepare_lsn_text"] == f"{lsn >> 32:X}/{lsn & 0xFFFFFFFF:X}"
 
 
 def test_begin_and_commit_of_each_transaction_agree():
@@ -199,7 +260,7 @@ def test_a_streamed_transaction_carries_its_xid_in_every_block():
     (commit,) = messages(T.STREAM_COMMIT, "v2")
     assert [s.first_segment for s in starts] == [1, 0]
     assert {s.xid for s in starts} == {commit.xid}
-    streamed = [pg.parse(p.read_bytes(), "streamed_message") for p in STREAMED]
+    streamed = [pg.parse(p.read_bytes(), "streamed_message") for p in STREAMED if "_v2_" in p.name]
     assert {m.xid for m in streamed} == {commit.xid}
     relation = streamed[0].body
     assert streamed[0].type == pg.StreamedType.RELATION and relation.name == "stock"
@@ -297,6 +358,9 @@ def test_spark_reads_the_samples_one_row_a_message_and_the_streamed_changes(spar
         (r for r in rows if r["type"] == "COMMIT"), key=lambda r: r["body"]["commit"]["commit_lsn"]
     )
     assert commits[-1]["body"]["commit"]["commit_time_ts"].isoformat() == "2024-11-22T12:00:00"
+    last = commits[-1]["body"]["commit"]
+    lsn = int(last["commit_lsn"])
+    assert last["commit_lsn_text"] == f"{lsn >> 32:X}/{lsn & 0xFFFFFFFF:X}"
     values = spark.createDataFrame([(p.read_bytes(),) for p in STREAMED], "value binary")
     changes = decode(values, "pgoutput", record="streamed_message").collect()
     assert [c["type"] for c in changes] == [

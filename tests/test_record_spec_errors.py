@@ -66,6 +66,8 @@ CASES = [
     (x("switch_on: k, cases: {A: item}"), F + ".cases", "no case for ['B']"),
     (x("type: str, size: 2, logical: uuid"), F + ".logical", "logical: uuid is 16 bytes"),
     (x("type: str, size: 2, logical: tidb_tso"), F + ".logical", "tidb_tso is an integer time"),
+    (x("type: u32, logical: pg_lsn"), F + ".logical", "logical: pg_lsn is one u64, no enum"),
+    (x("type: u64, enum: kind, logical: pg_lsn"), F + ".logical", "pg_lsn is one u64, no enum"),
     (x("type: str, terminator: 0, pad: nul"), F + ".pad", "pad: goes with a str of a fixed size"),
     (x("type: u16, process: zlib"), F + ".process", "process: goes on a record, bytes or str"),
     (x("type: b4"), F + ".type", "bit fields x make 4 bits: a run of bit fields fills whole"),

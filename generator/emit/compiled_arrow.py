@@ -662,6 +662,9 @@ class ArrowEmitter(ArrowLists, CompiledEmitter):
         ctype = self.decls.get(var)
         if kind == ("spread",):  # written as it was read
             return
+        if kind == "lsn":
+            self.lsn_text(var, builder, ctype)
+            return
         if kind in _TIMES and ctype in (*_INTS, "uint64_t"):
             fits = f"{var} >> 63 == 0" if ctype == "uint64_t" else "True"
             value, shift = f"<int64_t>{var}", _TIME_SHIFTS.get(kind)
@@ -696,6 +699,21 @@ class ArrowEmitter(ArrowLists, CompiledEmitter):
         self.w.line("else:")
         with self.w.indent():
             self.present(var, kind, builder, fields)
+
+    def lsn_text(self, var: str, builder: str, ctype: str | None) -> None:
+        """``logical: pg_lsn``'s text column: the number as PostgreSQL writes it, ``X/Y``
+        (``rt_codec.lsn_text``), null where the number is absent."""
+        number = self.number_value(var)
+        text = f'f"{{{number} >> 32:X}}/{{{number} & 0xFFFFFFFF:X}}"'
+        if ctype == "uint64_t" and var not in self.wide:  # read always
+            self.decline_if(f"put_object({builder}, {text})")
+            return
+        self.w.line(f"if {var} is None:")
+        with self.w.indent():
+            self.w.line(f"{builder}.null()")
+        self.w.line("else:")
+        with self.w.indent():
+            self.decline_if(f"put_object({builder}, {text})")
 
     def present(self, var: str, kind, builder: str, fields: dict) -> None:
         if var in self.wide:  # a uint64 that may be absent

@@ -281,6 +281,8 @@ def _field_notes(f) -> list[str]:
         notes.append(f"open enum [`{f.open_enum}`](#enum-{anchor}): any value, named in JSON")
     if getattr(f, "logical", "") == "uuid":
         notes.append("JSON: UUID text")
+    elif getattr(f, "logical", "") == "pg_lsn":
+        notes.append(f"JSON and Spark: `{f.name}_text` (the LSN as `X/Y`) beside it")
     elif getattr(f, "logical", "") == "fourcc":
         notes.append("JSON: an unnamed code's four letters")
     elif getattr(f, "logical", ""):

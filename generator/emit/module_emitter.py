@@ -23,7 +23,7 @@ from generator.spec import pytext
 from generator.spec import refs as spec_refs
 from generator.spec.byte_order import order_table, ordered
 from generator.spec.enclosing import shape
-from generator.spec.model import TIME_LOGICALS, Field, Record, Spec, TypeRef, camel
+from generator.spec.model import BESIDE_LOGICALS, TIME_LOGICALS, Field, Record, Spec, TypeRef, camel
 from generator.spec.types import (
     CHUNK_TYPES,
     PRIMITIVES,
@@ -537,6 +537,8 @@ class ModuleEmitter(SparkColumns):
             return f"rt_codec.OpenEnum({camel(field.open_enum)})"
         if field.logical == "uuid":
             return f"rt_codec.UuidText(as_bytes={field.type.kind == 'bytes'})"
+        if field.logical == "pg_lsn":
+            return "rt_codec.LsnBeside()"
         if field.logical in TIME_LOGICALS:
             return f"rt_codec.TimeBeside({field.logical!r})"
         if field.display == "hex":
@@ -563,7 +565,11 @@ class ModuleEmitter(SparkColumns):
         """Every key ``to_dict`` can give a ``record`` (its dataclass's fields, computed ones
         too, and a time's ``<name>_time`` beside it): the keys its ``from_dict`` takes."""
         keys = [f.name for f in record.fields]
-        keys += [f.name + "_time" for f in record.fields if f.logical in TIME_LOGICALS]
+        keys += [
+            f.name + BESIDE_LOGICALS[f.logical]
+            for f in record.fields
+            if f.logical in BESIDE_LOGICALS
+        ]
         if record.serializable:
             keys += ["serializable_field_size", "last_non_ignorable_field_id", "unknown_fields"]
         if record.layout == "protobuf":
@@ -640,7 +646,7 @@ class ModuleEmitter(SparkColumns):
         view = None
         if field.type.kind != "runtime" and self.json_view(field) is not None:
             view = f"JSON_VIEWS[{camel(record.name)}][{field.name!r}]"  # the module's table
-        if field.logical in TIME_LOGICALS:  # a time: its number, checked
+        if field.logical in BESIDE_LOGICALS:  # a time or an LSN: its number, checked
             return f"{view}.checked(d, {field.name!r}, {self.plain_field_from_json(field, record)})"
         if view is not None:
             key = repr(field.name)

@@ -16,6 +16,7 @@ import re
 from generator.spec.enclosing import shape
 from generator.spec.model import TIMESTAMP_US_EPOCHS, Field, Record, TypeRef, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
+from runtime.core.codec import LsnBeside
 
 
 class SparkColumns:
@@ -103,6 +104,10 @@ class SparkColumns:
                 )
             elif field.logical == "fourcc":  # its view's text: the Python rows write it
                 out.append((field.name, "StringType()", nullable, (field.name, slot, None, False)))
+            elif field.logical == "pg_lsn":  # the number, then its X/Y text
+                out.append((field.name, dtype, nullable, (field.name, slot, kind, none_is_null)))
+                text = field.name + LsnBeside.SUFFIX
+                out.append((text, "StringType()", nullable, (text, slot, "lsn", False)))
             elif field.spark_type in ("timestamp_us", "timestamp_ns"):
                 out.append((field.name, "LongType()", True, (field.name, slot, "micros", False)))
                 ts, kind = f"{field.name}_ts", "time_" + field.spark_type[-2:]
@@ -258,6 +263,11 @@ class SparkColumns:
             return f"_uuid_text({value})"
         if field.logical == "fourcc":
             return f"JSON_VIEWS[{camel(record.name)}][{field.name!r}].text({value})"
+        if field.logical == "pg_lsn":  # the number, then its X/Y text
+            number = self.row_value(ref, value)
+            if _may_be_absent(field) and number != value:
+                number = f"None if {value} is None else {number}"
+            return f"*({number}, rt_codec.lsn_text({value}))"
         if field.spark_type == "timestamp_us" and field.logical in TIMESTAMP_US_EPOCHS:
             return f"*_timestamp_us_columns({value}, {TIMESTAMP_US_EPOCHS[field.logical]})"
         if field.spark_type in ("timestamp_us", "timestamp_ns"):

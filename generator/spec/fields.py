@@ -34,6 +34,9 @@ from generator.spec.times import check_time, time_field
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_TYPES
 from runtime.core.errors import did_you_mean
 
+_U64 = ("u64", "u64le", "u64be")
+"""What ``logical: pg_lsn`` goes on: a WAL position is an unsigned 64-bit number."""
+
 
 def _is_literal(value) -> bool:
     """Whether ``value`` (from YAML) is written back exactly by its ``repr``: no NaN or
@@ -702,6 +705,12 @@ class FieldBuilder:
                 )
         elif logical == "fourcc":
             self.fourcc(field, raw, parts)
+        elif logical == "pg_lsn" and (
+            ref.kind != "prim" or ref.name not in _U64 or field.repeat is not None or "enum" in raw
+        ):
+            raise self.error(
+                parts + ("logical",), "logical: pg_lsn is one u64, no enum (a WAL position)"
+            )
         elif logical and not is_int:
             raise self.error(parts + ("logical",), f"logical: {logical} is an integer time")
         field.logical = logical

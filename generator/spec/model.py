@@ -13,7 +13,7 @@ import re
 
 from generator.spec.loader import LoadedSpec
 from generator.spec.types import LEB128, RUNTIME_TYPES
-from runtime.core.codec import POSTGRES_EPOCH_MICROS
+from runtime.core.codec import POSTGRES_EPOCH_MICROS, LsnBeside, TimeBeside
 from runtime.core.value_kinds import WIRE_TYPES
 
 BIT_FIELD = re.compile(r"(s?)b([1-9][0-9]?)(le)?")
@@ -30,6 +30,10 @@ TIME_LOGICALS = (
     "postgres_micros",
 )
 """The ``logical:`` integer times: the number stays, ``<name>_time`` beside it in JSON."""
+
+BESIDE_LOGICALS = {**dict.fromkeys(TIME_LOGICALS, TimeBeside.SUFFIX), "pg_lsn": LsnBeside.SUFFIX}
+"""The ``logical:`` integers whose number stays with a text beside it in JSON: kind -> the
+text's key suffix (``<name>_time``; a PostgreSQL LSN's ``X/Y`` as ``<name>_text``)."""
 
 SPARK_LOGICAL_TYPES = {
     "uuid": "16 byte values (a list or bytes) as the text form of a UUID",

@@ -473,6 +473,7 @@ class TimeBeside:
     """
 
     SUFFIX = "_time"
+    SHOWS = "the time"
 
     def __init__(self, logical: str):
         self.logical = logical
@@ -496,11 +497,43 @@ class TimeBeside:
         shown = d.get(name + self.SUFFIX)
         if shown is not None and value is not None and shown != self.time_of(value):
             raise EncodeError(
-                f"{shown!r} is not the time of {name} ({self.time_of(value)!r}): "
+                f"{shown!r} is not {self.SHOWS} of {name} ({self.time_of(value)!r}): "
                 f"edit {name}, the {name}{self.SUFFIX} beside it only shows it",
                 path=name + self.SUFFIX,
             )
         return value
+
+
+def lsn_text(lsn) -> str | None:
+    """A PostgreSQL LSN (a WAL position, ``pg_lsn``) as PostgreSQL writes it: its high and
+    low 32 bits in upper-case hex, ``X/Y``; None for what is no 64-bit unsigned number.
+
+    >>> lsn_text(0x16B3748), lsn_text(0x1_0000_0028), lsn_text(None)
+    ('0/16B3748', '1/28', None)
+    """
+    if not isinstance(lsn, int) or isinstance(lsn, bool) or not 0 <= lsn < 1 << 64:
+        return None
+    return f"{lsn >> 32:X}/{lsn & 0xFFFFFFFF:X}"
+
+
+class LsnBeside(TimeBeside):
+    """A PostgreSQL LSN (``logical: pg_lsn`` on a ``u64``): the number stays as it is, and
+    ``<name>_text`` beside it gives it as PostgreSQL writes it (``X/Y``, as ``pg_lsn``
+    prints). On the way back the number counts, and a ``<name>_text`` that disagrees with
+    it is an error, as a time's.
+
+    >>> out = {}
+    >>> LsnBeside().put(out, "commit_lsn", 23803720)
+    >>> out
+    {'commit_lsn': 23803720, 'commit_lsn_text': '0/16B3748'}
+    """
+
+    SUFFIX = "_text"
+    SHOWS = "the LSN text"
+
+    def __init__(self):  # no time kind to look up: its own text
+        self.logical = "pg_lsn"
+        self.text = lsn_text
 
 
 def json_text(model, views: dict | None = None) -> str:
