@@ -139,9 +139,11 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
         if any(not self.spec.records[n].serializable for n in self.supported):
             constants.append("_NEW = object.__new__")
         enums = [  # a flags enum: any set of its flags (runtime.core.flags)
-            f"_{e.name.upper()}_BY_VALUE = rt_fast.FlagMembers({e.class_name})"
-            if e.flags
-            else f"_{e.name.upper()}_BY_VALUE = {{m.value: m for m in {e.class_name}}}"
+            (
+                f"_{e.name.upper()}_BY_VALUE = rt_fast.FlagMembers({e.class_name})"
+                if e.flags
+                else f"_{e.name.upper()}_BY_VALUE = {{m.value: m for m in {e.class_name}}}"
+            )
             for e in self.spec.enums.values()
         ]
         # A record whose expressions name `_parent` is only read inside its parent; parsed

@@ -33,11 +33,13 @@ def flag_member(enum_class: type[enum.IntFlag], value: int, known: int | None = 
     ...     C = 4
     >>> flag_member(Flag, 5), flag_member(Flag, 0), flag_member(Flag, 2)
     (<Flag.A|C: 5>, <Flag: 0>, None)
+    >>> flag_member(Flag, Flag.C), flag_member(Flag, 8)
+    (<Flag.C: 4>, None)
     """
     if known is None:
         known = known_bits(enum_class)
-    if value.__class__ is not int or value < 0 or value & ~known:
-        return None
+    if not isinstance(value, int) or value < 0 or value & ~known:
+        return None  # a member passes (an int with known bits only); a bool as other enums' do
     return enum_class(value)
 
 
@@ -56,6 +58,8 @@ class FlagMembers(dict):
     >>> members = FlagMembers(Flag)
     >>> sorted(members), members.get(0), members.get(5), members.get(2)
     ([1, 4, 5], <Flag: 0>, <Flag.A|C: 5>, None)
+    >>> members[0], 0 in members
+    (<Flag: 0>, False)
     """
 
     def __init__(self, enum_class: type[enum.IntFlag]):
@@ -68,8 +72,46 @@ class FlagMembers(dict):
             subset = (subset - 1) & low
         super().update((m.value, m) for m in enum_class if m.value > 0xFF)
 
+    def __missing__(self, value):
+        """``members[value]``, as a fast writer looks a value up: KeyError for a bit no flag
+        names (the writer then leaves the build to construct, which says why)."""
+        member = flag_member(self.enum_class, value, self.known)
+        if member is None:
+            raise KeyError(value)
+        return member
+
     def get(self, value, default=None):
         member = dict.get(self, value)
         if member is None:
             member = flag_member(self.enum_class, value, self.known)
         return default if member is None else member
+
+
+def flag_names(member: enum.IntFlag) -> list[str]:
+    """A flags value's JSON form: the names of its flags, in the enum's order (several-bit
+    members too, as :class:`runtime.core.codec.OpenEnum` shows them); no flag is ``[]``.
+
+    >>> class Flag(enum.IntFlag):
+    ...     A = 1
+    ...     C = 4
+    >>> flag_names(Flag.A | Flag.C), flag_names(Flag(0))
+    (['A', 'C'], [])
+    """
+    value = int(member)
+    return [m.name for m in type(member).__members__.values() if m and value & m == m]
+
+
+def flags_from_names(enum_class: type[enum.IntFlag], names: list):
+    """The flags value of a list of flag names (the JSON form; numbers too); KeyError for a
+    name no flag has, None for a number with a bit no flag names.
+
+    >>> class Flag(enum.IntFlag):
+    ...     A = 1
+    ...     C = 4
+    >>> flags_from_names(Flag, ["C", "A"]), flags_from_names(Flag, []), flags_from_names(Flag, [2])
+    (<Flag.A|C: 5>, <Flag: 0>, None)
+    """
+    bits = 0
+    for name in names:
+        bits |= enum_class[name] if isinstance(name, str) else name
+    return flag_member(enum_class, bits)
