@@ -739,9 +739,9 @@ class BuildEmitter(MessageWriters, OrderedWriters):
                 w.line(f"out += bit_run.to_bytes({group}, {ref.bit_order!r})")
 
     def prim(self, w: LineWriter, ref: TypeRef, var: str) -> None:
-        if ref.enum:
-            enum = camel(ref.enum)
-            w.line(f"{var} = {enum}[{var}] if isinstance({var}, str) else {enum}({var})")
+        if ref.enum:  # a flags enum's refuses a bit no flag names (Enum.member_of)
+            enum, of = camel(ref.enum), self.spec.enums[ref.enum].member_of
+            w.line(f"{var} = {enum}[{var}] if isinstance({var}, str) else {of}({var})")
         if ref.name in _LEB128_WRITERS:
             w.line(f"out += {_LEB128_WRITERS[ref.name]}({var})")
             return

@@ -138,8 +138,12 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
             constants.append("_UNZIGZAG = rt_fast.LEB128_ZIGZAG1.__getitem__")
         if any(not self.spec.records[n].serializable for n in self.supported):
             constants.append("_NEW = object.__new__")
-        enums = [
-            f"_{e.name.upper()}_BY_VALUE = {{m.value: m for m in {e.class_name}}}"
+        enums = [  # a flags enum: any set of its flags (runtime.core.flags)
+            (
+                f"_{e.name.upper()}_BY_VALUE = rt_fast.FlagMembers({e.class_name})"
+                if e.flags
+                else f"_{e.name.upper()}_BY_VALUE = {{m.value: m for m in {e.class_name}}}"
+            )
             for e in self.spec.enums.values()
         ]
         # A record whose expressions name `_parent` is only read inside its parent; parsed

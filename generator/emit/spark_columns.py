@@ -192,10 +192,13 @@ class SparkColumns:
             return f"{{{key}: {value} for k, v in {expr}.items()}}"
         return expr
 
-    @staticmethod
-    def scalar_row(enum: str | None, spark: str, expr: str) -> str:
+    def scalar_row(self, enum: str | None, spark: str, expr: str) -> str:
         """One integer (or other scalar) as its Spark value: an enum's name (``_name_``, the
-        member's attribute: ``name`` is a Python property), a Decimal."""
+        member's attribute: ``name`` is a Python property), a Decimal. A flags enum's is its
+        set flags' names joined by ``|``, and no flag an empty name (not null: a null cell is
+        a missing value), as the compiled Arrow writers' per-byte names are."""
+        if enum and self.spec.enums[enum].flags:
+            return f"({expr}._name_ or '')"
         if enum:
             return f"{expr}._name_"
         if spark.startswith("Decimal"):

@@ -107,6 +107,17 @@ class Enum:
     def class_name(self) -> str:
         return camel(self.name)
 
+    @property
+    def member_of(self) -> str:
+        """What a generated writer calls to take a value to its member, refusing what is none:
+        the class, but a strict flags enum's ``FlagMembers`` lookup (``IntFlag(4)`` keeps a bit
+        no flag names; ``_X_BY_VALUE[4]`` is a KeyError, so construct builds and says why).
+
+        >>> Enum("tcp_flag", "", "u8", [], flags=True).member_of
+        '_TCP_FLAG_BY_VALUE.__getitem__'
+        """
+        return f"_{self.name.upper()}_BY_VALUE.__getitem__" if self.flags else self.class_name
+
 
 def int_range(bits: int, signed: bool) -> tuple[int, int]:
     """The smallest and largest integer of ``bits`` bits.

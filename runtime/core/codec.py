@@ -30,6 +30,7 @@ from construct import ConstructError, Container
 from runtime.core.construct_errors import construct_message
 from runtime.core.errors import DecodeError, EncodeError, did_you_mean
 from runtime.core.fast import QUICK_FAILURES
+from runtime.core.flags import flag_names, flags_from_names
 from runtime.core.json_paths import kind, located
 from runtime.core.limits import DEFAULT as DEFAULT_LIMITS
 from runtime.core.limits import Limits
@@ -147,6 +148,8 @@ def to_jsonable(value, views: dict | None = None):
         }
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v, views) for v in value]
+    if isinstance(value, enum.Flag):  # a strict flags enum's: its flags' names, [] for none
+        return flag_names(value)
     if isinstance(value, enum.Enum):
         return value.name
     if isinstance(value, bool) or value is None or isinstance(value, str):
@@ -678,8 +681,13 @@ def enum_from_json(enum_class, value, path: str = ""):
             return enum_class[value]
         if value.__class__ is bool:
             raise ValueError
+        if issubclass(enum_class, enum.Flag):  # a list of its flags' names, or a number
+            member = flags_from_names(enum_class, value if isinstance(value, list) else [value])
+            if member is None:
+                raise ValueError
+            return member
         return enum_class(value)
-    except (KeyError, ValueError):
+    except (KeyError, ValueError, TypeError):
         raise EncodeError(f"{value!r} is not a {enum_class.__name__}", path=path) from None
 
 

@@ -24,6 +24,7 @@ from runtime.core.checksum import (  # noqa: F401 - the quick tier's CRC-8 of on
     CRC8_TABLE,
 )
 from runtime.core.errors import DecodeError
+from runtime.core.flags import FlagMembers  # noqa: F401 - a flags enum's _X_BY_VALUE
 from runtime.core.kept import note
 from runtime.core.leb128 import (  # noqa: F401 - for generated code
     read_reversed_uvarint,

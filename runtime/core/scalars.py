@@ -8,6 +8,8 @@ a terminator byte (text in an encoding), an 8-bit bool, an enum over an integer,
 
 from __future__ import annotations
 
+import enum
+
 from construct import (
     Const,
     ConstError,
@@ -16,6 +18,7 @@ from construct import (
 )
 
 from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.flags import flag_member
 from runtime.core.limits import current as current_limits
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import read_byte, read_exact
@@ -152,22 +155,36 @@ class EnumField(Subconstruct):
     def __init__(self, subcon, enum_class):
         super().__init__(subcon)
         self.enum_class = enum_class
+        # A flags enum takes any set of its flags (0 too) but no bit none of them names,
+        # which IntFlag itself would keep.
+        self.flags = issubclass(enum_class, enum.IntFlag)
+
+    def member(self, value):
+        """``value``'s member, or None."""
+        if self.flags:
+            return flag_member(self.enum_class, value)
+        try:
+            return self.enum_class(value)
+        except ValueError:
+            return None
 
     def _parse(self, stream, context, path):
         start = stream.tell()
         raw = self.subcon._parsereport(stream, context, path)
-        try:
-            return self.enum_class(raw)
-        except ValueError:
+        member = self.member(raw)
+        if member is None:
             raise DecodeError(
                 f"{raw} (0x{raw:02x}) is not a known {self.enum_class.__name__}", offset=start
-            ) from None
+            )
+        return member
 
     def _build(self, obj, stream, context, path):
         try:
-            member = self.enum_class[obj] if isinstance(obj, str) else self.enum_class(obj)
-        except (KeyError, ValueError):
-            raise EncodeError(f"{obj!r} is not a {self.enum_class.__name__}") from None
+            member = self.enum_class[obj] if isinstance(obj, str) else self.member(obj)
+        except KeyError:
+            member = None
+        if member is None:
+            raise EncodeError(f"{obj!r} is not a {self.enum_class.__name__}")
         self.subcon._build(int(member), stream, context, path)
         return member
 
