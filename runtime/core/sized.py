@@ -15,7 +15,7 @@ import io
 
 from construct import ConstructError, Subconstruct
 
-from runtime.core.construct_errors import construct_message
+from runtime.core.construct_errors import decode_error
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.limits import current as current_limits
 from runtime.core.spans import current as current_spans
@@ -120,7 +120,7 @@ def _parse_within(subcon, data: bytes, base: int, context, path, bound: str, bou
             with spans.shifted(base):
                 value = subcon._parsereport(inner, context, path)
     except ConstructError as err:
-        raise DecodeError(construct_message(err), offset=base + inner.tell()) from None
+        raise decode_error(err, offset=base + inner.tell()) from None
     except DecodeError as err:
         err.shift(base)
         raise
