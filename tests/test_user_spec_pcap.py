@@ -139,24 +139,25 @@ def test_every_byte_order_and_unit_reads_and_rebuilds_byte_for_byte(pcap, case, 
     assert pcap.build(again) == data
 
 
-def test_truncation_at_every_byte_is_a_decode_error_with_offset_and_path(pcap):
-    """Every prefix is a DecodeError naming where it stopped, except those ending between
-    packets: a capture file may end after any packet (a capture stopped there)."""
+def test_truncation_at_every_byte_keeps_the_whole_packets_or_fails_in_the_header(pcap):
+    """A capture cut inside its global header is a DecodeError naming where it stopped; cut
+    after it, the whole packets are kept and the cut one's bytes are ``packets_cut``
+    (``on_cut: keep``, tests/test_cut_files.py), byte-exact on build."""
     data = capture("be_nano")
-    ends = {24, 24 + 16 + 71, 24 + 2 * (16 + 71)}
+    ends = [24, 24 + 16 + 71, 24 + 2 * (16 + 71), len(data)]
     for cut in range(len(data)):
-        if cut in ends:
-            assert pcap.build(pcap.parse(data[:cut])) == data[:cut]
+        if cut < 24:
+            with pytest.raises(DecodeError) as err:
+                pcap.parse(data[:cut])
+            assert err.value.offset is not None and err.value.offset <= cut, cut
+            assert err.value.path.split(".")[0] in ("magic", "header"), str(err.value)
+            assert "truncated" in str(err.value), (cut, str(err.value))
             continue
-        with pytest.raises(DecodeError) as err:
-            pcap.parse(data[:cut])
-        assert err.value.offset is not None and err.value.offset <= cut, cut
-        assert err.value.path.split(".")[0] in ("magic", "header", "capture"), str(err.value)
-        assert "truncated" in str(err.value), (cut, str(err.value))
-    with pytest.raises(
-        DecodeError, match=r"packets\[1\].data at offset 127: truncated sized field: needs 71"
-    ):
-        pcap.parse(data[:130])
+        model = pcap.parse(data[:cut])
+        whole = max(k for k, end in enumerate(ends) if end <= cut)
+        assert len(model.capture.packets) == whole, cut
+        assert model.capture.packets_cut == (data[ends[whole] : cut] or None), cut
+        assert pcap.build(model) == data[:cut]
     for parse in (pcap.parse, pcap.parse_construct):  # inside the magic: not another magic
         with pytest.raises(
             DecodeError, match="magic at offset 0: truncated: needs 4 bytes, 3 remain"
@@ -225,7 +226,7 @@ def test_the_cli_path_of_a_newcomer(tmp_path, capsys):
 
 def test_the_compiled_tier_of_the_users_package_reads_as_pure_python(pcap, tmp_path):
     """``generate --specs DIR --out PKG --compiled``: the package's module builds, and reads,
-    rebuilds and fails every truncation as the in-memory module does (a byte order chosen
+    rebuilds, keeps and fails every truncation as the in-memory module does (a byte order chosen
     by the data is read by construct in every tier today: its FALLBACKS say so)."""
     pytest.importorskip("Cython")
     if tier.pure_python_forced() or not (shutil.which("cc") or shutil.which("gcc")):
@@ -248,11 +249,13 @@ def test_the_compiled_tier_of_the_users_package_reads_as_pure_python(pcap, tmp_p
         assert compiled.build(compiled.parse(data)) == data
         for cut in range(len(data)):
             try:
-                pcap.parse(data[:cut])
+                kept = pcap.parse(data[:cut])
             except DecodeError as err:
                 with pytest.raises(DecodeError) as again:
                     compiled.parse(data[:cut])
                 assert str(again.value) == str(err)
+            else:
+                assert compiled.to_dict(compiled.parse(data[:cut])) == pcap.to_dict(kept)
 
 
 @pytest.mark.spark

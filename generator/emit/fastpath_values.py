@@ -297,7 +297,9 @@ class ValueReaders:
         if ref.name == "bool":
             w.line("if pos >= end:")
             with w.indent():
-                w.line('raise TruncatedError("truncated boolean: needs 1 byte, 0 remain", offset=pos)')
+                w.line(
+                    'raise TruncatedError("truncated boolean: needs 1 byte, 0 remain", offset=pos)'
+                )
             w.line("if buf[pos] > 1:")
             with w.indent():
                 w.line(

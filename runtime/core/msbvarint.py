@@ -103,7 +103,9 @@ def msb_uvar(buf, pos: int, end: int, bits: int, what: str = "varint") -> tuple[
         return first >> 1, pos + 1
     stop = pos + n
     if stop > end:
-        raise TruncatedError(f"truncated {what}: announces {n} bytes, {end - pos} remain", offset=pos)
+        raise TruncatedError(
+            f"truncated {what}: announces {n} bytes, {end - pos} remain", offset=pos
+        )
     if n == 9:
         value = int.from_bytes(buf[pos + 1 : stop], "little")
     else:
