@@ -113,8 +113,10 @@ records:
             "goes with a repeat: eos",
         ),
         (
-            '      - {name: entries, type: entry, repeat: eos, on_cut: keep, doc: "e"}\n'
-            '      - {name: tail, type: u8, doc: "t"}',
+            (
+                '      - {name: entries, type: entry, repeat: eos, on_cut: keep, doc: "e"}\n'
+                '      - {name: tail, type: u8, doc: "t"}'
+            ),
             "log.fields[0].on_cut",
             "goes on the record's last field",
         ),
