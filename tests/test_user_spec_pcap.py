@@ -119,8 +119,10 @@ def test_the_sample_decodes_to_its_packets(pcap):
         assert p.data.ethertype == pcap.Ethertype.IPV4
         assert internet_checksum(p.data.payload[:20]) == 0
     assert pcap.parse(SAMPLE.read_bytes()) == pcap.parse_construct(SAMPLE.read_bytes())
-    # read and written fast, once per byte order (FALLBACKS: only packets alone)
-    assert "pcap_file" in pcap.FAST_READERS and "pcap_file" in pcap.FAST_WRITERS
+    # the packets keep a cut capture's whole packets (on_cut: keep): construct reads and
+    # writes them, and the file around them (FALLBACKS say so); the header is read fast
+    assert "header" in pcap.FAST_READERS and "pcap_file" not in pcap.FAST_READERS
+    assert "on_cut: keep" in pcap.FALLBACKS["build"]["packets"]
 
 
 @pytest.mark.parametrize("case", sorted(MAGICS))
@@ -362,7 +364,7 @@ GOOD = SPEC.read_text()
             "not a valid form for this key: True; the forms: eos, tagged",
         ),
         (  # a repeat to the end of the file with a field after it: never read
-            '      - {name: packets, type: packet, repeat: eos, doc: "the packet records"}\n',
+            '      - {name: packets, type: packet, repeat: eos, on_cut: keep, doc: "the packet records"}\n',
             (
                 '      - {name: packets, type: packet, repeat: eos, doc: "the packet records"}\n'
                 '      - {name: footer, type: u32le, doc: "x"}\n'
