@@ -241,7 +241,11 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             globals_.append(f"cdef object _{cls}")
             globals_ += [f"cdef Py_ssize_t _{cls}_{field}" for field in fields]
         globals_ += [f"cdef PyObject* _{enum.upper()}_BY_BYTE[256]" for enum in sorted(self.enums)]
-        globals_ += [f"cdef dict _{enum.upper()}_BY_VALUE" for enum in sorted(self.wide_enums)]
+        globals_ += [
+            # a flags enum's FlagMembers makes its wider sets in its own get
+            f"cdef {'object' if self.spec.enums[enum].flags else 'dict'} _{enum.upper()}_BY_VALUE"
+            for enum in sorted(self.wide_enums)
+        ]
         reused = sorted({cls for name in self.entries for cls in self.reuse.get(name, ())})
         globals_ += [f"cdef SharedInt {name}" for name in self.shared_ints]
         globals_ += self.pending_globals()
@@ -332,8 +336,9 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
                 lines.append(f'    _{cls}_{field} = slot_offset(_{cls}, "{field}")')
             lines.append(f"    free_fast(_{cls})")
         for enum in sorted(self.enums):
-            table = f"_{enum.upper()}_BY_VALUE"
-            lines.append(f'    _enum_bytes(namespace["{table}"], _{enum.upper()}_BY_BYTE)')
+            table = f'namespace["_{enum.upper()}_BY_VALUE"]'  # a flags enum's: a dict subclass
+            table = f"dict({table})" if self.spec.enums[enum].flags else table
+            lines.append(f"    _enum_bytes({table}, _{enum.upper()}_BY_BYTE)")
         for enum in sorted(self.wide_enums):
             table = f"_{enum.upper()}_BY_VALUE"
             lines.append(f'    {table} = namespace["{table}"]')

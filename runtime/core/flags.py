@@ -57,9 +57,9 @@ class FlagMembers(dict):
     ...     C = 4
     >>> members = FlagMembers(Flag)
     >>> sorted(members), members.get(0), members.get(5), members.get(2)
-    ([1, 4, 5], <Flag: 0>, <Flag.A|C: 5>, None)
+    ([0, 1, 4, 5], <Flag: 0>, <Flag.A|C: 5>, None)
     >>> members[0], 0 in members
-    (<Flag: 0>, False)
+    (<Flag: 0>, True)
     """
 
     def __init__(self, enum_class: type[enum.IntFlag]):
@@ -70,6 +70,7 @@ class FlagMembers(dict):
         while subset:  # every non-empty subset of the byte's known bits
             self[subset] = enum_class(subset)
             subset = (subset - 1) & low
+        self[0] = enum_class(0)
         super().update((m.value, m) for m in enum_class if m.value > 0xFF)
 
     def __missing__(self, value):
