@@ -101,8 +101,10 @@ class SparkColumns:
                 out.append(
                     (field.name, "StringType()", nullable, (field.name, slot, "uuid", False))
                 )
-            elif field.logical == "fourcc":  # its view's text: the Python rows write it
-                out.append((field.name, "StringType()", nullable, (field.name, slot, None, False)))
+            elif field.logical == "fourcc":  # its view's text (FourCC.text)
+                out.append(
+                    (field.name, "StringType()", nullable, (field.name, slot, "fourcc", False))
+                )
             elif field.spark_type in ("timestamp_us", "timestamp_ns"):
                 out.append((field.name, "LongType()", True, (field.name, slot, "micros", False)))
                 ts, kind = f"{field.name}_ts", "time_" + field.spark_type[-2:]
@@ -116,7 +118,8 @@ class SparkColumns:
     def column_kind(self, ref: TypeRef):
         """How a model value of ``ref`` becomes its Spark value, as data: ``int``, ``float``,
         ``bool``, ``string``, ``binary`` (as they are), ``decimal`` (an int as a Decimal),
-        ``enum`` (a member's name), ``("list", element)``, ``("record", name)``, ``("switch",
+        ``enum`` (a member's name), ``fourcc`` (``logical: fourcc``: its view's text),
+        ``uuid``, ``("list", element)``, ``("record", name)``, ``("switch",
         selector slot, ((case value, kind or None), ...), default kind or None)``; None
         where the Arrow writer has no kind (runtime rows, maps)."""
         if ref.kind == "prim":
