@@ -27,6 +27,7 @@ import dataclasses
 
 from generator.emit.arrow_calls import calling
 from generator.emit.compiled import CompiledEmitter
+from generator.emit.compiled_arrow_fourcc import ArrowFourcc, last_code
 from generator.emit.compiled_arrow_lists import ArrowLists
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.lowering import Lowering
@@ -62,21 +63,21 @@ _TIME_SHIFTS = {"time_us_postgres": TIMESTAMP_US_EPOCHS["postgres_micros"]}
 
 
 class _Members(ast.NodeTransformer):
-    """``item.member`` -> ``last_int(<its column>)`` where ``column(item, member)`` names
-    one (:meth:`ArrowEmitter.member_column`)."""
+    """``item.member`` -> ``last_int(<its column>)`` (or a code's ``_last_<record>_<member>``)
+    where ``column(item, member)`` gives one (:meth:`ArrowEmitter.member_column`)."""
 
     def __init__(self, column):
         self.column = column
 
     def visit_Attribute(self, node):
         if isinstance(node.value, ast.Name):
-            builder = self.column(node.value.id, node.attr)
-            if builder is not None:
-                return ast.Call(ast.Name("last_int"), [ast.Name(builder)], [])
+            value = self.column(node.value.id, node.attr)
+            if value is not None:
+                return ast.parse(value, mode="eval").body
         return self.generic_visit(node)
 
 
-class ArrowEmitter(ArrowLists, CompiledEmitter):
+class ArrowEmitter(ArrowFourcc, ArrowLists, CompiledEmitter):
     """The ``_arrow_<record>`` writers of one spec, and ``write_arrow``/``bind_arrow``.
 
     ``tables``: the spec's column tables (records -> column entries); ``row_fields``:
@@ -285,16 +286,19 @@ class ArrowEmitter(ArrowLists, CompiledEmitter):
         return super().python(ast.unparse(tree))
 
     def member_column(self, var: str, member: str) -> str | None:
-        """The builder of the integer column ``member`` of the element ``var`` of a list
-        whose elements are written by their own writer, as it was just written; None when
-        ``var`` is no such element."""
+        """The value of the integer column ``member`` of the element ``var`` of a list
+        whose elements are written by their own writer, as it was just written (its
+        builder's ``last_int``, a code's ``_last_<record>_<member>``); None when ``var`` is
+        no such element."""
         step = next((s for s in self.repeat_steps.values() if s.item == var), None)
         if step is None or step.steps is not None or step.var not in self.targets:
             return None
         for k, (_name, slot, kind, _nullable) in enumerate(self.tables.get(step.record, ())):
             if slot == member and kind == "int":
                 struct = self.targets[step.var]
-                return self.local(f"{struct}_{k}", "Builder", k, struct)
+                return f"last_int({self.local(f'{struct}_{k}', 'Builder', k, struct)})"
+            if slot == member and kind == "fourcc":
+                return last_code(step.record, slot)
         raise NotCompiled(f"{var}.{member}: no integer column")
 
     def columns(self, record: str, fields: dict, struct: str) -> list[tuple[str, object, str]]:
@@ -653,6 +657,9 @@ class ArrowEmitter(ArrowLists, CompiledEmitter):
     def write_columns(self, record: str, fields: dict, struct: str) -> None:
         entries = self.tables[record]
         for (var, kind, builder), entry in zip(self.columns(record, fields, struct), entries):
+            if kind == "fourcc":  # text by the field's enum
+                self.fourcc_column(var, builder, record, entry[1])
+                continue
             self.write(var, kind, builder, fields, nullable=entry[3])
         if struct != "out" or not self.spreading:  # else _arrow_<record> closes it
             self.w.line(f"{struct}.valid()")
@@ -823,7 +830,7 @@ class ArrowEmitter(ArrowLists, CompiledEmitter):
         for enum in names:
             head.append(f"cdef const char* _{enum.upper()}_NAME[256]")
             head.append(f"cdef Py_ssize_t _{enum.upper()}_NAME_N[256]")
-        parts = ["\n".join(head)]
+        parts = ["\n".join(head)] + self.fourcc_prelude()
         parts += [self.functions[name] for name in self.entries]
         entries = [
             f'    "{name}": _arrow_entry(_arrow_{name}, {self.lowering.plans[name].depth}),'

@@ -102,8 +102,10 @@ class SparkColumns:
                 out.append(
                     (field.name, "StringType()", nullable, (field.name, slot, "uuid", False))
                 )
-            elif field.logical == "fourcc":  # its view's text: the Python rows write it
-                out.append((field.name, "StringType()", nullable, (field.name, slot, None, False)))
+            elif field.logical == "fourcc":  # its view's text (FourCC.text)
+                out.append(
+                    (field.name, "StringType()", nullable, (field.name, slot, "fourcc", False))
+                )
             elif field.logical == "pg_lsn":  # the number, then its X/Y text
                 out.append((field.name, dtype, nullable, (field.name, slot, kind, none_is_null)))
                 text = field.name + LsnBeside.SUFFIX
@@ -121,7 +123,8 @@ class SparkColumns:
     def column_kind(self, ref: TypeRef):
         """How a model value of ``ref`` becomes its Spark value, as data: ``int``, ``float``,
         ``bool``, ``string``, ``binary`` (as they are), ``decimal`` (an int as a Decimal),
-        ``enum`` (a member's name), ``("list", element)``, ``("record", name)``, ``("switch",
+        ``enum`` (a member's name), ``fourcc`` (``logical: fourcc``: its view's text),
+        ``uuid``, ``("list", element)``, ``("record", name)``, ``("switch",
         selector slot, ((case value, kind or None), ...), default kind or None)``; None
         where the Arrow writer has no kind (runtime rows, maps)."""
         if ref.kind == "prim":
