@@ -249,7 +249,10 @@ class CompiledWriters(CutRefusal, BuildEmitter):
         if ref.enum:
             self.enum_classes.add(camel(ref.enum))
             cls = camel(ref.enum)
-            w.line(f"{var} = member_of({cls}, _{cls}_members, {var})")
+            if self.spec.enums[ref.enum].flags:  # a bit no flag names: KeyError, as fast
+                w.line(f"{var} = {cls}[{var}] if isinstance({var}, str) else _{cls}_members[{var}]")
+            else:
+                w.line(f"{var} = member_of({cls}, _{cls}_members, {var})")
         if ref.name in _PUT_PRIMS:
             w.line(_PUT_PRIMS[ref.name].format(var=var))
             return
@@ -390,8 +393,13 @@ class CompiledWriters(CutRefusal, BuildEmitter):
             f'    _python_write_{name} = namespace["_write_{name}"]'
             for name in python_writers_named
         ]
+        flags = {e.class_name: e.name.upper() for e in self.spec.enums.values() if e.flags}
         bind += [
-            f'    _{name}_members = namespace["{name}"]._value2member_map_'
+            (
+                f'    _{name}_members = dict(namespace["_{flags[name]}_BY_VALUE"])'
+                if name in flags  # FlagMembers: every set of flags that fits in a byte
+                else f'    _{name}_members = namespace["{name}"]._value2member_map_'
+            )
             for name in sorted(self.enum_classes)
         ]
         bind += [
