@@ -8,22 +8,19 @@ schema and rows, ``inspect``, and the refusals at load."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import shutil
-import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from generator.cli import inspect as insp
-from generator.cli.main import main
 from generator.emit.generate import render_spec
 from runtime.core import tier
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.limits import DEFAULT
 from tests.test_fastbuild import written
 from tests.test_process import spec_module
+from tests.user_packages import compiled_user_module
 
 SPEC = """\
 format: bitcodes
@@ -312,21 +309,7 @@ def test_refused_at_load_with_file_line_and_key(tmp_path, old, new, key, message
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """The spec's module with its compiled extension beside it (~15 s to build)."""
-    if tier.pure_python_forced():
-        pytest.skip(f"{tier.PURE_PYTHON_ENV}=1: the compiled tier is never loaded")
-    pytest.importorskip("Cython")
-    if shutil.which("cc") is None and shutil.which("gcc") is None:
-        pytest.skip("no C compiler")
-    specs = tmp_path_factory.mktemp("bitcodes_specs")
-    (specs / "bitcodes.yaml").write_text(SPEC)
-    out = tmp_path_factory.mktemp("bitcodes_pkg")
-    assert main(["generate", "--specs", str(specs), "--out", str(out), "--compiled"]) == 0
-    name = "user_bitcodes_compiled"
-    spec = importlib.util.spec_from_file_location(name, out / "bitcodes.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return compiled_user_module(tmp_path_factory, "bitcodes", SPEC)
 
 
 def test_the_compiled_readers_read_what_construct_does(built):

@@ -9,20 +9,18 @@ spec: tests/test_user_spec_pcap.py."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import struct
-import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from generator.cli.main import main
 from generator.emit.user_spec import import_spec
 from runtime.core import tier
 from runtime.core.errors import DecodeError
 from tests.test_byte_order import CASES, TIFFISH, tiffish_bytes
 from tests.test_user_spec_pcap import MAGICS, SPEC, capture
+from tests.user_packages import build_package, import_module, skip_unless_compiled
 
 OPEN = TIFFISH.replace(  # a mark of any value: the ones not listed read big-endian
     "{name: mark, type: u16be, enum: order_mark,",
@@ -188,26 +186,16 @@ def test_quick_reads_every_drawn_capture_as_construct_does(modules):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """The specs' modules with their compiled extensions beside them (one build)."""
-    if tier.pure_python_forced():
-        pytest.skip(f"{tier.PURE_PYTHON_ENV}=1: the compiled tier is never loaded")
-    pytest.importorskip("Cython")
-    if shutil.which("cc") is None and shutil.which("gcc") is None:
-        pytest.skip("no C compiler")
+    skip_unless_compiled()
     specs = tmp_path_factory.mktemp("order_tier_specs")
     shutil.copy(SPEC, specs / "pcap.yaml")
     for name, text in SPECS.items():
         (specs / f"{name}.yaml").write_text(renamed(text, name))
-    out = tmp_path_factory.mktemp("order_tier_pkg")
-    assert main(["generate", "--specs", str(specs), "--out", str(out), "--compiled"]) == 0
-    modules = {}
-    for name in ["pcap", *SPECS]:
-        module_name = f"user_order_tiers_{name}"
-        spec = importlib.util.spec_from_file_location(module_name, out / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module  # dataclasses look their module up
-        spec.loader.exec_module(module)
-        modules[name] = module
-    return modules
+    out = build_package(specs, tmp_path_factory.mktemp("order_tier_pkg"))
+    return {
+        name: import_module(out / f"{name}.py", f"user_order_tiers_{name}")
+        for name in ["pcap", *SPECS]
+    }
 
 
 def test_the_compiled_tier_reads_what_construct_does(built):

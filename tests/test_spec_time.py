@@ -141,25 +141,15 @@ def test_a_time_mistake_names_file_line_key_and_the_fix(tmp_path, old, new, wher
 def test_the_compiled_tier_reads_times_and_hex_as_pure_python(stamps, tmp_path):
     """``generate --specs DIR --out PKG --compiled``: the compiled reader computes the
     same nanoseconds (both units, NTP) and the JSON form shows the same times and hex."""
-    import importlib.util
     import shutil
-    import sys
 
-    from generator.cli.main import main
-    from runtime.core import tier
+    from tests.user_packages import build_package, import_module, skip_unless_compiled
 
-    pytest.importorskip("Cython")
-    if tier.pure_python_forced() or not (shutil.which("cc") or shutil.which("gcc")):
-        pytest.skip("the compiled tier is not loaded here (forced pure Python, or no compiler)")
+    skip_unless_compiled()
     (tmp_path / "myspecs").mkdir()
     shutil.copy(SPEC, tmp_path / "myspecs")
-    out = tmp_path / "mypkg"
-    argv = ["generate", "--specs", str(tmp_path / "myspecs"), "--out", str(out), "--compiled"]
-    assert main(argv) == 0
-    module_spec = importlib.util.spec_from_file_location("user_mypkg_stamps", out / "stamps.py")
-    compiled = importlib.util.module_from_spec(module_spec)
-    sys.modules[module_spec.name] = compiled  # dataclasses look their module up
-    module_spec.loader.exec_module(compiled)
+    out = build_package(tmp_path / "myspecs", tmp_path / "mypkg")
+    compiled = import_module(out / "stamps.py", "user_mypkg_stamps")
     assert compiled._COMPILED is not None
     for magic, fraction in ((MICROS, 999999), (NANOS, 123456789), (NANOS, 0)):
         data = stamped(magic, fraction, ntp_frac=0xFFFFFFFF)

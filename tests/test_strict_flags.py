@@ -7,21 +7,18 @@ empty list for none)."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import re
-import shutil
-import sys
 
 import pytest
 
-from generator.cli.main import main
 from runtime.core import tier
 from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.fast import Retry
 from runtime.core.limits import DEFAULT
 from tests.test_fastbuild import written
 from tests.test_process import spec_module
+from tests.user_packages import compiled_user_module
 
 SPEC = """\
 format: strictflags
@@ -151,21 +148,7 @@ def test_spark_rows_join_the_names_of_the_set_flags_and_no_flag_is_empty_not_nul
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """The spec's module with its compiled extension beside it (~15 s to build)."""
-    if tier.pure_python_forced():
-        pytest.skip(f"{tier.PURE_PYTHON_ENV}=1: the compiled tier is never loaded")
-    pytest.importorskip("Cython")
-    if shutil.which("cc") is None and shutil.which("gcc") is None:
-        pytest.skip("no C compiler")
-    specs = tmp_path_factory.mktemp("strictflags_specs")
-    (specs / "strictflags.yaml").write_text(SPEC)
-    out = tmp_path_factory.mktemp("strictflags_pkg")
-    assert main(["generate", "--specs", str(specs), "--out", str(out), "--compiled"]) == 0
-    name = "user_strictflags_compiled"
-    spec = importlib.util.spec_from_file_location(name, out / "strictflags.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return compiled_user_module(tmp_path_factory, "strictflags", SPEC)
 
 
 def test_the_compiled_readers_read_what_construct_does(built):

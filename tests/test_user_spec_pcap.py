@@ -13,11 +13,9 @@ what to do (generator/spec/loader.py, fields.py, validate.py)."""
 from __future__ import annotations
 
 import datetime
-import importlib.util
 import json
 import shutil
 import struct
-import sys
 
 import pytest
 
@@ -25,8 +23,8 @@ from generator import ROOT
 from generator.cli.main import main
 from generator.emit.user_spec import spec_model
 from generator.spec.loader import load_text
-from runtime.core import tier
 from runtime.core.errors import DecodeError, SpecError
+from tests.user_packages import build_package, import_module, skip_unless_compiled
 
 HERE = ROOT / "tests" / "data" / "user_specs"
 SPEC = HERE / "pcap.yaml"
@@ -229,20 +227,11 @@ def test_the_compiled_tier_of_the_users_package_reads_as_pure_python(pcap, tmp_p
     """``generate --specs DIR --out PKG --compiled``: the package's module builds, and reads,
     rebuilds and fails every truncation as the in-memory module does; the capture is read
     by the compiled reader, in either byte order (tests/test_byte_order_tiers.py)."""
-    pytest.importorskip("Cython")
-    if tier.pure_python_forced() or not (shutil.which("cc") or shutil.which("gcc")):
-        pytest.skip("the compiled tier is not loaded here (forced pure Python, or no compiler)")
+    skip_unless_compiled()
     (tmp_path / "myspecs").mkdir()
     shutil.copy(SPEC, tmp_path / "myspecs")
-    out = tmp_path / "mypkg"
-    assert (
-        main(["generate", "--specs", str(tmp_path / "myspecs"), "--out", str(out), "--compiled"])
-        == 0
-    )
-    module_spec = importlib.util.spec_from_file_location("user_mypkg_pcap", out / "pcap.py")
-    compiled = importlib.util.module_from_spec(module_spec)
-    sys.modules[module_spec.name] = compiled  # dataclasses look their module up
-    module_spec.loader.exec_module(compiled)
+    out = build_package(tmp_path / "myspecs", tmp_path / "mypkg")
+    compiled = import_module(out / "pcap.py", "user_mypkg_pcap")
     assert compiled._COMPILED is not None
     assert "pcap_file" in compiled.COMPILED_READERS
     assert "pcap_file" not in compiled.FALLBACKS["compiled"]
