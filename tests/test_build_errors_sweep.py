@@ -76,6 +76,10 @@ RAW_TYPE = re.compile(r"fields\[\]\.type$")
 """A schemaless Thrift field's type (at any depth): it says how the field's value is
 written, and the value, which no longer fits it, is named."""
 
+ELEMENT_TYPE = re.compile(r"elements\[\]\.type$")
+"""A BSON element's type byte (at any depth) picks how its value is written: the value,
+which no longer fits it, is named."""
+
 
 def _samples(fmt):
     folder = SAMPLES / fmt
@@ -183,6 +187,8 @@ def _outcomes(fmt, path, body=None) -> list:
                 named = SIBLING.get((fmt, _shape(where)))
                 if fmt in THRIFT and RAW_TYPE.search(_shape(where)):
                     named = RAW_TYPE.sub("fields[].value", _shape(where))
+                if fmt == "bson" and ELEMENT_TYPE.search(_shape(where)):
+                    named = ELEMENT_TYPE.sub("elements[].value", _shape(where))
                 if wrong is None and err.message.startswith(UNION_UNSET):
                     named = _shape(where.rpartition(".")[0])  # the union is left with none
                 at = _shape(THRIFT_TYPE.sub("", err.path))
