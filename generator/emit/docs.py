@@ -241,7 +241,8 @@ def _field_notes(f) -> list[str]:
         notes.append("length -1 is null")
     if getattr(f, "valid_text", ""):
         otherwise = f' (else "{f.valid_message}")' if getattr(f, "valid_message", "") else ""
-        notes.append(f"must satisfy `{f.valid_text}`{otherwise}")
+        when = " (checked on build: reading keeps it)" if getattr(f, "build_valid", "") else ""
+        notes.append(f"must satisfy `{f.valid_text}`{otherwise}{when}")
     if f.tag is not None:
         notes.append(f"tag `{_hex(f.tag)}`")
     if f.optional:

@@ -33,6 +33,7 @@ from generator.emit.pysource import (
     struct_format,
     struct_name,
     valid_on_build,
+    valid_rule,
 )
 from generator.spec import pytext
 from generator.spec.byte_order import ordered_float
@@ -378,9 +379,9 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
                 self.value(w, ref, var, field, scope, written)
             else:
                 self.repeat(w, field, var, size, scope, written)
-        if field.valid and valid_on_build(scope.record, field):  # as rt.Valid: declined
+        if valid_rule(field) and valid_on_build(scope.record, field):  # as rt.Valid: declined
             scope.built.add(field.name)
-            w.line(f"if not ({self.expression(field.valid, scope)}):")
+            w.line(f"if not ({self.expression(valid_rule(field), scope)}):")
             w.line('    raise ValueError("valid")')
         if present:
             w.depth -= 1

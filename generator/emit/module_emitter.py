@@ -14,7 +14,7 @@ from generator.emit import protobuf
 from generator.emit.event_json import render_map_json_form
 from generator.emit.kafka_classes import render_kafka_classes
 from generator.emit.mapping import mapping_modules, render_mapping
-from generator.emit.pysource import valid_args, wide_const
+from generator.emit.pysource import valid_construct, valid_rule, wide_const
 from generator.emit.spark_columns import SparkColumns
 from generator.emit.unmapping import render_batch, render_way_back, way_backs
 from generator.spec import decode_by as spec_decode_by
@@ -336,8 +336,8 @@ class ModuleEmitter(SparkColumns):
                 ref_expr = f"Const({field.const:#x}, {ref_expr})"
             if field.value:
                 ref_expr = f"rt.Computed({ref_expr}, lambda this: {field.value})"
-            if field.valid:
-                ref_expr = f"rt.Valid({ref_expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_args(record, field)})"
+            if valid_rule(field):
+                ref_expr = valid_construct(record, field, ref_expr)
             return ref_expr
         if field.kept_of:
             suffix = field.name[len(field.kept_of) :]
@@ -388,14 +388,14 @@ class ModuleEmitter(SparkColumns):
             if field.optional and field.repeat is not None:
                 optional += ", absent=list"
             expr = f"rt.Tagged(0x{field.tag:02x}, {expr}{optional})"
-        if field.valid and field.condition:  # checked where the field is read, not when absent
-            expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_args(record, field)})"
+        if valid_rule(field) and field.condition:  # checked where the field is, not when absent
+            expr = valid_construct(record, field, expr)
         if field.condition:
             expr = f"If(lambda this: {field.condition}, {expr})"
         if field.value:
             expr = f"rt.Computed({expr}, lambda this: {field.value})"
-        if field.valid and not field.condition:
-            expr = f"rt.Valid({expr}, {field.name!r}, lambda this: {field.valid}, {field.valid_text!r}{valid_args(record, field)})"
+        if valid_rule(field) and not field.condition:
+            expr = valid_construct(record, field, expr)
         if record.order_switch is not None and record.order_switch[0] == field.name:
             _, orders, default = record.order_switch
             expr = f"rt.ChoosesByteOrder({expr}, {order_table(orders)}, {default!r})"

@@ -75,19 +75,26 @@ def valid_message_arg(field) -> str:
     return f", {field.valid_message!r}" if field.valid_message else ""
 
 
+def valid_rule(field) -> str:
+    """``field``'s ``valid:`` expression, checked on parse and build or on build only."""
+    return field.valid or field.build_valid
+
+
 def valid_on_build(record, field) -> bool:
     """Whether ``field``'s ``valid:`` is checked on build too: it reads only the field and
     the fields before it that are not computed (what is written by then), not a later or
     computed field (a size table written after) nor ``_parent`` or a ``sizeof``.
 
     >>> from types import SimpleNamespace as F
-    >>> a, b = F(name="a", value=None, valid="this.a < 3"), F(name="b", value=None, valid="this.a < this.c")
+    >>> a = F(name="a", value=None, valid="this.a < 3", build_valid="")
+    >>> b = F(name="b", value=None, valid="", build_valid="this.a < this.c")
     >>> record = F(fields=[a, b, F(name="c", value=None)])
     >>> valid_on_build(record, a), valid_on_build(record, b)
     (True, False)
     """
-    names = set(re.findall(r"\bthis\.(\w+)", field.valid))
-    if "sizeof" in field.valid or "_parent" in names:
+    rule = valid_rule(field)
+    names = set(re.findall(r"\bthis\.(\w+)", rule))
+    if "sizeof" in rule or "_parent" in names:
         return False
     before = {field.name}
     for f in record.fields:
@@ -98,10 +105,15 @@ def valid_on_build(record, field) -> bool:
     return names <= before
 
 
-def valid_args(record, field) -> str:
-    """What ``rt.Valid`` takes after the quoted check: :func:`valid_message_arg` and
-    ``on_build=False`` where :func:`valid_on_build` says no."""
-    return valid_message_arg(field) + ("" if valid_on_build(record, field) else ", on_build=False")
+def valid_construct(record, field, expr: str) -> str:
+    """``expr`` (a construct) in the ``rt.Valid`` of ``field``'s rule: its message,
+    ``on_build=False`` where :func:`valid_on_build` says no, ``on_parse=False`` for a rule
+    checked on build only."""
+    args = valid_message_arg(field)
+    args += "" if valid_on_build(record, field) else ", on_build=False"
+    args += ", on_parse=False" if field.build_valid else ""
+    rule = f"lambda this: {valid_rule(field)}, {field.valid_text!r}{args}"
+    return f"rt.Valid({expr}, {field.name!r}, {rule})"
 
 
 def codec_cases(constants: dict[str, str], prefix: str, cases) -> str:

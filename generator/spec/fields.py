@@ -167,10 +167,15 @@ class FieldBuilder:
         if "valid" in raw:
             names = [*siblings, field]
             valid, where = raw["valid"], parts + ("valid",)
+            on_build_only = isinstance(valid, dict) and valid.get("when") == "build"
             if isinstance(valid, dict):  # {check, message}: the message replaces the quote
                 field.valid_message = valid["message"]
                 valid, where = valid["check"], where + ("check",)
-            field.valid = self.expression(valid, where, names)
+            check = self.expression(valid, where, names)
+            if on_build_only:
+                field.build_valid = check
+            else:
+                field.valid = check
             field.valid_text = valid
         field.id = raw.get("id")
         field.has_default = "default" in raw

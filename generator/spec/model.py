@@ -305,6 +305,10 @@ class Field:
     valid_text: str = ""
     valid_message: str = ""
     """``valid: {check, message}``: the DecodeError's message (else it quotes the check)."""
+    build_valid: str = ""
+    """``valid: {check, message, when: build}``: an expression checked on build only, where
+    it is ``valid``'s place (``valid_text``, ``valid_message``): the layout keeps the rule
+    whenever the bytes are read, and a model made by hand can break it."""
     trailer: bool = False
     """Read from the end of the record (its ``trailer:``), before the fields in front."""
     repeat_checked_on_build: bool = True

@@ -493,10 +493,13 @@ class Valid(Subconstruct):
     runtime.core.errors.EncodeError: n: n = 7 does not satisfy n < 3
     """
 
-    def __init__(self, subcon, name: str, check, text: str, message: str = "", on_build=True):
+    def __init__(
+        self, subcon, name: str, check, text: str, message: str = "", on_build=True, on_parse=True
+    ):
         super().__init__(subcon)
         self.field, self.check, self.text, self.message = name, check, text, message
         self.on_build = on_build  # False: the rule reads a field built after this one
+        self.on_parse = on_parse  # False: the layout keeps the rule whenever it is read
 
     def _parse(self, stream, context, path):
         start = stream.tell()
@@ -507,7 +510,7 @@ class Valid(Subconstruct):
         return self._checked(value, context, base + begin), begin
 
     def _checked(self, value, context, offset: int):
-        if not self._holds(value, context):
+        if self.on_parse and not self._holds(value, context):
             raise unsatisfied(self.field, value, self.text, offset, self.message)
         return value
 
