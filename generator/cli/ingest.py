@@ -322,6 +322,25 @@ def groups(fmt, files, input_kind="auto", spec=None) -> list[tuple[str, list[str
     return [(fmt, others), (f"{fmt}.{BINLOG_RECORD}", binlogs)]
 
 
+def check_input_kinds(jobs, input_kind, options) -> None:
+    """Detect every file's input kind before Spark starts (``input_kind`` ``auto``): a file
+    that reads as one message and as length-delimited frames alike
+    (:class:`runtime.spark.input_kind.AmbiguousInputKind`) is an IngestError asking for
+    ``--input-kind``. ``options``: the data source's limits and schema options."""
+    if input_kind != "auto":
+        return
+    from runtime.spark.input_kind import AmbiguousInputKind
+    from runtime.spark.source import _Plan
+
+    for fmt, files in jobs:
+        paths = json.dumps([p for p, _ in files])
+        given = {k: str(v) for k, v in options.items()}
+        try:
+            _Plan({**given, "format": fmt, "inputKind": "auto", "paths": paths}).files()
+        except AmbiguousInputKind as err:
+            raise IngestError(str(err.asking_with("--input-kind"))) from None
+
+
 # -- the run -----------------------------------------------------------------------------------
 
 
@@ -663,6 +682,7 @@ def run_command(args) -> int:
         else:
             jobs = plan_jobs(args.format, args.inputs, args.spec)
             options = schema_options(args.format, args.record, args.spec, args.struct)
+            check_input_kinds(jobs, args.input_kind, {**limits, **options})
 
             def run(output, spark, progress):
                 return [
