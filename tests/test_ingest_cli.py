@@ -148,9 +148,10 @@ def test_a_file_that_reads_as_one_message_and_as_frames_asks_for_input_kind(tmp_
     path.write_bytes(b"".join(len(d).to_bytes(4, "big") + d for d in docs))
     proc, _ = run_ingest("msgpack", path, "--output", tmp_path / "out", cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.strip().splitlines() == [
+    expected = (
         f"wirespec ingest: {path}: ambiguous input kind: it decodes whole as one message and "
         "splits exactly into 2 length-delimited frame(s) that each decode; give --input-kind "
         "raw or delimited"
-    ]
+    )
+    assert proc.stderr.strip().splitlines() == [expected]
     assert not (tmp_path / "out").exists()

@@ -72,7 +72,7 @@ def test_a_whole_that_decodes_only_by_keeping_unknown_bytes_is_refused(tmp_path)
 
     with pytest.raises(AmbiguousInputKind, match="2 length-delimited frame"):
         detect_kind(path, decode=keeps_tail)
-    clean = lambda key, value: keeps_tail(key, value) | {"unknown_fields": None}  # noqa: E731
+    clean = lambda key, value: keeps_tail(key, value) | {"unknown_fields": None}
     assert detect_kind(path, decode=clean) == "raw"
 
 
