@@ -2,7 +2,9 @@
 
 Reads every INPUT (a file or a directory) with the ``wirespec`` data source (one Spark
 partition per file; the input kind is detected per file, or forced with
-``--input-kind``), and writes under ``DIR``:
+``--input-kind``; a file that reads as one message and as length-delimited frames alike is
+refused before Spark starts, asking for ``--input-kind``: :mod:`runtime.spark.input_kind`),
+and writes under ``DIR``:
 
 * ``<format>/`` the decoded rows as Parquet; for the TiCDC formats ``<format>/_events/``
   (every event), ``<format>/_watermark/`` and one MERGE-ready change table per upstream

@@ -14,7 +14,10 @@ its kind is detected, or set with option ``inputKind``:
                a keyed format writes ``u32 len + key`` then ``u32 len + value`` per record
                (length ``0xFFFFFFFF`` is a null key). Detected by the suffix ``.ldr``,
                ``.delimited`` or ``.records``, else when the frames tile the file exactly
-               (and no ``<stem>.key`` sibling exists).
+               (and no ``<stem>.key`` sibling exists) and the whole file does not decode
+               as one message; a file that reads both ways is raw when only the whole
+               decodes cleanly, else refused, asking for ``inputKind``
+               (:mod:`runtime.spark.input_kind`).
 ``binlog``     a framed file (a spec's ``framed:`` record, option ``binlogRecord``: a MySQL
                binlog), decoded record by record in bounded memory: each record is one
                input record (``_position``: its byte offset) and one row, or one corrupt
