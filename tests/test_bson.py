@@ -233,3 +233,27 @@ def test_samples_parse_and_rebuild_and_read_as_bson_does():
         assert codec.build(stream) == data, path.name
         expected = bson.decode_all(data, codec_options=OPTIONS)
         assert [to_python(d) for d in stream.documents] == expected, path.name
+
+
+def test_a_utc_datetime_is_a_spark_timestamp_beside_its_millis():
+    """``logical: unix_millis`` with ``spark: {type: timestamp_ms}``: the number as it is
+    (LongType), then ``millis_ts`` (TimestampType; null past Python's datetime)."""
+    pytest.importorskip("pyspark")
+    import datetime
+
+    from pyspark.sql.types import LongType, TimestampType
+
+    from runtime.spark.decode import codec
+
+    c = codec("bson", "utc_datetime")
+    assert [(f.name, f.dataType) for f in c.schema().fields] == [
+        ("millis", LongType()),
+        ("millis_ts", TimestampType()),
+    ]
+    utc = datetime.timezone.utc
+    rows = [c.rows(None, struct.pack("<q", v))[0] for v in (-1, 1795608000123, 2**63 - 1)]
+    assert rows == [
+        (-1, datetime.datetime(1969, 12, 31, 23, 59, 59, 999000, tzinfo=utc)),
+        (1795608000123, datetime.datetime(2026, 11, 25, 12, 0, 0, 123000, tzinfo=utc)),
+        (2**63 - 1, None),
+    ]

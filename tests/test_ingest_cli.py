@@ -138,3 +138,20 @@ def test_a_tiny_input_gets_no_rate_and_counts_read_as_words():
     }
     assert cells["png"] == ["1", "1", "4", "0", "0", "7.6", "-", "10.2"]
     assert cells["msgpack"] == ["1", "12,000", "1,500,000", "0", "0", "7.6", "197,368", "10.2"]
+
+
+def test_a_file_that_reads_as_one_message_and_as_frames_asks_for_input_kind(tmp_path):
+    """MessagePack documents framed by u32 lengths also decode whole as one stream of
+    values: ingest names the file and asks for --input-kind, before Spark starts."""
+    docs = [(SAMPLES / "msgpack" / n).read_bytes() for n in ("document.bin", "long_forms.bin")]
+    path = tmp_path / "docs.bin"
+    path.write_bytes(b"".join(len(d).to_bytes(4, "big") + d for d in docs))
+    proc, _ = run_ingest("msgpack", path, "--output", tmp_path / "out", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    expected = (
+        f"wirespec ingest: {path}: ambiguous input kind: it decodes whole as one message and "
+        "splits exactly into 2 length-delimited frame(s) that each decode; give --input-kind "
+        "raw or delimited"
+    )
+    assert proc.stderr.strip().splitlines() == [expected]
+    assert not (tmp_path / "out").exists()

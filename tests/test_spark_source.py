@@ -68,6 +68,26 @@ def test_a_file_the_spec_recognises_is_one_message_not_frames(tmp_path):
     assert detect_kind(str(tmp_path / "orders.bin"), recognise=recognise) == "raw"
 
 
+def test_an_ambiguous_file_is_refused_until_inputkind_says(spark, tmp_path):
+    # MessagePack documents framed by lengths decode whole too (a stream of values)
+    docs = [
+        (ROOT / "samples" / "msgpack" / n).read_bytes() for n in ("document.bin", "long_forms.bin")
+    ]
+    (tmp_path / "docs.bin").write_bytes(frames(*((None, d) for d in docs)))
+    with pytest.raises(
+        Exception, match="ambiguous input kind.*give option inputKind raw or delimited"
+    ):
+        read(spark, tmp_path, "msgpack").collect()
+
+    def positions(kind):
+        return sorted(
+            {r._position for r in read(spark, tmp_path, "msgpack", inputKind=kind).collect()}
+        )
+
+    assert positions("raw") == [0]
+    assert positions("delimited") == [0, 4 + len(docs[0])]
+
+
 def collect_by_file(df, fmt="plainbuffer", *extra):
     """One Spark job (no shuffle): the rows, each with the partition that read it, sorted
     by file, position and event index here."""

@@ -105,8 +105,8 @@ def test_a_corrupt_byte_after_the_crc_is_its_mismatch_on_both_paths(framed):
         ),
         (
             'doc: "a delta"}',
-            'doc: "a delta", spark: {type: timestamp_ms}}',
-            r"'timestamp_ms' \(did you mean 'timestamp_ns' or 'timestamp_us'\?\)",
+            'doc: "a delta", spark: {type: timestamp_mus}}',
+            r"'timestamp_mus' \(did you mean 'timestamp_ms' or 'timestamp_us'\?\)",
         ),
     ],
 )

@@ -176,10 +176,21 @@ records:
 """
 
 
-def test_the_compiled_arrow_writer_rounds_nanoseconds_down_as_python(tmp_path):
-    """A plain s64 of nanoseconds with ``spark: {type: timestamp_ns}``: the compiled tier
-    writes its two Arrow columns from the bytes (dividing as C does, so the rounding is
-    written out) exactly as the Python rows, negative times and int64's ends too."""
+INT_TIMES = {
+    "nanos": ("unix_nanos", "timestamp_ns"),
+    "millis": ("unix_millis", "timestamp_ms"),  # BSON's UTC datetime
+}
+TIME_VALUES = [-1, -1000, -1001, 0, 999, 1764342000123456789, -(2**63), 2**63 - 1]
+"""Negative times, int64's ends, and millis whose microseconds overflow an int64 or leave
+Python's datetime (years 1 to 9999): a null timestamp beside the number."""
+
+
+@pytest.mark.parametrize("unit", INT_TIMES)
+def test_the_compiled_arrow_writer_writes_integer_times_as_python(tmp_path, unit):
+    """A plain s64 time with ``spark: {type: timestamp_ns}`` (or ``timestamp_ms``): the
+    compiled tier writes its two Arrow columns from the bytes (dividing as C does, so the
+    rounding is written out; multiplying where it fits) exactly as the Python rows,
+    negative times and int64's ends too."""
     import importlib.util
     import shutil
     import sys
@@ -196,7 +207,9 @@ def test_the_compiled_arrow_writer_rounds_nanoseconds_down_as_python(tmp_path):
     if tier.pure_python_forced() or not (shutil.which("cc") or shutil.which("gcc")):
         pytest.skip("the compiled tier is not loaded here (forced pure Python, or no compiler)")
     (tmp_path / "myspecs").mkdir()
-    (tmp_path / "myspecs" / "tn.yaml").write_text(NANOS_COLUMN)
+    logical, spark_type = INT_TIMES[unit]
+    spec = NANOS_COLUMN.replace("unix_nanos", logical).replace("timestamp_ns", spark_type)
+    (tmp_path / "myspecs" / "tn.yaml").write_text(spec)
     out = tmp_path / "mypkg"
     argv = ["generate", "--specs", str(tmp_path / "myspecs"), "--out", str(out), "--compiled"]
     assert main(argv) == 0
@@ -205,7 +218,9 @@ def test_the_compiled_arrow_writer_rounds_nanoseconds_down_as_python(tmp_path):
     sys.modules[module_spec.name] = module
     module_spec.loader.exec_module(module)
     assert "items" in module._COMPILED.bind_arrow(vars(module))
-    values = [-1, -1000, -1001, 0, 999, 1764342000123456789, -(2**63), 2**63 - 1]
+    values = TIME_VALUES + (
+        [253402300799999, 253402300800000, -62135596800001] * (unit == "millis")
+    )
     data = b"".join(struct.pack("<q", v) for v in values)
     schema = to_arrow_schema(module.spark_schema("items"), timezone="UTC")
     arrow = tier.compiled("runtime._compiled.arrow")
@@ -213,3 +228,8 @@ def test_the_compiled_arrow_writer_rounds_nanoseconds_down_as_python(tmp_path):
     assert module._COMPILED.write_arrow("items", pa.array([data]), 0, 1, builder, counts, DEFAULT)
     written = builder.finish().to_pylist()
     assert [(w["n"], w["n_ts"]) for w in written] == list(module.iter_rows(data, "items"))
+    times = [w["n_ts"] for w in written]
+    assert times[0] < datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    if unit == "millis":  # the last millisecond of 9999, then past either end of datetime
+        assert times[-3].year == 9999 and times[-2:] == [None, None]
+        assert times[TIME_VALUES.index(2**63 - 1)] is None  # no int64 of microseconds

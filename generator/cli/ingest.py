@@ -2,7 +2,9 @@
 
 Reads every INPUT (a file or a directory) with the ``wirespec`` data source (one Spark
 partition per file; the input kind is detected per file, or forced with
-``--input-kind``), and writes under ``DIR``:
+``--input-kind``; a file that reads as one message and as length-delimited frames alike is
+refused before Spark starts, asking for ``--input-kind``: :mod:`runtime.spark.input_kind`),
+and writes under ``DIR``:
 
 * ``<format>/`` the decoded rows as Parquet; for the TiCDC formats ``<format>/_events/``
   (every event), ``<format>/_watermark/`` and one MERGE-ready change table per upstream
@@ -320,6 +322,25 @@ def groups(fmt, files, input_kind="auto", spec=None) -> list[tuple[str, list[str
     if not binlogs or not others:
         return [(fmt, paths)]
     return [(fmt, others), (f"{fmt}.{BINLOG_RECORD}", binlogs)]
+
+
+def check_input_kinds(jobs, input_kind, options) -> None:
+    """Detect every file's input kind before Spark starts (``input_kind`` ``auto``): a file
+    that reads as one message and as length-delimited frames alike
+    (:class:`runtime.spark.input_kind.AmbiguousInputKind`) is an IngestError asking for
+    ``--input-kind``. ``options``: the data source's limits and schema options."""
+    if input_kind != "auto":
+        return
+    from runtime.spark.input_kind import AmbiguousInputKind
+    from runtime.spark.source import _Plan
+
+    for fmt, files in jobs:
+        paths = json.dumps([p for p, _ in files])
+        given = {k: str(v) for k, v in options.items()}
+        try:
+            _Plan({**given, "format": fmt, "inputKind": "auto", "paths": paths}).files()
+        except AmbiguousInputKind as err:
+            raise IngestError(str(err.asking_with("--input-kind"))) from None
 
 
 # -- the run -----------------------------------------------------------------------------------
@@ -663,6 +684,7 @@ def run_command(args) -> int:
         else:
             jobs = plan_jobs(args.format, args.inputs, args.spec)
             options = schema_options(args.format, args.record, args.spec, args.struct)
+            check_input_kinds(jobs, args.input_kind, {**limits, **options})
 
             def run(output, spark, progress):
                 return [

@@ -51,6 +51,7 @@ _FLOATS = ("float", "double")
 _INTS = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t")
 _TIMES = {
     "micros": "put_micros",
+    "time_ms": "put_time_us",
     "time_us": "put_time_us",
     "time_ns": "put_time_us",
     "time_us_postgres": "put_time_us",
@@ -675,6 +676,10 @@ class ArrowEmitter(ArrowFourcc, ArrowLists, CompiledEmitter):
         if kind in _TIMES and ctype in (*_INTS, "uint64_t"):
             fits = f"{var} >> 63 == 0" if ctype == "uint64_t" else "True"
             value, shift = f"<int64_t>{var}", _TIME_SHIFTS.get(kind)
+            if kind == "time_ms":  # null where the microseconds would not fit an int64
+                in_range = f"-{2**63 // 1000} <= {value} <= {(2**63 - 1) // 1000}"
+                fits = in_range if fits == "True" else f"({fits}) and {in_range}"
+                value = f"({value} * 1000 if {fits} else 0)"
             if kind == "time_ns":
                 value = f"({value} // 1000 if {value} >= 0 else -((-({value} + 1)) // 1000) - 1)"
             if shift:  # null where Unix's microseconds would not fit an int64 (no C overflow)

@@ -15,6 +15,9 @@ import re
 
 from generator.spec.enclosing import shape
 from generator.spec.model import TIMESTAMP_US_EPOCHS, Field, Record, TypeRef, camel
+
+TIMESTAMP_TYPES = ("timestamp_ms", "timestamp_us", "timestamp_ns")
+"""The ``spark: {type:}`` of an integer time: its number (LongType), then ``<name>_ts``."""
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
 from runtime.core.codec import LsnBeside
 
@@ -110,7 +113,7 @@ class SparkColumns:
                 out.append((field.name, dtype, nullable, (field.name, slot, kind, none_is_null)))
                 text = field.name + LsnBeside.SUFFIX
                 out.append((text, "StringType()", nullable, (text, slot, "lsn", False)))
-            elif field.spark_type in ("timestamp_us", "timestamp_ns"):
+            elif field.spark_type in TIMESTAMP_TYPES:
                 out.append((field.name, "LongType()", True, (field.name, slot, "micros", False)))
                 ts, kind = f"{field.name}_ts", "time_" + field.spark_type[-2:]
                 if field.logical in TIMESTAMP_US_EPOCHS:
@@ -276,7 +279,7 @@ class SparkColumns:
             return f"*({number}, rt_codec.lsn_text({value}))"
         if field.spark_type == "timestamp_us" and field.logical in TIMESTAMP_US_EPOCHS:
             return f"*_timestamp_us_columns({value}, {TIMESTAMP_US_EPOCHS[field.logical]})"
-        if field.spark_type in ("timestamp_us", "timestamp_ns"):
+        if field.spark_type in TIMESTAMP_TYPES:
             return f"*_{field.spark_type}_columns({value})"
         if field.repeat is not None:
             items = f"[{self.row_value(ref, 'item')} for item in {value}]"

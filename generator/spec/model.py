@@ -37,6 +37,7 @@ text's key suffix (``<name>_time``; a PostgreSQL LSN's ``X/Y`` as ``<name>_text`
 
 SPARK_LOGICAL_TYPES = {
     "uuid": "16 byte values (a list or bytes) as the text form of a UUID",
+    "timestamp_ms": "milliseconds since the epoch: the number, plus a `<name>_ts` TimestampType",
     "timestamp_us": "microseconds since the epoch: the number, plus a `<name>_ts` TimestampType",
     "timestamp_ns": (
         "nanoseconds since the epoch: the number, plus a `<name>_ts` TimestampType (which "

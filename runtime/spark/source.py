@@ -14,7 +14,10 @@ its kind is detected, or set with option ``inputKind``:
                a keyed format writes ``u32 len + key`` then ``u32 len + value`` per record
                (length ``0xFFFFFFFF`` is a null key). Detected by the suffix ``.ldr``,
                ``.delimited`` or ``.records``, else when the frames tile the file exactly
-               (and no ``<stem>.key`` sibling exists).
+               (and no ``<stem>.key`` sibling exists) and the whole file does not decode
+               as one message; a file that reads both ways is raw when only the whole
+               decodes cleanly, else refused, asking for ``inputKind``
+               (:mod:`runtime.spark.input_kind`).
 ``binlog``     a framed file (a spec's ``framed:`` record, option ``binlogRecord``: a MySQL
                binlog), decoded record by record in bounded memory: each record is one
                input record (``_position``: its byte offset) and one row, or one corrupt
@@ -87,6 +90,7 @@ from runtime.spark.decode import (
     format_options,
     output_schema,
 )
+from runtime.spark.input_kind import KINDS, detect_kind, split_frames
 
 try:  # Spark 4.2+
     from pyspark.sql.streaming.datasource import (
@@ -101,9 +105,6 @@ except ImportError:  # pragma: no cover - Spark 4.0/4.1
         pass
 
 
-KINDS = ("raw", "delimited", "binlog", "parquet")
-DELIMITED_SUFFIXES = (".ldr", ".delimited", ".records")
-NULL_LEN = 0xFFFFFFFF
 CHUNK = 4096
 """Records per Arrow batch a reader yields."""
 SOURCE_OPTIONS = (
@@ -122,8 +123,6 @@ SOURCE_OPTIONS = (
 """The data source's own options (lower case: Spark's option names are case-insensitive);
 the limits and the format's schema options (Thrift's ``body``) come on top."""
 DEFAULT_REMEMBER_SECONDS = 3600
-
-_U32 = struct.Struct(">I")
 
 
 def register(spark) -> None:
@@ -152,54 +151,6 @@ def list_files(paths) -> list[tuple[str, str]]:
                 full = Path(dirpath) / name
                 out.append((str(full.resolve()), str(full.relative_to(root))))
     return sorted(out, key=lambda f: (f[1], f[0]))
-
-
-def split_frames(data: bytes, keyed: bool):
-    """``(position, key, value)`` of each length-delimited record, and the position of a
-    trailing frame that runs past the end (``None`` when the frames tile the data)."""
-    records, pos, n = [], 0, len(data)
-    per = 2 if keyed else 1
-    while pos < n:
-        start, parts = pos, []
-        for _ in range(per):
-            if pos + 4 > n:
-                return records, start
-            (length,) = _U32.unpack_from(data, pos)
-            pos += 4
-            if length == NULL_LEN and keyed and not parts:
-                parts.append(None)
-                continue
-            if pos + length > n:
-                return records, start
-            parts.append(data[pos : pos + length])
-            pos += length
-        records.append((start, parts[0] if keyed else None, parts[-1]))
-    return records, None
-
-
-def detect_kind(path: str, keyed: bool = False, recognise=None, magics=()) -> str:
-    """The input kind of one file (see the module doc). ``recognise``: the format's
-    ``detect_record`` (its spec's ``detect:``); a file whose leading bytes it recognises is
-    one message (raw), never split as frames that happen to tile it (a Kafka batch with
-    base offset 0 reads as two empty frames and one more). ``magics``: how the format's
-    framed files start (a file starting so is one, kind ``binlog``)."""
-    if path.endswith(".parquet"):
-        return "parquet"
-    if Path(path).with_suffix(".key").exists():
-        return "raw"
-    with open(path, "rb") as f:
-        head = f.read(max([4, *map(len, magics)]))
-        if any(magic and head.startswith(magic) for magic in magics):
-            return "binlog"
-        if head.startswith(b"PAR1"):
-            return "parquet"
-        if path.endswith(DELIMITED_SUFFIXES):
-            return "delimited"
-        data = head + f.read()
-    if recognise is not None and recognise(data) is not None:
-        return "raw"
-    records, tail = split_frames(data, keyed)
-    return "delimited" if records and tail is None else "raw"
 
 
 # -- the data source ------------------------------------------------------------------------
@@ -287,7 +238,7 @@ class _Plan:
         if self.kind != "auto":
             return self.kind
         recognise = getattr(self.codec.module, "detect_record", None)
-        return detect_kind(path, self.keyed, recognise, self.magics)
+        return detect_kind(path, self.keyed, recognise, self.magics, self.codec.model)
 
     def codec_for(self, kind):
         if kind == "binlog":
