@@ -35,11 +35,11 @@ from __future__ import annotations
 
 import io
 
-from construct import Container, FormatFieldError, ListContainer, Subconstruct
+from construct import Container, FormatFieldError, ListContainer, StreamError, Subconstruct
 
 from runtime.core import leb128
 from runtime.core.construct_errors import packing_message
-from runtime.core.errors import DecodeError, EncodeError, SiblingError
+from runtime.core.errors import DecodeError, EncodeError, SiblingError, TruncatedError
 from runtime.core.limits import current as current_limits
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import peek_byte, remaining
@@ -147,10 +147,53 @@ class _RepeatAtLeast(Repeat):
 
 
 class RepeatEos(_RepeatAtLeast):
-    """Elements back to back until the end of the stream; ``min_count`` rejects fewer."""
+    """Elements back to back until the end of the stream; ``min_count`` rejects fewer.
+
+    ``cut`` (the field's name, ``on_cut: keep``): an element the input ends inside (its
+    read raises :class:`TruncatedError`, and only that) ends the list; its bytes go to
+    ``context["_<cut>_cut"]`` (the model's ``<name>_cut``), which build writes after the
+    elements, so a cut file rebuilds as it was:
+
+    >>> from runtime.core.fixed import Int16ul
+    >>> context = Container()
+    >>> RepeatEos(Int16ul, cut="xs")._parse(io.BytesIO(bytes([1, 0, 2])), context, "")
+    ListContainer([1])
+    >>> list(context["_xs_cut"])
+    [2]
+    """
+
+    def __init__(self, subcon, *, min_count: int = 0, cut: str = ""):
+        super().__init__(subcon, min_count=min_count)
+        self.cut = cut
 
     def _more(self, stream, context, items):
         return peek_byte(stream) is not None
+
+    def _element(self, stream, context, path, items, spans) -> None:
+        if not self.cut:
+            return super()._element(stream, context, path, items, spans)
+        start = stream.tell()
+        try:
+            super()._element(stream, context, path, items, spans)
+        except (TruncatedError, StreamError):
+            stream.seek(start)
+            context[f"_{self.cut}_cut"] = stream.read()
+
+    def _parse(self, stream, context, path):
+        if self.cut:
+            context[f"_{self.cut}_cut"] = None
+        return super()._parse(stream, context, path)
+
+    def _build(self, obj, stream, context, path):
+        built = super()._build(obj, stream, context, path)
+        tail = context.get(f"{self.cut}_cut") if self.cut else None
+        if tail is not None:
+            if not isinstance(tail, (bytes, bytearray)):
+                raise SiblingError(
+                    f"expected bytes, got {type(tail).__name__}", path=f"{self.cut}_cut"
+                )
+            stream.write(tail)
+        return built
 
 
 class RepeatWhileTag(_RepeatAtLeast):

@@ -6,7 +6,7 @@ share.
     >>> read_exact(io.BytesIO(b"ab"), 3, "string payload")
     Traceback (most recent call last):
     ...
-    runtime.core.errors.DecodeError: <message> at offset 0: truncated string payload: needs 3 bytes, 2 remain
+    runtime.core.errors.TruncatedError: <message> at offset 0: truncated string payload: needs 3 bytes, 2 remain
 
 Primitives call these instead of ``stream.read`` so truncation is a :class:`DecodeError`
 with the offset where the field started, and no length read from the input can make us
@@ -20,7 +20,7 @@ import operator
 
 from construct import Construct, SizeofError
 
-from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.errors import DecodeError, EncodeError, TruncatedError
 
 
 def remaining(stream) -> int:
@@ -38,7 +38,7 @@ def read_exact(stream, n: int, what: str) -> bytes:
         raise DecodeError(f"negative length {n} for {what}", offset=here)
     left = remaining(stream)
     if n > left:
-        raise DecodeError(f"truncated {what}: needs {n} bytes, {left} remain", offset=here)
+        raise TruncatedError(f"truncated {what}: needs {n} bytes, {left} remain", offset=here)
     return stream.read(n)
 
 
@@ -46,7 +46,7 @@ def read_byte(stream, what: str) -> int:
     """Read one byte as an int, or raise :class:`DecodeError` at the end of input."""
     b = stream.read(1)
     if not b:
-        raise DecodeError(f"truncated {what}: needs 1 byte, 0 remain", offset=stream.tell())
+        raise TruncatedError(f"truncated {what}: needs 1 byte, 0 remain", offset=stream.tell())
     return b[0]
 
 
