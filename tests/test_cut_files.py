@@ -1,7 +1,8 @@
 """Cut files (``on_cut: keep``): a capture or log cut mid-record (its writer killed, copied
 while it grew) keeps its whole elements, and the cut element's bytes as ``<name>_cut``, so
-``build(parse(x)) == x`` still holds; only a read that runs out of input counts
-(:class:`runtime.core.errors.TruncatedError`), any other DecodeError still fails the parse.
+``build(parse(x)) == x`` still holds; only a read that runs out of input counts (the list
+sees its element's read come back short), any other DecodeError still fails the parse, and
+truncation is the same DecodeError in every tier, with or without the key.
 The showcase is the newcomer's pcap spec (tests/data/user_specs/pcap.yaml) with
 ``on_cut: keep`` on its packets, on its sample cut at every byte, in the tier this run loads (construct reads such records in both: their
 FALLBACKS say so); the spec key's mistakes name file, line and key."""
@@ -13,7 +14,7 @@ import pytest
 from generator import ROOT
 from generator.emit.user_spec import import_spec, spec_model
 from generator.spec.loader import load
-from runtime.core.errors import DecodeError, SpecError, TruncatedError
+from runtime.core.errors import DecodeError, SpecError
 
 HERE = ROOT / "tests" / "data" / "user_specs"
 SPEC = HERE / "pcap.yaml"
@@ -64,8 +65,28 @@ def test_the_json_form_holds_the_cut_bytes_or_null(pcap):
 
 def test_a_cut_inside_the_header_still_fails(pcap):
     for cut in range(24):
-        with pytest.raises(TruncatedError):
+        with pytest.raises(DecodeError) as err:
             pcap.parse(SAMPLE[:cut])
+        assert type(err.value) is DecodeError and err.value.offset <= cut, cut
+
+
+def failure(parse, data: bytes):
+    try:
+        parse(data)
+    except DecodeError as err:
+        return type(err).__name__, err.offset, err.path, str(err)
+    return "ok"
+
+
+def test_without_the_key_a_cut_is_the_same_error_in_every_tier():
+    """The shipped spec (no ``on_cut``) reads a capture in the fast tiers: a cut at any byte
+    is the DecodeError construct raises, at the same offset and path."""
+    shipped = import_spec(SPEC)
+    ends = packet_ends(shipped, SAMPLE)
+    for cut in range(len(SAMPLE)):
+        fast = failure(shipped.parse, SAMPLE[:cut])
+        assert fast != "ok" or cut in ends, cut
+        assert fast == failure(shipped.parse_construct, SAMPLE[:cut]), cut
 
 
 def test_a_bad_value_in_the_last_packet_still_fails(pcap):

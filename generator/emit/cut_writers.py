@@ -4,10 +4,12 @@ writes the elements, then those bytes), as it is read (``generator.emit.fastpath
 ``CUT_KEPT``). A base of the Python and the compiled fast writers, in front of
 :class:`generator.emit.fastbuild.BuildEmitter`:
 
-    >>> from pathlib import Path
-    >>> from generator.spec.loader import load
+    >>> from generator import ROOT
+    >>> from generator.spec.loader import load_text
     >>> from generator.spec.validate import build_model
-    >>> spec = build_model(load(Path("tests/data/user_specs/pcap.yaml")))
+    >>> path = ROOT / "tests" / "data" / "user_specs" / "pcap.yaml"  # on_cut: keep added
+    >>> text = path.read_text().replace("repeat: eos,", "repeat: eos, on_cut: keep,")
+    >>> spec = build_model(load_text(text, path))
     >>> print(BuildWriters(spec).refused["packets"])
     on_cut: keep (read by construct: runtime.core.sequences.RepeatEos keeps a cut element's bytes)
 """

@@ -119,7 +119,7 @@ class ValueReaders:
         w.line(f"if end - pos < {size}:")
         with w.indent():
             w.line(
-                f'raise TruncatedError(f"truncated: needs {size} bytes, {{end - pos}} remain", '
+                f'raise DecodeError(f"truncated: needs {size} bytes, {{end - pos}} remain", '
                 "offset=pos)"
             )
         if prim == "u8":
@@ -237,7 +237,7 @@ class ValueReaders:
             w.line(f"if pos + {group} > end:")
             with w.indent():
                 w.line(
-                    f'raise TruncatedError(f"truncated {group}-byte bit field run: needs {group} '
+                    f'raise DecodeError(f"truncated {group}-byte bit field run: needs {group} '
                     'bytes, {end - pos} remain", offset=pos)'
                 )
             if group == 1:
@@ -297,9 +297,7 @@ class ValueReaders:
         if ref.name == "bool":
             w.line("if pos >= end:")
             with w.indent():
-                w.line(
-                    'raise TruncatedError("truncated boolean: needs 1 byte, 0 remain", offset=pos)'
-                )
+                w.line('raise DecodeError("truncated boolean: needs 1 byte, 0 remain", offset=pos)')
             w.line("if buf[pos] > 1:")
             with w.indent():
                 w.line(
@@ -511,7 +509,7 @@ class ValueReaders:
         w.line(f"if {n} > end - pos:")
         with w.indent():
             w.line(
-                f'raise TruncatedError(f"truncated {what}: needs {{{n}}} bytes, '
+                f'raise DecodeError(f"truncated {what}: needs {{{n}}} bytes, '
                 f'{{end - pos}} remain", offset=pos)'
             )
 

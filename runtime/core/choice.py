@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from construct import Construct
 
-from runtime.core.errors import DecodeError, EncodeError, TruncatedError
+from runtime.core.errors import DecodeError, EncodeError
 
 
 class Choice(Construct):
@@ -42,10 +42,10 @@ class Choice(Construct):
             if matches(head, magic, mask):
                 return sub._parsereport(stream, context, path)
         if not head:
-            raise TruncatedError("truncated: a value needs at least 1 byte", offset=start)
+            raise DecodeError("truncated: a value needs at least 1 byte", offset=start)
         for magic, mask, _, _ in self.cases:  # the input ends inside a case's leading bytes
             if len(head) < len(magic) and matches(head, magic[: len(head)], mask):
-                raise TruncatedError(
+                raise DecodeError(
                     f"truncated: needs {len(magic)} bytes, {len(head)} remain", offset=start
                 )
         raise DecodeError(f"no case matches the bytes {head.hex()}", offset=start)

@@ -32,7 +32,7 @@ from construct.expr import ExprMixin
 
 from runtime.core import kept
 from runtime.core import limits as _limits
-from runtime.core.errors import DecodeError, EncodeError, TruncatedError
+from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.leb128 import MAX_BYTES, read_uvarint, skip_varints, write_uvarint, write_zigzag
 from runtime.core.spans import current as current_spans
 
@@ -395,7 +395,7 @@ def _unpack_varints(buf, pos, end, n, limits, signed=False, delta=False):
     if n > limits.max_count:
         limits.check("max_count", n, offset=pos)
     if n > end - pos:  # every element takes a byte: allocation bounded by the input
-        raise TruncatedError(f"truncated chunk: {n} elements, {end - pos} bytes remain", offset=pos)
+        raise DecodeError(f"truncated chunk: {n} elements, {end - pos} bytes remain", offset=pos)
     out = []
     append = out.append
     acc = i = 0

@@ -27,7 +27,7 @@ import uuid
 
 from construct import ConstructError, Container
 
-from runtime.core.construct_errors import construct_message, decode_error
+from runtime.core.construct_errors import construct_message
 from runtime.core.errors import DecodeError, EncodeError, did_you_mean
 from runtime.core.fast import QUICK_FAILURES
 from runtime.core.flags import flag_names, flags_from_names
@@ -56,7 +56,7 @@ def parse(construct, data, limits: dict | None = None, spans=None, defaults: Lim
     try:
         model = construct.parse_stream(stream, limits=limits_obj, spans=spans)
     except ConstructError as err:
-        raise decode_error(err, offset=stream.tell()) from None
+        raise DecodeError(construct_message(err), offset=stream.tell()) from None
     except RecursionError:
         raise DecodeError("nesting too deep for this Python stack", offset=stream.tell()) from None
     left = remaining(stream)

@@ -9,7 +9,7 @@ import struct
 
 from construct import ConstError, StreamError
 
-from runtime.core.errors import DecodeError, EncodeError, TruncatedError
+from runtime.core.errors import EncodeError
 
 
 def construct_message(err: Exception) -> str:
@@ -33,18 +33,6 @@ def construct_message(err: Exception) -> str:
         # construct's "parsing expected 2 but parsed 3": the fast paths' words without it
         text = text.strip().removeprefix("parsing ")
     return text.strip() or type(err).__name__
-
-
-def decode_error(err: Exception, *, offset: int | None, path: str = "") -> DecodeError:
-    """construct's parse error ``err`` as ours: a :class:`TruncatedError` where the input
-    ended (construct's ``StreamError``), else a DecodeError.
-
-    >>> from construct import StreamError
-    >>> type(decode_error(StreamError("stream read less than specified amount, expected 2, found 1"), offset=3)).__name__
-    'TruncatedError'
-    """
-    kind = TruncatedError if isinstance(err, StreamError) else DecodeError
-    return kind(construct_message(err), offset=offset, path=path)
 
 
 _FORMAT_FAILED = re.compile(

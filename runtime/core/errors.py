@@ -110,18 +110,6 @@ class DecodeError(_PathError):
         return f"{where}{at}: {self.message}"
 
 
-class TruncatedError(DecodeError):
-    """The input ends inside a value: more bytes would be read than there are (a file cut
-    while it was written or copied), as opposed to bytes that are there and wrong. A
-    ``repeat: eos`` with ``on_cut: keep`` keeps the elements before the cut on it; every
-    other reader sees a DecodeError like any other.
-
-    >>> err = TruncatedError("truncated: needs 4 bytes, 2 remain", offset=8)
-    >>> isinstance(err, DecodeError), str(err)
-    (True, '<message> at offset 8: truncated: needs 4 bytes, 2 remain')
-    """
-
-
 class LimitError(DecodeError):
     """A length, count, depth or size read from the input exceeds a configured limit."""
 

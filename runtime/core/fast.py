@@ -23,7 +23,7 @@ import crc32c
 from runtime.core.checksum import (  # noqa: F401 - the quick tier's CRC-8 of one-byte items
     CRC8_TABLE,
 )
-from runtime.core.errors import DecodeError, TruncatedError
+from runtime.core.errors import DecodeError
 from runtime.core.flags import FlagMembers  # noqa: F401 - a flags enum's _X_BY_VALUE
 from runtime.core.kept import note
 from runtime.core.leb128 import (  # noqa: F401 - for generated code
@@ -155,7 +155,7 @@ def measured_case(value, writers: dict) -> int:
 def tag_error(buf: bytes, pos: int, end: int, tag: int) -> DecodeError:
     """The error for a missing or wrong tag byte at ``pos`` (see ``runtime.core.tags.Tag``)."""
     if pos >= end:
-        return TruncatedError(f"truncated tag 0x{tag:02x}: needs 1 byte, 0 remain", offset=pos)
+        return DecodeError(f"truncated tag 0x{tag:02x}: needs 1 byte, 0 remain", offset=pos)
     return DecodeError(f"expected tag 0x{tag:02x}, got 0x{buf[pos]:02x}", offset=pos)
 
 
@@ -324,7 +324,7 @@ def pick(candidates, buf, pos: int, end: int):
         if end - pos < len(magic) and all(
             buf[pos + i] & m == g for i, (g, m) in enumerate(zip(magic[: end - pos], mask))
         ):
-            raise TruncatedError(
+            raise DecodeError(
                 f"truncated: needs {len(magic)} bytes, {end - pos} remain", offset=pos
             )
     return None
@@ -333,7 +333,7 @@ def pick(candidates, buf, pos: int, end: int):
 def no_case(buf, pos: int, end: int, width: int) -> DecodeError:
     """The error of a choice no case of which matches (``runtime.core.choice.Choice``)."""
     if pos >= end:
-        return TruncatedError("truncated: a value needs at least 1 byte", offset=pos)
+        return DecodeError("truncated: a value needs at least 1 byte", offset=pos)
     return DecodeError(
         f"no case matches the bytes {bytes(buf[pos : min(pos + width, end)]).hex()}", offset=pos
     )

@@ -8,7 +8,7 @@ the value starts:
     >>> Int32sl.parse(b"\\x01\\x00")
     Traceback (most recent call last):
     ...
-    runtime.core.errors.TruncatedError: <message> at offset 0: truncated: needs 4 bytes, 2 remain
+    runtime.core.errors.DecodeError: <message> at offset 0: truncated: needs 4 bytes, 2 remain
     >>> Int64sl.build(-2).hex()
     'feffffffffffffff'
     >>> Int16ub.build(70000)
@@ -25,7 +25,7 @@ from construct import FormatField
 
 from runtime.core import float32
 from runtime.core.construct_errors import unpackable
-from runtime.core.errors import EncodeError, TruncatedError
+from runtime.core.errors import DecodeError, EncodeError
 
 
 class Fixed(FormatField):
@@ -39,7 +39,7 @@ class Fixed(FormatField):
         start = stream.tell()
         data = stream.read(self.length)
         if len(data) != self.length:
-            raise TruncatedError(
+            raise DecodeError(
                 f"truncated: needs {self.length} bytes, {len(data)} remain", offset=start
             )
         return self.packer.unpack(data)[0]

@@ -24,7 +24,7 @@ code calls; the construct classes wrap the same logic for streams.
 from __future__ import annotations
 
 from runtime.core import kept
-from runtime.core.errors import DecodeError, EncodeError, SpecError, TruncatedError
+from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.stream import StreamVarInt, as_int
 
 MAX_BYTES = 10
@@ -67,7 +67,7 @@ def read_uvarint(buf, pos: int = 0, *, bits: int = 64, max_bytes: int = MAX_BYTE
     else:
         if pos - start == max_bytes:
             raise DecodeError(f"varint longer than {max_bytes} bytes", offset=start)
-        raise TruncatedError(
+        raise DecodeError(
             f"truncated varint: input ends {pos - start} byte(s) into it", offset=start
         )
     if value >> 64:

@@ -26,7 +26,7 @@ readers accept longer ones, as MySQL does (``01 00`` reads as 0), and note them
 from __future__ import annotations
 
 from runtime.core import kept
-from runtime.core.errors import DecodeError, EncodeError, SpecError, TruncatedError
+from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.leb128 import zigzag_decode
 from runtime.core.stream import StreamVarInt, as_int
 
@@ -82,7 +82,7 @@ def decode_uvar(buf, pos: int = 0) -> tuple[int, int]:
     >>> decode_uvar(b"\\x01", 0)
     Traceback (most recent call last):
     ...
-    runtime.core.errors.TruncatedError: <message> at offset 0: truncated varint: announces 2 bytes, 1 remain
+    runtime.core.errors.DecodeError: <message> at offset 0: truncated varint: announces 2 bytes, 1 remain
     """
     return msb_uvar(buf, pos, len(buf), 64)
 
@@ -96,16 +96,14 @@ def msb_uvar(buf, pos: int, end: int, bits: int, what: str = "varint") -> tuple[
     (90200, 3)
     """
     if pos >= end:
-        raise TruncatedError(f"truncated {what}: needs 1 byte, 0 remain", offset=pos)
+        raise DecodeError(f"truncated {what}: needs 1 byte, 0 remain", offset=pos)
     first = buf[pos]
     n = _LENGTH[first]
     if n == 1:
         return first >> 1, pos + 1
     stop = pos + n
     if stop > end:
-        raise TruncatedError(
-            f"truncated {what}: announces {n} bytes, {end - pos} remain", offset=pos
-        )
+        raise DecodeError(f"truncated {what}: announces {n} bytes, {end - pos} remain", offset=pos)
     if n == 9:
         value = int.from_bytes(buf[pos + 1 : stop], "little")
     else:

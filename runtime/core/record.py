@@ -14,7 +14,7 @@ or list indices. :class:`Record` parses the same way but turns every failure int
     >>> point.parse(b"\\x01\\x02")
     Traceback (most recent call last):
     ...
-    runtime.core.errors.TruncatedError: y at offset 1: truncated: expected 2, found 1
+    runtime.core.errors.DecodeError: y at offset 1: truncated: expected 2, found 1
 
 The constructs a record holds live beside it: tag bytes in :mod:`runtime.core.tags`,
 repeated fields in :mod:`runtime.core.sequences`, fields of a known byte size in
@@ -40,7 +40,7 @@ from runtime.core.byte_order import (  # noqa: F401 - generated code calls rt.By
     ByteOrdered,
     ChoosesByteOrder,
 )
-from runtime.core.construct_errors import construct_message, decode_error, packing_message
+from runtime.core.construct_errors import construct_message, packing_message
 from runtime.core.errors import DecodeError, EncodeError, SiblingError, SpecError
 from runtime.core.expressions import (  # noqa: F401 - generated code calls rt.power, ...
     EXPRESSION_ERRORS,
@@ -245,7 +245,9 @@ class Record(Construct):
                 err.add_path(sc.name)
                 raise
             except ConstructError as err:
-                raise decode_error(err, offset=start, path=sc.name or "") from None
+                raise DecodeError(
+                    construct_message(err), offset=start, path=sc.name or ""
+                ) from None
             except EXPRESSION_ERRORS as err:
                 raise expression_error(err, start, sc.name or "") from None
             if sc.name:

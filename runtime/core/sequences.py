@@ -39,7 +39,7 @@ from construct import Container, FormatFieldError, ListContainer, StreamError, S
 
 from runtime.core import leb128
 from runtime.core.construct_errors import packing_message
-from runtime.core.errors import DecodeError, EncodeError, SiblingError, TruncatedError
+from runtime.core.errors import DecodeError, EncodeError, SiblingError
 from runtime.core.limits import current as current_limits
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import peek_byte, remaining
@@ -149,10 +149,13 @@ class _RepeatAtLeast(Repeat):
 class RepeatEos(_RepeatAtLeast):
     """Elements back to back until the end of the stream; ``min_count`` rejects fewer.
 
-    ``cut`` (the field's name, ``on_cut: keep``): an element the input ends inside (its
-    read raises :class:`TruncatedError`, and only that) ends the list; its bytes go to
+    ``cut`` (the field's name, ``on_cut: keep``): an element whose read fails after a read
+    ran short (the stream it is read from ends inside it) ends the list; its bytes go to
     ``context["_<cut>_cut"]`` (the model's ``<name>_cut``), which build writes after the
-    elements, so a cut file rebuilds as it was:
+    elements, so a cut file rebuilds as it was. Any other failure (a bad value, a read past
+    a sized region inside the element, whose bytes were all there) is the DecodeError it
+    was, and truncation is a DecodeError in every tier as before: only this list tells a
+    cut from other failures, by watching its own stream's reads (:class:`ShortReads`):
 
     >>> from runtime.core.fixed import Int16ul
     >>> context = Container()
@@ -173,9 +176,12 @@ class RepeatEos(_RepeatAtLeast):
         if not self.cut:
             return super()._element(stream, context, path, items, spans)
         start = stream.tell()
+        watched = ShortReads(stream)
         try:
-            super()._element(stream, context, path, items, spans)
-        except (TruncatedError, StreamError):
+            super()._element(watched, context, path, items, spans)
+        except (DecodeError, StreamError):
+            if not watched.short:
+                raise
             stream.seek(start)
             context[f"_{self.cut}_cut"] = stream.read()
 
@@ -194,6 +200,29 @@ class RepeatEos(_RepeatAtLeast):
                 )
             stream.write(tail)
         return built
+
+
+class ShortReads:
+    """A stream's reads, noting whether one returned fewer bytes than it asked for (the
+    stream ended inside it: :class:`RepeatEos`'s ``cut``); everything else is the stream's.
+
+    >>> watched = ShortReads(io.BytesIO(b"ab"))
+    >>> watched.read(1), watched.short, watched.read(5), watched.short
+    (b'a', False, b'b', True)
+    """
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.short = False
+
+    def read(self, size=-1):
+        data = self.stream.read(size)
+        if size is not None and 0 <= size and len(data) < size:
+            self.short = True
+        return data
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
 
 
 class RepeatWhileTag(_RepeatAtLeast):

@@ -15,8 +15,8 @@ import io
 
 from construct import ConstructError, Subconstruct
 
-from runtime.core.construct_errors import decode_error
-from runtime.core.errors import DecodeError, EncodeError, TruncatedError
+from runtime.core.construct_errors import construct_message
+from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.limits import current as current_limits
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import read_exact, remaining
@@ -120,31 +120,14 @@ def _parse_within(subcon, data: bytes, base: int, context, path, bound: str, bou
             with spans.shifted(base):
                 value = subcon._parsereport(inner, context, path)
     except ConstructError as err:
-        err = decode_error(err, offset=base + inner.tell())
-        raise within(err, 0) from None
+        raise DecodeError(construct_message(err), offset=base + inner.tell()) from None
     except DecodeError as err:
-        raise within(err, base) from None
+        err.shift(base)
+        raise
     left = remaining(inner)
     if left:
         raise DecodeError(f"{bound} leaves {left} byte(s) unparsed", offset=bound_offset)
     return value
-
-
-def within(err: DecodeError, base: int) -> DecodeError:
-    """``err``, raised reading a region whose bytes were all there, at absolute offsets
-    (``base``): a read past the region's end is a size too small, not an input that ends
-    (a :class:`TruncatedError` becomes a plain DecodeError, so ``on_cut: keep`` fails on it).
-
-    >>> err = within(TruncatedError("truncated: needs 2 bytes, 1 remain", offset=1), 10)
-    >>> type(err).__name__, err.offset
-    ('DecodeError', 11)
-    """
-    if type(err) is TruncatedError:
-        plain = DecodeError(err.message, offset=err.offset)
-        plain._segments = err._segments
-        err = plain
-    err.shift(base)
-    return err
 
 
 def _build_apart(subcon, obj, context, path) -> tuple:

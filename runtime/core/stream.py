@@ -6,7 +6,7 @@ share.
     >>> read_exact(io.BytesIO(b"ab"), 3, "string payload")
     Traceback (most recent call last):
     ...
-    runtime.core.errors.TruncatedError: <message> at offset 0: truncated string payload: needs 3 bytes, 2 remain
+    runtime.core.errors.DecodeError: <message> at offset 0: truncated string payload: needs 3 bytes, 2 remain
 
 Primitives call these instead of ``stream.read`` so truncation is a :class:`DecodeError`
 with the offset where the field started, and no length read from the input can make us
@@ -20,7 +20,7 @@ import operator
 
 from construct import Construct, SizeofError
 
-from runtime.core.errors import DecodeError, EncodeError, TruncatedError
+from runtime.core.errors import DecodeError, EncodeError
 
 
 def remaining(stream) -> int:
@@ -32,13 +32,18 @@ def remaining(stream) -> int:
 
 
 def read_exact(stream, n: int, what: str) -> bytes:
-    """Read exactly ``n`` bytes or raise :class:`DecodeError` at the current offset."""
+    """Read exactly ``n`` bytes or raise :class:`DecodeError` at the current offset (where
+    the stream is left)."""
     here = stream.tell()
     if n < 0:
         raise DecodeError(f"negative length {n} for {what}", offset=here)
     left = remaining(stream)
     if n > left:
-        raise TruncatedError(f"truncated {what}: needs {n} bytes, {left} remain", offset=here)
+        # A read that comes back short (sized by the bytes there, not by the untrusted n),
+        # so a caller watching the stream's reads sees the input end (RepeatEos's cut).
+        stream.read(left + 1)
+        stream.seek(here)
+        raise DecodeError(f"truncated {what}: needs {n} bytes, {left} remain", offset=here)
     return stream.read(n)
 
 
@@ -46,7 +51,7 @@ def read_byte(stream, what: str) -> int:
     """Read one byte as an int, or raise :class:`DecodeError` at the end of input."""
     b = stream.read(1)
     if not b:
-        raise TruncatedError(f"truncated {what}: needs 1 byte, 0 remain", offset=stream.tell())
+        raise DecodeError(f"truncated {what}: needs 1 byte, 0 remain", offset=stream.tell())
     return b[0]
 
 

@@ -33,7 +33,7 @@ or elements added, after parsing) canonically after it.
     >>> point.decode(bytes.fromhex("080312030102ff"))
     Traceback (most recent call last):
     ...
-    runtime.core.errors.TruncatedError: ys[2] at offset 6: truncated varint: input ends 1 byte(s) into it
+    runtime.core.errors.DecodeError: ys[2] at offset 6: truncated varint: input ends 1 byte(s) into it
     >>> m = point.decode(bytes.fromhex("1a00080312020102"))
     >>> m["x"], m["ys"], m["wire_layout"]
     (-2, [1, 2], (b'\\x1a\\x00', 1, (2, 2)))
@@ -65,7 +65,7 @@ from construct import Construct, SizeofError
 
 from runtime.core import kept as rt_kept
 from runtime.core.codec import bytes_from_json
-from runtime.core.errors import DecodeError, EncodeError, SpecError, TruncatedError
+from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.leb128 import read_uvarint, write_uvarint
 from runtime.core.limits import Limits, current
 from runtime.core.model import Model
@@ -205,7 +205,7 @@ class ProtobufMessage(Construct):
                 elif wt == I64 or wt == I32:
                     at, pos = pos, pos + (8 if wt == I64 else 4)
                     if pos > end:
-                        raise TruncatedError("truncated fixed-width value", offset=start)
+                        raise DecodeError("truncated fixed-width value", offset=start)
                 elif wt == SGROUP:  # a group: kept whole as an unknown record
                     pos = group_end(buf, pos, end, number, limits, depth + 1)
                 elif wt == EGROUP:

@@ -16,7 +16,7 @@ An error names the field and the element it was reading, and the offset of its r
 
 from __future__ import annotations
 
-from runtime.core.errors import DecodeError, TruncatedError
+from runtime.core.errors import DecodeError
 from runtime.core.leb128 import read_uvarint
 
 VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
@@ -59,7 +59,7 @@ def group_end(buf, pos: int, end: int, number: int, limits, depth: int) -> int:
         elif wt == I64 or wt == I32:
             pos += 8 if wt == I64 else 4
             if pos > end:
-                raise TruncatedError("truncated fixed-width value", offset=start)
+                raise DecodeError("truncated fixed-width value", offset=start)
         elif wt == SGROUP:
             pos = group_end(buf, pos, end, inner, limits, depth + 1)
         elif wt == EGROUP:
@@ -84,7 +84,7 @@ def name_entry(err: DecodeError, message, f, buf, pos: int, stop: int, limits, h
     >>> notes.decode(bytes.fromhex("0a06" "0a0161" "120178" "0a04" "0a0162" "12"))
     Traceback (most recent call last):
     ...
-    runtime.core.errors.TruncatedError: notes[1].value at offset 14: truncated varint: input ends 0 byte(s) into it
+    runtime.core.errors.DecodeError: notes[1].value at offset 14: truncated varint: input ends 0 byte(s) into it
     """
     try:
         key_only = type(message)(message.entries[f.number][0])
