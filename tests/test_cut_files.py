@@ -165,3 +165,17 @@ def test_on_cut_where_it_does_not_go_names_file_line_and_key(tmp_path, fields, k
     assert err.value.file.endswith("cuts.yaml") and err.value.line is not None, str(err.value)
     assert key in err.value.key, str(err.value)
     assert says in str(err.value)
+
+
+def test_a_cut_capture_traces_its_whole_packets_and_no_open_span(pcap):
+    """``wirespec inspect``'s spans: the cut element's are dropped (its bytes are the
+    list's, kept as ``packets_cut``), so every node is closed."""
+    from runtime.core.codec import trace
+
+    cut = packet_ends(pcap, SAMPLE)[2] + 20
+    result = trace(pcap.RECORDS[pcap.DEFAULT_RECORD], SAMPLE[:cut])
+    assert result.error is None
+    packets = result.root.find("capture", "packets")
+    assert [child.key for child in packets.children] == [0, 1]
+    assert packets.end == cut
+    assert all(node.end is not None for node in result.root.walk())

@@ -177,11 +177,14 @@ class RepeatEos(_RepeatAtLeast):
             return super()._element(stream, context, path, items, spans)
         start = stream.tell()
         watched = ShortReads(stream)
+        depth = 0 if spans is None else len(spans.stack)
         try:
             super()._element(watched, context, path, items, spans)
         except (DecodeError, StreamError):
             if not watched.short:
                 raise
+            if spans is not None:  # the element's open spans: its bytes are the cut's
+                spans.abandon(depth)
             stream.seek(start)
             context[f"_{self.cut}_cut"] = stream.read()
 
