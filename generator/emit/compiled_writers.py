@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from generator.emit.cut_writers import BuildWriters, CutRefusal
 from generator.emit.fastbuild import BuildEmitter, Unsupported
 from generator.emit.pysource import LineWriter, struct_format
 from generator.spec.byte_order import DATA_ORDER
@@ -125,7 +126,7 @@ def translated(line: str) -> str:
     return indent + body
 
 
-class CompiledWriters(BuildEmitter):
+class CompiledWriters(CutRefusal, BuildEmitter):
     """The compiled writers of one spec (see the module docstring)."""
 
     def __init__(self, spec, lowering=None):
@@ -137,7 +138,7 @@ class CompiledWriters(BuildEmitter):
         """The model classes a choice's writer tells apart (``type(value) is Cls``)."""
         self.python_writers: set[str] = set()
         """The records written by their Python fast writer (an id-keyed message's)."""
-        self.fast = set(BuildEmitter(spec, lowering).supported)
+        self.fast = set(BuildWriters(spec, lowering).supported)
         """The records with a Python fast writer."""
         super().__init__(spec, lowering)
 

@@ -362,6 +362,7 @@ class ModuleEmitter(SparkColumns):
             expr = self.type_construct(ref, nested=record.serializable)
         if field.repeat == "eos":
             extra = f", min_count={field.min_count}" if field.min_count else ""
+            extra += f", cut={field.name!r}" if field.on_cut else ""
             expr = f"rt.RepeatEos({expr}{extra})"
         elif field.repeat == "tagged":
             tag = self.spec.records[ref.name].tag

@@ -141,6 +141,7 @@ class FieldBuilder:
             repeat=repeat,
             repeat_until=repeat_until,
             min_count=raw.get("min_count", 0),
+            on_cut=raw.get("on_cut", ""),
             const=raw.get("const"),
         )
         if "checksum" in raw:
@@ -651,6 +652,10 @@ class FieldBuilder:
         counted = isinstance(field.repeat, dict) and "count" in field.repeat
         if "min_count" in raw and (field.repeat in (None, "msb_count") or counted):
             raise self.error(parts + ("min_count",), "min_count goes with repeat: eos or tagged")
+        if "on_cut" in raw and (field.repeat != "eos" or field.process or field.condition):
+            raise self.error(
+                parts + ("on_cut",), "on_cut: keep goes with a repeat: eos (no process:, if:)"
+            )
         if ref.terminator is not None and "process" in raw:
             raise self.error(parts + ("process",), "process: goes with a sized str or bytes")
         if field.const is not None and ref.kind in ("str", "bytes"):

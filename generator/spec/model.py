@@ -281,6 +281,9 @@ class Field:
     optional: bool = False
     repeat: None | str | dict = None
     min_count: int = 0
+    on_cut: str = ""
+    """``keep``: a ``repeat: eos`` that keeps the whole elements of a cut input (and the cut
+    one's bytes as ``<name>_cut``); else a cut element fails the parse."""
     const: int | None = None
     checksum: Checksum | None = None
     spark_skip: bool = False

@@ -628,6 +628,11 @@ class SpecBuilder(FieldBuilder):
         else every input would fail at the field after."""
         for i, field in enumerate(fields):
             later = [f.name for f in fields[i + 1 :] if not f.derived]
+            if field.on_cut and (later or keyed):
+                raise self.error(
+                    where + ("fields", i, "on_cut"),
+                    "on_cut: keep goes on the record's last field (the cut is where the input ends)",
+                )
             if not later:
                 continue
             if field.process is not None and field.process.rest:
@@ -658,6 +663,9 @@ class SpecBuilder(FieldBuilder):
                 kept.append(("blocks", TypeRef("prim", "varint"), "eos", "block counts as read"))
             if field.repeat == "until" and not field.repeat_until["include"]:
                 kept.append(("terminator", copy.copy(field.type), None, "terminator as read"))
+            if field.on_cut:
+                cut = TypeRef("bytes", "bytes", size="eos")
+                kept.append(("cut", cut, None, "bytes of the element the input ends inside"))
             for suffix, ref, repeat, what in kept:
                 name = f"{field.name}_{suffix}"
                 if any(f.name == name for f in fields):

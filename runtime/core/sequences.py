@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import io
 
-from construct import Container, FormatFieldError, ListContainer, Subconstruct
+from construct import Container, FormatFieldError, ListContainer, StreamError, Subconstruct
 
 from runtime.core import leb128
 from runtime.core.construct_errors import packing_message
@@ -147,10 +147,85 @@ class _RepeatAtLeast(Repeat):
 
 
 class RepeatEos(_RepeatAtLeast):
-    """Elements back to back until the end of the stream; ``min_count`` rejects fewer."""
+    """Elements back to back until the end of the stream; ``min_count`` rejects fewer.
+
+    ``cut`` (the field's name, ``on_cut: keep``): an element whose read fails after a read
+    ran short (the stream it is read from ends inside it) ends the list; its bytes go to
+    ``context["_<cut>_cut"]`` (the model's ``<name>_cut``), which build writes after the
+    elements, so a cut file rebuilds as it was. Any other failure (a bad value, a read past
+    a sized region inside the element, whose bytes were all there) is the DecodeError it
+    was, and truncation is a DecodeError in every tier as before: only this list tells a
+    cut from other failures, by watching its own stream's reads (:class:`ShortReads`):
+
+    >>> from runtime.core.fixed import Int16ul
+    >>> context = Container()
+    >>> RepeatEos(Int16ul, cut="xs")._parse(io.BytesIO(bytes([1, 0, 2])), context, "")
+    ListContainer([1])
+    >>> list(context["_xs_cut"])
+    [2]
+    """
+
+    def __init__(self, subcon, *, min_count: int = 0, cut: str = ""):
+        super().__init__(subcon, min_count=min_count)
+        self.cut = cut
 
     def _more(self, stream, context, items):
         return peek_byte(stream) is not None
+
+    def _element(self, stream, context, path, items, spans) -> None:
+        if not self.cut:
+            return super()._element(stream, context, path, items, spans)
+        start = stream.tell()
+        watched = ShortReads(stream)
+        depth = 0 if spans is None else len(spans.stack)
+        try:
+            super()._element(watched, context, path, items, spans)
+        except (DecodeError, StreamError):
+            if not watched.short:
+                raise
+            if spans is not None:  # the element's open spans: its bytes are the cut's
+                spans.abandon(depth)
+            stream.seek(start)
+            context[f"_{self.cut}_cut"] = stream.read()
+
+    def _parse(self, stream, context, path):
+        if self.cut:
+            context[f"_{self.cut}_cut"] = None
+        return super()._parse(stream, context, path)
+
+    def _build(self, obj, stream, context, path):
+        built = super()._build(obj, stream, context, path)
+        tail = context.get(f"{self.cut}_cut") if self.cut else None
+        if tail is not None:
+            if not isinstance(tail, (bytes, bytearray)):
+                raise SiblingError(
+                    f"expected bytes, got {type(tail).__name__}", path=f"{self.cut}_cut"
+                )
+            stream.write(tail)
+        return built
+
+
+class ShortReads:
+    """A stream's reads, noting whether one returned fewer bytes than it asked for (the
+    stream ended inside it: :class:`RepeatEos`'s ``cut``); everything else is the stream's.
+
+    >>> watched = ShortReads(io.BytesIO(b"ab"))
+    >>> watched.read(1), watched.short, watched.read(5), watched.short
+    (b'a', False, b'b', True)
+    """
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.short = False
+
+    def read(self, size=-1):
+        data = self.stream.read(size)
+        if size is not None and 0 <= size and len(data) < size:
+            self.short = True
+        return data
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
 
 
 class RepeatWhileTag(_RepeatAtLeast):

@@ -137,6 +137,22 @@ class SpanRecorder:
         finally:
             self.base = saved
 
+    def abandon(self, depth: int) -> None:
+        """Drop the nodes opened since the stack was ``depth`` deep, with what they hold: a
+        read given up on (the element a cut input ends inside, which
+        :class:`runtime.core.sequences.RepeatEos` keeps as bytes).
+
+        >>> recorder = SpanRecorder()
+        >>> _ = recorder.open("xs", 0), recorder.open(0, 0), recorder.open("n", 0)
+        >>> recorder.abandon(2)
+        >>> recorder.current.key, recorder.current.children
+        ('xs', [])
+        """
+        if len(self.stack) > depth:
+            given_up = self.stack[depth]
+            given_up.parent.children.remove(given_up)
+            del self.stack[depth:]
+
     def unwind(self) -> list[Node]:
         """The nodes still open (outermost first) after a failure; empties the stack."""
         open_nodes = self.stack[1:]

@@ -32,12 +32,17 @@ def remaining(stream) -> int:
 
 
 def read_exact(stream, n: int, what: str) -> bytes:
-    """Read exactly ``n`` bytes or raise :class:`DecodeError` at the current offset."""
+    """Read exactly ``n`` bytes or raise :class:`DecodeError` at the current offset (where
+    the stream is left)."""
     here = stream.tell()
     if n < 0:
         raise DecodeError(f"negative length {n} for {what}", offset=here)
     left = remaining(stream)
     if n > left:
+        # A read that comes back short (sized by the bytes there, not by the untrusted n),
+        # so a caller watching the stream's reads sees the input end (RepeatEos's cut).
+        stream.read(left + 1)
+        stream.seek(here)
         raise DecodeError(f"truncated {what}: needs {n} bytes, {left} remain", offset=here)
     return stream.read(n)
 

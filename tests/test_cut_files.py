@@ -1,0 +1,181 @@
+"""Cut files (``on_cut: keep``): a capture or log cut mid-record (its writer killed, copied
+while it grew) keeps its whole elements, and the cut element's bytes as ``<name>_cut``, so
+``build(parse(x)) == x`` still holds; only a read that runs out of input counts (the list
+sees its element's read come back short), any other DecodeError still fails the parse, and
+truncation is the same DecodeError in every tier, with or without the key.
+The showcase is the newcomer's pcap spec (tests/data/user_specs/pcap.yaml) with
+``on_cut: keep`` on its packets, on its sample cut at every byte, in the tier this run loads (construct reads such records in both: their
+FALLBACKS say so); the spec key's mistakes name file, line and key."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator import ROOT
+from generator.emit.user_spec import import_spec, spec_model
+from generator.spec.loader import load
+from runtime.core.errors import DecodeError, SpecError
+
+HERE = ROOT / "tests" / "data" / "user_specs"
+SPEC = HERE / "pcap.yaml"
+SAMPLE = (HERE / "pcap_udp.pcap").read_bytes()
+
+
+KEEPING = "repeat: eos, on_cut: keep,"
+
+
+@pytest.fixture(scope="module")
+def pcap(tmp_path_factory):
+    """pcap.yaml keeping a cut capture's whole packets (the shipped fixture reads them in
+    the fast tiers: tests/test_byte_order_tiers.py)."""
+    text = SPEC.read_text()
+    assert text.count("repeat: eos,") == 1
+    spec = tmp_path_factory.mktemp("cut") / "pcap.yaml"
+    spec.write_text(text.replace("repeat: eos,", KEEPING))
+    return import_spec(spec)
+
+
+def packet_ends(pcap, data: bytes) -> list[int]:
+    """Where each whole packet of ``data`` ends (the header's end first)."""
+    ends = [24]
+    for packet in pcap.parse(data).capture.packets:
+        ends.append(ends[-1] + 16 + packet.incl_len)
+    return ends
+
+
+def test_the_sample_cut_at_every_byte_keeps_its_whole_packets(pcap):
+    ends = packet_ends(pcap, SAMPLE)
+    assert ends[-1] == len(SAMPLE) and len(ends) == 4
+    for cut in range(24, len(SAMPLE) + 1):
+        model = pcap.parse(SAMPLE[:cut])
+        whole = max(k for k, end in enumerate(ends) if end <= cut)
+        assert model.capture.packets == pcap.parse(SAMPLE).capture.packets[:whole], cut
+        assert model.capture.packets_cut == (SAMPLE[ends[whole] : cut] or None), cut
+        assert pcap.build(model) == SAMPLE[:cut], cut
+        assert pcap.build(pcap.parse_construct(SAMPLE[:cut])) == SAMPLE[:cut]
+
+
+def test_the_json_form_holds_the_cut_bytes_or_null(pcap):
+    whole = pcap.to_dict(pcap.parse(SAMPLE))
+    assert whole["capture"]["packets_cut"] is None
+    cut = pcap.to_dict(pcap.parse(SAMPLE[:-5]))
+    assert len(cut["capture"]["packets"]) == 2
+    assert cut["capture"]["packets_cut"] is not None
+
+
+def test_a_cut_inside_the_header_still_fails(pcap):
+    for cut in range(24):
+        with pytest.raises(DecodeError) as err:
+            pcap.parse(SAMPLE[:cut])
+        assert type(err.value) is DecodeError and err.value.offset <= cut, cut
+
+
+def failure(parse, data: bytes):
+    try:
+        parse(data)
+    except DecodeError as err:
+        return type(err).__name__, err.offset, err.path, str(err)
+    return "ok"
+
+
+def test_without_the_key_a_cut_is_the_same_error_in_every_tier():
+    """The shipped spec (no ``on_cut``) reads a capture in the fast tiers: a cut at any byte
+    is the DecodeError construct raises, at the same offset and path."""
+    shipped = import_spec(SPEC)
+    ends = packet_ends(shipped, SAMPLE)
+    for cut in range(len(SAMPLE)):
+        fast = failure(shipped.parse, SAMPLE[:cut])
+        assert fast != "ok" or cut in ends, cut
+        assert fast == failure(shipped.parse_construct, SAMPLE[:cut]), cut
+
+
+def test_a_bad_value_in_the_last_packet_still_fails(pcap):
+    """Only a read that runs out of input is a cut: a size too small for the Ethernet frame
+    inside a whole packet (the frame's read runs past its region, not past the input) is a
+    plain DecodeError, as it was."""
+    start = packet_ends(pcap, SAMPLE)[2]
+    bad = bytearray(SAMPLE[: start + 16 + 10])
+    bad[start + 8 : start + 12] = (10).to_bytes(4, "little" if bad[0] == 0xD4 else "big")
+    with pytest.raises(DecodeError) as err:
+        pcap.parse(bytes(bad))
+    assert type(err.value) is DecodeError
+    assert err.value.path.startswith("capture.packets[2]"), str(err.value)
+
+
+def test_a_model_made_from_values_builds_without_a_cut(pcap):
+    model = pcap.parse(SAMPLE)
+    assert pcap.build(model) == SAMPLE
+    model.capture.packets_cut = b"\x01\x02"
+    assert pcap.build(model) == SAMPLE + b"\x01\x02"
+
+
+def test_the_records_that_keep_a_cut_are_read_and_written_by_construct(pcap):
+    for tier in ("build",):
+        assert "on_cut: keep" in pcap.FALLBACKS[tier]["packets"]
+    assert "packets has no fast" in pcap.FALLBACKS["parse"]["pcap_file"]
+
+
+RECORDS = """\
+format: cuts
+title: cuts
+doc: A spec that puts on_cut where it does not go.
+endian: le
+default_record: log
+records:
+  log:
+    doc: A log.
+    fields:
+{fields}
+  entry:
+    doc: An entry.
+    fields:
+      - {{name: size, type: u8, doc: "the size"}}
+      - {{name: body, type: bytes, size: size, doc: "the body"}}
+"""
+
+
+@pytest.mark.parametrize(
+    "fields, key, says",
+    [
+        (
+            '      - {name: entries, type: entry, repeat: {count: 2}, on_cut: keep, doc: "e"}',
+            "log.fields[0].on_cut",
+            "goes with a repeat: eos",
+        ),
+        (
+            (
+                '      - {name: entries, type: entry, repeat: eos, on_cut: keep, doc: "e"}\n'
+                '      - {name: tail, type: u8, doc: "t"}'
+            ),
+            "log.fields[0].on_cut",
+            "goes on the record's last field",
+        ),
+        (
+            '      - {name: entries, type: entry, repeat: eos, on_cut: drop, doc: "e"}',
+            "log.fields[0].on_cut",
+            "keep",
+        ),
+    ],
+)
+def test_on_cut_where_it_does_not_go_names_file_line_and_key(tmp_path, fields, key, says):
+    path = tmp_path / "cuts.yaml"
+    path.write_text(RECORDS.format(fields=fields))
+    with pytest.raises(SpecError) as err:
+        spec_model(load(path))
+    assert err.value.file.endswith("cuts.yaml") and err.value.line is not None, str(err.value)
+    assert key in err.value.key, str(err.value)
+    assert says in str(err.value)
+
+
+def test_a_cut_capture_traces_its_whole_packets_and_no_open_span(pcap):
+    """``wirespec inspect``'s spans: the cut element's are dropped (its bytes are the
+    list's, kept as ``packets_cut``), so every node is closed."""
+    from runtime.core.codec import trace
+
+    cut = packet_ends(pcap, SAMPLE)[2] + 20
+    result = trace(pcap.RECORDS[pcap.DEFAULT_RECORD], SAMPLE[:cut])
+    assert result.error is None
+    packets = result.root.find("capture", "packets")
+    assert [child.key for child in packets.children] == [0, 1]
+    assert packets.end == cut
+    assert all(node.end is not None for node in result.root.walk())
