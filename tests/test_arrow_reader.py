@@ -55,6 +55,7 @@ FORMATS = [
         "ticdc_craft",
         "protobuf_wire",
         "pgoutput",
+        "bson",
     )
     if _arrow_records(f)
 ]
