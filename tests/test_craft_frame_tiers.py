@@ -185,3 +185,38 @@ def test_a_text_field_given_bytes_is_refused_in_every_tier():
     model.bodies[0].query = b"ALTER TABLE t"
     with pytest.raises(EncodeError, match=r"^bodies\[0\]\.query: expected str, got bytes"):
         craft.build(model, "frame")
+
+
+@pytest.mark.parametrize("code", [0, 4, 2**32, True, "DDL", None])
+def test_a_header_type_no_event_type_lists_is_refused_in_every_writer(code):
+    """The header's ``type`` chunk has a strict enum: a code it does not list is written by
+    no writer (it would be a DecodeError when read back), the fast or compiled one (the
+    tier's) nor construct's."""
+    for build in (craft.build, craft.build_construct):
+        model = craft.parse(MESSAGES["ddl_add_column.bin"], "frame")
+        model.header.type[0] = code
+        with pytest.raises(EncodeError, match=r"is not a EventType") as info:
+            build(model, "frame")
+        assert info.value.path == "header.type[0]"
+
+
+@pytest.mark.parametrize("column", ["commit_ts", "type", "partition", "schema", "table"])
+@pytest.mark.parametrize("change", ["longer", "empty"])
+def test_a_header_column_of_another_length_than_the_bodies_is_refused(column, change):
+    """Each of the header's columns has one element per body (the size tables' count, read
+    back): one longer or emptied is refused on build, not written for parse to refuse. An
+    emptied ``type`` is refused at the first body, which reads its event's type."""
+    first_body_reads_it = column == "type" and change == "empty"
+    for build in (craft.build, craft.build_construct):
+        model = craft.parse(MESSAGES["ddl_add_column.bin"], "frame")
+        values = getattr(model.header, column)
+        setattr(model.header, column, values * 3 if change == "longer" else [])
+        with pytest.raises(EncodeError) as info:
+            build(model, "frame")
+        if first_body_reads_it:
+            assert info.value.path.startswith("bodies[0]")
+        else:
+            assert (info.value.path, info.value.message) == (
+                "bodies",
+                "the header's five columns need one element per body",
+            )

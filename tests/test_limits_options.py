@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import doctest
+import importlib
+from pathlib import Path
 
 import pytest
 
@@ -31,3 +33,18 @@ def test_limits_made_from_the_same_ints_are_made_once_and_others_every_time():
     assert flags[0].max_depth is True and flags[0] is not flags[1]
     with pytest.raises(WirespecError, match="unknown limit"):
         Limits.from_kwargs({"max_dept": []})
+
+
+@pytest.mark.parametrize("bad", ["x", "8", 2.0, None, [8]])
+def test_a_limit_keyword_that_is_no_whole_number_is_an_option_error(bad):
+    with pytest.raises(OptionError, match=r"limit max_depth must be a whole number"):
+        Limits.from_kwargs({"max_depth": bad}, DEFAULT)
+
+
+@pytest.mark.parametrize("fmt", ["plainbuffer", "parquet", "ticdc_craft"])
+def test_parse_with_a_limit_of_the_wrong_type_is_an_option_error_in_every_tier(fmt):
+    """The compiled readers compare limits with C integers: a str was a TypeError there."""
+    module = importlib.import_module(f"generated.{fmt}")
+    sample = min((Path(__file__).parent.parent / "samples" / fmt).glob("*.bin"))
+    with pytest.raises(OptionError, match="max_depth"):
+        module.parse(sample.read_bytes(), max_depth="x")

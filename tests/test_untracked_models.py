@@ -48,7 +48,6 @@ record, the wire layout, which is read in Python)."""
 
 HAND_WRITTEN = {
     "parquet": "thrift_compact",
-    "ticdc_craft": "craft",
     "ticdc_open_protocol": "open_protocol",
 }
 """Formats read by a hand-written loop of runtime/_compiled/ (the rest: generated/_compiled/)."""

@@ -201,6 +201,12 @@ class CompiledWriters(CutRefusal, BuildEmitter):
         if ref.kind == "chunk":
             chunk = CHUNK_TYPES[ref.name]
             count = self.expression(ref.count, scope) if ref.checked_on_build else f"len({var})"
+            if ref.enum:  # a strict enum's codes only: else construct refuses it, at its element
+                members = f"_{camel(ref.enum)}_members"
+                self.enum_classes.add(camel(ref.enum))
+                w.line(f"if not all(isinstance(v, int) and type(v) is not bool and v in {members}")
+                w.line(f"           for v in {var}):")
+                w.line('    raise ValueError("not a member")')
             w.line(f"{self.put_chunk(ref.name)}(out, {var}, {count}{self.text_arg(chunk)})")
         else:
             region = REGION_TYPES[ref.name]

@@ -92,7 +92,14 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
             for item in f.checksum.items
             if item.kind == "each"
         }
-        """What expressions and checksums read of a built record: its writer returns it."""
+        self.read |= {  # a valid: checked on build may read a record built before it
+            name
+            for r in spec.records.values()
+            for f in r.fields
+            if valid_rule(f) and valid_on_build(r, f)
+            for name in _BUILT_ATTRIBUTE.findall(valid_rule(f))
+        }
+        """What expressions, checksums and valid: read of a built record: its writer returns it."""
         self.parent_reads = {
             r.name: {n for f in r.fields for e in _built(f) for n in _PARENT.findall(e)}
             for r in spec.records.values()
@@ -537,9 +544,10 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
         else:
             start = self.sized_start(w, ref)
             if ref.kind == "chunk":
-                pack = self.constant(
-                    f"_PACK_{ref.name.upper()}", f"{CHUNK_TYPES[ref.name].construct('0')}.pack"
-                )
+                # a strict enum's chunk refuses an unlisted code, as construct's does
+                options = [f"enum={camel(ref.enum)}"] if ref.enum else []
+                name = f"_PACK_{ref.name.upper()}" + (f"_OF_{ref.enum.upper()}" if ref.enum else "")
+                pack = self.constant(name, f"{CHUNK_TYPES[ref.name].construct('0', *options)}.pack")
                 count = self.expression(ref.count, scope) if ref.checked_on_build else f"len({var})"
                 w.line(f"{pack}({var}, {count}, out)")
             else:

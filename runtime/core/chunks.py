@@ -228,6 +228,8 @@ class Chunk(Construct):
         """Append the ``n`` elements ``values`` to ``out``."""
         if len(values) != n:
             raise EncodeError(f"expected {n} elements, found {len(values)}")
+        if self.enum is not None:
+            self._check_members(values)
         if self.payload:
             self._pack_payloads(values, out)
             return
@@ -274,6 +276,23 @@ class Chunk(Construct):
             if not -_I64 <= d < _I64:
                 d = ((d + _I64) & U64) - _I64  # Go's int64 wrap
             out += write_uvarint((d << 1) ^ (d >> 63))
+
+    def _check_members(self, values) -> None:
+        """A strict enum's chunk writes its members and their codes, nothing else: an
+        unlisted code would be written, and refused when read back.
+
+        >>> import enum
+        >>> Kind = enum.IntEnum("Kind", {"ROW": 1, "DDL": 2})
+        >>> Chunk(2, enum=Kind).build([Kind.DDL, 1]).hex()
+        '0201'
+        >>> Chunk(2, enum=Kind).build([1, 7])
+        Traceback (most recent call last):
+        runtime.core.errors.EncodeError: [1]: 7 is not a Kind
+        """
+        by_value = self._by_value
+        for i, v in enumerate(values):
+            if not isinstance(v, int) or type(v) is bool or v not in by_value:
+                raise _at(EncodeError(f"{v!r} is not a {self.enum.__name__}"), index=i)
 
     def _pack_payloads(self, values, out) -> None:
         if self._pack_quick(values, out):

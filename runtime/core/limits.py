@@ -56,6 +56,9 @@ class Limits:
         unknown = set(kwargs) - names
         if unknown:
             raise WirespecError(f"unknown limit(s) {sorted(unknown)}; known: {sorted(names)}")
+        for name, value in kwargs.items():  # the readers compare them with C integers
+            if not isinstance(value, int):
+                raise OptionError(f"limit {name} must be a whole number, got {value!r}")
         made = dataclasses.replace(base, **kwargs) if base is not None else cls(**kwargs)
         if key is not None:
             if len(_MADE) >= _MADE_MAX:
