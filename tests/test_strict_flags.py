@@ -96,6 +96,15 @@ def test_every_set_of_flags_reads_as_the_flag_and_writes_back(flags, data):
     assert flags.build(flags.from_dict(flags.to_dict(model))) == data
 
 
+def test_the_byte_table_holds_every_set_that_fits_in_a_byte(flags):
+    """What the compiled readers, Arrow names and writers are built from (one method)."""
+    table = flags._MESSAGE_FLAG_BY_VALUE.byte_table()
+    assert type(table) is dict and sorted(table) == sorted(combinations(FLAGS))
+    assert all(type(m) is flags.MessageFlag and m == v for v, m in table.items())
+    assert sorted(flags._WIDE_FLAG_BY_VALUE.byte_table()) == [0, 0x01]
+    assert 0 not in flags._MESSAGE_FLAG_BY_VALUE.byte_table(named=True)
+
+
 def test_no_flag_is_the_empty_value(flags):
     model = flags.parse(message(0, 0))
     assert model.flags is flags.MessageFlag(0) and not model.flags

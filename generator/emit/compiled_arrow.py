@@ -847,8 +847,8 @@ class ArrowEmitter(ArrowFourcc, ArrowLists, CompiledEmitter):
         ]
         for enum in names:
             table, name = f'namespace["_{enum.upper()}_BY_VALUE"]', f"_{enum.upper()}_NAME"
-            if self.spec.enums[enum].flags:  # a dict subclass; 0 has no name
-                table = f"{{v: m for v, m in {table}.items() if v}}"
+            if self.spec.enums[enum].flags:
+                table = f"{table}.byte_table(named=True)"
             bind.append(f"    _enum_names({table}, {name}, {name}_N, _NAMES)")
         bind.append("    return frozenset(_ARROW_ENTRIES)")
         parts.append("\n".join(bind))

@@ -395,8 +395,8 @@ class CompiledWriters(BuildEmitter):
         flags = {e.class_name: e.name.upper() for e in self.spec.enums.values() if e.flags}
         bind += [
             (
-                f'    _{name}_members = dict(namespace["_{flags[name]}_BY_VALUE"])'
-                if name in flags  # FlagMembers: every set of flags that fits in a byte
+                f'    _{name}_members = namespace["_{flags[name]}_BY_VALUE"].byte_table()'
+                if name in flags
                 else f'    _{name}_members = namespace["{name}"]._value2member_map_'
             )
             for name in sorted(self.enum_classes)

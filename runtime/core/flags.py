@@ -47,10 +47,10 @@ class FlagMembers(dict):
     """A strict flags enum's members by value, as ``_X_BY_VALUE`` is for other enums: ``get``
     gives any set of its flags (0 too), None for a value with a bit no flag names.
 
-    The dict itself holds every non-empty set that fits in a byte (the compiled tier's
-    per-byte tables and Arrow names are built from its items; 0, whose member has no name,
-    is left to ``get``); ``get`` makes the wider ones, keeping none (a stream of distinct
-    values must not grow it).
+    The dict itself holds every set that fits in a byte, 0 too (:meth:`byte_table`, which
+    the compiled tier's per-byte tables are built from), and each flag past the byte;
+    ``get`` makes the wider sets, keeping none (a stream of distinct values must not grow
+    it).
 
     >>> class Flag(enum.IntFlag):
     ...     A = 1
@@ -86,6 +86,28 @@ class FlagMembers(dict):
         if member is None:
             member = flag_member(self.enum_class, value, self.known)
         return default if member is None else member
+
+    def byte_table(self, *, named: bool = False) -> dict:
+        """The members that fit in a byte, by value, as a plain dict: the compiled tier's
+        per-byte tables (its readers' members, its Arrow writers' names, its writers'
+        members) are built from it. 0 (no flag) is in it unless ``named``: its member is
+        the one set with no name.
+
+        >>> class Flag(enum.IntFlag):
+        ...     A = 1
+        ...     C = 4
+        ...     W = 0x100
+        >>> table = FlagMembers(Flag).byte_table()
+        >>> type(table), sorted(table), table[5]
+        (<class 'dict'>, [0, 1, 4, 5], <Flag.A|C: 5>)
+        >>> sorted(FlagMembers(Flag).byte_table(named=True))
+        [1, 4, 5]
+        """
+        return {
+            value: member
+            for value, member in self.items()
+            if value <= 0xFF and (value or not named)
+        }
 
 
 def flag_names(member: enum.IntFlag) -> list[str]:
