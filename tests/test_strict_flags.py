@@ -141,6 +141,31 @@ def test_every_writer_refuses_a_bit_no_flag_names(flags, field, value):
     assert info.value.path == field
 
 
+BOOLS = [
+    ("flags", True, "MessageFlag"),
+    ("flags", False, "MessageFlag"),
+    ("wide", True, "WideFlag"),
+]
+
+
+def refuses_a_bool(module, writer, field, value, enum):
+    """``writer`` leaves a bool set on ``field`` to construct, and every build says it in
+    one wording (Python takes True as 1, a flag's value)."""
+    model = module.parse(message(0x01, 0x0001))
+    setattr(model, field, value)
+    with pytest.raises(TypeError):
+        writer(model, bytearray())
+    for build in (module.build, module.build_construct):
+        with pytest.raises(EncodeError) as info:
+            build(model)
+        assert str(info.value) == f"{field}: expected a member of {enum}, got bool {value}"
+
+
+@pytest.mark.parametrize("field, value, enum", BOOLS)
+def test_every_writer_refuses_a_bool(flags, field, value, enum):
+    refuses_a_bool(flags, flags.FAST_WRITERS["message"], field, value, enum)
+
+
 def test_spark_rows_join_the_names_of_the_set_flags_and_no_flag_is_empty_not_null(flags):
     pytest.importorskip("pyspark")
     from pyspark.sql.types import StringType
@@ -192,3 +217,11 @@ def test_the_compiled_arrow_writers_write_the_rows(built):
         rows = list(built.to_rows(built.parse(data)))
         want = [pa.array(column, f.type) for column, f in zip(zip(*rows), fields)]
         assert [got.field(k) for k in range(len(fields))] == want, data.hex()
+
+
+@pytest.mark.parametrize("field, value, enum", BOOLS)
+def test_the_compiled_writers_refuse_a_bool(built, field, value, enum):
+    writer = getattr(built, "COMPILED_WRITERS", {}).get("message")
+    if writer is None:
+        pytest.skip("no compiled writer for the record")
+    refuses_a_bool(built, writer, field, value, enum)

@@ -248,6 +248,7 @@ class CompiledWriters(BuildEmitter):
         if ref.enum:
             self.enum_classes.add(camel(ref.enum))
             cls = camel(ref.enum)
+            self.refuse_bool(w, var)
             if self.spec.enums[ref.enum].flags:  # a bit no flag names: KeyError, as fast
                 w.line(f"{var} = {cls}[{var}] if isinstance({var}, str) else _{cls}_members[{var}]")
             else:
