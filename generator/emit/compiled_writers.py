@@ -354,7 +354,10 @@ class CompiledWriters(BuildEmitter):
             head.append("# Set by bind_writers: the generated module's classes the writers name.")
             head += [f"cdef object {name}" for name in classes]
             head += [f"cdef object _python_write_{name}" for name in python_writers_named]
-            head += [f"cdef dict _{name}_members" for name in sorted(self.enum_classes)]
+            head += [  # a flags enum's: its FlagMembers, a dict that makes the wider sets
+                f"cdef {'object' if name in self.flags_classes() else 'dict'} _{name}_members"
+                for name in sorted(self.enum_classes)
+            ]
             head += [f"cdef object {name}" for name in sorted(set(self.members_named.values()))]
         parts = ["\n".join(head), *self.supported.values()]
         for name in self.entries:
@@ -393,10 +396,10 @@ class CompiledWriters(BuildEmitter):
             f'    _python_write_{name} = namespace["_write_{name}"]'
             for name in python_writers_named
         ]
-        flags = {e.class_name: e.name.upper() for e in self.spec.enums.values() if e.flags}
+        flags = self.flags_classes()
         bind += [
             (
-                f'    _{name}_members = namespace["_{flags[name]}_BY_VALUE"].byte_table()'
+                f'    _{name}_members = namespace["_{flags[name]}_BY_VALUE"]'
                 if name in flags
                 else f'    _{name}_members = namespace["{name}"]._value2member_map_'
             )
@@ -411,6 +414,10 @@ class CompiledWriters(BuildEmitter):
         bind.append("    }")
         parts.append("\n".join(bind))
         return "\n\n\n".join(parts)
+
+    def flags_classes(self) -> dict[str, str]:
+        """The strict flags enums' classes, each with its ``_<ENUM>_BY_VALUE`` prefix."""
+        return {e.class_name: e.name.upper() for e in self.spec.enums.values() if e.flags}
 
     def digest(self) -> str:
         """What the writers were rendered from: the generated module names the same."""

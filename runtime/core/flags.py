@@ -74,8 +74,9 @@ class FlagMembers(dict):
         super().update((m.value, m) for m in enum_class if m.value > 0xFF)
 
     def __missing__(self, value):
-        """``members[value]``, as a fast writer looks a value up: KeyError for a bit no flag
-        names (the writer then leaves the build to construct, which says why)."""
+        """``members[value]``, as the fast and compiled writers look a value up (a set past
+        a byte too): KeyError for a bit no flag names (the writer then leaves the build to
+        construct, which says why)."""
         member = flag_member(self.enum_class, value, self.known)
         if member is None:
             raise KeyError(value)
@@ -89,9 +90,8 @@ class FlagMembers(dict):
 
     def byte_table(self, *, named: bool = False) -> dict:
         """The members that fit in a byte, by value, as a plain dict: the compiled tier's
-        per-byte tables (its readers' members, its Arrow writers' names, its writers'
-        members) are built from it. 0 (no flag) is in it unless ``named``: its member is
-        the one set with no name.
+        per-byte tables (its readers' members, its Arrow writers' names) are built from it.
+        0 (no flag) is in it unless ``named``: its member is the one set with no name.
 
         >>> class Flag(enum.IntFlag):
         ...     A = 1
