@@ -817,7 +817,7 @@ class ArrowEmitter(ArrowFourcc, ArrowLists, CompiledEmitter):
             "    last_int, put_int, put_micros, put_object, put_scalar, put_time_us, put_uuid,",
             "    utf8_valid,",
             ")",
-            "from runtime._compiled.arrow_prelude cimport _arrow_entry, _enum_names, _write_arrow",
+            "from runtime._compiled.arrow_prelude cimport _enum_names, _new_arrow_entry, _write_arrow",
             "",
             "",
             "cdef inline object _present(int read):",
@@ -833,7 +833,7 @@ class ArrowEmitter(ArrowFourcc, ArrowLists, CompiledEmitter):
         parts = ["\n".join(head)] + self.fourcc_prelude()
         parts += [self.functions[name] for name in self.entries]
         entries = [
-            f'    "{name}": _arrow_entry(_arrow_{name}, {self.lowering.plans[name].depth}),'
+            f'    "{name}": _new_arrow_entry(_arrow_{name}, {self.lowering.plans[name].depth}),'
             for name in self.entries
         ]
         parts.append("\n".join(["_ARROW_ENTRIES = {", *entries, "}"]))

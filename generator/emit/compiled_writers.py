@@ -16,7 +16,7 @@ with what it does to the bytearray ``out`` (``out += x``, ``out[a:b]``, ``del ou
 done on the C buffer (:func:`translated`). A record's fields are read as attributes when
 the model is of its own class (``Model.__getitem__`` in Python was most of a build); an
 id-keyed message inside one is written by its Python fast writer.
-``write_<record>(model, out)`` appends the bytes to the
+``write_record_<record>(model, out)`` appends the bytes to the
 bytearray ``out``, as the fast writer does, for the records a caller writes on their own;
 ``bind_writers`` hands them to the generated module (``COMPILED_WRITERS``), which uses
 them where it used the fast writers.
@@ -364,7 +364,7 @@ class CompiledWriters(BuildEmitter):
             parts.append(
                 "\n".join(
                     [
-                        f"def write_{name}(model, bytearray out):",
+                        f"def write_record_{name}(model, bytearray out):",
                         f'    """The fast writer\'s bytes of a ``{name}`` appended to ``out``, or',
                         '    an exception (construct then builds it)."""',
                         "    cdef Out o = Out(NULL, 0, 0)",
@@ -410,7 +410,7 @@ class CompiledWriters(BuildEmitter):
             for named, name in sorted(self.members_named.items())
         ]
         bind.append("    return {")
-        bind += [f'        "{name}": write_{name},' for name in self.entries]
+        bind += [f'        "{name}": write_record_{name},' for name in self.entries]
         bind.append("    }")
         parts.append("\n".join(bind))
         return "\n\n\n".join(parts)
