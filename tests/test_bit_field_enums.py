@@ -232,6 +232,18 @@ def test_build_refuses_what_is_no_member(codes, value):
     assert str(fast.value) == str(oracle.value)
 
 
+@pytest.mark.parametrize("value", [True, False])
+def test_build_refuses_a_bool_though_python_takes_it_as_a_code(codes, value):
+    model = codes.parse(STATUS)
+    model.opcode = value  # False is QUERY's 0, True IQUERY's 1
+    with pytest.raises(TypeError):  # the fast writer leaves it to construct
+        written(codes, model, "dns_header")
+    for build in (codes.build, codes.build_construct):
+        with pytest.raises(EncodeError) as info:
+            build(model)
+        assert str(info.value) == f"opcode: expected a member of Opcode, got bool {value}"
+
+
 def test_an_open_enum_takes_any_code_that_fits_and_no_more(codes):
     model = codes.parse(bytes.fromhex("5012"), "tcp_bits")
     model.flags = codes.TcpFlag.SYN | codes.TcpFlag.FIN

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generated import png as codec
-from runtime.core.errors import DecodeError
+from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.limits import DEFAULT
 from tests.test_compiled import agree as compiled_agree
 from tests.test_quicktier import agree
@@ -335,6 +335,19 @@ def test_an_edited_text_is_compressed_afresh_and_the_crc_computed():
     assert codec.build_construct(model) == built
     chunks = dict(png.Reader(bytes=built).chunks())  # pypng checks every CRC
     assert zlib.decompress(chunks[b"zTXt"][len(b"Comment\x00\x00") :]) == b"Neu geschrieben."
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_an_enum_given_a_bool_is_refused_in_one_wording(value):
+    """Python takes False as 0 (GREYSCALE's colour type) and True as 1, which a parse
+    never gives: every build refuses both alike."""
+    model = codec.parse((ROOT / "samples" / "png" / "palette_4bit.bin").read_bytes())
+    model.chunks[0].data.colour_type = value
+    for build in (codec.build, codec.build_construct):
+        with pytest.raises(EncodeError) as info:
+            build(model)
+        want = f"chunks[0].data.colour_type: expected a member of ColourType, got bool {value}"
+        assert str(info.value) == want
 
 
 @pytest.mark.parametrize("parse", [codec.parse, codec.parse_construct])

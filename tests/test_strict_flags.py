@@ -96,6 +96,15 @@ def test_every_set_of_flags_reads_as_the_flag_and_writes_back(flags, data):
     assert flags.build(flags.from_dict(flags.to_dict(model))) == data
 
 
+def test_the_byte_table_holds_every_set_that_fits_in_a_byte(flags):
+    """What the compiled readers, Arrow names and writers are built from (one method)."""
+    table = flags._MESSAGE_FLAG_BY_VALUE.byte_table()
+    assert type(table) is dict and sorted(table) == sorted(combinations(FLAGS))
+    assert all(type(m) is flags.MessageFlag and m == v for v, m in table.items())
+    assert sorted(flags._WIDE_FLAG_BY_VALUE.byte_table()) == [0, 0x01]
+    assert 0 not in flags._MESSAGE_FLAG_BY_VALUE.byte_table(named=True)
+
+
 def test_no_flag_is_the_empty_value(flags):
     model = flags.parse(message(0, 0))
     assert model.flags is flags.MessageFlag(0) and not model.flags
@@ -130,6 +139,31 @@ def test_every_writer_refuses_a_bit_no_flag_names(flags, field, value):
     with pytest.raises(EncodeError, match="is not a (MessageFlag|WideFlag)") as info:
         flags.build_construct(model)
     assert info.value.path == field
+
+
+BOOLS = [
+    ("flags", True, "MessageFlag"),
+    ("flags", False, "MessageFlag"),
+    ("wide", True, "WideFlag"),
+]
+
+
+def refuses_a_bool(module, writer, field, value, enum):
+    """``writer`` leaves a bool set on ``field`` to construct, and every build says it in
+    one wording (Python takes True as 1, a flag's value)."""
+    model = module.parse(message(0x01, 0x0001))
+    setattr(model, field, value)
+    with pytest.raises(TypeError):
+        writer(model, bytearray())
+    for build in (module.build, module.build_construct):
+        with pytest.raises(EncodeError) as info:
+            build(model)
+        assert str(info.value) == f"{field}: expected a member of {enum}, got bool {value}"
+
+
+@pytest.mark.parametrize("field, value, enum", BOOLS)
+def test_every_writer_refuses_a_bool(flags, field, value, enum):
+    refuses_a_bool(flags, flags.FAST_WRITERS["message"], field, value, enum)
 
 
 def test_spark_rows_join_the_names_of_the_set_flags_and_no_flag_is_empty_not_null(flags):
@@ -196,3 +230,30 @@ def test_the_compiled_arrow_writers_write_the_rows(built_narrow):
         rows = list(built.to_rows(built.parse(data)))
         want = [pa.array(column, f.type) for column, f in zip(zip(*rows), fields)]
         assert [got.field(k) for k in range(len(fields))] == want, data.hex()
+
+
+@pytest.mark.parametrize("field, value, enum", BOOLS)
+def test_the_compiled_writers_refuse_a_bool(built, field, value, enum):
+    writer = getattr(built, "COMPILED_WRITERS", {}).get("message")
+    if writer is None:
+        pytest.skip("no compiled writer for the record")
+    refuses_a_bool(built, writer, field, value, enum)
+
+
+def test_the_compiled_writers_write_every_set_and_refuse_a_bit_no_flag_names(built):
+    """Sets past a byte (``HIGH|LOW``) too: the writer looks each value up in the enum's
+    FlagMembers, not in a byte table, so none is left to construct."""
+    writer = getattr(built, "COMPILED_WRITERS", {}).get("message")
+    if writer is None:
+        pytest.skip("no compiled writer for the record")
+    for data in ACCEPTED:
+        out = bytearray()
+        writer(built.parse(data), out)
+        assert bytes(out) == data, data.hex()
+    for field, value in [("flags", 0x04), ("wide", 0x0002), ("wide", 0x4101)]:
+        model = built.parse(message(0x01, 0x0001))
+        setattr(model, field, value)
+        with pytest.raises(KeyError):  # construct builds it and says why
+            writer(model, bytearray())
+        with pytest.raises(EncodeError, match="is not a (MessageFlag|WideFlag)"):
+            built.build(model)

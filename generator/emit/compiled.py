@@ -336,8 +336,8 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
                 lines.append(f'    _{cls}_{field} = slot_offset(_{cls}, "{field}")')
             lines.append(f"    free_fast(_{cls})")
         for enum in sorted(self.enums):
-            table = f'namespace["_{enum.upper()}_BY_VALUE"]'  # a flags enum's: a dict subclass
-            table = f"dict({table})" if self.spec.enums[enum].flags else table
+            table = f'namespace["_{enum.upper()}_BY_VALUE"]'
+            table = f"{table}.byte_table()" if self.spec.enums[enum].flags else table
             lines.append(f"    _enum_bytes({table}, _{enum.upper()}_BY_BYTE)")
         for enum in sorted(self.wide_enums):
             table = f"_{enum.upper()}_BY_VALUE"

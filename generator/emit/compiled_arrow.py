@@ -822,7 +822,7 @@ class ArrowEmitter(ArrowFourcc, ArrowLists, CompiledEmitter):
             "    last_int, put_int, put_micros, put_object, put_scalar, put_time_us, put_uuid,",
             "    utf8_valid,",
             ")",
-            "from runtime._compiled.arrow_prelude cimport _arrow_entry, _enum_names, _write_arrow",
+            "from runtime._compiled.arrow_prelude cimport _enum_names, _new_arrow_entry, _write_arrow",
             "",
             "",
             "cdef inline object _present(int read):",
@@ -838,7 +838,7 @@ class ArrowEmitter(ArrowFourcc, ArrowLists, CompiledEmitter):
         parts = ["\n".join(head)] + self.fourcc_prelude()
         parts += [self.functions[name] for name in self.entries]
         entries = [
-            f'    "{name}": _arrow_entry(_arrow_{name}, {self.lowering.plans[name].depth}),'
+            f'    "{name}": _new_arrow_entry(_arrow_{name}, {self.lowering.plans[name].depth}),'
             for name in self.entries
         ]
         parts.append("\n".join(["_ARROW_ENTRIES = {", *entries, "}"]))
@@ -852,8 +852,8 @@ class ArrowEmitter(ArrowFourcc, ArrowLists, CompiledEmitter):
         ]
         for enum in names:
             table, name = f'namespace["_{enum.upper()}_BY_VALUE"]', f"_{enum.upper()}_NAME"
-            if self.spec.enums[enum].flags:  # a dict subclass; 0 has no name
-                table = f"{{v: m for v, m in {table}.items() if v}}"
+            if self.spec.enums[enum].flags:
+                table = f"{table}.byte_table(named=True)"
             bind.append(f"    _enum_names({table}, {name}, {name}_N, _NAMES)")
         bind.append("    return frozenset(_ARROW_ENTRIES)")
         parts.append("\n".join(bind))

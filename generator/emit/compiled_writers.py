@@ -16,7 +16,7 @@ with what it does to the bytearray ``out`` (``out += x``, ``out[a:b]``, ``del ou
 done on the C buffer (:func:`translated`). A record's fields are read as attributes when
 the model is of its own class (``Model.__getitem__`` in Python was most of a build); an
 id-keyed message inside one is written by its Python fast writer.
-``write_<record>(model, out)`` appends the bytes to the
+``write_record_<record>(model, out)`` appends the bytes to the
 bytearray ``out``, as the fast writer does, for the records a caller writes on their own;
 ``bind_writers`` hands them to the generated module (``COMPILED_WRITERS``), which uses
 them where it used the fast writers.
@@ -255,6 +255,7 @@ class CompiledWriters(CutRefusal, BuildEmitter):
         if ref.enum:
             self.enum_classes.add(camel(ref.enum))
             cls = camel(ref.enum)
+            self.refuse_bool(w, var)
             if self.spec.enums[ref.enum].flags:  # a bit no flag names: KeyError, as fast
                 w.line(f"{var} = {cls}[{var}] if isinstance({var}, str) else _{cls}_members[{var}]")
             else:
@@ -360,14 +361,17 @@ class CompiledWriters(CutRefusal, BuildEmitter):
             head.append("# Set by bind_writers: the generated module's classes the writers name.")
             head += [f"cdef object {name}" for name in classes]
             head += [f"cdef object _python_write_{name}" for name in python_writers_named]
-            head += [f"cdef dict _{name}_members" for name in sorted(self.enum_classes)]
+            head += [  # a flags enum's: its FlagMembers, a dict that makes the wider sets
+                f"cdef {'object' if name in self.flags_classes() else 'dict'} _{name}_members"
+                for name in sorted(self.enum_classes)
+            ]
             head += [f"cdef object {name}" for name in sorted(set(self.members_named.values()))]
         parts = ["\n".join(head), *self.supported.values()]
         for name in self.entries:
             parts.append(
                 "\n".join(
                     [
-                        f"def write_{name}(model, bytearray out):",
+                        f"def write_record_{name}(model, bytearray out):",
                         f'    """The fast writer\'s bytes of a ``{name}`` appended to ``out``, or',
                         '    an exception (construct then builds it)."""',
                         "    cdef Out o = Out(NULL, 0, 0)",
@@ -399,11 +403,11 @@ class CompiledWriters(CutRefusal, BuildEmitter):
             f'    _python_write_{name} = namespace["_write_{name}"]'
             for name in python_writers_named
         ]
-        flags = {e.class_name: e.name.upper() for e in self.spec.enums.values() if e.flags}
+        flags = self.flags_classes()
         bind += [
             (
-                f'    _{name}_members = dict(namespace["_{flags[name]}_BY_VALUE"])'
-                if name in flags  # FlagMembers: every set of flags that fits in a byte
+                f'    _{name}_members = namespace["_{flags[name]}_BY_VALUE"]'
+                if name in flags
                 else f'    _{name}_members = namespace["{name}"]._value2member_map_'
             )
             for name in sorted(self.enum_classes)
@@ -413,10 +417,14 @@ class CompiledWriters(CutRefusal, BuildEmitter):
             for named, name in sorted(self.members_named.items())
         ]
         bind.append("    return {")
-        bind += [f'        "{name}": write_{name},' for name in self.entries]
+        bind += [f'        "{name}": write_record_{name},' for name in self.entries]
         bind.append("    }")
         parts.append("\n".join(bind))
         return "\n\n\n".join(parts)
+
+    def flags_classes(self) -> dict[str, str]:
+        """The strict flags enums' classes, each with its ``_<ENUM>_BY_VALUE`` prefix."""
+        return {e.class_name: e.name.upper() for e in self.spec.enums.values() if e.flags}
 
     def digest(self) -> str:
         """What the writers were rendered from: the generated module names the same."""

@@ -586,12 +586,20 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
             w.depth -= 1
         self.sized_end(w, ref, start, scope)
 
+    @staticmethod
+    def refuse_bool(w: LineWriter, var: str) -> None:
+        """An enum's value that is a bool (the int 0 or 1 to Python, and so a member): left
+        to construct, which refuses it (``runtime.core.scalars.refuse_bool``)."""
+        w.line(f"if {var}.__class__ is bool:")
+        w.line('    raise TypeError("bool")')
+
     def bits(self, w: LineWriter, ref: TypeRef, var: str, field: Field) -> None:
         """``runtime.core.bits.BitField``: OR the value into the run; its last field writes it."""
         group, shift, first, last = field.bit_group
         low, high = bit_field_range(ref)
         if ref.enum:  # the member (every one fits: the loader checks), a flags set may not
             enum = camel(ref.enum)
+            self.refuse_bool(w, var)
             w.line(f"{var} = {enum}[{var}] if isinstance({var}, str) else {enum}({var})")
             w.line(f"if not {low} <= {var} <= {high:#x}:")
         else:
@@ -609,6 +617,7 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
     def prim(self, w: LineWriter, ref: TypeRef, var: str) -> None:
         if ref.enum:  # a flags enum's refuses a bit no flag names (Enum.member_of)
             enum, of = camel(ref.enum), self.spec.enums[ref.enum].member_of
+            self.refuse_bool(w, var)
             w.line(f"{var} = {enum}[{var}] if isinstance({var}, str) else {of}({var})")
         if ref.name in _LEB128_WRITERS:
             w.line(f"out += {_LEB128_WRITERS[ref.name]}({var})")

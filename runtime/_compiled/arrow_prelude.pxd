@@ -14,10 +14,11 @@ ctypedef int (*_ArrowReader)(const unsigned char*, Py_ssize_t, Py_ssize_t, _Limi
 reader declines or a value does not fit its column (the builders part-written)."""
 
 
-cdef inline object _arrow_entry(_ArrowReader read, Py_ssize_t depth):
+cdef inline object _new_arrow_entry(_ArrowReader read, Py_ssize_t depth):
     """A record's Arrow writer and the nesting depth it reads, for ``_ARROW_ENTRIES``: an
     entry as ``prelude.pxd`` makes one (its reader cast back where it is called; no
-    ``whole``: ``_write_arrow`` reads each message itself)."""
+    ``whole``: ``_write_arrow`` reads each message itself). Not ``_arrow_<name>``: that is
+    the writer of the record ``<name>`` (``entry`` is one a spec may have)."""
     return _entry(<_Reader>read, depth, NULL)
 
 

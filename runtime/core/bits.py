@@ -49,6 +49,7 @@ from __future__ import annotations
 from construct import Construct
 
 from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.scalars import refuse_bool
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import read_exact
 
@@ -106,6 +107,7 @@ class BitField(Construct):
 
     def _build(self, obj, stream, context, path):
         if self.enum is not None:  # a member, its name or its code, as an integer enum takes
+            refuse_bool(self.enum, obj)
             try:
                 obj = self.enum[obj] if isinstance(obj, str) else self.enum(obj)
             except (KeyError, ValueError, TypeError):

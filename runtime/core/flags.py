@@ -47,10 +47,10 @@ class FlagMembers(dict):
     """A strict flags enum's members by value, as ``_X_BY_VALUE`` is for other enums: ``get``
     gives any set of its flags (0 too), None for a value with a bit no flag names.
 
-    The dict itself holds every non-empty set that fits in a byte (the compiled tier's
-    per-byte tables and Arrow names are built from its items; 0, whose member has no name,
-    is left to ``get``); ``get`` makes the wider ones, keeping none (a stream of distinct
-    values must not grow it).
+    The dict itself holds every set that fits in a byte, 0 too (:meth:`byte_table`, which
+    the compiled tier's per-byte tables are built from), and each flag past the byte;
+    ``get`` makes the wider sets, keeping none (a stream of distinct values must not grow
+    it).
 
     >>> class Flag(enum.IntFlag):
     ...     A = 1
@@ -74,8 +74,9 @@ class FlagMembers(dict):
         super().update((m.value, m) for m in enum_class if m.value > 0xFF)
 
     def __missing__(self, value):
-        """``members[value]``, as a fast writer looks a value up: KeyError for a bit no flag
-        names (the writer then leaves the build to construct, which says why)."""
+        """``members[value]``, as the fast and compiled writers look a value up (a set past
+        a byte too): KeyError for a bit no flag names (the writer then leaves the build to
+        construct, which says why)."""
         member = flag_member(self.enum_class, value, self.known)
         if member is None:
             raise KeyError(value)
@@ -86,6 +87,27 @@ class FlagMembers(dict):
         if member is None:
             member = flag_member(self.enum_class, value, self.known)
         return default if member is None else member
+
+    def byte_table(self, *, named: bool = False) -> dict:
+        """The members that fit in a byte, by value, as a plain dict: the compiled tier's
+        per-byte tables (its readers' members, its Arrow writers' names) are built from it.
+        0 (no flag) is in it unless ``named``: its member is the one set with no name.
+
+        >>> class Flag(enum.IntFlag):
+        ...     A = 1
+        ...     C = 4
+        ...     W = 0x100
+        >>> table = FlagMembers(Flag).byte_table()
+        >>> type(table), sorted(table), table[5]
+        (<class 'dict'>, [0, 1, 4, 5], <Flag.A|C: 5>)
+        >>> sorted(FlagMembers(Flag).byte_table(named=True))
+        [1, 4, 5]
+        """
+        return {
+            value: member
+            for value, member in self.items()
+            if value <= 0xFF and (value or not named)
+        }
 
 
 def flag_names(member: enum.IntFlag) -> list[str]:
