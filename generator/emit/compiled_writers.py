@@ -24,9 +24,11 @@ them where it used the fast writers.
 A C writer takes only values it is sure to write as the Python one does and raises on the
 rest, so a compiled writer writes the fast writer's bytes or raises, and the caller builds
 with construct (``runtime.core.codec.build_fast``): every ``EncodeError`` stays
-construct's. A record without a Python fast writer, an id-keyed message, a record read
-as ``sizeof`` before it is written, or one using a runtime primitive (:class:`Unsupported`)
-has no compiled writer.
+construct's. A size written before the record it measures is reserved and patched, as
+the fast writer does it (``fastbuild_sizes``). A record without a Python fast writer, an
+id-keyed message, a record measured by ``sizeof`` before it is written in any other way
+(:meth:`CompiledWriters.measure_ahead`), or one using a runtime primitive
+(:class:`Unsupported`) has no compiled writer.
 """
 
 from __future__ import annotations
@@ -263,6 +265,16 @@ class CompiledWriters(BuildEmitter):
             return
         big = struct_format(ref.name, self.spec.endian)[0] == ">"
         w.line(f"put_fixed_int(out, {var}, {prim.size}, {big}, {prim.signed})")
+
+    def pack_over(self, w: LineWriter, field: Field, at: str, var: str) -> None:
+        """A reserved size put over its placeholder by the C writer of its type: the end
+        moved back to the placeholder, the size put, the end restored (on a raise the
+        buffer is dropped, as the caller builds with construct)."""
+        end = w.fresh("end")
+        w.line(f"{end} = out.size")
+        w.line(f"out.size = {at}")
+        self.prim(w, field.type, var)
+        w.line(f"out.size = {end}")
 
     def text(self, w: LineWriter, ref: TypeRef, var: str, scope) -> None:
         plain = not ref.nullable and ref.terminator is None and ref.size_is_prefix

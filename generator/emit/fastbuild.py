@@ -25,6 +25,7 @@ import re
 from generator.emit.fastbuild_messages import MessageUnsupported, MessageWriters
 from generator.emit.fastbuild_orders import OrderedWriters
 from generator.emit.fastbuild_repeats import RepeatWriters, Unsupported
+from generator.emit.fastbuild_sizes import ReservedSizes
 from generator.emit.fastbuild_switches import measure_switch, pass_grandparent_reads
 from generator.emit.lowering import Lowering
 from generator.emit.pysource import (
@@ -68,7 +69,7 @@ class _Scope:
         """The element a ``repeat: {until:}`` expression reads as ``_item``."""
 
 
-class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
+class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters, ReservedSizes):
     """Emits the build fast path of one spec (see the module docstring); ``lowering``: the
     spec's plans, which the writers of ``layout: serializable`` messages are rendered from
     (made when not given)."""
@@ -138,6 +139,10 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
                 return out
             names = set(out)
 
+    @staticmethod
+    def built_expressions(field: Field) -> list[str]:
+        return _built(field)
+
     def needs_parent(self, name: str) -> bool:
         return bool(self.parent_reads[name])
 
@@ -194,6 +199,7 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
         if record.tag is not None:
             w.line(f"out.append(0x{record.tag:02x})")
         read_on_build = {n for f in record.fields for e in _built(f) for n in _THIS.findall(e)}
+        reserved = self.reserved_sizes(record, context)  # fastbuild_sizes: reserve, patch
         for field in record.fields:
             self.writing = field.name  # the field a refusal names
             if field.kept_of:
@@ -208,7 +214,15 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
                     raise Unsupported("a build-time expression reads a derived value")
                 continue
             w.line(pytext.source_comment(self.spec.source.display, field.line, field.name))
+            size = reserved.get(field.name)
+            if size is not None and size.field is field:
+                self.reserve(w, field)
+                continue
+            self.implied_size = size
             self.field(w, field, scope, written)
+            self.implied_size = None
+            if size is not None:
+                self.fill_reserved(w, size, scope)
             for name, placeholder in self.patch_after(record, field):
                 self.patch(w, record.field(name), placeholder)
             scope.built.add(field.name)
@@ -676,8 +690,9 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
             w.line(f"{data} = {var}{encode}" if encode else f"{data} = bytes({var})")
             if ref.pad:  # pad: back to the fixed size, as rt.SizedBytes builds it
                 w.line(f"{data} = rt.pad_to({data}, {ref.size}, {ref.pad!r})")
-            w.line(f"if len({data}) != {self.expression(ref.size, scope)}:")
-            w.line('    raise ValueError("size")')
+            if not self.size_implied(ref.size):
+                w.line(f"if len({data}) != {self.expression(ref.size, scope)}:")
+                w.line('    raise ValueError("size")')
         elif ref.kind == "str":  # size: eos, construct's GreedyString
             w.line(f"if not isinstance({var}, str):")
             w.line('    raise TypeError("text")')
@@ -719,7 +734,7 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
 
     def sized_start(self, w: LineWriter, ref: TypeRef) -> str | None:
         """``rt.Sized`` around ``ref`` whose size is checked once it is written."""
-        if ref.size is None or not ref.checked_on_build:
+        if ref.size is None or not ref.checked_on_build or self.size_implied(ref.size):
             return None
         if ref.size_is_prefix:
             raise Unsupported("a length-prefixed chunk or region")
