@@ -83,6 +83,10 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters, ReservedSizes)
         expressions = [e for r in spec.records.values() for f in r.fields for e in _built(f)]
         self.measured = {name for e in expressions for _, name in _SIZEOF.findall(e)}
         """Fields some ``sizeof`` measures: their writers keep their sizes."""
+        self.measured_built = {
+            name for e in expressions for owner, name in _SIZEOF.findall(e) if owner != "this"
+        }
+        """Fields some ``sizeof`` measures of a built record: its writer returns their sizes."""
         self.read = {name for e in expressions for name in _BUILT_ATTRIBUTE.findall(e)}
         self.read |= {
             item.member
@@ -229,7 +233,9 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters, ReservedSizes)
             if field.name in context:
                 w.line(f"ctx.{field.name} = f_{field.name}")
         kept = [f.name for f in record.fields if f.name in self.read]
-        kept += [f"sizeof_{f.name}=s_{f.name}" for f in record.fields if f.name in self.measured]
+        kept += [
+            f"sizeof_{f.name}=s_{f.name}" for f in record.fields if f.name in self.measured_built
+        ]
         if kept:
             w.line(
                 f"return rt_fast.Parent({', '.join(k if '=' in k else f'{k}=f_{k}' for k in kept)})"
