@@ -88,6 +88,13 @@ def _model_read(match: re.Match) -> str:
     return f"(getattr(model, {name}, None) if attributes else model.get({name}))"
 
 
+_RECURSION_GUARD = (
+    'cdef extern from "Python.h":',
+    "    int Py_EnterRecursiveCall(const char* where) except -1",
+    "    void Py_LeaveRecursiveCall()",
+)
+"""What a recursive record's writer counts its depth with (Python's recursion limit)."""
+
 IMPORTS = {
     "struct.": "import struct",
     "rt_leb128.": "import runtime.core.leb128 as rt_leb128",
@@ -167,7 +174,24 @@ class CompiledWriters(BuildEmitter):
         body = _MEMBER.sub(self.member_global, body)
         # a spec expression's `x[0]` is Python's, not the module's unchecked C indexing
         checked = "@cython.boundscheck(True)\n@cython.wraparound(True)\n"
-        return f"{checked}cdef object _cwrite_{record.name}({params}):\n{body}"
+        if record.name not in self.lowering.recursive:
+            return f"{checked}cdef object _cwrite_{record.name}({params}):\n{body}"
+        # a record in records of its kind: C calls as deep as the model, so each counts
+        # against Python's recursion limit (a RecursionError, construct then builds and
+        # says so, where the C stack would overflow)
+        args = "model, out" + (", parent" if "object parent" in params else "")
+        guard = "\n".join(
+            [
+                f"cdef object _cwrite_{record.name}({params}):",
+                f'    """``_cwrite_{record.name}_nested`` within Python\'s recursion limit."""',
+                f'    Py_EnterRecursiveCall(" writing {record.name}")',
+                "    try:",
+                f"        return _cwrite_{record.name}_nested({args})",
+                "    finally:",
+                "        Py_LeaveRecursiveCall()",
+            ]
+        )
+        return f"{guard}\n\n\n{checked}cdef object _cwrite_{record.name}_nested({params}):\n{body}"
 
     def constant(self, name: str, value: str) -> str:
         return super().constant(f"_w{name}", value)  # not to meet the readers' names
@@ -350,6 +374,7 @@ class CompiledWriters(BuildEmitter):
             "    put_fixed_int, put_nullable_bytes_chunk, put_reversed_uvarint, put_string_chunk,",
             "    put_text, put_uvarint_chunk, put_varint_chunk, put_zigzag,",
             ")",
+            *(_RECURSION_GUARD if "Py_EnterRecursiveCall(" in text else ()),
             "import runtime.core.fast as rt_fast",
             *sorted(
                 {line for used, line in IMPORTS.items() if re.search(rf"\b{re.escape(used)}", text)}
