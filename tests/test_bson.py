@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import generated.bson as codec
-from runtime.core.errors import DecodeError
+from runtime.core.errors import DecodeError, EncodeError, LimitError
 from tests.bson_support import OPTIONS, from_python, to_python
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -257,3 +257,40 @@ def test_a_utc_datetime_is_a_spark_timestamp_beside_its_millis():
         (1795608000123, datetime.datetime(2026, 11, 25, 12, 0, 0, 123000, tzinfo=utc)),
         (2**63 - 1, None),
     ]
+
+
+def _nested(levels: int) -> bytes:
+    """``levels`` documents in documents, a string in the innermost (pymongo's bytes)."""
+    value: dict = {"s": "hi"}
+    for _ in range(levels - 1):
+        value = {"d": value}
+    return bson.encode(value)
+
+
+def test_the_100_levels_mongodb_allows_parse_and_build_back():
+    data = _nested(100)
+    assert codec.build(codec.parse(data)) == data
+
+
+@pytest.mark.parametrize("levels", [101, 100_000])
+def test_deeper_input_is_a_limit_error(levels):
+    with pytest.raises(LimitError, match="max_depth=302"):
+        codec.parse(_nested(levels) if levels < 900 else _deep_bytes(levels))
+
+
+def _deep_bytes(levels: int) -> bytes:
+    """Documents in documents past Python's stack (pymongo refuses to write them)."""
+    body = b"\x02s\x00" + struct.pack("<i", 3) + b"hi\x00"
+    for _ in range(levels):
+        doc = struct.pack("<i", len(body) + 5) + body + b"\x00"
+        body = b"\x03d\x00" + doc
+    return doc
+
+
+def test_a_model_nested_past_the_stack_is_an_encode_error():
+    model = codec.parse(_nested(1))
+    for _ in range(50_000):  # the compiled writers count against Python's recursion limit
+        element = codec.Element(type=codec.ElementType.DOCUMENT, key="d", value=model)
+        model = codec.Document(elements=codec.ElementList(elements=[element]))
+    with pytest.raises(EncodeError, match="nesting too deep"):
+        codec.build(codec.Stream(documents=[model]))

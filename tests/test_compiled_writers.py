@@ -24,11 +24,6 @@ from tests.test_fastbuild import modules, sample_cases, strategy_cases
 ROOT = Path(__file__).resolve().parent.parent
 WITHOUT = {
     "mysql_serialization": {"gtid_tagged_body": "an id-keyed message"},
-    "bson": {  # a record's size before the record: the Python fast writer measures it
-        "document": "sizeof(elements) of a record before it is written",
-        "binary": "sizeof(payload) of a record before it is written",
-        "code_with_scope": "sizeof(body) of a record before it is written",
-    },
 }
 """Format -> records with a fast writer and no compiled one, and why."""
 MAX_ATTRIBUTES = 40

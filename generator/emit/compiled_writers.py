@@ -24,9 +24,11 @@ them where it used the fast writers.
 A C writer takes only values it is sure to write as the Python one does and raises on the
 rest, so a compiled writer writes the fast writer's bytes or raises, and the caller builds
 with construct (``runtime.core.codec.build_fast``): every ``EncodeError`` stays
-construct's. A record without a Python fast writer, an id-keyed message, a record read
-as ``sizeof`` before it is written, or one using a runtime primitive (:class:`Unsupported`)
-has no compiled writer.
+construct's. A size written before the record it measures is reserved and patched, as
+the fast writer does it (``fastbuild_sizes``). A record without a Python fast writer, an
+id-keyed message, a record measured by ``sizeof`` before it is written in any other way
+(:meth:`CompiledWriters.measure_ahead`), or one using a runtime primitive
+(:class:`Unsupported`) has no compiled writer.
 """
 
 from __future__ import annotations
@@ -86,6 +88,13 @@ def _model_read(match: re.Match) -> str:
         return f"(getattr(model, {name}) if attributes else model[{name}])"
     return f"(getattr(model, {name}, None) if attributes else model.get({name}))"
 
+
+_RECURSION_GUARD = (
+    'cdef extern from "Python.h":',
+    "    int Py_EnterRecursiveCall(const char* where) except -1",
+    "    void Py_LeaveRecursiveCall()",
+)
+"""What a recursive record's writer counts its depth with (Python's recursion limit)."""
 
 IMPORTS = {
     "struct.": "import struct",
@@ -166,7 +175,24 @@ class CompiledWriters(CutRefusal, BuildEmitter):
         body = _MEMBER.sub(self.member_global, body)
         # a spec expression's `x[0]` is Python's, not the module's unchecked C indexing
         checked = "@cython.boundscheck(True)\n@cython.wraparound(True)\n"
-        return f"{checked}cdef object _cwrite_{record.name}({params}):\n{body}"
+        if record.name not in self.lowering.recursive:
+            return f"{checked}cdef object _cwrite_{record.name}({params}):\n{body}"
+        # a record in records of its kind: C calls as deep as the model, so each counts
+        # against Python's recursion limit (a RecursionError, construct then builds and
+        # says so, where the C stack would overflow)
+        args = "model, out" + (", parent" if "object parent" in params else "")
+        guard = "\n".join(
+            [
+                f"cdef object _cwrite_{record.name}({params}):",
+                f'    """``_cwrite_{record.name}_nested`` within Python\'s recursion limit."""',
+                f'    Py_EnterRecursiveCall(" writing {record.name}")',
+                "    try:",
+                f"        return _cwrite_{record.name}_nested({args})",
+                "    finally:",
+                "        Py_LeaveRecursiveCall()",
+            ]
+        )
+        return f"{guard}\n\n\n{checked}cdef object _cwrite_{record.name}_nested({params}):\n{body}"
 
     def constant(self, name: str, value: str) -> str:
         return super().constant(f"_w{name}", value)  # not to meet the readers' names
@@ -272,6 +298,16 @@ class CompiledWriters(CutRefusal, BuildEmitter):
         big = struct_format(ref.name, self.spec.endian)[0] == ">"
         w.line(f"put_fixed_int(out, {var}, {prim.size}, {big}, {prim.signed})")
 
+    def pack_over(self, w: LineWriter, field: Field, at: str, var: str) -> None:
+        """A reserved size put over its placeholder by the C writer of its type: the end
+        moved back to the placeholder, the size put, the end restored (on a raise the
+        buffer is dropped, as the caller builds with construct)."""
+        end = w.fresh("end")
+        w.line(f"{end} = out.size")
+        w.line(f"out.size = {at}")
+        self.prim(w, field.type, var)
+        w.line(f"out.size = {end}")
+
     def text(self, w: LineWriter, ref: TypeRef, var: str, scope) -> None:
         plain = not ref.nullable and ref.terminator is None and ref.size_is_prefix
         if (
@@ -346,6 +382,7 @@ class CompiledWriters(CutRefusal, BuildEmitter):
             "    put_fixed_int, put_nullable_bytes_chunk, put_reversed_uvarint, put_string_chunk,",
             "    put_text, put_uvarint_chunk, put_varint_chunk, put_zigzag,",
             ")",
+            *(_RECURSION_GUARD if "Py_EnterRecursiveCall(" in text else ()),
             "import runtime.core.fast as rt_fast",
             *sorted(
                 {line for used, line in IMPORTS.items() if re.search(rf"\b{re.escape(used)}", text)}

@@ -25,6 +25,7 @@ import re
 from generator.emit.fastbuild_messages import MessageUnsupported, MessageWriters
 from generator.emit.fastbuild_orders import OrderedWriters
 from generator.emit.fastbuild_repeats import RepeatWriters, Unsupported
+from generator.emit.fastbuild_sizes import ReservedSizes
 from generator.emit.fastbuild_switches import measure_switch, pass_grandparent_reads
 from generator.emit.lowering import Lowering
 from generator.emit.pysource import (
@@ -69,7 +70,7 @@ class _Scope:
         """The element a ``repeat: {until:}`` expression reads as ``_item``."""
 
 
-class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
+class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters, ReservedSizes):
     """Emits the build fast path of one spec (see the module docstring); ``lowering``: the
     spec's plans, which the writers of ``layout: serializable`` messages are rendered from
     (made when not given)."""
@@ -83,6 +84,10 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
         expressions = [e for r in spec.records.values() for f in r.fields for e in _built(f)]
         self.measured = {name for e in expressions for _, name in _SIZEOF.findall(e)}
         """Fields some ``sizeof`` measures: their writers keep their sizes."""
+        self.measured_built = {
+            name for e in expressions for owner, name in _SIZEOF.findall(e) if owner != "this"
+        }
+        """Fields some ``sizeof`` measures of a built record: its writer returns their sizes."""
         self.read = {name for e in expressions for name in _BUILT_ATTRIBUTE.findall(e)}
         self.read |= {
             item.member
@@ -146,6 +151,10 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
                 return out
             names = set(out)
 
+    @staticmethod
+    def built_expressions(field: Field) -> list[str]:
+        return _built(field)
+
     def needs_parent(self, name: str) -> bool:
         return bool(self.parent_reads[name])
 
@@ -202,6 +211,7 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
         if record.tag is not None:
             w.line(f"out.append(0x{record.tag:02x})")
         read_on_build = {n for f in record.fields for e in _built(f) for n in _THIS.findall(e)}
+        reserved = self.reserved_sizes(record, context)  # fastbuild_sizes: reserve, patch
         for field in record.fields:
             self.writing = field.name  # the field a refusal names
             if field.kept_of:
@@ -216,14 +226,24 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
                     raise Unsupported("a build-time expression reads a derived value")
                 continue
             w.line(pytext.source_comment(self.spec.source.display, field.line, field.name))
+            size = reserved.get(field.name)
+            if size is not None and size.field is field:
+                self.reserve(w, field)
+                continue
+            self.implied_size = size
             self.field(w, field, scope, written)
+            self.implied_size = None
+            if size is not None:
+                self.fill_reserved(w, size, scope)
             for name, placeholder in self.patch_after(record, field):
                 self.patch(w, record.field(name), placeholder)
             scope.built.add(field.name)
             if field.name in context:
                 w.line(f"ctx.{field.name} = f_{field.name}")
         kept = [f.name for f in record.fields if f.name in self.read]
-        kept += [f"sizeof_{f.name}=s_{f.name}" for f in record.fields if f.name in self.measured]
+        kept += [
+            f"sizeof_{f.name}=s_{f.name}" for f in record.fields if f.name in self.measured_built
+        ]
         if kept:
             w.line(
                 f"return rt_fast.Parent({', '.join(k if '=' in k else f'{k}=f_{k}' for k in kept)})"
@@ -694,8 +714,9 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
             w.line(f"{data} = {var}{encode}" if encode else f"{data} = bytes({var})")
             if ref.pad:  # pad: back to the fixed size, as rt.SizedBytes builds it
                 w.line(f"{data} = rt.pad_to({data}, {ref.size}, {ref.pad!r})")
-            w.line(f"if len({data}) != {self.expression(ref.size, scope)}:")
-            w.line('    raise ValueError("size")')
+            if not self.size_implied(ref.size):
+                w.line(f"if len({data}) != {self.expression(ref.size, scope)}:")
+                w.line('    raise ValueError("size")')
         elif ref.kind == "str":  # size: eos, construct's GreedyString
             w.line(f"if not isinstance({var}, str):")
             w.line('    raise TypeError("text")')
@@ -737,7 +758,7 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters):
 
     def sized_start(self, w: LineWriter, ref: TypeRef) -> str | None:
         """``rt.Sized`` around ``ref`` whose size is checked once it is written."""
-        if ref.size is None or not ref.checked_on_build:
+        if ref.size is None or not ref.checked_on_build or self.size_implied(ref.size):
             return None
         if ref.size_is_prefix:
             raise Unsupported("a length-prefixed chunk or region")

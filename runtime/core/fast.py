@@ -111,8 +111,10 @@ True
 _measuring = threading.local()
 """The sizes measured while an outermost :func:`measured` runs (``sizes``: (writer, value)
 ids to the value and its size), so a record nested in records measured before they are
-written is measured once per enclosing measurement, not twice per level (BSON's documents
-in documents: 2**depth writes)."""
+written is measured once per enclosing measurement, not twice per level (2**depth writes).
+A fixed-width size before its field is reserved and patched instead (no shipped spec calls
+:func:`measured` any more); a varint-width one, or one of a list of records, is still
+measured, and a user's spec may nest those."""
 
 
 def measured(writer, value) -> int:
