@@ -11,8 +11,8 @@ of ``generator.spec.types``) instead of ``struct``, ``runtime.core.leb128`` and 
 runtime's ``pack``. What a writer computes between them (a ``value:`` expression such as
 computed size tables, a condition, the ``rt_fast.Parent`` it returns) is the fast
 writer's Python, compiled; so is what the C writers do not cover (tags, checksums, bit
-fields, switches, choices, ``process:``, text other than UTF-8 after a uvarint length),
-with what it does to the bytearray ``out`` (``out += x``, ``out[a:b]``, ``del out[a:]``)
+fields, switches, choices, ``process:``, text that is not UTF-8 or not after a varint or
+fixed-width length), with what it does to the bytearray ``out`` (``out += x``, ``out[a:b]``, ``del out[a:]``)
 done on the C buffer (:func:`translated`). A record's fields are read as attributes when
 the model is of its own class (``Model.__getitem__`` in Python was most of a build); an
 id-keyed message inside one is written by its Python fast writer.
@@ -46,6 +46,9 @@ _PUT_PRIMS = {
     "reversed_uvarint": "put_reversed_uvarint(out, member_u64_of({var}))",
 }
 """The varint primitives, as C calls (``runtime.core.leb128`` takes an enum's member too)."""
+
+_TEXT_LENGTHS = {"uvarint": "LENGTH_UVARINT", "varint": "LENGTH_ZIGZAG"}
+"""The varint lengths ``put_text`` writes before a text (chunk_writers.pxd)."""
 
 _MEMBER = re.compile(r"(?<![.\w])([A-Z][A-Za-z0-9]*)\.([A-Z][A-Z0-9_]*)\b(?![(\w])")
 """``Enum.MEMBER`` in a rendered line (an upper-case attribute of a class)."""
@@ -265,17 +268,25 @@ class CompiledWriters(BuildEmitter):
         w.line(f"put_fixed_int(out, {var}, {prim.size}, {big}, {prim.signed})")
 
     def text(self, w: LineWriter, ref: TypeRef, var: str, scope) -> None:
+        """A length-prefixed text or bytes (``str`` UTF-8) after a uvarint, ZigZag or
+        fixed-width integer length by one C call; a nullable one's None as the fast writer
+        has it (the length -1, a C call too); the rest as the fast writer has it."""
         plain = not ref.nullable and ref.terminator is None and ref.size_is_prefix
-        if (
-            not plain
-            or ref.size != "uvarint"
-            or (ref.kind == "str" and ref.encoding not in ("utf8", "utf-8"))
+        length = _TEXT_LENGTHS.get(ref.size) if plain else None
+        prim = PRIMITIVES.get(ref.size) if plain else None
+        fixed = prim is not None and prim.kind == "int" and prim.size in (1, 2, 4, 8)
+        if (length is None and not fixed) or (
+            ref.kind == "str" and ref.encoding not in ("utf8", "utf-8")
         ):
-            super().text(w, ref, var, scope)
+            super().text(w, ref, var, scope)  # nullable: None, else back here
             return
         text = "True" if ref.kind == "str" else "False"
         limit = -1 if ref.max_length is None else ref.max_length
-        w.line(f"put_text(out, {var}, {text}, {limit})")
+        if length is not None:
+            w.line(f"put_text(out, {var}, {text}, {limit}, {length})")
+            return
+        big = struct_format(ref.size, self.spec.endian)[0] == ">"
+        w.line(f"put_fixed_text(out, {var}, {text}, {limit}, {prim.size}, {big}, {prim.signed})")
 
     def record(self, w: LineWriter, ref: TypeRef, var: str, scope, written) -> None:
         if ref.name not in written:
@@ -333,10 +344,11 @@ class CompiledWriters(BuildEmitter):
             "from cpython.bytes cimport PyBytes_FromStringAndSize",
             "from runtime._compiled.out cimport Out, put_uvarint",
             "from runtime._compiled.chunk_writers cimport (",
-            "    member_i64_of, member_of, member_u64_of, out_append, out_extend, out_insert, out_patch,",
-            "    out_replace_tail, out_rotate, out_slice, out_truncate, put_delta_uvarint_chunk, put_delta_varint_chunk,",
-            "    put_fixed_int, put_nullable_bytes_chunk, put_reversed_uvarint, put_string_chunk,",
-            "    put_text, put_uvarint_chunk, put_varint_chunk, put_zigzag,",
+            "    LENGTH_UVARINT, LENGTH_ZIGZAG, member_i64_of, member_of, member_u64_of, out_append,",
+            "    out_extend, out_insert, out_patch, out_replace_tail, out_rotate, out_slice, out_truncate,",
+            "    put_delta_uvarint_chunk, put_delta_varint_chunk, put_fixed_int, put_fixed_text,",
+            "    put_nullable_bytes_chunk, put_reversed_uvarint, put_string_chunk, put_text,",
+            "    put_uvarint_chunk, put_varint_chunk, put_zigzag,",
             ")",
             "import runtime.core.fast as rt_fast",
             *sorted(
