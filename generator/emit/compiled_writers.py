@@ -15,7 +15,8 @@ fields, switches, choices, ``process:``, text that is not UTF-8 or not after a v
 fixed-width length), with what it does to the bytearray ``out`` (``out += x``, ``out[a:b]``, ``del out[a:]``)
 done on the C buffer (:func:`translated`). A record's fields are read as attributes when
 the model is of its own class (``Model.__getitem__`` in Python was most of a build); an
-id-keyed message inside one is written by its Python fast writer.
+id-keyed message (``layout: serializable``) by :mod:`generator.emit.compiled_messages`, or,
+where that declines it (text other than UTF-8), by its Python fast writer.
 ``write_<record>(model, out)`` appends the bytes to the
 bytearray ``out``, as the fast writer does, for the records a caller writes on their own;
 ``bind_writers`` hands them to the generated module (``COMPILED_WRITERS``), which uses
@@ -24,7 +25,7 @@ them where it used the fast writers.
 A C writer takes only values it is sure to write as the Python one does and raises on the
 rest, so a compiled writer writes the fast writer's bytes or raises, and the caller builds
 with construct (``runtime.core.codec.build_fast``): every ``EncodeError`` stays
-construct's. A record without a Python fast writer, an id-keyed message, a record read
+construct's. A record without a Python fast writer, a record read
 as ``sizeof`` before it is written, or one using a runtime primitive (:class:`Unsupported`)
 has no compiled writer.
 """
@@ -34,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from generator.emit.compiled_messages import CompiledMessages
 from generator.emit.fastbuild import BuildEmitter, Unsupported
 from generator.emit.pysource import LineWriter, struct_format
 from generator.spec.byte_order import DATA_ORDER
@@ -96,6 +98,7 @@ IMPORTS = {
     "rt_process.": "import runtime.core.process as rt_process",
     "rt_sequences.": "import runtime.core.sequences as rt_sequences",
     "rt.": "import runtime.core.record as rt",
+    "rt_serializable.": "import runtime.formats.serializable as rt_serializable",
 }
 """The runtime modules the writers' Python (as the fast writers have it) may name."""
 
@@ -128,7 +131,7 @@ def translated(line: str) -> str:
     return indent + body
 
 
-class CompiledWriters(BuildEmitter):
+class CompiledWriters(CompiledMessages, BuildEmitter):
     """The compiled writers of one spec (see the module docstring)."""
 
     def __init__(self, spec, lowering=None):
@@ -139,13 +142,11 @@ class CompiledWriters(BuildEmitter):
         self.record_classes: set[str] = set()
         """The model classes a choice's writer tells apart (``type(value) is Cls``)."""
         self.python_writers: set[str] = set()
-        """The records written by their Python fast writer (an id-keyed message's)."""
+        """The records written by their Python fast writer (an id-keyed message the compiled
+        one declines)."""
         self.fast = set(BuildEmitter(spec, lowering).supported)
         """The records with a Python fast writer."""
         super().__init__(spec, lowering)
-
-    def message_function(self, record: Record) -> str:
-        raise Unsupported("an id-keyed message (runtime.formats.protobuf writes it)")
 
     def record_function(self, record: Record, written: dict) -> str:
         if record.byte_order == "data":
@@ -292,7 +293,7 @@ class CompiledWriters(BuildEmitter):
         if ref.name not in written:
             if ref.name not in self.fast or self.needs_parent(ref.name) or ref.size_is_prefix:
                 raise Unsupported(f"record {ref.name} without a compiled writer")
-            self.python_writers.add(ref.name)  # an id-keyed message: its fast writer's bytes
+            self.python_writers.add(ref.name)  # a message declined: its fast writer's bytes
             start = self.sized_start(w, ref)
             sub = w.fresh("sub")
             w.line(f"{sub} = bytearray()")
@@ -342,13 +343,16 @@ class CompiledWriters(BuildEmitter):
             "cimport cython",
             "from libc.stdlib cimport free",
             "from cpython.bytes cimport PyBytes_FromStringAndSize",
-            "from runtime._compiled.out cimport Out, put_uvarint",
+            "from runtime._compiled.out cimport Out, put_byte, put_uvarint",
             "from runtime._compiled.chunk_writers cimport (",
             "    LENGTH_UVARINT, LENGTH_ZIGZAG, member_i64_of, member_of, member_u64_of, out_append,",
             "    out_extend, out_insert, out_patch, out_replace_tail, out_rotate, out_slice, out_truncate,",
             "    put_delta_uvarint_chunk, put_delta_varint_chunk, put_fixed_int, put_fixed_text,",
             "    put_nullable_bytes_chunk, put_reversed_uvarint, put_string_chunk, put_text,",
             "    put_uvarint_chunk, put_varint_chunk, put_zigzag,",
+            ")",
+            "from runtime._compiled.msb_writers cimport (",
+            "    put_msb_svar, put_msb_text, put_msb_uint8s, put_msb_uvar,",
             ")",
             "import runtime.core.fast as rt_fast",
             *sorted(
