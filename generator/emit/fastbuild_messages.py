@@ -213,7 +213,9 @@ class MessageWriters:
 
     def _uint8s(self, w: LineWriter, step: Repeat) -> None:
         """A fixed count of uint8s, iterated as construct does: bytes() takes ints 0..255
-        as construct does (but bools, which construct refuses); each from a table."""
+        as construct does (but bools, which construct refuses); each from a table. A list
+        or tuple only, as construct takes them (``runtime.core.codec.list_from_json``)."""
+        self._list_only(w, step.var)
         w.line(f"if len({step.var}) != {step.count}:")
         w.line('    raise ValueError("count")')
         items = w.fresh("items")
@@ -222,6 +224,12 @@ class MessageWriters:
         w.line('    raise TypeError("bool")')
         w.line(f"body += b''.join(map(_MSB_U8, bytes({items})))")
         self.constant("_MSB_U8", "rt_fast.MSB_U8.__getitem__")
+
+    @staticmethod
+    def _list_only(w: LineWriter, var: str) -> None:
+        """Bytes, a range or a str iterate as items too: construct refuses them."""
+        w.line(f"if not isinstance({var}, (list, tuple)):")
+        w.line('    raise TypeError("a list")')
 
     @staticmethod
     def _msb(w: LineWriter, var: str, bits: int, signed: bool, length: bool = False) -> None:
