@@ -1,6 +1,6 @@
 """The compiled tier's writers (generator/emit/compiled_writers.py) against the Python fast
 writers they are rendered from: every fast writer of the shipped formats has a compiled one
-(the id-keyed messages aside), and a compiled writer writes the fast writer's bytes or
+(BSON's records measured before they are written aside), and a compiled writer writes the fast writer's bytes or
 raises, on every shipped sample, on generated models and on samples with one attribute
 set to a wrong value; ``build`` then says what construct says. In the pure-Python tier only
 the renderer's coverage is checked (no compiled module is loaded)."""
@@ -22,9 +22,7 @@ from tests.test_build_errors_sweep import WRONG, _attributes
 from tests.test_fastbuild import modules, sample_cases, strategy_cases
 
 ROOT = Path(__file__).resolve().parent.parent
-WITHOUT = {
-    "mysql_serialization": {"gtid_tagged_body": "an id-keyed message"},
-}
+WITHOUT: dict[str, dict[str, str]] = {}
 """Format -> records with a fast writer and no compiled one, and why."""
 MAX_ATTRIBUTES = 40
 """Attributes set to a wrong value per sample and record."""
@@ -145,3 +143,34 @@ def test_a_record_nothing_reads_returns_the_shared_empty_parent():
     parent = msgpack._write_positive_fixint({"value": 5}, out)
     assert out == b"\x05"
     assert parent is rt_fast.EMPTY_PARENT and parent == rt_fast.Parent()
+
+
+UNSIGNED_EDGES = (0, 127, 128, 2**14 - 1, 2**14, 2**56 - 1, 2**56, 2**64 - 1, 2**64, -1)
+SIGNED_EDGES = (0, -1, 63, -64, 64, -65, 2**62, -(2**63), 2**63 - 1, 2**63, True)
+
+
+@pytest.mark.parametrize(
+    ("attribute", "values"),
+    [
+        ("gtid_flags", (*UNSIGNED_EDGES, 255, 256)),
+        ("gno", SIGNED_EDGES),
+        ("transaction_length", UNSIGNED_EDGES),
+        ("immediate_server_version", (2**32 - 1, 2**32)),
+        ("original_commit_timestamp", UNSIGNED_EDGES),
+        ("tag", ("", "é" * 16, "x" * 33, "\ud800", b"x")),
+        ("uuid", ([255] * 16, [0] * 15, [256] * 16, [True] * 16, bytes(16), (1,) * 16)),
+    ],
+)
+def test_a_mysql_message_at_its_varints_edges(attribute, values):
+    """The compiled writer of MySQL's id-keyed body (generator/emit/compiled_messages.py)
+    writes the Python fast writer's msb-count varints of every length, or raises."""
+    module = _compiled("mysql_serialization")
+    data = min((ROOT / "samples" / "mysql_serialization").glob("*.bin")).read_bytes()
+    for value in values:
+        model = module.parse_construct(data).body
+        setattr(model, attribute, value)
+        fast, compiled = _same_or_raises(module, model, "gtid_tagged_body")
+        assert compiled is not None or fast is None, value  # what it writes, C writes
+        assert _built(module.build, model, "gtid_tagged_body") == _built(
+            module.build_construct, model, "gtid_tagged_body"
+        )

@@ -11,11 +11,12 @@ of ``generator.spec.types``) instead of ``struct``, ``runtime.core.leb128`` and 
 runtime's ``pack``. What a writer computes between them (a ``value:`` expression such as
 computed size tables, a condition, the ``rt_fast.Parent`` it returns) is the fast
 writer's Python, compiled; so is what the C writers do not cover (tags, checksums, bit
-fields, switches, choices, ``process:``, text other than UTF-8 after a uvarint length),
-with what it does to the bytearray ``out`` (``out += x``, ``out[a:b]``, ``del out[a:]``)
+fields, switches, choices, ``process:``, text that is not UTF-8 or not after a varint or
+fixed-width length), with what it does to the bytearray ``out`` (``out += x``, ``out[a:b]``, ``del out[a:]``)
 done on the C buffer (:func:`translated`). A record's fields are read as attributes when
 the model is of its own class (``Model.__getitem__`` in Python was most of a build); an
-id-keyed message inside one is written by its Python fast writer.
+id-keyed message (``layout: serializable``) by :mod:`generator.emit.compiled_messages`, or,
+where that declines it (text other than UTF-8), by its Python fast writer.
 ``write_record_<record>(model, out)`` appends the bytes to the
 bytearray ``out``, as the fast writer does, for the records a caller writes on their own;
 ``bind_writers`` hands them to the generated module (``COMPILED_WRITERS``), which uses
@@ -25,8 +26,8 @@ A C writer takes only values it is sure to write as the Python one does and rais
 rest, so a compiled writer writes the fast writer's bytes or raises, and the caller builds
 with construct (``runtime.core.codec.build_fast``): every ``EncodeError`` stays
 construct's. A size written before the record it measures is reserved and patched, as
-the fast writer does it (``fastbuild_sizes``). A record without a Python fast writer, an
-id-keyed message, a record measured by ``sizeof`` before it is written in any other way
+the fast writer does it (``fastbuild_sizes``). A record without a Python fast writer, a
+record measured by ``sizeof`` before it is written in any other way
 (:meth:`CompiledWriters.measure_ahead`), or one using a runtime primitive
 (:class:`Unsupported`) has no compiled writer.
 """
@@ -36,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from generator.emit.compiled_messages import CompiledMessages
 from generator.emit.cut_writers import BuildWriters, CutRefusal
 from generator.emit.fastbuild import BuildEmitter, Unsupported
 from generator.emit.pysource import LineWriter, struct_format
@@ -49,6 +51,9 @@ _PUT_PRIMS = {
     "reversed_uvarint": "put_reversed_uvarint(out, member_u64_of({var}))",
 }
 """The varint primitives, as C calls (``runtime.core.leb128`` takes an enum's member too)."""
+
+_TEXT_LENGTHS = {"uvarint": "LENGTH_UVARINT", "varint": "LENGTH_ZIGZAG"}
+"""The varint lengths ``put_text`` writes before a text (chunk_writers.pxd)."""
 
 _MEMBER = re.compile(r"(?<![.\w])([A-Z][A-Za-z0-9]*)\.([A-Z][A-Z0-9_]*)\b(?![(\w])")
 """``Enum.MEMBER`` in a rendered line (an upper-case attribute of a class)."""
@@ -103,6 +108,7 @@ IMPORTS = {
     "rt_process.": "import runtime.core.process as rt_process",
     "rt_sequences.": "import runtime.core.sequences as rt_sequences",
     "rt.": "import runtime.core.record as rt",
+    "rt_serializable.": "import runtime.formats.serializable as rt_serializable",
 }
 """The runtime modules the writers' Python (as the fast writers have it) may name."""
 
@@ -135,7 +141,7 @@ def translated(line: str) -> str:
     return indent + body
 
 
-class CompiledWriters(CutRefusal, BuildEmitter):
+class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
     """The compiled writers of one spec (see the module docstring)."""
 
     def __init__(self, spec, lowering=None):
@@ -146,13 +152,11 @@ class CompiledWriters(CutRefusal, BuildEmitter):
         self.record_classes: set[str] = set()
         """The model classes a choice's writer tells apart (``type(value) is Cls``)."""
         self.python_writers: set[str] = set()
-        """The records written by their Python fast writer (an id-keyed message's)."""
+        """The records written by their Python fast writer (an id-keyed message the compiled
+        one declines)."""
         self.fast = set(BuildWriters(spec, lowering).supported)
         """The records with a Python fast writer."""
         super().__init__(spec, lowering)
-
-    def message_function(self, record: Record) -> str:
-        raise Unsupported("an id-keyed message (runtime.formats.protobuf writes it)")
 
     def record_function(self, record: Record, written: dict) -> str:
         if record.byte_order == "data":
@@ -309,23 +313,31 @@ class CompiledWriters(CutRefusal, BuildEmitter):
         w.line(f"out.size = {end}")
 
     def text(self, w: LineWriter, ref: TypeRef, var: str, scope) -> None:
+        """A length-prefixed text or bytes (``str`` UTF-8) after a uvarint, ZigZag or
+        fixed-width integer length by one C call; a nullable one's None as the fast writer
+        has it (the length -1, a C call too); the rest as the fast writer has it."""
         plain = not ref.nullable and ref.terminator is None and ref.size_is_prefix
-        if (
-            not plain
-            or ref.size != "uvarint"
-            or (ref.kind == "str" and ref.encoding not in ("utf8", "utf-8"))
+        length = _TEXT_LENGTHS.get(ref.size) if plain else None
+        prim = PRIMITIVES.get(ref.size) if plain else None
+        fixed = prim is not None and prim.kind == "int" and prim.size in (1, 2, 4, 8)
+        if (length is None and not fixed) or (
+            ref.kind == "str" and ref.encoding not in ("utf8", "utf-8")
         ):
-            super().text(w, ref, var, scope)
+            super().text(w, ref, var, scope)  # nullable: None, else back here
             return
         text = "True" if ref.kind == "str" else "False"
         limit = -1 if ref.max_length is None else ref.max_length
-        w.line(f"put_text(out, {var}, {text}, {limit})")
+        if length is not None:
+            w.line(f"put_text(out, {var}, {text}, {limit}, {length})")
+            return
+        big = struct_format(ref.size, self.spec.endian)[0] == ">"
+        w.line(f"put_fixed_text(out, {var}, {text}, {limit}, {prim.size}, {big}, {prim.signed})")
 
     def record(self, w: LineWriter, ref: TypeRef, var: str, scope, written) -> None:
         if ref.name not in written:
             if ref.name not in self.fast or self.needs_parent(ref.name) or ref.size_is_prefix:
                 raise Unsupported(f"record {ref.name} without a compiled writer")
-            self.python_writers.add(ref.name)  # an id-keyed message: its fast writer's bytes
+            self.python_writers.add(ref.name)  # a message declined: its fast writer's bytes
             start = self.sized_start(w, ref)
             sub = w.fresh("sub")
             w.line(f"{sub} = bytearray()")
@@ -375,12 +387,16 @@ class CompiledWriters(CutRefusal, BuildEmitter):
             "cimport cython",
             "from libc.stdlib cimport free",
             "from cpython.bytes cimport PyBytes_FromStringAndSize",
-            "from runtime._compiled.out cimport Out, put_uvarint",
+            "from runtime._compiled.out cimport Out, put_byte, put_uvarint",
             "from runtime._compiled.chunk_writers cimport (",
-            "    member_i64_of, member_of, member_u64_of, out_append, out_extend, out_insert, out_patch,",
-            "    out_replace_tail, out_rotate, out_slice, out_truncate, put_delta_uvarint_chunk, put_delta_varint_chunk,",
-            "    put_fixed_int, put_nullable_bytes_chunk, put_reversed_uvarint, put_string_chunk,",
-            "    put_text, put_uvarint_chunk, put_varint_chunk, put_zigzag,",
+            "    LENGTH_UVARINT, LENGTH_ZIGZAG, member_i64_of, member_of, member_u64_of, out_append,",
+            "    out_extend, out_insert, out_patch, out_replace_tail, out_rotate, out_slice, out_truncate,",
+            "    put_delta_uvarint_chunk, put_delta_varint_chunk, put_fixed_int, put_fixed_text,",
+            "    put_nullable_bytes_chunk, put_reversed_uvarint, put_string_chunk, put_text,",
+            "    put_uvarint_chunk, put_varint_chunk, put_zigzag,",
+            ")",
+            "from runtime._compiled.msb_writers cimport (",
+            "    put_msb_svar, put_msb_text, put_msb_uint8s, put_msb_uvar,",
             ")",
             *(_RECURSION_GUARD if "Py_EnterRecursiveCall(" in text else ()),
             "import runtime.core.fast as rt_fast",

@@ -69,7 +69,7 @@ class MessageWriters:
         )
         # the model class's slots read as attributes; another mapping through a namespace
         w.line(f"m = model if model.__class__ is {build.class_name} else rt_fast.Parent(**model)")
-        w.line("body = bytearray()")
+        self._open_body(w)
         w.line("lnifid = 0  # one more than the last non-ignorable field written")
         written: set[str] = set()
         header = rest = None
@@ -99,18 +99,43 @@ class MessageWriters:
         last_written = "last_written" if keyed and self._last_is_optional(keyed) else known - 1
         w.line(f'unknown = getattr(m, "{names[rest.var]}", None)')
         w.line("if unknown is not None:  # a newer writer's fields, back after the known ones")
-        w.line(f"    body += rt_serializable.unknown_bytes(unknown, {last_written}, {known})")
+        with w.indent():
+            self._body_extend(w, f"rt_serializable.unknown_bytes(unknown, {last_written}, {known})")
         w.line(f'given = getattr(m, "{names[header.declared]}", None)')
-        w.line("size = len(body) + 3  # version, size and lnifid one byte each")
+        w.line(f"size = {self._body_length()} + 3  # version, size and lnifid one byte each")
         one_byte = "size < 128" + (" and lnifid < 128" if header.fields >= 128 else "")
-        w.line(f"if {one_byte} and (given.__class__ is not int or given == size):")
+        self._head(w, f"{one_byte} and (given.__class__ is not int or given == size)")
+        w.line("return model")
+        return f"def _write_{record.name}(model, out):\n" + "\n".join(w.lines)
+
+    # -- where the body goes: a bytearray ``body``, then the head and it appended to ``out``
+    # (generator.emit.compiled_messages puts them in the compiled writers' C buffer)
+
+    @staticmethod
+    def _open_body(w: LineWriter) -> None:
+        w.line("body = bytearray()")
+
+    @staticmethod
+    def _body_byte(w: LineWriter, value: str, comment: str = "") -> None:
+        w.line(f"body.append({value}){comment}")
+
+    @staticmethod
+    def _body_extend(w: LineWriter, data: str, comment: str = "") -> None:
+        w.line(f"body += {data}{comment}")
+
+    @staticmethod
+    def _body_length() -> str:
+        return "len(body)"
+
+    @staticmethod
+    def _head(w: LineWriter, one_byte: str) -> None:
+        """The message's head (its one-byte form where ``one_byte`` holds), then its body."""
+        w.line(f"if {one_byte}:")
         w.line("    out += bytes((0x02, size << 1, lnifid << 1))")
         w.line("else:")
         w.line("    out.append(0x02)  # format version 1")
         w.line("    out += rt_serializable.message_head(1, len(body), lnifid, given)")
         w.line("out += body")
-        w.line("return model")
-        return f"def _write_{record.name}(model, out):\n" + "\n".join(w.lines)
 
     @staticmethod
     def _last_is_optional(keyed: list[FieldSteps]) -> bool:
@@ -156,9 +181,9 @@ class MessageWriters:
 
     def _field_bytes(self, w: LineWriter, step: KeyedField, key: str | None) -> None:
         if key is not None:
-            w.line(f"body.append({key})  # field id {step.id}")
+            self._body_byte(w, key, f"  # field id {step.id}")
         else:
-            w.line(f"body += rt_fast.msb_uvar_bytes({step.id}, 64)  # field id")
+            self._body_extend(w, f"rt_fast.msb_uvar_bytes({step.id}, 64)", "  # field id")
         self._values(w, step.steps)
 
     def _values(self, w: LineWriter, steps) -> None:
@@ -173,18 +198,11 @@ class MessageWriters:
                 self._text(w, step)
                 pending = None
             elif isinstance(step, Repeat) and step.until == "count" and step.steps:
+                if step.steps == (MsbNumber(step.item, 8, step.end),):
+                    self._uint8s(w, step)
+                    continue
                 w.line(f"if len({step.var}) != {step.count}:")
                 w.line('    raise ValueError("count")')
-                if step.steps == (MsbNumber(step.item, 8, step.end),):
-                    # uint8s, iterated as construct does: bytes() takes ints 0..255 as
-                    # construct does (but bools, which construct refuses); each from a table
-                    items = w.fresh("items")
-                    w.line(f"{items} = list({step.var})")
-                    w.line(f"if bool in map(type, {items}):")
-                    w.line('    raise TypeError("bool")')
-                    w.line(f"body += b''.join(map(_MSB_U8, bytes({items})))")
-                    self.constant("_MSB_U8", "rt_fast.MSB_U8.__getitem__")
-                    continue
                 w.line(f"for {step.item} in {step.var}:")
                 with w.indent():
                     self._values(w, step.steps)
@@ -192,6 +210,26 @@ class MessageWriters:
                 raise MessageUnsupported(f"a {type(step).__name__} step in a value")
         if pending is not None:
             raise MessageUnsupported("a length without its text")
+
+    def _uint8s(self, w: LineWriter, step: Repeat) -> None:
+        """A fixed count of uint8s, iterated as construct does: bytes() takes ints 0..255
+        as construct does (but bools, which construct refuses); each from a table. A list
+        or tuple only, as construct takes them (``runtime.core.codec.list_from_json``)."""
+        self._list_only(w, step.var)
+        w.line(f"if len({step.var}) != {step.count}:")
+        w.line('    raise ValueError("count")')
+        items = w.fresh("items")
+        w.line(f"{items} = list({step.var})")
+        w.line(f"if bool in map(type, {items}):")
+        w.line('    raise TypeError("bool")')
+        w.line(f"body += b''.join(map(_MSB_U8, bytes({items})))")
+        self.constant("_MSB_U8", "rt_fast.MSB_U8.__getitem__")
+
+    @staticmethod
+    def _list_only(w: LineWriter, var: str) -> None:
+        """Bytes, a range or a str iterate as items too: construct refuses them."""
+        w.line(f"if not isinstance({var}, (list, tuple)):")
+        w.line('    raise TypeError("a list")')
 
     @staticmethod
     def _msb(w: LineWriter, var: str, bits: int, signed: bool, length: bool = False) -> None:

@@ -1,8 +1,9 @@
 # cython: language_level=3
 """What the rendered compiled writers (generator/emit/compiled_writers.py) put into an
-``out.pxd`` buffer: varints, fixed bytes, length-prefixed text, and the chunks and regions
-of ``generator.spec.types`` (``CHUNK_TYPES``, ``REGION_TYPES``): the bytes the Python fast
-writers (``runtime.formats.craft_chunks``' ``pack``, ``runtime.core.leb128``) append.
+``out.pxd`` buffer: varints, fixed bytes, text and bytes after a uvarint, ZigZag or
+fixed-width length, and the chunks and regions of ``generator.spec.types``
+(``CHUNK_TYPES``, ``REGION_TYPES``): the bytes the Python fast writers
+(``runtime.formats.craft_chunks``' ``pack``, ``runtime.core.leb128``, ``struct``) append.
 
 Each takes only what it is sure to write as they do (``int`` elements in range, ``bytes``
 or text that is strict UTF-8, ``list`` chunks of the expected count) and raises on anything
@@ -65,31 +66,40 @@ cdef inline int put_zigzag(Out* o, int64_t v) except -1:
     return put_uvarint(o, zigzag(v))
 
 
-cdef inline int put_fixed_int(Out* o, object v, int size, bint big, bint signed) except -1:
-    """An integer (an enum's member too) of ``size`` bytes, as ``struct`` packs it.
-
-    >>> # put_fixed_int(&out, 0x0102, 2, True, False) puts 01 02
-    """
-    cdef uint64_t u
-    cdef int64_t s
-    cdef int k, bits = 8 * size
-    if type(v) is not int and (not isinstance(v, int) or isinstance(v, bool)):
-        raise TypeError("not an int")
-    if signed:
-        s = <int64_t>v
-        if bits < 64 and not -(<int64_t>1 << (bits - 1)) <= s < (<int64_t>1 << (bits - 1)):
-            raise OverflowError("out of range")
-        u = <uint64_t>s
-    else:
-        u = <uint64_t>v
-        if bits < 64 and u >> bits:
-            raise OverflowError("out of range")
+cdef inline int put_fixed_bits(Out* o, uint64_t u, int size, bint big) except -1:
+    """The low ``size`` bytes of ``u``, most significant first where ``big``."""
+    cdef int k
     if o.cap - o.size < size:
         grow(o, size)
     for k in range(size):
         o.data[o.size + k] = <unsigned char>(u >> (8 * (size - 1 - k if big else k)))
     o.size += size
     return 0
+
+
+cdef inline uint64_t fixed_bits_of(int64_t s, uint64_t u, int size, bint signed) except? 0xFFFFFFFFFFFFFFFF:
+    """The bits of ``s`` (where ``signed``) or ``u`` in ``size`` bytes, as ``struct`` packs
+    them; an OverflowError where it takes no such value."""
+    cdef int bits = 8 * size
+    if signed:
+        if bits < 64 and not -(<int64_t>1 << (bits - 1)) <= s < (<int64_t>1 << (bits - 1)):
+            raise OverflowError("out of range")
+        return <uint64_t>s
+    if bits < 64 and u >> bits:
+        raise OverflowError("out of range")
+    return u
+
+
+cdef inline int put_fixed_int(Out* o, object v, int size, bint big, bint signed) except -1:
+    """An integer (an enum's member too) of ``size`` bytes, as ``struct`` packs it.
+
+    >>> # put_fixed_int(&out, 0x0102, 2, True, False) puts 01 02
+    """
+    if type(v) is not int and (not isinstance(v, int) or isinstance(v, bool)):
+        raise TypeError("not an int")
+    if signed:
+        return put_fixed_bits(o, fixed_bits_of(<int64_t>v, 0, size, True), size, big)
+    return put_fixed_bits(o, fixed_bits_of(0, <uint64_t>v, size, False), size, big)
 
 
 cdef inline int put_reversed_uvarint(Out* o, uint64_t u) except -1:
@@ -118,18 +128,59 @@ cdef inline const char* payload(object v, bint text, Py_ssize_t* size) except NU
     raise TypeError("not bytes")
 
 
-cdef inline int put_text(Out* o, object v, bint text, Py_ssize_t max_length) except -1:
-    """A uvarint length and the bytes of ``v``: a ``str`` where ``text``, else ``bytes``
-    (the Python writers refuse bytes in a text field, where a chunk of text takes them);
-    ``max_length`` -1: any."""
-    cdef Py_ssize_t size
-    if text and type(v) is not str:
-        raise TypeError("not text")
-    cdef const char* data = payload(v, text, &size)
-    if max_length >= 0 and size > max_length:
+cdef enum:
+    LENGTH_UVARINT = 0  # the length forms of put_text
+    LENGTH_ZIGZAG = 1
+
+
+cdef inline const char* text_of(object v, bint text, Py_ssize_t max_length,
+                                Py_ssize_t* size) except NULL:
+    """The bytes a length-prefixed text or bytes field writes, as the Python writers take
+    them: a ``str``'s strict UTF-8 where ``text`` (bytes refused), else ``bytes`` or a
+    ``bytearray``; at most ``max_length`` of them (-1: any). Their subclasses raise too
+    (construct then builds them)."""
+    cdef const char* data
+    if text:
+        if type(v) is not str:
+            raise TypeError("not text")
+        data = PyUnicode_AsUTF8AndSize(v, size)
+    elif type(v) is bytes:
+        size[0] = PyBytes_GET_SIZE(v)
+        data = PyBytes_AS_STRING(v)
+    elif type(v) is bytearray:
+        size[0] = PyByteArray_GET_SIZE(v)
+        data = PyByteArray_AS_STRING(v)
+    else:
+        raise TypeError("not bytes")
+    if max_length >= 0 and size[0] > max_length:
         raise ValueError("max_length")
-    put_uvarint(o, <uint64_t>size)
+    return data
+
+
+cdef inline int put_text(Out* o, object v, bint text, Py_ssize_t max_length,
+                         int length) except -1:
+    """A varint length (``LENGTH_UVARINT``, or ``LENGTH_ZIGZAG``: Avro's and Kafka's) and
+    the bytes of ``v`` (:func:`text_of`).
+
+    >>> # put_text(&out, "hé", True, -1, LENGTH_ZIGZAG) puts 06 68 c3 a9
+    """
+    cdef Py_ssize_t size
+    cdef const char* data = text_of(v, text, max_length, &size)
+    put_uvarint(o, zigzag(size) if length == LENGTH_ZIGZAG else <uint64_t>size)
     return put(o, <const unsigned char*>data, size)
+
+
+cdef inline int put_fixed_text(Out* o, object v, bint text, Py_ssize_t max_length, int size,
+                               bint big, bint signed) except -1:
+    """A length of ``size`` bytes (an OverflowError where it does not fit, as ``struct``'s
+    error) and the bytes of ``v`` (:func:`text_of`).
+
+    >>> # put_fixed_text(&out, b"ab", False, -1, 2, True, False) puts 00 02 61 62
+    """
+    cdef Py_ssize_t n
+    cdef const char* data = text_of(v, text, max_length, &n)
+    put_fixed_bits(o, fixed_bits_of(n, <uint64_t>n, size, signed), size, big)
+    return put(o, <const unsigned char*>data, n)
 
 
 cdef inline Py_ssize_t counted(object values, object n) except -1:
