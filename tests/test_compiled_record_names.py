@@ -72,9 +72,10 @@ def test_the_compiled_arrow_writer_of_a_record_named_as_a_helper(built, record):
     assert [got.field(k) for k in range(len(fields))] == want
 
 
-PER_RECORD = ("_arrow_", "_cwrite_", "write_record_", "_python_write_")
+PER_RECORD = ("_arrow_", "_cwrite_", "_cbody_", "write_record_", "_python_write_")
 """The prefixes of the compiled Arrow writers' and writers' names of one record
-(``_arrow_<record>``, ...). The readers' (``read_``, ``_read_``) are not free yet: a mapped
+(``_arrow_<record>``, ...; ``_cbody_<record>``: a recursive record's writer, which
+``_cwrite_<record>`` calls within Python's recursion limit). The readers' (``read_``, ``_read_``) are not free yet: a mapped
 spec cimports ``unmapped.pxd``'s ``read_field``, and a group's reader is
 ``_read_<record>_<group>``."""
 

@@ -37,6 +37,7 @@ def test_limits_made_from_the_same_ints_are_made_once_and_others_every_time():
 
 @pytest.mark.parametrize("bad", ["x", "8", 2.0, None, [8]])
 def test_a_limit_keyword_that_is_no_whole_number_is_an_option_error(bad):
+    Limits.from_kwargs({"max_depth": 2}, DEFAULT)  # 2.0 == 2: the int's limits are not its
     with pytest.raises(OptionError, match=r"limit max_depth must be a whole number"):
         Limits.from_kwargs({"max_depth": bad}, DEFAULT)
 

@@ -188,15 +188,15 @@ class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
         guard = "\n".join(
             [
                 f"cdef object _cwrite_{record.name}({params}):",
-                f'    """``_cwrite_{record.name}_nested`` within Python\'s recursion limit."""',
+                f'    """``_cbody_{record.name}`` within Python\'s recursion limit."""',
                 f'    Py_EnterRecursiveCall(" writing {record.name}")',
                 "    try:",
-                f"        return _cwrite_{record.name}_nested({args})",
+                f"        return _cbody_{record.name}({args})",
                 "    finally:",
                 "        Py_LeaveRecursiveCall()",
             ]
         )
-        return f"{guard}\n\n\n{checked}cdef object _cwrite_{record.name}_nested({params}):\n{body}"
+        return f"{guard}\n\n\n{checked}cdef object _cbody_{record.name}({params}):\n{body}"
 
     def constant(self, name: str, value: str) -> str:
         return super().constant(f"_w{name}", value)  # not to meet the readers' names

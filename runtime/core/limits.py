@@ -43,15 +43,12 @@ class Limits:
         5
         """
         key = (cls, base, *kwargs.items())
-        try:
-            return _MADE[key]
-        except KeyError:
-            pass
-        except TypeError:  # an unhashable value: refused below, or made every time
+        if all(type(value) is int for value in kwargs.values()):
+            made = _MADE.get(key)
+            if made is not None:
+                return made
+        else:  # True == 1.0 == 1 would find one another's entry (an unhashable one none)
             key = None
-        for value in kwargs.values():
-            if type(value) is not int:  # True == 1.0 == 1 would share an entry: ints only
-                key = None
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = set(kwargs) - names
         if unknown:
