@@ -58,7 +58,6 @@ class CompiledMessages(MessageWriters):
         )
 
     def _uint8s(self, w: LineWriter, step: Repeat) -> None:
-        self._list_only(w, step.var)
         w.line(f"put_msb_uint8s(out, {step.var}, {step.count})")
 
     @staticmethod

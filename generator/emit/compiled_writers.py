@@ -45,6 +45,14 @@ from generator.spec.byte_order import DATA_ORDER
 from generator.spec.model import Field, Record, TypeRef, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
 
+_MSB_WRITERS = (
+    "from runtime._compiled.msb_writers cimport (",
+    "    put_msb_svar, put_msb_text, put_msb_uint8s, put_msb_uvar,",
+    ")",
+)
+"""What a module with a mysql::serialization message writer cimports (the others need not
+be rebuilt when it changes)."""
+
 _PUT_PRIMS = {
     "uvarint": "put_uvarint(out, member_u64_of({var}))",
     "varint": "put_zigzag(out, member_i64_of({var}))",
@@ -395,9 +403,7 @@ class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
             "    put_nullable_bytes_chunk, put_reversed_uvarint, put_string_chunk, put_text,",
             "    put_uvarint_chunk, put_varint_chunk, put_zigzag,",
             ")",
-            "from runtime._compiled.msb_writers cimport (",
-            "    put_msb_svar, put_msb_text, put_msb_uint8s, put_msb_uvar,",
-            ")",
+            *(_MSB_WRITERS if "put_msb_" in text else ()),
             *(_RECURSION_GUARD if "Py_EnterRecursiveCall(" in text else ()),
             "import runtime.core.fast as rt_fast",
             *sorted(

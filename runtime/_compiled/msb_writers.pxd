@@ -74,9 +74,10 @@ cdef inline int put_msb_text(Out* o, object v, bint text, Py_ssize_t max_length)
 
 cdef inline int put_msb_uint8s(Out* o, object v, Py_ssize_t count) except -1:
     """``count`` uint8s, each an msb-count varint (a UUID's 16): ``int`` 0..255 (the type
-    itself: not a bool) in a list (a parsed model's ``ListContainer`` too), a tuple,
-    ``bytes`` or a ``bytearray``, as the fast writer takes them (``list(v)``); a ValueError
-    where there are not ``count`` of them, a TypeError for another container.
+    itself: not a bool) in a list (a parsed model's ``ListContainer`` too) or a tuple, as
+    the fast writer takes them; a ValueError where there are not ``count`` of them, a
+    TypeError for another container (bytes, a range or a str iterate as ints too, and
+    construct refuses them).
 
     >>> # put_msb_uint8s(&out, [1, 200], 2) puts 02 21 03
     """
@@ -85,7 +86,7 @@ cdef inline int put_msb_uint8s(Out* o, object v, Py_ssize_t count) except -1:
     cdef list items
     if type(v) is list:
         items = v
-    elif isinstance(v, (list, tuple, bytes, bytearray)):
+    elif isinstance(v, (list, tuple)):
         items = list(v)
     else:
         raise TypeError("not a list of uint8s")
