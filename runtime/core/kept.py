@@ -36,10 +36,10 @@ decides its own), protobuf per record (a changed field is written canonically, t
 records as read).
 
     >>> from runtime.core.leb128 import UVarInt
-    >>> seen = noted()
-    >>> UVarInt().parse(b"\\x81\\x00"), noted() - seen     # 1 in two bytes: noted
+    >>> seen = SEEN.count
+    >>> UVarInt().parse(b"\\x81\\x00"), SEEN.count - seen     # 1 in two bytes: noted
     (1, 1)
-    >>> UVarInt().parse(b"\\x81\\x01"), noted() - seen     # 129, shortest: not
+    >>> UVarInt().parse(b"\\x81\\x01"), SEEN.count - seen     # 129, shortest: not
     (129, 1)
 """
 
@@ -68,11 +68,6 @@ SEEN = _Seen()
 def note() -> None:
     """A reader met a form ``build`` writes otherwise: the message it reads keeps its bytes."""
     SEEN.count += 1
-
-
-def noted() -> int:
-    """How many notes this thread's readers have made so far (compare two readings)."""
-    return SEEN.count
 
 
 def keeping(parse):

@@ -44,7 +44,6 @@ from runtime.core.construct_errors import construct_message, packing_message
 from runtime.core.errors import DecodeError, EncodeError, SiblingError, SpecError
 from runtime.core.expressions import (  # noqa: F401 - generated code calls rt.power, ...
     EXPRESSION_ERRORS,
-    EXPRESSION_MAX_BITS,
     bytes_left,
     expression_error,
     power,
