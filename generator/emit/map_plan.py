@@ -73,11 +73,10 @@ class MakeModel:
 class Groups:
     """The element's groups (``body.each``): each group's ``by`` member once, into the
     model field ``into[member]``; one ``column`` per element of its chunks. ``record``: the
-    groups' record (of class ``group_class``)."""
+    groups' record."""
 
     each: str
     record: str
-    group_class: str
     by: str
     into: tuple[tuple[int, str], ...]
     column: MakeModel
@@ -138,12 +137,9 @@ class MapPlan:
     class_name: str
     field: str
     source: str
-    source_class: str
     each: str
     element_class: str
     hoisted: tuple[tuple[str, tuple[str, str]], ...]
-    field_classes: tuple[tuple[str, str], ...]
-    """The source's record fields -> their model classes."""
     switch: ClassSwitch
     line: int | None
     kept_as: str = ""
@@ -206,9 +202,8 @@ def _plan(spec: Spec, name: str, m: Mapping) -> MapPlan:
         make = MakeModel(cls.module, cls.model, tuple(fields))
         cases.append(ClassCase(cls.member, cls.value, rules, make, groups, cls.line))
     return MapPlan(
-        name, camel(name), record.fields[0].name, m.source, camel(m.source), m.each,
+        name, camel(name), record.fields[0].name, m.source, m.each,
         camel(element.name), tuple(hoisted.items()),
-        tuple((f.name, camel(f.type.name)) for f in source.fields if f.type.kind == "record"),
         ClassSwitch(chunk, tuple(cases)), m.line, _kept_as(record.fields[0]),
     )  # fmt: skip
 
@@ -226,7 +221,7 @@ def _groups(spec: Spec, element, cls) -> Groups:
     column = MakeModel(gr.module, gr.model, tuple(gr.columns.items()))
     ref = gr.ref
     return Groups(
-        gr.each, group.name, camel(group.name), gr.by, tuple(gr.into.items()), column,
+        gr.each, group.name, gr.by, tuple(gr.into.items()), column,
         (gr.names, Lookup(ref.dictionary, ref.null, ref.empty_refused)),
         KindTable(f"{group.name}.{gr.values}", gr.codes, gr.flags, gr.values),
     )  # fmt: skip
