@@ -171,7 +171,6 @@ cdef extern from *:
         PyList_SET_ITEM(items, k, value);
     }
     """
-    object map_text "wirespec_map_text" (const unsigned char* p, Py_ssize_t n, bint* gave_up)
     void map_list_set "wirespec_map_list_set" (list items, Py_ssize_t k, object value)
 
 

@@ -58,7 +58,7 @@ from runtime._compiled.protobuf_values cimport ascii_text, from_fixed, from_vari
 from runtime._compiled.protobuf_write cimport write_message
 
 from runtime._compiled.lazy cimport Builder, Pending, lazy_slots, new_pending
-from runtime._compiled.slots cimport clear_slot, get_slot, new_model, put_slot, slots_of
+from runtime._compiled.slots cimport get_slot, new_model, put_slot
 
 
 cdef extern from "Python.h":

@@ -15,7 +15,7 @@ from cpython.dict cimport PyDict_Next
 from libc.limits cimport LLONG_MAX, LLONG_MIN
 from libc.stdint cimport int32_t, uint32_t
 from libc.stdlib cimport calloc, free
-from libc.string cimport memcmp, memcpy, memmove
+from libc.string cimport memcmp, memmove
 
 from runtime._compiled.float32 cimport float32_narrowed
 from runtime._compiled.lazy cimport Pending

@@ -30,7 +30,7 @@ from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
 from libc.stdlib cimport calloc, free
-from libc.string cimport memcpy, strcmp
+from libc.string cimport memcpy
 
 from runtime._compiled.out cimport Out, put, put_byte, put_uvarint
 from runtime._compiled.slots cimport (
