@@ -560,6 +560,20 @@ class ModuleEmitter(SparkColumns):
                 out.append((camel(name), views))
         return out
 
+    def unknown_holders(self) -> list[tuple[str, str, str]]:
+        """(model class, field, ``holds(value)``) of each record whose layout keeps bytes
+        the spec does not know: the module's ``UNKNOWN_BYTES`` (``runtime.core.unknown_bytes``)."""
+        holders = {
+            "serializable": ("unknown_fields", "rt_serializable.holds_unknown"),
+            "protobuf": ("wire_layout", "rt_protobuf.holds_unknown"),
+        }
+        out = []
+        for name in self.spec.record_order():
+            held = holders.get(self.spec.records[name].layout)
+            if held is not None:
+                out.append((camel(name), *held))
+        return out
+
     # -- JSON form -> model ------------------------------------------------------------
 
     def json_keys(self, record: Record) -> list[str]:

@@ -709,6 +709,22 @@ def table_readers(messages: dict, limits) -> dict:
     return readers
 
 
+def holds_unknown(wire_layout) -> bool:
+    """Whether a message's ``wire_layout`` holds a record kept as it came (a ``bytes``
+    entry: an unknown number, a known one with another wire type, a group, an earlier
+    record read twice): its generated module's ``UNKNOWN_BYTES``
+    (``runtime.core.unknown_bytes``).
+
+    >>> holds_unknown((1, (2, 3), b"\\xa0\\x06\\x01")), holds_unknown((1, (2, b"\\x10\\x81\\x00")))
+    (True, False)
+    >>> holds_unknown(None)
+    False
+    """
+    return wire_layout is not None and any(
+        isinstance(entry, (bytes, bytearray)) for entry in wire_layout
+    )
+
+
 def _kept_record(entry) -> tuple | None:
     """``(its entry, its bytes)`` of a layout entry that keeps a record's bytes as read
     (``(number, bytes)``, or ``(number, count, bytes)`` for a packed record), else None."""
