@@ -82,6 +82,18 @@ def test_a_kept_form_is_not_unknown_bytes():
     assert protobuf.keeps_unknown(twice)
 
 
+def test_protobuf_unknown_fields_inside_a_map_entry():
+    # the walk by name did not see these: the entry is kept whole, as (number, bytes)
+    def attributes(entry: str) -> bytes:  # Order's map<string, string>, number 8
+        return bytes([0x42, len(bytes.fromhex(entry))]) + bytes.fromhex(entry)
+
+    unknown_inside = protobuf.parse(attributes("0a01611201621801"))  # a, b, then 3: 1
+    assert unknown_inside.attributes == {"a": "b"} and unknown_inside.wire_layout[0][0] == 8
+    assert protobuf.keeps_unknown(unknown_inside)
+    value_first = protobuf.parse(attributes("1201620a0161"))  # a kept form, known records only
+    assert value_first.wire_layout[0][0] == 8 and not protobuf.keeps_unknown(value_first)
+
+
 @pytest.mark.parametrize("module", [thrift, parquet], ids=["thrift_compact", "parquet"])
 def test_thrift_unknown_fields(module):
     record = "Address" if module is thrift else "KeyValue"

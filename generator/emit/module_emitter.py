@@ -563,15 +563,13 @@ class ModuleEmitter(SparkColumns):
     def unknown_holders(self) -> list[tuple[str, str, str]]:
         """(model class, field, ``holds(value)``) of each record whose layout keeps bytes
         the spec does not know: the module's ``UNKNOWN_BYTES`` (``runtime.core.unknown_bytes``)."""
-        holders = {
-            "serializable": ("unknown_fields", "rt_serializable.holds_unknown"),
-            "protobuf": ("wire_layout", "rt_protobuf.holds_unknown"),
-        }
         out = []
         for name in self.spec.record_order():
-            held = holders.get(self.spec.records[name].layout)
-            if held is not None:
-                out.append((camel(name), *held))
+            layout = self.spec.records[name].layout
+            if layout == "serializable":
+                out.append((camel(name), "unknown_fields", "rt_serializable.holds_unknown"))
+            elif layout == "protobuf":  # its map entries read by its own table
+                out.append((camel(name), "wire_layout", f"{name}.holds_unknown"))
         return out
 
     # -- JSON form -> model ------------------------------------------------------------
