@@ -6,6 +6,7 @@ a model inside it, says True and a plain one False; run in both tiers."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 from pathlib import Path
 
@@ -45,6 +46,14 @@ def test_formats_whose_spec_keeps_no_unknown_bytes_have_no_holders():
     }
     keeping = {"mysql_serialization", "parquet", "protobuf_wire", "thrift_compact"}
     assert {fmt for fmt, has in holders.items() if has} == keeping
+
+
+def test_the_input_kind_rule_imports_no_format():
+    """The Spark layer asks the module (``detect_kind(..., keeps_unknown=...)``)."""
+    tree = ast.parse((ROOT / "runtime" / "spark" / "input_kind.py").read_text())
+    imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert not [name for name in imported if name.startswith(("runtime.formats", "generated"))]
 
 
 def test_mysql_serializable_unknown_fields():
