@@ -24,6 +24,7 @@ CONTRACT = [
     "spark_schema",
     "to_rows",
     "iter_rows",
+    "keeps_unknown",
 ]
 THRIFT_CONTRACT = [
     "parse",
@@ -33,6 +34,7 @@ THRIFT_CONTRACT = [
     "from_dict",
     "spark_schema",
     "to_rows",
+    "keeps_unknown",
 ]
 MODULES = [f for f in FORMATS if hasattr(importlib.import_module(f"generated.{f}"), "_CONTRACT")]
 
@@ -61,6 +63,7 @@ def test_an_unknown_record_is_refused_by_name_in_every_contract_function(fmt):
         "spark_schema": lambda fn: fn("nope"),
         "to_rows": lambda fn: list(fn(object(), "nope")),
         "iter_rows": lambda fn: list(fn(b"\x00", "nope")),
+        "keeps_unknown": None,
     }
     for name in contract_of(module):
         if calls[name] is None:

@@ -136,8 +136,7 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
         constants += [f"{name} = {cases}" for name, cases in self.codec_cases.items()]
         if self.uses_unzigzag:
             constants.append("_UNZIGZAG = rt_fast.LEB128_ZIGZAG1.__getitem__")
-        if any(not self.spec.records[n].serializable for n in self.supported):
-            constants.append("_NEW = object.__new__")
+        constants.append("_NEW = object.__new__")  # the quick tier makes any model so
         enums = [  # a flags enum: any set of its flags (runtime.core.flags)
             (
                 f"_{e.name.upper()}_BY_VALUE = rt_fast.FlagMembers({e.class_name})"

@@ -560,6 +560,18 @@ class ModuleEmitter(SparkColumns):
                 out.append((camel(name), views))
         return out
 
+    def unknown_holders(self) -> list[tuple[str, str, str]]:
+        """(model class, field, ``holds(value)``) of each record whose layout keeps bytes
+        the spec does not know: the module's ``UNKNOWN_BYTES`` (``runtime.core.unknown_bytes``)."""
+        out = []
+        for name in self.spec.record_order():
+            layout = self.spec.records[name].layout
+            if layout == "serializable":
+                out.append((camel(name), "unknown_fields", "rt_serializable.holds_unknown"))
+            elif layout == "protobuf":  # its map entries read by its own table
+                out.append((camel(name), "wire_layout", f"{name}.holds_unknown"))
+        return out
+
     # -- JSON form -> model ------------------------------------------------------------
 
     def json_keys(self, record: Record) -> list[str]:

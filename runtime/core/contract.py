@@ -34,6 +34,7 @@ import operator
 from runtime.core import codec as rt_codec
 from runtime.core import kept as rt_kept
 from runtime.core import tier
+from runtime.core import unknown_bytes as rt_unknown_bytes
 from runtime.core.errors import WirespecError
 
 
@@ -58,6 +59,18 @@ def row_lists(module, record):
     True
     """
     return module._CONTRACT.row_lists(record)
+
+
+def keeps_unknown_of(unknown_bytes: dict):
+    """``keeps_unknown(model)`` of a generated module whose ``UNKNOWN_BYTES`` is
+    ``unknown_bytes`` (shared by :class:`Contract` and Thrift's contract)."""
+
+    def keeps_unknown(model) -> bool:
+        """Whether a parsed model keeps bytes its spec does not know (unknown fields, records
+        kept as they came), in it or in a model inside it: where, its ``UNKNOWN_BYTES`` says."""
+        return rt_unknown_bytes.keeps_unknown(model, unknown_bytes)
+
+    return keeps_unknown
 
 
 class Contract:
@@ -101,6 +114,7 @@ class Contract:
         kafka_records: tuple = (),
         kafka_columns: tuple = (),
         kept: bool = False,
+        unknown_bytes: dict | None = None,
     ):
         self.namespace = namespace
         self.default_record = default_record
@@ -120,6 +134,7 @@ class Contract:
         self.kafka_message = kafka_message
         self.kafka_records = kafka_records
         self.kafka_columns = kafka_columns
+        self.unknown_bytes = unknown_bytes or {}
         self._row_functions = self.row_functions()
         # kept: a model read from forms build writes otherwise keeps the message's bytes
         parse = python_parse = self._parse(kept)
@@ -139,6 +154,7 @@ class Contract:
             self._spark_schema,
             self._to_rows,
             self._iter_rows,
+            self._keeps_unknown,
         ):
             fn = exported(make(), self.namespace)
             setattr(self, fn.__name__, fn)
@@ -379,6 +395,9 @@ class Contract:
                     yield to_row(item)
 
         return to_rows
+
+    def _keeps_unknown(self):
+        return keeps_unknown_of(self.unknown_bytes)
 
     def _iter_rows(self):
         namespace, defaults, row_iterators = self.namespace, self.limits, self.row_iterators

@@ -158,6 +158,34 @@ class ProtobufMessage(Construct):
             values[name] = {}
         return values
 
+    def holds_unknown(self, wire_layout) -> bool:
+        """Whether a model of this message keeps, in its ``wire_layout``, records its spec does
+        not know: a record kept as it came (a ``bytes`` entry: an unknown number, a known one
+        with another wire type, a group, an earlier record read twice), or a map entry kept as
+        read (``(number, bytes)``) that holds one (upb keeps it as an unknown field of the
+        message). A kept form of a known record (a varint longer than it needs) is not one.
+        The generated module's ``UNKNOWN_BYTES`` (``runtime.core.unknown_bytes``).
+
+            >>> notes = ProtobufMessage(PbField(1, "notes", "map", map_key="string", map_value="string"))
+            >>> notes.holds_unknown((b"\\xa0\\x06\\x01",)), notes.holds_unknown(None)
+            (True, False)
+            >>> notes.holds_unknown(notes.decode(bytes.fromhex("0a061201620a016b"))["wire_layout"])
+            False
+            >>> notes.holds_unknown(notes.decode(bytes.fromhex("0a050a01611801"))["wire_layout"])
+            True
+        """
+        for entry in wire_layout or ():
+            if isinstance(entry, (bytes, bytearray)):
+                return True
+            kept_entry = self.entry_messages.get(entry[0]) if isinstance(entry, tuple) else None
+            if kept_entry is not None:
+                record = entry[-1]
+                _, pos = read_uvarint(record, 0)  # the key, then the entry's length
+                size, pos = read_uvarint(record, pos)
+                if kept_entry.holds_unknown(kept_entry.decode(record[pos : pos + size])[LAYOUT_KEY]):
+                    return True
+        return False
+
     def read_exact(self, buf, pos: int, end: int, limits, depth: int, spans=None):
         """Read the records in ``buf[pos:end]``; returns ``(model, end)``. The reader the
         compiled tier is held to (nested messages are read by it too)."""

@@ -377,6 +377,16 @@ class SerializableMessage(Construct):
         return written > 0
 
 
+def holds_unknown(unknown_fields) -> bool:
+    """Whether a message's ``unknown_fields`` value holds fields a newer writer added (its
+    generated module's ``UNKNOWN_BYTES``, ``runtime.core.unknown_bytes``).
+
+    >>> holds_unknown(b"\\x05\\x01"), holds_unknown(None), holds_unknown(b"")
+    (True, False, False)
+    """
+    return bool(unknown_fields)
+
+
 def message_head(id_len: int, payload: int, lnifid: int, given) -> bytes:
     """The ``serializable_field_size`` and ``last_non_ignorable_field_id`` varints of a
     message of ``payload`` field bytes after an id (or version) of ``id_len`` bytes: the

@@ -133,6 +133,18 @@ class WireLayout:
         return tuple(e for e in self.order if e.__class__ is UnknownField)
 
 
+def holds_unknown(wire_layout: WireLayout | None) -> bool:
+    """Whether a struct's ``wire_layout`` holds an :class:`UnknownField`: its generated
+    module's ``UNKNOWN_BYTES`` (``runtime.core.unknown_bytes``).
+
+    >>> holds_unknown(WireLayout((1, UnknownField(7, 5, b"\\x02")))), holds_unknown(WireLayout((2, 1)))
+    (True, False)
+    >>> holds_unknown(None)
+    False
+    """
+    return wire_layout is not None and bool(wire_layout.unknown)
+
+
 def keep_bytes(layout: WireLayout | None, buf: bytes, start: int, end: int, left) -> WireLayout:
     """``layout`` (None: the order build writes) holding the struct at ``buf[start:end]``
     as its :attr:`WireLayout.wire_form`, charged to the expansion budget ``left``.

@@ -27,7 +27,7 @@ readers read it.
 # no ``from __future__ import annotations``: help() shows the annotations as the module did
 
 from runtime.core import codec as rt_codec
-from runtime.core.contract import exported
+from runtime.core.contract import exported, keeps_unknown_of
 from runtime.core.errors import EncodeError, WirespecError
 from runtime.formats import thrift_compact as rt
 
@@ -38,7 +38,9 @@ class ThriftContract:
     ``records``: record (a struct name or ``message``) -> its construct object;
     ``readers``/``writers``: record -> the Python reader, and model class name -> the writer; ``from_dict``: record -> the model of a JSON form;
     ``to_dict``: model class name -> its JSON form; ``message``: the module's ``Message`` class;
-    ``struct_type``: the compact type of a struct, what a schemaless JSON form decodes as."""
+    ``struct_type``: the compact type of a struct, what a schemaless JSON form decodes as;
+    ``unknown_bytes``: struct class -> {``"wire_layout"``: its test for unknown fields}
+    (``keeps_unknown``, ``runtime.core.unknown_bytes``)."""
 
     def __init__(
         self,
@@ -54,6 +56,7 @@ class ThriftContract:
         from_dict: dict,
         message: type,
         struct_type: int,
+        unknown_bytes: dict | None = None,
     ):
         self.namespace = namespace
         self.format_name = format_name
@@ -66,6 +69,7 @@ class ThriftContract:
         self.from_dict_of = from_dict
         self.message = message
         self.struct_type = struct_type
+        self.unknown_bytes = unknown_bytes or {}
         for make in (
             self._parse,
             self._parse_raw,
@@ -74,6 +78,7 @@ class ThriftContract:
             self._from_dict,
             self._spark_schema,
             self._to_rows,
+            self._keeps_unknown,
         ):
             fn = exported(make(), namespace)
             setattr(self, fn.__name__, fn)
@@ -237,6 +242,9 @@ class ThriftContract:
             return [row(model)]
 
         return rows
+
+    def _keeps_unknown(self):
+        return keeps_unknown_of(self.unknown_bytes)
 
     def _to_rows(self):
         check, row = self.check_record, self.row_of()

@@ -9,8 +9,8 @@ happen to split so. When the frames tile the file exactly (and neither its name,
 * the whole file does not decode as one message: ``delimited`` (a bad frame is then one
   corrupt record, the others still land);
 * it decodes whole, keeping no bytes it does not know (no unknown fields, no unknown
-  records), and some frame does not decode: ``raw``, the only reading in which everything
-  decodes;
+  records: the format's generated module says, ``keeps_unknown(model)``, from its spec),
+  and some frame does not decode: ``raw``, the only reading in which everything decodes;
 * otherwise (it decodes whole and every frame decodes, or it decodes whole only by keeping
   unknown bytes): ambiguous. Detection refuses it with :class:`AmbiguousInputKind`, one
   line naming the file and asking for the input kind (``--input-kind raw|delimited`` in
@@ -18,8 +18,6 @@ happen to split so. When the frames tile the file exactly (and neither its name,
 
     >>> split_frames(bytes.fromhex("00000001aa00000000"), keyed=False)
     ([(0, None, b'\\xaa'), (5, None, b'')], None)
-    >>> keeps_unknown({"a": [1, {"unknown_fields": b"\\x01"}]}), keeps_unknown({"a": b"x"})
-    (True, False)
 """
 
 from __future__ import annotations
@@ -28,7 +26,6 @@ import struct
 from pathlib import Path
 
 from runtime.core.errors import OptionError, WirespecError
-from runtime.formats.thrift_compact import UnknownField
 
 KINDS = ("raw", "delimited", "binlog", "parquet")
 DELIMITED_SUFFIXES = (".ldr", ".delimited", ".records")
@@ -77,45 +74,9 @@ def split_frames(data: bytes, keyed: bool):
     return records, None
 
 
-def keeps_unknown(model) -> bool:
-    """Whether a parsed message keeps bytes its spec does not describe: a serializable
-    layout's ``unknown_fields``, a Thrift :class:`UnknownField`, a protobuf record kept as
-    bytes in its ``wire_layout``. Walks dicts, lists, tuples and model objects."""
-    todo, seen = [model], set()
-    while todo:
-        value = todo.pop()
-        if isinstance(value, UnknownField):
-            return True
-        if isinstance(value, (str, bytes, bytearray, int, float)) or value is None:
-            continue
-        if id(value) in seen:
-            continue
-        seen.add(id(value))
-        if isinstance(value, dict):
-            items = value.items()
-        elif isinstance(value, (list, tuple, set, frozenset)):
-            todo.extend(value)
-            continue
-        elif hasattr(value, "__dict__") or hasattr(value, "__slots__"):
-            names = list(getattr(value, "__dict__", {}))
-            for cls in type(value).__mro__:  # a base class's slots too
-                slots = cls.__dict__.get("__slots__", ())
-                names += [slots] if isinstance(slots, str) else list(slots)
-            names = [n for n in dict.fromkeys(names) if hasattr(value, n)]
-            items = [(n, getattr(value, n)) for n in names]
-        else:
-            continue
-        for name, item in items:
-            if name == "unknown_fields" and item:
-                return True
-            layout = name == "wire_layout" and isinstance(item, tuple)
-            if layout and any(isinstance(entry, (bytes, bytearray)) for entry in item):
-                return True
-            todo.append(item)
-    return False
-
-
-def detect_kind(path: str, keyed: bool = False, recognise=None, magics=(), decode=None) -> str:
+def detect_kind(
+    path: str, keyed: bool = False, recognise=None, magics=(), decode=None, keeps_unknown=None
+) -> str:
     """The input kind of one file (see the module doc and :mod:`runtime.spark.source`).
 
     ``recognise``: the format's ``detect_record`` (its spec's ``detect:``); a file whose
@@ -124,7 +85,9 @@ def detect_kind(path: str, keyed: bool = False, recognise=None, magics=(), decod
     ``magics``: how the format's framed files start (a file starting so is one, kind
     ``binlog``). ``decode(key, value)``: the parsed message (raising
     :class:`WirespecError` on bad bytes); with it a file whose frames tile it is decided
-    by the rule of the module doc (without it, such a file is ``delimited``)."""
+    by the rule of the module doc (without it, such a file is ``delimited``).
+    ``keeps_unknown(model)``: whether a parsed message keeps bytes its spec does not know
+    (the generated module's; None: a format that keeps none)."""
     if path.endswith(".parquet"):
         return "parquet"
     if Path(path).with_suffix(".key").exists():
@@ -148,7 +111,7 @@ def detect_kind(path: str, keyed: bool = False, recognise=None, magics=(), decod
     whole = _decoded(decode, None, data)
     if whole is None:
         return "delimited"
-    if not keeps_unknown(whole[0]):
+    if keeps_unknown is None or not keeps_unknown(whole[0]):
         for _, key, value in records:
             if _decoded(decode, key, value) is None:
                 return "raw"

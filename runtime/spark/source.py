@@ -237,8 +237,10 @@ class _Plan:
     def kind_of(self, path):
         if self.kind != "auto":
             return self.kind
-        recognise = getattr(self.codec.module, "detect_record", None)
-        return detect_kind(path, self.keyed, recognise, self.magics, self.codec.model)
+        module = self.codec.module
+        recognise = getattr(module, "detect_record", None)
+        decode, keeps_unknown = self.codec.model, module.keeps_unknown
+        return detect_kind(path, self.keyed, recognise, self.magics, decode, keeps_unknown)
 
     def codec_for(self, kind):
         if kind == "binlog":

@@ -1,0 +1,67 @@
+"""Whether a parsed model keeps bytes its spec does not know, by the table its generated
+module renders from the spec.
+
+Some layouts keep what a newer writer added as bytes, so that ``build(parse(x)) == x``: a
+``layout: serializable`` record its ``unknown_fields``, a ``layout: protobuf`` record the
+``bytes`` entries of its ``wire_layout``, a Thrift struct the ``UnknownField`` entries of
+its ``WireLayout``. Which model classes do, in which field, and how that field's value says
+so, is the generated module's ``UNKNOWN_BYTES`` (model class -> {field -> ``holds(value)``},
+the predicate from the format's runtime module); the module's contract offers
+``keeps_unknown(model)`` over it (``runtime.core.contract``). The Spark layer asks it of a
+file that reads both as one message and as frames (``runtime.spark.input_kind``).
+
+    >>> import dataclasses
+    >>> @dataclasses.dataclass
+    ... class Body:
+    ...     unknown_fields: bytes | None = None
+    >>> @dataclasses.dataclass
+    ... class Event:
+    ...     bodies: list
+    >>> holders = {Body: {"unknown_fields": bool}}
+    >>> keeps_unknown(Event([Body(), Body(b"\\x01")]), holders), keeps_unknown(Event([Body()]), holders)
+    (True, False)
+    >>> keeps_unknown(Event([Body(b"\\x01")]), {})        # a module whose records keep none
+    False
+"""
+
+from __future__ import annotations
+
+_LEAVES = (str, bytes, bytearray, memoryview, int, float, complex)
+"""Values that hold no model."""
+
+
+def keeps_unknown(model, holders: dict) -> bool:
+    """Whether ``model``, or a model inside it, is of a class of ``holders`` (model class ->
+    {field -> ``holds(value)``}) whose ``holds`` says True of its field's value. Walks dict
+    values, lists, tuples, sets and the fields of model objects (``__dict__`` and the slots
+    of the class and its bases), each object once."""
+    if not holders:
+        return False
+    todo, seen = [model], set()
+    while todo:
+        value = todo.pop()
+        if value is None or isinstance(value, _LEAVES) or id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, dict):
+            todo.extend(value.values())
+            continue
+        if isinstance(value, (list, tuple, set, frozenset)):
+            todo.extend(value)
+            continue
+        fields = holders.get(type(value))
+        if fields is not None:
+            for name, holds in fields.items():
+                if holds(getattr(value, name, None)):
+                    return True
+        todo.extend(_field_values(value))
+    return False
+
+
+def _field_values(value) -> list:
+    """The values of a model object's fields: its ``__dict__`` and every slot that is set."""
+    names = list(getattr(value, "__dict__", ()))
+    for cls in type(value).__mro__:  # a base class's slots too
+        slots = cls.__dict__.get("__slots__", ())
+        names += [slots] if isinstance(slots, str) else list(slots)
+    return [getattr(value, n) for n in dict.fromkeys(names) if hasattr(value, n)]

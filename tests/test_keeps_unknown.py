@@ -1,0 +1,189 @@
+"""``keeps_unknown(model)`` of every generated module: whether a parsed model keeps bytes its
+spec does not know, said by the module from its spec (``UNKNOWN_BYTES``,
+``runtime.core.unknown_bytes``); the Spark layer's input-kind rule asks it
+(``runtime.spark.input_kind``). Per format a model that keeps unknown bytes, in itself or in
+a model inside it, says True and a plain one False; run in both tiers."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import generated.mysql_serialization as mysql
+import generated.protobuf_wire as protobuf
+import generated.thrift_compact as thrift
+from generated import parquet
+from generator.emit.user_spec import import_spec
+from runtime.spark.decode import known_formats, read_spec, spec_module
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+THRIFT_IDL = ROOT / "tests" / "data" / "thrift" / "everything.thrift"
+
+ADDRESS = bytes.fromhex("180161180162")  # Thrift: 1: "a", 2: "b" (stop byte apart)
+UNKNOWN_I32 = bytes.fromhex("7502")  # Thrift: field 9 (a delta of 7 after 2), i32 1
+PROTOBUF_UNKNOWN = bytes.fromhex("a00601")  # protobuf: field 100, varint 1
+
+
+def test_every_module_says_so_and_no_plain_sample_keeps_unknown_bytes():
+    kept = []
+    for fmt in known_formats():
+        module = importlib.import_module(f"generated.{fmt}")
+        assert callable(module.keeps_unknown) and isinstance(module.UNKNOWN_BYTES, dict)
+        for path in sorted((SAMPLES / fmt).glob("*.bin")):
+            if module.keeps_unknown(module.parse(path.read_bytes())):
+                kept.append(f"{fmt}/{path.name}")
+    assert kept == ["protobuf_wire/order_mixed_writers.bin"]  # a newer writer's fields in it
+
+
+def test_formats_whose_spec_keeps_no_unknown_bytes_have_no_holders():
+    holders = {
+        fmt: bool(importlib.import_module(f"generated.{fmt}").UNKNOWN_BYTES)
+        for fmt in known_formats()
+    }
+    keeping = {"mysql_serialization", "parquet", "protobuf_wire", "thrift_compact"}
+    assert {fmt for fmt, has in holders.items() if has} == keeping
+
+
+def test_the_input_kind_rule_imports_no_format():
+    """The Spark layer asks the module (``detect_kind(..., keeps_unknown=...)``)."""
+    tree = ast.parse((ROOT / "runtime" / "spark" / "input_kind.py").read_text())
+    imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert not [name for name in imported if name.startswith(("runtime.formats", "generated"))]
+
+
+def test_mysql_serializable_unknown_fields():
+    event = mysql.parse((SAMPLES / "mysql_serialization" / "gtid_tagged_local.bin").read_bytes())
+    assert not mysql.keeps_unknown(event)
+    body = event.body
+    body.unknown_fields = bytes([40, 2])  # field 20 = 1, from a newer writer
+    newer = mysql.parse(mysql.build(body, "gtid_tagged_body"), "gtid_tagged_body")
+    assert newer.unknown_fields == bytes([40, 2])
+    assert mysql.keeps_unknown(newer)
+    event.body = newer  # inside the event: found there too
+    assert mysql.keeps_unknown(event)
+
+
+def test_protobuf_unknown_records_at_any_depth():
+    order = protobuf.parse((SAMPLES / "protobuf_wire" / "order_card.bin").read_bytes())
+    assert not protobuf.keeps_unknown(order)
+    assert protobuf.keeps_unknown(protobuf.parse(protobuf.build(order) + PROTOBUF_UNKNOWN))
+    address = protobuf.build(order.shipping, "address") + PROTOBUF_UNKNOWN
+    order.shipping = protobuf.parse(address, "address")
+    assert protobuf.keeps_unknown(order.shipping)
+    nested = protobuf.parse(protobuf.build(order))  # a nested message keeps its own
+    assert nested.wire_layout is None and protobuf.keeps_unknown(nested)
+    money = protobuf.build(nested.total, "money") + PROTOBUF_UNKNOWN
+    plain = protobuf.parse((SAMPLES / "protobuf_wire" / "order_card.bin").read_bytes())
+    plain.subtotals["EUR"] = protobuf.parse(money, "money")  # a map's value
+    assert protobuf.keeps_unknown(protobuf.parse(protobuf.build(plain)))
+
+
+def test_a_kept_form_is_not_unknown_bytes():
+    money = protobuf.parse(bytes.fromhex("108c00"), "money")  # units 12 in two bytes
+    assert money.wire_layout == ((2, bytes.fromhex("108c00")),)
+    assert not protobuf.keeps_unknown(money)
+    twice = protobuf.parse(bytes.fromhex("100c100c"), "money")  # the earlier kept as bytes
+    assert protobuf.keeps_unknown(twice)
+
+
+def test_protobuf_unknown_fields_inside_a_map_entry():
+    # the walk by name did not see these: the entry is kept whole, as (number, bytes)
+    def attributes(entry: str) -> bytes:  # Order's map<string, string>, number 8
+        return bytes([0x42, len(bytes.fromhex(entry))]) + bytes.fromhex(entry)
+
+    unknown_inside = protobuf.parse(attributes("0a01611201621801"))  # a, b, then 3: 1
+    assert unknown_inside.attributes == {"a": "b"} and unknown_inside.wire_layout[0][0] == 8
+    assert protobuf.keeps_unknown(unknown_inside)
+    value_first = protobuf.parse(attributes("1201620a0161"))  # a kept form, known records only
+    assert value_first.wire_layout[0][0] == 8 and not protobuf.keeps_unknown(value_first)
+
+
+@pytest.mark.parametrize("module", [thrift, parquet], ids=["thrift_compact", "parquet"])
+def test_thrift_unknown_fields(module):
+    record = "Address" if module is thrift else "KeyValue"
+    assert not module.keeps_unknown(module.parse(ADDRESS + b"\x00", record))
+    assert module.keeps_unknown(module.parse(ADDRESS + UNKNOWN_I32 + b"\x00", record))
+
+
+def test_thrift_unknown_fields_of_a_struct_in_a_list():
+    address = thrift.parse(ADDRESS + UNKNOWN_I32 + b"\x00", "Address")
+    user = thrift.User(id=1, name="n", addresses=[thrift.Address("x", "y"), address])
+    assert thrift.keeps_unknown(user)
+    assert thrift.keeps_unknown(thrift.parse(thrift.build(user, "User"), "User"))
+    user.addresses = [thrift.Address("x", "y")]
+    assert not thrift.keeps_unknown(thrift.parse(thrift.build(user, "User"), "User"))
+
+
+def test_a_module_imported_from_thrift_idl():
+    module = spec_module(*read_spec("thrift_compact", str(THRIFT_IDL)))
+    assert module.UNKNOWN_BYTES and set(module.UNKNOWN_BYTES) >= {module.Record, module.Envelope}
+    empty = module.parse(b"\x00", "Envelope")
+    assert not module.keeps_unknown(empty)
+    newer = module.parse(UNKNOWN_I32 + b"\x00", "Envelope")  # field 7: not in the IDL
+    assert module.keeps_unknown(newer)
+
+
+SERIALIZABLE = """\
+format: kept_unknown_test
+title: kept unknown (test)
+doc: A serializable message.
+endian: le
+default_record: msg
+records:
+  msg:
+    doc: The message.
+    layout: serializable
+    fields:
+      - {name: small, id: 0, type: msb_uvarint8, doc: "a field"}
+"""
+NAMED = """\
+format: kept_names_test
+title: kept names (test)
+doc: A message with a field of its own named as a serializable message's kept bytes.
+endian: le
+default_record: note
+records:
+  note:
+    doc: The message.
+    layout: protobuf
+    fields:
+      - {name: unknown_fields, number: 1, type: bytes, doc: "a field of the spec"}
+"""
+NAMED_IDL = "struct Note {\n  1: binary unknown_fields\n}\n"
+
+
+def user_module(tmp_path, name: str, text: str):
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text)
+    return import_spec(path)
+
+
+def test_a_users_serializable_message_keeps_unknown_fields(tmp_path):
+    # a spec of serializable records only (its quick tier once made models with a _NEW
+    # only a spec with another record defined: NameError on every parse)
+    module = user_module(tmp_path, "kept_unknown_test", SERIALIZABLE)
+    assert list(module.UNKNOWN_BYTES) == [module.Msg]
+    message = module.parse(module.build({"small": 3}))
+    assert not module.keeps_unknown(message)
+    message.unknown_fields = bytes([2, 5])  # field 1 = 5, from a newer writer
+    newer = module.parse(module.build(message))
+    assert newer.unknown_fields == bytes([2, 5]) and module.keeps_unknown(newer)
+
+
+def test_a_field_named_as_a_layouts_kept_bytes_is_the_specs_own(tmp_path):
+    # the walk before the generated tables went by this name, and said True here
+    module = user_module(tmp_path, "kept_names_test", NAMED)
+    assert list(module.UNKNOWN_BYTES) == [module.Note]
+    note = module.parse(bytes.fromhex("0a0101"))
+    assert note.unknown_fields == b"\x01" and not module.keeps_unknown(note)
+    assert module.keeps_unknown(module.parse(bytes.fromhex("0a0101") + PROTOBUF_UNKNOWN))
+    idl = tmp_path / "named.thrift"
+    idl.write_text(NAMED_IDL)
+    thrift_module = spec_module(*read_spec("thrift_compact", str(idl)))
+    note = thrift_module.parse(bytes.fromhex("18010100"), "Note")
+    assert note.unknown_fields == b"\x01" and not thrift_module.keeps_unknown(note)
