@@ -4,8 +4,9 @@ while it grew) keeps its whole elements, and the cut element's bytes as ``<name>
 sees its element's read come back short), any other DecodeError still fails the parse, and
 truncation is the same DecodeError in every tier, with or without the key.
 The showcase is the newcomer's pcap spec (tests/data/user_specs/pcap.yaml) with
-``on_cut: keep`` on its packets, on its sample cut at every byte, in the tier this run loads (construct reads such records in both: their
-FALLBACKS say so); the spec key's mistakes name file, line and key."""
+``on_cut: keep`` on its packets, on its sample cut at every byte, read by the fast reader
+and construct alike (the quick and compiled tiers have no plan for it: their FALLBACKS say
+so); the spec key's mistakes name file, line and key."""
 
 from __future__ import annotations
 
@@ -109,10 +110,45 @@ def test_a_model_made_from_values_builds_without_a_cut(pcap):
     assert pcap.build(model) == SAMPLE + b"\x01\x02"
 
 
-def test_the_records_that_keep_a_cut_are_read_and_written_by_construct(pcap):
-    for tier in ("build",):
-        assert "on_cut: keep" in pcap.FALLBACKS[tier]["packets"]
-    assert "packets has no fast" in pcap.FALLBACKS["parse"]["pcap_file"]
+def test_the_fast_reader_and_writer_keep_a_cut_as_construct_does(pcap):
+    """The fast reader reads the whole packets and tells a cut as RepeatEos does (its read
+    ran past the input's end): at every byte, the same model, JSON form and bytes built, or
+    the same DecodeError, as construct."""
+    for tier in ("parse", "build"):  # packets alone reads `_parent`: fast inside pcap_file
+        assert "pcap_file" not in pcap.FALLBACKS[tier]
+        assert "on_cut" not in pcap.FALLBACKS[tier]["packets"]
+    assert "on_cut: keep" in pcap.FALLBACKS["quick"]["packets"]
+    for cut in range(len(SAMPLE) + 1):
+        data = SAMPLE[:cut]
+        fast, slow = failure(pcap.parse, data), failure(pcap.parse_construct, data)
+        assert fast == slow, cut
+        if fast != "ok":
+            continue
+        model = pcap.parse(data)
+        assert model == pcap.parse_construct(data), cut
+        assert pcap.to_dict(model) == pcap.to_dict(pcap.parse_construct(data)), cut
+        assert pcap.build(model) == data, cut
+
+
+def test_a_bad_value_in_a_cut_capture_is_the_same_error_fast_and_slow(pcap):
+    """A bad value before the cut (a size too small for the Ethernet frame in a whole
+    packet, the last one cut) is not a cut: the same DecodeError in both readers."""
+    ends = packet_ends(pcap, SAMPLE)
+    order = "little" if SAMPLE[0] == 0xD4 else "big"
+    for cut in range(ends[1] + 16, len(SAMPLE)):
+        bad = bytearray(SAMPLE[:cut])
+        bad[ends[1] + 8 : ends[1] + 12] = (10).to_bytes(4, order)
+        assert failure(pcap.parse, bytes(bad)) == failure(pcap.parse_construct, bytes(bad)), cut
+
+
+def test_the_fast_writer_refuses_cut_bytes_that_are_not_bytes_as_construct_does(pcap):
+    from runtime.core.errors import EncodeError
+
+    model = pcap.parse(SAMPLE)
+    model.capture.packets_cut = "text"
+    with pytest.raises(EncodeError) as err:
+        pcap.build(model)
+    assert "packets_cut" in str(err.value)
 
 
 RECORDS = """\

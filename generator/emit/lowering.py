@@ -278,6 +278,8 @@ class Lowering(OrderedPlans):
         for field in record.front:
             if field.kept_of:
                 kept = record.field(field.kept_of)
+                if kept.on_cut:  # a cut raises in a plan; the exact fast reader tells it
+                    raise NotLowered(f"{kept.name}: on_cut: keep (the exact reader keeps a cut)")
                 if kept.process is None and kept.repeat not in ("blocks", "until"):
                     raise NotLowered(f"{field.name}: a kept {kept.name} terminator")
                 continue
