@@ -5,8 +5,9 @@ sees its element's read come back short), any other DecodeError still fails the 
 truncation is the same DecodeError in every tier, with or without the key.
 The showcase is the newcomer's pcap spec (tests/data/user_specs/pcap.yaml) with
 ``on_cut: keep`` on its packets, on its sample cut at every byte, read by the fast reader
-and construct alike (the quick and compiled tiers have no plan for it: their FALLBACKS say
-so); the spec key's mistakes name file, line and key."""
+and construct alike (the quick tier reads whole captures, and leaves a cut one to the
+exact reader; the compiled tier the same, tests/test_user_compiled.py); the spec key's
+mistakes name file, line and key."""
 
 from __future__ import annotations
 
@@ -117,7 +118,7 @@ def test_the_fast_reader_and_writer_keep_a_cut_as_construct_does(pcap):
     for tier in ("parse", "build"):  # packets alone reads `_parent`: fast inside pcap_file
         assert "pcap_file" not in pcap.FALLBACKS[tier]
         assert "on_cut" not in pcap.FALLBACKS[tier]["packets"]
-    assert "on_cut: keep" in pcap.FALLBACKS["quick"]["packets"]
+    assert "pcap_file" in pcap.QUICK_READERS  # whole packets; a cut is the exact reader's
     for cut in range(len(SAMPLE) + 1):
         data = SAMPLE[:cut]
         fast, slow = failure(pcap.parse, data), failure(pcap.parse_construct, data)
@@ -215,3 +216,31 @@ def test_a_cut_capture_traces_its_whole_packets_and_no_open_span(pcap):
     assert [child.key for child in packets.children] == [0, 1]
     assert packets.end == cut
     assert all(node.end is not None for node in result.root.walk())
+
+
+# -- the compiled tier: a user's build of the spec ------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The spec keeping a cut, with its compiled extension beside it (~15 s to build)."""
+    from tests.user_packages import compiled_user_module
+
+    text = SPEC.read_text().replace("repeat: eos,", KEEPING)
+    return compiled_user_module(tmp_path_factory, "pcap", text)
+
+
+def test_the_compiled_reader_reads_whole_captures_and_leaves_a_cut_to_the_exact_one(built):
+    """A whole capture is the compiled reader's (``packets_cut`` None); a cut one it
+    declines, and the exact reader keeps the cut, as construct does, at every byte."""
+    ends = packet_ends(built, SAMPLE)
+    read = built.COMPILED_READERS["pcap_file"]
+    for cut in range(len(SAMPLE) + 1):
+        data = SAMPLE[:cut]
+        model = read(data, built._LIMITS)
+        assert (model is not None) == (cut in ends), cut
+        assert model is None or model == built.parse_construct(data), cut
+        assert failure(built.parse, data) == failure(built.parse_construct, data), cut
+        if cut >= 24:
+            assert built.parse(data) == built.parse_construct(data), cut
+            assert built.build(built.parse(data)) == data, cut
