@@ -152,6 +152,39 @@ def test_the_fast_writer_refuses_cut_bytes_that_are_not_bytes_as_construct_does(
     assert "packets_cut" in str(err.value)
 
 
+def test_the_rows_of_a_cut_capture_say_how_many_bytes_were_cut(pcap):
+    """``_cut`` on every row: the bytes of the packet the file ends inside (in no row), or
+    null for a whole file; the rows are the whole packets."""
+    assert pcap.spark_schema("pcap_file").fieldNames()[-1] == "_cut"
+    assert [row[-1] for row in pcap.iter_rows(SAMPLE, "pcap_file")] == [None] * 3
+    rows = list(pcap.iter_rows(SAMPLE[:-5], "pcap_file"))
+    tail = SAMPLE[packet_ends(pcap, SAMPLE)[2] : -5]
+    assert [row[-1] for row in rows] == [len(tail)] * 2
+
+
+@pytest.mark.spark
+def test_ingest_counts_the_cut_files(spark, tmp_path, pcap):
+    """A whole capture and one cut inside its last packet: the rows of both whole
+    packets' (5), the cut file's rows with ``_cut``, and ``cut`` 1 in the summary (records =
+    corrupt + empty + decoded still: a cut file is a decoded record)."""
+    from generator.cli.ingest import ingest
+
+    spec = tmp_path / "pcap.yaml"
+    spec.write_text(SPEC.read_text().replace("repeat: eos,", KEEPING))
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "whole.pcap").write_bytes(SAMPLE)
+    (tmp_path / "in" / "cut.pcap").write_bytes(SAMPLE[:-5])
+    options = {"spec": str(spec), "record": "pcap_file"}
+    out = tmp_path / "lake"
+    summary = ingest("pcap", [tmp_path / "in"], out, spark=spark, schema_options=options)
+    assert (summary["records"], summary["events"], summary["cut"]) == (2, 5, 1)
+    assert summary["corrupt"] == summary["empty"] == 0
+    rows = spark.read.parquet(str(out / "pcap")).collect()
+    cut = sorted((r._source_file.endswith("cut.pcap"), r._cut) for r in rows)
+    tail = len(SAMPLE) - 5 - packet_ends(pcap, SAMPLE)[2]
+    assert cut == [(False, None)] * 3 + [(True, tail)] * 2
+
+
 RECORDS = """\
 format: cuts
 title: cuts
@@ -221,13 +254,44 @@ def test_a_cut_capture_traces_its_whole_packets_and_no_open_span(pcap):
 # -- the compiled tier: a user's build of the spec ------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """The spec keeping a cut, with its compiled extension beside it (~15 s to build)."""
-    from tests.user_packages import compiled_user_module
+LOG = """\
+format: cutlog
+title: cut log
+doc: A log of sized entries, often cut (its records' own columns, no row path).
+endian: le
+default_record: log
+records:
+  log:
+    doc: A log.
+    fields:
+      - {name: version, type: u8, doc: "the version"}
+      - {name: entries, type: entry, repeat: eos, on_cut: keep, doc: "the entries"}
+  entry:
+    doc: An entry.
+    fields:
+      - {name: size, type: u8, doc: "the size"}
+      - {name: body, type: bytes, size: size, doc: "the body"}
+"""
 
-    text = SPEC.read_text().replace("repeat: eos,", KEEPING)
-    return compiled_user_module(tmp_path_factory, "pcap", text)
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory):
+    """The pcap spec keeping a cut, and a log's, built as a user's package (~25 s)."""
+    from tests.user_packages import build_package, import_module, skip_unless_compiled
+
+    skip_unless_compiled()
+    specs = tmp_path_factory.mktemp("cut_specs")
+    (specs / "pcap.yaml").write_text(SPEC.read_text().replace("repeat: eos,", KEEPING))
+    (specs / "cutlog.yaml").write_text(LOG)
+    out = build_package(specs, tmp_path_factory.mktemp("cut_pkg"))
+    return {
+        name: import_module(out / f"{name}.py", f"cut_files_{name}") for name in ("pcap", "cutlog")
+    }
+
+
+@pytest.fixture(scope="module")
+def built(package):
+    return package["pcap"]
 
 
 def test_the_compiled_reader_reads_whole_captures_and_leaves_a_cut_to_the_exact_one(built):
@@ -244,3 +308,31 @@ def test_the_compiled_reader_reads_whole_captures_and_leaves_a_cut_to_the_exact_
         if cut >= 24:
             assert built.parse(data) == built.parse_construct(data), cut
             assert built.build(built.parse(data)) == data, cut
+
+
+def test_the_compiled_arrow_writer_writes_whole_logs_and_leaves_a_cut_one_to_python(package):
+    """The compiled Arrow writer writes a whole log's columns (``_cut`` null) and declines
+    a cut one, whose row the Python rows give (``_cut`` its size): one batch, the same
+    columns as ``to_rows``."""
+    pa = pytest.importorskip("pyarrow")
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    from runtime.core import tier
+    from runtime.core.limits import DEFAULT
+
+    log = package["cutlog"]
+    whole, cut = bytes([1, 2, 7, 7, 1, 9]), bytes([1, 2, 7, 7, 3, 9])
+    assert log.parse(cut).entries_cut == bytes([3, 9])
+    arrow = tier.compiled("runtime._compiled.arrow")
+    assert log._COMPILED.bind_arrow(vars(log))
+    fields = list(to_arrow_schema(log.spark_schema("log"), timezone="UTC"))
+    assert fields[-1].name == "_cut"
+    out, counts = arrow.builder_for(pa.struct(fields)), []
+    assert log._COMPILED.write_arrow("log", pa.array([whole, cut]), 0, 2, out, counts, DEFAULT) == 1
+    for row in log.to_rows(log.parse(cut), "log"):
+        out.append(row)
+    got = out.finish()
+    rows = [*log.to_rows(log.parse(whole), "log"), *log.to_rows(log.parse(cut), "log")]
+    assert [row[-1] for row in rows] == [None, 2]
+    want = [pa.array(column, f.type) for column, f in zip(zip(*rows), fields)]
+    assert [got.field(k) for k in range(len(fields))] == want
