@@ -185,6 +185,63 @@ def test_ingest_counts_the_cut_files(spark, tmp_path, pcap):
     assert cut == [(False, None)] * 3 + [(True, tail)] * 2
 
 
+SHAPES = """\
+format: shapes
+title: shapes
+doc: Elements of the shapes a cut falls in.
+endian: le
+default_record: top
+records:
+  top:
+    doc: A version, then the elements.
+    fields:
+      - {{name: version, type: u8, doc: "v"}}
+      - {{name: xs, type: {element}, repeat: eos, on_cut: keep, doc: "x"}}
+  prefixed:
+    doc: A varint-prefixed text, a varint, a NUL-terminated text (read ahead, given back).
+    fields:
+      - {{name: name, type: str, size: uvarint, doc: "n"}}
+      - {{name: n, type: varint, doc: "n"}}
+      - {{name: text, type: str, terminator: 0, encoding: latin-1, doc: "t"}}
+  region:
+    doc: A sized region of u16s to its end, then a u16.
+    fields:
+      - {{name: size, type: u8, doc: "s"}}
+      - {{name: inner, type: inner, size: size, doc: "i"}}
+      - {{name: tail, type: u16, doc: "t"}}
+  inner:
+    doc: u16s to the end of the region.
+    fields:
+      - {{name: ys, type: u16, repeat: eos, doc: "y"}}
+"""
+
+
+@pytest.mark.parametrize("element", ["u16", "prefixed", "region"])
+def test_every_shape_of_element_is_cut_as_construct_cuts_it(tmp_path, element):
+    """Bytes of a few values (bad text, long varints, sizes past the end) in every
+    tier against construct: the same model (``xs_cut`` too) or the same DecodeError; a cut
+    is only a read that ran out (a varint or a terminator read ahead, then given back, is
+    not one: ``runtime.core.stream.read_ahead``)."""
+    import random
+
+    spec = tmp_path / "shapes.yaml"
+    spec.write_text(SHAPES.format(element=element))
+    shapes = import_spec(spec)
+    assert "top" not in shapes.FALLBACKS["parse"]
+    rng, cuts = random.Random(element), 0
+    for _ in range(1500):
+        data = bytes(
+            rng.choice(b"\x00\x01\x02\x03\x04A\x80\xff") for _ in range(rng.randint(0, 20))
+        )
+        assert failure(shapes.parse, data) == failure(shapes.parse_construct, data), data.hex()
+        if failure(shapes.parse, data) == "ok":
+            model = shapes.parse(data)
+            assert model == shapes.parse_construct(data), data.hex()
+            assert shapes.build(model) == data, data.hex()
+            cuts += model.xs_cut is not None
+    assert cuts > 100
+
+
 RECORDS = """\
 format: cuts
 title: cuts

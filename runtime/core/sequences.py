@@ -37,7 +37,7 @@ import io
 
 from construct import Container, FormatFieldError, ListContainer, StreamError, Subconstruct
 
-from runtime.core import leb128
+from runtime.core import kept, leb128
 from runtime.core.construct_errors import packing_message
 from runtime.core.errors import DecodeError, EncodeError, SiblingError
 from runtime.core.limits import current as current_limits
@@ -224,6 +224,10 @@ class ShortReads:
             self.short = True
         return data
 
+    def read_ahead(self, size):
+        """``runtime.core.stream.read_ahead``: fewer bytes is not yet short."""
+        return self.stream.read(size)
+
     def __getattr__(self, name):
         return getattr(self.stream, name)
 
@@ -259,11 +263,14 @@ def ran_short(failure: DecodeError, read_again, buf, start: int, end: int) -> bo
     False
     """
     padded = bytes(buf[:end]) + PROBE_PADDING
+    seen = kept.SEEN.count  # what the padding reads is no form of the input's to keep
     try:
         read_again(padded, start, len(padded))
     except DecodeError as again:
         same = (type(again), again.offset, again.path, again.message)
         return same != (type(failure), failure.offset, failure.path, failure.message)
+    finally:
+        kept.SEEN.count = seen
     return True
 
 
