@@ -355,6 +355,7 @@ def test_the_compiled_reader_reads_whole_captures_and_leaves_a_cut_to_the_exact_
     """A whole capture is the compiled reader's (``packets_cut`` None); a cut one it
     declines, and the exact reader keeps the cut, as construct does, at every byte."""
     ends = packet_ends(built, SAMPLE)
+    assert "pcap_file" not in built.COMPILED_WRITERS  # the Python fast writer's (cut_writers)
     read = built.COMPILED_READERS["pcap_file"]
     for cut in range(len(SAMPLE) + 1):
         data = SAMPLE[:cut]
