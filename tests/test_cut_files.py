@@ -4,8 +4,10 @@ while it grew) keeps its whole elements, and the cut element's bytes as ``<name>
 sees its element's read come back short), any other DecodeError still fails the parse, and
 truncation is the same DecodeError in every tier, with or without the key.
 The showcase is the newcomer's pcap spec (tests/data/user_specs/pcap.yaml) with
-``on_cut: keep`` on its packets, on its sample cut at every byte, in the tier this run loads (construct reads such records in both: their
-FALLBACKS say so); the spec key's mistakes name file, line and key."""
+``on_cut: keep`` on its packets, on its sample cut at every byte, read by the fast reader
+and construct alike (the quick tier reads whole captures, and leaves a cut one to the
+exact reader; the compiled tier the same, tests/test_user_compiled.py); the spec key's
+mistakes name file, line and key."""
 
 from __future__ import annotations
 
@@ -109,10 +111,135 @@ def test_a_model_made_from_values_builds_without_a_cut(pcap):
     assert pcap.build(model) == SAMPLE + b"\x01\x02"
 
 
-def test_the_records_that_keep_a_cut_are_read_and_written_by_construct(pcap):
-    for tier in ("build",):
-        assert "on_cut: keep" in pcap.FALLBACKS[tier]["packets"]
-    assert "packets has no fast" in pcap.FALLBACKS["parse"]["pcap_file"]
+def test_the_fast_reader_and_writer_keep_a_cut_as_construct_does(pcap):
+    """The fast reader reads the whole packets and tells a cut as RepeatEos does (its read
+    ran past the input's end): at every byte, the same model, JSON form and bytes built, or
+    the same DecodeError, as construct."""
+    for tier in ("parse", "build"):  # packets alone reads `_parent`: fast inside pcap_file
+        assert "pcap_file" not in pcap.FALLBACKS[tier]
+        assert "on_cut" not in pcap.FALLBACKS[tier]["packets"]
+    assert "pcap_file" in pcap.QUICK_READERS  # whole packets; a cut is the exact reader's
+    for cut in range(len(SAMPLE) + 1):
+        data = SAMPLE[:cut]
+        fast, slow = failure(pcap.parse, data), failure(pcap.parse_construct, data)
+        assert fast == slow, cut
+        if fast != "ok":
+            continue
+        model = pcap.parse(data)
+        assert model == pcap.parse_construct(data), cut
+        assert pcap.to_dict(model) == pcap.to_dict(pcap.parse_construct(data)), cut
+        assert pcap.build(model) == data, cut
+
+
+def test_a_bad_value_in_a_cut_capture_is_the_same_error_fast_and_slow(pcap):
+    """A bad value before the cut (a size too small for the Ethernet frame in a whole
+    packet, the last one cut) is not a cut: the same DecodeError in both readers."""
+    ends = packet_ends(pcap, SAMPLE)
+    order = "little" if SAMPLE[0] == 0xD4 else "big"
+    for cut in range(ends[1] + 16, len(SAMPLE)):
+        bad = bytearray(SAMPLE[:cut])
+        bad[ends[1] + 8 : ends[1] + 12] = (10).to_bytes(4, order)
+        assert failure(pcap.parse, bytes(bad)) == failure(pcap.parse_construct, bytes(bad)), cut
+
+
+def test_the_fast_writer_refuses_cut_bytes_that_are_not_bytes_as_construct_does(pcap):
+    from runtime.core.errors import EncodeError
+
+    model = pcap.parse(SAMPLE)
+    model.capture.packets_cut = "text"
+    with pytest.raises(EncodeError) as err:
+        pcap.build(model)
+    assert "packets_cut" in str(err.value)
+
+
+def test_the_rows_of_a_cut_capture_say_how_many_bytes_were_cut(pcap):
+    """``_cut`` on every row: the bytes of the packet the file ends inside (in no row), or
+    null for a whole file; the rows are the whole packets."""
+    assert pcap.spark_schema("pcap_file").fieldNames()[-1] == "_cut"
+    assert [row[-1] for row in pcap.iter_rows(SAMPLE, "pcap_file")] == [None] * 3
+    rows = list(pcap.iter_rows(SAMPLE[:-5], "pcap_file"))
+    tail = SAMPLE[packet_ends(pcap, SAMPLE)[2] : -5]
+    assert [row[-1] for row in rows] == [len(tail)] * 2
+
+
+@pytest.mark.spark
+def test_ingest_counts_the_cut_files(spark, tmp_path, pcap):
+    """A whole capture and one cut inside its last packet: the rows of both whole
+    packets' (5), the cut file's rows with ``_cut``, and ``cut`` 1 in the summary (records =
+    corrupt + empty + decoded still: a cut file is a decoded record)."""
+    from generator.cli.ingest import ingest
+
+    spec = tmp_path / "pcap.yaml"
+    spec.write_text(SPEC.read_text().replace("repeat: eos,", KEEPING))
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "whole.pcap").write_bytes(SAMPLE)
+    (tmp_path / "in" / "cut.pcap").write_bytes(SAMPLE[:-5])
+    options = {"spec": str(spec), "record": "pcap_file"}
+    out = tmp_path / "lake"
+    summary = ingest("pcap", [tmp_path / "in"], out, spark=spark, schema_options=options)
+    assert (summary["records"], summary["events"], summary["cut"]) == (2, 5, 1)
+    assert summary["corrupt"] == summary["empty"] == 0
+    rows = spark.read.parquet(str(out / "pcap")).collect()
+    cut = sorted((r._source_file.endswith("cut.pcap"), r._cut) for r in rows)
+    tail = len(SAMPLE) - 5 - packet_ends(pcap, SAMPLE)[2]
+    assert cut == [(False, None)] * 3 + [(True, tail)] * 2
+
+
+SHAPES = """\
+format: shapes
+title: shapes
+doc: Elements of the shapes a cut falls in.
+endian: le
+default_record: top
+records:
+  top:
+    doc: A version, then the elements.
+    fields:
+      - {{name: version, type: u8, doc: "v"}}
+      - {{name: xs, type: {element}, repeat: eos, on_cut: keep, doc: "x"}}
+  prefixed:
+    doc: A varint-prefixed text, a varint, a NUL-terminated text (read ahead, given back).
+    fields:
+      - {{name: name, type: str, size: uvarint, doc: "n"}}
+      - {{name: n, type: varint, doc: "n"}}
+      - {{name: text, type: str, terminator: 0, encoding: latin-1, doc: "t"}}
+  region:
+    doc: A sized region of u16s to its end, then a u16.
+    fields:
+      - {{name: size, type: u8, doc: "s"}}
+      - {{name: inner, type: inner, size: size, doc: "i"}}
+      - {{name: tail, type: u16, doc: "t"}}
+  inner:
+    doc: u16s to the end of the region.
+    fields:
+      - {{name: ys, type: u16, repeat: eos, doc: "y"}}
+"""
+
+
+@pytest.mark.parametrize("element", ["u16", "prefixed", "region"])
+def test_every_shape_of_element_is_cut_as_construct_cuts_it(tmp_path, element):
+    """Bytes of a few values (bad text, long varints, sizes past the end) in every
+    tier against construct: the same model (``xs_cut`` too) or the same DecodeError; a cut
+    is only a read that ran out (a varint or a terminator read ahead, then given back, is
+    not one: ``runtime.core.stream.read_ahead``)."""
+    import random
+
+    spec = tmp_path / "shapes.yaml"
+    spec.write_text(SHAPES.format(element=element))
+    shapes = import_spec(spec)
+    assert "top" not in shapes.FALLBACKS["parse"]
+    rng, cuts = random.Random(element), 0
+    for _ in range(1500):
+        data = bytes(
+            rng.choice(b"\x00\x01\x02\x03\x04A\x80\xff") for _ in range(rng.randint(0, 20))
+        )
+        assert failure(shapes.parse, data) == failure(shapes.parse_construct, data), data.hex()
+        if failure(shapes.parse, data) == "ok":
+            model = shapes.parse(data)
+            assert model == shapes.parse_construct(data), data.hex()
+            assert shapes.build(model) == data, data.hex()
+            cuts += model.xs_cut is not None
+    assert cuts > 100
 
 
 RECORDS = """\
@@ -179,3 +306,91 @@ def test_a_cut_capture_traces_its_whole_packets_and_no_open_span(pcap):
     assert [child.key for child in packets.children] == [0, 1]
     assert packets.end == cut
     assert all(node.end is not None for node in result.root.walk())
+
+
+# -- the compiled tier: a user's build of the spec ------------------------------------------
+
+
+LOG = """\
+format: cutlog
+title: cut log
+doc: A log of sized entries, often cut (its records' own columns, no row path).
+endian: le
+default_record: log
+records:
+  log:
+    doc: A log.
+    fields:
+      - {name: version, type: u8, doc: "the version"}
+      - {name: entries, type: entry, repeat: eos, on_cut: keep, doc: "the entries"}
+  entry:
+    doc: An entry.
+    fields:
+      - {name: size, type: u8, doc: "the size"}
+      - {name: body, type: bytes, size: size, doc: "the body"}
+"""
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory):
+    """The pcap spec keeping a cut, and a log's, built as a user's package (~25 s)."""
+    from tests.user_packages import build_package, import_module, skip_unless_compiled
+
+    skip_unless_compiled()
+    specs = tmp_path_factory.mktemp("cut_specs")
+    (specs / "pcap.yaml").write_text(SPEC.read_text().replace("repeat: eos,", KEEPING))
+    (specs / "cutlog.yaml").write_text(LOG)
+    out = build_package(specs, tmp_path_factory.mktemp("cut_pkg"))
+    return {
+        name: import_module(out / f"{name}.py", f"cut_files_{name}") for name in ("pcap", "cutlog")
+    }
+
+
+@pytest.fixture(scope="module")
+def built(package):
+    return package["pcap"]
+
+
+def test_the_compiled_reader_reads_whole_captures_and_leaves_a_cut_to_the_exact_one(built):
+    """A whole capture is the compiled reader's (``packets_cut`` None); a cut one it
+    declines, and the exact reader keeps the cut, as construct does, at every byte."""
+    ends = packet_ends(built, SAMPLE)
+    assert "pcap_file" not in built.COMPILED_WRITERS  # the Python fast writer's (cut_writers)
+    read = built.COMPILED_READERS["pcap_file"]
+    for cut in range(len(SAMPLE) + 1):
+        data = SAMPLE[:cut]
+        model = read(data, built._LIMITS)
+        assert (model is not None) == (cut in ends), cut
+        assert model is None or model == built.parse_construct(data), cut
+        assert failure(built.parse, data) == failure(built.parse_construct, data), cut
+        if cut >= 24:
+            assert built.parse(data) == built.parse_construct(data), cut
+            assert built.build(built.parse(data)) == data, cut
+
+
+def test_the_compiled_arrow_writer_writes_whole_logs_and_leaves_a_cut_one_to_python(package):
+    """The compiled Arrow writer writes a whole log's columns (``_cut`` null) and declines
+    a cut one, whose row the Python rows give (``_cut`` its size): one batch, the same
+    columns as ``to_rows``."""
+    pa = pytest.importorskip("pyarrow")
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    from runtime.core import tier
+    from runtime.core.limits import DEFAULT
+
+    log = package["cutlog"]
+    whole, cut = bytes([1, 2, 7, 7, 1, 9]), bytes([1, 2, 7, 7, 3, 9])
+    assert log.parse(cut).entries_cut == bytes([3, 9])
+    arrow = tier.compiled("runtime._compiled.arrow")
+    assert log._COMPILED.bind_arrow(vars(log))
+    fields = list(to_arrow_schema(log.spark_schema("log"), timezone="UTC"))
+    assert fields[-1].name == "_cut"
+    out, counts = arrow.builder_for(pa.struct(fields)), []
+    assert log._COMPILED.write_arrow("log", pa.array([whole, cut]), 0, 2, out, counts, DEFAULT) == 1
+    for row in log.to_rows(log.parse(cut), "log"):
+        out.append(row)
+    got = out.finish()
+    rows = [*log.to_rows(log.parse(whole), "log"), *log.to_rows(log.parse(cut), "log")]
+    assert [row[-1] for row in rows] == [None, 2]
+    want = [pa.array(column, f.type) for column, f in zip(zip(*rows), fields)]
+    assert [got.field(k) for k in range(len(fields))] == want

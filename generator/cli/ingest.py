@@ -32,7 +32,9 @@ Every argument is checked before Spark starts; a bad one, or a failed run, is on
 stderr and a non-zero exit. The summary counts: ``records``, the input records (a raw
 file, a frame, a Parquet row, a binlog event) that became rows, a corrupt row or an empty
 one; ``corrupt``, those that were corrupt; ``empty``, those that held no event; ``events``,
-the rows of the others. So records = corrupt + empty + decoded records. The rates are over the decode alone (not the JVM's start).
+the rows of the others. So records = corrupt + empty + decoded records; ``cut``, the
+decoded ones whose input ends inside an element (``on_cut: keep``: their rows' ``_cut``).
+The rates are over the decode alone (not the JVM's start).
 """
 
 from __future__ import annotations
@@ -391,7 +393,7 @@ def ingest(
             if path.is_dir():
                 shutil.rmtree(path)
     started = time.perf_counter()
-    totals = {"records": 0, "rows": 0, "corrupt": 0, "empty": 0, "decode_seconds": 0.0}
+    totals = {"records": 0, "rows": 0, "corrupt": 0, "empty": 0, "cut": 0, "decode_seconds": 0.0}
     tables: list[str] = []
     own = progress is None
     progress = progress or Progress()
@@ -413,6 +415,7 @@ def ingest(
         "events": totals["rows"],
         "corrupt": totals["corrupt"],
         "empty": totals["empty"],
+        "cut": totals["cut"],
         "seconds": round(seconds, 2),
         "decode_seconds": round(decode, 2),
         "events_per_s": round(totals["rows"] / decode, 1) if decode else 0.0,
@@ -433,6 +436,7 @@ def _ingest_table(spark, fmt, name, paths, output, mode, input_kind, limits, tab
     ``limits``: the data source's options on top of the ingest's own."""
     from pyspark.sql import functions as F
 
+    from generator.emit.spark_columns import CUT_COLUMN
     from runtime.spark import cdc as spark_cdc
     from runtime.spark.decode import CORRUPT_COL
     from runtime.spark.source import _Plan
@@ -450,6 +454,7 @@ def _ingest_table(spark, fmt, name, paths, output, mode, input_kind, limits, tab
     permissive = mode.upper() == "PERMISSIVE"
     corrupt = F.col(CORRUPT_COL).isNotNull() if permissive else F.lit(False)
     empty = F.col("_event_index").isNull() & ~corrupt
+    cut = F.col(CUT_COLUMN).isNotNull() if CUT_COLUMN in df.columns else F.lit(False)
     group = f"wirespec-ingest-{name}"
     spark.sparkContext.setJobGroup(group, f"wirespec ingest {name}")
     base = dict(progress.state)
@@ -470,6 +475,7 @@ def _ingest_table(spark, fmt, name, paths, output, mode, input_kind, limits, tab
             F.count(F.when(~corrupt & ~empty, 1)).alias("rows"),
             F.count(F.when(corrupt, 1)).alias("corrupt"),
             F.count(F.when(empty, 1)).alias("empty"),
+            F.count(F.when(cut & (F.col("_event_index") == 0), 1)).alias("cut"),
             F.count(F.when(~corrupt & row_ops, 1)).alias("row_ops"),
         ).first()
     finally:
@@ -477,7 +483,7 @@ def _ingest_table(spark, fmt, name, paths, output, mode, input_kind, limits, tab
         watcher.join()
     decode_seconds = time.perf_counter() - began
     row_ops = stats["row_ops"]
-    stats = {k: stats[k] or 0 for k in ("records", "rows", "corrupt", "empty")}
+    stats = {k: stats[k] or 0 for k in ("records", "rows", "corrupt", "empty", "cut")}
     progress.decoded(decode_seconds)
     progress.update(
         force=True,
@@ -637,12 +643,14 @@ def print_summary(results: list[dict], console=None) -> None:
 
     console = console or Console()
     table = Table(title="wirespec ingest")
-    columns = ("format", "files", "records", "events", "corrupt", "empty", "decode s")
-    columns += ("events/s", "total s")
+    cut = any(r.get("cut") for r in results)  # a column only when an input was cut
+    columns = ("format", "files", "records", "events", "corrupt", "empty") + ("cut",) * cut
+    columns += ("decode s", "events/s", "total s")
     for col in columns:
         table.add_column(col, justify="left" if col == "format" else "right")
     for r in results:
         counts = (r["files"], r["records"], r["events"], r["corrupt"], r.get("empty", 0))
+        counts += (r.get("cut", 0),) * cut
         table.add_row(
             r["format"],
             *(f"{n:,}" for n in counts),

@@ -38,7 +38,7 @@ import hashlib
 import re
 
 from generator.emit.compiled_messages import CompiledMessages
-from generator.emit.cut_writers import BuildWriters, CutRefusal
+from generator.emit.cut_writers import CutRefusal
 from generator.emit.fastbuild import BuildEmitter, Unsupported
 from generator.emit.pysource import LineWriter, struct_format
 from generator.spec.byte_order import DATA_ORDER
@@ -162,7 +162,7 @@ class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
         self.python_writers: set[str] = set()
         """The records written by their Python fast writer (an id-keyed message the compiled
         one declines)."""
-        self.fast = set(BuildWriters(spec, lowering).supported)
+        self.fast = set(BuildEmitter(spec, lowering).supported)
         """The records with a Python fast writer."""
         super().__init__(spec, lowering)
 

@@ -19,7 +19,7 @@ header and its ``FALLBACKS`` constant, and for ``wirespec generate -v``.
 from __future__ import annotations
 
 from generator.emit.compiled import CompiledEmitter
-from generator.emit.cut_writers import BuildWriters
+from generator.emit.fastbuild import BuildEmitter
 from generator.emit.fastpath import FastPathEmitter
 from generator.emit.lowering import Lowering
 from generator.spec.model import Spec
@@ -52,7 +52,7 @@ def alone(verb: str) -> str:
 def collect(
     spec: Spec,
     fast: FastPathEmitter | None = None,
-    build: BuildWriters | None = None,
+    build: BuildEmitter | None = None,
     lowering: Lowering | None = None,
     compiled: CompiledEmitter | None = None,
 ) -> dict[str, dict[str, str]]:
@@ -60,7 +60,7 @@ def collect(
     (the emitters are made when not given)."""
     fast = fast or FastPathEmitter(spec)
     lowering = lowering or Lowering(spec)
-    build = build or BuildWriters(spec, lowering)
+    build = build or BuildEmitter(spec, lowering)
     compiled = compiled or CompiledEmitter(spec, lowering)
     out: dict[str, dict[str, str]] = {tier: {} for tier in TIERS}
     for name in spec.record_order():

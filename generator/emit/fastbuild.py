@@ -216,7 +216,9 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters, ReservedSizes)
             self.writing = field.name  # the field a refusal names
             if field.kept_of:
                 # construct's Kept writes nothing: the field it belongs to reads the model's
-                if field.name in read_on_build | context | self.read:
+                if record.field(field.kept_of).on_cut:  # RepeatEos: the cut bytes, last
+                    self.cut_tail(w, field.name)
+                elif field.name in read_on_build | context | self.read:
                     w.line(f'f_{field.name} = model.get("{field.name}")')
                 scope.built.add(field.name)
                 continue
@@ -252,6 +254,16 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters, ReservedSizes)
             w.line("return rt_fast.EMPTY_PARENT  # nothing reads this record's fields")
         params = "model, out, parent" if self.needs_parent(record.name) else "model, out"
         return f"def _write_{record.name}({params}):\n" + "\n".join(w.lines)
+
+    @staticmethod
+    def cut_tail(w: LineWriter, name: str) -> None:
+        """``on_cut: keep``'s ``<list>_cut`` after the elements, as RepeatEos builds it (not
+        bytes: construct says what is wrong)."""
+        w.line(f'f_{name} = model.get("{name}")')
+        w.line(f"if f_{name} is not None:")
+        w.line(f"    if not isinstance(f_{name}, (bytes, bytearray)):")
+        w.line('        raise TypeError("bytes")')
+        w.line(f"    out += f_{name}")
 
     def context_fields(self, record: Record, written: dict) -> set[str]:
         """What the children of ``record`` read of it as their ``_parent``."""

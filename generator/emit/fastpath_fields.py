@@ -277,6 +277,9 @@ class FieldReaders:
 
     def repeat_loop(self, w: LineWriter, field: Field, var: str, count) -> None:
         ref = field.type
+        if field.on_cut:
+            self.cut_loop(w, field, var)
+            return
         w.line(f"{var} = []")
         if field.repeat == "eos":
             w.line("while pos < end:")
@@ -296,3 +299,44 @@ class FieldReaders:
             w.line(f"if len({var}) < {field.min_count}:")
             with w.indent():
                 w.line(f'raise DecodeError("expected at least {what}", offset={var}_begin)')
+
+    def cut_loop(self, w: LineWriter, field: Field, var: str) -> None:
+        """``repeat: eos`` with ``on_cut: keep`` (``runtime.core.sequences.RepeatEos``'s
+        ``cut``): whole elements read fast; an element that fails is a cut when its read
+        ran past ``end`` (``rt_sequences.ran_short``, which reads it again by
+        ``<var>_again``), and its bytes to ``end`` go to ``<var>_cut``; any other failure
+        is the element's DecodeError, as without the key."""
+        w.line(f"def {var}_again(buf, pos, end):  # the element read again (ran_short)")
+        with w.indent():
+            self.value(w, field.type, f"{var}_item", field)
+            w.line("return pos")
+        w.line(f"{var} = []")
+        w.line(f"{var}_cut = None")
+        w.line("while pos < end:")
+        with w.indent():
+            self.limit(w, "max_count", f"len({var}) + 1", "pos")
+            if "this._index" in " ".join(self._type_expressions(field.type)):
+                w.line(f"f__index = len({var})")
+            if self.reads_index and any(
+                r in self.needs_parent for r in self._record_refs(field.type)
+            ):
+                w.line(f"parent_of_{field.name}._index = len({var})  # `_parent._index`")
+            w.line(f"{var}_at = pos")
+            w.line("try:")
+            with w.indent():
+                self.value(w, field.type, f"{var}_item", field)
+            w.line("except DecodeError as err:")
+            with w.indent():
+                w.line(f"if not rt_sequences.ran_short(err, {var}_again, buf, {var}_at, end):")
+                with w.indent():
+                    w.line(f"err.add_path(index=len({var}))")
+                    w.line("raise")
+                w.line(f"{var}_cut = bytes(buf[{var}_at:end])")
+                w.line("pos = end")
+                w.line("break")
+            w.line(f"{var}.append({var}_item)")
+        if field.min_count:
+            w.line(f"if len({var}) < {field.min_count}:")
+            with w.indent():
+                msg = f"expected at least {field.min_count} element(s)"
+                w.line(f'raise DecodeError("{msg}", offset={var}_begin)')

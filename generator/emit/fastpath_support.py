@@ -17,13 +17,6 @@ class Unsupported(Exception):
     """The record uses something the fast path cannot express; construct handles it."""
 
 
-CUT_KEPT = (
-    "on_cut: keep (read by construct: runtime.core.sequences.RepeatEos keeps a cut element's"
-    " bytes)"
-)
-"""Why a record with an ``on_cut: keep`` field has no fast reader (so no quick or compiled one)."""
-
-
 class FastPathSupport:
     """Picks the records that get a fast reader (a base of
     :class:`generator.emit.fastpath.FastPathEmitter`, whose state and other parts it uses)."""
@@ -139,8 +132,6 @@ class FastPathSupport:
             self._check_type(sub, ok, serializable, bounded or ref.size is not None)
 
     def _check_field(self, field: Field, record: Record, ok: set[str]) -> None:
-        if field.on_cut:
-            raise Unsupported(CUT_KEPT)
         if field.repeat == "until" and field.process is not None:
             raise Unsupported("a process:ed repeat until (read by construct)")
         if field.repeat == "until" and "_index" in field.repeat_until["until"]:

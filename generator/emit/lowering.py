@@ -278,6 +278,8 @@ class Lowering(OrderedPlans):
         for field in record.front:
             if field.kept_of:
                 kept = record.field(field.kept_of)
+                if kept.process is None and kept.on_cut:  # whole: None (a cut: not mine)
+                    continue
                 if kept.process is None and kept.repeat not in ("blocks", "until"):
                     raise NotLowered(f"{field.name}: a kept {kept.name} terminator")
                 continue
@@ -522,6 +524,8 @@ class Lowering(OrderedPlans):
 
     def _field_steps(self, record, field: Field, prefix: str, end: str, keep: bool):
         var = f"{prefix}{field.name}"
+        if field.kept_of and record.field(field.kept_of).on_cut:  # a cut is the exact reader's
+            return FieldSteps(field.name, field.line, (Derived(var, "None"),))
         if field.kept_of:  # set by the field it is kept for
             return FieldSteps(field.name, field.line, ())
         if field.derived:

@@ -23,7 +23,7 @@ from generator.emit.compiled_arrow import ArrowEmitter
 from generator.emit.compiled_tables import CompiledTablesEmitter
 from generator.emit.compiled_unmapping import CompiledWayBacks
 from generator.emit.compiled_writers import CompiledWriters
-from generator.emit.cut_writers import BuildWriters
+from generator.emit.fastbuild import BuildEmitter
 from generator.emit.fastpath import FastPathEmitter
 from generator.emit.json_documents import JsonDocumentEmitter
 from generator.emit.lowering import Lowering
@@ -69,7 +69,7 @@ def render_with_compiled(
     emitter = ModuleEmitter(spec)
     lowering = Lowering(spec)
     compiled = CompiledEmitter(spec, lowering, beside=beside, in_memory=in_memory)
-    fast, build = FastPathEmitter(spec), BuildWriters(spec, lowering)
+    fast, build = FastPathEmitter(spec), BuildEmitter(spec, lowering)
     writers = CompiledWriters(spec, lowering) if compiled.entries else None
     way_backs = CompiledWayBacks(spec, writers) if writers is not None else None
     tables = CompiledTablesEmitter(spec, emitter.runtime_instance)

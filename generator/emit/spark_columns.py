@@ -21,6 +21,11 @@ TIMESTAMP_TYPES = ("timestamp_ms", "timestamp_us", "timestamp_ns")
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES
 from runtime.core.codec import LsnBeside
 
+CUT_COLUMN = "_cut"
+"""``on_cut: keep``'s Spark column (for ``<name>_cut``, a field name never starts with
+``_``): how many bytes of the input are the element it ends inside, in no row (a LongType,
+null when nothing was cut), on every row of a cut input (``wirespec ingest`` counts them)."""
+
 
 class SparkColumns:
     """Spark types, column tables and row values of one spec's records."""
@@ -90,6 +95,9 @@ class SparkColumns:
             if field.spark_skip:
                 continue
             slot = prefix + field.name
+            if field.kept_of:  # on_cut: keep's <name>_cut: the cut's size (null: not cut)
+                out.append((CUT_COLUMN, "LongType()", True, (CUT_COLUMN, slot, "int", True)))
+                continue
             if field.spark_inline:  # the record's columns become this row's columns
                 out += self.spark_columns(self.spec.records[field.type.name], slot + ".")
                 continue
@@ -266,6 +274,8 @@ class SparkColumns:
                 cols.append(f"None if {selector} in ({members},) else {value}")
             return "(" + ", ".join(cols) + ",)"
         value = f"{m}.{field.name}"
+        if field.kept_of:  # on_cut: keep's <name>_cut: the cut's size (spark_columns)
+            return f"None if {value} is None else len({value})"
         if field.spark_inline:
             return f"*{ref.name}_to_row({value})"
         if field.spark_type == "uuid":

@@ -673,7 +673,7 @@ class SpecBuilder(FieldBuilder):
                 doc = f"{field.name}'s {what} (kept for an exact rebuild)."
                 extra = Field(name, doc, ref, field.line, repeat=repeat)
                 extra.kept_of = field.name
-                extra.spark_skip = True
+                extra.spark_skip = suffix != "cut"  # a cut's column: its size (spark_columns)
                 out.append(extra)
         return out
 

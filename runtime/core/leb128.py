@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from runtime.core import kept
 from runtime.core.errors import DecodeError, EncodeError, SpecError
-from runtime.core.stream import StreamVarInt, as_int
+from runtime.core.stream import StreamVarInt, as_int, ran_out, read_ahead
 
 MAX_BYTES = 10
 """Longest varint Go writes for a uint64 (``binary.MaxVarintLen64``)."""
@@ -178,10 +178,12 @@ def parse_uvarint_stream(stream, bits: int = 64, max_bytes: int = MAX_BYTES) -> 
     """Read one unsigned varint from a construct stream (errors: offset in that stream)."""
     start = stream.tell()
     # One bounded read instead of a read per byte; the unused tail is given back.
-    data = stream.read(max_bytes)
+    data = read_ahead(stream, max_bytes)
     try:
         value, used = read_uvarint(data, 0, bits=bits, max_bytes=max_bytes)
     except DecodeError as err:
+        if len(data) < max_bytes:  # truncated: it ran out of input
+            ran_out(stream)
         err.shift(start)
         raise
     stream.seek(start + used)

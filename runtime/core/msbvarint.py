@@ -28,7 +28,7 @@ from __future__ import annotations
 from runtime.core import kept
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.leb128 import zigzag_decode
-from runtime.core.stream import StreamVarInt, as_int
+from runtime.core.stream import StreamVarInt, as_int, ran_out, read_ahead
 
 _LENGTH = bytes(((~b) & (b + 1)).bit_length() for b in range(256))
 """The total length (1..9) a first byte announces: its trailing ones + 1 (0xff: the 9-byte
@@ -142,10 +142,12 @@ def read_uvar_as_is(stream, bits: int = 64, what: str = "varint") -> tuple[int, 
     """
     start = stream.tell()
     # One bounded read instead of a read per byte; the unused tail is given back.
-    data = stream.read(9)
+    data = read_ahead(stream, 9)
     try:
         value, used = msb_uvar(data, 0, len(data), bits, what)
     except DecodeError as err:
+        if not data or _LENGTH[data[0]] > len(data):  # truncated: it ran out of input
+            ran_out(stream)
         err.shift(start)
         raise
     stream.seek(start + used)

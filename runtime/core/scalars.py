@@ -21,7 +21,7 @@ from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.flags import flag_member
 from runtime.core.limits import current as current_limits
 from runtime.core.spans import current as current_spans
-from runtime.core.stream import read_byte, read_exact
+from runtime.core.stream import ran_out, read_ahead, read_byte, read_exact
 
 
 class LengthPrefixedBytes(Construct):
@@ -312,8 +312,9 @@ class TerminatedBytes(Construct):
         rest = bytearray()
         length = -1
         while length < 0:  # read on in steps, not the whole rest for each value
-            step = stream.read(_TERMINATOR_STEP)
+            step = read_ahead(stream, _TERMINATOR_STEP)
             if not step:
+                ran_out(stream)
                 raise DecodeError(
                     f"no terminator byte {self.terminator:#04x} after the {self.what}",
                     offset=start + len(rest),

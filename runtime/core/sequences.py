@@ -37,7 +37,7 @@ import io
 
 from construct import Container, FormatFieldError, ListContainer, StreamError, Subconstruct
 
-from runtime.core import leb128
+from runtime.core import kept, leb128
 from runtime.core.construct_errors import packing_message
 from runtime.core.errors import DecodeError, EncodeError, SiblingError
 from runtime.core.limits import current as current_limits
@@ -224,8 +224,54 @@ class ShortReads:
             self.short = True
         return data
 
+    def read_ahead(self, size):
+        """``runtime.core.stream.read_ahead``: fewer bytes is not yet short."""
+        return self.stream.read(size)
+
     def __getattr__(self, name):
         return getattr(self.stream, name)
+
+
+PROBE_PADDING = bytes(64)
+"""What :func:`ran_short` puts after the input to see whether a failed read needed more."""
+
+
+def ran_short(failure: DecodeError, read_again, buf, start: int, end: int) -> bool:
+    """Whether the fast read of an element at ``start`` that failed with ``failure`` ran
+    past ``end`` (the input, or the region its list is read from, ends inside it): the
+    fast readers' :class:`ShortReads`, for ``on_cut: keep``. They read a buffer, not a
+    stream, so the element is read again, ``read_again(padded, start, padded_end)``, over
+    the same bytes with :data:`PROBE_PADDING` after ``end``: a read that stayed inside
+    fails the same way again; one that ran short gets further, or fails otherwise.
+
+    >>> def read_u16(buf, pos, end):
+    ...     if end - pos < 2:
+    ...         raise DecodeError(f"truncated: needs 2 bytes, {end - pos} remain", offset=pos)
+    ...     if buf[pos + 1] > 0x7F:
+    ...         raise DecodeError("negative", offset=pos)
+    ...     return pos + 2
+    >>> def failure(buf, pos, end):
+    ...     try:
+    ...         read_u16(buf, pos, end)
+    ...     except DecodeError as err:
+    ...         return err
+    >>> data = bytes([1, 0, 2])
+    >>> ran_short(failure(data, 2, 3), read_u16, data, 2, 3)
+    True
+    >>> data = bytes([1, 0xFF, 2])
+    >>> ran_short(failure(data, 0, 3), read_u16, data, 0, 3)
+    False
+    """
+    padded = bytes(buf[:end]) + PROBE_PADDING
+    seen = kept.SEEN.count  # what the padding reads is no form of the input's to keep
+    try:
+        read_again(padded, start, len(padded))
+    except DecodeError as again:
+        same = (type(again), again.offset, again.path, again.message)
+        return same != (type(failure), failure.offset, failure.path, failure.message)
+    finally:
+        kept.SEEN.count = seen
+    return True
 
 
 class RepeatWhileTag(_RepeatAtLeast):

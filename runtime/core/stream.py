@@ -55,6 +55,25 @@ def read_byte(stream, what: str) -> int:
     return b[0]
 
 
+def read_ahead(stream, n: int) -> bytes:
+    """Up to ``n`` bytes for a reader that gives back what it does not use (a varint's one
+    bounded read): fewer at the end of the input is not running out of it (the value may
+    end before), so a stream that watches for that (``runtime.core.sequences.ShortReads``,
+    ``on_cut: keep``) is not told; a reader that did run out says so (:func:`ran_out`).
+
+    >>> read_ahead(io.BytesIO(b"ab"), 9)
+    b'ab'
+    """
+    ahead = getattr(stream, "read_ahead", None)
+    return stream.read(n) if ahead is None else ahead(n)
+
+
+def ran_out(stream) -> None:
+    """A reader that read ahead (:func:`read_ahead`) needed bytes past the end: one more
+    read there, which comes back short (where the stream is left)."""
+    stream.read(1)
+
+
 def peek_byte(stream) -> int | None:
     """The next byte without consuming it, or None at the end of input."""
     b = stream.read(1)
