@@ -110,10 +110,11 @@ class ArrowFourcc:
         slots = [slot for _, slot, kind, _ in columns if kind == "fourcc"]
         reads = step.stop if step.until == "until" else ""
         read = [s for s in slots if re.search(rf"\b{step.item}\.{s}\b", reads)]
-        if read and self.spec.records[step.record].byte_order == "data":
+        if not read:
+            return {}
+        if self.spec.records[step.record].byte_order == "data":
             raise NotCompiled(f"{step.record}: codes in the order the data chooses")
-        plan = self.lowering.plans[step.record]
-        found = {slot: member_at(plan, slot) for slot in read}
+        found = {slot: member_at(self.lowering.plans[step.record], slot) for slot in read}
         if None in found.values():
             raise NotCompiled(f"{step.record}: a code at no fixed offset")
         return found
