@@ -101,7 +101,9 @@ PER_RECORD = (
 ``read_<record>``, ...; ``_cbody_<record>``: a recursive record's writer, which
 ``_cwrite_<record>`` calls within Python's recursion limit; ``_bind_<record>``: a ``map:``'s
 binding). A name of two records has a capital between them, which no record name has
-(``_group_<group>_In_<record>``, a ``map:``'s reader of its groups)."""
+(``_group_<group>_In_<record>``, a ``map:``'s reader of its groups), and so has a name of
+a record and one of its variables (``_shared_<var>_In_<record>``, a mysql::serialization
+record's shared int)."""
 
 
 def _defined(text: str) -> list[str]:
