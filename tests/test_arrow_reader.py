@@ -10,8 +10,10 @@ Python way."""
 from __future__ import annotations
 
 import importlib
+import re
 import struct
 import types
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
@@ -612,6 +614,52 @@ def test_craft_chunks_longer_than_a_map_runs_own_room():
     events = [RowChangedEvent(i, "s", "t", new=columns, old=columns[:i]) for i in range(70)]
     (message,) = craft.encode_events(events, max_batch_size=70)
     check_craft(message)
+
+
+COMPILED_SOURCES = sorted(
+    (Path(__file__).resolve().parent.parent / "generated" / "_compiled").glob("*.pyx")
+)
+
+
+@pytest.mark.parametrize("path", COMPILED_SOURCES, ids=lambda p: p.stem)
+def test_no_arrow_writer_sets_a_module_global(path):
+    """What a writer leaves for its caller (PNG's chunk type, which the list's ``until:``
+    reads) is the caller's own: a module global would be another reader's, when two read
+    at once (threads, or a reader within a reader)."""
+    writers = re.finditer(
+        r"^cdef int (_arrow_\w+|_columns_\w+)\(.*?(?=^\S)",
+        path.read_text(),
+        re.MULTILINE | re.DOTALL,
+    )
+    assert [m[1] for m in writers if re.search(r"^\s+global ", m[0], re.MULTILINE)] == []
+
+
+def png_files() -> list[bytes]:
+    """PNG's samples, each also with IEND after its first chunk (the rest then left over,
+    which the reader declines) and cut before its IEND (declined: no IEND)."""
+    samples = [p.read_bytes() for p in sorted((SAMPLES / "png").glob("*.bin"))]
+    first = [s[: 8 + 12 + int.from_bytes(s[8:12], "big")] for s in samples]
+    iend = bytes.fromhex("0000000049454e44ae426082")
+    return (
+        samples
+        + [f + iend for f in first]
+        + [f + iend + s[len(f) :] for f, s in zip(first, samples)]
+        + [s[:-12] for s in samples]
+    )
+
+
+def test_png_files_written_to_arrow_in_threads_stop_at_their_own_iend():
+    """Eight threads writing PNG files at once each stop each file at its own IEND (the
+    chunk type read from the chunk's bytes, not left where another thread writes)."""
+    files = png_files()
+    for data in files:
+        check("png", "png_file", data)
+    orders = [files[k:] + files[:k] for k in range(8)]
+    want = [read("png", "png_file", values) for values in orders]
+    with ThreadPoolExecutor(8) as pool:
+        for _ in range(10):
+            got = list(pool.map(lambda values: read("png", "png_file", values), orders))
+            assert got == want
 
 
 @pytest.mark.parametrize("fmt,record", parent_readers())

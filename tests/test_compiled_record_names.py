@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.cli.main import main
 from runtime.core import tier
 from runtime.core.limits import DEFAULT
 from tests.user_packages import compiled_user_module
@@ -72,26 +73,57 @@ def test_the_compiled_arrow_writer_of_a_record_named_as_a_helper(built, record):
     assert [got.field(k) for k in range(len(fields))] == want
 
 
-PER_RECORD = ("_arrow_", "_cwrite_", "_cbody_", "write_record_", "_python_write_")
-"""The prefixes of the compiled Arrow writers' and writers' names of one record
-(``_arrow_<record>``, ...; ``_cbody_<record>``: a recursive record's writer, which
-``_cwrite_<record>`` calls within Python's recursion limit). The readers' (``read_``, ``_read_``) are not free yet: a mapped
-spec cimports ``unmapped.pxd``'s ``read_field``, and a group's reader is
-``_read_<record>_<group>``."""
+PER_RECORD = (
+    "_arrow_",
+    "_cwrite_",
+    "_cbody_",
+    "write_record_",
+    "_python_write_",
+    "read_",
+    "_read_",
+    "_top_",
+    "_reuse_",
+    "_kept_",
+    "_pending_",
+    "_Pending_",
+    "_head_",
+    "_elements_",
+    "_columns_",
+    "_last_",
+    "_rows_",
+    "rows_",
+    "_bind_",
+    "_back_bind_",
+    "batches_",
+    "message_",
+)
+"""The prefixes of the compiled module's names of one record (``_arrow_<record>``,
+``read_<record>``, ...; ``_cbody_<record>``: a recursive record's writer, which
+``_cwrite_<record>`` calls within Python's recursion limit; ``_bind_<record>``: a ``map:``'s
+binding). A name of two records has a capital between them, which no record name has
+(``_group_<group>_In_<record>``, a ``map:``'s reader of its groups), and so has a name of
+a record and one of its variables (``_shared_<var>_In_<record>``, a mysql::serialization
+record's shared int)."""
+
+
+def _defined(text: str) -> list[str]:
+    """Each name a compiled module's source defines, once per time it does."""
+    return re.findall(
+        r"^(?:cdef|cpdef|def)\s+(?:inline\s+)?(?:[\w*\[\], ]+\s+)?(\w+)\s*\(", text, re.MULTILINE
+    )
+
+
+def _cimported(text: str) -> set[str]:
+    """The names a compiled module's source cimports."""
+    names = set()
+    for listed, single in re.findall(r"cimport \(([^)]*)\)|cimport ([^\n(]+)", text):
+        names |= {n.split(" as ")[-1].strip() for n in (listed or single).split(",") if n.strip()}
+    return names
 
 
 def _top_level_names(text: str) -> set[str]:
     """The names a compiled module's source defines or cimports at its top level."""
-    names = set(
-        re.findall(
-            r"^(?:cdef|cpdef|def)\s+(?:inline\s+)?(?:[\w*\[\], ]+\s+)?(\w+)\s*\(",
-            text,
-            re.MULTILINE,
-        )
-    )
-    for listed, single in re.findall(r"cimport \(([^)]*)\)|cimport ([^\n(]+)", text):
-        names |= {n.split(" as ")[-1].strip() for n in (listed or single).split(",") if n.strip()}
-    return names
+    return set(_defined(text)) | _cimported(text)
 
 
 @pytest.mark.parametrize("path", sorted(COMPILED.glob("*.pyx")), ids=lambda p: p.stem)
@@ -103,3 +135,50 @@ def test_no_shared_name_of_a_compiled_module_has_a_per_record_prefix(path):
     own = {prefix + record for prefix in PER_RECORD for record in records}
     shared = _top_level_names(path.read_text()) - own
     assert not [name for name in shared if name.startswith(PER_RECORD)]
+
+
+def test_no_per_record_prefix_starts_another():
+    """``_read_message_<record>`` would be ``_read_<record>`` of a record ``message_<record>``."""
+    assert not [(a, b) for a in PER_RECORD for b in PER_RECORD if a != b and b.startswith(a)]
+
+
+@pytest.mark.parametrize("path", sorted(COMPILED.glob("*.pyx")), ids=lambda p: p.stem)
+def test_a_name_of_two_records_splits_at_its_capital(path):
+    """A ``map:``'s reader of its groups names the group and the mapped record apart."""
+    records = importlib.import_module(f"generated.{path.stem}").RECORDS
+    for name in _top_level_names(path.read_text()):
+        if name.startswith("_group_"):
+            group, record = name.removeprefix("_group_").split("_In_")
+            assert {group, record} <= set(records)
+
+
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+SHADOWING = {
+    "ticdc_craft": (("field", "message_column_group"), "_group_column_group_In_message"),
+    "ticdc_open_protocol": (("pair",), "pair_from_kafka"),
+}
+"""A spec, the records added to it, and a name its compiled module must still have: a
+record ``field`` (the way back's cimported slot reader), ``message_column_group`` (the
+``map:``'s reader of its ``column_group`` groups), ``pair`` (the Kafka pair reader)."""
+
+
+@pytest.mark.parametrize("stem", sorted(SHADOWING))
+def test_records_named_as_another_name_of_the_module_leave_each_name_one(stem, tmp_path):
+    """Rendered only (a build takes ~15 s): each name of the module is one function."""
+    added, kept = SHADOWING[stem]
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    for name in ("mysql_types", "ticdc_types"):
+        (specs / f"{name}.yaml").write_text((SPECS / f"{name}.yaml").read_text())
+    records = "".join(
+        f'  {record}:\n    doc: A record.\n    fields:\n      - {{name: id, type: u8, doc: "An id."}}\n'
+        for record in added
+    )
+    text = (SPECS / f"{stem}.yaml").read_text().replace("\nrecords:\n", "\nrecords:\n" + records, 1)
+    (specs / f"{stem}.yaml").write_text(text)
+    assert main(["generate", "--specs", str(specs), "--out", str(tmp_path / "pkg")]) == 0
+    text = (tmp_path / "pkg" / "_compiled" / f"{stem}.pyx").read_text()
+    defined = _defined(text)
+    assert sorted(n for n in set(defined) if defined.count(n) > 1) == []
+    assert set(defined) & _cimported(text) == set()
+    assert kept in defined and {f"read_{record}" for record in added} <= set(defined)

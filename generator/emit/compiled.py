@@ -343,7 +343,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             table = f"_{enum.upper()}_BY_VALUE"
             lines.append(f'    {table} = namespace["{table}"]')
         if self.rows:
-            lines.append("    _bind_rows(namespace)")
+            lines.append("    bind_row_readers(namespace)")
         lines.append("    readers = {" if self.mapped else "    return {")
         lines += [f'        "{name}": read_{name},' for name in self.entries]
         lines.append("    }")
@@ -389,14 +389,14 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
 
     def whole(self, name: str = "") -> str:
         """What an entry (``name``) reads all of its input with: ``_whole_kept`` where
-        elements may be pending in it, ``_whole_<name>`` where a mapped record keeps the
+        elements may be pending in it, ``_kept_<name>`` where a mapped record keeps the
         bytes read (:meth:`MappedRecord.whole_function`)."""
         if name in self.mapped and self.mapped[name].kept:
-            return f"_whole_{name}"
+            return f"_kept_{name}"
         return "_whole_kept" if self.pendings else "_whole"
 
     def pair_function(self) -> str | None:
-        """``read_pair``: the spec's ``kafka_message:`` read from its Kafka columns, each by
+        """``pair_from_kafka``: the spec's ``kafka_message:`` read from its Kafka columns, each by
         its plan, their lists walked in step; item i of every list (event i's documents)
         goes to the runtime codec's kernel, ``documents(*lists)``, which gives the model or
         None. None when the columns are not lists to the end (``kafka_lists``)."""
@@ -406,7 +406,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         columns = list(self.spec.kafka_message.columns)
         record, fields = self.spec.kafka_message.record, ", ".join(f for _, f in lists)
         lines = [
-            f"def read_pair({', '.join(f'bytes {c} not None' for c in columns)}, limits, documents):",
+            f"def pair_from_kafka({', '.join(f'bytes {c} not None' for c in columns)}, limits, documents):",
             f'    """A ``{record}`` from its Kafka columns: each read by its plan, then',
             f"    ``documents({fields})`` (the codec's kernel) on their lists, which",
             '    hold one item per event; None where a column declines or the lists differ."""',

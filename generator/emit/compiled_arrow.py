@@ -27,7 +27,7 @@ import dataclasses
 
 from generator.emit.arrow_calls import calling
 from generator.emit.compiled import CompiledEmitter
-from generator.emit.compiled_arrow_fourcc import ArrowFourcc, last_code
+from generator.emit.compiled_arrow_fourcc import ArrowFourcc
 from generator.emit.compiled_arrow_lists import ArrowLists
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.lowering import Lowering
@@ -64,7 +64,7 @@ _TIME_SHIFTS = {"time_us_postgres": TIMESTAMP_US_EPOCHS["postgres_micros"]}
 
 
 class _Members(ast.NodeTransformer):
-    """``item.member`` -> ``last_int(<its column>)`` (or a code's ``_last_<record>_<member>``)
+    """``item.member`` -> ``last_int(<its column>)`` (or a code read again, ``<item>_<member>``)
     where ``column(item, member)`` gives one (:meth:`ArrowEmitter.member_column`)."""
 
     def __init__(self, column):
@@ -289,7 +289,7 @@ class ArrowEmitter(ArrowFourcc, ArrowLists, CompiledEmitter):
     def member_column(self, var: str, member: str) -> str | None:
         """The value of the integer column ``member`` of the element ``var`` of a list
         whose elements are written by their own writer, as it was just written (its
-        builder's ``last_int``, a code's ``_last_<record>_<member>``); None when ``var`` is
+        builder's ``last_int``, a code read again from its bytes); None when ``var`` is
         no such element."""
         step = next((s for s in self.repeat_steps.values() if s.item == var), None)
         if step is None or step.steps is not None or step.var not in self.targets:
@@ -298,8 +298,8 @@ class ArrowEmitter(ArrowFourcc, ArrowLists, CompiledEmitter):
             if slot == member and kind == "int":
                 struct = self.targets[step.var]
                 return f"last_int({self.local(f'{struct}_{k}', 'Builder', k, struct)})"
-            if slot == member and kind == "fourcc":
-                return last_code(step.record, slot)
+            if slot == member and kind == "fourcc" and slot in self.codes_read_again(step):
+                return f"{step.item}_{slot}"  # read again (ArrowFourcc.element_codes)
         raise NotCompiled(f"{var}.{member}: no integer column")
 
     def columns(self, record: str, fields: dict, struct: str) -> list[tuple[str, object, str]]:
@@ -551,8 +551,10 @@ class ArrowEmitter(ArrowFourcc, ArrowLists, CompiledEmitter):
             return
         self.calls.add(step.record)
         self.declare(step.item, "int")
+        self.element_start(step)
         self.w.line(f"{step.item} = {self.raw_call(step.record, step.end, step.var)}")
         self.decline_if(f"{step.item} < 0")
+        self.element_codes(step)
         checksum = self.running[self.name].get(step.var)
         if checksum is None and step.var in self.summed:
             self.w.line(f"{step.var}.append({step.item})")

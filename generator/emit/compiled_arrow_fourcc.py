@@ -8,16 +8,19 @@ they are compared in C, one branch each; the rest goes to ``_put_fourcc``, rende
 into the module that writes a code.
 
 A list's ``until:`` may read a code of the element just written (PNG's ``_item.type ==
-chunk_type.IEND``): its text column cannot be read back as a number, so each code is also
-kept as written, in the module's ``_last_<record>_<field>`` (:func:`last_code`), which the
-caller reads right after the element's writer returns.
+chunk_type.IEND``): its text column cannot be read back as a number, so the caller reads
+the code again from the element's bytes, at its offset from where the element began
+(:func:`member_at`). A module global set by the element's writer would be another
+reader's when two read at once (threads, or a reader within a reader).
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 
 from generator.emit.compiled_support import NotCompiled
+from generator.emit.plan import FieldSteps, Number
 
 PUT_FOURCC = '''\
 cdef int _put_fourcc(Builder builder, uint32_t code) except -1:
@@ -69,43 +72,72 @@ def fourcc_texts(spec, record: str, slot: str) -> list[tuple[int, str]]:
     return list(texts.items())
 
 
-def last_code(record: str, slot: str) -> str:
-    """The module global keeping the code last written into column ``slot`` of ``record``.
+def member_at(plan, member: str) -> tuple[int, str] | None:
+    """``(offset, primitive)`` of the number field ``member`` of ``plan``'s record, its
+    offset from where the record begins; None where a field before it has no fixed size
+    or ``member`` is no fixed-width number read alone.
 
-    >>> last_code("chunk", "body.type")
-    '_last_chunk_body_type'
+    >>> from types import SimpleNamespace as N
+    >>> length = FieldSteps("length", 1, (Number("f_length", "u32"),))
+    >>> kind = FieldSteps("type", 2, (Number("f_type", "u32", enum="chunk_type"),))
+    >>> member_at(N(steps=(length, kind)), "type")
+    (4, 'u32')
+    >>> member_at(N(steps=(FieldSteps("n", 1, (Number("f_n", "uvarint"),)), kind)), "type")
     """
-    return f"_last_{record}_{slot.replace('.', '_')}"
+    offset = 0
+    for step in plan.steps:
+        if isinstance(step, FieldSteps) and step.name == member:
+            number = step.steps[0] if len(step.steps) == 1 else None
+            fixed = isinstance(number, Number) and number.size is not None
+            return (offset, number.prim) if fixed else None
+        if step.size is None:
+            return None
+        offset += step.size
+    return None
 
 
 class ArrowFourcc:
     """:class:`generator.emit.compiled_arrow.ArrowEmitter`'s part for ``fourcc`` columns."""
 
-    @property
-    def last_codes(self) -> list[str]:
-        """The globals of :func:`last_code` this module's writers set, in order."""
-        if not hasattr(self, "_last_codes"):
-            self._last_codes = []
-        return self._last_codes
-
     def fourcc_prelude(self) -> list[str]:
-        """``_put_fourcc`` and the globals, where a writer writes a code."""
-        if not self.last_codes:
-            return []
-        kept = [f"cdef uint32_t {name} = 0" for name in dict.fromkeys(self.last_codes)]
-        return [
-            "# each code as last written (read by a list's until:)\n" + "\n".join(kept),
-            PUT_FOURCC,
-        ]
+        """``_put_fourcc``, where a writer writes a code."""
+        return [PUT_FOURCC] if getattr(self, "writes_codes", False) else []
+
+    def codes_read_again(self, step) -> dict[str, tuple[int, str]]:
+        """The codes of the elements of ``step`` that its ``until:`` reads: slot -> offset
+        and primitive (:func:`member_at`); empty where it reads none."""
+        columns = self.tables.get(step.record, ())
+        slots = [slot for _, slot, kind, _ in columns if kind == "fourcc"]
+        reads = step.stop if step.until == "until" else ""
+        read = [s for s in slots if re.search(rf"\b{step.item}\.{s}\b", reads)]
+        if not read:
+            return {}
+        if self.spec.records[step.record].byte_order == "data":
+            raise NotCompiled(f"{step.record}: codes in the order the data chooses")
+        found = {slot: member_at(self.lowering.plans[step.record], slot) for slot in read}
+        if None in found.values():
+            raise NotCompiled(f"{step.record}: a code at no fixed offset")
+        return found
+
+    def element_start(self, step) -> None:
+        """Keep where an element of ``step`` begins, when its codes are read again."""
+        if self.codes_read_again(step):
+            self.declare(f"{step.item}_at", "Py_ssize_t")
+            self.w.line(f"{step.item}_at = pos")
+
+    def element_codes(self, step) -> None:
+        """Read again each code of the element just written that the ``until:`` reads
+        (``<item>_<slot>``, as :meth:`member_column` names it), from the element's bytes."""
+        for slot, (offset, prim) in self.codes_read_again(step).items():
+            ctype, value = self.load(prim, f"{step.item}_at + {offset}")
+            self.declare(f"{step.item}_{slot}", ctype)
+            self.w.line(f"{step.item}_{slot} = {value}")
 
     def fourcc_column(self, var: str, builder: str, record: str, slot: str) -> None:
         """Put code ``var`` (a C number read always) into text column ``builder``."""
         if self.decls.get(var) not in ("uint32_t", "int64_t", "uint64_t", "int32_t"):
             raise NotCompiled(f"{var}: a four-character code of no C number")
-        kept = last_code(record, slot)
-        self.last_codes.append(kept)
-        self.w.line(f"global {kept}")
-        self.w.line(f"{kept} = <uint32_t>{var}")
+        self.writes_codes = True
         branches = fourcc_texts(self.spec, record, slot)
         for k, (code, text) in enumerate(branches):
             self.w.line(f"{'elif' if k else 'if'} {var} == {code:#x}:")

@@ -12,7 +12,8 @@ differences:
 - where the plan builds an element (``each``), the element's class is chosen, its rules
   checked and its model made, as :class:`generator.emit.map_plan.ClassCase` says, from the
   arrays and the element's fields read just before;
-- a group is read by ``_read_<record>_<group>``: its chunks into arrays, then one model per
+- a group is read by ``_group_<group>_In_<record>`` (a record name has no capital, so no
+  other name is it): its chunks into arrays, then one model per
   column, the names looked up and the values decoded straight from the bytes (``map_lookup``
   and ``map_value``); its ``by`` member chooses the field it goes into, once each;
 - where the plan builds any other record's model (a header) nothing is built, and the
@@ -90,7 +91,7 @@ def list_emptiness(step, items: dict) -> str | None:
 
 
 class FusedSteps:
-    """``_read_<record>`` (the source read and mapped) and ``_read_<record>_<group>`` of one
+    """``_read_<record>`` (the source read and mapped) and ``_group_<group>_In_<record>`` of one
     ``map:`` (``record``: the :class:`compiled_mapping.MappedRecord` whose model
     registry, kind tables and expressions it uses). A base of
     ``generator.emit.compiled.FusedEmitter``, before ``CompiledEmitter``, whose steps it
@@ -168,7 +169,7 @@ class FusedSteps:
         plan = self.record.plan
         names = {plan.source: f"_read_{plan.record}"}
         if self.groups is not None:
-            names[self.groups.record] = f"_read_{plan.record}_{self.groups.record}"
+            names[self.groups.record] = f"_group_{self.groups.record}_In_{plan.record}"
         return names
 
     # -- a record ------------------------------------------------------------------------
@@ -223,7 +224,7 @@ class FusedSteps:
             return "True"
         kept = self.record.kept
         if kept and self.mode == "source" and step.var == self.each_var:
-            # the kept class, its wire_form unset until the entry's _whole_<record> sets it
+            # the kept class, its wire_form unset until the entry's _kept_<record> sets it
             self.kept_list = True
             return f"<list>wirespec_alloc({kept})"
         return super().new_list(step)

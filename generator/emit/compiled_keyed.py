@@ -123,8 +123,10 @@ class KeyedSteps:
             self.decline_if(test)
 
     def shared_int(self, var: str) -> str:
-        """The ``SharedInt`` global of a variable of this record (declared once)."""
-        name = f"_shared_{self.name}_{var}"
+        """The ``SharedInt`` global of a variable of this record (declared once; the capital
+        parts them: ``_shared_<record>_<var>`` of record ``x`` and ``f_f_y`` would be that
+        of ``x_f`` and ``f_y``)."""
+        name = f"_shared_{var}_In_{self.name}"
         self.preludes.setdefault(KEYED_PRELUDE)  # shared_int's cimport, keyed or not
         if name not in self.shared_ints:
             self.shared_ints.append(name)

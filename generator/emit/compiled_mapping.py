@@ -38,7 +38,7 @@ class MappedRecord:
     record keeps the bytes read (``MapPlan.kept_as``), ``whole_function``.
 
     Such a record's list is made of the kept class (``_<Class>_<field>_kept``), and its
-    entry reads all of an input with ``_whole_<record>``, which puts the input in the
+    entry reads all of an input with ``_kept_<record>``, which puts the input in the
     list's ``wire_form`` as the primitive's Python readers do."""
 
     def __init__(self, emitter, plan: MapPlan, fused_emitter):
@@ -154,12 +154,12 @@ class MappedRecord:
         return lines
 
     def whole_function(self, whole: str) -> str:
-        """``_whole_<record>``: ``whole`` (what reads all of an input), the input then kept
+        """``_kept_<record>``: ``whole`` (what reads all of an input), the input then kept
         in the model's list (its ``wire_form``: the reader made it of the kept class)."""
         plan, record = self.plan, self.plan.record
         return "\n".join(
             [
-                f"cdef object _whole_{record}(_Reader read, Py_ssize_t depth, bytes data, limits):",
+                f"cdef object _kept_{record}(_Reader read, Py_ssize_t depth, bytes data, limits):",
                 f'    """``{whole}``, the ``{plan.field}`` of its model keeping ``data`` (a',
                 f'    ``{plan.kept_as}``: its ``wire_form``, as the Python readers keep it)."""',
                 f"    model = {whole}(read, depth, data, limits)",

@@ -390,7 +390,7 @@ class RowSteps:
                     "cdef object _Parent = None",
                     "",
                     "",
-                    "def _bind_rows(namespace):",
+                    "def bind_row_readers(namespace):",
                     "    global _ROW_DEFAULTS, _Parent",
                     '    _ROW_DEFAULTS = namespace["_LIMITS"]',
                     '    _Parent = namespace["rt_fast"].Parent',

@@ -65,7 +65,7 @@ from runtime._compiled.chunk_writers cimport zigzag
 from runtime._compiled.mapped cimport map_kinds, map_kinds_ok
 from runtime._compiled.out cimport put, put_byte
 from runtime._compiled.unmapped cimport (
-    held, intern_name, let_go, put_text_strict, put_unmapped_value, read_field, room,
+    held, intern_name, let_go, put_text_strict, put_unmapped_value, field_at, room,
     slot_or_none, text_bytes, text_size,
 )"""
 """What the way backs cimport (after the compiled writers' section)."""
@@ -73,7 +73,7 @@ from runtime._compiled.unmapped cimport (
 
 def _read(model: str, holder: str, field: str) -> str:
     """``model.field`` of a model of exactly ``holder``'s class, its slot read in place."""
-    return f'read_field({model}, {holder}_{field}, "{field}")'
+    return f'field_at({model}, {holder}_{field}, "{field}")'
 
 
 def _calls_runtime(back: WayBack) -> bool:

@@ -91,6 +91,10 @@ _OUT_READS = (
 _OUT_LEFT = re.compile(r"\bout(\[|\.append| \+=)")
 """What must not be left once translated."""
 
+_CLASS_OF = re.compile(r"(?<![.\w])(\w+)\.__class__ is\b")
+"""A fast writer's exact type test, ``x.__class__ is bool``: Python's quicker form, an
+attribute look-up in C, where ``type(x) is bool`` compares a pointer."""
+
 _MODEL_READ = re.compile(r"\bmodel(\[|\.get\()(\"\w+\")[\])]")
 """``model["name"]`` and ``model.get("name")`` in a rendered line."""
 
@@ -128,9 +132,11 @@ def translated(line: str) -> str:
     '    out_extend(out, _PACK(f_x))'
     >>> translated("    out[f_c_at : f_c_at + 4] = _PACK(crc(out[f_a_start : f_b_end]))")
     '    out_patch(out, f_c_at, _PACK(crc(out_slice(out, f_a_start, f_b_end))))'
+    >>> translated("    if f_kind.__class__ is bool:")
+    '    if type(f_kind) is bool:'
     """
     indent = line[: len(line) - len(line.lstrip())]
-    body = line.lstrip()
+    body = _CLASS_OF.sub(r"type(\1) is", line.lstrip())
 
     def reads(text: str) -> str:
         for pattern, repl in _OUT_READS:

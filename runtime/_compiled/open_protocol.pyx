@@ -362,7 +362,7 @@ cdef class Plan:
 
     def documents(self, list keys, list values):
         """The Message of the events whose key and value JSON documents are ``keys[i]``
-        and ``values[i]`` (the lists the generated ``read_pair`` read by the spec's plans),
+        and ``values[i]`` (the lists the generated ``pair_from_kafka`` read by the spec's plans),
         or None: not the common form. ``documents([b'{"ts":1,"t":3}'], [b""])`` is a
         Message of ``[ResolvedEvent(commit_ts=1)]``."""
         cdef list events = []

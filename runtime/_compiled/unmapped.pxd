@@ -28,7 +28,7 @@ from runtime._compiled.slots cimport get_slot, slot_offset
 cdef inline Py_ssize_t slot_or_none(type cls, str name) except -2:
     """:func:`slot_offset` of ``cls``'s slot ``name`` (what ``model.name`` reads for a model of
     exactly that class), or -1 where it has none, or its attribute lookup is its own (then
-    :func:`read_field` uses getattr)."""
+    :func:`field_at` uses getattr)."""
     if cls.__getattribute__ is not object.__getattribute__:
         return -1
     try:
@@ -37,7 +37,7 @@ cdef inline Py_ssize_t slot_or_none(type cls, str name) except -2:
         return -1
 
 
-cdef inline object read_field(object model, Py_ssize_t offset, str name):
+cdef inline object field_at(object model, Py_ssize_t offset, str name):
     """``model.name`` of a model of exactly the class :func:`slot_or_none` read ``offset``
     from: the slot read in place (an unset one raises getattr's AttributeError), no lookup."""
     cdef PyObject* value
