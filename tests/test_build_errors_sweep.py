@@ -5,8 +5,9 @@ in our words: never a foreign exception, never Python's text ("object has no att
 
 Each shipped sample is parsed (a Thrift message also with its body typed), and so is one
 model of each other top-level record (a record no other record holds, Craft's ``frame``,
-MySQL's ``binlog_file``, ...): the largest sample that parses as it, else the largest message
-its strategies draw (``fuzz_seeds.builder_seeds``, deterministic). Every attribute
+MySQL's ``binlog_file``, ...): the largest sample that parses as it. (A record with no such
+sample is left out: its strategies' draws differ between this process, with the suite's
+hypothesis profile, and the pure-Python one its outcomes are held to.) Every attribute
 reachable in the model (of every dataclass: models, Thrift structs and messages, row events;
 the first element of a list, the first entry of a map) is set in turn to a str, None, a
 float, a list where a scalar is, an int where a list is and an empty dict (which no list or
@@ -62,10 +63,11 @@ TAKEN = {
     # gives it back): a str for an integer column is one
     ("ticdc_open_protocol", "events[].new[].value"): "a str value is a JSON string",
     ("ticdc_open_protocol", "events[].old[].value"): "a str value is a JSON string",
-    # a mysql::serialization message's header is a hint: one no valid id is computed again
-    ("mysql_serialization", "body.last_non_ignorable_field_id"): "computed from the fields",
 }
 """(format, attribute path without indices) -> why a wrong-looking value is written."""
+
+HEADER_COLUMNS = ("commit_ts", "type", "partition", "schema", "table")
+"""The columns of a Craft frame's header."""
 
 SIBLING = {
     # a switch's selector picks the case; the case's value is what no longer fits it
@@ -75,11 +77,12 @@ SIBLING = {
     ("protobuf_wire", "card"): "voucher_code",
     # a row event without new (an insert's image) has no image at all: the event says so
     ("ticdc_craft", "events[].new"): "events[]",
-    # the event's own event_size frames its body: a body written shorter (its size computed
-    # in fewer bytes than a drawn model's, an optional field left out) no longer fits it
-    ("mysql_serialization", "body.serializable_field_size"): "body",
-    ("mysql_serialization", "body.original_commit_timestamp"): "body",
-    ("mysql_serialization", "body.unknown_fields"): "body",
+    # a frame's header column given None is no elements: the bodies' rule (one element of
+    # each column per body) names the columns
+    **{("ticdc_craft", f"header.{column}"): "bodies" for column in HEADER_COLUMNS},
+    # a column group's count is its names' length: names given None (no elements) leave
+    # the next column, types, with more elements than the count
+    ("ticdc_craft", "bodies[].column_groups[].names"): "bodies[].column_groups[].types",
 }
 """(format, attribute path) -> the path the refusal names instead, and why (comments)."""
 RAW_TYPE = re.compile(r"fields\[\]\.type$")
@@ -116,10 +119,9 @@ def _cases():
 
 @functools.cache
 def _other_records(fmt) -> tuple:
-    """(record, its source) of each top-level record of ``fmt`` other than its default, a
-    record no field of another holds (a Thrift format's structs are swept as bodies): its
-    source is the largest file of the format's samples that parses as it, else the name of
-    the largest message its strategies draw (:func:`_drawn`); records with neither left out."""
+    """(record, its sample) of each top-level record of ``fmt`` other than its default, a
+    record no field of another holds (a Thrift format's structs are swept as bodies): the
+    largest file of the format's samples that parses as it; records with none left out."""
     if fmt in THRIFT:
         return ()
     from generator.spec.loader import load
@@ -144,17 +146,7 @@ def _other_records(fmt) -> tuple:
             parsed.append(path)
         if parsed:
             found.append((name, max(parsed, key=lambda p: (p.stat().st_size, p.name))))
-        elif _drawn(fmt, name) is not None:
-            found.append((name, f"drawn_{name}"))
     return tuple(found)
-
-
-@functools.cache
-def _drawn(fmt, record) -> bytes | None:
-    """The largest of a few messages of ``record`` its strategies draw (seed 0), or None."""
-    from generator.cli.fuzz_seeds import builder_seeds
-
-    return max(builder_seeds(fmt, record, count=8, seed=0), key=len, default=None)
 
 
 def _record_names(value, out: set) -> set:
@@ -177,11 +169,10 @@ def _record_names(value, out: set) -> set:
 
 def _codec(fmt, path, body=None):
     """(a function giving a fresh model, the function building one); ``body``: the struct
-    a Thrift message's body is read as, or another record of the format (``path``: a file,
-    or ``drawn_<record>``: the message :func:`_drawn` gives)."""
+    a Thrift message's body is read as, or another record of the format."""
     mod = importlib.import_module(f"generated.{fmt}")
     if body in dict(_other_records(fmt)):
-        data = _drawn(fmt, body) if isinstance(path, str) else path.read_bytes()
+        data = path.read_bytes()
         return (lambda: mod.parse(data, body)), functools.partial(_build_record, mod, body)
     if fmt == "ticdc_open_protocol":
         key, value = path.read_bytes(), path.with_suffix(".value").read_bytes()
@@ -292,7 +283,7 @@ def _every_outcome() -> dict:
 
 
 def _key(fmt, path, body) -> str:
-    return f"{fmt}/{getattr(path, 'name', path)}/{body}"
+    return f"{fmt}/{path.name}/{body}"
 
 
 @functools.cache

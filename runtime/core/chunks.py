@@ -53,16 +53,22 @@ def _at(err, name=None, index=None):
     return err
 
 
-def _listed(values) -> None:
-    """Refuse what is no list of elements: a str or a dict has a length and elements, and
+def _listed(values) -> list | tuple:
+    """The elements of ``values``: a list or tuple, None no elements (as every list in a
+    build); anything else is refused, though a str or a dict has a length and elements and
     would be written as one (``"ab"`` as the terms ``a`` and ``b``, ``{}`` as none).
 
+    >>> _listed(None), _listed((1, 2))
+    ([], (1, 2))
     >>> _listed("ab")
     Traceback (most recent call last):
     runtime.core.errors.EncodeError: <model>: expected a list, got str 'ab'
     """
-    if type(values) is not list and not isinstance(values, (list, tuple)):
-        raise EncodeError.expected("a list", values)
+    if type(values) is list or isinstance(values, (list, tuple)):
+        return values
+    if values is None:
+        return []
+    raise EncodeError.expected("a list", values)
 
 
 class Chunk(Construct):
@@ -233,13 +239,13 @@ class Chunk(Construct):
 
     # -- writing -------------------------------------------------------------------------
     def _build(self, obj, stream, context, path):
-        _listed(obj)
+        obj = _listed(obj)
         n = evaluate(self.count, context) if self.check_on_build else len(obj)
         return self._build_n(obj, stream, n)
 
     def pack(self, values, n, out) -> None:
         """Append the ``n`` elements ``values`` to ``out``."""
-        _listed(values)
+        values = _listed(values)
         if len(values) != n:
             raise EncodeError(f"expected {n} elements, found {len(values)}")
         if self.enum is not None:
@@ -604,7 +610,7 @@ class CountedChunks(Construct):
 
     def pack(self, value, out) -> None:
         """Append the region of ``value`` to ``out``."""
-        _listed(value)
+        value = _listed(value)
         if not self.repeated:
             if value:
                 out += write_uvarint(len(value))

@@ -40,6 +40,7 @@ from runtime.core.byte_order import (  # noqa: F401 - generated code calls rt.By
     ByteOrdered,
     ChoosesByteOrder,
 )
+from runtime.core.chunks import Chunk
 from runtime.core.construct_errors import construct_message, packing_message
 from runtime.core.errors import DecodeError, EncodeError, SiblingError, SpecError
 from runtime.core.expressions import (  # noqa: F401 - generated code calls rt.power, ...
@@ -385,8 +386,8 @@ class _Emptied:
             return _Emptied(got, got._subcons) if parent else got
         got = value[name] if isinstance(value, dict) else getattr(value, name)
         sub = self._fields.get(name)
-        if got is None and isinstance(_unwrapped(sub, Repeat | Computed), Repeat):
-            return []
+        if got is None and isinstance(_unwrapped(sub, Repeat | Computed | Chunk), Repeat | Chunk):
+            return []  # a list or a chunk (Craft's column names) given None: no elements
         fields = _fields(sub)
         return _Emptied(got, fields) if fields else got
 
