@@ -378,9 +378,9 @@ class CraftMessage(EventMessages, Construct):
 
 
 def _at_event(err: EncodeError, frame) -> EncodeError:
-    """A term the frame's writer refuses (a name that is no UTF-8: a lone surrogate in
-    U+DC80..U+DCFF, which encodes as no other) said at the first event naming it: the
-    message's model is its events, not the frame's term dictionary."""
+    """A term the frame's writer refuses (a name with a lone surrogate U+DC80..U+DCFF,
+    whose bytes its reader would refuse as no UTF-8) said at the first event naming it:
+    the message's model is its events, not the frame's term dictionary."""
     path = err.path
     if not path.startswith("term_dictionary[") or not path.endswith("]"):
         return err
