@@ -241,3 +241,16 @@ def test_a_term_that_is_no_utf8_is_refused_in_every_writer(term, message):
         assert (info.value.path, info.value.message) == ("term_dictionary[1]", message)
         model.term_dictionary[1] = b"orders"  # UTF-8: its text
         assert craft.parse(build(model, "frame"), "frame").term_dictionary[1] == "orders"
+
+
+@pytest.mark.parametrize("given", ["ab", {}, {"a": 1}, 7])
+def test_a_term_dictionary_that_is_no_list_is_refused_in_every_writer(given):
+    """A str or a dict has a length and elements: taken, ``"ab"`` was the terms ``a`` and
+    ``b``, ``{}`` no terms (the frame's ids then named none); every writer refuses it."""
+    for build in (craft.build, craft.build_construct):
+        model = craft.parse(MESSAGES["row_batch.bin"], "frame")
+        model.term_dictionary = given
+        with pytest.raises(EncodeError) as info:
+            build(model, "frame")
+        assert info.value.path == "term_dictionary"
+        assert info.value.message.startswith(f"expected a list, got {type(given).__name__}")
