@@ -63,6 +63,7 @@ from runtime.core.scalars import (  # noqa: F401 - generated code calls rt.Bool8
     LengthPrefixedBytes,
     Magic,
     RestBytes,
+    RestText,
     SizedBytes,
     TerminatedBytes,
     pad_to,

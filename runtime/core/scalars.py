@@ -15,6 +15,7 @@ from construct import (
     ConstError,
     Construct,
     GreedyBytes,
+    StringEncoded,
     Subconstruct,
 )
 
@@ -242,6 +243,32 @@ class RestBytes(type(GreedyBytes)):
 
     def _emitbuild(self, code):
         raise NotImplementedError  # construct's compiler links this instance (its check)
+
+
+class RestText(StringEncoded):
+    """The text to the end of the stream (``type: str, size: eos``), as construct's
+    ``GreedyString``; building refuses what is no str, or no text its ``encoding`` writes,
+    in our words (construct's: ``string encoding failed, expected unicode string``).
+
+    >>> RestText("latin-1").build("é"), RestText("latin-1").parse(b"\\xe9")
+    (b'\\xe9', 'é')
+    >>> RestText("latin-1").build(None)
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: <model>: expected str, got None
+    """
+
+    def __init__(self, encoding: str):
+        super().__init__(GreedyBytes, encoding)
+
+    def _encode(self, obj, context, path):
+        if not isinstance(obj, str):
+            raise EncodeError.expected("str", obj)
+        try:
+            return obj.encode(self.encoding)
+        except UnicodeEncodeError as err:
+            message = f"{obj!r} is not text {self.encoding.upper()} can write ({err.reason})"
+            raise EncodeError(message) from None
 
 
 class SizedBytes(Construct):
