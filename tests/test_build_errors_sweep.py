@@ -399,3 +399,32 @@ def test_an_empty_str_or_dict_is_no_empty_list(empty):
         str(err.value)
         == f"batches[0].batch.records[0].headers: expected a list, got {name} {empty!r}"
     )
+
+
+@pytest.mark.parametrize(
+    "wrong, said",
+    [
+        (None, "expected str, got None"),
+        (b"x", "expected str, got bytes b'x'"),
+        ("\udcff", "'\\udcff' is not text LATIN-1 can write (ordinal not in range(256))"),
+    ],
+)
+def test_a_text_to_the_end_is_refused_in_our_words(wrong, said):
+    """A ``size: eos`` text field (PNG's tEXt text) said construct's words ("string encoding
+    failed, expected unicode string"); a ``size: eos`` bytes field (a MySQL binlog event's
+    body of another type) Python's ("object of type 'NoneType' has no len()")."""
+    from generated import mysql_serialization as ms
+    from generated import png
+
+    model = png.parse((SAMPLES / "png" / "photo_with_text.bin").read_bytes())
+    model.chunks[1].data.text = wrong
+    with pytest.raises(EncodeError) as err:
+        png.build(model)
+    assert str(err.value) == f"chunks[1].data.text: {said}"
+    model = ms.parse(
+        (SAMPLES / "mysql_serialization" / "binlog.000001.binlog").read_bytes(), "binlog_file"
+    )
+    model.events[0].body = None
+    with pytest.raises(EncodeError) as err:
+        ms.build(model, "binlog_file")
+    assert str(err.value) == "events[0].body: expected bytes, got None"
