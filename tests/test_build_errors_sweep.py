@@ -3,7 +3,11 @@ with our :class:`EncodeError`, at the path of the attribute that was set (or of 
 in our words: never a foreign exception, never Python's text ("object has no attribute",
 "NoneType", ...), never the error of a computed count or size that reads it.
 
-Each shipped sample is parsed (a Thrift message also with its body typed); every attribute
+Each shipped sample is parsed (a Thrift message also with its body typed), and so is one
+model of each other top-level record (a record no other record holds, Craft's ``frame``,
+MySQL's ``binlog_file``, ...): the largest sample that parses as it. (A record with no such
+sample is left out: its strategies' draws differ between this process, with the suite's
+hypothesis profile, and the pure-Python one its outcomes are held to.) Every attribute
 reachable in the model (of every dataclass: models, Thrift structs and messages, row events;
 the first element of a list, the first entry of a map) is set in turn to a str, None, a
 float, a list where a scalar is, an int where a list is and an empty dict (which no list or
@@ -29,7 +33,7 @@ from pathlib import Path
 import pytest
 
 from runtime.core import tier
-from runtime.core.errors import EncodeError
+from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.model import Model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,6 +66,9 @@ TAKEN = {
 }
 """(format, attribute path without indices) -> why a wrong-looking value is written."""
 
+HEADER_COLUMNS = ("commit_ts", "type", "partition", "schema", "table")
+"""The columns of a Craft frame's header."""
+
 SIBLING = {
     # a switch's selector picks the case; the case's value is what no longer fits it
     ("plainbuffer", "rows[].primary_key[].value.type"): "rows[].primary_key[].value.value",
@@ -70,6 +77,12 @@ SIBLING = {
     ("protobuf_wire", "card"): "voucher_code",
     # a row event without new (an insert's image) has no image at all: the event says so
     ("ticdc_craft", "events[].new"): "events[]",
+    # a frame's header column given None is no elements: the bodies' rule (one element of
+    # each column per body) names the columns
+    **{("ticdc_craft", f"header.{column}"): "bodies" for column in HEADER_COLUMNS},
+    # a column group's count is its names' length: names given None (no elements) leave
+    # the next column, types, with more elements than the count
+    ("ticdc_craft", "bodies[].column_groups[].names"): "bodies[].column_groups[].types",
 }
 """(format, attribute path) -> the path the refusal names instead, and why (comments)."""
 RAW_TYPE = re.compile(r"fields\[\]\.type$")
@@ -92,19 +105,75 @@ each such sample is swept with its body typed, and as the schemaless struct it i
 
 
 def _cases():
-    """(format, sample, Thrift body struct or None) of every sample and body to sweep."""
+    """(format, sample, Thrift body struct or other record, or None) of every sample and
+    body to sweep, then of every other top-level record (:func:`_other_records`)."""
     for fmt in FORMATS:
         for path in _samples(fmt):
             yield fmt, path, None
             body = THRIFT_BODIES.get(path.stem.split("_")[2]) if fmt == "thrift_compact" else None
             if body is not None:
                 yield fmt, path, body
+        for record, source in _other_records(fmt):
+            yield fmt, source, record
+
+
+@functools.cache
+def _other_records(fmt) -> tuple:
+    """(record, its sample) of each top-level record of ``fmt`` other than its default, a
+    record no field of another holds (a Thrift format's structs are swept as bodies): the
+    largest file of the format's samples that parses as it; records with none left out."""
+    if fmt in THRIFT:
+        return ()
+    from generator.spec.loader import load
+    from generator.spec.validate import build_model
+
+    spec = build_model(load(ROOT / "specs" / f"{fmt}.yaml"))
+    held = set()
+    for record in spec.records.values():
+        for field in [*record.fields, *record.trailer]:
+            _record_names(field.type, held)
+    mod = importlib.import_module(f"generated.{fmt}")
+    found = []
+    for name in spec.records:
+        if name in held or name == spec.default_record:
+            continue
+        parsed = []
+        for path in sorted((SAMPLES / fmt).iterdir()):
+            try:
+                mod.parse(path.read_bytes(), name)
+            except DecodeError:  # a file that is no such record
+                continue
+            parsed.append(path)
+        if parsed:
+            found.append((name, max(parsed, key=lambda p: (p.stat().st_size, p.name))))
+    return tuple(found)
+
+
+def _record_names(value, out: set) -> set:
+    """The names of the records a field's type refers to, at any depth (a switch's cases, a
+    list's element, a map's key and value)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if getattr(value, "kind", None) == "record":
+            out.add(value.name)
+        for f in dataclasses.fields(value):
+            _record_names(getattr(value, f.name), out)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _record_names(k, out)
+            _record_names(v, out)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _record_names(v, out)
+    return out
 
 
 def _codec(fmt, path, body=None):
     """(a function giving a fresh model, the function building one); ``body``: the struct
-    a Thrift message's body is read as."""
+    a Thrift message's body is read as, or another record of the format."""
     mod = importlib.import_module(f"generated.{fmt}")
+    if body in dict(_other_records(fmt)):
+        data = path.read_bytes()
+        return (lambda: mod.parse(data, body)), functools.partial(_build_record, mod, body)
     if fmt == "ticdc_open_protocol":
         key, value = path.read_bytes(), path.with_suffix(".value").read_bytes()
         return (lambda: mod.parse_pair(key, value)), mod.build_pair
@@ -112,6 +181,10 @@ def _codec(fmt, path, body=None):
     if body is not None:
         return (lambda: mod.parse(data, body=body)), mod.build
     return (lambda: mod.parse(data)), mod.build
+
+
+def _build_record(mod, record, model):
+    return mod.build(model, record)
 
 
 def _attributes(value, at="", out=None):
@@ -206,7 +279,11 @@ def _outcomes(fmt, path, body=None) -> list:
 
 def _every_outcome() -> dict:
     """:func:`_outcomes` of every case, by ``format/sample/body`` (for the other tier)."""
-    return {f"{f}/{p.name}/{b}": _outcomes(f, p, b) for f, p, b in _cases()}
+    return {_key(f, p, b): _outcomes(f, p, b) for f, p, b in _cases()}
+
+
+def _key(fmt, path, body) -> str:
+    return f"{fmt}/{path.name}/{body}"
 
 
 @functools.cache
@@ -225,7 +302,7 @@ def _pure_python_outcomes() -> dict:
 def test_a_wrong_typed_attribute_is_refused_at_its_path_in_our_words(fmt, path, body):
     found = _outcomes(fmt, path, body)
     if tier.describe().active != "pure Python":  # the same refusals as the other tier
-        other = _pure_python_outcomes()[f"{fmt}/{path.name}/{body}"]
+        other = _pure_python_outcomes()[_key(fmt, path, body)]
         assert [c for c in found if c not in other] == [], "not as in pure Python"
         assert len(found) == len(other)
 
@@ -322,3 +399,32 @@ def test_an_empty_str_or_dict_is_no_empty_list(empty):
         str(err.value)
         == f"batches[0].batch.records[0].headers: expected a list, got {name} {empty!r}"
     )
+
+
+@pytest.mark.parametrize(
+    "wrong, said",
+    [
+        (None, "expected str, got None"),
+        (b"x", "expected str, got bytes b'x'"),
+        ("\udcff", "'\\udcff' is not text LATIN-1 can write (ordinal not in range(256))"),
+    ],
+)
+def test_a_text_to_the_end_is_refused_in_our_words(wrong, said):
+    """A ``size: eos`` text field (PNG's tEXt text) said construct's words ("string encoding
+    failed, expected unicode string"); a ``size: eos`` bytes field (a MySQL binlog event's
+    body of another type) Python's ("object of type 'NoneType' has no len()")."""
+    from generated import mysql_serialization as ms
+    from generated import png
+
+    model = png.parse((SAMPLES / "png" / "photo_with_text.bin").read_bytes())
+    model.chunks[1].data.text = wrong
+    with pytest.raises(EncodeError) as err:
+        png.build(model)
+    assert str(err.value) == f"chunks[1].data.text: {said}"
+    model = ms.parse(
+        (SAMPLES / "mysql_serialization" / "binlog.000001.binlog").read_bytes(), "binlog_file"
+    )
+    model.events[0].body = None
+    with pytest.raises(EncodeError) as err:
+        ms.build(model, "binlog_file")
+    assert str(err.value) == "events[0].body: expected bytes, got None"

@@ -41,6 +41,12 @@ ABSENT = {
     ("ticdc_open_protocol", "events[].old"): "a row event's image",
 }
 """A format, or (format, list path without indices) -> where None is not an empty list."""
+COMPUTED = {
+    # Craft frame's size tables are a `value:`: computed on build, whatever the model holds
+    ("ticdc_craft", "size_tables"): "computed",
+    ("ticdc_craft", "size_tables[]"): "computed",
+}
+"""(format, list path without indices) -> a list the writer computes (any value taken)."""
 COUNTS = re.compile(r"_blocks$")
 """Avro's kept block counts beside a list, which say so: ``expected a list of counts``."""
 
@@ -106,6 +112,8 @@ def test_none_is_no_elements_a_tuple_is_a_list_and_an_iterator_is_refused(fmt, p
         else:  # written without the list, or refused in our words at it
             assert not isinstance(none, str) or none.startswith(where.rpartition("[")[0]), none
         assert given(tuple)[1] == given(list)[1], (where, "tuple")
+        if (fmt, shape) in COMPUTED:
+            continue
         refused = given(lambda old: (e for e in old))[1]
         assert isinstance(refused, str), (where, "generator taken")
         what = "a list of counts" if COUNTS.search(where) else "a list"

@@ -112,7 +112,7 @@ def test_a_model_built_from_values_takes_the_order_of_its_mark(tiffish):
     model.mark = tiffish.OrderMark.MOTOROLA
     assert tiffish.build(model) == tiffish_bytes(">", 1, [(1, 2)])
     model.mark = 0x4A4A  # names no order (and no member): nothing after it could be written
-    with pytest.raises(EncodeError, match="mark: 19018 is not a OrderMark"):
+    with pytest.raises(EncodeError, match="mark: 19018 is not an OrderMark"):
         tiffish.build(model)
 
 

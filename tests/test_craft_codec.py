@@ -425,6 +425,9 @@ def test_bad_events_raise_encode_error_with_a_path(event, path):
     [
         (RowChangedEvent(1, "s\ud800", "t", new=[]), "events[0]"),
         (RowChangedEvent(1, "s", "t", new=[Column("c\ud800", 7, 0, "x")]), "events[0]"),
+        # a name's U+DC80..U+DCFF is no UTF-8 either: the term dictionary's reader refuses it
+        (RowChangedEvent(1, "s", "t\udc80", new=[]), "events[0]"),
+        (RowChangedEvent(1, "s", "t", new=[Column("d\udcff", 7, 0, "y")]), "events[0]"),
         (
             RowChangedEvent(1, "s", "t", new=[Column("c", 7, 0, "x\ud800")]),
             "events[0].new[0].value",
@@ -432,8 +435,24 @@ def test_bad_events_raise_encode_error_with_a_path(event, path):
     ],
 )
 def test_a_lone_surrogate_no_reader_gives_is_our_encode_error(event, where):
-    """Text a reader keeps (U+DC80-U+DCFF, its bytes as escapes) is written back; a surrogate
-    outside that range has no UTF-8, so writing it is an EncodeError at the event."""
+    """Text a reader keeps (a value's U+DC80-U+DCFF, its bytes as escapes) is written back; a
+    surrogate outside that range has no UTF-8, nor has a name's (the term dictionary is
+    strict UTF-8), so writing it is an EncodeError at the event."""
     with pytest.raises(EncodeError) as info:
         list(craft.encode_events([event], 16))
     assert str(info.value).startswith(where + ":")
+    assert "UTF-8 can write" in info.value.message
+
+
+def test_a_name_no_reader_gives_is_refused_at_the_first_event_naming_it():
+    """The term dictionary refuses the name (written once, for every event naming it): the
+    refusal is said at the first event that names it, as the message's events are its
+    model."""
+    row = RowChangedEvent(1, "s", "t", new=[Column("a", 7, 0, "x")])
+    odd = RowChangedEvent(2, "s", "t", new=[Column("a", 7, 0, "x"), Column("b\udcff", 7, 0, "y")])
+    with pytest.raises(EncodeError) as info:
+        list(craft.encode_events([row, odd, odd], 16))
+    assert (
+        str(info.value)
+        == "events[1]: 'b\\udcff' is not text UTF-8 can write (surrogates not allowed)"
+    )

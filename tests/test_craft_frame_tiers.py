@@ -195,7 +195,7 @@ def test_a_header_type_no_event_type_lists_is_refused_in_every_writer(code):
     for build in (craft.build, craft.build_construct):
         model = craft.parse(MESSAGES["ddl_add_column.bin"], "frame")
         model.header.type[0] = code
-        with pytest.raises(EncodeError, match=r"is not a EventType") as info:
+        with pytest.raises(EncodeError, match=r"is not an EventType") as info:
             build(model, "frame")
         assert info.value.path == "header.type[0]"
 
@@ -205,18 +205,52 @@ def test_a_header_type_no_event_type_lists_is_refused_in_every_writer(code):
 def test_a_header_column_of_another_length_than_the_bodies_is_refused(column, change):
     """Each of the header's columns has one element per body (the size tables' count, read
     back): one longer or emptied is refused on build, not written for parse to refuse. An
-    emptied ``type`` is refused at the first body, which reads its event's type."""
-    first_body_reads_it = column == "type" and change == "empty"
+    emptied ``type``, which the first body reads its event's type from, is refused by the
+    same rule in the same words (it was Python's "list index out of range" there)."""
     for build in (craft.build, craft.build_construct):
         model = craft.parse(MESSAGES["ddl_add_column.bin"], "frame")
         values = getattr(model.header, column)
         setattr(model.header, column, values * 3 if change == "longer" else [])
         with pytest.raises(EncodeError) as info:
             build(model, "frame")
-        if first_body_reads_it:
-            assert info.value.path.startswith("bodies[0]")
-        else:
-            assert (info.value.path, info.value.message) == (
-                "bodies",
-                "the header's five columns need one element per body",
-            )
+        assert (info.value.path, info.value.message) == (
+            "bodies",
+            "the header's commit_ts, type, partition, schema and table need one element per body",
+        )
+
+
+@pytest.mark.parametrize(
+    "term, message",
+    [
+        (b"\xff", "invalid utf-8: invalid start byte at byte 0"),
+        (b"ab\xc3", "invalid utf-8: unexpected end of data at byte 2"),
+        (b"\xed\xa0\x80", "invalid utf-8: invalid continuation byte at byte 0"),
+        ("s\udc80", "'s\\udc80' is not text UTF-8 can write (surrogates not allowed)"),
+    ],
+)
+def test_a_term_that_is_no_utf8_is_refused_in_every_writer(term, message):
+    """The term dictionary is text: its reader refuses bytes that are no UTF-8, so every
+    writer (the tier's fast or compiled one, and construct's) refuses them, bytes or a str
+    with a lone surrogate, at the term, in the same words; bytes that are UTF-8 are its
+    text."""
+    for build in (craft.build, craft.build_construct):
+        model = craft.parse(MESSAGES["row_batch.bin"], "frame")
+        model.term_dictionary[1] = term
+        with pytest.raises(EncodeError) as info:
+            build(model, "frame")
+        assert (info.value.path, info.value.message) == ("term_dictionary[1]", message)
+        model.term_dictionary[1] = b"orders"  # UTF-8: its text
+        assert craft.parse(build(model, "frame"), "frame").term_dictionary[1] == "orders"
+
+
+@pytest.mark.parametrize("given", ["ab", {}, {"a": 1}, 7])
+def test_a_term_dictionary_that_is_no_list_is_refused_in_every_writer(given):
+    """A str or a dict has a length and elements: taken, ``"ab"`` was the terms ``a`` and
+    ``b``, ``{}`` no terms (the frame's ids then named none); every writer refuses it."""
+    for build in (craft.build, craft.build_construct):
+        model = craft.parse(MESSAGES["row_batch.bin"], "frame")
+        model.term_dictionary = given
+        with pytest.raises(EncodeError) as info:
+            build(model, "frame")
+        assert info.value.path == "term_dictionary"
+        assert info.value.message.startswith(f"expected a list, got {type(given).__name__}")

@@ -263,6 +263,8 @@ class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
                 w.line("    put_uvarint(out, len(element))")
                 w.line(f"    {put}(out, element, len(element){text})")
             else:  # one chunk whose count is not 0, or no bytes at all
+                w.line(f"if not isinstance({var}, list):")  # not {} or "": no list at all
+                w.line('    raise TypeError("a list")')
                 w.line(f"if {var}:")
                 w.line(f"    put_uvarint(out, len({var}))")
                 w.line(f"    {put}(out, {var}, len({var}){text})")

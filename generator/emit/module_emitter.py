@@ -237,7 +237,7 @@ class ModuleEmitter(SparkColumns):
                     args += ", nullable=True"
                 return f"rt.LengthPrefixedBytes({args})"
             if ref.size == "eos":
-                return f"GreedyString({encoding})" if encoding else "GreedyBytes"
+                return f"rt.RestText({encoding})" if encoding else "rt.RestBytes()"
             size = ref.size if isinstance(ref.size, int) else f"lambda this: {ref.size}"
             pad = f", pad={ref.pad!r}" if ref.pad else ""
             return f"rt.SizedBytes({size}" + (f", {encoding}" if encoding else "") + pad + ")"

@@ -14,10 +14,11 @@ from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_GET_SIZE
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy, memmove
 
 from runtime._compiled.out cimport Out, grow, put, put_byte, put_uvarint
+from runtime._compiled.utf8 cimport utf8_valid
 
 
 cdef inline uint64_t u64_of(object v) except? 0xFFFFFFFFFFFFFFFF:
@@ -118,10 +119,13 @@ cdef inline int put_reversed_uvarint(Out* o, uint64_t u) except -1:
 
 
 cdef inline const char* payload(object v, bint text, Py_ssize_t* size) except NULL:
-    """The bytes of ``v``: ``bytes`` as they are, a ``str`` (where ``text``) as strict
-    UTF-8 (a lone surrogate raises: the Python writers' surrogateescape decides)."""
+    """The bytes of ``v``: ``bytes`` as they are (where ``text``, only bytes that are
+    strict UTF-8, what a reader decodes back), a ``str`` (where ``text``) as strict UTF-8 (a
+    lone surrogate raises); the Python writers say what is wrong with the rest."""
     if type(v) is bytes:
         size[0] = PyBytes_GET_SIZE(v)
+        if text and not utf8_valid(<const uint8_t*>PyBytes_AS_STRING(v), size[0]):
+            raise ValueError("not UTF-8")
         return PyBytes_AS_STRING(v)
     if text and type(v) is str:
         return PyUnicode_AsUTF8AndSize(v, size)

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from construct import Construct
 
-from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.errors import DecodeError, EncodeError, a_or_an
 from runtime.core.scalars import refuse_bool
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import read_exact
@@ -111,7 +111,7 @@ class BitField(Construct):
             try:
                 obj = self.enum[obj] if isinstance(obj, str) else self.enum(obj)
             except (KeyError, ValueError, TypeError):
-                raise EncodeError(f"{obj!r} is not a {self.enum.__name__}") from None
+                raise EncodeError(f"{obj!r} is not {a_or_an(self.enum.__name__)}") from None
         if not isinstance(obj, int) or isinstance(obj, bool):
             raise EncodeError(f"a {self.width}-bit field takes an int, not {type(obj).__name__}")
         if not self.low <= obj <= self.high:

@@ -32,7 +32,7 @@ from construct.expr import ExprMixin
 
 from runtime.core import kept
 from runtime.core import limits as _limits
-from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.errors import DecodeError, EncodeError, a_or_an
 from runtime.core.leb128 import MAX_BYTES, read_uvarint, skip_varints, write_uvarint, write_zigzag
 from runtime.core.spans import current as current_spans
 
@@ -51,6 +51,24 @@ _UVARINTS_OF_BYTES = [write_uvarint(v) for v in range(0x100)]
 def _at(err, name=None, index=None):
     err.add_path(name, index=index)
     return err
+
+
+def _listed(values) -> list | tuple:
+    """The elements of ``values``: a list or tuple, None no elements (as every list in a
+    build); anything else is refused, though a str or a dict has a length and elements and
+    would be written as one (``"ab"`` as the terms ``a`` and ``b``, ``{}`` as none).
+
+    >>> _listed(None), _listed((1, 2))
+    ([], (1, 2))
+    >>> _listed("ab")
+    Traceback (most recent call last):
+    runtime.core.errors.EncodeError: <model>: expected a list, got str 'ab'
+    """
+    if type(values) is list or isinstance(values, (list, tuple)):
+        return values
+    if values is None:
+        return []
+    raise EncodeError.expected("a list", values)
 
 
 class Chunk(Construct):
@@ -136,7 +154,7 @@ class Chunk(Construct):
                 values = list(map(by_value.__getitem__, values))
             except KeyError:
                 i = next(i for i, v in enumerate(values) if v not in by_value)
-                message = f"{values[i]} is not a {self.enum.__name__}"
+                message = f"{values[i]} is not {a_or_an(self.enum.__name__)}"
                 raise _at(DecodeError(message, offset=skip_varints(buf, pos, i)), index=i) from None
         return values, stop
 
@@ -221,11 +239,13 @@ class Chunk(Construct):
 
     # -- writing -------------------------------------------------------------------------
     def _build(self, obj, stream, context, path):
+        obj = _listed(obj)
         n = evaluate(self.count, context) if self.check_on_build else len(obj)
         return self._build_n(obj, stream, n)
 
     def pack(self, values, n, out) -> None:
         """Append the ``n`` elements ``values`` to ``out``."""
+        values = _listed(values)
         if len(values) != n:
             raise EncodeError(f"expected {n} elements, found {len(values)}")
         if self.enum is not None:
@@ -292,7 +312,7 @@ class Chunk(Construct):
         by_value = self._by_value
         for i, v in enumerate(values):
             if not isinstance(v, int) or type(v) is bool or v not in by_value:
-                raise _at(EncodeError(f"{v!r} is not a {self.enum.__name__}"), index=i)
+                raise _at(EncodeError(f"{v!r} is not {a_or_an(self.enum.__name__)}"), index=i)
 
     def _pack_payloads(self, values, out) -> None:
         if self._pack_quick(values, out):
@@ -312,28 +332,54 @@ class Chunk(Construct):
                 out += p
 
     def _payload(self, value):
+        """The bytes of one element: bytes as they are, text in the chunk's ``encoding``.
+        Text is what its reader decodes back, so a text chunk takes bytes that are its
+        encoding and a str that encodes strictly (no lone surrogate), nothing a reader
+        would refuse.
+
+        >>> Chunk(1, payload=True, encoding="utf-8").build([b"\\xff"])
+        Traceback (most recent call last):
+        runtime.core.errors.EncodeError: [0]: invalid utf-8: invalid start byte at byte 0
+        """
         if value is None and self.zigzag:
             return None
+        encoding = self.encoding
         if isinstance(value, (bytes, bytearray, memoryview)):
-            return bytes(value)
-        if self.encoding and isinstance(value, str):
-            return value.encode(self.encoding, "surrogateescape")
-        kinds = "str or bytes" if self.encoding else "bytes"
+            data = bytes(value)
+            if encoding:
+                try:
+                    data.decode(encoding)
+                except UnicodeDecodeError as err:
+                    message = f"invalid {encoding}: {err.reason} at byte {err.start}"
+                    raise EncodeError(message) from None
+            return data
+        if encoding and isinstance(value, str):
+            try:
+                return value.encode(encoding)
+            except UnicodeEncodeError as err:
+                message = f"{value!r} is not text {encoding.upper()} can write ({err.reason})"
+                raise EncodeError(message) from None
+        kinds = "str or bytes" if encoding else "bytes"
         raise EncodeError.expected(kinds, value)
 
     def _pack_quick(self, values, out) -> bool:
         """:meth:`pack` of the usual payload chunk (bytes, text with an encoding, NULLs where
         they are allowed) without a loop in Python over the elements; False leaves anything
-        else to the exact loop, which says what is wrong."""
+        else (text that is not its encoding too) to the exact loop, which says what is wrong."""
         encoding, nullable = self.encoding, self.zigzag
         kinds = set(map(type, values))
         plain = {bytes, type(None)} if nullable else {bytes}
-        if kinds <= plain:
+        if not encoding and kinds <= plain:
             payloads = values
         elif encoding and kinds <= plain | {str}:
-            payloads = [
-                v.encode(encoding, "surrogateescape") if type(v) is str else v for v in values
-            ]
+            try:
+                payloads = [v.encode(encoding) if type(v) is str else v for v in values]
+                if bytes in kinds:  # bytes are text too: what a reader decodes back
+                    for v in values:
+                        if type(v) is bytes:
+                            v.decode(encoding)
+            except UnicodeError:
+                return False
         else:
             return False
         if nullable:  # ZigZag lengths, -1 for NULL
@@ -564,6 +610,7 @@ class CountedChunks(Construct):
 
     def pack(self, value, out) -> None:
         """Append the region of ``value`` to ``out``."""
+        value = _listed(value)
         if not self.repeated:
             if value:
                 out += write_uvarint(len(value))

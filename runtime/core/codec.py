@@ -28,7 +28,7 @@ import uuid
 from construct import ConstructError, Container
 
 from runtime.core.construct_errors import construct_message
-from runtime.core.errors import DecodeError, EncodeError, did_you_mean
+from runtime.core.errors import DecodeError, EncodeError, a_or_an, did_you_mean
 from runtime.core.fast import QUICK_FAILURES
 from runtime.core.flags import flag_names, flags_from_names
 from runtime.core.json_paths import kind, located
@@ -236,7 +236,8 @@ class OpenEnum:
         except EncodeError:
             kind = "flag" if self.flags else "member"
             raise EncodeError(
-                f"{value!r} is not a {self.enum_class.__name__} {kind} or a number", path=path
+                f"{value!r} is not {a_or_an(self.enum_class.__name__)} {kind} or a number",
+                path=path,
             ) from None
 
 
@@ -688,7 +689,7 @@ def enum_from_json(enum_class, value, path: str = ""):
             return member
         return enum_class(value)
     except (KeyError, ValueError, TypeError):
-        raise EncodeError(f"{value!r} is not a {enum_class.__name__}", path=path) from None
+        raise EncodeError(f"{value!r} is not {a_or_an(enum_class.__name__)}", path=path) from None
 
 
 def switch_row(selector, value, cases: tuple) -> tuple:

@@ -123,8 +123,24 @@ def shown(value) -> str:
     return "None" if value is None else f"{type(value).__name__} {reprlib.repr(value)}"
 
 
+def a_or_an(noun: str) -> str:
+    """``noun`` after its article by its first letter ("an" before a vowel's), as a message
+    names an enum's class ("is not an EventType"). A letter is not a sound: a noun said
+    with a consonant's sound but a vowel's letter ("uint64") is written out by hand.
+
+    >>> a_or_an("EventType"), a_or_an("GroupType"), a_or_an("OrderMark")
+    ('an EventType', 'a GroupType', 'an OrderMark')
+    """
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 class EncodeError(_PathError):
     """A model that cannot be written (a value out of range, a missing field, ...)."""
+
+    expression_failed = False
+    """Whether a spec expression failed on the model (an ``if:`` reading a list past its
+    end): a build-only rule the model breaks says what is wrong in its place
+    (``runtime.core.record.Valid``)."""
 
     @classmethod
     def of(cls, err: Exception, prefix: str = "") -> EncodeError:

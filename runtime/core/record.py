@@ -40,6 +40,7 @@ from runtime.core.byte_order import (  # noqa: F401 - generated code calls rt.By
     ByteOrdered,
     ChoosesByteOrder,
 )
+from runtime.core.chunks import Chunk
 from runtime.core.construct_errors import construct_message, packing_message
 from runtime.core.errors import DecodeError, EncodeError, SiblingError, SpecError
 from runtime.core.expressions import (  # noqa: F401 - generated code calls rt.power, ...
@@ -60,6 +61,8 @@ from runtime.core.scalars import (  # noqa: F401 - generated code calls rt.Bool8
     EnumField,
     LengthPrefixedBytes,
     Magic,
+    RestBytes,
+    RestText,
     SizedBytes,
     TerminatedBytes,
     pad_to,
@@ -289,7 +292,9 @@ class Record(Construct):
             except (TypeError, AttributeError) as err:  # raised by sc._build: value is set
                 raise EncodeError(_foreign_message(err, sc, value), path=sc.name or "") from None
             except (ConstructError, *EXPRESSION_ERRORS) as err:
-                raise EncodeError(construct_message(err), path=sc.name or "") from None
+                failed = EncodeError(construct_message(err), path=sc.name or "")
+                failed.expression_failed = isinstance(err, EXPRESSION_ERRORS)
+                raise failed from None
             if sc.name:
                 context[sc.name] = built
                 context._spans[sc.name] = (start, stream.tell())
@@ -381,8 +386,8 @@ class _Emptied:
             return _Emptied(got, got._subcons) if parent else got
         got = value[name] if isinstance(value, dict) else getattr(value, name)
         sub = self._fields.get(name)
-        if got is None and isinstance(_unwrapped(sub, Repeat | Computed), Repeat):
-            return []
+        if got is None and isinstance(_unwrapped(sub, Repeat | Computed | Chunk), Repeat | Chunk):
+            return []  # a list or a chunk (Craft's column names) given None: no elements
         fields = _fields(sub)
         return _Emptied(got, fields) if fields else got
 
@@ -514,8 +519,17 @@ class Valid(Subconstruct):
         return value
 
     def _build(self, obj, stream, context, path):
+        try:
+            built = self.subcon._build(obj, stream, context, path)
+        except EncodeError as err:
+            # A build-only rule is what the layout keeps when read, so an expression that
+            # fails on a model breaking it (Craft's body reading its type past the header's
+            # end) is explained by the rule, in its words.
+            if err.expression_failed and not self.on_parse and not self._holds(obj, context):
+                message = unsatisfied_text(self.field, obj, self.text, self.message)
+                raise EncodeError(message) from None
+            raise
         # checked on build too: bytes that break the rule are bytes parse would refuse
-        built = self.subcon._build(obj, stream, context, path)
         if self.on_build and not self._holds(built, context):
             raise EncodeError(unsatisfied_text(self.field, built, self.text, self.message))
         return built

@@ -14,10 +14,12 @@ from construct import (
     Const,
     ConstError,
     Construct,
+    GreedyBytes,
+    StringEncoded,
     Subconstruct,
 )
 
-from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.errors import DecodeError, EncodeError, a_or_an
 from runtime.core.flags import flag_member
 from runtime.core.limits import current as current_limits
 from runtime.core.spans import current as current_spans
@@ -201,7 +203,7 @@ class EnumField(Subconstruct):
         except KeyError:
             member = None
         if member is None:
-            raise EncodeError(f"{obj!r} is not a {self.enum_class.__name__}")
+            raise EncodeError(f"{obj!r} is not {a_or_an(self.enum_class.__name__)}")
         self.subcon._build(int(member), stream, context, path)
         return member
 
@@ -221,6 +223,52 @@ class Empty(Construct):
 
     def _sizeof(self, context, path):
         return 0
+
+
+class RestBytes(type(GreedyBytes)):
+    """The bytes to the end of the stream (``size: eos``), as construct's ``GreedyBytes``;
+    building refuses a value that is no bytes in our words, at the field (construct would
+    say Python's: ``object of type 'NoneType' has no len()``).
+
+    >>> RestBytes().build(bytearray(b"ab")), RestBytes().parse(b"ab")
+    (b'ab', b'ab')
+    >>> RestBytes().build(None)
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: <model>: expected bytes, got None
+    """
+
+    def _build(self, obj, stream, context, path):
+        return super()._build(value_bytes(obj, None), stream, context, path)
+
+    def _emitbuild(self, code):
+        raise NotImplementedError  # construct's compiler links this instance (its check)
+
+
+class RestText(StringEncoded):
+    """The text to the end of the stream (``type: str, size: eos``), as construct's
+    ``GreedyString``; building refuses what is no str, or no text its ``encoding`` writes,
+    in our words (construct's: ``string encoding failed, expected unicode string``).
+
+    >>> RestText("latin-1").build("é"), RestText("latin-1").parse(b"\\xe9")
+    (b'\\xe9', 'é')
+    >>> RestText("latin-1").build(None)
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: <model>: expected str, got None
+    """
+
+    def __init__(self, encoding: str):
+        super().__init__(GreedyBytes, encoding)
+
+    def _encode(self, obj, context, path):
+        if not isinstance(obj, str):
+            raise EncodeError.expected("str", obj)
+        try:
+            return obj.encode(self.encoding)
+        except UnicodeEncodeError as err:
+            message = f"{obj!r} is not text {self.encoding.upper()} can write ({err.reason})"
+            raise EncodeError(message) from None
 
 
 class SizedBytes(Construct):

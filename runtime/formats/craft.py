@@ -254,9 +254,12 @@ class CraftMessage(EventMessages, Construct):
         the ``interned:`` order, written by the fast writer (else construct)."""
         frame = self.unmapping.frame(parts, _MESSAGE_FAULTS)
         self.terms.intern(frame)
-        if self.fast and self._write_fast_frame is not None:
-            return build_fast(self._write_fast_frame, self.frame, frame)
-        return self.frame.build(frame)
+        try:
+            if self.fast and self._write_fast_frame is not None:
+                return build_fast(self._write_fast_frame, self.frame, frame)
+            return self.frame.build(frame)
+        except EncodeError as err:
+            raise _at_event(err, frame) from None
 
     def batches(self, events, max_batch_size: int, max_message_bytes: int):
         """The compiled tier's messages of ``events`` in batches, or None (declined): the
@@ -372,6 +375,22 @@ class CraftMessage(EventMessages, Construct):
 
     def _sizeof(self, context, path):
         raise SizeofError("a craft message has a variable size", path=path)
+
+
+def _at_event(err: EncodeError, frame) -> EncodeError:
+    """A term the frame's writer refuses (a name with a lone surrogate U+DC80..U+DCFF,
+    whose bytes its reader would refuse as no UTF-8) said at the first event naming it:
+    the message's model is its events, not the frame's term dictionary."""
+    path = err.path
+    if not path.startswith("term_dictionary[") or not path.endswith("]"):
+        return err
+    term = int(path[len("term_dictionary[") : -1])
+    header = frame["header"]
+    for i, body in enumerate(frame["bodies"]):
+        names = [name for group in body["column_groups"] or () for name in group["names"]]
+        if term in (header["schema"][i], header["table"][i], *names):
+            return EncodeError(err.message, path=f"events[{i}]")
+    return err
 
 
 _MESSAGE_FAULTS = WriteFaults(("events",))

@@ -22,7 +22,7 @@ import binascii
 import struct
 
 from runtime.core.codec import int_from_json
-from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.errors import DecodeError, EncodeError, a_or_an
 from runtime.formats import gojson
 from runtime.formats.gojson import JsonDocument
 
@@ -81,7 +81,7 @@ def bad_member(v, type_: str, name: str, enum=None, within: str = "") -> DecodeE
         int_in(v, _BOUNDS[type_], path)
     except DecodeError as err:
         return err
-    return fail(f"{v} is not a {enum.__name__}", path)
+    return fail(f"{v} is not {a_or_an(enum.__name__)}", path)
 
 
 def _field_plan(doc: JsonDocument) -> tuple:
