@@ -321,10 +321,10 @@ def test_deeper_input_is_a_limit_error(levels):
 def _deep_bytes(levels: int) -> bytes:
     """Documents in documents past Python's stack (pymongo refuses to write them)."""
     body = b"\x02s\x00" + struct.pack("<i", 3) + b"hi\x00"
-    for _ in range(levels):
-        doc = struct.pack("<i", len(body) + 5) + body + b"\x00"
-        body = b"\x03d\x00" + doc
-    return doc
+    sizes = range(len(body) + 5, len(body) + 5 + 8 * levels, 8)  # each level 8 bytes more
+    heads = [struct.pack("<i", size) + b"\x03d\x00" for size in reversed(sizes[1:])]
+    # joined once: a level at a time copies the bytes within it (100,000 levels: 40 s)
+    return b"".join([*heads, struct.pack("<i", sizes[0]), body, b"\x00" * levels])
 
 
 def test_a_model_nested_past_the_stack_is_an_encode_error():
