@@ -275,6 +275,43 @@ def test_the_100_levels_mongodb_allows_parse_and_build_back():
     assert codec.build(codec.parse(data)) == data
 
 
+def test_the_construct_oracle_reads_and_builds_each_of_100_levels_once(monkeypatch):
+    """``parse_construct``, ``build_construct`` and ``inspect`` of the 100 levels MongoDB
+    allows: every record read once and built once. A document's size measured its
+    elements by building them, and the elements were built again to be written: twice per
+    level, 2**levels builds (30 levels ran for hours)."""
+    from generator.cli.inspect import trace
+    from runtime.core.record import Record
+
+    counts = {"_parse": 0, "_build": 0}
+    for name in counts:
+        counted_method = getattr(Record, name)
+
+        def counting(self, *args, _name=name, _method=counted_method):
+            counts[_name] += 1
+            return _method(self, *args)
+
+        monkeypatch.setattr(Record, name, counting)
+    data = _nested(100)
+    records = 1 + 3 * 100 + 1  # the stream, each level's document, element list and element,
+    # the innermost string
+    model = codec.parse_construct(data)
+    assert codec.build_construct(model) == data
+    assert counts == {"_parse": records, "_build": records}
+    assert trace(codec, data, "stream").error is None  # the spec's max_depth, not 64
+    assert counts["_parse"] == 2 * records
+
+
+def test_a_deep_model_the_fast_writer_refuses_is_refused_by_construct_in_linear_work():
+    model = codec.parse(_nested(100))
+    innermost = model.documents[0]
+    for _ in range(99):
+        innermost = innermost.elements.elements[0].value
+    innermost.elements.elements[0].value.text = 7  # not text: the fast writer gives up
+    with pytest.raises(EncodeError, match="text"):
+        codec.build(model)
+
+
 @pytest.mark.parametrize("levels", [101, 100_000])
 def test_deeper_input_is_a_limit_error(levels):
     with pytest.raises(LimitError, match="max_depth=302"):
@@ -284,10 +321,10 @@ def test_deeper_input_is_a_limit_error(levels):
 def _deep_bytes(levels: int) -> bytes:
     """Documents in documents past Python's stack (pymongo refuses to write them)."""
     body = b"\x02s\x00" + struct.pack("<i", 3) + b"hi\x00"
-    for _ in range(levels):
-        doc = struct.pack("<i", len(body) + 5) + body + b"\x00"
-        body = b"\x03d\x00" + doc
-    return doc
+    sizes = range(len(body) + 5, len(body) + 5 + 8 * levels, 8)  # each level 8 bytes more
+    heads = [struct.pack("<i", size) + b"\x03d\x00" for size in reversed(sizes[1:])]
+    # joined once: a level at a time copies the bytes within it (100,000 levels: 40 s)
+    return b"".join([*heads, struct.pack("<i", sizes[0]), body, b"\x00" * levels])
 
 
 def test_a_model_nested_past_the_stack_is_an_encode_error():

@@ -45,7 +45,9 @@ def trace(codec, data: bytes, record: str) -> Trace:
     if hasattr(codec, "trace"):
         result = codec.trace(data, record)
     else:
-        result = trace_construct(codec.RECORDS[record], data)
+        result = trace_construct(
+            codec.RECORDS[record], data, getattr(codec, "DEFAULT_LIMITS", None)
+        )
     result.views = getattr(codec, "JSON_VIEWS", {})
     return result
 

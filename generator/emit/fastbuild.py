@@ -602,11 +602,11 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters, ReservedSizes)
         if field.const is not None or ref.size_is_prefix:
             raise Unsupported("a const or length-prefixed switch")
         start = self.sized_start(w, ref)
-        enum, on = camel(ref.enum), self.expression(f"this.{ref.switch_on}", scope)
+        test = self.case_test(w, ref, key, scope)
         keyword = "if"
         for case, sub in ref.cases.items():
             if case != "default":
-                w.line(f"{keyword} {on} == {enum}.{case}:")
+                w.line(f"{keyword} {test(case)}:")
                 keyword = "elif"
                 w.depth += 1
                 self.value(w, sub, var, field, scope, written)
@@ -617,6 +617,13 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters, ReservedSizes)
             self.value(w, ref.cases["default"], var, field, scope, written)
             w.depth -= 1
         self.sized_end(w, ref, start, scope)
+
+    def case_test(self, w: LineWriter, ref: TypeRef, key: Field | None, scope):
+        """The test of a switch's case, a function of the case's name: the key equal to
+        the case's member (``key``: the record's field switched on, None for an enclosing
+        record's)."""
+        enum, on = camel(ref.enum), self.expression(f"this.{ref.switch_on}", scope)
+        return lambda case: f"{on} == {enum}.{case}"
 
     @staticmethod
     def refuse_bool(w: LineWriter, var: str) -> None:

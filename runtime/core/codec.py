@@ -33,7 +33,7 @@ from runtime.core.fast import QUICK_FAILURES
 from runtime.core.flags import flag_names, flags_from_names
 from runtime.core.json_paths import kind, located
 from runtime.core.limits import DEFAULT as DEFAULT_LIMITS
-from runtime.core.limits import Limits
+from runtime.core.limits import Limits, stack_for
 from runtime.core.spans import SpanRecorder, Trace, run
 from runtime.core.stream import remaining
 
@@ -54,7 +54,8 @@ def parse(construct, data, limits: dict | None = None, spans=None, defaults: Lim
     limits_obj.check("max_message_bytes", len(data), offset=0)
     stream = io.BytesIO(data)
     try:
-        model = construct.parse_stream(stream, limits=limits_obj, spans=spans)
+        with stack_for(limits_obj.max_depth):
+            model = construct.parse_stream(stream, limits=limits_obj, spans=spans)
     except ConstructError as err:
         raise DecodeError(construct_message(err), offset=stream.tell()) from None
     except RecursionError:
@@ -122,10 +123,13 @@ def parse_fast(
     return model
 
 
-def build(construct, model) -> bytes:
-    """Build ``model``; any problem with it is an :class:`EncodeError` with the path."""
+def build(construct, model, defaults: Limits | None = None) -> bytes:
+    """Build ``model``; any problem with it is an :class:`EncodeError` with the path.
+    ``defaults``: the generated module's limits (a model as deep as their ``max_depth``
+    lets a parse read is built)."""
     try:
-        return construct.build(model)
+        with stack_for((defaults or DEFAULT_LIMITS).max_depth):
+            return construct.build(model)
     except ConstructError as err:
         raise EncodeError(construct_message(err)) from None
     except RecursionError:
@@ -757,7 +761,7 @@ def iter_fast(rows, data, limits: dict | None = None, defaults: Limits | None = 
         raise DecodeError("nesting too deep for this Python stack", offset=None) from None
 
 
-def build_fast(writer, construct, model) -> bytes:
+def build_fast(writer, construct, model, defaults: Limits | None = None) -> bytes:
     """Build ``model`` with a generated fast writer (``writer(model, out)`` appends its
     bytes to ``out``); a model it cannot write, it raises on, and ``construct`` builds it,
     so the :class:`EncodeError` is construct's."""
@@ -765,5 +769,5 @@ def build_fast(writer, construct, model) -> bytes:
     try:
         writer(model, out)
     except Exception:  # noqa: BLE001 - construct builds it again and says what is wrong
-        return build(construct, model)
+        return build(construct, model, defaults)
     return bytes(out)

@@ -243,6 +243,7 @@ class Contract:
 
     def _build(self):
         records, fast_writers, check = self.records, self.fast_writers, self.check_record
+        defaults = self.limits
         kafka_only, columns = self._kafka_only, " + ".join(self.kafka_columns)
 
         def build(model, record: str = self.default_record) -> bytes:
@@ -252,18 +253,18 @@ class Contract:
             writer = fast_writers.get(record)
             if writer is None:
                 check(record)
-                return rt_codec.build(records[record], model)
-            return rt_codec.build_fast(writer, records[record], model)
+                return rt_codec.build(records[record], model, defaults)
+            return rt_codec.build_fast(writer, records[record], model, defaults)
 
         return build
 
     def _build_construct(self):
-        records, check = self.records, self.check_record
+        records, check, defaults = self.records, self.check_record, self.limits
 
         def build_construct(model, record: str = self.default_record) -> bytes:
             """:func:`build` through the construct objects: the oracle the fast path is held to."""
             check(record)
-            return rt_codec.build(records[record], model)
+            return rt_codec.build(records[record], model, defaults)
 
         return build_construct
 

@@ -14,7 +14,9 @@ A construct asks :func:`current` for the limits in force and calls :meth:`Limits
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import sys
 from collections.abc import Mapping
 
 from runtime.core.errors import LimitError, OptionError, WirespecError
@@ -114,3 +116,45 @@ def current(context) -> Limits:
     """The limits of the parse that ``context`` belongs to (defaults outside a parse)."""
     params = getattr(context, "_params", None) or {}
     return params.get("limits", DEFAULT) if hasattr(params, "get") else DEFAULT
+
+
+FRAMES_PER_RECORD = 16
+"""Python frames the construct objects nest per record they read or write, with room to
+spare: a BSON document's three records (document, element list, element) take 28 to
+parse, 14 to build."""
+
+MOST_FRAMES = 10_000
+"""The recursion limit :func:`stack_for` raises Python's to at most, whatever ``max_depth``
+says: deeper stays a clean "nesting too deep" error, not a crash of the C stack."""
+
+
+@contextlib.contextmanager
+def stack_for(max_depth: int):
+    """Python's recursion limit raised, while the block runs, to what ``max_depth`` records
+    nested need through the construct objects (each a few Python frames deep): the
+    limit of 1,000 frames would refuse the 100 levels of BSON documents ``max_depth`` 302
+    allows. Never lowered; put back when the block ends unless another raised it since.
+
+    >>> with stack_for(302):
+    ...     sys.getrecursionlimit() >= 302 * FRAMES_PER_RECORD
+    True
+    """
+    before = sys.getrecursionlimit()
+    needed = min(_stack_depth() + max_depth * FRAMES_PER_RECORD, MOST_FRAMES)
+    if needed <= before:
+        yield
+        return
+    sys.setrecursionlimit(needed)
+    try:
+        yield
+    finally:
+        if sys.getrecursionlimit() == needed:
+            sys.setrecursionlimit(before)
+
+
+def _stack_depth() -> int:
+    """How many frames deep the stack already is."""
+    frame, depth = sys._getframe(1), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth

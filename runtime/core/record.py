@@ -77,6 +77,7 @@ from runtime.core.sequences import (  # noqa: F401 - generated code calls rt.Rep
 from runtime.core.sized import (  # noqa: F401 - generated code calls rt.Sized, ...
     Sized,
     SizePrefixed,
+    remember_measured,
 )
 from runtime.core.spans import current as current_spans
 from runtime.core.tags import (  # noqa: F401 - generated code calls rt.Tag, ...
@@ -582,6 +583,7 @@ def _unwritten_size(owner, name: str, value):
             value = value.encode(getattr(sub, "encoding", None) or "utf8")
         return len(value) + isinstance(sub, TerminatedBytes)  # and its terminator
     sub = sub.subcon  # the field's Renamed
+    sized = isinstance(sub, Sized)  # then the Sized writes what this builds (once)
     while isinstance(sub, Sized):
         sub = sub.subcon
     scratch = io.BytesIO()
@@ -593,6 +595,9 @@ def _unwritten_size(owner, name: str, value):
         raise sibling from None
     except (TypeError, AttributeError) as err:
         raise SiblingError(_foreign_message(err, sub, value), path=name) from None
+    data = scratch.getvalue()
+    if sized and type(owner) is Container:  # not a _Trace or _Emptied view of it
+        remember_measured(owner, sub, value, built, data)
     if isinstance(built, BuiltList):
         return list(built.sizes)
-    return len(scratch.getvalue())
+    return len(data)

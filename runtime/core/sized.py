@@ -130,8 +130,29 @@ def _parse_within(subcon, data: bytes, base: int, context, path, bound: str, bou
     return value
 
 
+def remember_measured(context, subcon, obj, built, data: bytes) -> None:
+    """Keep what building ``obj`` with ``subcon`` gave when a size before it measured it
+    (:func:`runtime.core.record.sizeof`), for :func:`_build_apart` to write as it is: built
+    again there, a document in a document in ... would be built twice per level (2**depth).
+    The bytes are the same: the field is built in the same context from the same value.
+
+    >>> from construct import Container, Int8ul
+    >>> context, value = Container(), [7]
+    >>> remember_measured(context, Int8ul, value, "built", b"\\x07")
+    >>> _build_apart(Int8ul, value, context, "")
+    ('built', b'\\x07')
+    """
+    context.setdefault("_measured", {})[id(subcon)] = (obj, built, data)
+
+
 def _build_apart(subcon, obj, context, path) -> tuple:
-    """Build ``subcon`` into its own buffer (its length is written before it)."""
+    """Build ``subcon`` into its own buffer (its length is written before it), or take the
+    bytes measuring it built (:func:`remember_measured`)."""
+    measured = context.get("_measured")
+    if measured:
+        value, built, data = measured.pop(id(subcon), (None, None, None))
+        if data is not None and value is obj:
+            return built, data
     inner = io.BytesIO()
     built = subcon._build(obj, inner, context, path)
     return built, inner.getvalue()
