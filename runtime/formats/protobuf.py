@@ -182,7 +182,9 @@ class ProtobufMessage(Construct):
                 record = entry[-1]
                 _, pos = read_uvarint(record, 0)  # the key, then the entry's length
                 size, pos = read_uvarint(record, pos)
-                if kept_entry.holds_unknown(kept_entry.decode(record[pos : pos + size])[LAYOUT_KEY]):
+                if kept_entry.holds_unknown(
+                    kept_entry.decode(record[pos : pos + size])[LAYOUT_KEY]
+                ):
                     return True
         return False
 
