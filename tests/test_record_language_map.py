@@ -185,12 +185,12 @@ def test_the_compiled_tier_renders_the_map_from_its_plan(tmp_path):
         and "_read_frame(buf"
         not in text.split("cdef object _read_message(", 1)[1].split("\ndef ", 1)[0]
     )
-    assert "_read_message_column_group(buf, pos, end16, lim, &pos, f_term_dictionary" in text
+    assert "_group_column_group_In_message(buf, pos, end16, lim, &pos, f_term_dictionary" in text
     assert 'namespace["rt_ticdc_types"].RowChangedEvent' in text
     # an entry of parse_first, whose events are the primitive's kept_as class (ReadEvents),
     # keeping the bytes read (_whole_message), as the Python readers keep them
     assert 'readers["message"] = read_message' in text
-    assert '_ENTRIES["message"] = _entry(_read_message, 3, _whole_message)' in text
+    assert '_ENTRIES["message"] = _entry(_read_message, 3, _kept_message)' in text
     assert "f_bodies = <list>wirespec_alloc(_Message_events_kept)" in text
     assert '_Message_events_kept = namespace["rt_craft"].ReadEvents' in text
 

@@ -51,6 +51,7 @@ MODULE_FUNCTIONS = frozenset(
         "spark_schema",
         "to_rows",
         "iter_rows",
+        "keeps_unknown",
         "strategies",
         "annotations",
         "decode_message",
@@ -97,6 +98,7 @@ MODULE_CONSTANTS = frozenset(
         "MAPPINGS",
         "UNMAPPINGS",
         "JSON_FORMS",
+        "UNKNOWN_BYTES",
     ]
 )
 """Upper-case module names; an enum attribute table ``ENUM_ATTRIBUTE`` may not be one."""

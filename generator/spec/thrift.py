@@ -513,7 +513,7 @@ RESERVED_MODULE_NAMES = frozenset(
     {"DecodeError", "EncodeError", "WirespecError", "MODELS", "STRUCT_FIELDS", "THRIFT_ENUMS"}
     | {"FIELD_TABLES"}
     | {"PROTOCOL_ID", "VERSION", "RECORDS", "FORMAT", "DEFAULT_RECORD", "DEFAULT_LIMITS"}
-    | {"RECORD_DETECTORS", "FALLBACKS", "LONG_LIST_HEADER"}
+    | {"RECORD_DETECTORS", "FALLBACKS", "LONG_LIST_HEADER", "UNKNOWN_BYTES"}
     | {"trace", "rt", "rt_contract", "rt_json"}
     | spec_names.MODULE_FUNCTIONS
     | {name for name in dir(builtins) if not name.startswith("_")}

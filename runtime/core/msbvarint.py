@@ -118,8 +118,8 @@ def msb_uvar_noting(buf, pos: int, end: int, bits: int, what: str = "varint"):
     value's varint, which build writes shortest. Generated code calls it as
     ``rt_fast.msb_uvar_noting``.
 
-        >>> seen = kept.noted()
-        >>> msb_uvar_noting(b"\\x01\\x00", 0, 2, 64), kept.noted() - seen  # 0 in two bytes
+        >>> seen = kept.SEEN.count
+        >>> msb_uvar_noting(b"\\x01\\x00", 0, 2, 64), kept.SEEN.count - seen  # 0 in two bytes
         ((0, 2), 1)
     """
     value, stop = msb_uvar(buf, pos, end, bits, what)

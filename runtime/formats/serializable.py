@@ -29,8 +29,8 @@ a generated module's ``parse`` returns keeps its bytes then (``wire_form``).
     '020a00000a'
     >>> point.parse(bytes.fromhex("020a00000a"))
     Container(serializable_field_size=5, last_non_ignorable_field_id=0, x=5, y=0)
-    >>> seen = kept.noted()  # x = 1 in two bytes (05 00): MySQL reads it, never writes it
-    >>> point.parse(bytes.fromhex("020c00000500")).x, kept.noted() - seen
+    >>> seen = kept.SEEN.count  # x = 1 in two bytes (05 00): MySQL reads it, never writes it
+    >>> point.parse(bytes.fromhex("020c00000500")).x, kept.SEEN.count - seen
     (1, 1)
 
 Fixed-size arrays (the 16 bytes of a UUID) need no class of their own: use construct's
