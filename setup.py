@@ -127,7 +127,8 @@ class BuildCompiledTier(build_ext):
         ext.optional = True
         sources = [ROOT / name for name in create_dependency_tree().all_dependencies(str(pyx))]
         inside = [path for path in sources if path.resolve().is_relative_to(ROOT)]
-        self.recorded_sources[ext.name] = inside
+        # Taken now, not when the C is compiled: a .pyx regenerated meanwhile is then stale.
+        self.recorded_sources[ext.name] = build_record.snapshot(ROOT, inside)
         return True
 
     def build_extension(self, ext):
@@ -137,7 +138,7 @@ class BuildCompiledTier(build_ext):
             skipped(f"{ext.name} stays pure Python: {type(error).__name__}: {error}")
             return
         built = Path(self.get_ext_fullpath(ext.name))
-        build_record.write(built, ROOT, self.recorded_sources[ext.name])
+        build_record.write(built, self.recorded_sources[ext.name])
         self.built[ext.name] = built
 
 

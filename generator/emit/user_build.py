@@ -76,6 +76,13 @@ def build(pyx: Path, *, beside: bool) -> Path:
                 force=True,
                 quiet=True,
             )
+            # The sources' digests as Cython read them, not as they are once the C compiled.
+            sources = [Path(p) for p in create_dependency_tree().all_dependencies(str(pyx))]
+            folders = (ROOT, pyx.parent.resolve())
+            inside = [p for p in sources if any(p.resolve().is_relative_to(f) for f in folders)]
+            groups = build_record.snapshot(
+                pyx.parent if beside else ROOT, inside, ROOT if beside else None
+            )
             command = Distribution({"ext_modules": [ext]}).get_command_obj("build_ext")
             command.build_lib, command.build_temp = tmp, tmp
             command.ensure_finalized()
@@ -83,13 +90,10 @@ def build(pyx: Path, *, beside: bool) -> Path:
         except Exception as error:  # noqa: BLE001 - Cython's, setuptools', the compiler's
             raise BuildFailed(f"{type(error).__name__}: {error}".splitlines()[0]) from None
         (built,) = command.get_outputs()
-        sources = [Path(p) for p in create_dependency_tree().all_dependencies(str(pyx))]
-        folders = (ROOT, pyx.parent.resolve())
-        inside = [p for p in sources if any(p.resolve().is_relative_to(f) for f in folders)]
         # Until its record is written the new build is refused (the old record names the
         # old .pyx); a process that loaded the old build keeps its copy.
         os.replace(built, target)
-    build_record.write(target, pyx.parent if beside else ROOT, inside, ROOT if beside else None)
+    build_record.write(target, groups)
     return target
 
 

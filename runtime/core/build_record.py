@@ -35,11 +35,24 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def write(
-    extension: Path, root: Path, sources: Iterable[Path], installed: Path | None = None
-) -> None:
-    """Record the ``sources`` that ``extension`` was just built from: all under ``root``, or
-    (a user's module) those not under ``root`` under ``installed``, wirespec's folder."""
+def snapshot(
+    root: Path, sources: Iterable[Path], installed: Path | None = None
+) -> dict[str, dict[str, str]]:
+    """The digests of the ``sources`` an extension is built from, taken as the build reads
+    them: all under ``root``, or (a user's module) those not under ``root`` under
+    ``installed``, wirespec's folder. A source changed while the C compiles (``generate``
+    run beside a build) then no longer matches, and the build is not taken for current.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> (folder / "m.pyx").write_text("x = 1")
+    5
+    >>> taken = snapshot(folder, [folder / "m.pyx"])
+    >>> (folder / "m.pyx").write_text("x = 2")  # regenerated while the C compiled
+    5
+    >>> write(folder / "m.so", taken); changed_sources(folder / "m.so", folder)
+    ['m.pyx']
+    """
     groups: dict[str, dict[str, str]] = {"sources": {}}
     for path in sorted(sources):
         resolved = path.resolve()
@@ -48,6 +61,11 @@ def write(
         else:
             key = resolved.relative_to(installed.resolve()).as_posix()
             groups.setdefault("installed", {})[key] = digest(path)
+    return groups
+
+
+def write(extension: Path, groups: dict[str, dict[str, str]]) -> None:
+    """Record beside ``extension`` the :func:`snapshot` of the sources it was built from."""
     text = json.dumps(groups, indent=1, sort_keys=True) + "\n"
     record_path(extension).write_text(text, encoding="utf-8")
 
