@@ -14,10 +14,24 @@ unknown fields written back are the fast writer's Python, compiled.
 
 from __future__ import annotations
 
+import re
+
 from generator.emit.fastbuild_messages import MessageUnsupported, MessageWriters
 from generator.emit.plan import Repeat, Text
 from generator.emit.pysource import LineWriter
 from generator.spec.model import Record, camel
+
+_CLASS_OF = re.compile(r"(?<![.\w])(\w+)\.__class__ is\b")
+
+
+def exact_type_tests(text: str) -> str:
+    """A fast writer's exact type tests, ``x.__class__ is T`` (Python's quicker form, an
+    attribute look-up in C), as ``type(x) is T`` (a pointer compare in C).
+
+    >>> exact_type_tests("if given.__class__ is not int or m.__class__ is Body:")
+    'if type(given) is not int or type(m) is Body:'
+    """
+    return _CLASS_OF.sub(r"type(\1) is", text)
 
 
 class CompiledMessages(MessageWriters):
@@ -27,7 +41,7 @@ class CompiledMessages(MessageWriters):
 
     def message_function(self, record: Record) -> str:
         source = super().message_function(record)
-        body = source.split("\n", 1)[1]
+        body = exact_type_tests(source.split("\n", 1)[1])
         self.record_classes.add(camel(record.name))  # the model class it reads attributes of
         return f"cdef object _cwrite_{record.name}(object model, Out* out):\n{body}"
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from generator.emit.compiled_messages import CompiledMessages
+from generator.emit.compiled_messages import CompiledMessages, exact_type_tests
 from generator.emit.cut_writers import CutRefusal
 from generator.emit.fastbuild import BuildEmitter, Unsupported
 from generator.emit.pysource import LineWriter, struct_format
@@ -91,10 +91,6 @@ _OUT_READS = (
 _OUT_LEFT = re.compile(r"\bout(\[|\.append| \+=)")
 """What must not be left once translated."""
 
-_CLASS_OF = re.compile(r"(?<![.\w])(\w+)\.__class__ is\b")
-"""A fast writer's exact type test, ``x.__class__ is bool``: Python's quicker form, an
-attribute look-up in C, where ``type(x) is bool`` compares a pointer."""
-
 _MODEL_READ = re.compile(r"\bmodel(\[|\.get\()(\"\w+\")[\])]")
 """``model["name"]`` and ``model.get("name")`` in a rendered line."""
 
@@ -136,7 +132,7 @@ def translated(line: str) -> str:
     '    if type(f_kind) is bool:'
     """
     indent = line[: len(line) - len(line.lstrip())]
-    body = _CLASS_OF.sub(r"type(\1) is", line.lstrip())
+    body = exact_type_tests(line.lstrip())
 
     def reads(text: str) -> str:
         for pattern, repl in _OUT_READS:
