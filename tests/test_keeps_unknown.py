@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 import importlib
+import struct
+import zlib
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ import pytest
 import generated.mysql_serialization as mysql
 import generated.protobuf_wire as protobuf
 import generated.thrift_compact as thrift
-from generated import parquet
+from generated import bson, parquet, png
 from generator.emit.user_spec import import_spec
 from runtime.spark.decode import known_formats, read_spec, spec_module
 
@@ -44,7 +46,7 @@ def test_formats_whose_spec_keeps_no_unknown_bytes_have_no_holders():
         fmt: bool(importlib.import_module(f"generated.{fmt}").UNKNOWN_BYTES)
         for fmt in known_formats()
     }
-    keeping = {"mysql_serialization", "parquet", "protobuf_wire", "thrift_compact"}
+    keeping = {"bson", "mysql_serialization", "parquet", "png", "protobuf_wire", "thrift_compact"}
     assert {fmt for fmt, has in holders.items() if has} == keeping
 
 
@@ -126,6 +128,72 @@ def test_a_module_imported_from_thrift_idl():
     assert not module.keeps_unknown(empty)
     newer = module.parse(UNKNOWN_I32 + b"\x00", "Envelope")  # field 7: not in the IDL
     assert module.keeps_unknown(newer)
+
+
+def png_chunk(fourcc: bytes, data: bytes) -> bytes:
+    """A chunk as a PNG writer puts it: length, type, data, CRC-32 of type and data."""
+    return (
+        struct.pack(">I", len(data)) + fourcc + data + struct.pack(">I", zlib.crc32(fourcc + data))
+    )
+
+
+def png_with(chunk: bytes) -> bytes:
+    """A sample PNG with ``chunk`` just before its IEND (the last 12 bytes)."""
+    plain = (SAMPLES / "png" / "rgba_badge.bin").read_bytes()
+    return plain[:-12] + chunk + plain[-12:]
+
+
+def test_a_png_with_a_private_chunk_keeps_unknown_bytes():
+    # the chunk switch's default keeps an unlisted chunk type's data as bytes
+    private = png.parse(png_with(png_chunk(b"prVt", b"an application's own")))
+    assert private.chunks[-2].data == b"an application's own" and private.chunks[-2].private
+    assert png.keeps_unknown(private) and png.keeps_unknown(private.chunks[-2])
+    assert png.keeps_unknown(png.parse(png.build(private)))
+
+
+def test_a_png_of_listed_chunks_read_as_bytes_keeps_none():
+    # sRGB is listed and read as bytes by the same default; IDAT by a bytes case of its own
+    standard = png.parse(png_with(png_chunk(b"sRGB", b"\x00")))
+    assert standard.chunks[-2].data == b"\x00" and isinstance(standard.chunks[-3].data, bytes)
+    assert not png.keeps_unknown(standard)
+    chunk = standard.chunks[-2]
+    chunk.type = int.from_bytes(b"prVt", "big")  # a model made so says so too
+    assert png.keeps_unknown(standard)
+    chunk.type = png.ChunkType.sRGB
+    assert not png.keeps_unknown(standard)
+
+
+def bson_binary(subtype: int, data: bytes = b"\x01\x02") -> bytes:
+    """A document of one binary element ``b`` of ``subtype`` inside an array ``a``."""
+
+    def document(elements: bytes) -> bytes:
+        return struct.pack("<i", len(elements) + 5) + elements + b"\x00"
+
+    binary = b"\x050\x00" + struct.pack("<i", len(data)) + bytes([subtype]) + data
+    return document(b"\x04a\x00" + document(binary))
+
+
+@pytest.mark.parametrize(
+    "subtype, kept",
+    [(0x00, False), (0x02, False), (0x04, False), (0x80, False), (0x0A, True), (0x81, True)],
+    ids=["generic", "old", "uuid", "user_defined", "a_newer_writers", "unlisted_own"],
+)
+def test_bson_binary_subtypes_the_spec_does_not_list(subtype, kept):
+    data = struct.pack("<i", 2) + b"\x01\x02" if subtype == 0x02 else b"\x01\x02"
+    stream = bson.parse(bson_binary(subtype, data))
+    payload = stream.documents[0].elements.elements[0].value.elements.elements[0].value.payload
+    assert payload.subtype == subtype
+    assert bson.keeps_unknown(stream) is kept and bson.keeps_unknown(payload) is kept
+
+
+def test_a_binlog_event_of_a_type_the_spec_does_not_list():
+    binlog = (SAMPLES / "mysql_serialization" / "binlog.000001.binlog").read_bytes()
+    events = mysql.parse(binlog, "binlog_file")
+    assert not mysql.keeps_unknown(events)
+    xid = next(e for e in events.events if e.type_code == mysql.EventType.XID_EVENT)
+    xid.type_code = 200  # a newer server's event: its body kept as bytes
+    newer = mysql.parse(mysql.build(events, "binlog_file"), "binlog_file")
+    assert mysql.keeps_unknown(newer)
 
 
 SERIALIZABLE = """\

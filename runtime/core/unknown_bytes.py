@@ -6,7 +6,9 @@ Some layouts keep what a newer writer added as bytes, so that ``build(parse(x)) 
 ``bytes`` entries of its ``wire_layout``, a Thrift struct the ``UnknownField`` entries of
 its ``WireLayout``. Which model classes do, in which field, and how that field's value says
 so, is the generated module's ``UNKNOWN_BYTES`` (model class -> {field -> ``holds(value)``},
-the predicate from the format's runtime module); the module's contract offers
+the predicate from the format's runtime module, or :func:`unlisted` of an enum for the
+selector of a switch whose ``default:`` keeps the bytes of a code the spec does not list);
+the module's contract offers
 ``keeps_unknown(model)`` over it (``runtime.core.contract``). The Spark layer asks it of a
 file that reads both as one message and as frames (``runtime.spark.input_kind``).
 
@@ -25,6 +27,8 @@ file that reads both as one message and as frames (``runtime.spark.input_kind``)
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 _LEAVES = (str, bytes, bytearray, memoryview, int, float, complex)
 """Values that hold no model."""
@@ -65,3 +69,21 @@ def _field_values(value) -> list:
         slots = cls.__dict__.get("__slots__", ())
         names += [slots] if isinstance(slots, str) else list(slots)
     return [getattr(value, n) for n in dict.fromkeys(names) if hasattr(value, n)]
+
+
+def unlisted(enum) -> Callable[[object], bool]:
+    """The test of a switch's selector in ``UNKNOWN_BYTES``: whether its value is a code
+    ``enum`` does not list, which the switch's ``default:`` keeps as raw bytes (a PNG chunk
+    type of an application's own, a BSON binary subtype of a newer writer). A listed code
+    the spec reads as bytes too (PNG's IDAT, BSON's generic subtype) is known; a value that is
+    no integer (None) is no code.
+
+    >>> import enum
+    >>> class Kind(enum.IntEnum):
+    ...     TEXT = 1
+    >>> holds = unlisted(Kind)
+    >>> holds(Kind.TEXT), holds(1), holds(7), holds(None)
+    (False, False, True, False)
+    """
+    codes = frozenset(member.value for member in enum)
+    return lambda value: isinstance(value, int) and value not in codes
