@@ -17,8 +17,10 @@ import pytest
 import generated.mysql_serialization as mysql
 import generated.protobuf_wire as protobuf
 import generated.thrift_compact as thrift
+import generated.ticdc_open_protocol as open_protocol
 from generated import bson, parquet, png
 from generator.emit.user_spec import import_spec
+from runtime.formats.open_protocol_frames import join_frames
 from runtime.spark.decode import known_formats, read_spec, spec_module
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,6 +49,7 @@ def test_formats_whose_spec_keeps_no_unknown_bytes_have_no_holders():
         for fmt in known_formats()
     }
     keeping = {"bson", "mysql_serialization", "parquet", "png", "protobuf_wire", "thrift_compact"}
+    keeping.add("ticdc_open_protocol")  # Go reads past a JSON member: kept in wire_form
     assert {fmt for fmt, has in holders.items() if has} == keeping
 
 
@@ -194,6 +197,42 @@ def test_a_binlog_event_of_a_type_the_spec_does_not_list():
     xid.type_code = 200  # a newer server's event: its body kept as bytes
     newer = mysql.parse(mysql.build(events, "binlog_file"), "binlog_file")
     assert mysql.keeps_unknown(newer)
+
+
+ROW_KEY = b'{"ts":415508878783938562,"scm":"test","tbl":"t1","t":1}'
+ROW_VALUE = b'{"u":{"d":{"t":5,"f":0,"v":1.5},"id":{"t":3,"h":true,"f":11,"v":7}}}'
+RESOLVED = (b'{"ts":415508878783938563,"t":3}', b"")
+OPEN_PROTOCOL_FORMS = {  # kind -> (key JSON, value JSON) of a row event, keeps unknown
+    "tiflow's": (ROW_KEY, ROW_VALUE, False),
+    "spaces and key order": (b'{"t": 1, "tbl": "t1", "scm": "test", "ts": 415508878783938562}',
+                             ROW_VALUE, False),
+    "escaped names": (ROW_KEY.replace(b'"tbl"', b'"\\u0074bl"'), ROW_VALUE, False),
+    "pingcap/ticdc's rewrite": (ROW_KEY.replace(b'"t":1', b'"t":1,"ohk":false'), ROW_VALUE, False),
+    "a key of the key's": (ROW_KEY.replace(b'"t":1', b'"t":1,"x":[1,{"y":null}]'), ROW_VALUE, True),
+    "a key of the value's": (ROW_KEY, ROW_VALUE.replace(b'{"u":', b'{"z":"?","u":'), True),
+    "a key of a column's": (ROW_KEY, ROW_VALUE.replace(b'"f":0,', b'"f":0,"w":2,'), True),
+    "a name in other case": (ROW_KEY.replace(b'"tbl"', b'"TBL"'), ROW_VALUE, True),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", OPEN_PROTOCOL_FORMS)
+def test_open_protocol_keys_the_spec_does_not_declare(kind):
+    # Go reads past them; the message keeps them only in its wire_form
+    key_doc, value_doc, kept = OPEN_PROTOCOL_FORMS[kind]
+    key, value = join_frames([RESOLVED, (key_doc, value_doc), RESOLVED])
+    message = open_protocol.parse_pair(key, value)
+    assert open_protocol.keeps_unknown(message) is kept
+    assert open_protocol.build_pair(message) == (key, value)
+    again = open_protocol.from_dict(open_protocol.to_dict(message))  # the JSON form keeps it
+    assert open_protocol.keeps_unknown(again) is kept
+
+
+def test_an_open_protocol_message_made_by_hand_keeps_nothing():
+    key, value = join_frames([(ROW_KEY, ROW_VALUE.replace(b'"f":0,', b'"f":0,"w":2,'))])
+    message = open_protocol.Message(open_protocol.parse_pair(key, value).events)
+    assert message.wire_form is None and not open_protocol.keeps_unknown(message)
+    message.wire_form = (b"not", b"a message")  # kept bytes that do not read keep nothing
+    assert not open_protocol.keeps_unknown(message)
 
 
 SERIALIZABLE = """\

@@ -563,8 +563,9 @@ class ModuleEmitter(SparkColumns):
     def unknown_holders(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """(model class, [(field, ``holds(value)``)]) of each record that can keep bytes the
         spec does not know: the module's ``UNKNOWN_BYTES`` (``runtime.core.unknown_bytes``).
-        Its layout's kept bytes, and the selector of each switch whose ``default:`` keeps
-        raw bytes (:meth:`unlisted_selectors`)."""
+        Its layout's kept bytes, the selector of each switch whose ``default:`` keeps raw
+        bytes (:meth:`unlisted_selectors`), and a Kafka message of JSON documents, which
+        keeps a member they do not declare in its ``wire_form`` only."""
         out = []
         for name in self.spec.record_order():
             record = self.spec.records[name]
@@ -578,6 +579,8 @@ class ModuleEmitter(SparkColumns):
                 held.insert(0, ("wire_layout", f"{name}.holds_unknown"))
             if held:
                 out.append((camel(name), held))
+        if self.spec.kafka_message and self.spec.json_documents:  # Go reads past a member
+            out.append(("Message", [("wire_form", "_KAFKA.holds_unknown")]))
         return out
 
     def unlisted_codes_kept(self) -> bool:

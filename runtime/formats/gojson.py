@@ -37,6 +37,7 @@ import json
 import math
 import re
 import struct
+from collections.abc import Mapping
 
 from runtime.core.errors import DecodeError
 
@@ -550,6 +551,29 @@ class JsonDocument:
             if k.type == role or (role == "bit" and k.bit) or (role == "layouts" and k.layouts):
                 return k
         return None
+
+    def undeclared(self, obj: dict, documents: Mapping[str, JsonDocument]) -> bool:
+        """Whether the decoded object ``obj`` of this document has a member it does not
+        declare (Go's ``encoding/json`` reads past one), or a ``map`` key's object of
+        ``documents`` does (a row value's columns).
+
+            >>> column = JsonDocument("column", [JsonKey("t", "u8"), JsonKey("v", "any")])
+            >>> row = JsonDocument("row", [JsonKey("u", "map", of="column")])
+            >>> docs = {"column": column}
+            >>> row.undeclared({"u": {"id": {"t": 3, "v": 1}}}, docs)
+            False
+            >>> row.undeclared({"u": {"id": {"t": 3, "v": 1, "x": 0}}}, docs)
+            True
+        """
+        for name, value in obj.items():
+            key = self.by_name.get(name)
+            if key is None:
+                return True
+            if key.type == "map" and type(value) is dict:
+                of = documents[key.of]
+                if any(type(v) is dict and of.undeclared(v, documents) for v in value.values()):
+                    return True
+        return False
 
     def __repr__(self) -> str:
         return f"JsonDocument({self.name!r}, {[k.name for k in self.keys]})"

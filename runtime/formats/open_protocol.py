@@ -387,6 +387,37 @@ class OpenProtocol(KeyValueMessages):
         escapes = None if escapes == LAYOUT_ESCAPES[layout] else escapes
         return Message(events, layout, escapes, wire_form=(key, value))
 
+    def holds_unknown(self, wire_form: tuple[bytes, bytes] | None) -> bool:
+        """Whether a message's kept key and value (its ``wire_form``) carry a JSON member the
+        spec's documents do not declare: Go reads past one, parse keeps it only there, and
+        build writes it back while the events still read as the kept bytes (the generated
+        module's ``UNKNOWN_BYTES``). Asked, not noted on read: it reads the kept documents
+        again. Kept bytes that do not read (set by hand) keep nothing this codec knows of.
+
+            >>> from generated.ticdc_open_protocol import _KAFKA, parse_pair
+            >>> def resolved(key: bytes):
+            ...     framed = bytes.fromhex("0000000000000001") + len(key).to_bytes(8, "big") + key
+            ...     return parse_pair(framed, bytes(8)).wire_form
+            >>> _KAFKA.holds_unknown(resolved(b'{"ts":1,"t":3}'))
+            False
+            >>> _KAFKA.holds_unknown(resolved(b'{"ts":1,"t":3,"new":0}'))  # a newer writer's
+            True
+        """
+        if wire_form is None:
+            return False
+        key, value = wire_form
+        try:
+            for ks, ke, vs, ve in split_frames(key, value, DEFAULT_LIMITS):
+                kobj = _load(key, ks, ke, "key")
+                if self.key_doc.undeclared(kobj, self.documents):
+                    return True
+                document = self.documents[self.classes[self._read_key(kobj)["type"]].document]
+                if ve > vs and document.undeclared(_load(value, vs, ve, "value"), self.documents):
+                    return True
+        except DecodeError:
+            return False
+        return False
+
     def _sections_of_keys(self, present: list[JsonKey], new) -> None:
         """The generated row-section rule, for the compiled kernel (which hands the row
         document's keys it found)."""
