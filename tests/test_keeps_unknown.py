@@ -189,6 +189,16 @@ def test_bson_binary_subtypes_the_spec_does_not_list(subtype, kept):
     assert bson.keeps_unknown(stream) is kept and bson.keeps_unknown(payload) is kept
 
 
+def test_a_model_that_cannot_hold_unknown_bytes_is_not_walked():
+    # None in UNKNOWN_BYTES: no model inside it keeps any (a chunk's data records; Open
+    # Protocol's events, whose message's kept bytes answer for them); a document, which
+    # can hold a binary at any depth, is walked
+    assert png.UNKNOWN_BYTES[png.ImageHeader] is None and png.PngFile not in png.UNKNOWN_BYTES
+    assert bson.UNKNOWN_BYTES[bson.String] is None and bson.Document not in bson.UNKNOWN_BYTES
+    events = open_protocol.UNKNOWN_BYTES
+    assert events[open_protocol.rt_ticdc_types.RowChangedEvent] is None
+
+
 def test_a_binlog_event_of_a_type_the_spec_does_not_list():
     binlog = (SAMPLES / "mysql_serialization" / "binlog.000001.binlog").read_bytes()
     events = mysql.parse(binlog, "binlog_file")
@@ -233,6 +243,46 @@ def test_an_open_protocol_message_made_by_hand_keeps_nothing():
     assert message.wire_form is None and not open_protocol.keeps_unknown(message)
     message.wire_form = (b"not", b"a message")  # kept bytes that do not read keep nothing
     assert not open_protocol.keeps_unknown(message)
+
+
+SWITCHES = """\
+format: kept_defaults_test
+title: kept defaults (test)
+doc: Tagged values behind a strict and an open code.
+endian: be
+default_record: pair
+enums:
+  kind:
+    doc: A value's kind.
+    type: u8
+    values:
+      NUMBER: {value: 1, doc: "a number"}
+      TEXT: {value: 2, doc: "text, kept as bytes"}
+records:
+  pair:
+    doc: Two tagged values.
+    fields:
+      - {name: strict, type: u8, enum: kind, doc: "a code the enum must list"}
+      - name: first
+        switch_on: strict
+        size: 2
+        cases: {NUMBER: u16, default: {type: bytes, size: eos}}
+        doc: "the first value"
+      - {name: open, type: u8, enum: kind, open: true, doc: "any code"}
+      - name: second
+        switch_on: open
+        size: 2
+        cases: {NUMBER: u16, default: {type: bytes, size: eos}}
+        doc: "the second value"
+"""
+
+
+def test_a_users_switch_counts_where_its_code_may_be_unlisted(tmp_path):
+    module = user_module(tmp_path, "kept_defaults_test", SWITCHES)
+    assert list(module.UNKNOWN_BYTES) == [module.Pair]
+    assert list(module.UNKNOWN_BYTES[module.Pair]) == ["open"]  # a strict code is listed
+    assert not module.keeps_unknown(module.parse(bytes.fromhex("0200010200 01")))
+    assert module.keeps_unknown(module.parse(bytes.fromhex("020001 09 0001")))
 
 
 SERIALIZABLE = """\

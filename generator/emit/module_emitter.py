@@ -16,6 +16,7 @@ from generator.emit.kafka_classes import render_kafka_classes
 from generator.emit.mapping import mapping_modules, render_mapping
 from generator.emit.pysource import valid_construct, valid_rule, wide_const
 from generator.emit.spark_columns import SparkColumns
+from generator.emit.unknown_holders import unknown_holders, unlisted_selectors
 from generator.emit.unmapping import render_batch, render_way_back, way_backs
 from generator.spec import decode_by as spec_decode_by
 from generator.spec import mapping as spec_mapping
@@ -560,53 +561,14 @@ class ModuleEmitter(SparkColumns):
                 out.append((camel(name), views))
         return out
 
-    def unknown_holders(self) -> list[tuple[str, list[tuple[str, str]]]]:
-        """(model class, [(field, ``holds(value)``)]) of each record that can keep bytes the
-        spec does not know: the module's ``UNKNOWN_BYTES`` (``runtime.core.unknown_bytes``).
-        Its layout's kept bytes, the selector of each switch whose ``default:`` keeps raw
-        bytes (:meth:`unlisted_selectors`), and a Kafka message of JSON documents, which
-        keeps a member they do not declare in its ``wire_form`` only."""
-        out = []
-        for name in self.spec.record_order():
-            record = self.spec.records[name]
-            held = [
-                (f, f"rt_unknown_bytes.unlisted({camel(e)})")
-                for f, e in self.unlisted_selectors(record)
-            ]
-            if record.layout == "serializable":
-                held.insert(0, ("unknown_fields", "rt_serializable.holds_unknown"))
-            elif record.layout == "protobuf":  # its map entries read by its own table
-                held.insert(0, ("wire_layout", f"{name}.holds_unknown"))
-            if held:
-                out.append((camel(name), held))
-        if self.spec.kafka_message and self.spec.json_documents:  # Go reads past a member
-            out.append(("Message", [("wire_form", "_KAFKA.holds_unknown")]))
-        return out
+    def unknown_holders(self) -> list[tuple[str, list[tuple[str, str]] | None]]:
+        """The module's ``UNKNOWN_BYTES`` (:func:`generator.emit.unknown_holders.unknown_holders`)."""
+        return unknown_holders(self.spec)
 
     def unlisted_codes_kept(self) -> bool:
         """Whether some switch keeps an unlisted code's bytes (the module imports
         ``runtime.core.unknown_bytes`` for its ``UNKNOWN_BYTES``)."""
-        return any(self.unlisted_selectors(r) for r in self.spec.records.values())
-
-    @staticmethod
-    def unlisted_selectors(record: Record) -> list[tuple[str, str]]:
-        """(selector field, its enum) of each switch of ``record`` whose ``default:`` is raw
-        bytes and whose selector may hold a code the enum does not list (an ``open: true``
-        enum, or a plain integer named by the switch's own ``enum:``): such a code's bytes
-        are bytes the spec does not know (a PNG chunk type of an application's own). A strict
-        enum refuses an unlisted code, so its switch's default holds only listed ones; a
-        switch on an enclosing record's field is not counted (its selector is not this
-        record's)."""
-        fields = {f.name: f for f in record.fields}
-        out = {}
-        for f in record.fields:
-            default = f.type.cases.get("default") if f.type.kind == "switch" else None
-            selector = fields.get(f.type.switch_on)
-            if default is None or default.kind != "bytes" or f.type.on_enclosing:
-                continue
-            if selector is not None and selector.type.enum is None:
-                out[selector.name] = f.type.enum
-        return list(out.items())
+        return any(unlisted_selectors(r) for r in self.spec.records.values())
 
     # -- JSON form -> model ------------------------------------------------------------
 
