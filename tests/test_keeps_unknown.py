@@ -241,8 +241,9 @@ def test_an_open_protocol_message_made_by_hand_keeps_nothing():
     key, value = join_frames([(ROW_KEY, ROW_VALUE.replace(b'"f":0,', b'"f":0,"w":2,'))])
     message = open_protocol.Message(open_protocol.parse_pair(key, value).events)
     assert message.wire_form is None and not open_protocol.keeps_unknown(message)
-    message.wire_form = (b"not", b"a message")  # kept bytes that do not read keep nothing
-    assert not open_protocol.keeps_unknown(message)
+    for kept in [(b"not", b"a message"), "text", (b"\x00",)]:  # kept bytes that do not read
+        message.wire_form = kept
+        assert not open_protocol.keeps_unknown(message)
 
 
 SWITCHES = """\

@@ -403,11 +403,13 @@ class OpenProtocol(KeyValueMessages):
             >>> _KAFKA.holds_unknown(resolved(b'{"ts":1,"t":3,"new":0}'))  # a newer writer's
             True
         """
-        if wire_form is None:
-            return False
+        if type(wire_form) is not tuple or [type(part) for part in wire_form] != [bytes, bytes]:
+            return False  # None: nothing kept (or a value set by hand that build refuses)
         key, value = wire_form
+        size = max(len(key), len(value))  # read once already, within the parse's limits
+        read = Limits(max_message_bytes=size, max_count=size, max_string=size)
         try:
-            for ks, ke, vs, ve in split_frames(key, value, DEFAULT_LIMITS):
+            for ks, ke, vs, ve in split_frames(key, value, read):
                 kobj = _load(key, ks, ke, "key")
                 if self.key_doc.undeclared(kobj, self.documents):
                     return True
