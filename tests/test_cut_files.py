@@ -311,24 +311,8 @@ def test_a_cut_capture_traces_its_whole_packets_and_no_open_span(pcap):
 # -- the compiled tier: a user's build of the spec ------------------------------------------
 
 
-LOG = """\
-format: cutlog
-title: cut log
-doc: A log of sized entries, often cut (its records' own columns, no row path).
-endian: le
-default_record: log
-records:
-  log:
-    doc: A log.
-    fields:
-      - {name: version, type: u8, doc: "the version"}
-      - {name: entries, type: entry, repeat: eos, on_cut: keep, doc: "the entries"}
-  entry:
-    doc: An entry.
-    fields:
-      - {name: size, type: u8, doc: "the size"}
-      - {name: body, type: bytes, size: size, doc: "the body"}
-"""
+LOG = (HERE / "cutlog.yaml").read_text()
+"""A log of sized entries, often cut (its records' own columns, no row path)."""
 
 
 @pytest.fixture(scope="module")
@@ -355,7 +339,7 @@ def test_the_compiled_reader_reads_whole_captures_and_leaves_a_cut_to_the_exact_
     """A whole capture is the compiled reader's (``packets_cut`` None); a cut one it
     declines, and the exact reader keeps the cut, as construct does, at every byte."""
     ends = packet_ends(built, SAMPLE)
-    assert "pcap_file" not in built.COMPILED_WRITERS  # the Python fast writer's (cut_writers)
+    assert "pcap_file" not in built.COMPILED_WRITERS  # its byte order is the data's
     read = built.COMPILED_READERS["pcap_file"]
     for cut in range(len(SAMPLE) + 1):
         data = SAMPLE[:cut]
@@ -366,6 +350,37 @@ def test_the_compiled_reader_reads_whole_captures_and_leaves_a_cut_to_the_exact_
         if cut >= 24:
             assert built.parse(data) == built.parse_construct(data), cut
             assert built.build(built.parse(data)) == data, cut
+
+
+def test_the_compiled_writer_writes_a_cut_log_as_the_fast_writer_does(package):
+    """The compiled writer writes the whole entries, then ``entries_cut`` (bytes or a
+    bytearray), byte for byte as the Python fast writer does, at every byte of a cut log
+    (the writer itself, not construct after it declined); what is not bytes it refuses,
+    and build says what construct says."""
+    from runtime.core.errors import EncodeError
+
+    log = package["cutlog"]
+    write = log.COMPILED_WRITERS["log"]
+    whole = bytes([1, 2, 7, 7, 0, 3, 1, 2, 3])
+    for cut in range(1, len(whole) + 1):
+        model = log.parse(whole[:cut])
+        assert (model.entries_cut is None) == (cut in (1, 4, 5, 9)), cut
+        compiled, python = bytearray(), bytearray()
+        write(model, compiled)
+        log._write_log(model, python)
+        assert compiled == python == whole[:cut], cut
+        assert log.build(model) == whole[:cut], cut
+    model = log.parse(whole)
+    model.entries_cut = bytearray(b"\x05\x01")
+    compiled = bytearray()
+    write(model, compiled)
+    assert compiled == whole + b"\x05\x01" == log.build(model)
+    model.entries_cut = "text"
+    with pytest.raises(TypeError):
+        write(model, bytearray())
+    with pytest.raises(EncodeError) as err:
+        log.build(model)
+    assert "entries_cut" in str(err.value)
 
 
 def test_the_compiled_arrow_writer_writes_whole_logs_and_leaves_a_cut_one_to_python(package):
