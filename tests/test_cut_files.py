@@ -242,6 +242,28 @@ def test_every_shape_of_element_is_cut_as_construct_cuts_it(tmp_path, element):
     assert cuts > 100
 
 
+def test_the_quick_tier_reads_a_cut_log_once():
+    """The quick reader keeps the cut itself where its elements are read by their own
+    reader (``runtime.core.sequences.cut_or_retry``): at every byte of a log, its model
+    is construct's, and not the exact reader's after a Retry; a bad value is a Retry."""
+    from runtime.core.fast import QUICK_FAILURES
+    from runtime.core.limits import DEFAULT, Limits
+
+    log = import_spec(HERE / "cutlog.yaml")
+    quick = log.QUICK_READERS["log"][0]
+    whole = bytes([1, 2, 7, 7, 0, 3, 1, 2, 3])
+    for cut in range(1, len(whole) + 1):
+        data = whole[:cut]
+        model, pos = quick(data, 0, len(data), DEFAULT)
+        assert pos == len(data) and model == log.parse_construct(data), cut
+        assert log.to_dict(model) == log.to_dict(log.parse_construct(data)), cut
+    with pytest.raises(QUICK_FAILURES):  # a size past max_string: the exact reader's error
+        quick(whole, 0, len(whole), Limits(max_string=2))
+    assert failure(lambda d: log.parse(d, max_string=2), whole) == failure(
+        lambda d: log.parse_construct(d, max_string=2), whole
+    )
+
+
 RECORDS = """\
 format: cuts
 title: cuts
