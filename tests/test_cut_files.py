@@ -213,10 +213,16 @@ records:
     doc: u16s to the end of the region.
     fields:
       - {{name: ys, type: u16, repeat: eos, doc: "y"}}
+  counted:
+    doc: A count, a chunk of as many uvarints (one bounded read, given back), a small u8.
+    fields:
+      - {{name: n, type: u8, doc: "n"}}
+      - {{name: zs, type: uvarint_chunk, count: n, doc: "z"}}
+      - {{name: small, type: u8, valid: "small < 128", doc: "s"}}
 """
 
 
-@pytest.mark.parametrize("element", ["u16", "prefixed", "region"])
+@pytest.mark.parametrize("element", ["u16", "prefixed", "region", "counted"])
 def test_every_shape_of_element_is_cut_as_construct_cuts_it(tmp_path, element):
     """Bytes of a few values (bad text, long varints, sizes past the end) in every
     tier against construct: the same model (``xs_cut`` too) or the same DecodeError; a cut
@@ -262,6 +268,34 @@ def test_the_quick_tier_reads_a_cut_log_once():
     assert failure(lambda d: log.parse(d, max_string=2), whole) == failure(
         lambda d: log.parse_construct(d, max_string=2), whole
     )
+
+
+def test_a_choice_read_ahead_near_the_end_is_no_cut(tmp_path):
+    """MessagePack's values back to back (specs/msgpack.yaml, ``on_cut: keep`` added: a
+    stream still being written): each value's form is a choice, whose reader looks at the
+    widest case's leading bytes and gives them back (``runtime.core.stream.read_ahead``).
+    Fewer there at the end of the input is no cut: a bad value at the end (a fixstr's bad
+    UTF-8) is the DecodeError in construct as in the fast tiers, and a value cut inside
+    its leading bytes or after them is a cut in both."""
+    import random
+
+    text = (ROOT / "specs" / "msgpack.yaml").read_text()
+    whole = 'repeat: eos, doc: "each top-level value'
+    assert text.count(whole) == 1
+    spec = tmp_path / "msgpack.yaml"
+    spec.write_text(text.replace(whole, 'repeat: eos, on_cut: keep, doc: "each top-level value'))
+    msgpack = import_spec(spec)
+    bad = failure(msgpack.parse_construct, bytes([0x01, 0xA1, 0xFF]))
+    assert bad[:3] == ("DecodeError", 2, "values[1].form.data"), bad
+    assert msgpack.parse_construct(bytes([0x01, 0xCD, 0x01])).values_cut == bytes([0xCD, 0x01])
+    rng = random.Random(7)
+    alphabet = b"\x00\x01\x7f\x80\x81\x90\x91\xa1\xa2\xc0\xc2\xc3\xc4\xcc\xd0\xd4\xd9\xff\xc7"
+    for _ in range(3000):
+        data = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+        assert failure(msgpack.parse, data) == failure(msgpack.parse_construct, data), data.hex()
+        if failure(msgpack.parse, data) == "ok":
+            assert msgpack.parse(data) == msgpack.parse_construct(data), data.hex()
+            assert msgpack.build(msgpack.parse(data)) == data, data.hex()
 
 
 RECORDS = """\
