@@ -213,10 +213,16 @@ records:
     doc: u16s to the end of the region.
     fields:
       - {{name: ys, type: u16, repeat: eos, doc: "y"}}
+  counted:
+    doc: A count, a chunk of as many uvarints (one bounded read, given back), a small u8.
+    fields:
+      - {{name: n, type: u8, doc: "n"}}
+      - {{name: zs, type: uvarint_chunk, count: n, doc: "z"}}
+      - {{name: small, type: u8, valid: "small < 128", doc: "s"}}
 """
 
 
-@pytest.mark.parametrize("element", ["u16", "prefixed", "region"])
+@pytest.mark.parametrize("element", ["u16", "prefixed", "region", "counted"])
 def test_every_shape_of_element_is_cut_as_construct_cuts_it(tmp_path, element):
     """Bytes of a few values (bad text, long varints, sizes past the end) in every
     tier against construct: the same model (``xs_cut`` too) or the same DecodeError; a cut
@@ -240,6 +246,56 @@ def test_every_shape_of_element_is_cut_as_construct_cuts_it(tmp_path, element):
             assert shapes.build(model) == data, data.hex()
             cuts += model.xs_cut is not None
     assert cuts > 100
+
+
+def test_the_quick_tier_reads_a_cut_log_once():
+    """The quick reader keeps the cut itself where its elements are read by their own
+    reader (``runtime.core.sequences.cut_or_retry``): at every byte of a log, its model
+    is construct's, and not the exact reader's after a Retry; a bad value is a Retry."""
+    from runtime.core.fast import QUICK_FAILURES
+    from runtime.core.limits import DEFAULT, Limits
+
+    log = import_spec(HERE / "cutlog.yaml")
+    quick = log.QUICK_READERS["log"][0]
+    whole = bytes([1, 2, 7, 7, 0, 3, 1, 2, 3])
+    for cut in range(1, len(whole) + 1):
+        data = whole[:cut]
+        model, pos = quick(data, 0, len(data), DEFAULT)
+        assert pos == len(data) and model == log.parse_construct(data), cut
+        assert log.to_dict(model) == log.to_dict(log.parse_construct(data)), cut
+    with pytest.raises(QUICK_FAILURES):  # a size past max_string: the exact reader's error
+        quick(whole, 0, len(whole), Limits(max_string=2))
+    assert failure(lambda d: log.parse(d, max_string=2), whole) == failure(
+        lambda d: log.parse_construct(d, max_string=2), whole
+    )
+
+
+def test_a_choice_read_ahead_near_the_end_is_no_cut(tmp_path):
+    """MessagePack's values back to back (specs/msgpack.yaml, ``on_cut: keep`` added: a
+    stream still being written): each value's form is a choice, whose reader looks at the
+    widest case's leading bytes and gives them back (``runtime.core.stream.read_ahead``).
+    Fewer there at the end of the input is no cut: a bad value at the end (a fixstr's bad
+    UTF-8) is the DecodeError in construct as in the fast tiers, and a value cut inside
+    its leading bytes or after them is a cut in both."""
+    import random
+
+    text = (ROOT / "specs" / "msgpack.yaml").read_text()
+    whole = 'repeat: eos, doc: "each top-level value'
+    assert text.count(whole) == 1
+    spec = tmp_path / "msgpack.yaml"
+    spec.write_text(text.replace(whole, 'repeat: eos, on_cut: keep, doc: "each top-level value'))
+    msgpack = import_spec(spec)
+    bad = failure(msgpack.parse_construct, bytes([0x01, 0xA1, 0xFF]))
+    assert bad[:3] == ("DecodeError", 2, "values[1].form.data"), bad
+    assert msgpack.parse_construct(bytes([0x01, 0xCD, 0x01])).values_cut == bytes([0xCD, 0x01])
+    rng = random.Random(7)
+    alphabet = b"\x00\x01\x7f\x80\x81\x90\x91\xa1\xa2\xc0\xc2\xc3\xc4\xcc\xd0\xd4\xd9\xff\xc7"
+    for _ in range(3000):
+        data = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+        assert failure(msgpack.parse, data) == failure(msgpack.parse_construct, data), data.hex()
+        if failure(msgpack.parse, data) == "ok":
+            assert msgpack.parse(data) == msgpack.parse_construct(data), data.hex()
+            assert msgpack.build(msgpack.parse(data)) == data, data.hex()
 
 
 RECORDS = """\
@@ -311,24 +367,8 @@ def test_a_cut_capture_traces_its_whole_packets_and_no_open_span(pcap):
 # -- the compiled tier: a user's build of the spec ------------------------------------------
 
 
-LOG = """\
-format: cutlog
-title: cut log
-doc: A log of sized entries, often cut (its records' own columns, no row path).
-endian: le
-default_record: log
-records:
-  log:
-    doc: A log.
-    fields:
-      - {name: version, type: u8, doc: "the version"}
-      - {name: entries, type: entry, repeat: eos, on_cut: keep, doc: "the entries"}
-  entry:
-    doc: An entry.
-    fields:
-      - {name: size, type: u8, doc: "the size"}
-      - {name: body, type: bytes, size: size, doc: "the body"}
-"""
+LOG = (HERE / "cutlog.yaml").read_text()
+"""A log of sized entries, often cut (its records' own columns, no row path)."""
 
 
 @pytest.fixture(scope="module")
@@ -355,7 +395,7 @@ def test_the_compiled_reader_reads_whole_captures_and_leaves_a_cut_to_the_exact_
     """A whole capture is the compiled reader's (``packets_cut`` None); a cut one it
     declines, and the exact reader keeps the cut, as construct does, at every byte."""
     ends = packet_ends(built, SAMPLE)
-    assert "pcap_file" not in built.COMPILED_WRITERS  # the Python fast writer's (cut_writers)
+    assert "pcap_file" not in built.COMPILED_WRITERS  # its byte order is the data's
     read = built.COMPILED_READERS["pcap_file"]
     for cut in range(len(SAMPLE) + 1):
         data = SAMPLE[:cut]
@@ -366,6 +406,37 @@ def test_the_compiled_reader_reads_whole_captures_and_leaves_a_cut_to_the_exact_
         if cut >= 24:
             assert built.parse(data) == built.parse_construct(data), cut
             assert built.build(built.parse(data)) == data, cut
+
+
+def test_the_compiled_writer_writes_a_cut_log_as_the_fast_writer_does(package):
+    """The compiled writer writes the whole entries, then ``entries_cut`` (bytes or a
+    bytearray), byte for byte as the Python fast writer does, at every byte of a cut log
+    (the writer itself, not construct after it declined); what is not bytes it refuses,
+    and build says what construct says."""
+    from runtime.core.errors import EncodeError
+
+    log = package["cutlog"]
+    write = log.COMPILED_WRITERS["log"]
+    whole = bytes([1, 2, 7, 7, 0, 3, 1, 2, 3])
+    for cut in range(1, len(whole) + 1):
+        model = log.parse(whole[:cut])
+        assert (model.entries_cut is None) == (cut in (1, 4, 5, 9)), cut
+        compiled, python = bytearray(), bytearray()
+        write(model, compiled)
+        log._write_log(model, python)
+        assert compiled == python == whole[:cut], cut
+        assert log.build(model) == whole[:cut], cut
+    model = log.parse(whole)
+    model.entries_cut = bytearray(b"\x05\x01")
+    compiled = bytearray()
+    write(model, compiled)
+    assert compiled == whole + b"\x05\x01" == log.build(model)
+    model.entries_cut = "text"
+    with pytest.raises(TypeError):
+        write(model, bytearray())
+    with pytest.raises(EncodeError) as err:
+        log.build(model)
+    assert "entries_cut" in str(err.value)
 
 
 def test_the_compiled_arrow_writer_writes_whole_logs_and_leaves_a_cut_one_to_python(package):

@@ -38,7 +38,6 @@ import hashlib
 import re
 
 from generator.emit.compiled_messages import CompiledMessages, exact_type_tests
-from generator.emit.cut_writers import CutRefusal
 from generator.emit.fastbuild import BuildEmitter, Unsupported
 from generator.emit.pysource import LineWriter, struct_format
 from generator.spec.byte_order import DATA_ORDER
@@ -151,7 +150,7 @@ def translated(line: str) -> str:
     return indent + body
 
 
-class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
+class CompiledWriters(CompiledMessages, BuildEmitter):
     """The compiled writers of one spec (see the module docstring)."""
 
     def __init__(self, spec, lowering=None):

@@ -598,6 +598,7 @@ class Lowering(OrderedPlans):
         until_included = how == "until" and field.repeat_until["include"]
         item = self._fresh("item")
         record, tag, steps = "", None, None
+        tied = ref.name in self.fast.needs_parent or self._reads_index(field)  # not read alone
         if ref.kind == "record":
             record, tag = ref.name, self.spec.records[ref.name].tag
             if ref.size is not None:
@@ -622,6 +623,7 @@ class Lowering(OrderedPlans):
             stop=self._until(field, item) if how == "until" else "",
             terminator=f"{var}_terminator" if how == "until" and not until_included else "",
             index=f"{prefix}_index" if self._reads_index(field) else "",
+            cut=f"{var}_cut" if field.on_cut and record and ref.size is None and not tied else "",
         )
 
     def _reads_index(self, field: Field) -> bool:

@@ -331,6 +331,10 @@ class Repeat(Step):
     index: str = ""
     """The variable that holds each item's index while it is read (an expression reads
     ``_index``: a size, or the parent's index in a record read inline)."""
+    cut: str = ""
+    """``on_cut: keep`` of records read by ``_read_<record>`` alone: the variable the bytes of
+    the item the input ends inside go to, in the quick tier (which reads a cut input once:
+    ``runtime.core.sequences.cut_or_retry``); else a cut is the exact reader's."""
 
     def lines(self) -> list[str]:
         what = self.record or "values"

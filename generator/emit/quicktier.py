@@ -109,6 +109,8 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
         """Module-level tables of a choice's first byte -> its cases' readers."""
         self.uses_msb = False
         self.uses_varints = False
+        self.cut_vars: set[str] = set()
+        """The ``on_cut: keep`` bytes a repeat sets (``cut_repeat``), not its kept field."""
         self.read: set[str] = set()
         """Variables a fused read (:meth:`fused`) has already read."""
         self.codec_cases: dict[str, str] = {}
@@ -231,7 +233,8 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
         elif isinstance(step, Checksum):
             self.checksum(step)
         elif isinstance(step, Derived):
-            self.evaluate(step.var, step.expression)
+            if step.var not in self.cut_vars:  # on_cut: keep's bytes: set by the repeat
+                self.evaluate(step.var, step.expression)
         elif isinstance(step, Mark):
             self.w.line(f"{step.var} = {at}")
         elif isinstance(step, Valid):
@@ -634,6 +637,9 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
             return
         if step is self.pending:
             self.pending_start(step)
+        if step.cut:
+            self.cut_repeat(step)
+            return
         if step.until == "eos":
             self.w.line(f"while pos < {step.end}:")
         else:
@@ -643,6 +649,34 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
             self.item(step)
         if step.min_count:
             self.retry_if(f"len({var}) < {step.min_count}")
+
+    def cut_repeat(self, step: Repeat) -> None:
+        """``on_cut: keep`` read once: an item whose quick read fails is read by its exact
+        reader, a cut when that ran past the end (its bytes to ``step.cut``, set here, not
+        by the kept field's step), else a Retry (``runtime.core.sequences.cut_or_retry``).
+        The loop is inside the ``try`` (not each item: a whole input pays nothing per item),
+        so a Retry of too many items is told apart after it, as the exact reader checks the
+        count before it reads an item."""
+        self.cut_vars.add(step.cut)
+        self.w.line(f"{step.cut} = None")
+        at = "pos"  # a call that raised has not moved it
+        self.w.line("try:")
+        with self.w.indent():
+            self.w.line(f"while pos < {step.end}:")
+            with self.w.indent():
+                self.retry_if(f"len({step.var}) >= limits.max_count")
+                if step.steps is not None:  # read inline: from where it started
+                    at = f"{step.item}_at"
+                    self.w.line(f"{at} = pos")
+                self.item(step)
+        self.w.line("except rt_fast.QUICK_FAILURES:")
+        with self.w.indent():
+            self.retry_if(f"len({step.var}) >= limits.max_count")
+            self.w.line(
+                f"{step.cut} = rt_sequences.cut_or_retry("
+                f"_read_{step.record}, buf, {at}, {step.end}, limits)"
+            )
+            self.w.line(f"pos = {step.end}")
 
     def until(self, step: Repeat) -> None:
         """Items up to the first that passes the test (``runtime.core.sequences.RepeatUntil``):

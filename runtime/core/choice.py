@@ -23,6 +23,7 @@ from __future__ import annotations
 from construct import Construct
 
 from runtime.core.errors import DecodeError, EncodeError
+from runtime.core.stream import ran_out, read_ahead
 
 
 class Choice(Construct):
@@ -36,15 +37,21 @@ class Choice(Construct):
 
     def _parse(self, stream, context, path):
         start = stream.tell()
-        head = stream.read(self.width)
+        # the leading bytes of the widest case, given back: fewer at the end of the input
+        # is no cut (``on_cut: keep``) when a narrower case matches them
+        head = read_ahead(stream, self.width)
         stream.seek(start)
         for magic, mask, sub, _ in self.cases:
             if matches(head, magic, mask):
                 return sub._parsereport(stream, context, path)
         if not head:
+            ran_out(stream)
             raise DecodeError("truncated: a value needs at least 1 byte", offset=start)
         for magic, mask, _, _ in self.cases:  # the input ends inside a case's leading bytes
             if len(head) < len(magic) and matches(head, magic[: len(head)], mask):
+                stream.seek(start + len(head))
+                ran_out(stream)
+                stream.seek(start)
                 raise DecodeError(
                     f"truncated: needs {len(magic)} bytes, {len(head)} remain", offset=start
                 )

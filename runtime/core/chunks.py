@@ -34,7 +34,9 @@ from runtime.core import kept
 from runtime.core import limits as _limits
 from runtime.core.errors import DecodeError, EncodeError, a_or_an
 from runtime.core.leb128 import MAX_BYTES, read_uvarint, skip_varints, write_uvarint, write_zigzag
+from runtime.core.sequences import ran_short
 from runtime.core.spans import current as current_spans
+from runtime.core.stream import ran_out, read_ahead
 
 U64 = (1 << 64) - 1
 _I64 = 1 << 63
@@ -228,14 +230,33 @@ class Chunk(Construct):
         back). A payload chunk reads the rest of the stream (a sized region), so a payload
         that does not fit is reported at its own element."""
         start = stream.tell()
-        data = stream.read(-1 if self.payload else n * MAX_BYTES)
+        if self.payload:
+            data = stream.read(-1)
+        else:  # fewer bytes at the end of the input is no cut (on_cut: keep) if they do
+            data = read_ahead(stream, n * MAX_BYTES)
         try:
             values, used = self.read(data, 0, len(data), n, limits)
         except DecodeError as err:
+            if (
+                not self.payload
+                and len(data) < n * MAX_BYTES
+                and self._ran_out(err, data, n, limits)
+            ):
+                ran_out(stream)  # at the input's end, read to it
             err.shift(start)
             raise
         stream.seek(start + used)
         return ListContainer(values)
+
+    def _ran_out(self, failure: DecodeError, data: bytes, n: int, limits) -> bool:
+        """Whether the read of ``data`` that failed with ``failure`` needed bytes past its
+        end (the input ends inside the chunk), as the fast readers tell it
+        (``runtime.core.sequences.ran_short``: the read again with padding after them)."""
+
+        def read_again(padded, pos, end):
+            self.read(padded, pos, end, n, limits)
+
+        return ran_short(failure, read_again, data, 0, len(data))
 
     # -- writing -------------------------------------------------------------------------
     def _build(self, obj, stream, context, path):

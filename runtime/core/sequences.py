@@ -40,6 +40,7 @@ from construct import Container, FormatFieldError, ListContainer, StreamError, S
 from runtime.core import kept, leb128
 from runtime.core.construct_errors import packing_message
 from runtime.core.errors import DecodeError, EncodeError, SiblingError
+from runtime.core.fast import Retry
 from runtime.core.limits import current as current_limits
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import peek_byte, remaining
@@ -272,6 +273,39 @@ def ran_short(failure: DecodeError, read_again, buf, start: int, end: int) -> bo
     finally:
         kept.SEEN.count = seen
     return True
+
+
+def cut_or_retry(read_element, buf, start: int, end: int, limits) -> bytes:
+    """The bytes of a cut element for the quick tier, which reads a cut input once: the
+    element at ``start`` that its quick read failed on, read again by its exact reader
+    ``read_element(buf, pos, end, limits, depth)`` (a ``_read_<record>``), is a cut when
+    that read fails having run past ``end`` (:func:`ran_short`); anything else (a bad
+    value, or an element the exact reader takes whole) raises ``Retry``, and the exact
+    reader reads the input again for its model or its DecodeError. The quick tier reads
+    within ``max_depth`` only, so the element read at depth 1 meets no depth limit it
+    would not have met.
+
+    >>> def read_u16(buf, pos, end, limits, depth):
+    ...     if end - pos < 2:
+    ...         raise DecodeError(f"truncated: needs 2 bytes, {end - pos} remain", offset=pos)
+    ...     return buf[pos] | buf[pos + 1] << 8, pos + 2
+    >>> cut_or_retry(read_u16, bytes([1, 0, 2]), 2, 3, None)
+    b'\\x02'
+    >>> cut_or_retry(read_u16, bytes([1, 0, 2, 0]), 2, 4, None)
+    Traceback (most recent call last):
+    ...
+    runtime.core.fast.Retry
+    """
+
+    def read_again(padded, pos, padded_end):
+        read_element(padded, pos, padded_end, limits, 1)
+
+    try:
+        read_element(buf, start, end, limits, 1)
+    except DecodeError as failure:
+        if ran_short(failure, read_again, buf, start, end):
+            return bytes(buf[start:end])
+    raise Retry
 
 
 class RepeatWhileTag(_RepeatAtLeast):
