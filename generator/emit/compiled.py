@@ -153,7 +153,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         self.head_decls: dict[str, dict[str, str]] = {}
         """Row record -> the head's outputs: C variables, Python values, their C types."""
         self.pendings: dict[str, str] = {}
-        """Record -> ``_Pending_<record>`` and ``_pending_<record>``, its row field's
+        """Record -> ``_reread_<record>`` and ``_pending_<record>``, its row field's
         pending elements (:mod:`generator.emit.compiled_pending`)."""
         self.pending_classes: set[str] = set()
         """The model classes of pending elements (read through ``LazySlot``s)."""
