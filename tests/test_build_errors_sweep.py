@@ -453,3 +453,19 @@ def test_a_text_to_the_end_is_refused_in_our_words(wrong, said):
     with pytest.raises(EncodeError) as err:
         ms.build(model, "binlog_file")
     assert str(err.value) == "events[0].body: expected bytes, got None"
+
+
+def test_a_list_whose_length_is_another_lists_count_names_that_list():
+    """A Craft column group's chunks are as long as its count, which is the length of its
+    names: names given None (no elements) is refused at the next chunk, which says where
+    its count comes from."""
+    from generated import ticdc_craft
+
+    data = (SAMPLES / "ticdc_craft" / "row_batch.bin").read_bytes()
+    model = ticdc_craft.parse(data, "frame")
+    model.bodies[0].column_groups[0].names = None
+    with pytest.raises(EncodeError) as err:
+        ticdc_craft.build(model, "frame")
+    assert str(err.value) == (
+        "bodies[0].column_groups[0].types: expected 0 elements (count = len(names)), found 7"
+    )

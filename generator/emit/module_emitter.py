@@ -214,6 +214,15 @@ class ModuleEmitter(SparkColumns):
             for name in names
         }
 
+    def count_said(self, ref: TypeRef) -> str:
+        """A chunk's count as the spec says it where the count is a field of the record
+        computed on build (``count = len(names)``), else "": a build's refusal of another
+        chunk's length then names the list the count is of."""
+        counted = re.fullmatch(r"this\.(\w+)", str(ref.count))
+        record = self.spec.records.get(self._user) if counted else None
+        field = record and next((f for f in record.fields if f.name == counted[1]), None)
+        return f"{field.name} = {field.value_text}" if field and field.value_text else ""
+
     def type_construct(self, ref: TypeRef, nested: bool = False) -> str:
         """``nested``: inside a serializable message (a message there has no version id)."""
         if ref.kind == "runtime":
@@ -245,6 +254,7 @@ class ModuleEmitter(SparkColumns):
             count = str(ref.count) if isinstance(ref.count, int) else f"lambda this: {ref.count}"
             options = [f"enum={camel(ref.enum)}"] if ref.enum else []
             options += [] if ref.checked_on_build else ["check_on_build=False"]
+            options += [f"count_said={said!r}"] if (said := self.count_said(ref)) else []
             return self.sized(ref, CHUNK_TYPES[ref.name].construct(count, *options))
         if ref.kind == "region":
             return self.sized(ref, REGION_TYPES[ref.name].construct)
