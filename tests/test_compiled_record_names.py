@@ -15,7 +15,7 @@ import pytest
 from generator.cli.main import main
 from runtime.core import tier
 from runtime.core.limits import DEFAULT
-from tests.user_packages import compiled_user_module
+from tests.user_packages import compiled_user_module, import_module
 
 SPEC = """\
 format: clashing
@@ -304,3 +304,67 @@ def test_a_record_named_pending_and_pending_items_both_compile_and_round_trip(pe
     assert [item.id for item in model.items[::100]] == list(range(0, 1100, 100))
     assert module.COMPILED_READERS["pending"](b"\x07", module._LIMITS) == module.parse(b"\x07", "pending")
     assert module.build(module.parse(b"\x07", "pending"), "pending") == b"\x07"
+
+
+ENUM_SPEC = """\
+format: enum_named
+title: An enum whose members are named as the module's tables
+doc: An entry with one more byte for some kinds.
+endian: be
+default_record: entry
+enums:
+  kind:
+    doc: "Members named as kind's own tables (_KIND_BY_VALUE, _KIND_BY_BYTE, _KIND_NAME) and
+      as a struct (enum le, member U16: _LE_U16)."
+    type: u8
+    values:
+      NAME: {value: 1, doc: "A name."}
+      BY_VALUE: {value: 2, doc: "By value."}
+      BY_BYTE: {value: 3, doc: "By byte."}
+      PLAIN: {value: 4, doc: "No extra byte."}
+  le:
+    doc: A member named as a struct.
+    type: u8
+    values:
+      U16: {value: 1, doc: "A u16."}
+records:
+  entry:
+    doc: An entry.
+    fields:
+      - {name: k, type: u8, enum: kind, doc: "Its kind."}
+      - {name: size, type: u16, doc: "A size."}
+      - {name: extra, type: u8, if: "k == kind.BY_VALUE or k == kind.NAME or k == kind.BY_BYTE",
+         doc: "An extra byte of some kinds."}
+      - {name: order, type: u8, enum: le, valid: "order == le.U16", doc: "Always U16."}
+"""
+ENUM_MESSAGES = [bytes([k, 0, 5, 9, 1]) for k in (1, 2, 3)] + [bytes([4, 0, 5, 1])]
+
+
+def test_enum_members_named_as_the_modules_tables_are_values_of_their_own(tmp_path):
+    """``_KIND_BY_VALUE`` was both kind's table and member BY_VALUE's value (the fast path
+    compared a kind with the table, so it never read the extra byte); each tier's module."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "enum_named.yaml").write_text(ENUM_SPEC)
+    assert main(["generate", "--specs", str(specs), "--out", str(tmp_path / "pkg")]) == 0
+    assert _twice((tmp_path / "pkg" / "_compiled" / "enum_named.pyx").read_text()) == []
+    module = import_module(tmp_path / "pkg" / "enum_named.py", "user_enum_named")
+    for data in ENUM_MESSAGES:
+        model = module.parse(data)
+        assert model.extra == (9 if data[0] < 4 else None) and module.build(model) == data
+        assert module.FAST_READERS["entry"](data, 0, len(data), DEFAULT, 1) == (model, len(data))
+
+
+@pytest.fixture(scope="module")
+def enum_named(tmp_path_factory):
+    """The spec's module with its compiled extension beside it (~15 s to build)."""
+    return compiled_user_module(tmp_path_factory, "enum_named", ENUM_SPEC)
+
+
+@pytest.mark.parametrize("data", ENUM_MESSAGES, ids=lambda d: d.hex())
+def test_enum_members_named_as_the_modules_tables_compile_and_round_trip(enum_named, data):
+    model = enum_named.parse(data)
+    assert enum_named.COMPILED_READERS["entry"](data, enum_named._LIMITS) == model
+    out = bytearray()
+    enum_named.COMPILED_WRITERS["entry"](model, out)
+    assert bytes(out) == data
