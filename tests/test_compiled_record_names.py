@@ -250,7 +250,9 @@ def _pending_record(text: str) -> str:
     return text.replace("\nrecords:\n", "\nrecords:\n" + record, 1)
 
 
-@pytest.mark.parametrize("stem, edit", [("ticdc_craft", _two_maps), ("plainbuffer", _pending_record)])
+@pytest.mark.parametrize(
+    "stem, edit", [("ticdc_craft", _two_maps), ("plainbuffer", _pending_record)]
+)
 def test_records_named_to_meet_in_a_generated_name_leave_each_name_one(stem, edit, tmp_path):
     """Rendered only (a build of the pending case is below): each compiled name is one."""
     assert _twice(_generated(tmp_path, stem, edit)) == []
@@ -302,7 +304,9 @@ def test_a_record_named_pending_and_pending_items_both_compile_and_round_trip(pe
     model = module.COMPILED_READERS["batch"](data, module._LIMITS)
     assert model == module.parse(data) and module.build(model) == data
     assert [item.id for item in model.items[::100]] == list(range(0, 1100, 100))
-    assert module.COMPILED_READERS["pending"](b"\x07", module._LIMITS) == module.parse(b"\x07", "pending")
+    assert module.COMPILED_READERS["pending"](b"\x07", module._LIMITS) == module.parse(
+        b"\x07", "pending"
+    )
     assert module.build(module.parse(b"\x07", "pending"), "pending") == b"\x07"
 
 

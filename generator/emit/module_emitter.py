@@ -34,6 +34,17 @@ from generator.spec.types import (
 )
 
 
+def switch_from_json(record: str, field: str) -> str:
+    """The module's table of a switch field's case readers from JSON: the field's name, then
+    ``_In_`` and the record's (no capital in either, so no two records' tables meet: record
+    ``a_b``'s field ``c`` and record ``a``'s field ``b_c`` were both ``_a_b_c_from_json``).
+
+    >>> switch_from_json("a_b", "c"), switch_from_json("a", "b_c")
+    ('_from_json_c_In_a_b', '_from_json_b_c_In_a')
+    """
+    return f"_from_json_{field}_In_{record}"
+
+
 class ModuleEmitter(SparkColumns):
     """Everything the module template needs, computed from one :class:`Spec`."""
 
@@ -687,7 +698,7 @@ class ModuleEmitter(SparkColumns):
         key = repr(field.name)
         if ref.kind == "switch":
             enum = camel(ref.enum)
-            conv = f"_{record.name}_{field.name}_from_json"
+            conv = switch_from_json(record.name, field.name)
             if ref.on_enclosing:  # the case told by the value's kind
                 by_shape = {}
                 for case, sub in ref.cases.items():
@@ -746,7 +757,7 @@ class ModuleEmitter(SparkColumns):
                     for case, sub in field.type.cases.items()
                     if case != "default"
                 ]
-                out.append((f"_{record.name}_{field.name}_from_json", field.name, cases))
+                out.append((switch_from_json(record.name, field.name), field.name, cases))
         return out
 
     def json_key_args(self, key) -> str:
