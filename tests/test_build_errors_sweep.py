@@ -5,9 +5,10 @@ in our words: never a foreign exception, never Python's text ("object has no att
 
 Each shipped sample is parsed (a Thrift message also with its body typed), and so is one
 model of each other top-level record (a record no other record holds, Craft's ``frame``,
-MySQL's ``binlog_file``, ...): the largest sample that parses as it. (A record with no such
-sample is left out: its strategies' draws differ between this process, with the suite's
-hypothesis profile, and the pure-Python one its outcomes are held to.) Every attribute
+MySQL's ``binlog_file``, ...): the largest sample that parses as it, else the bytes of the
+first model its module's ``strategies(record)`` draws that builds (drawn derandomized with
+settings of its own, so this process, with the suite's hypothesis profile, draws what the
+pure-Python one its outcomes are held to draws: :func:`_drawn`). Every attribute
 reachable in the model (of every dataclass: models, Thrift structs and messages, row events;
 the first element of a list, the first entry of a map) is set in turn to a str, None, a
 float, a list where a scalar is, an int where a list is and an empty dict (which no list or
@@ -121,7 +122,7 @@ def _cases():
 def _other_records(fmt) -> tuple:
     """(record, its sample) of each top-level record of ``fmt`` other than its default, a
     record no field of another holds (a Thrift format's structs are swept as bodies): the
-    largest file of the format's samples that parses as it; records with none left out."""
+    largest file of the format's samples that parses as it, or None (:func:`_drawn`)."""
     if fmt in THRIFT:
         return ()
     from generator.spec.loader import load
@@ -144,9 +145,33 @@ def _other_records(fmt) -> tuple:
             except DecodeError:  # a file that is no such record
                 continue
             parsed.append(path)
-        if parsed:
-            found.append((name, max(parsed, key=lambda p: (p.stat().st_size, p.name))))
+        found.append((name, max(parsed, key=lambda p: (p.stat().st_size, p.name), default=None)))
     return tuple(found)
+
+
+@functools.cache
+def _drawn(fmt, record) -> bytes:
+    """The bytes of the first model ``strategies(record)`` draws that ``build`` writes: the
+    same in every process (derandomized: the seed is this function's, every setting that
+    steers a draw is given here)."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    mod = importlib.import_module(f"generated.{fmt}")
+    found = []
+
+    @settings(derandomize=True, database=None, max_examples=20, phases=[Phase.generate],
+              deadline=None, suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(mod.strategies(record))
+    def draw(model):
+        if not found:
+            try:
+                found.append(mod.build(model, record))
+            except EncodeError:  # a draw the writer refuses (a rule the strategy leaves open)
+                pass
+
+    draw()
+    assert found, f"{fmt}: no draw of {record} builds"
+    return found[0]
 
 
 def _record_names(value, out: set) -> set:
@@ -172,7 +197,7 @@ def _codec(fmt, path, body=None):
     a Thrift message's body is read as, or another record of the format."""
     mod = importlib.import_module(f"generated.{fmt}")
     if body in dict(_other_records(fmt)):
-        data = path.read_bytes()
+        data = path.read_bytes() if path is not None else _drawn(fmt, body)
         return (lambda: mod.parse(data, body)), functools.partial(_build_record, mod, body)
     if fmt == "ticdc_open_protocol":
         key, value = path.read_bytes(), path.with_suffix(".value").read_bytes()
@@ -283,7 +308,7 @@ def _every_outcome() -> dict:
 
 
 def _key(fmt, path, body) -> str:
-    return f"{fmt}/{path.name}/{body}"
+    return f"{fmt}/{path.name if path is not None else 'strategies'}/{body}"
 
 
 @functools.cache
@@ -428,3 +453,19 @@ def test_a_text_to_the_end_is_refused_in_our_words(wrong, said):
     with pytest.raises(EncodeError) as err:
         ms.build(model, "binlog_file")
     assert str(err.value) == "events[0].body: expected bytes, got None"
+
+
+def test_a_list_whose_length_is_another_lists_count_names_that_list():
+    """A Craft column group's chunks are as long as its count, which is the length of its
+    names: names given None (no elements) is refused at the next chunk, which says where
+    its count comes from."""
+    from generated import ticdc_craft
+
+    data = (SAMPLES / "ticdc_craft" / "row_batch.bin").read_bytes()
+    model = ticdc_craft.parse(data, "frame")
+    model.bodies[0].column_groups[0].names = None
+    with pytest.raises(EncodeError) as err:
+        ticdc_craft.build(model, "frame")
+    assert str(err.value) == (
+        "bodies[0].column_groups[0].types: expected 0 elements (count = len(names)), found 7"
+    )

@@ -127,7 +127,7 @@ def test_every_truncation_and_an_unknown_mark_are_decode_errors(tiffish):
 
 
 def test_the_fast_reader_and_writer_take_each_order_and_so_does_the_quick_tier(tiffish):
-    """The fast reader and writer are specialised per order (``_read_file__le``/``__be``,
+    """The fast reader and writer are specialised per order (``_read_file_Le``/``_Be``,
     the mark picks); the quick tier's plan reads the rest of the file once per order
     (tests/test_byte_order_tiers.py), the records it holds inline; the record of a known
     order is in every tier."""
@@ -144,6 +144,28 @@ def test_the_fast_reader_and_writer_take_each_order_and_so_does_the_quick_tier(t
     assert tiffish.FALLBACKS["quick"]["trailer"].startswith("read inline where file reads it")
     assert "trailer" in tiffish.FAST_READERS and "trailer" in tiffish.FAST_WRITERS
     assert tiffish.parse(bytes.fromhex("01020304"), record="trailer").crc == 0x01020304
+
+
+def test_records_named_as_a_readers_order_are_records_of_their_own(tmp_path):
+    """Records ``file__le`` and ``entry__be``: their fast reader and writer were named as
+    the ones of ``file`` and ``entry`` in an order (``_read_file__le``), which they
+    replaced."""
+    more = "".join(
+        f'  {name}:\n    doc: A record.\n    fields:\n      - {{name: id, type: u8, doc: "An id."}}\n'
+        for name in ("file__le", "entry__be")
+    )
+    path = tmp_path / "tiffish.yaml"
+    path.write_text(TIFFISH.replace("\nrecords:\n", "\nrecords:\n" + more, 1))
+    module = import_spec(path)
+    for data in (tiffish_bytes(o, k, e) for o, k, e in CASES):
+        fast = module.FAST_READERS["file"](data, 0, len(data), module._LIMITS, 0)
+        assert fast == (module.parse_construct(data), len(data))
+        out = bytearray()
+        module.FAST_WRITERS["file"](fast[0], out)
+        assert out == data
+    for name in ("file__le", "entry__be"):
+        assert module.FAST_READERS[name](b"\x07", 0, 1, module._LIMITS, 0)[0].id == 7
+        assert module.build(module.parse(b"\x07", name), name) == b"\x07"
 
 
 def test_rows_and_json_tell_the_enclosing_switchs_case_by_its_value(tiffish):

@@ -15,7 +15,7 @@ import pytest
 from generator.cli.main import main
 from runtime.core import tier
 from runtime.core.limits import DEFAULT
-from tests.user_packages import compiled_user_module
+from tests.user_packages import compiled_user_module, import_module
 
 SPEC = """\
 format: clashing
@@ -85,7 +85,7 @@ PER_RECORD = (
     "_reuse_",
     "_kept_",
     "_pending_",
-    "_Pending_",
+    "_reread_",
     "_head_",
     "_elements_",
     "_columns_",
@@ -103,7 +103,11 @@ PER_RECORD = (
 binding). A name of two records has a capital between them, which no record name has
 (``_group_<group>_In_<record>``, a ``map:``'s reader of its groups), and so has a name of
 a record and one of its variables (``_shared_<var>_In_<record>``, a mysql::serialization
-record's shared int)."""
+record's shared int; ``_last_<var>_In_<record>``, a ``map:``'s names kept). A name of a
+record and a word of the generator has the word capitalised after the record
+(``_map_<record>_Class<k>_<field>``, ``_back_<record>_Use``). A capital word before a
+record's name is a class's (``_<Class>_<field>``, the offsets of a record's fields), so no
+per-record prefix has a capital (``_reread_<record>``, not ``_Pending_<record>``)."""
 
 
 def _defined(text: str) -> list[str]:
@@ -182,3 +186,189 @@ def test_records_named_as_another_name_of_the_module_leave_each_name_one(stem, t
     assert sorted(n for n in set(defined) if defined.count(n) > 1) == []
     assert set(defined) & _cimported(text) == set()
     assert kept in defined and {f"read_{record}" for record in added} <= set(defined)
+
+
+def test_no_per_record_prefix_has_a_capital():
+    """``_Pending_<record>`` would be ``_<Class>_<field>``: a record ``pending``'s field."""
+    assert [prefix for prefix in PER_RECORD if prefix != prefix.lower()] == []
+
+
+def _declared(text: str) -> list[str]:
+    """Each name a compiled module's source declares at its top level (functions, classes,
+    structs, C globals, several on one line), once per time it does."""
+    names = []
+    for line in text.splitlines():
+        found = re.match(r"(?:cdef|cpdef|def|ctypedef)\s+(?!extern\b)(.*)", line)
+        if found is None:
+            continue
+        rest = re.split(r"[=#]", found.group(1))[0]  # a value may have brackets, a signature no =
+        if kind := re.match(r"(?:class|struct|enum)\s+(\w+)", rest):
+            names.append(kind.group(1))
+        elif "(" in rest:
+            names.append(re.search(r"(\w+)\s*\(", rest).group(1))
+        else:
+            first, *others = rest.split(",")
+            names += [re.sub(r"\[.*", "", n).strip() for n in [first.split()[-1], *others]]
+    return names
+
+
+def _twice(text: str) -> list[str]:
+    declared = _declared(text)
+    return sorted(name for name in set(declared) if declared.count(name) > 1)
+
+
+def _generated(tmp_path: Path, stem: str, edit) -> str:
+    """``stem``'s spec (and the specs it imports) made ``edit(text)``, generated: the text of
+    its compiled module."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    for path in SPECS.glob("*_types.yaml"):
+        (specs / path.name).write_text(path.read_text())
+    (specs / f"{stem}.yaml").write_text(edit((SPECS / f"{stem}.yaml").read_text()))
+    assert main(["generate", "--specs", str(specs), "--out", str(tmp_path / "pkg")]) == 0
+    return (tmp_path / "pkg" / "_compiled" / f"{stem}.pyx").read_text()
+
+
+def _two_maps(text: str) -> str:
+    """Craft with its ``map:`` record twice, as ``bind_message`` and ``message_check``:
+    ``_back_bind_<R>`` of one was ``_back_<R>_check`` of the other, and both kept their
+    term dictionary's names in ``_last_f_term_dictionary``."""
+    start, end = text.index("  message:\n    doc:"), text.index("\n  frame:\n")
+    block = text[start:end]
+    copies = [
+        block.replace("  message:\n", f"  {name}:\n", 1).replace(": message\n", f": {name}\n")
+        for name in ("bind_message", "message_check")
+    ]
+    text = text[:start] + "\n".join(copies) + text[end:]
+    return text.replace("default_record: message", "default_record: bind_message")
+
+
+def _pending_record(text: str) -> str:
+    """PlainBuffer with a record ``pending`` whose field is ``message``: its slot offset
+    ``_Pending_message`` was the class of ``message``'s pending rows."""
+    record = '  pending:\n    doc: A record.\n    fields:\n      - {name: message, type: u8, doc: "An id."}\n'
+    return text.replace("\nrecords:\n", "\nrecords:\n" + record, 1)
+
+
+@pytest.mark.parametrize(
+    "stem, edit", [("ticdc_craft", _two_maps), ("plainbuffer", _pending_record)]
+)
+def test_records_named_to_meet_in_a_generated_name_leave_each_name_one(stem, edit, tmp_path):
+    """Rendered only (a build of the pending case is below): each compiled name is one."""
+    assert _twice(_generated(tmp_path, stem, edit)) == []
+
+
+@pytest.mark.parametrize("path", sorted(COMPILED.glob("*.pyx")), ids=lambda p: p.stem)
+def test_each_shipped_compiled_name_is_declared_once(path):
+    assert _twice(path.read_text()) == []
+
+
+PENDING_SPEC = """\
+format: pending_named
+title: A record named as pending elements were
+doc: A batch whose big inputs' items are pending, beside a record named pending.
+endian: be
+default_record: batch
+records:
+  batch:
+    doc: Items to the end.
+    spark:
+      row: items
+    fields:
+      - {name: items, type: item, repeat: eos, doc: "The items."}
+  item:
+    doc: An item.
+    fields:
+      - {name: id, type: u16, doc: "Its id."}
+      - {name: body, type: bytes, size: 1022, doc: "Its body."}
+  pending:
+    doc: Its field's offset was _Pending_batch, the class of batch's pending items.
+    fields:
+      - {name: batch, type: u8, doc: "A byte."}
+"""
+
+
+@pytest.fixture(scope="module")
+def pending_named(tmp_path_factory):
+    """The spec's module with its compiled extension beside it (~15 s to build)."""
+    return compiled_user_module(tmp_path_factory, "pending_named", PENDING_SPEC)
+
+
+def test_a_record_named_pending_and_pending_items_both_compile_and_round_trip(pending_named):
+    from generator.emit.compiled_pending import PENDING_BYTES
+
+    module = pending_named
+    items = [bytes([k >> 8, k & 0xFF]) + bytes([k % 251]) * 1022 for k in range(1100)]
+    data = b"".join(items)
+    assert len(data) >= PENDING_BYTES  # its items are pending
+    model = module.COMPILED_READERS["batch"](data, module._LIMITS)
+    assert model == module.parse(data) and module.build(model) == data
+    assert [item.id for item in model.items[::100]] == list(range(0, 1100, 100))
+    assert module.COMPILED_READERS["pending"](b"\x07", module._LIMITS) == module.parse(
+        b"\x07", "pending"
+    )
+    assert module.build(module.parse(b"\x07", "pending"), "pending") == b"\x07"
+
+
+ENUM_SPEC = """\
+format: enum_named
+title: An enum whose members are named as the module's tables
+doc: An entry with one more byte for some kinds.
+endian: be
+default_record: entry
+enums:
+  kind:
+    doc: "Members named as kind's own tables (_KIND_BY_VALUE, _KIND_BY_BYTE, _KIND_NAME) and
+      as a struct (enum le, member U16: _LE_U16)."
+    type: u8
+    values:
+      NAME: {value: 1, doc: "A name."}
+      BY_VALUE: {value: 2, doc: "By value."}
+      BY_BYTE: {value: 3, doc: "By byte."}
+      PLAIN: {value: 4, doc: "No extra byte."}
+  le:
+    doc: A member named as a struct.
+    type: u8
+    values:
+      U16: {value: 1, doc: "A u16."}
+records:
+  entry:
+    doc: An entry.
+    fields:
+      - {name: k, type: u8, enum: kind, doc: "Its kind."}
+      - {name: size, type: u16, doc: "A size."}
+      - {name: extra, type: u8, if: "k == kind.BY_VALUE or k == kind.NAME or k == kind.BY_BYTE",
+         doc: "An extra byte of some kinds."}
+      - {name: order, type: u8, enum: le, valid: "order == le.U16", doc: "Always U16."}
+"""
+ENUM_MESSAGES = [bytes([k, 0, 5, 9, 1]) for k in (1, 2, 3)] + [bytes([4, 0, 5, 1])]
+
+
+def test_enum_members_named_as_the_modules_tables_are_values_of_their_own(tmp_path):
+    """``_KIND_BY_VALUE`` was both kind's table and member BY_VALUE's value (the fast path
+    compared a kind with the table, so it never read the extra byte); each tier's module."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "enum_named.yaml").write_text(ENUM_SPEC)
+    assert main(["generate", "--specs", str(specs), "--out", str(tmp_path / "pkg")]) == 0
+    assert _twice((tmp_path / "pkg" / "_compiled" / "enum_named.pyx").read_text()) == []
+    module = import_module(tmp_path / "pkg" / "enum_named.py", "user_enum_named")
+    for data in ENUM_MESSAGES:
+        model = module.parse(data)
+        assert model.extra == (9 if data[0] < 4 else None) and module.build(model) == data
+        assert module.FAST_READERS["entry"](data, 0, len(data), DEFAULT, 1) == (model, len(data))
+
+
+@pytest.fixture(scope="module")
+def enum_named(tmp_path_factory):
+    """The spec's module with its compiled extension beside it (~15 s to build)."""
+    return compiled_user_module(tmp_path_factory, "enum_named", ENUM_SPEC)
+
+
+@pytest.mark.parametrize("data", ENUM_MESSAGES, ids=lambda d: d.hex())
+def test_enum_members_named_as_the_modules_tables_compile_and_round_trip(enum_named, data):
+    model = enum_named.parse(data)
+    assert enum_named.COMPILED_READERS["entry"](data, enum_named._LIMITS) == model
+    out = bytearray()
+    enum_named.COMPILED_WRITERS["entry"](model, out)
+    assert bytes(out) == data

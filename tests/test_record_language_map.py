@@ -191,8 +191,8 @@ def test_the_compiled_tier_renders_the_map_from_its_plan(tmp_path):
     # keeping the bytes read (_whole_message), as the Python readers keep them
     assert 'readers["message"] = read_message' in text
     assert '_ENTRIES["message"] = _entry(_read_message, 3, _kept_message)' in text
-    assert "f_bodies = <list>wirespec_alloc(_Message_events_kept)" in text
-    assert '_Message_events_kept = namespace["rt_craft"].ReadEvents' in text
+    assert "f_bodies = <list>wirespec_alloc(_Message_events_Kept)" in text
+    assert '_Message_events_Kept = namespace["rt_craft"].ReadEvents' in text
 
 
 def test_a_map_the_compiled_tier_cannot_say_is_left_to_python(tmp_path):

@@ -99,6 +99,12 @@ def test_idl_apache_refuses_is_refused_with_file_and_line():
         ("const i8 X = 300", 1, "does not fit an i8"),
         ("const uuid U = 'not-a-uuid'", 1, "not a UUID"),
         ("struct A {\n 1: i32 a\n 1: i32 b }", 3, "used twice"),
+        # an article as the type's name is said
+        ("struct Order { 1: i32 a }\nconst Order O = 1", 2, "an Order value must be {field"),
+        ("const i64 X = 'x'", 1, "an i64 value must be an integer"),
+        ("const uuid U = 1", 1, "a uuid value must be a string literal"),
+        ("enum E { A = 1 }\nconst Item I = E.A\nstruct Item {}", 2, "not an Item value"),
+        ("enum E { A = 1 }\nconst string S = E.A", 2, "not a string value"),
     ],
 )
 def test_errors_name_the_users_file_and_line(tmp_path, text, line, words):

@@ -62,7 +62,7 @@ from generator.emit.plan import (
     When,
     flatten,
 )
-from generator.emit.pysource import LineWriter
+from generator.emit.pysource import LineWriter, member_constant
 from generator.emit.untracked import atomic_classes, value_kinds
 from generator.spec import pytext
 
@@ -132,7 +132,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         :meth:`untrack`)."""
         self.fast = self.lowering.fast
         self.member_values = {
-            f"_{enum.name.upper()}_{v.name}": v.value
+            member_constant(enum.name, v.name): v.value
             for enum in spec.enums.values()
             for v in enum.values
         }
@@ -153,7 +153,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         self.head_decls: dict[str, dict[str, str]] = {}
         """Row record -> the head's outputs: C variables, Python values, their C types."""
         self.pendings: dict[str, str] = {}
-        """Record -> ``_Pending_<record>`` and ``_pending_<record>``, its row field's
+        """Record -> ``_reread_<record>`` and ``_pending_<record>``, its row field's
         pending elements (:mod:`generator.emit.compiled_pending`)."""
         self.pending_classes: set[str] = set()
         """The model classes of pending elements (read through ``LazySlot``s)."""
@@ -300,7 +300,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         return text
 
     def member_constants(self, text: str) -> str:
-        """The enum members the readers' expressions compare with (``_CHUNK_TYPE_IEND`` of
+        """The enum members the readers' expressions compare with (``_chunk_type_Value_IEND`` of
         ``_item.type == chunk_type.IEND``), as the fast path defines them."""
         used = [
             f"{name} = {value}"

@@ -325,25 +325,27 @@ class FusedSteps:
         last time (messages of one table repeat them): then the names read then, which no
         model holds (the look-ups give the str, shared: immutable and equal). The bytes,
         the count and the longest name are kept, so each limits are checked again."""
-        var, k, last = step.var, f"{step.var}_k", f"_last_{step.var}"
+        # each map: record of a frame keeps its own; _last_<record> is a record's model kept
+        var, k = step.var, f"{step.var}_k"
+        last = f"_last_{var}_In_{self.record.plan.record}"
         self.caches = [
-            f"cdef bytes {last}_raw = None",
+            f"cdef bytes {last}_Raw = None",
             f"cdef list {last}",
-            f"cdef Py_ssize_t {last}_count, {last}_longest",
+            f"cdef Py_ssize_t {last}_Count, {last}_Longest",
         ]
-        self.intos.update([f"{last}_raw", last, f"{last}_count", f"{last}_longest"])  # set here
+        self.intos.update([f"{last}_Raw", last, f"{last}_Count", f"{last}_Longest"])  # set here
         self.chunk_count(step)
         self.declare(f"{var}_start", "Py_ssize_t")
         self.declare(f"{var}_longest", "Py_ssize_t")
         self.w.line(f"{var}_start = pos")
         self.w.line(
-            f"if ({last}_raw is not None and {k} == {last}_count and {last}_longest <= lim.max_string"
-            f"\n            and PyBytes_GET_SIZE({last}_raw) <= {step.end} - pos"
-            f"\n            and memcmp(PyBytes_AS_STRING({last}_raw), buf + pos, PyBytes_GET_SIZE({last}_raw)) == 0):"
+            f"if ({last}_Raw is not None and {k} == {last}_Count and {last}_Longest <= lim.max_string"
+            f"\n            and PyBytes_GET_SIZE({last}_Raw) <= {step.end} - pos"
+            f"\n            and memcmp(PyBytes_AS_STRING({last}_Raw), buf + pos, PyBytes_GET_SIZE({last}_Raw)) == 0):"
         )  # fmt: skip
         with self.w.indent():
             self.w.line(f"{var} = {last}")
-            self.w.line(f"pos += PyBytes_GET_SIZE({last}_raw)")
+            self.w.line(f"pos += PyBytes_GET_SIZE({last}_Raw)")
         self.w.line("else:")
         with self.w.indent():
             self.chunk_body(step)
@@ -354,9 +356,9 @@ class FusedSteps:
                 self.w.line(f"_uvarint(buf, &{var}_at, {step.end}, &{var}_u)")
                 self.w.line(f"{var}_longest = max({var}_longest, <Py_ssize_t>{var}_u)")
             self.w.line(
-                f"{last}_raw = PyBytes_FromStringAndSize(<const char*>buf + {var}_start, pos - {var}_start)"
+                f"{last}_Raw = PyBytes_FromStringAndSize(<const char*>buf + {var}_start, pos - {var}_start)"
             )
-            self.w.line(f"{last}, {last}_count, {last}_longest = {var}, {k}, {var}_longest")
+            self.w.line(f"{last}, {last}_Count, {last}_Longest = {var}, {k}, {var}_longest")
 
     def read_elements(self, step: Chunk, store: str) -> None:
         """The loop over a chunk's varints (summed, checked members of their enum), each
@@ -531,9 +533,9 @@ class FusedSteps:
         """``var``: a new model of ``cls`` (untracked), its defaults (where the mapping
         leaves any) and ``values`` (field, expression) written at their offsets."""
         self.w.line(f"{var} = wirespec_alloc_untracked({cls})")
-        self.w.line(f"if {cls}_defaults.count:")
+        self.w.line(f"if {cls}_Defaults.count:")
         with self.w.indent():
-            self.w.line(f"map_put_defaults({var}, &{cls}_defaults)")
+            self.w.line(f"map_put_defaults({var}, &{cls}_Defaults)")
         for field, value in values:  # (slots the defaults leave empty)
             self.w.line(f"map_set({var}, {cls}_{field}, {value})")
 

@@ -12,6 +12,11 @@ found by ``bind``); a field the mapping does not set is the class's default, tak
 decoder's 256-entry kind table. The expressions are the spec's, translated and checked
 (:mod:`generator.spec.mapping`); any name in them but the hoisted chunks, ``i`` and ``body``
 is refused (:class:`NotCompiled`), so spec text reaches the module only as literals.
+
+The globals of record ``R``'s mapping are ``_map_<R>_Class<k>`` (a class made), its
+fields' offsets ``_map_<R>_Class<k>_<field>`` and defaults ``_map_<R>_Class<k>_Defaults``,
+and ``_map_<R>_Kinds<k>`` (a kind table): a capital ends the record's name (which has
+none), so two records' globals never meet, nor a field's its class's defaults.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ class MappedRecord:
     reader ``_read_<record>``, and its groups' reader), ``bind_function`` and, where the
     record keeps the bytes read (``MapPlan.kept_as``), ``whole_function``.
 
-    Such a record's list is made of the kept class (``_<Class>_<field>_kept``), and its
+    Such a record's list is made of the kept class (``_<Class>_<field>_Kept``), and its
     entry reads all of an input with ``_kept_<record>``, which puts the input in the
     list's ``wire_form`` as the primitive's Python readers do."""
 
@@ -58,7 +63,7 @@ class MappedRecord:
         if source is None or plan.source not in emitter.functions:
             raise NotCompiled(f"its source {plan.source} has no compiled reader")
         self.source_depth = source.depth
-        self.kept = f"_{plan.class_name}_{plan.field}_kept" if plan.kept_as else None
+        self.kept = f"_{plan.class_name}_{plan.field}_Kept" if plan.kept_as else None
         """The global of the class the mapped list is made of, keeping the bytes read."""
         fused = fused_emitter(emitter.spec, emitter.lowering, self)
         names = fused.function_names
@@ -83,7 +88,7 @@ class MappedRecord:
         for name, fields in self.model_fields.items():
             out.append(f"cdef object {name}")
             out += [f"cdef Py_ssize_t {name}_{field}" for field in fields]
-            out.append(f"cdef MapDefaults {name}_defaults")
+            out.append(f"cdef MapDefaults {name}_Defaults")
         if self.kept:
             out += [f"cdef object {self.kept}", f"cdef Py_ssize_t {self.kept}_bytes"]
         out += self.caches
@@ -135,7 +140,7 @@ class MappedRecord:
         for (module, model, _), name in self.models.items():
             lines += [
                 f'    {name} = namespace["rt_{module}"].{model}',
-                f"    if not map_defaults(&{name}_defaults, {name}, {self.explicit[name]!r}):",
+                f"    if not map_defaults(&{name}_Defaults, {name}, {self.explicit[name]!r}):",
                 "        return False",
             ]
             lines += [
@@ -199,14 +204,14 @@ class MappedRecord:
         the defaults, by its groups)."""
         set_ = tuple(_name(field) for field, _ in make.fields)
         name = self.models.setdefault(
-            (make.module, make.model, set_), f"{self.prefix}_class{len(self.models)}"
+            (make.module, make.model, set_), f"{self.prefix}_Class{len(self.models)}"
         )
         self.model_fields[name] = [*set_, *(_name(f) for f in later)]
         self.explicit[name] = set_
         return name
 
     def table(self, kinds: KindTable) -> str:
-        return self.tables.setdefault(kinds.decoder, f"{self.prefix}_kinds{len(self.tables)}")
+        return self.tables.setdefault(kinds.decoder, f"{self.prefix}_Kinds{len(self.tables)}")
 
 
 _CYTHON_WORDS = frozenset({

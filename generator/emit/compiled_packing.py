@@ -6,13 +6,17 @@ element of each of the ``class_by`` record's chunks (a header's), one body (the 
 record's fields, or its ``groups:``) and, per group, one element of each of the group
 record's chunks. Here they are C structs, filled as each model is checked:
 
-- ``_back_<R>_row``: the header's elements of one model (a ``ref:`` chunk's name held, its
+- ``_back_<R>_Row``: the header's elements of one model (a ``ref:`` chunk's name held, its
   id once interned), where its body's own bytes are in the scratch buffer, its groups;
-- ``_back_<R>_group``: one group's ``by`` member and columns; ``_back_<R>_column``: one
+- ``_back_<R>_Group``: one group's ``by`` member and columns; ``_back_<R>_Cell``: one
   column's chunk elements (its name held, its value's bytes in the scratch buffer);
-- ``_back_<R>_batch``: the three arrays and the scratch buffer (``Out``).
+- ``_back_<R>_Batch``: the three arrays and the scratch buffer (``Out``).
 
-``_back_<R>_pack(b, start, stop)`` writes the message of rows ``start .. stop - 1``: the
+Each name of the way back of record ``R`` goes on with a capital after ``_back_<R>`` (a
+record name has none), so no two records' names meet (``_back_a_column_Use`` is record
+``a_column``'s, ``_back_a_Column_use`` record ``a``'s), nor meet ``_back_bind_<R>``.
+
+``_back_<R>_Pack(b, start, stop)`` writes the message of rows ``start .. stop - 1``: the
 names interned in the ``interned:`` order, then the source record's fields in wire order,
 each as its type says (a ``const:``, the header's chunks, the bodies, the dictionary, the
 size tables of a ``value:`` made of ``sizeof``, a ``value: sizeof(X)``), with no model of
@@ -190,7 +194,7 @@ class Layout:
     def clear(self) -> str:
         p = self.prefix
         lines = [
-            f"cdef void {p}_clear({p}_Batch* b, bint free_all) noexcept:",
+            f"cdef void {p}_Clear({p}_Batch* b, bint free_all) noexcept:",
             '    """Lets go of the names held (the batch empty again), and where ``free_all``',
             '    of its memory."""',
             "    cdef Py_ssize_t i",
@@ -239,7 +243,7 @@ class Layout:
         p, w = self.prefix, []
         self.lines = w
         w += [
-            f"cdef bytes {p}_pack({p}_Batch* b, Py_ssize_t start, Py_ssize_t stop):",
+            f"cdef bytes {p}_Pack({p}_Batch* b, Py_ssize_t start, Py_ssize_t stop):",
             '    """The message of rows ``start .. stop - 1``: their names interned, then the',
             f'    {self.source.name}\'s fields in wire order, written from the rows (no model of it)."""',
             "    cdef dict ids = {}",

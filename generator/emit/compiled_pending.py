@@ -110,8 +110,10 @@ class PendingSteps:
         self.pendings[self.name] = self.pending_function(step)
 
     def pending_function(self, step: Repeat) -> str:
-        """``_Pending_<record>`` (what reads one element again) and ``_pending_<record>``
-        (the list of pending elements, or None to decline as the eager loop would)."""
+        """``_reread_<record>`` (what reads one element again) and ``_pending_<record>``
+        (the list of pending elements, or None to decline as the eager loop would). Both
+        are lower case: a capital word before a record's name is how a class's slot offsets
+        are named (``_Pending_<field>`` is record ``pending``'s)."""
         name, cls = self.name, self.element_class(step)
         field = self.lowering.plans[name].steps[-2].name
         params = self.element_params.get(name, []) if step.steps is not None else []
@@ -124,7 +126,7 @@ class PendingSteps:
         each = read.format(end="end", lim="lim", stop="pos", ctx="")
         signature = "".join(f", {ctype} {var}" for ctype, var in params)
         lines = [
-            f"cdef class _Pending_{name}(Elements):",
+            f"cdef class _reread_{name}(Elements):",
             f'    """The elements of ``{name}.{field}``, read again one at a time (lazy.pyx)."""',
             "",
             "    cdef _Limits lim",
@@ -141,7 +143,7 @@ class PendingSteps:
             f'    """``{name}.{field}`` to ``end``: each element read (and dropped) as',
             f'    ``_read_{name}`` reads them, kept as a pending {cls}; None to decline."""',
             "    cdef bytes data = <bytes>_source  # the caller's check holds: nothing ran since",
-            f"    cdef _Pending_{name} elements = _Pending_{name}.__new__(_Pending_{name})",
+            f"    cdef _reread_{name} elements = _reread_{name}.__new__(_reread_{name})",
             "    cdef Py_ssize_t at, n = 0",
             "    elements.data, elements.end, elements.lim = data, end, lim[0]",
             f"    lazy_slots(_{cls}, {list(self.classes[cls])!r})  # (once a class)",

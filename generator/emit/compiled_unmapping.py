@@ -151,12 +151,12 @@ class _Renderer:
     def classes(self) -> list[tuple[str, str]]:
         """(global, ``module.Model``) of each class's model, then the column model's."""
         out = [
-            (f"{self.prefix}_class{n}", f"{c.module}.{c.model}")
+            (f"{self.prefix}_Class{n}", f"{c.module}.{c.model}")
             for n, c in enumerate(self.back.classes)
         ]
         groups = self.layout.groups
         if groups is not None:
-            out.append((f"{self.prefix}_column", f"{groups.module}.{groups.model}"))
+            out.append((f"{self.prefix}_Column", f"{groups.module}.{groups.model}"))
         return out
 
     def globals_(self) -> str:
@@ -168,12 +168,12 @@ class _Renderer:
         lines += [f"cdef Py_ssize_t {holder}_{field}" for holder, field in self.fields_read()]
         interned = tuple(self.layout.interned())
         lines += [
-            f"cdef signed char {p}_kinds[256]",
-            f"cdef uint64_t {p}_unsigned",
-            f"cdef bint {p}_big",
-            f"cdef object {p}_bound_kinds = None",
-            f"cdef object {p}_bound_terms = None",
-            f"cdef tuple {p}_interned = {interned!r}",
+            f"cdef signed char {p}_Kinds[256]",
+            f"cdef uint64_t {p}_Unsigned",
+            f"cdef bint {p}_Big",
+            f"cdef object {p}_Bound_kinds = None",
+            f"cdef object {p}_Bound_terms = None",
+            f"cdef tuple {p}_Interned = {interned!r}",
             '"""The ``interned:`` refs (path, null, empty refused) the names are interned by."""',
         ]
         return "\n".join(lines)
@@ -186,9 +186,9 @@ class _Renderer:
             fields = [f.name for f in cls.fields]
             if cls.groups is not None:
                 fields += [field for _, field in cls.groups.into]
-            out += [(f"{self.prefix}_class{n}", field) for field in dict.fromkeys(fields)]
+            out += [(f"{self.prefix}_Class{n}", field) for field in dict.fromkeys(fields)]
         if self.layout.groups is not None:
-            out += [(f"{self.prefix}_column", field) for field in self.layout.groups.chunks]
+            out += [(f"{self.prefix}_Column", field) for field in self.layout.groups.chunks]
         return out
 
     # -- one model ---------------------------------------------------------------------
@@ -196,7 +196,7 @@ class _Renderer:
     def check(self) -> str:
         p = self.prefix
         lines = [
-            f"cdef Py_ssize_t {p}_check(object model, {p}_Batch* b) except -2:",
+            f"cdef Py_ssize_t {p}_Check(object model, {p}_Batch* b) except -2:",
             f'    """{self.owner.where(self.m.line)}: one model checked as _unmap_{self.name}\'s quick path',
             "    checks it and put into ``b`` (a row, its body's bytes, its groups' columns): its",
             '    estimate, or -1 where the quick path gives up."""',
@@ -211,8 +211,8 @@ class _Renderer:
                 f"    cdef {p}_Cell* cell",
             ]
         for n, cls in enumerate(self.back.classes):
-            lines.append(f"    {'if' if n == 0 else 'elif'} cls is {p}_class{n}:  # {cls.member}")
-            lines += ["        " + line for line in self.write_class(cls, f"{p}_class{n}")]
+            lines.append(f"    {'if' if n == 0 else 'elif'} cls is {p}_Class{n}:  # {cls.member}")
+            lines += ["        " + line for line in self.write_class(cls, f"{p}_Class{n}")]
         lines.append("    return -1")
         return "\n".join(lines)
 
@@ -268,12 +268,12 @@ class _Renderer:
             "    b.n_groups += 1",
             "    row.groups += 1",
             "    for column in columns:",
-            f"        if type(column) is not {p}_column:",
+            f"        if type(column) is not {p}_Column:",
             "            return -1",
         ]
         for field in gr.chunks:
             if field != gr.value:
-                lines.append(f"        {local[field]} = {_read('column', f'{p}_column', field)}")
+                lines.append(f"        {local[field]} = {_read('column', f'{p}_Column', field)}")
             if field == gr.name:  # each attribute read once: a getattr is most of a column's cost
                 lines += [f"        if type({local[field]}) is not str:", "            return -1"]
         for field, check in gr.checked:
@@ -283,9 +283,9 @@ class _Renderer:
             f"        cell = <{p}_Cell*>room(<void**>&b.columns, &b.columns_cap, b.n_columns, sizeof({p}_Cell))",
             f"        cell.{value}_at = b.scratch.size",
             (
-                f"        value_size = put_unmapped_value(&b.scratch, {p}_kinds, {local[gr.code]}, "
-                f"{local[gr.flags]}, {_read('column', f'{p}_column', value)}, {p}_unsigned, "
-                f"{p}_big)"
+                f"        value_size = put_unmapped_value(&b.scratch, {p}_Kinds, {local[gr.code]}, "
+                f"{local[gr.flags]}, {_read('column', f'{p}_Column', value)}, {p}_Unsigned, "
+                f"{p}_Big)"
             ),
             "        if value_size == -2:",
             "            return -1",
@@ -344,7 +344,7 @@ class _Renderer:
                 "        return None",
             ]
         lines += [
-            f"    if not {p}_use(kinds, terms):",
+            f"    if not {p}_Use(kinds, terms):",
             "        return None",
             "    # the limits as C numbers: no estimate comes near 2**62",
             f"    most_count = max(min({count}, 1 << 62), -(1 << 62))",
@@ -354,14 +354,14 @@ class _Renderer:
             "    messages = []",
             "    try:",
             "        for model in models:",
-            f"            cost = {p}_check(model, &b)",
+            f"            cost = {p}_Check(model, &b)",
             "            if cost < 0:",
             "                return None",
             f"            if {self.alone_test()}:",
             "                if b.n_rows - 1 > start:",
-            f"                    messages.append({p}_pack(&b, start, b.n_rows - 1))",
-            f"                messages.append({p}_pack(&b, b.n_rows - 1, b.n_rows))",
-            f"                {p}_clear(&b, False)",
+            f"                    messages.append({p}_Pack(&b, start, b.n_rows - 1))",
+            f"                messages.append({p}_Pack(&b, b.n_rows - 1, b.n_rows))",
+            f"                {p}_Clear(&b, False)",
             f"                start, estimate = 0, {start}",
             "                continue",
         ]
@@ -374,7 +374,7 @@ class _Renderer:
         if opens:
             lines += [
                 "            if b.n_rows - 1 > start and (b.n_rows - 1 - start >= most_count or estimate + cost > most_bytes):",
-                f"                messages.append({p}_pack(&b, start, b.n_rows - 1))",
+                f"                messages.append({p}_Pack(&b, start, b.n_rows - 1))",
                 f"                start, estimate = b.n_rows - 1, {start}",
                 "            estimate += cost",
             ]
@@ -382,17 +382,17 @@ class _Renderer:
             lines += [
                 "            estimate += cost",
                 "            if estimate > most_bytes or b.n_rows - start >= most_count:",
-                f"                messages.append({p}_pack(&b, start, b.n_rows))",
-                f"                {p}_clear(&b, False)",
+                f"                messages.append({p}_Pack(&b, start, b.n_rows))",
+                f"                {p}_Clear(&b, False)",
                 f"                start, estimate = 0, {start}",
             ]
         lines += [
             "        if b.n_rows > start:",
-            f"            messages.append({p}_pack(&b, start, b.n_rows))",
+            f"            messages.append({p}_Pack(&b, start, b.n_rows))",
             "    except Exception:  # a writer unsure of a value: the Python way back decides",
             "        return None",
             "    finally:",
-            f"        {p}_clear(&b, True)",
+            f"        {p}_Clear(&b, True)",
             "    return messages",
         ]
         return "\n".join(lines)
@@ -404,20 +404,20 @@ class _Renderer:
                 f"def message_{self.name}(models, kinds, terms):",
                 '    """The one message of all ``models`` (a list), or None (declined)."""',
                 f"    cdef {p}_Batch b",
-                f"    if type(models) is not list or not models or not {p}_use(kinds, terms):",
+                f"    if type(models) is not list or not models or not {p}_Use(kinds, terms):",
                 "        return None",
                 "    memset(&b, 0, sizeof(b))",
                 "    try:",
                 "        for model in models:",
-                f"            if {p}_check(model, &b) < 0:",
+                f"            if {p}_Check(model, &b) < 0:",
                 "                return None",
                 f"            if len(models) > 1 and ({self.alone_test()}):",
                 "                return None",
-                f"        return {p}_pack(&b, 0, b.n_rows)",
+                f"        return {p}_Pack(&b, 0, b.n_rows)",
                 "    except Exception:  # a writer unsure of a value: the Python way back decides",
                 "        return None",
                 "    finally:",
-                f"        {p}_clear(&b, True)",
+                f"        {p}_Clear(&b, True)",
             ]
         )
 
@@ -426,22 +426,22 @@ class _Renderer:
         classes = self.classes()
         names = [name for name, _ in classes]
         lines = [
-            f"cdef bint {p}_use(kinds, terms) except -1:",
+            f"cdef bint {p}_Use(kinds, terms) except -1:",
             '    """Whether the kind table and the interned refs are those of ``kinds`` and',
             "    ``terms`` (bound on first use): False for kinds the table cannot say, or refs",
             '    interned otherwise than this way back interns them."""',
-            f"    global {p}_bound_kinds, {p}_bound_terms, {p}_unsigned, {p}_big",
-            f"    if kinds is not {p}_bound_kinds:",
+            f"    global {p}_Bound_kinds, {p}_Bound_terms, {p}_Unsigned, {p}_Big",
+            f"    if kinds is not {p}_Bound_kinds:",
             "        if not map_kinds_ok(kinds):",
             "            return False",
-            f"        map_kinds({p}_kinds, kinds.quick)",
-            f'        {p}_unsigned, {p}_big = kinds.unsigned, kinds.byte_order == ">"',
-            f"        {p}_bound_kinds = kinds",
-            f"    if terms is not {p}_bound_terms:",
+            f"        map_kinds({p}_Kinds, kinds.quick)",
+            f'        {p}_Unsigned, {p}_Big = kinds.unsigned, kinds.byte_order == ">"',
+            f"        {p}_Bound_kinds = kinds",
+            f"    if terms is not {p}_Bound_terms:",
             "        refs = tuple((r.path, r.null, r.empty_refused) for r in terms.interned)",
-            f"        if refs != {p}_interned:",
+            f"        if refs != {p}_Interned:",
             "            return False",
-            f"        {p}_bound_terms = terms",
+            f"        {p}_Bound_terms = terms",
             "    return True",
             "",
             "",

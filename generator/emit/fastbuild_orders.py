@@ -2,7 +2,7 @@
 on a record; generator/spec/byte_order.py), specialised once per order, as their readers
 are (:mod:`generator.emit.fastpath_orders`).
 
-Each such record gets ``_write_<record>__le`` and ``_write_<record>__be``, rendered as if
+Each such record gets ``_write_<record>_Le`` and ``_write_<record>_Be``, rendered as if
 the spec had given its numbers (and those of the records it holds) that suffix, calling
 the same order's writers. The record that chooses looks its selector up in the model and
 calls that order's writer (a value that names no order raises, and construct builds it,
@@ -29,11 +29,11 @@ class OrderedWriters:
         for order in ("le", "be"):
             with specialised(self.spec.records, order):
                 text = self.record_function(self.spec.records[record.name], written)
-            out.append(rename.sub(rf"_write_\1__{order}", text))
+            out.append(rename.sub(rf"_write_\1_{order.capitalize()}", text))
         name = record.name
         params = "model, out, parent" if self.needs_parent(name) else "model, out"
         if record.order_switch is None:
-            out.append(f"_write_{name} = _write_{name}__{self.spec.endian}")
+            out.append(f"_write_{name} = _write_{name}_{self.spec.endian.capitalize()}")
             return "\n\n\n".join(out)
         on, orders, default = record.order_switch
         self.constants[f"_ORDER_OF_{name.upper()}"] = order_table(orders)
@@ -43,6 +43,6 @@ class OrderedWriters:
             f'    order = _ORDER_OF_{name.upper()}.get(model["{on}"], {default!r})\n'
             "    if order is None:\n"
             '        raise ValueError("no byte order")  # construct builds it, and says why\n'
-            f'    return (_write_{name}__le if order == "le" else _write_{name}__be)({params})'
+            f'    return (_write_{name}_Le if order == "le" else _write_{name}_Be)({params})'
         )
         return "\n\n\n".join(out)

@@ -34,6 +34,7 @@ from generator.emit.pysource import (
     LineWriter,
     const_mismatch,
     float32_exact,
+    member_constant,
     struct_format,
     struct_name,
     valid_message_arg,
@@ -86,9 +87,11 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
 
     @functools.cached_property
     def _enum_values(self) -> dict[str, tuple[str, int]]:
-        """``Class.MEMBER`` -> (``_ENUM_MEMBER``, its value)."""
+        """``Class.MEMBER`` -> (``_enum_Value_MEMBER``, its value): the enum's name as it is
+        (lower case, so none of the module's upper-case names, ``_ENUM_BY_VALUE``, is one
+        of a member named ``BY_VALUE``), a capital word after it (where it ends)."""
         return {
-            f"{enum.class_name}.{v.name}": (f"_{enum.name.upper()}_{v.name}", v.value)
+            f"{enum.class_name}.{v.name}": (member_constant(enum.name, v.name), v.value)
             for enum in self.spec.enums.values()
             for v in enum.values
         }

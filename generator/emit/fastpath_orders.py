@@ -1,7 +1,8 @@
 """The fast readers of records whose byte order the data chooses (``endian: {switch_on:}``
 on a record; generator/spec/byte_order.py), specialised once per order.
 
-Each such record gets ``_read_<record>__le`` and ``_read_<record>__be``: its reader
+Each such record gets ``_read_<record>_Le`` and ``_read_<record>_Be`` (a capital after the
+record's name: ``_read_x__le`` was also record ``x__le``'s reader): its reader
 rendered as if the spec had given its numbers (and those of the records it holds) that
 suffix, calling the same order's readers of the records it holds. The record that
 chooses reads its selector (its first field, in an order of its own) and calls the
@@ -55,7 +56,7 @@ class OrderedReaders:
         for order in ("le", "be"):
             with specialised(self.spec.records, order):
                 text = self.record_function(self.spec.records[record.name])
-            out.append(rename.sub(rf"_read_\1__{order}", text))
+            out.append(rename.sub(rf"_read_\1_{order.capitalize()}", text))
         out.append(self.order_chooser(record))
         return out
 
@@ -66,7 +67,7 @@ class OrderedReaders:
         name = record.name
         params = "buf, pos, end, limits, depth" + (", parent" if name in self.needs_parent else "")
         if record.order_switch is None:
-            return f"_read_{name} = _read_{name}__{self.spec.endian}"
+            return f"_read_{name} = _read_{name}_{self.spec.endian.capitalize()}"
         on, orders, default = record.order_switch
         prim = record.fields[0].type.name
         size = PRIMITIVES[prim].size
@@ -80,6 +81,6 @@ class OrderedReaders:
             unpack = f"{self.struct(prim)}.unpack_from(buf, pos)[0]"
             w.line(f"if {table}.get({unpack}, {default!r}) == {other!r}:")
             with w.indent():
-                w.line(f"return _read_{name}__{other}({params})")
-        w.line(f"return _read_{name}__{self.spec.endian}({params})")
+                w.line(f"return _read_{name}_{other.capitalize()}({params})")
+        w.line(f"return _read_{name}_{self.spec.endian.capitalize()}({params})")
         return f"def _read_{name}({params}):\n" + "\n".join(w.lines)

@@ -35,6 +35,17 @@ from generator.spec.types import (
 )
 
 
+def switch_from_json(record: str, field: str) -> str:
+    """The module's table of a switch field's case readers from JSON: the field's name, then
+    ``_In_`` and the record's (no capital in either, so no two records' tables meet: record
+    ``a_b``'s field ``c`` and record ``a``'s field ``b_c`` were both ``_a_b_c_from_json``).
+
+    >>> switch_from_json("a_b", "c"), switch_from_json("a", "b_c")
+    ('_from_json_c_In_a_b', '_from_json_b_c_In_a')
+    """
+    return f"_from_json_{field}_In_{record}"
+
+
 class ModuleEmitter(SparkColumns):
     """Everything the module template needs, computed from one :class:`Spec`."""
 
@@ -215,6 +226,15 @@ class ModuleEmitter(SparkColumns):
             for name in names
         }
 
+    def count_said(self, ref: TypeRef) -> str:
+        """A chunk's count as the spec says it where the count is a field of the record
+        computed on build (``count = len(names)``), else "": a build's refusal of another
+        chunk's length then names the list the count is of."""
+        counted = re.fullmatch(r"this\.(\w+)", str(ref.count))
+        record = self.spec.records.get(self._user) if counted else None
+        field = record and next((f for f in record.fields if f.name == counted[1]), None)
+        return f"{field.name} = {field.value_text}" if field and field.value_text else ""
+
     def type_construct(self, ref: TypeRef, nested: bool = False) -> str:
         """``nested``: inside a serializable message (a message there has no version id)."""
         if ref.kind == "runtime":
@@ -246,6 +266,7 @@ class ModuleEmitter(SparkColumns):
             count = str(ref.count) if isinstance(ref.count, int) else f"lambda this: {ref.count}"
             options = [f"enum={camel(ref.enum)}"] if ref.enum else []
             options += [] if ref.checked_on_build else ["check_on_build=False"]
+            options += [f"count_said={said!r}"] if (said := self.count_said(ref)) else []
             return self.sized(ref, CHUNK_TYPES[ref.name].construct(count, *options))
         if ref.kind == "region":
             return self.sized(ref, REGION_TYPES[ref.name].construct)
@@ -675,7 +696,7 @@ class ModuleEmitter(SparkColumns):
         key = repr(field.name)
         if ref.kind == "switch":
             enum = camel(ref.enum)
-            conv = f"_{record.name}_{field.name}_from_json"
+            conv = switch_from_json(record.name, field.name)
             if ref.on_enclosing:  # the case told by the value's kind
                 by_shape = {}
                 for case, sub in ref.cases.items():
@@ -734,7 +755,7 @@ class ModuleEmitter(SparkColumns):
                     for case, sub in field.type.cases.items()
                     if case != "default"
                 ]
-                out.append((f"_{record.name}_{field.name}_from_json", field.name, cases))
+                out.append((switch_from_json(record.name, field.name), field.name, cases))
         return out
 
     def json_key_args(self, key) -> str:

@@ -26,6 +26,18 @@ def struct_name(prim: str, endian: str) -> str:
     return f"_{order}_{prim.rstrip('lbe').upper()}"
 
 
+def member_constant(enum: str, member: str) -> str:
+    """The module constant of an enum member's value, which the readers' expressions
+    compare with: the enum's (lower-case) name, then ``_Value_``, then the member's, so no
+    other enum's member and none of the module's upper-case names (``_KIND_BY_VALUE``,
+    ``_LE_U32``, ``_ORDER_OF_<RECORD>``) is one.
+
+    >>> member_constant("kind", "BY_VALUE"), member_constant("le", "U32")
+    ('_kind_Value_BY_VALUE', '_le_Value_U32')
+    """
+    return f"_{enum}_Value_{member}"
+
+
 def struct_format(prim: str, endian: str) -> str:
     p = PRIMITIVES[prim]
     order = ">" if p.construct(endian).endswith("b") else "<"

@@ -42,7 +42,7 @@ from pathlib import Path
 
 from generator.spec.loader import read_text
 from generator.spec.thrift import BASE_TYPES, RESERVED
-from runtime.core.errors import SpecError, did_you_mean
+from runtime.core.errors import SpecError, a_or_an, did_you_mean
 
 INT_BITS = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
 # Names a generated module cannot take as they are: Python keywords, the builtins its
@@ -443,7 +443,7 @@ class _Importer:
             return self.base_value(doc, t[1], tree, line)
         if t[0] == "enum":
             if kind != "const_int":
-                self.fail(doc, line, f"{self.describe(t)} value must be a member or an integer")
+                self.fail(doc, line, f"{_a(self.describe(t))} value must be a member or an integer")
             return self.check_enum_value(doc, t, _int(tree.children[0]), line)
         if t[0] in ("list", "set"):
             if kind == "const_map" and not tree.children:
@@ -461,7 +461,7 @@ class _Importer:
             ]  # fmt: skip
         if t[0] == "struct":
             if kind != "const_map":
-                self.fail(doc, line, f"a {t[1]} value must be {{field: value, ...}}")
+                self.fail(doc, line, f"{_a(t[1])} value must be {{field: value, ...}}")
             owner, bare = t[2], t[3]
             fields = {f.name: f for f in owner.structs[bare].fields}
             out = {}
@@ -479,7 +479,7 @@ class _Importer:
         kind, token = tree.data, tree.children[0] if tree.children else None
         if name in INT_BITS or name == "bool":
             if kind != "const_int":
-                self.fail(doc, line, f"{name} value must be an integer")
+                self.fail(doc, line, f"{_a(name)} value must be an integer")
             v = _int(token)
             if name == "bool":
                 return bool(v)
@@ -489,10 +489,10 @@ class _Importer:
             return v
         if name == "double":
             if kind not in ("const_int", "const_double"):
-                self.fail(doc, line, "double value must be a number")
+                self.fail(doc, line, "a double value must be a number")
             return float(_int(token)) if kind == "const_int" else float(str(token))
         if kind != "const_literal":
-            self.fail(doc, line, f"{name} value must be a string literal")
+            self.fail(doc, line, f"{_a(name)} value must be a string literal")
         text = _literal(token)
         if name == "uuid":
             try:
@@ -526,7 +526,17 @@ class _Importer:
             return value
         if t[0] == "base" and t[1] in INT_BITS:
             return value
-        self.fail(doc, line, f"an enum member is not a {self.describe(t)} value")
+        self.fail(doc, line, f"an enum member is not {_a(self.describe(t))} value")
+
+
+def _a(type_name: str) -> str:
+    """A Thrift type's name after its article, as it is said: ``uuid`` starts with a
+    consonant's sound, the ``i`` of ``i64`` with a vowel's.
+
+    >>> _a("i64"), _a("uuid"), _a("Address"), _a("list<i32>")
+    ('an i64', 'a uuid', 'an Address', 'a list<i32>')
+    """
+    return "a uuid" if type_name == "uuid" else a_or_an(type_name)
 
 
 def _all_documents(root: _Document) -> list[_Document]:

@@ -93,7 +93,13 @@ class Chunk(Construct):
     value is a DecodeError at the element. ``check_on_build=False`` writes the elements
     given when the count is computed on build from what is built (a size table written
     after the chunk). A payload's length below -1 (or -1 without ``zigzag``) is a
-    DecodeError, and so is invalid text.
+    DecodeError, and so is invalid text. ``count_said``: where the count comes from, as the
+    spec says it, for a build's refusal of a list of another length (a computed count's
+    ``value:``: the list it counts is the one to fix).
+
+    >>> Chunk(0, count_said="count = len(names)").build([1, 2])
+    Traceback (most recent call last):
+    runtime.core.errors.EncodeError: <model>: expected 0 elements (count = len(names)), found 2
     """
 
     def __init__(
@@ -106,9 +112,10 @@ class Chunk(Construct):
         encoding: str | None = None,
         enum=None,
         check_on_build: bool = True,
+        count_said: str = "",
     ):
         super().__init__()
-        self.count = count
+        self.count, self.count_said = count, count_said
         self.zigzag, self.delta, self.payload, self.encoding = zigzag, delta, payload, encoding
         self.enum = enum
         self.check_on_build = check_on_build
@@ -268,7 +275,8 @@ class Chunk(Construct):
         """Append the ``n`` elements ``values`` to ``out``."""
         values = _listed(values)
         if len(values) != n:
-            raise EncodeError(f"expected {n} elements, found {len(values)}")
+            said = f" ({self.count_said})" if self.count_said else ""
+            raise EncodeError(f"expected {n} elements{said}, found {len(values)}")
         if self.enum is not None:
             self._check_members(values)
         if self.payload:
@@ -468,7 +476,8 @@ class Chunk(Construct):
 
     def _options(self) -> list[str]:
         flags = [f"{f}=True" for f in ("zigzag", "delta", "payload") if getattr(self, f)]
-        return flags + ([f"encoding={self.encoding!r}"] if self.encoding else [])
+        flags += [f"encoding={self.encoding!r}"] if self.encoding else []
+        return flags + ([f"count_said={self.count_said!r}"] if self.count_said else [])
 
     def __repr__(self):
         return f"Chunk({', '.join([repr(self.count), *self._options()])})"
