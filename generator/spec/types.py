@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import re
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,6 +122,44 @@ PRIMITIVES.update(
 )
 LEB128 = ("uvarint", "varint", "reversed_uvarint")
 """The variable-length LEB128 primitives (construct path only)."""
+
+
+_OTHER_SPELLINGS = {
+    "float": "f32",
+    "float32": "f32",
+    "single": "f32",
+    "double": "f64",
+    "float64": "f64",
+    "boolean": "bool",
+    "string": "str",
+    "text": "str",
+    "utf8": "str",
+    "binary": "bytes",
+    "blob": "bytes",
+    "bytearray": "bytes",
+    "byte[]": "bytes",
+}
+
+
+def spelled_elsewhere(name: str) -> str | None:
+    """The primitive another language's name for a type means here (C's ``uint32_t``,
+    Kafka's ``int8``, Rust's ``i64``, Java's ``double``), or None: a hint for a spec's
+    author, since ``uint8`` is nearer ``uvarint`` than ``u8`` letter for letter.
+
+    >>> spelled_elsewhere("uint8"), spelled_elsewhere("int32_t"), spelled_elsewhere("i64be")
+    ('u8', 's32', 's64be')
+    >>> spelled_elsewhere("double"), spelled_elsewhere("String"), spelled_elsewhere("int33")
+    ('f64', 'str', None)
+    """
+    lowered = name.lower()
+    if lowered in _OTHER_SPELLINGS:
+        return _OTHER_SPELLINGS[lowered]
+    match = re.fullmatch(r"(u?)(?:int|i)(8|16|32|64)(?:_t)?(le|be)?", lowered)
+    if match is None:
+        return None
+    unsigned, bits, order = match.groups()
+    spelled = f"{'u' if unsigned else 's'}{bits}{order or ''}"
+    return spelled if spelled in PRIMITIVES else None
 
 
 def ordered(name: str) -> bool:
