@@ -74,6 +74,7 @@ CASES = [
     (x("type: b8, tag: 1"), F + ".tag", "a bit field takes no 'tag'"),
     (x("type: b1, enum: kind"), F + ".enum", "kind.B (2) does not fit b1 (0 to 1)"),
     (x("type: b1, open: true, enum: kind"), F + ".enum", "kind.B (2) does not fit b1"),
+    (X + "type: u16, doc: X, units}", F + ".units", "unknown key 'units': a ',' inside {...}"),
 ]
 
 

@@ -187,12 +187,43 @@ def load_text(text: str, path: Path, display: str | None = None) -> LoadedSpec:
             unknown = sorted(set(err.instance) - set(known))
             parts.append(unknown[0])
             hint = did_you_mean(unknown[0], sorted(set(known) - set(err.instance)))
+            if _split_by_a_comma(err.instance[unknown[0]], parts, text, lines):
+                hint = f": {_SPLIT_BY_A_COMMA}"
             raise lines.error(parts, f"unknown key {unknown[0]!r}{hint}")
+        if _split_by_a_comma(err.instance, parts, text, lines):
+            raise lines.error(parts, f"{parts[-1]!r} has no value: {_SPLIT_BY_A_COMMA}")
         raise lines.error(parts, _schema_message(err))
     found = names.problem("format", data["format"])
     if found is not None:
         raise lines.error(("format",), found)
     return LoadedSpec(path, display, text, data, lines)
+
+
+_SPLIT_BY_A_COMMA = (
+    "a ',' inside {...} ends the value before it, and the rest reads as a key;"
+    ' quote that value (doc: "a, b")'
+)
+
+
+def _split_by_a_comma(value, parts: list, text: str, lines: Lines) -> bool:
+    """Whether the key at ``parts`` is likely the tail of a value an unquoted comma split:
+    a key with no ``:`` after it inside ``{...}`` (``{doc: name, UTF-8}`` reads as ``doc:
+    name`` and a key ``UTF-8`` of no value; ``{doc: null}`` is a null written out).
+
+    >>> lines = Lines("s.yaml")
+    >>> lines.record(("a", "UTF-8"), 1)
+    >>> _split_by_a_comma(None, ["a", "UTF-8"], "a: {doc: name, UTF-8}", lines)
+    True
+    >>> lines.record(("a", "doc"), 1)
+    >>> _split_by_a_comma(None, ["a", "doc"], "a: {doc: null}", lines)
+    False
+    """
+    line = lines.line(parts)
+    if value is not None or not parts or not isinstance(parts[-1], str) or line is None:
+        return False
+    source = text.splitlines()
+    alone = re.compile(r"[{,]\s*" + re.escape(parts[-1]) + r"\s*[,}]")
+    return 0 < line <= len(source) and alone.search(source[line - 1]) is not None
 
 
 def _yaml_context(err: yaml.YAMLError) -> str:
