@@ -528,3 +528,30 @@ def test_a_valid_check_on_a_conditional_field_runs_only_where_it_is_read(specs):
     for parse in (module.parse, module.parse_construct):
         with pytest.raises(DecodeError, match=r"note = '' does not satisfy len\(note\) > 0"):
             parse(empty)
+
+
+def test_a_value_too_big_for_its_wire_type_says_whose_it_is(specs, capsys):
+    """A text too long for its u8 length read '300 is out of range for uint8', and a count
+    the builder computes the same, as if the user had written that number."""
+    spec = specs / "sensorlog.yaml"
+    spec.write_text(SENSORLOG.replace("type: uvarint, value:", "type: u8, value:"))
+    data, form = specs.parent / "log.bin", specs.parent / "log.json"
+    data.write_bytes(LOG)
+    assert main(["decode", "sensorlog", str(data), "--spec", str(spec)]) == 0
+    decoded = json.loads(capsys.readouterr().out)
+    out = ["-o", str(specs.parent / "out.bin"), "--spec", str(spec)]
+
+    decoded["records"][0]["body"]["note"] = "n" * 300
+    form.write_text(json.dumps(decoded))
+    assert main(["encode", "sensorlog", str(form), *out]) == 1
+    assert capsys.readouterr().err == (
+        "wirespec: records[0].body.note: text of 300 bytes is too long for its length prefix"
+        " (300 is out of range for uint8)\n"
+    )
+    decoded["records"] = decoded["records"][1:] * 300
+    form.write_text(json.dumps(decoded))
+    assert main(["encode", "sensorlog", str(form), *out]) == 1
+    assert capsys.readouterr().err == (
+        "wirespec: count: 300 is out of range for uint8 (the value the builder computes,"
+        " from the model's fields)\n"
+    )
