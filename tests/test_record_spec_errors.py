@@ -75,6 +75,9 @@ CASES = [
     (x("type: b1, enum: kind"), F + ".enum", "kind.B (2) does not fit b1 (0 to 1)"),
     (x("type: b1, open: true, enum: kind"), F + ".enum", "kind.B (2) does not fit b1"),
     (X + "type: u16, doc: X, units}", F + ".units", "unknown key 'units': a ',' inside {...}"),
+    (x("type: str, size: u9"), F + ".size", "'u9' is no earlier field and no length type ("),
+    (x("type: str, size: uint16"), F + ".size", "no length type (did you mean 'u16'?)"),
+    (x("type: str, size: nme"), F + ".size", "no length type (did you mean 'name'?)"),
 ]
 
 

@@ -37,6 +37,7 @@ from generator.spec.types import (
     REGION_TYPES,
     RUNTIME_TYPES,
     spelled_elsewhere,
+    unknown_size,
 )
 from runtime.core.errors import did_you_mean
 
@@ -316,7 +317,10 @@ class FieldBuilder:
         try:
             return translate(text, names | {"_parent", "_index"}, enums, build=build)
         except NotEarlier as err:
-            raise self.error(parts, self.not_earlier(err.name, parts, names)) from None
+            why = self.not_earlier(err.name, parts, names)
+            if parts[-1] == "size" and text == err.name and "not an earlier field" in why:
+                why = unknown_size(err.name, names)  # meant as a length type, perhaps
+            raise self.error(parts, why) from None
         except ValueError as err:
             raise self.error(parts, str(err)) from None
 

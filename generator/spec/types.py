@@ -13,6 +13,8 @@ import dataclasses
 import importlib.util
 import re
 
+from runtime.core.errors import did_you_mean
+
 
 @dataclasses.dataclass(frozen=True)
 class Primitive:
@@ -160,6 +162,27 @@ def spelled_elsewhere(name: str) -> str | None:
     unsigned, bits, order = match.groups()
     spelled = f"{'u' if unsigned else 's'}{bits}{order or ''}"
     return spelled if spelled in PRIMITIVES else None
+
+
+def unknown_size(name: str, fields=()) -> str:
+    """Why ``size: NAME`` names nothing: no earlier field (of ``fields``) and no integer
+    type of a length before the value, with the nearest of either.
+
+    >>> unknown_size("u9")
+    "'u9' is no earlier field and no length type (an integer type: u8, u16, s32, varint, ...)"
+    >>> unknown_size("uint16")
+    "'uint16' is no earlier field and no length type (did you mean 'u16'?)"
+    >>> unknown_size("lenght", ["length"])
+    "'lenght' is no earlier field and no length type (did you mean 'length'?)"
+    """
+    meant = spelled_elsewhere(name)
+    if meant is not None and PRIMITIVES[meant].kind == "int":
+        hint = f" (did you mean {meant!r}?)"
+    else:
+        ints = [n for n, p in PRIMITIVES.items() if p.kind == "int"]
+        hint = did_you_mean(name, [*sorted(fields), *ints])
+    hint = hint or " (an integer type: u8, u16, s32, varint, ...)"
+    return f"{name!r} is no earlier field and no length type{hint}"
 
 
 def ordered(name: str) -> bool:
