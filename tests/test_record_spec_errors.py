@@ -92,6 +92,19 @@ def test_a_field_mistake_is_a_spec_error_at_its_key_and_line(field, key, message
     assert message in err.message
 
 
+def test_a_duplicate_key_is_named_at_its_second_line(tmp_path):
+    """The line of the key given twice is the second one (the first is often the right one,
+    far above), and the message names the first."""
+    path = tmp_path / "box.yaml"
+    field = "      - {name: x, type: u16, doc: X.}\n"
+    path.write_text(BASE.replace(field, "      - name: x\n        type: u16\n        type: u8\n"))
+    with pytest.raises(SpecError) as caught:
+        load(path, "specs/box.yaml")
+    err = caught.value
+    assert (err.key, err.line) == (F + ".type", BASE.count("\n") + 2)
+    assert err.message == f"duplicate key 'type' (first at line {BASE.count(chr(10)) + 1})"
+
+
 def test_the_base_spec_builds(tmp_path):
     path = tmp_path / "box.yaml"
     path.write_text(BASE)

@@ -119,8 +119,13 @@ def _to_python(node, parts: tuple, lines: Lines):
                     line=key_node.start_mark.line + 1,
                     key=key_path(parts),
                 )
-            if key in out:
-                raise lines.error(parts + (key,), f"duplicate key {key!r}")
+            if key in out:  # at the second: the one to delete, most often the one just added
+                raise SpecError(
+                    f"duplicate key {key!r} (first at line {lines.line(parts + (key,))})",
+                    file=lines.file,
+                    line=key_node.start_mark.line + 1,
+                    key=key_path(parts + (key,)),
+                )
             lines.record(parts + (key,), key_node.start_mark.line + 1)
             out[key] = _to_python(value_node, parts + (key,), lines)
         return out
