@@ -233,8 +233,24 @@ def test_an_in_memory_module_says_it_has_no_compiled_reader(specs):
             ("repeat: {count: count}", "repeat: eso"),
             (
                 "sensorlog.yaml:21: records.file.fields[3].repeat: not a valid form for this key: "
-                "'eso' (did you mean 'eos'?); the forms: eos, tagged,"
+                "'eso' (did you mean 'eos', or {count: eso}?); the forms: eos, tagged,"
             ),
+        ),
+        (
+            ("repeat: {count: count}", "repeat: count"),
+            "records.file.fields[3].repeat: not a valid form for this key: 'count' (did you "
+            "mean 'msb_count', or {count: count}?)",
+        ),
+        (
+            ('if: "has_note == 1"', 'if: "has_note = 1"'),
+            (
+                "records.body.fields[4].if: 'has_note = 1' is not a valid expression: invalid "
+                "syntax (a comparison is '==')"
+            ),
+        ),
+        (
+            ('if: "has_note == 1"', 'if: "has_note == 1 && unit"'),
+            "is not a valid expression: invalid syntax (Python's words: 'and', 'or', 'not')",
         ),
         (
             ("format: sensorlog", "format: Sensor-Log"),

@@ -206,6 +206,22 @@ def _allowed_constant(value) -> bool:
     return isinstance(value, (int, float, type(None)))
 
 
+def _syntax(err: SyntaxError, text: str) -> str:
+    """Python's word for what does not parse, and the slips a spec's author makes most: a
+    single ``=`` (a comparison is ``==``), ``&&``/``||``/``!`` (``and``/``or``/``not``).
+
+    >>> _syntax(SyntaxError("invalid syntax"), "version = 1")
+    "invalid syntax (a comparison is '==')"
+    >>> _syntax(SyntaxError("invalid syntax"), "a && b")
+    "invalid syntax (Python's words: 'and', 'or', 'not')"
+    """
+    if re.search(r"(?<![=!<>])=(?!=)", text):
+        return f"{err.msg} (a comparison is '==')"
+    if re.search(r"&&|\|\||!(?!=)", text):
+        return f"{err.msg} (Python's words: 'and', 'or', 'not')"
+    return err.msg
+
+
 def translate(
     text: str, fields: set[str], enums: dict[str, str] | None = None, build: bool = False
 ) -> str:
@@ -214,7 +230,9 @@ def translate(
     try:
         tree = ast.parse(str(text), mode="eval")
     except SyntaxError as err:
-        raise ValueError(f"not a valid expression: {err.msg}") from None
+        raise ValueError(
+            f"{str(text)!r} is not a valid expression: {_syntax(err, str(text))}"
+        ) from None
     functions = _FUNCTIONS + (("sizeof",) if build else ())
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED_NODES):

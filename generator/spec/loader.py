@@ -362,6 +362,9 @@ def _schema_message(err: jsonschema.ValidationError) -> str:
         forms = [_form_text(form) for form in err.validator_value]
         words = [value for form in err.validator_value for value in form.get("enum", ())]
         hint = did_you_mean(err.instance, words) if isinstance(err.instance, str) else ""
+        if isinstance(err.instance, str) and "{count: ...}" in forms:  # repeat: n_items
+            counted = f"{{count: {err.instance}}}"
+            hint = f"{hint[:-2]}, or {counted}?)" if hint else f" (did you mean {counted}?)"
         listed = f"; the forms: {', '.join(forms)}" if all(forms) else ""
         return f"not a valid form for this key: {err.instance!r}{hint}{listed}"
     if err.validator == "required":
