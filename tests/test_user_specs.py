@@ -249,6 +249,10 @@ def test_an_in_memory_module_says_it_has_no_compiled_reader(specs):
             ),
         ),
         (
+            ('if: "has_note == 1"', 'if: "length(note) == 1"'),
+            "may not call length: only len, min, max, abs, sum, all, any (did you mean 'len'?)",
+        ),
+        (
             ('if: "has_note == 1"', 'if: "has_note == 1 && unit"'),
             "is not a valid expression: invalid syntax (Python's words: 'and', 'or', 'not')",
         ),

@@ -5,7 +5,11 @@
     >>> translate("__import__('os')", set())
     Traceback (most recent call last):
     ...
-    ValueError: expression may not call functions other than len, min, max, abs, sum, all, any
+    ValueError: expression may not call __import__: only len, min, max, abs, sum, all, any
+    >>> translate("length(xs)", {"xs"})
+    Traceback (most recent call last):
+    ...
+    ValueError: expression may not call length: only len, min, max, abs, sum, all, any (did you mean 'len'?)
 
 A field name becomes ``this.<name>`` (construct's context) and ``ENUM.MEMBER`` the
 generated enum member; anything that is not arithmetic, comparison, a conditional,
@@ -51,6 +55,8 @@ import ast
 import builtins
 import keyword
 import re
+
+from runtime.core.errors import did_you_mean
 
 _ALLOWED_NODES = (
     ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Compare, ast.Call,
@@ -242,12 +248,14 @@ def translate(
         if isinstance(node, ast.Call) and not (
             isinstance(node.func, ast.Name) and node.func.id in functions
         ):
+            called = getattr(node.func, "id", "")
             hint = {
                 "sizeof": " (sizeof only in value:)",
                 "bytes_left": " (bytes_left() only as a whole if:)",
-            }.get(getattr(node.func, "id", ""), "")
+            }.get(called, "") or did_you_mean(called, functions)
             raise ValueError(
-                f"expression may not call functions other than {', '.join(_FUNCTIONS)}{hint}"
+                f"expression may not call {called or 'that'}: only"
+                f" {', '.join(_FUNCTIONS)}{hint}"
             )
         if (
             isinstance(node, ast.Attribute)
