@@ -359,8 +359,8 @@ SPEC_MISTAKES = [
      "records.cell.fields[3].type: unknown type 'double' (did you mean 'f64'?)"),
     # an unquoted comma inside {...}: the rest of the value reads as a key of no value
     ('doc: "int64, 8 bytes"}', "doc: int64, 8 bytes}",
-     "enums.value_type.values.INTEGER['8 bytes']: '8 bytes' has no value: a ',' inside {{...}}"
-     ' ends the value before it, and the rest reads as a key; quote that value (doc: "a, b")'),
+     ("enums.value_type.values.INTEGER['8 bytes']: '8 bytes' has no value: a ',' inside {{...}}"
+      ' ends the value before it, and the rest reads as a key; quote that value (doc: "a, b")')),
     ("        enum: cell_op\n", "        enum: cellop\n",
      "records.cell.fields[2].enum: unknown enum 'cellop' (did you mean 'cell_op'?)"),
 ]  # fmt: skip

@@ -238,8 +238,10 @@ def test_an_in_memory_module_says_it_has_no_compiled_reader(specs):
         ),
         (
             ("repeat: {count: count}", "repeat: count"),
-            "records.file.fields[3].repeat: not a valid form for this key: 'count' (did you "
-            "mean 'msb_count', or {count: count}?)",
+            (
+                "records.file.fields[3].repeat: not a valid form for this key: 'count' (did "
+                "you mean 'msb_count', or {count: count}?)"
+            ),
         ),
         (
             ('if: "has_note == 1"', 'if: "has_note = 1"'),
