@@ -577,3 +577,14 @@ def test_a_value_too_big_for_its_wire_type_says_whose_it_is(specs, capsys):
         "wirespec: count: 300 is out of range for uint8 (the value the builder computes,"
         " from the model's fields)\n"
     )
+
+
+def test_trailing_bytes_name_no_field(specs, capsys):
+    """Bytes after the whole message belong to no field: the line says where they start,
+    not 'field <message>'."""
+    data = specs.parent / "log.bin"
+    data.write_bytes(LOG + b"xx")
+    assert main(["decode", "sensorlog", str(data), "--spec", str(specs / "sensorlog.yaml")]) == 1
+    assert capsys.readouterr().err == (
+        f"wirespec: cannot decode: 2 trailing byte(s) after the message (offset {len(LOG)})\n"
+    )
