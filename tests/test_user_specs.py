@@ -588,3 +588,16 @@ def test_trailing_bytes_name_no_field(specs, capsys):
     assert capsys.readouterr().err == (
         f"wirespec: cannot decode: 2 trailing byte(s) after the message (offset {len(LOG)})\n"
     )
+
+
+@pytest.mark.parametrize("verb", ["decode", "inspect", "ingest"])
+def test_a_spec_typed_as_the_format_says_where_it_goes(verb, specs, capsys):
+    """``decode myspecs/sensorlog.yaml log.bin`` read "unknown format" and a list of the
+    shipped ones; the line now says FORMAT is the spec's format: and the file --spec's."""
+    spec = str(specs / "sensorlog.yaml")
+    (specs.parent / "log.bin").write_bytes(LOG)
+    extra = ["--output", str(specs.parent / "out")] if verb == "ingest" else []
+    assert main([verb, spec, str(specs.parent / "log.bin"), *extra]) == 2  # a usage error
+    err = capsys.readouterr().err
+    assert f"{spec} is a spec file, not a format: give it as --spec {spec}" in err
+    assert err.endswith("with FORMAT its format:, sensorlog\n")
