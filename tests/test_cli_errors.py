@@ -347,7 +347,20 @@ SPEC_MISTAKES = [
     ("        type: s64\n", "        tpye: s64\n",
      "records.cell.fields[3].tpye: unknown key 'tpye' (did you mean 'type'?)"),
     ("        type: s64\n", "        type: i64\n",
-     "records.cell.fields[3].type: unknown type 'i64' (did you mean 'f64' or 's64' or 'u64'?)"),
+     "records.cell.fields[3].type: unknown type 'i64' (did you mean 's64'?)"),
+    # another language's name for a type: what it means here, not the nearest letters
+    ("        type: s64\n", "        type: int64_t\n",
+     "records.cell.fields[3].type: unknown type 'int64_t' (did you mean 's64'?)"),
+    ("        type: s64\n", "        type: uint8\n",
+     "records.cell.fields[3].type: unknown type 'uint8' (did you mean 'u8'?)"),
+    ("        type: s64\n", "        type: string\n",
+     "records.cell.fields[3].type: unknown type 'string' (did you mean 'str'?)"),
+    ("        type: s64\n", "        type: double\n",
+     "records.cell.fields[3].type: unknown type 'double' (did you mean 'f64'?)"),
+    # an unquoted comma inside {...}: the rest of the value reads as a key of no value
+    ('doc: "int64, 8 bytes"}', "doc: int64, 8 bytes}",
+     ("enums.value_type.values.INTEGER['8 bytes']: '8 bytes' has no value: a ',' inside {{...}}"
+      ' ends the value before it, and the rest reads as a key; quote that value (doc: "a, b")')),
     ("        enum: cell_op\n", "        enum: cellop\n",
      "records.cell.fields[2].enum: unknown enum 'cellop' (did you mean 'cell_op'?)"),
 ]  # fmt: skip

@@ -201,3 +201,38 @@ def test_a_column_that_is_no_object_is_refused_at_its_own_path(fmt):
     with pytest.raises(EncodeError) as err:
         mod.from_dict(form)
     assert str(err.value) == "events[0].new[1]: expected an object, got int 7"
+
+
+def test_an_enum_value_it_does_not_have_is_refused_with_the_names_it_has():
+    """A name or number no member has says which names would do: the nearest ones, or (a
+    short enum) all of them, so the reader need not open the spec to fix the form."""
+    from generated import plainbuffer
+
+    def refused(op):
+        with pytest.raises(EncodeError) as err:
+            plainbuffer.from_dict({"rows": [{"primary_key": [{"name": "a", "op": op}]}]})
+        return str(err.value)
+
+    at = "rows[0].primary_key[0].op"
+    assert refused("DELETE_ALL_VERSIONS") == (
+        f"{at}: 'DELETE_ALL_VERSIONS' is not a CellOp (did you mean 'DELETE_ALL_VERSION'?)"
+    )
+    members = "(one of DELETE_ALL_VERSION, DELETE_ONE_VERSION, INCREMENT)"
+    assert refused("NOPE") == f"{at}: 'NOPE' is not a CellOp {members}"
+    assert refused(9) == f"{at}: 9 is not a CellOp {members}"
+
+
+@pytest.mark.parametrize("wrong", [{}, {"a": 1}, "ab", 0])
+def test_an_object_or_a_string_is_not_a_list_of_records(wrong):
+    """An empty object where a list of records belongs was taken as no records (the form
+    built without a word), and an object with keys was refused as "expected an object,
+    got str" (its first key, iterated)."""
+    from generated import plainbuffer
+
+    with pytest.raises(EncodeError) as err:
+        plainbuffer.from_dict({"rows": wrong})
+    assert str(err.value).startswith("rows: expected a list, got "), str(err.value)
+    with pytest.raises(EncodeError) as err:
+        plainbuffer.from_dict({"rows": [{"primary_key": wrong}]})
+    assert str(err.value).startswith("rows[0].primary_key: expected a list, got ")
+    assert plainbuffer.from_dict({"rows": None}) == plainbuffer.from_dict({})  # no rows

@@ -74,6 +74,10 @@ CASES = [
     (x("type: b8, tag: 1"), F + ".tag", "a bit field takes no 'tag'"),
     (x("type: b1, enum: kind"), F + ".enum", "kind.B (2) does not fit b1 (0 to 1)"),
     (x("type: b1, open: true, enum: kind"), F + ".enum", "kind.B (2) does not fit b1"),
+    (X + "type: u16, doc: X, units}", F + ".units", "unknown key 'units': a ',' inside {...}"),
+    (x("type: str, size: u9"), F + ".size", "'u9' is no earlier field and no length type ("),
+    (x("type: str, size: uint16"), F + ".size", "no length type (did you mean 'u16'?)"),
+    (x("type: str, size: nme"), F + ".size", "no length type (did you mean 'name'?)"),
 ]
 
 
@@ -86,6 +90,19 @@ def test_a_field_mistake_is_a_spec_error_at_its_key_and_line(field, key, message
     err = caught.value
     assert (err.file, err.key, err.line) == ("specs/box.yaml", key, BASE.count("\n"))
     assert message in err.message
+
+
+def test_a_duplicate_key_is_named_at_its_second_line(tmp_path):
+    """The line of the key given twice is the second one (the first is often the right one,
+    far above), and the message names the first."""
+    path = tmp_path / "box.yaml"
+    field = "      - {name: x, type: u16, doc: X.}\n"
+    path.write_text(BASE.replace(field, "      - name: x\n        type: u16\n        type: u8\n"))
+    with pytest.raises(SpecError) as caught:
+        load(path, "specs/box.yaml")
+    err = caught.value
+    assert (err.key, err.line) == (F + ".type", BASE.count("\n") + 2)
+    assert err.message == f"duplicate key 'type' (first at line {BASE.count(chr(10)) + 1})"
 
 
 def test_the_base_spec_builds(tmp_path):

@@ -68,3 +68,17 @@ def test_what_the_tutorial_says_comes_for_free(tutorial, files):
         codec.parse(data.read_bytes()[:-3])
     assert str(err.value) in " ".join(tutorial.split())
     assert len(list(codec.iter_rows(data.read_bytes()))) == 2
+
+
+def test_the_top_readmes_short_example_runs_as_written(monkeypatch):
+    """README.md's "A short example" reads a shipped sample and shows what its first key
+    holds; it named bytes (``data``, 'iampk') no file of the checkout has."""
+    top = README.parent.parent / "README.md"
+    text = top.read_text()
+    example = text[text.index("## A short example") :]
+    code = re.search(r"```python\n(.*?)```", example, re.DOTALL).group(1)
+    shown = re.search(r"value\.value +# '([^']*)'", code).group(1)
+    monkeypatch.chdir(top.parent)  # the sample's path is from the checkout's root
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)  # noqa: S102 - the README's own example
+    assert scope["model"].rows[0].primary_key[0].value.value == shown

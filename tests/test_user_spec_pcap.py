@@ -343,7 +343,7 @@ GOOD = SPEC.read_text()
             "        size: incl_len\n",
             "        size: incl_length\n",
             ":81: records.packet.fields[4].size: ",
-            "expression uses 'incl_length', which is not an earlier field (did you mean 'incl_len'?)",
+            "'incl_length' is no earlier field and no length type (did you mean 'incl_len'?)",
         ),
         (  # a repeat with no way to end
             "type: packet, repeat: eos",

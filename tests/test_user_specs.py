@@ -233,8 +233,30 @@ def test_an_in_memory_module_says_it_has_no_compiled_reader(specs):
             ("repeat: {count: count}", "repeat: eso"),
             (
                 "sensorlog.yaml:21: records.file.fields[3].repeat: not a valid form for this key: "
-                "'eso' (did you mean 'eos'?); the forms: eos, tagged,"
+                "'eso' (did you mean 'eos', or {count: eso}?); the forms: eos, tagged,"
             ),
+        ),
+        (
+            ("repeat: {count: count}", "repeat: count"),
+            (
+                "records.file.fields[3].repeat: not a valid form for this key: 'count' (did "
+                "you mean 'msb_count', or {count: count}?)"
+            ),
+        ),
+        (
+            ('if: "has_note == 1"', 'if: "has_note = 1"'),
+            (
+                "records.body.fields[4].if: 'has_note = 1' is not a valid expression: invalid "
+                "syntax (a comparison is '==')"
+            ),
+        ),
+        (
+            ('if: "has_note == 1"', 'if: "length(note) == 1"'),
+            "may not call length: only len, min, max, abs, sum, all, any (did you mean 'len'?)",
+        ),
+        (
+            ('if: "has_note == 1"', 'if: "has_note == 1 && unit"'),
+            "is not a valid expression: invalid syntax (Python's words: 'and', 'or', 'not')",
         ),
         (
             ("format: sensorlog", "format: Sensor-Log"),
@@ -528,3 +550,54 @@ def test_a_valid_check_on_a_conditional_field_runs_only_where_it_is_read(specs):
     for parse in (module.parse, module.parse_construct):
         with pytest.raises(DecodeError, match=r"note = '' does not satisfy len\(note\) > 0"):
             parse(empty)
+
+
+def test_a_value_too_big_for_its_wire_type_says_whose_it_is(specs, capsys):
+    """A text too long for its u8 length read '300 is out of range for uint8', and a count
+    the builder computes the same, as if the user had written that number."""
+    spec = specs / "sensorlog.yaml"
+    spec.write_text(SENSORLOG.replace("type: uvarint, value:", "type: u8, value:"))
+    data, form = specs.parent / "log.bin", specs.parent / "log.json"
+    data.write_bytes(LOG)
+    assert main(["decode", "sensorlog", str(data), "--spec", str(spec)]) == 0
+    decoded = json.loads(capsys.readouterr().out)
+    out = ["-o", str(specs.parent / "out.bin"), "--spec", str(spec)]
+
+    decoded["records"][0]["body"]["note"] = "n" * 300
+    form.write_text(json.dumps(decoded))
+    assert main(["encode", "sensorlog", str(form), *out]) == 1
+    assert capsys.readouterr().err == (
+        "wirespec: records[0].body.note: text of 300 bytes is too long for its length prefix"
+        " (300 is out of range for uint8)\n"
+    )
+    decoded["records"] = decoded["records"][1:] * 300
+    form.write_text(json.dumps(decoded))
+    assert main(["encode", "sensorlog", str(form), *out]) == 1
+    assert capsys.readouterr().err == (
+        "wirespec: count: 300 is out of range for uint8 (the value the builder computes,"
+        " from the model's fields)\n"
+    )
+
+
+def test_trailing_bytes_name_no_field(specs, capsys):
+    """Bytes after the whole message belong to no field: the line says where they start,
+    not 'field <message>'."""
+    data = specs.parent / "log.bin"
+    data.write_bytes(LOG + b"xx")
+    assert main(["decode", "sensorlog", str(data), "--spec", str(specs / "sensorlog.yaml")]) == 1
+    assert capsys.readouterr().err == (
+        f"wirespec: cannot decode: 2 trailing byte(s) after the message (offset {len(LOG)})\n"
+    )
+
+
+@pytest.mark.parametrize("verb", ["decode", "inspect", "ingest"])
+def test_a_spec_typed_as_the_format_says_where_it_goes(verb, specs, capsys):
+    """``decode myspecs/sensorlog.yaml log.bin`` read "unknown format" and a list of the
+    shipped ones; the line now says FORMAT is the spec's format: and the file --spec's."""
+    spec = str(specs / "sensorlog.yaml")
+    (specs.parent / "log.bin").write_bytes(LOG)
+    extra = ["--output", str(specs.parent / "out")] if verb == "ingest" else []
+    assert main([verb, spec, str(specs.parent / "log.bin"), *extra]) == 2  # a usage error
+    err = capsys.readouterr().err
+    assert f"{spec} is a spec file, not a format: give it as --spec {spec}" in err
+    assert err.endswith("with FORMAT its format:, sensorlog\n")

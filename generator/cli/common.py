@@ -184,10 +184,16 @@ def stdout_console():
 
 
 def error_line(err: BaseException) -> str:
-    """The one line a user sees for an error of ours."""
+    """The one line a user sees for an error of ours; one of no field (trailing bytes)
+    names none.
+
+    >>> error_line(DecodeError("2 trailing byte(s) after the message", offset=44))
+    'cannot decode: 2 trailing byte(s) after the message (offset 44)'
+    """
     if isinstance(err, DecodeError):
         offset = "?" if err.offset is None else err.offset
-        return f"cannot decode: {err.message} (offset {offset}, field {err.path or '<message>'})"
+        field = f", field {err.path}" if err.path else ""
+        return f"cannot decode: {err.message} (offset {offset}{field})"
     if isinstance(err, OSError):
         where = f" {err.filename}" if err.filename else ""
         return _one_line(f"cannot use{where}: {err.strerror or err}")

@@ -52,6 +52,7 @@ from pathlib import Path
 from generator.cli.common import EXIT_BAD_INPUT as EXIT_FAILED
 from generator.cli.common import EXIT_USAGE, CliError, counted, examples
 from generator.cli.ingest_progress import Progress, rate, watch_tasks
+from generator.cli.target import spec_as_format
 from runtime.core.errors import did_you_mean
 
 CDC_FORMATS = ("ticdc_craft", "ticdc_open_protocol")
@@ -231,7 +232,8 @@ def plan_jobs(fmt: str, inputs, spec=None) -> list[tuple[str, list[tuple[str, st
                 load_module(fmt)
         except ValueError:
             raise IngestError(
-                f"unknown format {fmt!r}{did_you_mean(fmt, ['all', *known])}; "
+                spec_as_format(fmt)
+                or f"unknown format {fmt!r}{did_you_mean(fmt, ['all', *known])}; "
                 f"known: all, {', '.join(known)}"
             ) from None
         dirs = [(fmt, list(inputs))]

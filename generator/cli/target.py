@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
+import re
 from pathlib import Path
 
 from generator import ROOT
@@ -33,9 +34,33 @@ def format_help(more: str = "") -> str:
     return f"one of: {', '.join(known_formats())}{more}; or your spec's format: with --spec"
 
 
+def spec_as_format(fmt: str) -> str | None:
+    """What to type instead when FORMAT is a spec file (``decode myspecs/log.yaml x.bin``),
+    else None: FORMAT is the spec's ``format:`` (read from its text: the core install has
+    no YAML parser) and the file goes to ``--spec``.
+
+    >>> spec_as_format("plainbuffer") is None
+    True
+    >>> spec_as_format("nowhere/log.yaml")
+    'nowhere/log.yaml is a spec file, not a format: give it as --spec nowhere/log.yaml, with FORMAT its format:'
+    """
+    if not fmt.endswith((".yaml", ".yml")):
+        return None
+    try:
+        named = re.search(r"^format:\s*([a-z][a-z0-9_]*)\s*$", Path(fmt).read_text(), re.MULTILINE)
+    except (OSError, UnicodeDecodeError):
+        named = None
+    its = f", {named.group(1)}" if named else ""
+    return (
+        f"{fmt} is a spec file, not a format: give it as --spec {fmt}, with FORMAT its format:{its}"
+    )
+
+
 def load_codec(fmt: str):
     """The generated module of a format (``plainbuffer`` -> ``generated.plainbuffer``)."""
     known = known_formats()
+    if (misplaced := spec_as_format(fmt)) is not None:
+        raise CliError(misplaced, EXIT_USAGE)
     if fmt not in known:
         raise CliError(
             f"unknown format {fmt!r}{did_you_mean(fmt, known)}; known: {', '.join(known)} "

@@ -721,9 +721,9 @@ class ModuleEmitter(SparkColumns):
         if field.repeat is not None:
             inner = self.from_json(ref, "item")
             # absent (None) when the condition does not hold, or nothing was kept (a new model)
-            items = f"rt_codec.list_from_json(d.get({key}))"  # a string is not a list
-            if ref.kind == "record":  # its from_dict refuses a character or a key, at no cost
-                items = f"d.get({key}) or ()"
+            # a string or an object is not a list: iterated, it would be characters or keys
+            # (an empty object, no elements at all)
+            items = f"rt_codec.list_from_json(d.get({key}))"
             if field.condition or field.kept_of:
                 return f"None if d.get({key}) is None else [{inner} for item in {items}]"
             return f"[{inner} for item in {items}]"

@@ -5,7 +5,11 @@
     >>> translate("__import__('os')", set())
     Traceback (most recent call last):
     ...
-    ValueError: expression may not call functions other than len, min, max, abs, sum, all, any
+    ValueError: expression may not call __import__: only len, min, max, abs, sum, all, any
+    >>> translate("length(xs)", {"xs"})
+    Traceback (most recent call last):
+    ...
+    ValueError: expression may not call length: only len, min, max, abs, sum, all, any (did you mean 'len'?)
 
 A field name becomes ``this.<name>`` (construct's context) and ``ENUM.MEMBER`` the
 generated enum member; anything that is not arithmetic, comparison, a conditional,
@@ -51,6 +55,8 @@ import ast
 import builtins
 import keyword
 import re
+
+from runtime.core.errors import did_you_mean
 
 _ALLOWED_NODES = (
     ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Compare, ast.Call,
@@ -206,6 +212,22 @@ def _allowed_constant(value) -> bool:
     return isinstance(value, (int, float, type(None)))
 
 
+def _syntax(err: SyntaxError, text: str) -> str:
+    """Python's word for what does not parse, and the slips a spec's author makes most: a
+    single ``=`` (a comparison is ``==``), ``&&``/``||``/``!`` (``and``/``or``/``not``).
+
+    >>> _syntax(SyntaxError("invalid syntax"), "version = 1")
+    "invalid syntax (a comparison is '==')"
+    >>> _syntax(SyntaxError("invalid syntax"), "a && b")
+    "invalid syntax (Python's words: 'and', 'or', 'not')"
+    """
+    if re.search(r"(?<![=!<>])=(?!=)", text):
+        return f"{err.msg} (a comparison is '==')"
+    if re.search(r"&&|\|\||!(?!=)", text):
+        return f"{err.msg} (Python's words: 'and', 'or', 'not')"
+    return err.msg
+
+
 def translate(
     text: str, fields: set[str], enums: dict[str, str] | None = None, build: bool = False
 ) -> str:
@@ -214,7 +236,9 @@ def translate(
     try:
         tree = ast.parse(str(text), mode="eval")
     except SyntaxError as err:
-        raise ValueError(f"not a valid expression: {err.msg}") from None
+        raise ValueError(
+            f"{str(text)!r} is not a valid expression: {_syntax(err, str(text))}"
+        ) from None
     functions = _FUNCTIONS + (("sizeof",) if build else ())
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED_NODES):
@@ -224,12 +248,14 @@ def translate(
         if isinstance(node, ast.Call) and not (
             isinstance(node.func, ast.Name) and node.func.id in functions
         ):
+            called = getattr(node.func, "id", "")
             hint = {
                 "sizeof": " (sizeof only in value:)",
                 "bytes_left": " (bytes_left() only as a whole if:)",
-            }.get(getattr(node.func, "id", ""), "")
+            }.get(called, "") or did_you_mean(called, functions)
             raise ValueError(
-                f"expression may not call functions other than {', '.join(_FUNCTIONS)}{hint}"
+                f"expression may not call {called or 'that'}: only"
+                f" {', '.join(_FUNCTIONS)}{hint}"
             )
         if (
             isinstance(node, ast.Attribute)

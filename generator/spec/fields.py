@@ -31,7 +31,14 @@ from generator.spec.model import (
     int_range,
 )
 from generator.spec.times import check_time, time_field
-from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RUNTIME_TYPES
+from generator.spec.types import (
+    CHUNK_TYPES,
+    PRIMITIVES,
+    REGION_TYPES,
+    RUNTIME_TYPES,
+    spelled_elsewhere,
+    unknown_size,
+)
 from runtime.core.errors import did_you_mean
 
 _U64 = ("u64", "u64le", "u64be")
@@ -242,7 +249,8 @@ class FieldBuilder:
             ref = TypeRef("region", name)
         else:
             known = [*PRIMITIVES, *self.record_names, *RUNTIME_TYPES, *CHUNK_TYPES, *REGION_TYPES]
-            hint = did_you_mean(name, known)
+            meant = spelled_elsewhere(name)
+            hint = f" (did you mean {meant!r}?)" if meant else did_you_mean(name, known)
             raise self.error(parts + ("type",), f"unknown type {name!r}{hint}")
         if "count" in raw and ref.kind != "chunk":
             raise self.error(parts + ("count",), "only a chunk type takes count:")
@@ -309,7 +317,10 @@ class FieldBuilder:
         try:
             return translate(text, names | {"_parent", "_index"}, enums, build=build)
         except NotEarlier as err:
-            raise self.error(parts, self.not_earlier(err.name, parts, names)) from None
+            why = self.not_earlier(err.name, parts, names)
+            if parts[-1] == "size" and text == err.name and "not an earlier field" in why:
+                why = unknown_size(err.name, names)  # meant as a length type, perhaps
+            raise self.error(parts, why) from None
         except ValueError as err:
             raise self.error(parts, str(err)) from None
 

@@ -119,8 +119,13 @@ def _to_python(node, parts: tuple, lines: Lines):
                     line=key_node.start_mark.line + 1,
                     key=key_path(parts),
                 )
-            if key in out:
-                raise lines.error(parts + (key,), f"duplicate key {key!r}")
+            if key in out:  # at the second: the one to delete, most often the one just added
+                raise SpecError(
+                    f"duplicate key {key!r} (first at line {lines.line(parts + (key,))})",
+                    file=lines.file,
+                    line=key_node.start_mark.line + 1,
+                    key=key_path(parts + (key,)),
+                )
             lines.record(parts + (key,), key_node.start_mark.line + 1)
             out[key] = _to_python(value_node, parts + (key,), lines)
         return out
@@ -187,12 +192,43 @@ def load_text(text: str, path: Path, display: str | None = None) -> LoadedSpec:
             unknown = sorted(set(err.instance) - set(known))
             parts.append(unknown[0])
             hint = did_you_mean(unknown[0], sorted(set(known) - set(err.instance)))
+            if _split_by_a_comma(err.instance[unknown[0]], parts, text, lines):
+                hint = f": {_SPLIT_BY_A_COMMA}"
             raise lines.error(parts, f"unknown key {unknown[0]!r}{hint}")
+        if _split_by_a_comma(err.instance, parts, text, lines):
+            raise lines.error(parts, f"{parts[-1]!r} has no value: {_SPLIT_BY_A_COMMA}")
         raise lines.error(parts, _schema_message(err))
     found = names.problem("format", data["format"])
     if found is not None:
         raise lines.error(("format",), found)
     return LoadedSpec(path, display, text, data, lines)
+
+
+_SPLIT_BY_A_COMMA = (
+    "a ',' inside {...} ends the value before it, and the rest reads as a key;"
+    ' quote that value (doc: "a, b")'
+)
+
+
+def _split_by_a_comma(value, parts: list, text: str, lines: Lines) -> bool:
+    """Whether the key at ``parts`` is likely the tail of a value an unquoted comma split:
+    a key with no ``:`` after it inside ``{...}`` (``{doc: name, UTF-8}`` reads as ``doc:
+    name`` and a key ``UTF-8`` of no value; ``{doc: null}`` is a null written out).
+
+    >>> lines = Lines("s.yaml")
+    >>> lines.record(("a", "UTF-8"), 1)
+    >>> _split_by_a_comma(None, ["a", "UTF-8"], "a: {doc: name, UTF-8}", lines)
+    True
+    >>> lines.record(("a", "doc"), 1)
+    >>> _split_by_a_comma(None, ["a", "doc"], "a: {doc: null}", lines)
+    False
+    """
+    line = lines.line(parts)
+    if value is not None or not parts or not isinstance(parts[-1], str) or line is None:
+        return False
+    source = text.splitlines()
+    alone = re.compile(r"[{,]\s*" + re.escape(parts[-1]) + r"\s*[,}]")
+    return 0 < line <= len(source) and alone.search(source[line - 1]) is not None
 
 
 def _yaml_context(err: yaml.YAMLError) -> str:
@@ -326,6 +362,9 @@ def _schema_message(err: jsonschema.ValidationError) -> str:
         forms = [_form_text(form) for form in err.validator_value]
         words = [value for form in err.validator_value for value in form.get("enum", ())]
         hint = did_you_mean(err.instance, words) if isinstance(err.instance, str) else ""
+        if isinstance(err.instance, str) and "{count: ...}" in forms:  # repeat: n_items
+            counted = f"{{count: {err.instance}}}"
+            hint = f"{hint[:-2]}, or {counted}?)" if hint else f" (did you mean {counted}?)"
         listed = f"; the forms: {', '.join(forms)}" if all(forms) else ""
         return f"not a valid form for this key: {err.instance!r}{hint}{listed}"
     if err.validator == "required":

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import re
+
+from runtime.core.errors import did_you_mean
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,6 +124,65 @@ PRIMITIVES.update(
 )
 LEB128 = ("uvarint", "varint", "reversed_uvarint")
 """The variable-length LEB128 primitives (construct path only)."""
+
+
+_OTHER_SPELLINGS = {
+    "float": "f32",
+    "float32": "f32",
+    "single": "f32",
+    "double": "f64",
+    "float64": "f64",
+    "boolean": "bool",
+    "string": "str",
+    "text": "str",
+    "utf8": "str",
+    "binary": "bytes",
+    "blob": "bytes",
+    "bytearray": "bytes",
+    "byte[]": "bytes",
+}
+
+
+def spelled_elsewhere(name: str) -> str | None:
+    """The primitive another language's name for a type means here (C's ``uint32_t``,
+    Kafka's ``int8``, Rust's ``i64``, Java's ``double``), or None: a hint for a spec's
+    author, since ``uint8`` is nearer ``uvarint`` than ``u8`` letter for letter.
+
+    >>> spelled_elsewhere("uint8"), spelled_elsewhere("int32_t"), spelled_elsewhere("i64be")
+    ('u8', 's32', 's64be')
+    >>> spelled_elsewhere("double"), spelled_elsewhere("String"), spelled_elsewhere("int33")
+    ('f64', 'str', None)
+    """
+    lowered = name.lower()
+    if lowered in _OTHER_SPELLINGS:
+        return _OTHER_SPELLINGS[lowered]
+    match = re.fullmatch(r"(u?)(?:int|i)(8|16|32|64)(?:_t)?(le|be)?", lowered)
+    if match is None:
+        return None
+    unsigned, bits, order = match.groups()
+    spelled = f"{'u' if unsigned else 's'}{bits}{order or ''}"
+    return spelled if spelled in PRIMITIVES else None
+
+
+def unknown_size(name: str, fields=()) -> str:
+    """Why ``size: NAME`` names nothing: no earlier field (of ``fields``) and no integer
+    type of a length before the value, with the nearest of either.
+
+    >>> unknown_size("u9")
+    "'u9' is no earlier field and no length type (an integer type: u8, u16, s32, varint, ...)"
+    >>> unknown_size("uint16")
+    "'uint16' is no earlier field and no length type (did you mean 'u16'?)"
+    >>> unknown_size("lenght", ["length"])
+    "'lenght' is no earlier field and no length type (did you mean 'length'?)"
+    """
+    meant = spelled_elsewhere(name)
+    if meant is not None and PRIMITIVES[meant].kind == "int":
+        hint = f" (did you mean {meant!r}?)"
+    else:
+        ints = [n for n, p in PRIMITIVES.items() if p.kind == "int"]
+        hint = did_you_mean(name, [*sorted(fields), *ints])
+    hint = hint or " (an integer type: u8, u16, s32, varint, ...)"
+    return f"{name!r} is no earlier field and no length type{hint}"
 
 
 def ordered(name: str) -> bool:

@@ -693,7 +693,26 @@ def enum_from_json(enum_class, value, path: str = ""):
             return member
         return enum_class(value)
     except (KeyError, ValueError, TypeError):
-        raise EncodeError(f"{value!r} is not {a_or_an(enum_class.__name__)}", path=path) from None
+        message = (
+            f"{value!r} is not {a_or_an(enum_class.__name__)}{_members_hint(enum_class, value)}"
+        )
+        raise EncodeError(message, path=path) from None
+
+
+def _members_hint(enum_class, value) -> str:
+    """What a refused enum value could have been: the nearest member names, else (a short
+    enum) all of them; a reader of ``'KELVIN' is not a Unit`` needs the names to write.
+
+    >>> import enum
+    >>> Unit = enum.IntEnum("Unit", {"CELSIUS": 1, "PASCAL": 2, "PERCENT": 3})
+    >>> _members_hint(Unit, "PASCALS"), _members_hint(Unit, "KELVIN")
+    (" (did you mean 'PASCAL'?)", ' (one of CELSIUS, PASCAL, PERCENT)')
+    """
+    names = [member.name for member in enum_class if member.name]
+    near = did_you_mean(value, names)
+    if near or not names or len(names) > 12:
+        return near
+    return f" (one of {', '.join(names)})"
 
 
 def switch_row(selector, value, cases: tuple) -> tuple:

@@ -123,15 +123,24 @@ def shown(value) -> str:
     return "None" if value is None else f"{type(value).__name__} {reprlib.repr(value)}"
 
 
+_SAID_WITH_A_CONSONANT = ("uni", "usa", "use", "usu", "uti", "ura", "ure", "uri", "uu", "eu", "one")
+"""How nouns start whose vowel letter is said as a consonant: a Unit, a User, a UUID."""
+
+
 def a_or_an(noun: str) -> str:
-    """``noun`` after its article by its first letter ("an" before a vowel's), as a message
-    names an enum's class ("is not an EventType"). A letter is not a sound: a noun said
-    with a consonant's sound but a vowel's letter ("uint64") is written out by hand.
+    """``noun`` after its article by how it starts ("an" before a vowel's sound), as a
+    message names an enum's class ("is not an EventType"). A letter is not a sound: a
+    noun said with a consonant's sound but a vowel's letter (Unit, User, "uint64") takes
+    "a", from :data:`_SAID_WITH_A_CONSONANT` or written out by hand.
 
     >>> a_or_an("EventType"), a_or_an("GroupType"), a_or_an("OrderMark")
     ('an EventType', 'a GroupType', 'an OrderMark')
+    >>> a_or_an("Unit"), a_or_an("UpdateKind"), a_or_an("UserRole")
+    ('a Unit', 'an UpdateKind', 'a UserRole')
     """
-    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+    lowered = noun.lower()
+    vowel = lowered[:1] in "aeiou" and not lowered.startswith(_SAID_WITH_A_CONSONANT)
+    return f"{'an' if vowel else 'a'} {noun}"
 
 
 class EncodeError(_PathError):

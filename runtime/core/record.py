@@ -337,6 +337,12 @@ class Computed(Subconstruct):
     >>> rec = Record("n" / Computed(Int8ul, lambda this: len(this.xs)), "xs" / RepeatCount(Int8ul, lambda this: this.n))
     >>> rec.build({"xs": [7, 9]}).hex(), rec.parse(b"\\x01\\x05"), rec.build({"xs": None})
     ('020709', Container(n=1, xs=ListContainer([5])), b'\\x00')
+    >>> from runtime.core.fixed import Int8ul
+    >>> rec = Record("n" / Computed(Int8ul, lambda this: len(this.xs)), "xs" / RepeatCount(Int8ul, lambda this: this.n))
+    >>> rec.build({"xs": [0] * 300})
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: n: 300 is out of range for uint8 (the value the builder computes, from the model's fields)
     """
 
     def __init__(self, subcon, func):
@@ -352,7 +358,13 @@ class Computed(Subconstruct):
                 value = self.func(_Emptied(context, context._subcons))
             except (EncodeError, *EXPRESSION_ERRORS):
                 raise _blame(self.func, context) or err from None
-        return self.subcon._build(value, stream, context, path)
+        try:
+            return self.subcon._build(value, stream, context, path)
+        except EncodeError as err:  # a value the model never held: say whose it is
+            if not err.path and not isinstance(err, SiblingError):
+                err.message += " (the value the builder computes, from the model's fields)"
+                err.args = (err.message,)
+            raise
 
     def _parse_backwards(self, data, end, base, context, path):
         return self.subcon._parse_backwards(data, end, base, context, path)

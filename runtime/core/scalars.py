@@ -42,6 +42,14 @@ class LengthPrefixedBytes(Construct):
 
     >>> LengthPrefixedBytes(Int32sl, nullable=True).parse(b"\\xff\\xff\\xff\\xff") is None
     True
+
+    A value too long for its length's type says so (``Int8ul`` from runtime.core.fixed):
+
+    >>> from runtime.core.fixed import Int8ul
+    >>> LengthPrefixedBytes(Int8ul, "utf8").build("a" * 300)
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: <model>: text of 300 bytes is too long for its length prefix (300 is out of range for uint8)
     """
 
     def __init__(
@@ -86,7 +94,13 @@ class LengthPrefixedBytes(Construct):
         data = value_bytes(obj, self.encoding)
         if self.max_length is not None and len(data) > self.max_length:
             raise EncodeError(f"string of {len(data)} bytes exceeds its bound of {self.max_length}")
-        self.length_field._build(len(data), stream, context, path)
+        try:
+            self.length_field._build(len(data), stream, context, path)
+        except EncodeError as err:  # the length alone would not say it is the value's
+            what = "text" if self.encoding else "bytes"
+            raise EncodeError(
+                f"{what} of {len(data)} bytes is too long for its length prefix ({err.message})"
+            ) from None
         stream.write(data)
         return obj
 
