@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from generated import protobuf_wire as pw
+from runtime.core.errors import EncodeError
 from runtime.core.leb128 import write_uvarint
 from tests.test_gallery_protobuf_wire import PEER, ours, same_as_construct, upb_values
 
@@ -96,3 +97,38 @@ def test_kept_bytes_that_no_longer_read_as_the_model_are_written_anew(kept):
     model = pw.parse(CASES["packed int32 non-minimal element"])
     model.wire_layout = ((20, 2, kept),)
     assert pw.build(model) == pw.build_construct(model) == b"\xa2\x01\x02\x01\x05"
+
+
+@pytest.mark.parametrize(
+    "unknown",
+    [
+        b"",  # no record at all
+        b"\x00",  # field number 0
+        b"\x08",  # a key without its varint
+        b"\x0a\x05x",  # a length past the record's bytes
+        b"\x0d\x01\x02",  # a fixed32 of three bytes
+        b"\x08\x01\x08",  # a record, then part of another
+        b"\x0c",  # the end of a group that never started
+        b"\x0b\x10\x01",  # a group without its end
+        b"\x0f",  # wire type 7
+    ],
+)
+def test_a_layout_bytes_entry_that_is_not_one_record_is_refused(unknown):
+    # Written as it is, it made bytes parse refuses (b"\x00": "field number 0"), or bytes
+    # that read as other records (found by fuzzing JSON forms whose layout was edited)
+    model = pw.parse(b"\x0a\x01x", "address")
+    model.wire_layout = (unknown, 1)
+    with pytest.raises(EncodeError, match="wire_layout: bytes .* are not one record"):
+        pw.build(model, "address")
+    document = {**pw.to_dict(model), "wire_layout": [{"$hex": unknown.hex()}, 1]}
+    with pytest.raises(EncodeError, match="not one record"):
+        pw.build(pw.from_dict(document, "address"), "address")
+
+
+@pytest.mark.parametrize(
+    "unknown", [b"\x18\x01", b"\x4a\x01y", b"\x0b\x10\x01\x0c", b"\x1d\x00\x00\x00\x00"]
+)
+def test_a_layout_bytes_entry_of_one_record_is_written_as_it_is(unknown):
+    model = pw.parse(unknown + b"\x0a\x01x", "address")
+    assert model.wire_layout == (unknown, 1)
+    assert pw.build(model, "address") == unknown + b"\x0a\x01x"

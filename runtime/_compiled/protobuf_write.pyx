@@ -20,7 +20,7 @@ from libc.string cimport memcmp, memmove
 from runtime._compiled.float32 cimport float32_narrowed
 from runtime._compiled.lazy cimport Pending
 from runtime._compiled.out cimport Out, grow, put, put_byte, put_uvarint
-from runtime._compiled.protobuf_records cimport Record, group_end, read_key, value_span
+from runtime._compiled.protobuf_records cimport Record, group_end, read_key, read_record, value_span
 from runtime._compiled.protobuf_tables cimport *
 from runtime._compiled.protobuf_values cimport uvarint
 from runtime._compiled.slots cimport get_slot
@@ -292,6 +292,8 @@ cdef int write_layout(Tables* t, Out* o, Message* s, object m, object layout, Py
     cdef PyObject* x
     for entry in <tuple>layout:
         if type(entry) is bytes:
+            if not one_record(<bytes>entry):
+                raise DECLINE  # the Python writer says what is wrong with it
             put(o, <const unsigned char*>PyBytes_AS_STRING(entry), PyBytes_GET_SIZE(entry))
             continue
         kept = None
@@ -486,6 +488,14 @@ cdef int kept_entry(Out* a, Field* f, const unsigned char* p, Py_ssize_t pos,
             for width in range(8 if wt == I64 else 4):
                 put_byte(a, 0)
     return prefix_length(a, start)
+
+
+cdef inline bint one_record(bytes entry) noexcept:
+    """Whether a layout's bytes entry is one record, all of its bytes (``check_record``)."""
+    cdef Record r
+    cdef Py_ssize_t end = PyBytes_GET_SIZE(entry)
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(entry)
+    return read_record(p, 0, end, &r, 1, MAX_C_DEPTH) >= 0 and r.stop == end
 
 
 cdef bint kept_reads_as(Field* f, bint packed, bytes kept, const unsigned char* written,

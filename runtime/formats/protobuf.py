@@ -67,7 +67,7 @@ from runtime.core import kept as rt_kept
 from runtime.core.codec import bytes_from_json
 from runtime.core.errors import DecodeError, EncodeError, SpecError
 from runtime.core.leb128 import read_uvarint, write_uvarint
-from runtime.core.limits import Limits, current
+from runtime.core.limits import DEFAULT, Limits, current
 from runtime.core.model import Model
 from runtime.core.spans import current as current_spans
 from runtime.core.stream import remaining
@@ -86,6 +86,7 @@ from runtime.formats.protobuf_records import (
     LEN,
     SGROUP,
     VARINT,
+    check_record,
     group_end,
     name_entry,
     name_record,
@@ -593,6 +594,7 @@ class ProtobufMessage(Construct):
         entries = []
         for entry in layout:
             if isinstance(entry, (bytes, bytearray)):
+                check_record(bytes(entry), DEFAULT, LAYOUT_KEY)
                 entries.append(bytes(entry))
                 continue
             kept = _kept_record(entry)

@@ -16,7 +16,7 @@ An error names the field and the element it was reading, and the offset of its r
 
 from __future__ import annotations
 
-from runtime.core.errors import DecodeError
+from runtime.core.errors import DecodeError, EncodeError
 from runtime.core.leb128 import read_uvarint
 
 VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
@@ -32,6 +32,48 @@ def name_record(err: DecodeError, message, number: int, wt: int, values: dict) -
         return
     element = f.repeated is not None and not (wt == LEN and f.wire_type != LEN)
     err.add_path(f.name, index=len(values[f.name]) if element else None)
+
+
+def check_record(data: bytes, limits, path: str) -> None:
+    """Refuse a layout's bytes entry (a record kept as read) that is not one record, all of
+    its bytes: written as it is, it would make bytes ``parse`` refuses, or reads as
+    other records.
+
+    >>> from runtime.core.limits import Limits
+    >>> check_record(bytes.fromhex("0a0178"), Limits(), "wire_layout")  # field 1, "x"
+    >>> check_record(bytes.fromhex("00"), Limits(), "wire_layout")
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: wire_layout: bytes 00 are not one record: field number 0
+    >>> check_record(bytes.fromhex("08010802"), Limits(), "wire_layout")
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.EncodeError: wire_layout: bytes 08010802 are not one record: 2 byte(s) after it
+    """
+    end = len(data)
+    try:
+        key, pos = read_uvarint(data, 0, bits=32, end=end)
+        number, wt = key >> 3, key & 7
+        if number == 0:
+            raise DecodeError("field number 0", offset=0)
+        if wt == VARINT:
+            _, pos = read_uvarint(data, pos, end=end)
+        elif wt == LEN:
+            n, pos = read_uvarint(data, pos, end=end)
+            pos += n
+        elif wt == I64 or wt == I32:
+            pos += 8 if wt == I64 else 4
+        elif wt == SGROUP:
+            pos = group_end(data, pos, end, number, limits, 1)
+        else:
+            raise DecodeError(f"field {number}: wire type {wt} is no record's", offset=0)
+        if pos > end:
+            raise DecodeError(f"its value runs {pos - end} byte(s) past the end", offset=end)
+        if pos < end:
+            raise DecodeError(f"{end - pos} byte(s) after it", offset=pos)
+    except DecodeError as err:
+        shown = data[:32].hex() + ("..." if len(data) > 32 else "")
+        raise EncodeError(f"bytes {shown} are not one record: {err.message}", path=path) from None
 
 
 def group_end(buf, pos: int, end: int, number: int, limits, depth: int) -> int:
