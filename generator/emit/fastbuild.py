@@ -707,11 +707,12 @@ class BuildEmitter(MessageWriters, OrderedWriters, RepeatWriters, ReservedSizes)
         if ref.terminator is not None:  # rt.TerminatedBytes: never the byte, then it
             kind = "str" if ref.kind == "str" else "(bytes, bytearray)"
             encode = f"{var}.encode({ref.encoding!r})" if ref.kind == "str" else f"bytes({var})"
-            byte = bytes((ref.terminator,))
             w.line(f"if not isinstance({var}, {kind}):")
             w.line('    raise TypeError("text")')
             w.line(f"{data} = {encode}")
-            w.line(f"if {byte!r} in {data}:")
+            # the byte as an int: a memchr, where `b"\x00" in data` first fails to read
+            # its operand as an int (a TypeError made and dropped: most of a BSON key's cost)
+            w.line(f"if {ref.terminator} in {data}:")
             w.line('    raise ValueError("terminator")')
             w.line(f"out += {data}")
             w.line(f"out.append({ref.terminator})")
