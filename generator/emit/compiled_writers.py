@@ -356,7 +356,13 @@ class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
     def text(self, w: LineWriter, ref: TypeRef, var: str, scope) -> None:
         """A length-prefixed text or bytes (``str`` UTF-8) after a uvarint, ZigZag or
         fixed-width integer length by one C call; a nullable one's None as the fast writer
-        has it (the length -1, a C call too); the rest as the fast writer has it."""
+        has it (the length -1, a C call too); a terminated one (a C string) by one C call
+        too; the rest as the fast writer has it."""
+        utf8 = ref.kind != "str" or ref.encoding in ("utf8", "utf-8")
+        if ref.terminator is not None and not ref.nullable and utf8:
+            text = "True" if ref.kind == "str" else "False"
+            w.line(f"put_terminated_text(out, {var}, {text}, {ref.terminator})")
+            return
         plain = not ref.nullable and ref.terminator is None and ref.size_is_prefix
         length = _TEXT_LENGTHS.get(ref.size) if plain else None
         prim = PRIMITIVES.get(ref.size) if plain else None
@@ -433,8 +439,8 @@ class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
             "    LENGTH_UVARINT, LENGTH_ZIGZAG, member_i64_of, member_of, member_u64_of, out_append,",
             "    out_extend, out_insert, out_patch, out_replace_tail, out_rotate, out_slice, out_truncate,",
             "    put_delta_uvarint_chunk, put_delta_varint_chunk, put_fixed_int, put_fixed_text,",
-            "    put_nullable_bytes_chunk, put_reversed_uvarint, put_string_chunk, put_text,",
-            "    put_uvarint_chunk, put_varint_chunk, put_zigzag,",
+            "    put_nullable_bytes_chunk, put_reversed_uvarint, put_string_chunk,",
+            "    put_terminated_text, put_text, put_uvarint_chunk, put_varint_chunk, put_zigzag,",
             ")",
             *(_MSB_WRITERS if "put_msb_" in text else ()),
             *(_RECURSION_GUARD if "Py_EnterRecursiveCall(" in text else ()),
