@@ -13,8 +13,9 @@ computed size tables, a condition, the ``rt_fast.Parent`` it returns) is the fas
 writer's Python, compiled; so is what the C writers do not cover (tags, checksums, bit
 fields, switches, choices, ``process:``, text that is not UTF-8 or not after a varint or
 fixed-width length), with what it does to the bytearray ``out`` (``out += x``, ``out[a:b]``, ``del out[a:]``)
-done on the C buffer (:func:`translated`). A record's fields are read as attributes when
-the model is of its own class (``Model.__getitem__`` in Python was most of a build); an
+done on the C buffer (:func:`translated`). A record's fields are read as its model's slots
+(at offsets ``bind_writers`` finds: no attribute look-up) when the model is of its own
+class (``Model.__getitem__`` in Python was most of a build); an
 id-keyed message (``layout: serializable``) by :mod:`generator.emit.compiled_messages`, or,
 where that declines it (text other than UTF-8), by its Python fast writer.
 ``write_record_<record>(model, out)`` appends the bytes to the
@@ -95,12 +96,30 @@ _MODEL_READ = re.compile(r"\bmodel(\[|\.get\()(\"\w+\")[\])]")
 """``model["name"]`` and ``model.get("name")`` in a rendered line."""
 
 
-def _model_read(match: re.Match) -> str:
+def _model_read(cls: str, match: re.Match) -> str:
+    """A field read of the record's own model class ``cls`` as its slot read (no attribute
+    look-up: :func:`slot_global`), of anything else as it is."""
     name = match.group(2)
+    slot = f"{slot_global(cls, name.strip(chr(34)))}, {name}"
     if match.group(1) == "[":
-        return f"(getattr(model, {name}) if attributes else model[{name}])"
-    return f"(getattr(model, {name}, None) if attributes else model.get({name}))"
+        return f"(slot_value(model, {slot}) if attributes else model[{name}])"
+    return f"(slot_value_or_none(model, {slot}) if attributes else model.get({name}))"
 
+
+def slot_global(cls: str, name: str) -> str:
+    """The module global holding the offset of ``cls``'s slot ``name`` (set by
+    ``bind_writers``; -1 where the class has no such slot, and it is looked up).
+
+    >>> slot_global("Element", "key")
+    '_wslot_Element_key'
+    """
+    return f"_wslot_{cls}_{name}"
+
+
+_SLOT_READS = (
+    "from runtime._compiled.slots cimport slot_offset_if_any, slot_value, slot_value_or_none",
+)
+"""What the writers read their own record's fields with (the model's slots)."""
 
 _RECURSION_GUARD = (
     'cdef extern from "Python.h":',
@@ -161,6 +180,8 @@ class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
         """``Enum.MEMBER`` a writer names -> the module global bound to that member."""
         self.record_classes: set[str] = set()
         """The model classes a choice's writer tells apart (``type(value) is Cls``)."""
+        self.slots_read: set[tuple[str, str]] = set()
+        """(model class, field) the writers read as a slot of their own record's class."""
         self.python_writers: set[str] = set()
         """The records written by their Python fast writer (an id-keyed message the compiled
         one declines)."""
@@ -191,9 +212,10 @@ class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
             # Model.__getitem__ and .get do in Python (a dict or another class: as it is)
             cls = camel(record.name)
             self.record_classes.add(cls)
+            self.slots_read.update((cls, m.group(2).strip('"')) for m in _MODEL_READ.finditer(body))
             doc, rest = body.split("\n", 1)
             body = f"{doc}\n    cdef bint attributes = type(model) is {cls}\n" + _MODEL_READ.sub(
-                _model_read, rest
+                lambda match: _model_read(cls, match), rest
             )
         body = _MEMBER.sub(self.member_global, body)
         # a spec expression's `x[0]` is Python's, not the module's unchecked C indexing
@@ -444,6 +466,7 @@ class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
             ")",
             *(_MSB_WRITERS if "put_msb_" in text else ()),
             *(_RECURSION_GUARD if "Py_EnterRecursiveCall(" in text else ()),
+            *(_SLOT_READS if self.slots_read else ()),
             "import runtime.core.fast as rt_fast",
             *sorted(
                 {line for used, line in IMPORTS.items() if re.search(rf"\b{re.escape(used)}", text)}
@@ -464,6 +487,7 @@ class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
                 for name in sorted(self.enum_classes)
             ]
             head += [f"cdef object {name}" for name in sorted(set(self.members_named.values()))]
+            head += [f"cdef Py_ssize_t {slot_global(*read)}" for read in sorted(self.slots_read)]
         parts = ["\n".join(head), *self.supported.values()]
         for name in self.entries:
             parts.append(
@@ -492,6 +516,7 @@ class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
             *(f"_python_write_{name}" for name in python_writers_named),
             *(f"_{name}_members" for name in sorted(self.enum_classes)),
             *sorted(set(self.members_named.values())),
+            *(slot_global(*read) for read in sorted(self.slots_read)),
         ]
         if bound:
             bind.append(f"    global {', '.join(bound)}")
@@ -513,6 +538,10 @@ class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
         bind += [
             f'    {name} = namespace["{named.split(".")[0]}"].{named.split(".")[1]}'
             for named, name in sorted(self.members_named.items())
+        ]
+        bind += [
+            f'    {slot_global(cls, name)} = slot_offset_if_any({cls}, "{name}")'
+            for cls, name in sorted(self.slots_read)
         ]
         bind.append("    return {")
         bind += [f'        "{name}": write_record_{name},' for name in self.entries]
