@@ -239,6 +239,9 @@ class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
         )
         return f"{guard}\n\n\n{checked}cdef object _cbody_{record.name}({params}):\n{body}"
 
+    def model_reads(self, cls: str, body: str) -> str:
+        return body  # read as slots, in record_function
+
     def constant(self, name: str, value: str) -> str:
         return super().constant(f"_w{name}", value)  # not to meet the readers' names
 
