@@ -106,6 +106,32 @@ def _model_read(cls: str, match: re.Match) -> str:
     return f"(slot_value_or_none(model, {slot}) if attributes else model.get({name}))"
 
 
+_MARK = re.compile(r"^ *(\w+) = out\.size(?:  #.*)?$", re.MULTILINE)
+"""A writer's mark of where it is in the buffer (a size's place, a field's start)."""
+
+
+def size_marks(body: str) -> list[str]:
+    """The names a writer binds only to ``out.size`` (its marks), which can be C integers:
+    every other binding of the name (another assignment, ``+=``, a loop's or an unpacking's
+    target) keeps it a Python object.
+
+    >>> size_marks("    at = out.size\\n    n = out.size\\n    for n in x:\\n        pass")
+    ['at']
+    """
+    marks = []
+    for name in sorted(set(_MARK.findall(body))):
+        word = rf"(?<![\w.]){name}(?!\w)"
+        bound = re.findall(
+            rf"^ *(?:for |.*,\s*)?{word}(?:\s*,.*)?\s*(?:[-+*/%&|^]|<<|>>|//)?=(?!=)",
+            body,
+            re.MULTILINE,
+        )
+        bound += re.findall(rf"\bfor\b[^:]*{word}[^:]*\bin\b", body)
+        if len(bound) == len(re.findall(rf"^ *{name} = out\.size(?:  #.*)?$", body, re.MULTILINE)):
+            marks.append(name)
+    return marks
+
+
 def slot_global(cls: str, name: str) -> str:
     """The module global holding the offset of ``cls``'s slot ``name`` (set by
     ``bind_writers``; -1 where the class has no such slot, and it is looked up).
@@ -205,6 +231,10 @@ class CompiledWriters(CompiledMessages, CutRefusal, BuildEmitter):
             body = "\n".join([doc, *(f"    {line}" for line in c_locals), rest])
         params = "object model, Out* out" + (", object parent" if ", parent)" in head else "")
         body = "\n".join(translated(line) for line in body.split("\n"))
+        marks = size_marks(body)
+        if marks:  # C integers: no Python int made per mark, none read back for out.size
+            doc, rest = body.split("\n", 1)
+            body = f"{doc}\n    cdef Py_ssize_t {', '.join(marks)}\n{rest}"
         body = body.replace("rt_fast.Parent(", "_WParent(")
         body = body.replace("rt_fast.EMPTY_PARENT", "_WEmptyParent")
         if _MODEL_READ.search(body):
