@@ -38,7 +38,10 @@ def attribute_reads(cls: str, body: str) -> str:
     doc, rest = body.split("\n", 1)
     rest = _MODEL_READ.sub(read, rest)
     rest = re.sub(
-        r"= \((model\.\w+ if attributes else model\[\"\w+\"\])\)$", r"= \1", rest, flags=re.MULTILINE
+        r"= \((model\.\w+ if attributes else model\[\"\w+\"\])\)$",
+        r"= \1",
+        rest,
+        flags=re.MULTILINE,
     )
     return f"{doc}\n    attributes = type(model) is {cls}\n{rest}"
 
