@@ -13,8 +13,9 @@ computed size tables, a condition, the ``rt_fast.Parent`` it returns) is the fas
 writer's Python, compiled; so is what the C writers do not cover (tags, checksums, bit
 fields, switches, choices, ``process:``, text that is not UTF-8 or not after a varint or
 fixed-width length), with what it does to the bytearray ``out`` (``out += x``, ``out[a:b]``, ``del out[a:]``)
-done on the C buffer (:func:`translated`). A record's fields are read as attributes when
-the model is of its own class (``Model.__getitem__`` in Python was most of a build); an
+done on the C buffer (:func:`translated`). A record's fields are read as its model's slots
+(at offsets ``bind_writers`` finds: no attribute look-up) when the model is of its own
+class (``Model.__getitem__`` in Python was most of a build); an
 id-keyed message (``layout: serializable``) by :mod:`generator.emit.compiled_messages`, or,
 where that declines it (text other than UTF-8), by its Python fast writer.
 ``write_record_<record>(model, out)`` appends the bytes to the
@@ -94,12 +95,56 @@ _MODEL_READ = re.compile(r"\bmodel(\[|\.get\()(\"\w+\")[\])]")
 """``model["name"]`` and ``model.get("name")`` in a rendered line."""
 
 
-def _model_read(match: re.Match) -> str:
+def _model_read(cls: str, match: re.Match) -> str:
+    """A field read of the record's own model class ``cls`` as its slot read (no attribute
+    look-up: :func:`slot_global`), of anything else as it is."""
     name = match.group(2)
+    slot = f"{slot_global(cls, name.strip(chr(34)))}, {name}"
     if match.group(1) == "[":
-        return f"(getattr(model, {name}) if attributes else model[{name}])"
-    return f"(getattr(model, {name}, None) if attributes else model.get({name}))"
+        return f"(slot_value(model, {slot}) if attributes else model[{name}])"
+    return f"(slot_value_or_none(model, {slot}) if attributes else model.get({name}))"
 
+
+_MARK = re.compile(r"^ *(\w+) = out\.size(?:  #.*)?$", re.MULTILINE)
+"""A writer's mark of where it is in the buffer (a size's place, a field's start)."""
+
+
+def size_marks(body: str) -> list[str]:
+    """The names a writer binds only to ``out.size`` (its marks), which can be C integers:
+    every other binding of the name (another assignment, ``+=``, a loop's or an unpacking's
+    target) keeps it a Python object.
+
+    >>> size_marks("    at = out.size\\n    n = out.size\\n    for n in x:\\n        pass")
+    ['at']
+    """
+    marks = []
+    for name in sorted(set(_MARK.findall(body))):
+        word = rf"(?<![\w.]){name}(?!\w)"
+        bound = re.findall(
+            rf"^ *(?:for |.*,\s*)?{word}(?:\s*,.*)?\s*(?:[-+*/%&|^]|<<|>>|//)?=(?!=)",
+            body,
+            re.MULTILINE,
+        )
+        bound += re.findall(rf"\bfor\b[^:]*{word}[^:]*\bin\b", body)
+        if len(bound) == len(re.findall(rf"^ *{name} = out\.size(?:  #.*)?$", body, re.MULTILINE)):
+            marks.append(name)
+    return marks
+
+
+def slot_global(cls: str, name: str) -> str:
+    """The module global holding the offset of ``cls``'s slot ``name`` (set by
+    ``bind_writers``; -1 where the class has no such slot, and it is looked up).
+
+    >>> slot_global("Element", "key")
+    '_wslot_Element_key'
+    """
+    return f"_wslot_{cls}_{name}"
+
+
+_SLOT_READS = (
+    "from runtime._compiled.slots cimport slot_offset_if_any, slot_value, slot_value_or_none",
+)
+"""What the writers read their own record's fields with (the model's slots)."""
 
 _RECURSION_GUARD = (
     'cdef extern from "Python.h":',
@@ -160,6 +205,8 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
         """``Enum.MEMBER`` a writer names -> the module global bound to that member."""
         self.record_classes: set[str] = set()
         """The model classes a choice's writer tells apart (``type(value) is Cls``)."""
+        self.slots_read: set[tuple[str, str]] = set()
+        """(model class, field) the writers read as a slot of their own record's class."""
         self.python_writers: set[str] = set()
         """The records written by their Python fast writer (an id-keyed message the compiled
         one declines)."""
@@ -183,6 +230,10 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
             body = "\n".join([doc, *(f"    {line}" for line in c_locals), rest])
         params = "object model, Out* out" + (", object parent" if ", parent)" in head else "")
         body = "\n".join(translated(line) for line in body.split("\n"))
+        marks = size_marks(body)
+        if marks:  # C integers: no Python int made per mark, none read back for out.size
+            doc, rest = body.split("\n", 1)
+            body = f"{doc}\n    cdef Py_ssize_t {', '.join(marks)}\n{rest}"
         body = body.replace("rt_fast.Parent(", "_WParent(")
         body = body.replace("rt_fast.EMPTY_PARENT", "_WEmptyParent")
         if _MODEL_READ.search(body):
@@ -190,9 +241,10 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
             # Model.__getitem__ and .get do in Python (a dict or another class: as it is)
             cls = camel(record.name)
             self.record_classes.add(cls)
+            self.slots_read.update((cls, m.group(2).strip('"')) for m in _MODEL_READ.finditer(body))
             doc, rest = body.split("\n", 1)
             body = f"{doc}\n    cdef bint attributes = type(model) is {cls}\n" + _MODEL_READ.sub(
-                _model_read, rest
+                lambda match: _model_read(cls, match), rest
             )
         body = _MEMBER.sub(self.member_global, body)
         # a spec expression's `x[0]` is Python's, not the module's unchecked C indexing
@@ -215,6 +267,9 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
             ]
         )
         return f"{guard}\n\n\n{checked}cdef object _cbody_{record.name}({params}):\n{body}"
+
+    def model_reads(self, cls: str, body: str) -> str:
+        return body  # read as slots, in record_function
 
     def constant(self, name: str, value: str) -> str:
         return super().constant(f"_w{name}", value)  # not to meet the readers' names
@@ -355,7 +410,13 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
     def text(self, w: LineWriter, ref: TypeRef, var: str, scope) -> None:
         """A length-prefixed text or bytes (``str`` UTF-8) after a uvarint, ZigZag or
         fixed-width integer length by one C call; a nullable one's None as the fast writer
-        has it (the length -1, a C call too); the rest as the fast writer has it."""
+        has it (the length -1, a C call too); a terminated one (a C string) by one C call
+        too; the rest as the fast writer has it."""
+        utf8 = ref.kind != "str" or ref.encoding in ("utf8", "utf-8")
+        if ref.terminator is not None and not ref.nullable and utf8:
+            text = "True" if ref.kind == "str" else "False"
+            w.line(f"put_terminated_text(out, {var}, {text}, {ref.terminator})")
+            return
         plain = not ref.nullable and ref.terminator is None and ref.size_is_prefix
         length = _TEXT_LENGTHS.get(ref.size) if plain else None
         prim = PRIMITIVES.get(ref.size) if plain else None
@@ -432,11 +493,12 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
             "    LENGTH_UVARINT, LENGTH_ZIGZAG, member_i64_of, member_of, member_u64_of, out_append,",
             "    out_extend, out_insert, out_patch, out_replace_tail, out_rotate, out_slice, out_truncate,",
             "    put_delta_uvarint_chunk, put_delta_varint_chunk, put_fixed_int, put_fixed_text,",
-            "    put_nullable_bytes_chunk, put_reversed_uvarint, put_string_chunk, put_text,",
-            "    put_uvarint_chunk, put_varint_chunk, put_zigzag,",
+            "    put_nullable_bytes_chunk, put_reversed_uvarint, put_string_chunk,",
+            "    put_terminated_text, put_text, put_uvarint_chunk, put_varint_chunk, put_zigzag,",
             ")",
             *(_MSB_WRITERS if "put_msb_" in text else ()),
             *(_RECURSION_GUARD if "Py_EnterRecursiveCall(" in text else ()),
+            *(_SLOT_READS if self.slots_read else ()),
             "import runtime.core.fast as rt_fast",
             *sorted(
                 {line for used, line in IMPORTS.items() if re.search(rf"\b{re.escape(used)}", text)}
@@ -457,6 +519,7 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
                 for name in sorted(self.enum_classes)
             ]
             head += [f"cdef object {name}" for name in sorted(set(self.members_named.values()))]
+            head += [f"cdef Py_ssize_t {slot_global(*read)}" for read in sorted(self.slots_read)]
         parts = ["\n".join(head), *self.supported.values()]
         for name in self.entries:
             parts.append(
@@ -485,6 +548,7 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
             *(f"_python_write_{name}" for name in python_writers_named),
             *(f"_{name}_members" for name in sorted(self.enum_classes)),
             *sorted(set(self.members_named.values())),
+            *(slot_global(*read) for read in sorted(self.slots_read)),
         ]
         if bound:
             bind.append(f"    global {', '.join(bound)}")
@@ -506,6 +570,10 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
         bind += [
             f'    {name} = namespace["{named.split(".")[0]}"].{named.split(".")[1]}'
             for named, name in sorted(self.members_named.items())
+        ]
+        bind += [
+            f'    {slot_global(cls, name)} = slot_offset_if_any({cls}, "{name}")'
+            for cls, name in sorted(self.slots_read)
         ]
         bind.append("    return {")
         bind += [f'        "{name}": write_record_{name},' for name in self.entries]

@@ -15,7 +15,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.stdint cimport int64_t, uint8_t, uint64_t
-from libc.string cimport memcpy, memmove
+from libc.string cimport memchr, memcpy, memmove
 
 from runtime._compiled.out cimport Out, grow, put, put_byte, put_uvarint
 from runtime._compiled.utf8 cimport utf8_valid
@@ -185,6 +185,31 @@ cdef inline int put_fixed_text(Out* o, object v, bint text, Py_ssize_t max_lengt
     cdef const char* data = text_of(v, text, max_length, &n)
     put_fixed_bits(o, fixed_bits_of(n, <uint64_t>n, size, signed), size, big)
     return put(o, <const unsigned char*>data, n)
+
+
+cdef inline int put_terminated_text(Out* o, object v, bint text, unsigned char terminator) except -1:
+    """The bytes of ``v`` and ``terminator`` after them (``rt.TerminatedBytes``, a C string):
+    where ``text`` a ``str`` as strict UTF-8 (CPython keeps an ASCII string's bytes: no copy
+    is made), else ``bytes`` or a ``bytearray``; bytes equal to the terminator raise.
+
+    >>> # put_terminated_text(&out, "ab", True, 0) puts 61 62 00
+    """
+    cdef Py_ssize_t size
+    cdef const char* data
+    if text:
+        if type(v) is not str:
+            raise TypeError("not str")
+        data = PyUnicode_AsUTF8AndSize(v, &size)
+    elif type(v) is bytes:
+        data, size = PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v)
+    elif type(v) is bytearray:
+        data, size = PyByteArray_AS_STRING(v), PyByteArray_GET_SIZE(v)
+    else:
+        raise TypeError("not bytes")
+    if memchr(data, terminator, size) != NULL:
+        raise ValueError("terminator")
+    put(o, <const unsigned char*>data, size)
+    return put_byte(o, terminator)
 
 
 cdef inline Py_ssize_t counted(object values, object n) except -1:

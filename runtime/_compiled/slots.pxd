@@ -78,6 +78,40 @@ cdef inline PyObject* get_slot(object obj, Py_ssize_t offset) noexcept:
     return (<PyObject**>((<char*><PyObject*>obj) + offset))[0]
 
 
+cdef inline Py_ssize_t slot_offset_if_any(cls, str name) except -2:
+    """:func:`slot_offset`, or -1 where ``name`` is no writable object slot of ``cls`` (a
+    writer then looks it up: :func:`slot_value`)."""
+    try:
+        return slot_offset(cls, name)
+    except TypeError:
+        return -1
+
+
+cdef inline object slot_value(object obj, Py_ssize_t offset, str name):
+    """``getattr(obj, name)`` of a model of the class ``offset`` was found in
+    (:func:`slot_offset_if_any`): its slot read, no attribute look-up; an unset slot raises
+    the AttributeError getattr raises.
+
+    >>> # slot_value(element, _wslot_Element_key, "key") is element.key
+    """
+    cdef PyObject* value
+    if offset < 0:
+        return getattr(obj, name)
+    value = get_slot(obj, offset)
+    if value is NULL:
+        raise AttributeError(name)
+    return <object>value
+
+
+cdef inline object slot_value_or_none(object obj, Py_ssize_t offset, str name):
+    """``getattr(obj, name, None)`` as :func:`slot_value` reads it."""
+    cdef PyObject* value
+    if offset < 0:
+        return getattr(obj, name, None)
+    value = get_slot(obj, offset)
+    return None if value is NULL else <object>value
+
+
 cdef inline void clear_slot(object obj, Py_ssize_t offset) noexcept:
     """Unset a slot of a model (its value, if any, released)."""
     cdef PyObject** cell = <PyObject**>((<char*><PyObject*>obj) + offset)
