@@ -166,6 +166,15 @@ def test_a_png_of_listed_chunks_read_as_bytes_keeps_none():
     assert not png.keeps_unknown(standard)
 
 
+@pytest.mark.parametrize("fourcc", [b"oFFs", b"pCAL", b"sCAL", b"gIFg", b"gIFx", b"sTER", b"dSIG"])
+def test_a_png_with_a_registered_extension_chunk_keeps_none(fourcc):
+    # the registered extensions (Extensions to the PNG Specification 1.5.0) are no
+    # application's own chunks: listed in the spec's enum, so not counted as unknown
+    extended = png.parse(png_with(png_chunk(fourcc, bytes(9))))
+    assert extended.chunks[-2].type == int.from_bytes(fourcc, "big")
+    assert not png.keeps_unknown(extended)
+
+
 def bson_binary(subtype: int, data: bytes = b"\x01\x02") -> bytes:
     """A document of one binary element ``b`` of ``subtype`` inside an array ``a``."""
 
