@@ -52,28 +52,41 @@ def check_record(data: bytes, limits, path: str) -> None:
     """
     end = len(data)
     try:
-        key, pos = read_uvarint(data, 0, bits=32, end=end)
-        number, wt = key >> 3, key & 7
-        if number == 0:
-            raise DecodeError("field number 0", offset=0)
-        if wt == VARINT:
-            _, pos = read_uvarint(data, pos, end=end)
-        elif wt == LEN:
-            n, pos = read_uvarint(data, pos, end=end)
-            pos += n
-        elif wt == I64 or wt == I32:
-            pos += 8 if wt == I64 else 4
-        elif wt == SGROUP:
-            pos = group_end(data, pos, end, number, limits, 1)
-        else:
-            raise DecodeError(f"field {number}: wire type {wt} is no record's", offset=0)
-        if pos > end:
-            raise DecodeError(f"its value runs {pos - end} byte(s) past the end", offset=end)
+        number, wt, pos = record_end(data, 0, end, limits, 0)
+        if wt == EGROUP:
+            raise DecodeError(f"field {number}: an end-group key is no record", offset=0)
         if pos < end:
             raise DecodeError(f"{end - pos} byte(s) after it", offset=pos)
     except DecodeError as err:
         shown = data[:32].hex() + ("..." if len(data) > 32 else "")
         raise EncodeError(f"bytes {shown} are not one record: {err.message}", path=path) from None
+
+
+def record_end(buf, start: int, end: int, limits, depth: int) -> tuple[int, int, int]:
+    """The field number and wire type of the record at ``start``, and where it ends (a
+    group's after its end key; an end-group key's after the key)."""
+    key, pos = read_uvarint(buf, start, bits=32, end=end)
+    number, wt = key >> 3, key & 7
+    if number == 0:
+        raise DecodeError("field number 0", offset=start)
+    if wt == VARINT:
+        _, pos = read_uvarint(buf, pos, end=end)
+    elif wt == LEN:
+        n, pos = read_uvarint(buf, pos, end=end)
+        if n > end - pos:
+            raise DecodeError(
+                f"length {n} runs past the end ({end - pos} byte(s) left)", offset=start
+            )
+        pos += n
+    elif wt == I64 or wt == I32:
+        pos += 8 if wt == I64 else 4
+        if pos > end:
+            raise DecodeError("truncated fixed-width value", offset=start)
+    elif wt == SGROUP:
+        pos = group_end(buf, pos, end, number, limits, depth + 1)
+    elif wt != EGROUP:
+        raise DecodeError(f"field {number}: wire type {wt} does not exist", offset=start)
+    return number, wt, pos
 
 
 def group_end(buf, pos: int, end: int, number: int, limits, depth: int) -> int:
@@ -85,31 +98,11 @@ def group_end(buf, pos: int, end: int, number: int, limits, depth: int) -> int:
         if pos >= end:
             raise DecodeError(f"group {number} has no end", offset=pos)
         start = pos
-        key, pos = read_uvarint(buf, pos, bits=32, end=end)
-        inner, wt = key >> 3, key & 7
-        if inner == 0:
-            raise DecodeError("field number 0", offset=start)
-        if wt == VARINT:
-            _, pos = read_uvarint(buf, pos, end=end)
-        elif wt == LEN:
-            n, pos = read_uvarint(buf, pos, end=end)
-            if n > end - pos:
-                raise DecodeError(
-                    f"length {n} runs past the end ({end - pos} byte(s) left)", offset=start
-                )
-            pos += n
-        elif wt == I64 or wt == I32:
-            pos += 8 if wt == I64 else 4
-            if pos > end:
-                raise DecodeError("truncated fixed-width value", offset=start)
-        elif wt == SGROUP:
-            pos = group_end(buf, pos, end, inner, limits, depth + 1)
-        elif wt == EGROUP:
+        inner, wt, pos = record_end(buf, pos, end, limits, depth)
+        if wt == EGROUP:
             if inner != number:
                 raise DecodeError(f"group {number} ends as group {inner}", offset=start)
             return pos
-        else:
-            raise DecodeError(f"field {inner}: wire type {wt} does not exist", offset=start)
 
 
 def name_entry(err: DecodeError, message, f, buf, pos: int, stop: int, limits, held: dict):
