@@ -18,16 +18,12 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
-from benchmarks.instructions import instructions_of
+from benchmarks.user_specs import TIERS, built_package, instructions_per_call, load
 
-SPEC = Path(__file__).resolve().parent.parent / "tests" / "data" / "user_specs" / "cutlog.yaml"
-TIERS = {"compiled": {}, "pure Python": {"WIRESPEC_PURE_PYTHON": "1"}}
+BENCHMARK = "benchmarks.cut_instructions"
 WORKLOADS = ("parse whole", "parse cut", "build whole", "build cut")
 ENTRIES = 100
 CUT = 5
@@ -49,10 +45,7 @@ def log_bytes(whole: bool) -> bytes:
 
 def _run(package: str, workload: str, n: int) -> None:
     """The measured process."""
-    spec = importlib.util.spec_from_file_location("bench_user_cutlog", Path(package) / "cutlog.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
+    module = load(Path(package), "cutlog")
     verb, shape = workload.split()
     data = log_bytes(shape == "whole")
     model = module.parse(data)
@@ -74,33 +67,15 @@ def main(argv=None) -> int:
     if args.run:
         _run(args.run[0], args.run[1], int(args.run[2]))
         return 0
-    from generator.cli.main import main as wirespec
-
-    with tempfile.TemporaryDirectory() as tmp:
-        specs, package = Path(tmp) / "specs", Path(tmp) / "pkg"
-        specs.mkdir()
-        shutil.copy(SPEC, specs)
-        if wirespec(["generate", "--specs", str(specs), "--out", str(package), "--compiled"]):
+    with built_package("cutlog.yaml") as package:
+        if package is None:
             return 1
         print(f"| tier | workload ({ENTRIES} entries) | instructions/call |")
         print("|---|---|---:|")
         for tier, env in TIERS.items():
             for workload in args.workloads:
-                runs = [
-                    instructions_of(
-                        [
-                            "-m",
-                            "benchmarks.cut_instructions",
-                            "--run",
-                            str(package),
-                            workload,
-                            str(k),
-                        ],
-                        env,
-                    )
-                    for k in (args.n, 0)
-                ]
-                print(f"| {tier} | {workload} | {(runs[0] - runs[1]) / args.n:,.0f} |")
+                per = instructions_per_call(BENCHMARK, package, workload, args.n, env)
+                print(f"| {tier} | {workload} | {per:,.0f} |")
     return 0
 
 

@@ -17,16 +17,12 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
-from benchmarks.instructions import instructions_of
+from benchmarks.user_specs import TIERS, USER_SPECS, built_package, instructions_per_call, load
 
-USER_SPECS = Path(__file__).resolve().parent.parent / "tests" / "data" / "user_specs"
-TIERS = {"compiled": {}, "pure Python": {"WIRESPEC_PURE_PYTHON": "1"}}
+BENCHMARK = "benchmarks.pcap_instructions"
 ORDERS = ("le", "be")
 COPIES = 34
 WARM_UP = 20
@@ -34,10 +30,7 @@ WARM_UP = 20
 
 def capture(package: Path, order: str):
     """(the user's module, a capture of ``COPIES`` times the sample's packets in ``order``)."""
-    spec = importlib.util.spec_from_file_location("bench_user_pcap", package / "pcap.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
+    module = load(package, "pcap")
     model = module.parse((USER_SPECS / "pcap_udp.pcap").read_bytes())
     model.capture.packets *= COPIES
     model.magic = module.PcapMagic.MICRO_LE if order == "le" else module.PcapMagic.MICRO_BE
@@ -62,34 +55,15 @@ def main(argv=None) -> int:
     if args.run:
         _parse(args.run[0], args.run[1], int(args.run[2]))
         return 0
-    from generator.cli.main import main as wirespec
-
-    with tempfile.TemporaryDirectory() as tmp:
-        specs, package = Path(tmp) / "specs", Path(tmp) / "pkg"
-        specs.mkdir()
-        shutil.copy(USER_SPECS / "pcap.yaml", specs)
-        if wirespec(["generate", "--specs", str(specs), "--out", str(package), "--compiled"]):
+    with built_package("pcap.yaml") as package:
+        if package is None:
             return 1
         packets = 3 * COPIES
         print("| tier | order | instructions/parse | instructions/packet |")
         print("|---|---|---:|---:|")
         for tier, env in TIERS.items():
             for order in ORDERS:
-                runs = [
-                    instructions_of(
-                        [
-                            "-m",
-                            "benchmarks.pcap_instructions",
-                            "--run",
-                            str(package),
-                            order,
-                            str(k),
-                        ],
-                        env,
-                    )
-                    for k in (args.n, 0)
-                ]
-                per = (runs[0] - runs[1]) / args.n
+                per = instructions_per_call(BENCHMARK, package, order, args.n, env)
                 print(f"| {tier} | {order} | {per:,.0f} | {per / packets:,.0f} |")
     return 0
 

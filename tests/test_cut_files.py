@@ -11,6 +11,8 @@ mistakes name file, line and key."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from generator import ROOT
@@ -406,6 +408,30 @@ def test_the_compiled_reader_reads_whole_captures_and_leaves_a_cut_to_the_exact_
         if cut >= 24:
             assert built.parse(data) == built.parse_construct(data), cut
             assert built.build(built.parse(data)) == data, cut
+
+
+def test_the_compiled_reader_reads_a_cut_log_once(package):
+    """The compiled reader keeps the cut itself where its elements are read by their own
+    reader (``_cut_at``: ``runtime.core.sequences.compiled_cut``): at every byte of a log,
+    its model is construct's (not a decline to the exact reader); a bad value declines,
+    and parse says what construct says."""
+    from runtime.core.limits import DEFAULT, Limits
+
+    log = package["cutlog"]
+    read = log.COMPILED_READERS["log"]
+    whole = bytes([1, 2, 7, 7, 0, 3, 1, 2, 3])
+    for cut in range(1, len(whole) + 1):
+        data = whole[:cut]
+        model = read(data, DEFAULT)
+        assert model == log.parse_construct(data) == log.parse(data), cut
+        assert log.to_dict(model) == log.to_dict(log.parse_construct(data)), cut
+        assert log.build(model) == data, cut
+    assert read(whole, Limits(max_string=2)) is None  # a size past max_string: not a cut
+    assert read(whole[:-1], Limits(max_count=1)) is None  # more entries than max_count
+    for limits in ({"max_string": 2}, {"max_count": 1}):
+        parse = functools.partial(log.parse, **limits)
+        exact = functools.partial(log.parse_construct, **limits)
+        assert failure(parse, whole[:-1]) == failure(exact, whole[:-1])
 
 
 def test_the_compiled_writer_writes_a_cut_log_as_the_fast_writer_does(package):

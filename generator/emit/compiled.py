@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from generator.emit.compiled_cuts import CutSteps
 from generator.emit.compiled_fused import FusedSteps
 from generator.emit.compiled_keyed import KeyedSteps
 from generator.emit.compiled_lists import ListExpressions
@@ -74,7 +75,9 @@ def plan_digest(lowering: Lowering) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowSteps, ListExpressions):
+class CompiledEmitter(
+    CutSteps, PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowSteps, ListExpressions
+):
     """Renders ``generated/_compiled/<format>.pyx`` of one spec (see the module docstring)."""
 
     decline_text = DECLINE
@@ -157,6 +160,10 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
         pending elements (:mod:`generator.emit.compiled_pending`)."""
         self.pending_classes: set[str] = set()
         """The model classes of pending elements (read through ``LazySlot``s)."""
+        self.cut_vars: set[str] = set()
+        """The ``on_cut: keep`` bytes a list sets, not its kept field (compiled_cuts.py)."""
+        self.cut_records: set[str] = set()
+        """The records whose exact readers ``_cut_at`` calls (compiled_cuts.py)."""
         for name in self.rendered():
             try:
                 self.functions[name] = self.record_function(self.lowering.plans[name])
@@ -344,6 +351,7 @@ class CompiledEmitter(PendingSteps, ValueSteps, MovingSteps, KeyedSteps, RowStep
             lines.append(f'    {table} = namespace["{table}"]')
         if self.rows:
             lines.append("    bind_row_readers(namespace)")
+        lines += self.cut_bind()
         lines.append("    readers = {" if self.mapped else "    return {")
         lines += [f'        "{name}": read_{name},' for name in self.entries]
         lines.append("    }")

@@ -308,6 +308,35 @@ def cut_or_retry(read_element, buf, start: int, end: int, limits) -> bytes:
     raise Retry
 
 
+def compiled_cut(read_element, element: bytes, limits) -> bytes | None:
+    """:func:`cut_or_retry` for the compiled readers, which read a cut input once too: the
+    bytes ``element`` from where their read of a list's element declined to the end, read
+    by the element's exact reader from 0 (a record that reads no ``_parent`` nor ``_index``
+    reads the same bytes the same way wherever they sit). They are the cut, or None where
+    the quick tier would raise Retry (the compiled reader then declines, and the exact
+    reader reads the input), or where the read noted a kept form: the Python readers keep
+    forms (``runtime.core.kept``), the compiled ones decline them.
+
+    >>> def read_u16(buf, pos, end, limits, depth):
+    ...     if end - pos < 2:
+    ...         raise DecodeError(f"truncated: needs 2 bytes, {end - pos} remain", offset=pos)
+    ...     return buf[pos] | buf[pos + 1] << 8, pos + 2
+    >>> compiled_cut(read_u16, bytes([2]), None)
+    b'\\x02'
+    >>> compiled_cut(read_u16, bytes([2, 0]), None) is None
+    True
+    """
+    seen = kept.SEEN.count
+    try:
+        cut = cut_or_retry(read_element, element, 0, len(element), limits)
+    except Retry:
+        return None
+    if kept.SEEN.count != seen:
+        kept.SEEN.count = seen  # the Python readers read it again, and note it then
+        return None
+    return cut
+
+
 class RepeatWhileTag(_RepeatAtLeast):
     """Elements while the next byte is ``tag`` (the element's own leading tag).
 
