@@ -272,6 +272,27 @@ def test_the_quick_tier_reads_a_cut_log_once():
     )
 
 
+def test_the_compiled_readers_cut_is_the_quick_tiers():
+    """``compiled_cut`` (what a compiled reader calls where an element's read declined: its
+    bytes from there, read from 0) keeps what ``cut_or_retry`` keeps where the element sits,
+    and is None where that raises Retry; in Python, so in every tier."""
+    from runtime.core.fast import Retry
+    from runtime.core.limits import DEFAULT, Limits
+    from runtime.core.sequences import compiled_cut, cut_or_retry
+
+    log = import_spec(HERE / "cutlog.yaml")
+    whole = bytes([1, 2, 7, 7, 0, 3, 1, 2, 3])
+    for limits in (DEFAULT, Limits(max_string=2)):
+        for start in (1, 4, 5):  # where each entry starts
+            for cut in range(start + 1, len(whole) + 1):
+                data = whole[:cut]
+                try:
+                    want = cut_or_retry(log._read_entry, data, start, cut, limits)
+                except Retry:
+                    want = None
+                assert compiled_cut(log._read_entry, data[start:], limits) == want, (start, cut)
+
+
 def test_a_choice_read_ahead_near_the_end_is_no_cut(tmp_path):
     """MessagePack's values back to back (specs/msgpack.yaml, ``on_cut: keep`` added: a
     stream still being written): each value's form is a choice, whose reader looks at the
