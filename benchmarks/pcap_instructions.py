@@ -8,9 +8,11 @@ order and tier: parse the capture (tests/data/user_specs/pcap_udp.pcap's three p
 34 times: 102 packets) 20 times to warm up, ``gc.freeze()``, then ``--n`` times or none;
 it prints the difference divided by ``--n``, and by packet. The tier is the one the module
 loads: compiled where its extension is built, pure Python (the quick tier) under
-``WIRESPEC_PURE_PYTHON=1``. Needs valgrind and a C compiler.
+``WIRESPEC_PURE_PYTHON=1``. Needs valgrind and a C compiler. ``--cut``: the spec with
+``on_cut: keep`` on its packets (as tests/test_cut_files.py keeps them), the capture whole
+and cut ``CUT`` bytes before its end (inside its last packet).
 
-    python -m benchmarks.pcap_instructions [--n 20]
+    python -m benchmarks.pcap_instructions [--n 20] [--cut]
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ BENCHMARK = "benchmarks.pcap_instructions"
 ORDERS = ("le", "be")
 COPIES = 34
 WARM_UP = 20
+CUT = 5
+KEEPING = ("repeat: eos,", "repeat: eos, on_cut: keep,")
+"""``--cut``'s edit of the spec: its packets keep a cut."""
 
 
 def capture(package: Path, order: str):
@@ -37,9 +42,14 @@ def capture(package: Path, order: str):
     return module, module.build(model)
 
 
-def _parse(package: str, order: str, n: int) -> None:
-    """The measured process."""
+def _parse(package: str, workload: str, n: int) -> None:
+    """The measured process: ``workload`` is an order, and ``cut`` after it for a cut
+    capture."""
+    order, *cut = workload.split()
     module, data = capture(Path(package), order)
+    if cut:
+        data = data[:-CUT]
+        assert module.parse(data).capture.packets_cut is not None
     for _ in range(WARM_UP):
         module.parse(data)
     gc.freeze()
@@ -50,21 +60,24 @@ def _parse(package: str, order: str, n: int) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=20, help="parses in the measured run")
+    ap.add_argument("--cut", action="store_true", help="on_cut: keep, whole and cut captures")
     ap.add_argument("--run", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.run:
         _parse(args.run[0], args.run[1], int(args.run[2]))
         return 0
-    with built_package("pcap.yaml") as package:
+    edit = (lambda text: text.replace(*KEEPING)) if args.cut else None
+    workloads = [f"{o}{shape}" for o in ORDERS for shape in (("", " cut") if args.cut else ("",))]
+    with built_package("pcap.yaml", edit) as package:
         if package is None:
             return 1
         packets = 3 * COPIES
         print("| tier | order | instructions/parse | instructions/packet |")
         print("|---|---|---:|---:|")
         for tier, env in TIERS.items():
-            for order in ORDERS:
-                per = instructions_per_call(BENCHMARK, package, order, args.n, env)
-                print(f"| {tier} | {order} | {per:,.0f} | {per / packets:,.0f} |")
+            for workload in workloads:
+                per = instructions_per_call(BENCHMARK, package, workload, args.n, env)
+                print(f"| {tier} | {workload} | {per:,.0f} | {per / packets:,.0f} |")
     return 0
 
 

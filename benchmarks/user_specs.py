@@ -24,16 +24,20 @@ Python (the quick tier) under ``WIRESPEC_PURE_PYTHON=1``."""
 
 
 @contextlib.contextmanager
-def built_package(spec: str):
+def built_package(spec: str, edit=None):
     """The folder of a package generated and compiled from ``spec`` (a file name in
-    tests/data/user_specs) in a temporary directory, removed after; None where
-    ``wirespec generate`` failed (it said why)."""
+    tests/data/user_specs; ``edit``, if given, makes the text used of its text) in a
+    temporary directory, removed after; None where ``wirespec generate`` failed (it said
+    why)."""
     from generator.cli.main import main as wirespec
 
     with tempfile.TemporaryDirectory() as tmp:
         specs, package = Path(tmp) / "specs", Path(tmp) / "pkg"
         specs.mkdir()
-        shutil.copy(USER_SPECS / spec, specs)
+        if edit is None:
+            shutil.copy(USER_SPECS / spec, specs)
+        else:
+            (specs / spec).write_text(edit((USER_SPECS / spec).read_text()))
         failed = wirespec(["generate", "--specs", str(specs), "--out", str(package), "--compiled"])
         yield None if failed else package
 

@@ -43,8 +43,10 @@ class CutSteps:
 
     def cut_read(self, step: Repeat) -> bool:
         """Whether this reader keeps ``step``'s cut itself: its elements are records read
-        by their own compiled reader (the plan's ``cut``)."""
-        return bool(step.cut) and step.steps is None
+        by their own compiled reader (the plan's ``cut``), in a spec that does not recurse
+        (``_cut_at`` reads the element at depth 1, which meets no depth limit only where
+        every depth is known before the read, as the quick tier's are)."""
+        return bool(step.cut) and step.steps is None and not self.recursive
 
     def repeat(self, step: Repeat) -> None:
         if self.cut_read(step):  # set before the list: a path that reads no cut leaves None
