@@ -293,6 +293,47 @@ def test_the_compiled_readers_cut_is_the_quick_tiers():
                 assert compiled_cut(log._read_entry, data[start:], limits) == want, (start, cut)
 
 
+VARINT_LOG = """\
+format: vlog
+title: varint log
+doc: A log of varint-sized entries.
+endian: le
+default_record: log
+records:
+  log:
+    doc: A log.
+    fields:
+      - {name: entries, type: entry, repeat: eos, on_cut: keep, doc: "the entries"}
+  entry:
+    doc: An entry.
+    fields:
+      - {name: size, type: uvarint, doc: "the size"}
+      - {name: body, type: bytes, size: size, doc: "the body"}
+"""
+
+
+def test_a_cut_element_that_notes_a_kept_form_is_left_to_the_python_readers(tmp_path):
+    """A cut entry whose size is a varint in more bytes than it needs: its exact read notes
+    the form (``runtime.core.kept``), which the compiled readers decline, so
+    ``compiled_cut`` is None and leaves the count as it was; parse keeps the cut and the
+    form, as construct does."""
+    from runtime.core import kept
+    from runtime.core.limits import DEFAULT
+    from runtime.core.sequences import compiled_cut
+
+    spec = tmp_path / "vlog.yaml"
+    spec.write_text(VARINT_LOG)
+    vlog = import_spec(spec)
+    seen = kept.SEEN.count
+    assert compiled_cut(vlog._read_entry, b"\x81\x00", DEFAULT) is None
+    assert kept.SEEN.count == seen
+    assert compiled_cut(vlog._read_entry, b"\x02\x00", DEFAULT) == b"\x02\x00"
+    data = b"\x01\x05\x81\x00"
+    model = vlog.parse(data)
+    assert model == vlog.parse_construct(data) and model.entries_cut == b"\x81\x00"
+    assert vlog.build(model) == data
+
+
 def test_a_choice_read_ahead_near_the_end_is_no_cut(tmp_path):
     """MessagePack's values back to back (specs/msgpack.yaml, ``on_cut: keep`` added: a
     stream still being written): each value's form is a choice, whose reader looks at the
