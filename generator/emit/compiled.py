@@ -51,8 +51,6 @@ from generator.emit.order_plans import OrderChoice
 from generator.emit.plan import (
     Bits,
     FieldSteps,
-    KeyedField,
-    KeyedHeader,
     Nested,
     Number,
     Optional,
@@ -62,6 +60,7 @@ from generator.emit.plan import (
     When,
     flatten,
 )
+from generator.emit.plan_keyed import KeyedField, KeyedHeader
 from generator.emit.pysource import LineWriter, member_constant
 from generator.emit.untracked import atomic_classes, value_kinds
 from generator.spec import pytext

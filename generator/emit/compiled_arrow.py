@@ -31,19 +31,9 @@ from generator.emit.compiled_arrow_fourcc import ArrowFourcc
 from generator.emit.compiled_arrow_lists import ArrowLists
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.lowering import Lowering
-from generator.emit.plan import (
-    Bits,
-    Build,
-    Checksum,
-    Derived,
-    Fallback,
-    KeyedField,
-    MsbNumber,
-    Nested,
-    Number,
-    Rest,
-    walk_steps,
-)
+from generator.emit.plan import Bits, Build, Derived, Nested, Number, walk_steps
+from generator.emit.plan_checksums import Checksum
+from generator.emit.plan_keyed import Fallback, KeyedField, MsbNumber, Rest
 from generator.spec.model import TIMESTAMP_US_EPOCHS
 
 _RAW = ("int", "float", "bool", "string", "binary")

@@ -12,11 +12,8 @@ from generator.emit.compiled_prelude import (
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.order_plans import OrderChoice, compiled_order_choice
 from generator.emit.plan import (
-    KEYED_STEPS,
     Choice,
     Chunk,
-    EndsAt,
-    FromEnd,
     Length,
     Nested,
     Number,
@@ -28,6 +25,8 @@ from generator.emit.plan import (
     Text,
     When,
 )
+from generator.emit.plan_keyed import KEYED_STEPS
+from generator.emit.plan_trailers import EndsAt, FromEnd
 from generator.emit.untracked import CHECK, is_atomic, may_be_atomic, untracked_literal
 
 

@@ -35,21 +35,12 @@ from generator.emit.plan import (
     Bits,
     Build,
     Case,
-    Checksum,
-    ChecksumItem,
     Choice,
     Chunk,
     Computed,
     Derived,
-    EndsAt,
-    Fallback,
     FieldSteps,
-    FromEnd,
-    KeyedField,
-    KeyedHeader,
     Length,
-    Mark,
-    MsbNumber,
     Nested,
     Nothing,
     Number,
@@ -58,8 +49,6 @@ from generator.emit.plan import (
     Processed,
     RecordPlan,
     Repeat,
-    Rest,
-    SizeOf,
     Step,
     Switch,
     TagByte,
@@ -69,6 +58,9 @@ from generator.emit.plan import (
     fixed_size,
     may_be_negative,
 )
+from generator.emit.plan_checksums import Checksum, ChecksumItem, Mark
+from generator.emit.plan_keyed import Fallback, KeyedField, KeyedHeader, MsbNumber, Rest, SizeOf
+from generator.emit.plan_trailers import EndsAt, FromEnd
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RegionType
 

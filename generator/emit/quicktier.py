@@ -41,19 +41,14 @@ from __future__ import annotations
 from generator.emit.lowering import Lowering
 from generator.emit.order_plans import OrderChoice, quick_order_choice
 from generator.emit.plan import (
-    KEYED_STEPS,
     Bits,
     Build,
-    Checksum,
     Choice,
     Chunk,
     Computed,
     Derived,
-    EndsAt,
     FieldSteps,
-    FromEnd,
     Length,
-    Mark,
     Nested,
     Nothing,
     Number,
@@ -68,6 +63,9 @@ from generator.emit.plan import (
     When,
     flatten,
 )
+from generator.emit.plan_checksums import Checksum, Mark
+from generator.emit.plan_keyed import KEYED_STEPS
+from generator.emit.plan_trailers import EndsAt, FromEnd
 from generator.emit.pysource import (
     LineWriter,
     codec_cases,

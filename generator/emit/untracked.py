@@ -27,13 +27,8 @@ from generator.emit.plan import (
     Choice,
     Computed,
     Derived,
-    Fallback,
     FieldSteps,
-    FromEnd,
-    KeyedField,
     Length,
-    Mark,
-    MsbNumber,
     Nested,
     Nothing,
     Number,
@@ -41,12 +36,13 @@ from generator.emit.plan import (
     Presence,
     Processed,
     Repeat,
-    Rest,
-    SizeOf,
     Switch,
     Text,
     When,
 )
+from generator.emit.plan_checksums import Mark
+from generator.emit.plan_keyed import Fallback, KeyedField, MsbNumber, Rest, SizeOf
+from generator.emit.plan_trailers import FromEnd
 
 ATOMIC, LIST, CHECK = "atomic", "list", "check"
 """What a reader's variable holds, for the GC rule of ``CompiledEmitter.untrack``: an atomic
