@@ -34,8 +34,6 @@ from generator.emit.plan import (
     VARINTS,
     Bits,
     Build,
-    Case,
-    Choice,
     Chunk,
     Computed,
     Derived,
@@ -44,20 +42,17 @@ from generator.emit.plan import (
     Nested,
     Nothing,
     Number,
-    Optional,
-    Presence,
     Processed,
     RecordPlan,
     Repeat,
     Step,
-    Switch,
     TagByte,
     Text,
     Valid,
-    When,
     fixed_size,
     may_be_negative,
 )
+from generator.emit.plan_branches import Case, Choice, Optional, Presence, Switch, When
 from generator.emit.plan_checksums import Checksum, ChecksumItem, Mark
 from generator.emit.plan_keyed import Fallback, KeyedField, KeyedHeader, MsbNumber, Rest, SizeOf
 from generator.emit.plan_trailers import EndsAt, FromEnd

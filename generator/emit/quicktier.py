@@ -43,7 +43,6 @@ from generator.emit.order_plans import OrderChoice, quick_order_choice
 from generator.emit.plan import (
     Bits,
     Build,
-    Choice,
     Chunk,
     Computed,
     Derived,
@@ -52,17 +51,14 @@ from generator.emit.plan import (
     Nested,
     Nothing,
     Number,
-    Optional,
-    Presence,
     Processed,
     Repeat,
-    Switch,
     TagByte,
     Text,
     Valid,
-    When,
     flatten,
 )
+from generator.emit.plan_branches import Choice, Optional, Presence, Switch, When
 from generator.emit.plan_checksums import Checksum, Mark
 from generator.emit.plan_keyed import KEYED_STEPS
 from generator.emit.plan_trailers import EndsAt, FromEnd

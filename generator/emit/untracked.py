@@ -24,7 +24,6 @@ from generator.emit.order_plans import OrderChoice
 from generator.emit.plan import (
     Bits,
     Build,
-    Choice,
     Computed,
     Derived,
     FieldSteps,
@@ -32,14 +31,11 @@ from generator.emit.plan import (
     Nested,
     Nothing,
     Number,
-    Optional,
-    Presence,
     Processed,
     Repeat,
-    Switch,
     Text,
-    When,
 )
+from generator.emit.plan_branches import Choice, Optional, Presence, Switch, When
 from generator.emit.plan_checksums import Mark
 from generator.emit.plan_keyed import Fallback, KeyedField, MsbNumber, Rest, SizeOf
 from generator.emit.plan_trailers import FromEnd
