@@ -1,4 +1,4 @@
-"""The flat varint readers of runtime/formats/thrift_compact.py agree with the checked reader
+"""The flat varint readers of runtime/formats/thrift_varints.py agree with the checked reader
 (runtime/core/leb128.py) on every input: the same value and end, or the same error; a list
 read as zigzag runs, then the element loop, agrees with the element loop alone."""
 
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-import runtime.formats.thrift_compact as rt
+import runtime.formats.thrift_varints as rt
 from runtime.core.errors import DecodeError
 
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from generator.emit.plan import Build, Nested, Repeat, Switch, walk_steps
+from generator.emit.plan import Build, Nested, Repeat, walk_steps
+from generator.emit.plan_branches import Switch
 
 _DEFINING = ("var", "item", "inner_end", "test", "blocks", "limit", "wire", "terminator", "table")
 """The attributes of a step that name a variable it sets (the others name what it reads)."""

@@ -49,20 +49,9 @@ from generator.emit.compiled_support import (
 from generator.emit.compiled_values import ValueSteps
 from generator.emit.lowering import Lowering, kafka_lists
 from generator.emit.order_plans import OrderChoice
-from generator.emit.plan import (
-    Bits,
-    FieldSteps,
-    KeyedField,
-    KeyedHeader,
-    Nested,
-    Number,
-    Optional,
-    Processed,
-    Repeat,
-    Switch,
-    When,
-    flatten,
-)
+from generator.emit.plan import Bits, FieldSteps, Nested, Number, Processed, Repeat, flatten
+from generator.emit.plan_branches import Optional, Switch, When
+from generator.emit.plan_keyed import KeyedField, KeyedHeader
 from generator.emit.pysource import LineWriter, member_constant
 from generator.emit.untracked import atomic_classes, value_kinds
 from generator.spec import pytext

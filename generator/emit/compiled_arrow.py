@@ -9,7 +9,9 @@ this one appends them to the record's Spark columns, as the record's column tabl
 (:meth:`generator.emit.spark_columns.SparkColumns.spark_tables`), into
 :mod:`runtime._compiled.arrow`'s typed builders. A list of records is written element by
 element into its column's child builder as it is read; a record read inline is written with its parent; chunks and lists of lists value by value
-(:mod:`generator.emit.compiled_arrow_lists`).
+(:mod:`generator.emit.compiled_arrow_lists`). The values read are C values
+(:mod:`generator.emit.compiled_arrow_values`), put into their columns at the build
+(:mod:`generator.emit.compiled_arrow_columns`).
 
 A decline part way leaves columns part-written: ``write_arrow`` (rendered at the end)
 truncates every builder back to where the message began and hands the message back, and
@@ -27,40 +29,15 @@ import dataclasses
 
 from generator.emit.arrow_calls import calling
 from generator.emit.compiled import CompiledEmitter
+from generator.emit.compiled_arrow_columns import RAW_KINDS, ArrowColumns
 from generator.emit.compiled_arrow_fourcc import ArrowFourcc
 from generator.emit.compiled_arrow_lists import ArrowLists
+from generator.emit.compiled_arrow_values import ArrowValues
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.lowering import Lowering
-from generator.emit.plan import (
-    Bits,
-    Build,
-    Checksum,
-    Derived,
-    Fallback,
-    KeyedField,
-    MsbNumber,
-    Nested,
-    Number,
-    Rest,
-    walk_steps,
-)
-from generator.spec.model import TIMESTAMP_US_EPOCHS
-
-_RAW = ("int", "float", "bool", "string", "binary")
-_FLOATS = ("float", "double")
-_INTS = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t")
-_TIMES = {
-    "micros": "put_micros",
-    "time_ms": "put_time_us",
-    "time_us": "put_time_us",
-    "time_ns": "put_time_us",
-    "time_us_postgres": "put_time_us",
-}
-"""``timestamp_us``'s and ``timestamp_ns``'s two columns of a number: its int, and its
-time (``time_ns``: the microseconds of the nanoseconds, rounded down as Python's ``//``,
-written out since the module divides as C does)."""
-_TIME_SHIFTS = {"time_us_postgres": TIMESTAMP_US_EPOCHS["postgres_micros"]}
-"""Time columns of microseconds after another epoch: what Unix's time of them adds."""
+from generator.emit.plan import Bits, Build, Derived, Nested, Number, walk_steps
+from generator.emit.plan_checksums import Checksum
+from generator.emit.plan_keyed import MsbNumber
 
 
 class _Members(ast.NodeTransformer):
@@ -78,7 +55,7 @@ class _Members(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
-class ArrowEmitter(ArrowFourcc, ArrowLists, CompiledEmitter):
+class ArrowEmitter(ArrowColumns, ArrowValues, ArrowFourcc, ArrowLists, CompiledEmitter):
     """The ``_arrow_<record>`` writers of one spec, and ``write_arrow``/``bind_arrow``.
 
     ``tables``: the spec's column tables (records -> column entries); ``row_fields``:
@@ -386,7 +363,7 @@ class ArrowEmitter(ArrowFourcc, ArrowLists, CompiledEmitter):
                     self.aim(inner, k, b)
             elif item in self.nested_calls:  # each read by a call in its own bounds
                 self.targets[item] = self.targets[var]
-        elif isinstance(kind, tuple) and kind[0] == "list" and kind[1] in _RAW:
+        elif isinstance(kind, tuple) and kind[0] == "list" and kind[1] in RAW_KINDS:
             # values read inline, each appended to the list's child as it is read
             self.targets[var] = builder
             self.values[var] = (kind[1], self.local(f"{builder}_e", "Builder", None, builder))
@@ -471,54 +448,8 @@ class ArrowEmitter(ArrowFourcc, ArrowLists, CompiledEmitter):
             raise NotCompiled(f"a checksum of {record}.{member}, not {self.returned.get(record)}")
         return "<uint8_t>e"
 
-    def bits(self, step, at: str) -> None:
-        if step.width == 64 and not step.signed:  # a uint64_t: no C value of a column here
-            raise NotCompiled(f"{step.var}: 64 unsigned bits")
-        super().bits(step, at)
-
     def choice(self, step) -> None:
         raise NotCompiled(f"{step.var}: a choice")
-
-    def keyed(self, step) -> None:
-        """mysql::serialization's steps on C numbers: an optional field whose default is
-        another's (``from``) notes that it was absent in ``<var>_a``."""
-        if isinstance(step, Fallback):
-            ctype = self.decls.get(step.var)
-            if ctype not in (*_INTS, "uint64_t") or self.decls.get(step.source) != ctype:
-                raise NotCompiled(f"{step.var}: a default of no C number")
-            self.w.line(f"if {step.var}_a:")
-            with self.w.indent():
-                self.w.line(f"{step.var} = {step.source}")
-            self.w.line(f"elif {step.var} == {step.source}:  # written at its default")
-            with self.w.indent():
-                self.w.line("return -1")
-        elif isinstance(step, Rest):  # fields a newer writer added: no column of them
-            self.w.line(f"pos = {step.end}")
-        else:
-            if isinstance(step, KeyedField) and step.absent == "from":
-                self.declare(f"{step.var}_a", "bint")
-                self.w.line(f"{step.var}_a = False")
-            super().keyed(step)
-
-    def keyed_absent(self, step) -> None:
-        if step.absent == "from":
-            self.w.line(f"{step.var}_a = True")
-        elif step.default.lstrip("-").isdigit() and self.decls.get(step.var) in (
-            *_INTS,
-            "uint64_t",
-        ):
-            self.w.line(f"{step.var} = {step.default}")
-        else:
-            raise NotCompiled(f"{step.var}: a default of no C number")
-
-    def msb_value(self, var: str, raw: str, signed: bool, bits: int) -> None:
-        """A C number: int64_t (ZigZag decoded when ``signed``), uint64_t past 63 bits."""
-        if signed:
-            self.declare(var, "int64_t")
-            self.w.line(f"{var} = <int64_t>({raw} >> 1) ^ -<int64_t>({raw} & 1)")
-        else:
-            self.declare(var, "int64_t" if bits < 64 else "uint64_t")
-            self.w.line(f"{var} = {raw}" if bits == 64 else f"{var} = <int64_t>{raw}")
 
     def fixed_list(self, step) -> None:
         self.w.line(f"{step.var} = True")
@@ -562,246 +493,6 @@ class ArrowEmitter(ArrowFourcc, ArrowLists, CompiledEmitter):
             self.declare(f"{checksum}_crc", "unsigned int = 0")
             self.w.line(f"{checksum}_crc = _CRC8[{checksum}_crc ^ <uint8_t>{step.item}]")
         self.w.line(f"{step.item}_n += 1")
-
-    # -- values: C values, no Python objects ---------------------------------------------
-
-    def scalar(self, var: str, kind: str, **values: str) -> None:
-        self.declare(f"{var}_s", "Scalar")
-        self.w.line(f"{var}_s.kind = SCALAR_{kind}")
-        for name, value in values.items():
-            self.w.line(f"{var}_s.{name} = {value}")
-        self.w.line(f"{var} = True")
-
-    def number(self, step, at, end: str = "") -> None:
-        if step.var not in self.loose or step.enum:
-            super().number(step, at, end)
-            return
-        if step.const is not None:
-            raise NotCompiled(f"{step.var}: a constant that may be absent")
-        if step.keep:
-            self.keep(step.var, at, self.at(step.size))
-        if step.prim == "bool":
-            self.decline_if(f"buf[{at}] > 1")
-        if at is None:
-            ctype, value = self.varint(step.var, step.zigzag, end)
-        else:
-            ctype, value = self.load(step.prim, at)
-        if ctype in _FLOATS:
-            self.scalar(step.var, "FLOAT", d=value)
-        elif ctype == "bint":
-            self.scalar(step.var, "BOOL", i=value)
-        elif ctype in _INTS:
-            self.scalar(step.var, "INT", i=value)
-        elif ctype == "uint64_t":  # its bits in ``i``: only a decimal column takes it
-            self.scalar(step.var, "INT", i=f"<int64_t>{value}")
-            self.wide.add(step.var)
-        else:
-            raise NotCompiled(f"{step.var}: a {ctype} value")
-
-    def number_value(self, var: str) -> str:
-        """A number that may be absent is its ``Scalar``'s (``var`` is True here)."""
-        if var in self.wide:
-            return f"<uint64_t>{var}_s.i"
-        return f"{var}_s.i" if f"{var}_s" in self.decls else var
-
-    def text_value(self, step, start: str, n: str) -> None:
-        var = step.var
-        if step.keep:
-            self.keep(var, start, f"{start} + {n}")
-        if step.pad:
-            self.declare(f"{var}_n", "Py_ssize_t")
-            self.w.line(f"{var}_n = {n}")
-            tests = " or ".join(f"buf[{start} + {var}_n - 1] == {b:#04x}" for b in step.pad)
-            self.w.line(f"while {var}_n > 0 and ({tests}):")
-            with self.w.indent():
-                self.w.line(f"{var}_n -= 1")
-            n = f"{var}_n"
-        if step.kind != "bytes":
-            encoding = step.encoding.replace("-", "").lower()
-            if encoding == "utf8":
-                self.decline_if(f"not utf8_valid(buf + {start}, {n})")
-            elif encoding == "ascii":
-                self.declare(f"{var}_i", "Py_ssize_t")
-                self.w.line(f"for {var}_i in range({n}):")
-                with self.w.indent():
-                    self.decline_if(f"buf[{start} + {var}_i] >= 0x80")
-            elif encoding != "latin1":  # every byte is Latin-1: converted as it is put
-                raise NotCompiled(f"{var}: encoding {step.encoding}")
-        if step.kind == "bytes":  # an expression's len() of it: this length, in C
-            self.byte_lengths[var] = n
-        kind = "BYTES" if step.kind == "bytes" else "TEXT"
-        if step.kind != "bytes" and step.encoding.replace("-", "").lower() == "latin1":
-            kind = "LATIN1"
-        self.scalar(var, kind, p=f"<const char*>buf + {start}", n=n)
-
-    # -- the columns, where the model reader builds its model ----------------------------
-
-    def build(self, step: Build) -> None:
-        if step.var != "model":  # a record read inline: written with its parent
-            for (var, record), build in self.case_builds.items():
-                if build is step and record in self.case_targets.get(var, {}):
-                    # a switch's case: its columns now, the other cases' nulls at the end
-                    self.write_columns(record, dict(step.fields), self.case_targets[var][record])
-                    self.called_cases.add((var, record))
-            self.w.line(f"{step.var} = True")
-            return
-        if self.name not in self.row_fields:
-            self.write_columns(self.name, dict(step.fields), "out")
-        self.declare("model", "int")
-        member = self.returned.get(self.name)
-        if member is None:
-            self.w.line("model = 1")
-            return
-        var = dict(step.fields)[member]
-        if self.decls.get(var) not in _INTS:
-            raise NotCompiled(f"{var}: a checksum member that is no C number")
-        self.w.line(f"model = {var}")
-
-    def write_columns(self, record: str, fields: dict, struct: str) -> None:
-        entries = self.tables[record]
-        for (var, kind, builder), entry in zip(self.columns(record, fields, struct), entries):
-            if kind == "fourcc":  # text by the field's enum
-                self.fourcc_column(var, builder, record, entry[1])
-                continue
-            self.write(var, kind, builder, fields, nullable=entry[3])
-        if struct != "out" or not self.spreading:  # else _arrow_<record> closes it
-            self.w.line(f"{struct}.valid()")
-
-    def write(self, var: str, kind, builder: str, fields: dict, nullable: bool) -> None:
-        """Append the value of ``var`` (a column of ``kind``) to ``builder``."""
-        ctype = self.decls.get(var)
-        if kind == ("spread",):  # written as it was read
-            return
-        if kind == "lsn":
-            self.lsn_text(var, builder, ctype)
-            return
-        if kind in _TIMES and ctype in (*_INTS, "uint64_t"):
-            fits = f"{var} >> 63 == 0" if ctype == "uint64_t" else "True"
-            value, shift = f"<int64_t>{var}", _TIME_SHIFTS.get(kind)
-            if kind == "time_ms":  # null where the microseconds would not fit an int64
-                in_range = f"-{2**63 // 1000} <= {value} <= {(2**63 - 1) // 1000}"
-                fits = in_range if fits == "True" else f"({fits}) and {in_range}"
-                value = f"({value} * 1000 if {fits} else 0)"
-            if kind == "time_ns":
-                value = f"({value} // 1000 if {value} >= 0 else -((-({value} + 1)) // 1000) - 1)"
-            if shift:  # null where Unix's microseconds would not fit an int64 (no C overflow)
-                fits = f"({fits}) and {value} <= {2**63 - 1 - shift}"
-                value = f"({value} + {shift} if {fits} else 0)"
-            self.decline_if(f"{_TIMES[kind]}({builder}, {value}, {fits})")
-            return
-        if ctype in _INTS or ctype in _FLOATS or ctype == "bint":
-            put = "put_double" if ctype in _FLOATS else "put_bool" if ctype == "bint" else "put_int"
-            if kind not in _RAW:
-                raise NotCompiled(f"{var}: a {ctype} in a {kind} column")
-            if put == "put_int":  # a float or a bool fits any column of its kind
-                self.decline_if(f"put_int({builder}, {var})")
-            else:
-                self.w.line(f"{put}({builder}, {var})")
-            return
-        if ctype == "uint64_t":  # what a long cannot hold: a decimal column
-            if kind != "decimal":
-                raise NotCompiled(f"{var}: a uint64_t in a {kind} column")
-            self.decline_if(f"put_decimal({builder}, {var})")
-            return
-        if isinstance(kind, tuple) and kind[0] == "switch":  # None: a case without payload
-            self.switch_columns(var, kind, builder, fields)
-            return
-        self.w.line(f"if {var} is None:")
-        with self.w.indent():
-            # where <record>_to_row would fail on a None, the Python way decides
-            self.w.line(f"{builder}.null()" if nullable else "return -1")
-        self.w.line("else:")
-        with self.w.indent():
-            self.present(var, kind, builder, fields)
-
-    def lsn_text(self, var: str, builder: str, ctype: str | None) -> None:
-        """``logical: pg_lsn``'s text column: the number as PostgreSQL writes it, ``X/Y``
-        (``rt_codec.lsn_text``), null where the number is absent."""
-        number = self.number_value(var)
-        text = f'f"{{{number} >> 32:X}}/{{{number} & 0xFFFFFFFF:X}}"'
-        if ctype == "uint64_t" and var not in self.wide:  # read always
-            self.decline_if(f"put_object({builder}, {text})")
-            return
-        self.w.line(f"if {var} is None:")
-        with self.w.indent():
-            self.w.line(f"{builder}.null()")
-        self.w.line("else:")
-        with self.w.indent():
-            self.decline_if(f"put_object({builder}, {text})")
-
-    def present(self, var: str, kind, builder: str, fields: dict) -> None:
-        if var in self.wide:  # a uint64 that may be absent
-            if kind != "decimal":
-                raise NotCompiled(f"{var}: a uint64_t in a {kind} column")
-            self.decline_if(f"put_decimal({builder}, <uint64_t>{var}_s.i)")
-        elif kind in _RAW and f"{var}_s" in self.decls:
-            self.decline_if(f"put_scalar({builder}, &{var}_s)")
-        elif kind in _RAW:
-            if var in self.stand_ins or var in self.decls:
-                raise NotCompiled(f"{var}: no value for a {kind} column")
-            self.decline_if(f"put_object({builder}, {var})")  # an expression's Python value
-        elif kind == "uuid" and self.values.get(var, ("",))[0] == "uuid":
-            self.decline_if(f"put_uuid({builder}, {var}_b)")
-        elif kind == "enum":
-            step = self.numbers.get(var)
-            if step is None or not step.enum or step.enum in self.wide_enums:
-                raise NotCompiled(f"{var}: an enum column of no enum byte")
-            names = f"_{step.enum.upper()}_NAME"
-            self.arrow_enums.add(step.enum)
-            self.decline_if(f"put_bytes({builder}, {names}[{var}_c], {names}_N[{var}_c], True)")
-        elif isinstance(kind, tuple) and kind[0] == "list" and var in self.targets:
-            self.decline_if(f"{builder}.close_list()")
-        elif isinstance(kind, tuple) and kind[0] == "record" and var in self.builds:
-            self.write_columns(kind[1], dict(self.builds[var].fields), builder)
-        elif isinstance(kind, tuple) and kind[0] == "record" and var in self.targets:
-            self.w.line("pass  # written as it was read")
-        else:
-            raise NotCompiled(f"{var}: a {kind!r} column")
-
-    def switch_columns(self, var: str, kind, builder: str, fields: dict) -> None:
-        """One struct child per case with a payload, only the selected one filled (a
-        record written by its call as it was read), and the default's after them."""
-        _, selector, cases, default = kind
-        step = self.numbers.get(fields.get(selector, ""))
-        if step is None or step.var in self.loose:
-            raise NotCompiled(f"{var}: a switch on no number read always")
-        # an enum's byte, or the number itself (an open enum's)
-        code = f"{step.var}_c" if step.enum else step.var
-        if not step.enum and self.decls.get(code) not in _INTS:
-            raise NotCompiled(f"{var}: a switch on no C number")
-        k = 0
-        for value, case_kind in cases:
-            if case_kind is None:
-                continue
-            selected = f"{code} == {value:#x} and {var} is not None"
-            if isinstance(case_kind, tuple) and (var, case_kind[1]) in self.called_cases:
-                self.w.line(f"if not ({selected}):")
-                with self.w.indent():
-                    self.w.line(f"{self.case_targets[var][case_kind[1]]}.null()")
-                k += 1
-                continue
-            if case_kind not in _RAW or f"{var}_s" not in self.decls:
-                raise NotCompiled(f"{var}: a {case_kind!r} case")
-            child = self.local(f"{builder}_{k}", "Builder", k, builder)
-            self.w.line(f"if {selected}:")
-            with self.w.indent():
-                self.decline_if(f"put_scalar({child}, &{var}_s)")
-            self.w.line("else:")
-            with self.w.indent():
-                self.w.line(f"{child}.null()")
-            k += 1
-        if default is not None:
-            if default not in _RAW or f"{var}_s" not in self.decls:
-                raise NotCompiled(f"{var}: a {default!r} default")
-            child = self.local(f"{builder}_{k}", "Builder", k, builder)
-            named = " or ".join(f"{code} == {value:#x}" for value, _ in cases)
-            self.w.line(f"if {named or 'False'} or {var} is None:")
-            with self.w.indent():
-                self.w.line(f"{child}.null()")
-            self.w.line("else:")
-            with self.w.indent():
-                self.decline_if(f"put_scalar({child}, &{var}_s)")
-        self.w.line(f"{builder}.valid()")
 
     # -- the module section --------------------------------------------------------------
 

@@ -6,14 +6,7 @@ from __future__ import annotations
 import re
 
 from generator.emit.compiled_prelude import KEYED_PRELUDE
-from generator.emit.plan import (
-    Fallback,
-    KeyedField,
-    KeyedHeader,
-    MsbNumber,
-    Rest,
-    SizeOf,
-)
+from generator.emit.plan_keyed import Fallback, KeyedField, KeyedHeader, MsbNumber, Rest, SizeOf
 from generator.emit.untracked import untracked_literal
 
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import ast
 
-from generator.emit.plan import Chunk, FromEnd, Number, Repeat
+from generator.emit.plan import Chunk, Number, Repeat
+from generator.emit.plan_trailers import FromEnd
 
 INT_TABLES_PRELUDE = (
     "from runtime._compiled.int_tables cimport (\n"

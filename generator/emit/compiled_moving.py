@@ -11,23 +11,10 @@ from generator.emit.compiled_prelude import (
 )
 from generator.emit.compiled_support import NotCompiled
 from generator.emit.order_plans import OrderChoice, compiled_order_choice
-from generator.emit.plan import (
-    KEYED_STEPS,
-    Choice,
-    Chunk,
-    EndsAt,
-    FromEnd,
-    Length,
-    Nested,
-    Number,
-    Optional,
-    Presence,
-    Processed,
-    Repeat,
-    Switch,
-    Text,
-    When,
-)
+from generator.emit.plan import Chunk, Length, Nested, Number, Processed, Repeat, Text
+from generator.emit.plan_branches import Choice, Optional, Presence, Switch, When
+from generator.emit.plan_keyed import KEYED_STEPS
+from generator.emit.plan_trailers import EndsAt, FromEnd
 from generator.emit.untracked import CHECK, is_atomic, may_be_atomic, untracked_literal
 
 

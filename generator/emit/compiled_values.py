@@ -16,20 +16,19 @@ from generator.emit.compiled_support import (
     NotCompiled,
 )
 from generator.emit.plan import (
-    KEYED_STEPS,
     Bits,
     Build,
-    Checksum,
     Computed,
     Derived,
     Length,
-    Mark,
     Nothing,
     Number,
     TagByte,
     Text,
     Valid,
 )
+from generator.emit.plan_checksums import Checksum, Mark
+from generator.emit.plan_keyed import KEYED_STEPS
 from generator.emit.pysource import struct_format
 from generator.emit.untracked import is_atomic, kinds_of, may_be_atomic
 

@@ -19,17 +19,8 @@ returns the model it was given (what an enclosing record's expressions see of it
 
 from __future__ import annotations
 
-from generator.emit.plan import (
-    Build,
-    Fallback,
-    FieldSteps,
-    KeyedField,
-    KeyedHeader,
-    MsbNumber,
-    Repeat,
-    Rest,
-    Text,
-)
+from generator.emit.plan import Build, FieldSteps, Repeat, Text
+from generator.emit.plan_keyed import Fallback, KeyedField, KeyedHeader, MsbNumber, Rest
 from generator.emit.pysource import LineWriter
 from generator.spec import pytext
 from generator.spec.model import Record

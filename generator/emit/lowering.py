@@ -34,41 +34,28 @@ from generator.emit.plan import (
     VARINTS,
     Bits,
     Build,
-    Case,
-    Checksum,
-    ChecksumItem,
-    Choice,
     Chunk,
     Computed,
     Derived,
-    EndsAt,
-    Fallback,
     FieldSteps,
-    FromEnd,
-    KeyedField,
-    KeyedHeader,
     Length,
-    Mark,
-    MsbNumber,
     Nested,
     Nothing,
     Number,
-    Optional,
-    Presence,
     Processed,
     RecordPlan,
     Repeat,
-    Rest,
-    SizeOf,
     Step,
-    Switch,
     TagByte,
     Text,
     Valid,
-    When,
     fixed_size,
     may_be_negative,
 )
+from generator.emit.plan_branches import Case, Choice, Optional, Presence, Switch, When
+from generator.emit.plan_checksums import Checksum, ChecksumItem, Mark
+from generator.emit.plan_keyed import Fallback, KeyedField, KeyedHeader, MsbNumber, Rest, SizeOf
+from generator.emit.plan_trailers import EndsAt, FromEnd
 from generator.spec.model import Field, Record, Spec, TypeRef, camel
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES, REGION_TYPES, RegionType
 

@@ -3,7 +3,10 @@
 :class:`generator.emit.lowering.Lowering` decides, per record, which steps read it and in
 which order; :class:`RecordPlan` holds the result. The renderers (``generator/emit/quicktier.py``,
 ``generator/emit/compiled.py``, ``generator/emit/compiled_arrow.py``) walk the steps and
-decide nothing about the spec again.
+decide nothing about the spec again. The steps that choose what is read are in
+:mod:`generator.emit.plan_branches`, a trailer's in :mod:`generator.emit.plan_trailers`, a
+checksum's in :mod:`generator.emit.plan_checksums`, a mysql::serialization message's in
+:mod:`generator.emit.plan_keyed`.
 
 A step's ``size`` is the bytes it reads at a constant offset from ``pos`` (a renderer reads a
 run of such steps at ``pos + k`` and moves ``pos`` once), or None when it moves ``pos`` by
@@ -199,34 +202,6 @@ class Nothing(Step):
 
 
 @dataclasses.dataclass(frozen=True)
-class Presence(Step):
-    """``var`` is whether the next byte before ``end`` is ``tag`` (then read)."""
-
-    var: str
-    tag: int
-    end: str
-
-    def __str__(self) -> str:
-        return f"presence {self.var}: tag 0x{self.tag:02x} before {self.end}"
-
-
-@dataclasses.dataclass(frozen=True)
-class Optional(Step):
-    """When the next byte before ``end`` is ``tag``, it and ``steps``; else ``var`` is
-    ``absent`` (``None`` or ``[]``)."""
-
-    var: str
-    tag: int
-    end: str
-    absent: str
-    steps: tuple[Step, ...]
-
-    def lines(self) -> list[str]:
-        head = f"optional tag 0x{self.tag:02x} before {self.end} (else {self.var} = {self.absent})"
-        return [head] + _steps_lines(self.steps)
-
-
-@dataclasses.dataclass(frozen=True)
 class Chunk(Step):
     """A counted run of LEB128 varints before ``end`` into the list ``var``: ``count`` (a
     variable or an expression) must be an int, 0 to ``limits.max_count`` and at most the
@@ -256,45 +231,6 @@ class Chunk(Step):
             text += f" (lengths, -1: None), then the {self.payload}"
             text += f" {self.encoding}" if self.encoding else ""
         return text + f", within {self.end}"
-
-
-@dataclasses.dataclass(frozen=True)
-class FromEnd(Step):
-    """A field of a record's trailer, read backwards: the bytes that end at ``limit``
-    (which starts at the record's ``end``; never before ``pos``), then ``limit`` moves back
-    to where they start. A reversed uvarint (``length`` empty: its last byte first), or a
-    region of ``length`` (an expression) bytes read front to back by ``steps`` within
-    ``inner_end``, which they must fill exactly (``pos`` is back where it was after them);
-    ``absent``: a region of no bytes at all is ``var = absent``, not read. The fields in
-    front then read within ``limit``."""
-
-    var: str
-    limit: str
-    length: str = ""
-    start: str = ""
-    """The trailer's first field: ``limit`` starts at ``start`` (the record's end)."""
-    inner_end: str = ""
-    steps: tuple[Step, ...] = ()
-    absent: str = ""
-
-    def lines(self) -> list[str]:
-        if not self.length:
-            return [f"reversed uvarint {self.var}, ending at {self.limit}"]
-        head = f"region {self.var}: {self.length} bytes ending at {self.limit} ({self.inner_end})"
-        head += f", no bytes: {self.var} = {self.absent}" if self.absent else ""
-        return [head] + _steps_lines(self.steps)
-
-
-@dataclasses.dataclass(frozen=True)
-class EndsAt(Step):
-    """The fields in front of a trailer end where it starts (``limit``); ``pos`` then
-    moves past the trailer to ``end``."""
-
-    limit: str
-    end: str
-
-    def __str__(self) -> str:
-        return f"pos == {self.limit}, then pos = {self.end}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -385,36 +321,6 @@ class Derived(Step):
 
 
 @dataclasses.dataclass(frozen=True)
-class Mark(Step):
-    """``var`` is where reading is now (a span checksum's first or last byte + 1)."""
-
-    var: str
-
-    @property
-    def size(self) -> int:
-        return 0
-
-    def __str__(self) -> str:
-        return f"mark {self.var}"
-
-
-@dataclasses.dataclass(frozen=True)
-class When(Step):
-    """``if:``: ``steps`` when the Python ``expression`` is true (an error evaluating it:
-    not mine), else ``var`` is None."""
-
-    var: str
-    test: str
-    """The variable the expression's value goes in."""
-    expression: str
-    steps: tuple[Step, ...]
-
-    def lines(self) -> list[str]:
-        head = f"when {self.test} = {self.expression} (else {self.var} = None)"
-        return [head] + _steps_lines(self.steps)
-
-
-@dataclasses.dataclass(frozen=True)
 class Processed(Step):
     """``process:``: ``length`` bytes (checked as :class:`Nested` checks them) kept as
     bytes in ``wire``, decoded by the codec ``cases`` maps the Python expression ``codec``
@@ -474,36 +380,6 @@ class Nested(Step):
 
 
 @dataclasses.dataclass(frozen=True)
-class Case(Step):
-    """One branch of a :class:`Switch`: the selector's integer ``value`` (enum ``member``)."""
-
-    value: int
-    member: str
-    steps: tuple[Step, ...]
-
-    def lines(self) -> list[str]:
-        return [f"case {self.member} ({self.value:#x})"] + _steps_lines(self.steps)
-
-
-@dataclasses.dataclass(frozen=True)
-class Switch(Step):
-    """``var`` by the value of the enum field ``selector``: the steps of the matching case,
-    else ``default`` (None: ``var`` is None)."""
-
-    var: str
-    selector: str
-    enum: str
-    cases: tuple[Case, ...]
-    default: tuple[Step, ...] | None = None
-
-    def lines(self) -> list[str]:
-        lines = [f"switch {self.var} on {self.selector} ({self.enum})"]
-        lines += _indented([line for case in self.cases for line in case.lines()])
-        tail = ["default"] + _steps_lines(self.default) if self.default else ["default: None"]
-        return lines + _indented(tail)
-
-
-@dataclasses.dataclass(frozen=True)
 class Bits(Step):
     """A bit field into ``var``: ``width`` bits at ``shift`` of the run ``run``, a
     ``group``-byte integer in ``order`` (``big``; ``little``: ``b<n>le``) read by the run's
@@ -556,75 +432,6 @@ class Computed(Step):
 
 
 @dataclasses.dataclass(frozen=True)
-class Choice(Step):
-    """``choice:``: the first of ``cases`` (magic, mask, record) whose bytes match at
-    ``pos`` before ``end`` picks the record read into ``var``, each by its own reader
-    (``depth``: the nesting depth it is read at, past the plan's record; 0 when the spec
-    has no recursion and readers take no depth); none matches: not mine."""
-
-    var: str
-    table: str
-    """A name for the table of the first byte (module-level in a renderer)."""
-    end: str
-    cases: tuple[tuple[bytes, bytes, str], ...]
-    depth: int = 0
-
-    def lines(self) -> list[str]:
-        head = f"choice {self.var} within {self.end}" + f", at depth +{self.depth}" * bool(
-            self.depth
-        )
-        return [head] + _indented(
-            [f"{magic.hex()}/{mask.hex()}: {record}" for magic, mask, record in self.cases]
-        )
-
-
-@dataclasses.dataclass(frozen=True)
-class ChecksumItem:
-    """What a checksum covers, in order: the bytes between two :class:`Mark` steps
-    (``span``: ``var`` to ``target``), a field's bytes (``raw``; ``optional`` fields only
-    when present; ``target`` is its kind: ``prim``, ``str``, ``bytes`` or ``record``), a
-    member of each element of a list (``each``; ``target`` ``u8`` when the member is a plain
-    u8 of records), or the value of a Python ``expression``
-    over the plan's variables (``value``); the last two packed as ``encoder``."""
-
-    kind: str
-    var: str = ""
-    target: str = ""
-    optional: bool = False
-    member: str = ""
-    encoder: str = ""
-    expression: str = ""
-
-    def __str__(self) -> str:
-        if self.kind == "raw":
-            return f"bytes of {self.var}" + " (when present)" * self.optional
-        if self.kind == "span":
-            return f"bytes from {self.var} to {self.target}"
-        if self.kind == "each":
-            return f"{self.encoder} {self.member} of each of {self.var}"
-        return f"{self.encoder} {self.expression}"
-
-
-@dataclasses.dataclass(frozen=True)
-class Checksum(Step):
-    """``var`` (already read) must be the ``algorithm`` of ``items``. ``one_byte``: every
-    item is one byte 0..255 (a CRC-8 can run as a table loop over them)."""
-
-    var: str
-    algorithm: str
-    items: tuple[ChecksumItem, ...]
-    one_byte: bool = False
-
-    @property
-    def size(self) -> int:
-        return 0
-
-    def lines(self) -> list[str]:
-        head = f"checksum {self.var} == {self.algorithm}" + " of one-byte items" * self.one_byte
-        return [head] + _indented([str(item) for item in self.items])
-
-
-@dataclasses.dataclass(frozen=True)
 class Build(Step):
     """The model: a ``class_name`` made without ``__init__``, its ``fields`` (name,
     variable) stored, into ``var``."""
@@ -656,116 +463,6 @@ class FieldSteps(Step):
 
     def lines(self) -> list[str]:
         return [f"field {self.name} (line {self.line})"] + _steps_lines(self.steps)
-
-
-@dataclasses.dataclass(frozen=True)
-class SizeOf(Step):
-    """``var`` is a record's byte size computed by the Python ``expression`` over the
-    plan's variables (``size: event_size - 23``); a :class:`Nested` then checks it as a
-    signed length (an error evaluating it, or a value that is no int: not mine)."""
-
-    var: str
-    expression: str
-
-    @property
-    def size(self) -> int:
-        return 0
-
-    def __str__(self) -> str:
-        return f"size {self.var} = {self.expression}"
-
-
-@dataclasses.dataclass(frozen=True)
-class MsbNumber(Step):
-    """An msb-count varint (mysql::serialization's: the first byte's low one bits count
-    the bytes after it, 9 bytes at most) before ``end`` into ``var``, within ``bits``
-    (``runtime.core.msbvarint.read_uvar``); ``signed``: ZigZag. ``length``: a byte length (a
-    :class:`Text` checks it), not a model value."""
-
-    var: str
-    bits: int
-    end: str
-    signed: bool = False
-    length: bool = False
-
-    def __str__(self) -> str:
-        kind = "length" if self.length else "msb_svarint" if self.signed else "msb_uvarint"
-        return f"{kind}{self.bits} {self.var} before {self.end}"
-
-
-@dataclasses.dataclass(frozen=True)
-class KeyedHeader(Step):
-    """A mysql::serialization message's head, before ``end`` (the message is the rest of
-    the input): the format version (must be 1), ``declared`` (``serializable_field_size``:
-    the message's true length, or MySQL's formula for it) and ``lnifid``
-    (``last_non_ignorable_field_id``, at most ``fields``), each an msb-count varint."""
-
-    declared: str
-    lnifid: str
-    fields: int
-    end: str
-
-    def __str__(self) -> str:
-        return (
-            f"message head before {self.end}: version 1, size {self.declared},"
-            f" lnifid {self.lnifid} <= {self.fields}"
-        )
-
-
-@dataclasses.dataclass(frozen=True)
-class KeyedField(Step):
-    """Field ``id`` of a mysql::serialization message: the next field id before ``end``
-    (an msb-count varint) peeked; ``id``: read, then ``steps`` into ``var``; a smaller id:
-    not mine (out of order); a larger one, or the end: absent, and ``absent`` says what
-    ``var`` is: ``required`` (not mine), ``value`` (the Python literal ``default``) or
-    ``from`` (None, then :class:`Fallback` gives it another field's value). ``lnifid``:
-    the message's ``last_non_ignorable_field_id`` variable when the field is non-ignorable
-    (present, build writes at least ``id + 1`` there)."""
-
-    var: str
-    id: int
-    end: str
-    absent: str
-    default: str = ""
-    steps: tuple[Step, ...] = ()
-    lnifid: str = ""
-
-    def lines(self) -> list[str]:
-        otherwise = {"required": "not mine", "value": self.default, "from": "None"}[self.absent]
-        head = f"keyed field {self.id} {self.var} before {self.end} (absent: {otherwise})"
-        return [head] + _steps_lines(self.steps)
-
-
-@dataclasses.dataclass(frozen=True)
-class Fallback(Step):
-    """``var`` is ``source``'s value when it is None (an absent ``default_from`` field,
-    resolved after every field: it may name a later one)."""
-
-    var: str
-    source: str
-
-    @property
-    def size(self) -> int:
-        return 0
-
-    def __str__(self) -> str:
-        return f"{self.var} = {self.source} when None"
-
-
-@dataclasses.dataclass(frozen=True)
-class Rest(Step):
-    """``var`` is the bytes left before ``end`` (fields a newer writer added), None when
-    there are none; reading ends at ``end``."""
-
-    var: str
-    end: str
-
-    def __str__(self) -> str:
-        return f"rest {self.var}: the bytes before {self.end}, or None"
-
-
-KEYED_STEPS = (SizeOf, MsbNumber, KeyedHeader, KeyedField, Fallback, Rest)
-"""The steps of mysql::serialization messages and of records sized by an expression."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,14 +9,7 @@ reader decides.
 
 from __future__ import annotations
 
-from generator.emit.plan import (
-    Fallback,
-    KeyedField,
-    KeyedHeader,
-    MsbNumber,
-    Rest,
-    SizeOf,
-)
+from generator.emit.plan_keyed import Fallback, KeyedField, KeyedHeader, MsbNumber, Rest, SizeOf
 from generator.emit.quick_helpers import RETRY
 
 

@@ -41,33 +41,27 @@ from __future__ import annotations
 from generator.emit.lowering import Lowering
 from generator.emit.order_plans import OrderChoice, quick_order_choice
 from generator.emit.plan import (
-    KEYED_STEPS,
     Bits,
     Build,
-    Checksum,
-    Choice,
     Chunk,
     Computed,
     Derived,
-    EndsAt,
     FieldSteps,
-    FromEnd,
     Length,
-    Mark,
     Nested,
     Nothing,
     Number,
-    Optional,
-    Presence,
     Processed,
     Repeat,
-    Switch,
     TagByte,
     Text,
     Valid,
-    When,
     flatten,
 )
+from generator.emit.plan_branches import Choice, Optional, Presence, Switch, When
+from generator.emit.plan_checksums import Checksum, Mark
+from generator.emit.plan_keyed import KEYED_STEPS
+from generator.emit.plan_trailers import EndsAt, FromEnd
 from generator.emit.pysource import (
     LineWriter,
     codec_cases,

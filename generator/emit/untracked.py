@@ -24,29 +24,21 @@ from generator.emit.order_plans import OrderChoice
 from generator.emit.plan import (
     Bits,
     Build,
-    Choice,
     Computed,
     Derived,
-    Fallback,
     FieldSteps,
-    FromEnd,
-    KeyedField,
     Length,
-    Mark,
-    MsbNumber,
     Nested,
     Nothing,
     Number,
-    Optional,
-    Presence,
     Processed,
     Repeat,
-    Rest,
-    SizeOf,
-    Switch,
     Text,
-    When,
 )
+from generator.emit.plan_branches import Choice, Optional, Presence, Switch, When
+from generator.emit.plan_checksums import Mark
+from generator.emit.plan_keyed import Fallback, KeyedField, MsbNumber, Rest, SizeOf
+from generator.emit.plan_trailers import FromEnd
 
 ATOMIC, LIST, CHECK = "atomic", "list", "check"
 """What a reader's variable holds, for the GC rule of ``CompiledEmitter.untrack``: an atomic

@@ -6,7 +6,10 @@ expressions it uses, each checked where the spec says it.
 :class:`FieldBuilder` is a base of :class:`generator.spec.validate.SpecBuilder`; it uses
 the builder's ``error``, ``name``, ``lines``, ``data``, ``endian``, ``enums``,
 ``record_names`` and ``imports``. A ``layout: protobuf`` record's fields say less and are
-built by :meth:`FieldBuilder.protobuf_field` (what they may say: :mod:`generator.spec.protobuf`).
+built by :meth:`~generator.spec.field_protobuf.ProtobufFields.protobuf_field`. Its parts:
+:mod:`~generator.spec.field_switches` (``switch_on:``), :mod:`~generator.spec.field_bits`
+(runs of bit fields), :mod:`~generator.spec.field_readable` (how a field reads in the JSON
+form) and :mod:`~generator.spec.field_protobuf` (``layout: protobuf``).
 """
 
 from __future__ import annotations
@@ -15,9 +18,11 @@ import ast
 import codecs
 import re
 
-from generator.spec import protobuf
-from generator.spec.enclosing import check_cases, enclosing_enum
 from generator.spec.expressions import BYTES_LEFT, NotEarlier, translate
+from generator.spec.field_bits import BitFields
+from generator.spec.field_protobuf import ProtobufFields
+from generator.spec.field_readable import ReadableFields
+from generator.spec.field_switches import SwitchFields
 from generator.spec.model import (
     BIT_FIELD,
     SPARK_LOGICAL_TYPES,
@@ -26,7 +31,6 @@ from generator.spec.model import (
     Field,
     Process,
     TypeRef,
-    bit_field_range,
     camel,
     int_range,
 )
@@ -40,9 +44,6 @@ from generator.spec.types import (
     unknown_size,
 )
 from runtime.core.errors import did_you_mean
-
-_U64 = ("u64", "u64le", "u64be")
-"""What ``logical: pg_lsn`` goes on: a WAL position is an unsigned 64-bit number."""
 
 
 def _is_literal(value) -> bool:
@@ -63,7 +64,7 @@ _FIELD_ARGS = {
 """Runtime argument kinds that name a field: the key it has, what it is, its constant."""
 
 
-class FieldBuilder:
+class FieldBuilder(SwitchFields, BitFields, ReadableFields, ProtobufFields):
     """Builds and checks the fields of one spec's records (see the module docstring)."""
 
     def field(self, raw: dict, parts, siblings: list[Field]) -> Field:
@@ -409,93 +410,6 @@ class FieldBuilder:
             raise self.error(parts + ("key",), "a map key is an integer or a str")
         return ref
 
-    @staticmethod
-    def no_selector(on, selector, siblings, later=()) -> str:
-        """Why ``switch_on: on`` names no selector: no such earlier field (or one ``later``
-        in the record), a field of another kind (text cannot select: a four-letter code is
-        an integer with an enum), or an integer with no enum (the field's own or the
-        switch's ``enum:``)."""
-        if selector is None and "." in on:
-            return (
-                f"{on!r} is not a field of this record: a switch is on an earlier field of "
-                "its own record, or on an enclosing record's (_parent.header.linktype)"
-            )
-        if selector is not None and selector.derived:
-            return (
-                f"{on!r} is a derived value: a switch is on a field read from the wire "
-                "(building, derived values are not computed, so no case could be chosen)"
-            )
-        if selector is None and on in later:
-            return f"{on!r} is read after the switch: move it in front (a switch is on an earlier field)"
-        if selector is None:
-            earlier = [f.name for f in siblings]
-            return f"{on!r} is not an earlier field" + did_you_mean(on, earlier)
-        kind = selector.type.kind
-        is_int = kind == "bits" or (kind == "prim" and PRIMITIVES[selector.type.name].kind == "int")
-        if not is_int:
-            what = selector.type.name if kind == "prim" else kind
-            code = " (four ASCII letters: a u32be with enum:)" if kind in ("str", "bytes") else ""
-            return (
-                f"{on!r} is a {what} field: a switch is on an earlier integer field with an "
-                f"enum{code}"
-            )
-        return (
-            f"{on!r} has no enum: give the field enum: NAME, or the switch enum: NAME "
-            "(its members name the cases)"
-        )
-
-    def switch(self, raw: dict, parts, siblings) -> TypeRef:
-        # The selector is an earlier enum field, or an integer field whose case names come
-        # from the switch's own `enum:`; a `default` case takes every other value.
-        on = raw["switch_on"]
-        selector = next((f for f in siblings if f.name == on), None)
-        enum_name = selector.type.enum if selector is not None else None
-        if selector is not None and enum_name is None and selector.type.kind in ("prim", "bits"):
-            # an open enum's field is a plain integer; its enum names the cases all the same
-            enum_name = raw.get("enum") or selector.open_enum
-        if on.startswith("_parent.") and parts[:1] == ("records",):
-            enum_name = enclosing_enum(self, parts, on, raw)  # generator/spec/enclosing.py
-        elif enum_name is None or enum_name not in self.enums or selector.derived:
-            if raw.get("enum") is not None and raw["enum"] not in self.enums:
-                hint = did_you_mean(raw["enum"], self.enums)
-                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}{hint}")
-            later = []
-            if parts[:1] == ("records",) and parts[2:3] == ("fields",):
-                later = [f.get("name") for f in self.data["records"][parts[1]]["fields"]]
-            why = self.no_selector(on, selector, siblings, later)
-            raise self.error(parts + ("switch_on",), why)
-        enum = self.enums[enum_name]
-        members = {v.name for v in enum.values}
-        cases = {}
-        for case, case_raw in raw.get("cases", {}).items():
-            if case not in members and case != "default":
-                same = sorted(m for m in members if str(case).lower() == m.lower())
-                hint = did_you_mean(same[0] if same else case, sorted(members | {"default"}))
-                raise self.error(
-                    parts + ("cases", case),
-                    f"{case!r} is not a member of {enum.name}{hint}: add it to the enum's "
-                    "values: or name the case by a member (default: takes every other value)",
-                )
-            cases[case] = self.typeref(case_raw, parts + ("cases", case), siblings)
-        missing = members - set(cases)
-        if missing and "default" not in cases:
-            raise self.error(
-                parts + ("cases",),
-                f"no case for {sorted(missing)}: every member of {enum.name} needs a case "
-                "(`MEMBER: empty` for no payload), or add a default: case",
-            )
-        if on.startswith("_parent."):
-            check_cases(self, parts, cases)
-        ref = TypeRef("switch", switch_on=on, cases=cases, enum=enum_name)
-        if "size" in raw:
-            size = raw["size"]
-            ref.size = (
-                size
-                if isinstance(size, int)
-                else self.expression(size, parts + ("size",), siblings)
-            )
-        return ref
-
     def checksum(self, raw: dict, parts, siblings) -> Checksum:
         names = {f.name for f in siblings}
         items = []
@@ -577,68 +491,6 @@ class FieldBuilder:
         out.cases = dict(cases)
         return out
 
-    def bit_groups(self, fields: list[Field], raws: list[dict], where) -> None:
-        """Consecutive bit fields make a run that fills whole bytes; give each its place."""
-        run: list[int] = []  # indices of the run being read
-
-        def close(end: int) -> None:
-            width = sum(fields[i].type.bits for i in run)
-            if width % 8:
-                raise self.error(
-                    where + ("fields", run[-1], "type"),
-                    f"bit fields {', '.join(fields[i].name for i in run)} make {width} bits: "
-                    "a run of bit fields fills whole bytes",
-                )
-            little = fields[run[0]].type.bit_order == "little"
-            shift = 0 if little else width
-            for i in run:
-                if not little:
-                    shift -= fields[i].type.bits
-                fields[i].bit_group = (width // 8, shift, i == run[0], i == run[-1])
-                if little:
-                    shift += fields[i].type.bits
-            run.clear()
-
-        for i, (field, raw) in enumerate(zip(fields, raws)):
-            if field.type.kind != "bits":
-                if run:
-                    close(i)
-                continue
-            parts = where + ("fields", i)
-            refused = [
-                k for k in ("tag", "repeat", "size", "if", "checksum", "optional") if k in raw
-            ]
-            if refused:
-                raise self.error(parts + (refused[0],), f"a bit field takes no {refused[0]!r}")
-            low, high = bit_field_range(field.type)
-            if field.const is not None and not low <= field.const <= high:
-                raise self.error(
-                    parts + ("const",), f"{field.const} does not fit {field.type.name}"
-                )
-            enum = self.enums.get(field.type.enum or field.open_enum)
-            wide = [v for v in enum.values if not low <= v.value <= high] if enum else []
-            if enum and enum.flags and not field.open_enum:
-                raise self.error(
-                    parts + ("enum",), "a flags enum on a bit field is open: true (any set)"
-                )
-            if wide:
-                raise self.error(
-                    parts + ("enum",),
-                    f"{enum.name}.{wide[0].name} ({wide[0].value}) does not fit "
-                    f"{field.type.name} ({low} to {high})",
-                )
-            if run and field.type.bit_order != fields[run[0]].type.bit_order:
-                if sum(fields[j].type.bits for j in run) % 8:
-                    raise self.error(
-                        parts + ("type",),
-                        f"bit fields {', '.join(fields[j].name for j in run)} and {field.name} "
-                        "mix bit orders (b<n> and b<n>le) inside a byte",
-                    )
-                close(i)  # a new run, in the other bit order
-            run.append(i)
-        if run:
-            close(len(fields))
-
     def check_trailing(self, field: Field, raw: dict, parts) -> None:
         """A trailer field must know where it starts before it is read."""
         backwards = field.type.kind == "prim" and field.type.name == "reversed_uvarint"
@@ -699,146 +551,3 @@ class FieldBuilder:
             )
         field.derived = self.expression(raw["derived"], parts + ("derived",), siblings)
         field.derived_text = raw["derived"]
-
-    def readable(self, field: Field, raw: dict, parts) -> None:
-        """``open:``, ``logical:`` and ``pad:``: how a field reads in the JSON form."""
-        ref = field.type
-        is_int = (ref.kind == "prim" and PRIMITIVES[ref.name].kind == "int") or (
-            ref.kind == "chunk" and CHUNK_TYPES[ref.name].element == "int"
-        )
-        is_int = is_int or ref.kind == "bits"
-        if raw.get("open"):
-            if "enum" not in raw or "switch_on" in raw:
-                raise self.error(parts + ("open",), "open: true goes with enum: on an integer")
-            if raw["enum"] not in self.enums:
-                hint = did_you_mean(raw["enum"], self.enums)
-                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}{hint}")
-            if not is_int:
-                raise self.error(parts + ("enum",), "only integers can be enums")
-            field.open_enum = raw["enum"]
-        logical = raw.get("logical", "")
-        if logical == "uuid":
-            sixteen_ints = is_int and ref.kind == "prim" and field.repeat == {"count": 16}
-            if not (sixteen_ints or (ref.kind == "bytes" and ref.size == 16)):
-                raise self.error(
-                    parts + ("logical",),
-                    "logical: uuid is 16 bytes (bytes of size 16, or repeat: {count: 16} integers)",
-                )
-        elif logical == "fourcc":
-            self.fourcc(field, raw, parts)
-        elif logical == "pg_lsn" and (
-            ref.kind != "prim" or ref.name not in _U64 or field.repeat is not None or "enum" in raw
-        ):
-            raise self.error(
-                parts + ("logical",), "logical: pg_lsn is one u64, no enum (a WAL position)"
-            )
-        elif logical and not is_int:
-            raise self.error(parts + ("logical",), f"logical: {logical} is an integer time")
-        field.logical = logical
-        if raw.get("display"):
-            if not is_int or ref.kind != "prim" or raw.get("enum") or logical:
-                raise self.error(
-                    parts + ("display",),
-                    "display: hex goes with a plain integer (no enum: or logical:, which "
-                    "already say how it reads)",
-                )
-            field.display = raw["display"]
-        if raw.get("pad"):
-            if ref.kind != "str" or not isinstance(ref.size, int) or ref.size_is_prefix:
-                raise self.error(parts + ("pad",), "pad: goes with a str of a fixed size: N")
-            ref.pad = {"nul": b"\0"}[raw["pad"]]
-
-    def fourcc(self, field: Field, raw: dict, parts) -> None:
-        """``logical: fourcc``: a big-endian u32 whose bytes are four letters (a PNG chunk
-        type, a RIFF chunk id), one value a field (a switch may select on it); its codes an
-        open enum names, or none (a strict enum leaves no code to show as text)."""
-        ref = field.type
-        big = ref.name == "u32be" or (ref.name == "u32" and self.endian == "be")
-        if ref.kind != "prim" or not big or field.repeat is not None:
-            raise self.error(
-                parts + ("logical",),
-                "logical: fourcc is one u32be (its four bytes the letters, as const: "
-                "0x52494646 is RIFF)",
-            )
-        if raw.get("enum") and not field.open_enum:
-            raise self.error(
-                parts + ("logical",),
-                "logical: fourcc shows the codes an enum leaves unnamed: give it open: true",
-            )
-        if field.open_enum and self.enums[field.open_enum].flags:
-            raise self.error(parts + ("enum",), "a fourcc's enum names codes, not flags")
-
-    # -- layout: protobuf ------------------------------------------------------------
-
-    def protobuf_field(self, raw: dict, parts) -> Field:
-        """A field of a ``layout: protobuf`` record."""
-        self.name("field", raw["name"], parts + ("name",))
-        for key in raw:
-            if key not in protobuf.ALLOWED_KEYS:
-                raise self.error(parts + (key,), f"{key!r} is not possible in a protobuf message")
-        if "number" not in raw:
-            raise self.error(parts, "a protobuf field needs its number:")
-        repeat = raw.get("repeat")
-        if "map" in raw:
-            for key in ("type", "repeat", "optional", "oneof", "enum"):
-                if key in raw:
-                    raise self.error(parts + (key,), f"a map field takes no {key!r}")
-            spec = raw["map"]
-            if not isinstance(spec, dict) or set(spec) != {"key", "value"}:
-                raise self.error(parts + ("map",), "a map is {key: TYPE, value: TYPE}")
-            key, key_kind = self.protobuf_typeref(spec["key"], parts + ("map", "key"))
-            if key_kind in ("float", "double", "bytes", "message", "enum"):
-                raise self.error(parts + ("map", "key"), "a map key is an integer, bool or string")
-            value, value_kind = self.protobuf_typeref(spec["value"], parts + ("map", "value"))
-            ref = TypeRef("map", "map", key=key, value=value)
-            kind = f"map:{key_kind}:{value_kind}"
-        elif "type" in raw:
-            ref, kind = self.protobuf_typeref(raw["type"], parts + ("type",))
-        else:
-            raise self.error(parts, "a protobuf field needs a type: or a map:")
-        if repeat not in (None, "packed", "unpacked"):
-            raise self.error(parts + ("repeat",), "a protobuf field repeats as packed or unpacked")
-        if repeat == "packed" and protobuf.SCALARS.get(kind, (2,))[0] == 2:
-            raise self.error(parts + ("repeat",), "only numeric scalars pack: use repeat: unpacked")
-        if repeat and (raw.get("optional") or raw.get("oneof")):
-            raise self.error(parts + ("repeat",), "a repeated field is not optional or in a oneof")
-        if ("enum" in raw) != (kind == "enum"):
-            raise self.error(
-                parts + ("enum",), "type: enum goes with enum: NAME (open, as proto3's)"
-            )
-        f = Field(
-            name=raw["name"],
-            doc=raw["doc"],
-            type=ref,
-            line=self.lines.line(parts),
-            optional=bool(raw.get("optional") or raw.get("oneof") or kind == "message"),
-            repeat=repeat,
-        )
-        f.number, f.pb_kind, f.oneof = raw["number"], kind, raw.get("oneof", "")
-        if kind == "enum":
-            if raw["enum"] not in self.enums:
-                hint = did_you_mean(raw["enum"], self.enums)
-                raise self.error(parts + ("enum",), f"unknown enum {raw['enum']!r}{hint}")
-            f.open_enum = raw["enum"]
-        spark = raw.get("spark", {})
-        f.spark_skip = spark.get("skip", False)
-        return f
-
-    def protobuf_typeref(self, name: str, parts) -> tuple[TypeRef, str]:
-        """(the model's type, the protobuf kind) of a protobuf type name or record."""
-        if name in protobuf.MODELLED_AS:
-            return TypeRef("prim", protobuf.MODELLED_AS[name]), name
-        if name in ("string", "bytes"):
-            kind = "str" if name == "string" else "bytes"
-            return TypeRef(kind, kind, size="eos"), name
-        if name in self.record_names:
-            if self.data["records"][name].get("layout") != "protobuf":
-                raise self.error(parts, f"{name!r} is not a layout: protobuf record")
-            return TypeRef("record", name), "message"
-        raise self.error(
-            parts,
-            f"unknown protobuf type {name!r} (one of {sorted(protobuf.SCALARS)} or a message)",
-        )
-
-    def is_protobuf(self, ref: TypeRef) -> bool:
-        return ref.kind == "record" and self.data["records"][ref.name].get("layout") == "protobuf"
