@@ -14,7 +14,7 @@ from generator.cli import exactness, fuzz, fuzz_mutators
 from generator.cli.common import CliError
 from generator.cli.main import main
 
-CRASHES = sorted(fuzz.CRASH_DIR.rglob("*.bin"))
+CRASHES = sorted([*fuzz.CRASH_DIR.rglob("*.bin"), *fuzz.CRASH_DIR.rglob("*.json")])
 OPEN = sorted((fuzz.CRASH_DIR.parent / "open").rglob("*.bin"))
 """Found, saved, not fixed yet (owner told): replayed as strict xfail."""
 KNOWN_OPEN: dict[str, set[str]] = {}

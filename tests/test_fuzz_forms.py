@@ -1,0 +1,113 @@
+"""The fuzzer's forms phase (generator/cli/fuzz_forms.py): edited JSON forms built, and
+build held to never writing bytes its own parse refuses; and the holes it found."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from generator.cli import fuzz, fuzz_forms
+from generator.cli.main import main
+from runtime.core.errors import DecodeError, EncodeError
+
+FORM = {"n": 5, "items": [1, {"k": "x"}], "data": {"$hex": "0a0b"}, "flag": True, "gone": None}
+
+
+def test_edits_are_repeatable_for_a_seed_and_change_the_form():
+    donors = fuzz_forms.donors_of([FORM])
+    first = [fuzz_forms.edit(random.Random(7), FORM, donors) for _ in range(2)]
+    assert first[0] == first[1]
+    rng = random.Random(0)
+    edited = [fuzz_forms.edit(rng, FORM, donors) for _ in range(300)]
+    assert sum(e != FORM for e in edited) > 200  # a splice may put back what was there
+    assert len({fuzz_forms.encoded(e) for e in edited}) > 100
+    assert FORM["items"][1] == {"k": "x"}  # edits copy, never change the seed's form
+
+
+def test_edited_hex_stays_whole_bytes():
+    rng = random.Random(1)
+    for _ in range(200):
+        value = fuzz_forms.edit_value(rng, {"$hex": "0a0b0c"}, [])
+        assert len(value["$hex"]) % 2 == 0
+
+
+def _form_target(build, parse):
+    return fuzz.Target("x", "y", parse, build=build, from_dict=lambda form: form)
+
+
+def test_a_build_writing_what_parse_refuses_is_found():
+    def parse(data):
+        if data == b"bad":
+            raise DecodeError("refused", offset=0, path="n")
+        return data
+
+    def build(model):  # a form, or the bytes parse gave back
+        return model if isinstance(model, bytes) else model["out"].encode()
+
+    t = _form_target(build, parse)
+    found = fuzz.check_json(t, {"out": "bad"})
+    assert found.kind == "encode" and found.suffix == ".json"
+    assert found.detail.splitlines()[-1] == "parse refuses what build wrote: n at offset 0: refused"
+    assert fuzz.check_json(t, {"out": "good"}) is None
+
+
+def test_refusals_pass_and_foreign_exceptions_are_crashes():
+    def refusing(form):
+        raise EncodeError("no", path="n")
+
+    assert fuzz.check_json(_form_target(refusing, bytes), {}) is None
+    crash = fuzz.check_json(_form_target(lambda form: form["missing"], bytes), {})
+    assert crash.kind == "crash" and "KeyError" in crash.detail
+
+
+def test_built_bytes_are_written_back_byte_for_byte():
+    t = _form_target(lambda m: m if isinstance(m, bytes) else b"ab", lambda d: d[:1])
+    assert fuzz.check_json(t, {}).kind == "bytes"
+
+
+def test_a_found_form_is_saved_as_json_and_replayed(tmp_path):
+    form = {"layout": "tiflow", "events": "not a list"}
+    failure = fuzz.Failure("ticdc_open_protocol", "message", "encode", "made up", b"", ".json")
+    failure.data = fuzz_forms.encoded(form)
+    path = fuzz.save(failure, tmp_path)
+    assert path.suffix == ".json" and json.loads(path.read_text()) == form
+    assert fuzz.replay(path) is None  # from_dict refuses it: no failure
+
+
+@pytest.mark.parametrize("fmt", ["ticdc_open_protocol", "protobuf_wire", "png"])
+def test_a_forms_run_is_repeatable_and_finds_nothing(fmt):
+    reports = [
+        fuzz.run(fmt, seconds=60, seed=3, save_dir=None, max_inputs=150, phase="forms")
+        for _ in range(2)
+    ]
+    assert reports[0].inputs == reports[1].inputs >= 150
+    assert not reports[0].failures, reports[0].summary()
+
+
+def test_the_cli_takes_a_phase(capsys):
+    assert main(["fuzz", "png", "--seconds", "0.5", "--phase", "forms", "--no-save"]) == 0
+    assert "png (" in capsys.readouterr().out
+
+
+# -- what the forms phase found ----------------------------------------------------------
+
+
+def _update(new, old):
+    from generated import ticdc_open_protocol as op
+    from generated.models.ticdc_types import Column, RowChangedEvent
+
+    column = [Column("id", 3, 0, 1)]
+    event = RowChangedEvent(1, "db", "t", new=column if new else [], old=column if old else [])
+    return op, op.Message([event])
+
+
+def test_an_update_whose_new_row_has_no_columns_is_written_with_an_empty_new_row():
+    """An update's old row ('p') is read only with its new row ('u'); the writer left out
+    an empty 'u' (Go's omitempty), writing a value parse refuses."""
+    op, message = _update(new=False, old=True)
+    key, value = op.build_pair(message)
+    assert value.endswith(b'{"u":{},"p":{"id":{"t":3,"f":0,"v":1}}}')
+    again = op.parse_pair(key, value)
+    assert again == message and op.build_pair(again) == (key, value)
