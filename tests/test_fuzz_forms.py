@@ -111,3 +111,34 @@ def test_an_update_whose_new_row_has_no_columns_is_written_with_an_empty_new_row
     assert value.endswith(b'{"u":{},"p":{"id":{"t":3,"f":0,"v":1}}}')
     again = op.parse_pair(key, value)
     assert again == message and op.build_pair(again) == (key, value)
+
+
+def _avro_file():
+    from generated import avro_container as av
+
+    data = next(p for p in sorted(fuzz.ROOT.glob("samples/avro_container/*.bin")))
+    return av, av.parse(data.read_bytes(), "container_file"), data.read_bytes()
+
+
+def test_a_block_sync_other_than_the_files_is_refused_by_every_writer():
+    """``valid: "sync == _parent.sync"`` is checked on build: construct's rt.Valid, and the
+    fast and compiled writers decline to it (the forms phase found the file written as bytes
+    parse refuses: blocks[1].sync does not satisfy sync == _parent.sync)."""
+    av, model, data = _avro_file()
+    assert av.build(model, "container_file") == data
+    model.blocks[-1].sync = bytes(16)
+    path = rf"^blocks\[{len(model.blocks) - 1}\]\.sync: .* does not satisfy sync == _parent\.sync"
+    with pytest.raises(EncodeError, match=path):
+        av.build(model, "container_file")
+    with pytest.raises(EncodeError, match=path):
+        av.build(av.from_dict(av.to_dict(model), "container_file"), "container_file")
+    writers = [av.FAST_WRITERS["container_file"], av.COMPILED_WRITERS.get("container_file")]
+    for write in filter(None, writers):  # each declines to construct, which says why
+        with pytest.raises(ValueError, match="^valid$"):
+            write(model, bytearray())
+
+
+def test_a_block_written_alone_is_refused_as_parse_refuses_it_alone():
+    av, model, _ = _avro_file()
+    with pytest.raises(EncodeError, match="needs its enclosing record"):
+        av.build(model.blocks[0], "data_block")
