@@ -53,6 +53,13 @@ def test_a_build_writing_what_parse_refuses_is_found():
     assert fuzz.check_json(t, {"out": "good"}) is None
 
 
+def test_bytes_read_only_inside_their_enclosing_record_are_not_judged_alone():
+    def parse(data):
+        raise DecodeError("reads _parent.base_offset: it needs its enclosing record", offset=0)
+
+    assert fuzz.check_json(_form_target(lambda m: b"x", parse), {}) is None
+
+
 def test_refusals_pass_and_foreign_exceptions_are_crashes():
     def refusing(form):
         raise EncodeError("no", path="n")
