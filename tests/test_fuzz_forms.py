@@ -149,3 +149,22 @@ def test_a_block_written_alone_is_refused_as_parse_refuses_it_alone():
     av, model, _ = _avro_file()
     with pytest.raises(EncodeError, match="needs its enclosing record"):
         av.build(model.blocks[0], "data_block")
+
+
+def test_a_thrift_string_given_as_bytes_is_judged_by_the_parse_reading_bytes():
+    """A string that is no UTF-8 is ``{"$hex": ...}`` in the JSON form (what a parse with
+    ``strings="bytes"`` gives), and build writes it as it is: the strict parse refuses it,
+    the bytes parse takes it (found by the forms phase, a splice into path_in_schema)."""
+    t = fuzz.target("parquet", "ColumnCryptoMetaData")
+    form = {
+        "ENCRYPTION_WITH_COLUMN_KEY": {
+            "key_metadata": {"$hex": "773fe65f3f1a0368ea"},
+            "path_in_schema": [{"$hex": "020000000000000006b6390cf515"}],
+        }
+    }
+    written = t.build(t.from_dict(form))
+    with pytest.raises(DecodeError, match="invalid UTF-8"):
+        t.parse(written)
+    assert t.parse_bytes_strings(written) is not None
+    assert fuzz.check_json(t, form) is None
+    assert fuzz.target("msgpack").parse_bytes_strings is None

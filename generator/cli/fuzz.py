@@ -195,6 +195,9 @@ class Target:
     """data -> the bytes a model of it is written back as (the Kafka pair: joined again)."""
     from_dict: Callable[[object], object] | None = None
     """JSON form -> model (the forms phase)."""
+    parse_bytes_strings: Callable[[bytes], object] | None = None
+    """A Thrift parse reading strings that are no UTF-8 as bytes (``strings="bytes"``),
+    which build writes back as they are: the forms phase's bytes pass if it takes them."""
 
 
 _SPEC_MODULES: dict = {}
@@ -269,6 +272,9 @@ def target(fmt: str, record: str | None = None, limits: dict | None = None) -> T
     def semantic(model):
         return to_dict(mod.from_dict(to_dict(model), record))
 
+    def parse_bytes_strings(data):
+        return mod.parse(data, record, strings="bytes", **limits)
+
     return Target(
         fmt,
         record,
@@ -280,7 +286,20 @@ def target(fmt: str, record: str | None = None, limits: dict | None = None) -> T
         tiers=tier_readers(mod, record, limits),
         build=lambda model: mod.build(model, record),
         from_dict=lambda form: mod.from_dict(form, record),
+        parse_bytes_strings=parse_bytes_strings if _reads_strings_as_bytes(mod) else None,
     )
+
+
+def _reads_strings_as_bytes(mod) -> bool:
+    """Whether ``mod.parse`` takes ``strings="bytes"`` (a Thrift module's option; another
+    module refuses it as an unknown limit before reading a byte)."""
+    try:
+        mod.parse(b"", mod.DEFAULT_RECORD, strings="bytes")
+    except DecodeError:
+        return True
+    except Exception:  # noqa: BLE001 - the unknown option
+        return False
+    return True
 
 
 def tier_readers(mod, record: str, limits: dict):
