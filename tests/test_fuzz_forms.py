@@ -168,3 +168,15 @@ def test_a_thrift_string_given_as_bytes_is_judged_by_the_parse_reading_bytes():
     assert t.parse_bytes_strings(written) is not None
     assert fuzz.check_json(t, form) is None
     assert fuzz.target("msgpack").parse_bytes_strings is None
+
+
+def test_a_kept_unknown_field_with_a_known_fields_id_and_type_is_refused():
+    """Parse reads a field whose id and compact type are the struct's own as that field,
+    so build cannot write it as an unknown one (found by the forms phase: a FileMetaData's
+    layout spliced into SizeStatistics, its field 2 a list of structs where the struct's
+    field 2 is a list<i64>: 'element type STRUCT (12), schema says I64')."""
+    saved = fuzz.CRASH_DIR / "parquet" / "SizeStatistics--bf2144227a82.json"
+    t = fuzz.target("parquet", "SizeStatistics")
+    with pytest.raises(EncodeError, match=r"^wire_layout\[1\]: field 2: an unknown field of"):
+        t.build(t.from_dict(json.loads(saved.read_text())))
+    assert fuzz.replay(saved) is None
