@@ -187,13 +187,40 @@ def test_fresh_output_is_zstandards_at_its_default_level():
 CORRUPT_SECOND_FRAME = bytes.fromhex("28b52ffd2000010000" "28b52ffd2000050000")
 """An empty frame, then one whose last block is a compressed block of 0 bytes (corrupt):
 libzstd's stream refuses it fed whole, and takes it fed 8 bytes or fewer at a time, as
-``_zstd_stream`` feeds it under a small limit. Found fuzzing Kafka batches' edited JSON
-forms: build's ``compressed`` checks kept bytes under the limit ``len(plain)`` (0 here),
-so it wrote back ``records_wire`` bytes that parse, under the default limit, refuses."""
+``_zstd_stream`` fed it under a small limit when its pieces were sized by the limit. Found
+fuzzing Kafka batches' edited JSON forms: build's ``compressed`` checks kept bytes under the
+limit ``len(plain)`` (0 here), so it wrote back ``records_wire`` bytes that parse, under the
+default limit, refuses. Each frame now goes to libzstd whole."""
 
 
-@pytest.mark.xfail(strict=True, reason="open: the outcome depends on the limit (fuzz-hunt)")
-@pytest.mark.parametrize("limit", [0, 1000])
+@pytest.mark.parametrize("limit", [0, 1, 1000, 64 << 20])
 def test_a_corrupt_frame_is_refused_under_any_limit(limit):
     with pytest.raises(process.DecodeError, match="corrupt"):
         process.decode("zstd", CORRUPT_SECOND_FRAME, limit)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        frame(PLAIN, content_size=False) + frame(PLAIN[:7], content_size=False),
+        bytes.fromhex("28b52ffd2000010000") * 3,
+        (0x184D2A53).to_bytes(4, "little") + (2).to_bytes(4, "little") + b"ab" + frame(PLAIN),
+    ],
+    ids=["two frames", "empty frames", "a skippable frame first"],
+)
+def test_frames_decode_alike_under_every_limit_they_fit(data):
+    """The stream's pieces do not depend on the limit: a limit decodes the frames or says
+    they are too large, never a third answer."""
+    plain = bytes(cramjam.zstd.decompress(data))
+    for limit in (len(plain), len(plain) + 1, 64 << 20):
+        assert process.decode("zstd", data, limit) == plain
+    if plain:
+        with pytest.raises(LimitError):
+            process.decode("zstd", data, len(plain) - 1)
+
+
+@pytest.mark.parametrize("cut", [1, 3, 5])
+def test_a_truncated_frame_is_refused_by_the_stream(cut):
+    data = frame(PLAIN, content_size=False)
+    with pytest.raises(process.DecodeError, match="corrupt"):
+        process.decode("zstd", data[:-cut], 64 << 20)

@@ -26,6 +26,10 @@ Every failing input is saved under ``tests/fuzz/crashes/<format>/<record>--<hash
 all, so a crash found once stays fixed. ``--spec SPEC`` fuzzes your own spec's module,
 rendered in memory, and saves under ``fuzz-crashes/`` beside the spec instead.
 
+A second phase (``--phase forms``; both phases by default) edits seeds' models in their JSON
+form and holds ``build`` to never writing bytes its own ``parse`` refuses
+(:mod:`generator.cli.fuzz_forms`); its failing forms are saved as ``<record>--<hash>.json``.
+
 Open Protocol's Kafka message is a key and a value; its fuzz input is
 ``u32be(len(key)) + key + value`` (:func:`split_pair`).
 """
@@ -37,6 +41,7 @@ import contextlib
 import dataclasses
 import hashlib
 import importlib
+import json
 import random
 import re
 import sys
@@ -50,6 +55,7 @@ import runtime.core.fast as rt_fast
 from generator import ROOT
 from generator.cli.common import CliError, counted, examples
 from generator.cli.exactness import is_known
+from generator.cli.fuzz_forms import as_form, check_form, donors_of, edit, encoded
 from generator.cli.fuzz_mutators import mutate
 from generator.cli.fuzz_seeds import builder_seeds, cut_seeds, join_pair, split_pair
 from generator.cli.target import format_help, load_codec, spec_codec
@@ -86,6 +92,9 @@ on, so wall-clock time, which also counts the time other jobs hold the CPU, coul
 on a busy machine on timing alone. This process's CPU time does not grow with the load, and
 still counts all of the parse's work (a native library's threads included), so a
 quadratic or runaway parse stays over its bound."""
+FORM_SHARE = 0.25
+"""The share of inputs that are edited JSON forms when both phases run."""
+PHASES = ("both", "bytes", "forms")
 MEMORY_BASE = 1 << 20
 """Bytes of peak allocation any input may cause, however small ..."""
 MEMORY_PER_BYTE = 256
@@ -184,6 +193,11 @@ class Target:
     """model -> its bytes, which must be the input's (:attr:`as_read`) byte for byte."""
     as_read: Callable[[bytes], bytes] = lambda data: data
     """data -> the bytes a model of it is written back as (the Kafka pair: joined again)."""
+    from_dict: Callable[[object], object] | None = None
+    """JSON form -> model (the forms phase)."""
+    parse_bytes_strings: Callable[[bytes], object] | None = None
+    """A Thrift parse reading strings that are no UTF-8 as bytes (``strings="bytes"``),
+    which build writes back as they are: the forms phase's bytes pass if it takes them."""
 
 
 _SPEC_MODULES: dict = {}
@@ -240,6 +254,7 @@ def target(fmt: str, record: str | None = None, limits: dict | None = None) -> T
             semantic=semantic,
             build=lambda model: join_pair(*mod.build_pair(model)),
             as_read=lambda data: join_pair(*split_pair(data)),
+            from_dict=lambda form: mod.from_dict(form, record),
         )
 
     def parse(data):
@@ -257,6 +272,9 @@ def target(fmt: str, record: str | None = None, limits: dict | None = None) -> T
     def semantic(model):
         return to_dict(mod.from_dict(to_dict(model), record))
 
+    def parse_bytes_strings(data):
+        return mod.parse(data, record, strings="bytes", **limits)
+
     return Target(
         fmt,
         record,
@@ -267,7 +285,21 @@ def target(fmt: str, record: str | None = None, limits: dict | None = None) -> T
         semantic=semantic,
         tiers=tier_readers(mod, record, limits),
         build=lambda model: mod.build(model, record),
+        from_dict=lambda form: mod.from_dict(form, record),
+        parse_bytes_strings=parse_bytes_strings if _reads_strings_as_bytes(mod) else None,
     )
+
+
+def _reads_strings_as_bytes(mod) -> bool:
+    """Whether ``mod.parse`` takes ``strings="bytes"`` (a Thrift module's option; another
+    module refuses it as an unknown limit before reading a byte)."""
+    try:
+        mod.parse(b"", mod.DEFAULT_RECORD, strings="bytes")
+    except DecodeError:
+        return True
+    except Exception:  # noqa: BLE001 - the unknown option
+        return False
+    return True
 
 
 def tier_readers(mod, record: str, limits: dict):
@@ -353,9 +385,11 @@ class Failure:
     format: str
     record: str
     kind: str
-    """crash | slow | memory | rebuild | bytes | fastpath | compiled"""
+    """crash | slow | memory | rebuild | bytes | fastpath | compiled | encode"""
     detail: str
     data: bytes
+    suffix: str = ".bin"
+    """How its input is saved: ``.bin`` bytes to parse, ``.json`` a JSON form to build."""
 
     @property
     def signature(self) -> str:
@@ -447,6 +481,24 @@ def check(
     return None
 
 
+def check_json(t: Target, form) -> Failure | None:
+    """Build an edited JSON form and parse what it writes (:func:`fuzz_forms.check_form`)."""
+
+    def fail(kind, detail):
+        return Failure(t.format, t.record, kind, detail, encoded(form), ".json")
+
+    return check_form(t, form, fail, byte_difference)
+
+
+def seed_forms(t: Target) -> list:
+    """The JSON forms of ``t``'s seeds' models, the forms phase's first inputs."""
+    forms = []
+    for data in t.seeds:
+        with contextlib.suppress(Exception):  # a seed parses; a form it cannot give: none
+            forms.append(as_form(t.to_dict(t.parse(data))))
+    return forms
+
+
 HEX_SHOWN = 512
 """Bytes of each side a byte-difference finding shows in hex (from its first difference)."""
 
@@ -527,7 +579,7 @@ def save(failure: Failure, directory: Path = CRASH_DIR) -> Path:
     folder = directory / failure.format
     folder.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256(failure.data).hexdigest()[:12]
-    path = folder / f"{failure.record}--{digest}.bin"
+    path = folder / f"{failure.record}--{digest}{failure.suffix}"
     path.write_bytes(failure.data)
     path.with_suffix(".txt").write_text(f"{failure.kind}\n{failure.detail}\n")
     return path
@@ -543,9 +595,11 @@ def run(
     max_inputs: int | None = None,
     log: Callable[[str], None] | None = None,
     progress: Callable[[Report, float], None] | None = None,
+    phase: str = "both",
 ) -> Report:
     """Fuzz ``record`` (or every record of ``fmt``) for ``seconds`` in all; ``progress``
-    gets the report so far and the seconds spent, every :data:`PROGRESS_EVERY` seconds."""
+    gets the report so far and the seconds spent, every :data:`PROGRESS_EVERY` seconds.
+    ``phase``: mutated bytes, edited JSON forms, or both (:data:`FORM_SHARE` of inputs)."""
     targets = []
     for name in [record] if record else records(fmt):
         t = target(fmt, name)
@@ -557,6 +611,9 @@ def run(
     report = Report(fmt, [t.record for t in targets])
     rng = random.Random(seed)
     corpora = {t.record: list(t.seeds) for t in targets}
+    forms = {t.record: seed_forms(t) if phase != "bytes" else [] for t in targets}
+    donors = donors_of([form for found in forms.values() for form in found])
+    share = {"both": FORM_SHARE, "bytes": 0.0, "forms": 1.0}[phase]
     started = time.perf_counter()
     deadline = started + seconds
     was_tracing = tracemalloc.is_tracing()
@@ -576,6 +633,11 @@ def run(
                 progress(report, now - started)
                 next_progress = now + PROGRESS_EVERY
             t = targets[report.inputs % len(targets)]
+            if forms[t.record] and rng.random() < share:
+                failure = check_json(t, edit(rng, rng.choice(forms[t.record]), donors))
+                report.inputs += 1
+                _record(report, t, failure, save_dir, log)
+                continue
             corpus = corpora[t.record]
             data = mutate(rng, rng.choice(corpus), corpus)
             failure = check(t, data)
@@ -606,7 +668,8 @@ def _parses(t: Target, data: bytes) -> bool:
 def _record(report: Report, t: Target, failure, save_dir, log) -> None:
     if failure is None or failure.signature in report.failures:
         return
-    failure = minimize(t, failure)
+    if failure.suffix == ".bin":
+        failure = minimize(t, failure)
     report.failures[failure.signature] = failure
     if log:
         log(f"{t.format}[{t.record}] {failure.signature}")
@@ -616,9 +679,11 @@ def _record(report: Report, t: Target, failure, save_dir, log) -> None:
 
 def replay(path: Path) -> Failure | None:
     """Check a saved crash input again (``<record>--<hash>.bin`` under its format), its
-    peak memory included, not its time."""
+    peak memory included, not its time; a saved JSON form (``.json``) is built again."""
     fmt = path.parent.name
     record = path.name.split("--", 1)[0]
+    if path.suffix == ".json":
+        return check_json(target(fmt, record), json.loads(path.read_text()))
     was_tracing = tracemalloc.is_tracing()
     if not was_tracing:
         tracemalloc.start()
@@ -665,6 +730,13 @@ def add_parser(verbs) -> None:
         "--seconds", type=_positive, default=10.0, help="run time per format (default: 10)"
     )
     cmd.add_argument("--seed", type=int, default=0, help="random seed (runs are repeatable)")
+    cmd.add_argument(
+        "--phase",
+        choices=PHASES,
+        default="both",
+        help="bytes: mutated messages to parse; forms: edited JSON forms to build, their "
+        "bytes parsed again (build must not write what parse refuses); both (default)",
+    )
     cmd.add_argument(
         "--save-dir",
         help="where failing inputs go (default tests/fuzz/crashes, replayed by the tests; "
@@ -746,6 +818,7 @@ def run_command(args) -> int:
                 save_dir=None if args.no_save else save_dir,
                 log=log,
                 progress=progress,
+                phase=args.phase,
             )
         print(report.summary(), flush=True)
         failed |= bool(report.failures)

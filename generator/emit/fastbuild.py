@@ -107,7 +107,12 @@ class BuildEmitter(AttributeReads, MessageWriters, OrderedWriters, RepeatWriters
         }
         """What expressions, checksums and valid: read of a built record: its writer returns it."""
         self.parent_reads = {
-            r.name: {n for f in r.fields for e in _built(f) for n in _PARENT.findall(e)}
+            r.name: {
+                n
+                for f in r.fields
+                for e in [*_built(f), valid_rule(f) if valid_on_build(r, f) else None]
+                for n in _PARENT.findall(e or "")
+            }
             for r in spec.records.values()
         }
         """Per record: what its build-time expressions read of ``_parent``."""

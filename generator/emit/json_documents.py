@@ -320,7 +320,14 @@ class JsonDocumentEmitter:
     def _row_writer(self, name: str, doc: JsonDoc) -> str:
         w = LineWriter()
         w.line("op, parts = ev.op, []")
-        for k, _ in self._sections_of(doc):
+        sections = self._sections_of(doc)
+        news = [k.name for k, _ in sections if k.field == "new"]
+        olds = [k for k, _ in sections if k.when == ("update",)] if news else []
+        for k in olds:  # the reader's rule (_section_rules): an update's old row needs its new
+            w.line(f"# an update's old row ({k.name!r}) is read only with its new row: the new "
+                   f"row ({news[0]!r}) is written even when it has no columns")  # fmt: skip
+            w.line(f"paired = op in {tuple(k.when)!r} and bool(ev.{k.field})")
+        for k, _ in sections:
             w.line(self._where(k))
             w.line(f"cols = ev.{k.field}")
             # no columns (None, an empty list) leave it out; an empty str or dict is no list
@@ -329,6 +336,8 @@ class JsonDocumentEmitter:
                 if k.omit == "never"
                 else " and (cols or not (cols is None or isinstance(cols, list | tuple)))"
             )
+            if olds and k.field == "new" and shown:
+                shown = shown.replace(" and (", " and (paired or ", 1)
             w.line(f"if op in {tuple(k.when)!r}{shown}:")
             w.line(f"    parts.append({_json_name(k.name)!r} + column_map(cols, layout, go122, "
                    f"{k.field!r}))")  # fmt: skip

@@ -95,18 +95,21 @@ def valid_rule(field) -> str:
 def valid_on_build(record, field) -> bool:
     """Whether ``field``'s ``valid:`` is checked on build too: it reads only the field and
     the fields before it that are not computed (what is written by then), not a later or
-    computed field (a size table written after) nor ``_parent`` or a ``sizeof``.
+    computed field (a size table written after) nor a ``sizeof``. What it reads of
+    ``_parent`` is the enclosing model's (its writer has it; a record written alone is
+    refused, as parse refuses it read alone).
 
     >>> from types import SimpleNamespace as F
     >>> a = F(name="a", value=None, valid="this.a < 3", build_valid="")
     >>> b = F(name="b", value=None, valid="", build_valid="this.a < this.c")
-    >>> record = F(fields=[a, b, F(name="c", value=None)])
-    >>> valid_on_build(record, a), valid_on_build(record, b)
-    (True, False)
+    >>> c = F(name="c", value=None, valid="this.c == this._parent.c", build_valid="")
+    >>> record = F(fields=[a, b, c])
+    >>> valid_on_build(record, a), valid_on_build(record, b), valid_on_build(record, c)
+    (True, False, True)
     """
     rule = valid_rule(field)
-    names = set(re.findall(r"\bthis\.(\w+)", rule))
-    if "sizeof" in rule or "_parent" in names:
+    names = set(re.findall(r"\bthis\.(\w+)", rule)) - {"_parent"}
+    if "sizeof" in rule:
         return False
     before = {field.name}
     for f in record.fields:

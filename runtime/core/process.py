@@ -38,9 +38,11 @@ its content size (kafka-python's) is decoded in one call into a buffer of that s
 checking the size against the limit and, past :data:`_BELIEVED_SIZE`, against its own size
 (:data:`_MOST_TRUSTED_PER_BYTE`; libzstd checks the declared size against the decoded one).
 A frame that does not, or claims more than its bytes back (Kafka's Java producers stream
-theirs) goes to a streaming decoder a piece at a time: at least 4 bytes, at most the limit
-left over the most one input byte decodes to (:data:`_ZSTD_MOST_PER_BYTE`), so the output
-passes the limit by at most a piece's worth and one block held back (256 KiB). The window a
+theirs) goes to a streaming decoder a frame at a time: each frame found by walking its
+block headers and handed to libzstd whole (fed in pieces, libzstd takes some corrupt frames
+it refuses whole, so pieces sized by the limit made what decodes depend on it), its output
+read :data:`_ZSTD_OUTPUT_PIECE` bytes at a time, so the output passes the limit by at most
+one piece. The window a
 frame asks for is capped by libzstd's default (128 MiB), as it was with cramjam.
 
 Exact rebuild: the wire bytes are kept in the model beside the decoded value (the field
@@ -222,9 +224,6 @@ def _avro_snappy_compress(data: bytes) -> bytes:
     return bytes(cramjam.snappy.compress_raw(data)) + struct.pack(">I", zlib.crc32(data))
 
 
-_ZSTD_MOST_PER_BYTE = 32 * 1024
-"""No zstd input byte decodes to more than this: the densest block is an RLE block, a 3-byte
-header and one byte standing for up to 128 KiB (the format's largest block)."""
 _BELIEVED_SIZE = 64 * 1024
 """An lz4 or zstd frame's declared content size up to this is believed whatever the
 frame's own size: a buffer that small costs less than working out the bound (on every
@@ -269,35 +268,72 @@ def _zstd(data: bytes, limit: int) -> bytes:
     return _zstd_stream(decompressor, data, limit)
 
 
-def _zstd_stream(decompressor, data: bytes, limit: int) -> bytes:
-    parts, total, rest = [], 0, memoryview(data)
-    while rest:
+_ZSTD_OUTPUT_PIECE = 128 * 1024
+"""Bytes of output the stream asks libzstd for at a time (the format's largest block): a
+fixed size, so what decodes does not depend on the limit, and no piece outgrows the limit
+by more than this."""
+_ZSTD_SKIPPABLE_MAGIC = 0x184D2A50
+"""A skippable frame's magic number, its low 4 bits any (RFC 8878 3.1.2): it holds no
+content, only its own size and that many bytes."""
+
+
+def _zstd_frame_end(data: memoryview, start: int) -> int:
+    """Where the zstd frame at ``start`` ends: its header, then its blocks walked by their
+    3-byte headers (RFC 8878 3.1.1.2), then its checksum if the header says one follows.
+
+    >>> _zstd_frame_end(memoryview(bytes.fromhex("28b52ffd2000010000")), 0)  # empty frame
+    9
+    """
+    if len(data) - start >= 8 and int.from_bytes(data[start : start + 4], "little") >> 4 == (
+        _ZSTD_SKIPPABLE_MAGIC >> 4
+    ):
+        end = start + 8 + int.from_bytes(data[start + 4 : start + 8], "little")
+    else:
         try:
-            declared = zstandard.frame_content_size(rest)
+            end = start + zstandard.frame_header_size(data[start:])
         except zstandard.ZstdError as err:
             raise DecodeError(f"corrupt compressed data: {err}") from None
-        frame = decompressor.decompressobj()
-        fed, frame_start = 0, total
-        while not frame.eof:
-            if fed >= len(rest):
-                raise DecodeError("corrupt compressed data: truncated zstd frame")
-            piece = max(4, (limit - total) // _ZSTD_MOST_PER_BYTE)
-            try:
-                part = frame.decompress(rest[fed : fed + piece])
-            except zstandard.ZstdError as err:
-                raise DecodeError(f"corrupt compressed data: {err}") from None
-            fed += piece
-            total += len(part)
-            if total > limit:
-                raise _too_large(limit)
-            parts.append(part)
+        last = 0
+        while not last and end + 3 <= len(data):
+            header = int.from_bytes(data[end : end + 3], "little")
+            last, kind, size = header & 1, (header >> 1) & 3, header >> 3
+            end += 3 + (1 if kind == 1 else size)  # an RLE block holds its one byte
+        if not last:
+            end = len(data) + 1
+        elif data[start + 4] & 0x04:  # Content_Checksum_flag
+            end += 4
+    if end > len(data):
+        raise DecodeError("corrupt compressed data: truncated zstd frame")
+    return end
+
+
+def _zstd_stream(decompressor, data: bytes, limit: int) -> bytes:
+    """zstd frames one after the other, each found by :func:`_zstd_frame_end` and handed to
+    libzstd whole: fed in pieces, libzstd's stream takes some corrupt frames it refuses
+    whole (a compressed block of 0 bytes whose header arrives apart), so pieces sized by the
+    limit made what decodes depend on it. Output comes :data:`_ZSTD_OUTPUT_PIECE` bytes at
+    a time, so no buffer is sized by a claim."""
+    parts, total, data, start = [], 0, memoryview(data), 0
+    while start < len(data):
+        end = _zstd_frame_end(data, start)
+        frame_start = total
+        try:
+            declared = zstandard.frame_content_size(data[start:end])
+            reader = decompressor.stream_reader(data[start:end])
+            while part := reader.read(_ZSTD_OUTPUT_PIECE):
+                total += len(part)
+                if total > limit:
+                    raise _too_large(limit)
+                parts.append(part)
+        except zstandard.ZstdError as err:
+            raise DecodeError(f"corrupt compressed data: {err}") from None
         if declared >= 0 and total - frame_start != declared:
             # libzstd's stream leaves this unchecked when the frame's last block is empty
             raise DecodeError(
                 f"corrupt compressed data: a zstd frame declares {declared} bytes of content"
                 f" and holds {total - frame_start}"
             )
-        rest = memoryview(frame.unused_data + rest[fed:])
+        start = end
     return b"".join(parts)
 
 
