@@ -67,10 +67,12 @@ from generator.emit.plan import (
     Valid,
     When,
     flatten,
+    walk_steps,
 )
 from generator.emit.pysource import (
     LineWriter,
     codec_cases,
+    decode_call,
     float32_exact,
     struct_format,
     struct_name,
@@ -158,6 +160,10 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
         self.off = 0
         self.plan = plan
         self.pending = self.pending_repeat(plan)
+        self.selectors = {s.selector for s in walk_steps(plan.steps) if isinstance(s, Switch)}
+        self.codes: set[str] = set()
+        """Enum fields read here whose integer code ``<var>_code`` a switch compares with
+        (exact ints compare faster than an IntEnum member)."""
         if plan.checks_depth:  # the exact reader checks each record's; the deepest is this
             extra = f" + {plan.depth - 1}" if plan.depth > 1 else ""
             self.retry_if(f"depth{extra} > limits.max_depth or depth > {_STACK_DEPTH}")
@@ -311,6 +317,10 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
             self.w.line(f"{var} = buf[{at}] == 1")
         elif step.enum:
             raw = var if self.was_read(var) else self.read_int(step.prim, at)
+            if var in self.selectors:
+                self.codes.add(var)
+                self.w.line(f"{var}_code = {raw}")
+                raw = f"{var}_code"
             self.w.line(f"{var} = _{step.enum.upper()}_BY_VALUE.get({raw})")
             self.retry_if(f"{var} is None")
         else:
@@ -370,9 +380,9 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
             self.w.line(f"{var} = buf[{start} : {stop}]")
         elif step.keep:
             self.w.line(f"{var}_raw = buf[{start} : {stop}]")
-            self.w.line(f"{var} = {var}_raw{strip}.decode({step.encoding!r})")
+            self.w.line(f"{var} = {var}_raw{strip}{decode_call(step.encoding)}")
         else:
-            self.w.line(f"{var} = buf[{start} : {stop}]{strip}.decode({step.encoding!r})")
+            self.w.line(f"{var} = buf[{start} : {stop}]{strip}{decode_call(step.encoding)}")
 
     # -- steps that move `pos` themselves ----------------------------------------------
 
@@ -516,7 +526,7 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
             self.retry_if(f"{var}_len > {step.end} - pos")
             value = f"buf[pos : pos + {var}_len]"
             if step.payload == "str":
-                value += f".decode({step.encoding!r})"
+                value += decode_call(step.encoding)
             self.w.line(f"{var}.append({value})")
             self.w.line(f"pos += {var}_len")
 
@@ -598,9 +608,10 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
 
     def switch(self, step: Switch) -> None:
         """As ``FastPathEmitter.switch_value``: the selector's integer value per case."""
+        selector = f"{step.selector}_code" if step.selector in self.codes else step.selector
         for i, case in enumerate(step.cases):
             self.w.line(
-                f"{'if' if i == 0 else 'elif'} {step.selector} == {case.value:#x}:  # {case.member}"
+                f"{'if' if i == 0 else 'elif'} {selector} == {case.value:#x}:  # {case.member}"
             )
             with self.w.indent():
                 self.branch(case.steps)
