@@ -115,6 +115,8 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
         """The ``on_cut: keep`` bytes a repeat sets (``cut_repeat``), not its kept field."""
         self.read: set[str] = set()
         """Variables a fused read (:meth:`fused`) has already read."""
+        self.fused_tags: dict[int, str] = {}
+        """The variables a fused read read tag bytes into, by ``id`` of their step."""
         self.codec_cases: dict[str, str] = {}
         """Module constants of ``process:`` codecs' cases: name -> their dict."""
 
@@ -220,7 +222,8 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
         if isinstance(step, KEYED_STEPS):
             self.keyed(step)
         elif isinstance(step, TagByte):
-            self.retry_if(f"buf[{at}] != 0x{step.byte:02x}")
+            byte = self.fused_tags.pop(id(step), f"buf[{at}]")
+            self.retry_if(f"{byte} != 0x{step.byte:02x}")
         elif isinstance(step, Number):
             self.number(step, at)
         elif isinstance(step, Length):
@@ -336,8 +339,12 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
         steps then make only their checks. Past the input it raises ``struct.error``, as the
         first of its reads one by one that would."""
         name, self.unpackers[name] = fused_format(run, self.spec.endian)
-        self.w.line(f"{', '.join(step.var for step in run)} = {name}(buf, {at})")
-        self.read.update(step.var for step in run)
+        for i, step in enumerate(run):  # a tag: compared by its step (`fixed`)
+            if isinstance(step, TagByte):
+                self.fused_tags[id(step)] = f"tag_{i}"
+        names = [self.fused_tags.get(id(step)) or step.var for step in run]
+        self.w.line(f"{', '.join(names)} = {name}(buf, {at})")
+        self.read.update(step.var for step in run if not isinstance(step, TagByte))
 
     def was_read(self, var: str) -> bool:
         """Whether a fused read has read ``var`` (its step then only checks it)."""
