@@ -285,8 +285,8 @@ class OpenProtocol(KeyValueMessages):
         append = out.append
         try:
             for name, c in cols.items():
-                # a c that is no dict has no get; a missing v raises KeyError
-                t, f, v = c.get(t_), c.get(f_), c[v_]
+                # a c that is no dict raises TypeError, a missing key KeyError
+                t, f, v = c[t_], c[f_], c[v_]
                 if type(t) is not int or type(f) is not int:
                     return None
                 k = kind_of.get(t)  # the rendering, or None for a code out of range
@@ -322,7 +322,7 @@ class OpenProtocol(KeyValueMessages):
                 m.flags = f
                 m.value = v
                 append(m)
-        except (DecodeError, AttributeError, KeyError, UnicodeEncodeError):
+        except (DecodeError, AttributeError, KeyError, TypeError, UnicodeEncodeError):
             return None  # the checked reading names it, or reads gojson.REPLACED
         return out
 
