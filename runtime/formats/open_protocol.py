@@ -289,8 +289,8 @@ class OpenProtocol(KeyValueMessages):
                 t, f, v = c[t_], c[f_], c[v_]
                 if type(t) is not int or type(f) is not int:
                     return None
-                k = kind_of.get(t)  # the rendering, or None for a code out of range
-                if k is None or not 0 <= f <= fmax:
+                k = kind_of[t]  # the rendering; a code out of range raises KeyError
+                if not 0 <= f <= fmax:
                     return None
                 if len(c) != 3 and (len(c) != 4 or c.get(h_) is not True or not f & handle):
                     return None
