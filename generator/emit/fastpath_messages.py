@@ -4,7 +4,7 @@ usual layout read in one pass, anything else handed to the exact reader."""
 
 from __future__ import annotations
 
-from generator.emit.pysource import LineWriter
+from generator.emit.pysource import LineWriter, decode_call
 from generator.spec import pytext
 from generator.spec.model import Field, Record, camel
 from generator.spec.types import PRIMITIVES
@@ -227,7 +227,7 @@ class MessageReaders:
             w.line(f"if {n} > limits.max_string:")
             with w.indent():
                 self.uncommon(w)
-            decode = f".decode({ref.encoding!r})" if ref.kind == "str" else ""
+            decode = decode_call(ref.encoding) if ref.kind == "str" else ""
             w.line(f"{var} = buf[pos + 2 : pos + 2 + {n}]{decode}")
             w.line(f"pos += 2 + {n}")
         elif field.repeat is not None:

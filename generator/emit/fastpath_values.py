@@ -10,6 +10,7 @@ from generator.emit.fastpath_support import Unsupported
 from generator.emit.pysource import (
     LineWriter,
     const_mismatch,
+    decode_call,
     float32_exact,
     struct_format,
     wide_const,
@@ -479,7 +480,7 @@ class ValueReaders:
     def decode(w: LineWriter, encoding: str, var: str, bound: str, error: str) -> None:
         """``var`` decoded as ``encoding``, ``error`` raised on bad text; no handler for an
         encoding that maps every byte (Latin-1), whose decoding cannot fail."""
-        decoding = f"{var} = {var}.decode({encoding!r})"
+        decoding = f"{var} = {var}{decode_call(encoding)}"
         if codecs.lookup(encoding).name == "iso8859-1":
             w.line(decoding)
             return

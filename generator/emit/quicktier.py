@@ -57,6 +57,7 @@ from generator.emit.plan import (
     Text,
     Valid,
     flatten,
+    walk_steps,
 )
 from generator.emit.plan_branches import Choice, Optional, Presence, Switch, When
 from generator.emit.plan_checksums import Checksum, Mark
@@ -65,6 +66,7 @@ from generator.emit.plan_trailers import EndsAt, FromEnd
 from generator.emit.pysource import (
     LineWriter,
     codec_cases,
+    decode_call,
     float32_exact,
     struct_format,
     struct_name,
@@ -107,6 +109,8 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
         """The ``on_cut: keep`` bytes a repeat sets (``cut_repeat``), not its kept field."""
         self.read: set[str] = set()
         """Variables a fused read (:meth:`fused`) has already read."""
+        self.fused_tags: dict[int, str] = {}
+        """The variables a fused read read tag bytes into, by ``id`` of their step."""
         self.codec_cases: dict[str, str] = {}
         """Module constants of ``process:`` codecs' cases: name -> their dict."""
 
@@ -152,6 +156,10 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
         self.off = 0
         self.plan = plan
         self.pending = self.pending_repeat(plan)
+        self.selectors = {s.selector for s in walk_steps(plan.steps) if isinstance(s, Switch)}
+        self.codes: set[str] = set()
+        """Enum fields read here whose integer code ``<var>_code`` a switch compares with
+        (exact ints compare faster than an IntEnum member)."""
         if plan.checks_depth:  # the exact reader checks each record's; the deepest is this
             extra = f" + {plan.depth - 1}" if plan.depth > 1 else ""
             self.retry_if(f"depth{extra} > limits.max_depth or depth > {_STACK_DEPTH}")
@@ -208,7 +216,8 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
         if isinstance(step, KEYED_STEPS):
             self.keyed(step)
         elif isinstance(step, TagByte):
-            self.retry_if(f"buf[{at}] != 0x{step.byte:02x}")
+            byte = self.fused_tags.pop(id(step), f"buf[{at}]")
+            self.retry_if(f"{byte} != 0x{step.byte:02x}")
         elif isinstance(step, Number):
             self.number(step, at)
         elif isinstance(step, Length):
@@ -305,6 +314,10 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
             self.w.line(f"{var} = buf[{at}] == 1")
         elif step.enum:
             raw = var if self.was_read(var) else self.read_int(step.prim, at)
+            if var in self.selectors:
+                self.codes.add(var)
+                self.w.line(f"{var}_code = {raw}")
+                raw = f"{var}_code"
             self.w.line(f"{var} = _{step.enum.upper()}_BY_VALUE.get({raw})")
             self.retry_if(f"{var} is None")
         else:
@@ -320,8 +333,12 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
         steps then make only their checks. Past the input it raises ``struct.error``, as the
         first of its reads one by one that would."""
         name, self.unpackers[name] = fused_format(run, self.spec.endian)
-        self.w.line(f"{', '.join(step.var for step in run)} = {name}(buf, {at})")
-        self.read.update(step.var for step in run)
+        for i, step in enumerate(run):  # a tag: compared by its step (`fixed`)
+            if isinstance(step, TagByte):
+                self.fused_tags[id(step)] = f"tag_{i}"
+        names = [self.fused_tags.get(id(step)) or step.var for step in run]
+        self.w.line(f"{', '.join(names)} = {name}(buf, {at})")
+        self.read.update(step.var for step in run if not isinstance(step, TagByte))
 
     def was_read(self, var: str) -> bool:
         """Whether a fused read has read ``var`` (its step then only checks it)."""
@@ -364,9 +381,9 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
             self.w.line(f"{var} = buf[{start} : {stop}]")
         elif step.keep:
             self.w.line(f"{var}_raw = buf[{start} : {stop}]")
-            self.w.line(f"{var} = {var}_raw{strip}.decode({step.encoding!r})")
+            self.w.line(f"{var} = {var}_raw{strip}{decode_call(step.encoding)}")
         else:
-            self.w.line(f"{var} = buf[{start} : {stop}]{strip}.decode({step.encoding!r})")
+            self.w.line(f"{var} = buf[{start} : {stop}]{strip}{decode_call(step.encoding)}")
 
     # -- steps that move `pos` themselves ----------------------------------------------
 
@@ -510,7 +527,7 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
             self.retry_if(f"{var}_len > {step.end} - pos")
             value = f"buf[pos : pos + {var}_len]"
             if step.payload == "str":
-                value += f".decode({step.encoding!r})"
+                value += decode_call(step.encoding)
             self.w.line(f"{var}.append({value})")
             self.w.line(f"pos += {var}_len")
 
@@ -592,9 +609,10 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
 
     def switch(self, step: Switch) -> None:
         """As ``FastPathEmitter.switch_value``: the selector's integer value per case."""
+        selector = f"{step.selector}_code" if step.selector in self.codes else step.selector
         for i, case in enumerate(step.cases):
             self.w.line(
-                f"{'if' if i == 0 else 'elif'} {step.selector} == {case.value:#x}:  # {case.member}"
+                f"{'if' if i == 0 else 'elif'} {selector} == {case.value:#x}:  # {case.member}"
             )
             with self.w.indent():
                 self.branch(case.steps)
