@@ -304,13 +304,14 @@ class SparkColumns:
         one row per element at the path's end: the element's columns, then the columns of
         every record on the way (outermost first) but the field the path goes through; a
         name the row already has gets the prefix of the field that leads to that record
-        (``batch_attributes``)."""
+        (``batch_attributes``), of the outermost record its own name (``station_id`` beside
+        a reading's ``id``)."""
         leaf = self.spec.records[
             self.spec.records[record.spark_path[-1][0]].field(record.spark_path[-1][1]).type.name
         ]
         taken = {name for name, *_ in self.spark_columns(leaf)}
         types, levels = [], []
-        prefix = ""
+        prefix = record.name + "_"
         for depth, (owner, through) in enumerate(record.spark_path):
             fields = [
                 f for f in self.spec.records[owner].fields if f.name != through and not f.spark_skip
