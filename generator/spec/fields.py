@@ -21,6 +21,7 @@ from generator.spec.expressions import BYTES_LEFT, NotEarlier, translate
 from generator.spec.model import (
     BIT_FIELD,
     SPARK_LOGICAL_TYPES,
+    SPARK_TIMES,
     Checksum,
     ChecksumItem,
     Field,
@@ -735,6 +736,8 @@ class FieldBuilder:
         elif logical and not is_int:
             raise self.error(parts + ("logical",), f"logical: {logical} is an integer time")
         field.logical = logical
+        if not field.spark_type and field.repeat is None:  # a time: a timestamp column too
+            field.spark_type = SPARK_TIMES.get(logical, "")
         if raw.get("display"):
             if not is_int or ref.kind != "prim" or raw.get("enum") or logical:
                 raise self.error(
