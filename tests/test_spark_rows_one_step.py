@@ -58,3 +58,13 @@ def test_a_record_with_no_other_columns_keeps_the_elements_rows(tmp_path):
     assert module._SPARK_ROWS == {"station": ("readings", "reading")}
     data = bytes.fromhex("53 0007 01 0005")
     assert list(module.to_rows(module.parse(data))) == [(1, 5)]
+
+
+@pytest.mark.parametrize("fmt", ["kafka_record_batch", "avro_container"])
+def test_a_row_path_is_many_rows_to_from_wirespec(fmt):
+    """``from_wirespec`` returns an array (to explode) for a record of a row path, as for a
+    one-step row: it was one struct, the first row of each message."""
+    pytest.importorskip("pyspark")
+    from runtime.spark.decode import codec
+
+    assert not codec(fmt).one_row
