@@ -418,20 +418,29 @@ def kafka_batch(base_offset=None, base_timestamp=None) -> bytes:
     return bytes(data)
 
 
-@pytest.mark.parametrize(
-    "data",
-    [kafka_batch(base_offset=2**63 - 1), kafka_batch(base_timestamp=2**63 - 1)],
-    ids=["offset", "timestamp"],
-)
-def test_a_sum_past_int64_is_declined_where_the_python_way_fails_too(data):
-    """A Kafka batch at base offset (or base timestamp) 2**63 - 1: its records' offsets
-    (timestamps) after the first are past int64, the type of their column. The model reader
-    takes it, ``write_arrow`` declines it, writing no row, and the Python way's rows do not
-    fit either (Spark's BatchDecoder makes it a corrupt row)."""
+def test_a_sum_past_int64_is_declined_where_the_python_way_fails_too():
+    """A Kafka batch at base offset 2**63 - 1: its records' offsets after the first are past
+    int64, the type of their column. The model reader takes it, ``write_arrow`` declines
+    it, writing no row, and the Python way's rows do not fit either (Spark's BatchDecoder
+    makes it a corrupt row)."""
+    data = kafka_batch(base_offset=2**63 - 1)
     assert load_module("kafka_record_batch").COMPILED_READERS["record_batch"](data, DEFAULT)
     assert check("kafka_record_batch", "record_batch", data) is False
     kept = kafka_batch(base_offset=2**63 - 5, base_timestamp=2**63 - 13)  # the last fits
     assert check("kafka_record_batch", "record_batch", kept) is True
+
+
+def test_a_time_past_int64_is_a_null_in_its_row():
+    """At base timestamp 2**63 - 1 the records' timestamps after the first are past int64:
+    a time (``logical: unix_millis``: a number and a ``_ts`` column) is null there, in
+    both ways, and every record is still a row."""
+    data = kafka_batch(base_timestamp=2**63 - 1)
+    assert check("kafka_record_batch", "record_batch", data) is True
+    mod = load_module("kafka_record_batch")
+    [row] = mod.to_rows(mod.parse(data, "record_batch"), "record_batch")
+    records = mod.spark_schema("record_batch")["records"].dataType.elementType.names
+    timestamps = [r[records.index("timestamp")] for r in row[-1]]
+    assert timestamps[0] == 2**63 - 1 and set(timestamps[1:]) == {None}
 
 
 def write_into(fmt, record, column, arrow_type, values):

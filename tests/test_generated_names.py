@@ -1,14 +1,24 @@
 """Names the generated Python module makes of two spec names (a record's and its field's)
 are one per pair: record ``a_b``'s switch field ``c`` and record ``a``'s switch field
 ``b_c`` each have their table of case readers from JSON (both were ``_a_b_c_from_json``,
-and ``from_dict`` of one read the other's cases). The compiled module's names:
+and ``from_dict`` of one read the other's cases); so have two such records' grouped arrays
+(``_ARRAY_<field>_In_<record>``), two records' ``map:`` JSON forms
+(``_event_json_<member>_In_<record>``), a record's byte-order table and an enum's table
+(``_READ_ORDER_OF_<record>``, ``_<ENUM>_BY_VALUE``). The compiled module's names:
 tests/test_compiled_record_names.py."""
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
-from generator.emit.user_spec import import_spec
+from generator.emit.render import render_with_compiled
+from generator.emit.user_spec import import_spec, spec_model
+from generator.spec.loader import load
+from runtime.core.limits import DEFAULT
+from tests.test_compiled_record_names import _two_maps
 
 SPEC = """\
 format: json_named
@@ -62,3 +72,133 @@ def test_each_switch_reads_its_own_cases_from_json(module, record, data):
     model = module.parse(data, record)
     assert module.from_dict(module.to_dict(model), record) == model
     assert module.build(module.from_dict(module.to_dict(model), record), record) == data
+
+
+# -- each name of a generated module is one ------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = ROOT / "specs"
+
+
+def _twice(source: str) -> list[str]:
+    """The names a module's source binds at its top level more than once (a later one
+    would replace the earlier: two spec names had met in one generated name)."""
+    names = []
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names += [t.id for t in targets if isinstance(t, ast.Name)]
+    return sorted(name for name in set(names) if names.count(name) > 1)
+
+
+def _source(path: Path) -> str:
+    """The module source the spec at ``path`` renders to (what :func:`import_spec` runs)."""
+    return render_with_compiled(spec_model(load(path, path.name)), in_memory=True)[0]
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "generated").glob("*.py")), ids=lambda p: p.stem)
+def test_each_shipped_module_binds_each_name_once(path):
+    assert _twice(path.read_text()) == []
+
+
+def test_two_records_mapped_alike_have_json_forms_of_their_own(tmp_path):
+    """Craft's ``map:`` record twice: the JSON form's functions (``_event_json_<member>``),
+    views (``_EVENT_VIEWS``) and row images' form (``_IMAGE_JSON``) were the module's once,
+    the second record's replacing the first's; the Craft primitive's ``decode_message``
+    is its first record's."""
+    for path in SPECS.glob("*_types.yaml"):
+        (tmp_path / path.name).write_text(path.read_text())
+    path = tmp_path / "ticdc_craft.yaml"
+    path.write_text(_two_maps((SPECS / "ticdc_craft.yaml").read_text()))
+    module = import_spec(path)
+    assert _twice(_source(path)) == []
+    forms = [module.JSON_FORMS[record] for record in ("bind_message", "message_check")]
+    assert forms[0][1] is not forms[1][1] and forms[0][2] is not forms[1][2]
+    data = (ROOT / "samples/ticdc_craft/row_batch.bin").read_bytes()
+    for record in ("bind_message", "message_check"):
+        model = module.parse(data, record)
+        assert module.from_dict(module.to_dict(model), record) == model
+    assert list(module.decode_message(data)) == module.parse(data, "bind_message").events
+
+
+MESSAGES_SPEC = """\
+format: arrays_named
+title: Two grouped arrays whose record and field names run together alike
+doc: Record a_b's field c (4 bytes) and record a's field b_c (16 bytes).
+endian: le
+default_record: a
+records:
+  a:
+    doc: A message of 16 bytes.
+    layout: serializable
+    fields:
+      - {name: b_c, id: 0, type: msb_uvarint8, repeat: {count: 16}, doc: "16 bytes."}
+  a_b:
+    doc: A message of 4 bytes.
+    layout: serializable
+    fields:
+      - {name: c, id: 0, type: msb_uvarint8, repeat: {count: 4}, doc: "4 bytes."}
+"""
+
+
+def test_grouped_arrays_of_names_that_run_together_are_each_their_own(tmp_path):
+    """The fast path's array of ``a_b.c`` and of ``a.b_c`` were one, ``_A_B_C``, 4 long
+    (``a``'s 16 never matched it: each message of ``a`` was read twice, the second time by
+    the exact reader); now ``_ARRAY_<field>_In_<record>``."""
+    path = tmp_path / "arrays_named.yaml"
+    path.write_text(MESSAGES_SPEC)
+    source = _source(path)
+    assert "_ARRAY_b_c_In_a = rt_fast.MsbArray(16, 8)" in source
+    assert "_ARRAY_c_In_a_b = rt_fast.MsbArray(4, 8)" in source
+    module = import_spec(path)
+    for record, field, count in [("a_b", "c", 4), ("a", "b_c", 16), ("a_b", "c", 4)]:
+        data = module.build({field: list(range(count))}, record)
+        model = module.parse(data, record)
+        assert getattr(model, field) == list(range(count))
+        assert module.FAST_READERS[record](data, 0, len(data), DEFAULT, 1) == (model, len(data))
+
+
+ORDERS_SPEC = """\
+format: orders_named
+title: A record's byte-order table named as an enum's table
+doc: Record x_by_value chooses its byte order; enum order_of_x is another field's.
+endian: le
+default_record: x_by_value
+enums:
+  mark:
+    doc: The byte order mark.
+    type: u8
+    values:
+      LITTLE: {value: 1, doc: "Little-endian."}
+      BIG: {value: 2, doc: "Big-endian."}
+  order_of_x:
+    doc: An enum whose table was the record's order table.
+    type: u8
+    values:
+      ONE: {value: 1, doc: "One."}
+      TWO: {value: 2, doc: "Two."}
+records:
+  x_by_value:
+    doc: A mark, then a number in its order and a kind.
+    endian: {switch_on: m, cases: {LITTLE: le, BIG: be}}
+    fields:
+      - {name: m, type: u8, enum: mark, doc: "The byte order."}
+      - {name: n, type: u16, doc: "A number in that order."}
+      - {name: k, type: u8, enum: order_of_x, doc: "A kind."}
+"""
+
+
+@pytest.mark.parametrize("data", [b"\x01\x02\x00\x02", b"\x02\x00\x02\x01"], ids=bytes.hex)
+def test_a_byte_order_table_and_an_enum_table_are_each_their_own(tmp_path, data):
+    """``_ORDER_OF_X_BY_VALUE`` was both ``x_by_value``'s byte-order table and enum
+    ``order_of_x``'s members by value (and the readers' and the writers' order tables were
+    two of one name); now ``_READ_ORDER_OF_x_by_value`` and ``_WRITE_ORDER_OF_x_by_value``."""
+    path = tmp_path / "orders_named.yaml"
+    path.write_text(ORDERS_SPEC)
+    assert _twice(_source(path)) == []
+    module = import_spec(path)
+    model = module.parse(data)
+    assert (model.n, model.k.value) == (2, data[3]) and module.build(model) == data
+    assert module.FAST_READERS["x_by_value"](data, 0, len(data), DEFAULT, 1) == (model, 4)

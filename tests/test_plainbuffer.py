@@ -367,7 +367,14 @@ def spark_verifier():
 
 
 def test_spark_schema_types():
-    from pyspark.sql.types import ArrayType, BinaryType, BooleanType, LongType, StringType
+    from pyspark.sql.types import (
+        ArrayType,
+        BinaryType,
+        BooleanType,
+        LongType,
+        StringType,
+        TimestampType,
+    )
 
     schema = pb.spark_schema()
     assert schema.fieldNames() == ["primary_key", "attributes", "delete_marker"]
@@ -375,9 +382,10 @@ def test_spark_schema_types():
     for section in ("primary_key", "attributes"):
         assert isinstance(schema[section].dataType, ArrayType)
         cell_t = schema[section].dataType.elementType
-        assert cell_t.fieldNames() == ["name", "value", "op", "timestamp"]
+        assert cell_t.fieldNames() == ["name", "value", "op", "timestamp", "timestamp_ts"]
         assert isinstance(cell_t["name"].dataType, StringType)
-        assert isinstance(cell_t["timestamp"].dataType, LongType)
+        assert isinstance(cell_t["timestamp"].dataType, LongType)  # logical: unix_millis
+        assert isinstance(cell_t["timestamp_ts"].dataType, TimestampType)
         value_t = cell_t["value"].dataType
         assert isinstance(value_t["type"].dataType, StringType)
         payload = value_t["value"].dataType
@@ -403,7 +411,7 @@ def test_to_rows_matches_the_schema_for_the_seed():
     assert pk[0][0] == "pk1" and pk[0][1][0] == "STRING" and pk1["string"] == "iampk"
     col2 = dict(zip(payload_names, attrs[1][1][1]))
     assert attrs[1][3] == 1002 and col2["integer"] == 128
-    assert attrs[3] == ("column4", None, "DELETE_ALL_VERSION", None)
+    assert attrs[3] == ("column4", None, "DELETE_ALL_VERSION", None, None)
 
 
 def test_to_rows_every_value_type_is_accepted_and_distinguishable():

@@ -29,6 +29,9 @@ _TIMES = {
 """``timestamp_us``'s and ``timestamp_ns``'s two columns of a number: its int, and its
 time (``time_ns``: the microseconds of the nanoseconds, rounded down as Python's ``//``,
 written out since the module divides as C does)."""
+_PY_TIMES = {"micros": "{var}", "time_ms": "{var} * 1000", "time_us": "{var}"}
+_PY_TIMES |= {"time_ns": "{var} // 1000", "time_us_postgres": "({var} + {shift})"}
+"""A time column's microseconds of a Python int ``var`` (Python's ``//``, as the rows')."""
 _TIME_SHIFTS = {"time_us_postgres": TIMESTAMP_US_EPOCHS["postgres_micros"]}
 """Time columns of microseconds after another epoch: what Unix's time of them adds."""
 
@@ -143,6 +146,15 @@ class ArrowColumns:
             if var in self.stand_ins or var in self.decls:
                 raise NotCompiled(f"{var}: no value for a {kind} column")
             self.decline_if(f"put_object({builder}, {var})")  # an expression's Python value
+        elif kind in _TIMES and (
+            f"{var}_s" in self.decls or (var not in self.stand_ins and var not in self.decls)
+        ):  # a Python int (derived), or one read if present: in C where its time fits
+            number = f"(<object>{var}_s.i)" if f"{var}_s" in self.decls else var
+            value = _PY_TIMES[kind].format(var=number, shift=_TIME_SHIFTS.get(kind, 0))
+            fits = f"{-(2**63)} <= {value} <= {2**63 - 1}"
+            self.decline_if(
+                f"{_TIMES[kind]}({builder}, <int64_t>({value}) if {fits} else 0, {fits})"
+            )
         elif kind == "uuid" and self.values.get(var, ("",))[0] == "uuid":
             self.decline_if(f"put_uuid({builder}, {var}_b)")
         elif kind == "enum":

@@ -9,7 +9,8 @@ Both event formats render theirs here: Open Protocol's ``kafka_message: classes:
 checks it, which is the read's source field's type). What they share is a field's views
 (:class:`JsonField`): a ``logical:`` time shown beside its number
 (``runtime.core.codec.TimeBeside``) and an open ``enum:`` shown by its member's name
-(``runtime.core.codec.OpenEnum``), held in ``_EVENT_VIEWS``.
+(``runtime.core.codec.OpenEnum``), held in ``_EVENT_VIEWS``. A ``map:``'s names end
+``_In_<record>`` (``_event_json_<member>_In_<record>``): a spec may map two records.
 
 The row images' columns (a class a model field holds a list of: ``ticdc_types.Column``)
 are shown as their ``models:`` fields' ``json:`` say (:func:`render_image_json`:
@@ -57,6 +58,7 @@ def event_functions(
     back_tail=(),
     head_keys=(),
     strict=True,
+    suffix="",
 ) -> list[str]:
     """The source of ``_event_json_<member>`` and ``_event_from_json_<member>`` of ``cls``
     (``member``, ``module``, ``model``): ``fields`` shown in their order after ``head``
@@ -64,45 +66,47 @@ def event_functions(
     their order (a field without ``got`` is only shown); ``views`` collects the fields'
     views (field -> Python), ``back_tail`` the lines that check the model ``ev`` made back
     (then the function returns it); ``strict``: refuse a key the form does not have (the
-    fields', their times' and ``head_keys``)."""
-    name = cls.member.lower()
+    fields', their times' and ``head_keys``); ``suffix`` ends each name (a ``map:``'s
+    ``_In_<record>``: two records' forms have classes of one name)."""
+    name, views_name = cls.member.lower(), f"_EVENT_VIEWS{suffix}"
     shown, back = {}, []
     for f in fields:
         value, got = f.value, f.got
         if f.enum:
             views[f.name] = f"rt_codec.OpenEnum({f.enum})"
-            value = f"_EVENT_VIEWS[{f.name!r}].to_json({value})"
-            got = f"_EVENT_VIEWS[{f.name!r}].from_json({got}, {f.name!r})"
+            value = f"{views_name}[{f.name!r}].to_json({value})"
+            got = f"{views_name}[{f.name!r}].from_json({got}, {f.name!r})"
         if f.logical:
             views[f.name] = f"rt_codec.TimeBeside({f.logical!r})"
-            shown[f.name] = f"    _EVENT_VIEWS[{f.name!r}].put(out, {f.name!r}, {value})"
-            got = f"_EVENT_VIEWS[{f.name!r}].checked(e, {f.name!r}, {got})"
+            shown[f.name] = f"    {views_name}[{f.name!r}].put(out, {f.name!r}, {value})"
+            got = f"{views_name}[{f.name!r}].checked(e, {f.name!r}, {got})"
         else:
             shown[f.name] = f"    out[{f.name!r}] = {value}"
         if f.got:
             back.append(f"        {f.name}={got},")
-    out = [f"def _event_json_{name}(ev, image):",
+    out = [f"def _event_json_{name}{suffix}(ev, image):",
            f'    """{where}: the JSON form of a {cls.member} event ``ev``."""',
            f"    out = {head}", *[line for f, line in shown.items() if f not in last],
            *[shown[f] for f in last], "    return out"]  # fmt: skip
     made = f"rt_{cls.module}.{cls.model}("
-    back = [f"def _event_from_json_{name}(e, image):",
+    back = [f"def _event_from_json_{name}{suffix}(e, image):",
             f'    """{where}: the {cls.model} of the JSON form', f'    ``e`` of a {cls.member} event."""',
             f"    {'ev = ' if back_tail else 'return '}{made}", *back, "    )"]  # fmt: skip
     if strict:
         known = {f.name for f in fields} | set(head_keys)
         known |= {f.name + TimeBeside.SUFFIX for f in fields if f.logical}
-        back[3:3] = [f"    if not _EVENT_KEYS_{name.upper()}.issuperset(e):",
-                     f"        rt_codec.refuse_unknown_keys(e, _EVENT_KEYS_{name.upper()}, {name + ' event'!r})"]  # fmt: skip
-        back.insert(0, f"_EVENT_KEYS_{name.upper()} = frozenset({sorted(known)!r})\n\n")
+        keys = f"_EVENT_KEYS_{name}{suffix}"
+        back[3:3] = [f"    if not {keys}.issuperset(e):",
+                     f"        rt_codec.refuse_unknown_keys(e, {keys}, {name + ' event'!r})"]  # fmt: skip
+        back.insert(0, f"{keys} = frozenset({sorted(known)!r})\n\n")
     if back_tail:
         back += [*back_tail, "    return ev"]
     return ["\n".join(out), "\n".join(back)]
 
 
-def event_views(views: dict) -> str:
-    """The source of ``_EVENT_VIEWS`` (field -> its view)."""
-    return "\n".join(["_EVENT_VIEWS = {", *(f"    {f!r}: {v}," for f, v in views.items()), "}", (
+def event_views(views: dict, suffix="") -> str:
+    """The source of ``_EVENT_VIEWS<suffix>`` (field -> its view)."""
+    return "\n".join([f"_EVENT_VIEWS{suffix} = {{", *(f"    {f!r}: {v}," for f, v in views.items()), "}", (
         '"""How the JSON form shows these event fields (their ``logical:`` or open'
         '\n``enum:``)."""'
     )])  # fmt: skip
@@ -124,8 +128,8 @@ def image_model(spec: Spec, classes) -> str:
     return ""
 
 
-def render_image_json(spec: Spec, qualified: str) -> str:
-    """The source of ``_IMAGE_JSON``: ``(to_json(items, value), views)``, a list of
+def render_image_json(spec: Spec, qualified: str, suffix: str = "") -> str:
+    """The source of ``_IMAGE_JSON<suffix>``: ``(to_json(items, value), views)``, a list of
     ``qualified`` objects (a row image) as its fields' ``json:`` say
     (:mod:`generator.spec.model_classes`): ``names:`` by the view of this spec's enum (in
     ``views``, which the codec reads those fields back by), ``text_unless:`` bytes as
@@ -175,14 +179,14 @@ def render_image_json(spec: Spec, qualified: str) -> str:
         elif f.annotation.startswith("int"):
             got = f"rt_codec.to_jsonable({got})"
         shown.append(f"            {f.name!r}: {got},")
-    views = ["_IMAGE_VIEWS = {", *views, "}"]
+    views = [f"_IMAGE_VIEWS{suffix} = {{", *views, "}"]
     lines = [
-        "def _image_to_json(items, value):",
+        f"def _image_to_json{suffix}(items, value):",
         f'    """{module}.{name}: the JSON form of a list of them (a row image; None stays None),',
         '    each field as its json: says, a value that is not bytes as ``value(item)``."""',
         "    if items is None:",
         "        return None",
-        "    views = _IMAGE_VIEWS",
+        f"    views = _IMAGE_VIEWS{suffix}",
         *(f"    {line}" for line in local),
         "    return [",
         "        {",
@@ -192,7 +196,7 @@ def render_image_json(spec: Spec, qualified: str) -> str:
         "    ]",
     ]
     table = [
-        "_IMAGE_JSON = (_image_to_json, _IMAGE_VIEWS)",
+        f"_IMAGE_JSON{suffix} = (_image_to_json{suffix}, _IMAGE_VIEWS{suffix})",
         f'"""The JSON form of a row image ({module}.{name}\'s json:): the function above and the',
         'views of its fields shown by name, which the codec reads them back by."""',
     ]
@@ -207,8 +211,11 @@ _INTEGERS = ("uint64", "int64", "uvarint")
 
 def render_map_json_form(spec: Spec, record: Record) -> str:
     """The source of ``record``'s ``map:`` JSON form (see the module doc): the functions of
-    each class, ``_event_from_json_<record>`` (the class by the keys), ``_EVENT_VIEWS``."""
+    each class, ``_event_from_json_In_<record>`` (the class by the keys), the views. Each
+    name ends ``_In_<record>`` (:func:`map_suffix`): two records' maps may have classes of
+    one name, and a record's name has no capital, so no two records' names meet."""
     m: Mapping = record.mapping
+    suffix = map_suffix(record.name)
     views, blocks, keyed = {}, [], []
     for cls, written in zip(m.classes, m.way_back.classes, strict=True):
         checks = {f.name: f for f in written.fields}
@@ -233,13 +240,29 @@ def render_map_json_form(spec: Spec, record: Record) -> str:
         block
         for cls, fields in blocks
         for block in event_functions(
-            f"{spec.source.display}:{cls.line}", cls, fields, views, strict=bool(own[cls.member])
+            f"{spec.source.display}:{cls.line}",
+            cls,
+            fields,
+            views,
+            strict=bool(own[cls.member]),
+            suffix=suffix,
         )
     ]
     blocks.append(_class_by_keys(spec, record, keyed))
     image = image_model(spec, m.classes)
-    blocks.append(render_image_json(spec, image) if image else "_IMAGE_JSON = None")
-    return "\n\n\n".join([event_views(views), *blocks])
+    blocks.append(
+        render_image_json(spec, image, suffix) if image else f"_IMAGE_JSON{suffix} = None"
+    )
+    return "\n\n\n".join([event_views(views, suffix), *blocks])
+
+
+def map_suffix(record: str) -> str:
+    """The end of each name of ``record``'s ``map:`` JSON form.
+
+    >>> map_suffix("message")
+    '_In_message'
+    """
+    return f"_In_{record}"
 
 
 def _map_field(spec: Spec, m: Mapping, mf, source) -> JsonField:
@@ -279,8 +302,9 @@ def _source_field(spec: Spec, m: Mapping, target: tuple[str, str]):
 
 
 def _class_by_keys(spec: Spec, record: Record, keyed: list) -> str:
-    """``_event_from_json_<record>(e, image)``: the event of a JSON object, its class by
+    """``_event_from_json_In_<record>(e, image)``: the event of a JSON object, its class by
     the keys only that class has (see the module doc)."""
+    suffix = map_suffix(record.name)
     own = _own_keys(keyed)
     rest = [(cls, read) for cls, _, read in keyed if not own[cls.member]]
     if len(rest) > 1:
@@ -294,7 +318,7 @@ def _class_by_keys(spec: Spec, record: Record, keyed: list) -> str:
     doc = (f'"""{where}: the model of the JSON form ``e`` of one event, its class by the'
            f' keys only it has ({told}{"; else " + rest[0][0].member if rest else ""})."""')  # fmt: skip
     lines = [
-        f"def _event_from_json_{record.name}(e, image):",
+        f"def _event_from_json{suffix}(e, image):",
         *textwrap.wrap(doc, 88, initial_indent="    ", subsequent_indent="    "),
         "    if not isinstance(e, dict):",
         '        raise rt.EncodeError(f"expected an object, got {type(e).__name__}")',
@@ -305,22 +329,24 @@ def _class_by_keys(spec: Spec, record: Record, keyed: list) -> str:
         for other in list(test)[n + 1 :]:
             lines += [f"        if {test[other]}:",
                       f"            raise rt.EncodeError({_mixed(member, own, other)!r})"]  # fmt: skip
-        lines.append(f"        return _event_from_json_{member.lower()}(e, image)")
+        lines.append(f"        return _event_from_json_{member.lower()}{suffix}(e, image)")
     if rest:
         cls, read = rest[0]
         known = {f.name for f in read} | {f.name + TimeBeside.SUFFIX for f in read if f.logical}
         names = ", ".join(f.name for f in read)
         what = f"a {cls.member.lower().replace('_', ' ')} event has only {names}"
-        lines += [f"    ev = _event_from_json_{cls.member.lower()}(e, image)",  # its fields' errors first
+        lines += [f"    ev = _event_from_json_{cls.member.lower()}{suffix}(e, image)",  # its fields' errors first
                   f"    unknown = e.keys() - {sorted(known)!r}",
                   "    if unknown:",
                   f'        raise rt.EncodeError(f"{what}, not {{sorted(unknown)}}")',
                   "    return ev"]  # fmt: skip
     else:
         lines.append(f'    raise rt.EncodeError("no event class has its keys ({told})")')
-    table = [f"    rt_{c.module}.{c.model}: _event_json_{c.member.lower()}," for c, _, _ in keyed]
+    table = [
+        f"    rt_{c.module}.{c.model}: _event_json_{c.member.lower()}{suffix}," for c, _, _ in keyed
+    ]
     return "\n".join(lines) + "\n\n\n" + "\n".join([
-        f"_EVENT_JSON_{record.name.upper()} = {{", *table, "}",
+        f"_EVENT_JSON{suffix} = {{", *table, "}",
         f'"""{where}: each model class of the map: of {record.name} -> its JSON form."""',
     ])  # fmt: skip
 

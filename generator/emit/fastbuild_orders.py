@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from generator.spec.byte_order import order_table, specialised
+from generator.spec.byte_order import order_table, order_table_name, specialised
 from generator.spec.model import Record
 
 
@@ -36,11 +36,11 @@ class OrderedWriters:
             out.append(f"_write_{name} = _write_{name}_{self.spec.endian.capitalize()}")
             return "\n\n\n".join(out)
         on, orders, default = record.order_switch
-        self.constants[f"_ORDER_OF_{name.upper()}"] = order_table(orders)
+        self.constants[order_table_name(name, "WRITE")] = order_table(orders)
         out.append(
             f"def _write_{name}({params}):\n"
             f'    """Fast build of ``{name}``: the writer of the byte order its {on} names."""\n'
-            f'    order = _ORDER_OF_{name.upper()}.get(model["{on}"], {default!r})\n'
+            f'    order = {order_table_name(name, "WRITE")}.get(model["{on}"], {default!r})\n'
             "    if order is None:\n"
             '        raise ValueError("no byte order")  # construct builds it, and says why\n'
             f'    return (_write_{name}_Le if order == "le" else _write_{name}_Be)({params})'

@@ -238,7 +238,7 @@ class MessageReaders:
                 self.uncommon(w)
             bits = PRIMITIVES[ref.name].bits
             if count <= GROUPED_ARRAY_MAX and bits >= 7:
-                array = f"_{record.name.upper()}_{field.name.upper()}"
+                array = f"_ARRAY_{field.name}_In_{record.name}"
                 self.msb_arrays[array] = (count, bits)
                 last, values = w.fresh("last"), w.fresh("values")
                 w.line("# the array read last first (a binlog's events share their UUID):")

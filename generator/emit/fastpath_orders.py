@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from generator.emit.pysource import LineWriter
-from generator.spec.byte_order import order_table, ordered_float, specialised
+from generator.spec.byte_order import order_table, order_table_name, ordered_float, specialised
 from generator.spec.model import Record
 from generator.spec.types import PRIMITIVES
 
@@ -71,7 +71,7 @@ class OrderedReaders:
         on, orders, default = record.order_switch
         prim = record.fields[0].type.name
         size = PRIMITIVES[prim].size
-        table = f"_ORDER_OF_{name.upper()}"
+        table = order_table_name(name)
         self.member_constants[table] = order_table(orders)
         other = "be" if self.spec.endian == "le" else "le"
         w = LineWriter()

@@ -98,6 +98,13 @@ class ModuleEmitter(SparkColumns):
             out.append((name, f"{rt.construct}({', '.join(args)})", rt))
         return out
 
+    def runtime_exports(self, name: str, rt) -> tuple:
+        """The functions the module exports of instance ``name`` of ``rt``: its ``exports``
+        if it is that primitive's first instance, else none (a spec mapping two records by
+        one primitive has one ``decode_message``, its first record's)."""
+        first = next(n for n, _, other in self.runtime_instances() if other is rt)
+        return rt.exports if name == first else ()
+
     def runtime_instances_first_used_by(self, record: Record) -> list[tuple[str, str, object]]:
         """The configured instances ``record`` is the first (in dependency order) to use:
         they are defined just before it, after the records they are configured with."""

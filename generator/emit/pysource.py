@@ -31,7 +31,7 @@ def member_constant(enum: str, member: str) -> str:
     """The module constant of an enum member's value, which the readers' expressions
     compare with: the enum's (lower-case) name, then ``_Value_``, then the member's, so no
     other enum's member and none of the module's upper-case names (``_KIND_BY_VALUE``,
-    ``_LE_U32``, ``_ORDER_OF_<RECORD>``) is one.
+    ``_LE_U32``, ``_READ_ORDER_OF_<record>``) is one.
 
     >>> member_constant("kind", "BY_VALUE"), member_constant("le", "U32")
     ('_kind_Value_BY_VALUE', '_le_Value_U32')

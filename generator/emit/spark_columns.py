@@ -122,11 +122,12 @@ class SparkColumns:
                 text = field.name + LsnBeside.SUFFIX
                 out.append((text, "StringType()", nullable, (text, slot, "lsn", False)))
             elif field.spark_type in TIMESTAMP_TYPES:
-                out.append((field.name, "LongType()", True, (field.name, slot, "micros", False)))
+                absent = _may_be_absent(field)  # both columns null (field_row)
+                out.append((field.name, "LongType()", True, (field.name, slot, "micros", absent)))
                 ts, kind = f"{field.name}_ts", "time_" + field.spark_type[-2:]
                 if field.logical in TIMESTAMP_US_EPOCHS:
                     kind = "time_us_postgres"
-                out.append((ts, "TimestampType()", True, (ts, slot, kind, False)))
+                out.append((ts, "TimestampType()", True, (ts, slot, kind, absent)))
             else:
                 out.append((field.name, dtype, nullable, (field.name, slot, kind, none_is_null)))
         return out
@@ -287,10 +288,13 @@ class SparkColumns:
             if _may_be_absent(field) and number != value:
                 number = f"None if {value} is None else {number}"
             return f"*({number}, rt_codec.lsn_text({value}))"
-        if field.spark_type == "timestamp_us" and field.logical in TIMESTAMP_US_EPOCHS:
-            return f"*_timestamp_us_columns({value}, {TIMESTAMP_US_EPOCHS[field.logical]})"
         if field.spark_type in TIMESTAMP_TYPES:
-            return f"*_{field.spark_type}_columns({value})"
+            columns = f"_{field.spark_type}_columns({value})"
+            if field.spark_type == "timestamp_us" and field.logical in TIMESTAMP_US_EPOCHS:
+                columns = f"_timestamp_us_columns({value}, {TIMESTAMP_US_EPOCHS[field.logical]})"
+            if _may_be_absent(field):  # both columns null
+                return f"*((None, None) if {value} is None else {columns})"
+            return f"*{columns}"
         if field.repeat is not None:
             items = f"[{self.row_value(ref, 'item')} for item in {value}]"
             return f"None if {value} is None else {items}" if _may_be_absent(field) else items
@@ -304,13 +308,14 @@ class SparkColumns:
         one row per element at the path's end: the element's columns, then the columns of
         every record on the way (outermost first) but the field the path goes through; a
         name the row already has gets the prefix of the field that leads to that record
-        (``batch_attributes``)."""
+        (``batch_attributes``), of the outermost record its own name (``station_id`` beside
+        a reading's ``id``)."""
         leaf = self.spec.records[
             self.spec.records[record.spark_path[-1][0]].field(record.spark_path[-1][1]).type.name
         ]
         taken = {name for name, *_ in self.spark_columns(leaf)}
         types, levels = [], []
-        prefix = ""
+        prefix = record.name + "_"
         for depth, (owner, through) in enumerate(record.spark_path):
             fields = [
                 f for f in self.spec.records[owner].fields if f.name != through and not f.spark_skip

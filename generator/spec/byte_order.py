@@ -132,6 +132,18 @@ def order_table(orders: dict[int, str]) -> str:
     return "{" + ", ".join(f"{value:#x}: {order!r}" for value, order in orders.items()) + "}"
 
 
+def order_table_name(record: str, use: str = "READ") -> str:
+    """The module constant holding ``record``'s :func:`order_table` for its readers (or
+    writers: ``use``): capitals, then the record's name as it is (no capital), so no
+    upper-case name of the module (an enum's ``_<ENUM>_BY_VALUE``, a struct's ``_LE_U32``)
+    and no other record's table is it.
+
+    >>> order_table_name("pcap_header"), order_table_name("pcap_header", "WRITE")
+    ('_READ_ORDER_OF_pcap_header', '_WRITE_ORDER_OF_pcap_header')
+    """
+    return f"_{use}_ORDER_OF_{record}"
+
+
 def _switch(builder, record: Record, raw: dict, parts) -> tuple:
     """``endian: {switch_on, cases}``: (selector, {value: order}, default order)."""
     on = raw["switch_on"]

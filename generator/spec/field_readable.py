@@ -8,7 +8,7 @@ its builder's ``error``, ``endian`` and ``enums``.
 
 from __future__ import annotations
 
-from generator.spec.model import Field
+from generator.spec.model import SPARK_TIMES, Field
 from generator.spec.types import CHUNK_TYPES, PRIMITIVES
 from runtime.core.errors import did_you_mean
 
@@ -54,6 +54,8 @@ class ReadableFields:
         elif logical and not is_int:
             raise self.error(parts + ("logical",), f"logical: {logical} is an integer time")
         field.logical = logical
+        if not field.spark_type and field.repeat is None:  # a time: a timestamp column too
+            field.spark_type = SPARK_TIMES.get(logical, "")
         if raw.get("display"):
             if not is_int or ref.kind != "prim" or raw.get("enum") or logical:
                 raise self.error(

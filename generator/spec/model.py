@@ -45,6 +45,15 @@ SPARK_LOGICAL_TYPES = {
     ),
 }
 
+SPARK_TIMES = {
+    "unix_millis": "timestamp_ms",
+    "unix_micros": "timestamp_us",
+    "unix_nanos": "timestamp_ns",
+    "postgres_micros": "timestamp_us",
+}
+"""The Spark type of a ``logical:`` time with no ``spark: {type:}`` of its own: the number and
+a ``<name>_ts`` TimestampType (a time in seconds or a TSO stays its number)."""
+
 TIMESTAMP_US_EPOCHS = {"postgres_micros": POSTGRES_EPOCH_MICROS}
 """``logical:`` times whose microseconds count from another epoch than Unix's: where
 ``spark: {type: timestamp_us}`` is on such a field, its ``<name>_ts`` column adds this many

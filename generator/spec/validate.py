@@ -551,6 +551,10 @@ class SpecBuilder(FieldBuilder):
                     where + ("spark", "row"), f"must name a repeated record field{hint}"
                 )
             record.spark_row = spark["row"]
+            if not rows and any(f is not target and not f.spark_skip for f in fields):
+                # the record's other columns join each row, as a dotted path's records' do
+                record.spark_path = [(record.name, target.name)]
+                record.spark_paths = [record.spark_path]
         return record
 
     def row_paths(self, record: Record, path: str, parts) -> list[list[tuple[str, str]]]:

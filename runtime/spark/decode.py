@@ -304,11 +304,12 @@ class Codec:
     def one_row(self) -> bool:
         """Whether every message of this record is exactly one row: the record is not one
         whose elements explode (a spec's ``spark: {row: ...}`` records, the generated
-        module's ``_SPARK_ROWS``), nor a keyed format's Kafka record, nor TiCDC events. A
-        Thrift module, generated from IDL, has no exploding records."""
+        module's ``_SPARK_ROWS`` and ``_SPARK_PATHS``), nor a keyed format's Kafka record,
+        nor TiCDC events. A Thrift module, generated from IDL, has no exploding records."""
         if self.needs_key or self.columnar() is not None:
             return False
-        return self.record not in getattr(self.module, "_SPARK_ROWS", {})
+        exploding = (getattr(self.module, name, {}) for name in ("_SPARK_ROWS", "_SPARK_PATHS"))
+        return not any(self.record in records for records in exploding)
 
 
 @functools.cache
