@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from generator.emit.dead_lists import without_dead_lists
 from generator.emit.fastbuild_messages import MessageUnsupported, MessageWriters
 from generator.emit.fastbuild_orders import OrderedWriters
 from generator.emit.fastbuild_reads import AttributeReads
@@ -254,7 +255,7 @@ class BuildEmitter(AttributeReads, MessageWriters, OrderedWriters, RepeatWriters
         else:
             w.line("return rt_fast.EMPTY_PARENT  # nothing reads this record's fields")
         params = "model, out, parent" if self.needs_parent(record.name) else "model, out"
-        body = self.model_reads(camel(record.name), "\n".join(w.lines))
+        body = self.model_reads(camel(record.name), without_dead_lists("\n".join(w.lines)))
         return f"def _write_{record.name}({params}):\n{body}"
 
     @staticmethod
