@@ -92,6 +92,22 @@ _OUT_READS = (
 _OUT_LEFT = re.compile(r"\bout(\[|\.append| \+=)")
 """What must not be left once translated."""
 
+_CONST_TEST = re.compile(r"^( *)if (\w+) not in \(None, (0x[0-9a-f]+)\):$", re.MULTILINE)
+"""A fast writer's test of a ``const`` field's value (None or the constant)."""
+
+
+def const_tests(body: str) -> str:
+    """Each ``const`` field's test as Cython does it quickly: ``is None`` a pointer compare,
+    ``== 0x0`` a C compare of an ``int``, and the rest of what ``not in (None, c)`` asks
+    (``== None``) only of a value it then refuses (a tuple's ``in`` made each a rich
+    compare of two objects: every BSON string's and document's terminator).
+
+    >>> const_tests("    if f_t not in (None, 0x0):")
+    '    if not (f_t is None or f_t == 0x0 or f_t == None):'
+    """
+    return _CONST_TEST.sub(r"\1if not (\2 is None or \2 == \3 or \2 == None):", body)
+
+
 _MODEL_READ = re.compile(r"\bmodel(\[|\.get\()(\"\w+\")[\])]")
 """``model["name"]`` and ``model.get("name")`` in a rendered line."""
 
@@ -204,7 +220,7 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
             doc, rest = body.split("\n", 1)
             body = "\n".join([doc, *(f"    {line}" for line in c_locals), rest])
         params = "object model, Out* out" + (", object parent" if ", parent)" in head else "")
-        body = "\n".join(translated(line) for line in body.split("\n"))
+        body = const_tests("\n".join(translated(line) for line in body.split("\n")))
         marks = size_marks(body)
         marks += mark_sizes(body, marks)
         if marks:  # C integers: no Python int made per mark, none read back for out.size
