@@ -51,12 +51,8 @@ cdef inline int64_t member_i64_of(object v) except? -1:
 
 cdef inline object member_of(object enum, dict members, object value):
     """What the fast writers make of an enum field: ``enum[value]`` of a name, else
-    ``enum(value)``, whose first steps (a member as it is; the member of that value,
-    ``members``: the enum's ``_value2member_map_``, bound once) are taken here without the
-    Python call. A model read back holds members: looked up by value, each cost an
-    ``int`` compare of the member with the key (a fifth of a BSON build)."""
-    if type(value) is enum:
-        return value
+    ``enum(value)``, whose first step (the member of that value, ``members``: the enum's
+    ``_value2member_map_``, bound once) is taken here without the Python call."""
     if isinstance(value, str):
         return enum[value]
     found = members.get(value)
