@@ -39,6 +39,7 @@ import hashlib
 import re
 
 from generator.emit.compiled_messages import CompiledMessages, exact_type_tests
+from generator.emit.compiled_sizes import mark_sizes, size_marks, sizes_put_as_c
 from generator.emit.fastbuild import BuildEmitter, Unsupported
 from generator.emit.pysource import LineWriter, struct_format
 from generator.spec.byte_order import DATA_ORDER
@@ -91,6 +92,22 @@ _OUT_READS = (
 _OUT_LEFT = re.compile(r"\bout(\[|\.append| \+=)")
 """What must not be left once translated."""
 
+_CONST_TEST = re.compile(r"^( *)if (\w+) not in \(None, (0x[0-9a-f]+)\):$", re.MULTILINE)
+"""A fast writer's test of a ``const`` field's value (None or the constant)."""
+
+
+def const_tests(body: str) -> str:
+    """Each ``const`` field's test as Cython does it quickly: ``is None`` a pointer compare,
+    ``== 0x0`` a C compare of an ``int``, and the rest of what ``not in (None, c)`` asks
+    (``== None``) only of a value it then refuses (a tuple's ``in`` made each a rich
+    compare of two objects: every BSON string's and document's terminator).
+
+    >>> const_tests("    if f_t not in (None, 0x0):")
+    '    if not (f_t is None or f_t == 0x0 or f_t == None):'
+    """
+    return _CONST_TEST.sub(r"\1if not (\2 is None or \2 == \3 or \2 == None):", body)
+
+
 _MODEL_READ = re.compile(r"\bmodel(\[|\.get\()(\"\w+\")[\])]")
 """``model["name"]`` and ``model.get("name")`` in a rendered line."""
 
@@ -103,32 +120,6 @@ def _model_read(cls: str, match: re.Match) -> str:
     if match.group(1) == "[":
         return f"(slot_value(model, {slot}) if attributes else model[{name}])"
     return f"(slot_value_or_none(model, {slot}) if attributes else model.get({name}))"
-
-
-_MARK = re.compile(r"^ *(\w+) = out\.size(?:  #.*)?$", re.MULTILINE)
-"""A writer's mark of where it is in the buffer (a size's place, a field's start)."""
-
-
-def size_marks(body: str) -> list[str]:
-    """The names a writer binds only to ``out.size`` (its marks), which can be C integers:
-    every other binding of the name (another assignment, ``+=``, a loop's or an unpacking's
-    target) keeps it a Python object.
-
-    >>> size_marks("    at = out.size\\n    n = out.size\\n    for n in x:\\n        pass")
-    ['at']
-    """
-    marks = []
-    for name in sorted(set(_MARK.findall(body))):
-        word = rf"(?<![\w.]){name}(?!\w)"
-        bound = re.findall(
-            rf"^ *(?:for |.*,\s*)?{word}(?:\s*,.*)?\s*(?:[-+*/%&|^]|<<|>>|//)?=(?!=)",
-            body,
-            re.MULTILINE,
-        )
-        bound += re.findall(rf"\bfor\b[^:]*{word}[^:]*\bin\b", body)
-        if len(bound) == len(re.findall(rf"^ *{name} = out\.size(?:  #.*)?$", body, re.MULTILINE)):
-            marks.append(name)
-    return marks
 
 
 def slot_global(cls: str, name: str) -> str:
@@ -229,11 +220,13 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
             doc, rest = body.split("\n", 1)
             body = "\n".join([doc, *(f"    {line}" for line in c_locals), rest])
         params = "object model, Out* out" + (", object parent" if ", parent)" in head else "")
-        body = "\n".join(translated(line) for line in body.split("\n"))
+        body = const_tests("\n".join(translated(line) for line in body.split("\n")))
         marks = size_marks(body)
+        marks += mark_sizes(body, marks)
         if marks:  # C integers: no Python int made per mark, none read back for out.size
             doc, rest = body.split("\n", 1)
-            body = f"{doc}\n    cdef Py_ssize_t {', '.join(marks)}\n{rest}"
+            body = f"{doc}\n    cdef Py_ssize_t {', '.join(sorted(marks))}\n{rest}"
+            body = sizes_put_as_c(body, marks)
         body = body.replace("rt_fast.Parent(", "_WParent(")
         body = body.replace("rt_fast.EMPTY_PARENT", "_WEmptyParent")
         if _MODEL_READ.search(body):
@@ -307,6 +300,10 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
     def measure_ahead(self, target: Field) -> str:
         if target.repeat is not None or target.type.kind not in ("str", "bytes"):
             raise Unsupported(f"sizeof({target.name}) of a record before it is written")
+        ref = target.type
+        if ref.kind == "str" and ref.encoding in ("utf8", "utf-8"):  # its UTF-8 not made twice
+            plus = " + 1" if ref.terminator is not None else ""
+            return f'text_size(model["{target.name}"], True){plus}'
         return super().measure_ahead(target)  # a text's length, as the fast writer has it
 
     def value(self, w: LineWriter, ref: TypeRef, var: str, field: Field, scope, written) -> None:
@@ -377,6 +374,7 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
         return ", True" if chunk.encoding else ", False"
 
     def prim(self, w: LineWriter, ref: TypeRef, var: str) -> None:
+        member = False  # var is the enum's member member_of made: an int, no bool
         if ref.enum:
             self.enum_classes.add(camel(ref.enum))
             cls = camel(ref.enum)
@@ -385,6 +383,7 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
                 w.line(f"{var} = {cls}[{var}] if isinstance({var}, str) else _{cls}_members[{var}]")
             else:
                 w.line(f"{var} = member_of({cls}, _{cls}_members, {var})")
+                member = True
         if ref.name in _PUT_PRIMS:
             w.line(_PUT_PRIMS[ref.name].format(var=var))
             return
@@ -395,7 +394,8 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
             super().prim(w, ref, var)  # bool, floats: struct's bytes, as the fast writer
             return
         big = struct_format(ref.name, self.spec.endian)[0] == ">"
-        w.line(f"put_fixed_int(out, {var}, {prim.size}, {big}, {prim.signed})")
+        put = "put_fixed_member" if member else "put_fixed_int"
+        w.line(f"{put}(out, {var}, {prim.size}, {big}, {prim.signed})")
 
     def pack_over(self, w: LineWriter, field: Field, at: str, var: str) -> None:
         """A reserved size put over its placeholder by the C writer of its type: the end
@@ -410,12 +410,17 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
     def text(self, w: LineWriter, ref: TypeRef, var: str, scope) -> None:
         """A length-prefixed text or bytes (``str`` UTF-8) after a uvarint, ZigZag or
         fixed-width integer length by one C call; a nullable one's None as the fast writer
-        has it (the length -1, a C call too); a terminated one (a C string) by one C call
-        too; the rest as the fast writer has it."""
+        has it (the length -1, a C call too); a terminated one (a C string) and a UTF-8
+        one whose length another field holds (:meth:`text_bytes`) by one C call too; the
+        rest as the fast writer has it."""
         utf8 = ref.kind != "str" or ref.encoding in ("utf8", "utf-8")
         if ref.terminator is not None and not ref.nullable and utf8:
             text = "True" if ref.kind == "str" else "False"
             w.line(f"put_terminated_text(out, {var}, {text}, {ref.terminator})")
+            return
+        sized = not (ref.nullable or ref.pad or ref.size_is_prefix or ref.terminator is not None)
+        if ref.kind == "str" and utf8 and sized:  # its length in another field, or to the end
+            self.text_bytes(w, ref, var, scope)
             return
         plain = not ref.nullable and ref.terminator is None and ref.size_is_prefix
         length = _TEXT_LENGTHS.get(ref.size) if plain else None
@@ -433,6 +438,19 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
             return
         big = struct_format(ref.size, self.spec.endian)[0] == ">"
         w.line(f"put_fixed_text(out, {var}, {text}, {limit}, {prim.size}, {big}, {prim.signed})")
+
+    def text_bytes(self, w: LineWriter, ref: TypeRef, var: str, scope) -> None:
+        """A UTF-8 text whose length another field holds (checked once it is put, unless
+        that field is the reserved size that measures it) or that runs to the end: its
+        bytes by one C call, not ``.encode`` and a copy of what it made."""
+        checked = ref.size not in (None, "eos") and not self.size_implied(ref.size)
+        if checked:
+            at = w.fresh("at")
+            w.line(f"{at} = len(out)")
+        w.line(f"put_text_bytes(out, {var}, True)")
+        if checked:
+            w.line(f"if len(out) - {at} != {self.expression(ref.size, scope)}:")
+            w.line('    raise ValueError("size")')
 
     def record(self, w: LineWriter, ref: TypeRef, var: str, scope, written) -> None:
         if ref.name not in written:
@@ -494,7 +512,8 @@ class CompiledWriters(CompiledMessages, BuildEmitter):
             "    out_extend, out_insert, out_patch, out_replace_tail, out_rotate, out_slice, out_truncate,",
             "    put_delta_uvarint_chunk, put_delta_varint_chunk, put_fixed_int, put_fixed_text,",
             "    put_nullable_bytes_chunk, put_reversed_uvarint, put_string_chunk,",
-            "    put_terminated_text, put_text, put_uvarint_chunk, put_varint_chunk, put_zigzag,",
+            "    put_fixed_member, put_fixed_size, put_terminated_text, put_text, put_text_bytes,",
+            "    put_uvarint_chunk, put_varint_chunk, put_zigzag, text_size,",
             ")",
             *(_MSB_WRITERS if "put_msb_" in text else ()),
             *(_RECURSION_GUARD if "Py_EnterRecursiveCall(" in text else ()),

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from generator.emit.dead_lists import without_dead_lists
 from generator.emit.fastbuild_messages import MessageUnsupported, MessageWriters
 from generator.emit.fastbuild_orders import OrderedWriters
 from generator.emit.fastbuild_reads import AttributeReads
@@ -259,7 +260,7 @@ class BuildEmitter(AttributeReads, MessageWriters, OrderedWriters, RepeatWriters
         else:
             w.line("return rt_fast.EMPTY_PARENT  # nothing reads this record's fields")
         params = "model, out, parent" if self.needs_parent(record.name) else "model, out"
-        body = self.model_reads(camel(record.name), "\n".join(w.lines))
+        body = self.model_reads(camel(record.name), without_dead_lists("\n".join(w.lines)))
         return f"def _write_{record.name}({params}):\n{body}"
 
     @staticmethod
@@ -668,11 +669,14 @@ class BuildEmitter(AttributeReads, MessageWriters, OrderedWriters, RepeatWriters
         if ref.enum:  # a flags enum's refuses a bit no flag names (Enum.member_of)
             enum, of = camel(ref.enum), self.spec.enums[ref.enum].member_of
             self.refuse_bool(w, var)
+            indent = ""
             if of == enum:  # its member by value from the map Enum(value) looks in first
                 name = "_MEMBERS_OF_" + re.sub(r"\W", "_", ref.enum.upper())
                 members = self.constant(name, f"{enum}._value2member_map_")
                 of = f"{members}.get({var}) or {enum}"
-            w.line(f"{var} = {enum}[{var}] if isinstance({var}, str) else {of}({var})")
+                w.line(f"if {var}.__class__ is not {enum}:  # a member: Enum(member) is it")
+                indent = "    "
+            w.line(f"{indent}{var} = {enum}[{var}] if isinstance({var}, str) else {of}({var})")
         if ref.name in _LEB128_WRITERS:
             w.line(f"out += {_LEB128_WRITERS[ref.name]}({var})")
             return

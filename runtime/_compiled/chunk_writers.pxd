@@ -103,6 +103,28 @@ cdef inline int put_fixed_int(Out* o, object v, int size, bint big, bint signed)
     return put_fixed_bits(o, fixed_bits_of(0, <uint64_t>v, size, False), size, big)
 
 
+cdef inline int put_fixed_member(Out* o, object member, int size, bint big, bint signed) except -1:
+    """:func:`put_fixed_int` of an enum's member ``member_of`` has just made: an ``int``
+    subclass (the spec's enums are ``IntEnum``), never a bool, so no type test per call.
+
+    >>> # put_fixed_member(&out, ElementType.STRING, 1, False, False) puts 02
+    """
+    if signed:
+        return put_fixed_bits(o, fixed_bits_of(<int64_t>member, 0, size, True), size, big)
+    return put_fixed_bits(o, fixed_bits_of(0, <uint64_t>member, size, False), size, big)
+
+
+cdef inline int put_fixed_size(Out* o, Py_ssize_t n, int size, bint big, bint signed) except -1:
+    """:func:`put_fixed_int` of a C integer (a size taken from the buffer's marks): an
+    OverflowError where the type cannot hold it, as ``struct``'s error.
+
+    >>> # put_fixed_size(&out, 13, 4, False, True) puts 0d 00 00 00
+    """
+    if not signed and n < 0:
+        raise OverflowError("out of range")
+    return put_fixed_bits(o, fixed_bits_of(n, <uint64_t>n, size, signed), size, big)
+
+
 cdef inline int put_reversed_uvarint(Out* o, uint64_t u) except -1:
     """The bytes of a uvarint, last first (a trailer read back from the end)."""
     cdef Py_ssize_t lo = o.size, hi
@@ -159,6 +181,28 @@ cdef inline const char* text_of(object v, bint text, Py_ssize_t max_length,
     if max_length >= 0 and size[0] > max_length:
         raise ValueError("max_length")
     return data
+
+
+cdef inline int put_text_bytes(Out* o, object v, bint text) except -1:
+    """The bytes of ``v`` (:func:`text_of`) alone: a text whose length another field
+    holds, or that runs to the end (``str`` with ``size: <expression>`` or ``eos``).
+
+    >>> # put_text_bytes(&out, "hé", True) puts 68 c3 a9
+    """
+    cdef Py_ssize_t size
+    cdef const char* data = text_of(v, text, -1, &size)
+    return put(o, <const unsigned char*>data, size)
+
+
+cdef inline Py_ssize_t text_size(object v, bint text) except -1:
+    """The number of bytes :func:`put_text_bytes` puts of ``v`` (a ``sizeof`` before the
+    text is written): a ``str``'s UTF-8 is kept in it, not made twice.
+
+    >>> # text_size("hé", True) is 3
+    """
+    cdef Py_ssize_t size
+    text_of(v, text, -1, &size)
+    return size
 
 
 cdef inline int put_text(Out* o, object v, bint text, Py_ssize_t max_length,
