@@ -14,11 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from generator.cli.main import main
 from generator.emit.render import render_with_compiled
 from generator.emit.user_spec import import_spec, spec_model
 from generator.spec.loader import load
 from runtime.core.limits import DEFAULT
-from tests.test_compiled_record_names import _two_maps
+from tests.test_compiled_record_names import _declared, _two_maps
+from tests.test_compiled_record_names import _twice as _compiled_twice
 
 SPEC = """\
 format: json_named
@@ -202,3 +204,137 @@ def test_a_byte_order_table_and_an_enum_table_are_each_their_own(tmp_path, data)
     model = module.parse(data)
     assert (model.n, model.k.value) == (2, data[3]) and module.build(model) == data
     assert module.FAST_READERS["x_by_value"](data, 0, len(data), DEFAULT, 1) == (model, 4)
+
+
+# -- a field's and its record's names, or a chunk's and its enum's, joined apart ------------
+
+CHOICES_SPEC = """\
+format: choices_named
+title: Two choices whose record and field names run together alike
+doc: Record c's choice a_of_b (one or two) and record b_of_c's choice a (three).
+endian: be
+default_record: c
+records:
+  c:
+    doc: A choice of one or two.
+    fields:
+      - {name: a_of_b, choice: [one, two], doc: "One or two."}
+  b_of_c:
+    doc: A choice of three.
+    fields:
+      - {name: a, choice: [three], doc: "Three."}
+  one:
+    doc: Tag 1, then a byte.
+    fields:
+      - {name: tag, type: u8, const: 1, doc: "1."}
+      - {name: v, type: u8, doc: "A byte."}
+  two:
+    doc: Tag 2, then a u16.
+    fields:
+      - {name: tag, type: u8, const: 2, doc: "2."}
+      - {name: v, type: u16, doc: "A u16."}
+  three:
+    doc: Tag 3, then a byte.
+    fields:
+      - {name: tag, type: u8, const: 3, doc: "3."}
+      - {name: v, type: u8, doc: "A byte."}
+"""
+CHOICES = [("c", b"\x01\x07"), ("c", b"\x02\x01\x02"), ("b_of_c", b"\x03\x09")]
+
+
+@pytest.fixture(scope="module")
+def choices(tmp_path_factory):
+    path = tmp_path_factory.mktemp("choices") / "choices_named.yaml"
+    path.write_text(CHOICES_SPEC)
+    return path
+
+
+@pytest.mark.parametrize(
+    "record, data", CHOICES, ids=lambda x: x.hex() if isinstance(x, bytes) else x
+)
+def test_the_fast_readers_choice_tables_of_names_that_run_together_are_each_their_own(
+    choices, record, data
+):
+    """The fast path's first-byte table of ``c.a_of_b`` and of ``b_of_c.a`` were one,
+    ``_PICK_A_OF_B_OF_C`` (``b_of_c``'s, so ``c``'s cases were not found); now
+    ``_PICK_<field>_In_<record>``."""
+    module = import_spec(choices)
+    assert "_PICK_a_of_b_In_c = " in _source(choices)
+    model = module.parse(data, record)
+    assert module.FAST_READERS[record](data, 0, len(data), DEFAULT, 1) == (model, len(data))
+
+
+@pytest.mark.parametrize(
+    "record, data", CHOICES, ids=lambda x: x.hex() if isinstance(x, bytes) else x
+)
+def test_the_quick_readers_choice_tables_of_names_that_run_together_are_each_their_own(
+    choices, record, data
+):
+    """The quick tier's table was ``_QUICK_PICK_F_A_OF_B_OF_C`` for both; now
+    ``_QUICK_<table>_In_<record>``."""
+    module = import_spec(choices)
+    assert "_QUICK_pick_f_a_of_b_In_c = " in _source(choices)
+    model = module.parse(data, record)
+    assert module.QUICK_READERS[record][0](data, 0, len(data), module._LIMITS) == (model, len(data))
+
+
+@pytest.mark.parametrize(
+    "record, data", CHOICES, ids=lambda x: x.hex() if isinstance(x, bytes) else x
+)
+def test_the_fast_writers_choice_tables_of_names_that_run_together_are_each_their_own(
+    choices, record, data
+):
+    """The fast writers' table of case writers by class was ``_WRITE_A_OF_B_OF_C`` for both
+    (``b_of_c``'s: ``c``'s cases fell to construct); now ``_WRITE_<field>_In_<record>``."""
+    module = import_spec(choices)
+    assert "_WRITE_a_of_b_In_c = " in _source(choices)
+    out = bytearray()
+    module.FAST_WRITERS[record](module.parse(data, record), out)
+    assert bytes(out) == data
+
+
+def test_the_compiled_choice_tables_of_names_that_run_together_are_each_their_own(
+    choices, tmp_path
+):
+    """The compiled module's table (and picker) was ``_PICK_F_A_OF_B_OF_C`` for both, one
+    declared; now ``_CHOICE_<table>_In_<record>``, one each (rendered only: a build takes
+    ~15 s)."""
+    assert main(["generate", "--specs", str(choices.parent), "--out", str(tmp_path / "pkg")]) == 0
+    text = (tmp_path / "pkg" / "_compiled" / "choices_named.pyx").read_text()
+    tables = {"_CHOICE_pick_f_a_of_b_In_c", "_CHOICE_pick_f_a_In_b_of_c"}
+    assert tables | {f"_pick{table}" for table in tables} <= set(_declared(text))
+    assert _compiled_twice(text) == []
+
+
+TERMINATORS_SPEC = """\
+format: terminators_named
+title: Two terminated lists whose record and field names run together alike
+doc: Record c's list a_of_b ends at 0, record b_of_c's list a at 255.
+endian: be
+default_record: c
+records:
+  c:
+    doc: Bytes up to a 0.
+    fields:
+      - {name: a_of_b, type: u8, repeat: {until: "_item == 0", include: false, terminator: 0}, doc: "Bytes."}
+  b_of_c:
+    doc: Bytes up to a 255.
+    fields:
+      - {name: a, type: u8, repeat: {until: "_item == 255", include: false, terminator: 255}, doc: "Bytes."}
+"""
+
+
+@pytest.mark.parametrize("record, field, end", [("c", "a_of_b", 0), ("b_of_c", "a", 255)])
+def test_default_terminators_of_names_that_run_together_are_each_their_own(
+    tmp_path, record, field, end
+):
+    """The fast writers' default terminator of ``c.a_of_b`` and of ``b_of_c.a`` was one,
+    ``_TERMINATOR_A_OF_B_OF_C`` (255: ``c``'s new lists had no terminator); now
+    ``_TERMINATOR_<field>_In_<record>``."""
+    path = tmp_path / "terminators_named.yaml"
+    path.write_text(TERMINATORS_SPEC)
+    assert "_TERMINATOR_a_of_b_In_c = " in _source(path)
+    module = import_spec(path)
+    out = bytearray()
+    module.FAST_WRITERS[record]({field: [1, 2]}, out)
+    assert bytes(out) == bytes([1, 2, end]) == module.build({field: [1, 2]}, record)

@@ -148,7 +148,7 @@ class MovingSteps:
     def choice(self, step: Choice) -> None:
         """A table of the first byte gives the case's reader when that byte alone decides;
         else ``_pick_<table>`` tries the cases in order, as ``rt_fast.pick``."""
-        table = f"_{step.table.upper()}_OF_{self.name.upper()}"
+        table = f"_CHOICE_{step.table}_In_{self.name}"
         reader_type = "_DReader" if self.recursive else "_Reader"
         self.calls.update(record for _, _, record in step.cases)
         self.pickers[table] = self.picker(table, reader_type, step.cases)

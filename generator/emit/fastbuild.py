@@ -570,7 +570,7 @@ class BuildEmitter(AttributeReads, MessageWriters, OrderedWriters, RepeatWriters
             missing = [case for case in ref.cases if case not in written]
             if missing:
                 raise Unsupported(missing[0])
-            table = f"_WRITE_{field.name.upper()}_OF_{scope.record.name.upper()}"
+            table = f"_WRITE_{field.name}_In_{scope.record.name}"
             self.choices[table] = list(ref.cases)
             w.line(f"{var} = {table}[type({var})]({var}, out)")
         elif ref.kind in ("str", "bytes"):
@@ -586,7 +586,7 @@ class BuildEmitter(AttributeReads, MessageWriters, OrderedWriters, RepeatWriters
             if ref.kind == "chunk":
                 # a strict enum's chunk refuses an unlisted code, as construct's does
                 options = [f"enum={camel(ref.enum)}"] if ref.enum else []
-                name = f"_PACK_{ref.name.upper()}" + (f"_OF_{ref.enum.upper()}" if ref.enum else "")
+                name = f"_PACK_{ref.name.upper()}" + (f"_Of_{ref.enum}" if ref.enum else "")
                 pack = self.constant(name, f"{CHUNK_TYPES[ref.name].construct('0', *options)}.pack")
                 count = self.expression(ref.count, scope) if ref.checked_on_build else f"len({var})"
                 w.line(f"{pack}({var}, {count}, out)")
@@ -671,7 +671,7 @@ class BuildEmitter(AttributeReads, MessageWriters, OrderedWriters, RepeatWriters
             self.refuse_bool(w, var)
             indent = ""
             if of == enum:  # its member by value from the map Enum(value) looks in first
-                name = "_MEMBERS_OF_" + re.sub(r"\W", "_", ref.enum.upper())
+                name = "_MEMBERS_Of_" + re.sub(r"\W", "_", ref.enum)
                 members = self.constant(name, f"{enum}._value2member_map_")
                 of = f"{members}.get({var}) or {enum}"
                 w.line(f"if {var}.__class__ is not {enum}:  # a member: Enum(member) is it")

@@ -132,7 +132,7 @@ class RepeatWriters:
             w.line('    raise ValueError("no terminator")')
         else:
             default = self.constant(
-                f"_TERMINATOR_{field.name.upper()}_OF_{scope.record.name.upper()}",
+                f"_TERMINATOR_{field.name}_In_{scope.record.name}",
                 f"rt_sequences.default_terminator({until['default']!r})",
             )
             terminator = w.fresh("terminator")

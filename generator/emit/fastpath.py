@@ -413,7 +413,7 @@ class FastPathEmitter(FastPathSupport, FieldReaders, ValueReaders, MessageReader
             self.instances[name] = REGION_TYPES[ref.name].construct
             return name
         options = [f"enum={camel(ref.enum)}"] if ref.enum else []
-        name = f"_{ref.name.upper()}" + (f"_OF_{ref.enum.upper()}" if ref.enum else "")
+        name = f"_{ref.name.upper()}" + (f"_Of_{ref.enum}" if ref.enum else "")
         self.instances[name] = CHUNK_TYPES[ref.name].construct("0", *options)
         return name
 

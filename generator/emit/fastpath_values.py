@@ -266,7 +266,7 @@ class ValueReaders:
     def choice_value(self, w: LineWriter, ref: TypeRef, var: str, field: Field) -> None:
         """A choice: the table of its first byte gives the case's reader (several cases
         sharing that byte: the bytes after it pick, ``runtime.core.fast.pick``)."""
-        table = f"_PICK_{field.name.upper()}_OF_{self._record_of(field).upper()}"
+        table = f"_PICK_{field.name}_In_{self._record_of(field)}"
         self.choices[table] = ref
         width = max(len(magic) for magic, _ in ref.detects)
         w.line("reader = None if pos >= end else " + f"{table}[buf[pos]]")

@@ -539,7 +539,7 @@ class QuickTierEmitter(QuickPending, QuickKeyed):
     def choice(self, step: Choice) -> None:
         """The table of the first byte gives the case's reader (several cases sharing that
         byte: the bytes after it pick, ``rt_fast.pick``), as the exact reader picks."""
-        table = f"_QUICK_{step.table.upper()}_OF_{self.plan.name.upper()}"
+        table = f"_QUICK_{step.table}_In_{self.plan.name}"
         self.choice_tables[table] = step
         self.retry_if(f"pos >= {step.end}")
         self.w.line(f"reader = {table}[buf[pos]]")
