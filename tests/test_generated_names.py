@@ -4,8 +4,11 @@ are one per pair: record ``a_b``'s switch field ``c`` and record ``a``'s switch 
 and ``from_dict`` of one read the other's cases); so have two such records' grouped arrays
 (``_ARRAY_<field>_In_<record>``), two records' ``map:`` JSON forms
 (``_event_json_<member>_In_<record>``), a record's byte-order table and an enum's table
-(``_READ_ORDER_OF_<record>``, ``_<ENUM>_BY_VALUE``). The compiled module's names:
-tests/test_compiled_record_names.py."""
+(``_READ_ORDER_OF_<record>``, ``_<ENUM>_BY_VALUE``); so have record ``c``'s field ``a_of_b``
+and record ``b_of_c``'s field ``a`` (each tier's choice table, ``_PICK_<field>_In_<record>``,
+and default terminator) and an enum's tables of members and chunks (``_MEMBERS_Of_<enum>``,
+``_<CHUNK>_Of_<enum>``): user names stay lower-case, the words joining them capital. The
+compiled module's names: tests/test_compiled_record_names.py."""
 
 from __future__ import annotations
 
@@ -338,3 +341,93 @@ def test_default_terminators_of_names_that_run_together_are_each_their_own(
     out = bytearray()
     module.FAST_WRITERS[record]({field: [1, 2]}, out)
     assert bytes(out) == bytes([1, 2, end]) == module.build({field: [1, 2]}, record)
+
+
+ENUMS_SPEC = """\
+format: enums_named
+title: Enum tables named as another enum's tables of members, chunks and writers
+doc: Enum x_by_value's members, chunk reader and chunk writer, and enums named as them.
+endian: be
+default_record: r
+enums:
+  x_by_value:
+    doc: Kinds.
+    type: u8
+    values:
+      ONE: {value: 1, doc: "One."}
+      TWO: {value: 2, doc: "Two."}
+  members_of_x:
+    doc: Sizes.
+    type: u8
+    values:
+      SMALL: {value: 1, doc: "Small."}
+      LARGE: {value: 2, doc: "Large."}
+  uvarint_chunk_of_x:
+    doc: Colours.
+    type: u8
+    values:
+      RED: {value: 1, doc: "Red."}
+      BLUE: {value: 2, doc: "Blue."}
+  pack_uvarint_chunk_of_x:
+    doc: Shapes.
+    type: u8
+    values:
+      ROUND: {value: 1, doc: "Round."}
+      SQUARE: {value: 2, doc: "Square."}
+records:
+  r:
+    doc: One of each enum, then a chunk of kinds.
+    fields:
+      - {name: size, type: u8, enum: members_of_x, doc: "A size."}
+      - {name: kind, type: u8, enum: x_by_value, doc: "A kind."}
+      - {name: colour, type: u8, enum: uvarint_chunk_of_x, doc: "A colour."}
+      - {name: shape, type: u8, enum: pack_uvarint_chunk_of_x, doc: "A shape."}
+      - {name: count, type: u8, doc: "The number of kinds."}
+      - {name: kinds, type: uvarint_chunk, count: count, enum: x_by_value, doc: "Kinds."}
+"""
+ENUMS_MESSAGE = bytes([1, 2, 1, 2, 2, 1, 2])
+
+
+@pytest.fixture(scope="module")
+def enums(tmp_path_factory):
+    path = tmp_path_factory.mktemp("enums") / "enums_named.yaml"
+    path.write_text(ENUMS_SPEC)
+    return path, _source(path), import_spec(path)
+
+
+def test_an_enums_members_for_the_writers_are_not_another_enums_table(enums):
+    """The fast writers' members of ``x_by_value`` were ``_MEMBERS_OF_X_BY_VALUE``, enum
+    ``members_of_x``'s table of members by value (the later one bound: ``size`` was read as
+    a kind); now ``_MEMBERS_Of_<enum>``."""
+    _, source, module = enums
+    assert _twice(source) == [] and "_MEMBERS_Of_x_by_value = " in source
+    model = module.parse(ENUMS_MESSAGE)
+    assert (type(model.size).__name__, type(model.kind).__name__) == ("MembersOfX", "XByValue")
+    assert module.FAST_READERS["r"](ENUMS_MESSAGE, 0, 7, DEFAULT, 1) == (model, 7)
+
+
+def test_an_enums_chunk_reader_is_not_another_enums_table(enums):
+    """The fast path's reader of a ``uvarint_chunk`` of ``x_by_value`` was
+    ``_UVARINT_CHUNK_OF_X_BY_VALUE``, enum ``uvarint_chunk_of_x``'s table (``parse`` raised
+    a foreign AttributeError); now ``_<CHUNK>_Of_<enum>``."""
+    _, source, module = enums
+    assert _twice(source) == [] and "_UVARINT_CHUNK_Of_x_by_value = " in source
+    model, end = module.QUICK_READERS["r"][0](ENUMS_MESSAGE, 0, 7, module._LIMITS)
+    assert (model.colour.name, [kind.name for kind in model.kinds], end) == (
+        "RED",
+        ["ONE", "TWO"],
+        7,
+    )
+
+
+def test_an_enums_chunk_writer_is_not_another_enums_table(enums):
+    """The fast writers' packer of a ``uvarint_chunk`` of ``x_by_value`` was
+    ``_PACK_UVARINT_CHUNK_OF_X_BY_VALUE``, enum ``pack_uvarint_chunk_of_x``'s table; now
+    ``_PACK_<CHUNK>_Of_<enum>``."""
+    _, source, module = enums
+    assert _twice(source) == [] and "_PACK_UVARINT_CHUNK_Of_x_by_value = " in source
+    model = module.parse(ENUMS_MESSAGE)
+    out = bytearray()
+    module.FAST_WRITERS["r"](model, out)
+    assert bytes(out) == ENUMS_MESSAGE == module.build(model)
+    assert model.shape.name == "SQUARE"
