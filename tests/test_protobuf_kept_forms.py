@@ -11,9 +11,12 @@ canonically. The compiled tier reads and writes them alike
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from generated import protobuf_wire as pw
+from generator.cli import fuzz
 from runtime.core.errors import EncodeError
 from runtime.core.leb128 import write_uvarint
 from tests.test_gallery_protobuf_wire import PEER, ours, same_as_construct, upb_values
@@ -205,3 +208,17 @@ def test_a_bytes_entry_parse_reads_as_a_known_field_is_refused(record, layout, v
     ]
     with pytest.raises(EncodeError, match="^wire_layout" + error):
         pw.build(pw.from_dict(document, record), record)
+
+
+def test_the_fuzz_finding_is_refused_with_the_entry_and_field():
+    """The forms phase of ``wirespec fuzz`` (seed 6) spliced an order's line item record,
+    kept as bytes, into a line item's layout: field 5 (labels) of that message, whose
+    bytes are no UTF-8. Build wrote it; parse refused it as labels[0]."""
+    saved = fuzz.CRASH_DIR / "protobuf_wire" / "line_item--50171f12942a.json"
+    t = fuzz.target("protobuf_wire", "line_item")
+    with pytest.raises(
+        EncodeError,
+        match=r"^wire_layout\[4\]: bytes 2a23.* are a record of labels, which parse refuses: labels\[0\] at offset 2: string is not UTF-8",
+    ):
+        t.build(t.from_dict(json.loads(saved.read_text())))
+    assert fuzz.replay(saved) is None
