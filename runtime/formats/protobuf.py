@@ -27,7 +27,9 @@ was), or one of the first two with the record's bytes after it, ``(number, bytes
 ``(number, count, bytes)``: a record of a known field in a form upb reads and encode
 does not write, written back as those bytes while the model still holds what they say
 (else canonically). Encoding walks it, then writes what it does not cover (a field set,
-or elements added, after parsing) canonically after it.
+or elements added, after parsing) canonically after it. A ``bytes`` entry that reads as a
+known field is only what parse keeps: an earlier record a later one replaces
+(``protobuf_records.check_replaced``); any other is refused.
 
     >>> point = ProtobufMessage(PbField(1, "x", "sint32"), PbField(2, "ys", "int32", repeated="packed"))
     >>> point.decode(bytes.fromhex("080312030102ff"))

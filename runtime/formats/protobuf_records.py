@@ -1,6 +1,7 @@
 """The records of a protobuf message, beside ``runtime.formats.protobuf``'s reader (which
 reads a record inline, for speed): a group passed over whole (:func:`group_end`), and the
-path of an error in a record (:func:`name_record`). The compiled readers share theirs in
+path of an error in a record (:func:`name_record`), and a layout's bytes entries checked
+before they are written (:func:`check_record`, :func:`check_replaced`). The compiled readers share theirs in
 runtime/_compiled/protobuf_records.pxd; they decline where these raise, so an error reads
 the same in both tiers.
 
