@@ -36,8 +36,9 @@ from test_protobuf_compiled import exact, held_equal, pending, writes_equal
 from test_protobuf_kept_forms import CASES, UPB_UNKNOWN_ENTRY
 
 from generated import protobuf_wire as pw
-from runtime.core.errors import DecodeError
+from runtime.core.errors import DecodeError, EncodeError
 from runtime.formats.protobuf import LEN, SCALARS, VARINT, ProtobufMessage
+from runtime.formats.protobuf_records import record_field
 
 pytestmark = pytest.mark.skipif(
     pw.order.compiled is None, reason="the compiled protobuf loop is not built"
@@ -56,10 +57,13 @@ def compiled_bytes(model, record: str = "order") -> bytes | None:
     return bytes(out) if pw.RECORDS[record].compiled.try_write(model, out) else None
 
 
-def keeps_a_message_record(model, message: ProtobufMessage) -> bool:
+def compiled_declines(model, message: ProtobufMessage) -> bool:
     """Whether ``model`` or a model in it keeps a record of a message (a field's, or a map
-    entry's with a message value): the compiled writer declines those."""
+    entry's with a message value), or a replaced record of a known field as bytes (a field
+    read twice): the compiled writer declines those."""
     for entry in model.wire_layout or ():
+        if type(entry) is bytes and record_field(message, entry) is not None:
+            return True
         if type(entry) is tuple and type(entry[-1]) is bytes:
             f = message.by_number[entry[0]]
             if f.kind == "message" or isinstance(f.map_value, ProtobufMessage):
@@ -69,7 +73,7 @@ def keeps_a_message_record(model, message: ProtobufMessage) -> bool:
         value = getattr(model, f.name)
         held = value.values() if isinstance(value, dict) else value
         for v in held if isinstance(value, (list, dict)) else [value]:
-            if nested is not None and v is not None and keeps_a_message_record(v, nested):
+            if nested is not None and v is not None and compiled_declines(v, nested):
                 return True
     return False
 
@@ -95,8 +99,8 @@ BY_HAND = {**CASES, **KEPT_GROUPS, "map entry with an unknown field": UPB_UNKNOW
 @pytest.mark.parametrize("data", BY_HAND.values(), ids=BY_HAND)
 def test_the_compiled_writer_writes_kept_records_back(data):
     model = python_read(data)
-    assert writes_equal(model) != keeps_a_message_record(model, pw.order)
-    if not keeps_a_message_record(model, pw.order):
+    assert writes_equal(model) != compiled_declines(model, pw.order)
+    if not compiled_declines(model, pw.order):
         assert compiled_bytes(model) == data
         assert pw.build(pw.parse(data)) == data
 
@@ -115,11 +119,23 @@ def test_changed_values_are_written_canonically_in_c():
     entry = python_read(CASES["map entry value then key"])
     entry.attributes["k"] = "w"
     assert compiled_bytes(entry) == b"\x42\x06\x0a\x01k\x12\x01w"
-    voucher = python_read(CASES["oneof uint64, then a non-minimal voucher"])
-    voucher.voucher_code = None  # the kept record's field is gone: nothing of it written
-    assert compiled_bytes(voucher) == b"\x70\x05"
-    for changed in (model, packed, entry, voucher):
+    for changed in (model, packed, entry):
         assert writes_equal(changed)
+
+
+def test_a_replaced_record_left_alone_is_refused():
+    """The oneof read twice keeps its first member's record as bytes; with the second gone,
+    parse would read that record as the model's value: refused (the compiled writer hands
+    it to Python)."""
+    data = CASES["oneof uint64, then a non-minimal voucher"]
+    voucher = python_read(data)
+    assert voucher.wire_layout[0] == b"\x70\x05"
+    assert compiled_bytes(voucher) is None and pw.build(voucher) == data
+    voucher.voucher_code = None
+    assert compiled_bytes(voucher) is None
+    with pytest.raises(EncodeError, match=r"^wire_layout\[0\]: bytes 7005 are a record of "):
+        pw.build(voucher)
+    assert not writes_equal(voucher)
 
 
 EDITED = [
@@ -227,7 +243,7 @@ def _drawn_model(data: bytes, record: str):
 
 def _taken_where_it_should_be(model, record: str) -> None:
     took = writes_equal(model, record)
-    if not keeps_a_message_record(model, pw.RECORDS[record]):
+    if not compiled_declines(model, pw.RECORDS[record]):
         assert took, model
 
 

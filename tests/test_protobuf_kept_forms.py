@@ -11,9 +11,12 @@ canonically. The compiled tier reads and writes them alike
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from generated import protobuf_wire as pw
+from generator.cli import fuzz
 from runtime.core.errors import EncodeError
 from runtime.core.leb128 import write_uvarint
 from tests.test_gallery_protobuf_wire import PEER, ours, same_as_construct, upb_values
@@ -118,7 +121,7 @@ def test_a_layout_bytes_entry_that_is_not_one_record_is_refused(unknown):
     # that read as other records (found by fuzzing JSON forms whose layout was edited)
     model = pw.parse(b"\x0a\x01x", "address")
     model.wire_layout = (unknown, 1)
-    with pytest.raises(EncodeError, match="wire_layout: bytes .* are not one record"):
+    with pytest.raises(EncodeError, match=r"^wire_layout\[0\]: bytes .* are not one record"):
         pw.build(model, "address")
     document = {**pw.to_dict(model), "wire_layout": [{"$hex": unknown.hex()}, 1]}
     with pytest.raises(EncodeError, match="not one record"):
@@ -132,3 +135,90 @@ def test_a_layout_bytes_entry_of_one_record_is_written_as_it_is(unknown):
     model = pw.parse(unknown + b"\x0a\x01x", "address")
     assert model.wire_layout == (unknown, 1)
     assert pw.build(model, "address") == unknown + b"\x0a\x01x"
+
+
+# -- bytes entries that parse reads as a known field --------------------------------------
+
+READ_TWICE = {
+    "a string": ("address", (b"\x0a\x01a" b"\x12\x01c" b"\x0a\x01b")),
+    "a oneof's members": ("order", (b"\x6a\x01v" b"\x70\x05")),
+    "a map key": ("order", (b"\x42\x06\x0a\x01k\x12\x01a" b"\x42\x06\x0a\x01k\x12\x01b")),
+    "a message": ("line_item", (b"\x1a\x02\x10\x01" b"\x1a\x02\x10\x02")),
+}
+
+
+@pytest.mark.parametrize("record, data", READ_TWICE.values(), ids=READ_TWICE)
+def test_a_record_read_twice_is_kept_as_bytes_and_written_back(record, data):
+    model = pw.parse(data, record)
+    assert any(type(entry) is bytes for entry in model.wire_layout)
+    assert pw.build(model, record) == data
+    assert pw.build(pw.from_dict(pw.to_dict(model), record), record) == data
+
+
+@pytest.mark.parametrize(
+    "record, layout, values, error",
+    [
+        # found by fuzzing JSON forms: another message's layout entry spliced into this one's
+        (
+            "line_item",
+            [b"\x2a\x01\xff"],
+            {},
+            r"\[0\]: bytes 2a01ff are a record of labels, which parse refuses: labels\[0\] at offset 2: string is not UTF-8",
+        ),
+        (
+            "line_item",
+            [b"\x2a\x01a"],
+            {},
+            r"\[0\]: bytes 2a0161 are a record of labels, which parse would read as an element the model does not hold",
+        ),
+        (
+            "address",
+            [b"\x0a\x01a"],
+            {"street": ""},
+            r"\[0\]: bytes 0a0161 are a record of street, which parse would read as its value: only a record that a later one",
+        ),
+        (
+            "address",
+            [1, b"\x0a\x01a"],
+            {"street": "b"},
+            r"\[1\]: bytes 0a0161 are a record of street",
+        ),
+        (
+            "address",
+            [b"\x0a\x01\xff", 1],
+            {"street": "b"},
+            r"\[0\]: bytes 0a01ff are a record of street, which parse refuses",
+        ),
+        ("order", [b"\x70\x05"], {}, r"\[0\]: bytes 7005 are a record of loyalty_points"),
+        (
+            "order",
+            [b"\x42\x06\x0a\x01k\x12\x01a", 8],
+            {"attributes": {"j": "b"}},
+            r"\[0\]: bytes .* are a record of attributes, which parse would read as its entry of key 'k'",
+        ),
+    ],
+)
+def test_a_bytes_entry_parse_reads_as_a_known_field_is_refused(record, layout, values, error):
+    # parse keeps a known field's record as bytes only when a later record of the field
+    # (its oneof, its map key) replaces it; any other would be read back as a value the
+    # model does not hold, or refused
+    document = {**pw.to_dict(pw.parse(b"", record)), **values}
+    document["wire_layout"] = [
+        {"$hex": entry.hex()} if type(entry) is bytes else entry for entry in layout
+    ]
+    with pytest.raises(EncodeError, match="^wire_layout" + error):
+        pw.build(pw.from_dict(document, record), record)
+
+
+def test_the_fuzz_finding_is_refused_with_the_entry_and_field():
+    """The forms phase of ``wirespec fuzz`` (seed 6) spliced an order's line item record,
+    kept as bytes, into a line item's layout: field 5 (labels) of that message, whose
+    bytes are no UTF-8. Build wrote it; parse refused it as labels[0]."""
+    saved = fuzz.CRASH_DIR / "protobuf_wire" / "line_item--50171f12942a.json"
+    t = fuzz.target("protobuf_wire", "line_item")
+    with pytest.raises(
+        EncodeError,
+        match=r"^wire_layout\[4\]: bytes 2a23.* are a record of labels, which parse refuses: labels\[0\] at offset 2: string is not UTF-8",
+    ):
+        t.build(t.from_dict(json.loads(saved.read_text())))
+    assert fuzz.replay(saved) is None

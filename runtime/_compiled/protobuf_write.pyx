@@ -290,10 +290,15 @@ cdef int write_layout(Tables* t, Out* o, Message* s, object m, object layout, Py
     cdef Py_ssize_t* at = used + s.count
     cdef PyObject* key
     cdef PyObject* x
+    cdef Record r
     for entry in <tuple>layout:
         if type(entry) is bytes:
-            if not one_record(<bytes>entry):
+            if not one_record(<bytes>entry, &r):
                 raise DECLINE  # the Python writer says what is wrong with it
+            fi = field_index(fields, s.count, r.number)
+            if fi >= 0 and (r.wire_type == fields[fi].wire_type
+                            or r.wire_type == LEN and fields[fi].packable):
+                raise DECLINE  # read back as a known field: the Python writer checks it
             put(o, <const unsigned char*>PyBytes_AS_STRING(entry), PyBytes_GET_SIZE(entry))
             continue
         kept = None
@@ -490,12 +495,12 @@ cdef int kept_entry(Out* a, Field* f, const unsigned char* p, Py_ssize_t pos,
     return prefix_length(a, start)
 
 
-cdef inline bint one_record(bytes entry) noexcept:
-    """Whether a layout's bytes entry is one record, all of its bytes (``check_record``)."""
-    cdef Record r
+cdef inline bint one_record(bytes entry, Record* r) noexcept:
+    """Whether a layout's bytes entry is one record, all of its bytes (``check_record``);
+    ``r``: its number and wire type."""
     cdef Py_ssize_t end = PyBytes_GET_SIZE(entry)
     cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(entry)
-    return read_record(p, 0, end, &r, 1, MAX_C_DEPTH) >= 0 and r.stop == end
+    return read_record(p, 0, end, r, 1, MAX_C_DEPTH) >= 0 and r.stop == end
 
 
 cdef bint kept_reads_as(Field* f, bint packed, bytes kept, const unsigned char* written,

@@ -27,7 +27,9 @@ was), or one of the first two with the record's bytes after it, ``(number, bytes
 ``(number, count, bytes)``: a record of a known field in a form upb reads and encode
 does not write, written back as those bytes while the model still holds what they say
 (else canonically). Encoding walks it, then writes what it does not cover (a field set,
-or elements added, after parsing) canonically after it.
+or elements added, after parsing) canonically after it. A ``bytes`` entry that reads as a
+known field is only what parse keeps: an earlier record a later one replaces
+(``protobuf_records.check_replaced``); any other is refused.
 
     >>> point = ProtobufMessage(PbField(1, "x", "sint32"), PbField(2, "ys", "int32", repeated="packed"))
     >>> point.decode(bytes.fromhex("080312030102ff"))
@@ -87,9 +89,11 @@ from runtime.formats.protobuf_records import (
     SGROUP,
     VARINT,
     check_record,
+    check_replaced,
     group_end,
     name_entry,
     name_record,
+    record_field,
 )
 
 LAYOUT_KEY = "wire_layout"
@@ -592,10 +596,14 @@ class ProtobufMessage(Construct):
             raise EncodeError.expected("None or a list of entries", layout, path=LAYOUT_KEY)
         used: dict[int, int] = {}
         entries = []
-        for entry in layout:
+        known = []  # (entry, layout index) of bytes entries parse reads as a known field
+        for i, entry in enumerate(layout):
             if isinstance(entry, (bytes, bytearray)):
-                check_record(bytes(entry), DEFAULT, LAYOUT_KEY)
-                entries.append(bytes(entry))
+                entry = bytes(entry)
+                check_record(entry, DEFAULT, f"{LAYOUT_KEY}[{i}]")
+                if record_field(self, entry) is not None:
+                    known.append((len(entries), i))
+                entries.append(entry)
                 continue
             kept = _kept_record(entry)
             if kept is not None:  # a record in a form encode does not write, and its entry
@@ -624,6 +632,8 @@ class ProtobufMessage(Construct):
                     entries += [(f.number, left)] if f.repeated == "packed" else [f.number] * left
             elif not done and self._canonical_single(f, values[f.name]):
                 entries.append(f.number)
+        if known:
+            check_replaced(self, entries, values, known)
         return entries
 
     def _write_one(self, f: PbField, value, out: bytearray) -> None:
