@@ -114,14 +114,7 @@ class ArrowValues:
         var = step.var
         if step.keep:
             self.keep(var, start, f"{start} + {n}")
-        if step.pad:
-            self.declare(f"{var}_n", "Py_ssize_t")
-            self.w.line(f"{var}_n = {n}")
-            tests = " or ".join(f"buf[{start} + {var}_n - 1] == {b:#04x}" for b in step.pad)
-            self.w.line(f"while {var}_n > 0 and ({tests}):")
-            with self.w.indent():
-                self.w.line(f"{var}_n -= 1")
-            n = f"{var}_n"
+        n = self.unpadded(step, start, n)
         if step.kind != "bytes":
             encoding = step.encoding.replace("-", "").lower()
             if encoding == "utf8":

@@ -382,6 +382,20 @@ class ValueSteps:
         self.w.line(f"{var}_at = {start}")
         self.w.line(f"{var}_end = {stop}")
 
+    def unpadded(self, step: Text, start: str, n: str) -> str:
+        """The length of a text of ``n`` bytes at ``buf + start`` without the ``pad:`` bytes
+        at its end, which are no part of its value (``n`` itself where it has none)."""
+        if not step.pad:
+            return n
+        var = step.var
+        self.declare(f"{var}_n", "Py_ssize_t")
+        self.w.line(f"{var}_n = {n}")
+        tests = " or ".join(f"buf[{start} + {var}_n - 1] == {b:#04x}" for b in step.pad)
+        self.w.line(f"while {var}_n > 0 and ({tests}):")
+        with self.w.indent():
+            self.w.line(f"{var}_n -= 1")
+        return f"{var}_n"
+
     def text_value(self, step: Text, start: str, n: str) -> None:
         """A string or bytes of ``n`` bytes at ``buf + start`` (already checked)."""
         var = step.var
@@ -393,15 +407,7 @@ class ValueSteps:
         decoder = DECODERS.get(step.encoding.replace("-", "").lower())
         if decoder is None:
             raise NotCompiled(f"{var}: encoding {step.encoding}")
-        if step.pad:
-            # the pad bytes at the end are no part of the value
-            self.declare(f"{var}_n", "Py_ssize_t")
-            self.w.line(f"{var}_n = {n}")
-            tests = " or ".join(f"buf[{start} + {var}_n - 1] == {b:#04x}" for b in step.pad)
-            self.w.line(f"while {var}_n > 0 and ({tests}):")
-            with self.w.indent():
-                self.w.line(f"{var}_n -= 1")
-            n = f"{var}_n"
+        n = self.unpadded(step, start, n)
         if decoder == "PyUnicode_DecodeLatin1":
             self.preludes.setdefault(LATIN1_PRELUDE)
         if decoder == "_utf8":
